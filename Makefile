@@ -1,0 +1,78 @@
+# slurmlink — `make` builds the three programs into build/;
+# `make asan` builds the same with ASan/UBSan into build-asan/;
+# `make test` installs dependencies (idempotent), builds both and runs every test.
+
+CC      ?= cc
+BUILD   ?= build
+CSTD    := -std=c17
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+OPT     ?= -O2 -g
+SAN     ?=
+CPPFLAGS += -D_GNU_SOURCE -Isrc -MMD -MP
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SAN) -fno-strict-aliasing
+LDFLAGS += $(SAN) -Wl,--as-needed
+LIBS    := -lslurm -ljansson -lmicrohttpd -lsqlite3 -lgnutls -lcurl -lyaml -lpthread -lm
+
+# Every .c below src/ is library code except the programs' own folders and tests.
+ALL_SRCS  := $(shell find src -name '*.c' | sort)
+TEST_SRCS := $(shell find src -path '*/test/*.c' | sort)
+CMD_SRCS  := $(wildcard src/cmd/*.c)
+DAEMON_MAIN := src/daemon/main.c
+SHIM_SRCS := $(wildcard src/shim/*.c)
+FUZZ_SRCS := $(shell find src -path 'src/fuzz/*.c' | sort)
+LIB_SRCS  := $(filter-out $(TEST_SRCS) $(CMD_SRCS) $(DAEMON_MAIN) $(SHIM_SRCS) $(FUZZ_SRCS),$(ALL_SRCS))
+
+obj = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(1))
+
+LIB      := $(BUILD)/libslurmlink.a
+PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
+UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
+
+.PHONY: all asan test unit check-deps clean format
+all: $(PROGS) $(UNIT_BINS)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(call obj,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/slurmlinkd: $(call obj,$(DAEMON_MAIN)) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/slurmlink: $(call obj,$(CMD_SRCS)) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/slurmlink-shim: $(call obj,$(SHIM_SRCS)) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# unit test src/<mod>/test/<name>.c -> build/test/<mod>_<name>
+define unit_rule
+$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(1)))): $(call obj,$(1)) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+endef
+$(foreach t,$(TEST_SRCS),$(eval $(call unit_rule,$(t))))
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
+
+check-deps:
+	@scripts/deps.sh
+
+test: check-deps
+	$(MAKE) all
+	$(MAKE) asan
+	t/run-tests
+
+unit: all
+	t/run-tests --unit
+
+format:
+	clang-format -i $$(find src -name '*.[ch]')
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,49 @@
+#!/bin/bash
+# deps.sh — install, as root on Debian 12, every package slurmlink needs to
+# build, run and test. Idempotent: packages already present cost one dpkg query.
+set -euo pipefail
+
+PKGS=(
+  # build
+  build-essential pkg-config clang libclang-rt-14-dev
+  # libraries slurmlink links against
+  libslurm-dev libmunge-dev libmicrohttpd-dev libjansson-dev libsqlite3-dev
+  libgnutls28-dev libcurl4-openssl-dev libyaml-dev
+  # the cluster it drives
+  slurm-wlm slurmctld slurmd slurm-client slurmdbd slurmrestd munge mariadb-server
+  # containers and test images
+  charliecloud-runtime busybox-static
+  # clients and tools used by tests and benchmarks
+  python3 python3-kubernetes gnutls-bin curl procps psmisc iproute2 valgrind hostname
+)
+
+if [ "$(id -u)" != 0 ]; then
+  echo "deps.sh: must run as root (apt-get install)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$st" = installed ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# packages must not start system-wide daemons: slurmlink runs its own, privately
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/slurmlink-deps.log 2>&1 || {
+  echo "deps.sh: apt-get install failed; last lines of /tmp/slurmlink-deps.log:" >&2
+  tail -n 20 /tmp/slurmlink-deps.log >&2
+  exit 1
+}
+echo "deps.sh: done"

@@ -1,0 +1,180 @@
+/* procs.c — pidfiles and the processes that belong to a cluster folder.
+ *
+ * A pid is only signalled when the process still carries the folder's path
+ * in its command line or environment: a recycled pid of some other program
+ * is never touched. */
+#include "internal.h"
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *names[SL_D_COUNT] = {"munged", "mysqld", "slurmdbd", "slurmctld", "slurmd",
+                                        "slurmlinkd"};
+
+const char *sl_daemon_name(int id)
+{
+    return id >= 0 && id < SL_D_COUNT ? names[id] : "?";
+}
+
+static char *pidfile_path(const cl_state_t *st, int id)
+{
+    return sl_xasprintf("%s/run/%s.pid", st->dir, names[id]);
+}
+
+pid_t cl_pidfile_read(const cl_state_t *st, int id)
+{
+    char *p = pidfile_path(st, id);
+    char *s = sl_read_file(p, NULL, NULL);
+    free(p);
+    if (!s)
+        return 0;
+    long v = strtol(s, NULL, 10);
+    free(s);
+    return v > 0 ? (pid_t)v : 0;
+}
+
+int cl_pidfile_write(const cl_state_t *st, int id, pid_t pid, sl_error_t *err)
+{
+    char *p = pidfile_path(st, id);
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+    int r = sl_write_file(p, buf, (size_t)n, 0644, err);
+    free(p);
+    return r;
+}
+
+/* does the NUL-separated blob contain "<dir>/" or "=<dir>" ending at a
+ * boundary? */
+static int blob_mentions(const char *blob, size_t len, const char *dir)
+{
+    size_t dl = strlen(dir);
+    for (size_t i = 0; i + dl <= len; i++) {
+        if (memcmp(blob + i, dir, dl) != 0)
+            continue;
+        char after = i + dl < len ? blob[i + dl] : '\0';
+        if (after == '/' || after == '\0' || after == ' ')
+            return 1;
+    }
+    return 0;
+}
+
+static int file_mentions(pid_t pid, const char *what, const char *dir)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+    size_t len = 0;
+    char *s = sl_read_file(path, &len, NULL);
+    if (!s)
+        return 0;
+    int r = blob_mentions(s, len, dir);
+    free(s);
+    return r;
+}
+
+int cl_pid_belongs(pid_t pid, const char *dir)
+{
+    if (pid <= 0 || pid == getpid() || !sl_pid_alive(pid))
+        return 0;
+    /* a zombie has no cmdline; it is gone for our purposes */
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    char *stat = sl_read_file(path, NULL, NULL);
+    if (stat) {
+        char *rp = strrchr(stat, ')');
+        int zombie = rp && rp[1] == ' ' && rp[2] == 'Z';
+        free(stat);
+        if (zombie)
+            return 0;
+    }
+    return file_mentions(pid, "cmdline", dir) || file_mentions(pid, "environ", dir);
+}
+
+int cl_stop_pid(pid_t pid, int grace_ms)
+{
+    if (pid <= 0 || !sl_pid_alive(pid))
+        return 0;
+    kill(pid, SIGTERM);
+    long long deadline = sl_now_ms() + grace_ms;
+    while (sl_now_ms() < deadline) {
+        /* reap if it is our child; otherwise poll for its disappearance */
+        if (sl_wait_timeout(pid, 0, NULL) == 0)
+            return 1;
+        if (!sl_pid_alive(pid))
+            return 1;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        char *s = sl_read_file(path, NULL, NULL);
+        int zombie = 0;
+        if (s) {
+            char *rp = strrchr(s, ')');
+            zombie = rp && rp[1] == ' ' && rp[2] == 'Z';
+            free(s);
+        }
+        if (zombie)
+            return 1;
+        sl_sleep_ms(20);
+    }
+    kill(pid, SIGKILL);
+    sl_wait_timeout(pid, 1000, NULL);
+    return 1;
+}
+
+int cl_sweep(const char *dir)
+{
+    int killed = 0;
+    for (int round = 0; round < 3; round++) {
+        DIR *d = opendir("/proc");
+        if (!d)
+            return killed;
+        int found = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!isdigit((unsigned char)de->d_name[0]))
+                continue;
+            pid_t pid = (pid_t)atoi(de->d_name);
+            if (!cl_pid_belongs(pid, dir))
+                continue;
+            found++;
+            kill(pid, round == 0 ? SIGTERM : SIGKILL);
+            killed++;
+        }
+        closedir(d);
+        if (!found)
+            break;
+        sl_sleep_ms(round == 0 ? 500 : 100);
+    }
+    return killed;
+}
+
+char **cl_env(const cl_state_t *st)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = sl_xcalloc(n + 4, sizeof(char *));
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "SLURM_CONF=", 11) && strncmp(environ[i], "SLURMLINK_DIR=", 14))
+            env[o++] = sl_xstrdup(environ[i]);
+    env[o++] = sl_xasprintf("SLURM_CONF=%s/etc/slurm.conf", st->dir);
+    env[o++] = sl_xasprintf("SLURMLINK_DIR=%s", st->dir);
+    env[o] = NULL;
+    return env;
+}
+
+void cl_env_free(char **env)
+{
+    for (char **e = env; e && *e; e++)
+        free(*e);
+    free(env);
+}

@@ -1,0 +1,72 @@
+/* state.c — D/cluster.json: the ports and options a folder was started with. */
+#include "internal.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+static const char *port_keys[SL_D_COUNT] = {
+    NULL, "mysqld_port", "slurmdbd_port", "slurmctld_port", "slurmd_port", "api_port",
+};
+
+char *cl_path(const cl_state_t *st, const char *rel)
+{
+    return sl_xasprintf("%s/%s", st->dir, rel);
+}
+
+void cl_state_clear(cl_state_t *st)
+{
+    free(st->dir);
+    free(st->gpu_files);
+    free(st->db_pass);
+    memset(st, 0, sizeof(*st));
+}
+
+int cl_state_save(const cl_state_t *st, sl_error_t *err)
+{
+    json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:s?, s:s?}", "dir", st->dir, "gpus", st->gpus,
+                          "cpus", st->cpus, "accounting", st->accounting, "gpu_files",
+                          st->gpu_files, "db_pass", st->db_pass);
+    for (int i = 0; i < SL_D_COUNT; i++)
+        if (port_keys[i])
+            json_object_set_new(o, port_keys[i], json_integer(st->port[i]));
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(o);
+    char *path = cl_path(st, "cluster.json");
+    int r = sl_write_file(path, s, strlen(s), 0600, err);
+    free(path);
+    free(s);
+    return r;
+}
+
+int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err)
+{
+    memset(st, 0, sizeof(*st));
+    st->dir = sl_abspath(dir);
+    char *path = cl_path(st, "cluster.json");
+    json_error_t je;
+    json_t *o = json_load_file(path, 0, &je);
+    if (!o) {
+        errno = ENOENT;
+        sl_errprintf(err, "%s is not a slurmlink cluster folder (no readable cluster.json)",
+                     st->dir);
+        free(path);
+        cl_state_clear(st);
+        return -1;
+    }
+    free(path);
+    int acct = 0;
+    const char *gf = NULL, *pw = NULL;
+    json_unpack(o, "{s?:i, s?:i, s?:b, s?:s, s?:s}", "gpus", &st->gpus, "cpus", &st->cpus,
+                "accounting", &acct, "gpu_files", &gf, "db_pass", &pw);
+    st->accounting = acct;
+    st->gpu_files = gf ? sl_xstrdup(gf) : NULL;
+    st->db_pass = pw ? sl_xstrdup(pw) : NULL;
+    for (int i = 0; i < SL_D_COUNT; i++)
+        if (port_keys[i])
+            st->port[i] = (int)json_integer_value(json_object_get(o, port_keys[i]));
+    json_decref(o);
+    return 0;
+}

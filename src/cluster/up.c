@@ -1,0 +1,572 @@
+/* up.c — start a folder's daemons in order and wait until each answers. */
+#include "internal.h"
+#include "common/fsutil.h"
+#include "common/net.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PORT_LO 20000
+#define PORT_HI 40000
+
+typedef struct upctx {
+    cl_state_t st;
+    char **env;
+    pid_t pid[SL_D_COUNT];
+    const sl_cluster_opts_t *opts;
+    FILE *out;
+} upctx_t;
+
+static int expected(const cl_state_t *st, int id)
+{
+    if (id == SL_D_MYSQLD || id == SL_D_SLURMDBD)
+        return st->accounting;
+    return 1;
+}
+
+static int have_prog(const char *name)
+{
+    const char *path = getenv("PATH");
+    char *dirs = sl_xasprintf("%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+    int found = 0;
+    char *save = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char *p = sl_xasprintf("%s/%s", d, name);
+        found = access(p, X_OK) == 0;
+        free(p);
+    }
+    free(dirs);
+    return found;
+}
+
+static int check_progs(const upctx_t *c, const char *daemon, sl_error_t *err)
+{
+    static const struct {
+        const char *prog, *pkg;
+        int acct;
+    } need[] = {
+        {"munged", "munge", 0},          {"slurmctld", "slurmctld", 0},
+        {"slurmd", "slurmd", 0},         {"sinfo", "slurm-client", 0},
+        {"slurmdbd", "slurmdbd", 1},     {"mariadbd", "mariadb-server", 1},
+        {"mysql_install_db", "mariadb-server", 1}, {"mariadb", "mariadb-client", 1},
+        {"sacctmgr", "slurm-client", 1},
+    };
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+        if (need[i].acct && !c->st.accounting)
+            continue;
+        if (!have_prog(need[i].prog)) {
+            errno = ENOENT;
+            return sl_errprintf(err,
+                                "%s not found: install the Debian package %s "
+                                "(scripts/deps.sh installs everything)",
+                                need[i].prog, need[i].pkg);
+        }
+    }
+    if (access(daemon, X_OK) < 0) {
+        errno = ENOENT;
+        return sl_errprintf(err, "%s not found: run make first", daemon);
+    }
+    return 0;
+}
+
+/* the error for a daemon that is not up: why, plus the last lines of its log */
+static int daemon_failed(upctx_t *c, int id, const char *why, sl_error_t *err)
+{
+    char *log = sl_xasprintf("%s/log/%s.log", c->st.dir, sl_daemon_name(id));
+    char *tail = sl_tail_file(log, 6);
+    sl_errprintf(err, "%s %s; last lines of %s:\n%s", sl_daemon_name(id), why, log, tail);
+    free(tail);
+    free(log);
+    return -1;
+}
+
+static int spawn_daemon(upctx_t *c, int id, const char *const *argv, sl_error_t *err)
+{
+    char *log = sl_xasprintf("%s/log/%s.log", c->st.dir, sl_daemon_name(id));
+    sl_spawn_opts_t o = {.envp = (const char *const *)c->env,
+                         .stdout_path = log,
+                         .stderr_path = log,
+                         .stdin_null = 1,
+                         .new_session = 1};
+    pid_t pid = sl_spawn(argv, &o, err);
+    free(log);
+    if (pid < 0)
+        return -1;
+    c->pid[id] = pid;
+    return cl_pidfile_write(&c->st, id, pid, err);
+}
+
+/* still running? if not, fill err with its exit and log */
+static int alive_or_fail(upctx_t *c, int id, sl_error_t *err)
+{
+    int status;
+    if (sl_wait_timeout(c->pid[id], 0, &status) == 0) {
+        c->pid[id] = 0;
+        char why[64];
+        if (WIFEXITED(status))
+            snprintf(why, sizeof(why), "exited at start with status %d", WEXITSTATUS(status));
+        else
+            snprintf(why, sizeof(why), "died at start (signal %d)", WTERMSIG(status));
+        return daemon_failed(c, id, why, err);
+    }
+    return 0;
+}
+
+static int wait_tcp(upctx_t *c, int id, int timeout_ms, sl_error_t *err)
+{
+    long long deadline = sl_now_ms() + timeout_ms;
+    while (sl_now_ms() < deadline) {
+        if (alive_or_fail(c, id, err) < 0)
+            return -1;
+        if (sl_wait_port(c->st.port[id], 100))
+            return 0;
+    }
+    return daemon_failed(c, id, "did not open its port in time", err);
+}
+
+static int wait_unix(upctx_t *c, int id, const char *path, int timeout_ms, sl_error_t *err)
+{
+    long long deadline = sl_now_ms() + timeout_ms;
+    while (sl_now_ms() < deadline) {
+        if (alive_or_fail(c, id, err) < 0)
+            return -1;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+        int r = connect(fd, (struct sockaddr *)&a, sizeof(a));
+        close(fd);
+        if (r == 0)
+            return 0;
+        sl_sleep_ms(50);
+    }
+    return daemon_failed(c, id, "did not open its socket in time", err);
+}
+
+/* run a client command with the folder's environment; output into *out */
+static int run_client(upctx_t *c, const char *const *argv, char **out, sl_error_t *err)
+{
+    return sl_run(argv, (const char *const *)c->env, 1, 30000, out, err);
+}
+
+static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
+{
+    int want[SL_D_COUNT] = {0};
+    want[SL_D_SLURMLINKD] = c->opts->api_port;
+    want[SL_D_SLURMCTLD] = c->opts->ctld_port;
+    int used[SL_D_COUNT];
+    int nused = 0;
+    for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
+        if (!expected(&c->st, id)) {
+            c->st.port[id] = 0;
+            continue;
+        }
+        if (want[id]) {
+            if (sl_port_in_use(want[id])) {
+                errno = EADDRINUSE;
+                return sl_errprintf(err, "port %d for %s is already in use", want[id],
+                                    sl_daemon_name(id));
+            }
+            c->st.port[id] = want[id];
+        } else if (old && old->port[id] && !sl_port_in_use(old->port[id])) {
+            c->st.port[id] = old->port[id]; /* keep kubeconfig and clients valid */
+        } else {
+            c->st.port[id] = 0;
+        }
+        if (c->st.port[id])
+            used[nused++] = c->st.port[id];
+    }
+    for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
+        if (!expected(&c->st, id) || c->st.port[id])
+            continue;
+        int p = sl_free_port(PORT_LO, PORT_HI, used, nused);
+        if (p < 0) {
+            errno = EADDRINUSE;
+            return sl_errprintf(err, "no free TCP port in %d-%d", PORT_LO, PORT_HI);
+        }
+        c->st.port[id] = p;
+        used[nused++] = p;
+    }
+    return 0;
+}
+
+static int ensure_munge_key(upctx_t *c, sl_error_t *err)
+{
+    char *key = cl_path(&c->st, "etc/munge.key");
+    struct stat sb;
+    int r = 0;
+    if (stat(key, &sb) < 0) {
+        unsigned char buf[1024];
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n != (ssize_t)sizeof(buf))
+            r = sl_errprintf(err, "read /dev/urandom: %s", strerror(errno));
+        else
+            r = sl_write_file(key, buf, sizeof(buf), 0600, err);
+    }
+    free(key);
+    return r;
+}
+
+static int start_munged(upctx_t *c, sl_error_t *err)
+{
+    const char *D = c->st.dir;
+    char *sock = sl_xasprintf("--socket=%s/run/munge.sock", D);
+    char *key = sl_xasprintf("--key-file=%s/etc/munge.key", D);
+    char *pidf = sl_xasprintf("--pid-file=%s/run/munged.daemon.pid", D);
+    char *logf = sl_xasprintf("--log-file=%s/log/munged.log", D);
+    char *seed = sl_xasprintf("--seed-file=%s/run/munged.seed", D);
+    const char *argv[] = {"munged", "--foreground", "--force", sock, key, pidf, logf, seed, NULL};
+    int r = spawn_daemon(c, SL_D_MUNGED, argv, err);
+    free(sock);
+    free(key);
+    free(pidf);
+    free(logf);
+    free(seed);
+    if (r < 0)
+        return -1;
+    char *path = cl_path(&c->st, "run/munge.sock");
+    r = wait_unix(c, SL_D_MUNGED, path, 10000, err);
+    free(path);
+    return r;
+}
+
+static int start_mysqld(upctx_t *c, sl_error_t *err)
+{
+    const char *D = c->st.dir;
+    char *datadir = sl_xasprintf("--datadir=%s/db", D);
+    char *probe = sl_xasprintf("%s/db/mysql", D);
+    struct stat sb;
+    int r = 0;
+    if (stat(probe, &sb) < 0) {
+        const char *argv[] = {"mysql_install_db", "--user=root", "--skip-test-db",
+                              "--auth-root-authentication-method=socket", datadir, NULL};
+        char *out = NULL;
+        int rc = run_client(c, argv, &out, err);
+        if (rc != 0) {
+            if (rc > 0)
+                sl_errprintf(err, "mysql_install_db failed (status %d): %.300s", rc,
+                             out ? out : "");
+            free(out);
+            free(probe);
+            free(datadir);
+            return -1;
+        }
+        free(out);
+    }
+    free(probe);
+    char *sock = sl_xasprintf("--socket=%s/run/mysql.sock", D);
+    char *port = sl_xasprintf("--port=%d", c->st.port[SL_D_MYSQLD]);
+    char *pidf = sl_xasprintf("--pid-file=%s/run/mysqld.daemon.pid", D);
+    char *logf = sl_xasprintf("--log-error=%s/log/mysqld.log", D);
+    const char *argv[] = {"mariadbd", "--no-defaults", "--user=root", datadir, sock, port,
+                          "--bind-address=127.0.0.1", pidf, logf, "--skip-name-resolve",
+                          "--innodb-buffer-pool-size=64M", NULL};
+    r = spawn_daemon(c, SL_D_MYSQLD, argv, err);
+    free(datadir);
+    free(sock);
+    free(port);
+    free(pidf);
+    free(logf);
+    if (r < 0 || wait_tcp(c, SL_D_MYSQLD, 60000, err) < 0)
+        return -1;
+    char *sql = sl_xasprintf("CREATE DATABASE IF NOT EXISTS slurm_acct_db;"
+                             "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '%s';"
+                             "ALTER USER 'slurm'@'127.0.0.1' IDENTIFIED BY '%s';"
+                             "GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';",
+                             c->st.db_pass, c->st.db_pass);
+    char *s = sl_xasprintf("--socket=%s/run/mysql.sock", D);
+    const char *cargv[] = {"mariadb", "--no-defaults", "-uroot", s, "-e", sql, NULL};
+    char *out = NULL;
+    int rc = run_client(c, cargv, &out, err);
+    if (rc > 0)
+        sl_errprintf(err, "creating the accounting database failed: %.300s", out ? out : "");
+    free(out);
+    free(s);
+    free(sql);
+    return rc == 0 ? 0 : -1;
+}
+
+static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
+{
+    const char *argv[16] = {"sacctmgr", "-i"};
+    int n = 2;
+    for (; *args && n < 15; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    char *out = NULL;
+    int rc = run_client(c, argv, &out, err);
+    /* "Nothing new added" / already exists is success for an idempotent up */
+    if (rc > 0 && out && (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
+                           strstr(out, "Not adding")))
+        rc = 0;
+    if (rc > 0)
+        sl_errprintf(err, "sacctmgr %s %s failed: %.300s", argv[2], argv[3], out ? out : "");
+    free(out);
+    return rc == 0 ? 0 : -1;
+}
+
+static int start_slurmdbd(upctx_t *c, sl_error_t *err)
+{
+    const char *argv[] = {"slurmdbd", "-D", NULL};
+    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 ||
+        wait_tcp(c, SL_D_SLURMDBD, 30000, err) < 0)
+        return -1;
+    const char *a1[] = {"add", "cluster", "slurmlink", NULL};
+    return sacctmgr(c, a1, err);
+}
+
+static int start_slurmctld(upctx_t *c, sl_error_t *err)
+{
+    char *conf = cl_path(&c->st, "etc/slurm.conf");
+    const char *argv[] = {"slurmctld", "-D", "-i", "-f", conf, NULL};
+    int r = spawn_daemon(c, SL_D_SLURMCTLD, argv, err);
+    free(conf);
+    if (r < 0 || wait_tcp(c, SL_D_SLURMCTLD, 30000, err) < 0)
+        return -1;
+    if (c->st.accounting) {
+        const char *a1[] = {"add", "account", "default", "Cluster=slurmlink",
+                            "Description=default namespace", "Organization=slurmlink", NULL};
+        const char *a2[] = {"add", "user", "root", "DefaultAccount=default", "Cluster=slurmlink",
+                            NULL};
+        if (sacctmgr(c, a1, err) < 0 || sacctmgr(c, a2, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int start_slurmd(upctx_t *c, sl_error_t *err)
+{
+    char *conf = cl_path(&c->st, "etc/slurm.conf");
+    const char *argv[] = {"slurmd", "-D", "-N", "node1", "-f", conf, NULL};
+    int r = spawn_daemon(c, SL_D_SLURMD, argv, err);
+    free(conf);
+    if (r < 0 || wait_tcp(c, SL_D_SLURMD, 30000, err) < 0)
+        return -1;
+    /* wait until slurmctld has the node registered and schedulable */
+    long long deadline = sl_now_ms() + 60000;
+    char *last = NULL;
+    while (sl_now_ms() < deadline) {
+        if (alive_or_fail(c, SL_D_SLURMD, err) < 0 || alive_or_fail(c, SL_D_SLURMCTLD, err) < 0) {
+            free(last);
+            return -1;
+        }
+        const char *argv2[] = {"sinfo", "-h", "-N", "-n", "node1", "-o", "%T", NULL};
+        char *out = NULL;
+        int rc = run_client(c, argv2, &out, NULL);
+        if (rc == 0 && out && (!strncmp(out, "idle", 4) || !strncmp(out, "mixed", 5) ||
+                               !strncmp(out, "allocated", 9))) {
+            free(out);
+            free(last);
+            return 0;
+        }
+        free(last);
+        last = out;
+        sl_sleep_ms(200);
+    }
+    char why[160];
+    snprintf(why, sizeof(why), "node1 did not become idle in 60 s (state: %.40s)",
+             last ? last : "unknown");
+    free(last);
+    return daemon_failed(c, SL_D_SLURMD, why, err);
+}
+
+static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
+{
+    const char *D = c->st.dir;
+    char *port = sl_xasprintf("%d", c->st.port[SL_D_SLURMLINKD]);
+    char *state = sl_xasprintf("%s/slurmlinkd", D);
+    char *conf = sl_xasprintf("%s/etc/slurm.conf", D);
+    const char *argv[] = {daemon, "--listen", "127.0.0.1", "--port", port, "--state-dir", state,
+                          "--slurm-conf", conf, NULL};
+    int r = sl_mkdir_p(state, 0700, err);
+    if (r == 0)
+        r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
+    free(port);
+    free(state);
+    free(conf);
+    if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, 20000, err) < 0)
+        return -1;
+    /* a real HTTP answer, not just an open port */
+    char *url = sl_xasprintf("http://127.0.0.1:%d/healthz", c->st.port[SL_D_SLURMLINKD]);
+    const char *cargv[] = {"curl", "-sf", "--max-time", "5", url, NULL};
+    char *out = NULL;
+    int rc = sl_run(cargv, NULL, 0, 10000, &out, NULL);
+    free(url);
+    int ok = rc == 0 && out && !strncmp(out, "ok", 2);
+    free(out);
+    if (!ok)
+        return daemon_failed(c, SL_D_SLURMLINKD, "did not answer /healthz", err);
+    return 0;
+}
+
+static int folder_running(const cl_state_t *st, int *alive, int *expect)
+{
+    *alive = *expect = 0;
+    for (int id = 0; id < SL_D_COUNT; id++) {
+        if (!expected(st, id))
+            continue;
+        (*expect)++;
+        if (cl_pid_belongs(cl_pidfile_read(st, id), st->dir))
+            (*alive)++;
+    }
+    return *alive;
+}
+
+static void clean_run_dir(const cl_state_t *st)
+{
+    static const char *files[] = {"munge.sock", "mysql.sock", "munged.daemon.pid",
+                                  "mysqld.daemon.pid", "slurmdbd.daemon.pid",
+                                  "slurmctld.daemon.pid", "slurmd.daemon.pid", NULL};
+    for (int id = 0; id < SL_D_COUNT; id++) {
+        char *p = sl_xasprintf("%s/run/%s.pid", st->dir, sl_daemon_name(id));
+        unlink(p);
+        free(p);
+    }
+    for (int i = 0; files[i]; i++) {
+        char *p = sl_xasprintf("%s/run/%s", st->dir, files[i]);
+        unlink(p);
+        free(p);
+    }
+}
+
+static char *random_pass(void)
+{
+    unsigned char b[12];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, b, sizeof(b)) != (ssize_t)sizeof(b))
+        memset(b, 0x5a, sizeof(b));
+    if (fd >= 0)
+        close(fd);
+    char *s = sl_xcalloc(1, 2 * sizeof(b) + 1);
+    for (size_t i = 0; i < sizeof(b); i++)
+        sprintf(s + 2 * i, "%02x", b[i]);
+    return s;
+}
+
+int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
+{
+    upctx_t c = {.opts = opts, .out = out};
+    cl_state_t old;
+    int have_old = 0;
+    int rc = -1;
+    char *daemon = NULL;
+
+    if (geteuid() != 0) {
+        errno = EPERM;
+        return sl_errprintf(err, "must run as root (slurmd runs jobs as their users, munged and "
+                                 "GPU device nodes need root)");
+    }
+    char *dir = sl_abspath(opts->dir);
+    if (strlen(dir) > 80) {
+        errno = ENAMETOOLONG;
+        sl_errprintf(err, "folder path %s is too long (sockets inside it must fit 108 bytes)", dir);
+        free(dir);
+        return -1;
+    }
+    if (cl_state_load(dir, &old, NULL) == 0) {
+        have_old = 1;
+        int alive, expect;
+        folder_running(&old, &alive, &expect);
+        if (alive == expect) {
+            if (out)
+                fprintf(out, "slurmlink: the cluster in %s is already running; nothing changed\n",
+                        dir);
+            cl_state_clear(&old);
+            free(dir);
+            return 1;
+        }
+        if (out && !opts->quiet)
+            fprintf(out, "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
+                         "recovering\n", dir, alive, expect);
+        cl_sweep(dir);
+        clean_run_dir(&old);
+    }
+
+    c.st.dir = dir;
+    c.st.gpus = opts->gpus;
+    c.st.cpus = opts->cpus > 0 ? opts->cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    c.st.accounting = opts->accounting;
+    c.st.db_pass = have_old && old.db_pass ? sl_xstrdup(old.db_pass) : random_pass();
+    daemon = opts->daemon ? sl_xstrdup(opts->daemon) : NULL;
+    if (!daemon) {
+        const char *envd = getenv("SLURMLINKD");
+        if (envd && *envd)
+            daemon = sl_xstrdup(envd);
+        else {
+            char *self = sl_self_dir();
+            daemon = sl_xasprintf("%s/slurmlinkd", self);
+            free(self);
+        }
+    }
+
+    if (check_progs(&c, daemon, err) < 0)
+        goto done;
+    static const char *subdirs[] = {"etc", "run", "log", "state", "spool", "slurmlinkd", NULL};
+    for (int i = 0; subdirs[i]; i++) {
+        char *p = cl_path(&c.st, subdirs[i]);
+        int r = sl_mkdir_p(p, 0755, err);
+        free(p);
+        if (r < 0)
+            goto done;
+    }
+    if (pick_ports(&c, have_old ? &old : NULL, err) < 0 || cl_make_gpus(&c.st, err) < 0 ||
+        cl_write_confs(&c.st, err) < 0 || ensure_munge_key(&c, err) < 0 ||
+        cl_state_save(&c.st, err) < 0)
+        goto done;
+    c.env = cl_env(&c.st);
+
+    if (start_munged(&c, err) < 0)
+        goto done;
+    if (c.st.accounting && (start_mysqld(&c, err) < 0 || start_slurmdbd(&c, err) < 0))
+        goto done;
+    if (start_slurmctld(&c, err) < 0 || start_slurmd(&c, err) < 0 ||
+        start_slurmlinkd(&c, daemon, err) < 0 || cl_write_kubeconfig(&c.st, err) < 0)
+        goto done;
+
+    if (out) {
+        fprintf(out, "slurmlink: cluster up in %s\n", dir);
+        for (int id = 0; id < SL_D_COUNT; id++) {
+            if (!expected(&c.st, id))
+                continue;
+            if (c.st.port[id])
+                fprintf(out, "  %-10s pid %-7d port %d\n", sl_daemon_name(id), (int)c.pid[id],
+                        c.st.port[id]);
+            else
+                fprintf(out, "  %-10s pid %-7d socket %s/run/munge.sock\n", sl_daemon_name(id),
+                        (int)c.pid[id], dir);
+        }
+        fprintf(out, "  node1: %d CPUs, %d GPU%s%s%s\n", c.st.cpus, c.st.gpus,
+                c.st.gpus == 1 ? "" : "s", c.st.gpus ? " on " : "",
+                c.st.gpus ? c.st.gpu_files : "");
+        fprintf(out, "export KUBECONFIG=%s/kubeconfig\nexport SLURM_CONF=%s/etc/slurm.conf\n", dir,
+                dir);
+    }
+    rc = 0;
+done:
+    if (rc < 0) {
+        /* leave nothing half-started behind */
+        for (int id = SL_D_COUNT - 1; id >= 0; id--)
+            if (c.pid[id])
+                cl_stop_pid(c.pid[id], 3000);
+        cl_sweep(dir);
+        clean_run_dir(&c.st);
+    }
+    if (have_old)
+        cl_state_clear(&old);
+    cl_env_free(c.env);
+    free(daemon);
+    cl_state_clear(&c.st);
+    return rc;
+}

@@ -1,0 +1,18 @@
+/* cmd.h — the `slurmlink` CLI: one file per verb, each an entry in main.c's table. */
+#ifndef SL_CMD_H
+#define SL_CMD_H
+
+typedef struct sl_subcmd {
+    const char *name;
+    const char *summary;
+    int (*fn)(int argc, char **argv); /* argv[0] is the verb; returns the exit code */
+} sl_subcmd_t;
+
+int cmd_up(int argc, char **argv);
+int cmd_down(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+/* default cluster folder: $SLURMLINK_DIR, else /var/tmp/slurmlink */
+const char *cmd_default_dir(void);
+
+#endif
