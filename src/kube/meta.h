@@ -1,0 +1,81 @@
+/* meta.h — small helpers on Kubernetes object metadata, timestamps, ages,
+ * UUIDs and names. Pure functions; json_t arguments are borrowed. */
+#ifndef SL_KUBE_META_H
+#define SL_KUBE_META_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* metadata.<field> as a string (borrowed, valid while obj is), or NULL when
+ * absent or not a string. obj may be NULL. */
+const char *sl_kube_meta_str(json_t *obj, const char *field);
+/* Set metadata.<field> = value (creates metadata); value NULL deletes it. */
+void sl_kube_meta_set_str(json_t *obj, const char *field, const char *value);
+/* metadata (created if absent; borrowed). NULL if obj is not an object. */
+json_t *sl_kube_meta(json_t *obj);
+
+const char *sl_kube_name(json_t *obj);
+const char *sl_kube_namespace(json_t *obj);
+const char *sl_kube_uid(json_t *obj);
+/* metadata.labels.<key> / metadata.annotations.<key> (borrowed) or NULL. */
+const char *sl_kube_label(json_t *obj, const char *key);
+const char *sl_kube_annotation(json_t *obj, const char *key);
+/* Set (value NULL deletes) a label/annotation; creates the maps. */
+void sl_kube_set_label(json_t *obj, const char *key, const char *value);
+void sl_kube_set_annotation(json_t *obj, const char *key, const char *value);
+
+/* metadata.resourceVersion as a number: 0 when absent, -1 when present but
+ * not a positive decimal integer (kube-apiserver answers such an rv with
+ * 400 BadRequest / 409 Conflict depending on the verb). */
+int64_t sl_kube_rv(json_t *obj);
+/* Parse a resourceVersion string the same way ("" or NULL → 0). */
+int64_t sl_kube_rv_parse(const char *s);
+void sl_kube_set_rv(json_t *obj, int64_t rv);
+
+/* Walk a dotted path of object keys ("status.phase", "spec.nodeName");
+ * borrowed, NULL when any step is missing. */
+json_t *sl_kube_path(json_t *obj, const char *dotted);
+/* Same, string or NULL. */
+const char *sl_kube_path_str(json_t *obj, const char *dotted);
+
+/* RFC 3339 timestamps in UTC, as Kubernetes writes them. frac_digits 0
+ * gives "2024-01-02T03:04:05Z" (metav1.Time), 6 "…05.123456Z" (MicroTime),
+ * 9 "…05.123456789Z" (CRI logs). Caller frees. */
+char *sl_kube_rfc3339(int64_t unix_ns, int frac_digits);
+char *sl_kube_now_rfc3339(void);           /* seconds */
+char *sl_kube_now_rfc3339_micro(void);     /* microseconds (MicroTime) */
+int64_t sl_kube_now_ns(void);              /* realtime clock, ns since epoch */
+/* Parse RFC 3339 (any fraction, "Z" or ±hh:mm offset) into ns since the
+ * epoch. 0 on success, -1 with EINVAL. */
+int sl_kube_parse_rfc3339(const char *s, int64_t *unix_ns);
+
+/* kubectl's AGE column: duration.HumanDuration from
+ * k8s.io/apimachinery/pkg/util/duration ("0s", "45s", "3m12s", "10m",
+ * "2h5m", "2d4h", "12d", "3y45d", "<invalid>" for negative beyond -1s).
+ * Writes into buf (NUL-terminated, truncated to len) and returns buf. */
+char *sl_kube_human_duration(int64_t ns, char *buf, size_t len);
+/* Age of an RFC 3339 timestamp relative to now_ns, formatted as above;
+ * "<unknown>" when ts is NULL or unparsable (as kubectl prints). */
+char *sl_kube_age(const char *ts, int64_t now_ns, char *buf, size_t len);
+
+/* Random v4 UUID, lower-case, 36 chars + NUL. */
+void sl_kube_uuid4(char out[37]);
+/* n random chars from Kubernetes' generateName alphabet
+ * [bcdfghjklmnpqrstvwxz2456789] + NUL (out must hold n + 1). */
+void sl_kube_rand_suffix(char *out, size_t n);
+
+/* DNS-1123 label (≤63, [a-z0-9-], alnum at both ends) and subdomain
+ * (≤253, labels joined by '.'), as used for object names. Kept tiny here
+ * because the store needs them for generateName; validation messages for
+ * users belong to the Pod validation module. */
+bool sl_kube_is_dns1123_label(const char *s);
+bool sl_kube_is_dns1123_subdomain(const char *s);
+/* Label key (optional DNS-1123 subdomain prefix + '/' + name ≤63 of
+ * [A-Za-z0-9._-], alnum at both ends) and label value (≤63, may be empty).
+ * On failure *why (if non-NULL) points at a static kube-apiserver message. */
+bool sl_kube_is_label_key(const char *s, const char **why);
+bool sl_kube_is_label_value(const char *s, const char **why);
+
+#endif

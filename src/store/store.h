@@ -1,0 +1,155 @@
+/* store.h — slurmlinkd's object store: Kubernetes objects in SQLite, one
+ * global revision (the resourceVersion of every object), and a bounded change
+ * log that watches resume from.
+ *
+ * Objects are Kubernetes JSON objects (jansson). `resource` is the plural
+ * lowercase name ("pods", "events", "namespaces", "configmaps", "secrets",
+ * "serviceaccounts", "nodes", "jobs.batch", ...); the store does not interpret
+ * it beyond using it as part of the key. `ns` is NULL or "" for cluster-scoped
+ * objects. The key of an object is (resource, metadata.namespace or "",
+ * metadata.name).
+ *
+ * Thread safety: every function may be called from any thread. Writes are
+ * serialised by one mutex; reads (get, list, changes) use a second SQLite
+ * connection (WAL lets them run while a write commits), so a long list does
+ * not stall writers. A store opened on ":memory:" uses one connection.
+ *
+ * Errors: -1 / NULL with errno set, and text in the optional sl_error_t.
+ * errno values callers map to HTTP: ENOENT (404 NotFound), EEXIST (409
+ * AlreadyExists), ESTALE (409 Conflict), ERANGE (410 Expired), EINVAL (bad
+ * object: no metadata.name, not a JSON object), anything else (500).
+ *
+ * Revisions: every create, update and delete takes the next revision; the
+ * object's metadata.resourceVersion is that number as a decimal string. The
+ * revision is persisted: after close/open every object keeps its
+ * resourceVersion and new revisions continue above the old ones.
+ */
+#ifndef SL_STORE_H
+#define SL_STORE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+typedef struct sl_store sl_store_t;
+
+/* Open (creating if needed) the SQLite file at path (WAL journal,
+ * synchronous=NORMAL). path ":memory:" gives a private in-memory store (for
+ * tests). The folder must exist. */
+sl_store_t *sl_store_open(const char *path, sl_error_t *err);
+/* Close; wakes and fails nobody: callers must have stopped using it.
+ * NULL is a no-op. */
+void sl_store_close(sl_store_t *s);
+
+/* Current global revision (0 for an empty, never-written store). */
+int64_t sl_store_revision(sl_store_t *s);
+
+/* Create. Modifies obj in place:
+ *  - metadata.generateName without metadata.name: name = generateName + 5
+ *    random chars from [bcdfghjklmnpqrstvwxz2456789] (retried on collision);
+ *  - metadata.uid: a random v4 UUID unless already set;
+ *  - metadata.creationTimestamp: now (RFC 3339, seconds), always;
+ *  - metadata.resourceVersion: the new revision.
+ * Fails with EEXIST when the key exists, EINVAL without name/generateName.
+ * The caller keeps its reference to obj. */
+int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t *err);
+
+/* Get: a new reference (caller json_decref's) or NULL with errno ENOENT. */
+json_t *sl_store_get(sl_store_t *s, const char *resource, const char *ns, const char *name);
+
+/* Update: replace the stored object by obj (key from obj's metadata).
+ * expect_rv != 0 and the stored revision differs: ESTALE (409 Conflict).
+ * ENOENT when missing. metadata.uid and metadata.creationTimestamp are
+ * carried over from the stored object (they are immutable, as in
+ * kube-apiserver). If obj equals the stored object apart from
+ * resourceVersion, nothing is written, no revision is used and no change is
+ * logged (kube-apiserver skips such no-op writes too); obj gets the stored
+ * resourceVersion. Otherwise obj gets the new resourceVersion. */
+int sl_store_update(sl_store_t *s, const char *resource, json_t *obj, int64_t expect_rv,
+                    sl_error_t *err);
+
+/* Read-modify-write under the write lock, without conflicts: fn is called
+ * with a private copy of the stored object and changes it in place; it
+ * returns 1 to store the change, 0 for "nothing to do" (no write), or -1 with
+ * errno set to abort (the store returns -1 with that errno). fn must not call
+ * the store. On success *out (if out != NULL) gets a new reference to the
+ * resulting object. ENOENT when missing. Meant for controllers updating
+ * status. */
+typedef int (*sl_store_mutate_fn)(json_t *obj, void *arg);
+int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                    sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
+
+/* Delete: removes it and logs a DELETED change carrying the last object
+ * with a new resourceVersion; that object is returned in *old (new ref) if
+ * old != NULL. expect_rv as for update. ENOENT when missing. */
+int sl_store_delete(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                    int64_t expect_rv, json_t **old, sl_error_t *err);
+
+/* List: a JSON array (new ref) of the objects of resource in ns (NULL: all
+ * namespaces), ordered by namespace, name. *rv (if non-NULL) gets the
+ * revision the list is consistent with (a watch from it misses nothing).
+ * NULL with errno on a database error. */
+json_t *sl_store_list(sl_store_t *s, const char *resource, const char *ns, int64_t *rv);
+
+/* The same list without parsing: fn is called for each object with its
+ * stored JSON text (compact, NUL-terminated, valid only during the call),
+ * in the same order. Lets the HTTP layer splice objects into a response
+ * without a parse/serialise round trip. fn returns 0 to continue, -1 (errno
+ * set) to stop; the list then returns -1. fn must not call the store. */
+typedef int (*sl_store_each_fn)(void *arg, const char *json, size_t len);
+int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_store_each_fn fn,
+                       void *arg, int64_t *rv);
+
+/* Number of objects of resource in ns (NULL: all). -1 on error. */
+long sl_store_count(sl_store_t *s, const char *resource, const char *ns);
+
+/* Change log for watch. Every create/update/delete appends
+ * {rv, type ADDED|MODIFIED|DELETED, resource, ns, name, object}. It is kept
+ * in SQLite (survives restarts) and bounded: the last `limit` changes
+ * (default 10,000; trimmed in small batches, so slightly more may remain).
+ *
+ * changes: the changes with rv > after_rv for resource (and ns if non-NULL),
+ * at most max (0: no limit), oldest first, as a JSON array (new ref) of
+ *     {"rv":N,"type":"ADDED","object":{...}}
+ * Fails with errno ERANGE when changes after after_rv have been trimmed
+ * (after_rv + 1 < oldest retained rv) → 410 Expired. after_rv at or above
+ * the current revision gives an empty array. */
+json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                         size_t max, sl_error_t *err);
+/* The oldest revision a watch may still resume from (after_rv >= this). */
+int64_t sl_store_oldest_rv(sl_store_t *s);
+/* Set the change log bound (minimum 1). For tests and configuration. */
+void sl_store_set_log_limit(sl_store_t *s, size_t limit);
+
+/* Block until the revision is > after_rv, timeout_ms passes (<0: forever)
+ * or sl_store_wakeup() was called. Returns the current revision. */
+int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms);
+/* Shutdown: wake every waiter, and make every later sl_store_wait() return
+ * at once. Sticky by design (a watcher that enters wait just after shutdown
+ * must not sleep through it). Writes keep working. */
+void sl_store_wakeup(sl_store_t *s);
+/* 1 after sl_store_wakeup(). */
+int sl_store_shutting_down(sl_store_t *s);
+
+/* Push notification, for event-loop callers that cannot block in wait:
+ * fn(arg, rv) is called after each committed write (from the writing
+ * thread, no store lock held, but serialised with other notifications and
+ * with add/remove). fn must be quick and must not call notify_add/remove.
+ * Returns an id > 0 for sl_store_notify_remove(). */
+typedef void (*sl_store_notify_fn)(void *arg, int64_t rv);
+int sl_store_notify_add(sl_store_t *s, sl_store_notify_fn fn, void *arg);
+void sl_store_notify_remove(sl_store_t *s, int id);
+
+/* Batches: between txn_begin and txn_commit the calling thread holds the
+ * write lock and its writes share one SQLite transaction (much faster for
+ * many writes: one commit). Each write still takes its own revision.
+ * Other threads' writes wait; their reads see nothing of the batch until it
+ * commits. Reads by the batch's own thread see its writes. Not nestable.
+ * txn_rollback discards the batch (revisions used are given back). */
+int sl_store_txn_begin(sl_store_t *s, sl_error_t *err);
+int sl_store_txn_commit(sl_store_t *s, sl_error_t *err);
+void sl_store_txn_rollback(sl_store_t *s);
+
+#endif
