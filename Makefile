@@ -28,29 +28,36 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan test unit check-deps clean format
+.PHONY: all asan test unit check-deps clean format demo
 all: $(PROGS) $(UNIT_BINS)
+
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(call obj,$(LIB_SRCS))
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/slurmlinkd: $(call obj,$(DAEMON_MAIN)) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(BUILD)/slurmlink: $(call obj,$(CMD_SRCS)) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(BUILD)/slurmlink-shim: $(call obj,$(SHIM_SRCS)) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # unit test src/<mod>/test/<name>.c -> build/test/<mod>_<name>
 define unit_rule
 $(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(1)))): $(call obj,$(1)) $(LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
 endef
 $(foreach t,$(TEST_SRCS),$(eval $(call unit_rule,$(t))))
 
@@ -65,6 +72,10 @@ test: check-deps
 	$(MAKE) all
 	$(MAKE) asan
 	t/run-tests
+
+demo: check-deps
+	$(MAKE) $(PROGS)
+	scripts/demo.sh
 
 unit: all
 	t/run-tests --unit

@@ -7,8 +7,9 @@
  *   D/state D/spool  slurmctld / slurmd state;  D/db  MariaDB datadir
  *   D/dev/gpuN       fake GPU device nodes when the machine has none
  *   D/slurmlinkd/    the daemon's own state;  D/kubeconfig
- * Every process the folder starts is recorded in D/run/NAME.pid and carries
- * the folder's path in its command line or environment, so `down` stops
+ * Every daemon the folder starts is recorded in D/run/NAME.pid and carries
+ * SLURMLINK_DIR=D in its environment (inherited by slurmstepd); job
+ * processes carry the folder's SLURM_CONF and a SLURM_JOB_ID. `down` stops
  * exactly those and nothing else.
  */
 #ifndef SL_CLUSTER_H
@@ -20,9 +21,9 @@
 
 typedef struct sl_cluster_opts {
     const char *dir;    /* cluster folder (created if missing) */
-    int gpus;           /* GRES gpu count on the node (0: none) */
-    int cpus;           /* CPUs the node advertises (0: this machine's) */
-    int accounting;     /* start MariaDB + slurmdbd */
+    int gpus;           /* GRES gpu count on the node (0: none; -1: as before, else 2) */
+    int cpus;           /* CPUs the node advertises (0: as before, else this machine's) */
+    int accounting;     /* start MariaDB + slurmdbd (-1: as before, else no) */
     int api_port;       /* slurmlinkd port (0: pick a free one) */
     int ctld_port;      /* slurmctld port (0: pick a free one) */
     const char *daemon; /* slurmlinkd binary (NULL: beside this program) */

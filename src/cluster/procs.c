@@ -1,8 +1,8 @@
 /* procs.c — pidfiles and the processes that belong to a cluster folder.
  *
- * A pid is only signalled when the process still carries the folder's path
- * in its command line or environment: a recycled pid of some other program
- * is never touched. */
+ * A pid is only signalled when the process still carries the folder's mark
+ * in its environment (see environ_marks): a recycled pid of some other
+ * program, or a user's shell, is never touched. */
 #include "internal.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
@@ -53,37 +53,63 @@ int cl_pidfile_write(const cl_state_t *st, int id, pid_t pid, sl_error_t *err)
     return r;
 }
 
-/* does the NUL-separated blob contain "<dir>/" or "=<dir>" ending at a
- * boundary? */
-static int blob_mentions(const char *blob, size_t len, const char *dir)
-{
-    size_t dl = strlen(dir);
-    for (size_t i = 0; i + dl <= len; i++) {
-        if (memcmp(blob + i, dir, dl) != 0)
-            continue;
-        char after = i + dl < len ? blob[i + dl] : '\0';
-        if (after == '/' || after == '\0' || after == ' ')
-            return 1;
-    }
-    return 0;
-}
-
-static int file_mentions(pid_t pid, const char *what, const char *dir)
+/* The environment marks what the folder started: its daemons carry
+ * SLURMLINK_DIR=<dir> (set by `up` only), and job processes carry the
+ * folder's SLURM_CONF together with a SLURM_JOB_ID. A user's shell that
+ * merely exported SLURM_CONF is never matched. */
+static int environ_marks(pid_t pid, const char *dir)
 {
     char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+    snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
     size_t len = 0;
     char *s = sl_read_file(path, &len, NULL);
     if (!s)
         return 0;
-    int r = blob_mentions(s, len, dir);
+    char *mark = sl_xasprintf("SLURMLINK_DIR=%s", dir);
+    char *conf = sl_xasprintf("SLURM_CONF=%s/etc/slurm.conf", dir);
+    int has_mark = 0, has_conf = 0, has_job = 0;
+    for (size_t i = 0; i < len;) {
+        const char *e = s + i;
+        size_t el = strnlen(e, len - i);
+        if (!strcmp(e, mark))
+            has_mark = 1;
+        else if (!strcmp(e, conf))
+            has_conf = 1;
+        else if (!strncmp(e, "SLURM_JOB_ID=", 13))
+            has_job = 1;
+        i += el + 1;
+    }
+    free(mark);
+    free(conf);
     free(s);
-    return r;
+    return has_mark || (has_conf && has_job);
+}
+
+/* 1 if pid is this process or one of its ancestors (never signal those) */
+static int is_ancestor(pid_t pid)
+{
+    pid_t p = getpid();
+    for (int depth = 0; p > 1 && depth < 64; depth++) {
+        if (p == pid)
+            return 1;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
+        char *st = sl_read_file(path, NULL, NULL);
+        if (!st)
+            return 0;
+        char *rp = strrchr(st, ')');
+        int ppid = 0;
+        if (!rp || sscanf(rp + 2, "%*c %d", &ppid) != 1)
+            ppid = 0;
+        free(st);
+        p = (pid_t)ppid;
+    }
+    return 0;
 }
 
 int cl_pid_belongs(pid_t pid, const char *dir)
 {
-    if (pid <= 0 || pid == getpid() || !sl_pid_alive(pid))
+    if (pid <= 0 || !sl_pid_alive(pid) || is_ancestor(pid))
         return 0;
     /* a zombie has no cmdline; it is gone for our purposes */
     char path[64];
@@ -96,7 +122,7 @@ int cl_pid_belongs(pid_t pid, const char *dir)
         if (zombie)
             return 0;
     }
-    return file_mentions(pid, "cmdline", dir) || file_mentions(pid, "environ", dir);
+    return environ_marks(pid, dir);
 }
 
 int cl_stop_pid(pid_t pid, int grace_ms)

@@ -495,9 +495,12 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     }
 
     c.st.dir = dir;
-    c.st.gpus = opts->gpus;
-    c.st.cpus = opts->cpus > 0 ? opts->cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    c.st.accounting = opts->accounting;
+    /* options not given keep what the folder was started with */
+    c.st.gpus = opts->gpus >= 0 ? opts->gpus : have_old ? old.gpus : 2;
+    c.st.cpus = opts->cpus > 0 ? opts->cpus
+                : have_old && old.cpus > 0 ? old.cpus
+                                           : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    c.st.accounting = opts->accounting >= 0 ? opts->accounting : have_old ? old.accounting : 0;
     c.st.db_pass = have_old && old.db_pass ? sl_xstrdup(old.db_pass) : random_pass();
     daemon = opts->daemon ? sl_xstrdup(opts->daemon) : NULL;
     if (!daemon) {

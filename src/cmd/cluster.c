@@ -27,7 +27,7 @@ int cmd_up(int argc, char **argv)
         {"api-port", required_argument, 0, 'p'},   {"slurmctld-port", required_argument, 0, 'P'},
         {"daemon", required_argument, 0, 'D'},     {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    sl_cluster_opts_t o = {.dir = cmd_default_dir(), .gpus = 2};
+    sl_cluster_opts_t o = {.dir = cmd_default_dir(), .gpus = -1, .accounting = -1};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "d:g:c:ap:P:D:h", lo, NULL)) != -1) {
@@ -48,7 +48,8 @@ int cmd_up(int argc, char **argv)
                    "Start a private, real Slurm cluster in folder D (default $SLURMLINK_DIR or\n"
                    "/var/tmp/slurmlink): munged, slurmctld, slurmd with N GPUs as GRES (default 2;\n"
                    "fake device nodes when the machine has none), with --accounting MariaDB and\n"
-                   "slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen unless given.\n");
+                   "slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen unless given.\n"
+                   "On a folder used before, options not given keep their earlier values.\n");
             return 0;
         default: return 2;
         }

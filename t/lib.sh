@@ -1,0 +1,113 @@
+# lib.sh — shared helpers for integration tests (bash, TAP output).
+#   source "$(dirname "$0")/lib.sh"
+#   plan 5  (or done_testing at the end)
+#   ok COND... "description"   is GOT WANT "description"   like TEXT REGEX "desc"
+#   cluster_up [up options]  → $CL (folder), exports SLURM_CONF, KUBECONFIG; torn down on exit
+set -u
+ROOT=${SLURMLINK_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SLURMLINK=$ROOT/build/slurmlink
+if [ -z "${SLURMLINKD:-}" ]; then
+  if [ -x "$ROOT/build-asan/slurmlinkd" ]; then SLURMLINKD=$ROOT/build-asan/slurmlinkd; else SLURMLINKD=$ROOT/build/slurmlinkd; fi
+fi
+export SLURMLINKD
+# ASan: leaks are checked by valgrind runs, not at every daemon exit
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+_T_N=0 _T_FAIL=0 _T_PLAN=
+_T_CLEANUP=()
+plan() { _T_PLAN=$1; echo "1..$1"; }
+_t_report() { # status desc
+  _T_N=$((_T_N + 1))
+  if [ "$1" = 0 ]; then echo "ok $_T_N - $2"; else echo "not ok $_T_N - $2"; _T_FAIL=$((_T_FAIL + 1)); fi
+}
+diag() { echo "# $*"; }
+# ok CMD... DESC : runs CMD, passes when it exits 0
+ok() {
+  local desc=${*: -1}
+  local cmd=("${@:1:$#-1}")
+  if "${cmd[@]}" >/dev/null 2>&1; then _t_report 0 "$desc"; else _t_report 1 "$desc"; diag "command failed: ${cmd[*]}"; fi
+}
+# nok CMD... DESC : passes when CMD exits non-zero
+nok() {
+  local desc=${*: -1}
+  local cmd=("${@:1:$#-1}")
+  if "${cmd[@]}" >/dev/null 2>&1; then _t_report 1 "$desc"; diag "command unexpectedly succeeded: ${cmd[*]}"; else _t_report 0 "$desc"; fi
+}
+is() { # got want desc
+  if [ "$1" == "$2" ]; then _t_report 0 "$3"; else _t_report 1 "$3"; diag "got:  [$1]"; diag "want: [$2]"; fi
+}
+like() { # text regex desc
+  if [[ "$1" =~ $2 ]]; then _t_report 0 "$3"; else _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "does not match: [$2]"; fi
+}
+unlike() {
+  if [[ "$1" =~ $2 ]]; then _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "matches: [$2]"; else _t_report 0 "$3"; fi
+}
+done_testing() {
+  [ -z "$_T_PLAN" ] && echo "1..$_T_N"
+  [ $_T_FAIL -eq 0 ]
+}
+# wait_for SECONDS CMD... : poll CMD every 0.2 s until it succeeds
+wait_for() {
+  local t=$1; shift
+  local end=$(( $(date +%s%N) / 1000000 + t * 1000 ))
+  while [ $(( $(date +%s%N) / 1000000 )) -lt $end ]; do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  return 1
+}
+on_exit() { _T_CLEANUP+=("$*"); }
+_t_exit() {
+  local i
+  for ((i=${#_T_CLEANUP[@]}-1; i>=0; i--)); do eval "${_T_CLEANUP[$i]}" >/dev/null 2>&1; done
+}
+trap _t_exit EXIT
+trap 'exit 130' INT TERM
+
+# A private temporary folder under /tmp, short enough for Unix socket paths.
+tmpdir() { mktemp -d /tmp/slt.XXXXXX; }
+
+# cluster_up [options] — start a private cluster in a new folder $CL
+cluster_up() {
+  CL=$(tmpdir)
+  on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
+  if ! "$SLURMLINK" up --dir "$CL" "$@" >"$CL.up.log" 2>&1; then
+    diag "slurmlink up failed:"; sed 's/^/#   /' "$CL.up.log"
+    rm -f "$CL.up.log"
+    return 1
+  fi
+  rm -f "$CL.up.log"
+  export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
+}
+
+# procs_of DIR — pids (one per line) that a cluster folder started: the same
+# rule as `slurmlink down` (SLURMLINK_DIR=DIR, or DIR's SLURM_CONF with a job id)
+procs_of() {
+  /usr/bin/python3 - "$1" <<'PY'
+import os, sys
+d = sys.argv[1]
+me = set()
+p = os.getpid()
+while p > 1:
+    me.add(p)
+    try:
+        p = int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1])
+    except Exception:
+        break
+for pid in os.listdir("/proc"):
+    if not pid.isdigit() or int(pid) in me:
+        continue
+    try:
+        env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except Exception:
+        continue
+    if state == "Z":
+        continue
+    mark = ("SLURMLINK_DIR=" + d).encode() in env
+    job = ("SLURM_CONF=" + d + "/etc/slurm.conf").encode() in env and any(e.startswith(b"SLURM_JOB_ID=") for e in env)
+    if mark or job:
+        print(pid)
+PY
+}
