@@ -1,0 +1,226 @@
+/* jobs.c — snapshots of slurmctld's jobs and nodes (one RPC per load). */
+#include "slurmif/slurmif.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "slurmif/compat.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct sl_slurm_jobs {
+    job_info_msg_t *msg;
+    sl_slurm_job_t *jobs;
+    size_t n;
+};
+
+struct sl_slurm_nodes {
+    node_info_msg_t *msg;
+    partition_info_msg_t *parts;
+    sl_slurm_node_t *nodes;
+    size_t n;
+};
+
+/* the RPC counter lives in slurm.c */
+void sl_slurm_count_rpc(void);
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+static sl_slurm_jobs_t *wrap_jobs(job_info_msg_t *msg)
+{
+    sl_slurm_jobs_t *j = sl_xcalloc(1, sizeof(*j));
+    j->msg = msg;
+    j->n = msg->record_count;
+    j->jobs = sl_xcalloc(j->n ? j->n : 1, sizeof(sl_slurm_job_t));
+    for (size_t i = 0; i < j->n; i++) {
+        slurm_job_info_t *s = &msg->job_array[i];
+        sl_slurm_job_t *o = &j->jobs[i];
+        o->job_id = s->job_id;
+        o->user_id = s->user_id;
+        o->name = nz(s->name);
+        o->comment = nz(s->comment);
+        o->state = slurm_job_state_string(s->job_state & JOB_STATE_BASE);
+        o->completing = (s->job_state & JOB_COMPLETING) != 0;
+        o->requeued = (s->job_state & JOB_REQUEUE) != 0;
+        o->restart_cnt = s->restart_cnt;
+        o->reason = slurm_job_reason_string(s->state_reason);
+        o->reason_text = nz(s->state_desc);
+        o->nodes = nz(s->nodes);
+        o->batch_host = nz(s->batch_host);
+        o->submit_time = s->submit_time;
+        o->start_time = s->start_time;
+        o->end_time = s->end_time;
+        if (WIFSIGNALED(s->exit_code)) {
+            o->exit_signal = WTERMSIG(s->exit_code);
+            o->exit_code = 128 + o->exit_signal;
+        } else {
+            o->exit_code = WEXITSTATUS(s->exit_code);
+        }
+    }
+    return j;
+}
+
+int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err)
+{
+    job_info_msg_t *msg = NULL;
+    sl_slurm_count_rpc();
+    if (slurm_load_jobs(since ? *since : 0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        if (e == SLURM_NO_CHANGE_IN_DATA)
+            return 0;
+        errno = e;
+        return sl_errprintf(err, "load jobs: %s", slurm_strerror(e));
+    }
+    if (since)
+        *since = msg->last_update;
+    *out = wrap_jobs(msg);
+    return 1;
+}
+
+int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err)
+{
+    job_info_msg_t *msg = NULL;
+    sl_slurm_count_rpc();
+    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        errno = e == ESLURM_INVALID_JOB_ID ? ENOENT : e;
+        return sl_errprintf(err, "load job %u: %s", job_id, slurm_strerror(e));
+    }
+    *out = wrap_jobs(msg);
+    return 0;
+}
+
+size_t sl_slurm_jobs_count(const sl_slurm_jobs_t *j)
+{
+    return j ? j->n : 0;
+}
+
+const sl_slurm_job_t *sl_slurm_jobs_at(const sl_slurm_jobs_t *j, size_t i)
+{
+    return j && i < j->n ? &j->jobs[i] : NULL;
+}
+
+void sl_slurm_jobs_free(sl_slurm_jobs_t *j)
+{
+    if (!j)
+        return;
+    slurm_free_job_info_msg(j->msg);
+    free(j->jobs);
+    free(j);
+}
+
+/* "gpu:2", "gpu:tesla:2(S:0)", "gpu:1(IDX:0),foo:3" → count of gpu */
+static unsigned gres_gpus(const char *g)
+{
+    unsigned total = 0;
+    if (!g)
+        return 0;
+    const char *p = g;
+    while ((p = strstr(p, "gpu"))) {
+        if (p != g && p[-1] != ',' && p[-1] != ':' && p[-1] != '/') {
+            p += 3;
+            continue;
+        }
+        const char *q = p + 3;
+        /* skip an optional ":type" */
+        const char *count = NULL;
+        while (*q == ':') {
+            q++;
+            if (*q >= '0' && *q <= '9') {
+                count = q;
+                break;
+            }
+            while (*q && *q != ':' && *q != ',' && *q != '(')
+                q++;
+        }
+        total += count ? (unsigned)strtoul(count, NULL, 10) : 0;
+        p = q;
+    }
+    return total;
+}
+
+int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
+{
+    node_info_msg_t *msg = NULL;
+    sl_slurm_count_rpc();
+    if (slurm_load_node(since ? *since : 0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        if (e == SLURM_NO_CHANGE_IN_DATA)
+            return 0;
+        errno = e;
+        return sl_errprintf(err, "load nodes: %s", slurm_strerror(e));
+    }
+    partition_info_msg_t *parts = NULL;
+    sl_slurm_count_rpc();
+    if (slurm_load_partitions(0, &parts, SHOW_ALL) == SLURM_SUCCESS)
+        slurm_populate_node_partitions(msg, parts);
+    if (since)
+        *since = msg->last_update;
+    sl_slurm_nodes_t *n = sl_xcalloc(1, sizeof(*n));
+    n->msg = msg;
+    n->parts = parts;
+    n->n = msg->record_count;
+    n->nodes = sl_xcalloc(n->n ? n->n : 1, sizeof(sl_slurm_node_t));
+    for (size_t i = 0; i < n->n; i++) {
+        node_info_t *s = &msg->node_array[i];
+        sl_slurm_node_t *o = &n->nodes[i];
+        if (!s->name)
+            continue;
+        o->name = s->name;
+        o->addr = nz(s->node_addr);
+        o->hostname = nz(s->node_hostname);
+        o->state = slurm_node_state_string(s->node_state);
+        uint32_t base = s->node_state & NODE_STATE_BASE;
+        o->down = base == NODE_STATE_DOWN || base == NODE_STATE_FUTURE ||
+                  base == NODE_STATE_UNKNOWN;
+        o->drain = (s->node_state & NODE_STATE_DRAIN) != 0;
+        o->not_responding = (s->node_state & NODE_STATE_NO_RESPOND) != 0;
+        o->reason = nz(s->reason);
+        o->cpus = s->cpus;
+        uint16_t alloc = 0;
+        slurm_get_select_nodeinfo(s->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED,
+                                  &alloc);
+        o->alloc_cpus = alloc;
+        uint64_t amem = 0;
+        slurm_get_select_nodeinfo(s->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+                                  NODE_STATE_ALLOCATED, &amem);
+        o->alloc_memory_mb = amem;
+        o->real_memory_mb = s->real_memory;
+        o->gpus = gres_gpus(s->gres);
+        o->alloc_gpus = gres_gpus(s->gres_used);
+        o->features = nz(s->features_act ? s->features_act : s->features);
+        o->partitions = nz(s->partitions);
+        o->version = nz(s->version);
+        o->boot_time = s->boot_time;
+        o->slurmd_start_time = s->slurmd_start_time;
+    }
+    *out = n;
+    return 1;
+}
+
+size_t sl_slurm_nodes_count(const sl_slurm_nodes_t *n)
+{
+    return n ? n->n : 0;
+}
+
+const sl_slurm_node_t *sl_slurm_nodes_at(const sl_slurm_nodes_t *n, size_t i)
+{
+    return n && i < n->n && n->nodes[i].name ? &n->nodes[i] : NULL;
+}
+
+void sl_slurm_nodes_free(sl_slurm_nodes_t *n)
+{
+    if (!n)
+        return;
+    slurm_free_node_info_msg(n->msg);
+    if (n->parts)
+        slurm_free_partition_info_msg(n->parts);
+    free(n->nodes);
+    free(n);
+}

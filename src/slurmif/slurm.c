@@ -1,0 +1,399 @@
+/* slurm.c — libslurm 22.05 behind sl_slurm_*: submit, signal, job and node loads. */
+#include "slurmif/slurmif.h"
+#include "common/buf.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "slurmif/compat.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static atomic_ulong rpc_count;
+
+unsigned long sl_slurm_rpc_count(void)
+{
+    return atomic_load(&rpc_count);
+}
+
+void sl_slurm_count_rpc(void)
+{
+    atomic_fetch_add(&rpc_count, 1);
+}
+
+void sl_slurm_init(const char *conf)
+{
+    slurm_init(conf);
+}
+
+/* ---- option parsing -------------------------------------------------- */
+
+long sl_slurm_time_minutes(const char *s)
+{
+    if (!s || !*s)
+        return -1;
+    if (!strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE"))
+        return -2;
+    long d = 0, f[3] = {0, 0, 0};
+    int nf = 0;
+    const char *p = s;
+    const char *dash = strchr(s, '-');
+    if (dash) {
+        char *end;
+        d = strtol(s, &end, 10);
+        if (end != dash || d < 0 || !isdigit((unsigned char)s[0]))
+            return -1;
+        p = dash + 1;
+    }
+    while (*p) {
+        if (!isdigit((unsigned char)*p) || nf == 3)
+            return -1;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (v < 0 || v > 1000000000L)
+            return -1;
+        f[nf++] = v;
+        p = end;
+        if (*p == ':')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    long secs;
+    if (dash) { /* D-HH, D-HH:MM, D-HH:MM:SS */
+        if (nf == 0)
+            return -1;
+        secs = d * 86400 + f[0] * 3600 + (nf > 1 ? f[1] * 60 : 0) + (nf > 2 ? f[2] : 0);
+    } else if (nf == 1) { /* MM */
+        secs = f[0] * 60;
+    } else if (nf == 2) { /* MM:SS */
+        secs = f[0] * 60 + f[1];
+    } else if (nf == 3) { /* HH:MM:SS */
+        secs = f[0] * 3600 + f[1] * 60 + f[2];
+    } else {
+        return -1;
+    }
+    return (secs + 59) / 60;
+}
+
+/* "4G", "500", "512M", "1T" → MB; -1 if invalid */
+static long long size_mb(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    long long mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': v = (v + 1023) / 1024; break;
+        case 'M': break;
+        case 'G': mul = 1024; break;
+        case 'T': mul = 1024 * 1024; break;
+        default: return -1;
+        }
+        if (end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]))
+            return -1;
+    }
+    if (v > LLONG_MAX / mul)
+        return -1;
+    return v * mul;
+}
+
+static int uint_val(const char *opt, const char *v, unsigned long max, unsigned long *out,
+                    sl_error_t *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (errno || !*v || *end || x > max || v[0] == '-')
+        return sl_errprintf(err, "%s: invalid value \"%s\": must be an integer 0..%lu", opt, v, max);
+    *out = x;
+    return 0;
+}
+
+/* "gpu:1,foo:2" → "gres:gpu:1,gres:foo:2" (sbatch's own conversion) */
+static char *gres_prepend(const char *list)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    char *copy = sl_xstrdup(list);
+    char *save = NULL;
+    int first = 1;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!first)
+            sl_buf_putc(&b, ',');
+        first = 0;
+        if (strncmp(t, "gres:", 5) && strncmp(t, "gres/", 5))
+            sl_buf_puts(&b, "gres:");
+        sl_buf_puts(&b, t);
+    }
+    free(copy);
+    return sl_buf_steal(&b);
+}
+
+static void set_str(char **field, const char *v)
+{
+    free(*field);
+    *field = sl_xstrdup(v);
+}
+
+int sl_slurm_apply_options(void *descp, const char *const *options, sl_error_t *err)
+{
+    job_desc_msg_t *d = descp;
+    unsigned long ntasks = 0, cpt = 0;
+    for (const char *const *o = options; o && *o; o++) {
+        const char *opt = *o;
+        if (strncmp(opt, "--", 2))
+            return sl_errprintf(err, "option \"%s\" is not in --long=value form", opt);
+        const char *eq = strchr(opt, '=');
+        char name[64];
+        size_t nl = eq ? (size_t)(eq - opt) : strlen(opt);
+        if (nl >= sizeof(name))
+            return sl_errprintf(err, "option \"%.40s...\" is not supported", opt);
+        memcpy(name, opt, nl);
+        name[nl] = '\0';
+        const char *v = eq ? eq + 1 : NULL;
+        unsigned long u;
+        errno = EINVAL;
+#define NEED_VALUE()                                                                      \
+    do {                                                                                  \
+        if (!v)                                                                           \
+            return sl_errprintf(err, "option %s needs a value", name);                    \
+    } while (0)
+        if (!strcmp(name, "--job-name")) {
+            NEED_VALUE();
+            set_str(&d->name, v);
+        } else if (!strcmp(name, "--comment")) {
+            NEED_VALUE();
+            set_str(&d->comment, v);
+        } else if (!strcmp(name, "--partition")) {
+            NEED_VALUE();
+            set_str(&d->partition, v);
+        } else if (!strcmp(name, "--account")) {
+            NEED_VALUE();
+            set_str(&d->account, v);
+        } else if (!strcmp(name, "--qos")) {
+            NEED_VALUE();
+            set_str(&d->qos, v);
+        } else if (!strcmp(name, "--reservation")) {
+            NEED_VALUE();
+            set_str(&d->reservation, v);
+        } else if (!strcmp(name, "--licenses")) {
+            NEED_VALUE();
+            set_str(&d->licenses, v);
+        } else if (!strcmp(name, "--constraint")) {
+            NEED_VALUE();
+            set_str(&d->features, v);
+        } else if (!strcmp(name, "--exclude")) {
+            NEED_VALUE();
+            set_str(&d->exc_nodes, v);
+        } else if (!strcmp(name, "--nodelist")) {
+            NEED_VALUE();
+            set_str(&d->req_nodes, v);
+        } else if (!strcmp(name, "--mail-user")) {
+            NEED_VALUE();
+            set_str(&d->mail_user, v);
+        } else if (!strcmp(name, "--time") || !strcmp(name, "--time-min")) {
+            NEED_VALUE();
+            long m = sl_slurm_time_minutes(v);
+            if (m == -1)
+                return sl_errprintf(err, "%s: invalid time \"%s\"", name, v);
+            uint32_t val = m == -2 ? INFINITE : (uint32_t)m;
+            if (name[6] == '-')
+                d->time_min = val;
+            else
+                d->time_limit = val;
+        } else if (!strcmp(name, "--nodes")) {
+            NEED_VALUE();
+            const char *dash = strchr(v, '-');
+            char lo[32];
+            snprintf(lo, sizeof(lo), "%.*s", dash ? (int)(dash - v) : 31, v);
+            unsigned long a, b;
+            if (uint_val(name, lo, 100000, &a, err) < 0)
+                return -1;
+            b = a;
+            if (dash && uint_val(name, dash + 1, 100000, &b, err) < 0)
+                return -1;
+            if (a == 0 || b < a)
+                return sl_errprintf(err, "%s: invalid node count \"%s\"", name, v);
+            d->min_nodes = (uint32_t)a;
+            d->max_nodes = (uint32_t)b;
+        } else if (!strcmp(name, "--ntasks")) {
+            NEED_VALUE();
+            if (uint_val(name, v, 1000000, &ntasks, err) < 0)
+                return -1;
+            d->num_tasks = (uint32_t)ntasks;
+        } else if (!strcmp(name, "--ntasks-per-node")) {
+            NEED_VALUE();
+            if (uint_val(name, v, 65533, &u, err) < 0)
+                return -1;
+            d->ntasks_per_node = (uint16_t)u;
+        } else if (!strcmp(name, "--cpus-per-task")) {
+            NEED_VALUE();
+            if (uint_val(name, v, 65533, &cpt, err) < 0 || cpt == 0)
+                return cpt == 0 ? sl_errprintf(err, "%s: must be at least 1", name) : -1;
+            d->cpus_per_task = (uint16_t)cpt;
+        } else if (!strcmp(name, "--mem") || !strcmp(name, "--mem-per-cpu")) {
+            NEED_VALUE();
+            long long mb = size_mb(v);
+            if (mb < 0)
+                return sl_errprintf(err, "%s: invalid size \"%s\"", name, v);
+            d->pn_min_memory = (uint64_t)mb;
+            if (name[5] == '-')
+                d->pn_min_memory |= MEM_PER_CPU;
+        } else if (!strcmp(name, "--gres")) {
+            NEED_VALUE();
+            char *g = gres_prepend(v);
+            free(d->tres_per_node);
+            d->tres_per_node = g;
+        } else if (!strcmp(name, "--gpus") || !strcmp(name, "--gpus-per-node") ||
+                   !strcmp(name, "--gpus-per-task")) {
+            NEED_VALUE();
+            char *g = sl_xasprintf("gres:gpu:%s", v);
+            char **field = !strcmp(name, "--gpus")            ? &d->tres_per_job
+                           : !strcmp(name, "--gpus-per-node") ? &d->tres_per_node
+                                                              : &d->tres_per_task;
+            free(*field);
+            *field = g;
+        } else if (!strcmp(name, "--exclusive")) {
+            if (v && strcmp(v, "user") && strcmp(v, "mcs"))
+                return sl_errprintf(err, "--exclusive: invalid value \"%s\"", v);
+            d->shared = !v ? JOB_SHARED_NONE : !strcmp(v, "user") ? JOB_SHARED_USER : JOB_SHARED_MCS;
+        } else if (!strcmp(name, "--requeue")) {
+            d->requeue = 1;
+        } else if (!strcmp(name, "--no-requeue")) {
+            d->requeue = 0;
+        } else if (!strcmp(name, "--nice")) {
+            long n = v ? strtol(v, NULL, 10) : 100;
+            if (n < -(long)NICE_OFFSET + 3 || n > (long)NICE_OFFSET - 3)
+                return sl_errprintf(err, "--nice: out of range");
+            d->nice = (uint32_t)(NICE_OFFSET + n);
+        } else if (!strcmp(name, "--begin") || !strcmp(name, "--deadline")) {
+            NEED_VALUE();
+            time_t t = slurm_parse_time((char *)v, 0);
+            if (!t)
+                return sl_errprintf(err, "%s: invalid time \"%s\"", name, v);
+            if (name[2] == 'b')
+                d->begin_time = t;
+            else
+                d->deadline = t;
+        } else if (!strcmp(name, "--hold")) {
+            d->priority = 0;
+        } else {
+            return sl_errprintf(err, "option %s is not supported for in-process submission", name);
+        }
+#undef NEED_VALUE
+    }
+    if (cpt) {
+        unsigned long nt = ntasks ? ntasks : 1;
+        d->min_cpus = (uint32_t)(nt * cpt);
+        d->pn_min_cpus = (uint16_t)cpt;
+    }
+    return 0;
+}
+
+static int retryable_errno(int e)
+{
+    return e == SLURM_COMMUNICATIONS_CONNECTION_ERROR || e == SLURM_COMMUNICATIONS_SEND_ERROR ||
+           e == SLURM_COMMUNICATIONS_RECEIVE_ERROR || e == SLURM_COMMUNICATIONS_SHUTDOWN_ERROR ||
+           e == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR ||
+           e == SLURMCTLD_COMMUNICATIONS_SEND_ERROR ||
+           e == SLURMCTLD_COMMUNICATIONS_RECEIVE_ERROR ||
+           e == SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR || e == SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT ||
+           e == ESLURM_NODES_BUSY || e == EAGAIN || e == ETIMEDOUT || e == ECONNREFUSED ||
+           e == ESLURM_TRANSITION_STATE_NO_UPDATE;
+}
+
+static void free_desc(job_desc_msg_t *d)
+{
+    free(d->name);
+    free(d->comment);
+    free(d->partition);
+    free(d->account);
+    free(d->qos);
+    free(d->reservation);
+    free(d->licenses);
+    free(d->features);
+    free(d->exc_nodes);
+    free(d->req_nodes);
+    free(d->mail_user);
+    free(d->tres_per_node);
+    free(d->tres_per_job);
+    free(d->tres_per_task);
+}
+
+int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
+                    sl_error_t *err)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    if (retryable)
+        *retryable = 0;
+    size_t nenv = 0;
+    while (req->env && req->env[nenv])
+        nenv++;
+    if (!req->script || nenv == 0) {
+        errno = EINVAL;
+        return sl_errprintf(err, "a batch job needs a script and an environment");
+    }
+    if (sl_slurm_apply_options(&d, req->options, err) < 0) {
+        free_desc(&d);
+        errno = EINVAL;
+        return -1;
+    }
+    d.script = (char *)req->script;
+    d.environment = (char **)req->env;
+    d.env_size = (uint32_t)nenv;
+    d.user_id = req->uid;
+    d.group_id = req->gid;
+    d.work_dir = (char *)req->work_dir;
+    d.std_out = (char *)req->std_out;
+    d.std_err = (char *)req->std_err;
+
+    submit_response_msg_t *resp = NULL;
+    atomic_fetch_add(&rpc_count, 1);
+    int rc = slurm_submit_batch_job(&d, &resp);
+    int e = slurm_get_errno();
+    free_desc(&d);
+    if (rc != SLURM_SUCCESS || !resp) {
+        if (resp)
+            slurm_free_submit_response_response_msg(resp);
+        if (retryable)
+            *retryable = retryable_errno(e);
+        errno = e ? e : EIO;
+        return sl_errprintf(err, "%s", slurm_strerror(e));
+    }
+    *job_id = resp->job_id;
+    slurm_free_submit_response_response_msg(resp);
+    return 0;
+}
+
+int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
+{
+    atomic_fetch_add(&rpc_count, 1);
+    if (slurm_kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB) !=
+        SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        errno = e;
+        return sl_errprintf(err, "signal job %u: %s", job_id, slurm_strerror(e));
+    }
+    return 0;
+}
+
+int sl_slurm_cancel(uint32_t job_id, sl_error_t *err)
+{
+    atomic_fetch_add(&rpc_count, 1);
+    if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        errno = e;
+        return sl_errprintf(err, "cancel job %u: %s", job_id, slurm_strerror(e));
+    }
+    return 0;
+}

@@ -1,0 +1,111 @@
+/* slurmif.h — every call slurmlink makes into Slurm, in one module (libslurm 22.05).
+ *
+ * Another Slurm version should be this folder's work only. libslurm keeps
+ * process-global state: call sl_slurm_init() once per process before the
+ * rest. All functions are safe to call from several threads (libslurm RPCs
+ * are; the module adds no shared state beyond init).
+ */
+#ifndef SL_SLURMIF_H
+#define SL_SLURMIF_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "common/err.h"
+
+/* Read slurm.conf (NULL: $SLURM_CONF or the default). */
+void sl_slurm_init(const char *conf);
+
+/* A batch job to submit in-process (no sbatch exec). Options use sbatch's
+ * long forms, one per element, already validated by translate:
+ * "--partition=gpu", "--gres=gpu:1", "--exclusive". An option this module
+ * cannot express is an error naming it, never silently dropped. */
+typedef struct sl_slurm_submit {
+    const char *script;          /* the whole batch script text */
+    const char *const *env;      /* NULL-terminated "K=V" list; must not be empty */
+    const char *const *options;  /* NULL-terminated */
+    uid_t uid;                   /* job owner (the daemon runs as root) */
+    gid_t gid;
+    const char *work_dir;        /* --chdir */
+    const char *std_out;         /* --output */
+    const char *std_err;         /* --error (NULL: with stdout) */
+} sl_slurm_submit_t;
+
+/* Submit. Returns 0 and sets *job_id, or -1 with errno and err; *retryable
+ * (may be NULL) says whether trying again later can help (slurmctld
+ * unreachable or busy) as opposed to a request Slurm refuses (bad partition,
+ * QOS, association limits). */
+int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
+                    sl_error_t *err);
+
+/* Fill a job_desc from options only (unit-testable, no RPC): see slurm.c.
+ * Returns 0 or -1 with err naming the option. desc is a job_desc_msg_t*. */
+int sl_slurm_apply_options(void *desc, const char *const *options, sl_error_t *err);
+
+/* Parse Slurm's time formats (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
+ * D-HH:MM:SS, UNLIMITED/INFINITE) into minutes (rounded up); -1 if invalid,
+ * -2 for unlimited. */
+long sl_slurm_time_minutes(const char *s);
+
+/* Signal a job. batch_only: only the batch step (the shim), which forwards it
+ * with the grace period; else every step. */
+int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err);
+/* scancel: pending jobs leave the queue, running ones are killed now. */
+int sl_slurm_cancel(uint32_t job_id, sl_error_t *err);
+
+/* A job as the controllers need it. Strings are owned by the snapshot. */
+typedef struct sl_slurm_job {
+    uint32_t job_id;
+    uint32_t user_id;
+    const char *name;
+    const char *comment;
+    const char *state;        /* base state: PENDING RUNNING COMPLETED FAILED CANCELLED TIMEOUT
+                                 OUT_OF_MEMORY NODE_FAIL PREEMPTED BOOT_FAIL DEADLINE SUSPENDED */
+    int completing;           /* CG flag */
+    int requeued;             /* REQUEUED flag or restart count > 0 */
+    unsigned restart_cnt;
+    const char *reason;       /* pending reason ("Resources", "Priority", ...), "None" */
+    const char *reason_text;  /* free-form reason (submission errors), may be "" */
+    const char *nodes;        /* node list ("" while pending) */
+    const char *batch_host;
+    time_t submit_time, start_time, end_time;
+    int exit_code;            /* WEXITSTATUS part of the batch script */
+    int exit_signal;
+} sl_slurm_job_t;
+
+typedef struct sl_slurm_jobs sl_slurm_jobs_t;
+/* Load every job known to slurmctld, only if something changed since
+ * *since (0: always). Returns 1 with *out (free with sl_slurm_jobs_free)
+ * and *since advanced, 0 when nothing changed, -1 with err. One RPC. */
+int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err);
+size_t sl_slurm_jobs_count(const sl_slurm_jobs_t *j);
+const sl_slurm_job_t *sl_slurm_jobs_at(const sl_slurm_jobs_t *j, size_t i);
+void sl_slurm_jobs_free(sl_slurm_jobs_t *j);
+/* One job by id (NULL and errno ENOENT when Slurm no longer knows it). */
+int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err);
+
+typedef struct sl_slurm_node {
+    const char *name, *addr, *hostname;
+    const char *state;        /* "IDLE", "MIXED", "ALLOCATED", "DOWN", "IDLE+DRAIN", ... */
+    int down, drain, not_responding;
+    const char *reason;       /* drain/down reason, "" */
+    unsigned cpus, alloc_cpus;
+    uint64_t real_memory_mb, alloc_memory_mb;
+    unsigned gpus, alloc_gpus; /* from gres / gres_used "gpu:N" */
+    const char *features;     /* comma list, "" */
+    const char *partitions;   /* comma list, "" */
+    const char *version;
+    time_t boot_time, slurmd_start_time;
+} sl_slurm_node_t;
+
+typedef struct sl_slurm_nodes sl_slurm_nodes_t;
+int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err);
+size_t sl_slurm_nodes_count(const sl_slurm_nodes_t *n);
+const sl_slurm_node_t *sl_slurm_nodes_at(const sl_slurm_nodes_t *n, size_t i);
+void sl_slurm_nodes_free(sl_slurm_nodes_t *n);
+
+/* Count of RPCs this process sent to slurmctld (for benchmarks). */
+unsigned long sl_slurm_rpc_count(void);
+
+#endif
