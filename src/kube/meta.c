@@ -1,0 +1,482 @@
+/* meta.c — metadata accessors, RFC 3339 time, kubectl ages, UUIDs, names. */
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "common/xalloc.h"
+
+json_t *sl_kube_meta(json_t *obj)
+{
+    if (!json_is_object(obj))
+        return NULL;
+    json_t *m = json_object_get(obj, "metadata");
+    if (!json_is_object(m)) {
+        m = json_object();
+        json_object_set_new(obj, "metadata", m);
+    }
+    return m;
+}
+
+const char *sl_kube_meta_str(json_t *obj, const char *field)
+{
+    json_t *m = json_is_object(obj) ? json_object_get(obj, "metadata") : NULL;
+    return json_string_value(json_object_get(m, field));
+}
+
+void sl_kube_meta_set_str(json_t *obj, const char *field, const char *value)
+{
+    json_t *m = sl_kube_meta(obj);
+    if (!m)
+        return;
+    if (value)
+        json_object_set_new(m, field, json_string(value));
+    else
+        json_object_del(m, field);
+}
+
+const char *sl_kube_name(json_t *obj)
+{
+    return sl_kube_meta_str(obj, "name");
+}
+const char *sl_kube_namespace(json_t *obj)
+{
+    return sl_kube_meta_str(obj, "namespace");
+}
+const char *sl_kube_uid(json_t *obj)
+{
+    return sl_kube_meta_str(obj, "uid");
+}
+
+static const char *map_get(json_t *obj, const char *map, const char *key)
+{
+    json_t *m = json_is_object(obj) ? json_object_get(obj, "metadata") : NULL;
+    return json_string_value(json_object_get(json_object_get(m, map), key));
+}
+
+static void map_set(json_t *obj, const char *map, const char *key, const char *value)
+{
+    json_t *m = sl_kube_meta(obj);
+    if (!m)
+        return;
+    json_t *mm = json_object_get(m, map);
+    if (!value) {
+        json_object_del(mm, key);
+        return;
+    }
+    if (!json_is_object(mm)) {
+        mm = json_object();
+        json_object_set_new(m, map, mm);
+    }
+    json_object_set_new(mm, key, json_string(value));
+}
+
+const char *sl_kube_label(json_t *obj, const char *key)
+{
+    return map_get(obj, "labels", key);
+}
+const char *sl_kube_annotation(json_t *obj, const char *key)
+{
+    return map_get(obj, "annotations", key);
+}
+void sl_kube_set_label(json_t *obj, const char *key, const char *value)
+{
+    map_set(obj, "labels", key, value);
+}
+void sl_kube_set_annotation(json_t *obj, const char *key, const char *value)
+{
+    map_set(obj, "annotations", key, value);
+}
+
+int64_t sl_kube_rv_parse(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    int64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || p - s >= 18)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v > 0 ? v : -1;
+}
+
+int64_t sl_kube_rv(json_t *obj)
+{
+    json_t *m = json_is_object(obj) ? json_object_get(obj, "metadata") : NULL;
+    json_t *rv = json_object_get(m, "resourceVersion");
+    if (!rv)
+        return 0;
+    if (!json_is_string(rv))
+        return -1;
+    return sl_kube_rv_parse(json_string_value(rv));
+}
+
+void sl_kube_set_rv(json_t *obj, int64_t rv)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%lld", (long long)rv);
+    sl_kube_meta_set_str(obj, "resourceVersion", buf);
+}
+
+json_t *sl_kube_path(json_t *obj, const char *dotted)
+{
+    const char *p = dotted;
+    while (obj && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (!json_is_object(obj))
+            return NULL;
+        obj = json_object_getn(obj, p, n);
+        p += n + (dot ? 1 : 0);
+    }
+    return obj;
+}
+
+const char *sl_kube_path_str(json_t *obj, const char *dotted)
+{
+    return json_string_value(sl_kube_path(obj, dotted));
+}
+
+int64_t sl_kube_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+char *sl_kube_rfc3339(int64_t unix_ns, int frac_digits)
+{
+    int64_t sec = unix_ns / 1000000000LL, frac = unix_ns % 1000000000LL;
+    if (frac < 0) {
+        frac += 1000000000LL;
+        sec -= 1;
+    }
+    time_t t = (time_t)sec;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (frac_digits <= 0)
+        return sl_xasprintf("%sZ", base);
+    if (frac_digits > 9)
+        frac_digits = 9;
+    for (int i = frac_digits; i < 9; i++)
+        frac /= 10;
+    return sl_xasprintf("%s.%0*lldZ", base, frac_digits, (long long)frac);
+}
+
+char *sl_kube_now_rfc3339(void)
+{
+    return sl_kube_rfc3339(sl_kube_now_ns(), 0);
+}
+
+char *sl_kube_now_rfc3339_micro(void)
+{
+    return sl_kube_rfc3339(sl_kube_now_ns(), 6);
+}
+
+static int digits(const char **p, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        char c = (*p)[i];
+        if (c < '0' || c > '9')
+            return -1;
+        v = v * 10 + (c - '0');
+    }
+    *p += n;
+    *out = v;
+    return 0;
+}
+
+int sl_kube_parse_rfc3339(const char *s, int64_t *unix_ns)
+{
+    int Y, M, D, h, m, sec;
+    const char *p = s;
+    if (!s || digits(&p, 4, &Y) || *p++ != '-' || digits(&p, 2, &M) || *p++ != '-' ||
+        digits(&p, 2, &D) || (*p != 'T' && *p != 't' && *p != ' ') || !*p++ ||
+        digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &m) || *p++ != ':' ||
+        digits(&p, 2, &sec))
+        goto inval;
+    if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+        goto inval;
+    int64_t frac = 0;
+    if (*p == '.') {
+        p++;
+        int n = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (n < 9) {
+                frac = frac * 10 + (*p - '0');
+                n++;
+            }
+            p++;
+        }
+        if (n == 0)
+            goto inval;
+        for (; n < 9; n++)
+            frac *= 10;
+    }
+    int off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1, oh, om;
+        if (digits(&p, 2, &oh) || *p++ != ':' || digits(&p, 2, &om))
+            goto inval;
+        off = sign * (oh * 3600 + om * 60);
+    } else {
+        goto inval;
+    }
+    if (*p)
+        goto inval;
+    struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D,
+                    .tm_hour = h, .tm_min = m, .tm_sec = sec};
+    int64_t t = (int64_t)timegm(&tm) - off;
+    *unix_ns = t * 1000000000LL + frac;
+    return 0;
+inval:
+    errno = EINVAL;
+    return -1;
+}
+
+/* k8s.io/apimachinery/pkg/util/duration.HumanDuration, rule for rule. */
+char *sl_kube_human_duration(int64_t ns, char *buf, size_t len)
+{
+    long long seconds = ns / 1000000000LL; /* truncates toward zero, as Go's int() */
+    if (seconds < -1) {
+        snprintf(buf, len, "<invalid>");
+        return buf;
+    }
+    if (seconds < 0) {
+        snprintf(buf, len, "0s");
+        return buf;
+    }
+    if (seconds < 60 * 2) {
+        snprintf(buf, len, "%llds", seconds);
+        return buf;
+    }
+    long long minutes = seconds / 60;
+    if (minutes < 10) {
+        long long s = seconds % 60;
+        if (s == 0)
+            snprintf(buf, len, "%lldm", minutes);
+        else
+            snprintf(buf, len, "%lldm%llds", minutes, s);
+        return buf;
+    }
+    if (minutes < 60 * 3) {
+        snprintf(buf, len, "%lldm", minutes);
+        return buf;
+    }
+    long long hours = seconds / 3600;
+    if (hours < 8) {
+        long long mm = minutes % 60;
+        if (mm == 0)
+            snprintf(buf, len, "%lldh", hours);
+        else
+            snprintf(buf, len, "%lldh%lldm", hours, mm);
+    } else if (hours < 48) {
+        snprintf(buf, len, "%lldh", hours);
+    } else if (hours < 24 * 8) {
+        long long hh = hours % 24;
+        if (hh == 0)
+            snprintf(buf, len, "%lldd", hours / 24);
+        else
+            snprintf(buf, len, "%lldd%lldh", hours / 24, hh);
+    } else if (hours < 24 * 365 * 2) {
+        snprintf(buf, len, "%lldd", hours / 24);
+    } else if (hours < 24 * 365 * 8) {
+        long long dy = (hours / 24) % 365;
+        if (dy == 0)
+            snprintf(buf, len, "%lldy", hours / 24 / 365);
+        else
+            snprintf(buf, len, "%lldy%lldd", hours / 24 / 365, dy);
+    } else {
+        snprintf(buf, len, "%lldy", hours / 24 / 365);
+    }
+    return buf;
+}
+
+char *sl_kube_age(const char *ts, int64_t now_ns, char *buf, size_t len)
+{
+    int64_t t;
+    if (!ts || sl_kube_parse_rfc3339(ts, &t) < 0) {
+        snprintf(buf, len, "<unknown>");
+        return buf;
+    }
+    return sl_kube_human_duration(now_ns - t, buf, len);
+}
+
+static void random_bytes(void *p, size_t n)
+{
+    unsigned char *b = p;
+    while (n > 0) {
+        ssize_t r = getrandom(b, n, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            abort(); /* no entropy source at all: nothing sane to do */
+        }
+        b += r;
+        n -= (size_t)r;
+    }
+}
+
+void sl_kube_uuid4(char out[37])
+{
+    unsigned char b[16];
+    random_bytes(b, sizeof b);
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+    snprintf(out, 37,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+void sl_kube_rand_suffix(char *out, size_t n)
+{
+    /* k8s.io/apimachinery/pkg/util/rand: no vowels (no words), no 0/1/3 look-alikes */
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    unsigned char b[64];
+    size_t i = 0;
+    while (i < n) {
+        random_bytes(b, sizeof b);
+        for (size_t j = 0; j < sizeof b && i < n; j++) {
+            if (b[j] >= 27 * 9) /* 243: reject to keep the draw uniform */
+                continue;
+            out[i++] = alphabet[b[j] % 27];
+        }
+    }
+    out[n] = '\0';
+}
+
+static bool is_lower_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool is_alnum(char c)
+{
+    return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+static bool label_n(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_lower_alnum(s[i]) && s[i] != '-')
+            return false;
+    return true;
+}
+
+bool sl_kube_is_dns1123_label(const char *s)
+{
+    return s && label_n(s, strlen(s));
+}
+
+bool sl_kube_is_dns1123_subdomain(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 253 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!is_lower_alnum(c) && c != '-' && c != '.')
+            return false;
+        /* each dot-separated part must start and end alphanumeric */
+        if (c == '.' && (!is_lower_alnum(s[i - 1]) || !is_lower_alnum(s[i + 1])))
+            return false;
+    }
+    return true;
+}
+
+#define QNAME_MSG                                                                          \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "    \
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "    \
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+#define SUBDOMAIN_MSG                                                                      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "  \
+    "'-' or '.', and must start and end with an alphanumeric character (e.g. "             \
+    "'example.com', regex used for validation is "                                         \
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+#define LABEL_VALUE_MSG                                                                    \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', "   \
+    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', "  \
+    " or 'my_value',  or '12345', regex used for validation is "                             \
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+
+static bool qname_ok(const char *s, size_t n)
+{
+    if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return false;
+    return true;
+}
+
+bool sl_kube_is_label_key(const char *s, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    const char *slash = strchr(s, '/');
+    const char *name = s;
+    if (slash) {
+        if (strchr(slash + 1, '/')) {
+            *why = "a qualified name " QNAME_MSG;
+            return false;
+        }
+        char *prefix = sl_xstrndup(s, (size_t)(slash - s));
+        bool pok = *prefix && sl_kube_is_dns1123_subdomain(prefix);
+        bool empty = !*prefix;
+        free(prefix);
+        if (empty) {
+            *why = "prefix part must be non-empty";
+            return false;
+        }
+        if (!pok) {
+            *why = "prefix part " SUBDOMAIN_MSG;
+            return false;
+        }
+        name = slash + 1;
+    }
+    size_t n = strlen(name);
+    if (n == 0) {
+        *why = "name part must be non-empty";
+        return false;
+    }
+    if (n > 63) {
+        *why = "name part must be no more than 63 characters";
+        return false;
+    }
+    if (!qname_ok(name, n)) {
+        *why = "name part " QNAME_MSG;
+        return false;
+    }
+    return true;
+}
+
+bool sl_kube_is_label_value(const char *s, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    size_t n = strlen(s);
+    if (n > 63) {
+        *why = "must be no more than 63 characters";
+        return false;
+    }
+    if (n > 0 && !qname_ok(s, n)) {
+        *why = LABEL_VALUE_MSG;
+        return false;
+    }
+    return true;
+}

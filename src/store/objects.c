@@ -1,0 +1,556 @@
+/* objects.c — create, get, update, mutate, delete, list and the change log
+ * on top of the connections and locking of store.c. */
+#include <errno.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "store/internal.h"
+
+#define GENERATE_ATTEMPTS 8
+#define GENERATE_SUFFIX 5
+#define GENERATE_PREFIX_MAX (63 - GENERATE_SUFFIX) /* maxGeneratedNameLength */
+
+static const char *nz(const char *ns)
+{
+    return ns ? ns : "";
+}
+
+static void bind_key(sqlite3_stmt *st, const char *resource, const char *ns, const char *name)
+{
+    sqlite3_bind_text(st, 1, resource, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, nz(ns), -1, SQLITE_STATIC);
+    if (name)
+        sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+}
+
+/* 1 found (*rv, *text set; caller frees text), 0 absent, -1 error. */
+static int db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource, const char *ns,
+                  const char *name, int64_t *rv, char **text, sl_error_t *err)
+{
+    sqlite3_stmt *st = c->st[ST_GET];
+    bind_key(st, resource, ns, name);
+    int rc = sqlite3_step(st);
+    int found = 0;
+    if (rc == SQLITE_ROW) {
+        *rv = sqlite3_column_int64(st, 0);
+        *text = sl_xstrdup((const char *)sqlite3_column_text(st, 1));
+        found = 1;
+    } else if (rc != SQLITE_DONE) {
+        found = sl_store_dberr(s, c->db, rc, err, "get");
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return found;
+}
+
+static int db_put(sl_store_t *s, int id, const char *resource, const char *ns, const char *name,
+                  int64_t rv, const char *text, sl_error_t *err)
+{
+    sqlite3_stmt *st = s->w.st[id];
+    bind_key(st, resource, ns, name);
+    sqlite3_bind_int64(st, 4, rv);
+    if (text)
+        sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return sl_store_dberr(s, s->w.db, rc, err, "write object");
+    return 0;
+}
+
+static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
+                  const char *name, const char *text, sl_error_t *err)
+{
+    sqlite3_stmt *st = s->w.st[ST_LOG_APPEND];
+    sqlite3_bind_int64(st, 1, rv);
+    sqlite3_bind_int(st, 2, type);
+    sqlite3_bind_text(st, 3, resource, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, nz(ns), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, text, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return sl_store_dberr(s, s->w.db, rc, err, "append change");
+    if (s->log_min == 0)
+        s->log_min = rv;
+    return 0;
+}
+
+static char *dump(json_t *obj)
+{
+    char *t = json_dumps(obj, JSON_COMPACT);
+    if (!t)
+        abort(); /* only fails on OOM for a valid json_t */
+    return t;
+}
+
+/* Restores obj's metadata when an operation fails (no side effects). */
+static void restore_meta(json_t *obj, json_t *saved)
+{
+    if (saved)
+        json_object_set(obj, "metadata", saved);
+    else
+        json_object_del(obj, "metadata");
+}
+
+int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t *err)
+{
+    if (!json_is_object(obj)) {
+        errno = EINVAL;
+        return sl_errprintf(err, "store: object is not a JSON object");
+    }
+    json_t *saved = json_deep_copy(json_object_get(obj, "metadata"));
+    const char *ns = sl_kube_namespace(obj);
+    const char *name = sl_kube_name(obj);
+    const char *gen = sl_kube_meta_str(obj, "generateName");
+    int generate = !name || !*name;
+    if (generate && (!gen || !*gen)) {
+        json_decref(saved);
+        errno = EINVAL;
+        return sl_errprintf(err, "store: metadata.name or metadata.generateName is required");
+    }
+    char *prefix = generate ? sl_xstrndup(gen, GENERATE_PREFIX_MAX) : NULL;
+    if (!sl_kube_uid(obj) || !*sl_kube_uid(obj)) {
+        char uid[37];
+        sl_kube_uuid4(uid);
+        sl_kube_meta_set_str(obj, "uid", uid);
+    }
+    char *ts = sl_kube_now_rfc3339();
+    sl_kube_meta_set_str(obj, "creationTimestamp", ts);
+    free(ts);
+
+    if (sl_store_wbegin(s, err) < 0)
+        goto fail_nolock;
+    int64_t rv = s->next_rev + 1;
+    sl_kube_set_rv(obj, rv);
+    char *text = NULL;
+    int rc = -1;
+    for (int attempt = 0; attempt < (generate ? GENERATE_ATTEMPTS : 1); attempt++) {
+        if (generate) {
+            char suffix[GENERATE_SUFFIX + 1];
+            sl_kube_rand_suffix(suffix, GENERATE_SUFFIX);
+            char *n = sl_xasprintf("%s%s", prefix, suffix);
+            sl_kube_meta_set_str(obj, "name", n);
+            free(n);
+        }
+        name = sl_kube_name(obj);
+        free(text);
+        text = dump(obj);
+        rc = db_put(s, ST_INSERT, resource, ns, name, rv, text, err);
+        if (rc == 0 || errno != EEXIST)
+            break;
+    }
+    if (rc < 0 && errno == EEXIST)
+        sl_errprintf(err, "%s \"%s\" already exists", resource, name);
+    if (rc == 0)
+        rc = db_log(s, rv, SL_CHANGE_ADDED, resource, ns, name, text, err);
+    free(text);
+    int saved_errno = errno;
+    if (sl_store_wend(s, rc == 0, 1, err) < 0 || rc < 0) {
+        if (rc < 0)
+            errno = saved_errno;
+        goto fail_nolock;
+    }
+    free(prefix);
+    json_decref(saved);
+    return 0;
+fail_nolock:
+    saved_errno = errno;
+    restore_meta(obj, saved);
+    json_decref(saved);
+    free(prefix);
+    errno = saved_errno;
+    return -1;
+}
+
+json_t *sl_store_get(sl_store_t *s, const char *resource, const char *ns, const char *name)
+{
+    struct sl_store_conn *c = sl_store_rlock(s);
+    int64_t rv;
+    char *text = NULL;
+    int found = db_get(s, c, resource, ns, name, &rv, &text, NULL);
+    sl_store_runlock(s, c);
+    if (found <= 0) {
+        if (found == 0)
+            errno = ENOENT;
+        return NULL;
+    }
+    json_t *obj = json_loads(text, 0, NULL);
+    free(text);
+    if (!obj)
+        errno = EIO;
+    return obj;
+}
+
+/* Under the write lock: load the stored object. Returns it (new ref) with
+ * *rv, or NULL with errno ENOENT/ESTALE/EIO and err filled. */
+static json_t *load_for_write(sl_store_t *s, const char *resource, const char *ns,
+                              const char *name, int64_t expect_rv, int64_t *rv, sl_error_t *err)
+{
+    char *text = NULL;
+    int found = db_get(s, &s->w, resource, ns, name, rv, &text, err);
+    if (found <= 0) {
+        if (found == 0) {
+            errno = ENOENT;
+            sl_errprintf(err, "%s \"%s\" not found", resource, name);
+        }
+        return NULL;
+    }
+    if (expect_rv != 0 && expect_rv != *rv) {
+        free(text);
+        errno = ESTALE;
+        sl_errprintf(err,
+                     "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
+                     "please apply your changes to the latest version and try again",
+                     resource, name);
+        return NULL;
+    }
+    json_t *obj = json_loads(text, 0, NULL);
+    free(text);
+    if (!obj) {
+        errno = EIO;
+        sl_errprintf(err, "store: stored %s \"%s\" is not valid JSON", resource, name);
+    }
+    return obj;
+}
+
+/* Write obj (whose key is resource/ns/name) as the next revision, replacing
+ * the stored object, and log a MODIFIED change. wmu held. */
+static int write_modified(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                          json_t *obj, sl_error_t *err)
+{
+    int64_t rv = s->next_rev + 1;
+    sl_kube_set_rv(obj, rv);
+    char *text = dump(obj);
+    int rc = db_put(s, ST_UPDATE, resource, ns, name, rv, text, err);
+    if (rc == 0)
+        rc = db_log(s, rv, SL_CHANGE_MODIFIED, resource, ns, name, text, err);
+    free(text);
+    return rc;
+}
+
+static void carry_immutable(json_t *obj, json_t *old)
+{
+    static const char *const keep[] = {"uid", "creationTimestamp"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        const char *v = sl_kube_meta_str(old, keep[i]);
+        if (v)
+            sl_kube_meta_set_str(obj, keep[i], v);
+    }
+}
+
+int sl_store_update(sl_store_t *s, const char *resource, json_t *obj, int64_t expect_rv,
+                    sl_error_t *err)
+{
+    const char *name = sl_kube_name(obj);
+    if (!json_is_object(obj) || !name || !*name) {
+        errno = EINVAL;
+        return sl_errprintf(err, "store: update needs an object with metadata.name");
+    }
+    const char *ns = sl_kube_namespace(obj);
+    json_t *saved = json_deep_copy(json_object_get(obj, "metadata"));
+    if (sl_store_wbegin(s, err) < 0) {
+        json_decref(saved);
+        return -1;
+    }
+    int64_t old_rv;
+    int rc = -1, used = 0;
+    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, err);
+    if (old) {
+        carry_immutable(obj, old);
+        sl_kube_set_rv(obj, old_rv);
+        if (json_equal(old, obj)) {
+            rc = 0; /* no-op: no revision, no change */
+        } else {
+            rc = write_modified(s, resource, ns, name, obj, err);
+            used = 1;
+        }
+        json_decref(old);
+    }
+    int saved_errno = errno;
+    if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
+        if (rc < 0)
+            errno = saved_errno;
+        saved_errno = errno;
+        restore_meta(obj, saved);
+        json_decref(saved);
+        errno = saved_errno;
+        return -1;
+    }
+    json_decref(saved);
+    return 0;
+}
+
+int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                    sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+{
+    if (sl_store_wbegin(s, err) < 0)
+        return -1;
+    int64_t old_rv;
+    int rc = -1, used = 0;
+    json_t *work = NULL;
+    json_t *old = load_for_write(s, resource, ns, name, 0, &old_rv, err);
+    if (old) {
+        work = json_deep_copy(old);
+        int r = fn(work, arg);
+        if (r < 0) {
+            if (!errno)
+                errno = EINVAL;
+            sl_errprintf(err, "%s \"%s\": update refused: %s", resource, name, strerror(errno));
+        } else {
+            /* the key and the immutable fields stay what they were */
+            sl_kube_meta_set_str(work, "name", name);
+            sl_kube_meta_set_str(work, "namespace", ns && *ns ? ns : NULL);
+            carry_immutable(work, old);
+            sl_kube_set_rv(work, old_rv);
+            rc = 0;
+            if (r > 0 && !json_equal(old, work)) {
+                rc = write_modified(s, resource, ns, name, work, err);
+                used = 1;
+            }
+        }
+        json_decref(old);
+    }
+    int saved_errno = errno;
+    if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
+        json_decref(work);
+        if (rc < 0)
+            errno = saved_errno;
+        return -1;
+    }
+    if (out)
+        *out = work;
+    else
+        json_decref(work);
+    return 0;
+}
+
+int sl_store_delete(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                    int64_t expect_rv, json_t **oldp, sl_error_t *err)
+{
+    if (sl_store_wbegin(s, err) < 0)
+        return -1;
+    int64_t old_rv;
+    int rc = -1;
+    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, err);
+    if (old) {
+        int64_t rv = s->next_rev + 1;
+        sl_kube_set_rv(old, rv);
+        char *text = dump(old);
+        rc = db_put(s, ST_DELETE, resource, ns, name, 0, NULL, err);
+        if (rc == 0)
+            rc = db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, err);
+        free(text);
+    }
+    int saved_errno = errno;
+    if (sl_store_wend(s, rc == 0, 1, err) < 0 || rc < 0) {
+        json_decref(old);
+        if (rc < 0)
+            errno = saved_errno;
+        return -1;
+    }
+    if (oldp)
+        *oldp = old;
+    else
+        json_decref(old);
+    return 0;
+}
+
+/* ---- reads in one snapshot -------------------------------------------- */
+
+/* Open a read snapshot on c and read the log bounds in it. */
+static int snap_begin(sl_store_t *s, struct sl_store_conn *c, int64_t *min, int64_t *max,
+                      sl_error_t *err)
+{
+    if (!sl_store_in_txn(s)) {
+        sqlite3_stmt *b = c->st[ST_BEGIN];
+        int rc = sqlite3_step(b);
+        sqlite3_reset(b);
+        if (rc != SQLITE_DONE)
+            return sl_store_dberr(s, c->db, rc, err, "begin read");
+    }
+    sqlite3_stmt *st = c->st[ST_LOG_BOUNDS];
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *min = sqlite3_column_int64(st, 0);
+        *max = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW) {
+        int e = sl_store_dberr(s, c->db, rc, err, "read revision");
+        if (!sl_store_in_txn(s)) {
+            sqlite3_step(c->st[ST_COMMIT]);
+            sqlite3_reset(c->st[ST_COMMIT]);
+        }
+        return e;
+    }
+    return 0;
+}
+
+static void snap_end(sl_store_t *s, struct sl_store_conn *c)
+{
+    if (sl_store_in_txn(s))
+        return;
+    sqlite3_step(c->st[ST_COMMIT]);
+    sqlite3_reset(c->st[ST_COMMIT]);
+}
+
+int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_store_each_fn fn,
+                       void *arg, int64_t *rvp)
+{
+    struct sl_store_conn *c = sl_store_rlock(s);
+    int64_t min, max;
+    if (snap_begin(s, c, &min, &max, NULL) < 0) {
+        int e = errno;
+        sl_store_runlock(s, c);
+        errno = e;
+        return -1;
+    }
+    if (sl_store_in_txn(s))
+        max = s->next_rev; /* the batch's own uncommitted revisions */
+    sqlite3_stmt *st = c->st[ns ? ST_LIST_NS : ST_LIST_ALL];
+    bind_key(st, resource, ns, NULL);
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0);
+        if (fn(arg, text, len) < 0) {
+            ret = -1;
+            break;
+        }
+    }
+    int e = errno;
+    if (ret == 0 && rc != SQLITE_DONE) {
+        e = sl_store_errno(rc);
+        ret = -1;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    snap_end(s, c);
+    sl_store_runlock(s, c);
+    if (ret < 0) {
+        errno = e ? e : EIO;
+        return -1;
+    }
+    if (rvp)
+        *rvp = max;
+    return 0;
+}
+
+static int append_parsed(void *arg, const char *json, size_t len)
+{
+    json_t *o = json_loadb(json, len, 0, NULL);
+    if (!o) {
+        errno = EIO;
+        return -1;
+    }
+    json_array_append_new(arg, o);
+    return 0;
+}
+
+json_t *sl_store_list(sl_store_t *s, const char *resource, const char *ns, int64_t *rv)
+{
+    json_t *a = json_array();
+    if (sl_store_list_each(s, resource, ns, append_parsed, a, rv) < 0) {
+        int e = errno;
+        json_decref(a);
+        errno = e;
+        return NULL;
+    }
+    return a;
+}
+
+long sl_store_count(sl_store_t *s, const char *resource, const char *ns)
+{
+    struct sl_store_conn *c = sl_store_rlock(s);
+    sqlite3_stmt *st = c->st[ns ? ST_COUNT_NS : ST_COUNT_ALL];
+    bind_key(st, resource, ns, NULL);
+    long n = -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        n = (long)sqlite3_column_int64(st, 0);
+    else
+        errno = sl_store_errno(rc) ? sl_store_errno(rc) : EIO;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    sl_store_runlock(s, c);
+    return n;
+}
+
+static const char *const change_type[] = {
+    [SL_CHANGE_ADDED] = "ADDED", [SL_CHANGE_MODIFIED] = "MODIFIED",
+    [SL_CHANGE_DELETED] = "DELETED"};
+
+json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                         size_t max, sl_error_t *err)
+{
+    struct sl_store_conn *c = sl_store_rlock(s);
+    int64_t lo, hi;
+    if (snap_begin(s, c, &lo, &hi, err) < 0) {
+        int e = errno;
+        sl_store_runlock(s, c);
+        errno = e;
+        return NULL;
+    }
+    if (after_rv < 0)
+        after_rv = 0;
+    /* complete only if every rv in (after_rv, hi] is still in the log */
+    if (after_rv < hi && lo > 0 && after_rv + 1 < lo) {
+        snap_end(s, c);
+        sl_store_runlock(s, c);
+        errno = ERANGE;
+        sl_errprintf(err, "too old resource version: %lld (%lld)", (long long)after_rv,
+                     (long long)(lo - 1));
+        return NULL;
+    }
+    int nsf = ns != NULL;
+    sqlite3_stmt *st = c->st[nsf ? ST_LOG_NS : ST_LOG_ALL];
+    sqlite3_bind_int64(st, 1, after_rv);
+    sqlite3_bind_text(st, 2, resource, -1, SQLITE_STATIC);
+    if (nsf)
+        sqlite3_bind_text(st, 3, ns, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, nsf ? 4 : 3, max ? (sqlite3_int64)max : -1);
+    json_t *a = json_array();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int type = sqlite3_column_int(st, 1);
+        const char *text = (const char *)sqlite3_column_text(st, 2);
+        json_t *o = json_loadb(text, (size_t)sqlite3_column_bytes(st, 2), 0, NULL);
+        if (!o || type < SL_CHANGE_ADDED || type > SL_CHANGE_DELETED) {
+            json_decref(o);
+            rc = SQLITE_CORRUPT;
+            break;
+        }
+        json_array_append_new(a, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)sqlite3_column_int64(st, 0),
+                                           "type", change_type[type], "object", o));
+    }
+    if (rc != SQLITE_DONE) {
+        sl_store_dberr(s, c->db, rc, err, "read changes");
+        json_decref(a);
+        a = NULL;
+    }
+    int e = errno;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    snap_end(s, c);
+    sl_store_runlock(s, c);
+    errno = e;
+    return a;
+}
+
+int64_t sl_store_oldest_rv(sl_store_t *s)
+{
+    struct sl_store_conn *c = sl_store_rlock(s);
+    int64_t lo = 0, hi = 0;
+    int rc = snap_begin(s, c, &lo, &hi, NULL);
+    if (rc == 0)
+        snap_end(s, c);
+    sl_store_runlock(s, c);
+    if (rc < 0)
+        return -1;
+    return lo > 0 ? lo - 1 : hi;
+}

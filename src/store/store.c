@@ -1,0 +1,500 @@
+/* store.c — Kubernetes objects in SQLite (after flux-core's content-sqlite.c:
+ * SQL in named constants, statements prepared once, WAL +
+ * synchronous=NORMAL, SQLite result codes mapped to errno).
+ *
+ * Two tables: `objects` keyed by (resource, ns, name) with the compact JSON
+ * text and its revision, and `changes`, the watch log, keyed by revision.
+ * Every write appends exactly one change, so the global revision is
+ * max(changes.rv); trimming always keeps the newest rows, so it survives
+ * restarts without a separate counter.
+ *
+ * Locking: `wmu` serialises writers on the writer connection and guards the
+ * committed revision and the condition variable; `rmu` serialises readers on
+ * the reader connection. A thread inside sl_store_txn_begin() holds `wmu`
+ * for the whole batch (tracked in a thread-local pointer) and reads through
+ * the writer connection so it sees its own writes.
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "store/internal.h"
+
+static __thread sl_store_t *tls_txn; /* store whose batch this thread holds */
+
+static const char *const sql_schema[] = {
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS objects ("
+    " resource TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
+    " rv INTEGER NOT NULL, data TEXT NOT NULL,"
+    " PRIMARY KEY (resource, ns, name))",
+    "CREATE TABLE IF NOT EXISTS changes ("
+    " rv INTEGER PRIMARY KEY, type INTEGER NOT NULL, resource TEXT NOT NULL,"
+    " ns TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL)",
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1')",
+};
+static const char sql_schema_version[] = "SELECT value FROM meta WHERE key = 'schema'";
+
+/* Prepared once per connection, indexed by enum stmt_id in internal.h. */
+static const char *const sql_stmt[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN",
+    [ST_BEGIN_IMMEDIATE] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_SAVEPOINT] = "SAVEPOINT op",
+    [ST_RELEASE] = "RELEASE op",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO op",
+    [ST_GET] = "SELECT rv, data FROM objects WHERE resource = ?1 AND ns = ?2 AND name = ?3",
+    [ST_INSERT] = "INSERT INTO objects (resource, ns, name, rv, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_UPDATE] = "UPDATE objects SET rv = ?4, data = ?5"
+                  " WHERE resource = ?1 AND ns = ?2 AND name = ?3",
+    [ST_DELETE] = "DELETE FROM objects WHERE resource = ?1 AND ns = ?2 AND name = ?3",
+    [ST_LIST_ALL] = "SELECT data FROM objects WHERE resource = ?1 ORDER BY ns, name",
+    [ST_LIST_NS] = "SELECT data FROM objects WHERE resource = ?1 AND ns = ?2 ORDER BY name",
+    [ST_COUNT_ALL] = "SELECT count(*) FROM objects WHERE resource = ?1",
+    [ST_COUNT_NS] = "SELECT count(*) FROM objects WHERE resource = ?1 AND ns = ?2",
+    [ST_LOG_APPEND] = "INSERT INTO changes (rv, type, resource, ns, name, data)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_LOG_TRIM] = "DELETE FROM changes WHERE rv <= ?1",
+    [ST_LOG_BOUNDS] = "SELECT coalesce(min(rv), 0), coalesce(max(rv), 0) FROM changes",
+    [ST_LOG_ALL] = "SELECT rv, type, data FROM changes WHERE rv > ?1 AND resource = ?2"
+                   " ORDER BY rv LIMIT ?3",
+    [ST_LOG_NS] = "SELECT rv, type, data FROM changes WHERE rv > ?1 AND resource = ?2"
+                  " AND ns = ?3 ORDER BY rv LIMIT ?4",
+};
+
+int sl_store_errno(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE:
+        return 0;
+    case SQLITE_NOMEM:
+        return ENOMEM;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return EBUSY;
+    case SQLITE_CONSTRAINT:
+        return EEXIST;
+    case SQLITE_FULL:
+        return ENOSPC;
+    case SQLITE_READONLY:
+        return EROFS;
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        return EPERM;
+    case SQLITE_CANTOPEN:
+        return ENOENT;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return EINVAL;
+    case SQLITE_TOOBIG:
+        return E2BIG;
+    default:
+        return EIO;
+    }
+}
+
+int sl_store_dberr(sl_store_t *s, sqlite3 *db, int rc, sl_error_t *err, const char *what)
+{
+    (void)s;
+    errno = sl_store_errno(rc) ? sl_store_errno(rc) : EIO;
+    return sl_errprintf(err, "store: %s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+static int conn_open(sl_store_t *s, struct sl_store_conn *c, const char *path, int flags,
+                     sl_error_t *err)
+{
+    int rc = sqlite3_open_v2(path, &c->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        sl_store_dberr(s, c->db, rc, err, path);
+        return -1;
+    }
+    sqlite3_busy_timeout(c->db, 5000);
+    sqlite3_extended_result_codes(c->db, 1);
+    return 0;
+}
+
+static int conn_exec(sl_store_t *s, struct sl_store_conn *c, const char *sql, sl_error_t *err)
+{
+    int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return sl_store_dberr(s, c->db, rc, err, sql);
+    return 0;
+}
+
+static int conn_prepare(sl_store_t *s, struct sl_store_conn *c, sl_error_t *err)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        int rc = sqlite3_prepare_v3(c->db, sql_stmt[i], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &c->st[i], NULL);
+        if (rc != SQLITE_OK)
+            return sl_store_dberr(s, c->db, rc, err, sql_stmt[i]);
+    }
+    return 0;
+}
+
+static void conn_close(struct sl_store_conn *c)
+{
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(c->st[i]);
+    if (c->db)
+        sqlite3_close(c->db);
+    memset(c, 0, sizeof *c);
+}
+
+static int schema_init(sl_store_t *s, sl_error_t *err)
+{
+    struct sl_store_conn *c = &s->w;
+    /* WAL lets the reader connection run beside the writer; NORMAL
+     * synchronisation skips the fsync per commit (a power loss may lose the
+     * last commits, never corrupt the file). */
+    if (!s->memory && conn_exec(s, c, "PRAGMA journal_mode=WAL", err) < 0)
+        return -1;
+    if (conn_exec(s, c, "PRAGMA synchronous=NORMAL", err) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof sql_schema / sizeof sql_schema[0]; i++)
+        if (conn_exec(s, c, sql_schema[i], err) < 0)
+            return -1;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(c->db, sql_schema_version, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return sl_store_dberr(s, c->db, rc, err, "schema version");
+    rc = sqlite3_step(st);
+    int ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "1") == 0;
+    sqlite3_finalize(st);
+    if (!ok) {
+        errno = EINVAL;
+        return sl_errprintf(err, "store: unknown schema version in database");
+    }
+    return 0;
+}
+
+static int load_revision(sl_store_t *s, sl_error_t *err)
+{
+    sqlite3_stmt *st = s->w.st[ST_LOG_BOUNDS];
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return sl_store_dberr(s, s->w.db, rc, err, "read revision");
+    }
+    s->log_min = sqlite3_column_int64(st, 0);
+    s->rev = s->next_rev = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    return 0;
+}
+
+sl_store_t *sl_store_open(const char *path, sl_error_t *err)
+{
+    sl_store_t *s = sl_xcalloc(1, sizeof *s);
+    pthread_mutex_init(&s->wmu, NULL);
+    pthread_mutex_init(&s->rmu, NULL);
+    pthread_mutex_init(&s->nmu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    s->log_limit = SL_STORE_LOG_LIMIT;
+    s->memory = !path || strcmp(path, ":memory:") == 0;
+
+    int rw = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (conn_open(s, &s->w, s->memory ? ":memory:" : path, rw, err) < 0)
+        goto fail;
+    if (schema_init(s, err) < 0 || conn_prepare(s, &s->w, err) < 0)
+        goto fail;
+    if (!s->memory) {
+        if (conn_open(s, &s->r, path, SQLITE_OPEN_READONLY, err) < 0 ||
+            conn_prepare(s, &s->r, err) < 0)
+            goto fail;
+    }
+    if (load_revision(s, err) < 0)
+        goto fail;
+    return s;
+fail: {
+    int saved = errno;
+    sl_store_close(s);
+    errno = saved;
+    return NULL;
+}
+}
+
+void sl_store_close(sl_store_t *s)
+{
+    if (!s)
+        return;
+    conn_close(&s->r);
+    conn_close(&s->w);
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->wmu);
+    pthread_mutex_destroy(&s->rmu);
+    pthread_mutex_destroy(&s->nmu);
+    free(s->notify);
+    free(s);
+}
+
+int64_t sl_store_revision(sl_store_t *s)
+{
+    return __atomic_load_n(&s->rev, __ATOMIC_ACQUIRE);
+}
+
+/* ---- locking ---------------------------------------------------------- */
+
+int sl_store_in_txn(sl_store_t *s)
+{
+    return tls_txn == s;
+}
+
+struct sl_store_conn *sl_store_rlock(sl_store_t *s)
+{
+    if (tls_txn == s)
+        return &s->w; /* the batch's own thread: already holds wmu */
+    if (s->memory) {
+        pthread_mutex_lock(&s->wmu);
+        return &s->w;
+    }
+    pthread_mutex_lock(&s->rmu);
+    return &s->r;
+}
+
+void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c)
+{
+    if (tls_txn == s)
+        return;
+    pthread_mutex_unlock(c == &s->w ? &s->wmu : &s->rmu);
+}
+
+static int step_simple(sl_store_t *s, struct sl_store_conn *c, int id, sl_error_t *err)
+{
+    sqlite3_stmt *st = c->st[id];
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return sl_store_dberr(s, c->db, rc, err, sql_stmt[id]);
+    return 0;
+}
+
+/* Begin one write operation: the whole of create/update/delete/mutate is
+ * atomic, as its own transaction or, inside a batch, as a savepoint. */
+int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
+{
+    if (tls_txn == s)
+        return step_simple(s, &s->w, ST_SAVEPOINT, err);
+    pthread_mutex_lock(&s->wmu);
+    if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
+        int saved = errno;
+        pthread_mutex_unlock(&s->wmu);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+static void notify_all(sl_store_t *s, int64_t rv)
+{
+    pthread_mutex_lock(&s->nmu);
+    for (size_t i = 0; i < s->nnotify; i++)
+        if (s->notify[i].fn)
+            s->notify[i].fn(s->notify[i].arg, rv);
+    pthread_mutex_unlock(&s->nmu);
+}
+
+/* Publish revisions up to next_rev: waiters and notifications. wmu held. */
+static void publish_locked(sl_store_t *s)
+{
+    __atomic_store_n(&s->rev, s->next_rev, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&s->cond);
+}
+
+static void maybe_trim(sl_store_t *s)
+{
+    /* Trim in batches of 64 so the DELETE is amortised; the newest
+     * log_limit changes always stay, so max(rv) is never lost. */
+    int64_t cut = s->next_rev - (int64_t)s->log_limit;
+    if (cut < s->log_min + 64 || cut <= 0)
+        return;
+    sqlite3_stmt *st = s->w.st[ST_LOG_TRIM];
+    sqlite3_bind_int64(st, 1, cut);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        s->log_min = cut + 1;
+}
+
+/* End one write operation. ok: commit it (used_rev: revisions it took,
+ * 0 for a no-op); !ok: undo it. Returns 0, or -1 if the commit failed. */
+int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
+{
+    if (tls_txn == s) {
+        if (ok) {
+            s->next_rev += used_rev;
+            return step_simple(s, &s->w, ST_RELEASE, err);
+        }
+        step_simple(s, &s->w, ST_ROLLBACK_TO, NULL);
+        step_simple(s, &s->w, ST_RELEASE, NULL);
+        return 0;
+    }
+    if (ok) {
+        int64_t saved_min = s->log_min;
+        s->next_rev += used_rev;
+        if (used_rev)
+            maybe_trim(s);
+        if (step_simple(s, &s->w, ST_COMMIT, err) < 0) {
+            int saved = errno;
+            step_simple(s, &s->w, ST_ROLLBACK, NULL);
+            s->next_rev = s->rev;
+            s->log_min = saved_min;
+            pthread_mutex_unlock(&s->wmu);
+            errno = saved;
+            return -1;
+        }
+        publish_locked(s);
+    } else {
+        step_simple(s, &s->w, ST_ROLLBACK, NULL);
+    }
+    int64_t rv = s->next_rev;
+    pthread_mutex_unlock(&s->wmu);
+    if (ok && used_rev)
+        notify_all(s, rv);
+    return 0;
+}
+
+/* ---- batches ---------------------------------------------------------- */
+
+int sl_store_txn_begin(sl_store_t *s, sl_error_t *err)
+{
+    if (tls_txn == s) {
+        errno = EBUSY;
+        return sl_errprintf(err, "store: batch already open in this thread");
+    }
+    pthread_mutex_lock(&s->wmu);
+    if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
+        int saved = errno;
+        pthread_mutex_unlock(&s->wmu);
+        errno = saved;
+        return -1;
+    }
+    s->txn_log_min = s->log_min;
+    tls_txn = s;
+    return 0;
+}
+
+int sl_store_txn_commit(sl_store_t *s, sl_error_t *err)
+{
+    if (tls_txn != s) {
+        errno = EINVAL;
+        return sl_errprintf(err, "store: no batch open in this thread");
+    }
+    tls_txn = NULL;
+    int used = s->next_rev != s->rev;
+    if (used)
+        maybe_trim(s);
+    if (step_simple(s, &s->w, ST_COMMIT, err) < 0) {
+        int saved = errno;
+        step_simple(s, &s->w, ST_ROLLBACK, NULL);
+        s->next_rev = s->rev;
+        s->log_min = s->txn_log_min;
+        pthread_mutex_unlock(&s->wmu);
+        errno = saved;
+        return -1;
+    }
+    publish_locked(s);
+    int64_t rv = s->next_rev;
+    pthread_mutex_unlock(&s->wmu);
+    if (used)
+        notify_all(s, rv);
+    return 0;
+}
+
+void sl_store_txn_rollback(sl_store_t *s)
+{
+    if (tls_txn != s)
+        return;
+    tls_txn = NULL;
+    step_simple(s, &s->w, ST_ROLLBACK, NULL);
+    s->next_rev = s->rev;
+    s->log_min = s->txn_log_min;
+    pthread_mutex_unlock(&s->wmu);
+}
+
+/* ---- wait, wakeup, notifications -------------------------------------- */
+
+int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms)
+{
+    if (tls_txn == s) /* would wait on ourselves */
+        return sl_store_revision(s);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    if (timeout_ms >= 0) {
+        deadline.tv_sec += timeout_ms / 1000;
+        deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+    }
+    pthread_mutex_lock(&s->wmu);
+    while (s->rev <= after_rv && !s->shutdown) {
+        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->wmu)
+                                : pthread_cond_timedwait(&s->cond, &s->wmu, &deadline);
+        if (rc == ETIMEDOUT)
+            break;
+    }
+    int64_t rv = s->rev;
+    pthread_mutex_unlock(&s->wmu);
+    return rv;
+}
+
+void sl_store_wakeup(sl_store_t *s)
+{
+    pthread_mutex_lock(&s->wmu);
+    s->shutdown = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->wmu);
+}
+
+int sl_store_shutting_down(sl_store_t *s)
+{
+    return __atomic_load_n(&s->shutdown, __ATOMIC_ACQUIRE);
+}
+
+int sl_store_notify_add(sl_store_t *s, sl_store_notify_fn fn, void *arg)
+{
+    pthread_mutex_lock(&s->nmu);
+    size_t i;
+    for (i = 0; i < s->nnotify; i++)
+        if (!s->notify[i].fn)
+            break;
+    if (i == s->nnotify) {
+        s->notify = sl_xrealloc(s->notify, (s->nnotify + 1) * sizeof *s->notify);
+        s->nnotify++;
+    }
+    s->notify[i].fn = fn;
+    s->notify[i].arg = arg;
+    pthread_mutex_unlock(&s->nmu);
+    return (int)i + 1;
+}
+
+void sl_store_notify_remove(sl_store_t *s, int id)
+{
+    pthread_mutex_lock(&s->nmu);
+    if (id > 0 && (size_t)id <= s->nnotify)
+        s->notify[id - 1].fn = NULL;
+    pthread_mutex_unlock(&s->nmu);
+}
+
+void sl_store_set_log_limit(sl_store_t *s, size_t limit)
+{
+    if (tls_txn != s)
+        pthread_mutex_lock(&s->wmu);
+    s->log_limit = limit < 1 ? 1 : limit;
+    if (tls_txn != s)
+        pthread_mutex_unlock(&s->wmu);
+}

@@ -1,0 +1,483 @@
+/* store: CRUD, revisions, persistence, conflicts, change log, wait, threads. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "common/tap.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "store/store.h"
+
+static json_t *pod(const char *ns, const char *name)
+{
+    return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s}},s:{s:[{s:s,s:s}]}}", "apiVersion", "v1",
+                     "kind", "Pod", "metadata", "name", name, "namespace", ns, "labels", "app",
+                     "web", "spec", "containers", "name", "c", "image", "busybox");
+}
+
+static void test_crud(sl_store_t *s)
+{
+    sl_error_t err;
+    is_int(sl_store_revision(s), 0, "fresh store is at revision 0");
+    json_t *p = pod("default", "p1");
+    is_int(sl_store_create(s, "pods", p, &err), 0, "create p1");
+    is_str(sl_kube_meta_str(p, "resourceVersion"), "1", "create sets resourceVersion 1");
+    const char *uid = sl_kube_uid(p);
+    ok(uid && strlen(uid) == 36 && uid[14] == '4', "create sets a v4 uid (%s)", uid ? uid : "");
+    ok(sl_kube_meta_str(p, "creationTimestamp") != NULL, "create sets creationTimestamp");
+    is_int(sl_store_revision(s), 1, "revision 1 after one create");
+
+    json_t *dup = pod("default", "p1");
+    int rc = sl_store_create(s, "pods", dup, &err);
+    ok(rc == -1 && errno == EEXIST, "second create fails with EEXIST");
+    has_str(err.text, "pods \"p1\" already exists", "error text says it exists");
+    ok(sl_kube_uid(dup) == NULL && sl_kube_meta_str(dup, "resourceVersion") == NULL,
+       "failed create leaves the object untouched");
+    json_decref(dup);
+    is_int(sl_store_revision(s), 1, "failed create takes no revision");
+
+    json_t *other = pod("other", "p1");
+    is_int(sl_store_create(s, "pods", other, &err), 0, "same name in another namespace");
+    json_t *cm = json_pack("{s:{s:s,s:s},s:{s:s}}", "metadata", "name", "p1", "namespace",
+                           "default", "data", "k", "v");
+    is_int(sl_store_create(s, "configmaps", cm, &err), 0, "same name in another resource");
+    json_t *node = json_pack("{s:{s:s}}", "metadata", "name", "n1");
+    is_int(sl_store_create(s, "nodes", node, &err), 0, "cluster-scoped object");
+
+    json_t *g = sl_store_get(s, "pods", "default", "p1");
+    ok(g && json_equal(g, p), "get returns what create stored");
+    json_decref(g);
+    g = sl_store_get(s, "nodes", NULL, "n1");
+    ok(g != NULL, "get cluster-scoped with ns NULL");
+    json_decref(g);
+    g = sl_store_get(s, "nodes", "", "n1");
+    ok(g != NULL, "get cluster-scoped with ns \"\"");
+    json_decref(g);
+    errno = 0;
+    ok(sl_store_get(s, "pods", "default", "nope") == NULL && errno == ENOENT,
+       "get missing: NULL, ENOENT");
+
+    /* update */
+    json_t *u = json_deep_copy(p);
+    sl_kube_set_label(u, "tier", "1");
+    json_object_del(json_object_get(u, "metadata"), "uid");
+    is_int(sl_store_update(s, "pods", u, 1, &err), 0, "update with the right rv");
+    is_str(sl_kube_meta_str(u, "resourceVersion"), "5", "update takes the next revision");
+    is_str(sl_kube_uid(u), sl_kube_uid(p), "update keeps the uid");
+    json_t *stale = json_deep_copy(p);
+    sl_kube_set_label(stale, "tier", "2");
+    rc = sl_store_update(s, "pods", stale, 1, &err);
+    ok(rc == -1 && errno == ESTALE, "update with a stale rv fails with ESTALE");
+    has_str(err.text, "Operation cannot be fulfilled on pods \"p1\": the object has been modified",
+            "conflict text");
+    is_str(sl_kube_meta_str(stale, "resourceVersion"), "1", "failed update leaves rv as it was");
+    is_int(sl_store_update(s, "pods", stale, 0, &err), 0, "unconditional update (rv 0)");
+    is_str(sl_kube_meta_str(stale, "resourceVersion"), "6", "revision 6");
+    json_t *same = json_deep_copy(stale);
+    sl_kube_set_rv(same, 2);
+    is_int(sl_store_update(s, "pods", same, 0, &err), 0, "no-op update succeeds");
+    is_str(sl_kube_meta_str(same, "resourceVersion"), "6", "no-op update keeps the revision");
+    is_int(sl_store_revision(s), 6, "no-op update takes no revision");
+    json_t *missing = pod("default", "ghost");
+    rc = sl_store_update(s, "pods", missing, 0, &err);
+    ok(rc == -1 && errno == ENOENT, "update missing: ENOENT");
+    json_decref(missing);
+    json_decref(same);
+    json_decref(stale);
+    json_decref(u);
+
+    /* list */
+    json_t *more = pod("default", "a0");
+    sl_store_create(s, "pods", more, NULL);
+    json_decref(more);
+    int64_t rv = 0;
+    json_t *all = sl_store_list(s, "pods", NULL, &rv);
+    is_int(json_array_size(all), 3, "list all namespaces: 3 pods");
+    is_int(rv, 7, "list rv is the current revision");
+    is_str(sl_kube_name(json_array_get(all, 0)), "a0", "ordered by namespace, name (1)");
+    is_str(sl_kube_name(json_array_get(all, 1)), "p1", "ordered by namespace, name (2)");
+    is_str(sl_kube_namespace(json_array_get(all, 2)), "other", "ordered by namespace, name (3)");
+    json_decref(all);
+    all = sl_store_list(s, "pods", "other", NULL);
+    is_int(json_array_size(all), 1, "list one namespace");
+    json_decref(all);
+    all = sl_store_list(s, "secrets", NULL, NULL);
+    ok(all && json_array_size(all) == 0, "list of an empty resource is []");
+    json_decref(all);
+    is_int(sl_store_count(s, "pods", NULL), 3, "count all");
+    is_int(sl_store_count(s, "pods", "default"), 2, "count namespace");
+
+    /* delete */
+    json_t *old = NULL;
+    rc = sl_store_delete(s, "pods", "default", "p1", 1, &old, &err);
+    ok(rc == -1 && errno == ESTALE, "delete with stale rv: ESTALE");
+    is_int(sl_store_delete(s, "pods", "default", "p1", 6, &old, &err), 0, "delete");
+    is_str(sl_kube_meta_str(old, "resourceVersion"), "8", "deleted object carries a new rv");
+    is_str(sl_kube_label(old, "tier"), "2", "deleted object is the last state");
+    json_decref(old);
+    errno = 0;
+    ok(sl_store_get(s, "pods", "default", "p1") == NULL && errno == ENOENT, "gone after delete");
+    rc = sl_store_delete(s, "pods", "default", "p1", 0, NULL, &err);
+    ok(rc == -1 && errno == ENOENT, "delete missing: ENOENT");
+    is_int(sl_store_revision(s), 8, "revision 8");
+
+    json_decref(p);
+    json_decref(other);
+    json_decref(cm);
+    json_decref(node);
+}
+
+static void test_generate_name(sl_store_t *s)
+{
+    json_t *p = json_pack("{s:{s:s,s:s}}", "metadata", "generateName", "job-", "namespace", "ns");
+    is_int(sl_store_create(s, "pods", p, NULL), 0, "create with generateName");
+    const char *n = sl_kube_name(p);
+    ok(n && strlen(n) == 9 && strncmp(n, "job-", 4) == 0 &&
+           strspn(n + 4, "bcdfghjklmnpqrstvwxz2456789") == 5,
+       "name is generateName + 5 chars (%s)", n ? n : "");
+    json_decref(p);
+    char longp[80];
+    memset(longp, 'a', 70);
+    longp[70] = '\0';
+    p = json_pack("{s:{s:s}}", "metadata", "generateName", longp);
+    is_int(sl_store_create(s, "pods", p, NULL), 0, "create with a long generateName");
+    is_int(strlen(sl_kube_name(p)), 63, "generated name is cut to 63");
+    json_decref(p);
+    p = json_pack("{s:{s:s}}", "metadata", "namespace", "ns");
+    sl_error_t err;
+    int rc = sl_store_create(s, "pods", p, &err);
+    ok(rc == -1 && errno == EINVAL, "no name and no generateName: EINVAL");
+    json_decref(p);
+}
+
+static void test_changes(sl_store_t *s)
+{
+    sl_error_t err;
+    int64_t base = sl_store_revision(s);
+    json_t *p = pod("w", "p");
+    sl_store_create(s, "pods", p, NULL);
+    sl_kube_set_label(p, "x", "y");
+    sl_store_update(s, "pods", p, 0, NULL);
+    sl_store_delete(s, "pods", "w", "p", 0, NULL, NULL);
+    json_t *e = pod("w2", "e");
+    sl_store_create(s, "events", e, NULL);
+    json_decref(e);
+    json_t *c = sl_store_changes(s, base, "pods", NULL, 0, &err);
+    is_int(json_array_size(c), 3, "three pod changes after base");
+    is_str(json_string_value(json_object_get(json_array_get(c, 0), "type")), "ADDED", "ADDED");
+    is_str(json_string_value(json_object_get(json_array_get(c, 1), "type")), "MODIFIED",
+           "MODIFIED");
+    is_str(json_string_value(json_object_get(json_array_get(c, 2), "type")), "DELETED",
+           "DELETED");
+    is_int(json_integer_value(json_object_get(json_array_get(c, 2), "rv")), base + 3,
+           "rv of DELETED");
+    is_str(sl_kube_label(json_object_get(json_array_get(c, 2), "object"), "x"), "y",
+           "DELETED carries the last object");
+    json_decref(c);
+    c = sl_store_changes(s, base + 1, "pods", NULL, 1, &err);
+    ok(json_array_size(c) == 1 &&
+           json_integer_value(json_object_get(json_array_get(c, 0), "rv")) == base + 2,
+       "resume after an rv, limited by max");
+    json_decref(c);
+    c = sl_store_changes(s, base, "pods", "other-ns", 0, &err);
+    is_int(json_array_size(c), 0, "namespace filter");
+    json_decref(c);
+    c = sl_store_changes(s, base, "events", "w2", 0, &err);
+    is_int(json_array_size(c), 1, "resource + namespace filter");
+    json_decref(c);
+    c = sl_store_changes(s, sl_store_revision(s) + 10, "pods", NULL, 0, &err);
+    ok(c && json_array_size(c) == 0, "future rv: empty");
+    json_decref(c);
+
+    /* trimming */
+    sl_store_set_log_limit(s, 10);
+    for (int i = 0; i < 200; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d", i);
+        json_t *t = pod("trim", name);
+        sl_store_create(s, "pods", t, NULL);
+        json_decref(t);
+    }
+    int64_t rev = sl_store_revision(s);
+    int64_t oldest = sl_store_oldest_rv(s);
+    ok(oldest >= rev - 10 - 64 && oldest <= rev - 10, "oldest resumable rv %lld within bound",
+       (long long)oldest);
+    c = sl_store_changes(s, base, "pods", NULL, 0, &err);
+    ok(c == NULL && errno == ERANGE, "resume from a trimmed rv: ERANGE");
+    has_str(err.text, "too old resource version", "410 text");
+    c = sl_store_changes(s, oldest, "pods", NULL, 0, &err);
+    ok(c && (int64_t)json_array_size(c) == rev - oldest, "resume from the oldest rv works");
+    json_decref(c);
+    c = sl_store_changes(s, rev - 3, "pods", "trim", 0, &err);
+    is_int(json_array_size(c), 3, "resume near the head");
+    json_decref(c);
+    json_decref(p);
+}
+
+static void test_persistence(const char *path)
+{
+    sl_error_t err;
+    sl_store_t *s = sl_store_open(path, &err);
+    ok(s != NULL, "open %s", path);
+    test_crud(s);
+    int64_t rev = sl_store_revision(s);
+    json_t *before = sl_store_get(s, "pods", "default", "a0");
+    sl_store_close(s);
+
+    s = sl_store_open(path, &err);
+    ok(s != NULL, "reopen");
+    is_int(sl_store_revision(s), rev, "revision survives restart");
+    json_t *after = sl_store_get(s, "pods", "default", "a0");
+    ok(after && json_equal(before, after), "object and its resourceVersion survive restart");
+    json_t *c = sl_store_changes(s, rev - 1, "pods", NULL, 0, &err);
+    ok(c && json_array_size(c) == 1, "change log survives restart");
+    json_decref(c);
+    json_t *p = pod("default", "new");
+    sl_store_create(s, "pods", p, NULL);
+    is_int(sl_kube_rv(p), rev + 1, "new revisions continue above the old ones");
+    json_decref(p);
+    json_decref(before);
+    json_decref(after);
+    sl_store_close(s);
+}
+
+struct waiter {
+    sl_store_t *s;
+    int64_t after, got;
+    int timeout;
+    long long waited_ms;
+};
+
+static void *wait_thread(void *arg)
+{
+    struct waiter *w = arg;
+    long long t0 = sl_now_ms();
+    w->got = sl_store_wait(w->s, w->after, w->timeout);
+    w->waited_ms = sl_now_ms() - t0;
+    return NULL;
+}
+
+static int notified;
+static void on_notify(void *arg, int64_t rv)
+{
+    (void)arg;
+    __atomic_store_n(&notified, (int)rv, __ATOMIC_SEQ_CST);
+}
+
+static void test_wait(sl_store_t *s)
+{
+    int64_t rev = sl_store_revision(s);
+    long long t0 = sl_now_ms();
+    is_int(sl_store_wait(s, rev, 100), rev, "wait times out with the same revision");
+    ok(sl_now_ms() - t0 >= 90, "and waited for the timeout");
+    is_int(sl_store_wait(s, rev - 1, 5000), rev, "wait returns at once when already newer");
+
+    int id = sl_store_notify_add(s, on_notify, NULL);
+    struct waiter w = {.s = s, .after = rev, .timeout = 10000};
+    pthread_t th;
+    pthread_create(&th, NULL, wait_thread, &w);
+    sl_sleep_ms(50);
+    json_t *p = pod("wait", "p");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    pthread_join(th, NULL);
+    is_int(w.got, rev + 1, "a write wakes the waiter with the new revision");
+    ok(w.waited_ms < 2000, "woken promptly (%lld ms)", w.waited_ms);
+    is_int(__atomic_load_n(&notified, __ATOMIC_SEQ_CST), rev + 1, "notify callback ran");
+    sl_store_notify_remove(s, id);
+
+    struct waiter w2 = {.s = s, .after = rev + 1, .timeout = -1};
+    pthread_create(&th, NULL, wait_thread, &w2);
+    sl_sleep_ms(50);
+    sl_store_wakeup(s);
+    pthread_join(th, NULL);
+    is_int(w2.got, rev + 1, "wakeup releases a waiter with no timeout");
+    ok(sl_store_shutting_down(s), "shutting down after wakeup");
+    t0 = sl_now_ms();
+    sl_store_wait(s, rev + 1, 5000);
+    ok(sl_now_ms() - t0 < 1000, "later waits return at once after wakeup");
+}
+
+#define NTHREADS 4
+#define PER_THREAD 100
+struct writer {
+    sl_store_t *s;
+    int id, failures;
+};
+
+static int bump(json_t *obj, void *arg)
+{
+    (void)arg;
+    json_t *st = json_object_get(obj, "status");
+    if (!st) {
+        st = json_object();
+        json_object_set_new(obj, "status", st);
+    }
+    json_object_set_new(st, "n", json_integer(json_integer_value(json_object_get(st, "n")) + 1));
+    return 1;
+}
+
+static void *writer_thread(void *arg)
+{
+    struct writer *w = arg;
+    for (int i = 0; i < PER_THREAD; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "w%d-%d", w->id, i);
+        json_t *p = pod("conc", name);
+        if (sl_store_create(w->s, "pods", p, NULL) < 0)
+            w->failures++;
+        json_decref(p);
+        if (sl_store_mutate(w->s, "pods", "conc", "counter", bump, NULL, NULL, NULL) < 0)
+            w->failures++;
+        json_t *l = sl_store_list(w->s, "pods", "conc", NULL);
+        if (!l)
+            w->failures++;
+        json_decref(l);
+    }
+    return NULL;
+}
+
+static void test_concurrency(sl_store_t *s)
+{
+    sl_store_set_log_limit(s, 10000);
+    json_t *c = pod("conc", "counter");
+    sl_store_create(s, "pods", c, NULL);
+    json_decref(c);
+    int64_t rev = sl_store_revision(s);
+    pthread_t th[NTHREADS];
+    struct writer w[NTHREADS];
+    for (int i = 0; i < NTHREADS; i++) {
+        w[i] = (struct writer){.s = s, .id = i};
+        pthread_create(&th[i], NULL, writer_thread, &w[i]);
+    }
+    int failures = 0;
+    for (int i = 0; i < NTHREADS; i++) {
+        pthread_join(th[i], NULL);
+        failures += w[i].failures;
+    }
+    is_int(failures, 0, "no failures from %d concurrent writers", NTHREADS);
+    is_int(sl_store_revision(s), rev + 2 * NTHREADS * PER_THREAD, "every write took one revision");
+    json_t *cnt = sl_store_get(s, "pods", "conc", "counter");
+    is_int(json_integer_value(json_object_get(json_object_get(cnt, "status"), "n")),
+           NTHREADS * PER_THREAD, "mutate lost no increments");
+    json_decref(cnt);
+    is_int(sl_store_count(s, "pods", "conc"), NTHREADS * PER_THREAD + 1, "all creates stored");
+    json_t *ch = sl_store_changes(s, rev, "pods", "conc", 0, NULL);
+    int monotonic = 1;
+    for (size_t i = 1; i < json_array_size(ch); i++)
+        if (json_integer_value(json_object_get(json_array_get(ch, i), "rv")) !=
+            json_integer_value(json_object_get(json_array_get(ch, i - 1), "rv")) + 1)
+            monotonic = 0;
+    ok(json_array_size(ch) == 2 * NTHREADS * PER_THREAD && monotonic,
+       "change log holds every write, revisions without gaps");
+    json_decref(ch);
+}
+
+static int refuse(json_t *obj, void *arg)
+{
+    (void)obj;
+    (void)arg;
+    errno = EPERM;
+    return -1;
+}
+static int nothing(json_t *obj, void *arg)
+{
+    (void)arg;
+    json_object_set_new(obj, "junk", json_true()); /* returns 0: must not be stored */
+    return 0;
+}
+
+static void test_mutate_and_batch(sl_store_t *s)
+{
+    sl_error_t err;
+    json_t *p = pod("m", "p");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    int64_t rev = sl_store_revision(s);
+    json_t *out = NULL;
+    is_int(sl_store_mutate(s, "pods", "m", "p", bump, NULL, &out, &err), 0, "mutate");
+    is_int(sl_kube_rv(out), rev + 1, "mutate result has the new rv");
+    json_decref(out);
+    int rc = sl_store_mutate(s, "pods", "m", "p", refuse, NULL, NULL, &err);
+    ok(rc == -1 && errno == EPERM, "mutate callback error passes through");
+    is_int(sl_store_mutate(s, "pods", "m", "p", nothing, NULL, NULL, &err), 0, "mutate no-op");
+    is_int(sl_store_revision(s), rev + 1, "failed and no-op mutates take no revision");
+    rc = sl_store_mutate(s, "pods", "m", "ghost", bump, NULL, NULL, &err);
+    ok(rc == -1 && errno == ENOENT, "mutate missing: ENOENT");
+
+    /* batch: committed */
+    is_int(sl_store_txn_begin(s, &err), 0, "batch begin");
+    for (int i = 0; i < 5; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "b%d", i);
+        json_t *b = pod("batch", name);
+        sl_store_create(s, "pods", b, NULL);
+        json_decref(b);
+    }
+    json_t *dup = pod("batch", "b0");
+    rc = sl_store_create(s, "pods", dup, NULL);
+    ok(rc == -1 && errno == EEXIST, "a failing write inside a batch fails alone");
+    json_decref(dup);
+    is_int(sl_store_count(s, "pods", "batch"), 5, "the batch's thread sees its writes");
+    is_int(sl_store_revision(s), rev + 1, "revision not published before commit");
+    is_int(sl_store_txn_commit(s, &err), 0, "batch commit");
+    is_int(sl_store_revision(s), rev + 6, "commit publishes five revisions");
+    json_t *ch = sl_store_changes(s, rev + 1, "pods", "batch", 0, NULL);
+    is_int(json_array_size(ch), 5, "batch changes logged");
+    json_decref(ch);
+
+    /* batch: rolled back */
+    sl_store_txn_begin(s, NULL);
+    json_t *b = pod("batch", "gone");
+    sl_store_create(s, "pods", b, NULL);
+    json_decref(b);
+    sl_store_txn_rollback(s);
+    errno = 0;
+    ok(sl_store_get(s, "pods", "batch", "gone") == NULL && errno == ENOENT,
+       "rolled-back batch left nothing");
+    b = pod("batch", "after");
+    sl_store_create(s, "pods", b, NULL);
+    is_int(sl_kube_rv(b), rev + 7, "revisions of a rolled-back batch are reused");
+    json_decref(b);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/sl-store-test.XXXXXX";
+    ok(mkdtemp(dir) != NULL, "temp dir");
+    char *path = sl_xasprintf("%s/store.db", dir);
+
+    test_persistence(path);
+
+    sl_error_t err;
+    sl_store_t *s = sl_store_open(path, &err);
+    test_generate_name(s);
+    test_changes(s);
+    test_mutate_and_batch(s);
+    test_concurrency(s);
+    test_wait(s);
+    sl_store_close(s);
+
+    s = sl_store_open(":memory:", &err);
+    ok(s != NULL, "in-memory store");
+    json_t *p = pod("default", "m");
+    is_int(sl_store_create(s, "pods", p, NULL), 0, "in-memory create");
+    json_t *l = sl_store_list(s, "pods", NULL, NULL);
+    is_int(json_array_size(l), 1, "in-memory list");
+    json_decref(l);
+    json_decref(p);
+    test_concurrency(s);
+    sl_store_close(s);
+    sl_store_close(NULL);
+
+    s = sl_store_open("/nonexistent-dir/x/store.db", &err);
+    ok(s == NULL && errno != 0, "open in a missing folder fails (%s)", err.text);
+
+    sl_rm_rf(dir);
+    free(path);
+    return tap_done();
+}
