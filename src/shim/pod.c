@@ -1,0 +1,474 @@
+/* pod.c — the containers' state machine (the kubelet's pod workers, in small).
+ *
+ * Init containers run one at a time, in order; then every app container
+ * starts together. Each run is a fork + execvpe of the container's argv in
+ * its own process group with stdout and stderr on two pipes that main.c's
+ * poll loop feeds into the container's CRI log. When a run ends the
+ * restartPolicy and the back-off decide whether and when it runs again.
+ */
+#include "shim.h"
+
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "shimlib/tstamp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The job's environment with the spec's variables replacing or added. */
+static char **build_envp(const sl_shim_container_t *sc)
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **e = sl_xcalloc(n + sc->nenv + 1, sizeof(char *));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(environ[i], '=');
+        size_t nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+        int overridden = 0;
+        for (size_t j = 0; j < sc->nenv && !overridden; j++)
+            overridden = !strncmp(sc->env[j], environ[i], nl) && sc->env[j][nl] == '=';
+        if (!overridden)
+            e[k++] = sl_xstrdup(environ[i]);
+    }
+    for (size_t j = 0; j < sc->nenv; j++)
+        e[k++] = sl_xstrdup(sc->env[j]);
+    return e;
+}
+
+static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index, int init)
+{
+    memset(c, 0, sizeof(*c));
+    c->spec = sc;
+    c->index = index;
+    c->envp = build_envp(sc);
+    c->state = CS_WAITING;
+    c->waiting_reason = init && index == 0 ? "ContainerCreating" : "PodInitializing";
+    c->fd[0] = c->fd[1] = -1;
+    sl_backoff_init(&c->backoff);
+}
+
+int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_error_t *err)
+{
+    memset(pod, 0, sizeof(*pod));
+    pod->spec = spec;
+    pod->dir = sl_xstrdup(dir);
+    pod->events_fd = -1;
+    pod->oom_root = getenv("SLURMLINK_SHIM_OOM_ROOT") ? getenv("SLURMLINK_SHIM_OOM_ROOT") : "";
+    pod->init = sl_xcalloc(spec->ninit + 1, sizeof(shim_ctr_t));
+    pod->apps = sl_xcalloc(spec->ncontainers + 1, sizeof(shim_ctr_t));
+    for (size_t i = 0; i < spec->ninit; i++)
+        ctr_init(&pod->init[i], &spec->init_containers[i], i, 1);
+    for (size_t i = 0; i < spec->ncontainers; i++) {
+        ctr_init(&pod->apps[i], &spec->containers[i], i, 0);
+        if (!spec->ninit)
+            pod->apps[i].waiting_reason = "ContainerCreating";
+    }
+    pod->start_time = sl_tstamp_now();
+    if (gethostname(pod->node, sizeof(pod->node) - 1) < 0)
+        strcpy(pod->node, "");
+    if (spec->report_url) {
+        sl_report_opts_t o = {spec->report_url, spec->report_token, spec->report_ca_file,
+                              spec->report_pinned_key};
+        sl_error_t rerr = {""};
+        pod->report = sl_report_create(&o, &rerr);
+        if (!pod->report)
+            sl_warn("pushes disabled: %s", rerr.text);
+    }
+    return shim_status_open(pod, err);
+}
+
+static void ctr_fini(shim_ctr_t *c)
+{
+    for (int i = 0; i < 2; i++)
+        if (c->fd[i] >= 0)
+            close(c->fd[i]);
+    sl_crilog_close(c->log);
+    for (size_t i = 0; c->envp && c->envp[i]; i++)
+        free(c->envp[i]);
+    free(c->envp);
+}
+
+void shim_pod_fini(shim_pod_t *pod)
+{
+    for (size_t i = 0; i < pod->spec->ninit; i++)
+        ctr_fini(&pod->init[i]);
+    for (size_t i = 0; i < pod->spec->ncontainers; i++)
+        ctr_fini(&pod->apps[i]);
+    free(pod->init);
+    free(pod->apps);
+    sl_report_destroy(pod->report);
+    if (pod->events_fd >= 0)
+        close(pod->events_fd);
+    free(pod->dir);
+}
+
+#define FOR_EACH_CTR(pod, c)                                                               \
+    for (size_t i_ = 0; i_ < (pod)->spec->ninit + (pod)->spec->ncontainers; i_++)         \
+        for (shim_ctr_t *c = i_ < (pod)->spec->ninit ? &(pod)->init[i_]                   \
+                                                     : &(pod)->apps[i_ - (pod)->spec->ninit]; \
+             c; c = NULL)
+
+static int run_failed(const shim_term_t *t)
+{
+    return t->exit_code != 0 || t->signal != 0;
+}
+
+static void finish_pod(shim_pod_t *pod)
+{
+    /* the job's exit code: the container whose final run failed first */
+    const shim_ctr_t *first = NULL;
+    FOR_EACH_CTR(pod, c) {
+        if (c->done && c->state == CS_TERMINATED && run_failed(&c->cur) &&
+            (!first || c->done_order < first->done_order))
+            first = c;
+    }
+    pod->exit_code = first ? first->cur.exit_code : 0;
+    pod->phase = POD_FINISHED;
+    shim_event_pod(pod, "pod-finished");
+    shim_status_write(pod);
+}
+
+static int any_running(const shim_pod_t *pod)
+{
+    FOR_EACH_CTR(pod, c) {
+        if (c->state == CS_RUNNING)
+            return 1;
+    }
+    return 0;
+}
+
+static void maybe_finish(shim_pod_t *pod)
+{
+    if (pod->phase == POD_FINISHED)
+        return;
+    if (pod->terminating) {
+        if (!any_running(pod))
+            finish_pod(pod);
+        return;
+    }
+    if (pod->phase == POD_INIT) {
+        if (pod->failed)
+            finish_pod(pod);
+        return;
+    }
+    for (size_t i = 0; i < pod->spec->ncontainers; i++)
+        if (!pod->apps[i].done)
+            return;
+    finish_pod(pod);
+}
+
+static void mark_done(shim_pod_t *pod, shim_ctr_t *c)
+{
+    c->done = 1;
+    c->restart_at_ms = 0;
+    c->done_order = ++pod->done_seq;
+}
+
+static void start_container(shim_pod_t *pod, shim_ctr_t *c);
+
+static void start_apps(shim_pod_t *pod)
+{
+    pod->phase = POD_RUNNING;
+    for (size_t i = 0; i < pod->spec->ncontainers; i++)
+        pod->apps[i].waiting_reason = "ContainerCreating";
+    for (size_t i = 0; i < pod->spec->ncontainers; i++)
+        start_container(pod, &pod->apps[i]);
+}
+
+/* A run ended (exited, killed, or could not start). */
+static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, const char *reason,
+                       const char *message)
+{
+    c->cur.started_at = c->started_at;
+    c->cur.finished_at = sl_tstamp_now();
+    c->cur.exit_code = exit_code;
+    c->cur.signal = sig;
+    snprintf(c->cur.reason, sizeof(c->cur.reason), "%s", reason);
+    snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
+    c->state = CS_TERMINATED;
+    c->pid = 0;
+    sl_crilog_close(c->log);
+    c->log = NULL;
+
+    sl_restart_policy_t pol = pod->spec->restart_policy;
+    if (c->spec->init && pol == SL_RESTART_ALWAYS)
+        pol = SL_RESTART_ONFAILURE; /* an init container that succeeded is finished */
+    int failed = run_failed(&c->cur);
+    int restart = !pod->terminating &&
+                  (pol == SL_RESTART_ALWAYS || (pol == SL_RESTART_ONFAILURE && failed));
+    long long delay = -1;
+    if (restart) {
+        delay = sl_backoff_next(&c->backoff, sl_now_ms() - c->started_ms);
+        c->restart_at_ms = sl_now_ms() + (delay > 0 ? delay : 0);
+        if (c->restart_at_ms <= 0)
+            c->restart_at_ms = 1;
+    } else {
+        mark_done(pod, c);
+    }
+    shim_event_container(pod, c, "exited", delay);
+
+    if (c->spec->init && c->done && !pod->terminating) {
+        if (failed) {
+            pod->failed = 1; /* Never: the pod fails, app containers never start */
+        } else if (++pod->next_init < pod->spec->ninit) {
+            pod->init[pod->next_init].waiting_reason = "ContainerCreating";
+            start_container(pod, &pod->init[pod->next_init]);
+        } else {
+            start_apps(pod);
+        }
+    }
+    shim_status_write(pod);
+    maybe_finish(pod);
+}
+
+static void start_container(shim_pod_t *pod, shim_ctr_t *c)
+{
+    char msg[256] = "";
+    char *ldir = sl_xasprintf("%s/logs/%s", pod->dir, c->spec->name);
+    char *lpath = sl_xasprintf("%s/%d.log", ldir, c->restart_count);
+    sl_error_t err = {""};
+    if (sl_mkdir_p(ldir, 0750, &err) < 0 || !(c->log = sl_crilog_open(lpath, &err)))
+        sl_warn("container %s: output is lost: %s", c->spec->name, err.text);
+    free(ldir);
+    free(lpath);
+
+    c->started_at = sl_tstamp_now();
+    c->started_ms = sl_now_ms();
+    c->sent_kill = 0;
+    sl_oom_mark(&c->oom, pod->oom_root);
+
+    int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
+        goto fail;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(msg, sizeof(msg), "fork: %s", strerror(errno));
+        goto fail;
+    }
+    if (pid == 0) {
+        /* child: async-signal-safe calls only until exec */
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != 0) {
+            dup2(null, 0);
+            close(null);
+        }
+        dup2(out[1], 1);
+        dup2(errp[1], 2);
+        execvpe(c->spec->argv[0], c->spec->argv, c->envp);
+        int e = errno;
+        ssize_t w = write(ep[1], &e, sizeof(e));
+        (void)w;
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also in the child: whichever runs first */
+    close(out[1]);
+    close(errp[1]);
+    close(ep[1]);
+    out[1] = errp[1] = ep[1] = -1;
+    int e = 0;
+    ssize_t n;
+    do
+        n = read(ep[0], &e, sizeof(e));
+    while (n < 0 && errno == EINTR);
+    close(ep[0]);
+    ep[0] = -1;
+    if (n == (ssize_t)sizeof(e)) {
+        waitpid(pid, NULL, 0);
+        snprintf(msg, sizeof(msg), "exec %s: %s", c->spec->argv[0], strerror(e));
+        goto fail;
+    }
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    c->fd[0] = out[0];
+    c->fd[1] = errp[0];
+    c->pid = pid;
+    c->state = CS_RUNNING;
+    c->waiting_reason = NULL;
+    shim_event_container(pod, c, "started", -1);
+    shim_status_write(pod);
+    return;
+
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (out[i] >= 0)
+            close(out[i]);
+        if (errp[i] >= 0)
+            close(errp[i]);
+        if (ep[i] >= 0)
+            close(ep[i]);
+    }
+    sl_warn("container %s: %s", c->spec->name, msg);
+    if (c->log)
+        sl_crilog_write(c->log, SL_CRILOG_STDERR, msg, strlen(msg));
+    /* containerd reports a failed exec as StartError with exit code 128 */
+    finish_run(pod, c, 128, 0, "StartError", msg);
+}
+
+void shim_pod_start(shim_pod_t *pod)
+{
+    shim_event_pod(pod, "pod-started");
+    shim_status_write(pod);
+    if (pod->spec->ninit) {
+        pod->phase = POD_INIT;
+        start_container(pod, &pod->init[0]);
+    } else {
+        start_apps(pod);
+    }
+}
+
+static shim_ctr_t *find_pid(shim_pod_t *pod, pid_t pid)
+{
+    FOR_EACH_CTR(pod, c) {
+        if (c->state == CS_RUNNING && c->pid == pid)
+            return c;
+    }
+    return NULL;
+}
+
+/* Read what a stream has now; close it at end of file. */
+static void pump(shim_ctr_t *c, int s)
+{
+    char buf[65536];
+    while (c->fd[s] >= 0) {
+        ssize_t n = read(c->fd[s], buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return; /* EAGAIN: more later */
+        if (n == 0) {
+            if (c->log)
+                sl_crilog_eof(c->log, (sl_crilog_stream_t)s);
+            close(c->fd[s]);
+            c->fd[s] = -1;
+            return;
+        }
+        if (c->log)
+            sl_crilog_write(c->log, (sl_crilog_stream_t)s, buf, (size_t)n);
+    }
+}
+
+void shim_pod_read(shim_pod_t *pod, int fd)
+{
+    FOR_EACH_CTR(pod, c) {
+        for (int s = 0; s < 2; s++)
+            if (c->fd[s] == fd) {
+                pump(c, s);
+                return;
+            }
+    }
+}
+
+void shim_pod_reap(shim_pod_t *pod)
+{
+    for (;;) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p <= 0)
+            break;
+        shim_ctr_t *c = find_pid(pod, p);
+        if (!c)
+            continue;
+        /* The container is its main process: like a runtime tearing down
+         * the container's pid namespace, end whatever it left behind in its
+         * process group, then collect the output that is already written. */
+        kill(-p, SIGKILL);
+        for (int s = 0; s < 2; s++) {
+            pump(c, s);
+            if (c->fd[s] >= 0) { /* held open by something outside the group */
+                if (c->log)
+                    sl_crilog_eof(c->log, (sl_crilog_stream_t)s);
+                close(c->fd[s]);
+                c->fd[s] = -1;
+            }
+        }
+        int code, sig = 0;
+        if (WIFSIGNALED(st)) {
+            sig = WTERMSIG(st);
+            code = 128 + sig;
+        } else {
+            code = WEXITSTATUS(st);
+        }
+        const char *reason = sl_oom_reason(code, sig, c->sent_kill, &c->oom, pod->oom_root);
+        finish_run(pod, c, code, sig, reason, NULL);
+    }
+}
+
+void shim_pod_timers(shim_pod_t *pod)
+{
+    long long now = sl_now_ms();
+    if (pod->terminating) {
+        if (pod->kill_at_ms > 0 && now >= pod->kill_at_ms) {
+            pod->kill_at_ms = 0;
+            FOR_EACH_CTR(pod, c) {
+                if (c->state == CS_RUNNING) {
+                    sl_info("container %s: grace period over, SIGKILL", c->spec->name);
+                    c->sent_kill = 1;
+                    kill(-c->pid, SIGKILL);
+                }
+            }
+        }
+        return;
+    }
+    FOR_EACH_CTR(pod, c) {
+        if (c->restart_at_ms > 0 && now >= c->restart_at_ms && pod->phase != POD_FINISHED) {
+            c->restart_at_ms = 0;
+            c->last = c->cur;
+            c->has_last = 1;
+            c->restart_count++;
+            start_container(pod, c);
+        }
+    }
+}
+
+long long shim_pod_next_timer(const shim_pod_t *pod)
+{
+    long long t = -1;
+    if (pod->terminating)
+        return pod->kill_at_ms > 0 ? pod->kill_at_ms : -1;
+    FOR_EACH_CTR(pod, c) {
+        if (c->restart_at_ms > 0 && (t < 0 || c->restart_at_ms < t))
+            t = c->restart_at_ms;
+    }
+    return t;
+}
+
+void shim_pod_terminate(shim_pod_t *pod, int signo)
+{
+    if (pod->terminating || pod->phase == POD_FINISHED)
+        return;
+    sl_info("received %s: stopping containers (grace period %d s)", strsignal(signo),
+            pod->spec->grace_seconds);
+    pod->terminating = 1;
+    pod->kill_at_ms = sl_now_ms() + (long long)pod->spec->grace_seconds * 1000;
+    if (pod->kill_at_ms <= 0)
+        pod->kill_at_ms = 1;
+    shim_event_pod(pod, "terminating");
+    FOR_EACH_CTR(pod, c) {
+        if (c->state == CS_RUNNING)
+            kill(-c->pid, SIGTERM);
+        else if (c->restart_at_ms > 0)
+            mark_done(pod, c); /* waiting in back-off: it will not run again */
+    }
+    shim_status_write(pod);
+    shim_pod_timers(pod); /* a grace period of 0 kills at once */
+    maybe_finish(pod);
+}

@@ -1,0 +1,395 @@
+/* spec.c — shim.json parser (jansson). Every error names the field path. */
+#include "shimlib/spec.h"
+
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define API_VERSION "slurmlink.io/v1"
+#define KIND "ShimSpec"
+
+static int bad(sl_error_t *err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad(sl_error_t *err, const char *path, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    errno = EINVAL;
+    return sl_errprintf(err, "%s: %s", path, msg);
+}
+
+int sl_shim_is_dns_label(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 63)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && !(c == '-' && i > 0 && i < n - 1))
+            return 0;
+    }
+    return 1;
+}
+
+const char *sl_restart_policy_name(sl_restart_policy_t p)
+{
+    switch (p) {
+    case SL_RESTART_ALWAYS: return "Always";
+    case SL_RESTART_ONFAILURE: return "OnFailure";
+    case SL_RESTART_NEVER: return "Never";
+    }
+    return "?";
+}
+
+/* A text field: a JSON string without NUL. Optional fields may be absent
+ * (then *out stays NULL). */
+static int get_text(json_t *obj, const char *key, const char *path, int required, char **out,
+                    sl_error_t *err)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v || json_is_null(v)) {
+        if (required)
+            return bad(err, path, "required field missing");
+        return 0;
+    }
+    if (!json_is_string(v))
+        return bad(err, path, "must be a string");
+    if (strlen(json_string_value(v)) != json_string_length(v))
+        return bad(err, path, "contains a NUL byte");
+    *out = sl_xstrdup(json_string_value(v));
+    return 0;
+}
+
+/* An argument or environment value: a JSON string, or {"base64": "..."} for
+ * byte sequences JSON cannot carry (anything that is not UTF-8). NUL can
+ * never reach a process (argv and envp are C strings), so it is refused. */
+static int get_bytes(json_t *v, const char *path, char **out, sl_error_t *err)
+{
+    if (json_is_string(v)) {
+        if (strlen(json_string_value(v)) != json_string_length(v))
+            return bad(err, path, "contains a NUL byte, which cannot be passed to a process");
+        *out = sl_xstrdup(json_string_value(v));
+        return 0;
+    }
+    json_t *b = json_is_object(v) ? json_object_get(v, "base64") : NULL;
+    if (!b || !json_is_string(b) || json_object_size(v) != 1)
+        return bad(err, path, "must be a string or {\"base64\": \"...\"}");
+    gnutls_datum_t in = {(unsigned char *)json_string_value(b), (unsigned)json_string_length(b)};
+    gnutls_datum_t dec = {NULL, 0};
+    if (in.size == 0) {
+        *out = sl_xstrdup("");
+        return 0;
+    }
+    if (gnutls_base64_decode2(&in, &dec) < 0)
+        return bad(err, path, "base64: not valid base64");
+    if (memchr(dec.data, '\0', dec.size)) {
+        gnutls_free(dec.data);
+        return bad(err, path, "base64: decodes to a NUL byte, which cannot be passed to a process");
+    }
+    *out = sl_xstrndup((const char *)dec.data, dec.size);
+    gnutls_free(dec.data);
+    return 0;
+}
+
+static void container_free(sl_shim_container_t *c)
+{
+    free(c->name);
+    for (size_t i = 0; i < c->argc; i++)
+        free(c->argv[i]);
+    free(c->argv);
+    for (size_t i = 0; i < c->nenv; i++)
+        free(c->env[i]);
+    free(c->env);
+    free(c->working_dir);
+    free(c->runtime);
+}
+
+static int env_name_ok(const char *k)
+{
+    /* Kubernetes allows any printable ASCII except '=' in env names; the
+     * kernel needs only "no '=' and no NUL". Keep the Kubernetes rule. */
+    if (!*k)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)k; *p; p++)
+        if (*p == '=' || *p < 0x20 || *p > 0x7e)
+            return 0;
+    return 1;
+}
+
+static int parse_container(json_t *o, const char *path, int init, sl_shim_container_t *c,
+                           sl_error_t *err)
+{
+    char p[256];
+    memset(c, 0, sizeof(*c));
+    c->init = init;
+    if (!json_is_object(o))
+        return bad(err, path, "must be an object");
+    snprintf(p, sizeof(p), "%s.name", path);
+    if (get_text(o, "name", p, 1, &c->name, err) < 0)
+        return -1;
+    if (!sl_shim_is_dns_label(c->name))
+        return bad(err, p, "Invalid value: \"%s\": must be a DNS-1123 label (lower-case "
+                   "alphanumerics and '-', at most 63 characters)", c->name);
+
+    snprintf(p, sizeof(p), "%s.argv", path);
+    json_t *av = json_object_get(o, "argv");
+    if (!av)
+        return bad(err, p, "required field missing");
+    if (!json_is_array(av))
+        return bad(err, p, "must be an array of strings");
+    if (json_array_size(av) == 0)
+        return bad(err, p, "must not be empty (argv[0] is the program to run)");
+    c->argv = sl_xcalloc(json_array_size(av) + 1, sizeof(char *));
+    size_t i;
+    json_t *e;
+    json_array_foreach(av, i, e) {
+        snprintf(p, sizeof(p), "%s.argv[%zu]", path, i);
+        if (get_bytes(e, p, &c->argv[i], err) < 0)
+            return -1;
+        c->argc++;
+    }
+    if (!*c->argv[0]) {
+        snprintf(p, sizeof(p), "%s.argv[0]", path);
+        return bad(err, p, "must not be empty");
+    }
+
+    snprintf(p, sizeof(p), "%s.env", path);
+    json_t *env = json_object_get(o, "env");
+    if (env && !json_is_null(env)) {
+        if (!json_is_object(env))
+            return bad(err, p, "must be an object of NAME: value");
+        c->env = sl_xcalloc(json_object_size(env) + 1, sizeof(char *));
+        const char *k;
+        json_object_foreach(env, k, e) {
+            snprintf(p, sizeof(p), "%s.env.%s", path, k);
+            if (!env_name_ok(k))
+                return bad(err, p, "invalid environment variable name (printable ASCII "
+                           "without '=')");
+            char *val;
+            if (get_bytes(e, p, &val, err) < 0)
+                return -1;
+            c->env[c->nenv++] = sl_xasprintf("%s=%s", k, val);
+            free(val);
+        }
+    }
+    snprintf(p, sizeof(p), "%s.workingDir", path);
+    if (get_text(o, "workingDir", p, 0, &c->working_dir, err) < 0)
+        return -1;
+    snprintf(p, sizeof(p), "%s.runtime", path);
+    if (get_text(o, "runtime", p, 0, &c->runtime, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int parse_containers(json_t *root, const char *key, int init, int required,
+                            sl_shim_container_t **out, size_t *n, sl_error_t *err)
+{
+    json_t *a = json_object_get(root, key);
+    *out = NULL;
+    *n = 0;
+    if (!a || json_is_null(a)) {
+        if (required)
+            return bad(err, key, "required field missing");
+        return 0;
+    }
+    if (!json_is_array(a))
+        return bad(err, key, "must be an array");
+    if (required && json_array_size(a) == 0)
+        return bad(err, key, "must contain at least one container");
+    *out = sl_xcalloc(json_array_size(a) + 1, sizeof(**out));
+    size_t i;
+    json_t *e;
+    json_array_foreach(a, i, e) {
+        char p[64];
+        snprintf(p, sizeof(p), "%s[%zu]", key, i);
+        int r = parse_container(e, p, init, &(*out)[i], err);
+        (*n)++; /* counted even when partial, so destroy frees it */
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int token_ok(const char *t)
+{
+    /* it goes into an HTTP header: visible ASCII only (RFC 6750 b64token) */
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+        if (*p <= 0x20 || *p >= 0x7f)
+            return 0;
+    return *t != '\0';
+}
+
+static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+{
+    char *tmp = NULL;
+    if (!json_is_object(root))
+        return bad(err, "(root)", "must be a JSON object");
+    if (get_text(root, "apiVersion", "apiVersion", 0, &tmp, err) < 0)
+        return -1;
+    if (tmp && strcmp(tmp, API_VERSION)) {
+        bad(err, "apiVersion", "Unsupported value: \"%s\": supported: \"%s\"", tmp, API_VERSION);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    if (get_text(root, "kind", "kind", 0, &tmp, err) < 0)
+        return -1;
+    if (tmp && strcmp(tmp, KIND)) {
+        bad(err, "kind", "Unsupported value: \"%s\": supported: \"%s\"", tmp, KIND);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+
+    json_t *pod = json_object_get(root, "pod");
+    if (!pod)
+        return bad(err, "pod", "required field missing");
+    if (!json_is_object(pod))
+        return bad(err, "pod", "must be an object");
+    if (get_text(pod, "namespace", "pod.namespace", 1, &s->pod_namespace, err) < 0 ||
+        get_text(pod, "name", "pod.name", 1, &s->pod_name, err) < 0 ||
+        get_text(pod, "uid", "pod.uid", 1, &s->pod_uid, err) < 0)
+        return -1;
+
+    s->restart_policy = SL_RESTART_ALWAYS;
+    if (get_text(root, "restartPolicy", "restartPolicy", 0, &tmp, err) < 0)
+        return -1;
+    if (tmp) {
+        if (!strcmp(tmp, "Always"))
+            s->restart_policy = SL_RESTART_ALWAYS;
+        else if (!strcmp(tmp, "OnFailure"))
+            s->restart_policy = SL_RESTART_ONFAILURE;
+        else if (!strcmp(tmp, "Never"))
+            s->restart_policy = SL_RESTART_NEVER;
+        else {
+            bad(err, "restartPolicy",
+                "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", "
+                "\"Never\"", tmp);
+            free(tmp);
+            return -1;
+        }
+        free(tmp);
+    }
+
+    s->grace_seconds = 30;
+    json_t *g = json_object_get(root, "terminationGracePeriodSeconds");
+    if (g && !json_is_null(g)) {
+        if (!json_is_integer(g))
+            return bad(err, "terminationGracePeriodSeconds", "must be an integer");
+        json_int_t v = json_integer_value(g);
+        if (v < 0 || v > INT_MAX / 1000)
+            return bad(err, "terminationGracePeriodSeconds",
+                       "Invalid value: %lld: must be between 0 and %d", (long long)v,
+                       INT_MAX / 1000);
+        s->grace_seconds = (int)v;
+    }
+
+    json_t *rep = json_object_get(root, "report");
+    if (rep && !json_is_null(rep)) {
+        if (!json_is_object(rep))
+            return bad(err, "report", "must be an object");
+        if (get_text(rep, "url", "report.url", 1, &s->report_url, err) < 0 ||
+            get_text(rep, "token", "report.token", 0, &s->report_token, err) < 0 ||
+            get_text(rep, "caFile", "report.caFile", 0, &s->report_ca_file, err) < 0 ||
+            get_text(rep, "pinnedPublicKey", "report.pinnedPublicKey", 0, &s->report_pinned_key,
+                     err) < 0)
+            return -1;
+        if (strncmp(s->report_url, "http://", 7) && strncmp(s->report_url, "https://", 8))
+            return bad(err, "report.url", "Invalid value: \"%s\": must be an http:// or "
+                       "https:// URL", s->report_url);
+        if (s->report_token && !token_ok(s->report_token))
+            return bad(err, "report.token", "must be non-empty visible ASCII (it is sent in "
+                       "an HTTP header)");
+    }
+
+    if (parse_containers(root, "initContainers", 1, 0, &s->init_containers, &s->ninit, err) < 0 ||
+        parse_containers(root, "containers", 0, 1, &s->containers, &s->ncontainers, err) < 0)
+        return -1;
+
+    /* names are unique across init and app containers, as in Kubernetes */
+    size_t total = s->ninit + s->ncontainers;
+    for (size_t i = 0; i < total; i++) {
+        const sl_shim_container_t *a =
+            i < s->ninit ? &s->init_containers[i] : &s->containers[i - s->ninit];
+        for (size_t j = 0; j < i; j++) {
+            const sl_shim_container_t *b =
+                j < s->ninit ? &s->init_containers[j] : &s->containers[j - s->ninit];
+            if (!strcmp(a->name, b->name)) {
+                char p[64];
+                snprintf(p, sizeof(p), "%s[%zu].name", a->init ? "initContainers" : "containers",
+                         a->init ? i : i - s->ninit);
+                return bad(err, p, "Duplicate value: \"%s\"", a->name);
+            }
+        }
+    }
+    return 0;
+}
+
+sl_shim_spec_t *sl_shim_spec_parse(const char *json, size_t len, sl_error_t *err)
+{
+    json_error_t jerr;
+    /* JSON_ALLOW_NUL so that a \u0000 is reported against its field by the
+     * checks above instead of as a bare syntax error */
+    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    if (!root) {
+        errno = EINVAL;
+        sl_errprintf(err, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+        return NULL;
+    }
+    sl_shim_spec_t *s = sl_xcalloc(1, sizeof(*s));
+    int r = parse_root(root, s, err);
+    json_decref(root);
+    if (r < 0) {
+        sl_shim_spec_destroy(s);
+        errno = EINVAL;
+        return NULL;
+    }
+    return s;
+}
+
+sl_shim_spec_t *sl_shim_spec_load(const char *path, sl_error_t *err)
+{
+    size_t len;
+    char *data = sl_read_file(path, &len, err);
+    if (!data)
+        return NULL;
+    sl_shim_spec_t *s = sl_shim_spec_parse(data, len, err);
+    free(data);
+    if (!s)
+        sl_errprefix(err, "%s", path);
+    return s;
+}
+
+void sl_shim_spec_destroy(sl_shim_spec_t *s)
+{
+    if (!s)
+        return;
+    int e = errno;
+    free(s->pod_namespace);
+    free(s->pod_name);
+    free(s->pod_uid);
+    free(s->report_url);
+    free(s->report_token);
+    free(s->report_ca_file);
+    free(s->report_pinned_key);
+    for (size_t i = 0; i < s->ninit; i++)
+        container_free(&s->init_containers[i]);
+    free(s->init_containers);
+    for (size_t i = 0; i < s->ncontainers; i++)
+        container_free(&s->containers[i]);
+    free(s->containers);
+    free(s);
+    errno = e;
+}

@@ -1,0 +1,64 @@
+/* spec.h — shim.json, the contract between slurmlinkd and slurmlink-shim.
+ *
+ * The format is documented in docs/shim-spec.md. The parser is strict about
+ * types and values and every error names the field path
+ * ("containers[1].argv[2]: must be a string or {\"base64\": ...}"); fields
+ * it does not know are ignored so a newer daemon can add optional ones.
+ *
+ * The parsed spec is plain data: the caller reads the fields directly and
+ * releases everything with sl_shim_spec_destroy().
+ */
+#ifndef SL_SHIMLIB_SPEC_H
+#define SL_SHIMLIB_SPEC_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+typedef enum {
+    SL_RESTART_ALWAYS = 0, /* Kubernetes' default */
+    SL_RESTART_ONFAILURE,
+    SL_RESTART_NEVER,
+} sl_restart_policy_t;
+
+typedef struct sl_shim_container {
+    char *name;        /* DNS-1123 label, unique in the pod: also a folder name under logs/ */
+    char **argv;       /* NULL-terminated, argc >= 1; exact bytes for execvp */
+    size_t argc;
+    char **env;        /* NULL-terminated "KEY=VALUE" strings in spec order */
+    size_t nenv;
+    char *working_dir; /* NULL when absent (informational: argv already applies it) */
+    char *runtime;     /* NULL when absent (informational) */
+    int init;          /* 1 for initContainers[] */
+} sl_shim_container_t;
+
+typedef struct sl_shim_spec {
+    char *pod_namespace, *pod_name, *pod_uid;
+    sl_restart_policy_t restart_policy;
+    int grace_seconds;      /* terminationGracePeriodSeconds, default 30 */
+    char *report_url;       /* NULL: no pushes, files only */
+    char *report_token;     /* NULL: no Authorization header */
+    char *report_ca_file;   /* NULL: system CAs (https only) */
+    char *report_pinned_key;/* NULL or curl's "sha256//BASE64" public key pin */
+    sl_shim_container_t *init_containers;
+    size_t ninit;
+    sl_shim_container_t *containers; /* at least one */
+    size_t ncontainers;
+} sl_shim_spec_t;
+
+/* Parse len bytes of JSON. Returns a new spec (caller destroys) or NULL with
+ * errno=EINVAL and err naming the field. */
+sl_shim_spec_t *sl_shim_spec_parse(const char *json, size_t len, sl_error_t *err);
+
+/* Read and parse a file; errors are prefixed with the path. */
+sl_shim_spec_t *sl_shim_spec_load(const char *path, sl_error_t *err);
+
+void sl_shim_spec_destroy(sl_shim_spec_t *spec); /* NULL is a no-op */
+
+/* "Always", "OnFailure", "Never". */
+const char *sl_restart_policy_name(sl_restart_policy_t p);
+
+/* 1 if s is a DNS-1123 label (what Kubernetes requires of container names). */
+int sl_shim_is_dns_label(const char *s);
+
+#endif

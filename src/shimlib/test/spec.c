@@ -1,0 +1,175 @@
+/* Unit tests: shim.json parser — values, defaults, and errors that name the field. */
+#include "common/tap.h"
+#include "shimlib/spec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sl_shim_spec_t *parse(const char *s, sl_error_t *err)
+{
+    err->text[0] = '\0';
+    return sl_shim_spec_parse(s, strlen(s), err);
+}
+
+#define POD "\"pod\":{\"namespace\":\"ns\",\"name\":\"p\",\"uid\":\"u1\"}"
+#define MAIN "\"containers\":[{\"name\":\"main\",\"argv\":[\"/bin/true\"]}]"
+
+static void expect_error(const char *json, const char *want, const char *what)
+{
+    sl_error_t err;
+    sl_shim_spec_t *s = parse(json, &err);
+    ok(s == NULL && errno == EINVAL, "rejects %s", what);
+    has_str(err.text, want, "error for %s names it", what);
+    sl_shim_spec_destroy(s);
+}
+
+int main(void)
+{
+    sl_error_t err;
+    sl_shim_spec_t *s = parse(
+        "{\"apiVersion\":\"slurmlink.io/v1\",\"kind\":\"ShimSpec\"," POD ","
+        "\"restartPolicy\":\"OnFailure\",\"terminationGracePeriodSeconds\":7,"
+        "\"report\":{\"url\":\"http://127.0.0.1:1/x\",\"token\":\"tok.en-1\"},"
+        "\"initContainers\":[{\"name\":\"setup\",\"argv\":[\"sh\",\"-c\",\"echo '$(id)' `x`; y\\n\"]}],"
+        "\"containers\":[{\"name\":\"main\",\"argv\":[\"ch-run\",\"/img\",\"--\",\"env\"],"
+        "\"env\":{\"A\":\"1\",\"QUOTES\":\"'\\\"\",\"BIN\":{\"base64\":\"/wBh\"}},"
+        "\"workingDir\":\"/w\",\"runtime\":\"charliecloud\",\"futureField\":1},"
+        "{\"name\":\"side-car2\",\"argv\":[{\"base64\":\"L2Jpbi9lY2hv\"},{\"base64\":\"gP8=\"}]}]}",
+        &err);
+    /* the base64 "/wBh" decodes to ff 00 61: contains NUL, so that spec must fail */
+    ok(s == NULL, "NUL inside a base64 env value is refused");
+    has_str(err.text, "containers[0].env.BIN", "the error names containers[0].env.BIN");
+    sl_shim_spec_destroy(s);
+
+    s = parse("{\"apiVersion\":\"slurmlink.io/v1\",\"kind\":\"ShimSpec\"," POD ","
+              "\"restartPolicy\":\"OnFailure\",\"terminationGracePeriodSeconds\":7,"
+              "\"report\":{\"url\":\"http://127.0.0.1:1/x\",\"token\":\"tok.en-1\","
+              "\"caFile\":\"/ca.pem\"},"
+              "\"initContainers\":[{\"name\":\"setup\",\"argv\":[\"sh\",\"-c\",\"echo '$(id)' `x`; y\\n\"]}],"
+              "\"containers\":[{\"name\":\"main\",\"argv\":[\"ch-run\",\"/img\",\"--\",\"env\"],"
+              "\"env\":{\"A\":\"1\",\"QUOTES\":\"'\\\"\",\"BIN\":{\"base64\":\"/2Fi\"}},"
+              "\"workingDir\":\"/w\",\"runtime\":\"charliecloud\",\"futureField\":1},"
+              "{\"name\":\"side-car2\",\"argv\":[{\"base64\":\"L2Jpbi9lY2hv\"},{\"base64\":\"gP8=\"}]}]}",
+              &err);
+    ok(s != NULL, "full spec parses (%s)", err.text);
+    if (!s)
+        return tap_done();
+    is_str(s->pod_namespace, "ns", "pod.namespace");
+    is_str(s->pod_name, "p", "pod.name");
+    is_str(s->pod_uid, "u1", "pod.uid");
+    is_int(s->restart_policy, SL_RESTART_ONFAILURE, "restartPolicy");
+    is_int(s->grace_seconds, 7, "terminationGracePeriodSeconds");
+    is_str(s->report_url, "http://127.0.0.1:1/x", "report.url");
+    is_str(s->report_token, "tok.en-1", "report.token");
+    is_str(s->report_ca_file, "/ca.pem", "report.caFile");
+    ok(s->report_pinned_key == NULL, "report.pinnedPublicKey absent");
+    is_int(s->ninit, 1, "one init container");
+    ok(s->init_containers[0].init, "init flag set");
+    is_str(s->init_containers[0].argv[2], "echo '$(id)' `x`; y\n", "argv bytes kept exactly");
+    is_int(s->ncontainers, 2, "two containers");
+    const sl_shim_container_t *m = &s->containers[0];
+    is_int(m->argc, 4, "argc");
+    ok(m->argv[4] == NULL, "argv NULL-terminated");
+    is_int(m->nenv, 3, "three env entries");
+    is_str(m->env[0], "A=1", "env in spec order, KEY=VALUE");
+    is_str(m->env[1], "QUOTES='\"", "quotes kept");
+    is_str(m->env[2], "BIN=\xff" "ab", "base64 env value decoded to raw bytes");
+    ok(m->env[3] == NULL, "env NULL-terminated");
+    is_str(m->working_dir, "/w", "workingDir");
+    is_str(m->runtime, "charliecloud", "runtime");
+    ok(!m->init, "app container not init");
+    const sl_shim_container_t *sc = &s->containers[1];
+    is_str(sc->argv[0], "/bin/echo", "base64 argv[0]");
+    is_str(sc->argv[1], "\x80\xff", "non-UTF-8 argument through base64");
+    ok(sc->env == NULL && sc->nenv == 0, "no env");
+    is_str(sl_restart_policy_name(s->restart_policy), "OnFailure", "policy name");
+    sl_shim_spec_destroy(s);
+    sl_shim_spec_destroy(NULL);
+    ok(1, "destroy(NULL) is a no-op");
+
+    /* defaults */
+    s = parse("{" POD "," MAIN "}", &err);
+    ok(s != NULL, "minimal spec parses (%s)", err.text);
+    if (s) {
+        is_int(s->restart_policy, SL_RESTART_ALWAYS, "restartPolicy defaults to Always");
+        is_int(s->grace_seconds, 30, "grace defaults to 30");
+        ok(s->report_url == NULL && s->report_token == NULL, "no report");
+        is_int(s->ninit, 0, "no init containers");
+    }
+    sl_shim_spec_destroy(s);
+
+    /* errors name the field */
+    expect_error("{" POD "," MAIN ", \"x\": }", "line 1", "malformed JSON (position given)");
+    expect_error("[]", "(root)", "non-object root");
+    expect_error("{\"apiVersion\":\"v2\"," POD "," MAIN "}", "apiVersion", "wrong apiVersion");
+    expect_error("{\"kind\":\"Pod\"," POD "," MAIN "}", "kind", "wrong kind");
+    expect_error("{" MAIN "}", "pod: required", "missing pod");
+    expect_error("{\"pod\":{\"namespace\":\"ns\",\"name\":\"p\"}," MAIN "}", "pod.uid: required",
+                 "missing pod.uid");
+    expect_error("{\"pod\":{\"namespace\":1,\"name\":\"p\",\"uid\":\"u\"}," MAIN "}",
+                 "pod.namespace: must be a string", "non-string namespace");
+    expect_error("{" POD ",\"restartPolicy\":\"Sometimes\"," MAIN "}",
+                 "restartPolicy: Unsupported value: \"Sometimes\"", "bad restartPolicy");
+    expect_error("{" POD ",\"terminationGracePeriodSeconds\":-1," MAIN "}",
+                 "terminationGracePeriodSeconds: Invalid value: -1", "negative grace");
+    expect_error("{" POD ",\"terminationGracePeriodSeconds\":\"30\"," MAIN "}",
+                 "terminationGracePeriodSeconds: must be an integer", "string grace");
+    expect_error("{" POD ",\"report\":{\"token\":\"t\"}," MAIN "}", "report.url: required",
+                 "report without url");
+    expect_error("{" POD ",\"report\":{\"url\":\"ftp://x\"}," MAIN "}", "report.url: Invalid",
+                 "non-http report url");
+    expect_error("{" POD ",\"report\":{\"url\":\"http://x\",\"token\":\"a\\r\\nX: y\"}," MAIN "}",
+                 "report.token", "token with CR/LF (header injection)");
+    expect_error("{" POD "}", "containers: required", "no containers");
+    expect_error("{" POD ",\"containers\":[]}", "containers: must contain at least one",
+                 "empty containers");
+    expect_error("{" POD ",\"containers\":{}}", "containers: must be an array",
+                 "containers not an array");
+    expect_error("{" POD ",\"containers\":[{\"argv\":[\"x\"]}]}", "containers[0].name: required",
+                 "container without name");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"Main\",\"argv\":[\"x\"]}]}",
+                 "containers[0].name: Invalid value: \"Main\"", "upper-case name");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"../x\",\"argv\":[\"x\"]}]}",
+                 "containers[0].name: Invalid value", "path in name");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\"}]}", "containers[0].argv: required",
+                 "missing argv");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[]}]}",
+                 "containers[0].argv: must not be empty", "empty argv");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"\"]}]}",
+                 "containers[0].argv[0]: must not be empty", "empty argv[0]");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\",3]}]}",
+                 "containers[0].argv[1]: must be a string", "number in argv");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\",\"a\\u0000b\"]}]}",
+                 "containers[0].argv[1]: contains a NUL byte", "NUL in argv");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[{\"base64\":\"!!\"}]}]}",
+                 "containers[0].argv[0]: base64", "bad base64");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":[]}]}",
+                 "containers[0].env: must be an object", "env not an object");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A=B\":\"1\"}}]}",
+                 "containers[0].env.A=B: invalid environment variable name", "'=' in env name");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A\":1}}]}",
+                 "containers[0].env.A: must be a string", "number as env value");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A\":\"1\",\"A\":\"2\"}}]}",
+                 "duplicate", "duplicate env key");
+    expect_error("{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":[\"x\"]}],"
+                 "\"containers\":[{\"name\":\"b\",\"argv\":[\"x\"]},{\"name\":\"a\",\"argv\":[\"x\"]}]}",
+                 "containers[1].name: Duplicate value: \"a\"", "name shared by init and app");
+    expect_error("{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":\"x\"}]," MAIN "}",
+                 "initContainers[0].argv: must be an array", "init argv not an array");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"workingDir\":5}]}",
+                 "containers[0].workingDir: must be a string", "workingDir not a string");
+
+    sl_error_t lerr = {""};
+    ok(sl_shim_spec_load("/nonexistent/shim.json", &lerr) == NULL, "load of a missing file fails");
+    has_str(lerr.text, "/nonexistent/shim.json", "load error names the path");
+
+    ok(sl_shim_is_dns_label("a-b0"), "dns label ok");
+    ok(!sl_shim_is_dns_label("-a"), "leading dash");
+    ok(!sl_shim_is_dns_label("a-"), "trailing dash");
+    ok(!sl_shim_is_dns_label(""), "empty");
+    ok(!sl_shim_is_dns_label("a.b"), "dot");
+    ok(!sl_shim_is_dns_label("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+       "64 characters");
+    return tap_done();
+}
