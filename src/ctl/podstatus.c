@@ -1,0 +1,494 @@
+/* podstatus.c — Slurm job states and shim events → Pod status. See podstatus.h. */
+#include "ctl/podstatus.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define JOB_ID_ANNOTATION "slurmlink.io/job-id"
+
+static char *ts(int64_t ns)
+{
+    return sl_kube_rfc3339(ns, 0);
+}
+
+/* set obj[key] = val (stolen) unless equal; returns 1 if changed */
+static int set_if(json_t *obj, const char *key, json_t *val)
+{
+    json_t *old = json_object_get(obj, key);
+    if (old && json_equal(old, val)) {
+        json_decref(val);
+        return 0;
+    }
+    json_object_set_new(obj, key, val);
+    return 1;
+}
+
+static json_t *status_of(json_t *pod)
+{
+    json_t *st = json_object_get(pod, "status");
+    if (!json_is_object(st)) {
+        st = json_object();
+        json_object_set_new(pod, "status", st);
+    }
+    return st;
+}
+
+static const char *phase_of(json_t *pod)
+{
+    const char *p = json_string_value(json_object_get(status_of(pod), "phase"));
+    return p ? p : "";
+}
+
+int ctl_pod_terminal(json_t *pod)
+{
+    const char *p = phase_of(pod);
+    return !strcmp(p, "Succeeded") || !strcmp(p, "Failed");
+}
+
+uint32_t ctl_pod_job_id(json_t *pod)
+{
+    const char *s = sl_kube_annotation(pod, JOB_ID_ANNOTATION);
+    return s ? (uint32_t)strtoul(s, NULL, 10) : 0;
+}
+
+/* conditions[type] = status/reason/message; lastTransitionTime moves only
+ * when status flips (as the kubelet does) */
+static int cond_set(json_t *pod, const char *type, int status, const char *reason,
+                    const char *message, int64_t now_ns)
+{
+    json_t *st = status_of(pod);
+    json_t *conds = json_object_get(st, "conditions");
+    if (!json_is_array(conds)) {
+        conds = json_array();
+        json_object_set_new(st, "conditions", conds);
+    }
+    json_t *c = NULL;
+    size_t i;
+    json_t *it;
+    json_array_foreach(conds, i, it)
+    {
+        const char *t = json_string_value(json_object_get(it, "type"));
+        if (t && !strcmp(t, type)) {
+            c = it;
+            break;
+        }
+    }
+    const char *sv = status ? "True" : "False";
+    int changed = 0;
+    if (!c) {
+        c = json_object();
+        json_object_set_new(c, "type", json_string(type));
+        json_array_append_new(conds, c);
+        changed = 1;
+    }
+    const char *old = json_string_value(json_object_get(c, "status"));
+    if (!old || strcmp(old, sv)) {
+        char *t = ts(now_ns);
+        json_object_set_new(c, "status", json_string(sv));
+        json_object_set_new(c, "lastProbeTime", json_null());
+        json_object_set_new(c, "lastTransitionTime", json_string(t));
+        free(t);
+        changed = 1;
+    }
+    if (reason)
+        changed |= set_if(c, "reason", json_string(reason));
+    else if (json_object_get(c, "reason"))
+        changed |= json_object_del(c, "reason") == 0;
+    if (message)
+        changed |= set_if(c, "message", json_string(message));
+    else if (json_object_get(c, "message"))
+        changed |= json_object_del(c, "message") == 0;
+    return changed;
+}
+
+static json_t *ctr_list(json_t *pod, int init)
+{
+    return json_object_get(json_object_get(pod, "spec"), init ? "initContainers" : "containers");
+}
+
+static json_t *cstatus(json_t *pod, const char *name, int *init_out)
+{
+    json_t *st = status_of(pod);
+    for (int init = 0; init < 2; init++) {
+        json_t *arr = json_object_get(st, init ? "initContainerStatuses" : "containerStatuses");
+        size_t i;
+        json_t *c;
+        json_array_foreach(arr, i, c)
+        {
+            const char *n = json_string_value(json_object_get(c, "name"));
+            if (n && !strcmp(n, name)) {
+                if (init_out)
+                    *init_out = init;
+                return c;
+            }
+        }
+    }
+    return NULL;
+}
+
+static json_t *waiting(const char *reason, const char *message)
+{
+    json_t *w = json_pack("{s:s}", "reason", reason);
+    if (message)
+        json_object_set_new(w, "message", json_string(message));
+    return json_pack("{s:o}", "waiting", w);
+}
+
+int ctl_status_init(json_t *pod, int64_t now_ns)
+{
+    json_t *st = status_of(pod);
+    int changed = 0;
+    if (!json_object_get(st, "phase"))
+        changed |= set_if(st, "phase", json_string("Pending"));
+    if (!json_object_get(st, "conditions"))
+        changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable",
+                            "waiting for slurmlinkd to submit the Slurm job", now_ns);
+    json_t *spec = json_object_get(pod, "spec");
+    int has_init = json_array_size(json_object_get(spec, "initContainers")) > 0;
+    if (!json_object_get(st, "qosClass"))
+        changed |= set_if(st, "qosClass", json_string("BestEffort"));
+    for (int init = 0; init < 2; init++) {
+        const char *key = init ? "initContainerStatuses" : "containerStatuses";
+        json_t *ctrs = ctr_list(pod, init);
+        if (!json_array_size(ctrs) || json_object_get(st, key))
+            continue;
+        json_t *arr = json_array();
+        size_t i;
+        json_t *c;
+        json_array_foreach(ctrs, i, c)
+        {
+            const char *img = json_string_value(json_object_get(c, "image"));
+            json_array_append_new(
+                arr, json_pack("{s:s, s:o, s:{}, s:b, s:i, s:s, s:s, s:b}", "name",
+                               json_string_value(json_object_get(c, "name")), "state",
+                               waiting(!init && has_init ? "PodInitializing"
+                                                         : "ContainerCreating",
+                                       NULL),
+                               "lastState", "ready", 0, "restartCount", 0, "image",
+                               img ? img : "", "imageID", "", "started", 0));
+        }
+        json_object_set_new(st, key, arr);
+        changed = 1;
+    }
+    return changed;
+}
+
+int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns)
+{
+    char buf[16];
+    snprintf(buf, sizeof(buf), "%u", job_id);
+    int changed = 0;
+    const char *old = sl_kube_annotation(pod, JOB_ID_ANNOTATION);
+    if (!old || strcmp(old, buf)) {
+        sl_kube_set_annotation(pod, JOB_ID_ANNOTATION, buf);
+        changed = 1;
+    }
+    char *msg = sl_xasprintf("Slurm job %u submitted", job_id);
+    changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
+    free(msg);
+    return changed;
+}
+
+int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, int64_t now_ns)
+{
+    int changed = cond_set(pod, "PodScheduled", 0, "Unschedulable", message, now_ns);
+    if (permanent) {
+        json_t *st = status_of(pod);
+        changed |= set_if(st, "phase", json_string("Failed"));
+        changed |= set_if(st, "reason", json_string("SubmitFailed"));
+        changed |= set_if(st, "message", json_string(message));
+    }
+    return changed;
+}
+
+/* mark every container not yet terminated as terminated (job is over) */
+static int terminate_all(json_t *pod, int exit_code, const char *reason, int64_t end_ns)
+{
+    json_t *st = status_of(pod);
+    int changed = 0;
+    char *fin = ts(end_ns);
+    for (int init = 0; init < 2; init++) {
+        json_t *arr = json_object_get(st, init ? "initContainerStatuses" : "containerStatuses");
+        size_t i;
+        json_t *c;
+        json_array_foreach(arr, i, c)
+        {
+            json_t *state = json_object_get(c, "state");
+            if (json_object_get(state, "terminated"))
+                continue;
+            json_t *running = json_object_get(state, "running");
+            const char *started = json_string_value(json_object_get(running, "startedAt"));
+            json_t *term = json_pack("{s:i, s:s, s:s}", "exitCode", exit_code, "reason", reason,
+                                     "finishedAt", fin);
+            /* a container that never started has no startedAt (Kubernetes leaves it null) */
+            json_object_set_new(term, "startedAt", started ? json_string(started) : json_null());
+            json_object_set_new(c, "state", json_pack("{s:o}", "terminated", term));
+            json_object_set_new(c, "ready", json_false());
+            json_object_set_new(c, "started", json_false());
+            changed = 1;
+        }
+    }
+    free(fin);
+    return changed;
+}
+
+static int all_app_succeeded(json_t *pod)
+{
+    json_t *arr = json_object_get(status_of(pod), "containerStatuses");
+    if (!json_array_size(arr))
+        return 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach(arr, i, c)
+    {
+        json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+        if (!t || json_integer_value(json_object_get(t, "exitCode")) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int set_terminal(json_t *pod, const char *phase, const char *reason, const char *message,
+                        int64_t now_ns)
+{
+    json_t *st = status_of(pod);
+    int changed = set_if(st, "phase", json_string(phase));
+    if (reason)
+        changed |= set_if(st, "reason", json_string(reason));
+    if (message)
+        changed |= set_if(st, "message", json_string(message));
+    changed |= cond_set(pod, "Ready", 0, "PodCompleted", NULL, now_ns);
+    changed |= cond_set(pod, "ContainersReady", 0, "PodCompleted", NULL, now_ns);
+    return changed;
+}
+
+static int update_ready(json_t *pod, int64_t now_ns)
+{
+    if (ctl_pod_terminal(pod))
+        return 0;
+    json_t *st = status_of(pod);
+    int all_ready = 1, any_running = 0;
+    json_t *arr = json_object_get(st, "containerStatuses");
+    size_t i;
+    json_t *c;
+    json_array_foreach(arr, i, c)
+    {
+        if (!json_is_true(json_object_get(c, "ready")))
+            all_ready = 0;
+        if (json_object_get(json_object_get(c, "state"), "running"))
+            any_running = 1;
+    }
+    int inits_done = 1;
+    json_array_foreach(json_object_get(st, "initContainerStatuses"), i, c)
+    {
+        json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+        if (!t || json_integer_value(json_object_get(t, "exitCode")) != 0)
+            inits_done = 0;
+    }
+    int changed = 0;
+    int scheduled = 0;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && !strcmp(t, "PodScheduled"))
+            scheduled = !strcmp(json_string_value(json_object_get(c, "status")), "True");
+    }
+    if (scheduled) {
+        changed |= cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
+                            inits_done ? NULL : "containers with incomplete status: [init]", now_ns);
+        int ready = all_ready && json_array_size(arr) > 0;
+        changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady",
+                            NULL, now_ns);
+        changed |= cond_set(pod, "Ready", ready, ready ? NULL : "ContainersNotReady", NULL, now_ns);
+    }
+    /* Running once any container (init or app) has started */
+    int started = any_running;
+    json_array_foreach(json_object_get(st, "initContainerStatuses"), i, c)
+    {
+        json_t *s = json_object_get(c, "state");
+        if (json_object_get(s, "running") || json_object_get(s, "terminated"))
+            started = 1;
+    }
+    json_array_foreach(arr, i, c)
+    {
+        json_t *s = json_object_get(c, "state");
+        if (json_object_get(s, "terminated") || json_integer_value(json_object_get(c, "restartCount")))
+            started = 1;
+    }
+    if (started && !strcmp(phase_of(pod), "Pending"))
+        changed |= set_if(st, "phase", json_string("Running"));
+    return changed;
+}
+
+int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
+{
+    json_t *st = status_of(pod);
+    int changed = ctl_status_init(pod, now_ns);
+    const char *s = job->state ? job->state : "";
+    if (!strcmp(s, "PENDING")) {
+        char *msg = job->restart_cnt
+                        ? sl_xasprintf("Slurm job %u was requeued (restart %u) and is pending: %s",
+                                       job->job_id, job->restart_cnt, job->reason)
+                        : sl_xasprintf("Slurm job %u is pending: %s", job->job_id, job->reason);
+        changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
+        free(msg);
+        return changed;
+    }
+    if (!*s)
+        return changed;
+    /* the job has (or had) a node */
+    if (job->node && *job->node) {
+        changed |= cond_set(pod, "PodScheduled", 1, NULL, NULL, now_ns);
+        json_t *spec = json_object_get(pod, "spec");
+        changed |= set_if(spec, "nodeName", json_string(job->node));
+        if (job->node_ip && *job->node_ip) {
+            changed |= set_if(st, "hostIP", json_string(job->node_ip));
+            changed |= set_if(st, "hostIPs", json_pack("[{s:s}]", "ip", job->node_ip));
+            changed |= set_if(st, "podIP", json_string(job->node_ip));
+            changed |= set_if(st, "podIPs", json_pack("[{s:s}]", "ip", job->node_ip));
+        }
+    }
+    if (job->start_ns > 0 && !json_object_get(st, "startTime")) {
+        char *t = ts(job->start_ns);
+        json_object_set_new(st, "startTime", json_string(t));
+        free(t);
+        changed = 1;
+    }
+    if (!strcmp(s, "RUNNING") || !strcmp(s, "SUSPENDED") || !strcmp(s, "CONFIGURING")) {
+        changed |= update_ready(pod, now_ns);
+        return changed;
+    }
+    if (ctl_pod_terminal(pod))
+        return changed; /* the shim already said how it ended */
+    int64_t end = job->end_ns > 0 ? job->end_ns : now_ns;
+    char msg[256];
+    if (!strcmp(s, "COMPLETED") || !strcmp(s, "FAILED")) {
+        changed |= terminate_all(pod, job->exit_code, job->exit_code ? "Error" : "Completed", end);
+        if (all_app_succeeded(pod)) {
+            changed |= set_terminal(pod, "Succeeded", NULL, NULL, now_ns);
+        } else {
+            snprintf(msg, sizeof(msg), "Slurm job %u ended %s with exit code %d", job->job_id, s,
+                     job->exit_code);
+            changed |= set_terminal(pod, "Failed", "Error", msg, now_ns);
+        }
+    } else if (!strcmp(s, "TIMEOUT") || !strcmp(s, "DEADLINE")) {
+        changed |= terminate_all(pod, 137, "DeadlineExceeded", end);
+        snprintf(msg, sizeof(msg), "Pod was active on the node longer than the specified deadline "
+                                   "(Slurm job %u: %s)", job->job_id, s);
+        changed |= set_terminal(pod, "Failed", "DeadlineExceeded", msg, now_ns);
+    } else if (!strcmp(s, "OUT_OF_MEMORY")) {
+        changed |= terminate_all(pod, 137, "OOMKilled", end);
+        snprintf(msg, sizeof(msg), "Slurm job %u ran out of memory", job->job_id);
+        changed |= set_terminal(pod, "Failed", "OOMKilled", msg, now_ns);
+    } else if (!strcmp(s, "NODE_FAIL")) {
+        changed |= terminate_all(pod, 137, "Error", end);
+        snprintf(msg, sizeof(msg), "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
+                 job->node && *job->node ? job->node : "?", sl_kube_name(pod), job->job_id);
+        changed |= set_terminal(pod, "Failed", "NodeLost", msg, now_ns);
+    } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
+        const char *reason = !strcmp(s, "CANCELLED") ? "Cancelled"
+                             : !strcmp(s, "PREEMPTED") ? "Preempted"
+                                                       : "BootFailed";
+        changed |= terminate_all(pod, 137, "Error", end);
+        snprintf(msg, sizeof(msg), "Slurm job %u was %s", job->job_id, s);
+        changed |= set_terminal(pod, "Failed", reason, msg, now_ns);
+    }
+    return changed;
+}
+
+static int restart_expected(json_t *pod, int exit_code, int init)
+{
+    const char *rp = json_string_value(json_object_get(json_object_get(pod, "spec"), "restartPolicy"));
+    if (!rp)
+        rp = "Always";
+    if (init) /* init containers restart on failure unless Never */
+        return exit_code != 0 && strcmp(rp, "Never");
+    return !strcmp(rp, "Always") || (!strcmp(rp, "OnFailure") && exit_code != 0);
+}
+
+int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
+{
+    int changed = ctl_status_init(pod, now_ns);
+    const char *what = json_string_value(json_object_get(ev, "event"));
+    const char *time = json_string_value(json_object_get(ev, "time"));
+    char *nowts = NULL;
+    if (!time)
+        time = nowts = ts(now_ns);
+    if (!what) {
+        free(nowts);
+        return changed;
+    }
+    json_t *st = status_of(pod);
+    if (!strcmp(what, "pod-finished")) {
+        if (!ctl_pod_terminal(pod)) {
+            int code = (int)json_integer_value(json_object_get(ev, "exitCode"));
+            if (code == 0 && all_app_succeeded(pod)) {
+                changed |= set_terminal(pod, "Succeeded", NULL, NULL, now_ns);
+            } else {
+                changed |= terminate_all(pod, code ? code : 1, "Error", now_ns);
+                changed |= set_terminal(pod, "Failed", NULL, NULL, now_ns);
+            }
+        }
+        free(nowts);
+        return changed;
+    }
+    const char *name = json_string_value(json_object_get(ev, "container"));
+    int init = 0;
+    json_t *c = name ? cstatus(pod, name, &init) : NULL;
+    if (!c) {
+        free(nowts);
+        return changed;
+    }
+    int rc = (int)json_integer_value(json_object_get(ev, "restartCount"));
+    if (!strcmp(what, "started")) {
+        json_t *old_state = json_object_get(c, "state");
+        if (rc > json_integer_value(json_object_get(c, "restartCount")) &&
+            json_object_get(old_state, "terminated"))
+            json_object_set(c, "lastState", old_state);
+        json_t *state = json_pack("{s:{s:s}}", "running", "startedAt", time);
+        changed |= set_if(c, "state", state);
+        changed |= set_if(c, "restartCount", json_integer(rc));
+        changed |= set_if(c, "started", json_true());
+        changed |= set_if(c, "ready", init ? json_false() : json_true());
+        char cid[96];
+        snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
+        changed |= set_if(c, "containerID", json_string(cid));
+    } else if (!strcmp(what, "exited")) {
+        int code = (int)json_integer_value(json_object_get(ev, "exitCode"));
+        const char *reason = json_string_value(json_object_get(ev, "reason"));
+        json_t *running = json_object_get(json_object_get(c, "state"), "running");
+        const char *started = json_string_value(json_object_get(running, "startedAt"));
+        json_t *term = json_pack("{s:i, s:s, s:s}", "exitCode", code, "reason",
+                                 reason ? reason : code ? "Error" : "Completed", "finishedAt", time);
+        json_object_set_new(term, "startedAt", started ? json_string(started) : json_null());
+        int sig = (int)json_integer_value(json_object_get(ev, "signal"));
+        if (sig)
+            json_object_set_new(term, "signal", json_integer(sig));
+        const char *cid = json_string_value(json_object_get(c, "containerID"));
+        if (cid)
+            json_object_set_new(term, "containerID", json_string(cid));
+        json_t *tstate = json_pack("{s:o}", "terminated", term);
+        if (restart_expected(pod, code, init)) {
+            /* the shim backs off, then starts it again: kubelet shows this */
+            json_object_set(c, "lastState", tstate);
+            char m[160];
+            snprintf(m, sizeof(m), "back-off restarting failed container %s in pod %s_%s", name,
+                     sl_kube_name(pod), sl_kube_namespace(pod));
+            json_object_set_new(c, "state", waiting("CrashLoopBackOff", m));
+            json_decref(tstate);
+        } else {
+            json_object_set_new(c, "state", tstate);
+        }
+        json_object_set_new(c, "ready", json_false());
+        json_object_set_new(c, "started", json_false());
+        changed = 1;
+        /* the app containers wait on the init ones: once all init are done,
+         * they are no longer "PodInitializing" but "ContainerCreating" */
+    }
+    changed |= update_ready(pod, now_ns);
+    (void)st;
+    free(nowts);
+    return changed;
+}

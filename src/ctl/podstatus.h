@@ -1,0 +1,56 @@
+/* podstatus.h — how Slurm job states and the shim's container events become
+ * a Pod's status (pure functions on jansson objects; no I/O, no locks).
+ *
+ * The mapping (docs/lifecycle.md):
+ *   no job / PENDING      → Pending, PodScheduled=False (Unschedulable, Slurm's reason)
+ *   RUNNING               → PodScheduled=True, nodeName/hostIP/podIP/startTime;
+ *                           Pending (ContainerCreating) until the shim reports a start, then Running
+ *   COMPLETED             → Succeeded when every app container exited 0, else Failed
+ *   FAILED                → Failed (exit codes from the shim, else the job's)
+ *   TIMEOUT, DEADLINE     → Failed, reason DeadlineExceeded
+ *   OUT_OF_MEMORY         → Failed, containers terminated with reason OOMKilled
+ *   NODE_FAIL             → Failed, reason NodeLost
+ *   CANCELLED, PREEMPTED, BOOT_FAIL → Failed with that reason
+ *   requeued              → Pending again, with the reason in the message
+ * Every function returns 1 when it changed the pod, 0 when not.
+ */
+#ifndef SL_CTL_PODSTATUS_H
+#define SL_CTL_PODSTATUS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* What the controller knows of the pod's Slurm job (a copy, not libslurm's). */
+typedef struct ctl_job_view {
+    uint32_t job_id;
+    const char *state;  /* PENDING RUNNING COMPLETED FAILED ... or "" when unknown */
+    const char *reason; /* pending reason */
+    const char *node;   /* first node ("" while pending) */
+    const char *node_ip;
+    int64_t start_ns, end_ns;
+    int exit_code;
+    unsigned restart_cnt;
+} ctl_job_view_t;
+
+/* Make sure status exists with phase Pending and the four conditions and one
+ * containerStatus per container (waiting: ContainerCreating / PodInitializing). */
+int ctl_status_init(json_t *pod, int64_t now_ns);
+
+/* Submission outcome: job id recorded (annotation slurmlink.io/job-id) or a
+ * failure message shown in the PodScheduled condition. */
+int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns);
+int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, int64_t now_ns);
+
+/* Apply what Slurm says of the job. */
+int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns);
+
+/* Apply one shim event (docs/shim-spec.md). */
+int ctl_status_from_shim(json_t *pod, json_t *event, int64_t now_ns);
+
+/* 1 when phase is Succeeded or Failed. */
+int ctl_pod_terminal(json_t *pod);
+
+/* The job id recorded on the pod, 0 if none. */
+uint32_t ctl_pod_job_id(json_t *pod);
+
+#endif

@@ -1,0 +1,188 @@
+/* Slurm job states and shim events → pod status. */
+#include "common/tap.h"
+#include "ctl/podstatus.h"
+
+#include <stdlib.h>
+
+static json_t *pod(const char *policy, int with_init)
+{
+    json_t *p = json_pack("{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:[{s:s, s:s}]}}", "kind", "Pod",
+                          "metadata", "name", "p1", "namespace", "default", "uid", "u-1", "spec",
+                          "restartPolicy", policy, "containers", "name", "main", "image", "busybox");
+    if (with_init)
+        json_object_set_new(json_object_get(p, "spec"), "initContainers",
+                            json_pack("[{s:s, s:s}]", "name", "init", "image", "busybox"));
+    return p;
+}
+
+static const char *path_str(json_t *o, const char *a, const char *b)
+{
+    return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+static const char *cond(json_t *p, const char *type, const char *field)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(p, "status"), "conditions"), i, c)
+    {
+        if (!strcmp(json_string_value(json_object_get(c, "type")), type))
+            return json_string_value(json_object_get(c, field));
+    }
+    return NULL;
+}
+
+static json_t *cs(json_t *p, int init)
+{
+    return json_array_get(json_object_get(json_object_get(p, "status"),
+                                          init ? "initContainerStatuses" : "containerStatuses"),
+                          0);
+}
+
+static json_t *ev(const char *what, const char *ctr, int code, int restarts)
+{
+    return json_pack("{s:s, s:s, s:i, s:i, s:s}", "event", what, "container", ctr, "exitCode",
+                     code, "restartCount", restarts, "time", "2026-11-30T12:00:01.000001Z");
+}
+
+int main(void)
+{
+    int64_t now = 1796040000LL * 1000000000LL;
+    json_t *p = pod("Never", 0);
+    ok(ctl_status_init(p, now) == 1, "init fills the status");
+    is_str(path_str(p, "status", "phase"), "Pending", "new pod is Pending");
+    is_str(cond(p, "PodScheduled", "status"), "False", "not scheduled yet");
+    ok(json_object_get(json_object_get(cs(p, 0), "state"), "waiting") != NULL,
+       "container waiting");
+    ok(ctl_status_init(p, now) == 0, "init twice changes nothing");
+
+    ok(ctl_status_submitted(p, 42, now) == 1, "submitted records the job");
+    is_int(ctl_pod_job_id(p), 42, "job id annotation");
+    ctl_job_view_t j = {.job_id = 42, .state = "PENDING", .reason = "Resources"};
+    ok(ctl_status_from_job(p, &j, now) == 1, "pending job updates the condition");
+    is_str(cond(p, "PodScheduled", "message"), "Slurm job 42 is pending: Resources",
+           "the pending reason is in the message");
+    is_str(cond(p, "PodScheduled", "reason"), "Unschedulable", "reason Unschedulable");
+    ok(ctl_status_from_job(p, &j, now) == 0, "the same state again changes nothing");
+
+    j.state = "RUNNING";
+    j.node = "node1";
+    j.node_ip = "127.0.0.1";
+    j.start_ns = now;
+    ok(ctl_status_from_job(p, &j, now + 1000) == 1, "running job");
+    is_str(cond(p, "PodScheduled", "status"), "True", "scheduled");
+    is_str(path_str(p, "spec", "nodeName"), "node1", "nodeName from Slurm");
+    is_str(path_str(p, "status", "hostIP"), "127.0.0.1", "hostIP from the node");
+    is_str(path_str(p, "status", "phase"), "Pending", "still Pending until a container starts");
+
+    json_t *e = ev("started", "main", 0, 0);
+    ok(ctl_status_from_shim(p, e, now) == 1, "started event applies");
+    json_decref(e);
+    is_str(path_str(p, "status", "phase"), "Running", "Running after the start");
+    is_str(path_str(json_object_get(cs(p, 0), "state"), "running", "startedAt"),
+           "2026-11-30T12:00:01.000001Z", "startedAt from the shim");
+    is_str(cond(p, "Ready", "status"), "True", "Ready");
+
+    e = ev("exited", "main", 3, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    json_t *t = json_object_get(json_object_get(cs(p, 0), "state"), "terminated");
+    is_int(json_integer_value(json_object_get(t, "exitCode")), 3, "exit code recorded");
+    is_str(json_string_value(json_object_get(t, "reason")), "Error", "reason Error");
+    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 3);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(path_str(p, "status", "phase"), "Failed", "pod Failed after a failing container");
+    j.state = "FAILED";
+    j.exit_code = 3;
+    ctl_status_from_job(p, &j, now);
+    is_str(path_str(p, "status", "phase"), "Failed", "Slurm FAILED keeps Failed");
+    json_decref(p);
+
+    /* Succeeded */
+    p = pod("Never", 0);
+    ctl_status_submitted(p, 7, now);
+    j = (ctl_job_view_t){.job_id = 7, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    e = ev("started", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = ev("exited", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(path_str(p, "status", "phase"), "Succeeded", "exit 0 → Succeeded");
+    is_str(cond(p, "Ready", "reason"), "PodCompleted", "Ready False with PodCompleted");
+    json_decref(p);
+
+    /* restart with OnFailure → CrashLoopBackOff, lastState kept */
+    p = pod("OnFailure", 0);
+    ctl_status_submitted(p, 8, now);
+    j = (ctl_job_view_t){.job_id = 8, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    e = ev("started", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = ev("exited", "main", 1, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(path_str(json_object_get(cs(p, 0), "state"), "waiting", "reason"), "CrashLoopBackOff",
+           "OnFailure + exit 1 → CrashLoopBackOff");
+    is_int(json_integer_value(json_object_get(
+               json_object_get(json_object_get(cs(p, 0), "lastState"), "terminated"), "exitCode")),
+           1, "lastState holds the failed run");
+    e = ev("started", "main", 0, 1);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_int(json_integer_value(json_object_get(cs(p, 0), "restartCount")), 1, "restartCount 1");
+    ok(json_object_get(json_object_get(cs(p, 0), "state"), "running") != NULL, "running again");
+
+    /* a time limit from the Slurm side */
+    j.state = "TIMEOUT";
+    j.end_ns = now + 5;
+    ctl_status_from_job(p, &j, now);
+    is_str(path_str(p, "status", "phase"), "Failed", "TIMEOUT → Failed");
+    is_str(path_str(p, "status", "reason"), "DeadlineExceeded", "reason DeadlineExceeded");
+    is_str(json_string_value(json_object_get(
+               json_object_get(json_object_get(cs(p, 0), "state"), "terminated"), "reason")),
+           "DeadlineExceeded", "the running container is terminated");
+    json_decref(p);
+
+    /* node failure, OOM, cancel */
+    const char *states[] = {"NODE_FAIL", "OUT_OF_MEMORY", "CANCELLED", "PREEMPTED"};
+    const char *reasons[] = {"NodeLost", "OOMKilled", "Cancelled", "Preempted"};
+    for (int i = 0; i < 4; i++) {
+        p = pod("Always", 1);
+        ctl_status_submitted(p, 9, now);
+        j = (ctl_job_view_t){.job_id = 9, .state = "RUNNING", .node = "node1", .start_ns = now};
+        ctl_status_from_job(p, &j, now);
+        j.state = states[i];
+        ctl_status_from_job(p, &j, now);
+        is_str(path_str(p, "status", "phase"), "Failed", "%s → Failed", states[i]);
+        is_str(path_str(p, "status", "reason"), reasons[i], "%s → reason %s", states[i], reasons[i]);
+        ok(json_object_get(json_object_get(cs(p, 1), "state"), "terminated") != NULL,
+           "%s terminates init containers too", states[i]);
+        json_decref(p);
+    }
+
+    /* init containers: PodInitializing, Init then Running */
+    p = pod("Never", 1);
+    ctl_status_init(p, now);
+    is_str(path_str(json_object_get(cs(p, 0), "state"), "waiting", "reason"), "PodInitializing",
+           "app container waits for init");
+    ctl_status_submitted(p, 10, now);
+    j = (ctl_job_view_t){.job_id = 10, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    e = ev("started", "init", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(cond(p, "Initialized", "status"), "False", "not initialized while init runs");
+    e = ev("exited", "init", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(cond(p, "Initialized", "status"), "True", "initialized after init exits 0");
+    json_decref(p);
+    return tap_done();
+}
