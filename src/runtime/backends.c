@@ -1,0 +1,243 @@
+/* backends.c — the six runtime backends. Each builds argv only; none runs anything. */
+#include "runtime/runtime.h"
+
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *key_plain(const char *name)
+{
+    return sl_xstrdup(name);
+}
+
+static char *key_apptainer(const char *name)
+{
+    return sl_xasprintf("APPTAINERENV_%s", name);
+}
+
+static char *key_singularity(const char *name)
+{
+    return sl_xasprintf("SINGULARITYENV_%s", name);
+}
+
+static void add_list(sl_argv_t *a, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sl_argv_add(a, v[i]);
+}
+
+static const char *bin(const sl_rt_container_t *c, const char *def)
+{
+    return c->binary && *c->binary ? c->binary : def;
+}
+
+/* Bind syntaxes split on ':' (and apptainer on ','): paths holding them cannot be expressed. */
+static int check_paths(const sl_rt_container_t *c, const char *rt, const char *bad,
+                       sl_error_t *err)
+{
+    for (size_t i = 0; i < c->nmounts; i++) {
+        const sl_rt_mount_t *m = &c->mounts[i];
+        if (strpbrk(m->src, bad) || strpbrk(m->dst, bad)) {
+            errno = EINVAL;
+            return sl_errprintf(err,
+                                "container %s: mount %s -> %s: the %s bind syntax cannot "
+                                "express paths containing '%s'",
+                                c->name, m->src, m->dst, rt, bad);
+        }
+    }
+    return 0;
+}
+
+static int need_image(const sl_rt_container_t *c, const char *rt, sl_error_t *err)
+{
+    if (c->image && *c->image)
+        return 0;
+    errno = EINVAL;
+    return sl_errprintf(err, "container %s: the %s runtime needs an image", c->name, rt);
+}
+
+/* The process argv by Kubernetes rules from command/args and image metadata
+ * (without metadata, command+args is the argv);
+ * 0 entries when neither the pod nor the image says what to run. */
+static void k8s_argv(const sl_rt_container_t *c, sl_argv_t *a)
+{
+    if (c->ncommand) {
+        add_list(a, c->command, c->ncommand);
+        add_list(a, c->args, c->nargs);
+        return;
+    }
+    add_list(a, c->entrypoint, c->nentrypoint);
+    if (c->nargs)
+        add_list(a, c->args, c->nargs);
+    else
+        add_list(a, c->cmd, c->ncmd);
+}
+
+/* apptainer and singularity share a command line. */
+static int argv_sif(const sl_rt_container_t *c, sl_argv_t *a, const char *rt, sl_error_t *err)
+{
+    if (need_image(c, rt, err) < 0 || check_paths(c, rt, ":,", err) < 0)
+        return -1;
+    sl_argv_add(a, bin(c, rt));
+    /* exec replaces the entrypoint (Kubernetes command); run keeps it and
+     * passes args in place of the image cmd */
+    sl_argv_add(a, c->ncommand ? "exec" : "run");
+    sl_argv_add(a, "--containall");
+    sl_argv_add(a, "--no-eval");
+    if (c->gpus > 0)
+        sl_argv_add(a, c->amd_gpus ? "--rocm" : "--nv");
+    if (c->working_dir)
+        sl_argv_addf(a, "--pwd=%s", c->working_dir);
+    for (size_t i = 0; i < c->nmounts; i++)
+        sl_argv_addf(a, "--bind=%s:%s%s", c->mounts[i].src, c->mounts[i].dst,
+                     c->mounts[i].read_only ? ":ro" : "");
+    add_list(a, c->extra, c->nextra);
+    sl_argv_add(a, c->image);
+    if (c->ncommand)
+        add_list(a, c->command, c->ncommand);
+    add_list(a, c->args, c->nargs);
+    return 0;
+}
+
+static int argv_apptainer(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
+{
+    return argv_sif(c, a, "apptainer", err);
+}
+
+static int argv_singularity(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
+{
+    return argv_sif(c, a, "singularity", err);
+}
+
+static int argv_charliecloud(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
+{
+    if (need_image(c, "charliecloud", err) < 0 || check_paths(c, "charliecloud", ":", err) < 0)
+        return -1;
+    sl_argv_t proc = SL_ARGV_INIT;
+    k8s_argv(c, &proc);
+    if (proc.n == 0) {
+        sl_argv_free(&proc);
+        errno = EINVAL;
+        return sl_errprintf(err,
+                            "container %s: charliecloud does not run an image entrypoint and "
+                            "image %s has none recorded: set command",
+                            c->name, c->image);
+    }
+    sl_argv_add(a, bin(c, "ch-run"));
+    for (size_t i = 0; i < c->nmounts; i++)
+        sl_argv_addf(a, "--bind=%s:%s", c->mounts[i].src, c->mounts[i].dst);
+    if (c->working_dir)
+        sl_argv_addf(a, "--cd=%s", c->working_dir);
+    add_list(a, c->extra, c->nextra);
+    sl_argv_add(a, c->image);
+    sl_argv_add(a, "--");
+    add_list(a, (const char *const *)proc.v, proc.n);
+    sl_argv_free(&proc);
+    return 0;
+}
+
+static int argv_podman(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
+{
+    if (need_image(c, "podman", err) < 0 || check_paths(c, "podman", ":", err) < 0)
+        return -1;
+    sl_argv_add(a, bin(c, "podman"));
+    sl_argv_add(a, "run");
+    sl_argv_add(a, "--rm");
+    sl_argv_add(a, "--network=host");
+    sl_argv_add(a, "--pull=missing");
+    if (c->gpus > 0) {
+        if (c->amd_gpus) {
+            sl_argv_add(a, "--device=/dev/kfd");
+            sl_argv_add(a, "--device=/dev/dri");
+        } else {
+            /* CDI: the GRES-bound subset is selected by CUDA_VISIBLE_DEVICES */
+            sl_argv_add(a, "--device=nvidia.com/gpu=all");
+        }
+    }
+    for (size_t i = 0; i < c->nenv; i++)
+        sl_argv_addf(a, "--env=%s", c->env_names[i]); /* no value: copied from our env */
+    if (c->working_dir)
+        sl_argv_addf(a, "--workdir=%s", c->working_dir);
+    for (size_t i = 0; i < c->nmounts; i++)
+        sl_argv_addf(a, "--volume=%s:%s%s", c->mounts[i].src, c->mounts[i].dst,
+                     c->mounts[i].read_only ? ":ro" : "");
+    if (c->ncommand) {
+        /* --entrypoint takes a JSON array: exact words, no shell */
+        json_t *arr = json_array();
+        for (size_t i = 0; i < c->ncommand; i++)
+            json_array_append_new(arr, json_string(c->command[i]));
+        char *s = json_dumps(arr, JSON_COMPACT);
+        sl_argv_addf(a, "--entrypoint=%s", s);
+        free(s);
+        json_decref(arr);
+    }
+    add_list(a, c->extra, c->nextra);
+    sl_argv_add(a, c->image);
+    add_list(a, c->args, c->nargs);
+    return 0;
+}
+
+static int argv_enroot(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
+{
+    if (need_image(c, "enroot", err) < 0 || check_paths(c, "enroot", ":", err) < 0)
+        return -1;
+    sl_argv_add(a, bin(c, "enroot"));
+    sl_argv_add(a, "start");
+    sl_argv_add(a, "--rw");
+    for (size_t i = 0; i < c->nenv; i++)
+        sl_argv_addf(a, "--env=%s", c->env_names[i]);
+    for (size_t i = 0; i < c->nmounts; i++)
+        sl_argv_addf(a, "--mount=%s:%s%s", c->mounts[i].src, c->mounts[i].dst,
+                     c->mounts[i].read_only ? ":none:x-create=auto,rbind,ro" : "");
+    add_list(a, c->extra, c->nextra);
+    sl_argv_add(a, c->image);
+    /* enroot's rc runs the given words, or the image entrypoint without them */
+    if (c->ncommand || c->nargs) {
+        sl_argv_t proc = SL_ARGV_INIT;
+        k8s_argv(c, &proc);
+        if (proc.n == 0 || (!c->ncommand && !c->nentrypoint)) {
+            /* args alone with an unknown entrypoint: enroot would run them as
+             * the command, which is not what Kubernetes means */
+            sl_argv_free(&proc);
+            errno = EINVAL;
+            return sl_errprintf(err,
+                                "container %s: args without command need the image entrypoint, "
+                                "which is not recorded for %s: set command",
+                                c->name, c->image);
+        }
+        add_list(a, (const char *const *)proc.v, proc.n);
+        sl_argv_free(&proc);
+    }
+    return 0;
+}
+
+static int argv_host(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
+{
+    if (c->ncommand == 0) {
+        errno = EINVAL;
+        return sl_errprintf(err, "container %s: the host runtime has no image entrypoint: "
+                            "set command", c->name);
+    }
+    if (c->working_dir) {
+        /* env(1) changes directory and execs: no shell involved */
+        sl_argv_add(a, "/usr/bin/env");
+        sl_argv_addf(a, "--chdir=%s", c->working_dir);
+        sl_argv_add(a, "--");
+    }
+    add_list(a, c->command, c->ncommand);
+    add_list(a, c->args, c->nargs);
+    return 0;
+}
+
+const sl_runtime_ops_t sl_rt_apptainer = {"apptainer", "apptainer", 1, 1, key_apptainer,
+                                          argv_apptainer};
+const sl_runtime_ops_t sl_rt_singularity = {"singularity", "singularity", 1, 1, key_singularity,
+                                            argv_singularity};
+const sl_runtime_ops_t sl_rt_charliecloud = {"charliecloud", "ch-run", 1, 1, key_plain,
+                                             argv_charliecloud};
+const sl_runtime_ops_t sl_rt_podman = {"podman", "podman", 1, 1, key_plain, argv_podman};
+const sl_runtime_ops_t sl_rt_enroot = {"enroot", "enroot", 1, 1, key_plain, argv_enroot};
+const sl_runtime_ops_t sl_rt_host = {"host", NULL, 0, 0, key_plain, argv_host};

@@ -1,0 +1,87 @@
+/* runtime.h — container runtime backends: one ops table, six entries.
+ *
+ * A backend turns one container (image, Kubernetes command/args, env names,
+ * mounts, workingDir, GPUs) into the complete argv slurmlink-shim execs
+ * (execvp, no shell). Values of environment variables never appear on the
+ * command line: the shim puts them in the process environment under the key
+ * env_key() returns, and each backend carries them into the container its
+ * own way (host, charliecloud: inherited; apptainer/singularity:
+ * APPTAINERENV_/SINGULARITYENV_ prefix, which survives --containall and is
+ * not shell-evaluated with --no-eval; podman/enroot: `-e NAME` / `--env NAME`
+ * without a value, which copies it from the caller's environment).
+ *
+ * Kubernetes semantics: command replaces the image entrypoint, args the
+ * image cmd. Backends that run the image's own entrypoint themselves
+ * (apptainer `run`, podman, enroot) get it from the runtime; charliecloud
+ * does not, so it needs the entrypoint/cmd from image metadata (the caller
+ * passes them) or an explicit command.
+ *
+ * Image store layout (shared with src/image): <store>/<name>+<tag>/ is an
+ * unpacked root filesystem; <name> has every '/' replaced by '%', <tag>
+ * defaults to "latest"; see sl_runtime_image_dir().
+ */
+#ifndef SL_RUNTIME_RUNTIME_H
+#define SL_RUNTIME_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/argv.h"
+#include "common/err.h"
+
+typedef struct sl_rt_mount {
+    const char *src; /* host path */
+    const char *dst; /* path in the container */
+    int read_only;
+} sl_rt_mount_t;
+
+/* Everything a backend needs; nothing here is owned by the backend. */
+typedef struct sl_rt_container {
+    const char *name;
+    const char *image; /* reference for this runtime: store folder, .sif path, docker://...;
+                          NULL for host */
+    const char *const *command; size_t ncommand; /* Kubernetes command (may be empty) */
+    const char *const *args; size_t nargs;       /* Kubernetes args (may be empty) */
+    const char *const *entrypoint; size_t nentrypoint; /* image metadata (may be empty) */
+    const char *const *cmd; size_t ncmd;               /* image metadata (may be empty) */
+    const char *working_dir; /* NULL: the image's default */
+    const sl_rt_mount_t *mounts; size_t nmounts;
+    const char *const *env_names; size_t nenv; /* variables the process must see */
+    int64_t gpus;   /* GPUs requested by the pod (Slurm binds them through GRES) */
+    int amd_gpus;   /* the GPUs are amd.com/gpu */
+    const char *const *extra; size_t nextra; /* validated runtime options from annotations,
+                                                inserted before the image */
+    const char *binary; /* program path override (NULL: the backend's default name) */
+} sl_rt_container_t;
+
+typedef struct sl_runtime_ops {
+    const char *name;           /* "apptainer" ... */
+    const char *default_binary; /* "apptainer", "ch-run", ... ; NULL for host */
+    int needs_image;            /* 0 only for host */
+    int can_mount;              /* 0 only for host (no mount namespace) */
+    /* The key under which the shim must put variable `name` (caller frees). */
+    char *(*env_key)(const char *name);
+    /* Append the complete argv to out. -1 with err when the container cannot be
+     * expressed (e.g. no command and no known entrypoint). */
+    int (*argv)(const sl_rt_container_t *c, sl_argv_t *out, sl_error_t *err);
+} sl_runtime_ops_t;
+
+/* Backend by name, or NULL (errno ENOENT). */
+const sl_runtime_ops_t *sl_runtime_get(const char *name);
+/* NULL-terminated list of backend names. */
+const char *const *sl_runtime_names(void);
+
+/* <store>/<name>+<tag> for an image reference ("docker://" stripped, digest
+ * "@sha256:..." used as the tag). Caller frees. NULL if image is empty. */
+char *sl_runtime_image_dir(const char *store, const char *image);
+
+/* Which backend runs a pod's container:
+ *   the slurmlink.io/runtime annotation when given (ann, may be NULL), else
+ *   host when there is no image, apptainer for an absolute *.sif path,
+ *   charliecloud when the image is in the local store (in_store), else def. */
+const char *sl_runtime_choose(const char *ann, const char *image, int in_store, const char *def);
+
+/* 1 if image is an absolute path, or has a transport scheme (docker://, oras://, ...). */
+int sl_runtime_image_has_scheme(const char *image);
+
+#endif

@@ -1,0 +1,145 @@
+/* runtime: argv of every backend, runtime choice, image store mapping. */
+#include "common/tap.h"
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+
+static char *argv_of(const char *rt, const sl_rt_container_t *c)
+{
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_error_t err = {""};
+    const sl_runtime_ops_t *ops = sl_runtime_get(rt);
+    if (!ops)
+        return strdup("<no such runtime>");
+    if (ops->argv(c, &a, &err) < 0) {
+        sl_argv_free(&a);
+        char *s = malloc(strlen(err.text) + 8);
+        sprintf(s, "ERROR: %s", err.text);
+        return s;
+    }
+    char *s = sl_argv_join(&a);
+    sl_argv_free(&a);
+    return s;
+}
+
+#define CHECK(rt, c, want, label)                                                          \
+    do {                                                                                   \
+        char *s_ = argv_of(rt, c);                                                         \
+        is_str(s_, want, label);                                                           \
+        free(s_);                                                                          \
+    } while (0)
+
+int main(void)
+{
+    char *d = sl_runtime_image_dir("/s", "busybox");
+    is_str(d, "/s/busybox+latest", "image dir: default tag");
+    free(d);
+    d = sl_runtime_image_dir("/s/", "library/busybox:1.36");
+    is_str(d, "/s/library%busybox+1.36", "image dir: slashes and tag");
+    free(d);
+    d = sl_runtime_image_dir("/s", "docker://localhost:5000/a/b");
+    is_str(d, "/s/localhost:5000%a%b+latest", "image dir: registry port is not a tag");
+    free(d);
+    ok(sl_runtime_image_dir("/s", "") == NULL, "image dir: empty image");
+
+    is_str(sl_runtime_choose("podman", "/x.sif", 1, "apptainer"), "podman", "annotation wins");
+    is_str(sl_runtime_choose(NULL, NULL, 0, "apptainer"), "host", "no image: host");
+    is_str(sl_runtime_choose(NULL, "/img/x.sif", 0, "podman"), "apptainer", ".sif: apptainer");
+    is_str(sl_runtime_choose(NULL, "busybox", 1, "apptainer"), "charliecloud",
+           "in store: charliecloud");
+    is_str(sl_runtime_choose(NULL, "docker://busybox", 0, "singularity"), "singularity",
+           "else the default");
+    ok(sl_runtime_get("nope") == NULL, "unknown runtime");
+    ok(sl_runtime_image_has_scheme("docker://x") && sl_runtime_image_has_scheme("/a") &&
+           !sl_runtime_image_has_scheme("busybox:1") && !sl_runtime_image_has_scheme("a/b://c"),
+       "scheme detection");
+
+    const char *cmd[] = {"sh", "-c"}, *args[] = {"echo 'hi' $X"}, *env[] = {"A", "B"};
+    const char *ep[] = {"/entry"}, *icmd[] = {"--serve"};
+    sl_rt_mount_t m[] = {{"/pods/ns/p-u/volumes/cfg", "/etc/cfg", 1},
+                         {"/pods/ns/p-u/volumes/scratch", "/scratch", 0}};
+    sl_rt_container_t c = {.name = "main", .image = "docker://busybox:1.36", .command = cmd,
+                           .ncommand = 2, .args = args, .nargs = 1, .working_dir = "/w",
+                           .mounts = m, .nmounts = 2, .env_names = env, .nenv = 2, .gpus = 2};
+    CHECK("apptainer", &c,
+          "apptainer exec --containall --no-eval --nv --pwd=/w "
+          "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
+          "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
+          "apptainer exec with GPUs, binds, pwd");
+    CHECK("singularity", &c,
+          "singularity exec --containall --no-eval --nv --pwd=/w "
+          "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
+          "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
+          "singularity likewise");
+    CHECK("podman", &c,
+          "podman run --rm --network=host --pull=missing --device=nvidia.com/gpu=all --env=A "
+          "--env=B --workdir=/w --volume=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro "
+          "--volume=/pods/ns/p-u/volumes/scratch:/scratch '--entrypoint=[\"sh\",\"-c\"]' "
+          "docker://busybox:1.36 'echo '\\''hi'\\'' $X'",
+          "podman run: entrypoint as JSON, env by name only");
+    CHECK("enroot", &c,
+          "enroot start --rw --env=A --env=B "
+          "--mount=/pods/ns/p-u/volumes/cfg:/etc/cfg:none:x-create=auto,rbind,ro "
+          "--mount=/pods/ns/p-u/volumes/scratch:/scratch docker://busybox:1.36 sh -c "
+          "'echo '\\''hi'\\'' $X'",
+          "enroot start");
+    c.image = "/store/busybox+1.36";
+    CHECK("charliecloud", &c,
+          "ch-run --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w /store/busybox+1.36 -- sh -c "
+          "'echo '\\''hi'\\'' $X'",
+          "charliecloud: ch-run IMAGE -- argv");
+    CHECK("host", &c, "/usr/bin/env --chdir=/w -- sh -c 'echo '\\''hi'\\'' $X'",
+          "host: env --chdir then the command");
+
+    /* Kubernetes command/args semantics */
+    sl_rt_container_t k = {.name = "k", .image = "/img", .args = args, .nargs = 1};
+    CHECK("charliecloud", &k, "ch-run /img -- 'echo '\\''hi'\\'' $X'",
+          "charliecloud: without image metadata, command+args is the argv");
+    k.nargs = 0;
+    CHECK("charliecloud", &k,
+          "ERROR: container k: charliecloud does not run an image entrypoint and image /img has "
+          "none recorded: set command",
+          "charliecloud with nothing to run is an error");
+    k.nargs = 1;
+    k.entrypoint = ep;
+    k.nentrypoint = 1;
+    k.cmd = icmd;
+    k.ncmd = 1;
+    CHECK("charliecloud", &k, "ch-run /img -- /entry 'echo '\\''hi'\\'' $X'",
+          "args replace the image cmd");
+    k.nargs = 0;
+    CHECK("charliecloud", &k, "ch-run /img -- /entry --serve", "image entrypoint + cmd");
+    CHECK("apptainer", &k, "apptainer run --containall --no-eval /img",
+          "apptainer run without command");
+    k.args = args;
+    k.nargs = 1;
+    CHECK("apptainer", &k, "apptainer run --containall --no-eval /img 'echo '\\''hi'\\'' $X'",
+          "apptainer run passes args to the runscript");
+    k.ncommand = 1;
+    k.command = cmd;
+    CHECK("charliecloud", &k, "ch-run /img -- sh 'echo '\\''hi'\\'' $X'",
+          "command replaces the entrypoint");
+    sl_rt_container_t h = {.name = "h", .command = cmd, .ncommand = 1};
+    CHECK("host", &h, "sh", "host without workingDir");
+    h.ncommand = 0;
+    CHECK("host", &h, "ERROR: container h: the host runtime has no image entrypoint: set command",
+          "host needs a command");
+    sl_rt_mount_t bad[] = {{"/a:b", "/x", 0}};
+    sl_rt_container_t b = {.name = "b", .image = "/img", .command = cmd, .ncommand = 1,
+                           .mounts = bad, .nmounts = 1};
+    CHECK("apptainer", &b,
+          "ERROR: container b: mount /a:b -> /x: the apptainer bind syntax cannot express paths "
+          "containing ':,'",
+          "colon in a bind path is refused");
+    sl_rt_container_t noimg = {.name = "n", .command = cmd, .ncommand = 1};
+    CHECK("podman", &noimg, "ERROR: container n: the podman runtime needs an image",
+          "podman needs an image");
+    char *key = sl_runtime_get("apptainer")->env_key("X");
+    is_str(key, "APPTAINERENV_X", "apptainer env key");
+    free(key);
+    key = sl_runtime_get("charliecloud")->env_key("X");
+    is_str(key, "X", "charliecloud env key");
+    free(key);
+    return tap_done();
+}
