@@ -7,7 +7,7 @@
  * expected: '('") so the HTTP layer can return them in a 400 BadRequest.
  *
  * Field selectors follow k8s.io/apimachinery/pkg/fields: `f=v`, `f==v`,
- * `f!=v`, comma = AND, `\` escapes `,` `=` `!` and `\` in values. The
+ * `f!=v`, comma = AND, `\` escapes `,` `=` and `\` in values. The
  * supported fields depend on the resource, as in kube-apiserver; an
  * unsupported field fails with errno EINVAL and the text
  * "field label not supported: <field>".

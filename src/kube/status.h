@@ -23,9 +23,7 @@ json_t *sl_kube_status(int code, const char *reason, const char *message, json_t
 json_t *sl_kube_status_success(const char *resource, const char *group, const char *name,
                                const char *uid);
 
-/* 404: `pods "p1" not found`, details {name, group, kind}. name NULL/"":
- * message `pods not found`... kube-apiserver phrasing: `the server could
- * not find the requested resource` comes from sl_kube_status_not_found_url. */
+/* 404: `pods "p1" not found`, details {name, group, kind}. */
 json_t *sl_kube_status_not_found(const char *resource, const char *group, const char *name);
 /* 404 for an unknown URL/resource: "the server could not find the requested
  * resource", details {} as kube-apiserver answers unknown paths. */
@@ -95,8 +93,10 @@ json_t *sl_kube_status_internal(const char *why);
 json_t *sl_kube_status_unavailable(const char *message);
 /* 504 Timeout: `Timeout: <message>`, details.retryAfterSeconds if > 0. */
 json_t *sl_kube_status_timeout(const char *message, int retry_after_seconds);
-/* 406 NotAcceptable / 415 UnsupportedMediaType with message. */
+/* 406 NotAcceptable with message. 415 UnsupportedMediaType: "the body of
+ * the request was in an unknown format - accepted media types include:
+ * <accepted>" (NULL: "application/json, application/yaml"). */
 json_t *sl_kube_status_not_acceptable(const char *message);
-json_t *sl_kube_status_unsupported_media_type(const char *content_type);
+json_t *sl_kube_status_unsupported_media_type(const char *accepted);
 
 #endif

@@ -1,0 +1,111 @@
+/* meta: accessors, resourceVersion parsing, RFC 3339, kubectl ages, UUIDs, names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/tap.h"
+#include "kube/meta.h"
+
+#define S 1000000000LL
+
+static void age(long long secs, const char *want)
+{
+    char buf[32];
+    is_str(sl_kube_human_duration(secs * S, buf, sizeof buf), want, "HumanDuration(%llds)", secs);
+}
+
+int main(void)
+{
+    json_t *o = json_loads("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"resourceVersion\":\"42\","
+                           "\"labels\":{\"a\":\"b\"}},\"status\":{\"phase\":\"Running\"}}", 0, NULL);
+    is_str(sl_kube_name(o), "p", "name");
+    is_str(sl_kube_namespace(o), "ns", "namespace");
+    is_int(sl_kube_rv(o), 42, "rv as a number");
+    is_str(sl_kube_label(o, "a"), "b", "label");
+    ok(sl_kube_annotation(o, "x") == NULL, "missing annotation");
+    sl_kube_set_annotation(o, "x", "y");
+    is_str(sl_kube_annotation(o, "x"), "y", "annotation set");
+    sl_kube_set_label(o, "a", NULL);
+    ok(sl_kube_label(o, "a") == NULL, "label deleted");
+    sl_kube_set_rv(o, 7);
+    is_str(sl_kube_meta_str(o, "resourceVersion"), "7", "set rv");
+    is_str(sl_kube_path_str(o, "status.phase"), "Running", "dotted path");
+    ok(sl_kube_path(o, "status.nope.x") == NULL, "missing path");
+    json_decref(o);
+    is_int(sl_kube_rv_parse(""), 0, "empty rv");
+    is_int(sl_kube_rv_parse("abc"), -1, "bad rv");
+    is_int(sl_kube_rv_parse("0"), -1, "zero rv is not a revision");
+    is_int(sl_kube_rv_parse("123"), 123, "rv 123");
+
+    char *t = sl_kube_rfc3339(1700000000LL * S + 123456789, 0);
+    is_str(t, "2023-11-14T22:13:20Z", "RFC 3339 seconds");
+    free(t);
+    t = sl_kube_rfc3339(1700000000LL * S + 123456789, 6);
+    is_str(t, "2023-11-14T22:13:20.123456Z", "RFC 3339 micro");
+    free(t);
+    t = sl_kube_rfc3339(1700000000LL * S + 123456789, 9);
+    is_str(t, "2023-11-14T22:13:20.123456789Z", "RFC 3339 nano");
+    free(t);
+    int64_t ns;
+    ok(sl_kube_parse_rfc3339("2023-11-14T22:13:20Z", &ns) == 0 && ns == 1700000000LL * S, "parse Z");
+    ok(sl_kube_parse_rfc3339("2023-11-14T23:13:20.5+01:00", &ns) == 0 &&
+           ns == 1700000000LL * S + 500000000, "parse offset and fraction");
+    ok(sl_kube_parse_rfc3339("2023-11-14 22:13:20", &ns) < 0, "no zone: rejected");
+    ok(sl_kube_parse_rfc3339("yesterday", &ns) < 0, "garbage rejected");
+    t = sl_kube_now_rfc3339();
+    ok(strlen(t) == 20 && t[19] == 'Z', "now: %s", t);
+    free(t);
+
+    age(-5, "<invalid>");
+    age(-1, "0s");
+    age(0, "0s");
+    age(5, "5s");
+    age(119, "119s");
+    age(120, "2m");
+    age(192, "3m12s");
+    age(600, "10m");
+    age(179 * 60 + 59, "179m");
+    age(3 * 3600, "3h");
+    age(3 * 3600 + 5 * 60, "3h5m");
+    age(8 * 3600 + 5 * 60, "8h");
+    age(47 * 3600, "47h");
+    age(52 * 3600, "2d4h");
+    age(48 * 3600, "2d");
+    age(8 * 24 * 3600, "8d");
+    age(400 * 24 * 3600, "400d");
+    age(3 * 365 * 24 * 3600 + 45 * 24 * 3600, "3y45d");
+    age(10LL * 365 * 24 * 3600, "10y");
+    char buf[32];
+    is_str(sl_kube_age(NULL, 0, buf, sizeof buf), "<unknown>", "age of nothing");
+    is_str(sl_kube_age("2023-11-14T22:13:20Z", (1700000000LL + 16) * S, buf, sizeof buf), "16s",
+           "age of a timestamp");
+
+    char u1[37], u2[37];
+    sl_kube_uuid4(u1);
+    sl_kube_uuid4(u2);
+    ok(strlen(u1) == 36 && u1[8] == '-' && u1[14] == '4' && strchr("89ab", u1[19]), "uuid v4 %s", u1);
+    ok(strcmp(u1, u2) != 0, "uuids differ");
+    char sfx[6];
+    sl_kube_rand_suffix(sfx, 5);
+    ok(strlen(sfx) == 5 && strspn(sfx, "bcdfghjklmnpqrstvwxz2456789") == 5, "suffix %s", sfx);
+
+    ok(sl_kube_is_dns1123_label("my-pod-1"), "label ok");
+    ok(!sl_kube_is_dns1123_label("My-pod"), "upper case refused");
+    ok(!sl_kube_is_dns1123_label("-a"), "leading dash refused");
+    ok(!sl_kube_is_dns1123_label("a.b"), "dot refused in label");
+    ok(sl_kube_is_dns1123_subdomain("a.b-c.d"), "subdomain ok");
+    ok(!sl_kube_is_dns1123_subdomain("a..b"), "empty part refused");
+    ok(!sl_kube_is_dns1123_subdomain("a.-b"), "part starting with dash refused");
+    const char *why = NULL;
+    ok(sl_kube_is_label_key("example.com/My_Key.1", &why), "label key with prefix");
+    ok(!sl_kube_is_label_key("a/b/c", &why), "two slashes refused");
+    ok(!sl_kube_is_label_key("/x", &why), "empty prefix refused");
+    is_str(why, "prefix part must be non-empty", "empty prefix text");
+    ok(sl_kube_is_label_value("", &why), "empty value ok");
+    ok(!sl_kube_is_label_value("-x", &why), "value starting with dash refused");
+    char longv[70];
+    memset(longv, 'a', 64);
+    longv[64] = 0;
+    ok(!sl_kube_is_label_value(longv, &why), "64 chars refused");
+    is_str(why, "must be no more than 63 characters", "length text");
+    return tap_done();
+}
