@@ -1,0 +1,71 @@
+/* image.h — the local image store that charliecloud (ch-run) runs from.
+ *
+ * Layout (shared with src/runtime): <store>/<name>+<tag>/ is an unpacked
+ * root filesystem, <name> being the image name with every '/' replaced by
+ * '%' and <tag> defaulting to "latest":
+ *     busybox               -> <store>/busybox+latest
+ *     library/busybox:1.36  -> <store>/library%busybox+1.36
+ * Neither '%' nor '+' can occur in a valid name or tag, so the mapping is
+ * reversible. Entries whose names start with '.' are work in progress
+ * (imports and removals) and are never listed.
+ *
+ * Every image in the store is ready for ch-run: the mount points /proc /sys
+ * /dev /tmp /home /etc are folders and /etc/passwd, /etc/group, /etc/hosts,
+ * /etc/resolv.conf are regular files. Imports are atomic: the tree is built
+ * in a temporary folder of the store and renamed into place.
+ *
+ * All functions return 0 / a value, or -1 / NULL with errno and err set.
+ */
+#ifndef SL_IMAGE_IMAGE_H
+#define SL_IMAGE_IMAGE_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+/* Split and validate an image reference by the Docker reference grammar
+ * ([domain[:port]/]path-component[/...][:tag]); digests are refused, since
+ * the store is keyed by tag. *name and *tag are new strings (caller frees);
+ * tag defaults to "latest". */
+int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err);
+
+/* The folder of ref in store (need not exist). Caller frees. */
+char *sl_image_dir(const char *store, const char *ref, sl_error_t *err);
+
+/* Import src into the store as ref. src is a folder (copied with cp -a), a
+ * tar archive (unpacked with tar; compression is detected by tar), or "-"
+ * for a tar on standard input. An existing image is replaced only with
+ * force. */
+int sl_image_import(const char *store, const char *ref, const char *src, int force,
+                    sl_error_t *err);
+
+/* Build a minimal image from a statically linked busybox (busybox_path:
+ * NULL means /bin/busybox from Debian's busybox-static): the binary, a
+ * symlink for every applet at the path busybox itself lists, and the files
+ * ch-run needs. */
+int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path,
+                            int force, sl_error_t *err);
+
+/* Make the folder dir runnable by ch-run (mount points and /etc files, see
+ * above), never following a symlink out of dir. Used by the imports. */
+int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
+
+typedef struct sl_image_info {
+    char *ref;   /* "name:tag" */
+    char *name;
+    char *tag;
+    char *path;  /* absolute folder */
+    unsigned long long size; /* bytes on disk, hard links counted once */
+} sl_image_info_t;
+
+/* Every image in store, sorted by name then tag. A store that does not exist
+ * yet is empty (0 images, not an error). *n gets the count; free the array
+ * with sl_image_list_free(). */
+sl_image_info_t *sl_image_list(const char *store, size_t *n, sl_error_t *err);
+void sl_image_list_free(sl_image_info_t *v, size_t n); /* NULL is a no-op */
+
+/* Remove ref (atomically gone: renamed aside, then deleted). ENOENT when
+ * the store has no such image. */
+int sl_image_rm(const char *store, const char *ref, sl_error_t *err);
+
+#endif

@@ -1,0 +1,239 @@
+/* rootfs.c — make an unpacked tree runnable by ch-run, and the busybox image.
+ *
+ * The tree comes from an archive or folder the user supplied, so it may hold
+ * symlinks that point anywhere on the host (etc -> /etc). Everything here
+ * works relative to directory descriptors opened with O_NOFOLLOW: nothing is
+ * ever created or replaced outside the tree.
+ */
+#include "image/image.h"
+#include "image/internal.h"
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct {
+    const char *name;
+    mode_t mode;
+} mount_points[] = {{"proc", 0755}, {"sys", 0755}, {"dev", 0755},
+                    {"tmp", 01777}, {"home", 0755}, {"etc", 0755}};
+
+static const struct {
+    const char *name;
+    const char *content; /* when the image has none; ch-run binds its own over them */
+} etc_files[] = {
+    {"passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"},
+    {"group", "root:x:0:\nnogroup:x:65534:\n"},
+    {"hosts", "127.0.0.1 localhost\n::1 localhost\n"},
+    {"resolv.conf", ""},
+};
+
+static int ensure_dir(int dfd, const char *name, mode_t mode, sl_error_t *err)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        errno = ENOTDIR;
+        return sl_errprintf(err, "the image's /%s is %s, but ch-run needs a folder there", name,
+                            S_ISLNK(st.st_mode) ? "a symlink" : "not a folder");
+    }
+    if (errno != ENOENT)
+        return sl_errprintf(err, "/%s: %s", name, strerror(errno));
+    if (mkdirat(dfd, name, mode) < 0 || fchmodat(dfd, name, mode, 0) < 0)
+        return sl_errprintf(err, "mkdir /%s: %s", name, strerror(errno));
+    return 0;
+}
+
+static int ensure_file(int efd, const char *name, const char *content, sl_error_t *err)
+{
+    struct stat st;
+    if (fstatat(efd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISREG(st.st_mode))
+            return 0;
+        if (!S_ISLNK(st.st_mode)) {
+            errno = EISDIR;
+            return sl_errprintf(err, "the image's /etc/%s is not a file", name);
+        }
+        /* e.g. resolv.conf -> ../run/systemd/resolve/stub-resolv.conf, which
+         * ch-run cannot bind over: replace the link by a file */
+        if (unlinkat(efd, name, 0) < 0)
+            return sl_errprintf(err, "unlink /etc/%s: %s", name, strerror(errno));
+    } else if (errno != ENOENT) {
+        return sl_errprintf(err, "/etc/%s: %s", name, strerror(errno));
+    }
+    int fd = openat(efd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return sl_errprintf(err, "create /etc/%s: %s", name, strerror(errno));
+    size_t len = strlen(content);
+    ssize_t w = len ? write(fd, content, len) : 0;
+    int e = errno;
+    close(fd);
+    if (w != (ssize_t)len) {
+        errno = w < 0 ? e : EIO;
+        return sl_errprintf(err, "write /etc/%s: %s", name, strerror(errno));
+    }
+    return 0;
+}
+
+int sl_image_prepare_rootfs(const char *dir, sl_error_t *err)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return sl_errprintf(err, "open %s: %s", dir, strerror(errno));
+    int rc = -1, efd = -1;
+    /* the tree's root itself must be traversable by the users who run it */
+    struct stat st;
+    if (fstat(dfd, &st) < 0 || fchmod(dfd, (st.st_mode & 07777) | 0755) < 0) {
+        sl_errprintf(err, "chmod %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof(mount_points) / sizeof(mount_points[0]); i++)
+        if (ensure_dir(dfd, mount_points[i].name, mount_points[i].mode, err) < 0)
+            goto out;
+    efd = openat(dfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (efd < 0) {
+        sl_errprintf(err, "open /etc: %s", strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof(etc_files) / sizeof(etc_files[0]); i++)
+        if (ensure_file(efd, etc_files[i].name, etc_files[i].content, err) < 0)
+            goto out;
+    rc = 0;
+out:
+    if (efd >= 0)
+        close(efd);
+    close(dfd);
+    return rc;
+}
+
+/* 1 if the ELF image in data needs a program interpreter (dynamic). */
+static int elf_dynamic(const char *data, size_t len, int *is_elf)
+{
+    *is_elf = 0;
+    if (len < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) ||
+        data[EI_CLASS] != ELFCLASS64)
+        return 0;
+    *is_elf = 1;
+    Elf64_Ehdr eh;
+    memcpy(&eh, data, sizeof(eh));
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        size_t off = eh.e_phoff + (size_t)i * eh.e_phentsize;
+        if (eh.e_phentsize < sizeof(Elf64_Phdr) || off + sizeof(Elf64_Phdr) > len)
+            break;
+        Elf64_Phdr ph;
+        memcpy(&ph, data + off, sizeof(ph));
+        if (ph.p_type == PT_INTERP)
+            return 1;
+    }
+    return 0;
+}
+
+/* "usr/bin/env": relative, no "..", no odd characters. */
+static int applet_path_ok(const char *p)
+{
+    if (!*p || *p == '/' || strstr(p, ".."))
+        return 0;
+    for (; *p; p++)
+        if (!(*p == '/' || *p == '.' || *p == '-' || *p == '_' || *p == '[' || *p == ']' ||
+              (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return 1;
+}
+
+int sl_image_busybox_tree(const char *dir, const char *busybox, sl_error_t *err)
+{
+    size_t len;
+    char *bin = sl_read_file(busybox, &len, err);
+    if (!bin)
+        return sl_errprefix(err, "busybox (install Debian's busybox-static)");
+    int is_elf;
+    int dyn = elf_dynamic(bin, len, &is_elf);
+    if (!is_elf || dyn) {
+        free(bin);
+        errno = ENOEXEC;
+        return sl_errprintf(err, "%s is %s; the image needs a statically linked busybox "
+                            "(Debian package busybox-static)", busybox,
+                            is_elf ? "dynamically linked" : "not a 64-bit ELF program");
+    }
+    char *bindir = sl_xasprintf("%s/bin", dir);
+    char *target = sl_xasprintf("%s/bin/busybox", dir);
+    int rc = sl_mkdir_p(bindir, 0755, err);
+    if (rc == 0)
+        rc = sl_write_file(target, bin, len, 0755, err);
+    free(bin);
+    free(bindir);
+    free(target);
+    if (rc < 0)
+        return -1;
+
+    const char *argv[] = {busybox, "--list-full", NULL};
+    char *out = NULL;
+    int st = sl_run(argv, NULL, 0, 10000, &out, err);
+    if (st != 0) {
+        free(out);
+        if (st > 0) {
+            errno = EIO;
+            sl_errprintf(err, "%s --list-full exited with %d", busybox, st);
+        }
+        return -1;
+    }
+    int links = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (!applet_path_ok(line) || !strcmp(line, "bin/busybox"))
+            continue;
+        /* a relative link, so the tree also makes sense seen from the host */
+        int depth = 0;
+        for (const char *c = line; *c; c++)
+            depth += *c == '/';
+        sl_buf_t rel = SL_BUF_INIT;
+        if (depth == 1 && !strncmp(line, "bin/", 4)) {
+            sl_buf_puts(&rel, "busybox");
+        } else {
+            for (int i = 0; i < depth; i++)
+                sl_buf_puts(&rel, "../");
+            sl_buf_puts(&rel, "bin/busybox");
+        }
+        char *path = sl_xasprintf("%s/%s", dir, line);
+        char *parent = sl_xstrdup(path);
+        *strrchr(parent, '/') = '\0';
+        if (sl_mkdir_p(parent, 0755, err) < 0 ||
+            (symlink(rel.data, path) < 0 && errno != EEXIST &&
+             sl_errprintf(err, "symlink %s: %s", path, strerror(errno)) < 0)) {
+            free(parent);
+            free(path);
+            sl_buf_free(&rel);
+            free(out);
+            return -1;
+        }
+        links++;
+        free(parent);
+        free(path);
+        sl_buf_free(&rel);
+    }
+    free(out);
+    if (links < 10) {
+        errno = EIO;
+        return sl_errprintf(err, "%s --list-full listed only %d applets", busybox, links);
+    }
+    /* folders a shell user expects; the mount points come from prepare_rootfs */
+    const char *extra[] = {"root", "var/tmp", "usr/bin", "usr/sbin", "sbin", NULL};
+    for (int i = 0; extra[i]; i++) {
+        char *p = sl_xasprintf("%s/%s", dir, extra[i]);
+        rc = sl_mkdir_p(p, 0755, err);
+        free(p);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,336 @@
+/* store.c — import, list and remove images in the store (layout: image.h). */
+#include "image/image.h"
+#include "image/internal.h"
+
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A fresh work folder inside the store (same filesystem: rename works). */
+static char *make_tmp(const char *store, sl_error_t *err)
+{
+    if (sl_mkdir_p(store, 0755, err) < 0)
+        return NULL;
+    char *t = sl_xasprintf("%s/.import-XXXXXX", store);
+    if (!mkdtemp(t)) {
+        sl_errprintf(err, "mkdtemp in %s: %s", store, strerror(errno));
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static int is_dir_empty_or_missing(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 1;
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    closedir(d);
+    return n == 0;
+}
+
+/* Move a prepared tmp tree to dest; replace an existing image only with force. */
+static int install(const char *tmp, const char *dest, const char *ref, const char *store,
+                   int force, sl_error_t *err)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return sl_errprintf(err, "rename %s to %s: %s", tmp, dest, strerror(errno));
+    if (!force) {
+        errno = EEXIST;
+        return sl_errprintf(err, "image %s already exists in %s (--force replaces it)", ref,
+                            store);
+    }
+    /* swap in one step, so a job starting now sees the old or the new tree */
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_EXCHANGE) < 0)
+        return sl_errprintf(err, "replace %s: %s", dest, strerror(errno));
+    sl_rm_rf(tmp); /* now the old tree */
+    return 0;
+}
+
+/* The tree is in tmp: check it, make it ch-run ready, install it. */
+static int finish(const char *store, const char *ref, char *tmp, int force, sl_error_t *err)
+{
+    char *dest = sl_image_dir(store, ref, err);
+    int rc = -1;
+    if (!dest)
+        goto out;
+    char *manifest = sl_xasprintf("%s/manifest.json", tmp);
+    char *etc = sl_xasprintf("%s/etc", tmp);
+    char *usr = sl_xasprintf("%s/usr", tmp);
+    char *bin = sl_xasprintf("%s/bin", tmp);
+    int saved = access(manifest, F_OK) == 0 && access(etc, F_OK) != 0 &&
+                access(usr, F_OK) != 0 && access(bin, F_OK) != 0;
+    free(manifest);
+    free(etc);
+    free(usr);
+    free(bin);
+    if (saved) {
+        errno = EINVAL;
+        sl_errprintf(err, "this is an image archive (docker save / OCI layout), not a root "
+                     "filesystem: export a container's filesystem (docker export, podman "
+                     "export) or unpack the image first (umoci unpack)");
+        goto out;
+    }
+    if (is_dir_empty_or_missing(tmp)) {
+        errno = EINVAL;
+        sl_errprintf(err, "the source is empty");
+        goto out;
+    }
+    if (sl_image_prepare_rootfs(tmp, err) < 0 || install(tmp, dest, ref, store, force, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    if (rc < 0)
+        sl_rm_rf(tmp);
+    free(dest);
+    return rc;
+}
+
+/* Run argv, keeping standard input (a tar on "-"); its stderr is captured
+ * unless stdin is used, then it goes straight to the user. */
+static int run_tool(const char *const *argv, int use_stdin, sl_error_t *err)
+{
+    if (!use_stdin) {
+        char *out = NULL;
+        int st = sl_run(argv, NULL, 1, -1, &out, err);
+        if (st > 0) {
+            size_t n = out ? strlen(out) : 0;
+            while (n && out[n - 1] == '\n')
+                out[--n] = '\0';
+            errno = EIO;
+            sl_errprintf(err, "%s failed (exit %d): %s", argv[0], st, out && *out ? out : "");
+        }
+        free(out);
+        return st == 0 ? 0 : -1;
+    }
+    pid_t pid = sl_spawn(argv, NULL, err);
+    if (pid < 0)
+        return -1;
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return sl_errprintf(err, "waitpid: %s", strerror(errno));
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    errno = EIO;
+    return sl_errprintf(err, "%s failed (exit status %d)", argv[0],
+                        WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+int sl_image_import(const char *store, const char *ref, const char *src, int force,
+                    sl_error_t *err)
+{
+    char *name, *tag;
+    if (sl_image_parse_ref(ref, &name, &tag, err) < 0)
+        return -1;
+    free(name);
+    free(tag);
+    int use_stdin = !strcmp(src, "-");
+    struct stat st;
+    if (!use_stdin && stat(src, &st) < 0)
+        return sl_errprintf(err, "%s: %s", src, strerror(errno));
+    if (!use_stdin && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return sl_errprintf(err, "%s is neither a folder nor a tar archive", src);
+    }
+    char *tmp = make_tmp(store, err);
+    if (!tmp)
+        return -1;
+    int rc;
+    if (!use_stdin && S_ISDIR(st.st_mode)) {
+        char *from = sl_xasprintf("%s/.", src);
+        const char *argv[] = {"cp", "-a", "--", from, tmp, NULL};
+        rc = run_tool(argv, 0, err);
+        free(from);
+    } else {
+        /* GNU tar strips leading '/' and refuses members with "..";
+         * ownership and set-id bits from the archive are not kept */
+        const char *argv[] = {"tar", "-x", "-f", use_stdin ? "-" : src, "-C", tmp,
+                              "--no-same-owner", "--no-same-permissions", NULL};
+        rc = run_tool(argv, use_stdin, err);
+    }
+    if (rc == 0)
+        rc = finish(store, ref, tmp, force, err);
+    else
+        sl_rm_rf(tmp);
+    free(tmp);
+    return rc;
+}
+
+int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path,
+                            int force, sl_error_t *err)
+{
+    char *name, *tag;
+    if (sl_image_parse_ref(ref, &name, &tag, err) < 0)
+        return -1;
+    free(name);
+    free(tag);
+    char *tmp = make_tmp(store, err);
+    if (!tmp)
+        return -1;
+    int rc = sl_image_busybox_tree(tmp, busybox_path ? busybox_path : "/bin/busybox", err);
+    if (rc == 0)
+        rc = finish(store, ref, tmp, force, err);
+    else
+        sl_rm_rf(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* --- sizes (du -s with hard links counted once) --- */
+
+static struct {
+    dev_t *dev;
+    ino_t *ino;
+    size_t n, cap;
+    unsigned long long total;
+} du;
+
+static int du_cb(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    if (st->st_nlink > 1 && !S_ISDIR(st->st_mode)) {
+        for (size_t i = 0; i < du.n; i++)
+            if (du.dev[i] == st->st_dev && du.ino[i] == st->st_ino)
+                return 0;
+        if (du.n == du.cap) {
+            du.cap = du.cap ? du.cap * 2 : 64;
+            du.dev = sl_xrealloc(du.dev, du.cap * sizeof(dev_t));
+            du.ino = sl_xrealloc(du.ino, du.cap * sizeof(ino_t));
+        }
+        du.dev[du.n] = st->st_dev;
+        du.ino[du.n++] = st->st_ino;
+    }
+    du.total += (unsigned long long)st->st_blocks * 512ULL;
+    return 0;
+}
+
+static unsigned long long disk_usage(const char *path)
+{
+    du.n = 0;
+    du.total = 0;
+    nftw(path, du_cb, 32, FTW_PHYS | FTW_MOUNT);
+    free(du.dev);
+    free(du.ino);
+    du.dev = NULL;
+    du.ino = NULL;
+    du.cap = 0;
+    return du.total;
+}
+
+static int info_cmp(const void *a, const void *b)
+{
+    const sl_image_info_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->tag, y->tag);
+}
+
+sl_image_info_t *sl_image_list(const char *store, size_t *n, sl_error_t *err)
+{
+    *n = 0;
+    sl_image_info_t *v = sl_xcalloc(1, sizeof(*v));
+    DIR *d = opendir(store);
+    if (!d) {
+        if (errno == ENOENT)
+            return v;
+        sl_errprintf(err, "open %s: %s", store, strerror(errno));
+        free(v);
+        return NULL;
+    }
+    char *abs = sl_abspath(store);
+    size_t cap = 1;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *plus = strrchr(de->d_name, '+');
+        if (!plus)
+            continue;
+        char *name = sl_xstrndup(de->d_name, (size_t)(plus - de->d_name));
+        for (char *c = name; *c; c++)
+            if (*c == '%')
+                *c = '/';
+        char *ref = sl_xasprintf("%s:%s", name, plus + 1);
+        char *pn, *pt;
+        char *path = sl_xasprintf("%s/%s", abs, de->d_name);
+        struct stat st;
+        /* only what this store could have written: a folder with a valid name */
+        if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+            sl_image_parse_ref(ref, &pn, &pt, NULL) < 0) {
+            free(name);
+            free(ref);
+            free(path);
+            continue;
+        }
+        free(pn);
+        free(pt);
+        if (*n == cap) {
+            cap *= 2;
+            v = sl_xrealloc(v, cap * sizeof(*v));
+        }
+        v[*n] = (sl_image_info_t){ref, name, sl_xstrdup(plus + 1), path, disk_usage(path)};
+        (*n)++;
+    }
+    closedir(d);
+    free(abs);
+    qsort(v, *n, sizeof(*v), info_cmp);
+    return v;
+}
+
+void sl_image_list_free(sl_image_info_t *v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].ref);
+        free(v[i].name);
+        free(v[i].tag);
+        free(v[i].path);
+    }
+    free(v);
+}
+
+int sl_image_rm(const char *store, const char *ref, sl_error_t *err)
+{
+    char *dir = sl_image_dir(store, ref, err);
+    if (!dir)
+        return -1;
+    struct stat st;
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        free(dir);
+        errno = ENOENT;
+        return sl_errprintf(err, "no image %s in %s", ref, store);
+    }
+    /* renamed aside first: the image disappears at once, whatever rm -rf takes */
+    char *aside = sl_xasprintf("%s/.rm-%d-%lld", store, (int)getpid(), sl_now_ms());
+    if (rename(dir, aside) < 0) {
+        sl_errprintf(err, "remove %s: %s", dir, strerror(errno));
+        free(aside);
+        free(dir);
+        return -1;
+    }
+    int rc = sl_rm_rf(aside);
+    if (rc < 0)
+        sl_errprintf(err, "%s was removed from the store but %s could not be deleted: %s", ref,
+                     aside, strerror(errno));
+    free(aside);
+    free(dir);
+    return rc == 0 ? 0 : -1;
+}
