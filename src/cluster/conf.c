@@ -151,6 +151,14 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
     if (write_conf(st, "etc/gres.conf", &b, 0644, err) < 0)
         return -1;
 
+    /* slurmd 22.05 always initialises a cgroup plugin, and its autodetection
+     * fails where /sys/fs/cgroup is not mounted (containers, chroots). Name
+     * the v1 plugin: with proctrack/linuxproc and task/none it is loaded but
+     * never used, so it works with or without a cgroup filesystem. */
+    sl_buf_puts(&b, "CgroupPlugin=cgroup/v1\n");
+    if (write_conf(st, "etc/cgroup.conf", &b, 0644, err) < 0)
+        return -1;
+
     if (st->accounting) {
         sl_buf_printf(&b,
                       "AuthType=auth/munge\n"

@@ -1,0 +1,41 @@
+/* ctl.h — the controllers that make stored Pods and Nodes the truth about
+ * Slurm: submit new pods through libslurm, follow their jobs (incremental
+ * polls plus the shims' pushes), delete gracefully, mirror Slurm nodes.
+ *
+ * One thread does the reconciling; sl_ctl_shim_event() is called from the
+ * API's threads and applies a shim push at once. See docs/lifecycle.md.
+ */
+#ifndef SL_CTL_H
+#define SL_CTL_H
+
+#include <jansson.h>
+
+#include "common/err.h"
+#include "store/store.h"
+
+typedef struct sl_ctl sl_ctl_t;
+
+typedef struct sl_ctl_opts {
+    const char *state_dir;      /* holds shim.key (the per-pod token key) */
+    const char *pods_root;      /* pod folders: <root>/<ns>/<name>-<uid>/ */
+    const char *shim_path;      /* slurmlink-shim, as the batch script calls it */
+    const char *report_url;     /* where shims push: .../internal/v1/shim/events */
+    const char *run_as;         /* Unix user the jobs run as (default "nobody") */
+    const char *image_store;    /* charliecloud images */
+    const char *default_runtime;/* NULL: translate's default */
+    const char *slurm_conf;     /* passed to jobs as SLURM_CONF */
+    int poll_ms;                /* Slurm job poll period (default 250) */
+    int node_poll_ms;           /* node poll period (default 2000) */
+} sl_ctl_opts_t;
+
+/* Start the controller thread. The store must outlive the controller. */
+sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *opts, sl_error_t *err);
+/* Stop the thread and free. NULL is a no-op. */
+void sl_ctl_destroy(sl_ctl_t *c);
+
+/* The API's hook for POST /internal/v1/shim/events: checks the per-pod
+ * bearer token, applies the event to the pod. 0, or -1 with errno EACCES
+ * (bad token), ENOENT (unknown pod), EINVAL (malformed). arg is the sl_ctl_t. */
+int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *err);
+
+#endif

@@ -1,0 +1,78 @@
+/* internal.h — shared by the controller's files only. */
+#ifndef SL_CTL_INTERNAL_H
+#define SL_CTL_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctl/ctl.h"
+#include "slurmif/slurmif.h"
+#include "store/store.h"
+
+/* What the controller tracks per pod (by uid). */
+typedef struct ctl_pod {
+    char *uid, *ns, *name;
+    uint32_t job_id;
+    int terminal;            /* pod phase Succeeded/Failed */
+    int deleting;            /* deletionTimestamp set */
+    int job_over;            /* Slurm says the job is done (or forgot it) */
+    int seen_by_slurm;       /* the job appeared in a poll since we started */
+    int files_read;          /* status.json of the pod folder applied after restart */
+    long long signalled_ms;  /* SIGTERM sent (graceful delete) */
+    long long next_try_ms;   /* submission back-off */
+    int tries;
+    int grace_s;
+    struct ctl_pod *next;    /* hash chain by uid */
+} ctl_pod_t;
+
+#define CTL_HASH 4096
+
+struct sl_ctl {
+    sl_store_t *store;
+    sl_ctl_opts_t o;         /* strings owned (copied) */
+    uid_t uid;
+    gid_t gid;
+    char *user_home;
+    unsigned char key[32];   /* HMAC key for per-pod shim tokens */
+
+    pthread_t thread;
+    int running;
+    volatile int stop;
+
+    pthread_mutex_t lock;    /* pods table (read by API threads for shim events) */
+    ctl_pod_t *pods[CTL_HASH];
+    size_t npods;
+
+    int64_t pods_rv;         /* last pod change seen */
+    time_t jobs_since, nodes_since;
+    long long next_job_poll, next_node_poll;
+    sl_slurm_nodes_t *nodes; /* last node snapshot (names → addresses) */
+    int slurm_ok;            /* last RPC to slurmctld succeeded */
+};
+
+/* pods table (caller holds c->lock) */
+ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
+ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
+void ctl_pod_remove(sl_ctl_t *c, const char *uid);
+ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
+
+/* events.c */
+void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* nodes.c */
+void ctl_nodes_poll(sl_ctl_t *c);
+const char *ctl_node_addr(sl_ctl_t *c, const char *node);
+
+/* submit.c */
+void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
+/* path of the pod folder (caller frees) */
+char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+
+/* token.c */
+void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);
+int ctl_key_load(sl_ctl_t *c, sl_error_t *err);
+
+#endif

@@ -1,0 +1,178 @@
+/* nodes.c — one Kubernetes Node per Slurm node, kept current. */
+#include "ctl/internal.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+const char *ctl_node_addr(sl_ctl_t *c, const char *node)
+{
+    for (size_t i = 0; i < sl_slurm_nodes_count(c->nodes); i++) {
+        const sl_slurm_node_t *n = sl_slurm_nodes_at(c->nodes, i);
+        if (n && !strcmp(n->name, node))
+            return *n->addr ? n->addr : n->hostname;
+    }
+    return "";
+}
+
+static void add_list_labels(json_t *labels, const char *prefix, const char *list)
+{
+    char *copy = sl_xstrdup(list);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *key = sl_xasprintf("%s%s", prefix, t);
+        if (sl_kube_is_label_key(key, NULL))
+            json_object_set_new(labels, key, json_string("true"));
+        free(key);
+    }
+    free(copy);
+}
+
+/* the desired Node object for a Slurm node (without metadata bookkeeping) */
+static json_t *node_object(const sl_slurm_node_t *n)
+{
+    struct utsname u;
+    uname(&u);
+    json_t *labels = json_pack("{s:s, s:s, s:s, s:s}", "kubernetes.io/hostname", n->name,
+                               "kubernetes.io/os", "linux", "kubernetes.io/arch",
+                               !strcmp(u.machine, "x86_64") ? "amd64" : u.machine,
+                               "slurmlink.io/node", n->name);
+    add_list_labels(labels, "slurmlink.io/partition-", n->partitions);
+    add_list_labels(labels, "slurmlink.io/feature-", n->features);
+
+    char cpu[16], mem[32], gpu[16], pods[16];
+    snprintf(cpu, sizeof(cpu), "%u", n->cpus);
+    snprintf(mem, sizeof(mem), "%lluMi", (unsigned long long)n->real_memory_mb);
+    snprintf(gpu, sizeof(gpu), "%u", n->gpus);
+    snprintf(pods, sizeof(pods), "%u", n->cpus * 16 > 110 ? n->cpus * 16 : 110);
+    json_t *cap = json_pack("{s:s, s:s, s:s}", "cpu", cpu, "memory", mem, "pods", pods);
+    if (n->gpus)
+        json_object_set_new(cap, "nvidia.com/gpu", json_string(gpu));
+
+    int ready = !n->down && !n->not_responding;
+    const char *reason = n->down ? "SlurmNodeDown"
+                         : n->not_responding ? "SlurmdNotResponding"
+                                             : "SlurmdReady";
+    char msg[512];
+    if (ready && n->drain)
+        snprintf(msg, sizeof(msg), "slurmd is up; Slurm state %s (drained: %s)", n->state,
+                 *n->reason ? n->reason : "no reason given");
+    else if (ready)
+        snprintf(msg, sizeof(msg), "slurmd is up; Slurm state %s", n->state);
+    else
+        snprintf(msg, sizeof(msg), "Slurm state %s%s%s", n->state, *n->reason ? ": " : "",
+                 n->reason);
+
+    char alloc[160];
+    snprintf(alloc, sizeof(alloc), "cpu=%u/%u, memory=%lluMi/%lluMi, nvidia.com/gpu=%u/%u",
+             n->alloc_cpus, n->cpus, (unsigned long long)n->alloc_memory_mb,
+             (unsigned long long)n->real_memory_mb, n->alloc_gpus, n->gpus);
+    char ver[64];
+    snprintf(ver, sizeof(ver), "slurm-%s", n->version);
+
+    json_t *addrs = json_array();
+    if (*n->addr)
+        json_array_append_new(addrs, json_pack("{s:s, s:s}", "type", "InternalIP", "address",
+                                               n->addr));
+    json_array_append_new(addrs, json_pack("{s:s, s:s}", "type", "Hostname", "address",
+                                           *n->hostname ? n->hostname : n->name));
+    json_t *obj = json_pack(
+        "{s:s, s:s, s:{s:s, s:o, s:{s:s, s:s, s:s}},"
+        " s:{s:b},"
+        " s:{s:o, s:O, s:[{s:s, s:s, s:s, s:s}], s:o,"
+        "    s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}}",
+        "apiVersion", "v1", "kind", "Node", "metadata", "name", n->name, "labels", labels,
+        "annotations", "slurmlink.io/slurm-state", n->state, "slurmlink.io/allocated", alloc,
+        "slurmlink.io/partitions", n->partitions,
+        "spec", "unschedulable", n->drain,
+        "status", "capacity", cap, "allocatable", cap, "conditions", "type", "Ready", "status",
+        ready ? "True" : "False", "reason", reason, "message", msg, "addresses", addrs,
+        "nodeInfo", "kubeletVersion", ver, "kubeProxyVersion", "", "operatingSystem", "linux",
+        "architecture", !strcmp(u.machine, "x86_64") ? "amd64" : u.machine, "kernelVersion",
+        u.release, "osImage", "Slurm node", "containerRuntimeVersion", "slurm://", "machineID",
+        "", "systemUUID", "", "bootID", "");
+    return obj;
+}
+
+typedef struct node_upd {
+    json_t *want;
+    char *now;
+} node_upd_t;
+
+/* copy the desired fields onto the stored node; keep transition times */
+static int node_mutate(json_t *obj, void *arg)
+{
+    node_upd_t *u = arg;
+    json_t *meta = json_object_get(obj, "metadata");
+    json_t *wmeta = json_object_get(u->want, "metadata");
+    int changed = 0;
+    const char *keys[] = {"labels", "annotations"};
+    for (int i = 0; i < 2; i++) {
+        json_t *w = json_object_get(wmeta, keys[i]);
+        if (!json_equal(json_object_get(meta, keys[i]), w)) {
+            json_object_set(meta, keys[i], w);
+            changed = 1;
+        }
+    }
+    json_t *wspec = json_object_get(u->want, "spec");
+    if (!json_equal(json_object_get(obj, "spec"), wspec)) {
+        json_object_set(obj, "spec", wspec);
+        changed = 1;
+    }
+    json_t *st = json_object_get(obj, "status");
+    json_t *wst = json_object_get(u->want, "status");
+    json_t *oldc = json_array_get(json_object_get(st, "conditions"), 0);
+    json_t *newc = json_array_get(json_object_get(wst, "conditions"), 0);
+    const char *ostat = json_string_value(json_object_get(oldc, "status"));
+    const char *trans = json_string_value(json_object_get(oldc, "lastTransitionTime"));
+    int flip = !ostat || strcmp(ostat, json_string_value(json_object_get(newc, "status")));
+    json_object_set_new(newc, "lastTransitionTime", json_string(flip || !trans ? u->now : trans));
+    json_object_set(newc, "lastHeartbeatTime", json_object_get(oldc, "lastHeartbeatTime"));
+    if (!json_equal(st, wst) || !json_object_get(oldc, "lastHeartbeatTime")) {
+        json_object_set_new(newc, "lastHeartbeatTime", json_string(u->now));
+        json_object_set(obj, "status", wst);
+        changed = 1;
+    }
+    return changed;
+}
+
+void ctl_nodes_poll(sl_ctl_t *c)
+{
+    sl_slurm_nodes_t *n = NULL;
+    sl_error_t err = {""};
+    int r = sl_slurm_nodes_load(&c->nodes_since, &n, &err);
+    if (r < 0) {
+        if (c->slurm_ok)
+            sl_warn("Slurm is unreachable: %s", err.text);
+        c->slurm_ok = 0;
+        return;
+    }
+    c->slurm_ok = 1;
+    if (r == 0)
+        return;
+    sl_slurm_nodes_free(c->nodes);
+    c->nodes = n;
+    char *now = sl_kube_now_rfc3339();
+    for (size_t i = 0; i < sl_slurm_nodes_count(n); i++) {
+        const sl_slurm_node_t *sn = sl_slurm_nodes_at(n, i);
+        if (!sn)
+            continue;
+        node_upd_t u = {node_object(sn), now};
+        sl_error_t e2 = {""};
+        if (sl_store_mutate(c->store, "nodes", NULL, sn->name, node_mutate, &u, NULL, &e2) < 0) {
+            json_t *obj = json_deep_copy(u.want);
+            json_t *cond = json_array_get(json_object_get(json_object_get(obj, "status"),
+                                                          "conditions"), 0);
+            json_object_set_new(cond, "lastTransitionTime", json_string(now));
+            json_object_set_new(cond, "lastHeartbeatTime", json_string(now));
+            if (sl_store_create(c->store, "nodes", obj, &e2) < 0 && errno != EEXIST)
+                sl_warn("cannot store node %s: %s", sn->name, e2.text);
+            json_decref(obj);
+        }
+        json_decref(u.want);
+    }
+    free(now);
+}
