@@ -1,0 +1,598 @@
+/* ctl.c — the reconcile loop: pod changes from the store, Slurm polls,
+ * graceful deletion; and the shim push hook called from API threads. */
+#include "ctl/internal.h"
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "ctl/podstatus.h"
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <slurm/slurm_errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- pods table ------------------------------------------------------- */
+
+static unsigned hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % CTL_HASH;
+}
+
+ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid)
+{
+    for (ctl_pod_t *p = c->pods[hash(uid)]; p; p = p->next)
+        if (!strcmp(p->uid, uid))
+            return p;
+    return NULL;
+}
+
+ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name)
+{
+    ctl_pod_t *p = ctl_pod_find(c, uid);
+    if (p)
+        return p;
+    p = sl_xcalloc(1, sizeof(*p));
+    p->uid = sl_xstrdup(uid);
+    p->ns = sl_xstrdup(ns);
+    p->name = sl_xstrdup(name);
+    unsigned h = hash(uid);
+    p->next = c->pods[h];
+    c->pods[h] = p;
+    c->npods++;
+    return p;
+}
+
+void ctl_pod_remove(sl_ctl_t *c, const char *uid)
+{
+    for (ctl_pod_t **pp = &c->pods[hash(uid)]; *pp; pp = &(*pp)->next) {
+        if (!strcmp((*pp)->uid, uid)) {
+            ctl_pod_t *p = *pp;
+            *pp = p->next;
+            free(p->uid);
+            free(p->ns);
+            free(p->name);
+            free(p);
+            c->npods--;
+            return;
+        }
+    }
+}
+
+ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
+{
+    for (int i = 0; i < CTL_HASH; i++)
+        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
+            if (p->job_id == job_id)
+                return p;
+    return NULL;
+}
+
+/* ---- applying changes to a stored pod ------------------------------------ */
+
+typedef struct apply {
+    const ctl_job_view_t *job;
+    json_t *event;
+    char old_phase[16], new_phase[16];
+    int was_scheduled, now_scheduled;
+    json_t *snapshot; /* the pod after the change (new ref) */
+} apply_t;
+
+static int scheduled(json_t *pod)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, "PodScheduled"))
+            return !strcmp(s, "True");
+    }
+    return 0;
+}
+
+static void phase_copy(json_t *pod, char out[16])
+{
+    const char *p = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
+    snprintf(out, 16, "%s", p ? p : "");
+}
+
+static int apply_fn(json_t *pod, void *arg)
+{
+    apply_t *a = arg;
+    phase_copy(pod, a->old_phase);
+    a->was_scheduled = scheduled(pod);
+    int r = a->job ? ctl_status_from_job(pod, a->job, sl_kube_now_ns())
+                   : ctl_status_from_shim(pod, a->event, sl_kube_now_ns());
+    phase_copy(pod, a->new_phase);
+    a->now_scheduled = scheduled(pod);
+    return r;
+}
+
+/* events for transitions, as the kubelet and scheduler would emit them */
+static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job_id)
+{
+    if (!pod)
+        return;
+    if (!a->was_scheduled && a->now_scheduled) {
+        const char *node = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+        ctl_event(c, pod, "Normal", "Scheduled", "Successfully assigned %s/%s to %s (Slurm job %u)",
+                  sl_kube_namespace(pod), sl_kube_name(pod), node ? node : "?", job_id);
+    }
+    if (strcmp(a->old_phase, a->new_phase)) {
+        if (!strcmp(a->new_phase, "Succeeded"))
+            ctl_event(c, pod, "Normal", "Completed", "Pod completed (Slurm job %u)", job_id);
+        else if (!strcmp(a->new_phase, "Failed")) {
+            const char *m = json_string_value(json_object_get(json_object_get(pod, "status"), "message"));
+            ctl_event(c, pod, "Warning", "Failed", "%s", m ? m : "Pod failed");
+        }
+    }
+}
+
+static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
+{
+    apply_t a = {.job = v};
+    json_t *out = NULL;
+    if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
+        transition_events(c, &a, out, v->job_id);
+        p->terminal = ctl_pod_terminal(out);
+    }
+    json_decref(out);
+}
+
+/* replay the pod folder's events.jsonl: what the shim said while we were away */
+static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
+{
+    p->files_read = 1;
+    char *dir = ctl_pod_dir(c, p->ns, p->name, p->uid);
+    char *path = sl_xasprintf("%s/events.jsonl", dir);
+    char *data = sl_read_file(path, NULL, NULL);
+    free(path);
+    free(dir);
+    if (!data)
+        return;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        json_t *ev = json_loads(line, 0, NULL);
+        if (!ev)
+            continue;
+        apply_t a = {.event = ev};
+        json_t *out = NULL;
+        if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
+            transition_events(c, &a, out, p->job_id);
+            p->terminal = ctl_pod_terminal(out);
+        }
+        json_decref(out);
+        json_decref(ev);
+    }
+    free(data);
+}
+
+/* ---- deletion --------------------------------------------------------------- */
+
+static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
+{
+    sl_error_t err = {""};
+    if (sl_store_delete(c->store, "pods", p->ns, p->name, 0, NULL, &err) < 0 && errno != ENOENT)
+        sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_remove(c, p->uid);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* returns 1 if p was freed */
+static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+{
+    long long now = sl_now_ms();
+    if (!p->job_id || p->job_over) {
+        finish_delete(c, p);
+        return 1;
+    }
+    sl_error_t err = {""};
+    if (!p->signalled_ms) {
+        p->signalled_ms = now;
+        if (p->terminal) {
+            /* containers are done; the job is finishing on its own */
+            return 0;
+        }
+        if (pod)
+            ctl_event(c, pod, "Normal", "Killing", "Stopping pod (Slurm job %u), grace period %ds",
+                      p->job_id, p->grace_s);
+        if (p->grace_s <= 0 || !p->seen_by_slurm || !scheduled(pod)) {
+            if (sl_slurm_cancel(p->job_id, &err) < 0 && errno != ESLURM_ALREADY_DONE)
+                sl_warn("pod %s/%s: %s", p->ns, p->name, err.text);
+        } else if (sl_slurm_signal(p->job_id, SIGTERM, 1, &err) < 0) {
+            sl_warn("pod %s/%s: %s; cancelling", p->ns, p->name, err.text);
+            sl_slurm_cancel(p->job_id, NULL);
+        }
+        return 0;
+    }
+    /* the shim had its grace period (plus slack to report): now Slurm kills */
+    if (now - p->signalled_ms > (long long)p->grace_s * 1000 + 3000 && p->signalled_ms > 0) {
+        sl_slurm_cancel(p->job_id, NULL);
+        p->signalled_ms = -1; /* cancelled; wait for Slurm to say it is over */
+    }
+    return 0;
+}
+
+/* ---- pod changes ------------------------------------------------------------ */
+
+static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
+{
+    const char *uid = sl_kube_uid(pod);
+    const char *ns = sl_kube_namespace(pod);
+    const char *name = sl_kube_name(pod);
+    if (!uid || !ns || !name)
+        return;
+    pthread_mutex_lock(&c->lock);
+    if (!strcmp(type, "DELETED")) {
+        ctl_pod_t *p = ctl_pod_find(c, uid);
+        uint32_t job = p ? p->job_id : ctl_pod_job_id(pod);
+        int over = p ? p->job_over : 0;
+        if (p)
+            ctl_pod_remove(c, uid);
+        pthread_mutex_unlock(&c->lock);
+        /* force-deleted (or removed by us after the job ended) */
+        if (job && !over)
+            sl_slurm_cancel(job, NULL);
+        return;
+    }
+    ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);
+    uint32_t job = ctl_pod_job_id(pod);
+    if (job)
+        p->job_id = job;
+    p->terminal = ctl_pod_terminal(pod);
+    json_t *meta = json_object_get(pod, "metadata");
+    p->deleting = json_object_get(meta, "deletionTimestamp") != NULL;
+    json_t *g = json_object_get(meta, "deletionGracePeriodSeconds");
+    if (!g)
+        g = json_object_get(json_object_get(pod, "spec"), "terminationGracePeriodSeconds");
+    p->grace_s = g ? (int)json_integer_value(g) : 30;
+    pthread_mutex_unlock(&c->lock);
+
+    if (p->deleting) {
+        handle_delete(c, p, pod);
+        return;
+    }
+    if (!p->job_id && !p->terminal && sl_now_ms() >= p->next_try_ms)
+        ctl_submit(c, p, pod);
+}
+
+static void process_changes(sl_ctl_t *c)
+{
+    for (;;) {
+        sl_error_t err = {""};
+        json_t *ch = sl_store_changes(c->store, c->pods_rv, "pods", NULL, 512, &err);
+        if (!ch) {
+            if (errno == ERANGE) {
+                /* fell behind the change log: start again from a full list */
+                int64_t rv = 0;
+                json_t *all = sl_store_list(c->store, "pods", NULL, &rv);
+                size_t i;
+                json_t *pod;
+                json_array_foreach(all, i, pod) handle_pod(c, "MODIFIED", pod);
+                json_decref(all);
+                c->pods_rv = rv;
+                continue;
+            }
+            return;
+        }
+        size_t n = json_array_size(ch);
+        size_t i;
+        json_t *e;
+        json_array_foreach(ch, i, e)
+        {
+            handle_pod(c, json_string_value(json_object_get(e, "type")), json_object_get(e, "object"));
+            c->pods_rv = json_integer_value(json_object_get(e, "rv"));
+        }
+        json_decref(ch);
+        if (n < 512)
+            return;
+    }
+}
+
+/* pods waiting for a (re)submission or a deletion deadline */
+static void process_due(sl_ctl_t *c)
+{
+    long long now = sl_now_ms();
+    ctl_pod_t *due[256];
+    size_t n = 0;
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < CTL_HASH && n < 256; i++)
+        for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next)
+            if ((!p->job_id && !p->terminal && !p->deleting && p->tries && now >= p->next_try_ms) ||
+                (p->deleting && p->signalled_ms > 0))
+                due[n++] = p;
+    pthread_mutex_unlock(&c->lock);
+    for (size_t i = 0; i < n; i++) {
+        json_t *pod = sl_store_get(c->store, "pods", due[i]->ns, due[i]->name);
+        if (!pod)
+            continue;
+        if (due[i]->deleting)
+            handle_delete(c, due[i], pod);
+        else
+            ctl_submit(c, due[i], pod);
+        json_decref(pod);
+    }
+}
+
+/* ---- Slurm job poll ----------------------------------------------------------- */
+
+static uint32_t comment_uid(const char *comment, char *uid, size_t len)
+{
+    const char *p = strstr(comment, "slurmlink:uid=");
+    if (!p)
+        return 0;
+    p += strlen("slurmlink:uid=");
+    size_t n = strcspn(p, " ,;");
+    if (n == 0 || n >= len)
+        return 0;
+    memcpy(uid, p, n);
+    uid[n] = '\0';
+    return 1;
+}
+
+static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, ctl_job_view_t *v, char *node, size_t nl)
+{
+    snprintf(node, nl, "%s", *j->batch_host ? j->batch_host : j->nodes);
+    node[strcspn(node, ",[")] = '\0';
+    *v = (ctl_job_view_t){.job_id = j->job_id,
+                          .state = j->state,
+                          .reason = j->reason,
+                          .node = node,
+                          .node_ip = *node ? ctl_node_addr(c, node) : "",
+                          .start_ns = j->start_time > 0 ? (int64_t)j->start_time * 1000000000LL : 0,
+                          .end_ns = j->end_time > 0 ? (int64_t)j->end_time * 1000000000LL : 0,
+                          .exit_code = j->exit_code,
+                          .restart_cnt = j->restart_cnt};
+    if (!strcmp(j->state, "PENDING"))
+        v->node = "";
+}
+
+static int job_over(const char *state)
+{
+    return strcmp(state, "PENDING") && strcmp(state, "RUNNING") && strcmp(state, "SUSPENDED") &&
+           strcmp(state, "CONFIGURING") && strcmp(state, "REQUEUED") && strcmp(state, "RESIZING");
+}
+
+static int adopt_fn(json_t *pod, void *arg)
+{
+    return ctl_status_submitted(pod, *(uint32_t *)arg, sl_kube_now_ns());
+}
+
+static void poll_jobs(sl_ctl_t *c)
+{
+    sl_slurm_jobs_t *jobs = NULL;
+    sl_error_t err = {""};
+    int r = sl_slurm_jobs_load(&c->jobs_since, &jobs, &err);
+    if (r < 0) {
+        if (c->slurm_ok)
+            sl_warn("Slurm is unreachable: %s", err.text);
+        c->slurm_ok = 0;
+        return;
+    }
+    if (!c->slurm_ok)
+        sl_info("Slurm answers again");
+    c->slurm_ok = 1;
+    if (r == 0)
+        return;
+    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
+        char uid[128];
+        if (!comment_uid(j->comment, uid, sizeof(uid)))
+            continue;
+        pthread_mutex_lock(&c->lock);
+        ctl_pod_t *p = ctl_pod_find(c, uid);
+        if (p && p->job_id && p->job_id != j->job_id) {
+            pthread_mutex_unlock(&c->lock);
+            continue; /* an older job of the same pod: not ours to follow */
+        }
+        if (p && !p->job_id)
+            p->job_id = j->job_id; /* adopted below by ctl_submit's recovery */
+        pthread_mutex_unlock(&c->lock);
+        if (!p) {
+            /* a job whose pod is gone (force delete while we were down) */
+            if (!job_over(j->state))
+                sl_slurm_cancel(j->job_id, NULL);
+            continue;
+        }
+        if (!p->seen_by_slurm) {
+            p->seen_by_slurm = 1;
+            json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+            if (pod && !ctl_pod_job_id(pod)) {
+                /* submitted before a crash, never recorded: adopt, never resubmit */
+                uint32_t id = j->job_id;
+                sl_store_mutate(c->store, "pods", p->ns, p->name, adopt_fn, &id, NULL, NULL);
+                sl_info("pod %s/%s: adopted Slurm job %u found by its uid", p->ns, p->name, id);
+            }
+            json_decref(pod);
+        }
+        ctl_job_view_t v;
+        char node[256];
+        view_of(c, j, &v, node, sizeof(node));
+        if (!p->files_read && strcmp(j->state, "PENDING"))
+            replay_shim_files(c, p);
+        apply_job(c, p, &v);
+        if (job_over(j->state)) {
+            p->job_over = 1;
+            if (p->deleting)
+                finish_delete(c, p);
+        }
+    }
+    sl_slurm_jobs_free(jobs);
+}
+
+/* ---- the thread ---------------------------------------------------------------- */
+
+static void *ctl_main(void *arg)
+{
+    sl_ctl_t *c = arg;
+    int64_t rv = 0;
+    json_t *all = sl_store_list(c->store, "pods", NULL, &rv);
+    c->pods_rv = rv;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(all, i, pod) handle_pod(c, "ADDED", pod);
+    json_decref(all);
+    while (!c->stop) {
+        process_changes(c);
+        long long now = sl_now_ms();
+        if (now >= c->next_node_poll) {
+            ctl_nodes_poll(c);
+            c->next_node_poll = now + c->o.node_poll_ms;
+        }
+        if (now >= c->next_job_poll) {
+            poll_jobs(c);
+            c->next_job_poll = sl_now_ms() + c->o.poll_ms;
+        }
+        process_due(c);
+        long long wait = c->next_job_poll - sl_now_ms();
+        if (wait > 0)
+            sl_store_wait(c->store, sl_store_revision(c->store), (int)wait);
+    }
+    return NULL;
+}
+
+/* ---- shim pushes --------------------------------------------------------------- */
+
+int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *err)
+{
+    sl_ctl_t *c = arg;
+    const char *uid = json_string_value(json_object_get(event, "pod_uid"));
+    if (!uid || !json_string_value(json_object_get(event, "event"))) {
+        errno = EINVAL;
+        return sl_errprintf(err, "event needs pod_uid and event");
+    }
+    char want[65];
+    ctl_token(c, uid, want);
+    /* constant-time compare */
+    unsigned diff = bearer ? (unsigned)(strlen(bearer) ^ 64) : 1;
+    for (int i = 0; bearer && i < 64 && bearer[i]; i++)
+        diff |= (unsigned char)bearer[i] ^ (unsigned char)want[i];
+    if (diff) {
+        errno = EACCES;
+        return sl_errprintf(err, "bad token for pod %s", uid);
+    }
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, uid);
+    char *ns = p ? sl_xstrdup(p->ns) : NULL, *name = p ? sl_xstrdup(p->name) : NULL;
+    uint32_t job = p ? p->job_id : 0;
+    pthread_mutex_unlock(&c->lock);
+    if (!ns) {
+        errno = ENOENT;
+        return sl_errprintf(err, "no pod with uid %s", uid);
+    }
+    apply_t a = {.event = event};
+    json_t *out = NULL;
+    int r = sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, err);
+    if (r == 0) {
+        const char *what = json_string_value(json_object_get(event, "event"));
+        const char *ctr = json_string_value(json_object_get(event, "container"));
+        if (!strcmp(what, "started") && ctr)
+            ctl_event(c, out, "Normal", "Started", "Started container %s", ctr);
+        else if (!strcmp(what, "exited") && ctr) {
+            json_t *st = NULL;
+            size_t i;
+            json_t *cs;
+            json_array_foreach(json_object_get(json_object_get(out, "status"), "containerStatuses"), i, cs)
+            {
+                if (!strcmp(json_string_value(json_object_get(cs, "name")), ctr))
+                    st = cs;
+            }
+            if (st && json_object_get(json_object_get(st, "state"), "waiting"))
+                ctl_event(c, out, "Warning", "BackOff", "Back-off restarting failed container %s in pod %s_%s",
+                          ctr, name, ns);
+        }
+        transition_events(c, &a, out, job);
+        pthread_mutex_lock(&c->lock);
+        p = ctl_pod_find(c, uid);
+        if (p)
+            p->terminal = ctl_pod_terminal(out);
+        pthread_mutex_unlock(&c->lock);
+    }
+    json_decref(out);
+    free(ns);
+    free(name);
+    return r;
+}
+
+/* ---- create / destroy ---------------------------------------------------------- */
+
+static char *dup_or(const char *s, const char *def)
+{
+    return s ? sl_xstrdup(s) : def ? sl_xstrdup(def) : NULL;
+}
+
+sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *err)
+{
+    sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
+    c->store = store;
+    c->o.state_dir = dup_or(o->state_dir, ".");
+    c->o.pods_root = dup_or(o->pods_root, NULL);
+    if (!c->o.pods_root)
+        c->o.pods_root = sl_xasprintf("%s/pods", c->o.state_dir);
+    c->o.shim_path = dup_or(o->shim_path, "slurmlink-shim");
+    c->o.report_url = dup_or(o->report_url, NULL);
+    c->o.run_as = dup_or(o->run_as, "nobody");
+    c->o.image_store = dup_or(o->image_store, NULL);
+    c->o.default_runtime = dup_or(o->default_runtime, NULL);
+    c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
+    c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
+    c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
+    pthread_mutex_init(&c->lock, NULL);
+    c->slurm_ok = 1;
+
+    struct passwd *pw = getpwnam(c->o.run_as);
+    if (!pw) {
+        errno = ENOENT;
+        sl_errprintf(err, "--run-as: no Unix user named \"%s\"", c->o.run_as);
+        goto fail;
+    }
+    c->uid = pw->pw_uid;
+    c->gid = pw->pw_gid;
+    c->user_home = sl_xstrdup(pw->pw_dir ? pw->pw_dir : "/");
+    if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
+        goto fail;
+    if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
+        sl_errprintf(err, "cannot start the controller thread");
+        goto fail;
+    }
+    c->running = 1;
+    return c;
+fail:
+    sl_ctl_destroy(c);
+    return NULL;
+}
+
+void sl_ctl_destroy(sl_ctl_t *c)
+{
+    if (!c)
+        return;
+    if (c->running) {
+        c->stop = 1;
+        sl_store_wakeup(c->store);
+        pthread_join(c->thread, NULL);
+    }
+    for (int i = 0; i < CTL_HASH; i++)
+        while (c->pods[i])
+            ctl_pod_remove(c, c->pods[i]->uid);
+    sl_slurm_nodes_free(c->nodes);
+    pthread_mutex_destroy(&c->lock);
+    free((char *)c->o.state_dir);
+    free((char *)c->o.pods_root);
+    free((char *)c->o.shim_path);
+    free((char *)c->o.report_url);
+    free((char *)c->o.run_as);
+    free((char *)c->o.image_store);
+    free((char *)c->o.default_runtime);
+    free((char *)c->o.slurm_conf);
+    free(c->user_home);
+    free(c);
+}
