@@ -1,0 +1,135 @@
+/* apply: server-side apply creates, updates, prunes what a manager stopped
+ * applying, keeps what others own, records managedFields. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/tap.h"
+#include "kube/meta.h"
+#include "kube/patch.h"
+
+static json_t *J(const char *s)
+{
+    json_error_t e;
+    json_t *j = json_loads(s, 0, &e);
+    if (!j)
+        fprintf(stderr, "bad test JSON: %s\n", e.text);
+    return j;
+}
+
+static char *at(json_t *o, const char *path)
+{
+    json_t *v = sl_kube_path(o, path);
+    return v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+}
+
+static void is_at(json_t *o, const char *path, const char *want, const char *label)
+{
+    char *s = at(o, path);
+    is_str(s, want, "%s (%s)", label, path);
+    free(s);
+}
+
+#define CFG1                                                                                   \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","  \
+    "\"labels\":{\"app\":\"web\",\"tier\":\"1\"}},\"spec\":{\"containers\":[{\"name\":\"c\","    \
+    "\"image\":\"busybox\",\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":" \
+    "\"2\"}]},{\"name\":\"side\",\"image\":\"s\"}],\"tolerations\":[{\"key\":\"k\"}]}}"
+
+#define CFG2                                                                                   \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","  \
+    "\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"         \
+    "\"busybox:1.36\",\"env\":[{\"name\":\"B\",\"value\":\"2\"}]}]}}"
+
+int main(void)
+{
+    sl_error_t err = {{0}};
+    json_t *cfg1 = J(CFG1), *cfg2 = J(CFG2);
+
+    json_t *live = sl_kube_apply(NULL, cfg1, "kubectl", &err);
+    ok(live != NULL, "apply creates");
+    is_at(live, "metadata.labels", "{\"app\":\"web\",\"tier\":\"1\"}", "labels applied");
+    json_t *mf = json_object_get(json_object_get(live, "metadata"), "managedFields");
+    is_int(json_array_size(mf), 1, "one managedFields entry");
+    json_t *e = json_array_get(mf, 0);
+    is_str(json_string_value(json_object_get(e, "manager")), "kubectl", "manager");
+    is_str(json_string_value(json_object_get(e, "operation")), "Apply", "operation Apply");
+    is_str(json_string_value(json_object_get(e, "fieldsType")), "FieldsV1", "fieldsType");
+    json_t *fv = json_object_get(e, "fieldsV1");
+    ok(sl_kube_path(fv, "f:metadata.f:labels.f:app") != NULL, "fieldsV1 has f:metadata.f:labels.f:app");
+    json_t *cs = sl_kube_path(fv, "f:spec.f:containers");
+    json_t *c = json_object_get(cs, "k:{\"name\":\"c\"}");
+    ok(c && json_object_get(c, ".") && json_object_get(c, "f:image") &&
+           json_object_get(json_object_get(c, "f:env"), "k:{\"name\":\"A\"}"),
+       "keyed list items in FieldsV1 form");
+    ok(json_object_get(fv, "f:apiVersion") == NULL &&
+           sl_kube_path(fv, "f:metadata.f:name") == NULL,
+       "apiVersion, kind and name are not owned");
+
+    /* what the server and controllers add meanwhile */
+    sl_kube_meta_set_str(live, "uid", "u-1");
+    sl_kube_set_rv(live, 5);
+    sl_kube_set_annotation(live, "controller", "note");
+    json_object_set_new(live, "status", json_pack("{s:s}", "phase", "Running"));
+
+    json_t *r = sl_kube_apply(live, cfg2, "kubectl", &err);
+    ok(r != NULL, "second apply%s%s", r ? "" : ": ", r ? "" : err.text);
+    is_at(r, "metadata.labels", "{\"app\":\"web\"}", "label dropped from the config is removed");
+    is_at(r, "metadata.annotations", "{\"controller\":\"note\"}", "fields of other writers stay");
+    is_at(r, "status.phase", "\"Running\"", "status stays");
+    is_at(r, "metadata.uid", "\"u-1\"", "uid stays");
+    json_t *ctrs = sl_kube_path(r, "spec.containers");
+    is_int(json_array_size(ctrs), 1, "container dropped from the config is removed");
+    is_at(json_array_get(ctrs, 0), "image", "\"busybox:1.36\"", "image updated");
+    is_at(json_array_get(ctrs, 0), "env", "[{\"name\":\"B\",\"value\":\"2\"}]",
+          "env var dropped from the config is removed");
+    ok(sl_kube_path(r, "spec.tolerations") == NULL, "atomic list dropped from the config is removed");
+    is_int(json_array_size(json_object_get(json_object_get(r, "metadata"), "managedFields")), 1,
+           "still one managedFields entry");
+
+    /* a second manager shares a label; the first stops applying it */
+    json_t *other = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+                      "\"labels\":{\"app\":\"web\",\"team\":\"ai\"}}}");
+    json_t *r2 = sl_kube_apply(r, other, "helm", &err);
+    is_int(json_array_size(json_object_get(json_object_get(r2, "metadata"), "managedFields")), 2,
+           "two apply managers");
+    json_t *cfg3 = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
+                     "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox:1.36\"}]}}");
+    json_t *r3 = sl_kube_apply(r2, cfg3, "kubectl", &err);
+    is_at(r3, "metadata.labels", "{\"app\":\"web\",\"team\":\"ai\"}",
+          "a label another apply manager owns survives");
+    ok(sl_kube_path(r3, "spec.containers") &&
+           json_array_size(sl_kube_path(r3, "spec.containers")) == 1,
+       "containers kept");
+
+    /* ordering follows the configuration */
+    json_t *ord = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},"
+                    "\"spec\":{\"containers\":[{\"name\":\"z\",\"image\":\"1\"},{\"name\":\"c\","
+                    "\"image\":\"busybox:1.36\"}]}}");
+    json_t *r4 = sl_kube_apply(r3, ord, "kubectl", &err);
+    is_at(r4, "spec.containers", "[{\"name\":\"z\",\"image\":\"1\"},{\"name\":\"c\",\"image\":\"busybox:1.36\"}]",
+          "list order of the configuration");
+
+    json_t *bad = J("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"p\"}}");
+    errno = 0;
+    ok(sl_kube_apply(r4, bad, "kubectl", &err) == NULL && errno == EINVAL, "kind mismatch rejected");
+    has_str(err.text, "does not match", "kind mismatch text");
+    json_t *arr = json_array();
+    ok(sl_kube_apply(NULL, arr, "kubectl", &err) == NULL, "non-object rejected");
+    ok(sl_kube_apply(NULL, cfg1, "", &err) == NULL, "empty field manager rejected");
+    has_str(err.text, "fieldManager is required", "field manager text");
+
+    json_decref(arr);
+    json_decref(bad);
+    json_decref(ord);
+    json_decref(r4);
+    json_decref(cfg3);
+    json_decref(r3);
+    json_decref(other);
+    json_decref(r2);
+    json_decref(r);
+    json_decref(live);
+    json_decref(cfg1);
+    json_decref(cfg2);
+    return tap_done();
+}
