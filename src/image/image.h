@@ -29,7 +29,9 @@
  * tag defaults to "latest". */
 int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err);
 
-/* The folder of ref in store (need not exist). Caller frees. */
+/* The folder of ref in store (need not exist): ref is validated, then mapped
+ * by sl_runtime_image_dir() (src/runtime), the rule the runtime backends use
+ * to find images. Caller frees. */
 char *sl_image_dir(const char *store, const char *ref, sl_error_t *err);
 
 /* Import src into the store as ref. src is a folder (copied with cp -a), a

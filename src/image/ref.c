@@ -2,6 +2,7 @@
 #include "image/image.h"
 
 #include "common/xalloc.h"
+#include "runtime/runtime.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -141,11 +142,9 @@ char *sl_image_dir(const char *store, const char *ref, sl_error_t *err)
     char *name, *tag;
     if (sl_image_parse_ref(ref, &name, &tag, err) < 0)
         return NULL;
-    for (char *c = name; *c; c++)
-        if (*c == '/')
-            *c = '%';
-    char *d = sl_xasprintf("%s/%s+%s", store, name, tag);
     free(name);
     free(tag);
-    return d;
+    /* one mapping rule for the whole project: the runtime backends look
+     * images up with the same function */
+    return sl_runtime_image_dir(store, ref);
 }

@@ -81,6 +81,10 @@ int main(void)
          "/s/Registry.Example.com%app+latest");
     good("localhost/app", "localhost/app", "latest", "/s/localhost%app+latest");
 
+    char *slash = sl_image_dir("/s/", "busybox", NULL);
+    is_str(slash, "/s/busybox+latest", "store given with a trailing slash");
+    free(slash);
+
     bad("", "empty");
     bad("/abs/path", "not a path");
     bad("./rel", "not a path");
