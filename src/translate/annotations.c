@@ -1,0 +1,138 @@
+/* annotations.c — the annotations slurmlink reads, checked; errors name the
+ * annotation as Kubernetes names a map key: metadata.annotations[KEY]. */
+#include "translate/flags.h"
+#include "translate/internal.h"
+
+#include "common/xalloc.h"
+#include "slurmif/slurmif.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define AP "metadata.annotations[%s]"
+
+static int charset(const char *v, const char *extra)
+{
+    if (!*v)
+        return 0;
+    for (const char *p = v; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr(extra, *p)))
+            return 0;
+    return 1;
+}
+
+static int posint(const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *v >= '0' && *v <= '9' && !*end && n >= 1 && n <= 1000000;
+}
+
+static void slurm_name(sl_fielderrs_t *e, const sl_pod_t *p, const char *key)
+{
+    const char *v = sl_pod_annotation(p, key);
+    if (v && !charset(v, "-_."))
+        sl_fe_invalid(e, v, "must be a Slurm name: letters, digits, '-', '_' or '.'", AP, key);
+}
+
+int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e)
+{
+    size_t before = sl_fielderrs_count(e);
+    const char *v;
+    slurm_name(e, p, SL_ANN_PARTITION);
+    slurm_name(e, p, SL_ANN_ACCOUNT);
+    slurm_name(e, p, SL_ANN_QOS);
+    if ((v = sl_pod_annotation(p, SL_ANN_TIME))) {
+        long m = sl_slurm_time_minutes(v);
+        if (m == -1 || m == 0)
+            sl_fe_invalid(e, v,
+                          "must be a Slurm time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, "
+                          "D-HH:MM:SS or UNLIMITED",
+                          AP, SL_ANN_TIME);
+    }
+    if ((v = sl_pod_annotation(p, SL_ANN_NODES))) {
+        const char *dash = strchr(v, '-');
+        int okn = 0;
+        if (dash) {
+            char *a = sl_xstrndup(v, (size_t)(dash - v));
+            okn = posint(a) && posint(dash + 1) && atol(a) <= atol(dash + 1);
+            free(a);
+        } else {
+            okn = posint(v);
+        }
+        if (!okn)
+            sl_fe_invalid(e, v, "must be a node count N or a range MIN-MAX", AP, SL_ANN_NODES);
+    }
+    if ((v = sl_pod_annotation(p, SL_ANN_NTASKS)) && !posint(v))
+        sl_fe_invalid(e, v, "must be a positive integer", AP, SL_ANN_NTASKS);
+    if ((v = sl_pod_annotation(p, SL_ANN_EXCLUSIVE)) && strcmp(v, "true") && strcmp(v, "false") &&
+        strcmp(v, "user") && strcmp(v, "mcs") && strcmp(v, "topo"))
+        sl_fe_not_supported(e, v, (const char *const[]){"true", "false", "user", "mcs", "topo", NULL},
+                            AP, SL_ANN_EXCLUSIVE);
+    if ((v = sl_pod_annotation(p, SL_ANN_CONSTRAINT)) && !charset(v, "-_.:*&|,()[]!"))
+        sl_fe_invalid(e, v,
+                      "must be a Slurm constraint: node features (letters, digits, '-', '_', '.', "
+                      "':') joined by & | , with ( ) [ ] * !",
+                      AP, SL_ANN_CONSTRAINT);
+    if ((v = sl_pod_annotation(p, SL_ANN_RUNTIME)) && !sl_runtime_get(v))
+        sl_fe_not_supported(e, v, sl_runtime_names(), AP, SL_ANN_RUNTIME);
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_FLAGS))) {
+        sl_flags_t f = SL_FLAGS_INIT;
+        sl_error_t err = {""};
+        if (sl_flags_parse(v, &f, &err) < 0)
+            sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_FLAGS);
+        sl_flags_free(&f);
+    }
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_PRE_EXEC)) && !(cfg && cfg->allow_pre_exec))
+        sl_fe_forbidden(e,
+                        "shell pre-exec commands are disabled on this cluster (site setting "
+                        "allow_pre_exec); use an init container",
+                        AP, SL_ANN_IL_PRE_EXEC);
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_OPTS))) {
+        sl_argv_t w = SL_ARGV_INIT;
+        sl_error_t err = {""};
+        if (sl_flags_split(v, &w, &err) < 0)
+            sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_OPTS);
+        else if (w.n && w.v[0][0] != '-')
+            sl_fe_invalid(e, v, "must be apptainer/singularity options (starting with '-')", AP,
+                          SL_ANN_IL_SING_OPTS);
+        for (size_t i = 0; i < w.n; i++)
+            if (strpbrk(w.v[i], "\n\r")) {
+                sl_fe_invalid(e, v, "must not contain newlines", AP, SL_ANN_IL_SING_OPTS);
+                break;
+            }
+        sl_argv_free(&w);
+    }
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_MOUNTS))) {
+        sl_argv_t w = SL_ARGV_INIT;
+        sl_error_t err = {""};
+        if (sl_flags_split(v, &w, &err) < 0) {
+            sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_MOUNTS);
+        } else {
+            for (size_t i = 0; i < w.n; i++) {
+                const char *a = w.v[i];
+                int okw = 0;
+                if (!strcmp(a, "--bind") || !strcmp(a, "-B"))
+                    okw = ++i < w.n && *w.v[i] && !strpbrk(w.v[i], "\n\r");
+                else if (!strncmp(a, "--bind=", 7))
+                    okw = a[7] && !strpbrk(a, "\n\r");
+                if (!okw) {
+                    sl_fe_invalid(e, v, "must be --bind SRC[:DST[:OPTS]] options", AP,
+                                  SL_ANN_IL_SING_MOUNTS);
+                    break;
+                }
+            }
+        }
+        sl_argv_free(&w);
+    }
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT))) {
+        int bad = !*v;
+        for (const unsigned char *q = (const unsigned char *)v; *q; q++)
+            bad |= *q <= ' ' || *q == 0x7f;
+        if (bad)
+            sl_fe_invalid(e, v, "must be an image prefix without spaces (e.g. docker://)", AP,
+                          SL_ANN_IL_IMAGE_ROOT);
+    }
+    return (int)(sl_fielderrs_count(e) - before);
+}

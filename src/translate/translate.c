@@ -1,0 +1,653 @@
+/* translate.c — a Pod becomes #SBATCH options, a readable batch script and
+ * shim.json. Pure: everything comes from the arguments. */
+#include "translate/flags.h"
+#include "translate/internal.h"
+
+#include "common/buf.h"
+#include "common/quote.h"
+#include "common/version.h"
+#include "common/xalloc.h"
+#include "slurmif/slurmif.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tr_add_file(tr_ctx_t *c, const char *path, const char *data, size_t len, int mode)
+{
+    for (size_t i = 0; i < c->nfiles; i++)
+        if (!strcmp(c->files[i].path, path)) { /* a later projection wins, as in Kubernetes */
+            free(c->files[i].data);
+            c->files[i].data = data ? sl_xmalloc(len + 1) : NULL;
+            if (data) {
+                memcpy(c->files[i].data, data, len);
+                c->files[i].data[len] = 0;
+            }
+            c->files[i].len = len;
+            c->files[i].mode = mode;
+            return;
+        }
+    c->files = sl_xrealloc(c->files, (c->nfiles + 1) * sizeof(*c->files));
+    sl_translate_file_t *f = &c->files[c->nfiles++];
+    f->path = sl_xstrdup(path);
+    f->data = NULL;
+    if (data) {
+        f->data = sl_xmalloc(len + 1);
+        memcpy(f->data, data, len);
+        f->data[len] = 0;
+    }
+    f->len = len;
+    f->mode = mode;
+}
+
+void tr_add_dir(tr_ctx_t *c, const char *path)
+{
+    for (size_t i = 0; i < c->nfiles; i++)
+        if (!strcmp(c->files[i].path, path))
+            return;
+    tr_add_file(c, path, NULL, 0, 0755);
+}
+
+void tr_warn(tr_ctx_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    sl_buf_t b = SL_BUF_INIT;
+    va_start(ap, fmt);
+    sl_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    sl_argv_add(&c->warnings, b.data);
+    sl_buf_free(&b);
+}
+
+void tr_missing(tr_ctx_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    sl_buf_t b = SL_BUF_INIT;
+    va_start(ap, fmt);
+    sl_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    if (!c->missing++)
+        sl_errprintf(c->err, "%s", b.data);
+    sl_buf_free(&b);
+}
+
+/* ---------- resources ---------- */
+
+typedef struct totals {
+    int64_t cpu_milli, mem_bytes, gpus;
+    int amd;
+} totals_t;
+
+static int is_sidecar(const sl_pod_container_t *k)
+{
+    return k->init && k->restart_policy && !strcmp(k->restart_policy, "Always");
+}
+
+static int64_t req_or_zero(int64_t v)
+{
+    return v < 0 ? 0 : v;
+}
+
+static int has_amd(const sl_pod_container_t *k)
+{
+    return json_object_get(k->res.limits, "amd.com/gpu") ||
+           json_object_get(k->res.requests, "amd.com/gpu");
+}
+
+/* Kubernetes' effective pod request: max(sum(app + sidecars), max(init)). */
+static totals_t effective(const sl_pod_t *p)
+{
+    totals_t app = {0, 0, 0, 0}, init = {0, 0, 0, 0};
+    for (size_t i = 0; i < p->ncontainers; i++) {
+        const sl_pod_container_t *k = &p->containers[i];
+        app.cpu_milli += req_or_zero(k->res.cpu_req_milli);
+        app.mem_bytes += req_or_zero(k->res.mem_req_bytes);
+        app.gpus += k->res.gpus;
+        app.amd |= has_amd(k);
+    }
+    for (size_t i = 0; i < p->ninit; i++) {
+        const sl_pod_container_t *k = &p->init_containers[i];
+        if (is_sidecar(k)) {
+            app.cpu_milli += req_or_zero(k->res.cpu_req_milli);
+            app.mem_bytes += req_or_zero(k->res.mem_req_bytes);
+            app.gpus += k->res.gpus;
+        } else {
+            if (k->res.cpu_req_milli > init.cpu_milli)
+                init.cpu_milli = k->res.cpu_req_milli;
+            if (k->res.mem_req_bytes > init.mem_bytes)
+                init.mem_bytes = k->res.mem_req_bytes;
+            if (k->res.gpus > init.gpus)
+                init.gpus = k->res.gpus;
+        }
+        app.amd |= has_amd(k);
+    }
+    totals_t t = app;
+    if (init.cpu_milli > t.cpu_milli)
+        t.cpu_milli = init.cpu_milli;
+    if (init.mem_bytes > t.mem_bytes)
+        t.mem_bytes = init.mem_bytes;
+    if (init.gpus > t.gpus)
+        t.gpus = init.gpus;
+    return t;
+}
+
+/* ---------- options ---------- */
+
+static void opt(sl_argv_t *o, const sl_flags_t *fl, const char *const *overridden, const char *name,
+                const char *value)
+{
+    for (size_t i = 0; overridden && overridden[i]; i++)
+        if (sl_flags_has(fl, overridden[i]))
+            return; /* the flags annotation says it */
+    if (value)
+        sl_argv_addf(o, "--%s=%s", name, value);
+    else
+        sl_argv_addf(o, "--%s", name);
+}
+
+#define OV(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void build_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
+{
+    const sl_pod_t *p = c->pod;
+    const sl_translate_config_t *cfg = c->cfg;
+    const char *v;
+    char *s;
+    s = sl_xasprintf("%s/%s", p->namespace_, p->name);
+    opt(o, fl, NULL, "job-name", s);
+    free(s);
+    s = sl_xasprintf("slurmlink:uid=%s", p->uid);
+    opt(o, fl, NULL, "comment", s);
+    free(s);
+    if ((v = sl_pod_annotation(p, SL_ANN_PARTITION)) || (v = cfg->default_partition))
+        opt(o, fl, OV("partition"), "partition", v);
+    if ((v = sl_pod_annotation(p, SL_ANN_ACCOUNT)) || (v = cfg->default_account))
+        opt(o, fl, OV("account"), "account", v);
+    if ((v = sl_pod_annotation(p, SL_ANN_QOS)))
+        opt(o, fl, OV("qos"), "qos", v);
+    long minutes = -1;
+    if (p->active_deadline_seconds > 0)
+        minutes = (long)((p->active_deadline_seconds + 59) / 60);
+    if ((v = sl_pod_annotation(p, SL_ANN_TIME))) {
+        long m = sl_slurm_time_minutes(v);
+        if (m > 0 && (minutes < 0 || m < minutes))
+            minutes = m;
+        else if (m == -2 && minutes < 0)
+            minutes = -2;
+    }
+    if (minutes > 0) {
+        s = sl_xasprintf("%ld", minutes);
+        opt(o, fl, OV("time"), "time", s);
+        free(s);
+    } else if (minutes == -2) {
+        opt(o, fl, OV("time"), "time", "UNLIMITED");
+    }
+    if ((v = sl_pod_annotation(p, SL_ANN_NODES)))
+        opt(o, fl, OV("nodes"), "nodes", v);
+    if ((v = sl_pod_annotation(p, SL_ANN_NTASKS)))
+        opt(o, fl, OV("ntasks"), "ntasks", v);
+    totals_t t = effective(p);
+    int64_t cpu = t.cpu_milli > 0 ? t.cpu_milli : cfg->default_cpu_milli;
+    int64_t mem = t.mem_bytes > 0 ? t.mem_bytes : cfg->default_mem_bytes;
+    if (cpu <= 0)
+        cpu = 1000;
+    if (mem <= 0)
+        mem = 1LL << 30;
+    s = sl_xasprintf("%lld", (long long)((cpu + 999) / 1000));
+    opt(o, fl, OV("cpus-per-task"), "cpus-per-task", s);
+    free(s);
+    s = sl_xasprintf("%lldM", (long long)((mem + (1 << 20) - 1) >> 20));
+    opt(o, fl, OV("mem", "mem-per-cpu", "mem-per-gpu"), "mem", s);
+    free(s);
+    if (t.gpus > 0) {
+        s = sl_xasprintf("gpu:%lld", (long long)t.gpus);
+        opt(o, fl, OV("gres", "gpus", "gpus-per-node", "gpus-per-task", "gpus-per-socket"), "gres",
+            s);
+        free(s);
+    }
+    /* node features: nodeSelector values and the constraint annotation, ANDed */
+    sl_buf_t cons = SL_BUF_INIT;
+    if ((v = sl_pod_annotation(p, SL_ANN_CONSTRAINT)))
+        sl_buf_printf(&cons, strpbrk(v, "|,") ? "(%s)" : "%s", v);
+    const char *nodelist = NULL;
+    for (size_t i = 0; i < p->nnode_selector; i++) {
+        const sl_pod_kv_t *kv = &p->node_selector[i];
+        if (!strcmp(kv->key, "kubernetes.io/hostname")) {
+            nodelist = kv->value;
+            continue;
+        }
+        if (!strcmp(kv->key, "kubernetes.io/os") || !strcmp(kv->key, "kubernetes.io/arch")) {
+            tr_warn(c, "nodeSelector %s=%s is not a Slurm node feature: ignored", kv->key,
+                    kv->value);
+            continue;
+        }
+        if (!*kv->value) {
+            tr_warn(c, "nodeSelector %s has an empty value: ignored", kv->key);
+            continue;
+        }
+        sl_buf_printf(&cons, "%s%s", cons.len ? "&" : "", kv->value);
+    }
+    if (cons.len)
+        opt(o, fl, OV("constraint"), "constraint", cons.data);
+    sl_buf_free(&cons);
+    if (nodelist)
+        opt(o, fl, OV("nodelist"), "nodelist", nodelist);
+    if ((v = sl_pod_annotation(p, SL_ANN_EXCLUSIVE)) && strcmp(v, "false"))
+        opt(o, fl, OV("exclusive"), "exclusive", strcmp(v, "true") ? v : NULL);
+    for (size_t i = 0; i < fl->n; i++) {
+        char *x = sl_flag_option(&fl->v[i]);
+        sl_argv_add(o, x);
+        free(x);
+    }
+    s = sl_xasprintf("%s/job.out", c->pod_dir);
+    sl_argv_addf(o, "--output=%s", s);
+    sl_argv_addf(o, "--error=%s", s);
+    free(s);
+    sl_argv_add(o, "--open-mode=append");
+    sl_argv_addf(o, "--chdir=%s", c->pod_dir);
+}
+
+/* "--name=value" → "#SBATCH --name=<quoted>" */
+static char *directive(const char *option)
+{
+    const char *eq = strchr(option, '=');
+    if (!eq)
+        return sl_xasprintf("#SBATCH %s", option);
+    char *q = sl_shell_quote(eq + 1);
+    char *s = sl_xasprintf("#SBATCH %.*s=%s", (int)(eq - option), option, q);
+    free(q);
+    return s;
+}
+
+/* ---------- containers ---------- */
+
+static json_t *bytes_json(const char *v, size_t len)
+{
+    if (tr_utf8_valid(v, len))
+        return json_stringn(v, len);
+    char *b = tr_base64_encode(v, len);
+    json_t *o = json_pack("{s:s}", "base64", b);
+    free(b);
+    return o;
+}
+
+static const char *binary_for(const sl_translate_config_t *cfg, const char *rt)
+{
+    for (size_t i = 0; cfg->runtime_binaries && cfg->runtime_binaries[i] &&
+                       cfg->runtime_binaries[i + 1];
+         i += 2)
+        if (!strcmp(cfg->runtime_binaries[i], rt))
+            return cfg->runtime_binaries[i + 1];
+    return NULL;
+}
+
+static const char *lookup_tr_env(void *arg, const char *name)
+{
+    return tr_env_get(arg, name);
+}
+
+static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
+{
+    const sl_pod_t *p = c->pod;
+    const sl_translate_config_t *cfg = c->cfg;
+    char *path = sl_xasprintf("spec.%s[%d]", k->init ? "initContainers" : "containers", k->index);
+    tr_env_t env;
+    tr_container_env(c, k, path, &env);
+
+    /* runtime and image */
+    char *dir = k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image)
+                                             : NULL;
+    sl_image_meta_t meta = {NULL, 0, NULL, 0, NULL};
+    int in_store = dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, dir, &meta);
+    const char *rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image,
+                                           in_store, cfg->default_runtime);
+    const sl_runtime_ops_t *ops = sl_runtime_get(rtname);
+    char *image = NULL;
+    if (!strcmp(rtname, "charliecloud")) {
+        if (in_store)
+            image = sl_xstrdup(dir);
+        else if (k->image && k->image[0] == '/')
+            image = sl_xstrdup(k->image);
+        else
+            sl_fe_invalid(c->errs, k->image ? k->image : "",
+                          "not in the local image store (slurmlink image import NAME DIR|TAR)",
+                          "%s.image", path);
+    } else if (!strcmp(rtname, "apptainer") || !strcmp(rtname, "singularity")) {
+        const char *root = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT);
+        if (!root)
+            root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
+        if (in_store)
+            image = sl_xstrdup(dir);
+        else if (k->image && sl_runtime_image_has_scheme(k->image))
+            image = sl_xstrdup(k->image);
+        else if (k->image)
+            image = sl_xasprintf("%s%s", root, k->image);
+    } else if (ops->needs_image && k->image) {
+        image = sl_xstrdup(k->image);
+    }
+    if (!ops->needs_image && k->image)
+        tr_warn(c, "%s: image %s is not used by the host runtime", path, k->image);
+
+    /* mounts */
+    sl_rt_mount_t *mounts = sl_xcalloc(k->nmounts + 1, sizeof(*mounts));
+    char **srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
+    size_t nm = 0;
+    for (size_t i = 0; i < k->nmounts; i++) {
+        const sl_pod_mount_t *m = &k->mounts[i];
+        const sl_pod_volume_t *v = sl_pod_volume(p, m->name);
+        if (!v)
+            continue;
+        char *src = tr_volume_src(c, v);
+        const char *sub = m->sub_path;
+        char *expanded = NULL;
+        if (*m->sub_path_expr)
+            sub = expanded = sl_k8s_expand(m->sub_path_expr, lookup_tr_env, &env);
+        if (*sub) {
+            char *s2 = sl_xasprintf("%s/%s", src, sub);
+            free(src);
+            src = s2;
+        }
+        free(expanded);
+        if (!ops->can_mount) {
+            if (strcmp(src, m->mount_path))
+                sl_fe_forbidden(c->errs,
+                                "the host runtime runs without a container and cannot mount "
+                                "volumes; use a hostPath whose path is the mountPath, or a "
+                                "container runtime",
+                                "%s.volumeMounts[%zu]", path, i);
+            free(src);
+            continue;
+        }
+        srcs[nm] = src;
+        mounts[nm].src = src;
+        mounts[nm].dst = m->mount_path;
+        mounts[nm].read_only = m->read_only || v->type == SL_VOL_CONFIGMAP ||
+                               v->type == SL_VOL_SECRET || v->type == SL_VOL_DOWNWARDAPI ||
+                               v->type == SL_VOL_PROJECTED;
+        nm++;
+    }
+
+    /* $(VAR) in command and args */
+    sl_argv_t cmd = SL_ARGV_INIT, args = SL_ARGV_INIT, names = SL_ARGV_INIT, extra = SL_ARGV_INIT;
+    for (size_t i = 0; i < k->ncommand; i++) {
+        char *x = sl_k8s_expand(k->command[i], lookup_tr_env, &env);
+        sl_argv_add(&cmd, x);
+        free(x);
+    }
+    for (size_t i = 0; i < k->nargs; i++) {
+        char *x = sl_k8s_expand(k->args[i], lookup_tr_env, &env);
+        sl_argv_add(&args, x);
+        free(x);
+    }
+    for (size_t i = 0; i < env.n; i++)
+        sl_argv_add(&names, env.names[i]);
+    if (!strcmp(rtname, "apptainer") || !strcmp(rtname, "singularity")) {
+        const char *v;
+        if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_OPTS)))
+            sl_flags_split(v, &extra, NULL);
+        if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_MOUNTS)))
+            sl_flags_split(v, &extra, NULL);
+    }
+    sl_rt_container_t rc = {
+        .name = k->name, .image = image,
+        .command = (const char *const *)cmd.v, .ncommand = cmd.n,
+        .args = (const char *const *)args.v, .nargs = args.n,
+        .entrypoint = meta.entrypoint, .nentrypoint = meta.nentrypoint,
+        .cmd = meta.cmd, .ncmd = meta.ncmd,
+        .working_dir = k->working_dir,
+        .mounts = mounts, .nmounts = nm,
+        .env_names = (const char *const *)names.v, .nenv = names.n,
+        .gpus = k->res.gpus, .amd_gpus = has_amd(k),
+        .extra = (const char *const *)extra.v, .nextra = extra.n,
+        .binary = binary_for(cfg, rtname),
+    };
+    sl_argv_t argv = SL_ARGV_INIT;
+    sl_error_t rerr = {""};
+    json_t *j = NULL;
+    if ((ops->needs_image && !image) || sl_fielderrs_count(c->errs) > c->errs_before) {
+        /* reported above */
+    } else if (ops->argv(&rc, &argv, &rerr) < 0) {
+        if (cmd.n == 0 && (!ops->needs_image || !strcmp(rtname, "charliecloud")))
+            sl_fe_required(c->errs, rerr.text, "%s.command", path);
+        else
+            sl_fe_invalid(c->errs, k->image ? k->image : "", rerr.text, "%s", path);
+    } else {
+        j = json_object();
+        json_object_set_new(j, "name", json_string(k->name));
+        json_t *av = json_array();
+        for (size_t i = 0; i < argv.n; i++)
+            json_array_append_new(av, bytes_json(argv.v[i], strlen(argv.v[i])));
+        json_object_set_new(j, "argv", av);
+        json_t *ej = json_object(), *rj = json_object();
+        for (size_t i = 0; i < env.n; i++) {
+            char *key = ops->env_key(env.names[i]);
+            if (env.runtime[i])
+                json_object_set_new(rj, key, json_string(env.runtime[i]));
+            else
+                json_object_set_new(ej, key, bytes_json(env.values[i], env.lens[i]));
+            free(key);
+        }
+        json_object_set_new(j, "env", ej);
+        if (json_object_size(rj)) {
+            json_object_set_new(j, "envRuntime", rj);
+            tr_warn(c, "%s: %zu environment variable(s) from spec.nodeName/status.* are filled "
+                    "in by slurmlink-shim on the node", path, json_object_size(rj));
+        } else {
+            json_decref(rj);
+        }
+        if (k->working_dir)
+            json_object_set_new(j, "workingDir", json_string(k->working_dir));
+        json_object_set_new(j, "runtime", json_string(rtname));
+        if (image)
+            json_object_set_new(j, "image", json_string(image));
+        if (is_sidecar(k))
+            json_object_set_new(j, "sidecar", json_true());
+        char *qi = sl_go_quote(k->image ? k->image : "");
+        sl_buf_printf(summary, "#   %-7s %s: %s %s\n", is_sidecar(k) ? "sidecar" : k->init ? "init" : "app",
+                      k->name, rtname, k->image ? qi : "(no image)");
+        free(qi);
+    }
+    sl_argv_free(&argv);
+    sl_argv_free(&cmd);
+    sl_argv_free(&args);
+    sl_argv_free(&names);
+    sl_argv_free(&extra);
+    for (size_t i = 0; i < nm; i++)
+        free(srcs[i]);
+    free(srcs);
+    free(mounts);
+    free(image);
+    free(dir);
+    tr_env_free(&env);
+    free(path);
+    return j;
+}
+
+/* ---------- the whole pod ---------- */
+
+static int uid_ok(const char *u)
+{
+    return u && *u && strlen(u) <= 128 &&
+           strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") ==
+               strlen(u);
+}
+
+static void result_from(tr_ctx_t *c, sl_translate_result_t *r)
+{
+    r->files = c->files;
+    r->nfiles = c->nfiles;
+    r->warnings = c->warnings.v ? c->warnings.v : sl_xcalloc(1, sizeof(char *));
+    r->nwarnings = c->warnings.n;
+    c->files = NULL;
+    c->nfiles = 0;
+    c->warnings.v = NULL;
+    c->warnings.n = c->warnings.cap = 0;
+}
+
+int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *secrets,
+                 const sl_translate_config_t *cfg, sl_translate_result_t **out,
+                 sl_fielderrs_t *errs, sl_error_t *err)
+{
+    *out = NULL;
+    if (!pod->name || !pod->namespace_ || !uid_ok(pod->uid) || !cfg->pods_root || !cfg->shim_path) {
+        errno = EINVAL;
+        return sl_errprintf(err, "translate needs a pod name, namespace and uid ([A-Za-z0-9-]), "
+                            "and the pods root and shim path");
+    }
+    sl_fielderrs_t *own = errs ? NULL : sl_fielderrs_create();
+    tr_ctx_t c = {.pod = pod, .cfg = cfg, .configmaps = configmaps, .secrets = secrets,
+                  .errs = errs ? errs : own, .err = err};
+    size_t before = sl_fielderrs_count(c.errs);
+    c.errs_before = before;
+    sl_translate_validate(pod, cfg, c.errs);
+    int rc = -1;
+    sl_flags_t fl = SL_FLAGS_INIT;
+    sl_argv_t opts = SL_ARGV_INIT;
+    sl_buf_t summary = SL_BUF_INIT, script = SL_BUF_INIT;
+    json_t *spec = NULL;
+    if (sl_fielderrs_count(c.errs) > before) {
+        errno = EINVAL;
+        sl_errprintf(err, "the pod's annotations are invalid");
+        goto out;
+    }
+    const char *fv = sl_pod_annotation(pod, SL_ANN_IL_FLAGS);
+    if (fv)
+        sl_flags_parse(fv, &fl, NULL);
+    c.pod_dir = sl_xasprintf("%s/%s/%s-%s", cfg->pods_root, pod->namespace_, pod->name, pod->uid);
+    tr_volumes(&c);
+
+    spec = json_object();
+    json_object_set_new(spec, "apiVersion", json_string("slurmlink.io/v1"));
+    json_object_set_new(spec, "kind", json_string("ShimSpec"));
+    json_object_set_new(spec, "pod", json_pack("{s:s, s:s, s:s}", "namespace", pod->namespace_,
+                                               "name", pod->name, "uid", pod->uid));
+    json_object_set_new(spec, "restartPolicy", json_string(pod->restart_policy));
+    json_object_set_new(spec, "terminationGracePeriodSeconds",
+                        json_integer(pod->termination_grace_seconds));
+    if (cfg->report_url) {
+        json_t *rep = json_pack("{s:s}", "url", cfg->report_url);
+        if (cfg->report_token)
+            json_object_set_new(rep, "token", json_string(cfg->report_token));
+        json_object_set_new(spec, "report", rep);
+    }
+    json_t *inits = json_array(), *apps = json_array();
+    for (size_t i = 0; i < pod->ninit; i++) {
+        const sl_pod_container_t *k = &pod->init_containers[i];
+        json_t *j = container(&c, k, &summary);
+        if (j)
+            json_array_append_new(is_sidecar(k) ? apps : inits, j);
+        if (is_sidecar(k))
+            tr_warn(&c, "sidecar %s starts with the app containers and is stopped when they "
+                    "have finished", k->name);
+    }
+    for (size_t i = 0; i < pod->ncontainers; i++) {
+        json_t *j = container(&c, &pod->containers[i], &summary);
+        if (j)
+            json_array_append_new(apps, j);
+    }
+    json_object_set_new(spec, "initContainers", inits);
+    json_object_set_new(spec, "containers", apps);
+    if (c.cleanup.n) {
+        json_t *cl = json_array();
+        for (size_t i = 0; i < c.cleanup.n; i++)
+            json_array_append_new(cl, json_string(c.cleanup.v[i]));
+        json_object_set_new(spec, "cleanup", cl);
+    }
+    if (sl_fielderrs_count(c.errs) > before) {
+        errno = EINVAL;
+        sl_errprintf(err, "the pod cannot run as specified");
+        goto out;
+    }
+    if (c.missing) {
+        errno = ENOENT;
+        goto out;
+    }
+
+    build_options(&c, &fl, &opts);
+    sl_buf_puts(&script, "#!/bin/bash\n");
+    for (size_t i = 0; i < opts.n; i++) {
+        char *d = directive(opts.v[i]);
+        sl_buf_printf(&script, "%s\n", d);
+        free(d);
+    }
+    sl_buf_printf(&script,
+                  "#\n# Pod %s/%s (uid %s)\n# generated by slurmlink %s; the job runs as uid %u "
+                  "gid %u\n# Containers:\n%s"
+                  "# slurmlinkd rewrites this file for every submission; edits are lost.\n\n",
+                  pod->namespace_, pod->name, pod->uid, SLURMLINK_VERSION, (unsigned)cfg->uid,
+                  (unsigned)cfg->gid, summary.data ? summary.data : "");
+    for (size_t i = 0; i < c.prep.n; i++)
+        sl_buf_printf(&script, "%s\n", c.prep.v[i]);
+    const char *pre = sl_pod_annotation(pod, SL_ANN_IL_PRE_EXEC);
+    if (pre && cfg->allow_pre_exec) {
+        sl_buf_puts(&script, "# ---- begin slurm-job.vk.io/pre-exec (verbatim from the pod; "
+                             "allowed by the site) ----\n");
+        sl_buf_printf(&script, "%s\n", pre);
+        sl_buf_puts(&script, "# ---- end slurm-job.vk.io/pre-exec ----\n");
+    }
+    if (c.prep.n || (pre && cfg->allow_pre_exec))
+        sl_buf_putc(&script, '\n');
+    char *qs = sl_shell_quote(cfg->shim_path), *qd = sl_shell_quote(c.pod_dir);
+    char *sp = sl_xasprintf("%s/shim.json", c.pod_dir), *qsp = sl_shell_quote(sp);
+    sl_buf_printf(&script, "exec %s --pod-dir %s --spec %s\n", qs, qd, qsp);
+    free(qs);
+    free(qd);
+    free(sp);
+    free(qsp);
+
+    sl_translate_result_t *r = sl_xcalloc(1, sizeof(*r));
+    r->pod_dir = c.pod_dir;
+    c.pod_dir = NULL;
+    r->script = sl_buf_steal(&script);
+    r->shim_json = json_dumps(spec, JSON_INDENT(2));
+    r->shim_json = sl_xrealloc(r->shim_json, strlen(r->shim_json) + 2);
+    strcat(r->shim_json, "\n");
+    r->options = opts.v;
+    r->noptions = opts.n;
+    opts.v = NULL;
+    opts.n = opts.cap = 0;
+    tr_add_file(&c, "job.sh", r->script, strlen(r->script), 0700);
+    tr_add_file(&c, "shim.json", r->shim_json, strlen(r->shim_json), 0600);
+    result_from(&c, r);
+    *out = r;
+    rc = 0;
+out:
+    json_decref(spec);
+    sl_flags_free(&fl);
+    sl_argv_free(&opts);
+    sl_buf_free(&summary);
+    sl_buf_free(&script);
+    sl_argv_free(&c.prep);
+    sl_argv_free(&c.cleanup);
+    sl_argv_free(&c.warnings);
+    for (size_t i = 0; i < c.nfiles; i++) {
+        free(c.files[i].path);
+        free(c.files[i].data);
+    }
+    free(c.files);
+    free(c.pod_dir);
+    sl_fielderrs_destroy(own);
+    return rc;
+}
+
+void sl_translate_result_destroy(sl_translate_result_t *r)
+{
+    if (!r)
+        return;
+    free(r->pod_dir);
+    free(r->script);
+    free(r->shim_json);
+    for (size_t i = 0; i < r->noptions; i++)
+        free(r->options[i]);
+    free(r->options);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        free(r->files[i].path);
+        free(r->files[i].data);
+    }
+    free(r->files);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        free(r->warnings[i]);
+    free(r->warnings);
+    free(r);
+}
