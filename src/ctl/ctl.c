@@ -307,7 +307,8 @@ static void process_due(sl_ctl_t *c)
     pthread_mutex_lock(&c->lock);
     for (int i = 0; i < CTL_HASH && n < 256; i++)
         for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next)
-            if ((!p->job_id && !p->terminal && !p->deleting && p->tries && now >= p->next_try_ms) ||
+            if ((!p->job_id && !p->terminal && !p->deleting && (p->tries || p->pending_submit) &&
+                 now >= p->next_try_ms) ||
                 (p->deleting && p->signalled_ms > 0))
                 due[n++] = p;
     pthread_mutex_unlock(&c->lock);
@@ -441,6 +442,16 @@ static void *ctl_main(void *arg)
     json_t *pod;
     json_array_foreach(all, i, pod) handle_pod(c, "ADDED", pod);
     json_decref(all);
+    /* read every job once before submitting anything: a pod whose job was
+     * submitted just before a crash is adopted, not submitted again */
+    while (!c->stop) {
+        poll_jobs(c);
+        if (c->slurm_ok)
+            break;
+        sl_store_wait(c->store, sl_store_revision(c->store), 1000);
+    }
+    c->initial_poll_done = 1;
+    c->next_job_poll = sl_now_ms() + c->o.poll_ms;
     while (!c->stop) {
         process_changes(c);
         long long now = sl_now_ms();

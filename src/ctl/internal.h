@@ -23,6 +23,7 @@ typedef struct ctl_pod {
     long long signalled_ms;  /* SIGTERM sent (graceful delete) */
     long long next_try_ms;   /* submission back-off */
     int tries;
+    int pending_submit;      /* deferred until the first Slurm poll */
     int grace_s;
     struct ctl_pod *next;    /* hash chain by uid */
 } ctl_pod_t;
@@ -50,6 +51,7 @@ struct sl_ctl {
     long long next_job_poll, next_node_poll;
     sl_slurm_nodes_t *nodes; /* last node snapshot (names → addresses) */
     int slurm_ok;            /* last RPC to slurmctld succeeded */
+    int initial_poll_done;   /* the first full job list was read (adoption first) */
 };
 
 /* pods table (caller holds c->lock) */

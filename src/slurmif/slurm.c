@@ -284,6 +284,23 @@ int sl_slurm_apply_options(void *descp, const char *const *options, sl_error_t *
                 d->begin_time = t;
             else
                 d->deadline = t;
+        } else if (!strcmp(name, "--output")) {
+            NEED_VALUE();
+            set_str(&d->std_out, v);
+        } else if (!strcmp(name, "--error")) {
+            NEED_VALUE();
+            set_str(&d->std_err, v);
+        } else if (!strcmp(name, "--chdir")) {
+            NEED_VALUE();
+            set_str(&d->work_dir, v);
+        } else if (!strcmp(name, "--open-mode")) {
+            NEED_VALUE();
+            if (!strcmp(v, "append"))
+                d->open_mode = OPEN_MODE_APPEND;
+            else if (!strcmp(v, "truncate"))
+                d->open_mode = OPEN_MODE_TRUNCATE;
+            else
+                return sl_errprintf(err, "--open-mode: invalid value \"%s\"", v);
         } else if (!strcmp(name, "--hold")) {
             d->priority = 0;
         } else {
@@ -327,6 +344,9 @@ static void free_desc(job_desc_msg_t *d)
     free(d->tres_per_node);
     free(d->tres_per_job);
     free(d->tres_per_task);
+    free(d->std_out);
+    free(d->std_err);
+    free(d->work_dir);
 }
 
 int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
@@ -353,9 +373,13 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
     d.env_size = (uint32_t)nenv;
     d.user_id = req->uid;
     d.group_id = req->gid;
-    d.work_dir = (char *)req->work_dir;
-    d.std_out = (char *)req->std_out;
-    d.std_err = (char *)req->std_err;
+    /* explicit fields win over the same options */
+    if (req->work_dir)
+        set_str(&d.work_dir, req->work_dir);
+    if (req->std_out)
+        set_str(&d.std_out, req->std_out);
+    if (req->std_err)
+        set_str(&d.std_err, req->std_err);
 
     submit_response_msg_t *resp = NULL;
     atomic_fetch_add(&rpc_count, 1);

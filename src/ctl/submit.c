@@ -1,0 +1,211 @@
+/* submit.c — a new pod becomes a Slurm job: translate, write the pod folder
+ * as the job's user, submit in-process, record the job id. */
+#include "ctl/internal.h"
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "ctl/podstatus.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+#include "translate/translate.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
+{
+    return sl_xasprintf("%s/%s/%s-%s", c->o.pods_root, ns, name, uid);
+}
+
+static int image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
+{
+    (void)arg;
+    struct stat st;
+    memset(meta, 0, sizeof(*meta));
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+typedef struct mark {
+    uint32_t job_id;
+    const char *message;
+    int permanent;
+} mark_t;
+
+static int mark_submitted(json_t *pod, void *arg)
+{
+    mark_t *m = arg;
+    return ctl_status_submitted(pod, m->job_id, sl_kube_now_ns());
+}
+
+static int mark_failed(json_t *pod, void *arg)
+{
+    mark_t *m = arg;
+    if (ctl_pod_job_id(pod))
+        return 0; /* a job exists after all: leave it */
+    return ctl_status_submit_failed(pod, m->message, m->permanent, sl_kube_now_ns());
+}
+
+static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    char full[1200];
+    if (!permanent) {
+        p->tries++;
+        long long delay = 1000LL << (p->tries > 6 ? 6 : p->tries - 1);
+        if (delay > 60000)
+            delay = 60000;
+        p->next_try_ms = sl_now_ms() + delay;
+        snprintf(full, sizeof(full), "%s; retrying in %llds", msg, (delay + 999) / 1000);
+    } else {
+        snprintf(full, sizeof(full), "%s", msg);
+    }
+    mark_t m = {.message = full, .permanent = permanent};
+    sl_store_mutate(c->store, "pods", p->ns, p->name, mark_failed, &m, NULL, NULL);
+    ctl_event(c, pod, "Warning", "FailedCreate", "%s", msg);
+    sl_info("pod %s/%s: %s", p->ns, p->name, full);
+}
+
+/* the pod folder, every file in it, owned by the job's user */
+static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, sl_error_t *err)
+{
+    char *parent = sl_xstrdup(r->pod_dir);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
+    int rc = sl_mkdir_p(parent, 0711, err);
+    free(parent);
+    if (rc < 0)
+        return -1;
+    if (mkdir(r->pod_dir, 0700) < 0 && errno != EEXIST)
+        return sl_errprintf(err, "mkdir %s: %s", r->pod_dir, strerror(errno));
+    if (chown(r->pod_dir, c->uid, c->gid) < 0 || chmod(r->pod_dir, 0700) < 0)
+        return sl_errprintf(err, "chown %s: %s", r->pod_dir, strerror(errno));
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const sl_translate_file_t *f = &r->files[i];
+        if (strstr(f->path, "..")) {
+            errno = EINVAL;
+            return sl_errprintf(err, "refusing file path %s", f->path);
+        }
+        char *path = sl_xasprintf("%s/%s", r->pod_dir, f->path);
+        if (!f->data) {
+            rc = sl_mkdir_p(path, (mode_t)f->mode, err);
+        } else {
+            /* the folders on the way were listed before (translate's order) */
+            rc = sl_write_file(path, f->data, f->len, (mode_t)f->mode, err);
+        }
+        if (rc == 0 && lchown(path, c->uid, c->gid) < 0)
+            rc = sl_errprintf(err, "chown %s: %s", path, strerror(errno));
+        free(path);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+{
+    if (!c->initial_poll_done) {
+        p->pending_submit = 1; /* after the first Slurm poll: adopt rather than resubmit */
+        return;
+    }
+    p->pending_submit = 0;
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_pod_t *model = sl_pod_parse(pod, errs);
+    if (!model) {
+        char *agg = sl_fielderrs_aggregate(errs);
+        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        free(agg);
+        sl_fielderrs_destroy(errs);
+        return;
+    }
+    char token[65];
+    ctl_token(c, p->uid, token);
+    sl_translate_config_t cfg = {
+        .pods_root = c->o.pods_root,
+        .shim_path = c->o.shim_path,
+        .report_url = c->o.report_url,
+        .report_token = token,
+        .default_cpu_milli = 1000,
+        .default_mem_bytes = 1024LL * 1024 * 1024,
+        .default_runtime = c->o.default_runtime,
+        .image_store = c->o.image_store,
+        .uid = c->uid,
+        .gid = c->gid,
+        .image_lookup = image_lookup,
+    };
+    json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
+    json_t *secrets = sl_store_list(c->store, "secrets", p->ns, NULL);
+    sl_translate_result_t *r = NULL;
+    sl_error_t err = {""};
+    int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
+    json_decref(cms);
+    json_decref(secrets);
+    if (rc < 0) {
+        if (errno == ENOENT) {
+            failed(c, p, pod, 0, "%s", err.text);
+        } else {
+            char *agg = sl_fielderrs_aggregate(errs);
+            failed(c, p, pod, 1, "%s", *agg ? agg : err.text);
+            free(agg);
+        }
+        sl_pod_destroy(model);
+        sl_fielderrs_destroy(errs);
+        return;
+    }
+    if (write_folder(c, r, &err) < 0) {
+        failed(c, p, pod, 0, "cannot write the pod folder: %s", err.text);
+        goto out;
+    }
+    char *env[8];
+    int ne = 0;
+    env[ne++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+    env[ne++] = sl_xasprintf("HOME=%s", c->user_home);
+    env[ne++] = sl_xasprintf("USER=%s", c->o.run_as);
+    env[ne++] = sl_xasprintf("LOGNAME=%s", c->o.run_as);
+    env[ne++] = sl_xasprintf("SLURMLINK_POD_UID=%s", p->uid);
+    if (c->o.slurm_conf)
+        env[ne++] = sl_xasprintf("SLURM_CONF=%s", c->o.slurm_conf);
+    env[ne] = NULL;
+    sl_slurm_submit_t req = {
+        .script = r->script,
+        .env = (const char *const *)env,
+        .options = (const char *const *)r->options,
+        .uid = c->uid,
+        .gid = c->gid,
+        .work_dir = r->pod_dir,
+    };
+    uint32_t job_id = 0;
+    int retry = 0;
+    long long t0 = sl_now_ms();
+    rc = sl_slurm_submit(&req, &job_id, &retry, &err);
+    for (int i = 0; i < ne; i++)
+        free(env[i]);
+    if (rc < 0) {
+        failed(c, p, pod, !retry, "Slurm refused the job: %s", err.text);
+        goto out;
+    }
+    pthread_mutex_lock(&c->lock);
+    p->job_id = job_id;
+    p->tries = 0;
+    pthread_mutex_unlock(&c->lock);
+    mark_t m = {.job_id = job_id};
+    if (sl_store_mutate(c->store, "pods", p->ns, p->name, mark_submitted, &m, NULL, &err) < 0)
+        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); it will be adopted", p->ns,
+                p->name, job_id, err.text);
+    sl_debug("pod %s/%s: Slurm job %u (%lld ms)", p->ns, p->name, job_id, sl_now_ms() - t0);
+out:
+    sl_translate_result_destroy(r);
+    sl_pod_destroy(model);
+    sl_fielderrs_destroy(errs);
+}
