@@ -11,6 +11,7 @@ typedef struct sl_subcmd {
 int cmd_up(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 
 /* default cluster folder: $SLURMLINK_DIR, else /var/tmp/slurmlink */

@@ -10,6 +10,7 @@ static const sl_subcmd_t subcommands[] = {
     {"up", "start a private local cluster (munge, Slurm, slurmlinkd)", cmd_up},
     {"down", "stop everything a cluster folder started", cmd_down},
     {"status", "show each daemon of a cluster folder", cmd_status},
+    {"render", "print the batch script a Pod becomes (validates it)", cmd_render},
     {"image", "import, list and remove images in the local image store", cmd_image},
 };
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -576,7 +576,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
              strcmp(p->restart_policy, "Never"))
         sl_fe_not_supported(c.errs, p->restart_policy, restart_policies, "spec.restartPolicy");
     p->active_deadline_seconds = pod_int(&c, spec, "activeDeadlineSeconds", "spec", SL_POD_UNSET);
-    if (json_object_get(spec, "activeDeadlineSeconds") &&
+    if (json_is_integer(json_object_get(spec, "activeDeadlineSeconds")) &&
         (p->active_deadline_seconds < 1 || p->active_deadline_seconds > 2147483647))
         sl_fielderrs_add_int(c.errs, SL_FE_INVALID, "spec.activeDeadlineSeconds",
                              p->active_deadline_seconds,

@@ -113,8 +113,9 @@ static int parse_float(const char *s, double *out)
 static json_t *scalar(const yaml_node_t *n)
 {
     const char *s = (const char *)n->data.scalar.value;
-    const char *tag = (const char *)n->tag;
-    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || (tag && !strcmp(tag, YAML_STR_TAG)))
+    /* libyaml's loader gives every untagged scalar the str tag, so an explicit
+     * !!str cannot be told apart: plain scalars are always resolved */
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return json_stringn(s, n->data.scalar.length);
     static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
     static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES",

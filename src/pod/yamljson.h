@@ -2,8 +2,9 @@
  * (sigs.k8s.io/yaml over go-yaml v2, YAML 1.1) converts them: plain scalars
  * become null, booleans (true/false/yes/no/on/off), integers (decimal, 0x
  * hex, 0-prefixed octal, so `defaultMode: 0644` is 420) or floats; quoted
- * and block scalars, and scalars tagged !!str, stay strings. Aliases are
- * resolved; mapping keys are always strings.
+ * and block scalars stay strings (tags are not honoured: libyaml's loader
+ * cannot tell an explicit !!str from none). Aliases are resolved; mapping
+ * keys are always strings.
  */
 #ifndef SL_POD_YAMLJSON_H
 #define SL_POD_YAMLJSON_H
