@@ -229,6 +229,10 @@ is "$(jq -r .path "$T/recv.log" | sort -u)" "/internal/v1/shim/events" "POSTed t
 is "$(jq -r .ctype "$T/recv.log" | sort -u)" "application/json" "Content-Type application/json"
 like "$(jq -r .body "$T/recv.log" | tail -1)" '"event":"pod-finished".*"exitCode":2' "last push is pod-finished with the exit code"
 
+D=$(pod fds '"restartPolicy":"Never","report":{"url":"http://127.0.0.1:'"$port"'/x","token":"t"},"containers":[{"name":"main","argv":["/bin/sh","-c","sleep 0.3; ls /proc/self/fd"]},{"name":"other","argv":["sleep","1"]}]')
+"$SHIM" --pod-dir "$D" >"$D/shim.out" 2>&1 7</dev/null; rc=$?
+is "$(sed 's/^[^ ]* stdout F //' "$D/logs/main/0.log" | sort -n | tr '\n' ' ')" "0 1 2 3 " "a container gets stdin/stdout/stderr only: no socket, other pipe or inherited fd (3 is ls's own)"
+
 # unreachable: refused, and a server that accepts but never answers
 freeport=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 D=$(pod refused '"restartPolicy":"Never","report":{"url":"http://127.0.0.1:'"$freeport"'/x","token":"t"},"containers":[{"name":"main","argv":["/bin/sh","-c","echo ok"]}]')

@@ -254,6 +254,9 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
         goto fail;
     }
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    if (maxfd < 0 || maxfd > 65536)
+        maxfd = 65536;
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(msg, sizeof(msg), "fork: %s", strerror(errno));
@@ -262,6 +265,12 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     if (pid == 0) {
         /* child: async-signal-safe calls only until exec */
         setpgid(0, 0);
+        /* nothing of the shim's reaches the container: not the other
+         * containers' pipes, not the socket to slurmlinkd (libcurl does not
+         * mark it close-on-exec), not what the job itself inherited */
+        if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+            for (int fd = 3; fd < maxfd; fd++)
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
         sigset_t none;
         sigemptyset(&none);
         signal(SIGPIPE, SIG_DFL);
