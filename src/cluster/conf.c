@@ -118,7 +118,8 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                   "DefMemPerCPU=500\n"
                   "ReturnToService=2\n"
                   "MinJobAge=300\n"
-                  "KillWait=10\n",
+                  "KillWait=10\n"
+                  "SlurmdTimeout=15\n",
                   st->port[SL_D_SLURMCTLD], st->port[SL_D_SLURMD], D, D, D, D, D, D, D);
     if (st->gpus > 0)
         sl_buf_puts(&b, "GresTypes=gpu\n");
