@@ -485,8 +485,8 @@ static const char *const change_type[] = {
     [SL_CHANGE_ADDED] = "ADDED", [SL_CHANGE_MODIFIED] = "MODIFIED",
     [SL_CHANGE_DELETED] = "DELETED"};
 
-json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
-                         size_t max, sl_error_t *err)
+int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                          size_t max, sl_store_change_fn fn, void *arg, sl_error_t *err)
 {
     struct sl_store_conn *c = sl_store_rlock(s);
     int64_t lo, hi;
@@ -494,7 +494,7 @@ json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, 
         int e = errno;
         sl_store_runlock(s, c);
         errno = e;
-        return NULL;
+        return -1;
     }
     if (after_rv < 0)
         after_rv = 0;
@@ -503,9 +503,8 @@ json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, 
         snap_end(s, c);
         sl_store_runlock(s, c);
         errno = ERANGE;
-        sl_errprintf(err, "too old resource version: %lld (%lld)", (long long)after_rv,
-                     (long long)(lo - 1));
-        return NULL;
+        return sl_errprintf(err, "too old resource version: %lld (%lld)", (long long)after_rv,
+                            (long long)(lo - 1));
     }
     int nsf = ns != NULL;
     sqlite3_stmt *st = c->st[nsf ? ST_LOG_NS : ST_LOG_ALL];
@@ -514,31 +513,62 @@ json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, 
     if (nsf)
         sqlite3_bind_text(st, 3, ns, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, nsf ? 4 : 3, max ? (sqlite3_int64)max : -1);
-    json_t *a = json_array();
-    int rc;
+    int rc, ret = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int type = sqlite3_column_int(st, 1);
-        const char *text = (const char *)sqlite3_column_text(st, 2);
-        json_t *o = json_loadb(text, (size_t)sqlite3_column_bytes(st, 2), 0, NULL);
-        if (!o || type < SL_CHANGE_ADDED || type > SL_CHANGE_DELETED) {
-            json_decref(o);
+        if (type < SL_CHANGE_ADDED || type > SL_CHANGE_DELETED) {
             rc = SQLITE_CORRUPT;
             break;
         }
-        json_array_append_new(a, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)sqlite3_column_int64(st, 0),
-                                           "type", change_type[type], "object", o));
-    }
-    if (rc != SQLITE_DONE) {
-        sl_store_dberr(s, c->db, rc, err, "read changes");
-        json_decref(a);
-        a = NULL;
+        const char *text = (const char *)sqlite3_column_text(st, 2);
+        size_t len = (size_t)sqlite3_column_bytes(st, 2);
+        if (fn(arg, sqlite3_column_int64(st, 0), change_type[type],
+               (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4),
+               text, len) < 0) {
+            ret = -1;
+            break;
+        }
     }
     int e = errno;
+    if (ret == 0 && rc != SQLITE_DONE) {
+        ret = sl_store_dberr(s, c->db, rc, err, "read changes");
+        e = errno;
+    } else if (ret < 0) {
+        sl_errprintf(err, "store: reading changes stopped: %s", strerror(e));
+    }
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     snap_end(s, c);
     sl_store_runlock(s, c);
     errno = e;
+    return ret;
+}
+
+static int append_change(void *arg, int64_t rv, const char *type, const char *ns,
+                         const char *name, const char *json, size_t len)
+{
+    (void)ns;
+    (void)name;
+    json_t *o = json_loadb(json, len, 0, NULL);
+    if (!o) {
+        errno = EIO;
+        return -1;
+    }
+    json_array_append_new(arg, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)rv, "type", type,
+                                         "object", o));
+    return 0;
+}
+
+json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                         size_t max, sl_error_t *err)
+{
+    json_t *a = json_array();
+    if (sl_store_changes_each(s, after_rv, resource, ns, max, append_change, a, err) < 0) {
+        int e = errno;
+        json_decref(a);
+        errno = e;
+        return NULL;
+    }
     return a;
 }
 

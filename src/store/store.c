@@ -62,10 +62,12 @@ static const char *const sql_stmt[ST_COUNT] = {
     [ST_LOG_APPEND] = "INSERT INTO changes (rv, type, resource, ns, name, data)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_LOG_TRIM] = "DELETE FROM changes WHERE rv <= ?1",
-    [ST_LOG_BOUNDS] = "SELECT coalesce(min(rv), 0), coalesce(max(rv), 0) FROM changes",
-    [ST_LOG_ALL] = "SELECT rv, type, data FROM changes WHERE rv > ?1 AND resource = ?2"
+    /* two subqueries: SQLite optimises min() or max() alone, not both in one */
+    [ST_LOG_BOUNDS] = "SELECT coalesce((SELECT min(rv) FROM changes), 0),"
+                      " coalesce((SELECT max(rv) FROM changes), 0)",
+    [ST_LOG_ALL] = "SELECT rv, type, data, ns, name FROM changes WHERE rv > ?1 AND resource = ?2"
                    " ORDER BY rv LIMIT ?3",
-    [ST_LOG_NS] = "SELECT rv, type, data FROM changes WHERE rv > ?1 AND resource = ?2"
+    [ST_LOG_NS] = "SELECT rv, type, data, ns, name FROM changes WHERE rv > ?1 AND resource = ?2"
                   " AND ns = ?3 ORDER BY rv LIMIT ?4",
 };
 

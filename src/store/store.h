@@ -118,6 +118,17 @@ long sl_store_count(sl_store_t *s, const char *resource, const char *ns);
  * the current revision gives an empty array. */
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                          size_t max, sl_error_t *err);
+/* The same changes without parsing: fn gets each change's revision, type
+ * ("ADDED", "MODIFIED", "DELETED"), namespace ("" for cluster-scoped), name
+ * and the object's stored JSON text (valid only during the call), oldest
+ * first. Lets a watch filter by name and write events without a
+ * parse/serialise round trip. fn returns 0 to go on, -1 (errno set) to
+ * stop (the call then returns -1). fn must not call the store. ERANGE as
+ * for sl_store_changes. */
+typedef int (*sl_store_change_fn)(void *arg, int64_t rv, const char *type, const char *ns,
+                                  const char *name, const char *json, size_t len);
+int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                          size_t max, sl_store_change_fn fn, void *arg, sl_error_t *err);
 /* The oldest revision a watch may still resume from (after_rv >= this). */
 int64_t sl_store_oldest_rv(sl_store_t *s);
 /* Set the change log bound (minimum 1). For tests and configuration. */

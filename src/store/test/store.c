@@ -154,6 +154,24 @@ static void test_generate_name(sl_store_t *s)
     json_decref(p);
 }
 
+struct raw {
+    int n, json_ok;
+    char last[64];
+};
+
+static int raw_change(void *arg, int64_t rv, const char *type, const char *ns, const char *name,
+                      const char *json, size_t len)
+{
+    struct raw *r = arg;
+    json_t *o = json_loadb(json, len, 0, NULL);
+    r->json_ok = (r->n == 0 || r->json_ok) && o && sl_kube_rv(o) == rv &&
+                 !strcmp(sl_kube_name(o), name);
+    json_decref(o);
+    snprintf(r->last, sizeof r->last, "%s %s/%s", type, ns, name);
+    r->n++;
+    return 0;
+}
+
 static void test_changes(sl_store_t *s)
 {
     sl_error_t err;
@@ -186,6 +204,12 @@ static void test_changes(sl_store_t *s)
     c = sl_store_changes(s, base, "pods", "other-ns", 0, &err);
     is_int(json_array_size(c), 0, "namespace filter");
     json_decref(c);
+    struct raw r = {0};
+    is_int(sl_store_changes_each(s, base, "pods", NULL, 0, raw_change, &r, &err), 0,
+           "raw change iteration");
+    is_int(r.n, 3, "raw: three changes");
+    is_str(r.last, "DELETED w/p", "raw: type, namespace and name of the last change");
+    ok(r.json_ok, "raw: every text is the stored JSON of the object");
     c = sl_store_changes(s, base, "events", "w2", 0, &err);
     is_int(json_array_size(c), 1, "resource + namespace filter");
     json_decref(c);
