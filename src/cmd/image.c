@@ -1,7 +1,7 @@
 /* image.c — `slurmlink image import | list | rm`: the local image store (src/image). */
+#include "image/image.h"
 #include "cmd.h"
 #include "common/xalloc.h"
-#include "image/image.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -11,18 +11,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: slurmlink image import NAME DIR|TAR|- [--force] [--store S]\n"
-            "       slurmlink image import NAME --busybox[=PATH] [--force] [--store S]\n"
-            "       slurmlink image list [--json] [--store S]\n"
-            "       slurmlink image rm NAME... [--store S]\n\n"
-            "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
-            "NAME[:TAG] is kept in S/<NAME with '/' as '%%'>+<TAG> (TAG defaults to latest).\n"
-            "import copies a folder or unpacks a tar (any compression tar knows; '-' reads\n"
-            "standard input) atomically and adds what ch-run needs; --busybox builds a small\n"
-            "image from a static busybox (default /bin/busybox, Debian's busybox-static).\n"
-            "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
-            "/var/tmp/slurmlink/images.\n");
+    fprintf(f, "usage: slurmlink image import NAME DIR|TAR|- [--force] [--store S]\n"
+               "       slurmlink image import NAME --busybox[=PATH] [--force] [--store S]\n"
+               "       slurmlink image list [--json] [--store S]\n"
+               "       slurmlink image rm NAME... [--store S]\n\n"
+               "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
+               "NAME[:TAG] is kept in S/<NAME with '/' as '%%'>+<TAG> (TAG defaults to latest).\n"
+               "import copies a folder or unpacks a tar (any compression tar knows; '-' reads\n"
+               "standard input) atomically and adds what ch-run needs; --busybox builds a small\n"
+               "image from a static busybox (default /bin/busybox, Debian's busybox-static).\n"
+               "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
+               "/var/tmp/slurmlink/images.\n");
 }
 
 static char *default_store(void)
@@ -79,8 +78,7 @@ static int do_list(const char *store, int json)
         for (size_t i = 0; i < n; i++) {
             char h[32];
             human(v[i].size, h);
-            printf("%-*s  %-*s  %9s  %s\n", (int)wn, v[i].name, (int)wt, v[i].tag, h,
-                   v[i].path);
+            printf("%-*s  %-*s  %9s  %s\n", (int)wn, v[i].name, (int)wt, v[i].tag, h, v[i].path);
         }
     }
     sl_image_list_free(v, n);
@@ -89,12 +87,10 @@ static int do_list(const char *store, int json)
 
 int cmd_image(int argc, char **argv)
 {
-    static const struct option lo[] = {{"store", required_argument, 0, 's'},
-                                       {"json", no_argument, 0, 'j'},
-                                       {"force", no_argument, 0, 'f'},
-                                       {"busybox", optional_argument, 0, 'b'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+    static const struct option lo[] = {
+        {"store", required_argument, 0, 's'}, {"json", no_argument, 0, 'j'},
+        {"force", no_argument, 0, 'f'},       {"busybox", optional_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     char *store = NULL;
     const char *busybox = NULL;
     int json = 0, force = 0, want_busybox = 0, c;
@@ -102,12 +98,24 @@ int cmd_image(int argc, char **argv)
     /* GNU getopt permutes: options may come before or after the words */
     while ((c = getopt_long(argc, argv, "s:jfh", lo, NULL)) != -1) {
         switch (c) {
-        case 's': free(store); store = sl_xstrdup(optarg); break;
+        case 's':
+            free(store);
+            store = sl_xstrdup(optarg);
+            break;
         case 'j': json = 1; break;
         case 'f': force = 1; break;
-        case 'b': want_busybox = 1; busybox = optarg; break;
-        case 'h': usage(stdout); free(store); return 0;
-        default: usage(stderr); free(store); return 2;
+        case 'b':
+            want_busybox = 1;
+            busybox = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            free(store);
+            return 0;
+        default:
+            usage(stderr);
+            free(store);
+            return 2;
         }
     }
     if (!store)
@@ -121,8 +129,9 @@ int cmd_image(int argc, char **argv)
         usage(stderr);
     } else if (!strcmp(action, "import")) {
         if (nargs != (want_busybox ? 1 : 2)) {
-            fprintf(stderr, want_busybox ? "slurmlink image import: NAME --busybox takes no source\n"
-                                         : "slurmlink image import: need NAME and DIR|TAR|-\n");
+            fprintf(stderr, want_busybox
+                                ? "slurmlink image import: NAME --busybox takes no source\n"
+                                : "slurmlink image import: need NAME and DIR|TAR|-\n");
         } else {
             int r = want_busybox ? sl_image_import_busybox(store, args[0], busybox, force, &err)
                                  : sl_image_import(store, args[0], args[1], force, &err);

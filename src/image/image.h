@@ -45,18 +45,18 @@ int sl_image_import(const char *store, const char *ref, const char *src, int for
  * NULL means /bin/busybox from Debian's busybox-static): the binary, a
  * symlink for every applet at the path busybox itself lists, and the files
  * ch-run needs. */
-int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path,
-                            int force, sl_error_t *err);
+int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path, int force,
+                            sl_error_t *err);
 
 /* Make the folder dir runnable by ch-run (mount points and /etc files, see
  * above), never following a symlink out of dir. Used by the imports. */
 int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
 
 typedef struct sl_image_info {
-    char *ref;   /* "name:tag" */
+    char *ref; /* "name:tag" */
     char *name;
     char *tag;
-    char *path;  /* absolute folder */
+    char *path;              /* absolute folder */
     unsigned long long size; /* bytes on disk, hard links counted once */
 } sl_image_info_t;
 

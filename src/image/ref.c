@@ -82,7 +82,8 @@ int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err
     if (!ref || !*ref)
         return bad(err, "", "empty");
     if (ref[0] == '/' || ref[0] == '.' || strstr(ref, ".."))
-        return bad(err, ref, "an image name is a reference such as busybox or "
+        return bad(err, ref,
+                   "an image name is a reference such as busybox or "
                    "library/busybox:1.36, not a path");
     if (strchr(ref, '@'))
         return bad(err, ref, "digests are not supported by the local store; use a tag");
@@ -124,7 +125,8 @@ int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err
             if (!domain_ok(p, clen))
                 return bad(err, ref, "invalid registry host in the first component");
         } else if (!path_component_ok(p, clen)) {
-            return bad(err, ref, "each name component is lower-case letters and digits, "
+            return bad(err, ref,
+                       "each name component is lower-case letters and digits, "
                        "separated by '.', '_', '__' or dashes");
         }
         first = 0;

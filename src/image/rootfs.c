@@ -24,14 +24,15 @@
 static const struct {
     const char *name;
     mode_t mode;
-} mount_points[] = {{"proc", 0755}, {"sys", 0755}, {"dev", 0755},
+} mount_points[] = {{"proc", 0755}, {"sys", 0755},  {"dev", 0755},
                     {"tmp", 01777}, {"home", 0755}, {"etc", 0755}};
 
 static const struct {
     const char *name;
     const char *content; /* when the image has none; ch-run binds its own over them */
 } etc_files[] = {
-    {"passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"},
+    {"passwd",
+     "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"},
     {"group", "root:x:0:\nnogroup:x:65534:\n"},
     {"hosts", "127.0.0.1 localhost\n::1 localhost\n"},
     {"resolv.conf", ""},
@@ -120,8 +121,7 @@ out:
 static int elf_dynamic(const char *data, size_t len, int *is_elf)
 {
     *is_elf = 0;
-    if (len < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) ||
-        data[EI_CLASS] != ELFCLASS64)
+    if (len < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) || data[EI_CLASS] != ELFCLASS64)
         return 0;
     *is_elf = 1;
     Elf64_Ehdr eh;
@@ -161,9 +161,10 @@ int sl_image_busybox_tree(const char *dir, const char *busybox, sl_error_t *err)
     if (!is_elf || dyn) {
         free(bin);
         errno = ENOEXEC;
-        return sl_errprintf(err, "%s is %s; the image needs a statically linked busybox "
-                            "(Debian package busybox-static)", busybox,
-                            is_elf ? "dynamically linked" : "not a 64-bit ELF program");
+        return sl_errprintf(err,
+                            "%s is %s; the image needs a statically linked busybox "
+                            "(Debian package busybox-static)",
+                            busybox, is_elf ? "dynamically linked" : "not a 64-bit ELF program");
     }
     char *bindir = sl_xasprintf("%s/bin", dir);
     char *target = sl_xasprintf("%s/bin/busybox", dir);

@@ -46,8 +46,8 @@ static int is_dir_empty_or_missing(const char *path)
 }
 
 /* Move a prepared tmp tree to dest; replace an existing image only with force. */
-static int install(const char *tmp, const char *dest, const char *ref, const char *store,
-                   int force, sl_error_t *err)
+static int install(const char *tmp, const char *dest, const char *ref, const char *store, int force,
+                   sl_error_t *err)
 {
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_NOREPLACE) == 0)
         return 0;
@@ -55,8 +55,7 @@ static int install(const char *tmp, const char *dest, const char *ref, const cha
         return sl_errprintf(err, "rename %s to %s: %s", tmp, dest, strerror(errno));
     if (!force) {
         errno = EEXIST;
-        return sl_errprintf(err, "image %s already exists in %s (--force replaces it)", ref,
-                            store);
+        return sl_errprintf(err, "image %s already exists in %s (--force replaces it)", ref, store);
     }
     /* swap in one step, so a job starting now sees the old or the new tree */
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_EXCHANGE) < 0)
@@ -76,8 +75,8 @@ static int finish(const char *store, const char *ref, char *tmp, int force, sl_e
     char *etc = sl_xasprintf("%s/etc", tmp);
     char *usr = sl_xasprintf("%s/usr", tmp);
     char *bin = sl_xasprintf("%s/bin", tmp);
-    int saved = access(manifest, F_OK) == 0 && access(etc, F_OK) != 0 &&
-                access(usr, F_OK) != 0 && access(bin, F_OK) != 0;
+    int saved = access(manifest, F_OK) == 0 && access(etc, F_OK) != 0 && access(usr, F_OK) != 0 &&
+                access(bin, F_OK) != 0;
     free(manifest);
     free(etc);
     free(usr);
@@ -85,8 +84,8 @@ static int finish(const char *store, const char *ref, char *tmp, int force, sl_e
     if (saved) {
         errno = EINVAL;
         sl_errprintf(err, "this is an image archive (docker save / OCI layout), not a root "
-                     "filesystem: export a container's filesystem (docker export, podman "
-                     "export) or unpack the image first (umoci unpack)");
+                          "filesystem: export a container's filesystem (docker export, podman "
+                          "export) or unpack the image first (umoci unpack)");
         goto out;
     }
     if (is_dir_empty_or_missing(tmp)) {
@@ -135,8 +134,7 @@ static int run_tool(const char *const *argv, int use_stdin, sl_error_t *err)
                         WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
-int sl_image_import(const char *store, const char *ref, const char *src, int force,
-                    sl_error_t *err)
+int sl_image_import(const char *store, const char *ref, const char *src, int force, sl_error_t *err)
 {
     char *name, *tag;
     if (sl_image_parse_ref(ref, &name, &tag, err) < 0)
@@ -163,8 +161,15 @@ int sl_image_import(const char *store, const char *ref, const char *src, int for
     } else {
         /* GNU tar strips leading '/' and refuses members with "..";
          * ownership and set-id bits from the archive are not kept */
-        const char *argv[] = {"tar", "-x", "-f", use_stdin ? "-" : src, "-C", tmp,
-                              "--no-same-owner", "--no-same-permissions", NULL};
+        const char *argv[] = {"tar",
+                              "-x",
+                              "-f",
+                              use_stdin ? "-" : src,
+                              "-C",
+                              tmp,
+                              "--no-same-owner",
+                              "--no-same-permissions",
+                              NULL};
         rc = run_tool(argv, use_stdin, err);
     }
     if (rc == 0)
@@ -175,8 +180,8 @@ int sl_image_import(const char *store, const char *ref, const char *src, int for
     return rc;
 }
 
-int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path,
-                            int force, sl_error_t *err)
+int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path, int force,
+                            sl_error_t *err)
 {
     char *name, *tag;
     if (sl_image_parse_ref(ref, &name, &tag, err) < 0)

@@ -46,9 +46,9 @@ static void usage(FILE *f)
 /* The spec could not be used: say so where slurmlinkd looks. */
 static void write_error_status(const char *dir, const char *msg)
 {
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i}", "apiVersion", "slurmlink.io/v1",
-                          "kind", "ShimStatus", "phase", "Failed", "reason", "ShimError",
-                          "message", msg, "exitCode", EXIT_SHIM_ERROR, "shimPid", (int)getpid());
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i}", "apiVersion", "slurmlink.io/v1", "kind",
+                          "ShimStatus", "phase", "Failed", "reason", "ShimError", "message", msg,
+                          "exitCode", EXIT_SHIM_ERROR, "shimPid", (int)getpid());
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!s)

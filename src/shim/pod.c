@@ -114,22 +114,20 @@ void shim_pod_fini(shim_pod_t *pod)
     free(pod->dir);
 }
 
-#define FOR_EACH_CTR(pod, c)                                                               \
-    for (size_t i_ = 0; i_ < (pod)->spec->ninit + (pod)->spec->ncontainers; i_++)         \
-        for (shim_ctr_t *c = i_ < (pod)->spec->ninit ? &(pod)->init[i_]                   \
-                                                     : &(pod)->apps[i_ - (pod)->spec->ninit]; \
+#define FOR_EACH_CTR(pod, c)                                                                       \
+    for (size_t i_ = 0; i_ < (pod)->spec->ninit + (pod)->spec->ncontainers; i_++)                  \
+        for (shim_ctr_t *c = i_ < (pod)->spec->ninit ? &(pod)->init[i_]                            \
+                                                     : &(pod)->apps[i_ - (pod)->spec->ninit];      \
              c; c = NULL)
 
-static int run_failed(const shim_term_t *t)
-{
-    return t->exit_code != 0 || t->signal != 0;
-}
+static int run_failed(const shim_term_t *t) { return t->exit_code != 0 || t->signal != 0; }
 
 static void finish_pod(shim_pod_t *pod)
 {
     /* the job's exit code: the container whose final run failed first */
     const shim_ctr_t *first = NULL;
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         if (c->done && c->state == CS_TERMINATED && run_failed(&c->cur) &&
             (!first || c->done_order < first->done_order))
             first = c;
@@ -142,7 +140,8 @@ static void finish_pod(shim_pod_t *pod)
 
 static int any_running(const shim_pod_t *pod)
 {
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         if (c->state == CS_RUNNING)
             return 1;
     }
@@ -206,8 +205,8 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     if (c->spec->init && pol == SL_RESTART_ALWAYS)
         pol = SL_RESTART_ONFAILURE; /* an init container that succeeded is finished */
     int failed = run_failed(&c->cur);
-    int restart = !pod->terminating &&
-                  (pol == SL_RESTART_ALWAYS || (pol == SL_RESTART_ONFAILURE && failed));
+    int restart =
+        !pod->terminating && (pol == SL_RESTART_ALWAYS || (pol == SL_RESTART_ONFAILURE && failed));
     long long delay = -1;
     if (restart) {
         delay = sl_backoff_next(&c->backoff, sl_now_ms() - c->started_ms);
@@ -346,7 +345,8 @@ void shim_pod_start(shim_pod_t *pod)
 
 static shim_ctr_t *find_pid(shim_pod_t *pod, pid_t pid)
 {
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         if (c->state == CS_RUNNING && c->pid == pid)
             return c;
     }
@@ -377,7 +377,8 @@ static void pump(shim_ctr_t *c, int s)
 
 void shim_pod_read(shim_pod_t *pod, int fd)
 {
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         for (int s = 0; s < 2; s++)
             if (c->fd[s] == fd) {
                 pump(c, s);
@@ -427,7 +428,8 @@ void shim_pod_timers(shim_pod_t *pod)
     if (pod->terminating) {
         if (pod->kill_at_ms > 0 && now >= pod->kill_at_ms) {
             pod->kill_at_ms = 0;
-            FOR_EACH_CTR(pod, c) {
+            FOR_EACH_CTR(pod, c)
+            {
                 if (c->state == CS_RUNNING) {
                     sl_info("container %s: grace period over, SIGKILL", c->spec->name);
                     c->sent_kill = 1;
@@ -437,7 +439,8 @@ void shim_pod_timers(shim_pod_t *pod)
         }
         return;
     }
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         if (c->restart_at_ms > 0 && now >= c->restart_at_ms && pod->phase != POD_FINISHED) {
             c->restart_at_ms = 0;
             c->last = c->cur;
@@ -453,7 +456,8 @@ long long shim_pod_next_timer(const shim_pod_t *pod)
     long long t = -1;
     if (pod->terminating)
         return pod->kill_at_ms > 0 ? pod->kill_at_ms : -1;
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         if (c->restart_at_ms > 0 && (t < 0 || c->restart_at_ms < t))
             t = c->restart_at_ms;
     }
@@ -471,7 +475,8 @@ void shim_pod_terminate(shim_pod_t *pod, int signo)
     if (pod->kill_at_ms <= 0)
         pod->kill_at_ms = 1;
     shim_event_pod(pod, "terminating");
-    FOR_EACH_CTR(pod, c) {
+    FOR_EACH_CTR(pod, c)
+    {
         if (c->state == CS_RUNNING)
             kill(-c->pid, SIGTERM);
         else if (c->restart_at_ms > 0)

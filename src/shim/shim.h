@@ -30,59 +30,59 @@ typedef struct shim_term {
 
 typedef struct shim_ctr {
     const sl_shim_container_t *spec;
-    size_t index;                /* in its list (init or app) */
-    char **envp;                 /* the job's environment + spec env; owned */
+    size_t index; /* in its list (init or app) */
+    char **envp;  /* the job's environment + spec env; owned */
     shim_cstate_t state;
-    const char *waiting_reason;  /* static string while CS_WAITING */
-    int restart_count;           /* also the number of the current log file */
-    pid_t pid;                   /* > 0 while running */
-    int fd[2];                   /* stdout, stderr pipe read ends; -1 when closed */
+    const char *waiting_reason; /* static string while CS_WAITING */
+    int restart_count;          /* also the number of the current log file */
+    pid_t pid;                  /* > 0 while running */
+    int fd[2];                  /* stdout, stderr pipe read ends; -1 when closed */
     sl_crilog_t *log;
     struct timespec started_at;
-    long long started_ms;        /* monotonic, for the back-off reset rule */
+    long long started_ms; /* monotonic, for the back-off reset rule */
     sl_oom_mark_t oom;
-    int sent_kill;               /* the shim sent SIGKILL to this run */
-    shim_term_t cur;             /* valid in CS_TERMINATED */
-    shim_term_t last;            /* the run before, when has_last */
+    int sent_kill;    /* the shim sent SIGKILL to this run */
+    shim_term_t cur;  /* valid in CS_TERMINATED */
+    shim_term_t last; /* the run before, when has_last */
     int has_last;
     sl_backoff_t backoff;
-    long long restart_at_ms;     /* > 0: restart due at this monotonic time */
-    int done;                    /* will not run again */
-    long long done_order;        /* order in which containers became done */
+    long long restart_at_ms; /* > 0: restart due at this monotonic time */
+    int done;                /* will not run again */
+    long long done_order;    /* order in which containers became done */
 } shim_ctr_t;
 
 typedef enum { POD_INIT = 0, POD_RUNNING, POD_FINISHED } shim_podphase_t;
 
 typedef struct shim_pod {
     sl_shim_spec_t *spec;
-    char *dir;                   /* pod folder */
-    shim_ctr_t *init;            /* spec->ninit entries */
-    shim_ctr_t *apps;            /* spec->ncontainers entries */
-    size_t next_init;            /* the init container running or next to run */
+    char *dir;        /* pod folder */
+    shim_ctr_t *init; /* spec->ninit entries */
+    shim_ctr_t *apps; /* spec->ncontainers entries */
+    size_t next_init; /* the init container running or next to run */
     shim_podphase_t phase;
-    int failed;                  /* an init container failed for good */
+    int failed; /* an init container failed for good */
     int terminating;
-    long long kill_at_ms;        /* grace deadline once terminating */
+    long long kill_at_ms; /* grace deadline once terminating */
     struct timespec start_time;
     long long done_seq;
-    int exit_code;               /* valid in POD_FINISHED */
+    int exit_code; /* valid in POD_FINISHED */
     /* reporting */
     int events_fd;
     long long seq;
     sl_report_t *report;
     char node[256];
-    const char *oom_root;        /* "" (tests of the OOM rule use a fake tree) */
+    const char *oom_root; /* "" (tests of the OOM rule use a fake tree) */
 } shim_pod_t;
 
 /* pod.c */
 int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_error_t *err);
 void shim_pod_fini(shim_pod_t *pod);
-void shim_pod_start(shim_pod_t *pod);                  /* first init container, or the apps */
-void shim_pod_reap(shim_pod_t *pod);                   /* after SIGCHLD */
-void shim_pod_read(shim_pod_t *pod, int fd);           /* a pipe is readable or closed */
-void shim_pod_timers(shim_pod_t *pod);                 /* restarts and the grace deadline */
+void shim_pod_start(shim_pod_t *pod);                 /* first init container, or the apps */
+void shim_pod_reap(shim_pod_t *pod);                  /* after SIGCHLD */
+void shim_pod_read(shim_pod_t *pod, int fd);          /* a pipe is readable or closed */
+void shim_pod_timers(shim_pod_t *pod);                /* restarts and the grace deadline */
 void shim_pod_terminate(shim_pod_t *pod, int signo);  /* SIGTERM/SIGINT received */
-long long shim_pod_next_timer(const shim_pod_t *pod);  /* monotonic ms, or -1 */
+long long shim_pod_next_timer(const shim_pod_t *pod); /* monotonic ms, or -1 */
 
 /* status.c */
 int shim_status_open(shim_pod_t *pod, sl_error_t *err);

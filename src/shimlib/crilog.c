@@ -1,8 +1,8 @@
 /* crilog.c — CRI log writer (see crilog.h for the format rules). */
 #include "shimlib/crilog.h"
 
-#include "shimlib/tstamp.h"
 #include "common/xalloc.h"
+#include "shimlib/tstamp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@ struct sl_crilog {
     int fd;
     sl_buf_t pending[2]; /* the unfinished line of each stream */
     struct timespec (*now)(void);
-    sl_buf_t rec;        /* scratch for one record */
+    sl_buf_t rec; /* scratch for one record */
 };
 
 static const char *const stream_name[2] = {"stdout", "stderr"};

@@ -99,8 +99,8 @@ int sl_oom_since(const sl_oom_mark_t *m, const char *root)
     return 0;
 }
 
-const char *sl_oom_reason(int exit_code, int term_signal, int sent_kill,
-                          const sl_oom_mark_t *start, const char *root)
+const char *sl_oom_reason(int exit_code, int term_signal, int sent_kill, const sl_oom_mark_t *start,
+                          const char *root)
 {
     if (exit_code == 0 && term_signal == 0)
         return "Completed";

@@ -21,8 +21,8 @@
 #define SL_SHIMLIB_OOM_H
 
 typedef struct sl_oom_mark {
-    long long cgroup;  /* -1: no readable memory cgroup counter */
-    long long node;    /* -1: no /proc/vmstat oom_kill */
+    long long cgroup; /* -1: no readable memory cgroup counter */
+    long long node;   /* -1: no /proc/vmstat oom_kill */
 } sl_oom_mark_t;
 
 /* Read the counters now. root is "" normally; tests pass a fake tree
@@ -36,7 +36,7 @@ int sl_oom_since(const sl_oom_mark_t *m, const char *root);
 /* Decide the Kubernetes reason for a finished container: "Completed" for
  * exit 0, "OOMKilled" for an unexplained SIGKILL (or 137) with an OOM kill
  * counted since start, else "Error". sent_kill: the shim sent SIGKILL. */
-const char *sl_oom_reason(int exit_code, int term_signal, int sent_kill,
-                          const sl_oom_mark_t *start, const char *root);
+const char *sl_oom_reason(int exit_code, int term_signal, int sent_kill, const sl_oom_mark_t *start,
+                          const char *root);
 
 #endif

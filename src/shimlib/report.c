@@ -22,8 +22,8 @@ struct sl_report {
     char *url, *ca_file, *pinned_key;
     struct qitem *head, *tail;
     size_t qlen;
-    int busy;       /* easy is attached to multi with head's body */
-    int last_ok;    /* result of the latest finished POST (-1 none yet) */
+    int busy;    /* easy is attached to multi with head's body */
+    int last_ok; /* result of the latest finished POST (-1 none yet) */
     sl_report_stats_t st;
 };
 
@@ -134,8 +134,8 @@ static void progress(sl_report_t *r)
                     sl_warn("push to %s failed: %s (events stay in events.jsonl)", r->url,
                             curl_easy_strerror(m->data.result));
                 else
-                    sl_warn("push to %s answered HTTP %ld (events stay in events.jsonl)",
-                            r->url, code);
+                    sl_warn("push to %s answered HTTP %ld (events stay in events.jsonl)", r->url,
+                            code);
             }
         }
         r->last_ok = ok;
@@ -194,8 +194,8 @@ int sl_report_poll(sl_report_t *r, struct pollfd *fds, nfds_t nfds, int timeout_
     }
     /* curl_multi_wait caps the wait at what its transfers need */
     int numfds = 0;
-    CURLMcode mc = curl_multi_wait(r->multi, w, (unsigned)nfds,
-                                   timeout_ms < 0 ? 1000 : timeout_ms, &numfds);
+    CURLMcode mc =
+        curl_multi_wait(r->multi, w, (unsigned)nfds, timeout_ms < 0 ? 1000 : timeout_ms, &numfds);
     free(w);
     progress(r);
     if (mc != CURLM_OK) {

@@ -23,10 +23,10 @@
 typedef struct sl_report sl_report_t;
 
 typedef struct sl_report_opts {
-    const char *url;         /* http:// or https:// (required) */
-    const char *token;       /* NULL: no Authorization header */
-    const char *ca_file;     /* NULL: system CA store */
-    const char *pinned_key;  /* NULL or "sha256//BASE64" (curl CURLOPT_PINNEDPUBLICKEY) */
+    const char *url;        /* http:// or https:// (required) */
+    const char *token;      /* NULL: no Authorization header */
+    const char *ca_file;    /* NULL: system CA store */
+    const char *pinned_key; /* NULL or "sha256//BASE64" (curl CURLOPT_PINNEDPUBLICKEY) */
 } sl_report_opts_t;
 
 /* NULL with err if libcurl cannot be set up. The strings are copied. */

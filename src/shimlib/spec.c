@@ -140,8 +140,10 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     if (get_text(o, "name", p, 1, &c->name, err) < 0)
         return -1;
     if (!sl_shim_is_dns_label(c->name))
-        return bad(err, p, "Invalid value: \"%s\": must be a DNS-1123 label (lower-case "
-                   "alphanumerics and '-', at most 63 characters)", c->name);
+        return bad(err, p,
+                   "Invalid value: \"%s\": must be a DNS-1123 label (lower-case "
+                   "alphanumerics and '-', at most 63 characters)",
+                   c->name);
 
     snprintf(p, sizeof(p), "%s.argv", path);
     json_t *av = json_object_get(o, "argv");
@@ -154,7 +156,8 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     c->argv = sl_xcalloc(json_array_size(av) + 1, sizeof(char *));
     size_t i;
     json_t *e;
-    json_array_foreach(av, i, e) {
+    json_array_foreach(av, i, e)
+    {
         snprintf(p, sizeof(p), "%s.argv[%zu]", path, i);
         if (get_bytes(e, p, &c->argv[i], err) < 0)
             return -1;
@@ -172,10 +175,12 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
             return bad(err, p, "must be an object of NAME: value");
         c->env = sl_xcalloc(json_object_size(env) + 1, sizeof(char *));
         const char *k;
-        json_object_foreach(env, k, e) {
+        json_object_foreach(env, k, e)
+        {
             snprintf(p, sizeof(p), "%s.env.%s", path, k);
             if (!env_name_ok(k))
-                return bad(err, p, "invalid environment variable name (printable ASCII "
+                return bad(err, p,
+                           "invalid environment variable name (printable ASCII "
                            "without '=')");
             char *val;
             if (get_bytes(e, p, &val, err) < 0)
@@ -211,7 +216,8 @@ static int parse_containers(json_t *root, const char *key, int init, int require
     *out = sl_xcalloc(json_array_size(a) + 1, sizeof(**out));
     size_t i;
     json_t *e;
-    json_array_foreach(a, i, e) {
+    json_array_foreach(a, i, e)
+    {
         char p[64];
         snprintf(p, sizeof(p), "%s[%zu]", key, i);
         int r = parse_container(e, p, init, &(*out)[i], err);
@@ -276,7 +282,8 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         else {
             bad(err, "restartPolicy",
                 "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", "
-                "\"Never\"", tmp);
+                "\"Never\"",
+                tmp);
             free(tmp);
             return -1;
         }
@@ -307,10 +314,13 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
                      err) < 0)
             return -1;
         if (strncmp(s->report_url, "http://", 7) && strncmp(s->report_url, "https://", 8))
-            return bad(err, "report.url", "Invalid value: \"%s\": must be an http:// or "
-                       "https:// URL", s->report_url);
+            return bad(err, "report.url",
+                       "Invalid value: \"%s\": must be an http:// or "
+                       "https:// URL",
+                       s->report_url);
         if (s->report_token && !token_ok(s->report_token))
-            return bad(err, "report.token", "must be non-empty visible ASCII (it is sent in "
+            return bad(err, "report.token",
+                       "must be non-empty visible ASCII (it is sent in "
                        "an HTTP header)");
     }
 

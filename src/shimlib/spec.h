@@ -22,10 +22,10 @@ typedef enum {
 } sl_restart_policy_t;
 
 typedef struct sl_shim_container {
-    char *name;        /* DNS-1123 label, unique in the pod: also a folder name under logs/ */
-    char **argv;       /* NULL-terminated, argc >= 1; exact bytes for execvp */
+    char *name;  /* DNS-1123 label, unique in the pod: also a folder name under logs/ */
+    char **argv; /* NULL-terminated, argc >= 1; exact bytes for execvp */
     size_t argc;
-    char **env;        /* NULL-terminated "KEY=VALUE" strings in spec order */
+    char **env; /* NULL-terminated "KEY=VALUE" strings in spec order */
     size_t nenv;
     char *working_dir; /* NULL when absent (informational: argv already applies it) */
     char *runtime;     /* NULL when absent (informational) */
@@ -35,11 +35,11 @@ typedef struct sl_shim_container {
 typedef struct sl_shim_spec {
     char *pod_namespace, *pod_name, *pod_uid;
     sl_restart_policy_t restart_policy;
-    int grace_seconds;      /* terminationGracePeriodSeconds, default 30 */
-    char *report_url;       /* NULL: no pushes, files only */
-    char *report_token;     /* NULL: no Authorization header */
-    char *report_ca_file;   /* NULL: system CAs (https only) */
-    char *report_pinned_key;/* NULL or curl's "sha256//BASE64" public key pin */
+    int grace_seconds;       /* terminationGracePeriodSeconds, default 30 */
+    char *report_url;        /* NULL: no pushes, files only */
+    char *report_token;      /* NULL: no Authorization header */
+    char *report_ca_file;    /* NULL: system CAs (https only) */
+    char *report_pinned_key; /* NULL or curl's "sha256//BASE64" public key pin */
     sl_shim_container_t *init_containers;
     size_t ninit;
     sl_shim_container_t *containers; /* at least one */

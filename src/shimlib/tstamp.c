@@ -14,15 +14,9 @@ static int fmt(const struct timespec *ts, char out[SL_TSTAMP_MAX], int digits)
                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, digits, frac);
 }
 
-int sl_tstamp_nano(const struct timespec *ts, char out[SL_TSTAMP_MAX])
-{
-    return fmt(ts, out, 9);
-}
+int sl_tstamp_nano(const struct timespec *ts, char out[SL_TSTAMP_MAX]) { return fmt(ts, out, 9); }
 
-int sl_tstamp_micro(const struct timespec *ts, char out[SL_TSTAMP_MAX])
-{
-    return fmt(ts, out, 6);
-}
+int sl_tstamp_micro(const struct timespec *ts, char out[SL_TSTAMP_MAX]) { return fmt(ts, out, 6); }
 
 struct timespec sl_tstamp_now(void)
 {

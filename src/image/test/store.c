@@ -166,7 +166,8 @@ int main(void)
     char *saved = sl_xasprintf("%s/saved.tar", base);
     free(cmd);
     cmd = sl_xasprintf("mkdir -p %s/ssrc && echo '[]' > %s/ssrc/manifest.json && "
-                       "tar -C %s/ssrc -cf %s .", base, base, base, saved);
+                       "tar -C %s/ssrc -cf %s .",
+                       base, base, base, saved);
     sh(cmd);
     ok(sl_image_import(store, "saved", saved, 0, &err) < 0, "docker-save archive refused");
     has_str(err.text, "docker export", "  with advice");
@@ -227,8 +228,24 @@ int main(void)
     ok(sl_image_rm(store, "../etc", &err) < 0 && errno == EINVAL, "rm of a path refused");
 
     sl_rm_rf(base);
-    free(tree); free(outside); free(link); free(rl); free(hosts_target); free(hl); free(tmpd);
-    free(store); free(d1); free(marker); free(tarf); free(cmd); free(d2); free(saved);
-    free(junk); free(d3); free(shl); free(envl); free(nostore);
+    free(tree);
+    free(outside);
+    free(link);
+    free(rl);
+    free(hosts_target);
+    free(hl);
+    free(tmpd);
+    free(store);
+    free(d1);
+    free(marker);
+    free(tarf);
+    free(cmd);
+    free(d2);
+    free(saved);
+    free(junk);
+    free(d3);
+    free(shl);
+    free(envl);
+    free(nostore);
     return tap_done();
 }

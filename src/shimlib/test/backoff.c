@@ -1,6 +1,6 @@
 /* Unit tests: the kubelet's crash-loop back-off sequence. */
-#include "common/tap.h"
 #include "shimlib/backoff.h"
+#include "common/tap.h"
 
 #include <stdlib.h>
 

@@ -1,9 +1,9 @@
 /* Unit tests: CRI log lines — timestamps, F/P tags, long lines, CRLF, binary bytes. */
+#include "shimlib/crilog.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
-#include "shimlib/crilog.h"
 #include "shimlib/tstamp.h"
 
 #include <stdlib.h>

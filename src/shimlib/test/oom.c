@@ -1,8 +1,8 @@
 /* Unit tests: OOMKilled detection from oom_kill counters (fake /proc and /sys trees). */
+#include "shimlib/oom.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
-#include "shimlib/oom.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -38,7 +38,8 @@ int main(void)
     is_str(sl_oom_reason(137, SIGKILL, 0, &m, root), "Error", "SIGKILL without OOM: Error");
     put("proc/vmstat", "nr_free_pages 1\noom_kill 5\n");
     is_str(sl_oom_reason(137, SIGKILL, 0, &m, root), "OOMKilled", "SIGKILL + node OOM: OOMKilled");
-    is_str(sl_oom_reason(137, 0, 0, &m, root), "OOMKilled", "exit 137 from a shell + OOM: OOMKilled");
+    is_str(sl_oom_reason(137, 0, 0, &m, root), "OOMKilled",
+           "exit 137 from a shell + OOM: OOMKilled");
     is_str(sl_oom_reason(137, SIGKILL, 1, &m, root), "Error", "SIGKILL the shim sent: Error");
     is_str(sl_oom_reason(143, SIGTERM, 0, &m, root), "Error", "SIGTERM: Error");
     is_str(sl_oom_reason(1, 0, 0, &m, root), "Error", "exit 1: Error");

@@ -1,10 +1,10 @@
 /* Unit tests: event pushes — delivered in order with the bearer token, and
  * never holding up the caller when the daemon is down or silent.
  * The receiver is a real HTTP server (libmicrohttpd) on a loopback port. */
+#include "shimlib/report.h"
 #include "common/proc.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
-#include "shimlib/report.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -50,8 +50,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         ngot++;
     }
     pthread_mutex_unlock(&mu);
-    struct MHD_Response *resp = MHD_create_response_from_buffer(2, (void *)"ok",
-                                                                MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(2, (void *)"ok", MHD_RESPMEM_PERSISTENT);
     enum MHD_Result ret = MHD_queue_response(conn, status_code, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -85,9 +85,9 @@ static void spin(sl_report_t *r, int ms, int want)
 
 int main(void)
 {
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handler, NULL,
-        MHD_OPTION_NOTIFY_COMPLETED, done_cb, NULL, MHD_OPTION_END);
+    struct MHD_Daemon *d =
+        MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+                         handler, NULL, MHD_OPTION_NOTIFY_COMPLETED, done_cb, NULL, MHD_OPTION_END);
     ok(d != NULL, "receiver started");
     if (!d)
         return tap_done();
@@ -105,7 +105,8 @@ int main(void)
     ok(sl_now_ms() - t0 < 50, "push returns at once");
     spin(r, 3000, 3);
     is_int(count(), 3, "three POSTs received");
-    is_str(got[0], "POST /internal/v1/shim/events {\"seq\":1}", "first event, POST to the URL path");
+    is_str(got[0], "POST /internal/v1/shim/events {\"seq\":1}",
+           "first event, POST to the URL path");
     is_str(got[1], "POST /internal/v1/shim/events {\"seq\":2}", "second, in order");
     is_str(got[2], "POST /internal/v1/shim/events {\"seq\":3}", "third, in order");
     is_str(auth[0], "Bearer s3cr3t", "Authorization: Bearer token");

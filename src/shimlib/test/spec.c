@@ -1,6 +1,6 @@
 /* Unit tests: shim.json parser — values, defaults, and errors that name the field. */
-#include "common/tap.h"
 #include "shimlib/spec.h"
+#include "common/tap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,7 +31,8 @@ int main(void)
         "{\"apiVersion\":\"slurmlink.io/v1\",\"kind\":\"ShimSpec\"," POD ","
         "\"restartPolicy\":\"OnFailure\",\"terminationGracePeriodSeconds\":7,"
         "\"report\":{\"url\":\"http://127.0.0.1:1/x\",\"token\":\"tok.en-1\"},"
-        "\"initContainers\":[{\"name\":\"setup\",\"argv\":[\"sh\",\"-c\",\"echo '$(id)' `x`; y\\n\"]}],"
+        "\"initContainers\":[{\"name\":\"setup\",\"argv\":[\"sh\",\"-c\",\"echo '$(id)' `x`; "
+        "y\\n\"]}],"
         "\"containers\":[{\"name\":\"main\",\"argv\":[\"ch-run\",\"/img\",\"--\",\"env\"],"
         "\"env\":{\"A\":\"1\",\"QUOTES\":\"'\\\"\",\"BIN\":{\"base64\":\"/wBh\"}},"
         "\"workingDir\":\"/w\",\"runtime\":\"charliecloud\",\"futureField\":1},"
@@ -42,16 +43,18 @@ int main(void)
     has_str(err.text, "containers[0].env.BIN", "the error names containers[0].env.BIN");
     sl_shim_spec_destroy(s);
 
-    s = parse("{\"apiVersion\":\"slurmlink.io/v1\",\"kind\":\"ShimSpec\"," POD ","
-              "\"restartPolicy\":\"OnFailure\",\"terminationGracePeriodSeconds\":7,"
-              "\"report\":{\"url\":\"http://127.0.0.1:1/x\",\"token\":\"tok.en-1\","
-              "\"caFile\":\"/ca.pem\"},"
-              "\"initContainers\":[{\"name\":\"setup\",\"argv\":[\"sh\",\"-c\",\"echo '$(id)' `x`; y\\n\"]}],"
-              "\"containers\":[{\"name\":\"main\",\"argv\":[\"ch-run\",\"/img\",\"--\",\"env\"],"
-              "\"env\":{\"A\":\"1\",\"QUOTES\":\"'\\\"\",\"BIN\":{\"base64\":\"/2Fi\"}},"
-              "\"workingDir\":\"/w\",\"runtime\":\"charliecloud\",\"futureField\":1},"
-              "{\"name\":\"side-car2\",\"argv\":[{\"base64\":\"L2Jpbi9lY2hv\"},{\"base64\":\"gP8=\"}]}]}",
-              &err);
+    s = parse(
+        "{\"apiVersion\":\"slurmlink.io/v1\",\"kind\":\"ShimSpec\"," POD ","
+        "\"restartPolicy\":\"OnFailure\",\"terminationGracePeriodSeconds\":7,"
+        "\"report\":{\"url\":\"http://127.0.0.1:1/x\",\"token\":\"tok.en-1\","
+        "\"caFile\":\"/ca.pem\"},"
+        "\"initContainers\":[{\"name\":\"setup\",\"argv\":[\"sh\",\"-c\",\"echo '$(id)' `x`; "
+        "y\\n\"]}],"
+        "\"containers\":[{\"name\":\"main\",\"argv\":[\"ch-run\",\"/img\",\"--\",\"env\"],"
+        "\"env\":{\"A\":\"1\",\"QUOTES\":\"'\\\"\",\"BIN\":{\"base64\":\"/2Fi\"}},"
+        "\"workingDir\":\"/w\",\"runtime\":\"charliecloud\",\"futureField\":1},"
+        "{\"name\":\"side-car2\",\"argv\":[{\"base64\":\"L2Jpbi9lY2hv\"},{\"base64\":\"gP8=\"}]}]}",
+        &err);
     ok(s != NULL, "full spec parses (%s)", err.text);
     if (!s)
         return tap_done();
@@ -74,7 +77,10 @@ int main(void)
     is_int(m->nenv, 3, "three env entries");
     is_str(m->env[0], "A=1", "env in spec order, KEY=VALUE");
     is_str(m->env[1], "QUOTES='\"", "quotes kept");
-    is_str(m->env[2], "BIN=\xff" "ab", "base64 env value decoded to raw bytes");
+    is_str(m->env[2],
+           "BIN=\xff"
+           "ab",
+           "base64 env value decoded to raw bytes");
     ok(m->env[3] == NULL, "env NULL-terminated");
     is_str(m->working_dir, "/w", "workingDir");
     is_str(m->runtime, "charliecloud", "runtime");
@@ -146,15 +152,19 @@ int main(void)
                  "containers[0].argv[0]: base64", "bad base64");
     expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":[]}]}",
                  "containers[0].env: must be an object", "env not an object");
-    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A=B\":\"1\"}}]}",
+    expect_error("{" POD
+                 ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A=B\":\"1\"}}]}",
                  "containers[0].env.A=B: invalid environment variable name", "'=' in env name");
     expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A\":1}}]}",
                  "containers[0].env.A: must be a string", "number as env value");
-    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A\":\"1\",\"A\":\"2\"}}]}",
-                 "duplicate", "duplicate env key");
-    expect_error("{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":[\"x\"]}],"
-                 "\"containers\":[{\"name\":\"b\",\"argv\":[\"x\"]},{\"name\":\"a\",\"argv\":[\"x\"]}]}",
-                 "containers[1].name: Duplicate value: \"a\"", "name shared by init and app");
+    expect_error(
+        "{" POD
+        ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"env\":{\"A\":\"1\",\"A\":\"2\"}}]}",
+        "duplicate", "duplicate env key");
+    expect_error(
+        "{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":[\"x\"]}],"
+        "\"containers\":[{\"name\":\"b\",\"argv\":[\"x\"]},{\"name\":\"a\",\"argv\":[\"x\"]}]}",
+        "containers[1].name: Duplicate value: \"a\"", "name shared by init and app");
     expect_error("{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":\"x\"}]," MAIN "}",
                  "initContainers[0].argv: must be an array", "init argv not an array");
     expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"workingDir\":5}]}",
