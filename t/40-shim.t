@@ -53,7 +53,7 @@ is "$(jq -r .seq "$D/events.jsonl" | tr '\n' ' ')" "1 2 3 4 " "events numbered i
 
 # --- 2. several containers: the first failing one decides ---------------------
 D=$(pod multi '"restartPolicy":"Never","containers":[
-  {"name":"slow-fail","argv":["/bin/sh","-c","sleep 0.4; exit 4"]},
+  {"name":"slow-fail","argv":["/bin/sh","-c","sleep 1; exit 4"]},
   {"name":"fast-fail","argv":["/bin/sh","-c","exit 5"]},
   {"name":"good","argv":["/bin/sh","-c","sleep 0.2"]}]')
 run_shim "$D"
