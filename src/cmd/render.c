@@ -81,7 +81,8 @@ static void usage(FILE *f)
             "  --partition P        default partition;  --account A  default account\n"
             "  --report-url URL     where the shim reports (default: none)\n"
             "  --allow-pre-exec     accept the slurm-job.vk.io/pre-exec annotation\n"
-            "  --uid UID            pod UID when the file has none\n");
+            "  --uid UID            pod UID when the file has none\n"
+            "  --run-as UID:GID     the job's user (default: yours)\n");
 }
 
 int cmd_render(int argc, char **argv)
@@ -97,6 +98,7 @@ int cmd_render(int argc, char **argv)
         {"partition", required_argument, 0, 'p'}, {"account", required_argument, 0, 'A'},
         {"report-url", required_argument, 0, 'U'},
         {"allow-pre-exec", no_argument, 0, 'P'}, {"uid", required_argument, 0, 'u'},
+        {"run-as", required_argument, 0, 'a'},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     sl_translate_config_t cfg = {.pods_root = "/var/tmp/slurmlink/pods",
                                  .default_cpu_milli = 1000,
@@ -133,6 +135,17 @@ int cmd_render(int argc, char **argv)
         case 'U': cfg.report_url = optarg; break;
         case 'P': cfg.allow_pre_exec = 1; break;
         case 'u': uid = optarg; break;
+        case 'a': {
+            unsigned u, g;
+            char extra;
+            if (sscanf(optarg, "%u:%u%c", &u, &g, &extra) != 2) {
+                fprintf(stderr, "slurmlink render: --run-as takes UID:GID\n");
+                return 2;
+            }
+            cfg.uid = (uid_t)u;
+            cfg.gid = (gid_t)g;
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

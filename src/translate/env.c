@@ -344,7 +344,13 @@ int tr_container_env(tr_ctx_t *c, const sl_pod_container_t *k, const char *path,
                 tr_warn(c, "%s.envFrom[%zu]: key %s is not a valid environment variable name: "
                         "skipped (as Kubernetes does)", path, i, keys[j]);
             } else if (tr_obj_value(obj, ef->secret, keys[j], &data, &len)) {
-                env_set(env, name, data, len, NULL);
+                if (memchr(data, 0, len)) {
+                    free(data);
+                    tr_missing(c, "%s.envFrom[%zu]: key %s holds a NUL byte, which an "
+                               "environment variable cannot hold", path, i, keys[j]);
+                } else {
+                    env_set(env, name, data, len, NULL);
+                }
             }
             free(name);
         }
