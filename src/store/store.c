@@ -443,7 +443,8 @@ int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms)
         }
     }
     pthread_mutex_lock(&s->wmu);
-    while (s->rev <= after_rv && !s->shutdown) {
+    unsigned kicks = s->kicks;
+    while (s->rev <= after_rv && !s->shutdown && s->kicks == kicks) {
         int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->wmu)
                                 : pthread_cond_timedwait(&s->cond, &s->wmu, &deadline);
         if (rc == ETIMEDOUT)
@@ -458,6 +459,14 @@ void sl_store_wakeup(sl_store_t *s)
 {
     pthread_mutex_lock(&s->wmu);
     s->shutdown = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->wmu);
+}
+
+void sl_store_kick(sl_store_t *s)
+{
+    pthread_mutex_lock(&s->wmu);
+    s->kicks++;
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->wmu);
 }

@@ -134,13 +134,17 @@ int64_t sl_store_oldest_rv(sl_store_t *s);
 /* Set the change log bound (minimum 1). For tests and configuration. */
 void sl_store_set_log_limit(sl_store_t *s, size_t limit);
 
-/* Block until the revision is > after_rv, timeout_ms passes (<0: forever)
- * or sl_store_wakeup() was called. Returns the current revision. */
+/* Block until the revision is > after_rv, timeout_ms passes (<0: forever),
+ * sl_store_kick() is called, or sl_store_wakeup() was called. Returns the
+ * current revision. */
 int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms);
 /* Shutdown: wake every waiter, and make every later sl_store_wait() return
  * at once. Sticky by design (a watcher that enters wait just after shutdown
  * must not sleep through it). Writes keep working. */
 void sl_store_wakeup(sl_store_t *s);
+/* Wake the threads waiting now, once (not sticky): for stopping one
+ * component (a controller thread, a watch) while the store stays in use. */
+void sl_store_kick(sl_store_t *s);
 /* 1 after sl_store_wakeup(). */
 int sl_store_shutting_down(sl_store_t *s);
 

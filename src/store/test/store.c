@@ -314,6 +314,17 @@ static void test_wait(sl_store_t *s)
     is_int(__atomic_load_n(&notified, __ATOMIC_SEQ_CST), rev + 1, "notify callback ran");
     sl_store_notify_remove(s, id);
 
+    struct waiter wk = {.s = s, .after = rev + 1, .timeout = 10000};
+    pthread_create(&th, NULL, wait_thread, &wk);
+    sl_sleep_ms(50);
+    sl_store_kick(s);
+    pthread_join(th, NULL);
+    ok(wk.got == rev + 1 && wk.waited_ms < 2000, "kick wakes a waiter (%lld ms)", wk.waited_ms);
+    ok(!sl_store_shutting_down(s), "kick is not shutdown");
+    t0 = sl_now_ms();
+    sl_store_wait(s, rev + 1, 100);
+    ok(sl_now_ms() - t0 >= 90, "kick is not sticky: the next wait sleeps");
+
     struct waiter w2 = {.s = s, .after = rev + 1, .timeout = -1};
     pthread_create(&th, NULL, wait_thread, &w2);
     sl_sleep_ms(50);
