@@ -25,10 +25,17 @@
 /* Fields that are the server's, never a manager's. */
 static int server_field(int top, int in_meta, const char *k)
 {
-    static const char *const meta[] = {"name", "namespace", "uid", "resourceVersion",
-                                       "generation", "creationTimestamp", "managedFields",
-                                       "deletionTimestamp", "deletionGracePeriodSeconds",
-                                       "selfLink", NULL};
+    static const char *const meta[] = {"name",
+                                       "namespace",
+                                       "uid",
+                                       "resourceVersion",
+                                       "generation",
+                                       "creationTimestamp",
+                                       "managedFields",
+                                       "deletionTimestamp",
+                                       "deletionGracePeriodSeconds",
+                                       "selfLink",
+                                       NULL};
     if (top && (!strcmp(k, "apiVersion") || !strcmp(k, "kind")))
         return 1;
     for (size_t i = 0; in_meta && meta[i]; i++)
@@ -87,8 +94,8 @@ static json_t *fields_obj(json_t *obj, const struct smp_type *t, int top, int in
         if (k[0] == '$' || json_is_null(v) || server_field(top, in_meta, k))
             continue;
         char *key = sl_xasprintf("f:%s", k);
-        json_object_set_new(set, key,
-                            fields_val(v, sl_kube_schema_field(t, k), top && !strcmp(k, "metadata")));
+        json_object_set_new(
+            set, key, fields_val(v, sl_kube_schema_field(t, k), top && !strcmp(k, "metadata")));
         free(key);
     }
     return set;
@@ -226,8 +233,8 @@ static json_t *managed_entry(const char *manager, const char *api_version, json_
 {
     char *now = sl_kube_now_rfc3339();
     json_t *e = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O}", "manager", manager, "operation", "Apply",
-                          "apiVersion", api_version ? api_version : "v1", "time", now,
-                          "fieldsType", "FieldsV1", "fieldsV1", set);
+                          "apiVersion", api_version ? api_version : "v1", "time", now, "fieldsType",
+                          "FieldsV1", "fieldsV1", set);
     free(now);
     return e;
 }

@@ -39,18 +39,9 @@ void sl_kube_meta_set_str(json_t *obj, const char *field, const char *value)
         json_object_del(m, field);
 }
 
-const char *sl_kube_name(json_t *obj)
-{
-    return sl_kube_meta_str(obj, "name");
-}
-const char *sl_kube_namespace(json_t *obj)
-{
-    return sl_kube_meta_str(obj, "namespace");
-}
-const char *sl_kube_uid(json_t *obj)
-{
-    return sl_kube_meta_str(obj, "uid");
-}
+const char *sl_kube_name(json_t *obj) { return sl_kube_meta_str(obj, "name"); }
+const char *sl_kube_namespace(json_t *obj) { return sl_kube_meta_str(obj, "namespace"); }
+const char *sl_kube_uid(json_t *obj) { return sl_kube_meta_str(obj, "uid"); }
 
 static const char *map_get(json_t *obj, const char *map, const char *key)
 {
@@ -75,10 +66,7 @@ static void map_set(json_t *obj, const char *map, const char *key, const char *v
     json_object_set_new(mm, key, json_string(value));
 }
 
-const char *sl_kube_label(json_t *obj, const char *key)
-{
-    return map_get(obj, "labels", key);
-}
+const char *sl_kube_label(json_t *obj, const char *key) { return map_get(obj, "labels", key); }
 const char *sl_kube_annotation(json_t *obj, const char *key)
 {
     return map_get(obj, "annotations", key);
@@ -170,15 +158,9 @@ char *sl_kube_rfc3339(int64_t unix_ns, int frac_digits)
     return sl_xasprintf("%s.%0*lldZ", base, frac_digits, (long long)frac);
 }
 
-char *sl_kube_now_rfc3339(void)
-{
-    return sl_kube_rfc3339(sl_kube_now_ns(), 0);
-}
+char *sl_kube_now_rfc3339(void) { return sl_kube_rfc3339(sl_kube_now_ns(), 0); }
 
-char *sl_kube_now_rfc3339_micro(void)
-{
-    return sl_kube_rfc3339(sl_kube_now_ns(), 6);
-}
+char *sl_kube_now_rfc3339_micro(void) { return sl_kube_rfc3339(sl_kube_now_ns(), 6); }
 
 static int digits(const char **p, int n, int *out)
 {
@@ -199,9 +181,8 @@ int sl_kube_parse_rfc3339(const char *s, int64_t *unix_ns)
     int Y, M, D, h, m, sec;
     const char *p = s;
     if (!s || digits(&p, 4, &Y) || *p++ != '-' || digits(&p, 2, &M) || *p++ != '-' ||
-        digits(&p, 2, &D) || (*p != 'T' && *p != 't' && *p != ' ') || !*p++ ||
-        digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &m) || *p++ != ':' ||
-        digits(&p, 2, &sec))
+        digits(&p, 2, &D) || (*p != 'T' && *p != 't' && *p != ' ') || !*p++ || digits(&p, 2, &h) ||
+        *p++ != ':' || digits(&p, 2, &m) || *p++ != ':' || digits(&p, 2, &sec))
         goto inval;
     if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
         goto inval;
@@ -234,8 +215,12 @@ int sl_kube_parse_rfc3339(const char *s, int64_t *unix_ns)
     }
     if (*p)
         goto inval;
-    struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D,
-                    .tm_hour = h, .tm_min = m, .tm_sec = sec};
+    struct tm tm = {.tm_year = Y - 1900,
+                    .tm_mon = M - 1,
+                    .tm_mday = D,
+                    .tm_hour = h,
+                    .tm_min = m,
+                    .tm_sec = sec};
     int64_t t = (int64_t)timegm(&tm) - off;
     *unix_ns = t * 1000000000LL + frac;
     return 0;
@@ -333,8 +318,7 @@ void sl_kube_uuid4(char out[37])
     random_bytes(b, sizeof b);
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    snprintf(out, 37,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
              b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
              b[14], b[15]);
 }
@@ -356,15 +340,9 @@ void sl_kube_rand_suffix(char *out, size_t n)
     out[n] = '\0';
 }
 
-static bool is_lower_alnum(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+static bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-static bool is_alnum(char c)
-{
-    return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
-}
+static bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 
 static bool label_n(const char *s, size_t n)
 {
@@ -376,10 +354,7 @@ static bool label_n(const char *s, size_t n)
     return true;
 }
 
-bool sl_kube_is_dns1123_label(const char *s)
-{
-    return s && label_n(s, strlen(s));
-}
+bool sl_kube_is_dns1123_label(const char *s) { return s && label_n(s, strlen(s)); }
 
 bool sl_kube_is_dns1123_subdomain(const char *s)
 {
@@ -397,19 +372,19 @@ bool sl_kube_is_dns1123_subdomain(const char *s)
     return true;
 }
 
-#define QNAME_MSG                                                                          \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "    \
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "    \
+#define QNAME_MSG                                                                                  \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "            \
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "          \
     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-#define SUBDOMAIN_MSG                                                                      \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "  \
-    "'-' or '.', and must start and end with an alphanumeric character (e.g. "             \
-    "'example.com', regex used for validation is "                                         \
+#define SUBDOMAIN_MSG                                                                              \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "          \
+    "'-' or '.', and must start and end with an alphanumeric character (e.g. "                     \
+    "'example.com', regex used for validation is "                                                 \
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-#define LABEL_VALUE_MSG                                                                    \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', "   \
-    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', "  \
-    " or 'my_value',  or '12345', regex used for validation is "                             \
+#define LABEL_VALUE_MSG                                                                            \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', "           \
+    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', "          \
+    " or 'my_value',  or '12345', regex used for validation is "                                   \
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 
 static bool qname_ok(const char *s, size_t n)

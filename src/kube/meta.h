@@ -44,9 +44,9 @@ const char *sl_kube_path_str(json_t *obj, const char *dotted);
  * gives "2024-01-02T03:04:05Z" (metav1.Time), 6 "…05.123456Z" (MicroTime),
  * 9 "…05.123456789Z" (CRI logs). Caller frees. */
 char *sl_kube_rfc3339(int64_t unix_ns, int frac_digits);
-char *sl_kube_now_rfc3339(void);           /* seconds */
-char *sl_kube_now_rfc3339_micro(void);     /* microseconds (MicroTime) */
-int64_t sl_kube_now_ns(void);              /* realtime clock, ns since epoch */
+char *sl_kube_now_rfc3339(void);       /* seconds */
+char *sl_kube_now_rfc3339_micro(void); /* microseconds (MicroTime) */
+int64_t sl_kube_now_ns(void);          /* realtime clock, ns since epoch */
 /* Parse RFC 3339 (any fraction, "Z" or ±hh:mm offset) into ns since the
  * epoch. 0 on success, -1 with EINVAL. */
 int sl_kube_parse_rfc3339(const char *s, int64_t *unix_ns);

@@ -88,14 +88,11 @@ static int scalar_eq(json_t *a, json_t *b)
     return json_equal(a, b);
 }
 
-static int has_prefix(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
+static int has_prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
 static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struct smp_type *t);
-static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch,
-                           const struct smp_field *f, int delete_list);
+static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const struct smp_field *f,
+                           int delete_list);
 
 /* A patch value going where nothing was: merged onto nothing so its own
  * directives and nulls are applied. New reference, or NULL on error. */
@@ -111,8 +108,8 @@ static json_t *fresh(struct smp *m, json_t *v, const struct smp_field *f)
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            json_t *c = json_is_object(e) ? merge_map(m, NULL, e, f ? f->type : NULL)
-                                          : json_deep_copy(e);
+            json_t *c =
+                json_is_object(e) ? merge_map(m, NULL, e, f ? f->type : NULL) : json_deep_copy(e);
             if (!c) {
                 json_decref(a);
                 return NULL;
@@ -201,8 +198,8 @@ static json_t *normalize_order(json_t *merged, json_t *patch_order, json_t *serv
     return out;
 }
 
-static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch,
-                           const struct smp_field *f, int delete_list)
+static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const struct smp_field *f,
+                           int delete_list)
 {
     if (json_array_size(orig) == 0 && json_array_size(patch) == 0)
         return orig;
@@ -304,8 +301,8 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch,
             goto fail;
         }
         long at = list_index(orig, e, mk);
-        json_t *c = merge_map(m, at >= 0 ? json_incref(json_array_get(orig, (size_t)at)) : NULL,
-                              e, f->type);
+        json_t *c = merge_map(m, at >= 0 ? json_incref(json_array_get(orig, (size_t)at)) : NULL, e,
+                              f->type);
         if (!c) {
             json_decref(server_order);
             goto fail;
@@ -353,8 +350,7 @@ static int set_element_order(struct smp *m, json_t *orig, json_t *patch, const c
         return 0;
     if (!merged)
         return -1;
-    json_t *out = normalize_order(merged, order, ol,
-                                  f ? f->merge_key : NULL);
+    json_t *out = normalize_order(merged, order, ol, f ? f->merge_key : NULL);
     json_decref(merged);
     json_object_set_new(orig, key, out);
     json_object_set_new(done, key, json_true());
@@ -403,8 +399,8 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
             size_t i;
             json_t *e;
             int found = 0;
-            json_array_foreach(retain, i, e) if (json_is_string(e) && !strcmp(json_string_value(e), k))
-                found = 1;
+            json_array_foreach(retain, i, e) if (json_is_string(e) &&
+                                                 !strcmp(json_string_value(e), k)) found = 1;
             if (!found)
                 goto bad_retain;
         }
@@ -414,8 +410,8 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
             size_t i;
             json_t *e;
             int found = 0;
-            json_array_foreach(retain, i, e) if (json_is_string(e) && !strcmp(json_string_value(e), k))
-                found = 1;
+            json_array_foreach(retain, i, e) if (json_is_string(e) &&
+                                                 !strcmp(json_string_value(e), k)) found = 1;
             if (!found)
                 json_object_del(orig, k);
         }
@@ -457,8 +453,9 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
         if (!ov)
             r = fresh(m, v, f);
         else if (json_is_object(ov) && json_is_object(v))
-            r = f && f->strategy == SMP_REPLACE ? fresh(m, v, f)
-                                                : merge_map(m, json_incref(ov), v, f ? f->type : NULL);
+            r = f && f->strategy == SMP_REPLACE
+                    ? fresh(m, v, f)
+                    : merge_map(m, json_incref(ov), v, f ? f->type : NULL);
         else if (json_is_array(ov) && json_is_array(v))
             r = f && f->strategy == SMP_MERGE ? merge_slice(m, json_copy(ov), v, f, 0)
                                               : fresh(m, v, f);

@@ -7,23 +7,23 @@
 
 #include <string.h>
 
-#define END {NULL, SMP_DEFAULT, NULL, NULL}
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, SMP_DEFAULT, NULL, NULL                                                              \
+    }
 
-static const struct smp_type t_object_meta, t_pod_spec, t_pod_status, t_container,
-    t_pod_template, t_job_spec, t_job_status, t_node_spec, t_node_status, t_ns_status;
+static const struct smp_type t_object_meta, t_pod_spec, t_pod_status, t_container, t_pod_template,
+    t_job_spec, t_job_status, t_node_spec, t_node_status, t_ns_status;
 
 static const struct smp_field f_object_meta[] = {
-    {"finalizers", SMP_MERGE, NULL, NULL},
-    {"ownerReferences", SMP_MERGE, "uid", NULL},
-    END};
+    {"finalizers", SMP_MERGE, NULL, NULL}, {"ownerReferences", SMP_MERGE, "uid", NULL}, END};
 static const struct smp_type t_object_meta = {f_object_meta};
 
-static const struct smp_field f_container[] = {
-    {"ports", SMP_MERGE, "containerPort", NULL},
-    {"env", SMP_MERGE, "name", NULL},
-    {"volumeMounts", SMP_MERGE, "mountPath", NULL},
-    {"volumeDevices", SMP_MERGE, "devicePath", NULL},
-    END};
+static const struct smp_field f_container[] = {{"ports", SMP_MERGE, "containerPort", NULL},
+                                               {"env", SMP_MERGE, "name", NULL},
+                                               {"volumeMounts", SMP_MERGE, "mountPath", NULL},
+                                               {"volumeDevices", SMP_MERGE, "devicePath", NULL},
+                                               END};
 static const struct smp_type t_container = {f_container};
 
 static const struct smp_field f_pod_spec[] = {
@@ -47,35 +47,28 @@ static const struct smp_field f_pod_status[] = {
     END};
 static const struct smp_type t_pod_status = {f_pod_status};
 
-static const struct smp_field f_pod[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    {"spec", SMP_DEFAULT, NULL, &t_pod_spec},
-    {"status", SMP_DEFAULT, NULL, &t_pod_status},
-    END};
+static const struct smp_field f_pod[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta},
+                                         {"spec", SMP_DEFAULT, NULL, &t_pod_spec},
+                                         {"status", SMP_DEFAULT, NULL, &t_pod_status},
+                                         END};
 static const struct smp_type t_pod = {f_pod};
 
 static const struct smp_field f_pod_template[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    {"spec", SMP_DEFAULT, NULL, &t_pod_spec},
-    END};
+    {"metadata", SMP_DEFAULT, NULL, &t_object_meta}, {"spec", SMP_DEFAULT, NULL, &t_pod_spec}, END};
 static const struct smp_type t_pod_template = {f_pod_template};
 
-static const struct smp_field f_job_spec[] = {
-    {"template", SMP_DEFAULT, NULL, &t_pod_template},
-    END};
+static const struct smp_field f_job_spec[] = {{"template", SMP_DEFAULT, NULL, &t_pod_template},
+                                              END};
 static const struct smp_type t_job_spec = {f_job_spec};
 
-static const struct smp_field f_conditions_only[] = {
-    {"conditions", SMP_MERGE, "type", NULL},
-    END};
+static const struct smp_field f_conditions_only[] = {{"conditions", SMP_MERGE, "type", NULL}, END};
 static const struct smp_type t_job_status = {f_conditions_only};
 static const struct smp_type t_ns_status = {f_conditions_only};
 
-static const struct smp_field f_job[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    {"spec", SMP_DEFAULT, NULL, &t_job_spec},
-    {"status", SMP_DEFAULT, NULL, &t_job_status},
-    END};
+static const struct smp_field f_job[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta},
+                                         {"spec", SMP_DEFAULT, NULL, &t_job_spec},
+                                         {"status", SMP_DEFAULT, NULL, &t_job_status},
+                                         END};
 static const struct smp_type t_job = {f_job};
 
 static const struct smp_field f_pod_template_obj[] = {
@@ -84,40 +77,30 @@ static const struct smp_field f_pod_template_obj[] = {
     END};
 static const struct smp_type t_pod_template_obj = {f_pod_template_obj};
 
-static const struct smp_field f_node_spec[] = {
-    {"podCIDRs", SMP_MERGE, NULL, NULL},
-    END};
+static const struct smp_field f_node_spec[] = {{"podCIDRs", SMP_MERGE, NULL, NULL}, END};
 static const struct smp_type t_node_spec = {f_node_spec};
 
 static const struct smp_field f_node_status[] = {
-    {"conditions", SMP_MERGE, "type", NULL},
-    {"addresses", SMP_MERGE, "type", NULL},
-    END};
+    {"conditions", SMP_MERGE, "type", NULL}, {"addresses", SMP_MERGE, "type", NULL}, END};
 static const struct smp_type t_node_status = {f_node_status};
 
-static const struct smp_field f_node[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    {"spec", SMP_DEFAULT, NULL, &t_node_spec},
-    {"status", SMP_DEFAULT, NULL, &t_node_status},
-    END};
+static const struct smp_field f_node[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta},
+                                          {"spec", SMP_DEFAULT, NULL, &t_node_spec},
+                                          {"status", SMP_DEFAULT, NULL, &t_node_status},
+                                          END};
 static const struct smp_type t_node = {f_node};
 
-static const struct smp_field f_namespace[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    {"status", SMP_DEFAULT, NULL, &t_ns_status},
-    END};
+static const struct smp_field f_namespace[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta},
+                                               {"status", SMP_DEFAULT, NULL, &t_ns_status},
+                                               END};
 static const struct smp_type t_namespace = {f_namespace};
 
 static const struct smp_field f_service_account[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    {"secrets", SMP_MERGE, "name", NULL},
-    END};
+    {"metadata", SMP_DEFAULT, NULL, &t_object_meta}, {"secrets", SMP_MERGE, "name", NULL}, END};
 static const struct smp_type t_service_account = {f_service_account};
 
 /* ConfigMap, Secret, Event and unknown kinds: metadata rules only. */
-static const struct smp_field f_generic[] = {
-    {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
-    END};
+static const struct smp_field f_generic[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta}, END};
 static const struct smp_type t_generic = {f_generic};
 
 static const struct {

@@ -17,7 +17,7 @@ struct smp_type;
 struct smp_field {
     const char *name;
     enum smp_strategy strategy;
-    const char *merge_key;      /* lists of maps merged by this key */
+    const char *merge_key;       /* lists of maps merged by this key */
     const struct smp_type *type; /* of the value, or of each element for lists */
 };
 

@@ -116,10 +116,10 @@ static int is_int64(const char *s)
 static void validate_req(const struct req *r, const char *root, sl_buf_t *errs, int *nerr)
 {
     const char *why;
-#define ADD(...)                                                                             \
-    do {                                                                                     \
-        sl_buf_printf(errs, "%s", (*nerr)++ ? ", " : "");                                    \
-        sl_buf_printf(errs, __VA_ARGS__);                                                    \
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        sl_buf_printf(errs, "%s", (*nerr)++ ? ", " : "");                                          \
+        sl_buf_printf(errs, __VA_ARGS__);                                                          \
     } while (0)
     if (!sl_kube_is_label_key(r->key, &why))
         ADD("%skey: Invalid value: \"%s\": %s", root, r->key, why);
@@ -128,36 +128,40 @@ static void validate_req(const struct req *r, const char *root, sl_buf_t *errs, 
     case OP_NOTIN:
         if (r->nvals == 0)
             ADD("%svalues: Invalid value: []: for 'in', 'notin' operators, values set can't "
-                "be empty", root);
+                "be empty",
+                root);
         break;
     case OP_EQ:
     case OP_DEQ:
     case OP_NE:
         if (r->nvals != 1)
             ADD("%svalues: Invalid value: [...]: exact-match compatibility requires one single "
-                "value", root);
+                "value",
+                root);
         break;
     case OP_EXISTS:
     case OP_NOTEXISTS:
         if (r->nvals != 0)
             ADD("%svalues: Invalid value: [...]: values set must be empty for exists and does "
-                "not exist", root);
+                "not exist",
+                root);
         break;
     case OP_GT:
     case OP_LT:
         if (r->nvals != 1)
             ADD("%svalues: Invalid value: [...]: for 'Gt', 'Lt' operators, exactly one value "
-                "is required", root);
+                "is required",
+                root);
         for (size_t i = 0; i < r->nvals; i++)
             if (!is_int64(r->vals[i]))
                 ADD("%svalues[%zu]: Invalid value: \"%s\": for 'Gt', 'Lt' operators, the "
-                    "value must be an integer", root, i, r->vals[i]);
+                    "value must be an integer",
+                    root, i, r->vals[i]);
         break;
     }
     for (size_t i = 0; i < r->nvals; i++)
         if (!sl_kube_is_label_value(r->vals[i], &why))
-            ADD("%svalues[%zu][%s]: Invalid value: \"%s\": %s", root, i, r->key, r->vals[i],
-                why);
+            ADD("%svalues[%zu][%s]: Invalid value: \"%s\": %s", root, i, r->key, r->vals[i], why);
 #undef ADD
 }
 
@@ -171,8 +175,22 @@ static char *aggregate(sl_buf_t *errs, int nerr)
 
 /* ---- label selector lexer and parser ---------------------------------- */
 
-enum tok { T_ERROR, T_EOS, T_CPAR, T_COMMA, T_NOT, T_DEQ, T_EQ, T_GT, T_ID, T_IN, T_LT,
-           T_NEQ, T_NOTIN, T_OPAR };
+enum tok {
+    T_ERROR,
+    T_EOS,
+    T_CPAR,
+    T_COMMA,
+    T_NOT,
+    T_DEQ,
+    T_EQ,
+    T_GT,
+    T_ID,
+    T_IN,
+    T_LT,
+    T_NEQ,
+    T_NOTIN,
+    T_OPAR
+};
 
 struct item {
     enum tok tok;
@@ -182,8 +200,8 @@ struct item {
 static const struct {
     const char *s;
     enum tok t;
-} keywords[] = {{")", T_CPAR}, {",", T_COMMA}, {"!", T_NOT},  {"==", T_DEQ},
-                {"=", T_EQ},   {">", T_GT},    {"in", T_IN},  {"<", T_LT},
+} keywords[] = {{")", T_CPAR}, {",", T_COMMA},     {"!", T_NOT}, {"==", T_DEQ},
+                {"=", T_EQ},   {">", T_GT},        {"in", T_IN}, {"<", T_LT},
                 {"!=", T_NEQ}, {"notin", T_NOTIN}, {"(", T_OPAR}};
 
 static enum tok keyword(const char *s, size_t n)
@@ -194,15 +212,9 @@ static enum tok keyword(const char *s, size_t n)
     return T_ERROR;
 }
 
-static int is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
+static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-static int is_special(char c)
-{
-    return c && strchr("=!(),><", c) != NULL;
-}
+static int is_special(char c) { return c && strchr("=!(),><", c) != NULL; }
 
 /* One token from *p (advanced). */
 static struct item lex(const char **p)
@@ -562,15 +574,13 @@ static const struct field_def event_fields[] = {
     {"type", "type", F_STR},
     {NULL, NULL, F_STR}};
 
-static const struct field_def node_fields[] = {
-    {"metadata.name", "metadata.name", F_STR},
-    {"spec.unschedulable", "spec.unschedulable", F_BOOL},
-    {NULL, NULL, F_STR}};
+static const struct field_def node_fields[] = {{"metadata.name", "metadata.name", F_STR},
+                                               {"spec.unschedulable", "spec.unschedulable", F_BOOL},
+                                               {NULL, NULL, F_STR}};
 
-static const struct field_def namespace_fields[] = {
-    {"metadata.name", "metadata.name", F_STR},
-    {"status.phase", "status.phase", F_STR},
-    {NULL, NULL, F_STR}};
+static const struct field_def namespace_fields[] = {{"metadata.name", "metadata.name", F_STR},
+                                                    {"status.phase", "status.phase", F_STR},
+                                                    {NULL, NULL, F_STR}};
 
 static const struct field_def secret_fields[] = {
     {"metadata.name", "metadata.name", F_STR},
@@ -578,18 +588,18 @@ static const struct field_def secret_fields[] = {
     {"type", "type", F_STR},
     {NULL, NULL, F_STR}};
 
-static const struct field_def job_fields[] = {
-    {"metadata.name", "metadata.name", F_STR},
-    {"metadata.namespace", "metadata.namespace", F_STR},
-    {"status.successful", "status.succeeded", F_INT},
-    {NULL, NULL, F_STR}};
+static const struct field_def job_fields[] = {{"metadata.name", "metadata.name", F_STR},
+                                              {"metadata.namespace", "metadata.namespace", F_STR},
+                                              {"status.successful", "status.succeeded", F_INT},
+                                              {NULL, NULL, F_STR}};
 
 static const struct {
     const char *resource;
     const struct field_def *fields;
 } field_tables[] = {
-    {"pods", pod_fields},       {"events", event_fields},   {"nodes", node_fields},
-    {"namespaces", namespace_fields}, {"secrets", secret_fields}, {"jobs", job_fields},
+    {"pods", pod_fields},       {"events", event_fields},
+    {"nodes", node_fields},     {"namespaces", namespace_fields},
+    {"secrets", secret_fields}, {"jobs", job_fields},
     {"jobs.batch", job_fields},
 };
 
@@ -730,13 +740,9 @@ static const char *field_value(json_t *obj, const struct field_def *f, char *buf
 {
     json_t *v = sl_kube_path(obj, f->path);
     switch (f->type) {
-    case F_STR:
-        return json_is_string(v) ? json_string_value(v) : "";
-    case F_BOOL:
-        return json_is_true(v) ? "true" : "false";
-    case F_INT:
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-        return buf;
+    case F_STR: return json_is_string(v) ? json_string_value(v) : "";
+    case F_BOOL: return json_is_true(v) ? "true" : "false";
+    case F_INT: snprintf(buf, len, "%lld", (long long)json_integer_value(v)); return buf;
     case F_EVENT_SOURCE: {
         const char *c = json_string_value(v);
         if (!c || !*c)
@@ -770,15 +776,11 @@ static bool match_label_req(const struct req *r, json_t *labels)
     switch (r->op) {
     case OP_EQ:
     case OP_DEQ:
-    case OP_IN:
-        return v && has_val(r, v);
+    case OP_IN: return v && has_val(r, v);
     case OP_NE:
-    case OP_NOTIN:
-        return !v || !has_val(r, v);
-    case OP_EXISTS:
-        return v != NULL;
-    case OP_NOTEXISTS:
-        return v == NULL;
+    case OP_NOTIN: return !v || !has_val(r, v);
+    case OP_EXISTS: return v != NULL;
+    case OP_NOTEXISTS: return v == NULL;
     case OP_GT:
     case OP_LT: {
         if (!v || !is_int64(v) || r->nvals != 1 || !is_int64(r->vals[0]))
@@ -849,10 +851,10 @@ static void escape_field_value(sl_buf_t *b, const char *v)
 
 char *sl_kube_selector_string(const sl_kube_selector_t *s)
 {
-    static const char *const opstr[] = {[OP_EQ] = "=",      [OP_DEQ] = "==", [OP_NE] = "!=",
-                                        [OP_IN] = " in ",   [OP_NOTIN] = " notin ",
-                                        [OP_EXISTS] = "",   [OP_NOTEXISTS] = "",
-                                        [OP_GT] = ">",      [OP_LT] = "<"};
+    static const char *const opstr[] = {
+        [OP_EQ] = "=",       [OP_DEQ] = "==",        [OP_NE] = "!=",
+        [OP_IN] = " in ",    [OP_NOTIN] = " notin ", [OP_EXISTS] = "",
+        [OP_NOTEXISTS] = "", [OP_GT] = ">",          [OP_LT] = "<"};
     sl_buf_t b = SL_BUF_INIT;
     sl_buf_puts(&b, "");
     for (size_t i = 0; s && i < s->n; i++) {

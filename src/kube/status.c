@@ -33,8 +33,8 @@ static const char *reason_for(int code)
 json_t *sl_kube_status(int code, const char *reason, const char *message, json_t *details)
 {
     int success = code >= 200 && code < 300;
-    json_t *st = json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1",
-                           "metadata", "status", success ? "Success" : "Failure");
+    json_t *st = json_pack("{s:s,s:s,s:{},s:s}", "kind", "Status", "apiVersion", "v1", "metadata",
+                           "status", success ? "Success" : "Failure");
     if (message)
         json_object_set_new(st, "message", json_string(message));
     if (!reason && !success)
@@ -115,8 +115,8 @@ json_t *sl_kube_status_conflict(const char *resource, const char *group, const c
         why = "the object has been modified; please apply your changes to the latest version "
               "and try again";
     char *q = qualified(resource, group);
-    char *msg = sl_xasprintf("Operation cannot be fulfilled on %s \"%s\": %s", q,
-                             name ? name : "", why);
+    char *msg =
+        sl_xasprintf("Operation cannot be fulfilled on %s \"%s\": %s", q, name ? name : "", why);
     free(q);
     return with_msg(409, "Conflict", msg, details(name, group, resource));
 }

@@ -50,14 +50,14 @@ struct sl_store {
     struct sl_store_conn r; /* reader; unused for :memory: */
     int memory;
     pthread_mutex_t wmu, rmu, nmu;
-    pthread_cond_t cond;      /* broadcast on publish and shutdown; with wmu */
-    int64_t rev;              /* committed revision (atomic reads) */
-    int64_t next_rev;         /* last revision taken, committed or in a batch */
-    int64_t log_min;          /* oldest rv in the change log (0: empty) */
-    int64_t txn_log_min;      /* log_min when the batch began */
+    pthread_cond_t cond; /* broadcast on publish and shutdown; with wmu */
+    int64_t rev;         /* committed revision (atomic reads) */
+    int64_t next_rev;    /* last revision taken, committed or in a batch */
+    int64_t log_min;     /* oldest rv in the change log (0: empty) */
+    int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
     int shutdown;
-    unsigned kicks;           /* sl_store_kick() generation; with wmu */
+    unsigned kicks; /* sl_store_kick() generation; with wmu */
     struct sl_store_notify *notify;
     size_t nnotify;
 };

@@ -11,10 +11,7 @@
 #define GENERATE_SUFFIX 5
 #define GENERATE_PREFIX_MAX (63 - GENERATE_SUFFIX) /* maxGeneratedNameLength */
 
-static const char *nz(const char *ns)
-{
-    return ns ? ns : "";
-}
+static const char *nz(const char *ns) { return ns ? ns : ""; }
 
 static void bind_key(sqlite3_stmt *st, const char *resource, const char *ns, const char *name)
 {
@@ -188,8 +185,8 @@ json_t *sl_store_get(sl_store_t *s, const char *resource, const char *ns, const 
 
 /* Under the write lock: load the stored object. Returns it (new ref) with
  * *rv, or NULL with errno ENOENT/ESTALE/EIO and err filled. */
-static json_t *load_for_write(sl_store_t *s, const char *resource, const char *ns,
-                              const char *name, int64_t expect_rv, int64_t *rv, sl_error_t *err)
+static json_t *load_for_write(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                              int64_t expect_rv, int64_t *rv, sl_error_t *err)
 {
     char *text = NULL;
     int found = db_get(s, &s->w, resource, ns, name, rv, &text, err);
@@ -481,9 +478,9 @@ long sl_store_count(sl_store_t *s, const char *resource, const char *ns)
     return n;
 }
 
-static const char *const change_type[] = {
-    [SL_CHANGE_ADDED] = "ADDED", [SL_CHANGE_MODIFIED] = "MODIFIED",
-    [SL_CHANGE_DELETED] = "DELETED"};
+static const char *const change_type[] = {[SL_CHANGE_ADDED] = "ADDED",
+                                          [SL_CHANGE_MODIFIED] = "MODIFIED",
+                                          [SL_CHANGE_DELETED] = "DELETED"};
 
 int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                           size_t max, sl_store_change_fn fn, void *arg, sl_error_t *err)
@@ -544,8 +541,8 @@ int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource,
     return ret;
 }
 
-static int append_change(void *arg, int64_t rv, const char *type, const char *ns,
-                         const char *name, const char *json, size_t len)
+static int append_change(void *arg, int64_t rv, const char *type, const char *ns, const char *name,
+                         const char *json, size_t len)
 {
     (void)ns;
     (void)name;
@@ -554,8 +551,8 @@ static int append_change(void *arg, int64_t rv, const char *type, const char *ns
         errno = EIO;
         return -1;
     }
-    json_array_append_new(arg, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)rv, "type", type,
-                                         "object", o));
+    json_array_append_new(
+        arg, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)rv, "type", type, "object", o));
     return 0;
 }
 

@@ -76,31 +76,20 @@ int sl_store_errno(int rc)
     switch (rc & 0xff) {
     case SQLITE_OK:
     case SQLITE_ROW:
-    case SQLITE_DONE:
-        return 0;
-    case SQLITE_NOMEM:
-        return ENOMEM;
+    case SQLITE_DONE: return 0;
+    case SQLITE_NOMEM: return ENOMEM;
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-        return EBUSY;
-    case SQLITE_CONSTRAINT:
-        return EEXIST;
-    case SQLITE_FULL:
-        return ENOSPC;
-    case SQLITE_READONLY:
-        return EROFS;
+    case SQLITE_LOCKED: return EBUSY;
+    case SQLITE_CONSTRAINT: return EEXIST;
+    case SQLITE_FULL: return ENOSPC;
+    case SQLITE_READONLY: return EROFS;
     case SQLITE_PERM:
-    case SQLITE_AUTH:
-        return EPERM;
-    case SQLITE_CANTOPEN:
-        return ENOENT;
+    case SQLITE_AUTH: return EPERM;
+    case SQLITE_CANTOPEN: return ENOENT;
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-        return EINVAL;
-    case SQLITE_TOOBIG:
-        return E2BIG;
-    default:
-        return EIO;
+    case SQLITE_NOTADB: return EINVAL;
+    case SQLITE_TOOBIG: return E2BIG;
+    default: return EIO;
     }
 }
 
@@ -135,8 +124,8 @@ static int conn_exec(sl_store_t *s, struct sl_store_conn *c, const char *sql, sl
 static int conn_prepare(sl_store_t *s, struct sl_store_conn *c, sl_error_t *err)
 {
     for (int i = 0; i < ST_COUNT; i++) {
-        int rc = sqlite3_prepare_v3(c->db, sql_stmt[i], -1, SQLITE_PREPARE_PERSISTENT,
-                                    &c->st[i], NULL);
+        int rc =
+            sqlite3_prepare_v3(c->db, sql_stmt[i], -1, SQLITE_PREPARE_PERSISTENT, &c->st[i], NULL);
         if (rc != SQLITE_OK)
             return sl_store_dberr(s, c->db, rc, err, sql_stmt[i]);
     }
@@ -220,7 +209,7 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     if (load_revision(s, err) < 0)
         goto fail;
     return s;
-fail: {
+fail : {
     int saved = errno;
     sl_store_close(s);
     errno = saved;
@@ -242,17 +231,11 @@ void sl_store_close(sl_store_t *s)
     free(s);
 }
 
-int64_t sl_store_revision(sl_store_t *s)
-{
-    return __atomic_load_n(&s->rev, __ATOMIC_ACQUIRE);
-}
+int64_t sl_store_revision(sl_store_t *s) { return __atomic_load_n(&s->rev, __ATOMIC_ACQUIRE); }
 
 /* ---- locking ---------------------------------------------------------- */
 
-int sl_store_in_txn(sl_store_t *s)
-{
-    return tls_txn == s;
-}
+int sl_store_in_txn(sl_store_t *s) { return tls_txn == s; }
 
 struct sl_store_conn *sl_store_rlock(sl_store_t *s)
 {

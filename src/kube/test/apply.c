@@ -30,15 +30,15 @@ static void is_at(json_t *o, const char *path, const char *want, const char *lab
     free(s);
 }
 
-#define CFG1                                                                                   \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","  \
-    "\"labels\":{\"app\":\"web\",\"tier\":\"1\"}},\"spec\":{\"containers\":[{\"name\":\"c\","    \
-    "\"image\":\"busybox\",\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":" \
+#define CFG1                                                                                       \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","    \
+    "\"labels\":{\"app\":\"web\",\"tier\":\"1\"}},\"spec\":{\"containers\":[{\"name\":\"c\","      \
+    "\"image\":\"busybox\",\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":"   \
     "\"2\"}]},{\"name\":\"side\",\"image\":\"s\"}],\"tolerations\":[{\"key\":\"k\"}]}}"
 
-#define CFG2                                                                                   \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","  \
-    "\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"         \
+#define CFG2                                                                                       \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\","    \
+    "\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":"           \
     "\"busybox:1.36\",\"env\":[{\"name\":\"B\",\"value\":\"2\"}]}]}}"
 
 int main(void)
@@ -56,14 +56,14 @@ int main(void)
     is_str(json_string_value(json_object_get(e, "operation")), "Apply", "operation Apply");
     is_str(json_string_value(json_object_get(e, "fieldsType")), "FieldsV1", "fieldsType");
     json_t *fv = json_object_get(e, "fieldsV1");
-    ok(sl_kube_path(fv, "f:metadata.f:labels.f:app") != NULL, "fieldsV1 has f:metadata.f:labels.f:app");
+    ok(sl_kube_path(fv, "f:metadata.f:labels.f:app") != NULL,
+       "fieldsV1 has f:metadata.f:labels.f:app");
     json_t *cs = sl_kube_path(fv, "f:spec.f:containers");
     json_t *c = json_object_get(cs, "k:{\"name\":\"c\"}");
     ok(c && json_object_get(c, ".") && json_object_get(c, "f:image") &&
            json_object_get(json_object_get(c, "f:env"), "k:{\"name\":\"A\"}"),
        "keyed list items in FieldsV1 form");
-    ok(json_object_get(fv, "f:apiVersion") == NULL &&
-           sl_kube_path(fv, "f:metadata.f:name") == NULL,
+    ok(json_object_get(fv, "f:apiVersion") == NULL && sl_kube_path(fv, "f:metadata.f:name") == NULL,
        "apiVersion, kind and name are not owned");
 
     /* what the server and controllers add meanwhile */
@@ -83,7 +83,8 @@ int main(void)
     is_at(json_array_get(ctrs, 0), "image", "\"busybox:1.36\"", "image updated");
     is_at(json_array_get(ctrs, 0), "env", "[{\"name\":\"B\",\"value\":\"2\"}]",
           "env var dropped from the config is removed");
-    ok(sl_kube_path(r, "spec.tolerations") == NULL, "atomic list dropped from the config is removed");
+    ok(sl_kube_path(r, "spec.tolerations") == NULL,
+       "atomic list dropped from the config is removed");
     is_int(json_array_size(json_object_get(json_object_get(r, "metadata"), "managedFields")), 1,
            "still one managedFields entry");
 
@@ -107,12 +108,14 @@ int main(void)
                     "\"spec\":{\"containers\":[{\"name\":\"z\",\"image\":\"1\"},{\"name\":\"c\","
                     "\"image\":\"busybox:1.36\"}]}}");
     json_t *r4 = sl_kube_apply(r3, ord, "kubectl", &err);
-    is_at(r4, "spec.containers", "[{\"name\":\"z\",\"image\":\"1\"},{\"name\":\"c\",\"image\":\"busybox:1.36\"}]",
+    is_at(r4, "spec.containers",
+          "[{\"name\":\"z\",\"image\":\"1\"},{\"name\":\"c\",\"image\":\"busybox:1.36\"}]",
           "list order of the configuration");
 
     json_t *bad = J("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"p\"}}");
     errno = 0;
-    ok(sl_kube_apply(r4, bad, "kubectl", &err) == NULL && errno == EINVAL, "kind mismatch rejected");
+    ok(sl_kube_apply(r4, bad, "kubectl", &err) == NULL && errno == EINVAL,
+       "kind mismatch rejected");
     has_str(err.text, "does not match", "kind mismatch text");
     json_t *arr = json_array();
     ok(sl_kube_apply(NULL, arr, "kubectl", &err) == NULL, "non-object rejected");

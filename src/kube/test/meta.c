@@ -15,8 +15,10 @@ static void age(long long secs, const char *want)
 
 int main(void)
 {
-    json_t *o = json_loads("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"resourceVersion\":\"42\","
-                           "\"labels\":{\"a\":\"b\"}},\"status\":{\"phase\":\"Running\"}}", 0, NULL);
+    json_t *o =
+        json_loads("{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"resourceVersion\":\"42\","
+                   "\"labels\":{\"a\":\"b\"}},\"status\":{\"phase\":\"Running\"}}",
+                   0, NULL);
     is_str(sl_kube_name(o), "p", "name");
     is_str(sl_kube_namespace(o), "ns", "namespace");
     is_int(sl_kube_rv(o), 42, "rv as a number");
@@ -46,9 +48,11 @@ int main(void)
     is_str(t, "2023-11-14T22:13:20.123456789Z", "RFC 3339 nano");
     free(t);
     int64_t ns;
-    ok(sl_kube_parse_rfc3339("2023-11-14T22:13:20Z", &ns) == 0 && ns == 1700000000LL * S, "parse Z");
+    ok(sl_kube_parse_rfc3339("2023-11-14T22:13:20Z", &ns) == 0 && ns == 1700000000LL * S,
+       "parse Z");
     ok(sl_kube_parse_rfc3339("2023-11-14T23:13:20.5+01:00", &ns) == 0 &&
-           ns == 1700000000LL * S + 500000000, "parse offset and fraction");
+           ns == 1700000000LL * S + 500000000,
+       "parse offset and fraction");
     ok(sl_kube_parse_rfc3339("2023-11-14 22:13:20", &ns) < 0, "no zone: rejected");
     ok(sl_kube_parse_rfc3339("yesterday", &ns) < 0, "garbage rejected");
     t = sl_kube_now_rfc3339();
@@ -82,7 +86,8 @@ int main(void)
     char u1[37], u2[37];
     sl_kube_uuid4(u1);
     sl_kube_uuid4(u2);
-    ok(strlen(u1) == 36 && u1[8] == '-' && u1[14] == '4' && strchr("89ab", u1[19]), "uuid v4 %s", u1);
+    ok(strlen(u1) == 36 && u1[8] == '-' && u1[14] == '4' && strchr("89ab", u1[19]), "uuid v4 %s",
+       u1);
     ok(strcmp(u1, u2) != 0, "uuids differ");
     char sfx[6];
     sl_kube_rand_suffix(sfx, 5);

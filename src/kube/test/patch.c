@@ -95,16 +95,16 @@ static void rfc7386(void)
     json_decref(p);
 }
 
-#define POD                                                                                     \
-    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":"  \
-    "\"web\",\"old\":\"x\"},\"finalizers\":[\"a\",\"b\"],\"ownerReferences\":[{\"uid\":\"u1\","  \
-    "\"name\":\"j\"}]},\"spec\":{\"nodeSelector\":{\"gpu\":\"v100\",\"zone\":\"z\"},"            \
-    "\"tolerations\":[{\"key\":\"t1\"}],\"securityContext\":{\"runAsUser\":1000},"               \
-    "\"volumes\":[{\"name\":\"v\",\"hostPath\":{\"path\":\"/x\"}}],"                            \
-    "\"containers\":[{\"name\":\"app\",\"image\":\"busybox:1.35\",\"command\":[\"sleep\"],"      \
-    "\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"2\"}],"                \
-    "\"ports\":[{\"containerPort\":80}]},{\"name\":\"side\",\"image\":\"s\"}]},"                  \
-    "\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\"},"               \
+#define POD                                                                                        \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"labels\":{\"app\":"    \
+    "\"web\",\"old\":\"x\"},\"finalizers\":[\"a\",\"b\"],\"ownerReferences\":[{\"uid\":\"u1\","    \
+    "\"name\":\"j\"}]},\"spec\":{\"nodeSelector\":{\"gpu\":\"v100\",\"zone\":\"z\"},"              \
+    "\"tolerations\":[{\"key\":\"t1\"}],\"securityContext\":{\"runAsUser\":1000},"                 \
+    "\"volumes\":[{\"name\":\"v\",\"hostPath\":{\"path\":\"/x\"}}],"                               \
+    "\"containers\":[{\"name\":\"app\",\"image\":\"busybox:1.35\",\"command\":[\"sleep\"],"        \
+    "\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"2\"}],"                 \
+    "\"ports\":[{\"containerPort\":80}]},{\"name\":\"side\",\"image\":\"s\"}]},"                   \
+    "\"status\":{\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\"},"                 \
     "{\"type\":\"Ready\",\"status\":\"False\"}]}}"
 
 static char *pod_with(const char *from, const char *to)
@@ -139,8 +139,8 @@ static void strategic(void)
     smp("image bump keeps command, env, ports and the other container", POD,
         "{\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"busybox:1.36\"}]}}", w);
     free(w);
-    check("null deletes a label", "{\"metadata\":{\"labels\":{\"old\":null}}}",
-          ",\"old\":\"x\"}", "}");
+    check("null deletes a label", "{\"metadata\":{\"labels\":{\"old\":null}}}", ",\"old\":\"x\"}",
+          "}");
     check("apply removes a container: $patch delete + $setElementOrder",
           "{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"app\"}],\"containers\":"
           "[{\"$patch\":\"delete\",\"name\":\"side\"}]}}",
@@ -153,8 +153,8 @@ static void strategic(void)
           "[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"2\"}]",
           "[{\"name\":\"C\",\"value\":\"3\"},{\"name\":\"A\",\"value\":\"9\"}]");
     check("new list item without $setElementOrder goes before server items (as in Go)",
-          "{\"spec\":{\"containers\":[{\"name\":\"new\",\"image\":\"n\"}]}}",
-          "\"containers\":[", "\"containers\":[{\"name\":\"new\",\"image\":\"n\"},");
+          "{\"spec\":{\"containers\":[{\"name\":\"new\",\"image\":\"n\"}]}}", "\"containers\":[",
+          "\"containers\":[{\"name\":\"new\",\"image\":\"n\"},");
     check("$setElementOrder places a new container",
           "{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"app\"},{\"name\":\"new\"},"
           "{\"name\":\"side\"}],\"containers\":[{\"name\":\"new\",\"image\":\"n\"}]}}",
@@ -173,14 +173,14 @@ static void strategic(void)
     check("maps merge by default", "{\"spec\":{\"nodeSelector\":{\"gpu\":\"a100\"}}}",
           "{\"gpu\":\"v100\",\"zone\":\"z\"}", "{\"gpu\":\"a100\",\"zone\":\"z\"}");
     check("$patch: replace in a list replaces the list",
-          "{\"spec\":{\"containers\":[{\"name\":\"only\",\"image\":\"o\"},{\"$patch\":\"replace\"}]}}",
+          "{\"spec\":{\"containers\":[{\"name\":\"only\",\"image\":\"o\"},{\"$patch\":\"replace\"}]"
+          "}}",
           "\"containers\":[{\"name\":\"app\",\"image\":\"busybox:1.35\",\"command\":[\"sleep\"],"
           "\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"2\"}],"
           "\"ports\":[{\"containerPort\":80}]},{\"name\":\"side\",\"image\":\"s\"}]",
           "\"containers\":[{\"name\":\"only\",\"image\":\"o\"}]");
     check("$patch: delete on a map empties it",
-          "{\"spec\":{\"securityContext\":{\"$patch\":\"delete\"}}}",
-          "{\"runAsUser\":1000}", "{}");
+          "{\"spec\":{\"securityContext\":{\"$patch\":\"delete\"}}}", "{\"runAsUser\":1000}", "{}");
     check("$retainKeys clears the other members of a union (volume source)",
           "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{},\"$retainKeys\":[\"emptyDir\","
           "\"name\"]}]}}",
@@ -189,15 +189,18 @@ static void strategic(void)
           "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"a\"]}}", "[\"a\",\"b\"]",
           "[\"b\"]");
     check("finalizers merge as a set, ordered by $setElementOrder",
-          "{\"metadata\":{\"$setElementOrder/finalizers\":[\"a\",\"c\",\"b\"],\"finalizers\":[\"c\"]}}",
+          "{\"metadata\":{\"$setElementOrder/"
+          "finalizers\":[\"a\",\"c\",\"b\"],\"finalizers\":[\"c\"]}}",
           "[\"a\",\"b\"]", "[\"a\",\"c\",\"b\"]");
     check("finalizers without order: new value first, duplicates dropped",
           "{\"metadata\":{\"finalizers\":[\"b\",\"z\"]}}", "[\"a\",\"b\"]", "[\"a\",\"b\",\"z\"]");
     check("tolerations have no patch strategy: replaced",
           "{\"spec\":{\"tolerations\":[{\"key\":\"t2\"}]}}", "[{\"key\":\"t1\"}]",
           "[{\"key\":\"t2\"}]");
-    check("command is atomic: replaced", "{\"spec\":{\"containers\":[{\"name\":\"app\","
-          "\"command\":[\"sh\",\"-c\",\"x\"]}]}}", "[\"sleep\"]", "[\"sh\",\"-c\",\"x\"]");
+    check("command is atomic: replaced",
+          "{\"spec\":{\"containers\":[{\"name\":\"app\","
+          "\"command\":[\"sh\",\"-c\",\"x\"]}]}}",
+          "[\"sleep\"]", "[\"sh\",\"-c\",\"x\"]");
     check("status conditions merge by type, order kept",
           "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
           "{\"type\":\"Ready\",\"status\":\"False\"}", "{\"type\":\"Ready\",\"status\":\"True\"}");
@@ -207,10 +210,12 @@ static void strategic(void)
           "[{\"containerPort\":80}]", "[{\"containerPort\":80,\"name\":\"http\"}]");
     check("ownerReferences merge by uid",
           "{\"metadata\":{\"ownerReferences\":[{\"uid\":\"u1\",\"controller\":true}]}}",
-          "[{\"uid\":\"u1\",\"name\":\"j\"}]", "[{\"uid\":\"u1\",\"name\":\"j\",\"controller\":true}]");
-    check("an added subtree loses its nulls and directives",
-          "{\"spec\":{\"affinity\":{\"nodeAffinity\":null,\"x\":{\"$patch\":\"replace\",\"y\":1}}}}",
-          "\"securityContext\"", "\"affinity\":{\"x\":{\"y\":1}},\"securityContext\"");
+          "[{\"uid\":\"u1\",\"name\":\"j\"}]",
+          "[{\"uid\":\"u1\",\"name\":\"j\",\"controller\":true}]");
+    check(
+        "an added subtree loses its nulls and directives",
+        "{\"spec\":{\"affinity\":{\"nodeAffinity\":null,\"x\":{\"$patch\":\"replace\",\"y\":1}}}}",
+        "\"securityContext\"", "\"affinity\":{\"x\":{\"y\":1}},\"securityContext\"");
     check("a scalar replaces a map", "{\"spec\":{\"nodeSelector\":\"none\"}}",
           "{\"gpu\":\"v100\",\"zone\":\"z\"}", "\"none\"");
     check("empty patch changes nothing", "{}", "\"p\"", "\"p\"");
@@ -220,24 +225,29 @@ static void strategic(void)
             "does not contain declared merge key: name");
     smp_err("unknown $patch", POD, "{\"spec\":{\"$patch\":\"bogus\"}}",
             "unknown patch type: \"bogus\" in map");
-    smp_err("$patch: merge in a list", POD,
-            "{\"spec\":{\"containers\":[{\"$patch\":\"merge\"}]}}",
+    smp_err("$patch: merge in a list", POD, "{\"spec\":{\"containers\":[{\"$patch\":\"merge\"}]}}",
             "merging lists cannot yet be specified in the patch");
-    smp_err("$retainKeys must list patched keys", POD,
-            "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{},\"$retainKeys\":[\"name\"]}]}}",
-            "invalid patch format of retainKeys");
+    smp_err(
+        "$retainKeys must list patched keys", POD,
+        "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{},\"$retainKeys\":[\"name\"]}]}}",
+        "invalid patch format of retainKeys");
     smp_err("$setElementOrder must be a list", POD,
             "{\"spec\":{\"$setElementOrder/containers\":{}}}",
             "invalid patch format of setElementOrder list");
     smp_err("patch must be an object", POD, "[1]", "must be a JSON object");
 
     /* a Job: the pod template inside merges by the Pod rules */
-    json_t *job = J("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"spec\":{\"template\":{\"spec\":"
-                    "{\"containers\":[{\"name\":\"c\",\"image\":\"a\",\"env\":[{\"name\":\"X\"}]}]}}}}");
-    json_t *p = J("{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"b\"}]}}}}");
+    json_t *job =
+        J("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"spec\":{\"template\":{\"spec\":"
+          "{\"containers\":[{\"name\":\"c\",\"image\":\"a\",\"env\":[{\"name\":\"X\"}]}]}}}}");
+    json_t *p = J(
+        "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"b\"}]}}}}");
     json_t *r = sl_kube_strategic_merge("batch/v1", "Job", job, p, NULL);
-    json_t *c0 = json_array_get(json_object_get(json_object_get(json_object_get(json_object_get(
-                                    r, "spec"), "template"), "spec"), "containers"), 0);
+    json_t *c0 = json_array_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(r, "spec"), "template"), "spec"),
+            "containers"),
+        0);
     ok(json_object_get(c0, "env") != NULL &&
            !strcmp(json_string_value(json_object_get(c0, "image")), "b"),
        "Job template containers merge by name");

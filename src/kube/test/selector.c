@@ -19,7 +19,8 @@ static void lm(const char *sel, const char *labels, int want)
     sl_kube_selector_t *s = sl_kube_label_selector_parse(sel, &err);
     json_t *o = labeled(labels);
     ok(s && sl_kube_selector_match(s, o) == want, "'%s' %s %s%s%s", sel,
-       want ? "matches" : "does not match", labels, s ? "" : " -- parse error: ", s ? "" : err.text);
+       want ? "matches" : "does not match", labels,
+       s ? "" : " -- parse error: ", s ? "" : err.text);
     json_decref(o);
     sl_kube_selector_destroy(s);
 }
@@ -84,7 +85,8 @@ static void test_labels(void)
     lerr("app=web,", "found '', expected: identifier after ','");
     lerr("app=web tier=fe", "found 'tier', expected: ',' or 'end of string'");
     lm("empty==", L, 1);
-    lerr("app (x)", "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt");
+    lerr("app (x)",
+         "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt");
     lerr("!app=x", "found '=', expected: ',' or 'end of string'");
     lerr("a$b=c",
          "unable to parse requirement: <nil>: Invalid value: \"a$b\": name part must consist of "
@@ -136,7 +138,9 @@ static void test_json_selector(void)
     sl_kube_selector_destroy(s);
     json_decref(js);
 
-    js = json_loads("{\"matchExpressions\":[{\"key\":\"idx\",\"operator\":\"NotIn\",\"values\":[\"3\"]}]}", 0, NULL);
+    js = json_loads(
+        "{\"matchExpressions\":[{\"key\":\"idx\",\"operator\":\"NotIn\",\"values\":[\"3\"]}]}", 0,
+        NULL);
     s = sl_kube_label_selector_from_json(js, NULL);
     ok(s && !sl_kube_selector_match(s, o), "NotIn excludes");
     sl_kube_selector_destroy(s);
@@ -152,12 +156,14 @@ static void test_json_selector(void)
     json_decref(js);
 
     sl_error_t err;
-    js = json_loads("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}", 0, NULL);
+    js = json_loads(
+        "{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}", 0, NULL);
     s = sl_kube_label_selector_from_json(js, &err);
     ok(!s, "Gt is not a LabelSelector operator");
     is_str(err.text, "\"Gt\" is not a valid label selector operator", "operator error text");
     json_decref(js);
-    js = json_loads("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[]}]}", 0, NULL);
+    js = json_loads("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[]}]}", 0,
+                    NULL);
     s = sl_kube_label_selector_from_json(js, &err);
     ok(!s, "In without values is rejected");
     has_str(err.text, "values set can't be empty", "empty In error text");
@@ -209,17 +215,19 @@ static void test_fields(void)
     fm("pods", "status.podIP=", p, 1);
     ferr("pods", "foo=bar", "field label not supported: foo");
     ferr("pods", "involvedObject.name=x", "field label not supported: involvedObject.name");
-    ferr("pods", "metadata.name", "invalid selector: 'metadata.name'; can't understand 'metadata.name'");
+    ferr("pods", "metadata.name",
+         "invalid selector: 'metadata.name'; can't understand 'metadata.name'");
     ferr("pods", "metadata.name=a\\b", "invalid field selector: invalid escape sequence: \\b");
     json_decref(p);
 
-    json_t *e = json_loads("{\"metadata\":{\"name\":\"p1.17\",\"namespace\":\"default\"},"
-                           "\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"p1\","
-                           "\"uid\":\"u-1\",\"apiVersion\":\"v1\"},\"reason\":\"Started\",\"type\":\"Normal\","
-                           "\"source\":{\"component\":\"slurmlink\"}}",
-                           0, NULL);
-    fm("events",
-       "involvedObject.name=p1,involvedObject.namespace=default,involvedObject.uid=u-1", e, 1);
+    json_t *e = json_loads(
+        "{\"metadata\":{\"name\":\"p1.17\",\"namespace\":\"default\"},"
+        "\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"p1\","
+        "\"uid\":\"u-1\",\"apiVersion\":\"v1\"},\"reason\":\"Started\",\"type\":\"Normal\","
+        "\"source\":{\"component\":\"slurmlink\"}}",
+        0, NULL);
+    fm("events", "involvedObject.name=p1,involvedObject.namespace=default,involvedObject.uid=u-1",
+       e, 1);
     fm("events", "involvedObject.kind=Pod,involvedObject.apiVersion=v1", e, 1);
     fm("events", "involvedObject.uid=u-2", e, 0);
     fm("events", "reason=Started,type=Normal,source=slurmlink", e, 1);
@@ -227,7 +235,8 @@ static void test_fields(void)
     ferr("events", "status.phase=x", "field label not supported: status.phase");
     json_decref(e);
 
-    json_t *n = json_loads("{\"metadata\":{\"name\":\"n1\"},\"spec\":{\"unschedulable\":true}}", 0, NULL);
+    json_t *n =
+        json_loads("{\"metadata\":{\"name\":\"n1\"},\"spec\":{\"unschedulable\":true}}", 0, NULL);
     fm("nodes", "metadata.name=n1,spec.unschedulable=true", n, 1);
     ferr("nodes", "metadata.namespace=x", "field label not supported: metadata.namespace");
     json_decref(n);

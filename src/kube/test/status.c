@@ -13,7 +13,8 @@ static void check(json_t *st, int code, const char *reason, const char *msg, con
     is_str(json_string_value(json_object_get(st, "apiVersion")), "v1", "%s: apiVersion", reason);
     is_str(json_string_value(json_object_get(st, "status")), "Failure", "%s: status", reason);
     ok(json_is_object(json_object_get(st, "metadata")), "%s: metadata {}", reason);
-    char *d = json_dumps(json_object_get(st, "details"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    char *d =
+        json_dumps(json_object_get(st, "details"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
     is_str(d ? d : "null", details, "%s: details", reason);
     free(d);
     json_decref(st);
@@ -47,7 +48,8 @@ int main(void)
     const char *sup[] = {"Always", "OnFailure", "Never", NULL};
     sl_kube_cause_not_supported(c, "spec.restartPolicy", v, sup);
     json_decref(v);
-    sl_kube_cause_forbidden(c, "spec", "pod updates may not change fields other than `spec.containers[*].image`");
+    sl_kube_cause_forbidden(
+        c, "spec", "pod updates may not change fields other than `spec.containers[*].image`");
     v = json_integer(-1);
     sl_kube_cause_invalid(c, "spec.activeDeadlineSeconds", v, "must be greater than or equal to 0");
     json_decref(v);
@@ -56,20 +58,24 @@ int main(void)
     sl_kube_cause_duplicate(c, "spec.containers[1].name", v); /* dropped from the message */
     json_decref(v);
     json_t *st = sl_kube_status_invalid("Pod", NULL, "p1", c);
-    is_str(json_string_value(json_object_get(st, "message")),
-           "Pod \"p1\" is invalid: [metadata.name: Invalid value: \"P_1\": a lowercase RFC 1123 "
-           "subdomain ..., spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: "
-           "\"Always\", \"OnFailure\", \"Never\", spec: Forbidden: pod updates may not change fields "
-           "other than `spec.containers[*].image`, spec.activeDeadlineSeconds: Invalid value: -1: "
-           "must be greater than or equal to 0, spec.containers[1].name: Duplicate value: \"c\"]",
-           "Invalid with several causes");
+    is_str(
+        json_string_value(json_object_get(st, "message")),
+        "Pod \"p1\" is invalid: [metadata.name: Invalid value: \"P_1\": a lowercase RFC 1123 "
+        "subdomain ..., spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: "
+        "\"Always\", \"OnFailure\", \"Never\", spec: Forbidden: pod updates may not change fields "
+        "other than `spec.containers[*].image`, spec.activeDeadlineSeconds: Invalid value: -1: "
+        "must be greater than or equal to 0, spec.containers[1].name: Duplicate value: \"c\"]",
+        "Invalid with several causes");
     is_int(json_array_size(json_object_get(json_object_get(st, "details"), "causes")), 6,
            "every cause kept in details");
-    is_str(json_string_value(json_object_get(json_array_get(json_object_get(json_object_get(st, "details"), "causes"), 1), "reason")),
+    is_str(json_string_value(json_object_get(
+               json_array_get(json_object_get(json_object_get(st, "details"), "causes"), 1),
+               "reason")),
            "FieldValueNotSupported", "cause reason");
     json_decref(st);
     check(sl_kube_status_invalid("Job", "batch", "j", json_array()), 422, "Invalid",
-          "Job.batch \"j\" is invalid", "{\"causes\":[],\"group\":\"batch\",\"kind\":\"Job\",\"name\":\"j\"}");
+          "Job.batch \"j\" is invalid",
+          "{\"causes\":[],\"group\":\"batch\",\"kind\":\"Job\",\"name\":\"j\"}");
 
     check(sl_kube_status_forbidden("pods", NULL, "p1", "User \"bob\" cannot get resource"), 403,
           "Forbidden", "pods \"p1\" is forbidden: User \"bob\" cannot get resource",
@@ -79,7 +85,8 @@ int main(void)
     check(sl_kube_status_unauthorized(NULL), 401, "Unauthorized", "Unauthorized", "null");
     check(sl_kube_status_method_not_allowed("nodes", NULL, "create"), 405, "MethodNotAllowed",
           "create is not supported on resources of kind \"nodes\"", "{\"kind\":\"nodes\"}");
-    check(sl_kube_status_expired(5, 100), 410, "Expired", "too old resource version: 5 (100)", "null");
+    check(sl_kube_status_expired(5, 100), 410, "Expired", "too old resource version: 5 (100)",
+          "null");
     check(sl_kube_status_gone("gone"), 410, "Gone", "gone", "null");
     check(sl_kube_status_too_large(3145728), 413, "RequestEntityTooLarge",
           "Request entity too large: limit is 3145728", "null");
@@ -91,7 +98,8 @@ int main(void)
           "Timeout: request did not complete within 60s", "{\"retryAfterSeconds\":2}");
     check(sl_kube_status_unsupported_media_type(NULL), 415, "UnsupportedMediaType",
           "the body of the request was in an unknown format - accepted media types include: "
-          "application/json, application/yaml", "null");
+          "application/json, application/yaml",
+          "null");
     check(sl_kube_status_not_acceptable("only json"), 406, "NotAcceptable", "only json", "null");
 
     st = sl_kube_status_success("pods", NULL, "p1", "u1");

@@ -32,8 +32,8 @@ static void report(const char *what, double *t, size_t n)
     for (size_t i = 0; i < n; i++)
         sum += t[i];
     qsort(t, n, sizeof *t, cmp_d);
-    printf("# bench %-28s n=%-6zu avg=%9.1f us  p50=%9.1f us  p99=%9.1f us  total=%8.1f ms\n",
-           what, n, sum / n, t[n / 2], t[(n * 99) / 100], sum / 1000);
+    printf("# bench %-28s n=%-6zu avg=%9.1f us  p50=%9.1f us  p99=%9.1f us  total=%8.1f ms\n", what,
+           n, sum / n, t[n / 2], t[(n * 99) / 100], sum / 1000);
 }
 
 /* A pod of realistic size (~1.6 KB): what the API layer stores after defaults. */
@@ -48,19 +48,19 @@ static json_t *pod(int i)
         "s:[{s:s,s:s}],s:s,s:s,s:s}],s:s,s:i,s:s,s:s,s:s,s:b,s:[{s:s,s:{}}]},"
         "s:{s:s,s:[{s:s,s:s,s:s},{s:s,s:s,s:s}],s:s,s:s}}",
         "apiVersion", "v1", "kind", "Pod", "metadata", "name", name, "namespace", ns, "labels",
-        "app", "train", "team", ns, "annotations", "slurm.slurmlink.io/partition", "gpu",
-        "spec", "containers", "name", "main", "image", "docker.io/pytorch/pytorch:2.3.0",
-        "command", "python", "-m", "train", "env", "name", "EPOCHS", "value", "10", "name",
-        "DATA", "value", "/data/imagenet", "resources", "limits", "cpu", "8", "memory", "32Gi",
-        "nvidia.com/gpu", "1", "requests", "cpu", "8", "memory", "32Gi", "volumeMounts",
-        "name", "scratch", "mountPath", "/scratch", "imagePullPolicy", "IfNotPresent",
-        "terminationMessagePath", "/dev/termination-log", "terminationMessagePolicy", "File",
-        "restartPolicy", "Never", "terminationGracePeriodSeconds", 30, "dnsPolicy",
-        "ClusterFirst", "schedulerName", "default-scheduler", "serviceAccountName", "default",
-        "enableServiceLinks", 1, "volumes", "name", "scratch", "emptyDir", "status", "phase",
-        "Pending", "conditions", "type", "PodScheduled", "status", "False", "reason",
-        "Unschedulable", "type", "Ready", "status", "False", "reason", "ContainersNotReady",
-        "qosClass", "Guaranteed", "message", "Slurm job 12345 pending: Resources");
+        "app", "train", "team", ns, "annotations", "slurm.slurmlink.io/partition", "gpu", "spec",
+        "containers", "name", "main", "image", "docker.io/pytorch/pytorch:2.3.0", "command",
+        "python", "-m", "train", "env", "name", "EPOCHS", "value", "10", "name", "DATA", "value",
+        "/data/imagenet", "resources", "limits", "cpu", "8", "memory", "32Gi", "nvidia.com/gpu",
+        "1", "requests", "cpu", "8", "memory", "32Gi", "volumeMounts", "name", "scratch",
+        "mountPath", "/scratch", "imagePullPolicy", "IfNotPresent", "terminationMessagePath",
+        "/dev/termination-log", "terminationMessagePolicy", "File", "restartPolicy", "Never",
+        "terminationGracePeriodSeconds", 30, "dnsPolicy", "ClusterFirst", "schedulerName",
+        "default-scheduler", "serviceAccountName", "default", "enableServiceLinks", 1, "volumes",
+        "name", "scratch", "emptyDir", "status", "phase", "Pending", "conditions", "type",
+        "PodScheduled", "status", "False", "reason", "Unschedulable", "type", "Ready", "status",
+        "False", "reason", "ContainersNotReady", "qosClass", "Guaranteed", "message",
+        "Slurm job 12345 pending: Resources");
 }
 
 static int count_raw(void *arg, const char *json, size_t len)

@@ -24,10 +24,10 @@ static void writer(const char *path, int fd)
     for (int i = 0;; i++) {
         char name[32];
         snprintf(name, sizeof name, "p%d", i % 200);
-        json_t *p = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", name, "namespace",
-                              "ns", "spec", "i", i);
-        int rc = i < 200 ? sl_store_create(s, "pods", p, NULL)
-                         : sl_store_update(s, "pods", p, 0, NULL);
+        json_t *p = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", name, "namespace", "ns",
+                              "spec", "i", i);
+        int rc =
+            i < 200 ? sl_store_create(s, "pods", p, NULL) : sl_store_update(s, "pods", p, 0, NULL);
         if (rc == 0 && i % 7 == 0 && i >= 200) {
             sl_store_delete(s, "pods", "ns", name, 0, NULL, NULL);
             json_t *again = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", name,
@@ -94,8 +94,8 @@ int main(void)
             if (json_integer_value(json_object_get(json_array_get(c, i), "rv")) !=
                 oldest + 1 + (int64_t)i)
                 gapless = 0;
-        ok(gapless, "round %d: change log (%lld..%lld) has no gaps", round,
-           (long long)oldest + 1, (long long)rev);
+        ok(gapless, "round %d: change log (%lld..%lld) has no gaps", round, (long long)oldest + 1,
+           (long long)rev);
         json_decref(c);
         json_t *p = json_pack("{s:{s:s}}", "metadata", "name", "after");
         char name[32];

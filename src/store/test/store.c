@@ -14,9 +14,9 @@
 
 static json_t *pod(const char *ns, const char *name)
 {
-    return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s}},s:{s:[{s:s,s:s}]}}", "apiVersion", "v1",
-                     "kind", "Pod", "metadata", "name", name, "namespace", ns, "labels", "app",
-                     "web", "spec", "containers", "name", "c", "image", "busybox");
+    return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s}},s:{s:[{s:s,s:s}]}}", "apiVersion", "v1", "kind",
+                     "Pod", "metadata", "name", name, "namespace", ns, "labels", "app", "web",
+                     "spec", "containers", "name", "c", "image", "busybox");
 }
 
 static void test_crud(sl_store_t *s)
@@ -164,8 +164,8 @@ static int raw_change(void *arg, int64_t rv, const char *type, const char *ns, c
 {
     struct raw *r = arg;
     json_t *o = json_loadb(json, len, 0, NULL);
-    r->json_ok = (r->n == 0 || r->json_ok) && o && sl_kube_rv(o) == rv &&
-                 !strcmp(sl_kube_name(o), name);
+    r->json_ok =
+        (r->n == 0 || r->json_ok) && o && sl_kube_rv(o) == rv && !strcmp(sl_kube_name(o), name);
     json_decref(o);
     snprintf(r->last, sizeof r->last, "%s %s/%s", type, ns, name);
     r->n++;
@@ -189,8 +189,7 @@ static void test_changes(sl_store_t *s)
     is_str(json_string_value(json_object_get(json_array_get(c, 0), "type")), "ADDED", "ADDED");
     is_str(json_string_value(json_object_get(json_array_get(c, 1), "type")), "MODIFIED",
            "MODIFIED");
-    is_str(json_string_value(json_object_get(json_array_get(c, 2), "type")), "DELETED",
-           "DELETED");
+    is_str(json_string_value(json_object_get(json_array_get(c, 2), "type")), "DELETED", "DELETED");
     is_int(json_integer_value(json_object_get(json_array_get(c, 2), "rv")), base + 3,
            "rv of DELETED");
     is_str(sl_kube_label(json_object_get(json_array_get(c, 2), "object"), "x"), "y",
