@@ -11,6 +11,14 @@
  *    `$deleteFromPrimitiveList/<list>` are honoured.
  *  - server-side apply: application/apply-patch+yaml (kubectl sends JSON).
  *
+ * List order follows apimachinery: with $setElementOrder (kubectl apply
+ * always sends it) the list takes that order; without it, items named by
+ * the patch come before the server's other items (a plain
+ * `kubectl patch` adding an env var puts it first, as on a real server).
+ * Deliberate differences (patch.c): values the patch adds are cleaned of
+ * directives and nulls before they are stored, and
+ * $deleteFromPrimitiveList on an absent list is a no-op.
+ *
  * Nothing here modifies its inputs; results are new references.
  * Kinds are identified by apiVersion + kind ("v1" "Pod", "batch/v1" "Job").
  */
