@@ -1,65 +1,195 @@
-/* server.c — HTTP server on libmicrohttpd: /healthz, /readyz, /version. */
-#include "api/server.h"
-#include "common/version.h"
+/* server.c — the libmicrohttpd daemon: threads, TLS, limits, and the
+ * accumulation of request bodies; every complete request goes to the
+ * router (router.c).
+ *
+ * Threading: one thread per connection (MHD_USE_THREAD_PER_CONNECTION).
+ * That is the simplest correct model for long-lived streams: a watch's
+ * content reader may block on sl_store_wait() without stalling anyone else.
+ * Connections are capped (total and per IP) and idle ones time out, so
+ * stuck clients cannot exhaust the server. */
+#include "api/internal.h"
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "common/proc.h"
 #include "common/xalloc.h"
+#include "kube/status.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
-struct sl_api {
-    struct MHD_Daemon *mhd;
-};
+#define DEFAULT_MAX_BODY (3u * 1024 * 1024) /* kube-apiserver's MaxRequestBodyBytes */
+/* A body sent without Content-Length that passes the limit is read (and
+ * dropped) up to this much so the client still gets its 413; beyond it the
+ * connection is closed. */
+#define DISCARD_LIMIT (16u * 1024 * 1024)
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *ctype,
-                             const char *body)
+const char *api_query(api_req_t *r, const char *key)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
-                                                             MHD_RESPMEM_MUST_COPY);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    enum MHD_Result ret = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
-    return ret;
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
-                               const char *method, const char *version, const char *upload_data,
-                               size_t *upload_data_size, void **req_cls)
+const char *api_header(api_req_t *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+bool api_query_bool(api_req_t *r, const char *key)
+{
+    const char *v = api_query(r, key);
+    return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "True"));
+}
+
+void api_warn(api_req_t *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    if (!s)
+        return;
+    if (!r->warnings)
+        r->warnings = json_array();
+    /* kube-apiserver drops duplicate warnings of one request */
+    size_t i;
+    json_t *w;
+    json_array_foreach(r->warnings, i, w) if (!strcmp(json_string_value(w), s))
+    {
+        free(s);
+        return;
+    }
+    json_array_append_new(r->warnings, json_string(s));
+    free(s);
+}
+
+/* Query strings from Go clients encode spaces as '+' (url.Values); MHD only
+ * decodes %XX. Object names never contain '+', so decoding it in paths too
+ * is harmless. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 {
     (void)cls;
+    (void)c;
+    char *w = s;
+    for (char *p = s; *p; p++) {
+        if (*p == '+') {
+            *w++ = ' ';
+        } else if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+            char hex[3] = {p[1], p[2], 0};
+            *w++ = (char)strtol(hex, NULL, 16);
+            p += 2;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
+static enum MHD_Result too_large(api_req_t *r)
+{
+    return api_reply_status(r, sl_kube_status_too_large((long long)r->api->max_body));
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **req_cls)
+{
     (void)version;
-    (void)upload_data;
-    if (*req_cls == NULL) { /* first call: headers only */
-        *req_cls = (void *)1;
+    sl_api_t *api = cls;
+    api_req_t *r = *req_cls;
+    if (!r) { /* first call: headers only */
+        r = sl_xcalloc(1, sizeof(*r));
+        r->api = api;
+        r->conn = conn;
+        r->method = method;
+        r->url = url;
+        r->start_ms = sl_now_ms();
+        *req_cls = r;
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (errno || *end || n > api->max_body)
+                return too_large(r); /* answered before the body is read */
+        }
         return MHD_YES;
     }
-    if (*upload_data_size) { /* bodies are not used by these endpoints */
-        *upload_data_size = 0;
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (r->replied)
+            return MHD_YES;
+        if (r->body.len + n > api->max_body) {
+            /* chunked upload past the limit: MHD lets us answer only once
+             * the body is complete, so drop the bytes, but not forever */
+            r->code = 413;
+            if (r->body.len + n > DISCARD_LIMIT)
+                return MHD_NO;
+            r->body.len += n; /* counted, not kept */
+            return MHD_YES;
+        }
+        if (r->code != 413)
+            sl_buf_append(&r->body, upload, n);
+        else
+            r->body.len += n;
         return MHD_YES;
     }
-    if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-        return reply(conn, 405, "application/json",
-                     "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
-                     "\"Failure\",\"message\":\"method not allowed\",\"reason\":"
-                     "\"MethodNotAllowed\",\"code\":405}");
-    if (!strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/livez"))
-        return reply(conn, 200, "text/plain; charset=utf-8", "ok");
-    if (!strcmp(url, "/version"))
-        return reply(conn, 200, "application/json",
-                     "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":\"v1.32.0-slurmlink." SLURMLINK_VERSION
-                     "\",\"platform\":\"linux/amd64\"}");
-    return reply(conn, 404, "application/json",
-                 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
-                 "\"Failure\",\"message\":\"the server could not find the requested resource\","
-                 "\"reason\":\"NotFound\",\"details\":{},\"code\":404}");
+    if (r->replied)
+        return MHD_YES;
+    if (r->code == 413)
+        return too_large(r);
+    if (!r->body.data)
+        sl_buf_append(&r->body, "", 0); /* always a valid (empty) string */
+    return api_route(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    api_req_t *r = *req_cls;
+    if (!r)
+        return;
+    sl_debug("%s %s -> %u (%lld ms)%s", r->method, r->url, r->code, sl_now_ms() - r->start_ms,
+             toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
+    sl_buf_free(&r->body);
+    json_decref(r->warnings);
+    free(r);
+    *req_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char line[512];
+    vsnprintf(line, sizeof(line), fmt, ap);
+    size_t n = strlen(line);
+    while (n && line[n - 1] == '\n')
+        line[--n] = '\0';
+    sl_debug("http: %s", line);
+}
+
+static int load_pem(const char *path, char **out, sl_error_t *err)
+{
+    *out = sl_read_file(path, NULL, err);
+    return *out ? 0 : -1;
 }
 
 sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
 {
+    if (!opts || !opts->store || !opts->listen) {
+        errno = EINVAL;
+        sl_errprintf(err, "api: a store and a listen address are required");
+        return NULL;
+    }
     struct sockaddr_in addr = {0};
     addr.sin_family = AF_INET;
     addr.sin_port = htons((unsigned short)opts->port);
@@ -68,24 +198,87 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
         sl_errprintf(err, "listen address '%s' is not an IPv4 address", opts->listen);
         return NULL;
     }
+    if (!opts->tls_cert != !opts->tls_key) {
+        errno = EINVAL;
+        sl_errprintf(err, "TLS needs both a certificate and a key");
+        return NULL;
+    }
     sl_api_t *api = sl_xcalloc(1, sizeof(*api));
-    api->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-                                (uint16_t)opts->port, NULL, NULL, handler, api,
-                                MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_CONNECTION_TIMEOUT,
-                                (unsigned)120, MHD_OPTION_END);
+    api->store = opts->store;
+    api->pods_root = sl_xstrdup(opts->pods_root ? opts->pods_root : "/var/lib/slurmlink/pods");
+    api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
+    api->bookmark_ms = (opts->bookmark_interval_s > 0 ? opts->bookmark_interval_s : 60) * 1000;
+    api->event_ttl_ns = (long long)(opts->event_ttl_s ? opts->event_ttl_s : 3600) * 1000000000LL;
+    api->shim_event = opts->shim_event;
+    api->shim_event_arg = opts->shim_event_arg;
+    atomic_init(&api->stopping, 0);
+
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
+    if (opts->tls_cert) {
+        if (load_pem(opts->tls_cert, &api->tls_cert_pem, err) < 0 ||
+            load_pem(opts->tls_key, &api->tls_key_pem, err) < 0) {
+            sl_api_destroy(api);
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
+    if (api_bootstrap(api, err) < 0) {
+        sl_api_destroy(api);
+        return NULL;
+    }
+    struct MHD_OptionItem tls_opts[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    struct MHD_OptionItem no_opts[] = {{MHD_OPTION_END, 0, NULL}};
+    errno = 0;
+    api->mhd = MHD_start_daemon(
+        flags, (uint16_t)opts->port, NULL, NULL, on_request, api, MHD_OPTION_SOCK_ADDR, &addr,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(opts->idle_timeout_s ? opts->idle_timeout_s : 120),
+        MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)(opts->max_connections ? opts->max_connections : 1024),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(opts->max_per_ip ? opts->max_per_ip : 512),
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+        api, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_LISTENING_ADDRESS_REUSE,
+        (unsigned)1, MHD_OPTION_ARRAY, opts->tls_cert ? tls_opts : no_opts, MHD_OPTION_END);
     if (!api->mhd) {
-        sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port,
-                     errno ? strerror(errno) : "port in use?");
-        free(api);
+        int e = errno ? errno : EADDRINUSE;
+        sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port, strerror(e));
+        sl_api_destroy(api);
+        errno = e;
+        return NULL;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    api->port = di ? di->port : opts->port;
+    api->server_address = sl_xasprintf("%s:%d", opts->listen, api->port);
+    if (api_janitor_start(api, err) < 0) {
+        sl_api_destroy(api);
         return NULL;
     }
     return api;
+}
+
+int sl_api_port(const sl_api_t *api)
+{
+    return api ? api->port : -1;
 }
 
 void sl_api_destroy(sl_api_t *api)
 {
     if (!api)
         return;
-    MHD_stop_daemon(api->mhd);
+    /* streams poll this flag; the store wakeup gets blocked watches out of
+     * sl_store_wait() at once */
+    atomic_store(&api->stopping, 1);
+    sl_store_kick(api->store); /* not sticky: the store may outlive us */
+    api_janitor_stop(api);
+    if (api->mhd)
+        MHD_stop_daemon(api->mhd);
+    free(api->pods_root);
+    free(api->server_address);
+    free(api->tls_cert_pem);
+    free(api->tls_key_pem);
     free(api);
 }

@@ -1,20 +1,64 @@
-/* server.h — slurmlinkd's HTTP front door (libmicrohttpd).
+/* server.h — slurmlinkd's HTTP front door: the Kubernetes API subset that an
+ * unmodified kubectl and the official client libraries need (discovery,
+ * OpenAPI v3 index, CRUD, patch, watch, Table output, logs, Status errors),
+ * served with libmicrohttpd.
  *
- * Serves the Kubernetes API subset kubectl needs. The server owns its MHD
- * daemon and threads; sl_api_destroy() stops them and frees everything. */
+ * The server owns its MHD daemon and its threads (one per connection, so a
+ * watch or a `logs -f` may block in its content reader); sl_api_destroy()
+ * wakes every stream, stops the threads and frees everything. The store is
+ * borrowed: it must outlive the server.
+ *
+ * Objects live in the store; the server is stateless apart from a small
+ * janitor thread that finishes namespace deletion and expires old events. */
 #ifndef SL_API_SERVER_H
 #define SL_API_SERVER_H
 
+#include <jansson.h>
+#include <stddef.h>
+
 #include "common/err.h"
+#include "store/store.h"
 
 typedef struct sl_api sl_api_t;
 
+/* The in-job shim's push (docs/shim-spec.md): POST
+ * /internal/v1/shim/events with `Authorization: Bearer <token>`. The server
+ * does not interpret the event: it hands the bearer token (NULL when the
+ * header is missing) and the parsed JSON body (borrowed) to this hook.
+ * Return 0 → 204 No Content; -1 with errno EACCES → 401 Unauthorized; any
+ * other -1 → 400 BadRequest with err's text. Called from connection
+ * threads, concurrently. Without a hook the endpoint answers 503. */
+typedef int (*sl_api_shim_event_fn)(void *arg, const char *bearer, json_t *event,
+                                    sl_error_t *err);
+
 typedef struct sl_api_opts {
-    const char *listen; /* address, e.g. "127.0.0.1" */
+    const char *listen;  /* IPv4 address, e.g. "127.0.0.1" */
     int port;
+    sl_store_t *store;   /* required, borrowed */
+    const char *pods_root; /* <pods-root>/<ns>/<name>-<uid>/logs/... (shim CRI logs) */
+    /* HTTPS when both are set: PEM files (certificate chain, private key). */
+    const char *tls_cert;
+    const char *tls_key;
+    size_t max_body;            /* request body limit; 0: 3 MiB (kube-apiserver's) */
+    unsigned max_connections;   /* 0: 1024 */
+    unsigned max_per_ip;        /* 0: 512 (local clients all come from 127.0.0.1) */
+    unsigned idle_timeout_s;    /* idle keep-alive connections; 0: 120 */
+    int bookmark_interval_s;    /* watch BOOKMARK period; 0: 60 (kube-apiserver's) */
+    size_t event_ttl_s;         /* events older than this are removed; 0: 3600 */
+    sl_api_shim_event_fn shim_event;
+    void *shim_event_arg;
 } sl_api_opts_t;
 
+/* Start listening; NULL with errno and err on failure (bad address, port
+ * in use, unreadable certificate). Creates the namespaces default,
+ * kube-system and kube-public and their `default` service accounts when
+ * they are missing. */
 sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err);
+/* Stop: ends every watch and log stream, joins all threads. NULL: no-op.
+ * Call before sl_store_close(). */
 void sl_api_destroy(sl_api_t *api);
+
+/* The port actually bound (useful with port 0). */
+int sl_api_port(const sl_api_t *api);
 
 #endif

@@ -1,0 +1,283 @@
+/* decode.c — request bodies decoded the way kube-apiserver decodes them,
+ * with its error texts:
+ *
+ *   malformed:   the object provided is unrecognized (must be of type Pod):
+ *                couldn't get version/kind; json parse error: <Go's error> (<first 30 bytes> ...)
+ *   wrong kind:  Service in version "v1" cannot be handled as a Pod:
+ *                converting (v1.Service) to (core.Pod): unknown conversion
+ *   unknown:     Podd in version "v1" cannot be handled as a Pod: no kind "Podd"
+ *                is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"
+ *   strict:      Pod in version "v1" cannot be handled as a Pod: strict decoding
+ *                error: unknown field "spec.containers[0].imagee"
+ */
+#include "api/gojson.h"
+#include "api/internal.h"
+#include "common/buf.h"
+#include "common/xalloc.h"
+#include "kube/status.h"
+#include "pod/yamljson.h"
+
+#include <string.h>
+#include <strings.h>
+
+#define SCHEME "pkg/api/legacyscheme/scheme.go:30"
+
+/* Kinds kube-apiserver's scheme knows, for choosing between its two
+ * wrong-kind messages (conversion error vs "no kind registered"). */
+static const struct {
+    const char *gv, *pkg, *kinds;
+} registered[] = {
+    {"v1", "v1",
+     " Pod Service ConfigMap Secret Namespace Node Event ServiceAccount Endpoints "
+     "PersistentVolume PersistentVolumeClaim ReplicationController LimitRange ResourceQuota "
+     "PodTemplate Binding ComponentStatus List "},
+    {"apps/v1", "v1", " Deployment StatefulSet DaemonSet ReplicaSet ControllerRevision "},
+    {"batch/v1", "v1", " Job CronJob "},
+    {"networking.k8s.io/v1", "v1", " Ingress NetworkPolicy IngressClass "},
+    {"rbac.authorization.k8s.io/v1", "v1", " Role RoleBinding ClusterRole ClusterRoleBinding "},
+    {"policy/v1", "v1", " PodDisruptionBudget "},
+    {"storage.k8s.io/v1", "v1", " StorageClass CSIDriver CSINode VolumeAttachment "},
+    {"coordination.k8s.io/v1", "v1", " Lease "},
+    {"scheduling.k8s.io/v1", "v1", " PriorityClass "},
+};
+
+static const char *registered_pkg(const char *gv, const char *kind)
+{
+    char k[130];
+    snprintf(k, sizeof(k), " %s ", kind);
+    for (size_t i = 0; i < sizeof(registered) / sizeof(registered[0]); i++)
+        if (!strcmp(registered[i].gv, gv) && strstr(registered[i].kinds, k))
+            return registered[i].pkg;
+    return NULL;
+}
+
+/* The internal package kube converts into ("core" for the core group). */
+static const char *internal_pkg(const api_resource_t *res)
+{
+    if (!*res->group)
+        return "core";
+    static __thread char buf[64];
+    snprintf(buf, sizeof(buf), "%s", res->group);
+    char *dot = strchr(buf, '.');
+    if (dot)
+        *dot = '\0';
+    return buf;
+}
+
+static char *summarize(const char *data, size_t len)
+{
+    if (len == 0)
+        return sl_xstrdup("<empty>");
+    if ((unsigned char)data[0] == 0x1f)
+        return sl_xstrdup("<gzip>");
+    if (len > 30)
+        return sl_xasprintf("%.30s ...", data);
+    return sl_xstrndup(data, len);
+}
+
+json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why)
+{
+    *why = NULL;
+    if (yaml) {
+        sl_error_t err = {""};
+        json_t *docs = sl_yaml_to_json(data, len, &err);
+        if (!docs) {
+            *why = sl_xasprintf("error converting YAML to JSON: %s", err.text);
+            return NULL;
+        }
+        json_t *v = json_incref(json_array_get(docs, 0));
+        json_decref(docs);
+        return v ? v : json_null();
+    }
+    char *e = api_gojson_error(data, len);
+    if (e) {
+        *why = e;
+        return NULL;
+    }
+    json_error_t je;
+    json_t *v = json_loadb(data, len, JSON_DECODE_ANY, &je);
+    if (!v)
+        *why = sl_xstrdup(je.text);
+    return v;
+}
+
+static const char *json_type_go(json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_ARRAY: return "array";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "bool";
+    case JSON_OBJECT: return "object";
+    default: return "null";
+    }
+}
+
+static bool is_yaml_ct(const char *ct)
+{
+    return ct && !strncasecmp(ct, "application/yaml", 16);
+}
+
+/* Content-Type check for create/update bodies; NULL when acceptable. */
+static json_t *content_type_status(api_req_t *r, bool *yaml)
+{
+    const char *ct = api_header(r, "Content-Type");
+    *yaml = is_yaml_ct(ct);
+    if (!ct || !*ct || *yaml || !strncasecmp(ct, "application/json", 16) || !strncmp(ct, "*/*", 3))
+        return NULL;
+    return sl_kube_status_unsupported_media_type(ct);
+}
+
+const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
+{
+    const char *v = api_query(r, "fieldValidation");
+    if (!v || !*v)
+        return "Warn"; /* kube-apiserver's default when the client says nothing */
+    if (!strcmp(v, "Strict") || !strcmp(v, "Warn") || !strcmp(v, "Ignore"))
+        return v;
+    const char *kind = !strcmp(r->method, "POST")  ? "CreateOptions"
+                       : !strcmp(r->method, "PUT") ? "UpdateOptions"
+                                                   : "PatchOptions";
+    json_t *causes = json_array();
+    static const char *const allowed[] = {"Ignore", "Strict", "Warn", NULL};
+    json_t *jv = json_string(v);
+    sl_kube_cause_not_supported(causes, "fieldValidation", jv, allowed);
+    json_decref(jv);
+    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", causes));
+    return NULL;
+}
+
+static char *handled_prefix(const api_resource_t *res, const char *kind, const char *version)
+{
+    return sl_xasprintf("%s in version \"%s\" cannot be handled as a %s: ", kind, version,
+                        res->kind);
+}
+
+int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
+                     enum MHD_Result *mhd)
+{
+    if (!res->ops || !res->ops->decode_check)
+        return 0;
+    json_t *unknown = json_array(), *warns = json_array();
+    char *derr = NULL;
+    bool prefix = strcmp(r->method, "PATCH") != 0; /* patch errors are bare in kube */
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *slash = av ? strrchr(av, '/') : NULL;
+    const char *version = slash ? slash + 1 : av ? av : res->version;
+    char *pre = prefix ? handled_prefix(res, res->kind, version) : sl_xstrdup("");
+    int rc = 0;
+    if (res->ops->decode_check(obj, unknown, warns, &derr) < 0) {
+        char *msg = sl_xasprintf("%s%s", pre, derr ? derr : "decode error");
+        *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
+        free(msg);
+        rc = -1;
+        goto out;
+    }
+    size_t i;
+    json_t *w;
+    json_array_foreach(warns, i, w) api_warn(r, "%s", json_string_value(w));
+    if (json_array_size(unknown) && !strcmp(directive, "Strict")) {
+        sl_buf_t b = SL_BUF_INIT;
+        sl_buf_printf(&b, "%sstrict decoding error: ", pre);
+        json_array_foreach(unknown, i, w)
+        {
+            if (i)
+                sl_buf_puts(&b, ", ");
+            sl_buf_puts(&b, json_string_value(w));
+        }
+        *mhd = api_reply_status(r, sl_kube_status_bad_request(b.data));
+        sl_buf_free(&b);
+        rc = -1;
+        goto out;
+    }
+    if (!strcmp(directive, "Warn"))
+        json_array_foreach(unknown, i, w) api_warn(r, "%s", json_string_value(w));
+out:
+    free(pre);
+    free(derr);
+    json_decref(unknown);
+    json_decref(warns);
+    return rc;
+}
+
+json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd)
+{
+    bool yaml;
+    json_t *st = content_type_status(r, &yaml);
+    if (st) {
+        *mhd = api_reply_status(r, st);
+        return NULL;
+    }
+    const char *directive = api_field_validation(r, mhd);
+    if (!directive)
+        return NULL;
+    char *why = NULL;
+    json_t *obj = api_parse_body(r->body.data, r->body.len, yaml, &why);
+    if (obj && json_is_null(obj)) {
+        json_decref(obj);
+        obj = json_object();
+    }
+    if (obj && !json_is_object(obj)) {
+        why = sl_xasprintf("json: cannot unmarshal %s into Go value of type struct { APIVersion "
+                           "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+                           "\"json:\\\"kind,omitempty\\\"\" }",
+                           json_type_go(obj));
+        json_decref(obj);
+        obj = NULL;
+    }
+    json_t *jav = obj ? json_object_get(obj, "apiVersion") : NULL;
+    json_t *jkind = obj ? json_object_get(obj, "kind") : NULL;
+    if (obj && ((jav && !json_is_string(jav)) || (jkind && !json_is_string(jkind)))) {
+        why = sl_xasprintf("json: cannot unmarshal %s into Go struct field .%s of type string",
+                           json_type_go(jav && !json_is_string(jav) ? jav : jkind),
+                           jav && !json_is_string(jav) ? "apiVersion" : "kind");
+        json_decref(obj);
+        obj = NULL;
+    }
+    if (!obj) {
+        char *sum = summarize(r->body.data, r->body.len);
+        char *msg = sl_xasprintf("the object provided is unrecognized (must be of type %s): "
+                                 "%s%s (%s)",
+                                 res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ",
+                                 why ? why : "", sum);
+        *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
+        free(msg);
+        free(sum);
+        free(why);
+        return NULL;
+    }
+    char gv[128];
+    api_resource_api_version(res, gv, sizeof(gv));
+    const char *av = json_string_value(jav), *kind = json_string_value(jkind);
+    if (!av || !*av)
+        json_object_set_new(obj, "apiVersion", json_string(gv));
+    if (!kind || !*kind)
+        json_object_set_new(obj, "kind", json_string(res->kind));
+    av = json_string_value(json_object_get(obj, "apiVersion"));
+    kind = json_string_value(json_object_get(obj, "kind"));
+    if (strcmp(av, gv) || strcmp(kind, res->kind)) {
+        const char *slash = strrchr(av, '/');
+        const char *version = slash ? slash + 1 : av;
+        char *pre = handled_prefix(res, kind, version);
+        const char *pkg = registered_pkg(av, kind);
+        char *msg;
+        if (pkg)
+            msg = sl_xasprintf("%sconverting (%s.%s) to (%s.%s): unknown conversion", pre, pkg,
+                               kind, internal_pkg(res), res->kind);
+        else
+            msg = sl_xasprintf("%sno kind \"%s\" is registered for version \"%s\" in scheme \"%s\"",
+                               pre, kind, av, SCHEME);
+        *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
+        free(msg);
+        free(pre);
+        json_decref(obj);
+        return NULL;
+    }
+    if (api_check_fields(r, res, obj, directive, mhd) < 0) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}

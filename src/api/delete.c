@@ -1,0 +1,270 @@
+/* delete.c — DELETE of one object or a collection, with DeleteOptions
+ * (gracePeriodSeconds, preconditions, dryRun) from the body or the query.
+ *
+ * Pods are deleted gracefully, as kube-apiserver does: the first DELETE
+ * sets metadata.deletionTimestamp (now + grace period) and
+ * deletionGracePeriodSeconds; the pod stays (kubectl shows Terminating)
+ * until the lifecycle controller has seen its Slurm job end and removes it,
+ * which sends DELETED to watchers. A pod is removed at once instead when
+ *   - gracePeriodSeconds is 0 (kubectl delete --grace-period=0 --force), or
+ *   - it is in a terminal phase (Succeeded or Failed: nothing is running), or
+ *   - it never got a Slurm job: no `slurmlink.io/job-id` annotation and a
+ *     phase no further than Pending (nothing could be running).
+ * Finalizers keep any object (with deletionTimestamp set) until they are
+ * removed. Namespaces: see lifecycle.c. */
+#include "api/internal.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOB_ID_ANNOTATION "slurmlink.io/job-id"
+
+static bool protected_namespace(const char *name)
+{
+    return !strcmp(name, "default") || !strcmp(name, "kube-system") ||
+           !strcmp(name, "kube-public");
+}
+
+/* Parse DeleteOptions from the body (may be empty) and the query. */
+static int parse_opts(api_req_t *r, api_delopts_t *o, json_t **status)
+{
+    memset(o, 0, sizeof(*o));
+    json_t *body = NULL;
+    if (r->body.len) {
+        char *why = NULL;
+        body = api_parse_body(r->body.data, r->body.len, false, &why);
+        if (!body || !json_is_object(body)) {
+            char *msg = sl_xasprintf("the body of the request could not be decoded as "
+                                     "DeleteOptions: %s",
+                                     why ? why : "not a JSON object");
+            *status = sl_kube_status_bad_request(msg);
+            free(msg);
+            free(why);
+            json_decref(body);
+            return -1;
+        }
+        json_t *g = json_object_get(body, "gracePeriodSeconds");
+        if (json_is_integer(g)) {
+            o->has_grace = true;
+            o->grace = json_integer_value(g);
+        }
+        json_t *pre = json_object_get(body, "preconditions");
+        const char *u = json_string_value(json_object_get(pre, "uid"));
+        const char *v = json_string_value(json_object_get(pre, "resourceVersion"));
+        if (u)
+            snprintf(o->pre_uid, sizeof(o->pre_uid), "%s", u);
+        if (v)
+            snprintf(o->pre_rv, sizeof(o->pre_rv), "%s", v);
+        json_t *dr = json_object_get(body, "dryRun");
+        size_t i;
+        json_t *x;
+        json_array_foreach(dr, i, x) if (json_is_string(x) &&
+                                         !strcmp(json_string_value(x), "All")) o->dry = true;
+        json_decref(body);
+    }
+    const char *g = api_query(r, "gracePeriodSeconds");
+    if (g && *g) {
+        char *end;
+        long long v = strtoll(g, &end, 10);
+        if (*end) {
+            *status = sl_kube_status_bad_request("gracePeriodSeconds must be an integer");
+            return -1;
+        }
+        o->has_grace = true;
+        o->grace = v;
+    }
+    const char *d = api_query(r, "dryRun");
+    if (d && !strcmp(d, "All"))
+        o->dry = true;
+    return 0;
+}
+
+/* Set deletionTimestamp = now + grace unless an earlier one is set. */
+static int mark_deleting(sl_api_t *api, const api_resource_t *res, json_t *obj, long long grace,
+                         bool dry, json_t **status)
+{
+    long long now_ns = sl_kube_now_ns();
+    long long when = now_ns + grace * 1000000000LL;
+    const char *cur = sl_kube_meta_str(obj, "deletionTimestamp");
+    int64_t cur_ns = 0;
+    if (cur && sl_kube_parse_rfc3339(cur, &cur_ns) == 0 && cur_ns <= when)
+        return 0; /* already deleting, at least as soon */
+    char *ts = sl_kube_rfc3339(when, 0);
+    sl_kube_meta_set_str(obj, "deletionTimestamp", ts);
+    free(ts);
+    json_object_set_new(sl_kube_meta(obj), "deletionGracePeriodSeconds",
+                        json_integer((json_int_t)grace));
+    if (!strcmp(res->name, "namespaces")) {
+        json_t *st = json_object_get(obj, "status");
+        if (!json_is_object(st))
+            json_object_set_new(obj, "status", st = json_object());
+        json_object_set_new(st, "phase", json_string("Terminating"));
+    }
+    if (dry)
+        return 0;
+    sl_error_t err = {""};
+    if (sl_store_update(api->store, res->store_name, obj, sl_kube_rv(obj), &err) < 0) {
+        *status = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
+        return -1;
+    }
+    return 0;
+}
+
+bool api_pod_delete_now(json_t *pod, long long grace)
+{
+    if (grace == 0)
+        return true;
+    const char *phase = sl_kube_path_str(pod, "status.phase");
+    if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
+        return true;
+    bool pending = !phase || !*phase || !strcmp(phase, "Pending");
+    return pending && !sl_kube_annotation(pod, JOB_ID_ANNOTATION);
+}
+
+int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old,
+                      const api_delopts_t *o, json_t **result, json_t **status)
+{
+    const char *name = sl_kube_name(old);
+    const char *ns = sl_kube_namespace(old);
+    *result = NULL;
+    if (o->pre_uid[0] && strcmp(o->pre_uid, sl_kube_uid(old) ? sl_kube_uid(old) : "")) {
+        char *why = sl_xasprintf("Precondition failed: UID in precondition: %s, UID in object "
+                                 "meta: %s",
+                                 o->pre_uid, sl_kube_uid(old) ? sl_kube_uid(old) : "");
+        *status = sl_kube_status_conflict(res->name, res->group, name, why);
+        free(why);
+        return -1;
+    }
+    const char *orv = sl_kube_meta_str(old, "resourceVersion");
+    if (o->pre_rv[0] && strcmp(o->pre_rv, orv ? orv : "")) {
+        char *why = sl_xasprintf("Precondition failed: ResourceVersion in precondition: %s, "
+                                 "ResourceVersion in object meta: %s",
+                                 o->pre_rv, orv ? orv : "");
+        *status = sl_kube_status_conflict(res->name, res->group, name, why);
+        free(why);
+        return -1;
+    }
+    bool is_pod = !strcmp(res->name, "pods");
+    bool is_ns = !strcmp(res->name, "namespaces");
+    if (is_ns && protected_namespace(name)) {
+        *status = sl_kube_status_forbidden(res->name, res->group, name,
+                                           "this namespace may not be deleted");
+        return -1;
+    }
+    json_t *obj = json_deep_copy(old);
+    bool finalizers = json_array_size(json_object_get(sl_kube_meta(obj), "finalizers")) > 0;
+    long long grace = 0;
+    bool now = true;
+    if (is_pod) {
+        json_t *tg = sl_kube_path(obj, "spec.terminationGracePeriodSeconds");
+        grace = o->has_grace ? o->grace : json_is_integer(tg) ? json_integer_value(tg) : 30;
+        if (grace < 0)
+            grace = 1;
+        now = api_pod_delete_now(obj, grace);
+        if (!now && sl_kube_meta_str(obj, "deletionTimestamp") && o->has_grace == false)
+            grace = json_integer_value(json_object_get(sl_kube_meta(obj),
+                                                       "deletionGracePeriodSeconds"));
+    }
+    if (is_ns) /* emptied by api_namespace_sweep() before it goes */
+        now = false;
+    if (!now || finalizers) {
+        if (mark_deleting(api, res, obj, now ? 0 : grace, o->dry, status) < 0) {
+            json_decref(obj);
+            return -1;
+        }
+        *result = obj;
+        return 1; /* still there */
+    }
+    if (o->dry) {
+        *result = obj;
+        return 0;
+    }
+    json_decref(obj);
+    json_t *gone = NULL;
+    sl_error_t err = {""};
+    if (sl_store_delete(api->store, res->store_name, ns, name, sl_kube_rv(old), &gone, &err) < 0) {
+        *status = api_store_error_status(res, name, errno, err.text);
+        return -1;
+    }
+    *result = gone;
+    return 0;
+}
+
+enum MHD_Result api_handle_delete(api_req_t *r, const api_path_t *p)
+{
+    const api_resource_t *res = p->res;
+    api_delopts_t o;
+    json_t *st = NULL, *result = NULL;
+    if (parse_opts(r, &o, &st) < 0)
+        return api_reply_status(r, st);
+    int rc = -1;
+    for (int attempt = 0; attempt < 5; attempt++) {
+        json_t *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+        if (!old)
+            return api_reply_status(r, api_store_error_status(res, p->name, errno, NULL));
+        json_decref(st);
+        st = NULL;
+        rc = api_delete_object(r->api, res, old, &o, &result, &st);
+        json_decref(old);
+        /* a concurrent write (the controller updating status) is not the
+         * client's conflict unless it gave a precondition */
+        bool stale = rc < 0 && json_integer_value(json_object_get(st, "code")) == 409 &&
+                     !o.pre_rv[0] && !o.pre_uid[0];
+        if (!stale)
+            break;
+    }
+    if (rc < 0)
+        return api_reply_status(r, st);
+    if (rc == 1 && !strcmp(res->name, "namespaces") && !o.dry) {
+        api_namespace_sweep(r->api, p->name);
+        json_t *again = sl_store_get(r->api->store, res->store_name, NULL, p->name);
+        if (again) {
+            json_decref(result);
+            result = again;
+        }
+    }
+    if (rc == 0 && strcmp(res->name, "pods") && strcmp(res->name, "namespaces")) {
+        /* most kinds answer a Success Status (ReturnDeletedObject false) */
+        json_t *s = sl_kube_status_success(res->name, res->group, p->name, sl_kube_uid(result));
+        json_decref(result);
+        return api_reply_json(r, 200, s);
+    }
+    return api_reply_object(r, res, 200, result);
+}
+
+enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
+{
+    const api_resource_t *res = p->res;
+    api_delopts_t o;
+    json_t *st = NULL;
+    sl_kube_selector_t *ls = NULL, *fs = NULL;
+    if (parse_opts(r, &o, &st) < 0 || api_parse_selectors(r, res, &ls, &fs, &st) < 0)
+        return api_reply_status(r, st);
+    int64_t rv = 0;
+    json_t *all = sl_store_list(r->api->store, res->store_name, p->ns, &rv);
+    json_t *items = json_array();
+    size_t i;
+    json_t *old;
+    json_array_foreach(all, i, old)
+    {
+        if (!sl_kube_selector_match(ls, old) || !sl_kube_selector_match(fs, old))
+            continue;
+        json_t *result = NULL, *est = NULL;
+        if (api_delete_object(r->api, res, old, &o, &result, &est) >= 0 && result)
+            json_array_append_new(items, result);
+        json_decref(est);
+    }
+    json_decref(all);
+    sl_kube_selector_destroy(ls);
+    sl_kube_selector_destroy(fs);
+    char gv[128], rvs[32];
+    snprintf(rvs, sizeof(rvs), "%lld", (long long)sl_store_revision(r->api->store));
+    return api_reply_json(r, 200, json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", res->list_kind,
+                                            "apiVersion",
+                                            api_resource_api_version(res, gv, sizeof(gv)),
+                                            "metadata", "resourceVersion", rvs, "items", items));
+}

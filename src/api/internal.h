@@ -1,0 +1,212 @@
+/* internal.h — what the files of src/api/ share: the server state, the
+ * request being served, reply helpers and the handlers' entry points.
+ * Not an interface for other modules (that is server.h). */
+#ifndef SL_API_INTERNAL_H
+#define SL_API_INTERNAL_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/resource.h"
+#include "api/server.h"
+#include "common/buf.h"
+#include "kube/selector.h"
+#include "pod/fielderr.h"
+#include "store/store.h"
+
+struct sl_api {
+    struct MHD_Daemon *mhd;
+    sl_store_t *store; /* borrowed */
+    char *pods_root;
+    char *server_address; /* "127.0.0.1:6443", for APIVersions */
+    char *tls_cert_pem, *tls_key_pem;
+    size_t max_body;
+    int bookmark_ms;
+    long long event_ttl_ns;
+    int port;
+    sl_api_shim_event_fn shim_event;
+    void *shim_event_arg;
+    atomic_int stopping; /* streams end when set */
+    pthread_t janitor;
+    bool janitor_started;
+};
+
+/* One HTTP request (MHD calls the access handler several times per
+ * request; this carries state between the calls). */
+typedef struct api_req {
+    sl_api_t *api;
+    struct MHD_Connection *conn;
+    const char *method; /* MHD-owned, valid until the request completes */
+    const char *url;    /* path without the query, MHD-owned */
+    sl_buf_t body;
+    bool replied;       /* a response was queued (maybe before the body ended) */
+    json_t *warnings;   /* strings → `Warning: 299 - "..."` headers */
+    long long start_ms;
+    unsigned code;      /* for the request log */
+} api_req_t;
+
+/* The parsed resource path of /api/v1/... and /apis/G/V/... URLs. */
+typedef struct api_path {
+    const api_resource_t *res; /* NULL: unknown resource */
+    const char *ns;            /* namespace from the URL, or NULL */
+    const char *name;          /* object name, or NULL (collection) */
+    const char *sub;           /* "status", "log", or NULL */
+    bool watch_prefix;         /* legacy /api/v1/watch/... form */
+} api_path_t;
+
+/* --- requests (server.c) --- */
+const char *api_query(api_req_t *r, const char *key);
+const char *api_header(api_req_t *r, const char *name);
+/* Boolean query parameter: "true"/"1" → true (as kube-apiserver's decoder). */
+bool api_query_bool(api_req_t *r, const char *key);
+void api_warn(api_req_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- replies (reply.c); each queues the response and returns MHD's result --- */
+enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, const char *data,
+                                size_t len);
+/* obj is stolen. */
+enum MHD_Result api_reply_json(api_req_t *r, unsigned code, json_t *obj);
+enum MHD_Result api_reply_json_ct(api_req_t *r, unsigned code, const char *ctype, json_t *obj);
+/* A Status object (stolen); the HTTP code is its "code". */
+enum MHD_Result api_reply_status(api_req_t *r, json_t *status);
+/* Already-serialised JSON text (taken: freed by MHD). */
+enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, char *text,
+                                size_t len);
+/* A streamed (chunked) response; free_fn(cls) runs when it ends. */
+enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
+                                 MHD_ContentReaderCallback reader, void *cls,
+                                 MHD_ContentReaderFreeCallback free_fn);
+
+/* --- content negotiation (accept.c) --- */
+typedef struct api_media {
+    char type[96]; /* "application/json", "*" "/" "*", ... (lower case) */
+    char as[64];   /* as= parameter ("Table", "APIGroupDiscoveryList") or "" */
+    char g[64];    /* g= */
+    char v[32];    /* v= */
+} api_media_t;
+/* The Accept header's media ranges in order (at most max); a missing header
+ * gives one "*" "/" "*". */
+int api_accept(api_req_t *r, api_media_t *out, int max);
+/* application/json, application/ *, * / * (also application/yaml is not JSON). */
+bool api_media_json(const api_media_t *m);
+
+/* --- routing (router.c) --- */
+enum MHD_Result api_route(api_req_t *r);
+
+/* --- discovery.c / openapi.c --- */
+enum MHD_Result api_serve_version(api_req_t *r);
+enum MHD_Result api_serve_api_versions(api_req_t *r);     /* /api */
+enum MHD_Result api_serve_group_list(api_req_t *r);       /* /apis */
+enum MHD_Result api_serve_group(api_req_t *r, const char *group);
+enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const char *version);
+enum MHD_Result api_serve_openapi(api_req_t *r, const char *rest); /* after /openapi/v3 */
+
+/* --- objects.c (create/get/list/update/delete), patch.c, watch.c, logs.c --- */
+enum MHD_Result api_handle_create(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_delete(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p);
+enum MHD_Result api_handle_shim_event(api_req_t *r);
+
+/* --- decode.c: request bodies as kube-apiserver decodes them --- */
+/* Parse the body (JSON, or YAML for application/yaml) into an object for
+ * resource res: checks apiVersion/kind (filled in when absent) and runs the
+ * kind's strict decoding per the fieldValidation parameter. NULL with a
+ * Status reply queued on failure (*mhd gets the result). */
+json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd);
+/* Parse a body as JSON (or YAML) without any kind checks; NULL with *why
+ * (caller frees) on a syntax error worded like Go's encoding/json. */
+json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why);
+/* Strict/Warn/Ignore for this request; NULL with a Status reply queued
+ * when the parameter has an unsupported value. */
+const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd);
+/* Run res's decode_check on obj and apply the fieldValidation directive.
+ * -1 with a Status queued on a strict error. */
+int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
+                     enum MHD_Result *mhd);
+
+/* --- table.c: Table output --- */
+/* 0: plain JSON, 1: Table meta.k8s.io/v1, 2: Table meta.k8s.io/v1beta1,
+ * -1: nothing acceptable (406). */
+int api_wants_table(api_req_t *r);
+/* includeObject: 0 None, 1 Metadata (default), 2 Object. */
+int api_include_object(api_req_t *r);
+/* A Table of objects (array, borrowed) of resource res. */
+json_t *api_table(const api_resource_t *res, json_t *objects, const char *rv, int table_ver,
+                  int include, bool with_columns);
+/* One row for obj. */
+json_t *api_table_row(const api_resource_t *res, json_t *obj, int include, long long now_ns);
+
+/* --- delete.c --- */
+typedef struct api_delopts {
+    bool has_grace;
+    long long grace;
+    char pre_uid[64];
+    char pre_rv[32];
+    bool dry;
+} api_delopts_t;
+/* Delete (or start deleting) old, a stored object of res. 0: removed,
+ * *result = its last state; 1: still there with deletionTimestamp set
+ * (graceful pod, finalizers, namespace), *result = it; -1: *status. */
+int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old,
+                      const api_delopts_t *o, json_t **result, json_t **status);
+/* The rule for removing a pod at once on DELETE (see delete.c). */
+bool api_pod_delete_now(json_t *pod, long long grace);
+
+/* --- kinds.c, pod_kind.c --- */
+/* ValidateObjectMeta: name (DNS label or subdomain), labels, annotations. */
+void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs);
+/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs. */
+json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj);
+/* Unknown fields of obj as kind (src/pod/schema.h) appended to unknown. */
+int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown);
+
+/* --- lifecycle.c: defaults namespaces, graceful pod deletion, janitor --- */
+int api_bootstrap(sl_api_t *api, sl_error_t *err);
+int api_janitor_start(sl_api_t *api, sl_error_t *err);
+void api_janitor_stop(sl_api_t *api);
+/* Delete what a terminating namespace holds; remove it once empty. */
+void api_namespace_sweep(sl_api_t *api, const char *ns);
+/* Ensure a `default` ServiceAccount in ns (idempotent). */
+void api_ensure_default_sa(sl_api_t *api, const char *ns);
+
+/* --- helpers shared by handlers (objects.c) --- */
+/* Status for a store errno (ENOENT, EEXIST, ESTALE, ...) on res/name. */
+json_t *api_store_error_status(const api_resource_t *res, const char *name, int e,
+                               const char *text);
+/* Queue a reply with obj as JSON or as a one-row Table per Accept. obj stolen. */
+enum MHD_Result api_reply_object(api_req_t *r, const api_resource_t *res, unsigned code,
+                                 json_t *obj);
+/* Set apiVersion and kind of obj from res (the store keeps them). */
+void api_set_type(const api_resource_t *res, json_t *obj);
+/* Create obj (decoded, kind checked) at p: namespace and service account
+ * checks, defaults, validation, generateName, dryRun. -1 with *status (a
+ * Status to send; NULL when a reply was already queued). */
+int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status);
+/* PUT and PATCH share this: *objp is the complete new object (replaced by
+ * the stored result), old the stored one; expect_rv 0 = unconditional.
+ * -1 with *status (a Status to send) on failure. */
+int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
+                     int64_t expect_rv, json_t **status);
+/* labelSelector and fieldSelector of the request (both NULL-safe to
+ * destroy). -1 with a 400 Status in *status on a parse error. */
+int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selector_t **ls,
+                        sl_kube_selector_t **fs, json_t **status);
+/* A Pod's service account must exist (ServiceAccount admission): NULL or
+ * a 403 Status. */
+json_t *api_check_service_account(api_req_t *r, json_t *pod);
+/* Namespace check for writes: exists and is not terminating. NULL when ok,
+ * else a Status. */
+json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns,
+                            const char *name);
+
+#endif

@@ -1,0 +1,258 @@
+/* kinds.c — per-kind hooks of the simple kinds (namespaces, nodes, events,
+ * configmaps, secrets, serviceaccounts): metadata validation with
+ * kube-apiserver's texts, defaults, status kept on update, Table printers.
+ * Pods have their own file (pod_kind.c). */
+#include "api/internal.h"
+#include "api/printers.h"
+#include "kube/meta.h"
+#include "pod/fielderr.h"
+#include "pod/pod.h"
+#include "pod/schema.h"
+
+#include <string.h>
+
+#define ANNOTATIONS_MAX (256 * 1024) /* TotalAnnotationSizeLimitB */
+
+/* ValidateObjectMeta: name (label or subdomain), labels, annotations. */
+void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs)
+{
+    const char *name = sl_kube_name(obj);
+    const char *gen = sl_kube_meta_str(obj, "generateName");
+    if (!name || !*name) {
+        if (!gen || !*gen)
+            sl_fe_required(errs, "name or generateName is required", "metadata.name");
+    } else if (name_is_label) {
+        sl_validate_dns1123_label(errs, "metadata.name", name);
+    } else {
+        sl_validate_dns1123_subdomain(errs, "metadata.name", name);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(sl_kube_meta(obj), "labels"), k, v)
+    {
+        sl_validate_qualified_name(errs, "metadata.labels", k);
+        if (json_is_string(v))
+            sl_validate_label_value(errs, "metadata.labels", json_string_value(v));
+    }
+    size_t total = 0;
+    json_object_foreach(json_object_get(sl_kube_meta(obj), "annotations"), k, v)
+    {
+        char lower[320];
+        size_t n = strlen(k);
+        if (n >= sizeof(lower))
+            n = sizeof(lower) - 1;
+        for (size_t i = 0; i < n; i++)
+            lower[i] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] + 32 : k[i]);
+        lower[n] = '\0';
+        sl_validate_qualified_name(errs, "metadata.annotations", lower);
+        total += strlen(k) + (json_is_string(v) ? strlen(json_string_value(v)) : 0);
+    }
+    if (total > ANNOTATIONS_MAX)
+        sl_fielderrs_add(errs, SL_FE_TOO_LONG, "metadata.annotations", NULL,
+                         "must have at most 262144 bytes");
+}
+
+int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown)
+{
+    size_t n = 0;
+    char **v = sl_schema_unknown_fields(kind, obj, &n);
+    for (size_t i = 0; v && i < n; i++)
+        json_array_append_new(unknown, json_string(v[i]));
+    sl_strv_free(v);
+    return 0;
+}
+
+/* NULL when errs is empty, else the 422 Invalid Status for obj (errs freed). */
+json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj)
+{
+    json_t *st = NULL;
+    if (sl_fielderrs_count(errs))
+        st = sl_fielderrs_status(errs, "", kind, sl_kube_name(obj) ? sl_kube_name(obj) : "");
+    sl_fielderrs_destroy(errs);
+    return st;
+}
+
+static json_t *validate_subdomain_named(json_t *obj, const char *kind)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    api_validate_meta(obj, false, errs);
+    return api_invalid_status(errs, kind, obj);
+}
+
+/* ---- namespaces ---- */
+
+static int ns_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+{
+    (void)warnings;
+    (void)err;
+    return api_schema_unknown("Namespace", obj, unknown);
+}
+
+static void ns_defaults(json_t *obj)
+{
+    /* kube-apiserver labels every namespace with its own name */
+    const char *name = sl_kube_name(obj);
+    if (name && *name)
+        sl_kube_set_label(obj, "kubernetes.io/metadata.name", name);
+}
+
+static void ns_prepare_create(json_t *obj)
+{
+    json_object_set_new(obj, "spec", json_pack("{s:[s]}", "finalizers", "kubernetes"));
+    json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Active"));
+}
+
+static void keep_status(json_t *obj, json_t *old)
+{
+    json_t *s = json_object_get(old, "status");
+    if (s)
+        json_object_set(obj, "status", s);
+    else
+        json_object_del(obj, "status");
+}
+
+static json_t *ns_validate(json_t *obj)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    api_validate_meta(obj, true, errs);
+    return api_invalid_status(errs, "Namespace", obj);
+}
+
+static json_t *ns_validate_update(json_t *obj, json_t *old)
+{
+    (void)old;
+    return ns_validate(obj);
+}
+
+const api_kind_ops_t api_namespace_ops = {
+    .decode_check = ns_decode,
+    .defaults = ns_defaults,
+    .prepare_create = ns_prepare_create,
+    .prepare_update = keep_status,
+    .validate_create = ns_validate,
+    .validate_update = ns_validate_update,
+    .table_columns = api_namespace_columns,
+    .table_cells = api_namespace_cells,
+};
+
+/* ---- nodes (written by controllers through the store; read here) ---- */
+
+const api_kind_ops_t api_node_ops = {
+    .table_columns = api_node_columns,
+    .table_cells = api_node_cells,
+};
+
+/* ---- events ---- */
+
+static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+{
+    (void)warnings;
+    (void)err;
+    return api_schema_unknown("Event", obj, unknown);
+}
+
+static json_t *ev_validate(json_t *obj)
+{
+    return validate_subdomain_named(obj, "Event");
+}
+static json_t *ev_validate_update(json_t *obj, json_t *old)
+{
+    (void)old;
+    return ev_validate(obj);
+}
+
+const api_kind_ops_t api_event_ops = {
+    .decode_check = ev_decode,
+    .validate_create = ev_validate,
+    .validate_update = ev_validate_update,
+    .table_columns = api_event_columns,
+    .table_cells = api_event_cells,
+};
+
+/* ---- configmaps ---- */
+
+static int cm_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+{
+    (void)warnings;
+    (void)err;
+    return api_schema_unknown("ConfigMap", obj, unknown);
+}
+
+static json_t *cm_validate(json_t *obj)
+{
+    return validate_subdomain_named(obj, "ConfigMap");
+}
+static json_t *cm_validate_update(json_t *obj, json_t *old)
+{
+    (void)old;
+    return cm_validate(obj);
+}
+
+const api_kind_ops_t api_configmap_ops = {
+    .decode_check = cm_decode,
+    .validate_create = cm_validate,
+    .validate_update = cm_validate_update,
+    .table_columns = api_configmap_columns,
+    .table_cells = api_configmap_cells,
+};
+
+/* ---- secrets ---- */
+
+static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+{
+    (void)warnings;
+    (void)err;
+    return api_schema_unknown("Secret", obj, unknown);
+}
+
+static void secret_defaults(json_t *obj)
+{
+    if (!json_string_value(json_object_get(obj, "type")))
+        json_object_set_new(obj, "type", json_string("Opaque"));
+}
+
+static json_t *secret_validate(json_t *obj)
+{
+    return validate_subdomain_named(obj, "Secret");
+}
+static json_t *secret_validate_update(json_t *obj, json_t *old)
+{
+    (void)old;
+    return secret_validate(obj);
+}
+
+const api_kind_ops_t api_secret_ops = {
+    .decode_check = secret_decode,
+    .defaults = secret_defaults,
+    .validate_create = secret_validate,
+    .validate_update = secret_validate_update,
+    .table_columns = api_secret_columns,
+    .table_cells = api_secret_cells,
+};
+
+/* ---- serviceaccounts ---- */
+
+static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+{
+    (void)warnings;
+    (void)err;
+    return api_schema_unknown("ServiceAccount", obj, unknown);
+}
+
+static json_t *sa_validate(json_t *obj)
+{
+    return validate_subdomain_named(obj, "ServiceAccount");
+}
+static json_t *sa_validate_update(json_t *obj, json_t *old)
+{
+    (void)old;
+    return sa_validate(obj);
+}
+
+const api_kind_ops_t api_serviceaccount_ops = {
+    .decode_check = sa_decode,
+    .validate_create = sa_validate,
+    .validate_update = sa_validate_update,
+    .table_columns = api_serviceaccount_columns,
+    .table_cells = api_serviceaccount_cells,
+};

@@ -1,0 +1,202 @@
+/* lifecycle.c — what the API keeps true over time:
+ *  - at start: the namespaces default, kube-system and kube-public, and a
+ *    `default` ServiceAccount in every namespace;
+ *  - namespace deletion: a deleted namespace turns Terminating, its
+ *    contents are deleted (pods gracefully, by the rule in delete.c) and the
+ *    namespace is removed once nothing is left in it;
+ *  - events older than the event TTL (1 h, like kube-apiserver's
+ *    --event-ttl) are removed.
+ * A janitor thread re-checks terminating namespaces after store changes
+ * (pods leave them when the lifecycle controller removes them) and expires
+ * events once a minute. */
+#include "api/internal.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const initial_namespaces[] = {"default", "kube-system", "kube-public", NULL};
+
+void api_ensure_default_sa(sl_api_t *api, const char *ns)
+{
+    json_t *sa = sl_store_get(api->store, "serviceaccounts", ns, "default");
+    if (sa) {
+        json_decref(sa);
+        return;
+    }
+    sa = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "ServiceAccount",
+                   "metadata", "name", "default", "namespace", ns);
+    sl_error_t err = {""};
+    if (sl_store_create(api->store, "serviceaccounts", sa, &err) < 0 && errno != EEXIST)
+        sl_warn("cannot create serviceaccount %s/default: %s", ns, err.text);
+    json_decref(sa);
+}
+
+int api_bootstrap(sl_api_t *api, sl_error_t *err)
+{
+    for (int i = 0; initial_namespaces[i]; i++) {
+        const char *name = initial_namespaces[i];
+        json_t *ns = sl_store_get(api->store, "namespaces", NULL, name);
+        if (!ns) {
+            ns = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:[s]}, s:{s:s}}", "apiVersion", "v1",
+                           "kind", "Namespace", "metadata", "name", name, "labels",
+                           "kubernetes.io/metadata.name", name, "spec", "finalizers",
+                           "kubernetes", "status", "phase", "Active");
+            if (sl_store_create(api->store, "namespaces", ns, err) < 0 && errno != EEXIST) {
+                json_decref(ns);
+                return sl_errprefix(err, "creating namespace %s", name);
+            }
+        }
+        json_decref(ns);
+    }
+    json_t *all = sl_store_list(api->store, "namespaces", NULL, NULL);
+    size_t i;
+    json_t *ns;
+    json_array_foreach(all, i, ns) api_ensure_default_sa(api, sl_kube_name(ns));
+    json_decref(all);
+    return 0;
+}
+
+void api_namespace_sweep(sl_api_t *api, const char *ns)
+{
+    long remaining = 0;
+    api_delopts_t opts = {0};
+    for (const api_resource_t *res = api_resources; res->name; res++) {
+        if (!res->namespaced)
+            continue;
+        json_t *objs = sl_store_list(api->store, res->store_name, ns, NULL);
+        size_t i;
+        json_t *o;
+        json_array_foreach(objs, i, o)
+        {
+            if (sl_kube_meta_str(o, "deletionTimestamp")) {
+                remaining++; /* already on its way out */
+                continue;
+            }
+            json_t *result = NULL, *st = NULL;
+            int rc = api_delete_object(api, res, o, &opts, &result, &st);
+            if (rc != 0)
+                remaining++;
+            json_decref(result);
+            json_decref(st);
+        }
+        json_decref(objs);
+    }
+    if (remaining == 0) {
+        sl_error_t err = {""};
+        if (sl_store_delete(api->store, "namespaces", NULL, ns, 0, NULL, &err) < 0 &&
+            errno != ENOENT)
+            sl_warn("cannot remove namespace %s: %s", ns, err.text);
+    }
+}
+
+static void expire_events(sl_api_t *api)
+{
+    json_t *evs = sl_store_list(api->store, "events", NULL, NULL);
+    long long now = sl_kube_now_ns();
+    size_t i;
+    json_t *e;
+    json_array_foreach(evs, i, e)
+    {
+        const char *ts = json_string_value(json_object_get(e, "lastTimestamp"));
+        if (!ts)
+            ts = json_string_value(json_object_get(e, "eventTime"));
+        if (!ts)
+            ts = sl_kube_meta_str(e, "creationTimestamp");
+        int64_t t = 0;
+        if (!ts || sl_kube_parse_rfc3339(ts, &t) < 0 || now - t < api->event_ttl_ns)
+            continue;
+        sl_store_delete(api->store, "events", sl_kube_namespace(e), sl_kube_name(e), 0, NULL,
+                        NULL);
+    }
+    json_decref(evs);
+}
+
+static void *janitor(void *arg)
+{
+    sl_api_t *api = arg;
+    int64_t rv = 0;
+    long long last_events = 0;
+    while (!atomic_load(&api->stopping)) {
+        int64_t now_rv = sl_store_wait(api->store, rv, 1000);
+        if (atomic_load(&api->stopping))
+            break;
+        if (now_rv != rv) {
+            rv = now_rv;
+            json_t *nss = sl_store_list(api->store, "namespaces", NULL, NULL);
+            size_t i;
+            json_t *ns;
+            json_array_foreach(nss, i, ns) if (sl_kube_meta_str(ns, "deletionTimestamp"))
+                api_namespace_sweep(api, sl_kube_name(ns));
+            json_decref(nss);
+            /* under a storm of changes, look at most every 200 ms */
+            for (int k = 0; k < 4 && !atomic_load(&api->stopping); k++)
+                sl_sleep_ms(50);
+        }
+        long long t = sl_now_ms();
+        if (t - last_events >= 60000) {
+            last_events = t;
+            expire_events(api);
+        }
+    }
+    return NULL;
+}
+
+int api_janitor_start(sl_api_t *api, sl_error_t *err)
+{
+    int e = pthread_create(&api->janitor, NULL, janitor, api);
+    if (e) {
+        errno = e;
+        return sl_errprintf(err, "cannot start the janitor thread: %s", strerror(e));
+    }
+    api->janitor_started = true;
+    return 0;
+}
+
+void api_janitor_stop(sl_api_t *api)
+{
+    if (!api->janitor_started)
+        return;
+    atomic_store(&api->stopping, 1);
+    sl_store_kick(api->store);
+    pthread_join(api->janitor, NULL);
+    api->janitor_started = false;
+}
+
+/* POST /internal/v1/shim/events: handed to the lifecycle controller's hook. */
+enum MHD_Result api_handle_shim_event(api_req_t *r)
+{
+    sl_api_t *api = r->api;
+    if (!api->shim_event)
+        return api_reply_status(r, sl_kube_status_unavailable("no receiver for shim events"));
+    const char *auth = api_header(r, "Authorization");
+    const char *bearer = NULL;
+    if (auth && !strncasecmp(auth, "Bearer ", 7))
+        bearer = auth + 7;
+    char *why = NULL;
+    json_t *ev = api_parse_body(r->body.data, r->body.len, false, &why);
+    if (!ev || !json_is_object(ev)) {
+        char *m = sl_xasprintf("invalid shim event: %s", why ? why : "not a JSON object");
+        json_t *st = sl_kube_status_bad_request(m);
+        free(m);
+        free(why);
+        json_decref(ev);
+        return api_reply_status(r, st);
+    }
+    sl_error_t err = {""};
+    errno = 0;
+    int rc = api->shim_event(api->shim_event_arg, bearer, ev, &err);
+    int e = errno;
+    json_decref(ev);
+    if (rc == 0)
+        return api_reply_bytes(r, 204, NULL, "", 0);
+    if (e == EACCES)
+        return api_reply_status(r, sl_kube_status_unauthorized(NULL));
+    return api_reply_status(r, sl_kube_status_bad_request(err.text[0] ? err.text
+                                                                      : "shim event refused"));
+}

@@ -1,0 +1,377 @@
+/* objects.c — create, get and update (PUT) of any served resource, plus
+ * the helpers the other handlers share. Kind-specific behaviour comes from
+ * the resource's ops (resource.h); everything else follows
+ * kube-apiserver's generic registry (k8s.io/apiserver/pkg/registry/rest). */
+#include "api/internal.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define GENERATE_NAME_TRIES 8 /* kube-apiserver retries generateName collisions too */
+
+void api_set_type(const api_resource_t *res, json_t *obj)
+{
+    char gv[128];
+    if (!json_is_object(obj))
+        return;
+    json_object_set_new(obj, "apiVersion", json_string(api_resource_api_version(res, gv, sizeof(gv))));
+    json_object_set_new(obj, "kind", json_string(res->kind));
+}
+
+json_t *api_store_error_status(const api_resource_t *res, const char *name, int e,
+                               const char *text)
+{
+    switch (e) {
+    case ENOENT: return sl_kube_status_not_found(res->name, res->group, name);
+    case EEXIST: return sl_kube_status_already_exists(res->name, res->group, name);
+    case ESTALE: return sl_kube_status_conflict(res->name, res->group, name, NULL);
+    case EINVAL: return sl_kube_status_bad_request(text && *text ? text : "invalid object");
+    default: return sl_kube_status_internal(text && *text ? text : strerror(e));
+    }
+}
+
+enum MHD_Result api_reply_object(api_req_t *r, const api_resource_t *res, unsigned code,
+                                 json_t *obj)
+{
+    int t = api_wants_table(r);
+    if (t > 0) {
+        json_t *arr = json_pack("[o]", obj);
+        const char *rv = sl_kube_meta_str(obj, "resourceVersion");
+        json_t *tbl = api_table(res, arr, rv ? rv : "", t, api_include_object(r), true);
+        json_decref(arr);
+        return api_reply_json(r, code, tbl);
+    }
+    return api_reply_json(r, code, obj);
+}
+
+json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns,
+                            const char *name)
+{
+    json_t *nso = sl_store_get(r->api->store, "namespaces", NULL, ns);
+    if (!nso)
+        return sl_kube_status_not_found("namespaces", "", ns);
+    const char *phase = sl_kube_path_str(nso, "status.phase");
+    bool terminating = sl_kube_meta_str(nso, "deletionTimestamp") ||
+                       (phase && !strcmp(phase, "Terminating"));
+    json_decref(nso);
+    if (terminating && !strcmp(r->method, "POST")) {
+        char *why = sl_xasprintf(
+            "unable to create new content in namespace %s because it is being terminated", ns);
+        json_t *st = sl_kube_status_forbidden(res->name, res->group, name, why);
+        free(why);
+        return st;
+    }
+    return NULL;
+}
+
+json_t *api_check_service_account(api_req_t *r, json_t *pod)
+{
+    const char *sa = sl_kube_path_str(pod, "spec.serviceAccountName");
+    if (!sa || !*sa)
+        sa = sl_kube_path_str(pod, "spec.serviceAccount");
+    if (!sa || !*sa)
+        sa = "default";
+    const char *ns = sl_kube_namespace(pod);
+    json_t *o = sl_store_get(r->api->store, "serviceaccounts", ns, sa);
+    if (o) {
+        json_decref(o);
+        return NULL;
+    }
+    char *why = sl_xasprintf("error looking up service account %s/%s: serviceaccount \"%s\" not "
+                             "found",
+                             ns, sa, sa);
+    json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
+    free(why);
+    return st;
+}
+
+/* dryRun=All: validate and answer, write nothing. */
+static int dry_run(api_req_t *r, enum MHD_Result *mhd)
+{
+    const char *d = api_query(r, "dryRun");
+    if (!d || !*d)
+        return 0;
+    if (!strcmp(d, "All"))
+        return 1;
+    json_t *causes = json_array();
+    static const char *const allowed[] = {"All", NULL};
+    json_t *v = json_string(d);
+    sl_kube_cause_not_supported(causes, "dryRun", v, allowed);
+    json_decref(v);
+    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", causes));
+    return -1;
+}
+
+/* Namespace of the object vs the URL's (rest.EnsureObjectNamespaceMatchesRequestNamespace). */
+static json_t *match_namespace(const api_resource_t *res, json_t *obj, const char *url_ns)
+{
+    const char *ns = sl_kube_namespace(obj);
+    const char *want = res->namespaced ? url_ns : "";
+    if (ns && *ns && strcmp(ns, want) && *want)
+        return sl_kube_status_bad_request("the namespace of the provided object does not match "
+                                          "the namespace sent on the request");
+    if (*want)
+        sl_kube_meta_set_str(obj, "namespace", want);
+    else
+        sl_kube_meta_set_str(obj, "namespace", NULL);
+    return NULL;
+}
+
+/* Fields only the server writes on create (rest.BeforeCreate). */
+static void clear_system_fields(json_t *obj)
+{
+    json_t *m = sl_kube_meta(obj);
+    json_object_del(m, "uid");
+    json_object_del(m, "resourceVersion");
+    json_object_del(m, "creationTimestamp");
+    json_object_del(m, "deletionTimestamp");
+    json_object_del(m, "deletionGracePeriodSeconds");
+    json_object_del(m, "selfLink");
+}
+
+int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
+{
+    const api_resource_t *res = p->res;
+    enum MHD_Result mhd = MHD_NO;
+    json_t *st = NULL;
+    char *genc = NULL;
+    int dry = dry_run(r, &mhd);
+    if (dry < 0) { /* already answered */
+        *status = NULL;
+        return -1;
+    }
+    if (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))
+        json_object_del(obj, "metadata");
+    if ((st = match_namespace(res, obj, p->ns)))
+        goto fail;
+    clear_system_fields(obj);
+    const char *name = sl_kube_name(obj);
+    const char *gen = sl_kube_meta_str(obj, "generateName");
+    genc = gen ? sl_xstrdup(gen) : NULL;
+    bool generated = false;
+    if ((!name || !*name) && genc && *genc) {
+        char suffix[6];
+        sl_kube_rand_suffix(suffix, 5);
+        char *n = sl_xasprintf("%s%s", genc, suffix);
+        sl_kube_meta_set_str(obj, "name", n);
+        free(n);
+        generated = true;
+    }
+    name = sl_kube_name(obj);
+    /* admission (namespace lifecycle, service accounts) runs before
+     * validation in kube-apiserver, so a missing namespace wins */
+    if (res->namespaced && (st = api_check_namespace(r, res, p->ns, generated ? "" : name)))
+        goto fail;
+    if (!strcmp(res->name, "pods") && (st = api_check_service_account(r, obj)))
+        goto fail;
+    if (res->ops && res->ops->defaults)
+        res->ops->defaults(obj);
+    if (res->ops && res->ops->prepare_create)
+        res->ops->prepare_create(obj);
+    if (res->ops && res->ops->validate_create && (st = res->ops->validate_create(obj)))
+        goto fail;
+    if (dry) {
+        char uid[37];
+        sl_kube_uuid4(uid);
+        sl_kube_meta_set_str(obj, "uid", uid);
+        char *now = sl_kube_now_rfc3339();
+        sl_kube_meta_set_str(obj, "creationTimestamp", now);
+        free(now);
+        free(genc);
+        return 0;
+    }
+    sl_error_t err = {""};
+    int rc = -1;
+    for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
+        rc = sl_store_create(r->api->store, res->store_name, obj, &err);
+        if (rc == 0 || errno != EEXIST || !generated)
+            break;
+        char suffix[6];
+        sl_kube_rand_suffix(suffix, 5);
+        char *n = sl_xasprintf("%s%s", genc, suffix);
+        sl_kube_meta_set_str(obj, "name", n);
+        free(n);
+    }
+    if (rc < 0) {
+        st = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
+        goto fail;
+    }
+    free(genc);
+    if (!strcmp(res->name, "namespaces"))
+        api_ensure_default_sa(r->api, sl_kube_name(obj));
+    return 0;
+fail:
+    free(genc);
+    *status = st;
+    return -1;
+}
+
+enum MHD_Result api_handle_create(api_req_t *r, const api_path_t *p)
+{
+    enum MHD_Result mhd = MHD_NO;
+    json_t *obj = api_decode_object(r, p->res, &mhd);
+    if (!obj)
+        return mhd;
+    json_t *st = NULL;
+    if (api_create_object(r, p, obj, &st) < 0) {
+        json_decref(obj);
+        return r->replied ? MHD_YES : api_reply_status(r, st);
+    }
+    return api_reply_object(r, p->res, 201, obj);
+}
+
+enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p)
+{
+    json_t *obj = sl_store_get(r->api->store, p->res->store_name, p->ns, p->name);
+    if (!obj)
+        return api_reply_status(r, api_store_error_status(p->res, p->name, errno, NULL));
+    return api_reply_object(r, p->res, 200, obj);
+}
+
+/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422. */
+static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t *old)
+{
+    static const char *const fields[] = {"uid", "creationTimestamp", NULL};
+    json_t *causes = json_array();
+    for (int i = 0; fields[i]; i++) {
+        const char *nv = sl_kube_meta_str(obj, fields[i]);
+        const char *ov = sl_kube_meta_str(old, fields[i]);
+        if (nv && *nv && ov && strcmp(nv, ov)) {
+            char f[64];
+            snprintf(f, sizeof(f), "metadata.%s", fields[i]);
+            sl_kube_cause_invalid_str(causes, f, nv, "field is immutable");
+        }
+    }
+    if (!json_array_size(causes)) {
+        json_decref(causes);
+        return NULL;
+    }
+    return sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), causes);
+}
+
+/* What an update keeps from the stored object, whatever the client sent. */
+static void carry_over(json_t *obj, json_t *old)
+{
+    json_t *m = sl_kube_meta(obj), *om = sl_kube_meta(old);
+    static const char *const keep[] = {"uid", "creationTimestamp", "deletionTimestamp",
+                                       "deletionGracePeriodSeconds", "generation", NULL};
+    for (int i = 0; keep[i]; i++) {
+        json_t *v = json_object_get(om, keep[i]);
+        if (v)
+            json_object_set(m, keep[i], v);
+        else
+            json_object_del(m, keep[i]);
+    }
+}
+
+/* The object a status-subresource write produces: the stored object with
+ * only its status replaced (kube resets metadata and spec for /status). */
+static json_t *status_merge(json_t *obj, json_t *old)
+{
+    json_t *out = json_deep_copy(old);
+    json_t *s = json_object_get(obj, "status");
+    if (s)
+        json_object_set(out, "status", s);
+    else
+        json_object_del(out, "status");
+    return out;
+}
+
+/* Shared by PUT and PATCH: obj is the complete new object (consumed via
+ * *objp, replaced by the stored result), old the stored one. */
+int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
+                     int64_t expect_rv, json_t **status)
+{
+    const api_resource_t *res = p->res;
+    json_t *obj = *objp;
+    bool status_sub = p->sub && !strcmp(p->sub, "status");
+    json_t *st;
+    if ((st = check_meta_update(res, obj, old))) {
+        *status = st;
+        return -1;
+    }
+    if (status_sub) {
+        json_t *merged = status_merge(obj, old);
+        json_decref(obj);
+        *objp = obj = merged;
+    } else {
+        carry_over(obj, old);
+        if (res->ops && res->ops->defaults)
+            res->ops->defaults(obj);
+        if (res->ops && res->ops->prepare_update)
+            res->ops->prepare_update(obj, old);
+        if (res->ops && res->ops->validate_update && (st = res->ops->validate_update(obj, old))) {
+            *status = st;
+            return -1;
+        }
+    }
+    enum MHD_Result unused;
+    int dry = dry_run(r, &unused);
+    if (dry) {
+        json_t *rv = json_object_get(sl_kube_meta(old), "resourceVersion");
+        if (rv)
+            json_object_set(sl_kube_meta(obj), "resourceVersion", rv);
+        return 0;
+    }
+    /* finalizers gone from an object being deleted: it goes away now
+     * (pods are removed by the lifecycle controller instead) */
+    json_t *fin = json_object_get(sl_kube_meta(obj), "finalizers");
+    if (strcmp(res->name, "pods") && sl_kube_meta_str(obj, "deletionTimestamp") &&
+        json_array_size(fin) == 0) {
+        json_t *gone = NULL;
+        if (sl_store_delete(r->api->store, res->store_name, p->ns, p->name, expect_rv, &gone,
+                            NULL) == 0) {
+            json_decref(obj);
+            *objp = gone;
+            return 0;
+        }
+    }
+    sl_error_t err = {""};
+    if (sl_store_update(r->api->store, res->store_name, obj, expect_rv, &err) < 0) {
+        *status = api_store_error_status(res, p->name, errno, err.text);
+        return -1;
+    }
+    return 0;
+}
+
+enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p)
+{
+    const api_resource_t *res = p->res;
+    enum MHD_Result mhd = MHD_NO;
+    json_t *obj = api_decode_object(r, res, &mhd);
+    if (!obj)
+        return mhd;
+    json_t *st = NULL, *old = NULL;
+    const char *name = sl_kube_name(obj);
+    if (!name || strcmp(name, p->name)) {
+        char *msg = sl_xasprintf("the name of the object (%s) does not match the name on the URL "
+                                 "(%s)",
+                                 name ? name : "", p->name);
+        st = sl_kube_status_bad_request(msg);
+        free(msg);
+        goto fail;
+    }
+    if ((st = match_namespace(res, obj, p->ns)))
+        goto fail;
+    int64_t rv = sl_kube_rv(obj);
+    if (rv < 0) {
+        st = sl_kube_status_conflict(res->name, res->group, p->name, NULL);
+        goto fail;
+    }
+    old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+    if (!old) {
+        st = api_store_error_status(res, p->name, errno, NULL);
+        goto fail;
+    }
+    if (api_write_update(r, p, &obj, old, rv, &st) < 0)
+        goto fail;
+    json_decref(old);
+    return api_reply_object(r, res, 200, obj);
+fail:
+    json_decref(obj);
+    json_decref(old);
+    return api_reply_status(r, st);
+}

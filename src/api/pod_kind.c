@@ -1,0 +1,167 @@
+/* pod_kind.c — the Pod's hooks: strict decoding and "ignored field"
+ * warnings, defaults, status reset on create and kept on update,
+ * validation, spec immutability, QoS class, printers.
+ *
+ * Every call into the pod module (src/pod) is in this file, so the API
+ * layer has one place where Pod semantics are wired in. */
+#include "api/internal.h"
+#include "api/printers.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "pod/fielderr.h"
+#include "pod/pod.h"
+#include "pod/quantity.h"
+#include "pod/schema.h"
+
+#include <string.h>
+
+/* ---- decoding: quantities fail while decoding in kube-apiserver (400,
+ * not 422), then unknown fields and ignored-field warnings ---- */
+
+static const char *bad_quantity_map(json_t *map)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(map, k, v)
+    {
+        sl_quantity_t q;
+        const char *msg = NULL;
+        if (sl_quantity_from_json(v, &q, NULL, &msg) < 0)
+            return msg ? msg : SL_QUANTITY_ERR_FORMAT;
+    }
+    return NULL;
+}
+
+static const char *bad_quantity(json_t *pod)
+{
+    const char *msg;
+    const char *lists[] = {"spec.initContainers", "spec.containers", "spec.ephemeralContainers"};
+    for (int l = 0; l < 3; l++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(sl_kube_path(pod, lists[l]), i, c)
+        {
+            json_t *res = json_object_get(c, "resources");
+            if ((msg = bad_quantity_map(json_object_get(res, "limits"))) ||
+                (msg = bad_quantity_map(json_object_get(res, "requests"))))
+                return msg;
+        }
+    }
+    if ((msg = bad_quantity_map(sl_kube_path(pod, "spec.overhead"))))
+        return msg;
+    size_t i;
+    json_t *v;
+    json_array_foreach(sl_kube_path(pod, "spec.volumes"), i, v)
+    {
+        json_t *sz = json_object_get(json_object_get(v, "emptyDir"), "sizeLimit");
+        sl_quantity_t q;
+        const char *m = NULL;
+        if (sz && sl_quantity_from_json(sz, &q, NULL, &m) < 0)
+            return m ? m : SL_QUANTITY_ERR_FORMAT;
+    }
+    return NULL;
+}
+
+static int pod_decode(json_t *pod, json_t *unknown, json_t *warnings, char **decode_err)
+{
+    const char *q = bad_quantity(pod);
+    if (q) {
+        *decode_err = sl_xstrdup(q);
+        return -1;
+    }
+    api_schema_unknown("Pod", pod, unknown);
+    size_t n = 0;
+    char **w = sl_schema_pod_warnings(pod, &n);
+    for (size_t i = 0; w && i < n; i++)
+        json_array_append_new(warnings, json_string(w[i]));
+    sl_strv_free(w);
+    return 0;
+}
+
+/* ---- QoS class (pkg/apis/core/helper/qos) ---- */
+
+static int quantity(json_t *v, sl_quantity_t *out)
+{
+    return v ? sl_quantity_from_json(v, out, NULL, NULL) : -1;
+}
+
+static const char *qos_class(json_t *pod)
+{
+    bool any = false, guaranteed = true;
+    const char *lists[] = {"spec.containers", "spec.initContainers"};
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(sl_kube_path(pod, lists[l]), i, c)
+        {
+            json_t *res = json_object_get(c, "resources");
+            json_t *req = json_object_get(res, "requests"), *lim = json_object_get(res, "limits");
+            static const char *const names[] = {"cpu", "memory"};
+            for (int k = 0; k < 2; k++) {
+                sl_quantity_t rq, lq;
+                bool hr = quantity(json_object_get(req, names[k]), &rq) == 0 &&
+                          sl_quantity_sign(&rq);
+                bool hl = quantity(json_object_get(lim, names[k]), &lq) == 0 &&
+                          sl_quantity_sign(&lq);
+                if (hr || hl)
+                    any = true;
+                if (!hl || (hr && sl_quantity_cmp(&rq, &lq) != 0))
+                    guaranteed = false;
+            }
+        }
+    }
+    if (!any)
+        return "BestEffort";
+    return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+static void pod_defaults(json_t *pod)
+{
+    sl_pod_apply_defaults(pod);
+}
+
+static void pod_prepare_create(json_t *pod)
+{
+    /* clients do not set status: kube-apiserver resets it on create */
+    json_object_set_new(pod, "status",
+                        json_pack("{s:s, s:s}", "phase", "Pending", "qosClass", qos_class(pod)));
+}
+
+static void pod_prepare_update(json_t *pod, json_t *old)
+{
+    json_t *s = json_object_get(old, "status");
+    if (s)
+        json_object_set(pod, "status", s);
+    else
+        json_object_del(pod, "status");
+}
+
+/* ---- validation ---- */
+
+static json_t *pod_validate(json_t *pod)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_pod_t *p = sl_pod_parse(pod, errs);
+    sl_pod_destroy(p);
+    return api_invalid_status(errs, "Pod", pod);
+}
+
+static json_t *pod_validate_update(json_t *pod, json_t *old)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_pod_t *p = sl_pod_parse(pod, errs);
+    sl_pod_destroy(p);
+    sl_pod_spec_update_errors(old, pod, errs);
+    return api_invalid_status(errs, "Pod", pod);
+}
+
+const api_kind_ops_t api_pod_ops = {
+    .decode_check = pod_decode,
+    .defaults = pod_defaults,
+    .prepare_create = pod_prepare_create,
+    .prepare_update = pod_prepare_update,
+    .validate_create = pod_validate,
+    .validate_update = pod_validate_update,
+    .table_columns = api_pod_columns,
+    .table_cells = api_pod_cells,
+};

@@ -1,0 +1,110 @@
+/* reply.c — queueing responses: JSON objects, Status errors, streams, and
+ * the Warning headers a request collected. */
+#include "api/internal.h"
+#include "common/buf.h"
+#include "common/log.h"
+#include "kube/status.h"
+
+#include <string.h>
+
+/* `299 - "text"` with `"` and `\` escaped (k8s.io/apimachinery/pkg/util/net
+ * NewWarningHeader); control characters are dropped like kube does. */
+static void add_warnings(api_req_t *r, struct MHD_Response *resp)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(r->warnings, i, w)
+    {
+        sl_buf_t b = SL_BUF_INIT;
+        sl_buf_puts(&b, "299 - \"");
+        for (const char *p = json_string_value(w); *p; p++) {
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                continue;
+            if (*p == '"' || *p == '\\')
+                sl_buf_putc(&b, '\\');
+            sl_buf_putc(&b, *p);
+        }
+        sl_buf_putc(&b, '"');
+        MHD_add_response_header(resp, "Warning", b.data);
+        sl_buf_free(&b);
+    }
+}
+
+static enum MHD_Result queue(api_req_t *r, unsigned code, const char *ctype,
+                             struct MHD_Response *resp)
+{
+    if (!resp)
+        return MHD_NO;
+    if (ctype)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
+    add_warnings(r, resp);
+    enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
+    MHD_destroy_response(resp);
+    r->replied = true;
+    r->code = code;
+    return ret;
+}
+
+enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, const char *data,
+                                size_t len)
+{
+    return queue(r, code, ctype,
+                 MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY));
+}
+
+enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, char *text,
+                                size_t len)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    if (!resp)
+        free(text);
+    return queue(r, code, ctype, resp);
+}
+
+enum MHD_Result api_reply_json_ct(api_req_t *r, unsigned code, const char *ctype, json_t *obj)
+{
+    char *s = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    if (!s)
+        return api_reply_bytes(r, 500, "application/json", "{}", 2);
+    size_t n = strlen(s);
+    /* kube-apiserver ends JSON bodies with a newline; some tools expect it */
+    char *t = realloc(s, n + 2);
+    if (t) {
+        t[n++] = '\n';
+        t[n] = '\0';
+        s = t;
+    }
+    return api_reply_owned(r, code, ctype, s, n);
+}
+
+enum MHD_Result api_reply_json(api_req_t *r, unsigned code, json_t *obj)
+{
+    return api_reply_json_ct(r, code, "application/json", obj);
+}
+
+enum MHD_Result api_reply_status(api_req_t *r, json_t *status)
+{
+    json_int_t code = json_integer_value(json_object_get(status, "code"));
+    if (code < 100 || code > 599)
+        code = 500;
+    return api_reply_json(r, (unsigned)code, status);
+}
+
+enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
+                                 MHD_ContentReaderCallback reader, void *cls,
+                                 MHD_ContentReaderFreeCallback free_fn)
+{
+    /* 32 KiB blocks: big enough for a 10,000-pod initial watch burst to
+     * move in few syscalls, small enough that one event goes out at once */
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, reader, cls, free_fn);
+    if (!resp) {
+        if (free_fn)
+            free_fn(cls);
+        return MHD_NO;
+    }
+    return queue(r, code, ctype, resp);
+}

@@ -1,0 +1,45 @@
+/* resource.c — the resources slurmlinkd serves. */
+#include "api/resource.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RW_ALL API_V_ALL
+#define NS_RW (API_V_CREATE | API_V_DELETE | API_V_GET | API_V_LIST | API_V_PATCH | API_V_UPDATE | API_V_WATCH)
+
+const api_resource_t api_resources[] = {
+    {"", "v1", "pods", "pod", "Pod", "PodList", true, RW_ALL, {"po"}, {"all"}, true, true, "pods",
+     &api_pod_ops},
+    {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", false, NS_RW, {"ns"}, {0},
+     true, false, "namespaces", &api_namespace_ops},
+    /* Nodes mirror Slurm's nodes: the controllers write them through the
+     * store, users only read them. */
+    {"", "v1", "nodes", "node", "Node", "NodeList", false, API_V_READ, {"no"}, {0}, true, false,
+     "nodes", &api_node_ops},
+    {"", "v1", "events", "event", "Event", "EventList", true, RW_ALL, {"ev"}, {0}, false, false,
+     "events", &api_event_ops},
+    {"", "v1", "configmaps", "configmap", "ConfigMap", "ConfigMapList", true, RW_ALL, {"cm"}, {0},
+     false, false, "configmaps", &api_configmap_ops},
+    {"", "v1", "secrets", "secret", "Secret", "SecretList", true, RW_ALL, {0}, {0}, false, false,
+     "secrets", &api_secret_ops},
+    {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", "ServiceAccountList", true,
+     RW_ALL, {"sa"}, {0}, false, false, "serviceaccounts", &api_serviceaccount_ops},
+    {0},
+};
+
+const api_resource_t *api_resource_find(const char *group, const char *version, const char *plural)
+{
+    for (const api_resource_t *r = api_resources; r->name; r++)
+        if (!strcmp(r->group, group) && !strcmp(r->version, version) && !strcmp(r->name, plural))
+            return r;
+    return NULL;
+}
+
+const char *api_resource_api_version(const api_resource_t *r, char *buf, size_t len)
+{
+    if (!*r->group)
+        snprintf(buf, len, "%s", r->version);
+    else
+        snprintf(buf, len, "%s/%s", r->group, r->version);
+    return buf;
+}

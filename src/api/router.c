@@ -1,0 +1,230 @@
+/* router.c — URL → handler. Mirrors kube-apiserver's paths:
+ *   /version /healthz /readyz /livez
+ *   /api  /api/v1  /apis  /apis/G  /apis/G/V          (discovery)
+ *   /openapi/v3[/...]                                  (OpenAPI v3)
+ *   /api/v1[/watch]/namespaces/NS/RES[/NAME[/SUB]]     (namespaced)
+ *   /api/v1[/watch]/RES[/NAME[/SUB]]                   (cluster-scoped, or all namespaces)
+ *   /apis/G/V/...                                      (the same for groups)
+ *   /internal/v1/shim/events                           (the in-job shim's pushes)
+ * Anything else is a 404 Status; a known path with an unsupported method a
+ * 405 Status. */
+#include "api/internal.h"
+#include "common/xalloc.h"
+#include "kube/status.h"
+
+#include <string.h>
+
+#define MAX_SEGS 12
+
+static enum MHD_Result not_found(api_req_t *r)
+{
+    return api_reply_status(r, sl_kube_status_not_found_url());
+}
+
+static enum MHD_Result not_allowed(api_req_t *r)
+{
+    return api_reply_status(
+        r, sl_kube_status(405, "MethodNotAllowed",
+                          "the server does not allow this method on the requested resource",
+                          json_object()));
+}
+
+static bool is_get(const char *m)
+{
+    return !strcmp(m, "GET") || !strcmp(m, "HEAD");
+}
+
+/* Split path into segments (in a copy); empty segments are kept so that
+ * "/api/v1/pods//x" does not alias "/api/v1/pods/x". */
+static int split(char *path, char **seg)
+{
+    int n = 0;
+    char *p = path;
+    if (*p == '/')
+        p++;
+    if (!*p)
+        return 0;
+    for (;;) {
+        if (n == MAX_SEGS)
+            return -1;
+        seg[n++] = p;
+        char *slash = strchr(p, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        p = slash + 1;
+        if (!*p) /* trailing slash: ignored, as Go's mux redirects it */
+            break;
+    }
+    return n;
+}
+
+static bool has_empty(char **seg, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!*seg[i])
+            return true;
+    return false;
+}
+
+static enum MHD_Result resource_request(api_req_t *r, const char *group, const char *version,
+                                        char **s, int n)
+{
+    api_path_t p = {0};
+    if (n > 0 && !strcmp(s[0], "watch")) {
+        p.watch_prefix = true;
+        s++;
+        n--;
+    }
+    if (n == 0 || has_empty(s, n))
+        return not_found(r);
+    const char *resource;
+    if (!strcmp(s[0], "namespaces") && n >= 3 && !(n == 3 && !strcmp(s[2], "status"))) {
+        p.ns = s[1];
+        resource = s[2];
+        p.name = n > 3 ? s[3] : NULL;
+        p.sub = n > 4 ? s[4] : NULL;
+        if (n > 5)
+            return not_found(r);
+    } else {
+        resource = s[0];
+        p.name = n > 1 ? s[1] : NULL;
+        p.sub = n > 2 ? s[2] : NULL;
+        if (n > 3)
+            return not_found(r);
+    }
+    p.res = api_resource_find(group, version, resource);
+    if (!p.res)
+        return not_found(r);
+    if (p.ns && !p.res->namespaced)
+        return not_found(r);
+    if (p.res->namespaced && !p.ns && p.name)
+        return not_found(r);
+    if (p.sub && !((!strcmp(p.sub, "status") && p.res->status_sub) ||
+                   (!strcmp(p.sub, "log") && p.res->log_sub)))
+        return not_found(r);
+    if (p.watch_prefix && (p.sub || !is_get(r->method)))
+        return not_found(r);
+
+    const char *m = r->method;
+    unsigned verbs = p.res->verbs;
+    if (p.sub && !strcmp(p.sub, "log")) {
+        if (!is_get(m))
+            return not_allowed(r);
+        return api_handle_log(r, &p);
+    }
+    if (p.sub) { /* status */
+        if (is_get(m) && (verbs & API_V_GET))
+            return api_handle_get(r, &p);
+        if (!(verbs & (API_V_UPDATE | API_V_PATCH)))
+            return not_allowed(r);
+        if (!strcmp(m, "PUT"))
+            return api_handle_update(r, &p);
+        if (!strcmp(m, "PATCH"))
+            return api_handle_patch(r, &p);
+        return not_allowed(r);
+    }
+    if (!p.name) {
+        if (is_get(m)) {
+            if (p.watch_prefix || api_query_bool(r, "watch"))
+                return (verbs & API_V_WATCH) ? api_handle_watch(r, &p) : not_allowed(r);
+            return (verbs & API_V_LIST) ? api_handle_list(r, &p) : not_allowed(r);
+        }
+        if (!strcmp(m, "POST"))
+            return (verbs & API_V_CREATE) && (p.ns || !p.res->namespaced)
+                       ? api_handle_create(r, &p)
+                       : not_allowed(r);
+        if (!strcmp(m, "DELETE"))
+            return (verbs & API_V_DELETECOLLECTION) && (p.ns || !p.res->namespaced)
+                       ? api_handle_delete_collection(r, &p)
+                       : not_allowed(r);
+        return not_allowed(r);
+    }
+    if (is_get(m)) {
+        if (p.watch_prefix)
+            return (verbs & API_V_WATCH) ? api_handle_watch(r, &p) : not_allowed(r);
+        return (verbs & API_V_GET) ? api_handle_get(r, &p) : not_allowed(r);
+    }
+    if (!strcmp(m, "PUT"))
+        return (verbs & API_V_UPDATE) ? api_handle_update(r, &p) : not_allowed(r);
+    if (!strcmp(m, "PATCH"))
+        return (verbs & API_V_PATCH) ? api_handle_patch(r, &p) : not_allowed(r);
+    if (!strcmp(m, "DELETE"))
+        return (verbs & API_V_DELETE) ? api_handle_delete(r, &p) : not_allowed(r);
+    return not_allowed(r);
+}
+
+static bool group_served(const char *group, const char *version)
+{
+    for (const api_resource_t *x = api_resources; x->name; x++)
+        if (!strcmp(x->group, group) && (!version || !strcmp(x->version, version)))
+            return true;
+    return false;
+}
+
+static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
+{
+    const char *m = r->method;
+    if (n < 0)
+        return not_found(r);
+    if (n >= 1 && !strcmp(s[0], "internal")) {
+        if (n == 4 && !strcmp(s[1], "v1") && !strcmp(s[2], "shim") && !strcmp(s[3], "events"))
+            return !strcmp(m, "POST") ? api_handle_shim_event(r) : not_allowed(r);
+        return not_found(r);
+    }
+    if (n >= 1 && (!strcmp(s[0], "healthz") || !strcmp(s[0], "readyz") || !strcmp(s[0], "livez"))) {
+        if (!is_get(m))
+            return not_allowed(r);
+        return api_reply_bytes(r, 200, "text/plain; charset=utf-8", "ok", 2);
+    }
+    if (n == 1 && !strcmp(s[0], "version"))
+        return is_get(m) ? api_serve_version(r) : not_allowed(r);
+    if (n >= 2 && !strcmp(s[0], "openapi")) {
+        if (!strcmp(s[1], "v3")) {
+            if (!is_get(m))
+                return not_allowed(r);
+            /* rebuild "api/v1" or "apis/G/V" from the remaining segments */
+            char rest[512] = "";
+            for (int i = 2; i < n; i++) {
+                if (i > 2)
+                    strncat(rest, "/", sizeof(rest) - strlen(rest) - 1);
+                strncat(rest, s[i], sizeof(rest) - strlen(rest) - 1);
+            }
+            return api_serve_openapi(r, rest);
+        }
+        return not_found(r); /* v2: kubectl uses v3 when v3 is complete */
+    }
+    if (n >= 1 && !strcmp(s[0], "api")) {
+        if (n == 1)
+            return is_get(m) ? api_serve_api_versions(r) : not_allowed(r);
+        if (strcmp(s[1], "v1"))
+            return not_found(r);
+        if (n == 2)
+            return is_get(m) ? api_serve_resource_list(r, "", "v1") : not_allowed(r);
+        return resource_request(r, "", "v1", s + 2, n - 2);
+    }
+    if (n >= 1 && !strcmp(s[0], "apis")) {
+        if (n == 1)
+            return is_get(m) ? api_serve_group_list(r) : not_allowed(r);
+        if (!group_served(s[1], NULL))
+            return not_found(r);
+        if (n == 2)
+            return is_get(m) ? api_serve_group(r, s[1]) : not_allowed(r);
+        if (!group_served(s[1], s[2]))
+            return not_found(r);
+        if (n == 3)
+            return is_get(m) ? api_serve_resource_list(r, s[1], s[2]) : not_allowed(r);
+        return resource_request(r, s[1], s[2], s + 3, n - 3);
+    }
+    return not_found(r);
+}
+
+enum MHD_Result api_route(api_req_t *r)
+{
+    char *path = sl_xstrdup(r->url);
+    char *seg[MAX_SEGS];
+    int n = split(path, seg);
+    enum MHD_Result ret = route_segs(r, seg, n);
+    free(path);
+    return ret;
+}

@@ -1,0 +1,349 @@
+/* watch.c — `?watch=true`: a chunked stream of line-delimited events
+ * ({"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":...}) fed by the
+ * store's change log.
+ *
+ *  - resourceVersion absent or "0": ADDED for every current object first
+ *    (kube-apiserver's "get state and start at most recent"), then changes;
+ *  - resourceVersion N: the changes after N; when the log no longer reaches
+ *    back to N, one ERROR event with a 410 Expired Status, then the end;
+ *  - label/field selectors are applied per event with kube's transitions: an
+ *    object that starts matching arrives as ADDED, one that stops matching
+ *    as DELETED;
+ *  - allowWatchBookmarks: a BOOKMARK every bookmark interval;
+ *    sendInitialEvents: the initial ADDED events end with a BOOKMARK
+ *    annotated k8s.io/initial-events-end;
+ *  - Table: each event carries a one-row Table (column definitions in the
+ *    first one only);
+ *  - timeoutSeconds, else a random 30-60 minutes as kube-apiserver does.
+ *
+ * The content reader runs in the connection's own thread and blocks in
+ * sl_store_wait(); it wakes at least every second to notice a closed
+ * client or a stopping server. */
+#include "api/internal.h"
+#include "common/buf.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define CHANGE_BATCH 256
+#define INITIAL_BATCH 256
+
+typedef struct watcher {
+    sl_api_t *api;
+    const api_resource_t *res;
+    char *ns, *name;
+    sl_kube_selector_t *ls, *fs;
+    bool filtered;       /* selectors or a name: track what matches */
+    json_t *known;       /* keys of objects currently matching (when filtered) */
+    int64_t rv;          /* changes up to here are done */
+    int table, include;
+    bool columns_sent;
+    bool bookmarks;
+    bool initial_end;    /* sendInitialEvents: bookmark after the initial list */
+    json_t *initial;     /* objects still to send as ADDED */
+    size_t initial_i;
+    long long deadline_ms, next_bookmark_ms;
+    bool done, started;
+    int fd;
+    sl_buf_t out;
+    size_t off;
+} watcher_t;
+
+static void watcher_free(void *cls)
+{
+    watcher_t *w = cls;
+    if (!w)
+        return;
+    free(w->ns);
+    free(w->name);
+    sl_kube_selector_destroy(w->ls);
+    sl_kube_selector_destroy(w->fs);
+    json_decref(w->known);
+    json_decref(w->initial);
+    sl_buf_free(&w->out);
+    free(w);
+}
+
+static char *key_of(json_t *o)
+{
+    const char *ns = sl_kube_namespace(o);
+    return sl_xasprintf("%s/%s", ns ? ns : "", sl_kube_name(o) ? sl_kube_name(o) : "");
+}
+
+static bool matches(watcher_t *w, json_t *o)
+{
+    if (w->name && strcmp(w->name, sl_kube_name(o) ? sl_kube_name(o) : ""))
+        return false;
+    return sl_kube_selector_match(w->ls, o) && sl_kube_selector_match(w->fs, o);
+}
+
+static void emit(watcher_t *w, const char *type, json_t *obj)
+{
+    json_t *payload;
+    if (w->table > 0 && strcmp(type, "ERROR") && strcmp(type, "BOOKMARK")) {
+        json_t *arr = json_pack("[O]", obj);
+        const char *rv = sl_kube_meta_str(obj, "resourceVersion");
+        payload = api_table(w->res, arr, rv ? rv : "", w->table, w->include, !w->columns_sent);
+        w->columns_sent = true;
+        json_decref(arr);
+    } else {
+        payload = json_incref(obj);
+    }
+    json_t *ev = json_pack("{s:s, s:o}", "type", type, "object", payload);
+    char *s = json_dumps(ev, JSON_COMPACT);
+    json_decref(ev);
+    if (s) {
+        sl_buf_puts(&w->out, s);
+        sl_buf_putc(&w->out, '\n');
+        free(s);
+    }
+}
+
+static void emit_bookmark(watcher_t *w, bool initial_end)
+{
+    char gv[128], rv[32];
+    snprintf(rv, sizeof(rv), "%lld", (long long)w->rv);
+    json_t *o = json_pack("{s:s, s:s, s:{s:s, s:n}}", "kind", w->res->kind, "apiVersion",
+                          api_resource_api_version(w->res, gv, sizeof(gv)), "metadata",
+                          "resourceVersion", rv, "creationTimestamp");
+    if (initial_end)
+        json_object_set_new(json_object_get(o, "metadata"), "annotations",
+                            json_pack("{s:s}", "k8s.io/initial-events-end", "true"));
+    emit(w, "BOOKMARK", o);
+    json_decref(o);
+}
+
+/* One change from the log, with kube's selector transitions. */
+static void process_change(watcher_t *w, const char *type, json_t *obj)
+{
+    if (!w->filtered) {
+        emit(w, type, obj);
+        return;
+    }
+    char *key = key_of(obj);
+    bool now = matches(w, obj);
+    bool before = json_object_get(w->known, key) != NULL;
+    if (!strcmp(type, "DELETED")) {
+        if (now || before)
+            emit(w, "DELETED", obj);
+        json_object_del(w->known, key);
+    } else if (now) {
+        emit(w, before ? "MODIFIED" : "ADDED", obj);
+        json_object_set_new(w->known, key, json_true());
+    } else if (before) {
+        emit(w, "DELETED", obj);
+        json_object_del(w->known, key);
+    }
+    free(key);
+}
+
+static bool peer_closed(int fd)
+{
+    if (fd < 0)
+        return false;
+    struct pollfd p = {.fd = fd, .events = POLLIN | POLLRDHUP};
+    if (poll(&p, 1, 0) <= 0)
+        return false;
+    if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+        return true;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0;
+}
+
+/* Put the next events into w->out; false when the stream should end. */
+static bool refill(watcher_t *w)
+{
+    sl_store_t *st = w->api->store;
+    for (;;) {
+        if (w->done || atomic_load(&w->api->stopping))
+            return false;
+        if (w->initial) {
+            size_t n = json_array_size(w->initial);
+            for (int k = 0; k < INITIAL_BATCH && w->initial_i < n; k++)
+                emit(w, "ADDED", json_array_get(w->initial, w->initial_i++));
+            if (w->initial_i >= n) {
+                json_decref(w->initial);
+                w->initial = NULL;
+                if (w->initial_end)
+                    emit_bookmark(w, true);
+            }
+            if (w->out.len)
+                return true;
+            continue;
+        }
+        long long now = sl_now_ms();
+        if (now >= w->deadline_ms)
+            return false;
+        int64_t cur = sl_store_revision(st);
+        sl_error_t err = {""};
+        json_t *ch = sl_store_changes(st, w->rv, w->res->store_name, w->ns, CHANGE_BATCH, &err);
+        if (!ch) {
+            json_t *s = errno == ERANGE
+                            ? sl_kube_status_expired(w->rv, sl_store_oldest_rv(st))
+                            : sl_kube_status_internal(err.text[0] ? err.text : strerror(errno));
+            emit(w, "ERROR", s);
+            json_decref(s);
+            w->done = true;
+            return true;
+        }
+        size_t i;
+        json_t *c;
+        json_array_foreach(ch, i, c)
+        {
+            process_change(w, json_string_value(json_object_get(c, "type")),
+                           json_object_get(c, "object"));
+            w->rv = json_integer_value(json_object_get(c, "rv"));
+        }
+        size_t got = json_array_size(ch);
+        json_decref(ch);
+        if (got == 0 && cur > w->rv)
+            w->rv = cur; /* nothing of ours up to cur: do not fall behind the log */
+        if (w->out.len)
+            return true;
+        if (got)
+            continue;
+        if (w->bookmarks && now >= w->next_bookmark_ms) {
+            emit_bookmark(w, false);
+            w->next_bookmark_ms = now + w->api->bookmark_ms;
+            return true;
+        }
+        if (!w->started) {
+            /* MHD sends the response headers together with the first
+             * chunk; with no event to send yet, a blank line (which JSON
+             * stream decoders skip) gets the headers out so the client
+             * knows its watch is established */
+            w->started = true;
+            sl_buf_putc(&w->out, '\n');
+            return true;
+        }
+        if (peer_closed(w->fd))
+            return false;
+        long long tmo = w->deadline_ms - now;
+        if (w->bookmarks && w->next_bookmark_ms - now < tmo)
+            tmo = w->next_bookmark_ms - now;
+        if (tmo > 1000)
+            tmo = 1000;
+        if (tmo < 1)
+            tmo = 1;
+        sl_store_wait(st, w->rv, (int)tmo);
+    }
+}
+
+static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    watcher_t *w = cls;
+    if (w->off >= w->out.len) {
+        sl_buf_reset(&w->out);
+        w->off = 0;
+        if (!refill(w) && w->out.len == 0)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+    }
+    size_t n = w->out.len - w->off;
+    if (n > max)
+        n = max;
+    memcpy(buf, w->out.data + w->off, n);
+    w->off += n;
+    return (ssize_t)n;
+}
+
+enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
+{
+    const api_resource_t *res = p->res;
+    json_t *st = NULL;
+    int table = api_wants_table(r);
+    if (table < 0)
+        return api_reply_status(r, sl_kube_status_not_acceptable(
+                                       "only the following media types are accepted: "
+                                       "application/json"));
+    watcher_t *w = sl_xcalloc(1, sizeof(*w));
+    w->api = r->api;
+    w->res = res;
+    w->ns = p->ns && res->namespaced ? sl_xstrdup(p->ns) : NULL;
+    w->name = p->name ? sl_xstrdup(p->name) : NULL;
+    w->table = table;
+    w->include = api_include_object(r);
+    w->fd = -1;
+    if (api_parse_selectors(r, res, &w->ls, &w->fs, &st) < 0) {
+        watcher_free(w);
+        return api_reply_status(r, st);
+    }
+    w->filtered = w->name || !sl_kube_selector_empty(w->ls) || !sl_kube_selector_empty(w->fs);
+    w->known = json_object();
+    w->bookmarks = api_query_bool(r, "allowWatchBookmarks");
+    bool send_initial = api_query_bool(r, "sendInitialEvents");
+    const char *rvs = api_query(r, "resourceVersion");
+    bool from_now = !rvs || !*rvs || !strcmp(rvs, "0") || send_initial;
+    if (!from_now) {
+        w->rv = sl_kube_rv_parse(rvs);
+        if (w->rv < 0) {
+            char *msg = sl_xasprintf("invalid resource version: %s", rvs);
+            watcher_free(w);
+            st = sl_kube_status_bad_request(msg);
+            free(msg);
+            return api_reply_status(r, st);
+        }
+    }
+    const char *ts = api_query(r, "timeoutSeconds");
+    long long tmo_s = ts && *ts ? strtoll(ts, NULL, 10) : 0;
+    if (tmo_s <= 0)
+        tmo_s = 1800 + random() % 1800;
+    long long now = sl_now_ms();
+    w->deadline_ms = now + tmo_s * 1000;
+    w->next_bookmark_ms = now + r->api->bookmark_ms;
+
+    /* the starting state: what matches now (for selector transitions),
+     * and the initial ADDED events when starting from "now" */
+    if (from_now || w->filtered) {
+        int64_t list_rv = 0;
+        const char *exact = w->name ? w->name : sl_kube_selector_exact(w->fs, "metadata.name");
+        json_t *all;
+        if (exact && (w->ns || !res->namespaced)) {
+            all = json_array();
+            list_rv = sl_store_revision(r->api->store);
+            json_t *o = sl_store_get(r->api->store, res->store_name, w->ns, exact);
+            if (o)
+                json_array_append_new(all, o);
+        } else {
+            all = sl_store_list(r->api->store, res->store_name, w->ns, &list_rv);
+        }
+        if (!all) {
+            watcher_free(w);
+            return api_reply_status(r, sl_kube_status_internal(strerror(errno)));
+        }
+        json_t *initial = json_array();
+        size_t i;
+        json_t *o;
+        json_array_foreach(all, i, o)
+        {
+            if (!matches(w, o))
+                continue;
+            if (w->filtered) {
+                char *k = key_of(o);
+                json_object_set_new(w->known, k, json_true());
+                free(k);
+            }
+            json_array_append(initial, o);
+        }
+        json_decref(all);
+        if (from_now) {
+            w->rv = list_rv;
+            w->initial = initial;
+            w->initial_end = send_initial && w->bookmarks;
+        } else {
+            json_decref(initial);
+        }
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    w->fd = ci ? ci->connect_fd : -1;
+    return api_reply_stream(r, 200, "application/json", reader, w, watcher_free);
+}
