@@ -588,7 +588,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         return;
     if (c->running) {
         c->stop = 1;
-        sl_store_wakeup(c->store);
+        sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }
     for (int i = 0; i < CTL_HASH; i++)
