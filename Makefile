@@ -87,3 +87,28 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# libFuzzer harnesses (src/fuzz/*.c) against the library built with clang and
+# ASan/UBSan into build-fuzz/; each runs FUZZ_SECONDS (default 10).
+FUZZ_SECONDS ?= 10
+FUZZ_BINS := $(patsubst src/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
+.PHONY: fuzz fuzz-build
+fuzz-build:
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
+	    build-fuzz/libslurmlink.a
+	@for f in $(FUZZ_SRCS); do \
+	    b=build-fuzz/$$(basename $$f .c); \
+	    echo "clang $$f -> $$b"; \
+	    clang -D_GNU_SOURCE -Isrc -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined \
+	        $$f build-fuzz/libslurmlink.a -o $$b $(LIBS) || exit 1; \
+	done
+fuzz: fuzz-build
+	@mkdir -p build-fuzz/corpus
+	@for b in $(FUZZ_BINS); do \
+	    n=$$(basename $$b); mkdir -p build-fuzz/corpus/$$n; \
+	    echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	    $$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        build-fuzz/corpus/$$n > build-fuzz/$$n.log 2>&1; rc=$$?; tail -3 build-fuzz/$$n.log; \
+	    [ $$rc -eq 0 ] || { echo "$$n failed (build-fuzz/$$n.log)"; exit 1; }; \
+	done

@@ -346,7 +346,8 @@ int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_f
     }
     /* the munged spec: the new spec with every updatable field put back to
      * its old value; anything else that differs is forbidden */
-    json_t *m = json_deep_copy(ns ? ns : json_object());
+    json_t *empty = json_object();
+    json_t *m = json_deep_copy(ns ? ns : empty);
     const char *lists[2] = {"initContainers", "containers"};
     for (int l = 0; l < 2; l++) {
         json_t *na = json_object_get(m, lists[l]);
@@ -389,7 +390,7 @@ int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_f
     if (json_is_integer(og) && json_integer_value(og) < 0 && json_is_integer(ng) &&
         json_integer_value(ng) == 1)
         json_object_set(m, "terminationGracePeriodSeconds", (json_t *)og);
-    if (!json_equal(m, os ? os : json_object())) {
+    if (!json_equal(m, os ? os : empty)) {
         sl_buf_t d = SL_BUF_INIT;
         sl_buf_puts(&d, "pod updates may not change fields other than " UPDATABLE);
         /* name the first top-level spec fields that differ (Kubernetes prints a diff) */
@@ -414,5 +415,6 @@ int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_f
         sl_buf_free(&d);
     }
     json_decref(m);
+    json_decref(empty);
     return (int)(sl_fielderrs_count(errs) - before);
 }
