@@ -127,7 +127,7 @@ static json_t *content_type_status(api_req_t *r, bool *yaml)
     *yaml = is_yaml_ct(ct);
     if (!ct || !*ct || *yaml || !strncasecmp(ct, "application/json", 16) || !strncmp(ct, "*/*", 3))
         return NULL;
-    return sl_kube_status_unsupported_media_type(ct);
+    return sl_kube_status_unsupported_media_type(NULL); /* kube names what it accepts */
 }
 
 const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)

@@ -99,7 +99,11 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
     enum MHD_Result mhd = MHD_NO;
     const char *ct = api_header(r, "Content-Type");
     if (patch_type(ct, &t) < 0)
-        return api_reply_status(r, sl_kube_status_unsupported_media_type(ct ? ct : ""));
+        return api_reply_status(r, sl_kube_status_unsupported_media_type(
+                                       "application/json-patch+json, "
+                                       "application/merge-patch+json, "
+                                       "application/strategic-merge-patch+json, "
+                                       "application/apply-patch+yaml"));
     const char *directive = api_field_validation(r, &mhd);
     if (!directive)
         return mhd;

@@ -23,7 +23,7 @@ typedef struct daemon_opts {
     const char *slurm_conf;
     const char *pods_root; /* default <state-dir>/pods */
     const char *tls_cert, *tls_key;
-    long max_connections, max_per_ip, bookmark_s, event_ttl_s;
+    long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log;
     int verbose;
 } daemon_opts_t;
 
@@ -42,6 +42,7 @@ static void usage(FILE *f)
             "      --max-per-ip N       connections per client address (512)\n"
             "      --bookmark-interval S  watch BOOKMARK period in seconds (60)\n"
             "      --event-ttl S        remove events older than S seconds (3600)\n"
+            "      --watch-log N        changes kept for resuming watches (10000)\n"
             "  -v, --verbose            log every request\n"
             "  -V, --version\n");
 }
@@ -62,7 +63,7 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 /* -1: go on; otherwise the exit status. */
 static int parse_args(int argc, char **argv, daemon_opts_t *o)
 {
-    enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL };
+    enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG };
     static const struct option lo[] = {{"listen", required_argument, 0, 'l'},
                                        {"port", required_argument, 0, 'p'},
                                        {"state-dir", required_argument, 0, 's'},
@@ -74,6 +75,7 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
                                        {"max-per-ip", required_argument, 0, O_MAXIP},
                                        {"bookmark-interval", required_argument, 0, O_BOOKMARK},
                                        {"event-ttl", required_argument, 0, O_TTL},
+                                       {"watch-log", required_argument, 0, O_WLOG},
                                        {"verbose", no_argument, 0, 'v'},
                                        {"version", no_argument, 0, 'V'},
                                        {"help", no_argument, 0, 'h'},
@@ -107,6 +109,10 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
             break;
         case O_TTL:
             if (parse_long("event-ttl", optarg, 1, 100L * 86400, &o->event_ttl_s) < 0)
+                return 2;
+            break;
+        case O_WLOG:
+            if (parse_long("watch-log", optarg, 1, 10000000, &o->watch_log) < 0)
                 return 2;
             break;
         case 'v': o->verbose = 1; break;
@@ -169,6 +175,8 @@ int main(int argc, char **argv)
         sl_err("store %s: %s", db, err.text);
         goto out;
     }
+    if (o.watch_log)
+        sl_store_set_log_limit(store, (size_t)o.watch_log);
     sl_api_opts_t ao = {
         .listen = o.listen,
         .port = o.port,
