@@ -1,0 +1,277 @@
+/* authz.c — decisions: may this user do this verb here; which account; which
+ * Unix user. Messages are kube-apiserver's (RBAC denial, NewForbidden). */
+#include "auth/internal.h"
+#include "common/xalloc.h"
+#include "pod/fielderr.h" /* sl_go_quote: Go's %q */
+
+#include <errno.h>
+#include <pwd.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { V_NONE = 0, V_READ, V_WRITE };
+
+const az_ns_t *az_find_ns(const sl_authz_policy_t *p, const char *name)
+{
+    const az_ns_t *star = NULL;
+    for (size_t i = 0; i < p->nns; i++) {
+        if (!strcmp(p->ns[i].name, name))
+            return &p->ns[i];
+        if (!strcmp(p->ns[i].name, "*"))
+            star = &p->ns[i];
+    }
+    return star;
+}
+
+static int in_names(const az_names_t *n, const char *s)
+{
+    for (size_t i = 0; s && i < n->n; i++)
+        if (!strcmp(n->v[i], s))
+            return 1;
+    return 0;
+}
+
+static int any_group(const az_names_t *n, const char *const *groups)
+{
+    for (size_t i = 0; groups && groups[i]; i++)
+        if (in_names(n, groups[i]))
+            return 1;
+    return 0;
+}
+
+static int rule_allows(const az_rule_t *r, const char *user, const char *const *groups)
+{
+    return in_names(&r->users, user) || any_group(&r->groups, groups);
+}
+
+/* read or write class of a request; V_NONE: only admins */
+static int verb_class(const char *verb, const char *sub)
+{
+    if (sub && *sub) {
+        if (!strcmp(sub, "log"))
+            return V_READ;
+        /* running code in a container changes it, whatever the HTTP verb */
+        if (!strcmp(sub, "exec") || !strcmp(sub, "attach") || !strcmp(sub, "portforward") ||
+            !strcmp(sub, "proxy"))
+            return V_WRITE;
+    }
+    static const char *const rd[] = {"get", "list", "watch", "logs", NULL};
+    static const char *const wr[] = {"create", "update", "patch", "delete", "deletecollection",
+                                     "exec", NULL};
+    for (int i = 0; rd[i]; i++)
+        if (!strcmp(verb, rd[i]))
+            return V_READ;
+    for (int i = 0; wr[i]; i++)
+        if (!strcmp(verb, wr[i]))
+            return V_WRITE;
+    return V_NONE;
+}
+
+/* Resources that live outside namespaces. Any other resource requested
+ * without a namespace is a request across all namespaces (kubectl get pods
+ * -A), which the cluster: rule must not grant: it would show every
+ * tenant's objects. Unknown resources count as namespaced (fail safe). */
+static int cluster_scoped(const char *resource)
+{
+    static const char *const cs[] = {
+        "nodes", "namespaces", "persistentvolumes", "componentstatuses", "storageclasses",
+        "csidrivers", "csinodes", "volumeattachments", "priorityclasses", "runtimeclasses",
+        "ingressclasses", "customresourcedefinitions", "apiservices", "clusterroles",
+        "clusterrolebindings", "certificatesigningrequests", "selfsubjectreviews",
+        "selfsubjectaccessreviews", "selfsubjectrulesreviews", "tokenreviews",
+        "subjectaccessreviews", "mutatingwebhookconfigurations",
+        "validatingwebhookconfigurations", NULL};
+    for (int i = 0; cs[i]; i++)
+        if (!strcmp(resource, cs[i]))
+            return 1;
+    return 0;
+}
+
+static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
+{
+    if (any_group(&p->admin_groups, r->groups))
+        return 1;
+    int cls = verb_class(r->verb, r->subresource);
+    if (cls == V_NONE)
+        return 0;
+    if (!r->resource || !*r->resource)
+        return cls == V_READ; /* discovery, /version, /openapi: system:discovery */
+    const az_rule_t *rd, *wr;
+    if (!r->namespace || !*r->namespace) {
+        if (!cluster_scoped(r->resource))
+            return 0; /* across all namespaces: admins only */
+        rd = &p->cluster_read;
+        wr = &p->cluster_write;
+    } else {
+        const az_ns_t *ns = az_find_ns(p, r->namespace);
+        if (!ns)
+            return 0;
+        rd = &ns->read;
+        wr = &ns->write;
+    }
+    if (rule_allows(wr, r->user, r->groups))
+        return 1; /* write implies read */
+    return cls == V_READ && rule_allows(rd, r->user, r->groups);
+}
+
+/* forbiddenMessage() of k8s.io/apiserver .../responsewriters/errors.go */
+static char *why_text(const sl_authz_req_t *r)
+{
+    char *user = sl_go_quote(r->user), *out;
+    const char *grp = r->api_group ? r->api_group : "";
+    if (!r->resource || !*r->resource) {
+        char *path = sl_go_quote(r->path ? r->path : "");
+        out = sl_xasprintf("User %s cannot %s path %s", user, r->verb, path);
+        free(path);
+        free(user);
+        return out;
+    }
+    char *res = r->subresource && *r->subresource
+                    ? sl_xasprintf("%s/%s", r->resource, r->subresource)
+                    : sl_xstrdup(r->resource);
+    char *qres = sl_go_quote(res), *qgrp = sl_go_quote(grp);
+    if (r->namespace && *r->namespace) {
+        char *qns = sl_go_quote(r->namespace);
+        out = sl_xasprintf("User %s cannot %s resource %s in API group %s in the namespace %s",
+                           user, r->verb, qres, qgrp, qns);
+        free(qns);
+    } else {
+        out = sl_xasprintf("User %s cannot %s resource %s in API group %s at the cluster scope",
+                           user, r->verb, qres, qgrp);
+    }
+    free(qres);
+    free(qgrp);
+    free(res);
+    free(user);
+    return out;
+}
+
+/* NewForbidden(): `pods "p1" is forbidden: why`, `jobs.batch is forbidden:
+ * why`, `forbidden: why` for non-resource URLs */
+static char *message_text(const sl_authz_req_t *r, const char *why)
+{
+    if (!r->resource || !*r->resource)
+        return sl_xasprintf("forbidden: %s", why);
+    char *gr = r->api_group && *r->api_group ? sl_xasprintf("%s.%s", r->resource, r->api_group)
+                                             : sl_xstrdup(r->resource);
+    char *out;
+    if (r->name && *r->name) {
+        char *qn = sl_go_quote(r->name);
+        out = sl_xasprintf("%s %s is forbidden: %s", gr, qn, why);
+        free(qn);
+    } else
+        out = sl_xasprintf("%s is forbidden: %s", gr, why);
+    free(gr);
+    return out;
+}
+
+int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char **why,
+                       char **message)
+{
+    if (why)
+        *why = NULL;
+    if (message)
+        *message = NULL;
+    if (!p || !r || !r->user || !*r->user || !r->verb || !*r->verb) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (decide(p, r))
+        return 1;
+    char *w = why_text(r);
+    if (message)
+        *message = message_text(r, w);
+    if (why)
+        *why = w;
+    else
+        free(w);
+    return 0;
+}
+
+int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
+                   const char *verb, const char *resource, const char *namespace,
+                   char **reason)
+{
+    if (reason)
+        *reason = NULL;
+    if (!resource) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* RESOURCE[.GROUP][/SUB]: plural resource names hold no '.', groups do */
+    char *res = sl_xstrdup(resource);
+    char *sub = strchr(res, '/');
+    if (sub)
+        *sub++ = '\0';
+    char *grp = strchr(res, '.');
+    if (grp)
+        *grp++ = '\0';
+    sl_authz_req_t r = {.user = user,
+                        .groups = groups,
+                        .verb = verb,
+                        .api_group = grp ? grp : "",
+                        .resource = res,
+                        .subresource = sub,
+                        .namespace = namespace};
+    int rc = sl_authz_check_req(p, &r, NULL, reason);
+    free(res);
+    return rc;
+}
+
+char *sl_authz_account(const sl_authz_policy_t *p, const char *ns)
+{
+    const az_ns_t *e = p ? az_find_ns(p, ns) : NULL;
+    return sl_xstrdup(e && e->account ? e->account : ns);
+}
+
+const sl_auth_user_t *sl_authz_anonymous(const sl_authz_policy_t *p)
+{
+    return p ? p->anonymous : NULL;
+}
+
+int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid, gid_t *gid,
+                       char **name, sl_error_t *err)
+{
+    if (!p || !user || !*user) {
+        errno = EINVAL;
+        return sl_errprintf(err, "no user");
+    }
+    const char *target = NULL;
+    for (size_t i = 0; i < p->nusers; i++)
+        if (!strcmp(p->users[i].kube, user))
+            target = p->users[i].unix_name;
+    int explicit_map = target != NULL;
+    if (!target)
+        target = user;
+    char *quser = sl_go_quote(user), *qt = sl_go_quote(target);
+    struct passwd pw, *res = NULL;
+    long bufsz = sysconf(_SC_GETPW_R_SIZE_MAX);
+    char *buf = sl_xmalloc(bufsz > 0 ? (size_t)bufsz : 16384);
+    int rc = getpwnam_r(target, &pw, buf, bufsz > 0 ? (size_t)bufsz : 16384, &res);
+    int r = -1;
+    if (rc != 0 || !res) {
+        errno = ENOENT;
+        sl_errprintf(err, "user %s maps to Unix user %s, which does not exist", quser, qt);
+    } else if (res->pw_uid == 0 && !p->allow_root) {
+        errno = EPERM;
+        sl_errprintf(err, "user %s maps to Unix user %s, which is root (uid 0); the policy "
+                          "does not allow jobs to run as root (allowRoot: false)", quser, qt);
+    } else if (res->pw_uid != 0 && !explicit_map && (long)res->pw_uid < p->min_uid) {
+        errno = EPERM;
+        sl_errprintf(err, "user %s is also the name of the system account %s (uid %u, below "
+                          "minUid %ld); map it explicitly under users: if that is intended",
+                     quser, qt, (unsigned)res->pw_uid, p->min_uid);
+    } else {
+        if (uid)
+            *uid = res->pw_uid;
+        if (gid)
+            *gid = res->pw_gid;
+        if (name)
+            *name = sl_xstrdup(res->pw_name);
+        r = 0;
+    }
+    free(buf);
+    free(quser);
+    free(qt);
+    return r;
+}

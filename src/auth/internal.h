@@ -1,0 +1,45 @@
+/* internal.h — shared between the auth module's files only. */
+#ifndef SL_AUTH_INTERNAL_H
+#define SL_AUTH_INTERNAL_H
+
+#include <stddef.h>
+
+#include "auth/policy.h"
+
+typedef struct az_names {
+    char **v;
+    size_t n;
+} az_names_t;
+
+typedef struct az_rule {
+    az_names_t users, groups;
+} az_rule_t;
+
+typedef struct az_ns {
+    char *name;    /* namespace, or "*" */
+    char *account; /* NULL: the namespace name */
+    az_rule_t read, write;
+} az_ns_t;
+
+typedef struct az_umap {
+    char *kube, *unix_name;
+} az_umap_t;
+
+struct sl_authz_policy {
+    az_names_t admin_groups;
+    int allow_root;
+    long min_uid;
+    sl_auth_user_t *anonymous; /* NULL: no plain-HTTP identity */
+    az_rule_t cluster_read, cluster_write;
+    az_ns_t *ns;
+    size_t nns;
+    az_umap_t *users;
+    size_t nusers;
+};
+
+#define AZ_DEFAULT_MIN_UID 1000
+
+/* the ns entry for name, else the "*" entry, else NULL */
+const az_ns_t *az_find_ns(const sl_authz_policy_t *p, const char *name);
+
+#endif

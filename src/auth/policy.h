@@ -1,0 +1,103 @@
+/* policy.h — who may do what, and who the jobs run as (docs/security.md).
+ *
+ * One YAML file (libyaml), loaded once and immutable afterwards (share it
+ * between threads; to reload, load a new one and swap the pointer):
+ *
+ *   apiVersion: slurmlink.io/v1           # optional; must be this when given
+ *   kind: Policy                          # optional; must be this when given
+ *   adminGroups: [system:masters]         # may do everything, everywhere
+ *   allowRoot: false                      # may a user be mapped to uid 0?
+ *   minUid: 1000                          # floor for the implicit user → user mapping
+ *   anonymous: {user: dev, groups: [devs]}  # identity of the loopback plain-HTTP
+ *                                         # listener; absent: that listener refuses
+ *   cluster:                              # cluster-scoped requests (nodes, namespaces,
+ *     read:  {groups: [system:authenticated]}  #  lists across all namespaces)
+ *     write: {users: [], groups: []}
+ *   namespaces:
+ *     team-a:
+ *       account: proj-a                   # Slurm account (default: the namespace name)
+ *       read:  {users: [carol], groups: [auditors]}
+ *       write: {users: [alice], groups: [team-a]}
+ *     "*":                                # any namespace not listed by name
+ *       read: {groups: [system:authenticated]}
+ *   users:                                # Kubernetes user → Unix user (default: same name)
+ *     alice: alice
+ *     ci-bot: svc_ci
+ *
+ * Requests without a namespace: for cluster-scoped resources (nodes,
+ * namespaces, persistentvolumes, CRDs, ...) the cluster: rules apply; for
+ * namespaced ones (pods -A) they mean "every namespace", which only
+ * adminGroups may do. A namespace object itself (GET /api/v1/namespaces/bob)
+ * is authorized with namespace "bob", as kube-apiserver does.
+ *
+ * Verbs: read = get, list, watch (and the pods/log subresource); write =
+ * create, update, patch, delete, deletecollection (and pods/exec, attach,
+ * portforward, proxy). Write implies read. Anything else (impersonate,
+ * escalate, bind, ...) only adminGroups may do.
+ *
+ * Errors name the file, the line and the field:
+ *   policy.yaml:12: namespaces.team-a.read.users[1]: must be a string
+ */
+#ifndef SL_AUTH_POLICY_H
+#define SL_AUTH_POLICY_H
+
+#include <sys/types.h>
+
+#include "auth/user.h"
+#include "common/err.h"
+
+typedef struct sl_authz_policy sl_authz_policy_t;
+
+/* name labels messages (the path, or e.g. "policy.yaml"). */
+sl_authz_policy_t *sl_authz_policy_parse(const char *text, const char *name, sl_error_t *err);
+sl_authz_policy_t *sl_authz_policy_load(const char *path, sl_error_t *err);
+void sl_authz_policy_destroy(sl_authz_policy_t *p); /* NULL is a no-op */
+
+/* The request being authorized (kube-apiserver's authorizer.Attributes). */
+typedef struct sl_authz_req {
+    const char *user;          /* authenticated user name */
+    const char *const *groups; /* NULL-terminated; may be NULL */
+    const char *verb;          /* get list watch create update patch delete deletecollection */
+    const char *api_group;     /* "" or NULL: core; "batch"; "kubeflow.org" */
+    const char *resource;      /* plural: "pods"; NULL for a non-resource URL */
+    const char *subresource;   /* "log", "exec", "status"; NULL or "" for none */
+    const char *namespace;     /* NULL or "": cluster scope */
+    const char *name;          /* object name, NULL or "" for collections */
+    const char *path;          /* URL path, for non-resource requests */
+} sl_authz_req_t;
+
+/* 1 allowed, 0 denied (*why and *message set, caller frees), -1 bad request
+ * (EINVAL: no user or verb). why/message may be NULL.
+ *   why:     User "alice" cannot list resource "pods" in API group "" in the namespace "bob"
+ *   message: pods is forbidden: User "alice" cannot list resource ...
+ * (message is what kube-apiserver's 403 Status carries; the API can build the
+ * Status with sl_kube_status_forbidden(resource, group, name, why).)
+ * Non-resource URLs (discovery, /version, /healthz, /openapi) are readable
+ * by every authenticated user, as kube-apiserver's system:discovery role. */
+int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char **why,
+                       char **message);
+
+/* Short form: resource is "pods", "pods/log" or "jobs.batch" (RESOURCE[.GROUP][/SUB]).
+ * namespace NULL or "": cluster scope. Same returns as sl_authz_check_req;
+ * *reason receives the full 403 message on denial. */
+int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
+                   const char *verb, const char *resource, const char *namespace,
+                   char **reason);
+
+/* The Slurm account for jobs of namespace ns (caller frees). */
+char *sl_authz_account(const sl_authz_policy_t *p, const char *ns);
+
+/* The Unix user jobs of Kubernetes user `user` run as: the users: entry, else
+ * the same name. Fails (-1, err) when that Unix user does not exist (ENOENT),
+ * is root without allowRoot: true (EPERM), or — for the implicit same-name
+ * mapping only — has a uid below minUid (EPERM: system accounts are reached
+ * only by an explicit entry). *name: caller frees; any out pointer may be NULL. */
+int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid, gid_t *gid,
+                       char **name, sl_error_t *err);
+
+/* The identity of the loopback plain-HTTP listener, or NULL when the policy
+ * has no anonymous: section (the listener must then refuse requests).
+ * Borrowed: lives as long as the policy. */
+const sl_auth_user_t *sl_authz_anonymous(const sl_authz_policy_t *p);
+
+#endif

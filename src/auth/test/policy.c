@@ -1,0 +1,284 @@
+/* policy file parsing (errors with lines and fields) and authorization
+ * decisions: grants by user and group, cross-namespace denial, admins,
+ * cluster scope, verbs and subresources, 403 texts, accounts, Unix users. */
+#include "auth/policy.h"
+#include "common/tap.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *POLICY =
+    "# test policy\n"
+    "apiVersion: slurmlink.io/v1\n"
+    "kind: Policy\n"
+    "adminGroups: [system:masters]\n"
+    "allowRoot: false\n"
+    "anonymous:\n"
+    "  user: dev\n"
+    "  groups: [devs]\n"
+    "cluster:\n"
+    "  read: {groups: [system:authenticated]}\n"
+    "namespaces:\n"
+    "  alice:\n"
+    "    account: proj-a\n"
+    "    write: {users: [alice]}\n"
+    "  bob:\n"
+    "    write:\n"
+    "      users: [bob]\n"
+    "    read:\n"
+    "      groups: [auditors]\n"
+    "  shared:\n"
+    "    read: {groups: [devs]}\n"
+    "    write: {groups: [gpu-team]}\n"
+    "  \"*\":\n"
+    "    account: misc\n"
+    "    read: {users: [carol]}\n"
+    "users:\n"
+    "  alice: nobody\n"
+    "  superuser: root\n"
+    "  ghost: no-such-user-xyz\n";
+
+static int check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
+                 const char *verb, const char *res, const char *ns)
+{
+    char *msg = NULL;
+    int r = sl_authz_check(p, user, groups, verb, res, ns, &msg);
+    ok(r == 0 ? msg != NULL : msg == NULL, "message only on denial (%s %s %s/%s)", user, verb,
+       ns ? ns : "-", res);
+    free(msg);
+    return r;
+}
+
+static void policy_fails(const char *text, const char *want, const char *desc)
+{
+    sl_error_t err = {""};
+    sl_authz_policy_t *p = sl_authz_policy_parse(text, "policy.yaml", &err);
+    ok(p == NULL, "refused: %s", desc);
+    has_str(err.text, want, "  message for %s", desc);
+    sl_authz_policy_destroy(p);
+}
+
+int main(void)
+{
+    sl_error_t err = {""};
+    sl_authz_policy_t *p = sl_authz_policy_parse(POLICY, "policy.yaml", &err);
+    ok(p != NULL, "policy parses (%s)", err.text);
+    if (!p)
+        return tap_done();
+
+    const char *none[] = {"system:authenticated", NULL};
+    const char *devs[] = {"devs", "system:authenticated", NULL};
+    const char *admins[] = {"system:masters", NULL};
+    const char *auditors[] = {"auditors", NULL};
+    const char *gpu[] = {"gpu-team", NULL};
+
+    /* own namespace */
+    is_int(check(p, "alice", none, "list", "pods", "alice"), 1, "alice lists her pods");
+    is_int(check(p, "alice", none, "create", "pods", "alice"), 1, "alice creates pods");
+    is_int(check(p, "alice", none, "delete", "pods", "alice"), 1, "alice deletes pods");
+    is_int(check(p, "alice", none, "get", "pods/log", "alice"), 1, "alice reads logs");
+    is_int(check(p, "alice", none, "get", "secrets", "alice"), 1, "alice reads her secrets");
+    is_int(check(p, "alice", none, "create", "pods/exec", "alice"), 1, "alice execs");
+
+    /* another's namespace */
+    is_int(check(p, "alice", none, "list", "pods", "bob"), 0, "alice cannot list bob's pods");
+    is_int(check(p, "alice", none, "get", "pods", "bob"), 0, "alice cannot get bob's pod");
+    is_int(check(p, "alice", none, "get", "pods/log", "bob"), 0, "alice cannot read bob's logs");
+    is_int(check(p, "alice", none, "delete", "pods", "bob"), 0, "alice cannot delete bob's pods");
+    is_int(check(p, "alice", none, "get", "secrets", "bob"), 0, "alice cannot read bob's secrets");
+    is_int(check(p, "alice", none, "list", "configmaps", "bob"), 0,
+           "alice cannot list bob's config maps");
+    is_int(check(p, "alice", none, "get", "pods/exec", "bob"), 0,
+           "alice cannot exec into bob's pods (GET upgrade)");
+    is_int(check(p, "bob", none, "list", "pods", "alice"), 0, "bob cannot list alice's pods");
+
+    /* group grants */
+    is_int(check(p, "zed", auditors, "list", "pods", "bob"), 1, "auditors read bob's namespace");
+    is_int(check(p, "zed", auditors, "watch", "pods", "bob"), 1, "... watch too");
+    is_int(check(p, "zed", auditors, "delete", "pods", "bob"), 0, "... but cannot delete");
+    is_int(check(p, "zed", auditors, "create", "pods/exec", "bob"), 0, "... nor exec");
+    is_int(check(p, "zed", devs, "get", "pods", "shared"), 1, "devs read shared");
+    is_int(check(p, "zed", devs, "patch", "pods", "shared"), 0, "devs cannot patch in shared");
+    is_int(check(p, "zed", gpu, "patch", "pods", "shared"), 1, "gpu-team writes shared");
+    is_int(check(p, "zed", gpu, "list", "pods", "shared"), 1, "write implies read");
+    is_int(check(p, "devs", none, "get", "pods", "shared"), 0,
+           "a user named like a group is not the group");
+    is_int(check(p, "auditors", none, "get", "pods", "bob"), 0, "... nor elsewhere");
+
+    /* "*" and unlisted namespaces */
+    is_int(check(p, "carol", none, "get", "pods", "other"), 1, "\"*\" rule: carol reads any other");
+    is_int(check(p, "carol", none, "get", "pods", "bob"), 0, "\"*\" does not add to listed ones");
+    is_int(check(p, "carol", none, "create", "pods", "other"), 0, "\"*\" read only");
+
+    /* admins */
+    is_int(check(p, "root-ish", admins, "delete", "pods", "bob"), 1, "admin group deletes anywhere");
+    is_int(check(p, "root-ish", admins, "impersonate", "users", NULL), 1,
+           "admin group may use other verbs");
+    is_int(check(p, "alice", none, "impersonate", "users", NULL), 0, "others may not");
+    is_int(check(p, "alice", none, "escalate", "roles", "alice"), 0,
+           "unknown verbs denied even in one's own namespace");
+
+    /* cluster scope */
+    is_int(check(p, "alice", none, "list", "nodes", NULL), 1, "authenticated users list nodes");
+    is_int(check(p, "alice", none, "delete", "nodes", ""), 0, "but cannot delete them");
+    is_int(check(p, "alice", none, "list", "pods", NULL), 0,
+           "cluster read does not cover pods of all namespaces (-A)");
+    is_int(check(p, "alice", none, "list", "secrets", ""), 0, "... nor secrets of all");
+    is_int(check(p, "alice", none, "list", "widgets.example.com", NULL), 0,
+           "unknown resources without a namespace count as all-namespaces");
+    is_int(check(p, "root-ish", admins, "list", "pods", NULL), 1, "admins list pods -A");
+    is_int(check(p, "alice", none, "list", "namespaces", NULL), 1, "namespaces are cluster-scoped");
+    is_int(check(p, "bob", none, "get", "namespaces", "bob"), 1,
+           "bob gets his own namespace object");
+
+    /* the 403 messages, byte for byte */
+    char *msg = NULL;
+    is_int(sl_authz_check(p, "alice", none, "list", "pods", "bob", &msg), 0, "deny");
+    is_str(msg,
+           "pods is forbidden: User \"alice\" cannot list resource \"pods\" in API group \"\" "
+           "in the namespace \"bob\"",
+           "403 message for list");
+    free(msg);
+    sl_authz_check(p, "alice", none, "get", "pods/log", "bob", &msg);
+    is_str(msg,
+           "pods is forbidden: User \"alice\" cannot get resource \"pods/log\" in API group \"\" "
+           "in the namespace \"bob\"",
+           "403 message for logs");
+    free(msg);
+    sl_authz_check(p, "alice", none, "create", "jobs.batch", "bob", &msg);
+    is_str(msg,
+           "jobs.batch is forbidden: User \"alice\" cannot create resource \"jobs\" in API group "
+           "\"batch\" in the namespace \"bob\"",
+           "403 message with an API group");
+    free(msg);
+    sl_authz_check(p, "alice", none, "delete", "nodes", NULL, &msg);
+    is_str(msg,
+           "nodes is forbidden: User \"alice\" cannot delete resource \"nodes\" in API group \"\" "
+           "at the cluster scope",
+           "403 message at the cluster scope");
+    free(msg);
+    char *why = NULL;
+    sl_authz_req_t rq = {.user = "eve\"x", .groups = none, .verb = "delete", .resource = "pods",
+                         .namespace = "bob", .name = "p1"};
+    is_int(sl_authz_check_req(p, &rq, &why, &msg), 0, "request form denies");
+    is_str(msg,
+           "pods \"p1\" is forbidden: User \"eve\\\"x\" cannot delete resource \"pods\" in API "
+           "group \"\" in the namespace \"bob\"",
+           "named object, quoted user (Go %%q)");
+    is_str(why,
+           "User \"eve\\\"x\" cannot delete resource \"pods\" in API group \"\" in the namespace "
+           "\"bob\"",
+           "why without the resource prefix");
+    free(msg);
+    free(why);
+    sl_authz_req_t np = {.user = "alice", .groups = none, .verb = "post", .path = "/foo"};
+    is_int(sl_authz_check_req(p, &np, NULL, &msg), 0, "non-resource write denied");
+    is_str(msg, "forbidden: User \"alice\" cannot post path \"/foo\"", "non-resource message");
+    free(msg);
+    np.verb = "get";
+    np.path = "/apis";
+    is_int(sl_authz_check_req(p, &np, NULL, NULL), 1, "discovery readable");
+    sl_authz_req_t bad = {.user = "", .verb = "get"};
+    is_int(sl_authz_check_req(p, &bad, NULL, NULL), -1, "no user: -1");
+
+    /* accounts */
+    char *a = sl_authz_account(p, "alice");
+    is_str(a, "proj-a", "namespace alice → account proj-a");
+    free(a);
+    a = sl_authz_account(p, "bob");
+    is_str(a, "bob", "no account given → the namespace name");
+    free(a);
+    a = sl_authz_account(p, "elsewhere");
+    is_str(a, "misc", "unlisted namespace → the \"*\" account");
+    free(a);
+
+    /* anonymous */
+    const sl_auth_user_t *an = sl_authz_anonymous(p);
+    ok(an && !strcmp(an->name, "dev") && an->ngroups == 1 && !strcmp(an->groups[0], "devs"),
+       "anonymous identity from the policy");
+
+    /* Unix users */
+    uid_t uid = 0;
+    gid_t gid = 0;
+    char *name = NULL;
+    struct passwd *nb = getpwnam("nobody");
+    is_int(sl_authz_unix_user(p, "alice", &uid, &gid, &name, &err), 0,
+           "alice maps explicitly to nobody (%s)", err.text);
+    ok(nb && uid == nb->pw_uid && gid == nb->pw_gid, "uid and gid of nobody");
+    is_str(name, "nobody", "Unix name");
+    free(name);
+    ok(sl_authz_unix_user(p, "superuser", &uid, &gid, NULL, &err) < 0 && errno == EPERM,
+       "mapping to root refused without allowRoot");
+    has_str(err.text, "allowRoot", "... naming allowRoot");
+    ok(sl_authz_unix_user(p, "root", &uid, &gid, NULL, &err) < 0 && errno == EPERM,
+       "user root (implicit) refused");
+    ok(sl_authz_unix_user(p, "ghost", &uid, &gid, NULL, &err) < 0 && errno == ENOENT,
+       "mapping to a missing Unix user refused");
+    has_str(err.text, "\"no-such-user-xyz\", which does not exist", "... naming it");
+    ok(sl_authz_unix_user(p, "daemon", &uid, &gid, NULL, &err) < 0 && errno == EPERM,
+       "implicit mapping onto a system account (daemon) refused");
+    has_str(err.text, "minUid", "... naming minUid");
+    sl_authz_policy_destroy(p);
+
+    p = sl_authz_policy_parse("allowRoot: true\nusers: {superuser: root}\n", "p2", &err);
+    ok(p != NULL, "policy with allowRoot");
+    uid = 12345;
+    is_int(sl_authz_unix_user(p, "superuser", &uid, NULL, NULL, &err), 0,
+           "root allowed when the policy says so");
+    is_int(uid, 0, "uid 0");
+    ok(sl_authz_anonymous(p) == NULL, "no anonymous section: no plain-HTTP identity");
+    is_int(check(p, "x", admins, "get", "pods", "a"), 0, "no adminGroups: no admins");
+    sl_authz_policy_destroy(p);
+
+    p = sl_authz_policy_parse("minUid: 1\n", "p3", &err);
+    is_int(sl_authz_unix_user(p, "daemon", &uid, NULL, NULL, &err), 0,
+           "minUid: 1 lets the same-name mapping reach system accounts");
+    sl_authz_policy_destroy(p);
+
+    /* parse errors: file, line, field, reason */
+    policy_fails("namespaces:\n  a:\n    read: {users: alice}\n",
+                 "policy.yaml:3: namespaces.a.read.users: must be a list of strings",
+                 "users not a list");
+    policy_fails("adminGroups: [a]\nbogus: 1\n", "policy.yaml:2: bogus: unknown field",
+                 "unknown top-level field");
+    policy_fails("namespaces:\n  Team_A: {}\n",
+                 "policy.yaml:2: namespaces.Team_A: \"Team_A\" is not a namespace name",
+                 "bad namespace name");
+    policy_fails("namespaces:\n  a: {account: \"Bad Acct\"}\n",
+                 "policy.yaml:2: namespaces.a.account: \"Bad Acct\" is not a Slurm account name",
+                 "bad account");
+    policy_fails("namespaces:\n  a:\n    read: {}\n  a:\n    write: {}\n",
+                 "policy.yaml:4: namespaces: duplicate key \"a\"", "duplicate namespace");
+    policy_fails("allowRoot: yes\n", "policy.yaml:1: allowRoot: must be true or false",
+                 "allowRoot not boolean");
+    policy_fails("users:\n  alice: \"rm -rf\"\n",
+                 "policy.yaml:2: users.alice: \"rm -rf\" is not a Unix user name",
+                 "bad Unix user");
+    policy_fails("namespaces:\n  a:\n    read: {users: [ok, [x]]}\n",
+                 "policy.yaml:3: namespaces.a.read.users[1]: must be a string",
+                 "nested list in users");
+    policy_fails("namespaces:\n  a:\n    read: {usres: [x]}\n",
+                 "policy.yaml:3: namespaces.a.read.usres: unknown field", "typo in a rule");
+    policy_fails("apiVersion: v1\n", "policy.yaml:1: apiVersion: must be \"slurmlink.io/v1\"",
+                 "wrong apiVersion");
+    policy_fails("a: [1, 2\n", "policy.yaml:2: invalid YAML", "YAML syntax error");
+    policy_fails("- a\n- b\n", "policy.yaml:1: (top level): must be a mapping", "a list");
+    policy_fails("", "policy.yaml: empty policy", "empty file");
+    policy_fails("adminGroups: []\n---\nadminGroups: [x]\n",
+                 "only one YAML document is allowed", "two documents");
+    policy_fails("anonymous: {groups: [a]}\n", "policy.yaml:1: anonymous: needs a user",
+                 "anonymous without user");
+    policy_fails("minUid: -3\n", "policy.yaml:1: minUid: must be an integer", "negative minUid");
+    policy_fails("adminGroups: [\"\"]\n", "policy.yaml:1: adminGroups[0]: must not be empty",
+                 "empty group name");
+    policy_fails("adminGroups: [\"a\\tb\"]\n", "adminGroups[0]: holds a control character",
+                 "control character");
+
+    ok(sl_authz_policy_load("/nonexistent/policy.yaml", &err) == NULL, "missing file fails");
+    has_str(err.text, "/nonexistent/policy.yaml", "... naming the file");
+    sl_authz_policy_destroy(NULL);
+    return tap_done();
+}
