@@ -24,6 +24,16 @@ static int dir_exists(void *arg, const char *dir, sl_image_meta_t *meta)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int image_has(void *arg, const char *dir, const char *path)
+{
+    struct stat st;
+    char *p = sl_xasprintf("%s/%s", dir, path);
+    int r = lstat(p, &st) == 0;
+    (void)arg;
+    free(p);
+    return r;
+}
+
 static char *read_input(const char *path, size_t *len)
 {
     if (strcmp(path, "-")) {
@@ -60,6 +70,29 @@ static int quantity_opt(const char *opt, const char *v, int milli, int64_t *out)
     return 0;
 }
 
+/* The caller's half of translation: the pod folder (0700) and its files. */
+static int write_pod(const sl_translate_result_t *r)
+{
+    sl_error_t err = {""};
+    if (sl_mkdir_p(r->pod_dir, 0700, &err) < 0) {
+        fprintf(stderr, "slurmlink render: %s\n", err.text);
+        return -1;
+    }
+    for (size_t i = 0; i < r->nfiles; i++) {
+        char *path = sl_xasprintf("%s/%s", r->pod_dir, r->files[i].path);
+        int rc = r->files[i].data
+                     ? sl_write_file(path, r->files[i].data, r->files[i].len,
+                                     (mode_t)r->files[i].mode, &err)
+                     : sl_mkdir_p(path, (mode_t)r->files[i].mode, &err);
+        free(path);
+        if (rc < 0) {
+            fprintf(stderr, "slurmlink render: %s\n", err.text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -82,7 +115,9 @@ static void usage(FILE *f)
             "  --report-url URL     where the shim reports (default: none)\n"
             "  --allow-pre-exec     accept the slurm-job.vk.io/pre-exec annotation\n"
             "  --uid UID            pod UID when the file has none\n"
-            "  --run-as UID:GID     the job's user (default: yours)\n");
+            "  --run-as UID:GID     the job's user (default: yours)\n"
+            "  --write              also create the pod folder and its files (as slurmlinkd\n"
+            "                       does before submitting), then `bash <pod>/job.sh` runs it\n");
 }
 
 int cmd_render(int argc, char **argv)
@@ -98,7 +133,7 @@ int cmd_render(int argc, char **argv)
         {"partition", required_argument, 0, 'p'}, {"account", required_argument, 0, 'A'},
         {"report-url", required_argument, 0, 'U'},
         {"allow-pre-exec", no_argument, 0, 'P'}, {"uid", required_argument, 0, 'u'},
-        {"run-as", required_argument, 0, 'a'},
+        {"run-as", required_argument, 0, 'a'},    {"write", no_argument, 0, 'w'},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     sl_translate_config_t cfg = {.pods_root = "/var/tmp/slurmlink/pods",
                                  .default_cpu_milli = 1000,
@@ -106,8 +141,9 @@ int cmd_render(int argc, char **argv)
                                  .default_runtime = "apptainer",
                                  .uid = getuid(),
                                  .gid = getgid(),
-                                 .image_lookup = dir_exists};
-    int spec = 0, files = 0, options = 0, script = 1, json = 0, c;
+                                 .image_lookup = dir_exists,
+                                 .image_has_path = image_has};
+    int spec = 0, files = 0, options = 0, script = 1, json = 0, write = 0, c;
     const char *uid = "00000000-0000-0000-0000-000000000000";
     char *self = NULL;
     optind = 1;
@@ -135,6 +171,7 @@ int cmd_render(int argc, char **argv)
         case 'U': cfg.report_url = optarg; break;
         case 'P': cfg.allow_pre_exec = 1; break;
         case 'u': uid = optarg; break;
+        case 'w': write = 1; break;
         case 'a': {
             unsigned u, g;
             char extra;
@@ -224,6 +261,10 @@ int cmd_render(int argc, char **argv)
         goto out;
     for (size_t w = 0; w < r->nwarnings; w++)
         fprintf(stderr, "warning: %s\n", r->warnings[w]);
+    if (write && write_pod(r) < 0) {
+        rc = 1;
+        goto out;
+    }
     if (json) {
         json_t *o = json_pack("{s:s, s:s, s:s}", "podDir", r->pod_dir, "script", r->script,
                               "shimJson", r->shim_json);

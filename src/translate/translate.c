@@ -359,6 +359,23 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
             free(src);
             continue;
         }
+        if (!strcmp(rtname, "charliecloud")) {
+            /* ch-run binds the node's /tmp at /tmp and cannot create mount
+             * points in a read-only image */
+            const char *mp = m->mount_path;
+            if (!strncmp(mp, "/tmp/", 5) && mp[5])
+                sl_fe_invalid(c->errs, mp,
+                              "charliecloud binds the node's /tmp there, so nothing can be "
+                              "mounted below it; use another folder",
+                              "%s.volumeMounts[%zu].mountPath", path, i);
+            else if (in_store && cfg->image_has_path &&
+                     !cfg->image_has_path(cfg->image_lookup_arg, dir, mp))
+                sl_fe_invalid(c->errs, mp,
+                              "does not exist in the image, and charliecloud cannot create mount "
+                              "points in a read-only image: use a folder the image has (e.g. "
+                              "/mnt, /srv, /opt) or add it to the image",
+                              "%s.volumeMounts[%zu].mountPath", path, i);
+        }
         srcs[nm] = src;
         mounts[nm].src = src;
         mounts[nm].dst = m->mount_path;

@@ -87,6 +87,10 @@ typedef struct sl_translate_config {
     gid_t gid;
     sl_image_lookup_fn image_lookup; /* NULL: no local store lookups */
     void *image_lookup_arg;
+    /* Does path exist as a folder or file inside the stored image? (NULL: not
+     * checked). charliecloud mounts the image read-only and cannot create
+     * mount points, so a mountPath missing from the image is an error. */
+    int (*image_has_path)(void *arg, const char *image_dir, const char *path);
     const char *const *runtime_binaries; /* NULL or {"apptainer", "/opt/bin/apptainer", ...,
                                             NULL}: program paths per runtime */
 } sl_translate_config_t;
