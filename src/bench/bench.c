@@ -1,0 +1,550 @@
+/* bench.c — the bench's lifecycle: set-up of the context, the runs in turn
+ * (latency) or in batches (throughput), results, files and the report. */
+#include "bench/internal.h"
+#include "bench/report.h"
+#include "bench/stats.h"
+
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "image/image.h"
+#include "slurmif/slurmif.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BASELINE "sbatch"
+
+struct sl_bench {
+    bench_ctx_t c;
+    sl_bench_opts_t o;
+    const bench_path_t *paths[8];
+    size_t npaths;
+    sl_bench_run_t *runs;
+    size_t nruns, cap;
+    sl_bench_summary_t *sum;
+    sl_bench_tput_t *tput;
+    size_t ntput;
+    json_t *meta;
+};
+
+static const bench_path_t *all_paths[] = {&bench_path_sbatch, &bench_path_kubectl,
+                                          &bench_path_api, &bench_path_slurmrestd, NULL};
+
+const bench_path_t *bench_path_get(const char *name)
+{
+    for (int i = 0; all_paths[i]; i++)
+        if (!strcmp(all_paths[i]->name, name))
+            return all_paths[i];
+    return NULL;
+}
+
+const char *const *sl_bench_path_names(void)
+{
+    static const char *names[] = {"sbatch", "kubectl", "api", "slurmrestd", NULL};
+    return names;
+}
+
+void bench_progress(bench_ctx_t *c, const char *fmt, ...)
+{
+    if (!c->progress)
+        return;
+    char line[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (c->progress_tty) {
+        /* one line, rewritten in place */
+        fprintf(c->progress, "\r\033[K%s", line);
+        c->progress_open = 1;
+    } else {
+        fprintf(c->progress, "%s\n", line);
+    }
+    fflush(c->progress);
+}
+
+/* end the \r line so the next output starts clean */
+static void progress_end(bench_ctx_t *c)
+{
+    if (c->progress && c->progress_open) {
+        fputc('\n', c->progress);
+        c->progress_open = 0;
+    }
+}
+
+static void loud(bench_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void loud(bench_ctx_t *c, const char *fmt, ...)
+{
+    if (!c->progress)
+        return;
+    progress_end(c);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("!! ", c->progress);
+    vfprintf(c->progress, fmt, ap);
+    fputc('\n', c->progress);
+    va_end(ap);
+    fflush(c->progress);
+}
+
+void sl_bench_destroy(sl_bench_t *b)
+{
+    if (!b)
+        return;
+    bench_ctx_t *c = &b->c;
+    bench_kube_destroy(c->kube);
+    free(c->dir);
+    free(c->slurm_conf);
+    free(c->kubeconfig);
+    free(c->pods_root);
+    free(c->image_store);
+    free(c->runtime);
+    free(c->shim_path);
+    free(c->out_dir);
+    free(c->kubectl);
+    free(c->kube_cache);
+    free(c->workload_desc);
+    free(c->run_as);
+    free(c->home);
+    json_decref(c->pod);
+    free(b->runs);
+    free(b->sum);
+    free(b->tput);
+    json_decref(b->meta);
+    free(b);
+}
+
+static int parse_paths(sl_bench_t *b, const char *list, sl_error_t *err)
+{
+    char *copy = sl_xstrdup(list ? list : "sbatch,kubectl,api,slurmrestd");
+    char *save = NULL;
+    for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        const bench_path_t *bp = bench_path_get(p);
+        if (!bp) {
+            free(copy);
+            errno = EINVAL;
+            return sl_errprintf(err, "--paths: unknown path '%s' (known: sbatch, kubectl, api, "
+                                     "slurmrestd)", p);
+        }
+        for (size_t i = 0; i < b->npaths; i++)
+            if (b->paths[i] == bp) {
+                free(copy);
+                errno = EINVAL;
+                return sl_errprintf(err, "--paths: '%s' given twice", p);
+            }
+        b->paths[b->npaths++] = bp;
+    }
+    free(copy);
+    if (!b->npaths) {
+        errno = EINVAL;
+        return sl_errprintf(err, "--paths: no path given");
+    }
+    return 0;
+}
+
+static char *first_line(const char *const *argv)
+{
+    char *out = NULL;
+    if (sl_run(argv, NULL, 1, 10000, &out, NULL) != 0) {
+        free(out);
+        return sl_xstrdup("unknown");
+    }
+    out[strcspn(out, "\n")] = '\0';
+    return out;
+}
+
+/* the scheduler settings every path shares: worth recording with the numbers */
+static char *sched_params(const char *conf)
+{
+    char *text = sl_read_file(conf, NULL, NULL);
+    char *r = NULL;
+    for (char *l = text ? strtok(text, "\n") : NULL; l && !r; l = strtok(NULL, "\n"))
+        if (!strncmp(l, "SchedulerParameters=", 20))
+            r = sl_xstrdup(l + 20);
+    free(text);
+    return r ? r : sl_xstrdup("(Slurm defaults)");
+}
+
+static int uses_busybox(json_t *pod)
+{
+    size_t i;
+    json_t *k;
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, k)
+    {
+        const char *img = json_string_value(json_object_get(k, "image"));
+        if (img && (!strcmp(img, "busybox") || !strcmp(img, "busybox:latest")))
+            return 1;
+    }
+    return 0;
+}
+
+sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
+{
+    sl_bench_t *b = sl_xcalloc(1, sizeof(*b));
+    bench_ctx_t *c = &b->c;
+    b->o = *opts;
+    if (b->o.runs < 1 || b->o.warmup < 0 || b->o.throughput < 0) {
+        errno = EINVAL;
+        sl_errprintf(err, "--runs must be >= 1, --warmup and --throughput >= 0");
+        goto fail;
+    }
+    if (parse_paths(b, opts->paths, err) < 0)
+        goto fail;
+    c->dir = sl_abspath(opts->dir);
+    char *cj = sl_xasprintf("%s/cluster.json", c->dir);
+    struct stat st;
+    int is_cluster = stat(cj, &st) == 0;
+    free(cj);
+    if (!is_cluster) {
+        errno = ENOENT;
+        sl_errprintf(err, "%s is not a cluster folder (no cluster.json): start one with "
+                          "`slurmlink up --dir %s`", c->dir, c->dir);
+        goto fail;
+    }
+    c->slurm_conf = sl_xasprintf("%s/etc/slurm.conf", c->dir);
+    c->kubeconfig = sl_xasprintf("%s/kubeconfig", c->dir);
+    c->pods_root = opts->pods_root ? sl_abspath(opts->pods_root)
+                                   : sl_xasprintf("%s/slurmlinkd/pods", c->dir);
+    c->image_store = opts->image_store ? sl_abspath(opts->image_store)
+                                       : sl_xasprintf("%s/images", c->dir);
+    c->runtime = opts->runtime ? sl_xstrdup(opts->runtime) : NULL;
+    c->kubectl = sl_xstrdup(opts->kubectl ? opts->kubectl : "kubectl");
+    c->poll_ms = opts->poll_ms > 0 ? opts->poll_ms : 50;
+    c->timeout_ms = 1000LL * (opts->timeout_s > 0 ? opts->timeout_s : 300);
+    c->jitter_ms = opts->jitter_ms < 0 ? 0 : opts->jitter_ms ? opts->jitter_ms : 1000;
+    c->progress = opts->progress;
+    c->progress_tty = opts->progress && isatty(fileno(opts->progress));
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(c->stamp, sizeof(c->stamp), "%Y%m%d-%H%M%S", &tm);
+    c->out_dir = opts->out_dir ? sl_abspath(opts->out_dir)
+                               : sl_xasprintf("%s/bench/%s", c->dir, c->stamp);
+    if (sl_mkdir_p(c->out_dir, 0755, err) < 0)
+        goto fail;
+    c->kube_cache = sl_xasprintf("%s/kubectl-cache", c->out_dir);
+
+    char *self = sl_self_dir();
+    c->shim_path = sl_xasprintf("%s/slurmlink-shim", self ? self : ".");
+    free(self);
+    if (access(c->shim_path, X_OK) < 0) {
+        sl_errprintf(err, "%s: %s (build it with make)", c->shim_path, strerror(errno));
+        goto fail;
+    }
+    c->run_as = sl_xstrdup(opts->run_as ? opts->run_as : "nobody");
+    struct passwd *pw = getpwnam(c->run_as);
+    if (!pw) {
+        errno = ENOENT;
+        sl_errprintf(err, "--run-as: no user '%s'", c->run_as);
+        goto fail;
+    }
+    c->uid = pw->pw_uid;
+    c->gid = pw->pw_gid;
+    c->home = sl_xstrdup(pw->pw_dir);
+
+    c->pod = bench_workload(opts->workload, &c->workload_desc, err);
+    if (!c->pod)
+        goto fail;
+    if (uses_busybox(c->pod)) {
+        /* the default image, made from Debian's busybox-static when missing */
+        char *dir = sl_image_dir(c->image_store, "busybox", err);
+        int have = dir && stat(dir, &st) == 0;
+        free(dir);
+        if (!have) {
+            bench_progress(c, "importing busybox into %s", c->image_store);
+            if (sl_image_import_busybox(c->image_store, "busybox", NULL, 0, err) < 0) {
+                sl_errprefix(err, "importing the busybox image");
+                goto fail;
+            }
+        }
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    sl_slurm_init(c->slurm_conf);
+
+    struct utsname un;
+    uname(&un);
+    const char *sb[] = {"sbatch", "--version", NULL};
+    const char *kv[] = {c->kubectl, "version", "--client", NULL};
+    char *date = sl_xmalloc(64);
+    strftime(date, 64, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    b->meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, "
+                        "s:i, s:i, s:i, s:s, s:s}",
+                        "command", opts->command ? opts->command : "slurmlink bench", "date",
+                        date, "id", c->stamp, "host", un.nodename, "kernel", un.release,
+                        "cluster", c->dir, "workload", c->workload_desc, "pods_root",
+                        c->pods_root, "run_as", c->run_as, "slurm", "", "kubectl", "",
+                        "runs", b->o.runs, "warmup", b->o.warmup, "throughput",
+                        b->o.throughput, "poll_ms", c->poll_ms, "jitter_ms", c->jitter_ms, "cpus",
+                        (int)sysconf(_SC_NPROCESSORS_ONLN), "scheduler_parameters", "",
+                        "baseline", BASELINE);
+    free(date);
+    char *v = first_line(sb);
+    json_object_set_new(b->meta, "slurm", json_string(v));
+    free(v);
+    v = first_line(kv);
+    json_object_set_new(b->meta, "kubectl", json_string(v));
+    free(v);
+    char *sp = sched_params(c->slurm_conf);
+    json_object_set_new(b->meta, "scheduler_parameters", json_string(sp));
+    free(sp);
+    json_t *pl = json_array();
+    for (size_t i = 0; i < b->npaths; i++)
+        json_array_append_new(pl, json_string(b->paths[i]->name));
+    json_object_set_new(b->meta, "paths", pl);
+    json_object_set_new(b->meta, "pod", json_deep_copy(c->pod));
+    return b;
+fail:
+    sl_bench_destroy(b);
+    return NULL;
+}
+
+static sl_bench_run_t *new_run(sl_bench_t *b, const char *path, int index, int warmup,
+                               int batch)
+{
+    if (b->nruns == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 64;
+        b->runs = sl_xrealloc(b->runs, b->cap * sizeof(*b->runs));
+    }
+    sl_bench_run_t *r = &b->runs[b->nruns++];
+    memset(r, 0, sizeof(*r));
+    snprintf(r->path, sizeof(r->path), "%s", path);
+    r->index = index;
+    r->warmup = warmup;
+    r->batch = batch;
+    return r;
+}
+
+/* after the client saw the end: container times from the pod folder, then
+ * the ordering rule, loudly */
+static void finish_run(bench_ctx_t *c, sl_bench_run_t *r)
+{
+    if (r->error[0])
+        return;
+    if (sl_bench_run_read_events(r) < 0)
+        return;
+    char why[128];
+    if (sl_bench_run_check(r, why, sizeof(why)) < 0)
+        loud(c, "%s run %d (pod %s): ORDER VIOLATION: %s", r->path, r->index, r->pod, why);
+}
+
+static int jitter(int max_ms)
+{
+    unsigned v = 0;
+    if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+        v = (unsigned)rand();
+    return (int)(v % (unsigned)max_ms);
+}
+
+typedef struct path_state {
+    void *state;
+    int ok;
+    sl_error_t err;
+} path_state_t;
+
+static void run_batch(sl_bench_t *b, size_t p, path_state_t *ps, size_t first, size_t n)
+{
+    bench_ctx_t *c = &b->c;
+    const bench_path_t *bp = b->paths[p];
+    /* pointers taken after every record of the batch exists (realloc) */
+    sl_bench_run_t **rs = sl_xcalloc(n, sizeof(*rs));
+    for (size_t i = 0; i < n; i++)
+        rs[i] = &b->runs[first + i];
+    if (!ps->ok) {
+        for (size_t i = 0; i < n; i++)
+            sl_bench_run_fail(rs[i], "%s path unavailable: %s", bp->name, ps->err.text);
+    } else {
+        long long deadline = sl_now_ms() + c->timeout_ms + 2000LL * (long long)(n - 1);
+        bp->submit(c, ps->state, rs, n);
+        bp->wait(c, ps->state, rs, n, deadline);
+        for (size_t i = 0; i < n; i++)
+            finish_run(c, rs[i]);
+    }
+    free(rs);
+}
+
+int sl_bench_execute(sl_bench_t *b, sl_error_t *err)
+{
+    (void)err;
+    bench_ctx_t *c = &b->c;
+    path_state_t ps[8];
+    memset(ps, 0, sizeof(ps));
+    for (size_t p = 0; p < b->npaths; p++) {
+        bench_progress(c, "%s: setting up", b->paths[p]->name);
+        ps[p].ok = b->paths[p]->setup(c, &ps[p].state, &ps[p].err) == 0;
+        if (!ps[p].ok)
+            loud(c, "%s path cannot run: %s", b->paths[p]->name, ps[p].err.text);
+    }
+    int rounds = b->o.throughput ? b->o.warmup : b->o.warmup + b->o.runs;
+    for (int k = 0; k < rounds; k++) {
+        for (size_t p = 0; p < b->npaths; p++) {
+            int warm = k < b->o.warmup;
+            size_t at = b->nruns;
+            sl_bench_run_t *r = new_run(b, b->paths[p]->name, k, warm, 0);
+            bench_progress(c, "[%d/%d] %s: %s %d", k + 1, rounds, r->path,
+                           warm ? "warm-up" : "run", warm ? k + 1 : k - b->o.warmup + 1);
+            /* a run starting right after the previous one ended would meet
+             * slurmctld's 1 s tick at the same phase every time */
+            if (c->jitter_ms)
+                sl_sleep_ms(jitter(c->jitter_ms));
+            run_batch(b, p, &ps[p], at, 1);
+            r = &b->runs[at];
+            if (r->error[0])
+                loud(c, "%s %s %d failed: %s", r->path, warm ? "warm-up" : "run", k + 1,
+                     r->error);
+            else
+                bench_progress(c, "[%d/%d] %s: %.3f s", k + 1, rounds, r->path,
+                               (double)(r->t_seen - r->t_submit) / 1e6);
+        }
+    }
+    if (b->o.throughput) {
+        b->tput = sl_xcalloc(b->npaths, sizeof(*b->tput));
+        for (size_t p = 0; p < b->npaths; p++) {
+            size_t at = b->nruns;
+            for (int i = 0; i < b->o.throughput; i++)
+                new_run(b, b->paths[p]->name, i, 0, 1);
+            bench_progress(c, "%s: %d pods at once", b->paths[p]->name, b->o.throughput);
+            run_batch(b, p, &ps[p], at, (size_t)b->o.throughput);
+            sl_bench_tput_compute(b->runs, b->nruns, b->paths[p]->name, 1, &b->tput[p]);
+            b->ntput++;
+            bench_progress(c, "%s: %d pods seen finished after %.3f s", b->paths[p]->name,
+                           b->o.throughput, b->tput[p].all_seen_s);
+        }
+    }
+    for (size_t p = 0; p < b->npaths; p++)
+        if (ps[p].ok && b->paths[p]->teardown)
+            b->paths[p]->teardown(c, ps[p].state);
+    /* the API pods leave the store (their pod folders and records stay) */
+    if (c->kube)
+        bench_kube_cleanup(c);
+    progress_end(c);
+
+    const char *names[8];
+    for (size_t p = 0; p < b->npaths; p++)
+        names[p] = b->paths[p]->name;
+    b->sum = sl_xcalloc(b->npaths, sizeof(*b->sum));
+    sl_bench_summarize(b->runs, b->nruns, names, b->npaths, BASELINE, b->sum);
+    return 0;
+}
+
+const sl_bench_run_t *sl_bench_runs(const sl_bench_t *b, size_t *n)
+{
+    *n = b->nruns;
+    return b->runs;
+}
+
+const sl_bench_summary_t *sl_bench_summaries(const sl_bench_t *b, size_t *n)
+{
+    *n = b->sum ? b->npaths : 0;
+    return b->sum;
+}
+
+const sl_bench_tput_t *sl_bench_tputs(const sl_bench_t *b, size_t *n)
+{
+    *n = b->ntput;
+    return b->tput;
+}
+
+const char *sl_bench_out_dir(const sl_bench_t *b)
+{
+    return b->c.out_dir;
+}
+
+json_t *sl_bench_to_json(const sl_bench_t *b)
+{
+    json_t *j = sl_bench_json(b->meta, b->runs, b->nruns, b->sum, b->sum ? b->npaths : 0,
+                              b->tput, b->ntput);
+    json_object_set_new(json_object_get(j, "meta"), "out_dir", json_string(b->c.out_dir));
+    return j;
+}
+
+static int put(const sl_bench_t *b, const char *name, char *text, sl_error_t *err)
+{
+    char *path = sl_xasprintf("%s/%s", b->c.out_dir, name);
+    int rc = sl_write_file(path, text, strlen(text), 0644, err);
+    free(path);
+    free(text);
+    return rc;
+}
+
+static char *subtitle(const sl_bench_t *b)
+{
+    const char *host = json_string_value(json_object_get(b->meta, "host"));
+    if (b->o.throughput)
+        return sl_xasprintf("%s | %d pods at once per path | %s | %s", b->c.workload_desc,
+                            b->o.throughput, host, b->c.stamp);
+    return sl_xasprintf("%s | %d warm runs per path after %d warm-up | %s | %s",
+                        b->c.workload_desc, b->o.runs, b->o.warmup, host, b->c.stamp);
+}
+
+int sl_bench_write_files(const sl_bench_t *b, sl_error_t *err)
+{
+    size_t ns = b->sum ? b->npaths : 0;
+    if (put(b, "runs.csv", sl_bench_csv_runs(b->runs, b->nruns), err) < 0)
+        return -1;
+    if (!b->o.throughput && put(b, "summary.csv", sl_bench_csv_summary(b->sum, ns), err) < 0)
+        return -1;
+    if (b->o.throughput && put(b, "throughput.csv", sl_bench_csv_tput(b->tput, b->ntput), err) < 0)
+        return -1;
+    json_t *j = sl_bench_to_json(b);
+    char *text = json_dumps(j, JSON_INDENT(2));
+    json_decref(j);
+    size_t len = strlen(text);
+    text = sl_xrealloc(text, len + 2);
+    memcpy(text + len, "\n", 2);
+    if (put(b, "bench.json", text, err) < 0)
+        return -1;
+    char *sub = subtitle(b);
+    char *svg = sl_bench_svg("slurmlink bench: end to end, submit to result seen", sub, b->sum,
+                             b->o.throughput ? 0 : ns, b->tput, b->ntput);
+    free(sub);
+    return put(b, "bench.svg", svg, err);
+}
+
+void sl_bench_print(const sl_bench_t *b, FILE *f, int utf8)
+{
+    char *sub = subtitle(b);
+    fprintf(f, "slurmlink bench on %s\n%s\n\n", b->c.dir, sub);
+    free(sub);
+    size_t ns = b->sum ? b->npaths : 0;
+    if (b->o.throughput) {
+        sl_bench_print_tput(f, b->tput, b->ntput);
+    } else {
+        sl_bench_print_table(f, b->sum, ns, BASELINE);
+        fputc('\n', f);
+        sl_bench_print_chart(f, b->sum, ns, 50, utf8);
+    }
+    fprintf(f, "\nfiles: %s/{runs.csv,%s,bench.json,bench.svg}\n", b->c.out_dir,
+            b->o.throughput ? "throughput.csv" : "summary.csv");
+}
+
+int sl_bench_problems(const sl_bench_t *b, FILE *f)
+{
+    int n = 0;
+    for (size_t i = 0; i < b->nruns; i++) {
+        const sl_bench_run_t *r = &b->runs[i];
+        char why[128];
+        const char *what = r->error[0] ? r->error
+                           : sl_bench_run_check(r, why, sizeof(why)) < 0 ? why
+                                                                         : NULL;
+        if (!what)
+            continue;
+        if (f && n < 20)
+            fprintf(f, "!! %s %s %d%s%s: %s\n", r->path,
+                    r->batch ? "batch pod" : r->warmup ? "warm-up" : "run", r->index,
+                    r->pod[0] ? " pod " : "", r->pod, what);
+        n++;
+    }
+    if (f && n > 20)
+        fprintf(f, "!! ... %d problems in all (see runs.csv)\n", n);
+    return n;
+}
