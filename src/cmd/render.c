@@ -80,10 +80,9 @@ static int write_pod(const sl_translate_result_t *r)
     }
     for (size_t i = 0; i < r->nfiles; i++) {
         char *path = sl_xasprintf("%s/%s", r->pod_dir, r->files[i].path);
-        int rc = r->files[i].data
-                     ? sl_write_file(path, r->files[i].data, r->files[i].len,
-                                     (mode_t)r->files[i].mode, &err)
-                     : sl_mkdir_p(path, (mode_t)r->files[i].mode, &err);
+        int rc = r->files[i].data ? sl_write_file(path, r->files[i].data, r->files[i].len,
+                                                  (mode_t)r->files[i].mode, &err)
+                                  : sl_mkdir_p(path, (mode_t)r->files[i].mode, &err);
         free(path);
         if (rc < 0) {
             fprintf(stderr, "slurmlink render: %s\n", err.text);
@@ -122,19 +121,26 @@ static void usage(FILE *f)
 
 int cmd_render(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"spec", no_argument, 0, 's'},           {"files", no_argument, 0, 'f'},
-        {"options", no_argument, 0, 'o'},        {"no-script", no_argument, 0, 'n'},
-        {"json", no_argument, 0, 'j'},           {"pods-root", required_argument, 0, 'R'},
-        {"shim", required_argument, 0, 'S'},     {"runtime", required_argument, 0, 'r'},
-        {"image-store", required_argument, 0, 'I'},
-        {"default-cpu", required_argument, 0, 'c'},
-        {"default-memory", required_argument, 0, 'm'},
-        {"partition", required_argument, 0, 'p'}, {"account", required_argument, 0, 'A'},
-        {"report-url", required_argument, 0, 'U'},
-        {"allow-pre-exec", no_argument, 0, 'P'}, {"uid", required_argument, 0, 'u'},
-        {"run-as", required_argument, 0, 'a'},    {"write", no_argument, 0, 'w'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option lo[] = {{"spec", no_argument, 0, 's'},
+                                       {"files", no_argument, 0, 'f'},
+                                       {"options", no_argument, 0, 'o'},
+                                       {"no-script", no_argument, 0, 'n'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"pods-root", required_argument, 0, 'R'},
+                                       {"shim", required_argument, 0, 'S'},
+                                       {"runtime", required_argument, 0, 'r'},
+                                       {"image-store", required_argument, 0, 'I'},
+                                       {"default-cpu", required_argument, 0, 'c'},
+                                       {"default-memory", required_argument, 0, 'm'},
+                                       {"partition", required_argument, 0, 'p'},
+                                       {"account", required_argument, 0, 'A'},
+                                       {"report-url", required_argument, 0, 'U'},
+                                       {"allow-pre-exec", no_argument, 0, 'P'},
+                                       {"uid", required_argument, 0, 'u'},
+                                       {"run-as", required_argument, 0, 'a'},
+                                       {"write", no_argument, 0, 'w'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
     sl_translate_config_t cfg = {.pods_root = "/var/tmp/slurmlink/pods",
                                  .default_cpu_milli = 1000,
                                  .default_mem_bytes = 1LL << 30,

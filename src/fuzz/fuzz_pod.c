@@ -31,8 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(sl_fielderrs_lines(e));
     json_decref(sl_fielderrs_status(e, NULL, "Pod", "x"));
     if (p && p->name && p->namespace_ && p->uid) {
-        sl_translate_config_t cfg = {.pods_root = "/p", .shim_path = "/s", .default_cpu_milli = 1000,
-                                     .default_mem_bytes = 1 << 30, .image_store = "/store",
+        sl_translate_config_t cfg = {.pods_root = "/p",
+                                     .shim_path = "/s",
+                                     .default_cpu_milli = 1000,
+                                     .default_mem_bytes = 1 << 30,
+                                     .image_store = "/store",
                                      .allow_pre_exec = size & 1};
         sl_translate_result_t *r = NULL;
         if (sl_translate(p, docs, docs, &cfg, &r, e, NULL) == 0)

@@ -13,10 +13,7 @@ struct sl_fielderrs {
     size_t n, cap;
 };
 
-sl_fielderrs_t *sl_fielderrs_create(void)
-{
-    return sl_xcalloc(1, sizeof(sl_fielderrs_t));
-}
+sl_fielderrs_t *sl_fielderrs_create(void) { return sl_xcalloc(1, sizeof(sl_fielderrs_t)); }
 
 void sl_fielderrs_destroy(sl_fielderrs_t *l)
 {
@@ -54,20 +51,20 @@ void sl_fielderrs_add(sl_fielderrs_t *l, sl_fe_type_t type, const char *field, c
     e->value = sl_xstrdup(value ? value : "");
 }
 
-void sl_fielderrs_add_int(sl_fielderrs_t *l, sl_fe_type_t type, const char *field,
-                          long long value, const char *detail)
+void sl_fielderrs_add_int(sl_fielderrs_t *l, sl_fe_type_t type, const char *field, long long value,
+                          const char *detail)
 {
     sl_fielderr_t *e = push(l, type, field, detail);
     e->vkind = SL_FE_V_INT;
     e->ivalue = value;
 }
 
-#define VFIELD(fmt, path)                                                                 \
-    va_list ap_;                                                                          \
-    va_start(ap_, fmt);                                                                   \
-    char *path = NULL;                                                                    \
-    if (vasprintf(&path, fmt, ap_) < 0)                                                   \
-        abort();                                                                          \
+#define VFIELD(fmt, path)                                                                          \
+    va_list ap_;                                                                                   \
+    va_start(ap_, fmt);                                                                            \
+    char *path = NULL;                                                                             \
+    if (vasprintf(&path, fmt, ap_) < 0)                                                            \
+        abort();                                                                                   \
     va_end(ap_)
 
 void sl_fe_required(sl_fielderrs_t *l, const char *detail, const char *fieldfmt, ...)
@@ -132,10 +129,7 @@ void sl_fielderrs_extend(sl_fielderrs_t *dst, const sl_fielderrs_t *src)
     }
 }
 
-size_t sl_fielderrs_count(const sl_fielderrs_t *l)
-{
-    return l ? l->n : 0;
-}
+size_t sl_fielderrs_count(const sl_fielderrs_t *l) { return l ? l->n : 0; }
 
 const sl_fielderr_t *sl_fielderrs_get(const sl_fielderrs_t *l, size_t i)
 {
@@ -204,15 +198,42 @@ char *sl_go_quote(const char *s)
         unsigned char c = *p;
         int n;
         switch (c) {
-        case '"': sl_buf_puts(&b, "\\\""); p++; continue;
-        case '\\': sl_buf_puts(&b, "\\\\"); p++; continue;
-        case '\a': sl_buf_puts(&b, "\\a"); p++; continue;
-        case '\b': sl_buf_puts(&b, "\\b"); p++; continue;
-        case '\f': sl_buf_puts(&b, "\\f"); p++; continue;
-        case '\n': sl_buf_puts(&b, "\\n"); p++; continue;
-        case '\r': sl_buf_puts(&b, "\\r"); p++; continue;
-        case '\t': sl_buf_puts(&b, "\\t"); p++; continue;
-        case '\v': sl_buf_puts(&b, "\\v"); p++; continue;
+        case '"':
+            sl_buf_puts(&b, "\\\"");
+            p++;
+            continue;
+        case '\\':
+            sl_buf_puts(&b, "\\\\");
+            p++;
+            continue;
+        case '\a':
+            sl_buf_puts(&b, "\\a");
+            p++;
+            continue;
+        case '\b':
+            sl_buf_puts(&b, "\\b");
+            p++;
+            continue;
+        case '\f':
+            sl_buf_puts(&b, "\\f");
+            p++;
+            continue;
+        case '\n':
+            sl_buf_puts(&b, "\\n");
+            p++;
+            continue;
+        case '\r':
+            sl_buf_puts(&b, "\\r");
+            p++;
+            continue;
+        case '\t':
+            sl_buf_puts(&b, "\\t");
+            p++;
+            continue;
+        case '\v':
+            sl_buf_puts(&b, "\\v");
+            p++;
+            continue;
         default: break;
         }
         if (c >= 0x20 && c < 0x7f) {
@@ -244,8 +265,7 @@ char *sl_fielderr_body(const sl_fielderr_t *e)
     switch (e->type) {
     case SL_FE_REQUIRED:
     case SL_FE_FORBIDDEN:
-    case SL_FE_TOO_LONG:
-        break;
+    case SL_FE_TOO_LONG: break;
     default:
         if (e->vkind == SL_FE_V_INT) {
             sl_buf_printf(&b, ": %lld", e->ivalue);
@@ -336,10 +356,10 @@ json_t *sl_fielderrs_status(const sl_fielderrs_t *l, const char *group, const ch
     char *agg = sl_fielderrs_aggregate(l);
     char *msg = *agg ? sl_xasprintf("%s %s is invalid: %s", qkind, qname, agg)
                      : sl_xasprintf("%s %s is invalid", qkind, qname);
-    json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:o, s:i}", "kind", "Status",
-                           "apiVersion", "v1", "metadata", "status", "Failure", "message", msg,
-                           "reason", "Invalid", "details",
-                           sl_fielderrs_details(l, group, kind, name), "code", 422);
+    json_t *st =
+        json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:o, s:i}", "kind", "Status", "apiVersion", "v1",
+                  "metadata", "status", "Failure", "message", msg, "reason", "Invalid", "details",
+                  sl_fielderrs_details(l, group, kind, name), "code", 422);
     free(qkind);
     free(qname);
     free(agg);

@@ -32,11 +32,11 @@ typedef enum sl_fe_vkind { SL_FE_V_NONE, SL_FE_V_STRING, SL_FE_V_INT } sl_fe_vki
 
 typedef struct sl_fielderr {
     sl_fe_type_t type;
-    char *field;  /* "spec.containers[1].resources.limits.memory" */
+    char *field; /* "spec.containers[1].resources.limits.memory" */
     sl_fe_vkind_t vkind;
-    char *value;  /* SL_FE_V_STRING: the raw bad value (may be ""); else NULL */
+    char *value;      /* SL_FE_V_STRING: the raw bad value (may be ""); else NULL */
     long long ivalue; /* SL_FE_V_INT */
-    char *detail; /* may be "" */
+    char *detail;     /* may be "" */
 } sl_fielderr_t;
 
 typedef struct sl_fielderrs sl_fielderrs_t;
@@ -48,8 +48,8 @@ void sl_fielderrs_destroy(sl_fielderrs_t *l); /* NULL is a no-op */
  * (NULL value prints as ""); the int form with %v. */
 void sl_fielderrs_add(sl_fielderrs_t *l, sl_fe_type_t type, const char *field, const char *value,
                       const char *detail);
-void sl_fielderrs_add_int(sl_fielderrs_t *l, sl_fe_type_t type, const char *field,
-                          long long value, const char *detail);
+void sl_fielderrs_add_int(sl_fielderrs_t *l, sl_fe_type_t type, const char *field, long long value,
+                          const char *detail);
 /* Shorthands with a printf-formatted field path. */
 void sl_fe_required(sl_fielderrs_t *l, const char *detail, const char *fieldfmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -9,36 +9,30 @@
 #include <string.h>
 
 #define LABEL_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-#define LABEL_MSG                                                                          \
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "   \
-    "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "    \
+#define LABEL_MSG                                                                                  \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "            \
+    "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "             \
     "'123-abc', regex used for validation is '" LABEL_FMT "')"
-#define SUBDOMAIN_MSG                                                                      \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, " \
-    "'-' or '.', and must start and end with an alphanumeric character (e.g. "            \
+#define SUBDOMAIN_MSG                                                                              \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "          \
+    "'-' or '.', and must start and end with an alphanumeric character (e.g. "                     \
     "'example.com', regex used for validation is '" LABEL_FMT "(\\." LABEL_FMT ")*')"
 #define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-#define QNAME_MSG                                                                          \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "   \
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex " \
+#define QNAME_MSG                                                                                  \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "            \
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "          \
     "used for validation is '" QNAME_FMT "')"
-#define LABELVAL_MSG                                                                       \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', "  \
-    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  " \
+#define LABELVAL_MSG                                                                               \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', "           \
+    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "         \
     "or 'my_value',  or '12345', regex used for validation is '(" QNAME_FMT ")?')"
-#define ENVNAME_MSG                                                                        \
-    "a valid environment variable name must consist only of printable ASCII characters "  \
+#define ENVNAME_MSG                                                                                \
+    "a valid environment variable name must consist only of printable ASCII characters "           \
     "other than '='"
 
-static int lower_alnum(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+static int lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-static int alnum(char c)
-{
-    return lower_alnum(c) || (c >= 'A' && c <= 'Z');
-}
+static int alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 
 /* [a-z0-9]([-a-z0-9]*[a-z0-9])? over s[0:n] */
 static int match_label(const char *s, size_t n)
@@ -75,15 +69,9 @@ static int match_qname(const char *s, size_t n)
     return 1;
 }
 
-int sl_is_dns1123_label(const char *v)
-{
-    return strlen(v) <= 63 && match_label(v, strlen(v));
-}
+int sl_is_dns1123_label(const char *v) { return strlen(v) <= 63 && match_label(v, strlen(v)); }
 
-int sl_is_dns1123_subdomain(const char *v)
-{
-    return strlen(v) <= 253 && match_subdomain(v);
-}
+int sl_is_dns1123_subdomain(const char *v) { return strlen(v) <= 253 && match_subdomain(v); }
 
 int sl_validate_dns1123_label(sl_fielderrs_t *errs, const char *field, const char *v)
 {

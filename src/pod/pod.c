@@ -94,8 +94,7 @@ int pod_bool(pod_ctx_t *c, const json_t *o, const char *key, const char *path, i
     return json_is_true(v);
 }
 
-sl_pod_kv_t *pod_strmap(pod_ctx_t *c, const json_t *o, const char *key, const char *path,
-                        size_t *n)
+sl_pod_kv_t *pod_strmap(pod_ctx_t *c, const json_t *o, const char *key, const char *path, size_t *n)
 {
     const json_t *m = pod_obj(c, o, key, path);
     *n = 0;
@@ -195,8 +194,8 @@ static void parse_meta(pod_ctx_t *c, const json_t *meta)
 
 /* ---------- containers ---------- */
 
-static const char *const *str_list(pod_ctx_t *c, const json_t *o, const char *key,
-                                   const char *path, size_t *n)
+static const char *const *str_list(pod_ctx_t *c, const json_t *o, const char *key, const char *path,
+                                   size_t *n)
 {
     const json_t *a = pod_arr(c, o, key, path);
     *n = 0;
@@ -216,10 +215,18 @@ static const char *const *str_list(pod_ctx_t *c, const json_t *o, const char *ke
     return v;
 }
 
-static const char *const field_paths[] = {
-    "metadata.name", "metadata.namespace", "metadata.uid", "metadata.labels",
-    "metadata.annotations", "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
-    "status.hostIPs", "status.podIP", "status.podIPs", NULL};
+static const char *const field_paths[] = {"metadata.name",
+                                          "metadata.namespace",
+                                          "metadata.uid",
+                                          "metadata.labels",
+                                          "metadata.annotations",
+                                          "spec.nodeName",
+                                          "spec.serviceAccountName",
+                                          "status.hostIP",
+                                          "status.hostIPs",
+                                          "status.podIP",
+                                          "status.podIPs",
+                                          NULL};
 
 /* metadata.labels['k'] / metadata.annotations['k'] and the plain paths. */
 static int valid_field_path(const char *fp, int env)
@@ -270,13 +277,13 @@ static void parse_env(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod
                 if (!ev->key || !*ev->key) {
                     sl_fe_required(c->errs, NULL, "%s.fieldPath", fp);
                 } else if (!valid_field_path(ev->key, 1)) {
-                    sl_fe_not_supported(c->errs, ev->key,
-                                        (const char *const[]){"metadata.name", "metadata.namespace",
-                                                              "metadata.uid", "spec.nodeName",
-                                                              "spec.serviceAccountName",
-                                                              "status.hostIP", "status.hostIPs",
-                                                              "status.podIP", "status.podIPs", NULL},
-                                        "%s.fieldPath", fp);
+                    sl_fe_not_supported(
+                        c->errs, ev->key,
+                        (const char *const[]){"metadata.name", "metadata.namespace", "metadata.uid",
+                                              "spec.nodeName", "spec.serviceAccountName",
+                                              "status.hostIP", "status.hostIPs", "status.podIP",
+                                              "status.podIPs", NULL},
+                        "%s.fieldPath", fp);
                 }
                 free(fp);
             }
@@ -350,8 +357,8 @@ static void parse_env(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod
             free(pp);
         }
         if (cm && sec) {
-            sl_fe_invalid(c->errs, "", "may not have more than one field specified at a time",
-                          "%s", p);
+            sl_fe_invalid(c->errs, "", "may not have more than one field specified at a time", "%s",
+                          p);
         } else if (!cm && !sec) {
             sl_fe_invalid(c->errs, "", "must specify one of: `configMapRef` or `secretRef`", "%s",
                           p);
@@ -373,8 +380,8 @@ static void parse_env(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod
     free(fpath);
 }
 
-static void parse_mounts(pod_ctx_t *c, const json_t *ctr, const char *cpath,
-                         sl_pod_container_t *k, const json_t *volumes)
+static void parse_mounts(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod_container_t *k,
+                         const json_t *volumes)
 {
     char *mpath = sl_xasprintf("%s.volumeMounts", cpath);
     const json_t *a = pod_arr(c, ctr, "volumeMounts", cpath);
@@ -581,8 +588,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
         sl_fielderrs_add_int(c.errs, SL_FE_INVALID, "spec.activeDeadlineSeconds",
                              p->active_deadline_seconds,
                              "must be between 1 and 2147483647, inclusive");
-    p->termination_grace_seconds =
-        pod_int(&c, spec, "terminationGracePeriodSeconds", "spec", 30);
+    p->termination_grace_seconds = pod_int(&c, spec, "terminationGracePeriodSeconds", "spec", 30);
     if (p->termination_grace_seconds < 0)
         sl_fielderrs_add_int(c.errs, SL_FE_INVALID, "spec.terminationGracePeriodSeconds",
                              p->termination_grace_seconds, "must be greater than or equal to 0");

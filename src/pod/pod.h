@@ -77,16 +77,21 @@ typedef struct sl_pod_resources {
 
 typedef struct sl_pod_container {
     const char *name;
-    const char *image; /* NULL when absent (only allowed with the host runtime) */
+    const char *image;       /* NULL when absent (only allowed with the host runtime) */
     const char *working_dir; /* NULL when absent */
-    const char **command; size_t ncommand;
-    const char **args; size_t nargs;
-    sl_pod_env_t *env; size_t nenv;
-    sl_pod_envfrom_t *env_from; size_t nenv_from;
-    sl_pod_mount_t *mounts; size_t nmounts;
+    const char **command;
+    size_t ncommand;
+    const char **args;
+    size_t nargs;
+    sl_pod_env_t *env;
+    size_t nenv;
+    sl_pod_envfrom_t *env_from;
+    size_t nenv_from;
+    sl_pod_mount_t *mounts;
+    size_t nmounts;
     sl_pod_resources_t res;
     int64_t run_as_user, run_as_group; /* container securityContext, else the pod's; or UNSET */
-    const char *restart_policy; /* init containers only: "Always" marks a sidecar; else NULL */
+    const char *restart_policy;    /* init containers only: "Always" marks a sidecar; else NULL */
     const char *image_pull_policy; /* NULL when absent */
     int tty, stdin_open;
     int init;  /* 1 for spec.initContainers */
@@ -122,41 +127,52 @@ typedef struct sl_pod_dapi_item {
 typedef struct sl_pod_source {
     sl_vol_type_t type; /* CONFIGMAP, SECRET, DOWNWARDAPI or SATOKEN */
     const char *ref;    /* ConfigMap/Secret name */
-    sl_pod_keypath_t *items; size_t nitems; /* empty: every key */
+    sl_pod_keypath_t *items;
+    size_t nitems; /* empty: every key */
     int optional;
-    sl_pod_dapi_item_t *dapi; size_t ndapi;
-    const char *audience; int64_t expiration_seconds; const char *sa_path; /* SATOKEN */
+    sl_pod_dapi_item_t *dapi;
+    size_t ndapi;
+    const char *audience;
+    int64_t expiration_seconds;
+    const char *sa_path; /* SATOKEN */
 } sl_pod_source_t;
 
 typedef struct sl_pod_volume {
     const char *name;
     sl_vol_type_t type;
     /* EMPTYDIR */
-    int memory;            /* medium: Memory */
-    int64_t size_limit;    /* bytes, or UNSET */
+    int memory;         /* medium: Memory */
+    int64_t size_limit; /* bytes, or UNSET */
     /* HOSTPATH */
     const char *host_path;
     const char *host_type; /* "" when unset */
     /* CONFIGMAP, SECRET, DOWNWARDAPI: one source; PROJECTED: several */
-    sl_pod_source_t *sources; size_t nsources;
+    sl_pod_source_t *sources;
+    size_t nsources;
     int default_mode; /* 0644 unless set (secret and configMap alike) */
 } sl_pod_volume_t;
 
 typedef struct sl_pod {
-    const json_t *json; /* the Pod (reference held) */
+    const json_t *json;                                  /* the Pod (reference held) */
     const char *name, *generate_name, *namespace_, *uid; /* NULL when absent */
-    sl_pod_kv_t *labels; size_t nlabels;
-    sl_pod_kv_t *annotations; size_t nannotations;
-    sl_pod_container_t *init_containers; size_t ninit;
-    sl_pod_container_t *containers; size_t ncontainers;
-    sl_pod_volume_t *volumes; size_t nvolumes;
-    sl_pod_kv_t *node_selector; size_t nnode_selector;
-    const char *restart_policy;     /* "Always" when absent */
-    int64_t active_deadline_seconds; /* UNSET when absent */
-    int64_t termination_grace_seconds; /* 30 when absent */
-    const char *service_account; /* "default" when absent */
+    sl_pod_kv_t *labels;
+    size_t nlabels;
+    sl_pod_kv_t *annotations;
+    size_t nannotations;
+    sl_pod_container_t *init_containers;
+    size_t ninit;
+    sl_pod_container_t *containers;
+    size_t ncontainers;
+    sl_pod_volume_t *volumes;
+    size_t nvolumes;
+    sl_pod_kv_t *node_selector;
+    size_t nnode_selector;
+    const char *restart_policy;                   /* "Always" when absent */
+    int64_t active_deadline_seconds;              /* UNSET when absent */
+    int64_t termination_grace_seconds;            /* 30 when absent */
+    const char *service_account;                  /* "default" when absent */
     const char *node_name, *hostname, *subdomain; /* NULL when absent */
-    int64_t run_as_user, run_as_group, fs_group; /* pod securityContext or UNSET */
+    int64_t run_as_user, run_as_group, fs_group;  /* pod securityContext or UNSET */
     void *priv_;
 } sl_pod_t;
 

@@ -12,26 +12,22 @@
 #include <stdio.h>
 #include <string.h>
 
-const char SL_QUANTITY_ERR_FORMAT[] =
-    "quantities must match the regular expression "
-    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const char SL_QUANTITY_ERR_FORMAT[] = "quantities must match the regular expression "
+                                      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const char SL_QUANTITY_ERR_NUMERIC[] = "unable to parse numeric part of quantity";
 const char SL_QUANTITY_ERR_SUFFIX[] = "unable to parse quantity's suffix";
 
 typedef __int128 i128;
 #define I128_MAX ((i128)(((unsigned __int128)1 << 127) - 1))
 
-static int isdig(char c)
-{
-    return c >= '0' && c <= '9';
-}
+static int isdig(char c) { return c >= '0' && c <= '9'; }
 
 /* parseQuantityString: offsets into str. */
 typedef struct scan {
     int positive;
-    size_t value_len;  /* str[0:value_len] is the numeric text inf.Dec would see */
-    int zeros_only;    /* sign and zeros only: Go sets value to "0" */
-    const char *num;   /* leading zeros stripped; "0" if empty */
+    size_t value_len; /* str[0:value_len] is the numeric text inf.Dec would see */
+    int zeros_only;   /* sign and zeros only: Go sets value to "0" */
+    const char *num;  /* leading zeros stripped; "0" if empty */
     size_t num_len;
     const char *denom; /* digits after '.' */
     size_t denom_len;
@@ -375,15 +371,9 @@ int sl_quantity_cmp(const sl_quantity_t *a, const sl_quantity_t *b)
     return a->nanos < b->nanos ? -1 : a->nanos > b->nanos ? 1 : 0;
 }
 
-int sl_quantity_sign(const sl_quantity_t *q)
-{
-    return q->nanos < 0 ? -1 : q->nanos > 0;
-}
+int sl_quantity_sign(const sl_quantity_t *q) { return q->nanos < 0 ? -1 : q->nanos > 0; }
 
-int sl_quantity_is_integer(const sl_quantity_t *q)
-{
-    return q->huge || q->nanos % 1000000000 == 0;
-}
+int sl_quantity_is_integer(const sl_quantity_t *q) { return q->huge || q->nanos % 1000000000 == 0; }
 
 /* ceil(|n| / div) with n's sign; div > 0 */
 static i128 div_away(i128 n, i128 div)

@@ -109,7 +109,8 @@ static void to_units(pod_ctx_t *c, const rq_t *r, const char *path, const char *
     }
 }
 
-void pod_parse_resources(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod_resources_t *res)
+void pod_parse_resources(pod_ctx_t *c, const json_t *ctr, const char *cpath,
+                         sl_pod_resources_t *res)
 {
     char *path = sl_xasprintf("%s.resources", cpath);
     char *limpath = sl_xasprintf("%s.limits", path);

@@ -20,8 +20,8 @@ static int type_index(const char *name)
 
 int sl_schema_known_kind(const char *kind)
 {
-    static const char *const kinds[] = {"Pod", "ConfigMap", "Secret", "Namespace",
-                                        "ServiceAccount", "Event", NULL};
+    static const char *const kinds[] = {
+        "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event", NULL};
     for (int i = 0; kind && kinds[i]; i++)
         if (!strcmp(kinds[i], kind))
             return 1;
@@ -173,19 +173,19 @@ char **sl_schema_pod_warnings(const json_t *pod, size_t *n)
     out.n = 0;
     for (size_t i = 0; i < sizeof(pod_ignored) / sizeof(pod_ignored[0]); i++)
         if (present(spec, pod_ignored[i].field))
-            push(&out, sl_xasprintf("spec.%s is ignored: %s", pod_ignored[i].field,
-                                    pod_ignored[i].why));
+            push(&out,
+                 sl_xasprintf("spec.%s is ignored: %s", pod_ignored[i].field, pod_ignored[i].why));
     const char *dns = json_string_value(json_object_get(spec, "dnsPolicy"));
     if (dns && strcmp(dns, "ClusterFirst") && strcmp(dns, "Default"))
-        push(&out, sl_xasprintf("spec.dnsPolicy %s is ignored: containers use the node's resolver",
-                                dns));
+        push(&out,
+             sl_xasprintf("spec.dnsPolicy %s is ignored: containers use the node's resolver", dns));
     const char *sched = json_string_value(json_object_get(spec, "schedulerName"));
     if (sched && strcmp(sched, "default-scheduler"))
-        push(&out, sl_xasprintf("spec.schedulerName %s is ignored: Slurm schedules every pod",
-                                sched));
+        push(&out,
+             sl_xasprintf("spec.schedulerName %s is ignored: Slurm schedules every pod", sched));
     const json_t *psc = json_object_get(spec, "securityContext");
     const char *psc_fields[] = {"seLinuxOptions", "seccompProfile", "appArmorProfile",
-                                "sysctls", "windowsOptions", NULL};
+                                "sysctls",        "windowsOptions", NULL};
     for (int i = 0; psc_fields[i]; i++)
         if (present(psc, psc_fields[i]))
             push(&out, sl_xasprintf("spec.securityContext.%s is ignored: the job runs as the "
@@ -208,9 +208,9 @@ char **sl_schema_pod_warnings(const json_t *pod, size_t *n)
                                             "the one the process binds",
                                             lists[l], i, j));
             const json_t *sc = json_object_get(c, "securityContext");
-            const char *sc_fields[] = {"privileged", "capabilities", "seLinuxOptions",
-                                       "seccompProfile", "appArmorProfile", "procMount",
-                                       "allowPrivilegeEscalation", NULL};
+            const char *sc_fields[] = {
+                "privileged",      "capabilities", "seLinuxOptions",           "seccompProfile",
+                "appArmorProfile", "procMount",    "allowPrivilegeEscalation", NULL};
             for (int k = 0; sc_fields[k]; k++)
                 if (present(sc, sc_fields[k]))
                     push(&out, sl_xasprintf("spec.%s[%zu].securityContext.%s is ignored: the "
@@ -273,8 +273,8 @@ static void default_container(json_t *c)
             def(json_array_get(ports, i), "protocol", json_string("TCP"));
     json_t *env = json_object_get(c, "env");
     for (size_t i = 0; i < json_array_size(env); i++) {
-        json_t *fr = json_object_get(json_object_get(json_array_get(env, i), "valueFrom"),
-                                     "fieldRef");
+        json_t *fr =
+            json_object_get(json_object_get(json_array_get(env, i), "valueFrom"), "fieldRef");
         if (json_is_object(fr))
             def(fr, "apiVersion", json_string("v1"));
     }
@@ -316,10 +316,10 @@ void sl_pod_apply_defaults(json_t *pod)
 
 /* ---------- updates ---------- */
 
-#define UPDATABLE                                                                          \
-    "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`," \
-    "`spec.tolerations` (only additions to existing tolerations),"                         \
-    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "   \
+#define UPDATABLE                                                                                  \
+    "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"      \
+    "`spec.tolerations` (only additions to existing tolerations),"                                 \
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "          \
     "negative)"
 
 int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_fielderrs_t *errs)

@@ -8,8 +8,8 @@ enum { SL_SF_LEAF, SL_SF_STRUCT, SL_SF_ARRAY, SL_SF_MAP };
 
 typedef struct sl_sfield {
     const char *name;
-    int kind;  /* SL_SF_* */
-    int type;  /* index into sl_schema_types for STRUCT/ARRAY/MAP, else -1 */
+    int kind; /* SL_SF_* */
+    int type; /* index into sl_schema_types for STRUCT/ARRAY/MAP, else -1 */
 } sl_sfield_t;
 
 typedef struct sl_stype {

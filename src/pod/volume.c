@@ -10,12 +10,37 @@
 #include <string.h>
 
 /* Every VolumeSource member of core/v1 (Kubernetes 1.32), in its field order. */
-static const char *const volume_kinds[] = {
-    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret",
-    "nfs", "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder",
-    "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume",
-    "quobyte", "azureDisk", "photonPersistentDisk", "projected", "portworxVolume", "scaleIO",
-    "storageos", "csi", "ephemeral", "image", NULL};
+static const char *const volume_kinds[] = {"hostPath",
+                                           "emptyDir",
+                                           "gcePersistentDisk",
+                                           "awsElasticBlockStore",
+                                           "gitRepo",
+                                           "secret",
+                                           "nfs",
+                                           "iscsi",
+                                           "glusterfs",
+                                           "persistentVolumeClaim",
+                                           "rbd",
+                                           "flexVolume",
+                                           "cinder",
+                                           "cephfs",
+                                           "flocker",
+                                           "downwardAPI",
+                                           "fc",
+                                           "azureFile",
+                                           "configMap",
+                                           "vsphereVolume",
+                                           "quobyte",
+                                           "azureDisk",
+                                           "photonPersistentDisk",
+                                           "projected",
+                                           "portworxVolume",
+                                           "scaleIO",
+                                           "storageos",
+                                           "csi",
+                                           "ephemeral",
+                                           "image",
+                                           NULL};
 
 static int supported_kind(const char *k)
 {
@@ -58,7 +83,7 @@ static void parse_items(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_
 static int dapi_field_ok(const char *fp)
 {
     static const char *const ok[] = {"metadata.annotations", "metadata.labels", "metadata.name",
-                                     "metadata.namespace", "metadata.uid", NULL};
+                                     "metadata.namespace",   "metadata.uid",    NULL};
     for (int i = 0; ok[i]; i++)
         if (!strcmp(fp, ok[i]))
             return 1;
@@ -97,7 +122,9 @@ static void parse_dapi(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_s
         char *fp = sl_xasprintf("%s.fieldRef", p), *rp = sl_xasprintf("%s.resourceFieldRef", p);
         const json_t *f = pod_obj(c, it, "fieldRef", p), *r = pod_obj(c, it, "resourceFieldRef", p);
         if (f && r) {
-            sl_fe_invalid(c->errs, "", "fieldRef and resourceFieldRef can not be specified simultaneously", "%s", p);
+            sl_fe_invalid(c->errs, "",
+                          "fieldRef and resourceFieldRef can not be specified simultaneously", "%s",
+                          p);
         } else if (f) {
             d->field_path = pod_str(c, f, "fieldPath", fp);
             if (!d->field_path || !*d->field_path)
@@ -128,8 +155,8 @@ static void parse_dapi(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_s
 }
 
 /* configMap / secret as a volume or projected source */
-static void parse_keyed(pod_ctx_t *c, const json_t *o, const char *path, int secret,
-                        int projected, sl_pod_source_t *s)
+static void parse_keyed(pod_ctx_t *c, const json_t *o, const char *path, int secret, int projected,
+                        sl_pod_source_t *s)
 {
     const char *namekey = secret && !projected ? "secretName" : "name";
     s->type = secret ? SL_VOL_SECRET : SL_VOL_CONFIGMAP;
@@ -195,7 +222,8 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
                     sl_fe_invalid(c->errs, "", "may not specify a duration less than 10 minutes",
                                   "%s.expirationSeconds", xp);
                 else if (s->expiration_seconds > 4294967296LL)
-                    sl_fe_invalid(c->errs, "", "may not specify a duration larger than 2^32 seconds",
+                    sl_fe_invalid(c->errs, "",
+                                  "may not specify a duration larger than 2^32 seconds",
                                   "%s.expirationSeconds", xp);
             } else {
                 sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
@@ -209,7 +237,8 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
                                 "%s.clusterTrustBundle", p);
         }
         if (n == 0)
-            sl_fe_required(c->errs, "must specify exactly 1 of: `secret`, `configMap`, "
+            sl_fe_required(c->errs,
+                           "must specify exactly 1 of: `secret`, `configMap`, "
                            "`downwardAPI`, `serviceAccountToken`, `clusterTrustBundle`",
                            "%s", p);
         else
@@ -310,9 +339,9 @@ void pod_parse_volumes(pod_ctx_t *c, const json_t *spec)
                 sl_fe_required(c->errs, NULL, "%s.path", kp);
                 v->host_path = "";
             }
-            static const char *const types[] = {"",     "BlockDevice",  "CharDevice",
-                                                "Directory", "DirectoryOrCreate", "File",
-                                                "FileOrCreate", "Socket", NULL};
+            static const char *const types[] = {
+                "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
+                "File", "FileOrCreate", "Socket",     NULL};
             int okt = 0;
             for (int t = 0; types[t]; t++)
                 okt |= !strcmp(types[t], v->host_type);

@@ -53,7 +53,7 @@ static int parse_int(const char *s, long long *out)
     if (!*p)
         return 0;
     for (const char *q = p; *q; q++) {
-        int d = *q >= '0' && *q <= '9' ? *q - '0'
+        int d = *q >= '0' && *q <= '9'   ? *q - '0'
                 : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
                 : *q >= 'A' && *q <= 'F' ? *q - 'A' + 10
                                          : 99;
@@ -142,8 +142,7 @@ static json_t *convert(yaml_document_t *doc, yaml_node_t *n, int depth)
     if (!n || depth > 200)
         return NULL;
     switch (n->type) {
-    case YAML_SCALAR_NODE:
-        return scalar(n);
+    case YAML_SCALAR_NODE: return scalar(n);
     case YAML_SEQUENCE_NODE: {
         json_t *a = json_array();
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
@@ -177,8 +176,7 @@ static json_t *convert(yaml_document_t *doc, yaml_node_t *n, int depth)
         }
         return o;
     }
-    default:
-        return NULL;
+    default: return NULL;
     }
 }
 
@@ -208,7 +206,7 @@ json_t *sl_yaml_to_json(const char *text, size_t len, sl_error_t *err)
         yaml_document_delete(&doc);
         if (!j) {
             sl_errprintf(err, "YAML: unsupported structure (non-scalar mapping key or nesting "
-                         "too deep)");
+                              "too deep)");
             yaml_parser_delete(&p);
             json_decref(docs);
             errno = EINVAL;

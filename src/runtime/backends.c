@@ -8,20 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *key_plain(const char *name)
-{
-    return sl_xstrdup(name);
-}
+static char *key_plain(const char *name) { return sl_xstrdup(name); }
 
-static char *key_apptainer(const char *name)
-{
-    return sl_xasprintf("APPTAINERENV_%s", name);
-}
+static char *key_apptainer(const char *name) { return sl_xasprintf("APPTAINERENV_%s", name); }
 
-static char *key_singularity(const char *name)
-{
-    return sl_xasprintf("SINGULARITYENV_%s", name);
-}
+static char *key_singularity(const char *name) { return sl_xasprintf("SINGULARITYENV_%s", name); }
 
 static void add_list(sl_argv_t *a, const char *const *v, size_t n)
 {
@@ -35,8 +26,7 @@ static const char *bin(const sl_rt_container_t *c, const char *def)
 }
 
 /* Bind syntaxes split on ':' (and apptainer on ','): paths holding them cannot be expressed. */
-static int check_paths(const sl_rt_container_t *c, const char *rt, const char *bad,
-                       sl_error_t *err)
+static int check_paths(const sl_rt_container_t *c, const char *rt, const char *bad, sl_error_t *err)
 {
     for (size_t i = 0; i < c->nmounts; i++) {
         const sl_rt_mount_t *m = &c->mounts[i];
@@ -218,8 +208,10 @@ static int argv_host(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
 {
     if (c->ncommand == 0) {
         errno = EINVAL;
-        return sl_errprintf(err, "container %s: the host runtime has no image entrypoint: "
-                            "set command", c->name);
+        return sl_errprintf(err,
+                            "container %s: the host runtime has no image entrypoint: "
+                            "set command",
+                            c->name);
     }
     if (c->working_dir) {
         /* env(1) changes directory and execs: no shell involved */
@@ -232,12 +224,12 @@ static int argv_host(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
     return 0;
 }
 
-const sl_runtime_ops_t sl_rt_apptainer = {"apptainer", "apptainer", 1, 1, key_apptainer,
-                                          argv_apptainer};
-const sl_runtime_ops_t sl_rt_singularity = {"singularity", "singularity", 1, 1, key_singularity,
-                                            argv_singularity};
-const sl_runtime_ops_t sl_rt_charliecloud = {"charliecloud", "ch-run", 1, 1, key_plain,
-                                             argv_charliecloud};
+const sl_runtime_ops_t sl_rt_apptainer = {"apptainer", "apptainer",   1,
+                                          1,           key_apptainer, argv_apptainer};
+const sl_runtime_ops_t sl_rt_singularity = {"singularity",   "singularity",   1, 1,
+                                            key_singularity, argv_singularity};
+const sl_runtime_ops_t sl_rt_charliecloud = {"charliecloud", "ch-run",         1, 1,
+                                             key_plain,      argv_charliecloud};
 const sl_runtime_ops_t sl_rt_podman = {"podman", "podman", 1, 1, key_plain, argv_podman};
 const sl_runtime_ops_t sl_rt_enroot = {"enroot", "enroot", 1, 1, key_plain, argv_enroot};
 const sl_runtime_ops_t sl_rt_host = {"host", NULL, 0, 0, key_plain, argv_host};

@@ -7,14 +7,14 @@
 #include <errno.h>
 #include <string.h>
 
-extern const sl_runtime_ops_t sl_rt_apptainer, sl_rt_singularity, sl_rt_charliecloud,
-    sl_rt_podman, sl_rt_enroot, sl_rt_host;
+extern const sl_runtime_ops_t sl_rt_apptainer, sl_rt_singularity, sl_rt_charliecloud, sl_rt_podman,
+    sl_rt_enroot, sl_rt_host;
 
-static const sl_runtime_ops_t *const backends[] = {&sl_rt_apptainer, &sl_rt_singularity,
+static const sl_runtime_ops_t *const backends[] = {&sl_rt_apptainer,    &sl_rt_singularity,
                                                    &sl_rt_charliecloud, &sl_rt_podman,
-                                                   &sl_rt_enroot, &sl_rt_host};
-static const char *const names[] = {"apptainer", "singularity", "charliecloud", "podman",
-                                    "enroot", "host", NULL};
+                                                   &sl_rt_enroot,       &sl_rt_host};
+static const char *const names[] = {"apptainer", "singularity", "charliecloud", "podman", "enroot",
+                                    "host",      NULL};
 
 const sl_runtime_ops_t *sl_runtime_get(const char *name)
 {
@@ -25,10 +25,7 @@ const sl_runtime_ops_t *sl_runtime_get(const char *name)
     return NULL;
 }
 
-const char *const *sl_runtime_names(void)
-{
-    return names;
-}
+const char *const *sl_runtime_names(void) { return names; }
 
 int sl_runtime_image_has_scheme(const char *image)
 {

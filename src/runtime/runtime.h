@@ -40,17 +40,24 @@ typedef struct sl_rt_container {
     const char *name;
     const char *image; /* reference for this runtime: store folder, .sif path, docker://...;
                           NULL for host */
-    const char *const *command; size_t ncommand; /* Kubernetes command (may be empty) */
-    const char *const *args; size_t nargs;       /* Kubernetes args (may be empty) */
-    const char *const *entrypoint; size_t nentrypoint; /* image metadata (may be empty) */
-    const char *const *cmd; size_t ncmd;               /* image metadata (may be empty) */
+    const char *const *command;
+    size_t ncommand; /* Kubernetes command (may be empty) */
+    const char *const *args;
+    size_t nargs; /* Kubernetes args (may be empty) */
+    const char *const *entrypoint;
+    size_t nentrypoint; /* image metadata (may be empty) */
+    const char *const *cmd;
+    size_t ncmd;             /* image metadata (may be empty) */
     const char *working_dir; /* NULL: the image's default */
-    const sl_rt_mount_t *mounts; size_t nmounts;
-    const char *const *env_names; size_t nenv; /* variables the process must see */
-    int64_t gpus;   /* GPUs requested by the pod (Slurm binds them through GRES) */
-    int amd_gpus;   /* the GPUs are amd.com/gpu */
-    const char *const *extra; size_t nextra; /* validated runtime options from annotations,
-                                                inserted before the image */
+    const sl_rt_mount_t *mounts;
+    size_t nmounts;
+    const char *const *env_names;
+    size_t nenv;  /* variables the process must see */
+    int64_t gpus; /* GPUs requested by the pod (Slurm binds them through GRES) */
+    int amd_gpus; /* the GPUs are amd.com/gpu */
+    const char *const *extra;
+    size_t nextra;      /* validated runtime options from annotations,
+                           inserted before the image */
     const char *binary; /* program path override (NULL: the backend's default name) */
 } sl_rt_container_t;
 

@@ -68,8 +68,9 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
         sl_fe_invalid(e, v, "must be a positive integer", AP, SL_ANN_NTASKS);
     if ((v = sl_pod_annotation(p, SL_ANN_EXCLUSIVE)) && strcmp(v, "true") && strcmp(v, "false") &&
         strcmp(v, "user") && strcmp(v, "mcs") && strcmp(v, "topo"))
-        sl_fe_not_supported(e, v, (const char *const[]){"true", "false", "user", "mcs", "topo", NULL},
-                            AP, SL_ANN_EXCLUSIVE);
+        sl_fe_not_supported(e, v,
+                            (const char *const[]){"true", "false", "user", "mcs", "topo", NULL}, AP,
+                            SL_ANN_EXCLUSIVE);
     if ((v = sl_pod_annotation(p, SL_ANN_CONSTRAINT)) && !charset(v, "-_.:*&|,()[]!"))
         sl_fe_invalid(e, v,
                       "must be a Slurm constraint: node features (letters, digits, '-', '_', '.', "

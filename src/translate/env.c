@@ -217,10 +217,7 @@ const char *tr_env_get(const tr_env_t *e, const char *name)
     return NULL;
 }
 
-static const char *lookup_env(void *arg, const char *name)
-{
-    return tr_env_get(arg, name);
-}
+static const char *lookup_env(void *arg, const char *name) { return tr_env_get(arg, name); }
 
 void tr_env_free(tr_env_t *e)
 {
@@ -341,13 +338,17 @@ int tr_container_env(tr_ctx_t *c, const sl_pod_container_t *k, const char *path,
             char *data;
             size_t len;
             if (!env_name_ok(name)) {
-                tr_warn(c, "%s.envFrom[%zu]: key %s is not a valid environment variable name: "
-                        "skipped (as Kubernetes does)", path, i, keys[j]);
+                tr_warn(c,
+                        "%s.envFrom[%zu]: key %s is not a valid environment variable name: "
+                        "skipped (as Kubernetes does)",
+                        path, i, keys[j]);
             } else if (tr_obj_value(obj, ef->secret, keys[j], &data, &len)) {
                 if (memchr(data, 0, len)) {
                     free(data);
-                    tr_missing(c, "%s.envFrom[%zu]: key %s holds a NUL byte, which an "
-                               "environment variable cannot hold", path, i, keys[j]);
+                    tr_missing(c,
+                               "%s.envFrom[%zu]: key %s holds a NUL byte, which an "
+                               "environment variable cannot hold",
+                               path, i, keys[j]);
                 } else {
                     env_set(env, name, data, len, NULL);
                 }
@@ -378,8 +379,10 @@ int tr_container_env(tr_ctx_t *c, const sl_pod_container_t *k, const char *path,
             }
             if (memchr(data, 0, len)) {
                 free(data);
-                tr_missing(c, "%s.env[%zu] (%s): the value contains a NUL byte, which an "
-                           "environment variable cannot hold", path, i, e->name);
+                tr_missing(c,
+                           "%s.env[%zu] (%s): the value contains a NUL byte, which an "
+                           "environment variable cannot hold",
+                           path, i, e->name);
                 continue;
             }
             break;

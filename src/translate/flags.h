@@ -29,7 +29,10 @@ typedef struct sl_flags {
     size_t n;
 } sl_flags_t;
 
-#define SL_FLAGS_INIT {NULL, 0}
+#define SL_FLAGS_INIT                                                                              \
+    {                                                                                              \
+        NULL, 0                                                                                    \
+    }
 
 /* Shell-like word splitting without evaluation. Unterminated quotes and a
  * trailing backslash are errors. Words are appended to words. */

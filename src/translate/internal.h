@@ -13,13 +13,13 @@ typedef struct tr_ctx {
     sl_fielderrs_t *errs;
     size_t errs_before; /* errors already in errs when translate began */
     sl_error_t *err;
-    int missing;        /* a referenced object/key is missing: ENOENT */
+    int missing; /* a referenced object/key is missing: ENOENT */
     char *pod_dir;
     sl_translate_file_t *files;
     size_t nfiles;
     sl_argv_t warnings;
-    sl_argv_t prep;     /* script lines run before the shim (already quoted) */
-    sl_argv_t cleanup;  /* absolute paths the shim removes at the end */
+    sl_argv_t prep;    /* script lines run before the shim (already quoted) */
+    sl_argv_t cleanup; /* absolute paths the shim removes at the end */
 } tr_ctx_t;
 
 void tr_add_file(tr_ctx_t *c, const char *path, const char *data, size_t len, int mode);

@@ -84,10 +84,7 @@ static int is_sidecar(const sl_pod_container_t *k)
     return k->init && k->restart_policy && !strcmp(k->restart_policy, "Always");
 }
 
-static int64_t req_or_zero(int64_t v)
-{
-    return v < 0 ? 0 : v;
-}
+static int64_t req_or_zero(int64_t v) { return v < 0 ? 0 : v; }
 
 static int has_amd(const sl_pod_container_t *k)
 {
@@ -274,18 +271,14 @@ static json_t *bytes_json(const char *v, size_t len)
 
 static const char *binary_for(const sl_translate_config_t *cfg, const char *rt)
 {
-    for (size_t i = 0; cfg->runtime_binaries && cfg->runtime_binaries[i] &&
-                       cfg->runtime_binaries[i + 1];
-         i += 2)
+    for (size_t i = 0;
+         cfg->runtime_binaries && cfg->runtime_binaries[i] && cfg->runtime_binaries[i + 1]; i += 2)
         if (!strcmp(cfg->runtime_binaries[i], rt))
             return cfg->runtime_binaries[i + 1];
     return NULL;
 }
 
-static const char *lookup_tr_env(void *arg, const char *name)
-{
-    return tr_env_get(arg, name);
-}
+static const char *lookup_tr_env(void *arg, const char *name) { return tr_env_get(arg, name); }
 
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
@@ -296,12 +289,12 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     tr_container_env(c, k, path, &env);
 
     /* runtime and image */
-    char *dir = k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image)
-                                             : NULL;
+    char *dir =
+        k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
     sl_image_meta_t meta = {NULL, 0, NULL, 0, NULL};
     int in_store = dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, dir, &meta);
-    const char *rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image,
-                                           in_store, cfg->default_runtime);
+    const char *rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, in_store,
+                                           cfg->default_runtime);
     const sl_runtime_ops_t *ops = sl_runtime_get(rtname);
     char *image = NULL;
     if (!strcmp(rtname, "charliecloud")) {
@@ -407,16 +400,25 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
             sl_flags_split(v, &extra, NULL);
     }
     sl_rt_container_t rc = {
-        .name = k->name, .image = image,
-        .command = (const char *const *)cmd.v, .ncommand = cmd.n,
-        .args = (const char *const *)args.v, .nargs = args.n,
-        .entrypoint = meta.entrypoint, .nentrypoint = meta.nentrypoint,
-        .cmd = meta.cmd, .ncmd = meta.ncmd,
+        .name = k->name,
+        .image = image,
+        .command = (const char *const *)cmd.v,
+        .ncommand = cmd.n,
+        .args = (const char *const *)args.v,
+        .nargs = args.n,
+        .entrypoint = meta.entrypoint,
+        .nentrypoint = meta.nentrypoint,
+        .cmd = meta.cmd,
+        .ncmd = meta.ncmd,
         .working_dir = k->working_dir,
-        .mounts = mounts, .nmounts = nm,
-        .env_names = (const char *const *)names.v, .nenv = names.n,
-        .gpus = k->res.gpus, .amd_gpus = has_amd(k),
-        .extra = (const char *const *)extra.v, .nextra = extra.n,
+        .mounts = mounts,
+        .nmounts = nm,
+        .env_names = (const char *const *)names.v,
+        .nenv = names.n,
+        .gpus = k->res.gpus,
+        .amd_gpus = has_amd(k),
+        .extra = (const char *const *)extra.v,
+        .nextra = extra.n,
         .binary = binary_for(cfg, rtname),
     };
     sl_argv_t argv = SL_ARGV_INIT;
@@ -448,8 +450,10 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         json_object_set_new(j, "env", ej);
         if (json_object_size(rj)) {
             json_object_set_new(j, "envRuntime", rj);
-            tr_warn(c, "%s: %zu environment variable(s) from spec.nodeName/status.* are filled "
-                    "in by slurmlink-shim on the node", path, json_object_size(rj));
+            tr_warn(c,
+                    "%s: %zu environment variable(s) from spec.nodeName/status.* are filled "
+                    "in by slurmlink-shim on the node",
+                    path, json_object_size(rj));
         } else {
             json_decref(rj);
         }
@@ -461,7 +465,10 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         if (is_sidecar(k))
             json_object_set_new(j, "sidecar", json_true());
         char *qi = sl_go_quote(k->image ? k->image : "");
-        sl_buf_printf(summary, "#   %-7s %s: %s %s\n", is_sidecar(k) ? "sidecar" : k->init ? "init" : "app",
+        sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
+                      is_sidecar(k) ? "sidecar"
+                      : k->init     ? "init"
+                                    : "app",
                       k->name, rtname, k->image ? qi : "(no image)");
         free(qi);
     }
@@ -510,11 +517,15 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     if (!pod->name || !pod->namespace_ || !uid_ok(pod->uid) || !cfg->pods_root || !cfg->shim_path) {
         errno = EINVAL;
         return sl_errprintf(err, "translate needs a pod name, namespace and uid ([A-Za-z0-9-]), "
-                            "and the pods root and shim path");
+                                 "and the pods root and shim path");
     }
     sl_fielderrs_t *own = errs ? NULL : sl_fielderrs_create();
-    tr_ctx_t c = {.pod = pod, .cfg = cfg, .configmaps = configmaps, .secrets = secrets,
-                  .errs = errs ? errs : own, .err = err};
+    tr_ctx_t c = {.pod = pod,
+                  .cfg = cfg,
+                  .configmaps = configmaps,
+                  .secrets = secrets,
+                  .errs = errs ? errs : own,
+                  .err = err};
     size_t before = sl_fielderrs_count(c.errs);
     c.errs_before = before;
     sl_translate_validate(pod, cfg, c.errs);
@@ -537,8 +548,9 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     spec = json_object();
     json_object_set_new(spec, "apiVersion", json_string("slurmlink.io/v1"));
     json_object_set_new(spec, "kind", json_string("ShimSpec"));
-    json_object_set_new(spec, "pod", json_pack("{s:s, s:s, s:s}", "namespace", pod->namespace_,
-                                               "name", pod->name, "uid", pod->uid));
+    json_object_set_new(spec, "pod",
+                        json_pack("{s:s, s:s, s:s}", "namespace", pod->namespace_, "name",
+                                  pod->name, "uid", pod->uid));
     json_object_set_new(spec, "restartPolicy", json_string(pod->restart_policy));
     json_object_set_new(spec, "terminationGracePeriodSeconds",
                         json_integer(pod->termination_grace_seconds));
@@ -555,8 +567,10 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
         if (j)
             json_array_append_new(is_sidecar(k) ? apps : inits, j);
         if (is_sidecar(k))
-            tr_warn(&c, "sidecar %s starts with the app containers and is stopped when they "
-                    "have finished", k->name);
+            tr_warn(&c,
+                    "sidecar %s starts with the app containers and is stopped when they "
+                    "have finished",
+                    k->name);
     }
     for (size_t i = 0; i < pod->ncontainers; i++) {
         json_t *j = container(&c, &pod->containers[i], &summary);

@@ -58,9 +58,11 @@
 
 /* What the caller knows about a local image (charliecloud store). */
 typedef struct sl_image_meta {
-    const char *const *entrypoint; size_t nentrypoint; /* may be empty */
-    const char *const *cmd; size_t ncmd;               /* may be empty */
-    const char *working_dir;                           /* may be NULL */
+    const char *const *entrypoint;
+    size_t nentrypoint; /* may be empty */
+    const char *const *cmd;
+    size_t ncmd;             /* may be empty */
+    const char *working_dir; /* may be NULL */
 } sl_image_meta_t;
 
 /* Does the store hold this image folder? Fills *meta when it does (strings
@@ -68,22 +70,22 @@ typedef struct sl_image_meta {
 typedef int (*sl_image_lookup_fn)(void *arg, const char *image_dir, sl_image_meta_t *meta);
 
 typedef struct sl_translate_config {
-    const char *pods_root;     /* pod folder: <pods_root>/<namespace>/<name>-<uid> */
-    const char *shim_path;     /* slurmlink-shim on the compute nodes */
-    const char *report_url;    /* shim pushes (NULL: files only) */
-    const char *report_token;  /* per-pod token (NULL: none) */
-    int64_t default_cpu_milli; /* when the pod requests no CPU (e.g. 1000) */
-    int64_t default_mem_bytes; /* when the pod requests no memory (e.g. 1 GiB) */
-    const char *default_partition; /* NULL: Slurm's default */
-    const char *default_account;   /* NULL: the user's default */
-    const char *default_runtime;   /* for registry images (NULL: "apptainer") */
-    const char *image_store;       /* local image store (NULL: none) */
-    const char *image_root;        /* prefix for scheme-less images under apptainer/
-                                      singularity (NULL: "docker://") */
-    const char *memory_root;       /* emptyDir medium Memory (NULL: "/dev/shm") */
+    const char *pods_root;             /* pod folder: <pods_root>/<namespace>/<name>-<uid> */
+    const char *shim_path;             /* slurmlink-shim on the compute nodes */
+    const char *report_url;            /* shim pushes (NULL: files only) */
+    const char *report_token;          /* per-pod token (NULL: none) */
+    int64_t default_cpu_milli;         /* when the pod requests no CPU (e.g. 1000) */
+    int64_t default_mem_bytes;         /* when the pod requests no memory (e.g. 1 GiB) */
+    const char *default_partition;     /* NULL: Slurm's default */
+    const char *default_account;       /* NULL: the user's default */
+    const char *default_runtime;       /* for registry images (NULL: "apptainer") */
+    const char *image_store;           /* local image store (NULL: none) */
+    const char *image_root;            /* prefix for scheme-less images under apptainer/
+                                          singularity (NULL: "docker://") */
+    const char *memory_root;           /* emptyDir medium Memory (NULL: "/dev/shm") */
     const char *service_account_token; /* for serviceAccountToken projections (NULL: empty) */
-    int allow_pre_exec;            /* accept slurm-job.vk.io/pre-exec */
-    uid_t uid;                     /* who the job runs as (shown in the script) */
+    int allow_pre_exec;                /* accept slurm-job.vk.io/pre-exec */
+    uid_t uid;                         /* who the job runs as (shown in the script) */
     gid_t gid;
     sl_image_lookup_fn image_lookup; /* NULL: no local store lookups */
     void *image_lookup_arg;
@@ -96,22 +98,22 @@ typedef struct sl_translate_config {
 } sl_translate_config_t;
 
 typedef struct sl_translate_file {
-    char *path;  /* relative to the pod folder ("volumes/cfg/app.conf") */
-    char *data;  /* NULL for a folder */
+    char *path; /* relative to the pod folder ("volumes/cfg/app.conf") */
+    char *data; /* NULL for a folder */
     size_t len;
-    int mode;    /* permission bits */
+    int mode; /* permission bits */
 } sl_translate_file_t;
 
 typedef struct sl_translate_result {
-    char *pod_dir;    /* absolute pod folder (create it 0700, owned by the job's user) */
-    char *script;     /* job.sh */
-    char *shim_json;  /* shim.json (docs/shim-spec.md) */
-    char **options;   /* NULL-terminated sbatch long options ("--cpus-per-task=2"), raw values */
+    char *pod_dir;   /* absolute pod folder (create it 0700, owned by the job's user) */
+    char *script;    /* job.sh */
+    char *shim_json; /* shim.json (docs/shim-spec.md) */
+    char **options;  /* NULL-terminated sbatch long options ("--cpus-per-task=2"), raw values */
     size_t noptions;
     sl_translate_file_t *files; /* folders before their contents; includes job.sh
                                    (0700) and shim.json (0600) */
     size_t nfiles;
-    char **warnings;  /* NULL-terminated: what is ignored or approximated */
+    char **warnings; /* NULL-terminated: what is ignored or approximated */
     size_t nwarnings;
 } sl_translate_result_t;
 
@@ -133,7 +135,6 @@ void sl_translate_result_destroy(sl_translate_result_t *r); /* NULL is a no-op *
 /* Kubernetes $(VAR) expansion (third_party/forked/golang/expansion):
  * $(NAME) → value when defined, else left as is; $$ → $; anything else kept.
  * lookup returns NULL for undefined names. Caller frees. */
-char *sl_k8s_expand(const char *in, const char *(*lookup)(void *arg, const char *name),
-                    void *arg);
+char *sl_k8s_expand(const char *in, const char *(*lookup)(void *arg, const char *name), void *arg);
 
 #endif

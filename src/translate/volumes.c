@@ -12,8 +12,8 @@
 
 char *tr_memory_dir(tr_ctx_t *c)
 {
-    const char *root = c->cfg->memory_root && *c->cfg->memory_root ? c->cfg->memory_root
-                                                                     : "/dev/shm";
+    const char *root =
+        c->cfg->memory_root && *c->cfg->memory_root ? c->cfg->memory_root : "/dev/shm";
     return sl_xasprintf("%s/slurmlink-%s", root, c->pod->uid);
 }
 
@@ -143,8 +143,7 @@ static void hostpath_prep(tr_ctx_t *c, const sl_pod_volume_t *v)
             char *msg = sl_xasprintf("slurmlink: hostPath volume %s: %s is not %s on this node",
                                      v->name, v->host_path, checks[i].what);
             char *qm = sl_shell_quote(msg);
-            sl_argv_addf(&c->prep, "test %s %s || { echo %s >&2; exit 1; }", checks[i].test, q,
-                         qm);
+            sl_argv_addf(&c->prep, "test %s %s || { echo %s >&2; exit 1; }", checks[i].test, q, qm);
             free(qm);
             free(msg);
         }
@@ -174,17 +173,17 @@ int tr_volumes(tr_ctx_t *c)
                 free(q);
                 free(src);
                 if (v->size_limit >= 0)
-                    tr_warn(c, "volume %s: emptyDir sizeLimit is not enforced (memory counts "
-                            "against the job's --mem)", v->name);
+                    tr_warn(c,
+                            "volume %s: emptyDir sizeLimit is not enforced (memory counts "
+                            "against the job's --mem)",
+                            v->name);
             } else {
                 tr_add_dir(c, rel);
                 if (v->size_limit >= 0)
                     tr_warn(c, "volume %s: emptyDir sizeLimit is not enforced", v->name);
             }
             break;
-        case SL_VOL_HOSTPATH:
-            hostpath_prep(c, v);
-            break;
+        case SL_VOL_HOSTPATH: hostpath_prep(c, v); break;
         default:
             tr_add_dir(c, rel);
             for (size_t s = 0; s < v->nsources; s++) {
@@ -197,8 +196,10 @@ int tr_volumes(tr_ctx_t *c)
                     const char *tok = c->cfg->service_account_token;
                     if (!tok) {
                         tok = "";
-                        tr_warn(c, "volume %s: no service account token is issued for this pod; "
-                                "%s is empty", v->name, src->sa_path);
+                        tr_warn(c,
+                                "volume %s: no service account token is issued for this pod; "
+                                "%s is empty",
+                                v->name, src->sa_path);
                     }
                     put(c, v->name, src->sa_path, tok, strlen(tok), v->default_mode & 0700);
                 }

@@ -1,6 +1,6 @@
 /* quantity: Kubernetes resource.Quantity parsing, conversions, canonical text. */
-#include "common/tap.h"
 #include "pod/quantity.h"
+#include "common/tap.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -122,7 +122,8 @@ int main(void)
     ok(sl_quantity_parse("100P", &q, NULL) == 0 && sl_quantity_ceil_div(&q, 1, &v) == 0,
        "100P bytes fits");
     ok(sl_quantity_parse("10E", &q, NULL) == 0 && sl_quantity_ceil_div(&q, 1, &v) == -1 &&
-           errno == ERANGE, "10E bytes overflows int64");
+           errno == ERANGE,
+       "10E bytes overflows int64");
     ok(sl_quantity_parse("9223372036854775807", &q, NULL) == 0 && sl_quantity_milli(&q, &v) == -1,
        "int64 max milli overflows");
 
@@ -154,7 +155,8 @@ int main(void)
     json_t *j = json_real(0.1);
     char *t = NULL;
     ok(sl_quantity_from_json(j, &q, &t, NULL) == 0 && !strcmp(t, "0.1") &&
-           sl_quantity_milli(&q, &v) == 0 && v == 100, "JSON number 0.1 is 100m");
+           sl_quantity_milli(&q, &v) == 0 && v == 100,
+       "JSON number 0.1 is 100m");
     free(t);
     json_decref(j);
     j = json_integer(2);

@@ -53,8 +53,10 @@ int main(void)
         char name[300], json[600];
         memset(name, 'a', 254);
         name[254] = 0;
-        snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"containers\":"
-                 "[{\"name\":\"c\",\"image\":\"i\"}]}}", name);
+        snprintf(json, sizeof(json),
+                 "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"containers\":"
+                 "[{\"name\":\"c\",\"image\":\"i\"}]}}",
+                 name);
         char *got = errs_of(json);
         has_str(got, "Invalid value: \"aaaa", "long pod name");
         has_str(got, ": must be no more than 253 characters\n", "pod name max 253");
@@ -77,8 +79,9 @@ int main(void)
     check(POD("{\"containers\":[{\"name\":\"a.b\",\"image\":\"i\"}]}"),
           "spec.containers[0].name: Invalid value: \"a.b\": must not contain dots\n",
           "a subdomain is not a label");
-    check(POD("{\"containers\":[{\"name\":\"a\",\"image\":\"i\"},{\"name\":\"a\",\"image\":\"i\"}]}"),
-          "spec.containers[1].name: Duplicate value: \"a\"\n", "duplicate container names");
+    check(
+        POD("{\"containers\":[{\"name\":\"a\",\"image\":\"i\"},{\"name\":\"a\",\"image\":\"i\"}]}"),
+        "spec.containers[1].name: Duplicate value: \"a\"\n", "duplicate container names");
     check(POD("{\"initContainers\":[{\"name\":\"a\",\"image\":\"i\"}],"
               "\"containers\":[{\"name\":\"a\",\"image\":\"i\"}]}"),
           "spec.initContainers[0].name: Duplicate value: \"a\"\n",
@@ -95,7 +98,8 @@ int main(void)
           "spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or "
           "equal to cpu limit of 1500m\n",
           "requests > limits");
-    check(CTR(",\"resources\":{\"requests\":{\"nvidia.com/gpu\":1},\"limits\":{\"nvidia.com/gpu\":2}}"),
+    check(CTR(",\"resources\":{\"requests\":{\"nvidia.com/gpu\":1},\"limits\":{\"nvidia.com/"
+              "gpu\":2}}"),
           "spec.containers[0].resources.requests: Invalid value: \"1\": must be equal to "
           "nvidia.com/gpu limit of 2\n",
           "extended resources: requests == limits");
@@ -155,10 +159,11 @@ int main(void)
           "\"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", "
           "\"FileOrCreate\", \"Socket\"\n",
           "hostPath type");
-    check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"restartPolicy\":\"Sometimes\"}"),
-          "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", "
-          "\"OnFailure\", \"Never\"\n",
-          "restartPolicy");
+    check(
+        POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"restartPolicy\":\"Sometimes\"}"),
+        "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", "
+        "\"OnFailure\", \"Never\"\n",
+        "restartPolicy");
     check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"activeDeadlineSeconds\":0,"
               "\"terminationGracePeriodSeconds\":-1}"),
           "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, "
@@ -203,9 +208,11 @@ int main(void)
 
     /* the model */
     json_t *j = json_loads(
-        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u1\",\"annotations\":{\"a\":\"b\"}},"
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u1\",\"annotations\":{\"a\":"
+        "\"b\"}},"
         "\"spec\":{\"restartPolicy\":\"Never\",\"activeDeadlineSeconds\":90,"
-        "\"initContainers\":[{\"name\":\"i\",\"image\":\"x\",\"resources\":{\"limits\":{\"cpu\":\"3\","
+        "\"initContainers\":[{\"name\":\"i\",\"image\":\"x\",\"resources\":{\"limits\":{\"cpu\":"
+        "\"3\","
         "\"memory\":\"2Gi\"}}}],"
         "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\",\"command\":[\"sh\",\"-c\"],"
         "\"args\":[\"echo hi\"],\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\","
@@ -214,7 +221,8 @@ int main(void)
         "\"resources\":{\"requests\":{\"cpu\":\"250m\",\"memory\":\"100Mi\"},\"limits\":{"
         "\"nvidia.com/gpu\":2}},\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\","
         "\"readOnly\":true}]}],"
-        "\"volumes\":[{\"name\":\"v\",\"emptyDir\":{\"medium\":\"Memory\",\"sizeLimit\":\"64Mi\"}}]}}",
+        "\"volumes\":[{\"name\":\"v\",\"emptyDir\":{\"medium\":\"Memory\",\"sizeLimit\":\"64Mi\"}}]"
+        "}}",
         0, NULL);
     sl_pod_t *p = sl_pod_parse(j, NULL);
     json_decref(j);
@@ -265,7 +273,8 @@ int main(void)
            "Status message aggregates and dedups");
     is_int(json_integer_value(json_object_get(st, "code")), 422, "code 422");
     json_t *cause = json_array_get(json_object_get(json_object_get(st, "details"), "causes"), 1);
-    is_str(json_string_value(json_object_get(cause, "reason")), "FieldValueDuplicate", "cause reason");
+    is_str(json_string_value(json_object_get(cause, "reason")), "FieldValueDuplicate",
+           "cause reason");
     is_str(json_string_value(json_object_get(cause, "message")), "Duplicate value: \"a\"",
            "cause message is the body");
     is_str(json_string_value(json_object_get(cause, "field")), "spec.containers[1].name",

@@ -1,6 +1,6 @@
 /* runtime: argv of every backend, runtime choice, image store mapping. */
-#include "common/tap.h"
 #include "runtime/runtime.h"
+#include "common/tap.h"
 
 #include <stdlib.h>
 
@@ -22,11 +22,11 @@ static char *argv_of(const char *rt, const sl_rt_container_t *c)
     return s;
 }
 
-#define CHECK(rt, c, want, label)                                                          \
-    do {                                                                                   \
-        char *s_ = argv_of(rt, c);                                                         \
-        is_str(s_, want, label);                                                           \
-        free(s_);                                                                          \
+#define CHECK(rt, c, want, label)                                                                  \
+    do {                                                                                           \
+        char *s_ = argv_of(rt, c);                                                                 \
+        is_str(s_, want, label);                                                                   \
+        free(s_);                                                                                  \
     } while (0)
 
 int main(void)
@@ -58,19 +58,30 @@ int main(void)
     const char *ep[] = {"/entry"}, *icmd[] = {"--serve"};
     sl_rt_mount_t m[] = {{"/pods/ns/p-u/volumes/cfg", "/etc/cfg", 1},
                          {"/pods/ns/p-u/volumes/scratch", "/scratch", 0}};
-    sl_rt_container_t c = {.name = "main", .image = "docker://busybox:1.36", .command = cmd,
-                           .ncommand = 2, .args = args, .nargs = 1, .working_dir = "/w",
-                           .mounts = m, .nmounts = 2, .env_names = env, .nenv = 2, .gpus = 2};
-    CHECK("apptainer", &c,
-          "apptainer exec --containall --no-eval --nv --pwd=/w "
-          "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
-          "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
-          "apptainer exec with GPUs, binds, pwd");
-    CHECK("singularity", &c,
-          "singularity exec --containall --no-eval --nv --pwd=/w "
-          "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
-          "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
-          "singularity likewise");
+    sl_rt_container_t c = {.name = "main",
+                           .image = "docker://busybox:1.36",
+                           .command = cmd,
+                           .ncommand = 2,
+                           .args = args,
+                           .nargs = 1,
+                           .working_dir = "/w",
+                           .mounts = m,
+                           .nmounts = 2,
+                           .env_names = env,
+                           .nenv = 2,
+                           .gpus = 2};
+    CHECK(
+        "apptainer", &c,
+        "apptainer exec --containall --no-eval --nv --pwd=/w "
+        "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
+        "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
+        "apptainer exec with GPUs, binds, pwd");
+    CHECK(
+        "singularity", &c,
+        "singularity exec --containall --no-eval --nv --pwd=/w "
+        "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
+        "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
+        "singularity likewise");
     CHECK("podman", &c,
           "podman run --rm --network=host --pull=missing --device=nvidia.com/gpu=all --env=A "
           "--env=B --workdir=/w --volume=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro "
@@ -126,8 +137,8 @@ int main(void)
     CHECK("host", &h, "ERROR: container h: the host runtime has no image entrypoint: set command",
           "host needs a command");
     sl_rt_mount_t bad[] = {{"/a:b", "/x", 0}};
-    sl_rt_container_t b = {.name = "b", .image = "/img", .command = cmd, .ncommand = 1,
-                           .mounts = bad, .nmounts = 1};
+    sl_rt_container_t b = {
+        .name = "b", .image = "/img", .command = cmd, .ncommand = 1, .mounts = bad, .nmounts = 1};
     CHECK("apptainer", &b,
           "ERROR: container b: mount /a:b -> /x: the apptainer bind syntax cannot express paths "
           "containing ':,'",

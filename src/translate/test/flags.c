@@ -1,6 +1,6 @@
 /* flags: slurm-job.vk.io/flags splitting, allow-list, refusals, quoting. */
-#include "common/tap.h"
 #include "translate/flags.h"
+#include "common/tap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,11 +24,11 @@ static char *parse(const char *s)
     return strdup(buf);
 }
 
-#define P(in, want, label)                                                                 \
-    do {                                                                                   \
-        char *got_ = parse(in);                                                              \
-        is_str(got_, want, label);                                                           \
-        free(got_);                                                                        \
+#define P(in, want, label)                                                                         \
+    do {                                                                                           \
+        char *got_ = parse(in);                                                                    \
+        is_str(got_, want, label);                                                                 \
+        free(got_);                                                                                \
     } while (0)
 
 int main(void)
@@ -56,20 +56,30 @@ int main(void)
     P("--gid 0", "ERR: --gid is not allowed: the job runs as the pod's user", "--gid refused");
     P("--wrap='rm -rf /'", "ERR: --wrap is not allowed: slurmlink writes the batch script",
       "--wrap refused");
-    P("-o /tmp/x", "ERR: -o (--output) is not allowed: output goes to the pod folder (kubectl logs "
-                   "reads it there)", "-o refused");
-    P("--output=/tmp/x", "ERR: --output is not allowed: output goes to the pod folder (kubectl "
-                         "logs reads it there)", "--output refused");
-    P("-e x", "ERR: -e (--error) is not allowed: output goes to the pod folder (kubectl logs reads "
-              "it there)", "-e refused");
+    P("-o /tmp/x",
+      "ERR: -o (--output) is not allowed: output goes to the pod folder (kubectl logs "
+      "reads it there)",
+      "-o refused");
+    P("--output=/tmp/x",
+      "ERR: --output is not allowed: output goes to the pod folder (kubectl "
+      "logs reads it there)",
+      "--output refused");
+    P("-e x",
+      "ERR: -e (--error) is not allowed: output goes to the pod folder (kubectl logs reads "
+      "it there)",
+      "-e refused");
     P("-D /", "ERR: -D (--chdir) is not allowed: the job runs in the pod folder", "-D refused");
-    P("--chdir=/", "ERR: --chdir is not allowed: the job runs in the pod folder", "--chdir refused");
+    P("--chdir=/", "ERR: --chdir is not allowed: the job runs in the pod folder",
+      "--chdir refused");
     P("--export=ALL", "ERR: --export is not allowed: the environment comes from the pod spec",
       "--export refused");
-    P("--get-user-env", "ERR: --get-user-env is not allowed: the environment comes from the pod spec",
+    P("--get-user-env",
+      "ERR: --get-user-env is not allowed: the environment comes from the pod spec",
       "--get-user-env refused");
-    P("--array=1-3", "ERR: --array is not allowed: one pod is one job (a Kubernetes Job becomes an "
-                     "array)", "--array refused");
+    P("--array=1-3",
+      "ERR: --array is not allowed: one pod is one job (a Kubernetes Job becomes an "
+      "array)",
+      "--array refused");
     P("-J x", "ERR: -J (--job-name) is not allowed: slurmlink sets it to NAMESPACE/NAME",
       "job name refused");
     P("--partition=a; rm -rf /", "ERR: unexpected word 'rm': only sbatch options are accepted",
@@ -85,8 +95,10 @@ int main(void)
     P("--partition='gpu", "ERR: unterminated quote", "unterminated quote");
     P("-p gpu \\", "ERR: trailing backslash", "trailing backslash");
     P("-Z", "ERR: unknown sbatch option -Z", "unknown short option");
-    P("--test-only", "ERR: --test-only is not allowed: it only changes how the sbatch command "
-                     "itself behaves", "CLI-only options refused");
+    P("--test-only",
+      "ERR: --test-only is not allowed: it only changes how the sbatch command "
+      "itself behaves",
+      "CLI-only options refused");
 
     sl_flag_t f = {"mail-user", (char *)"it's me@x"};
     char *d = sl_flag_directive(&f);

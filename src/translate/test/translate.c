@@ -1,6 +1,6 @@
 /* translate: $(VAR) expansion, effective request, annotation checks, results. */
-#include "common/tap.h"
 #include "translate/translate.h"
+#include "common/tap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,8 +22,10 @@ static void expand(const char *in, const char *want)
     free(s);
 }
 
-static sl_translate_config_t cfg = {.pods_root = "/pods", .shim_path = "/bin/shim",
-                                    .default_cpu_milli = 1000, .default_mem_bytes = 1LL << 30};
+static sl_translate_config_t cfg = {.pods_root = "/pods",
+                                    .shim_path = "/bin/shim",
+                                    .default_cpu_milli = 1000,
+                                    .default_mem_bytes = 1LL << 30};
 
 /* translate a pod given as JSON; returns the options joined by spaces or "ERR: ..." */
 static char *opts_of(const char *json)
@@ -59,8 +61,8 @@ static char *opts_of(const char *json)
     return s;
 }
 
-#define POD(ann, spec)                                                                     \
-    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u-1\",\"annotations\":{" ann   \
+#define POD(ann, spec)                                                                             \
+    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\",\"uid\":\"u-1\",\"annotations\":{" ann      \
     "}},\"spec\":" spec "}"
 #define C1 "{\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"command\":[\"x\"]}]}"
 
@@ -88,12 +90,15 @@ int main(void)
     expand("no vars", "no vars");
     expand("$()", "$()");
 
-    opts(POD("", C1), "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=1 --mem=1024M "
-                      "--open-mode=append ", "defaults: 1 CPU, 1 GiB");
+    opts(POD("", C1),
+         "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=1 --mem=1024M "
+         "--open-mode=append ",
+         "defaults: 1 CPU, 1 GiB");
     opts(POD("", "{\"containers\":[{\"name\":\"a\",\"image\":\"i\",\"command\":[\"x\"],"
                  "\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"1\"}}}]}"),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=1 --mem=1M "
-         "--open-mode=append ", "tiny requests round up to 1 CPU and 1 MiB");
+         "--open-mode=append ",
+         "tiny requests round up to 1 CPU and 1 MiB");
     opts(POD("", "{\"initContainers\":[{\"name\":\"i\",\"image\":\"i\",\"command\":[\"x\"],"
                  "\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\"}}},"
                  "{\"name\":\"s\",\"image\":\"i\",\"command\":[\"x\"],\"restartPolicy\":\"Always\","
@@ -101,21 +106,27 @@ int main(void)
                  "\"containers\":[{\"name\":\"a\",\"image\":\"i\",\"command\":[\"x\"],"
                  "\"resources\":{\"requests\":{\"cpu\":\"1500m\",\"memory\":\"512Mi\"}}}]}"),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=3 --mem=1536M "
-         "--open-mode=append ", "sidecars add to the app sum: max(1.5+1, 2) CPUs, max(0.5+1, 1) GiB");
+         "--open-mode=append ",
+         "sidecars add to the app sum: max(1.5+1, 2) CPUs, max(0.5+1, 1) GiB");
     opts(POD("\"slurmlink.io/time\":\"2-00:00:00\",\"slurmlink.io/exclusive\":\"user\"",
-             "{\"activeDeadlineSeconds\":600," "\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"command\":[\"x\"]}]}"),
+             "{\"activeDeadlineSeconds\":600,"
+             "\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"command\":[\"x\"]}]}"),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --time=10 --cpus-per-task=1 --mem=1024M "
-         "--exclusive=user --open-mode=append ", "the shorter time limit wins");
+         "--exclusive=user --open-mode=append ",
+         "the shorter time limit wins");
     opts(POD("\"slurmlink.io/partition\":\"a b\",\"slurmlink.io/nodes\":\"3-2\","
-             "\"slurmlink.io/runtime\":\"docker\",\"slurmlink.io/exclusive\":\"yes\"", C1),
-         "ERR: metadata.annotations[slurmlink.io/partition]: Invalid value: \"a b\": must be a Slurm "
+             "\"slurmlink.io/runtime\":\"docker\",\"slurmlink.io/exclusive\":\"yes\"",
+             C1),
+         "ERR: metadata.annotations[slurmlink.io/partition]: Invalid value: \"a b\": must be a "
+         "Slurm "
          "name: letters, digits, '-', '_' or '.'\n"
          "metadata.annotations[slurmlink.io/nodes]: Invalid value: \"3-2\": must be a node count N "
          "or a range MIN-MAX\n"
          "metadata.annotations[slurmlink.io/exclusive]: Unsupported value: \"yes\": supported "
          "values: \"true\", \"false\", \"user\", \"mcs\", \"topo\"\n"
          "metadata.annotations[slurmlink.io/runtime]: Unsupported value: \"docker\": supported "
-         "values: \"apptainer\", \"singularity\", \"charliecloud\", \"podman\", \"enroot\", \"host\"\n",
+         "values: \"apptainer\", \"singularity\", \"charliecloud\", \"podman\", \"enroot\", "
+         "\"host\"\n",
          "annotation errors name the annotation");
     opts(POD("\"slurm-job.vk.io/singularity-mounts\":\"--bind /a:/b --privileged\"", C1),
          "ERR: metadata.annotations[slurm-job.vk.io/singularity-mounts]: Invalid value: \"--bind "
@@ -123,16 +134,20 @@ int main(void)
          "singularity-mounts takes binds only");
     opts(POD("\"slurmlink.io/runtime\":\"charliecloud\"", C1),
          "ERR: spec.containers[0].image: Invalid value: \"i\": not in the local image store "
-         "(slurmlink image import NAME DIR|TAR)\n", "charliecloud needs a stored image");
+         "(slurmlink image import NAME DIR|TAR)\n",
+         "charliecloud needs a stored image");
     opts(POD("\"slurmlink.io/runtime\":\"host\"",
-             "{\"containers\":[{\"name\":\"c\",\"command\":[\"x\"],\"volumeMounts\":[{\"name\":\"v\","
+             "{\"containers\":[{\"name\":\"c\",\"command\":[\"x\"],\"volumeMounts\":[{\"name\":"
+             "\"v\","
              "\"mountPath\":\"/v\"}]}],\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}]}"),
          "ERR: spec.containers[0].volumeMounts[0]: Forbidden: the host runtime runs without a "
          "container and cannot mount volumes; use a hostPath whose path is the mountPath, or a "
-         "container runtime\n", "host runtime cannot mount");
+         "container runtime\n",
+         "host runtime cannot mount");
     opts(POD("\"slurmlink.io/runtime\":\"host\"", "{\"containers\":[{\"name\":\"c\"}]}"),
          "ERR: spec.containers[0].command: Required value: container c: the host runtime has no "
-         "image entrypoint: set command\n", "host runtime needs a command");
+         "image entrypoint: set command\n",
+         "host runtime needs a command");
     opts(POD("", "{\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"envFrom\":[{\"secretRef\":"
                  "{\"name\":\"nope\"}}]}]}"),
          "ERR: secret n/nope referenced by spec.containers[0].envFrom[0] not found",
