@@ -7,6 +7,9 @@
  *   D/state D/spool  slurmctld / slurmd state;  D/db  MariaDB datadir
  *   D/dev/gpuN       fake GPU device nodes when the machine has none
  *   D/slurmlinkd/    the daemon's own state;  D/kubeconfig
+ *   D/pki/           cluster CA, slurmlinkd's server certificate, admin client
+ *                    certificate;  D/etc/tokens.csv, D/etc/policy.yaml;
+ *                    D/kubeconfig.https  (see docs/security.md)
  * Every daemon the folder starts is recorded in D/run/NAME.pid and carries
  * SLURMLINK_DIR=D in its environment (inherited by slurmstepd); job
  * processes carry the folder's SLURM_CONF and a SLURM_JOB_ID. `down` stops
@@ -57,5 +60,8 @@ int sl_cluster_down(const char *dir, FILE *out, sl_error_t *err);
 /* Report each daemon: name, pid, port, running|stopped. json selects output.
  * Returns 0 if all expected daemons run, 1 if some are stopped, -1 on error. */
 int sl_cluster_status(const char *dir, int json, FILE *out, sl_error_t *err);
+
+/* The slurmlinkd port recorded in dir/cluster.json, or -1 with err. */
+int sl_cluster_api_port(const char *dir, sl_error_t *err);
 
 #endif

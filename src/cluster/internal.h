@@ -26,6 +26,11 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err);
 int cl_write_kubeconfig(const cl_state_t *st, sl_error_t *err);
 int cl_make_gpus(cl_state_t *st, sl_error_t *err);
 
+/* TLS and credentials (security.c): D/pki, D/etc/tokens.csv, D/etc/policy.yaml
+ * made once; D/kubeconfig.https (admin, client certificate) at each up. */
+int cl_ensure_security(const cl_state_t *st, sl_error_t *err);
+int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err);
+
 /* Processes. */
 pid_t cl_pidfile_read(const cl_state_t *st, int id);
 int cl_pidfile_write(const cl_state_t *st, int id, pid_t pid, sl_error_t *err);

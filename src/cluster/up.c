@@ -526,7 +526,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     }
     if (pick_ports(&c, have_old ? &old : NULL, err) < 0 || cl_make_gpus(&c.st, err) < 0 ||
         cl_write_confs(&c.st, err) < 0 || ensure_munge_key(&c, err) < 0 ||
-        cl_state_save(&c.st, err) < 0)
+        cl_ensure_security(&c.st, err) < 0 || cl_state_save(&c.st, err) < 0)
         goto done;
     c.env = cl_env(&c.st);
 
@@ -535,7 +535,8 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     if (c.st.accounting && (start_mysqld(&c, err) < 0 || start_slurmdbd(&c, err) < 0))
         goto done;
     if (start_slurmctld(&c, err) < 0 || start_slurmd(&c, err) < 0 ||
-        start_slurmlinkd(&c, daemon, err) < 0 || cl_write_kubeconfig(&c.st, err) < 0)
+        start_slurmlinkd(&c, daemon, err) < 0 || cl_write_kubeconfig(&c.st, err) < 0 ||
+        cl_write_kubeconfig_https(&c.st, err) < 0)
         goto done;
 
     if (out) {

@@ -13,6 +13,7 @@ int cmd_down(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_image(int argc, char **argv);
+int cmd_kubeconfig(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 /* default cluster folder: $SLURMLINK_DIR, else /var/tmp/slurmlink */

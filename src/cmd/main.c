@@ -12,6 +12,7 @@ static const sl_subcmd_t subcommands[] = {
     {"status", "show each daemon of a cluster folder", cmd_status},
     {"render", "print the batch script a Pod becomes (validates it)", cmd_render},
     {"image", "import, list and remove images in the local image store", cmd_image},
+    {"kubeconfig", "issue a user's credential and print a kubeconfig for it", cmd_kubeconfig},
     {"bench", "time a pod end to end via sbatch, kubectl, the API and slurmrestd", cmd_bench},
 };
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
