@@ -12,6 +12,10 @@ typedef struct pod_ctx {
 /* calloc'ed memory owned by the pod (freed by sl_pod_destroy). */
 void *pod_alloc(sl_pod_t *pod, size_t n, size_t size);
 
+/* "<path>.<key>: Invalid value: <json>: must be of type <want>" */
+void pod_type_error(pod_ctx_t *c, const json_t *v, const char *path, const char *key,
+                    const char *want);
+
 /* Typed getters: absent or null → NULL/def; wrong type → a field error at
  * path.key and NULL/def. */
 const char *pod_str(pod_ctx_t *c, const json_t *o, const char *key, const char *path);

@@ -42,6 +42,15 @@ char *tr_base64_encode(const char *data, size_t len);
 char *tr_base64_decode(const char *s, size_t *len);
 int tr_utf8_valid(const char *s, size_t len);
 
+/* options.c */
+int tr_is_sidecar(const sl_pod_container_t *k); /* init container with restartPolicy Always */
+int tr_has_amd(const sl_pod_container_t *k);    /* asks for amd.com/gpu */
+struct sl_flags;
+/* every option, in script order ("--name=value", raw) */
+void tr_build_options(tr_ctx_t *c, const struct sl_flags *fl, sl_argv_t *out);
+/* "--name=value" -> "#SBATCH --name=<quoted>" (caller frees) */
+char *tr_directive(const char *option);
+
 /* volumes.c: files and prep lines for every volume; -1 on error */
 int tr_volumes(tr_ctx_t *c);
 /* host path of a volume (caller frees) */
