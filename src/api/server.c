@@ -241,8 +241,7 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
         (unsigned)(opts->max_connections ? opts->max_connections : 1024),
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(opts->max_per_ip ? opts->max_per_ip : 512),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
-        api, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-        (unsigned)1, MHD_OPTION_ARRAY, opts->tls_cert ? tls_opts : no_opts, MHD_OPTION_END);
+        api, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, opts->tls_cert ? tls_opts : no_opts, MHD_OPTION_END);
     if (!api->mhd) {
         int e = errno ? errno : EADDRINUSE;
         sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port, strerror(e));
@@ -281,4 +280,10 @@ void sl_api_destroy(sl_api_t *api)
     free(api->tls_cert_pem);
     free(api->tls_key_pem);
     free(api);
+}
+
+void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)
+{
+    api->shim_event_arg = arg;
+    api->shim_event = fn;
 }

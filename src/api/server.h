@@ -58,6 +58,10 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err);
  * Call before sl_store_close(). */
 void sl_api_destroy(sl_api_t *api);
 
+/* Set the shim push hook after creation (the controllers need the bound
+ * port for the shims' report URL). Call before any job can push. */
+void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg);
+
 /* The port actually bound (useful with port 0). */
 int sl_api_port(const sl_api_t *api);
 

@@ -388,14 +388,27 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     char *port = sl_xasprintf("%d", c->st.port[SL_D_SLURMLINKD]);
     char *state = sl_xasprintf("%s/slurmlinkd", D);
     char *conf = sl_xasprintf("%s/etc/slurm.conf", D);
-    const char *argv[] = {daemon, "--listen", "127.0.0.1", "--port", port, "--state-dir", state,
-                          "--slurm-conf", conf, NULL};
+    char *pods = sl_xasprintf("%s/pods", D);
+    char *images = sl_xasprintf("%s/images", D);
+    char *shim = sl_xstrdup(daemon);
+    char *slash = strrchr(shim, '/');
+    if (slash)
+        slash[1] = '\0';
+    char *shim_path = sl_xasprintf("%s%s", slash ? shim : "", "slurmlink-shim");
+    free(shim);
+    const char *argv[] = {daemon,       "--listen",      "127.0.0.1", "--port",      port,
+                          "--state-dir", state,          "--slurm-conf", conf,        "--pods-root",
+                          pods,          "--image-store", images,       "--shim",    shim_path,
+                          NULL};
     int r = sl_mkdir_p(state, 0700, err);
     if (r == 0)
         r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
     free(port);
     free(state);
     free(conf);
+    free(pods);
+    free(images);
+    free(shim_path);
     if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, 20000, err) < 0)
         return -1;
     /* a real HTTP answer, not just an open port */
@@ -516,10 +529,22 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
 
     if (check_progs(&c, daemon, err) < 0)
         goto done;
-    static const char *subdirs[] = {"etc", "run", "log", "state", "spool", "slurmlinkd", NULL};
-    for (int i = 0; subdirs[i]; i++) {
-        char *p = cl_path(&c.st, subdirs[i]);
-        int r = sl_mkdir_p(p, 0755, err);
+    /* jobs run as unprivileged users: they must traverse the folder to their
+     * pod folders (0700 each, their own) and read the image store */
+    static const struct {
+        const char *name;
+        mode_t mode;
+    } subdirs[] = {{"etc", 0755}, {"run", 0755},   {"log", 0755},    {"state", 0700},
+                   {"spool", 0755}, {"slurmlinkd", 0700}, {"pods", 0711}, {"images", 0755}};
+    if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0) {
+        sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+        char *p = cl_path(&c.st, subdirs[i].name);
+        int r = sl_mkdir_p(p, subdirs[i].mode, err);
+        if (r == 0)
+            chmod(p, subdirs[i].mode);
         free(p);
         if (r < 0)
             goto done;

@@ -3,6 +3,8 @@
  *   options → state dir → store → API server → (controllers) → wait for a
  *   signal → stop in reverse order. */
 #include "api/server.h"
+#include "ctl/ctl.h"
+#include "slurmif/slurmif.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/version.h"
@@ -25,6 +27,10 @@ typedef struct daemon_opts {
     const char *tls_cert, *tls_key;
     long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log;
     int verbose;
+    /* controllers (src/ctl): on when a slurm.conf is known */
+    int no_controllers;
+    const char *run_as, *shim, *image_store, *default_runtime, *report_url;
+    long poll_ms;
 } daemon_opts_t;
 
 static void usage(FILE *f)
@@ -43,6 +49,13 @@ static void usage(FILE *f)
             "      --bookmark-interval S  watch BOOKMARK period in seconds (60)\n"
             "      --event-ttl S        remove events older than S seconds (3600)\n"
             "      --watch-log N        changes kept for resuming watches (10000)\n"
+            "      --no-controllers     serve the API only (no Slurm)\n"
+            "      --run-as USER        Unix user the jobs run as (nobody)\n"
+            "      --shim PATH          slurmlink-shim for the batch scripts (beside slurmlinkd)\n"
+            "      --image-store DIR    local images for charliecloud\n"
+            "      --default-runtime R  runtime for registry images (apptainer)\n"
+            "      --report-url URL     where shims push (http[s]://<listen>:<port>/internal/v1/shim/events)\n"
+            "      --poll-ms N          Slurm job poll period in ms (250)\n"
             "  -v, --verbose            log every request\n"
             "  -V, --version\n");
 }
@@ -63,7 +76,8 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 /* -1: go on; otherwise the exit status. */
 static int parse_args(int argc, char **argv, daemon_opts_t *o)
 {
-    enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG };
+    enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG, O_NOCTL,
+           O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL };
     static const struct option lo[] = {{"listen", required_argument, 0, 'l'},
                                        {"port", required_argument, 0, 'p'},
                                        {"state-dir", required_argument, 0, 's'},
@@ -76,6 +90,13 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
                                        {"bookmark-interval", required_argument, 0, O_BOOKMARK},
                                        {"event-ttl", required_argument, 0, O_TTL},
                                        {"watch-log", required_argument, 0, O_WLOG},
+                                       {"no-controllers", no_argument, 0, O_NOCTL},
+                                       {"run-as", required_argument, 0, O_RUNAS},
+                                       {"shim", required_argument, 0, O_SHIM},
+                                       {"image-store", required_argument, 0, O_IMAGES},
+                                       {"default-runtime", required_argument, 0, O_RUNTIME},
+                                       {"report-url", required_argument, 0, O_REPORT},
+                                       {"poll-ms", required_argument, 0, O_POLL},
                                        {"verbose", no_argument, 0, 'v'},
                                        {"version", no_argument, 0, 'V'},
                                        {"help", no_argument, 0, 'h'},
@@ -113,6 +134,16 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
             break;
         case O_WLOG:
             if (parse_long("watch-log", optarg, 1, 10000000, &o->watch_log) < 0)
+                return 2;
+            break;
+        case O_NOCTL: o->no_controllers = 1; break;
+        case O_RUNAS: o->run_as = optarg; break;
+        case O_SHIM: o->shim = optarg; break;
+        case O_IMAGES: o->image_store = optarg; break;
+        case O_RUNTIME: o->default_runtime = optarg; break;
+        case O_REPORT: o->report_url = optarg; break;
+        case O_POLL:
+            if (parse_long("poll-ms", optarg, 10, 60000, &o->poll_ms) < 0)
                 return 2;
             break;
         case 'v': o->verbose = 1; break;
@@ -157,6 +188,9 @@ int main(int argc, char **argv)
     char *pods_root = NULL, *db = NULL;
     sl_store_t *store = NULL;
     sl_api_t *api = NULL;
+    sl_ctl_t *ctl = NULL;
+    char *shim = NULL, *report = NULL;
+    int controllers = !o.no_controllers && (o.slurm_conf || getenv("SLURM_CONF"));
 
     if (sl_mkdir_p(o.state_dir, 0700, &err) < 0) {
         sl_err("%s", err.text);
@@ -189,9 +223,48 @@ int main(int argc, char **argv)
         .bookmark_interval_s = (int)o.bookmark_s,
         .event_ttl_s = (size_t)o.event_ttl_s,
     };
+    /* the controllers start after the API has its port (the shims' report
+     * URL names it); shim pushes before that find no pod and are dropped
+     * harmlessly (the pod folder keeps them) */
     if (!(api = sl_api_create(&ao, &err))) {
         sl_err("%s", err.text);
         goto out;
+    }
+    if (controllers) {
+        sl_slurm_init(o.slurm_conf);
+        if (o.shim) {
+            shim = strdup(o.shim);
+        } else {
+            char *self = sl_self_dir();
+            if (asprintf(&shim, "%s/slurmlink-shim", self) < 0)
+                shim = NULL;
+            free(self);
+        }
+        if (o.report_url)
+            report = strdup(o.report_url);
+        else if (asprintf(&report, "%s://%s:%d/internal/v1/shim/events",
+                          o.tls_cert ? "https" : "http",
+                          strcmp(o.listen, "0.0.0.0") ? o.listen : "127.0.0.1",
+                          sl_api_port(api)) < 0)
+            report = NULL;
+        sl_ctl_opts_t co = {
+            .state_dir = o.state_dir,
+            .pods_root = pods_root,
+            .shim_path = shim,
+            .report_url = report,
+            .run_as = o.run_as,
+            .image_store = o.image_store,
+            .default_runtime = o.default_runtime,
+            .slurm_conf = o.slurm_conf,
+            .poll_ms = (int)o.poll_ms,
+        };
+        if (!(ctl = sl_ctl_create(store, &co, &err))) {
+            sl_err("%s", err.text);
+            goto out;
+        }
+        sl_api_set_shim_hook(api, sl_ctl_shim_event, ctl);
+    } else {
+        sl_info("no slurm.conf given: serving the API without controllers");
     }
     sl_info("slurmlinkd %s listening on %s://%s:%d, state in %s, pods in %s", SLURMLINK_VERSION,
             o.tls_cert ? "https" : "http", o.listen, sl_api_port(api), o.state_dir, pods_root);
@@ -202,7 +275,11 @@ int main(int argc, char **argv)
     sl_info("signal %d: shutting down", sig);
     rc = 0;
 out:
+    /* the API first (no more shim pushes into the controller), then the controller */
     sl_api_destroy(api);
+    sl_ctl_destroy(ctl);
+    free(shim);
+    free(report);
     sl_store_close(store);
     free(db);
     free(pods_root);
