@@ -23,6 +23,7 @@ typedef struct upctx {
     cl_state_t st;
     char **env;
     pid_t pid[SL_D_COUNT];
+    int kept[SL_D_COUNT]; /* still running from before: not started, never stopped here */
     const sl_cluster_opts_t *opts;
     FILE *out;
 } upctx_t;
@@ -158,6 +159,14 @@ static int run_client(upctx_t *c, const char *const *argv, char **out, sl_error_
     return sl_run(argv, (const char *const *)c->env, 1, 30000, out, err);
 }
 
+static int any_kept(const upctx_t *c)
+{
+    for (int id = 0; id < SL_D_COUNT; id++)
+        if (c->kept[id])
+            return 1;
+    return 0;
+}
+
 static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
 {
     int want[SL_D_COUNT] = {0};
@@ -177,6 +186,13 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
                                     sl_daemon_name(id));
             }
             c->st.port[id] = want[id];
+        } else if (c->kept[id]) {
+            c->st.port[id] = old->port[id]; /* it is running there */
+        } else if (old && old->port[id] && any_kept(c) && sl_port_in_use(old->port[id])) {
+            errno = EADDRINUSE;
+            return sl_errprintf(err, "port %d of %s is taken by another program; run slurmlink "
+                                     "down --dir %s and up again", old->port[id],
+                                sl_daemon_name(id), c->st.dir);
         } else if (old && old->port[id] && !sl_port_in_use(old->port[id])) {
             c->st.port[id] = old->port[id]; /* keep kubeconfig and clients valid */
         } else {
@@ -488,6 +504,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
         free(dir);
         return -1;
     }
+    int nkept = 0;
     if (cl_state_load(dir, &old, NULL) == 0) {
         have_old = 1;
         int alive, expect;
@@ -500,11 +517,40 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
             free(dir);
             return 1;
         }
-        if (out && !opts->quiet)
+        if (alive > 0) {
+            /* some daemons still run: keep them, start only the dead ones, with
+             * the folder's own options and ports */
+            if ((opts->gpus >= 0 && opts->gpus != old.gpus) ||
+                (opts->cpus > 0 && opts->cpus != old.cpus) ||
+                (opts->accounting >= 0 && opts->accounting != old.accounting)) {
+                errno = EBUSY;
+                sl_errprintf(err, "%s still runs %d daemon%s with other options; run slurmlink "
+                                  "down --dir %s first", dir, alive, alive == 1 ? "" : "s", dir);
+                cl_state_clear(&old);
+                free(dir);
+                return -1;
+            }
+            for (int id = 0; id < SL_D_COUNT; id++) {
+                pid_t pid = cl_pidfile_read(&old, id);
+                if (expected(&old, id) && cl_pid_belongs(pid, old.dir)) {
+                    c.kept[id] = 1;
+                    c.pid[id] = pid;
+                    nkept++;
+                }
+            }
+        }
+        if (out && !opts->quiet) {
             fprintf(out, "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
-                         "recovering\n", dir, alive, expect);
-        cl_sweep(dir);
-        clean_run_dir(&old);
+                         "recovering:", dir, alive, expect);
+            for (int id = 0; id < SL_D_COUNT; id++)
+                if (expected(&old, id) && !c.kept[id])
+                    fprintf(out, " %s", sl_daemon_name(id));
+            fprintf(out, " will be started\n");
+        }
+        if (!nkept) {
+            cl_sweep(dir); /* leftovers such as job steps */
+            clean_run_dir(&old);
+        }
     }
 
     c.st.dir = dir;
@@ -555,12 +601,15 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
         goto done;
     c.env = cl_env(&c.st);
 
-    if (start_munged(&c, err) < 0)
+    if (!c.kept[SL_D_MUNGED] && start_munged(&c, err) < 0)
         goto done;
-    if (c.st.accounting && (start_mysqld(&c, err) < 0 || start_slurmdbd(&c, err) < 0))
+    if (c.st.accounting && ((!c.kept[SL_D_MYSQLD] && start_mysqld(&c, err) < 0) ||
+                            (!c.kept[SL_D_SLURMDBD] && start_slurmdbd(&c, err) < 0)))
         goto done;
-    if (start_slurmctld(&c, err) < 0 || start_slurmd(&c, err) < 0 ||
-        start_slurmlinkd(&c, daemon, err) < 0 || cl_write_kubeconfig(&c.st, err) < 0 ||
+    if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) ||
+        (!c.kept[SL_D_SLURMD] && start_slurmd(&c, err) < 0) ||
+        (!c.kept[SL_D_SLURMLINKD] && start_slurmlinkd(&c, daemon, err) < 0) ||
+        cl_write_kubeconfig(&c.st, err) < 0 ||
         cl_write_kubeconfig_https(&c.st, err) < 0)
         goto done;
 
@@ -587,10 +636,12 @@ done:
     if (rc < 0) {
         /* leave nothing half-started behind */
         for (int id = SL_D_COUNT - 1; id >= 0; id--)
-            if (c.pid[id])
+            if (c.pid[id] && !c.kept[id])
                 cl_stop_pid(c.pid[id], 3000);
-        cl_sweep(dir);
-        clean_run_dir(&c.st);
+        if (!nkept) {
+            cl_sweep(dir);
+            clean_run_dir(&c.st);
+        }
     }
     if (have_old)
         cl_state_clear(&old);

@@ -340,15 +340,20 @@ static uint32_t comment_uid(const char *comment, char *uid, size_t len)
     return 1;
 }
 
-static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, ctl_job_view_t *v, char *node, size_t nl)
+/* node and ip are caller buffers of 256 bytes the view points into */
+static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, ctl_job_view_t *v, char *node,
+                    char *ip)
 {
-    snprintf(node, nl, "%s", *j->batch_host ? j->batch_host : j->nodes);
+    snprintf(node, 256, "%s", *j->batch_host ? j->batch_host : j->nodes);
     node[strcspn(node, ",[")] = '\0';
+    ip[0] = '\0';
+    if (*node)
+        ctl_node_addr(c, node, ip, 256);
     *v = (ctl_job_view_t){.job_id = j->job_id,
                           .state = j->state,
                           .reason = j->reason,
                           .node = node,
-                          .node_ip = *node ? ctl_node_addr(c, node) : "",
+                          .node_ip = ip,
                           .start_ns = j->start_time > 0 ? (int64_t)j->start_time * 1000000000LL : 0,
                           .end_ns = j->end_time > 0 ? (int64_t)j->end_time * 1000000000LL : 0,
                           .exit_code = j->exit_code,
@@ -416,8 +421,8 @@ static void poll_jobs(sl_ctl_t *c)
             json_decref(pod);
         }
         ctl_job_view_t v;
-        char node[256];
-        view_of(c, j, &v, node, sizeof(node));
+        char node[256], ip[256];
+        view_of(c, j, &v, node, ip);
         if (!p->files_read && strcmp(j->state, "PENDING"))
             replay_shim_files(c, p);
         apply_job(c, p, &v);
@@ -499,6 +504,26 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     if (!ns) {
         errno = ENOENT;
         return sl_errprintf(err, "no pod with uid %s", uid);
+    }
+    /* a container started before our poll saw the job run: read the job now,
+     * so the pod says where it runs (and Scheduled comes before Started) */
+    const char *what0 = json_string_value(json_object_get(event, "event"));
+    if (job && !strcmp(what0, "started")) {
+        json_t *cur = sl_store_get(c->store, "pods", ns, name);
+        int sched = cur && scheduled(cur);
+        json_decref(cur);
+        sl_slurm_jobs_t *jl = NULL;
+        if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
+            ctl_job_view_t v;
+            char node[256], ip[256];
+            view_of(c, sl_slurm_jobs_at(jl, 0), &v, node, ip);
+            pthread_mutex_lock(&c->lock);
+            p = ctl_pod_find(c, uid);
+            pthread_mutex_unlock(&c->lock);
+            if (p)
+                apply_job(c, p, &v);
+        }
+        sl_slurm_jobs_free(jl);
     }
     apply_t a = {.event = event};
     json_t *out = NULL;

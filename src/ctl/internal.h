@@ -49,7 +49,7 @@ struct sl_ctl {
     int64_t pods_rv;         /* last pod change seen */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
-    sl_slurm_nodes_t *nodes; /* last node snapshot (names → addresses) */
+    sl_slurm_nodes_t *nodes; /* last node snapshot (names → addresses), under lock */
     int slurm_ok;            /* last RPC to slurmctld succeeded */
     int initial_poll_done;   /* the first full job list was read (adoption first) */
 };
@@ -66,7 +66,8 @@ void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reas
 
 /* nodes.c */
 void ctl_nodes_poll(sl_ctl_t *c);
-const char *ctl_node_addr(sl_ctl_t *c, const char *node);
+/* the node's address, copied under the lock ("" when unknown) */
+void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
 
 /* submit.c */
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);

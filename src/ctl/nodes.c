@@ -5,17 +5,22 @@
 #include "kube/meta.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
-const char *ctl_node_addr(sl_ctl_t *c, const char *node)
+void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len)
 {
+    snprintf(out, len, "%s", "");
+    pthread_mutex_lock(&c->lock);
     for (size_t i = 0; i < sl_slurm_nodes_count(c->nodes); i++) {
         const sl_slurm_node_t *n = sl_slurm_nodes_at(c->nodes, i);
-        if (n && !strcmp(n->name, node))
-            return *n->addr ? n->addr : n->hostname;
+        if (n && !strcmp(n->name, node)) {
+            snprintf(out, len, "%s", *n->addr ? n->addr : n->hostname);
+            break;
+        }
     }
-    return "";
+    pthread_mutex_unlock(&c->lock);
 }
 
 static void add_list_labels(json_t *labels, const char *prefix, const char *list)
@@ -153,8 +158,11 @@ void ctl_nodes_poll(sl_ctl_t *c)
     c->slurm_ok = 1;
     if (r == 0)
         return;
-    sl_slurm_nodes_free(c->nodes);
+    pthread_mutex_lock(&c->lock);
+    sl_slurm_nodes_t *old = c->nodes;
     c->nodes = n;
+    pthread_mutex_unlock(&c->lock);
+    sl_slurm_nodes_free(old);
     char *now = sl_kube_now_rfc3339();
     for (size_t i = 0; i < sl_slurm_nodes_count(n); i++) {
         const sl_slurm_node_t *sn = sl_slurm_nodes_at(n, i);

@@ -136,6 +136,32 @@ static json_t *waiting(const char *reason, const char *message)
     return json_pack("{s:o}", "waiting", w);
 }
 
+/* Kubernetes' QoS class: Guaranteed when every container sets cpu and memory
+ * limits equal to its requests, BestEffort when none sets any cpu/memory
+ * request or limit, Burstable otherwise. */
+static const char *qos_class(json_t *spec)
+{
+    int any = 0, guaranteed = 1;
+    for (int init = 0; init < 2; init++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(spec, init ? "initContainers" : "containers"), i, c)
+        {
+            json_t *res = json_object_get(c, "resources");
+            json_t *req = json_object_get(res, "requests"), *lim = json_object_get(res, "limits");
+            const char *names[] = {"cpu", "memory"};
+            for (int k = 0; k < 2; k++) {
+                json_t *r = json_object_get(req, names[k]), *l = json_object_get(lim, names[k]);
+                if (r || l)
+                    any = 1;
+                if (!l || (r && !json_equal(r, l)))
+                    guaranteed = 0;
+            }
+        }
+    }
+    return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
+}
+
 int ctl_status_init(json_t *pod, int64_t now_ns)
 {
     json_t *st = status_of(pod);
@@ -148,7 +174,7 @@ int ctl_status_init(json_t *pod, int64_t now_ns)
     json_t *spec = json_object_get(pod, "spec");
     int has_init = json_array_size(json_object_get(spec, "initContainers")) > 0;
     if (!json_object_get(st, "qosClass"))
-        changed |= set_if(st, "qosClass", json_string("BestEffort"));
+        changed |= set_if(st, "qosClass", json_string(qos_class(spec)));
     for (int init = 0; init < 2; init++) {
         const char *key = init ? "initContainerStatuses" : "containerStatuses";
         json_t *ctrs = ctr_list(pod, init);
