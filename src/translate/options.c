@@ -170,6 +170,10 @@ void tr_build_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
     sl_buf_free(&cons);
     if (nodelist)
         opt(o, fl, OV("nodelist"), "nodelist", nodelist);
+    /* a node failure: restartPolicy Never fails the pod (NodeLost); otherwise
+     * Slurm requeues the job, the way a controller would recreate the pod */
+    opt(o, fl, OV("requeue", "no-requeue"),
+        p->restart_policy && !strcmp(p->restart_policy, "Never") ? "no-requeue" : "requeue", NULL);
     if ((v = sl_pod_annotation(p, SL_ANN_EXCLUSIVE)) && strcmp(v, "false"))
         opt(o, fl, OV("exclusive"), "exclusive", strcmp(v, "true") ? v : NULL);
     for (size_t i = 0; i < fl->n; i++) {

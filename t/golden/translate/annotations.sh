@@ -11,6 +11,7 @@
 #SBATCH --mem=1024M
 #SBATCH --constraint='(ib|eth)&a100'
 #SBATCH --nodelist=node07
+#SBATCH --requeue
 #SBATCH --exclusive
 #SBATCH --output=/shared/pods/default/ann-11111111-0000-0000-0000-00000000000c/job.out
 #SBATCH --error=/shared/pods/default/ann-11111111-0000-0000-0000-00000000000c/job.out

@@ -4,6 +4,7 @@
 #SBATCH --cpus-per-task=3
 #SBATCH --mem=4608M
 #SBATCH --gres=gpu:2
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/team-a/pipeline-11111111-0000-0000-0000-000000000004/job.out
 #SBATCH --error=/shared/pods/team-a/pipeline-11111111-0000-0000-0000-000000000004/job.out
 #SBATCH --open-mode=append

@@ -3,6 +3,7 @@
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-000000000006
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=256M
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/default/envs-11111111-0000-0000-0000-000000000006/job.out
 #SBATCH --error=/shared/pods/default/envs-11111111-0000-0000-0000-000000000006/job.out
 #SBATCH --open-mode=append

@@ -2,6 +2,7 @@
 #SBATCH --job-name=default/il
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-00000000000d
 #SBATCH --cpus-per-task=1
+#SBATCH --requeue
 #SBATCH --partition=geant4
 #SBATCH --mem-per-cpu=2G
 #SBATCH --gpus-per-node=2

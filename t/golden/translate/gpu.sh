@@ -5,6 +5,7 @@
 #SBATCH --cpus-per-task=16
 #SBATCH --mem=65536M
 #SBATCH --gres=gpu:4
+#SBATCH --no-requeue
 #SBATCH --output=/shared/pods/ml/train-11111111-0000-0000-0000-000000000002/job.out
 #SBATCH --error=/shared/pods/ml/train-11111111-0000-0000-0000-000000000002/job.out
 #SBATCH --open-mode=append

@@ -3,6 +3,7 @@
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-000000000010
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=1024M
+#SBATCH --requeue
 #SBATCH --mail-user='a$(id)`id`;b"c'\''d@x'
 #SBATCH --output=/shared/pods/default/inj-11111111-0000-0000-0000-000000000010/job.out
 #SBATCH --error=/shared/pods/default/inj-11111111-0000-0000-0000-000000000010/job.out

@@ -3,6 +3,7 @@
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-00000000000e
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=1024M
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/default/pre-11111111-0000-0000-0000-00000000000e/job.out
 #SBATCH --error=/shared/pods/default/pre-11111111-0000-0000-0000-00000000000e/job.out
 #SBATCH --open-mode=append

@@ -3,6 +3,7 @@
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-00000000000a
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=1024M
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/default/en-11111111-0000-0000-0000-00000000000a/job.out
 #SBATCH --error=/shared/pods/default/en-11111111-0000-0000-0000-00000000000a/job.out
 #SBATCH --open-mode=append

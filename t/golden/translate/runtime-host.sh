@@ -3,6 +3,7 @@
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-000000000008
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=1024M
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/default/bare-11111111-0000-0000-0000-000000000008/job.out
 #SBATCH --error=/shared/pods/default/bare-11111111-0000-0000-0000-000000000008/job.out
 #SBATCH --open-mode=append

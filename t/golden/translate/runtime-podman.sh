@@ -4,6 +4,7 @@
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=1024M
 #SBATCH --gres=gpu:1
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/default/pm-11111111-0000-0000-0000-000000000009/job.out
 #SBATCH --error=/shared/pods/default/pm-11111111-0000-0000-0000-000000000009/job.out
 #SBATCH --open-mode=append

@@ -3,6 +3,7 @@
 #SBATCH --comment=slurmlink:uid=11111111-0000-0000-0000-00000000000b
 #SBATCH --cpus-per-task=1
 #SBATCH --mem=1024M
+#SBATCH --requeue
 #SBATCH --output=/shared/pods/default/sing-11111111-0000-0000-0000-00000000000b/job.out
 #SBATCH --error=/shared/pods/default/sing-11111111-0000-0000-0000-00000000000b/job.out
 #SBATCH --open-mode=append
