@@ -24,7 +24,7 @@ pod() {
 # run_shim DIR: run to completion; sets RC and MS (elapsed)
 run_shim() {
   local t0; t0=$(now_ms)
-  "$SHIM" --pod-dir "$1" >"$1/shim.out" 2>&1; RC=$?
+  timeout -s KILL 60 "$SHIM" --pod-dir "$1" >"$1/shim.out" 2>&1; RC=$?   # a hang fails, never blocks
   MS=$(( $(now_ms) - t0 ))
 }
 j() { jq -r "$1" "$2"; }               # j FILTER FILE
@@ -163,6 +163,40 @@ D=$(pod orphan '"restartPolicy":"Never","containers":[{"name":"main","argv":["/b
 run_shim "$D"
 ok test $MS -lt 3000 "a background child left by the container does not hold the pod (${MS} ms)"
 ok test -z "$(pgrep -f '^sleep 987$')" "and it is stopped with the container"
+
+# --- 5b. sidecars (restartable init containers, listed with the apps) --------------
+D=$(pod sidecar '"restartPolicy":"Never","terminationGracePeriodSeconds":5,"containers":[
+  {"name":"main","argv":["/bin/sh","-c","sleep 0.6; exit 3"]},
+  {"name":"log","sidecar":true,"argv":["/bin/sh","-c","trap \"echo stopping; exit 0\" TERM; echo side; while :; do sleep 0.1; done"]},
+  {"name":"crashy","sidecar":true,"argv":["/bin/sh","-c","exit 1"]}]')
+SLURMLINK_SHIM_BACKOFF_MS=100 run_shim "$D"
+is "$RC" 3 "sidecars do not count for the pod's result (main's 3)"
+ok test $MS -lt 2500 "sidecars are stopped once the app containers finished (${MS} ms)"
+is "$(j '.containerStatuses[1].state.terminated.exitCode' "$D/status.json")" 0 "the sidecar got SIGTERM and exited 0"
+like "$(cat "$D/logs/log/0.log")" "stdout F stopping" "its TERM handler ran"
+ok test "$(j '.containerStatuses[2].restartCount' "$D/status.json")" -ge 1 "a failing sidecar restarts even with restartPolicy Never"
+is "$(j '[.containerStatuses[]|(.sidecar // false|tostring)]|join(",")' "$D/status.json")" "false,true,true" "status.json marks sidecars"
+is "$(ev exited "$D" | jq -r 'select(.container=="log") | .sidecar')" true "events mark sidecars"
+D=$(pod sidecar2 '"restartPolicy":"Never","terminationGracePeriodSeconds":1,"containers":[
+  {"name":"main","argv":["true"]},
+  {"name":"stubborn","sidecar":true,"argv":["/bin/sh","-c","trap \"\" TERM; while :; do sleep 0.1; done"]}]')
+run_shim "$D"
+is "$RC" 0 "a sidecar killed after its grace period does not fail the pod"
+is "$(j '.containerStatuses[1].state.terminated|"\(.exitCode) \(.signal)"' "$D/status.json")" "137 9" "the stubborn sidecar was SIGKILLed"
+ok test $MS -ge 950 -a $MS -lt 3000 "after the 1 s grace period (${MS} ms)"
+
+# --- 5c. envRuntime and cleanup ----------------------------------------------------
+mkdir -p "$T/shm/slurmlink-uid-c/vol"; echo data >"$T/shm/slurmlink-uid-c/vol/f"
+D=$(pod rtenv '"restartPolicy":"Never","cleanup":["'"$T"'/shm/slurmlink-uid-c"],"containers":[{"name":"main","argv":["/bin/sh","-c","printf \"%s|%s|%s\" \"$NODE\" \"$IP\" \"$IPS\"; cat '"$T"'/shm/slurmlink-uid-c/vol/f >&2"],"envRuntime":{"NODE":"spec.nodeName","IP":"status.hostIP","IPS":"status.podIPs"}}]')
+SLURMD_NODENAME=node42 run_shim "$D"
+is "$RC" 0 "pod with envRuntime and cleanup"
+like "$(sed -n 's/^[^ ]* stdout P //p' "$D/logs/main/0.log")" '^node42\|[0-9a-f.:]+\|[0-9a-f.:,]+$' "envRuntime: node name and addresses filled in on the node"
+like "$(cat "$D/logs/main/0.log")" "stderr F data" "the cleanup folder was there while the pod ran"
+ok test ! -e "$T/shm/slurmlink-uid-c" "cleanup folder removed when the pod finished"
+D=$(pod badclean '"restartPolicy":"Never","cleanup":["'"$T"'"],"containers":[{"name":"main","argv":["true"]}]')
+run_shim "$D"
+is "$RC" 125 "a cleanup entry not named slurmlink-* is refused"
+ok test -d "$T" "and nothing was removed"
 
 # --- 6. output edge cases --------------------------------------------------------
 D=$(pod bulk '"restartPolicy":"Never","containers":[{"name":"main","argv":["/bin/sh","-c","seq 1 100000; head -c 40000 /dev/zero | tr \"\\\\0\" x; printf tail; printf \"\\\\377\\\\000\\\\001\\\\n\" >&2"]}]')

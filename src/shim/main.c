@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 
     shim_pod_start(&pod);
     run(&pod, sfd);
+    shim_pod_cleanup(&pod);
 
     sl_report_drain(pod.report, DRAIN_BUDGET_MS);
     sl_report_stats_t st = sl_report_stats(pod.report);

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "shimlib/nodeinfo.h"
 #include "shimlib/tstamp.h"
 
 #include <errno.h>
@@ -25,25 +26,36 @@
 
 extern char **environ;
 
-/* The job's environment with the spec's variables replacing or added. */
+/* The job's environment with the spec's variables (env, then envRuntime
+ * filled in with what this node knows) replacing or added. */
 static char **build_envp(const sl_shim_container_t *sc)
 {
     size_t n = 0;
     while (environ && environ[n])
         n++;
-    char **e = sl_xcalloc(n + sc->nenv + 1, sizeof(char *));
+    char **add = sl_xcalloc(sc->nenv + sc->nrt_env + 1, sizeof(char *));
+    size_t nadd = 0;
+    for (size_t j = 0; j < sc->nenv; j++)
+        add[nadd++] = sl_xstrdup(sc->env[j]);
+    for (size_t j = 0; j < sc->nrt_env; j++) {
+        char *v = sl_node_field(sc->rt_field[j]);
+        add[nadd++] = sl_xasprintf("%s=%s", sc->rt_env[j], v);
+        free(v);
+    }
+    char **e = sl_xcalloc(n + nadd + 1, sizeof(char *));
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const char *eq = strchr(environ[i], '=');
         size_t nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
         int overridden = 0;
-        for (size_t j = 0; j < sc->nenv && !overridden; j++)
-            overridden = !strncmp(sc->env[j], environ[i], nl) && sc->env[j][nl] == '=';
+        for (size_t j = 0; j < nadd && !overridden; j++)
+            overridden = !strncmp(add[j], environ[i], nl) && add[j][nl] == '=';
         if (!overridden)
             e[k++] = sl_xstrdup(environ[i]);
     }
-    for (size_t j = 0; j < sc->nenv; j++)
-        e[k++] = sl_xstrdup(sc->env[j]);
+    for (size_t j = 0; j < nadd; j++)
+        e[k++] = add[j];
+    free(add);
     return e;
 }
 
@@ -128,7 +140,7 @@ static void finish_pod(shim_pod_t *pod)
     const shim_ctr_t *first = NULL;
     FOR_EACH_CTR(pod, c)
     {
-        if (c->done && c->state == CS_TERMINATED && run_failed(&c->cur) &&
+        if (!c->spec->sidecar && c->done && c->state == CS_TERMINATED && run_failed(&c->cur) &&
             (!first || c->done_order < first->done_order))
             first = c;
     }
@@ -148,6 +160,33 @@ static int any_running(const shim_pod_t *pod)
     return 0;
 }
 
+static void mark_done(shim_pod_t *pod, shim_ctr_t *c)
+{
+    c->done = 1;
+    c->restart_at_ms = 0;
+    c->done_order = ++pod->done_seq;
+}
+
+/* Every regular app container has finished: sidecars get SIGTERM and the
+ * grace period, as the kubelet stops them once the main work is done. */
+static void stop_sidecars(shim_pod_t *pod)
+{
+    pod->sidecars_stopping = 1;
+    pod->sidecar_kill_at_ms = sl_now_ms() + (long long)pod->spec->grace_seconds * 1000;
+    if (pod->sidecar_kill_at_ms <= 0)
+        pod->sidecar_kill_at_ms = 1;
+    sl_info("app containers finished: stopping sidecars");
+    for (size_t i = 0; i < pod->spec->ncontainers; i++) {
+        shim_ctr_t *c = &pod->apps[i];
+        if (!c->spec->sidecar || c->done)
+            continue;
+        if (c->state == CS_RUNNING)
+            kill(-c->pid, SIGTERM);
+        else
+            mark_done(pod, c); /* waiting to restart: it will not */
+    }
+}
+
 static void maybe_finish(shim_pod_t *pod)
 {
     if (pod->phase == POD_FINISHED)
@@ -162,17 +201,21 @@ static void maybe_finish(shim_pod_t *pod)
             finish_pod(pod);
         return;
     }
+    size_t regular = 0, regular_done = 0, pending = 0;
+    for (size_t i = 0; i < pod->spec->ncontainers; i++) {
+        const shim_ctr_t *c = &pod->apps[i];
+        if (!c->spec->sidecar) {
+            regular++;
+            regular_done += c->done;
+        }
+        pending += !c->done;
+    }
+    if (regular && regular_done == regular && pending && !pod->sidecars_stopping)
+        stop_sidecars(pod);
     for (size_t i = 0; i < pod->spec->ncontainers; i++)
         if (!pod->apps[i].done)
             return;
     finish_pod(pod);
-}
-
-static void mark_done(shim_pod_t *pod, shim_ctr_t *c)
-{
-    c->done = 1;
-    c->restart_at_ms = 0;
-    c->done_order = ++pod->done_seq;
 }
 
 static void start_container(shim_pod_t *pod, shim_ctr_t *c);
@@ -204,9 +247,11 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     sl_restart_policy_t pol = pod->spec->restart_policy;
     if (c->spec->init && pol == SL_RESTART_ALWAYS)
         pol = SL_RESTART_ONFAILURE; /* an init container that succeeded is finished */
+    if (c->spec->sidecar)
+        pol = SL_RESTART_ALWAYS; /* a sidecar keeps running until the app containers end */
     int failed = run_failed(&c->cur);
-    int restart =
-        !pod->terminating && (pol == SL_RESTART_ALWAYS || (pol == SL_RESTART_ONFAILURE && failed));
+    int restart = !pod->terminating && !(c->spec->sidecar && pod->sidecars_stopping) &&
+                  (pol == SL_RESTART_ALWAYS || (pol == SL_RESTART_ONFAILURE && failed));
     long long delay = -1;
     if (restart) {
         delay = sl_backoff_next(&c->backoff, sl_now_ms() - c->started_ms);
@@ -439,6 +484,17 @@ void shim_pod_timers(shim_pod_t *pod)
         }
         return;
     }
+    if (pod->sidecars_stopping && pod->sidecar_kill_at_ms > 0 && now >= pod->sidecar_kill_at_ms) {
+        pod->sidecar_kill_at_ms = 0;
+        for (size_t i = 0; i < pod->spec->ncontainers; i++) {
+            shim_ctr_t *c = &pod->apps[i];
+            if (c->spec->sidecar && c->state == CS_RUNNING) {
+                sl_info("sidecar %s: grace period over, SIGKILL", c->spec->name);
+                c->sent_kill = 1;
+                kill(-c->pid, SIGKILL);
+            }
+        }
+    }
     FOR_EACH_CTR(pod, c)
     {
         if (c->restart_at_ms > 0 && now >= c->restart_at_ms && pod->phase != POD_FINISHED) {
@@ -456,6 +512,8 @@ long long shim_pod_next_timer(const shim_pod_t *pod)
     long long t = -1;
     if (pod->terminating)
         return pod->kill_at_ms > 0 ? pod->kill_at_ms : -1;
+    if (pod->sidecars_stopping && pod->sidecar_kill_at_ms > 0)
+        t = pod->sidecar_kill_at_ms;
     FOR_EACH_CTR(pod, c)
     {
         if (c->restart_at_ms > 0 && (t < 0 || c->restart_at_ms < t))
@@ -485,4 +543,15 @@ void shim_pod_terminate(shim_pod_t *pod, int signo)
     shim_status_write(pod);
     shim_pod_timers(pod); /* a grace period of 0 kills at once */
     maybe_finish(pod);
+}
+
+void shim_pod_cleanup(shim_pod_t *pod)
+{
+    /* the spec parser admits only absolute, normalised ".../slurmlink-*"
+     * folders here; sl_rm_rf does not follow a symlink at the top */
+    for (size_t i = 0; i < pod->spec->ncleanup; i++) {
+        const char *d = pod->spec->cleanup[i];
+        if (sl_rm_rf(d) < 0 && errno != ENOENT)
+            sl_warn("cleanup %s: %s", d, strerror(errno));
+    }
 }

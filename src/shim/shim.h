@@ -62,7 +62,9 @@ typedef struct shim_pod {
     shim_podphase_t phase;
     int failed; /* an init container failed for good */
     int terminating;
-    long long kill_at_ms; /* grace deadline once terminating */
+    long long kill_at_ms;         /* grace deadline once terminating */
+    int sidecars_stopping;        /* every regular app container has finished */
+    long long sidecar_kill_at_ms; /* their grace deadline */
     struct timespec start_time;
     long long done_seq;
     int exit_code; /* valid in POD_FINISHED */
@@ -83,6 +85,7 @@ void shim_pod_read(shim_pod_t *pod, int fd);          /* a pipe is readable or c
 void shim_pod_timers(shim_pod_t *pod);                /* restarts and the grace deadline */
 void shim_pod_terminate(shim_pod_t *pod, int signo);  /* SIGTERM/SIGINT received */
 long long shim_pod_next_timer(const shim_pod_t *pod); /* monotonic ms, or -1 */
+void shim_pod_cleanup(shim_pod_t *pod);               /* remove the spec's cleanup folders */
 
 /* status.c */
 int shim_status_open(shim_pod_t *pod, sl_error_t *err);

@@ -96,6 +96,8 @@ static json_t *ctr_json(const shim_ctr_t *c)
         json_object_set_new(last, "terminated", term_json(&c->last));
     json_object_set_new(o, "lastState", last);
     json_object_set_new(o, "ready", json_boolean(c->state == CS_RUNNING && !c->spec->init));
+    if (c->spec->sidecar)
+        json_object_set_new(o, "sidecar", json_true());
     /* the log of the current (or latest) run, relative to the pod folder */
     char *lf = sl_xasprintf("logs/%s/%d.log", c->spec->name, c->restart_count);
     json_object_set_new(o, "logFile", json_string(lf));
@@ -213,6 +215,8 @@ void shim_event_container(shim_pod_t *pod, const shim_ctr_t *c, const char *even
     json_t *o = ev_base(pod, event);
     json_object_set_new(o, "container", json_string(c->spec->name));
     json_object_set_new(o, "init", json_boolean(c->spec->init));
+    if (c->spec->sidecar)
+        json_object_set_new(o, "sidecar", json_true());
     json_object_set_new(o, "restartCount", json_integer(c->restart_count));
     if (!strcmp(event, "started")) {
         json_object_set_new(o, "pid", json_integer(c->pid));

@@ -114,6 +114,11 @@ static void container_free(sl_shim_container_t *c)
     free(c->env);
     free(c->working_dir);
     free(c->runtime);
+    free(c->image);
+    for (size_t i = 0; i < c->nrt_env; i++)
+        free(c->rt_env[i]);
+    free(c->rt_env);
+    free(c->rt_field);
 }
 
 static int env_name_ok(const char *k)
@@ -189,13 +194,84 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
             free(val);
         }
     }
+    snprintf(p, sizeof(p), "%s.envRuntime", path);
+    json_t *rt = json_object_get(o, "envRuntime");
+    if (rt && !json_is_null(rt)) {
+        static const char *const fields[] = {"spec.nodeName", "status.hostIP", "status.hostIPs",
+                                             "status.podIP", "status.podIPs"};
+        if (!json_is_object(rt))
+            return bad(err, p, "must be an object of NAME: field");
+        c->rt_env = sl_xcalloc(json_object_size(rt) + 1, sizeof(char *));
+        c->rt_field = sl_xcalloc(json_object_size(rt) + 1, sizeof(sl_shim_field_t));
+        const char *k;
+        json_object_foreach(rt, k, e)
+        {
+            snprintf(p, sizeof(p), "%s.envRuntime.%s", path, k);
+            if (!env_name_ok(k))
+                return bad(err, p,
+                           "invalid environment variable name (printable ASCII without "
+                           "'=')");
+            size_t kl = strlen(k);
+            for (size_t j = 0; j < c->nenv; j++)
+                if (!strncmp(c->env[j], k, kl) && c->env[j][kl] == '=')
+                    return bad(err, p, "also set in env");
+            const char *f = json_is_string(e) ? json_string_value(e) : NULL;
+            size_t fi = 0;
+            while (f && fi < sizeof(fields) / sizeof(fields[0]) && strcmp(f, fields[fi]))
+                fi++;
+            if (!f || fi == sizeof(fields) / sizeof(fields[0]))
+                return bad(err, p,
+                           "Unsupported value: supported values: \"spec.nodeName\", "
+                           "\"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
+                           "\"status.podIPs\"");
+            c->rt_env[c->nrt_env] = sl_xstrdup(k);
+            c->rt_field[c->nrt_env++] = (sl_shim_field_t)fi;
+        }
+    }
+    snprintf(p, sizeof(p), "%s.sidecar", path);
+    json_t *sc = json_object_get(o, "sidecar");
+    if (sc && !json_is_null(sc)) {
+        if (!json_is_boolean(sc))
+            return bad(err, p, "must be a boolean");
+        c->sidecar = json_is_true(sc);
+        if (c->sidecar && init)
+            return bad(err, p,
+                       "a sidecar is listed in containers[], where it starts with the "
+                       "app containers");
+    }
     snprintf(p, sizeof(p), "%s.workingDir", path);
     if (get_text(o, "workingDir", p, 0, &c->working_dir, err) < 0)
         return -1;
     snprintf(p, sizeof(p), "%s.runtime", path);
     if (get_text(o, "runtime", p, 0, &c->runtime, err) < 0)
         return -1;
+    snprintf(p, sizeof(p), "%s.image", path);
+    if (get_text(o, "image", p, 0, &c->image, err) < 0)
+        return -1;
     return 0;
+}
+
+/* A folder the shim may delete: absolute, normalised, and named like the
+ * folders translate creates ("slurmlink-<uid>"), so that no spec can make
+ * the shim remove "/", a home folder or anything else it did not create. */
+static int cleanup_path_ok(const char *s)
+{
+    if (s[0] != '/')
+        return 0;
+    int comps = 0;
+    const char *last = NULL;
+    for (const char *c = s + 1;;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        comps++;
+        last = c;
+        if (!e)
+            break;
+        c = e + 1;
+    }
+    return comps >= 2 && !strncmp(last, "slurmlink-", 10) && last[10] != '\0';
 }
 
 static int parse_containers(json_t *root, const char *key, int init, int required,
@@ -328,6 +404,28 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         parse_containers(root, "containers", 0, 1, &s->containers, &s->ncontainers, err) < 0)
         return -1;
 
+    json_t *cl = json_object_get(root, "cleanup");
+    if (cl && !json_is_null(cl)) {
+        if (!json_is_array(cl))
+            return bad(err, "cleanup", "must be an array of folders");
+        s->cleanup = sl_xcalloc(json_array_size(cl) + 1, sizeof(char *));
+        size_t i;
+        json_t *e;
+        json_array_foreach(cl, i, e)
+        {
+            char p[64];
+            snprintf(p, sizeof(p), "cleanup[%zu]", i);
+            if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
+                return bad(err, p, "must be a string");
+            if (!cleanup_path_ok(json_string_value(e)))
+                return bad(err, p,
+                           "Invalid value: \"%s\": must be an absolute, normalised path whose "
+                           "last component starts with \"slurmlink-\"",
+                           json_string_value(e));
+            s->cleanup[s->ncleanup++] = sl_xstrdup(json_string_value(e));
+        }
+    }
+
     /* names are unique across init and app containers, as in Kubernetes */
     size_t total = s->ninit + s->ncontainers;
     for (size_t i = 0; i < total; i++) {
@@ -400,6 +498,9 @@ void sl_shim_spec_destroy(sl_shim_spec_t *s)
     for (size_t i = 0; i < s->ncontainers; i++)
         container_free(&s->containers[i]);
     free(s->containers);
+    for (size_t i = 0; i < s->ncleanup; i++)
+        free(s->cleanup[i]);
+    free(s->cleanup);
     free(s);
     errno = e;
 }

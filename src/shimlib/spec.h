@@ -21,15 +21,29 @@ typedef enum {
     SL_RESTART_NEVER,
 } sl_restart_policy_t;
 
+/* Values only the node knows (Kubernetes fieldRefs), filled in by the shim. */
+typedef enum {
+    SL_FIELD_NODE_NAME = 0, /* spec.nodeName */
+    SL_FIELD_HOST_IP,       /* status.hostIP */
+    SL_FIELD_HOST_IPS,      /* status.hostIPs */
+    SL_FIELD_POD_IP,        /* status.podIP: the job shares the node's network */
+    SL_FIELD_POD_IPS,       /* status.podIPs */
+} sl_shim_field_t;
+
 typedef struct sl_shim_container {
     char *name;  /* DNS-1123 label, unique in the pod: also a folder name under logs/ */
     char **argv; /* NULL-terminated, argc >= 1; exact bytes for execvp */
     size_t argc;
     char **env; /* NULL-terminated "KEY=VALUE" strings in spec order */
     size_t nenv;
-    char *working_dir; /* NULL when absent (informational: argv already applies it) */
-    char *runtime;     /* NULL when absent (informational) */
-    int init;          /* 1 for initContainers[] */
+    char *working_dir;         /* NULL when absent (informational: argv already applies it) */
+    char *runtime;             /* NULL when absent (informational) */
+    char *image;               /* NULL when absent (informational) */
+    char **rt_env;             /* envRuntime names, NULL-terminated, spec order */
+    sl_shim_field_t *rt_field; /* rt_field[i] is what rt_env[i] gets */
+    size_t nrt_env;
+    int init;    /* 1 for initContainers[] */
+    int sidecar; /* a Kubernetes sidecar (restartable init container), listed in containers[] */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {
@@ -44,6 +58,8 @@ typedef struct sl_shim_spec {
     size_t ninit;
     sl_shim_container_t *containers; /* at least one */
     size_t ncontainers;
+    char **cleanup; /* folders to remove when the pod finishes, NULL-terminated */
+    size_t ncleanup;
 } sl_shim_spec_t;
 
 /* Parse len bytes of JSON. Returns a new spec (caller destroys) or NULL with

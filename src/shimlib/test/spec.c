@@ -1,6 +1,7 @@
 /* Unit tests: shim.json parser — values, defaults, and errors that name the field. */
 #include "shimlib/spec.h"
 #include "common/tap.h"
+#include "common/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -169,6 +170,65 @@ int main(void)
                  "initContainers[0].argv: must be an array", "init argv not an array");
     expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"workingDir\":5}]}",
                  "containers[0].workingDir: must be a string", "workingDir not a string");
+
+    /* fields translate adds: image, envRuntime, sidecar, cleanup */
+    s = parse("{" POD ",\"cleanup\":[\"/dev/shm/slurmlink-u1\",\"/scratch/x/slurmlink-u1\"],"
+              "\"containers\":[{\"name\":\"main\",\"argv\":[\"x\"],\"image\":\"busybox\","
+              "\"env\":{\"A\":\"1\"},\"envRuntime\":{\"NODE\":\"spec.nodeName\","
+              "\"APPTAINERENV_IP\":\"status.hostIP\",\"IPS\":\"status.podIPs\"}},"
+              "{\"name\":\"log\",\"argv\":[\"y\"],\"sidecar\":true}]}",
+              &err);
+    ok(s != NULL, "spec with image, envRuntime, sidecar, cleanup parses (%s)", err.text);
+    if (s) {
+        is_str(s->containers[0].image, "busybox", "image");
+        is_int(s->containers[0].nrt_env, 3, "three envRuntime entries");
+        is_str(s->containers[0].rt_env[1], "APPTAINERENV_IP", "envRuntime names in order");
+        is_int(s->containers[0].rt_field[0], SL_FIELD_NODE_NAME, "spec.nodeName");
+        is_int(s->containers[0].rt_field[1], SL_FIELD_HOST_IP, "status.hostIP");
+        is_int(s->containers[0].rt_field[2], SL_FIELD_POD_IPS, "status.podIPs");
+        ok(!s->containers[0].sidecar && s->containers[1].sidecar, "sidecar flag");
+        is_int(s->ncleanup, 2, "two cleanup folders");
+        is_str(s->cleanup[0], "/dev/shm/slurmlink-u1", "cleanup folder");
+        ok(s->cleanup[2] == NULL, "cleanup NULL-terminated");
+    }
+    sl_shim_spec_destroy(s);
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],"
+                 "\"envRuntime\":{\"N\":\"metadata.name\"}}]}",
+                 "containers[0].envRuntime.N: Unsupported value", "unknown envRuntime field");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],"
+                 "\"envRuntime\":{\"N\":1}}]}",
+                 "containers[0].envRuntime.N: Unsupported value", "non-string envRuntime field");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],"
+                 "\"env\":{\"N\":\"v\"},\"envRuntime\":{\"N\":\"spec.nodeName\"}}]}",
+                 "containers[0].envRuntime.N: also set in env", "envRuntime name also in env");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],"
+                 "\"envRuntime\":[]}]}",
+                 "containers[0].envRuntime: must be an object", "envRuntime not an object");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"sidecar\":1}]}",
+                 "containers[0].sidecar: must be a boolean", "sidecar not a boolean");
+    expect_error(
+        "{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"sidecar\":true}]," MAIN
+        "}",
+        "initContainers[0].sidecar: a sidecar is listed in containers[]", "sidecar among init");
+    const char *bad_cleanup[] = {"/",
+                                 "/slurmlink-x",
+                                 "/dev/shm/../slurmlink-x",
+                                 "dev/shm/slurmlink-x",
+                                 "/dev/shm/other",
+                                 "/dev/shm//slurmlink-x",
+                                 "/dev/shm/slurmlink-",
+                                 "/dev/shm/./slurmlink-x",
+                                 "/dev/shm/slurmlink-x/",
+                                 "/home/user"};
+    for (size_t i = 0; i < sizeof(bad_cleanup) / sizeof(bad_cleanup[0]); i++) {
+        char *js = sl_xasprintf("{" POD ",\"cleanup\":[\"%s\"]," MAIN "}", bad_cleanup[i]);
+        expect_error(js, "cleanup[0]: Invalid value", bad_cleanup[i]);
+        free(js);
+    }
+    expect_error("{" POD ",\"cleanup\":\"/dev/shm/slurmlink-x\"," MAIN "}",
+                 "cleanup: must be an array", "cleanup not an array");
+    expect_error("{" POD ",\"cleanup\":[3]," MAIN "}", "cleanup[0]: must be a string",
+                 "cleanup entry not a string");
 
     sl_error_t lerr = {""};
     ok(sl_shim_spec_load("/nonexistent/shim.json", &lerr) == NULL, "load of a missing file fails");
