@@ -58,8 +58,7 @@ char *sl_authn_bearer(const char *h)
     return n ? sl_xstrndup(t, n) : NULL;
 }
 
-static sl_auth_user_t *from_cert(sl_authn_t *a, gnutls_session_t s, int *presented,
-                                 sl_error_t *why)
+static sl_auth_user_t *from_cert(sl_authn_t *a, gnutls_session_t s, int *presented, sl_error_t *why)
 {
     unsigned n = 0;
     const gnutls_datum_t *peers = gnutls_certificate_get_peers(s, &n);
@@ -94,9 +93,10 @@ sl_auth_user_t *sl_authn_request(sl_authn_t *a, void *tls_session, const char *a
         else {
             u = sl_auth_tokens_lookup(a->tokens, tok, 0);
             if (!u)
-                sl_errprintf(why, "%s", errno == EKEYEXPIRED ? "token expired"
-                                        : errno == EACCES  ? "token file is invalid"
-                                                           : "invalid bearer token");
+                sl_errprintf(why, "%s",
+                             errno == EKEYEXPIRED ? "token expired"
+                             : errno == EACCES    ? "token file is invalid"
+                                                  : "invalid bearer token");
             explicit_bzero(tok, strlen(tok));
         }
         free(tok);

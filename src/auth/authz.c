@@ -56,8 +56,8 @@ static int verb_class(const char *verb, const char *sub)
             return V_WRITE;
     }
     static const char *const rd[] = {"get", "list", "watch", "logs", NULL};
-    static const char *const wr[] = {"create", "update", "patch", "delete", "deletecollection",
-                                     "exec", NULL};
+    static const char *const wr[] = {"create",           "update", "patch", "delete",
+                                     "deletecollection", "exec",   NULL};
     for (int i = 0; rd[i]; i++)
         if (!strcmp(verb, rd[i]))
             return V_READ;
@@ -73,14 +73,30 @@ static int verb_class(const char *verb, const char *sub)
  * tenant's objects. Unknown resources count as namespaced (fail safe). */
 static int cluster_scoped(const char *resource)
 {
-    static const char *const cs[] = {
-        "nodes", "namespaces", "persistentvolumes", "componentstatuses", "storageclasses",
-        "csidrivers", "csinodes", "volumeattachments", "priorityclasses", "runtimeclasses",
-        "ingressclasses", "customresourcedefinitions", "apiservices", "clusterroles",
-        "clusterrolebindings", "certificatesigningrequests", "selfsubjectreviews",
-        "selfsubjectaccessreviews", "selfsubjectrulesreviews", "tokenreviews",
-        "subjectaccessreviews", "mutatingwebhookconfigurations",
-        "validatingwebhookconfigurations", NULL};
+    static const char *const cs[] = {"nodes",
+                                     "namespaces",
+                                     "persistentvolumes",
+                                     "componentstatuses",
+                                     "storageclasses",
+                                     "csidrivers",
+                                     "csinodes",
+                                     "volumeattachments",
+                                     "priorityclasses",
+                                     "runtimeclasses",
+                                     "ingressclasses",
+                                     "customresourcedefinitions",
+                                     "apiservices",
+                                     "clusterroles",
+                                     "clusterrolebindings",
+                                     "certificatesigningrequests",
+                                     "selfsubjectreviews",
+                                     "selfsubjectaccessreviews",
+                                     "selfsubjectrulesreviews",
+                                     "tokenreviews",
+                                     "subjectaccessreviews",
+                                     "mutatingwebhookconfigurations",
+                                     "validatingwebhookconfigurations",
+                                     NULL};
     for (int i = 0; cs[i]; i++)
         if (!strcmp(resource, cs[i]))
             return 1;
@@ -189,8 +205,7 @@ int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char
 }
 
 int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
-                   const char *verb, const char *resource, const char *namespace,
-                   char **reason)
+                   const char *verb, const char *resource, const char *namespace, char **reason)
 {
     if (reason)
         *reason = NULL;
@@ -254,12 +269,15 @@ int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid,
         sl_errprintf(err, "user %s maps to Unix user %s, which does not exist", quser, qt);
     } else if (res->pw_uid == 0 && !p->allow_root) {
         errno = EPERM;
-        sl_errprintf(err, "user %s maps to Unix user %s, which is root (uid 0); the policy "
-                          "does not allow jobs to run as root (allowRoot: false)", quser, qt);
+        sl_errprintf(err,
+                     "user %s maps to Unix user %s, which is root (uid 0); the policy "
+                     "does not allow jobs to run as root (allowRoot: false)",
+                     quser, qt);
     } else if (res->pw_uid != 0 && !explicit_map && (long)res->pw_uid < p->min_uid) {
         errno = EPERM;
-        sl_errprintf(err, "user %s is also the name of the system account %s (uid %u, below "
-                          "minUid %ld); map it explicitly under users: if that is intended",
+        sl_errprintf(err,
+                     "user %s is also the name of the system account %s (uid %u, below "
+                     "minUid %ld); map it explicitly under users: if that is intended",
                      quser, qt, (unsigned)res->pw_uid, p->min_uid);
     } else {
         if (uid)

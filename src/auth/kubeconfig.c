@@ -17,10 +17,10 @@
  * (YAML 1.1 booleans and nulls, numbers, empty.) Then quote it. */
 static int ambiguous(const char *s)
 {
-    static const char *const words[] = {
-        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
-        "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null",
-        "NULL", "~", NULL};
+    static const char *const words[] = {"y",     "Y",     "yes",  "Yes",  "YES",  "n",    "N",
+                                        "no",    "No",    "NO",   "true", "True", "TRUE", "false",
+                                        "False", "FALSE", "on",   "On",   "ON",   "off",  "Off",
+                                        "OFF",   "null",  "Null", "NULL", "~",    NULL};
     if (!*s)
         return 1;
     for (int i = 0; words[i]; i++)
@@ -29,16 +29,12 @@ static int ambiguous(const char *s)
     return (*s >= '0' && *s <= '9') || *s == '+' || *s == '-' || *s == '.';
 }
 
-static int emit(yaml_emitter_t *e, yaml_event_t *ev)
-{
-    return yaml_emitter_emit(e, ev) ? 0 : -1;
-}
+static int emit(yaml_emitter_t *e, yaml_event_t *ev) { return yaml_emitter_emit(e, ev) ? 0 : -1; }
 
 static int emit_str(yaml_emitter_t *e, const char *s)
 {
     yaml_event_t ev;
-    yaml_scalar_style_t st = ambiguous(s) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-                                          : YAML_ANY_SCALAR_STYLE;
+    yaml_scalar_style_t st = ambiguous(s) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE;
     yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1, st);
     return emit(e, &ev);
 }
@@ -54,7 +50,8 @@ static int emit_json(yaml_emitter_t *e, json_t *v)
             return -1;
         const char *k;
         json_t *x;
-        json_object_foreach(v, k, x) {
+        json_object_foreach(v, k, x)
+        {
             if (emit_str(e, k) < 0 || emit_json(e, x) < 0)
                 return -1;
         }
@@ -67,7 +64,8 @@ static int emit_json(yaml_emitter_t *e, json_t *v)
             return -1;
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) {
+        json_array_foreach(v, i, x)
+        {
             if (emit_json(e, x) < 0)
                 return -1;
         }
@@ -125,9 +123,8 @@ char *sl_auth_kubeconfig_render(const sl_auth_kubeconfig_t *k, sl_error_t *err)
     json_t *doc = json_pack(
         "{s:s, s:s, s:[{s:s, s:o}], s:[{s:s, s:o}], s:[{s:s, s:{s:s, s:s, s:s}}], s:s, s:{}}",
         "apiVersion", "v1", "kind", "Config", "clusters", "name", cname, "cluster", cl, "users",
-        "name", k->user, "user", user, "contexts", "name", ctx, "context", "cluster", cname,
-        "user", k->user, "namespace", k->ns ? k->ns : "default", "current-context", ctx,
-        "preferences");
+        "name", k->user, "user", user, "contexts", "name", ctx, "context", "cluster", cname, "user",
+        k->user, "namespace", k->ns ? k->ns : "default", "current-context", ctx, "preferences");
     free(ctx);
     if (!doc) {
         errno = EINVAL;
@@ -155,8 +152,7 @@ char *sl_auth_kubeconfig_render(const sl_auth_kubeconfig_t *k, sl_error_t *err)
             }
         }
         if (r < 0)
-            sl_errprintf(err, "kubeconfig: YAML emitter: %s",
-                         e.problem ? e.problem : "failed");
+            sl_errprintf(err, "kubeconfig: YAML emitter: %s", e.problem ? e.problem : "failed");
         yaml_emitter_delete(&e);
     }
     json_decref(doc);
@@ -181,8 +177,7 @@ char *sl_auth_kubeconfig_issue(const sl_auth_issue_t *o, sl_error_t *err)
     if (!(ca = sl_pki_load(o->ca_cert, o->token ? NULL : o->ca_key, err)))
         goto out;
     ca_pem = sl_pki_cert_pem(ca);
-    sl_auth_kubeconfig_t k = {.server = o->server, .ca_pem = ca_pem, .user = o->user,
-                              .ns = o->ns};
+    sl_auth_kubeconfig_t k = {.server = o->server, .ca_pem = ca_pem, .user = o->user, .ns = o->ns};
     if (o->token) {
         if (!o->token_file) {
             errno = EINVAL;

@@ -13,11 +13,11 @@
 #include "common/err.h"
 
 typedef struct sl_auth_kubeconfig {
-    const char *server;   /* "https://127.0.0.1:6443" (required) */
-    const char *ca_pem;   /* certificate-authority-data (NULL: none) */
-    const char *cluster;  /* cluster entry name (NULL: "slurmlink") */
-    const char *user;     /* user entry name (required) */
-    const char *ns;       /* the context's namespace (NULL: "default") */
+    const char *server;  /* "https://127.0.0.1:6443" (required) */
+    const char *ca_pem;  /* certificate-authority-data (NULL: none) */
+    const char *cluster; /* cluster entry name (NULL: "slurmlink") */
+    const char *user;    /* user entry name (required) */
+    const char *ns;      /* the context's namespace (NULL: "default") */
     /* the credential: a certificate and key, or a token */
     const char *cert_pem, *key_pem;
     const char *token;
@@ -31,10 +31,10 @@ typedef struct sl_auth_issue {
     const char *token_file;       /* for tokens: appended to, created 0600 */
     const char *server;           /* the API URL for the kubeconfig */
     const char *user;
-    const char *const *groups;    /* NULL-terminated; may be NULL */
-    const char *ns;               /* context namespace (NULL: "default") */
-    int token;                    /* 1: bearer token; 0: client certificate */
-    int days;                     /* validity; 0: certificates 365 days, tokens never expire */
+    const char *const *groups; /* NULL-terminated; may be NULL */
+    const char *ns;            /* context namespace (NULL: "default") */
+    int token;                 /* 1: bearer token; 0: client certificate */
+    int days;                  /* validity; 0: certificates 365 days, tokens never expire */
 } sl_auth_issue_t;
 
 /* Issue the credential and return the kubeconfig text (caller frees), or

@@ -33,10 +33,7 @@ static int perr(pctx_t *c, const yaml_node_t *n, const char *field, const char *
                         n ? (unsigned long)n->start_mark.line + 1 : 1UL, field, msg);
 }
 
-static yaml_node_t *node(pctx_t *c, int id)
-{
-    return yaml_document_get_node(c->doc, id);
-}
+static yaml_node_t *node(pctx_t *c, int id) { return yaml_document_get_node(c->doc, id); }
 
 /* YAML null: absent value, "~" or "null" written plain */
 static int is_null(const yaml_node_t *n)
@@ -46,8 +43,7 @@ static int is_null(const yaml_node_t *n)
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return 0;
     const char *v = (const char *)n->data.scalar.value;
-    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-           !strcmp(v, "NULL");
+    return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
 }
 
 /* a string scalar without NUL or control characters; NULL after perr */
@@ -151,8 +147,8 @@ static void rule_free(az_rule_t *r)
     names_free(&r->groups);
 }
 
-static int rule_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
-                     const char *field, void *arg)
+static int rule_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                     void *arg)
 {
     az_rule_t *r = arg;
     if (!strcmp(key, "users"))
@@ -207,8 +203,8 @@ static int unix_name_ok(const char *s)
     return 1;
 }
 
-static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
-                   const char *field, void *arg)
+static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                   void *arg)
 {
     az_ns_t *ns = arg;
     if (!strcmp(key, "account")) {
@@ -216,8 +212,10 @@ static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
         if (!a)
             return -1;
         if (!account_ok(a))
-            return perr(c, v, field, "\"%s\" is not a Slurm account name (lower case letters, "
-                                     "digits, '_', '-', '.')", a);
+            return perr(c, v, field,
+                        "\"%s\" is not a Slurm account name (lower case letters, "
+                        "digits, '_', '-', '.')",
+                        a);
         ns->account = sl_xstrdup(a);
         return 0;
     }
@@ -233,8 +231,7 @@ static int namespaces_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node
 {
     sl_authz_policy_t *p = arg;
     if (strcmp(key, "*") != 0 && !dns_label(key))
-        return perr(c, k, field, "\"%s\" is not a namespace name (a DNS-1123 label) or \"*\"",
-                    key);
+        return perr(c, k, field, "\"%s\" is not a namespace name (a DNS-1123 label) or \"*\"", key);
     p->ns = sl_xrealloc(p->ns, (p->nns + 1) * sizeof(az_ns_t));
     az_ns_t *ns = &p->ns[p->nns++];
     memset(ns, 0, sizeof(*ns));
@@ -242,8 +239,8 @@ static int namespaces_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node
     return each_pair(c, v, field, ns_pair, ns);
 }
 
-static int users_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
-                      const char *field, void *arg)
+static int users_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                      void *arg)
 {
     sl_authz_policy_t *p = arg;
     if (!*key)
@@ -266,8 +263,8 @@ typedef struct anon {
     int seen_user;
 } anon_t;
 
-static int anon_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
-                     const char *field, void *arg)
+static int anon_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                     void *arg)
 {
     anon_t *a = arg;
     if (!strcmp(key, "user")) {
@@ -293,8 +290,8 @@ static int cluster_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t 
     return perr(c, k, field, "unknown field (expected read or write)");
 }
 
-static int top_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
-                    const char *field, void *arg)
+static int top_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                    void *arg)
 {
     sl_authz_policy_t *p = arg;
     if (!strcmp(key, "apiVersion") || !strcmp(key, "kind")) {
@@ -343,8 +340,9 @@ static int top_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
         return each_pair(c, v, field, namespaces_pair, p);
     if (!strcmp(key, "users"))
         return each_pair(c, v, field, users_pair, p);
-    return perr(c, k, field, "unknown field (expected apiVersion, kind, adminGroups, "
-                             "allowRoot, minUid, anonymous, cluster, namespaces, users)");
+    return perr(c, k, field,
+                "unknown field (expected apiVersion, kind, adminGroups, "
+                "allowRoot, minUid, anonymous, cluster, namespaces, users)");
 }
 
 void sl_authz_policy_destroy(sl_authz_policy_t *p)
@@ -385,8 +383,8 @@ sl_authz_policy_t *sl_authz_policy_parse(const char *text, const char *name, sl_
         errno = EINVAL;
         sl_errprintf(err, "%s:%lu: invalid YAML: %s%s%s", name,
                      (unsigned long)parser.problem_mark.line + 1,
-                     parser.problem ? parser.problem : "syntax error",
-                     parser.context ? " " : "", parser.context ? parser.context : "");
+                     parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+                     parser.context ? parser.context : "");
         yaml_parser_delete(&parser);
         return NULL;
     }
@@ -405,10 +403,9 @@ sl_authz_policy_t *sl_authz_policy_parse(const char *text, const char *name, sl_
         /* a second document is a mistake (two policies pasted together) */
         yaml_document_t more;
         if (!yaml_parser_load(&parser, &more)) {
-            r = (errno = EINVAL,
-                 sl_errprintf(err, "%s:%lu: invalid YAML: %s", name,
-                              (unsigned long)parser.problem_mark.line + 1,
-                              parser.problem ? parser.problem : "syntax error"));
+            r = (errno = EINVAL, sl_errprintf(err, "%s:%lu: invalid YAML: %s", name,
+                                              (unsigned long)parser.problem_mark.line + 1,
+                                              parser.problem ? parser.problem : "syntax error"));
         } else {
             if (yaml_document_get_root_node(&more))
                 r = perr(&c, yaml_document_get_root_node(&more), "(document)",

@@ -81,8 +81,7 @@ int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char
  * namespace NULL or "": cluster scope. Same returns as sl_authz_check_req;
  * *reason receives the full 403 message on denial. */
 int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
-                   const char *verb, const char *resource, const char *namespace,
-                   char **reason);
+                   const char *verb, const char *resource, const char *namespace, char **reason);
 
 /* The Slurm account for jobs of namespace ns (caller frees). */
 char *sl_authz_account(const sl_authz_policy_t *p, const char *ns);

@@ -31,7 +31,7 @@ typedef struct table {
 
 struct sl_auth_tokens {
     pthread_mutex_t lock;
-    char *path;      /* NULL: parsed from text, never reloaded */
+    char *path; /* NULL: parsed from text, never reloaded */
     table_t tab;
     int broken;      /* the file became invalid: refuse everything */
     sl_error_t why;  /* ... because of this */
@@ -171,8 +171,10 @@ static int make_entry(fields_t *fs, const char *name, int lineno, entry_t *e, sl
     long long expires = 0;
     if (fs->n > 4 && *fs->f[4] && (expires = parse_time(fs->f[4])) < 0) {
         errno = EINVAL;
-        return sl_errprintf(err, "%s:%d: expiry \"%.40s\" is not RFC 3339 UTC "
-                                 "(2027-01-01T00:00:00Z)", name, lineno, fs->f[4]);
+        return sl_errprintf(err,
+                            "%s:%d: expiry \"%.40s\" is not RFC 3339 UTC "
+                            "(2027-01-01T00:00:00Z)",
+                            name, lineno, fs->f[4]);
     }
     e->user = sl_auth_user_create(fs->f[1], fs->f[2], NULL);
     if (fs->n > 3) {
@@ -272,8 +274,10 @@ static char *read_locked(const char *path, struct stat *sb, sl_error_t *err)
     }
     if (sb->st_mode & 0026) {
         errno = EPERM;
-        sl_errprintf(err, "%s: mode %04o lets others read or change the tokens; "
-                          "chmod 600 it", path, (unsigned)(sb->st_mode & 07777));
+        sl_errprintf(err,
+                     "%s: mode %04o lets others read or change the tokens; "
+                     "chmod 600 it",
+                     path, (unsigned)(sb->st_mode & 07777));
         goto out;
     }
     buf = sl_xmalloc((size_t)sb->st_size + 1);
@@ -466,9 +470,8 @@ static void csv_field(sl_buf_t *b, const char *s)
     sl_buf_putc(b, '"');
 }
 
-int sl_auth_tokens_append(const char *path, const char *token, const char *user,
-                          const char *uid, const char *const *groups, long long expires,
-                          sl_error_t *err)
+int sl_auth_tokens_append(const char *path, const char *token, const char *user, const char *uid,
+                          const char *const *groups, long long expires, sl_error_t *err)
 {
     errno = EINVAL;
     if (!token || !token_ok(token))
@@ -477,8 +480,10 @@ int sl_auth_tokens_append(const char *path, const char *token, const char *user,
         return sl_errprintf(err, "user name must be non-empty, without control characters");
     for (size_t i = 0; groups && groups[i]; i++)
         if (!*groups[i] || !printable(groups[i]) || strchr(groups[i], ','))
-            return sl_errprintf(err, "group \"%s\": must be non-empty, without ',' or "
-                                     "control characters", groups[i]);
+            return sl_errprintf(err,
+                                "group \"%s\": must be non-empty, without ',' or "
+                                "control characters",
+                                groups[i]);
 
     sl_buf_t line = SL_BUF_INIT;
     sl_buf_puts(&line, token);

@@ -65,8 +65,7 @@ char *sl_auth_token_generate(void);
  * hold the token already. expires: seconds since the epoch, 0 for never.
  * Names must be non-empty without control characters; group names must not
  * contain ','. */
-int sl_auth_tokens_append(const char *path, const char *token, const char *user,
-                          const char *uid, const char *const *groups, long long expires,
-                          sl_error_t *err);
+int sl_auth_tokens_append(const char *path, const char *token, const char *user, const char *uid,
+                          const char *const *groups, long long expires, sl_error_t *err);
 
 #endif

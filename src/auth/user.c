@@ -4,8 +4,7 @@
 
 #include <string.h>
 
-sl_auth_user_t *sl_auth_user_create(const char *name, const char *uid,
-                                    const char *const *groups)
+sl_auth_user_t *sl_auth_user_create(const char *name, const char *uid, const char *const *groups)
 {
     sl_auth_user_t *u = sl_xcalloc(1, sizeof(*u));
     u->name = sl_xstrdup(name ? name : "");

@@ -18,8 +18,7 @@ typedef struct sl_auth_user {
 
 /* groups: NULL-terminated, may be NULL; empty names are dropped and
  * duplicates kept once. uid may be NULL (""). */
-sl_auth_user_t *sl_auth_user_create(const char *name, const char *uid,
-                                    const char *const *groups);
+sl_auth_user_t *sl_auth_user_create(const char *name, const char *uid, const char *const *groups);
 sl_auth_user_t *sl_auth_user_copy(const sl_auth_user_t *u);
 void sl_auth_user_destroy(sl_auth_user_t *u); /* NULL is a no-op */
 

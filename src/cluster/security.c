@@ -12,11 +12,11 @@
  * issued from it. Server and admin certificates are re-issued when they are
  * missing, not from this CA, or within 30 days of expiry.
  */
-#include "internal.h"
 #include "auth/kubeconfig.h"
 #include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "internal.h"
 #include "pki/pki.h"
 
 #include <errno.h>
@@ -73,10 +73,7 @@ static const char TOKENS_HEADER[] =
     "# token,user,uid,\"group1,group2\"[,expires RFC 3339 UTC]\n"
     "# `slurmlink kubeconfig --user NAME --token` appends lines here.\n";
 
-static int exists(const char *p)
-{
-    return access(p, F_OK) == 0;
-}
+static int exists(const char *p) { return access(p, F_OK) == 0; }
 
 /* Load name.crt/.key and keep them if trusted by ca for purpose and not near
  * expiry; else issue new ones with make(). */
@@ -93,8 +90,8 @@ static sl_pki_cred_t *make_admin(const sl_pki_cred_t *ca, sl_error_t *err)
     return sl_pki_issue_client(ca, "admin", groups, SL_PKI_CA_DAYS, err);
 }
 
-static int ensure_leaf(const cl_state_t *st, const sl_pki_cred_t *ca, const char *name,
-                       int purpose, make_fn make, sl_error_t *err)
+static int ensure_leaf(const cl_state_t *st, const sl_pki_cred_t *ca, const char *name, int purpose,
+                       make_fn make, sl_error_t *err)
 {
     char *crt = sl_xasprintf("%s/pki/%s.crt", st->dir, name);
     char *key = sl_xasprintf("%s/pki/%s.key", st->dir, name);
@@ -125,8 +122,9 @@ int cl_ensure_security(const cl_state_t *st, sl_error_t *err)
         goto out;
     if (exists(cac) != exists(cak)) {
         errno = ENOENT;
-        sl_errprintf(err, "%s without %s: restore it, or remove %s to make a new CA (every "
-                          "kubeconfig issued so far stops working)",
+        sl_errprintf(err,
+                     "%s without %s: restore it, or remove %s to make a new CA (every "
+                     "kubeconfig issued so far stops working)",
                      exists(cac) ? cac : cak, exists(cac) ? cak : cac, pki);
         goto out;
     }
@@ -180,8 +178,11 @@ int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err)
     char *server = sl_xasprintf("https://127.0.0.1:%d", st->port[SL_D_SLURMLINKD]);
     int r = -1;
     if (k_pem) {
-        sl_auth_kubeconfig_t k = {.server = server, .ca_pem = ca_pem, .user = "admin",
-                                  .cert_pem = c_pem, .key_pem = k_pem};
+        sl_auth_kubeconfig_t k = {.server = server,
+                                  .ca_pem = ca_pem,
+                                  .user = "admin",
+                                  .cert_pem = c_pem,
+                                  .key_pem = k_pem};
         char *y = sl_auth_kubeconfig_render(&k, err);
         if (y) {
             char *path = cl_path(st, "kubeconfig.https");

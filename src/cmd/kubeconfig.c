@@ -13,21 +13,20 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: slurmlink kubeconfig --user NAME [--groups G1,G2] [--cert | --token]\n"
-            "                            [--dir D] [--server URL] [--namespace NS]\n"
-            "                            [--days N] [-o FILE]\n\n"
-            "Issue a credential for user NAME on the cluster in folder D (default\n"
-            "$SLURMLINK_DIR or /var/tmp/slurmlink) and print a kubeconfig that uses it:\n"
-            "  --cert      (default) a client certificate signed by D/pki/ca.crt with\n"
-            "              CN=NAME and one O per group, valid --days N (default 365)\n"
-            "  --token     a new random bearer token appended to D/etc/tokens.csv,\n"
-            "              expiring after --days N (default: never)\n"
-            "  --server    the API URL (default https://127.0.0.1:<port of D/cluster.json>)\n"
-            "  --namespace the context's namespace (default \"default\")\n"
-            "  -o FILE     write the kubeconfig to FILE (mode 0600) instead of stdout\n"
-            "Run as a user that can read D/pki/ca.key (--cert) or write D/etc/tokens.csv\n"
-            "(--token). What a user may do is set in D/etc/policy.yaml.\n");
+    fprintf(f, "usage: slurmlink kubeconfig --user NAME [--groups G1,G2] [--cert | --token]\n"
+               "                            [--dir D] [--server URL] [--namespace NS]\n"
+               "                            [--days N] [-o FILE]\n\n"
+               "Issue a credential for user NAME on the cluster in folder D (default\n"
+               "$SLURMLINK_DIR or /var/tmp/slurmlink) and print a kubeconfig that uses it:\n"
+               "  --cert      (default) a client certificate signed by D/pki/ca.crt with\n"
+               "              CN=NAME and one O per group, valid --days N (default 365)\n"
+               "  --token     a new random bearer token appended to D/etc/tokens.csv,\n"
+               "              expiring after --days N (default: never)\n"
+               "  --server    the API URL (default https://127.0.0.1:<port of D/cluster.json>)\n"
+               "  --namespace the context's namespace (default \"default\")\n"
+               "  -o FILE     write the kubeconfig to FILE (mode 0600) instead of stdout\n"
+               "Run as a user that can read D/pki/ca.key (--cert) or write D/etc/tokens.csv\n"
+               "(--token). What a user may do is set in D/etc/policy.yaml.\n");
 }
 
 /* "a, b,,c" → {"a","b","c",NULL}; caller frees the array and its strings */
@@ -54,13 +53,17 @@ static char **split_groups(const char *s)
 
 int cmd_kubeconfig(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"user", required_argument, 0, 'u'},      {"groups", required_argument, 0, 'g'},
-        {"token", no_argument, 0, 't'},           {"cert", no_argument, 0, 'c'},
-        {"dir", required_argument, 0, 'd'},       {"server", required_argument, 0, 's'},
-        {"namespace", required_argument, 0, 'n'}, {"days", required_argument, 0, 'D'},
-        {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option lo[] = {{"user", required_argument, 0, 'u'},
+                                       {"groups", required_argument, 0, 'g'},
+                                       {"token", no_argument, 0, 't'},
+                                       {"cert", no_argument, 0, 'c'},
+                                       {"dir", required_argument, 0, 'd'},
+                                       {"server", required_argument, 0, 's'},
+                                       {"namespace", required_argument, 0, 'n'},
+                                       {"days", required_argument, 0, 'D'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
     const char *user = NULL, *groups = NULL, *dir = cmd_default_dir(), *server = NULL;
     const char *ns = NULL, *outpath = NULL;
     int token = 0, cert = 0, days = 0, c;
@@ -118,9 +121,15 @@ int cmd_kubeconfig(int argc, char **argv)
     char **gv = groups ? split_groups(groups) : NULL;
     char *cac = sl_xasprintf("%s/pki/ca.crt", dir), *cak = sl_xasprintf("%s/pki/ca.key", dir);
     char *tok = sl_xasprintf("%s/etc/tokens.csv", dir);
-    sl_auth_issue_t o = {.ca_cert = cac, .ca_key = cak, .token_file = tok, .server = srv,
-                         .user = user, .groups = (const char *const *)gv, .ns = ns,
-                         .token = token, .days = days};
+    sl_auth_issue_t o = {.ca_cert = cac,
+                         .ca_key = cak,
+                         .token_file = tok,
+                         .server = srv,
+                         .user = user,
+                         .groups = (const char *const *)gv,
+                         .ns = ns,
+                         .token = token,
+                         .days = days};
     char *y = sl_auth_kubeconfig_issue(&o, &err);
     int rc = 0;
     if (!y) {

@@ -1,7 +1,7 @@
 /* cred.c — credentials in and out: PEM, files, pins, subject names, SANs. */
-#include "pki/internal.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "pki/internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,10 +33,7 @@ char *sl_pki_key_pem(const sl_pki_cred_t *c)
     return datum_str(&d);
 }
 
-int sl_pki_has_key(const sl_pki_cred_t *c)
-{
-    return c && c->key;
-}
+int sl_pki_has_key(const sl_pki_cred_t *c) { return c && c->key; }
 
 /* Does the key belong to the certificate? (same public-key identifier) */
 static int key_matches(const sl_pki_cred_t *c)
@@ -275,8 +272,7 @@ long long sl_pki_not_after(const sl_pki_cred_t *c)
     return (long long)gnutls_x509_crt_get_expiration_time(c->crt);
 }
 
-static int verify_crt(const sl_pki_cred_t *ca, gnutls_x509_crt_t crt, int purpose,
-                      sl_error_t *err)
+static int verify_crt(const sl_pki_cred_t *ca, gnutls_x509_crt_t crt, int purpose, sl_error_t *err)
 {
     gnutls_x509_trust_list_t tl = NULL;
     char *ca_pem = sl_pki_cert_pem(ca);
@@ -287,8 +283,7 @@ static int verify_crt(const sl_pki_cred_t *ca, gnutls_x509_crt_t crt, int purpos
     }
     gnutls_datum_t d = {(unsigned char *)ca_pem, (unsigned int)strlen(ca_pem)};
     if ((rc = gnutls_x509_trust_list_init(&tl, 0)) < 0 ||
-        (rc = gnutls_x509_trust_list_add_trust_mem(tl, &d, NULL, GNUTLS_X509_FMT_PEM, 0, 0)) <
-            1) {
+        (rc = gnutls_x509_trust_list_add_trust_mem(tl, &d, NULL, GNUTLS_X509_FMT_PEM, 0, 0)) < 1) {
         pki_gnutls_err(err, rc < 0 ? rc : GNUTLS_E_INVALID_REQUEST, "CA trust list");
         goto out;
     }
@@ -316,10 +311,9 @@ static int verify_crt(const sl_pki_cred_t *ca, gnutls_x509_crt_t crt, int purpos
         else if (status & GNUTLS_CERT_PURPOSE_MISMATCH)
             sl_errprintf(err, "certificate is not for %s use",
                          purpose == SL_PKI_CLIENT ? "client" : "server");
-        else if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &why,
-                                                              0) >= 0) {
-            sl_errprintf(err, "certificate rejected: %.*s", (int)why.size,
-                         (const char *)why.data);
+        else if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &why, 0) >=
+                 0) {
+            sl_errprintf(err, "certificate rejected: %.*s", (int)why.size, (const char *)why.data);
             gnutls_free(why.data);
         } else
             sl_errprintf(err, "certificate rejected (status 0x%x)", status);
@@ -334,8 +328,7 @@ out:
     return r;
 }
 
-int sl_pki_verify(const sl_pki_cred_t *ca, const sl_pki_cred_t *cert, int purpose,
-                  sl_error_t *err)
+int sl_pki_verify(const sl_pki_cred_t *ca, const sl_pki_cred_t *cert, int purpose, sl_error_t *err)
 {
     return verify_crt(ca, cert->crt, purpose, err);
 }

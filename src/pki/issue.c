@@ -1,6 +1,6 @@
 /* issue.c — make keys and certificates: the CA, server and client certificates. */
-#include "pki/internal.h"
 #include "common/xalloc.h"
+#include "pki/internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,10 +32,7 @@ int pki_name_ok(const char *s)
     return 1;
 }
 
-static sl_pki_cred_t *cred_new(void)
-{
-    return sl_xcalloc(1, sizeof(sl_pki_cred_t));
-}
+static sl_pki_cred_t *cred_new(void) { return sl_xcalloc(1, sizeof(sl_pki_cred_t)); }
 
 void sl_pki_destroy(sl_pki_cred_t *c)
 {
@@ -57,9 +54,8 @@ static sl_pki_cred_t *start_cert(const char *cn, int days, sl_error_t *err)
     int rc;
 
     if ((rc = gnutls_x509_privkey_init(&c->key)) < 0 ||
-        (rc = gnutls_x509_privkey_generate(c->key, GNUTLS_PK_ECDSA,
-                                           GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1),
-                                           0)) < 0) {
+        (rc = gnutls_x509_privkey_generate(
+             c->key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0)) < 0) {
         pki_gnutls_err(err, rc, "generating an ECDSA P-256 key");
         goto fail;
     }
@@ -157,8 +153,8 @@ sl_pki_cred_t *sl_pki_ca_create(const char *cn, int days, sl_error_t *err)
         return NULL;
     int rc;
     if ((rc = gnutls_x509_crt_set_basic_constraints(c->crt, 1, -1)) < 0 ||
-        (rc = gnutls_x509_crt_set_key_usage(c->crt, GNUTLS_KEY_KEY_CERT_SIGN |
-                                                        GNUTLS_KEY_CRL_SIGN)) < 0) {
+        (rc = gnutls_x509_crt_set_key_usage(c->crt,
+                                            GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN)) < 0) {
         pki_gnutls_err(err, rc, "CA extensions");
         sl_pki_destroy(c);
         return NULL;
@@ -203,8 +199,10 @@ static int add_san(sl_pki_cred_t *c, const char *name, sl_error_t *err)
         }
         if (!good) {
             errno = EINVAL;
-            return sl_errprintf(err, "subject alternative name \"%.80s\" is neither an IP "
-                                     "address nor a DNS name", name);
+            return sl_errprintf(err,
+                                "subject alternative name \"%.80s\" is neither an IP "
+                                "address nor a DNS name",
+                                name);
         }
         rc = gnutls_x509_crt_set_subject_alt_name(c->crt, GNUTLS_SAN_DNSNAME, name, n,
                                                   GNUTLS_FSAN_APPEND);

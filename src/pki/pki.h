@@ -73,8 +73,8 @@ char *sl_pki_pin(const sl_pki_cred_t *c);
 /* Subject CN and every O value, in order (NULL-terminated list; either may be
  * empty). Caller frees with sl_pki_names_free(). */
 typedef struct sl_pki_names {
-    char *cn;      /* "" when the subject has no CN */
-    char **orgs;   /* NULL-terminated, never NULL */
+    char *cn;    /* "" when the subject has no CN */
+    char **orgs; /* NULL-terminated, never NULL */
     size_t norgs;
 } sl_pki_names_t;
 int sl_pki_subject(const sl_pki_cred_t *c, sl_pki_names_t *out, sl_error_t *err);
@@ -84,8 +84,7 @@ void sl_pki_names_free(sl_pki_names_t *n); /* clears *n; NULL is a no-op */
  * (extended key usage), at the current time. 0 if trusted, -1 with errno
  * EACCES and err naming why (e.g. "not signed by the cluster CA", "expired"). */
 enum { SL_PKI_ANY = 0, SL_PKI_SERVER = 1, SL_PKI_CLIENT = 2 };
-int sl_pki_verify(const sl_pki_cred_t *ca, const sl_pki_cred_t *cert, int purpose,
-                  sl_error_t *err);
+int sl_pki_verify(const sl_pki_cred_t *ca, const sl_pki_cred_t *cert, int purpose, sl_error_t *err);
 
 /* The API's client-certificate check, from what a TLS session presents:
  * ders[0] is the peer's certificate (DER), ders[1..n-1] any intermediates

@@ -54,8 +54,8 @@ int main(void)
     sl_error_t err = {""};
 
     /* rendering: values YAML would misread stay strings */
-    sl_auth_kubeconfig_t k = {.server = "https://127.0.0.1:6443", .user = "true",
-                              .ns = "0123", .token = "yes"};
+    sl_auth_kubeconfig_t k = {
+        .server = "https://127.0.0.1:6443", .user = "true", .ns = "0123", .token = "yes"};
     char *y = sl_auth_kubeconfig_render(&k, &err);
     ok(y != NULL, "render with a token (%s)", err.text);
     json_t *d = load(y);
@@ -89,9 +89,14 @@ int main(void)
     sl_pki_cred_t *ca = sl_pki_ca_create("kc-ca", 0, &err);
     sl_pki_save(ca, cac, cak, &err);
     const char *groups[] = {"devs", "gpu", NULL};
-    sl_auth_issue_t o = {.ca_cert = cac, .ca_key = cak, .token_file = tok,
-                         .server = "https://127.0.0.1:7000", .user = "alice",
-                         .groups = groups, .ns = "alice", .days = 7};
+    sl_auth_issue_t o = {.ca_cert = cac,
+                         .ca_key = cak,
+                         .token_file = tok,
+                         .server = "https://127.0.0.1:7000",
+                         .user = "alice",
+                         .groups = groups,
+                         .ns = "alice",
+                         .days = 7};
     y = sl_auth_kubeconfig_issue(&o, &err);
     ok(y != NULL, "certificate kubeconfig issued (%s)", err.text);
     d = load(y);

@@ -10,36 +10,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *POLICY =
-    "# test policy\n"
-    "apiVersion: slurmlink.io/v1\n"
-    "kind: Policy\n"
-    "adminGroups: [system:masters]\n"
-    "allowRoot: false\n"
-    "anonymous:\n"
-    "  user: dev\n"
-    "  groups: [devs]\n"
-    "cluster:\n"
-    "  read: {groups: [system:authenticated]}\n"
-    "namespaces:\n"
-    "  alice:\n"
-    "    account: proj-a\n"
-    "    write: {users: [alice]}\n"
-    "  bob:\n"
-    "    write:\n"
-    "      users: [bob]\n"
-    "    read:\n"
-    "      groups: [auditors]\n"
-    "  shared:\n"
-    "    read: {groups: [devs]}\n"
-    "    write: {groups: [gpu-team]}\n"
-    "  \"*\":\n"
-    "    account: misc\n"
-    "    read: {users: [carol]}\n"
-    "users:\n"
-    "  alice: nobody\n"
-    "  superuser: root\n"
-    "  ghost: no-such-user-xyz\n";
+static const char *POLICY = "# test policy\n"
+                            "apiVersion: slurmlink.io/v1\n"
+                            "kind: Policy\n"
+                            "adminGroups: [system:masters]\n"
+                            "allowRoot: false\n"
+                            "anonymous:\n"
+                            "  user: dev\n"
+                            "  groups: [devs]\n"
+                            "cluster:\n"
+                            "  read: {groups: [system:authenticated]}\n"
+                            "namespaces:\n"
+                            "  alice:\n"
+                            "    account: proj-a\n"
+                            "    write: {users: [alice]}\n"
+                            "  bob:\n"
+                            "    write:\n"
+                            "      users: [bob]\n"
+                            "    read:\n"
+                            "      groups: [auditors]\n"
+                            "  shared:\n"
+                            "    read: {groups: [devs]}\n"
+                            "    write: {groups: [gpu-team]}\n"
+                            "  \"*\":\n"
+                            "    account: misc\n"
+                            "    read: {users: [carol]}\n"
+                            "users:\n"
+                            "  alice: nobody\n"
+                            "  superuser: root\n"
+                            "  ghost: no-such-user-xyz\n";
 
 static int check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
                  const char *verb, const char *res, const char *ns)
@@ -114,7 +113,8 @@ int main(void)
     is_int(check(p, "carol", none, "create", "pods", "other"), 0, "\"*\" read only");
 
     /* admins */
-    is_int(check(p, "root-ish", admins, "delete", "pods", "bob"), 1, "admin group deletes anywhere");
+    is_int(check(p, "root-ish", admins, "delete", "pods", "bob"), 1,
+           "admin group deletes anywhere");
     is_int(check(p, "root-ish", admins, "impersonate", "users", NULL), 1,
            "admin group may use other verbs");
     is_int(check(p, "alice", none, "impersonate", "users", NULL), 0, "others may not");
@@ -161,8 +161,12 @@ int main(void)
            "403 message at the cluster scope");
     free(msg);
     char *why = NULL;
-    sl_authz_req_t rq = {.user = "eve\"x", .groups = none, .verb = "delete", .resource = "pods",
-                         .namespace = "bob", .name = "p1"};
+    sl_authz_req_t rq = {.user = "eve\"x",
+                         .groups = none,
+                         .verb = "delete",
+                         .resource = "pods",
+                         .namespace = "bob",
+                         .name = "p1"};
     is_int(sl_authz_check_req(p, &rq, &why, &msg), 0, "request form denies");
     is_str(msg,
            "pods \"p1\" is forbidden: User \"eve\\\"x\" cannot delete resource \"pods\" in API "
@@ -255,8 +259,7 @@ int main(void)
     policy_fails("allowRoot: yes\n", "policy.yaml:1: allowRoot: must be true or false",
                  "allowRoot not boolean");
     policy_fails("users:\n  alice: \"rm -rf\"\n",
-                 "policy.yaml:2: users.alice: \"rm -rf\" is not a Unix user name",
-                 "bad Unix user");
+                 "policy.yaml:2: users.alice: \"rm -rf\" is not a Unix user name", "bad Unix user");
     policy_fails("namespaces:\n  a:\n    read: {users: [ok, [x]]}\n",
                  "policy.yaml:3: namespaces.a.read.users[1]: must be a string",
                  "nested list in users");
@@ -267,8 +270,8 @@ int main(void)
     policy_fails("a: [1, 2\n", "policy.yaml:2: invalid YAML", "YAML syntax error");
     policy_fails("- a\n- b\n", "policy.yaml:1: (top level): must be a mapping", "a list");
     policy_fails("", "policy.yaml: empty policy", "empty file");
-    policy_fails("adminGroups: []\n---\nadminGroups: [x]\n",
-                 "only one YAML document is allowed", "two documents");
+    policy_fails("adminGroups: []\n---\nadminGroups: [x]\n", "only one YAML document is allowed",
+                 "two documents");
     policy_fails("anonymous: {groups: [a]}\n", "policy.yaml:1: anonymous: needs a user",
                  "anonymous without user");
     policy_fails("minUid: -3\n", "policy.yaml:1: minUid: must be an integer", "negative minUid");

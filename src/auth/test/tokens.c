@@ -96,8 +96,8 @@ int main(void)
     /* errors name the line */
     parse_fails("a,b,c\n\n# x\nt1,u\n", "tokens.csv:4: must have at least 3 columns",
                 "two columns");
-    parse_fails("t1,alice,1\nt2,bob,2\nt1,carol,3\n", "tokens.csv:3: duplicate token (first on line 1)",
-                "duplicate token");
+    parse_fails("t1,alice,1\nt2,bob,2\nt1,carol,3\n",
+                "tokens.csv:3: duplicate token (first on line 1)", "duplicate token");
     parse_fails(",alice,1\n", "tokens.csv:1: empty token", "empty token");
     parse_fails("t1,,1\n", "tokens.csv:1: empty user name", "empty user");
     parse_fails("t 1,alice,1\n", "tokens.csv:1: token must be visible ASCII", "token with a space");
