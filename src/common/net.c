@@ -13,11 +13,17 @@ static int try_bind(int port)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    /* as the daemons do: a port whose last user left connections in
+     * TIME_WAIT is free for a new listener */
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
     a.sin_port = htons((unsigned short)port);
     a.sin_addr.s_addr = htonl(INADDR_ANY);
     int r = bind(fd, (struct sockaddr *)&a, sizeof(a));
+    if (r == 0)
+        r = listen(fd, 1); /* bind alone succeeds next to a listener bound with SO_REUSEADDR */
     close(fd);
     return r;
 }

@@ -386,11 +386,11 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
         changed |= update_ready(pod, now_ns);
         return changed;
     }
-    if (ctl_pod_terminal(pod))
-        return changed; /* the shim already said how it ended */
     int64_t end = job->end_ns > 0 ? job->end_ns : now_ns;
     char msg[256];
     if (!strcmp(s, "COMPLETED") || !strcmp(s, "FAILED")) {
+        if (ctl_pod_terminal(pod))
+            return changed; /* the shim already said how it ended */
         changed |= terminate_all(pod, job->exit_code, job->exit_code ? "Error" : "Completed", end);
         if (all_app_succeeded(pod)) {
             changed |= set_terminal(pod, "Succeeded", NULL, NULL, now_ns);
@@ -399,28 +399,34 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
                      job->exit_code);
             changed |= set_terminal(pod, "Failed", "Error", msg, now_ns);
         }
-    } else if (!strcmp(s, "TIMEOUT") || !strcmp(s, "DEADLINE")) {
-        changed |= terminate_all(pod, 137, "DeadlineExceeded", end);
-        snprintf(msg, sizeof(msg), "Pod was active on the node longer than the specified deadline "
-                                   "(Slurm job %u: %s)", job->job_id, s);
-        changed |= set_terminal(pod, "Failed", "DeadlineExceeded", msg, now_ns);
-    } else if (!strcmp(s, "OUT_OF_MEMORY")) {
-        changed |= terminate_all(pod, 137, "OOMKilled", end);
-        snprintf(msg, sizeof(msg), "Slurm job %u ran out of memory", job->job_id);
-        changed |= set_terminal(pod, "Failed", "OOMKilled", msg, now_ns);
-    } else if (!strcmp(s, "NODE_FAIL")) {
-        changed |= terminate_all(pod, 137, "Error", end);
-        snprintf(msg, sizeof(msg), "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
-                 job->node && *job->node ? job->node : "?", sl_kube_name(pod), job->job_id);
-        changed |= set_terminal(pod, "Failed", "NodeLost", msg, now_ns);
-    } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
-        const char *reason = !strcmp(s, "CANCELLED") ? "Cancelled"
-                             : !strcmp(s, "PREEMPTED") ? "Preempted"
-                                                       : "BootFailed";
-        changed |= terminate_all(pod, 137, "Error", end);
-        snprintf(msg, sizeof(msg), "Slurm job %u was %s", job->job_id, s);
-        changed |= set_terminal(pod, "Failed", reason, msg, now_ns);
+        return changed;
     }
+    /* Slurm ended the job itself: whatever the containers did on the way out
+     * (a clean exit on SIGTERM included), the pod failed for this reason */
+    const char *reason = NULL, *cterm = "Error";
+    int code = 137;
+    if (!strcmp(s, "TIMEOUT") || !strcmp(s, "DEADLINE")) {
+        reason = cterm = "DeadlineExceeded";
+        snprintf(msg, sizeof(msg),
+                 "Pod was active on the node longer than the specified deadline (Slurm job %u: %s)",
+                 job->job_id, s);
+    } else if (!strcmp(s, "OUT_OF_MEMORY")) {
+        reason = cterm = "OOMKilled";
+        snprintf(msg, sizeof(msg), "Slurm job %u ran out of memory", job->job_id);
+    } else if (!strcmp(s, "NODE_FAIL")) {
+        reason = "NodeLost";
+        snprintf(msg, sizeof(msg),
+                 "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
+                 job->node && *job->node ? job->node : "?", sl_kube_name(pod), job->job_id);
+    } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
+        reason = !strcmp(s, "CANCELLED") ? "Cancelled" : !strcmp(s, "PREEMPTED") ? "Preempted"
+                                                                                 : "BootFailed";
+        snprintf(msg, sizeof(msg), "Slurm job %u was %s", job->job_id, s);
+    } else {
+        return changed; /* a state we do not map: leave the pod as it is */
+    }
+    changed |= terminate_all(pod, code, cterm, end);
+    changed |= set_terminal(pod, "Failed", reason, msg, now_ns);
     return changed;
 }
 

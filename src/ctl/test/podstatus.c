@@ -167,6 +167,28 @@ int main(void)
         json_decref(p);
     }
 
+    /* the shim said it ended (clean exit on SIGTERM), then Slurm says CANCELLED */
+    p = pod("Never", 0);
+    ctl_status_submitted(p, 11, now);
+    j = (ctl_job_view_t){.job_id = 11, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    e = ev("started", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = ev("exited", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(path_str(p, "status", "phase"), "Succeeded", "the shim reports a clean exit");
+    j.state = "CANCELLED";
+    ok(ctl_status_from_job(p, &j, now) == 1, "CANCELLED after the shim's report changes the pod");
+    is_str(path_str(p, "status", "phase"), "Failed", "an admin's scancel fails the pod");
+    is_str(path_str(p, "status", "reason"), "Cancelled", "with reason Cancelled");
+    ok(ctl_status_from_job(p, &j, now) == 0, "and applying it again changes nothing");
+    json_decref(p);
+
     /* init containers: PodInitializing, Init then Running */
     p = pod("Never", 1);
     ctl_status_init(p, now);
