@@ -1,0 +1,127 @@
+#!/bin/bash
+# Pod lifecycle on a real Slurm cluster through an unmodified kubectl:
+# submit, status, logs, events, GPUs next to sbatch jobs, delete (graceful,
+# pending, force), Slurm-side cancel and time limit, nodes.
+source "$(dirname "$0")/lib.sh"
+
+cluster_up --gpus 2 --cpus 8 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+KC=(kubectl --cache-dir "$CL/kcache")
+kc() { "${KC[@]}" "$@"; }
+pod() { # name restartPolicy command [extra yaml lines for the container]
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+spec:
+  restartPolicy: $2
+  terminationGracePeriodSeconds: ${GRACE:-30}
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", $(printf '%s' "$3" | /usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')]
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+${4:-}
+YAML
+}
+phase() { kc get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
+wait_phase() { # pod phase seconds
+  local end=$((SECONDS + $3))
+  while [ $SECONDS -lt $end ]; do [ "$(phase "$1")" = "$2" ] && return 0; sleep 0.2; done
+  return 1
+}
+
+# --- a GPU pod becomes a Slurm job with its own GPU --------------------------
+pod gpu1 Never 'echo "gpu=$CUDA_VISIBLE_DEVICES job=$SLURM_JOB_ID"; sleep 1' '    resources: {limits: {nvidia.com/gpu: 1}, requests: {cpu: 100m, memory: 64Mi}}' \
+  | sed '/^    resources:$/,/^      requests: {cpu: 100m, memory: 64Mi}$/d' > "$CL/gpu1.yaml"
+like "$(kc apply -f "$CL/gpu1.yaml" 2>&1)" "pod/gpu1 created" "kubectl apply creates the pod"
+job=""
+for _ in $(seq 1 50); do job=$(kc get pod gpu1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}'); [ -n "$job" ] && break; sleep 0.1; done
+ok test -n "$job" "the pod got a Slurm job id ($job)"
+q=$(squeue -h -t all -j "$job" -o '%j|%u|%k|%b')
+like "$q" "^default/gpu1\|nobody\|slurmlink:uid=$(kc get pod gpu1 -o jsonpath='{.metadata.uid}')\|gres:gpu:1$" "squeue shows NAMESPACE/NAME, the job user, the pod uid and gres:gpu:1"
+ok wait_phase gpu1 Succeeded 60 "the GPU pod succeeds"
+like "$(kc logs gpu1)" "^gpu=[01] job=$job$" "kubectl logs shows the container's output with its own GPU"
+like "$(kc get pod gpu1 -o jsonpath='{.spec.nodeName} {.status.hostIP} {.status.containerStatuses[0].state.terminated.reason} {.status.containerStatuses[0].state.terminated.exitCode}')" "^node1 127.0.0.1 Completed 0$" "nodeName, hostIP, terminated reason and exit code"
+ev=$(kc get events --field-selector involvedObject.name=gpu1 -o jsonpath='{range .items[*]}{.reason} {end}')
+for r in Scheduled Started Completed; do like "$ev" "$r" "event $r recorded"; done
+like "$(kc get pods)" "gpu1 +0/1 +Completed +0" "kubectl get pods shows Completed"
+
+# --- a failing container ---------------------------------------------------------
+pod fail1 Never 'echo oops >&2; exit 3' | kc apply -f - >/dev/null
+ok wait_phase fail1 Failed 60 "a container exiting 3 fails the pod"
+is "$(kc get pod fail1 -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode} {.status.containerStatuses[0].state.terminated.reason}')" "3 Error" "exit code 3, reason Error"
+like "$(kc get pods fail1)" "fail1 +0/1 +Error" "STATUS Error"
+is "$(kc logs fail1)" "oops" "stderr is in the log"
+
+# --- restartPolicy OnFailure: restarts counted ----------------------------------
+pod retry1 OnFailure 'if [ -e /tmp/ok-$HOSTNAME-x ]; then exit 0; fi; n=$(cat /proc/self/stat >/dev/null; date +%s); exit 1' | kc apply -f - >/dev/null
+restarted() { [ "$(kc get pod retry1 -o jsonpath='{.status.containerStatuses[0].restartCount}')" -ge 1 ] 2>/dev/null; }
+ok wait_for 40 restarted "OnFailure restarts a failing container (restartCount ≥ 1)"
+like "$(kc get pod retry1 -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode}')" "^1$" "lastState keeps the failed run's exit code"
+kc delete pod retry1 --grace-period=0 --force >/dev/null 2>&1
+
+# --- GPUs shared with sbatch jobs under one allocator ----------------------------
+hold=$(sbatch --parsable --gres=gpu:1 -o /dev/null --wrap 'sleep 60')
+pod gpu2 Never 'sleep 30' | sed 's/      requests: {cpu: 100m, memory: 64Mi}/      requests: {cpu: 100m, memory: 64Mi}\n      limits: {nvidia.com\/gpu: 1}/' | kc apply -f - >/dev/null
+pod gpu3 Never 'echo ran' | sed 's/      requests: {cpu: 100m, memory: 64Mi}/      requests: {cpu: 100m, memory: 64Mi}\n      limits: {nvidia.com\/gpu: 1}/' | kc apply -f - >/dev/null
+ok wait_phase gpu2 Running 30 "a GPU pod runs next to an sbatch GPU job"
+waiting() { kc get pod gpu3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q 'is pending: Resources'; }
+ok wait_for 15 waiting "the next GPU pod waits: PodScheduled message says 'pending: Resources'"
+like "$(kc get pod gpu3 -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PodScheduled")].status}')" "^Pending False$" "it is Pending and not scheduled"
+like "$(squeue -h -o '%i %T %r' | sort)" "$hold RUNNING" "the sbatch job keeps its GPU"
+
+# --- delete a pending pod: the queued job is cancelled --------------------------
+j3=$(kc get pod gpu3 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
+ok timeout 30 "${KC[@]}" delete pod gpu3 "kubectl delete of a pending pod returns"
+nok "${KC[@]}" get pod gpu3 "the pending pod is gone"
+like "$(squeue -h -t all -j "$j3" -o %T 2>/dev/null)" "CANCELLED" "its queued job was cancelled"
+
+# --- delete a running pod: SIGTERM, grace period, then gone ----------------------
+GRACE=20 pod term1 Never 'trap "echo got TERM; exit 0" TERM; echo started; while :; do sleep 0.2; done' | kc apply -f - >/dev/null
+ok wait_phase term1 Running 30 "a long pod runs"
+sleep 1
+dir=$(ls -d "$CL"/pods/default/term1-*)
+t0=$SECONDS
+ok timeout 40 "${KC[@]}" delete pod term1 "kubectl delete of a running pod returns once it is gone"
+ok test $((SECONDS - t0)) -lt 20 "the container handled SIGTERM, so deletion did not wait for the grace period"
+nok "${KC[@]}" get pod term1 "the pod is gone"
+like "$(cat "$dir"/logs/main/0.log 2>/dev/null)" "stdout F got TERM" "the container received SIGTERM (its log says so)"
+
+# --- force delete kills at once ------------------------------------------------------
+pod force1 Never 'trap "" TERM; while :; do sleep 1; done' | kc apply -f - >/dev/null
+ok wait_phase force1 Running 30 "a pod ignoring SIGTERM runs"
+jf=$(kc get pod force1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
+ok timeout 15 "${KC[@]}" delete pod force1 --grace-period=0 --force "force delete returns at once"
+gone_from_queue() { ! squeue -h -j "$jf" -t R,PD,CG -o %i 2>/dev/null | grep -q .; }
+ok wait_for 15 gone_from_queue "its job is killed"
+
+# --- Slurm-side cancel (an admin's scancel) shows in the pod ----------------------------
+pod victim Never 'sleep 300' | kc apply -f - >/dev/null
+ok wait_phase victim Running 30 "a pod runs"
+scancel "$(kc get pod victim -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')"
+ok wait_phase victim Failed 20 "scancel fails the pod"
+reason_is() { [ "$(kc get pod "$1" -o jsonpath='{.status.reason}')" = "$2" ]; }
+ok wait_for 5 reason_is victim Cancelled "with reason Cancelled (from Slurm's CANCELLED)"
+
+# --- a time limit from Slurm: activeDeadlineSeconds → --time → TIMEOUT ------------
+pod late Never 'sleep 600' '  activeDeadlineSeconds: 30' | sed 's/^  activeDeadlineSeconds: 30$//' > "$CL/late.yaml"
+sed -i 's/^  restartPolicy: Never$/  restartPolicy: Never\n  activeDeadlineSeconds: 30/' "$CL/late.yaml"
+kc apply -f "$CL/late.yaml" >/dev/null
+like "$(squeue -h -t all -n default/late -o %l)" "^1:00$" "activeDeadlineSeconds 30 becomes a 1-minute Slurm time limit"
+ok wait_phase late Failed 150 "the time limit fails the pod"
+ok wait_for 5 reason_is late DeadlineExceeded "with reason DeadlineExceeded (from Slurm's TIMEOUT)"
+
+# --- nodes from Slurm -----------------------------------------------------------------
+like "$(kc get nodes)" "node1 +Ready" "kubectl get nodes shows node1 Ready"
+like "$(kc get node node1 -o jsonpath='{.status.capacity.nvidia\.com/gpu} {.status.capacity.cpu}')" "^2 8$" "capacity: 2 GPUs, 8 CPUs from Slurm"
+scontrol update nodename=node1 state=drain reason=maintenance
+drained() { kc get nodes | grep -q 'SchedulingDisabled'; }
+ok wait_for 10 drained "a drained Slurm node shows SchedulingDisabled"
+like "$(kc get node node1 -o jsonpath='{.status.conditions[0].message}')" "maintenance" "the drain reason is in the condition message"
+scontrol update nodename=node1 state=resume
+kc delete pod gpu2 --grace-period=0 --force >/dev/null 2>&1
+scancel "$hold"
+done_testing
