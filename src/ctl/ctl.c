@@ -453,6 +453,7 @@ static void *ctl_main(void *arg)
         poll_jobs(c);
         if (c->slurm_ok)
             break;
+        process_changes(c); /* new pods say they wait for Slurm */
         sl_store_wait(c->store, sl_store_revision(c->store), 1000);
     }
     c->initial_poll_done = 1;

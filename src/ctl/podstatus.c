@@ -348,12 +348,43 @@ static int update_ready(json_t *pod, int64_t now_ns)
     return changed;
 }
 
+/* Slurm requeued a running job (node failure, preemption with requeue): the
+ * pod goes back to Pending, its containers wait to be created again */
+static int requeued(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
+{
+    json_t *st = status_of(pod);
+    json_object_set_new(st, "phase", json_string("Pending"));
+    char m[128];
+    snprintf(m, sizeof(m), "Slurm requeued job %u (restart %u)", job->job_id, job->restart_cnt);
+    for (int init = 0; init < 2; init++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
+                           i, c)
+        {
+            json_t *state = json_object_get(c, "state");
+            if (json_object_get(state, "running") || json_object_get(state, "terminated"))
+                json_object_set(c, "lastState", state);
+            json_object_set_new(c, "state", waiting("ContainerCreating", m));
+            json_object_set_new(c, "ready", json_false());
+            json_object_set_new(c, "started", json_false());
+        }
+    }
+    cond_set(pod, "Ready", 0, "ContainersNotReady", NULL, now_ns);
+    cond_set(pod, "ContainersReady", 0, "ContainersNotReady", NULL, now_ns);
+    json_object_del(json_object_get(pod, "spec"), "nodeName");
+    json_object_del(st, "startTime");
+    return 1;
+}
+
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
 {
     json_t *st = status_of(pod);
     int changed = ctl_status_init(pod, now_ns);
     const char *s = job->state ? job->state : "";
     if (!strcmp(s, "PENDING")) {
+        if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))
+            changed |= requeued(pod, job, now_ns);
         char *msg = job->restart_cnt
                         ? sl_xasprintf("Slurm job %u was requeued (restart %u) and is pending: %s",
                                        job->job_id, job->restart_cnt, job->reason)

@@ -115,8 +115,17 @@ static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, sl_error_t 
 
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
-    if (!c->initial_poll_done) {
-        p->pending_submit = 1; /* after the first Slurm poll: adopt rather than resubmit */
+    if (!c->initial_poll_done || !c->slurm_ok) {
+        /* before the first full job list (adopt rather than resubmit), or while
+         * slurmctld does not answer (each RPC would block for its timeout):
+         * wait, and say so on the pod once */
+        if (!p->pending_submit) {
+            mark_t m = {.message = c->slurm_ok ? "waiting for the first Slurm job list"
+                                               : "waiting for the Slurm controller, which does "
+                                                 "not answer; the job is submitted when it does"};
+            sl_store_mutate(c->store, "pods", p->ns, p->name, mark_failed, &m, NULL, NULL);
+        }
+        p->pending_submit = 1;
         return;
     }
     p->pending_submit = 0;
@@ -192,7 +201,12 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     for (int i = 0; i < ne; i++)
         free(env[i]);
     if (rc < 0) {
-        failed(c, p, pod, !retry, "Slurm refused the job: %s", err.text);
+        if (retry) {
+            c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+            failed(c, p, pod, 0, "Slurm job submission failed: %s", err.text);
+        } else {
+            failed(c, p, pod, 1, "Slurm refused the job: %s", err.text);
+        }
         goto out;
     }
     pthread_mutex_lock(&c->lock);

@@ -1,0 +1,77 @@
+#!/bin/bash
+# Nothing lost: slurmlinkd killed while 200 pods are created, run and finish;
+# slurmctld away for 30 s; a node dying under running pods.
+source "$(dirname "$0")/lib.sh"
+
+cluster_up --gpus 1 --cpus 8 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+pod() { # name restartPolicy shell-command
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec:\n  restartPolicy: %s\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: main\n    image: busybox\n    command: ["sh", "-c", "%s"]\n    resources: {requests: {cpu: 100m, memory: 32Mi}}\n' "$1" "$2" "$3"
+}
+count_phase() { kc get pods -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c "^$1$"; }
+daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
+restart_daemon() { "$SLURMLINK" up --dir "$CL" >/dev/null 2>&1; }
+
+# --- kill -9 slurmlinkd while 200 pods are created, running and finishing --------
+N=200
+for i in $(seq 1 $N); do pod "p$i" Never "sleep 1"; done > "$CL/many.yaml"
+kc apply -f "$CL/many.yaml" >/dev/null 2>&1 &
+applier=$!
+some() { [ "$(kc get pods -o name 2>/dev/null | wc -l)" -ge 30 ]; }
+wait_for 60 some
+kill -9 "$(daemon_pid)"
+wait $applier
+created_before=$(grep -c . <(kc get pods -o name 2>/dev/null))
+ok restart_daemon "slurmlinkd restarts after kill -9 (during creation)"
+kc apply -f "$CL/many.yaml" >/dev/null 2>&1
+is "$(kc get pods -o name | grep -c '^pod/p')" "$N" "all $N pods exist after re-applying"
+half() { [ "$(count_phase Succeeded)" -ge $((N / 3)) ]; }
+ok wait_for 180 half "a third of them finished"
+kill -9 "$(daemon_pid)"
+sleep 2
+ok restart_daemon "slurmlinkd restarts after kill -9 (while pods run and finish)"
+all_done() { [ "$(count_phase Succeeded)" = "$N" ]; }
+ok wait_for 300 all_done "every pod converges to Succeeded"
+is "$(count_phase Failed)" 0 "none failed"
+uids=$(kc get pods -o jsonpath='{range .items[*]}{.metadata.uid}{"\n"}{end}' | sort)
+comments=$(squeue -h -t all -o '%k' | sed -n 's/^slurmlink:uid=//p' | sort)
+is "$(printf '%s\n' "$comments" | uniq -d | wc -l)" 0 "no pod was submitted twice (one Slurm job per pod uid)"
+is "$(comm -23 <(printf '%s\n' "$uids") <(printf '%s\n' "$comments") | wc -l)" 0 "every pod has its Slurm job"
+diag "pods created before the first kill: $created_before"
+kc delete pods --all --grace-period=0 --force >/dev/null 2>&1
+gone() { [ "$(kc get pods -o name | wc -l)" = 0 ]; }
+wait_for 60 gone
+
+# --- slurmctld away for 30 s -------------------------------------------------------
+kill "$(cat "$CL/run/slurmctld.pid")"
+sleep 1
+t0=$SECONDS
+for i in 1 2 3; do pod "w$i" Never "echo ran"; done | kc apply -f - >/dev/null
+waits() { kc get pod w3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q 'Slurm controller'; }
+ok wait_for 20 waits "pods created while slurmctld is down say they wait for the Slurm controller"
+is "$(kc get pod w1 -o jsonpath='{.status.phase}')" "Pending" "and are Pending"
+sleep $((30 - (SECONDS - t0)))
+ok "$SLURMLINK" up --dir "$CL" "slurmctld is started again after 30 s"
+ran() { [ "$(count_phase Succeeded)" = 3 ]; }
+ok wait_for 90 ran "the waiting pods run and succeed once slurmctld is back"
+is "$(squeue -h -t all -o '%j' | grep -c '^default/w')" 3 "exactly one job each"
+kc delete pods --all --grace-period=0 --force >/dev/null 2>&1
+wait_for 60 gone
+
+# --- a node dies under running pods ------------------------------------------------
+# the OnFailure pod runs long the first time, briefly once Slurm requeued it
+{ pod dead1 Never "sleep 300"; pod dead2 Never "sleep 300"; pod again OnFailure 'test ${SLURM_RESTART_COUNT:-0} -gt 0 && exit 0; sleep 300'; } | kc apply -f - >/dev/null
+running() { [ "$(count_phase Running)" = 3 ]; }
+ok wait_for 60 running "three pods run"
+kill -9 "$(cat "$CL/run/slurmd.pid")"
+lost() { [ "$(kc get pod dead1 -o jsonpath='{.status.phase}/{.status.reason}')" = "Failed/NodeLost" ] && [ "$(kc get pod dead2 -o jsonpath='{.status.phase}/{.status.reason}')" = "Failed/NodeLost" ]; }
+ok wait_for 90 lost "restartPolicy Never pods end Failed with reason NodeLost"
+like "$(kc get events --field-selector involvedObject.name=dead1 -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}')" "Failed: Node node1 which was running pod dead1 is unresponsive" "with an event naming the node"
+requeued() { kc get pod again -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q 'requeued'; }
+ok wait_for 30 requeued "the OnFailure pod's job is requeued by Slurm (the pod says so)"
+ok "$SLURMLINK" up --dir "$CL" "slurmd is started again"
+ok test "$(kc get pod dead1 -o jsonpath='{.status.phase}/{.status.reason}')" = "Failed/NodeLost" "the lost pods stay Failed after the node returns"
+back() { [ "$(kc get pod again -o jsonpath='{.status.phase}')" = Succeeded ]; }
+ok wait_for 120 back "the requeued pod runs again and succeeds"
+done_testing
