@@ -23,6 +23,16 @@ static void copy_trim(char *dst, size_t cap, const char *s, size_t n)
     dst[n] = '\0';
 }
 
+/* Copy, truncating (over-long values then simply match nothing). */
+static void set_value(char *dst, size_t cap, const char *v)
+{
+    size_t n = strlen(v);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = '\0';
+}
+
 int api_accept(api_req_t *r, api_media_t *out, int max)
 {
     const char *h = api_header(r, "Accept");
@@ -63,11 +73,11 @@ int api_accept(api_req_t *r, api_media_t *out, int max)
             for (size_t k = strlen(val); k && isspace((unsigned char)val[k - 1]); k--)
                 val[k - 1] = '\0';
             if (!strcmp(key, "as"))
-                snprintf(m->as, sizeof(m->as), "%s", val);
+                set_value(m->as, sizeof(m->as), val);
             else if (!strcmp(key, "g"))
-                snprintf(m->g, sizeof(m->g), "%s", val);
+                set_value(m->g, sizeof(m->g), val);
             else if (!strcmp(key, "v"))
-                snprintf(m->v, sizeof(m->v), "%s", val);
+                set_value(m->v, sizeof(m->v), val);
         }
         if (m->type[0])
             n++;

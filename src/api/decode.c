@@ -11,6 +11,7 @@
  *                error: unknown field "spec.containers[0].imagee"
  */
 #include "api/gojson.h"
+#include "api/protobuf.h"
 #include "api/internal.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
@@ -121,11 +122,13 @@ static bool is_yaml_ct(const char *ct)
 }
 
 /* Content-Type check for create/update bodies; NULL when acceptable. */
-static json_t *content_type_status(api_req_t *r, bool *yaml)
+static json_t *content_type_status(api_req_t *r, bool *yaml, bool *proto)
 {
     const char *ct = api_header(r, "Content-Type");
     *yaml = is_yaml_ct(ct);
-    if (!ct || !*ct || *yaml || !strncasecmp(ct, "application/json", 16) || !strncmp(ct, "*/*", 3))
+    *proto = ct && !strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35);
+    if (!ct || !*ct || *yaml || *proto || !strncasecmp(ct, "application/json", 16) ||
+        !strncmp(ct, "*/*", 3))
         return NULL;
     return sl_kube_status_unsupported_media_type(NULL); /* kube names what it accepts */
 }
@@ -204,8 +207,8 @@ out:
 
 json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd)
 {
-    bool yaml;
-    json_t *st = content_type_status(r, &yaml);
+    bool yaml, proto;
+    json_t *st = content_type_status(r, &yaml, &proto);
     if (st) {
         *mhd = api_reply_status(r, st);
         return NULL;
@@ -214,7 +217,19 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
     if (!directive)
         return NULL;
     char *why = NULL;
-    json_t *obj = api_parse_body(r->body.data, r->body.len, yaml, &why);
+    json_t *obj;
+    if (proto) {
+        obj = api_pb_decode(r->body.data, r->body.len, &why);
+        if (!obj) {
+            json_t *s = errno == ENOTSUP ? sl_kube_status_unsupported_media_type(NULL)
+                                         : sl_kube_status_bad_request(why);
+            free(why);
+            *mhd = api_reply_status(r, s);
+            return NULL;
+        }
+    } else {
+        obj = api_parse_body(r->body.data, r->body.len, yaml, &why);
+    }
     if (obj && json_is_null(obj)) {
         json_decref(obj);
         obj = json_object();
