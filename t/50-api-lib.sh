@@ -1,7 +1,7 @@
 # 50-api-lib.sh — helpers for the API tests (t/50-53): a private slurmlinkd
 # on a free loopback port, plain HTTP, no Slurm.
 #   source "$(dirname "$0")/50-api-lib.sh"
-#   api_up [daemon options]    → $API (base URL), $AD (folder), KUBECONFIG, k()
+#   api_up [daemon options]    (API_WRAP="valgrind ..." runs the daemon under a tool)    → $API (base URL), $AD (folder), KUBECONFIG, k()
 #   req METHOD PATH [curl args] → sets $CODE and $BODY (and $HDRS)
 #   jqr FILTER                  → jq -r FILTER on $BODY
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -19,13 +19,14 @@ api_start() {
   local dir=$1; shift
   local port
   port=$(free_port)
-  "$SLURMLINKD" --listen 127.0.0.1 --port "$port" --state-dir "$dir/state" "$@" \
+  # shellcheck disable=SC2086 # API_WRAP: a command prefix such as valgrind
+  ${API_WRAP:-} "$SLURMLINKD" --listen 127.0.0.1 --port "$port" --state-dir "$dir/state" "$@" \
     >>"$dir/daemon.log" 2>&1 &
   API_PID=$!
   API=http://127.0.0.1:$port
   API_PORT=$port
   local i
-  for i in $(seq 1 100); do
+  for i in $(seq 1 ${API_START_TRIES:-100}); do
     curl -sf "$API/healthz" >/dev/null 2>&1 && return 0
     kill -0 "$API_PID" 2>/dev/null || break
     sleep 0.1
