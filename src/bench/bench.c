@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -175,6 +176,50 @@ static char *sched_params(const char *conf)
     return r ? r : sl_xstrdup("(Slurm defaults)");
 }
 
+/* slurmlinkd's own settings, from the command line of the folder's running
+ * daemon: the direct paths must write where it writes and run as whom it
+ * runs jobs. Fills what it finds (caller frees); missing stays NULL. */
+typedef struct daemon_cfg {
+    char *state_dir, *pods_root, *image_store, *run_as, *runtime;
+} daemon_cfg_t;
+
+static void daemon_cfg(const char *dir, daemon_cfg_t *d)
+{
+    memset(d, 0, sizeof(*d));
+    char *pidf = sl_xasprintf("%s/run/slurmlinkd.pid", dir);
+    char *pid = sl_read_file(pidf, NULL, NULL);
+    free(pidf);
+    if (!pid)
+        return;
+    char *cl = sl_xasprintf("/proc/%ld/cmdline", strtol(pid, NULL, 10));
+    free(pid);
+    size_t len = 0;
+    char *args = sl_read_file(cl, &len, NULL);
+    free(cl);
+    if (!args)
+        return;
+    static const char *names[] = {"--state-dir", "--pods-root", "--image-store", "--run-as",
+                                  "--default-runtime"};
+    char **slots[] = {&d->state_dir, &d->pods_root, &d->image_store, &d->run_as, &d->runtime};
+    for (size_t at = 0; at < len;) {
+        const char *a = args + at;
+        size_t alen = strlen(a);
+        const char *next = at + alen + 1 < len ? a + alen + 1 : NULL;
+        for (int i = 0; i < 5; i++) {
+            size_t n = strlen(names[i]);
+            const char *v = NULL;
+            if (!strcmp(a, names[i]))
+                v = next;
+            else if (!strncmp(a, names[i], n) && a[n] == '=')
+                v = a + n + 1;
+            if (v && !*slots[i])
+                *slots[i] = sl_xstrdup(v);
+        }
+        at += alen + 1;
+    }
+    free(args);
+}
+
 static int uses_busybox(json_t *pod)
 {
     size_t i;
@@ -211,19 +256,38 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
                           "`slurmlink up --dir %s`", c->dir, c->dir);
         goto fail;
     }
+    c->progress = opts->progress;
+    c->progress_tty = opts->progress && isatty(fileno(opts->progress));
     c->slurm_conf = sl_xasprintf("%s/etc/slurm.conf", c->dir);
     c->kubeconfig = sl_xasprintf("%s/kubeconfig", c->dir);
-    c->pods_root = opts->pods_root ? sl_abspath(opts->pods_root)
-                                   : sl_xasprintf("%s/slurmlinkd/pods", c->dir);
-    c->image_store = opts->image_store ? sl_abspath(opts->image_store)
-                                       : sl_xasprintf("%s/images", c->dir);
-    c->runtime = opts->runtime ? sl_xstrdup(opts->runtime) : NULL;
+    daemon_cfg_t d;
+    daemon_cfg(c->dir, &d);
+    if (opts->pods_root)
+        c->pods_root = sl_abspath(opts->pods_root);
+    else if (d.pods_root)
+        c->pods_root = sl_abspath(d.pods_root);
+    else /* slurmlinkd's default */
+        c->pods_root = sl_xasprintf("%s/pods", d.state_dir ? d.state_dir : "/var/lib/slurmlink");
+    if (opts->image_store)
+        c->image_store = sl_abspath(opts->image_store);
+    else if (d.image_store)
+        c->image_store = sl_abspath(d.image_store);
+    else
+        c->image_store = sl_xasprintf("%s/images", c->dir);
+    c->runtime = opts->runtime ? sl_xstrdup(opts->runtime) : d.runtime ? sl_xstrdup(d.runtime) : NULL;
+    c->run_as = sl_xstrdup(opts->run_as ? opts->run_as : d.run_as ? d.run_as : "nobody");
+    int daemon_seen = d.state_dir || d.pods_root;
+    free(d.state_dir);
+    free(d.pods_root);
+    free(d.image_store);
+    free(d.run_as);
+    free(d.runtime);
+    if (!daemon_seen && c->progress)
+        bench_progress(c, "slurmlinkd of %s is not running: its settings are assumed", c->dir);
     c->kubectl = sl_xstrdup(opts->kubectl ? opts->kubectl : "kubectl");
     c->poll_ms = opts->poll_ms > 0 ? opts->poll_ms : 50;
     c->timeout_ms = 1000LL * (opts->timeout_s > 0 ? opts->timeout_s : 300);
-    c->jitter_ms = opts->jitter_ms < 0 ? 0 : opts->jitter_ms ? opts->jitter_ms : 1000;
-    c->progress = opts->progress;
-    c->progress_tty = opts->progress && isatty(fileno(opts->progress));
+    c->stagger = !opts->no_stagger;
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
@@ -241,7 +305,6 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
         sl_errprintf(err, "%s: %s (build it with make)", c->shim_path, strerror(errno));
         goto fail;
     }
-    c->run_as = sl_xstrdup(opts->run_as ? opts->run_as : "nobody");
     struct passwd *pw = getpwnam(c->run_as);
     if (!pw) {
         errno = ENOENT;
@@ -284,7 +347,7 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
                         "cluster", c->dir, "workload", c->workload_desc, "pods_root",
                         c->pods_root, "run_as", c->run_as, "slurm", "", "kubectl", "",
                         "runs", b->o.runs, "warmup", b->o.warmup, "throughput",
-                        b->o.throughput, "poll_ms", c->poll_ms, "jitter_ms", c->jitter_ms, "cpus",
+                        b->o.throughput, "poll_ms", c->poll_ms, "stagger", c->stagger, "cpus",
                         (int)sysconf(_SC_NPROCESSORS_ONLN), "scheduler_parameters", "",
                         "baseline", BASELINE);
     free(date);
@@ -337,17 +400,33 @@ static void finish_run(bench_ctx_t *c, sl_bench_run_t *r)
         loud(c, "%s run %d (pod %s): ORDER VIOLATION: %s", r->path, r->index, r->pod, why);
 }
 
-static int jitter(int max_ms)
+static double random01(void)
 {
     unsigned v = 0;
     if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
         v = (unsigned)rand();
-    return (int)(v % (unsigned)max_ms);
+    return (double)v / 4294967296.0;
+}
+
+/* Sleep until the wall clock's fraction of a second is phase (0..1), at
+ * least 20 ms from now: the next moment that puts a submission at that
+ * point of slurmctld's 1 s scheduling tick. */
+static void wait_phase(double phase)
+{
+    long long now = sl_wall_us();
+    long long frac = now % 1000000, target = (long long)(phase * 1e6);
+    long long delta = target - frac;
+    while (delta < 20000)
+        delta += 1000000;
+    struct timespec ts = {(time_t)(delta / 1000000), (long)(delta % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
 }
 
 typedef struct path_state {
     void *state;
-    int ok;
+    int set_up; /* setup() succeeded: teardown() is due */
+    int ok;     /* runs go ahead (0 after a failed set-up or warm-up) */
     sl_error_t err;
 } path_state_t;
 
@@ -361,7 +440,7 @@ static void run_batch(sl_bench_t *b, size_t p, path_state_t *ps, size_t first, s
         rs[i] = &b->runs[first + i];
     if (!ps->ok) {
         for (size_t i = 0; i < n; i++)
-            sl_bench_run_fail(rs[i], "%s path unavailable: %s", bp->name, ps->err.text);
+            sl_bench_run_fail(rs[i], "not run: %s path unavailable: %s", bp->name, ps->err.text);
     } else {
         long long deadline = sl_now_ms() + c->timeout_ms + 2000LL * (long long)(n - 1);
         bp->submit(c, ps->state, rs, n);
@@ -380,28 +459,37 @@ int sl_bench_execute(sl_bench_t *b, sl_error_t *err)
     memset(ps, 0, sizeof(ps));
     for (size_t p = 0; p < b->npaths; p++) {
         bench_progress(c, "%s: setting up", b->paths[p]->name);
-        ps[p].ok = b->paths[p]->setup(c, &ps[p].state, &ps[p].err) == 0;
+        ps[p].ok = ps[p].set_up = b->paths[p]->setup(c, &ps[p].state, &ps[p].err) == 0;
         if (!ps[p].ok)
             loud(c, "%s path cannot run: %s", b->paths[p]->name, ps[p].err.text);
     }
     int rounds = b->o.throughput ? b->o.warmup : b->o.warmup + b->o.runs;
+    double offset = random01();
     for (int k = 0; k < rounds; k++) {
+        /* one phase per round, shared by its paths; spread over the second */
+        double phase = k < b->o.warmup ? random01()
+                                       : fmod(offset + (double)(k - b->o.warmup) / b->o.runs, 1.0);
         for (size_t p = 0; p < b->npaths; p++) {
             int warm = k < b->o.warmup;
             size_t at = b->nruns;
             sl_bench_run_t *r = new_run(b, b->paths[p]->name, k, warm, 0);
             bench_progress(c, "[%d/%d] %s: %s %d", k + 1, rounds, r->path,
                            warm ? "warm-up" : "run", warm ? k + 1 : k - b->o.warmup + 1);
-            /* a run starting right after the previous one ended would meet
-             * slurmctld's 1 s tick at the same phase every time */
-            if (c->jitter_ms)
-                sl_sleep_ms(jitter(c->jitter_ms));
+            if (c->stagger)
+                wait_phase(phase);
             run_batch(b, p, &ps[p], at, 1);
             r = &b->runs[at];
-            if (r->error[0])
+            if (r->error[0] && ps[p].ok) {
                 loud(c, "%s %s %d failed: %s", r->path, warm ? "warm-up" : "run", k + 1,
                      r->error);
-            else
+                /* a path that fails its warm-up would only burn the timeout
+                 * again: its later runs fail at once, with this cause */
+                if (warm) {
+                    ps[p].ok = 0;
+                    snprintf(ps[p].err.text, sizeof(ps[p].err.text), "its warm-up failed: %s",
+                             r->error);
+                }
+            } else if (!r->error[0])
                 bench_progress(c, "[%d/%d] %s: %.3f s", k + 1, rounds, r->path,
                                (double)(r->t_seen - r->t_submit) / 1e6);
         }
@@ -421,7 +509,7 @@ int sl_bench_execute(sl_bench_t *b, sl_error_t *err)
         }
     }
     for (size_t p = 0; p < b->npaths; p++)
-        if (ps[p].ok && b->paths[p]->teardown)
+        if (ps[p].set_up && b->paths[p]->teardown)
             b->paths[p]->teardown(c, ps[p].state);
     /* the API pods leave the store (their pod folders and records stay) */
     if (c->kube)

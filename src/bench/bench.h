@@ -14,7 +14,13 @@
  *
  * Latency mode (default): per path, `warmup` runs then `runs` measured runs,
  * one pod at a time; the paths take turns run by run, so slow drift in the
- * machine hits every path alike. Throughput mode: per path, `throughput`
+ * machine hits every path alike. slurmctld starts batch jobs on a 1 s tick,
+ * so the queue time of a run depends on where in the second it was
+ * submitted. Each measured round therefore submits at a chosen phase of the
+ * wall-clock second, the same phase for every path of the round, the
+ * phases spread evenly over the second across rounds (random offset):
+ * every path meets the tick at the same points, and the mean covers the
+ * whole second rather than one phase locked in by the previous run's end. Throughput mode: per path, `throughput`
  * pods submitted at once, timed until all acknowledged, started, finished
  * and seen.
  *
@@ -41,17 +47,19 @@ typedef struct sl_bench_opts {
                                (.yaml/.yml/.json, or any existing file); NULL: no-op */
     const char *out_dir;    /* NULL: <dir>/bench/<stamp> */
     int throughput;         /* > 0: throughput mode with this many pods per path */
-    const char *run_as;     /* job user of the direct paths (NULL: "nobody", slurmlinkd's
-                               default) */
-    const char *pods_root;  /* NULL: <dir>/slurmlinkd/pods */
-    const char *image_store;/* NULL: <dir>/images */
-    const char *runtime;    /* default runtime for registry images (NULL: translate's) */
+    /* The direct paths use slurmlinkd's settings, read from the command line
+     * of the folder's running daemon (--run-as, --pods-root, --image-store,
+     * --default-runtime); these override them (NULL: the daemon's, else its
+     * defaults: nobody, <state-dir>/pods, <dir>/images, translate's). */
+    const char *run_as;
+    const char *pods_root;
+    const char *image_store;
+    const char *runtime;
     const char *kubectl;    /* NULL: "kubectl" */
     int poll_ms;            /* sbatch / slurmrestd completion polling (0: 50) */
     int timeout_s;          /* per run or batch (0: 300) */
-    int jitter_ms;          /* random pause of 0..jitter_ms before each latency run, so
-                               runs do not lock onto slurmctld's 1 s scheduling tick
-                               (< 0: none; 0: 1000) */
+    int no_stagger;         /* submit each latency run as soon as the previous one was
+                               seen, instead of at a staggered phase of the second (below) */
     FILE *progress;         /* progress lines (NULL: none) */
     const char *command;    /* the command line, recorded with the results */
 } sl_bench_opts_t;

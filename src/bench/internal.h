@@ -39,7 +39,7 @@ typedef struct bench_ctx {
     char *home;
     int poll_ms;       /* direct paths' completion polling */
     long long timeout_ms; /* per run (per batch in throughput mode) */
-    int jitter_ms;     /* random pause before each latency run (0: none) */
+    int stagger;       /* latency runs at staggered phases of the second */
     FILE *progress;
     int progress_tty;
     int progress_open; /* a \r line is on screen */

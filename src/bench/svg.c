@@ -86,6 +86,8 @@ static int latency(sl_buf_t *b, const sl_bench_summary_t *s, size_t ns, int y)
     double axis_max = ceil(max / step) * step;
     double scale = (W - LEFT - RIGHT) / axis_max;
     int top = y;
+    sl_buf_t *out = b, bars = SL_BUF_INIT;
+    b = &bars; /* bars go over the grid: drawn after it */
     for (size_t i = 0; i < ns; i++) {
         const sl_bench_summary_t *p = &s[i];
         char *name = sl_bench_xml_escape(p->path);
@@ -122,7 +124,9 @@ static int latency(sl_buf_t *b, const sl_bench_summary_t *s, size_t ns, int y)
                       (x1 > x ? x1 : x) + 8, y + BAR / 2 + 5, p->e2e.mean, ratio);
         y += BAR + GAP;
     }
-    axis(b, axis_max, step, scale, top - 4, y - GAP + 4);
+    axis(out, axis_max, step, scale, top - 4, y - GAP + 4);
+    sl_buf_append(out, bars.data ? bars.data : "", bars.len);
+    sl_buf_free(&bars);
     return y + 30;
 }
 
@@ -154,6 +158,8 @@ static int throughput(sl_buf_t *b, const sl_bench_tput_t *t, size_t nt, int y)
     double axis_max = ceil(max / step) * step;
     double scale = (W - LEFT - RIGHT) / axis_max;
     int top = y;
+    sl_buf_t *out = b, bars = SL_BUF_INIT;
+    b = &bars;
     for (size_t i = 0; i < nt; i++) {
         const sl_bench_tput_t *p = &t[i];
         char *name = sl_bench_xml_escape(p->path);
@@ -172,7 +178,9 @@ static int throughput(sl_buf_t *b, const sl_bench_tput_t *t, size_t nt, int y)
                       p->failed ? " (failures)" : "");
         y += 4 * h + GAP;
     }
-    axis(b, axis_max, step, scale, top - 4, y - GAP + 4);
+    axis(out, axis_max, step, scale, top - 4, y - GAP + 4);
+    sl_buf_append(out, bars.data ? bars.data : "", bars.len);
+    sl_buf_free(&bars);
     return y + 30;
 }
 

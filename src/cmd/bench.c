@@ -37,15 +37,18 @@ static void usage(FILE *f)
             "  --throughput N    instead: N pods at once per path; time until all were\n"
             "                    acknowledged, started, finished, seen; jobs/s\n"
             "  --json            print the results as JSON instead of the table\n"
-            "  --run-as USER     job user of the sbatch path (default nobody, slurmlinkd's)\n"
-            "  --pods-root DIR   slurmlinkd's pod folders (default D/slurmlinkd/pods)\n"
-            "  --image-store DIR charliecloud images (default D/images)\n"
-            "  --runtime NAME    default runtime for registry images\n"
+            "The direct paths (sbatch, slurmrestd) use slurmlinkd's own settings, read from\n"
+            "the command line of the folder's running daemon; these override them:\n"
+            "  --run-as USER     the jobs' user (slurmlinkd's --run-as, default nobody)\n"
+            "  --pods-root DIR   pod folders (slurmlinkd's --pods-root)\n"
+            "  --image-store DIR charliecloud images (slurmlinkd's --image-store, else D/images)\n"
+            "  --runtime NAME    default runtime for registry images (--default-runtime)\n"
             "  --kubectl PATH    kubectl program (default kubectl)\n"
             "  --poll-ms N       sbatch/slurmrestd completion polling (default 50)\n"
             "  --timeout S       per run, seconds (default 300)\n"
-            "  --jitter-ms N     random pause of up to N ms before each run, so runs do not\n"
-            "                    lock onto slurmctld's 1 s tick (default 1000; 0: none)\n"
+            "  --no-stagger      submit each run as soon as the previous one was seen (default:\n"
+            "                    each round at its own phase of the second, the same for every\n"
+            "                    path, spread over the second: slurmctld starts jobs on a 1 s tick)\n"
             "  --quiet           no progress lines\n"
             "Exit status: 0 when every run worked and is ordered, 1 otherwise, 2 usage.\n");
 }
@@ -73,7 +76,7 @@ int cmd_bench(int argc, char **argv)
         {"image-store", required_argument, 0, 'I'}, {"runtime", required_argument, 0, 'r'},
         {"kubectl", required_argument, 0, 'k'},    {"poll-ms", required_argument, 0, 'P'},
         {"timeout", required_argument, 0, 't'},    {"quiet", no_argument, 0, 'q'},
-        {"jitter-ms", required_argument, 0, 'J'},
+        {"no-stagger", no_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     sl_bench_opts_t o = {.dir = cmd_default_dir(), .runs = 5, .warmup = 1};
     int json = 0, quiet = 0, c;
@@ -96,13 +99,7 @@ int cmd_bench(int argc, char **argv)
         case 'P': if (num("--poll-ms", optarg, 1, &o.poll_ms) < 0) return 2; break;
         case 't': if (num("--timeout", optarg, 1, &o.timeout_s) < 0) return 2; break;
         case 'q': quiet = 1; break;
-        case 'J': {
-            int j;
-            if (num("--jitter-ms", optarg, 0, &j) < 0)
-                return 2;
-            o.jitter_ms = j ? j : -1;
-            break;
-        }
+        case 'S': o.no_stagger = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
