@@ -18,8 +18,12 @@
 #include "pod/fielderr.h"
 #include "store/store.h"
 
+struct api_hub;
+#define API_MAX_RESOURCES 32
+
 struct sl_api {
     struct MHD_Daemon *mhd;
+    struct api_hub *hubs[API_MAX_RESOURCES]; /* per resource, index in api_resources */
     sl_store_t *store; /* borrowed */
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
@@ -57,6 +61,9 @@ typedef struct api_path {
     const char *sub;           /* "status", "log", or NULL */
     bool watch_prefix;         /* legacy /api/v1/watch/... form */
 } api_path_t;
+
+/* The shared change window of res (watchhub.h), or NULL. */
+struct api_hub *api_hub_for(sl_api_t *api, const api_resource_t *res);
 
 /* --- requests (server.c) --- */
 const char *api_query(api_req_t *r, const char *key);

@@ -81,11 +81,10 @@ static char *b64_decode(const char *s)
     return sl_buf_steal(&b);
 }
 
-static char *make_continue(int64_t rv, json_t *last)
+static char *make_continue(int64_t rv, const char *ns, const char *name)
 {
     json_t *t = json_pack("{s:s, s:I, s:s, s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rv,
-                          "ns", sl_kube_namespace(last) ? sl_kube_namespace(last) : "", "name",
-                          sl_kube_name(last) ? sl_kube_name(last) : "");
+                          "ns", ns, "name", name);
     char *s = json_dumps(t, JSON_COMPACT);
     json_decref(t);
     char *out = b64_encode(s);
@@ -101,6 +100,61 @@ static bool after_key(json_t *obj, const char *ns, const char *name)
     if (c)
         return c > 0;
     return strcmp(sl_kube_name(obj) ? sl_kube_name(obj) : "", name) > 0;
+}
+
+/* Streaming list: each stored object is parsed, filtered, turned into its
+ * item (the stored text itself) or Table row, and freed at once, so a list
+ * of 10,000 pods never holds 10,000 parsed objects. */
+typedef struct lister {
+    api_req_t *r;
+    const api_resource_t *res;
+    sl_kube_selector_t *ls, *fs;
+    bool has_cont;
+    char cns[256], cname[256];
+    long limit;
+    size_t n, remaining;
+    int table, include;
+    long long now;
+    sl_buf_t items;
+    char last_ns[256], last_name[256];
+} lister_t;
+
+static int list_one(void *arg, const char *text, size_t len)
+{
+    lister_t *L = arg;
+    json_t *o = json_loadb(text, len, 0, NULL);
+    if (!o)
+        return 0; /* the store only holds valid JSON; skip rather than fail */
+    if ((L->has_cont && !after_key(o, L->cns, L->cname)) || !sl_kube_selector_match(L->ls, o) ||
+        !sl_kube_selector_match(L->fs, o)) {
+        json_decref(o);
+        return 0;
+    }
+    if (L->limit > 0 && (long)L->n >= L->limit) {
+        L->remaining++;
+        json_decref(o);
+        return 0;
+    }
+    if (L->n++)
+        sl_buf_putc(&L->items, ',');
+    if (L->table > 0) {
+        json_t *row = api_table_row(L->res, o, L->include, L->now);
+        if (L->table == 2 && L->include == 1)
+            json_object_set_new(json_object_get(row, "object"), "apiVersion",
+                                json_string("meta.k8s.io/v1beta1"));
+        char *rt = json_dumps(row, JSON_COMPACT);
+        json_decref(row);
+        if (rt)
+            sl_buf_puts(&L->items, rt);
+        free(rt);
+    } else {
+        sl_buf_append(&L->items, text, len);
+    }
+    const char *ns = sl_kube_namespace(o), *name = sl_kube_name(o);
+    snprintf(L->last_ns, sizeof(L->last_ns), "%s", ns ? ns : "");
+    snprintf(L->last_name, sizeof(L->last_name), "%s", name ? name : "");
+    json_decref(o);
+    return 0;
 }
 
 typedef struct splice {
@@ -143,7 +197,7 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     sl_kube_selector_t *ls = NULL, *fs = NULL;
-    json_t *st = NULL, *all = NULL, *items = NULL;
+    json_t *st = NULL;
     char *cont = NULL;
     int table = api_wants_table(r);
     if (table < 0)
@@ -186,68 +240,72 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
         sl_kube_selector_destroy(fs);
         return list_spliced(r, res, ns);
     }
+    lister_t L = {.r = r,
+                  .res = res,
+                  .ls = ls,
+                  .fs = fs,
+                  .has_cont = has_cont,
+                  .limit = limit,
+                  .table = table,
+                  .include = api_include_object(r),
+                  .now = sl_kube_now_ns(),
+                  .items = SL_BUF_INIT};
+    snprintf(L.cns, sizeof(L.cns), "%s", cns);
+    snprintf(L.cname, sizeof(L.cname), "%s", cname);
     int64_t rv = 0;
     const char *exact = sl_kube_selector_exact(fs, "metadata.name");
     const char *exact_ns = sl_kube_selector_exact(fs, "metadata.namespace");
     if (exact && (ns || exact_ns || !res->namespaced)) {
         /* kubectl wait/delete: fieldSelector=metadata.name=p → one lookup */
-        all = json_array();
         rv = sl_store_revision(r->api->store);
         json_t *o = sl_store_get(r->api->store, res->store_name, ns ? ns : exact_ns, exact);
-        if (o)
-            json_array_append_new(all, o);
-    } else {
-        all = sl_store_list(r->api->store, res->store_name, ns, &rv);
-        if (!all) {
-            st = sl_kube_status_internal(strerror(errno));
-            goto fail;
+        if (o) {
+            char *text = json_dumps(o, JSON_COMPACT);
+            json_decref(o);
+            if (text)
+                list_one(&L, text, strlen(text));
+            free(text);
         }
+    } else if (sl_store_list_each(r->api->store, res->store_name, ns, list_one, &L, &rv) < 0) {
+        sl_buf_free(&L.items);
+        st = sl_kube_status_internal(strerror(errno));
+        goto fail;
     }
-    items = json_array();
-    size_t i, remaining = 0;
-    json_t *o;
-    json_array_foreach(all, i, o)
-    {
-        if (has_cont && !after_key(o, cns, cname))
-            continue;
-        if (!sl_kube_selector_match(ls, o) || !sl_kube_selector_match(fs, o))
-            continue;
-        if (limit > 0 && (long)json_array_size(items) >= limit) {
-            remaining++;
-            continue;
-        }
-        json_array_append(items, o);
-    }
-    if (remaining)
-        cont = make_continue(rv, json_array_get(items, json_array_size(items) - 1));
-    char rvs[32];
-    snprintf(rvs, sizeof(rvs), "%lld", (long long)rv);
-    json_t *out;
+    if (L.remaining)
+        cont = make_continue(rv, L.last_ns, L.last_name);
+    char gv[128];
+    sl_buf_t out = SL_BUF_INIT;
     if (table > 0) {
-        out = api_table(res, items, rvs, table, api_include_object(r), true);
+        json_t *cols = res->ops && res->ops->table_columns ? res->ops->table_columns() : NULL;
+        char *ctext = cols ? json_dumps(cols, JSON_COMPACT) : NULL;
+        json_decref(cols);
+        sl_buf_printf(&out,
+                      "{\"kind\":\"Table\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+                      "\"%lld\"",
+                      table == 2 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1", (long long)rv);
         if (cont)
-            json_object_set_new(json_object_get(out, "metadata"), "continue", json_string(cont));
+            sl_buf_printf(&out, ",\"continue\":\"%s\"", cont);
+        sl_buf_printf(&out, "},\"columnDefinitions\":%s,\"rows\":[", ctext ? ctext : "[]");
+        free(ctext);
     } else {
-        char gv[128];
-        json_t *meta = json_pack("{s:s}", "resourceVersion", rvs);
-        if (cont) {
-            json_object_set_new(meta, "continue", json_string(cont));
-            json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
-        }
-        out = json_pack("{s:s, s:s, s:o, s:O}", "kind", res->list_kind, "apiVersion",
-                        api_resource_api_version(res, gv, sizeof(gv)), "metadata", meta, "items",
-                        items);
+        sl_buf_printf(&out, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%lld\"",
+                      res->list_kind, api_resource_api_version(res, gv, sizeof(gv)), (long long)rv);
+        if (cont)
+            sl_buf_printf(&out, ",\"continue\":\"%s\",\"remainingItemCount\":%zu", cont,
+                          L.remaining);
+        sl_buf_puts(&out, "},\"items\":[");
     }
+    if (L.items.len)
+        sl_buf_append(&out, L.items.data, L.items.len);
+    sl_buf_puts(&out, "]}\n");
+    sl_buf_free(&L.items);
     free(cont);
-    json_decref(items);
-    json_decref(all);
     sl_kube_selector_destroy(ls);
     sl_kube_selector_destroy(fs);
-    return api_reply_json(r, 200, out);
+    size_t olen = out.len;
+    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), olen);
 fail:
     free(cont);
-    json_decref(items);
-    json_decref(all);
     sl_kube_selector_destroy(ls);
     sl_kube_selector_destroy(fs);
     return api_reply_status(r, st);

@@ -8,6 +8,7 @@
  * Connections are capped (total and per IP) and idle ones time out, so
  * stuck clients cannot exhaust the server. */
 #include "api/internal.h"
+#include "api/watchhub.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -227,6 +228,8 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
         sl_api_destroy(api);
         return NULL;
     }
+    for (size_t i = 0; api_resources[i].name && i < API_MAX_RESOURCES; i++)
+        api->hubs[i] = api_hub_create(api->store, api_resources[i].store_name, 1024);
     struct MHD_OptionItem tls_opts[] = {
         {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
@@ -259,6 +262,12 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     return api;
 }
 
+api_hub_t *api_hub_for(sl_api_t *api, const api_resource_t *res)
+{
+    size_t i = (size_t)(res - api_resources);
+    return i < API_MAX_RESOURCES ? api->hubs[i] : NULL;
+}
+
 int sl_api_port(const sl_api_t *api)
 {
     return api ? api->port : -1;
@@ -275,6 +284,8 @@ void sl_api_destroy(sl_api_t *api)
     api_janitor_stop(api);
     if (api->mhd)
         MHD_stop_daemon(api->mhd);
+    for (size_t i = 0; i < API_MAX_RESOURCES; i++)
+        api_hub_destroy(api->hubs[i]);
     free(api->pods_root);
     free(api->server_address);
     free(api->tls_cert_pem);

@@ -20,6 +20,7 @@
  * sl_store_wait(); it wakes at least every second to notice a closed
  * client or a stopping server. */
 #include "api/internal.h"
+#include "api/watchhub.h"
 #include "common/buf.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -38,6 +39,7 @@
 typedef struct watcher {
     sl_api_t *api;
     const api_resource_t *res;
+    api_hub_t *hub;
     char *ns, *name;
     sl_kube_selector_t *ls, *fs;
     bool filtered;       /* selectors or a name: track what matches */
@@ -182,30 +184,60 @@ static bool refill(watcher_t *w)
         long long now = sl_now_ms();
         if (now >= w->deadline_ms)
             return false;
-        int64_t cur = sl_store_revision(st);
-        sl_error_t err = {""};
-        json_t *ch = sl_store_changes(st, w->rv, w->res->store_name, w->ns, CHANGE_BATCH, &err);
-        if (!ch) {
-            json_t *s = errno == ERANGE
-                            ? sl_kube_status_expired(w->rv, sl_store_oldest_rv(st))
-                            : sl_kube_status_internal(err.text[0] ? err.text : strerror(errno));
+        size_t got = 0;
+        api_wev_t *evs[CHANGE_BATCH];
+        int64_t covered = 0;
+        int n = w->hub ? api_hub_get(w->hub, w->rv, evs, CHANGE_BATCH, &covered) : -1;
+        if (n >= 0) {
+            for (int i = 0; i < n; i++) {
+                api_wev_t *e = evs[i];
+                if (w->ns && strcmp(e->ns, w->ns))
+                    ; /* another namespace */
+                else if (!w->filtered && !w->table)
+                    sl_buf_append(&w->out, e->line, e->len); /* serialised once for all */
+                else
+                    process_change(w, e->type, e->obj);
+                w->rv = e->rv;
+                api_wev_unref(e);
+            }
+            got = (size_t)n;
+            if (n == 0 && covered > w->rv)
+                w->rv = covered; /* nothing of ours up to there */
+        } else if (errno == ERANGE || !w->hub) {
+            /* older than the shared window: read the store's log directly */
+            int64_t cur = sl_store_revision(st);
+            sl_error_t err = {""};
+            json_t *ch =
+                sl_store_changes(st, w->rv, w->res->store_name, w->ns, CHANGE_BATCH, &err);
+            if (!ch) {
+                json_t *s = errno == ERANGE
+                                ? sl_kube_status_expired(w->rv, sl_store_oldest_rv(st))
+                                : sl_kube_status_internal(err.text[0] ? err.text
+                                                                      : strerror(errno));
+                emit(w, "ERROR", s);
+                json_decref(s);
+                w->done = true;
+                return true;
+            }
+            size_t i;
+            json_t *c;
+            json_array_foreach(ch, i, c)
+            {
+                process_change(w, json_string_value(json_object_get(c, "type")),
+                               json_object_get(c, "object"));
+                w->rv = json_integer_value(json_object_get(c, "rv"));
+            }
+            got = json_array_size(ch);
+            json_decref(ch);
+            if (got == 0 && cur > w->rv)
+                w->rv = cur; /* nothing of ours up to cur: do not fall behind the log */
+        } else {
+            json_t *s = sl_kube_status_internal(strerror(errno));
             emit(w, "ERROR", s);
             json_decref(s);
             w->done = true;
             return true;
         }
-        size_t i;
-        json_t *c;
-        json_array_foreach(ch, i, c)
-        {
-            process_change(w, json_string_value(json_object_get(c, "type")),
-                           json_object_get(c, "object"));
-            w->rv = json_integer_value(json_object_get(c, "rv"));
-        }
-        size_t got = json_array_size(ch);
-        json_decref(ch);
-        if (got == 0 && cur > w->rv)
-            w->rv = cur; /* nothing of ours up to cur: do not fall behind the log */
         if (w->out.len)
             return true;
         if (got)
@@ -267,6 +299,7 @@ enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
     watcher_t *w = sl_xcalloc(1, sizeof(*w));
     w->api = r->api;
     w->res = res;
+    w->hub = api_hub_for(r->api, res);
     w->ns = p->ns && res->namespaced ? sl_xstrdup(p->ns) : NULL;
     w->name = p->name ? sl_xstrdup(p->name) : NULL;
     w->table = table;

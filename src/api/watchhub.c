@@ -1,0 +1,164 @@
+/* watchhub.c — shared recent changes per resource (see watchhub.h).
+ * The hub covers the changes with rv in (base, last]; a ring buffer holds
+ * them in rv order. Whoever asks for something newer than `last` refreshes
+ * the hub from the store under the lock; the others wait for the lock and
+ * then find the events ready. */
+#include "api/watchhub.h"
+#include "common/buf.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#define FETCH 1024
+
+struct api_hub {
+    sl_store_t *store;
+    char *resource;
+    pthread_mutex_t lock;
+    api_wev_t **ring;
+    size_t cap, start, count;
+    int64_t base, last;
+};
+
+void api_wev_unref(api_wev_t *e)
+{
+    if (!e || __atomic_sub_fetch(&e->ref, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    json_decref(e->obj);
+    free(e->ns);
+    free(e->line);
+    free(e);
+}
+
+api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap)
+{
+    api_hub_t *h = sl_xcalloc(1, sizeof(*h));
+    h->store = store;
+    h->resource = sl_xstrdup(resource);
+    h->cap = cap ? cap : 4096;
+    h->ring = sl_xcalloc(h->cap, sizeof(*h->ring));
+    pthread_mutex_init(&h->lock, NULL);
+    h->base = h->last = sl_store_revision(store);
+    return h;
+}
+
+void api_hub_destroy(api_hub_t *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->count; i++)
+        api_wev_unref(h->ring[(h->start + i) % h->cap]);
+    pthread_mutex_destroy(&h->lock);
+    free(h->ring);
+    free(h->resource);
+    free(h);
+}
+
+static api_wev_t *make_event(json_t *change)
+{
+    const char *type = json_string_value(json_object_get(change, "type"));
+    json_t *obj = json_object_get(change, "object");
+    if (!type || !obj)
+        return NULL;
+    api_wev_t *e = sl_xcalloc(1, sizeof(*e));
+    e->ref = 1;
+    e->rv = json_integer_value(json_object_get(change, "rv"));
+    snprintf(e->type, sizeof(e->type), "%s", type);
+    const char *ns = sl_kube_namespace(obj);
+    e->ns = sl_xstrdup(ns ? ns : "");
+    e->obj = json_incref(obj);
+    char *text = json_dumps(obj, JSON_COMPACT);
+    sl_buf_t b = SL_BUF_INIT;
+    sl_buf_printf(&b, "{\"type\":\"%s\",\"object\":%s}\n", e->type, text ? text : "null");
+    free(text);
+    e->len = b.len;
+    e->line = sl_buf_steal(&b);
+    return e;
+}
+
+static void push(api_hub_t *h, api_wev_t *e)
+{
+    if (h->count == h->cap) { /* evict the oldest: the window starts after it */
+        api_wev_t *old = h->ring[h->start];
+        h->base = old->rv;
+        api_wev_unref(old);
+        h->start = (h->start + 1) % h->cap;
+        h->count--;
+    }
+    h->ring[(h->start + h->count) % h->cap] = e;
+    h->count++;
+}
+
+/* Bring the hub up to the store's revision. Lock held. */
+static int refresh(api_hub_t *h)
+{
+    int64_t cur = sl_store_revision(h->store);
+    while (h->last < cur) {
+        json_t *ch = sl_store_changes(h->store, h->last, h->resource, NULL, FETCH, NULL);
+        if (!ch) {
+            if (errno != ERANGE)
+                return -1;
+            /* the log moved on without us: restart the window here */
+            for (size_t i = 0; i < h->count; i++)
+                api_wev_unref(h->ring[(h->start + i) % h->cap]);
+            h->start = h->count = 0;
+            h->base = h->last = cur;
+            return 0;
+        }
+        size_t n = json_array_size(ch);
+        int64_t top = h->last;
+        for (size_t i = 0; i < n; i++) {
+            api_wev_t *e = make_event(json_array_get(ch, i));
+            if (!e)
+                continue;
+            top = e->rv;
+            push(h, e);
+        }
+        json_decref(ch);
+        if (n < FETCH) {
+            /* everything of this resource up to cur (read before the
+             * query) is in; changes past cur may be in too */
+            h->last = top > cur ? top : cur;
+            break;
+        }
+        h->last = top;
+    }
+    return 0;
+}
+
+int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int64_t *covered)
+{
+    pthread_mutex_lock(&h->lock);
+    if (refresh(h) < 0) {
+        int e = errno;
+        pthread_mutex_unlock(&h->lock);
+        errno = e;
+        return -1;
+    }
+    if (after_rv < h->base) {
+        pthread_mutex_unlock(&h->lock);
+        errno = ERANGE;
+        return -1;
+    }
+    /* first event with rv > after_rv (binary search over the ring) */
+    size_t lo = 0, hi = h->count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (h->ring[(h->start + mid) % h->cap]->rv <= after_rv)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t n = 0;
+    for (size_t i = lo; i < h->count && n < max; i++) {
+        api_wev_t *e = h->ring[(h->start + i) % h->cap];
+        __atomic_add_fetch(&e->ref, 1, __ATOMIC_RELAXED);
+        out[n++] = e;
+    }
+    *covered = h->last;
+    pthread_mutex_unlock(&h->lock);
+    return (int)n;
+}

@@ -1,0 +1,45 @@
+/* watchhub.h — the recent changes of one resource, read from the store's
+ * change log once and shared by every watch of that resource.
+ *
+ * Without it each of N watchers would query, parse and serialise every
+ * change itself (N × the work); with it a change is fetched and serialised
+ * once and each watcher copies a ready event line (or, when it filters or
+ * prints Tables, reads the shared parsed object). Events are immutable and
+ * reference counted (jansson's reference counts are atomic), so watchers use
+ * them outside the hub's lock. */
+#ifndef SL_API_WATCHHUB_H
+#define SL_API_WATCHHUB_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+typedef struct api_wev {
+    int ref;       /* atomic */
+    int64_t rv;
+    char type[10]; /* ADDED | MODIFIED | DELETED */
+    char *ns;      /* "" for cluster-scoped objects */
+    json_t *obj;   /* read only */
+    char *line;    /* {"type":"...","object":{...}}\n */
+    size_t len;
+} api_wev_t;
+
+typedef struct api_hub api_hub_t;
+
+/* A hub for resource (the store's name) keeping at most cap events; it
+ * starts at the store's current revision. */
+api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap);
+void api_hub_destroy(api_hub_t *h); /* NULL is a no-op */
+
+/* Up to max events with rv > after_rv into out (references the caller
+ * drops with api_wev_unref), oldest first. Returns their number; when 0,
+ * *covered gets the revision the hub has looked up to (no change of this
+ * resource in (after_rv, *covered]). -1 with errno ERANGE when after_rv is
+ * older than the hub's window (read the store's log instead), other errno
+ * on store errors. */
+int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int64_t *covered);
+void api_wev_unref(api_wev_t *e);
+
+#endif
