@@ -132,16 +132,18 @@ static int parse_paths(sl_bench_t *b, const char *list, sl_error_t *err)
     for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
         const bench_path_t *bp = bench_path_get(p);
         if (!bp) {
-            free(copy);
             errno = EINVAL;
-            return sl_errprintf(err, "--paths: unknown path '%s' (known: sbatch, kubectl, api, "
-                                     "slurmrestd)", p);
+            sl_errprintf(err, "--paths: unknown path '%s' (known: sbatch, kubectl, api, "
+                              "slurmrestd)", p);
+            free(copy);
+            return -1;
         }
         for (size_t i = 0; i < b->npaths; i++)
             if (b->paths[i] == bp) {
-                free(copy);
                 errno = EINVAL;
-                return sl_errprintf(err, "--paths: '%s' given twice", p);
+                sl_errprintf(err, "--paths: '%s' given twice", p);
+                free(copy);
+                return -1;
             }
         b->paths[b->npaths++] = bp;
     }

@@ -6,6 +6,7 @@
  * it printed "condition met": process exit is not counted. */
 #include "bench/internal.h"
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -70,28 +71,27 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
 static void submit(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n)
 {
     (void)state;
-    /* one file: the pod, or a List of every pod of the batch */
-    json_t *doc;
-    if (n == 1) {
-        doc = bench_pod_instance(c, rs[0], 0);
-    } else {
-        json_t *items = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(items, bench_pod_instance(c, rs[i], 0));
-        doc = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind", "List", "items", items);
+    /* one file: every pod of the batch as its own YAML document (JSON is
+     * YAML), as one writes a manifest. Not a v1 List: kubectl validates a
+     * List against /openapi/v2, single objects against /openapi/v3. */
+    sl_buf_t text = SL_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        json_t *pod = bench_pod_instance(c, rs[i], 0);
+        char *doc = json_dumps(pod, JSON_COMPACT);
+        json_decref(pod);
+        sl_buf_printf(&text, "---\n%s\n", doc);
+        free(doc);
     }
-    char *file = sl_xasprintf("%s/kubectl-%s.json", c->out_dir, rs[0]->pod);
-    char *text = json_dumps(doc, JSON_INDENT(2));
-    json_decref(doc);
+    char *file = sl_xasprintf("%s/kubectl-%s.yaml", c->out_dir, rs[0]->pod);
     sl_error_t err = {""};
-    if (sl_write_file(file, text, strlen(text), 0644, &err) < 0) {
+    int wrc = sl_write_file(file, text.data, text.len, 0644, &err);
+    sl_buf_free(&text);
+    if (wrc < 0) {
         for (size_t i = 0; i < n; i++)
             sl_bench_run_fail(rs[i], "%s", err.text);
-        free(text);
         free(file);
         return;
     }
-    free(text);
     sl_argv_t argv = SL_ARGV_INIT;
     base_argv(c, &argv);
     sl_argv_add(&argv, "apply");
