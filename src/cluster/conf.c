@@ -99,7 +99,7 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                   "SlurmctldPort=%d\n"
                   "SlurmdPort=%d\n"
                   "AuthType=auth/munge\n"
-                  "AuthInfo=socket=%s/run/munge.sock\n"
+                  "AuthInfo=socket=%s/run/munge.sock,cred_expire=30\n"
                   "SlurmUser=root\n"
                   "StateSaveLocation=%s/state\n"
                   "SlurmdSpoolDir=%s/spool\n"
