@@ -539,7 +539,11 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
                 }
             }
         }
-        if (out && !opts->quiet) {
+        int stale = 0;
+        for (int id = 0; id < SL_D_COUNT; id++)
+            if (expected(&old, id) && cl_pidfile_read(&old, id) > 0)
+                stale++;
+        if (out && !opts->quiet && stale) { /* pidfiles left: a run that was killed */
             fprintf(out, "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
                          "recovering:", dir, alive, expect);
             for (int id = 0; id < SL_D_COUNT; id++)
