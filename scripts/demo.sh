@@ -1,7 +1,8 @@
 #!/bin/bash
 # demo.sh — the README's first command runs this after building:
 # a private real cluster (munge, slurmctld, slurmd with 2 GPUs as GRES,
-# MariaDB + slurmdbd, slurmlinkd), then work through it, shown in squeue/sacct.
+# MariaDB + slurmdbd, slurmlinkd), then a GPU pod through kubectl next to an
+# HPC user's sbatch GPU job, in one queue, under one GPU allocator, in one sacct.
 # The cluster is left running; `build/slurmlink down --dir DIR` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,30 +10,65 @@ DIR=${SLURMLINK_DIR:-/var/tmp/slurmlink}
 SL=build/slurmlink
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
 
 step "slurmlink up --dir $DIR --gpus 2 --accounting"
 "$SL" up --dir "$DIR" --gpus 2 --accounting
 export SLURM_CONF=$DIR/etc/slurm.conf KUBECONFIG=$DIR/kubeconfig
 "$SL" status --dir "$DIR"
+"$SL" image list --store "$DIR/images" 2>/dev/null | grep -q '^busybox' ||
+  "$SL" image import busybox --busybox --store "$DIR/images"
 
 step "an HPC user's GPU job through sbatch"
 job=$(sbatch --parsable --gres=gpu:1 -J hpc-gpu -o "$DIR/demo-%j.out" \
-      --wrap 'echo "hello from $(hostname), job $SLURM_JOB_ID, GPU $CUDA_VISIBLE_DEVICES"; sleep 3')
-echo "submitted batch job $job"
-sleep 1
-squeue -o "%.8i %.12j %.9T %.10r %.12b %N"
+      --wrap 'echo "sbatch job $SLURM_JOB_ID on $(hostname) with GPU $CUDA_VISIBLE_DEVICES"; sleep 5')
+echo "Submitted batch job $job"
 
-step "waiting for it to finish"
+step "an AI user's GPU pod through kubectl"
+kubectl delete pod demo-gpu --ignore-not-found --wait=true >/dev/null
+cat > "$DIR/demo-pod.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: demo-gpu
+spec:
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "echo pod on $(hostname) with GPU $CUDA_VISIBLE_DEVICES; sleep 3; echo done"]
+    resources:
+      limits: {nvidia.com/gpu: 1}
+      requests: {cpu: 500m, memory: 128Mi}
+YAML
+run kubectl apply -f "$DIR/demo-pod.yaml"
+for _ in $(seq 1 50); do
+  [ "$(kubectl get pod demo-gpu -o jsonpath='{.status.phase}')" = Running ] && break
+  sleep 0.2
+done
+run kubectl get pods -o wide
+step "one queue: squeue shows both"
+run squeue -o "%.6i %.16j %.8u %.9T %.12b %N"
+
+step "waiting for the pod through a watch"
+run kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/demo-gpu --timeout=120s
+run kubectl logs demo-gpu
+run kubectl get pod demo-gpu
+run kubectl get events --field-selector involvedObject.name=demo-gpu
 for _ in $(seq 1 60); do
   [ -z "$(squeue -h -j "$job" -o %i 2>/dev/null)" ] && break
   sleep 0.5
 done
 cat "$DIR/demo-$job.out"
+
+step "one accounting: sacct lists both with their GPU"
+podjob=$(kubectl get pod demo-gpu -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
 for _ in $(seq 1 20); do
-  sacct -n -X -j "$job" -o State | grep -q COMPLETED && break
+  [ "$(sacct -n -X -j "$job,$podjob" -o State | grep -c COMPLETED)" = 2 ] && break
   sleep 0.5
 done
-sacct -X -j "$job" -o JobID,JobName,Account,State,ExitCode,Elapsed,AllocTRES%45
+run sacct -X -j "$job,$podjob" -o JobID,JobName%16,User,Account,State,ExitCode,Elapsed,AllocTRES%45
+run kubectl get nodes
 
 step "done"
 echo "the cluster keeps running; to use it:"

@@ -356,7 +356,10 @@ static int start_slurmctld(upctx_t *c, sl_error_t *err)
                             "Description=default namespace", "Organization=slurmlink", NULL};
         const char *a2[] = {"add", "user", "root", "DefaultAccount=default", "Cluster=slurmlink",
                             NULL};
-        if (sacctmgr(c, a1, err) < 0 || sacctmgr(c, a2, err) < 0)
+        /* slurmlinkd's default job user, so pods are accounted to "default" */
+        const char *a3[] = {"add", "user", "nobody", "DefaultAccount=default", "Cluster=slurmlink",
+                            NULL};
+        if (sacctmgr(c, a1, err) < 0 || sacctmgr(c, a2, err) < 0 || sacctmgr(c, a3, err) < 0)
             return -1;
     }
     return 0;
