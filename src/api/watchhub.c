@@ -17,7 +17,7 @@
 struct api_hub {
     sl_store_t *store;
     char *resource;
-    pthread_mutex_t lock;
+    pthread_rwlock_t lock; /* readers collect events; a writer refreshes */
     api_wev_t **ring;
     size_t cap, start, count;
     int64_t base, last;
@@ -40,7 +40,7 @@ api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap)
     h->resource = sl_xstrdup(resource);
     h->cap = cap ? cap : 4096;
     h->ring = sl_xcalloc(h->cap, sizeof(*h->ring));
-    pthread_mutex_init(&h->lock, NULL);
+    pthread_rwlock_init(&h->lock, NULL);
     h->base = h->last = sl_store_revision(store);
     return h;
 }
@@ -51,7 +51,7 @@ void api_hub_destroy(api_hub_t *h)
         return;
     for (size_t i = 0; i < h->count; i++)
         api_wev_unref(h->ring[(h->start + i) % h->cap]);
-    pthread_mutex_destroy(&h->lock);
+    pthread_rwlock_destroy(&h->lock);
     free(h->ring);
     free(h->resource);
     free(h);
@@ -131,15 +131,21 @@ static int refresh(api_hub_t *h)
 
 int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int64_t *covered)
 {
-    pthread_mutex_lock(&h->lock);
-    if (refresh(h) < 0) {
-        int e = errno;
-        pthread_mutex_unlock(&h->lock);
-        errno = e;
-        return -1;
+    /* usually some other watcher has already brought the hub up to date:
+     * then a read lock is enough and the watchers do not queue */
+    pthread_rwlock_rdlock(&h->lock);
+    if (h->last < sl_store_revision(h->store)) {
+        pthread_rwlock_unlock(&h->lock);
+        pthread_rwlock_wrlock(&h->lock);
+        if (refresh(h) < 0) {
+            int e = errno;
+            pthread_rwlock_unlock(&h->lock);
+            errno = e;
+            return -1;
+        }
     }
     if (after_rv < h->base) {
-        pthread_mutex_unlock(&h->lock);
+        pthread_rwlock_unlock(&h->lock);
         errno = ERANGE;
         return -1;
     }
@@ -159,6 +165,6 @@ int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int
         out[n++] = e;
     }
     *covered = h->last;
-    pthread_mutex_unlock(&h->lock);
+    pthread_rwlock_unlock(&h->lock);
     return (int)n;
 }
