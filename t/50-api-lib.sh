@@ -1,7 +1,8 @@
 # 50-api-lib.sh — helpers for the API tests (t/50-53): a private slurmlinkd
 # on a free loopback port, plain HTTP, no Slurm.
 #   source "$(dirname "$0")/50-api-lib.sh"
-#   api_up [daemon options]    (API_WRAP="valgrind ..." runs the daemon under a tool)    → $API (base URL), $AD (folder), KUBECONFIG, k()
+#   api_up [daemon options]    (API_WRAP="valgrind ..." runs the daemon under a tool;
+#                               API_SCHEME=https API_CURL_OPTS="--cacert F" API_CA=F for TLS)    → $API (base URL), $AD (folder), KUBECONFIG, k()
 #   req METHOD PATH [curl args] → sets $CODE and $BODY (and $HDRS)
 #   jqr FILTER                  → jq -r FILTER on $BODY
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -23,11 +24,12 @@ api_start() {
   ${API_WRAP:-} "$SLURMLINKD" --listen 127.0.0.1 --port "$port" --state-dir "$dir/state" "$@" \
     >>"$dir/daemon.log" 2>&1 &
   API_PID=$!
-  API=http://127.0.0.1:$port
+  API=${API_SCHEME:-http}://127.0.0.1:$port
   API_PORT=$port
   local i
   for i in $(seq 1 ${API_START_TRIES:-100}); do
-    curl -sf "$API/healthz" >/dev/null 2>&1 && return 0
+    # shellcheck disable=SC2086 # API_CURL_OPTS: e.g. --cacert FILE for HTTPS
+    curl -sf ${API_CURL_OPTS:-} "$API/healthz" >/dev/null 2>&1 && return 0
     kill -0 "$API_PID" 2>/dev/null || break
     sleep 0.1
   done
@@ -53,7 +55,7 @@ api_up() {
 apiVersion: v1
 kind: Config
 clusters:
-- cluster: {server: "$API"}
+- cluster: {server: "$API"${API_CA:+, certificate-authority: "$API_CA"}}
   name: t
 contexts:
 - context: {cluster: t, user: u, namespace: default}
@@ -61,7 +63,7 @@ contexts:
 current-context: t
 users:
 - name: u
-  user: {}
+  user: {${API_TOKEN:+token: "$API_TOKEN"}}
 EOF
   export KUBECONFIG=$AD/kubeconfig
 }
