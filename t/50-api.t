@@ -190,6 +190,35 @@ t1=$(( ($(date +%s%N) - t0) / 1000000 ))
 is "$(printf '%s' "$BODY" | grep -v '^$' | jq -r '.type + ":" + .object.metadata.name' | tr '\n' ' ')" "ADDED:p1 " "watch with a metadata.name field selector (kubectl wait)"
 ok test "$t1" -ge 900 -a "$t1" -lt 3000 "timeoutSeconds ends the watch (${t1} ms)"
 
+# ---- logs --------------------------------------------------------------------
+jpost $NS/pods "$(pod_json logp | jq -c '.metadata.labels={}')"
+req GET $NS/pods/logp/log
+is "$CODE $BODY" "200 " "logs of a pod not yet placed: empty"
+set_status default logp '{"phase":"Running","containerStatuses":[{"name":"main","ready":true,"restartCount":1,"image":"b","imageID":"","state":{"running":{}}}]}'
+jpatch $NS/pods/logp application/merge-patch+json '{"spec":{"nodeName":"n1"}}' >/dev/null
+cri_log default logp main 0 "2020-01-01T00:00:00Z stdout F first run"
+cri_log default logp main 1 "2020-01-01T00:00:10.5Z stdout F second run" "2020-01-01T00:00:11Z stderr F more"
+req GET $NS/pods/logp/log
+is "$BODY" $'second run\nmore' "logs: the newest restart's file"
+req GET "$NS/pods/logp/log?previous=true"
+is "$BODY" "first run" "logs previous=true: the restart before"
+req GET "$NS/pods/logp/log?limitBytes=8"
+is "$BODY" "second r" "logs limitBytes"
+req GET "$NS/pods/logp/log?sinceTime=2020-01-01T00:00:11Z"
+is "$BODY" "more" "logs sinceTime"
+req GET "$NS/pods/logp/log?tailLines=0"
+is "$CODE:$BODY" "200:" "logs tailLines=0"
+req GET "$NS/pods/logp/log?timestamps=true&tailLines=1"
+is "$BODY" "2020-01-01T00:00:11Z more" "logs timestamps (RFC 3339 as Go prints it)"
+is "$(printf '%s' "$HDRS" | grep -i '^Content-Type:')" "Content-Type: text/plain" "logs are text/plain"
+curl -s -N "$API$NS/pods/logp/log?follow=true" >"$AD/lf" &
+lfp=$!
+sleep 0.5
+cri_log default logp main 2 "2020-01-01T00:01:00Z stdout F third run"
+t0=$(date +%s%N); wait $lfp; t1=$(( ($(date +%s%N) - t0) / 1000000 ))
+is "$(cat "$AD/lf")" $'second run\nmore' "logs follow ends when a newer restart's file appears"
+ok test "$t1" -lt 1000 "... within ${t1} ms"
+
 # ---- delete ----------------------------------------------------------------
 req DELETE $NS/configmaps/cm2
 is "$CODE $(jqr '.kind + " " + .status + " " + .details.name + " " + .details.kind')" "200 Status Success cm2 configmaps" "delete a configmap: Success Status"
