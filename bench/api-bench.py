@@ -71,6 +71,7 @@ def main():
     table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
     results = {}
     for name, path, accept in (("Table", "/api/v1/namespaces/default/pods", table),
+                               ("Table page (limit=500)", "/api/v1/namespaces/default/pods?limit=500", table),
                                ("JSON", "/api/v1/namespaces/default/pods", "application/json"),
                                ("Table -l shard=3", "/api/v1/namespaces/default/pods?labelSelector=shard%3D3", table),
                                ("JSON one pod by name", "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dp04242", "application/json")):

@@ -1,10 +1,14 @@
 /* list.c — GET on a collection: label and field selectors, limit and
  * continue, JSON lists or Tables.
  *
- * Paging: `limit` is honoured with a continue token; later pages read the
- * current state (as kube-apiserver does for an expired snapshot), so a page
- * may show changes made after the first one. Without selectors or paging a
- * JSON list splices the stored texts without parsing them. */
+ * Paging: `limit` is honoured with a continue token that holds the position
+ * in the (namespace, name) order; a page parses only what it returns (plus
+ * what selectors reject). Later pages read the current state (as
+ * kube-apiserver does once a snapshot has expired), so a page may show
+ * changes made after the first one, and an object created or deleted
+ * meanwhile may shift the position by one. remainingItemCount is given
+ * without selectors only, as in kube-apiserver. Without selectors or paging
+ * a JSON list splices the stored texts without parsing them. */
 #include "api/internal.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
@@ -81,25 +85,15 @@ static char *b64_decode(const char *s)
     return sl_buf_steal(&b);
 }
 
-static char *make_continue(int64_t rv, const char *ns, const char *name)
+static char *make_continue(int64_t rv, size_t index)
 {
-    json_t *t = json_pack("{s:s, s:I, s:s, s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rv,
-                          "ns", ns, "name", name);
+    json_t *t = json_pack("{s:s, s:I, s:I}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rv, "i",
+                          (json_int_t)index);
     char *s = json_dumps(t, JSON_COMPACT);
     json_decref(t);
     char *out = b64_encode(s);
     free(s);
     return out;
-}
-
-/* 1 when obj sorts after the token's (ns, name). */
-static bool after_key(json_t *obj, const char *ns, const char *name)
-{
-    const char *ons = sl_kube_namespace(obj) ? sl_kube_namespace(obj) : "";
-    int c = strcmp(ons, ns);
-    if (c)
-        return c > 0;
-    return strcmp(sl_kube_name(obj) ? sl_kube_name(obj) : "", name) > 0;
 }
 
 /* Streaming list: each stored object is parsed, filtered, turned into its
@@ -109,29 +103,29 @@ typedef struct lister {
     api_req_t *r;
     const api_resource_t *res;
     sl_kube_selector_t *ls, *fs;
-    bool has_cont;
-    char cns[256], cname[256];
+    size_t skip, raw; /* objects before the page (not parsed), objects seen */
     long limit;
-    size_t n, remaining;
+    size_t n;
+    bool more;        /* the page is full and something follows */
     int table, include;
     long long now;
     sl_buf_t items;
-    char last_ns[256], last_name[256];
 } lister_t;
 
 static int list_one(void *arg, const char *text, size_t len)
 {
     lister_t *L = arg;
+    if (L->raw++ < L->skip)
+        return 0; /* an earlier page's */
+    if (L->limit > 0 && (long)L->n >= L->limit) {
+        L->more = true; /* stop here: the next page starts with this one */
+        errno = 0;
+        return -1;
+    }
     json_t *o = json_loadb(text, len, 0, NULL);
     if (!o)
         return 0; /* the store only holds valid JSON; skip rather than fail */
-    if ((L->has_cont && !after_key(o, L->cns, L->cname)) || !sl_kube_selector_match(L->ls, o) ||
-        !sl_kube_selector_match(L->fs, o)) {
-        json_decref(o);
-        return 0;
-    }
-    if (L->limit > 0 && (long)L->n >= L->limit) {
-        L->remaining++;
+    if (!sl_kube_selector_match(L->ls, o) || !sl_kube_selector_match(L->fs, o)) {
         json_decref(o);
         return 0;
     }
@@ -150,9 +144,6 @@ static int list_one(void *arg, const char *text, size_t len)
     } else {
         sl_buf_append(&L->items, text, len);
     }
-    const char *ns = sl_kube_namespace(o), *name = sl_kube_name(o);
-    snprintf(L->last_ns, sizeof(L->last_ns), "%s", ns ? ns : "");
-    snprintf(L->last_name, sizeof(L->last_name), "%s", name ? name : "");
     json_decref(o);
     return 0;
 }
@@ -215,23 +206,21 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
             limit = 0;
     }
     const char *ctok = api_query(r, "continue");
-    char cns[256] = "", cname[256] = "";
     bool has_cont = ctok && *ctok;
+    json_int_t skip = 0;
     if (has_cont) {
         char *dec = b64_decode(ctok);
         json_t *t = dec ? json_loads(dec, 0, NULL) : NULL;
         free(dec);
-        const char *tn = json_string_value(json_object_get(t, "ns"));
-        const char *tm = json_string_value(json_object_get(t, "name"));
-        if (!tn || !tm) {
-            json_decref(t);
+        json_t *ji = json_object_get(t, "i");
+        bool valid = json_is_integer(ji);
+        skip = json_integer_value(ji);
+        json_decref(t);
+        if (!valid || skip < 0) {
             st = sl_kube_status_bad_request("continue key is not valid: incorrect encoded start "
                                             "resourceVersion (version meta.k8s.io/v1)");
             goto fail;
         }
-        snprintf(cns, sizeof(cns), "%s", tn);
-        snprintf(cname, sizeof(cname), "%s", tm);
-        json_decref(t);
     }
     const char *ns = res->namespaced ? p->ns : NULL;
     bool plain = sl_kube_selector_empty(ls) && sl_kube_selector_empty(fs) && !table && !has_cont;
@@ -244,15 +233,13 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
                   .res = res,
                   .ls = ls,
                   .fs = fs,
-                  .has_cont = has_cont,
+                  .skip = (size_t)skip,
                   .limit = limit,
                   .table = table,
                   .include = api_include_object(r),
                   .now = sl_kube_now_ns(),
                   .items = SL_BUF_INIT};
-    snprintf(L.cns, sizeof(L.cns), "%s", cns);
-    snprintf(L.cname, sizeof(L.cname), "%s", cname);
-    int64_t rv = 0;
+    int64_t rv = sl_store_revision(r->api->store); /* a paged list stops early */
     const char *exact = sl_kube_selector_exact(fs, "metadata.name");
     const char *exact_ns = sl_kube_selector_exact(fs, "metadata.namespace");
     if (exact && (ns || exact_ns || !res->namespaced)) {
@@ -266,13 +253,20 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
                 list_one(&L, text, strlen(text));
             free(text);
         }
-    } else if (sl_store_list_each(r->api->store, res->store_name, ns, list_one, &L, &rv) < 0) {
+    } else if (sl_store_list_each(r->api->store, res->store_name, ns, list_one, &L, &rv) < 0 &&
+               !L.more) {
         sl_buf_free(&L.items);
         st = sl_kube_status_internal(strerror(errno));
         goto fail;
     }
-    if (L.remaining)
-        cont = make_continue(rv, L.last_ns, L.last_name);
+    size_t remaining = 0;
+    bool selectors = !sl_kube_selector_empty(ls) || !sl_kube_selector_empty(fs);
+    if (L.more) {
+        cont = make_continue(rv, L.raw - 1);
+        long total = sl_store_count(r->api->store, res->store_name, ns);
+        if (total > (long)(L.raw - 1))
+            remaining = (size_t)(total - (long)(L.raw - 1));
+    }
     char gv[128];
     sl_buf_t out = SL_BUF_INIT;
     if (table > 0) {
@@ -291,8 +285,9 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
         sl_buf_printf(&out, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%lld\"",
                       res->list_kind, api_resource_api_version(res, gv, sizeof(gv)), (long long)rv);
         if (cont)
-            sl_buf_printf(&out, ",\"continue\":\"%s\",\"remainingItemCount\":%zu", cont,
-                          L.remaining);
+            sl_buf_printf(&out, ",\"continue\":\"%s\"", cont);
+        if (cont && !selectors)
+            sl_buf_printf(&out, ",\"remainingItemCount\":%zu", remaining);
         sl_buf_puts(&out, "},\"items\":[");
     }
     if (L.items.len)
