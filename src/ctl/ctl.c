@@ -1,6 +1,7 @@
 /* ctl.c — the reconcile loop: pod changes from the store, Slurm polls,
  * graceful deletion; and the shim push hook called from API threads. */
 #include "ctl/internal.h"
+#include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -595,6 +596,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->uid = pw->pw_uid;
     c->gid = pw->pw_gid;
     c->user_home = sl_xstrdup(pw->pw_dir ? pw->pw_dir : "/");
+    if (o->policy_path && !(c->policy = sl_authz_policy_load(o->policy_path, err)))
+        goto fail;
     if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
     if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
@@ -621,6 +624,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         while (c->pods[i])
             ctl_pod_remove(c, c->pods[i]->uid);
     sl_slurm_nodes_free(c->nodes);
+    sl_authz_policy_destroy(c->policy);
     pthread_mutex_destroy(&c->lock);
     free((char *)c->o.state_dir);
     free((char *)c->o.pods_root);

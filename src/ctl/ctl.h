@@ -15,12 +15,17 @@
 
 typedef struct sl_ctl sl_ctl_t;
 
+/* Set by the API at create (server-owned): the authenticated user who
+ * created the pod; the controller maps it to the Unix user the job runs as. */
+#define SL_CTL_USER_ANNOTATION "slurmlink.io/user"
+
 typedef struct sl_ctl_opts {
     const char *state_dir;      /* holds shim.key (the per-pod token key) */
     const char *pods_root;      /* pod folders: <root>/<ns>/<name>-<uid>/ */
     const char *shim_path;      /* slurmlink-shim, as the batch script calls it */
     const char *report_url;     /* where shims push: .../internal/v1/shim/events */
-    const char *run_as;         /* Unix user the jobs run as (default "nobody") */
+    const char *run_as;         /* Unix user for pods without a mapped user (default "nobody") */
+    const char *policy_path;    /* policy.yaml: user → Unix user, namespace → account (NULL: none) */
     const char *image_store;    /* charliecloud images */
     const char *default_runtime;/* NULL: translate's default */
     const char *slurm_conf;     /* passed to jobs as SLURM_CONF */

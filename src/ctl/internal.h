@@ -33,9 +33,10 @@ typedef struct ctl_pod {
 struct sl_ctl {
     sl_store_t *store;
     sl_ctl_opts_t o;         /* strings owned (copied) */
-    uid_t uid;
+    uid_t uid;               /* the default job user (run_as) */
     gid_t gid;
     char *user_home;
+    struct sl_authz_policy *policy; /* NULL: every pod runs as run_as */
     unsigned char key[32];   /* HMAC key for per-pod shim tokens */
 
     pthread_t thread;

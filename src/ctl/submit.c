@@ -1,6 +1,7 @@
 /* submit.c — a new pod becomes a Slurm job: translate, write the pod folder
  * as the job's user, submit in-process, record the job id. */
 #include "ctl/internal.h"
+#include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,7 +79,8 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
 }
 
 /* the pod folder, every file in it, owned by the job's user */
-static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, sl_error_t *err)
+static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, uid_t uid, gid_t gid,
+                        sl_error_t *err)
 {
     char *parent = sl_xstrdup(r->pod_dir);
     char *slash = strrchr(parent, '/');
@@ -89,7 +92,8 @@ static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, sl_error_t 
         return -1;
     if (mkdir(r->pod_dir, 0700) < 0 && errno != EEXIST)
         return sl_errprintf(err, "mkdir %s: %s", r->pod_dir, strerror(errno));
-    if (chown(r->pod_dir, c->uid, c->gid) < 0 || chmod(r->pod_dir, 0700) < 0)
+    (void)c;
+    if (chown(r->pod_dir, uid, gid) < 0 || chmod(r->pod_dir, 0700) < 0)
         return sl_errprintf(err, "chown %s: %s", r->pod_dir, strerror(errno));
     for (size_t i = 0; i < r->nfiles; i++) {
         const sl_translate_file_t *f = &r->files[i];
@@ -104,7 +108,7 @@ static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, sl_error_t 
             /* the folders on the way were listed before (translate's order) */
             rc = sl_write_file(path, f->data, f->len, (mode_t)f->mode, err);
         }
-        if (rc == 0 && lchown(path, c->uid, c->gid) < 0)
+        if (rc == 0 && lchown(path, uid, gid) < 0)
             rc = sl_errprintf(err, "chown %s: %s", path, strerror(errno));
         free(path);
         if (rc < 0)
@@ -138,6 +142,39 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         sl_fielderrs_destroy(errs);
         return;
     }
+    /* who the job runs as: the creator's mapped Unix user (policy), else the
+     * default job user; which account: the namespace's */
+    uid_t uid = c->uid;
+    gid_t gid = c->gid;
+    char *uname = NULL, *account = NULL, *home = NULL;
+    const char *kuser = sl_kube_annotation(pod, SL_CTL_USER_ANNOTATION);
+    sl_error_t ierr = {""};
+    if (c->policy) {
+        account = sl_authz_account(c->policy, p->ns);
+        if (kuser && sl_authz_unix_user(c->policy, kuser, &uid, &gid, &uname, &ierr) < 0) {
+            failed(c, p, pod, 1, "user \"%s\" has no Unix user to run as: %s", kuser, ierr.text);
+            goto out_ident;
+        }
+    }
+    if (!uname)
+        uname = sl_xstrdup(c->o.run_as);
+    struct passwd *pw = getpwuid(uid);
+    home = sl_xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
+    /* securityContext.runAsUser may only name that user */
+    for (int init = 0; init < 2; init++) {
+        const sl_pod_container_t *cs = init ? model->init_containers : model->containers;
+        size_t n = init ? model->ninit : model->ncontainers;
+        for (size_t i = 0; i < n; i++) {
+            int64_t want = cs[i].run_as_user;
+            if (want != SL_POD_UNSET && want != (int64_t)uid) {
+                failed(c, p, pod, 1,
+                       "spec.%s[%zu].securityContext.runAsUser: %lld is not uid %u (%s), the only "
+                       "user this pod may run as", init ? "initContainers" : "containers", i,
+                       (long long)want, (unsigned)uid, uname);
+                goto out_ident;
+            }
+        }
+    }
     char token[65];
     ctl_token(c, p->uid, token);
     sl_translate_config_t cfg = {
@@ -148,9 +185,10 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .default_cpu_milli = 1000,
         .default_mem_bytes = 1024LL * 1024 * 1024,
         .default_runtime = c->o.default_runtime,
+        .default_account = account,
         .image_store = c->o.image_store,
-        .uid = c->uid,
-        .gid = c->gid,
+        .uid = uid,
+        .gid = gid,
         .image_lookup = image_lookup,
     };
     json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
@@ -168,20 +206,18 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
             failed(c, p, pod, 1, "%s", *agg ? agg : err.text);
             free(agg);
         }
-        sl_pod_destroy(model);
-        sl_fielderrs_destroy(errs);
-        return;
+        goto out_ident;
     }
-    if (write_folder(c, r, &err) < 0) {
+    if (write_folder(c, r, uid, gid, &err) < 0) {
         failed(c, p, pod, 0, "cannot write the pod folder: %s", err.text);
         goto out;
     }
     char *env[8];
     int ne = 0;
     env[ne++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
-    env[ne++] = sl_xasprintf("HOME=%s", c->user_home);
-    env[ne++] = sl_xasprintf("USER=%s", c->o.run_as);
-    env[ne++] = sl_xasprintf("LOGNAME=%s", c->o.run_as);
+    env[ne++] = sl_xasprintf("HOME=%s", home);
+    env[ne++] = sl_xasprintf("USER=%s", uname);
+    env[ne++] = sl_xasprintf("LOGNAME=%s", uname);
     env[ne++] = sl_xasprintf("SLURMLINK_POD_UID=%s", p->uid);
     if (c->o.slurm_conf)
         env[ne++] = sl_xasprintf("SLURM_CONF=%s", c->o.slurm_conf);
@@ -190,8 +226,8 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .script = r->script,
         .env = (const char *const *)env,
         .options = (const char *const *)r->options,
-        .uid = c->uid,
-        .gid = c->gid,
+        .uid = uid,
+        .gid = gid,
         .work_dir = r->pod_dir,
     };
     uint32_t job_id = 0;
@@ -220,6 +256,10 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     sl_debug("pod %s/%s: Slurm job %u (%lld ms)", p->ns, p->name, job_id, sl_now_ms() - t0);
 out:
     sl_translate_result_destroy(r);
+out_ident:
+    free(uname);
+    free(account);
+    free(home);
     sl_pod_destroy(model);
     sl_fielderrs_destroy(errs);
 }

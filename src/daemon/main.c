@@ -29,7 +29,7 @@ typedef struct daemon_opts {
     int verbose;
     /* controllers (src/ctl): on when a slurm.conf is known */
     int no_controllers;
-    const char *run_as, *shim, *image_store, *default_runtime, *report_url;
+    const char *run_as, *shim, *image_store, *default_runtime, *report_url, *policy;
     long poll_ms;
 } daemon_opts_t;
 
@@ -56,6 +56,7 @@ static void usage(FILE *f)
             "      --default-runtime R  runtime for registry images (apptainer)\n"
             "      --report-url URL     where shims push (http[s]://<listen>:<port>/internal/v1/shim/events)\n"
             "      --poll-ms N          Slurm job poll period in ms (250)\n"
+            "      --policy FILE        policy.yaml: users → Unix users, namespaces → accounts\n"
             "  -v, --verbose            log every request\n"
             "  -V, --version\n");
 }
@@ -77,7 +78,7 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 static int parse_args(int argc, char **argv, daemon_opts_t *o)
 {
     enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG, O_NOCTL,
-           O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL };
+           O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL, O_POLICY };
     static const struct option lo[] = {{"listen", required_argument, 0, 'l'},
                                        {"port", required_argument, 0, 'p'},
                                        {"state-dir", required_argument, 0, 's'},
@@ -97,6 +98,7 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
                                        {"default-runtime", required_argument, 0, O_RUNTIME},
                                        {"report-url", required_argument, 0, O_REPORT},
                                        {"poll-ms", required_argument, 0, O_POLL},
+                                       {"policy", required_argument, 0, O_POLICY},
                                        {"verbose", no_argument, 0, 'v'},
                                        {"version", no_argument, 0, 'V'},
                                        {"help", no_argument, 0, 'h'},
@@ -138,6 +140,7 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
             break;
         case O_NOCTL: o->no_controllers = 1; break;
         case O_RUNAS: o->run_as = optarg; break;
+        case O_POLICY: o->policy = optarg; break;
         case O_SHIM: o->shim = optarg; break;
         case O_IMAGES: o->image_store = optarg; break;
         case O_RUNTIME: o->default_runtime = optarg; break;
@@ -253,6 +256,7 @@ int main(int argc, char **argv)
             .shim_path = shim,
             .report_url = report,
             .run_as = o.run_as,
+            .policy_path = o.policy,
             .image_store = o.image_store,
             .default_runtime = o.default_runtime,
             .slurm_conf = o.slurm_conf,
