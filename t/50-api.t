@@ -179,6 +179,9 @@ like "$(grep -c BOOKMARK "$AD/w2")" '^[1-9]' "allowWatchBookmarks sends BOOKMARK
 req GET "$NS/configmaps?watch=1&resourceVersion=$CMRV&timeoutSeconds=1" -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json'
 is "$(printf '%s' "$BODY" | grep -v '^$' | jq -r '.object.kind + ":" + (.object.columnDefinitions|length|tostring) + ":" + .object.rows[0].cells[0]' | tr '\n' ' ')" \
   "Table:3:cm1 Table:0:cm2 Table:0:cm1 " "Table watch: one-row Tables, columns in the first event only"
+req GET "$NS/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1"
+is "$(printf '%s' "$BODY" | grep -v '^$' | jq -r '.type + (if .type=="BOOKMARK" then ":" + .object.metadata.annotations["k8s.io/initial-events-end"] else "" end)' | head -4 | tr '\n' ' ')" \
+  "ADDED ADDED ADDED BOOKMARK:true " "sendInitialEvents: the current objects, then a BOOKMARK marking their end"
 for i in $(seq 1 150); do jpatch $NS/configmaps/cm3 application/merge-patch+json "{\"data\":{\"i\":\"$i\"}}"; done
 req GET "$NS/configmaps?watch=1&resourceVersion=$CMRV&timeoutSeconds=1"
 is "$(printf '%s' "$BODY" | grep -v '^$' | jq -r '.type + " " + (.object.code|tostring) + " " + .object.reason')" "ERROR 410 Expired" \
