@@ -15,20 +15,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void emit_lines(sl_buf_t *b, bench_line_fn on_line, void *arg, long long t, int flush)
+/* returns 1 once on_line said it has what it waited for */
+static int emit_lines(sl_buf_t *b, bench_line_fn on_line, void *arg, long long t, int flush)
 {
     size_t start = 0;
-    for (size_t i = 0; i < b->len; i++) {
+    int stop = 0;
+    for (size_t i = 0; i < b->len && !stop; i++) {
         if (b->data[i] != '\n')
             continue;
         b->data[i] = '\0';
-        if (on_line)
-            on_line(arg, b->data + start, t);
+        if (on_line && on_line(arg, b->data + start, t))
+            stop = 1;
         start = i + 1;
     }
-    if (flush && start < b->len) {
-        if (on_line)
-            on_line(arg, b->data + start, t);
+    if (flush && !stop && start < b->len) {
+        if (on_line && on_line(arg, b->data + start, t))
+            stop = 1;
         start = b->len;
     }
     if (start) {
@@ -36,6 +38,7 @@ static void emit_lines(sl_buf_t *b, bench_line_fn on_line, void *arg, long long 
         b->len -= start;
         b->data[b->len] = '\0';
     }
+    return stop;
 }
 
 int bench_child_run(const char *const *argv, const char *const *envp, bench_line_fn on_line,
@@ -83,8 +86,8 @@ int bench_child_run(const char *const *argv, const char *const *envp, bench_line
     close(errp[1]);
     sl_buf_t ob = SL_BUF_INIT, eb = SL_BUF_INIT;
     struct pollfd fds[2] = {{out[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
-    int open_fds = 2, timed_out = 0;
-    while (open_fds) {
+    int open_fds = 2, timed_out = 0, stopped = 0;
+    while (open_fds && !stopped) {
         long long left = deadline_ms - sl_now_ms();
         if (left <= 0) {
             timed_out = 1;
@@ -111,23 +114,39 @@ int bench_child_run(const char *const *argv, const char *const *envp, bench_line
             }
             if (i == 0) {
                 sl_buf_append(&ob, chunk, (size_t)k);
-                emit_lines(&ob, on_line, arg, t, 0);
+                stopped = emit_lines(&ob, on_line, arg, t, 0);
             } else if (eb.len < 65536) {
                 sl_buf_append(&eb, chunk, (size_t)k);
             }
         }
     }
-    emit_lines(&ob, on_line, arg, sl_wall_us(), 1);
+    if (stopped) {
+        /* done watching: a watcher like `kubectl get -w` never ends itself */
+        kill(-pid, SIGTERM);
+        kill(pid, SIGTERM);
+    } else if (!timed_out) {
+        emit_lines(&ob, on_line, arg, sl_wall_us(), 1);
+    }
     for (int i = 0; i < 2; i++)
         if (fds[i].fd >= 0)
             close(fds[i].fd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    int status = 0, reaped = 0;
+    if (stopped) {
+        reaped = sl_wait_timeout(pid, 3000, &status) == 0;
+        if (!reaped) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+        }
+    }
+    if (!reaped)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
     sl_buf_free(&ob);
     if (errout)
         *errout = sl_buf_steal(&eb);
     sl_buf_free(&eb);
+    if (stopped)
+        return 0;
     if (timed_out) {
         errno = ETIMEDOUT;
         return sl_errprintf(err, "%s did not finish in time (killed)", argv[0]);

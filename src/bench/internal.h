@@ -89,11 +89,13 @@ int bench_slurm_terminal(const char *state);
 
 /* ---- child processes with line-timed output (child.c) ---- */
 /* Run argv with envp (NULL: inherit); call on_line for every stdout line
- * with the wall-clock time (µs) it was read; stderr is collected into
+ * with the wall-clock time (µs) it was read; on_line returns non-zero when
+ * it has what it waited for: the child's process group is then terminated
+ * and the run counts as a success (status 0). stderr is collected into
  * *errout (caller frees; may be NULL). Kills the child at deadline_ms
  * (monotonic, sl_now_ms). Returns the exit status (0-255, 128+signal), or
  * -1 with err (spawn failure, deadline). */
-typedef void (*bench_line_fn)(void *arg, const char *line, long long t_us);
+typedef int (*bench_line_fn)(void *arg, const char *line, long long t_us);
 int bench_child_run(const char *const *argv, const char *const *envp, bench_line_fn on_line,
                     void *arg, char **errout, long long deadline_ms, sl_error_t *err);
 
@@ -135,6 +137,9 @@ json_t *bench_kube_get_pod(bench_kube_t *k, const char *ns, const char *name, sl
 void bench_kube_cleanup(bench_ctx_t *c);
 /* Fill r from a pod object: uid, pod_dir, job id (annotation slurmlink.io/job-id). */
 void bench_kube_note_pod(bench_ctx_t *c, sl_bench_run_t *r, json_t *pod);
+/* Fail r with why the pod object says it Failed (pod reason, else the
+ * first container's exit). */
+void bench_kube_fail_pod(sl_bench_run_t *r, json_t *pod);
 /* Watch pods with labelSelector from resourceVersion rv until every run in
  * rs has a terminal phase (Succeeded/Failed): sets t_seen, phase, and fails
  * runs that ended Failed. */

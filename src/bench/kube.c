@@ -218,6 +218,34 @@ void bench_kube_note_pod(bench_ctx_t *c, sl_bench_run_t *r, json_t *pod)
         snprintf(r->job_id, sizeof(r->job_id), "%s", job);
 }
 
+void bench_kube_fail_pod(sl_bench_run_t *r, json_t *pod)
+{
+    json_t *st = json_object_get(pod, "status");
+    const char *reason = json_string_value(json_object_get(st, "reason"));
+    const char *msg = json_string_value(json_object_get(st, "message"));
+    if (reason || msg) {
+        sl_bench_run_fail(r, "pod Failed: %s%s%s", reason ? reason : "", msg ? ": " : "",
+                          msg ? msg : "");
+        return;
+    }
+    /* no pod-level reason: the first container that ended badly says why */
+    size_t i;
+    json_t *cs;
+    json_array_foreach(json_object_get(st, "containerStatuses"), i, cs)
+    {
+        json_t *t = json_object_get(json_object_get(cs, "state"), "terminated");
+        if (t && json_integer_value(json_object_get(t, "exitCode")) != 0) {
+            const char *cr = json_string_value(json_object_get(t, "reason"));
+            sl_bench_run_fail(r, "pod Failed: container %s exited %lld (%s)",
+                              json_string_value(json_object_get(cs, "name")),
+                              (long long)json_integer_value(json_object_get(t, "exitCode")),
+                              cr ? cr : "no reason");
+            return;
+        }
+    }
+    sl_bench_run_fail(r, "pod Failed");
+}
+
 typedef struct watch {
     bench_ctx_t *c;
     sl_bench_run_t **rs;
@@ -247,12 +275,8 @@ static void observe(watch_t *w, json_t *pod, long long t)
         if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"))) {
             r->t_seen = t;
             snprintf(r->phase, sizeof(r->phase), "%s", phase);
-            if (!strcmp(phase, "Failed")) {
-                const char *reason = json_string_value(json_object_get(st, "reason"));
-                const char *msg = json_string_value(json_object_get(st, "message"));
-                sl_bench_run_fail(r, "pod Failed: %s%s%s", reason ? reason : "",
-                                  msg ? ": " : "", msg ? msg : "");
-            }
+            if (!strcmp(phase, "Failed"))
+                bench_kube_fail_pod(r, pod);
             w->left--;
         }
     }

@@ -1,9 +1,11 @@
 /* path_kubectl.c — what a Kubernetes user types: `kubectl apply -f pod`,
- * then `kubectl wait --for=jsonpath={.status.phase}=Succeeded` (a watch).
+ * then `kubectl get pod -w` until the phase is Succeeded (a watch; unlike
+ * `kubectl wait --for=jsonpath=...=Succeeded` it also sees Failed at once,
+ * and it follows a batch of pods together rather than one after another).
  * The real kubectl, with the cluster folder's kubeconfig and a cache folder
  * of its own that the warm-up run fills (discovery), as on a user's laptop.
  * t_ack is the moment kubectl printed "pod/NAME created", t_seen the moment
- * it printed "condition met": process exit is not counted. */
+ * it printed the terminal phase: process exit is not counted. */
 #include "bench/internal.h"
 
 #include "common/buf.h"
@@ -16,32 +18,51 @@
 #include <string.h>
 
 typedef struct lines {
+    bench_ctx_t *c;
     sl_bench_run_t **rs;
-    size_t n;
-    const char *suffix; /* " created" / " condition met" */
-    int ack;            /* 1: set t_ack, 0: set t_seen */
+    size_t n, left; /* left: runs still waiting for their terminal phase */
 } lines_t;
 
-static void on_line(void *arg, const char *line, long long t)
+/* `kubectl apply` prints "pod/NAME created" when the API answered */
+static int on_apply(void *arg, const char *line, long long t)
 {
     lines_t *l = arg;
     if (strncmp(line, "pod/", 4))
-        return;
+        return 0;
     const char *name = line + 4;
     size_t len = strcspn(name, " ");
-    if (strcmp(name + len, l->suffix) && !(l->ack && !strcmp(name + len, " configured")))
-        return;
+    if (strcmp(name + len, " created") && strcmp(name + len, " configured"))
+        return 0;
     for (size_t i = 0; i < l->n; i++) {
         sl_bench_run_t *r = l->rs[i];
-        if (strlen(r->pod) != len || strncmp(r->pod, name, len))
-            continue;
-        if (l->ack && !r->t_ack)
+        if (strlen(r->pod) == len && !strncmp(r->pod, name, len) && !r->t_ack)
             r->t_ack = t;
-        else if (!l->ack && !r->t_seen) {
-            r->t_seen = t;
-            snprintf(r->phase, sizeof(r->phase), "Succeeded");
-        }
     }
+    return 0;
+}
+
+/* `kubectl get -w -o jsonpath=...` prints "NAME PHASE" at every change */
+static int on_watch(void *arg, const char *line, long long t)
+{
+    lines_t *l = arg;
+    const char *sp = strchr(line, ' ');
+    if (!sp)
+        return 0;
+    const char *phase = sp + 1;
+    if (strcmp(phase, "Succeeded") && strcmp(phase, "Failed"))
+        return 0;
+    for (size_t i = 0; i < l->n; i++) {
+        sl_bench_run_t *r = l->rs[i];
+        if (strlen(r->pod) != (size_t)(sp - line) || strncmp(r->pod, line, (size_t)(sp - line)) ||
+            r->t_seen || r->error[0])
+            continue;
+        r->t_seen = t;
+        snprintf(r->phase, sizeof(r->phase), "%s", phase);
+        l->left--;
+    }
+    if (l->n > 1)
+        bench_progress(l->c, "%s: %zu/%zu seen finished", l->rs[0]->path, l->n - l->left, l->n);
+    return l->left == 0;
 }
 
 static void base_argv(bench_ctx_t *c, sl_argv_t *a)
@@ -96,12 +117,12 @@ static void submit(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n)
     base_argv(c, &argv);
     sl_argv_add(&argv, "apply");
     sl_argv_addf(&argv, "--filename=%s", file);
-    lines_t l = {rs, n, " created", 1};
+    lines_t l = {c, rs, n, n};
     char *errout = NULL;
     long long t0 = sl_wall_us();
     for (size_t i = 0; i < n; i++)
         rs[i]->t_submit = t0;
-    int st = bench_child_run((const char *const *)argv.v, NULL, on_line, &l, &errout,
+    int st = bench_child_run((const char *const *)argv.v, NULL, on_apply, &l, &errout,
                              sl_now_ms() + c->timeout_ms, &err);
     for (size_t i = 0; i < n; i++) {
         if (rs[i]->t_ack)
@@ -121,26 +142,29 @@ static void wait_pods(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
                       long long deadline_ms)
 {
     (void)state;
-    long long left_s = (deadline_ms - sl_now_ms()) / 1000;
     sl_argv_t argv = SL_ARGV_INIT;
     base_argv(c, &argv);
-    sl_argv_add(&argv, "wait");
-    sl_argv_add(&argv, "--for=jsonpath={.status.phase}=Succeeded");
-    sl_argv_addf(&argv, "--timeout=%llds", left_s > 1 ? left_s : 1);
-    size_t waiting = 0;
+    sl_argv_add(&argv, "get");
+    sl_argv_add(&argv, "pods");
+    if (n == 1)
+        sl_argv_add(&argv, rs[0]->pod);
+    else
+        sl_argv_addf(&argv, "--selector=slurmlink.io/bench=%s,slurmlink.io/bench-path=%s,"
+                            "slurmlink.io/bench-batch=%d",
+                     c->stamp, rs[0]->path, rs[0]->batch);
+    sl_argv_add(&argv, "--watch");
+    sl_argv_add(&argv, "--output=jsonpath={.metadata.name}{\" \"}{.status.phase}{\"\\n\"}");
+    lines_t l = {c, rs, n, 0};
     for (size_t i = 0; i < n; i++)
-        if (!rs[i]->error[0]) {
-            sl_argv_addf(&argv, "pod/%s", rs[i]->pod);
-            waiting++;
-        }
-    lines_t l = {rs, n, " condition met", 0};
+        if (!rs[i]->error[0])
+            l.left++;
     char *errout = NULL;
     sl_error_t err = {""};
-    int st = waiting ? bench_child_run((const char *const *)argv.v, NULL, on_line, &l, &errout,
-                                       deadline_ms + 5000, &err)
-                     : 0;
+    int st = l.left ? bench_child_run((const char *const *)argv.v, NULL, on_watch, &l, &errout,
+                                      deadline_ms, &err)
+                    : 0;
     sl_argv_free(&argv);
-    /* untimed look-ups: uid (the pod folder), job id, and why a pod was not seen */
+    /* untimed look-ups: uid (the pod folder), job id, and why a pod failed */
     bench_kube_t *k = bench_kube_get(c, NULL);
     const char *ns = json_string_value(json_object_get(json_object_get(c->pod, "metadata"),
                                                        "namespace"));
@@ -151,12 +175,11 @@ static void wait_pods(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
         json_t *pod = bench_kube_get_pod(k, ns ? ns : "default", r->pod, &err);
         if (pod)
             bench_kube_note_pod(c, r, pod);
-        if (!r->t_seen) {
-            const char *phase = json_string_value(
-                json_object_get(json_object_get(pod, "status"), "phase"));
-            sl_bench_run_fail(r, "kubectl wait exited %d, pod phase %s: %.200s", st,
-                              phase ? phase : "unknown", errout && *errout ? errout : err.text);
-        }
+        if (!r->t_seen)
+            sl_bench_run_fail(r, "kubectl get -w ended (%d) before the pod finished: %.200s", st,
+                              errout && *errout ? errout : err.text);
+        else if (!strcmp(r->phase, "Failed"))
+            bench_kube_fail_pod(r, pod);
         json_decref(pod);
     }
     free(errout);
@@ -164,7 +187,7 @@ static void wait_pods(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
 
 const bench_path_t bench_path_kubectl = {
     .name = "kubectl",
-    .what = "kubectl apply -f, then kubectl wait --for=jsonpath={.status.phase}=Succeeded",
+    .what = "kubectl apply -f, then kubectl get -w until the phase is Succeeded",
     .setup = setup,
     .submit = submit,
     .wait = wait_pods,

@@ -312,9 +312,11 @@ static void seen(sl_bench_run_t *r, json_t *job, long long t)
     const char *st = json_string_value(json_object_get(job, "job_state"));
     r->t_seen = t;
     snprintf(r->phase, sizeof(r->phase), "%s", st);
+    /* v0.0.38's exit_code is the raw wait status */
+    long long x = json_integer_value(json_object_get(job, "exit_code"));
     if (strcmp(st, "COMPLETED"))
-        sl_bench_run_fail(r, "Slurm job %s ended %s (exit %lld)", r->job_id, st,
-                          (long long)json_integer_value(json_object_get(job, "exit_code")));
+        sl_bench_run_fail(r, "Slurm job %s ended %s (exit %lld, signal %lld)", r->job_id, st,
+                          (x >> 8) & 0xff, x & 0x7f);
 }
 
 /* few jobs: GET job/{id} each; many: GET jobs (what a portal would do) */

@@ -15,11 +15,11 @@ typedef struct ack {
     sl_bench_run_t *r;
 } ack_t;
 
-static void on_line(void *arg, const char *line, long long t)
+static int on_line(void *arg, const char *line, long long t)
 {
     ack_t *a = arg;
     if (a->r->job_id[0] || !*line)
-        return;
+        return 0;
     /* --parsable prints "id" or "id;cluster" */
     size_t n = strcspn(line, ";");
     if (n >= sizeof(a->r->job_id))
@@ -27,6 +27,7 @@ static void on_line(void *arg, const char *line, long long t)
     memcpy(a->r->job_id, line, n);
     a->r->job_id[n] = '\0';
     a->r->t_ack = t;
+    return 0; /* let sbatch exit by itself */
 }
 
 static void submit_one(bench_ctx_t *c, sl_bench_run_t *r, long long deadline_ms)
