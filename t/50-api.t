@@ -37,8 +37,9 @@ like "$url" '^/openapi/v3/api/v1\?hash=[0-9A-F]+$' "OpenAPI v3 index lists api/v
 req GET "$url"
 is "$(jqr '.paths["/api/v1/namespaces/{namespace}/pods/{name}"].patch | [.["x-kubernetes-group-version-kind"].kind, (.parameters|map(.name)|index("fieldValidation") != null|tostring)] | join(" ")')" \
   "Pod true" "OpenAPI v3: Pod PATCH with GVK and fieldValidation"
-req GET /openapi/v2
-is "$CODE" "404" "/openapi/v2 is 404"
+req GET /openapi/v2 -H 'Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf'
+is "$CODE $(printf '%s' "$HDRS" | grep -i '^Content-Type:' | cut -d' ' -f2)" "200 application/com.github.proto-openapi.spec.v2.v1.0+protobuf" \
+  "/openapi/v2: an empty protobuf document (kubectl validates v1 Lists against it)"
 
 # ---- namespaces and service accounts ---------------------------------------
 req GET /api/v1/namespaces
@@ -114,6 +115,9 @@ jpatch $NS/pods/p1 text/plain '{}'
 is "$CODE $(jqr .reason)" "415 UnsupportedMediaType" "unknown patch type: 415"
 jpatch "$NS/pods/p1" application/merge-patch+json '{"metadata":{"resourceVersion":"1","labels":{"x":"y"}}}'
 is "$CODE $(jqr .reason)" "409 Conflict" "patch carrying a stale resourceVersion: 409"
+jpatch $NS/pods/p1 application/strategic-merge-patch+json '{"metadata":{"resourceVersion":null,"uid":null,"labels":{"nulls":"ok"}},"status":null}'
+is "$CODE $(jqr .metadata.labels.nulls) $(jqr '.metadata.uid|length') $(jqr .status.phase)" "200 ok 36 Running" \
+  "a 3-way patch nulling server-owned fields (kubectl apply after edit) is no precondition"
 jpatch "$NS/pods/ssa1?fieldManager=test" application/apply-patch+yaml "$(pod_json ssa1)"
 is "$CODE $(jqr .metadata.name)" "201 ssa1" "server-side apply creates: 201"
 jpatch "$NS/pods/ssa1?fieldManager=test" application/apply-patch+yaml "$(pod_json ssa1 | jq -c '.metadata.labels.more="yes"')"

@@ -155,5 +155,14 @@ like "$(k api-resources)" $'NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND\nconf
 is "$(k get nodes 2>&1)" "No resources found" "get nodes (none yet without the node controller)"
 like "$(k get namespaces)" $'^NAME +STATUS +AGE\ndefault +Active +[0-9]+s\nkube-public +Active' "get namespaces"
 is "$(k apply --server-side -f "$AD/j.yaml" 2>&1)" "pod/j-133 serverside-applied" "apply --server-side"
+cat >"$AD/list.json" <<'EOF'
+{"apiVersion":"v1","kind":"List","items":[
+ {"apiVersion":"v1","kind":"Pod","metadata":{"name":"l1"},"spec":{"containers":[{"name":"c","image":"busybox"}]}},
+ {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"l2"},"data":{"a":"b"}}]}
+EOF
+is "$(k apply -f "$AD/list.json" 2>&1)" $'pod/l1 created\nconfigmap/l2 created' "apply a v1 List manifest"
+is "$(k apply -f "$AD/list.json" 2>&1)" $'pod/l1 unchanged\nconfigmap/l2 unchanged' "apply the List again: unchanged"
+sed -i 's/"image":"busybox"/"imagee":"busybox"/; s/"l1"/"l3"/' "$AD/list.json"
+like "$(k apply -f "$AD/list.json" 2>&1)" 'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers\[0\].imagee"' "List items are validated strictly"
 is "$(k version -o json | jq -r .serverVersion.minor)" "32" "kubectl version sees the server"
 done_testing

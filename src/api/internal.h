@@ -111,6 +111,7 @@ enum MHD_Result api_serve_group_list(api_req_t *r);       /* /apis */
 enum MHD_Result api_serve_group(api_req_t *r, const char *group);
 enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const char *version);
 enum MHD_Result api_serve_openapi(api_req_t *r, const char *rest); /* after /openapi/v3 */
+enum MHD_Result api_serve_openapi_v2(api_req_t *r);                /* empty, protobuf */
 
 /* --- objects.c (create/get/list/update/delete), patch.c, watch.c, logs.c --- */
 enum MHD_Result api_handle_create(api_req_t *r, const api_path_t *p);

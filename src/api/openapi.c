@@ -7,7 +7,13 @@
  *
  * The PATCH operations deliberately carry no requestBody: kubectl then
  * computes client-side apply patches from its built-in Go types (exact
- * strategic-merge metadata) instead of from our schemas, which are empty. */
+ * strategic-merge metadata) instead of from our schemas, which are empty.
+ *
+ * /openapi/v2: kubectl validates a manifest of kind v1 List on the client,
+ * always against the v2 document (protobuf). An empty document (no
+ * definitions) makes it skip that check ("resource is not present, let's
+ * just skip validation"); the List's items are then validated by the
+ * server like any object. */
 #include "api/internal.h"
 #include "common/version.h"
 #include "kube/status.h"
@@ -90,6 +96,21 @@ static json_t *gv_document(const char *group, const char *version)
     return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o}}", "openapi", "3.0.0", "info", "title",
                      "Kubernetes", "version", "v1.32.0", "paths", paths, "components", "schemas",
                      schemas);
+}
+
+/* The gnostic OpenAPIv2 Document {swagger=1: "2.0", info=2: {title=1,
+ * version=2}} in protobuf, as kubectl asks for it. */
+enum MHD_Result api_serve_openapi_v2(api_req_t *r)
+{
+    static const char doc[] = "\x0a\x03"
+                              "2.0"
+                              "\x12\x15"
+                              "\x0a\x0a"
+                              "Kubernetes"
+                              "\x12\x07"
+                              "v1.32.0";
+    return api_reply_bytes(r, 200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+                           doc, sizeof(doc) - 1);
 }
 
 /* A stable hash for the serverRelativeURL (kubectl caches by it). */

@@ -132,7 +132,9 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
                                        "map[string]interface {}"));
     }
     /* resourceVersion in the patch: a precondition (kube: optimistic lock) */
-    int64_t want_rv = t == P_JSON ? 0 : sl_kube_rv(patch);
+    /* (null there is just the 3-way diff dropping a server-owned field) */
+    const char *prv = t == P_JSON ? NULL : sl_kube_meta_str(patch, "resourceVersion");
+    int64_t want_rv = prv && *prv ? sl_kube_rv_parse(prv) : 0;
     json_t *st = NULL, *obj = NULL, *old = NULL;
     unsigned code = 200;
     for (int attempt = 0; attempt < RETRIES; attempt++) {

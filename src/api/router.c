@@ -192,7 +192,9 @@ static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
             }
             return api_serve_openapi(r, rest);
         }
-        return not_found(r); /* v2: kubectl uses v3 when v3 is complete */
+        if (!strcmp(s[1], "v2") && n == 2)
+            return is_get(m) ? api_serve_openapi_v2(r) : not_allowed(r);
+        return not_found(r);
     }
     if (n >= 1 && !strcmp(s[0], "api")) {
         if (n == 1)
