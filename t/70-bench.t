@@ -127,9 +127,17 @@ for p in paths[1:]:
         res(abs(vb.get("ratio_mean", -1) - want) < 1e-5, p + ": ratio = its mean / sbatch's mean in this bench", (vb, want))
         want = statistics.median(e2e[p]) / statistics.median(base)
         res(abs(vb.get("ratio_median", -1) - want) < 1e-5, p + ": median ratio against this bench's sbatch", (vb, want))
+        pair = {}
+        for r in runs:
+            if r["batch"] == 0 and not r["warmup"] and not r.get("error") and r["path"] in (p, "sbatch"):
+                pair.setdefault(r["index"], {})[r["path"]] = (r["t_seen_us"] - r["t_submit_us"]) / 1e6
+        d = [v[p] - v["sbatch"] for v in pair.values() if len(v) == 2]
+        res(len(d) == 2 and abs(vb.get("paired_median_s", -9) - statistics.median(d)) < 1e-5,
+            p + ": paired difference against sbatch's run of the same round", (vb, d))
     else:
         res(False, p + ": ratio = its mean / sbatch's mean in this bench", "no good runs on %s or sbatch" % p)
         res(False, p + ": median ratio against this bench's sbatch", "no good runs")
+        res(False, p + ": paired difference against sbatch's run of the same round", "no good runs")
 res(summ.get("sbatch", {}).get("vs_baseline") is None, "sbatch is the baseline (no ratio against itself)")
 try:
     svg = ET.parse(os.path.join(out, "bench.svg")).getroot()

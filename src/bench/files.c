@@ -63,7 +63,8 @@ char *sl_bench_csv_summary(const sl_bench_summary_t *s, size_t n)
     sl_buf_puts(&b, "path,runs,warm,ok,failed,disordered,e2e_mean_s,e2e_median_s,e2e_min_s,"
                     "e2e_max_s,ack_mean_s,queue_mean_s,work_mean_s,visibility_mean_s,"
                     "ack_median_s,queue_median_s,work_median_s,visibility_median_s,"
-                    "ratio_mean,ratio_median,over_mean_s,over_median_s\n");
+                    "ratio_mean,ratio_median,over_mean_s,over_median_s,paired_n,paired_mean_s,"
+                    "paired_median_s\n");
     for (size_t i = 0; i < n; i++) {
         const sl_bench_summary_t *p = &s[i];
         csv_field(&b, p->path);
@@ -80,10 +81,11 @@ char *sl_bench_csv_summary(const sl_bench_summary_t *s, size_t n)
             sl_buf_puts(&b, ",,,,,,,,,,,");
         }
         if (p->has_ratio)
-            sl_buf_printf(&b, ",%.6f,%.6f,%.6f,%.6f\n", p->ratio_mean, p->ratio_median,
-                          p->over_mean_s, p->over_median_s);
+            sl_buf_printf(&b, ",%.6f,%.6f,%.6f,%.6f,%zu,%.6f,%.6f\n", p->ratio_mean,
+                          p->ratio_median, p->over_mean_s, p->over_median_s, p->paired_n,
+                          p->paired_mean_s, p->paired_median_s);
         else
-            sl_buf_puts(&b, ",,,,\n");
+            sl_buf_puts(&b, ",,,,,,,\n");
     }
     return sl_buf_steal(&b);
 }
@@ -122,9 +124,12 @@ json_t *sl_bench_summary_json(const sl_bench_summary_t *p)
     json_object_set_new(o, "phases_s", ph);
     if (p->has_ratio)
         json_object_set_new(o, "vs_baseline",
-                            json_pack("{s:f, s:f, s:f, s:f}", "ratio_mean", p->ratio_mean,
-                                      "ratio_median", p->ratio_median, "over_mean_s",
-                                      p->over_mean_s, "over_median_s", p->over_median_s));
+                            json_pack("{s:f, s:f, s:f, s:f, s:I, s:f, s:f}", "ratio_mean",
+                                      p->ratio_mean, "ratio_median", p->ratio_median,
+                                      "over_mean_s", p->over_mean_s, "over_median_s",
+                                      p->over_median_s, "paired_n", (json_int_t)p->paired_n,
+                                      "paired_mean_s", p->paired_mean_s, "paired_median_s",
+                                      p->paired_median_s));
     else
         json_object_set_new(o, "vs_baseline", json_null());
     json_object_set_new(o, "first_error",

@@ -32,7 +32,8 @@ void sl_bench_print_table(FILE *f, const sl_bench_summary_t *s, size_t n, const 
         if (baseline && !strcmp(p->path, baseline))
             snprintf(ratio, sizeof(ratio), "%s", p->ok ? "1.00x (baseline)" : "no baseline");
         else if (p->has_ratio)
-            snprintf(ratio, sizeof(ratio), "%.2fx (%+.3f s)", p->ratio_mean, p->over_mean_s);
+            snprintf(ratio, sizeof(ratio), "%.2fx (%+.3f s; paired median %+.3f s)",
+                     p->ratio_mean, p->over_mean_s, p->paired_median_s);
         else
             snprintf(ratio, sizeof(ratio), "-");
         fprintf(f, "%-11s %5s  %8s %8s %8s %8s  %8s %8s %8s %8s  %s\n", p->path, runs, c[0],

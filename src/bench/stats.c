@@ -103,6 +103,36 @@ static void summarize_one(const sl_bench_run_t *runs, size_t n, const char *path
     free(e2e);
 }
 
+static int good_warm(const sl_bench_run_t *r, const char *path)
+{
+    char why[128];
+    return !r->batch && !r->warmup && !r->error[0] && !strcmp(r->path, path) &&
+           sl_bench_run_check(r, why, sizeof(why)) == 0;
+}
+
+/* per-round differences against the baseline's run of the same round */
+static void paired(const sl_bench_run_t *runs, size_t n, const char *baseline,
+                   sl_bench_summary_t *s)
+{
+    double *d = sl_xcalloc(n + 1, sizeof(double));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!good_warm(&runs[i], s->path))
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (good_warm(&runs[j], baseline) && runs[j].index == runs[i].index) {
+                d[k++] = sl_bench_run_e2e(&runs[i]) - sl_bench_run_e2e(&runs[j]);
+                break;
+            }
+    }
+    sl_bench_stat_t st;
+    sl_bench_stat_compute(d, k, &st);
+    s->paired_n = k;
+    s->paired_mean_s = st.mean;
+    s->paired_median_s = st.median;
+    free(d);
+}
+
 void sl_bench_summarize(const sl_bench_run_t *runs, size_t n, const char *const *paths,
                         size_t npaths, const char *baseline, sl_bench_summary_t *out)
 {
@@ -123,6 +153,7 @@ void sl_bench_summarize(const sl_bench_run_t *runs, size_t n, const char *const 
         s->ratio_median = s->e2e.median / base->e2e.median;
         s->over_mean_s = s->e2e.mean - base->e2e.mean;
         s->over_median_s = s->e2e.median - base->e2e.median;
+        paired(runs, n, baseline, s);
     }
 }
 

@@ -54,6 +54,12 @@ typedef struct sl_bench_summary {
     double ratio_median;  /* median e2e / baseline median e2e */
     double over_mean_s;   /* mean e2e - baseline mean e2e */
     double over_median_s; /* median e2e - baseline median e2e */
+    /* paired: rounds (same index) where both this path and the baseline
+     * have a good run; the paths of a round are submitted at the same phase
+     * of slurmctld's tick, so the per-round difference cancels most of the
+     * tick's variance */
+    size_t paired_n;
+    double paired_mean_s, paired_median_s; /* of e2e(this) - e2e(baseline), per round */
 } sl_bench_summary_t;
 
 /* One summary per path name in paths[0..npaths), in that order, from the

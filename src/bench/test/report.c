@@ -60,6 +60,10 @@ int main(void)
     runs[n++] = mk("sbatch", 0, T + 20000000, 7000, 1100000, 100000, 100000); /* 1.307 */
     runs[n++] = mk("api", 0, T + 30000000, 20000, 1000000, 100000, 30000);    /* 1.150 */
     runs[n++] = mk("api", 0, T + 40000000, 20000, 1200000, 100000, 30000);    /* 1.350 */
+    /* round numbers: warm-up 0, then 1 and 2, as the bench numbers them */
+    runs[0].index = 0;
+    runs[1].index = runs[3].index = 1;
+    runs[2].index = runs[4].index = 2;
     runs[n] = mk("kubectl", 0, T + 50000000, 0, 0, 0, 0);
     runs[n].t_ack = runs[n].t_start = runs[n].t_end = runs[n].t_seen = 0;
     sl_bench_run_fail(&runs[n++], "kubectl: pod \"x\", \"y\" refused");
@@ -76,7 +80,8 @@ int main(void)
     has_str(buf, "sbatch        2/2     1.207    1.207    1.107    1.307", "sbatch row: mean, median, min, max");
     has_str(buf, "1.00x (baseline)", "baseline marked");
     has_str(buf, "api           2/2     1.250", "api row");
-    has_str(buf, "1.04x (+0.043 s)", "api ratio and overhead against sbatch");
+    has_str(buf, "1.04x (+0.043 s; paired median +0.043 s)",
+            "api ratio, overhead and paired difference against sbatch");
     has_str(buf, "kubectl       0/1         -", "kubectl row shows no numbers");
     has_str(buf, "!! kubectl: 1 of 1 warm runs FAILED: kubectl: pod", "failure printed loudly");
     free(buf);

@@ -175,6 +175,31 @@ static void test_summary(void)
     ok(!s[1].has_ratio, "no sbatch runs: no ratio");
 }
 
+static void test_paired(void)
+{
+    /* round k: sbatch and api submitted at the same phase of the tick */
+    sl_bench_run_t runs[8];
+    size_t n = 0;
+    int64_t e2e_sb[] = {300000, 900000, 600000}, e2e_api[] = {320000, 950000, 0};
+    for (int k = 0; k < 3; k++) {
+        int64_t t = 10000000LL * (k + 1);
+        runs[n] = mk("sbatch", 0, t, t + 1000, t + 2000, t + 3000, t + e2e_sb[k]);
+        runs[n++].index = k;
+        if (e2e_api[k]) {
+            runs[n] = mk("api", 0, t, t + 1000, t + 2000, t + 3000, t + e2e_api[k]);
+            runs[n++].index = k;
+        }
+    }
+    const char *paths[] = {"sbatch", "api"};
+    sl_bench_summary_t s[2];
+    sl_bench_summarize(runs, n, paths, 2, "sbatch", s);
+    is_int(s[1].paired_n, 2, "two rounds have both paths");
+    ok(near(s[1].paired_median_s, 0.035) && near(s[1].paired_mean_s, 0.035),
+       "paired difference: the median of per-round differences (%g)", s[1].paired_median_s);
+    ok(near(s[1].over_mean_s, 0.635 - 0.6), "unpaired: mean minus mean (%g)", s[1].over_mean_s);
+    is_int(s[0].paired_n, 0, "the baseline is not paired with itself");
+}
+
 static void test_tput(void)
 {
     sl_bench_run_t runs[4];
@@ -209,6 +234,7 @@ int main(void)
     test_time();
     test_events();
     test_summary();
+    test_paired();
     test_tput();
     return tap_done();
 }
