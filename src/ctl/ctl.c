@@ -460,6 +460,9 @@ static void *ctl_main(void *arg)
     c->initial_poll_done = 1;
     c->next_job_poll = sl_now_ms() + c->o.poll_ms;
     while (!c->stop) {
+        /* anything stored after this point wakes the wait below, including a
+         * pod created while this iteration runs */
+        int64_t seen = sl_store_revision(c->store);
         process_changes(c);
         long long now = sl_now_ms();
         if (now >= c->next_node_poll) {
@@ -473,7 +476,7 @@ static void *ctl_main(void *arg)
         process_due(c);
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
-            sl_store_wait(c->store, sl_store_revision(c->store), (int)wait);
+            sl_store_wait(c->store, seen, (int)wait);
     }
     return NULL;
 }
