@@ -56,6 +56,13 @@ is "$(kc get pod fail1 -o jsonpath='{.status.containerStatuses[0].state.terminat
 like "$(kc get pods fail1)" "fail1 +0/1 +Error" "STATUS Error"
 is "$(kc logs fail1)" "oops" "stderr is in the log"
 
+# --- a job Slurm refuses: clear condition, event, no retry ---------------------------
+pod badpart Never 'echo never' | sed 's/^metadata:$/metadata:\n  annotations: {slurmlink.io\/partition: nosuchpartition}/' | kc apply -f - >/dev/null
+ok wait_phase badpart Failed 20 "a pod for a partition Slurm does not have fails"
+like "$(kc get pod badpart -o jsonpath='{.status.reason}: {.status.message}')" "^SubmitFailed: Slurm refused the job: Invalid partition name specified" "reason SubmitFailed with Slurm's own words"
+like "$(kc get events --field-selector involvedObject.name=badpart -o jsonpath='{.items[*].reason}')" "FailedCreate" "a FailedCreate event"
+is "$(squeue -h -t all -n default/badpart -o %i | wc -l)" 0 "no job was created"
+
 # --- restartPolicy OnFailure: restarts counted ----------------------------------
 pod retry1 OnFailure 'if [ -e /tmp/ok-$HOSTNAME-x ]; then exit 0; fi; n=$(cat /proc/self/stat >/dev/null; date +%s); exit 1' | kc apply -f - >/dev/null
 restarted() { [ "$(kc get pod retry1 -o jsonpath='{.status.containerStatuses[0].restartCount}')" -ge 1 ] 2>/dev/null; }
