@@ -92,12 +92,12 @@ int main(void)
 
     opts(POD("", C1),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=1 --mem=1024M "
-         "--open-mode=append ",
-         "defaults: 1 CPU, 1 GiB");
+         "--requeue --open-mode=append ",
+         "defaults: 1 CPU, 1 GiB; restartPolicy Always lets Slurm requeue");
     opts(POD("", "{\"containers\":[{\"name\":\"a\",\"image\":\"i\",\"command\":[\"x\"],"
                  "\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"1\"}}}]}"),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=1 --mem=1M "
-         "--open-mode=append ",
+         "--requeue --open-mode=append ",
          "tiny requests round up to 1 CPU and 1 MiB");
     opts(POD("", "{\"initContainers\":[{\"name\":\"i\",\"image\":\"i\",\"command\":[\"x\"],"
                  "\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\"}}},"
@@ -106,13 +106,13 @@ int main(void)
                  "\"containers\":[{\"name\":\"a\",\"image\":\"i\",\"command\":[\"x\"],"
                  "\"resources\":{\"requests\":{\"cpu\":\"1500m\",\"memory\":\"512Mi\"}}}]}"),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --cpus-per-task=3 --mem=1536M "
-         "--open-mode=append ",
+         "--requeue --open-mode=append ",
          "sidecars add to the app sum: max(1.5+1, 2) CPUs, max(0.5+1, 1) GiB");
     opts(POD("\"slurmlink.io/time\":\"2-00:00:00\",\"slurmlink.io/exclusive\":\"user\"",
              "{\"activeDeadlineSeconds\":600,"
              "\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"command\":[\"x\"]}]}"),
          "--job-name=n/p --comment=slurmlink:uid=u-1 --time=10 --cpus-per-task=1 --mem=1024M "
-         "--exclusive=user --open-mode=append ",
+         "--requeue --exclusive=user --open-mode=append ",
          "the shorter time limit wins");
     opts(POD("\"slurmlink.io/partition\":\"a b\",\"slurmlink.io/nodes\":\"3-2\","
              "\"slurmlink.io/runtime\":\"docker\",\"slurmlink.io/exclusive\":\"yes\"",
