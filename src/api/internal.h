@@ -13,6 +13,8 @@
 
 #include "api/resource.h"
 #include "api/server.h"
+#include "auth/authn.h"
+#include "auth/policy.h"
 #include "common/buf.h"
 #include "kube/selector.h"
 #include "pod/fielderr.h"
@@ -23,12 +25,17 @@ struct api_hub;
 
 struct sl_api {
     struct MHD_Daemon *mhd;
+    struct MHD_Daemon *plain_mhd; /* loopback plain-HTTP listener, or NULL */
+    int plain_port;
     struct api_hub *hubs[API_MAX_RESOURCES]; /* per resource, index in api_resources */
     sl_store_t *store; /* borrowed */
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
-    char *tls_cert_pem, *tls_key_pem;
+    char *tls_cert_pem, *tls_key_pem, *client_ca_pem;
+    const sl_authz_policy_t *policy; /* NULL: development mode, nothing checked */
+    sl_authn_t *authn;               /* NULL: no credential can succeed */
     size_t max_body;
+    size_t max_object;
     int bookmark_ms;
     long long event_ttl_ns;
     int port;
@@ -51,6 +58,10 @@ typedef struct api_req {
     json_t *warnings;   /* strings → `Warning: 299 - "..."` headers */
     long long start_ms;
     unsigned code;      /* for the request log */
+    bool plain;         /* arrived on the plain-HTTP listener */
+    sl_auth_user_t *user; /* authenticated user; NULL in development mode
+                           * and for the shim push */
+    struct api_inproc *inproc; /* set when served by sl_api_serve() (no socket) */
 } api_req_t;
 
 /* The parsed resource path of /api/v1/... and /apis/G/V/... URLs. */
@@ -66,6 +77,17 @@ typedef struct api_path {
 struct api_hub *api_hub_for(sl_api_t *api, const api_resource_t *res);
 
 /* --- requests (server.c) --- */
+/* The checks of a request's first call, before any body byte is read:
+ * authentication (auth.c) and the declared body size. MHD_YES with nothing
+ * queued: go on; otherwise a reply (401, 413) is queued. */
+enum MHD_Result api_req_begin(api_req_t *r);
+/* The 413 of a body over the limit. */
+enum MHD_Result api_reply_too_large(api_req_t *r);
+/* Free a request and what it holds (not r->inproc). */
+void api_req_free(api_req_t *r);
+/* Go's url.Values / MHD unescaping of paths and query parts, in place:
+ * %XX and '+' (space). Returns the new length. */
+size_t api_unescape(char *s);
 const char *api_query(api_req_t *r, const char *key);
 const char *api_header(api_req_t *r, const char *name);
 /* Boolean query parameter: "true"/"1" → true (as kube-apiserver's decoder). */
@@ -103,6 +125,41 @@ bool api_media_json(const api_media_t *m);
 
 /* --- routing (router.c) --- */
 enum MHD_Result api_route(api_req_t *r);
+/* Is url the shim push endpoint (which has its own per-pod tokens)? */
+bool api_is_shim_push(const char *url);
+
+/* --- authentication and authorization (auth.c) --- */
+/* Who is asking (r->user). 0: go on (also in development mode and for the
+ * shim push); -1: a 401 Status was queued. */
+int api_authenticate(api_req_t *r);
+/* May r->user do verb on this resource? (kube-apiserver's request
+ * attributes; resource NULL for a non-resource URL, judged by r->url.)
+ * 0: allowed (always in development mode); -1: a 403 Status was queued. */
+int api_authorize(api_req_t *r, const char *verb, const char *group, const char *resource,
+                  const char *sub, const char *ns, const char *name);
+/* The verb of a non-resource request ("get" for GET and HEAD, else the
+ * method in lower case, in buf). */
+const char *api_nonresource_verb(const char *method, char *buf, size_t len);
+
+/* --- admission of pods (admission.c) --- */
+/* Create: the server-owned annotation slurmlink.io/user becomes the
+ * authenticated user (a client's value is dropped). Runs before validation. */
+void api_admit_pod_identity(api_req_t *r, json_t *pod);
+/* Create, after validation: the creator must map to a Unix user (403
+ * otherwise) and every securityContext.runAsUser must be that user's uid
+ * (422). NULL when admitted, else the Status. */
+json_t *api_admit_pod_create(api_req_t *r, json_t *pod);
+/* Update: slurmlink.io/user may not change (422); absent, it is kept. */
+json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old);
+/* The serialised size of obj against the object limit: NULL or a 413 Status. */
+json_t *api_check_object_size(sl_api_t *api, json_t *obj);
+
+/* --- in-process requests (inproc.c) --- */
+const char *api_inproc_query(struct api_inproc *q, const char *key);
+const char *api_inproc_header(struct api_inproc *q, const char *name);
+/* Capture a reply (data copied). */
+void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data,
+                      size_t len);
 
 /* --- discovery.c / openapi.c --- */
 enum MHD_Result api_serve_version(api_req_t *r);

@@ -49,7 +49,7 @@ void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs)
     }
     if (total > ANNOTATIONS_MAX)
         sl_fielderrs_add(errs, SL_FE_TOO_LONG, "metadata.annotations", NULL,
-                         "must have at most 262144 bytes");
+                         "may not be more than 262144 bytes"); /* kube 1.30+ wording */
 }
 
 int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown)

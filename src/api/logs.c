@@ -466,7 +466,7 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
     else
         lseek(l->fd, 0, SEEK_SET);
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
     l->conn_fd = ci ? ci->connect_fd : -1;
     return api_reply_stream(r, 200, "text/plain", reader, l, ls_free);
 }

@@ -165,13 +165,20 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
      * validation in kube-apiserver, so a missing namespace wins */
     if (res->namespaced && (st = api_check_namespace(r, res, p->ns, generated ? "" : name)))
         goto fail;
-    if (!strcmp(res->name, "pods") && (st = api_check_service_account(r, obj)))
+    bool is_pod = !strcmp(res->name, "pods");
+    if (is_pod && (st = api_check_service_account(r, obj)))
         goto fail;
+    if (is_pod) /* mutating admission: before validation counts the annotations */
+        api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
     if (res->ops && res->ops->prepare_create)
         res->ops->prepare_create(obj);
     if (res->ops && res->ops->validate_create && (st = res->ops->validate_create(obj)))
+        goto fail;
+    if (is_pod && (st = api_admit_pod_create(r, obj)))
+        goto fail;
+    if ((st = api_check_object_size(r->api, obj)))
         goto fail;
     if (dry) {
         char uid[37];
@@ -299,6 +306,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         *objp = obj = merged;
     } else {
         carry_over(obj, old);
+        if (!strcmp(res->name, "pods") && (st = api_admit_pod_update(r, obj, old))) {
+            *status = st;
+            return -1;
+        }
         if (res->ops && res->ops->defaults)
             res->ops->defaults(obj);
         if (res->ops && res->ops->prepare_update)
@@ -307,6 +318,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
             *status = st;
             return -1;
         }
+    }
+    if ((st = api_check_object_size(r->api, obj))) {
+        *status = st;
+        return -1;
     }
     enum MHD_Result unused;
     int dry = dry_run(r, &unused);

@@ -12,7 +12,10 @@
 #include "pod/pod.h"
 #include "pod/quantity.h"
 #include "pod/schema.h"
+#include "translate/translate.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- decoding: quantities fail while decoding in kube-apiserver (400,
@@ -138,10 +141,65 @@ static void pod_prepare_update(json_t *pod, json_t *old)
 
 /* ---- validation ---- */
 
+/* Limits kube-apiserver leaves to etcd's object size; slurmlink sets them
+ * so that one pod cannot make a batch script, a shim.json or a job's
+ * process table absurd. Generous for real pods. */
+#define POD_MAX_CONTAINERS 64 /* each of containers, initContainers, ephemeralContainers */
+#define POD_MAX_ENV 1024      /* env entries per container */
+#define POD_MAX_ENV_FROM 64   /* envFrom sources per container */
+#define POD_MAX_MOUNTS 256    /* volumeMounts per container */
+#define POD_MAX_VOLUMES 256
+
+static void too_many(sl_fielderrs_t *errs, json_t *a, size_t max, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void too_many(sl_fielderrs_t *errs, json_t *a, size_t max, const char *fmt, ...)
+{
+    size_t n = json_array_size(a);
+    if (n <= max)
+        return;
+    char field[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(field, sizeof(field), fmt, ap);
+    va_end(ap);
+    char detail[64];
+    snprintf(detail, sizeof(detail), "must have at most %zu items", max);
+    sl_fielderrs_add_int(errs, SL_FE_TOO_MANY, field, (long long)n, detail);
+}
+
+static void pod_limits(json_t *pod, sl_fielderrs_t *errs)
+{
+    json_t *spec = json_object_get(pod, "spec");
+    static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+        json_t *a = json_object_get(spec, lists[l]);
+        too_many(errs, a, POD_MAX_CONTAINERS, "spec.%s", lists[l]);
+        size_t i;
+        json_t *c;
+        json_array_foreach(a, i, c)
+        {
+            if (i >= POD_MAX_CONTAINERS)
+                break;
+            too_many(errs, json_object_get(c, "env"), POD_MAX_ENV, "spec.%s[%zu].env", lists[l],
+                     i);
+            too_many(errs, json_object_get(c, "envFrom"), POD_MAX_ENV_FROM, "spec.%s[%zu].envFrom",
+                     lists[l], i);
+            too_many(errs, json_object_get(c, "volumeMounts"), POD_MAX_MOUNTS,
+                     "spec.%s[%zu].volumeMounts", lists[l], i);
+        }
+    }
+    too_many(errs, json_object_get(spec, "volumes"), POD_MAX_VOLUMES, "spec.volumes");
+}
+
 static json_t *pod_validate(json_t *pod)
 {
     sl_fielderrs_t *errs = sl_fielderrs_create();
+    pod_limits(pod, errs);
     sl_pod_t *p = sl_pod_parse(pod, errs);
+    /* the annotations slurmlink reads, the slurm-job.vk.io/flags allow-list
+     * among them: refused here, at admission, not when the job is submitted */
+    if (p)
+        sl_translate_validate(p, NULL, errs);
     sl_pod_destroy(p);
     return api_invalid_status(errs, "Pod", pod);
 }
@@ -149,6 +207,7 @@ static json_t *pod_validate(json_t *pod)
 static json_t *pod_validate_update(json_t *pod, json_t *old)
 {
     sl_fielderrs_t *errs = sl_fielderrs_create();
+    pod_limits(pod, errs);
     sl_pod_t *p = sl_pod_parse(pod, errs);
     sl_pod_destroy(p);
     sl_pod_spec_update_errors(old, pod, errs);

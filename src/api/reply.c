@@ -46,9 +46,22 @@ static enum MHD_Result queue(api_req_t *r, unsigned code, const char *ctype,
     return ret;
 }
 
+/* A request served in-process (inproc.c) has no connection: the reply is
+ * captured instead of queued. */
+static enum MHD_Result capture(api_req_t *r, unsigned code, const char *ctype, const char *data,
+                               size_t len)
+{
+    api_inproc_reply(r, code, ctype, data, len);
+    r->replied = true;
+    r->code = code;
+    return MHD_YES;
+}
+
 enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, const char *data,
                                 size_t len)
 {
+    if (r->inproc)
+        return capture(r, code, ctype, data, len);
     return queue(r, code, ctype,
                  MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY));
 }
@@ -56,6 +69,11 @@ enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, 
 enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, char *text,
                                 size_t len)
 {
+    if (r->inproc) {
+        enum MHD_Result ret = capture(r, code, ctype, text, len);
+        free(text);
+        return ret;
+    }
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (!resp)
@@ -97,6 +115,11 @@ enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,
                                  MHD_ContentReaderFreeCallback free_fn)
 {
+    if (r->inproc) { /* no connection to stream to: the status, no body */
+        if (free_fn)
+            free_fn(cls);
+        return capture(r, code, ctype, "", 0);
+    }
     /* 32 KiB blocks: big enough for a 10,000-pod initial watch burst to
      * move in few syscalls, small enough that one event goes out at once */
     struct MHD_Response *resp =

@@ -67,6 +67,34 @@ static bool has_empty(char **seg, int n)
     return false;
 }
 
+static bool group_served(const char *group, const char *version);
+
+/* kube-apiserver's verb for a resource request (RequestInfo), as this
+ * router serves it: GET → get, list or watch; POST create; PUT update;
+ * PATCH patch; DELETE delete or deletecollection. */
+static const char *resource_verb(api_req_t *r, const api_path_t *p, char *buf, size_t len)
+{
+    const char *m = r->method;
+    if (is_get(m)) {
+        if (p->sub)
+            return "get";
+        if (p->watch_prefix)
+            return "watch";
+        if (!p->name)
+            return api_query_bool(r, "watch") ? "watch" : "list";
+        return "get";
+    }
+    if (!strcmp(m, "POST"))
+        return "create";
+    if (!strcmp(m, "PUT"))
+        return "update";
+    if (!strcmp(m, "PATCH"))
+        return "patch";
+    if (!strcmp(m, "DELETE"))
+        return p->name ? "delete" : "deletecollection";
+    return api_nonresource_verb(m, buf, len); /* no rule grants it: only admins */
+}
+
 static enum MHD_Result resource_request(api_req_t *r, const char *group, const char *version,
                                         char **s, int n)
 {
@@ -93,6 +121,18 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         if (n > 3)
             return not_found(r);
     }
+    /* authorization comes before the resource is looked up, as in
+     * kube-apiserver: what a user may not touch is 403 whether it exists
+     * or not. A namespace object counts as inside itself. */
+    char vbuf[16];
+    const char *verb = resource_verb(r, &p, vbuf, sizeof(vbuf));
+    const char *authz_ns = p.ns;
+    if (!*group && !strcmp(resource, "namespaces") && p.name)
+        authz_ns = p.name;
+    if (api_authorize(r, verb, group, resource, p.sub, authz_ns, p.name) < 0)
+        return MHD_YES;
+    if (!group_served(group, version))
+        return not_found(r);
     p.res = api_resource_find(group, version, resource);
     if (!p.res)
         return not_found(r);
@@ -162,16 +202,32 @@ static bool group_served(const char *group, const char *version)
     return false;
 }
 
+static bool is_shim_push(char **s, int n)
+{
+    return n == 4 && !strcmp(s[0], "internal") && !strcmp(s[1], "v1") && !strcmp(s[2], "shim") &&
+           !strcmp(s[3], "events");
+}
+
 static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
 {
     const char *m = r->method;
+    if (is_shim_push(s, n)) /* its own per-pod tokens, checked by the hook */
+        return !strcmp(m, "POST") ? api_handle_shim_event(r) : not_allowed(r);
+    /* resource requests are authorized in resource_request(); everything
+     * else (discovery, /version, /openapi, /healthz, unknown paths) is a
+     * non-resource URL */
+    bool resource = n >= 3 && ((!strcmp(s[0], "api") && !strcmp(s[1], "v1")) ||
+                               (!strcmp(s[0], "apis") && n >= 4));
+    if (!resource) {
+        char vbuf[16];
+        if (api_authorize(r, api_nonresource_verb(m, vbuf, sizeof(vbuf)), NULL, NULL, NULL, NULL,
+                          NULL) < 0)
+            return MHD_YES;
+    }
     if (n < 0)
         return not_found(r);
-    if (n >= 1 && !strcmp(s[0], "internal")) {
-        if (n == 4 && !strcmp(s[1], "v1") && !strcmp(s[2], "shim") && !strcmp(s[3], "events"))
-            return !strcmp(m, "POST") ? api_handle_shim_event(r) : not_allowed(r);
+    if (n >= 1 && !strcmp(s[0], "internal"))
         return not_found(r);
-    }
     if (n >= 1 && (!strcmp(s[0], "healthz") || !strcmp(s[0], "readyz") || !strcmp(s[0], "livez"))) {
         if (!is_get(m))
             return not_allowed(r);
@@ -208,17 +264,29 @@ static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
     if (n >= 1 && !strcmp(s[0], "apis")) {
         if (n == 1)
             return is_get(m) ? api_serve_group_list(r) : not_allowed(r);
-        if (!group_served(s[1], NULL))
-            return not_found(r);
-        if (n == 2)
+        if (n == 2) {
+            if (!group_served(s[1], NULL))
+                return not_found(r);
             return is_get(m) ? api_serve_group(r, s[1]) : not_allowed(r);
-        if (!group_served(s[1], s[2]))
-            return not_found(r);
-        if (n == 3)
+        }
+        if (n == 3) {
+            if (!group_served(s[1], s[2]))
+                return not_found(r);
             return is_get(m) ? api_serve_resource_list(r, s[1], s[2]) : not_allowed(r);
+        }
         return resource_request(r, s[1], s[2], s + 3, n - 3);
     }
     return not_found(r);
+}
+
+bool api_is_shim_push(const char *url)
+{
+    char *path = sl_xstrdup(url ? url : "");
+    char *seg[MAX_SEGS];
+    int n = split(path, seg);
+    bool yes = is_shim_push(seg, n);
+    free(path);
+    return yes;
 }
 
 enum MHD_Result api_route(api_req_t *r)

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #define DEFAULT_MAX_BODY (3u * 1024 * 1024) /* kube-apiserver's MaxRequestBodyBytes */
+/* etcd's default --max-request-bytes: kube-apiserver cannot store more */
+#define DEFAULT_MAX_OBJECT (1536u * 1024)
 /* A body sent without Content-Length that passes the limit is read (and
  * dropped) up to this much so the client still gets its 413; beyond it the
  * connection is closed. */
@@ -31,11 +33,15 @@
 
 const char *api_query(api_req_t *r, const char *key)
 {
+    if (r->inproc)
+        return api_inproc_query(r->inproc, key);
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
 const char *api_header(api_req_t *r, const char *name)
 {
+    if (r->inproc)
+        return api_inproc_header(r->inproc, name);
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
@@ -72,10 +78,8 @@ void api_warn(api_req_t *r, const char *fmt, ...)
 /* Query strings from Go clients encode spaces as '+' (url.Values); MHD only
  * decodes %XX. Object names never contain '+', so decoding it in paths too
  * is harmless. */
-static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+size_t api_unescape(char *s)
 {
-    (void)cls;
-    (void)c;
     char *w = s;
     for (char *p = s; *p; p++) {
         if (*p == '+') {
@@ -92,9 +96,44 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return (size_t)(w - s);
 }
 
-static enum MHD_Result too_large(api_req_t *r)
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return api_unescape(s);
+}
+
+enum MHD_Result api_reply_too_large(api_req_t *r)
 {
     return api_reply_status(r, sl_kube_status_too_large((long long)r->api->max_body));
+}
+
+enum MHD_Result api_req_begin(api_req_t *r)
+{
+    /* who asks comes first (kube-apiserver's filter order), and before any
+     * body is read: an unauthenticated client cannot make the server buffer
+     * megabytes */
+    if (api_authenticate(r) < 0)
+        return MHD_YES;
+    const char *cl = api_header(r, "Content-Length");
+    if (cl) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(cl, &end, 10);
+        if (errno || *end || n > r->api->max_body)
+            return api_reply_too_large(r); /* answered before the body is read */
+    }
+    return MHD_YES;
+}
+
+void api_req_free(api_req_t *r)
+{
+    if (!r)
+        return;
+    sl_buf_free(&r->body);
+    json_decref(r->warnings);
+    sl_auth_user_destroy(r->user);
+    free(r);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -111,16 +150,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->method = method;
         r->url = url;
         r->start_ms = sl_now_ms();
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_DAEMON);
+        r->plain = api->plain_mhd && ci && ci->daemon == api->plain_mhd;
         *req_cls = r;
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (cl) {
-            char *end;
-            errno = 0;
-            unsigned long long n = strtoull(cl, &end, 10);
-            if (errno || *end || n > api->max_body)
-                return too_large(r); /* answered before the body is read */
-        }
-        return MHD_YES;
+        return api_req_begin(r);
     }
     if (*upload_size) {
         size_t n = *upload_size;
@@ -145,7 +179,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (r->replied)
         return MHD_YES;
     if (r->code == 413)
-        return too_large(r);
+        return api_reply_too_large(r);
     if (!r->body.data)
         sl_buf_append(&r->body, "", 0); /* always a valid (empty) string */
     return api_route(r);
@@ -161,9 +195,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
         return;
     sl_debug("%s %s -> %u (%lld ms)%s", r->method, r->url, r->code, sl_now_ms() - r->start_ms,
              toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
-    sl_buf_free(&r->body);
-    json_decref(r->warnings);
-    free(r);
+    api_req_free(r);
     *req_cls = NULL;
 }
 
@@ -184,82 +216,155 @@ static int load_pem(const char *path, char **out, sl_error_t *err)
     return *out ? 0 : -1;
 }
 
+static int parse_addr(const char *what, const char *listen, int port, struct sockaddr_in *addr,
+                      sl_error_t *err)
+{
+    memset(addr, 0, sizeof(*addr));
+    addr->sin_family = AF_INET;
+    addr->sin_port = htons((unsigned short)port);
+    if (inet_pton(AF_INET, listen, &addr->sin_addr) != 1) {
+        errno = EINVAL;
+        return sl_errprintf(err, "%s address '%s' is not an IPv4 address", what, listen);
+    }
+    return 0;
+}
+
+/* Options that make no sense together are refused at start, so a
+ * misconfiguration cannot silently open the server. */
+static int check_opts(const sl_api_opts_t *o, sl_error_t *err)
+{
+    errno = EINVAL;
+    if (!o || !o->store || (!o->listen && !o->no_listen))
+        return sl_errprintf(err, "api: a store and a listen address are required");
+    if (!o->tls_cert != !o->tls_key)
+        return sl_errprintf(err, "TLS needs both a certificate and a key");
+    if ((o->client_ca || o->token_file) && !o->policy)
+        return sl_errprintf(err, "client certificates and tokens need a policy: without one "
+                                 "the server does not authenticate at all");
+    if (o->policy && !o->tls_cert && !o->no_listen)
+        return sl_errprintf(err, "a policy needs TLS (a certificate and a key): credentials "
+                                 "must not cross the network in clear text");
+    if (o->plain_listen && !o->policy)
+        return sl_errprintf(err, "the plain-HTTP listener needs a policy (its requests act as "
+                                 "the policy's anonymous identity)");
+    if (o->client_ca && !o->tls_cert && !o->no_listen)
+        return sl_errprintf(err, "client certificates need TLS");
+    errno = 0;
+    return 0;
+}
+
+static struct MHD_Daemon *start_mhd(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
+                                    int port, struct sockaddr_in *addr,
+                                    struct MHD_OptionItem *extra)
+{
+    return MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, on_request, api, MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(opts->idle_timeout_s ? opts->idle_timeout_s : 120),
+        MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)(opts->max_connections ? opts->max_connections : 1024),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(opts->max_per_ip ? opts->max_per_ip : 512),
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+        api, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, extra, MHD_OPTION_END);
+}
+
 sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
 {
-    if (!opts || !opts->store || !opts->listen) {
-        errno = EINVAL;
-        sl_errprintf(err, "api: a store and a listen address are required");
+    if (check_opts(opts, err) < 0)
         return NULL;
-    }
-    struct sockaddr_in addr = {0};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((unsigned short)opts->port);
-    if (inet_pton(AF_INET, opts->listen, &addr.sin_addr) != 1) {
-        errno = EINVAL;
-        sl_errprintf(err, "listen address '%s' is not an IPv4 address", opts->listen);
+    struct sockaddr_in addr, paddr;
+    if (!opts->no_listen && parse_addr("listen", opts->listen, opts->port, &addr, err) < 0)
         return NULL;
-    }
-    if (!opts->tls_cert != !opts->tls_key) {
-        errno = EINVAL;
-        sl_errprintf(err, "TLS needs both a certificate and a key");
-        return NULL;
+    if (opts->plain_listen && !opts->no_listen) {
+        if (parse_addr("plain-HTTP listen", opts->plain_listen, opts->plain_port, &paddr, err) < 0)
+            return NULL;
+        /* kubectl sends no credentials over plain HTTP, so everyone who can
+         * reach this listener is the same user: only this machine may */
+        if ((ntohl(paddr.sin_addr.s_addr) >> 24) != 127) {
+            errno = EINVAL;
+            sl_errprintf(err, "the plain-HTTP listener must be on a loopback address (127.0.0.0/8), "
+                              "not %s", opts->plain_listen);
+            return NULL;
+        }
     }
     sl_api_t *api = sl_xcalloc(1, sizeof(*api));
     api->store = opts->store;
     api->pods_root = sl_xstrdup(opts->pods_root ? opts->pods_root : "/var/lib/slurmlink/pods");
     api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
+    api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
     api->bookmark_ms = (opts->bookmark_interval_s > 0 ? opts->bookmark_interval_s : 60) * 1000;
     api->event_ttl_ns = (long long)(opts->event_ttl_s ? opts->event_ttl_s : 3600) * 1000000000LL;
     api->shim_event = opts->shim_event;
     api->shim_event_arg = opts->shim_event_arg;
+    api->policy = opts->policy;
+    api->plain_port = -1;
     atomic_init(&api->stopping, 0);
 
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                      MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
     if (opts->tls_cert) {
         if (load_pem(opts->tls_cert, &api->tls_cert_pem, err) < 0 ||
-            load_pem(opts->tls_key, &api->tls_key_pem, err) < 0) {
-            sl_api_destroy(api);
-            return NULL;
-        }
-        flags |= MHD_USE_TLS;
+            load_pem(opts->tls_key, &api->tls_key_pem, err) < 0)
+            goto fail;
     }
-    if (api_bootstrap(api, err) < 0) {
-        sl_api_destroy(api);
-        return NULL;
-    }
+    if (opts->client_ca && load_pem(opts->client_ca, &api->client_ca_pem, err) < 0)
+        goto fail;
+    if ((opts->client_ca || opts->token_file) &&
+        !(api->authn = sl_authn_create(opts->client_ca, opts->token_file, err)))
+        goto fail;
+    if (api_bootstrap(api, err) < 0)
+        goto fail;
     for (size_t i = 0; api_resources[i].name && i < API_MAX_RESOURCES; i++)
         api->hubs[i] = api_hub_create(api->store, api_resources[i].store_name, 1024);
-    struct MHD_OptionItem tls_opts[] = {
-        {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
-        {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
-        {MHD_OPTION_END, 0, NULL},
-    };
-    struct MHD_OptionItem no_opts[] = {{MHD_OPTION_END, 0, NULL}};
-    errno = 0;
-    api->mhd = MHD_start_daemon(
-        flags, (uint16_t)opts->port, NULL, NULL, on_request, api, MHD_OPTION_SOCK_ADDR, &addr,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(opts->idle_timeout_s ? opts->idle_timeout_s : 120),
-        MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(opts->max_connections ? opts->max_connections : 1024),
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(opts->max_per_ip ? opts->max_per_ip : 512),
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
-        api, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, opts->tls_cert ? tls_opts : no_opts, MHD_OPTION_END);
-    if (!api->mhd) {
-        int e = errno ? errno : EADDRINUSE;
-        sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port, strerror(e));
-        sl_api_destroy(api);
-        errno = e;
-        return NULL;
+    if (opts->no_listen) {
+        api->port = -1;
+        api->server_address = sl_xstrdup("127.0.0.1:0");
+    } else {
+        /* trusting the client CA makes MHD ask for a client certificate
+         * (GNUTLS_CERT_REQUEST, not REQUIRE): tokens are the other way in,
+         * and the certificate itself is checked per request (authn.c) */
+        struct MHD_OptionItem tls_opts[] = {
+            {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
+            {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
+            {api->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+             api->client_ca_pem},
+            {MHD_OPTION_END, 0, NULL},
+        };
+        struct MHD_OptionItem no_opts[] = {{MHD_OPTION_END, 0, NULL}};
+        errno = 0;
+        api->mhd = start_mhd(api, opts, flags | (opts->tls_cert ? MHD_USE_TLS : 0), opts->port,
+                             &addr, opts->tls_cert ? tls_opts : no_opts);
+        if (!api->mhd) {
+            int e = errno ? errno : EADDRINUSE;
+            sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port, strerror(e));
+            errno = e;
+            goto fail;
+        }
+        const union MHD_DaemonInfo *di = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
+        api->port = di ? di->port : opts->port;
+        api->server_address = sl_xasprintf("%s:%d", opts->listen, api->port);
+        if (opts->plain_listen) {
+            errno = 0;
+            api->plain_mhd = start_mhd(api, opts, flags, opts->plain_port, &paddr, no_opts);
+            if (!api->plain_mhd) {
+                int e = errno ? errno : EADDRINUSE;
+                sl_errprintf(err, "cannot listen on %s:%d (plain HTTP): %s", opts->plain_listen,
+                             opts->plain_port, strerror(e));
+                errno = e;
+                goto fail;
+            }
+            di = MHD_get_daemon_info(api->plain_mhd, MHD_DAEMON_INFO_BIND_PORT);
+            api->plain_port = di ? di->port : opts->plain_port;
+        }
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
-    api->port = di ? di->port : opts->port;
-    api->server_address = sl_xasprintf("%s:%d", opts->listen, api->port);
-    if (api_janitor_start(api, err) < 0) {
-        sl_api_destroy(api);
-        return NULL;
-    }
+    if (api_janitor_start(api, err) < 0)
+        goto fail;
     return api;
+fail: {
+    int e = errno;
+    sl_api_destroy(api);
+    errno = e;
+    return NULL;
+}
 }
 
 api_hub_t *api_hub_for(sl_api_t *api, const api_resource_t *res)
@@ -273,6 +378,11 @@ int sl_api_port(const sl_api_t *api)
     return api ? api->port : -1;
 }
 
+int sl_api_plain_port(const sl_api_t *api)
+{
+    return api ? api->plain_port : -1;
+}
+
 void sl_api_destroy(sl_api_t *api)
 {
     if (!api)
@@ -284,12 +394,16 @@ void sl_api_destroy(sl_api_t *api)
     api_janitor_stop(api);
     if (api->mhd)
         MHD_stop_daemon(api->mhd);
+    if (api->plain_mhd)
+        MHD_stop_daemon(api->plain_mhd);
     for (size_t i = 0; i < API_MAX_RESOURCES; i++)
         api_hub_destroy(api->hubs[i]);
     free(api->pods_root);
     free(api->server_address);
     free(api->tls_cert_pem);
     free(api->tls_key_pem);
+    free(api->client_ca_pem);
+    sl_authn_destroy(api->authn);
     free(api);
 }
 

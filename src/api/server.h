@@ -14,8 +14,10 @@
 #define SL_API_SERVER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "auth/policy.h"
 #include "common/err.h"
 #include "store/store.h"
 
@@ -47,6 +49,23 @@ typedef struct sl_api_opts {
     size_t event_ttl_s;         /* events older than this are removed; 0: 3600 */
     sl_api_shim_event_fn shim_event;
     void *shim_event_arg;
+    /* Authentication and authorization (docs/security.md). With a policy,
+     * every request but the shim push is authenticated — a client
+     * certificate signed by client_ca, else a bearer token of token_file —
+     * and authorized by the policy: 401 / 403 Status otherwise. A policy
+     * needs TLS (tls_cert/tls_key). Without a policy nothing is checked
+     * (development mode: every client may do everything). */
+    const char *client_ca;           /* PEM file (NULL: no client certificates) */
+    const char *token_file;          /* token file (NULL: no bearer tokens) */
+    const sl_authz_policy_t *policy; /* borrowed; must outlive the server */
+    /* A second listener, plain HTTP, only on a loopback address (127/8):
+     * its requests act as the policy's anonymous: identity, or get 401 when
+     * the policy has none. Needs a policy. NULL: no such listener. */
+    const char *plain_listen;
+    int plain_port;       /* 0 picks a free port */
+    size_t max_object;    /* serialised size of a stored object; 0: 1.5 MiB (etcd's) */
+    bool no_listen;       /* no socket at all: requests only through sl_api_serve()
+                           * (api/inproc.h), for fuzzing and tests */
 } sl_api_opts_t;
 
 /* Start listening; NULL with errno and err on failure (bad address, port
@@ -64,5 +83,7 @@ void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg);
 
 /* The port actually bound (useful with port 0). */
 int sl_api_port(const sl_api_t *api);
+/* The plain-HTTP listener's port, or -1 when there is none. */
+int sl_api_plain_port(const sl_api_t *api);
 
 #endif

@@ -376,7 +376,7 @@ enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
         }
     }
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
     w->fd = ci ? ci->connect_fd : -1;
     return api_reply_stream(r, 200, "application/json", reader, w, watcher_free);
 }

@@ -581,6 +581,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
         c->o.pods_root = sl_xasprintf("%s/pods", c->o.state_dir);
     c->o.shim_path = dup_or(o->shim_path, "slurmlink-shim");
     c->o.report_url = dup_or(o->report_url, NULL);
+    c->o.report_ca_file = dup_or(o->report_ca_file, NULL);
     c->o.run_as = dup_or(o->run_as, "nobody");
     c->o.image_store = dup_or(o->image_store, NULL);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
@@ -633,6 +634,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.pods_root);
     free((char *)c->o.shim_path);
     free((char *)c->o.report_url);
+    free((char *)c->o.report_ca_file);
     free((char *)c->o.run_as);
     free((char *)c->o.image_store);
     free((char *)c->o.default_runtime);

@@ -24,6 +24,7 @@ typedef struct sl_ctl_opts {
     const char *pods_root;      /* pod folders: <root>/<ns>/<name>-<uid>/ */
     const char *shim_path;      /* slurmlink-shim, as the batch script calls it */
     const char *report_url;     /* where shims push: .../internal/v1/shim/events */
+    const char *report_ca_file; /* CA the shims trust for an https report_url (NULL: system) */
     const char *run_as;         /* Unix user for pods without a mapped user (default "nobody") */
     const char *policy_path;    /* policy.yaml: user → Unix user, namespace → account (NULL: none) */
     const char *image_store;    /* charliecloud images */

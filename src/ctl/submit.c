@@ -181,6 +181,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .pods_root = c->o.pods_root,
         .shim_path = c->o.shim_path,
         .report_url = c->o.report_url,
+        .report_ca_file = c->o.report_ca_file,
         .report_token = token,
         .default_cpu_milli = 1000,
         .default_mem_bytes = 1024LL * 1024 * 1024,

@@ -3,6 +3,7 @@
  *   options → state dir → store → API server → (controllers) → wait for a
  *   signal → stop in reverse order. */
 #include "api/server.h"
+#include "auth/policy.h"
 #include "ctl/ctl.h"
 #include "slurmif/slurmif.h"
 #include "common/fsutil.h"
@@ -25,11 +26,15 @@ typedef struct daemon_opts {
     const char *slurm_conf;
     const char *pods_root; /* default <state-dir>/pods */
     const char *tls_cert, *tls_key;
-    long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log;
+    /* authentication and authorization (docs/security.md) */
+    const char *client_ca, *token_file, *plain_address;
+    long plain_port; /* -1: no plain-HTTP listener */
+    long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log, idle_timeout_s;
+    long max_body, max_object;
     int verbose;
     /* controllers (src/ctl): on when a slurm.conf is known */
     int no_controllers;
-    const char *run_as, *shim, *image_store, *default_runtime, *report_url, *policy;
+    const char *run_as, *shim, *image_store, *default_runtime, *report_url, *report_ca, *policy;
     long poll_ms;
 } daemon_opts_t;
 
@@ -44,8 +49,19 @@ static void usage(FILE *f)
             "      --pods-root DIR      pod folders, shim logs (<state-dir>/pods)\n"
             "      --tls-cert PEM       serve HTTPS with this certificate chain ...\n"
             "      --tls-key PEM        ... and this private key\n"
-            "      --max-connections N  total connections (1024)\n"
+            "      --policy FILE        policy.yaml: who may do what, users -> Unix users,\n"
+            "                           namespaces -> accounts; turns authentication on\n"
+            "                           (needs TLS). Without it: development mode, no checks\n"
+            "      --client-ca PEM      accept client certificates signed by this CA\n"
+            "      --token-file CSV     accept the bearer tokens of this file\n"
+            "      --plain-http-port N  also serve plain HTTP on a loopback address, as the\n"
+            "                           policy's anonymous identity (0 picks a port)\n"
+            "      --plain-http-address ADDR  its address (127.0.0.1; only 127.0.0.0/8)\n"
+            "      --max-connections N  total connections per listener (1024)\n"
             "      --max-per-ip N       connections per client address (512)\n"
+            "      --idle-timeout S     close connections idle for S seconds (120)\n"
+            "      --max-body-bytes N   request body limit (3 MiB)\n"
+            "      --max-object-bytes N stored object size limit (1.5 MiB)\n"
             "      --bookmark-interval S  watch BOOKMARK period in seconds (60)\n"
             "      --event-ttl S        remove events older than S seconds (3600)\n"
             "      --watch-log N        changes kept for resuming watches (10000)\n"
@@ -55,8 +71,8 @@ static void usage(FILE *f)
             "      --image-store DIR    local images for charliecloud\n"
             "      --default-runtime R  runtime for registry images (apptainer)\n"
             "      --report-url URL     where shims push (http[s]://<listen>:<port>/internal/v1/shim/events)\n"
+            "      --report-ca PEM      CA file the shims trust for an https report URL\n"
             "      --poll-ms N          Slurm job poll period in ms (250)\n"
-            "      --policy FILE        policy.yaml: users → Unix users, namespaces → accounts\n"
             "  -v, --verbose            log every request\n"
             "  -V, --version\n");
 }
@@ -78,7 +94,8 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 static int parse_args(int argc, char **argv, daemon_opts_t *o)
 {
     enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG, O_NOCTL,
-           O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL, O_POLICY };
+           O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL, O_POLICY, O_CLIENTCA,
+           O_TOKENS, O_PLAINPORT, O_PLAINADDR, O_IDLE, O_MAXBODY, O_MAXOBJ, O_REPORTCA };
     static const struct option lo[] = {{"listen", required_argument, 0, 'l'},
                                        {"port", required_argument, 0, 'p'},
                                        {"state-dir", required_argument, 0, 's'},
@@ -99,6 +116,14 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
                                        {"report-url", required_argument, 0, O_REPORT},
                                        {"poll-ms", required_argument, 0, O_POLL},
                                        {"policy", required_argument, 0, O_POLICY},
+                                       {"client-ca", required_argument, 0, O_CLIENTCA},
+                                       {"token-file", required_argument, 0, O_TOKENS},
+                                       {"plain-http-port", required_argument, 0, O_PLAINPORT},
+                                       {"plain-http-address", required_argument, 0, O_PLAINADDR},
+                                       {"idle-timeout", required_argument, 0, O_IDLE},
+                                       {"max-body-bytes", required_argument, 0, O_MAXBODY},
+                                       {"max-object-bytes", required_argument, 0, O_MAXOBJ},
+                                       {"report-ca", required_argument, 0, O_REPORTCA},
                                        {"verbose", no_argument, 0, 'v'},
                                        {"version", no_argument, 0, 'V'},
                                        {"help", no_argument, 0, 'h'},
@@ -141,6 +166,26 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
         case O_NOCTL: o->no_controllers = 1; break;
         case O_RUNAS: o->run_as = optarg; break;
         case O_POLICY: o->policy = optarg; break;
+        case O_CLIENTCA: o->client_ca = optarg; break;
+        case O_TOKENS: o->token_file = optarg; break;
+        case O_PLAINADDR: o->plain_address = optarg; break;
+        case O_REPORTCA: o->report_ca = optarg; break;
+        case O_PLAINPORT:
+            if (parse_long("plain-http-port", optarg, 0, 65535, &o->plain_port) < 0)
+                return 2;
+            break;
+        case O_IDLE:
+            if (parse_long("idle-timeout", optarg, 1, 86400, &o->idle_timeout_s) < 0)
+                return 2;
+            break;
+        case O_MAXBODY:
+            if (parse_long("max-body-bytes", optarg, 1024, 1L << 30, &o->max_body) < 0)
+                return 2;
+            break;
+        case O_MAXOBJ:
+            if (parse_long("max-object-bytes", optarg, 1024, 1L << 30, &o->max_object) < 0)
+                return 2;
+            break;
         case O_SHIM: o->shim = optarg; break;
         case O_IMAGES: o->image_store = optarg; break;
         case O_RUNTIME: o->default_runtime = optarg; break;
@@ -164,12 +209,30 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
         fprintf(stderr, "slurmlinkd: --tls-cert and --tls-key go together\n");
         return 2;
     }
+    const char *needs_policy = o->client_ca ? "--client-ca" : o->token_file ? "--token-file"
+                               : o->plain_port >= 0                         ? "--plain-http-port"
+                                                                            : NULL;
+    if (needs_policy && !o->policy) {
+        fprintf(stderr, "slurmlinkd: %s needs --policy (without a policy nothing is "
+                        "authenticated or authorized)\n", needs_policy);
+        return 2;
+    }
+    if (o->policy && !o->tls_cert) {
+        fprintf(stderr, "slurmlinkd: --policy needs --tls-cert and --tls-key: credentials must "
+                        "not cross the network in clear text\n");
+        return 2;
+    }
+    if (o->plain_address && o->plain_port < 0) {
+        fprintf(stderr, "slurmlinkd: --plain-http-address needs --plain-http-port\n");
+        return 2;
+    }
     return -1;
 }
 
 int main(int argc, char **argv)
 {
-    daemon_opts_t o = {.listen = "127.0.0.1", .port = 6443, .state_dir = "/var/lib/slurmlink"};
+    daemon_opts_t o = {.listen = "127.0.0.1", .port = 6443, .state_dir = "/var/lib/slurmlink",
+                       .plain_port = -1};
     int r = parse_args(argc, argv, &o);
     if (r >= 0)
         return r;
@@ -192,6 +255,7 @@ int main(int argc, char **argv)
     sl_store_t *store = NULL;
     sl_api_t *api = NULL;
     sl_ctl_t *ctl = NULL;
+    sl_authz_policy_t *policy = NULL;
     char *shim = NULL, *report = NULL;
     int controllers = !o.no_controllers && (o.slurm_conf || getenv("SLURM_CONF"));
 
@@ -214,6 +278,18 @@ int main(int argc, char **argv)
     }
     if (o.watch_log)
         sl_store_set_log_limit(store, (size_t)o.watch_log);
+    /* one policy for the API's decisions; an invalid one stops the start
+     * with its file, line and field */
+    if (o.policy && !(policy = sl_authz_policy_load(o.policy, &err))) {
+        sl_err("%s", err.text);
+        goto out;
+    }
+    if (!policy)
+        sl_warn("no --policy: development mode, nothing is authenticated or authorized; every "
+                "client that reaches %s:%d may do everything", o.listen, o.port);
+    else if (!o.client_ca && !o.token_file)
+        sl_warn("--policy without --client-ca or --token-file: no credential can succeed "
+                "on the TLS listener");
     sl_api_opts_t ao = {
         .listen = o.listen,
         .port = o.port,
@@ -225,6 +301,15 @@ int main(int argc, char **argv)
         .max_per_ip = (unsigned)o.max_per_ip,
         .bookmark_interval_s = (int)o.bookmark_s,
         .event_ttl_s = (size_t)o.event_ttl_s,
+        .idle_timeout_s = (unsigned)o.idle_timeout_s,
+        .max_body = (size_t)o.max_body,
+        .max_object = (size_t)o.max_object,
+        .client_ca = o.client_ca,
+        .token_file = o.token_file,
+        .policy = policy,
+        .plain_listen = o.plain_port >= 0 ? (o.plain_address ? o.plain_address : "127.0.0.1")
+                                          : NULL,
+        .plain_port = o.plain_port >= 0 ? (int)o.plain_port : 0,
     };
     /* the controllers start after the API has its port (the shims' report
      * URL names it); shim pushes before that find no pod and are dropped
@@ -255,6 +340,7 @@ int main(int argc, char **argv)
             .pods_root = pods_root,
             .shim_path = shim,
             .report_url = report,
+            .report_ca_file = o.report_ca,
             .run_as = o.run_as,
             .policy_path = o.policy,
             .image_store = o.image_store,
@@ -272,6 +358,10 @@ int main(int argc, char **argv)
     }
     sl_info("slurmlinkd %s listening on %s://%s:%d, state in %s, pods in %s", SLURMLINK_VERSION,
             o.tls_cert ? "https" : "http", o.listen, sl_api_port(api), o.state_dir, pods_root);
+    if (sl_api_plain_port(api) >= 0)
+        sl_info("plain HTTP on http://%s:%d as the policy's anonymous identity%s", ao.plain_listen,
+                sl_api_plain_port(api),
+                sl_authz_anonymous(policy) ? "" : " (none: every request there gets 401)");
 
     int sig = 0;
     while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
@@ -282,6 +372,7 @@ out:
     /* the API first (no more shim pushes into the controller), then the controller */
     sl_api_destroy(api);
     sl_ctl_destroy(ctl);
+    sl_authz_policy_destroy(policy); /* after the API: requests use it */
     free(shim);
     free(report);
     sl_store_close(store);

@@ -373,6 +373,10 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
         json_t *rep = json_pack("{s:s}", "url", cfg->report_url);
         if (cfg->report_token)
             json_object_set_new(rep, "token", json_string(cfg->report_token));
+        if (cfg->report_ca_file)
+            json_object_set_new(rep, "caFile", json_string(cfg->report_ca_file));
+        if (cfg->report_pinned_key)
+            json_object_set_new(rep, "pinnedPublicKey", json_string(cfg->report_pinned_key));
         json_object_set_new(spec, "report", rep);
     }
     json_t *inits = json_array(), *apps = json_array();

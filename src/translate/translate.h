@@ -74,6 +74,8 @@ typedef struct sl_translate_config {
     const char *shim_path;             /* slurmlink-shim on the compute nodes */
     const char *report_url;            /* shim pushes (NULL: files only) */
     const char *report_token;          /* per-pod token (NULL: none) */
+    const char *report_ca_file;        /* CA file the shim trusts for https (NULL: system) */
+    const char *report_pinned_key;     /* "sha256//BASE64" pin of the server key (NULL: none) */
     int64_t default_cpu_milli;         /* when the pod requests no CPU (e.g. 1000) */
     int64_t default_mem_bytes;         /* when the pod requests no memory (e.g. 1 GiB) */
     const char *default_partition;     /* NULL: Slurm's default */

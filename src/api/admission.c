@@ -1,0 +1,118 @@
+/* admission.c — what the API decides about a pod because of who sent it
+ * (kube-apiserver's admission plugins, for slurmlink's identity rules):
+ *
+ *   - slurmlink.io/user is server-owned: set at create to the authenticated
+ *     user, whatever the client sent; it never changes afterwards. The
+ *     controller runs the pod's job as the Unix user the policy maps that
+ *     user to (src/ctl/submit.c), so a client that could write it could
+ *     run jobs as someone else.
+ *   - the creator must map to a Unix user (exists, not root unless
+ *     allowed, ...): 403 otherwise, before anything is stored;
+ *   - securityContext.runAsUser, of the pod and of every container, may
+ *     only name that user's uid (422 naming the field).
+ *
+ * The controller checks the same things again when it submits (a policy
+ * edited in between, a Unix user removed): this is the early, clear answer. */
+#include "api/internal.h"
+#include "common/xalloc.h"
+#include "ctl/ctl.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+#include "pod/fielderr.h"
+
+#include <string.h>
+
+void api_admit_pod_identity(api_req_t *r, json_t *pod)
+{
+    json_t *m = sl_kube_meta(pod);
+    json_t *ann = json_object_get(m, "annotations");
+    if (json_is_object(ann)) {
+        json_object_del(ann, SL_CTL_USER_ANNOTATION);
+        if (!json_object_size(ann) && !r->user)
+            json_object_del(m, "annotations");
+    }
+    if (r->user)
+        sl_kube_set_annotation(pod, SL_CTL_USER_ANNOTATION, r->user->name);
+}
+
+/* runAsUser of one securityContext against uid */
+static void check_run_as(json_t *sc, uid_t uid, const char *detail, sl_fielderrs_t *errs,
+                         const char *field)
+{
+    json_t *v = json_object_get(sc, "runAsUser");
+    if (!v || json_is_null(v))
+        return;
+    if (!json_is_integer(v) || json_integer_value(v) != (json_int_t)uid)
+        sl_fielderrs_add_int(errs, SL_FE_INVALID, field,
+                             json_is_integer(v) ? (long long)json_integer_value(v) : -1, detail);
+}
+
+json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
+{
+    sl_api_t *api = r->api;
+    if (!api->policy || !r->user)
+        return NULL;
+    uid_t uid = 0;
+    char *uname = NULL;
+    sl_error_t err = {""};
+    if (sl_authz_unix_user(api->policy, r->user->name, &uid, NULL, &uname, &err) < 0) {
+        char *why = sl_xasprintf("no Unix user to run its jobs as: %s", err.text);
+        json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
+        free(why);
+        return st;
+    }
+    char *quser = sl_go_quote(r->user->name), *qunix = sl_go_quote(uname);
+    char *detail = sl_xasprintf("must be %u, the uid of Unix user %s, which the jobs of user %s "
+                                "run as",
+                                (unsigned)uid, qunix, quser);
+    free(quser);
+    free(qunix);
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    check_run_as(sl_kube_path(pod, "spec.securityContext"), uid, detail, errs,
+                 "spec.securityContext.runAsUser");
+    static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+        json_t *a = json_object_get(json_object_get(pod, "spec"), lists[l]);
+        size_t i;
+        json_t *c;
+        json_array_foreach(a, i, c)
+        {
+            char *f = sl_xasprintf("spec.%s[%zu].securityContext.runAsUser", lists[l], i);
+            check_run_as(json_object_get(c, "securityContext"), uid, detail, errs, f);
+            free(f);
+        }
+    }
+    free(detail);
+    free(uname);
+    return api_invalid_status(errs, "Pod", pod);
+}
+
+json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old)
+{
+    (void)r;
+    const char *nv = sl_kube_annotation(pod, SL_CTL_USER_ANNOTATION);
+    const char *ov = sl_kube_annotation(old, SL_CTL_USER_ANNOTATION);
+    if (!nv) { /* left out (kubectl replace of a manifest): kept */
+        if (ov)
+            sl_kube_set_annotation(pod, SL_CTL_USER_ANNOTATION, ov);
+        return NULL;
+    }
+    if (ov && !strcmp(nv, ov))
+        return NULL;
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_fe_invalid(errs, nv, "field is immutable: the server sets it to the user who created the pod",
+                  "metadata.annotations[%s]", SL_CTL_USER_ANNOTATION);
+    return api_invalid_status(errs, "Pod", pod);
+}
+
+json_t *api_check_object_size(sl_api_t *api, json_t *obj)
+{
+    size_t n = json_dumpb(obj, NULL, 0, JSON_COMPACT);
+    if (n <= api->max_object)
+        return NULL;
+    char *msg = sl_xasprintf("the object is too large to store: %zu bytes, at most %zu", n,
+                             api->max_object);
+    json_t *st = sl_kube_status(413, "RequestEntityTooLarge", msg, NULL);
+    free(msg);
+    return st;
+}
