@@ -23,23 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BASELINE "sbatch"
-
-struct sl_bench {
-    bench_ctx_t c;
-    sl_bench_opts_t o;
-    const bench_path_t *paths[8];
-    size_t npaths;
-    sl_bench_run_t *runs;
-    size_t nruns, cap;
-    sl_bench_summary_t *sum;
-    sl_bench_tput_t *tput;
-    size_t ntput;
-    json_t *meta;
-};
-
-static const bench_path_t *all_paths[] = {&bench_path_sbatch, &bench_path_kubectl,
-                                          &bench_path_api, &bench_path_slurmrestd, NULL};
+static const bench_path_t *all_paths[] = {&bench_path_sbatch, &bench_path_kubectl, &bench_path_api,
+                                          &bench_path_slurmrestd, NULL};
 
 const bench_path_t *bench_path_get(const char *name)
 {
@@ -133,8 +118,10 @@ static int parse_paths(sl_bench_t *b, const char *list, sl_error_t *err)
         const bench_path_t *bp = bench_path_get(p);
         if (!bp) {
             errno = EINVAL;
-            sl_errprintf(err, "--paths: unknown path '%s' (known: sbatch, kubectl, api, "
-                              "slurmrestd)", p);
+            sl_errprintf(err,
+                         "--paths: unknown path '%s' (known: sbatch, kubectl, api, "
+                         "slurmrestd)",
+                         p);
             free(copy);
             return -1;
         }
@@ -254,8 +241,10 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
     free(cj);
     if (!is_cluster) {
         errno = ENOENT;
-        sl_errprintf(err, "%s is not a cluster folder (no cluster.json): start one with "
-                          "`slurmlink up --dir %s`", c->dir, c->dir);
+        sl_errprintf(err,
+                     "%s is not a cluster folder (no cluster.json): start one with "
+                     "`slurmlink up --dir %s`",
+                     c->dir, c->dir);
         goto fail;
     }
     c->progress = opts->progress;
@@ -276,7 +265,9 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
         c->image_store = sl_abspath(d.image_store);
     else
         c->image_store = sl_xasprintf("%s/images", c->dir);
-    c->runtime = opts->runtime ? sl_xstrdup(opts->runtime) : d.runtime ? sl_xstrdup(d.runtime) : NULL;
+    c->runtime = opts->runtime ? sl_xstrdup(opts->runtime)
+                 : d.runtime   ? sl_xstrdup(d.runtime)
+                               : NULL;
     c->run_as = sl_xstrdup(opts->run_as ? opts->run_as : d.run_as ? d.run_as : "nobody");
     int daemon_seen = d.state_dir || d.pods_root;
     free(d.state_dir);
@@ -294,8 +285,8 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(c->stamp, sizeof(c->stamp), "%Y%m%d-%H%M%S", &tm);
-    c->out_dir = opts->out_dir ? sl_abspath(opts->out_dir)
-                               : sl_xasprintf("%s/bench/%s", c->dir, c->stamp);
+    c->out_dir =
+        opts->out_dir ? sl_abspath(opts->out_dir) : sl_xasprintf("%s/bench/%s", c->dir, c->stamp);
     if (sl_mkdir_p(c->out_dir, 0755, err) < 0)
         goto fail;
     c->kube_cache = sl_xasprintf("%s/kubectl-cache", c->out_dir);
@@ -344,14 +335,13 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
     strftime(date, 64, "%Y-%m-%dT%H:%M:%S%z", &tm);
     b->meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, "
                         "s:i, s:i, s:i, s:s, s:s}",
-                        "command", opts->command ? opts->command : "slurmlink bench", "date",
-                        date, "id", c->stamp, "host", un.nodename, "kernel", un.release,
-                        "cluster", c->dir, "workload", c->workload_desc, "pods_root",
-                        c->pods_root, "run_as", c->run_as, "slurm", "", "kubectl", "",
-                        "runs", b->o.runs, "warmup", b->o.warmup, "throughput",
-                        b->o.throughput, "poll_ms", c->poll_ms, "stagger", c->stagger, "cpus",
-                        (int)sysconf(_SC_NPROCESSORS_ONLN), "scheduler_parameters", "",
-                        "baseline", BASELINE);
+                        "command", opts->command ? opts->command : "slurmlink bench", "date", date,
+                        "id", c->stamp, "host", un.nodename, "kernel", un.release, "cluster",
+                        c->dir, "workload", c->workload_desc, "pods_root", c->pods_root, "run_as",
+                        c->run_as, "slurm", "", "kubectl", "", "runs", b->o.runs, "warmup",
+                        b->o.warmup, "throughput", b->o.throughput, "poll_ms", c->poll_ms,
+                        "stagger", c->stagger, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+                        "scheduler_parameters", "", "baseline", BENCH_BASELINE);
     free(date);
     char *v = first_line(sb);
     json_object_set_new(b->meta, "slurm", json_string(v));
@@ -373,8 +363,7 @@ fail:
     return NULL;
 }
 
-static sl_bench_run_t *new_run(sl_bench_t *b, const char *path, int index, int warmup,
-                               int batch)
+static sl_bench_run_t *new_run(sl_bench_t *b, const char *path, int index, int warmup, int batch)
 {
     if (b->nruns == b->cap) {
         b->cap = b->cap ? b->cap * 2 : 64;
@@ -475,15 +464,14 @@ int sl_bench_execute(sl_bench_t *b, sl_error_t *err)
             int warm = k < b->o.warmup;
             size_t at = b->nruns;
             sl_bench_run_t *r = new_run(b, b->paths[p]->name, k, warm, 0);
-            bench_progress(c, "[%d/%d] %s: %s %d", k + 1, rounds, r->path,
-                           warm ? "warm-up" : "run", warm ? k + 1 : k - b->o.warmup + 1);
+            bench_progress(c, "[%d/%d] %s: %s %d", k + 1, rounds, r->path, warm ? "warm-up" : "run",
+                           warm ? k + 1 : k - b->o.warmup + 1);
             if (c->stagger)
                 wait_phase(phase);
             run_batch(b, p, &ps[p], at, 1);
             r = &b->runs[at];
             if (r->error[0] && ps[p].ok) {
-                loud(c, "%s %s %d failed: %s", r->path, warm ? "warm-up" : "run", k + 1,
-                     r->error);
+                loud(c, "%s %s %d failed: %s", r->path, warm ? "warm-up" : "run", k + 1, r->error);
                 /* a path that fails its warm-up would only burn the timeout
                  * again: its later runs fail at once, with this cause */
                 if (warm) {
@@ -522,119 +510,6 @@ int sl_bench_execute(sl_bench_t *b, sl_error_t *err)
     for (size_t p = 0; p < b->npaths; p++)
         names[p] = b->paths[p]->name;
     b->sum = sl_xcalloc(b->npaths, sizeof(*b->sum));
-    sl_bench_summarize(b->runs, b->nruns, names, b->npaths, BASELINE, b->sum);
+    sl_bench_summarize(b->runs, b->nruns, names, b->npaths, BENCH_BASELINE, b->sum);
     return 0;
-}
-
-const sl_bench_run_t *sl_bench_runs(const sl_bench_t *b, size_t *n)
-{
-    *n = b->nruns;
-    return b->runs;
-}
-
-const sl_bench_summary_t *sl_bench_summaries(const sl_bench_t *b, size_t *n)
-{
-    *n = b->sum ? b->npaths : 0;
-    return b->sum;
-}
-
-const sl_bench_tput_t *sl_bench_tputs(const sl_bench_t *b, size_t *n)
-{
-    *n = b->ntput;
-    return b->tput;
-}
-
-const char *sl_bench_out_dir(const sl_bench_t *b)
-{
-    return b->c.out_dir;
-}
-
-json_t *sl_bench_to_json(const sl_bench_t *b)
-{
-    json_t *j = sl_bench_json(b->meta, b->runs, b->nruns, b->sum, b->sum ? b->npaths : 0,
-                              b->tput, b->ntput);
-    json_object_set_new(json_object_get(j, "meta"), "out_dir", json_string(b->c.out_dir));
-    return j;
-}
-
-static int put(const sl_bench_t *b, const char *name, char *text, sl_error_t *err)
-{
-    char *path = sl_xasprintf("%s/%s", b->c.out_dir, name);
-    int rc = sl_write_file(path, text, strlen(text), 0644, err);
-    free(path);
-    free(text);
-    return rc;
-}
-
-static char *subtitle(const sl_bench_t *b)
-{
-    const char *host = json_string_value(json_object_get(b->meta, "host"));
-    if (b->o.throughput)
-        return sl_xasprintf("%s | %d pods at once per path | %s | %s", b->c.workload_desc,
-                            b->o.throughput, host, b->c.stamp);
-    return sl_xasprintf("%s | %d warm runs per path after %d warm-up | %s | %s",
-                        b->c.workload_desc, b->o.runs, b->o.warmup, host, b->c.stamp);
-}
-
-int sl_bench_write_files(const sl_bench_t *b, sl_error_t *err)
-{
-    size_t ns = b->sum ? b->npaths : 0;
-    if (put(b, "runs.csv", sl_bench_csv_runs(b->runs, b->nruns), err) < 0)
-        return -1;
-    if (!b->o.throughput && put(b, "summary.csv", sl_bench_csv_summary(b->sum, ns), err) < 0)
-        return -1;
-    if (b->o.throughput && put(b, "throughput.csv", sl_bench_csv_tput(b->tput, b->ntput), err) < 0)
-        return -1;
-    json_t *j = sl_bench_to_json(b);
-    char *text = json_dumps(j, JSON_INDENT(2));
-    json_decref(j);
-    size_t len = strlen(text);
-    text = sl_xrealloc(text, len + 2);
-    memcpy(text + len, "\n", 2);
-    if (put(b, "bench.json", text, err) < 0)
-        return -1;
-    char *sub = subtitle(b);
-    char *svg = sl_bench_svg("slurmlink bench: end to end, submit to result seen", sub, b->sum,
-                             b->o.throughput ? 0 : ns, b->tput, b->ntput);
-    free(sub);
-    return put(b, "bench.svg", svg, err);
-}
-
-void sl_bench_print(const sl_bench_t *b, FILE *f, int utf8)
-{
-    char *sub = subtitle(b);
-    fprintf(f, "slurmlink bench on %s\n%s\n\n", b->c.dir, sub);
-    free(sub);
-    size_t ns = b->sum ? b->npaths : 0;
-    if (b->o.throughput) {
-        sl_bench_print_tput(f, b->tput, b->ntput);
-    } else {
-        sl_bench_print_table(f, b->sum, ns, BASELINE);
-        fputc('\n', f);
-        sl_bench_print_chart(f, b->sum, ns, 50, utf8);
-    }
-    fprintf(f, "\nfiles: %s/{runs.csv,%s,bench.json,bench.svg}\n", b->c.out_dir,
-            b->o.throughput ? "throughput.csv" : "summary.csv");
-}
-
-int sl_bench_problems(const sl_bench_t *b, FILE *f)
-{
-    int n = 0;
-    for (size_t i = 0; i < b->nruns; i++) {
-        const sl_bench_run_t *r = &b->runs[i];
-        char why[128];
-        const char *what = r->error[0] ? r->error
-                           : sl_bench_run_check(r, why, sizeof(why)) < 0 ? why
-                                                                         : NULL;
-        if (!what)
-            continue;
-        if (f && n < 20)
-            fprintf(f, "!! %s %s %d%s%s: %s\n", r->path,
-                    r->batch ? "batch pod" : r->warmup ? "warm-up" : "run", r->index,
-                    r->pod[0] ? " pod " : "", r->pod, what);
-        n++;
-    }
-    if (f && n > 20)
-        fprintf(f, "!! ... %d problems in all (see runs.csv)\n", n);
-    return n;
 }

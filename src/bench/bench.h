@@ -20,9 +20,9 @@
  * wall-clock second, the same phase for every path of the round, the
  * phases spread evenly over the second across rounds (random offset):
  * every path meets the tick at the same points, and the mean covers the
- * whole second rather than one phase locked in by the previous run's end. Throughput mode: per path, `throughput`
- * pods submitted at once, timed until all acknowledged, started, finished
- * and seen.
+ * whole second rather than one phase locked in by the previous run's end. Throughput mode: per
+ * path, `throughput` pods submitted at once, timed until all acknowledged, started, finished and
+ * seen.
  *
  * Lifecycle: create (validates, imports the default image if missing,
  * prepares the output folder), execute (progress on opts->progress), then
@@ -39,14 +39,14 @@
 #include "common/err.h"
 
 typedef struct sl_bench_opts {
-    const char *dir;        /* cluster folder (slurmlink up) */
-    const char *paths;      /* comma list; NULL: "sbatch,kubectl,api,slurmrestd" */
-    int runs;               /* measured runs per path (>= 1) */
-    int warmup;             /* warm-up runs per path, excluded (>= 0) */
-    const char *workload;   /* a command for `sh -c` in busybox, or a pod file
-                               (.yaml/.yml/.json, or any existing file); NULL: no-op */
-    const char *out_dir;    /* NULL: <dir>/bench/<stamp> */
-    int throughput;         /* > 0: throughput mode with this many pods per path */
+    const char *dir;      /* cluster folder (slurmlink up) */
+    const char *paths;    /* comma list; NULL: "sbatch,kubectl,api,slurmrestd" */
+    int runs;             /* measured runs per path (>= 1) */
+    int warmup;           /* warm-up runs per path, excluded (>= 0) */
+    const char *workload; /* a command for `sh -c` in busybox, or a pod file
+                             (.yaml/.yml/.json, or any existing file); NULL: no-op */
+    const char *out_dir;  /* NULL: <dir>/bench/<stamp> */
+    int throughput;       /* > 0: throughput mode with this many pods per path */
     /* The direct paths use slurmlinkd's settings, read from the command line
      * of the folder's running daemon (--run-as, --pods-root, --image-store,
      * --default-runtime); these override them (NULL: the daemon's, else its
@@ -55,13 +55,13 @@ typedef struct sl_bench_opts {
     const char *pods_root;
     const char *image_store;
     const char *runtime;
-    const char *kubectl;    /* NULL: "kubectl" */
-    int poll_ms;            /* sbatch / slurmrestd completion polling (0: 50) */
-    int timeout_s;          /* per run or batch (0: 300) */
-    int no_stagger;         /* submit each latency run as soon as the previous one was
-                               seen, instead of at a staggered phase of the second (below) */
-    FILE *progress;         /* progress lines (NULL: none) */
-    const char *command;    /* the command line, recorded with the results */
+    const char *kubectl; /* NULL: "kubectl" */
+    int poll_ms;         /* sbatch / slurmrestd completion polling (0: 50) */
+    int timeout_s;       /* per run or batch (0: 300) */
+    int no_stagger;      /* submit each latency run as soon as the previous one was
+                            seen, instead of at a staggered phase of the second (below) */
+    FILE *progress;      /* progress lines (NULL: none) */
+    const char *command; /* the command line, recorded with the results */
 } sl_bench_opts_t;
 
 typedef struct sl_bench sl_bench_t;

@@ -40,9 +40,8 @@ char *sl_bench_csv_runs(const sl_bench_run_t *runs, size_t n)
         csv_field(&b, r->job_id);
         sl_buf_putc(&b, ',');
         csv_field(&b, r->phase);
-        sl_buf_printf(&b, ",%lld,%lld,%lld,%lld,%lld", (long long)r->t_submit,
-                      (long long)r->t_ack, (long long)r->t_start, (long long)r->t_end,
-                      (long long)r->t_seen);
+        sl_buf_printf(&b, ",%lld,%lld,%lld,%lld,%lld", (long long)r->t_submit, (long long)r->t_ack,
+                      (long long)r->t_start, (long long)r->t_end, (long long)r->t_seen);
         if (ordered) {
             for (int ph = 0; ph < SL_BENCH_NPHASES; ph++)
                 sl_buf_printf(&b, ",%.6f", sl_bench_run_phase(r, ph));
@@ -98,8 +97,8 @@ char *sl_bench_csv_tput(const sl_bench_tput_t *t, size_t n)
     for (size_t i = 0; i < n; i++) {
         const sl_bench_tput_t *p = &t[i];
         csv_field(&b, p->path);
-        sl_buf_printf(&b, ",%d,%zu,%zu,%zu,%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f\n",
-                      p->batch, p->pods, p->acked, p->started, p->finished, p->seen, p->failed,
+        sl_buf_printf(&b, ",%d,%zu,%zu,%zu,%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f\n", p->batch,
+                      p->pods, p->acked, p->started, p->finished, p->seen, p->failed,
                       p->all_acked_s, p->all_started_s, p->all_finished_s, p->all_seen_s,
                       p->submit_per_s, p->jobs_per_s);
     }
@@ -115,9 +114,9 @@ static json_t *stat_json(const sl_bench_stat_t *st)
 json_t *sl_bench_summary_json(const sl_bench_summary_t *p)
 {
     json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "path", p->path, "runs",
-                          (json_int_t)p->runs, "warm", (json_int_t)p->warm, "ok",
-                          (json_int_t)p->ok, "failed", (json_int_t)p->failed, "disordered",
-                          (json_int_t)p->disordered, "e2e_s", stat_json(&p->e2e));
+                          (json_int_t)p->runs, "warm", (json_int_t)p->warm, "ok", (json_int_t)p->ok,
+                          "failed", (json_int_t)p->failed, "disordered", (json_int_t)p->disordered,
+                          "e2e_s", stat_json(&p->e2e));
     json_t *ph = json_object();
     for (int i = 0; i < SL_BENCH_NPHASES; i++)
         json_object_set_new(ph, sl_bench_phase_name(i), stat_json(&p->phase[i]));
@@ -125,11 +124,10 @@ json_t *sl_bench_summary_json(const sl_bench_summary_t *p)
     if (p->has_ratio)
         json_object_set_new(o, "vs_baseline",
                             json_pack("{s:f, s:f, s:f, s:f, s:I, s:f, s:f}", "ratio_mean",
-                                      p->ratio_mean, "ratio_median", p->ratio_median,
-                                      "over_mean_s", p->over_mean_s, "over_median_s",
-                                      p->over_median_s, "paired_n", (json_int_t)p->paired_n,
-                                      "paired_mean_s", p->paired_mean_s, "paired_median_s",
-                                      p->paired_median_s));
+                                      p->ratio_mean, "ratio_median", p->ratio_median, "over_mean_s",
+                                      p->over_mean_s, "over_median_s", p->over_median_s, "paired_n",
+                                      (json_int_t)p->paired_n, "paired_mean_s", p->paired_mean_s,
+                                      "paired_median_s", p->paired_median_s));
     else
         json_object_set_new(o, "vs_baseline", json_null());
     json_object_set_new(o, "first_error",
@@ -139,11 +137,11 @@ json_t *sl_bench_summary_json(const sl_bench_summary_t *p)
 
 json_t *sl_bench_tput_json(const sl_bench_tput_t *p)
 {
-    json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "path", p->path,
-                          "batch", p->batch, "pods", (json_int_t)p->pods, "acked",
-                          (json_int_t)p->acked, "started", (json_int_t)p->started, "finished",
-                          (json_int_t)p->finished, "seen", (json_int_t)p->seen, "failed",
-                          (json_int_t)p->failed, "t0_us", (json_int_t)p->t0);
+    json_t *o =
+        json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "path", p->path, "batch",
+                  p->batch, "pods", (json_int_t)p->pods, "acked", (json_int_t)p->acked, "started",
+                  (json_int_t)p->started, "finished", (json_int_t)p->finished, "seen",
+                  (json_int_t)p->seen, "failed", (json_int_t)p->failed, "t0_us", (json_int_t)p->t0);
     json_object_set_new(o, "all_acked_s", json_real(p->all_acked_s));
     json_object_set_new(o, "all_started_s", json_real(p->all_started_s));
     json_object_set_new(o, "all_finished_s", json_real(p->all_finished_s));
@@ -159,10 +157,9 @@ static json_t *run_json(const sl_bench_run_t *r)
 {
     char why[128];
     int ordered = !r->error[0] && sl_bench_run_check(r, why, sizeof(why)) == 0;
-    json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:s, s:s, s:s, s:s, s:s}", "path", r->path,
-                          "batch", r->batch, "index", r->index, "warmup", r->warmup, "pod",
-                          r->pod, "uid", r->uid, "job_id", r->job_id, "phase", r->phase,
-                          "pod_dir", r->pod_dir);
+    json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:s, s:s, s:s, s:s, s:s}", "path", r->path, "batch",
+                          r->batch, "index", r->index, "warmup", r->warmup, "pod", r->pod, "uid",
+                          r->uid, "job_id", r->job_id, "phase", r->phase, "pod_dir", r->pod_dir);
     json_object_set_new(o, "t_submit_us", json_integer(r->t_submit));
     json_object_set_new(o, "t_ack_us", json_integer(r->t_ack));
     json_object_set_new(o, "t_start_us", json_integer(r->t_start));
@@ -186,8 +183,7 @@ static json_t *run_json(const sl_bench_run_t *r)
 }
 
 json_t *sl_bench_json(const json_t *meta, const sl_bench_run_t *runs, size_t nruns,
-                      const sl_bench_summary_t *s, size_t ns, const sl_bench_tput_t *t,
-                      size_t nt)
+                      const sl_bench_summary_t *s, size_t ns, const sl_bench_tput_t *t, size_t nt)
 {
     json_t *o = json_object();
     json_object_set_new(o, "meta", meta ? json_deep_copy(meta) : json_object());

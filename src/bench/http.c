@@ -118,7 +118,8 @@ int bench_http_call(bench_http_t *h, const char *method, const char *path, const
     if (rc != CURLE_OK) {
         sl_buf_free(&b);
         errno = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT : ECONNREFUSED;
-        sl_errprintf(err, "%s %s: %s", method, url, h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
+        sl_errprintf(err, "%s %s: %s", method, url,
+                     h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
         free(url);
         return -1;
     }
@@ -183,7 +184,8 @@ int bench_http_stream(bench_http_t *h, const char *path,
         ret = sl_errprintf(err, "GET %s: the watch ended before every pod finished", url);
     } else {
         errno = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT : EIO;
-        ret = sl_errprintf(err, "GET %s: %s", url, h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
+        ret =
+            sl_errprintf(err, "GET %s: %s", url, h->errbuf[0] ? h->errbuf : curl_easy_strerror(rc));
     }
     sl_buf_free(&s.line);
     free(url);

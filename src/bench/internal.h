@@ -33,16 +33,16 @@ typedef struct bench_ctx {
     char stamp[32];    /* this bench's id: yyyymmdd-hhmmss (in pod names and labels) */
     json_t *pod;       /* the workload pod template */
     char *workload_desc;
-    char *run_as;      /* direct paths: the job's user, as slurmlinkd runs jobs */
+    char *run_as; /* direct paths: the job's user, as slurmlinkd runs jobs */
     uid_t uid;
     gid_t gid;
     char *home;
-    int poll_ms;       /* direct paths' completion polling */
+    int poll_ms;          /* direct paths' completion polling */
     long long timeout_ms; /* per run (per batch in throughput mode) */
-    int stagger;       /* latency runs at staggered phases of the second */
+    int stagger;          /* latency runs at staggered phases of the second */
     FILE *progress;
     int progress_tty;
-    int progress_open; /* a \r line is on screen */
+    int progress_open;  /* a \r line is on screen */
     bench_kube_t *kube; /* API client (created on first use) */
 } bench_ctx_t;
 
@@ -58,8 +58,7 @@ typedef struct bench_path {
     /* -1 with err when the path cannot run at all (every run then fails) */
     int (*setup)(bench_ctx_t *c, void **state, sl_error_t *err);
     void (*submit)(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n);
-    void (*wait)(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n,
-                 long long deadline_ms);
+    void (*wait)(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n, long long deadline_ms);
     void (*teardown)(bench_ctx_t *c, void *state);
 } bench_path_t;
 
@@ -101,14 +100,14 @@ int bench_child_run(const char *const *argv, const char *const *envp, bench_line
 
 /* ---- HTTP (http.c, libcurl) ---- */
 typedef struct bench_http_target {
-    const char *base;       /* "http://127.0.0.1:6443" or "http://localhost" for a socket */
-    const char *unix_path;  /* Unix socket (NULL: TCP) */
-    const char *token;      /* bearer token (NULL: none) */
-    const char *ca_file;    /* CA bundle file */
-    const char *ca_data;    /* PEM CA in memory (kubeconfig certificate-authority-data) */
+    const char *base;      /* "http://127.0.0.1:6443" or "http://localhost" for a socket */
+    const char *unix_path; /* Unix socket (NULL: TCP) */
+    const char *token;     /* bearer token (NULL: none) */
+    const char *ca_file;   /* CA bundle file */
+    const char *ca_data;   /* PEM CA in memory (kubeconfig certificate-authority-data) */
     const char *cert_data, *key_data; /* client certificate/key PEM in memory */
     const char *cert_file, *key_file;
-    int insecure;           /* skip TLS verification */
+    int insecure; /* skip TLS verification */
 } bench_http_target_t;
 typedef struct bench_http bench_http_t; /* one kept-alive connection */
 bench_http_t *bench_http_create(const bench_http_target_t *t);
@@ -129,7 +128,7 @@ int bench_http_stream(bench_http_t *h, const char *path,
 /* From <dir>/kubeconfig's current context (parsed with the YAML loader). */
 bench_kube_t *bench_kube_get(bench_ctx_t *c, sl_error_t *err);
 void bench_kube_destroy(bench_kube_t *k);
-bench_http_t *bench_kube_http(bench_kube_t *k);   /* for requests and pod creation */
+bench_http_t *bench_kube_http(bench_kube_t *k);       /* for requests and pod creation */
 bench_http_t *bench_kube_watch_http(bench_kube_t *k); /* a second connection for watches */
 /* GET one pod (new reference) or NULL with err. */
 json_t *bench_kube_get_pod(bench_kube_t *k, const char *ns, const char *name, sl_error_t *err);
@@ -145,6 +144,22 @@ void bench_kube_fail_pod(sl_bench_run_t *r, json_t *pod);
  * runs that ended Failed. */
 void bench_kube_watch(bench_ctx_t *c, sl_bench_run_t **rs, size_t n, const char *selector,
                       const char *rv, long long deadline_ms);
+
+/* The bench itself (bench.c runs it, output.c reports it). */
+#define BENCH_BASELINE "sbatch" /* ratios are against this path */
+
+struct sl_bench {
+    bench_ctx_t c;
+    sl_bench_opts_t o;
+    const bench_path_t *paths[8];
+    size_t npaths;
+    sl_bench_run_t *runs;
+    size_t nruns, cap;
+    sl_bench_summary_t *sum;
+    sl_bench_tput_t *tput;
+    size_t ntput;
+    json_t *meta;
+};
 
 /* ---- progress (bench.c) ---- */
 void bench_progress(bench_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

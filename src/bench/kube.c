@@ -92,10 +92,10 @@ bench_kube_t *bench_kube_get(bench_ctx_t *c, sl_error_t *err)
     bench_http_target_t t = {0};
     size_t sl = strlen(server);
     t.base = keep(k, sl_xstrndup(server, sl && server[sl - 1] == '/' ? sl - 1 : sl));
-    t.ca_file = keep(k, json_string_value(json_object_get(cl, "certificate-authority"))
-                            ? sl_xstrdup(json_string_value(
-                                  json_object_get(cl, "certificate-authority")))
-                            : NULL);
+    t.ca_file =
+        keep(k, json_string_value(json_object_get(cl, "certificate-authority"))
+                    ? sl_xstrdup(json_string_value(json_object_get(cl, "certificate-authority")))
+                    : NULL);
     t.ca_data = keep(k, b64(json_string_value(json_object_get(cl, "certificate-authority-data"))));
     t.insecure = json_is_true(json_object_get(cl, "insecure-skip-tls-verify"));
     const char *tok = json_string_value(json_object_get(user, "token"));
@@ -127,15 +127,9 @@ bench_kube_t *bench_kube_get(bench_ctx_t *c, sl_error_t *err)
     return k;
 }
 
-bench_http_t *bench_kube_http(bench_kube_t *k)
-{
-    return k->http;
-}
+bench_http_t *bench_kube_http(bench_kube_t *k) { return k->http; }
 
-bench_http_t *bench_kube_watch_http(bench_kube_t *k)
-{
-    return k->watch;
-}
+bench_http_t *bench_kube_watch_http(bench_kube_t *k) { return k->watch; }
 
 static json_t *get_json(bench_kube_t *k, const char *path, sl_error_t *err)
 {
@@ -177,8 +171,8 @@ void bench_kube_cleanup(bench_ctx_t *c)
     bench_kube_t *k = bench_kube_get(c, NULL);
     if (!k)
         return;
-    const char *ns = json_string_value(json_object_get(json_object_get(c->pod, "metadata"),
-                                                       "namespace"));
+    const char *ns =
+        json_string_value(json_object_get(json_object_get(c->pod, "metadata"), "namespace"));
     ns = ns ? ns : "default";
     char *sel = sl_xasprintf("slurmlink.io/bench=%s", c->stamp);
     char *esel = escape(sel);
@@ -188,8 +182,8 @@ void bench_kube_cleanup(bench_ctx_t *c)
     json_t *p;
     json_array_foreach(json_object_get(list, "items"), i, p)
     {
-        const char *name = json_string_value(json_object_get(json_object_get(p, "metadata"),
-                                                             "name"));
+        const char *name =
+            json_string_value(json_object_get(json_object_get(p, "metadata"), "name"));
         char *dp = sl_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, name ? name : "");
         long status;
         char *resp = NULL;
@@ -259,8 +253,8 @@ typedef struct watch {
 static void observe(watch_t *w, json_t *pod, long long t)
 {
     const char *name = json_string_value(json_object_get(json_object_get(pod, "metadata"), "name"));
-    const char *rv = json_string_value(
-        json_object_get(json_object_get(pod, "metadata"), "resourceVersion"));
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(pod, "metadata"), "resourceVersion"));
     if (rv)
         snprintf(w->rv, sizeof(w->rv), "%s", rv);
     if (!name)
@@ -318,10 +312,9 @@ static int relist(watch_t *w, bench_kube_t *k, const char *ns, const char *esel,
         return -1;
     size_t i;
     json_t *p;
-    json_array_foreach(json_object_get(list, "items"), i, p)
-        observe(w, p, t);
-    const char *rv = json_string_value(
-        json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
+    json_array_foreach(json_object_get(list, "items"), i, p) observe(w, p, t);
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
     if (rv)
         snprintf(w->rv, sizeof(w->rv), "%s", rv);
     json_decref(list);
@@ -337,8 +330,8 @@ void bench_kube_watch(bench_ctx_t *c, sl_bench_run_t **rs, size_t n, const char 
             w.left++;
     sl_error_t err = {""};
     bench_kube_t *k = bench_kube_get(c, &err);
-    const char *ns = json_string_value(json_object_get(json_object_get(c->pod, "metadata"),
-                                                       "namespace"));
+    const char *ns =
+        json_string_value(json_object_get(json_object_get(c->pod, "metadata"), "namespace"));
     ns = ns ? ns : "default";
     char *esel = escape(selector);
     snprintf(w.rv, sizeof(w.rv), "%s", rv ? rv : "");
@@ -357,8 +350,7 @@ void bench_kube_watch(bench_ctx_t *c, sl_bench_run_t **rs, size_t n, const char 
         char *path = sl_xasprintf("/api/v1/namespaces/%s/pods?watch=1&labelSelector=%s"
                                   "&resourceVersion=%s",
                                   ns, esel, w.rv);
-        int rc = bench_http_stream(bench_kube_watch_http(k), path, on_event, &w, deadline_ms,
-                                   &err);
+        int rc = bench_http_stream(bench_kube_watch_http(k), path, on_event, &w, deadline_ms, &err);
         free(path);
         if (w.error[0]) {
             snprintf(err.text, sizeof(err.text), "%s", w.error);

@@ -18,8 +18,8 @@ typedef struct api {
 
 static const char *ns_of(bench_ctx_t *c)
 {
-    const char *ns = json_string_value(json_object_get(json_object_get(c->pod, "metadata"),
-                                                       "namespace"));
+    const char *ns =
+        json_string_value(json_object_get(json_object_get(c->pod, "metadata"), "namespace"));
     return ns ? ns : "default";
 }
 
@@ -38,8 +38,8 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
     free(path);
     if (rc == 0 && status != 200) {
         errno = ENOTSUP;
-        rc = sl_errprintf(err, "slurmlinkd does not list pods (GET pods: HTTP %ld: %.120s)",
-                          status, resp ? resp : "");
+        rc = sl_errprintf(err, "slurmlinkd does not list pods (GET pods: HTTP %ld: %.120s)", status,
+                          resp ? resp : "");
     }
     free(resp);
     if (rc < 0)
@@ -66,16 +66,15 @@ static void submit(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n)
         long long t_done = 0;
         sl_error_t err = {""};
         r->t_submit = sl_wall_us();
-        int rc = bench_http_call(bench_kube_http(a->k), "POST", path, body, &status, &resp,
-                                 &t_done, deadline, &err);
+        int rc = bench_http_call(bench_kube_http(a->k), "POST", path, body, &status, &resp, &t_done,
+                                 deadline, &err);
         free(body);
         json_t *j = rc == 0 ? json_loads(resp ? resp : "", 0, NULL) : NULL;
         if (rc < 0) {
             sl_bench_run_fail(r, "%s", err.text);
         } else if (status != 201 && status != 200) {
             const char *m = json_string_value(json_object_get(j, "message"));
-            sl_bench_run_fail(r, "POST pods: HTTP %ld: %.200s", status,
-                              m ? m : resp ? resp : "");
+            sl_bench_run_fail(r, "POST pods: HTTP %ld: %.200s", status, m ? m : resp ? resp : "");
         } else {
             r->t_ack = t_done;
             bench_kube_note_pod(c, r, j);

@@ -149,8 +149,9 @@ static void wait_pods(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
     if (n == 1)
         sl_argv_add(&argv, rs[0]->pod);
     else
-        sl_argv_addf(&argv, "--selector=slurmlink.io/bench=%s,slurmlink.io/bench-path=%s,"
-                            "slurmlink.io/bench-batch=%d",
+        sl_argv_addf(&argv,
+                     "--selector=slurmlink.io/bench=%s,slurmlink.io/bench-path=%s,"
+                     "slurmlink.io/bench-batch=%d",
                      c->stamp, rs[0]->path, rs[0]->batch);
     sl_argv_add(&argv, "--watch");
     sl_argv_add(&argv, "--output=jsonpath={.metadata.name}{\" \"}{.status.phase}{\"\\n\"}");
@@ -166,8 +167,8 @@ static void wait_pods(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
     sl_argv_free(&argv);
     /* untimed look-ups: uid (the pod folder), job id, and why a pod failed */
     bench_kube_t *k = bench_kube_get(c, NULL);
-    const char *ns = json_string_value(json_object_get(json_object_get(c->pod, "metadata"),
-                                                       "namespace"));
+    const char *ns =
+        json_string_value(json_object_get(json_object_get(c->pod, "metadata"), "namespace"));
     for (size_t i = 0; i < n && k; i++) {
         sl_bench_run_t *r = rs[i];
         if (r->error[0])

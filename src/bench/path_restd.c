@@ -81,10 +81,27 @@ static long long mem_mb(const char *v)
     if (end == v || x < 0)
         return -1;
     switch (*end) {
-    case 'K': case 'k': x /= 1024; end++; break;
-    case 'M': case 'm': case '\0': if (*end) end++; break;
-    case 'G': case 'g': x *= 1024; end++; break;
-    case 'T': case 't': x *= 1024 * 1024; end++; break;
+    case 'K':
+    case 'k':
+        x /= 1024;
+        end++;
+        break;
+    case 'M':
+    case 'm':
+    case '\0':
+        if (*end)
+            end++;
+        break;
+    case 'G':
+    case 'g':
+        x *= 1024;
+        end++;
+        break;
+    case 'T':
+    case 't':
+        x *= 1024 * 1024;
+        end++;
+        break;
     default: return -1;
     }
     if (*end && strcmp(end, "B") && strcmp(end, "b"))
@@ -147,9 +164,7 @@ static int job_field(json_t *job, const char *option, sl_error_t *err)
         }
         case K_TRUE: json_object_set_new(job, f, json_true()); return 0;
         case K_FALSE: json_object_set_new(job, f, json_false()); return 0;
-        case K_EXCL:
-            json_object_set_new(job, f, json_string(v ? v : "exclusive"));
-            return 0;
+        case K_EXCL: json_object_set_new(job, f, json_string(v ? v : "exclusive")); return 0;
         }
         errno = EINVAL;
         return sl_errprintf(err, "option %s: value not understood for slurmrestd", option);
@@ -214,7 +229,7 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
     sl_argv_addf(&env, "SLURMLINK_DIR=%s", c->dir);
     /* only the Slurm API plugin: the slurmdbd one refuses to load without accounting */
     const char *argv[] = {"slurmrestd", "-a", "rest_auth/local", "-s", "openapi/v0.0.38",
-                          listen, NULL};
+                          listen,       NULL};
     sl_spawn_opts_t so = {.envp = (const char *const *)env.v,
                           .stdout_path = log,
                           .stderr_path = log,
@@ -339,14 +354,14 @@ static void wait_jobs(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
         for (size_t i = 0; i < n && (!many || i == 0); i++) {
             if (!many && (rs[i]->error[0] || rs[i]->t_seen))
                 continue;
-            char *path = many ? sl_xstrdup(API "/jobs")
-                              : sl_xasprintf(API "/job/%s", rs[i]->job_id);
+            char *path =
+                many ? sl_xstrdup(API "/jobs") : sl_xasprintf(API "/job/%s", rs[i]->job_id);
             long status = 0;
             char *resp = NULL;
             long long t = 0;
             sl_error_t err = {""};
-            int rc = bench_http_call(s->http, "GET", path, NULL, &status, &resp, &t, deadline_ms,
-                                     &err);
+            int rc =
+                bench_http_call(s->http, "GET", path, NULL, &status, &resp, &t, deadline_ms, &err);
             free(path);
             json_t *j = rc == 0 && status == 200 ? json_loads(resp, 0, NULL) : NULL;
             free(resp);

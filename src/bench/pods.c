@@ -40,20 +40,27 @@ static json_t *busybox_pod(const char *cmd)
     json_t *command = cmd ? json_pack("[s,s,s]", "sh", "-c", cmd) : json_pack("[s]", "true");
     return json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:i, s:[{s:s, s:s, s:o, s:{s:{s:s, s:s}, "
                      "s:{s:s, s:s}}}]}}",
-                     "apiVersion", "v1", "kind", "Pod", "metadata", "namespace", "default",
-                     "spec", "restartPolicy", "Never", "terminationGracePeriodSeconds", 5,
-                     "containers", "name", "main", "image", "busybox", "command", command,
-                     "resources", "requests", "cpu", "1", "memory", "64Mi", "limits", "cpu", "1",
-                     "memory", "64Mi");
+                     "apiVersion", "v1", "kind", "Pod", "metadata", "namespace", "default", "spec",
+                     "restartPolicy", "Never", "terminationGracePeriodSeconds", 5, "containers",
+                     "name", "main", "image", "busybox", "command", command, "resources",
+                     "requests", "cpu", "1", "memory", "64Mi", "limits", "cpu", "1", "memory",
+                     "64Mi");
 }
 
 /* fields an API server sets: a template must not carry them into new pods */
 static void strip_server_fields(json_t *pod)
 {
     json_t *md = json_object_get(pod, "metadata");
-    static const char *drop[] = {"uid", "resourceVersion", "creationTimestamp", "generation",
-                                 "managedFields", "selfLink", "deletionTimestamp", "name",
-                                 "generateName", NULL};
+    static const char *drop[] = {"uid",
+                                 "resourceVersion",
+                                 "creationTimestamp",
+                                 "generation",
+                                 "managedFields",
+                                 "selfLink",
+                                 "deletionTimestamp",
+                                 "name",
+                                 "generateName",
+                                 NULL};
     for (int i = 0; drop[i]; i++)
         json_object_del(md, drop[i]);
     json_object_del(pod, "status");
@@ -87,8 +94,12 @@ json_t *bench_workload(const char *workload, char **desc, sl_error_t *err)
             json_decref(pod);
             json_decref(docs);
             errno = EINVAL;
-            sl_errprintf(err, "%s: the workload file must hold exactly one Pod (document %zu is %s)",
-                         workload, i + 1, kind && !strcmp(kind, "Pod") ? "a second Pod" : kind ? kind : "not a Kubernetes object");
+            sl_errprintf(err,
+                         "%s: the workload file must hold exactly one Pod (document %zu is %s)",
+                         workload, i + 1,
+                         kind && !strcmp(kind, "Pod") ? "a second Pod"
+                         : kind                       ? kind
+                                                      : "not a Kubernetes object");
             return NULL;
         }
         pod = json_incref(d);
@@ -145,9 +156,9 @@ static void random_uid(char out[40])
             b[i] = (unsigned char)rand();
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-             b[13], b[14], b[15]);
+    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 json_t *bench_pod_instance(bench_ctx_t *c, sl_bench_run_t *r, int with_uid)

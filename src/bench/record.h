@@ -34,7 +34,7 @@ typedef struct sl_bench_run {
     char pod_dir[1024]; /* where events.jsonl is */
     char phase[16];     /* terminal phase seen: "Succeeded", "Failed", "COMPLETED" ... */
     int64_t t_submit, t_ack, t_start, t_end, t_seen;
-    char error[256];    /* "" when the run worked */
+    char error[256]; /* "" when the run worked */
 } sl_bench_run_t;
 
 /* Set r->error (first error wins, so the cause is kept, not a consequence). */

@@ -17,8 +17,8 @@ void sl_bench_print_table(FILE *f, const sl_bench_summary_t *s, size_t n, const 
 {
     fprintf(f, "%-11s %5s  %8s %8s %8s %8s  %8s %8s %8s %8s  %s\n", "path", "runs", "mean",
             "median", "min", "max", "ack", "queue", "work", "visible", "vs sbatch");
-    fprintf(f, "%-11s %5s  %8s %8s %8s %8s  %8s %8s %8s %8s\n", "", "", "s", "s", "s", "s",
-            "s", "+start s", "s", "s");
+    fprintf(f, "%-11s %5s  %8s %8s %8s %8s  %8s %8s %8s %8s\n", "", "", "s", "s", "s", "s", "s",
+            "+start s", "s", "s");
     for (size_t i = 0; i < n; i++) {
         const sl_bench_summary_t *p = &s[i];
         char runs[16], c[8][24], ratio[64];
@@ -32,12 +32,12 @@ void sl_bench_print_table(FILE *f, const sl_bench_summary_t *s, size_t n, const 
         if (baseline && !strcmp(p->path, baseline))
             snprintf(ratio, sizeof(ratio), "%s", p->ok ? "1.00x (baseline)" : "no baseline");
         else if (p->has_ratio)
-            snprintf(ratio, sizeof(ratio), "%.2fx (%+.3f s; paired median %+.3f s)",
-                     p->ratio_mean, p->over_mean_s, p->paired_median_s);
+            snprintf(ratio, sizeof(ratio), "%.2fx (%+.3f s; paired median %+.3f s)", p->ratio_mean,
+                     p->over_mean_s, p->paired_median_s);
         else
             snprintf(ratio, sizeof(ratio), "-");
-        fprintf(f, "%-11s %5s  %8s %8s %8s %8s  %8s %8s %8s %8s  %s\n", p->path, runs, c[0],
-                c[1], c[2], c[3], c[4], c[5], c[6], c[7], ratio);
+        fprintf(f, "%-11s %5s  %8s %8s %8s %8s  %8s %8s %8s %8s  %s\n", p->path, runs, c[0], c[1],
+                c[2], c[3], c[4], c[5], c[6], c[7], ratio);
     }
     /* what did not count, loudly */
     for (size_t i = 0; i < n; i++) {
@@ -137,8 +137,8 @@ void sl_bench_print_chart(FILE *f, const sl_bench_summary_t *s, size_t n, int wi
 
 void sl_bench_print_tput(FILE *f, const sl_bench_tput_t *t, size_t n)
 {
-    fprintf(f, "%-11s %6s  %10s %10s %10s %10s  %9s %9s\n", "path", "pods", "all acked",
-            "started", "finished", "seen", "submit/s", "jobs/s");
+    fprintf(f, "%-11s %6s  %10s %10s %10s %10s  %9s %9s\n", "path", "pods", "all acked", "started",
+            "finished", "seen", "submit/s", "jobs/s");
     for (size_t i = 0; i < n; i++) {
         const sl_bench_tput_t *p = &t[i];
         char c[6][24];
@@ -157,8 +157,8 @@ void sl_bench_print_tput(FILE *f, const sl_bench_tput_t *t, size_t n)
             else
                 snprintf(c[4 + k], sizeof(c[4 + k]), "-");
         }
-        fprintf(f, "%-11s %6zu  %10s %10s %10s %10s  %9s %9s\n", p->path, p->pods, c[0], c[1],
-                c[2], c[3], c[4], c[5]);
+        fprintf(f, "%-11s %6zu  %10s %10s %10s %10s  %9s %9s\n", p->path, p->pods, c[0], c[1], c[2],
+                c[3], c[4], c[5]);
     }
     for (size_t i = 0; i < n; i++)
         if (t[i].failed)

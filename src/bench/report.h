@@ -38,16 +38,15 @@ char *sl_bench_csv_tput(const sl_bench_tput_t *t, size_t n);
 /* Everything as one JSON object: {"meta": meta (borrowed, copied in; may be
  * NULL), "runs": [...], "summary": [...], "throughput": [...]}. */
 json_t *sl_bench_json(const json_t *meta, const sl_bench_run_t *runs, size_t nruns,
-                      const sl_bench_summary_t *s, size_t ns, const sl_bench_tput_t *t,
-                      size_t nt);
+                      const sl_bench_summary_t *s, size_t ns, const sl_bench_tput_t *t, size_t nt);
 json_t *sl_bench_summary_json(const sl_bench_summary_t *s);
 json_t *sl_bench_tput_json(const sl_bench_tput_t *t);
 
 /* A standalone SVG document: the latency bars (stacked phases, min-max
  * whiskers, mean and ratio labels) and, when nt > 0, the throughput bars.
  * title and subtitle are escaped (they may carry user text). */
-char *sl_bench_svg(const char *title, const char *subtitle, const sl_bench_summary_t *s,
-                   size_t ns, const sl_bench_tput_t *t, size_t nt);
+char *sl_bench_svg(const char *title, const char *subtitle, const sl_bench_summary_t *s, size_t ns,
+                   const sl_bench_tput_t *t, size_t nt);
 
 /* Escape text for XML character data and attribute values. Caller frees. */
 char *sl_bench_xml_escape(const char *s);

@@ -57,10 +57,7 @@ double sl_bench_run_phase(const sl_bench_run_t *r, int ph)
     return (double)d / 1e6;
 }
 
-double sl_bench_run_e2e(const sl_bench_run_t *r)
-{
-    return (double)(r->t_seen - r->t_submit) / 1e6;
-}
+double sl_bench_run_e2e(const sl_bench_run_t *r) { return (double)(r->t_seen - r->t_submit) / 1e6; }
 
 static void summarize_one(const sl_bench_run_t *runs, size_t n, const char *path,
                           sl_bench_summary_t *s)

@@ -26,8 +26,13 @@ typedef struct sl_bench_stat {
  * is the mean of the two middle values. */
 void sl_bench_stat_compute(const double *v, size_t n, sl_bench_stat_t *out);
 
-enum { SL_BENCH_PH_ACK = 0, SL_BENCH_PH_QUEUE, SL_BENCH_PH_WORK, SL_BENCH_PH_SEEN,
-       SL_BENCH_NPHASES };
+enum {
+    SL_BENCH_PH_ACK = 0,
+    SL_BENCH_PH_QUEUE,
+    SL_BENCH_PH_WORK,
+    SL_BENCH_PH_SEEN,
+    SL_BENCH_NPHASES
+};
 
 /* "ack", "queue", "work", "visibility" and their long labels. */
 const char *sl_bench_phase_name(int ph);
@@ -39,11 +44,11 @@ double sl_bench_run_e2e(const sl_bench_run_t *r);
 
 typedef struct sl_bench_summary {
     char path[16];
-    size_t runs;       /* latency runs of this path, warm-ups included */
-    size_t warm;       /* runs that count: not warm-up */
-    size_t ok;         /* warm runs that worked and are ordered: the statistics' n */
-    size_t failed;     /* warm runs with an error */
-    size_t disordered; /* warm runs that worked but break t_submit <= ... <= t_seen */
+    size_t runs;           /* latency runs of this path, warm-ups included */
+    size_t warm;           /* runs that count: not warm-up */
+    size_t ok;             /* warm runs that worked and are ordered: the statistics' n */
+    size_t failed;         /* warm runs with an error */
+    size_t disordered;     /* warm runs that worked but break t_submit <= ... <= t_seen */
     char first_error[256]; /* of any run of this path ("" if none) */
     sl_bench_stat_t e2e;
     sl_bench_stat_t phase[SL_BENCH_NPHASES];
@@ -73,13 +78,13 @@ typedef struct sl_bench_tput {
     char path[16];
     int batch;
     size_t pods, acked, started, finished, seen, failed;
-    int64_t t0;              /* first t_submit */
-    double all_acked_s;      /* last t_ack - t0 (0 unless every pod was acknowledged) */
-    double all_started_s;    /* last t_start - t0 */
-    double all_finished_s;   /* last t_end - t0 */
-    double all_seen_s;       /* last t_seen - t0 */
-    double submit_per_s;     /* pods / all_acked_s */
-    double jobs_per_s;       /* pods / all_seen_s: completed pods per second */
+    int64_t t0;            /* first t_submit */
+    double all_acked_s;    /* last t_ack - t0 (0 unless every pod was acknowledged) */
+    double all_started_s;  /* last t_start - t0 */
+    double all_finished_s; /* last t_end - t0 */
+    double all_seen_s;     /* last t_seen - t0 */
+    double submit_per_s;   /* pods / all_acked_s */
+    double jobs_per_s;     /* pods / all_seen_s: completed pods per second */
     char first_error[256];
 } sl_bench_tput_t;
 

@@ -64,8 +64,9 @@ static int latency(sl_buf_t *b, const sl_bench_summary_t *s, size_t ns, int y)
     for (size_t i = 0; i < ns; i++)
         if (s[i].ok && s[i].e2e.max > max)
             max = s[i].e2e.max;
-    sl_buf_printf(b, "<text x=\"%d\" y=\"%d\" class=\"h\">End to end, warm runs "
-                     "(bar: mean, stacked by phase; whisker: min to max)</text>\n",
+    sl_buf_printf(b,
+                  "<text x=\"%d\" y=\"%d\" class=\"h\">End to end, warm runs "
+                  "(bar: mean, stacked by phase; whisker: min to max)</text>\n",
                   LEFT, y);
     y += 14;
     int lx = LEFT;
@@ -139,8 +140,9 @@ static int throughput(sl_buf_t *b, const sl_bench_tput_t *t, size_t nt, int y)
     for (size_t i = 0; i < nt; i++)
         if (t[i].all_seen_s > max)
             max = t[i].all_seen_s;
-    sl_buf_printf(b, "<text x=\"%d\" y=\"%d\" class=\"h\">Throughput: pods submitted at once, "
-                     "time until every pod reached each point</text>\n",
+    sl_buf_printf(b,
+                  "<text x=\"%d\" y=\"%d\" class=\"h\">Throughput: pods submitted at once, "
+                  "time until every pod reached each point</text>\n",
                   LEFT, y);
     y += 14;
     int lx = LEFT;
@@ -184,8 +186,8 @@ static int throughput(sl_buf_t *b, const sl_bench_tput_t *t, size_t nt, int y)
     return y + 30;
 }
 
-char *sl_bench_svg(const char *title, const char *subtitle, const sl_bench_summary_t *s,
-                   size_t ns, const sl_bench_tput_t *t, size_t nt)
+char *sl_bench_svg(const char *title, const char *subtitle, const sl_bench_summary_t *s, size_t ns,
+                   const sl_bench_tput_t *t, size_t nt)
 {
     sl_buf_t body = SL_BUF_INIT;
     int y = 70;

@@ -15,42 +15,43 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: slurmlink bench [--dir D] [--paths sbatch,kubectl,api,slurmrestd]\n"
-            "                       [--runs N] [--warmup N] [--workload CMD|pod.yaml]\n"
-            "                       [--out DIR] [--throughput N] [--json]\n\n"
-            "Run the same pod through each path on the cluster in D and time it end to end:\n"
-            "  sbatch      the script slurmlinkd would submit, with sbatch --parsable\n"
-            "  kubectl     kubectl apply -f, then kubectl wait for phase Succeeded\n"
-            "  api         POST to slurmlinkd's API, then a watch until Succeeded\n"
-            "  slurmrestd  Debian's slurmrestd (started privately): job/submit, job/{id} polled\n"
-            "Per run: t_submit <= t_ack <= t_start <= t_end <= t_seen (container times from\n"
-            "the shim's events.jsonl). Per path: warm mean, median, min, max, the phases, and\n"
-            "the ratio against sbatch. Files: runs.csv, summary.csv, bench.json, bench.svg.\n\n"
-            "  --dir D           cluster folder (default $SLURMLINK_DIR, else /var/tmp/slurmlink)\n"
-            "  --paths LIST      paths to measure, in this order (default all four)\n"
-            "  --runs N          measured runs per path (default 5)\n"
-            "  --warmup N        warm-up runs per path, excluded from the figures (default 1)\n"
-            "  --workload W      a command for `sh -c` in busybox, or a pod file (one Pod;\n"
-            "                    GPU pods welcome); default: a no-op busybox container\n"
-            "  --out DIR         result folder (default D/bench/<date-time>)\n"
-            "  --throughput N    instead: N pods at once per path; time until all were\n"
-            "                    acknowledged, started, finished, seen; jobs/s\n"
-            "  --json            print the results as JSON instead of the table\n"
-            "The direct paths (sbatch, slurmrestd) use slurmlinkd's own settings, read from\n"
-            "the command line of the folder's running daemon; these override them:\n"
-            "  --run-as USER     the jobs' user (slurmlinkd's --run-as, default nobody)\n"
-            "  --pods-root DIR   pod folders (slurmlinkd's --pods-root)\n"
-            "  --image-store DIR charliecloud images (slurmlinkd's --image-store, else D/images)\n"
-            "  --runtime NAME    default runtime for registry images (--default-runtime)\n"
-            "  --kubectl PATH    kubectl program (default kubectl)\n"
-            "  --poll-ms N       sbatch/slurmrestd completion polling (default 50)\n"
-            "  --timeout S       per run, seconds (default 300)\n"
-            "  --no-stagger      submit each run as soon as the previous one was seen (default:\n"
-            "                    each round at its own phase of the second, the same for every\n"
-            "                    path, spread over the second: slurmctld starts jobs on a 1 s tick)\n"
-            "  --quiet           no progress lines\n"
-            "Exit status: 0 when every run worked and is ordered, 1 otherwise, 2 usage.\n");
+    fprintf(
+        f,
+        "usage: slurmlink bench [--dir D] [--paths sbatch,kubectl,api,slurmrestd]\n"
+        "                       [--runs N] [--warmup N] [--workload CMD|pod.yaml]\n"
+        "                       [--out DIR] [--throughput N] [--json]\n\n"
+        "Run the same pod through each path on the cluster in D and time it end to end:\n"
+        "  sbatch      the script slurmlinkd would submit, with sbatch --parsable\n"
+        "  kubectl     kubectl apply -f, then kubectl wait for phase Succeeded\n"
+        "  api         POST to slurmlinkd's API, then a watch until Succeeded\n"
+        "  slurmrestd  Debian's slurmrestd (started privately): job/submit, job/{id} polled\n"
+        "Per run: t_submit <= t_ack <= t_start <= t_end <= t_seen (container times from\n"
+        "the shim's events.jsonl). Per path: warm mean, median, min, max, the phases, and\n"
+        "the ratio against sbatch. Files: runs.csv, summary.csv, bench.json, bench.svg.\n\n"
+        "  --dir D           cluster folder (default $SLURMLINK_DIR, else /var/tmp/slurmlink)\n"
+        "  --paths LIST      paths to measure, in this order (default all four)\n"
+        "  --runs N          measured runs per path (default 5)\n"
+        "  --warmup N        warm-up runs per path, excluded from the figures (default 1)\n"
+        "  --workload W      a command for `sh -c` in busybox, or a pod file (one Pod;\n"
+        "                    GPU pods welcome); default: a no-op busybox container\n"
+        "  --out DIR         result folder (default D/bench/<date-time>)\n"
+        "  --throughput N    instead: N pods at once per path; time until all were\n"
+        "                    acknowledged, started, finished, seen; jobs/s\n"
+        "  --json            print the results as JSON instead of the table\n"
+        "The direct paths (sbatch, slurmrestd) use slurmlinkd's own settings, read from\n"
+        "the command line of the folder's running daemon; these override them:\n"
+        "  --run-as USER     the jobs' user (slurmlinkd's --run-as, default nobody)\n"
+        "  --pods-root DIR   pod folders (slurmlinkd's --pods-root)\n"
+        "  --image-store DIR charliecloud images (slurmlinkd's --image-store, else D/images)\n"
+        "  --runtime NAME    default runtime for registry images (--default-runtime)\n"
+        "  --kubectl PATH    kubectl program (default kubectl)\n"
+        "  --poll-ms N       sbatch/slurmrestd completion polling (default 50)\n"
+        "  --timeout S       per run, seconds (default 300)\n"
+        "  --no-stagger      submit each run as soon as the previous one was seen (default:\n"
+        "                    each round at its own phase of the second, the same for every\n"
+        "                    path, spread over the second: slurmctld starts jobs on a 1 s tick)\n"
+        "  --quiet           no progress lines\n"
+        "Exit status: 0 when every run worked and is ordered, 1 otherwise, 2 usage.\n");
 }
 
 static int num(const char *opt, const char *v, int min, int *out)
@@ -67,17 +68,25 @@ static int num(const char *opt, const char *v, int min, int *out)
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"dir", required_argument, 0, 'd'},        {"paths", required_argument, 0, 'p'},
-        {"runs", required_argument, 0, 'n'},       {"warmup", required_argument, 0, 'w'},
-        {"workload", required_argument, 0, 'W'},   {"out", required_argument, 0, 'o'},
-        {"throughput", required_argument, 0, 'T'}, {"json", no_argument, 0, 'j'},
-        {"run-as", required_argument, 0, 'u'},     {"pods-root", required_argument, 0, 'R'},
-        {"image-store", required_argument, 0, 'I'}, {"runtime", required_argument, 0, 'r'},
-        {"kubectl", required_argument, 0, 'k'},    {"poll-ms", required_argument, 0, 'P'},
-        {"timeout", required_argument, 0, 't'},    {"quiet", no_argument, 0, 'q'},
-        {"no-stagger", no_argument, 0, 'S'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    static const struct option lo[] = {{"dir", required_argument, 0, 'd'},
+                                       {"paths", required_argument, 0, 'p'},
+                                       {"runs", required_argument, 0, 'n'},
+                                       {"warmup", required_argument, 0, 'w'},
+                                       {"workload", required_argument, 0, 'W'},
+                                       {"out", required_argument, 0, 'o'},
+                                       {"throughput", required_argument, 0, 'T'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"run-as", required_argument, 0, 'u'},
+                                       {"pods-root", required_argument, 0, 'R'},
+                                       {"image-store", required_argument, 0, 'I'},
+                                       {"runtime", required_argument, 0, 'r'},
+                                       {"kubectl", required_argument, 0, 'k'},
+                                       {"poll-ms", required_argument, 0, 'P'},
+                                       {"timeout", required_argument, 0, 't'},
+                                       {"quiet", no_argument, 0, 'q'},
+                                       {"no-stagger", no_argument, 0, 'S'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
     sl_bench_opts_t o = {.dir = cmd_default_dir(), .runs = 5, .warmup = 1};
     int json = 0, quiet = 0, c;
     optind = 1;
@@ -85,19 +94,34 @@ int cmd_bench(int argc, char **argv)
         switch (c) {
         case 'd': o.dir = optarg; break;
         case 'p': o.paths = optarg; break;
-        case 'n': if (num("--runs", optarg, 1, &o.runs) < 0) return 2; break;
-        case 'w': if (num("--warmup", optarg, 0, &o.warmup) < 0) return 2; break;
+        case 'n':
+            if (num("--runs", optarg, 1, &o.runs) < 0)
+                return 2;
+            break;
+        case 'w':
+            if (num("--warmup", optarg, 0, &o.warmup) < 0)
+                return 2;
+            break;
         case 'W': o.workload = optarg; break;
         case 'o': o.out_dir = optarg; break;
-        case 'T': if (num("--throughput", optarg, 1, &o.throughput) < 0) return 2; break;
+        case 'T':
+            if (num("--throughput", optarg, 1, &o.throughput) < 0)
+                return 2;
+            break;
         case 'j': json = 1; break;
         case 'u': o.run_as = optarg; break;
         case 'R': o.pods_root = optarg; break;
         case 'I': o.image_store = optarg; break;
         case 'r': o.runtime = optarg; break;
         case 'k': o.kubectl = optarg; break;
-        case 'P': if (num("--poll-ms", optarg, 1, &o.poll_ms) < 0) return 2; break;
-        case 't': if (num("--timeout", optarg, 1, &o.timeout_s) < 0) return 2; break;
+        case 'P':
+            if (num("--poll-ms", optarg, 1, &o.poll_ms) < 0)
+                return 2;
+            break;
+        case 't':
+            if (num("--timeout", optarg, 1, &o.timeout_s) < 0)
+                return 2;
+            break;
         case 'q': quiet = 1; break;
         case 'S': o.no_stagger = 1; break;
         case 'h': usage(stdout); return 0;
@@ -147,8 +171,9 @@ int cmd_bench(int argc, char **argv)
     fflush(stdout);
     int problems = sl_bench_problems(b, stderr);
     if (problems) {
-        fprintf(stderr, "slurmlink bench: %d run%s failed or broke t_submit <= t_ack <= t_start "
-                        "<= t_end <= t_seen\n",
+        fprintf(stderr,
+                "slurmlink bench: %d run%s failed or broke t_submit <= t_ack <= t_start "
+                "<= t_end <= t_seen\n",
                 problems, problems == 1 ? "" : "s");
         rc = 1;
     }

@@ -77,7 +77,8 @@ int main(void)
     FILE *f = open_memstream(&buf, &len);
     sl_bench_print_table(f, s, 3, "sbatch");
     fclose(f);
-    has_str(buf, "sbatch        2/2     1.207    1.207    1.107    1.307", "sbatch row: mean, median, min, max");
+    has_str(buf, "sbatch        2/2     1.207    1.207    1.107    1.307",
+            "sbatch row: mean, median, min, max");
     has_str(buf, "1.00x (baseline)", "baseline marked");
     has_str(buf, "api           2/2     1.250", "api row");
     has_str(buf, "1.04x (+0.043 s; paired median +0.043 s)",
@@ -103,7 +104,8 @@ int main(void)
         ok(bar[0] == '>' || bar[0] == '-', "bar starts with the ack/queue segment");
         has_str(line, "1.250 s  1.04x", "bar labelled with mean and ratio");
     }
-    has_str(buf, "\n            0            0.5           1            1.5 s\n", "axis ticks under their columns");
+    has_str(buf, "\n            0            0.5           1            1.5 s\n",
+            "axis ticks under their columns");
     is_int(count_lines(buf), 5, "title, 3 bars, axis");
     free(buf);
     buf = print(sl_bench_print_chart, s, 3, 40, 1);

@@ -1,6 +1,6 @@
 /* Unit tests: run records (ordering, time parsing, shim events) and statistics. */
-#include "bench/record.h"
 #include "bench/stats.h"
+#include "bench/record.h"
 #include "common/tap.h"
 
 #include <math.h>
@@ -34,8 +34,7 @@ static void test_stat(void)
        "mean 2, median 2, min 1, max 3 of {3,1,2}");
     double even[] = {10, 1, 4, 2};
     sl_bench_stat_compute(even, 4, &st);
-    ok(near(st.median, 3), "median of an even count is the mean of the middle two (%g)",
-       st.median);
+    ok(near(st.median, 3), "median of an even count is the mean of the middle two (%g)", st.median);
     ok(near(st.mean, 4.25), "mean of {10,1,4,2} is 4.25 (%g)", st.mean);
     ok(even[0] == 10 && even[3] == 2, "input left unsorted");
     sl_bench_stat_compute(even, 0, &st);
