@@ -14,9 +14,10 @@ done
 json=$("$SLURMLINK" status --dir "$CL" --json)
 is "$(printf '%s' "$json" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["daemons"]), d["running"])')" "6 True" "status --json lists 6 running daemons"
 apiport=$(printf '%s' "$json" | /usr/bin/python3 -c 'import json,sys; print([x["port"] for x in json.load(sys.stdin)["daemons"] if x["name"]=="slurmlinkd"][0])')
-is "$(curl -s "http://127.0.0.1:$apiport/healthz")" "ok" "slurmlinkd answers /healthz"
-like "$(curl -s "http://127.0.0.1:$apiport/version")" '"major":"1"' "slurmlinkd answers /version"
-like "$(cat "$KUBECONFIG")" "server: http://127.0.0.1:$apiport" "kubeconfig points at slurmlinkd"
+ADMIN=(--cacert "$CL/pki/ca.crt" --cert "$CL/pki/admin.crt" --key "$CL/pki/admin.key")
+is "$(curl -s "${ADMIN[@]}" "https://127.0.0.1:$apiport/healthz")" "ok" "slurmlinkd answers /healthz over HTTPS"
+like "$(curl -s "${ADMIN[@]}" "https://127.0.0.1:$apiport/version")" '"major":"1"' "slurmlinkd answers /version"
+like "$(cat "$KUBECONFIG")" "server: https://127.0.0.1:$apiport" "kubeconfig points at slurmlinkd (HTTPS)"
 
 is "$(sinfo -h -N -o '%N %T %G')" "node1 idle gpu:2" "sinfo shows node1 idle with gpu:2"
 

@@ -25,7 +25,8 @@ for f in ca server admin; do
   is "$(mode "$P/$f.crt")" 644 "$f.crt is 0644"
 done
 is "$(mode "$CL/etc/tokens.csv")" 600 "etc/tokens.csv is 0600"
-is "$(mode "$CL/kubeconfig.https")" 600 "kubeconfig.https is 0600"
+is "$(mode "$CL/kubeconfig")" 600 "kubeconfig is 0600"
+ok test ! -e "$CL/kubeconfig.https" "no kubeconfig.https any more (D/kubeconfig is the HTTPS one)"
 ok test -s "$CL/etc/policy.yaml" "etc/policy.yaml written"
 like "$(cat "$CL/etc/policy.yaml")" "adminGroups: \[system:masters\]" "default policy: system:masters are admins"
 like "$(cat "$CL/etc/policy.yaml")" $'default:\n    account: default' "default policy: namespace default → account default"
@@ -54,14 +55,14 @@ like "$adm" "TLS WWW Client" "admin: extendedKeyUsage clientAuth"
 like "$(certtool --verify --load-ca-certificate "$P/ca.crt" --infile "$P/admin.crt" 2>&1)" \
   "Chain verification output: Verified" "admin certificate chains to the CA"
 
-# --- kubeconfig.https ------------------------------------------------------------
-KH=$CL/kubeconfig.https
-ok kubectl config view --raw --kubeconfig "$KH" "kubectl accepts kubeconfig.https"
+# --- D/kubeconfig: the admin's, over HTTPS -------------------------------------------
+KH=$CL/kubeconfig
+ok kubectl config view --raw --kubeconfig "$KH" "kubectl accepts D/kubeconfig"
 is "$(kubectl config view --raw --kubeconfig "$KH" -o jsonpath='{.clusters[0].cluster.server}')" \
-  "https://127.0.0.1:$apiport" "kubeconfig.https points at https://127.0.0.1:<api port>"
+  "https://127.0.0.1:$apiport" "D/kubeconfig points at https://127.0.0.1:<api port>"
 is "$(kubectl config view --raw --kubeconfig "$KH" -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d | sha256sum)" \
-  "$(sha256sum <"$P/ca.crt")" "kubeconfig.https carries the CA"
-like "$(cat "$KUBECONFIG")" "server: http://127.0.0.1:$apiport" "D/kubeconfig still plain HTTP (until slurmlinkd serves TLS)"
+  "$(sha256sum <"$P/ca.crt")" "D/kubeconfig carries the CA"
+is "$(kubectl --kubeconfig "$KH" get ns default -o name 2>&1)" "namespace/default" "kubectl with D/kubeconfig works against slurmlinkd over HTTPS"
 
 # --- slurmlink kubeconfig --cert ---------------------------------------------------
 W=$(tmpdir); on_exit "rm -rf '$W'"
@@ -143,7 +144,7 @@ like "$page" "CN=alice" "... by the name localhost"
 page=$(kubectl --kubeconfig "$W/alice.kcfg" --server "https://$HOST:$GP" get --raw / 2>&1)
 like "$page" "CN=alice" "... by the host name"
 page=$(kubectl --kubeconfig "$KH" --server "https://127.0.0.1:$GP" get --raw / 2>&1)
-like "$page" "Subject: O=system:masters,CN=admin" "kubeconfig.https presents the admin certificate"
+like "$page" "Subject: O=system:masters,CN=admin" "D/kubeconfig presents the admin certificate"
 page=$(kubectl --kubeconfig "$W/alice-tok.kcfg" --server "https://127.0.0.1:$GP" get --raw / 2>&1)
 like "$page" "Authorization: Bearer $tok" "the token kubeconfig sends its bearer token over TLS"
 cp "$W/alice.kcfg" "$W/noca.kcfg"

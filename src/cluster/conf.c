@@ -183,26 +183,9 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
     return 0;
 }
 
+/* D/kubeconfig is the admin's: HTTPS to 127.0.0.1, the folder's CA, the
+ * admin client certificate (security.c renders it) */
 int cl_write_kubeconfig(const cl_state_t *st, sl_error_t *err)
 {
-    sl_buf_t b = SL_BUF_INIT;
-    sl_buf_printf(&b,
-                  "apiVersion: v1\n"
-                  "kind: Config\n"
-                  "clusters:\n"
-                  "- name: slurmlink\n"
-                  "  cluster:\n"
-                  "    server: http://127.0.0.1:%d\n"
-                  "users:\n"
-                  "- name: local\n"
-                  "  user: {}\n"
-                  "contexts:\n"
-                  "- name: slurmlink\n"
-                  "  context:\n"
-                  "    cluster: slurmlink\n"
-                  "    user: local\n"
-                  "    namespace: default\n"
-                  "current-context: slurmlink\n",
-                  st->port[SL_D_SLURMLINKD]);
-    return write_conf(st, "kubeconfig", &b, 0600, err);
+    return cl_write_kubeconfig_https(st, err);
 }

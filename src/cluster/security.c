@@ -5,7 +5,7 @@
  *   D/pki/admin.crt, admin.key    user "admin" in group "system:masters"
  *   D/etc/tokens.csv              bearer tokens (0600; `slurmlink kubeconfig --token` appends)
  *   D/etc/policy.yaml             authorization and identity policy (default below)
- *   D/kubeconfig.https            the admin's HTTPS kubeconfig (rewritten at each up: the port)
+ *   D/kubeconfig                  the admin's HTTPS kubeconfig (rewritten at each up: the port)
  *
  * Keys are 0600, certificates 0644 (jobs read ca.crt to trust slurmlinkd).
  * An existing CA is kept: replacing it would invalidate every kubeconfig
@@ -34,7 +34,7 @@ static const char DEFAULT_POLICY[] =
     "kind: Policy\n"
     "\n"
     "# Members of these groups may do everything in every namespace. The admin\n"
-    "# credential made by `slurmlink up` (kubeconfig.https) is in system:masters.\n"
+    "# credential made by `slurmlink up` (D/kubeconfig) is in system:masters.\n"
     "adminGroups: [system:masters]\n"
     "\n"
     "# Jobs never run as root (uid 0) unless this is true.\n"
@@ -185,8 +185,11 @@ int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err)
                                   .key_pem = k_pem};
         char *y = sl_auth_kubeconfig_render(&k, err);
         if (y) {
-            char *path = cl_path(st, "kubeconfig.https");
+            char *path = cl_path(st, "kubeconfig");
             r = sl_write_file(path, y, strlen(y), 0600, err);
+            free(path);
+            path = cl_path(st, "kubeconfig.https"); /* the name of earlier versions */
+            unlink(path);
             free(path);
             explicit_bzero(y, strlen(y));
             free(y);

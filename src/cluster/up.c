@@ -415,10 +415,17 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
         slash[1] = '\0';
     char *shim_path = sl_xasprintf("%s%s", slash ? shim : "", "slurmlink-shim");
     free(shim);
-    const char *argv[] = {daemon,       "--listen",      "127.0.0.1", "--port",      port,
-                          "--state-dir", state,          "--slurm-conf", conf,        "--pods-root",
-                          pods,          "--image-store", images,       "--shim",    shim_path,
-                          NULL};
+    /* HTTPS with the folder's PKI, authentication and the policy
+     * (docs/security.md); the shims trust the folder's CA when they report */
+    char *crt = sl_xasprintf("%s/pki/server.crt", D), *key = sl_xasprintf("%s/pki/server.key", D);
+    char *ca = sl_xasprintf("%s/pki/ca.crt", D), *tokens = sl_xasprintf("%s/etc/tokens.csv", D);
+    char *policy = sl_xasprintf("%s/etc/policy.yaml", D);
+    const char *argv[] = {daemon,        "--listen",      "127.0.0.1",  "--port",      port,
+                          "--state-dir", state,           "--slurm-conf", conf,        "--pods-root",
+                          pods,          "--image-store", images,       "--shim",      shim_path,
+                          "--tls-cert",  crt,             "--tls-key",  key,           "--client-ca",
+                          ca,            "--token-file",  tokens,       "--policy",    policy,
+                          "--report-ca", ca,              NULL};
     int r = sl_mkdir_p(state, 0700, err);
     if (r == 0)
         r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
@@ -428,14 +435,27 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     free(pods);
     free(images);
     free(shim_path);
-    if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, 20000, err) < 0)
+    free(key);
+    free(tokens);
+    free(policy);
+    if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, 20000, err) < 0) {
+        free(crt);
+        free(ca);
         return -1;
-    /* a real HTTP answer, not just an open port */
-    char *url = sl_xasprintf("http://127.0.0.1:%d/healthz", c->st.port[SL_D_SLURMLINKD]);
-    const char *cargv[] = {"curl", "-sf", "--max-time", "5", url, NULL};
+    }
+    /* a real answer over verified TLS to the admin's certificate, not just
+     * an open port */
+    char *url = sl_xasprintf("https://127.0.0.1:%d/healthz", c->st.port[SL_D_SLURMLINKD]);
+    char *acrt = sl_xasprintf("%s/pki/admin.crt", D), *akey = sl_xasprintf("%s/pki/admin.key", D);
+    const char *cargv[] = {"curl", "-sf",   "--max-time", "5",  "--cacert", ca,
+                           "--cert", acrt,  "--key",      akey, url,        NULL};
     char *out = NULL;
     int rc = sl_run(cargv, NULL, 0, 10000, &out, NULL);
     free(url);
+    free(acrt);
+    free(akey);
+    free(crt);
+    free(ca);
     int ok = rc == 0 && out && !strncmp(out, "ok", 2);
     free(out);
     if (!ok)
@@ -616,8 +636,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) ||
         (!c.kept[SL_D_SLURMD] && start_slurmd(&c, err) < 0) ||
         (!c.kept[SL_D_SLURMLINKD] && start_slurmlinkd(&c, daemon, err) < 0) ||
-        cl_write_kubeconfig(&c.st, err) < 0 ||
-        cl_write_kubeconfig_https(&c.st, err) < 0)
+        cl_write_kubeconfig(&c.st, err) < 0)
         goto done;
 
     if (out) {
