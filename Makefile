@@ -43,15 +43,17 @@ $(LIB): $(call obj,$(LIB_SRCS))
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# programs are linked to a temporary name and renamed: a job or daemon that
+# starts during a rebuild runs the old or the new binary, never half of one
 $(BUILD)/slurmlinkd: $(call obj,$(DAEMON_MAIN)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@.tmp $^ $(LIBS) && mv -f $@.tmp $@
 $(BUILD)/slurmlink: $(call obj,$(CMD_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@.tmp $^ $(LIBS) && mv -f $@.tmp $@
 $(BUILD)/slurmlink-shim: $(call obj,$(SHIM_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@.tmp $^ $(LIBS) && mv -f $@.tmp $@
 
 # unit test src/<mod>/test/<name>.c -> build/test/<mod>_<name>
 define unit_rule

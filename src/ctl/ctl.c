@@ -405,9 +405,10 @@ static void poll_jobs(sl_ctl_t *c)
             p->job_id = j->job_id; /* adopted below by ctl_submit's recovery */
         pthread_mutex_unlock(&c->lock);
         if (!p) {
-            /* a job whose pod is gone (force delete while we were down) */
-            if (!job_over(j->state))
-                sl_slurm_cancel(j->job_id, NULL);
+            /* no pod of ours: `slurmlink render` + sbatch, the bench's sbatch
+             * path, another slurmlinkd on the same cluster. Not ours to touch
+             * (a pod force-deleted through us has its job cancelled when the
+             * deletion is seen). */
             continue;
         }
         if (!p->seen_by_slurm) {

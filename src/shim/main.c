@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -134,6 +135,15 @@ int main(int argc, char **argv)
         return 2;
     }
     sl_log_init("slurmlink-shim", SL_LOG_INFO);
+    /* the identity variables a login would set (ch-run refuses to start
+     * without USER); a job submitted with a bare environment lacks them */
+    struct passwd *pw = getpwuid(getuid());
+    if (pw) {
+        setenv("USER", pw->pw_name, 0);
+        setenv("LOGNAME", pw->pw_name, 0);
+        if (pw->pw_dir)
+            setenv("HOME", pw->pw_dir, 0);
+    }
 
     /* Signals arrive as data on a signalfd; children get a clean mask back. */
     sigset_t mask;
