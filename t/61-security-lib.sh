@@ -1,0 +1,48 @@
+# 61-security-lib.sh — helpers for the security tests (t/6*-security*.t).
+#   source "$(dirname "$0")/61-security-lib.sh"   (after lib.sh or 50-api-lib.sh)
+#   sec_users            → $UA $UB: two new Unix users (uid >= 1000), removed on exit
+#   sec_pki DIR          → DIR/pki/{ca,server}.{crt,key} (openssl, IP SAN 127.0.0.1),
+#                          DIR/etc/tokens.csv (0600): enough for `slurmlink kubeconfig --dir DIR`
+#   sec_kc DIR NAME URL [kubeconfig args] → DIR/NAME.kc
+#   status_of            → "code|reason|message" of a Status in $BODY
+
+# Two users no one else uses: names from the test's pid, removed by the exit
+# trap even when the test fails half-way.
+sec_users() {
+  UA=sla$$a UB=sla$$b
+  local u
+  for u in "$UA" "$UB"; do
+    userdel -r "$u" >/dev/null 2>&1
+    if ! useradd -M -s /usr/sbin/nologin "$u" 2>/dev/null; then
+      diag "useradd $u failed (the security tests create Unix users and need root)"
+      return 1
+    fi
+    on_exit "userdel '$u'"
+  done
+  UIDA=$(id -u "$UA") UIDB=$(id -u "$UB")
+}
+
+sec_pki() {
+  local d=$1
+  mkdir -p "$d/pki" "$d/etc"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -subj /CN=sec-test-ca -addext basicConstraints=critical,CA:TRUE \
+    -addext keyUsage=critical,keyCertSign,cRLSign \
+    -keyout "$d/pki/ca.key" -out "$d/pki/ca.crt" >/dev/null 2>&1 || return 1
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=slurmlinkd \
+    -keyout "$d/pki/server.key" -out "$d/pki/server.csr" >/dev/null 2>&1 || return 1
+  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$d/pki/ext"
+  openssl x509 -req -in "$d/pki/server.csr" -CA "$d/pki/ca.crt" -CAkey "$d/pki/ca.key" \
+    -CAcreateserial -days 2 -extfile "$d/pki/ext" -out "$d/pki/server.crt" >/dev/null 2>&1 || return 1
+  printf '# tokens\n' >"$d/etc/tokens.csv"
+  chmod 600 "$d/etc/tokens.csv" "$d/pki/ca.key" "$d/pki/server.key"
+}
+
+sec_kc() {
+  local d=$1 name=$2 url=$3; shift 3
+  "$SLURMLINK" kubeconfig --dir "$d" --server "$url" --user "$name" "$@" -o "$d/$name.kc"
+}
+
+status_of() {
+  printf '%s' "$BODY" | jq -r '[(.code|tostring), .reason, .message] | join("|")' 2>/dev/null
+}
