@@ -15,7 +15,7 @@ chmod +x "$VG/slurmlinkd"
 cp "$ROOT/build/slurmlink-shim" "$VG/slurmlink-shim"   # the daemon finds the shim beside itself
 cluster_up --gpus 1 --daemon "$VG/slurmlinkd" || { echo "1..1"; echo "not ok 1 - cluster up under valgrind"; exit 1; }
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-like "$(tr '\0' ' ' < "/proc/$(cat "$CL/run/slurmlinkd.pid")/cmdline")" "valgrind .*build/slurmlinkd" "slurmlinkd runs under valgrind"
+like "$(tr '\0' ' ' < "/proc/$(cat "$CL/run/slurmlinkd.pid")/cmdline")" "valgrind[.a-z]* .*build/slurmlinkd" "slurmlinkd runs under valgrind"
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 cat <<'YAML' | kc apply -f - >/dev/null
 apiVersion: v1
