@@ -100,7 +100,8 @@ json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old)
     if (ov && !strcmp(nv, ov))
         return NULL;
     sl_fielderrs_t *errs = sl_fielderrs_create();
-    sl_fe_invalid(errs, nv, "field is immutable: the server sets it to the user who created the pod",
+    sl_fe_invalid(errs, nv,
+                  "field is immutable: the server sets it to the user who created the pod",
                   "metadata.annotations[%s]", SL_CTL_USER_ANNOTATION);
     return api_invalid_status(errs, "Pod", pod);
 }

@@ -39,8 +39,7 @@ const char *api_inproc_header(struct api_inproc *q, const char *name)
     return NULL;
 }
 
-void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data,
-                      size_t len)
+void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data, size_t len)
 {
     sl_api_response_t *o = r->inproc->out;
     if (o->body) /* one reply per request, as MHD_queue_response */

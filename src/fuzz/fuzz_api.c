@@ -42,16 +42,14 @@ static const char POLICY[] = "adminGroups: [system:masters]\n"
                              "users: {alice: nobody, admin: nobody, dev: nobody}\n"
                              "anonymous: {user: dev, groups: [devs]}\n";
 
-static const char TOKENS[] = ADMIN_TOKEN ",admin,admin,\"system:masters\"\n" ALICE_TOKEN
-                             ",alice,alice\n" OLD_TOKEN ",old,old,\"system:masters\",2001-01-01T00:00:00Z\n";
+static const char TOKENS[] =
+    ADMIN_TOKEN ",admin,admin,\"system:masters\"\n" ALICE_TOKEN ",alice,alice\n" OLD_TOKEN
+                ",old,old,\"system:masters\",2001-01-01T00:00:00Z\n";
 
 static sl_api_t *api;
 static char dir[] = "/tmp/sl-fuzz-api.XXXXXX";
 
-static void cleanup(void)
-{
-    sl_rm_rf(dir);
-}
+static void cleanup(void) { sl_rm_rf(dir); }
 
 static void setup(void)
 {
@@ -84,8 +82,8 @@ static void setup(void)
     }
     /* the tenants' namespaces, as the admin */
     for (int i = 0; i < 2; i++) {
-        const char *body = i ? "{\"metadata\":{\"name\":\"team-d\"}}"
-                             : "{\"metadata\":{\"name\":\"team-a\"}}";
+        const char *body =
+            i ? "{\"metadata\":{\"name\":\"team-d\"}}" : "{\"metadata\":{\"name\":\"team-a\"}}";
         const char *h[] = {"Authorization", "Bearer " ADMIN_TOKEN, "Content-Type",
                            "application/json", NULL};
         sl_api_request_t q = {"POST", "/api/v1/namespaces", h, body, strlen(body), false};
@@ -176,12 +174,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         p = nl + (nl < end);
     }
-    static const char *const auth[] = {NULL,
-                                       "Bearer " ADMIN_TOKEN,
-                                       "Bearer " ALICE_TOKEN,
-                                       NULL,
-                                       "Bearer " OLD_TOKEN,
-                                       "Bearer ffffffffffffffffffffffffffffffff"};
+    static const char *const auth[] = {
+        NULL, "Bearer " ADMIN_TOKEN, "Bearer " ALICE_TOKEN,
+        NULL, "Bearer " OLD_TOKEN,   "Bearer ffffffffffffffffffffffffffffffff"};
     int own_auth = 0;
     for (size_t i = 0; i < nh; i += 2)
         own_auth |= !strcasecmp(h[i], "Authorization");

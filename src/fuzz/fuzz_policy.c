@@ -17,10 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_authz_policy_t *p = sl_authz_policy_parse(s, "policy.yaml", NULL);
     if (p) {
         static const char *const users[] = {"alice", "admin", "root", "nobody", "x", NULL};
-        static const char *const verbs[] = {"get", "list", "watch", "create", "delete",
-                                            "impersonate", NULL};
-        static const char *const res[] = {"pods", "pods/log", "secrets", "nodes", "namespaces",
-                                          "jobs.batch", NULL};
+        static const char *const verbs[] = {"get",    "list",        "watch", "create",
+                                            "delete", "impersonate", NULL};
+        static const char *const res[] = {"pods",       "pods/log",   "secrets", "nodes",
+                                          "namespaces", "jobs.batch", NULL};
         const char *none[] = {"system:authenticated", NULL};
         for (int u = 0; users[u]; u++) {
             for (int v = 0; verbs[v]; v++)

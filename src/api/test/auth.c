@@ -54,8 +54,8 @@ static const char *annotation(const char *key)
 {
     static char buf[256];
     json_t *j = json_loadb(R.body, R.body_len, 0, NULL);
-    json_t *a = json_object_get(json_object_get(json_object_get(j, "metadata"), "annotations"),
-                                key);
+    json_t *a =
+        json_object_get(json_object_get(json_object_get(j, "metadata"), "annotations"), key);
     snprintf(buf, sizeof(buf), "%s", a ? json_string_value(a) : "(none)");
     json_decref(j);
     return buf;
@@ -118,16 +118,17 @@ int main(void)
                       "2001-01-01T00:00:00Z\n";
     sl_write_file(tokens, tok, strlen(tok), 0600, NULL);
     sl_error_t err = {""};
-    sl_authz_policy_t *pol = sl_authz_policy_parse(
-        "adminGroups: [system:masters]\n"
-        "cluster: {read: {groups: [system:authenticated]}}\n"
-        "namespaces:\n"
-        "  team-a: {write: {users: [alice]}}\n"
-        "  team-b: {write: {users: [bob]}}\n"
-        "  team-d: {write: {groups: [devs]}}\n"
-        "users: {alice: nobody, bob: nobody, admin: nobody, ghost: no-such-user-here, dev: nobody}\n"
-        "anonymous: {user: dev, groups: [devs]}\n",
-        "policy.yaml", &err);
+    sl_authz_policy_t *pol =
+        sl_authz_policy_parse("adminGroups: [system:masters]\n"
+                              "cluster: {read: {groups: [system:authenticated]}}\n"
+                              "namespaces:\n"
+                              "  team-a: {write: {users: [alice]}}\n"
+                              "  team-b: {write: {users: [bob]}}\n"
+                              "  team-d: {write: {groups: [devs]}}\n"
+                              "users: {alice: nobody, bob: nobody, admin: nobody, ghost: "
+                              "no-such-user-here, dev: nobody}\n"
+                              "anonymous: {user: dev, groups: [devs]}\n",
+                              "policy.yaml", &err);
     ok(pol != NULL, "policy parses %s", err.text);
     sl_store_t *st = sl_store_open(db, &err);
 
@@ -140,8 +141,12 @@ int main(void)
     ok(!sl_api_create(&bad2, &err) && errno == EINVAL, "tokens without a policy are refused");
     sl_api_opts_t bad3 = {.store = st, .no_listen = true, .plain_listen = "127.0.0.1"};
     ok(!sl_api_create(&bad3, &err) && errno == EINVAL, "a plain listener without a policy");
-    sl_api_opts_t bad4 = {.store = st,  .listen = "127.0.0.1", .tls_cert = "/x", .tls_key = "/y",
-                          .policy = pol, .plain_listen = "0.0.0.0"};
+    sl_api_opts_t bad4 = {.store = st,
+                          .listen = "127.0.0.1",
+                          .tls_cert = "/x",
+                          .tls_key = "/y",
+                          .policy = pol,
+                          .plain_listen = "0.0.0.0"};
     ok(!sl_api_create(&bad4, &err) && errno == EINVAL, "a plain listener off loopback");
     has_str(err.text, "loopback", "... saying why");
 
@@ -180,7 +185,8 @@ int main(void)
     char *p = pod("pa", ",\"annotations\":{\"slurmlink.io/user\":\"bob\"}", NULL);
     is_int(req(api, T_ALICE, false, "POST", "/api/v1/namespaces/team-a/pods", p), 201,
            "alice creates a pod in team-a");
-    is_str(annotation("slurmlink.io/user"), "alice", "slurmlink.io/user is the creator, not the client's");
+    is_str(annotation("slurmlink.io/user"), "alice",
+           "slurmlink.io/user is the creator, not the client's");
     free(p);
     p = pod("pb", NULL, NULL);
     is_int(req(api, T_BOB, false, "POST", "/api/v1/namespaces/team-b/pods", p), 201,
@@ -229,8 +235,9 @@ int main(void)
                   "[{\"op\":\"replace\",\"path\":\"/metadata/annotations/slurmlink.io~1user\","
                   "\"value\":\"bob\"}]"),
            422, "changing slurmlink.io/user: 422");
-    has_str(msg(), "metadata.annotations[slurmlink.io/user]: Invalid value: \"bob\": field is "
-                   "immutable",
+    has_str(msg(),
+            "metadata.annotations[slurmlink.io/user]: Invalid value: \"bob\": field is "
+            "immutable",
             "... naming the field");
     is_int(req_ct(api, "application/merge-patch+json", T_ALICE, false, "PATCH",
                   "/api/v1/namespaces/team-a/pods/pa", "{\"metadata\":{\"labels\":{\"x\":\"y\"}}}"),
@@ -262,15 +269,17 @@ int main(void)
     p = pod("g1", NULL, NULL);
     is_int(req(api, T_GHOST, false, "POST", "/api/v1/namespaces/team-d/pods", p), 403,
            "a creator whose Unix user does not exist: 403");
-    has_str(msg(), "no Unix user to run its jobs as: user \"ghost\" maps to Unix user "
-                   "\"no-such-user-here\", which does not exist",
+    has_str(msg(),
+            "no Unix user to run its jobs as: user \"ghost\" maps to Unix user "
+            "\"no-such-user-here\", which does not exist",
             "... with the reason");
     free(p);
     p = pod("f1", ",\"annotations\":{\"slurm-job.vk.io/flags\":\"--partition=gpu --uid=0\"}", NULL);
     is_int(req(api, T_ALICE, false, "POST", "/api/v1/namespaces/team-a/pods", p), 422,
            "a refused flag: 422");
-    has_str(msg(), "metadata.annotations[slurm-job.vk.io/flags]: Invalid value: \"--partition=gpu "
-                   "--uid=0\": --uid is not allowed",
+    has_str(msg(),
+            "metadata.annotations[slurm-job.vk.io/flags]: Invalid value: \"--partition=gpu "
+            "--uid=0\": --uid is not allowed",
             "... naming the flag");
     free(p);
 
