@@ -6,7 +6,12 @@
  * That is the simplest correct model for long-lived streams: a watch's
  * content reader may block on sl_store_wait() without stalling anyone else.
  * Connections are capped (total and per IP) and idle ones time out, so
- * stuck clients cannot exhaust the server. */
+ * stuck clients cannot exhaust the server.
+ *
+ * A request's first call (headers only) authenticates it (auth.c) before
+ * any body byte is read; the optional second daemon is the loopback
+ * plain-HTTP listener, whose requests act as the policy's anonymous
+ * identity. */
 #include "api/internal.h"
 #include "api/watchhub.h"
 #include "common/fsutil.h"

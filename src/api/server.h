@@ -9,7 +9,12 @@
  * borrowed: it must outlive the server.
  *
  * Objects live in the store; the server is stateless apart from a small
- * janitor thread that finishes namespace deletion and expires old events. */
+ * janitor thread that finishes namespace deletion and expires old events.
+ *
+ * With a policy every request is authenticated and authorized first, and
+ * pods pass slurmlink's admission (the creator's identity, runAsUser, the
+ * flags allow-list, limits): docs/security.md. api/inproc.h serves one
+ * request through the same path without a socket. */
 #ifndef SL_API_SERVER_H
 #define SL_API_SERVER_H
 
