@@ -178,7 +178,7 @@ ok test "$(j '.containerStatuses[2].restartCount' "$D/status.json")" -ge 1 "a fa
 is "$(j '[.containerStatuses[]|(.sidecar // false|tostring)]|join(",")' "$D/status.json")" "false,true,true" "status.json marks sidecars"
 is "$(ev exited "$D" | jq -r 'select(.container=="log") | .sidecar')" true "events mark sidecars"
 D=$(pod sidecar2 '"restartPolicy":"Never","terminationGracePeriodSeconds":1,"containers":[
-  {"name":"main","argv":["true"]},
+  {"name":"main","argv":["sleep","0.5"]},
   {"name":"stubborn","sidecar":true,"argv":["/bin/sh","-c","trap \"\" TERM; while :; do sleep 0.1; done"]}]')
 run_shim "$D"
 is "$RC" 0 "a sidecar killed after its grace period does not fail the pod"

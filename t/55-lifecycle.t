@@ -117,7 +117,8 @@ ok wait_for 5 reason_is victim Cancelled "with reason Cancelled (from Slurm's CA
 pod late Never 'sleep 600' '  activeDeadlineSeconds: 30' | sed 's/^  activeDeadlineSeconds: 30$//' > "$CL/late.yaml"
 sed -i 's/^  restartPolicy: Never$/  restartPolicy: Never\n  activeDeadlineSeconds: 30/' "$CL/late.yaml"
 kc apply -f "$CL/late.yaml" >/dev/null
-like "$(squeue -h -t all -n default/late -o %l)" "^1:00$" "activeDeadlineSeconds 30 becomes a 1-minute Slurm time limit"
+late_limit() { [ "$(squeue -h -t all -n default/late -o %l)" = "1:00" ]; }
+ok wait_for 15 late_limit "activeDeadlineSeconds 30 becomes a 1-minute Slurm time limit"
 ok wait_phase late Failed 150 "the time limit fails the pod"
 ok wait_for 5 reason_is late DeadlineExceeded "with reason DeadlineExceeded (from Slurm's TIMEOUT)"
 
