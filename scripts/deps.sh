@@ -14,7 +14,8 @@ PKGS=(
   # containers and test images
   charliecloud-runtime busybox-static
   # clients and tools used by tests and benchmarks
-  python3 python3-kubernetes gnutls-bin curl procps psmisc iproute2 valgrind hostname
+  python3 python3-kubernetes gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
+  valgrind hostname passwd util-linux
 )
 
 if [ "$(id -u)" != 0 ]; then
