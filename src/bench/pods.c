@@ -1,6 +1,7 @@
 /* pods.c — the workload pod, one instance per run, and for the direct paths
  * (sbatch, slurmrestd) the pod folder and script exactly as slurmlinkd
  * makes them (same translate call and configuration as src/ctl/submit.c). */
+#include "podfs/podfs.h"
 #include "bench/internal.h"
 
 #include "common/fsutil.h"
@@ -197,46 +198,6 @@ void bench_pod_dir(bench_ctx_t *c, sl_bench_run_t *r, const char *ns)
              r->pod, r->uid);
 }
 
-static int image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
-{
-    (void)arg;
-    struct stat st;
-    memset(meta, 0, sizeof(*meta));
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* the same folder slurmlinkd writes: 0700, every file owned by the job's user */
-static int write_folder(bench_ctx_t *c, const sl_translate_result_t *r, sl_error_t *err)
-{
-    char *parent = sl_xstrdup(r->pod_dir);
-    char *slash = strrchr(parent, '/');
-    if (slash)
-        *slash = '\0';
-    int rc = sl_mkdir_p(parent, 0711, err);
-    free(parent);
-    if (rc < 0)
-        return -1;
-    if (mkdir(r->pod_dir, 0700) < 0 && errno != EEXIST)
-        return sl_errprintf(err, "mkdir %s: %s", r->pod_dir, strerror(errno));
-    if (chown(r->pod_dir, c->uid, c->gid) < 0)
-        return sl_errprintf(err, "chown %s: %s", r->pod_dir, strerror(errno));
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const sl_translate_file_t *f = &r->files[i];
-        if (strstr(f->path, "..")) {
-            errno = EINVAL;
-            return sl_errprintf(err, "refusing file path %s", f->path);
-        }
-        char *path = sl_xasprintf("%s/%s", r->pod_dir, f->path);
-        rc = f->data ? sl_write_file(path, f->data, f->len, (mode_t)f->mode, err)
-                     : sl_mkdir_p(path, (mode_t)f->mode, err);
-        if (rc == 0 && lchown(path, c->uid, c->gid) < 0)
-            rc = sl_errprintf(err, "chown %s: %s", path, strerror(errno));
-        free(path);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
 
 /* slurmlinkd cancels a job marked slurmlink:uid=X when it has no pod X:
  * the direct paths mark theirs slurmlink-bench:uid=X instead. */
@@ -272,7 +233,7 @@ sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
         .image_store = c->image_store,
         .uid = c->uid,
         .gid = c->gid,
-        .image_lookup = image_lookup,
+        .image_lookup = sl_podfs_image_exists,
     };
     if (sl_translate(model, NULL, NULL, &cfg, &res, errs, &err) < 0) {
         char *agg = sl_fielderrs_aggregate(errs);
@@ -296,7 +257,7 @@ sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
             res->files[i].data = s;
             res->files[i].len = strlen(s);
         }
-    if (write_folder(c, res, &err) < 0) {
+    if (sl_podfs_write(res, 1, c->uid, c->gid, &err) < 0) {
         sl_bench_run_fail(r, "pod folder: %s", err.text);
         sl_translate_result_destroy(res);
         res = NULL;

@@ -12,17 +12,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "podfs/podfs.h"
+
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int dir_exists(void *arg, const char *dir, sl_image_meta_t *meta)
-{
-    struct stat st;
-    (void)arg;
-    (void)meta; /* the store records no entrypoint metadata yet */
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 static int image_has(void *arg, const char *dir, const char *path)
 {
@@ -74,20 +68,9 @@ static int quantity_opt(const char *opt, const char *v, int milli, int64_t *out)
 static int write_pod(const sl_translate_result_t *r)
 {
     sl_error_t err = {""};
-    if (sl_mkdir_p(r->pod_dir, 0700, &err) < 0) {
+    if (sl_podfs_write(r, 0, 0, 0, &err) < 0) {
         fprintf(stderr, "slurmlink render: %s\n", err.text);
         return -1;
-    }
-    for (size_t i = 0; i < r->nfiles; i++) {
-        char *path = sl_xasprintf("%s/%s", r->pod_dir, r->files[i].path);
-        int rc = r->files[i].data ? sl_write_file(path, r->files[i].data, r->files[i].len,
-                                                  (mode_t)r->files[i].mode, &err)
-                                  : sl_mkdir_p(path, (mode_t)r->files[i].mode, &err);
-        free(path);
-        if (rc < 0) {
-            fprintf(stderr, "slurmlink render: %s\n", err.text);
-            return -1;
-        }
     }
     return 0;
 }
@@ -147,7 +130,7 @@ int cmd_render(int argc, char **argv)
                                  .default_runtime = "apptainer",
                                  .uid = getuid(),
                                  .gid = getgid(),
-                                 .image_lookup = dir_exists,
+                                 .image_lookup = sl_podfs_image_exists,
                                  .image_has_path = image_has};
     int spec = 0, files = 0, options = 0, script = 1, json = 0, write = 0, c;
     const char *uid = "00000000-0000-0000-0000-000000000000";

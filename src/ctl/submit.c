@@ -9,6 +9,7 @@
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
+#include "podfs/podfs.h"
 #include "translate/translate.h"
 
 #include <errno.h>
@@ -22,14 +23,6 @@
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
 {
     return sl_xasprintf("%s/%s/%s-%s", c->o.pods_root, ns, name, uid);
-}
-
-static int image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
-{
-    (void)arg;
-    struct stat st;
-    memset(meta, 0, sizeof(*meta));
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 typedef struct mark {
@@ -76,45 +69,6 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
     sl_store_mutate(c->store, "pods", p->ns, p->name, mark_failed, &m, NULL, NULL);
     ctl_event(c, pod, "Warning", "FailedCreate", "%s", msg);
     sl_info("pod %s/%s: %s", p->ns, p->name, full);
-}
-
-/* the pod folder, every file in it, owned by the job's user */
-static int write_folder(sl_ctl_t *c, const sl_translate_result_t *r, uid_t uid, gid_t gid,
-                        sl_error_t *err)
-{
-    char *parent = sl_xstrdup(r->pod_dir);
-    char *slash = strrchr(parent, '/');
-    if (slash)
-        *slash = '\0';
-    int rc = sl_mkdir_p(parent, 0711, err);
-    free(parent);
-    if (rc < 0)
-        return -1;
-    if (mkdir(r->pod_dir, 0700) < 0 && errno != EEXIST)
-        return sl_errprintf(err, "mkdir %s: %s", r->pod_dir, strerror(errno));
-    (void)c;
-    if (chown(r->pod_dir, uid, gid) < 0 || chmod(r->pod_dir, 0700) < 0)
-        return sl_errprintf(err, "chown %s: %s", r->pod_dir, strerror(errno));
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const sl_translate_file_t *f = &r->files[i];
-        if (strstr(f->path, "..")) {
-            errno = EINVAL;
-            return sl_errprintf(err, "refusing file path %s", f->path);
-        }
-        char *path = sl_xasprintf("%s/%s", r->pod_dir, f->path);
-        if (!f->data) {
-            rc = sl_mkdir_p(path, (mode_t)f->mode, err);
-        } else {
-            /* the folders on the way were listed before (translate's order) */
-            rc = sl_write_file(path, f->data, f->len, (mode_t)f->mode, err);
-        }
-        if (rc == 0 && lchown(path, uid, gid) < 0)
-            rc = sl_errprintf(err, "chown %s: %s", path, strerror(errno));
-        free(path);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
 }
 
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
@@ -190,7 +144,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .image_store = c->o.image_store,
         .uid = uid,
         .gid = gid,
-        .image_lookup = image_lookup,
+        .image_lookup = sl_podfs_image_exists,
     };
     json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
     json_t *secrets = sl_store_list(c->store, "secrets", p->ns, NULL);
@@ -209,7 +163,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         }
         goto out_ident;
     }
-    if (write_folder(c, r, uid, gid, &err) < 0) {
+    if (sl_podfs_write(r, 1, uid, gid, &err) < 0) {
         failed(c, p, pod, 0, "cannot write the pod folder: %s", err.text);
         goto out;
     }
