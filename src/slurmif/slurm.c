@@ -10,6 +10,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurmif/compat.h"
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,12 +255,13 @@ int sl_slurm_apply_options(void *descp, const char *const *options, sl_error_t *
             free(d->tres_per_node);
             d->tres_per_node = g;
         } else if (!strcmp(name, "--gpus") || !strcmp(name, "--gpus-per-node") ||
-                   !strcmp(name, "--gpus-per-task")) {
+                   !strcmp(name, "--gpus-per-task") || !strcmp(name, "--gpus-per-socket")) {
             NEED_VALUE();
             char *g = sl_xasprintf("gres:gpu:%s", v);
             char **field = !strcmp(name, "--gpus")            ? &d->tres_per_job
                            : !strcmp(name, "--gpus-per-node") ? &d->tres_per_node
-                                                              : &d->tres_per_task;
+                           : !strcmp(name, "--gpus-per-task") ? &d->tres_per_task
+                                                              : &d->tres_per_socket;
             free(*field);
             *field = g;
         } else if (!strcmp(name, "--exclusive")) {
@@ -301,6 +303,220 @@ int sl_slurm_apply_options(void *descp, const char *const *options, sl_error_t *
                 d->open_mode = OPEN_MODE_TRUNCATE;
             else
                 return sl_errprintf(err, "--open-mode: invalid value \"%s\"", v);
+        } else if (!strcmp(name, "--ntasks-per-socket") || !strcmp(name, "--ntasks-per-core") ||
+                   !strcmp(name, "--ntasks-per-gpu") || !strcmp(name, "--sockets-per-node") ||
+                   !strcmp(name, "--cores-per-socket") || !strcmp(name, "--threads-per-core") ||
+                   !strcmp(name, "--mincpus") || !strcmp(name, "--core-spec") ||
+                   !strcmp(name, "--thread-spec")) {
+            NEED_VALUE();
+            if (uint_val(name, v, 65533, &u, err) < 0)
+                return -1;
+            uint16_t x = (uint16_t)u;
+            if (!strcmp(name, "--ntasks-per-socket"))
+                d->ntasks_per_socket = x;
+            else if (!strcmp(name, "--ntasks-per-core"))
+                d->ntasks_per_core = x;
+            else if (!strcmp(name, "--ntasks-per-gpu"))
+                d->ntasks_per_tres = x;
+            else if (!strcmp(name, "--sockets-per-node"))
+                d->sockets_per_node = x;
+            else if (!strcmp(name, "--cores-per-socket"))
+                d->cores_per_socket = x;
+            else if (!strcmp(name, "--threads-per-core"))
+                d->threads_per_core = x;
+            else if (!strcmp(name, "--mincpus"))
+                d->pn_min_cpus = x;
+            else if (!strcmp(name, "--core-spec"))
+                d->core_spec = x;
+            else
+                d->core_spec = x | CORE_SPEC_THREAD;
+        } else if (!strcmp(name, "--extra-node-info")) {
+            NEED_VALUE();
+            unsigned a = 0, b = 0, cc = 0;
+            int n = sscanf(v, "%u:%u:%u", &a, &b, &cc);
+            if (n < 1 || a == 0 || a > 65533 || b > 65533 || cc > 65533)
+                return sl_errprintf(err, "%s: invalid value \"%s\": want S[:C[:T]]", name, v);
+            d->sockets_per_node = (uint16_t)a;
+            if (n > 1)
+                d->cores_per_socket = (uint16_t)b;
+            if (n > 2)
+                d->threads_per_core = (uint16_t)cc;
+        } else if (!strcmp(name, "--cpus-per-gpu") || !strcmp(name, "--mem-per-gpu")) {
+            NEED_VALUE();
+            char *t;
+            if (name[2] == 'c') {
+                if (uint_val(name, v, 65533, &u, err) < 0)
+                    return -1;
+                t = sl_xasprintf("gres:gpu:%lu", u);
+                free(d->cpus_per_tres);
+                d->cpus_per_tres = t;
+            } else {
+                long long mb = size_mb(v);
+                if (mb < 0)
+                    return sl_errprintf(err, "%s: invalid size \"%s\"", name, v);
+                t = sl_xasprintf("gres:gpu:%lld", mb);
+                free(d->mem_per_tres);
+                d->mem_per_tres = t;
+            }
+        } else if (!strcmp(name, "--tmp")) {
+            NEED_VALUE();
+            long long mb = size_mb(v);
+            if (mb < 0 || mb > UINT32_MAX)
+                return sl_errprintf(err, "%s: invalid size \"%s\"", name, v);
+            d->pn_min_tmp_disk = (uint32_t)mb;
+        } else if (!strcmp(name, "--gpu-bind") || !strcmp(name, "--gpu-freq")) {
+            NEED_VALUE();
+            char *t = sl_xasprintf("gpu:%s", v);
+            char **field = name[6] == 'b' ? &d->tres_bind : &d->tres_freq;
+            free(*field);
+            *field = t;
+        } else if (!strcmp(name, "--tres-per-task")) {
+            NEED_VALUE();
+            char *g = gres_prepend(v);
+            free(d->tres_per_task);
+            d->tres_per_task = g;
+        } else if (!strcmp(name, "--cluster-constraint")) {
+            NEED_VALUE();
+            set_str(&d->cluster_features, v);
+        } else if (!strcmp(name, "--prefer")) {
+            NEED_VALUE();
+            set_str(&d->prefer, v);
+        } else if (!strcmp(name, "--network")) {
+            NEED_VALUE();
+            set_str(&d->network, v);
+        } else if (!strcmp(name, "--wckey")) {
+            NEED_VALUE();
+            set_str(&d->wckey, v);
+        } else if (!strcmp(name, "--mcs-label")) {
+            NEED_VALUE();
+            set_str(&d->mcs_label, v);
+        } else if (!strcmp(name, "--acctg-freq")) {
+            NEED_VALUE();
+            set_str(&d->acctg_freq, v);
+        } else if (!strcmp(name, "--contiguous")) {
+            d->contiguous = 1;
+        } else if (!strcmp(name, "--use-min-nodes")) {
+            d->bitflags |= USE_MIN_NODES;
+        } else if (!strcmp(name, "--spread-job")) {
+            d->bitflags |= SPREAD_JOB;
+        } else if (!strcmp(name, "--oversubscribe")) {
+            d->shared = JOB_SHARED_OK;
+        } else if (!strcmp(name, "--no-kill")) {
+            if (v && strcmp(v, "off") && strcmp(v, "on"))
+                return sl_errprintf(err, "--no-kill: invalid value \"%s\"", v);
+            d->kill_on_node_fail = v && !strcmp(v, "off") ? 1 : 0;
+        } else if (!strcmp(name, "--kill-on-invalid-dep")) {
+            NEED_VALUE();
+            if (!strcmp(v, "yes"))
+                d->bitflags |= KILL_INV_DEP;
+            else if (!strcmp(v, "no"))
+                d->bitflags |= NO_KILL_INV_DEP;
+            else
+                return sl_errprintf(err, "%s: invalid value \"%s\": yes or no", name, v);
+        } else if (!strcmp(name, "--priority")) {
+            NEED_VALUE();
+            if (uint_val(name, v, 0xfffffffe, &u, err) < 0)
+                return -1;
+            d->priority = (uint32_t)u;
+        } else if (!strcmp(name, "--delay-boot")) {
+            NEED_VALUE();
+            long m = sl_slurm_time_minutes(v);
+            if (m < 0)
+                return sl_errprintf(err, "%s: invalid time \"%s\"", name, v);
+            d->delay_boot = (uint32_t)(m * 60);
+        } else if (!strcmp(name, "--switches")) {
+            NEED_VALUE();
+            char buf[64];
+            snprintf(buf, sizeof(buf), "%s", v);
+            char *at = strchr(buf, '@');
+            if (at)
+                *at++ = '\0';
+            if (uint_val(name, buf, 100000, &u, err) < 0)
+                return -1;
+            d->req_switch = (uint32_t)u;
+            if (at) {
+                long m = sl_slurm_time_minutes(at);
+                if (m < 0)
+                    return sl_errprintf(err, "%s: invalid time \"%s\"", name, at);
+                d->wait4switch = (uint32_t)(m * 60);
+            }
+        } else if (!strcmp(name, "--signal")) {
+            /* [{R|B}:]<sig_num>[@sig_time] */
+            NEED_VALUE();
+            const char *x = v;
+            uint16_t flags = 0;
+            while (x[0] && x[1] == ':' && strchr("RB", x[0])) {
+                flags |= x[0] == 'B' ? KILL_JOB_BATCH : KILL_JOB_RESV;
+                x += 2;
+            }
+            char sig[32];
+            snprintf(sig, sizeof(sig), "%s", x);
+            char *at = strchr(sig, '@');
+            unsigned long when = 60;
+            if (at) {
+                *at++ = '\0';
+                if (uint_val(name, at, 65535, &when, err) < 0)
+                    return -1;
+            }
+            int signo = 0;
+            char *end;
+            long nsig = strtol(sig, &end, 10);
+            if (*sig && !*end)
+                signo = (int)nsig;
+            else {
+                const char *nm = !strncasecmp(sig, "SIG", 3) ? sig + 3 : sig;
+                static const struct {
+                    const char *n;
+                    int s;
+                } sigs[] = {{"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT},
+                            {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+                            {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"STOP", SIGSTOP},
+                            {"ALRM", SIGALRM}, {"URG", SIGURG}};
+                for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+                    if (!strcasecmp(nm, sigs[k].n))
+                        signo = sigs[k].s;
+            }
+            if (signo <= 0 || signo > 64)
+                return sl_errprintf(err, "%s: invalid signal \"%s\"", name, v);
+            d->warn_signal = (uint16_t)signo;
+            d->warn_time = (uint16_t)when;
+            d->warn_flags = flags;
+        } else if (!strcmp(name, "--mail-type")) {
+            NEED_VALUE();
+            static const struct {
+                const char *n;
+                uint16_t bits;
+            } mt[] = {{"NONE", 0},
+                      {"BEGIN", MAIL_JOB_BEGIN},
+                      {"END", MAIL_JOB_END},
+                      {"FAIL", MAIL_JOB_FAIL},
+                      {"REQUEUE", MAIL_JOB_REQUEUE},
+                      {"ALL", MAIL_JOB_BEGIN | MAIL_JOB_END | MAIL_JOB_FAIL | MAIL_JOB_REQUEUE |
+                                  MAIL_JOB_STAGE_OUT | MAIL_INVALID_DEPEND},
+                      {"INVALID_DEPEND", MAIL_INVALID_DEPEND},
+                      {"STAGE_OUT", MAIL_JOB_STAGE_OUT},
+                      {"TIME_LIMIT", MAIL_JOB_TIME100},
+                      {"TIME_LIMIT_90", MAIL_JOB_TIME90},
+                      {"TIME_LIMIT_80", MAIL_JOB_TIME80},
+                      {"TIME_LIMIT_50", MAIL_JOB_TIME50},
+                      {"ARRAY_TASKS", MAIL_ARRAY_TASKS}};
+            char *copy = sl_xstrdup(v);
+            char *save = NULL;
+            uint16_t bits = 0;
+            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                size_t k, nk = sizeof(mt) / sizeof(mt[0]);
+                for (k = 0; k < nk; k++)
+                    if (!strcasecmp(t, mt[k].n))
+                        break;
+                if (k == nk) {
+                    sl_errprintf(err, "%s: invalid mail type \"%s\"", name, t);
+                    free(copy);
+                    return -1;
+                }
+                bits |= mt[k].bits;
+            }
+            free(copy);
+            d->mail_type = bits;
         } else if (!strcmp(name, "--hold")) {
             d->priority = 0;
         } else {
@@ -344,9 +560,20 @@ static void free_desc(job_desc_msg_t *d)
     free(d->tres_per_node);
     free(d->tres_per_job);
     free(d->tres_per_task);
+    free(d->tres_per_socket);
     free(d->std_out);
     free(d->std_err);
     free(d->work_dir);
+    free(d->cpus_per_tres);
+    free(d->mem_per_tres);
+    free(d->tres_bind);
+    free(d->tres_freq);
+    free(d->cluster_features);
+    free(d->prefer);
+    free(d->network);
+    free(d->wckey);
+    free(d->mcs_label);
+    free(d->acctg_freq);
 }
 
 int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,

@@ -27,6 +27,7 @@ typedef struct flagdef {
 #define ENV_R "the environment comes from the pod spec"
 #define OURS_R "slurmlink sets it"
 #define CLI_R "it only changes how the sbatch command itself behaves"
+#define INPROC_R "slurmlinkd's in-process submission cannot express it yet"
 
 /* sbatch's options (Slurm 22.05–24.x), allowed or refused with a reason. */
 static const flagdef_t defs[] = {
@@ -43,10 +44,10 @@ static const flagdef_t defs[] = {
     {"mem", 0, REQARG, NULL},
     {"mem-per-cpu", 0, REQARG, NULL},
     {"mem-per-gpu", 0, REQARG, NULL},
-    {"mem-bind", 0, REQARG, NULL},
+    {"mem-bind", 0, REQARG, INPROC_R},
     {"tmp", 0, REQARG, NULL},
     {"gres", 0, REQARG, NULL},
-    {"gres-flags", 0, REQARG, NULL},
+    {"gres-flags", 0, REQARG, INPROC_R},
     {"gpus", 'G', REQARG, NULL},
     {"gpus-per-node", 0, REQARG, NULL},
     {"gpus-per-task", 0, REQARG, NULL},
@@ -58,11 +59,11 @@ static const flagdef_t defs[] = {
     {"cores-per-socket", 0, REQARG, NULL},
     {"threads-per-core", 0, REQARG, NULL},
     {"extra-node-info", 'B', REQARG, NULL},
-    {"hint", 0, REQARG, NULL},
-    {"distribution", 'm', REQARG, NULL},
+    {"hint", 0, REQARG, INPROC_R},
+    {"distribution", 'm', REQARG, INPROC_R},
     {"core-spec", 'S', REQARG, NULL},
     {"thread-spec", 0, REQARG, NULL},
-    {"cpu-freq", 0, REQARG, NULL},
+    {"cpu-freq", 0, REQARG, INPROC_R},
     {"licenses", 'L', REQARG, NULL},
     {"constraint", 'C', REQARG, NULL},
     {"cluster-constraint", 0, REQARG, NULL},
@@ -97,8 +98,8 @@ static const flagdef_t defs[] = {
     {"wckey", 0, REQARG, NULL},
     {"mcs-label", 0, REQARG, NULL},
     {"acctg-freq", 0, REQARG, NULL},
-    {"profile", 0, REQARG, NULL},
-    {"power", 0, REQARG, NULL},
+    {"profile", 0, REQARG, INPROC_R},
+    {"power", 0, REQARG, INPROC_R},
     {"delay-boot", 0, REQARG, NULL},
     {"kill-on-invalid-dep", 0, REQARG, NULL},
     /* refused */
