@@ -41,7 +41,7 @@ is "$(comm -23 <(printf '%s\n' "$uids") <(printf '%s\n' "$comments") | wc -l)" 0
 diag "pods created before the first kill: $created_before"
 kc delete pods --all --grace-period=0 --force >/dev/null 2>&1
 gone() { [ "$(kc get pods -o name | wc -l)" = 0 ]; }
-wait_for 60 gone
+ok wait_for 60 gone "force-deleting every pod empties the namespace"
 
 # --- slurmctld away for 30 s -------------------------------------------------------
 kill "$(cat "$CL/run/slurmctld.pid")"
@@ -53,8 +53,12 @@ ok wait_for 20 waits "pods created while slurmctld is down say they wait for the
 is "$(kc get pod w1 -o jsonpath='{.status.phase}')" "Pending" "and are Pending"
 sleep $((30 - (SECONDS - t0)))
 ok "$SLURMLINK" up --dir "$CL" "slurmctld is started again after 30 s"
-ran() { [ "$(count_phase Succeeded)" = 3 ]; }
-ok wait_for 90 ran "the waiting pods run and succeed once slurmctld is back"
+ran() { for w in w1 w2 w3; do [ "$(kc get pod $w -o jsonpath='{.status.phase}')" = Succeeded ] || return 1; done; }
+ok wait_for 90 ran "the waiting pods run and succeed once slurmctld is back" || {
+  kc get pods -o custom-columns='N:.metadata.name,P:.status.phase,R:.status.reason,M:.status.conditions[?(@.type=="PodScheduled")].message' | sed 's/^/# /'
+  squeue -h -t all -o '%i %j %T %r' | grep default/w | sed 's/^/# /'
+  tail -n 15 "$CL/log/slurmlinkd.log" | sed 's/^/# /'
+}
 is "$(squeue -h -t all -o '%j' | grep -c '^default/w')" 3 "exactly one job each"
 kc delete pods --all --grace-period=0 --force >/dev/null 2>&1
 wait_for 60 gone
