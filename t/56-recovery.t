@@ -54,11 +54,13 @@ is "$(kc get pod w1 -o jsonpath='{.status.phase}')" "Pending" "and are Pending"
 sleep $((30 - (SECONDS - t0)))
 ok "$SLURMLINK" up --dir "$CL" "slurmctld is started again after 30 s"
 ran() { for w in w1 w2 w3; do [ "$(kc get pod $w -o jsonpath='{.status.phase}')" = Succeeded ] || return 1; done; }
-ok wait_for 90 ran "the waiting pods run and succeed once slurmctld is back" || {
+t1=$SECONDS
+ok wait_for 150 ran "the waiting pods run and succeed once slurmctld is back" || {
   kc get pods -o custom-columns='N:.metadata.name,P:.status.phase,R:.status.reason,M:.status.conditions[?(@.type=="PodScheduled")].message' | sed 's/^/# /'
   squeue -h -t all -o '%i %j %T %r' | grep default/w | sed 's/^/# /'
   tail -n 15 "$CL/log/slurmlinkd.log" | sed 's/^/# /'
 }
+diag "the waiting pods succeeded $((SECONDS - t1)) s after slurmctld was started again"
 is "$(squeue -h -t all -o '%j' | grep -c '^default/w')" 3 "exactly one job each"
 kc delete pods --all --grace-period=0 --force >/dev/null 2>&1
 wait_for 60 gone
