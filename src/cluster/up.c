@@ -365,15 +365,9 @@ static int start_slurmctld(upctx_t *c, sl_error_t *err)
     return 0;
 }
 
-static int start_slurmd(upctx_t *c, sl_error_t *err)
+/* wait until slurmctld has node1 registered and schedulable */
+static int wait_node_ready(upctx_t *c, sl_error_t *err)
 {
-    char *conf = cl_path(&c->st, "etc/slurm.conf");
-    const char *argv[] = {"slurmd", "-D", "-N", "node1", "-f", conf, NULL};
-    int r = spawn_daemon(c, SL_D_SLURMD, argv, err);
-    free(conf);
-    if (r < 0 || wait_tcp(c, SL_D_SLURMD, 30000, err) < 0)
-        return -1;
-    /* wait until slurmctld has the node registered and schedulable */
     long long deadline = sl_now_ms() + 60000;
     char *last = NULL;
     while (sl_now_ms() < deadline) {
@@ -384,8 +378,10 @@ static int start_slurmd(upctx_t *c, sl_error_t *err)
         const char *argv2[] = {"sinfo", "-h", "-N", "-n", "node1", "-o", "%T", NULL};
         char *out = NULL;
         int rc = run_client(c, argv2, &out, NULL);
-        if (rc == 0 && out && (!strncmp(out, "idle", 4) || !strncmp(out, "mixed", 5) ||
-                               !strncmp(out, "allocated", 9))) {
+        /* "idle*": known but not responding, not yet schedulable */
+        if (rc == 0 && out && !strchr(out, '*') &&
+            (!strncmp(out, "idle", 4) || !strncmp(out, "mixed", 5) ||
+             !strncmp(out, "allocated", 9))) {
             free(out);
             free(last);
             return 0;
@@ -399,6 +395,27 @@ static int start_slurmd(upctx_t *c, sl_error_t *err)
              last ? last : "unknown");
     free(last);
     return daemon_failed(c, SL_D_SLURMD, why, err);
+}
+
+/* slurmctld came back under a running slurmd: SIGHUP makes slurmd register
+ * again now, instead of when slurmctld's next ping finds it (the node would
+ * sit "not responding", its jobs waiting, for tens of seconds) */
+static int reregister_node(upctx_t *c, sl_error_t *err)
+{
+    if (c->pid[SL_D_SLURMD] > 0)
+        kill(c->pid[SL_D_SLURMD], SIGHUP);
+    return wait_node_ready(c, err);
+}
+
+static int start_slurmd(upctx_t *c, sl_error_t *err)
+{
+    char *conf = cl_path(&c->st, "etc/slurm.conf");
+    const char *argv[] = {"slurmd", "-D", "-N", "node1", "-f", conf, NULL};
+    int r = spawn_daemon(c, SL_D_SLURMD, argv, err);
+    free(conf);
+    if (r < 0 || wait_tcp(c, SL_D_SLURMD, 30000, err) < 0)
+        return -1;
+    return wait_node_ready(c, err);
 }
 
 static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
@@ -635,6 +652,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
         goto done;
     if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) ||
         (!c.kept[SL_D_SLURMD] && start_slurmd(&c, err) < 0) ||
+        (c.kept[SL_D_SLURMD] && !c.kept[SL_D_SLURMCTLD] && reregister_node(&c, err) < 0) ||
         (!c.kept[SL_D_SLURMLINKD] && start_slurmlinkd(&c, daemon, err) < 0) ||
         cl_write_kubeconfig(&c.st, err) < 0)
         goto done;
