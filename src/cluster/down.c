@@ -8,13 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int expected(const cl_state_t *st, int id)
-{
-    if (id == SL_D_MYSQLD || id == SL_D_SLURMDBD)
-        return st->accounting;
-    return 1;
-}
-
 int sl_cluster_down(const char *dir, FILE *out, sl_error_t *err)
 {
     cl_state_t st;
@@ -53,7 +46,7 @@ int sl_cluster_status(const char *dir, int json, FILE *out, sl_error_t *err)
     int all = 1;
     json_t *arr = json_array();
     for (int id = 0; id < SL_D_COUNT; id++) {
-        if (!expected(&st, id))
+        if (!cl_expected(&st, id))
             continue;
         pid_t pid = cl_pidfile_read(&st, id);
         int up = cl_pid_belongs(pid, st.dir);

@@ -31,6 +31,9 @@ int cl_make_gpus(cl_state_t *st, sl_error_t *err);
 int cl_ensure_security(const cl_state_t *st, sl_error_t *err);
 int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err);
 
+/* 1 if the folder runs daemon id (MariaDB and slurmdbd only with accounting) */
+int cl_expected(const cl_state_t *st, int id);
+
 /* Processes. */
 pid_t cl_pidfile_read(const cl_state_t *st, int id);
 int cl_pidfile_write(const cl_state_t *st, int id, pid_t pid, sl_error_t *err);

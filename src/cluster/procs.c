@@ -26,6 +26,13 @@ const char *sl_daemon_name(int id)
     return id >= 0 && id < SL_D_COUNT ? names[id] : "?";
 }
 
+int cl_expected(const cl_state_t *st, int id)
+{
+    if (id == SL_D_MYSQLD || id == SL_D_SLURMDBD)
+        return st->accounting;
+    return 1;
+}
+
 static char *pidfile_path(const cl_state_t *st, int id)
 {
     return sl_xasprintf("%s/run/%s.pid", st->dir, names[id]);

@@ -28,13 +28,6 @@ typedef struct upctx {
     FILE *out;
 } upctx_t;
 
-static int expected(const cl_state_t *st, int id)
-{
-    if (id == SL_D_MYSQLD || id == SL_D_SLURMDBD)
-        return st->accounting;
-    return 1;
-}
-
 static int have_prog(const char *name)
 {
     const char *path = getenv("PATH");
@@ -175,7 +168,7 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
     int used[SL_D_COUNT];
     int nused = 0;
     for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
-        if (!expected(&c->st, id)) {
+        if (!cl_expected(&c->st, id)) {
             c->st.port[id] = 0;
             continue;
         }
@@ -202,7 +195,7 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
             used[nused++] = c->st.port[id];
     }
     for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
-        if (!expected(&c->st, id) || c->st.port[id])
+        if (!cl_expected(&c->st, id) || c->st.port[id])
             continue;
         int p = sl_free_port(PORT_LO, PORT_HI, used, nused);
         if (p < 0) {
@@ -484,7 +477,7 @@ static int folder_running(const cl_state_t *st, int *alive, int *expect)
 {
     *alive = *expect = 0;
     for (int id = 0; id < SL_D_COUNT; id++) {
-        if (!expected(st, id))
+        if (!cl_expected(st, id))
             continue;
         (*expect)++;
         if (cl_pid_belongs(cl_pidfile_read(st, id), st->dir))
@@ -572,7 +565,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
             }
             for (int id = 0; id < SL_D_COUNT; id++) {
                 pid_t pid = cl_pidfile_read(&old, id);
-                if (expected(&old, id) && cl_pid_belongs(pid, old.dir)) {
+                if (cl_expected(&old, id) && cl_pid_belongs(pid, old.dir)) {
                     c.kept[id] = 1;
                     c.pid[id] = pid;
                     nkept++;
@@ -581,13 +574,13 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
         }
         int stale = 0;
         for (int id = 0; id < SL_D_COUNT; id++)
-            if (expected(&old, id) && cl_pidfile_read(&old, id) > 0)
+            if (cl_expected(&old, id) && cl_pidfile_read(&old, id) > 0)
                 stale++;
         if (out && !opts->quiet && stale) { /* pidfiles left: a run that was killed */
             fprintf(out, "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
                          "recovering:", dir, alive, expect);
             for (int id = 0; id < SL_D_COUNT; id++)
-                if (expected(&old, id) && !c.kept[id])
+                if (cl_expected(&old, id) && !c.kept[id])
                     fprintf(out, " %s", sl_daemon_name(id));
             fprintf(out, " will be started\n");
         }
@@ -660,7 +653,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     if (out) {
         fprintf(out, "slurmlink: cluster up in %s\n", dir);
         for (int id = 0; id < SL_D_COUNT; id++) {
-            if (!expected(&c.st, id))
+            if (!cl_expected(&c.st, id))
                 continue;
             if (c.st.port[id])
                 fprintf(out, "  %-10s pid %-7d port %d\n", sl_daemon_name(id), (int)c.pid[id],
