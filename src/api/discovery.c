@@ -134,7 +134,7 @@ static json_t *aggregated(bool core, int form)
 static enum MHD_Result reply_aggregated(api_req_t *r, bool core, int form)
 {
     /* kubectl only treats the body as aggregated discovery when the
-     * Content-Type says so, exactly (kubectl-wire.md §1) */
+     * Content-Type says so, exactly (kubectl 1.32 checks the Content-Type exactly) */
     const char *ct = form == 2
                          ? "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
                          : "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";

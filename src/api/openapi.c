@@ -1,6 +1,6 @@
 /* openapi.c — /openapi/v3: the index and one document per group-version.
  *
- * What kubectl needs from them (kubectl-wire.md §2): for each kind a PATCH
+ * What kubectl needs from them: for each kind a PATCH
  * operation carrying x-kubernetes-group-version-kind and a fieldValidation
  * query parameter. Then `kubectl apply`/`create` at the default
  * --validate=strict leave validation to the server (fieldValidation=Strict).

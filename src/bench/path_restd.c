@@ -223,7 +223,7 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
     sl_argv_t env = SL_ARGV_INIT;
     sl_argv_add(&env, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
     sl_argv_addf(&env, "SLURM_CONF=%s", c->slurm_conf);
-    /* as root it refuses to start without this (local-slurm.md) */
+    /* as root it refuses to start without this */
     sl_argv_add(&env, "SLURMRESTD_SECURITY=disable_user_check");
     /* marks it as the cluster folder's: `slurmlink down` stops it if we die */
     sl_argv_addf(&env, "SLURMLINK_DIR=%s", c->dir);
