@@ -48,7 +48,7 @@ sacctmgr -i add user "$UB" Account="acct-b$$" DefaultAccount="acct-b$$" Cluster=
 # two more partitions on the one node: root only, and account acct-b only
 scontrol create PartitionName=ops Nodes=node1 RootOnly=YES State=UP
 scontrol create PartitionName=bonly Nodes=node1 AllowAccounts="acct-b$$" State=UP
-like "$(sinfo -h -o '%P' | sort | tr '\n' ' ')" "bonly ops" "partitions ops (RootOnly) and bonly (AllowAccounts=acct-b$$)"
+like "$(sinfo -h -o '%P' | sort | tr '\n' ' ')" "bonly gpu\\* ops" "partitions ops (RootOnly) and bonly (AllowAccounts=acct-b$$)"
 
 "$SLURMLINK" kubeconfig --dir "$CL" --user alice --cert --namespace team-a -o "$CL/alice.kc"
 "$SLURMLINK" kubeconfig --dir "$CL" --user bob --token --namespace team-b -o "$CL/bob.kc"

@@ -122,6 +122,10 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                   /* a shared site: users see their own jobs, usage and
                    * associations only (root and SlurmUser see all) */
                   "PrivateData=" PRIVATE_DATA "\n"
+                  /* a job its partition would never run (AllowAccounts,
+                   * AllowGroups, limits) is refused at submission, not
+                   * left pending forever */
+                  "EnforcePartLimits=ALL\n"
                   "MinJobAge=300\n"
                   "KillWait=10\n"
                   "SlurmdTimeout=15\n",
@@ -135,6 +139,9 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                       "AccountingStoragePort=%d\n"
                       "AccountingStoragePass=%s/run/munge.sock\n"
                       "AccountingStorageTRES=gres/gpu\n"
+                      /* a job needs an association of its user and account;
+                       * its limits and QOS apply (Slurm's refusals reach the pod) */
+                      "AccountingStorageEnforce=associations,limits,qos\n"
                       "JobAcctGatherType=jobacct_gather/linux\n"
                       "JobAcctGatherFrequency=30\n",
                       st->port[SL_D_SLURMDBD], D);

@@ -283,8 +283,8 @@ int sl_slurm_apply_options(void *descp, const char *const *options, sl_error_t *
             if (v)
                 n = strtol(v, &end, 10);
             if (v && (errno || !*v || *end || n < -lim || n > lim))
-                return sl_errprintf(err, "--nice: invalid value \"%s\": must be an integer %ld..%ld",
-                                    v, -lim, lim);
+                return sl_errprintf(
+                    err, "--nice: invalid value \"%s\": must be an integer %ld..%ld", v, -lim, lim);
             d->nice = (uint32_t)((long)NICE_OFFSET + n);
         } else if (!strcmp(name, "--begin") || !strcmp(name, "--deadline")) {
             NEED_VALUE();
@@ -646,8 +646,7 @@ void sl_slurm_cred_end(const sl_slurm_cred_t *saved)
         abort();
 }
 
-int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
-                    sl_error_t *err)
+int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable, sl_error_t *err)
 {
     job_desc_msg_t d;
     slurm_init_job_desc_msg(&d);
