@@ -81,7 +81,8 @@ int main(void)
     ok(apply(&d, n4, &err) < 0, "--nice beyond sbatch's range is refused");
     const char *n5[] = {"--nice=5x", NULL};
     ok(apply(&d, n5, &err) < 0, "--nice=5x is refused");
-    ok(sl_slurm_check_options(n3, &err) < 0, "sl_slurm_check_options refuses what submission would");
+    ok(sl_slurm_check_options(n3, &err) < 0,
+       "sl_slurm_check_options refuses what submission would");
     ok(sl_slurm_check_options(n1, &err) == 0, "... and takes what it would");
     return tap_done();
 }
