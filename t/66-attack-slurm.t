@@ -15,7 +15,7 @@
 #   - securityContext.runAsGroup / fsGroup / supplementalGroups.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 45
+plan 46
 
 sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
 CL=$(tmpdir)
@@ -101,12 +101,13 @@ like "$(pod prio2 '{"slurm-job.vk.io/flags":"--priority=4294967000"}' '{}' 'slee
   "pod/prio2 created" "--priority alone"
 has_job() { [ -n "$(jobs_named "$1")" ]; }
 ok wait_for 30 has_job team-a/prio2 "... gets a job"
-SBJ=$(as_user "$UA" sbatch --parsable -A "acct-a$$" -o /dev/null --priority=4294967000 --hold --wrap true 2>&1)
+# side by side: alice's own sbatch, kept pending (--begin) so that its priority shows
+SBJ=$(as_user "$UA" sbatch --parsable -A "acct-a$$" -o /dev/null --priority=4294967000 --begin=now+3600 --wrap true 2>&1)
 PS=$(squeue -h -j "$SBJ" -o %Q 2>&1)
-diag "alice's sbatch --priority=4294967000 --hold: job $SBJ, priority $PS"
 scancel "$SBJ" 2>/dev/null
+ok test "$PS" != 4294967000 -a "$PS" -gt 0 "alice's own sbatch --priority=4294967000 is accepted with the usual priority ($PS)"
 PP=$(squeue -h -t all -n team-a/prio2 -o %Q)
-ok test "$PP" != 4294967000 -a "$PP" -gt 0 "... whose priority is not 4294967000 ($PP), as for alice's own sbatch"
+ok test "$PP" != 4294967000 -a "$PP" -gt 0 "... and so is the pod's job ($PP), not 4294967000"
 like "$(pod nice1 '{"slurm-job.vk.io/flags":"--nice=-5"}' | kc alice create -f - 2>&1)" \
   "pod/nice1 created" "a small negative --nice"
 ok wait_for 30 is_phase nice1 team-a Failed "... ends Failed"
