@@ -9,7 +9,10 @@
  *   - the creator must map to a Unix user (exists, not root unless
  *     allowed, ...): 403 otherwise, before anything is stored;
  *   - securityContext.runAsUser, of the pod and of every container, may
- *     only name that user's uid (422 naming the field).
+ *     only name that user's uid (422 naming the field);
+ *   - the pod's runAsGroup may name the user's primary group or a group it
+ *     belongs to (the job's group); a container's runAsGroup only that one
+ *     group, since a job has one (422 naming the field).
  *
  * The controller checks the same things again when it submits (a policy
  * edited in between, a Unix user removed): this is the early, clear answer. */
@@ -35,16 +38,37 @@ void api_admit_pod_identity(api_req_t *r, json_t *pod)
         sl_kube_set_annotation(pod, SL_CTL_USER_ANNOTATION, r->user->name);
 }
 
-/* runAsUser of one securityContext against uid */
-static void check_run_as(json_t *sc, uid_t uid, const char *detail, sl_fielderrs_t *errs,
-                         const char *field)
+/* runAsUser (or runAsGroup) of one securityContext against id */
+static void check_run_as(json_t *sc, const char *key, unsigned id, const char *detail,
+                         sl_fielderrs_t *errs, const char *field)
 {
-    json_t *v = json_object_get(sc, "runAsUser");
+    json_t *v = json_object_get(sc, key);
     if (!v || json_is_null(v))
         return;
-    if (!json_is_integer(v) || json_integer_value(v) != (json_int_t)uid)
+    if (!json_is_integer(v) || json_integer_value(v) != (json_int_t)id)
         sl_fielderrs_add_int(errs, SL_FE_INVALID, field,
                              json_is_integer(v) ? (long long)json_integer_value(v) : -1, detail);
+}
+
+/* the pod's runAsGroup: a group of the user, which becomes the job's group
+ * (*job_gid); else the user's primary group */
+static void check_pod_group(json_t *psc, const char *uname, const char *qunix, gid_t primary,
+                            gid_t *job_gid, sl_fielderrs_t *errs)
+{
+    *job_gid = primary;
+    json_t *v = json_object_get(psc, "runAsGroup");
+    if (!v || json_is_null(v))
+        return;
+    json_int_t g = json_is_integer(v) ? json_integer_value(v) : -1;
+    if (g >= 0 && g <= 0x7fffffff && sl_authz_unix_group_ok(uname, primary, (gid_t)g)) {
+        *job_gid = (gid_t)g;
+        return;
+    }
+    char *d = sl_xasprintf("must be %u, the primary group of Unix user %s, or a group %s is a "
+                           "member of",
+                           (unsigned)primary, qunix, qunix);
+    sl_fielderrs_add_int(errs, SL_FE_INVALID, "spec.securityContext.runAsGroup", (long long)g, d);
+    free(d);
 }
 
 json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
@@ -53,9 +77,10 @@ json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
     if (!api->policy || !r->user)
         return NULL;
     uid_t uid = 0;
+    gid_t gid = 0, job_gid;
     char *uname = NULL;
     sl_error_t err = {""};
-    if (sl_authz_unix_user(api->policy, r->user->name, &uid, NULL, &uname, &err) < 0) {
+    if (sl_authz_unix_user(api->policy, r->user->name, &uid, &gid, &uname, &err) < 0) {
         char *why = sl_xasprintf("no Unix user to run its jobs as: %s", err.text);
         json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
         free(why);
@@ -66,10 +91,14 @@ json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
                                 "run as",
                                 (unsigned)uid, qunix, quser);
     free(quser);
-    free(qunix);
     sl_fielderrs_t *errs = sl_fielderrs_create();
-    check_run_as(sl_kube_path(pod, "spec.securityContext"), uid, detail, errs,
-                 "spec.securityContext.runAsUser");
+    json_t *psc = sl_kube_path(pod, "spec.securityContext");
+    check_run_as(psc, "runAsUser", uid, detail, errs, "spec.securityContext.runAsUser");
+    check_pod_group(psc, uname, qunix, gid, &job_gid, errs);
+    char *gdetail = sl_xasprintf("must be %u, the group of the pod's job (spec.securityContext."
+                                 "runAsGroup, else the primary group of Unix user %s)",
+                                 (unsigned)job_gid, qunix);
+    free(qunix);
     static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
     for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
         json_t *a = json_object_get(json_object_get(pod, "spec"), lists[l]);
@@ -77,12 +106,17 @@ json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
         json_t *c;
         json_array_foreach(a, i, c)
         {
+            json_t *sc = json_object_get(c, "securityContext");
             char *f = sl_xasprintf("spec.%s[%zu].securityContext.runAsUser", lists[l], i);
-            check_run_as(json_object_get(c, "securityContext"), uid, detail, errs, f);
+            check_run_as(sc, "runAsUser", uid, detail, errs, f);
+            free(f);
+            f = sl_xasprintf("spec.%s[%zu].securityContext.runAsGroup", lists[l], i);
+            check_run_as(sc, "runAsGroup", job_gid, gdetail, errs, f);
             free(f);
         }
     }
     free(detail);
+    free(gdetail);
     free(uname);
     return api_invalid_status(errs, "Pod", pod);
 }

@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,4 +438,26 @@ sl_authz_policy_t *sl_authz_policy_load(const char *path, sl_error_t *err)
     sl_authz_policy_t *p = sl_authz_policy_parse(text, path, err);
     free(text);
     return p;
+}
+
+int sl_authz_unix_group_ok(const char *name, gid_t primary, gid_t gid)
+{
+    if (gid == primary)
+        return 1;
+    int n = 64;
+    for (int tries = 0; tries < 4; tries++) {
+        gid_t *g = sl_xmalloc((size_t)n * sizeof(gid_t));
+        int want = n;
+        int rc = getgrouplist(name, primary, g, &want);
+        if (rc >= 0) {
+            int found = 0;
+            for (int i = 0; i < rc && !found; i++)
+                found = g[i] == gid;
+            free(g);
+            return found;
+        }
+        free(g);
+        n = want > n ? want : n * 2;
+    }
+    return 0;
 }

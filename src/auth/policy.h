@@ -94,6 +94,11 @@ char *sl_authz_account(const sl_authz_policy_t *p, const char *ns);
 int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid, gid_t *gid,
                        char **name, sl_error_t *err);
 
+/* Whether Unix user `name`, whose primary group is `primary`, may run a job
+ * as group gid (securityContext.runAsGroup): its primary group or a group it
+ * is a member of (getgrouplist), as `sg` would let it. 1 or 0. */
+int sl_authz_unix_group_ok(const char *name, gid_t primary, gid_t gid);
+
 /* The identity of the loopback plain-HTTP listener, or NULL when the policy
  * has no anonymous: section (the listener must then refuse requests).
  * Borrowed: lives as long as the policy. */

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #define CLUSTER_NAME "slurmlink"
+/* slurm.conf (squeue, scontrol) and slurmdbd.conf (sacct, sacctmgr) alike */
+#define PRIVATE_DATA "accounts,jobs,usage,users"
 
 static long mem_total_mib(void)
 {
@@ -117,6 +119,13 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                   "SlurmdParameters=config_overrides\n"
                   "DefMemPerCPU=500\n"
                   "ReturnToService=2\n"
+                  /* a shared site: users see their own jobs, usage and
+                   * associations only (root and SlurmUser see all) */
+                  "PrivateData=" PRIVATE_DATA "\n"
+                  /* a job its partition would never run (AllowAccounts,
+                   * AllowGroups, limits) is refused at submission, not
+                   * left pending forever */
+                  "EnforcePartLimits=ALL\n"
                   "MinJobAge=300\n"
                   "KillWait=10\n"
                   "SlurmdTimeout=15\n",
@@ -130,6 +139,9 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                       "AccountingStoragePort=%d\n"
                       "AccountingStoragePass=%s/run/munge.sock\n"
                       "AccountingStorageTRES=gres/gpu\n"
+                      /* a job needs an association of its user and account;
+                       * its limits and QOS apply (Slurm's refusals reach the pod) */
+                      "AccountingStorageEnforce=associations,limits,qos\n"
                       "JobAcctGatherType=jobacct_gather/linux\n"
                       "JobAcctGatherFrequency=30\n",
                       st->port[SL_D_SLURMDBD], D);
@@ -167,6 +179,7 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                       "DbdHost=localhost\n"
                       "DbdPort=%d\n"
                       "SlurmUser=root\n"
+                      "PrivateData=" PRIVATE_DATA "\n"
                       "LogFile=%s/log/slurmdbd.log\n"
                       "PidFile=%s/run/slurmdbd.daemon.pid\n"
                       "StorageType=accounting_storage/mysql\n"

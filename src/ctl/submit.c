@@ -71,6 +71,39 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
     sl_info("pod %s/%s: %s", p->ns, p->name, full);
 }
 
+/* the job's group: the pod's runAsGroup when the user may use it (its
+ * primary group or one it belongs to), else the user's primary group *gid;
+ * every container's runAsGroup must be that one group */
+static int job_group(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+                     const char *uname, gid_t *gid)
+{
+    int64_t want = model->run_as_group;
+    if (want != SL_POD_UNSET) {
+        if (want < 0 || want > 0x7fffffff || !sl_authz_unix_group_ok(uname, *gid, (gid_t)want)) {
+            failed(c, p, pod, 1,
+                   "spec.securityContext.runAsGroup: %lld is neither gid %u, the primary group of "
+                   "%s, nor a group %s is a member of",
+                   (long long)want, (unsigned)*gid, uname, uname);
+            return -1;
+        }
+        *gid = (gid_t)want;
+    }
+    for (int init = 0; init < 2; init++) {
+        const sl_pod_container_t *cs = init ? model->init_containers : model->containers;
+        size_t n = init ? model->ninit : model->ncontainers;
+        for (size_t i = 0; i < n; i++)
+            if (cs[i].run_as_group != SL_POD_UNSET && cs[i].run_as_group != (int64_t)*gid) {
+                failed(c, p, pod, 1,
+                       "spec.%s[%zu].securityContext.runAsGroup: %lld is not gid %u, the one "
+                       "group of the pod's job",
+                       init ? "initContainers" : "containers", i, (long long)cs[i].run_as_group,
+                       (unsigned)*gid);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
     if (!c->initial_poll_done || !c->slurm_ok) {
@@ -129,6 +162,8 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
             }
         }
     }
+    if (job_group(c, p, pod, model, uname, &gid) < 0)
+        goto out_ident;
     char token[65];
     ctl_token(c, p->uid, token);
     sl_translate_config_t cfg = {

@@ -191,6 +191,14 @@ char **sl_schema_pod_warnings(const json_t *pod, size_t *n)
             push(&out, sl_xasprintf("spec.securityContext.%s is ignored: the job runs as the "
                                     "pod's user with the node's defaults",
                                     psc_fields[i]));
+    /* the job has its user's groups only (one may be chosen by runAsGroup) */
+    if (present(psc, "fsGroup"))
+        push(&out, sl_xasprintf("spec.securityContext.fsGroup is ignored: the pod's files and "
+                                "volumes belong to the pod's user and the job's group "
+                                "(runAsGroup, else the user's primary group)"));
+    if (present(psc, "supplementalGroups"))
+        push(&out, sl_xasprintf("spec.securityContext.supplementalGroups is ignored: the job's "
+                                "processes have the groups of the pod's user, no others"));
     const char *lists[2] = {"initContainers", "containers"};
     for (int l = 0; l < 2; l++) {
         const json_t *a = json_object_get(spec, lists[l]);

@@ -14,7 +14,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static atomic_ulong rpc_count;
 
@@ -273,10 +275,17 @@ int sl_slurm_apply_options(void *descp, const char *const *options, sl_error_t *
         } else if (!strcmp(name, "--no-requeue")) {
             d->requeue = 0;
         } else if (!strcmp(name, "--nice")) {
-            long n = v ? strtol(v, NULL, 10) : 100;
-            if (n < -(long)NICE_OFFSET + 3 || n > (long)NICE_OFFSET - 3)
-                return sl_errprintf(err, "--nice: out of range");
-            d->nice = (uint32_t)(NICE_OFFSET + n);
+            /* sbatch's range; whether a negative one is allowed is slurmctld's call */
+            const long lim = (long)NICE_OFFSET - 3;
+            long n = 100;
+            char *end = NULL;
+            errno = 0;
+            if (v)
+                n = strtol(v, &end, 10);
+            if (v && (errno || !*v || *end || n < -lim || n > lim))
+                return sl_errprintf(
+                    err, "--nice: invalid value \"%s\": must be an integer %ld..%ld", v, -lim, lim);
+            d->nice = (uint32_t)((long)NICE_OFFSET + n);
         } else if (!strcmp(name, "--begin") || !strcmp(name, "--deadline")) {
             NEED_VALUE();
             time_t t = slurm_parse_time((char *)v, 0);
@@ -576,8 +585,68 @@ static void free_desc(job_desc_msg_t *d)
     free(d->acctg_freq);
 }
 
-int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
-                    sl_error_t *err)
+int sl_slurm_check_options(const char *const *options, sl_error_t *err)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    int rc = sl_slurm_apply_options(&d, options, err);
+    free_desc(&d);
+    return rc;
+}
+
+/* ---- the submitter's credential ------------------------------------------
+ *
+ * munged names the uid and gid of the process that connects to its socket
+ * (SO_PEERCRED: the effective ids of the connecting thread, taken at
+ * connect), and libslurm's auth/munge plugin makes a new credential for
+ * every RPC, in the calling thread. So the calling thread takes the job
+ * user's effective uid and gid (and only that gid as its groups) for the one
+ * RPC, and slurmctld judges the job as that user's own sbatch: operator-only
+ * options, partition and account rules, limits.
+ *
+ * Raw syscalls, not glibc's seteuid(): glibc changes every thread of the
+ * process (its setxid broadcast); the kernel's calls change the caller only.
+ * The real and saved uid stay 0, so the user can neither signal nor ptrace
+ * the daemon meanwhile, and the daemon's other threads keep root. */
+
+int sl_slurm_cred_begin(uid_t uid, gid_t gid, sl_slurm_cred_t *saved, sl_error_t *err)
+{
+    saved->switched = 0;
+    saved->euid = geteuid();
+    saved->egid = getegid();
+    if (saved->euid != 0 || (uid == 0 && gid == 0))
+        return 0; /* not root: slurmctld sees who we are, and judges that */
+    int n = getgroups((int)(sizeof(saved->groups) / sizeof(saved->groups[0])), saved->groups);
+    if (n < 0)
+        return sl_errprintf(err, "getgroups: %s", strerror(errno));
+    saved->ngroups = n;
+    gid_t one = gid;
+    if (syscall(SYS_setgroups, 1, &one) < 0 || syscall(SYS_setresgid, -1, (long)gid, -1) < 0 ||
+        syscall(SYS_setresuid, -1, (long)uid, -1) < 0) {
+        int e = errno;
+        saved->switched = 1;
+        sl_slurm_cred_end(saved);
+        errno = e;
+        return sl_errprintf(err, "cannot take uid %u gid %u to submit: %s", (unsigned)uid,
+                            (unsigned)gid, strerror(e));
+    }
+    saved->switched = 1;
+    return 0;
+}
+
+void sl_slurm_cred_end(const sl_slurm_cred_t *saved)
+{
+    if (!saved->switched)
+        return;
+    /* uid first: only root may set the gid and groups back. A thread that
+     * cannot become root again must not go on as anyone. */
+    if (syscall(SYS_setresuid, -1, (long)saved->euid, -1) < 0 ||
+        syscall(SYS_setresgid, -1, (long)saved->egid, -1) < 0 ||
+        syscall(SYS_setgroups, (long)saved->ngroups, saved->groups) < 0)
+        abort();
+}
+
+int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable, sl_error_t *err)
 {
     job_desc_msg_t d;
     slurm_init_job_desc_msg(&d);
@@ -609,9 +678,15 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
         set_str(&d.std_err, req->std_err);
 
     submit_response_msg_t *resp = NULL;
+    sl_slurm_cred_t saved;
+    if (sl_slurm_cred_begin(req->uid, req->gid, &saved, err) < 0) {
+        free_desc(&d);
+        return -1;
+    }
     atomic_fetch_add(&rpc_count, 1);
     int rc = slurm_submit_batch_job(&d, &resp);
     int e = slurm_get_errno();
+    sl_slurm_cred_end(&saved);
     free_desc(&d);
     if (rc != SLURM_SUCCESS || !resp) {
         if (resp)

@@ -32,12 +32,35 @@ typedef struct sl_slurm_submit {
     const char *std_err;         /* --error (NULL: with stdout) */
 } sl_slurm_submit_t;
 
-/* Submit. Returns 0 and sets *job_id, or -1 with errno and err; *retryable
+/* Submit as the job's user: the submitting thread takes uid/gid as its
+ * effective ids for the one RPC (slurm.c says how), so slurmctld judges the
+ * job exactly as that user's own sbatch, and a refusal is Slurm's reason.
+ * Returns 0 and sets *job_id, or -1 with errno and err; *retryable
  * (may be NULL) says whether trying again later can help (slurmctld
  * unreachable or busy) as opposed to a request Slurm refuses (bad partition,
  * QOS, association limits). */
 int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
                     sl_error_t *err);
+
+/* The calling thread's effective uid/gid and groups, while it acts as a
+ * job's user (sl_slurm_submit uses these; exposed for the unit test). */
+typedef struct sl_slurm_cred {
+    int switched;
+    uid_t euid;
+    gid_t egid;
+    int ngroups;
+    gid_t groups[256];
+} sl_slurm_cred_t;
+/* Take uid/gid as this thread's effective ids (when it is root; a non-root
+ * caller stays itself) until sl_slurm_cred_end. Between the two: no file
+ * access, no other work on this thread; one RPC. -1 with err if refused. */
+int sl_slurm_cred_begin(uid_t uid, gid_t gid, sl_slurm_cred_t *saved, sl_error_t *err);
+/* Back to the saved ids; aborts if the kernel refuses (never goes on as the user). */
+void sl_slurm_cred_end(const sl_slurm_cred_t *saved);
+
+/* Check options as sl_slurm_submit would apply them, without submitting:
+ * 0, or -1 with err naming the option and why (the admission check). */
+int sl_slurm_check_options(const char *const *options, sl_error_t *err);
 
 /* Fill a job_desc from options only (unit-testable, no RPC): see slurm.c.
  * Returns 0 or -1 with err naming the option. desc is a job_desc_msg_t*. */

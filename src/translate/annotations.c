@@ -36,6 +36,21 @@ static void slurm_name(sl_fielderrs_t *e, const sl_pod_t *p, const char *key)
         sl_fe_invalid(e, v, "must be a Slurm name: letters, digits, '-', '_' or '.'", AP, key);
 }
 
+/* each allowed flag's value, through the parser submission uses: what
+ * slurmlinkd could not submit is refused here, not after the pod is stored */
+static int flag_values(const sl_flags_t *f, sl_error_t *err)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        char *o = sl_flag_option(&f->v[i]);
+        const char *one[] = {o, NULL};
+        int rc = sl_slurm_check_options(one, err);
+        free(o);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e)
 {
     size_t before = sl_fielderrs_count(e);
@@ -66,10 +81,10 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
     }
     if ((v = sl_pod_annotation(p, SL_ANN_NTASKS)) && !posint(v))
         sl_fe_invalid(e, v, "must be a positive integer", AP, SL_ANN_NTASKS);
+    /* Slurm 22.05's --exclusive takes user or mcs (topo came later) */
     if ((v = sl_pod_annotation(p, SL_ANN_EXCLUSIVE)) && strcmp(v, "true") && strcmp(v, "false") &&
-        strcmp(v, "user") && strcmp(v, "mcs") && strcmp(v, "topo"))
-        sl_fe_not_supported(e, v,
-                            (const char *const[]){"true", "false", "user", "mcs", "topo", NULL}, AP,
+        strcmp(v, "user") && strcmp(v, "mcs"))
+        sl_fe_not_supported(e, v, (const char *const[]){"true", "false", "user", "mcs", NULL}, AP,
                             SL_ANN_EXCLUSIVE);
     if ((v = sl_pod_annotation(p, SL_ANN_CONSTRAINT)) && !charset(v, "-_.:*&|,()[]!"))
         sl_fe_invalid(e, v,
@@ -81,7 +96,7 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
     if ((v = sl_pod_annotation(p, SL_ANN_IL_FLAGS))) {
         sl_flags_t f = SL_FLAGS_INIT;
         sl_error_t err = {""};
-        if (sl_flags_parse(v, &f, &err) < 0)
+        if (sl_flags_parse(v, &f, &err) < 0 || flag_values(&f, &err) < 0)
             sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_FLAGS);
         sl_flags_free(&f);
     }

@@ -67,5 +67,22 @@ int main(void)
     const char *bad6[] = {"--partition", NULL};
     ok(apply(&d, bad6, &err) < 0, "an option without its value is refused");
     has_str(err.text, "needs a value", "and says so");
+    /* --nice like sbatch: an integer within +-(NICE_OFFSET - 3), 100 without a value */
+    const char *n1[] = {"--nice=-5", NULL};
+    ok(apply(&d, n1, &err) == 0, "--nice=-5 parses (slurmctld decides whether it is allowed)");
+    ok(d.nice == NICE_OFFSET - 5, "... nice is NICE_OFFSET - 5");
+    const char *n2[] = {"--nice", NULL};
+    ok(apply(&d, n2, &err) == 0 && d.nice == NICE_OFFSET + 100, "--nice alone is 100");
+    const char *n3[] = {"--nice=abc", NULL};
+    ok(apply(&d, n3, &err) < 0, "--nice=abc is refused (not 0)");
+    is_str(err.text, "--nice: invalid value \"abc\": must be an integer -2147483645..2147483645",
+           "... naming the flag and the range");
+    const char *n4[] = {"--nice=2147483646", NULL};
+    ok(apply(&d, n4, &err) < 0, "--nice beyond sbatch's range is refused");
+    const char *n5[] = {"--nice=5x", NULL};
+    ok(apply(&d, n5, &err) < 0, "--nice=5x is refused");
+    ok(sl_slurm_check_options(n3, &err) < 0,
+       "sl_slurm_check_options refuses what submission would");
+    ok(sl_slurm_check_options(n1, &err) == 0, "... and takes what it would");
     return tap_done();
 }

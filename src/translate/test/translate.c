@@ -123,7 +123,7 @@ int main(void)
          "metadata.annotations[slurmlink.io/nodes]: Invalid value: \"3-2\": must be a node count N "
          "or a range MIN-MAX\n"
          "metadata.annotations[slurmlink.io/exclusive]: Unsupported value: \"yes\": supported "
-         "values: \"true\", \"false\", \"user\", \"mcs\", \"topo\"\n"
+         "values: \"true\", \"false\", \"user\", \"mcs\"\n"
          "metadata.annotations[slurmlink.io/runtime]: Unsupported value: \"docker\": supported "
          "values: \"apptainer\", \"singularity\", \"charliecloud\", \"podman\", \"enroot\", "
          "\"host\"\n",
