@@ -82,7 +82,7 @@ ok test $((after - before)) -lt 51200 "... and slurmlinkd's RSS grew by less tha
 is "$(kc alice -n team-a get configmap amp -o jsonpath='{.metadata.annotations}')" "" "... nothing stored"
 { printf '['; for i in $(seq 1 10000); do printf '{"op":"test","path":"/data/k","value":"v"},'; done; printf '{"op":"test","path":"/data/k","value":"v"}]'; } >"$D/ops.json"
 r alice PATCH /api/v1/namespaces/team-a/configmaps/amp -H 'Content-Type: application/json-patch+json' --data-binary @"$D/ops.json"
-is "$CODE $(status_of)" "413 413|RequestEntityTooLarge|The allowed maximum operations in a JSON patch is 10000, got 10001" \
+is "$CODE $(status_of)" "413 413|RequestEntityTooLarge|Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001" \
   "10001 JSON patch operations: 413 with kube-apiserver's text"
 
 cat >"$D/bomb.yaml" <<'YAML'
