@@ -22,22 +22,22 @@ pod() { # name, volume json, command
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
  "spec":{"restartPolicy":"Never","volumes":[{"name":"v","configMap":$2}],
   "containers":[{"name":"c","image":"busybox","command":["sh","-c","$3"],
-   "volumeMounts":[{"name":"v","mountPath":"/cm"}],
+   "volumeMounts":[{"name":"v","mountPath":"/home"}],
    "resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}
 JSON
 }
 pod bad "{\"name\":\"cm\",\"items\":[{\"key\":\"a\",\"path\":\"d/$long\"}]}" "true" | ka create -f - >/dev/null
-msg() { ka get pod bad -o jsonpath='{.status.message}'; }
-has_msg() { [ -n "$(msg)" ]; }
+events() { ka get events --field-selector involvedObject.name=bad -o jsonpath='{.items[*].message}'; }
+has_msg() { [ -n "$(events)" ]; }
 ok wait_for 60 has_msg "a pod whose config map item path is too long fails to be set up"
-texts="$(msg) $(ka get events --field-selector involvedObject.name=bad -o jsonpath='{.items[*].message}')"
+texts="$(ka get pod bad -o jsonpath='{.status}') $(events)"
 diag "what the tenant reads: $texts"
 like "$texts" "File name too long" "... its status and events say why"
 unlike "$texts" "(/tmp/|/var/|$CL|\\.tmp\\.|(^|[^0-9])$DPID([^0-9]|\$))" \
   "... and name no folder, temporary file or pid"
 like "$(cat "$CL/log/slurmlinkd.log" 2>/dev/null)" "File name too long" "the detail is in slurmlinkd's log"
 
-pod good "{\"name\":\"cm\"}" "cat /cm/$key" | ka create -f - >/dev/null
+pod good "{\"name\":\"cm\"}" "cat /home/$key" | ka create -f - >/dev/null
 done_good() { [ "$(ka get pod good -o jsonpath='{.status.phase}')" = Succeeded ]; }
 ok wait_for 90 done_good "a config map key of 250 characters is mounted: the pod succeeds"
 is "$(ka logs good 2>&1)" "long key" "... and reads it"
