@@ -75,9 +75,9 @@ typedef struct api_req {
     sl_auth_user_t *user; /* authenticated user; NULL in development mode
                            * and for the shim push */
     struct api_inproc *inproc; /* set when served by sl_api_serve() (no socket) */
-    char *watch_of;     /* the identity whose watch count this request holds */
-    bool close_conn;    /* the reply closes the connection */
-    int retry_after;    /* > 0: a Retry-After header (seconds) */
+    char *watch_of;            /* the identity whose watch count this request holds */
+    bool close_conn;           /* the reply closes the connection */
+    int retry_after;           /* > 0: a Retry-After header (seconds) */
 } api_req_t;
 
 /* The parsed resource path of /api/v1/... and /apis/G/V/... URLs. */

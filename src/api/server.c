@@ -261,10 +261,7 @@ static int check_opts(const sl_api_opts_t *o, sl_error_t *err)
     return 0;
 }
 
-static unsigned or_default(unsigned v, unsigned def)
-{
-    return v ? v : def;
-}
+static unsigned or_default(unsigned v, unsigned def) { return v ? v : def; }
 
 /* The connection limits of opts with their defaults. */
 static api_conn_limits_t conn_limits(const sl_api_opts_t *o)

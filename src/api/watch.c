@@ -43,7 +43,7 @@ typedef struct watcher {
     char *ns, *name;
     sl_kube_selector_t *ls, *fs;
     sl_auth_user_t *reader; /* only what this user may get (api_list_filter); NULL: all */
-    bool filtered;       /* selectors, a name or a reader: track what matches */
+    bool filtered;          /* selectors, a name or a reader: track what matches */
     json_t *known;       /* keys of objects currently matching (when filtered) */
     int64_t rv;          /* changes up to here are done */
     int table, include;
