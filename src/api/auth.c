@@ -97,6 +97,28 @@ int api_authorize(api_req_t *r, const char *verb, const char *group, const char 
     return -1;
 }
 
+const sl_auth_user_t *api_list_filter(api_req_t *r, const api_resource_t *res)
+{
+    if (!r->api->policy || !r->user || strcmp(res->name, "namespaces"))
+        return NULL;
+    return r->user;
+}
+
+bool api_may_read(sl_api_t *api, const sl_auth_user_t *user, const api_resource_t *res, json_t *obj)
+{
+    if (!api->policy || !user)
+        return true;
+    const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+    sl_authz_req_t q = {.user = user->name,
+                        .groups = (const char *const *)user->groups,
+                        .verb = "get",
+                        .api_group = res->group ? res->group : "",
+                        .resource = res->name,
+                        .namespace = name,
+                        .name = name};
+    return name && sl_authz_check_req(api->policy, &q, NULL, NULL) == 1;
+}
+
 /* kube-apiserver's verb for a non-resource URL: the method in lower case
  * (HEAD reads like GET). */
 const char *api_nonresource_verb(const char *method, char *buf, size_t len)

@@ -23,6 +23,17 @@
 struct api_hub;
 #define API_MAX_RESOURCES 32
 
+/* What conns.c bounds (server.c fills in the defaults). */
+typedef struct api_conn_limits {
+    unsigned max_connections; /* per listener (MHD's own limit) */
+    unsigned max_unauth;      /* not yet authenticated, all together */
+    unsigned max_per_user;    /* connections per identity */
+    unsigned max_watches;     /* concurrent watches per identity */
+    unsigned idle_s;          /* timeout once authenticated */
+    unsigned handshake_s;     /* timeout before: TLS handshake and first request */
+} api_conn_limits_t;
+typedef struct api_conns api_conns_t;
+
 struct sl_api {
     struct MHD_Daemon *mhd;
     struct MHD_Daemon *plain_mhd; /* loopback plain-HTTP listener, or NULL */
@@ -41,6 +52,7 @@ struct sl_api {
     int port;
     sl_api_shim_event_fn shim_event;
     void *shim_event_arg;
+    api_conns_t *conns;  /* connections and watches per identity (conns.c) */
     atomic_int stopping; /* streams end when set */
     pthread_t janitor;
     bool janitor_started;
@@ -57,11 +69,15 @@ typedef struct api_req {
     bool replied;       /* a response was queued (maybe before the body ended) */
     json_t *warnings;   /* strings → `Warning: 299 - "..."` headers */
     long long start_ms;
+    long long discard_since_ms; /* a chunked body past the limit is dropped since */
     unsigned code;      /* for the request log */
     bool plain;         /* arrived on the plain-HTTP listener */
     sl_auth_user_t *user; /* authenticated user; NULL in development mode
                            * and for the shim push */
     struct api_inproc *inproc; /* set when served by sl_api_serve() (no socket) */
+    char *watch_of;            /* the identity whose watch count this request holds */
+    bool close_conn;           /* the reply closes the connection */
+    int retry_after;           /* > 0: a Retry-After header (seconds) */
 } api_req_t;
 
 /* The parsed resource path of /api/v1/... and /apis/G/V/... URLs. */
@@ -93,6 +109,25 @@ const char *api_header(api_req_t *r, const char *name);
 /* Boolean query parameter: "true"/"1" → true (as kube-apiserver's decoder). */
 bool api_query_bool(api_req_t *r, const char *key);
 void api_warn(api_req_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- connections and watches per identity (conns.c) --- */
+api_conns_t *api_conns_create(const api_conn_limits_t *lim);
+void api_conns_destroy(api_conns_t *c); /* NULL: no-op; after the listeners stopped */
+/* MHD_OPTION_NOTIFY_CONNECTION (cls: the sl_api_t). */
+void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                      enum MHD_ConnectionNotificationCode toe);
+/* Count r's connection against its authenticated user (after
+ * api_authenticate). 0: go on; -1: the user is at its cap, a 429 Status
+ * was queued and the connection closes after it. */
+int api_conn_admit(api_req_t *r);
+/* The same for a named identity (the shim push: "shim:<pod uid>"); at the
+ * cap, with refuse false, no reply is queued: the reply that the caller
+ * sends closes the connection. */
+int api_conn_attach(api_req_t *r, const char *name, bool refuse);
+/* A watch starts: counted against r's user until api_conn_watch_end (which
+ * the request's end calls). 0, or -1 with a 429 Status queued. */
+int api_conn_watch_begin(api_req_t *r);
+void api_conn_watch_end(api_req_t *r);
 
 /* --- replies (reply.c); each queues the response and returns MHD's result --- */
 enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, const char *data,
@@ -137,6 +172,15 @@ int api_authenticate(api_req_t *r);
  * 0: allowed (always in development mode); -1: a 403 Status was queued. */
 int api_authorize(api_req_t *r, const char *verb, const char *group, const char *resource,
                   const char *sub, const char *ns, const char *name);
+/* The user whose reads filter a list or watch of res object by object, or
+ * NULL when the whole collection may be shown: a namespace counts as inside
+ * itself, so listing namespaces shows each caller the namespaces it may get
+ * (kube-apiserver would answer 403 to the list; here everyone may list and
+ * sees only their own). */
+const sl_auth_user_t *api_list_filter(api_req_t *r, const api_resource_t *res);
+/* May user get obj (of res)? true in development mode and for user NULL. */
+bool api_may_read(sl_api_t *api, const sl_auth_user_t *user, const api_resource_t *res,
+                  json_t *obj);
 /* The verb of a non-resource request ("get" for GET and HEAD, else the
  * method in lower case, in buf). */
 const char *api_nonresource_verb(const char *method, char *buf, size_t len);

@@ -1,6 +1,14 @@
 /* jsonpatch.c — RFC 6902 JSON Patch (application/json-patch+json): add,
  * remove, replace, move, copy, test on RFC 6901 pointers. Error texts
- * follow evanphx/json-patch, which kube-apiserver uses. */
+ * follow evanphx/json-patch, which kube-apiserver uses.
+ *
+ * Bounds, as kube-apiserver's: at most API_JSONPATCH_MAX_OPS operations
+ * (413), and the values `copy` duplicates may add up to at most a limit
+ * (422, evanphx's AccumulatedCopySizeLimit, which kube-apiserver sets to
+ * 3 MiB): a `copy` of a value into itself doubles it, so a few hundred
+ * bytes of operations could otherwise build gigabytes. `add` and
+ * `replace` only copy values of the patch itself, which the body limit
+ * bounds. */
 #include "api/jsonpatch.h"
 #include "common/xalloc.h"
 
@@ -134,16 +142,42 @@ static json_t *do_get(json_t *doc, const char *path)
     return v;
 }
 
-json_t *api_json_patch(json_t *doc, json_t *patch, char **why, bool *decode_error)
+/* The copy of the value at from, counted against the copy budget; NULL
+ * with *why and *code 422 (or 0: from is missing) when refused. */
+static json_t *copy_value(json_t *doc, const char *from, size_t limit, size_t *copied, char **why,
+                          int *code)
+{
+    json_t *v = do_get(doc, from);
+    if (!v)
+        return NULL;
+    *copied += json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (limit && *copied > limit) {
+        *why = sl_xasprintf("Unable to complete the copy, the accumulated size increase of "
+                            "copy is %zu, exceeding the limit %zu",
+                            *copied, limit);
+        *code = 422;
+        return NULL;
+    }
+    return json_deep_copy(v);
+}
+
+json_t *api_json_patch(json_t *doc, json_t *patch, size_t copy_limit, char **why, int *code)
 {
     *why = NULL;
-    *decode_error = false;
+    *code = 422;
     if (!json_is_array(patch)) {
         *why = sl_xasprintf("json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
                             json_is_object(patch) ? "object" : "value");
-        *decode_error = true;
+        *code = 400;
         return NULL;
     }
+    if (json_array_size(patch) > API_JSONPATCH_MAX_OPS) {
+        *why = sl_xasprintf("The allowed maximum operations in a JSON patch is %d, got %zu",
+                            API_JSONPATCH_MAX_OPS, json_array_size(patch));
+        *code = 413;
+        return NULL;
+    }
+    size_t copied = 0;
     json_t *out = json_deep_copy(doc);
     size_t i;
     json_t *op;
@@ -196,8 +230,11 @@ json_t *api_json_patch(json_t *doc, json_t *patch, char **why, bool *decode_erro
                 *why = sl_xasprintf("%s operation missing from", kind);
                 goto fail;
             }
-            json_t *v = !strcmp(kind, "move") ? do_take(out, from)
-                                               : json_deep_copy(do_get(out, from));
+            json_t *v = !strcmp(kind, "move")
+                            ? do_take(out, from)
+                            : copy_value(out, from, copy_limit, &copied, why, code);
+            if (*why)
+                goto fail;
             if (!v) {
                 *why = sl_xasprintf("%s operation does not apply: doc is missing from path: %s",
                                     kind, from);

@@ -5,9 +5,14 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+/* kube-apiserver's maxJSONPatchOperations. */
+#define API_JSONPATCH_MAX_OPS 10000
+
 /* Apply patch (an array of operations) to a copy of doc; new reference, or
- * NULL with *why (caller frees). *decode_error tells a malformed patch
- * (kube-apiserver: 400) from one that does not apply (422). */
-json_t *api_json_patch(json_t *doc, json_t *patch, char **why, bool *decode_error);
+ * NULL with *why (caller frees) and *code, kube-apiserver's answer: 400 a
+ * malformed patch, 413 more than API_JSONPATCH_MAX_OPS operations, 422 one
+ * that does not apply or whose `copy` operations together duplicate more
+ * than copy_limit bytes of JSON (0: no limit). */
+json_t *api_json_patch(json_t *doc, json_t *patch, size_t copy_limit, char **why, int *code);
 
 #endif

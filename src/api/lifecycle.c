@@ -192,9 +192,15 @@ enum MHD_Result api_handle_shim_event(api_req_t *r)
     errno = 0;
     int rc = api->shim_event(api->shim_event_arg, bearer, ev, &err);
     int e = errno;
+    /* the pod's token was good: its connection counts as that pod's */
+    char *who =
+        rc == 0 ? sl_xasprintf("shim:%s", json_string_value(json_object_get(ev, "pod_uid"))) : NULL;
     json_decref(ev);
-    if (rc == 0)
+    if (who) { /* over the pod's cap: the event counts, the connection goes */
+        api_conn_attach(r, who, false);
+        free(who);
         return api_reply_bytes(r, 204, NULL, "", 0);
+    }
     if (e == EACCES)
         return api_reply_status(r, sl_kube_status_unauthorized(NULL));
     return api_reply_status(r, sl_kube_status_bad_request(err.text[0] ? err.text

@@ -103,7 +103,8 @@ typedef struct lister {
     api_req_t *r;
     const api_resource_t *res;
     sl_kube_selector_t *ls, *fs;
-    size_t skip, raw; /* objects before the page (not parsed), objects seen */
+    const sl_auth_user_t *reader; /* show only what this user may get; NULL: all */
+    size_t skip, raw;             /* objects before the page (not parsed), objects seen */
     long limit;
     size_t n;
     bool more;        /* the page is full and something follows */
@@ -125,7 +126,8 @@ static int list_one(void *arg, const char *text, size_t len)
     json_t *o = json_loadb(text, len, 0, NULL);
     if (!o)
         return 0; /* the store only holds valid JSON; skip rather than fail */
-    if (!sl_kube_selector_match(L->ls, o) || !sl_kube_selector_match(L->fs, o)) {
+    if (!sl_kube_selector_match(L->ls, o) || !sl_kube_selector_match(L->fs, o) ||
+        !api_may_read(L->r->api, L->reader, L->res, o)) {
         json_decref(o);
         return 0;
     }
@@ -223,7 +225,9 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
         }
     }
     const char *ns = res->namespaced ? p->ns : NULL;
-    bool plain = sl_kube_selector_empty(ls) && sl_kube_selector_empty(fs) && !table && !has_cont;
+    const sl_auth_user_t *reader = api_list_filter(r, res);
+    bool plain =
+        sl_kube_selector_empty(ls) && sl_kube_selector_empty(fs) && !table && !has_cont && !reader;
     if (plain && (limit == 0 || sl_store_count(r->api->store, res->store_name, ns) <= limit)) {
         sl_kube_selector_destroy(ls);
         sl_kube_selector_destroy(fs);
@@ -233,6 +237,7 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
                   .res = res,
                   .ls = ls,
                   .fs = fs,
+                  .reader = reader,
                   .skip = (size_t)skip,
                   .limit = limit,
                   .table = table,
@@ -260,7 +265,8 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
         goto fail;
     }
     size_t remaining = 0;
-    bool selectors = !sl_kube_selector_empty(ls) || !sl_kube_selector_empty(fs);
+    /* (a filtered list gives no count: it would tell how many others hold) */
+    bool selectors = !sl_kube_selector_empty(ls) || !sl_kube_selector_empty(fs) || reader;
     if (L.more) {
         cont = make_continue(rv, L.raw - 1);
         long total = sl_store_count(r->api->store, res->store_name, ns);

@@ -45,9 +45,19 @@ static int patch_type(const char *ct, enum ptype *t)
     return -1;
 }
 
-/* Apply the patch to old; new ref or NULL with *status. */
+/* kube-apiserver's NewRequestEntityTooLargeError(why). */
+static json_t *too_large(const char *why)
+{
+    char *msg = sl_xasprintf("Request entity too large: %s", why);
+    json_t *st = sl_kube_status(413, "RequestEntityTooLarge", msg, NULL);
+    free(msg);
+    return st;
+}
+
+/* Apply the patch to old; new ref or NULL with *status. copy_limit bounds
+ * what a JSON patch's `copy` operations may duplicate. */
 static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_t *patch,
-                     const char *manager, json_t **status)
+                     const char *manager, size_t copy_limit, json_t **status)
 {
     sl_error_t err = {""};
     char gv[128];
@@ -67,11 +77,12 @@ static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_
         break;
     case P_JSON: {
         char *why = NULL;
-        bool decode = false;
-        out = api_json_patch(old, patch, &why, &decode);
+        int code = 0;
+        out = api_json_patch(old, patch, copy_limit, &why, &code);
         if (!out)
-            *status = decode ? sl_kube_status_bad_request(why)
-                             : sl_kube_status(422, "Invalid", why, NULL);
+            *status = code == 400   ? sl_kube_status_bad_request(why)
+                      : code == 413 ? too_large(why)
+                                    : sl_kube_status(422, "Invalid", why, NULL);
         free(why);
         break;
     }
@@ -172,7 +183,11 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
             st = api_store_error_status(res, p->name, errno, NULL);
             break;
         }
-        obj = apply(t, res, old, patch, manager, &st);
+        obj = apply(t, res, old, patch, manager, r->api->max_body, &st);
+        if (obj && (st = api_check_object_size(r->api, obj))) { /* before anything reads it */
+            json_decref(obj);
+            obj = NULL;
+        }
         if (!obj)
             break;
         pin_identity(res, p, obj);

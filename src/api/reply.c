@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "kube/status.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* `299 - "text"` with `"` and `\` escaped (k8s.io/apimachinery/pkg/util/net
@@ -38,6 +39,13 @@ static enum MHD_Result queue(api_req_t *r, unsigned code, const char *ctype,
     if (ctype)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
+    if (r->retry_after > 0) {
+        char s[16];
+        snprintf(s, sizeof(s), "%d", r->retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, s);
+    }
+    if (r->close_conn)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     add_warnings(r, resp);
     enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
     MHD_destroy_response(resp);
@@ -108,6 +116,9 @@ enum MHD_Result api_reply_status(api_req_t *r, json_t *status)
     json_int_t code = json_integer_value(json_object_get(status, "code"));
     if (code < 100 || code > 599)
         code = 500;
+    json_t *retry = json_object_get(json_object_get(status, "details"), "retryAfterSeconds");
+    if (json_integer_value(retry) > 0) /* as kube-apiserver's status writer */
+        r->retry_after = (int)json_integer_value(retry);
     return api_reply_json(r, (unsigned)code, status);
 }
 

@@ -5,8 +5,9 @@
  * Threading: one thread per connection (MHD_USE_THREAD_PER_CONNECTION).
  * That is the simplest correct model for long-lived streams: a watch's
  * content reader may block on sl_store_wait() without stalling anyone else.
- * Connections are capped (total and per IP) and idle ones time out, so
- * stuck clients cannot exhaust the server.
+ * Connections are capped in total and per identity (conns.c: the
+ * not-yet-authenticated ones share a small budget and a short timeout),
+ * and idle ones time out, so stuck clients cannot exhaust the server.
  *
  * A request's first call (headers only) authenticates it (auth.c) before
  * any body byte is read; the optional second daemon is the loopback
@@ -31,10 +32,13 @@
 #define DEFAULT_MAX_BODY (3u * 1024 * 1024) /* kube-apiserver's MaxRequestBodyBytes */
 /* etcd's default --max-request-bytes: kube-apiserver cannot store more */
 #define DEFAULT_MAX_OBJECT (1536u * 1024)
-/* A body sent without Content-Length that passes the limit is read (and
- * dropped) up to this much so the client still gets its 413; beyond it the
- * connection is closed. */
-#define DISCARD_LIMIT (16u * 1024 * 1024)
+/* A body sent without Content-Length (chunked) that passes the limit is
+ * read and dropped to its end, since MHD can answer only then, so the
+ * client still gets its 413 (kube-apiserver answers at once). Only an
+ * authenticated client gets here and each holds a bounded number of
+ * connections; a body that has not ended this long after the limit closes
+ * the connection. */
+#define DISCARD_MS (30 * 1000)
 
 const char *api_query(api_req_t *r, const char *key)
 {
@@ -118,7 +122,7 @@ enum MHD_Result api_req_begin(api_req_t *r)
     /* who asks comes first (kube-apiserver's filter order), and before any
      * body is read: an unauthenticated client cannot make the server buffer
      * megabytes */
-    if (api_authenticate(r) < 0)
+    if (api_authenticate(r) < 0 || api_conn_admit(r) < 0)
         return MHD_YES;
     const char *cl = api_header(r, "Content-Length");
     if (cl) {
@@ -135,6 +139,7 @@ void api_req_free(api_req_t *r)
 {
     if (!r)
         return;
+    api_conn_watch_end(r);
     sl_buf_free(&r->body);
     json_decref(r->warnings);
     sl_auth_user_destroy(r->user);
@@ -166,19 +171,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         if (r->replied)
             return MHD_YES;
-        if (r->body.len + n > api->max_body) {
+        if (r->code != 413 && r->body.len + n > api->max_body) {
             /* chunked upload past the limit: MHD lets us answer only once
              * the body is complete, so drop the bytes, but not forever */
             r->code = 413;
-            if (r->body.len + n > DISCARD_LIMIT)
-                return MHD_NO;
-            r->body.len += n; /* counted, not kept */
-            return MHD_YES;
+            r->discard_since_ms = sl_now_ms();
+            sl_buf_free(&r->body);
         }
         if (r->code != 413)
             sl_buf_append(&r->body, upload, n);
-        else
-            r->body.len += n;
+        else if (sl_now_ms() - r->discard_since_ms > DISCARD_MS)
+            return MHD_NO;
         return MHD_YES;
     }
     if (r->replied)
@@ -258,18 +261,41 @@ static int check_opts(const sl_api_opts_t *o, sl_error_t *err)
     return 0;
 }
 
+static unsigned or_default(unsigned v, unsigned def) { return v ? v : def; }
+
+/* The connection limits of opts with their defaults. */
+static api_conn_limits_t conn_limits(const sl_api_opts_t *o)
+{
+    api_conn_limits_t l = {
+        .max_connections = or_default(o->max_connections, 1024),
+        .max_unauth = or_default(o->max_unauthenticated, 128),
+        .max_per_user = or_default(o->max_per_user, 256),
+        .max_watches = or_default(o->max_watches_per_user, 128),
+        .idle_s = or_default(o->idle_timeout_s, 120),
+        .handshake_s = or_default(o->handshake_timeout_s, 10),
+    };
+    /* the unauthenticated never hold more than half of the slots */
+    if (l.max_unauth > l.max_connections / 2)
+        l.max_unauth = l.max_connections / 2 ? l.max_connections / 2 : 1;
+    if (l.handshake_s > l.idle_s)
+        l.handshake_s = l.idle_s;
+    return l;
+}
+
 static struct MHD_Daemon *start_mhd(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
                                     int port, struct sockaddr_in *addr,
                                     struct MHD_OptionItem *extra)
 {
+    api_conn_limits_t l = conn_limits(opts);
+    /* a new connection has the handshake timeout; conns.c gives it the idle
+     * timeout once a request on it is authenticated */
     return MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, on_request, api, MHD_OPTION_SOCK_ADDR, addr,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(opts->idle_timeout_s ? opts->idle_timeout_s : 120),
-        MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(opts->max_connections ? opts->max_connections : 1024),
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(opts->max_per_ip ? opts->max_per_ip : 512),
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
-        api, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, extra, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, l.handshake_s, MHD_OPTION_CONNECTION_LIMIT,
+        l.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_ip,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_NOTIFY_CONNECTION,
+        api_conns_notify, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape, api,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, extra, MHD_OPTION_END);
 }
 
 sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
@@ -302,6 +328,8 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     api->shim_event_arg = opts->shim_event_arg;
     api->policy = opts->policy;
     api->plain_port = -1;
+    api_conn_limits_t limits = conn_limits(opts);
+    api->conns = api_conns_create(&limits);
     atomic_init(&api->stopping, 0);
 
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
@@ -403,6 +431,7 @@ void sl_api_destroy(sl_api_t *api)
         MHD_stop_daemon(api->plain_mhd);
     for (size_t i = 0; i < API_MAX_RESOURCES; i++)
         api_hub_destroy(api->hubs[i]);
+    api_conns_destroy(api->conns);
     free(api->pods_root);
     free(api->server_address);
     free(api->tls_cert_pem);

@@ -48,7 +48,17 @@ typedef struct sl_api_opts {
     const char *tls_key;
     size_t max_body;            /* request body limit; 0: 3 MiB (kube-apiserver's) */
     unsigned max_connections;   /* 0: 1024 */
-    unsigned max_per_ip;        /* 0: 512 (local clients all come from 127.0.0.1) */
+    unsigned max_per_ip;        /* 0: none (local clients all come from 127.0.0.1) */
+    /* Per identity (src/api/conns.c): connections of one authenticated user
+     * (0: 256) and its concurrent watches (0: 128), 429 beyond; connections
+     * not yet authenticated (0: 128; at most half of max_connections): when
+     * full, the oldest of them is closed to make room; they have
+     * handshake_timeout_s (0: 10, at most idle_timeout_s) for the TLS
+     * handshake and a first request. */
+    unsigned max_per_user;
+    unsigned max_watches_per_user;
+    unsigned max_unauthenticated;
+    unsigned handshake_timeout_s;
     unsigned idle_timeout_s;    /* idle keep-alive connections; 0: 120 */
     int bookmark_interval_s;    /* watch BOOKMARK period; 0: 60 (kube-apiserver's) */
     size_t event_ttl_s;         /* events older than this are removed; 0: 3600 */

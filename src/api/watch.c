@@ -42,7 +42,8 @@ typedef struct watcher {
     api_hub_t *hub;
     char *ns, *name;
     sl_kube_selector_t *ls, *fs;
-    bool filtered;       /* selectors or a name: track what matches */
+    sl_auth_user_t *reader; /* only what this user may get (api_list_filter); NULL: all */
+    bool filtered;          /* selectors, a name or a reader: track what matches */
     json_t *known;       /* keys of objects currently matching (when filtered) */
     int64_t rv;          /* changes up to here are done */
     int table, include;
@@ -67,6 +68,7 @@ static void watcher_free(void *cls)
     free(w->name);
     sl_kube_selector_destroy(w->ls);
     sl_kube_selector_destroy(w->fs);
+    sl_auth_user_destroy(w->reader);
     json_decref(w->known);
     json_decref(w->initial);
     sl_buf_free(&w->out);
@@ -83,7 +85,8 @@ static bool matches(watcher_t *w, json_t *o)
 {
     if (w->name && strcmp(w->name, sl_kube_name(o) ? sl_kube_name(o) : ""))
         return false;
-    return sl_kube_selector_match(w->ls, o) && sl_kube_selector_match(w->fs, o);
+    return sl_kube_selector_match(w->ls, o) && sl_kube_selector_match(w->fs, o) &&
+           api_may_read(w->api, w->reader, w->res, o);
 }
 
 static void emit(watcher_t *w, const char *type, json_t *obj)
@@ -296,6 +299,8 @@ enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
         return api_reply_status(r, sl_kube_status_not_acceptable(
                                        "only the following media types are accepted: "
                                        "application/json"));
+    if (api_conn_watch_begin(r) < 0)
+        return MHD_YES; /* 429: this user's watches are at the cap */
     watcher_t *w = sl_xcalloc(1, sizeof(*w));
     w->api = r->api;
     w->res = res;
@@ -309,7 +314,10 @@ enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
         watcher_free(w);
         return api_reply_status(r, st);
     }
-    w->filtered = w->name || !sl_kube_selector_empty(w->ls) || !sl_kube_selector_empty(w->fs);
+    const sl_auth_user_t *who = api_list_filter(r, res);
+    w->reader = who ? sl_auth_user_copy(who) : NULL;
+    w->filtered =
+        w->name || !sl_kube_selector_empty(w->ls) || !sl_kube_selector_empty(w->fs) || w->reader;
     w->known = json_object();
     w->bookmarks = api_query_bool(r, "allowWatchBookmarks");
     bool send_initial = api_query_bool(r, "sendInitialEvents");

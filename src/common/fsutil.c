@@ -35,12 +35,24 @@ int sl_mkdir_p(const char *path, mode_t mode, sl_error_t *err)
     return 0;
 }
 
+/* The temporary file beside path: a short name of its own (path's name
+ * may already be as long as a name can be), unique (mkostemp). */
+static char *tmp_beside(const char *path, int *fd)
+{
+    const char *slash = strrchr(path, '/');
+    int dir = slash ? (int)(slash - path) + 1 : 0;
+    char *tmp = sl_xasprintf("%.*s.sl-tmp-XXXXXX", dir, path);
+    *fd = mkostemp(tmp, O_CLOEXEC);
+    return tmp;
+}
+
 int sl_write_file(const char *path, const void *data, size_t len, mode_t mode, sl_error_t *err)
 {
-    char *tmp = sl_xasprintf("%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    /* errors name path, never the temporary file */
+    int fd;
+    char *tmp = tmp_beside(path, &fd);
     if (fd < 0) {
-        sl_errprintf(err, "create %s: %s", tmp, strerror(errno));
+        sl_errprintf(err, "create %s: %s", path, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -51,7 +63,7 @@ int sl_write_file(const char *path, const void *data, size_t len, mode_t mode, s
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            sl_errprintf(err, "write %s: %s", tmp, strerror(errno));
+            sl_errprintf(err, "write %s: %s", path, strerror(errno));
             close(fd);
             unlink(tmp);
             free(tmp);

@@ -199,7 +199,10 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         goto out_ident;
     }
     if (sl_podfs_write(r, 1, uid, gid, &err) < 0) {
-        failed(c, p, pod, 0, "cannot write the pod folder: %s", err.text);
+        /* the tenant reads the reason; the paths stay in the daemon's log */
+        int e = errno;
+        sl_warn("pod %s/%s: cannot write the pod folder: %s", p->ns, p->name, err.text);
+        failed(c, p, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
         goto out;
     }
     char *env[8];

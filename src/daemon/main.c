@@ -30,6 +30,7 @@ typedef struct daemon_opts {
     const char *client_ca, *token_file, *plain_address;
     long plain_port; /* -1: no plain-HTTP listener */
     long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log, idle_timeout_s;
+    long max_unauth, max_per_user, max_watches, handshake_s;
     long max_body, max_object;
     int verbose;
     /* controllers (src/ctl): on when a slurm.conf is known */
@@ -58,7 +59,13 @@ static void usage(FILE *f)
             "                           policy's anonymous identity (0 picks a port)\n"
             "      --plain-http-address ADDR  its address (127.0.0.1; only 127.0.0.0/8)\n"
             "      --max-connections N  total connections per listener (1024)\n"
-            "      --max-per-ip N       connections per client address (512)\n"
+            "      --max-per-ip N       connections per client address (no limit: local\n"
+            "                           clients all share 127.0.0.1)\n"
+            "      --max-per-user N     connections per authenticated identity (256)\n"
+            "      --max-watches-per-user N  concurrent watches per identity (128)\n"
+            "      --max-unauthenticated N  connections not yet authenticated (128); when\n"
+            "                           full, the oldest of them is closed for a new one\n"
+            "      --handshake-timeout S  time for TLS and a first request (10)\n"
             "      --idle-timeout S     close connections idle for S seconds (120)\n"
             "      --max-body-bytes N   request body limit (3 MiB)\n"
             "      --max-object-bytes N stored object size limit (1.5 MiB)\n"
@@ -95,7 +102,8 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
 {
     enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG, O_NOCTL,
            O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL, O_POLICY, O_CLIENTCA,
-           O_TOKENS, O_PLAINPORT, O_PLAINADDR, O_IDLE, O_MAXBODY, O_MAXOBJ, O_REPORTCA };
+           O_TOKENS, O_PLAINPORT, O_PLAINADDR, O_IDLE, O_MAXBODY, O_MAXOBJ, O_REPORTCA,
+           O_MAXUSER, O_MAXWATCH, O_MAXUNAUTH, O_HANDSHAKE };
     static const struct option lo[] = {{"listen", required_argument, 0, 'l'},
                                        {"port", required_argument, 0, 'p'},
                                        {"state-dir", required_argument, 0, 's'},
@@ -105,6 +113,10 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
                                        {"tls-key", required_argument, 0, O_KEY},
                                        {"max-connections", required_argument, 0, O_MAXC},
                                        {"max-per-ip", required_argument, 0, O_MAXIP},
+                                       {"max-per-user", required_argument, 0, O_MAXUSER},
+                                       {"max-watches-per-user", required_argument, 0, O_MAXWATCH},
+                                       {"max-unauthenticated", required_argument, 0, O_MAXUNAUTH},
+                                       {"handshake-timeout", required_argument, 0, O_HANDSHAKE},
                                        {"bookmark-interval", required_argument, 0, O_BOOKMARK},
                                        {"event-ttl", required_argument, 0, O_TTL},
                                        {"watch-log", required_argument, 0, O_WLOG},
@@ -149,6 +161,22 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
             break;
         case O_MAXIP:
             if (parse_long("max-per-ip", optarg, 1, 100000, &o->max_per_ip) < 0)
+                return 2;
+            break;
+        case O_MAXUSER:
+            if (parse_long("max-per-user", optarg, 1, 100000, &o->max_per_user) < 0)
+                return 2;
+            break;
+        case O_MAXWATCH:
+            if (parse_long("max-watches-per-user", optarg, 1, 100000, &o->max_watches) < 0)
+                return 2;
+            break;
+        case O_MAXUNAUTH:
+            if (parse_long("max-unauthenticated", optarg, 1, 100000, &o->max_unauth) < 0)
+                return 2;
+            break;
+        case O_HANDSHAKE:
+            if (parse_long("handshake-timeout", optarg, 1, 3600, &o->handshake_s) < 0)
                 return 2;
             break;
         case O_BOOKMARK:
@@ -299,6 +327,10 @@ int main(int argc, char **argv)
         .tls_key = o.tls_key,
         .max_connections = (unsigned)o.max_connections,
         .max_per_ip = (unsigned)o.max_per_ip,
+        .max_per_user = (unsigned)o.max_per_user,
+        .max_watches_per_user = (unsigned)o.max_watches,
+        .max_unauthenticated = (unsigned)o.max_unauth,
+        .handshake_timeout_s = (unsigned)o.handshake_s,
         .bookmark_interval_s = (int)o.bookmark_s,
         .event_ttl_s = (size_t)o.event_ttl_s,
         .idle_timeout_s = (unsigned)o.idle_timeout_s,

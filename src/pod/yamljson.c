@@ -1,10 +1,22 @@
-/* yamljson.c — libyaml's document loader, converted node by node. */
+/* yamljson.c — libyaml's document loader, converted node by node.
+ *
+ * libyaml resolves an alias to the node of its anchor, so the document is
+ * a graph in which one node may be reached many times: converting it
+ * expands every alias, and nine nested aliases of nine items each make a
+ * few hundred bytes into tens of megabytes. The expansion is bounded with
+ * go-yaml's rule (decode.go, allowedAliasRatio), which sigs.k8s.io/yaml and
+ * so kube-apiserver use: once more than 100 nodes came from aliases and
+ * more than 1000 were converted, the share from aliases may be at most 99%
+ * (up to 400,000 nodes), falling to 10% at 4,000,000; beyond it the
+ * document fails with go-yaml's text. A node is reached through an alias
+ * when it was converted before (libyaml anchors precede their aliases). */
 #include "pod/yamljson.h"
 
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,17 +149,66 @@ static json_t *scalar(const yaml_node_t *n)
     return json_stringn(s, n->data.scalar.length);
 }
 
-static json_t *convert(yaml_document_t *doc, yaml_node_t *n, int depth)
+#define ALIAS_LOW 400000.0
+#define ALIAS_HIGH 4000000.0
+#define EXCESSIVE_ALIASING "yaml: document contains excessive aliasing"
+
+typedef struct walk {
+    yaml_document_t *doc;
+    unsigned char *seen; /* per node: converted before */
+    double decoded, aliased;
+    int in_alias;   /* depth of nested alias expansions */
+    bool excessive; /* go-yaml's limit was passed */
+} walk_t;
+
+static double allowed_alias_ratio(double decoded)
+{
+    if (decoded <= ALIAS_LOW)
+        return 0.99;
+    if (decoded >= ALIAS_HIGH)
+        return 0.10;
+    return 0.99 - 0.89 * ((decoded - ALIAS_LOW) / (ALIAS_HIGH - ALIAS_LOW));
+}
+
+/* Count one node as go-yaml's decoder does; false past the limit. */
+static bool count_node(walk_t *w)
+{
+    w->decoded++;
+    if (w->in_alias)
+        w->aliased++;
+    if (w->aliased > 100 && w->decoded > 1000 &&
+        w->aliased / w->decoded > allowed_alias_ratio(w->decoded)) {
+        w->excessive = true;
+        return false;
+    }
+    return true;
+}
+
+static json_t *convert_node(walk_t *w, yaml_node_t *n, int depth);
+
+static json_t *convert(walk_t *w, yaml_node_t *n, int depth)
 {
     if (!n || depth > 200)
         return NULL;
+    size_t i = (size_t)(n - w->doc->nodes.start);
+    bool alias = w->seen[i];
+    w->seen[i] = 1;
+    w->in_alias += alias;
+    json_t *j = count_node(w) ? convert_node(w, n, depth) : NULL;
+    w->in_alias -= alias;
+    return j;
+}
+
+static json_t *convert_node(walk_t *w, yaml_node_t *n, int depth)
+{
+    yaml_document_t *doc = w->doc;
     switch (n->type) {
     case YAML_SCALAR_NODE: return scalar(n);
     case YAML_SEQUENCE_NODE: {
         json_t *a = json_array();
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
              it++) {
-            json_t *v = convert(doc, yaml_document_get_node(doc, *it), depth + 1);
+            json_t *v = convert(w, yaml_document_get_node(doc, *it), depth + 1);
             if (!v) {
                 json_decref(a);
                 return NULL;
@@ -165,7 +226,7 @@ static json_t *convert(yaml_document_t *doc, yaml_node_t *n, int depth)
                 json_decref(o);
                 return NULL;
             }
-            json_t *v = convert(doc, yaml_document_get_node(doc, pr->value), depth + 1);
+            json_t *v = convert(w, yaml_document_get_node(doc, pr->value), depth + 1);
             if (!v) {
                 json_decref(o);
                 return NULL;
@@ -202,11 +263,16 @@ json_t *sl_yaml_to_json(const char *text, size_t len, sl_error_t *err)
             yaml_document_delete(&doc);
             break;
         }
-        json_t *j = convert(&doc, root, 0);
+        walk_t w = {.doc = &doc,
+                    .seen = sl_xcalloc((size_t)(doc.nodes.top - doc.nodes.start) + 1, 1)};
+        json_t *j = convert(&w, root, 0);
+        free(w.seen);
         yaml_document_delete(&doc);
         if (!j) {
-            sl_errprintf(err, "YAML: unsupported structure (non-scalar mapping key or nesting "
-                              "too deep)");
+            sl_errprintf(err, "%s",
+                         w.excessive ? EXCESSIVE_ALIASING
+                                     : "YAML: unsupported structure (non-scalar mapping key "
+                                       "or nesting too deep)");
             yaml_parser_delete(&p);
             json_decref(docs);
             errno = EINVAL;

@@ -3,7 +3,9 @@
  * become null, booleans (true/false/yes/no/on/off), integers (decimal, 0x
  * hex, 0-prefixed octal, so `defaultMode: 0644` is 420) or floats; quoted
  * and block scalars stay strings (tags are not honoured: libyaml's loader
- * cannot tell an explicit !!str from none). Aliases are resolved; mapping
+ * cannot tell an explicit !!str from none). Aliases are resolved, as far
+ * as go-yaml allows (a document whose nodes come mostly from expanding
+ * aliases fails with "yaml: document contains excessive aliasing"); mapping
  * keys are always strings.
  */
 #ifndef SL_POD_YAMLJSON_H

@@ -1,15 +1,16 @@
 /* jsonpatch — RFC 6902 operations and evanphx/json-patch error texts. */
 #include "api/jsonpatch.h"
+#include "common/buf.h"
 #include "common/tap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static char *run(const char *doc, const char *patch, bool *decode)
+static char *run(const char *doc, const char *patch, size_t limit, int *code)
 {
     json_t *d = json_loads(doc, 0, NULL), *p = json_loads(patch, JSON_DECODE_ANY, NULL);
     char *why = NULL;
-    json_t *out = api_json_patch(d, p, &why, decode);
+    json_t *out = api_json_patch(d, p, limit, &why, code);
     char *s = out ? json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS) : why;
     if (out)
         free(why);
@@ -21,8 +22,8 @@ static char *run(const char *doc, const char *patch, bool *decode)
 
 static void check(const char *doc, const char *patch, const char *want, const char *name)
 {
-    bool decode = false;
-    char *got = run(doc, patch, &decode);
+    int code = 0;
+    char *got = run(doc, patch, 0, &code);
     is_str(got, want, "%s", name);
     free(got);
 }
@@ -42,10 +43,35 @@ int main(void)
     check("{}", "[{\"op\":\"remove\",\"path\":\"/x\"}]", "remove operation does not apply: doc is missing path: \"/x\"", "remove missing");
     check("{}", "[{\"op\":\"add\",\"path\":\"/x/y\",\"value\":1}]", "add operation does not apply: doc is missing path: \"/x/y\"", "add under missing parent");
     check("{}", "[{\"op\":\"frob\",\"path\":\"/x\"}]", "Unexpected kind: frob", "unknown op");
-    bool decode = false;
-    char *got = run("{}", "{\"op\":\"add\"}", &decode);
-    ok(decode, "a patch that is not a list is a decode error");
+    int code = 0;
+    char *got = run("{}", "{\"op\":\"add\"}", 0, &code);
+    ok(code == 400, "a patch that is not a list is a decode error (400)");
     is_str(got, "json: cannot unmarshal object into Go value of type jsonpatch.Patch", "its text");
     free(got);
+
+    /* copy budget: {"a":{"s":"xxxxxxxx"}} has 16 bytes of JSON at /a */
+    const char *dbl = "[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/a/c1\"},"
+                      "{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/a/c2\"}]";
+    got = run("{\"a\":{\"s\":\"xxxxxxxx\"}}", dbl, 100, &code);
+    ok(!strncmp(got, "{\"a\":{\"c1\":", 11), "copies within the budget apply");
+    free(got);
+    got = run("{\"a\":{\"s\":\"xxxxxxxx\"}}", dbl, 40, &code);
+    is_str(got,
+           "Unable to complete the copy, the accumulated size increase of copy is 54, exceeding "
+           "the limit 40",
+           "the copy that passes the budget is refused (16 + 38 > 40), evanphx's text");
+    ok(code == 422, "... 422");
+    free(got);
+    sl_buf_t many = {0};
+    sl_buf_append(&many, "[", 1);
+    for (int i = 0; i <= API_JSONPATCH_MAX_OPS; i++)
+        sl_buf_printf(&many, "%s{\"op\":\"test\",\"path\":\"/a\",\"value\":1}", i ? "," : "");
+    sl_buf_append(&many, "]", 1);
+    got = run("{\"a\":1}", many.data, 0, &code);
+    is_str(got, "The allowed maximum operations in a JSON patch is 10000, got 10001",
+           "10001 operations: kube-apiserver's text");
+    ok(code == 413, "... 413");
+    free(got);
+    sl_buf_free(&many);
     return tap_done();
 }

@@ -1,0 +1,292 @@
+/* conns.c — connections and watches, counted per identity.
+ *
+ * Every local client (all tenants, the admin, the shims) comes from
+ * 127.0.0.1, so a per-address cap lets one of them lock everyone out.
+ * Instead, each connection is counted against who uses it:
+ *
+ *  - A new connection is *unauthenticated* until a request on it has been
+ *    authenticated. Those share a small budget (max_unauth) and a short
+ *    timeout (handshake_s) to finish the TLS handshake and send a first
+ *    request. When the budget is full, a new connection still gets its
+ *    chance: the oldest unauthenticated one is shut down (shutdown(2) of
+ *    its socket; MHD's thread then sees the end and closes it). A flood of
+ *    silent connections thus cycles through the budget and never holds a
+ *    slot for long, while a real client needs only the moment of its
+ *    handshake and first request.
+ *  - The first authenticated request moves its connection to the user's
+ *    count (max_per_user) with the normal idle timeout. A user over the cap
+ *    gets 429 TooManyRequests and the connection is closed: others are not
+ *    starved. A later request on the connection as someone else moves it.
+ *  - Watches are counted per user too (max_watches); a watch's connection
+ *    has no idle timeout while it streams (it ends by its own deadline or
+ *    when the client goes).
+ *
+ * The shim push endpoint has its own per-pod tokens, checked by its
+ * handler: such a connection counts as pod "shim:<uid>" once a push is
+ * accepted (api_conn_attach). Development mode (no policy) has a single
+ * identity, not capped.
+ *
+ * MHD calls the connection notifications and the access handler from
+ * different threads; everything here is under one mutex. An entry lives
+ * from MHD_CONNECTION_NOTIFY_STARTED to NOTIFY_CLOSED, which MHD sends
+ * before it closes the socket, so a shut-down fd is never a reused one. */
+#include "api/internal.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "kube/status.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+
+typedef struct ident {
+    char *name;
+    unsigned conns, watches;
+    struct ident *next;
+} ident_t;
+
+struct api_conn {
+    struct MHD_Connection *conn;
+    int fd;
+    ident_t *who;                   /* NULL: not authenticated (yet) */
+    bool evicted;                   /* shut down to make room */
+    struct api_conn *older, *newer; /* the unauthenticated, oldest first */
+};
+
+struct api_conns {
+    pthread_mutex_t mu;
+    api_conn_limits_t lim;
+    ident_t *idents;
+    struct api_conn *oldest, *newest; /* unauthenticated connections */
+    unsigned unauth;
+};
+
+api_conns_t *api_conns_create(const api_conn_limits_t *lim)
+{
+    api_conns_t *c = sl_xcalloc(1, sizeof(*c));
+    pthread_mutex_init(&c->mu, NULL);
+    c->lim = *lim;
+    return c;
+}
+
+void api_conns_destroy(api_conns_t *c)
+{
+    if (!c)
+        return;
+    while (c->idents) {
+        ident_t *i = c->idents;
+        c->idents = i->next;
+        free(i->name);
+        free(i);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+/* --- the unauthenticated list (c->mu held) --- */
+
+static void unlink_unauth(api_conns_t *c, struct api_conn *e)
+{
+    if (e->older)
+        e->older->newer = e->newer;
+    else
+        c->oldest = e->newer;
+    if (e->newer)
+        e->newer->older = e->older;
+    else
+        c->newest = e->older;
+    e->older = e->newer = NULL;
+    c->unauth--;
+}
+
+static void push_unauth(api_conns_t *c, struct api_conn *e)
+{
+    e->older = c->newest;
+    e->newer = NULL;
+    if (c->newest)
+        c->newest->newer = e;
+    else
+        c->oldest = e;
+    c->newest = e;
+    c->unauth++;
+}
+
+static void evict_oldest(api_conns_t *c)
+{
+    struct api_conn *e = c->oldest;
+    unlink_unauth(c, e);
+    e->evicted = true;
+    if (e->fd >= 0)
+        shutdown(e->fd, SHUT_RDWR);
+}
+
+/* --- identities (c->mu held) --- */
+
+static ident_t *ident_get(api_conns_t *c, const char *name)
+{
+    for (ident_t *i = c->idents; i; i = i->next)
+        if (!strcmp(i->name, name))
+            return i;
+    ident_t *i = sl_xcalloc(1, sizeof(*i));
+    i->name = sl_xstrdup(name);
+    i->next = c->idents;
+    c->idents = i;
+    return i;
+}
+
+/* Forget i when nothing is counted against it. */
+static void ident_put(api_conns_t *c, ident_t *i)
+{
+    if (!i || i->conns || i->watches)
+        return;
+    for (ident_t **p = &c->idents; *p; p = &(*p)->next)
+        if (*p == i) {
+            *p = i->next;
+            free(i->name);
+            free(i);
+            return;
+        }
+}
+
+/* --- MHD's notifications --- */
+
+void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                      enum MHD_ConnectionNotificationCode toe)
+{
+    api_conns_t *c = ((sl_api_t *)cls)->conns;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct api_conn *e = sl_xcalloc(1, sizeof(*e));
+        e->conn = conn;
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        e->fd = ci ? ci->connect_fd : -1;
+        pthread_mutex_lock(&c->mu);
+        if (c->unauth >= c->lim.max_unauth && c->oldest)
+            evict_oldest(c);
+        push_unauth(c, e);
+        pthread_mutex_unlock(&c->mu);
+        *socket_context = e;
+        return;
+    }
+    struct api_conn *e = *socket_context;
+    if (!e)
+        return;
+    pthread_mutex_lock(&c->mu);
+    if (e->who) {
+        e->who->conns--;
+        ident_put(c, e->who);
+    } else if (!e->evicted) {
+        unlink_unauth(c, e);
+    }
+    pthread_mutex_unlock(&c->mu);
+    free(e);
+    *socket_context = NULL;
+}
+
+static struct api_conn *entry_of(api_req_t *r)
+{
+    if (!r->conn)
+        return NULL;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static enum MHD_Result too_many(api_req_t *r, const char *what, const char *who, unsigned cap)
+{
+    sl_info("429 for %s %s: \"%s\" already holds %u %s, its cap", r->method, r->url, who, cap,
+            what);
+    json_t *st =
+        sl_kube_status(429, "TooManyRequests", "Too many requests, please try again later.",
+                       json_pack("{s:i}", "retryAfterSeconds", 1));
+    return api_reply_status(r, st);
+}
+
+/* The identity a request counts against: its user, "" in development
+ * mode (not capped), NULL for a request not (yet) authenticated. */
+static const char *ident_name(api_req_t *r)
+{
+    if (!r->api->policy)
+        return "";
+    return r->user ? r->user->name : NULL;
+}
+
+static unsigned cap_of(api_conns_t *c, const char *name, unsigned cap)
+{
+    return *name ? cap : c->lim.max_connections;
+}
+
+int api_conn_attach(api_req_t *r, const char *name, bool refuse)
+{
+    api_conns_t *c = r->api->conns;
+    struct api_conn *e = entry_of(r);
+    if (!c || !e || !name)
+        return 0;
+    pthread_mutex_lock(&c->mu);
+    if (e->who && !strcmp(e->who->name, name)) {
+        pthread_mutex_unlock(&c->mu);
+        return 0;
+    }
+    ident_t *i = ident_get(c, name);
+    unsigned cap = cap_of(c, name, c->lim.max_per_user);
+    if (i->conns >= cap) {
+        ident_put(c, i);
+        pthread_mutex_unlock(&c->mu);
+        r->close_conn = true; /* the connection goes, its slot with it */
+        if (refuse)
+            too_many(r, "connections", name, cap);
+        return -1;
+    }
+    if (e->who) {
+        e->who->conns--;
+        ident_put(c, e->who);
+    } else if (!e->evicted) {
+        unlink_unauth(c, e);
+    }
+    e->who = i;
+    i->conns++;
+    pthread_mutex_unlock(&c->mu);
+    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, c->lim.idle_s);
+    return 0;
+}
+
+int api_conn_admit(api_req_t *r) { return api_conn_attach(r, ident_name(r), true); }
+
+int api_conn_watch_begin(api_req_t *r)
+{
+    api_conns_t *c = r->api->conns;
+    const char *name = ident_name(r);
+    if (!c || !name || !r->conn)
+        return 0;
+    pthread_mutex_lock(&c->mu);
+    ident_t *i = ident_get(c, name);
+    unsigned cap = cap_of(c, name, c->lim.max_watches);
+    if (i->watches >= cap) {
+        ident_put(c, i);
+        pthread_mutex_unlock(&c->mu);
+        too_many(r, "watches", name, cap);
+        return -1;
+    }
+    i->watches++;
+    pthread_mutex_unlock(&c->mu);
+    r->watch_of = sl_xstrdup(name);
+    /* a quiet watch is not an idle connection: it ends by its own deadline */
+    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, 0);
+    return 0;
+}
+
+void api_conn_watch_end(api_req_t *r)
+{
+    api_conns_t *c = r->api->conns;
+    if (!c || !r->watch_of)
+        return;
+    pthread_mutex_lock(&c->mu);
+    ident_t *i = ident_get(c, r->watch_of);
+    i->watches--;
+    ident_put(c, i);
+    pthread_mutex_unlock(&c->mu);
+    free(r->watch_of);
+    r->watch_of = NULL;
+    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, c->lim.idle_s);
+}
