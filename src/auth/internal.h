@@ -15,10 +15,16 @@ typedef struct az_rule {
     az_names_t users, groups;
 } az_rule_t;
 
+/* defaultQuota: resource names and quantities (as written), in file order */
+typedef struct az_quota {
+    az_names_t names, values;
+} az_quota_t;
+
 typedef struct az_ns {
     char *name;    /* namespace, or "*" */
     char *account; /* NULL: the namespace name */
     az_rule_t read, write;
+    az_quota_t quota;
 } az_ns_t;
 
 typedef struct az_umap {
@@ -31,6 +37,7 @@ struct sl_authz_policy {
     long min_uid;
     sl_auth_user_t *anonymous; /* NULL: no plain-HTTP identity */
     az_rule_t cluster_read, cluster_write;
+    az_quota_t quota; /* top-level defaultQuota */
     az_ns_t *ns;
     size_t nns;
     az_umap_t *users;

@@ -4,6 +4,7 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "pod/quantity.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -203,6 +204,36 @@ static int unix_name_ok(const char *s)
     return 1;
 }
 
+/* defaultQuota: {RESOURCE: QUANTITY}, as a ResourceQuota's spec.hard */
+static int quota_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                      void *arg)
+{
+    az_quota_t *q = arg;
+    sl_quantity_t qty;
+    const char *msg = NULL;
+    if (!*key || strlen(key) > 253 ||
+        strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-._/") != strlen(key))
+        return perr(c, k, field, "\"%s\" is not a resource name", key);
+    const char *val = str(c, v, field);
+    if (!val)
+        return -1;
+    if (sl_quantity_parse(val, &qty, &msg) < 0)
+        return perr(c, v, field, "%s", msg);
+    if (sl_quantity_sign(&qty) < 0)
+        return perr(c, v, field, "must be greater than or equal to 0");
+    q->names.v = sl_xrealloc(q->names.v, (q->names.n + 1) * sizeof(char *));
+    q->names.v[q->names.n++] = sl_xstrdup(key);
+    q->values.v = sl_xrealloc(q->values.v, (q->values.n + 1) * sizeof(char *));
+    q->values.v[q->values.n++] = sl_xstrdup(val);
+    return 0;
+}
+
+static void quota_free(az_quota_t *q)
+{
+    names_free(&q->names);
+    names_free(&q->values);
+}
+
 static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
                    void *arg)
 {
@@ -223,7 +254,9 @@ static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, c
         return each_pair(c, v, field, rule_pair, &ns->read);
     if (!strcmp(key, "write"))
         return each_pair(c, v, field, rule_pair, &ns->write);
-    return perr(c, k, field, "unknown field (expected account, read or write)");
+    if (!strcmp(key, "defaultQuota"))
+        return each_pair(c, v, field, quota_pair, &ns->quota);
+    return perr(c, k, field, "unknown field (expected account, read, write or defaultQuota)");
 }
 
 static int namespaces_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
@@ -340,9 +373,11 @@ static int top_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, 
         return each_pair(c, v, field, namespaces_pair, p);
     if (!strcmp(key, "users"))
         return each_pair(c, v, field, users_pair, p);
+    if (!strcmp(key, "defaultQuota"))
+        return each_pair(c, v, field, quota_pair, &p->quota);
     return perr(c, k, field,
                 "unknown field (expected apiVersion, kind, adminGroups, "
-                "allowRoot, minUid, anonymous, cluster, namespaces, users)");
+                "allowRoot, minUid, anonymous, cluster, namespaces, users, defaultQuota)");
 }
 
 void sl_authz_policy_destroy(sl_authz_policy_t *p)
@@ -358,7 +393,9 @@ void sl_authz_policy_destroy(sl_authz_policy_t *p)
         free(p->ns[i].account);
         rule_free(&p->ns[i].read);
         rule_free(&p->ns[i].write);
+        quota_free(&p->ns[i].quota);
     }
+    quota_free(&p->quota);
     free(p->ns);
     for (size_t i = 0; i < p->nusers; i++) {
         free(p->users[i].kube);

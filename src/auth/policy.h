@@ -20,6 +20,8 @@
  *       write: {users: [alice], groups: [team-a]}
  *     "*":                                # any namespace not listed by name
  *       read: {groups: [system:authenticated]}
+ *       defaultQuota: {pods: 100, requests.nvidia.com/gpu: 4}  # see below
+ *   defaultQuota: {pods: 1000}            # for namespaces whose entry has none
  *   users:                                # Kubernetes user → Unix user (default: same name)
  *     alice: alice
  *     ci-bot: svc_ci
@@ -41,6 +43,7 @@
 #ifndef SL_AUTH_POLICY_H
 #define SL_AUTH_POLICY_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "auth/user.h"
@@ -93,6 +96,14 @@ char *sl_authz_account(const sl_authz_policy_t *p, const char *ns);
  * only by an explicit entry). *name: caller frees; any out pointer may be NULL. */
 int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid, gid_t *gid,
                        char **name, sl_error_t *err);
+
+/* The default quota of namespace ns: its entry's defaultQuota (by name,
+ * else "*"), else the top-level one. Returns the number of resources (0:
+ * none); *names and *values (quantities as written) are borrowed from the
+ * policy. slurmlinkd makes it a ResourceQuota named "default" in every
+ * namespace that has no quota (src/api/quota.c). */
+size_t sl_authz_default_quota(const sl_authz_policy_t *p, const char *ns, const char *const **names,
+                              const char *const **values);
 
 /* The identity of the loopback plain-HTTP listener, or NULL when the policy
  * has no anonymous: section (the listener must then refuse requests).
