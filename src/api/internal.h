@@ -164,6 +164,18 @@ int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);
  * every quota recomputed from the pods. */
 void api_quota_sync(sl_api_t *api);
 
+/* --- data of config maps and secrets (datakeys.c) --- */
+/* -1 when s is valid base64 as Go's decoder of []byte fields reads it
+ * (*decoded, optional, gets the decoded size), else the offset its
+ * "illegal base64 data at input byte N" names. */
+long api_go_base64_error(const char *s, size_t n, size_t *decoded);
+/* The decode error of the first value of obj.field that is not base64
+ * (caller frees), or NULL. */
+char *api_data_decode_error(json_t *obj, const char *field);
+/* ValidateConfigMap / ValidateSecret's data rules, appended to errs. */
+void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs);
+void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
+
 /* The serialised size of obj against the object limit: NULL or a 413 Status. */
 json_t *api_check_object_size(sl_api_t *api, json_t *obj);
 
