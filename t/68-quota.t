@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 26
+plan 28
 CL=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
 mkdir -p "$CL/etc"
@@ -54,6 +54,14 @@ pod() {
 # --- alice under pods=2 ----------------------------------------------------------------------
 is "$(ka create quota q --hard=pods=2 -n team-a 2>&1)" "resourcequota/q created" \
   "kubectl create quota (the admin)"
+is "$(printf '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"typo"},"spec":{"hardd":{"pods":"1"}}}' | ka create -n team-a -f - 2>&1)" \
+  'Error from server (BadRequest): error when creating "STDIN": ResourceQuota in version "v1" cannot be handled as a ResourceQuota: strict decoding error: unknown field "spec.hardd"' \
+  "strict decoding: an unknown field of a quota is refused"
+is "$(printf '{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"neg"},"spec":{"hard":{"pods":"-1","count/pods":"1500m"}}}' | ka create -n team-a -f - 2>&1)" \
+  'The ResourceQuota "neg" is invalid: 
+* spec.hard[count/pods]: Invalid value: "1500m": must be an integer
+* spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0' \
+  "a negative or fractional count: 422 naming the field"
 like "$(kc alice create quota mine --hard=pods=1000 -n team-a 2>&1)" \
   'resourcequotas is forbidden: User "alice" cannot create resource "resourcequotas" in API group "" in the namespace "team-a"' \
   "a tenant cannot create a quota"
