@@ -236,9 +236,8 @@ static void write_status(sl_api_t *api, json_t *q, const rlist_t *used)
         json_object_set_new(u, k, json_string(text));
         free(text);
     }
-    struct status_arg a = {json_pack("{s:O, s:o}", "hard", hard ? hard : json_object(), "used", u)};
-    if (!hard)
-        json_object_set_new(a.status, "hard", json_object());
+    struct status_arg a = {
+        json_pack("{s:o, s:o}", "hard", hard ? json_deep_copy(hard) : json_object(), "used", u)};
     sl_error_t err = {""};
     if (sl_store_mutate(api->store, "resourcequotas", sl_kube_namespace(q), sl_kube_name(q),
                         set_status, &a, NULL, &err) < 0 &&
