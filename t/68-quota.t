@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 28
+plan 29
 CL=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
 mkdir -p "$CL/etc"
@@ -82,10 +82,18 @@ used2() { ka get quota q -n team-a -o jsonpath='{.status.used.pods}/{.status.har
 ok wait_for 20 used2 "status.used and status.hard are kept by the server (2/2)"
 like "$(kc alice get quota q 2>&1 | tail -1)" '^q +[0-9a-z]+ +pods: 2/2 *$' "kubectl get quota: pods: 2/2"
 like "$(ka describe quota q -n team-a 2>&1)" 'pods +2 +2' "kubectl describe quota: used 2, hard 2"
+kc alice get quota q -w -o jsonpath='{.status.used.pods}{"\n"}' >"$CL/watch.out" 2>&1 &
+WATCH=$!
+on_exit "kill $WATCH 2>/dev/null"
+seen() { grep -qx 2 "$CL/watch.out"; }
+wait_for 20 seen
 kc alice delete pod p1 --wait=false >/dev/null 2>&1
 is "$(pod p3 | kc alice create -f - 2>&1)" "pod/p3 created" "deleting a pod frees its slot"
 used_back() { ka get quota q -n team-a -o jsonpath='{.status.used.pods}' | grep -qx 2; }
 ok wait_for 20 used_back "status.used follows deletes and creates"
+watched() { [ "$(tr '\n' ' ' <"$CL/watch.out")" = "2 1 2 " ]; }
+ok wait_for 20 watched "kubectl get quota -w: alice watches used go 2, 1, 2"
+kill $WATCH 2>/dev/null
 
 # --- cpu and gpu ---------------------------------------------------------------------------
 ka create quota g --hard=requests.cpu=1,requests.nvidia.com/gpu=1 -n team-g >/dev/null
