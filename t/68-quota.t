@@ -77,7 +77,7 @@ is "$(pod p3 | kc alice create -f - 2>&1)" \
 is "$(kc alice get pods -o name | wc -l)" 2 "... and nothing was stored"
 pod pb1 | kc bob create -f - >/dev/null 2>&1
 is "$(kc bob get pods -o name 2>&1)" "pod/pb1" "bob's pod still goes through"
-like "$(sbatch --wrap 'sleep 1' 2>&1)" '^Submitted batch job [0-9]+$' "a plain sbatch job still goes through"
+like "$(sbatch -o /dev/null --wrap 'sleep 1' 2>&1)" '^Submitted batch job [0-9]+$' "a plain sbatch job still goes through"
 used2() { ka get quota q -n team-a -o jsonpath='{.status.used.pods}/{.status.hard.pods}' | grep -qx 2/2; }
 ok wait_for 20 used2 "status.used and status.hard are kept by the server (2/2)"
 like "$(kc alice get quota q 2>&1 | tail -1)" '^q +[0-9a-z]+ +pods: 2/2 *$' "kubectl get quota: pods: 2/2"
