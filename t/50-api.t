@@ -27,7 +27,7 @@ req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1
 is "$(jqr '[.resources[].name] | join(" ")')" \
-  "pods pods/log pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts" \
+  "pods pods/log pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status" \
   "/api/v1 APIResourceList"
 is "$(jqr '.resources[] | select(.name=="nodes") | .verbs | join(",")')" "get,list,watch" "nodes are read-only"
 

@@ -195,6 +195,31 @@ void api_admit_pod_identity(api_req_t *r, json_t *pod);
 json_t *api_admit_pod_create(api_req_t *r, json_t *pod);
 /* Update: slurmlink.io/user may not change (422); absent, it is kept. */
 json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old);
+/* --- resource quotas (quota.c) --- */
+/* Pod create: takes the store's write lock (a transaction) and checks the
+ * pod against the namespace's quotas (creating the policy's default one
+ * when it has none). 0: admitted, the lock is held until api_quota_end;
+ * -1: *status is the 403 (or 500), the lock is released. */
+int api_quota_begin(api_req_t *r, json_t *pod, json_t **status);
+/* After the store create (created: it succeeded): update the quotas'
+ * status and commit, or roll back. -1 when the commit failed. */
+int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);
+/* The janitor's pass: default quotas from the policy, status.used of
+ * every quota recomputed from the pods. */
+void api_quota_sync(sl_api_t *api);
+
+/* --- data of config maps and secrets (datakeys.c) --- */
+/* -1 when s is valid base64 as Go's decoder of []byte fields reads it
+ * (*decoded, optional, gets the decoded size), else the offset its
+ * "illegal base64 data at input byte N" names. */
+long api_go_base64_error(const char *s, size_t n, size_t *decoded);
+/* The decode error of the first value of obj.field that is not base64
+ * (caller frees), or NULL. */
+char *api_data_decode_error(json_t *obj, const char *field);
+/* ValidateConfigMap / ValidateSecret's data rules, appended to errs. */
+void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs);
+void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
+
 /* The serialised size of obj against the object limit: NULL or a 413 Status. */
 json_t *api_check_object_size(sl_api_t *api, json_t *obj);
 

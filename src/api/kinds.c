@@ -174,13 +174,17 @@ const api_kind_ops_t api_event_ops = {
 static int cm_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
 {
     (void)warnings;
-    (void)err;
+    if ((*err = api_data_decode_error(obj, "binaryData")))
+        return -1;
     return api_schema_unknown("ConfigMap", obj, unknown);
 }
 
 static json_t *cm_validate(json_t *obj)
 {
-    return validate_subdomain_named(obj, "ConfigMap");
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    api_validate_meta(obj, false, errs);
+    api_validate_configmap_data(obj, errs);
+    return api_invalid_status(errs, "ConfigMap", obj);
 }
 static json_t *cm_validate_update(json_t *obj, json_t *old)
 {
@@ -201,7 +205,8 @@ const api_kind_ops_t api_configmap_ops = {
 static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
 {
     (void)warnings;
-    (void)err;
+    if ((*err = api_data_decode_error(obj, "data")))
+        return -1;
     return api_schema_unknown("Secret", obj, unknown);
 }
 
@@ -213,7 +218,10 @@ static void secret_defaults(json_t *obj)
 
 static json_t *secret_validate(json_t *obj)
 {
-    return validate_subdomain_named(obj, "Secret");
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    api_validate_meta(obj, false, errs);
+    api_validate_secret_data(obj, errs);
+    return api_invalid_status(errs, "Secret", obj);
 }
 static json_t *secret_validate_update(json_t *obj, json_t *old)
 {

@@ -134,6 +134,7 @@ static void *janitor(void *arg)
             json_array_foreach(nss, i, ns) if (sl_kube_meta_str(ns, "deletionTimestamp"))
                 api_namespace_sweep(api, sl_kube_name(ns));
             json_decref(nss);
+            api_quota_sync(api);
             /* under a storm of changes, look at most every 200 ms */
             for (int k = 0; k < 4 && !atomic_load(&api->stopping); k++)
                 sl_sleep_ms(50);

@@ -180,7 +180,11 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         goto fail;
     if ((st = api_check_object_size(r->api, obj)))
         goto fail;
+    if (is_pod && api_quota_begin(r, obj, &st) < 0) /* holds the store lock until _end */
+        goto fail;
     if (dry) {
+        if (is_pod)
+            api_quota_end(r, obj, false, NULL);
         char uid[37];
         sl_kube_uuid4(uid);
         sl_kube_meta_set_str(obj, "uid", uid);
@@ -202,6 +206,12 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         sl_kube_meta_set_str(obj, "name", n);
         free(n);
     }
+    int e = errno;
+    if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? &err : NULL) < 0) {
+        rc = -1;
+        e = errno;
+    }
+    errno = e;
     if (rc < 0) {
         st = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
         goto fail;

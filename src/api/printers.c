@@ -4,8 +4,10 @@
  * always fills the wide (priority 1) cells; kubectl hides them unless
  * -o wide. */
 #include "api/printers.h"
+#include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "pod/quantity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,4 +526,60 @@ json_t *api_serviceaccount_cells(json_t *o, long long now)
 {
     json_int_t n = (json_int_t)json_array_size(json_object_get(o, "secrets"));
     return json_pack("[s, I, o]", name_of(o), n, age_cell(o, now));
+}
+
+json_t *api_resourcequota_columns(void)
+{
+    return json_pack("[o, o, o, o]", col_name(), col_age(),
+                     col("Request", "string", "",
+                         "Request represents a minimum amount of cpu/memory that a container may "
+                         "consume.",
+                         0),
+                     col("Limit", "string", "",
+                         "Limits control the maximum amount of cpu/memory that a container may use "
+                         "independent of contention on the node.",
+                         0));
+}
+
+/* A quantity of a ResourceList as Quantity.String() prints it ("0" when
+ * absent or malformed). Caller frees. */
+static char *quantity_text(json_t *list, const char *name)
+{
+    sl_quantity_t q = {0, SL_QF_DECIMAL_SI, 0};
+    json_t *v = json_object_get(list, name);
+    if (v && sl_quantity_from_json(v, &q, NULL, NULL) < 0)
+        q = (sl_quantity_t){0, SL_QF_DECIMAL_SI, 0};
+    return sl_quantity_string(&q);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* printResourceQuota: "used/hard" per resource of status.hard, sorted by
+ * name; limits.* go to LIMIT, everything else to REQUEST. */
+json_t *api_resourcequota_cells(json_t *o, long long now)
+{
+    json_t *hard = sl_kube_path(o, "status.hard"), *used = sl_kube_path(o, "status.used");
+    size_t n = json_object_size(hard), i = 0;
+    const char **names = sl_xcalloc(n + 1, sizeof(char *));
+    const char *k;
+    json_t *v;
+    json_object_foreach(hard, k, v) names[i++] = k;
+    qsort(names, n, sizeof(char *), cmp_name);
+    sl_buf_t req = SL_BUF_INIT, lim = SL_BUF_INIT;
+    for (i = 0; i < n; i++) {
+        sl_buf_t *w = !strncmp(names[i], "limits.", 7) ? &lim : &req;
+        char *u = quantity_text(used, names[i]), *h = quantity_text(hard, names[i]);
+        sl_buf_printf(w, "%s%s: %s/%s", w->len ? ", " : "", names[i], u, h);
+        free(u);
+        free(h);
+    }
+    free(names);
+    json_t *row = json_pack("[s, o, s, s]", name_of(o), age_cell(o, now), req.len ? req.data : "",
+                            lim.len ? lim.data : "");
+    sl_buf_free(&req);
+    sl_buf_free(&lim);
+    return row;
 }

@@ -26,5 +26,7 @@ json_t *api_secret_columns(void);
 json_t *api_secret_cells(json_t *o, long long now);
 json_t *api_serviceaccount_columns(void);
 json_t *api_serviceaccount_cells(json_t *o, long long now);
+json_t *api_resourcequota_columns(void);
+json_t *api_resourcequota_cells(json_t *o, long long now);
 
 #endif

@@ -1,6 +1,6 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
- * for `kubectl create namespace|configmap|secret|serviceaccount`.
+ * for `kubectl create namespace|configmap|secret|serviceaccount|quota`.
  *
  * Envelope: the magic "k8s\0", then runtime.Unknown {typeMeta=1
  * {apiVersion=1, kind=2}, raw=2 (the object), contentEncoding=3,
@@ -18,7 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
-enum pk { PK_STR, PK_BYTES, PK_INT, PK_BOOL, PK_MSG, PK_MAP_STR, PK_MAP_BYTES, PK_TIME };
+/* PK_MAP_QTY: map<string, resource.Quantity {string = 1}> as JSON strings */
+enum pk { PK_STR, PK_BYTES, PK_INT, PK_BOOL, PK_MSG, PK_MAP_STR, PK_MAP_BYTES, PK_MAP_QTY, PK_TIME };
 
 typedef struct pb_msg pb_msg_t;
 typedef struct pb_field {
@@ -100,6 +101,29 @@ static const pb_msg_t serviceaccount = {(const pb_field_t[]){
     {4, "automountServiceAccountToken", PK_BOOL, false, NULL},
     END}};
 
+static const pb_msg_t scoped_req = {(const pb_field_t[]){
+    {1, "scopeName", PK_STR, false, NULL},
+    {2, "operator", PK_STR, false, NULL},
+    {3, "values", PK_STR, true, NULL},
+    END}};
+static const pb_msg_t scope_selector = {(const pb_field_t[]){
+    {1, "matchExpressions", PK_MSG, true, &scoped_req},
+    END}};
+static const pb_msg_t rq_spec = {(const pb_field_t[]){
+    {1, "hard", PK_MAP_QTY, false, NULL},
+    {2, "scopes", PK_STR, true, NULL},
+    {3, "scopeSelector", PK_MSG, false, &scope_selector},
+    END}};
+static const pb_msg_t rq_status = {(const pb_field_t[]){
+    {1, "hard", PK_MAP_QTY, false, NULL},
+    {2, "used", PK_MAP_QTY, false, NULL},
+    END}};
+static const pb_msg_t resourcequota = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta},
+    {2, "spec", PK_MSG, false, &rq_spec},
+    {3, "status", PK_MSG, false, &rq_status},
+    END}};
+
 static const pb_msg_t type_meta = {(const pb_field_t[]){
     {1, "apiVersion", PK_STR, false, NULL}, {2, "kind", PK_STR, false, NULL}, END}};
 
@@ -109,7 +133,8 @@ static const struct {
 } kinds[] = {{"Namespace", &namespace_},
              {"ConfigMap", &configmap},
              {"Secret", &secret},
-             {"ServiceAccount", &serviceaccount}};
+             {"ServiceAccount", &serviceaccount},
+             {"ResourceQuota", &resourcequota}};
 
 /* ---- wire format ---- */
 
@@ -183,7 +208,34 @@ static json_t *b64(const uint8_t *p, size_t n)
 
 static json_t *decode_msg(rd_t *r, const pb_msg_t *m, int depth);
 
-static int map_entry(rd_t *sub, bool bytes, json_t *map)
+/* resource.Quantity {string = 1} → its string */
+static json_t *quantity_json(rd_t *sub)
+{
+    json_t *v = NULL;
+    while (sub->p < sub->end) {
+        uint64_t tag;
+        rd_t f;
+        if (varint(sub, &tag) < 0)
+            goto bad;
+        if ((tag & 7) != 2) {
+            if (skip(sub, (int)(tag & 7)) < 0)
+                goto bad;
+            continue;
+        }
+        if (lenpref(sub, &f) < 0)
+            goto bad;
+        if ((tag >> 3) == 1) {
+            json_decref(v);
+            v = json_stringn((const char *)f.p, (size_t)(f.end - f.p));
+        }
+    }
+    return v ? v : json_string("");
+bad:
+    json_decref(v);
+    return NULL;
+}
+
+static int map_entry(rd_t *sub, enum pk kind, json_t *map)
 {
     char *key = NULL;
     json_t *val = NULL;
@@ -204,8 +256,14 @@ static int map_entry(rd_t *sub, bool bytes, json_t *map)
             key = sl_xstrndup((const char *)f.p, (size_t)(f.end - f.p));
         } else if ((tag >> 3) == 2) {
             json_decref(val);
-            val = bytes ? b64(f.p, (size_t)(f.end - f.p))
-                        : json_stringn((const char *)f.p, (size_t)(f.end - f.p));
+            if (kind == PK_MAP_BYTES)
+                val = b64(f.p, (size_t)(f.end - f.p));
+            else if (kind == PK_MAP_QTY)
+                val = quantity_json(&f);
+            else
+                val = json_stringn((const char *)f.p, (size_t)(f.end - f.p));
+            if (!val)
+                goto bad;
         }
     }
     if (key)
@@ -287,11 +345,12 @@ static json_t *decode_msg(rd_t *r, const pb_msg_t *m, int depth)
             case PK_MSG: v = decode_msg(&sub, f->msg, depth + 1); break;
             case PK_TIME: v = time_json(&sub); break;
             case PK_MAP_STR:
-            case PK_MAP_BYTES: {
+            case PK_MAP_BYTES:
+            case PK_MAP_QTY: {
                 json_t *map = json_object_get(o, f->name);
                 if (!map)
                     json_object_set_new(o, f->name, map = json_object());
-                if (map_entry(&sub, f->kind == PK_MAP_BYTES, map) < 0)
+                if (map_entry(&sub, f->kind, map) < 0)
                     goto bad;
                 continue;
             }

@@ -24,6 +24,10 @@ const api_resource_t api_resources[] = {
      "secrets", &api_secret_ops},
     {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", "ServiceAccountList", true,
      RW_ALL, {"sa"}, {0}, false, false, "serviceaccounts", &api_serviceaccount_ops},
+    /* per-namespace limits (quota.c): admins write them, the server keeps
+     * status.hard and status.used */
+    {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", "ResourceQuotaList", true,
+     RW_ALL, {"quota"}, {0}, true, false, "resourcequotas", &api_resourcequota_ops},
     {0},
 };
 

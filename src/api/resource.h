@@ -87,5 +87,6 @@ extern const api_kind_ops_t api_event_ops;
 extern const api_kind_ops_t api_configmap_ops;
 extern const api_kind_ops_t api_secret_ops;
 extern const api_kind_ops_t api_serviceaccount_ops;
+extern const api_kind_ops_t api_resourcequota_ops;
 
 #endif

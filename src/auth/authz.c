@@ -103,6 +103,15 @@ static int cluster_scoped(const char *resource)
     return 0;
 }
 
+/* Resources that set a namespace's limits: whoever may write the
+ * namespace may read them, only admins write them (kube's default admin
+ * and edit roles grant resourcequotas and limitranges read-only too). */
+static int admin_written(const sl_authz_req_t *r)
+{
+    return (!r->api_group || !*r->api_group) &&
+           (!strcmp(r->resource, "resourcequotas") || !strcmp(r->resource, "limitranges"));
+}
+
 static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
 {
     if (any_group(&p->admin_groups, r->groups))
@@ -112,6 +121,8 @@ static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
         return 0;
     if (!r->resource || !*r->resource)
         return cls == V_READ; /* discovery, /version, /openapi: system:discovery */
+    if (cls == V_WRITE && admin_written(r))
+        return 0;
     const az_rule_t *rd, *wr;
     if (!r->namespace || !*r->namespace) {
         if (!cluster_scoped(r->resource))
@@ -237,6 +248,18 @@ char *sl_authz_account(const sl_authz_policy_t *p, const char *ns)
 {
     const az_ns_t *e = p ? az_find_ns(p, ns) : NULL;
     return sl_xstrdup(e && e->account ? e->account : ns);
+}
+
+size_t sl_authz_default_quota(const sl_authz_policy_t *p, const char *ns, const char *const **names,
+                              const char *const **values)
+{
+    const az_ns_t *e = p ? az_find_ns(p, ns) : NULL;
+    const az_quota_t *q = e && e->quota.names.n ? &e->quota : p ? &p->quota : NULL;
+    if (!q || !q->names.n)
+        return 0;
+    *names = (const char *const *)q->names.v;
+    *values = (const char *const *)q->values.v;
+    return q->names.n;
 }
 
 const sl_auth_user_t *sl_authz_anonymous(const sl_authz_policy_t *p)

@@ -4,12 +4,16 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "pod/quantity.h"
 
 #include <errno.h>
 #include <grp.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #define MAX_FILE (4 * 1024 * 1024)
@@ -204,6 +208,36 @@ static int unix_name_ok(const char *s)
     return 1;
 }
 
+/* defaultQuota: {RESOURCE: QUANTITY}, as a ResourceQuota's spec.hard */
+static int quota_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
+                      void *arg)
+{
+    az_quota_t *q = arg;
+    sl_quantity_t qty;
+    const char *msg = NULL;
+    if (!*key || strlen(key) > 253 ||
+        strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-._/") != strlen(key))
+        return perr(c, k, field, "\"%s\" is not a resource name", key);
+    const char *val = str(c, v, field);
+    if (!val)
+        return -1;
+    if (sl_quantity_parse(val, &qty, &msg) < 0)
+        return perr(c, v, field, "%s", msg);
+    if (sl_quantity_sign(&qty) < 0)
+        return perr(c, v, field, "must be greater than or equal to 0");
+    q->names.v = sl_xrealloc(q->names.v, (q->names.n + 1) * sizeof(char *));
+    q->names.v[q->names.n++] = sl_xstrdup(key);
+    q->values.v = sl_xrealloc(q->values.v, (q->values.n + 1) * sizeof(char *));
+    q->values.v[q->values.n++] = sl_xstrdup(val);
+    return 0;
+}
+
+static void quota_free(az_quota_t *q)
+{
+    names_free(&q->names);
+    names_free(&q->values);
+}
+
 static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, const char *field,
                    void *arg)
 {
@@ -224,7 +258,9 @@ static int ns_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, c
         return each_pair(c, v, field, rule_pair, &ns->read);
     if (!strcmp(key, "write"))
         return each_pair(c, v, field, rule_pair, &ns->write);
-    return perr(c, k, field, "unknown field (expected account, read or write)");
+    if (!strcmp(key, "defaultQuota"))
+        return each_pair(c, v, field, quota_pair, &ns->quota);
+    return perr(c, k, field, "unknown field (expected account, read, write or defaultQuota)");
 }
 
 static int namespaces_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
@@ -341,9 +377,11 @@ static int top_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, 
         return each_pair(c, v, field, namespaces_pair, p);
     if (!strcmp(key, "users"))
         return each_pair(c, v, field, users_pair, p);
+    if (!strcmp(key, "defaultQuota"))
+        return each_pair(c, v, field, quota_pair, &p->quota);
     return perr(c, k, field,
                 "unknown field (expected apiVersion, kind, adminGroups, "
-                "allowRoot, minUid, anonymous, cluster, namespaces, users)");
+                "allowRoot, minUid, anonymous, cluster, namespaces, users, defaultQuota)");
 }
 
 void sl_authz_policy_destroy(sl_authz_policy_t *p)
@@ -359,7 +397,9 @@ void sl_authz_policy_destroy(sl_authz_policy_t *p)
         free(p->ns[i].account);
         rule_free(&p->ns[i].read);
         rule_free(&p->ns[i].write);
+        quota_free(&p->ns[i].quota);
     }
+    quota_free(&p->quota);
     free(p->ns);
     for (size_t i = 0; i < p->nusers; i++) {
         free(p->users[i].kube);
@@ -423,10 +463,39 @@ sl_authz_policy_t *sl_authz_policy_parse(const char *text, const char *name, sl_
     return p;
 }
 
+/* The file's text, when it is a trusted regular file (az_file_untrusted). */
+static char *read_trusted(const char *path, size_t *len, sl_error_t *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0) {
+        sl_errprintf(err, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    char *text = NULL;
+    if (!S_ISREG(sb.st_mode) || sb.st_size > MAX_FILE) {
+        errno = EINVAL;
+        sl_errprintf(err, "%s: not a text file of at most %d MiB", path, MAX_FILE >> 20);
+    } else if (!az_file_untrusted(path, &sb, "policy", err)) {
+        sl_buf_t b = SL_BUF_INIT;
+        char chunk[8192];
+        ssize_t n;
+        while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+            if (n > 0)
+                sl_buf_append(&b, chunk, (size_t)n);
+        *len = b.len;
+        text = b.data ? b.data : sl_xstrdup("");
+    }
+    close(fd);
+    return text;
+}
+
 sl_authz_policy_t *sl_authz_policy_load(const char *path, sl_error_t *err)
 {
     size_t len = 0;
-    char *text = sl_read_file(path, &len, err);
+    char *text = read_trusted(path, &len, err);
     if (!text)
         return NULL;
     if (len > MAX_FILE || strlen(text) != len) {

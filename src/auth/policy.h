@@ -20,6 +20,8 @@
  *       write: {users: [alice], groups: [team-a]}
  *     "*":                                # any namespace not listed by name
  *       read: {groups: [system:authenticated]}
+ *       defaultQuota: {pods: 100, requests.nvidia.com/gpu: 4}  # see below
+ *   defaultQuota: {pods: 1000}            # for namespaces whose entry has none
  *   users:                                # Kubernetes user → Unix user (default: same name)
  *     alice: alice
  *     ci-bot: svc_ci
@@ -41,6 +43,7 @@
 #ifndef SL_AUTH_POLICY_H
 #define SL_AUTH_POLICY_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "auth/user.h"
@@ -98,6 +101,14 @@ int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid,
  * as group gid (securityContext.runAsGroup): its primary group or a group it
  * is a member of (getgrouplist), as `sg` would let it. 1 or 0. */
 int sl_authz_unix_group_ok(const char *name, gid_t primary, gid_t gid);
+
+/* The default quota of namespace ns: its entry's defaultQuota (by name,
+ * else "*"), else the top-level one. Returns the number of resources (0:
+ * none); *names and *values (quantities as written) are borrowed from the
+ * policy. slurmlinkd makes it a ResourceQuota named "default" in every
+ * namespace that has no quota (src/api/quota.c). */
+size_t sl_authz_default_quota(const sl_authz_policy_t *p, const char *ns, const char *const **names,
+                              const char *const **values);
 
 /* The identity of the loopback plain-HTTP listener, or NULL when the policy
  * has no anonymous: section (the listener must then refuse requests).

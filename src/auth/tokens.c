@@ -1,6 +1,8 @@
 /* tokens.c — the token file: CSV parsing, constant-time lookup, reload, append. */
 #include "auth/tokens.h"
+#include "auth/internal.h"
 #include "common/buf.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -256,6 +258,26 @@ fail:
 
 /* ---- files --------------------------------------------------------------- */
 
+int az_file_untrusted(const char *path, const struct stat *sb, const char *what, sl_error_t *err)
+{
+    uid_t me = geteuid();
+    if (sb->st_uid != 0 && sb->st_uid != me) {
+        errno = EPERM;
+        sl_errprintf(err,
+                     "%s: owned by uid %u, not by root or slurmlinkd's uid %u: its owner could "
+                     "change the %s; chown root it",
+                     path, (unsigned)sb->st_uid, (unsigned)me, what);
+        return 1;
+    }
+    if (sb->st_mode & 0022) {
+        errno = EPERM;
+        sl_errprintf(err, "%s: mode %04o lets group or others change the %s; chmod go-w it", path,
+                     (unsigned)(sb->st_mode & 07777), what);
+        return 1;
+    }
+    return 0;
+}
+
 /* read path under a shared flock (writers append under an exclusive one) */
 static char *read_locked(const char *path, struct stat *sb, sl_error_t *err)
 {
@@ -272,8 +294,10 @@ static char *read_locked(const char *path, struct stat *sb, sl_error_t *err)
         sl_errprintf(err, "%s: not a regular file of at most %d MiB", path, MAX_FILE >> 20);
         goto out;
     }
-    if (sb->st_mode & 0026) {
-        errno = EPERM;
+    if (az_file_untrusted(path, sb, "tokens", err)) /* errno EPERM */
+        goto out;
+    if (sb->st_mode & 0004) {
+        errno = EACCES;
         sl_errprintf(err,
                      "%s: mode %04o lets others read or change the tokens; "
                      "chmod 600 it",
@@ -366,6 +390,16 @@ static int refresh_locked(sl_auth_tokens_t *t, sl_error_t *err)
     table_t tab;
     if (load_table(t->path, &tab, &sb, &t->why) < 0) {
         int saved = errno;
+        if (saved == EPERM && !t->broken) {
+            /* someone else could have written it: read nothing of it and
+             * keep the tokens of the last trusted version */
+            sl_warn("%s; keeping the %zu tokens read before", t->why.text, t->tab.n);
+            sl_errprintf(err, "%s", t->why.text);
+            if (stat(t->path, &t->sig) < 0)
+                memset(&t->sig, 0, sizeof(t->sig));
+            errno = saved;
+            return -1;
+        }
         sl_errprintf(err, "%s", t->why.text);
         errno = saved;
         /* fail closed: a token removed in the same edit must not live on */

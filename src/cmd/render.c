@@ -3,6 +3,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "image/image.h"
 #include "pod/pod.h"
 #include "pod/quantity.h"
 #include "pod/yamljson.h"
@@ -17,16 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int image_has(void *arg, const char *dir, const char *path)
-{
-    struct stat st;
-    char *p = sl_xasprintf("%s/%s", dir, path);
-    int r = lstat(p, &st) == 0;
-    (void)arg;
-    free(p);
-    return r;
-}
 
 static char *read_input(const char *path, size_t *len)
 {
@@ -131,7 +122,7 @@ int cmd_render(int argc, char **argv)
                                  .uid = getuid(),
                                  .gid = getgid(),
                                  .image_lookup = sl_podfs_image_exists,
-                                 .image_has_path = image_has};
+                                 .image_has_path = sl_image_has_path};
     int spec = 0, files = 0, options = 0, script = 1, json = 0, write = 0, c;
     const char *uid = "00000000-0000-0000-0000-000000000000";
     char *self = NULL;

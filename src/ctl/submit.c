@@ -1,12 +1,13 @@
 /* submit.c — a new pod becomes a Slurm job: translate, write the pod folder
  * as the job's user, submit in-process, record the job id. */
-#include "ctl/internal.h"
 #include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "image/image.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
 #include "podfs/podfs.h"
@@ -180,6 +181,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .uid = uid,
         .gid = gid,
         .image_lookup = sl_podfs_image_exists,
+        .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
     json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
     json_t *secrets = sl_store_list(c->store, "secrets", p->ns, NULL);

@@ -34,6 +34,11 @@ int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err
  * to find images. Caller frees. */
 char *sl_image_dir(const char *store, const char *ref, sl_error_t *err);
 
+/* Does path (absolute, inside the image) exist in the image folder dir?
+ * 1 or 0 (lstat: a symlink counts). The translate config's
+ * image_has_path hook; arg is unused. */
+int sl_image_has_path(void *arg, const char *dir, const char *path);
+
 /* Import src into the store as ref. src is a folder (copied with cp -a), a
  * tar archive (unpacked with tar; compression is detected by tar), or "-"
  * for a tar on standard input. An existing image is replaced only with

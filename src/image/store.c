@@ -339,3 +339,13 @@ int sl_image_rm(const char *store, const char *ref, sl_error_t *err)
     free(dir);
     return rc == 0 ? 0 : -1;
 }
+
+int sl_image_has_path(void *arg, const char *dir, const char *path)
+{
+    (void)arg;
+    struct stat st;
+    char *p = sl_xasprintf("%s/%s", dir, path);
+    int r = lstat(p, &st) == 0;
+    free(p);
+    return r;
+}

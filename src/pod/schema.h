@@ -19,7 +19,8 @@
 
 #include "pod/fielderr.h"
 
-/* Kinds known: "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event". */
+/* Kinds known: "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event",
+ * "ResourceQuota". */
 int sl_schema_known_kind(const char *kind);
 
 /* Unknown fields of obj as kind, in document order. NULL (errno ENOENT) for an

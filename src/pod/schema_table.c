@@ -89,18 +89,18 @@ static const sl_sfield_t f_Container[] = {
     {"ports", SL_SF_ARRAY, 17},
     {"readinessProbe", SL_SF_STRUCT, 103},
     {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 110},
+    {"resources", SL_SF_STRUCT, 113},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 120},
+    {"securityContext", SL_SF_STRUCT, 125},
     {"startupProbe", SL_SF_STRUCT, 103},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 132},
-    {"volumeMounts", SL_SF_ARRAY, 133},
+    {"volumeDevices", SL_SF_ARRAY, 137},
+    {"volumeMounts", SL_SF_ARRAY, 138},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -143,20 +143,20 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 111},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 114},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
     {"lastState", SL_SF_STRUCT, 21},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 110},
+    {"resources", SL_SF_STRUCT, 113},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
     {"state", SL_SF_STRUCT, 21},
     {"stopSignal", SL_SF_LEAF, -1},
     {"user", SL_SF_STRUCT, 26},
-    {"volumeMounts", SL_SF_ARRAY, 134},
+    {"volumeMounts", SL_SF_ARRAY, 139},
 };
 static const sl_sfield_t f_ContainerUser[] = {
     {"linux", SL_SF_STRUCT, 61},
@@ -181,7 +181,7 @@ static const sl_sfield_t f_EmptyDirVolumeSource[] = {
 static const sl_sfield_t f_EnvFromSource[] = {
     {"configMapRef", SL_SF_STRUCT, 11},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 116},
+    {"secretRef", SL_SF_STRUCT, 121},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
@@ -191,7 +191,7 @@ static const sl_sfield_t f_EnvVar[] = {
 static const sl_sfield_t f_EnvVarSource[] = {
     {"configMapKeyRef", SL_SF_STRUCT, 12}, {"fieldRef", SL_SF_STRUCT, 74},
     {"fileKeyRef", SL_SF_STRUCT, 41},      {"resourceFieldRef", SL_SF_STRUCT, 108},
-    {"secretKeyRef", SL_SF_STRUCT, 117},
+    {"secretKeyRef", SL_SF_STRUCT, 122},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
@@ -206,10 +206,10 @@ static const sl_sfield_t f_EphemeralContainer[] = {
     {"ports", SL_SF_ARRAY, 17},
     {"readinessProbe", SL_SF_STRUCT, 103},
     {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 110},
+    {"resources", SL_SF_STRUCT, 113},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 120},
+    {"securityContext", SL_SF_STRUCT, 125},
     {"startupProbe", SL_SF_STRUCT, 103},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
@@ -217,8 +217,8 @@ static const sl_sfield_t f_EphemeralContainer[] = {
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 132},
-    {"volumeMounts", SL_SF_ARRAY, 133},
+    {"volumeDevices", SL_SF_ARRAY, 137},
+    {"volumeMounts", SL_SF_ARRAY, 138},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
@@ -353,8 +353,8 @@ static const sl_sfield_t f_Lifecycle[] = {
 static const sl_sfield_t f_LifecycleHandler[] = {
     {"exec", SL_SF_STRUCT, 39},
     {"httpGet", SL_SF_STRUCT, 48},
-    {"sleep", SL_SF_STRUCT, 123},
-    {"tcpSocket", SL_SF_STRUCT, 126},
+    {"sleep", SL_SF_STRUCT, 128},
+    {"tcpSocket", SL_SF_STRUCT, 131},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -447,9 +447,9 @@ static const sl_sfield_t f_OwnerReference[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 129},
-    {"dataSourceRef", SL_SF_STRUCT, 130},
-    {"resources", SL_SF_STRUCT, 136},
+    {"dataSource", SL_SF_STRUCT, 134},
+    {"dataSourceRef", SL_SF_STRUCT, 135},
+    {"resources", SL_SF_STRUCT, 141},
     {"selector", SL_SF_STRUCT, 57},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
@@ -473,7 +473,7 @@ static const sl_sfield_t f_Pod[] = {
     {"spec", SL_SF_STRUCT, 99},     {"status", SL_SF_STRUCT, 100},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 139},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 144},
     {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 84},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
@@ -482,7 +482,7 @@ static const sl_sfield_t f_PodAffinityTerm[] = {
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 139},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 144},
     {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 84},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
@@ -545,12 +545,12 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 112},
-    {"seccompProfile", SL_SF_STRUCT, 114},
+    {"seLinuxOptions", SL_SF_STRUCT, 115},
+    {"seccompProfile", SL_SF_STRUCT, 119},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 125},
-    {"windowsOptions", SL_SF_STRUCT, 140},
+    {"sysctls", SL_SF_ARRAY, 130},
+    {"windowsOptions", SL_SF_STRUCT, 145},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
@@ -579,7 +579,7 @@ static const sl_sfield_t f_PodSpec[] = {
     {"priorityClassName", SL_SF_LEAF, -1},
     {"readinessGates", SL_SF_ARRAY, 93},
     {"resourceClaims", SL_SF_ARRAY, 94},
-    {"resources", SL_SF_STRUCT, 110},
+    {"resources", SL_SF_STRUCT, 113},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
@@ -592,9 +592,9 @@ static const sl_sfield_t f_PodSpec[] = {
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 127},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 128},
-    {"volumes", SL_SF_ARRAY, 131},
+    {"tolerations", SL_SF_ARRAY, 132},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 133},
+    {"volumes", SL_SF_ARRAY, 136},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
@@ -616,7 +616,7 @@ static const sl_sfield_t f_PodStatus[] = {
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
     {"resourceClaimStatuses", SL_SF_ARRAY, 95},
-    {"resources", SL_SF_STRUCT, 110},
+    {"resources", SL_SF_STRUCT, 113},
     {"startTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PortworxVolumeSource[] = {
@@ -636,13 +636,13 @@ static const sl_sfield_t f_Probe[] = {
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 126},
+    {"tcpSocket", SL_SF_STRUCT, 131},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 135},
+    {"sources", SL_SF_ARRAY, 140},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -667,6 +667,19 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"message", SL_SF_LEAF, -1},
     {"resourceID", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ResourceQuota[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 75},
+    {"spec", SL_SF_STRUCT, 111},    {"status", SL_SF_STRUCT, 112},
+};
+static const sl_sfield_t f_ResourceQuotaSpec[] = {
+    {"hard", SL_SF_LEAF, -1},
+    {"scopeSelector", SL_SF_STRUCT, 117},
+    {"scopes", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ResourceQuotaStatus[] = {
+    {"hard", SL_SF_LEAF, -1},
+    {"used", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ResourceRequirements[] = {
     {"claims", SL_SF_ARRAY, 107},
     {"limits", SL_SF_LEAF, -1},
@@ -688,6 +701,14 @@ static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"secretRef", SL_SF_STRUCT, 62},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ScopeSelector[] = {
+    {"matchExpressions", SL_SF_ARRAY, 118},
+};
+static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
+    {"operator", SL_SF_LEAF, -1},
+    {"scopeName", SL_SF_LEAF, -1},
+    {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SeccompProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -728,9 +749,9 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 112},
-    {"seccompProfile", SL_SF_STRUCT, 114},
-    {"windowsOptions", SL_SF_STRUCT, 140},
+    {"seLinuxOptions", SL_SF_STRUCT, 115},
+    {"seccompProfile", SL_SF_STRUCT, 119},
+    {"windowsOptions", SL_SF_STRUCT, 145},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
@@ -812,10 +833,10 @@ static const sl_sfield_t f_Volume[] = {
     {"projected", SL_SF_STRUCT, 104},
     {"quobyte", SL_SF_STRUCT, 105},
     {"rbd", SL_SF_STRUCT, 106},
-    {"scaleIO", SL_SF_STRUCT, 113},
-    {"secret", SL_SF_STRUCT, 119},
-    {"storageos", SL_SF_STRUCT, 124},
-    {"vsphereVolume", SL_SF_STRUCT, 138},
+    {"scaleIO", SL_SF_STRUCT, 116},
+    {"secret", SL_SF_STRUCT, 124},
+    {"storageos", SL_SF_STRUCT, 129},
+    {"vsphereVolume", SL_SF_STRUCT, 143},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -833,12 +854,12 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 137},
+    {"volumeStatus", SL_SF_STRUCT, 142},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
     {"clusterTrustBundle", SL_SF_STRUCT, 9}, {"configMap", SL_SF_STRUCT, 13},
     {"downwardAPI", SL_SF_STRUCT, 27},       {"podCertificate", SL_SF_STRUCT, 86},
-    {"secret", SL_SF_STRUCT, 118},           {"serviceAccountToken", SL_SF_STRUCT, 122},
+    {"secret", SL_SF_STRUCT, 123},           {"serviceAccountToken", SL_SF_STRUCT, 127},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
@@ -1046,12 +1067,20 @@ const sl_stype_t sl_schema_types[] = {
     {"ResourceFieldSelector", f_ResourceFieldSelector,
      sizeof(f_ResourceFieldSelector) / sizeof(f_ResourceFieldSelector[0])},
     {"ResourceHealth", f_ResourceHealth, sizeof(f_ResourceHealth) / sizeof(f_ResourceHealth[0])},
+    {"ResourceQuota", f_ResourceQuota, sizeof(f_ResourceQuota) / sizeof(f_ResourceQuota[0])},
+    {"ResourceQuotaSpec", f_ResourceQuotaSpec,
+     sizeof(f_ResourceQuotaSpec) / sizeof(f_ResourceQuotaSpec[0])},
+    {"ResourceQuotaStatus", f_ResourceQuotaStatus,
+     sizeof(f_ResourceQuotaStatus) / sizeof(f_ResourceQuotaStatus[0])},
     {"ResourceRequirements", f_ResourceRequirements,
      sizeof(f_ResourceRequirements) / sizeof(f_ResourceRequirements[0])},
     {"ResourceStatus", f_ResourceStatus, sizeof(f_ResourceStatus) / sizeof(f_ResourceStatus[0])},
     {"SELinuxOptions", f_SELinuxOptions, sizeof(f_SELinuxOptions) / sizeof(f_SELinuxOptions[0])},
     {"ScaleIOVolumeSource", f_ScaleIOVolumeSource,
      sizeof(f_ScaleIOVolumeSource) / sizeof(f_ScaleIOVolumeSource[0])},
+    {"ScopeSelector", f_ScopeSelector, sizeof(f_ScopeSelector) / sizeof(f_ScopeSelector[0])},
+    {"ScopedResourceSelectorRequirement", f_ScopedResourceSelectorRequirement,
+     sizeof(f_ScopedResourceSelectorRequirement) / sizeof(f_ScopedResourceSelectorRequirement[0])},
     {"SeccompProfile", f_SeccompProfile, sizeof(f_SeccompProfile) / sizeof(f_SeccompProfile[0])},
     {"Secret", f_Secret, sizeof(f_Secret) / sizeof(f_Secret[0])},
     {"SecretEnvSource", f_SecretEnvSource,
@@ -1097,4 +1126,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 141;
+const size_t sl_schema_ntypes = 146;

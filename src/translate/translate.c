@@ -95,6 +95,59 @@ static const char *binary_for(const sl_translate_config_t *cfg, const char *rt)
 
 static const char *lookup_tr_env(void *arg, const char *name) { return tr_env_get(arg, name); }
 
+/* kubelet creates a subPath's folder in the volume: so does the pod folder
+ * (emptyDir on disk) or the job's preparation (emptyDir in memory); src is
+ * the folder on the node */
+static void tr_subpath_dirs(tr_ctx_t *c, const sl_pod_volume_t *v, const char *sub, const char *src)
+{
+    if (v->type != SL_VOL_EMPTYDIR)
+        return;
+    if (v->memory) {
+        char *q = sl_shell_quote(src);
+        sl_argv_addf(&c->prep, "mkdir -p -m 0700 -- %s", q);
+        free(q);
+        return;
+    }
+    char *rel = sl_xasprintf("volumes/%s/%s", v->name, sub);
+    size_t base = strlen("volumes/") + strlen(v->name);
+    for (char *s = strchr(rel + base + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        tr_add_dir(c, rel);
+        *s = '/';
+    }
+    size_t n = strlen(rel);
+    while (n > base + 1 && rel[n - 1] == '/')
+        rel[--n] = '\0';
+    tr_add_dir(c, rel);
+    free(rel);
+}
+
+/* kubelet's checks of a subPathExpr after expansion (makeMounts): the value
+ * must stay inside the volume. -1 after a field error. */
+static int tr_check_subpath(tr_ctx_t *c, const char *sub, const char *expr, const char *path,
+                            size_t i)
+{
+    char *detail = NULL;
+    if (sub[0] == '/') {
+        detail = sl_xasprintf("error SubPath `%s` must not be an absolute path", sub);
+    } else {
+        for (const char *p = sub; *p;) {
+            size_t n = strcspn(p, "/");
+            if (n == 2 && p[0] == '.' && p[1] == '.') {
+                detail =
+                    sl_xasprintf("unable to provision SubPath `%s`: must not contain '..'", sub);
+                break;
+            }
+            p += n;
+            p += *p == '/';
+        }
+    }
+    if (!detail)
+        return 0;
+    sl_fe_invalid(c->errs, expr, detail, "%s.volumeMounts[%zu].subPathExpr", path, i);
+    free(detail);
+    return -1;
+}
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
     const sl_pod_t *p = c->pod;
@@ -149,12 +202,19 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         char *src = tr_volume_src(c, v);
         const char *sub = m->sub_path;
         char *expanded = NULL;
-        if (*m->sub_path_expr)
+        if (*m->sub_path_expr) {
             sub = expanded = sl_k8s_expand(m->sub_path_expr, lookup_tr_env, &env);
+            if (tr_check_subpath(c, expanded, m->sub_path_expr, path, i) < 0) {
+                free(expanded);
+                free(src);
+                continue;
+            }
+        }
         if (*sub) {
             char *s2 = sl_xasprintf("%s/%s", src, sub);
             free(src);
             src = s2;
+            tr_subpath_dirs(c, v, sub, src);
         }
         free(expanded);
         if (!ops->can_mount) {

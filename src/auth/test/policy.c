@@ -2,6 +2,7 @@
  * decisions: grants by user and group, cross-namespace denial, admins,
  * cluster scope, verbs and subresources, 403 texts, accounts, Unix users. */
 #include "auth/policy.h"
+#include "common/fsutil.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
 
@@ -9,6 +10,8 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *POLICY = "# test policy\n"
                             "apiVersion: slurmlink.io/v1\n"
@@ -279,6 +282,49 @@ int main(void)
                  "empty group name");
     policy_fails("adminGroups: [\"a\\tb\"]\n", "adminGroups[0]: holds a control character",
                  "control character");
+
+    /* defaultQuota */
+    policy_fails("defaultQuota: {pods: \"-1\"}\n",
+                 "policy.yaml:1: defaultQuota.pods: must be greater than or equal to 0",
+                 "negative default quota");
+    policy_fails("namespaces:\n  a: {defaultQuota: {pods: 1x}}\n",
+                 "policy.yaml:2: namespaces.a.defaultQuota.pods: quantities must match",
+                 "malformed default quota");
+    sl_authz_policy_t *dq = sl_authz_policy_parse(
+        "defaultQuota: {pods: 1000}\nnamespaces:\n  a: {defaultQuota: {pods: 2, "
+        "requests.nvidia.com/gpu: 4}}\n  b: {}\n",
+        "policy.yaml", &err);
+    ok(dq != NULL, "defaultQuota parses (%s)", err.text);
+    const char *const *qn = NULL, *const *qv = NULL;
+    is_int((int)sl_authz_default_quota(dq, "a", &qn, &qv), 2, "namespace a: its own default quota");
+    ok(qn && qv && !strcmp(qn[1], "requests.nvidia.com/gpu") && !strcmp(qv[1], "4"),
+       "... in file order, as written");
+    is_int((int)sl_authz_default_quota(dq, "b", &qn, &qv), 1, "namespace b: the top-level one");
+    ok(qv && !strcmp(qv[0], "1000"), "... pods: 1000");
+    sl_authz_policy_destroy(dq);
+
+    /* the file: root's (or the daemon's uid's), not writable by group or others */
+    char pdir[] = "/tmp/poltest.XXXXXX";
+    ok(mkdtemp(pdir) != NULL, "temp folder");
+    char *ppath = sl_xasprintf("%s/policy.yaml", pdir);
+    const char *ptext = "adminGroups: [system:masters]\n";
+    sl_write_file(ppath, ptext, strlen(ptext), 0644, NULL);
+    sl_authz_policy_t *pl = sl_authz_policy_load(ppath, &err);
+    ok(pl != NULL, "a policy of root, mode 0644, loads (%s)", err.text);
+    sl_authz_policy_destroy(pl);
+    ok(chown(ppath, 54321, 54321) == 0, "policy given to uid 54321");
+    pl = sl_authz_policy_load(ppath, &err);
+    ok(pl == NULL, "a policy owned by another uid is refused");
+    has_str(err.text, "owned by uid 54321, not by root or slurmlinkd", "... naming its owner");
+    sl_authz_policy_destroy(pl);
+    ok(chown(ppath, 0, 0) == 0 && chmod(ppath, 0664) == 0, "back to root, mode 0664");
+    pl = sl_authz_policy_load(ppath, &err);
+    ok(pl == NULL, "a group-writable policy is refused");
+    has_str(err.text, "mode 0664 lets group or others change the policy", "... saying why");
+    sl_authz_policy_destroy(pl);
+    unlink(ppath);
+    rmdir(pdir);
+    free(ppath);
 
     ok(sl_authz_policy_load("/nonexistent/policy.yaml", &err) == NULL, "missing file fails");
     has_str(err.text, "/nonexistent/policy.yaml", "... naming the file");

@@ -184,6 +184,38 @@ int main(void)
     ok(sl_auth_tokens_append(path, "tok9", "eve", "eve", NULL, 0, &err) < 0,
        "no append to a world-readable file");
     chmod(path, 0600);
+
+    /* owned by neither root nor the daemon, or writable by group or others:
+     * its content is untrusted; refused at load, and a loaded table keeps
+     * what it had and takes nothing from it */
+    u = sl_auth_tokens_lookup(t, g1, 0);
+    ok(u != NULL, "mode 0600 again: the tokens work");
+    sl_auth_user_destroy(u);
+    char *cur = sl_read_file(path, NULL, NULL);
+    char *evil = sl_xasprintf("%sevil-token,mallory,mallory,system:masters\n", cur);
+    sl_write_file(path, evil, strlen(evil), 0600, NULL);
+    ok(chown(path, 54321, 54321) == 0, "token file given to uid 54321");
+    ok(sl_auth_tokens_load(path, &err) == NULL, "a token file owned by another uid is refused");
+    has_str(err.text, "owned by uid 54321, not by root or slurmlinkd", "... naming its owner");
+    ok(sl_auth_tokens_lookup(t, "evil-token", 0) == NULL,
+       "a loaded table takes no token from a file another uid owns");
+    u = sl_auth_tokens_lookup(t, g1, 0);
+    ok(u != NULL, "... and keeps the tokens it had");
+    sl_auth_user_destroy(u);
+    ok(chown(path, 0, 0) == 0 && chmod(path, 0620) == 0, "back to root, mode 0620");
+    ok(sl_auth_tokens_load(path, &err) == NULL, "a group-writable token file is refused");
+    has_str(err.text, "mode 0620 lets group or others change the tokens", "... saying why");
+    ok(sl_auth_tokens_lookup(t, "evil-token", 0) == NULL,
+       "a loaded table takes no token from a group-writable file");
+    u = sl_auth_tokens_lookup(t, g1, 0);
+    ok(u != NULL, "... and keeps the tokens it had");
+    sl_auth_user_destroy(u);
+    sl_write_file(path, cur, strlen(cur), 0600, NULL);
+    u = sl_auth_tokens_lookup(t, g1, 0);
+    ok(u != NULL, "a trusted file again: read as before");
+    sl_auth_user_destroy(u);
+    free(cur);
+    free(evil);
     sl_auth_tokens_destroy(t);
 
     /* concurrent appends from several processes all land, intact */

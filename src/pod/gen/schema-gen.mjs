@@ -9,7 +9,7 @@ import path from "path";
 
 const dir = process.argv[2];
 const roots = { Pod: "Pod", ConfigMap: "ConfigMap", Secret: "Secret", Namespace: "Namespace",
-                ServiceAccount: "ServiceAccount", Event: "Event" };
+                ServiceAccount: "ServiceAccount", Event: "Event", ResourceQuota: "ResourceQuota" };
 // apimachinery types are not in the package's v1 folder: written by hand
 const META = "IIoK8sApimachineryPkgApisMetaV1";
 const manual = {

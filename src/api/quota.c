@@ -1,0 +1,432 @@
+/* quota.c — ResourceQuota admission of pods and the quotas' status, as
+ * kube-apiserver's resourcequota admission plugin and kube-controller-
+ * manager's quota controller do it, for the pod resources:
+ *
+ *   pods, count/pods                       one per pod
+ *   requests.cpu (= cpu), limits.cpu       the pod's effective request / limit
+ *   requests.memory (= memory), limits.memory, requests.ephemeral-storage, ...
+ *   requests.X, X, limits.X                for extended resources (nvidia.com/gpu)
+ *
+ * A pod counts while its phase is neither Succeeded nor Failed and it is not
+ * being deleted. The check runs with the store's write lock held (one
+ * transaction from counting to storing the pod), so concurrent creates can
+ * never overshoot a quota. Usage is counted from the pods themselves, not
+ * from status.used, so a stale status cannot let a pod through.
+ *
+ * status.hard (= spec.hard) and status.used are rewritten after each pod
+ * create and by the janitor after any store change (pods finishing, deleted,
+ * quotas edited). The policy's defaultQuota becomes a ResourceQuota named
+ * "default" in each namespace that has none (at the first pod create, or
+ * when the janitor sees the namespace). */
+#include "api/internal.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+#include "pod/quantity.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_QUOTA "default"
+
+/* ---- resource lists: name → quantity ---- */
+
+typedef struct rlist {
+    char **names;
+    sl_quantity_t *q;
+    size_t n;
+} rlist_t;
+
+static void rl_free(rlist_t *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+    free(l->q);
+    memset(l, 0, sizeof(*l));
+}
+
+static sl_quantity_t *rl_get(const rlist_t *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->names[i], name))
+            return &l->q[i];
+    return NULL;
+}
+
+static sl_quantity_t *rl_slot(rlist_t *l, const char *name, sl_qformat_t fmt)
+{
+    sl_quantity_t *q = rl_get(l, name);
+    if (q)
+        return q;
+    l->names = sl_xrealloc(l->names, (l->n + 1) * sizeof(char *));
+    l->q = sl_xrealloc(l->q, (l->n + 1) * sizeof(sl_quantity_t));
+    l->names[l->n] = sl_xstrdup(name);
+    l->q[l->n] = (sl_quantity_t){0, fmt, 0};
+    return &l->q[l->n++];
+}
+
+static void rl_add(rlist_t *l, const char *name, const sl_quantity_t *q)
+{
+    sl_quantity_t *s = rl_slot(l, name, q->format);
+    s->nanos += q->nanos;
+    s->huge |= q->huge;
+}
+
+static void rl_max(rlist_t *l, const char *name, const sl_quantity_t *q)
+{
+    sl_quantity_t *s = rl_slot(l, name, q->format);
+    if (sl_quantity_cmp(q, s) > 0)
+        *s = *q;
+}
+
+/* A JSON ResourceList (malformed quantities skipped: validation refused
+ * them before they were stored). */
+static void rl_from_json(rlist_t *l, json_t *map, bool max)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(map, k, v)
+    {
+        sl_quantity_t q;
+        if (sl_quantity_from_json(v, &q, NULL, NULL) == 0)
+            (max ? rl_max : rl_add)(l, k, &q);
+    }
+}
+
+/* ---- what one pod uses (podEvaluator.Usage) ---- */
+
+/* requests or limits of the pod: the sum over app containers and sidecars,
+ * at least the largest init container, plus the pod overhead */
+static void pod_sum(json_t *pod, const char *which, rlist_t *out)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(sl_kube_path(pod, "spec.containers"), i, c)
+        rl_from_json(out, sl_kube_path(c, which), false);
+    json_array_foreach(sl_kube_path(pod, "spec.initContainers"), i, c)
+    {
+        const char *rp = sl_kube_path_str(c, "restartPolicy");
+        if (rp && !strcmp(rp, "Always")) /* a sidecar runs alongside */
+            rl_from_json(out, sl_kube_path(c, which), false);
+    }
+    rlist_t init = {0};
+    json_array_foreach(sl_kube_path(pod, "spec.initContainers"), i, c)
+    {
+        const char *rp = sl_kube_path_str(c, "restartPolicy");
+        if (rp && !strcmp(rp, "Always"))
+            continue;
+        rlist_t one = {0};
+        rl_from_json(&one, sl_kube_path(c, which), false);
+        for (size_t k = 0; k < one.n; k++)
+            rl_max(&init, one.names[k], &one.q[k]);
+        rl_free(&one);
+    }
+    for (size_t k = 0; k < init.n; k++)
+        rl_max(out, init.names[k], &init.q[k]);
+    rl_free(&init);
+    rl_from_json(out, sl_kube_path(pod, "spec.overhead"), false);
+}
+
+static void pod_usage(json_t *pod, rlist_t *u)
+{
+    sl_quantity_t one = {1000000000, SL_QF_DECIMAL_SI, 0};
+    rl_add(u, "pods", &one);
+    rl_add(u, "count/pods", &one);
+    rlist_t req = {0}, lim = {0};
+    pod_sum(pod, "resources.requests", &req);
+    pod_sum(pod, "resources.limits", &lim);
+    for (size_t i = 0; i < req.n; i++) {
+        char *n = sl_xasprintf("requests.%s", req.names[i]);
+        rl_add(u, n, &req.q[i]);
+        rl_add(u, req.names[i], &req.q[i]); /* cpu, memory, nvidia.com/gpu */
+        free(n);
+    }
+    for (size_t i = 0; i < lim.n; i++) {
+        char *n = sl_xasprintf("limits.%s", lim.names[i]);
+        rl_add(u, n, &lim.q[i]);
+        free(n);
+    }
+    rl_free(&req);
+    rl_free(&lim);
+}
+
+/* QuotaV1Pod: counted unless finished or being deleted */
+static bool pod_counts(json_t *pod)
+{
+    const char *phase = sl_kube_path_str(pod, "status.phase");
+    if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
+        return false;
+    return !sl_kube_meta_str(pod, "deletionTimestamp");
+}
+
+/* The usage of the namespace's counted pods (skip: a pod name not to count). */
+static int ns_usage(sl_api_t *api, const char *ns, rlist_t *used)
+{
+    json_t *pods = sl_store_list(api->store, "pods", ns, NULL);
+    if (!pods)
+        return -1;
+    size_t i;
+    json_t *p;
+    json_array_foreach(pods, i, p) if (pod_counts(p)) pod_usage(p, used);
+    json_decref(pods);
+    return 0;
+}
+
+/* ---- the policy's default quota ---- */
+
+/* Create "default" from the policy when ns has no quota. The quotas of ns
+ * (new ref), or NULL on a store error. */
+static json_t *quotas_of(sl_api_t *api, const char *ns)
+{
+    json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
+    if (!qs || json_array_size(qs) || !api->policy)
+        return qs;
+    const char *const *names, *const *values;
+    size_t n = sl_authz_default_quota(api->policy, ns, &names, &values);
+    if (!n)
+        return qs;
+    json_t *hard = json_object();
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(hard, names[i], json_string(values[i]));
+    json_t *q =
+        json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:{s:o}}", "apiVersion", "v1", "kind",
+                  "ResourceQuota", "metadata", "name", DEFAULT_QUOTA, "namespace", ns, "labels",
+                  "app.kubernetes.io/managed-by", "slurmlink-policy", "spec", "hard", hard);
+    sl_error_t err = {""};
+    if (sl_store_create(api->store, "resourcequotas", q, &err) == 0) {
+        sl_info("namespace %s: created ResourceQuota default from the policy's defaultQuota", ns);
+        json_array_append(qs, q);
+    } else if (errno != EEXIST) {
+        sl_warn("namespace %s: cannot create the policy's default quota: %s", ns, err.text);
+    }
+    json_decref(q);
+    return qs;
+}
+
+/* ---- status ---- */
+
+struct status_arg {
+    json_t *status;
+};
+
+static int set_status(json_t *obj, void *arg)
+{
+    struct status_arg *a = arg;
+    if (json_equal(json_object_get(obj, "status"), a->status))
+        return 0;
+    json_object_set(obj, "status", a->status);
+    return 1;
+}
+
+/* status.hard = spec.hard, status.used = used for those resources */
+static void write_status(sl_api_t *api, json_t *q, const rlist_t *used)
+{
+    json_t *hard = sl_kube_path(q, "spec.hard");
+    json_t *u = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(hard, k, v)
+    {
+        sl_quantity_t *s = rl_get(used, k);
+        sl_quantity_t zero = {0, SL_QF_DECIMAL_SI, 0};
+        char *text = sl_quantity_string(s ? s : &zero);
+        json_object_set_new(u, k, json_string(text));
+        free(text);
+    }
+    struct status_arg a = {
+        json_pack("{s:o, s:o}", "hard", hard ? json_deep_copy(hard) : json_object(), "used", u)};
+    sl_error_t err = {""};
+    if (sl_store_mutate(api->store, "resourcequotas", sl_kube_namespace(q), sl_kube_name(q),
+                        set_status, &a, NULL, &err) < 0 &&
+        errno != ENOENT)
+        sl_warn("quota %s/%s: cannot update its status: %s", sl_kube_namespace(q), sl_kube_name(q),
+                err.text);
+    json_decref(a.status);
+}
+
+static void sync_ns(sl_api_t *api, const char *ns, json_t *quotas)
+{
+    if (!json_array_size(quotas))
+        return;
+    rlist_t used = {0};
+    if (ns_usage(api, ns, &used) == 0) {
+        size_t i;
+        json_t *q;
+        json_array_foreach(quotas, i, q) write_status(api, q, &used);
+    }
+    rl_free(&used);
+}
+
+void api_quota_sync(sl_api_t *api)
+{
+    json_t *nss = sl_store_list(api->store, "namespaces", NULL, NULL);
+    size_t i;
+    json_t *ns;
+    json_array_foreach(nss, i, ns)
+    {
+        if (sl_kube_meta_str(ns, "deletionTimestamp"))
+            continue;
+        json_t *qs = quotas_of(api, sl_kube_name(ns));
+        sync_ns(api, sl_kube_name(ns), qs);
+        json_decref(qs);
+    }
+    json_decref(nss);
+}
+
+/* ---- admission ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* prettyPrint: "a=1,b=2" sorted by name, of l's entries in names */
+static char *pretty(const rlist_t *l, char **names, size_t n)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        sl_quantity_t zero = {0, SL_QF_DECIMAL_SI, 0};
+        const sl_quantity_t *q = rl_get(l, names[i]);
+        char *s = sl_quantity_string(q ? q : &zero);
+        sl_buf_printf(&b, "%s%s=%s", i ? "," : "", names[i], s);
+        free(s);
+    }
+    char *out = sl_xstrdup(b.len ? b.data : "");
+    sl_buf_free(&b);
+    return out;
+}
+
+static json_t *forbidden(json_t *pod, char *why)
+{
+    json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
+    free(why);
+    return st;
+}
+
+/* podEvaluator.Constraints: with cpu or memory under quota, every container
+ * must state it: "must specify requests.cpu for: a,b; limits.memory for: a" */
+static char *missing_constraints(json_t *pod, json_t *hard)
+{
+    static const char *const res[] = {"limits.cpu", "limits.memory", "requests.cpu",
+                                      "requests.memory", NULL};
+    sl_buf_t b = SL_BUF_INIT;
+    for (int r = 0; res[r]; r++) {
+        const char *base = strchr(res[r], '.') + 1;
+        bool want =
+            json_object_get(hard, res[r]) || (res[r][0] == 'r' && json_object_get(hard, base));
+        if (!want)
+            continue;
+        const char *which = res[r][0] == 'l' ? "resources.limits" : "resources.requests";
+        sl_buf_t who = SL_BUF_INIT;
+        static const char *const lists[] = {"spec.containers", "spec.initContainers"};
+        for (int l = 0; l < 2; l++) {
+            size_t i;
+            json_t *c;
+            json_array_foreach(sl_kube_path(pod, lists[l]), i, c)
+            {
+                if (!json_object_get(sl_kube_path(c, which), base))
+                    sl_buf_printf(&who, "%s%s", who.len ? "," : "",
+                                  sl_kube_path_str(c, "name") ? sl_kube_path_str(c, "name") : "");
+            }
+        }
+        if (who.len)
+            sl_buf_printf(&b, "%s%s for: %s", b.len ? "; " : "must specify ", res[r], who.data);
+        sl_buf_free(&who);
+    }
+    char *out = b.len ? sl_xstrdup(b.data) : NULL;
+    sl_buf_free(&b);
+    return out;
+}
+
+/* One quota against used + the pod's usage: NULL or the 403 Status. */
+static json_t *check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_t *req)
+{
+    json_t *hard = sl_kube_path(q, "spec.hard");
+    char *miss = missing_constraints(pod, hard);
+    if (miss) {
+        json_t *st = forbidden(pod, sl_xasprintf("failed quota: %s: %s", sl_kube_name(q), miss));
+        free(miss);
+        return st;
+    }
+    char **ex = sl_xcalloc(json_object_size(hard) + 1, sizeof(char *));
+    size_t nex = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(hard, k, v)
+    {
+        const sl_quantity_t *r = rl_get(req, k);
+        sl_quantity_t limit;
+        if (!r || !sl_quantity_sign(r) || sl_quantity_from_json(v, &limit, NULL, NULL) < 0)
+            continue;
+        sl_quantity_t total = {0, r->format, 0};
+        const sl_quantity_t *u = rl_get(used, k);
+        total.nanos = r->nanos + (u ? u->nanos : 0);
+        total.huge = r->huge || (u && u->huge);
+        if (sl_quantity_cmp(&total, &limit) > 0)
+            ex[nex++] = (char *)k;
+    }
+    json_t *st = NULL;
+    if (nex) {
+        qsort(ex, nex, sizeof(char *), cmp_str);
+        rlist_t hl = {0};
+        rl_from_json(&hl, hard, false);
+        char *a = pretty(req, ex, nex), *b = pretty(used, ex, nex), *c = pretty(&hl, ex, nex);
+        st = forbidden(pod, sl_xasprintf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
+                                         sl_kube_name(q), a, b, c));
+        free(a);
+        free(b);
+        free(c);
+        rl_free(&hl);
+    }
+    free(ex);
+    return st;
+}
+
+int api_quota_begin(api_req_t *r, json_t *pod, json_t **status)
+{
+    sl_api_t *api = r->api;
+    sl_error_t err = {""};
+    *status = NULL;
+    if (sl_store_txn_begin(api->store, &err) < 0) {
+        *status = sl_kube_status_internal(err.text);
+        return -1;
+    }
+    const char *ns = sl_kube_namespace(pod);
+    json_t *qs = quotas_of(api, ns);
+    rlist_t used = {0}, req = {0};
+    if (!qs) {
+        *status = sl_kube_status_internal("cannot read the namespace's quotas");
+    } else if (json_array_size(qs)) {
+        if (ns_usage(api, ns, &used) < 0)
+            *status = sl_kube_status_internal("cannot count the namespace's pods");
+        pod_usage(pod, &req);
+        size_t i;
+        json_t *q;
+        json_array_foreach(qs, i, q) if (!*status) *status = check_quota(pod, q, &used, &req);
+    }
+    rl_free(&used);
+    rl_free(&req);
+    json_decref(qs);
+    if (*status) {
+        sl_store_txn_rollback(api->store);
+        return -1;
+    }
+    return 0;
+}
+
+int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
+{
+    sl_api_t *api = r->api;
+    if (!created) {
+        sl_store_txn_rollback(api->store);
+        return 0;
+    }
+    const char *ns = sl_kube_namespace(pod);
+    json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
+    sync_ns(api, ns, qs);
+    json_decref(qs);
+    return sl_store_txn_commit(api->store, err);
+}

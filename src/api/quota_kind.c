@@ -1,0 +1,162 @@
+/* quota_kind.c — the ResourceQuota kind: strict decoding, validation with
+ * kube-apiserver's texts (ValidateResourceQuota), status reset on create and
+ * kept on update (only the /status subresource and the server write it).
+ * Admission of pods against quotas and status.used: quota.c. */
+#include "api/internal.h"
+#include "api/printers.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+#include "pod/quantity.h"
+
+#include <string.h>
+
+static const char *bad_quantity_map(json_t *map)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(map, k, v)
+    {
+        sl_quantity_t q;
+        const char *msg = NULL;
+        if (sl_quantity_from_json(v, &q, NULL, &msg) < 0)
+            return msg ? msg : SL_QUANTITY_ERR_FORMAT;
+    }
+    return NULL;
+}
+
+static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, char **decode_err)
+{
+    (void)warnings;
+    const char *m;
+    if ((m = bad_quantity_map(sl_kube_path(obj, "spec.hard"))) ||
+        (m = bad_quantity_map(sl_kube_path(obj, "status.hard"))) ||
+        (m = bad_quantity_map(sl_kube_path(obj, "status.used")))) {
+        *decode_err = sl_xstrdup(m);
+        return -1;
+    }
+    return api_schema_unknown("ResourceQuota", obj, unknown);
+}
+
+/* helper.IsStandardQuotaResourceName: the names kube's quota system knows */
+static bool standard_quota_name(const char *k)
+{
+    static const char *const names[] = {"pods",
+                                        "services",
+                                        "replicationcontrollers",
+                                        "resourcequotas",
+                                        "secrets",
+                                        "configmaps",
+                                        "persistentvolumeclaims",
+                                        "services.nodeports",
+                                        "services.loadbalancers",
+                                        "cpu",
+                                        "memory",
+                                        "ephemeral-storage",
+                                        "requests.cpu",
+                                        "requests.memory",
+                                        "requests.storage",
+                                        "requests.ephemeral-storage",
+                                        "limits.cpu",
+                                        "limits.memory",
+                                        "limits.ephemeral-storage",
+                                        NULL};
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(k, names[i]))
+            return true;
+    return !strncmp(k, "count/", 6) || !strncmp(k, "hugepages-", 10) ||
+           !strncmp(k, "requests.hugepages-", 19);
+}
+
+/* helper.IsIntegerResourceName: object counts and extended resources */
+static bool integer_quota_name(const char *k)
+{
+    static const char *const counts[] = {"pods",
+                                         "services",
+                                         "replicationcontrollers",
+                                         "resourcequotas",
+                                         "secrets",
+                                         "configmaps",
+                                         "persistentvolumeclaims",
+                                         "services.nodeports",
+                                         "services.loadbalancers",
+                                         NULL};
+    for (int i = 0; counts[i]; i++)
+        if (!strcmp(k, counts[i]))
+            return true;
+    if (!strncmp(k, "count/", 6))
+        return true;
+    /* IsExtendedResourceName: a domain-prefixed name outside kubernetes.io
+     * that is not itself a requests. quota name */
+    return strchr(k, '/') && !strstr(k, "kubernetes.io/") && strncmp(k, "requests.", 9) &&
+           strncmp(k, "limits.", 7);
+}
+
+static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(list, k, v)
+    {
+        char *f = sl_xasprintf("%s[%s]", field, k);
+        sl_validate_qualified_name(errs, f, k);
+        if (!strchr(k, '/') && !standard_quota_name(k))
+            sl_fe_invalid(errs, k, "must be a standard resource for quota", "%s", f);
+        sl_quantity_t q;
+        char *text = NULL;
+        if (sl_quantity_from_json(v, &q, &text, NULL) == 0) {
+            if (sl_quantity_sign(&q) < 0)
+                sl_fe_invalid(errs, text, "must be greater than or equal to 0", "%s", f);
+            else if (integer_quota_name(k) && !sl_quantity_is_integer(&q))
+                sl_fe_invalid(errs, text, "must be an integer", "%s", f);
+        }
+        free(text);
+        free(f);
+    }
+}
+
+static json_t *rq_validate(json_t *obj)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    api_validate_meta(obj, false, errs);
+    validate_list(sl_kube_path(obj, "spec.hard"), "spec.hard", errs);
+    /* scopes narrow a quota to some pods; slurmlink counts every pod of
+     * the namespace, so a scoped quota would be enforced wrongly */
+    if (json_array_size(sl_kube_path(obj, "spec.scopes")))
+        sl_fe_forbidden(errs, "not supported: quotas apply to every pod of the namespace",
+                        "spec.scopes");
+    if (sl_kube_path(obj, "spec.scopeSelector"))
+        sl_fe_forbidden(errs, "not supported: quotas apply to every pod of the namespace",
+                        "spec.scopeSelector");
+    return api_invalid_status(errs, "ResourceQuota", obj);
+}
+
+static json_t *rq_validate_update(json_t *obj, json_t *old)
+{
+    (void)old;
+    return rq_validate(obj);
+}
+
+static void rq_prepare_create(json_t *obj)
+{
+    json_object_del(obj, "status"); /* the server computes it */
+}
+
+static void rq_prepare_update(json_t *obj, json_t *old)
+{
+    json_t *s = json_object_get(old, "status");
+    if (s)
+        json_object_set(obj, "status", s);
+    else
+        json_object_del(obj, "status");
+}
+
+const api_kind_ops_t api_resourcequota_ops = {
+    .decode_check = rq_decode,
+    .prepare_create = rq_prepare_create,
+    .prepare_update = rq_prepare_update,
+    .validate_create = rq_validate,
+    .validate_update = rq_validate_update,
+    .table_columns = api_resourcequota_columns,
+    .table_cells = api_resourcequota_cells,
+};
