@@ -105,8 +105,9 @@ int sl_safefs_open_trusted_dir(const char *path, uid_t owner, sl_error_t *err)
     if (st.st_uid != owner || (st.st_mode & 022)) {
         close(fd);
         errno = EPERM;
-        return sl_errprintf(err, "%s: owned by uid %u with mode %04o: must be uid %u's and not "
-                                 "writable by group or others",
+        return sl_errprintf(err,
+                            "%s: owned by uid %u with mode %04o: must be uid %u's and not "
+                            "writable by group or others",
                             path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
                             (unsigned)owner);
     }
@@ -160,8 +161,8 @@ char *sl_safefs_read(int dirfd, const char *rel, size_t max, size_t *len, sl_err
     struct stat st;
     int fd = sl_safefs_open_read(dirfd, rel, (uid_t)-1, &st);
     if (fd < 0) {
-        sl_errprintf(err, "open %s: %s", rel, errno == EINVAL ? "not a regular file"
-                                                              : strerror(errno));
+        sl_errprintf(err, "open %s: %s", rel,
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
         return NULL;
     }
     if (st.st_size < 0 || (unsigned long long)st.st_size > max) {

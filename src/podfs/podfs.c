@@ -26,8 +26,7 @@ int sl_podfs_image_exists(void *arg, const char *dir, sl_image_meta_t *meta)
 }
 
 /* One entry of the list, beneath the pod folder's fd. */
-static int put_entry(int dfd, const sl_translate_file_t *f, uid_t uid, gid_t gid,
-                     sl_error_t *err)
+static int put_entry(int dfd, const sl_translate_file_t *f, uid_t uid, gid_t gid, sl_error_t *err)
 {
     if (strstr(f->path, "..") || f->path[0] == '/') {
         errno = EINVAL;
@@ -71,8 +70,7 @@ static int fill(int pfd, const char *name, const sl_translate_result_t *r, uid_t
                 sl_error_t *err)
 {
     if (sl_safefs_remove_tree(pfd, name) < 0 && errno != ENOENT)
-        return sl_errprintf(err, "cannot remove the leftover %s: %s", r->pod_dir,
-                            strerror(errno));
+        return sl_errprintf(err, "cannot remove the leftover %s: %s", r->pod_dir, strerror(errno));
     int dfd = sl_safefs_mkdir_excl(pfd, name, 0700, err);
     if (dfd < 0)
         return sl_errprefix(err, "%s", r->pod_dir);
@@ -102,9 +100,8 @@ int sl_podfs_write(const sl_translate_result_t *r, int do_chown, uid_t uid, gid_
     }
     *slash = '\0';
     const char *name = slash + 1;
-    int pfd = sl_mkdir_p(parent, 0711, err) < 0
-                  ? -1
-                  : sl_safefs_open_trusted_dir(parent, geteuid(), err);
+    int pfd =
+        sl_mkdir_p(parent, 0711, err) < 0 ? -1 : sl_safefs_open_trusted_dir(parent, geteuid(), err);
     if (pfd < 0) {
         free(parent);
         return -1;

@@ -1,7 +1,7 @@
 /* safefs: every call refuses symlinks, FIFOs, folders and escapes, with
  * openat2 and with the per-component fallback. */
-#include "common/fsutil.h"
 #include "common/safefs.h"
+#include "common/fsutil.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
 
@@ -65,8 +65,8 @@ static void refusals(const char *how)
            (errno == ELOOP || errno == ENOTDIR),
        "%s: a symlink in a middle component is refused (ELOOP/ENOTDIR)", how);
     errno = 0;
-    ok(sl_safefs_open_read(d, "../outside/secret", (uid_t)-1, NULL) < 0,
-       "%s: '..' is refused", how);
+    ok(sl_safefs_open_read(d, "../outside/secret", (uid_t)-1, NULL) < 0, "%s: '..' is refused",
+       how);
     p = sl_xasprintf("%s/outside/secret", base);
     errno = 0;
     ok(sl_safefs_open_read(d, p, (uid_t)-1, NULL) < 0 && errno == EXDEV,
@@ -86,8 +86,7 @@ static void refusals(const char *how)
        "%s: a symlinked folder is refused", how);
     size_t len = 0;
     char *s = sl_safefs_read(d, "big", 10, &len, NULL);
-    ok(s && len == 10 && !strcmp(s, "0123456789"), "%s: a file of exactly the bound is read",
-       how);
+    ok(s && len == 10 && !strcmp(s, "0123456789"), "%s: a file of exactly the bound is read", how);
     free(s);
     errno = 0;
     sl_error_t err = {""};

@@ -1,9 +1,9 @@
 /* podfs: the pod folder is written fresh, never through a link its user
  * planted, and nothing is left of a write that failed. */
+#include "podfs/podfs.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
-#include "podfs/podfs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,15 +16,12 @@ static char base[64];
 
 static sl_translate_file_t entry(const char *path, const char *data, int mode)
 {
-    sl_translate_file_t f = {.path = (char *)path, .data = (char *)data,
-                             .len = data ? strlen(data) : 0, .mode = mode};
+    sl_translate_file_t f = {
+        .path = (char *)path, .data = (char *)data, .len = data ? strlen(data) : 0, .mode = mode};
     return f;
 }
 
-static char *at(const char *rel)
-{
-    return sl_xasprintf("%s/%s", base, rel);
-}
+static char *at(const char *rel) { return sl_xasprintf("%s/%s", base, rel); }
 
 static void write_at(const char *rel, const char *data)
 {
@@ -50,9 +47,9 @@ int main(void)
     v = at("pods/ns/p-uid/volumes/v");
     ok(symlink(etc, v) == 0, "the leftover's volumes/v is a symlink to etc/");
     free(v);
-    sl_translate_file_t files[] = {
-        entry("volumes", NULL, 0755), entry("volumes/v", NULL, 0755),
-        entry("volumes/v/tokens.csv", "evil,admin,admin\n", 0644), entry("job.sh", "#!/bin/sh\n", 0700)};
+    sl_translate_file_t files[] = {entry("volumes", NULL, 0755), entry("volumes/v", NULL, 0755),
+                                   entry("volumes/v/tokens.csv", "evil,admin,admin\n", 0644),
+                                   entry("job.sh", "#!/bin/sh\n", 0700)};
     sl_translate_result_t r = {.pod_dir = pod, .files = files, .nfiles = 4};
     sl_error_t err = {""};
     ok(sl_podfs_write(&r, 1, 65534, 65534, &err) == 0, "the pod folder is written (%s)", err.text);
