@@ -17,7 +17,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-plan 25
+plan 27
 sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
 CL=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
@@ -145,8 +145,8 @@ ok wait_for 30 has_job bf team-b "... and the controller still submits bob's nex
 kill "$HOLDER" 2>/dev/null
 
 # --- 4. a memory emptyDir folder pre-created by another tenant ------------------------------
-hostpod lm 'echo victim-data >/scratch/f; sleep 1' '{"volumes":[{"name":"m","emptyDir":{"medium":"Memory"}}]}' \
-  '{"slurm-job.vk.io/flags":"--begin=now+600"}' cc '[{"name":"m","mountPath":"/scratch"}]' | kc alice create -f - >/dev/null
+hostpod lm 'echo victim-data >/var/tmp/f; sleep 1' '{"volumes":[{"name":"m","emptyDir":{"medium":"Memory"}}]}' \
+  '{"slurm-job.vk.io/flags":"--begin=now+600"}' cc '[{"name":"m","mountPath":"/var/tmp"}]' | kc alice create -f - >/dev/null
 ok wait_for 30 has_job lm team-a "alice's memory-emptyDir pod has a (pending) job"
 SHM=/dev/shm/slurmlink-$(uid_of lm)
 as_b mkdir -m 0777 "$SHM"
@@ -156,14 +156,17 @@ as_a scontrol update JobId="$(job_of lm)" StartTime=now >/dev/null 2>&1
 lm_over() { p=$(phase lm); [ "$p" = Succeeded ] || [ "$p" = Failed ]; }
 ok wait_for 60 lm_over "the pod runs to an end"
 is "$(ls -A "$SHM/m" 2>&1)" "" "bob's pre-created folder received nothing of alice's"
+like "$(cat "$CL/pods/team-a/lm-$(uid_of lm)/job.out" 2>&1)" "cannot create $SHM for the pod's memory emptyDirs \\(it must not exist already\\)" \
+  "... the job refused it, saying why"
 
 # --- 5. nothing outlives the pod ------------------------------------------------------------
 ka create secret generic s -n team-a --from-literal=key=s3cret >/dev/null
-hostpod ls 'cat /sec/key; echo x >/m/f' '{"volumes":[{"name":"sec","secret":{"secretName":"s"}},{"name":"m","emptyDir":{"medium":"Memory"}}]}' \
-  '' cc '[{"name":"sec","mountPath":"/sec"},{"name":"m","mountPath":"/m"}]' | kc alice create -f - >/dev/null
+hostpod ls 'cat /home/key; echo x >/var/tmp/f' '{"volumes":[{"name":"sec","secret":{"secretName":"s"}},{"name":"m","emptyDir":{"medium":"Memory"}}]}' \
+  '' cc '[{"name":"sec","mountPath":"/home"},{"name":"m","mountPath":"/var/tmp"}]' | kc alice create -f - >/dev/null
 ok wait_for 60 is_phase ls team-a Succeeded "a pod with a secret and a memory emptyDir succeeds"
 PS=$CL/pods/team-a/ls-$(uid_of ls)
-no_secret() { [ -z "$(find "$PS/volumes/sec" -type f 2>/dev/null)" ]; }
+is "$(kc alice logs ls 2>&1)" "s3cret" "... its container read the secret"
+no_secret() { [ -d "$PS/volumes" ] && [ -z "$(find "$PS/volumes" -type f 2>/dev/null)" ]; }
 ok wait_for 30 no_secret "the secret's files are removed when the pod's job ends"
 no_shm() { ! ls -d "/dev/shm/slurmlink-$(uid_of ls)"* >/dev/null 2>&1; }
 ok wait_for 30 no_shm "the /dev/shm scratch is removed when the pod's job ends"

@@ -201,7 +201,8 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
 
 /* ---- deletion --------------------------------------------------------------- */
 
-/* The pod folder goes with the pod object (its logs are kept until then).
+/* The pod folder goes with the pod object, however it was deleted (its
+ * logs are kept until then).
  * Its user may have filled it: removed on fds, never following a link, on
  * a thread of its own so that a huge tree does not hold the controller. */
 static void *remove_folder(void *arg)
@@ -213,9 +214,9 @@ static void *remove_folder(void *arg)
     return NULL;
 }
 
-static void remove_pod_folder(sl_ctl_t *c, ctl_pod_t *p)
+static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
 {
-    char *dir = ctl_pod_dir(c, p->ns, p->name, p->uid);
+    char *dir = ctl_pod_dir(c, ns, name, uid);
     pthread_t t;
     if (pthread_create(&t, NULL, remove_folder, dir) == 0)
         pthread_detach(t);
@@ -228,8 +229,6 @@ static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
     sl_error_t err = {""};
     if (sl_store_delete(c->store, "pods", p->ns, p->name, 0, NULL, &err) < 0 && errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
-    else
-        remove_pod_folder(c, p);
     pthread_mutex_lock(&c->lock);
     ctl_pod_remove(c, p->uid);
     pthread_mutex_unlock(&c->lock);
@@ -290,6 +289,7 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         /* force-deleted (or removed by us after the job ended) */
         if (job && !over)
             sl_slurm_cancel(job, NULL);
+        remove_pod_folder(c, ns, name, uid);
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);
