@@ -18,6 +18,7 @@
  * in pieces as it comes, as the kubelet splits CRI partial lines; reading
  * stops after QUIET_MAX bytes that produced no output (a sparse or garbage
  * file), and when the client has gone. */
+#include "api/logs.h"
 #include "api/internal.h"
 #include "common/buf.h"
 #include "common/proc.h"
@@ -233,6 +234,26 @@ static void drain_lines(logstream_t *l)
     l->in.len = rest;
     l->in.data[rest] = '\0';
 }
+
+char *sl_api_log_render(const char *data, size_t len, size_t chunk, bool timestamps,
+                        long long limit, size_t *out_len, size_t *max_pending)
+{
+    logstream_t l = {
+        .fd = -1, .dirfd = -1, .timestamps = timestamps, .limit = limit, .line_start = true};
+    *max_pending = 0;
+    for (size_t off = 0; off < len && !l.done && chunk; off += chunk) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        sl_buf_append(&l.in, data + off, n);
+        if (l.in.len > *max_pending)
+            *max_pending = l.in.len;
+        drain_lines(&l);
+    }
+    sl_buf_free(&l.in);
+    *out_len = l.out.len;
+    return l.out.data ? sl_buf_steal(&l.out) : sl_xstrdup("");
+}
+
+size_t sl_api_log_pending_bound(size_t chunk) { return LINE_PIECE + chunk; }
 
 static ssize_t read_more(logstream_t *l)
 {

@@ -112,9 +112,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char *sp = l[0] == 'f' ? strchr(l + 2, ' ') : NULL;
             if (sp)
                 *sp++ = '\0';
-            files[nfiles++] = (sl_translate_file_t){
-                .path = l + 2, .data = l[0] == 'f' ? (sp ? sp : "") : NULL,
-                .len = l[0] == 'f' && sp ? strlen(sp) : 0, .mode = 0644};
+            files[nfiles++] = (sl_translate_file_t){.path = l + 2,
+                                                    .data = l[0] == 'f' ? (sp ? sp : "") : NULL,
+                                                    .len = l[0] == 'f' && sp ? strlen(sp) : 0,
+                                                    .mode = 0644};
         }
     }
     sl_translate_result_t r = {.pod_dir = pod, .files = files, .nfiles = nfiles};
