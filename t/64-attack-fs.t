@@ -135,7 +135,7 @@ FIFO=$(as_a mktemp -u /tmp/sl-fifo.XXXXXX)
 as_a mkfifo "$FIFO"
 on_exit "rm -f '$FIFO'"
 as_a sh -c "rm -f '$PF/events.jsonl'; ln -s '$FIFO' '$PF/events.jsonl'"
-runuser -u "$UA" -- sh -c "exec 3<>'$FIFO'; exec sleep 120" &
+runuser -u "$UA" -- sh -c "exec 3<>'$FIFO'; exec sleep 120" >/dev/null 2>&1 &
 HOLDER=$!
 on_exit "kill $HOLDER"
 as_a scontrol update JobId="$(job_of lf)" StartTime=now >/dev/null 2>&1
