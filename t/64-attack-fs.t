@@ -145,17 +145,24 @@ ok wait_for 30 has_job bf team-b "... and the controller still submits bob's nex
 kill "$HOLDER" 2>/dev/null
 
 # --- 4. a memory emptyDir folder pre-created by another tenant ------------------------------
-hostpod lm 'echo victim-data >/var/tmp/f; sleep 1' '{"volumes":[{"name":"m","emptyDir":{"medium":"Memory"}}]}' \
+hostpod lm 'echo victim-data >/var/tmp/f; sleep 3' '{"volumes":[{"name":"m","emptyDir":{"medium":"Memory"}}]}' \
   '{"slurm-job.vk.io/flags":"--begin=now+600"}' cc '[{"name":"m","mountPath":"/var/tmp"}]' | kc alice create -f - >/dev/null
 ok wait_for 30 has_job lm team-a "alice's memory-emptyDir pod has a (pending) job"
 SHM=/dev/shm/slurmlink-$(uid_of lm)
 as_b mkdir -m 0777 "$SHM"
 as_b mkdir -m 0777 "$SHM/m"
 on_exit "rm -rf '$SHM'"
+# bob copies whatever appears in his folder
+CAP=$(as_b mktemp /tmp/sl-cap.XXXXXX)
+on_exit "rm -f '$CAP'"
+runuser -u "$UB" -- sh -c "while :; do cat '$SHM/m/f' >'$CAP' 2>/dev/null && [ -s '$CAP' ] && exit; sleep 0.05; done" >/dev/null 2>&1 &
+SPY=$!
+on_exit "kill $SPY"
 as_a scontrol update JobId="$(job_of lm)" StartTime=now >/dev/null 2>&1
 lm_over() { p=$(phase lm); [ "$p" = Succeeded ] || [ "$p" = Failed ]; }
 ok wait_for 60 lm_over "the pod runs to an end"
-is "$(ls -A "$SHM/m" 2>&1)" "" "bob's pre-created folder received nothing of alice's"
+kill "$SPY" 2>/dev/null
+is "$(cat "$CAP")$(ls -A "$SHM/m" 2>&1)" "" "bob's pre-created folder received nothing of alice's"
 like "$(cat "$CL/pods/team-a/lm-$(uid_of lm)/job.out" 2>&1)" "cannot create $SHM for the pod's memory emptyDirs \\(it must not exist already\\)" \
   "... the job refused it, saying why"
 
