@@ -91,11 +91,17 @@ GRACE=20 pod term1 Never 'trap "echo got TERM; exit 0" TERM; echo started; while
 ok wait_phase term1 Running 30 "a long pod runs"
 sleep 1
 dir=$(ls -d "$CL"/pods/default/term1-*)
+# the pod folder goes with the pod: follow its log to see what the container said
+kc logs -f term1 >"$CL/term1.log" 2>&1 &
+logs_pid=$!
+wait_for 10 grep -q started "$CL/term1.log"
 t0=$SECONDS
 ok timeout 40 "${KC[@]}" delete pod term1 "kubectl delete of a running pod returns once it is gone"
 ok test $((SECONDS - t0)) -lt 20 "the container handled SIGTERM, so deletion did not wait for the grace period"
 nok "${KC[@]}" get pod term1 "the pod is gone"
-like "$(cat "$dir"/logs/main/0.log 2>/dev/null)" "stdout F got TERM" "the container received SIGTERM (its log says so)"
+wait_for 30 bash -c "! kill -0 $logs_pid"
+like "$(cat "$CL/term1.log")" "got TERM" "the container received SIGTERM (its log says so)"
+ok wait_for 30 test ! -e "$dir" "... and its pod folder is removed with it"
 
 # --- force delete kills at once ------------------------------------------------------
 pod force1 Never 'trap "" TERM; while :; do sleep 1; done' | kc apply -f - >/dev/null

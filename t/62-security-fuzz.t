@@ -9,6 +9,12 @@
 #                2xx for alice outside her namespace
 #   fuzz_tokens  the token file (CSV) and the Authorization header reader
 #   fuzz_policy  policy.yaml and the decisions of any policy it accepts
+#   fuzz_podfs   the pod-folder writer over a folder its user changed
+#                (planted links, folders, files); oracles: nothing outside
+#                the pods root changes, no planted link survives a write
+#   fuzz_logs    the `kubectl logs` CRI line reader on any file content;
+#                oracles: limitBytes holds, bounded line buffer, output
+#                independent of read sizes
 # A crash, leak, sanitizer report or harness assertion fails the harness.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -16,7 +22,7 @@ S=${FUZZ_SECONDS:-8}
 if make -s fuzz-build >/tmp/fuzz-build.$$ 2>&1; then _t_report 0 "fuzz harnesses build"; else
   _t_report 1 "fuzz harnesses build"; sed 's/^/# /' /tmp/fuzz-build.$$ | tail -20; fi
 rm -f /tmp/fuzz-build.$$
-for h in fuzz_api fuzz_tokens fuzz_policy; do
+for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs; do
   corpus=$(mktemp -d /tmp/sl-fuzz.XXXXXX)
   seeds=()
   [ -d "$ROOT/src/fuzz/seeds/$h" ] && seeds=("$ROOT/src/fuzz/seeds/$h")

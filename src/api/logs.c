@@ -8,10 +8,21 @@
  * before it the previous (restarted) one. Follow polls the file every 50 ms
  * and also wakes on every store change, and ends when the container has
  * ended: its status says terminated, a newer log file appeared (restart),
- * the pod reached Succeeded/Failed, or the pod is gone. */
+ * the pod reached Succeeded/Failed, or the pod is gone.
+ *
+ * The pod folder belongs to the pod's user, so nothing in it is trusted
+ * (docs/security.md): the log folder is opened beneath the pods root with no
+ * symlink on the way (src/common/safefs.h), and a log file must be a
+ * regular file of the pod folder's owner (a symlink, FIFO or hard link to
+ * someone else's file is skipped). A line longer than LINE_PIECE is emitted
+ * in pieces as it comes, as the kubelet splits CRI partial lines; reading
+ * stops after QUIET_MAX bytes that produced no output (a sparse or garbage
+ * file), and when the client has gone. */
+#include "api/logs.h"
 #include "api/internal.h"
 #include "common/buf.h"
 #include "common/proc.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
@@ -19,18 +30,23 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define POLL_MS 50
 #define READ_CHUNK (64 * 1024)
+#define LINE_PIECE (16 * 1024)         /* kubelet's maxMsgSize for CRI partial lines */
+#define QUIET_MAX (64LL * 1024 * 1024) /* bytes read without output, then stop */
 
 typedef struct logstream {
     sl_api_t *api;
-    char *ns, *pod, *uid, *container, *dir;
+    char *ns, *pod, *uid, *container;
+    int dirfd;   /* logs/<container>, opened beneath the pods root */
+    uid_t owner; /* the pod folder's owner: log files must be theirs */
     long file_no;
     int fd;
     sl_buf_t in;
@@ -40,6 +56,8 @@ typedef struct logstream {
     long long since_ns;
     long long limit, written;
     bool line_start;
+    bool in_long, long_skip, long_partial; /* inside a line longer than LINE_PIECE */
+    long long quiet;                       /* bytes read since the last output */
     bool draining, done;
     int conn_fd;
 } logstream_t;
@@ -51,28 +69,39 @@ static void ls_free(void *cls)
         return;
     if (l->fd >= 0)
         close(l->fd);
+    if (l->dirfd >= 0)
+        close(l->dirfd);
     free(l->ns);
     free(l->pod);
     free(l->uid);
     free(l->container);
-    free(l->dir);
     sl_buf_free(&l->in);
     sl_buf_free(&l->out);
     free(l);
 }
 
-/* The two highest N of N.log in dir (-1 when absent). */
-static void log_files(const char *dir, long *newest, long *previous)
+/* The two highest N of N.log in the folder (-1 when absent): regular files
+ * of owner only, never a symlink. */
+static void log_files(int dirfd, uid_t owner, long *newest, long *previous)
 {
     *newest = *previous = -1;
-    DIR *d = opendir(dir);
-    if (!d)
+    int fd = dirfd >= 0 ? dup(dirfd) : -1;
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
+    rewinddir(d);
     struct dirent *e;
     while ((e = readdir(d))) {
         char *end;
         long n = strtol(e->d_name, &end, 10);
         if (end == e->d_name || strcmp(end, ".log") || n < 0)
+            continue;
+        struct stat st;
+        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != owner)
             continue;
         if (n > *newest) {
             *previous = *newest;
@@ -115,9 +144,29 @@ static void put_limited(logstream_t *l, const char *s, size_t n)
     l->written += (long long)n;
 }
 
-/* One CRI line (without its newline). */
-static void emit_line(logstream_t *l, const char *line, size_t len)
+/* The rest of a line longer than LINE_PIECE: text only. */
+static void emit_rest(logstream_t *l, const char *text, size_t len, bool complete)
 {
+    if (!l->long_skip)
+        put_limited(l, text, len);
+    if (!complete)
+        return;
+    l->in_long = false;
+    if (!l->long_skip) {
+        if (!l->long_partial && !l->done)
+            put_limited(l, "\n", 1);
+        l->line_start = !l->long_partial;
+    }
+}
+
+/* One CRI line (without its newline), or the first piece of a longer one
+ * (complete false: what follows up to the newline is more of its text). */
+static void emit_line(logstream_t *l, const char *line, size_t len, bool complete)
+{
+    if (!complete) {
+        l->in_long = true;
+        l->long_skip = true; /* until the header is found good */
+    }
     const char *sp1 = memchr(line, ' ', len);
     if (!sp1)
         return;
@@ -148,21 +197,37 @@ static void emit_line(logstream_t *l, const char *line, size_t len)
     }
     if (!l->done)
         put_limited(l, text, tlen);
+    if (!complete) {
+        l->long_skip = false;
+        l->long_partial = partial;
+        l->line_start = false;
+        return;
+    }
     if (!partial && !l->done)
         put_limited(l, "\n", 1);
     l->line_start = !partial;
 }
 
-/* Turn the complete lines of l->in into output. */
+/* Turn the lines of l->in into output: complete ones, and pieces of
+ * LINE_PIECE bytes of longer ones, so l->in stays under LINE_PIECE. */
 static void drain_lines(logstream_t *l)
 {
     size_t start = 0;
     while (!l->done) {
-        char *nl = memchr(l->in.data + start, '\n', l->in.len - start);
-        if (!nl)
+        const char *p = l->in.data + start;
+        size_t avail = l->in.len - start;
+        const char *nl = memchr(p, '\n', avail);
+        size_t n = nl ? (size_t)(nl - p) : avail;
+        if (!nl && avail < LINE_PIECE)
             break;
-        emit_line(l, l->in.data + start, (size_t)(nl - (l->in.data + start)));
-        start = (size_t)(nl - l->in.data) + 1;
+        bool complete = nl && n <= LINE_PIECE;
+        if (!complete)
+            n = LINE_PIECE;
+        if (l->in_long)
+            emit_rest(l, p, n, complete);
+        else
+            emit_line(l, p, n, complete);
+        start += n + (complete ? 1 : 0);
     }
     size_t rest = l->in.len - start;
     memmove(l->in.data, l->in.data + start, rest);
@@ -170,13 +235,35 @@ static void drain_lines(logstream_t *l)
     l->in.data[rest] = '\0';
 }
 
+char *sl_api_log_render(const char *data, size_t len, size_t chunk, bool timestamps,
+                        long long limit, size_t *out_len, size_t *max_pending)
+{
+    logstream_t l = {
+        .fd = -1, .dirfd = -1, .timestamps = timestamps, .limit = limit, .line_start = true};
+    *max_pending = 0;
+    for (size_t off = 0; off < len && !l.done && chunk; off += chunk) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        sl_buf_append(&l.in, data + off, n);
+        if (l.in.len > *max_pending)
+            *max_pending = l.in.len;
+        drain_lines(&l);
+    }
+    sl_buf_free(&l.in);
+    *out_len = l.out.len;
+    return l.out.data ? sl_buf_steal(&l.out) : sl_xstrdup("");
+}
+
+size_t sl_api_log_pending_bound(size_t chunk) { return LINE_PIECE + chunk; }
+
 static ssize_t read_more(logstream_t *l)
 {
     char buf[READ_CHUNK];
     ssize_t n = read(l->fd, buf, sizeof(buf));
     if (n > 0) {
+        size_t before = l->out.len;
         sl_buf_append(&l->in, buf, (size_t)n);
         drain_lines(l);
+        l->quiet = l->out.len > before ? 0 : l->quiet + n;
     }
     return n;
 }
@@ -185,7 +272,7 @@ static ssize_t read_more(logstream_t *l)
 static bool container_ended(logstream_t *l)
 {
     long newest, prev;
-    log_files(l->dir, &newest, &prev);
+    log_files(l->dirfd, l->owner, &newest, &prev);
     if (newest > l->file_no)
         return true;
     json_t *pod = sl_store_get(l->api->store, "pods", l->ns, l->pod);
@@ -238,8 +325,12 @@ static bool refill(logstream_t *l)
         ssize_t n = l->fd >= 0 ? read_more(l) : 0;
         if (l->out.len)
             return true;
-        if (n > 0)
+        if (n > 0 && l->quiet >= QUIET_MAX)
+            return false; /* that much without a line: not a log */
+        if (n > 0 && !peer_gone(l->conn_fd))
             continue;
+        if (n > 0)
+            return false;
         if (!l->follow || l->draining)
             return false;
         if (container_ended(l)) {
@@ -271,7 +362,8 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     return (ssize_t)n;
 }
 
-/* Offset of the start of the last n lines of fd (kubelet's tail). */
+/* Offset of the start of the last n lines of fd (kubelet's tail), looking
+ * back at most QUIET_MAX bytes. */
 static off_t tail_offset(int fd, long n)
 {
     off_t end = lseek(fd, 0, SEEK_END);
@@ -283,6 +375,8 @@ static off_t tail_offset(int fd, long n)
     off_t pos = end;
     long lines = 0;
     while (pos > 0) {
+        if (end - pos >= QUIET_MAX)
+            return pos;
         size_t chunk = pos > (off_t)sizeof(buf) ? sizeof(buf) : (size_t)pos;
         pos -= (off_t)chunk;
         if (pread(fd, buf, chunk, pos) != (ssize_t)chunk)
@@ -374,6 +468,32 @@ static json_t *container_status(json_t *pod, const char *name)
     return NULL;
 }
 
+/* logs/<container> of the pod folder, opened beneath the pods root without
+ * following a link; *owner: the pod folder's owner. -1 when absent. */
+static int open_log_dir(sl_api_t *api, const char *ns, const char *name, const char *uid,
+                        const char *container, uid_t *owner)
+{
+    int root = open(api->pods_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return -1;
+    char *rel = sl_xasprintf("%s/%s-%s", ns, name, uid);
+    int pod = sl_safefs_opendir(root, rel);
+    free(rel);
+    close(root);
+    struct stat st;
+    if (pod < 0 || fstat(pod, &st) < 0) {
+        if (pod >= 0)
+            close(pod);
+        return -1;
+    }
+    *owner = st.st_uid;
+    rel = sl_xasprintf("logs/%s", container);
+    int fd = sl_safefs_opendir(pod, rel);
+    free(rel);
+    close(pod);
+    return fd;
+}
+
 static long long num_param(api_req_t *r, const char *key, long long dflt, bool *bad)
 {
     const char *v = api_query(r, key);
@@ -413,12 +533,12 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
     logstream_t *l = sl_xcalloc(1, sizeof(*l));
     l->api = r->api;
     l->fd = -1;
+    l->dirfd = -1;
     l->ns = sl_xstrdup(p->ns);
     l->pod = sl_xstrdup(p->name);
     l->uid = sl_xstrdup(sl_kube_uid(pod) ? sl_kube_uid(pod) : "");
     l->container = sl_xstrdup(container);
-    l->dir = sl_xasprintf("%s/%s/%s-%s/logs/%s", r->api->pods_root, p->ns, p->name, l->uid,
-                          container);
+    l->dirfd = open_log_dir(r->api, p->ns, p->name, l->uid, container, &l->owner);
     l->follow = api_query_bool(r, "follow");
     l->timestamps = api_query_bool(r, "timestamps");
     l->since_ns = since_ns;
@@ -426,7 +546,7 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
     l->line_start = true;
     bool previous = api_query_bool(r, "previous");
     long newest, prev;
-    log_files(l->dir, &newest, &prev);
+    log_files(l->dirfd, l->owner, &newest, &prev);
     long want = previous ? prev : newest;
     if (want < 0) {
         json_t *cs = container_status(pod, container);
@@ -454,9 +574,9 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
     if (previous)
         l->follow = false;
     l->file_no = want;
-    char *path = sl_xasprintf("%s/%ld.log", l->dir, want);
-    l->fd = open(path, O_RDONLY | O_CLOEXEC);
-    free(path);
+    char name[32];
+    snprintf(name, sizeof(name), "%ld.log", want);
+    l->fd = sl_safefs_open_read(l->dirfd, name, l->owner, NULL);
     if (l->fd < 0) {
         ls_free(l);
         return api_reply_status(r, sl_kube_status_internal("cannot open the container log"));

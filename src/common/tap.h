@@ -49,9 +49,22 @@ static inline int tap_ok(int cond, const char *file, int line, const char *fmt, 
             printf("#   [%s] does not contain [%s]\n", h_ ? h_ : "(null)", n_);           \
     } while (0)
 
+/* A fixed plan: tap_done() fails when another number of tests ran. */
+static int tap_planned = -1;
+static inline void tap_plan(int n)
+{
+    tap_planned = n;
+    printf("1..%d\n", n);
+}
+
 static inline int tap_done(void)
 {
-    printf("1..%d\n", tap_n);
+    if (tap_planned < 0) {
+        printf("1..%d\n", tap_n);
+    } else if (tap_n != tap_planned) {
+        printf("# planned %d tests, ran %d\n", tap_planned, tap_n);
+        return 1;
+    }
     return tap_failed ? 1 : 0;
 }
 

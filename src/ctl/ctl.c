@@ -5,11 +5,14 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
+#include "podfs/podfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <slurm/slurm_errno.h>
 #include <signal.h>
@@ -148,15 +151,35 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
     json_decref(out);
 }
 
+#define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
+
+/* A file of the pod folder, which its user owns: read beneath the pods root,
+ * never through a link, a regular file of at most max bytes (so neither a
+ * FIFO nor /dev/zero stops the controller). NULL when absent or refused. */
+static char *read_pod_file(sl_ctl_t *c, ctl_pod_t *p, const char *name, size_t max)
+{
+    int root = open(c->o.pods_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return NULL;
+    char *rel = sl_xasprintf("%s/%s-%s", p->ns, p->name, p->uid);
+    int dir = sl_safefs_opendir(root, rel);
+    close(root);
+    free(rel);
+    if (dir < 0)
+        return NULL;
+    sl_error_t err = {""};
+    char *data = sl_safefs_read(dir, name, max, NULL, &err);
+    close(dir);
+    if (!data && errno != ENOENT)
+        sl_warn("pod %s/%s: not replaying %s", p->ns, p->name, err.text);
+    return data;
+}
+
 /* replay the pod folder's events.jsonl: what the shim said while we were away */
 static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
 {
     p->files_read = 1;
-    char *dir = ctl_pod_dir(c, p->ns, p->name, p->uid);
-    char *path = sl_xasprintf("%s/events.jsonl", dir);
-    char *data = sl_read_file(path, NULL, NULL);
-    free(path);
-    free(dir);
+    char *data = read_pod_file(c, p, "events.jsonl", CTL_EVENTS_MAX);
     if (!data)
         return;
     char *save = NULL;
@@ -177,6 +200,29 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
 }
 
 /* ---- deletion --------------------------------------------------------------- */
+
+/* The pod folder goes with the pod object, however it was deleted (its
+ * logs are kept until then).
+ * Its user may have filled it: removed on fds, never following a link, on
+ * a thread of its own so that a huge tree does not hold the controller. */
+static void *remove_folder(void *arg)
+{
+    char *dir = arg;
+    if (sl_podfs_remove(dir) < 0)
+        sl_warn("cannot remove the pod folder %s: %s", dir, strerror(errno));
+    free(dir);
+    return NULL;
+}
+
+static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
+{
+    char *dir = ctl_pod_dir(c, ns, name, uid);
+    pthread_t t;
+    if (pthread_create(&t, NULL, remove_folder, dir) == 0)
+        pthread_detach(t);
+    else
+        remove_folder(dir);
+}
 
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
@@ -243,6 +289,7 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         /* force-deleted (or removed by us after the job ended) */
         if (job && !over)
             sl_slurm_cancel(job, NULL);
+        remove_pod_folder(c, ns, name, uid);
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);

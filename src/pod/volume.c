@@ -48,6 +48,32 @@ static int supported_kind(const char *k)
            !strcmp(k, "configMap") || !strcmp(k, "downwardAPI") || !strcmp(k, "projected");
 }
 
+/* Is b inside a (a is a file, b a path beneath it)? */
+static int inside(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    return n && !strncmp(a, b, n) && b[n] == '/';
+}
+
+/* A path that is also the folder of an earlier path, or inside an earlier
+ * file: the pod folder could not hold both (refused at admission rather
+ * than at every submission). */
+static void check_clash(pod_ctx_t *c, const char *v, const char *const *earlier, size_t n,
+                        const char *ipath, const char *field)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (!*earlier[k] || (!inside(earlier[k], v) && !inside(v, earlier[k])))
+            continue;
+        char *d = sl_xasprintf(inside(earlier[k], v)
+                                   ? "must not be inside the file of %s[%zu].path \"%s\""
+                                   : "must not be the folder of %s[%zu].path \"%s\"",
+                               strrchr(ipath, '.') + 1, k, earlier[k]);
+        sl_fe_invalid(c->errs, v, d, "%s", field);
+        free(d);
+        return;
+    }
+}
+
 static void parse_items(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_source_t *s)
 {
     char *ipath = sl_xasprintf("%s.items", path);
@@ -70,6 +96,11 @@ static void parse_items(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_
         } else {
             char *pp = sl_xasprintf("%s.path", p);
             pod_check_relpath(c, kp->path, pp);
+            const char **earlier = sl_xcalloc(i + 1, sizeof(*earlier));
+            for (size_t k = 0; k < i; k++)
+                earlier[k] = s->items[k].path;
+            check_clash(c, kp->path, earlier, i, ipath, pp);
+            free(earlier);
             free(pp);
         }
         char *mp = sl_xasprintf("%s.mode", p);
@@ -114,6 +145,11 @@ static void parse_dapi(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_s
         } else {
             char *pp = sl_xasprintf("%s.path", p);
             pod_check_relpath(c, d->path, pp);
+            const char **earlier = sl_xcalloc(i + 1, sizeof(*earlier));
+            for (size_t k = 0; k < i; k++)
+                earlier[k] = s->dapi[k].path;
+            check_clash(c, d->path, earlier, i, ipath, pp);
+            free(earlier);
             free(pp);
         }
         char *mp = sl_xasprintf("%s.mode", p);
@@ -217,6 +253,10 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
                 if (!s->sa_path || !*s->sa_path) {
                     sl_fe_required(c->errs, NULL, "%s.path", xp);
                     s->sa_path = "";
+                } else {
+                    char *pp = sl_xasprintf("%s.path", xp);
+                    pod_check_relpath(c, s->sa_path, pp);
+                    free(pp);
                 }
                 if (s->expiration_seconds < 600)
                     sl_fe_invalid(c->errs, "", "may not specify a duration less than 10 minutes",

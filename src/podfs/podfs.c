@@ -1,6 +1,14 @@
-/* podfs.c — create a pod folder from translate's file list. */
+/* podfs.c — create a pod folder from translate's file list.
+ *
+ * The folder is made fresh: whatever is at its name (a leftover of an
+ * earlier attempt for the same pod uid, which its user could have changed)
+ * is removed on fds first. Then, while it is still ours and 0700, every
+ * folder and file is created beneath dir fds, exclusively, never through a
+ * link (src/common/safefs.h), owned by the job's user through fchown; the
+ * folder itself is handed to the user last. */
 #include "podfs/podfs.h"
 #include "common/fsutil.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -17,36 +25,105 @@ int sl_podfs_image_exists(void *arg, const char *dir, sl_image_meta_t *meta)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* One entry of the list, beneath the pod folder's fd. */
+static int put_entry(int dfd, const sl_translate_file_t *f, uid_t uid, gid_t gid, sl_error_t *err)
+{
+    if (strstr(f->path, "..") || f->path[0] == '/') {
+        errno = EINVAL;
+        return sl_errprintf(err, "refusing file path %s", f->path);
+    }
+    char *dir = sl_xstrdup(f->path);
+    char *slash = strrchr(dir, '/');
+    const char *name = slash ? slash + 1 : f->path;
+    int pfd = dfd;
+    if (slash) {
+        *slash = '\0';
+        pfd = sl_safefs_opendir(dfd, dir); /* translate lists folders before their contents */
+        if (pfd < 0) {
+            sl_errprintf(err, "open %s: %s", dir, strerror(errno));
+            free(dir);
+            return -1;
+        }
+    }
+    int rc = 0;
+    if (f->data) {
+        rc = sl_safefs_write_excl(pfd, name, f->data, f->len, (mode_t)f->mode, uid, gid, err);
+    } else {
+        int fd = sl_safefs_mkdir_excl(pfd, name, (mode_t)f->mode, err);
+        if (fd >= 0 && uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
+            rc = sl_errprintf(err, "chown %s: %s", f->path, strerror(errno));
+        if (fd < 0)
+            rc = -1;
+        else
+            close(fd);
+    }
+    if (rc < 0)
+        sl_errprefix(err, "%s", f->path);
+    if (pfd != dfd)
+        close(pfd);
+    free(dir);
+    return rc;
+}
+
+/* Create the folder name in pfd and fill it; the fd on it, or -1. */
+static int fill(int pfd, const char *name, const sl_translate_result_t *r, uid_t uid, gid_t gid,
+                sl_error_t *err)
+{
+    if (sl_safefs_remove_tree(pfd, name) < 0 && errno != ENOENT)
+        return sl_errprintf(err, "cannot remove the leftover %s: %s", r->pod_dir, strerror(errno));
+    int dfd = sl_safefs_mkdir_excl(pfd, name, 0700, err);
+    if (dfd < 0)
+        return sl_errprefix(err, "%s", r->pod_dir);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        if (put_entry(dfd, &r->files[i], uid, gid, err) < 0) {
+            close(dfd);
+            return -1;
+        }
+    }
+    if ((uid != (uid_t)-1 && fchown(dfd, uid, gid) < 0) || fchmod(dfd, 0700) < 0) {
+        sl_errprintf(err, "chown %s: %s", r->pod_dir, strerror(errno));
+        close(dfd);
+        return -1;
+    }
+    return dfd;
+}
+
 int sl_podfs_write(const sl_translate_result_t *r, int do_chown, uid_t uid, gid_t gid,
                    sl_error_t *err)
 {
     char *parent = sl_xstrdup(r->pod_dir);
     char *slash = strrchr(parent, '/');
-    if (slash)
-        *slash = '\0';
-    int rc = sl_mkdir_p(parent, 0711, err);
-    free(parent);
-    if (rc < 0)
-        return -1;
-    if (mkdir(r->pod_dir, 0700) < 0 && errno != EEXIST)
-        return sl_errprintf(err, "mkdir %s: %s", r->pod_dir, strerror(errno));
-    if ((do_chown && chown(r->pod_dir, uid, gid) < 0) || chmod(r->pod_dir, 0700) < 0)
-        return sl_errprintf(err, "chown %s: %s", r->pod_dir, strerror(errno));
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const sl_translate_file_t *f = &r->files[i];
-        if (strstr(f->path, "..") || f->path[0] == '/') {
-            errno = EINVAL;
-            return sl_errprintf(err, "refusing file path %s", f->path);
-        }
-        char *path = sl_xasprintf("%s/%s", r->pod_dir, f->path);
-        /* translate lists folders before their contents */
-        rc = f->data ? sl_write_file(path, f->data, f->len, (mode_t)f->mode, err)
-                     : sl_mkdir_p(path, (mode_t)f->mode, err);
-        if (rc == 0 && do_chown && lchown(path, uid, gid) < 0)
-            rc = sl_errprintf(err, "chown %s: %s", path, strerror(errno));
-        free(path);
-        if (rc < 0)
-            return -1;
+    if (!slash || !slash[1] || slash == parent) {
+        free(parent);
+        errno = EINVAL;
+        return sl_errprintf(err, "refusing pod folder %s", r->pod_dir);
     }
+    *slash = '\0';
+    const char *name = slash + 1;
+    int pfd =
+        sl_mkdir_p(parent, 0711, err) < 0 ? -1 : sl_safefs_open_trusted_dir(parent, geteuid(), err);
+    if (pfd < 0) {
+        free(parent);
+        return -1;
+    }
+    if (!do_chown)
+        uid = (uid_t)-1;
+    int dfd = fill(pfd, name, r, uid, gid, err);
+    if (dfd < 0) { /* no half-written folder stays behind */
+        int e = errno;
+        sl_safefs_remove_tree(pfd, name);
+        errno = e;
+    } else {
+        close(dfd);
+    }
+    close(pfd);
+    free(parent);
+    return dfd < 0 ? -1 : 0;
+}
+
+int sl_podfs_remove(const char *pod_dir)
+{
+    if (sl_safefs_remove_path(pod_dir) < 0 && errno != ENOENT)
+        return -1;
     return 0;
 }

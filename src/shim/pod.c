@@ -554,4 +554,12 @@ void shim_pod_cleanup(shim_pod_t *pod)
         if (sl_rm_rf(d) < 0 && errno != ENOENT)
             sl_warn("cleanup %s: %s", d, strerror(errno));
     }
+    /* secret files outlive no pod: gone once no container can run again
+     * (restarts happen inside this job, so not before) */
+    for (size_t i = 0; i < pod->spec->nsecret_volumes; i++) {
+        char *d = sl_xasprintf("%s/volumes/%s", pod->dir, pod->spec->secret_volumes[i]);
+        if (sl_rm_rf(d) < 0 && errno != ENOENT)
+            sl_warn("cleanup %s: %s", d, strerror(errno));
+        free(d);
+    }
 }

@@ -426,6 +426,26 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         }
     }
 
+    json_t *sv = json_object_get(root, "secretVolumes");
+    if (sv && !json_is_null(sv)) {
+        if (!json_is_array(sv))
+            return bad(err, "secretVolumes", "must be an array of volume names");
+        s->secret_volumes = sl_xcalloc(json_array_size(sv) + 1, sizeof(char *));
+        size_t i;
+        json_t *e;
+        json_array_foreach(sv, i, e)
+        {
+            char p[64];
+            snprintf(p, sizeof(p), "secretVolumes[%zu]", i);
+            const char *v = json_string_value(e);
+            /* a volume name (DNS label): one component of the pod folder's volumes/ */
+            if (!v || strlen(v) != json_string_length(e) || !*v || strlen(v) > 63 ||
+                strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(v))
+                return bad(err, p, "must be a volume name");
+            s->secret_volumes[s->nsecret_volumes++] = sl_xstrdup(v);
+        }
+    }
+
     /* names are unique across init and app containers, as in Kubernetes */
     size_t total = s->ninit + s->ncontainers;
     for (size_t i = 0; i < total; i++) {
@@ -501,6 +521,9 @@ void sl_shim_spec_destroy(sl_shim_spec_t *s)
     for (size_t i = 0; i < s->ncleanup; i++)
         free(s->cleanup[i]);
     free(s->cleanup);
+    for (size_t i = 0; i < s->nsecret_volumes; i++)
+        free(s->secret_volumes[i]);
+    free(s->secret_volumes);
     free(s);
     errno = e;
 }

@@ -60,6 +60,8 @@ typedef struct sl_shim_spec {
     size_t ncontainers;
     char **cleanup; /* folders to remove when the pod finishes, NULL-terminated */
     size_t ncleanup;
+    char **secret_volumes; /* volumes/<name> holding secrets, removed when the pod finishes */
+    size_t nsecret_volumes;
 } sl_shim_spec_t;
 
 /* Parse len bytes of JSON. Returns a new spec (caller destroys) or NULL with

@@ -55,6 +55,16 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
 {
     size_t before = sl_fielderrs_count(e);
     const char *v;
+    /* the pod folder <name>-<uid> is one file name (NAME_MAX 255); uids are
+     * 36-character UUIDs, not yet assigned at admission */
+    size_t ulen = p->uid && *p->uid ? strlen(p->uid) : 36;
+    if (p->name && ulen < 254 && strlen(p->name) > 254 - ulen) {
+        char *d = sl_xasprintf("must be no more than %zu characters: the pod folder "
+                               "<name>-<uid> must fit in a file name (255 bytes)",
+                               254 - ulen);
+        sl_fe_invalid(e, p->name, d, "metadata.name");
+        free(d);
+    }
     slurm_name(e, p, SL_ANN_PARTITION);
     slurm_name(e, p, SL_ANN_ACCOUNT);
     slurm_name(e, p, SL_ANN_QOS);

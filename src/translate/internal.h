@@ -57,6 +57,7 @@ int tr_volumes(tr_ctx_t *c);
 char *tr_volume_src(tr_ctx_t *c, const sl_pod_volume_t *v);
 /* the memory root for this pod: <memory_root>/slurmlink-<uid> (caller frees) */
 char *tr_memory_dir(tr_ctx_t *c);
+int tr_check_paths(tr_ctx_t *c);
 
 /* env.c: a container's environment in Kubernetes order */
 typedef struct tr_env {

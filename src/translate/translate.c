@@ -419,6 +419,11 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
         sl_flags_parse(fv, &fl, NULL);
     c.pod_dir = sl_xasprintf("%s/%s/%s-%s", cfg->pods_root, pod->namespace_, pod->name, pod->uid);
     tr_volumes(&c);
+    if (tr_check_paths(&c) > 0) {
+        errno = EINVAL;
+        sl_errprintf(err, "the pod's volume files collide");
+        goto out;
+    }
 
     spec = json_object();
     json_object_set_new(spec, "apiVersion", json_string("slurmlink.io/v1"));
@@ -458,6 +463,19 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     }
     json_object_set_new(spec, "initContainers", inits);
     json_object_set_new(spec, "containers", apps);
+    json_t *sv = json_array();
+    for (size_t i = 0; i < pod->nvolumes; i++) {
+        const sl_pod_volume_t *v = &pod->volumes[i];
+        for (size_t k = 0; k < v->nsources; k++)
+            if (v->sources[k].type == SL_VOL_SECRET || v->sources[k].type == SL_VOL_SATOKEN) {
+                json_array_append_new(sv, json_string(v->name));
+                break;
+            }
+    }
+    if (json_array_size(sv))
+        json_object_set_new(spec, "secretVolumes", sv);
+    else
+        json_decref(sv);
     if (c.cleanup.n) {
         json_t *cl = json_array();
         for (size_t i = 0; i < c.cleanup.n; i++)

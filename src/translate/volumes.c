@@ -151,6 +151,31 @@ static void hostpath_prep(tr_ctx_t *c, const sl_pod_volume_t *v)
     free(q);
 }
 
+/* A file that another entry is inside of: the folder could not hold both
+ * (a later projection, or item paths of different sources). Field errors;
+ * their number. */
+int tr_check_paths(tr_ctx_t *c)
+{
+    int n = 0;
+    for (size_t i = 0; i < c->nfiles; i++) {
+        const char *f = c->files[i].path;
+        size_t len = strlen(f);
+        for (size_t j = 0; c->files[i].data && j < c->nfiles; j++) {
+            const char *g = c->files[j].path;
+            if (strncmp(f, g, len) || g[len] != '/')
+                continue;
+            char *d = sl_xasprintf("is inside the file %s: a path cannot be both a file and a "
+                                   "folder",
+                                   f);
+            sl_fe_invalid(c->errs, g, d, "spec.volumes");
+            free(d);
+            n++;
+            break;
+        }
+    }
+    return n;
+}
+
 int tr_volumes(tr_ctx_t *c)
 {
     const sl_pod_t *p = c->pod;
@@ -165,11 +190,23 @@ int tr_volumes(tr_ctx_t *c)
             if (v->memory) {
                 char *src = tr_volume_src(c, v), *q = sl_shell_quote(src);
                 if (!memory++) {
-                    char *m = tr_memory_dir(c);
+                    /* pod uids are public: a folder that exists was made by
+                     * someone else (or an earlier run), so refuse it; made
+                     * here, atomically 0700, by the job's user */
+                    char *m = tr_memory_dir(c), *qm = sl_shell_quote(m);
+                    char *msg = sl_xasprintf("slurmlink: cannot create %s for the pod's memory "
+                                             "emptyDirs (it must not exist already)",
+                                             m);
+                    char *qmsg = sl_shell_quote(msg);
                     sl_argv_add(&c->cleanup, m);
+                    sl_argv_addf(&c->prep, "mkdir -m 0700 -- %s || { echo %s >&2; exit 1; }", qm,
+                                 qmsg);
+                    free(qmsg);
+                    free(msg);
+                    free(qm);
                     free(m);
                 }
-                sl_argv_addf(&c->prep, "mkdir -p -m 0700 -- %s", q);
+                sl_argv_addf(&c->prep, "mkdir -m 0700 -- %s || exit 1", q);
                 free(q);
                 free(src);
                 if (v->size_limit >= 0)

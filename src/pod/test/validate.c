@@ -154,6 +154,25 @@ int main(void)
           "path\n",
           "secret volume checks");
     check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"volumes\":[{\"name\":\"v\","
+              "\"configMap\":{\"name\":\"cm\",\"items\":[{\"key\":\"a\",\"path\":\"t\"},"
+              "{\"key\":\"b\",\"path\":\"t/x\"},{\"key\":\"c\",\"path\":\"u/y\"},"
+              "{\"key\":\"d\",\"path\":\"u\"},{\"key\":\"e\",\"path\":\"tt/x\"}]}}]}"),
+          "spec.volumes[0].configMap.items[1].path: Invalid value: \"t/x\": must not be inside "
+          "the file of items[0].path \"t\"\n"
+          "spec.volumes[0].configMap.items[3].path: Invalid value: \"u\": must not be the folder "
+          "of items[2].path \"u/y\"\n",
+          "configMap item paths that cannot both be in the folder");
+    check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"volumes\":[{\"name\":\"v\","
+              "\"projected\":{\"sources\":[{\"serviceAccountToken\":{\"path\":\"a/../../x\"}},"
+              "{\"downwardAPI\":{\"items\":[{\"path\":\"n\",\"fieldRef\":{\"fieldPath\":"
+              "\"metadata.name\"}},{\"path\":\"n/m\",\"fieldRef\":{\"fieldPath\":"
+              "\"metadata.name\"}}]}}]}}]}"),
+          "spec.volumes[0].projected.sources[0].serviceAccountToken.path: Invalid value: "
+          "\"a/../../x\": must not contain '..'\n"
+          "spec.volumes[0].projected.sources[1].downwardAPI.items[1].path: Invalid value: "
+          "\"n/m\": must not be inside the file of items[0].path \"n\"\n",
+          "serviceAccountToken path with '..', downwardAPI paths that collide");
+    check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"volumes\":[{\"name\":\"v\","
               "\"hostPath\":{\"path\":\"/x\",\"type\":\"Dir\"}}]}"),
           "spec.volumes[0].hostPath.type: Unsupported value: \"Dir\": supported values: \"\", "
           "\"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", "

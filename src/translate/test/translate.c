@@ -1,6 +1,7 @@
 /* translate: $(VAR) expansion, effective request, annotation checks, results. */
 #include "translate/translate.h"
 #include "common/tap.h"
+#include "common/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -152,5 +153,28 @@ int main(void)
                  "{\"name\":\"nope\"}}]}]}"),
          "ERR: secret n/nope referenced by spec.containers[0].envFrom[0] not found",
          "a missing secret is an error");
+    opts(POD("", "{\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"command\":[\"x\"]}],"
+                 "\"volumes\":[{\"name\":\"v\",\"projected\":{\"sources\":[{\"downwardAPI\":"
+                 "{\"items\":[{\"path\":\"a\",\"fieldRef\":{\"fieldPath\":\"metadata.name\"}}]}},"
+                 "{\"downwardAPI\":{\"items\":[{\"path\":\"a/b\",\"fieldRef\":{\"fieldPath\":"
+                 "\"metadata.uid\"}}]}}]}}]}"),
+         "ERR: spec.volumes: Invalid value: \"volumes/v/a/b\": is inside the file volumes/v/a: a "
+         "path cannot be both a file and a folder\n",
+         "paths of two projected sources that collide: a field error, not a retry");
+    {
+        char name[220];
+        memset(name, 'n', 219);
+        name[219] = '\0';
+        char *j = sl_xasprintf("{\"metadata\":{\"name\":\"%s\",\"namespace\":\"n\",\"uid\":"
+                               "\"00000000-0000-0000-0000-000000000001\"},\"spec\":" C1 "}",
+                               name);
+        char *want = sl_xasprintf("ERR: metadata.name: Invalid value: \"%s\": must be no more "
+                                  "than 218 characters: the pod folder <name>-<uid> must fit in "
+                                  "a file name (255 bytes)\n",
+                                  name);
+        opts(j, want, "a name too long for the pod folder's name: a field error");
+        free(want);
+        free(j);
+    }
     return tap_done();
 }

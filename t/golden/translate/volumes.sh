@@ -15,7 +15,8 @@
 #   app     main: charliecloud "busybox"
 # slurmlinkd rewrites this file for every submission; edits are lost.
 
-mkdir -p -m 0700 -- /dev/shm/slurmlink-11111111-0000-0000-0000-000000000005/shm
+mkdir -m 0700 -- /dev/shm/slurmlink-11111111-0000-0000-0000-000000000005 || { echo 'slurmlink: cannot create /dev/shm/slurmlink-11111111-0000-0000-0000-000000000005 for the pod'\''s memory emptyDirs (it must not exist already)' >&2; exit 1; }
+mkdir -m 0700 -- /dev/shm/slurmlink-11111111-0000-0000-0000-000000000005/shm || exit 1
 test -d /lustre/projects/data || { echo 'slurmlink: hostPath volume data: /lustre/projects/data is not a directory on this node' >&2; exit 1; }
 mkdir -p -- /tmp/made
 
