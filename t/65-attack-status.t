@@ -101,7 +101,7 @@ is "$(kc alice patch pod pa2 --subresource=status --type merge -p '{"status":{"p
   "Error from server (Forbidden): pods \"pa2\" is forbidden: User \"alice\" cannot patch resource \"pods/status\" in API group \"\" in the namespace \"team-a\"" \
   "alice cannot patch pods/status (403)"
 is "$(kc alice get pod pa2 -o json | jq '.status.phase="Succeeded"' | kc alice replace --subresource=status -f - 2>&1)" \
-  "Error from server (Forbidden): pods \"pa2\" is forbidden: User \"alice\" cannot update resource \"pods/status\" in API group \"\" in the namespace \"team-a\"" \
+  "Error from server (Forbidden): error when replacing \"STDIN\": pods \"pa2\" is forbidden: User \"alice\" cannot update resource \"pods/status\" in API group \"\" in the namespace \"team-a\"" \
   "alice cannot update pods/status (403)"
 kc alice get pod pa2 -o json | jq '.status.phase="Succeeded" | .status.podIP="10.6.6.6"' | kc alice replace -f - >/dev/null 2>&1
 is "$(ka get pod pa2 -n team-a -o jsonpath='{.status.phase}/{.status.podIP}')" "Pending/" "a status in a PUT of the pod is ignored"
@@ -121,7 +121,9 @@ is "$(sp '{"status":{"phase":"Exploded"}}')" \
   "The Pod \"pc\" is invalid: status.phase: Unsupported value: \"Exploded\": supported values: \"Pending\", \"Running\", \"Succeeded\", \"Failed\", \"Unknown\"" \
   "an unknown phase: 422"
 is "$(sp '{"status":{"podIP":"10.0.0.300","containerStatuses":[{"name":"main","restartCount":-1}]}}')" \
-  "The Pod \"pc\" is invalid: [status.podIP: Invalid value: \"10.0.0.300\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), status.containerStatuses[0].restartCount: Invalid value: -1: must be greater than or equal to 0]" \
+  "$(printf '%s\n' "The Pod \"pc\" is invalid: " \
+     "* status.podIP: Invalid value: \"10.0.0.300\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)" \
+     "* status.containerStatuses[0].restartCount: Invalid value: -1: must be greater than or equal to 0")" \
   "a bad podIP and restartCount: 422 naming both"
 is "$(sp '{"status":{"conditions":[{"type":"PodScheduled"}]}}')" \
   "The Pod \"pc\" is invalid: status.conditions[0].status: Required value" "a condition without status: 422 (the controller would read it when the container exits)"
