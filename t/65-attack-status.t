@@ -13,11 +13,14 @@
 #     takes the daemon down;
 #   - the controller reconciles status with Slurm: a phase set before
 #     submission does not stop the pod being submitted, a terminal phase
-#     while its job runs is put back to Running.
+#     while its job runs is put back to Running;
+#   - a job id in the store that is not the pod's job (written into the
+#     database while slurmlinkd was down, as data from before the fix would
+#     be): deleting the pod does not cancel that job, and the log says why.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-plan 30
+plan 36
 sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
 CL=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
@@ -139,4 +142,17 @@ ok wait_for 60 is_phase pa3 team-a Running "the pod is still submitted and runs"
 like "$(ka patch pod pa3 -n team-a --subresource=status --type merge -p '{"status":{"phase":"Succeeded"}}' 2>&1)" \
   "pod/pa3 patched" "the admin sets Succeeded while the pod's job runs"
 ok wait_for 30 is_phase pa3 team-a Running "a Succeeded set while its job runs is put back to Running"
+
+# --- a job id stored before it was server-owned: the controller checks the job itself ------
+pod pa4 "sleep 30" "{}" never | kc alice create -f - >/dev/null 2>&1
+DB=$(find "$CL" -name objects.db | head -1)
+kill -9 "$(cat "$CL/run/slurmlinkd.pid")"
+sqlite3 "$DB" "UPDATE objects SET data = json_set(data, '\$.metadata.annotations.\"slurmlink.io/job-id\"', '$JH') WHERE resource = 'pods' AND ns = 'team-a' AND name = 'pa4'"
+ok "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts with the HPC job's id stored on alice's pod"
+is "$(job_of pa4 team-a)" "$JH" "the store holds the forged id"
+kc alice delete pod pa4 --wait=false >/dev/null 2>&1
+ok wait_for 30 gone pa4 team-a "alice's pod is deleted"
+is "$(jstate "$JH")" RUNNING "the controller left the job alone: its comment is not the pod's uid"
+like "$(cat "$CL/log/slurmlinkd.log")" "Slurm job $JH is not this pod's" "... and said so in its log"
 is "$(jstate "$JB") $(jstate "$JH")" "RUNNING RUNNING" "bob's job and the HPC job still run"
+ok alive "slurmlinkd is up at the end"
