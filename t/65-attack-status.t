@@ -132,6 +132,7 @@ is "$(sp '{"status":{"conditions":[{"type":"PodScheduled"}]}}')" \
   "The Pod \"pc\" is invalid: status.conditions[0].status: Required value" "a condition without status: 422 (the controller would read it when the container exits)"
 ok wait_for 60 is_phase pc team-a Succeeded "the pod then completes"
 ok alive "slurmlinkd is still up"
+alive || diag "slurmlinkd's log: $(grep -m3 -E 'runtime error|ERROR: AddressSanitizer|SEGV' "$CL/log/slurmlinkd.log")"
 
 # --- reconciled with Slurm ---------------------------------------------------------------------
 pod pa3 "sleep 40" "{}" later | kc alice create -f - >/dev/null 2>&1
