@@ -9,6 +9,9 @@
 #                2xx for alice outside her namespace
 #   fuzz_tokens  the token file (CSV) and the Authorization header reader
 #   fuzz_policy  policy.yaml and the decisions of any policy it accepts
+#   fuzz_status  a pods/status write's status: its validation, then the
+#                controller's updates and the printers on it; oracle: a
+#                valid status stays valid after the controller's updates
 # A crash, leak, sanitizer report or harness assertion fails the harness.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -16,7 +19,7 @@ S=${FUZZ_SECONDS:-8}
 if make -s fuzz-build >/tmp/fuzz-build.$$ 2>&1; then _t_report 0 "fuzz harnesses build"; else
   _t_report 1 "fuzz harnesses build"; sed 's/^/# /' /tmp/fuzz-build.$$ | tail -20; fi
 rm -f /tmp/fuzz-build.$$
-for h in fuzz_api fuzz_tokens fuzz_policy; do
+for h in fuzz_api fuzz_tokens fuzz_policy fuzz_status; do
   corpus=$(mktemp -d /tmp/sl-fuzz.XXXXXX)
   seeds=()
   [ -d "$ROOT/src/fuzz/seeds/$h" ] && seeds=("$ROOT/src/fuzz/seeds/$h")

@@ -69,9 +69,10 @@ pod() {
 pod pb "sleep 600" | kc bob create -f - >/dev/null 2>&1
 ok wait_for 40 is_phase pb team-b Running "bob's pod runs"
 JB=$(job_of pb team-b)
-JH=$(cd /tmp && runuser -u "$UB" -- sbatch --parsable -J hpc -o /dev/null --chdir=/tmp --wrap 'sleep 600' 2>&1)
-hpc_runs() { [ "$(jstate "$JH")" = RUNNING ]; }
-ok wait_for 30 hpc_runs "an HPC job of $UB, made with sbatch, runs (job $JH)"
+hpc() { (cd /tmp && runuser -u "$UB" -- sbatch --parsable -J hpc -o /dev/null --chdir=/tmp --wrap 'sleep 600' 2>&1); }
+JH=$(hpc) JH2=$(hpc)
+hpc_runs() { [ "$(jstate "$JH")" = RUNNING ] && [ "$(jstate "$JH2")" = RUNNING ]; }
+ok wait_for 30 hpc_runs "two HPC jobs of $UB, made with sbatch, run (jobs $JH, $JH2)"
 
 # --- job-id on create: dropped; deleting the pod leaves the job alone ----------------------
 # the pods wait for config map "later": they are not submitted meanwhile
@@ -113,7 +114,7 @@ ok wait_for 30 gone pa2 team-a "alice's second pod is deleted"
 is "$(jstate "$JB")" RUNNING "no write path let her cancel bob's job"
 
 # --- the admin's status writes are validated; the daemon stays up ---------------------------
-pod pc "sleep 8" | kc alice create -f - >/dev/null 2>&1
+pod pc "sleep 20" | kc alice create -f - >/dev/null 2>&1
 ok wait_for 40 is_phase pc team-a Running "alice's short pod runs"
 # (without the "spec.nodeName is ignored" warning every write of a scheduled pod gets)
 sp() { ka patch pod pc -n team-a --subresource=status --type merge -p "$1" 2>&1 | grep -v "^Warning: "; }
@@ -147,13 +148,18 @@ ok wait_for 30 is_phase pa3 team-a Running "a Succeeded set while its job runs i
 # --- a job id stored before it was server-owned: the controller checks the job itself ------
 pod pa4 "sleep 30" "{}" never | kc alice create -f - >/dev/null 2>&1
 DB=$(find "$CL" -name objects.db | head -1)
-kill -9 "$(cat "$CL/run/slurmlinkd.pid")"
-sqlite3 "$DB" "UPDATE objects SET data = json_set(data, '\$.metadata.annotations.\"slurmlink.io/job-id\"', '$JH') WHERE resource = 'pods' AND ns = 'team-a' AND name = 'pa4'"
-ok "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts with the HPC job's id stored on alice's pod"
-is "$(job_of pa4 team-a)" "$JH" "the store holds the forged id"
+DPID=$(cat "$CL/run/slurmlinkd.pid")
+kill -9 "$DPID"
+dead() { ! kill -0 "$DPID" 2>/dev/null; }
+wait_for 20 dead
+sqlite3 "$DB" "UPDATE objects SET data = json_set(data, '\$.metadata.annotations.\"slurmlink.io/job-id\"', '$JH2') WHERE resource = 'pods' AND ns = 'team-a' AND name = 'pa4'"
+up_out=$("$SLURMLINK" up --dir "$CL" 2>&1)
+is "$?" 0 "slurmlinkd restarts with the second HPC job's id stored on alice's pod"
+[ -n "$up_out" ] && diag "slurmlink up: $up_out"
+is "$(job_of pa4 team-a)" "$JH2" "the store holds the forged id"
 kc alice delete pod pa4 --wait=false >/dev/null 2>&1
 ok wait_for 30 gone pa4 team-a "alice's pod is deleted"
-is "$(jstate "$JH")" RUNNING "the controller left the job alone: its comment is not the pod's uid"
-like "$(cat "$CL/log/slurmlinkd.log")" "Slurm job $JH is not this pod's" "... and said so in its log"
-is "$(jstate "$JB") $(jstate "$JH")" "RUNNING RUNNING" "bob's job and the HPC job still run"
+is "$(jstate "$JH2")" RUNNING "the controller left the job alone: its comment is not the pod's uid"
+like "$(grep "Slurm job $JH2 " "$CL/log/slurmlinkd.log")" "Slurm job $JH2 is not this pod's" "... and said so in its log"
+is "$(jstate "$JB") $(jstate "$JH") $(jstate "$JH2")" "RUNNING RUNNING RUNNING" "bob's job and the HPC jobs still run"
 ok alive "slurmlinkd is up at the end"
