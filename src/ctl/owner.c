@@ -45,10 +45,10 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
     }
     const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
     int mine = sl_slurm_jobs_count(jl) == 1 && ctl_job_owned_by(j, pod_uid);
-    if (!mine)
-        sl_warn("pod %s/%s: Slurm job %u is not this pod's (its comment is \"%s\", not "
+    if (!mine) /* (the comment itself is not logged: it is anyone's text) */
+        sl_warn("pod %s/%s: Slurm job %u is not this pod's (its comment does not carry "
                 "slurmlink:uid=%s): left alone",
-                ns, name, job_id, j ? j->comment : "", pod_uid);
+                ns, name, job_id, pod_uid);
     sl_slurm_jobs_free(jl);
     if (!mine)
         errno = EPERM;
