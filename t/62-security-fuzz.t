@@ -15,6 +15,9 @@
 #   fuzz_logs    the `kubectl logs` CRI line reader on any file content;
 #                oracles: limitBytes holds, bounded line buffer, output
 #                independent of read sizes
+#   fuzz_status  a pods/status write's status: its validation, then the
+#                controller's updates and the printers on it; oracle: a
+#                valid status stays valid after the controller's updates
 # A crash, leak, sanitizer report or harness assertion fails the harness.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -22,7 +25,7 @@ S=${FUZZ_SECONDS:-8}
 if make -s fuzz-build >/tmp/fuzz-build.$$ 2>&1; then _t_report 0 "fuzz harnesses build"; else
   _t_report 1 "fuzz harnesses build"; sed 's/^/# /' /tmp/fuzz-build.$$ | tail -20; fi
 rm -f /tmp/fuzz-build.$$
-for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs; do
+for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs fuzz_status; do
   corpus=$(mktemp -d /tmp/sl-fuzz.XXXXXX)
   seeds=()
   [ -d "$ROOT/src/fuzz/seeds/$h" ] && seeds=("$ROOT/src/fuzz/seeds/$h")

@@ -1,11 +1,17 @@
 /* admission.c — what the API decides about a pod because of who sent it
  * (kube-apiserver's admission plugins, for slurmlink's identity rules):
  *
- *   - slurmlink.io/user is server-owned: set at create to the authenticated
- *     user, whatever the client sent; it never changes afterwards. The
- *     controller runs the pod's job as the Unix user the policy maps that
- *     user to (src/ctl/submit.c), so a client that could write it could
- *     run jobs as someone else.
+ *   - the server-owned annotations (server_owned[] below) are the server's
+ *     on every write path: a client's value is dropped at create; on an
+ *     update (PUT, every kind of PATCH, server-side apply) a value left out
+ *     is kept as stored and a changed one is 422 naming the field.
+ *       slurmlink.io/user: set at create to the authenticated user. The
+ *       controller runs the pod's job as the Unix user the policy maps that
+ *       user to (src/ctl/submit.c), so a client that could write it could
+ *       run jobs as someone else.
+ *       slurmlink.io/job-id: set by the controller when it submits. The
+ *       controller signals and cancels that job as root, so a client that
+ *       could write it could name anyone's job.
  *   - the creator must map to a Unix user (exists, not root unless
  *     allowed, ...): 403 otherwise, before anything is stored;
  *   - securityContext.runAsUser, of the pod and of every container, may
@@ -25,12 +31,24 @@
 
 #include <string.h>
 
+/* The pod annotations only the server writes, and who sets them (the 422's
+ * detail). */
+static const struct {
+    const char *key;
+    const char *why;
+} server_owned[] = {
+    {SL_CTL_USER_ANNOTATION, "the server sets it to the user who created the pod"},
+    {SL_CTL_JOB_ID_ANNOTATION, "the server sets it to the pod's own Slurm job"},
+};
+#define N_SERVER_OWNED (sizeof(server_owned) / sizeof(server_owned[0]))
+
 void api_admit_pod_identity(api_req_t *r, json_t *pod)
 {
     json_t *m = sl_kube_meta(pod);
     json_t *ann = json_object_get(m, "annotations");
     if (json_is_object(ann)) {
-        json_object_del(ann, SL_CTL_USER_ANNOTATION);
+        for (size_t i = 0; i < N_SERVER_OWNED; i++)
+            json_object_del(ann, server_owned[i].key);
         if (!json_object_size(ann) && !r->user)
             json_object_del(m, "annotations");
     }
@@ -124,19 +142,22 @@ json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
 json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old)
 {
     (void)r;
-    const char *nv = sl_kube_annotation(pod, SL_CTL_USER_ANNOTATION);
-    const char *ov = sl_kube_annotation(old, SL_CTL_USER_ANNOTATION);
-    if (!nv) { /* left out (kubectl replace of a manifest): kept */
-        if (ov)
-            sl_kube_set_annotation(pod, SL_CTL_USER_ANNOTATION, ov);
-        return NULL;
-    }
-    if (ov && !strcmp(nv, ov))
-        return NULL;
     sl_fielderrs_t *errs = sl_fielderrs_create();
-    sl_fe_invalid(errs, nv,
-                  "field is immutable: the server sets it to the user who created the pod",
-                  "metadata.annotations[%s]", SL_CTL_USER_ANNOTATION);
+    for (size_t i = 0; i < N_SERVER_OWNED; i++) {
+        const char *key = server_owned[i].key;
+        const char *nv = sl_kube_annotation(pod, key);
+        const char *ov = sl_kube_annotation(old, key);
+        if (!nv) { /* left out (kubectl replace of a manifest, a removal): kept */
+            if (ov)
+                sl_kube_set_annotation(pod, key, ov);
+            continue;
+        }
+        if (ov && !strcmp(nv, ov))
+            continue;
+        char *detail = sl_xasprintf("field is immutable: %s", server_owned[i].why);
+        sl_fe_invalid(errs, nv, detail, "metadata.annotations[%s]", key);
+        free(detail);
+    }
     return api_invalid_status(errs, "Pod", pod);
 }
 

@@ -14,14 +14,13 @@
  * removed. Namespaces: see lifecycle.c. */
 #include "api/internal.h"
 #include "common/xalloc.h"
+#include "ctl/ctl.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JOB_ID_ANNOTATION "slurmlink.io/job-id"
 
 static bool protected_namespace(const char *name)
 {
@@ -122,7 +121,7 @@ bool api_pod_delete_now(json_t *pod, long long grace)
     if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
         return true;
     bool pending = !phase || !*phase || !strcmp(phase, "Pending");
-    return pending && !sl_kube_annotation(pod, JOB_ID_ANNOTATION);
+    return pending && !sl_kube_annotation(pod, SL_CTL_JOB_ID_ANNOTATION);
 }
 
 int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old,

@@ -314,6 +314,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         json_t *merged = status_merge(obj, old);
         json_decref(obj);
         *objp = obj = merged;
+        if (res->ops && res->ops->validate_status && (st = res->ops->validate_status(obj, old))) {
+            *status = st;
+            return -1;
+        }
     } else {
         carry_over(obj, old);
         if (!strcmp(res->name, "pods") && (st = api_admit_pod_update(r, obj, old))) {

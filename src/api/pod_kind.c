@@ -1,6 +1,7 @@
 /* pod_kind.c — the Pod's hooks: strict decoding and "ignored field"
  * warnings, defaults, status reset on create and kept on update,
- * validation, spec immutability, QoS class, printers.
+ * validation (of the status subresource too), spec immutability, QoS
+ * class, printers.
  *
  * Every call into the pod module (src/pod) is in this file, so the API
  * layer has one place where Pod semantics are wired in. */
@@ -12,6 +13,7 @@
 #include "pod/pod.h"
 #include "pod/quantity.h"
 #include "pod/schema.h"
+#include "pod/status.h"
 #include "translate/translate.h"
 
 #include <stdarg.h>
@@ -214,6 +216,17 @@ static json_t *pod_validate_update(json_t *pod, json_t *old)
     return api_invalid_status(errs, "Pod", pod);
 }
 
+/* pods/status (admins only, src/auth): validated like the object, so that
+ * no reader of a stored status meets a condition without a status, an
+ * unknown phase or a podIP that is not an address */
+static json_t *pod_validate_status(json_t *pod, json_t *old)
+{
+    (void)old;
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_pod_status_errors(pod, errs);
+    return api_invalid_status(errs, "Pod", pod);
+}
+
 const api_kind_ops_t api_pod_ops = {
     .decode_check = pod_decode,
     .defaults = pod_defaults,
@@ -221,6 +234,7 @@ const api_kind_ops_t api_pod_ops = {
     .prepare_update = pod_prepare_update,
     .validate_create = pod_validate,
     .validate_update = pod_validate_update,
+    .validate_status = pod_validate_status,
     .table_columns = api_pod_columns,
     .table_cells = api_pod_cells,
 };

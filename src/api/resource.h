@@ -46,6 +46,9 @@ typedef struct api_kind_ops {
     /* Validation: NULL when valid, else a 422 Invalid Status (new ref). */
     json_t *(*validate_create)(json_t *obj);
     json_t *(*validate_update)(json_t *obj, json_t *old);
+    /* A write of the status subresource: obj is the stored object with the
+     * client's status in it. NULL when valid, else a 422 (new ref). */
+    json_t *(*validate_status)(json_t *obj, json_t *old);
     /* Table columns and one row's cells (both new refs). */
     json_t *(*table_columns)(void);
     json_t *(*table_cells)(json_t *obj, long long now_ns);

@@ -119,6 +119,10 @@ static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
     int cls = verb_class(r->verb, r->subresource);
     if (cls == V_NONE)
         return 0;
+    /* a status says what slurmlinkd saw of Slurm (a pod's phase, its IPs):
+     * only the admins, and the daemon itself, write it */
+    if (cls == V_WRITE && r->subresource && !strcmp(r->subresource, "status"))
+        return 0;
     if (!r->resource || !*r->resource)
         return cls == V_READ; /* discovery, /version, /openapi: system:discovery */
     if (cls == V_WRITE && admin_written(r))

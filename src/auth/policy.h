@@ -35,7 +35,8 @@
  * Verbs: read = get, list, watch (and the pods/log subresource); write =
  * create, update, patch, delete, deletecollection (and pods/exec, attach,
  * portforward, proxy). Write implies read. Anything else (impersonate,
- * escalate, bind, ...) only adminGroups may do.
+ * escalate, bind, ...) only adminGroups may do, and so are writes of a
+ * status subresource (pods/status: what slurmlinkd saw of Slurm).
  *
  * Errors name the file, the line and the field:
  *   policy.yaml:12: namespaces.team-a.read.users[1]: must be a string

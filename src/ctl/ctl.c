@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <slurm/slurm_errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +186,9 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
         json_t *ev = json_loads(line, 0, NULL);
         if (!ev)
             continue;
+        const char *what = json_string_value(json_object_get(ev, "event"));
+        if (what && !strcmp(what, "pod-finished"))
+            p->shim_done = 1;
         apply_t a = {.event = ev};
         json_t *out = NULL;
         if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
@@ -234,6 +236,23 @@ static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* Signal (SIGTERM) or cancel (SIGKILL) p's job. Returns 1 when the job is
+ * not p's own or is gone: nothing of the pod runs, so the deletion
+ * completes now (p is freed). */
+static int stop_job(sl_ctl_t *c, ctl_pod_t *p, int sig)
+{
+    if (ctl_job_kill(p->ns, p->name, p->uid, p->job_id, sig) == 0)
+        return 0;
+    if (errno != EPERM && errno != ENOENT) {
+        if (sig != SIGKILL)
+            ctl_job_kill(p->ns, p->name, p->uid, p->job_id, SIGKILL);
+        return 0;
+    }
+    p->job_over = 1;
+    finish_delete(c, p);
+    return 1;
+}
+
 /* returns 1 if p was freed */
 static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
@@ -242,7 +261,6 @@ static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         finish_delete(c, p);
         return 1;
     }
-    sl_error_t err = {""};
     if (!p->signalled_ms) {
         p->signalled_ms = now;
         if (p->terminal) {
@@ -252,19 +270,13 @@ static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         if (pod)
             ctl_event(c, pod, "Normal", "Killing", "Stopping pod (Slurm job %u), grace period %ds",
                       p->job_id, p->grace_s);
-        if (p->grace_s <= 0 || !p->seen_by_slurm || !scheduled(pod)) {
-            if (sl_slurm_cancel(p->job_id, &err) < 0 && errno != ESLURM_ALREADY_DONE)
-                sl_warn("pod %s/%s: %s", p->ns, p->name, err.text);
-        } else if (sl_slurm_signal(p->job_id, SIGTERM, 1, &err) < 0) {
-            sl_warn("pod %s/%s: %s; cancelling", p->ns, p->name, err.text);
-            sl_slurm_cancel(p->job_id, NULL);
-        }
-        return 0;
+        int now_kill = p->grace_s <= 0 || !p->seen_by_slurm || !scheduled(pod);
+        return stop_job(c, p, now_kill ? SIGKILL : SIGTERM);
     }
     /* the shim had its grace period (plus slack to report): now Slurm kills */
     if (now - p->signalled_ms > (long long)p->grace_s * 1000 + 3000 && p->signalled_ms > 0) {
-        sl_slurm_cancel(p->job_id, NULL);
         p->signalled_ms = -1; /* cancelled; wait for Slurm to say it is over */
+        return stop_job(c, p, SIGKILL);
     }
     return 0;
 }
@@ -288,7 +300,7 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         pthread_mutex_unlock(&c->lock);
         /* force-deleted (or removed by us after the job ended) */
         if (job && !over)
-            sl_slurm_cancel(job, NULL);
+            ctl_job_kill(ns, name, uid, job, SIGKILL);
         remove_pod_folder(c, ns, name, uid);
         return;
     }
@@ -297,6 +309,11 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     if (job)
         p->job_id = job;
     p->terminal = ctl_pod_terminal(pod);
+    p->gave_up = ctl_pod_gave_up(pod);
+    /* a terminal phase the shim never reported, while the job may run: a
+     * status someone else wrote; the job is read once more (process_due) */
+    if (p->job_id && !p->job_over && p->terminal && !p->shim_done)
+        p->recheck = 1;
     json_t *meta = json_object_get(pod, "metadata");
     p->deleting = json_object_get(meta, "deletionTimestamp") != NULL;
     json_t *g = json_object_get(meta, "deletionGracePeriodSeconds");
@@ -309,7 +326,8 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         handle_delete(c, p, pod);
         return;
     }
-    if (!p->job_id && !p->terminal && sl_now_ms() >= p->next_try_ms)
+    /* a phase set before submission does not stop it: only our own giving up */
+    if (!p->job_id && !p->gave_up && sl_now_ms() >= p->next_try_ms)
         ctl_submit(c, p, pod);
 }
 
@@ -346,7 +364,10 @@ static void process_changes(sl_ctl_t *c)
     }
 }
 
-/* pods waiting for a (re)submission or a deletion deadline */
+static void recheck_job(sl_ctl_t *c, ctl_pod_t *p);
+
+/* pods waiting for a (re)submission, a deletion deadline or a second look
+ * at their job */
 static void process_due(sl_ctl_t *c)
 {
     long long now = sl_now_ms();
@@ -355,9 +376,9 @@ static void process_due(sl_ctl_t *c)
     pthread_mutex_lock(&c->lock);
     for (int i = 0; i < CTL_HASH && n < 256; i++)
         for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next)
-            if ((!p->job_id && !p->terminal && !p->deleting && (p->tries || p->pending_submit) &&
+            if ((!p->job_id && !p->gave_up && !p->deleting && (p->tries || p->pending_submit) &&
                  now >= p->next_try_ms) ||
-                (p->deleting && p->signalled_ms > 0))
+                (p->deleting && p->signalled_ms > 0) || (p->recheck && !p->deleting))
                 due[n++] = p;
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < n; i++) {
@@ -366,6 +387,8 @@ static void process_due(sl_ctl_t *c)
             continue;
         if (due[i]->deleting)
             handle_delete(c, due[i], pod);
+        else if (due[i]->recheck)
+            recheck_job(c, due[i]);
         else
             ctl_submit(c, due[i], pod);
         json_decref(pod);
@@ -374,23 +397,9 @@ static void process_due(sl_ctl_t *c)
 
 /* ---- Slurm job poll ----------------------------------------------------------- */
 
-static uint32_t comment_uid(const char *comment, char *uid, size_t len)
-{
-    const char *p = strstr(comment, "slurmlink:uid=");
-    if (!p)
-        return 0;
-    p += strlen("slurmlink:uid=");
-    size_t n = strcspn(p, " ,;");
-    if (n == 0 || n >= len)
-        return 0;
-    memcpy(uid, p, n);
-    uid[n] = '\0';
-    return 1;
-}
-
 /* node and ip are caller buffers of 256 bytes the view points into */
-static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, ctl_job_view_t *v, char *node,
-                    char *ip)
+static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_view_t *v,
+                    char *node, char *ip)
 {
     snprintf(node, 256, "%s", *j->batch_host ? j->batch_host : j->nodes);
     node[strcspn(node, ",[")] = '\0';
@@ -405,20 +414,35 @@ static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, ctl_job_view_t *v, cha
                           .start_ns = j->start_time > 0 ? (int64_t)j->start_time * 1000000000LL : 0,
                           .end_ns = j->end_time > 0 ? (int64_t)j->end_time * 1000000000LL : 0,
                           .exit_code = j->exit_code,
-                          .restart_cnt = j->restart_cnt};
+                          .restart_cnt = j->restart_cnt,
+                          .shim_finished = shim_done};
     if (!strcmp(j->state, "PENDING"))
         v->node = "";
-}
-
-static int job_over(const char *state)
-{
-    return strcmp(state, "PENDING") && strcmp(state, "RUNNING") && strcmp(state, "SUSPENDED") &&
-           strcmp(state, "CONFIGURING") && strcmp(state, "REQUEUED") && strcmp(state, "RESIZING");
 }
 
 static int adopt_fn(json_t *pod, void *arg)
 {
     return ctl_status_submitted(pod, *(uint32_t *)arg, sl_kube_now_ns());
+}
+
+/* What Slurm says of p's own job j, applied to the pod (p is freed when a
+ * deleted pod's job is over). */
+static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
+{
+    if (!p->files_read && strcmp(j->state, "PENDING"))
+        replay_shim_files(c, p); /* first: a pod-finished there is the shim's */
+    pthread_mutex_lock(&c->lock);
+    int shim_done = p->shim_done;
+    pthread_mutex_unlock(&c->lock);
+    ctl_job_view_t v;
+    char node[256], ip[256];
+    view_of(c, j, shim_done, &v, node, ip);
+    apply_job(c, p, &v);
+    if (!ctl_job_active(j->state)) {
+        p->job_over = 1;
+        if (p->deleting)
+            finish_delete(c, p);
+    }
 }
 
 static void poll_jobs(sl_ctl_t *c)
@@ -440,7 +464,7 @@ static void poll_jobs(sl_ctl_t *c)
     for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
         char uid[128];
-        if (!comment_uid(j->comment, uid, sizeof(uid)))
+        if (!ctl_comment_uid(j->comment, uid, sizeof(uid)))
             continue;
         pthread_mutex_lock(&c->lock);
         ctl_pod_t *p = ctl_pod_find(c, uid);
@@ -469,19 +493,22 @@ static void poll_jobs(sl_ctl_t *c)
             }
             json_decref(pod);
         }
-        ctl_job_view_t v;
-        char node[256], ip[256];
-        view_of(c, j, &v, node, ip);
-        if (!p->files_read && strcmp(j->state, "PENDING"))
-            replay_shim_files(c, p);
-        apply_job(c, p, &v);
-        if (job_over(j->state)) {
-            p->job_over = 1;
-            if (p->deleting)
-                finish_delete(c, p);
-        }
+        follow_job(c, p, j);
     }
     sl_slurm_jobs_free(jobs);
+}
+
+/* A status written by someone else (a terminal phase) while the job may
+ * run: read the job now, rather than wait for Slurm to change it, and put
+ * the pod right. */
+static void recheck_job(sl_ctl_t *c, ctl_pod_t *p)
+{
+    p->recheck = 0;
+    sl_slurm_jobs_t *jl = NULL;
+    if (sl_slurm_job_load(p->job_id, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
+        ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), p->uid))
+        follow_job(c, p, sl_slurm_jobs_at(jl, 0));
+    sl_slurm_jobs_free(jl);
 }
 
 /* ---- the thread ---------------------------------------------------------------- */
@@ -553,6 +580,10 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     ctl_pod_t *p = ctl_pod_find(c, uid);
     char *ns = p ? sl_xstrdup(p->ns) : NULL, *name = p ? sl_xstrdup(p->name) : NULL;
     uint32_t job = p ? p->job_id : 0;
+    const char *what0 = json_string_value(json_object_get(event, "event"));
+    if (p && !strcmp(what0, "pod-finished"))
+        p->shim_done = 1; /* before the phase is stored: the controller reads both */
+    int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
     if (!ns) {
         errno = ENOENT;
@@ -560,16 +591,16 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     }
     /* a container started before our poll saw the job run: read the job now,
      * so the pod says where it runs (and Scheduled comes before Started) */
-    const char *what0 = json_string_value(json_object_get(event, "event"));
     if (job && !strcmp(what0, "started")) {
         json_t *cur = sl_store_get(c->store, "pods", ns, name);
         int sched = cur && scheduled(cur);
         json_decref(cur);
         sl_slurm_jobs_t *jl = NULL;
-        if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
+        if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
+            ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), uid)) {
             ctl_job_view_t v;
             char node[256], ip[256];
-            view_of(c, sl_slurm_jobs_at(jl, 0), &v, node, ip);
+            view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
             pthread_mutex_lock(&c->lock);
             p = ctl_pod_find(c, uid);
             pthread_mutex_unlock(&c->lock);
@@ -592,7 +623,8 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
             json_t *cs;
             json_array_foreach(json_object_get(json_object_get(out, "status"), "containerStatuses"), i, cs)
             {
-                if (!strcmp(json_string_value(json_object_get(cs, "name")), ctr))
+                const char *n = json_string_value(json_object_get(cs, "name"));
+                if (n && !strcmp(n, ctr))
                     st = cs;
             }
             if (st && json_object_get(json_object_get(st, "state"), "waiting"))

@@ -18,6 +18,10 @@ typedef struct sl_ctl sl_ctl_t;
 /* Set by the API at create (server-owned): the authenticated user who
  * created the pod; the controller maps it to the Unix user the job runs as. */
 #define SL_CTL_USER_ANNOTATION "slurmlink.io/user"
+/* Set by the controller (server-owned): the pod's Slurm job. The controller
+ * signals and cancels that job, after checking that its comment carries the
+ * pod's uid. */
+#define SL_CTL_JOB_ID_ANNOTATION "slurmlink.io/job-id"
 
 typedef struct sl_ctl_opts {
     const char *state_dir;      /* holds shim.key (the per-pod token key) */

@@ -24,6 +24,9 @@ typedef struct ctl_pod {
     long long next_try_ms;   /* submission back-off */
     int tries;
     int pending_submit;      /* deferred until the first Slurm poll */
+    int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
+    int shim_done;           /* the shim reported pod-finished (pushed or replayed) */
+    int recheck;             /* the stored phase may contradict the job: read it once */
     int grace_s;
     struct ctl_pod *next;    /* hash chain by uid */
 } ctl_pod_t;
@@ -74,6 +77,15 @@ void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
 /* path of the pod folder (caller frees) */
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+
+/* owner.c: whether a Slurm job is the pod's own (its comment carries the uid) */
+/* the pod uid of a job's comment (slurmlink:uid=UID) into uid: 1, or 0 if none */
+int ctl_comment_uid(const char *comment, char *uid, size_t len);
+int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid);
+/* Cancel (sig SIGKILL) or signal the batch step of the pod's job, only when
+ * it is the pod's own: 0, or -1 with errno EPERM (someone else's: logged,
+ * left alone), ENOENT (Slurm does not know it) or Slurm's error. */
+int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig);
 
 /* token.c */
 void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);

@@ -1,12 +1,11 @@
 /* podstatus.c — Slurm job states and shim events → Pod status. See podstatus.h. */
 #include "ctl/podstatus.h"
 #include "common/xalloc.h"
+#include "ctl/ctl.h"
 #include "kube/meta.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define JOB_ID_ANNOTATION "slurmlink.io/job-id"
 
 static char *ts(int64_t ns)
 {
@@ -47,9 +46,36 @@ int ctl_pod_terminal(json_t *pod)
     return !strcmp(p, "Succeeded") || !strcmp(p, "Failed");
 }
 
+int ctl_pod_gave_up(json_t *pod)
+{
+    const char *r = json_string_value(json_object_get(status_of(pod), "reason"));
+    return !strcmp(phase_of(pod), "Failed") && r && !strcmp(r, "SubmitFailed");
+}
+
+int ctl_job_active(const char *state)
+{
+    static const char *const active[] = {"PENDING",     "RUNNING",  "SUSPENDED",
+                                         "CONFIGURING", "REQUEUED", "RESIZING"};
+    for (size_t i = 0; state && i < sizeof(active) / sizeof(active[0]); i++)
+        if (!strcmp(state, active[i]))
+            return 1;
+    return 0;
+}
+
+/* A terminal phase the job contradicts (someone else wrote it): the pod is
+ * Pending again, and what Slurm and the shim say next moves it on. */
+static int reopen(json_t *pod)
+{
+    json_t *st = status_of(pod);
+    json_object_set_new(st, "phase", json_string("Pending"));
+    json_object_del(st, "reason");
+    json_object_del(st, "message");
+    return 1;
+}
+
 uint32_t ctl_pod_job_id(json_t *pod)
 {
-    const char *s = sl_kube_annotation(pod, JOB_ID_ANNOTATION);
+    const char *s = sl_kube_annotation(pod, SL_CTL_JOB_ID_ANNOTATION);
     return s ? (uint32_t)strtoul(s, NULL, 10) : 0;
 }
 
@@ -206,11 +232,13 @@ int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns)
     char buf[16];
     snprintf(buf, sizeof(buf), "%u", job_id);
     int changed = 0;
-    const char *old = sl_kube_annotation(pod, JOB_ID_ANNOTATION);
+    const char *old = sl_kube_annotation(pod, SL_CTL_JOB_ID_ANNOTATION);
     if (!old || strcmp(old, buf)) {
-        sl_kube_set_annotation(pod, JOB_ID_ANNOTATION, buf);
+        sl_kube_set_annotation(pod, SL_CTL_JOB_ID_ANNOTATION, buf);
         changed = 1;
     }
+    if (ctl_pod_terminal(pod)) /* a phase set before there was a job */
+        changed |= reopen(pod);
     char *msg = sl_xasprintf("Slurm job %u submitted", job_id);
     changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
     free(msg);
@@ -318,8 +346,9 @@ static int update_ready(json_t *pod, int64_t now_ns)
     json_array_foreach(json_object_get(st, "conditions"), i, c)
     {
         const char *t = json_string_value(json_object_get(c, "type"));
+        const char *cs = json_string_value(json_object_get(c, "status"));
         if (t && !strcmp(t, "PodScheduled"))
-            scheduled = !strcmp(json_string_value(json_object_get(c, "status")), "True");
+            scheduled = cs && !strcmp(cs, "True");
     }
     if (scheduled) {
         changed |= cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
@@ -382,6 +411,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     json_t *st = status_of(pod);
     int changed = ctl_status_init(pod, now_ns);
     const char *s = job->state ? job->state : "";
+    if (ctl_job_active(s) && ctl_pod_terminal(pod) && !job->shim_finished)
+        changed |= reopen(pod);
     if (!strcmp(s, "PENDING")) {
         if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))
             changed |= requeued(pod, job, now_ns);

@@ -12,6 +12,8 @@
  *   NODE_FAIL             → Failed, reason NodeLost
  *   CANCELLED, PREEMPTED, BOOT_FAIL → Failed with that reason
  *   requeued              → Pending again, with the reason in the message
+ *   a terminal phase the job contradicts (the job still active, the shim never
+ *   said the pod finished; or set before submission) → Pending again
  * Every function returns 1 when it changed the pod, 0 when not.
  */
 #ifndef SL_CTL_PODSTATUS_H
@@ -30,6 +32,9 @@ typedef struct ctl_job_view {
     int64_t start_ns, end_ns;
     int exit_code;
     unsigned restart_cnt;
+    int shim_finished; /* the shim reported pod-finished: a terminal phase may come
+                        * before the job ends; otherwise an active job puts a
+                        * terminal phase back to Pending (someone else wrote it) */
 } ctl_job_view_t;
 
 /* Make sure status exists with phase Pending and the four conditions and one
@@ -49,6 +54,13 @@ int ctl_status_from_shim(json_t *pod, json_t *event, int64_t now_ns);
 
 /* 1 when phase is Succeeded or Failed. */
 int ctl_pod_terminal(json_t *pod);
+
+/* 1 when the controller gave up submitting it (Failed, reason SubmitFailed):
+ * the only terminal phase that stops a pod without a job being submitted. */
+int ctl_pod_gave_up(json_t *pod);
+
+/* 1 for the Slurm job states of a job not over (PENDING, RUNNING, ...). */
+int ctl_job_active(const char *state);
 
 /* The job id recorded on the pod, 0 if none. */
 uint32_t ctl_pod_job_id(json_t *pod);

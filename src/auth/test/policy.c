@@ -84,6 +84,12 @@ int main(void)
     is_int(check(p, "alice", none, "get", "pods/log", "alice"), 1, "alice reads logs");
     is_int(check(p, "alice", none, "get", "secrets", "alice"), 1, "alice reads her secrets");
     is_int(check(p, "alice", none, "create", "pods/exec", "alice"), 1, "alice execs");
+    is_int(check(p, "alice", none, "get", "pods/status", "alice"), 1, "alice reads pods/status");
+    is_int(check(p, "alice", none, "patch", "pods/status", "alice"), 0,
+           "alice cannot patch pods/status, even in her namespace");
+    is_int(check(p, "alice", none, "update", "pods/status", "alice"), 0, "... nor update it");
+    is_int(check(p, "root-ish", admins, "patch", "pods/status", "alice"), 1,
+           "admins write pods/status");
 
     /* another's namespace */
     is_int(check(p, "alice", none, "list", "pods", "bob"), 0, "alice cannot list bob's pods");
@@ -150,6 +156,12 @@ int main(void)
            "pods is forbidden: User \"alice\" cannot get resource \"pods/log\" in API group \"\" "
            "in the namespace \"bob\"",
            "403 message for logs");
+    free(msg);
+    sl_authz_check(p, "alice", none, "patch", "pods/status", "alice", &msg);
+    is_str(msg,
+           "pods is forbidden: User \"alice\" cannot patch resource \"pods/status\" in API group "
+           "\"\" in the namespace \"alice\"",
+           "403 message for a status write");
     free(msg);
     sl_authz_check(p, "alice", none, "create", "jobs.batch", "bob", &msg);
     is_str(msg,

@@ -1,14 +1,15 @@
 /* Slurm job states and shim events → pod status. */
-#include "common/tap.h"
 #include "ctl/podstatus.h"
+#include "common/tap.h"
 
 #include <stdlib.h>
 
 static json_t *pod(const char *policy, int with_init)
 {
-    json_t *p = json_pack("{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:[{s:s, s:s}]}}", "kind", "Pod",
-                          "metadata", "name", "p1", "namespace", "default", "uid", "u-1", "spec",
-                          "restartPolicy", policy, "containers", "name", "main", "image", "busybox");
+    json_t *p =
+        json_pack("{s:s, s:{s:s, s:s, s:s}, s:{s:s, s:[{s:s, s:s}]}}", "kind", "Pod", "metadata",
+                  "name", "p1", "namespace", "default", "uid", "u-1", "spec", "restartPolicy",
+                  policy, "containers", "name", "main", "image", "busybox");
     if (with_init)
         json_object_set_new(json_object_get(p, "spec"), "initContainers",
                             json_pack("[{s:s, s:s}]", "name", "init", "image", "busybox"));
@@ -41,8 +42,8 @@ static json_t *cs(json_t *p, int init)
 
 static json_t *ev(const char *what, const char *ctr, int code, int restarts)
 {
-    return json_pack("{s:s, s:s, s:i, s:i, s:s}", "event", what, "container", ctr, "exitCode",
-                     code, "restartCount", restarts, "time", "2026-11-30T12:00:01.000001Z");
+    return json_pack("{s:s, s:s, s:i, s:i, s:s}", "event", what, "container", ctr, "exitCode", code,
+                     "restartCount", restarts, "time", "2026-11-30T12:00:01.000001Z");
 }
 
 int main(void)
@@ -52,8 +53,7 @@ int main(void)
     ok(ctl_status_init(p, now) == 1, "init fills the status");
     is_str(path_str(p, "status", "phase"), "Pending", "new pod is Pending");
     is_str(cond(p, "PodScheduled", "status"), "False", "not scheduled yet");
-    ok(json_object_get(json_object_get(cs(p, 0), "state"), "waiting") != NULL,
-       "container waiting");
+    ok(json_object_get(json_object_get(cs(p, 0), "state"), "waiting") != NULL, "container waiting");
     ok(ctl_status_init(p, now) == 0, "init twice changes nothing");
 
     ok(ctl_status_submitted(p, 42, now) == 1, "submitted records the job");
@@ -161,7 +161,8 @@ int main(void)
         j.state = states[i];
         ctl_status_from_job(p, &j, now);
         is_str(path_str(p, "status", "phase"), "Failed", "%s → Failed", states[i]);
-        is_str(path_str(p, "status", "reason"), reasons[i], "%s → reason %s", states[i], reasons[i]);
+        is_str(path_str(p, "status", "reason"), reasons[i], "%s → reason %s", states[i],
+               reasons[i]);
         ok(json_object_get(json_object_get(cs(p, 1), "state"), "terminated") != NULL,
            "%s terminates init containers too", states[i]);
         json_decref(p);
@@ -206,5 +207,50 @@ int main(void)
     json_decref(e);
     is_str(cond(p, "Initialized", "status"), "True", "initialized after init exits 0");
     json_decref(p);
+
+    /* a stored status someone else wrote: what Slurm says wins */
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
+    ok(ctl_pod_terminal(p) && !ctl_pod_gave_up(p), "Succeeded before submission: not given up");
+    ctl_status_submitted(p, 11, now);
+    is_str(path_str(p, "status", "phase"), "Pending", "submission puts a phase set before it back");
+    j = (ctl_job_view_t){.job_id = 11, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    e = ev("started", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
+    json_object_set_new(json_object_get(p, "status"), "reason", json_string("Forged"));
+    ok(ctl_status_from_job(p, &j, now) == 1, "a running job contradicts a stored Succeeded");
+    is_str(path_str(p, "status", "phase"), "Running", "... and the pod is Running again");
+    ok(path_str(p, "status", "reason") == NULL, "... without the forged reason");
+    json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
+    j.shim_finished = 1;
+    ok(ctl_status_from_job(p, &j, now) == 0, "after the shim's pod-finished, a running job "
+                                             "(finishing) keeps the terminal phase");
+    json_decref(p);
+
+    /* a condition without status (stored before status writes were validated) */
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    ctl_status_submitted(p, 12, now);
+    json_object_set_new(json_object_get(p, "status"), "conditions",
+                        json_pack("[{s:s}]", "type", "PodScheduled"));
+    j = (ctl_job_view_t){.job_id = 12, .state = "RUNNING", .node = "node1", .start_ns = now};
+    e = ev("exited", "main", 0, 0);
+    ok(ctl_status_from_shim(p, e, now) == 1, "an exit applies to a condition without status");
+    json_decref(e);
+    ok(ctl_status_from_job(p, &j, now) == 1, "so does the running job");
+    is_str(cond(p, "PodScheduled", "status"), "True", "... which the job's state then sets");
+    json_decref(p);
+
+    json_t *failed = pod("Never", 0);
+    ctl_status_submit_failed(failed, "invalid pod", 1, now);
+    ok(ctl_pod_gave_up(failed), "a permanent submission failure is giving up");
+    json_decref(failed);
+    ok(ctl_job_active("RUNNING") && ctl_job_active("PENDING") && !ctl_job_active("COMPLETED") &&
+           !ctl_job_active("") && !ctl_job_active(NULL),
+       "active job states");
     return tap_done();
 }

@@ -1,0 +1,67 @@
+/* owner.c — is a Slurm job the pod's own? Slurm job ids are sequential and
+ * public, and the id on a pod (slurmlink.io/job-id) is only a number the
+ * store holds: before slurmlinkd signals, cancels, adopts or follows a job
+ * as root, it checks that the job's comment carries the pod's uid
+ * (`slurmlink:uid=UID`, set at submission by src/translate; a pod cannot
+ * set --comment itself). A job that is not the pod's is logged and left
+ * alone. */
+#include "common/log.h"
+#include "ctl/internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <slurm/slurm_errno.h>
+#include <string.h>
+
+int ctl_comment_uid(const char *comment, char *uid, size_t len)
+{
+    const char *p = comment ? strstr(comment, "slurmlink:uid=") : NULL;
+    if (!p)
+        return 0;
+    p += strlen("slurmlink:uid=");
+    size_t n = strcspn(p, " ,;");
+    if (n == 0 || n >= len)
+        return 0;
+    memcpy(uid, p, n);
+    uid[n] = '\0';
+    return 1;
+}
+
+int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid)
+{
+    char uid[128];
+    return j && pod_uid && ctl_comment_uid(j->comment, uid, sizeof(uid)) && !strcmp(uid, pod_uid);
+}
+
+/* 1: the pod's own; 0: someone else's (logged); -1: gone or unknown (errno) */
+static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t job_id)
+{
+    sl_slurm_jobs_t *jl = NULL;
+    sl_error_t err = {""};
+    if (sl_slurm_job_load(job_id, &jl, &err) < 0) {
+        if (errno != ENOENT)
+            sl_warn("pod %s/%s: cannot check Slurm job %u: %s", ns, name, job_id, err.text);
+        return -1;
+    }
+    const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
+    int mine = sl_slurm_jobs_count(jl) == 1 && ctl_job_owned_by(j, pod_uid);
+    if (!mine) /* (the comment itself is not logged: it is anyone's text) */
+        sl_warn("pod %s/%s: Slurm job %u is not this pod's (its comment does not carry "
+                "slurmlink:uid=%s): left alone",
+                ns, name, job_id, pod_uid);
+    sl_slurm_jobs_free(jl);
+    if (!mine)
+        errno = EPERM;
+    return mine;
+}
+
+int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig)
+{
+    if (owned(ns, name, pod_uid, job_id) != 1)
+        return -1;
+    sl_error_t err = {""};
+    int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
+    if (r < 0 && errno != ESLURM_ALREADY_DONE)
+        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    return r;
+}
