@@ -28,7 +28,7 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan test unit check-deps clean format demo
+.PHONY: all asan test unit check-deps clean format demo print-unit-bins
 all: $(PROGS) $(UNIT_BINS)
 
 V ?= 0
@@ -62,6 +62,11 @@ $(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(1)))): $(call 
 	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
 endef
 $(foreach t,$(TEST_SRCS),$(eval $(call unit_rule,$(t))))
+
+# the unit test binaries a build folder must hold, one per line, relative to
+# it (t/run-tests reports a missing one as a failure)
+print-unit-bins:
+	@printf '%s\n' $(patsubst $(BUILD)/%,%,$(UNIT_BINS))
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
