@@ -576,6 +576,11 @@ static void free_desc(job_desc_msg_t *d)
     free(d->acctg_freq);
 }
 
+void sl_slurm_desc_free(void *desc)
+{
+    free_desc(desc);
+}
+
 int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
                     sl_error_t *err)
 {

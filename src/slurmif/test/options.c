@@ -4,8 +4,10 @@
 
 #include <slurm/slurm.h>
 
+/* d holds the previous call's strings (or none, freshly initialised) */
 static int apply(job_desc_msg_t *d, const char *const *opts, sl_error_t *err)
 {
+    sl_slurm_desc_free(d);
     slurm_init_job_desc_msg(d);
     return sl_slurm_apply_options(d, opts, err);
 }
@@ -24,6 +26,7 @@ int main(void)
     is_int(sl_slurm_time_minutes("1:2:3:4"), -1, "four fields invalid");
 
     job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
     sl_error_t err = {""};
     const char *o1[] = {"--job-name=default/p1", "--comment=slurmlink:uid=abc", "--partition=gpu",
                         "--account=ai", "--qos=normal", "--time=90", "--cpus-per-task=4",
@@ -67,5 +70,6 @@ int main(void)
     const char *bad6[] = {"--partition", NULL};
     ok(apply(&d, bad6, &err) < 0, "an option without its value is refused");
     has_str(err.text, "needs a value", "and says so");
+    sl_slurm_desc_free(&d);
     return tap_done();
 }
