@@ -2,7 +2,7 @@
 #   source "$(dirname "$0")/lib.sh"
 #   plan 5  (or done_testing 5 at the end: the count is fixed either way)
 #   ok COND... "description"   is GOT WANT "description"   like TEXT REGEX "desc"
-#   skip_all REASON (before any test)   bail DESC (one failing point, exit 1)
+#   skip REASON (one point)   skip_all REASON (before any test)   bail DESC (one failing point, exit 1)
 # The TAP lines (plan, ok/not ok, diag) go to stdout and, under t/run-tests,
 # also to the file $SL_TAP_FILE, which is all the runner counts: output of the
 # commands a test runs (a child printing "ok ...") is never taken for a result.
@@ -39,6 +39,8 @@ diag() { # every line of the text gets its "# "
 }
 # skip_all REASON: the whole file is skipped (the runner counts it as skipped)
 skip_all() { _t_tap "1..0 # SKIP $*"; exit 0; }
+# skip REASON: one point skipped (counted as skipped, not passed)
+skip() { _T_N=$((_T_N + 1)); _t_tap "ok $_T_N # SKIP $*"; }
 # bail DESC: a setup step failed; one failing point, then exit
 bail() { [ -n "$_T_PLAN" ] || plan 1; _t_report 1 "$*"; exit 1; }
 # ok CMD... DESC : runs CMD, passes when it exits 0
