@@ -6,6 +6,7 @@
 # The TAP lines (plan, ok/not ok, diag) go to stdout and, under t/run-tests,
 # also to the file $SL_TAP_FILE, which is all the runner counts: output of the
 # commands a test runs (a child printing "ok ...") is never taken for a result.
+#   wait_for SECONDS CMD...   proc_gone PID   on_exit CMD   tmpdir
 #   cluster_up [up options]  → $CL (folder), exports SLURM_CONF, KUBECONFIG; torn down on exit
 set -u
 ROOT=${SLURMLINK_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -79,6 +80,14 @@ wait_for() {
     sleep 0.2
   done
   return 1
+}
+# proc_gone PID: the process has exited (gone, or a zombie its parent has
+# not reaped yet); for wait_for, e.g. wait_for 60 proc_gone $pid
+proc_gone() {
+  local st
+  st=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  st=${st##*) }
+  [ "${st%% *}" = Z ]
 }
 on_exit() { _T_CLEANUP+=("$*"); }
 _t_exit() {
