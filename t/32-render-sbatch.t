@@ -4,7 +4,7 @@
 # restarts, an init container failing, SIGTERM with the grace period.
 source "$(dirname "$0")/lib.sh"
 
-cluster_up --gpus 2 --cpus 4 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
+cluster_up --gpus 2 --cpus 4 || bail "cluster up"
 STORE=$CL/images
 "$SLURMLINK" image import busybox --busybox --store "$STORE" >/dev/null
 SHIM=$(dirname "$SLURMLINKD")/slurmlink-shim

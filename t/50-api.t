@@ -6,7 +6,7 @@
 # lifecycle controller does.
 source "$(dirname "$0")/50-api-lib.sh"
 
-api_up --bookmark-interval 1 --watch-log 50 || { echo "1..0 # daemon"; exit 1; }
+api_up --bookmark-interval 1 --watch-log 50 || bail "slurmlinkd up"
 NS=/api/v1/namespaces/default
 
 # ---- version, health, discovery -------------------------------------------

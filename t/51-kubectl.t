@@ -7,7 +7,7 @@
 # way the lifecycle controller and the shim write them.
 source "$(dirname "$0")/50-api-lib.sh"
 
-api_up || { echo "1..0 # daemon"; exit 1; }
+api_up || bail "slurmlinkd up"
 SDK=/usr/lib/google-cloud-sdk/bin
 
 pod_yaml() { # name label [extra container yaml]

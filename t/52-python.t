@@ -5,7 +5,7 @@
 # delete, errors as ApiException with the Status.
 source "$(dirname "$0")/50-api-lib.sh"
 
-api_up --watch-log 20 || { echo "1..0 # daemon"; exit 1; }
+api_up --watch-log 20 || bail "slurmlinkd up"
 
 # the client prints "ok"/"not ok" lines itself; numbering is added here
 cat >"$AD/client.py" <<'PY'
