@@ -3,6 +3,7 @@
 # charliecloud and host runtimes, GPUs through GRES, logs, exit codes,
 # restarts, an init container failing, SIGTERM with the grace period.
 source "$(dirname "$0")/lib.sh"
+plan 20
 
 cluster_up --gpus 2 --cpus 4 || bail "cluster up"
 STORE=$CL/images

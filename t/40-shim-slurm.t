@@ -3,6 +3,7 @@
 # shim on a hand-made spec with a charliecloud busybox container on a GRES GPU;
 # logs, status.json, pushes and the job's exit code; scancel with a grace period.
 source "$(dirname "$0")/lib.sh"
+plan 24
 
 SHIM=$ROOT/build/slurmlink-shim
 PY=/usr/bin/python3

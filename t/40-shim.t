@@ -4,6 +4,7 @@
 # grace period, pushes to a real HTTP receiver, an unreachable daemon,
 # byte-exact arguments and environment, charliecloud containers.
 source "$(dirname "$0")/lib.sh"
+plan 109
 
 SHIM=${SLURMLINK_SHIM:-$ROOT/build/slurmlink-shim}
 [ -x "$ROOT/build-asan/slurmlink-shim" ] && [ -z "${SLURMLINK_SHIM:-}" ] && SHIM=$ROOT/build-asan/slurmlink-shim

@@ -3,6 +3,7 @@
 # kubectl verify the certificate (IP SAN 127.0.0.1) and everything, watches
 # and log streams included, works as over plain HTTP.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 8
 
 D=$(tmpdir)
 on_exit "rm -rf '$D'"

@@ -5,6 +5,7 @@
 # No Slurm: pods stay Pending; status is set through /status as the
 # lifecycle controller does.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 108
 
 api_up --bookmark-interval 1 --watch-log 50 || bail "slurmlinkd up"
 NS=/api/v1/namespaces/default

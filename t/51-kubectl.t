@@ -6,6 +6,7 @@
 # kubectl 1.30 and 1.33 pinned. No Slurm: status and logs are written the
 # way the lifecycle controller and the shim write them.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 113
 
 api_up || bail "slurmlinkd up"
 SDK=/usr/lib/google-cloud-sdk/bin

@@ -4,6 +4,7 @@
 # resourceVersion, read_namespaced_pod_log (plain and follow), patch,
 # delete, errors as ApiException with the Status.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 18
 
 api_up --watch-log 20 || bail "slurmlinkd up"
 

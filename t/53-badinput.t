@@ -4,6 +4,7 @@
 # invalid names, labels and quantities, oversized bodies, unknown URLs, bad
 # selectors and log options; garbage on the socket does not hurt the daemon.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 36
 
 api_up || bail "slurmlinkd up"
 P=/api/v1/namespaces/default/pods

@@ -3,6 +3,7 @@
 # Nothing lost: slurmlinkd killed while 200 pods are created, run and finish;
 # slurmctld away for 30 s; a node dying under running pods.
 source "$(dirname "$0")/lib.sh"
+plan 21
 
 cluster_up --gpus 1 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null

@@ -7,6 +7,7 @@
 # ratios recomputed from the raw runs against the sbatch path of the same
 # bench. A path that does not work fails its own test points.
 source "$(dirname "$0")/lib.sh"
+plan 88
 
 PY=/usr/bin/python3
 PATHS="sbatch kubectl api slurmrestd"
