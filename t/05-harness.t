@@ -9,7 +9,7 @@
 # alone after the rest, lines come in the files' order, and the summary is
 # "N passed, N failed, N skipped" with a non-zero exit.
 source "$(dirname "$0")/lib.sh"
-plan 22
+plan 23
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -44,6 +44,7 @@ fixture c-skipall 'skip_all "no widget here"'
 fixture d-skipone "plan 2; ok true 'one'; skip 'no GPU here'"
 fixture e-shrunk "if false; then ok true 'in a block that does not run'; fi; ok true 'after'; done_testing 2"
 fixture f-crash "plan 2; ok true 'before the crash'; kill -SEGV \$\$"
+fixture a-unplanned "ok true 'counted at the end'; done_testing"
 fixture g-serial "# serial
 ok test -e $S/p1.done -a -e $S/p2.done 'runs after the parallel files'
 done_testing 1"
@@ -53,13 +54,14 @@ out=$(cd "$T" && t/run-tests -j 2 2>&1)
 rc=$?
 diag "$out"
 is "$rc" 1 "run-tests exits 1 when anything failed"
-is "$(tail -1 <<<"$out")" "9 passed, 6 failed, 2 skipped" "the summary counts passed, failed and skipped points"
+is "$(tail -1 <<<"$out")" "10 passed, 6 failed, 2 skipped" "the summary counts passed, failed and skipped points"
 line() { grep -E "^$1 " <<<"$out"; }
 like "$(line u_good)" 'ok +1 passed' "a unit binary passes"
 like "$(line u_missing)" 'FAIL' "a unit binary the Makefile lists but the build lacks fails"
 like "$(line asan-u_good)" 'FAIL' "an ASan unit binary that leaks fails"
 like "$(sed -n '/^asan-u_good/,/^[a-z]/p' <<<"$out")" 'LeakSanitizer: detected memory leaks' "and the leak report is shown"
 like "$(line asan-u_missing)" 'FAIL' "a missing ASan unit binary fails"
+like "$(line a-unplanned.t)" 'ok +1 passed .*\(no fixed count: plan N\)' "a file without a fixed count passes, flagged"
 like "$(line a-pair1.t)" 'ok +1 passed' "-j 2 runs two files at once (a-pair1)"
 like "$(line a-pair2.t)" 'ok +1 passed' "-j 2 runs two files at once (a-pair2)"
 like "$(line b-short.t)" 'FAIL +1 passed +1 failed.*plan=2' "a child's 'ok' line is not counted: the file is short of its plan"
@@ -70,7 +72,7 @@ like "$(line e-shrunk.t)" 'FAIL +1 passed +1 failed.*plan=2' "done_testing N: a 
 like "$(line f-crash.t)" 'FAIL +1 passed +1 failed \(rc=139' "a crash fails the file"
 like "$(line g-serial.t)" 'ok +1 passed' "a '# serial' file runs after the parallel ones"
 is "$(grep -oE '^[a-z][-a-z0-9_.]+ +(ok|FAIL|SKIP)' <<<"$out" | awk '{print $1}' | tr '\n' ' ')" \
-  "u_good u_missing asan-u_good asan-u_missing a-pair1.t a-pair2.t b-short.t c-skipall.t d-skipone.t e-shrunk.t f-crash.t g-serial.t " \
+  "u_good u_missing asan-u_good asan-u_missing a-pair1.t a-pair2.t a-unplanned.t b-short.t c-skipall.t d-skipone.t e-shrunk.t f-crash.t g-serial.t " \
   "one line per file, units first, in the files' order, serial files last"
 like "$(line 'failing:')" 'failing: u_missing asan-u_good asan-u_missing b-short.t e-shrunk.t f-crash.t' "the failing files are named"
 

@@ -68,6 +68,7 @@ unlike() {
 # done_testing [N]: the plan, when none was given first. With N, N points
 # are expected, so a conditional block that silently ran fewer fails.
 done_testing() {
+  [ -z "$_T_PLAN" ] && [ -z "${1:-}" ] && _t_tap "# no fixed count: plan N or done_testing N"
   [ -z "$_T_PLAN" ] && _t_tap "1..${1:-$_T_N}"
   [ $_T_FAIL -eq 0 ]
 }
