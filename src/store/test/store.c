@@ -324,8 +324,8 @@ static void test_wait(sl_store_t *s)
         sl_sleep_ms(10);
     }
     pthread_join(th, NULL);
-    ok(wk.got == rev + 1 && wk.waited_ms < wk.timeout, "kick wakes a waiter, not its timeout (%lld ms)",
-       wk.waited_ms);
+    ok(wk.got == rev + 1 && wk.waited_ms < wk.timeout,
+       "kick wakes a waiter, not its timeout (%lld ms)", wk.waited_ms);
     ok(!sl_store_shutting_down(s), "kick is not shutdown");
     t0 = sl_now_ms();
     sl_store_wait(s, rev + 1, 100);
