@@ -28,7 +28,7 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan test unit check-deps clean format demo
+.PHONY: all asan test unit check-deps clean format demo print-unit-bins
 all: $(PROGS) $(UNIT_BINS)
 
 V ?= 0
@@ -63,6 +63,11 @@ $(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(1)))): $(call 
 endef
 $(foreach t,$(TEST_SRCS),$(eval $(call unit_rule,$(t))))
 
+# the unit test binaries a build folder must hold, one per line, relative to
+# it (t/run-tests reports a missing one as a failure)
+print-unit-bins:
+	@printf '%s\n' $(patsubst $(BUILD)/%,%,$(UNIT_BINS))
+
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
@@ -94,8 +99,15 @@ clean:
 # ASan/UBSan into build-fuzz/; each runs FUZZ_SECONDS (default 10).
 FUZZ_SECONDS ?= 10
 FUZZ_BINS := $(patsubst src/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
-.PHONY: fuzz fuzz-build
+# fuzz-build holds a lock: test files that run at once (t/run-tests -j) may
+# each ask for it, and two builds into one folder would break each other;
+# harnesses are linked to a temporary name and renamed, as the programs are,
+# so a harness another test is starting is never half written
+.PHONY: fuzz fuzz-build fuzz-build-locked
 fuzz-build:
+	@mkdir -p build-fuzz
+	@flock build-fuzz/.lock $(MAKE) --no-print-directory fuzz-build-locked
+fuzz-build-locked:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
 	    build-fuzz/libslurmlink.a
@@ -103,7 +115,7 @@ fuzz-build:
 	    b=build-fuzz/$$(basename $$f .c); \
 	    echo "clang $$f -> $$b"; \
 	    clang -D_GNU_SOURCE -Isrc -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined \
-	        $$f build-fuzz/libslurmlink.a -o $$b $(LIBS) || exit 1; \
+	        $$f build-fuzz/libslurmlink.a -o $$b.tmp $(LIBS) && mv -f $$b.tmp $$b || exit 1; \
 	done
 fuzz: fuzz-build
 	@mkdir -p build-fuzz/corpus

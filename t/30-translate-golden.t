@@ -5,7 +5,11 @@
 # the expected files (review the diff before committing them).
 source "$(dirname "$0")/lib.sh"
 G=$ROOT/t/golden/translate
-cd "$G" || exit 1
+cd "$G" || bail "golden folder $G"
+# five points per case that renders, two per case that is rejected (.err)
+cases=(*.yaml) rejected=0
+for y in "${cases[@]}"; do [ -f "${y%.yaml}.err" ] && rejected=$((rejected + 1)); done
+[ -n "${UPDATE_GOLDEN:-}" ] || plan $((5 * (${#cases[@]} - rejected) + 2 * rejected))
 BASE=(--shim /opt/slurmlink/bin/slurmlink-shim --pods-root /shared/pods --image-store store
       --run-as 1000:1000 --report-url https://head:6443/internal/v1/shim/events)
 for y in *.yaml; do

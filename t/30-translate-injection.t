@@ -4,6 +4,7 @@
 # of slurmlink-shim, creates no file and calls the stub with exactly the
 # expected words; the values reach shim.json byte for byte.
 source "$(dirname "$0")/lib.sh"
+plan 10
 W=$(mktemp -d /tmp/sl-inj.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 PWNED=$W/pwned

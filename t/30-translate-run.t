@@ -5,6 +5,7 @@
 # emptyDir, configMap, secret and downward API files, $(VAR) expansion, and
 # that hostile argument and env bytes reach the process unchanged.
 source "$(dirname "$0")/lib.sh"
+plan 9
 W=$(mktemp -d /tmp/sl-run.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 export USER=${USER:-$(id -un)}

@@ -3,8 +3,9 @@
 # charliecloud and host runtimes, GPUs through GRES, logs, exit codes,
 # restarts, an init container failing, SIGTERM with the grace period.
 source "$(dirname "$0")/lib.sh"
+plan 20
 
-cluster_up --gpus 2 --cpus 4 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
+cluster_up --gpus 2 --cpus 4 || bail "cluster up"
 STORE=$CL/images
 "$SLURMLINK" image import busybox --busybox --store "$STORE" >/dev/null
 SHIM=$(dirname "$SLURMLINKD")/slurmlink-shim

@@ -4,6 +4,7 @@
 # leak, sanitizer report or harness assertion fails the harness. The golden
 # pods seed fuzz_pod. `make fuzz` runs longer.
 source "$(dirname "$0")/lib.sh"
+plan 4
 cd "$ROOT" || exit 1
 S=${FUZZ_SECONDS:-5}
 if make -s fuzz-build >/tmp/fuzz-build.$$ 2>&1; then _t_report 0 "fuzz harnesses build"; else

@@ -3,12 +3,13 @@
 # shim on a hand-made spec with a charliecloud busybox container on a GRES GPU;
 # logs, status.json, pushes and the job's exit code; scancel with a grace period.
 source "$(dirname "$0")/lib.sh"
+plan 24
 
 SHIM=$ROOT/build/slurmlink-shim
 PY=/usr/bin/python3
 export USER=${USER:-$(id -un)}
-cluster_up --gpus 2 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
-ok true "private cluster up with 2 GPUs"
+cluster_up --gpus 2 || bail "cluster up"
+is "$(sinfo -h -N -o '%N %G')" "node1 gpu:2" "private cluster up: node1 with gpu:2"
 
 STORE=$CL/images
 ok "$SLURMLINK" image import busybox --busybox --store "$STORE" "busybox image imported"

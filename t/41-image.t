@@ -2,6 +2,7 @@
 # slurmlink image: import (busybox, folder, tar, stdin), list (table, --json),
 # run with ch-run, rm, the default store, bad names and sources.
 source "$(dirname "$0")/lib.sh"
+plan 71
 
 export USER=${USER:-$(id -un)}
 T=$(tmpdir)

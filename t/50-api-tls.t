@@ -3,6 +3,7 @@
 # kubectl verify the certificate (IP SAN 127.0.0.1) and everything, watches
 # and log streams included, works as over plain HTTP.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 8
 
 D=$(tmpdir)
 on_exit "rm -rf '$D'"
@@ -12,7 +13,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 ok test -s "$D/cert.pem" "test certificate"
 
 API_SCHEME=https API_CURL_OPTS="--cacert $D/cert.pem" API_CA=$D/cert.pem API_TOKEN=any \
-  api_up --tls-cert "$D/cert.pem" --tls-key "$D/key.pem" || { echo "1..0 # daemon"; exit 1; }
+  api_up --tls-cert "$D/cert.pem" --tls-key "$D/key.pem" || bail "slurmlinkd up"
 HTTPS=$API
 req GET /version --cacert "$D/cert.pem"
 is "$CODE $(jqr .minor)" "200 32" "HTTPS with a verified certificate"

@@ -6,8 +6,9 @@
 # kubectl 1.30 and 1.33 pinned. No Slurm: status and logs are written the
 # way the lifecycle controller and the shim write them.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 113
 
-api_up || { echo "1..0 # daemon"; exit 1; }
+api_up || bail "slurmlinkd up"
 SDK=/usr/lib/google-cloud-sdk/bin
 
 pod_yaml() { # name label [extra container yaml]
@@ -60,11 +61,14 @@ run_suite() { # tag: suffix for object names
   is "$(k $KN get pods --field-selector status.phase=Running -o name)" "pod/$p" "[$v] get --field-selector"
 
   # get -w: the list, then one line per change
-  timeout 4 "$KUBECTL" --cache-dir "$AD/cache-$(basename "$KUBECTL")" $KN get pods -w >"$AD/w.out" 2>&1 &
+  timeout 120 "$KUBECTL" --cache-dir "$AD/cache-$(basename "$KUBECTL")" $KN get pods -w >"$AD/w.out" 2>&1 &
   local wp=$!
-  sleep 1.2
+  # the watch is open once the list is printed; the change is one more line
+  wlines() { [ "$(grep -c "^$p " "$AD/w.out")" -ge "$1" ]; }
+  wait_for 60 wlines 1 || diag "[$v] get -w printed no list"
   k $KN label pod "$p" seen=yes >/dev/null
-  wait $wp
+  wait_for 60 wlines 2 || diag "[$v] get -w printed no change"
+  kill $wp; wait $wp
   like "$(cat "$AD/w.out")" "^NAME +READY +STATUS +RESTARTS +AGE"$'\n'"$p +1/1 +Running +0 +[0-9]+s"$'\n'"$p +1/1 +Running +0 +[0-9]+s" "[$v] get -w prints the change"
 
   # wait: condition and jsonpath, satisfied after the wait has started
@@ -112,15 +116,15 @@ EOF
   set_status "$ns" "$p" '{"phase":"Running","containerStatuses":[{"name":"main","ready":true,"restartCount":0,"image":"busybox","imageID":"","state":{"running":{"startedAt":"'"$(now_rfc3339)"'"}}}]}'
   k $KN logs -f "$p" >"$AD/f.out" 2>&1 &
   local lp=$!
-  sleep 0.8
+  # following once the current lines are out; the new line, then the end
+  fhas() { grep -q "^$1\$" "$AD/f.out"; }
+  wait_for 60 fhas future || diag "[$v] logs -f printed nothing"
   cri_log "$ns" "$p" main 0 "2099-01-01T00:00:01.000000000Z stdout F appended"
-  sleep 0.3
+  wait_for 60 fhas appended || diag "[$v] logs -f did not print the new line"
   set_status "$ns" "$p" '{"phase":"Succeeded","containerStatuses":[{"name":"main","ready":false,"restartCount":0,"image":"busybox","imageID":"","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}'
-  local t0=$(date +%s%N)
+  ok wait_for 60 proc_gone $lp "[$v] logs -f ends when the container ends"
   wait $lp
-  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   is "$(tail -1 "$AD/f.out")" "appended" "[$v] logs -f streams new lines"
-  ok test "$ms" -lt 1500 "[$v] logs -f ends when the container ends (${ms} ms)"
   like "$(k $KN get pod "$p")" "$p +0/1 +Completed +0 " "[$v] STATUS Completed"
 
   # delete: returns once the pod is gone
@@ -130,7 +134,8 @@ EOF
   set_status "$ns" "j-$v" '{"phase":"Running"}'
   k $KN delete pod "j-$v" >"$AD/d.out" 2>&1 &
   local dp=$!
-  sleep 1
+  terminating() { [[ "$(k $KN get pod "j-$v" 2>&1)" =~ Terminating ]]; }
+  wait_for 60 terminating || diag "[$v] the pod did not become Terminating"
   like "$(k $KN get pod "j-$v")" "j-$v +0/1 +Terminating" "[$v] a pod with a Slurm job is Terminating while the job ends"
   ok kill -0 $dp "[$v] kubectl delete waits"
   curl -sf -X DELETE "$API/api/v1/namespaces/$ns/pods/j-$v?gracePeriodSeconds=0" >/dev/null # the controller, job gone

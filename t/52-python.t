@@ -4,8 +4,9 @@
 # resourceVersion, read_namespaced_pod_log (plain and follow), patch,
 # delete, errors as ApiException with the Status.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 18
 
-api_up --watch-log 20 || { echo "1..0 # daemon"; exit 1; }
+api_up --watch-log 20 || bail "slurmlinkd up"
 
 # the client prints "ok"/"not ok" lines itself; numbering is added here
 cat >"$AD/client.py" <<'PY'
@@ -60,8 +61,9 @@ def watcher():
     w = watch.Watch()
     for ev in w.stream(v1.list_namespaced_pod, "default", resource_version=rv, timeout_seconds=3):
         events.append((ev["type"], ev["object"].metadata.name, ev["object"].status.phase))
+# (no need to wait for the watch to open: from a resourceVersion it replays
+# what changed after it, whenever it connects)
 t = threading.Thread(target=watcher); t.start()
-time.sleep(0.5)
 status("default", "py1", {"phase": "Running"})
 v1.create_namespaced_pod("default", client.V1Pod(metadata=client.V1ObjectMeta(name="py2"),
     spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")])))
@@ -89,17 +91,26 @@ log = v1.read_namespaced_pod_log("py1", "default")
 check(log == "first\nsecond\n", "read_namespaced_pod_log", repr(log))
 log = v1.read_namespaced_pod_log("py1", "default", tail_lines=1, timestamps=True)
 check(log == "2020-01-01T00:00:01Z second\n", "read_namespaced_pod_log tail_lines, timestamps", repr(log))
-resp = v1.read_namespaced_pod_log("py1", "default", follow=True, _preload_content=False)
-def finish():
-    time.sleep(0.5)
-    with open(f"{d}/0.log", "a") as f:
-        f.write("2020-01-01T00:00:02Z stdout F third\n")
-    time.sleep(0.3)
-    status("default", "py1", {"phase": "Succeeded", "containerStatuses": [{"name": "main", "ready": False,
-           "restartCount": 0, "image": "busybox", "imageID": "", "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]})
-t = threading.Thread(target=finish); t.start()
-streamed = b"".join(resp.stream())
-t.join()
+# follow: read until the current lines are out, append one, read until it
+# is out, then end the container; the stream ends by itself
+resp = v1.read_namespaced_pod_log("py1", "default", follow=True, _preload_content=False,
+                                  _request_timeout=120)
+chunks = resp.stream(1)
+streamed = b""
+def read_until(s):
+    global streamed
+    try:
+        while s not in streamed:
+            streamed += next(chunks)
+    except StopIteration:
+        pass
+read_until(b"second\n")
+with open(f"{d}/0.log", "a") as f:
+    f.write("2020-01-01T00:00:02Z stdout F third\n")
+read_until(b"third\n")
+status("default", "py1", {"phase": "Succeeded", "containerStatuses": [{"name": "main", "ready": False,
+       "restartCount": 0, "image": "busybox", "imageID": "", "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]})
+streamed += b"".join(chunks)
 check(streamed == b"first\nsecond\nthird\n", "read_namespaced_pod_log(follow=True) streams until the container ends", streamed)
 
 # patch, configmaps, events with field selectors
@@ -135,7 +146,7 @@ while IFS= read -r line; do
   case "$line" in
     "ok - "*) _t_report 0 "${line#ok - }" ;;
     "not ok - "*) _t_report 1 "${line#not ok - }" ;;
-    *) echo "# $line" ;;
+    *) diag "$line" ;;
   esac
 done <"$AD/py.out"
 is "$rc" "0" "the client script ran to its end"

@@ -4,8 +4,9 @@
 # invalid names, labels and quantities, oversized bodies, unknown URLs, bad
 # selectors and log options; garbage on the socket does not hurt the daemon.
 source "$(dirname "$0")/50-api-lib.sh"
+plan 36
 
-api_up || { echo "1..0 # daemon"; exit 1; }
+api_up || bail "slurmlinkd up"
 P=/api/v1/namespaces/default/pods
 C='"spec":{"containers":[{"name":"c","image":"busybox"}]}'
 

@@ -3,8 +3,9 @@
 # submit, status, logs, events, GPUs next to sbatch jobs, delete (graceful,
 # pending, force), Slurm-side cancel and time limit, nodes.
 source "$(dirname "$0")/lib.sh"
+plan 45
 
-cluster_up --gpus 2 --cpus 8 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
+cluster_up --gpus 2 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 KC=(kubectl --cache-dir "$CL/kcache")
 kc() { "${KC[@]}" "$@"; }

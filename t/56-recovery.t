@@ -1,9 +1,11 @@
 #!/bin/bash
+# serial: kills and restarts daemons, waits out a 30 s slurmctld outage
 # Nothing lost: slurmlinkd killed while 200 pods are created, run and finish;
 # slurmctld away for 30 s; a node dying under running pods.
 source "$(dirname "$0")/lib.sh"
+plan 21
 
-cluster_up --gpus 1 --cpus 8 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
+cluster_up --gpus 1 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 pod() { # name restartPolicy shell-command

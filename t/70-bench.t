@@ -1,4 +1,5 @@
 #!/bin/bash
+# serial: a benchmark: its timings want the machine to itself
 # slurmlink bench on a private cluster with one GPU: a short latency bench
 # (2 runs after 1 warm-up) of a GPU pod over every path, then a small
 # throughput batch. The result files are checked independently of the code
@@ -6,12 +7,26 @@
 # ratios recomputed from the raw runs against the sbatch path of the same
 # bench. A path that does not work fails its own test points.
 source "$(dirname "$0")/lib.sh"
+plan 88
 
 PY=/usr/bin/python3
 PATHS="sbatch kubectl api slurmrestd"
 export USER=${USER:-$(id -un)}
-cluster_up --gpus 1 || { echo "1..1"; echo "not ok 1 - cluster up"; exit 1; }
-ok true "private cluster up with 1 GPU"
+cluster_up --gpus 1 || bail "cluster up"
+is "$(sinfo -h -N -o '%N %G')" "node1 gpu:1" "private cluster up: node1 with gpu:1"
+
+# checker_results FILE: one test point per line "PASS|FAIL<tab>desc[<tab>detail]"
+# that a Python checker below wrote; anything else it printed (a traceback)
+# is one failing point. The fixed plan catches a checker that stopped early.
+checker_results() {
+  local st desc detail
+  while IFS=$'\t' read -r st desc detail; do
+    case "$st" in
+      PASS|FAIL) is "$st" PASS "$desc"; [ "$st" = FAIL ] && [ -n "${detail:-}" ] && diag "$detail" ;;
+      *) is "$st $desc" "" "checker output is PASS/FAIL lines only" ;;
+    esac
+  done <"$1"
+}
 
 # --- usage errors ---------------------------------------------------------------------
 out=$("$SLURMLINK" bench --dir "$CL" --paths sbatch,nope 2>&1); rc=$?
@@ -154,13 +169,7 @@ if svg is not None:
         "bench.svg: one stacked bar of 4 phases per path with good runs", len(rects))
     res(all(float(r.get("width")) >= 0 and not math.isnan(float(r.get("width"))) for r in rects), "bench.svg: bar widths are numbers >= 0")
 PY
-while IFS=$'\t' read -r st desc detail; do
-  case "$st" in
-    PASS) ok true "$desc" ;;
-    FAIL) ok false "$desc"; [ -n "${detail:-}" ] && diag "$detail" ;;
-    *) ok false "checker output: $st $desc" ;;
-  esac
-done <"$CL/checks"
+checker_results "$CL/checks"
 
 # slurmrestd was the bench's own and is gone again
 ok test -z "$(ls "$CL/run" | grep bench-restd)" "slurmrestd's socket removed"
@@ -199,12 +208,6 @@ for p in paths:
     else:
         res(False, p + ": jobs/s recomputed from the raw times", "no batch")
 PY
-while IFS=$'\t' read -r st desc detail; do
-  case "$st" in
-    PASS) ok true "$desc" ;;
-    FAIL) ok false "$desc"; [ -n "${detail:-}" ] && diag "$detail" ;;
-    *) ok false "checker output: $st $desc" ;;
-  esac
-done <"$CL/checks2"
+checker_results "$CL/checks2"
 
 done_testing

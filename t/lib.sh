@@ -1,7 +1,12 @@
 # lib.sh — shared helpers for integration tests (bash, TAP output).
 #   source "$(dirname "$0")/lib.sh"
-#   plan 5  (or done_testing at the end)
+#   plan 5  (or done_testing 5 at the end: the count is fixed either way)
 #   ok COND... "description"   is GOT WANT "description"   like TEXT REGEX "desc"
+#   skip REASON (one point)   skip_all REASON (before any test)   bail DESC (one failing point, exit 1)
+# The TAP lines (plan, ok/not ok, diag) go to stdout and, under t/run-tests,
+# also to the file $SL_TAP_FILE, which is all the runner counts: output of the
+# commands a test runs (a child printing "ok ...") is never taken for a result.
+#   wait_for SECONDS CMD...   proc_gone PID   on_exit CMD   tmpdir
 #   cluster_up [up options]  → $CL (folder), exports SLURM_CONF, KUBECONFIG; torn down on exit
 set -u
 ROOT=${SLURMLINK_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -16,12 +21,29 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 _T_N=0 _T_FAIL=0 _T_PLAN=
 _T_CLEANUP=()
-plan() { _T_PLAN=$1; echo "1..$1"; }
+# the runner's TAP file is this script's alone: a test script run by this one
+# (or anything else it starts) does not inherit it
+_T_TAP=${SL_TAP_FILE:-}
+unset SL_TAP_FILE
+_t_tap() { # LINE: one TAP line to stdout and to the runner's file
+  printf '%s\n' "$1"
+  [ -z "$_T_TAP" ] || printf '%s\n' "$1" >>"$_T_TAP"
+}
+plan() { _T_PLAN=$1; _t_tap "1..$1"; }
 _t_report() { # status desc
   _T_N=$((_T_N + 1))
-  if [ "$1" = 0 ]; then echo "ok $_T_N - $2"; else echo "not ok $_T_N - $2"; _T_FAIL=$((_T_FAIL + 1)); fi
+  if [ "$1" = 0 ]; then _t_tap "ok $_T_N - $2"; else _t_tap "not ok $_T_N - $2"; _T_FAIL=$((_T_FAIL + 1)); fi
 }
-diag() { echo "# $*"; }
+diag() { # every line of the text gets its "# "
+  local l
+  while IFS= read -r l; do _t_tap "# $l"; done <<<"$*"
+}
+# skip_all REASON: the whole file is skipped (the runner counts it as skipped)
+skip_all() { _t_tap "1..0 # SKIP $*"; exit 0; }
+# skip REASON: one point skipped (counted as skipped, not passed)
+skip() { _T_N=$((_T_N + 1)); _t_tap "ok $_T_N # SKIP $*"; }
+# bail DESC: a setup step failed; one failing point, then exit
+bail() { [ -n "$_T_PLAN" ] || plan 1; _t_report 1 "$*"; exit 1; }
 # ok CMD... DESC : runs CMD, passes when it exits 0
 ok() {
   local desc=${*: -1}
@@ -43,8 +65,11 @@ like() { # text regex desc
 unlike() {
   if [[ "$1" =~ $2 ]]; then _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "matches: [$2]"; else _t_report 0 "$3"; fi
 }
+# done_testing [N]: the plan, when none was given first. With N, N points
+# are expected, so a conditional block that silently ran fewer fails.
 done_testing() {
-  [ -z "$_T_PLAN" ] && echo "1..$_T_N"
+  [ -z "$_T_PLAN" ] && [ -z "${1:-}" ] && _t_tap "# no fixed count: plan N or done_testing N"
+  [ -z "$_T_PLAN" ] && _t_tap "1..${1:-$_T_N}"
   [ $_T_FAIL -eq 0 ]
 }
 # wait_for SECONDS CMD... : poll CMD every 0.2 s until it succeeds
@@ -56,6 +81,14 @@ wait_for() {
     sleep 0.2
   done
   return 1
+}
+# proc_gone PID: the process has exited (gone, or a zombie its parent has
+# not reaped yet); for wait_for, e.g. wait_for 60 proc_gone $pid
+proc_gone() {
+  local st
+  st=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  st=${st##*) }
+  [ "${st%% *}" = Z ]
 }
 on_exit() { _T_CLEANUP+=("$*"); }
 _t_exit() {

@@ -646,6 +646,11 @@ void sl_slurm_cred_end(const sl_slurm_cred_t *saved)
         abort();
 }
 
+void sl_slurm_desc_free(void *desc)
+{
+    free_desc(desc);
+}
+
 int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable, sl_error_t *err)
 {
     job_desc_msg_t d;

@@ -65,6 +65,8 @@ int sl_slurm_check_options(const char *const *options, sl_error_t *err);
 /* Fill a job_desc from options only (unit-testable, no RPC): see slurm.c.
  * Returns 0 or -1 with err naming the option. desc is a job_desc_msg_t*. */
 int sl_slurm_apply_options(void *desc, const char *const *options, sl_error_t *err);
+/* Free the strings sl_slurm_apply_options put in desc (not desc itself). */
+void sl_slurm_desc_free(void *desc);
 
 /* Parse Slurm's time formats (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM,
  * D-HH:MM:SS, UNLIMITED/INFINITE) into minutes (rounded up); -1 if invalid,

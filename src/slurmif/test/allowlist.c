@@ -43,6 +43,7 @@ int main(void)
         sl_error_t err = {""};
         ok(sl_slurm_apply_options(&d, opts, &err) == 0, "allow-listed %s is expressible (%s)", opt,
            err.text);
+        sl_slurm_desc_free(&d);
         free(opt);
     }
     ok(n > 40, "the allow-list is not empty (%d options)", n);

@@ -4,8 +4,10 @@
 
 #include <slurm/slurm.h>
 
+/* d holds the previous call's strings (or none, freshly initialised) */
 static int apply(job_desc_msg_t *d, const char *const *opts, sl_error_t *err)
 {
+    sl_slurm_desc_free(d);
     slurm_init_job_desc_msg(d);
     return sl_slurm_apply_options(d, opts, err);
 }
@@ -24,6 +26,7 @@ int main(void)
     is_int(sl_slurm_time_minutes("1:2:3:4"), -1, "four fields invalid");
 
     job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
     sl_error_t err = {""};
     const char *o1[] = {"--job-name=default/p1", "--comment=slurmlink:uid=abc", "--partition=gpu",
                         "--account=ai", "--qos=normal", "--time=90", "--cpus-per-task=4",
@@ -84,5 +87,6 @@ int main(void)
     ok(sl_slurm_check_options(n3, &err) < 0,
        "sl_slurm_check_options refuses what submission would");
     ok(sl_slurm_check_options(n1, &err) == 0, "... and takes what it would");
+    sl_slurm_desc_free(&d);
     return tap_done();
 }

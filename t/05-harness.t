@@ -1,0 +1,87 @@
+#!/bin/bash
+# 05-harness.t — t/run-tests and lib.sh on a made-up tree of test files
+# whose right outcome is known: a child printing "ok" lines is not counted, a
+# file short of its plan fails, a whole-file and a one-point skip count as
+# skipped, done_testing N catches a block that ran fewer points, a crash
+# fails, a unit binary the Makefile lists but the build lacks fails, an ASan
+# unit binary that leaks fails (LeakSanitizer on), -j 2 runs files at once
+# (two files that wait for each other both pass), a "# serial" file runs
+# alone after the rest, lines come in the files' order, and the summary is
+# "N passed, N failed, N skipped" with a non-zero exit.
+source "$(dirname "$0")/lib.sh"
+plan 23
+
+T=$(tmpdir)
+on_exit "rm -rf '$T'"
+mkdir -p "$T/t" "$T/build/test" "$T/build-asan/test" "$T/sync"
+cp "$ROOT/t/run-tests" "$ROOT/t/lib.sh" "$T/t/"
+printf 'print-unit-bins:\n\t@printf "%%s\\n" test/u_good test/u_missing\n' >"$T/Makefile"
+printf '#!/bin/sh\necho "ok 1 - unit"\necho "1..1"\n' >"$T/build/test/u_good"
+chmod +x "$T/build/test/u_good"
+cat >"$T/leak.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    char *volatile p = malloc(64);
+    p = NULL;
+    printf("ok 1 - leaks 64 bytes\n1..1\n");
+    fflush(stdout);
+    return 0;
+}
+C
+cc -fsanitize=address -g -o "$T/build-asan/test/u_good" "$T/leak.c" 2>&1 | sed 's/^/# /'
+
+fixture() { # NAME BODY
+  { echo '#!/bin/bash'; echo 'source "$(dirname "$0")/lib.sh"'; printf '%s\n' "$2"; } >"$T/t/$1.t"
+}
+S=$T/sync
+# a-pair1 and a-pair2 each wait for the other: both pass only when run at once
+fixture a-pair1 "plan 1; touch $S/p1; ok wait_for 120 test -e $S/p2 'a-pair2 runs at the same time'; touch $S/p1.done"
+fixture a-pair2 "plan 1; touch $S/p2; ok wait_for 120 test -e $S/p1 'a-pair1 runs at the same time'; touch $S/p2.done"
+fixture b-short "plan 2; ok true 'the only real point'; sh -c 'echo \"ok 2 - printed by a child\"'"
+fixture c-skipall 'skip_all "no widget here"'
+fixture d-skipone "plan 2; ok true 'one'; skip 'no GPU here'"
+fixture e-shrunk "if false; then ok true 'in a block that does not run'; fi; ok true 'after'; done_testing 2"
+fixture f-crash "plan 2; ok true 'before the crash'; kill -SEGV \$\$"
+fixture a-unplanned "ok true 'counted at the end'; done_testing"
+fixture g-serial "# serial
+ok test -e $S/p1.done -a -e $S/p2.done 'runs after the parallel files'
+done_testing 1"
+sed -i '2i # serial' "$T/t/g-serial.t"
+
+out=$(cd "$T" && t/run-tests -j 2 2>&1)
+rc=$?
+diag "$out"
+is "$rc" 1 "run-tests exits 1 when anything failed"
+is "$(tail -1 <<<"$out")" "10 passed, 6 failed, 2 skipped" "the summary counts passed, failed and skipped points"
+line() { grep -E "^$1 " <<<"$out"; }
+like "$(line u_good)" 'ok +1 passed' "a unit binary passes"
+like "$(line u_missing)" 'FAIL' "a unit binary the Makefile lists but the build lacks fails"
+like "$(line asan-u_good)" 'FAIL' "an ASan unit binary that leaks fails"
+like "$(sed -n '/^asan-u_good/,/^[a-z]/p' <<<"$out")" 'LeakSanitizer: detected memory leaks' "and the leak report is shown"
+like "$(line asan-u_missing)" 'FAIL' "a missing ASan unit binary fails"
+like "$(line a-unplanned.t)" 'ok +1 passed .*\(no fixed count: plan N\)' "a file without a fixed count passes, flagged"
+like "$(line a-pair1.t)" 'ok +1 passed' "-j 2 runs two files at once (a-pair1)"
+like "$(line a-pair2.t)" 'ok +1 passed' "-j 2 runs two files at once (a-pair2)"
+like "$(line b-short.t)" 'FAIL +1 passed +1 failed.*plan=2' "a child's 'ok' line is not counted: the file is short of its plan"
+like "$(cat "$T/t/out/b-short.t.log")" 'ok 2 - printed by a child' "the child's output is in the log"
+like "$(line c-skipall.t)" 'SKIP.*no widget here' "a whole-file skip is reported as SKIP with its reason"
+like "$(line d-skipone.t)" 'ok +1 passed, 1 skipped' "a skipped point is counted as skipped"
+like "$(line e-shrunk.t)" 'FAIL +1 passed +1 failed.*plan=2' "done_testing N: a block that did not run fails the file"
+like "$(line f-crash.t)" 'FAIL +1 passed +1 failed \(rc=139' "a crash fails the file"
+like "$(line g-serial.t)" 'ok +1 passed' "a '# serial' file runs after the parallel ones"
+is "$(grep -oE '^[a-z][-a-z0-9_.]+ +(ok|FAIL|SKIP)' <<<"$out" | awk '{print $1}' | tr '\n' ' ')" \
+  "u_good u_missing asan-u_good asan-u_missing a-pair1.t a-pair2.t a-unplanned.t b-short.t c-skipall.t d-skipone.t e-shrunk.t f-crash.t g-serial.t " \
+  "one line per file, units first, in the files' order, serial files last"
+like "$(line 'failing:')" 'failing: u_missing asan-u_good asan-u_missing b-short.t e-shrunk.t f-crash.t' "the failing files are named"
+
+# the same tree, one file at a time: the pair cannot meet, everything else is the same
+rm -f "$S"/*
+out1=$(cd "$T" && t/run-tests -j 1 c-skip d-skip 2>&1)
+is "$(tail -1 <<<"$out1")" "1 passed, 0 failed, 2 skipped" "-j 1 and patterns: only the named files"
+is "$(cd "$T" && t/run-tests --integration d-skip >/dev/null 2>&1; echo $?)" 0 "a run with only passes and skips exits 0"
+like "$(cd "$T" && t/run-tests -j 0 2>&1)" '-j wants a positive number' "-j 0 is refused"
+rm -rf "$T/build-asan"
+like "$(cd "$T" && t/run-tests --unit 2>&1 | grep asan)" 'asan-unit-tests +SKIP' "no build-asan/: its unit binaries are reported skipped, not passed"
+done_testing
