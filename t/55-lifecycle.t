@@ -3,7 +3,7 @@
 # submit, status, logs, events, GPUs next to sbatch jobs, delete (graceful,
 # pending, force), Slurm-side cancel and time limit, nodes.
 source "$(dirname "$0")/lib.sh"
-plan 45
+plan 46
 
 cluster_up --gpus 2 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
