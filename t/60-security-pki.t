@@ -183,4 +183,4 @@ out=$("$SLURMLINK" up --dir "$CL" 2>&1); rc=$?
 like "$rc: $out" "^1: .*ca\.crt without .*ca\.key" "up refuses a CA certificate without its key"
 mv "$W/ca.key" "$P/ca.key"
 
-done_testing
+done_testing 81

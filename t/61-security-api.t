@@ -426,4 +426,4 @@ is "$(health)" 200 "... and serves normal requests again"
 exec {IDLE[1]}>&-; wait "$IDLE_PID" 2>/dev/null
 kill "$D3"; wait "$D3" 2>/dev/null
 is "$?" 0 "that slurmlinkd exits cleanly too"
-done_testing
+done_testing 110

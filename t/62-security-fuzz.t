@@ -36,4 +36,4 @@ for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs fuzz_status; do
   else _t_report 1 "$h runs ${S}s clean"; grep -E 'ERROR|SUMMARY|==[0-9]+==|#[0-9] |^0x|Base64' "$corpus.log" | head -24 | sed 's/^/# /'; fi
   rm -rf "$corpus" "$corpus.log"
 done
-done_testing
+done_testing 7

@@ -157,4 +157,4 @@ is "$out" "The Pod \"bad\" is invalid: metadata.annotations[slurm-job.vk.io/flag
 out=$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"root"},"spec":{"securityContext":{"runAsUser":0},"containers":[{"name":"main","image":"busybox"}]}}' | kc alice create -f - 2>&1)
 like "$out" "spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA" "runAsUser 0: 422"
 is "$(squeue -h -t all -n team-a/bad,team-a/root -o %i | wc -l)" 0 "no job for refused pods"
-done_testing
+done_testing 33

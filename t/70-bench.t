@@ -55,7 +55,7 @@ spec:
       limits: {nvidia.com/gpu: 1, cpu: "1", memory: 64Mi}
 YAML
 OUT=$CL/bench-out
-"$SLURMLINK" bench --dir "$CL" --runs 2 --warmup 1 --timeout 120 --workload "$CL/gpu-pod.yaml" \
+"$SLURMLINK" bench --dir "$CL" --runs 2 --warmup 1 --timeout 120 --workload "$CL/gpu-pod.yaml" --keep-pods \
   --out "$OUT" >"$CL/bench.stdout" 2>"$CL/bench.stderr"
 rc=$?
 is "$rc" 0 "bench over all four paths exits 0 (every run worked and is ordered)"

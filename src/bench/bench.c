@@ -501,8 +501,9 @@ int sl_bench_execute(sl_bench_t *b, sl_error_t *err)
     for (size_t p = 0; p < b->npaths; p++)
         if (ps[p].set_up && b->paths[p]->teardown)
             b->paths[p]->teardown(c, ps[p].state);
-    /* the API pods leave the store (their pod folders and records stay) */
-    if (c->kube)
+    /* the API pods leave the store, and with them their pod folders, unless
+     * they are kept to be looked at */
+    if (c->kube && !b->o.keep_pods)
         bench_kube_cleanup(c);
     progress_end(c);
 

@@ -58,6 +58,8 @@ typedef struct sl_bench_opts {
     const char *kubectl; /* NULL: "kubectl" */
     int poll_ms;         /* sbatch / slurmrestd completion polling (0: 50) */
     int timeout_s;       /* per run or batch (0: 300) */
+    int keep_pods;       /* leave the API paths' pods in the store (their folders,
+                            logs and records stay until they are deleted) */
     int no_stagger;      /* submit each latency run as soon as the previous one was
                             seen, instead of at a staggered phase of the second (below) */
     FILE *progress;      /* progress lines (NULL: none) */

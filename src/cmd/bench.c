@@ -50,6 +50,8 @@ static void usage(FILE *f)
         "  --no-stagger      submit each run as soon as the previous one was seen (default:\n"
         "                    each round at its own phase of the second, the same for every\n"
         "                    path, spread over the second: slurmctld starts jobs on a 1 s tick)\n"
+        "  --keep-pods       leave the kubectl/api paths' pods (and so their pod folders\n"
+        "                    and logs) in place; default: they are deleted at the end\n"
         "  --quiet           no progress lines\n"
         "Exit status: 0 when every run worked and is ordered, 1 otherwise, 2 usage.\n");
 }
@@ -85,6 +87,7 @@ int cmd_bench(int argc, char **argv)
                                        {"timeout", required_argument, 0, 't'},
                                        {"quiet", no_argument, 0, 'q'},
                                        {"no-stagger", no_argument, 0, 'S'},
+                                       {"keep-pods", no_argument, 0, 'K'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     sl_bench_opts_t o = {.dir = cmd_default_dir(), .runs = 5, .warmup = 1};
@@ -124,6 +127,7 @@ int cmd_bench(int argc, char **argv)
             break;
         case 'q': quiet = 1; break;
         case 'S': o.no_stagger = 1; break;
+        case 'K': o.keep_pods = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
