@@ -14,8 +14,13 @@
 
 #include "common/err.h"
 
-/* Read slurm.conf (NULL: $SLURM_CONF or the default). */
-void sl_slurm_init(const char *conf);
+/* Load slurm.conf (NULL: $SLURM_CONF, else /etc/slurm/slurm.conf) once for
+ * the process, after checking that libslurm can: 0, or -1 with err naming
+ * the file and the reason ("slurm.conf F: No such file or directory",
+ * "slurm.conf F: Parse error in file F line 3: ..."); libslurm's fatal()
+ * never ends the caller for a bad file. Call it before any thread starts
+ * (it forks). */
+int sl_slurm_init(const char *conf, sl_error_t *err);
 
 /* A batch job to submit in-process (no sbatch exec). Options use sbatch's
  * long forms, one per element, already validated by translate:
