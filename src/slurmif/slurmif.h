@@ -113,6 +113,19 @@ void sl_slurm_jobs_free(sl_slurm_jobs_t *j);
 /* One job by id (NULL and errno ENOENT when Slurm no longer knows it). */
 int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err);
 
+/* What accounting (slurmdbd) recorded of a job slurmctld no longer knows
+ * (purged MinJobAge after it ended). Returns 1 and fills *out (strings point
+ * to static text or into out), 0 when the cluster keeps no job accounting
+ * (AccountingStorageType is not accounting_storage/slurmdbd) or accounting
+ * holds no finished record of the job, -1 with err when slurmdbd does not
+ * answer. Fields set: job_id, user_id, state (a finished state),
+ * exit_code, exit_signal, start_time, end_time, nodes. */
+typedef struct sl_slurm_acct_job {
+    sl_slurm_job_t job;
+    char nodes[256];
+} sl_slurm_acct_job_t;
+int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_t *err);
+
 typedef struct sl_slurm_node {
     const char *name, *addr, *hostname;
     const char *state;        /* "IDLE", "MIXED", "ALLOCATED", "DOWN", "IDLE+DRAIN", ... */
