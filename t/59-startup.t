@@ -4,7 +4,7 @@
 # a non-zero exit, nothing created and no request ever answered; a valid one
 # starts as before.
 source "$(dirname "$0")/lib.sh"
-plan 12
+plan 14
 
 D=$(tmpdir)
 on_exit "rm -rf '$D'"
@@ -59,6 +59,15 @@ port=$(free_port)
 pid=$!
 healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 ok wait_for 60 healthy "with a valid slurm.conf the API answers"
+# libslurm read the file once: broken now, it is not read again; the
+# controller's RPCs (slurmctld does not answer here) go on and the daemon lives
+printf 'this is = = not slurm.conf\n' >"$D/good.conf"
+curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
+  "http://127.0.0.1:$port/api/v1/namespaces/default/pods" \
+  -d '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}'
+waits() { curl -s -m 2 "http://127.0.0.1:$port/api/v1/namespaces/default/pods/p" | grep -q 'waiting for the Slurm controller'; }
+ok wait_for 60 waits "slurm.conf broken while it runs: the controller goes on (a new pod waits for slurmctld)"
+ok healthy "and the API still answers"
 kill -TERM "$pid"
 wait "$pid"
 is "$?" 0 "and slurmlinkd stops cleanly on SIGTERM"
