@@ -8,7 +8,8 @@ CSTD    := -std=c17
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 SAN     ?=
-CPPFLAGS += -D_GNU_SOURCE -Isrc -MMD -MP
+DEFS    ?=
+CPPFLAGS += -D_GNU_SOURCE -Isrc -MMD -MP $(DEFS)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SAN) -fno-strict-aliasing
 LDFLAGS += $(SAN) -Wl,--as-needed
 LIBS    := -lslurm -ljansson -lmicrohttpd -lsqlite3 -lgnutls -lcurl -lyaml -lpthread -lm
@@ -68,8 +69,9 @@ $(foreach t,$(TEST_SRCS),$(eval $(call unit_rule,$(t))))
 print-unit-bins:
 	@printf '%s\n' $(patsubst $(BUILD)/%,%,$(UNIT_BINS))
 
+# the test build also compiles the fault-injection points (src/common/fault.h)
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" DEFS=-DSL_FAULT_INJECTION \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
 
 check-deps:

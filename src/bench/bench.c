@@ -325,7 +325,8 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
         }
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    sl_slurm_init(c->slurm_conf);
+    if (sl_slurm_init(c->slurm_conf, err) < 0)
+        goto fail;
 
     struct utsname un;
     uname(&un);

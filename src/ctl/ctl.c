@@ -445,6 +445,105 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     }
 }
 
+/* ---- jobs slurmctld has forgotten ---------------------------------------------
+ *
+ * A finished job stays in slurmctld MinJobAge seconds (300 in a `slurmlink
+ * up` cluster); when the controller or slurmlinkd was away longer, the pod's
+ * job is in no list any more. Its outcome then comes from what the shim
+ * recorded in the pod folder, else from accounting (slurmdbd), else it is
+ * unknown and the pod fails saying so (reason JobPurged). Either way the job
+ * is over, so a deletion completes. */
+
+static int has_job(const sl_slurm_jobs_t *jobs, uint32_t id)
+{
+    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++)
+        if (sl_slurm_jobs_at(jobs, i)->job_id == id)
+            return 1;
+    return 0;
+}
+
+static int purged_fn(json_t *pod, void *arg)
+{
+    return ctl_status_job_purged(pod, *(uint32_t *)arg, sl_kube_now_ns());
+}
+
+/* p's job is in no list and slurmctld says it does not know it */
+static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
+{
+    if (!p->files_read)
+        replay_shim_files(c, p);
+    apply_t a = {0};
+    json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+    int known = pod && ctl_pod_terminal(pod);
+    if (pod)
+        phase_copy(pod, a.old_phase);
+    json_decref(pod);
+    sl_slurm_acct_job_t acct;
+    sl_error_t err = {""};
+    int r = known ? 0 : sl_slurm_job_accounting(p->job_id, &acct, &err);
+    if (r < 0) {
+        sl_warn("pod %s/%s: Slurm job %u is purged and accounting does not answer (%s); "
+                "asking again",
+                p->ns, p->name, p->job_id, err.text);
+        return;
+    }
+    if (r == 1) {
+        sl_info("pod %s/%s: Slurm job %u is purged; accounting says %s, exit code %d", p->ns,
+                p->name, p->job_id, acct.job.state, acct.job.exit_code);
+        ctl_job_view_t v;
+        char node[256], ip[256];
+        view_of(c, &acct.job, p->shim_done, &v, node, ip);
+        apply_job(c, p, &v);
+    } else if (!known) {
+        sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "
+                "unknown",
+                p->ns, p->name, p->job_id);
+        json_t *out = NULL;
+        uint32_t id = p->job_id;
+        if (sl_store_mutate(c->store, "pods", p->ns, p->name, purged_fn, &id, &out, NULL) == 0) {
+            phase_copy(out, a.new_phase);
+            transition_events(c, &a, out, id);
+            p->terminal = ctl_pod_terminal(out);
+        }
+        json_decref(out);
+    }
+    p->job_over = 1;
+    if (p->deleting)
+        finish_delete(c, p);
+}
+
+/* after a full job list: pods whose unfinished job is not in it */
+static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
+{
+    char **uids = NULL;
+    size_t n = 0, cap = 0;
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < CTL_HASH; i++)
+        for (ctl_pod_t *p = c->pods[i]; p; p = p->next) {
+            if (!p->job_id || p->job_over || has_job(jobs, p->job_id))
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                uids = sl_xrealloc(uids, cap * sizeof(*uids));
+            }
+            uids[n++] = sl_xstrdup(p->uid);
+        }
+    pthread_mutex_unlock(&c->lock);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&c->lock);
+        ctl_pod_t *p = ctl_pod_find(c, uids[i]);
+        uint32_t id = p ? p->job_id : 0;
+        pthread_mutex_unlock(&c->lock);
+        sl_slurm_jobs_t *jl = NULL;
+        /* a job submitted after the list was taken is not purged */
+        if (id && sl_slurm_job_load(id, &jl, NULL) < 0 && errno == ENOENT)
+            resolve_purged(c, p);
+        sl_slurm_jobs_free(jl);
+        free(uids[i]);
+    }
+    free(uids);
+}
+
 static void poll_jobs(sl_ctl_t *c)
 {
     sl_slurm_jobs_t *jobs = NULL;
@@ -495,6 +594,7 @@ static void poll_jobs(sl_ctl_t *c)
         }
         follow_job(c, p, j);
     }
+    check_purged(c, jobs);
     sl_slurm_jobs_free(jobs);
 }
 

@@ -492,6 +492,21 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     return changed;
 }
 
+int ctl_status_job_purged(json_t *pod, uint32_t job_id, int64_t now_ns)
+{
+    int changed = ctl_status_init(pod, now_ns);
+    if (ctl_pod_terminal(pod))
+        return changed;
+    char msg[192];
+    snprintf(msg, sizeof(msg),
+             "Slurm no longer knows job %u and there is no accounting to ask; its outcome is "
+             "unknown",
+             job_id);
+    changed |= terminate_all(pod, 137, "ContainerStatusUnknown", now_ns);
+    changed |= set_terminal(pod, "Failed", "JobPurged", msg, now_ns);
+    return changed;
+}
+
 static int restart_expected(json_t *pod, int exit_code, int init)
 {
     const char *rp = json_string_value(json_object_get(json_object_get(pod, "spec"), "restartPolicy"));

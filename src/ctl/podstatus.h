@@ -4,14 +4,14 @@
  * The mapping (docs/lifecycle.md):
  *   no job / PENDING      → Pending, PodScheduled=False (Unschedulable, Slurm's reason)
  *   RUNNING               → PodScheduled=True, nodeName/hostIP/podIP/startTime;
- *                           Pending (ContainerCreating) until the shim reports a start, then Running
- *   COMPLETED             → Succeeded when every app container exited 0, else Failed
- *   FAILED                → Failed (exit codes from the shim, else the job's)
- *   TIMEOUT, DEADLINE     → Failed, reason DeadlineExceeded
- *   OUT_OF_MEMORY         → Failed, containers terminated with reason OOMKilled
+ *                           Pending (ContainerCreating) until the shim reports a start, then
+ * Running COMPLETED             → Succeeded when every app container exited 0, else Failed FAILED
+ * → Failed (exit codes from the shim, else the job's) TIMEOUT, DEADLINE     → Failed, reason
+ * DeadlineExceeded OUT_OF_MEMORY         → Failed, containers terminated with reason OOMKilled
  *   NODE_FAIL             → Failed, reason NodeLost
  *   CANCELLED, PREEMPTED, BOOT_FAIL → Failed with that reason
  *   requeued              → Pending again, with the reason in the message
+ *   purged, no record     → Failed, reason JobPurged (outcome unknown)
  *   a terminal phase the job contradicts (the job still active, the shim never
  *   said the pod finished; or set before submission) → Pending again
  * Every function returns 1 when it changed the pod, 0 when not.
@@ -48,6 +48,11 @@ int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, in
 
 /* Apply what Slurm says of the job. */
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns);
+
+/* The job is gone from Slurm (purged) and nothing says how it ended: a pod
+ * not yet terminal fails with reason JobPurged, its containers terminated
+ * with reason ContainerStatusUnknown (exit code 137, as the kubelet's). */
+int ctl_status_job_purged(json_t *pod, uint32_t job_id, int64_t now_ns);
 
 /* Apply one shim event (docs/shim-spec.md). */
 int ctl_status_from_shim(json_t *pod, json_t *event, int64_t now_ns);

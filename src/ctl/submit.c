@@ -1,6 +1,7 @@
 /* submit.c — a new pod becomes a Slurm job: translate, write the pod folder
  * as the job's user, submit in-process, record the job id. */
 #include "auth/policy.h"
+#include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -240,6 +241,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         }
         goto out;
     }
+    SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     pthread_mutex_lock(&c->lock);
     p->job_id = job_id;
     p->tries = 0;

@@ -287,6 +287,14 @@ int main(int argc, char **argv)
     char *shim = NULL, *report = NULL;
     int controllers = !o.no_controllers && (o.slurm_conf || getenv("SLURM_CONF"));
 
+    /* Slurm first, before anything is created or listens (and before any
+     * thread: the check forks): a slurm.conf libslurm cannot load stops the
+     * start with its name and the reason, instead of libslurm's fatal()
+     * ending a daemon that has accepted pods */
+    if (controllers && sl_slurm_init(o.slurm_conf, &err) < 0) {
+        sl_err("%s", err.text);
+        goto out;
+    }
     if (sl_mkdir_p(o.state_dir, 0700, &err) < 0) {
         sl_err("%s", err.text);
         goto out;
@@ -351,7 +359,6 @@ int main(int argc, char **argv)
         goto out;
     }
     if (controllers) {
-        sl_slurm_init(o.slurm_conf);
         if (o.shim) {
             shim = strdup(o.shim);
         } else {

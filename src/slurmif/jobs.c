@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 
 #include "slurmif/compat.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 
 struct sl_slurm_jobs {
@@ -94,6 +97,96 @@ int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err)
     }
     *out = wrap_jobs(msg);
     return 0;
+}
+
+/* ---- accounting: the outcome of a job slurmctld has purged ---------------- */
+
+static void acct_fill(const slurmdb_job_rec_t *r, sl_slurm_acct_job_t *out)
+{
+    sl_slurm_job_t *o = &out->job;
+    o->job_id = r->jobid;
+    o->user_id = r->uid;
+    o->name = o->comment = o->reason = o->reason_text = o->batch_host = "";
+    o->state = slurm_job_state_string(r->state & JOB_STATE_BASE);
+    o->submit_time = r->submit;
+    o->start_time = r->start;
+    o->end_time = r->end;
+    snprintf(out->nodes, sizeof(out->nodes), "%s", r->nodes ? r->nodes : "");
+    if (!strcmp(out->nodes, "None assigned"))
+        out->nodes[0] = '\0';
+    o->nodes = out->nodes;
+    if (WIFSIGNALED(r->exitcode)) {
+        o->exit_signal = WTERMSIG(r->exitcode);
+        o->exit_code = 128 + o->exit_signal;
+    } else {
+        o->exit_code = WEXITSTATUS(r->exitcode);
+    }
+}
+
+/* the last finished record of the job in l (a requeued job has several) */
+static const slurmdb_job_rec_t *acct_last(List l, uint32_t job_id)
+{
+    const slurmdb_job_rec_t *best = NULL;
+    ListIterator it = slurm_list_iterator_create(l);
+    slurmdb_job_rec_t *r;
+    while ((r = slurm_list_next(it))) {
+        uint32_t base = r->state & JOB_STATE_BASE;
+        if (r->jobid != job_id || base == JOB_PENDING || base == JOB_RUNNING ||
+            base == JOB_SUSPENDED)
+            continue;
+        if (!best || r->submit >= best->submit)
+            best = r;
+    }
+    slurm_list_iterator_destroy(it);
+    return best;
+}
+
+int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    const char *type = slurm_conf.accounting_storage_type;
+    if (!type || strcasecmp(type, "accounting_storage/slurmdbd"))
+        return 0;
+    sl_slurm_count_rpc();
+    void *db = slurmdb_connection_get(NULL);
+    if (!db) {
+        int e = slurm_get_errno();
+        errno = e ? e : EIO;
+        return sl_errprintf(err, "accounting: cannot reach slurmdbd: %s", slurm_strerror(e));
+    }
+    slurmdb_job_cond_t cond;
+    memset(&cond, 0, sizeof(cond));
+    cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_DUP;
+    cond.db_flags = SLURMDB_JOB_FLAG_NOTSET; /* sacct's "any flags"; 0 would match none */
+    cond.cluster_list = slurm_list_create(free);
+    slurm_list_append(cond.cluster_list,
+                      strdup(slurm_conf.cluster_name ? slurm_conf.cluster_name : ""));
+    cond.step_list = slurm_list_create(free);
+    slurm_selected_step_t *step = sl_xcalloc(1, sizeof(*step));
+    step->array_task_id = NO_VAL;
+    step->het_job_offset = NO_VAL;
+    step->step_id.job_id = job_id;
+    step->step_id.step_id = NO_VAL;
+    step->step_id.step_het_comp = NO_VAL;
+    slurm_list_append(cond.step_list, step);
+    List l = slurmdb_jobs_get(db, &cond);
+    int e = slurm_get_errno();
+    slurm_list_destroy(cond.cluster_list);
+    slurm_list_destroy(cond.step_list);
+    int r = 0;
+    if (!l) {
+        errno = e ? e : EIO;
+        r = sl_errprintf(err, "accounting: job %u: %s", job_id, slurm_strerror(e));
+    } else {
+        const slurmdb_job_rec_t *rec = acct_last(l, job_id);
+        if (rec) {
+            acct_fill(rec, out);
+            r = 1;
+        }
+        slurm_list_destroy(l);
+    }
+    slurmdb_connection_close(&db);
+    return r;
 }
 
 size_t sl_slurm_jobs_count(const sl_slurm_jobs_t *j)

@@ -5,15 +5,18 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <stdio.h>
 
 #include "slurmif/compat.h"
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,9 +33,95 @@ void sl_slurm_count_rpc(void)
     atomic_fetch_add(&rpc_count, 1);
 }
 
-void sl_slurm_init(const char *conf)
+/* ---- start-up: a configuration libslurm can load, checked first ----------
+ *
+ * libslurm 22.05 does not report a bad slurm.conf: slurm_init() (and any RPC
+ * before it) retries a missing file for 60 s, then calls fatal(), which
+ * exits the process. So the file is opened here first (a missing or
+ * unreadable one is named at once), then loaded by a forked child whose
+ * stderr is read back: libslurm's first error line is the reason. Only a
+ * configuration the child loaded is loaded here, once: libslurm keeps it for
+ * the life of the process and never reads the file again, so no later RPC
+ * goes back to the file (the paths that fatal() on a configuration are
+ * those that load it; the auth and other client plugins are loaded here,
+ * by slurm_init, not at the first RPC). */
+
+#define SL_SLURM_DEFAULT_CONF "/etc/slurm/slurm.conf" /* Debian's libslurm */
+
+/* libslurm's first "error: " or "fatal: " line of text, without its prefix */
+static void first_slurm_error(char *text, sl_error_t *err, int status)
 {
-    slurm_init(conf);
+    const char *tags[] = {"error: ", "fatal: "};
+    for (size_t t = 0; t < 2; t++) {
+        char *at = strstr(text, tags[t]);
+        if (at) {
+            at += strlen(tags[t]);
+            at[strcspn(at, "\n")] = '\0';
+            sl_errprintf(err, "%s", at);
+            return;
+        }
+    }
+    sl_errprintf(err, "libslurm cannot load it (exit status %d)", status);
+}
+
+/* slurm_init(path) in a child: 0, or -1 with libslurm's reason */
+static int load_in_child(const char *path, sl_error_t *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return sl_errprintf(err, "pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return sl_errprintf(err, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        slurm_init(path); /* fatal() exits 1 */
+        _exit(0);
+    }
+    close(fds[1]);
+    char text[4096];
+    size_t n = 0;
+    ssize_t r;
+    while ((r = read(fds[0], text + n, sizeof(text) - 1 - n)) > 0 || (r < 0 && errno == EINTR))
+        n += r > 0 ? (size_t)r : 0;
+    close(fds[0]);
+    text[n] = '\0';
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    first_slurm_error(text, err, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    return -1;
+}
+
+int sl_slurm_init(const char *conf, sl_error_t *err)
+{
+    const char *path = conf ? conf : getenv("SLURM_CONF");
+    if (!path || !*path)
+        path = SL_SLURM_DEFAULT_CONF;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        int e = fd < 0 ? errno : EINVAL;
+        if (fd >= 0)
+            close(fd);
+        errno = e;
+        return sl_errprintf(err, "slurm.conf %s: %s", path,
+                            e == EINVAL ? "not a regular file" : strerror(e));
+    }
+    close(fd);
+    sl_error_t why = {""};
+    if (load_in_child(path, &why) < 0) {
+        errno = EINVAL;
+        return sl_errprintf(err, "slurm.conf %s: %s", path, why.text);
+    }
+    slurm_init(path);
+    return 0;
 }
 
 /* ---- option parsing -------------------------------------------------- */

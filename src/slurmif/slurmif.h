@@ -14,8 +14,13 @@
 
 #include "common/err.h"
 
-/* Read slurm.conf (NULL: $SLURM_CONF or the default). */
-void sl_slurm_init(const char *conf);
+/* Load slurm.conf (NULL: $SLURM_CONF, else /etc/slurm/slurm.conf) once for
+ * the process, after checking that libslurm can: 0, or -1 with err naming
+ * the file and the reason ("slurm.conf F: No such file or directory",
+ * "slurm.conf F: Parse error in file F line 3: ..."); libslurm's fatal()
+ * never ends the caller for a bad file. Call it before any thread starts
+ * (it forks). */
+int sl_slurm_init(const char *conf, sl_error_t *err);
 
 /* A batch job to submit in-process (no sbatch exec). Options use sbatch's
  * long forms, one per element, already validated by translate:
@@ -109,6 +114,19 @@ const sl_slurm_job_t *sl_slurm_jobs_at(const sl_slurm_jobs_t *j, size_t i);
 void sl_slurm_jobs_free(sl_slurm_jobs_t *j);
 /* One job by id (NULL and errno ENOENT when Slurm no longer knows it). */
 int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err);
+
+/* What accounting (slurmdbd) recorded of a job slurmctld no longer knows
+ * (purged MinJobAge after it ended). Returns 1 and fills *out (strings point
+ * to static text or into out), 0 when the cluster keeps no job accounting
+ * (AccountingStorageType is not accounting_storage/slurmdbd) or accounting
+ * holds no finished record of the job, -1 with err when slurmdbd does not
+ * answer. Fields set: job_id, user_id, state (a finished state),
+ * exit_code, exit_signal, start_time, end_time, nodes. */
+typedef struct sl_slurm_acct_job {
+    sl_slurm_job_t job;
+    char nodes[256];
+} sl_slurm_acct_job_t;
+int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_t *err);
 
 typedef struct sl_slurm_node {
     const char *name, *addr, *hostname;

@@ -245,6 +245,34 @@ int main(void)
     is_str(cond(p, "PodScheduled", "status"), "True", "... which the job's state then sets");
     json_decref(p);
 
+    /* a job slurmctld purged, with no record of how it ended */
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    ctl_status_submitted(p, 77, now);
+    j = (ctl_job_view_t){.job_id = 77, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    ok(ctl_status_job_purged(p, 77, now) == 1, "a purged job without a record ends the pod");
+    is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
+    is_str(path_str(p, "status", "reason"), "JobPurged", "... reason JobPurged");
+    is_str(path_str(p, "status", "message"),
+           "Slurm no longer knows job 77 and there is no accounting to ask; its outcome is unknown",
+           "... saying the outcome is unknown");
+    json_t *term = json_object_get(json_object_get(cs(p, 0), "state"), "terminated");
+    is_str(json_string_value(json_object_get(term, "reason")), "ContainerStatusUnknown",
+           "... its container terminated, status unknown");
+    ok(ctl_status_job_purged(p, 77, now) == 0, "a second time changes nothing");
+    json_decref(p);
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    ctl_status_submitted(p, 78, now);
+    e = ev("exited", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
+    ok(ctl_status_job_purged(p, 78, now) == 0, "a pod the shim saw finish keeps its outcome");
+    is_str(path_str(p, "status", "phase"), "Succeeded", "... Succeeded");
+    json_decref(p);
+
     json_t *failed = pod("Never", 0);
     ctl_status_submit_failed(failed, "invalid pod", 1, now);
     ok(ctl_pod_gave_up(failed), "a permanent submission failure is giving up");

@@ -1,0 +1,20 @@
+/* fault.h — fault-injection points for the tests.
+ *
+ * SL_FAULT("name") is a point where the test build (make asan, which
+ * defines SL_FAULT_INJECTION) can be told to die: with the environment
+ * variable SLURMLINKD_FAULT=name:N the Nth pass through that point logs
+ * "fault injection: name #N: SIGKILL" and raises SIGKILL, as a crash or
+ * kill -9 there would. Other builds compile the points to nothing.
+ * Points: after-submit (src/ctl/submit.c: the job was accepted by
+ * slurmctld, its id not yet stored). */
+#ifndef SL_FAULT_H
+#define SL_FAULT_H
+
+#ifdef SL_FAULT_INJECTION
+void sl_fault_point(const char *name);
+#define SL_FAULT(name) sl_fault_point(name)
+#else
+#define SL_FAULT(name) ((void)0)
+#endif
+
+#endif
