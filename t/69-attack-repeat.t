@@ -1,0 +1,87 @@
+#!/bin/bash
+# 69-attack-repeat.t — the attack list repeated by a second, fresh tenant,
+# with the variations the other t/6x files do not cover. On a real Slurm
+# cluster with two real non-root tenants:
+#   - the shim's push is the tenant's own (its token is in her pod folder):
+#     a "pod-finished" she pushes for a pod whose Slurm job is still pending
+#     is refused, so her quota still counts it; one pushed while the job
+#     runs ends the job, so a pod shown finished holds no Slurm job.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/61-security-lib.sh"
+
+sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
+plan 9
+CL=$(tmpdir)
+on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
+mkdir -p "$CL/etc"
+cat >"$CL/etc/policy.yaml" <<EOF
+adminGroups: [system:masters]
+cluster:
+  read: {groups: [system:authenticated]}
+namespaces:
+  default: {account: default}
+  team-a: {write: {users: [alice]}}
+  team-b: {write: {users: [bob]}}
+users:
+  admin: nobody
+  alice: $UA
+  bob: $UB
+EOF
+if ! "$SLURMLINK" up --dir "$CL" --gpus 0 --cpus 4 >"$CL.up.log" 2>&1; then
+  echo "not ok 1 - slurmlink up"; sed 's/^/# /' "$CL.up.log"; rm -f "$CL.up.log"; exit 1
+fi
+rm -f "$CL.up.log"
+export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+"$SLURMLINK" kubeconfig --dir "$CL" --user alice --cert --namespace team-a -o "$CL/alice.kc"
+"$SLURMLINK" kubeconfig --dir "$CL" --user bob --token --namespace team-b -o "$CL/bob.kc"
+kc() { local u=$1; shift; kubectl --kubeconfig "$CL/$u.kc" --cache-dir "$CL/cache-$u" "$@"; }
+ka() { kubectl --cache-dir "$CL/cache-admin" "$@"; }
+for n in team-a team-b; do ka create namespace $n >/dev/null; done
+
+pod() {
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sleep","300"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' "$1"
+}
+phase() { kc alice get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
+job_of() { kc alice get pod "$1" -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}' 2>/dev/null; }
+job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+job_gone() { [ -z "$(job_state "$1")" ]; }
+# push NAME EVENT-JSON-TAIL: alice sends her pod's shim an event, as the shim
+# would, with the token from her own pod folder; prints the HTTP code
+push() {
+  local uid
+  uid=$(kc alice get pod "$1" -o jsonpath='{.metadata.uid}') || return 1
+  su -s /bin/sh "$UA" -c '
+    d=$1; tok=$(jq -r .report.token "$d/shim.json"); url=$(jq -r .report.url "$d/shim.json")
+    curl -s -o /dev/null -w "%{http_code}" --cacert "$2" -H "Authorization: Bearer $tok" \
+      -d "{\"pod_uid\":\"$3\",$4}" "$url"' \
+    sh "$CL/pods/team-a/$1-$uid" "$CL/pki/ca.crt" "$uid" "$2"
+}
+
+# --- the shim's "pod-finished", pushed by the tenant herself -------------------------------
+ka create quota q --hard=pods=1 -n team-a >/dev/null
+pod f1 | kc alice create -f - >/dev/null
+wait_for 60 test "$(phase f1)" = Running
+J1=$(job_of f1)
+like "$J1" '^[0-9]+$' "alice's pod f1 runs as Slurm job $J1"
+is "$(push f1 '"event":"pod-finished","exitCode":0')" 204 "her push of pod-finished for a running pod is taken"
+wait_for 30 test "$(phase f1)" = Succeeded
+ok wait_for 60 job_gone "$J1" "the Slurm job of the pod shown finished is ended (squeue: [$(job_state "$J1")])"
+
+# a pending job: its pod cannot have finished, so the push is refused and the
+# quota still counts the pod
+pod f2 | kc alice create -f - >/dev/null
+wait_for 30 test -n "$(job_of f2)"
+J2=$(job_of f2)
+scontrol hold "$J2" >/dev/null 2>&1
+wait_for 30 test "$(job_state "$J2")" = PENDING
+is "$(job_state "$J2")" PENDING "f2's job $J2 is held pending"
+is "$(push f2 '"event":"pod-finished","exitCode":0')" 400 "her pod-finished for a pod whose job is pending is refused (400)"
+is "$(phase f2)" Pending "f2 stays Pending"
+like "$(pod f3 | kc alice create -f - 2>&1)" 'exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1' \
+  "the quota still counts f2: f3 is refused"
+is "$(squeue -h -u "$UA" | wc -l)" 1 "alice holds one Slurm job under pods=1"
+scontrol release "$J2" >/dev/null 2>&1
+wait_for 60 test "$(phase f2)" = Running
+is "$(push f2 '"event":"started","container":"main","restartCount":0')" 204 \
+  "her other pushes for a running pod are still taken"
