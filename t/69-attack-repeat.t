@@ -5,12 +5,17 @@
 #   - the shim's push is the tenant's own (its token is in her pod folder):
 #     a "pod-finished" she pushes for a pod whose Slurm job is still pending
 #     is refused, so her quota still counts it; one pushed while the job
-#     runs ends the job, so a pod shown finished holds no Slurm job.
+#     runs ends the job, so a pod shown finished holds no Slurm job;
+#   - her pushes cannot store what the pod's readers cannot decode (a
+#     startedAt that is no time broke the admin's Python client for all
+#     namespaces), nor a negative restartCount;
+#   - the cluster folder's logs (slurmlinkd's: every tenant's namespaces,
+#     pods and refusals; slurmctld's: every job) are not readable by tenants.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 9
+plan 17
 CL=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
 mkdir -p "$CL/etc"
@@ -85,3 +90,24 @@ scontrol release "$J2" >/dev/null 2>&1
 wait_for 60 test "$(phase f2)" = Running
 is "$(push f2 '"event":"started","container":"main","restartCount":0')" 204 \
   "her other pushes for a running pod are still taken"
+
+# --- what her pushes put into the status ------------------------------------------------
+is "$(push f2 '"event":"started","container":"main","restartCount":0,"time":"not-a-time"')" 400 \
+  "a push whose time is not RFC 3339 is refused (400)"
+is "$(push f2 '"event":"started","container":"main","restartCount":-5')" 400 "a negative restartCount is refused (400)"
+is "$(push f2 '"event":"exited","container":"main","exitCode":1,"reason":""')" 400 "an empty reason is refused (400)"
+like "$(kc alice get pod f2 -o jsonpath='{.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].state.running.startedAt}')" \
+  '^0 [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$' "f2's status keeps restartCount 0 and an RFC 3339 startedAt"
+like "$(/usr/bin/python3 -c '
+import sys
+from kubernetes import client, config
+config.load_kube_config(sys.argv[1])
+print("listed", len(client.CoreV1Api().list_pod_for_all_namespaces().items))' "$KUBECONFIG" 2>&1 | tail -n 1)" \
+  '^listed [0-9]+$' "the admin's Python client lists the pods of all namespaces"
+
+# --- the cluster folder's logs ------------------------------------------------------------
+readable() { su -s /bin/sh "$UB" -c 'cat "$1" >/dev/null 2>&1 && echo readable || echo refused' sh "$1"; }
+grep -q 'team-a' "$CL/log/slurmlinkd.log" && like "$(readable "$CL/log/slurmlinkd.log")" '^refused$' \
+  "bob cannot read slurmlinkd's log, which names alice's namespace"
+is "$(readable "$CL/log/slurmctld.log")" refused "bob cannot read slurmctld's log (every job, despite PrivateData=jobs)"
+is "$(stat -c %a "$CL/log")" 700 "D/log is 0700"
