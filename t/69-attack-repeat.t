@@ -9,13 +9,15 @@
 #   - her pushes cannot store what the pod's readers cannot decode (a
 #     startedAt that is no time broke the admin's Python client for all
 #     namespaces), nor a negative restartCount;
+#   - a pod deleted with a long grace period still counts in the quota
+#     while its job runs (bob, pods=1);
 #   - the cluster folder's logs (slurmlinkd's: every tenant's namespaces,
 #     pods and refusals; slurmctld's: every job) are not readable by tenants.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 18
+plan 20
 CL=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
 mkdir -p "$CL/etc"
@@ -104,6 +106,18 @@ from kubernetes import client, config
 config.load_kube_config(sys.argv[1])
 print("listed", len(client.CoreV1Api().list_pod_for_all_namespaces().items))' "$KUBECONFIG" 2>&1 | tail -n 1)" \
   '^listed [0-9]+$' "the admin's Python client lists the pods of all namespaces"
+
+# --- a long grace period on delete --------------------------------------------------------
+ka create quota q --hard=pods=1 -n team-b >/dev/null
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"g1"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c","trap \\"\\" TERM; while :; do sleep 1; done"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' |
+  kc bob create -f - >/dev/null
+bphase() { kc bob get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
+wait_for 60 test "$(bphase g1)" = Running
+kc bob delete pod g1 --grace-period=3600 --wait=false >/dev/null 2>&1
+like "$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"g2"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sleep","300"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' | kc bob create -f - 2>&1)" \
+  'exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1' \
+  "bob's pod deleted with --grace-period=3600 still counts: g2 is refused"
+is "$(squeue -h -u "$UB" | wc -l)" 1 "bob holds one Slurm job under pods=1"
 
 # --- the cluster folder's logs ------------------------------------------------------------
 readable() { su -s /bin/sh "$UB" -c 'cat "$1" >/dev/null 2>&1 && echo readable || echo refused' sh "$1"; }
