@@ -7,10 +7,11 @@
  *   requests.memory (= memory), limits.memory, requests.ephemeral-storage, ...
  *   requests.X, X, limits.X                for extended resources (nvidia.com/gpu)
  *
- * A pod counts while its phase is neither Succeeded nor Failed and it is not
- * being deleted. The check runs with the store's write lock held (one
- * transaction from counting to storing the pod), so concurrent creates can
- * never overshoot a quota. Usage is counted from the pods themselves, not
+ * A pod counts while its phase is neither Succeeded nor Failed and, when it
+ * is being deleted, until its grace period has passed after deletionTimestamp
+ * (its job may run that long). The check runs with the store's write lock
+ * held (one transaction from counting to storing the pod), so concurrent
+ * creates can never overshoot a quota. Usage is counted from the pods themselves, not
  * from status.used, so a stale status cannot let a pod through.
  *
  * status.hard (= spec.hard) and status.used are rewritten after each pod
@@ -153,13 +154,20 @@ static void pod_usage(json_t *pod, rlist_t *u)
     rl_free(&lim);
 }
 
-/* QuotaV1Pod: counted unless finished or being deleted */
+/* QuotaV1Pod: counted unless finished, or being deleted for longer than its
+ * grace period past deletionTimestamp (a pod stuck terminating). A pod
+ * deleted with a long grace period still holds its job, so it still counts. */
 static bool pod_counts(json_t *pod)
 {
     const char *phase = sl_kube_path_str(pod, "status.phase");
     if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
         return false;
-    return !sl_kube_meta_str(pod, "deletionTimestamp");
+    const char *del = sl_kube_meta_str(pod, "deletionTimestamp");
+    json_t *grace = json_object_get(json_object_get(pod, "metadata"), "deletionGracePeriodSeconds");
+    int64_t at = 0;
+    if (!del || !json_is_integer(grace) || sl_kube_parse_rfc3339(del, &at) < 0)
+        return true;
+    return sl_kube_now_ns() <= at + json_integer_value(grace) * 1000000000LL;
 }
 
 /* The usage of the namespace's counted pods (skip: a pod name not to count). */

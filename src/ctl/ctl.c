@@ -151,6 +151,18 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 }
 
 #define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
+#define CTL_FINISH_GRACE_MS 10000 /* pod-finished to the end of the job (the shim's cleanup) */
+
+/* The shim said the pod finished. Its user can say so too (the token is in
+ * the pod folder), so the job must then end: a pod shown finished frees its
+ * quota, and must not keep a Slurm job. Called with c->lock held, or by the
+ * controller thread. */
+static void shim_finished(ctl_pod_t *p)
+{
+    if (!p->shim_done)
+        p->finish_due_ms = sl_now_ms() + CTL_FINISH_GRACE_MS;
+    p->shim_done = 1;
+}
 
 /* A file of the pod folder, which its user owns: read beneath the pods root,
  * never through a link, a regular file of at most max bytes (so neither a
@@ -187,8 +199,14 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
         if (!ev)
             continue;
         const char *what = json_string_value(json_object_get(ev, "event"));
+        char why[128];
+        if (ctl_shim_event_check(ev, why, sizeof(why)) < 0) {
+            sl_warn("pod %s/%s: events.jsonl: %s: line skipped", p->ns, p->name, why);
+            json_decref(ev);
+            continue;
+        }
         if (what && !strcmp(what, "pod-finished"))
-            p->shim_done = 1;
+            shim_finished(p);
         apply_t a = {.event = ev};
         json_t *out = NULL;
         if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
@@ -365,6 +383,7 @@ static void process_changes(sl_ctl_t *c)
 }
 
 static void recheck_job(sl_ctl_t *c, ctl_pod_t *p);
+static void end_finished_job(ctl_pod_t *p);
 
 /* pods waiting for a (re)submission, a deletion deadline or a second look
  * at their job */
@@ -378,7 +397,8 @@ static void process_due(sl_ctl_t *c)
         for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next)
             if ((!p->job_id && !p->gave_up && !p->deleting && (p->tries || p->pending_submit) &&
                  now >= p->next_try_ms) ||
-                (p->deleting && p->signalled_ms > 0) || (p->recheck && !p->deleting))
+                (p->deleting && p->signalled_ms > 0) || (p->recheck && !p->deleting) ||
+                (p->finish_due_ms && now >= p->finish_due_ms && !p->deleting))
                 due[n++] = p;
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < n; i++) {
@@ -387,6 +407,8 @@ static void process_due(sl_ctl_t *c)
             continue;
         if (due[i]->deleting)
             handle_delete(c, due[i], pod);
+        else if (due[i]->finish_due_ms && now >= due[i]->finish_due_ms)
+            end_finished_job(due[i]);
         else if (due[i]->recheck)
             recheck_job(c, due[i]);
         else
@@ -611,6 +633,42 @@ static void recheck_job(sl_ctl_t *c, ctl_pod_t *p)
     sl_slurm_jobs_free(jl);
 }
 
+/* The shim reported pod-finished a grace period ago and the job still runs:
+ * cancel it (only if it is the pod's own, as always). */
+static void end_finished_job(ctl_pod_t *p)
+{
+    p->finish_due_ms = 0;
+    if (!p->job_id || p->job_over)
+        return;
+    sl_slurm_jobs_t *jl = NULL;
+    if (sl_slurm_job_load(p->job_id, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
+        if (ctl_job_active(j->state) && ctl_job_owned_by(j, p->uid)) {
+            sl_info("pod %s/%s: finished %d s ago by its shim's report, Slurm job %u still %s: "
+                    "cancelling it",
+                    p->ns, p->name, CTL_FINISH_GRACE_MS / 1000, p->job_id, j->state);
+            ctl_job_kill(p->ns, p->name, p->uid, p->job_id, SIGKILL);
+        }
+    }
+    sl_slurm_jobs_free(jl);
+}
+
+/* Whether p's job has not started in Slurm (or was never submitted): its
+ * shim cannot have run, so a pod-finished for it is not the shim's. */
+static int job_not_started(uint32_t job, const char *uid)
+{
+    if (!job)
+        return 1;
+    sl_slurm_jobs_t *jl = NULL;
+    int pending = 0;
+    if (sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
+        pending = ctl_job_owned_by(j, uid) && !strcmp(j->state, "PENDING");
+    }
+    sl_slurm_jobs_free(jl);
+    return pending;
+}
+
 /* ---- the thread ---------------------------------------------------------------- */
 
 static void *ctl_main(void *arg)
@@ -676,19 +734,34 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
         errno = EACCES;
         return sl_errprintf(err, "bad token for pod %s", uid);
     }
+    char why[128];
+    if (ctl_shim_event_check(event, why, sizeof(why)) < 0) {
+        errno = EINVAL;
+        return sl_errprintf(err, "%s", why);
+    }
     pthread_mutex_lock(&c->lock);
     ctl_pod_t *p = ctl_pod_find(c, uid);
     char *ns = p ? sl_xstrdup(p->ns) : NULL, *name = p ? sl_xstrdup(p->name) : NULL;
     uint32_t job = p ? p->job_id : 0;
-    const char *what0 = json_string_value(json_object_get(event, "event"));
-    if (p && !strcmp(what0, "pod-finished"))
-        p->shim_done = 1; /* before the phase is stored: the controller reads both */
-    int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
     if (!ns) {
         errno = ENOENT;
         return sl_errprintf(err, "no pod with uid %s", uid);
     }
+    const char *what0 = json_string_value(json_object_get(event, "event"));
+    int finished = !strcmp(what0, "pod-finished");
+    if (finished && job_not_started(job, uid)) {
+        free(ns);
+        free(name);
+        errno = EINVAL;
+        return sl_errprintf(err, "pod-finished refused: the pod's Slurm job has not started");
+    }
+    pthread_mutex_lock(&c->lock);
+    p = ctl_pod_find(c, uid);
+    if (p && finished)
+        shim_finished(p); /* before the phase is stored: the controller reads both */
+    int shim_done = p ? p->shim_done : 0;
+    pthread_mutex_unlock(&c->lock);
     /* a container started before our poll saw the job run: read the job now,
      * so the pod says where it runs (and Scheduled comes before Started) */
     if (job && !strcmp(what0, "started")) {

@@ -27,6 +27,7 @@ typedef struct ctl_pod {
     int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
     int shim_done;           /* the shim reported pod-finished (pushed or replayed) */
     int recheck;             /* the stored phase may contradict the job: read it once */
+    long long finish_due_ms; /* pod-finished came: its job must be over by then (0: none) */
     int grace_s;
     struct ctl_pod *next;    /* hash chain by uid */
 } ctl_pod_t;

@@ -4,6 +4,8 @@
 #include "ctl/ctl.h"
 #include "kube/meta.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -515,6 +517,35 @@ static int restart_expected(json_t *pod, int exit_code, int init)
     if (init) /* init containers restart on failure unless Never */
         return exit_code != 0 && strcmp(rp, "Never");
     return !strcmp(rp, "Always") || (!strcmp(rp, "OnFailure") && exit_code != 0);
+}
+
+/* an integer field, absent or within [lo, hi] */
+static int int_field(json_t *ev, const char *key, json_int_t lo, json_int_t hi)
+{
+    json_t *v = json_object_get(ev, key);
+    return !v || (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi);
+}
+
+int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
+{
+    json_t *t = json_object_get(ev, "time");
+    int64_t ns = 0;
+    json_t *r = json_object_get(ev, "reason");
+    const char *bad = NULL;
+    if (t && (!json_is_string(t) || sl_kube_parse_rfc3339(json_string_value(t), &ns) < 0))
+        bad = "time: must be an RFC 3339 timestamp";
+    else if (!int_field(ev, "restartCount", 0, INT32_MAX))
+        bad = "restartCount: must be an integer from 0 to 2147483647";
+    else if (!int_field(ev, "exitCode", INT32_MIN, INT32_MAX))
+        bad = "exitCode: must be a 32-bit integer";
+    else if (!int_field(ev, "signal", 0, 255))
+        bad = "signal: must be an integer from 0 to 255";
+    else if (r && (!json_is_string(r) || !json_string_length(r) || json_string_length(r) > 128))
+        bad = "reason: must be a string of 1 to 128 bytes";
+    if (!bad)
+        return 0;
+    snprintf(why, why_len, "invalid shim event: %s", bad);
+    return -1;
 }
 
 int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)

@@ -20,6 +20,7 @@
 #define SL_CTL_PODSTATUS_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What the controller knows of the pod's Slurm job (a copy, not libslurm's). */
@@ -56,6 +57,12 @@ int ctl_status_job_purged(json_t *pod, uint32_t job_id, int64_t now_ns);
 
 /* Apply one shim event (docs/shim-spec.md). */
 int ctl_status_from_shim(json_t *pod, json_t *event, int64_t now_ns);
+
+/* Check the fields of a shim event that reach the status: the event comes
+ * from the pod's user (the token is in her pod folder), and every reader of
+ * the pod decodes them. "time" RFC 3339; restartCount 0..2^31-1; exitCode an
+ * int; signal 0..255; reason a string of 1..128 bytes. 0, or -1 with why. */
+int ctl_shim_event_check(json_t *event, char *why, size_t why_len);
 
 /* 1 when phase is Succeeded or Failed. */
 int ctl_pod_terminal(json_t *pod);

@@ -280,5 +280,36 @@ int main(void)
     ok(ctl_job_active("RUNNING") && ctl_job_active("PENDING") && !ctl_job_active("COMPLETED") &&
            !ctl_job_active("") && !ctl_job_active(NULL),
        "active job states");
+
+    /* shim events come from the pod's user: what reaches the status is checked */
+    char why[128];
+    json_t *good = ev("exited", "main", 3, 2);
+    json_object_set_new(good, "reason", json_string("Error"));
+    json_object_set_new(good, "signal", json_integer(9));
+    is_int(ctl_shim_event_check(good, why, sizeof(why)), 0, "the shim's own event passes");
+    json_decref(good);
+    static const struct {
+        const char *key, *json, *why;
+    } bad[] = {
+        {"time", "\"not-a-time\"", "invalid shim event: time: must be an RFC 3339 timestamp"},
+        {"time", "17", "invalid shim event: time: must be an RFC 3339 timestamp"},
+        {"restartCount", "-5",
+         "invalid shim event: restartCount: must be an integer from 0 to 2147483647"},
+        {"restartCount", "\"1\"",
+         "invalid shim event: restartCount: must be an integer from 0 to 2147483647"},
+        {"exitCode", "4294967296", "invalid shim event: exitCode: must be a 32-bit integer"},
+        {"signal", "256", "invalid shim event: signal: must be an integer from 0 to 255"},
+        {"reason", "\"\"", "invalid shim event: reason: must be a string of 1 to 128 bytes"},
+        {"reason", "[]", "invalid shim event: reason: must be a string of 1 to 128 bytes"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *e2 = ev("exited", "main", 0, 0);
+        json_object_set_new(e2, bad[i].key, json_loads(bad[i].json, JSON_DECODE_ANY, NULL));
+        why[0] = '\0';
+        ok(ctl_shim_event_check(e2, why, sizeof(why)) < 0, "%s %s is refused", bad[i].key,
+           bad[i].json);
+        is_str(why, bad[i].why, "... saying why");
+        json_decref(e2);
+    }
     return tap_done();
 }
