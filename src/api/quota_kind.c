@@ -92,6 +92,30 @@ static bool integer_quota_name(const char *k)
            strncmp(k, "limits.", 7);
 }
 
+/* what src/api/quota.c counts: pods and what pods request; object counts of
+ * other kinds (configmaps, secrets, count/X, ...) and PVC storage are not
+ * counted, so a quota naming them would be stored but never enforced */
+static bool pod_quota_name(const char *k)
+{
+    if (!strcmp(k, "pods") || !strcmp(k, "count/pods"))
+        return true;
+    if (!strncmp(k, "count/", 6) || !strcmp(k, "requests.storage") || strstr(k, "storage") == k)
+        return false;
+    static const char *const objects[] = {"services",
+                                          "replicationcontrollers",
+                                          "resourcequotas",
+                                          "secrets",
+                                          "configmaps",
+                                          "persistentvolumeclaims",
+                                          "services.nodeports",
+                                          "services.loadbalancers",
+                                          NULL};
+    for (int i = 0; objects[i]; i++)
+        if (!strcmp(k, objects[i]))
+            return false;
+    return !strstr(k, ".storageclass.storage.k8s.io/");
+}
+
 static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
 {
     const char *k;
@@ -102,6 +126,13 @@ static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
         sl_validate_qualified_name(errs, f, k);
         if (!strchr(k, '/') && !standard_quota_name(k))
             sl_fe_invalid(errs, k, "must be a standard resource for quota", "%s", f);
+        else if (!pod_quota_name(k))
+            sl_fe_forbidden(errs,
+                            "not supported: slurmlink enforces quotas on pods and the "
+                            "resources they request (pods, count/pods, cpu, memory, "
+                            "ephemeral-storage, extended resources such as nvidia.com/gpu), "
+                            "not on other objects",
+                            "%s", f);
         sl_quantity_t q;
         char *text = NULL;
         if (sl_quantity_from_json(v, &q, &text, NULL) == 0) {
