@@ -15,7 +15,7 @@ PKGS=(
   charliecloud-runtime busybox-static
   # clients and tools used by tests and benchmarks
   python3 python3-kubernetes gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
-  valgrind hostname passwd util-linux
+  valgrind hostname passwd util-linux sqlite3
 )
 
 if [ "$(id -u)" != 0 ]; then
