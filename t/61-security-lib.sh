@@ -4,6 +4,11 @@
 #   sec_pki DIR          → DIR/pki/{ca,server}.{crt,key} (openssl, IP SAN 127.0.0.1),
 #                          DIR/etc/tokens.csv (0600): enough for `slurmlink kubeconfig --dir DIR`
 #   sec_kc DIR NAME URL [kubeconfig args] → DIR/NAME.kc
+#   sec_cluster BOB_AUTH [up options] <policy.yaml
+#                        → $CL: `slurmlink up` with that policy (in place before
+#                          slurmlinkd starts), the busybox image, kubeconfigs
+#                          alice (certificate, team-a) and bob (BOB_AUTH: --cert
+#                          or --token, team-b); kc USER ARGS..., ka ARGS... (admin)
 #   status_of            → "code|reason|message" of a Status in $BODY
 
 # Two users no one else uses: names from the test's pid, removed by the exit
@@ -46,3 +51,21 @@ sec_kc() {
 status_of() {
   printf '%s' "$BODY" | jq -r '[(.code|tostring), .reason, .message] | join("|")' 2>/dev/null
 }
+
+sec_cluster() {
+  local bob_auth=$1; shift
+  CL=$(tmpdir)
+  on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
+  mkdir -p "$CL/etc"
+  cat >"$CL/etc/policy.yaml"
+  if ! "$SLURMLINK" up --dir "$CL" "$@" >"$CL.up.log" 2>&1; then
+    sed 's/^/# /' "$CL.up.log"; rm -f "$CL.up.log"; return 1
+  fi
+  rm -f "$CL.up.log"
+  export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
+  "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null || return 1
+  "$SLURMLINK" kubeconfig --dir "$CL" --user alice --cert --namespace team-a -o "$CL/alice.kc" || return 1
+  "$SLURMLINK" kubeconfig --dir "$CL" --user bob "$bob_auth" --namespace team-b -o "$CL/bob.kc" || return 1
+}
+kc() { local u=$1; shift; kubectl --kubeconfig "$CL/$u.kc" --cache-dir "$CL/cache-$u" "$@"; }
+ka() { kubectl --cache-dir "$CL/cache-admin" "$@"; }

@@ -16,10 +16,7 @@ source "$(dirname "$0")/61-security-lib.sh"
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
 # the policy is in place before slurmlinkd starts (it is read once)
-CL=$(tmpdir)
-on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
-mkdir -p "$CL/etc"
-cat >"$CL/etc/policy.yaml" <<EOF
+sec_cluster --token --accounting --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 cluster:
   read: {groups: [system:authenticated]}
@@ -32,12 +29,6 @@ users:
   alice: $UA
   bob: $UB
 EOF
-if ! "$SLURMLINK" up --dir "$CL" --accounting --gpus 0 --cpus 4 >"$CL.up.log" 2>&1; then
-  echo "1..1"; echo "not ok 1 - slurmlink up"; sed 's/^/# /' "$CL.up.log"; rm -f "$CL.up.log"; exit 1
-fi
-rm -f "$CL.up.log"
-export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
-"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 for t in a b; do
   sacctmgr -i add account "acct-$t$$" Cluster=slurmlink Description=test Organization=test >/dev/null
 done
@@ -45,10 +36,6 @@ sacctmgr -i add user "$UA" Account="acct-a$$" DefaultAccount="acct-a$$" Cluster=
 sacctmgr -i add user "$UB" Account="acct-b$$" DefaultAccount="acct-b$$" Cluster=slurmlink >/dev/null
 like "$(sacctmgr -n -P show assoc user="$UA" format=user,account)" "^$UA\|acct-a$$" "accounts and associations made with sacctmgr"
 
-"$SLURMLINK" kubeconfig --dir "$CL" --user alice --cert --namespace team-a -o "$CL/alice.kc"
-"$SLURMLINK" kubeconfig --dir "$CL" --user bob --token --namespace team-b -o "$CL/bob.kc"
-kc() { local u=$1; shift; kubectl --kubeconfig "$CL/$u.kc" --cache-dir "$CL/cache-$u" "$@"; }
-ka() { kubectl --cache-dir "$CL/cache-admin" "$@"; }
 ka create namespace team-a >/dev/null
 ka create namespace team-b >/dev/null
 like "$(head -c 30 "$CL/kubeconfig"; grep -c 'server: https://127.0.0.1' "$CL/kubeconfig")" "1$" "D/kubeconfig is the admin's HTTPS kubeconfig"

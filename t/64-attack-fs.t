@@ -19,10 +19,7 @@ source "$(dirname "$0")/61-security-lib.sh"
 
 plan 27
 sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
-CL=$(tmpdir)
-on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
-mkdir -p "$CL/etc"
-cat >"$CL/etc/policy.yaml" <<EOF
+sec_cluster --cert --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 cluster:
   read: {groups: [system:authenticated]}
@@ -34,16 +31,6 @@ users:
   alice: $UA
   bob: $UB
 EOF
-if ! "$SLURMLINK" up --dir "$CL" --gpus 0 --cpus 4 >"$CL.up.log" 2>&1; then
-  echo "not ok 1 - slurmlink up"; sed 's/^/# /' "$CL.up.log"; rm -f "$CL.up.log"; exit 1
-fi
-rm -f "$CL.up.log"
-export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
-"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-"$SLURMLINK" kubeconfig --dir "$CL" --user alice --cert --namespace team-a -o "$CL/alice.kc"
-"$SLURMLINK" kubeconfig --dir "$CL" --user bob --cert --namespace team-b -o "$CL/bob.kc"
-kc() { local u=$1; shift; kubectl --kubeconfig "$CL/$u.kc" --cache-dir "$CL/cache-$u" "$@"; }
-ka() { kubectl --cache-dir "$CL/cache-admin" "$@"; }
 ka create namespace team-a >/dev/null
 ka create namespace team-b >/dev/null
 as_a() { runuser -u "$UA" -- "$@"; }

@@ -18,10 +18,7 @@ source "$(dirname "$0")/61-security-lib.sh"
 plan 46
 
 sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
-CL=$(tmpdir)
-on_exit "'$SLURMLINK' down --dir '$CL'; rm -rf '$CL'"
-mkdir -p "$CL/etc"
-cat >"$CL/etc/policy.yaml" <<EOF
+sec_cluster --token --accounting --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 cluster:
   read: {groups: [system:authenticated]}
@@ -34,12 +31,6 @@ users:
   alice: $UA
   bob: $UB
 EOF
-if ! "$SLURMLINK" up --dir "$CL" --accounting --gpus 0 --cpus 4 >"$CL.up.log" 2>&1; then
-  echo "not ok 1 - slurmlink up"; sed 's/^/# /' "$CL.up.log"; rm -f "$CL.up.log"; exit 1
-fi
-rm -f "$CL.up.log"
-export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
-"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 for t in a b; do
   sacctmgr -i add account "acct-$t$$" Cluster=slurmlink Description=test Organization=test >/dev/null
 done
@@ -50,10 +41,6 @@ scontrol create PartitionName=ops Nodes=node1 RootOnly=YES State=UP
 scontrol create PartitionName=bonly Nodes=node1 AllowAccounts="acct-b$$" State=UP
 like "$(sinfo -h -o '%P' | sort | tr '\n' ' ')" "bonly gpu\\* ops" "partitions ops (RootOnly) and bonly (AllowAccounts=acct-b$$)"
 
-"$SLURMLINK" kubeconfig --dir "$CL" --user alice --cert --namespace team-a -o "$CL/alice.kc"
-"$SLURMLINK" kubeconfig --dir "$CL" --user bob --token --namespace team-b -o "$CL/bob.kc"
-kc() { local u=$1; shift; kubectl --kubeconfig "$CL/$u.kc" --cache-dir "$CL/cache-$u" "$@"; }
-ka() { kubectl --cache-dir "$CL/cache-admin" "$@"; }
 ka create namespace team-a >/dev/null
 ka create namespace team-b >/dev/null
 # as_user U CMD...: run a Slurm client as Unix user U, from a folder U may use
