@@ -38,53 +38,49 @@ static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, char **deco
     return api_schema_unknown("ResourceQuota", obj, unknown);
 }
 
+/* the object counts kube's quota system knows (helper's standard and
+ * integer resource names both start from them) */
+static const char *const object_counts[] = {"pods",
+                                            "services",
+                                            "replicationcontrollers",
+                                            "resourcequotas",
+                                            "secrets",
+                                            "configmaps",
+                                            "persistentvolumeclaims",
+                                            "services.nodeports",
+                                            "services.loadbalancers",
+                                            NULL};
+
+static bool in_list(const char *k, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(k, list[i]))
+            return true;
+    return false;
+}
+
 /* helper.IsStandardQuotaResourceName: the names kube's quota system knows */
 static bool standard_quota_name(const char *k)
 {
-    static const char *const names[] = {"pods",
-                                        "services",
-                                        "replicationcontrollers",
-                                        "resourcequotas",
-                                        "secrets",
-                                        "configmaps",
-                                        "persistentvolumeclaims",
-                                        "services.nodeports",
-                                        "services.loadbalancers",
-                                        "cpu",
-                                        "memory",
-                                        "ephemeral-storage",
-                                        "requests.cpu",
-                                        "requests.memory",
-                                        "requests.storage",
-                                        "requests.ephemeral-storage",
-                                        "limits.cpu",
-                                        "limits.memory",
-                                        "limits.ephemeral-storage",
-                                        NULL};
-    for (int i = 0; names[i]; i++)
-        if (!strcmp(k, names[i]))
-            return true;
-    return !strncmp(k, "count/", 6) || !strncmp(k, "hugepages-", 10) ||
-           !strncmp(k, "requests.hugepages-", 19);
+    static const char *const compute[] = {"cpu",
+                                          "memory",
+                                          "ephemeral-storage",
+                                          "requests.cpu",
+                                          "requests.memory",
+                                          "requests.storage",
+                                          "requests.ephemeral-storage",
+                                          "limits.cpu",
+                                          "limits.memory",
+                                          "limits.ephemeral-storage",
+                                          NULL};
+    return in_list(k, object_counts) || in_list(k, compute) || !strncmp(k, "count/", 6) ||
+           !strncmp(k, "hugepages-", 10) || !strncmp(k, "requests.hugepages-", 19);
 }
 
 /* helper.IsIntegerResourceName: object counts and extended resources */
 static bool integer_quota_name(const char *k)
 {
-    static const char *const counts[] = {"pods",
-                                         "services",
-                                         "replicationcontrollers",
-                                         "resourcequotas",
-                                         "secrets",
-                                         "configmaps",
-                                         "persistentvolumeclaims",
-                                         "services.nodeports",
-                                         "services.loadbalancers",
-                                         NULL};
-    for (int i = 0; counts[i]; i++)
-        if (!strcmp(k, counts[i]))
-            return true;
-    if (!strncmp(k, "count/", 6))
+    if (in_list(k, object_counts) || !strncmp(k, "count/", 6))
         return true;
     /* IsExtendedResourceName: a domain-prefixed name outside kubernetes.io
      * that is not itself a requests. quota name */
@@ -99,20 +95,9 @@ static bool pod_quota_name(const char *k)
 {
     if (!strcmp(k, "pods") || !strcmp(k, "count/pods"))
         return true;
-    if (!strncmp(k, "count/", 6) || !strcmp(k, "requests.storage") || strstr(k, "storage") == k)
+    if (in_list(k, object_counts) || !strncmp(k, "count/", 6) || !strcmp(k, "requests.storage") ||
+        strstr(k, "storage") == k)
         return false;
-    static const char *const objects[] = {"services",
-                                          "replicationcontrollers",
-                                          "resourcequotas",
-                                          "secrets",
-                                          "configmaps",
-                                          "persistentvolumeclaims",
-                                          "services.nodeports",
-                                          "services.loadbalancers",
-                                          NULL};
-    for (int i = 0; objects[i]; i++)
-        if (!strcmp(k, objects[i]))
-            return false;
     return !strstr(k, ".storageclass.storage.k8s.io/");
 }
 
