@@ -67,11 +67,16 @@ static int has_link(const char *dir)
     return found;
 }
 
+/* what the tenant left, inside her pod folder only: a planted path that
+ * climbs out (a ".." component) or is absolute would be the harness itself
+ * changing the canary, not the writer under test */
 static void plant(const char *pod, char *line)
 {
     char *sp = strchr(line + 2, ' ');
     if (sp)
         *sp++ = '\0';
+    if (line[2] == '/' || strstr(line + 2, ".."))
+        return;
     char *p = sl_xasprintf("%s/%s", pod, line + 2);
     if (line[0] == 'L' && sp)
         symlink(sp, p);
