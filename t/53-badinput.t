@@ -4,7 +4,7 @@
 # invalid names, labels and quantities, oversized bodies, unknown URLs, bad
 # selectors and log options; garbage on the socket does not hurt the daemon.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 36
+plan 39
 
 api_up || bail "slurmlinkd up"
 P=/api/v1/namespaces/default/pods
@@ -52,6 +52,16 @@ status_is 422 Invalid 'Pod "x" is invalid: metadata.labels: Invalid value: "bad 
   "invalid label value"
 jpost $P '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[]}}'
 status_is 422 Invalid 'Pod "x" is invalid: spec.containers: Required value' "no containers"
+# a flag value submission could not parse is refused at create, naming the
+# flag and the reason, and nothing is stored
+jpost $P '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"fl1","annotations":{"slurm-job.vk.io/flags":"--extra-node-info=2x"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}'
+status_is 422 Invalid 'Pod "fl1" is invalid: metadata.annotations[slurm-job.vk.io/flags]: Invalid value: "--extra-node-info=2x": --extra-node-info: invalid value "2x": want S[:C[:T]]' \
+  "flags: --extra-node-info=2x is a 422 naming the flag"
+jpost $P '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"fl2","annotations":{"slurm-job.vk.io/flags":"--gpus=abc"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}'
+status_is 422 Invalid 'Pod "fl2" is invalid: metadata.annotations[slurm-job.vk.io/flags]: Invalid value: "--gpus=abc": --gpus: invalid value "abc": want [TYPE:]COUNT' \
+  "flags: --gpus=abc is a 422 naming the flag"
+req GET $P/fl1
+is "$CODE" 404 "the refused pod was not stored"
 jpost $P '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"busybox","resources":{"limits":{"memory":"12Q"}}}]}}'
 status_is 400 BadRequest 'Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '\''^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\''' \
   "invalid quantity"

@@ -5,141 +5,22 @@
 #include "common/buf.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "slurmif/options.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NOARG, REQARG, OPTARG_ };
+/* the options and who may use them are slurmif's table (slurmif/options.h) */
+typedef sl_slurm_opt_t flagdef_t;
+#define NOARG SL_OPTARG_NONE
+#define REQARG SL_OPTARG_REQUIRED
 
-typedef struct flagdef {
-    const char *name;
-    char shortopt;
-    int arg;
-    const char *refuse; /* NULL: allowed; else why not */
-} flagdef_t;
-
-#define USER_R "the job runs as the pod's user"
-#define SCRIPT_R "slurmlink writes the batch script"
-#define OUT_R "output goes to the pod folder (kubectl logs reads it there)"
-#define DIR_R "the job runs in the pod folder"
-#define ENV_R "the environment comes from the pod spec"
-#define OURS_R "slurmlink sets it"
-#define CLI_R "it only changes how the sbatch command itself behaves"
-#define INPROC_R "slurmlinkd's in-process submission cannot express it yet"
-
-/* sbatch's options (Slurm 22.05–24.x), allowed or refused with a reason. */
-static const flagdef_t defs[] = {
-    /* resources */
-    {"nodes", 'N', REQARG, NULL},
-    {"ntasks", 'n', REQARG, NULL},
-    {"ntasks-per-node", 0, REQARG, NULL},
-    {"ntasks-per-socket", 0, REQARG, NULL},
-    {"ntasks-per-core", 0, REQARG, NULL},
-    {"ntasks-per-gpu", 0, REQARG, NULL},
-    {"cpus-per-task", 'c', REQARG, NULL},
-    {"cpus-per-gpu", 0, REQARG, NULL},
-    {"mincpus", 0, REQARG, NULL},
-    {"mem", 0, REQARG, NULL},
-    {"mem-per-cpu", 0, REQARG, NULL},
-    {"mem-per-gpu", 0, REQARG, NULL},
-    {"mem-bind", 0, REQARG, INPROC_R},
-    {"tmp", 0, REQARG, NULL},
-    {"gres", 0, REQARG, NULL},
-    {"gres-flags", 0, REQARG, INPROC_R},
-    {"gpus", 'G', REQARG, NULL},
-    {"gpus-per-node", 0, REQARG, NULL},
-    {"gpus-per-task", 0, REQARG, NULL},
-    {"gpus-per-socket", 0, REQARG, NULL},
-    {"gpu-bind", 0, REQARG, NULL},
-    {"gpu-freq", 0, REQARG, NULL},
-    {"tres-per-task", 0, REQARG, NULL},
-    {"sockets-per-node", 0, REQARG, NULL},
-    {"cores-per-socket", 0, REQARG, NULL},
-    {"threads-per-core", 0, REQARG, NULL},
-    {"extra-node-info", 'B', REQARG, NULL},
-    {"hint", 0, REQARG, INPROC_R},
-    {"distribution", 'm', REQARG, INPROC_R},
-    {"core-spec", 'S', REQARG, NULL},
-    {"thread-spec", 0, REQARG, NULL},
-    {"cpu-freq", 0, REQARG, INPROC_R},
-    {"licenses", 'L', REQARG, NULL},
-    {"constraint", 'C', REQARG, NULL},
-    {"cluster-constraint", 0, REQARG, NULL},
-    {"prefer", 0, REQARG, NULL},
-    {"contiguous", 0, NOARG, NULL},
-    {"switches", 0, REQARG, NULL},
-    {"network", 0, REQARG, NULL},
-    {"nodelist", 'w', REQARG, NULL},
-    {"exclude", 'x', REQARG, NULL},
-    {"use-min-nodes", 0, NOARG, NULL},
-    {"spread-job", 0, NOARG, NULL},
-    {"exclusive", 0, OPTARG_, NULL},
-    {"oversubscribe", 's', NOARG, NULL},
-    /* policy */
-    {"partition", 'p', REQARG, NULL},
-    {"account", 'A', REQARG, NULL},
-    {"qos", 'q', REQARG, NULL},
-    {"reservation", 0, REQARG, NULL},
-    {"time", 't', REQARG, NULL},
-    {"time-min", 0, REQARG, NULL},
-    {"begin", 'b', REQARG, NULL},
-    {"deadline", 0, REQARG, NULL},
-    {"nice", 0, OPTARG_, NULL},
-    /* slurmctld lets only operators raise priority; a user's request is refused there */
-    {"priority", 0, REQARG, NULL},
-    {"signal", 0, REQARG, NULL},
-    {"mail-type", 0, REQARG, NULL},
-    {"mail-user", 0, REQARG, NULL},
-    {"requeue", 0, NOARG, NULL},
-    {"no-requeue", 0, NOARG, NULL},
-    {"no-kill", 'k', OPTARG_, NULL},
-    {"wckey", 0, REQARG, NULL},
-    {"mcs-label", 0, REQARG, NULL},
-    {"acctg-freq", 0, REQARG, NULL},
-    {"profile", 0, REQARG, INPROC_R},
-    {"power", 0, REQARG, INPROC_R},
-    {"delay-boot", 0, REQARG, NULL},
-    {"kill-on-invalid-dep", 0, REQARG, NULL},
-    /* refused */
-    {"uid", 0, REQARG, USER_R},
-    {"gid", 0, REQARG, USER_R},
-    {"get-user-env", 0, OPTARG_, ENV_R},
-    {"export", 0, REQARG, ENV_R},
-    {"export-file", 0, REQARG, ENV_R},
-    {"propagate", 0, OPTARG_, ENV_R},
-    {"wrap", 0, REQARG, SCRIPT_R},
-    {"container", 0, REQARG, "containers are started by the pod's runtime"},
-    {"container-id", 0, REQARG, "containers are started by the pod's runtime"},
-    {"output", 'o', REQARG, OUT_R},
-    {"error", 'e', REQARG, OUT_R},
-    {"input", 'i', REQARG, OUT_R},
-    {"open-mode", 0, REQARG, OUT_R},
-    {"chdir", 'D', REQARG, DIR_R},
-    {"job-name", 'J', REQARG, OURS_R " to NAMESPACE/NAME"},
-    {"comment", 0, REQARG, OURS_R " to the pod UID"},
-    {"array", 'a', REQARG, "one pod is one job (a Kubernetes Job becomes an array)"},
-    {"dependency", 'd', REQARG, "pods do not know Slurm job ids; use init containers"},
-    {"hold", 'H', NOARG, "a held job would leave the pod Pending forever"},
-    {"clusters", 'M', REQARG, "slurmlinkd tracks jobs on its own cluster"},
-    {"batch", 0, REQARG, SCRIPT_R},
-    {"burst-buffer", 0, REQARG, "burst buffer scripts run with the site's privileges"},
-    {"bbf", 0, REQARG, "burst buffer scripts run with the site's privileges"},
-    {"reboot", 0, NOARG, "node reboots are for administrators"},
-    {"x11", 0, OPTARG_, "there is no display"},
-    {"parsable", 0, NOARG, CLI_R},
-    {"wait", 'W', NOARG, CLI_R},
-    {"wait-all-nodes", 0, REQARG, CLI_R},
-    {"test-only", 0, NOARG, CLI_R},
-    {"quiet", 'Q', NOARG, CLI_R},
-    {"verbose", 'v', NOARG, CLI_R},
-    {"help", 'h', NOARG, CLI_R},
-    {"usage", 0, NOARG, CLI_R},
-    {"version", 'V', NOARG, CLI_R},
-    {"ignore-pbs", 0, NOARG, CLI_R},
-    {NULL, 0, 0, NULL},
-};
+static const char *refusal(const flagdef_t *d)
+{
+    return sl_slurm_opt_who(d) == SL_OPT_POD ? NULL : sl_slurm_opt_refusal(d);
+}
 
 int sl_flags_split(const char *s, sl_argv_t *words, sl_error_t *err)
 {
@@ -215,8 +96,9 @@ trailing:
 
 static const flagdef_t *by_short(char c)
 {
-    for (const flagdef_t *d = defs; d->name; d++)
-        if (d->shortopt == c)
+    const flagdef_t *d;
+    for (size_t i = 0; (d = sl_slurm_opt_at(i)); i++)
+        if (sl_slurm_opt_short(d) == c)
             return d;
     return NULL;
 }
@@ -224,12 +106,12 @@ static const flagdef_t *by_short(char c)
 /* exact long name, else a unique prefix (getopt_long's rule) */
 static const flagdef_t *by_long(const char *name, size_t n, int *ambiguous)
 {
-    const flagdef_t *hit = NULL;
+    const flagdef_t *hit = NULL, *d;
     *ambiguous = 0;
-    for (const flagdef_t *d = defs; d->name; d++) {
-        if (strncmp(d->name, name, n))
+    for (size_t i = 0; (d = sl_slurm_opt_at(i)); i++) {
+        if (strncmp(sl_slurm_opt_name(d), name, n))
             continue;
-        if (strlen(d->name) == n)
+        if (strlen(sl_slurm_opt_name(d)) == n)
             return d;
         if (hit)
             *ambiguous = 1;
@@ -241,20 +123,20 @@ static const flagdef_t *by_long(const char *name, size_t n, int *ambiguous)
 static int add(sl_flags_t *f, const flagdef_t *d, const char *value, const char *as,
                sl_error_t *err)
 {
-    if (d->refuse) {
+    if (refusal(d)) {
         errno = EPERM;
-        return sl_errprintf(err, "%s is not allowed: %s", as, d->refuse);
+        return sl_errprintf(err, "%s is not allowed: %s", as, refusal(d));
     }
     if (value && strpbrk(value, "\n\r")) {
         errno = EINVAL;
         return sl_errprintf(err, "%s: value contains a newline", as);
     }
-    if (d->arg == REQARG && value && !*value) {
+    if (sl_slurm_opt_arg(d) == REQARG && value && !*value) {
         errno = EINVAL;
         return sl_errprintf(err, "%s needs a value", as);
     }
     f->v = sl_xrealloc(f->v, (f->n + 1) * sizeof(sl_flag_t));
-    f->v[f->n].name = d->name;
+    f->v[f->n].name = sl_slurm_opt_name(d);
     f->v[f->n].value = value ? sl_xstrdup(value) : NULL;
     f->n++;
     return 0;
@@ -280,16 +162,16 @@ static int parse_words(char **w, size_t nw, sl_flags_t *f, sl_error_t *err)
                 return amb ? sl_errprintf(err, "ambiguous sbatch option %s", as)
                            : sl_errprintf(err, "unknown sbatch option %s", as);
             }
-            snprintf(as, sizeof(as), "--%s", d->name);
+            snprintf(as, sizeof(as), "--%s", sl_slurm_opt_name(d));
             const char *val = NULL;
-            if (d->arg == NOARG && eq) {
+            if (sl_slurm_opt_arg(d) == NOARG && eq) {
                 errno = EINVAL;
                 return sl_errprintf(err, "%s takes no value", as);
             }
             if (eq) {
                 val = eq + 1;
-            } else if (d->arg == REQARG) {
-                if (i + 1 >= nw && !d->refuse) {
+            } else if (sl_slurm_opt_arg(d) == REQARG) {
+                if (i + 1 >= nw && !refusal(d)) {
                     errno = EINVAL;
                     return sl_errprintf(err, "%s needs a value", as);
                 }
@@ -308,8 +190,8 @@ static int parse_words(char **w, size_t nw, sl_flags_t *f, sl_error_t *err)
                 errno = EINVAL;
                 return sl_errprintf(err, "unknown sbatch option %s", as);
             }
-            snprintf(as, sizeof(as), "-%c (--%s)", *p, d->name);
-            if (d->arg == NOARG) {
+            snprintf(as, sizeof(as), "-%c (--%s)", *p, sl_slurm_opt_name(d));
+            if (sl_slurm_opt_arg(d) == NOARG) {
                 if (add(f, d, NULL, as, err) < 0)
                     return -1;
                 continue;
@@ -317,8 +199,8 @@ static int parse_words(char **w, size_t nw, sl_flags_t *f, sl_error_t *err)
             const char *val = NULL;
             if (p[1]) {
                 val = p + 1;
-            } else if (d->arg == REQARG) {
-                if (i + 1 >= nw && !d->refuse) {
+            } else if (sl_slurm_opt_arg(d) == REQARG) {
+                if (i + 1 >= nw && !refusal(d)) {
                     errno = EINVAL;
                     return sl_errprintf(err, "%s needs a value", as);
                 }
@@ -386,12 +268,13 @@ char *sl_flag_directive(const sl_flag_t *f)
 
 const char *const *sl_flags_allowed(void)
 {
-    static const char *list[sizeof(defs) / sizeof(defs[0])];
+    static const char *list[256];
     if (!list[0]) {
         size_t n = 0;
-        for (const flagdef_t *d = defs; d->name; d++)
-            if (!d->refuse)
-                list[n++] = d->name;
+        const flagdef_t *d;
+        for (size_t i = 0; (d = sl_slurm_opt_at(i)) && n + 1 < sizeof(list) / sizeof(list[0]); i++)
+            if (!refusal(d))
+                list[n++] = sl_slurm_opt_name(d);
         list[n] = NULL;
     }
     return list;

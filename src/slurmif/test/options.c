@@ -14,6 +14,7 @@ static int apply(job_desc_msg_t *d, const char *const *opts, sl_error_t *err)
 
 int main(void)
 {
+    tap_plan(65);
     is_int(sl_slurm_time_minutes("30"), 30, "MM");
     is_int(sl_slurm_time_minutes("1:30"), 2, "MM:SS rounds up to minutes");
     is_int(sl_slurm_time_minutes("2:00:00"), 120, "HH:MM:SS");
@@ -28,10 +29,20 @@ int main(void)
     job_desc_msg_t d;
     slurm_init_job_desc_msg(&d);
     sl_error_t err = {""};
-    const char *o1[] = {"--job-name=default/p1", "--comment=slurmlink:uid=abc", "--partition=gpu",
-                        "--account=ai", "--qos=normal", "--time=90", "--cpus-per-task=4",
-                        "--mem=2G", "--gres=gpu:2", "--constraint=a100&ib", "--exclusive",
-                        "--nodes=1", "--ntasks=2", NULL};
+    const char *o1[] = {"--job-name=default/p1",
+                        "--comment=slurmlink:uid=abc",
+                        "--partition=gpu",
+                        "--account=ai",
+                        "--qos=normal",
+                        "--time=90",
+                        "--cpus-per-task=4",
+                        "--mem=2G",
+                        "--gres=gpu:2",
+                        "--constraint=a100&ib",
+                        "--exclusive",
+                        "--nodes=1",
+                        "--ntasks=2",
+                        NULL};
     ok(apply(&d, o1, &err) == 0, "a full option set applies (%s)", err.text);
     is_str(d.name, "default/p1", "job name");
     is_str(d.comment, "slurmlink:uid=abc", "comment");
@@ -87,6 +98,26 @@ int main(void)
     ok(sl_slurm_check_options(n3, &err) < 0,
        "sl_slurm_check_options refuses what submission would");
     ok(sl_slurm_check_options(n1, &err) == 0, "... and takes what it would");
+    /* values the old parser took in part or not at all, and submitted anyway */
+    const char *junk[][2] = {
+        {"--extra-node-info=2x", "--extra-node-info"},
+        {"--extra-node-info=1:2:3:4", "--extra-node-info"},
+        {"--gpus=abc", "--gpus"},
+        {"--gpus-per-task=gpu:", "--gpus-per-task"},
+        {"--requeue=yes", "--requeue"},
+        {"--partition=", "--partition"},
+        {"--mail-type=,", "--mail-type"},
+    };
+    for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+        const char *j[] = {junk[i][0], NULL};
+        err.text[0] = '\0';
+        ok(apply(&d, j, &err) < 0, "%s is refused", junk[i][0]);
+        has_str(err.text, junk[i][1], "... the error names %s (%s)", junk[i][1], err.text);
+    }
+    const char *g1[] = {"--gpus=a100:2", "--gpus-per-task=1", NULL};
+    ok(apply(&d, g1, &err) == 0, "--gpus=TYPE:N and N apply (%s)", err.text);
+    is_str(d.tres_per_job, "gres:gpu:a100:2", "... typed GPU count");
+    is_str(d.tres_per_task, "gres:gpu:1", "... plain count");
     sl_slurm_desc_free(&d);
     return tap_done();
 }
