@@ -224,12 +224,120 @@ static int argv_host(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
     return 0;
 }
 
-const sl_runtime_ops_t sl_rt_apptainer = {"apptainer", "apptainer",   1,
-                                          1,           key_apptainer, argv_apptainer};
-const sl_runtime_ops_t sl_rt_singularity = {"singularity",   "singularity",   1, 1,
-                                            key_singularity, argv_singularity};
-const sl_runtime_ops_t sl_rt_charliecloud = {"charliecloud", "ch-run",         1, 1,
-                                             key_plain,      argv_charliecloud};
-const sl_runtime_ops_t sl_rt_podman = {"podman", "podman", 1, 1, key_plain, argv_podman};
-const sl_runtime_ops_t sl_rt_enroot = {"enroot", "enroot", 1, 1, key_plain, argv_enroot};
-const sl_runtime_ops_t sl_rt_host = {"host", NULL, 0, 0, key_plain, argv_host};
+/* ---- images and mounts ---- */
+
+/* apptainer, singularity: a store folder, a reference with a scheme, or the
+ * name under the root prefix */
+static int image_sif(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
+{
+    *out = NULL;
+    if (in->store_dir)
+        *out = sl_xstrdup(in->store_dir);
+    else if (in->image && sl_runtime_image_has_scheme(in->image))
+        *out = sl_xstrdup(in->image);
+    else if (in->image)
+        *out = sl_xasprintf("%s%s", in->root ? in->root : "docker://", in->image);
+    return 0;
+}
+
+/* charliecloud runs unpacked folders only: the store's or an absolute path */
+static int image_folder(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
+{
+    *out = NULL;
+    if (in->store_dir)
+        *out = sl_xstrdup(in->store_dir);
+    else if (in->image && in->image[0] == '/')
+        *out = sl_xstrdup(in->image);
+    else {
+        errno = ENOENT;
+        return sl_errprintf(err, "not in the local image store (slurmlink image import NAME "
+                                 "DIR|TAR)");
+    }
+    return 0;
+}
+
+/* podman, enroot: the reference as given */
+static int image_as_is(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
+{
+    *out = in->image ? sl_xstrdup(in->image) : NULL;
+    return 0;
+}
+
+static int image_none(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
+{
+    *out = NULL;
+    return 0;
+}
+
+/* ch-run binds the node's /tmp at /tmp and cannot create mount points in a
+ * read-only image */
+static const char *mount_charliecloud(const char *mp, sl_rt_in_image_fn in_image, void *arg)
+{
+    if (!strncmp(mp, "/tmp/", 5) && mp[5])
+        return "charliecloud binds the node's /tmp there, so nothing can be mounted below it; "
+               "use another folder";
+    if (in_image && !in_image(arg, mp))
+        return "does not exist in the image, and charliecloud cannot create mount points in a "
+               "read-only image: use a folder the image has (e.g. /mnt, /srv, /opt) or add it to "
+               "the image";
+    return NULL;
+}
+
+const sl_runtime_ops_t sl_rt_apptainer = {
+    .name = "apptainer",
+    .default_binary = "apptainer",
+    .needs_image = 1,
+    .can_mount = 1,
+    .env_key = key_apptainer,
+    .argv = argv_apptainer,
+    .image_ref = image_sif,
+    .runs_entrypoint = 1,
+    .sif_annotations = 1,
+};
+const sl_runtime_ops_t sl_rt_singularity = {
+    .name = "singularity",
+    .default_binary = "singularity",
+    .needs_image = 1,
+    .can_mount = 1,
+    .env_key = key_singularity,
+    .argv = argv_singularity,
+    .image_ref = image_sif,
+    .runs_entrypoint = 1,
+    .sif_annotations = 1,
+};
+const sl_runtime_ops_t sl_rt_charliecloud = {
+    .name = "charliecloud",
+    .default_binary = "ch-run",
+    .needs_image = 1,
+    .can_mount = 1,
+    .env_key = key_plain,
+    .argv = argv_charliecloud,
+    .image_ref = image_folder,
+    .mount_refusal = mount_charliecloud,
+};
+const sl_runtime_ops_t sl_rt_podman = {
+    .name = "podman",
+    .default_binary = "podman",
+    .needs_image = 1,
+    .can_mount = 1,
+    .env_key = key_plain,
+    .argv = argv_podman,
+    .image_ref = image_as_is,
+    .runs_entrypoint = 1,
+};
+const sl_runtime_ops_t sl_rt_enroot = {
+    .name = "enroot",
+    .default_binary = "enroot",
+    .needs_image = 1,
+    .can_mount = 1,
+    .env_key = key_plain,
+    .argv = argv_enroot,
+    .image_ref = image_as_is,
+    .runs_entrypoint = 1,
+};
+const sl_runtime_ops_t sl_rt_host = {
+    .name = "host",
+    .env_key = key_plain,
+    .argv = argv_host,
+    .image_ref = image_none,
+};

@@ -61,6 +61,16 @@ typedef struct sl_rt_container {
     const char *binary; /* program path override (NULL: the backend's default name) */
 } sl_rt_container_t;
 
+/* What a backend's image hook starts from. */
+typedef struct sl_rt_image_in {
+    const char *image;     /* the pod's image reference (NULL: none) */
+    const char *store_dir; /* its folder in the local image store, NULL when not there */
+    const char *root;      /* prefix for a reference without a scheme ("docker://") */
+} sl_rt_image_in_t;
+
+/* Does the stored image hold path (a mount hook asks; 1 / 0)? */
+typedef int (*sl_rt_in_image_fn)(void *arg, const char *path);
+
 typedef struct sl_runtime_ops {
     const char *name;           /* "apptainer" ... */
     const char *default_binary; /* "apptainer", "ch-run", ... ; NULL for host */
@@ -69,8 +79,22 @@ typedef struct sl_runtime_ops {
     /* The key under which the shim must put variable `name` (caller frees). */
     char *(*env_key)(const char *name);
     /* Append the complete argv to out. -1 with err when the container cannot be
-     * expressed (e.g. no command and no known entrypoint). */
+     * expressed (e.g. no command and no known entrypoint). GPUs are bound
+     * here, from c->gpus and c->amd_gpus (--nv/--rocm, CDI devices, ...). */
     int (*argv)(const sl_rt_container_t *c, sl_argv_t *out, sl_error_t *err);
+    /* The image reference this backend runs (*out, caller frees; NULL when it
+     * runs none): 0, or -1 with err saying why it cannot run this image. */
+    int (*image_ref)(const sl_rt_image_in_t *in, char **out, sl_error_t *err);
+    /* NULL when a volume can be mounted at mount_path, else why not (static
+     * text). in_image (NULL: not known) says whether the stored image holds
+     * a path. NULL hook: any path. */
+    const char *(*mount_refusal)(const char *mount_path, sl_rt_in_image_fn in_image, void *arg);
+    /* 1: with no command, the runtime runs the image's own entrypoint; 0: the
+     * pod (or recorded image metadata) must say what to run. */
+    int runs_entrypoint;
+    /* 1: takes interLink's apptainer/singularity options and mounts
+     * annotations (slurm-job.vk.io/singularity-options, -mounts). */
+    int sif_annotations;
 } sl_runtime_ops_t;
 
 /* Backend by name, or NULL (errno ENOENT). */

@@ -148,6 +148,19 @@ static int tr_check_subpath(tr_ctx_t *c, const char *sub, const char *expr, cons
     free(detail);
     return -1;
 }
+/* the stored image's paths, as the runtime's mount hook asks for them */
+typedef struct in_image {
+    const sl_translate_config_t *cfg;
+    const char *dir;
+} in_image_t;
+
+static int in_image(void *arg, const char *path)
+{
+    const in_image_t *ii = arg;
+    return !ii->cfg->image_has_path ||
+           ii->cfg->image_has_path(ii->cfg->image_lookup_arg, ii->dir, path);
+}
+
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
     const sl_pod_t *p = c->pod;
@@ -164,29 +177,14 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     const char *rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, in_store,
                                            cfg->default_runtime);
     const sl_runtime_ops_t *ops = sl_runtime_get(rtname);
+    const char *root = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT);
+    if (!root)
+        root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
+    sl_rt_image_in_t img = {k->image, in_store ? dir : NULL, root};
     char *image = NULL;
-    if (!strcmp(rtname, "charliecloud")) {
-        if (in_store)
-            image = sl_xstrdup(dir);
-        else if (k->image && k->image[0] == '/')
-            image = sl_xstrdup(k->image);
-        else
-            sl_fe_invalid(c->errs, k->image ? k->image : "",
-                          "not in the local image store (slurmlink image import NAME DIR|TAR)",
-                          "%s.image", path);
-    } else if (!strcmp(rtname, "apptainer") || !strcmp(rtname, "singularity")) {
-        const char *root = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT);
-        if (!root)
-            root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
-        if (in_store)
-            image = sl_xstrdup(dir);
-        else if (k->image && sl_runtime_image_has_scheme(k->image))
-            image = sl_xstrdup(k->image);
-        else if (k->image)
-            image = sl_xasprintf("%s%s", root, k->image);
-    } else if (ops->needs_image && k->image) {
-        image = sl_xstrdup(k->image);
-    }
+    sl_error_t ierr = {""};
+    if (ops->image_ref(&img, &image, &ierr) < 0)
+        sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", path);
     if (!ops->needs_image && k->image)
         tr_warn(c, "%s: image %s is not used by the host runtime", path, k->image);
 
@@ -227,23 +225,12 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
             free(src);
             continue;
         }
-        if (!strcmp(rtname, "charliecloud")) {
-            /* ch-run binds the node's /tmp at /tmp and cannot create mount
-             * points in a read-only image */
-            const char *mp = m->mount_path;
-            if (!strncmp(mp, "/tmp/", 5) && mp[5])
-                sl_fe_invalid(c->errs, mp,
-                              "charliecloud binds the node's /tmp there, so nothing can be "
-                              "mounted below it; use another folder",
-                              "%s.volumeMounts[%zu].mountPath", path, i);
-            else if (in_store && cfg->image_has_path &&
-                     !cfg->image_has_path(cfg->image_lookup_arg, dir, mp))
-                sl_fe_invalid(c->errs, mp,
-                              "does not exist in the image, and charliecloud cannot create mount "
-                              "points in a read-only image: use a folder the image has (e.g. "
-                              "/mnt, /srv, /opt) or add it to the image",
-                              "%s.volumeMounts[%zu].mountPath", path, i);
-        }
+        const char *why = ops->mount_refusal
+                              ? ops->mount_refusal(m->mount_path, in_store ? in_image : NULL,
+                                                   &(in_image_t){cfg, dir})
+                              : NULL;
+        if (why)
+            sl_fe_invalid(c->errs, m->mount_path, why, "%s.volumeMounts[%zu].mountPath", path, i);
         srcs[nm] = src;
         mounts[nm].src = src;
         mounts[nm].dst = m->mount_path;
@@ -267,7 +254,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     }
     for (size_t i = 0; i < env.n; i++)
         sl_argv_add(&names, env.names[i]);
-    if (!strcmp(rtname, "apptainer") || !strcmp(rtname, "singularity")) {
+    if (ops->sif_annotations) {
         const char *v;
         if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_OPTS)))
             sl_flags_split(v, &extra, NULL);
@@ -302,7 +289,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     if ((ops->needs_image && !image) || sl_fielderrs_count(c->errs) > c->errs_before) {
         /* reported above */
     } else if (ops->argv(&rc, &argv, &rerr) < 0) {
-        if (cmd.n == 0 && (!ops->needs_image || !strcmp(rtname, "charliecloud")))
+        if (cmd.n == 0 && !ops->runs_entrypoint)
             sl_fe_required(c->errs, rerr.text, "%s.command", path);
         else
             sl_fe_invalid(c->errs, k->image ? k->image : "", rerr.text, "%s", path);

@@ -3,6 +3,7 @@
 #include "common/tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static char *argv_of(const char *rt, const sl_rt_container_t *c)
 {
@@ -29,8 +30,11 @@ static char *argv_of(const char *rt, const sl_rt_container_t *c)
         free(s_);                                                                                  \
     } while (0)
 
+static int no_path(void *arg, const char *path) { return 0; }
+
 int main(void)
 {
+    tap_plan(44);
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
     free(d);
@@ -152,5 +156,49 @@ int main(void)
     key = sl_runtime_get("charliecloud")->env_key("X");
     is_str(key, "X", "charliecloud env key");
     free(key);
+
+    /* the image and mount hooks translate calls instead of naming runtimes */
+    char *ref = NULL;
+    sl_error_t ierr = {""};
+    sl_rt_image_in_t in1 = {"busybox", NULL, "docker://"};
+    ok(sl_runtime_get("apptainer")->image_ref(&in1, &ref, &ierr) == 0 && ref &&
+           !strcmp(ref, "docker://busybox"),
+       "apptainer: a scheme-less reference goes under the root prefix (%s)", ref ? ref : "");
+    free(ref);
+    sl_rt_image_in_t in2 = {"oras://r/x", NULL, "docker://"};
+    ok(sl_runtime_get("singularity")->image_ref(&in2, &ref, &ierr) == 0 && ref &&
+           !strcmp(ref, "oras://r/x"),
+       "singularity: a reference with a scheme is kept");
+    free(ref);
+    sl_rt_image_in_t in3 = {"busybox", "/store/busybox+latest", "docker://"};
+    ok(sl_runtime_get("apptainer")->image_ref(&in3, &ref, &ierr) == 0 && ref &&
+           !strcmp(ref, "/store/busybox+latest"),
+       "apptainer: a stored image runs from the store");
+    free(ref);
+    ok(sl_runtime_get("charliecloud")->image_ref(&in1, &ref, &ierr) < 0 && !ref,
+       "charliecloud: an image not in the store is refused");
+    has_str(ierr.text, "not in the local image store", "... saying so");
+    ok(sl_runtime_get("charliecloud")->image_ref(&in3, &ref, &ierr) == 0 && ref &&
+           !strcmp(ref, "/store/busybox+latest"),
+       "charliecloud: the store folder");
+    free(ref);
+    ok(sl_runtime_get("podman")->image_ref(&in1, &ref, &ierr) == 0 && ref &&
+           !strcmp(ref, "busybox"),
+       "podman: the reference as given");
+    free(ref);
+    ok(sl_runtime_get("host")->image_ref(&in1, &ref, &ierr) == 0 && !ref, "host: no image");
+    const sl_runtime_ops_t *ch = sl_runtime_get("charliecloud");
+    ok(ch->mount_refusal && ch->mount_refusal("/tmp/x", NULL, NULL),
+       "charliecloud refuses a mount below /tmp");
+    ok(!ch->mount_refusal("/tmp", NULL, NULL), "... not /tmp itself");
+    ok(ch->mount_refusal("/data", no_path, NULL), "... and a path the image lacks");
+    ok(!sl_runtime_get("apptainer")->mount_refusal, "apptainer mounts anywhere");
+    size_t entry = 0, sif = 0;
+    for (const char *const *n = sl_runtime_names(); *n; n++) {
+        entry += (size_t)sl_runtime_get(*n)->runs_entrypoint;
+        sif += (size_t)sl_runtime_get(*n)->sif_annotations;
+    }
+    is_int((int)entry, 4, "apptainer, singularity, podman, enroot run the image's entrypoint");
+    is_int((int)sif, 2, "apptainer and singularity take the singularity annotations");
     return tap_done();
 }
