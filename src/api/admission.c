@@ -23,11 +23,12 @@
  * The controller checks the same things again when it submits (a policy
  * edited in between, a Unix user removed): this is the early, clear answer. */
 #include "api/internal.h"
+#include "common/quote.h"
 #include "common/xalloc.h"
-#include "ctl/ctl.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/fielderr.h"
+#include "pod/pod.h"
 
 #include <string.h>
 
@@ -37,8 +38,8 @@ static const struct {
     const char *key;
     const char *why;
 } server_owned[] = {
-    {SL_CTL_USER_ANNOTATION, "the server sets it to the user who created the pod"},
-    {SL_CTL_JOB_ID_ANNOTATION, "the server sets it to the pod's own Slurm job"},
+    {SL_ANN_USER, "the server sets it to the user who created the pod"},
+    {SL_ANN_JOB_ID, "the server sets it to the pod's own Slurm job"},
 };
 #define N_SERVER_OWNED (sizeof(server_owned) / sizeof(server_owned[0]))
 
@@ -53,7 +54,7 @@ void api_admit_pod_identity(api_req_t *r, json_t *pod)
             json_object_del(m, "annotations");
     }
     if (r->user)
-        sl_kube_set_annotation(pod, SL_CTL_USER_ANNOTATION, r->user->name);
+        sl_kube_set_annotation(pod, SL_ANN_USER, r->user->name);
 }
 
 /* runAsUser (or runAsGroup) of one securityContext against id */

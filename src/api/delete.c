@@ -14,9 +14,9 @@
  * removed. Namespaces: see lifecycle.c. */
 #include "api/internal.h"
 #include "common/xalloc.h"
-#include "ctl/ctl.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "pod/pod.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,8 +24,7 @@
 
 static bool protected_namespace(const char *name)
 {
-    return !strcmp(name, "default") || !strcmp(name, "kube-system") ||
-           !strcmp(name, "kube-public");
+    return !strcmp(name, "default") || !strcmp(name, "kube-system") || !strcmp(name, "kube-public");
 }
 
 /* Parse DeleteOptions from the body (may be empty) and the query. */
@@ -61,8 +60,8 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, json_t **status)
         json_t *dr = json_object_get(body, "dryRun");
         size_t i;
         json_t *x;
-        json_array_foreach(dr, i, x) if (json_is_string(x) &&
-                                         !strcmp(json_string_value(x), "All")) o->dry = true;
+        json_array_foreach(dr, i, x) if (json_is_string(x) && !strcmp(json_string_value(x), "All"))
+            o->dry = true;
         json_decref(body);
     }
     const char *g = api_query(r, "gracePeriodSeconds");
@@ -121,11 +120,11 @@ bool api_pod_delete_now(json_t *pod, long long grace)
     if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
         return true;
     bool pending = !phase || !*phase || !strcmp(phase, "Pending");
-    return pending && !sl_kube_annotation(pod, SL_CTL_JOB_ID_ANNOTATION);
+    return pending && !sl_kube_annotation(pod, SL_ANN_JOB_ID);
 }
 
-int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old,
-                      const api_delopts_t *o, json_t **result, json_t **status)
+int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, const api_delopts_t *o,
+                      json_t **result, json_t **status)
 {
     const char *name = sl_kube_name(old);
     const char *ns = sl_kube_namespace(old);
@@ -165,8 +164,8 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old,
             grace = 1;
         now = api_pod_delete_now(obj, grace);
         if (!now && sl_kube_meta_str(obj, "deletionTimestamp") && o->has_grace == false)
-            grace = json_integer_value(json_object_get(sl_kube_meta(obj),
-                                                       "deletionGracePeriodSeconds"));
+            grace = json_integer_value(
+                json_object_get(sl_kube_meta(obj), "deletionGracePeriodSeconds"));
     }
     if (is_ns) /* emptied by api_namespace_sweep() before it goes */
         now = false;
@@ -262,8 +261,8 @@ enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
     sl_kube_selector_destroy(fs);
     char gv[128], rvs[32];
     snprintf(rvs, sizeof(rvs), "%lld", (long long)sl_store_revision(r->api->store));
-    return api_reply_json(r, 200, json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", res->list_kind,
-                                            "apiVersion",
-                                            api_resource_api_version(res, gv, sizeof(gv)),
-                                            "metadata", "resourceVersion", rvs, "items", items));
+    return api_reply_json(r, 200,
+                          json_pack("{s:s, s:s, s:{s:s}, s:o}", "kind", res->list_kind,
+                                    "apiVersion", api_resource_api_version(res, gv, sizeof(gv)),
+                                    "metadata", "resourceVersion", rvs, "items", items));
 }

@@ -9,9 +9,9 @@
 #include "api/printers.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "kube/quantity.h"
 #include "pod/fielderr.h"
 #include "pod/pod.h"
-#include "pod/quantity.h"
 #include "pod/schema.h"
 #include "pod/status.h"
 #include "translate/translate.h"
@@ -104,10 +104,10 @@ static const char *qos_class(json_t *pod)
             static const char *const names[] = {"cpu", "memory"};
             for (int k = 0; k < 2; k++) {
                 sl_quantity_t rq, lq;
-                bool hr = quantity(json_object_get(req, names[k]), &rq) == 0 &&
-                          sl_quantity_sign(&rq);
-                bool hl = quantity(json_object_get(lim, names[k]), &lq) == 0 &&
-                          sl_quantity_sign(&lq);
+                bool hr =
+                    quantity(json_object_get(req, names[k]), &rq) == 0 && sl_quantity_sign(&rq);
+                bool hl =
+                    quantity(json_object_get(lim, names[k]), &lq) == 0 && sl_quantity_sign(&lq);
                 if (hr || hl)
                     any = true;
                 if (!hl || (hr && sl_quantity_cmp(&rq, &lq) != 0))
@@ -120,10 +120,7 @@ static const char *qos_class(json_t *pod)
     return guaranteed ? "Guaranteed" : "Burstable";
 }
 
-static void pod_defaults(json_t *pod)
-{
-    sl_pod_apply_defaults(pod);
-}
+static void pod_defaults(json_t *pod) { sl_pod_apply_defaults(pod); }
 
 static void pod_prepare_create(json_t *pod)
 {
@@ -182,8 +179,7 @@ static void pod_limits(json_t *pod, sl_fielderrs_t *errs)
         {
             if (i >= POD_MAX_CONTAINERS)
                 break;
-            too_many(errs, json_object_get(c, "env"), POD_MAX_ENV, "spec.%s[%zu].env", lists[l],
-                     i);
+            too_many(errs, json_object_get(c, "env"), POD_MAX_ENV, "spec.%s[%zu].env", lists[l], i);
             too_many(errs, json_object_get(c, "envFrom"), POD_MAX_ENV_FROM, "spec.%s[%zu].envFrom",
                      lists[l], i);
             too_many(errs, json_object_get(c, "volumeMounts"), POD_MAX_MOUNTS,

@@ -7,7 +7,7 @@
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
-#include "pod/quantity.h"
+#include "kube/quantity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,32 +34,20 @@ static json_t *col(const char *name, const char *type, const char *format, const
                      "description", desc, "priority", priority);
 }
 
-static json_t *col_name(void)
-{
-    return col("Name", "string", "name", DESC_NAME, 0);
-}
+static json_t *col_name(void) { return col("Name", "string", "name", DESC_NAME, 0); }
 
-static json_t *col_age(void)
-{
-    return col("Age", "string", "", DESC_AGE, 0);
-}
+static json_t *col_age(void) { return col("Age", "string", "", DESC_AGE, 0); }
 
-static const char *str_or(const char *s, const char *dflt)
-{
-    return s && *s ? s : dflt;
-}
+static const char *str_or(const char *s, const char *dflt) { return s && *s ? s : dflt; }
 
 static json_t *age_cell(json_t *obj, long long now)
 {
     char buf[32];
-    return json_string(sl_kube_age(sl_kube_meta_str(obj, "creationTimestamp"), now, buf,
-                                   sizeof(buf)));
+    return json_string(
+        sl_kube_age(sl_kube_meta_str(obj, "creationTimestamp"), now, buf, sizeof(buf)));
 }
 
-static const char *name_of(json_t *o)
-{
-    return str_or(sl_kube_name(o), "");
-}
+static const char *name_of(json_t *o) { return str_or(sl_kube_name(o), ""); }
 
 /* ---- pods ---- */
 
@@ -67,8 +55,8 @@ json_t *api_pod_columns(void)
 {
     return json_pack(
         "[o, o, o, o, o, o, o, o, o]", col_name(),
-        col("Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.",
-            0),
+        col("Ready", "string", "",
+            "The aggregate readiness state of this pod for accepting traffic.", 0),
         col("Status", "string", "", "The aggregate status of the containers in this pod.", 0),
         col("Restarts", "string", "",
             "The number of times the containers in this pod have been restarted and when the "
@@ -285,19 +273,18 @@ json_t *api_pod_cells(json_t *pod, long long now)
         json_array_foreach(rg, i, g) if (cond_true(pod, str_or(sget(g, "conditionType"), ""))) t++;
         snprintf(gates, sizeof(gates), "%zu/%zu", t, json_array_size(rg));
     }
-    json_t *cells = json_pack("[s, s, s, s, o, s, s, s, s]", name_of(pod), ready, reason,
-                              restarts, age_cell(pod, now), str_or(ip, "<none>"),
-                              str_or(sl_kube_path_str(pod, "spec.nodeName"), "<none>"),
-                              str_or(sl_kube_path_str(pod, "status.nominatedNodeName"), "<none>"),
-                              gates);
+    json_t *cells = json_pack(
+        "[s, s, s, s, o, s, s, s, s]", name_of(pod), ready, reason, restarts, age_cell(pod, now),
+        str_or(ip, "<none>"), str_or(sl_kube_path_str(pod, "spec.nodeName"), "<none>"),
+        str_or(sl_kube_path_str(pod, "status.nominatedNodeName"), "<none>"), gates);
     const char *phase = str_or(sl_kube_path_str(pod, "status.phase"), "");
     json_t *conds = NULL;
     if (!strcmp(phase, "Succeeded"))
-        conds = json_pack("[{s:s, s:s, s:s, s:s}]", "type", "Completed", "status", "True",
-                          "reason", "Succeeded", "message", "The pod has completed successfully.");
+        conds = json_pack("[{s:s, s:s, s:s, s:s}]", "type", "Completed", "status", "True", "reason",
+                          "Succeeded", "message", "The pod has completed successfully.");
     else if (!strcmp(phase, "Failed"))
-        conds = json_pack("[{s:s, s:s, s:s, s:s}]", "type", "Completed", "status", "True",
-                          "reason", "Failed", "message", "The pod failed.");
+        conds = json_pack("[{s:s, s:s, s:s, s:s}]", "type", "Completed", "status", "True", "reason",
+                          "Failed", "message", "The pod failed.");
     if (!conds)
         return cells;
     return json_pack("{s:o, s:o}", "cells", cells, "conditions", conds);
@@ -324,8 +311,9 @@ static const char *node_address(json_t *node, const char *type)
 {
     size_t i;
     json_t *a;
-    json_array_foreach(sl_kube_path(node, "status.addresses"), i, a) if (!strcmp(
-        str_or(sget(a, "type"), ""), type)) return str_or(sget(a, "address"), "<none>");
+    json_array_foreach(sl_kube_path(node, "status.addresses"), i,
+                       a) if (!strcmp(str_or(sget(a, "type"), ""),
+                                      type)) return str_or(sget(a, "address"), "<none>");
     return "<none>";
 }
 
@@ -340,8 +328,9 @@ json_t *api_node_cells(json_t *node, long long now)
     const char *ready = NULL;
     size_t i;
     json_t *c;
-    json_array_foreach(sl_kube_path(node, "status.conditions"), i, c) if (!strcmp(
-        str_or(sget(c, "type"), ""), "Ready")) ready = str_or(sget(c, "status"), "");
+    json_array_foreach(sl_kube_path(node, "status.conditions"), i,
+                       c) if (!strcmp(str_or(sget(c, "type"), ""), "Ready")) ready =
+        str_or(sget(c, "status"), "");
     if (ready)
         snprintf(status, sizeof(status), "%s", !strcmp(ready, "True") ? "Ready" : "NotReady");
     else
@@ -392,8 +381,9 @@ json_t *api_event_columns(void)
         "[o, o, o, o, o, o, o, o, o, o]",
         col("Last Seen", "string", "",
             "The time at which the most recent occurrence of this event was recorded.", 0),
-        col("Type", "string", "", "Type of this event (Normal, Warning), new types could be added "
-                                  "in the future",
+        col("Type", "string", "",
+            "Type of this event (Normal, Warning), new types could be added "
+            "in the future",
             0),
         col("Reason", "string", "",
             "This should be a short, machine understandable string that gives the reason for the "
@@ -408,8 +398,8 @@ json_t *api_event_columns(void)
         col("Source", "string", "",
             "The component reporting this event. Should be a short machine understandable string.",
             1),
-        col("Message", "string", "", "A human-readable description of the status of this operation.",
-            0),
+        col("Message", "string", "",
+            "A human-readable description of the status of this operation.", 0),
         col("First Seen", "string", "",
             "The time at which the event was first recorded. (Time of server receipt is in "
             "TypeMeta.)",
@@ -500,8 +490,9 @@ json_t *api_configmap_cells(json_t *o, long long now)
 json_t *api_secret_columns(void)
 {
     return json_pack("[o, o, o, o]", col_name(),
-                     col("Type", "string", "", "Used to facilitate programmatic handling of secret "
-                                               "data.",
+                     col("Type", "string", "",
+                         "Used to facilitate programmatic handling of secret "
+                         "data.",
                          0),
                      col("Data", "string", "", "Data contains the secret data.", 0), col_age());
 }

@@ -23,8 +23,8 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "kube/quantity.h"
 #include "kube/status.h"
-#include "pod/quantity.h"
 
 #include <errno.h>
 #include <stdlib.h>

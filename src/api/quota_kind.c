@@ -6,8 +6,8 @@
 #include "api/printers.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "kube/quantity.h"
 #include "pod/pod.h"
-#include "pod/quantity.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* authz.c — decisions: may this user do this verb here; which account; which
  * Unix user. Messages are kube-apiserver's (RBAC denial, NewForbidden). */
 #include "auth/internal.h"
+#include "common/quote.h"
 #include "common/xalloc.h"
-#include "pod/fielderr.h" /* sl_go_quote: Go's %q */
 
 #include <errno.h>
 #include <pwd.h>

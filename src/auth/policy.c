@@ -4,11 +4,11 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "pod/quantity.h"
+#include "kube/quantity.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>

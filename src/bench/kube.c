@@ -6,6 +6,7 @@
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "pod/pod.h"
 #include "pod/yamljson.h"
 
 #include <curl/curl.h>
@@ -206,8 +207,8 @@ void bench_kube_note_pod(bench_ctx_t *c, sl_bench_run_t *r, json_t *pod)
         snprintf(r->uid, sizeof(r->uid), "%s", uid);
         bench_pod_dir(c, r, json_string_value(json_object_get(md, "namespace")));
     }
-    const char *job = json_string_value(
-        json_object_get(json_object_get(md, "annotations"), "slurmlink.io/job-id"));
+    const char *job =
+        json_string_value(json_object_get(json_object_get(md, "annotations"), SL_ANN_JOB_ID));
     if (job && !r->job_id[0])
         snprintf(r->job_id, sizeof(r->job_id), "%s", job);
 }

@@ -1,8 +1,8 @@
 /* pods.c — the workload pod, one instance per run, and for the direct paths
  * (sbatch, slurmrestd) the pod folder and script exactly as slurmlinkd
  * makes them (same translate call and configuration as src/ctl/submit.c). */
-#include "podfs/podfs.h"
 #include "bench/internal.h"
+#include "podfs/podfs.h"
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -198,7 +198,6 @@ void bench_pod_dir(bench_ctx_t *c, sl_bench_run_t *r, const char *ns)
              r->pod, r->uid);
 }
 
-
 /* slurmlinkd cancels a job marked slurmlink:uid=X when it has no pod X:
  * the direct paths mark theirs slurmlink-bench:uid=X instead. */
 static char *remark(const char *s)
@@ -227,8 +226,8 @@ sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
         .pods_root = c->pods_root,
         .shim_path = c->shim_path,
         .report_url = NULL, /* no daemon knows these pods: nothing to push to */
-        .default_cpu_milli = 1000,
-        .default_mem_bytes = 1024LL * 1024 * 1024,
+        .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
+        .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
         .default_runtime = c->runtime,
         .image_store = c->image_store,
         .uid = c->uid,

@@ -4,16 +4,16 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "image/image.h"
+#include "kube/quantity.h"
 #include "pod/pod.h"
-#include "pod/quantity.h"
 #include "pod/yamljson.h"
 #include "runtime/runtime.h"
 #include "translate/translate.h"
 
+#include "podfs/podfs.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "podfs/podfs.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -116,8 +116,8 @@ int cmd_render(int argc, char **argv)
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     sl_translate_config_t cfg = {.pods_root = "/var/tmp/slurmlink/pods",
-                                 .default_cpu_milli = 1000,
-                                 .default_mem_bytes = 1LL << 30,
+                                 .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
+                                 .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
                                  .default_runtime = "apptainer",
                                  .uid = getuid(),
                                  .gid = getgid(),

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void sl_argv_add(sl_argv_t *a, const char *s)
 {
@@ -54,4 +55,11 @@ char *sl_argv_join(const sl_argv_t *a)
         free(q);
     }
     return sl_buf_steal(&b);
+}
+
+void sl_strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
 }

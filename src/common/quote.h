@@ -1,4 +1,5 @@
-/* quote.h — the one audited quoting function for generated shell scripts.
+/* quote.h — quoting: the one audited function for generated shell scripts,
+ * and Go's %q for the texts of Kubernetes messages.
  *
  * Every user-supplied value that reaches a generated batch script passes
  * through sl_shell_quote(). The result is a single POSIX-sh word that expands
@@ -13,5 +14,9 @@
 
 /* Caller frees. Never NULL (aborts on OOM). "" becomes ''. */
 char *sl_shell_quote(const char *s);
+
+/* Go's strconv.Quote of s (what %q prints, as kube-apiserver's messages
+ * quote values). Caller frees. */
+char *sl_go_quote(const char *s);
 
 #endif

@@ -15,14 +15,6 @@
 
 typedef struct sl_ctl sl_ctl_t;
 
-/* Set by the API at create (server-owned): the authenticated user who
- * created the pod; the controller maps it to the Unix user the job runs as. */
-#define SL_CTL_USER_ANNOTATION "slurmlink.io/user"
-/* Set by the controller (server-owned): the pod's Slurm job. The controller
- * signals and cancels that job, after checking that its comment carries the
- * pod's uid. */
-#define SL_CTL_JOB_ID_ANNOTATION "slurmlink.io/job-id"
-
 typedef struct sl_ctl_opts {
     const char *state_dir;      /* holds shim.key (the per-pod token key) */
     const char *pods_root;      /* pod folders: <root>/<ns>/<name>-<uid>/ */
@@ -30,12 +22,12 @@ typedef struct sl_ctl_opts {
     const char *report_url;     /* where shims push: .../internal/v1/shim/events */
     const char *report_ca_file; /* CA the shims trust for an https report_url (NULL: system) */
     const char *run_as;         /* Unix user for pods without a mapped user (default "nobody") */
-    const char *policy_path;    /* policy.yaml: user → Unix user, namespace → account (NULL: none) */
-    const char *image_store;    /* charliecloud images */
-    const char *default_runtime;/* NULL: translate's default */
-    const char *slurm_conf;     /* passed to jobs as SLURM_CONF */
-    int poll_ms;                /* Slurm job poll period (default 250) */
-    int node_poll_ms;           /* node poll period (default 2000) */
+    const char *policy_path; /* policy.yaml: user → Unix user, namespace → account (NULL: none) */
+    const char *image_store;     /* charliecloud images */
+    const char *default_runtime; /* NULL: translate's default */
+    const char *slurm_conf;      /* passed to jobs as SLURM_CONF */
+    int poll_ms;                 /* Slurm job poll period (default 250) */
+    int node_poll_ms;            /* node poll period (default 2000) */
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

@@ -3,16 +3,14 @@
 #include "common/xalloc.h"
 #include "ctl/ctl.h"
 #include "kube/meta.h"
+#include "pod/pod.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *ts(int64_t ns)
-{
-    return sl_kube_rfc3339(ns, 0);
-}
+static char *ts(int64_t ns) { return sl_kube_rfc3339(ns, 0); }
 
 /* set obj[key] = val (stolen) unless equal; returns 1 if changed */
 static int set_if(json_t *obj, const char *key, json_t *val)
@@ -77,7 +75,7 @@ static int reopen(json_t *pod)
 
 uint32_t ctl_pod_job_id(json_t *pod)
 {
-    const char *s = sl_kube_annotation(pod, SL_CTL_JOB_ID_ANNOTATION);
+    const char *s = sl_kube_annotation(pod, SL_ANN_JOB_ID);
     return s ? (uint32_t)strtoul(s, NULL, 10) : 0;
 }
 
@@ -215,13 +213,12 @@ int ctl_status_init(json_t *pod, int64_t now_ns)
         {
             const char *img = json_string_value(json_object_get(c, "image"));
             json_array_append_new(
-                arr, json_pack("{s:s, s:o, s:{}, s:b, s:i, s:s, s:s, s:b}", "name",
-                               json_string_value(json_object_get(c, "name")), "state",
-                               waiting(!init && has_init ? "PodInitializing"
-                                                         : "ContainerCreating",
-                                       NULL),
-                               "lastState", "ready", 0, "restartCount", 0, "image",
-                               img ? img : "", "imageID", "", "started", 0));
+                arr, json_pack(
+                         "{s:s, s:o, s:{}, s:b, s:i, s:s, s:s, s:b}", "name",
+                         json_string_value(json_object_get(c, "name")), "state",
+                         waiting(!init && has_init ? "PodInitializing" : "ContainerCreating", NULL),
+                         "lastState", "ready", 0, "restartCount", 0, "image", img ? img : "",
+                         "imageID", "", "started", 0));
         }
         json_object_set_new(st, key, arr);
         changed = 1;
@@ -234,9 +231,9 @@ int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns)
     char buf[16];
     snprintf(buf, sizeof(buf), "%u", job_id);
     int changed = 0;
-    const char *old = sl_kube_annotation(pod, SL_CTL_JOB_ID_ANNOTATION);
+    const char *old = sl_kube_annotation(pod, SL_ANN_JOB_ID);
     if (!old || strcmp(old, buf)) {
-        sl_kube_set_annotation(pod, SL_CTL_JOB_ID_ANNOTATION, buf);
+        sl_kube_set_annotation(pod, SL_ANN_JOB_ID, buf);
         changed = 1;
     }
     if (ctl_pod_terminal(pod)) /* a phase set before there was a job */
@@ -353,8 +350,9 @@ static int update_ready(json_t *pod, int64_t now_ns)
             scheduled = cs && !strcmp(cs, "True");
     }
     if (scheduled) {
-        changed |= cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
-                            inits_done ? NULL : "containers with incomplete status: [init]", now_ns);
+        changed |=
+            cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
+                     inits_done ? NULL : "containers with incomplete status: [init]", now_ns);
         int ready = all_ready && json_array_size(arr) > 0;
         changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady",
                             NULL, now_ns);
@@ -371,7 +369,8 @@ static int update_ready(json_t *pod, int64_t now_ns)
     json_array_foreach(arr, i, c)
     {
         json_t *s = json_object_get(c, "state");
-        if (json_object_get(s, "terminated") || json_integer_value(json_object_get(c, "restartCount")))
+        if (json_object_get(s, "terminated") ||
+            json_integer_value(json_object_get(c, "restartCount")))
             started = 1;
     }
     if (started && !strcmp(phase_of(pod), "Pending"))
@@ -390,8 +389,8 @@ static int requeued(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     for (int init = 0; init < 2; init++) {
         size_t i;
         json_t *c;
-        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
-                           i, c)
+        json_array_foreach(
+            json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"), i, c)
         {
             json_t *state = json_object_get(c, "state");
             if (json_object_get(state, "running") || json_object_get(state, "terminated"))
@@ -483,8 +482,9 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
                  "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
                  job->node && *job->node ? job->node : "?", sl_kube_name(pod), job->job_id);
     } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
-        reason = !strcmp(s, "CANCELLED") ? "Cancelled" : !strcmp(s, "PREEMPTED") ? "Preempted"
-                                                                                 : "BootFailed";
+        reason = !strcmp(s, "CANCELLED")   ? "Cancelled"
+                 : !strcmp(s, "PREEMPTED") ? "Preempted"
+                                           : "BootFailed";
         snprintf(msg, sizeof(msg), "Slurm job %u was %s", job->job_id, s);
     } else {
         return changed; /* a state we do not map: leave the pod as it is */
@@ -511,7 +511,8 @@ int ctl_status_job_purged(json_t *pod, uint32_t job_id, int64_t now_ns)
 
 static int restart_expected(json_t *pod, int exit_code, int init)
 {
-    const char *rp = json_string_value(json_object_get(json_object_get(pod, "spec"), "restartPolicy"));
+    const char *rp =
+        json_string_value(json_object_get(json_object_get(pod, "spec"), "restartPolicy"));
     if (!rp)
         rp = "Always";
     if (init) /* init containers restart on failure unless Never */
@@ -601,7 +602,10 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         json_t *running = json_object_get(json_object_get(c, "state"), "running");
         const char *started = json_string_value(json_object_get(running, "startedAt"));
         json_t *term = json_pack("{s:i, s:s, s:s}", "exitCode", code, "reason",
-                                 reason ? reason : code ? "Error" : "Completed", "finishedAt", time);
+                                 reason ? reason
+                                 : code ? "Error"
+                                        : "Completed",
+                                 "finishedAt", time);
         json_object_set_new(term, "startedAt", started ? json_string(started) : json_null());
         int sig = (int)json_integer_value(json_object_get(ev, "signal"));
         if (sig)

@@ -15,9 +15,9 @@
 #include "translate/translate.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,7 +136,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     uid_t uid = c->uid;
     gid_t gid = c->gid;
     char *uname = NULL, *account = NULL, *home = NULL;
-    const char *kuser = sl_kube_annotation(pod, SL_CTL_USER_ANNOTATION);
+    const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
     sl_error_t ierr = {""};
     if (c->policy) {
         account = sl_authz_account(c->policy, p->ns);
@@ -158,8 +158,9 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
             if (want != SL_POD_UNSET && want != (int64_t)uid) {
                 failed(c, p, pod, 1,
                        "spec.%s[%zu].securityContext.runAsUser: %lld is not uid %u (%s), the only "
-                       "user this pod may run as", init ? "initContainers" : "containers", i,
-                       (long long)want, (unsigned)uid, uname);
+                       "user this pod may run as",
+                       init ? "initContainers" : "containers", i, (long long)want, (unsigned)uid,
+                       uname);
                 goto out_ident;
             }
         }
@@ -174,8 +175,8 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .report_url = c->o.report_url,
         .report_ca_file = c->o.report_ca_file,
         .report_token = token,
-        .default_cpu_milli = 1000,
-        .default_mem_bytes = 1024LL * 1024 * 1024,
+        .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
+        .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
         .default_runtime = c->o.default_runtime,
         .default_account = account,
         .image_store = c->o.image_store,

@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (p && p->name && p->namespace_ && p->uid) {
         sl_translate_config_t cfg = {.pods_root = "/p",
                                      .shim_path = "/s",
-                                     .default_cpu_milli = 1000,
-                                     .default_mem_bytes = 1 << 30,
+                                     .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
+                                     .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
                                      .image_store = "/store",
                                      .allow_pre_exec = size & 1};
         sl_translate_result_t *r = NULL;

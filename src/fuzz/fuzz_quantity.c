@@ -1,6 +1,6 @@
 /* fuzz_quantity.c — libFuzzer: the Quantity parser and its conversions; a
  * canonical string must parse back to the same value. */
-#include "pod/quantity.h"
+#include "kube/quantity.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -92,7 +92,4 @@ json_t *sl_fielderrs_details(const sl_fielderrs_t *l, const char *group, const c
 json_t *sl_fielderrs_status(const sl_fielderrs_t *l, const char *group, const char *kind,
                             const char *name);
 
-/* Go's strconv.Quote of s (what %q prints). Caller frees. */
-char *sl_go_quote(const char *s);
-
 #endif

@@ -27,6 +27,14 @@
 /* Annotations slurmlink reads (translate validates their values). */
 #define SL_ANN_RUNTIME "slurmlink.io/runtime"
 
+/* Server-owned annotations (api/admission.c refuses them from clients).
+ * Set by the API at create: the authenticated user who created the pod; the
+ * controller maps it to the Unix user the job runs as. */
+#define SL_ANN_USER "slurmlink.io/user"
+/* Set by the controller: the pod's Slurm job. The controller signals and
+ * cancels that job, after checking that its comment carries the pod's uid. */
+#define SL_ANN_JOB_ID "slurmlink.io/job-id"
+
 typedef struct sl_pod_kv {
     const char *key;
     const char *value;

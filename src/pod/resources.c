@@ -1,7 +1,7 @@
 /* resources.c — container resources: names, quantities, requests vs limits
  * (ValidateResourceRequirements), converted to the units Slurm takes. */
+#include "kube/quantity.h"
 #include "pod/internal.h"
-#include "pod/quantity.h"
 
 #include "common/xalloc.h"
 

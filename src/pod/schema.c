@@ -107,13 +107,6 @@ char **sl_schema_unknown_fields(const char *kind, const json_t *obj, size_t *n)
     return out.v;
 }
 
-void sl_strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* ---------- warnings ---------- */
 
 static int present(const json_t *o, const char *k)

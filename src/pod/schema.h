@@ -9,7 +9,8 @@
  * into Warning headers (Warn). Values inside free-form maps (labels, data,
  * fieldsV1) are not checked.
  *
- * Returned string vectors are NULL-terminated; free with sl_strv_free().
+ * Returned string vectors are NULL-terminated; free with sl_strv_free()
+ * (common/argv.h).
  */
 #ifndef SL_POD_SCHEMA_H
 #define SL_POD_SCHEMA_H
@@ -17,6 +18,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "common/argv.h"
 #include "pod/fielderr.h"
 
 /* Kinds known: "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event",
@@ -32,8 +34,6 @@ char **sl_schema_unknown_fields(const char *kind, const json_t *obj, size_t *n);
  *   "spec.affinity is ignored: Slurm places the job; use nodeSelector (→ --constraint) or
  *    the slurmlink.io/partition annotation" */
 char **sl_schema_pod_warnings(const json_t *pod, size_t *n);
-
-void sl_strv_free(char **v); /* NULL is a no-op */
 
 /* Fill what kube-apiserver fills on create (SetDefaults_Pod and the
  * ServiceAccount/Priority admission): restartPolicy Always,

@@ -1,8 +1,8 @@
 /* volume.c — spec.volumes: the kinds slurmlink can provide in a Slurm job
  * (emptyDir, configMap, secret, hostPath, downwardAPI, projected) and a clear
  * Forbidden for storage that needs a cluster (persistentVolumeClaim, csi...). */
+#include "kube/quantity.h"
 #include "pod/internal.h"
-#include "pod/quantity.h"
 
 #include "common/xalloc.h"
 

@@ -3,8 +3,9 @@
 #include "translate/internal.h"
 
 #include "common/buf.h"
+#include "common/quote.h"
 #include "common/xalloc.h"
-#include "pod/quantity.h"
+#include "kube/quantity.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -69,6 +69,11 @@ typedef struct sl_image_meta {
  * must stay valid until sl_translate() returns). Returns 1 / 0. */
 typedef int (*sl_image_lookup_fn)(void *arg, const char *image_dir, sl_image_meta_t *meta);
 
+/* What a pod that requests no CPU or memory gets: slurmlinkd, render and
+ * bench all submit with these, so a rendered script is what the daemon runs. */
+#define SL_TRANSLATE_DEFAULT_CPU_MILLI 1000        /* 1 CPU */
+#define SL_TRANSLATE_DEFAULT_MEM_BYTES (1LL << 30) /* 1 GiB */
+
 typedef struct sl_translate_config {
     const char *pods_root;             /* pod folder: <pods_root>/<namespace>/<name>-<uid> */
     const char *shim_path;             /* slurmlink-shim on the compute nodes */
@@ -76,8 +81,8 @@ typedef struct sl_translate_config {
     const char *report_token;          /* per-pod token (NULL: none) */
     const char *report_ca_file;        /* CA file the shim trusts for https (NULL: system) */
     const char *report_pinned_key;     /* "sha256//BASE64" pin of the server key (NULL: none) */
-    int64_t default_cpu_milli;         /* when the pod requests no CPU (e.g. 1000) */
-    int64_t default_mem_bytes;         /* when the pod requests no memory (e.g. 1 GiB) */
+    int64_t default_cpu_milli;         /* when the pod requests no CPU (SL_TRANSLATE_DEFAULT_*) */
+    int64_t default_mem_bytes;         /* when the pod requests no memory */
     const char *default_partition;     /* NULL: Slurm's default */
     const char *default_account;       /* NULL: the user's default */
     const char *default_runtime;       /* for registry images (NULL: "apptainer") */

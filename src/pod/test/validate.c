@@ -1,4 +1,5 @@
 /* validate: every Pod validation error, with kube-apiserver's exact text. */
+#include "common/quote.h"
 #include "common/tap.h"
 #include "pod/pod.h"
 

@@ -12,8 +12,8 @@
  * parse as 0, "1." is 1, binary values above 2^63-1 are capped, and the
  * e-exponent is truncated to 32 bits as Go's int32() does.
  */
-#ifndef SL_POD_QUANTITY_H
-#define SL_POD_QUANTITY_H
+#ifndef SL_KUBE_QUANTITY_H
+#define SL_KUBE_QUANTITY_H
 
 #include <jansson.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * Mirrors apimachinery's ParseQuantity step by step (fast int64 path, slow
  * inf.Dec path) because the two paths differ in visible ways (format of
  * binary values below 1, capping, which inputs are ErrNumeric). */
-#include "pod/quantity.h"
+#include "kube/quantity.h"
 
 #include "common/buf.h"
 #include "common/xalloc.h"

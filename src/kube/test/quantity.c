@@ -1,5 +1,5 @@
 /* quantity: Kubernetes resource.Quantity parsing, conversions, canonical text. */
-#include "pod/quantity.h"
+#include "kube/quantity.h"
 #include "common/tap.h"
 
 #include <errno.h>
