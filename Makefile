@@ -29,7 +29,7 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan test unit check-deps clean format demo print-unit-bins
+.PHONY: all asan test unit check-deps clean format demo print-unit-bins schema
 all: $(PROGS) $(UNIT_BINS)
 
 V ?= 0
@@ -91,6 +91,13 @@ unit: all
 
 format:
 	clang-format -i $$(find src -name '*.[ch]')
+
+# src/pod/schema_table.c from Kubernetes' OpenAPI: the pinned npm package
+# kubernetes-models (version and SHA-256 in scripts/schema.sh), the generator
+# src/pod/gen/schema-gen.mjs and clang-format; t/36-schema-gen.t checks that
+# the committed file is what this writes
+schema:
+	scripts/schema.sh src/pod/schema_table.c
 
 clean:
 	rm -rf build build-asan

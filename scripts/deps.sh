@@ -16,6 +16,8 @@ PKGS=(
   # clients and tools used by tests and benchmarks
   python3 python3-kubernetes gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
   valgrind hostname passwd util-linux sqlite3
+  # make schema (scripts/schema.sh) and t/36-schema-gen.t
+  nodejs
 )
 
 if [ "$(id -u)" != 0 ]; then
@@ -28,6 +30,8 @@ for p in "${PKGS[@]}"; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$st" = installed ] || missing+=("$p")
 done
+# Debian's npm is its own package; a nodejs that bundles npm (NodeSource's) has it already
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

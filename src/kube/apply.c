@@ -20,7 +20,7 @@
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/patch.h"
-#include "kube/schema.h"
+#include "kube/mergekeys.h"
 
 /* Fields that are the server's, never a manager's. */
 static int server_field(int top, int in_meta, const char *k)
@@ -95,7 +95,7 @@ static json_t *fields_obj(json_t *obj, const struct smp_type *t, int top, int in
             continue;
         char *key = sl_xasprintf("f:%s", k);
         json_object_set_new(
-            set, key, fields_val(v, sl_kube_schema_field(t, k), top && !strcmp(k, "metadata")));
+            set, key, fields_val(v, sl_kube_mergekeys_field(t, k), top && !strcmp(k, "metadata")));
         free(key);
     }
     return set;
@@ -103,7 +103,7 @@ static json_t *fields_obj(json_t *obj, const struct smp_type *t, int top, int in
 
 json_t *sl_kube_fields_v1(const char *api_version, const char *kind, json_t *obj)
 {
-    return fields_obj(obj, sl_kube_schema_for(api_version, kind), 1, 0);
+    return fields_obj(obj, sl_kube_mergekeys_for(api_version, kind), 1, 0);
 }
 
 /* Does list element e match every member of the key object? */
@@ -202,7 +202,7 @@ static void add_order(json_t *obj, const struct smp_type *t)
     json_t *extra = json_object();
     json_object_foreach(obj, k, v)
     {
-        const struct smp_field *f = sl_kube_schema_field(t, k);
+        const struct smp_field *f = sl_kube_mergekeys_field(t, k);
         if (json_is_object(v)) {
             add_order(v, f ? f->type : NULL);
         } else if (json_is_array(v) && f && f->strategy == SMP_MERGE) {
@@ -304,7 +304,7 @@ json_t *sl_kube_apply(json_t *live, json_t *applied, const char *manager, sl_err
     } else {
         base = json_object();
     }
-    add_order(config, sl_kube_schema_for(av, kind));
+    add_order(config, sl_kube_mergekeys_for(av, kind));
     json_t *result = sl_kube_strategic_merge(av, kind, base, config, err);
     json_decref(base);
     json_decref(config);

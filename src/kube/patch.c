@@ -16,7 +16,7 @@
 
 #include "common/buf.h"
 #include "common/xalloc.h"
-#include "kube/schema.h"
+#include "kube/mergekeys.h"
 
 #define DIRECTIVE "$patch"
 #define RETAIN_KEYS "$retainKeys"
@@ -332,7 +332,7 @@ static int set_element_order(struct smp *m, json_t *orig, json_t *patch, const c
     const char *key = dkey + strlen(SET_ORDER);
     if (!json_is_array(order))
         return smp_fail(m, "invalid patch format of setElementOrder list");
-    const struct smp_field *f = sl_kube_schema_field(t, key);
+    const struct smp_field *f = sl_kube_mergekeys_field(t, key);
     json_t *ol = json_object_get(orig, key), *pl = json_object_get(patch, key);
     if (ol && !json_is_array(ol))
         ol = NULL;
@@ -434,7 +434,7 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
                 goto fail;
             }
             if (json_is_array(ol)) {
-                json_t *r = merge_slice(m, json_incref(ol), v, sl_kube_schema_field(t, key), 1);
+                json_t *r = merge_slice(m, json_incref(ol), v, sl_kube_mergekeys_field(t, key), 1);
                 if (!r)
                     goto fail;
                 json_object_set_new(orig, key, r);
@@ -443,7 +443,7 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
         }
         if (k[0] == '$')
             continue; /* an unknown directive: nothing to store */
-        const struct smp_field *f = sl_kube_schema_field(t, k);
+        const struct smp_field *f = sl_kube_mergekeys_field(t, k);
         if (json_is_null(v)) {
             json_object_del(orig, k);
             continue;
@@ -486,7 +486,7 @@ json_t *sl_kube_strategic_merge(const char *api_version, const char *kind, json_
         return NULL;
     }
     struct smp m = {SL_BUF_INIT};
-    const struct smp_type *t = sl_kube_schema_for(api_version, kind);
+    const struct smp_type *t = sl_kube_mergekeys_for(api_version, kind);
     json_t *r = merge_map(&m, original ? json_deep_copy(original) : NULL, patch, t);
     if (!r) {
         errno = EINVAL;

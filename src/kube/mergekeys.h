@@ -1,8 +1,8 @@
-/* schema.h — internal to src/kube: the patch metadata of the built-in kinds
+/* mergekeys.h — internal to src/kube: the patch metadata of the built-in kinds
  * (the patchStrategy / patchMergeKey struct tags of k8s.io/api), shared by
  * strategic merge (patch.c) and server-side apply (apply.c). */
-#ifndef SL_KUBE_SCHEMA_H
-#define SL_KUBE_SCHEMA_H
+#ifndef SL_KUBE_MERGEKEYS_H
+#define SL_KUBE_MERGEKEYS_H
 
 #include <jansson.h>
 
@@ -27,8 +27,8 @@ struct smp_type {
 
 /* Type of a whole object of apiVersion/kind; unknown kinds get one with
  * only the ObjectMeta rules. Never NULL. */
-const struct smp_type *sl_kube_schema_for(const char *api_version, const char *kind);
+const struct smp_type *sl_kube_mergekeys_for(const char *api_version, const char *kind);
 /* Field name in type t (t may be NULL), or NULL when it has no metadata. */
-const struct smp_field *sl_kube_schema_field(const struct smp_type *t, const char *name);
+const struct smp_field *sl_kube_mergekeys_field(const struct smp_type *t, const char *name);
 
 #endif

@@ -1,9 +1,9 @@
-/* schema.c — patchStrategy/patchMergeKey of the kinds slurmlink serves, from
+/* mergekeys.c — patchStrategy/patchMergeKey of the kinds slurmlink serves, from
  * the struct tags in k8s.io/api (core/v1 types.go, batch/v1 types.go,
  * meta/v1 types.go). Only fields that carry a tag, or lead to one, are
  * listed: everything else merges as a map or is replaced as a list, which
  * is what strategic merge does for untagged fields. */
-#include "kube/schema.h"
+#include "kube/mergekeys.h"
 
 #include <string.h>
 
@@ -115,7 +115,7 @@ static const struct {
     {"batch/v1", "Job", &t_job},
 };
 
-const struct smp_type *sl_kube_schema_for(const char *api_version, const char *kind)
+const struct smp_type *sl_kube_mergekeys_for(const char *api_version, const char *kind)
 {
     for (size_t i = 0; api_version && kind && i < sizeof kinds / sizeof kinds[0]; i++)
         if (!strcmp(kinds[i].api_version, api_version) && !strcmp(kinds[i].kind, kind))
@@ -123,7 +123,7 @@ const struct smp_type *sl_kube_schema_for(const char *api_version, const char *k
     return &t_generic;
 }
 
-const struct smp_field *sl_kube_schema_field(const struct smp_type *t, const char *name)
+const struct smp_field *sl_kube_mergekeys_field(const struct smp_type *t, const char *name)
 {
     if (!t || !t->fields)
         return NULL;
