@@ -272,16 +272,13 @@ struct waiter {
     sl_store_t *s;
     int64_t after, got;
     int timeout;
-    long long waited_ms;
     int done;
 };
 
 static void *wait_thread(void *arg)
 {
     struct waiter *w = arg;
-    long long t0 = sl_now_ms();
     w->got = sl_store_wait(w->s, w->after, w->timeout);
-    w->waited_ms = sl_now_ms() - t0;
     __atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
@@ -302,7 +299,9 @@ static void test_wait(sl_store_t *s)
     is_int(sl_store_wait(s, rev - 1, 5000), rev, "wait returns at once when already newer");
 
     int id = sl_store_notify_add(s, on_notify, NULL);
-    struct waiter w = {.s = s, .after = rev, .timeout = 10000};
+    /* waiters without a timeout: returning at all is being woken (a
+     * missed wakeup hangs the test, which the runner fails) */
+    struct waiter w = {.s = s, .after = rev, .timeout = -1};
     pthread_t th;
     pthread_create(&th, NULL, wait_thread, &w);
     sl_sleep_ms(50);
@@ -311,11 +310,11 @@ static void test_wait(sl_store_t *s)
     json_decref(p);
     pthread_join(th, NULL);
     is_int(w.got, rev + 1, "a write wakes the waiter with the new revision");
-    ok(w.waited_ms < w.timeout, "woken, not timed out (%lld ms)", w.waited_ms);
+    ok(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST), "woken, with no timeout to end the wait");
     is_int(__atomic_load_n(&notified, __ATOMIC_SEQ_CST), rev + 1, "notify callback ran");
     sl_store_notify_remove(s, id);
 
-    struct waiter wk = {.s = s, .after = rev + 1, .timeout = 10000};
+    struct waiter wk = {.s = s, .after = rev + 1, .timeout = -1};
     pthread_create(&th, NULL, wait_thread, &wk);
     /* a kick is not sticky, and the thread may not be waiting yet on a
      * loaded machine: kick until it returns */
@@ -324,8 +323,7 @@ static void test_wait(sl_store_t *s)
         sl_sleep_ms(10);
     }
     pthread_join(th, NULL);
-    ok(wk.got == rev + 1 && wk.waited_ms < wk.timeout,
-       "kick wakes a waiter, not its timeout (%lld ms)", wk.waited_ms);
+    ok(wk.got == rev + 1, "kick wakes a waiter that has no timeout");
     ok(!sl_store_shutting_down(s), "kick is not shutdown");
     t0 = sl_now_ms();
     sl_store_wait(s, rev + 1, 100);
@@ -338,9 +336,8 @@ static void test_wait(sl_store_t *s)
     pthread_join(th, NULL);
     is_int(w2.got, rev + 1, "wakeup releases a waiter with no timeout");
     ok(sl_store_shutting_down(s), "shutting down after wakeup");
-    t0 = sl_now_ms();
-    sl_store_wait(s, rev + 1, 5000);
-    ok(sl_now_ms() - t0 < 1000, "later waits return at once after wakeup");
+    is_int(sl_store_wait(s, rev + 1, -1), rev + 1,
+           "a later wait, even without a timeout, returns after wakeup");
 }
 
 #define NTHREADS 4
@@ -488,6 +485,7 @@ static void test_mutate_and_batch(sl_store_t *s)
 
 int main(void)
 {
+    tap_plan(117);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
