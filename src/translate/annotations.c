@@ -51,6 +51,62 @@ static int flag_values(const sl_flags_t *f, sl_error_t *err)
     return 0;
 }
 
+/* N or MIN-MAX, positive */
+static int node_count(const char *v)
+{
+    const char *dash = strchr(v, '-');
+    if (!dash)
+        return posint(v);
+    char *a = sl_xstrndup(v, (size_t)(dash - v));
+    int okn = posint(a) && posint(dash + 1) && atol(a) <= atol(dash + 1);
+    free(a);
+    return okn;
+}
+
+/* slurm-job.vk.io/singularity-options: words, options first, no newlines */
+static void sing_options(sl_fielderrs_t *e, const char *v)
+{
+    sl_argv_t w = SL_ARGV_INIT;
+    sl_error_t err = {""};
+    if (sl_flags_split(v, &w, &err) < 0)
+        sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_OPTS);
+    else if (w.n && w.v[0][0] != '-')
+        sl_fe_invalid(e, v, "must be apptainer/singularity options (starting with '-')", AP,
+                      SL_ANN_IL_SING_OPTS);
+    for (size_t i = 0; i < w.n; i++)
+        if (strpbrk(w.v[i], "\n\r")) {
+            sl_fe_invalid(e, v, "must not contain newlines", AP, SL_ANN_IL_SING_OPTS);
+            break;
+        }
+    sl_argv_free(&w);
+}
+
+/* slurm-job.vk.io/singularity-mounts: --bind SRC[:DST[:OPTS]] words only */
+static void sing_mounts(sl_fielderrs_t *e, const char *v)
+{
+    sl_argv_t w = SL_ARGV_INIT;
+    sl_error_t err = {""};
+    if (sl_flags_split(v, &w, &err) < 0) {
+        sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_MOUNTS);
+        sl_argv_free(&w);
+        return;
+    }
+    for (size_t i = 0; i < w.n; i++) {
+        const char *a = w.v[i];
+        int okw = 0;
+        if (!strcmp(a, "--bind") || !strcmp(a, "-B"))
+            okw = ++i < w.n && *w.v[i] && !strpbrk(w.v[i], "\n\r");
+        else if (!strncmp(a, "--bind=", 7))
+            okw = a[7] && !strpbrk(a, "\n\r");
+        if (!okw) {
+            sl_fe_invalid(e, v, "must be --bind SRC[:DST[:OPTS]] options", AP,
+                          SL_ANN_IL_SING_MOUNTS);
+            break;
+        }
+    }
+    sl_argv_free(&w);
+}
+
 int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e)
 {
     size_t before = sl_fielderrs_count(e);
@@ -76,19 +132,8 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
                           "D-HH:MM:SS or UNLIMITED",
                           AP, SL_ANN_TIME);
     }
-    if ((v = sl_pod_annotation(p, SL_ANN_NODES))) {
-        const char *dash = strchr(v, '-');
-        int okn = 0;
-        if (dash) {
-            char *a = sl_xstrndup(v, (size_t)(dash - v));
-            okn = posint(a) && posint(dash + 1) && atol(a) <= atol(dash + 1);
-            free(a);
-        } else {
-            okn = posint(v);
-        }
-        if (!okn)
-            sl_fe_invalid(e, v, "must be a node count N or a range MIN-MAX", AP, SL_ANN_NODES);
-    }
+    if ((v = sl_pod_annotation(p, SL_ANN_NODES)) && !node_count(v))
+        sl_fe_invalid(e, v, "must be a node count N or a range MIN-MAX", AP, SL_ANN_NODES);
     if ((v = sl_pod_annotation(p, SL_ANN_NTASKS)) && !posint(v))
         sl_fe_invalid(e, v, "must be a positive integer", AP, SL_ANN_NTASKS);
     /* Slurm 22.05's --exclusive takes user or mcs (topo came later) */
@@ -115,43 +160,10 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
                         "shell pre-exec commands are disabled on this cluster (site setting "
                         "allow_pre_exec); use an init container",
                         AP, SL_ANN_IL_PRE_EXEC);
-    if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_OPTS))) {
-        sl_argv_t w = SL_ARGV_INIT;
-        sl_error_t err = {""};
-        if (sl_flags_split(v, &w, &err) < 0)
-            sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_OPTS);
-        else if (w.n && w.v[0][0] != '-')
-            sl_fe_invalid(e, v, "must be apptainer/singularity options (starting with '-')", AP,
-                          SL_ANN_IL_SING_OPTS);
-        for (size_t i = 0; i < w.n; i++)
-            if (strpbrk(w.v[i], "\n\r")) {
-                sl_fe_invalid(e, v, "must not contain newlines", AP, SL_ANN_IL_SING_OPTS);
-                break;
-            }
-        sl_argv_free(&w);
-    }
-    if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_MOUNTS))) {
-        sl_argv_t w = SL_ARGV_INIT;
-        sl_error_t err = {""};
-        if (sl_flags_split(v, &w, &err) < 0) {
-            sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_MOUNTS);
-        } else {
-            for (size_t i = 0; i < w.n; i++) {
-                const char *a = w.v[i];
-                int okw = 0;
-                if (!strcmp(a, "--bind") || !strcmp(a, "-B"))
-                    okw = ++i < w.n && *w.v[i] && !strpbrk(w.v[i], "\n\r");
-                else if (!strncmp(a, "--bind=", 7))
-                    okw = a[7] && !strpbrk(a, "\n\r");
-                if (!okw) {
-                    sl_fe_invalid(e, v, "must be --bind SRC[:DST[:OPTS]] options", AP,
-                                  SL_ANN_IL_SING_MOUNTS);
-                    break;
-                }
-            }
-        }
-        sl_argv_free(&w);
-    }
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_OPTS)))
+        sing_options(e, v);
+    if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_MOUNTS)))
+        sing_mounts(e, v);
     if ((v = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT))) {
         int bad = !*v;
         for (const unsigned char *q = (const unsigned char *)v; *q; q++)

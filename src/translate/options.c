@@ -85,6 +85,64 @@ static void opt(sl_argv_t *o, const sl_flags_t *fl, const char *const *overridde
 
 #define OV(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+/* CPUs and memory (the Kubernetes effective request, else the defaults), GPUs */
+static void resource_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
+{
+    char *s;
+    totals_t t = effective(c->pod);
+    int64_t cpu = t.cpu_milli > 0 ? t.cpu_milli : c->cfg->default_cpu_milli;
+    int64_t mem = t.mem_bytes > 0 ? t.mem_bytes : c->cfg->default_mem_bytes;
+    if (cpu <= 0)
+        cpu = SL_TRANSLATE_DEFAULT_CPU_MILLI;
+    if (mem <= 0)
+        mem = SL_TRANSLATE_DEFAULT_MEM_BYTES;
+    s = sl_xasprintf("%lld", (long long)((cpu + 999) / 1000));
+    opt(o, fl, OV("cpus-per-task"), "cpus-per-task", s);
+    free(s);
+    s = sl_xasprintf("%lldM", (long long)((mem + (1 << 20) - 1) >> 20));
+    opt(o, fl, OV("mem", "mem-per-cpu", "mem-per-gpu"), "mem", s);
+    free(s);
+    if (t.gpus > 0) {
+        s = sl_xasprintf("gpu:%lld", (long long)t.gpus);
+        opt(o, fl, OV("gres", "gpus", "gpus-per-node", "gpus-per-task", "gpus-per-socket"), "gres",
+            s);
+        free(s);
+    }
+}
+
+/* node features: nodeSelector values and the constraint annotation, ANDed;
+ * kubernetes.io/hostname is the node list */
+static void feature_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
+{
+    const char *v;
+    sl_buf_t cons = SL_BUF_INIT;
+    if ((v = sl_pod_annotation(c->pod, SL_ANN_CONSTRAINT)))
+        sl_buf_printf(&cons, strpbrk(v, "|,") ? "(%s)" : "%s", v);
+    const char *nodelist = NULL;
+    for (size_t i = 0; i < c->pod->nnode_selector; i++) {
+        const sl_pod_kv_t *kv = &c->pod->node_selector[i];
+        if (!strcmp(kv->key, "kubernetes.io/hostname")) {
+            nodelist = kv->value;
+            continue;
+        }
+        if (!strcmp(kv->key, "kubernetes.io/os") || !strcmp(kv->key, "kubernetes.io/arch")) {
+            tr_warn(c, "nodeSelector %s=%s is not a Slurm node feature: ignored", kv->key,
+                    kv->value);
+            continue;
+        }
+        if (!*kv->value) {
+            tr_warn(c, "nodeSelector %s has an empty value: ignored", kv->key);
+            continue;
+        }
+        sl_buf_printf(&cons, "%s%s", cons.len ? "&" : "", kv->value);
+    }
+    if (cons.len)
+        opt(o, fl, OV("constraint"), "constraint", cons.data);
+    sl_buf_free(&cons);
+    if (nodelist)
+        opt(o, fl, OV("nodelist"), "nodelist", nodelist);
+}
+
 void tr_build_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
 {
     const sl_pod_t *p = c->pod;
@@ -124,52 +182,8 @@ void tr_build_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
         opt(o, fl, OV("nodes"), "nodes", v);
     if ((v = sl_pod_annotation(p, SL_ANN_NTASKS)))
         opt(o, fl, OV("ntasks"), "ntasks", v);
-    totals_t t = effective(p);
-    int64_t cpu = t.cpu_milli > 0 ? t.cpu_milli : cfg->default_cpu_milli;
-    int64_t mem = t.mem_bytes > 0 ? t.mem_bytes : cfg->default_mem_bytes;
-    if (cpu <= 0)
-        cpu = 1000;
-    if (mem <= 0)
-        mem = 1LL << 30;
-    s = sl_xasprintf("%lld", (long long)((cpu + 999) / 1000));
-    opt(o, fl, OV("cpus-per-task"), "cpus-per-task", s);
-    free(s);
-    s = sl_xasprintf("%lldM", (long long)((mem + (1 << 20) - 1) >> 20));
-    opt(o, fl, OV("mem", "mem-per-cpu", "mem-per-gpu"), "mem", s);
-    free(s);
-    if (t.gpus > 0) {
-        s = sl_xasprintf("gpu:%lld", (long long)t.gpus);
-        opt(o, fl, OV("gres", "gpus", "gpus-per-node", "gpus-per-task", "gpus-per-socket"), "gres",
-            s);
-        free(s);
-    }
-    /* node features: nodeSelector values and the constraint annotation, ANDed */
-    sl_buf_t cons = SL_BUF_INIT;
-    if ((v = sl_pod_annotation(p, SL_ANN_CONSTRAINT)))
-        sl_buf_printf(&cons, strpbrk(v, "|,") ? "(%s)" : "%s", v);
-    const char *nodelist = NULL;
-    for (size_t i = 0; i < p->nnode_selector; i++) {
-        const sl_pod_kv_t *kv = &p->node_selector[i];
-        if (!strcmp(kv->key, "kubernetes.io/hostname")) {
-            nodelist = kv->value;
-            continue;
-        }
-        if (!strcmp(kv->key, "kubernetes.io/os") || !strcmp(kv->key, "kubernetes.io/arch")) {
-            tr_warn(c, "nodeSelector %s=%s is not a Slurm node feature: ignored", kv->key,
-                    kv->value);
-            continue;
-        }
-        if (!*kv->value) {
-            tr_warn(c, "nodeSelector %s has an empty value: ignored", kv->key);
-            continue;
-        }
-        sl_buf_printf(&cons, "%s%s", cons.len ? "&" : "", kv->value);
-    }
-    if (cons.len)
-        opt(o, fl, OV("constraint"), "constraint", cons.data);
-    sl_buf_free(&cons);
-    if (nodelist)
-        opt(o, fl, OV("nodelist"), "nodelist", nodelist);
+    resource_options(c, fl, o);
+    feature_options(c, fl, o);
     /* a node failure: restartPolicy Never fails the pod (NodeLost); otherwise
      * Slurm requeues the job, the way a controller would recreate the pod */
     opt(o, fl, OV("requeue", "no-requeue"),

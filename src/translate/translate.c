@@ -161,192 +161,226 @@ static int in_image(void *arg, const char *path)
            ii->cfg->image_has_path(ii->cfg->image_lookup_arg, ii->dir, path);
 }
 
-static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
+/* one container on its way to the shim spec */
+typedef struct ctr {
+    char *path; /* spec.containers[i] */
+    tr_env_t env;
+    char *dir; /* its folder in the image store (NULL: no store) */
+    sl_image_meta_t meta;
+    int in_store;
+    const char *rtname;
+    const sl_runtime_ops_t *ops;
+    char *image; /* the reference the runtime runs */
+    sl_rt_mount_t *mounts;
+    char **srcs; /* owned mount sources */
+    size_t nm;
+} ctr_t;
+
+/* the runtime and the image it runs */
+static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
 {
     const sl_pod_t *p = c->pod;
     const sl_translate_config_t *cfg = c->cfg;
-    char *path = sl_xasprintf("spec.%s[%d]", k->init ? "initContainers" : "containers", k->index);
-    tr_env_t env;
-    tr_container_env(c, k, path, &env);
-
-    /* runtime and image */
-    char *dir =
-        k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
-    sl_image_meta_t meta = {NULL, 0, NULL, 0, NULL};
-    int in_store = dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, dir, &meta);
-    const char *rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, in_store,
-                                           cfg->default_runtime);
-    const sl_runtime_ops_t *ops = sl_runtime_get(rtname);
+    x->dir = k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
+    x->in_store =
+        x->dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, x->dir, &x->meta);
+    x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, x->in_store,
+                                  cfg->default_runtime);
+    x->ops = sl_runtime_get(x->rtname);
     const char *root = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT);
     if (!root)
         root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
-    sl_rt_image_in_t img = {k->image, in_store ? dir : NULL, root};
-    char *image = NULL;
+    sl_rt_image_in_t img = {k->image, x->in_store ? x->dir : NULL, root};
     sl_error_t ierr = {""};
-    if (ops->image_ref(&img, &image, &ierr) < 0)
-        sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", path);
-    if (!ops->needs_image && k->image)
-        tr_warn(c, "%s: image %s is not used by the host runtime", path, k->image);
+    if (x->ops->image_ref(&img, &x->image, &ierr) < 0)
+        sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", x->path);
+    if (!x->ops->needs_image && k->image)
+        tr_warn(c, "%s: image %s is not used by the host runtime", x->path, k->image);
+}
 
-    /* mounts */
-    sl_rt_mount_t *mounts = sl_xcalloc(k->nmounts + 1, sizeof(*mounts));
-    char **srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
-    size_t nm = 0;
-    for (size_t i = 0; i < k->nmounts; i++) {
-        const sl_pod_mount_t *m = &k->mounts[i];
-        const sl_pod_volume_t *v = sl_pod_volume(p, m->name);
-        if (!v)
-            continue;
-        char *src = tr_volume_src(c, v);
-        const char *sub = m->sub_path;
-        char *expanded = NULL;
-        if (*m->sub_path_expr) {
-            sub = expanded = sl_k8s_expand(m->sub_path_expr, lookup_tr_env, &env);
-            if (tr_check_subpath(c, expanded, m->sub_path_expr, path, i) < 0) {
-                free(expanded);
-                free(src);
-                continue;
-            }
-        }
-        if (*sub) {
-            char *s2 = sl_xasprintf("%s/%s", src, sub);
+/* volumeMounts[i]: added to x->mounts, or a field error */
+static void ctr_mount(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x, size_t i)
+{
+    const sl_pod_mount_t *m = &k->mounts[i];
+    const sl_pod_volume_t *v = sl_pod_volume(c->pod, m->name);
+    if (!v)
+        return;
+    char *src = tr_volume_src(c, v);
+    const char *sub = m->sub_path;
+    char *expanded = NULL;
+    if (*m->sub_path_expr) {
+        sub = expanded = sl_k8s_expand(m->sub_path_expr, lookup_tr_env, &x->env);
+        if (tr_check_subpath(c, expanded, m->sub_path_expr, x->path, i) < 0) {
+            free(expanded);
             free(src);
-            src = s2;
-            tr_subpath_dirs(c, v, sub, src);
+            return;
         }
-        free(expanded);
-        if (!ops->can_mount) {
-            if (strcmp(src, m->mount_path))
-                sl_fe_forbidden(c->errs,
-                                "the host runtime runs without a container and cannot mount "
-                                "volumes; use a hostPath whose path is the mountPath, or a "
-                                "container runtime",
-                                "%s.volumeMounts[%zu]", path, i);
-            free(src);
-            continue;
-        }
-        const char *why = ops->mount_refusal
-                              ? ops->mount_refusal(m->mount_path, in_store ? in_image : NULL,
-                                                   &(in_image_t){cfg, dir})
-                              : NULL;
-        if (why)
-            sl_fe_invalid(c->errs, m->mount_path, why, "%s.volumeMounts[%zu].mountPath", path, i);
-        srcs[nm] = src;
-        mounts[nm].src = src;
-        mounts[nm].dst = m->mount_path;
-        mounts[nm].read_only = m->read_only || v->type == SL_VOL_CONFIGMAP ||
-                               v->type == SL_VOL_SECRET || v->type == SL_VOL_DOWNWARDAPI ||
-                               v->type == SL_VOL_PROJECTED;
-        nm++;
     }
+    if (*sub) {
+        char *s2 = sl_xasprintf("%s/%s", src, sub);
+        free(src);
+        src = s2;
+        tr_subpath_dirs(c, v, sub, src);
+    }
+    free(expanded);
+    if (!x->ops->can_mount) {
+        if (strcmp(src, m->mount_path))
+            sl_fe_forbidden(c->errs,
+                            "the host runtime runs without a container and cannot mount "
+                            "volumes; use a hostPath whose path is the mountPath, or a "
+                            "container runtime",
+                            "%s.volumeMounts[%zu]", x->path, i);
+        free(src);
+        return;
+    }
+    in_image_t ii = {c->cfg, x->dir};
+    const char *why = x->ops->mount_refusal
+                          ? x->ops->mount_refusal(m->mount_path, x->in_store ? in_image : NULL, &ii)
+                          : NULL;
+    if (why)
+        sl_fe_invalid(c->errs, m->mount_path, why, "%s.volumeMounts[%zu].mountPath", x->path, i);
+    x->srcs[x->nm] = src;
+    x->mounts[x->nm].src = src;
+    x->mounts[x->nm].dst = m->mount_path;
+    x->mounts[x->nm].read_only = m->read_only || v->type == SL_VOL_CONFIGMAP ||
+                                 v->type == SL_VOL_SECRET || v->type == SL_VOL_DOWNWARDAPI ||
+                                 v->type == SL_VOL_PROJECTED;
+    x->nm++;
+}
 
-    /* $(VAR) in command and args */
+/* $(VAR) in each word */
+static void expand_words(const char *const *w, size_t n, tr_env_t *env, sl_argv_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *e = sl_k8s_expand(w[i], lookup_tr_env, env);
+        sl_argv_add(out, e);
+        free(e);
+    }
+}
+
+/* the container's entry in the shim spec, and its line in the summary */
+static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
+                        const sl_argv_t *argv, sl_buf_t *summary)
+{
+    const tr_env_t *env = &x->env;
+    json_t *j = json_object();
+    json_object_set_new(j, "name", json_string(k->name));
+    json_t *av = json_array();
+    for (size_t i = 0; i < argv->n; i++)
+        json_array_append_new(av, bytes_json(argv->v[i], strlen(argv->v[i])));
+    json_object_set_new(j, "argv", av);
+    json_t *ej = json_object(), *rj = json_object();
+    for (size_t i = 0; i < env->n; i++) {
+        char *key = x->ops->env_key(env->names[i]);
+        if (env->runtime[i])
+            json_object_set_new(rj, key, json_string(env->runtime[i]));
+        else
+            json_object_set_new(ej, key, bytes_json(env->values[i], env->lens[i]));
+        free(key);
+    }
+    json_object_set_new(j, "env", ej);
+    if (json_object_size(rj)) {
+        json_object_set_new(j, "envRuntime", rj);
+        tr_warn(c,
+                "%s: %zu environment variable(s) from spec.nodeName/status.* are filled "
+                "in by slurmlink-shim on the node",
+                x->path, json_object_size(rj));
+    } else {
+        json_decref(rj);
+    }
+    if (k->working_dir)
+        json_object_set_new(j, "workingDir", json_string(k->working_dir));
+    json_object_set_new(j, "runtime", json_string(x->rtname));
+    if (x->image)
+        json_object_set_new(j, "image", json_string(x->image));
+    if (tr_is_sidecar(k))
+        json_object_set_new(j, "sidecar", json_true());
+    char *qi = sl_go_quote(k->image ? k->image : "");
+    sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
+                  tr_is_sidecar(k) ? "sidecar"
+                  : k->init        ? "init"
+                                   : "app",
+                  k->name, x->rtname, k->image ? qi : "(no image)");
+    free(qi);
+    return j;
+}
+
+static void ctr_free(ctr_t *x)
+{
+    for (size_t i = 0; i < x->nm; i++)
+        free(x->srcs[i]);
+    free(x->srcs);
+    free(x->mounts);
+    free(x->image);
+    free(x->dir);
+    tr_env_free(&x->env);
+    free(x->path);
+}
+
+static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
+{
+    ctr_t x = {.meta = {NULL, 0, NULL, 0, NULL}};
+    x.path = sl_xasprintf("spec.%s[%d]", k->init ? "initContainers" : "containers", k->index);
+    tr_container_env(c, k, x.path, &x.env);
+    ctr_image(c, k, &x);
+    x.mounts = sl_xcalloc(k->nmounts + 1, sizeof(*x.mounts));
+    x.srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
+    for (size_t i = 0; i < k->nmounts; i++)
+        ctr_mount(c, k, &x, i);
+
     sl_argv_t cmd = SL_ARGV_INIT, args = SL_ARGV_INIT, names = SL_ARGV_INIT, extra = SL_ARGV_INIT;
-    for (size_t i = 0; i < k->ncommand; i++) {
-        char *x = sl_k8s_expand(k->command[i], lookup_tr_env, &env);
-        sl_argv_add(&cmd, x);
-        free(x);
-    }
-    for (size_t i = 0; i < k->nargs; i++) {
-        char *x = sl_k8s_expand(k->args[i], lookup_tr_env, &env);
-        sl_argv_add(&args, x);
-        free(x);
-    }
-    for (size_t i = 0; i < env.n; i++)
-        sl_argv_add(&names, env.names[i]);
-    if (ops->sif_annotations) {
+    expand_words(k->command, k->ncommand, &x.env, &cmd);
+    expand_words(k->args, k->nargs, &x.env, &args);
+    for (size_t i = 0; i < x.env.n; i++)
+        sl_argv_add(&names, x.env.names[i]);
+    if (x.ops->sif_annotations) {
         const char *v;
-        if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_OPTS)))
+        if ((v = sl_pod_annotation(c->pod, SL_ANN_IL_SING_OPTS)))
             sl_flags_split(v, &extra, NULL);
-        if ((v = sl_pod_annotation(p, SL_ANN_IL_SING_MOUNTS)))
+        if ((v = sl_pod_annotation(c->pod, SL_ANN_IL_SING_MOUNTS)))
             sl_flags_split(v, &extra, NULL);
     }
     sl_rt_container_t rc = {
         .name = k->name,
-        .image = image,
+        .image = x.image,
         .command = (const char *const *)cmd.v,
         .ncommand = cmd.n,
         .args = (const char *const *)args.v,
         .nargs = args.n,
-        .entrypoint = meta.entrypoint,
-        .nentrypoint = meta.nentrypoint,
-        .cmd = meta.cmd,
-        .ncmd = meta.ncmd,
+        .entrypoint = x.meta.entrypoint,
+        .nentrypoint = x.meta.nentrypoint,
+        .cmd = x.meta.cmd,
+        .ncmd = x.meta.ncmd,
         .working_dir = k->working_dir,
-        .mounts = mounts,
-        .nmounts = nm,
+        .mounts = x.mounts,
+        .nmounts = x.nm,
         .env_names = (const char *const *)names.v,
         .nenv = names.n,
         .gpus = k->res.gpus,
         .amd_gpus = tr_has_amd(k),
         .extra = (const char *const *)extra.v,
         .nextra = extra.n,
-        .binary = binary_for(cfg, rtname),
+        .binary = binary_for(c->cfg, x.rtname),
     };
     sl_argv_t argv = SL_ARGV_INIT;
     sl_error_t rerr = {""};
     json_t *j = NULL;
-    if ((ops->needs_image && !image) || sl_fielderrs_count(c->errs) > c->errs_before) {
+    if ((x.ops->needs_image && !x.image) || sl_fielderrs_count(c->errs) > c->errs_before) {
         /* reported above */
-    } else if (ops->argv(&rc, &argv, &rerr) < 0) {
-        if (cmd.n == 0 && !ops->runs_entrypoint)
-            sl_fe_required(c->errs, rerr.text, "%s.command", path);
+    } else if (x.ops->argv(&rc, &argv, &rerr) < 0) {
+        if (cmd.n == 0 && !x.ops->runs_entrypoint)
+            sl_fe_required(c->errs, rerr.text, "%s.command", x.path);
         else
-            sl_fe_invalid(c->errs, k->image ? k->image : "", rerr.text, "%s", path);
+            sl_fe_invalid(c->errs, k->image ? k->image : "", rerr.text, "%s", x.path);
     } else {
-        j = json_object();
-        json_object_set_new(j, "name", json_string(k->name));
-        json_t *av = json_array();
-        for (size_t i = 0; i < argv.n; i++)
-            json_array_append_new(av, bytes_json(argv.v[i], strlen(argv.v[i])));
-        json_object_set_new(j, "argv", av);
-        json_t *ej = json_object(), *rj = json_object();
-        for (size_t i = 0; i < env.n; i++) {
-            char *key = ops->env_key(env.names[i]);
-            if (env.runtime[i])
-                json_object_set_new(rj, key, json_string(env.runtime[i]));
-            else
-                json_object_set_new(ej, key, bytes_json(env.values[i], env.lens[i]));
-            free(key);
-        }
-        json_object_set_new(j, "env", ej);
-        if (json_object_size(rj)) {
-            json_object_set_new(j, "envRuntime", rj);
-            tr_warn(c,
-                    "%s: %zu environment variable(s) from spec.nodeName/status.* are filled "
-                    "in by slurmlink-shim on the node",
-                    path, json_object_size(rj));
-        } else {
-            json_decref(rj);
-        }
-        if (k->working_dir)
-            json_object_set_new(j, "workingDir", json_string(k->working_dir));
-        json_object_set_new(j, "runtime", json_string(rtname));
-        if (image)
-            json_object_set_new(j, "image", json_string(image));
-        if (tr_is_sidecar(k))
-            json_object_set_new(j, "sidecar", json_true());
-        char *qi = sl_go_quote(k->image ? k->image : "");
-        sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
-                      tr_is_sidecar(k) ? "sidecar"
-                      : k->init        ? "init"
-                                       : "app",
-                      k->name, rtname, k->image ? qi : "(no image)");
-        free(qi);
+        j = ctr_json(c, k, &x, &argv, summary);
     }
     sl_argv_free(&argv);
     sl_argv_free(&cmd);
     sl_argv_free(&args);
     sl_argv_free(&names);
     sl_argv_free(&extra);
-    for (size_t i = 0; i < nm; i++)
-        free(srcs[i]);
-    free(srcs);
-    free(mounts);
-    free(image);
-    free(dir);
-    tr_env_free(&env);
-    free(path);
+    ctr_free(&x);
     return j;
 }
 
@@ -369,6 +403,121 @@ static void result_from(tr_ctx_t *c, sl_translate_result_t *r)
     c->nfiles = 0;
     c->warnings.v = NULL;
     c->warnings.n = c->warnings.cap = 0;
+}
+
+/* the shim spec's pod part: identity, restart policy, grace period, report */
+static json_t *spec_header(const tr_ctx_t *c)
+{
+    const sl_pod_t *pod = c->pod;
+    const sl_translate_config_t *cfg = c->cfg;
+    json_t *spec = json_object();
+    json_object_set_new(spec, "apiVersion", json_string("slurmlink.io/v1"));
+    json_object_set_new(spec, "kind", json_string("ShimSpec"));
+    json_object_set_new(spec, "pod",
+                        json_pack("{s:s, s:s, s:s}", "namespace", pod->namespace_, "name",
+                                  pod->name, "uid", pod->uid));
+    json_object_set_new(spec, "restartPolicy", json_string(pod->restart_policy));
+    json_object_set_new(spec, "terminationGracePeriodSeconds",
+                        json_integer(pod->termination_grace_seconds));
+    if (cfg->report_url) {
+        json_t *rep = json_pack("{s:s}", "url", cfg->report_url);
+        if (cfg->report_token)
+            json_object_set_new(rep, "token", json_string(cfg->report_token));
+        if (cfg->report_ca_file)
+            json_object_set_new(rep, "caFile", json_string(cfg->report_ca_file));
+        if (cfg->report_pinned_key)
+            json_object_set_new(rep, "pinnedPublicKey", json_string(cfg->report_pinned_key));
+        json_object_set_new(spec, "report", rep);
+    }
+    return spec;
+}
+
+/* init containers (sidecars run with the apps) and app containers */
+static void spec_containers(tr_ctx_t *c, json_t *spec, sl_buf_t *summary)
+{
+    const sl_pod_t *pod = c->pod;
+    json_t *inits = json_array(), *apps = json_array();
+    for (size_t i = 0; i < pod->ninit; i++) {
+        const sl_pod_container_t *k = &pod->init_containers[i];
+        json_t *j = container(c, k, summary);
+        if (j)
+            json_array_append_new(tr_is_sidecar(k) ? apps : inits, j);
+        if (tr_is_sidecar(k))
+            tr_warn(c,
+                    "sidecar %s starts with the app containers and is stopped when they "
+                    "have finished",
+                    k->name);
+    }
+    for (size_t i = 0; i < pod->ncontainers; i++) {
+        json_t *j = container(c, &pod->containers[i], summary);
+        if (j)
+            json_array_append_new(apps, j);
+    }
+    json_object_set_new(spec, "initContainers", inits);
+    json_object_set_new(spec, "containers", apps);
+}
+
+/* the names of the volumes that hold secrets, and the cleanup list */
+static void spec_volumes(const tr_ctx_t *c, json_t *spec)
+{
+    const sl_pod_t *pod = c->pod;
+    json_t *sv = json_array();
+    for (size_t i = 0; i < pod->nvolumes; i++) {
+        const sl_pod_volume_t *v = &pod->volumes[i];
+        for (size_t k = 0; k < v->nsources; k++)
+            if (v->sources[k].type == SL_VOL_SECRET || v->sources[k].type == SL_VOL_SATOKEN) {
+                json_array_append_new(sv, json_string(v->name));
+                break;
+            }
+    }
+    if (json_array_size(sv))
+        json_object_set_new(spec, "secretVolumes", sv);
+    else
+        json_decref(sv);
+    if (c->cleanup.n) {
+        json_t *cl = json_array();
+        for (size_t i = 0; i < c->cleanup.n; i++)
+            json_array_append_new(cl, json_string(c->cleanup.v[i]));
+        json_object_set_new(spec, "cleanup", cl);
+    }
+}
+
+/* job.sh: #SBATCH lines, the summary, the preparation, pre-exec, exec the shim */
+static void write_script(const tr_ctx_t *c, const sl_argv_t *opts, const sl_buf_t *summary,
+                         sl_buf_t *script)
+{
+    const sl_pod_t *pod = c->pod;
+    const sl_translate_config_t *cfg = c->cfg;
+    sl_buf_puts(script, "#!/bin/bash\n");
+    for (size_t i = 0; i < opts->n; i++) {
+        char *d = tr_directive(opts->v[i]);
+        sl_buf_printf(script, "%s\n", d);
+        free(d);
+    }
+    sl_buf_printf(script,
+                  "#\n# Pod %s/%s (uid %s)\n# generated by slurmlink %s; the job runs as uid %u "
+                  "gid %u\n# Containers:\n%s"
+                  "# slurmlinkd rewrites this file for every submission; edits are lost.\n\n",
+                  pod->namespace_, pod->name, pod->uid, SLURMLINK_VERSION, (unsigned)cfg->uid,
+                  (unsigned)cfg->gid, summary->data ? summary->data : "");
+    for (size_t i = 0; i < c->prep.n; i++)
+        sl_buf_printf(script, "%s\n", c->prep.v[i]);
+    const char *pre = sl_pod_annotation(pod, SL_ANN_IL_PRE_EXEC);
+    if (pre && cfg->allow_pre_exec) {
+        sl_buf_puts(script, "# ---- begin slurm-job.vk.io/pre-exec (verbatim from the pod; "
+                            "allowed by the site) ----\n");
+        sl_buf_printf(script, "%s\n", pre);
+        sl_buf_puts(script, "# ---- end slurm-job.vk.io/pre-exec ----\n");
+    }
+    if (c->prep.n || (pre && cfg->allow_pre_exec))
+        sl_buf_putc(script, '\n');
+    char *qs = sl_shell_quote(cfg->shim_path), *qd = sl_shell_quote(c->pod_dir);
+    char *sp = sl_xasprintf("%s/shim.json", c->pod_dir), *qsp = sl_shell_quote(sp);
+    sl_buf_printf(script, "exec %s --pod-dir %s --spec %s\n", qs, qd, qsp);
+    free(qs);
+    free(qd);
+    free(sp);
+    free(qsp);
 }
 
 int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *secrets,
@@ -412,63 +561,9 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
         goto out;
     }
 
-    spec = json_object();
-    json_object_set_new(spec, "apiVersion", json_string("slurmlink.io/v1"));
-    json_object_set_new(spec, "kind", json_string("ShimSpec"));
-    json_object_set_new(spec, "pod",
-                        json_pack("{s:s, s:s, s:s}", "namespace", pod->namespace_, "name",
-                                  pod->name, "uid", pod->uid));
-    json_object_set_new(spec, "restartPolicy", json_string(pod->restart_policy));
-    json_object_set_new(spec, "terminationGracePeriodSeconds",
-                        json_integer(pod->termination_grace_seconds));
-    if (cfg->report_url) {
-        json_t *rep = json_pack("{s:s}", "url", cfg->report_url);
-        if (cfg->report_token)
-            json_object_set_new(rep, "token", json_string(cfg->report_token));
-        if (cfg->report_ca_file)
-            json_object_set_new(rep, "caFile", json_string(cfg->report_ca_file));
-        if (cfg->report_pinned_key)
-            json_object_set_new(rep, "pinnedPublicKey", json_string(cfg->report_pinned_key));
-        json_object_set_new(spec, "report", rep);
-    }
-    json_t *inits = json_array(), *apps = json_array();
-    for (size_t i = 0; i < pod->ninit; i++) {
-        const sl_pod_container_t *k = &pod->init_containers[i];
-        json_t *j = container(&c, k, &summary);
-        if (j)
-            json_array_append_new(tr_is_sidecar(k) ? apps : inits, j);
-        if (tr_is_sidecar(k))
-            tr_warn(&c,
-                    "sidecar %s starts with the app containers and is stopped when they "
-                    "have finished",
-                    k->name);
-    }
-    for (size_t i = 0; i < pod->ncontainers; i++) {
-        json_t *j = container(&c, &pod->containers[i], &summary);
-        if (j)
-            json_array_append_new(apps, j);
-    }
-    json_object_set_new(spec, "initContainers", inits);
-    json_object_set_new(spec, "containers", apps);
-    json_t *sv = json_array();
-    for (size_t i = 0; i < pod->nvolumes; i++) {
-        const sl_pod_volume_t *v = &pod->volumes[i];
-        for (size_t k = 0; k < v->nsources; k++)
-            if (v->sources[k].type == SL_VOL_SECRET || v->sources[k].type == SL_VOL_SATOKEN) {
-                json_array_append_new(sv, json_string(v->name));
-                break;
-            }
-    }
-    if (json_array_size(sv))
-        json_object_set_new(spec, "secretVolumes", sv);
-    else
-        json_decref(sv);
-    if (c.cleanup.n) {
-        json_t *cl = json_array();
-        for (size_t i = 0; i < c.cleanup.n; i++)
-            json_array_append_new(cl, json_string(c.cleanup.v[i]));
-        json_object_set_new(spec, "cleanup", cl);
-    }
+    spec = spec_header(&c);
+    spec_containers(&c, spec, &summary);
+    spec_volumes(&c, spec);
     if (sl_fielderrs_count(c.errs) > before) {
         errno = EINVAL;
         sl_errprintf(err, "the pod cannot run as specified");
@@ -480,36 +575,7 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     }
 
     tr_build_options(&c, &fl, &opts);
-    sl_buf_puts(&script, "#!/bin/bash\n");
-    for (size_t i = 0; i < opts.n; i++) {
-        char *d = tr_directive(opts.v[i]);
-        sl_buf_printf(&script, "%s\n", d);
-        free(d);
-    }
-    sl_buf_printf(&script,
-                  "#\n# Pod %s/%s (uid %s)\n# generated by slurmlink %s; the job runs as uid %u "
-                  "gid %u\n# Containers:\n%s"
-                  "# slurmlinkd rewrites this file for every submission; edits are lost.\n\n",
-                  pod->namespace_, pod->name, pod->uid, SLURMLINK_VERSION, (unsigned)cfg->uid,
-                  (unsigned)cfg->gid, summary.data ? summary.data : "");
-    for (size_t i = 0; i < c.prep.n; i++)
-        sl_buf_printf(&script, "%s\n", c.prep.v[i]);
-    const char *pre = sl_pod_annotation(pod, SL_ANN_IL_PRE_EXEC);
-    if (pre && cfg->allow_pre_exec) {
-        sl_buf_puts(&script, "# ---- begin slurm-job.vk.io/pre-exec (verbatim from the pod; "
-                             "allowed by the site) ----\n");
-        sl_buf_printf(&script, "%s\n", pre);
-        sl_buf_puts(&script, "# ---- end slurm-job.vk.io/pre-exec ----\n");
-    }
-    if (c.prep.n || (pre && cfg->allow_pre_exec))
-        sl_buf_putc(&script, '\n');
-    char *qs = sl_shell_quote(cfg->shim_path), *qd = sl_shell_quote(c.pod_dir);
-    char *sp = sl_xasprintf("%s/shim.json", c.pod_dir), *qsp = sl_shell_quote(sp);
-    sl_buf_printf(&script, "exec %s --pod-dir %s --spec %s\n", qs, qd, qsp);
-    free(qs);
-    free(qd);
-    free(sp);
-    free(qsp);
+    write_script(&c, &opts, &summary, &script);
 
     sl_translate_result_t *r = sl_xcalloc(1, sizeof(*r));
     r->pod_dir = c.pod_dir;
