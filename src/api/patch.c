@@ -8,11 +8,11 @@
  * concurrency. A patch that carries metadata.resourceVersion is a
  * precondition; otherwise conflicts with concurrent writers are retried
  * here, as kube-apiserver's GuaranteedUpdate does. */
+#include "kube/patch.h"
 #include "api/internal.h"
 #include "api/jsonpatch.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
-#include "kube/patch.h"
 #include "kube/status.h"
 
 #include <errno.h>
@@ -103,28 +103,10 @@ static void pin_identity(const api_resource_t *res, const api_path_t *p, json_t 
     sl_kube_meta_set_str(obj, "namespace", res->namespaced ? p->ns : NULL);
 }
 
-enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
+/* The request's patch: an object (a JSON patch may be an array); NULL
+ * after replying (*mhd). */
+static json_t *patch_body(api_req_t *r, enum ptype t, enum MHD_Result *mhd)
 {
-    const api_resource_t *res = p->res;
-    enum ptype t;
-    enum MHD_Result mhd = MHD_NO;
-    const char *ct = api_header(r, "Content-Type");
-    if (patch_type(ct, &t) < 0)
-        return api_reply_status(r, sl_kube_status_unsupported_media_type(
-                                       "application/json-patch+json, "
-                                       "application/merge-patch+json, "
-                                       "application/strategic-merge-patch+json, "
-                                       "application/apply-patch+yaml"));
-    const char *directive = api_field_validation(r, &mhd);
-    if (!directive)
-        return mhd;
-    const char *manager = api_query(r, "fieldManager");
-    if (t == P_APPLY && (!manager || !*manager)) {
-        json_t *causes = json_array();
-        sl_kube_cause_required(causes, "fieldManager", "is required for apply patch");
-        return api_reply_status(r, sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "",
-                                                          causes));
-    }
     char *why = NULL;
     json_t *patch = api_parse_body(r->body.data, r->body.len, false, &why);
     if (!patch && t == P_APPLY) { /* apply configurations may be YAML */
@@ -134,14 +116,75 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
     if (!patch) {
         json_t *st = sl_kube_status_bad_request(why);
         free(why);
-        return api_reply_status(r, st);
+        *mhd = api_reply_status(r, st);
+        return NULL;
     }
     if (t != P_JSON && !json_is_object(patch)) {
         json_decref(patch);
-        return api_reply_status(r, sl_kube_status_bad_request(
-                                       "json: cannot unmarshal array into Go value of type "
-                                       "map[string]interface {}"));
+        *mhd = api_reply_status(
+            r, sl_kube_status_bad_request("json: cannot unmarshal array into Go value of type "
+                                          "map[string]interface {}"));
+        return NULL;
     }
+    return patch;
+}
+
+enum { APPLY_DONE, APPLY_RETRY, APPLY_REPLIED };
+
+/* Server-side apply to an object that does not exist creates it: DONE with
+ * *obj (created) or *st (refused), RETRY when it was created meanwhile (patch
+ * it), REPLIED when the reply is sent (*mhd). */
+static int apply_create(api_req_t *r, const api_path_t *p, json_t *patch, const char *manager,
+                        const char *directive, json_t **obj, json_t **st, enum MHD_Result *mhd)
+{
+    const api_resource_t *res = p->res;
+    json_t *o = sl_kube_apply(NULL, patch, manager, NULL);
+    if (!o) {
+        *st = sl_kube_status_bad_request("invalid apply configuration");
+        return APPLY_DONE;
+    }
+    pin_identity(res, p, o);
+    if (api_check_fields(r, res, o, directive, mhd) < 0) {
+        json_decref(o);
+        return APPLY_REPLIED;
+    }
+    if (api_create_object(r, p, o, st) < 0) {
+        json_decref(o);
+        if (!*st) {
+            *mhd = MHD_YES;
+            return APPLY_REPLIED;
+        }
+        return json_integer_value(json_object_get(*st, "code")) == 409 ? APPLY_RETRY : APPLY_DONE;
+    }
+    *obj = o;
+    return APPLY_DONE;
+}
+
+enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
+{
+    const api_resource_t *res = p->res;
+    enum ptype t;
+    enum MHD_Result mhd = MHD_NO;
+    const char *ct = api_header(r, "Content-Type");
+    if (patch_type(ct, &t) < 0)
+        return api_reply_status(
+            r, sl_kube_status_unsupported_media_type("application/json-patch+json, "
+                                                     "application/merge-patch+json, "
+                                                     "application/strategic-merge-patch+json, "
+                                                     "application/apply-patch+yaml"));
+    const char *directive = api_field_validation(r, &mhd);
+    if (!directive)
+        return mhd;
+    const char *manager = api_query(r, "fieldManager");
+    if (t == P_APPLY && (!manager || !*manager)) {
+        json_t *causes = json_array();
+        sl_kube_cause_required(causes, "fieldManager", "is required for apply patch");
+        return api_reply_status(r,
+                                sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "", causes));
+    }
+    json_t *patch = patch_body(r, t, &mhd);
+    if (!patch)
+        return mhd;
     /* resourceVersion in the patch: a precondition (kube: optimistic lock) */
     /* (null there is just the 3-way diff dropping a server-owned field) */
     const char *prv = t == P_JSON ? NULL : sl_kube_meta_str(patch, "resourceVersion");
@@ -155,29 +198,15 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
         old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
         if (!old) {
             if (t == P_APPLY && !p->sub) { /* server-side apply creates */
-                obj = sl_kube_apply(NULL, patch, manager, NULL);
-                if (!obj) {
-                    st = sl_kube_status_bad_request("invalid apply configuration");
-                    break;
-                }
-                pin_identity(res, p, obj);
-                if (api_check_fields(r, res, obj, directive, &mhd) < 0) {
-                    json_decref(obj);
+                int ac = apply_create(r, p, patch, manager, directive, &obj, &st, &mhd);
+                if (ac == APPLY_REPLIED) {
                     json_decref(patch);
                     return mhd;
                 }
-                if (api_create_object(r, p, obj, &st) < 0) {
-                    json_decref(obj);
-                    obj = NULL;
-                    if (!st) {
-                        json_decref(patch);
-                        return MHD_YES;
-                    }
-                    if (json_integer_value(json_object_get(st, "code")) == 409)
-                        continue; /* created meanwhile: patch it */
-                    break;
-                }
-                code = 201;
+                if (ac == APPLY_RETRY)
+                    continue; /* created meanwhile: patch it */
+                if (obj)
+                    code = 201;
                 break;
             }
             st = api_store_error_status(res, p->name, errno, NULL);
