@@ -128,14 +128,107 @@ static const char *sget(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
+/* what printPod adds up over the container statuses */
+typedef struct cells {
+    long long restarts, last_restart;             /* of the containers counted */
+    long long rinit_restarts, last_rinit_restart; /* of restartable init containers */
+    long long ready_n;
+    char *reason;
+    size_t reasonlen;
+} cells_t;
+
+static void count_restarts(json_t *c, long long *restarts, long long *last)
+{
+    *restarts += json_integer_value(json_object_get(c, "restartCount"));
+    long long lt = last_termination(c);
+    if (lt > *last)
+        *last = lt;
+}
+
+/* a terminated container without a reason: "Signal:N" or "ExitCode:N" */
+static void exit_reason(cells_t *pc, const char *prefix, json_t *term)
+{
+    long long sig = json_integer_value(json_object_get(term, "signal"));
+    if (sig)
+        snprintf(pc->reason, pc->reasonlen, "%sSignal:%lld", prefix, sig);
+    else
+        snprintf(pc->reason, pc->reasonlen, "%sExitCode:%lld", prefix,
+                 (long long)json_integer_value(json_object_get(term, "exitCode")));
+}
+
+/* the init containers: true while the pod is initializing (reason set) */
+static bool init_statuses(json_t *pod, cells_t *pc)
+{
+    size_t n_init_spec = json_array_size(sl_kube_path(pod, "spec.initContainers"));
+    size_t i;
+    json_t *c;
+    json_array_foreach(sl_kube_path(pod, "status.initContainerStatuses"), i, c)
+    {
+        count_restarts(c, &pc->restarts, &pc->last_restart);
+        bool rinit = restartable_init(pod, sget(c, "name"));
+        if (rinit)
+            count_restarts(c, &pc->rinit_restarts, &pc->last_rinit_restart);
+        json_t *state = json_object_get(c, "state");
+        json_t *term = json_object_get(state, "terminated");
+        json_t *wait = json_object_get(state, "waiting");
+        if (term && json_integer_value(json_object_get(term, "exitCode")) == 0)
+            continue;
+        if (rinit && json_is_true(json_object_get(c, "started"))) {
+            if (json_is_true(json_object_get(c, "ready")))
+                pc->ready_n++;
+            continue;
+        }
+        const char *tr = term ? sget(term, "reason") : NULL;
+        const char *wr = wait ? sget(wait, "reason") : NULL;
+        if (term && (!tr || !*tr))
+            exit_reason(pc, "Init:", term);
+        else if (term)
+            snprintf(pc->reason, pc->reasonlen, "Init:%s", tr);
+        else if (wr && *wr && strcmp(wr, "PodInitializing"))
+            snprintf(pc->reason, pc->reasonlen, "Init:%s", wr);
+        else
+            snprintf(pc->reason, pc->reasonlen, "Init:%zu/%zu", i, n_init_spec);
+        return true;
+    }
+    return false;
+}
+
+/* the app containers, last first (kubectl's order: the first one's reason wins) */
+static void app_statuses(json_t *pod, cells_t *pc)
+{
+    pc->restarts = pc->rinit_restarts;
+    pc->last_restart = pc->last_rinit_restart;
+    bool has_running = false;
+    json_t *cs = sl_kube_path(pod, "status.containerStatuses");
+    for (size_t k = json_array_size(cs); k-- > 0;) {
+        json_t *c = json_array_get(cs, k);
+        count_restarts(c, &pc->restarts, &pc->last_restart);
+        json_t *state = json_object_get(c, "state");
+        json_t *term = json_object_get(state, "terminated");
+        json_t *wait = json_object_get(state, "waiting");
+        const char *wr = wait ? sget(wait, "reason") : NULL;
+        const char *tr = term ? sget(term, "reason") : NULL;
+        if (wr && *wr) {
+            snprintf(pc->reason, pc->reasonlen, "%s", wr);
+        } else if (tr && *tr) {
+            snprintf(pc->reason, pc->reasonlen, "%s", tr);
+        } else if (term) {
+            exit_reason(pc, "", term);
+        } else if (json_is_true(json_object_get(c, "ready")) && json_object_get(state, "running")) {
+            has_running = true;
+            pc->ready_n++;
+        }
+    }
+    if (!strcmp(pc->reason, "Completed") && has_running)
+        snprintf(pc->reason, pc->reasonlen, "%s", cond_true(pod, "Ready") ? "Running" : "NotReady");
+}
+
 /* printPod: READY, STATUS and RESTARTS as kubectl users know them. */
 void api_pod_status_cells(json_t *pod, long long now, char *ready, size_t rlen, char *reason,
                           size_t reasonlen, char *restarts_out, size_t restlen)
 {
-    long long restarts = 0, rinit_restarts = 0;
+    cells_t pc = {0, 0, 0, 0, 0, reason, reasonlen};
     size_t total = json_array_size(sl_kube_path(pod, "spec.containers"));
-    long long ready_n = 0;
-    long long last_restart = 0, last_rinit_restart = 0;
     const char *phase = str_or(sl_kube_path_str(pod, "status.phase"), "");
     snprintf(reason, reasonlen, "%s", str_or(sl_kube_path_str(pod, "status.reason"), phase));
 
@@ -153,92 +246,8 @@ void api_pod_status_cells(json_t *pod, long long now, char *ready, size_t rlen, 
         if (rp && !strcmp(rp, "Always"))
             total++;
     }
-
-    bool initializing = false;
-    json_t *ics = sl_kube_path(pod, "status.initContainerStatuses");
-    size_t n_init_spec = json_array_size(sl_kube_path(pod, "spec.initContainers"));
-    json_array_foreach(ics, i, c)
-    {
-        restarts += json_integer_value(json_object_get(c, "restartCount"));
-        long long lt = last_termination(c);
-        if (lt > last_restart)
-            last_restart = lt;
-        bool rinit = restartable_init(pod, sget(c, "name"));
-        if (rinit) {
-            rinit_restarts += json_integer_value(json_object_get(c, "restartCount"));
-            if (lt > last_rinit_restart)
-                last_rinit_restart = lt;
-        }
-        json_t *state = json_object_get(c, "state");
-        json_t *term = json_object_get(state, "terminated");
-        json_t *wait = json_object_get(state, "waiting");
-        if (term && json_integer_value(json_object_get(term, "exitCode")) == 0)
-            continue;
-        if (rinit && json_is_true(json_object_get(c, "started"))) {
-            if (json_is_true(json_object_get(c, "ready")))
-                ready_n++;
-            continue;
-        }
-        if (term) {
-            const char *tr = sget(term, "reason");
-            if (!tr || !*tr) {
-                long long sig = json_integer_value(json_object_get(term, "signal"));
-                if (sig)
-                    snprintf(reason, reasonlen, "Init:Signal:%lld", sig);
-                else
-                    snprintf(reason, reasonlen, "Init:ExitCode:%lld",
-                             (long long)json_integer_value(json_object_get(term, "exitCode")));
-            } else {
-                snprintf(reason, reasonlen, "Init:%s", tr);
-            }
-            initializing = true;
-        } else if (wait && sget(wait, "reason") && *sget(wait, "reason") &&
-                   strcmp(sget(wait, "reason"), "PodInitializing")) {
-            snprintf(reason, reasonlen, "Init:%s", sget(wait, "reason"));
-            initializing = true;
-        } else {
-            snprintf(reason, reasonlen, "Init:%zu/%zu", i, n_init_spec);
-            initializing = true;
-        }
-        break;
-    }
-
-    if (!initializing || cond_true(pod, "Initialized")) {
-        restarts = rinit_restarts;
-        last_restart = last_rinit_restart;
-        bool has_running = false;
-        json_t *cs = sl_kube_path(pod, "status.containerStatuses");
-        for (size_t k = json_array_size(cs); k-- > 0;) {
-            c = json_array_get(cs, k);
-            restarts += json_integer_value(json_object_get(c, "restartCount"));
-            long long lt = last_termination(c);
-            if (lt > last_restart)
-                last_restart = lt;
-            json_t *state = json_object_get(c, "state");
-            json_t *term = json_object_get(state, "terminated");
-            json_t *wait = json_object_get(state, "waiting");
-            const char *wr = wait ? sget(wait, "reason") : NULL;
-            const char *tr = term ? sget(term, "reason") : NULL;
-            if (wr && *wr) {
-                snprintf(reason, reasonlen, "%s", wr);
-            } else if (tr && *tr) {
-                snprintf(reason, reasonlen, "%s", tr);
-            } else if (term) {
-                long long sig = json_integer_value(json_object_get(term, "signal"));
-                if (sig)
-                    snprintf(reason, reasonlen, "Signal:%lld", sig);
-                else
-                    snprintf(reason, reasonlen, "ExitCode:%lld",
-                             (long long)json_integer_value(json_object_get(term, "exitCode")));
-            } else if (json_is_true(json_object_get(c, "ready")) &&
-                       json_object_get(state, "running")) {
-                has_running = true;
-                ready_n++;
-            }
-        }
-        if (!strcmp(reason, "Completed") && has_running)
-            snprintf(reason, reasonlen, "%s", cond_true(pod, "Ready") ? "Running" : "NotReady");
-    }
+    if (!init_statuses(pod, &pc) || cond_true(pod, "Initialized"))
+        app_statuses(pod, &pc);
 
     const char *dts = sl_kube_meta_str(pod, "deletionTimestamp");
     const char *sreason = sl_kube_path_str(pod, "status.reason");
@@ -247,13 +256,13 @@ void api_pod_status_cells(json_t *pod, long long now, char *ready, size_t rlen, 
     else if (dts && strcmp(phase, "Succeeded") && strcmp(phase, "Failed"))
         snprintf(reason, reasonlen, "Terminating");
 
-    snprintf(ready, rlen, "%lld/%zu", ready_n, total);
-    if (restarts != 0 && last_restart) {
+    snprintf(ready, rlen, "%lld/%zu", pc.ready_n, total);
+    if (pc.restarts != 0 && pc.last_restart) {
         char ago[32];
-        sl_kube_human_duration(now - last_restart, ago, sizeof(ago));
-        snprintf(restarts_out, restlen, "%lld (%s ago)", restarts, ago);
+        sl_kube_human_duration(now - pc.last_restart, ago, sizeof(ago));
+        snprintf(restarts_out, restlen, "%lld (%s ago)", pc.restarts, ago);
     } else {
-        snprintf(restarts_out, restlen, "%lld", restarts);
+        snprintf(restarts_out, restlen, "%lld", pc.restarts);
     }
 }
 
