@@ -18,9 +18,9 @@
 
 #include "common/buf.h"
 #include "common/xalloc.h"
+#include "kube/mergekeys.h"
 #include "kube/meta.h"
 #include "kube/patch.h"
-#include "kube/mergekeys.h"
 
 /* Fields that are the server's, never a manager's. */
 static int server_field(int top, int in_meta, const char *k)
