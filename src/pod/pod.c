@@ -119,105 +119,105 @@ static int valid_field_path(const char *fp, int env)
     return 0;
 }
 
-static void parse_env(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod_container_t *k)
+/* env[i].valueFrom: exactly one source, and no value beside it */
+static void env_value_from(pod_ctx_t *c, const json_t *from, const char *vf, const char *value,
+                           sl_pod_env_t *ev)
 {
-    char *epath = sl_xasprintf("%s.env", cpath);
-    const json_t *a = pod_arr(c, ctr, "env", cpath);
-    k->env = pod_alloc(c->pod, a ? json_array_size(a) : 0, sizeof(sl_pod_env_t));
-    for (size_t i = 0; a && i < json_array_size(a); i++) {
-        const json_t *e = json_array_get(a, i);
-        char *p = sl_xasprintf("%s[%zu]", epath, i);
-        char *vf = sl_xasprintf("%s.valueFrom", p);
-        sl_pod_env_t *ev = &k->env[k->nenv++];
-        ev->name = pod_str(c, e, "name", p);
-        if (!ev->name || !*ev->name) {
-            sl_fe_required(c->errs, NULL, "%s.name", p);
-            ev->name = "";
-        } else {
-            char *np = sl_xasprintf("%s.name", p);
-            sl_validate_env_name(c->errs, np, ev->name);
-            free(np);
+    int nsrc = 0;
+    const json_t *r;
+    if ((r = pod_obj(c, from, "fieldRef", vf))) {
+        char *fp = sl_xasprintf("%s.fieldRef", vf);
+        nsrc++;
+        ev->src = SL_ENV_FIELD;
+        ev->key = pod_str(c, r, "fieldPath", fp);
+        if (!ev->key || !*ev->key) {
+            sl_fe_required(c->errs, NULL, "%s.fieldPath", fp);
+        } else if (!valid_field_path(ev->key, 1)) {
+            sl_fe_not_supported(
+                c->errs, ev->key,
+                (const char *const[]){"metadata.name", "metadata.namespace", "metadata.uid",
+                                      "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
+                                      "status.hostIPs", "status.podIP", "status.podIPs", NULL},
+                "%s.fieldPath", fp);
         }
-        const char *value = pod_str(c, e, "value", p);
-        const json_t *from = pod_obj(c, e, "valueFrom", p);
-        ev->src = SL_ENV_VALUE;
-        ev->value = value ? value : "";
-        if (from) {
-            int nsrc = 0;
-            const json_t *r;
-            if ((r = pod_obj(c, from, "fieldRef", vf))) {
-                char *fp = sl_xasprintf("%s.fieldRef", vf);
-                nsrc++;
-                ev->src = SL_ENV_FIELD;
-                ev->key = pod_str(c, r, "fieldPath", fp);
-                if (!ev->key || !*ev->key) {
-                    sl_fe_required(c->errs, NULL, "%s.fieldPath", fp);
-                } else if (!valid_field_path(ev->key, 1)) {
-                    sl_fe_not_supported(
-                        c->errs, ev->key,
-                        (const char *const[]){"metadata.name", "metadata.namespace", "metadata.uid",
-                                              "spec.nodeName", "spec.serviceAccountName",
-                                              "status.hostIP", "status.hostIPs", "status.podIP",
-                                              "status.podIPs", NULL},
-                        "%s.fieldPath", fp);
-                }
-                free(fp);
-            }
-            if ((r = pod_obj(c, from, "resourceFieldRef", vf))) {
-                char *fp = sl_xasprintf("%s.resourceFieldRef", vf);
-                nsrc++;
-                ev->src = SL_ENV_RESOURCE_FIELD;
-                ev->key = pod_str(c, r, "resource", fp);
-                ev->container = pod_str(c, r, "containerName", fp);
-                const json_t *d = json_object_get(r, "divisor");
-                ev->divisor = d && json_is_string(d) ? json_string_value(d) : NULL;
-                if (!ev->key || !*ev->key)
-                    sl_fe_required(c->errs, NULL, "%s.resource", fp);
-                free(fp);
-            }
-            const char *kinds[2] = {"configMapKeyRef", "secretKeyRef"};
-            for (int j = 0; j < 2; j++) {
-                if (!(r = pod_obj(c, from, kinds[j], vf)))
-                    continue;
-                char *fp = sl_xasprintf("%s.%s", vf, kinds[j]);
-                nsrc++;
-                ev->src = j ? SL_ENV_SECRET_KEY : SL_ENV_CONFIGMAP_KEY;
-                ev->ref = pod_str(c, r, "name", fp);
-                ev->key = pod_str(c, r, "key", fp);
-                ev->optional = pod_bool(c, r, "optional", fp, 0);
-                if (!ev->key || !*ev->key)
-                    sl_fe_required(c->errs, NULL, "%s.key", fp);
-                else if (!sl_is_dns1123_subdomain(ev->key) && ev->key[0] != '.' &&
-                         strspn(ev->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                         "0123456789-._") != strlen(ev->key))
-                    sl_fe_invalid(c->errs, ev->key,
-                                  "a valid config key must consist of alphanumeric characters, "
-                                  "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
-                                  "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
-                                  "%s.key", fp);
-                if (!ev->ref || !*ev->ref)
-                    sl_fe_required(c->errs, NULL, "%s.name", fp);
-                free(fp);
-            }
-            if (nsrc == 0)
-                sl_fe_invalid(c->errs, "",
-                              "must specify one of: `fieldRef`, `resourceFieldRef`, "
-                              "`configMapKeyRef` or `secretKeyRef`",
-                              "%s", vf);
-            else if (nsrc > 1)
-                sl_fe_invalid(c->errs, "", "may not have more than one field specified at a time",
-                              "%s", vf);
-            if (value && *value)
-                sl_fe_invalid(c->errs, "", "may not be specified when `value` is not empty", "%s",
-                              vf);
-        }
-        free(vf);
-        free(p);
+        free(fp);
     }
-    free(epath);
+    if ((r = pod_obj(c, from, "resourceFieldRef", vf))) {
+        char *fp = sl_xasprintf("%s.resourceFieldRef", vf);
+        nsrc++;
+        ev->src = SL_ENV_RESOURCE_FIELD;
+        ev->key = pod_str(c, r, "resource", fp);
+        ev->container = pod_str(c, r, "containerName", fp);
+        const json_t *d = json_object_get(r, "divisor");
+        ev->divisor = d && json_is_string(d) ? json_string_value(d) : NULL;
+        if (!ev->key || !*ev->key)
+            sl_fe_required(c->errs, NULL, "%s.resource", fp);
+        free(fp);
+    }
+    const char *kinds[2] = {"configMapKeyRef", "secretKeyRef"};
+    for (int j = 0; j < 2; j++) {
+        if (!(r = pod_obj(c, from, kinds[j], vf)))
+            continue;
+        char *fp = sl_xasprintf("%s.%s", vf, kinds[j]);
+        nsrc++;
+        ev->src = j ? SL_ENV_SECRET_KEY : SL_ENV_CONFIGMAP_KEY;
+        ev->ref = pod_str(c, r, "name", fp);
+        ev->key = pod_str(c, r, "key", fp);
+        ev->optional = pod_bool(c, r, "optional", fp, 0);
+        if (!ev->key || !*ev->key)
+            sl_fe_required(c->errs, NULL, "%s.key", fp);
+        else if (!sl_is_dns1123_subdomain(ev->key) && ev->key[0] != '.' &&
+                 strspn(ev->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "0123456789-._") != strlen(ev->key))
+            sl_fe_invalid(c->errs, ev->key,
+                          "a valid config key must consist of alphanumeric characters, "
+                          "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+                          "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+                          "%s.key", fp);
+        if (!ev->ref || !*ev->ref)
+            sl_fe_required(c->errs, NULL, "%s.name", fp);
+        free(fp);
+    }
+    if (nsrc == 0)
+        sl_fe_invalid(c->errs, "",
+                      "must specify one of: `fieldRef`, `resourceFieldRef`, "
+                      "`configMapKeyRef` or `secretKeyRef`",
+                      "%s", vf);
+    else if (nsrc > 1)
+        sl_fe_invalid(c->errs, "", "may not have more than one field specified at a time", "%s",
+                      vf);
+    if (value && *value)
+        sl_fe_invalid(c->errs, "", "may not be specified when `value` is not empty", "%s", vf);
+}
 
+/* env[i] at path p */
+static void env_var(pod_ctx_t *c, const json_t *e, const char *p, sl_pod_env_t *ev)
+{
+    char *vf = sl_xasprintf("%s.valueFrom", p);
+    ev->name = pod_str(c, e, "name", p);
+    if (!ev->name || !*ev->name) {
+        sl_fe_required(c->errs, NULL, "%s.name", p);
+        ev->name = "";
+    } else {
+        char *np = sl_xasprintf("%s.name", p);
+        sl_validate_env_name(c->errs, np, ev->name);
+        free(np);
+    }
+    const char *value = pod_str(c, e, "value", p);
+    const json_t *from = pod_obj(c, e, "valueFrom", p);
+    ev->src = SL_ENV_VALUE;
+    ev->value = value ? value : "";
+    if (from)
+        env_value_from(c, from, vf, value, ev);
+    free(vf);
+}
+
+/* envFrom: whole ConfigMaps or Secrets, with an optional prefix */
+static void parse_env_from(pod_ctx_t *c, const json_t *ctr, const char *cpath,
+                           sl_pod_container_t *k)
+{
     char *fpath = sl_xasprintf("%s.envFrom", cpath);
-    a = pod_arr(c, ctr, "envFrom", cpath);
+    const json_t *a = pod_arr(c, ctr, "envFrom", cpath);
     k->env_from = pod_alloc(c->pod, a ? json_array_size(a) : 0, sizeof(sl_pod_envfrom_t));
     for (size_t i = 0; a && i < json_array_size(a); i++) {
         const json_t *e = json_array_get(a, i);
@@ -254,6 +254,20 @@ static void parse_env(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod
         free(p);
     }
     free(fpath);
+}
+
+static void parse_env(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod_container_t *k)
+{
+    char *epath = sl_xasprintf("%s.env", cpath);
+    const json_t *a = pod_arr(c, ctr, "env", cpath);
+    k->env = pod_alloc(c->pod, a ? json_array_size(a) : 0, sizeof(sl_pod_env_t));
+    for (size_t i = 0; a && i < json_array_size(a); i++) {
+        char *p = sl_xasprintf("%s[%zu]", epath, i);
+        env_var(c, json_array_get(a, i), p, &k->env[k->nenv++]);
+        free(p);
+    }
+    free(epath);
+    parse_env_from(c, ctr, cpath, k);
 }
 
 static void parse_mounts(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_pod_container_t *k,
