@@ -313,7 +313,8 @@ static int token_ok(const char *t)
     return *t != '\0';
 }
 
-static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+/* apiVersion, kind and the pod's identity */
+static int parse_header(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
 {
     char *tmp = NULL;
     if (!json_is_object(root))
@@ -344,7 +345,13 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         get_text(pod, "name", "pod.name", 1, &s->pod_name, err) < 0 ||
         get_text(pod, "uid", "pod.uid", 1, &s->pod_uid, err) < 0)
         return -1;
+    return 0;
+}
 
+/* restartPolicy and terminationGracePeriodSeconds */
+static int parse_policy(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+{
+    char *tmp = NULL;
     s->restart_policy = SL_RESTART_ALWAYS;
     if (get_text(root, "restartPolicy", "restartPolicy", 0, &tmp, err) < 0)
         return -1;
@@ -378,7 +385,12 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
                        INT_MAX / 1000);
         s->grace_seconds = (int)v;
     }
+    return 0;
+}
 
+/* report: where and how the shim pushes events */
+static int parse_report(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+{
     json_t *rep = json_object_get(root, "report");
     if (rep && !json_is_null(rep)) {
         if (!json_is_object(rep))
@@ -399,11 +411,12 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
                        "must be non-empty visible ASCII (it is sent in "
                        "an HTTP header)");
     }
+    return 0;
+}
 
-    if (parse_containers(root, "initContainers", 1, 0, &s->init_containers, &s->ninit, err) < 0 ||
-        parse_containers(root, "containers", 0, 1, &s->containers, &s->ncontainers, err) < 0)
-        return -1;
-
+/* cleanup: the folders the shim removes at the end */
+static int parse_cleanup(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+{
     json_t *cl = json_object_get(root, "cleanup");
     if (cl && !json_is_null(cl)) {
         if (!json_is_array(cl))
@@ -425,7 +438,12 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
             s->cleanup[s->ncleanup++] = sl_xstrdup(json_string_value(e));
         }
     }
+    return 0;
+}
 
+/* secretVolumes: names of the volumes that hold secrets */
+static int parse_secret_volumes(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+{
     json_t *sv = json_object_get(root, "secretVolumes");
     if (sv && !json_is_null(sv)) {
         if (!json_is_array(sv))
@@ -445,8 +463,12 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
             s->secret_volumes[s->nsecret_volumes++] = sl_xstrdup(v);
         }
     }
+    return 0;
+}
 
-    /* names are unique across init and app containers, as in Kubernetes */
+/* names are unique across init and app containers, as in Kubernetes */
+static int unique_names(const sl_shim_spec_t *s, sl_error_t *err)
+{
     size_t total = s->ninit + s->ncontainers;
     for (size_t i = 0; i < total; i++) {
         const sl_shim_container_t *a =
@@ -463,6 +485,19 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         }
     }
     return 0;
+}
+
+static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
+{
+    if (parse_header(root, s, err) < 0 || parse_policy(root, s, err) < 0 ||
+        parse_report(root, s, err) < 0)
+        return -1;
+    if (parse_containers(root, "initContainers", 1, 0, &s->init_containers, &s->ninit, err) < 0 ||
+        parse_containers(root, "containers", 0, 1, &s->containers, &s->ncontainers, err) < 0)
+        return -1;
+    if (parse_cleanup(root, s, err) < 0 || parse_secret_volumes(root, s, err) < 0)
+        return -1;
+    return unique_names(s, err);
 }
 
 sl_shim_spec_t *sl_shim_spec_parse(const char *json, size_t len, sl_error_t *err)
