@@ -257,10 +257,80 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
     return -1;
 }
 
+/* the API server's options from the daemon's */
+static sl_api_opts_t api_opts(const daemon_opts_t *o, sl_store_t *store, const char *pods_root,
+                              sl_authz_policy_t *policy)
+{
+    sl_api_opts_t ao = {
+        .listen = o->listen,
+        .port = o->port,
+        .store = store,
+        .pods_root = pods_root,
+        .tls_cert = o->tls_cert,
+        .tls_key = o->tls_key,
+        .max_connections = (unsigned)o->max_connections,
+        .max_per_ip = (unsigned)o->max_per_ip,
+        .max_per_user = (unsigned)o->max_per_user,
+        .max_watches_per_user = (unsigned)o->max_watches,
+        .max_unauthenticated = (unsigned)o->max_unauth,
+        .handshake_timeout_s = (unsigned)o->handshake_s,
+        .bookmark_interval_s = (int)o->bookmark_s,
+        .event_ttl_s = (size_t)o->event_ttl_s,
+        .idle_timeout_s = (unsigned)o->idle_timeout_s,
+        .max_body = (size_t)o->max_body,
+        .max_object = (size_t)o->max_object,
+        .client_ca = o->client_ca,
+        .token_file = o->token_file,
+        .policy = policy,
+        .plain_listen =
+            o->plain_port >= 0 ? (o->plain_address ? o->plain_address : "127.0.0.1") : NULL,
+        .plain_port = o->plain_port >= 0 ? (int)o->plain_port : 0,
+    };
+    return ao;
+}
+
+/* The controllers, once the API has its port (the shims' report URL names
+ * it): NULL with err. *shim and *report are the daemon's to free. */
+static sl_ctl_t *start_controllers(const daemon_opts_t *o, sl_store_t *store, sl_api_t *api,
+                                   const char *pods_root, char **shim, char **report,
+                                   sl_error_t *err)
+{
+    if (o->shim) {
+        *shim = strdup(o->shim);
+    } else {
+        char *self = sl_self_dir();
+        if (asprintf(shim, "%s/slurmlink-shim", self) < 0)
+            *shim = NULL;
+        free(self);
+    }
+    if (o->report_url)
+        *report = strdup(o->report_url);
+    else if (asprintf(report, "%s://%s:%d/internal/v1/shim/events", o->tls_cert ? "https" : "http",
+                      strcmp(o->listen, "0.0.0.0") ? o->listen : "127.0.0.1", sl_api_port(api)) < 0)
+        *report = NULL;
+    sl_ctl_opts_t co = {
+        .state_dir = o->state_dir,
+        .pods_root = pods_root,
+        .shim_path = *shim,
+        .report_url = *report,
+        .report_ca_file = o->report_ca,
+        .run_as = o->run_as,
+        .policy_path = o->policy,
+        .image_store = o->image_store,
+        .default_runtime = o->default_runtime,
+        .slurm_conf = o->slurm_conf,
+        .poll_ms = (int)o->poll_ms,
+    };
+    sl_ctl_t *ctl = sl_ctl_create(store, &co, err);
+    if (ctl)
+        sl_api_set_shim_hook(api, sl_ctl_shim_event, ctl);
+    return ctl;
+}
+
 int main(int argc, char **argv)
 {
-    daemon_opts_t o = {.listen = "127.0.0.1", .port = 6443, .state_dir = "/var/lib/slurmlink",
-                       .plain_port = -1};
+    daemon_opts_t o = {
+        .listen = "127.0.0.1", .port = 6443, .state_dir = "/var/lib/slurmlink", .plain_port = -1};
     int r = parse_args(argc, argv, &o);
     if (r >= 0)
         return r;
@@ -322,35 +392,12 @@ int main(int argc, char **argv)
     }
     if (!policy)
         sl_warn("no --policy: development mode, nothing is authenticated or authorized; every "
-                "client that reaches %s:%d may do everything", o.listen, o.port);
+                "client that reaches %s:%d may do everything",
+                o.listen, o.port);
     else if (!o.client_ca && !o.token_file)
         sl_warn("--policy without --client-ca or --token-file: no credential can succeed "
                 "on the TLS listener");
-    sl_api_opts_t ao = {
-        .listen = o.listen,
-        .port = o.port,
-        .store = store,
-        .pods_root = pods_root,
-        .tls_cert = o.tls_cert,
-        .tls_key = o.tls_key,
-        .max_connections = (unsigned)o.max_connections,
-        .max_per_ip = (unsigned)o.max_per_ip,
-        .max_per_user = (unsigned)o.max_per_user,
-        .max_watches_per_user = (unsigned)o.max_watches,
-        .max_unauthenticated = (unsigned)o.max_unauth,
-        .handshake_timeout_s = (unsigned)o.handshake_s,
-        .bookmark_interval_s = (int)o.bookmark_s,
-        .event_ttl_s = (size_t)o.event_ttl_s,
-        .idle_timeout_s = (unsigned)o.idle_timeout_s,
-        .max_body = (size_t)o.max_body,
-        .max_object = (size_t)o.max_object,
-        .client_ca = o.client_ca,
-        .token_file = o.token_file,
-        .policy = policy,
-        .plain_listen = o.plain_port >= 0 ? (o.plain_address ? o.plain_address : "127.0.0.1")
-                                          : NULL,
-        .plain_port = o.plain_port >= 0 ? (int)o.plain_port : 0,
-    };
+    sl_api_opts_t ao = api_opts(&o, store, pods_root, policy);
     /* the controllers start after the API has its port (the shims' report
      * URL names it); shim pushes before that find no pod and are dropped
      * harmlessly (the pod folder keeps them) */
@@ -359,39 +406,10 @@ int main(int argc, char **argv)
         goto out;
     }
     if (controllers) {
-        if (o.shim) {
-            shim = strdup(o.shim);
-        } else {
-            char *self = sl_self_dir();
-            if (asprintf(&shim, "%s/slurmlink-shim", self) < 0)
-                shim = NULL;
-            free(self);
-        }
-        if (o.report_url)
-            report = strdup(o.report_url);
-        else if (asprintf(&report, "%s://%s:%d/internal/v1/shim/events",
-                          o.tls_cert ? "https" : "http",
-                          strcmp(o.listen, "0.0.0.0") ? o.listen : "127.0.0.1",
-                          sl_api_port(api)) < 0)
-            report = NULL;
-        sl_ctl_opts_t co = {
-            .state_dir = o.state_dir,
-            .pods_root = pods_root,
-            .shim_path = shim,
-            .report_url = report,
-            .report_ca_file = o.report_ca,
-            .run_as = o.run_as,
-            .policy_path = o.policy,
-            .image_store = o.image_store,
-            .default_runtime = o.default_runtime,
-            .slurm_conf = o.slurm_conf,
-            .poll_ms = (int)o.poll_ms,
-        };
-        if (!(ctl = sl_ctl_create(store, &co, &err))) {
+        if (!(ctl = start_controllers(&o, store, api, pods_root, &shim, &report, &err))) {
             sl_err("%s", err.text);
             goto out;
         }
-        sl_api_set_shim_hook(api, sl_ctl_shim_event, ctl);
     } else {
         sl_info("no slurm.conf given: serving the API without controllers");
     }
