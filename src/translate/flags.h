@@ -9,7 +9,9 @@
  * Options that would change who the job runs as, what it runs, where its
  * output goes or its working directory are refused by name, as is anything
  * unknown. Values containing a newline are refused (sbatch reads #SBATCH
- * directives line by line).
+ * directives line by line). The options, their short forms, arguments and
+ * who may use them are slurmif's one table (slurmif/options.h), which
+ * in-process submission parses values with too.
  */
 #ifndef SL_TRANSLATE_FLAGS_H
 #define SL_TRANSLATE_FLAGS_H
