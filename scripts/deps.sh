@@ -16,6 +16,10 @@ PKGS=(
   # clients and tools used by tests and benchmarks
   python3 python3-kubernetes gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
   valgrind hostname passwd util-linux sqlite3
+  # metrics: Prometheus and promtool (t/NN-metrics.t scrapes slurmlinkd with a real one)
+  prometheus
+  # MPI: OpenMPI (mpicc builds the demo's stencil; srun --mpi=pmix runs it)
+  openmpi-bin libopenmpi-dev
 )
 
 if [ "$(id -u)" != 0 ]; then
