@@ -161,12 +161,18 @@ static int run(const opts_t *o, int rank, int size)
     return good ? 0 : 1;
 }
 
-/* the number of distinct hosts of the ranks */
+/* the number of distinct nodes of the ranks: Slurm's node name where srun
+ * started the rank (nodes in network namespaces of one machine share its
+ * host name), else the host name */
 static int hosts(int rank, int size)
 {
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
-    MPI_Get_processor_name(name, &len);
+    const char *node = getenv("SLURMD_NODENAME");
+    if (node && *node)
+        snprintf(name, sizeof(name), "%s", node);
+    else
+        MPI_Get_processor_name(name, &len);
     char *all = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                MPI_COMM_WORLD);
@@ -201,7 +207,7 @@ int main(int argc, char **argv)
     if (o.expect && size != o.expect)
         bad = 1;
     if (rank == 0)
-        printf("mpi-stencil: %d ranks on %d host(s), %ld cells, %ld sweeps: %s\n", size, nhosts,
+        printf("mpi-stencil: %d ranks on %d node(s), %ld cells, %ld sweeps: %s\n", size, nhosts,
                o.cells, o.iters, bad ? "MISMATCH" : "verified");
     fflush(stdout);
     MPI_Finalize();
