@@ -98,8 +98,8 @@ static void parallel(double *u, double *v, long n, long iters, int rank, int siz
         /* halos: my first cell goes left, my last right */
         MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[n + 1], 1, MPI_DOUBLE, right, 0,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
         if (rank == 0)
             u[0] = LEFT_T;
         if (rank == size - 1)

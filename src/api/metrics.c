@@ -3,10 +3,10 @@
  * non-resource URL it is: the policy's nonResourceURLs grant, or an admin.
  * Pods by namespace and phase are counted from the store at each scrape, so
  * they agree with what a list shows. */
+#include "metrics/metrics.h"
 #include "api/internal.h"
 #include "kube/status.h"
 #include "metrics/expo.h"
-#include "metrics/metrics.h"
 
 #include <string.h>
 
@@ -19,7 +19,8 @@ static void count_pods(sl_store_t *store)
     {
         json_t *md = json_object_get(pod, "metadata");
         const char *ns = json_string_value(json_object_get(md, "namespace"));
-        const char *ph = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
+        const char *ph =
+            json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
         sl_metrics_pod(ns, ph);
     }
     json_decref(pods);
@@ -37,7 +38,7 @@ enum MHD_Result api_serve_metrics(api_req_t *r)
     size_t len = 0;
     char *text = sl_metrics_render(&len);
     if (!text)
-        return api_reply_status(r, sl_kube_status(500, "InternalError",
-                                                  "metrics are not available", json_object()));
+        return api_reply_status(
+            r, sl_kube_status(500, "InternalError", "metrics are not available", json_object()));
     return api_reply_owned(r, 200, SL_EXPO_CONTENT_TYPE, text, len);
 }

@@ -140,7 +140,9 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     if (!p.res)
         return not_found(r);
     r->m_resource = p.res->name;
-    r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status" : p.sub && !strcmp(p.sub, "log") ? "log" : "";
+    r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status"
+               : p.sub && !strcmp(p.sub, "log")  ? "log"
+                                                 : "";
     if (p.ns && !p.res->namespaced)
         return not_found(r);
     if (p.res->namespaced && !p.ns && p.name)

@@ -83,8 +83,8 @@ static int name_ok(const char *s, int colon)
         return 0;
     for (const char *p = s; *p; p++) {
         char c = *p;
-        int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-                    (colon && c == ':');
+        int alpha =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (colon && c == ':');
         if (!alpha && !(p > s && c >= '0' && c <= '9'))
             return 0;
     }

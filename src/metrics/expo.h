@@ -55,8 +55,8 @@ sl_expo_family_t *sl_expo_histogram(sl_expo_t *x, const char *name, const char *
  * labels; a NULL value counts as ""). 0, or -1 with errno: EINVAL (wrong
  * number of values, a counter decreased, a NaN, the wrong kind of family),
  * ENOSPC (SL_EXPO_MAX_SERIES reached). */
-int sl_expo_add(sl_expo_family_t *f, const char *const *values, double v); /* counter, gauge */
-int sl_expo_set(sl_expo_family_t *f, const char *const *values, double v); /* gauge */
+int sl_expo_add(sl_expo_family_t *f, const char *const *values, double v);     /* counter, gauge */
+int sl_expo_set(sl_expo_family_t *f, const char *const *values, double v);     /* gauge */
 int sl_expo_observe(sl_expo_family_t *f, const char *const *values, double v); /* histogram */
 /* Drop every series of a family with labels (a gauge filled anew at each
  * scrape, such as pods by phase); a family without labels goes back to 0. */

@@ -11,8 +11,8 @@
 #include <time.h>
 
 /* request and RPC latencies: 1 ms .. 60 s */
-static const double fast_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                     0.25,  0.5,    1,     2.5,  5,     10,   30, 60};
+static const double fast_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                     0.5,   1,      2.5,   5,    10,    30,   60};
 /* pod latencies (a poll period or more): 10 ms .. 5 min */
 static const double pod_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2,
                                     5,    10,    20,   30,  60,   120, 300};
@@ -125,12 +125,12 @@ static const char *resource_word(const char *s)
     return s;
 }
 
-void sl_metrics_api_request(const char *verb, const char *resource, const char *sub,
-                            unsigned code, double seconds)
+void sl_metrics_api_request(const char *verb, const char *resource, const char *sub, unsigned code,
+                            double seconds)
 {
-    static const char *const verbs[] = {"get",    "list",  "watch",  "create", "update",
-                                        "patch",  "delete", "deletecollection", "post",
-                                        "put",    "head",  "options", NULL};
+    static const char *const verbs[] = {
+        "get",  "list", "watch", "create",  "update", "patch", "delete", "deletecollection",
+        "post", "put",  "head",  "options", NULL};
     static const char *const subs[] = {"", "status", "log", NULL};
     if (!ready())
         return;
@@ -205,8 +205,8 @@ void sl_metrics_pods_begin(void)
 
 void sl_metrics_pod(const char *ns, const char *phase)
 {
-    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown",
-                                         NULL};
+    static const char *const phases[] = {"Pending", "Running", "Succeeded",
+                                         "Failed",  "Unknown", NULL};
     if (ready() && ns)
         sl_expo_add(m.pods, SL_EXPO_LABELS(ns, phase && *phase ? known(phase, phases) : "Pending"),
                     1);

@@ -23,8 +23,8 @@
  * method in lower case), resource "" for a non-resource URL, sub "" or the
  * subresource, code the HTTP status. Unknown verbs and resources are
  * counted as "other" (label values are not taken from the URL as is). */
-void sl_metrics_api_request(const char *verb, const char *resource, const char *sub,
-                            unsigned code, double seconds);
+void sl_metrics_api_request(const char *verb, const char *resource, const char *sub, unsigned code,
+                            double seconds);
 /* A watch stream started (+1) or ended (-1). */
 void sl_metrics_watch(int delta);
 

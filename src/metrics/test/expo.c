@@ -1,7 +1,7 @@
 /* Unit tests: metric families, series, escaping and the text exposition
  * (the integration test t/80-metrics.t also runs promtool on the output). */
-#include "common/tap.h"
 #include "metrics/expo.h"
+#include "common/tap.h"
 #include "metrics/metrics.h"
 
 #include <errno.h>
@@ -143,8 +143,9 @@ static void test_slurmlink(void)
     sl_metrics_pod("team-a", "Running");
     sl_metrics_pod("team-a", NULL);
     char *t = sl_metrics_render(NULL);
-    has_str(t, "slurmlink_api_requests_total{verb=\"get\",resource=\"pods\",subresource=\"\","
-               "code=\"200\"} 1\n",
+    has_str(t,
+            "slurmlink_api_requests_total{verb=\"get\",resource=\"pods\",subresource=\"\","
+            "code=\"200\"} 1\n",
             "a request by verb, resource and code");
     has_str(t, "resource=\"other\",subresource=\"\",code=\"404\"} 1\n",
             "a resource the API does not name is \"other\"");
