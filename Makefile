@@ -91,7 +91,7 @@ test: check-deps
 	t/run-tests
 
 demo: check-deps
-	$(MAKE) $(PROGS)
+	$(MAKE) $(PROGS) $(BUILD)/mpi-stencil
 	scripts/demo.sh
 
 unit: all
