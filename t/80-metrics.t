@@ -16,7 +16,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 24
+plan 26
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -94,6 +94,15 @@ get /metrics ''
 is "$CODE" 401 "no credential: 401"
 like "$(kc alice get --raw /metrics 2>&1)" 'Error from server \(Forbidden\)' "alice's certificate: kubectl get --raw /metrics is forbidden"
 like "$(ka get --raw /metrics 2>&1)" $'# TYPE slurmlink_pods gauge' "the admin reads it with kubectl get --raw"
+
+# --- open watches ---------------------------------------------------------------------------------
+kubectl --kubeconfig "$CL/alice.kc" --cache-dir "$CL/cache-alice" get pods -w >/dev/null 2>&1 &
+WATCHER=$! # kubectl itself (not a subshell), so that kill ends the watch
+on_exit "kill $WATCHER"
+watches_are() { get /metrics "$TOKEN"; grep -qx "slurmlink_api_open_watches $1" <<<"$BODY"; }
+ok wait_for 30 watches_are 1 "kubectl get pods -w: slurmlink_api_open_watches 1"
+kill $WATCHER; wait $WATCHER 2>/dev/null
+ok wait_for 60 watches_are 0 "... 0 once the watch has ended"
 
 # --- a real Prometheus scraping it ----------------------------------------------------------------
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
