@@ -16,7 +16,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 26
+plan 29
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -54,9 +54,12 @@ pod done1 '["true"]' | kc alice create -f - >/dev/null
 pod done2 '["true"]' | kc alice create -f - >/dev/null
 pod runs '["sleep","300"]' | kc alice create -f - >/dev/null
 pod runs-b '["sleep","300"]' | kc bob create -f - >/dev/null
+# and one that Slurm refuses (5 GPUs on a node of 2): a submission failure
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"toomany"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["true"],"resources":{"limits":{"nvidia.com/gpu":"5"}}}]}}' |
+  kc bob create -f - >/dev/null
 phases() { ka get pods -n "$1" -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' '; }
-settled() { [ "$(phases team-a)" = "Running=1 Succeeded=2 " ] && [ "$(phases team-b)" = "Running=1 " ]; }
-ok wait_for 120 settled "kubectl: team-a has 2 Succeeded and 1 Running pod, team-b 1 Running"
+settled() { [ "$(phases team-a)" = "Running=1 Succeeded=2 " ] && [ "$(phases team-b)" = "Failed=1 Running=1 " ]; }
+ok wait_for 120 settled "kubectl: team-a has 2 Succeeded and 1 Running pod, team-b 1 Running and 1 Failed"
 
 # --- /metrics itself ------------------------------------------------------------------------------
 get /metrics "$TOKEN"
@@ -82,9 +85,12 @@ like "$METRICS" $'\nslurmlink_node_gpus_allocated\\{node="[^"]+"\\} 0\n' "none a
 like "$METRICS" $'\nslurmlink_pod_submit_latency_seconds_count [4-9]\n' "4 pods: 4 create → job id latencies"
 like "$METRICS" $'\nslurmlink_pod_status_latency_seconds_count [2-9]\n' "2 containers exited: their status latencies"
 like "$METRICS" $'\nslurmlink_slurm_rpc_duration_seconds_count\\{rpc="submit_batch_job"\\} [4-9]\n' "submit_batch_job RPCs timed"
-like "$METRICS" $'\nslurmlink_slurm_rpc_errors_total\\{rpc="submit_batch_job"\\} 0\n' "... none failed"
-like "$METRICS" $'\nslurmlink_api_requests_total\\{verb="create",resource="pods",subresource="",code="201"\\} 4\n' \
-  "API requests by verb, resource and code (4 pod creates)"
+like "$METRICS" $'\nslurmlink_slurm_rpc_errors_total\\{rpc="submit_batch_job"\\} 1\n' "... one failed (the 5 GPUs)"
+like "$METRICS" $'\nslurmlink_pod_submissions_total 5\n' "5 submissions"
+like "$METRICS" $'\nslurmlink_pod_submission_failures_total 1\n' "... 1 failure"
+like "$METRICS" $'\nslurmlink_submit_queue_length 0\n' "no pod waits for a submission"
+like "$METRICS" $'\nslurmlink_api_requests_total\\{verb="create",resource="pods",subresource="",code="201"\\} 5\n' \
+  "API requests by verb, resource and code (5 pod creates)"
 
 # --- who may read it -------------------------------------------------------------------------------
 get /metrics "$BOBTOKEN"
@@ -152,7 +158,8 @@ kubectl_view() {
 same() { [ "$(promq)" = "$(kubectl_view)" ] && [ -n "$(promq)" ]; }
 wait_for 30 same
 is "$(promq)" "$(kubectl_view)" "PromQL: pods by namespace and phase equal kubectl's"
-is "$(promq)" "team-a/Running=1 team-a/Succeeded=2 team-b/Running=1 " "... which is 1 Running and 2 Succeeded in team-a, 1 Running in team-b"
+is "$(promq)" "team-a/Running=1 team-a/Succeeded=2 team-b/Failed=1 team-b/Running=1 " \
+  "... which is 1 Running and 2 Succeeded in team-a, 1 Running and 1 Failed in team-b"
 ka delete pod runs -n team-a --wait=false >/dev/null
 gone() { [ "$(query 'sum(slurmlink_pods{namespace="team-a",phase="Running"})' | jq -r '.data.result[0].value[1] // "0"')" = 0 ]; }
 ok wait_for 120 gone "a deleted pod leaves the count (PromQL: team-a Running 0)"
