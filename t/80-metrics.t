@@ -17,7 +17,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 29
+plan 31
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -99,6 +99,10 @@ is "$CODE" 403 "bob (no grant) gets 403"
 is "$(status_of)" '403|Forbidden|forbidden: User "bob" cannot get path "/metrics"' "... kube-apiserver's Status"
 get /metrics ''
 is "$CODE" 401 "no credential: 401"
+is "$(curl -sS --cacert "$CL/pki/ca.crt" -H "Authorization: Bearer $TOKEN" -X POST -o /dev/null -w '%{http_code}' "$SERVER/metrics")" \
+  403 "the grant is for get only: the scraper's POST is 403"
+like "$(ka create --raw /metrics -f /dev/null 2>&1)" 'MethodNotAllowed|method not allowed|does not allow this method' "an admin's POST is 405"
+
 like "$(kc alice get --raw /metrics 2>&1)" 'Error from server \(Forbidden\)' "alice's certificate: kubectl get --raw /metrics is forbidden"
 like "$(ka get --raw /metrics 2>&1)" $'# TYPE slurmlink_pods gauge' "the admin reads it with kubectl get --raw"
 
