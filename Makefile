@@ -1,4 +1,4 @@
-# slurmlink — `make` builds the three programs into build/;
+# slurmlink — `make` builds the three programs (and the demo's MPI program) into build/;
 # `make asan` builds the same with ASan/UBSan into build-asan/;
 # `make test` installs dependencies (idempotent), builds both and runs every test.
 
@@ -30,7 +30,7 @@ PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
 .PHONY: all asan test unit check-deps clean format demo print-unit-bins schema
-all: $(PROGS) $(UNIT_BINS)
+all: $(PROGS) $(UNIT_BINS) $(BUILD)/mpi-stencil
 
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
@@ -55,6 +55,14 @@ $(BUILD)/slurmlink: $(call obj,$(CMD_SRCS)) $(LIB)
 $(BUILD)/slurmlink-shim: $(call obj,$(SHIM_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@.tmp $^ $(LIBS) && mv -f $@.tmp $@
+
+# the demo's MPI program (examples/mpi, docs/cluster.md): OpenMPI's compiler
+# wrapper, no sanitizers (it runs under srun --mpi=pmix, not in the daemon)
+MPICC ?= mpicc
+$(BUILD)/mpi-stencil: examples/mpi/mpi_stencil.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $<")
+	$(Q)$(MPICC) $(CSTD) $(WARN) -O2 -g -o $@.tmp $< -lm && mv -f $@.tmp $@
 
 # unit test src/<mod>/test/<name>.c -> build/test/<mod>_<name>
 define unit_rule
@@ -83,7 +91,7 @@ test: check-deps
 	t/run-tests
 
 demo: check-deps
-	$(MAKE) $(PROGS)
+	$(MAKE) $(PROGS) $(BUILD)/mpi-stencil
 	scripts/demo.sh
 
 unit: all

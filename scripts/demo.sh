@@ -2,7 +2,8 @@
 # demo.sh — the README's first command runs this after building:
 # a private real cluster (munge, slurmctld, slurmd with 2 GPUs as GRES,
 # MariaDB + slurmdbd, slurmlinkd), then a GPU pod through kubectl next to an
-# HPC user's sbatch GPU job, in one queue, under one GPU allocator, in one sacct.
+# HPC user's sbatch GPU job, in one queue, under one GPU allocator, in one sacct;
+# then an MPI job (build/mpi-stencil) through srun --mpi=pmix.
 # The cluster is left running; `build/slurmlink down --dir DIR` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +70,26 @@ for _ in $(seq 1 20); do
 done
 run sacct -X -j "$job,$podjob" -o JobID,JobName%16,User,Account,State,ExitCode,Elapsed,AllocTRES%45
 run kubectl get nodes
+
+step "an MPI job: srun --mpi=pmix runs the stencil, which checks its own answer"
+# as user nobody (registered in accounting by up): OpenMPI refuses root
+MPI=$DIR/mpi-demo
+mkdir -p "$MPI" && cp build/mpi-stencil "$MPI/" && chown -R nobody "$MPI"
+ranks=$(sinfo -h -N -o %c | head -1)
+[ "$ranks" -gt 4 ] && ranks=4
+mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N1 -n "$ranks" -o "$MPI/out-%j.txt" \
+       --wrap "srun --mpi=pmix ./mpi-stencil --expect-ranks $ranks")
+echo "Submitted batch job $mjob (sbatch -N1 -n $ranks --wrap 'srun --mpi=pmix ./mpi-stencil')"
+for _ in $(seq 1 240); do
+  [ -z "$(squeue -h -j "$mjob" -o %i 2>/dev/null)" ] && break
+  sleep 0.5
+done
+cat "$MPI/out-$mjob.txt"
+for _ in $(seq 1 20); do
+  [ "$(sacct -n -j "$mjob" -o State | grep -c COMPLETED)" = 3 ] && break
+  sleep 0.5
+done
+run sacct -j "$mjob" -o JobID,JobName%12,User,NTasks,State,ExitCode
 
 step "done"
 echo "the cluster keeps running; to use it:"

@@ -18,6 +18,10 @@ PKGS=(
   valgrind hostname passwd util-linux sqlite3
   # make schema (scripts/schema.sh) and t/36-schema-gen.t
   nodejs
+  # metrics: Prometheus and promtool (t/NN-metrics.t scrapes slurmlinkd with a real one)
+  prometheus
+  # MPI: OpenMPI (mpicc builds the demo's stencil; srun --mpi=pmix runs it)
+  openmpi-bin libopenmpi-dev
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -78,6 +78,8 @@ typedef struct api_req {
     char *watch_of;            /* the identity whose watch count this request holds */
     bool close_conn;           /* the reply closes the connection */
     int retry_after;           /* > 0: a Retry-After header (seconds) */
+    double start_s;            /* monotonic start, for the request metrics */
+    const char *m_verb, *m_resource, *m_sub; /* the metrics' labels (static strings) */
 } api_req_t;
 
 /* The parsed resource path of /api/v1/... and /apis/G/V/... URLs. */
@@ -157,6 +159,9 @@ typedef struct api_media {
 int api_accept(api_req_t *r, api_media_t *out, int max);
 /* application/json, application/ *, * / * (also application/yaml is not JSON). */
 bool api_media_json(const api_media_t *m);
+
+/* --- GET /metrics (metrics.c), after the router authorized it --- */
+enum MHD_Result api_serve_metrics(api_req_t *r);
 
 /* --- routing (router.c) --- */
 enum MHD_Result api_route(api_req_t *r);

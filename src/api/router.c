@@ -6,6 +6,7 @@
  *   /api/v1[/watch]/RES[/NAME[/SUB]]                   (cluster-scoped, or all namespaces)
  *   /apis/G/V/...                                      (the same for groups)
  *   /internal/v1/shim/events                           (the in-job shim's pushes)
+ *   /metrics                                           (Prometheus, metrics.c)
  * Anything else is a 404 Status; a known path with an unsupported method a
  * 405 Status. */
 #include "api/internal.h"
@@ -104,6 +105,7 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         s++;
         n--;
     }
+    r->m_resource = "other"; /* until the resource is found */
     if (n == 0 || has_empty(s, n))
         return not_found(r);
     const char *resource;
@@ -126,6 +128,7 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
      * or not. A namespace object counts as inside itself. */
     char vbuf[16];
     const char *verb = resource_verb(r, &p, vbuf, sizeof(vbuf));
+    r->m_verb = verb != vbuf ? verb : NULL; /* vbuf lives on this stack only */
     const char *authz_ns = p.ns;
     if (!*group && !strcmp(resource, "namespaces") && p.name)
         authz_ns = p.name;
@@ -136,6 +139,10 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     p.res = api_resource_find(group, version, resource);
     if (!p.res)
         return not_found(r);
+    r->m_resource = p.res->name;
+    r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status"
+               : p.sub && !strcmp(p.sub, "log")  ? "log"
+                                                 : "";
     if (p.ns && !p.res->namespaced)
         return not_found(r);
     if (p.res->namespaced && !p.ns && p.name)
@@ -235,6 +242,8 @@ static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
     }
     if (n == 1 && !strcmp(s[0], "version"))
         return is_get(m) ? api_serve_version(r) : not_allowed(r);
+    if (n == 1 && !strcmp(s[0], "metrics"))
+        return api_serve_metrics(r);
     if (n >= 2 && !strcmp(s[0], "openapi")) {
         if (!strcmp(s[1], "v3")) {
             if (!is_get(m))

@@ -20,6 +20,7 @@
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
+#include "metrics/metrics.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -160,6 +161,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->method = method;
         r->url = url;
         r->start_ms = sl_now_ms();
+        r->start_s = sl_metrics_now();
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_DAEMON);
         r->plain = api->plain_mhd && ci && ci->daemon == api->plain_mhd;
@@ -203,6 +205,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
         return;
     sl_debug("%s %s -> %u (%lld ms)%s", r->method, r->url, r->code, sl_now_ms() - r->start_ms,
              toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
+    char vbuf[16];
+    const char *verb = r->m_verb ? r->m_verb : api_nonresource_verb(r->method, vbuf, sizeof(vbuf));
+    sl_metrics_api_request(verb, r->m_resource ? r->m_resource : "", r->m_sub, r->code,
+                           sl_metrics_now() - r->start_s);
     api_req_free(r);
     *req_cls = NULL;
 }

@@ -26,6 +26,7 @@
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "metrics/metrics.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -54,6 +55,7 @@ typedef struct watcher {
     size_t initial_i;
     long long deadline_ms, next_bookmark_ms;
     bool done, started;
+    bool counted; /* in slurmlink_api_open_watches */
     int fd;
     sl_buf_t out;
     size_t off;
@@ -64,6 +66,8 @@ static void watcher_free(void *cls)
     watcher_t *w = cls;
     if (!w)
         return;
+    if (w->counted)
+        sl_metrics_watch(-1);
     free(w->ns);
     free(w->name);
     sl_kube_selector_destroy(w->ls);
@@ -386,5 +390,7 @@ enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
     const union MHD_ConnectionInfo *ci =
         r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
     w->fd = ci ? ci->connect_fd : -1;
+    w->counted = true;
+    sl_metrics_watch(1);
     return api_reply_stream(r, 200, "application/json", reader, w, watcher_free);
 }

@@ -112,6 +112,28 @@ static int admin_written(const sl_authz_req_t *r)
            (!strcmp(r->resource, "resourcequotas") || !strcmp(r->resource, "limitranges"));
 }
 
+/* Non-resource URLs that only a grant opens: what they show (every
+ * tenant's pod counts, for /metrics) is more than discovery. */
+static int nonres_restricted(const char *path)
+{
+    return path && (!strcmp(path, "/metrics") || !strncmp(path, "/metrics/", 9));
+}
+
+/* a nonResourceURLs entry matches path exactly, or as a prefix ending in '*' */
+static int nonres_granted(const sl_authz_policy_t *p, const sl_authz_req_t *r)
+{
+    if (strcmp(r->verb, "get") != 0)
+        return 0;
+    for (size_t i = 0; i < p->nnonres; i++) {
+        const char *u = p->nonres[i].url;
+        size_t n = strlen(u);
+        int match = n && u[n - 1] == '*' ? !strncmp(r->path, u, n - 1) : !strcmp(r->path, u);
+        if (match && rule_allows(&p->nonres[i].get, r->user, r->groups))
+            return 1;
+    }
+    return 0;
+}
+
 static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
 {
     if (any_group(&p->admin_groups, r->groups))
@@ -123,6 +145,8 @@ static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
      * only the admins, and the daemon itself, write it */
     if (cls == V_WRITE && r->subresource && !strcmp(r->subresource, "status"))
         return 0;
+    if ((!r->resource || !*r->resource) && nonres_restricted(r->path))
+        return nonres_granted(p, r);
     if (!r->resource || !*r->resource)
         return cls == V_READ; /* discovery, /version, /openapi: system:discovery */
     if (cls == V_WRITE && admin_written(r))

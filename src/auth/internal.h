@@ -32,6 +32,12 @@ typedef struct az_umap {
     char *kube, *unix_name;
 } az_umap_t;
 
+/* nonResourceURLs: a URL ("/metrics", or a prefix ending in "*") and who may get it */
+typedef struct az_nonres {
+    char *url;
+    az_rule_t get;
+} az_nonres_t;
+
 struct sl_authz_policy {
     az_names_t admin_groups;
     int allow_root;
@@ -43,6 +49,8 @@ struct sl_authz_policy {
     size_t nns;
     az_umap_t *users;
     size_t nusers;
+    az_nonres_t *nonres;
+    size_t nnonres;
 };
 
 #define AZ_DEFAULT_MIN_UID 1000

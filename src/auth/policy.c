@@ -294,6 +294,22 @@ static int users_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v
     return 0;
 }
 
+/* nonResourceURLs: {"/metrics": {users: [...], groups: [...]}} */
+static int nonres_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+                       const char *field, void *arg)
+{
+    sl_authz_policy_t *p = arg;
+    size_t n = strlen(key);
+    if (key[0] != '/' || strcspn(key, "*") < n - 1 || strcspn(key, "?#") != n)
+        return perr(c, k, field,
+                    "\"%s\" is not a URL path (it begins with '/'; a '*' may only end it)", key);
+    p->nonres = sl_xrealloc(p->nonres, (p->nnonres + 1) * sizeof(az_nonres_t));
+    az_nonres_t *e = &p->nonres[p->nnonres++];
+    memset(e, 0, sizeof(*e));
+    e->url = sl_xstrdup(key);
+    return each_pair(c, v, field, rule_pair, &e->get);
+}
+
 typedef struct anon {
     const char *user;
     az_names_t groups;
@@ -379,9 +395,11 @@ static int top_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v, 
         return each_pair(c, v, field, users_pair, p);
     if (!strcmp(key, "defaultQuota"))
         return each_pair(c, v, field, quota_pair, &p->quota);
+    if (!strcmp(key, "nonResourceURLs"))
+        return each_pair(c, v, field, nonres_pair, p);
     return perr(c, k, field,
-                "unknown field (expected apiVersion, kind, adminGroups, "
-                "allowRoot, minUid, anonymous, cluster, namespaces, users, defaultQuota)");
+                "unknown field (expected apiVersion, kind, adminGroups, allowRoot, minUid, "
+                "anonymous, cluster, namespaces, users, defaultQuota, nonResourceURLs)");
 }
 
 void sl_authz_policy_destroy(sl_authz_policy_t *p)
@@ -406,6 +424,11 @@ void sl_authz_policy_destroy(sl_authz_policy_t *p)
         free(p->users[i].unix_name);
     }
     free(p->users);
+    for (size_t i = 0; i < p->nnonres; i++) {
+        free(p->nonres[i].url);
+        rule_free(&p->nonres[i].get);
+    }
+    free(p->nonres);
     free(p);
 }
 

@@ -25,6 +25,8 @@
  *   users:                                # Kubernetes user → Unix user (default: same name)
  *     alice: alice
  *     ci-bot: svc_ci
+ *   nonResourceURLs:                      # who may GET a non-resource URL that is
+ *     /metrics: {users: [prometheus]}     #  not open to all (a trailing '*': a prefix)
  *
  * Requests without a namespace: for cluster-scoped resources (nodes,
  * namespaces, persistentvolumes, CRDs, ...) the cluster: rules apply; for
@@ -77,7 +79,9 @@ typedef struct sl_authz_req {
  * (message is what kube-apiserver's 403 Status carries; the API can build the
  * Status with sl_kube_status_forbidden(resource, group, name, why).)
  * Non-resource URLs (discovery, /version, /healthz, /openapi) are readable
- * by every authenticated user, as kube-apiserver's system:discovery role. */
+ * by every authenticated user, as kube-apiserver's system:discovery role;
+ * /metrics (and below) only by adminGroups and the users and groups that a
+ * nonResourceURLs entry names, with verb get (RBAC's nonResourceURLs rule). */
 int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char **why,
                        char **message);
 

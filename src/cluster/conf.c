@@ -164,6 +164,14 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
     if (write_conf(st, "etc/gres.conf", &b, 0644, err) < 0)
         return -1;
 
+    /* srun --mpi=pmix (MpiDefault stays none): Slurm's PMIx plugin makes a
+     * folder per step for the job's PMIx clients below this base (TmpFS,
+     * /tmp, by default), owned by the job's user; here it is in the
+     * cluster folder, with the rest of what the cluster writes */
+    sl_buf_printf(&b, "PMIxCliTmpDirBase=%s/pmix\nPMIxTimeout=60\n", D);
+    if (write_conf(st, "etc/mpi.conf", &b, 0644, err) < 0)
+        return -1;
+
     /* slurmd 22.05 always initialises a cgroup plugin, and its autodetection
      * fails where /sys/fs/cgroup is not mounted (containers, chroots). Name
      * the v1 plugin: with proctrack/linuxproc and task/none it is loaded but

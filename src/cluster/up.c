@@ -618,8 +618,9 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     static const struct {
         const char *name;
         mode_t mode;
-    } subdirs[] = {{"etc", 0755}, {"run", 0755},   {"log", 0700},    {"state", 0700},
-                   {"spool", 0755}, {"slurmlinkd", 0700}, {"pods", 0711}, {"images", 0755}};
+    } subdirs[] = {{"etc", 0755},   {"run", 0755},    {"log", 0700},
+                   {"state", 0700}, {"spool", 0755},  {"slurmlinkd", 0700},
+                   {"pods", 0711},  {"images", 0755}, {"pmix", 0755}};
     if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0) {
         sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
         goto done;

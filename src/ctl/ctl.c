@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
+#include "metrics/metrics.h"
 #include "podfs/podfs.h"
 
 #include <errno.h>
@@ -45,6 +46,7 @@ ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char 
     p->uid = sl_xstrdup(uid);
     p->ns = sl_xstrdup(ns);
     p->name = sl_xstrdup(name);
+    p->seen_ms = sl_now_ms();
     unsigned h = hash(uid);
     p->next = c->pods[h];
     c->pods[h] = p;
@@ -393,6 +395,7 @@ static void process_due(sl_ctl_t *c)
     ctl_pod_t *due[256];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
+    sl_metrics_queue_length(ctl_submit_queue_length(c));
     for (int i = 0; i < CTL_HASH && n < 256; i++)
         for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next)
             if ((!p->job_id && !p->gave_up && !p->deleting && (p->tries || p->pending_submit) &&
@@ -791,6 +794,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
         if (!strcmp(what, "started") && ctr)
             ctl_event(c, out, "Normal", "Started", "Started container %s", ctr);
         else if (!strcmp(what, "exited") && ctr) {
+            ctl_status_latency_observe(event, sl_kube_now_ns());
             json_t *st = NULL;
             size_t i;
             json_t *cs;

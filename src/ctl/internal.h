@@ -29,6 +29,7 @@ typedef struct ctl_pod {
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* pod-finished came: its job must be over by then (0: none) */
     int grace_s;
+    long long seen_ms;       /* when the controller learned of the pod (metrics) */
     struct ctl_pod *next;    /* hash chain by uid */
 } ctl_pod_t;
 
@@ -76,6 +77,9 @@ void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
 
 /* submit.c */
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
+/* Pods without a job that are neither finished, given up nor being deleted:
+ * those waiting for a submission (c->lock held). */
+size_t ctl_submit_queue_length(sl_ctl_t *c);
 /* path of the pod folder (caller frees) */
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
 

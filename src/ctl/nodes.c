@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "metrics/metrics.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -164,10 +165,12 @@ void ctl_nodes_poll(sl_ctl_t *c)
     pthread_mutex_unlock(&c->lock);
     sl_slurm_nodes_free(old);
     char *now = sl_kube_now_rfc3339();
+    sl_metrics_gpus_begin();
     for (size_t i = 0; i < sl_slurm_nodes_count(n); i++) {
         const sl_slurm_node_t *sn = sl_slurm_nodes_at(n, i);
         if (!sn)
             continue;
+        sl_metrics_gpus(sn->name, sn->alloc_gpus, sn->gpus);
         node_upd_t u = {node_object(sn), now};
         sl_error_t e2 = {""};
         if (sl_store_mutate(c->store, "nodes", NULL, sn->name, node_mutate, &u, NULL, &e2) < 0) {

@@ -3,6 +3,7 @@
 #include "common/xalloc.h"
 #include "ctl/ctl.h"
 #include "kube/meta.h"
+#include "metrics/metrics.h"
 #include "pod/pod.h"
 
 #include <stdint.h>
@@ -547,6 +548,14 @@ int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
         return 0;
     snprintf(why, why_len, "invalid shim event: %s", bad);
     return -1;
+}
+
+void ctl_status_latency_observe(json_t *ev, int64_t now_ns)
+{
+    int64_t at = 0;
+    const char *t = json_string_value(json_object_get(ev, "time"));
+    if (t && sl_kube_parse_rfc3339(t, &at) == 0)
+        sl_metrics_status_latency((double)(now_ns - at) / 1e9);
 }
 
 int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)

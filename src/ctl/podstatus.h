@@ -64,6 +64,12 @@ int ctl_status_from_shim(json_t *pod, json_t *event, int64_t now_ns);
  * int; signal 0..255; reason a string of 1..128 bytes. 0, or -1 with why. */
 int ctl_shim_event_check(json_t *event, char *why, size_t why_len);
 
+/* An applied "exited" event: the time from the container's exit (the
+ * event's time) to now, when its status is stored, goes to the metrics
+ * (slurmlink_pod_status_latency_seconds). Events without a time are not
+ * measured. */
+void ctl_status_latency_observe(json_t *event, int64_t now_ns);
+
 /* 1 when phase is Succeeded or Failed. */
 int ctl_pod_terminal(json_t *pod);
 

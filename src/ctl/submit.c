@@ -10,6 +10,7 @@
 #include "ctl/podstatus.h"
 #include "image/image.h"
 #include "kube/meta.h"
+#include "metrics/metrics.h"
 #include "pod/pod.h"
 #include "podfs/podfs.h"
 #include "translate/translate.h"
@@ -68,6 +69,7 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
         snprintf(full, sizeof(full), "%s", msg);
     }
     mark_t m = {.message = full, .permanent = permanent};
+    sl_metrics_submission(0, 0);
     sl_store_mutate(c->store, "pods", p->ns, p->name, mark_failed, &m, NULL, NULL);
     ctl_event(c, pod, "Warning", "FailedCreate", "%s", msg);
     sl_info("pod %s/%s: %s", p->ns, p->name, full);
@@ -243,6 +245,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         goto out;
     }
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
+    sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
     pthread_mutex_lock(&c->lock);
     p->job_id = job_id;
     p->tries = 0;
@@ -260,4 +263,13 @@ out_ident:
     free(home);
     sl_pod_destroy(model);
     sl_fielderrs_destroy(errs);
+}
+
+size_t ctl_submit_queue_length(sl_ctl_t *c)
+{
+    size_t n = 0;
+    for (int i = 0; i < CTL_HASH; i++)
+        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
+            n += !p->job_id && !p->gave_up && !p->deleting && !p->terminal;
+    return n;
 }

@@ -27,8 +27,9 @@ struct sl_slurm_nodes {
     size_t n;
 };
 
-/* the RPC counter lives in slurm.c */
-void sl_slurm_count_rpc(void);
+/* every RPC is counted and timed (slurm.c) */
+double sl_slurm_rpc_begin(void);
+void sl_slurm_rpc_end(const char *rpc, double t0, int failed);
 
 static const char *nz(const char *s)
 {
@@ -72,9 +73,11 @@ static sl_slurm_jobs_t *wrap_jobs(job_info_msg_t *msg)
 int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err)
 {
     job_info_msg_t *msg = NULL;
-    sl_slurm_count_rpc();
-    if (slurm_load_jobs(since ? *since : 0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_load_jobs(since ? *since : 0, &msg, SHOW_ALL);
+    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    sl_slurm_rpc_end("load_jobs", t0, rc != SLURM_SUCCESS && e != SLURM_NO_CHANGE_IN_DATA);
+    if (rc != SLURM_SUCCESS) {
         if (e == SLURM_NO_CHANGE_IN_DATA)
             return 0;
         errno = e;
@@ -89,9 +92,12 @@ int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err)
 int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err)
 {
     job_info_msg_t *msg = NULL;
-    sl_slurm_count_rpc();
-    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_load_job(&msg, job_id, SHOW_ALL);
+    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    /* a job Slurm has forgotten is an answer, not an error */
+    sl_slurm_rpc_end("load_job", t0, rc != SLURM_SUCCESS && e != ESLURM_INVALID_JOB_ID);
+    if (rc != SLURM_SUCCESS) {
         errno = e == ESLURM_INVALID_JOB_ID ? ENOENT : e;
         return sl_errprintf(err, "load job %u: %s", job_id, slurm_strerror(e));
     }
@@ -147,10 +153,11 @@ int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_
     const char *type = slurm_conf.accounting_storage_type;
     if (!type || strcasecmp(type, "accounting_storage/slurmdbd"))
         return 0;
-    sl_slurm_count_rpc();
+    double t0 = sl_slurm_rpc_begin();
     void *db = slurmdb_connection_get(NULL);
     if (!db) {
         int e = slurm_get_errno();
+        sl_slurm_rpc_end("slurmdb_jobs_get", t0, 1);
         errno = e ? e : EIO;
         return sl_errprintf(err, "accounting: cannot reach slurmdbd: %s", slurm_strerror(e));
     }
@@ -171,6 +178,7 @@ int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_
     slurm_list_append(cond.step_list, step);
     List l = slurmdb_jobs_get(db, &cond);
     int e = slurm_get_errno();
+    sl_slurm_rpc_end("slurmdb_jobs_get", t0, !l);
     slurm_list_destroy(cond.cluster_list);
     slurm_list_destroy(cond.step_list);
     int r = 0;
@@ -241,17 +249,21 @@ static unsigned gres_gpus(const char *g)
 int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
 {
     node_info_msg_t *msg = NULL;
-    sl_slurm_count_rpc();
-    if (slurm_load_node(since ? *since : 0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_load_node(since ? *since : 0, &msg, SHOW_ALL);
+    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    sl_slurm_rpc_end("load_node", t0, rc != SLURM_SUCCESS && e != SLURM_NO_CHANGE_IN_DATA);
+    if (rc != SLURM_SUCCESS) {
         if (e == SLURM_NO_CHANGE_IN_DATA)
             return 0;
         errno = e;
         return sl_errprintf(err, "load nodes: %s", slurm_strerror(e));
     }
     partition_info_msg_t *parts = NULL;
-    sl_slurm_count_rpc();
-    if (slurm_load_partitions(0, &parts, SHOW_ALL) == SLURM_SUCCESS)
+    t0 = sl_slurm_rpc_begin();
+    rc = slurm_load_partitions(0, &parts, SHOW_ALL);
+    sl_slurm_rpc_end("load_partitions", t0, rc != SLURM_SUCCESS);
+    if (rc == SLURM_SUCCESS)
         slurm_populate_node_partitions(msg, parts);
     if (since)
         *since = msg->last_update;

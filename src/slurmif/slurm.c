@@ -1,6 +1,7 @@
 /* slurm.c — libslurm 22.05 behind sl_slurm_*: submit, signal, job and node loads. */
 #include "common/buf.h"
 #include "common/xalloc.h"
+#include "metrics/metrics.h"
 #include "slurmif/internal.h"
 #include "slurmif/slurmif.h"
 
@@ -26,7 +27,19 @@ static atomic_ulong rpc_count;
 
 unsigned long sl_slurm_rpc_count(void) { return atomic_load(&rpc_count); }
 
-void sl_slurm_count_rpc(void) { atomic_fetch_add(&rpc_count, 1); }
+/* Every libslurm RPC goes between these two: it is counted (the number
+ * above, which tests read), timed, and its failure counted, by RPC name
+ * (slurmlink_slurm_rpc_duration_seconds, _errors_total). */
+double sl_slurm_rpc_begin(void)
+{
+    atomic_fetch_add(&rpc_count, 1);
+    return sl_metrics_now();
+}
+
+void sl_slurm_rpc_end(const char *rpc, double t0, int failed)
+{
+    sl_metrics_slurm_rpc(rpc, sl_metrics_now() - t0, failed);
+}
 
 /* ---- start-up: a configuration libslurm can load, checked first ----------
  *
@@ -220,9 +233,10 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
         sl_slurm_desc_free(&d);
         return -1;
     }
-    atomic_fetch_add(&rpc_count, 1);
+    double t0 = sl_slurm_rpc_begin();
     int rc = slurm_submit_batch_job(&d, &resp);
     int e = slurm_get_errno();
+    sl_slurm_rpc_end("submit_batch_job", t0, rc != SLURM_SUCCESS || !resp);
     sl_slurm_cred_end(&saved);
     sl_slurm_desc_free(&d);
     if (rc != SLURM_SUCCESS || !resp) {
@@ -240,9 +254,10 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
 
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 {
-    atomic_fetch_add(&rpc_count, 1);
-    if (slurm_kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB) !=
-        SLURM_SUCCESS) {
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB);
+    sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
         int e = slurm_get_errno();
         errno = e;
         return sl_errprintf(err, "signal job %u: %s", job_id, slurm_strerror(e));
@@ -252,8 +267,10 @@ int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err)
 {
-    atomic_fetch_add(&rpc_count, 1);
-    if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_kill_job(job_id, SIGKILL, 0);
+    sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
         int e = slurm_get_errno();
         errno = e;
         return sl_errprintf(err, "cancel job %u: %s", job_id, slurm_strerror(e));

@@ -63,6 +63,52 @@ static void policy_fails(const char *text, const char *want, const char *desc)
     sl_authz_policy_destroy(p);
 }
 
+static int get_path(const sl_authz_policy_t *p, const char *user, const char *const *groups,
+                    const char *verb, const char *path, char **msg)
+{
+    sl_authz_req_t r = {.user = user, .groups = groups, .verb = verb, .path = path};
+    return sl_authz_check_req(p, &r, NULL, msg);
+}
+
+/* /metrics: only admins and what nonResourceURLs grants (RBAC's rule) */
+static void test_nonresource(void)
+{
+    const char *text = "adminGroups: [system:masters]\n"
+                       "nonResourceURLs:\n"
+                       "  /metrics: {users: [prom], groups: [monitoring]}\n"
+                       "  /debug/*: {users: [dbg]}\n";
+    sl_error_t err = {""};
+    sl_authz_policy_t *p = sl_authz_policy_parse(text, "policy.yaml", &err);
+    ok(p != NULL, "nonResourceURLs parses (%s)", err.text);
+    if (!p)
+        return;
+    const char *auth[] = {"system:authenticated", NULL};
+    const char *mon[] = {"monitoring", "system:authenticated", NULL};
+    const char *adm[] = {"system:masters", NULL};
+    char *msg = NULL;
+    is_int(get_path(p, "prom", auth, "get", "/metrics", NULL), 1, "the granted user gets /metrics");
+    is_int(get_path(p, "anyone", mon, "get", "/metrics", NULL), 1, "so does the granted group");
+    is_int(get_path(p, "root", adm, "get", "/metrics", NULL), 1, "and an admin");
+    is_int(get_path(p, "alice", auth, "get", "/metrics", &msg), 0, "others may not");
+    is_str(msg, "forbidden: User \"alice\" cannot get path \"/metrics\"",
+           "kube-apiserver's message");
+    free(msg);
+    is_int(get_path(p, "alice", auth, "get", "/metrics/x", NULL), 0, "nor below /metrics");
+    is_int(get_path(p, "prom", auth, "post", "/metrics", NULL), 0, "the grant is get only");
+    is_int(get_path(p, "prom", auth, "get", "/version", NULL), 1, "discovery stays open");
+    is_int(get_path(p, "dbg", auth, "get", "/debug/pprof", NULL), 1, "a '*' grants a prefix");
+    sl_authz_policy_destroy(p);
+    p = sl_authz_policy_parse("adminGroups: [system:masters]\n", "policy.yaml", &err);
+    is_int(get_path(p, "prom", auth, "get", "/metrics", NULL), 0, "no grant: /metrics is closed");
+    sl_authz_policy_destroy(p);
+    policy_fails("nonResourceURLs:\n  metrics: {users: [a]}\n", "is not a URL path",
+                 "a URL without '/'");
+    policy_fails("nonResourceURLs:\n  /a*b: {users: [a]}\n", "a '*' may only end it",
+                 "a '*' inside");
+    policy_fails("nonResourceURLs:\n  /metrics: {verbs: [get]}\n", "expected users or groups",
+                 "an unknown field");
+}
+
 int main(void)
 {
     sl_error_t err = {""};
@@ -341,5 +387,6 @@ int main(void)
     ok(sl_authz_policy_load("/nonexistent/policy.yaml", &err) == NULL, "missing file fails");
     has_str(err.text, "/nonexistent/policy.yaml", "... naming the file");
     sl_authz_policy_destroy(NULL);
+    test_nonresource();
     return tap_done();
 }

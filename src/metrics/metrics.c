@@ -1,0 +1,220 @@
+/* metrics.c — slurmlinkd's metric families, made once, and the calls that
+ * feed them. Names follow Prometheus' conventions (base units, _total for
+ * counters) and kube-apiserver's where it has the same metric. */
+#include "metrics/metrics.h"
+#include "common/log.h"
+#include "metrics/expo.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* request and RPC latencies: 1 ms .. 60 s */
+static const double fast_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                     0.5,   1,      2.5,   5,    10,    30,   60};
+/* pod latencies (a poll period or more): 10 ms .. 5 min */
+static const double pod_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2,
+                                    5,    10,    20,   30,  60,   120, 300};
+#define NB(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct {
+    sl_expo_t *x;
+    sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue;
+    sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
+} m;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
+
+static sl_expo_family_t *must(sl_expo_family_t *f, const sl_error_t *err)
+{
+    if (!f) /* the names below are constants: only a programming error gets here */
+        sl_err("metrics: %s", err->text);
+    return f;
+}
+
+static void make(void)
+{
+    sl_error_t e = {""};
+    sl_expo_t *x = m.x = sl_expo_create();
+    m.pods = must(sl_expo_gauge(x, "slurmlink_pods", "Pods in the store by namespace and phase.",
+                                SL_EXPO_LABELS("namespace", "phase"), &e),
+                  &e);
+    m.subs = must(sl_expo_counter(x, "slurmlink_pod_submissions_total",
+                                  "Pod submissions to Slurm (attempts, retries included).",
+                                  SL_EXPO_NO_LABELS, &e),
+                  &e);
+    m.sub_fail = must(sl_expo_counter(x, "slurmlink_pod_submission_failures_total",
+                                      "Pod submissions that Slurm refused or could not take.",
+                                      SL_EXPO_NO_LABELS, &e),
+                      &e);
+    m.sub_lat = must(sl_expo_histogram(x, "slurmlink_pod_submit_latency_seconds",
+                                       "From the controller seeing a pod created to its Slurm "
+                                       "job id.",
+                                       SL_EXPO_NO_LABELS, pod_bounds, NB(pod_bounds), &e),
+                     &e);
+    m.status_lat = must(sl_expo_histogram(x, "slurmlink_pod_status_latency_seconds",
+                                          "From a container's exit (the shim's push) to its "
+                                          "status stored, visible to clients.",
+                                          SL_EXPO_NO_LABELS, pod_bounds, NB(pod_bounds), &e),
+                        &e);
+    m.queue = must(sl_expo_gauge(x, "slurmlink_submit_queue_length",
+                                 "Pods waiting for a submission to Slurm.", SL_EXPO_NO_LABELS, &e),
+                   &e);
+    m.gpus = must(sl_expo_gauge(x, "slurmlink_node_gpus", "GPUs (GRES gpu) of each Slurm node.",
+                                SL_EXPO_LABELS("node"), &e),
+                  &e);
+    m.gpus_alloc = must(sl_expo_gauge(x, "slurmlink_node_gpus_allocated",
+                                      "GPUs allocated to jobs on each Slurm node.",
+                                      SL_EXPO_LABELS("node"), &e),
+                        &e);
+    m.rpc_lat = must(sl_expo_histogram(x, "slurmlink_slurm_rpc_duration_seconds",
+                                       "Duration of libslurm calls by RPC.", SL_EXPO_LABELS("rpc"),
+                                       fast_bounds, NB(fast_bounds), &e),
+                     &e);
+    m.rpc_err = must(sl_expo_counter(x, "slurmlink_slurm_rpc_errors_total",
+                                     "libslurm calls that returned an error, by RPC.",
+                                     SL_EXPO_LABELS("rpc"), &e),
+                     &e);
+    m.req = must(sl_expo_counter(x, "slurmlink_api_requests_total",
+                                 "API requests by verb, resource, subresource and HTTP code.",
+                                 SL_EXPO_LABELS("verb", "resource", "subresource", "code"), &e),
+                 &e);
+    m.req_lat = must(sl_expo_histogram(x, "slurmlink_api_request_duration_seconds",
+                                       "API request latency by verb and resource (watches "
+                                       "excluded).",
+                                       SL_EXPO_LABELS("verb", "resource"), fast_bounds,
+                                       NB(fast_bounds), &e),
+                     &e);
+    m.watches = must(sl_expo_gauge(x, "slurmlink_api_open_watches", "Watch streams now open.",
+                                   SL_EXPO_NO_LABELS, &e),
+                     &e);
+}
+
+static int ready(void)
+{
+    pthread_once(&once, make);
+    return m.x != NULL;
+}
+
+double sl_metrics_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* a known word, else "other": label values never come from a client as is */
+static const char *known(const char *s, const char *const *words)
+{
+    for (int i = 0; s && words[i]; i++)
+        if (!strcmp(s, words[i]))
+            return words[i];
+    return "other";
+}
+
+/* resource names are the API's own (a found resource's plural): lower case
+ * letters, digits, '-', '.' only */
+static const char *resource_word(const char *s)
+{
+    if (!s)
+        return "";
+    size_t n = strlen(s);
+    if (n > 63 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-.") != n)
+        return "other";
+    return s;
+}
+
+void sl_metrics_api_request(const char *verb, const char *resource, const char *sub, unsigned code,
+                            double seconds)
+{
+    static const char *const verbs[] = {
+        "get",  "list", "watch", "create",  "update", "patch", "delete", "deletecollection",
+        "post", "put",  "head",  "options", NULL};
+    static const char *const subs[] = {"", "status", "log", NULL};
+    if (!ready())
+        return;
+    const char *v = known(verb, verbs), *r = resource_word(resource);
+    char c[8];
+    snprintf(c, sizeof(c), "%u", code < 1000 ? code : 0);
+    sl_expo_add(m.req, SL_EXPO_LABELS(v, r, known(sub ? sub : "", subs), c), 1);
+    if (strcmp(v, "watch") != 0)
+        sl_expo_observe(m.req_lat, SL_EXPO_LABELS(v, r), seconds);
+}
+
+void sl_metrics_watch(int delta)
+{
+    if (ready())
+        sl_expo_add(m.watches, NULL, delta);
+}
+
+void sl_metrics_submission(int ok, double seconds)
+{
+    if (!ready())
+        return;
+    sl_expo_add(m.subs, NULL, 1);
+    if (!ok)
+        sl_expo_add(m.sub_fail, NULL, 1);
+    else if (seconds >= 0)
+        sl_expo_observe(m.sub_lat, NULL, seconds);
+}
+
+void sl_metrics_status_latency(double seconds)
+{
+    if (ready())
+        sl_expo_observe(m.status_lat, NULL, seconds < 0 ? 0 : seconds);
+}
+
+void sl_metrics_queue_length(size_t n)
+{
+    if (ready())
+        sl_expo_set(m.queue, NULL, (double)n);
+}
+
+void sl_metrics_gpus_begin(void)
+{
+    if (!ready())
+        return;
+    sl_expo_reset(m.gpus);
+    sl_expo_reset(m.gpus_alloc);
+}
+
+void sl_metrics_gpus(const char *node, unsigned allocated, unsigned total)
+{
+    if (!ready() || !node)
+        return;
+    sl_expo_set(m.gpus, SL_EXPO_LABELS(node), total);
+    sl_expo_set(m.gpus_alloc, SL_EXPO_LABELS(node), allocated);
+}
+
+void sl_metrics_slurm_rpc(const char *rpc, double seconds, int failed)
+{
+    if (!ready())
+        return;
+    sl_expo_observe(m.rpc_lat, SL_EXPO_LABELS(rpc), seconds);
+    /* the series exists from the first call, so a rate() of 0 errors works */
+    sl_expo_add(m.rpc_err, SL_EXPO_LABELS(rpc), failed ? 1 : 0);
+}
+
+void sl_metrics_pods_begin(void)
+{
+    pthread_mutex_lock(&scrape);
+    if (ready())
+        sl_expo_reset(m.pods);
+}
+
+void sl_metrics_pod(const char *ns, const char *phase)
+{
+    static const char *const phases[] = {"Pending", "Running", "Succeeded",
+                                         "Failed",  "Unknown", NULL};
+    if (ready() && ns)
+        sl_expo_add(m.pods, SL_EXPO_LABELS(ns, phase && *phase ? known(phase, phases) : "Pending"),
+                    1);
+}
+
+char *sl_metrics_render(size_t *len)
+{
+    char *text = ready() ? sl_expo_render(m.x, len) : NULL;
+    pthread_mutex_unlock(&scrape);
+    return text;
+}

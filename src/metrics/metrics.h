@@ -1,0 +1,58 @@
+/* metrics.h — slurmlinkd's own metrics (docs/metrics.md lists each one):
+ * one process-wide registry (metrics/expo.h) with a small call for each
+ * place that observes something, so that the code observed stays one line:
+ *
+ *   src/api      requests by verb, resource and code, with latency; open watches
+ *   src/ctl      submissions and their failures, create → Slurm job id latency,
+ *                container exit → status visible latency, the submission queue,
+ *                GPUs per node
+ *   src/slurmif  every libslurm RPC's latency and errors
+ *
+ * Pods by phase and namespace are counted from the store at each scrape
+ * (src/api/metrics.c serves GET /metrics).
+ *
+ * Every call is thread-safe and cheap (one mutex, a short list search);
+ * none fails visibly: a metric that cannot be recorded is dropped. */
+#ifndef SL_METRICS_METRICS_H
+#define SL_METRICS_METRICS_H
+
+#include <stddef.h>
+
+/* API requests: verb as kube-apiserver's RequestInfo (get, list, watch,
+ * create, update, patch, delete, deletecollection; non-resource URLs: the
+ * method in lower case), resource "" for a non-resource URL, sub "" or the
+ * subresource, code the HTTP status. Unknown verbs and resources are
+ * counted as "other" (label values are not taken from the URL as is). */
+void sl_metrics_api_request(const char *verb, const char *resource, const char *sub, unsigned code,
+                            double seconds);
+/* A watch stream started (+1) or ended (-1). */
+void sl_metrics_watch(int delta);
+
+/* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
+ * seconds: since the controller saw the pod created (ok only). */
+void sl_metrics_submission(int ok, double seconds);
+/* A shim push that ended a container was applied: seconds from the
+ * container's exit (the push's time) until its status was stored. */
+void sl_metrics_status_latency(double seconds);
+/* Pods waiting for a submission (new, backing off or deferred). */
+void sl_metrics_queue_length(size_t n);
+/* GPUs of the node mirror: begin drops the old values, then one call per node. */
+void sl_metrics_gpus_begin(void);
+void sl_metrics_gpus(const char *node, unsigned allocated, unsigned total);
+
+/* A libslurm call named rpc ("submit_batch_job", "load_jobs", ...) took
+ * seconds; failed 1 when it returned an error. */
+void sl_metrics_slurm_rpc(const char *rpc, double seconds, int failed);
+
+/* Pods by namespace and phase, filled anew for one scrape: begin, then one
+ * call per pod; render ends it. The three run under the scrape lock that
+ * begin takes and render releases. */
+void sl_metrics_pods_begin(void);
+void sl_metrics_pod(const char *ns, const char *phase);
+/* The whole exposition (caller frees); releases the scrape lock. */
+char *sl_metrics_render(size_t *len);
+
+/* Seconds of a monotonic clock, for measuring durations. */
+double sl_metrics_now(void);
+
+#endif
