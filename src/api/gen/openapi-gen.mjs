@@ -79,9 +79,11 @@ function split(alias) {
   throw new Error(`no prefix for ${alias}`);
 }
 
+// A JSDoc comment's text; the package escapes "*" as "\*" (so no text can
+// close the comment).
 function jsdoc(block) {
   return block.replace(/^\/\*\*\s*\n?/, "").replace(/\s*\*\/$/, "").split("\n")
-    .map((l) => l.replace(/^\s*\* ?/, "")).join("\n").trim();
+    .map((l) => l.replace(/^\s*\* ?/, "")).join("\n").trim().replace(/\\\*/g, "*");
 }
 
 // The interface I<short> of a .d.ts: its description and properties
