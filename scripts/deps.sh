@@ -28,6 +28,9 @@ for p in "${PKGS[@]}"; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$st" = installed ] || missing+=("$p")
 done
+# `make openapi` and t/51-explain's check of the generated schemas need node
+# and npm; a Node.js installed otherwise (with its own npm) is kept
+command -v npm >/dev/null || missing+=(nodejs npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
