@@ -210,20 +210,21 @@ static enum MHD_Result serve_doc(api_req_t *r, const gv_doc_t *d)
         const char *h[] = {MHD_HTTP_HEADER_LOCATION, url, NULL};
         return api_reply_persistent(r, 301, "text/plain; charset=utf-8", "", 0, h);
     }
+    const char *h[10] = {MHD_HTTP_HEADER_ETAG, etag, NULL};
+    if (hash && *hash) { /* only then, as kube-openapi */
+        time_t later = time(NULL) + 365 * 24 * 3600;
+        struct tm tm;
+        strftime(expires, sizeof(expires), "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&later, &tm));
+        const char *more[] = {MHD_HTTP_HEADER_VARY,
+                              "Accept",
+                              MHD_HTTP_HEADER_CACHE_CONTROL,
+                              "public, immutable",
+                              MHD_HTTP_HEADER_EXPIRES,
+                              expires,
+                              NULL};
+        memcpy(h + 2, more, sizeof(more));
+    }
     const char *inm = api_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
-    bool cached = hash && *hash;
-    time_t later = time(NULL) + 365 * 24 * 3600;
-    struct tm tm;
-    strftime(expires, sizeof(expires), "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&later, &tm));
-    const char *h[] = {MHD_HTTP_HEADER_ETAG,
-                       etag,
-                       MHD_HTTP_HEADER_VARY,
-                       "Accept",
-                       cached ? MHD_HTTP_HEADER_CACHE_CONTROL : NULL,
-                       "public, immutable",
-                       MHD_HTTP_HEADER_EXPIRES,
-                       expires,
-                       NULL};
     if (inm && !strcmp(inm, etag))
         return api_reply_persistent(r, 304, NULL, "", 0, h);
     return api_reply_persistent(r, 200, "application/json", d->text, d->len, h);
