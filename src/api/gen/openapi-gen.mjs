@@ -13,7 +13,7 @@
 // types map back to OpenAPI as upstream writes them (kube-openapi's v3
 // builder): a property naming another type is {allOf: [{$ref}]} beside its
 // description; number is integer (core/v1 has no floating-point field);
-// string literal unions are enums.
+// string literal unions are enums; the patch tags come from a table below.
 //
 //   make openapi     (src/api/gen/openapi-gen.sh: npm pack, integrity check, this)
 //   node src/api/gen/openapi-gen.mjs CORE_DIR APIMACHINERY_DIR > src/api/openapi_schemas.c
@@ -71,6 +71,30 @@ const SCALARS = {
   "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": { type: "string", format: "date-time" },
   "io.k8s.apimachinery.pkg.util.intstr.IntOrString": { format: "int-or-string",
     oneOf: [{ type: "integer" }, { type: "string" }] },
+};
+
+// The patchStrategy/patchMergeKey struct tags of k8s.io/api (core/v1
+// types.go, meta/v1 types.go) on the types reachable here, which upstream's
+// documents carry as x-kubernetes-patch-strategy / -merge-key; the package
+// has no trace of them. The same facts as src/kube/schema.c, the server's
+// strategic merge (src/api/test/openapi_schemas.c checks they agree).
+const CONTAINER = { ports: ["merge", "containerPort"], env: ["merge", "name"],
+                    volumeMounts: ["merge", "mountPath"], volumeDevices: ["merge", "devicePath"] };
+const PATCH = {
+  "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": { finalizers: ["merge"], ownerReferences: ["merge", "uid"] },
+  "io.k8s.api.core.v1.Container": CONTAINER,
+  "io.k8s.api.core.v1.EphemeralContainer": CONTAINER,
+  "io.k8s.api.core.v1.PodSpec": {
+    volumes: ["merge,retainKeys", "name"], initContainers: ["merge", "name"], containers: ["merge", "name"],
+    ephemeralContainers: ["merge", "name"], imagePullSecrets: ["merge", "name"], hostAliases: ["merge", "ip"],
+    topologySpreadConstraints: ["merge", "topologyKey"], schedulingGates: ["merge", "name"],
+    resourceClaims: ["merge,retainKeys", "name"] },
+  "io.k8s.api.core.v1.PodStatus": { conditions: ["merge", "type"], podIPs: ["merge", "ip"], hostIPs: ["merge", "ip"],
+    resourceClaimStatuses: ["merge,retainKeys", "name"] },
+  "io.k8s.api.core.v1.NodeSpec": { podCIDRs: ["merge"] },
+  "io.k8s.api.core.v1.NodeStatus": { conditions: ["merge", "type"], addresses: ["merge", "type"] },
+  "io.k8s.api.core.v1.NamespaceStatus": { conditions: ["merge", "type"] },
+  "io.k8s.api.core.v1.ServiceAccount": { secrets: ["merge", "name"] },
 };
 
 function split(alias) {
@@ -166,6 +190,12 @@ function load(alias) {
   }
   if (!Object.keys(s.properties).length) delete s.properties;
   if (required.length) s.required = required.sort();
+  for (const [field, [strategy, key]] of Object.entries(PATCH[name] || {})) {
+    const p = s.properties && s.properties[field];
+    if (!p) throw new Error(`${name} has no field ${field} (PATCH)`);
+    p["x-kubernetes-patch-strategy"] = strategy;
+    if (key) p["x-kubernetes-patch-merge-key"] = key;
+  }
   const kind = KINDS.find((k) => short === k || short === k + "List") || GVK_META[short];
   if (kind) s["x-kubernetes-group-version-kind"] = [{ group: "", kind: short, version: "v1" }];
   schemas[name] = s;

@@ -2,10 +2,15 @@
  * cover what resource.c serves: each kind and its list has its schema,
  * marked with its group-version-kind, and every $ref names a schema of the
  * same document. A kind added to resource.c without `make openapi` fails
- * here. */
+ * here. And the documents' x-kubernetes-patch-strategy / -merge-key agree
+ * with the server's strategic merge (kube/schema.h, internal to src/kube:
+ * read here only to compare) on every type the server models. */
 #include "api/openapi_schemas.h"
 #include "api/resource.h"
 #include "common/tap.h"
+#include "kube/schema.h"
+
+#include <stdbool.h>
 
 #include <jansson.h>
 #include <stdio.h>
@@ -72,9 +77,58 @@ static int dangling(json_t *all, json_t *v)
     return n;
 }
 
+/* The schema a property names: itself ({allOf: [{$ref}]}) or its items. */
+static json_t *target(json_t *all, json_t *prop)
+{
+    json_t *p = json_object_get(prop, "items") ? json_object_get(prop, "items") : prop;
+    json_t *ref = json_object_get(p, "$ref");
+    if (!ref)
+        ref = json_object_get(json_array_get(json_object_get(p, "allOf"), 0), "$ref");
+    const char *pre = "#/components/schemas/";
+    if (!json_is_string(ref) || strncmp(json_string_value(ref), pre, strlen(pre)))
+        return NULL;
+    return json_object_get(all, json_string_value(ref) + strlen(pre));
+}
+
+/* Does property p's patch metadata say what the server's field f does? */
+static bool same_patch(json_t *p, const struct smp_field *f)
+{
+    const char *st = json_string_value(json_object_get(p, "x-kubernetes-patch-strategy"));
+    const char *mk = json_string_value(json_object_get(p, "x-kubernetes-patch-merge-key"));
+    bool merge = f && f->strategy == SMP_MERGE;
+    const char *key = f ? f->merge_key : NULL;
+    if ((st && !strncmp(st, "merge", 5)) != merge)
+        return false;
+    return mk ? key && !strcmp(mk, key) : !key;
+}
+
+/* Fields of schema s (at path) whose patch metadata the server's type t
+ * does not share, down every field t gives a type. */
+static int disagree(json_t *all, json_t *s, const struct smp_type *t, const char *path)
+{
+    int n = 0;
+    const char *k;
+    json_t *p;
+    json_object_foreach(json_object_get(s, "properties"), k, p)
+    {
+        const struct smp_field *f = sl_kube_schema_field(t, k);
+        if (!same_patch(p, f)) {
+            printf("#   %s.%s: the document and the server's strategic merge differ\n", path, k);
+            n++;
+        }
+        if (f && f->type) {
+            char sub[256];
+            snprintf(sub, sizeof(sub), "%s.%s", path, k);
+            json_t *ts = target(all, p);
+            n += ts ? disagree(all, ts, f->type, sub) : 1;
+        }
+    }
+    return n;
+}
+
 int main(void)
 {
-    tap_plan(25); /* 3 for each of resource.c's 8 kinds, 1 for core/v1's document */
+    tap_plan(33); /* 4 for each of resource.c's 8 kinds, 1 for core/v1's document */
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         ok(json_is_object(all), "%s: the schemas of %s/%s are a JSON object", x->name, x->group,
@@ -83,6 +137,15 @@ int main(void)
         check_kind(all, x, x->list_kind);
         json_decref(all);
     }
+    json_t *core = schemas_of("", "v1");
+    for (const api_resource_t *x = api_resources; x->name; x++) {
+        char name[200];
+        snprintf(name, sizeof(name), "io.k8s.api.core.v1.%s", x->kind);
+        json_t *s = json_object_get(core, name);
+        is_int(s ? disagree(core, s, sl_kube_schema_for("v1", x->kind), x->kind) : -1, 0,
+               "%s: patch strategies and merge keys as the server merges", x->kind);
+    }
+    json_decref(core);
     for (const api_openapi_schemas_t *s = api_openapi_schemas; s->group; s++) {
         json_t *all = json_loadb(s->json, s->len, 0, NULL);
         is_int(dangling(all, all), 0, "%s/%s: every $ref resolves", s->group, s->version);
