@@ -6,9 +6,9 @@
 # documents' hash, ETag and caching headers; every $ref resolves; the
 # committed src/api/openapi_schemas.c is what `make openapi` generates.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 74
+plan 75
 
-api_up || bail "slurmlinkd up"
+api_up -v || bail "slurmlinkd up" # -v: the request log shows what kubectl fetched
 SDK=/usr/lib/google-cloud-sdk/bin
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -58,6 +58,8 @@ kinds=$(jqr '[.resources[] | select(.name | contains("/") | not) | .kind] | sort
 is "$(printf '%s' "$DOC" | jq -r --arg k "$kinds" '($k | split(" ")) as $ks | [.components.schemas[] |
   ."x-kubernetes-group-version-kind"[]? | select(.group == "" and .version == "v1" and (.kind | IN($ks[]))) | .kind] |
   unique | join(" ")')" "$kinds" "every served kind has its schema ($kinds)"
+
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: once}\ndata: {a: b}\n' >"$AD/once.yaml"
 
 # upstream's descriptions of the kinds (k8s.io/api core/v1 types.go), their start
 declare -A FIRST=(
@@ -158,6 +160,14 @@ EOF
   is "$(k $KN apply -f "$AD/list.json" 2>&1)" $'configmap/l1 created\nsecret/l2 created' "[$v] apply a v1 List"
   k delete namespace "$ns" >/dev/null
 }
+
+# kubectl caches the document by its hash: three commands, one fetch
+KUBECTL=$SDK/kubectl.1.32
+k() { "$KUBECTL" --cache-dir "$AD/cache-once" "$@"; }
+n0=$(grep -c 'GET /openapi/v3/api/v1 ' "$AD/daemon.log")
+for i in 1 2 3; do k get configmaps >/dev/null 2>&1; k apply -f "$AD/once.yaml" >/dev/null 2>&1; done
+is "$(( $(grep -c 'GET /openapi/v3/api/v1 ' "$AD/daemon.log") - n0 ))" 1 "kubectl fetched the api/v1 document once for three applies"
+k() { "$KUBECTL" --cache-dir "$AD/cache-$(basename "$KUBECTL")" "$@"; }
 
 for v in 1.30 1.32 1.33; do
   KUBECTL=$SDK/kubectl.$v
