@@ -29,7 +29,7 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan test unit check-deps clean format demo print-unit-bins schema
+.PHONY: all asan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check
 all: $(PROGS) $(UNIT_BINS) $(BUILD)/mpi-stencil
 
 V ?= 0
@@ -106,6 +106,15 @@ format:
 # the committed file is what this writes
 schema:
 	scripts/schema.sh src/pod/schema_table.c
+
+# The OpenAPI v3 schemas served at /openapi/v3 (needs npm and node; a plain
+# build uses the committed src/api/openapi_schemas.c). openapi-check: the
+# committed file is what a fresh generation prints.
+openapi:
+	src/api/gen/openapi-gen.sh > src/api/openapi_schemas.c.tmp
+	mv -f src/api/openapi_schemas.c.tmp src/api/openapi_schemas.c
+openapi-check:
+	src/api/gen/openapi-gen.sh | cmp - src/api/openapi_schemas.c
 
 clean:
 	rm -rf build build-asan

@@ -142,6 +142,11 @@ enum MHD_Result api_reply_status(api_req_t *r, json_t *status);
 /* Already-serialised JSON text (taken: freed by MHD). */
 enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, char *text,
                                 size_t len);
+/* data outlives the response (static, or kept for the process): not copied.
+ * hdrs: extra headers, name, value, ..., NULL (may be NULL); a Cache-Control
+ * among them replaces the default "no-cache, private". */
+enum MHD_Result api_reply_persistent(api_req_t *r, unsigned code, const char *ctype,
+                                     const char *data, size_t len, const char *const *hdrs);
 /* A streamed (chunked) response; free_fn(cls) runs when it ends. */
 enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,

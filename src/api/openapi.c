@@ -1,25 +1,38 @@
 /* openapi.c — /openapi/v3: the index and one document per group-version.
  *
- * What kubectl needs from them: for each kind a PATCH
- * operation carrying x-kubernetes-group-version-kind and a fieldValidation
- * query parameter. Then `kubectl apply`/`create` at the default
- * --validate=strict leave validation to the server (fieldValidation=Strict).
+ * Each document has, for each kind, the operations of its paths and the
+ * component schemas of Kubernetes (openapi_schemas.c, generated with the
+ * descriptions from a pinned package: `make openapi`), so `kubectl explain`
+ * answers. A document's text is built once and served as it is; its hash
+ * (SHA-512, as kube-openapi's) names it in the index (?hash=), and a
+ * request carrying the right hash may be cached for good (Cache-Control
+ * immutable), as from kube-apiserver.
+ *
+ * What kubectl needs for writes: for each kind a PATCH operation carrying
+ * x-kubernetes-group-version-kind and a fieldValidation query parameter.
+ * Then `kubectl apply`/`create` at the default --validate=strict leave
+ * validation to the server (fieldValidation=Strict).
  *
  * The PATCH operations deliberately carry no requestBody: kubectl then
  * computes client-side apply patches from its built-in Go types (exact
- * strategic-merge metadata) instead of from our schemas, which are empty.
+ * strategic-merge metadata, the one kubectl's version was built with)
+ * instead of from these schemas.
  *
  * /openapi/v2: kubectl validates a manifest of kind v1 List on the client,
  * always against the v2 document (protobuf). An empty document (no
  * definitions) makes it skip that check ("resource is not present, let's
  * just skip validation"); the List's items are then validated by the
- * server like any object. */
+ * server like any object. It also keeps kubectl apply from computing
+ * patches from v2 definitions (it prefers those to its built-in types). */
 #include "api/internal.h"
-#include "common/version.h"
+#include "api/openapi_schemas.h"
+#include "common/buf.h"
 #include "kube/status.h"
 
+#include <gnutls/crypto.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static json_t *gvk(const api_resource_t *x)
 {
@@ -58,10 +71,10 @@ static char *gv_prefix(const char *group, const char *version, char *buf, size_t
     return buf;
 }
 
-static json_t *gv_document(const char *group, const char *version)
+/* The "paths" of group/version's document. */
+static json_t *gv_paths(const char *group, const char *version)
 {
     json_t *paths = json_object();
-    json_t *schemas = json_object();
     char pre[160], path[320];
     gv_prefix(group, version, pre, sizeof(pre));
     for (const api_resource_t *x = api_resources; x->name; x++) {
@@ -86,16 +99,81 @@ static json_t *gv_document(const char *group, const char *version)
         if (x->verbs & API_V_DELETE)
             json_object_set_new(item, "delete", op(x, "delete", false));
         json_object_set_new(paths, path, item);
-        char sname[160];
-        snprintf(sname, sizeof(sname), "io.k8s.api.%s.%s.%s", *group ? group : "core", version,
-                 x->kind);
-        json_object_set_new(schemas, sname,
-                            json_pack("{s:s, s:s, s:[o]}", "type", "object", "description", "",
-                                      "x-kubernetes-group-version-kind", gvk(x)));
     }
-    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o}}", "openapi", "3.0.0", "info", "title",
-                     "Kubernetes", "version", "v1.32.0", "paths", paths, "components", "schemas",
-                     schemas);
+    return paths;
+}
+
+/* One served document: built once, kept for the process. */
+typedef struct gv_doc {
+    char key[160]; /* "api/v1" or "apis/G/V" */
+    char *text;
+    size_t len;
+    char hash[129]; /* SHA-512 of text, upper-case hex */
+} gv_doc_t;
+
+static gv_doc_t docs[API_MAX_RESOURCES];
+static size_t ndocs;
+static pthread_once_t docs_once = PTHREAD_ONCE_INIT;
+
+static const char *gv_schemas(const char *group, const char *version, size_t *len)
+{
+    for (const api_openapi_schemas_t *s = api_openapi_schemas; s->group; s++)
+        if (!strcmp(s->group, group) && !strcmp(s->version, version)) {
+            *len = s->len;
+            return s->json;
+        }
+    *len = 2;
+    return "{}";
+}
+
+static void gv_build(gv_doc_t *d, const char *group, const char *version)
+{
+    json_t *paths = gv_paths(group, version);
+    char *ptext = json_dumps(paths, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(paths);
+    size_t slen;
+    const char *schemas = gv_schemas(group, version, &slen);
+    sl_buf_t b = SL_BUF_INIT;
+    sl_buf_puts(&b, "{\"components\":{\"schemas\":");
+    sl_buf_append(&b, schemas, slen);
+    sl_buf_puts(&b, "},\"info\":{\"title\":\"Kubernetes\",\"version\":\"v1.32.0\"},"
+                    "\"openapi\":\"3.0.0\",\"paths\":");
+    sl_buf_puts(&b, ptext ? ptext : "{}");
+    sl_buf_puts(&b, "}\n");
+    free(ptext);
+    d->len = b.len;
+    d->text = sl_buf_steal(&b);
+    unsigned char sum[64];
+    gnutls_hash_fast(GNUTLS_DIG_SHA512, d->text, d->len, sum);
+    for (size_t i = 0; i < sizeof(sum); i++)
+        snprintf(d->hash + 2 * i, 3, "%02X", sum[i]);
+}
+
+static void docs_build(void)
+{
+    for (const api_resource_t *x = api_resources; x->name && ndocs < API_MAX_RESOURCES; x++) {
+        char key[160];
+        if (!*x->group)
+            snprintf(key, sizeof(key), "api/%s", x->version);
+        else
+            snprintf(key, sizeof(key), "apis/%s/%s", x->group, x->version);
+        bool seen = false;
+        for (size_t i = 0; i < ndocs; i++)
+            seen |= !strcmp(docs[i].key, key);
+        if (seen)
+            continue;
+        snprintf(docs[ndocs].key, sizeof(docs[ndocs].key), "%s", key);
+        gv_build(&docs[ndocs++], x->group, x->version);
+    }
+}
+
+static const gv_doc_t *doc_find(const char *key)
+{
+    pthread_once(&docs_once, docs_build);
+    for (size_t i = 0; i < ndocs; i++)
+        if (!strcmp(docs[i].key, key))
+            return &docs[i];
+    return NULL;
 }
 
 /* The gnostic OpenAPIv2 Document {swagger=1: "2.0", info=2: {title=1,
@@ -113,66 +191,59 @@ enum MHD_Result api_serve_openapi_v2(api_req_t *r)
                            doc, sizeof(doc) - 1);
 }
 
-/* A stable hash for the serverRelativeURL (kubectl caches by it). */
-static unsigned long long fnv1a(const char *s)
+/* The serverRelativeURL of d, as the index lists it. */
+static void doc_url(const gv_doc_t *d, char *url, size_t len)
 {
-    unsigned long long h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
+    snprintf(url, len, "/openapi/v3/%.159s?hash=%.128s", d->key, d->hash);
+}
+
+/* As kube-openapi's handler3: the document with an ETag (its hash); with
+ * ?hash= of this document, cacheable for good (public, immutable, a year);
+ * with a stale hash, a 301 to the current URL; If-None-Match: 304. */
+static enum MHD_Result serve_doc(api_req_t *r, const gv_doc_t *d)
+{
+    char etag[132], url[512], expires[64];
+    snprintf(etag, sizeof(etag), "\"%s\"", d->hash);
+    doc_url(d, url, sizeof(url));
+    const char *hash = api_query(r, "hash");
+    if (hash && *hash && strcmp(hash, d->hash)) {
+        const char *h[] = {MHD_HTTP_HEADER_LOCATION, url, NULL};
+        return api_reply_persistent(r, 301, "text/plain; charset=utf-8", "", 0, h);
     }
-    return h;
+    const char *h[10] = {MHD_HTTP_HEADER_ETAG, etag, NULL};
+    if (hash && *hash) { /* only then, as kube-openapi */
+        time_t later = time(NULL) + 365 * 24 * 3600;
+        struct tm tm;
+        strftime(expires, sizeof(expires), "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&later, &tm));
+        const char *more[] = {MHD_HTTP_HEADER_VARY,
+                              "Accept",
+                              MHD_HTTP_HEADER_CACHE_CONTROL,
+                              "public, immutable",
+                              MHD_HTTP_HEADER_EXPIRES,
+                              expires,
+                              NULL};
+        memcpy(h + 2, more, sizeof(more));
+    }
+    const char *inm = api_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    if (inm && !strcmp(inm, etag))
+        return api_reply_persistent(r, 304, NULL, "", 0, h);
+    return api_reply_persistent(r, 200, "application/json", d->text, d->len, h);
 }
 
 enum MHD_Result api_serve_openapi(api_req_t *r, const char *rest)
 {
     if (!*rest) {
+        pthread_once(&docs_once, docs_build);
         json_t *paths = json_object();
-        for (const api_resource_t *x = api_resources; x->name; x++) {
-            char key[160];
-            if (!*x->group)
-                snprintf(key, sizeof(key), "api/%s", x->version);
-            else
-                snprintf(key, sizeof(key), "apis/%s/%s", x->group, x->version);
-            if (json_object_get(paths, key))
-                continue;
-            json_t *doc = gv_document(x->group, x->version);
-            char *text = json_dumps(doc, JSON_COMPACT);
-            json_decref(doc);
-            char url[320];
-            snprintf(url, sizeof(url), "/openapi/v3/%s?hash=%016llX", key,
-                     fnv1a(text ? text : "") ^ fnv1a(SLURMLINK_VERSION));
-            free(text);
-            json_object_set_new(paths, key, json_pack("{s:s}", "serverRelativeURL", url));
+        for (size_t i = 0; i < ndocs; i++) {
+            char url[512];
+            doc_url(&docs[i], url, sizeof(url));
+            json_object_set_new(paths, docs[i].key, json_pack("{s:s}", "serverRelativeURL", url));
         }
         return api_reply_json(r, 200, json_pack("{s:o}", "paths", paths));
     }
-    /* "api/v1" or "apis/G/V" */
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", rest);
-    const char *group = NULL, *version = NULL;
-    char *slash = strchr(buf, '/');
-    if (slash) {
-        *slash = '\0';
-        if (!strcmp(buf, "api")) {
-            group = "";
-            version = slash + 1;
-        } else if (!strcmp(buf, "apis")) {
-            char *s2 = strchr(slash + 1, '/');
-            if (s2) {
-                *s2 = '\0';
-                group = slash + 1;
-                version = s2 + 1;
-            }
-        }
-    }
-    if (!group || strchr(version, '/'))
+    const gv_doc_t *d = doc_find(rest);
+    if (!d)
         return api_reply_status(r, sl_kube_status_not_found_url());
-    bool served = false;
-    for (const api_resource_t *x = api_resources; x->name; x++)
-        if (!strcmp(x->group, group) && !strcmp(x->version, version))
-            served = true;
-    if (!served)
-        return api_reply_status(r, sl_kube_status_not_found_url());
-    return api_reply_json(r, 200, gv_document(group, version));
+    return serve_doc(r, d);
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* `299 - "text"` with `"` and `\` escaped (k8s.io/apimachinery/pkg/util/net
  * NewWarningHeader); control characters are dropped like kube does. */
@@ -31,14 +32,22 @@ static void add_warnings(api_req_t *r, struct MHD_Response *resp)
     }
 }
 
-static enum MHD_Result queue(api_req_t *r, unsigned code, const char *ctype,
-                             struct MHD_Response *resp)
+/* hdrs: extra headers, name, value, ..., NULL (may be NULL); a
+ * Cache-Control among them replaces the default one. */
+static enum MHD_Result queue_hdrs(api_req_t *r, unsigned code, const char *ctype,
+                                  struct MHD_Response *resp, const char *const *hdrs)
 {
     if (!resp)
         return MHD_NO;
     if (ctype)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
+    bool cache_control = false;
+    for (size_t i = 0; hdrs && hdrs[i] && hdrs[i + 1]; i += 2) {
+        MHD_add_response_header(resp, hdrs[i], hdrs[i + 1]);
+        cache_control |= !strcasecmp(hdrs[i], MHD_HTTP_HEADER_CACHE_CONTROL);
+    }
+    if (!cache_control)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
     if (r->retry_after > 0) {
         char s[16];
         snprintf(s, sizeof(s), "%d", r->retry_after);
@@ -52,6 +61,12 @@ static enum MHD_Result queue(api_req_t *r, unsigned code, const char *ctype,
     r->replied = true;
     r->code = code;
     return ret;
+}
+
+static enum MHD_Result queue(api_req_t *r, unsigned code, const char *ctype,
+                             struct MHD_Response *resp)
+{
+    return queue_hdrs(r, code, ctype, resp, NULL);
 }
 
 /* A request served in-process (inproc.c) has no connection: the reply is
@@ -74,6 +89,16 @@ enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, 
                  MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY));
 }
 
+enum MHD_Result api_reply_persistent(api_req_t *r, unsigned code, const char *ctype,
+                                     const char *data, size_t len, const char *const *hdrs)
+{
+    if (r->inproc)
+        return capture(r, code, ctype, data, len);
+    return queue_hdrs(r, code, ctype,
+                      MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT),
+                      hdrs);
+}
+
 enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, char *text,
                                 size_t len)
 {
@@ -82,8 +107,7 @@ enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, 
         free(text);
         return ret;
     }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     if (!resp)
         free(text);
     return queue(r, code, ctype, resp);
