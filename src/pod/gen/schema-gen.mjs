@@ -1,7 +1,7 @@
 // schema-gen.mjs — generates src/pod/schema_table.c, the field sets of the
 // core/v1 kinds slurmlink stores, from the TypeScript declarations of the npm
-// package kubernetes-models (generated from Kubernetes' OpenAPI; 5.x covers
-// Kubernetes 1.32 and later, so no field Kubernetes knows is missing).
+// package kubernetes-models (generated from Kubernetes' OpenAPI; 5.x is
+// generated from Kubernetes 1.36, so no field of 1.32 is missing).
 // Run it through `make schema` (scripts/schema.sh: the pinned version 5.1.0
 // and its SHA-256, npm pack, this script, clang-format); t/36-schema-gen.t
 // checks that the committed file is a fresh generation.
