@@ -21,7 +21,10 @@ cluster_up --gpus 1 --cpus 8 || bail "cluster up with the TSan daemon"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
-restart_daemon() { "$SLURMLINK" up --dir "$CL" >/dev/null 2>&1; }
+restart_daemon() { # what `up` said goes to the TAP stream when it fails
+  "$SLURMLINK" up --dir "$CL" >"$TS/up.log" 2>&1 && return 0
+  diag "$(cat "$TS/up.log")"; return 1
+}
 is_tsan_daemon() { # the daemon maps libtsan and has our TSAN_OPTIONS
   local p; p=$(daemon_pid)
   grep -q libtsan "/proc/$p/maps" && tr '\0' '\n' <"/proc/$p/environ" | grep -qxF "TSAN_OPTIONS=$TSAN_OPTIONS"
@@ -73,10 +76,16 @@ for i in $(seq 1 8); do pod "rec$i" Never 30 "sleep 4; echo rec-$i"; done | kc a
 some_run() { [ "$(count_phase Running)" -ge 1 ]; }
 ok wait_for 180 some_run "pods run before the kill"
 pid=$(daemon_pid)
+port=$(jq -r .api_port "$CL/cluster.json")
 kill -9 "$pid"
-wait_for 60 proc_gone "$pid"   # TSan's large mappings take a while to go
-ok restart_daemon "slurmlinkd (TSan) restarts after kill -9"
-ok is_tsan_daemon "the restarted daemon is the TSan build too"
+# `up` starts it on its old port, which must be free first: the killed
+# daemon's sockets (but TIME-WAIT, which a listener may share) must be gone
+port_free() { [ -z "$(ss -Htan state all "sport = :$port" | grep -v TIME-WAIT)" ]; }
+wait_for 60 proc_gone "$pid"
+wait_for 60 port_free
+restart_daemon || diag "sockets on port $port: $(ss -tanp state all "sport = :$port")"
+ok kc get pods "slurmlinkd (TSan) restarts after kill -9 and answers"
+ok is_tsan_daemon "the restarted daemon is the TSan build, with the test's TSAN_OPTIONS"
 rec_done() { [ "$(count_phase Succeeded)" = 8 ]; }
 ok wait_for 300 rec_done "all 8 pods succeed across the restart"
 is "$(kc logs rec8)" "rec-8" "the log of a pod that ran across the restart"
