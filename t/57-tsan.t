@@ -11,7 +11,7 @@
 # go on so that every report of the run is there.
 SL_SANITIZER=tsan
 source "$(dirname "$0")/lib.sh"
-plan 23
+plan 27
 
 [ -x "$SLURMLINKD" ] || bail "no TSan daemon at $SLURMLINKD (make tsan)"
 TS=$(tmpdir)
@@ -38,6 +38,10 @@ phase_is() { [ "$(phase "$1")" = "$2" ]; }
 count_phase() { kc get pods -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c "^$1$"; }
 gone() { ! kc get pod "$1" >/dev/null 2>&1; }
 ok is_tsan_daemon "slurmlinkd is the ThreadSanitizer build, with the test's TSAN_OPTIONS"
+# a watch open through the first part (the API's watch hub, on its own thread)
+kc get pods -w >"$TS/watch.log" 2>&1 &
+watch_pid=$!
+on_exit "kill $watch_pid"
 
 # --- many pods at once: pushes on API threads, polls on the controller's ------
 for i in $(seq 1 12); do pod "many$i" Never 30 "echo out-$i; sleep 1"; done | kc apply -f - >/dev/null
@@ -70,6 +74,17 @@ pod force1 Never 30 'trap "" TERM; while :; do sleep 1; done' | kc apply -f - >/
 ok wait_for 120 phase_is force1 Running "another pod ignoring SIGTERM runs"
 ok timeout 60 kubectl --cache-dir "$CL/kcache" delete pod force1 --grace-period=0 --force "force delete returns"
 ok wait_for 60 gone force1 "it is gone"
+
+# --- a namespace with a quota, deleted with its pod (the API's janitor) ---------
+kc create namespace tsq >/dev/null
+kc -n tsq create quota q --hard=pods=2 >/dev/null
+pod nsp1 Never 30 'sleep 600' | kc -n tsq apply -f - >/dev/null
+nsp_runs() { [ "$(kc -n tsq get pod nsp1 -o jsonpath='{.status.phase}')" = Running ]; }
+ok wait_for 120 nsp_runs "a pod runs in a namespace with a quota"
+quota_used() { [ "$(kc -n tsq get quota q -o jsonpath='{.status.used.pods}')" = 1 ]; }
+ok wait_for 60 quota_used "the quota counts it"
+ok timeout 240 kubectl --cache-dir "$CL/kcache" delete namespace tsq "deleting the namespace, its running pod with it, completes"
+like "$(cat "$TS/watch.log")" "many12" "the open watch saw the pods come and go"
 
 # --- recovery: kill -9 while pods run, restart, the pods converge ---------------
 for i in $(seq 1 8); do pod "rec$i" Never 30 "sleep 4; echo rec-$i"; done | kc apply -f - >/dev/null
