@@ -1,6 +1,7 @@
 # slurmlink — `make` builds the three programs (and the demo's MPI program) into build/;
 # `make asan` builds the same with ASan/UBSan into build-asan/;
-# `make test` installs dependencies (idempotent), builds both and runs every test.
+# `make tsan` builds it with ThreadSanitizer into build-tsan/ (t/57-tsan.t);
+# `make test` installs dependencies (idempotent), builds all three and runs every test.
 
 CC      ?= cc
 BUILD   ?= build
@@ -29,7 +30,7 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check
+.PHONY: all asan tsan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check
 all: $(PROGS) $(UNIT_BINS) $(BUILD)/mpi-stencil
 
 V ?= 0
@@ -82,12 +83,19 @@ asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" DEFS=-DSL_FAULT_INJECTION \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
 
+# ThreadSanitizer (t/57-tsan.t runs the daemon of this tree): the same
+# fault points as the ASan build; -O1 keeps the reports' stacks readable
+tsan:
+	$(MAKE) BUILD=build-tsan OPT="-O1 -g -fno-omit-frame-pointer" DEFS=-DSL_FAULT_INJECTION \
+	    SAN="-fsanitize=thread" all
+
 check-deps:
 	@scripts/deps.sh
 
 test: check-deps
 	$(MAKE) all
 	$(MAKE) asan
+	$(MAKE) tsan
 	t/run-tests
 
 demo: check-deps
@@ -117,7 +125,7 @@ openapi-check:
 	src/api/gen/openapi-gen.sh | cmp - src/api/openapi_schemas.c
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -3,7 +3,7 @@
 # submit, status, logs, events, GPUs next to sbatch jobs, delete (graceful,
 # pending, force), Slurm-side cancel and time limit, nodes.
 source "$(dirname "$0")/lib.sh"
-plan 46
+plan 60
 
 cluster_up --gpus 2 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -102,13 +102,65 @@ jt=$(kc get pod term1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}'
 ok timeout 300 "${KC[@]}" delete pod term1 "kubectl delete of a running pod returns once it is gone"
 # had deletion waited out the grace period, slurmlinkd would have cancelled
 # the job (CANCELLED); the container's exit on SIGTERM ended it instead
-term_state() { squeue -h -t all -j "$jt" -o %T 2>/dev/null; }
 wait_for 60 bash -c "! squeue -h -t all -j '$jt' -o %T 2>/dev/null | grep -qE 'RUNNING|COMPLETING'"
-like "$(term_state)" "^(COMPLETED|FAILED)$" "the container handled SIGTERM: its exit ended job $jt, deletion did not wait for the grace period"
 nok "${KC[@]}" get pod term1 "the pod is gone"
 wait_for 30 bash -c "! kill -0 $logs_pid"
 like "$(cat "$CL/term1.log")" "got TERM" "the container received SIGTERM (its log says so)"
+# it ended by its own trap (exit 0): the job completed, nobody killed it
+# after the 600 s grace period (that would be CANCELLED)
+job_state() { squeue -h -t all -j "$1" -o %T 2>/dev/null; }
+is "$(job_state "$jt")" "COMPLETED" "its Slurm job completed on its own: the trap ended it within the grace period"
 ok wait_for 30 test ! -e "$dir" "... and its pod folder is removed with it"
+
+# --- a container ignoring SIGTERM: killed once its grace period is over ------------
+# the trap logs the SIGTERM and carries on; the shim kills the container
+# when the 2 s are over. Times are the container's own (date +%s, seconds)
+# and the test's (ms): lower bounds only, the end is waited for.
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+GRACE=2 pod stub1 Never 'trap "echo TERM-at \$(date +%s)" TERM; echo started; while :; do echo "tick $(date +%s)"; sleep 0.2; done' | kc apply -f - >/dev/null
+ok wait_phase stub1 Running 30 "a pod ignoring SIGTERM (grace period 2 s) runs"
+js=$(kc get pod stub1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
+kc logs -f stub1 >"$CL/stub1.log" 2>&1 &
+logs_pid=$!
+wait_for 10 grep -q started "$CL/stub1.log"
+t0=$(now_ms)
+ok timeout 120 "${KC[@]}" delete pod stub1 "kubectl delete of a pod ignoring SIGTERM returns once it is gone"
+el=$(( $(now_ms) - t0 ))
+nok "${KC[@]}" get pod stub1 "the pod is gone"
+ok test "$el" -ge 2000 "not before its 2 s grace period (${el} ms)"
+ended() { [[ "$(job_state "$js")" =~ ^(COMPLETED|FAILED|CANCELLED)$ ]]; }
+ok wait_for 30 ended "its Slurm job $js ended ($(job_state "$js"))"
+wait_for 30 bash -c "! kill -0 $logs_pid"
+term_at=$(sed -n 's/^TERM-at //p' "$CL/stub1.log" | head -1)
+last_tick=$(sed -n 's/^tick //p' "$CL/stub1.log" | tail -1)
+ok test -n "$term_at" "the container got SIGTERM first (its trap logged it)"
+ok test "${last_tick:-0}" -ge "$(( ${term_at:-0} + 1 ))" "and went on running after it (TERM at ${term_at:-?}, last tick ${last_tick:-?})"
+
+# --- a shim that does not answer SIGTERM: the job is cancelled after grace + 3 s ----
+# the shim of the job is stopped (SIGSTOP, as a hung one would be): only the
+# controller's SIGKILL through Slurm, grace period plus 3 s after the
+# SIGTERM, can end the job
+GRACE=2 pod hung1 Never 'trap "" TERM; echo started; while :; do sleep 1; done' | kc apply -f - >/dev/null
+ok wait_phase hung1 Running 30 "another pod ignoring SIGTERM runs"
+jh=$(kc get pod hung1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
+shims_of() { # the job's slurmlink-shim processes
+  local p
+  for p in $(pgrep -f slurmlink-shim); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$1" && echo "$p"
+  done
+}
+hung=$(shims_of "$jh")
+ok test -n "$hung" "the job's shim runs (pids: $(echo $hung))"
+kill -STOP $hung
+t0=$(now_ms)
+ok timeout 120 "${KC[@]}" delete pod hung1 "kubectl delete returns once the controller has cancelled the job"
+el=$(( $(now_ms) - t0 ))
+nok "${KC[@]}" get pod hung1 "the pod is gone"
+ok test "$el" -ge 5000 "not before the grace period plus 3 s (${el} ms)"
+cancelled() { [ "$(job_state "$jh")" = CANCELLED ]; }
+ok wait_for 60 cancelled "its Slurm job was cancelled (COMPLETING, then CANCELLED)"
+gone_procs() { for p in $hung; do [ -e "/proc/$p" ] && return 1; done; return 0; }
+ok wait_for 30 gone_procs "the stopped shim is gone with its job"
 
 # --- force delete kills at once ------------------------------------------------------
 pod force1 Never 'trap "" TERM; while :; do sleep 1; done' | kc apply -f - >/dev/null

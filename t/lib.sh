@@ -11,13 +11,19 @@
 set -u
 ROOT=${SLURMLINK_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SLURMLINK=$ROOT/build/slurmlink
+# the daemon: SL_SANITIZER=tsan picks the ThreadSanitizer build (make tsan,
+# t/57-tsan.t), else the ASan build when there is one, else the plain one
 if [ -z "${SLURMLINKD:-}" ]; then
-  if [ -x "$ROOT/build-asan/slurmlinkd" ]; then SLURMLINKD=$ROOT/build-asan/slurmlinkd; else SLURMLINKD=$ROOT/build/slurmlinkd; fi
+  if [ "${SL_SANITIZER:-}" = tsan ]; then SLURMLINKD=$ROOT/build-tsan/slurmlinkd
+  elif [ -x "$ROOT/build-asan/slurmlinkd" ]; then SLURMLINKD=$ROOT/build-asan/slurmlinkd; else SLURMLINKD=$ROOT/build/slurmlinkd; fi
 fi
 export SLURMLINKD
 # ASan: leaks are checked by valgrind runs, not at every daemon exit
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# TSan: every report, the run goes on; frames of libraries that are not ours
+# are suppressed (t/tsan.supp says which and why). A test sets log_path.
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0 exitcode=66 suppressions=$ROOT/t/tsan.supp}
 
 _T_N=0 _T_FAIL=0 _T_PLAN=
 _T_CLEANUP=()

@@ -39,7 +39,7 @@ struct sl_api {
     struct MHD_Daemon *plain_mhd; /* loopback plain-HTTP listener, or NULL */
     int plain_port;
     struct api_hub *hubs[API_MAX_RESOURCES]; /* per resource, index in api_resources */
-    sl_store_t *store; /* borrowed */
+    sl_store_t *store;                       /* borrowed */
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
     char *tls_cert_pem, *tls_key_pem, *client_ca_pem;
@@ -50,10 +50,11 @@ struct sl_api {
     int bookmark_ms;
     long long event_ttl_ns;
     int port;
-    sl_api_shim_event_fn shim_event;
-    void *shim_event_arg;
-    api_conns_t *conns;  /* connections and watches per identity (conns.c) */
-    atomic_int stopping; /* streams end when set */
+    pthread_mutex_t hook_lock;       /* shim_event and its arg: set while serving */
+    sl_api_shim_event_fn shim_event; /* hook_lock */
+    void *shim_event_arg;            /* hook_lock */
+    api_conns_t *conns;              /* connections and watches per identity (conns.c) */
+    atomic_int stopping;             /* streams end when set */
     pthread_t janitor;
     bool janitor_started;
 };
@@ -66,19 +67,19 @@ typedef struct api_req {
     const char *method; /* MHD-owned, valid until the request completes */
     const char *url;    /* path without the query, MHD-owned */
     sl_buf_t body;
-    bool replied;       /* a response was queued (maybe before the body ended) */
-    json_t *warnings;   /* strings → `Warning: 299 - "..."` headers */
+    bool replied;     /* a response was queued (maybe before the body ended) */
+    json_t *warnings; /* strings → `Warning: 299 - "..."` headers */
     long long start_ms;
     long long discard_since_ms; /* a chunked body past the limit is dropped since */
-    unsigned code;      /* for the request log */
-    bool plain;         /* arrived on the plain-HTTP listener */
-    sl_auth_user_t *user; /* authenticated user; NULL in development mode
-                           * and for the shim push */
-    struct api_inproc *inproc; /* set when served by sl_api_serve() (no socket) */
-    char *watch_of;            /* the identity whose watch count this request holds */
-    bool close_conn;           /* the reply closes the connection */
-    int retry_after;           /* > 0: a Retry-After header (seconds) */
-    double start_s;            /* monotonic start, for the request metrics */
+    unsigned code;              /* for the request log */
+    bool plain;                 /* arrived on the plain-HTTP listener */
+    sl_auth_user_t *user;       /* authenticated user; NULL in development mode
+                                 * and for the shim push */
+    struct api_inproc *inproc;  /* set when served by sl_api_serve() (no socket) */
+    char *watch_of;             /* the identity whose watch count this request holds */
+    bool close_conn;            /* the reply closes the connection */
+    int retry_after;            /* > 0: a Retry-After header (seconds) */
+    double start_s;             /* monotonic start, for the request metrics */
     const char *m_verb, *m_resource, *m_sub; /* the metrics' labels (static strings) */
 } api_req_t;
 
@@ -237,13 +238,12 @@ json_t *api_check_object_size(sl_api_t *api, json_t *obj);
 const char *api_inproc_query(struct api_inproc *q, const char *key);
 const char *api_inproc_header(struct api_inproc *q, const char *name);
 /* Capture a reply (data copied). */
-void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data,
-                      size_t len);
+void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data, size_t len);
 
 /* --- discovery.c / openapi.c --- */
 enum MHD_Result api_serve_version(api_req_t *r);
-enum MHD_Result api_serve_api_versions(api_req_t *r);     /* /api */
-enum MHD_Result api_serve_group_list(api_req_t *r);       /* /apis */
+enum MHD_Result api_serve_api_versions(api_req_t *r); /* /api */
+enum MHD_Result api_serve_group_list(api_req_t *r);   /* /apis */
 enum MHD_Result api_serve_group(api_req_t *r, const char *group);
 enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const char *version);
 enum MHD_Result api_serve_openapi(api_req_t *r, const char *rest); /* after /openapi/v3 */
@@ -301,8 +301,8 @@ typedef struct api_delopts {
 /* Delete (or start deleting) old, a stored object of res. 0: removed,
  * *result = its last state; 1: still there with deletionTimestamp set
  * (graceful pod, finalizers, namespace), *result = it; -1: *status. */
-int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old,
-                      const api_delopts_t *o, json_t **result, json_t **status);
+int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, const api_delopts_t *o,
+                      json_t **result, json_t **status);
 /* The rule for removing a pod at once on DELETE (see delete.c). */
 bool api_pod_delete_now(json_t *pod, long long grace);
 

@@ -45,8 +45,8 @@ int api_bootstrap(sl_api_t *api, sl_error_t *err)
         if (!ns) {
             ns = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:[s]}, s:{s:s}}", "apiVersion", "v1",
                            "kind", "Namespace", "metadata", "name", name, "labels",
-                           "kubernetes.io/metadata.name", name, "spec", "finalizers",
-                           "kubernetes", "status", "phase", "Active");
+                           "kubernetes.io/metadata.name", name, "spec", "finalizers", "kubernetes",
+                           "status", "phase", "Active");
             if (sl_store_create(api->store, "namespaces", ns, err) < 0 && errno != EEXIST) {
                 json_decref(ns);
                 return sl_errprefix(err, "creating namespace %s", name);
@@ -111,8 +111,7 @@ static void expire_events(sl_api_t *api)
         int64_t t = 0;
         if (!ts || sl_kube_parse_rfc3339(ts, &t) < 0 || now - t < api->event_ttl_ns)
             continue;
-        sl_store_delete(api->store, "events", sl_kube_namespace(e), sl_kube_name(e), 0, NULL,
-                        NULL);
+        sl_store_delete(api->store, "events", sl_kube_namespace(e), sl_kube_name(e), 0, NULL, NULL);
     }
     json_decref(evs);
 }
@@ -173,7 +172,11 @@ void api_janitor_stop(sl_api_t *api)
 enum MHD_Result api_handle_shim_event(api_req_t *r)
 {
     sl_api_t *api = r->api;
-    if (!api->shim_event)
+    pthread_mutex_lock(&api->hook_lock);
+    sl_api_shim_event_fn hook = api->shim_event;
+    void *hook_arg = api->shim_event_arg;
+    pthread_mutex_unlock(&api->hook_lock);
+    if (!hook)
         return api_reply_status(r, sl_kube_status_unavailable("no receiver for shim events"));
     const char *auth = api_header(r, "Authorization");
     const char *bearer = NULL;
@@ -191,7 +194,7 @@ enum MHD_Result api_handle_shim_event(api_req_t *r)
     }
     sl_error_t err = {""};
     errno = 0;
-    int rc = api->shim_event(api->shim_event_arg, bearer, ev, &err);
+    int rc = hook(hook_arg, bearer, ev, &err);
     int e = errno;
     /* the pod's token was good: its connection counts as that pod's */
     char *who =
@@ -204,6 +207,6 @@ enum MHD_Result api_handle_shim_event(api_req_t *r)
     }
     if (e == EACCES)
         return api_reply_status(r, sl_kube_status_unauthorized(NULL));
-    return api_reply_status(r, sl_kube_status_bad_request(err.text[0] ? err.text
-                                                                      : "shim event refused"));
+    return api_reply_status(
+        r, sl_kube_status_bad_request(err.text[0] ? err.text : "shim event refused"));
 }

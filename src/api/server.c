@@ -318,8 +318,10 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
          * reach this listener is the same user: only this machine may */
         if ((ntohl(paddr.sin_addr.s_addr) >> 24) != 127) {
             errno = EINVAL;
-            sl_errprintf(err, "the plain-HTTP listener must be on a loopback address (127.0.0.0/8), "
-                              "not %s", opts->plain_listen);
+            sl_errprintf(err,
+                         "the plain-HTTP listener must be on a loopback address (127.0.0.0/8), "
+                         "not %s",
+                         opts->plain_listen);
             return NULL;
         }
     }
@@ -330,6 +332,7 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
     api->bookmark_ms = (opts->bookmark_interval_s > 0 ? opts->bookmark_interval_s : 60) * 1000;
     api->event_ttl_ns = (long long)(opts->event_ttl_s ? opts->event_ttl_s : 3600) * 1000000000LL;
+    pthread_mutex_init(&api->hook_lock, NULL);
     api->shim_event = opts->shim_event;
     api->shim_event_arg = opts->shim_event_arg;
     api->policy = opts->policy;
@@ -398,7 +401,7 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     if (api_janitor_start(api, err) < 0)
         goto fail;
     return api;
-fail: {
+fail : {
     int e = errno;
     sl_api_destroy(api);
     errno = e;
@@ -412,15 +415,9 @@ api_hub_t *api_hub_for(sl_api_t *api, const api_resource_t *res)
     return i < API_MAX_RESOURCES ? api->hubs[i] : NULL;
 }
 
-int sl_api_port(const sl_api_t *api)
-{
-    return api ? api->port : -1;
-}
+int sl_api_port(const sl_api_t *api) { return api ? api->port : -1; }
 
-int sl_api_plain_port(const sl_api_t *api)
-{
-    return api ? api->plain_port : -1;
-}
+int sl_api_plain_port(const sl_api_t *api) { return api ? api->plain_port : -1; }
 
 void sl_api_destroy(sl_api_t *api)
 {
@@ -438,6 +435,7 @@ void sl_api_destroy(sl_api_t *api)
     for (size_t i = 0; i < API_MAX_RESOURCES; i++)
         api_hub_destroy(api->hubs[i]);
     api_conns_destroy(api->conns);
+    pthread_mutex_destroy(&api->hook_lock);
     free(api->pods_root);
     free(api->server_address);
     free(api->tls_cert_pem);
@@ -449,6 +447,10 @@ void sl_api_destroy(sl_api_t *api)
 
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)
 {
+    /* the API serves already: pushes of jobs that ran while we were away
+     * arrive at once, on its threads */
+    pthread_mutex_lock(&api->hook_lock);
     api->shim_event_arg = arg;
     api->shim_event = fn;
+    pthread_mutex_unlock(&api->hook_lock);
 }

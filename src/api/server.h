@@ -35,20 +35,19 @@ typedef struct sl_api sl_api_t;
  * Return 0 → 204 No Content; -1 with errno EACCES → 401 Unauthorized; any
  * other -1 → 400 BadRequest with err's text. Called from connection
  * threads, concurrently. Without a hook the endpoint answers 503. */
-typedef int (*sl_api_shim_event_fn)(void *arg, const char *bearer, json_t *event,
-                                    sl_error_t *err);
+typedef int (*sl_api_shim_event_fn)(void *arg, const char *bearer, json_t *event, sl_error_t *err);
 
 typedef struct sl_api_opts {
-    const char *listen;  /* IPv4 address, e.g. "127.0.0.1" */
+    const char *listen; /* IPv4 address, e.g. "127.0.0.1" */
     int port;
-    sl_store_t *store;   /* required, borrowed */
+    sl_store_t *store;     /* required, borrowed */
     const char *pods_root; /* <pods-root>/<ns>/<name>-<uid>/logs/... (shim CRI logs) */
     /* HTTPS when both are set: PEM files (certificate chain, private key). */
     const char *tls_cert;
     const char *tls_key;
-    size_t max_body;            /* request body limit; 0: 3 MiB (kube-apiserver's) */
-    unsigned max_connections;   /* 0: 1024 */
-    unsigned max_per_ip;        /* 0: none (local clients all come from 127.0.0.1) */
+    size_t max_body;          /* request body limit; 0: 3 MiB (kube-apiserver's) */
+    unsigned max_connections; /* 0: 1024 */
+    unsigned max_per_ip;      /* 0: none (local clients all come from 127.0.0.1) */
     /* Per identity (src/api/conns.c): connections of one authenticated user
      * (0: 256) and its concurrent watches (0: 128), 429 beyond; connections
      * not yet authenticated (0: 128; at most half of max_connections): when
@@ -59,9 +58,9 @@ typedef struct sl_api_opts {
     unsigned max_watches_per_user;
     unsigned max_unauthenticated;
     unsigned handshake_timeout_s;
-    unsigned idle_timeout_s;    /* idle keep-alive connections; 0: 120 */
-    int bookmark_interval_s;    /* watch BOOKMARK period; 0: 60 (kube-apiserver's) */
-    size_t event_ttl_s;         /* events older than this are removed; 0: 3600 */
+    unsigned idle_timeout_s; /* idle keep-alive connections; 0: 120 */
+    int bookmark_interval_s; /* watch BOOKMARK period; 0: 60 (kube-apiserver's) */
+    size_t event_ttl_s;      /* events older than this are removed; 0: 3600 */
     sl_api_shim_event_fn shim_event;
     void *shim_event_arg;
     /* Authentication and authorization (docs/security.md). With a policy,
@@ -77,10 +76,10 @@ typedef struct sl_api_opts {
      * its requests act as the policy's anonymous: identity, or get 401 when
      * the policy has none. Needs a policy. NULL: no such listener. */
     const char *plain_listen;
-    int plain_port;       /* 0 picks a free port */
-    size_t max_object;    /* serialised size of a stored object; 0: 1.5 MiB (etcd's) */
-    bool no_listen;       /* no socket at all: requests only through sl_api_serve()
-                           * (api/inproc.h), for fuzzing and tests */
+    int plain_port;    /* 0 picks a free port */
+    size_t max_object; /* serialised size of a stored object; 0: 1.5 MiB (etcd's) */
+    bool no_listen;    /* no socket at all: requests only through sl_api_serve()
+                        * (api/inproc.h), for fuzzing and tests */
 } sl_api_opts_t;
 
 /* Start listening; NULL with errno and err on failure (bad address, port
@@ -93,7 +92,9 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err);
 void sl_api_destroy(sl_api_t *api);
 
 /* Set the shim push hook after creation (the controllers need the bound
- * port for the shims' report URL). Call before any job can push. */
+ * port for the shims' report URL). Safe while the API serves: a push before
+ * it gets 503 (the shim keeps the event in the pod folder). The hook's arg
+ * must outlive the API (destroy the API first). */
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg);
 
 /* The port actually bound (useful with port 0). */

@@ -1,12 +1,12 @@
 /* ctl.c — the reconcile loop: pod changes from the store, Slurm polls,
  * graceful deletion; and the shim push hook called from API threads. */
-#include "ctl/internal.h"
 #include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/safefs.h"
 #include "common/xalloc.h"
+#include "ctl/internal.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
@@ -82,6 +82,8 @@ ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
 /* ---- applying changes to a stored pod ------------------------------------ */
 
 typedef struct apply {
+    const char *uid; /* the pod the change is for: a pod of the same name and
+                        another uid (deleted and created again) is left alone */
     const ctl_job_view_t *job;
     json_t *event;
     char old_phase[16], new_phase[16];
@@ -112,6 +114,11 @@ static void phase_copy(json_t *pod, char out[16])
 static int apply_fn(json_t *pod, void *arg)
 {
     apply_t *a = arg;
+    const char *uid = sl_kube_uid(pod);
+    if (a->uid && (!uid || strcmp(uid, a->uid))) {
+        errno = ENOENT;
+        return -1;
+    }
     phase_copy(pod, a->old_phase);
     a->was_scheduled = scheduled(pod);
     int r = a->job ? ctl_status_from_job(pod, a->job, sl_kube_now_ns())
@@ -127,7 +134,8 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
     if (!pod)
         return;
     if (!a->was_scheduled && a->now_scheduled) {
-        const char *node = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+        const char *node =
+            json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
         ctl_event(c, pod, "Normal", "Scheduled", "Successfully assigned %s/%s to %s (Slurm job %u)",
                   sl_kube_namespace(pod), sl_kube_name(pod), node ? node : "?", job_id);
     }
@@ -135,21 +143,36 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
         if (!strcmp(a->new_phase, "Succeeded"))
             ctl_event(c, pod, "Normal", "Completed", "Pod completed (Slurm job %u)", job_id);
         else if (!strcmp(a->new_phase, "Failed")) {
-            const char *m = json_string_value(json_object_get(json_object_get(pod, "status"), "message"));
+            const char *m =
+                json_string_value(json_object_get(json_object_get(pod, "status"), "message"));
             ctl_event(c, pod, "Warning", "Failed", "%s", m ? m : "Pod failed");
         }
     }
 }
 
-static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
+/* What Slurm says of the job, applied to the stored pod ns/name of that
+ * uid, with the transitions' events. Any thread (it touches no ctl_pod_t):
+ * whether the pod is terminal after it, or -1 when it is not stored. */
+static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                      const ctl_job_view_t *v)
 {
-    apply_t a = {.job = v};
+    apply_t a = {.uid = uid, .job = v};
     json_t *out = NULL;
-    if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
+    int r = -1;
+    if (sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, NULL) == 0) {
         transition_events(c, &a, out, v->job_id);
-        p->terminal = ctl_pod_terminal(out);
+        r = ctl_pod_terminal(out);
     }
     json_decref(out);
+    return r;
+}
+
+/* the controller thread's: the view applied to p's pod */
+static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
+{
+    int t = apply_view(c, p->ns, p->name, p->uid, v);
+    if (t >= 0)
+        p->terminal = t;
 }
 
 #define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
@@ -157,8 +180,8 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 
 /* The shim said the pod finished. Its user can say so too (the token is in
  * the pod folder), so the job must then end: a pod shown finished frees its
- * quota, and must not keep a Slurm job. Called with c->lock held, or by the
- * controller thread. */
+ * quota, and must not keep a Slurm job. Called with c->lock held (the
+ * fields are shared with the API's threads). */
 static void shim_finished(ctl_pod_t *p)
 {
     if (!p->shim_done)
@@ -207,9 +230,12 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
             json_decref(ev);
             continue;
         }
-        if (what && !strcmp(what, "pod-finished"))
+        if (what && !strcmp(what, "pod-finished")) {
+            pthread_mutex_lock(&c->lock);
             shim_finished(p);
-        apply_t a = {.event = ev};
+            pthread_mutex_unlock(&c->lock);
+        }
+        apply_t a = {.uid = p->uid, .event = ev};
         json_t *out = NULL;
         if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
             transition_events(c, &a, out, p->job_id);
@@ -375,7 +401,8 @@ static void process_changes(sl_ctl_t *c)
         json_t *e;
         json_array_foreach(ch, i, e)
         {
-            handle_pod(c, json_string_value(json_object_get(e, "type")), json_object_get(e, "object"));
+            handle_pod(c, json_string_value(json_object_get(e, "type")),
+                       json_object_get(e, "object"));
             c->pods_rv = json_integer_value(json_object_get(e, "rv"));
         }
         json_decref(ch);
@@ -385,7 +412,23 @@ static void process_changes(sl_ctl_t *c)
 }
 
 static void recheck_job(sl_ctl_t *c, ctl_pod_t *p);
-static void end_finished_job(ctl_pod_t *p);
+static void end_finished_job(sl_ctl_t *c, ctl_pod_t *p);
+
+typedef enum { DUE_SUBMIT, DUE_DELETE, DUE_END_FINISHED, DUE_RECHECK } due_t;
+
+/* what p is due for now, or -1 (c->lock held: finish_due_ms is shared) */
+static int due_of(const ctl_pod_t *p, long long now)
+{
+    if (p->deleting)
+        return p->signalled_ms > 0 ? DUE_DELETE : -1;
+    if (p->finish_due_ms && now >= p->finish_due_ms)
+        return DUE_END_FINISHED;
+    if (p->recheck)
+        return DUE_RECHECK;
+    if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit) && now >= p->next_try_ms)
+        return DUE_SUBMIT;
+    return -1;
+}
 
 /* pods waiting for a (re)submission, a deletion deadline or a second look
  * at their job */
@@ -393,26 +436,30 @@ static void process_due(sl_ctl_t *c)
 {
     long long now = sl_now_ms();
     ctl_pod_t *due[256];
+    due_t what[256];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
     sl_metrics_queue_length(ctl_submit_queue_length(c));
     for (int i = 0; i < CTL_HASH && n < 256; i++)
-        for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next)
-            if ((!p->job_id && !p->gave_up && !p->deleting && (p->tries || p->pending_submit) &&
-                 now >= p->next_try_ms) ||
-                (p->deleting && p->signalled_ms > 0) || (p->recheck && !p->deleting) ||
-                (p->finish_due_ms && now >= p->finish_due_ms && !p->deleting))
-                due[n++] = p;
+        for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next) {
+            int d = due_of(p, now);
+            if (d >= 0) {
+                due[n] = p;
+                what[n++] = (due_t)d;
+            }
+        }
     pthread_mutex_unlock(&c->lock);
+    /* the pointers stay valid: only this thread frees a pod, and each
+     * action frees at most its own */
     for (size_t i = 0; i < n; i++) {
         json_t *pod = sl_store_get(c->store, "pods", due[i]->ns, due[i]->name);
         if (!pod)
             continue;
-        if (due[i]->deleting)
+        if (what[i] == DUE_DELETE)
             handle_delete(c, due[i], pod);
-        else if (due[i]->finish_due_ms && now >= due[i]->finish_due_ms)
-            end_finished_job(due[i]);
-        else if (due[i]->recheck)
+        else if (what[i] == DUE_END_FINISHED)
+            end_finished_job(c, due[i]);
+        else if (what[i] == DUE_RECHECK)
             recheck_job(c, due[i]);
         else
             ctl_submit(c, due[i], pod);
@@ -515,9 +562,12 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
     if (r == 1) {
         sl_info("pod %s/%s: Slurm job %u is purged; accounting says %s, exit code %d", p->ns,
                 p->name, p->job_id, acct.job.state, acct.job.exit_code);
+        pthread_mutex_lock(&c->lock);
+        int shim_done = p->shim_done;
+        pthread_mutex_unlock(&c->lock);
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, &acct.job, p->shim_done, &v, node, ip);
+        view_of(c, &acct.job, shim_done, &v, node, ip);
         apply_job(c, p, &v);
     } else if (!known) {
         sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "
@@ -638,9 +688,11 @@ static void recheck_job(sl_ctl_t *c, ctl_pod_t *p)
 
 /* The shim reported pod-finished a grace period ago and the job still runs:
  * cancel it (only if it is the pod's own, as always). */
-static void end_finished_job(ctl_pod_t *p)
+static void end_finished_job(sl_ctl_t *c, ctl_pod_t *p)
 {
+    pthread_mutex_lock(&c->lock);
     p->finish_due_ms = 0;
+    pthread_mutex_unlock(&c->lock);
     if (!p->job_id || p->job_over)
         return;
     sl_slurm_jobs_t *jl = NULL;
@@ -686,7 +738,7 @@ static void *ctl_main(void *arg)
     json_decref(all);
     /* read every job once before submitting anything: a pod whose job was
      * submitted just before a crash is adopted, not submitted again */
-    while (!c->stop) {
+    while (!atomic_load(&c->stop)) {
         poll_jobs(c);
         if (c->slurm_ok)
             break;
@@ -695,7 +747,7 @@ static void *ctl_main(void *arg)
     }
     c->initial_poll_done = 1;
     c->next_job_poll = sl_now_ms() + c->o.poll_ms;
-    while (!c->stop) {
+    while (!atomic_load(&c->stop)) {
         /* anything stored after this point wakes the wait below, including a
          * pod created while this iteration runs */
         int64_t seen = sl_store_revision(c->store);
@@ -718,6 +770,56 @@ static void *ctl_main(void *arg)
 }
 
 /* ---- shim pushes --------------------------------------------------------------- */
+
+/* The functions below run on the API's threads: they hold no ctl_pod_t,
+ * only copies of what they need (see internal.h). */
+
+/* a container started before our poll saw the job run: read the job now,
+ * so the pod says where it runs (and Scheduled comes before Started) */
+static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                                uint32_t job, int shim_done)
+{
+    json_t *cur = sl_store_get(c->store, "pods", ns, name);
+    int sched = cur && scheduled(cur);
+    json_decref(cur);
+    sl_slurm_jobs_t *jl = NULL;
+    if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
+        ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), uid)) {
+        ctl_job_view_t v;
+        char node[256], ip[256];
+        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
+        apply_view(c, ns, name, uid, &v);
+    }
+    sl_slurm_jobs_free(jl);
+}
+
+/* the Events of a stored push (out: the pod after it) */
+static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns, const char *name)
+{
+    const char *what = json_string_value(json_object_get(event, "event"));
+    const char *ctr = json_string_value(json_object_get(event, "container"));
+    if (!ctr)
+        return;
+    if (!strcmp(what, "started")) {
+        ctl_event(c, out, "Normal", "Started", "Started container %s", ctr);
+        return;
+    }
+    if (strcmp(what, "exited"))
+        return;
+    ctl_status_latency_observe(event, sl_kube_now_ns());
+    json_t *st = NULL;
+    size_t i;
+    json_t *cs;
+    json_array_foreach(json_object_get(json_object_get(out, "status"), "containerStatuses"), i, cs)
+    {
+        const char *n = json_string_value(json_object_get(cs, "name"));
+        if (n && !strcmp(n, ctr))
+            st = cs;
+    }
+    if (st && json_object_get(json_object_get(st, "state"), "waiting"))
+        ctl_event(c, out, "Warning", "BackOff",
+                  "Back-off restarting failed container %s in pod %s_%s", ctr, name, ns);
+}
 
 int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *err)
 {
@@ -765,55 +867,16 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
         shim_finished(p); /* before the phase is stored: the controller reads both */
     int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
-    /* a container started before our poll saw the job run: read the job now,
-     * so the pod says where it runs (and Scheduled comes before Started) */
-    if (job && !strcmp(what0, "started")) {
-        json_t *cur = sl_store_get(c->store, "pods", ns, name);
-        int sched = cur && scheduled(cur);
-        json_decref(cur);
-        sl_slurm_jobs_t *jl = NULL;
-        if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
-            ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), uid)) {
-            ctl_job_view_t v;
-            char node[256], ip[256];
-            view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
-            pthread_mutex_lock(&c->lock);
-            p = ctl_pod_find(c, uid);
-            pthread_mutex_unlock(&c->lock);
-            if (p)
-                apply_job(c, p, &v);
-        }
-        sl_slurm_jobs_free(jl);
-    }
-    apply_t a = {.event = event};
+    if (job && !strcmp(what0, "started"))
+        started_before_poll(c, ns, name, uid, job, shim_done);
+    apply_t a = {.uid = uid, .event = event};
     json_t *out = NULL;
     int r = sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, err);
     if (r == 0) {
-        const char *what = json_string_value(json_object_get(event, "event"));
-        const char *ctr = json_string_value(json_object_get(event, "container"));
-        if (!strcmp(what, "started") && ctr)
-            ctl_event(c, out, "Normal", "Started", "Started container %s", ctr);
-        else if (!strcmp(what, "exited") && ctr) {
-            ctl_status_latency_observe(event, sl_kube_now_ns());
-            json_t *st = NULL;
-            size_t i;
-            json_t *cs;
-            json_array_foreach(json_object_get(json_object_get(out, "status"), "containerStatuses"), i, cs)
-            {
-                const char *n = json_string_value(json_object_get(cs, "name"));
-                if (n && !strcmp(n, ctr))
-                    st = cs;
-            }
-            if (st && json_object_get(json_object_get(st, "state"), "waiting"))
-                ctl_event(c, out, "Warning", "BackOff", "Back-off restarting failed container %s in pod %s_%s",
-                          ctr, name, ns);
-        }
+        push_events(c, event, out, ns, name);
+        /* p->terminal is the controller's: it reads the stored phase from
+         * the change log */
         transition_events(c, &a, out, job);
-        pthread_mutex_lock(&c->lock);
-        p = ctl_pod_find(c, uid);
-        if (p)
-            p->terminal = ctl_pod_terminal(out);
-        pthread_mutex_unlock(&c->lock);
     }
     json_decref(out);
     free(ns);
@@ -877,7 +940,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     if (!c)
         return;
     if (c->running) {
-        c->stop = 1;
+        atomic_store(&c->stop, 1);
         sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }

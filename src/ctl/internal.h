@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -11,48 +12,80 @@
 #include "slurmif/slurmif.h"
 #include "store/store.h"
 
+/* Threads and locks
+ *
+ * Two kinds of thread touch the controller: its own thread (ctl_main and
+ * everything it calls: pod changes, Slurm polls, deletions, submission) and
+ * the API's request threads, which call sl_ctl_shim_event() for each shim
+ * push. One mutex, c->lock, guards what they share.
+ *
+ * The pods table (c->pods, c->npods) is changed only by the controller
+ * thread, always under c->lock: it alone adds a ctl_pod_t and it alone frees
+ * one (ctl_pod_remove). So the controller thread may keep a pod pointer
+ * across an unlock; any other thread finds a pod under c->lock, copies what
+ * it needs there, and never uses the pointer after unlocking (it looks the
+ * uid up again when it needs the pod once more).
+ *
+ * Fields of ctl_pod_t, by owner:
+ *   uid, ns, name    set before the pod enters the table and never changed;
+ *                    other threads read them under c->lock (and copy them)
+ *   job_id           written by the controller thread only, under c->lock;
+ *                    it reads it without the lock, other threads under it
+ *   shim_done,       written by both (a pushed or replayed pod-finished,
+ *   finish_due_ms    the controller's cancel of a finished pod's job):
+ *                    every read and write under c->lock, by every thread
+ *   all the others   the controller thread's alone, no lock (terminal too:
+ *                    the phase a push stores reaches the controller through
+ *                    the store's change log, handle_pod)
+ *
+ * Fields of struct sl_ctl: store, o, uid, gid, user_home, policy and key are
+ * set before the thread starts and only read after; nodes is replaced by the
+ * controller thread and read by any thread (ctl_node_addr), under c->lock;
+ * stop is atomic (set by sl_ctl_destroy); the rest (pods_rv to
+ * initial_poll_done) is the controller thread's alone. */
+
 /* What the controller tracks per pod (by uid). */
 typedef struct ctl_pod {
-    char *uid, *ns, *name;
-    uint32_t job_id;
-    int terminal;            /* pod phase Succeeded/Failed */
-    int deleting;            /* deletionTimestamp set */
-    int job_over;            /* Slurm says the job is done (or forgot it) */
-    int seen_by_slurm;       /* the job appeared in a poll since we started */
-    int files_read;          /* status.json of the pod folder applied after restart */
-    long long signalled_ms;  /* SIGTERM sent (graceful delete) */
-    long long next_try_ms;   /* submission back-off */
+    char *uid, *ns, *name;  /* immutable while in the table */
+    uint32_t job_id;        /* written under c->lock by the controller thread */
+    int terminal;           /* pod phase Succeeded/Failed */
+    int deleting;           /* deletionTimestamp set */
+    int job_over;           /* Slurm says the job is done (or forgot it) */
+    int seen_by_slurm;      /* the job appeared in a poll since we started */
+    int files_read;         /* status.json of the pod folder applied after restart */
+    long long signalled_ms; /* SIGTERM sent (graceful delete) */
+    long long next_try_ms;  /* submission back-off */
     int tries;
     int pending_submit;      /* deferred until the first Slurm poll */
     int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
-    int shim_done;           /* the shim reported pod-finished (pushed or replayed) */
+    int shim_done;           /* c->lock: the shim reported pod-finished (pushed or replayed) */
     int recheck;             /* the stored phase may contradict the job: read it once */
-    long long finish_due_ms; /* pod-finished came: its job must be over by then (0: none) */
+    long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
     int grace_s;
-    long long seen_ms;       /* when the controller learned of the pod (metrics) */
-    struct ctl_pod *next;    /* hash chain by uid */
+    long long seen_ms;    /* when the controller learned of the pod (metrics) */
+    struct ctl_pod *next; /* hash chain by uid */
 } ctl_pod_t;
 
 #define CTL_HASH 4096
 
 struct sl_ctl {
     sl_store_t *store;
-    sl_ctl_opts_t o;         /* strings owned (copied) */
-    uid_t uid;               /* the default job user (run_as) */
+    sl_ctl_opts_t o; /* strings owned (copied) */
+    uid_t uid;       /* the default job user (run_as) */
     gid_t gid;
     char *user_home;
     struct sl_authz_policy *policy; /* NULL: every pod runs as run_as */
-    unsigned char key[32];   /* HMAC key for per-pod shim tokens */
+    unsigned char key[32];          /* HMAC key for per-pod shim tokens */
 
     pthread_t thread;
     int running;
-    volatile int stop;
+    atomic_int stop; /* set by sl_ctl_destroy */
 
-    pthread_mutex_t lock;    /* pods table (read by API threads for shim events) */
+    pthread_mutex_t lock; /* see "Threads and locks" above */
     ctl_pod_t *pods[CTL_HASH];
     size_t npods;
 
-    int64_t pods_rv;         /* last pod change seen */
+    int64_t pods_rv; /* last pod change seen */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
     sl_slurm_nodes_t *nodes; /* last node snapshot (names → addresses), under lock */
@@ -67,8 +100,8 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
 
 /* events.c */
-void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason,
-               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,
+               ...) __attribute__((format(printf, 5, 6)));
 
 /* nodes.c */
 void ctl_nodes_poll(sl_ctl_t *c);
