@@ -12,8 +12,9 @@
 #     and a name (fieldSelector=metadata.name), replayed from the change log
 #     (served by the shared window, and after a restart from the store's log)
 #     and live;
-#   - a slow watcher that falls out of the shared window reads on from the
-#     store's log and misses nothing; one that falls out of the change log
+#   - a slow watcher (a tiny receive buffer, not reading) that falls out of
+#     the shared window (--watch-window) reads on from the store's log and
+#     misses nothing; one that falls out of the change log
 #     gets an ERROR event with a 410 Expired Status and the end of the watch,
 #     and a resume from there gets the same.
 source "$(dirname "$0")/50-api-lib.sh"
@@ -214,22 +215,27 @@ while body.count(b"\n") < n and b'"type":"ERROR"' not in body:
 open(out, "wb").write(body)
 PY
 nsmk() { cj -X POST "$API/api/v1/namespaces" --data-binary "{\"metadata\":{\"name\":\"$1\"}}"; }
+# a shared window of 64 changes per resource (instead of 1,024)
+api_stop
+up --watch-log 5000 --watch-window 64 || bail "slurmlinkd with a small shared window"
 is "$(nsmk slow)" "201" "namespace slow"
 SRV=$(curr namespaces/slow/configmaps)
-# 1500 changes: more than the shared window holds (1024), fewer than the log (5000)
-$PY "$D/slow.py" "$API" "/api/v1/namespaces/slow/configmaps?watch=1&resourceVersion=$SRV&timeoutSeconds=120" 1500 "$D/slow1" &
+# 600 changes of 12 KiB: the watcher stalls once the socket buffers are full
+# (4 MiB at most here, ~340 events), more than 64 changes before its
+# position; fewer than the log (5000)
+$PY "$D/slow.py" "$API" "/api/v1/namespaces/slow/configmaps?watch=1&resourceVersion=$SRV&timeoutSeconds=1800" 600 "$D/slow1" &
 S1=$!
 ok wait $S1 "the slow watcher ran"
-is "$(jq -r .type "$D/slow1" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" " 1500 ADDED " "1500 ADDED events"
-is "$(jq -r .object.metadata.name "$D/slow1" | tr '\n' ' ' | md5sum)" "$(for i in $(seq 0 1499); do printf 's%05d ' "$i"; done | md5sum)" \
+is "$(jq -r .type "$D/slow1" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" " 600 ADDED " "600 ADDED events"
+is "$(jq -r .object.metadata.name "$D/slow1" | tr '\n' ' ' | md5sum)" "$(for i in $(seq 0 599); do printf 's%05d ' "$i"; done | md5sum)" \
   "every change, in order, none lost: it read on from the store's log"
 
 # a log of 200 changes: the slow watcher falls out of it
 api_stop
-up --watch-log 200 || bail "slurmlinkd with a short change log"
+up --watch-log 200 --watch-window 64 || bail "slurmlinkd with a short change log"
 nsmk slow2 >/dev/null
 SRV=$(curr namespaces/slow2/configmaps)
-$PY "$D/slow.py" "$API" "/api/v1/namespaces/slow2/configmaps?watch=1&resourceVersion=$SRV&timeoutSeconds=120" 600 "$D/slow2" &
+$PY "$D/slow.py" "$API" "/api/v1/namespaces/slow2/configmaps?watch=1&resourceVersion=$SRV&timeoutSeconds=1800" 600 "$D/slow2" &
 S2=$!
 ok wait $S2 "the second slow watcher ran"
 is "$(tail -n 1 "$D/slow2" | jq -r '.type + " " + (.object.code|tostring) + " " + .object.reason')" "ERROR 410 Expired" \
