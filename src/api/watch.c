@@ -157,10 +157,12 @@ static void process_change(watcher_t *w, const char *type, json_t *obj, json_t *
     }
 }
 
-/* MHD hands the response headers to the socket corked, to go out with the
- * first chunk; a watch has no chunk until its first event, and a client
- * waits for the headers to know its watch is established. TCP_NODELAY
- * pushes what is queued (the setting MHD itself uses to push). */
+/* A client waits for the headers to know its watch is established, and a
+ * watch has no chunk until its first event. libmicrohttpd sends the headers
+ * of a streamed body without pushing them (corked, or with MSG_MORE);
+ * TCP_NODELAY pushes what is queued, the way libmicrohttpd itself pushes.
+ * (With libmicrohttpd 0.9.75 on Linux they arrive within milliseconds even
+ * without it, measured; this keeps that true where they would wait.) */
 static void push_headers(int fd)
 {
     int one = 1;
