@@ -89,7 +89,7 @@ lines_ok() {
 curl -sf "${C[@]}" -X POST -H 'Content-Type: application/json' "$API$NS/configmaps" \
   --data-binary '{"metadata":{"name":"raw0"}}' >/dev/null
 RV=$(curl -sf "${C[@]}" "$API$NS/configmaps" | jq -r .metadata.resourceVersion)
-$PY "$D/raw.py" "$API" "$NS/configmaps?watch=1&resourceVersion=$RV&timeoutSeconds=4" "$D/raw1" &
+$PY "$D/raw.py" "$API" "$NS/configmaps?watch=1&resourceVersion=$RV&timeoutSeconds=6" "$D/raw1" &
 R1=$!
 $PY "$D/raw.py" "$API" "$NS/configmaps?watch=1&labelSelector=never%3D1&timeoutSeconds=2" "$D/raw2" &
 R2=$!
@@ -134,12 +134,12 @@ out+=$(cm nx 0; relabel nx 1; relabel ny 1; curl -s "${C[@]}" -o /dev/null -w '%
 is "$out" "201201201200201200201201200201200201201200200200" "the changes after N were made"
 
 check_log() { # WHERE: the three watches from N, each against its exact sequence
-  watch_to "$D/wl" "$NS/configmaps?watch=1&resourceVersion=$NL&labelSelector=l%3Dv&timeoutSeconds=1"
+  watch_to "$D/wl" "$NS/configmaps?watch=1&resourceVersion=$NL&labelSelector=l%3Dv&timeoutSeconds=2"
   is "$(seq_of "$D/wl")" "ADDED:lx:v DELETED:ly:v ADDED:lz:v " "label selector from N ($1)"
-  watch_to "$D/wf" "$NS/events?watch=1&resourceVersion=$NF&fieldSelector=reason%3DHit&timeoutSeconds=1"
+  watch_to "$D/wf" "$NS/events?watch=1&resourceVersion=$NF&fieldSelector=reason%3DHit&timeoutSeconds=2"
   is "$(seq_of "$D/wf")" "ADDED:fx:Hit DELETED:fy:Hit ADDED:fz:Hit " "field selector from N ($1)"
-  watch_to "$D/wx" "$NS/configmaps?watch=1&resourceVersion=$NN&fieldSelector=metadata.name%3Dnx&timeoutSeconds=1"
-  watch_to "$D/wy" "$NS/configmaps?watch=1&resourceVersion=$NN&fieldSelector=metadata.name%3Dny&timeoutSeconds=1"
+  watch_to "$D/wx" "$NS/configmaps?watch=1&resourceVersion=$NN&fieldSelector=metadata.name%3Dnx&timeoutSeconds=2"
+  watch_to "$D/wy" "$NS/configmaps?watch=1&resourceVersion=$NN&fieldSelector=metadata.name%3Dny&timeoutSeconds=2"
   is "$(seq_of "$D/wx")|$(seq_of "$D/wy")" "ADDED:nx:0 MODIFIED:nx:1 |MODIFIED:ny:1 DELETED:ny:1 " \
     "name selector from N ($1)"
 }
@@ -154,24 +154,31 @@ api_stop
 up --watch-log 5000 || bail "slurmlinkd up again"
 check_log "the store's change log, after a restart"
 
-# live: the watch is open (its initial ADDED came) before the changes
-live() { [ "$(grep -c '"ADDED"' "$1")" -ge "$2" ]; }
-curl -s -N "${C[@]}" -o "$D/vl" "$API$NS/configmaps?watch=1&labelSelector=l%3Dv2&timeoutSeconds=5" &
+# live: the watch is open (its first ADDED came) before the changes; a last
+# matching change (end, or vy created again) marks that every event before
+# it has come, and the watch is then closed by the client
+has() { grep -q "\"name\":\"$2\"" "$1"; }
+nlines() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+W="timeoutSeconds=300"
+curl -s -N "${C[@]}" -o "$D/vl" "$API$NS/configmaps?watch=1&labelSelector=l%3Dv2&$W" &
 V1=$!
-curl -s -N "${C[@]}" -o "$D/vf" "$API$NS/events?watch=1&fieldSelector=reason%3DHit2&timeoutSeconds=5" &
+curl -s -N "${C[@]}" -o "$D/vf" "$API$NS/events?watch=1&fieldSelector=reason%3DHit2&$W" &
 V2=$!
-curl -s -N "${C[@]}" -o "$D/vn" "$API$NS/configmaps?watch=1&fieldSelector=metadata.name%3Dvy&timeoutSeconds=5" &
+curl -s -N "${C[@]}" -o "$D/vn" "$API$NS/configmaps?watch=1&fieldSelector=metadata.name%3Dvy&$W" &
 V3=$!
+on_exit "kill $V1 $V2 $V3"
 out=$(cm vy v2; ev gy Hit2)
-wait_for 30 live "$D/vl" 1; wait_for 30 live "$D/vf" 1; wait_for 30 live "$D/vn" 1
+wait_for 60 has "$D/vl" vy; wait_for 60 has "$D/vf" gy; wait_for 60 has "$D/vn" vy
 out+=$(cm vx v2; relabel vy w; cm vz w; relabel vz v2)
 out+=$(ev gx Hit2; reason gy Miss; ev gz Miss; reason gz Hit2)
 out+=$(curl -s "${C[@]}" -o /dev/null -w '%{http_code}' -X DELETE "$API$NS/configmaps/vy")
-wait $V1 $V2 $V3
-is "$out" "201201201200201200201200201200200" "the live changes were made"
-is "$(seq_of "$D/vl")" "ADDED:vy:v2 ADDED:vx:v2 DELETED:vy:v2 ADDED:vz:v2 " "label selector, live"
-is "$(seq_of "$D/vf")" "ADDED:gy:Hit2 ADDED:gx:Hit2 DELETED:gy:Hit2 ADDED:gz:Hit2 " "field selector, live"
-is "$(seq_of "$D/vn")" "ADDED:vy:v2 MODIFIED:vy:w DELETED:vy:w " "name selector, live"
+out+=$(cm vend v2; ev gend Hit2; cm vy 0)
+wait_for 60 has "$D/vl" vend; wait_for 60 has "$D/vf" gend; wait_for 60 nlines "$D/vn" 4
+kill $V1 $V2 $V3
+is "$out" "201201201200201200201200201200200201201201" "the live changes were made"
+is "$(seq_of "$D/vl")" "ADDED:vy:v2 ADDED:vx:v2 DELETED:vy:v2 ADDED:vz:v2 ADDED:vend:v2 " "label selector, live"
+is "$(seq_of "$D/vf")" "ADDED:gy:Hit2 ADDED:gx:Hit2 DELETED:gy:Hit2 ADDED:gz:Hit2 ADDED:gend:Hit2 " "field selector, live"
+is "$(seq_of "$D/vn")" "ADDED:vy:v2 MODIFIED:vy:w DELETED:vy:w ADDED:vy:0 " "name selector, live"
 
 # ---- slow watchers ----------------------------------------------------------
 cat >"$D/slow.py" <<'PY'

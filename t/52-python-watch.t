@@ -102,7 +102,7 @@ annotate("other", "1")                              # (never matched: nothing)
 v1.create_namespaced_pod(NS, pod("late", "no"))     # (not matching yet: nothing)
 relabel("late", "in")                               # ADDED
 relabel("join", "in")                               # ADDED
-got = watch_once(1)
+got = watch_once(2)
 check(got == ["ADDED:new", "MODIFIED:keep", "DELETED:leave", "DELETED:gone", "ADDED:late", "ADDED:join"],
       "resumed from the last resourceVersion: exactly kube-apiserver's events", got)
 check(cache == server_state(), "the cache equals the server's list", (cache, server_state()))
