@@ -1,13 +1,14 @@
 #!/bin/bash
 # serial: valgrind is slow and timing-sensitive on a loaded machine
 # 50-api-valgrind.t — slurmlinkd (the plain build) under valgrind through a
-# short scripted session: discovery, create, apply, get as Table, watch,
-# logs, patches, bad input, deletes, shutdown with open streams. It must end
-# with no memory errors and no leaks.
+# short scripted session: discovery, create, apply, get as Table, watch
+# (also filtered, from a resourceVersion), logs, patches, bad input,
+# deletes, shutdown with open streams. It must end with no memory errors and
+# no leaks.
 source "$(dirname "$0")/50-api-lib.sh"
 
 command -v valgrind >/dev/null || skip_all "valgrind missing"
-plan 8
+plan 9
 VGLOG=$(mktemp /tmp/slt.vg.XXXXXX)
 on_exit "rm -f '$VGLOG'"
 SLURMLINKD=$ROOT/build/slurmlinkd
@@ -28,11 +29,18 @@ EOF
 like "$(k get pods 2>&1)" 'v1 +0/1 +Pending' "kubectl apply and get (Table) under valgrind"
 k create namespace vgns >/dev/null 2>&1
 k create configmap c1 --from-literal=a=b >/dev/null 2>&1
+req GET "$P"
+RV0=$(jqr .metadata.resourceVersion)
 jpatch $P/v1 application/strategic-merge-patch+json '{"metadata":{"labels":{"x":"y"}}}'
 jpatch "$P/v1?fieldManager=t" application/apply-patch+yaml '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"v1","labels":{"z":"1"}}}'
 jpatch $P/v1 application/json-patch+json '[{"op":"add","path":"/metadata/annotations","value":{"a":"b"}}]'
 set_status default v1 '{"phase":"Running","containerStatuses":[{"name":"main","ready":true,"restartCount":0,"image":"b","imageID":"","state":{"running":{}}}]}'
 cri_log default v1 main 0 "2020-01-01T00:00:00Z stdout F hello" "2020-01-01T00:00:01Z stdout P a" "2020-01-01T00:00:02Z stdout F b"
+jpatch $P/v1 application/merge-patch+json '{"metadata":{"labels":{"x":null}}}'
+# a filtered watch from before the changes: typed from the objects before them
+req GET "$P?watch=1&resourceVersion=$RV0&labelSelector=x%3Dy&timeoutSeconds=1"
+like "$(printf '%s' "$BODY" | jq -r '.type + ":" + (.object.metadata.labels.x // "")' | tr '\n' ' ')" '^ADDED:y (MODIFIED:y )*DELETED:y $' \
+  "filtered watch from a resourceVersion under valgrind"
 req GET "$P/v1/log?timestamps=true&tailLines=2"
 is "$BODY" $'2020-01-01T00:00:01Z ab' "logs under valgrind"
 curl -s -N "$API$P?watch=1&timeoutSeconds=2&allowWatchBookmarks=true" >"$AD/w" &

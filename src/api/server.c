@@ -356,7 +356,8 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     if (api_bootstrap(api, err) < 0)
         goto fail;
     for (size_t i = 0; api_resources[i].name && i < API_MAX_RESOURCES; i++)
-        api->hubs[i] = api_hub_create(api->store, api_resources[i].store_name, 1024);
+        api->hubs[i] = api_hub_create(api->store, api_resources[i].store_name,
+                                      opts->watch_window ? opts->watch_window : 1024);
     if (opts->no_listen) {
         api->port = -1;
         api->server_address = sl_xstrdup("127.0.0.1:0");

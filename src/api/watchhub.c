@@ -28,6 +28,7 @@ void api_wev_unref(api_wev_t *e)
     if (!e || __atomic_sub_fetch(&e->ref, 1, __ATOMIC_ACQ_REL) > 0)
         return;
     json_decref(e->obj);
+    json_decref(e->prev);
     free(e->ns);
     free(e->line);
     free(e);
@@ -70,6 +71,7 @@ static api_wev_t *make_event(json_t *change)
     const char *ns = sl_kube_namespace(obj);
     e->ns = sl_xstrdup(ns ? ns : "");
     e->obj = json_incref(obj);
+    e->prev = json_incref(json_object_get(change, "prev"));
     char *text = json_dumps(obj, JSON_COMPACT);
     sl_buf_t b = SL_BUF_INIT;
     sl_buf_printf(&b, "{\"type\":\"%s\",\"object\":%s}\n", e->type, text ? text : "null");
@@ -97,7 +99,7 @@ static int refresh(api_hub_t *h)
 {
     int64_t cur = sl_store_revision(h->store);
     while (h->last < cur) {
-        json_t *ch = sl_store_changes(h->store, h->last, h->resource, NULL, FETCH, NULL);
+        json_t *ch = sl_store_changes_prev(h->store, h->last, h->resource, NULL, FETCH, NULL);
         if (!ch) {
             if (errno != ERANGE)
                 return -1;

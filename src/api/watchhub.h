@@ -17,11 +17,12 @@
 #include "store/store.h"
 
 typedef struct api_wev {
-    int ref;       /* atomic */
+    int ref; /* atomic */
     int64_t rv;
     char type[10]; /* ADDED | MODIFIED | DELETED */
     char *ns;      /* "" for cluster-scoped objects */
     json_t *obj;   /* read only */
+    json_t *prev;  /* MODIFIED: the object before the change, or NULL; read only */
     char *line;    /* {"type":"...","object":{...}}\n */
     size_t len;
 } api_wev_t;

@@ -29,7 +29,8 @@ typedef struct daemon_opts {
     /* authentication and authorization (docs/security.md) */
     const char *client_ca, *token_file, *plain_address;
     long plain_port; /* -1: no plain-HTTP listener */
-    long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log, idle_timeout_s;
+    long max_connections, max_per_ip, bookmark_s, event_ttl_s, watch_log, watch_window;
+    long idle_timeout_s;
     long max_unauth, max_per_user, max_watches, handshake_s;
     long max_body, max_object;
     int verbose;
@@ -72,6 +73,7 @@ static void usage(FILE *f)
             "      --bookmark-interval S  watch BOOKMARK period in seconds (60)\n"
             "      --event-ttl S        remove events older than S seconds (3600)\n"
             "      --watch-log N        changes kept for resuming watches (10000)\n"
+            "      --watch-window N     recent changes per resource shared by all watches (1024)\n"
             "      --no-controllers     serve the API only (no Slurm)\n"
             "      --run-as USER        Unix user the jobs run as (nobody)\n"
             "      --shim PATH          slurmlink-shim for the batch scripts (beside slurmlinkd)\n"
@@ -103,7 +105,7 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
     enum { O_PODS = 256, O_CERT, O_KEY, O_MAXC, O_MAXIP, O_BOOKMARK, O_TTL, O_WLOG, O_NOCTL,
            O_RUNAS, O_SHIM, O_IMAGES, O_RUNTIME, O_REPORT, O_POLL, O_POLICY, O_CLIENTCA,
            O_TOKENS, O_PLAINPORT, O_PLAINADDR, O_IDLE, O_MAXBODY, O_MAXOBJ, O_REPORTCA,
-           O_MAXUSER, O_MAXWATCH, O_MAXUNAUTH, O_HANDSHAKE };
+           O_MAXUSER, O_MAXWATCH, O_MAXUNAUTH, O_HANDSHAKE, O_WWINDOW };
     static const struct option lo[] = {{"listen", required_argument, 0, 'l'},
                                        {"port", required_argument, 0, 'p'},
                                        {"state-dir", required_argument, 0, 's'},
@@ -120,6 +122,7 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
                                        {"bookmark-interval", required_argument, 0, O_BOOKMARK},
                                        {"event-ttl", required_argument, 0, O_TTL},
                                        {"watch-log", required_argument, 0, O_WLOG},
+                                       {"watch-window", required_argument, 0, O_WWINDOW},
                                        {"no-controllers", no_argument, 0, O_NOCTL},
                                        {"run-as", required_argument, 0, O_RUNAS},
                                        {"shim", required_argument, 0, O_SHIM},
@@ -189,6 +192,10 @@ static int parse_args(int argc, char **argv, daemon_opts_t *o)
             break;
         case O_WLOG:
             if (parse_long("watch-log", optarg, 1, 10000000, &o->watch_log) < 0)
+                return 2;
+            break;
+        case O_WWINDOW:
+            if (parse_long("watch-window", optarg, 1, 1000000, &o->watch_window) < 0)
                 return 2;
             break;
         case O_NOCTL: o->no_controllers = 1; break;
@@ -275,6 +282,7 @@ static sl_api_opts_t api_opts(const daemon_opts_t *o, sl_store_t *store, const c
         .max_unauthenticated = (unsigned)o->max_unauth,
         .handshake_timeout_s = (unsigned)o->handshake_s,
         .bookmark_interval_s = (int)o->bookmark_s,
+        .watch_window = (size_t)o->watch_window,
         .event_ttl_s = (size_t)o->event_ttl_s,
         .idle_timeout_s = (unsigned)o->idle_timeout_s,
         .max_body = (size_t)o->max_body,

@@ -57,8 +57,9 @@ static int db_put(sl_store_t *s, int id, const char *resource, const char *ns, c
     return 0;
 }
 
+/* prev: the object before a MODIFIED change (NULL for the others). */
 static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
-                  const char *name, const char *text, sl_error_t *err)
+                  const char *name, const char *text, const char *prev, sl_error_t *err)
 {
     sqlite3_stmt *st = s->w.st[ST_LOG_APPEND];
     sqlite3_bind_int64(st, 1, rv);
@@ -67,6 +68,8 @@ static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, con
     sqlite3_bind_text(st, 4, nz(ns), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, text, -1, SQLITE_STATIC);
+    if (prev)
+        sqlite3_bind_text(st, 7, prev, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -144,7 +147,7 @@ int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t
     if (rc < 0 && errno == EEXIST)
         sl_errprintf(err, "%s \"%s\" already exists", resource, name);
     if (rc == 0)
-        rc = db_log(s, rv, SL_CHANGE_ADDED, resource, ns, name, text, err);
+        rc = db_log(s, rv, SL_CHANGE_ADDED, resource, ns, name, text, NULL, err);
     free(text);
     int saved_errno = errno;
     if (sl_store_wend(s, rc == 0, 1, err) < 0 || rc < 0) {
@@ -184,9 +187,10 @@ json_t *sl_store_get(sl_store_t *s, const char *resource, const char *ns, const 
 }
 
 /* Under the write lock: load the stored object. Returns it (new ref) with
- * *rv, or NULL with errno ENOENT/ESTALE/EIO and err filled. */
+ * *rv, or NULL with errno ENOENT/ESTALE/EIO and err filled. textp (if not
+ * NULL) gets its stored text on success (caller frees). */
 static json_t *load_for_write(sl_store_t *s, const char *resource, const char *ns, const char *name,
-                              int64_t expect_rv, int64_t *rv, sl_error_t *err)
+                              int64_t expect_rv, int64_t *rv, char **textp, sl_error_t *err)
 {
     char *text = NULL;
     int found = db_get(s, &s->w, resource, ns, name, rv, &text, err);
@@ -207,25 +211,29 @@ static json_t *load_for_write(sl_store_t *s, const char *resource, const char *n
         return NULL;
     }
     json_t *obj = json_loads(text, 0, NULL);
-    free(text);
     if (!obj) {
         errno = EIO;
         sl_errprintf(err, "store: stored %s \"%s\" is not valid JSON", resource, name);
     }
+    if (obj && textp)
+        *textp = text;
+    else
+        free(text);
     return obj;
 }
 
 /* Write obj (whose key is resource/ns/name) as the next revision, replacing
- * the stored object, and log a MODIFIED change. wmu held. */
+ * the stored object whose text is prev, and log a MODIFIED change. wmu
+ * held. */
 static int write_modified(sl_store_t *s, const char *resource, const char *ns, const char *name,
-                          json_t *obj, sl_error_t *err)
+                          json_t *obj, const char *prev, sl_error_t *err)
 {
     int64_t rv = s->next_rev + 1;
     sl_kube_set_rv(obj, rv);
     char *text = dump(obj);
     int rc = db_put(s, ST_UPDATE, resource, ns, name, rv, text, err);
     if (rc == 0)
-        rc = db_log(s, rv, SL_CHANGE_MODIFIED, resource, ns, name, text, err);
+        rc = db_log(s, rv, SL_CHANGE_MODIFIED, resource, ns, name, text, prev, err);
     free(text);
     return rc;
 }
@@ -256,17 +264,19 @@ int sl_store_update(sl_store_t *s, const char *resource, json_t *obj, int64_t ex
     }
     int64_t old_rv;
     int rc = -1, used = 0;
-    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, err);
+    char *prev = NULL;
+    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, &prev, err);
     if (old) {
         carry_immutable(obj, old);
         sl_kube_set_rv(obj, old_rv);
         if (json_equal(old, obj)) {
             rc = 0; /* no-op: no revision, no change */
         } else {
-            rc = write_modified(s, resource, ns, name, obj, err);
+            rc = write_modified(s, resource, ns, name, obj, prev, err);
             used = 1;
         }
         json_decref(old);
+        free(prev);
     }
     int saved_errno = errno;
     if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
@@ -290,7 +300,8 @@ int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const c
     int64_t old_rv;
     int rc = -1, used = 0;
     json_t *work = NULL;
-    json_t *old = load_for_write(s, resource, ns, name, 0, &old_rv, err);
+    char *prev = NULL;
+    json_t *old = load_for_write(s, resource, ns, name, 0, &old_rv, &prev, err);
     if (old) {
         work = json_deep_copy(old);
         int r = fn(work, arg);
@@ -306,11 +317,12 @@ int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const c
             sl_kube_set_rv(work, old_rv);
             rc = 0;
             if (r > 0 && !json_equal(old, work)) {
-                rc = write_modified(s, resource, ns, name, work, err);
+                rc = write_modified(s, resource, ns, name, work, prev, err);
                 used = 1;
             }
         }
         json_decref(old);
+        free(prev);
     }
     int saved_errno = errno;
     if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
@@ -333,14 +345,14 @@ int sl_store_delete(sl_store_t *s, const char *resource, const char *ns, const c
         return -1;
     int64_t old_rv;
     int rc = -1;
-    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, err);
+    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, NULL, err);
     if (old) {
         int64_t rv = s->next_rev + 1;
         sl_kube_set_rv(old, rv);
         char *text = dump(old);
         rc = db_put(s, ST_DELETE, resource, ns, name, 0, NULL, err);
         if (rc == 0)
-            rc = db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, err);
+            rc = db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, NULL, err);
         free(text);
     }
     int saved_errno = errno;
@@ -482,8 +494,51 @@ static const char *const change_type[] = {[SL_CHANGE_ADDED] = "ADDED",
                                           [SL_CHANGE_MODIFIED] = "MODIFIED",
                                           [SL_CHANGE_DELETED] = "DELETED"};
 
-int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
-                          size_t max, sl_store_change_fn fn, void *arg, sl_error_t *err)
+/* One row of the change log, valid only during the callback. */
+typedef struct change_row {
+    int64_t rv;
+    const char *type, *ns, *name, *json, *prev; /* prev: NULL unless MODIFIED */
+    size_t len, prev_len;
+} change_row_t;
+typedef int (*change_row_fn)(void *arg, const change_row_t *row);
+
+/* Step through the rows of st (bound), calling fn; 0, or -1 with errno. */
+static int each_row(sl_store_t *s, struct sl_store_conn *c, sqlite3_stmt *st, change_row_fn fn,
+                    void *arg, sl_error_t *err)
+{
+    int rc, ret = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int type = sqlite3_column_int(st, 1);
+        if (type < SL_CHANGE_ADDED || type > SL_CHANGE_DELETED) {
+            rc = SQLITE_CORRUPT;
+            break;
+        }
+        change_row_t row = {.rv = sqlite3_column_int64(st, 0),
+                            .type = change_type[type],
+                            .json = (const char *)sqlite3_column_text(st, 2),
+                            .len = (size_t)sqlite3_column_bytes(st, 2),
+                            .ns = (const char *)sqlite3_column_text(st, 3),
+                            .name = (const char *)sqlite3_column_text(st, 4),
+                            .prev = (const char *)sqlite3_column_text(st, 5),
+                            .prev_len = (size_t)sqlite3_column_bytes(st, 5)};
+        if (fn(arg, &row) < 0) {
+            ret = -1;
+            break;
+        }
+    }
+    int e = errno;
+    if (ret == 0 && rc != SQLITE_DONE) {
+        ret = sl_store_dberr(s, c->db, rc, err, "read changes");
+        e = errno;
+    } else if (ret < 0) {
+        sl_errprintf(err, "store: reading changes stopped: %s", strerror(e));
+    }
+    errno = e;
+    return ret;
+}
+
+static int changes_rows(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                        size_t max, change_row_fn fn, void *arg, sl_error_t *err)
 {
     struct sl_store_conn *c = sl_store_rlock(s);
     int64_t lo, hi;
@@ -510,29 +565,8 @@ int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource,
     if (nsf)
         sqlite3_bind_text(st, 3, ns, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, nsf ? 4 : 3, max ? (sqlite3_int64)max : -1);
-    int rc, ret = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int type = sqlite3_column_int(st, 1);
-        if (type < SL_CHANGE_ADDED || type > SL_CHANGE_DELETED) {
-            rc = SQLITE_CORRUPT;
-            break;
-        }
-        const char *text = (const char *)sqlite3_column_text(st, 2);
-        size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        if (fn(arg, sqlite3_column_int64(st, 0), change_type[type],
-               (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4),
-               text, len) < 0) {
-            ret = -1;
-            break;
-        }
-    }
+    int ret = each_row(s, c, st, fn, arg, err);
     int e = errno;
-    if (ret == 0 && rc != SQLITE_DONE) {
-        ret = sl_store_dberr(s, c->db, rc, err, "read changes");
-        e = errno;
-    } else if (ret < 0) {
-        sl_errprintf(err, "store: reading changes stopped: %s", strerror(e));
-    }
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     snap_end(s, c);
@@ -541,32 +575,72 @@ int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource,
     return ret;
 }
 
-static int append_change(void *arg, int64_t rv, const char *type, const char *ns, const char *name,
-                         const char *json, size_t len)
+typedef struct each_arg {
+    sl_store_change_fn fn;
+    void *arg;
+} each_arg_t;
+
+static int each_adapter(void *arg, const change_row_t *row)
 {
-    (void)ns;
-    (void)name;
-    json_t *o = json_loadb(json, len, 0, NULL);
-    if (!o) {
+    each_arg_t *a = arg;
+    return a->fn(a->arg, row->rv, row->type, row->ns, row->name, row->json, row->len);
+}
+
+int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                          size_t max, sl_store_change_fn fn, void *arg, sl_error_t *err)
+{
+    each_arg_t a = {fn, arg};
+    return changes_rows(s, after_rv, resource, ns, max, each_adapter, &a, err);
+}
+
+typedef struct collect {
+    json_t *arr;
+    int with_prev;
+} collect_t;
+
+static int append_change(void *arg, const change_row_t *row)
+{
+    collect_t *c = arg;
+    json_t *o = json_loadb(row->json, row->len, 0, NULL);
+    json_t *prev = NULL;
+    if (o && c->with_prev && row->prev)
+        prev = json_loadb(row->prev, row->prev_len, 0, NULL);
+    if (!o || (c->with_prev && row->prev && !prev)) {
+        json_decref(o);
         errno = EIO;
         return -1;
     }
-    json_array_append_new(
-        arg, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)rv, "type", type, "object", o));
+    json_t *ch =
+        json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)row->rv, "type", row->type, "object", o);
+    if (prev)
+        json_object_set_new(ch, "prev", prev);
+    json_array_append_new(c->arr, ch);
     return 0;
+}
+
+static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *resource,
+                               const char *ns, size_t max, int with_prev, sl_error_t *err)
+{
+    collect_t c = {json_array(), with_prev};
+    if (changes_rows(s, after_rv, resource, ns, max, append_change, &c, err) < 0) {
+        int e = errno;
+        json_decref(c.arr);
+        errno = e;
+        return NULL;
+    }
+    return c.arr;
 }
 
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                          size_t max, sl_error_t *err)
 {
-    json_t *a = json_array();
-    if (sl_store_changes_each(s, after_rv, resource, ns, max, append_change, a, err) < 0) {
-        int e = errno;
-        json_decref(a);
-        errno = e;
-        return NULL;
-    }
-    return a;
+    return collect_changes(s, after_rv, resource, ns, max, 0, err);
+}
+
+json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                              size_t max, sl_error_t *err)
+{
+    return collect_changes(s, after_rv, resource, ns, max, 1, err);
 }
 
 int64_t sl_store_oldest_rv(sl_store_t *s)

@@ -36,8 +36,16 @@ static const char *const sql_schema[] = {
     " PRIMARY KEY (resource, ns, name))",
     "CREATE TABLE IF NOT EXISTS changes ("
     " rv INTEGER PRIMARY KEY, type INTEGER NOT NULL, resource TEXT NOT NULL,"
-    " ns TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL)",
-    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1')",
+    " ns TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, prev TEXT)",
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2')",
+};
+/* schema 1 → 2: a MODIFIED change keeps the object as it was before it
+ * (prev), so that a filtered watch can tell whether it matched before */
+static const char *const sql_migrate_1[] = {
+    "BEGIN IMMEDIATE",
+    "ALTER TABLE changes ADD COLUMN prev TEXT",
+    "UPDATE meta SET value = '2' WHERE key = 'schema'",
+    "COMMIT",
 };
 static const char sql_schema_version[] = "SELECT value FROM meta WHERE key = 'schema'";
 
@@ -59,16 +67,16 @@ static const char *const sql_stmt[ST_COUNT] = {
     [ST_LIST_NS] = "SELECT data FROM objects WHERE resource = ?1 AND ns = ?2 ORDER BY name",
     [ST_COUNT_ALL] = "SELECT count(*) FROM objects WHERE resource = ?1",
     [ST_COUNT_NS] = "SELECT count(*) FROM objects WHERE resource = ?1 AND ns = ?2",
-    [ST_LOG_APPEND] = "INSERT INTO changes (rv, type, resource, ns, name, data)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_LOG_APPEND] = "INSERT INTO changes (rv, type, resource, ns, name, data, prev)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_LOG_TRIM] = "DELETE FROM changes WHERE rv <= ?1",
     /* two subqueries: SQLite optimises min() or max() alone, not both in one */
     [ST_LOG_BOUNDS] = "SELECT coalesce((SELECT min(rv) FROM changes), 0),"
                       " coalesce((SELECT max(rv) FROM changes), 0)",
-    [ST_LOG_ALL] = "SELECT rv, type, data, ns, name FROM changes WHERE rv > ?1 AND resource = ?2"
-                   " ORDER BY rv LIMIT ?3",
-    [ST_LOG_NS] = "SELECT rv, type, data, ns, name FROM changes WHERE rv > ?1 AND resource = ?2"
-                  " AND ns = ?3 ORDER BY rv LIMIT ?4",
+    [ST_LOG_ALL] = "SELECT rv, type, data, ns, name, prev FROM changes"
+                   " WHERE rv > ?1 AND resource = ?2 ORDER BY rv LIMIT ?3",
+    [ST_LOG_NS] = "SELECT rv, type, data, ns, name, prev FROM changes"
+                  " WHERE rv > ?1 AND resource = ?2 AND ns = ?3 ORDER BY rv LIMIT ?4",
 };
 
 int sl_store_errno(int rc)
@@ -159,9 +167,19 @@ static int schema_init(sl_store_t *s, sl_error_t *err)
     if (rc != SQLITE_OK)
         return sl_store_dberr(s, c->db, rc, err, "schema version");
     rc = sqlite3_step(st);
-    int ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "1") == 0;
+    char version[8] = "";
+    if (rc == SQLITE_ROW)
+        snprintf(version, sizeof version, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    if (!ok) {
+    if (!strcmp(version, "1")) {
+        for (size_t i = 0; i < sizeof sql_migrate_1 / sizeof sql_migrate_1[0]; i++)
+            if (conn_exec(s, c, sql_migrate_1[i], err) < 0) {
+                sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+                return -1;
+            }
+        snprintf(version, sizeof version, "2");
+    }
+    if (strcmp(version, "2")) {
         errno = EINVAL;
         return sl_errprintf(err, "store: unknown schema version in database");
     }

@@ -118,6 +118,14 @@ long sl_store_count(sl_store_t *s, const char *resource, const char *ns);
  * the current revision gives an empty array. */
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                          size_t max, sl_error_t *err);
+/* The same, and each MODIFIED change also carries "prev": the object as it
+ * was just before the change (its resourceVersion the one it had), so that a
+ * filtered watch can tell whether it matched before (kube-apiserver's
+ * watch cache keeps the previous object for this too). A DELETED change's
+ * previous state is its object; ADDED has none. Changes logged by a store
+ * of schema 1 (before prev was kept) have no "prev". */
+json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                              size_t max, sl_error_t *err);
 /* The same changes without parsing: fn gets each change's revision, type
  * ("ADDED", "MODIFIED", "DELETED"), namespace ("" for cluster-scoped), name
  * and the object's stored JSON text (valid only during the call), oldest

@@ -1,6 +1,7 @@
 /* store: CRUD, revisions, persistence, conflicts, change log, wait, threads. */
 #include <errno.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -239,6 +240,103 @@ static void test_changes(sl_store_t *s)
     is_int(json_array_size(c), 3, "resume near the head");
     json_decref(c);
     json_decref(p);
+}
+
+static int set_phase(json_t *obj, void *arg)
+{
+    json_object_set_new(obj, "status", json_pack("{s:s}", "phase", (const char *)arg));
+    return 1;
+}
+
+static const char *prev_label(json_t *c, size_t i, const char *key)
+{
+    json_t *prev = json_object_get(json_array_get(c, i), "prev");
+    return prev ? sl_kube_label(prev, key) : "(no prev)";
+}
+
+/* sl_store_changes_prev: a MODIFIED change carries the object before it. */
+static void test_prev(sl_store_t *s)
+{
+    sl_error_t err;
+    int64_t base = sl_store_revision(s);
+    json_t *p = pod("prev", "p");
+    sl_store_create(s, "pods", p, NULL);
+    sl_kube_set_label(p, "app", "db");
+    sl_store_update(s, "pods", p, 0, NULL);
+    json_decref(p);
+    sl_store_mutate(s, "pods", "prev", "p", set_phase, "Running", NULL, NULL);
+    sl_store_delete(s, "pods", "prev", "p", 0, NULL, NULL);
+    json_t *c = sl_store_changes_prev(s, base, "pods", "prev", 0, &err);
+    is_int(json_array_size(c), 4, "prev: four changes");
+    ok(!json_object_get(json_array_get(c, 0), "prev"), "ADDED has no prev");
+    is_str(prev_label(c, 1, "app"), "web", "update: prev is the object before the change");
+    is_int(sl_kube_rv(json_object_get(json_array_get(c, 1), "prev")), base + 1,
+           "with the resourceVersion it had");
+    is_str(prev_label(c, 2, "app"), "db", "mutate: prev too");
+    ok(!json_object_get(json_array_get(c, 2), "prev") ||
+           !sl_kube_path_str(json_object_get(json_array_get(c, 2), "prev"), "status.phase"),
+       "mutate: prev is before the mutation");
+    ok(!json_object_get(json_array_get(c, 3), "prev"), "DELETED has no prev (its object is it)");
+    json_decref(c);
+    c = sl_store_changes(s, base, "pods", "prev", 0, &err);
+    ok(!json_object_get(json_array_get(c, 1), "prev"), "sl_store_changes leaves prev out");
+    json_decref(c);
+}
+
+static int sql(sqlite3 *db, const char *q) { return sqlite3_exec(db, q, NULL, NULL, NULL); }
+
+/* A database of schema 1 (no prev column) opens, keeps its changes (without
+ * prev) and logs new ones with prev. */
+static void test_migration(const char *dir)
+{
+    char *path = sl_xasprintf("%s/v1.db", dir);
+    sqlite3 *db;
+    sqlite3_open(path, &db);
+    int rc = sql(db, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                     "CREATE TABLE objects (resource TEXT NOT NULL, ns TEXT NOT NULL,"
+                     " name TEXT NOT NULL, rv INTEGER NOT NULL, data TEXT NOT NULL,"
+                     " PRIMARY KEY (resource, ns, name));"
+                     "CREATE TABLE changes (rv INTEGER PRIMARY KEY, type INTEGER NOT NULL,"
+                     " resource TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
+                     " data TEXT NOT NULL);"
+                     "INSERT INTO meta VALUES ('schema', '1');"
+                     "INSERT INTO objects VALUES ('pods', 'm', 'old', 2,"
+                     " '{\"metadata\":{\"name\":\"old\",\"namespace\":\"m\","
+                     "\"resourceVersion\":\"2\",\"labels\":{\"a\":\"2\"}}}');"
+                     "INSERT INTO changes VALUES (2, 2, 'pods', 'm', 'old',"
+                     " '{\"metadata\":{\"name\":\"old\",\"namespace\":\"m\","
+                     "\"resourceVersion\":\"2\",\"labels\":{\"a\":\"2\"}}}');");
+    sqlite3_close(db);
+    is_int(rc, SQLITE_OK, "a schema 1 database");
+    sl_error_t err = {""};
+    sl_store_t *s = sl_store_open(path, &err);
+    ok(s != NULL, "schema 1 opens (%s)", err.text);
+    if (!s) {
+        free(path);
+        return;
+    }
+    is_int(sl_store_revision(s), 2, "its revision");
+    json_t *o = sl_store_get(s, "pods", "m", "old");
+    sl_kube_set_label(o, "a", "3");
+    is_int(sl_store_update(s, "pods", o, 0, &err), 0, "update after the migration");
+    json_decref(o);
+    json_t *c = sl_store_changes_prev(s, 1, "pods", NULL, 0, &err);
+    ok(c && json_array_size(c) == 2, "the old change and the new one");
+    ok(!json_object_get(json_array_get(c, 0), "prev"), "the old change has no prev");
+    is_str(prev_label(c, 1, "a"), "2", "the new one has");
+    json_decref(c);
+    sl_store_close(s);
+    s = sl_store_open(path, &err);
+    ok(s != NULL, "reopens at schema 2");
+    sl_store_close(s);
+    sqlite3_open(path, &db);
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL);
+    sqlite3_step(st);
+    is_str((const char *)sqlite3_column_text(st, 0), "2", "schema recorded as 2");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(path);
 }
 
 static void test_persistence(const char *path)
@@ -496,6 +594,7 @@ int main(void)
     sl_store_t *s = sl_store_open(path, &err);
     test_generate_name(s);
     test_changes(s);
+    test_prev(s);
     test_mutate_and_batch(s);
     test_concurrency(s);
     test_wait(s);
@@ -516,6 +615,7 @@ int main(void)
     s = sl_store_open("/nonexistent-dir/x/store.db", &err);
     ok(s == NULL && errno != 0, "open in a missing folder fails (%s)", err.text);
 
+    test_migration(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
