@@ -583,7 +583,7 @@ static void test_mutate_and_batch(sl_store_t *s)
 
 int main(void)
 {
-    tap_plan(117);
+    tap_plan(134);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
