@@ -48,7 +48,7 @@ static int check_progs(const upctx_t *c, const char *daemon, sl_error_t *err)
 {
     static const struct {
         const char *prog, *pkg;
-        int acct;
+        int acct; /* 1: with accounting only, 2: with several nodes only */
     } need[] = {
         {"munged", "munge", 0},
         {"slurmctld", "slurmctld", 0},
@@ -59,9 +59,10 @@ static int check_progs(const upctx_t *c, const char *daemon, sl_error_t *err)
         {"mysql_install_db", "mariadb-server", 1},
         {"mariadb", "mariadb-client", 1},
         {"sacctmgr", "slurm-client", 1},
+        {"ip", "iproute2", 2},
     };
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-        if (need[i].acct && !c->st.accounting)
+        if ((need[i].acct == 1 && !c->st.accounting) || (need[i].acct == 2 && c->st.nodes <= 1))
             continue;
         if (!have_prog(need[i].prog)) {
             errno = ENOENT;
