@@ -6,7 +6,7 @@
 # drain → SchedulingDisabled, one node's death (only its pods NodeLost) and
 # its return with `up`, and `down` leaving no namespace, link or process.
 source "$(dirname "$0")/lib.sh"
-plan 40
+plan 42
 
 tag_of() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["network"]["tag"])' "$1/cluster.json"; }
 subnet_of() { /usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["network"]["subnet"]; print("198.%d.%d" % (18 + s // 256, s % 256))' "$1/cluster.json"; }
@@ -32,6 +32,9 @@ ok test "$T2" != "$T4" -a "$N2" != "$N4" "the two folders have their own names (
 st=$("$SLURMLINK" status --dir "$C4")
 is "$(grep -cE '^slurmd-node[1-4] +running' <<<"$st")" 4 "status lists slurmd-node1..4 running"
 is "$(ip netns list | grep -c "^sl$T4-node")" 4 "four network namespaces, one per node"
+like "$(certtool -i --infile "$C4/pki/server.crt" 2>&1)" "IPAddress: $N4\.1[^0-9]" \
+  "slurmlinkd's certificate names the bridge address the shims report to"
+like "$(cat "$KUBECONFIG")" "server: https://$N4\.1:" "the kubeconfig points at slurmlinkd on the bridge"
 
 s4=$(sinfo -h -N -o '%N %T %G %o')
 is "$(awk '{print $1, $2, $3}' <<<"$s4" | tr '\n' ' ')" "node1 idle gpu:2 node2 idle gpu:2 node3 idle gpu:2 node4 idle gpu:2 " \
