@@ -6,7 +6,7 @@
 # drain → SchedulingDisabled, one node's death (only its pods NodeLost) and
 # its return with `up`, and `down` leaving no namespace, link or process.
 source "$(dirname "$0")/lib.sh"
-plan 42
+plan 46
 
 tag_of() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["network"]["tag"])' "$1/cluster.json"; }
 subnet_of() { /usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["network"]["subnet"]; print("198.%d.%d" % (18 + s // 256, s % 256))' "$1/cluster.json"; }
@@ -133,3 +133,34 @@ kc delete pod keep4 --wait=false >/dev/null 2>&1
 is "$(leftovers "$C4" "$T4")" "" "down: no namespace, link or process of the 4-node folder is left"
 is "$(leftovers "$C2" "$T2")" "" "down: nor of the 2-node folder"
 unlike "$(ip -o addr)" "$N4\.|$N2\." "no address of either /24 is left"
+
+# --- two folders after the same /24 at the same moment ---------------------------------
+# two paths whose hash starts the search at the same /24: both `up`s pick it,
+# and the one that finds the other's bridge there moves on
+B=$(tmpdir)
+read -r P1 P2 < <(/usr/bin/python3 - "$B" <<'PY'
+import sys
+def fnv(s):
+    h = 2166136261
+    for b in s.encode():
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h >> 24
+seen = {}
+for i in range(5000):
+    p = "%s/f%d" % (sys.argv[1], i)
+    if fnv(p) in seen:
+        print(seen[fnv(p)], p)
+        break
+    seen[fnv(p)] = p
+PY
+)
+on_exit "'$SLURMLINK' down --dir '$P1'; '$SLURMLINK' down --dir '$P2'; rm -rf '$B'"
+"$SLURMLINK" up --dir "$P1" --nodes 2 --gpus 0 --cpus 1 >"$B/up1.log" 2>&1 & u1=$!
+"$SLURMLINK" up --dir "$P2" --nodes 2 --gpus 0 --cpus 1 >"$B/up2.log" 2>&1 & u2=$!
+wait $u1; r1=$?; wait $u2; r2=$?
+is "$r1 $r2" "0 0" "two ups started at once on folders after the same /24 both succeed"
+[ "$r1 $r2" = "0 0" ] || diag "$(cat "$B"/up*.log)"
+ok test "$(subnet_of "$P1")" != "$(subnet_of "$P2")" "they end on different /24s ($(subnet_of "$P1"), $(subnet_of "$P2"))"
+two_idle() { [ "$(SLURM_CONF=$1/etc/slurm.conf sinfo -h -N -t idle -o %N | wc -l)" = 2 ]; }
+ok two_idle "$P1" "the first folder's two nodes are idle"
+ok two_idle "$P2" "the second folder's two nodes are idle"

@@ -61,7 +61,9 @@ int cl_inst_order(const cl_state_t *st, int order[CL_MAX_INST]);
 void cl_net_addr(const cl_state_t *st, int node, char buf[16]); /* node 0: the bridge */
 void cl_net_ns(const cl_state_t *st, int node, char *buf, size_t len);
 int cl_net_plan(cl_state_t *st, const cl_state_t *old, sl_error_t *err);
-int cl_net_up(const cl_state_t *st, sl_error_t *err);
+/* make the bridge (moving to another free /24 when a concurrent `up` took
+ * this one: st->subnet is updated), then each node's namespace and link */
+int cl_net_up(cl_state_t *st, sl_error_t *err);
 /* remove every namespace and link of the folder's tag; returns how many */
 int cl_net_down(const cl_state_t *st);
 /* D/nodes/nodeK/{spool,dev} and D/nodes/hosts */

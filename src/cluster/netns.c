@@ -77,6 +77,15 @@ static int subnet_taken(int subnet, const char *own_bridge)
     return taken;
 }
 
+/* the first free /24 from first on, or -1 */
+static int free_subnet(int first, const char *br)
+{
+    for (int i = 0; i < 512; i++)
+        if (!subnet_taken((first + i) % 512, br))
+            return (first + i) % 512;
+    return -1;
+}
+
 int cl_net_plan(cl_state_t *st, const cl_state_t *old, sl_error_t *err)
 {
     free(st->net_tag);
@@ -89,13 +98,8 @@ int cl_net_plan(cl_state_t *st, const cl_state_t *old, sl_error_t *err)
     snprintf(br, sizeof(br), "sl%sbr", st->net_tag);
     int first = old && old->net_tag && !strcmp(old->net_tag, st->net_tag) ? old->subnet
                                                                           : (int)(h >> 24) * 2;
-    for (int i = 0; i < 512; i++) {
-        int s = (first + i) % 512;
-        if (!subnet_taken(s, br)) {
-            st->subnet = s;
-            return 0;
-        }
-    }
+    if ((st->subnet = free_subnet(first, br)) >= 0)
+        return 0;
     errno = EADDRINUSE;
     return sl_errprintf(err, "no free /24 left in 198.18.0.0/15 for the nodes' network");
 }
@@ -178,7 +182,29 @@ static int node_net_up(const cl_state_t *st, const char *br, int k, sl_error_t *
     return 0;
 }
 
-int cl_net_up(const cl_state_t *st, sl_error_t *err)
+/* Make the bridge on the folder's /24. Another folder's `up` may have chosen
+ * the same free /24 at the same moment: whoever finds another interface on
+ * it after adding its bridge takes the bridge down again and moves on to a
+ * free /24 a pid-dependent step further (so two that collided part). A
+ * bridge that existed (living nodes) is kept as it is. */
+static int bridge_claim(cl_state_t *st, const char *br, sl_error_t *err)
+{
+    int had = exists_link(br);
+    for (int tries = 0; tries < 16; tries++) {
+        if (bridge_up(st, br, err) < 0)
+            return -1;
+        if (had || !subnet_taken(st->subnet, br))
+            return 0;
+        const char *del[] = {"link", "del", br, NULL};
+        int step = 1 + (int)(((unsigned)getpid() + 7919u * (unsigned)tries) % 97u);
+        if (ip(err, del) < 0 || (st->subnet = free_subnet(st->subnet + step, br)) < 0)
+            break;
+    }
+    errno = EADDRINUSE;
+    return sl_errprintf(err, "no /24 in 198.18.0.0/15 stayed free for the nodes' network");
+}
+
+int cl_net_up(cl_state_t *st, sl_error_t *err)
 {
     if (!cl_multi(st))
         return 0;
@@ -186,7 +212,7 @@ int cl_net_up(const cl_state_t *st, sl_error_t *err)
         return -1;
     char br[24];
     snprintf(br, sizeof(br), "sl%sbr", st->net_tag);
-    if (bridge_up(st, br, err) < 0)
+    if (bridge_claim(st, br, err) < 0)
         return -1;
     for (int k = 1; k <= st->nodes; k++)
         if (node_net_up(st, br, k, err) < 0)
