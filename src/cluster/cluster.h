@@ -6,6 +6,7 @@
  *   D/run/           pidfiles and sockets;  D/log/  one log per daemon
  *   D/state D/spool  slurmctld / slurmd state;  D/db  MariaDB datadir
  *   D/dev/gpuN       fake GPU device nodes when the machine has none
+ *   D/nodes/         with several nodes: nodeK/{spool,dev/gpuN} and hosts
  *   D/slurmlinkd/    the daemon's own state;  D/kubeconfig
  *   D/pki/           cluster CA, slurmlinkd's server certificate, admin client
  *                    certificate;  D/etc/tokens.csv, D/etc/policy.yaml;
@@ -27,6 +28,8 @@ typedef struct sl_cluster_opts {
     int gpus;           /* GRES gpu count on the node (0: none; -1: as before, else 2) */
     int cpus;           /* CPUs the node advertises (0: as before, else this machine's) */
     int accounting;     /* start MariaDB + slurmdbd (-1: as before, else no) */
+    int nodes;          /* Slurm nodes (0: as before, else 1; 2..64: one network
+                         * namespace each, see docs/cluster.md) */
     int api_port;       /* slurmlinkd port (0: pick a free one) */
     int ctld_port;      /* slurmctld port (0: pick a free one) */
     const char *daemon; /* slurmlinkd binary (NULL: beside this program) */
@@ -63,5 +66,8 @@ int sl_cluster_status(const char *dir, int json, FILE *out, sl_error_t *err);
 
 /* The slurmlinkd port recorded in dir/cluster.json, or -1 with err. */
 int sl_cluster_api_port(const char *dir, sl_error_t *err);
+
+/* https://ADDR:PORT of the folder's slurmlinkd (caller frees), or NULL with err */
+char *sl_cluster_api_url(const char *dir, sl_error_t *err);
 
 #endif

@@ -1,8 +1,8 @@
 /* conf.c — slurm.conf, gres.conf, slurmdbd.conf and kubeconfig for a folder. */
-#include "internal.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -30,15 +30,10 @@ static long mem_total_mib(void)
     return kb / 1024;
 }
 
-int cl_make_gpus(cl_state_t *st, sl_error_t *err)
+static int count_real_gpus(void)
 {
-    free(st->gpu_files);
-    st->gpu_files = NULL;
-    if (st->gpus <= 0)
-        return 0;
-    /* real GPUs when the machine has enough of them */
     int real = 0;
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < 256; i++) {
         char p[32];
         struct stat sb;
         snprintf(p, sizeof(p), "/dev/nvidia%d", i);
@@ -46,32 +41,65 @@ int cl_make_gpus(cl_state_t *st, sl_error_t *err)
             break;
         real++;
     }
-    if (real >= st->gpus) {
-        st->gpu_files = st->gpus == 1 ? sl_xstrdup("/dev/nvidia0")
-                                      : sl_xasprintf("/dev/nvidia[0-%d]", st->gpus - 1);
-        return 0;
-    }
-    /* Slurm binds GRES only to character devices: make ones with /dev/null's
-     * numbers so CUDA_VISIBLE_DEVICES and exclusivity are real Slurm behaviour */
-    char *dev = cl_path(st, "dev");
-    if (sl_mkdir_p(dev, 0755, err) < 0) {
-        free(dev);
+    return real;
+}
+
+/* "P0" or "P[0-N]" style names of count devices numbered from first */
+static char *dev_range(const char *prefix, int first, int count)
+{
+    return count == 1 ? sl_xasprintf("%s%d", prefix, first)
+                      : sl_xasprintf("%s[%d-%d]", prefix, first, first + count - 1);
+}
+
+/* Slurm binds GRES only to character devices: make ones with /dev/null's
+ * numbers so CUDA_VISIBLE_DEVICES and exclusivity are real Slurm behaviour */
+static int make_fake(const char *dev, int count, sl_error_t *err)
+{
+    if (sl_mkdir_p(dev, 0755, err) < 0)
         return -1;
-    }
-    for (int i = 0; i < st->gpus; i++) {
+    for (int i = 0; i < count; i++) {
         char *p = sl_xasprintf("%s/gpu%d", dev, i);
         struct stat sb;
-        if (stat(p, &sb) < 0 && mknod(p, S_IFCHR | 0666, makedev(1, 3)) < 0) {
+        int r = stat(p, &sb) < 0 && mknod(p, S_IFCHR | 0666, makedev(1, 3)) < 0;
+        if (r)
             sl_errprintf(err, "mknod %s: %s", p, strerror(errno));
-            free(p);
-            free(dev);
-            return -1;
-        }
         free(p);
+        if (r)
+            return -1;
     }
-    st->gpu_files = st->gpus == 1 ? sl_xasprintf("%s/gpu0", dev)
-                                  : sl_xasprintf("%s/gpu[0-%d]", dev, st->gpus - 1);
-    free(dev);
+    return 0;
+}
+
+/* gres File= of node k (1..N): real GPUs when the machine has enough for
+ * every node (node k gets its own slice), else the node's own fake files */
+static char *gres_file(const cl_state_t *st, int k)
+{
+    if (count_real_gpus() >= st->gpus * (cl_multi(st) ? st->nodes : 1))
+        return dev_range("/dev/nvidia", (k - 1) * st->gpus, st->gpus);
+    char *prefix = cl_multi(st) ? sl_xasprintf("%s/nodes/node%d/dev/gpu", st->dir, k)
+                                : sl_xasprintf("%s/dev/gpu", st->dir);
+    char *r = dev_range(prefix, 0, st->gpus);
+    free(prefix);
+    return r;
+}
+
+int cl_make_gpus(cl_state_t *st, sl_error_t *err)
+{
+    free(st->gpu_files);
+    st->gpu_files = NULL;
+    if (st->gpus <= 0)
+        return 0;
+    int nodes = cl_multi(st) ? st->nodes : 1;
+    if (count_real_gpus() < st->gpus * nodes)
+        for (int k = 1; k <= nodes; k++) {
+            char *dev =
+                cl_multi(st) ? sl_xasprintf("%s/nodes/node%d/dev", st->dir, k) : cl_path(st, "dev");
+            int r = make_fake(dev, st->gpus, err);
+            free(dev);
+            if (r < 0)
+                return -1;
+        }
+    st->gpu_files = gres_file(st, 1);
     return 0;
 }
 
@@ -85,6 +113,32 @@ static int write_conf(const cl_state_t *st, const char *rel, sl_buf_t *b, mode_t
     return r;
 }
 
+/* the node lines and the partition: node1 on the host (127.0.0.1), or
+ * node1..N each at its namespace's address, named after itself */
+static int write_nodes(const cl_state_t *st, sl_buf_t *b, const char *host, long real_mem)
+{
+    int n = cl_multi(st) ? st->nodes : 1;
+    for (int k = 1; k <= n; k++) {
+        char a[16] = "127.0.0.1", name[16];
+        snprintf(name, sizeof(name), "node%d", k);
+        if (cl_multi(st))
+            cl_net_addr(st, k, a);
+        sl_buf_printf(b, "NodeName=%s NodeHostname=%s NodeAddr=%s CPUs=%d RealMemory=%ld", name,
+                      cl_multi(st) ? name : host, a, st->cpus, real_mem);
+        if (st->gpus > 0)
+            sl_buf_printf(b, " Gres=gpu:%d", st->gpus);
+        sl_buf_puts(b, " State=UNKNOWN\n");
+    }
+    if (n == 1)
+        sl_buf_puts(b, "PartitionName=gpu Nodes=node1 Default=YES MaxTime=INFINITE State=UP\n");
+    else
+        sl_buf_printf(b,
+                      "PartitionName=gpu Nodes=node[1-%d] Default=YES MaxTime=INFINITE "
+                      "State=UP\n",
+                      n);
+    return 0;
+}
+
 int cl_write_confs(const cl_state_t *st, sl_error_t *err)
 {
     char host[256] = "localhost";
@@ -93,22 +147,33 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
     long real_mem = mem > 2048 ? mem - 1024 : mem / 2;
     const char *D = st->dir;
     sl_buf_t b = SL_BUF_INIT;
+    /* with several nodes, slurmd and clients in the namespaces reach
+     * slurmctld on the bridge; each slurmd has its own spool, pid and log */
+    char br[16];
+    cl_net_addr(st, 0, br);
+    int m = cl_multi(st);
+    char *ctl = m ? sl_xasprintf("localhost(%s)", br) : sl_xstrdup("localhost");
+    char *spool = m ? sl_xasprintf("%s/nodes/%%n/spool", D) : sl_xasprintf("%s/spool", D);
+    char *dpid = m ? sl_xasprintf("%s/run/slurmd-%%n.daemon.pid", D)
+                   : sl_xasprintf("%s/run/slurmd.daemon.pid", D);
+    char *dlog =
+        m ? sl_xasprintf("%s/log/slurmd-%%n.log", D) : sl_xasprintf("%s/log/slurmd.log", D);
 
     sl_buf_printf(&b,
                   "# generated by slurmlink up; rewritten at every start\n"
                   "ClusterName=" CLUSTER_NAME "\n"
-                  "SlurmctldHost=localhost\n"
+                  "SlurmctldHost=%s\n"
                   "SlurmctldPort=%d\n"
                   "SlurmdPort=%d\n"
                   "AuthType=auth/munge\n"
                   "AuthInfo=socket=%s/run/munge.sock,cred_expire=30\n"
                   "SlurmUser=root\n"
                   "StateSaveLocation=%s/state\n"
-                  "SlurmdSpoolDir=%s/spool\n"
+                  "SlurmdSpoolDir=%s\n"
                   "SlurmctldPidFile=%s/run/slurmctld.daemon.pid\n"
-                  "SlurmdPidFile=%s/run/slurmd.daemon.pid\n"
+                  "SlurmdPidFile=%s\n"
                   "SlurmctldLogFile=%s/log/slurmctld.log\n"
-                  "SlurmdLogFile=%s/log/slurmd.log\n"
+                  "SlurmdLogFile=%s\n"
                   "ProctrackType=proctrack/linuxproc\n"
                   "TaskPlugin=task/none\n"
                   "MpiDefault=none\n"
@@ -129,7 +194,12 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                   "MinJobAge=300\n"
                   "KillWait=10\n"
                   "SlurmdTimeout=15\n",
-                  st->port[SL_D_SLURMCTLD], st->port[SL_D_SLURMD], D, D, D, D, D, D, D);
+                  ctl, st->port[SL_D_SLURMCTLD], st->port[SL_D_SLURMD], D, D, spool, D, dpid, D,
+                  dlog);
+    free(ctl);
+    free(spool);
+    free(dpid);
+    free(dlog);
     if (st->gpus > 0)
         sl_buf_puts(&b, "GresTypes=gpu\n");
     if (st->accounting)
@@ -148,19 +218,16 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
     else
         sl_buf_puts(&b, "AccountingStorageType=accounting_storage/none\n"
                         "JobAcctGatherType=jobacct_gather/none\n");
-    sl_buf_printf(&b, "NodeName=node1 NodeHostname=%s NodeAddr=127.0.0.1 CPUs=%d RealMemory=%ld",
-                  host, st->cpus, real_mem);
-    if (st->gpus > 0)
-        sl_buf_printf(&b, " Gres=gpu:%d", st->gpus);
-    sl_buf_puts(&b, " State=UNKNOWN\n"
-                    "PartitionName=gpu Nodes=node1 Default=YES MaxTime=INFINITE State=UP\n");
-    if (write_conf(st, "etc/slurm.conf", &b, 0644, err) < 0)
+    if (write_nodes(st, &b, host, real_mem) < 0 ||
+        write_conf(st, "etc/slurm.conf", &b, 0644, err) < 0)
         return -1;
-
-    if (st->gpus > 0)
-        sl_buf_printf(&b, "NodeName=node1 Name=gpu File=%s\n", st->gpu_files);
-    else
+    if (st->gpus <= 0)
         sl_buf_puts(&b, "# no GPUs\n");
+    for (int k = 1; st->gpus > 0 && k <= (cl_multi(st) ? st->nodes : 1); k++) {
+        char *f = gres_file(st, k);
+        sl_buf_printf(&b, "NodeName=node%d Name=gpu File=%s\n", k, f);
+        free(f);
+    }
     if (write_conf(st, "etc/gres.conf", &b, 0644, err) < 0)
         return -1;
 

@@ -6,9 +6,18 @@
 
 #include "cluster.h"
 
+/* Several nodes: one slurmd per node, each in its own network namespace
+ * (netns.c). Daemon instances are the daemons of enum sl_daemon_id, then
+ * nodes 2..N's slurmd at SL_D_COUNT + (K - 2); node1's is SL_D_SLURMD. */
+#define CL_MAX_NODES 64
+#define CL_MAX_INST (SL_D_COUNT + CL_MAX_NODES - 1)
+
 typedef struct cl_state {
     char *dir; /* absolute */
     int gpus, cpus, accounting;
+    int nodes;            /* 0 or 1: one node on the host's network (no namespaces) */
+    char *net_tag;        /* short hash of dir naming the bridge, links, namespaces */
+    int subnet;           /* the folder's /24 in 198.18.0.0/15 (0..511), nodes > 1 */
     int port[SL_D_COUNT]; /* 0 where the daemon has no TCP port */
     char *gpu_files;      /* gres File= value, e.g. D/dev/gpu[0-1] */
     char *db_pass;
@@ -30,9 +39,45 @@ int cl_make_gpus(cl_state_t *st, sl_error_t *err);
  * made once; D/kubeconfig.https (admin, client certificate) at each up. */
 int cl_ensure_security(const cl_state_t *st, sl_error_t *err);
 int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err);
+/* https://ADDR:PORT of slurmlinkd: 127.0.0.1, or the bridge with several nodes */
+char *cl_api_url(const cl_state_t *st);
 
-/* 1 if the folder runs daemon id (MariaDB and slurmdbd only with accounting) */
+/* 1 if the folder runs daemon instance id (MariaDB and slurmdbd only with
+ * accounting; nodes 2..N's slurmd only with several nodes) */
 int cl_expected(const cl_state_t *st, int id);
+
+/* Daemon instances. */
+int cl_multi(const cl_state_t *st); /* 1 with several nodes (namespaces) */
+int cl_inst_count(const cl_state_t *st);
+int cl_inst_daemon(int inst);                     /* its enum sl_daemon_id */
+int cl_inst_node(const cl_state_t *st, int inst); /* node number K of a slurmd, else 0 */
+const char *cl_inst_name(const cl_state_t *st, int inst, char *buf, size_t len);
+/* instances the folder runs, in start order; returns how many */
+int cl_inst_order(const cl_state_t *st, int order[CL_MAX_INST]);
+
+/* Network of several nodes (netns.c). Node K (1..N) has the address
+ * 198.18.0.0/15 + subnet*256 + 10 + K on link eth0 of namespace sl<tag>-nodeK,
+ * whose peer sl<tag>hK is a port of bridge sl<tag>br (address .1). */
+void cl_net_addr(const cl_state_t *st, int node, char buf[16]); /* node 0: the bridge */
+void cl_net_ns(const cl_state_t *st, int node, char *buf, size_t len);
+int cl_net_plan(cl_state_t *st, const cl_state_t *old, sl_error_t *err);
+/* make the bridge (moving to another free /24 when a concurrent `up` took
+ * this one: st->subnet is updated), then each node's namespace and link */
+int cl_net_up(cl_state_t *st, sl_error_t *err);
+/* remove every namespace and link of the folder's tag; returns how many */
+int cl_net_down(const cl_state_t *st);
+/* D/nodes/nodeK/{spool,dev} and D/nodes/hosts */
+int cl_node_files(const cl_state_t *st, sl_error_t *err);
+/* prepared before fork, run in the child: enter node's network namespace,
+ * a UTS namespace named after it, a mount namespace with D/nodes/hosts on
+ * /etc/hosts */
+typedef struct cl_node_enter {
+    int netns_fd;
+    char hostname[32];
+    char hosts[256];
+} cl_node_enter_t;
+int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, sl_error_t *err);
+int cl_node_enter(void *arg); /* sl_spawn_opts_t.child_setup */
 
 /* Processes. */
 pid_t cl_pidfile_read(const cl_state_t *st, int id);

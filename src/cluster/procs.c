@@ -3,10 +3,10 @@
  * A pid is only signalled when the process still carries the folder's mark
  * in its environment (see environ_marks): a recycled pid of some other
  * program, or a user's shell, is never touched. */
-#include "internal.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -18,24 +18,60 @@
 
 extern char **environ;
 
-static const char *names[SL_D_COUNT] = {"munged", "mysqld", "slurmdbd", "slurmctld", "slurmd",
-                                        "slurmlinkd"};
+static const char *names[SL_D_COUNT] = {"munged",    "mysqld", "slurmdbd",
+                                        "slurmctld", "slurmd", "slurmlinkd"};
 
-const char *sl_daemon_name(int id)
+const char *sl_daemon_name(int id) { return id >= 0 && id < SL_D_COUNT ? names[id] : "?"; }
+
+int cl_multi(const cl_state_t *st) { return st->nodes > 1 && st->net_tag; }
+
+int cl_inst_count(const cl_state_t *st) { return SL_D_COUNT + (cl_multi(st) ? st->nodes - 1 : 0); }
+
+int cl_inst_daemon(int inst) { return inst < SL_D_COUNT ? inst : SL_D_SLURMD; }
+
+int cl_inst_node(const cl_state_t *st, int inst)
 {
-    return id >= 0 && id < SL_D_COUNT ? names[id] : "?";
+    (void)st;
+    if (inst == SL_D_SLURMD)
+        return 1;
+    return inst >= SL_D_COUNT ? inst - SL_D_COUNT + 2 : 0;
+}
+
+/* "slurmd" with one node, "slurmd-nodeK" with several: pidfile and log name */
+const char *cl_inst_name(const cl_state_t *st, int inst, char *buf, size_t len)
+{
+    int k = cl_inst_node(st, inst);
+    if (k && cl_multi(st))
+        snprintf(buf, len, "slurmd-node%d", k);
+    else
+        snprintf(buf, len, "%s", sl_daemon_name(cl_inst_daemon(inst)));
+    return buf;
+}
+
+int cl_inst_order(const cl_state_t *st, int order[CL_MAX_INST])
+{
+    int n = 0;
+    for (int id = 0; id < SL_D_COUNT; id++) {
+        if (id == SL_D_SLURMLINKD) /* every node before the API */
+            for (int i = SL_D_COUNT; i < cl_inst_count(st); i++)
+                order[n++] = i;
+        if (cl_expected(st, id))
+            order[n++] = id;
+    }
+    return n;
 }
 
 int cl_expected(const cl_state_t *st, int id)
 {
     if (id == SL_D_MYSQLD || id == SL_D_SLURMDBD)
         return st->accounting;
-    return 1;
+    return id >= 0 && id < cl_inst_count(st);
 }
 
 static char *pidfile_path(const cl_state_t *st, int id)
 {
-    return sl_xasprintf("%s/run/%s.pid", st->dir, names[id]);
+    char name[32];
+    return sl_xasprintf("%s/run/%s.pid", st->dir, cl_inst_name(st, id, name, sizeof(name)));
 }
 
 pid_t cl_pidfile_read(const cl_state_t *st, int id)

@@ -77,30 +77,49 @@ static int exists(const char *p) { return access(p, F_OK) == 0; }
 
 /* Load name.crt/.key and keep them if trusted by ca for purpose and not near
  * expiry; else issue new ones with make(). */
-typedef sl_pki_cred_t *(*make_fn)(const sl_pki_cred_t *ca, sl_error_t *err);
+typedef sl_pki_cred_t *(*make_fn)(const sl_pki_cred_t *ca, const char *const *sans,
+                                  sl_error_t *err);
 
-static sl_pki_cred_t *make_server(const sl_pki_cred_t *ca, sl_error_t *err)
+static sl_pki_cred_t *make_server(const sl_pki_cred_t *ca, const char *const *sans, sl_error_t *err)
 {
-    return sl_pki_issue_server(ca, "slurmlinkd", NULL, 0, err);
+    return sl_pki_issue_server(ca, "slurmlinkd", sans, 0, err);
 }
 
-static sl_pki_cred_t *make_admin(const sl_pki_cred_t *ca, sl_error_t *err)
+static sl_pki_cred_t *make_admin(const sl_pki_cred_t *ca, const char *const *sans, sl_error_t *err)
 {
+    (void)sans;
     const char *groups[] = {"system:masters", NULL};
     return sl_pki_issue_client(ca, "admin", groups, SL_PKI_CA_DAYS, err);
 }
 
+/* 1 if the certificate names every one of sans */
+static int has_sans(const sl_pki_cred_t *c, const char *const *sans)
+{
+    char **have = sl_pki_sans(c);
+    int all = 1;
+    for (; sans && *sans && all; sans++) {
+        int found = 0;
+        for (char **h = have; h && *h && !found; h++) /* "IP:a.b.c.d", "DNS:name" */
+            found = strchr(*h, ':') && !strcmp(strchr(*h, ':') + 1, *sans);
+        all = found;
+    }
+    for (char **h = have; h && *h; h++)
+        free(*h);
+    free(have);
+    return all;
+}
+
 static int ensure_leaf(const cl_state_t *st, const sl_pki_cred_t *ca, const char *name, int purpose,
-                       make_fn make, sl_error_t *err)
+                       make_fn make, const char *const *sans, sl_error_t *err)
 {
     char *crt = sl_xasprintf("%s/pki/%s.crt", st->dir, name);
     char *key = sl_xasprintf("%s/pki/%s.key", st->dir, name);
     sl_pki_cred_t *c = exists(crt) && exists(key) ? sl_pki_load(crt, key, NULL) : NULL;
     int r = 0;
-    if (!c || sl_pki_verify(ca, c, purpose, NULL) < 0 ||
+    if (!c || sl_pki_verify(ca, c, purpose, NULL) < 0 || !has_sans(c, sans) ||
         sl_pki_not_after(c) < (long long)time(NULL) + RENEW_BEFORE_S) {
         sl_pki_destroy(c);
-        c = make(ca, err);
+        c = make(ca, sans, err);
         r = c ? sl_pki_save(c, crt, key, err) : -1;
     }
     sl_pki_destroy(c);
@@ -140,8 +159,13 @@ int cl_ensure_security(const cl_state_t *st, sl_error_t *err)
         if (!ca || sl_pki_save(ca, cac, cak, err) < 0)
             goto out;
     }
-    if (ensure_leaf(st, ca, "server", SL_PKI_SERVER, make_server, err) < 0 ||
-        ensure_leaf(st, ca, "admin", SL_PKI_CLIENT, make_admin, err) < 0)
+    /* with several nodes slurmlinkd listens on the bridge: the shims of
+     * every node verify that address */
+    char br[16];
+    cl_net_addr(st, 0, br);
+    const char *sans[] = {cl_multi(st) ? br : NULL, NULL};
+    if (ensure_leaf(st, ca, "server", SL_PKI_SERVER, make_server, sans, err) < 0 ||
+        ensure_leaf(st, ca, "admin", SL_PKI_CLIENT, make_admin, NULL, err) < 0)
         goto out;
 
     if (!exists(tok)) {
@@ -175,7 +199,7 @@ int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err)
     char *ca_pem = sl_read_file(cac, NULL, err);
     char *c_pem = ca_pem ? sl_read_file(crt, NULL, err) : NULL;
     char *k_pem = c_pem ? sl_read_file(key, NULL, err) : NULL;
-    char *server = sl_xasprintf("https://127.0.0.1:%d", st->port[SL_D_SLURMLINKD]);
+    char *server = cl_api_url(st);
     int r = -1;
     if (k_pem) {
         sl_auth_kubeconfig_t k = {.server = server,
@@ -204,6 +228,28 @@ int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err)
     free(crt);
     free(key);
     return r;
+}
+
+char *cl_api_url(const cl_state_t *st)
+{
+    char a[16] = "127.0.0.1";
+    if (cl_multi(st))
+        cl_net_addr(st, 0, a);
+    return sl_xasprintf("https://%s:%d", a, st->port[SL_D_SLURMLINKD]);
+}
+
+char *sl_cluster_api_url(const char *dir, sl_error_t *err)
+{
+    cl_state_t st;
+    if (cl_state_load(dir, &st, err) < 0)
+        return NULL;
+    char *url = st.port[SL_D_SLURMLINKD] > 0 ? cl_api_url(&st) : NULL;
+    if (!url) {
+        errno = ENOENT;
+        sl_errprintf(err, "%s/cluster.json names no API port", dir);
+    }
+    cl_state_clear(&st);
+    return url;
 }
 
 int sl_cluster_api_port(const char *dir, sl_error_t *err)

@@ -1,7 +1,7 @@
 /* state.c — D/cluster.json: the ports and options a folder was started with. */
-#include "internal.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -11,16 +11,14 @@ static const char *port_keys[SL_D_COUNT] = {
     NULL, "mysqld_port", "slurmdbd_port", "slurmctld_port", "slurmd_port", "api_port",
 };
 
-char *cl_path(const cl_state_t *st, const char *rel)
-{
-    return sl_xasprintf("%s/%s", st->dir, rel);
-}
+char *cl_path(const cl_state_t *st, const char *rel) { return sl_xasprintf("%s/%s", st->dir, rel); }
 
 void cl_state_clear(cl_state_t *st)
 {
     free(st->dir);
     free(st->gpu_files);
     free(st->db_pass);
+    free(st->net_tag);
     memset(st, 0, sizeof(*st));
 }
 
@@ -32,6 +30,10 @@ int cl_state_save(const cl_state_t *st, sl_error_t *err)
     for (int i = 0; i < SL_D_COUNT; i++)
         if (port_keys[i])
             json_object_set_new(o, port_keys[i], json_integer(st->port[i]));
+    if (cl_multi(st)) /* what `down` and recovery remove (netns.c) */
+        json_object_set_new(o, "network",
+                            json_pack("{s:i, s:s, s:i}", "nodes", st->nodes, "tag", st->net_tag,
+                                      "subnet", st->subnet));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(o);
     char *path = cl_path(st, "cluster.json");
@@ -67,6 +69,15 @@ int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err)
     for (int i = 0; i < SL_D_COUNT; i++)
         if (port_keys[i])
             st->port[i] = (int)json_integer_value(json_object_get(o, port_keys[i]));
+    const char *tag = NULL;
+    st->nodes = 1;
+    json_unpack(json_object_get(o, "network"), "{s:i, s:s, s:i}", "nodes", &st->nodes, "tag", &tag,
+                "subnet", &st->subnet);
+    /* the tag names links and namespaces: only what `up` writes is taken */
+    if (st->nodes < 1 || st->nodes > CL_MAX_NODES || !tag || strlen(tag) != 6 ||
+        strspn(tag, "0123456789abcdef") != 6 || st->subnet < 0 || st->subnet > 511)
+        st->nodes = 1;
+    st->net_tag = tag && st->nodes > 1 ? sl_xstrdup(tag) : NULL;
     json_decref(o);
     return 0;
 }

@@ -1,9 +1,9 @@
 /* up.c — start a folder's daemons in order and wait until each answers. */
-#include "internal.h"
 #include "common/fsutil.h"
 #include "common/net.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +22,9 @@
 typedef struct upctx {
     cl_state_t st;
     char **env;
-    pid_t pid[SL_D_COUNT];
-    int kept[SL_D_COUNT]; /* still running from before: not started, never stopped here */
+    pid_t pid[CL_MAX_INST];
+    int kept[CL_MAX_INST]; /* still running from before: not started, never stopped here */
+    cl_node_enter_t enter[CL_MAX_NODES + 1]; /* node K's namespaces (several nodes) */
     const sl_cluster_opts_t *opts;
     FILE *out;
 } upctx_t;
@@ -47,16 +48,21 @@ static int check_progs(const upctx_t *c, const char *daemon, sl_error_t *err)
 {
     static const struct {
         const char *prog, *pkg;
-        int acct;
+        int acct; /* 1: with accounting only, 2: with several nodes only */
     } need[] = {
-        {"munged", "munge", 0},          {"slurmctld", "slurmctld", 0},
-        {"slurmd", "slurmd", 0},         {"sinfo", "slurm-client", 0},
-        {"slurmdbd", "slurmdbd", 1},     {"mariadbd", "mariadb-server", 1},
-        {"mysql_install_db", "mariadb-server", 1}, {"mariadb", "mariadb-client", 1},
+        {"munged", "munge", 0},
+        {"slurmctld", "slurmctld", 0},
+        {"slurmd", "slurmd", 0},
+        {"sinfo", "slurm-client", 0},
+        {"slurmdbd", "slurmdbd", 1},
+        {"mariadbd", "mariadb-server", 1},
+        {"mysql_install_db", "mariadb-server", 1},
+        {"mariadb", "mariadb-client", 1},
         {"sacctmgr", "slurm-client", 1},
+        {"ip", "iproute2", 2},
     };
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-        if (need[i].acct && !c->st.accounting)
+        if ((need[i].acct == 1 && !c->st.accounting) || (need[i].acct == 2 && c->st.nodes <= 1))
             continue;
         if (!have_prog(need[i].prog)) {
             errno = ENOENT;
@@ -76,9 +82,11 @@ static int check_progs(const upctx_t *c, const char *daemon, sl_error_t *err)
 /* the error for a daemon that is not up: why, plus the last lines of its log */
 static int daemon_failed(upctx_t *c, int id, const char *why, sl_error_t *err)
 {
-    char *log = sl_xasprintf("%s/log/%s.log", c->st.dir, sl_daemon_name(id));
+    char name[32];
+    cl_inst_name(&c->st, id, name, sizeof(name));
+    char *log = sl_xasprintf("%s/log/%s.log", c->st.dir, name);
     char *tail = sl_tail_file(log, 6);
-    sl_errprintf(err, "%s %s; last lines of %s:\n%s", sl_daemon_name(id), why, log, tail);
+    sl_errprintf(err, "%s %s; last lines of %s:\n%s", name, why, log, tail);
     free(tail);
     free(log);
     return -1;
@@ -86,12 +94,16 @@ static int daemon_failed(upctx_t *c, int id, const char *why, sl_error_t *err)
 
 static int spawn_daemon(upctx_t *c, int id, const char *const *argv, sl_error_t *err)
 {
-    char *log = sl_xasprintf("%s/log/%s.log", c->st.dir, sl_daemon_name(id));
+    char name[32];
+    int node = cl_multi(&c->st) ? cl_inst_node(&c->st, id) : 0;
+    char *log = sl_xasprintf("%s/log/%s.log", c->st.dir, cl_inst_name(&c->st, id, name, 32));
     sl_spawn_opts_t o = {.envp = (const char *const *)c->env,
                          .stdout_path = log,
                          .stderr_path = log,
                          .stdin_null = 1,
-                         .new_session = 1};
+                         .new_session = 1,
+                         .child_setup = node ? cl_node_enter : NULL,
+                         .child_arg = node ? &c->enter[node] : NULL};
     pid_t pid = sl_spawn(argv, &o, err);
     free(log);
     if (pid < 0)
@@ -116,13 +128,25 @@ static int alive_or_fail(upctx_t *c, int id, sl_error_t *err)
     return 0;
 }
 
+/* the address slurmlinkd listens on: the bridge's with several nodes (every
+ * node's shims reach it there), else loopback */
+static void api_addr(const cl_state_t *st, char buf[16])
+{
+    if (cl_multi(st))
+        cl_net_addr(st, 0, buf);
+    else
+        snprintf(buf, 16, "127.0.0.1");
+}
+
 static int wait_tcp(upctx_t *c, int id, int timeout_ms, sl_error_t *err)
 {
     long long deadline = sl_now_ms() + timeout_ms;
+    char a[16];
+    api_addr(&c->st, a);
     while (sl_now_ms() < deadline) {
         if (alive_or_fail(c, id, err) < 0)
             return -1;
-        if (sl_wait_port(c->st.port[id], 100))
+        if (sl_wait_port_at(id == SL_D_SLURMLINKD ? a : NULL, c->st.port[id], 100))
             return 0;
     }
     return daemon_failed(c, id, "did not open its port in time", err);
@@ -154,7 +178,7 @@ static int run_client(upctx_t *c, const char *const *argv, char **out, sl_error_
 
 static int any_kept(const upctx_t *c)
 {
-    for (int id = 0; id < SL_D_COUNT; id++)
+    for (int id = 0; id < CL_MAX_INST; id++)
         if (c->kept[id])
             return 1;
     return 0;
@@ -183,9 +207,10 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
             c->st.port[id] = old->port[id]; /* it is running there */
         } else if (old && old->port[id] && any_kept(c) && sl_port_in_use(old->port[id])) {
             errno = EADDRINUSE;
-            return sl_errprintf(err, "port %d of %s is taken by another program; run slurmlink "
-                                     "down --dir %s and up again", old->port[id],
-                                sl_daemon_name(id), c->st.dir);
+            return sl_errprintf(err,
+                                "port %d of %s is taken by another program; run slurmlink "
+                                "down --dir %s and up again",
+                                old->port[id], sl_daemon_name(id), c->st.dir);
         } else if (old && old->port[id] && !sl_port_in_use(old->port[id])) {
             c->st.port[id] = old->port[id]; /* keep kubeconfig and clients valid */
         } else {
@@ -259,8 +284,12 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
     struct stat sb;
     int r = 0;
     if (stat(probe, &sb) < 0) {
-        const char *argv[] = {"mysql_install_db", "--user=root", "--skip-test-db",
-                              "--auth-root-authentication-method=socket", datadir, NULL};
+        const char *argv[] = {"mysql_install_db",
+                              "--user=root",
+                              "--skip-test-db",
+                              "--auth-root-authentication-method=socket",
+                              datadir,
+                              NULL};
         char *out = NULL;
         int rc = run_client(c, argv, &out, err);
         if (rc != 0) {
@@ -279,9 +308,18 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
     char *port = sl_xasprintf("--port=%d", c->st.port[SL_D_MYSQLD]);
     char *pidf = sl_xasprintf("--pid-file=%s/run/mysqld.daemon.pid", D);
     char *logf = sl_xasprintf("--log-error=%s/log/mysqld.log", D);
-    const char *argv[] = {"mariadbd", "--no-defaults", "--user=root", datadir, sock, port,
-                          "--bind-address=127.0.0.1", pidf, logf, "--skip-name-resolve",
-                          "--innodb-buffer-pool-size=64M", NULL};
+    const char *argv[] = {"mariadbd",
+                          "--no-defaults",
+                          "--user=root",
+                          datadir,
+                          sock,
+                          port,
+                          "--bind-address=127.0.0.1",
+                          pidf,
+                          logf,
+                          "--skip-name-resolve",
+                          "--innodb-buffer-pool-size=64M",
+                          NULL};
     r = spawn_daemon(c, SL_D_MYSQLD, argv, err);
     free(datadir);
     free(sock);
@@ -317,8 +355,9 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
     char *out = NULL;
     int rc = run_client(c, argv, &out, err);
     /* "Nothing new added" / already exists is success for an idempotent up */
-    if (rc > 0 && out && (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
-                           strstr(out, "Not adding")))
+    if (rc > 0 && out &&
+        (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
+         strstr(out, "Not adding")))
         rc = 0;
     if (rc > 0)
         sl_errprintf(err, "sacctmgr %s %s failed: %.300s", argv[2], argv[3], out ? out : "");
@@ -329,8 +368,7 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
 static int start_slurmdbd(upctx_t *c, sl_error_t *err)
 {
     const char *argv[] = {"slurmdbd", "-D", NULL};
-    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 ||
-        wait_tcp(c, SL_D_SLURMDBD, 30000, err) < 0)
+    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 || wait_tcp(c, SL_D_SLURMDBD, 30000, err) < 0)
         return -1;
     const char *a1[] = {"add", "cluster", "slurmlink", NULL};
     return sacctmgr(c, a1, err);
@@ -345,8 +383,13 @@ static int start_slurmctld(upctx_t *c, sl_error_t *err)
     if (r < 0 || wait_tcp(c, SL_D_SLURMCTLD, 30000, err) < 0)
         return -1;
     if (c->st.accounting) {
-        const char *a1[] = {"add", "account", "default", "Cluster=slurmlink",
-                            "Description=default namespace", "Organization=slurmlink", NULL};
+        const char *a1[] = {"add",
+                            "account",
+                            "default",
+                            "Cluster=slurmlink",
+                            "Description=default namespace",
+                            "Organization=slurmlink",
+                            NULL};
         const char *a2[] = {"add", "user", "root", "DefaultAccount=default", "Cluster=slurmlink",
                             NULL};
         /* slurmlinkd's default job user, so pods are accounted to "default" */
@@ -358,23 +401,62 @@ static int start_slurmctld(upctx_t *c, sl_error_t *err)
     return 0;
 }
 
-/* wait until slurmctld has node1 registered and schedulable */
+/* 1 if sinfo's line "NAME STATE" says the node is registered and answering
+ * ("idle*": known but not responding, not yet schedulable) */
+static int node_line_ready(const char *line)
+{
+    const char *st = strchr(line, ' ');
+    if (!st)
+        return 0;
+    st++;
+    size_t n = strcspn(st, "\n");
+    if (memchr(st, '*', n))
+        return 0;
+    return !strncmp(st, "idle", 4) || !strncmp(st, "mixed", 5) || !strncmp(st, "allocated", 9) ||
+           !strncmp(st, "drain", 5) || !strncmp(st, "completing", 10);
+}
+
+/* the first node among the instances not yet ready in sinfo's out, or 0 */
+static int first_unready(upctx_t *c, const char *out)
+{
+    for (int i = 0; i < cl_inst_count(&c->st); i++) {
+        int k = cl_inst_node(&c->st, i);
+        if (!k)
+            continue;
+        char name[24];
+        snprintf(name, sizeof(name), "node%d ", k);
+        const char *l = out;
+        while (l && strncmp(l, name, strlen(name)))
+            l = (l = strchr(l, '\n')) ? l + 1 : NULL;
+        if (!l || !*l || !node_line_ready(l))
+            return k;
+    }
+    return 0;
+}
+
+static int any_slurmd_dead(upctx_t *c, sl_error_t *err)
+{
+    for (int i = 0; i < cl_inst_count(&c->st); i++)
+        if (cl_inst_node(&c->st, i) && !c->kept[i] && alive_or_fail(c, i, err) < 0)
+            return 1;
+    return alive_or_fail(c, SL_D_SLURMCTLD, err) < 0;
+}
+
+/* wait until slurmctld has every node registered and schedulable */
 static int wait_node_ready(upctx_t *c, sl_error_t *err)
 {
-    long long deadline = sl_now_ms() + 60000;
+    long long deadline = sl_now_ms() + 60000 + 2000LL * cl_inst_count(&c->st);
     char *last = NULL;
+    int k = 1;
     while (sl_now_ms() < deadline) {
-        if (alive_or_fail(c, SL_D_SLURMD, err) < 0 || alive_or_fail(c, SL_D_SLURMCTLD, err) < 0) {
+        if (any_slurmd_dead(c, err)) {
             free(last);
             return -1;
         }
-        const char *argv2[] = {"sinfo", "-h", "-N", "-n", "node1", "-o", "%T", NULL};
+        const char *argv2[] = {"sinfo", "-h", "-N", "-o", "%N %T", NULL};
         char *out = NULL;
         int rc = run_client(c, argv2, &out, NULL);
-        /* "idle*": known but not responding, not yet schedulable */
-        if (rc == 0 && out && !strchr(out, '*') &&
-            (!strncmp(out, "idle", 4) || !strncmp(out, "mixed", 5) ||
-             !strncmp(out, "allocated", 9))) {
+        if (rc == 0 && out && !(k = first_unready(c, out))) {
             free(out);
             free(last);
             return 0;
@@ -383,32 +465,56 @@ static int wait_node_ready(upctx_t *c, sl_error_t *err)
         last = out;
         sl_sleep_ms(200);
     }
-    char why[160];
-    snprintf(why, sizeof(why), "node1 did not become idle in 60 s (state: %.40s)",
-             last ? last : "unknown");
+    char why[200], name[24];
+    snprintf(name, sizeof(name), "node%d ", k);
+    const char *l = last ? strstr(last, name) : NULL;
+    snprintf(why, sizeof(why), "node%d did not become idle in time (state: %.40s)", k,
+             l ? l + strlen(name) : "unknown");
     free(last);
-    return daemon_failed(c, SL_D_SLURMD, why, err);
+    return daemon_failed(c, k == 1 ? SL_D_SLURMD : SL_D_COUNT + k - 2, why, err);
 }
 
-/* slurmctld came back under a running slurmd: SIGHUP makes slurmd register
+/* slurmctld came back under running slurmds: SIGHUP makes each register
  * again now, instead of when slurmctld's next ping finds it (the node would
  * sit "not responding", its jobs waiting, for tens of seconds) */
-static int reregister_node(upctx_t *c, sl_error_t *err)
+static void reregister_kept(upctx_t *c)
 {
-    if (c->pid[SL_D_SLURMD] > 0)
-        kill(c->pid[SL_D_SLURMD], SIGHUP);
-    return wait_node_ready(c, err);
+    for (int i = 0; i < cl_inst_count(&c->st); i++)
+        if (cl_inst_node(&c->st, i) && c->kept[i] && c->pid[i] > 0)
+            kill(c->pid[i], SIGHUP);
 }
 
-static int start_slurmd(upctx_t *c, sl_error_t *err)
+/* start the slurmd of every node not running, then wait for all of them:
+ * node1 on the host, or each node in its namespaces (netns.c) */
+static int start_slurmds(upctx_t *c, sl_error_t *err)
 {
     char *conf = cl_path(&c->st, "etc/slurm.conf");
-    const char *argv[] = {"slurmd", "-D", "-N", "node1", "-f", conf, NULL};
-    int r = spawn_daemon(c, SL_D_SLURMD, argv, err);
+    int started = 0, r = 0;
+    for (int i = 0; i < cl_inst_count(&c->st) && r == 0; i++) {
+        int k = cl_inst_node(&c->st, i);
+        if (!k || c->kept[i])
+            continue;
+        char name[16];
+        snprintf(name, sizeof(name), "node%d", k);
+        const char *argv[] = {"slurmd", "-D", "-N", name, "-f", conf, NULL};
+        if (cl_multi(&c->st) && cl_node_enter_prepare(&c->st, k, &c->enter[k], err) < 0)
+            r = -1;
+        else
+            r = spawn_daemon(c, i, argv, err);
+        if (cl_multi(&c->st) && c->enter[k].netns_fd > 0)
+            close(c->enter[k].netns_fd);
+        started++;
+    }
     free(conf);
-    if (r < 0 || wait_tcp(c, SL_D_SLURMD, 30000, err) < 0)
+    if (!c->kept[SL_D_SLURMCTLD])
+        reregister_kept(c);
+    if (r < 0)
         return -1;
-    return wait_node_ready(c, err);
+    /* with one node its port answers on the host; nodes in namespaces are
+     * waited for through slurmctld alone */
+    if (!cl_multi(&c->st) && !c->kept[SL_D_SLURMD] && wait_tcp(c, SL_D_SLURMD, 30000, err) < 0)
+        return -1;
+    return started || !c->kept[SL_D_SLURMCTLD] ? wait_node_ready(c, err) : 0;
 }
 
 static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
@@ -430,12 +536,15 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     char *crt = sl_xasprintf("%s/pki/server.crt", D), *key = sl_xasprintf("%s/pki/server.key", D);
     char *ca = sl_xasprintf("%s/pki/ca.crt", D), *tokens = sl_xasprintf("%s/etc/tokens.csv", D);
     char *policy = sl_xasprintf("%s/etc/policy.yaml", D);
-    const char *argv[] = {daemon,        "--listen",      "127.0.0.1",  "--port",      port,
-                          "--state-dir", state,           "--slurm-conf", conf,        "--pods-root",
-                          pods,          "--image-store", images,       "--shim",      shim_path,
-                          "--tls-cert",  crt,             "--tls-key",  key,           "--client-ca",
-                          ca,            "--token-file",  tokens,       "--policy",    policy,
-                          "--report-ca", ca,              NULL};
+    char listen[16];
+    api_addr(&c->st, listen);
+    const char *argv[] = {daemon, "--listen",     listen,    "--port",
+                          port,   "--state-dir",  state,     "--slurm-conf",
+                          conf,   "--pods-root",  pods,      "--image-store",
+                          images, "--shim",       shim_path, "--tls-cert",
+                          crt,    "--tls-key",    key,       "--client-ca",
+                          ca,     "--token-file", tokens,    "--policy",
+                          policy, "--report-ca",  ca,        NULL};
     int r = sl_mkdir_p(state, 0700, err);
     if (r == 0)
         r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
@@ -455,9 +564,9 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     }
     /* a real answer over verified TLS to the admin's certificate, not just
      * an open port */
-    char *url = sl_xasprintf("https://127.0.0.1:%d/healthz", c->st.port[SL_D_SLURMLINKD]);
+    char *url = sl_xasprintf("https://%s:%d/healthz", listen, c->st.port[SL_D_SLURMLINKD]);
     char *acrt = sl_xasprintf("%s/pki/admin.crt", D), *akey = sl_xasprintf("%s/pki/admin.key", D);
-    const char *cargv[] = {"curl", "-sf",   "--max-time", "5",  "--cacert", ca,
+    const char *cargv[] = {"curl",   "-sf", "--max-time", "5",  "--cacert", ca,
                            "--cert", acrt,  "--key",      akey, url,        NULL};
     char *out = NULL;
     int rc = sl_run(cargv, NULL, 0, 10000, &out, NULL);
@@ -476,7 +585,7 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
 static int folder_running(const cl_state_t *st, int *alive, int *expect)
 {
     *alive = *expect = 0;
-    for (int id = 0; id < SL_D_COUNT; id++) {
+    for (int id = 0; id < cl_inst_count(st); id++) {
         if (!cl_expected(st, id))
             continue;
         (*expect)++;
@@ -488,13 +597,19 @@ static int folder_running(const cl_state_t *st, int *alive, int *expect)
 
 static void clean_run_dir(const cl_state_t *st)
 {
-    static const char *files[] = {"munge.sock", "mysql.sock", "munged.daemon.pid",
-                                  "mysqld.daemon.pid", "slurmdbd.daemon.pid",
-                                  "slurmctld.daemon.pid", "slurmd.daemon.pid", NULL};
-    for (int id = 0; id < SL_D_COUNT; id++) {
-        char *p = sl_xasprintf("%s/run/%s.pid", st->dir, sl_daemon_name(id));
+    static const char *files[] = {
+        "munge.sock",          "mysql.sock",           "munged.daemon.pid", "mysqld.daemon.pid",
+        "slurmdbd.daemon.pid", "slurmctld.daemon.pid", "slurmd.daemon.pid", NULL};
+    for (int id = 0; id < cl_inst_count(st); id++) {
+        char name[32];
+        char *p = sl_xasprintf("%s/run/%s.pid", st->dir, cl_inst_name(st, id, name, 32));
         unlink(p);
         free(p);
+        if (cl_inst_node(st, id) && cl_multi(st)) {
+            p = sl_xasprintf("%s/run/%s.daemon.pid", st->dir, name);
+            unlink(p);
+            free(p);
+        }
     }
     for (int i = 0; files[i]; i++) {
         char *p = sl_xasprintf("%s/run/%s", st->dir, files[i]);
@@ -515,6 +630,39 @@ static char *random_pass(void)
     for (size_t i = 0; i < sizeof(b); i++)
         sprintf(s + 2 * i, "%02x", b[i]);
     return s;
+}
+
+static void print_up(const upctx_t *c, FILE *out)
+{
+    const cl_state_t *st = &c->st;
+    int order[CL_MAX_INST];
+    int n = cl_inst_order(st, order);
+    char name[32], a[16];
+    int w = cl_multi(st) ? 12 : 10;
+    fprintf(out, "slurmlink: cluster up in %s\n", st->dir);
+    for (int i = 0; i < n; i++) {
+        int id = order[i], k = cl_inst_node(st, id);
+        cl_inst_name(st, id, name, sizeof(name));
+        if (k && cl_multi(st)) {
+            cl_net_addr(st, k, a);
+            fprintf(out, "  %-*s pid %-7d %s port %d\n", w, name, (int)c->pid[id], a,
+                    st->port[SL_D_SLURMD]);
+        } else if (st->port[cl_inst_daemon(id)])
+            fprintf(out, "  %-*s pid %-7d port %d\n", w, name, (int)c->pid[id],
+                    st->port[cl_inst_daemon(id)]);
+        else
+            fprintf(out, "  %-*s pid %-7d socket %s/run/munge.sock\n", w, name, (int)c->pid[id],
+                    st->dir);
+    }
+    if (cl_multi(st)) {
+        cl_net_addr(st, 0, a);
+        fprintf(out, "  node1..node%d: %d CPUs, %d GPU%s each; bridge sl%sbr %s/24\n", st->nodes,
+                st->cpus, st->gpus, st->gpus == 1 ? "" : "s", st->net_tag, a);
+    } else
+        fprintf(out, "  node1: %d CPUs, %d GPU%s%s%s\n", st->cpus, st->gpus,
+                st->gpus == 1 ? "" : "s", st->gpus ? " on " : "", st->gpus ? st->gpu_files : "");
+    fprintf(out, "export KUBECONFIG=%s/kubeconfig\nexport SLURM_CONF=%s/etc/slurm.conf\n", st->dir,
+            st->dir);
 }
 
 int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
@@ -555,15 +703,18 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
              * the folder's own options and ports */
             if ((opts->gpus >= 0 && opts->gpus != old.gpus) ||
                 (opts->cpus > 0 && opts->cpus != old.cpus) ||
+                (opts->nodes > 0 && opts->nodes != old.nodes) ||
                 (opts->accounting >= 0 && opts->accounting != old.accounting)) {
                 errno = EBUSY;
-                sl_errprintf(err, "%s still runs %d daemon%s with other options; run slurmlink "
-                                  "down --dir %s first", dir, alive, alive == 1 ? "" : "s", dir);
+                sl_errprintf(err,
+                             "%s still runs %d daemon%s with other options; run slurmlink "
+                             "down --dir %s first",
+                             dir, alive, alive == 1 ? "" : "s", dir);
                 cl_state_clear(&old);
                 free(dir);
                 return -1;
             }
-            for (int id = 0; id < SL_D_COUNT; id++) {
+            for (int id = 0; id < cl_inst_count(&old); id++) {
                 pid_t pid = cl_pidfile_read(&old, id);
                 if (cl_expected(&old, id) && cl_pid_belongs(pid, old.dir)) {
                     c.kept[id] = 1;
@@ -573,30 +724,35 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
             }
         }
         int stale = 0;
-        for (int id = 0; id < SL_D_COUNT; id++)
+        for (int id = 0; id < cl_inst_count(&old); id++)
             if (cl_expected(&old, id) && cl_pidfile_read(&old, id) > 0)
                 stale++;
         if (out && !opts->quiet && stale) { /* pidfiles left: a run that was killed */
-            fprintf(out, "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
-                         "recovering:", dir, alive, expect);
-            for (int id = 0; id < SL_D_COUNT; id++)
+            fprintf(out,
+                    "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
+                    "recovering:",
+                    dir, alive, expect);
+            char name[32];
+            for (int id = 0; id < cl_inst_count(&old); id++)
                 if (cl_expected(&old, id) && !c.kept[id])
-                    fprintf(out, " %s", sl_daemon_name(id));
+                    fprintf(out, " %s", cl_inst_name(&old, id, name, sizeof(name)));
             fprintf(out, " will be started\n");
         }
         if (!nkept) {
             cl_sweep(dir); /* leftovers such as job steps */
             clean_run_dir(&old);
+            cl_net_down(&old); /* namespaces and links a killed run left */
         }
     }
 
     c.st.dir = dir;
     /* options not given keep what the folder was started with */
     c.st.gpus = opts->gpus >= 0 ? opts->gpus : have_old ? old.gpus : 2;
-    c.st.cpus = opts->cpus > 0 ? opts->cpus
+    c.st.cpus = opts->cpus > 0             ? opts->cpus
                 : have_old && old.cpus > 0 ? old.cpus
                                            : (int)sysconf(_SC_NPROCESSORS_ONLN);
     c.st.accounting = opts->accounting >= 0 ? opts->accounting : have_old ? old.accounting : 0;
+    c.st.nodes = opts->nodes > 0 ? opts->nodes : have_old ? old.nodes : 1;
     c.st.db_pass = have_old && old.db_pass ? sl_xstrdup(old.db_pass) : random_pass();
     daemon = opts->daemon ? sl_xstrdup(opts->daemon) : NULL;
     if (!daemon) {
@@ -618,9 +774,9 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     static const struct {
         const char *name;
         mode_t mode;
-    } subdirs[] = {{"etc", 0755},   {"run", 0755},    {"log", 0700},
-                   {"state", 0700}, {"spool", 0755},  {"slurmlinkd", 0700},
-                   {"pods", 0711},  {"images", 0755}, {"pmix", 0755}};
+    } subdirs[] = {{"etc", 0755},   {"run", 0755},        {"log", 0700},  {"state", 0700},
+                   {"spool", 0755}, {"slurmlinkd", 0700}, {"pods", 0711}, {"images", 0755},
+                   {"pmix", 0755}};
     if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0) {
         sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
         goto done;
@@ -634,9 +790,11 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
         if (r < 0)
             goto done;
     }
-    if (pick_ports(&c, have_old ? &old : NULL, err) < 0 || cl_make_gpus(&c.st, err) < 0 ||
-        cl_write_confs(&c.st, err) < 0 || ensure_munge_key(&c, err) < 0 ||
-        cl_ensure_security(&c.st, err) < 0 || cl_state_save(&c.st, err) < 0)
+    if (cl_net_plan(&c.st, have_old ? &old : NULL, err) < 0 || cl_net_up(&c.st, err) < 0 ||
+        cl_node_files(&c.st, err) < 0 || pick_ports(&c, have_old ? &old : NULL, err) < 0 ||
+        cl_make_gpus(&c.st, err) < 0 || cl_write_confs(&c.st, err) < 0 ||
+        ensure_munge_key(&c, err) < 0 || cl_ensure_security(&c.st, err) < 0 ||
+        cl_state_save(&c.st, err) < 0)
         goto done;
     c.env = cl_env(&c.st);
 
@@ -645,41 +803,24 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     if (c.st.accounting && ((!c.kept[SL_D_MYSQLD] && start_mysqld(&c, err) < 0) ||
                             (!c.kept[SL_D_SLURMDBD] && start_slurmdbd(&c, err) < 0)))
         goto done;
-    if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) ||
-        (!c.kept[SL_D_SLURMD] && start_slurmd(&c, err) < 0) ||
-        (c.kept[SL_D_SLURMD] && !c.kept[SL_D_SLURMCTLD] && reregister_node(&c, err) < 0) ||
+    if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) || start_slurmds(&c, err) < 0 ||
         (!c.kept[SL_D_SLURMLINKD] && start_slurmlinkd(&c, daemon, err) < 0) ||
         cl_write_kubeconfig(&c.st, err) < 0)
         goto done;
 
-    if (out) {
-        fprintf(out, "slurmlink: cluster up in %s\n", dir);
-        for (int id = 0; id < SL_D_COUNT; id++) {
-            if (!cl_expected(&c.st, id))
-                continue;
-            if (c.st.port[id])
-                fprintf(out, "  %-10s pid %-7d port %d\n", sl_daemon_name(id), (int)c.pid[id],
-                        c.st.port[id]);
-            else
-                fprintf(out, "  %-10s pid %-7d socket %s/run/munge.sock\n", sl_daemon_name(id),
-                        (int)c.pid[id], dir);
-        }
-        fprintf(out, "  node1: %d CPUs, %d GPU%s%s%s\n", c.st.cpus, c.st.gpus,
-                c.st.gpus == 1 ? "" : "s", c.st.gpus ? " on " : "",
-                c.st.gpus ? c.st.gpu_files : "");
-        fprintf(out, "export KUBECONFIG=%s/kubeconfig\nexport SLURM_CONF=%s/etc/slurm.conf\n", dir,
-                dir);
-    }
+    if (out)
+        print_up(&c, out);
     rc = 0;
 done:
     if (rc < 0) {
         /* leave nothing half-started behind */
-        for (int id = SL_D_COUNT - 1; id >= 0; id--)
+        for (int id = CL_MAX_INST - 1; id >= 0; id--)
             if (c.pid[id] && !c.kept[id])
                 cl_stop_pid(c.pid[id], 3000);
         if (!nkept) {
             cl_sweep(dir);
             clean_run_dir(&c.st);
+            cl_net_down(&c.st);
         }
     }
     if (have_old)

@@ -22,34 +22,50 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int cmd_up(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"dir", required_argument, 0, 'd'},        {"gpus", required_argument, 0, 'g'},
-        {"cpus", required_argument, 0, 'c'},       {"accounting", no_argument, 0, 'a'},
-        {"api-port", required_argument, 0, 'p'},   {"slurmctld-port", required_argument, 0, 'P'},
-        {"daemon", required_argument, 0, 'D'},     {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"dir", required_argument, 0, 'd'},      {"gpus", required_argument, 0, 'g'},
+        {"cpus", required_argument, 0, 'c'},     {"accounting", no_argument, 0, 'a'},
+        {"api-port", required_argument, 0, 'p'}, {"slurmctld-port", required_argument, 0, 'P'},
+        {"daemon", required_argument, 0, 'D'},   {"help", no_argument, 0, 'h'},
+        {"nodes", required_argument, 0, 'n'},    {0, 0, 0, 0}};
     sl_cluster_opts_t o = {.dir = cmd_default_dir(), .gpus = -1, .accounting = -1};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:g:c:ap:P:D:h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:g:c:ap:P:D:n:h", lo, NULL)) != -1) {
         switch (c) {
         case 'd': o.dir = optarg; break;
-        case 'g': if (parse_int("--gpus", optarg, 0, 64, &o.gpus) < 0) return 2; break;
-        case 'c': if (parse_int("--cpus", optarg, 1, 4096, &o.cpus) < 0) return 2; break;
+        case 'g':
+            if (parse_int("--gpus", optarg, 0, 64, &o.gpus) < 0)
+                return 2;
+            break;
+        case 'c':
+            if (parse_int("--cpus", optarg, 1, 4096, &o.cpus) < 0)
+                return 2;
+            break;
         case 'a': o.accounting = 1; break;
-        case 'p': if (parse_int("--api-port", optarg, 1, 65535, &o.api_port) < 0) return 2; break;
+        case 'n':
+            if (parse_int("--nodes", optarg, 1, 64, &o.nodes) < 0)
+                return 2;
+            break;
+        case 'p':
+            if (parse_int("--api-port", optarg, 1, 65535, &o.api_port) < 0)
+                return 2;
+            break;
         case 'P':
             if (parse_int("--slurmctld-port", optarg, 1, 65535, &o.ctld_port) < 0)
                 return 2;
             break;
         case 'D': o.daemon = optarg; break;
         case 'h':
-            printf("usage: slurmlink up [--dir D] [--gpus N] [--cpus N] [--accounting]\n"
-                   "                    [--api-port P] [--slurmctld-port P] [--daemon PATH]\n\n"
-                   "Start a private, real Slurm cluster in folder D (default $SLURMLINK_DIR or\n"
-                   "/var/tmp/slurmlink): munged, slurmctld, slurmd with N GPUs as GRES (default 2;\n"
-                   "fake device nodes when the machine has none), with --accounting MariaDB and\n"
-                   "slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen unless given.\n"
-                   "On a folder used before, options not given keep their earlier values.\n");
+            printf(
+                "usage: slurmlink up [--dir D] [--nodes N] [--gpus G] [--cpus C] [--accounting]\n"
+                "                    [--api-port P] [--slurmctld-port P] [--daemon PATH]\n\n"
+                "Start a private, real Slurm cluster in folder D (default $SLURMLINK_DIR or\n"
+                "/var/tmp/slurmlink): munged, slurmctld, slurmd with N GPUs as GRES (default 2;\n"
+                "fake device nodes when the machine has none), with --accounting MariaDB and\n"
+                "slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen unless given.\n"
+                "--nodes N (2..64): N slurmd nodes node1..nodeN, each in its own network\n"
+                "namespace with its own address, hostname, spool and G GPUs.\n"
+                "On a folder used before, options not given keep their earlier values.\n");
             return 0;
         default: return 2;
         }

@@ -13,20 +13,21 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: slurmlink kubeconfig --user NAME [--groups G1,G2] [--cert | --token]\n"
-               "                            [--dir D] [--server URL] [--namespace NS]\n"
-               "                            [--days N] [-o FILE]\n\n"
-               "Issue a credential for user NAME on the cluster in folder D (default\n"
-               "$SLURMLINK_DIR or /var/tmp/slurmlink) and print a kubeconfig that uses it:\n"
-               "  --cert      (default) a client certificate signed by D/pki/ca.crt with\n"
-               "              CN=NAME and one O per group, valid --days N (default 365)\n"
-               "  --token     a new random bearer token appended to D/etc/tokens.csv,\n"
-               "              expiring after --days N (default: never)\n"
-               "  --server    the API URL (default https://127.0.0.1:<port of D/cluster.json>)\n"
-               "  --namespace the context's namespace (default \"default\")\n"
-               "  -o FILE     write the kubeconfig to FILE (mode 0600) instead of stdout\n"
-               "Run as a user that can read D/pki/ca.key (--cert) or write D/etc/tokens.csv\n"
-               "(--token). What a user may do is set in D/etc/policy.yaml.\n");
+    fprintf(f,
+            "usage: slurmlink kubeconfig --user NAME [--groups G1,G2] [--cert | --token]\n"
+            "                            [--dir D] [--server URL] [--namespace NS]\n"
+            "                            [--days N] [-o FILE]\n\n"
+            "Issue a credential for user NAME on the cluster in folder D (default\n"
+            "$SLURMLINK_DIR or /var/tmp/slurmlink) and print a kubeconfig that uses it:\n"
+            "  --cert      (default) a client certificate signed by D/pki/ca.crt with\n"
+            "              CN=NAME and one O per group, valid --days N (default 365)\n"
+            "  --token     a new random bearer token appended to D/etc/tokens.csv,\n"
+            "              expiring after --days N (default: never)\n"
+            "  --server    the API URL (default slurmlinkd's address and port in D/cluster.json)\n"
+            "  --namespace the context's namespace (default \"default\")\n"
+            "  -o FILE     write the kubeconfig to FILE (mode 0600) instead of stdout\n"
+            "Run as a user that can read D/pki/ca.key (--cert) or write D/etc/tokens.csv\n"
+            "(--token). What a user may do is set in D/etc/policy.yaml.\n");
 }
 
 /* "a, b,,c" → {"a","b","c",NULL}; caller frees the array and its strings */
@@ -111,12 +112,11 @@ int cmd_kubeconfig(int argc, char **argv)
     if (server)
         srv = sl_xstrdup(server);
     else {
-        int port = sl_cluster_api_port(dir, &err);
-        if (port < 0) {
+        srv = sl_cluster_api_url(dir, &err);
+        if (!srv) {
             fprintf(stderr, "slurmlink kubeconfig: %s\n", err.text);
             return 1;
         }
-        srv = sl_xasprintf("https://127.0.0.1:%d", port);
     }
     char **gv = groups ? split_groups(groups) : NULL;
     char *cac = sl_xasprintf("%s/pki/ca.crt", dir), *cak = sl_xasprintf("%s/pki/ca.key", dir);

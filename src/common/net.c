@@ -28,10 +28,7 @@ static int try_bind(int port)
     return r;
 }
 
-int sl_port_in_use(int port)
-{
-    return try_bind(port) < 0;
-}
+int sl_port_in_use(int port) { return try_bind(port) < 0; }
 
 int sl_free_port(int lo, int hi, const int *avoid, int navoid)
 {
@@ -52,17 +49,19 @@ int sl_free_port(int lo, int hi, const int *avoid, int navoid)
     return -1;
 }
 
-int sl_wait_port(int port, int timeout_ms)
+int sl_wait_port_at(const char *ipv4, int port, int timeout_ms)
 {
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (ipv4 && inet_pton(AF_INET, ipv4, &a.sin_addr) != 1)
+        return 0;
     long long deadline = sl_now_ms() + timeout_ms;
     do {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return 0;
-        struct sockaddr_in a = {0};
-        a.sin_family = AF_INET;
-        a.sin_port = htons((unsigned short)port);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         int r = connect(fd, (struct sockaddr *)&a, sizeof(a));
         close(fd);
         if (r == 0)
@@ -71,3 +70,5 @@ int sl_wait_port(int port, int timeout_ms)
     } while (sl_now_ms() < deadline);
     return 0;
 }
+
+int sl_wait_port(int port, int timeout_ms) { return sl_wait_port_at(NULL, port, timeout_ms); }

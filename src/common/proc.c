@@ -81,6 +81,8 @@ pid_t sl_spawn(const char *const *argv, const sl_spawn_opts_t *opts, sl_error_t 
             child_redirect(opts->stdout_path, 1);
         if (opts && opts->stderr_path)
             child_redirect(opts->stderr_path, 2);
+        if (opts && opts->child_setup && opts->child_setup(opts->child_arg) != 0)
+            _exit(125);
         if (opts && opts->envp)
             execvpe(argv[0], (char *const *)argv, (char *const *)opts->envp);
         else

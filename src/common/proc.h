@@ -7,11 +7,16 @@
 #include "err.h"
 
 typedef struct sl_spawn_opts {
-    const char *const *envp;  /* NULL: inherit */
-    const char *stdout_path;  /* NULL: inherit; file opened O_APPEND|O_CREAT */
-    const char *stderr_path;  /* NULL: inherit; same path as stdout is fine */
-    int stdin_null;           /* redirect stdin from /dev/null */
-    int new_session;          /* setsid() in the child (daemons, process groups) */
+    const char *const *envp; /* NULL: inherit */
+    const char *stdout_path; /* NULL: inherit; file opened O_APPEND|O_CREAT */
+    const char *stderr_path; /* NULL: inherit; same path as stdout is fine */
+    int stdin_null;          /* redirect stdin from /dev/null */
+    int new_session;         /* setsid() in the child (daemons, process groups) */
+    /* run in the child after the redirections, before exec (e.g. entering
+     * namespaces); nonzero makes the child exit 125 without exec. It may
+     * only make system calls: the parent prepared everything it needs. */
+    int (*child_setup)(void *arg);
+    void *child_arg;
 } sl_spawn_opts_t;
 
 /* Fork and exec argv[0] (PATH searched). Returns the pid, or -1 with err. */
