@@ -111,6 +111,21 @@ static void keep_status(json_t *obj, json_t *old)
         json_object_del(obj, "status");
 }
 
+/* kube's namespace strategy: an update keeps spec.finalizers and status
+ * (those change through /finalize and /status only) */
+static void ns_prepare_update(json_t *obj, json_t *old)
+{
+    keep_status(obj, old);
+    json_t *fin = sl_kube_path(old, "spec.finalizers");
+    json_t *spec = json_object_get(obj, "spec");
+    if (!json_is_object(spec))
+        json_object_set_new(obj, "spec", spec = json_object());
+    if (fin)
+        json_object_set(spec, "finalizers", fin);
+    else
+        json_object_del(spec, "finalizers");
+}
+
 static json_t *ns_validate(json_t *obj)
 {
     sl_fielderrs_t *errs = sl_fielderrs_create();
@@ -128,7 +143,7 @@ const api_kind_ops_t api_namespace_ops = {
     .decode_check = ns_decode,
     .defaults = ns_defaults,
     .prepare_create = ns_prepare_create,
-    .prepare_update = keep_status,
+    .prepare_update = ns_prepare_update,
     .validate_create = ns_validate,
     .validate_update = ns_validate_update,
     .table_columns = api_namespace_columns,
@@ -151,10 +166,7 @@ static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
     return api_schema_unknown("Event", obj, unknown);
 }
 
-static json_t *ev_validate(json_t *obj)
-{
-    return validate_subdomain_named(obj, "Event");
-}
+static json_t *ev_validate(json_t *obj) { return validate_subdomain_named(obj, "Event"); }
 static json_t *ev_validate_update(json_t *obj, json_t *old)
 {
     (void)old;
@@ -247,10 +259,7 @@ static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
     return api_schema_unknown("ServiceAccount", obj, unknown);
 }
 
-static json_t *sa_validate(json_t *obj)
-{
-    return validate_subdomain_named(obj, "ServiceAccount");
-}
+static json_t *sa_validate(json_t *obj) { return validate_subdomain_named(obj, "ServiceAccount"); }
 static json_t *sa_validate_update(json_t *obj, json_t *old)
 {
     (void)old;
