@@ -7,7 +7,7 @@
 # script (t/client-node/suite.mjs) prints ok/not ok lines; numbering is
 # added here. No Slurm: pod logs are written the way the shim writes them.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 24
+plan 26
 
 CN_DIR=$("$ROOT/scripts/client-node.sh" 2>"$ROOT/t/out/52-client-node.npm.log") ||
   bail "@kubernetes/client-node could not be installed (npm; see t/out/52-client-node.npm.log)"

@@ -273,10 +273,13 @@ enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p)
     return api_reply_object(r, p->res, 200, obj);
 }
 
-/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422. */
+/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422.
+ * creationTimestamp is not checked: kube-apiserver's BeforeUpdate puts the
+ * stored one back first (clients such as client-node send it back in
+ * another form, "...:00.000Z"), and so does carry_over() here. */
 static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t *old)
 {
-    static const char *const fields[] = {"uid", "creationTimestamp", NULL};
+    static const char *const fields[] = {"uid", NULL};
     json_t *causes = json_array();
     for (int i = 0; fields[i]; i++) {
         const char *nv = sl_kube_meta_str(obj, fields[i]);

@@ -59,6 +59,14 @@ const sp = await core.patchNamespacedConfigMap({ name: 'c1', namespace: NS, body
     k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch));
 check(sp.data.v === 'a' && sp.data.w === 'z', 'patchNamespacedConfigMap (strategic merge patch)', sp.data);
 
+// read-modify-replace: the client sends creationTimestamp back as a Date ("...:00.000Z")
+const c3 = await core.readNamespacedConfigMap({ name: 'c3', namespace: NS });
+c3.data = { v: 'replaced' };
+const rep = await core.replaceNamespacedConfigMap({ name: 'c3', namespace: NS, body: c3 }).catch((e) => e);
+check(rep.data && rep.data.v === 'replaced', 'replaceNamespacedConfigMap after a read', rep.body ?? rep.data);
+const sec = await core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 's1' }, stringData: { k: 'v' } } });
+check(sec.data && sec.data.k === 'dg==' && sec.stringData === undefined, 'createNamespacedSecret: stringData comes back as data', sec);
+
 // --- logs (the .t file wrote the pod's CRI log) ---
 execSync(process.env.WRITE_LOG);
 const text = await core.readNamespacedPodLog({ name: 'n1', namespace: NS, container: 'main' });
