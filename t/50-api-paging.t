@@ -8,7 +8,7 @@
 # 400 / 410 / 422 / 504 answers. kubectl and client-go page with limit=500,
 # so this is what a large `kubectl get` sees.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 28
+plan 29
 
 api_up || bail "slurmlinkd up"
 N=pg-$$
@@ -61,6 +61,10 @@ req GET "$B?resourceVersion=$R1"
 is "$CODE $(jqr .metadata.resourceVersion)" "200 $R2" "a bare resourceVersion without limit is NotOlderThan"
 req GET "$B?resourceVersion=0&limit=2"
 is "$CODE $(names)" "200 cm00 cm005" "resourceVersion=0: any (the current state)"
+
+is "$(k get configmaps -n "$N" --chunk-size=3 -o name | tr '\n' ' ')" \
+  "configmap/cm00 configmap/cm005 configmap/cm02 configmap/cm03 configmap/cm04 configmap/cm045 configmap/cm06 configmap/cm07 configmap/cm08 configmap/cm09 " \
+  "kubectl get --chunk-size=3 walks the pages (Tables with continue)"
 
 # --- the answers kube-apiserver gives to bad combinations ---
 req GET "$B?resourceVersionMatch=Exact"
