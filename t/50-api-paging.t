@@ -8,7 +8,7 @@
 # 400 / 410 / 422 / 504 answers. kubectl and client-go page with limit=500,
 # so this is what a large `kubectl get` sees.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 29
+plan 30
 
 api_up || bail "slurmlinkd up"
 N=pg-$$
@@ -94,8 +94,15 @@ on_exit "rm -rf '$AD2'"
 api_start "$AD2" --watch-log 5 || bail "slurmlinkd with a short change log"
 jpost /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"'"$N"'"}}'
 for i in 00 01 02 03 04 05; do mkcm "cm$i"; done
+mkcm zz
+for i in $(seq 1 80); do jpatch "$B/zz" application/merge-patch+json '{"data":{"v":"'"$i"'"}}'; done
 req GET "$B?limit=2"
 C=$(jqr .metadata.continue)
+# cm03 was written long before the log's start; changed between the pages
+jpatch "$B/cm03" application/merge-patch+json '{"data":{"v":"changed"}}'
+req GET "$B?limit=2&continue=$C"
+is "$CODE $(names) $(jqr '.items[1].data.v')" "200 cm02 cm03 old" \
+  "an object last written before the change log's start, changed between pages: its version then (the log holds every change since page 1)"
 for i in $(seq 1 70); do jpatch "$B/cm04" application/merge-patch+json '{"data":{"v":"'"$i"'"}}'; done
 req GET "$B?limit=2&continue=$C"
 status_is 410 Expired "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list." \
@@ -103,6 +110,6 @@ status_is 410 Expired "The provided continue parameter is too old to display a c
 IC=$(jqr '.metadata.continue // ""')
 is "$(jqr .kind) $([ -n "$IC" ] && echo token)" "Status token" "the 410 Status carries a continue token for the rest"
 req GET "$B?limit=2&continue=$IC"
-is "$CODE $(names) $(jqr '.items[1].data.v')" "200 cm02 cm03 old" "that token continues after the same key, as of now (an inconsistent list)"
+is "$CODE $(names) $(jqr '.items[1].data.v')" "200 cm02 cm03 changed" "that token continues after the same key, as of now (an inconsistent list)"
 req GET "$B?resourceVersion=2&resourceVersionMatch=Exact"
 status_is 410 Expired "The resourceVersion for the provided list is too old." "Exact older than the change log: 410 Expired"

@@ -268,9 +268,8 @@ static json_t *expired_status(const list_opts_t *o)
 
 /* Streaming list: each stored object is parsed, filtered, turned into its
  * item (the stored text itself) or Table row, and freed at once, so a list
- * of 10,000 pods never holds 10,000 parsed objects. Once the page is full
- * the rest is only counted (remainingItemCount), or, with selectors (no
- * count then), not read at all. */
+ * of 10,000 pods never holds 10,000 parsed objects. It stops at the first
+ * object after a full page; remainingItemCount is a count query. */
 typedef struct lister {
     api_req_t *r;
     const api_resource_t *res;
@@ -278,7 +277,7 @@ typedef struct lister {
     const sl_auth_user_t *reader; /* show only what this user may get; NULL: all */
     bool selectors;
     long limit;
-    size_t n, after;           /* items in the page; objects after it */
+    size_t n, seen, after;     /* items in the page; objects looked at; objects after */
     char *last_ns, *last_name; /* the last object looked at: the next page starts after it */
     bool more;                 /* the page is full and something follows */
     int table, include;
@@ -308,18 +307,12 @@ static void lister_item(lister_t *L, json_t *o, const char *text, size_t len)
 static int list_one(void *arg, const char *text, size_t len)
 {
     lister_t *L = arg;
-    if (L->more) {
-        L->after++;
-        return 0;
-    }
     if (L->limit > 0 && (long)L->n >= L->limit) {
         L->more = true; /* the next page starts with this one */
-        L->after = 1;
-        if (!L->selectors)
-            return 0; /* count the rest */
         errno = 0;
         return -1;
     }
+    L->seen++;
     json_t *o = json_loadb(text, len, 0, NULL);
     if (!o)
         return 0; /* the store only holds valid JSON; skip rather than fail */
@@ -428,6 +421,10 @@ static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const 
                              L, &err) < 0 &&
             !L->more)
             return errno == ERANGE ? expired_status(o) : sl_kube_status_internal(err.text);
+        long rest = L->more && !L->selectors ? sl_store_count_at(store, res->store_name, ns, *rv,
+                                                                 L->last_ns, L->last_name, &err)
+                                             : 0;
+        L->after = rest > 0 ? (size_t)rest : 0;
     } else if (exact && (ns || exact_ns || !res->namespaced)) {
         /* kubectl wait/delete: fieldSelector=metadata.name=p → one lookup */
         *rv = cur;
@@ -439,6 +436,9 @@ static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const 
         free(text);
     } else if (sl_store_list_each(store, res->store_name, ns, list_one, L, rv) < 0 && !L->more) {
         return sl_kube_status_internal(strerror(errno));
+    } else if (L->more && !L->selectors) { /* stopped at the first of the rest */
+        long total = sl_store_count(store, res->store_name, ns);
+        L->after = total > (long)L->seen ? (size_t)(total - (long)L->seen) : 0;
     }
     return NULL;
 }

@@ -97,7 +97,8 @@ json_t *sl_store_list(sl_store_t *s, const char *resource, const char *ns, int64
  * stored JSON text (compact, NUL-terminated, valid only during the call),
  * in the same order. Lets the HTTP layer splice objects into a response
  * without a parse/serialise round trip. fn returns 0 to continue, -1 (errno
- * set) to stop; the list then returns -1. fn must not call the store. */
+ * set) to stop; the list then returns -1 (*rv is set either way: a page
+ * that stops early is consistent with it). fn must not call the store. */
 typedef int (*sl_store_each_fn)(void *arg, const char *json, size_t len);
 int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_store_each_fn fn,
                        void *arg, int64_t *rv);
@@ -112,6 +113,11 @@ int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_s
 int sl_store_list_at(sl_store_t *s, const char *resource, const char *ns, int64_t at_rv,
                      const char *after_ns, const char *after_name, sl_store_each_fn fn,
                      void *arg, sl_error_t *err);
+
+/* How many objects sl_store_list_at would give. -1 with errno (ERANGE as
+ * there) on error. */
+long sl_store_count_at(sl_store_t *s, const char *resource, const char *ns, int64_t at_rv,
+                       const char *after_ns, const char *after_name, sl_error_t *err);
 
 /* Number of objects of resource in ns (NULL: all). -1 on error. */
 long sl_store_count(sl_store_t *s, const char *resource, const char *ns);

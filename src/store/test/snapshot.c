@@ -1,8 +1,10 @@
 /* store: sl_store_list_at — lists as of an earlier revision from the change
  * log, from a key on, and ERANGE once the log no longer reaches back. */
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/tap.h"
@@ -62,8 +64,41 @@ static void check(sl_store_t *s, const char *ns, int64_t rv, const char *ans, co
     free(got);
 }
 
+/* The replaced versions go with the changes that replaced them. */
+static void test_prior_trimmed(void)
+{
+    char dir[] = "/tmp/sl-snap-test.XXXXXX";
+    ok(mkdtemp(dir) != NULL, "temp dir");
+    char *path = sl_xasprintf("%s/store.db", dir);
+    sl_error_t err;
+    sl_store_t *s = sl_store_open(path, &err);
+    sl_store_set_log_limit(s, 10);
+    for (int i = 0; i < 1000; i++)
+        put(s, "d", i % 2 ? "x" : "y", i % 3 ? "p" : "q");
+    sl_store_close(s);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long n = -1;
+    if (sqlite3_open(path, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM prior", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ok(n >= 0 && n <= 10 + 64, "1,000 updates with a log of 10: %ld replaced versions kept", n);
+    char *wal = sl_xasprintf("%s-wal", path), *shm = sl_xasprintf("%s-shm", path);
+    unlink(path);
+    unlink(wal);
+    unlink(shm);
+    rmdir(dir);
+    free(wal);
+    free(shm);
+    free(path);
+}
+
 int main(void)
 {
+    test_prior_trimmed();
     sl_error_t err;
     sl_store_t *s = sl_store_open(":memory:", &err);
     put(s, "a", "c1", "x"); /* rv 1 */
@@ -86,6 +121,10 @@ int main(void)
     check(s, NULL, r, "a", "c1", "a/c2=x@2 a/c3=x@3 b/c1=x@4",
           "as of revision 4 after every kind of change: the objects of revision 4, once each");
     check(s, NULL, r, NULL, NULL, "a/c1=x@1 a/c2=x@2 a/c3=x@3 b/c1=x@4", "the whole list as of 4");
+    is_int(sl_store_count_at(s, "configmaps", NULL, r, "a", "c1", NULL), 3,
+           "count_at: the same objects counted");
+    is_int(sl_store_count_at(s, "configmaps", "a", r, NULL, NULL, NULL), 3,
+           "count_at in one namespace");
     check(s, NULL, 5, NULL, NULL, "a/c1=x@1 a/c2=y@5 a/c3=x@3 b/c1=x@4", "as of 5");
     check(s, NULL, sl_store_revision(s), NULL, NULL,
           "a/c0=x@7 a/c1=x@1 a/c2=w@11 a/c4=x@8 b/c1=z@10", "as of now");
@@ -101,10 +140,13 @@ int main(void)
     int64_t now = sl_store_revision(s);
     check(s, "a", now, NULL, NULL, "a/c0=x@7 a/c1=x@1 a/c2=w@11 a/c4=x@8",
           "the current revision needs no log");
-    put(s, "a", "c1", "v"); /* its version at `now` (revision 1) is long trimmed */
-    got = list_at(s, "a", now, NULL, NULL, &rc);
-    is_int(rc, -ERANGE, "an object changed since whose earlier version is trimmed: ERANGE");
-    free(got);
+    put(s, "a", "c1", "v"); /* written at revision 1, long out of the log */
+    check(s, "a", now, NULL, NULL, "a/c0=x@7 a/c1=x@1 a/c2=w@11 a/c4=x@8",
+          "an object last written before the log's start, changed after the revision: its "
+          "version then");
+    sl_store_delete(s, "configmaps", "a", "c0", 0, NULL, NULL);
+    check(s, "a", now, NULL, NULL, "a/c0=x@7 a/c1=x@1 a/c2=w@11 a/c4=x@8",
+          "... and one deleted after it");
     sl_store_close(s);
     return tap_done();
 }
