@@ -63,10 +63,11 @@ static void pass_free(ns_pass_t *p)
 
 static bool has_string(json_t *arr, const char *s)
 {
-    size_t i;
-    json_t *x;
-    json_array_foreach(arr, i,
-                       x) if (json_is_string(x) && !strcmp(json_string_value(x), s)) return true;
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const char *x = json_string_value(json_array_get(arr, i));
+        if (x && !strcmp(x, s))
+            return true;
+    }
     return false;
 }
 
@@ -156,7 +157,7 @@ static void count_content(sl_api_t *api, const char *ns, ns_pass_t *p)
         json_t *objs = sl_store_list(api->store, res->store_name, ns, NULL);
         size_t i;
         json_t *o;
-        json_array_foreach(objs, i, o) count_finalizers(fin, o);
+        json_array_foreach(objs, i, o) { count_finalizers(fin, o); }
         if (json_array_size(objs) && nr < 64)
             rv[nr++] = sl_xasprintf("%s.%s has %zu resource instances", res->name, res->group,
                                     json_array_size(objs));
@@ -173,8 +174,12 @@ static void count_content(sl_api_t *api, const char *ns, ns_pass_t *p)
     size_t nf = 0;
     const char *k;
     json_t *v;
-    json_object_foreach(fin, k, v) if (nf < 64) fv[nf++] =
-        sl_xasprintf("%s in %lld resource instances", k, (long long)json_integer_value(v));
+    json_object_foreach(fin, k, v)
+    {
+        if (nf < 64)
+            fv[nf++] =
+                sl_xasprintf("%s in %lld resource instances", k, (long long)json_integer_value(v));
+    }
     if (nf) {
         char *list = join_sorted(fv, nf);
         p->reason[C_FINALIZERS] = sl_xstrdup("SomeFinalizersRemain");
@@ -187,11 +192,12 @@ static void count_content(sl_api_t *api, const char *ns, ns_pass_t *p)
 
 static json_t *find_condition(json_t *conds, const char *type)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(
-        conds, i, c) if (!strcmp(sl_kube_path_str(c, "type") ? sl_kube_path_str(c, "type") : "",
-                                 type)) return c;
+    for (size_t i = 0; i < json_array_size(conds); i++) {
+        json_t *c = json_array_get(conds, i);
+        const char *t = sl_kube_path_str(c, "type");
+        if (t && !strcmp(t, type))
+            return c;
+    }
     return NULL;
 }
 
@@ -242,13 +248,12 @@ static int drop_kubernetes_finalizer(json_t *obj, void *arg)
 {
     (void)arg;
     json_t *fin = sl_kube_path(obj, "spec.finalizers");
-    size_t i;
-    json_t *x;
-    json_array_foreach(fin, i,
-                       x) if (json_is_string(x) && !strcmp(json_string_value(x), "kubernetes"))
-    {
-        json_array_remove(fin, i);
-        return 1;
+    for (size_t i = 0; i < json_array_size(fin); i++) {
+        const char *x = json_string_value(json_array_get(fin, i));
+        if (x && !strcmp(x, "kubernetes")) {
+            json_array_remove(fin, i);
+            return 1;
+        }
     }
     return 0;
 }
