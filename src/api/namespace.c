@@ -76,41 +76,13 @@ bool api_namespace_has_spec_finalizers(json_t *ns)
     return json_array_size(sl_kube_path(ns, "spec.finalizers")) > 0;
 }
 
-/* Step 1: delete what is not on its way out yet. Failures are counted into
- * the ContentFailure condition, as kube's deleter reports them. */
-static void delete_content(sl_api_t *api, const char *ns, ns_pass_t *p)
-{
-    sl_buf_t fails = SL_BUF_INIT;
-    long nfail = 0;
-    api_delopts_t opts = {0};
-    for (const api_resource_t *res = api_resources; res->name; res++) {
-        if (!res->namespaced)
-            continue;
-        json_t *objs = sl_store_list(api->store, res->store_name, ns, NULL);
-        size_t i;
-        json_t *o;
-        json_array_foreach(objs, i, o)
-        {
-            if (sl_kube_meta_str(o, "deletionTimestamp"))
-                continue; /* already on its way out */
-            json_t *result = NULL, *st = NULL;
-            if (api_delete_object(api, res, o, &opts, &result, &st) < 0 && st &&
-                json_integer_value(json_object_get(st, "code")) != 404) {
-                const char *m = json_string_value(json_object_get(st, "message"));
-                sl_buf_printf(&fails, "%s%s", nfail++ ? ", " : "", m ? m : "failed");
-            }
-            json_decref(result);
-            json_decref(st);
-        }
-        json_decref(objs);
-    }
-    if (nfail) {
-        p->reason[C_CONTENT_FAIL] = sl_xstrdup("ContentDeletionFailed");
-        p->message[C_CONTENT_FAIL] = sl_xasprintf(
-            "Failed to delete all resource types, %ld remaining: %s", nfail, fails.data);
-    }
-    sl_buf_free(&fails);
-}
+typedef struct ns_tally {
+    sl_buf_t fails; /* messages of the deletes that failed */
+    long nfail;
+    json_t *fin;       /* finalizer → objects left holding it */
+    char *per_res[64]; /* "pods. has 2 resource instances" */
+    size_t nres;
+} ns_tally_t;
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -144,28 +116,55 @@ static void count_finalizers(json_t *fin, json_t *o)
     }
 }
 
-/* Step 2's counts: what is still in the namespace, per resource and per
- * finalizer, in kube's words. */
-static void count_content(sl_api_t *api, const char *ns, ns_pass_t *p)
+/* Steps 1 and 2 for one object: delete it unless it is on its way out;
+ * 1 when it is still there (its finalizers counted), 0 when gone. */
+static int sweep_one(sl_api_t *api, const api_resource_t *res, json_t *o, ns_tally_t *t)
 {
-    char *rv[64];
-    size_t nr = 0;
-    json_t *fin = json_object();
+    if (sl_kube_meta_str(o, "deletionTimestamp")) {
+        count_finalizers(t->fin, o);
+        return 1;
+    }
+    api_delopts_t opts = {0};
+    json_t *result = NULL, *st = NULL;
+    int rc = api_delete_object(api, res, o, &opts, &result, &st);
+    long code = st ? (long)json_integer_value(json_object_get(st, "code")) : 0;
+    if (rc < 0 && code != 404) { /* kube's deleter reports these */
+        const char *m = json_string_value(json_object_get(st, "message"));
+        sl_buf_printf(&t->fails, "%s%s", t->nfail++ ? ", " : "", m ? m : "failed");
+    }
+    int left = rc == 1 || (rc < 0 && code != 404);
+    if (left)
+        count_finalizers(t->fin, rc == 1 && result ? result : o);
+    json_decref(result);
+    json_decref(st);
+    return left;
+}
+
+/* Steps 1 and 2: one pass over what the namespace holds, deleting and
+ * counting what is left, per resource and per finalizer, in kube's words. */
+static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)
+{
+    ns_tally_t t = {.fails = SL_BUF_INIT, .fin = json_object()};
     for (const api_resource_t *res = api_resources; res->name; res++) {
         if (!res->namespaced)
             continue;
         json_t *objs = sl_store_list(api->store, res->store_name, ns, NULL);
-        size_t i;
-        json_t *o;
-        json_array_foreach(objs, i, o) { count_finalizers(fin, o); }
-        if (json_array_size(objs) && nr < 64)
-            rv[nr++] = sl_xasprintf("%s.%s has %zu resource instances", res->name, res->group,
-                                    json_array_size(objs));
-        p->remaining += (long)json_array_size(objs);
+        long left = 0;
+        for (size_t i = 0; i < json_array_size(objs); i++)
+            left += sweep_one(api, res, json_array_get(objs, i), &t);
         json_decref(objs);
+        if (left && t.nres < 64)
+            t.per_res[t.nres++] =
+                sl_xasprintf("%s.%s has %ld resource instances", res->name, res->group, left);
+        p->remaining += left;
     }
-    if (nr) {
-        char *list = join_sorted(rv, nr);
+    if (t.nfail) {
+        p->reason[C_CONTENT_FAIL] = sl_xstrdup("ContentDeletionFailed");
+        p->message[C_CONTENT_FAIL] = sl_xasprintf(
+            "Failed to delete all resource types, %ld remaining: %s", t.nfail, t.fails.data);
+    }
+    if (t.nres) {
+        char *list = join_sorted(t.per_res, t.nres);
         p->reason[C_REMAINING] = sl_xstrdup("SomeResourcesRemain");
         p->message[C_REMAINING] = sl_xasprintf("Some resources are remaining: %s", list);
         free(list);
@@ -174,7 +173,7 @@ static void count_content(sl_api_t *api, const char *ns, ns_pass_t *p)
     size_t nf = 0;
     const char *k;
     json_t *v;
-    json_object_foreach(fin, k, v)
+    json_object_foreach(t.fin, k, v)
     {
         if (nf < 64)
             fv[nf++] =
@@ -187,7 +186,8 @@ static void count_content(sl_api_t *api, const char *ns, ns_pass_t *p)
             sl_xasprintf("Some content in the namespace has finalizers remaining: %s", list);
         free(list);
     }
-    json_decref(fin);
+    json_decref(t.fin);
+    sl_buf_free(&t.fails);
 }
 
 static json_t *find_condition(json_t *conds, const char *type)
@@ -268,8 +268,7 @@ void api_namespace_sweep(sl_api_t *api, const char *name)
     sl_error_t err = {""};
     if (has_string(sl_kube_path(ns, "spec.finalizers"), "kubernetes")) {
         ns_pass_t p = {0};
-        delete_content(api, name, &p);
-        count_content(api, name, &p);
+        sweep_content(api, name, &p);
         json_decref(ns);
         ns = NULL;
         if (sl_store_mutate(api->store, "namespaces", NULL, name, set_conditions, &p, NULL, &err) <
