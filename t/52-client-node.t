@@ -7,7 +7,7 @@
 # script (t/client-node/suite.mjs) prints ok/not ok lines; numbering is
 # added here. No Slurm: pod logs are written the way the shim writes them.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 26
+plan 27
 
 CN_DIR=$("$ROOT/scripts/client-node.sh" 2>"$ROOT/t/out/52-client-node.npm.log") ||
   bail "@kubernetes/client-node could not be installed (npm; see t/out/52-client-node.npm.log)"
@@ -20,7 +20,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -keyout "$D/key.pem" -out "$D/cert.pem" >/dev/null 2>&1
 TLS=(--tls-cert "$D/cert.pem" --tls-key "$D/key.pem")
 API_SCHEME=https API_CURL_OPTS="--cacert $D/cert.pem" API_CA=$D/cert.pem API_TOKEN=any \
-  api_up "${TLS[@]}" || bail "slurmlinkd up"
+  api_up "${TLS[@]}" --watch-log 20 || bail "slurmlinkd up"
 echo "$API_PID" >"$AD/pid"
 on_exit "kill \$(cat '$AD/pid') 2>/dev/null"
 
@@ -30,7 +30,7 @@ cat >"$AD/restart.sh" <<SH
 pid=\$(cat "$AD/pid")
 kill -TERM "\$pid"
 while kill -0 "\$pid" 2>/dev/null && [ "\$(ps -o stat= -p "\$pid" | tr -d ' ')" != Z ]; do sleep 0.05; done
-setsid "$SLURMLINKD" --listen 127.0.0.1 --port "$API_PORT" --state-dir "$AD/state" ${TLS[*]} >>"$AD/daemon.log" 2>&1 </dev/null &
+setsid "$SLURMLINKD" --listen 127.0.0.1 --port "$API_PORT" --state-dir "$AD/state" ${TLS[*]} --watch-log 20 >>"$AD/daemon.log" 2>&1 </dev/null &
 echo \$! >"$AD/pid"
 for i in \$(seq 1 200); do curl -sf --cacert "$D/cert.pem" "$API/healthz" >/dev/null && exit 0; sleep 0.05; done
 exit 1

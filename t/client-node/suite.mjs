@@ -114,6 +114,16 @@ check(await until(() => adds.has('i2'), 30000), 'informer: reconnects after the 
 check(await until(() => updates.includes('c2')) && inf.get('c2', NS).data.v === 'after', 'informer: ... and what changed; its cache is current', updates);
 await core.deleteNamespacedConfigMap({ name: 'i1', namespace: NS });
 check(await until(() => deletes.includes('i1')), 'informer: delete events', deletes);
+// stopped while more changes pass than the change log keeps (--watch-log 20):
+// its watch from the old resourceVersion gets 410 Expired, and it lists again
+await inf.stop();
+for (let i = 0; i < 90; i++)
+    await core.patchNamespacedConfigMap({ name: 'c4', namespace: NS, body: { data: { v: `n${i}` } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+await core.createNamespacedConfigMap({ namespace: NS, body: cm('i3', 'a') });
+await inf.start();
+check(await until(() => adds.has('i3') && inf.get('c4', NS)?.data?.v === 'n89', 30000),
+      'informer: after 410 Expired it lists again and is current', { adds: [...adds], c4: inf.get('c4', NS)?.data });
 await inf.stop();
 
 // --- delete and errors ---
