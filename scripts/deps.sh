@@ -29,6 +29,12 @@ for p in "${PKGS[@]}"; do
   [ "$st" = installed ] || missing+=("$p")
 done
 
+# npm fetches the JavaScript client and the Node.js it needs for
+# t/52-client-node.t (scripts/client-node.sh, into .cache/). A node install
+# that brings its own npm (NodeSource's) is enough: Debian's npm package
+# would replace that nodejs, so it is asked for only when no npm is there.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
