@@ -415,7 +415,8 @@ static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const 
     const char *exact = sl_kube_selector_exact(L->fs, "metadata.name");
     const char *exact_ns = sl_kube_selector_exact(L->fs, "metadata.namespace");
     if (past) {
-        *rv = o->has_cont && o->rv == -1 ? cur : o->rv;
+        /* -1 (an inconsistent continuation), or a forged one from the future */
+        *rv = o->has_cont && (o->rv == -1 || o->rv > cur) ? cur : o->rv;
         sl_error_t err = {""};
         if (sl_store_list_at(store, res->store_name, ns, *rv, o->start_ns, o->start_name, list_one,
                              L, &err) < 0 &&
