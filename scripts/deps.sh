@@ -37,6 +37,12 @@ done
 # Debian's npm is its own package; a nodejs that bundles npm (NodeSource's) has it already
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 
+# npm fetches the JavaScript client and the Node.js it needs for
+# t/52-client-node.t (scripts/client-node.sh, into .cache/). A node install
+# that brings its own npm (NodeSource's) is enough: Debian's npm package
+# would replace that nodejs, so it is asked for only when no npm is there.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

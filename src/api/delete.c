@@ -11,7 +11,9 @@
  *   - it never got a Slurm job: no `slurmlink.io/job-id` annotation and a
  *     phase no further than Pending (nothing could be running).
  * Finalizers keep any object (with deletionTimestamp set) until they are
- * removed. Namespaces: see lifecycle.c. */
+ * removed. A namespace with spec.finalizers (all have "kubernetes" from
+ * creation) only turns Terminating here; the namespace controller
+ * (namespace.c) empties and removes it, as kube's does. */
 #include "api/internal.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
@@ -94,9 +96,10 @@ static int mark_deleting(sl_api_t *api, const api_resource_t *res, json_t *obj, 
     char *ts = sl_kube_rfc3339(when, 0);
     sl_kube_meta_set_str(obj, "deletionTimestamp", ts);
     free(ts);
-    json_object_set_new(sl_kube_meta(obj), "deletionGracePeriodSeconds",
-                        json_integer((json_int_t)grace));
-    if (!strcmp(res->name, "namespaces")) {
+    if (strcmp(res->name, "namespaces")) /* kube sets none on a namespace */
+        json_object_set_new(sl_kube_meta(obj), "deletionGracePeriodSeconds",
+                            json_integer((json_int_t)grace));
+    else {
         json_t *st = json_object_get(obj, "status");
         if (!json_is_object(st))
             json_object_set_new(obj, "status", st = json_object());
@@ -153,6 +156,14 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
                                            "this namespace may not be deleted");
         return -1;
     }
+    if (is_ns && sl_kube_meta_str(old, "deletionTimestamp") &&
+        api_namespace_has_spec_finalizers(old)) {
+        *status = sl_kube_status_conflict(
+            res->name, res->group, name,
+            "The system is ensuring all content is removed from this namespace.  Upon "
+            "completion, this namespace will automatically be purged by the system.");
+        return -1;
+    }
     json_t *obj = json_deep_copy(old);
     bool finalizers = json_array_size(json_object_get(sl_kube_meta(obj), "finalizers")) > 0;
     long long grace = 0;
@@ -167,8 +178,8 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
             grace = json_integer_value(
                 json_object_get(sl_kube_meta(obj), "deletionGracePeriodSeconds"));
     }
-    if (is_ns) /* emptied by api_namespace_sweep() before it goes */
-        now = false;
+    if (is_ns) /* with spec.finalizers: Terminating until namespace.c empties it */
+        now = !api_namespace_has_spec_finalizers(obj);
     if (!now || finalizers) {
         if (mark_deleting(api, res, obj, now ? 0 : grace, o->dry, status) < 0) {
             json_decref(obj);
@@ -217,14 +228,6 @@ enum MHD_Result api_handle_delete(api_req_t *r, const api_path_t *p)
     }
     if (rc < 0)
         return api_reply_status(r, st);
-    if (rc == 1 && !strcmp(res->name, "namespaces") && !o.dry) {
-        api_namespace_sweep(r->api, p->name);
-        json_t *again = sl_store_get(r->api->store, res->store_name, NULL, p->name);
-        if (again) {
-            json_decref(result);
-            result = again;
-        }
-    }
     if (rc == 0 && strcmp(res->name, "pods") && strcmp(res->name, "namespaces")) {
         /* most kinds answer a Success Status (ReturnDeletedObject false) */
         json_t *s = sl_kube_status_success(res->name, res->group, p->name, sl_kube_uid(result));

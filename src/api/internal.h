@@ -318,8 +318,13 @@ int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown);
 int api_bootstrap(sl_api_t *api, sl_error_t *err);
 int api_janitor_start(sl_api_t *api, sl_error_t *err);
 void api_janitor_stop(sl_api_t *api);
-/* Delete what a terminating namespace holds; remove it once empty. */
+/* --- namespace.c: the namespace controller --- */
+/* One pass over a Terminating namespace: delete its content, set its
+ * conditions, drop the "kubernetes" finalizer once it is empty, remove it
+ * once no finalizer is left. A no-op for a namespace not being deleted. */
 void api_namespace_sweep(sl_api_t *api, const char *ns);
+/* true when spec.finalizers of the Namespace ns is not empty. */
+bool api_namespace_has_spec_finalizers(json_t *ns);
 /* Ensure a `default` ServiceAccount in ns (idempotent). */
 void api_ensure_default_sa(sl_api_t *api, const char *ns);
 

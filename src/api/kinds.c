@@ -4,11 +4,14 @@
  * Pods have their own file (pod_kind.c). */
 #include "api/internal.h"
 #include "api/printers.h"
+#include "common/xalloc.h"
 #include "kube/meta.h"
 #include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 
+#include <gnutls/gnutls.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ANNOTATIONS_MAX (256 * 1024) /* TotalAnnotationSizeLimitB */
@@ -111,6 +114,21 @@ static void keep_status(json_t *obj, json_t *old)
         json_object_del(obj, "status");
 }
 
+/* kube's namespace strategy: an update keeps spec.finalizers and status
+ * (those change through /finalize and /status only) */
+static void ns_prepare_update(json_t *obj, json_t *old)
+{
+    keep_status(obj, old);
+    json_t *fin = sl_kube_path(old, "spec.finalizers");
+    json_t *spec = json_object_get(obj, "spec");
+    if (!json_is_object(spec))
+        json_object_set_new(obj, "spec", spec = json_object());
+    if (fin)
+        json_object_set(spec, "finalizers", fin);
+    else
+        json_object_del(spec, "finalizers");
+}
+
 static json_t *ns_validate(json_t *obj)
 {
     sl_fielderrs_t *errs = sl_fielderrs_create();
@@ -128,7 +146,7 @@ const api_kind_ops_t api_namespace_ops = {
     .decode_check = ns_decode,
     .defaults = ns_defaults,
     .prepare_create = ns_prepare_create,
-    .prepare_update = keep_status,
+    .prepare_update = ns_prepare_update,
     .validate_create = ns_validate,
     .validate_update = ns_validate_update,
     .table_columns = api_namespace_columns,
@@ -151,10 +169,7 @@ static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
     return api_schema_unknown("Event", obj, unknown);
 }
 
-static json_t *ev_validate(json_t *obj)
-{
-    return validate_subdomain_named(obj, "Event");
-}
+static json_t *ev_validate(json_t *obj) { return validate_subdomain_named(obj, "Event"); }
 static json_t *ev_validate_update(json_t *obj, json_t *old)
 {
     (void)old;
@@ -210,8 +225,43 @@ static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, char **
     return api_schema_unknown("Secret", obj, unknown);
 }
 
+static char *base64(const char *s, size_t n)
+{
+    gnutls_datum_t in = {(unsigned char *)s, (unsigned)n}, out = {NULL, 0};
+    if (gnutls_base64_encode2(&in, &out) < 0)
+        return NULL;
+    char *r = sl_xstrndup((const char *)out.data, out.size);
+    gnutls_free(out.data);
+    return r;
+}
+
+/* stringData is write-only (kube's v1 → internal conversion): each value
+ * goes into data, base64, overwriting; stringData itself is dropped. Runs
+ * before validation, so its keys are checked as data keys. */
+static void merge_string_data(json_t *obj)
+{
+    json_t *sd = json_object_get(obj, "stringData");
+    if (json_is_object(sd) && json_object_size(sd)) {
+        json_t *data = json_object_get(obj, "data");
+        if (!json_is_object(data))
+            json_object_set_new(obj, "data", data = json_object());
+        const char *k;
+        json_t *v;
+        json_object_foreach(sd, k, v)
+        {
+            const char *text = json_string_value(v);
+            char *enc = text ? base64(text, json_string_length(v)) : NULL;
+            if (enc)
+                json_object_set_new(data, k, json_string(enc));
+            free(enc);
+        }
+    }
+    json_object_del(obj, "stringData");
+}
+
 static void secret_defaults(json_t *obj)
 {
+    merge_string_data(obj);
     if (!json_string_value(json_object_get(obj, "type")))
         json_object_set_new(obj, "type", json_string("Opaque"));
 }
@@ -247,10 +297,7 @@ static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
     return api_schema_unknown("ServiceAccount", obj, unknown);
 }
 
-static json_t *sa_validate(json_t *obj)
-{
-    return validate_subdomain_named(obj, "ServiceAccount");
-}
+static json_t *sa_validate(json_t *obj) { return validate_subdomain_named(obj, "ServiceAccount"); }
 static json_t *sa_validate_update(json_t *obj, json_t *old)
 {
     (void)old;

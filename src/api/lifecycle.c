@@ -1,9 +1,8 @@
 /* lifecycle.c — what the API keeps true over time:
  *  - at start: the namespaces default, kube-system and kube-public, and a
  *    `default` ServiceAccount in every namespace;
- *  - namespace deletion: a deleted namespace turns Terminating, its
- *    contents are deleted (pods gracefully, by the rule in delete.c) and the
- *    namespace is removed once nothing is left in it;
+ *  - namespace deletion: the janitor runs the namespace controller
+ *    (namespace.c) for every Terminating namespace;
  *  - events older than the event TTL (1 h, like kube-apiserver's
  *    --event-ttl) are removed.
  * A janitor thread re-checks terminating namespaces after store changes
@@ -57,42 +56,10 @@ int api_bootstrap(sl_api_t *api, sl_error_t *err)
     json_t *all = sl_store_list(api->store, "namespaces", NULL, NULL);
     size_t i;
     json_t *ns;
-    json_array_foreach(all, i, ns) api_ensure_default_sa(api, sl_kube_name(ns));
+    json_array_foreach(all, i, ns) if (!sl_kube_meta_str(ns, "deletionTimestamp"))
+        api_ensure_default_sa(api, sl_kube_name(ns)); /* none in one being emptied */
     json_decref(all);
     return 0;
-}
-
-void api_namespace_sweep(sl_api_t *api, const char *ns)
-{
-    long remaining = 0;
-    api_delopts_t opts = {0};
-    for (const api_resource_t *res = api_resources; res->name; res++) {
-        if (!res->namespaced)
-            continue;
-        json_t *objs = sl_store_list(api->store, res->store_name, ns, NULL);
-        size_t i;
-        json_t *o;
-        json_array_foreach(objs, i, o)
-        {
-            if (sl_kube_meta_str(o, "deletionTimestamp")) {
-                remaining++; /* already on its way out */
-                continue;
-            }
-            json_t *result = NULL, *st = NULL;
-            int rc = api_delete_object(api, res, o, &opts, &result, &st);
-            if (rc != 0)
-                remaining++;
-            json_decref(result);
-            json_decref(st);
-        }
-        json_decref(objs);
-    }
-    if (remaining == 0) {
-        sl_error_t err = {""};
-        if (sl_store_delete(api->store, "namespaces", NULL, ns, 0, NULL, &err) < 0 &&
-            errno != ENOENT)
-            sl_warn("cannot remove namespace %s: %s", ns, err.text);
-    }
 }
 
 static void expire_events(sl_api_t *api)

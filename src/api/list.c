@@ -1,16 +1,24 @@
 /* list.c — GET on a collection: label and field selectors, limit and
- * continue, JSON lists or Tables.
+ * continue, resourceVersion and resourceVersionMatch, JSON lists or Tables.
  *
- * Paging: `limit` is honoured with a continue token that holds the position
- * in the (namespace, name) order; a page parses only what it returns (plus
- * what selectors reject). Later pages read the current state (as
- * kube-apiserver does once a snapshot has expired), so a page may show
- * changes made after the first one, and an object created or deleted
- * meanwhile may shift the position by one. remainingItemCount is given
- * without selectors only, as in kube-apiserver. Without selectors or paging
- * a JSON list splices the stored texts without parsing them. */
+ * Paging is consistent, as in kube-apiserver: the continue token holds the
+ * revision of the first page and the key of the last object looked at;
+ * every later page is served as of that revision (sl_store_list_at, built
+ * from the change log), so a paginated list shows exactly the objects of
+ * the first page's revision, each once, whatever changed between pages.
+ * Once the change log no longer reaches back to that revision (it keeps
+ * the last 10,000 changes), a later page is 410 Expired with kube's text
+ * and a token for the rest as of the latest revision (an inconsistent
+ * continuation). resourceVersion=N with resourceVersionMatch=Exact (or a
+ * bare N on a first page with a limit) lists as of N the same way;
+ * NotOlderThan (or a bare N) lists the current state. An N above the
+ * current revision waits up to 3 s for it, then is 504 (kube's
+ * ResourceVersionTooLarge). remainingItemCount is given without selectors
+ * only, as in kube-apiserver. Without selectors or paging a JSON list
+ * splices the stored texts without parsing them. */
 #include "api/internal.h"
 #include "common/buf.h"
+#include "common/proc.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
@@ -85,10 +93,16 @@ static char *b64_decode(const char *s)
     return sl_buf_steal(&b);
 }
 
-static char *make_continue(int64_t rv, size_t index)
+/* {"v","rv","start"} as kube-apiserver's tokens: start is the key after
+ * which the next page begins ("ns/name" and a NUL), rv the revision the
+ * list is served as of (-1: the latest, an inconsistent continuation). */
+static char *make_continue(int64_t rv, const char *ns, const char *name)
 {
-    json_t *t = json_pack("{s:s, s:I, s:I}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rv, "i",
-                          (json_int_t)index);
+    char *start = sl_xasprintf("%s/%s", ns ? ns : "", name ? name : "");
+    size_t n = strlen(start);
+    json_t *t = json_pack("{s:s, s:I, s:s%}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rv, "start",
+                          start, n + 1);
+    free(start);
     char *s = json_dumps(t, JSON_COMPACT);
     json_decref(t);
     char *out = b64_encode(s);
@@ -96,41 +110,183 @@ static char *make_continue(int64_t rv, size_t index)
     return out;
 }
 
+typedef enum { RV_LATEST, RV_NOT_OLDER, RV_EXACT } rv_mode_t;
+
+typedef struct list_opts {
+    long limit;
+    bool has_cont;
+    char *start_ns, *start_name; /* continue: the page starts after this key */
+    rv_mode_t mode;
+    int64_t rv; /* RV_NOT_OLDER / RV_EXACT: the revision asked for; continue: the token's */
+} list_opts_t;
+
+static void opts_free(list_opts_t *o)
+{
+    free(o->start_ns);
+    free(o->start_name);
+}
+
+static json_t *bad_continue(void)
+{
+    return sl_kube_status_bad_request("continue key is not valid: incorrect encoded start "
+                                      "resourceVersion (version meta.k8s.io/v1)");
+}
+
+static json_t *decode_continue(const char *tok, list_opts_t *o)
+{
+    char *dec = b64_decode(tok);
+    json_t *t = dec ? json_loadb(dec, strlen(dec), JSON_ALLOW_NUL, NULL) : NULL;
+    free(dec);
+    json_t *jrv = json_object_get(t, "rv");
+    const char *start = json_string_value(json_object_get(t, "start"));
+    json_int_t rv = json_integer_value(jrv);
+    const char *slash = start ? strchr(start, '/') : NULL;
+    if (!json_is_integer(jrv) || rv == 0 || rv < -1 || !slash) {
+        json_decref(t);
+        return bad_continue();
+    }
+    o->start_ns = sl_xstrndup(start, (size_t)(slash - start));
+    o->start_name = sl_xstrdup(slash + 1);
+    o->rv = rv;
+    json_decref(t);
+    return NULL;
+}
+
+/* kube's ValidateListOptions: 422 Invalid on ListOptions.meta.k8s.io. */
+static json_t *validate_rv_match(const char *rv, const char *match, bool has_cont)
+{
+    json_t *causes = json_array();
+    static const char *const supported[] = {"Exact", "NotOlderThan", "", NULL};
+    if (!rv || !*rv)
+        sl_kube_cause_forbidden(causes, "resourceVersionMatch",
+                                "resourceVersionMatch is forbidden unless resourceVersion is "
+                                "provided");
+    if (has_cont)
+        sl_kube_cause_forbidden(causes, "resourceVersionMatch",
+                                "resourceVersionMatch is forbidden when continue is provided");
+    if (strcmp(match, "Exact") && strcmp(match, "NotOlderThan")) {
+        json_t *v = json_string(match);
+        sl_kube_cause_not_supported(causes, "resourceVersionMatch", v, supported);
+        json_decref(v);
+    }
+    if (!strcmp(match, "Exact") && rv && !strcmp(rv, "0"))
+        sl_kube_cause_forbidden(causes, "resourceVersionMatch",
+                                "resourceVersionMatch \"exact\" is forbidden for resourceVersion "
+                                "\"0\"");
+    if (!json_array_size(causes)) {
+        json_decref(causes);
+        return NULL;
+    }
+    return sl_kube_status_invalid("ListOptions", "meta.k8s.io", "", causes);
+}
+
+/* limit, continue, resourceVersion and resourceVersionMatch, with kube's
+ * semantics (the table "Semantics for get and list" of the API concepts). */
+static json_t *parse_list_opts(api_req_t *r, list_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    const char *ls_text = api_query(r, "limit");
+    if (ls_text && *ls_text) {
+        char *end;
+        o->limit = strtol(ls_text, &end, 10);
+        if (*end || o->limit < 0)
+            o->limit = 0;
+    }
+    const char *ctok = api_query(r, "continue");
+    o->has_cont = ctok && *ctok;
+    const char *rv = api_query(r, "resourceVersion");
+    const char *match = api_query(r, "resourceVersionMatch");
+    json_t *st;
+    if (match && *match && (st = validate_rv_match(rv, match, o->has_cont)))
+        return st;
+    if (o->has_cont) {
+        if (rv && *rv && strcmp(rv, "0"))
+            return sl_kube_status_bad_request(
+                "specifying resource version is not allowed when using continue");
+        return decode_continue(ctok, o);
+    }
+    if (!rv || !*rv || !strcmp(rv, "0"))
+        return NULL; /* the latest ("0": any, and the latest is one) */
+    o->rv = sl_kube_rv_parse(rv);
+    if (o->rv < 0) {
+        char *msg = sl_xasprintf("invalid resource version: %s", rv);
+        st = sl_kube_status_bad_request(msg);
+        free(msg);
+        return st;
+    }
+    /* a bare resourceVersion: NotOlderThan, or Exact for a first page */
+    bool exact = match && *match ? !strcmp(match, "Exact") : o->limit > 0;
+    o->mode = exact ? RV_EXACT : RV_NOT_OLDER;
+    return NULL;
+}
+
+/* A revision above the current one: wait for it up to 3 s (kube's watch
+ * cache does), then 504 Timeout with kube's ResourceVersionTooLarge. */
+static json_t *wait_for_rv(api_req_t *r, int64_t want)
+{
+    int64_t cur = sl_store_revision(r->api->store);
+    long long until = sl_now_ms() + 3000;
+    while (cur < want && !sl_store_shutting_down(r->api->store)) {
+        long long left = until - sl_now_ms();
+        if (left <= 0)
+            break;
+        cur = sl_store_wait(r->api->store, cur, (int)left);
+    }
+    if (cur >= want)
+        return NULL;
+    char *m = sl_xasprintf("Too large resource version: %lld, current: %lld", (long long)want,
+                           (long long)cur);
+    json_t *st = sl_kube_status_timeout(m, 1);
+    free(m);
+    json_object_set_new(json_object_get(st, "details"), "causes",
+                        json_pack("[{s:s, s:s}]", "reason", "ResourceVersionTooLarge", "message",
+                                  "Too large resource version"));
+    return st;
+}
+
+static const char expired_list[] = "The resourceVersion for the provided list is too old.";
+static const char inconsistent_continue[] =
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list.";
+
+/* 410 Expired; a too old continue token gets one for the rest at the
+ * latest revision in metadata.continue, as kube-apiserver answers. */
+static json_t *expired_status(const list_opts_t *o)
+{
+    json_t *st =
+        sl_kube_status(410, "Expired", o->has_cont ? inconsistent_continue : expired_list, NULL);
+    if (o->has_cont) {
+        char *tok = make_continue(-1, o->start_ns, o->start_name);
+        json_object_set_new(st, "metadata", json_pack("{s:s}", "continue", tok));
+        free(tok);
+    }
+    return st;
+}
+
 /* Streaming list: each stored object is parsed, filtered, turned into its
  * item (the stored text itself) or Table row, and freed at once, so a list
- * of 10,000 pods never holds 10,000 parsed objects. */
+ * of 10,000 pods never holds 10,000 parsed objects. It stops at the first
+ * object after a full page; remainingItemCount is a count query. */
 typedef struct lister {
     api_req_t *r;
     const api_resource_t *res;
     sl_kube_selector_t *ls, *fs;
     const sl_auth_user_t *reader; /* show only what this user may get; NULL: all */
-    size_t skip, raw;             /* objects before the page (not parsed), objects seen */
+    bool selectors;
     long limit;
-    size_t n;
-    bool more;        /* the page is full and something follows */
+    size_t n, seen, after;     /* items in the page; objects looked at; objects after */
+    char *last_ns, *last_name; /* the last object looked at: the next page starts after it */
+    bool more;                 /* the page is full and something follows */
     int table, include;
     long long now;
     sl_buf_t items;
 } lister_t;
 
-static int list_one(void *arg, const char *text, size_t len)
+static void lister_item(lister_t *L, json_t *o, const char *text, size_t len)
 {
-    lister_t *L = arg;
-    if (L->raw++ < L->skip)
-        return 0; /* an earlier page's */
-    if (L->limit > 0 && (long)L->n >= L->limit) {
-        L->more = true; /* stop here: the next page starts with this one */
-        errno = 0;
-        return -1;
-    }
-    json_t *o = json_loadb(text, len, 0, NULL);
-    if (!o)
-        return 0; /* the store only holds valid JSON; skip rather than fail */
-    if (!sl_kube_selector_match(L->ls, o) || !sl_kube_selector_match(L->fs, o) ||
-        !api_may_read(L->r->api, L->reader, L->res, o)) {
-        json_decref(o);
-        return 0;
-    }
     if (L->n++)
         sl_buf_putc(&L->items, ',');
     if (L->table > 0) {
@@ -146,6 +302,28 @@ static int list_one(void *arg, const char *text, size_t len)
     } else {
         sl_buf_append(&L->items, text, len);
     }
+}
+
+static int list_one(void *arg, const char *text, size_t len)
+{
+    lister_t *L = arg;
+    if (L->limit > 0 && (long)L->n >= L->limit) {
+        L->more = true; /* the next page starts with this one */
+        errno = 0;
+        return -1;
+    }
+    L->seen++;
+    json_t *o = json_loadb(text, len, 0, NULL);
+    if (!o)
+        return 0; /* the store only holds valid JSON; skip rather than fail */
+    free(L->last_ns);
+    free(L->last_name);
+    const char *ns = sl_kube_namespace(o);
+    L->last_ns = sl_xstrdup(ns ? ns : "");
+    L->last_name = sl_xstrdup(sl_kube_name(o) ? sl_kube_name(o) : "");
+    if (sl_kube_selector_match(L->ls, o) && sl_kube_selector_match(L->fs, o) &&
+        api_may_read(L->r->api, L->reader, L->res, o))
+        lister_item(L, o, text, len);
     json_decref(o);
     return 0;
 }
@@ -186,51 +364,118 @@ static enum MHD_Result list_spliced(api_req_t *r, const api_resource_t *res, con
     return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), len);
 }
 
+/* The page: a List or a Table, with continue and remainingItemCount. */
+static enum MHD_Result reply_page(api_req_t *r, lister_t *L, int64_t rv)
+{
+    const api_resource_t *res = L->res;
+    char *cont = L->more ? make_continue(rv, L->last_ns, L->last_name) : NULL;
+    char gv[128];
+    sl_buf_t out = SL_BUF_INIT;
+    if (L->table > 0) {
+        json_t *cols = res->ops && res->ops->table_columns ? res->ops->table_columns() : NULL;
+        char *ctext = cols ? json_dumps(cols, JSON_COMPACT) : NULL;
+        json_decref(cols);
+        sl_buf_printf(&out,
+                      "{\"kind\":\"Table\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+                      "\"%lld\"",
+                      L->table == 2 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1", (long long)rv);
+        if (cont)
+            sl_buf_printf(&out, ",\"continue\":\"%s\"", cont);
+        sl_buf_printf(&out, "},\"columnDefinitions\":%s,\"rows\":[", ctext ? ctext : "[]");
+        free(ctext);
+    } else {
+        sl_buf_printf(&out,
+                      "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+                      "\"%lld\"",
+                      res->list_kind, api_resource_api_version(res, gv, sizeof(gv)), (long long)rv);
+        if (cont)
+            sl_buf_printf(&out, ",\"continue\":\"%s\"", cont);
+        /* (a filtered list gives no count: it would tell how many others hold) */
+        if (cont && !L->selectors)
+            sl_buf_printf(&out, ",\"remainingItemCount\":%zu", L->after);
+        sl_buf_puts(&out, "},\"items\":[");
+    }
+    if (L->items.len)
+        sl_buf_append(&out, L->items.data, L->items.len);
+    sl_buf_puts(&out, "]}\n");
+    free(cont);
+    size_t olen = out.len;
+    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), olen);
+}
+
+/* Fill the page: as of revision *rv from the change log (a continuation
+ * or an Exact list of the past), or the current state (*rv set). */
+static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const char *ns,
+                         int64_t *rv)
+{
+    sl_store_t *store = r->api->store;
+    const api_resource_t *res = L->res;
+    int64_t cur = sl_store_revision(store);
+    bool past = o->has_cont || (o->mode == RV_EXACT && o->rv < cur);
+    const char *exact = sl_kube_selector_exact(L->fs, "metadata.name");
+    const char *exact_ns = sl_kube_selector_exact(L->fs, "metadata.namespace");
+    if (past) {
+        /* -1 (an inconsistent continuation), or a forged one from the future */
+        *rv = o->has_cont && (o->rv == -1 || o->rv > cur) ? cur : o->rv;
+        sl_error_t err = {""};
+        if (sl_store_list_at(store, res->store_name, ns, *rv, o->start_ns, o->start_name, list_one,
+                             L, &err) < 0 &&
+            !L->more)
+            return errno == ERANGE ? expired_status(o) : sl_kube_status_internal(err.text);
+        long rest = L->more && !L->selectors ? sl_store_count_at(store, res->store_name, ns, *rv,
+                                                                 L->last_ns, L->last_name, &err)
+                                             : 0;
+        L->after = rest > 0 ? (size_t)rest : 0;
+    } else if (exact && (ns || exact_ns || !res->namespaced)) {
+        /* kubectl wait/delete: fieldSelector=metadata.name=p → one lookup */
+        *rv = cur;
+        json_t *obj = sl_store_get(store, res->store_name, ns ? ns : exact_ns, exact);
+        char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+        json_decref(obj);
+        if (text)
+            list_one(L, text, strlen(text));
+        free(text);
+    } else if (sl_store_list_each(store, res->store_name, ns, list_one, L, rv) < 0 && !L->more) {
+        return sl_kube_status_internal(strerror(errno));
+    } else if (L->more && !L->selectors) { /* stopped at the first of the rest */
+        long total = sl_store_count(store, res->store_name, ns);
+        L->after = total > (long)L->seen ? (size_t)(total - (long)L->seen) : 0;
+    }
+    return NULL;
+}
+
 enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     sl_kube_selector_t *ls = NULL, *fs = NULL;
     json_t *st = NULL;
-    char *cont = NULL;
     int table = api_wants_table(r);
     if (table < 0)
-        return api_reply_status(r, sl_kube_status_not_acceptable(
-                                       "only the following media types are accepted: "
-                                       "application/json, application/yaml"));
-    if (api_parse_selectors(r, res, &ls, &fs, &st) < 0)
+        return api_reply_status(
+            r, sl_kube_status_not_acceptable("only the following media types are accepted: "
+                                             "application/json, application/yaml"));
+    list_opts_t o;
+    if ((st = parse_list_opts(r, &o))) {
+        opts_free(&o);
         return api_reply_status(r, st);
-    long limit = 0;
-    const char *ls_text = api_query(r, "limit");
-    if (ls_text && *ls_text) {
-        char *end;
-        limit = strtol(ls_text, &end, 10);
-        if (*end || limit < 0)
-            limit = 0;
     }
-    const char *ctok = api_query(r, "continue");
-    bool has_cont = ctok && *ctok;
-    json_int_t skip = 0;
-    if (has_cont) {
-        char *dec = b64_decode(ctok);
-        json_t *t = dec ? json_loads(dec, 0, NULL) : NULL;
-        free(dec);
-        json_t *ji = json_object_get(t, "i");
-        bool valid = json_is_integer(ji);
-        skip = json_integer_value(ji);
-        json_decref(t);
-        if (!valid || skip < 0) {
-            st = sl_kube_status_bad_request("continue key is not valid: incorrect encoded start "
-                                            "resourceVersion (version meta.k8s.io/v1)");
-            goto fail;
-        }
+    if (o.mode != RV_LATEST && (st = wait_for_rv(r, o.rv))) {
+        opts_free(&o);
+        return api_reply_status(r, st);
+    }
+    if (api_parse_selectors(r, res, &ls, &fs, &st) < 0) {
+        opts_free(&o);
+        return api_reply_status(r, st);
     }
     const char *ns = res->namespaced ? p->ns : NULL;
     const sl_auth_user_t *reader = api_list_filter(r, res);
-    bool plain =
-        sl_kube_selector_empty(ls) && sl_kube_selector_empty(fs) && !table && !has_cont && !reader;
-    if (plain && (limit == 0 || sl_store_count(r->api->store, res->store_name, ns) <= limit)) {
+    bool selectors = !sl_kube_selector_empty(ls) || !sl_kube_selector_empty(fs) || reader;
+    bool now = !o.has_cont && (o.mode != RV_EXACT || o.rv >= sl_store_revision(r->api->store));
+    if (!selectors && !table && now &&
+        (o.limit == 0 || sl_store_count(r->api->store, res->store_name, ns) <= o.limit)) {
         sl_kube_selector_destroy(ls);
         sl_kube_selector_destroy(fs);
+        opts_free(&o);
         return list_spliced(r, res, ns);
     }
     lister_t L = {.r = r,
@@ -238,76 +483,20 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
                   .ls = ls,
                   .fs = fs,
                   .reader = reader,
-                  .skip = (size_t)skip,
-                  .limit = limit,
+                  .selectors = selectors,
+                  .limit = o.limit,
                   .table = table,
                   .include = api_include_object(r),
                   .now = sl_kube_now_ns(),
                   .items = SL_BUF_INIT};
-    int64_t rv = sl_store_revision(r->api->store); /* a paged list stops early */
-    const char *exact = sl_kube_selector_exact(fs, "metadata.name");
-    const char *exact_ns = sl_kube_selector_exact(fs, "metadata.namespace");
-    if (exact && (ns || exact_ns || !res->namespaced)) {
-        /* kubectl wait/delete: fieldSelector=metadata.name=p → one lookup */
-        rv = sl_store_revision(r->api->store);
-        json_t *o = sl_store_get(r->api->store, res->store_name, ns ? ns : exact_ns, exact);
-        if (o) {
-            char *text = json_dumps(o, JSON_COMPACT);
-            json_decref(o);
-            if (text)
-                list_one(&L, text, strlen(text));
-            free(text);
-        }
-    } else if (sl_store_list_each(r->api->store, res->store_name, ns, list_one, &L, &rv) < 0 &&
-               !L.more) {
-        sl_buf_free(&L.items);
-        st = sl_kube_status_internal(strerror(errno));
-        goto fail;
-    }
-    size_t remaining = 0;
-    /* (a filtered list gives no count: it would tell how many others hold) */
-    bool selectors = !sl_kube_selector_empty(ls) || !sl_kube_selector_empty(fs) || reader;
-    if (L.more) {
-        cont = make_continue(rv, L.raw - 1);
-        long total = sl_store_count(r->api->store, res->store_name, ns);
-        if (total > (long)(L.raw - 1))
-            remaining = (size_t)(total - (long)(L.raw - 1));
-    }
-    char gv[128];
-    sl_buf_t out = SL_BUF_INIT;
-    if (table > 0) {
-        json_t *cols = res->ops && res->ops->table_columns ? res->ops->table_columns() : NULL;
-        char *ctext = cols ? json_dumps(cols, JSON_COMPACT) : NULL;
-        json_decref(cols);
-        sl_buf_printf(&out,
-                      "{\"kind\":\"Table\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
-                      "\"%lld\"",
-                      table == 2 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1", (long long)rv);
-        if (cont)
-            sl_buf_printf(&out, ",\"continue\":\"%s\"", cont);
-        sl_buf_printf(&out, "},\"columnDefinitions\":%s,\"rows\":[", ctext ? ctext : "[]");
-        free(ctext);
-    } else {
-        sl_buf_printf(&out, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%lld\"",
-                      res->list_kind, api_resource_api_version(res, gv, sizeof(gv)), (long long)rv);
-        if (cont)
-            sl_buf_printf(&out, ",\"continue\":\"%s\"", cont);
-        if (cont && !selectors)
-            sl_buf_printf(&out, ",\"remainingItemCount\":%zu", remaining);
-        sl_buf_puts(&out, "},\"items\":[");
-    }
-    if (L.items.len)
-        sl_buf_append(&out, L.items.data, L.items.len);
-    sl_buf_puts(&out, "]}\n");
+    int64_t rv = 0;
+    st = fill_page(r, &L, &o, ns, &rv);
+    enum MHD_Result ret = st ? api_reply_status(r, st) : reply_page(r, &L, rv);
     sl_buf_free(&L.items);
-    free(cont);
+    free(L.last_ns);
+    free(L.last_name);
     sl_kube_selector_destroy(ls);
     sl_kube_selector_destroy(fs);
-    size_t olen = out.len;
-    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), olen);
-fail:
-    free(cont);
-    sl_kube_selector_destroy(ls);
-    sl_kube_selector_destroy(fs);
-    return api_reply_status(r, st);
+    opts_free(&o);
+    return ret;
 }

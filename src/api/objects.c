@@ -17,12 +17,12 @@ void api_set_type(const api_resource_t *res, json_t *obj)
     char gv[128];
     if (!json_is_object(obj))
         return;
-    json_object_set_new(obj, "apiVersion", json_string(api_resource_api_version(res, gv, sizeof(gv))));
+    json_object_set_new(obj, "apiVersion",
+                        json_string(api_resource_api_version(res, gv, sizeof(gv))));
     json_object_set_new(obj, "kind", json_string(res->kind));
 }
 
-json_t *api_store_error_status(const api_resource_t *res, const char *name, int e,
-                               const char *text)
+json_t *api_store_error_status(const api_resource_t *res, const char *name, int e, const char *text)
 {
     switch (e) {
     case ENOENT: return sl_kube_status_not_found(res->name, res->group, name);
@@ -54,17 +54,40 @@ json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char 
     if (!nso)
         return sl_kube_status_not_found("namespaces", "", ns);
     const char *phase = sl_kube_path_str(nso, "status.phase");
-    bool terminating = sl_kube_meta_str(nso, "deletionTimestamp") ||
-                       (phase && !strcmp(phase, "Terminating"));
+    bool terminating =
+        sl_kube_meta_str(nso, "deletionTimestamp") || (phase && !strcmp(phase, "Terminating"));
     json_decref(nso);
     if (terminating && !strcmp(r->method, "POST")) {
         char *why = sl_xasprintf(
             "unable to create new content in namespace %s because it is being terminated", ns);
         json_t *st = sl_kube_status_forbidden(res->name, res->group, name, why);
         free(why);
+        /* kube's NamespaceLifecycle admission names the field */
+        char *cm = sl_xasprintf("namespace %s is being terminated", ns);
+        json_t *det = json_object_get(st, "details");
+        if (json_is_object(det))
+            json_object_set_new(det, "causes",
+                                json_pack("[{s:s, s:s, s:s}]", "reason", "NamespaceTerminating",
+                                          "message", cm, "field", "metadata.namespace"));
+        free(cm);
         return st;
     }
     return NULL;
+}
+
+/* kube's generic registry: AlreadyExists for an object that is being
+ * deleted says so ("object is being deleted: ..."). */
+static void being_deleted(sl_api_t *api, const api_resource_t *res, json_t *obj, json_t *st)
+{
+    json_t *cur =
+        sl_store_get(api->store, res->store_name, sl_kube_namespace(obj), sl_kube_name(obj));
+    const char *m = json_string_value(json_object_get(st, "message"));
+    if (cur && m && sl_kube_meta_str(cur, "deletionTimestamp")) {
+        char *msg = sl_xasprintf("object is being deleted: %s", m);
+        json_object_set_new(st, "message", json_string(msg));
+        free(msg);
+    }
+    json_decref(cur);
 }
 
 json_t *api_check_service_account(api_req_t *r, json_t *pod)
@@ -214,6 +237,8 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     errno = e;
     if (rc < 0) {
         st = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
+        if (e == EEXIST)
+            being_deleted(r->api, res, obj, st);
         goto fail;
     }
     free(genc);
@@ -248,10 +273,13 @@ enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p)
     return api_reply_object(r, p->res, 200, obj);
 }
 
-/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422. */
+/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422.
+ * creationTimestamp is not checked: kube-apiserver's BeforeUpdate puts the
+ * stored one back first (clients such as client-node send it back in
+ * another form, "...:00.000Z"), and so does carry_over() here. */
 static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t *old)
 {
-    static const char *const fields[] = {"uid", "creationTimestamp", NULL};
+    static const char *const fields[] = {"uid", NULL};
     json_t *causes = json_array();
     for (int i = 0; fields[i]; i++) {
         const char *nv = sl_kube_meta_str(obj, fields[i]);
@@ -273,8 +301,9 @@ static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t 
 static void carry_over(json_t *obj, json_t *old)
 {
     json_t *m = sl_kube_meta(obj), *om = sl_kube_meta(old);
-    static const char *const keep[] = {"uid", "creationTimestamp", "deletionTimestamp",
-                                       "deletionGracePeriodSeconds", "generation", NULL};
+    static const char *const keep[] = {
+        "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation",
+        NULL};
     for (int i = 0; keep[i]; i++) {
         json_t *v = json_object_get(om, keep[i]);
         if (v)
@@ -297,6 +326,20 @@ static json_t *status_merge(json_t *obj, json_t *old)
     return out;
 }
 
+/* PUT .../namespaces/NS/finalize: the stored namespace with only
+ * spec.finalizers replaced (kube's finalize strategy). */
+static json_t *finalize_merge(json_t *obj, json_t *old)
+{
+    json_t *out = json_deep_copy(old);
+    json_t *spec = json_object_get(out, "spec");
+    if (!json_is_object(spec))
+        json_object_set_new(out, "spec", spec = json_object());
+    json_t *fin = sl_kube_path(obj, "spec.finalizers");
+    json_object_set_new(spec, "finalizers",
+                        json_is_array(fin) ? json_deep_copy(fin) : json_array());
+    return out;
+}
+
 /* Shared by PUT and PATCH: obj is the complete new object (consumed via
  * *objp, replaced by the stored result), old the stored one. */
 int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
@@ -310,7 +353,11 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         *status = st;
         return -1;
     }
-    if (status_sub) {
+    if (p->sub && !strcmp(p->sub, "finalize")) {
+        json_t *merged = finalize_merge(obj, old);
+        json_decref(obj);
+        *objp = obj = merged;
+    } else if (status_sub) {
         json_t *merged = status_merge(obj, old);
         json_decref(obj);
         *objp = obj = merged;
@@ -346,10 +393,11 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         return 0;
     }
     /* finalizers gone from an object being deleted: it goes away now
-     * (pods are removed by the lifecycle controller instead) */
+     * (pods are removed by the lifecycle controller, namespaces by the
+     * namespace controller instead) */
     json_t *fin = json_object_get(sl_kube_meta(obj), "finalizers");
-    if (strcmp(res->name, "pods") && sl_kube_meta_str(obj, "deletionTimestamp") &&
-        json_array_size(fin) == 0) {
+    if (strcmp(res->name, "pods") && strcmp(res->name, "namespaces") &&
+        sl_kube_meta_str(obj, "deletionTimestamp") && json_array_size(fin) == 0) {
         json_t *gone = NULL;
         if (sl_store_delete(r->api->store, res->store_name, p->ns, p->name, expect_rv, &gone,
                             NULL) == 0) {

@@ -30,10 +30,7 @@ static enum MHD_Result not_allowed(api_req_t *r)
                           json_object()));
 }
 
-static bool is_get(const char *m)
-{
-    return !strcmp(m, "GET") || !strcmp(m, "HEAD");
-}
+static bool is_get(const char *m) { return !strcmp(m, "GET") || !strcmp(m, "HEAD"); }
 
 /* Split path into segments (in a copy); empty segments are kept so that
  * "/api/v1/pods//x" does not alias "/api/v1/pods/x". */
@@ -109,7 +106,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     if (n == 0 || has_empty(s, n))
         return not_found(r);
     const char *resource;
-    if (!strcmp(s[0], "namespaces") && n >= 3 && !(n == 3 && !strcmp(s[2], "status"))) {
+    if (!strcmp(s[0], "namespaces") && n >= 3 &&
+        !(n == 3 && (!strcmp(s[2], "status") || !strcmp(s[2], "finalize")))) {
         p.ns = s[1];
         resource = s[2];
         p.name = n > 3 ? s[3] : NULL;
@@ -147,8 +145,10 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         return not_found(r);
     if (p.res->namespaced && !p.ns && p.name)
         return not_found(r);
-    if (p.sub && !((!strcmp(p.sub, "status") && p.res->status_sub) ||
-                   (!strcmp(p.sub, "log") && p.res->log_sub)))
+    bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
+    if (p.sub && !finalize &&
+        !((!strcmp(p.sub, "status") && p.res->status_sub) ||
+          (!strcmp(p.sub, "log") && p.res->log_sub)))
         return not_found(r);
     if (p.watch_prefix && (p.sub || !is_get(r->method)))
         return not_found(r);
@@ -160,6 +160,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
             return not_allowed(r);
         return api_handle_log(r, &p);
     }
+    if (finalize) /* PUT only, as in kube-apiserver */
+        return !strcmp(m, "PUT") ? api_handle_update(r, &p) : not_allowed(r);
     if (p.sub) { /* status */
         if (is_get(m) && (verbs & API_V_GET))
             return api_handle_get(r, &p);
@@ -178,9 +180,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
             return (verbs & API_V_LIST) ? api_handle_list(r, &p) : not_allowed(r);
         }
         if (!strcmp(m, "POST"))
-            return (verbs & API_V_CREATE) && (p.ns || !p.res->namespaced)
-                       ? api_handle_create(r, &p)
-                       : not_allowed(r);
+            return (verbs & API_V_CREATE) && (p.ns || !p.res->namespaced) ? api_handle_create(r, &p)
+                                                                          : not_allowed(r);
         if (!strcmp(m, "DELETE"))
             return (verbs & API_V_DELETECOLLECTION) && (p.ns || !p.res->namespaced)
                        ? api_handle_delete_collection(r, &p)

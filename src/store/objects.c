@@ -441,12 +441,12 @@ int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_s
     sqlite3_clear_bindings(st);
     snap_end(s, c);
     sl_store_runlock(s, c);
+    if (rvp) /* also when fn stopped it: what was read is consistent with max */
+        *rvp = max;
     if (ret < 0) {
         errno = e ? e : EIO;
         return -1;
     }
-    if (rvp)
-        *rvp = max;
     return 0;
 }
 

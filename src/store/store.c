@@ -162,6 +162,8 @@ static int schema_init(sl_store_t *s, sl_error_t *err)
     for (size_t i = 0; i < sizeof sql_schema / sizeof sql_schema[0]; i++)
         if (conn_exec(s, c, sql_schema[i], err) < 0)
             return -1;
+    if (sl_store_snapshot_schema(s, c->db, err) < 0)
+        return -1;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(c->db, sql_schema_version, -1, &st, NULL);
     if (rc != SQLITE_OK)

@@ -97,10 +97,27 @@ json_t *sl_store_list(sl_store_t *s, const char *resource, const char *ns, int64
  * stored JSON text (compact, NUL-terminated, valid only during the call),
  * in the same order. Lets the HTTP layer splice objects into a response
  * without a parse/serialise round trip. fn returns 0 to continue, -1 (errno
- * set) to stop; the list then returns -1. fn must not call the store. */
+ * set) to stop; the list then returns -1 (*rv is set either way: a page
+ * that stops early is consistent with it). fn must not call the store. */
 typedef int (*sl_store_each_fn)(void *arg, const char *json, size_t len);
 int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_store_each_fn fn,
                        void *arg, int64_t *rv);
+
+/* The list as it was at revision at_rv (<= the current one), from the
+ * change log (snapshot.c): fn gets the stored text of each object of
+ * resource (in ns if non-NULL) as of at_rv, in (namespace, name) order,
+ * starting after the key (after_ns, after_name) (after_name NULL: from the
+ * first; after_ns "" for cluster-scoped). Fails with ERANGE (410 Expired)
+ * when the log no longer holds every change after at_rv, or the version
+ * at at_rv of an object changed since. fn as for sl_store_list_each. */
+int sl_store_list_at(sl_store_t *s, const char *resource, const char *ns, int64_t at_rv,
+                     const char *after_ns, const char *after_name, sl_store_each_fn fn,
+                     void *arg, sl_error_t *err);
+
+/* How many objects sl_store_list_at would give. -1 with errno (ERANGE as
+ * there) on error. */
+long sl_store_count_at(sl_store_t *s, const char *resource, const char *ns, int64_t at_rv,
+                       const char *after_ns, const char *after_name, sl_error_t *err);
 
 /* Number of objects of resource in ns (NULL: all). -1 on error. */
 long sl_store_count(sl_store_t *s, const char *resource, const char *ns);
