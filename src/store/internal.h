@@ -69,7 +69,5 @@ struct sl_store_conn *sl_store_rlock(sl_store_t *s);
 void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c);
 int sl_store_wbegin(sl_store_t *s, sl_error_t *err);
 int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err);
-/* snapshot.c: the table of replaced versions and its triggers. */
-int sl_store_snapshot_schema(sl_store_t *s, sqlite3 *db, sl_error_t *err);
 
 #endif

@@ -57,7 +57,8 @@ static int db_put(sl_store_t *s, int id, const char *resource, const char *ns, c
     return 0;
 }
 
-/* prev: the object before a MODIFIED change (NULL for the others). */
+/* prev: the stored object a MODIFIED or DELETED change replaces (NULL for
+ * ADDED). */
 static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
                   const char *name, const char *text, const char *prev, sl_error_t *err)
 {
@@ -345,15 +346,17 @@ int sl_store_delete(sl_store_t *s, const char *resource, const char *ns, const c
         return -1;
     int64_t old_rv;
     int rc = -1;
-    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, NULL, err);
+    char *prev = NULL;
+    json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, &prev, err);
     if (old) {
         int64_t rv = s->next_rev + 1;
         sl_kube_set_rv(old, rv);
         char *text = dump(old);
         rc = db_put(s, ST_DELETE, resource, ns, name, 0, NULL, err);
         if (rc == 0)
-            rc = db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, NULL, err);
+            rc = db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, prev, err);
         free(text);
+        free(prev);
     }
     int saved_errno = errno;
     if (sl_store_wend(s, rc == 0, 1, err) < 0 || rc < 0) {
@@ -497,7 +500,7 @@ static const char *const change_type[] = {[SL_CHANGE_ADDED] = "ADDED",
 /* One row of the change log, valid only during the callback. */
 typedef struct change_row {
     int64_t rv;
-    const char *type, *ns, *name, *json, *prev; /* prev: NULL unless MODIFIED */
+    const char *type, *ns, *name, *json, *prev; /* prev: NULL unless MODIFIED (ST_LOG_*) */
     size_t len, prev_len;
 } change_row_t;
 typedef int (*change_row_fn)(void *arg, const change_row_t *row);

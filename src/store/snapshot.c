@@ -5,64 +5,31 @@
  *     touched them since), and
  *   - for each key whose first change after R is a MODIFIED or DELETED
  *     (it existed at R), the version it had at R.
- * A key whose first change after R is ADDED did not exist at R. The
- * versions replaced by updates and deletes are kept in the table `prior`
- * (filled by triggers on `objects`, so the write paths are unchanged) for as
- * long as the change log holds the change that replaced them: a trigger on
- * the log's trim drops them with it. So a list as of R works exactly while
- * the log holds every change after R, as kube-apiserver's does until etcd
- * compacts R; otherwise ERANGE (the caller's 410 Expired). It is one SQL
- * statement in one read transaction, so it cannot see half of a write. */
+ * A key whose first change after R is ADDED did not exist at R. The version
+ * it had at R is the `prev` of that first change: every MODIFIED and
+ * DELETED change keeps the stored object it replaced (the same column a
+ * filtered watch types its events from), and leaves the log with it. So a
+ * list as of R works exactly while the log holds every change after R, as
+ * kube-apiserver's does until etcd compacts R; otherwise ERANGE (the
+ * caller's 410 Expired). It is one SQL statement in one read transaction,
+ * so it cannot see half of a write. */
 #include "store/internal.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
-/* The versions updates and deletes replaced, by key and revision. */
-static const char *const sql_prior_schema[] = {
-    "CREATE TABLE IF NOT EXISTS prior ("
-    " resource TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
-    " rv INTEGER NOT NULL, data TEXT NOT NULL,"
-    " PRIMARY KEY (resource, ns, name, rv)) WITHOUT ROWID",
-    "CREATE TRIGGER IF NOT EXISTS prior_update AFTER UPDATE ON objects"
-    " WHEN OLD.rv != NEW.rv BEGIN"
-    " INSERT OR REPLACE INTO prior VALUES (OLD.resource, OLD.ns, OLD.name, OLD.rv, OLD.data);"
-    " END",
-    "CREATE TRIGGER IF NOT EXISTS prior_delete AFTER DELETE ON objects BEGIN"
-    " INSERT OR REPLACE INTO prior VALUES (OLD.resource, OLD.ns, OLD.name, OLD.rv, OLD.data);"
-    " END",
-    /* a change leaving the log: the versions of its key before it can no
-     * longer be asked for (a list as of a revision before it is ERANGE) */
-    "CREATE TRIGGER IF NOT EXISTS prior_trim AFTER DELETE ON changes WHEN OLD.type != 1 BEGIN"
-    " DELETE FROM prior WHERE resource = OLD.resource AND ns = OLD.ns AND name = OLD.name"
-    " AND rv < OLD.rv;"
-    " END",
-};
-
-int sl_store_snapshot_schema(sl_store_t *s, sqlite3 *db, sl_error_t *err)
-{
-    for (size_t i = 0; i < sizeof sql_prior_schema / sizeof sql_prior_schema[0]; i++) {
-        int rc = sqlite3_exec(db, sql_prior_schema[i], NULL, NULL, NULL);
-        if (rc != SQLITE_OK)
-            return sl_store_dberr(s, db, rc, err, "create the table of replaced versions");
-    }
-    return 0;
-}
-
 /* ?1 resource, ?2 R, ?3 ?4 the key to start after (NULL: from the first),
  * ?5 namespace or NULL. */
 static const char sql_list_at[] =
     "WITH first AS (SELECT ns, name, min(rv) AS frv FROM changes"
     "  WHERE rv > ?2 AND resource = ?1 AND (?5 IS NULL OR ns = ?5) GROUP BY ns, name),"
-    " touched AS (SELECT f.ns AS ns, f.name AS name FROM first f"
+    " touched AS (SELECT f.ns AS ns, f.name AS name, c.prev AS prev FROM first f"
     "  JOIN changes c ON c.rv = f.frv WHERE c.type != 1)"
     " SELECT o.ns, o.name, o.data FROM objects o WHERE o.resource = ?1 AND o.rv <= ?2"
     "  AND (?5 IS NULL OR o.ns = ?5) AND (?3 IS NULL OR o.ns > ?3 OR (o.ns = ?3 AND o.name > ?4))"
     " UNION ALL"
-    " SELECT t.ns, t.name, (SELECT p.data FROM prior p WHERE p.resource = ?1 AND p.ns = t.ns"
-    "  AND p.name = t.name AND p.rv <= ?2 ORDER BY p.rv DESC LIMIT 1)"
-    "  FROM touched t WHERE ?3 IS NULL OR t.ns > ?3 OR (t.ns = ?3 AND t.name > ?4)"
+    " SELECT t.ns, t.name, t.prev FROM touched t WHERE ?3 IS NULL OR t.ns > ?3 OR (t.ns = ?3 AND t.name > ?4)"
     " ORDER BY 1, 2";
 
 /* The number of rows sql_list_at gives, without reading them out. */
@@ -106,7 +73,7 @@ static int expired(int64_t at_rv, int64_t lo, sl_error_t *err)
 }
 
 /* The rows of sql_list_at, each handed to fn; a row without data is a
- * version the log no longer holds. */
+ * change logged without its previous version (by a store of schema 1). */
 static int each_row(sl_store_t *s, sqlite3 *db, sqlite3_stmt *st, int64_t at_rv, int64_t lo,
                     sl_store_each_fn fn, void *arg, sl_error_t *err)
 {

@@ -39,8 +39,10 @@ static const char *const sql_schema[] = {
     " ns TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, prev TEXT)",
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2')",
 };
-/* schema 1 → 2: a MODIFIED change keeps the object as it was before it
- * (prev), so that a filtered watch can tell whether it matched before */
+/* schema 1 → 2: a MODIFIED or DELETED change keeps the object as it was
+ * before it (prev): a filtered watch tells from it whether the object
+ * matched before, and a list as of an earlier revision (snapshot.c) reads
+ * the version an object had then */
 static const char *const sql_migrate_1[] = {
     "BEGIN IMMEDIATE",
     "ALTER TABLE changes ADD COLUMN prev TEXT",
@@ -73,9 +75,10 @@ static const char *const sql_stmt[ST_COUNT] = {
     /* two subqueries: SQLite optimises min() or max() alone, not both in one */
     [ST_LOG_BOUNDS] = "SELECT coalesce((SELECT min(rv) FROM changes), 0),"
                       " coalesce((SELECT max(rv) FROM changes), 0)",
-    [ST_LOG_ALL] = "SELECT rv, type, data, ns, name, prev FROM changes"
+    /* prev for MODIFIED only: a watch types a DELETED from its object */
+    [ST_LOG_ALL] = "SELECT rv, type, data, ns, name, CASE type WHEN 2 THEN prev END FROM changes"
                    " WHERE rv > ?1 AND resource = ?2 ORDER BY rv LIMIT ?3",
-    [ST_LOG_NS] = "SELECT rv, type, data, ns, name, prev FROM changes"
+    [ST_LOG_NS] = "SELECT rv, type, data, ns, name, CASE type WHEN 2 THEN prev END FROM changes"
                   " WHERE rv > ?1 AND resource = ?2 AND ns = ?3 ORDER BY rv LIMIT ?4",
 };
 
@@ -162,8 +165,6 @@ static int schema_init(sl_store_t *s, sl_error_t *err)
     for (size_t i = 0; i < sizeof sql_schema / sizeof sql_schema[0]; i++)
         if (conn_exec(s, c, sql_schema[i], err) < 0)
             return -1;
-    if (sl_store_snapshot_schema(s, c->db, err) < 0)
-        return -1;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(c->db, sql_schema_version, -1, &st, NULL);
     if (rc != SQLITE_OK)
