@@ -173,7 +173,7 @@ def main():
     except OSError as e:
         fail(str(e))
     problems = []
-    fmt = "{:>6}  {:<22} {:<8} {:<8} {:<10} {:<16} {:>5} {:>5}  {}"
+    fmt = "{:>6}  {:<22} {:<10} {:<10} {:<10} {:<16} {:>5} {:>5}  {}"
     print(fmt.format("JOBID", "ORIGIN", "USER", "ACCOUNT", "NODES", "GPU(node:idx)", "WAIT", "RUN", "EXIT"))
     for j in jobs:
         held = rec.get(j["JobID"], set())
