@@ -23,7 +23,7 @@ like "$out" 'both training digests match the chain computed here' "the training 
 like "$out" 'infer result=2666686666700000 verified' "the inference pod's work is checked"
 like "$out" $'\n +[0-9]+  sbatch +nobody +default +node\\[1-2\\] +node1:0,node2:0 ' "summary: the MPI job, both nodes' GPU"
 for p in train-a train-b infer; do
-  like "$out" $'\n +[0-9]+  default/'"$p"' +nobody +default +node[12] +node[12]:0 +[0-9]+s +[0-9]+s  0:0\n' "summary: pod $p"
+  like "$out" $'\n +[0-9]+  default/'"$p"$' +nobody +default +node[12] +node[12]:0 +[0-9]+s +[0-9]+s  0:0\n' "summary: pod $p"
 done
 like "$out" 'no GPU was held by two jobs at once: 5 holdings of 2 \(node, GPU\) pair\(s\) by 4 GPU job\(s\)' \
   "the computed all-clear line"
