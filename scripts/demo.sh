@@ -38,7 +38,7 @@ mkdir -p "$MPI" && cp build/mpi-stencil examples/mpi/gpu-job.sh "$MPI/" && chown
 per=$(sinfo -h -N -o %c | sort -n | head -1)
 [ "$per" -gt 2 ] && per=2
 mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N2 --ntasks-per-node="$per" \
-       --gres=gpu:1 -o "$MPI/out-%j.txt" ./gpu-job.sh --cells 20000 --iters 500)
+       --gres=gpu:1 -o "$MPI/out-%j.txt" ./gpu-job.sh --cells 20000 --iters 1500)
 echo "Submitted batch job $mjob (sbatch -N2 --ntasks-per-node=$per --gres=gpu:1 gpu-job.sh: srun --mpi=pmix ./mpi-stencil)"
 
 step "an AI team's GPU pods through kubectl: two training, one inference"
@@ -80,15 +80,21 @@ SH
 )"
 
 step "more GPU work than GPUs: Slurm queues the excess"
+scheduled() { # the pods' PodScheduled conditions, one line each
+  local p
+  for p in train-a train-b infer; do
+    printf '%s: PodScheduled %s\n' "$p" \
+      "$(kubectl get pod "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason}: {.status.conditions[?(@.type=="PodScheduled")].message}')"
+  done
+}
+# until Slurm has a job pending on Resources and slurmlinkd shows a pod pending
 for _ in $(seq 1 100); do
-  squeue -h -o '%T %r' | grep -q '^PENDING Resources' && break
+  # (captured, not piped to grep -q: with pipefail an early exit of grep fails the pipe)
+  [[ "$(squeue -h -o '%T %r')" == *"PENDING Resources"* && "$(scheduled)" == *"is pending: "* ]] && break
   sleep 0.2
 done
 run squeue -o "%.6i %.16j %.8u %.9T %.12r %.14b %N"
-for p in train-a train-b infer; do
-  printf '%s: PodScheduled %s\n' "$p" \
-    "$(kubectl get pod "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason}: {.status.conditions[?(@.type=="PodScheduled")].message}')"
-done
+scheduled
 
 step "waiting: each job runs when a GPU frees"
 for p in train-a train-b infer; do
