@@ -177,8 +177,8 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 
 #define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
 #define CTL_FINISH_GRACE_MS 10000 /* pod-finished to the end of the job (the shim's cleanup) */
-#define CTL_PENDING_REFRESH_MS                                                                     \
-    2000 /* a pending job's reason: the whole job list read again (refresh_pending) */
+/* while a pod's job pends, the whole job list is read this often (refresh_pending) */
+#define CTL_PENDING_REFRESH_MS 2000
 
 /* The shim said the pod finished. Its user can say so too (the token is in
  * the pod folder), so the job must then end: a pod shown finished frees its
