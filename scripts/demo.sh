@@ -1,9 +1,18 @@
 #!/bin/bash
-# demo.sh — the README's first command runs this after building:
-# a private real cluster (munge, slurmctld, slurmd with 2 GPUs as GRES,
-# MariaDB + slurmdbd, slurmlinkd), then a GPU pod through kubectl next to an
-# HPC user's sbatch GPU job, in one queue, under one GPU allocator, in one sacct;
-# then an MPI job (build/mpi-stencil) through srun --mpi=pmix.
+# demo.sh — the README's first command runs this after building: the
+# article's shape, a private real cluster of two nodes with one GPU each
+# (munge, slurmctld, a slurmd per node in its own network namespace, MariaDB
+# + slurmdbd, slurmlinkd), then a mixed load in one Slurm queue:
+#   - an HPC user's MPI job through sbatch across both nodes, a GPU on each
+#     (examples/mpi/gpu-job.sh: srun --mpi=pmix mpi-stencil, which checks
+#     its own answer);
+#   - two GPU "training" pods and one GPU "inference" pod through kubectl,
+#     each doing checkable work (a SHA-256 chain, sums of squares);
+# more GPU work than GPUs, so Slurm queues the excess until a GPU frees.
+# It ends with a summary from sacct and kubectl (scripts/gpu-report.py): each
+# job, where it came from, user, account, node, GPU, queue wait, run time,
+# exit code, and a line computed from the recorded GPU indices and sacct's
+# times that no GPU was held by two jobs at once (else it exits non-zero).
 # The cluster is left running; `build/slurmlink down --dir DIR` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,83 +22,121 @@ SL=build/slurmlink
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 
-step "slurmlink up --dir $DIR --gpus 2 --accounting"
-"$SL" up --dir "$DIR" --gpus 2 --accounting
+step "slurmlink up --dir $DIR --nodes 2 --gpus 1 --accounting"
+"$SL" up --dir "$DIR" --nodes 2 --gpus 1 --accounting
 export SLURM_CONF=$DIR/etc/slurm.conf KUBECONFIG=$DIR/kubeconfig
 "$SL" status --dir "$DIR"
 "$SL" image list --store "$DIR/images" 2>/dev/null | grep -q '^busybox' ||
   "$SL" image import busybox --busybox --store "$DIR/images"
+run sinfo -N -o "%N %T %c %G"
+kubectl delete pod train-a train-b infer --ignore-not-found --wait=true >/dev/null
 
-step "an HPC user's GPU job through sbatch"
-job=$(sbatch --parsable --gres=gpu:1 -J hpc-gpu -o "$DIR/demo-%j.out" \
-      --wrap 'echo "sbatch job $SLURM_JOB_ID on $(hostname) with GPU $CUDA_VISIBLE_DEVICES"; sleep 5')
-echo "Submitted batch job $job"
+step "an HPC user's MPI job through sbatch: both nodes, a GPU on each"
+# as user nobody (registered in accounting by up): OpenMPI refuses root
+MPI=$DIR/mpi-demo
+mkdir -p "$MPI" && cp build/mpi-stencil examples/mpi/gpu-job.sh "$MPI/" && chown -R nobody "$MPI"
+per=$(sinfo -h -N -o %c | sort -n | head -1)
+[ "$per" -gt 2 ] && per=2
+mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N2 --ntasks-per-node="$per" \
+       --gres=gpu:1 -o "$MPI/out-%j.txt" ./gpu-job.sh --cells 20000 --iters 1500)
+echo "Submitted batch job $mjob (sbatch -N2 --ntasks-per-node=$per --gres=gpu:1 gpu-job.sh: srun --mpi=pmix ./mpi-stencil)"
 
-step "an AI user's GPU pod through kubectl"
-kubectl delete pod demo-gpu --ignore-not-found --wait=true >/dev/null
-cat > "$DIR/demo-pod.yaml" <<'YAML'
+step "an AI team's GPU pods through kubectl: two training, one inference"
+# pod NAME SCRIPT: a busybox pod with one GPU that records which one, then runs SCRIPT
+# (Kubernetes expands $(VAR) in args: a shell's $(( )) is written $$(( )))
+pod() {
+  {
+    cat <<YAML
 apiVersion: v1
 kind: Pod
-metadata:
-  name: demo-gpu
+metadata: {name: $1}
 spec:
   restartPolicy: Never
   containers:
   - name: main
     image: busybox
-    command: ["sh", "-c", "echo pod on $(hostname) with GPU $CUDA_VISIBLE_DEVICES; sleep 3; echo done"]
-    resources:
-      limits: {nvidia.com/gpu: 1}
-      requests: {cpu: 500m, memory: 128Mi}
+    resources: {limits: {cpu: 1, memory: 256Mi, nvidia.com/gpu: 1}}
+    command: ["sh", "-c"]
+    args:
+    - |
+      echo "gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES"
 YAML
-run kubectl apply -f "$DIR/demo-pod.yaml"
-for _ in $(seq 1 50); do
-  [ "$(kubectl get pod demo-gpu -o jsonpath='{.status.phase}')" = Running ] && break
+    printf '%s\n' "$2" | sed 's/^/      /'
+  } > "$DIR/demo-$1.yaml"
+  run kubectl apply -f "$DIR/demo-$1.yaml"
+}
+train() { # a chain of SHA-256 digests from a seed; the last one is checked below
+  printf 'h=seed-%s; i=0\n%s\n%s\n' "$1" \
+    'while [ $i -lt 300 ]; do h=`printf %s $h | sha256sum | cut -c1-64`; i=$$((i + 1)); done' \
+    'echo "train result=$h"'
+}
+pod train-a "$(train a)"
+pod train-b "$(train b)"
+pod infer "$(cat <<'SH'
+s=`awk 'BEGIN { for (k = 0; k < 20; k++) { s = 0; for (i = 1; i <= 200000; i++) s += i * i }; printf "%.0f", s }'`
+[ "$s" = 2666686666700000 ] || { echo "infer: wrong sum $s"; exit 1; }
+echo "infer result=$s verified"
+SH
+)"
+
+step "more GPU work than GPUs: Slurm queues the excess"
+scheduled() { # the pods' PodScheduled conditions, one line each
+  local p
+  for p in train-a train-b infer; do
+    printf '%s: PodScheduled %s\n' "$p" \
+      "$(kubectl get pod "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason}: {.status.conditions[?(@.type=="PodScheduled")].message}')"
+  done
+}
+# until Slurm has a job pending on Resources and slurmlinkd shows a pod pending
+for _ in $(seq 1 100); do
+  # (captured, not piped to grep -q: with pipefail an early exit of grep fails the pipe)
+  [[ "$(squeue -h -o '%T %r')" == *"PENDING Resources"* && "$(scheduled)" == *"is pending: "* ]] && break
   sleep 0.2
 done
-run kubectl get pods -o wide
-step "one queue: squeue shows both"
-run squeue -o "%.6i %.16j %.8u %.9T %.12b %N"
+run squeue -o "%.6i %.16j %.8u %.9T %.12r %.14b %N"
+scheduled
 
-step "waiting for the pod through a watch"
-run kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/demo-gpu --timeout=120s
-run kubectl logs demo-gpu
-run kubectl get pod demo-gpu
-run kubectl get events --field-selector involvedObject.name=demo-gpu
-for _ in $(seq 1 60); do
-  [ -z "$(squeue -h -j "$job" -o %i 2>/dev/null)" ] && break
-  sleep 0.5
+step "waiting: each job runs when a GPU frees"
+for p in train-a train-b infer; do
+  run kubectl wait --for=jsonpath='{.status.phase}'=Succeeded "pod/$p" --timeout=300s
 done
-cat "$DIR/demo-$job.out"
-
-step "one accounting: sacct lists both with their GPU"
-podjob=$(kubectl get pod demo-gpu -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
-for _ in $(seq 1 20); do
-  [ "$(sacct -n -X -j "$job,$podjob" -o State | grep -c COMPLETED)" = 2 ] && break
-  sleep 0.5
-done
-run sacct -X -j "$job,$podjob" -o JobID,JobName%16,User,Account,State,ExitCode,Elapsed,AllocTRES%45
-run kubectl get nodes
-
-step "an MPI job: srun --mpi=pmix runs the stencil, which checks its own answer"
-# as user nobody (registered in accounting by up): OpenMPI refuses root
-MPI=$DIR/mpi-demo
-mkdir -p "$MPI" && cp build/mpi-stencil "$MPI/" && chown -R nobody "$MPI"
-ranks=$(sinfo -h -N -o %c | head -1)
-[ "$ranks" -gt 4 ] && ranks=4
-mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N1 -n "$ranks" -o "$MPI/out-%j.txt" \
-       --wrap "srun --mpi=pmix ./mpi-stencil --expect-ranks $ranks")
-echo "Submitted batch job $mjob (sbatch -N1 -n $ranks --wrap 'srun --mpi=pmix ./mpi-stencil')"
-for _ in $(seq 1 240); do
+for _ in $(seq 1 600); do
   [ -z "$(squeue -h -j "$mjob" -o %i 2>/dev/null)" ] && break
   sleep 0.5
 done
+run kubectl get pods -o wide
+for p in train-a train-b infer; do run kubectl logs "$p"; done
 cat "$MPI/out-$mjob.txt"
-for _ in $(seq 1 20); do
-  [ "$(sacct -n -j "$mjob" -o State | grep -c COMPLETED)" = 3 ] && break
+expect() { # the training chain, computed here
+  local h=seed-$1 i
+  for ((i = 0; i < 300; i++)); do h=$(printf %s "$h" | sha256sum | cut -c1-64); done
+  echo "train result=$h"
+}
+for x in a b; do
+  [ "$(kubectl logs "train-$x" | grep '^train result=')" = "$(expect "$x")" ] ||
+    { echo "train-$x: wrong digest" >&2; exit 1; }
+done
+echo "both training digests match the chain computed here"
+grep -q 'verified$' "$MPI/out-$mjob.txt" || { echo "the MPI job did not verify" >&2; exit 1; }
+
+step "one accounting: sacct lists every job of both paths"
+jobs=$mjob
+for p in train-a train-b infer; do
+  jobs+=,$(kubectl get pod "$p" -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
+done
+for _ in $(seq 1 60); do
+  [ "$(sacct -n -X -P -j "$jobs" -o End | grep -c '^20')" = 4 ] && break
   sleep 0.5
 done
-run sacct -j "$mjob" -o JobID,JobName%12,User,NTasks,State,ExitCode
+F=JobID,JobName,User,Account,NodeList,AllocTRES,Submit,Start,End,ExitCode,State,Comment
+run sacct -X -j "$jobs" -o JobID,JobName%16,User,Account,NodeList,State,ExitCode,Elapsed,AllocTRES%45,Comment%50
+sacct -X -P -j "$jobs" -o "$F" > "$DIR/demo-sacct.txt"
+kubectl get pods -o json > "$DIR/demo-pods.json"
+{ for p in train-a train-b infer; do kubectl logs "$p"; done; cat "$MPI/out-$mjob.txt"; } > "$DIR/demo-records.txt"
+
+step "summary (scripts/gpu-report.py: sacct + kubectl + each job's recorded GPU)"
+/usr/bin/python3 scripts/gpu-report.py --sacct "$DIR/demo-sacct.txt" --records "$DIR/demo-records.txt" \
+  --pods "$DIR/demo-pods.json"
 
 step "done"
 echo "the cluster keeps running; to use it:"

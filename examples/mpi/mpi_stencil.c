@@ -12,10 +12,13 @@
  * equal; it prints one line from rank 0 and exits 0, else exits 1.
  *
  *   srun --mpi=pmix mpi-stencil [--cells N] [--iters K] [--expect-ranks R]
- *                               [--corrupt RANK]
+ *                               [--expect-nodes M] [--corrupt RANK]
  * --corrupt RANK makes that rank add 1 to one of its cells after the first
  * sweep: the check must then fail (the test of the test).
- * --expect-ranks R fails unless exactly R ranks run. */
+ * --expect-ranks R fails unless exactly R ranks run, --expect-nodes M unless
+ * they run on exactly M distinct nodes. The line names each rank's node, in
+ * rank order: "mpi-stencil: 4 ranks on 2 node(s) [node1,node1,node2,node2],
+ * 4096 cells, 500 sweeps: verified". */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -27,12 +30,12 @@
 
 typedef struct opts {
     long cells, iters;
-    int expect, corrupt;
+    int expect, expect_nodes, corrupt;
 } opts_t;
 
 static int parse(int argc, char **argv, opts_t *o)
 {
-    *o = (opts_t){4096, 500, 0, -1};
+    *o = (opts_t){4096, 500, 0, 0, -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -46,6 +49,8 @@ static int parse(int argc, char **argv, opts_t *o)
             o->iters = n;
         else if (!strcmp(a, "--expect-ranks") && n >= 1 && n <= 1000000)
             o->expect = (int)n;
+        else if (!strcmp(a, "--expect-nodes") && n >= 1 && n <= 1000000)
+            o->expect_nodes = (int)n;
         else if (!strcmp(a, "--corrupt") && n >= 0 && n <= 1000000)
             o->corrupt = (int)n;
         else
@@ -161,10 +166,11 @@ static int run(const opts_t *o, int rank, int size)
     return good ? 0 : 1;
 }
 
-/* the number of distinct nodes of the ranks: Slurm's node name where srun
- * started the rank (nodes in network namespaces of one machine share its
- * host name), else the host name */
-static int hosts(int rank, int size)
+/* the number of distinct nodes of the ranks, and on rank 0 their names in
+ * rank order, comma-separated, into *list (the caller frees it): Slurm's
+ * node name where srun started the rank (nodes in network namespaces of one
+ * machine share its host name), else the host name */
+static int hosts(int rank, int size, char **list)
 {
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
@@ -174,15 +180,23 @@ static int hosts(int rank, int size)
     else
         MPI_Get_processor_name(name, &len);
     char *all = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
+    *list = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME + 1) : NULL;
+    if (rank == 0 && (!all || !*list)) {
+        fprintf(stderr, "mpi-stencil: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                MPI_COMM_WORLD);
     int distinct = 0;
     for (int i = 0; rank == 0 && i < size; i++) {
+        const char *me = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
-            seen = !strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME,
-                           all + (size_t)j * MPI_MAX_PROCESSOR_NAME);
+            seen = !strcmp(me, all + (size_t)j * MPI_MAX_PROCESSOR_NAME);
         distinct += !seen;
+        if (i > 0)
+            strcat(*list, ",");
+        strcat(*list, me);
     }
     free(all);
     return distinct;
@@ -198,18 +212,20 @@ int main(int argc, char **argv)
     if (parse(argc, argv, &o) < 0) {
         if (rank == 0)
             fprintf(stderr, "usage: mpi-stencil [--cells N] [--iters K] [--expect-ranks R] "
-                            "[--corrupt RANK]\n");
+                            "[--expect-nodes M] [--corrupt RANK]\n");
         MPI_Finalize();
         return 2;
     }
-    int nhosts = hosts(rank, size);
+    char *names = NULL;
+    int nhosts = hosts(rank, size, &names);
     int bad = run(&o, rank, size);
-    if (o.expect && size != o.expect)
+    if ((o.expect && size != o.expect) || (rank == 0 && o.expect_nodes && nhosts != o.expect_nodes))
         bad = 1;
     if (rank == 0)
-        printf("mpi-stencil: %d ranks on %d node(s), %ld cells, %ld sweeps: %s\n", size, nhosts,
-               o.cells, o.iters, bad ? "MISMATCH" : "verified");
+        printf("mpi-stencil: %d ranks on %d node(s) [%s], %ld cells, %ld sweeps: %s\n", size,
+               nhosts, names, o.cells, o.iters, bad ? "MISMATCH" : "verified");
     fflush(stdout);
+    free(names);
     MPI_Finalize();
     return bad;
 }

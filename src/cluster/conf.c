@@ -209,6 +209,8 @@ int cl_write_confs(const cl_state_t *st, sl_error_t *err)
                       "AccountingStoragePort=%d\n"
                       "AccountingStoragePass=%s/run/munge.sock\n"
                       "AccountingStorageTRES=gres/gpu\n"
+                      /* sacct's Comment: a pod's job carries slurmlink:uid=UID */
+                      "AccountingStoreFlags=job_comment\n"
                       /* a job needs an association of its user and account;
                        * its limits and QOS apply (Slurm's refusals reach the pod) */
                       "AccountingStorageEnforce=associations,limits,qos\n"

@@ -66,15 +66,16 @@ int cl_net_plan(cl_state_t *st, const cl_state_t *old, sl_error_t *err);
 int cl_net_up(cl_state_t *st, sl_error_t *err);
 /* remove every namespace and link of the folder's tag; returns how many */
 int cl_net_down(const cl_state_t *st);
-/* D/nodes/nodeK/{spool,dev} and D/nodes/hosts */
+/* D/nodes/nodeK/{spool,pmix,dev} and D/nodes/hosts */
 int cl_node_files(const cl_state_t *st, sl_error_t *err);
 /* prepared before fork, run in the child: enter node's network namespace,
  * a UTS namespace named after it, a mount namespace with D/nodes/hosts on
- * /etc/hosts */
+ * /etc/hosts and D/nodes/nodeK/pmix on D/pmix */
 typedef struct cl_node_enter {
     int netns_fd;
     char hostname[32];
     char hosts[256];
+    char pmix[256], node_pmix[256]; /* D/nodes/nodeK/pmix is bound on D/pmix */
 } cl_node_enter_t;
 int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, sl_error_t *err);
 int cl_node_enter(void *arg); /* sl_spawn_opts_t.child_setup */

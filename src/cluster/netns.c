@@ -15,7 +15,12 @@
  * Links and namespaces are made with iproute2's `ip` (argv vectors). Each
  * slurmd also gets a UTS namespace (its hostname is the node name) and a
  * mount namespace in which D/nodes/hosts covers /etc/hosts, so node names
- * resolve on every node without touching anything outside the folder. */
+ * resolve on every node without touching anything outside the folder, and
+ * D/nodes/nodeK/pmix covers D/pmix: etc/mpi.conf names one
+ * PMIxCliTmpDirBase for every node, and Slurm's PMIx plugin gives a step's
+ * client folder the same name on each node of the step (spmix_appdir_UID_
+ * JOB.STEP), so on one shared folder the second node's mkdir fails with
+ * EEXIST; each node now has a folder of its own behind the same path. */
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NETNS_RUN "/run/netns"
@@ -283,11 +289,16 @@ int cl_node_files(const cl_state_t *st, sl_error_t *err)
     if (!cl_multi(st))
         return 0;
     for (int k = 1; k <= st->nodes; k++) {
-        char *p = sl_xasprintf("%s/nodes/node%d/spool", st->dir, k);
-        int r = sl_mkdir_p(p, 0755, err);
-        free(p);
-        if (r < 0)
-            return -1;
+        static const char *const sub[] = {"spool", "pmix"};
+        for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+            char *p = sl_xasprintf("%s/nodes/node%d/%s", st->dir, k, sub[i]);
+            int r = sl_mkdir_p(p, 0755, err);
+            if (r == 0)
+                chmod(p, 0755);
+            free(p);
+            if (r < 0)
+                return -1;
+        }
     }
     return write_hosts(st, err);
 }
@@ -295,6 +306,10 @@ int cl_node_files(const cl_state_t *st, sl_error_t *err)
 int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, sl_error_t *err)
 {
     char ns[48], path[96];
+    int n = snprintf(ne->node_pmix, sizeof(ne->node_pmix), "%s/nodes/node%d/pmix", st->dir, node);
+    if (n < 0 || (size_t)n >= sizeof(ne->node_pmix))
+        return sl_errprintf(err, "%s: the folder path is too long", st->dir);
+    snprintf(ne->pmix, sizeof(ne->pmix), "%s/pmix", st->dir);
     cl_net_ns(st, node, ns, sizeof(ns));
     snprintf(path, sizeof(path), NETNS_RUN "/%s", ns);
     ne->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -328,5 +343,7 @@ int cl_node_enter(void *arg)
         return say("mount --make-rprivate /"), -1;
     if (mount(ne->hosts, "/etc/hosts", NULL, MS_BIND, NULL) < 0)
         return say("bind D/nodes/hosts on /etc/hosts"), -1;
+    if (mount(ne->node_pmix, ne->pmix, NULL, MS_BIND, NULL) < 0)
+        return say("bind D/nodes/nodeK/pmix on D/pmix"), -1;
     return 0;
 }

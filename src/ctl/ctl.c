@@ -177,6 +177,8 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 
 #define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
 #define CTL_FINISH_GRACE_MS 10000 /* pod-finished to the end of the job (the shim's cleanup) */
+/* while a pod's job pends, the whole job list is read this often (refresh_pending) */
+#define CTL_PENDING_REFRESH_MS 2000
 
 /* The shim said the pod finished. Its user can say so too (the token is in
  * the pod folder), so the job must then end: a pod shown finished frees its
@@ -619,10 +621,25 @@ static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
     free(uids);
 }
 
+/* slurmctld gives a pending job its reason (None, then Resources, Priority
+ * ...) in scheduling passes that leave the job list's update time alone, so
+ * a load since that time answers SLURM_NO_CHANGE_IN_DATA and a pod's
+ * PodScheduled message would keep the first reason. While a pod's job
+ * pends, the whole list is read every CTL_PENDING_REFRESH_MS. */
+static void refresh_pending(sl_ctl_t *c)
+{
+    long long now = sl_now_ms();
+    if (c->jobs_pending && now >= c->next_full_job_poll) {
+        c->jobs_since = 0;
+        c->next_full_job_poll = now + CTL_PENDING_REFRESH_MS;
+    }
+}
+
 static void poll_jobs(sl_ctl_t *c)
 {
     sl_slurm_jobs_t *jobs = NULL;
     sl_error_t err = {""};
+    refresh_pending(c);
     int r = sl_slurm_jobs_load(&c->jobs_since, &jobs, &err);
     if (r < 0) {
         if (c->slurm_ok)
@@ -635,6 +652,7 @@ static void poll_jobs(sl_ctl_t *c)
     c->slurm_ok = 1;
     if (r == 0)
         return;
+    c->jobs_pending = 0;
     for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
         char uid[128];
@@ -667,6 +685,7 @@ static void poll_jobs(sl_ctl_t *c)
             }
             json_decref(pod);
         }
+        c->jobs_pending |= j->state && !strcmp(j->state, "PENDING");
         follow_job(c, p, j);
     }
     check_purged(c, jobs);

@@ -88,9 +88,11 @@ struct sl_ctl {
     int64_t pods_rv; /* last pod change seen */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
-    sl_slurm_nodes_t *nodes; /* last node snapshot (names → addresses), under lock */
-    int slurm_ok;            /* last RPC to slurmctld succeeded */
-    int initial_poll_done;   /* the first full job list was read (adoption first) */
+    int jobs_pending;             /* the last job list had a PENDING job of a pod */
+    long long next_full_job_poll; /* then the whole list is read again at this time */
+    sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
+    int slurm_ok;                 /* last RPC to slurmctld succeeded */
+    int initial_poll_done;        /* the first full job list was read (adoption first) */
 };
 
 /* pods table (caller holds c->lock) */

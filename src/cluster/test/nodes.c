@@ -1,5 +1,6 @@
 /* Several nodes: daemon instances, names and addresses, the network record
- * in cluster.json (a tag that is not one `up` writes is never used). */
+ * in cluster.json (a tag that is not one `up` writes is never used), each
+ * node's own folders (spool, and pmix: bound on D/pmix in its namespace). */
 #include "cluster/internal.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
@@ -7,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void instances(void)
@@ -68,6 +70,25 @@ static void record(const char *d)
     cl_state_clear(&st);
 }
 
+static void node_files(const char *d)
+{
+    cl_state_t st = {.dir = (char *)d, .nodes = 2, .subnet = 3, .net_tag = "0f0f0f"};
+    ok(cl_node_files(&st, NULL) == 0, "the files of a 2-node folder");
+    for (int k = 1; k <= 2; k++) {
+        static const char *const sub[] = {"spool", "pmix"};
+        for (int i = 0; i < 2; i++) {
+            char *p = sl_xasprintf("%s/nodes/node%d/%s", d, k, sub[i]);
+            struct stat sb;
+            ok(stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && (sb.st_mode & 07777) == 0755,
+               "node%d/%s: a folder of its own, 0755", k, sub[i]);
+            free(p);
+        }
+    }
+    char *h = sl_xasprintf("%s/nodes/hosts", d);
+    ok(access(h, R_OK) == 0, "and the hosts file");
+    free(h);
+}
+
 int main(void)
 {
     instances();
@@ -76,6 +97,7 @@ int main(void)
     char *d = mkdtemp(tmpl);
     ok(d != NULL, "mkdtemp");
     record(d);
+    node_files(d);
     sl_rm_rf(d);
     return tap_done();
 }
