@@ -33,6 +33,8 @@ typedef struct sl_cluster_opts {
     int api_port;       /* slurmlinkd port (0: pick a free one) */
     int ctld_port;      /* slurmctld port (0: pick a free one) */
     const char *daemon; /* slurmlinkd binary (NULL: beside this program) */
+    int no_slurmlinkd;  /* everything but slurmlinkd: D/etc/slurmlinkd.conf is written for
+                         * one the admin starts (an installed one: docs/deploy.md) */
     int quiet;
 } sl_cluster_opts_t;
 

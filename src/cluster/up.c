@@ -192,8 +192,10 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
     want[SL_D_SLURMCTLD] = c->opts->ctld_port;
     int used[SL_D_COUNT];
     int nused = 0;
+    /* slurmlinkd's port is chosen even when the admin starts it (--no-slurmlinkd):
+     * D/etc/slurmlinkd.conf and the kubeconfig name it */
     for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
-        if (!cl_expected(&c->st, id)) {
+        if (!cl_expected(&c->st, id) && id != SL_D_SLURMLINKD) {
             c->st.port[id] = 0;
             continue;
         }
@@ -221,7 +223,7 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
             used[nused++] = c->st.port[id];
     }
     for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
-        if (!cl_expected(&c->st, id) || c->st.port[id])
+        if ((!cl_expected(&c->st, id) && id != SL_D_SLURMLINKD) || c->st.port[id])
             continue;
         int p = sl_free_port(PORT_LO, PORT_HI, used, nused);
         if (p < 0) {
@@ -530,9 +532,10 @@ static char *yq(const char *s)
 /* D/etc/slurmlinkd.conf: the folder's daemon settings in the configuration
  * file a site writes (docs/configuration.md), so the embedded cluster and
  * an installed slurmlinkd read the same file through the same code */
-static int write_daemon_conf(upctx_t *c, const char *daemon, const char *path, sl_error_t *err)
+static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
 {
     const char *D = c->st.dir;
+    char *path = sl_xasprintf("%s/etc/slurmlinkd.conf", D);
     char listen[16];
     api_addr(&c->st, listen);
     char *dir = sl_xstrdup(daemon), *slash = strrchr(dir, '/');
@@ -576,6 +579,7 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, const char *path, s
     }
     free(text);
     free(dir);
+    free(path);
     return r;
 }
 
@@ -587,7 +591,7 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     char listen[16];
     api_addr(&c->st, listen);
     const char *argv[] = {daemon, "--config", conf, NULL};
-    int r = write_daemon_conf(c, daemon, conf, err);
+    int r = write_daemon_conf(c, daemon, err);
     if (r == 0)
         r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
     free(conf);
@@ -785,6 +789,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
                                            : (int)sysconf(_SC_NPROCESSORS_ONLN);
     c.st.accounting = opts->accounting >= 0 ? opts->accounting : have_old ? old.accounting : 0;
     c.st.nodes = opts->nodes > 0 ? opts->nodes : have_old ? old.nodes : 1;
+    c.st.no_slurmlinkd = opts->no_slurmlinkd;
     c.st.db_pass = have_old && old.db_pass ? sl_xstrdup(old.db_pass) : random_pass();
     daemon = opts->daemon ? sl_xstrdup(opts->daemon) : NULL;
     if (!daemon) {
@@ -836,7 +841,9 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
                             (!c.kept[SL_D_SLURMDBD] && start_slurmdbd(&c, err) < 0)))
         goto done;
     if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) || start_slurmds(&c, err) < 0 ||
-        (!c.kept[SL_D_SLURMLINKD] && start_slurmlinkd(&c, daemon, err) < 0) ||
+        (!c.st.no_slurmlinkd && !c.kept[SL_D_SLURMLINKD] &&
+         start_slurmlinkd(&c, daemon, err) < 0) ||
+        (c.st.no_slurmlinkd && write_daemon_conf(&c, daemon, err) < 0) ||
         cl_write_kubeconfig(&c.st, err) < 0)
         goto done;
 

@@ -22,11 +22,6 @@
 #define CS(id) sl_config_str(cfg, SL_CFG_##id)
 #define CL(id) sl_config_long(cfg, SL_CFG_##id)
 
-/* the installed shim when none is beside slurmlinkd (make install) */
-#ifndef SL_LIBEXECDIR
-#define SL_LIBEXECDIR "/usr/local/libexec"
-#endif
-
 /* the API server's options from the daemon's */
 static sl_api_opts_t api_opts(const sl_config_t *cfg, sl_store_t *store, const char *pods_root,
                               sl_authz_policy_t *policy)
@@ -62,14 +57,18 @@ static sl_api_opts_t api_opts(const sl_config_t *cfg, sl_store_t *store, const c
 
 /* The controllers, once the API has its port (the shims' report URL names
  * it): NULL with err. *shim and *report are the daemon's to free. */
-/* shim.path's default: beside slurmlinkd (the build folder), else the
- * installed one */
+/* shim.path's default: beside slurmlinkd (the build folder), else where
+ * make install puts it: SBINDIR/../libexec/slurmlink (the default layout;
+ * another LIBEXECDIR is named by shim.path) */
 static char *default_shim(void)
 {
     char *self = sl_self_dir(), *shim = NULL;
     if (asprintf(&shim, "%s/slurmlink-shim", self) >= 0 && access(shim, X_OK) != 0) {
         free(shim);
-        if (asprintf(&shim, "%s/slurmlink/slurmlink-shim", SL_LIBEXECDIR) < 0)
+        char *up = strrchr(self, '/');
+        if (up)
+            *up = '\0';
+        if (asprintf(&shim, "%s/libexec/slurmlink/slurmlink-shim", self) < 0)
             shim = NULL;
     }
     free(self);
