@@ -43,7 +43,9 @@ struct sl_api {
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
     char *tls_cert_pem, *tls_key_pem, *client_ca_pem;
-    const sl_authz_policy_t *policy; /* NULL: development mode, nothing checked */
+    /* NULL: development mode, nothing checked. Atomic: SIGHUP swaps it
+     * (sl_api_set_policy) while requests read it */
+    const sl_authz_policy_t *_Atomic policy;
     sl_authn_t *authn;               /* NULL: no credential can succeed */
     size_t max_body;
     size_t max_object;

@@ -446,6 +446,16 @@ void sl_api_destroy(sl_api_t *api)
     free(api);
 }
 
+int sl_api_set_policy(sl_api_t *api, const sl_authz_policy_t *policy)
+{
+    if (!policy || !api->policy) {
+        errno = EINVAL;
+        return -1;
+    }
+    api->policy = policy;
+    return 0;
+}
+
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)
 {
     /* the API serves already: pushes of jobs that ran while we were away

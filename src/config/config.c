@@ -47,6 +47,11 @@ typedef struct opt {
     {                                                                                              \
         n, sh, k, T_FILE, a, NULL, 0, 0, 0, 0, h                                                   \
     }
+/* a file SIGHUP reads again */
+#define FR(n, sh, k, a, h)                                                                         \
+    {                                                                                              \
+        n, sh, k, T_FILE, a, NULL, 0, 0, 0, 1, h                                                   \
+    }
 #define I(n, sh, k, a, d, l, u, h)                                                                 \
     {                                                                                              \
         n, sh, k, T_INT, a, NULL, d, l, u, 0, h                                                    \
@@ -69,10 +74,11 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_TLS_CERT] =
         F("tls-cert", 0, "tls.cert", "PEM", "serve HTTPS with this certificate chain"),
     [SL_CFG_TLS_KEY] = F("tls-key", 0, "tls.key", "PEM", "... and this private key"),
-    [SL_CFG_POLICY] = F("policy", 0, "auth.policy", "FILE",
-                        "policy.yaml: who may do what, users -> Unix users, namespaces -> "
-                        "accounts; turns authentication on (needs TLS). Without it: "
-                        "development mode, no checks"),
+    [SL_CFG_POLICY] = FR("policy", 0, "auth.policy", "FILE",
+                         "policy.yaml: who may do what, users -> Unix users, namespaces -> "
+                         "accounts; turns authentication on (needs TLS). Without it: "
+                         "development mode, no checks"),
+
     [SL_CFG_CLIENT_CA] =
         F("client-ca", 0, "auth.client_ca", "PEM", "accept client certificates signed by this CA"),
     [SL_CFG_TOKEN_FILE] =
@@ -154,6 +160,16 @@ const char *sl_config_default_path(void) { return SL_SYSCONFDIR "/slurmlink/slur
 const char *sl_config_str(const sl_config_t *c, sl_cfg_id_t id) { return c->v[id].s; }
 
 long sl_config_long(const sl_config_t *c, sl_cfg_id_t id) { return c->v[id].n; }
+
+const char *sl_config_key(sl_cfg_id_t id) { return opts[id].key; }
+
+int sl_config_reloadable(sl_cfg_id_t id) { return opts[id].reload; }
+
+int sl_config_same(const sl_config_t *a, const sl_config_t *b, sl_cfg_id_t id)
+{
+    const char *x = a->v[id].s, *y = b->v[id].s;
+    return a->v[id].n == b->v[id].n && (x == y || (x && y && !strcmp(x, y)));
+}
 
 const char *sl_config_file(const sl_config_t *c) { return c->file; }
 

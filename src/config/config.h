@@ -75,6 +75,13 @@ long sl_config_long(const sl_config_t *c, sl_cfg_id_t id);
 /* the configuration file read, NULL when none */
 const char *sl_config_file(const sl_config_t *c);
 
+/* the table's facts about setting id: its file key, and whether a reload
+ * (SIGHUP) applies a change of it */
+const char *sl_config_key(sl_cfg_id_t id);
+int sl_config_reloadable(sl_cfg_id_t id);
+/* whether setting id has the same value in a and b */
+int sl_config_same(const sl_config_t *a, const sl_config_t *b, sl_cfg_id_t id);
+
 /* the effective settings as a configuration file (a valid one: it reads
  * back to the same settings), each with its origin as a comment */
 void sl_config_print(const sl_config_t *c, FILE *f);

@@ -105,6 +105,68 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
     return ctl;
 }
 
+/* the policies a reload replaced: requests under way may still read one,
+ * so they live until the API is gone */
+typedef struct retired {
+    sl_authz_policy_t **v;
+    size_t n;
+} retired_t;
+
+/* SIGHUP with authorization on: the policy file read again and swapped in;
+ * an invalid one keeps the policy in use */
+static void reload_policy(sl_api_t *api, const char *path, sl_authz_policy_t **policy,
+                          retired_t *old)
+{
+    sl_error_t err = {""};
+    sl_authz_policy_t *p = sl_authz_policy_load(path, &err);
+    if (!p) {
+        sl_warn("SIGHUP: %s: keeping the policy in use", err.text);
+        return;
+    }
+    if (sl_api_set_policy(api, p) < 0) {
+        sl_authz_policy_destroy(p);
+        return;
+    }
+    sl_authz_policy_t **v = realloc(old->v, (old->n + 1) * sizeof(*v));
+    if (v) {
+        old->v = v;
+        old->v[old->n++] = *policy;
+    } /* else the old one leaks: it must not be freed under a request */
+    *policy = p;
+    sl_info("SIGHUP: policy %s reloaded: authentication, authorization and admission use it "
+            "now (the controllers' job users and accounts keep the policy of the start)",
+            path);
+}
+
+/* SIGHUP: the configuration read again (the same file and command line);
+ * what can be applied is, each other change is named. An invalid
+ * configuration changes nothing. The start's settings stay in force (the
+ * API borrows their strings), so a change not applied is named again at
+ * the next SIGHUP. */
+static void reload(int argc, char **argv, const sl_config_t *cfg, sl_api_t *api,
+                   sl_authz_policy_t **policy, retired_t *old)
+{
+    sl_cfg_action_t action;
+    sl_error_t err = {""};
+    sl_config_t *n = sl_config_load(argc, argv, &action, &err);
+    if (!n) {
+        sl_warn("SIGHUP: %s: keeping the configuration in use", err.text);
+        return;
+    }
+    for (int i = 0; i < SL_CFG_COUNT; i++)
+        if (!sl_config_reloadable(i) && !sl_config_same(cfg, n, i))
+            sl_warn("SIGHUP: %s changed: restart needed", sl_config_key(i));
+    const char *np = sl_config_str(n, SL_CFG_POLICY);
+    if (!np != !CS(POLICY))
+        sl_warn("SIGHUP: auth.policy %s: restart needed (it turns authentication %s)",
+                np ? "set" : "removed", np ? "on" : "off");
+    else if (np)
+        reload_policy(api, np, policy, old);
+    else
+        sl_info("SIGHUP: no policy to reload");
+    sl_config_destroy(n);
+}
+
 int main(int argc, char **argv)
 {
     sl_cfg_action_t action;
@@ -140,6 +202,7 @@ int main(int argc, char **argv)
     sl_api_t *api = NULL;
     sl_ctl_t *ctl = NULL;
     sl_authz_policy_t *policy = NULL;
+    retired_t old = {NULL, 0};
     char *shim = NULL, *report = NULL;
     int controllers = CL(CONTROLLERS) && (CS(SLURM_CONF) || getenv("SLURM_CONF"));
 
@@ -207,9 +270,11 @@ int main(int argc, char **argv)
                 sl_api_plain_port(api),
                 sl_authz_anonymous(policy) ? "" : " (none: every request there gets 401)");
 
+    /* signals are taken here synchronously (every thread blocks them; no
+     * handler runs): a reload is ordinary code on the main thread */
     int sig = 0;
     while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
-        sl_info("SIGHUP: nothing to reload yet");
+        reload(argc, argv, cfg, api, &policy, &old);
     sl_info("signal %d: shutting down", sig);
     rc = 0;
 out:
@@ -217,6 +282,9 @@ out:
     sl_api_destroy(api);
     sl_ctl_destroy(ctl);
     sl_authz_policy_destroy(policy); /* after the API: requests use it */
+    for (size_t i = 0; i < old.n; i++)
+        sl_authz_policy_destroy(old.v[i]);
+    free(old.v);
     free(shim);
     free(report);
     sl_store_close(store);
