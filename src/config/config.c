@@ -555,6 +555,6 @@ void sl_config_print_keys(FILE *f)
     for (int i = 0; i < SL_CFG_COUNT; i++) {
         fprintf(f, "%s\t--%s\t%s\t", opts[i].key, opts[i].name, type_name(opts[i].type));
         print_default(i, f);
-        fprintf(f, "\t%s\n", opts[i].reload ? "reload" : "restart");
+        fprintf(f, "\t%s\t%s\n", opts[i].reload ? "reload" : "restart", opts[i].help);
     }
 }

@@ -87,8 +87,9 @@ int sl_config_same(const sl_config_t *a, const sl_config_t *b, sl_cfg_id_t id);
 void sl_config_print(const sl_config_t *c, FILE *f);
 /* --help from the table */
 void sl_config_usage(FILE *f);
-/* every file key, one a line with its type, default and whether SIGHUP
- * reloads it, for the documentation check */
+/* every file key, one a line: key, option, type, default, reload|restart
+ * (whether SIGHUP applies a change) and help, tab-separated; the table of
+ * docs/configuration.md is made from it (t/88-install.t checks) */
 void sl_config_print_keys(FILE *f);
 
 /* the default configuration file (SYSCONFDIR of the build) */
