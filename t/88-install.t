@@ -11,7 +11,7 @@
 # list), a bad policy keeps the old one, a changed listen address is named;
 # `make uninstall` leaves no file.
 source "$(dirname "$0")/lib.sh"
-plan 35
+plan 38
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -156,10 +156,16 @@ ok wait_for 20 grep -q "keeping the policy in use" "$LOG" "a broken policy on SI
 ok ku get pods "and $U can still list (the old policy is in force)"
 cp "$CL/policy.orig" "$CL/etc/policy.yaml"
 sed -i 's/^  address: .*/  address: "127.0.0.2"/' "$CL/etc/slurmlinkd.conf"
+printf 'limits:\n  max_body_bytes: 2048\n' >>"$CL/etc/slurmlinkd.conf"
 kill -HUP $dpid
 ok wait_for 20 grep -q "SIGHUP: listen.address changed: restart needed" "$LOG" \
   "a changed listen address is named as needing a restart"
 ok kc get --raw /healthz "and slurmlinkd still serves on the address it has"
+ok grep -q "SIGHUP: limits.max_body_bytes: 3145728 -> 2048" "$LOG" "a changed limit is applied and logged"
+big=$(head -c 3000 /dev/zero | tr '\0' x)
+like "$(pod big "echo $big" 2>&1)" "RequestEntityTooLarge|Request entity too large" \
+  "a 3 kB request is now refused with 413 (limits.max_body_bytes 2048)"
+ok kill -0 $wpid "the watch opened before the reloads is still open"
 kill $wpid 2>/dev/null
 
 # --- make uninstall -----------------------------------------------------------------------

@@ -52,6 +52,11 @@ typedef struct opt {
     {                                                                                              \
         n, sh, k, T_FILE, a, NULL, 0, 0, 0, 1, h                                                   \
     }
+/* an integer SIGHUP applies */
+#define IR(n, sh, k, a, d, l, u, h)                                                                \
+    {                                                                                              \
+        n, sh, k, T_INT, a, NULL, d, l, u, 1, h                                                    \
+    }
 #define I(n, sh, k, a, d, l, u, h)                                                                 \
     {                                                                                              \
         n, sh, k, T_INT, a, NULL, d, l, u, 0, h                                                    \
@@ -114,22 +119,22 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_MAX_PER_IP] = I("max-per-ip", 0, "limits.max_per_ip", "N", 0, 0, 100000,
                             "connections per client address (0: no limit; local clients all "
                             "share 127.0.0.1)"),
-    [SL_CFG_MAX_PER_USER] = I("max-per-user", 0, "limits.max_per_user", "N", 256, 1, 100000,
-                              "connections per authenticated identity"),
-    [SL_CFG_MAX_WATCHES] = I("max-watches-per-user", 0, "limits.max_watches_per_user", "N", 128, 1,
-                             100000, "concurrent watches per identity"),
+    [SL_CFG_MAX_PER_USER] = IR("max-per-user", 0, "limits.max_per_user", "N", 256, 1, 100000,
+                               "connections per authenticated identity"),
+    [SL_CFG_MAX_WATCHES] = IR("max-watches-per-user", 0, "limits.max_watches_per_user", "N", 128, 1,
+                              100000, "concurrent watches per identity"),
     [SL_CFG_MAX_UNAUTH] =
-        I("max-unauthenticated", 0, "limits.max_unauthenticated", "N", 128, 1, 100000,
-          "connections not yet authenticated; when full, the oldest of them "
-          "is closed for a new one"),
+        IR("max-unauthenticated", 0, "limits.max_unauthenticated", "N", 128, 1, 100000,
+           "connections not yet authenticated; when full, the oldest of them "
+           "is closed for a new one"),
     [SL_CFG_HANDSHAKE] = I("handshake-timeout", 0, "limits.handshake_timeout", "S", 10, 1, 3600,
                            "seconds for TLS and a first request"),
-    [SL_CFG_IDLE] = I("idle-timeout", 0, "limits.idle_timeout", "S", 120, 1, 86400,
-                      "close connections idle for S seconds"),
-    [SL_CFG_MAX_BODY] = I("max-body-bytes", 0, "limits.max_body_bytes", "N", 3L << 20, 1024,
-                          1L << 30, "request body limit"),
-    [SL_CFG_MAX_OBJECT] = I("max-object-bytes", 0, "limits.max_object_bytes", "N", 1536L << 10,
-                            1024, 1L << 30, "stored object size limit"),
+    [SL_CFG_IDLE] = IR("idle-timeout", 0, "limits.idle_timeout", "S", 120, 1, 86400,
+                       "close connections idle for S seconds"),
+    [SL_CFG_MAX_BODY] = IR("max-body-bytes", 0, "limits.max_body_bytes", "N", 3L << 20, 1024,
+                           1L << 30, "request body limit"),
+    [SL_CFG_MAX_OBJECT] = IR("max-object-bytes", 0, "limits.max_object_bytes", "N", 1536L << 10,
+                             1024, 1L << 30, "stored object size limit"),
     [SL_CFG_BOOKMARK] = I("bookmark-interval", 0, "watch.bookmark_interval", "S", 60, 1, 86400,
                           "watch BOOKMARK period in seconds"),
     [SL_CFG_WATCH_LOG] = I("watch-log", 0, "watch.log", "N", 10000, 1, 10000000,

@@ -138,13 +138,33 @@ static void reload_policy(sl_api_t *api, const char *path, sl_authz_policy_t **p
             path);
 }
 
-/* SIGHUP: the configuration read again (the same file and command line);
- * what can be applied is, each other change is named. An invalid
- * configuration changes nothing. The start's settings stay in force (the
- * API borrows their strings), so a change not applied is named again at
- * the next SIGHUP. */
-static void reload(int argc, char **argv, const sl_config_t *cfg, sl_api_t *api,
-                   sl_authz_policy_t **policy, retired_t *old)
+/* SIGHUP: the limits of n, those that changed since the configuration
+ * in force (*live) named in the log */
+static void reload_limits(const sl_config_t *start, const sl_config_t *live, const sl_config_t *n,
+                          sl_api_t *api, sl_store_t *store)
+{
+    int changed = 0;
+    for (int i = 0; i < SL_CFG_COUNT; i++)
+        if (sl_config_reloadable(i) && i != SL_CFG_POLICY && !sl_config_same(live, n, i)) {
+            sl_info("SIGHUP: %s: %ld -> %ld", sl_config_key(i), sl_config_long(live, i),
+                    sl_config_long(n, i));
+            changed = 1;
+        }
+    if (!changed)
+        return;
+    sl_api_opts_t ao = api_opts(n, store, NULL, NULL);
+    ao.max_connections = (unsigned)sl_config_long(start, SL_CFG_MAX_CONNECTIONS);
+    sl_api_set_limits(api, &ao);
+}
+
+/* SIGHUP: the configuration read again (the same file and command line).
+ * The policy and the limits marked reloadable in the option table are
+ * applied; each other setting that differs from the start's is named (the
+ * API borrows the start's strings, which therefore stay: a change not
+ * applied is named again at the next SIGHUP). An invalid configuration
+ * changes nothing. *live: the configuration whose limits are in force. */
+static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **live, sl_api_t *api,
+                   sl_store_t *store, sl_authz_policy_t **policy, retired_t *old)
 {
     sl_cfg_action_t action;
     sl_error_t err = {""};
@@ -156,6 +176,7 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_api_t *api,
     for (int i = 0; i < SL_CFG_COUNT; i++)
         if (!sl_config_reloadable(i) && !sl_config_same(cfg, n, i))
             sl_warn("SIGHUP: %s changed: restart needed", sl_config_key(i));
+    reload_limits(cfg, *live, n, api, store);
     const char *np = sl_config_str(n, SL_CFG_POLICY);
     if (!np != !CS(POLICY))
         sl_warn("SIGHUP: auth.policy %s: restart needed (it turns authentication %s)",
@@ -164,7 +185,9 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_api_t *api,
         reload_policy(api, np, policy, old);
     else
         sl_info("SIGHUP: no policy to reload");
-    sl_config_destroy(n);
+    if (*live != cfg)
+        sl_config_destroy(*live);
+    *live = n;
 }
 
 int main(int argc, char **argv)
@@ -203,6 +226,7 @@ int main(int argc, char **argv)
     sl_ctl_t *ctl = NULL;
     sl_authz_policy_t *policy = NULL;
     retired_t old = {NULL, 0};
+    sl_config_t *live = cfg; /* the configuration whose limits are in force */
     char *shim = NULL, *report = NULL;
     int controllers = CL(CONTROLLERS) && (CS(SLURM_CONF) || getenv("SLURM_CONF"));
 
@@ -274,7 +298,7 @@ int main(int argc, char **argv)
      * handler runs): a reload is ordinary code on the main thread */
     int sig = 0;
     while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
-        reload(argc, argv, cfg, api, &policy, &old);
+        reload(argc, argv, cfg, &live, api, store, &policy, &old);
     sl_info("signal %d: shutting down", sig);
     rc = 0;
 out:
@@ -290,6 +314,8 @@ out:
     sl_store_close(store);
     free(db);
     free(pods_root);
+    if (live != cfg)
+        sl_config_destroy(live);
     sl_config_destroy(cfg);
     return rc;
 }
