@@ -2,7 +2,7 @@
  *
  * A cluster folder D holds everything one local cluster needs:
  *   D/cluster.json   ports and options chosen at `up` (the folder's identity)
- *   D/etc/           slurm.conf, gres.conf, slurmdbd.conf, munge.key
+ *   D/etc/           slurm.conf, gres.conf, slurmdbd.conf, munge.key, slurmlinkd.conf
  *   D/run/           pidfiles and sockets;  D/log/  one log per daemon
  *   D/state D/spool  slurmctld / slurmd state;  D/db  MariaDB datadir
  *   D/dev/gpuN       fake GPU device nodes when the machine has none
