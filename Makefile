@@ -30,7 +30,8 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan tsan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check
+.PHONY: all asan tsan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check \
+        install uninstall
 all: $(PROGS) $(UNIT_BINS) $(BUILD)/mpi-stencil
 
 V ?= 0
@@ -126,6 +127,66 @@ openapi-check:
 
 clean:
 	rm -rf build build-asan build-tsan
+
+# make install / uninstall (docs/deploy.md), the GNU directory variables:
+# slurmlinkd in SBINDIR, slurmlink in BINDIR, the shim in LIBEXECDIR/slurmlink
+# (slurmlinkd looks for it at SBINDIR/../libexec/slurmlink when shim.path is
+# not set), man pages, the systemd unit and an example configuration.
+# SYSCONFDIR is /etc, not $(PREFIX)/etc: the configuration of a host's
+# daemon lives there whatever the prefix (FHS; Debian's --sysconfdir=/etc);
+# the build compiles it in as the default --config path.
+PREFIX      ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR      ?= $(EXEC_PREFIX)/bin
+SBINDIR     ?= $(EXEC_PREFIX)/sbin
+LIBEXECDIR  ?= $(EXEC_PREFIX)/libexec
+SYSCONFDIR  ?= /etc
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR      ?= $(DATAROOTDIR)/man
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+LOCALSTATEDIR ?= /var
+INSTALL     ?= install
+MANPAGES    := man/slurmlinkd.8 man/slurmlink.1 man/slurmlinkd.conf.5
+
+# the compiled-in default configuration path follows SYSCONFDIR: the stamp
+# changes (and config.o is rebuilt) only when the value does
+$(BUILD)/sysconfdir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
+$(BUILD)/obj/config/config.o: $(BUILD)/sysconfdir.stamp
+$(BUILD)/obj/config/config.o: CPPFLAGS += -DSL_SYSCONFDIR='"$(SYSCONFDIR)"'
+.PHONY: FORCE
+FORCE:
+
+# @NAME@ in dist/ files -> the install's directories
+DIST_SED = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g'
+
+install: $(PROGS)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/slurmlink \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/slurmlink
+	$(INSTALL) -m 0755 $(BUILD)/slurmlinkd $(DESTDIR)$(SBINDIR)/slurmlinkd
+	$(INSTALL) -m 0755 $(BUILD)/slurmlink $(DESTDIR)$(BINDIR)/slurmlink
+	$(INSTALL) -m 0755 $(BUILD)/slurmlink-shim $(DESTDIR)$(LIBEXECDIR)/slurmlink/slurmlink-shim
+	$(INSTALL) -m 0644 man/slurmlink.1 $(DESTDIR)$(MANDIR)/man1/slurmlink.1
+	$(INSTALL) -m 0644 man/slurmlinkd.conf.5 $(DESTDIR)$(MANDIR)/man5/slurmlinkd.conf.5
+	$(INSTALL) -m 0644 man/slurmlinkd.8 $(DESTDIR)$(MANDIR)/man8/slurmlinkd.8
+	$(DIST_SED) dist/slurmlinkd.service > $(DESTDIR)$(UNITDIR)/slurmlinkd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/slurmlinkd.service
+	$(DIST_SED) dist/slurmlinkd.conf.example > $(DESTDIR)$(SYSCONFDIR)/slurmlink/slurmlinkd.conf.example
+	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/slurmlink/slurmlinkd.conf.example
+
+# removes what install wrote (a slurmlinkd.conf of the admin's stays) and
+# the folders of slurmlink's own that are then empty
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/slurmlinkd $(DESTDIR)$(BINDIR)/slurmlink \
+	    $(DESTDIR)$(LIBEXECDIR)/slurmlink/slurmlink-shim \
+	    $(DESTDIR)$(MANDIR)/man1/slurmlink.1 $(DESTDIR)$(MANDIR)/man5/slurmlinkd.conf.5 \
+	    $(DESTDIR)$(MANDIR)/man8/slurmlinkd.8 $(DESTDIR)$(UNITDIR)/slurmlinkd.service \
+	    $(DESTDIR)$(SYSCONFDIR)/slurmlink/slurmlinkd.conf.example
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/slurmlink $(DESTDIR)$(SYSCONFDIR)/slurmlink 2>/dev/null
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -20,6 +20,8 @@ PKGS=(
   nodejs
   # metrics: Prometheus and promtool (t/NN-metrics.t scrapes slurmlinkd with a real one)
   prometheus
+  # make install's checks (t/88-install.t): man --warnings, systemd-analyze verify
+  man-db groff-base systemd
   # MPI: OpenMPI (mpicc builds the demo's stencil; srun --mpi=pmix runs it)
   openmpi-bin libopenmpi-dev
 )

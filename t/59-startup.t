@@ -32,7 +32,7 @@ start() {
 # --- no such file ----------------------------------------------------------------
 start "$D/missing.conf" "$D/state1"
 ok test "$RC" -ne 0 "a missing slurm.conf: slurmlinkd exits non-zero (got $RC)"
-like "$OUT" "slurm.conf $D/missing.conf: No such file or directory" "one line names the file and the reason"
+like "$OUT" "slurmlinkd: --slurm-conf: $D/missing.conf: cannot read: No such file or directory" "one line names the option, the file and the reason"
 is "$(printf '%s\n' "$OUT" | wc -l)" 1 "and nothing else is printed (no libslurm retries, no fatal)"
 is "$ANSWERED" 0 "its port never answered a request"
 ok test ! -e "$D/state1" "no state was created"

@@ -70,6 +70,16 @@ api_conns_t *api_conns_create(const api_conn_limits_t *lim)
     return c;
 }
 
+void api_conns_set_limits(api_conns_t *c, const api_conn_limits_t *lim)
+{
+    pthread_mutex_lock(&c->mu);
+    c->lim.max_unauth = lim->max_unauth;
+    c->lim.max_per_user = lim->max_per_user;
+    c->lim.max_watches = lim->max_watches;
+    c->lim.idle_s = lim->idle_s;
+    pthread_mutex_unlock(&c->mu);
+}
+
 void api_conns_destroy(api_conns_t *c)
 {
     if (!c)
@@ -246,8 +256,9 @@ int api_conn_attach(api_req_t *r, const char *name, bool refuse)
     }
     e->who = i;
     i->conns++;
+    unsigned idle = c->lim.idle_s;
     pthread_mutex_unlock(&c->mu);
-    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, c->lim.idle_s);
+    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
     return 0;
 }
 
@@ -285,8 +296,9 @@ void api_conn_watch_end(api_req_t *r)
     ident_t *i = ident_get(c, r->watch_of);
     i->watches--;
     ident_put(c, i);
+    unsigned idle = c->lim.idle_s;
     pthread_mutex_unlock(&c->mu);
     free(r->watch_of);
     r->watch_of = NULL;
-    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, c->lim.idle_s);
+    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
 }

@@ -43,10 +43,12 @@ struct sl_api {
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
     char *tls_cert_pem, *tls_key_pem, *client_ca_pem;
-    const sl_authz_policy_t *policy; /* NULL: development mode, nothing checked */
+    /* NULL: development mode, nothing checked. Atomic: SIGHUP swaps it
+     * (sl_api_set_policy) while requests read it */
+    const sl_authz_policy_t *_Atomic policy;
     sl_authn_t *authn;               /* NULL: no credential can succeed */
-    size_t max_body;
-    size_t max_object;
+    _Atomic size_t max_body;         /* atomic: SIGHUP changes them (sl_api_set_limits) */
+    _Atomic size_t max_object;
     int bookmark_ms;
     long long event_ttl_ns;
     int port;
@@ -115,6 +117,10 @@ void api_warn(api_req_t *r, const char *fmt, ...) __attribute__((format(printf, 
 
 /* --- connections and watches per identity (conns.c) --- */
 api_conns_t *api_conns_create(const api_conn_limits_t *lim);
+/* new per-identity budgets, the unauthenticated cap and the idle timeout
+ * (a reload); max_connections and handshake_s stay: they are libmicrohttpd's
+ * start options */
+void api_conns_set_limits(api_conns_t *c, const api_conn_limits_t *lim);
 void api_conns_destroy(api_conns_t *c); /* NULL: no-op; after the listeners stopped */
 /* MHD_OPTION_NOTIFY_CONNECTION (cls: the sl_api_t). */
 void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,

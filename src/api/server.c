@@ -446,6 +446,25 @@ void sl_api_destroy(sl_api_t *api)
     free(api);
 }
 
+void sl_api_set_limits(sl_api_t *api, const sl_api_opts_t *opts)
+{
+    api_conn_limits_t l = conn_limits(opts);
+    if (api->conns)
+        api_conns_set_limits(api->conns, &l);
+    api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
+    api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
+}
+
+int sl_api_set_policy(sl_api_t *api, const sl_authz_policy_t *policy)
+{
+    if (!policy || !api->policy) {
+        errno = EINVAL;
+        return -1;
+    }
+    api->policy = policy;
+    return 0;
+}
+
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)
 {
     /* the API serves already: pushes of jobs that ran while we were away

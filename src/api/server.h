@@ -98,6 +98,20 @@ void sl_api_destroy(sl_api_t *api);
  * must outlive the API (destroy the API first). */
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg);
 
+/* A reload's limits from opts (the rest of opts is ignored): the
+ * per-identity connection and watch budgets, the unauthenticated cap, the
+ * idle timeout, the body and object sizes, for requests from now on.
+ * max_connections, max_per_ip and the handshake timeout are
+ * libmicrohttpd's start options: they stay. */
+void sl_api_set_limits(sl_api_t *api, const sl_api_opts_t *opts);
+
+/* Serve with policy from now on (a reload: SIGHUP). Both the server's
+ * current policy and this one are non-NULL (turning authorization on or
+ * off needs a restart: its listeners differ). Requests under way may still
+ * read the previous one: the caller keeps it alive until sl_api_destroy.
+ * -1 with errno EINVAL when either is NULL. */
+int sl_api_set_policy(sl_api_t *api, const sl_authz_policy_t *policy);
+
 /* The port actually bound (useful with port 0). */
 int sl_api_port(const sl_api_t *api);
 /* The plain-HTTP listener's port, or -1 when there is none. */

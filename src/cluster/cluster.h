@@ -2,7 +2,7 @@
  *
  * A cluster folder D holds everything one local cluster needs:
  *   D/cluster.json   ports and options chosen at `up` (the folder's identity)
- *   D/etc/           slurm.conf, gres.conf, slurmdbd.conf, munge.key
+ *   D/etc/           slurm.conf, gres.conf, slurmdbd.conf, munge.key, slurmlinkd.conf
  *   D/run/           pidfiles and sockets;  D/log/  one log per daemon
  *   D/state D/spool  slurmctld / slurmd state;  D/db  MariaDB datadir
  *   D/dev/gpuN       fake GPU device nodes when the machine has none
@@ -33,6 +33,8 @@ typedef struct sl_cluster_opts {
     int api_port;       /* slurmlinkd port (0: pick a free one) */
     int ctld_port;      /* slurmctld port (0: pick a free one) */
     const char *daemon; /* slurmlinkd binary (NULL: beside this program) */
+    int no_slurmlinkd;  /* everything but slurmlinkd: D/etc/slurmlinkd.conf is written for
+                         * one the admin starts (an installed one: docs/deploy.md) */
     int quiet;
 } sl_cluster_opts_t;
 

@@ -21,6 +21,7 @@ typedef struct cl_state {
     int port[SL_D_COUNT]; /* 0 where the daemon has no TCP port */
     char *gpu_files;      /* gres File= value, e.g. D/dev/gpu[0-1] */
     char *db_pass;
+    int no_slurmlinkd; /* up --no-slurmlinkd: D/etc/slurmlinkd.conf only, the admin starts it */
 } cl_state_t;
 
 /* path inside the folder: cl_path(st, "etc/slurm.conf"); caller frees */

@@ -65,6 +65,8 @@ int cl_expected(const cl_state_t *st, int id)
 {
     if (id == SL_D_MYSQLD || id == SL_D_SLURMDBD)
         return st->accounting;
+    if (id == SL_D_SLURMLINKD)
+        return !st->no_slurmlinkd;
     return id >= 0 && id < cl_inst_count(st);
 }
 

@@ -24,9 +24,10 @@ void cl_state_clear(cl_state_t *st)
 
 int cl_state_save(const cl_state_t *st, sl_error_t *err)
 {
-    json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:s?, s:s?}", "dir", st->dir, "gpus", st->gpus,
-                          "cpus", st->cpus, "accounting", st->accounting, "gpu_files",
-                          st->gpu_files, "db_pass", st->db_pass);
+    json_t *o =
+        json_pack("{s:s, s:i, s:i, s:b, s:s?, s:s?, s:b}", "dir", st->dir, "gpus", st->gpus, "cpus",
+                  st->cpus, "accounting", st->accounting, "gpu_files", st->gpu_files, "db_pass",
+                  st->db_pass, "no_slurmlinkd", st->no_slurmlinkd);
     for (int i = 0; i < SL_D_COUNT; i++)
         if (port_keys[i])
             json_object_set_new(o, port_keys[i], json_integer(st->port[i]));
@@ -59,11 +60,12 @@ int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err)
         return -1;
     }
     free(path);
-    int acct = 0;
+    int acct = 0, nod = 0;
     const char *gf = NULL, *pw = NULL;
-    json_unpack(o, "{s?:i, s?:i, s?:b, s?:s, s?:s}", "gpus", &st->gpus, "cpus", &st->cpus,
-                "accounting", &acct, "gpu_files", &gf, "db_pass", &pw);
+    json_unpack(o, "{s?:i, s?:i, s?:b, s?:s, s?:s, s?:b}", "gpus", &st->gpus, "cpus", &st->cpus,
+                "accounting", &acct, "gpu_files", &gf, "db_pass", &pw, "no_slurmlinkd", &nod);
     st->accounting = acct;
+    st->no_slurmlinkd = nod;
     st->gpu_files = gf ? sl_xstrdup(gf) : NULL;
     st->db_pass = pw ? sl_xstrdup(pw) : NULL;
     for (int i = 0; i < SL_D_COUNT; i++)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,8 +192,10 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
     want[SL_D_SLURMCTLD] = c->opts->ctld_port;
     int used[SL_D_COUNT];
     int nused = 0;
+    /* slurmlinkd's port is chosen even when the admin starts it (--no-slurmlinkd):
+     * D/etc/slurmlinkd.conf and the kubeconfig name it */
     for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
-        if (!cl_expected(&c->st, id)) {
+        if (!cl_expected(&c->st, id) && id != SL_D_SLURMLINKD) {
             c->st.port[id] = 0;
             continue;
         }
@@ -220,7 +223,7 @@ static int pick_ports(upctx_t *c, const cl_state_t *old, sl_error_t *err)
             used[nused++] = c->st.port[id];
     }
     for (int id = SL_D_MYSQLD; id < SL_D_COUNT; id++) {
-        if (!cl_expected(&c->st, id) || c->st.port[id])
+        if ((!cl_expected(&c->st, id) && id != SL_D_SLURMLINKD) || c->st.port[id])
             continue;
         int p = sl_free_port(PORT_LO, PORT_HI, used, nused);
         if (p < 0) {
@@ -517,48 +520,82 @@ static int start_slurmds(upctx_t *c, sl_error_t *err)
     return started || !c->kept[SL_D_SLURMCTLD] ? wait_node_ready(c, err) : 0;
 }
 
+/* a YAML double-quoted scalar (JSON's string syntax is YAML's) */
+static char *yq(const char *s)
+{
+    json_t *j = json_string(s);
+    char *q = json_dumps(j, JSON_ENCODE_ANY);
+    json_decref(j);
+    return q;
+}
+
+/* D/etc/slurmlinkd.conf: the folder's daemon settings in the configuration
+ * file a site writes (docs/configuration.md), so the embedded cluster and
+ * an installed slurmlinkd read the same file through the same code */
+static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
+{
+    const char *D = c->st.dir;
+    char *path = sl_xasprintf("%s/etc/slurmlinkd.conf", D);
+    char listen[16];
+    api_addr(&c->st, listen);
+    char *dir = sl_xstrdup(daemon), *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    char *p[] = {
+        sl_xasprintf("%s/slurmlinkd", D),
+        sl_xasprintf("%s/etc/slurm.conf", D),
+        sl_xasprintf("%s/pods", D),
+        sl_xasprintf("%s/images", D),
+        sl_xasprintf("%s%s", slash ? dir : "", "slurmlink-shim"),
+        sl_xasprintf("%s/pki/server.crt", D),
+        sl_xasprintf("%s/pki/server.key", D),
+        sl_xasprintf("%s/pki/ca.crt", D),
+        sl_xasprintf("%s/etc/tokens.csv", D),
+        sl_xasprintf("%s/etc/policy.yaml", D),
+    };
+    enum { N = sizeof(p) / sizeof(p[0]) };
+    char *q[N];
+    for (int i = 0; i < N; i++)
+        q[i] = yq(p[i]);
+    char *text =
+        sl_xasprintf("# slurmlinkd.conf of the cluster folder %s, written by `slurmlink up`\n"
+                     "# (keys: docs/configuration.md)\n"
+                     "listen:\n  address: \"%s\"\n  port: %d\n"
+                     "tls:\n  cert: %s\n  key: %s\n"
+                     "auth:\n  policy: %s\n  client_ca: %s\n  token_file: %s\n"
+                     "state:\n  dir: %s\n"
+                     "slurm:\n  conf: %s\n"
+                     "pods:\n  root: %s\n"
+                     "images:\n  store: %s\n"
+                     "shim:\n  path: %s\n  report_ca: %s\n",
+                     D, listen, c->st.port[SL_D_SLURMLINKD], q[5], q[6], q[9], q[7], q[8], q[0],
+                     q[1], q[2], q[3], q[4], q[7]);
+    int r = sl_mkdir_p(p[0], 0700, err);
+    if (r == 0)
+        r = sl_write_file(path, text, strlen(text), 0644, err);
+    for (int i = 0; i < N; i++) {
+        free(p[i]);
+        free(q[i]);
+    }
+    free(text);
+    free(dir);
+    free(path);
+    return r;
+}
+
 static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
 {
     const char *D = c->st.dir;
-    char *port = sl_xasprintf("%d", c->st.port[SL_D_SLURMLINKD]);
-    char *state = sl_xasprintf("%s/slurmlinkd", D);
-    char *conf = sl_xasprintf("%s/etc/slurm.conf", D);
-    char *pods = sl_xasprintf("%s/pods", D);
-    char *images = sl_xasprintf("%s/images", D);
-    char *shim = sl_xstrdup(daemon);
-    char *slash = strrchr(shim, '/');
-    if (slash)
-        slash[1] = '\0';
-    char *shim_path = sl_xasprintf("%s%s", slash ? shim : "", "slurmlink-shim");
-    free(shim);
-    /* HTTPS with the folder's PKI, authentication and the policy
-     * (docs/security.md); the shims trust the folder's CA when they report */
-    char *crt = sl_xasprintf("%s/pki/server.crt", D), *key = sl_xasprintf("%s/pki/server.key", D);
-    char *ca = sl_xasprintf("%s/pki/ca.crt", D), *tokens = sl_xasprintf("%s/etc/tokens.csv", D);
-    char *policy = sl_xasprintf("%s/etc/policy.yaml", D);
+    char *conf = sl_xasprintf("%s/etc/slurmlinkd.conf", D);
+    char *ca = sl_xasprintf("%s/pki/ca.crt", D);
     char listen[16];
     api_addr(&c->st, listen);
-    const char *argv[] = {daemon, "--listen",     listen,    "--port",
-                          port,   "--state-dir",  state,     "--slurm-conf",
-                          conf,   "--pods-root",  pods,      "--image-store",
-                          images, "--shim",       shim_path, "--tls-cert",
-                          crt,    "--tls-key",    key,       "--client-ca",
-                          ca,     "--token-file", tokens,    "--policy",
-                          policy, "--report-ca",  ca,        NULL};
-    int r = sl_mkdir_p(state, 0700, err);
+    const char *argv[] = {daemon, "--config", conf, NULL};
+    int r = write_daemon_conf(c, daemon, err);
     if (r == 0)
         r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
-    free(port);
-    free(state);
     free(conf);
-    free(pods);
-    free(images);
-    free(shim_path);
-    free(key);
-    free(tokens);
-    free(policy);
     if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, 20000, err) < 0) {
-        free(crt);
         free(ca);
         return -1;
     }
@@ -573,7 +610,6 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     free(url);
     free(acrt);
     free(akey);
-    free(crt);
     free(ca);
     int ok = rc == 0 && out && !strncmp(out, "ok", 2);
     free(out);
@@ -753,6 +789,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
                                            : (int)sysconf(_SC_NPROCESSORS_ONLN);
     c.st.accounting = opts->accounting >= 0 ? opts->accounting : have_old ? old.accounting : 0;
     c.st.nodes = opts->nodes > 0 ? opts->nodes : have_old ? old.nodes : 1;
+    c.st.no_slurmlinkd = opts->no_slurmlinkd;
     c.st.db_pass = have_old && old.db_pass ? sl_xstrdup(old.db_pass) : random_pass();
     daemon = opts->daemon ? sl_xstrdup(opts->daemon) : NULL;
     if (!daemon) {
@@ -774,9 +811,9 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     static const struct {
         const char *name;
         mode_t mode;
-    } subdirs[] = {{"etc", 0755},   {"run", 0755},        {"log", 0700},  {"state", 0700},
-                   {"spool", 0755}, {"slurmlinkd", 0700}, {"pods", 0711}, {"images", 0755},
-                   {"pmix", 0755}};
+    } subdirs[] = {{"etc", 0755},   {"run", 0755},    {"log", 0700},
+                   {"state", 0700}, {"spool", 0755},  {"slurmlinkd", 0700},
+                   {"pods", 0711},  {"images", 0755}, {"pmix", 0755}};
     if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0) {
         sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
         goto done;
@@ -804,7 +841,9 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
                             (!c.kept[SL_D_SLURMDBD] && start_slurmdbd(&c, err) < 0)))
         goto done;
     if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) || start_slurmds(&c, err) < 0 ||
-        (!c.kept[SL_D_SLURMLINKD] && start_slurmlinkd(&c, daemon, err) < 0) ||
+        (!c.st.no_slurmlinkd && !c.kept[SL_D_SLURMLINKD] &&
+         start_slurmlinkd(&c, daemon, err) < 0) ||
+        (c.st.no_slurmlinkd && write_daemon_conf(&c, daemon, err) < 0) ||
         cl_write_kubeconfig(&c.st, err) < 0)
         goto done;
 

@@ -21,12 +21,17 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 
 int cmd_up(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"dir", required_argument, 0, 'd'},      {"gpus", required_argument, 0, 'g'},
-        {"cpus", required_argument, 0, 'c'},     {"accounting", no_argument, 0, 'a'},
-        {"api-port", required_argument, 0, 'p'}, {"slurmctld-port", required_argument, 0, 'P'},
-        {"daemon", required_argument, 0, 'D'},   {"help", no_argument, 0, 'h'},
-        {"nodes", required_argument, 0, 'n'},    {0, 0, 0, 0}};
+    static const struct option lo[] = {{"dir", required_argument, 0, 'd'},
+                                       {"gpus", required_argument, 0, 'g'},
+                                       {"cpus", required_argument, 0, 'c'},
+                                       {"accounting", no_argument, 0, 'a'},
+                                       {"api-port", required_argument, 0, 'p'},
+                                       {"slurmctld-port", required_argument, 0, 'P'},
+                                       {"daemon", required_argument, 0, 'D'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"nodes", required_argument, 0, 'n'},
+                                       {"no-slurmlinkd", no_argument, 0, 'N'},
+                                       {0, 0, 0, 0}};
     sl_cluster_opts_t o = {.dir = cmd_default_dir(), .gpus = -1, .accounting = -1};
     int c;
     optind = 1;
@@ -55,16 +60,20 @@ int cmd_up(int argc, char **argv)
                 return 2;
             break;
         case 'D': o.daemon = optarg; break;
+        case 'N': o.no_slurmlinkd = 1; break;
         case 'h':
             printf(
                 "usage: slurmlink up [--dir D] [--nodes N] [--gpus G] [--cpus C] [--accounting]\n"
-                "                    [--api-port P] [--slurmctld-port P] [--daemon PATH]\n\n"
+                "                    [--api-port P] [--slurmctld-port P] [--daemon PATH]\n"
+                "                    [--no-slurmlinkd]\n\n"
                 "Start a private, real Slurm cluster in folder D (default $SLURMLINK_DIR or\n"
                 "/var/tmp/slurmlink): munged, slurmctld, slurmd with N GPUs as GRES (default 2;\n"
                 "fake device nodes when the machine has none), with --accounting MariaDB and\n"
                 "slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen unless given.\n"
                 "--nodes N (2..64): N slurmd nodes node1..nodeN, each in its own network\n"
                 "namespace with its own address, hostname, spool and G GPUs.\n"
+                "--no-slurmlinkd: everything but slurmlinkd; D/etc/slurmlinkd.conf is written\n"
+                "for one started with --config (an installed slurmlinkd, docs/deploy.md).\n"
                 "On a folder used before, options not given keep their earlier values.\n");
             return 0;
         default: return 2;
