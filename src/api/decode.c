@@ -11,8 +11,8 @@
  *                error: unknown field "spec.containers[0].imagee"
  */
 #include "api/gojson.h"
-#include "api/protobuf.h"
 #include "api/internal.h"
+#include "api/protobuf.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
@@ -80,7 +80,7 @@ json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why)
 {
     *why = NULL;
     if (yaml) {
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         json_t *docs = sl_yaml_to_json(data, len, &err);
         if (!docs) {
             *why = sl_xasprintf("error converting YAML to JSON: %s", err.text);
@@ -116,10 +116,7 @@ static const char *json_type_go(json_t *v)
     }
 }
 
-static bool is_yaml_ct(const char *ct)
-{
-    return ct && !strncasecmp(ct, "application/yaml", 16);
-}
+static bool is_yaml_ct(const char *ct) { return ct && !strncasecmp(ct, "application/yaml", 16); }
 
 /* Content-Type check for create/update bodies; NULL when acceptable. */
 static json_t *content_type_status(api_req_t *r, bool *yaml, bool *proto)
@@ -143,12 +140,13 @@ const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
     const char *kind = !strcmp(r->method, "POST")  ? "CreateOptions"
                        : !strcmp(r->method, "PUT") ? "UpdateOptions"
                                                    : "PatchOptions";
-    json_t *causes = json_array();
+    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"Ignore", "Strict", "Warn", NULL};
     json_t *jv = json_string(v);
-    sl_kube_cause_not_supported(causes, "fieldValidation", jv, allowed);
+    sl_kube_cause_not_supported(&err, "fieldValidation", jv, allowed);
     json_decref(jv);
-    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", causes));
+    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", &err));
+    sl_error_clear(&err);
     return NULL;
 }
 
@@ -253,10 +251,11 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
     }
     if (!obj) {
         char *sum = summarize(r->body.data, r->body.len);
-        char *msg = sl_xasprintf("the object provided is unrecognized (must be of type %s): "
-                                 "%s%s (%s)",
-                                 res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ",
-                                 why ? why : "", sum);
+        char *msg = sl_xasprintf(
+            "the object provided is unrecognized (must be of type %s): "
+            "%s%s (%s)",
+            res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ", why ? why : "",
+            sum);
         *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
         free(msg);
         free(sum);

@@ -107,7 +107,7 @@ static int mark_deleting(sl_api_t *api, const api_resource_t *res, json_t *obj, 
     }
     if (dry)
         return 0;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_update(api->store, res->store_name, obj, sl_kube_rv(obj), &err) < 0) {
         *status = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
         return -1;
@@ -194,7 +194,7 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
     }
     json_decref(obj);
     json_t *gone = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_delete(api->store, res->store_name, ns, name, sl_kube_rv(old), &gone, &err) < 0) {
         *status = api_store_error_status(res, name, errno, err.text);
         return -1;

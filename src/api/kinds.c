@@ -6,6 +6,7 @@
 #include "api/printers.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "kube/status.h"
 #include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
@@ -70,7 +71,7 @@ json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj)
 {
     json_t *st = NULL;
     if (sl_fielderrs_count(errs))
-        st = sl_fielderrs_status(errs, "", kind, sl_kube_name(obj) ? sl_kube_name(obj) : "");
+        st = sl_kube_status_invalid(kind, "", sl_kube_name(obj) ? sl_kube_name(obj) : "", errs);
     sl_fielderrs_destroy(errs);
     return st;
 }

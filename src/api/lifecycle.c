@@ -30,7 +30,7 @@ void api_ensure_default_sa(sl_api_t *api, const char *ns)
     }
     sa = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "ServiceAccount",
                    "metadata", "name", "default", "namespace", ns);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_create(api->store, "serviceaccounts", sa, &err) < 0 && errno != EEXIST)
         sl_warn("cannot create serviceaccount %s/default: %s", ns, err.text);
     json_decref(sa);
@@ -159,7 +159,7 @@ enum MHD_Result api_handle_shim_event(api_req_t *r)
         json_decref(ev);
         return api_reply_status(r, st);
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     errno = 0;
     int rc = hook(hook_arg, bearer, ev, &err);
     int e = errno;

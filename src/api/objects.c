@@ -119,12 +119,13 @@ static int dry_run(api_req_t *r, enum MHD_Result *mhd)
         return 0;
     if (!strcmp(d, "All"))
         return 1;
-    json_t *causes = json_array();
+    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"All", NULL};
     json_t *v = json_string(d);
-    sl_kube_cause_not_supported(causes, "dryRun", v, allowed);
+    sl_kube_cause_not_supported(&err, "dryRun", v, allowed);
     json_decref(v);
-    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", causes));
+    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", &err));
+    sl_error_clear(&err);
     return -1;
 }
 
@@ -217,7 +218,7 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         free(genc);
         return 0;
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int rc = -1;
     for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
         rc = sl_store_create(r->api->store, res->store_name, obj, &err);
@@ -280,21 +281,21 @@ enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p)
 static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t *old)
 {
     static const char *const fields[] = {"uid", NULL};
-    json_t *causes = json_array();
+    sl_error_t err = SL_ERROR_INIT;
     for (int i = 0; fields[i]; i++) {
         const char *nv = sl_kube_meta_str(obj, fields[i]);
         const char *ov = sl_kube_meta_str(old, fields[i]);
         if (nv && *nv && ov && strcmp(nv, ov)) {
             char f[64];
             snprintf(f, sizeof(f), "metadata.%s", fields[i]);
-            sl_kube_cause_invalid_str(causes, f, nv, "field is immutable");
+            sl_kube_cause_invalid_str(&err, f, nv, "field is immutable");
         }
     }
-    if (!json_array_size(causes)) {
-        json_decref(causes);
+    if (!sl_err_nfields(&err))
         return NULL;
-    }
-    return sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), causes);
+    json_t *st = sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), &err);
+    sl_error_clear(&err);
+    return st;
 }
 
 /* What an update keeps from the stored object, whatever the client sent. */
@@ -406,7 +407,7 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
             return 0;
         }
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_update(r->api->store, res->store_name, obj, expect_rv, &err) < 0) {
         *status = api_store_error_status(res, p->name, errno, err.text);
         return -1;

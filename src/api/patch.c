@@ -59,7 +59,7 @@ static json_t *too_large(const char *why)
 static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_t *patch,
                      const char *manager, size_t copy_limit, json_t **status)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char gv[128];
     api_resource_api_version(res, gv, sizeof(gv));
     json_t *out = NULL;
@@ -177,10 +177,11 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
         return mhd;
     const char *manager = api_query(r, "fieldManager");
     if (t == P_APPLY && (!manager || !*manager)) {
-        json_t *causes = json_array();
-        sl_kube_cause_required(causes, "fieldManager", "is required for apply patch");
-        return api_reply_status(r,
-                                sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "", causes));
+        sl_error_t err = SL_ERROR_INIT;
+        sl_kube_cause_required(&err, "fieldManager", "is required for apply patch");
+        json_t *st = sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "", &err);
+        sl_error_clear(&err);
+        return api_reply_status(r, st);
     }
     json_t *patch = patch_body(r, t, &mhd);
     if (!patch)

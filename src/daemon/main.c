@@ -356,7 +356,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     int rc = 1;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char *pods_root = NULL, *db = NULL;
     sl_store_t *store = NULL;
     sl_api_t *api = NULL;
