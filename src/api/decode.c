@@ -11,8 +11,8 @@
  *                error: unknown field "spec.containers[0].imagee"
  */
 #include "api/gojson.h"
-#include "api/internal.h"
 #include "api/protobuf.h"
+#include "api/internal.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
@@ -116,7 +116,10 @@ static const char *json_type_go(json_t *v)
     }
 }
 
-static bool is_yaml_ct(const char *ct) { return ct && !strncasecmp(ct, "application/yaml", 16); }
+static bool is_yaml_ct(const char *ct)
+{
+    return ct && !strncasecmp(ct, "application/yaml", 16);
+}
 
 /* Content-Type check for create/update bodies; NULL when acceptable. */
 static json_t *content_type_status(api_req_t *r, bool *yaml, bool *proto)
@@ -217,11 +220,13 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
     char *why = NULL;
     json_t *obj;
     if (proto) {
-        obj = api_pb_decode(r->body.data, r->body.len, &why);
+        sl_error_t err = SL_ERROR_INIT;
+        obj = api_pb_decode(r->body.data, r->body.len, &err);
         if (!obj) {
-            json_t *s = errno == ENOTSUP ? sl_kube_status_unsupported_media_type(NULL)
-                                         : sl_kube_status_bad_request(why);
-            free(why);
+            /* kube's 415 names the media types; err's text says which kind */
+            json_t *s = err.kind == SL_ERR_UNSUPPORTED_MEDIA_TYPE
+                            ? sl_kube_status_unsupported_media_type(NULL)
+                            : sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
             *mhd = api_reply_status(r, s);
             return NULL;
         }
@@ -251,11 +256,10 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
     }
     if (!obj) {
         char *sum = summarize(r->body.data, r->body.len);
-        char *msg = sl_xasprintf(
-            "the object provided is unrecognized (must be of type %s): "
-            "%s%s (%s)",
-            res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ", why ? why : "",
-            sum);
+        char *msg = sl_xasprintf("the object provided is unrecognized (must be of type %s): "
+                                 "%s%s (%s)",
+                                 res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ",
+                                 why ? why : "", sum);
         *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
         free(msg);
         free(sum);

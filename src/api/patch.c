@@ -45,15 +45,6 @@ static int patch_type(const char *ct, enum ptype *t)
     return -1;
 }
 
-/* kube-apiserver's NewRequestEntityTooLargeError(why). */
-static json_t *too_large(const char *why)
-{
-    char *msg = sl_xasprintf("Request entity too large: %s", why);
-    json_t *st = sl_kube_status(413, "RequestEntityTooLarge", msg, NULL);
-    free(msg);
-    return st;
-}
-
 /* Apply the patch to old; new ref or NULL with *status. copy_limit bounds
  * what a JSON patch's `copy` operations may duplicate. */
 static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_t *patch,
@@ -75,17 +66,11 @@ static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_
         if (!out)
             *status = sl_kube_status_bad_request(err.text);
         break;
-    case P_JSON: {
-        char *why = NULL;
-        int code = 0;
-        out = api_json_patch(old, patch, copy_limit, &why, &code);
+    case P_JSON:
+        out = api_json_patch(old, patch, copy_limit, &err);
         if (!out)
-            *status = code == 400   ? sl_kube_status_bad_request(why)
-                      : code == 413 ? too_large(why)
-                                    : sl_kube_status(422, "Invalid", why, NULL);
-        free(why);
+            *status = sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
         break;
-    }
     }
     if (out && !json_is_object(out)) {
         json_decref(out);

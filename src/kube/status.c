@@ -165,12 +165,14 @@ static json_t *status_by_kind(const sl_error_t *err, const char *resource, const
     case SL_ERR_METHOD_NOT_ALLOWED: return sl_kube_status(405, NULL, t, NULL);
     case SL_ERR_NOT_ACCEPTABLE: return sl_kube_status(406, NULL, t, NULL);
     case SL_ERR_GONE: return sl_kube_status(410, NULL, t, NULL);
-    case SL_ERR_TOO_LARGE: return sl_kube_status(413, NULL, t, NULL);
+    case SL_ERR_TOO_LARGE: /* NewRequestEntityTooLargeError() */
+        return with_msg(413, "RequestEntityTooLarge",
+                        sl_xasprintf("Request entity too large: %s", t), NULL);
     case SL_ERR_UNSUPPORTED_MEDIA_TYPE: return sl_kube_status(415, NULL, t, NULL);
     case SL_ERR_TOO_MANY_REQUESTS: return sl_kube_status(429, NULL, t, NULL);
     case SL_ERR_UNAVAILABLE: return sl_kube_status(503, NULL, t, NULL);
     case SL_ERR_TIMEOUT: return sl_kube_status_timeout(t, 0);
-    case SL_ERR_INVALID:
+    case SL_ERR_INVALID: /* handled by sl_kube_status_error() */
     case SL_ERR_GENERIC:
     case SL_ERR_INTERNAL: break;
     }
@@ -182,8 +184,10 @@ json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const 
 {
     if (!err)
         return sl_kube_status_internal("unknown error");
-    if (err->kind == SL_ERR_INVALID)
+    if (err->kind == SL_ERR_INVALID && sl_err_nfields(err))
         return sl_kube_status_invalid(kind, group, name, err);
+    if (err->kind == SL_ERR_INVALID) /* a reason without field errors */
+        return sl_kube_status(422, "Invalid", err->text, NULL);
     return status_by_kind(err, resource, group, name);
 }
 

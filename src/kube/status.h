@@ -51,11 +51,12 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
                                const sl_error_t *err);
 
 /* The Status for any sl_error_t, at the API edge: its kind picks the code
- * and reason (SL_ERR_INVALID: sl_kube_status_invalid() with kind/name;
- * SL_ERR_NOT_FOUND, _ALREADY_EXISTS, _CONFLICT, _FORBIDDEN: the texts above
- * for resource/group/name, err's text as the reason where they take one;
- * SL_ERR_GENERIC and _INTERNAL: 500 `Internal error occurred: <text>`;
- * the others: their code and reason with err's text as the message). */
+ * and reason (SL_ERR_INVALID: sl_kube_status_invalid() with kind/name, or
+ * with no field errors 422 Invalid with err's text as the message;
+ * SL_ERR_TOO_LARGE: `Request entity too large: <text>`; SL_ERR_NOT_FOUND, _ALREADY_EXISTS,
+ * _CONFLICT, _FORBIDDEN: the texts above for resource/group/name, err's text as the reason where
+ * they take one; SL_ERR_GENERIC and _INTERNAL: 500 `Internal error occurred: <text>`; the others:
+ * their code and reason with err's text as the message). */
 json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
                              const char *kind, const char *name);
 
