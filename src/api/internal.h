@@ -309,7 +309,11 @@ bool api_pod_delete_now(json_t *pod, long long grace);
 /* --- kinds.c, pod_kind.c --- */
 /* ValidateObjectMeta: name (DNS label or subdomain), labels, annotations. */
 void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs);
-/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs. */
+/* A validator's result: -1 when err holds field errors, else 0. */
+int api_fields_result(const sl_error_t *err);
+/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs.
+ * (admission.c's style still; the kinds' validators return
+ * api_fields_result() and objects.c builds the Status.) */
 json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj);
 /* Unknown fields of obj as kind (src/pod/schema.h) appended to unknown. */
 int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown);

@@ -156,6 +156,15 @@ static void clear_system_fields(json_t *obj)
     json_object_del(m, "selfLink");
 }
 
+/* The API edge of a kind's validator: the Status for its error (cleared). */
+static json_t *invalid(const api_resource_t *res, json_t *obj, sl_error_t *err)
+{
+    const char *name = sl_kube_name(obj);
+    json_t *st = sl_kube_status_error(err, res->name, res->group, res->kind, name ? name : "");
+    sl_error_clear(err);
+    return st;
+}
+
 int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
 {
     const api_resource_t *res = p->res;
@@ -198,8 +207,11 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         res->ops->defaults(obj);
     if (res->ops && res->ops->prepare_create)
         res->ops->prepare_create(obj);
-    if (res->ops && res->ops->validate_create && (st = res->ops->validate_create(obj)))
+    sl_error_t verr = SL_ERROR_INIT;
+    if (res->ops && res->ops->validate_create && res->ops->validate_create(obj, &verr) < 0) {
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if (is_pod && (st = api_admit_pod_create(r, obj)))
         goto fail;
     if ((st = api_check_object_size(r->api, obj)))
@@ -362,8 +374,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         json_t *merged = status_merge(obj, old);
         json_decref(obj);
         *objp = obj = merged;
-        if (res->ops && res->ops->validate_status && (st = res->ops->validate_status(obj, old))) {
-            *status = st;
+        sl_error_t verr = SL_ERROR_INIT;
+        if (res->ops && res->ops->validate_status &&
+            res->ops->validate_status(obj, old, &verr) < 0) {
+            *status = invalid(res, obj, &verr);
             return -1;
         }
     } else {
@@ -376,8 +390,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
             res->ops->defaults(obj);
         if (res->ops && res->ops->prepare_update)
             res->ops->prepare_update(obj, old);
-        if (res->ops && res->ops->validate_update && (st = res->ops->validate_update(obj, old))) {
-            *status = st;
+        sl_error_t verr = SL_ERROR_INIT;
+        if (res->ops && res->ops->validate_update &&
+            res->ops->validate_update(obj, old, &verr) < 0) {
+            *status = invalid(res, obj, &verr);
             return -1;
         }
     }
