@@ -165,7 +165,7 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
     if (!res->ops || !res->ops->decode_check)
         return 0;
     json_t *unknown = json_array(), *warns = json_array();
-    char *derr = NULL;
+    sl_error_t derr = SL_ERROR_INIT;
     bool prefix = strcmp(r->method, "PATCH") != 0; /* patch errors are bare in kube */
     const char *av = json_string_value(json_object_get(obj, "apiVersion"));
     const char *slash = av ? strrchr(av, '/') : NULL;
@@ -173,7 +173,7 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
     char *pre = prefix ? handled_prefix(res, res->kind, version) : sl_xstrdup("");
     int rc = 0;
     if (res->ops->decode_check(obj, unknown, warns, &derr) < 0) {
-        char *msg = sl_xasprintf("%s%s", pre, derr ? derr : "decode error");
+        char *msg = sl_xasprintf("%s%s", pre, *derr.text ? derr.text : "decode error");
         *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
         free(msg);
         rc = -1;
@@ -200,7 +200,6 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
         json_array_foreach(unknown, i, w) api_warn(r, "%s", json_string_value(w));
 out:
     free(pre);
-    free(derr);
     json_decref(unknown);
     json_decref(warns);
     return rc;

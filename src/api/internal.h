@@ -224,9 +224,9 @@ void api_quota_sync(sl_api_t *api);
  * (*decoded, optional, gets the decoded size), else the offset its
  * "illegal base64 data at input byte N" names. */
 long api_go_base64_error(const char *s, size_t n, size_t *decoded);
-/* The decode error of the first value of obj.field that is not base64
- * (caller frees), or NULL. */
-char *api_data_decode_error(json_t *obj, const char *field);
+/* 0, or -1 with err (SL_ERR_BAD_REQUEST) naming the decode error of the
+ * first value of obj.field that is not base64. */
+int api_data_decode_check(json_t *obj, const char *field, sl_error_t *err);
 /* ValidateConfigMap / ValidateSecret's data rules, appended to errs. */
 void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs);
 void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);

@@ -86,7 +86,7 @@ static int validate_subdomain_named(json_t *obj, sl_error_t *err)
 
 /* ---- namespaces ---- */
 
-static int ns_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int ns_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     (void)err;
@@ -163,7 +163,7 @@ const api_kind_ops_t api_node_ops = {
 
 /* ---- events ---- */
 
-static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     (void)err;
@@ -187,10 +187,10 @@ const api_kind_ops_t api_event_ops = {
 
 /* ---- configmaps ---- */
 
-static int cm_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int cm_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
-    if ((*err = api_data_decode_error(obj, "binaryData")))
+    if (api_data_decode_check(obj, "binaryData", err) < 0)
         return -1;
     return api_schema_unknown("ConfigMap", obj, unknown);
 }
@@ -217,10 +217,10 @@ const api_kind_ops_t api_configmap_ops = {
 
 /* ---- secrets ---- */
 
-static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
-    if ((*err = api_data_decode_error(obj, "data")))
+    if (api_data_decode_check(obj, "data", err) < 0)
         return -1;
     return api_schema_unknown("Secret", obj, unknown);
 }
@@ -289,7 +289,7 @@ const api_kind_ops_t api_secret_ops = {
 
 /* ---- serviceaccounts ---- */
 
-static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     (void)err;

@@ -67,13 +67,11 @@ static const char *bad_quantity(json_t *pod)
     return NULL;
 }
 
-static int pod_decode(json_t *pod, json_t *unknown, json_t *warnings, char **decode_err)
+static int pod_decode(json_t *pod, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     const char *q = bad_quantity(pod);
-    if (q) {
-        *decode_err = sl_xstrdup(q);
-        return -1;
-    }
+    if (q)
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", q);
     api_schema_unknown("Pod", pod, unknown);
     size_t n = 0;
     char **w = sl_schema_pod_warnings(pod, &n);

@@ -25,16 +25,14 @@ static const char *bad_quantity_map(json_t *map)
     return NULL;
 }
 
-static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, char **decode_err)
+static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     const char *m;
     if ((m = bad_quantity_map(sl_kube_path(obj, "spec.hard"))) ||
         (m = bad_quantity_map(sl_kube_path(obj, "status.hard"))) ||
-        (m = bad_quantity_map(sl_kube_path(obj, "status.used")))) {
-        *decode_err = sl_xstrdup(m);
-        return -1;
-    }
+        (m = bad_quantity_map(sl_kube_path(obj, "status.used"))))
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", m);
     return api_schema_unknown("ResourceQuota", obj, unknown);
 }
 

@@ -35,9 +35,9 @@ typedef struct api_kind_ops {
     /* Unknown and ignored fields of a decoded object: append
      * `unknown field "spec.x"` texts to unknown and "accepted but ignored"
      * warnings to warnings (both JSON arrays of strings). Return -1 with
-     * *decode_err (caller frees) for a fatal decode error kube-apiserver
+     * err (kind SL_ERR_BAD_REQUEST) for a fatal decode error kube-apiserver
      * reports while decoding (e.g. a malformed quantity, a wrong type). */
-    int (*decode_check)(json_t *obj, json_t *unknown, json_t *warnings, char **decode_err);
+    int (*decode_check)(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err);
     /* Fill defaults the way kube-apiserver's defaulting does. */
     void (*defaults)(json_t *obj);
     /* Create: reset what clients may not set (e.g. a Pod's status). */
