@@ -76,14 +76,13 @@ static char *summarize(const char *data, size_t len)
     return sl_xstrndup(data, len);
 }
 
-json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why)
+json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err)
 {
-    *why = NULL;
     if (yaml) {
-        sl_error_t err = SL_ERROR_INIT;
-        json_t *docs = sl_yaml_to_json(data, len, &err);
+        json_t *docs = sl_yaml_to_json(data, len, err);
         if (!docs) {
-            *why = sl_xasprintf("error converting YAML to JSON: %s", err.text);
+            sl_errprefix(err, "error converting YAML to JSON");
+            err->kind = SL_ERR_BAD_REQUEST;
             return NULL;
         }
         json_t *v = json_incref(json_array_get(docs, 0));
@@ -92,13 +91,14 @@ json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why)
     }
     char *e = api_gojson_error(data, len);
     if (e) {
-        *why = e;
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", e);
+        free(e);
         return NULL;
     }
     json_error_t je;
     json_t *v = json_loadb(data, len, JSON_DECODE_ANY, &je);
     if (!v)
-        *why = sl_xstrdup(je.text);
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", je.text);
     return v;
 }
 
@@ -216,7 +216,7 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
     const char *directive = api_field_validation(r, mhd);
     if (!directive)
         return NULL;
-    char *why = NULL;
+    sl_error_t perr = SL_ERROR_INIT;
     json_t *obj;
     if (proto) {
         sl_error_t err = SL_ERROR_INIT;
@@ -230,39 +230,40 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
             return NULL;
         }
     } else {
-        obj = api_parse_body(r->body.data, r->body.len, yaml, &why);
+        obj = api_parse_body(r->body.data, r->body.len, yaml, &perr);
     }
     if (obj && json_is_null(obj)) {
         json_decref(obj);
         obj = json_object();
     }
     if (obj && !json_is_object(obj)) {
-        why = sl_xasprintf("json: cannot unmarshal %s into Go value of type struct { APIVersion "
-                           "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
-                           "\"json:\\\"kind,omitempty\\\"\" }",
-                           json_type_go(obj));
+        sl_errkindf(&perr, SL_ERR_BAD_REQUEST,
+                    "json: cannot unmarshal %s into Go value of type struct { APIVersion "
+                    "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+                    "\"json:\\\"kind,omitempty\\\"\" }",
+                    json_type_go(obj));
         json_decref(obj);
         obj = NULL;
     }
     json_t *jav = obj ? json_object_get(obj, "apiVersion") : NULL;
     json_t *jkind = obj ? json_object_get(obj, "kind") : NULL;
     if (obj && ((jav && !json_is_string(jav)) || (jkind && !json_is_string(jkind)))) {
-        why = sl_xasprintf("json: cannot unmarshal %s into Go struct field .%s of type string",
-                           json_type_go(jav && !json_is_string(jav) ? jav : jkind),
-                           jav && !json_is_string(jav) ? "apiVersion" : "kind");
+        sl_errkindf(&perr, SL_ERR_BAD_REQUEST,
+                    "json: cannot unmarshal %s into Go struct field .%s of type string",
+                    json_type_go(jav && !json_is_string(jav) ? jav : jkind),
+                    jav && !json_is_string(jav) ? "apiVersion" : "kind");
         json_decref(obj);
         obj = NULL;
     }
     if (!obj) {
         char *sum = summarize(r->body.data, r->body.len);
-        char *msg = sl_xasprintf("the object provided is unrecognized (must be of type %s): "
-                                 "%s%s (%s)",
-                                 res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ",
-                                 why ? why : "", sum);
+        char *msg = sl_xasprintf(
+            "the object provided is unrecognized (must be of type %s): "
+            "%s%s (%s)",
+            res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ", perr.text, sum);
         *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
         free(msg);
         free(sum);
-        free(why);
         return NULL;
     }
     char gv[128];

@@ -35,15 +35,14 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, json_t **status)
     memset(o, 0, sizeof(*o));
     json_t *body = NULL;
     if (r->body.len) {
-        char *why = NULL;
-        body = api_parse_body(r->body.data, r->body.len, false, &why);
+        sl_error_t perr = SL_ERROR_INIT;
+        body = api_parse_body(r->body.data, r->body.len, false, &perr);
         if (!body || !json_is_object(body)) {
             char *msg = sl_xasprintf("the body of the request could not be decoded as "
                                      "DeleteOptions: %s",
-                                     why ? why : "not a JSON object");
+                                     body ? "not a JSON object" : perr.text);
             *status = sl_kube_status_bad_request(msg);
             free(msg);
-            free(why);
             json_decref(body);
             return -1;
         }

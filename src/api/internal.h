@@ -267,9 +267,9 @@ enum MHD_Result api_handle_shim_event(api_req_t *r);
  * kind's strict decoding per the fieldValidation parameter. NULL with a
  * Status reply queued on failure (*mhd gets the result). */
 json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd);
-/* Parse a body as JSON (or YAML) without any kind checks; NULL with *why
- * (caller frees) on a syntax error worded like Go's encoding/json. */
-json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why);
+/* Parse a body as JSON (or YAML) without any kind checks; NULL with err
+ * (SL_ERR_BAD_REQUEST) on a syntax error worded like Go's encoding/json. */
+json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
 /* Strict/Warn/Ignore for this request; NULL with a Status reply queued
  * when the parameter has an unsupported value. */
 const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd);

@@ -92,16 +92,12 @@ static void pin_identity(const api_resource_t *res, const api_path_t *p, json_t 
  * after replying (*mhd). */
 static json_t *patch_body(api_req_t *r, enum ptype t, enum MHD_Result *mhd)
 {
-    char *why = NULL;
-    json_t *patch = api_parse_body(r->body.data, r->body.len, false, &why);
-    if (!patch && t == P_APPLY) { /* apply configurations may be YAML */
-        free(why);
-        patch = api_parse_body(r->body.data, r->body.len, true, &why);
-    }
+    sl_error_t perr = SL_ERROR_INIT;
+    json_t *patch = api_parse_body(r->body.data, r->body.len, false, &perr);
+    if (!patch && t == P_APPLY) /* apply configurations may be YAML */
+        patch = api_parse_body(r->body.data, r->body.len, true, &perr);
     if (!patch) {
-        json_t *st = sl_kube_status_bad_request(why);
-        free(why);
-        *mhd = api_reply_status(r, st);
+        *mhd = api_reply_status(r, sl_kube_status_error(&perr, NULL, NULL, NULL, NULL));
         return NULL;
     }
     if (t != P_JSON && !json_is_object(patch)) {

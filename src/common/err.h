@@ -70,8 +70,13 @@ typedef struct sl_fielderr {
     char *detail;     /* may be "" */
 } sl_fielderr_t;
 
+/* Room for kube-apiserver's longer texts (a label selector with several bad
+ * values, a pod's list of containers): they are not bounded, but 4 KiB holds
+ * every one the tests meet; a longer one is cut there. */
+#define SL_ERROR_TEXT_MAX 4096
+
 typedef struct sl_error {
-    char text[512];
+    char text[SL_ERROR_TEXT_MAX];
     sl_errkind_t kind;
     sl_fielderr_t *fields; /* owned; NULL until the first field error */
     size_t nfields, capfields;

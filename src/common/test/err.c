@@ -24,6 +24,13 @@ static void text_and_errno(void)
     sl_errprefix(&e, "get");
     is_int(e.kind, SL_ERR_NOT_FOUND, "prefix keeps the kind");
     is_int(sl_errprintf(NULL, "x"), -1, "NULL error is fine");
+    char longtext[3001];
+    memset(longtext, 'v', 3000);
+    longtext[3000] = '\0';
+    sl_errkindf(&e, SL_ERR_BAD_REQUEST, "unable to parse requirement: %s", longtext);
+    is_int((int)strlen(e.text), 29 + 3000, "a 3 KB text is kept whole");
+    sl_errprefix(&e, "list");
+    is_int((int)strlen(e.text), 35 + 3000, "... and its prefix");
     sl_err_field(NULL, SL_FE_REQUIRED, "a", NULL, NULL);
 }
 
@@ -84,7 +91,7 @@ static void fields(void)
 
 int main(void)
 {
-    tap_plan(26);
+    tap_plan(28);
     text_and_errno();
     fields();
     return tap_done();
