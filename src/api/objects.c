@@ -286,28 +286,24 @@ enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p)
     return api_reply_object(r, p->res, 200, obj);
 }
 
-/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422.
+/* Immutable metadata on update (ValidateObjectMetaUpdate): 0, or -1 with
+ * field errors in err.
  * creationTimestamp is not checked: kube-apiserver's BeforeUpdate puts the
  * stored one back first (clients such as client-node send it back in
  * another form, "...:00.000Z"), and so does carry_over() here. */
-static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t *old)
+static int check_meta_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     static const char *const fields[] = {"uid", NULL};
-    sl_error_t err = SL_ERROR_INIT;
     for (int i = 0; fields[i]; i++) {
         const char *nv = sl_kube_meta_str(obj, fields[i]);
         const char *ov = sl_kube_meta_str(old, fields[i]);
         if (nv && *nv && ov && strcmp(nv, ov)) {
             char f[64];
             snprintf(f, sizeof(f), "metadata.%s", fields[i]);
-            sl_kube_cause_invalid_str(&err, f, nv, "field is immutable");
+            sl_kube_cause_invalid_str(err, f, nv, "field is immutable");
         }
     }
-    if (!sl_err_nfields(&err))
-        return NULL;
-    json_t *st = sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), &err);
-    sl_error_clear(&err);
-    return st;
+    return sl_err_nfields(err) ? -1 : 0;
 }
 
 /* What an update keeps from the stored object, whatever the client sent. */
@@ -362,8 +358,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
     json_t *obj = *objp;
     bool status_sub = p->sub && !strcmp(p->sub, "status");
     json_t *st;
-    if ((st = check_meta_update(res, obj, old))) {
-        *status = st;
+    sl_error_t merr = SL_ERROR_INIT;
+    if (check_meta_update(obj, old, &merr) < 0) {
+        *status = sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), &merr);
+        sl_error_clear(&merr);
         return -1;
     }
     if (p->sub && !strcmp(p->sub, "finalize")) {
