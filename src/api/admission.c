@@ -98,7 +98,7 @@ json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
     uid_t uid = 0;
     gid_t gid = 0, job_gid;
     char *uname = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_authz_unix_user(api->policy, r->user->name, &uid, &gid, &uname, &err) < 0) {
         char *why = sl_xasprintf("no Unix user to run its jobs as: %s", err.text);
         json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);

@@ -38,7 +38,7 @@ int api_authenticate(api_req_t *r)
     sl_api_t *api = r->api;
     if (!api->policy || api_is_shim_push(r->url))
         return 0;
-    sl_error_t why = {""};
+    sl_error_t why = SL_ERROR_INIT;
     if (r->plain) {
         const sl_auth_user_t *anon = sl_authz_anonymous(api->policy);
         if (anon) {

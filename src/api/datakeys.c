@@ -99,7 +99,7 @@ long api_go_base64_error(const char *s, size_t n, size_t *decoded)
     return -1;
 }
 
-char *api_data_decode_error(json_t *obj, const char *field)
+int api_data_decode_check(json_t *obj, const char *field, sl_error_t *err)
 {
     const char *k;
     json_t *v;
@@ -110,9 +110,10 @@ char *api_data_decode_error(json_t *obj, const char *field)
             continue; /* null decodes to nothing; other types: the schema */
         long at = api_go_base64_error(s, json_string_length(v), NULL);
         if (at >= 0)
-            return sl_xasprintf("illegal base64 data at input byte %ld", at);
+            return sl_errkindf(err, SL_ERR_BAD_REQUEST, "illegal base64 data at input byte %ld",
+                               at);
     }
-    return NULL;
+    return 0;
 }
 
 /* IsConfigMapKey, each message an Invalid error on field[key] */

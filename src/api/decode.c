@@ -76,14 +76,13 @@ static char *summarize(const char *data, size_t len)
     return sl_xstrndup(data, len);
 }
 
-json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why)
+json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err)
 {
-    *why = NULL;
     if (yaml) {
-        sl_error_t err = {""};
-        json_t *docs = sl_yaml_to_json(data, len, &err);
+        json_t *docs = sl_yaml_to_json(data, len, err);
         if (!docs) {
-            *why = sl_xasprintf("error converting YAML to JSON: %s", err.text);
+            sl_errprefix(err, "error converting YAML to JSON");
+            err->kind = SL_ERR_BAD_REQUEST;
             return NULL;
         }
         json_t *v = json_incref(json_array_get(docs, 0));
@@ -92,13 +91,14 @@ json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why)
     }
     char *e = api_gojson_error(data, len);
     if (e) {
-        *why = e;
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", e);
+        free(e);
         return NULL;
     }
     json_error_t je;
     json_t *v = json_loadb(data, len, JSON_DECODE_ANY, &je);
     if (!v)
-        *why = sl_xstrdup(je.text);
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", je.text);
     return v;
 }
 
@@ -143,12 +143,13 @@ const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
     const char *kind = !strcmp(r->method, "POST")  ? "CreateOptions"
                        : !strcmp(r->method, "PUT") ? "UpdateOptions"
                                                    : "PatchOptions";
-    json_t *causes = json_array();
+    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"Ignore", "Strict", "Warn", NULL};
     json_t *jv = json_string(v);
-    sl_kube_cause_not_supported(causes, "fieldValidation", jv, allowed);
+    sl_kube_cause_not_supported(&err, "fieldValidation", jv, allowed);
     json_decref(jv);
-    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", causes));
+    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", &err));
+    sl_error_clear(&err);
     return NULL;
 }
 
@@ -164,7 +165,7 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
     if (!res->ops || !res->ops->decode_check)
         return 0;
     json_t *unknown = json_array(), *warns = json_array();
-    char *derr = NULL;
+    sl_error_t derr = SL_ERROR_INIT;
     bool prefix = strcmp(r->method, "PATCH") != 0; /* patch errors are bare in kube */
     const char *av = json_string_value(json_object_get(obj, "apiVersion"));
     const char *slash = av ? strrchr(av, '/') : NULL;
@@ -172,7 +173,7 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
     char *pre = prefix ? handled_prefix(res, res->kind, version) : sl_xstrdup("");
     int rc = 0;
     if (res->ops->decode_check(obj, unknown, warns, &derr) < 0) {
-        char *msg = sl_xasprintf("%s%s", pre, derr ? derr : "decode error");
+        char *msg = sl_xasprintf("%s%s", pre, *derr.text ? derr.text : "decode error");
         *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
         free(msg);
         rc = -1;
@@ -199,7 +200,6 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
         json_array_foreach(unknown, i, w) api_warn(r, "%s", json_string_value(w));
 out:
     free(pre);
-    free(derr);
     json_decref(unknown);
     json_decref(warns);
     return rc;
@@ -216,51 +216,54 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
     const char *directive = api_field_validation(r, mhd);
     if (!directive)
         return NULL;
-    char *why = NULL;
+    sl_error_t perr = SL_ERROR_INIT;
     json_t *obj;
     if (proto) {
-        obj = api_pb_decode(r->body.data, r->body.len, &why);
+        sl_error_t err = SL_ERROR_INIT;
+        obj = api_pb_decode(r->body.data, r->body.len, &err);
         if (!obj) {
-            json_t *s = errno == ENOTSUP ? sl_kube_status_unsupported_media_type(NULL)
-                                         : sl_kube_status_bad_request(why);
-            free(why);
+            /* kube's 415 names the media types; err's text says which kind */
+            json_t *s = err.kind == SL_ERR_UNSUPPORTED_MEDIA_TYPE
+                            ? sl_kube_status_unsupported_media_type(NULL)
+                            : sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
             *mhd = api_reply_status(r, s);
             return NULL;
         }
     } else {
-        obj = api_parse_body(r->body.data, r->body.len, yaml, &why);
+        obj = api_parse_body(r->body.data, r->body.len, yaml, &perr);
     }
     if (obj && json_is_null(obj)) {
         json_decref(obj);
         obj = json_object();
     }
     if (obj && !json_is_object(obj)) {
-        why = sl_xasprintf("json: cannot unmarshal %s into Go value of type struct { APIVersion "
-                           "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
-                           "\"json:\\\"kind,omitempty\\\"\" }",
-                           json_type_go(obj));
+        sl_errkindf(&perr, SL_ERR_BAD_REQUEST,
+                    "json: cannot unmarshal %s into Go value of type struct { APIVersion "
+                    "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+                    "\"json:\\\"kind,omitempty\\\"\" }",
+                    json_type_go(obj));
         json_decref(obj);
         obj = NULL;
     }
     json_t *jav = obj ? json_object_get(obj, "apiVersion") : NULL;
     json_t *jkind = obj ? json_object_get(obj, "kind") : NULL;
     if (obj && ((jav && !json_is_string(jav)) || (jkind && !json_is_string(jkind)))) {
-        why = sl_xasprintf("json: cannot unmarshal %s into Go struct field .%s of type string",
-                           json_type_go(jav && !json_is_string(jav) ? jav : jkind),
-                           jav && !json_is_string(jav) ? "apiVersion" : "kind");
+        sl_errkindf(&perr, SL_ERR_BAD_REQUEST,
+                    "json: cannot unmarshal %s into Go struct field .%s of type string",
+                    json_type_go(jav && !json_is_string(jav) ? jav : jkind),
+                    jav && !json_is_string(jav) ? "apiVersion" : "kind");
         json_decref(obj);
         obj = NULL;
     }
     if (!obj) {
         char *sum = summarize(r->body.data, r->body.len);
-        char *msg = sl_xasprintf("the object provided is unrecognized (must be of type %s): "
-                                 "%s%s (%s)",
-                                 res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ",
-                                 why ? why : "", sum);
+        char *msg = sl_xasprintf(
+            "the object provided is unrecognized (must be of type %s): "
+            "%s%s (%s)",
+            res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ", perr.text, sum);
         *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
         free(msg);
         free(sum);
-        free(why);
         return NULL;
     }
     char gv[128];

@@ -29,21 +29,19 @@ static bool protected_namespace(const char *name)
     return !strcmp(name, "default") || !strcmp(name, "kube-system") || !strcmp(name, "kube-public");
 }
 
-/* Parse DeleteOptions from the body (may be empty) and the query. */
-static int parse_opts(api_req_t *r, api_delopts_t *o, json_t **status)
+/* Parse DeleteOptions from the body (may be empty) and the query; -1 with
+ * err (SL_ERR_BAD_REQUEST) when they do not parse. */
+static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
 {
     memset(o, 0, sizeof(*o));
     json_t *body = NULL;
     if (r->body.len) {
-        char *why = NULL;
-        body = api_parse_body(r->body.data, r->body.len, false, &why);
+        sl_error_t perr = SL_ERROR_INIT;
+        body = api_parse_body(r->body.data, r->body.len, false, &perr);
         if (!body || !json_is_object(body)) {
-            char *msg = sl_xasprintf("the body of the request could not be decoded as "
-                                     "DeleteOptions: %s",
-                                     why ? why : "not a JSON object");
-            *status = sl_kube_status_bad_request(msg);
-            free(msg);
-            free(why);
+            sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                        "the body of the request could not be decoded as DeleteOptions: %s",
+                        body ? "not a JSON object" : perr.text);
             json_decref(body);
             return -1;
         }
@@ -70,10 +68,8 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, json_t **status)
     if (g && *g) {
         char *end;
         long long v = strtoll(g, &end, 10);
-        if (*end) {
-            *status = sl_kube_status_bad_request("gracePeriodSeconds must be an integer");
-            return -1;
-        }
+        if (*end)
+            return sl_errkindf(err, SL_ERR_BAD_REQUEST, "gracePeriodSeconds must be an integer");
         o->has_grace = true;
         o->grace = v;
     }
@@ -107,7 +103,7 @@ static int mark_deleting(sl_api_t *api, const api_resource_t *res, json_t *obj, 
     }
     if (dry)
         return 0;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_update(api->store, res->store_name, obj, sl_kube_rv(obj), &err) < 0) {
         *status = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
         return -1;
@@ -194,7 +190,7 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
     }
     json_decref(obj);
     json_t *gone = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_delete(api->store, res->store_name, ns, name, sl_kube_rv(old), &gone, &err) < 0) {
         *status = api_store_error_status(res, name, errno, err.text);
         return -1;
@@ -208,8 +204,10 @@ enum MHD_Result api_handle_delete(api_req_t *r, const api_path_t *p)
     const api_resource_t *res = p->res;
     api_delopts_t o;
     json_t *st = NULL, *result = NULL;
-    if (parse_opts(r, &o, &st) < 0)
-        return api_reply_status(r, st);
+    sl_error_t err = SL_ERROR_INIT;
+    if (parse_opts(r, &o, &err) < 0)
+        return api_reply_status(
+            r, sl_kube_status_error(&err, res->name, res->group, res->kind, p->name));
     int rc = -1;
     for (int attempt = 0; attempt < 5; attempt++) {
         json_t *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
@@ -243,7 +241,11 @@ enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
     api_delopts_t o;
     json_t *st = NULL;
     sl_kube_selector_t *ls = NULL, *fs = NULL;
-    if (parse_opts(r, &o, &st) < 0 || api_parse_selectors(r, res, &ls, &fs, &st) < 0)
+    sl_error_t err = SL_ERROR_INIT;
+    if (parse_opts(r, &o, &err) < 0)
+        return api_reply_status(r,
+                                sl_kube_status_error(&err, res->name, res->group, res->kind, NULL));
+    if (api_parse_selectors(r, res, &ls, &fs, &st) < 0)
         return api_reply_status(r, st);
     int64_t rv = 0;
     json_t *all = sl_store_list(r->api->store, res->store_name, p->ns, &rv);

@@ -230,9 +230,9 @@ void api_quota_sync(sl_api_t *api);
  * (*decoded, optional, gets the decoded size), else the offset its
  * "illegal base64 data at input byte N" names. */
 long api_go_base64_error(const char *s, size_t n, size_t *decoded);
-/* The decode error of the first value of obj.field that is not base64
- * (caller frees), or NULL. */
-char *api_data_decode_error(json_t *obj, const char *field);
+/* 0, or -1 with err (SL_ERR_BAD_REQUEST) naming the decode error of the
+ * first value of obj.field that is not base64. */
+int api_data_decode_check(json_t *obj, const char *field, sl_error_t *err);
 /* ValidateConfigMap / ValidateSecret's data rules, appended to errs. */
 void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs);
 void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
@@ -273,9 +273,9 @@ enum MHD_Result api_handle_shim_event(api_req_t *r);
  * kind's strict decoding per the fieldValidation parameter. NULL with a
  * Status reply queued on failure (*mhd gets the result). */
 json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd);
-/* Parse a body as JSON (or YAML) without any kind checks; NULL with *why
- * (caller frees) on a syntax error worded like Go's encoding/json. */
-json_t *api_parse_body(const char *data, size_t len, bool yaml, char **why);
+/* Parse a body as JSON (or YAML) without any kind checks; NULL with err
+ * (SL_ERR_BAD_REQUEST) on a syntax error worded like Go's encoding/json. */
+json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
 /* Strict/Warn/Ignore for this request; NULL with a Status reply queued
  * when the parameter has an unsupported value. */
 const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd);
@@ -315,7 +315,11 @@ bool api_pod_delete_now(json_t *pod, long long grace);
 /* --- kinds.c, pod_kind.c --- */
 /* ValidateObjectMeta: name (DNS label or subdomain), labels, annotations. */
 void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs);
-/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs. */
+/* A validator's result: -1 when err holds field errors, else 0. */
+int api_fields_result(const sl_error_t *err);
+/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs.
+ * (admission.c's style still; the kinds' validators return
+ * api_fields_result() and objects.c builds the Status.) */
 json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj);
 /* Unknown fields of obj as kind (src/pod/schema.h) appended to unknown. */
 int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown);

@@ -79,7 +79,7 @@ static bool array_index(json_t *arr, const char *key, bool for_add, size_t *idx)
 }
 
 /* value is stolen. */
-static int do_add(json_t *doc, const char *path, json_t *value, char **why)
+static int do_add(json_t *doc, const char *path, json_t *value, sl_error_t *err)
 {
     char *key;
     json_t *parent = resolve_parent(doc, path, &key);
@@ -97,7 +97,8 @@ static int do_add(json_t *doc, const char *path, json_t *value, char **why)
         }
     }
     if (rc < 0)
-        *why = sl_xasprintf("add operation does not apply: doc is missing path: \"%s\"", path);
+        sl_errkindf(err, SL_ERR_INVALID,
+                    "add operation does not apply: doc is missing path: \"%s\"", path);
     json_decref(value);
     free(key);
     return rc;
@@ -142,39 +143,37 @@ static json_t *do_get(json_t *doc, const char *path)
     return v;
 }
 
-/* The copy of the value at from, counted against the copy budget; NULL
- * with *why and *code 422 (or 0: from is missing) when refused. */
-static json_t *copy_value(json_t *doc, const char *from, size_t limit, size_t *copied, char **why,
-                          int *code)
+/* *out: the copy of the value at from (NULL: from is missing), counted
+ * against the copy budget; -1 with err (Invalid) when that is spent. */
+static int copy_value(json_t *doc, const char *from, size_t limit, size_t *copied, json_t **out,
+                      sl_error_t *err)
 {
     json_t *v = do_get(doc, from);
+    *out = NULL;
     if (!v)
-        return NULL;
+        return 0;
     *copied += json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (limit && *copied > limit) {
-        *why = sl_xasprintf("Unable to complete the copy, the accumulated size increase of "
-                            "copy is %zu, exceeding the limit %zu",
-                            *copied, limit);
-        *code = 422;
-        return NULL;
-    }
-    return json_deep_copy(v);
+    if (limit && *copied > limit)
+        return sl_errkindf(err, SL_ERR_INVALID,
+                           "Unable to complete the copy, the accumulated size increase of "
+                           "copy is %zu, exceeding the limit %zu",
+                           *copied, limit);
+    *out = json_deep_copy(v);
+    return 0;
 }
 
-json_t *api_json_patch(json_t *doc, json_t *patch, size_t copy_limit, char **why, int *code)
+json_t *api_json_patch(json_t *doc, json_t *patch, size_t copy_limit, sl_error_t *err)
 {
-    *why = NULL;
-    *code = 422;
     if (!json_is_array(patch)) {
-        *why = sl_xasprintf("json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
-                            json_is_object(patch) ? "object" : "value");
-        *code = 400;
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                    "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
+                    json_is_object(patch) ? "object" : "value");
         return NULL;
     }
     if (json_array_size(patch) > API_JSONPATCH_MAX_OPS) {
-        *why = sl_xasprintf("The allowed maximum operations in a JSON patch is %d, got %zu",
-                            API_JSONPATCH_MAX_OPS, json_array_size(patch));
-        *code = 413;
+        sl_errkindf(err, SL_ERR_TOO_LARGE,
+                    "The allowed maximum operations in a JSON patch is %d, got %zu",
+                    API_JSONPATCH_MAX_OPS, json_array_size(patch));
         return NULL;
     }
     size_t copied = 0;
@@ -188,68 +187,70 @@ json_t *api_json_patch(json_t *doc, json_t *patch, size_t copy_limit, char **why
         const char *from = json_string_value(json_object_get(op, "from"));
         json_t *value = json_object_get(op, "value");
         if (!kind) {
-            *why = sl_xstrdup("Unexpected kind: unknown");
+            sl_errkindf(err, SL_ERR_INVALID, "Unexpected kind: unknown");
             goto fail;
         }
         if (!path) {
-            *why = sl_xasprintf("%s operation missing path", kind);
+            sl_errkindf(err, SL_ERR_INVALID, "%s operation missing path", kind);
             goto fail;
         }
         if (!strcmp(kind, "add")) {
             if (!value) {
-                *why = sl_xstrdup("add operation missing value");
+                sl_errkindf(err, SL_ERR_INVALID, "add operation missing value");
                 goto fail;
             }
-            if (do_add(out, path, json_deep_copy(value), why) < 0)
+            if (do_add(out, path, json_deep_copy(value), err) < 0)
                 goto fail;
         } else if (!strcmp(kind, "remove")) {
             json_t *v = do_take(out, path);
             if (!v) {
-                *why = sl_xasprintf("remove operation does not apply: doc is missing path: "
-                                    "\"%s\"",
-                                    path);
+                sl_errkindf(err, SL_ERR_INVALID,
+                            "remove operation does not apply: doc is missing path: "
+                            "\"%s\"",
+                            path);
                 goto fail;
             }
             json_decref(v);
         } else if (!strcmp(kind, "replace")) {
             if (!value) {
-                *why = sl_xstrdup("replace operation missing value");
+                sl_errkindf(err, SL_ERR_INVALID, "replace operation missing value");
                 goto fail;
             }
             json_t *v = do_take(out, path);
             if (!v) {
-                *why = sl_xasprintf("replace operation does not apply: doc is missing key: %s",
-                                    path);
+                sl_errkindf(err, SL_ERR_INVALID,
+                            "replace operation does not apply: doc is missing key: %s", path);
                 goto fail;
             }
             json_decref(v);
-            if (do_add(out, path, json_deep_copy(value), why) < 0)
+            if (do_add(out, path, json_deep_copy(value), err) < 0)
                 goto fail;
         } else if (!strcmp(kind, "move") || !strcmp(kind, "copy")) {
             if (!from) {
-                *why = sl_xasprintf("%s operation missing from", kind);
+                sl_errkindf(err, SL_ERR_INVALID, "%s operation missing from", kind);
                 goto fail;
             }
-            json_t *v = !strcmp(kind, "move")
-                            ? do_take(out, from)
-                            : copy_value(out, from, copy_limit, &copied, why, code);
-            if (*why)
+            json_t *v = NULL;
+            if (!strcmp(kind, "move"))
+                v = do_take(out, from);
+            else if (copy_value(out, from, copy_limit, &copied, &v, err) < 0)
                 goto fail;
             if (!v) {
-                *why = sl_xasprintf("%s operation does not apply: doc is missing from path: %s",
-                                    kind, from);
+                sl_errkindf(err, SL_ERR_INVALID,
+                            "%s operation does not apply: doc is missing from path: %s", kind,
+                            from);
                 goto fail;
             }
-            if (do_add(out, path, v, why) < 0)
+            if (do_add(out, path, v, err) < 0)
                 goto fail;
         } else if (!strcmp(kind, "test")) {
             json_t *v = do_get(out, path);
             if (!(v ? value && json_equal(v, value) : value && json_is_null(value))) {
-                *why = sl_xasprintf("testing value %s failed: test failed", path);
+                sl_errkindf(err, SL_ERR_INVALID, "testing value %s failed: test failed", path);
                 goto fail;
             }
         } else {
-            *why = sl_xasprintf("Unexpected kind: %s", kind);
+            sl_errkindf(err, SL_ERR_INVALID, "Unexpected kind: %s", kind);
             goto fail;
         }
     }

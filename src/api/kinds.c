@@ -6,6 +6,7 @@
 #include "api/printers.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "kube/status.h"
 #include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
@@ -65,26 +66,27 @@ int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown)
     return 0;
 }
 
+int api_fields_result(const sl_error_t *err) { return sl_err_nfields(err) ? -1 : 0; }
+
 /* NULL when errs is empty, else the 422 Invalid Status for obj (errs freed). */
 json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj)
 {
     json_t *st = NULL;
     if (sl_fielderrs_count(errs))
-        st = sl_fielderrs_status(errs, "", kind, sl_kube_name(obj) ? sl_kube_name(obj) : "");
+        st = sl_kube_status_invalid(kind, "", sl_kube_name(obj) ? sl_kube_name(obj) : "", errs);
     sl_fielderrs_destroy(errs);
     return st;
 }
 
-static json_t *validate_subdomain_named(json_t *obj, const char *kind)
+static int validate_subdomain_named(json_t *obj, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    api_validate_meta(obj, false, errs);
-    return api_invalid_status(errs, kind, obj);
+    api_validate_meta(obj, false, err);
+    return api_fields_result(err);
 }
 
 /* ---- namespaces ---- */
 
-static int ns_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int ns_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     (void)err;
@@ -129,17 +131,16 @@ static void ns_prepare_update(json_t *obj, json_t *old)
         json_object_del(spec, "finalizers");
 }
 
-static json_t *ns_validate(json_t *obj)
+static int ns_validate(json_t *obj, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    api_validate_meta(obj, true, errs);
-    return api_invalid_status(errs, "Namespace", obj);
+    api_validate_meta(obj, true, err);
+    return api_fields_result(err);
 }
 
-static json_t *ns_validate_update(json_t *obj, json_t *old)
+static int ns_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     (void)old;
-    return ns_validate(obj);
+    return ns_validate(obj, err);
 }
 
 const api_kind_ops_t api_namespace_ops = {
@@ -162,18 +163,18 @@ const api_kind_ops_t api_node_ops = {
 
 /* ---- events ---- */
 
-static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int ev_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     (void)err;
     return api_schema_unknown("Event", obj, unknown);
 }
 
-static json_t *ev_validate(json_t *obj) { return validate_subdomain_named(obj, "Event"); }
-static json_t *ev_validate_update(json_t *obj, json_t *old)
+static int ev_validate(json_t *obj, sl_error_t *err) { return validate_subdomain_named(obj, err); }
+static int ev_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     (void)old;
-    return ev_validate(obj);
+    return ev_validate(obj, err);
 }
 
 const api_kind_ops_t api_event_ops = {
@@ -186,25 +187,24 @@ const api_kind_ops_t api_event_ops = {
 
 /* ---- configmaps ---- */
 
-static int cm_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int cm_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
-    if ((*err = api_data_decode_error(obj, "binaryData")))
+    if (api_data_decode_check(obj, "binaryData", err) < 0)
         return -1;
     return api_schema_unknown("ConfigMap", obj, unknown);
 }
 
-static json_t *cm_validate(json_t *obj)
+static int cm_validate(json_t *obj, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    api_validate_meta(obj, false, errs);
-    api_validate_configmap_data(obj, errs);
-    return api_invalid_status(errs, "ConfigMap", obj);
+    api_validate_meta(obj, false, err);
+    api_validate_configmap_data(obj, err);
+    return api_fields_result(err);
 }
-static json_t *cm_validate_update(json_t *obj, json_t *old)
+static int cm_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     (void)old;
-    return cm_validate(obj);
+    return cm_validate(obj, err);
 }
 
 const api_kind_ops_t api_configmap_ops = {
@@ -217,10 +217,10 @@ const api_kind_ops_t api_configmap_ops = {
 
 /* ---- secrets ---- */
 
-static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
-    if ((*err = api_data_decode_error(obj, "data")))
+    if (api_data_decode_check(obj, "data", err) < 0)
         return -1;
     return api_schema_unknown("Secret", obj, unknown);
 }
@@ -266,17 +266,16 @@ static void secret_defaults(json_t *obj)
         json_object_set_new(obj, "type", json_string("Opaque"));
 }
 
-static json_t *secret_validate(json_t *obj)
+static int secret_validate(json_t *obj, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    api_validate_meta(obj, false, errs);
-    api_validate_secret_data(obj, errs);
-    return api_invalid_status(errs, "Secret", obj);
+    api_validate_meta(obj, false, err);
+    api_validate_secret_data(obj, err);
+    return api_fields_result(err);
 }
-static json_t *secret_validate_update(json_t *obj, json_t *old)
+static int secret_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     (void)old;
-    return secret_validate(obj);
+    return secret_validate(obj, err);
 }
 
 const api_kind_ops_t api_secret_ops = {
@@ -290,18 +289,18 @@ const api_kind_ops_t api_secret_ops = {
 
 /* ---- serviceaccounts ---- */
 
-static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, char **err)
+static int sa_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     (void)err;
     return api_schema_unknown("ServiceAccount", obj, unknown);
 }
 
-static json_t *sa_validate(json_t *obj) { return validate_subdomain_named(obj, "ServiceAccount"); }
-static json_t *sa_validate_update(json_t *obj, json_t *old)
+static int sa_validate(json_t *obj, sl_error_t *err) { return validate_subdomain_named(obj, err); }
+static int sa_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     (void)old;
-    return sa_validate(obj);
+    return sa_validate(obj, err);
 }
 
 const api_kind_ops_t api_serviceaccount_ops = {

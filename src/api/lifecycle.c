@@ -30,7 +30,7 @@ void api_ensure_default_sa(sl_api_t *api, const char *ns)
     }
     sa = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "ServiceAccount",
                    "metadata", "name", "default", "namespace", ns);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_create(api->store, "serviceaccounts", sa, &err) < 0 && errno != EEXIST)
         sl_warn("cannot create serviceaccount %s/default: %s", ns, err.text);
     json_decref(sa);
@@ -149,17 +149,16 @@ enum MHD_Result api_handle_shim_event(api_req_t *r)
     const char *bearer = NULL;
     if (auth && !strncasecmp(auth, "Bearer ", 7))
         bearer = auth + 7;
-    char *why = NULL;
-    json_t *ev = api_parse_body(r->body.data, r->body.len, false, &why);
+    sl_error_t perr = SL_ERROR_INIT;
+    json_t *ev = api_parse_body(r->body.data, r->body.len, false, &perr);
     if (!ev || !json_is_object(ev)) {
-        char *m = sl_xasprintf("invalid shim event: %s", why ? why : "not a JSON object");
+        char *m = sl_xasprintf("invalid shim event: %s", ev ? "not a JSON object" : perr.text);
         json_t *st = sl_kube_status_bad_request(m);
         free(m);
-        free(why);
         json_decref(ev);
         return api_reply_status(r, st);
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     errno = 0;
     int rc = hook(hook_arg, bearer, ev, &err);
     int e = errno;

@@ -31,7 +31,7 @@
 int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selector_t **ls,
                         sl_kube_selector_t **fs, json_t **status)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     *ls = *fs = NULL;
     *ls = sl_kube_label_selector_parse(api_query(r, "labelSelector"), &err);
     if (!*ls) {
@@ -152,32 +152,28 @@ static json_t *decode_continue(const char *tok, list_opts_t *o)
     return NULL;
 }
 
-/* kube's ValidateListOptions: 422 Invalid on ListOptions.meta.k8s.io. */
-static json_t *validate_rv_match(const char *rv, const char *match, bool has_cont)
+/* kube's ValidateListOptions: 0, or -1 with the field errors of the 422
+ * Invalid on ListOptions.meta.k8s.io in err. */
+static int validate_rv_match(const char *rv, const char *match, bool has_cont, sl_error_t *err)
 {
-    json_t *causes = json_array();
     static const char *const supported[] = {"Exact", "NotOlderThan", "", NULL};
     if (!rv || !*rv)
-        sl_kube_cause_forbidden(causes, "resourceVersionMatch",
+        sl_kube_cause_forbidden(err, "resourceVersionMatch",
                                 "resourceVersionMatch is forbidden unless resourceVersion is "
                                 "provided");
     if (has_cont)
-        sl_kube_cause_forbidden(causes, "resourceVersionMatch",
+        sl_kube_cause_forbidden(err, "resourceVersionMatch",
                                 "resourceVersionMatch is forbidden when continue is provided");
     if (strcmp(match, "Exact") && strcmp(match, "NotOlderThan")) {
         json_t *v = json_string(match);
-        sl_kube_cause_not_supported(causes, "resourceVersionMatch", v, supported);
+        sl_kube_cause_not_supported(err, "resourceVersionMatch", v, supported);
         json_decref(v);
     }
     if (!strcmp(match, "Exact") && rv && !strcmp(rv, "0"))
-        sl_kube_cause_forbidden(causes, "resourceVersionMatch",
+        sl_kube_cause_forbidden(err, "resourceVersionMatch",
                                 "resourceVersionMatch \"exact\" is forbidden for resourceVersion "
                                 "\"0\"");
-    if (!json_array_size(causes)) {
-        json_decref(causes);
-        return NULL;
-    }
-    return sl_kube_status_invalid("ListOptions", "meta.k8s.io", "", causes);
+    return sl_err_nfields(err) ? -1 : 0;
 }
 
 /* limit, continue, resourceVersion and resourceVersionMatch, with kube's
@@ -196,9 +192,12 @@ static json_t *parse_list_opts(api_req_t *r, list_opts_t *o)
     o->has_cont = ctok && *ctok;
     const char *rv = api_query(r, "resourceVersion");
     const char *match = api_query(r, "resourceVersionMatch");
-    json_t *st;
-    if (match && *match && (st = validate_rv_match(rv, match, o->has_cont)))
+    sl_error_t err = SL_ERROR_INIT;
+    if (match && *match && validate_rv_match(rv, match, o->has_cont, &err) < 0) {
+        json_t *st = sl_kube_status_invalid("ListOptions", "meta.k8s.io", "", &err);
+        sl_error_clear(&err);
         return st;
+    }
     if (o->has_cont) {
         if (rv && *rv && strcmp(rv, "0"))
             return sl_kube_status_bad_request(
@@ -210,7 +209,7 @@ static json_t *parse_list_opts(api_req_t *r, list_opts_t *o)
     o->rv = sl_kube_rv_parse(rv);
     if (o->rv < 0) {
         char *msg = sl_xasprintf("invalid resource version: %s", rv);
-        st = sl_kube_status_bad_request(msg);
+        json_t *st = sl_kube_status_bad_request(msg);
         free(msg);
         return st;
     }
@@ -417,7 +416,7 @@ static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const 
     if (past) {
         /* -1 (an inconsistent continuation), or a forged one from the future */
         *rv = o->has_cont && (o->rv == -1 || o->rv > cur) ? cur : o->rv;
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         if (sl_store_list_at(store, res->store_name, ns, *rv, o->start_ns, o->start_name, list_one,
                              L, &err) < 0 &&
             !L->more)

@@ -411,17 +411,16 @@ static bool has_container(json_t *pod, const char *name)
 }
 
 /* container param, else the default-container annotation, else the only
- * container; NULL with a 400 Status otherwise (kube's validateContainer). */
-static const char *pick_container(api_req_t *r, json_t *pod, json_t **status)
+ * container; NULL with err (SL_ERR_BAD_REQUEST) otherwise (kube's
+ * validateContainer). */
+static const char *pick_container(api_req_t *r, json_t *pod, sl_error_t *err)
 {
     const char *name = sl_kube_name(pod);
     const char *c = api_query(r, "container");
     if (c && *c) {
         if (has_container(pod, c))
             return c;
-        char *m = sl_xasprintf("container %s is not valid for pod %s", c, name);
-        *status = sl_kube_status_bad_request(m);
-        free(m);
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "container %s is not valid for pod %s", c, name);
         return NULL;
     }
     const char *ann = sl_kube_annotation(pod, "kubectl.kubernetes.io/default-container");
@@ -441,14 +440,13 @@ static const char *pick_container(api_req_t *r, json_t *pod, json_t **status)
             sl_buf_printf(&b, "%s%s", b.len ? " " : "", n ? n : "");
         }
     }
-    char *m = json_array_size(cs) == 0
-                  ? sl_xasprintf("a container name must be specified for pod %s", name)
-                  : sl_xasprintf("a container name must be specified for pod %s, choose one of: "
-                                 "[%s]",
-                                 name, b.data ? b.data : "");
+    if (json_array_size(cs) == 0)
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "a container name must be specified for pod %s", name);
+    else
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                    "a container name must be specified for pod %s, choose one of: [%s]", name,
+                    b.data ? b.data : "");
     sl_buf_free(&b);
-    *status = sl_kube_status_bad_request(m);
-    free(m);
     return NULL;
 }
 
@@ -511,11 +509,12 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
     json_t *pod = sl_store_get(r->api->store, "pods", p->ns, p->name);
     if (!pod)
         return api_reply_status(r, api_store_error_status(p->res, p->name, errno, NULL));
-    json_t *st = NULL;
-    const char *container = pick_container(r, pod, &st);
+    sl_error_t err = SL_ERROR_INIT;
+    const char *container = pick_container(r, pod, &err);
     if (!container) {
         json_decref(pod);
-        return api_reply_status(r, st);
+        return api_reply_status(
+            r, sl_kube_status_error(&err, p->res->name, p->res->group, p->res->kind, p->name));
     }
     bool bad = false;
     long long tail = num_param(r, "tailLines", -1, &bad);
@@ -563,7 +562,7 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
         json_decref(pod);
         if (m) {
             ls_free(l);
-            st = sl_kube_status_bad_request(m);
+            json_t *st = sl_kube_status_bad_request(m);
             free(m);
             return api_reply_status(r, st);
         }

@@ -265,7 +265,7 @@ void api_namespace_sweep(sl_api_t *api, const char *name)
         json_decref(ns);
         return;
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (has_string(sl_kube_path(ns, "spec.finalizers"), "kubernetes")) {
         ns_pass_t p = {0};
         sweep_content(api, name, &p);

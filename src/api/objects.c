@@ -119,12 +119,13 @@ static int dry_run(api_req_t *r, enum MHD_Result *mhd)
         return 0;
     if (!strcmp(d, "All"))
         return 1;
-    json_t *causes = json_array();
+    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"All", NULL};
     json_t *v = json_string(d);
-    sl_kube_cause_not_supported(causes, "dryRun", v, allowed);
+    sl_kube_cause_not_supported(&err, "dryRun", v, allowed);
     json_decref(v);
-    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", causes));
+    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", &err));
+    sl_error_clear(&err);
     return -1;
 }
 
@@ -153,6 +154,15 @@ static void clear_system_fields(json_t *obj)
     json_object_del(m, "deletionTimestamp");
     json_object_del(m, "deletionGracePeriodSeconds");
     json_object_del(m, "selfLink");
+}
+
+/* The API edge of a kind's validator: the Status for its error (cleared). */
+static json_t *invalid(const api_resource_t *res, json_t *obj, sl_error_t *err)
+{
+    const char *name = sl_kube_name(obj);
+    json_t *st = sl_kube_status_error(err, res->name, res->group, res->kind, name ? name : "");
+    sl_error_clear(err);
+    return st;
 }
 
 int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
@@ -197,8 +207,11 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         res->ops->defaults(obj);
     if (res->ops && res->ops->prepare_create)
         res->ops->prepare_create(obj);
-    if (res->ops && res->ops->validate_create && (st = res->ops->validate_create(obj)))
+    sl_error_t verr = SL_ERROR_INIT;
+    if (res->ops && res->ops->validate_create && res->ops->validate_create(obj, &verr) < 0) {
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if (is_pod && (st = api_admit_pod_create(r, obj)))
         goto fail;
     if ((st = api_check_object_size(r->api, obj)))
@@ -217,7 +230,7 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         free(genc);
         return 0;
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int rc = -1;
     for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
         rc = sl_store_create(r->api->store, res->store_name, obj, &err);
@@ -273,28 +286,24 @@ enum MHD_Result api_handle_get(api_req_t *r, const api_path_t *p)
     return api_reply_object(r, p->res, 200, obj);
 }
 
-/* Immutable metadata on update (ValidateObjectMetaUpdate): NULL or 422.
+/* Immutable metadata on update (ValidateObjectMetaUpdate): 0, or -1 with
+ * field errors in err.
  * creationTimestamp is not checked: kube-apiserver's BeforeUpdate puts the
  * stored one back first (clients such as client-node send it back in
  * another form, "...:00.000Z"), and so does carry_over() here. */
-static json_t *check_meta_update(const api_resource_t *res, json_t *obj, json_t *old)
+static int check_meta_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     static const char *const fields[] = {"uid", NULL};
-    json_t *causes = json_array();
     for (int i = 0; fields[i]; i++) {
         const char *nv = sl_kube_meta_str(obj, fields[i]);
         const char *ov = sl_kube_meta_str(old, fields[i]);
         if (nv && *nv && ov && strcmp(nv, ov)) {
             char f[64];
             snprintf(f, sizeof(f), "metadata.%s", fields[i]);
-            sl_kube_cause_invalid_str(causes, f, nv, "field is immutable");
+            sl_kube_cause_invalid_str(err, f, nv, "field is immutable");
         }
     }
-    if (!json_array_size(causes)) {
-        json_decref(causes);
-        return NULL;
-    }
-    return sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), causes);
+    return sl_err_nfields(err) ? -1 : 0;
 }
 
 /* What an update keeps from the stored object, whatever the client sent. */
@@ -349,8 +358,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
     json_t *obj = *objp;
     bool status_sub = p->sub && !strcmp(p->sub, "status");
     json_t *st;
-    if ((st = check_meta_update(res, obj, old))) {
-        *status = st;
+    sl_error_t merr = SL_ERROR_INIT;
+    if (check_meta_update(obj, old, &merr) < 0) {
+        *status = sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), &merr);
+        sl_error_clear(&merr);
         return -1;
     }
     if (p->sub && !strcmp(p->sub, "finalize")) {
@@ -361,8 +372,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         json_t *merged = status_merge(obj, old);
         json_decref(obj);
         *objp = obj = merged;
-        if (res->ops && res->ops->validate_status && (st = res->ops->validate_status(obj, old))) {
-            *status = st;
+        sl_error_t verr = SL_ERROR_INIT;
+        if (res->ops && res->ops->validate_status &&
+            res->ops->validate_status(obj, old, &verr) < 0) {
+            *status = invalid(res, obj, &verr);
             return -1;
         }
     } else {
@@ -375,8 +388,10 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
             res->ops->defaults(obj);
         if (res->ops && res->ops->prepare_update)
             res->ops->prepare_update(obj, old);
-        if (res->ops && res->ops->validate_update && (st = res->ops->validate_update(obj, old))) {
-            *status = st;
+        sl_error_t verr = SL_ERROR_INIT;
+        if (res->ops && res->ops->validate_update &&
+            res->ops->validate_update(obj, old, &verr) < 0) {
+            *status = invalid(res, obj, &verr);
             return -1;
         }
     }
@@ -406,7 +421,7 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
             return 0;
         }
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_update(r->api->store, res->store_name, obj, expect_rv, &err) < 0) {
         *status = api_store_error_status(res, p->name, errno, err.text);
         return -1;

@@ -45,52 +45,38 @@ static int patch_type(const char *ct, enum ptype *t)
     return -1;
 }
 
-/* kube-apiserver's NewRequestEntityTooLargeError(why). */
-static json_t *too_large(const char *why)
-{
-    char *msg = sl_xasprintf("Request entity too large: %s", why);
-    json_t *st = sl_kube_status(413, "RequestEntityTooLarge", msg, NULL);
-    free(msg);
-    return st;
-}
-
-/* Apply the patch to old; new ref or NULL with *status. copy_limit bounds
- * what a JSON patch's `copy` operations may duplicate. */
+/* Apply the patch to old; new ref or NULL with err (its kind picks the
+ * Status: BadRequest for a strategic merge or apply that fails, the JSON
+ * patch's own kinds). copy_limit bounds what a JSON patch's `copy`
+ * operations may duplicate. */
 static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_t *patch,
-                     const char *manager, size_t copy_limit, json_t **status)
+                     const char *manager, size_t copy_limit, sl_error_t *err)
 {
-    sl_error_t err = {""};
     char gv[128];
     api_resource_api_version(res, gv, sizeof(gv));
     json_t *out = NULL;
     switch (t) {
-    case P_MERGE: out = sl_kube_merge_patch(old, patch); break;
-    case P_SMP:
-        out = sl_kube_strategic_merge(gv, res->kind, old, patch, &err);
+    case P_MERGE:
+        out = sl_kube_merge_patch(old, patch);
         if (!out)
-            *status = sl_kube_status_bad_request(err.text);
+            sl_errkindf(err, SL_ERR_INTERNAL, "patch failed");
+        break;
+    case P_SMP:
+        out = sl_kube_strategic_merge(gv, res->kind, old, patch, err);
+        if (!out)
+            err->kind = SL_ERR_BAD_REQUEST;
         break;
     case P_APPLY:
-        out = sl_kube_apply(old, patch, manager, &err);
+        out = sl_kube_apply(old, patch, manager, err);
         if (!out)
-            *status = sl_kube_status_bad_request(err.text);
+            err->kind = SL_ERR_BAD_REQUEST;
         break;
-    case P_JSON: {
-        char *why = NULL;
-        int code = 0;
-        out = api_json_patch(old, patch, copy_limit, &why, &code);
-        if (!out)
-            *status = code == 400   ? sl_kube_status_bad_request(why)
-                      : code == 413 ? too_large(why)
-                                    : sl_kube_status(422, "Invalid", why, NULL);
-        free(why);
-        break;
-    }
+    case P_JSON: out = api_json_patch(old, patch, copy_limit, err); break;
     }
     if (out && !json_is_object(out)) {
         json_decref(out);
         out = NULL;
-        *status = sl_kube_status_bad_request("the patch produced something that is not an object");
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "the patch produced something that is not an object");
     }
     return out;
 }
@@ -107,16 +93,12 @@ static void pin_identity(const api_resource_t *res, const api_path_t *p, json_t 
  * after replying (*mhd). */
 static json_t *patch_body(api_req_t *r, enum ptype t, enum MHD_Result *mhd)
 {
-    char *why = NULL;
-    json_t *patch = api_parse_body(r->body.data, r->body.len, false, &why);
-    if (!patch && t == P_APPLY) { /* apply configurations may be YAML */
-        free(why);
-        patch = api_parse_body(r->body.data, r->body.len, true, &why);
-    }
+    sl_error_t perr = SL_ERROR_INIT;
+    json_t *patch = api_parse_body(r->body.data, r->body.len, false, &perr);
+    if (!patch && t == P_APPLY) /* apply configurations may be YAML */
+        patch = api_parse_body(r->body.data, r->body.len, true, &perr);
     if (!patch) {
-        json_t *st = sl_kube_status_bad_request(why);
-        free(why);
-        *mhd = api_reply_status(r, st);
+        *mhd = api_reply_status(r, sl_kube_status_error(&perr, NULL, NULL, NULL, NULL));
         return NULL;
     }
     if (t != P_JSON && !json_is_object(patch)) {
@@ -177,10 +159,11 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
         return mhd;
     const char *manager = api_query(r, "fieldManager");
     if (t == P_APPLY && (!manager || !*manager)) {
-        json_t *causes = json_array();
-        sl_kube_cause_required(causes, "fieldManager", "is required for apply patch");
-        return api_reply_status(r,
-                                sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "", causes));
+        sl_error_t err = SL_ERROR_INIT;
+        sl_kube_cause_required(&err, "fieldManager", "is required for apply patch");
+        json_t *st = sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "", &err);
+        sl_error_clear(&err);
+        return api_reply_status(r, st);
     }
     json_t *patch = patch_body(r, t, &mhd);
     if (!patch)
@@ -212,7 +195,10 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
             st = api_store_error_status(res, p->name, errno, NULL);
             break;
         }
-        obj = apply(t, res, old, patch, manager, r->api->max_body, &st);
+        sl_error_t aerr = SL_ERROR_INIT;
+        obj = apply(t, res, old, patch, manager, r->api->max_body, &aerr);
+        if (!obj)
+            st = sl_kube_status_error(&aerr, res->name, res->group, res->kind, p->name);
         if (obj && (st = api_check_object_size(r->api, obj))) { /* before anything reads it */
             json_decref(obj);
             obj = NULL;

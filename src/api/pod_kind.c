@@ -67,13 +67,11 @@ static const char *bad_quantity(json_t *pod)
     return NULL;
 }
 
-static int pod_decode(json_t *pod, json_t *unknown, json_t *warnings, char **decode_err)
+static int pod_decode(json_t *pod, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     const char *q = bad_quantity(pod);
-    if (q) {
-        *decode_err = sl_xstrdup(q);
-        return -1;
-    }
+    if (q)
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", q);
     api_schema_unknown("Pod", pod, unknown);
     size_t n = 0;
     char **w = sl_schema_pod_warnings(pod, &n);
@@ -189,38 +187,35 @@ static void pod_limits(json_t *pod, sl_fielderrs_t *errs)
     too_many(errs, json_object_get(spec, "volumes"), POD_MAX_VOLUMES, "spec.volumes");
 }
 
-static json_t *pod_validate(json_t *pod)
+static int pod_validate(json_t *pod, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    pod_limits(pod, errs);
-    sl_pod_t *p = sl_pod_parse(pod, errs);
+    pod_limits(pod, err);
+    sl_pod_t *p = sl_pod_parse(pod, err);
     /* the annotations slurmlink reads, the slurm-job.vk.io/flags allow-list
      * among them: refused here, at admission, not when the job is submitted */
     if (p)
-        sl_translate_validate(p, NULL, errs);
+        sl_translate_validate(p, NULL, err);
     sl_pod_destroy(p);
-    return api_invalid_status(errs, "Pod", pod);
+    return api_fields_result(err);
 }
 
-static json_t *pod_validate_update(json_t *pod, json_t *old)
+static int pod_validate_update(json_t *pod, json_t *old, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    pod_limits(pod, errs);
-    sl_pod_t *p = sl_pod_parse(pod, errs);
+    pod_limits(pod, err);
+    sl_pod_t *p = sl_pod_parse(pod, err);
     sl_pod_destroy(p);
-    sl_pod_spec_update_errors(old, pod, errs);
-    return api_invalid_status(errs, "Pod", pod);
+    sl_pod_spec_update_errors(old, pod, err);
+    return api_fields_result(err);
 }
 
 /* pods/status (admins only, src/auth): validated like the object, so that
  * no reader of a stored status meets a condition without a status, an
  * unknown phase or a podIP that is not an address */
-static json_t *pod_validate_status(json_t *pod, json_t *old)
+static int pod_validate_status(json_t *pod, json_t *old, sl_error_t *err)
 {
     (void)old;
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    sl_pod_status_errors(pod, errs);
-    return api_invalid_status(errs, "Pod", pod);
+    sl_pod_status_errors(pod, err);
+    return api_fields_result(err);
 }
 
 const api_kind_ops_t api_pod_ops = {

@@ -377,12 +377,13 @@ bad:
     return NULL;
 }
 
-json_t *api_pb_decode(const char *data, size_t len, char **why)
+json_t *api_pb_decode(const char *data, size_t len, sl_error_t *err)
 {
-    *why = NULL;
     if (len < 4 || memcmp(data, "k8s\0", 4)) {
-        *why = sl_xstrdup("provided data does not appear to be a protobuf message, expected "
-                          "prefix [107 56 115 0]");
+        errno = EINVAL;
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                    "provided data does not appear to be a protobuf message, expected "
+                    "prefix [107 56 115 0]");
         return NULL;
     }
     rd_t r = {(const uint8_t *)data + 4, (const uint8_t *)data + len};
@@ -413,10 +414,11 @@ json_t *api_pb_decode(const char *data, size_t len, char **why)
         if (!strcmp(kinds[i].kind, kind))
             m = kinds[i].msg;
     if (!m) {
-        *why = sl_xasprintf("protobuf bodies of kind %s are not supported; send JSON",
-                            kind ? kind : "(none)");
-        json_decref(tm);
         errno = ENOTSUP;
+        sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE,
+                    "protobuf bodies of kind %s are not supported; send JSON",
+                    kind ? kind : "(none)");
+        json_decref(tm);
         return NULL;
     }
     json_t *obj = raw.p ? decode_msg(&raw, m, 0) : json_object();
@@ -431,7 +433,7 @@ json_t *api_pb_decode(const char *data, size_t len, char **why)
     return out;
 bad:
     json_decref(tm);
-    *why = sl_xstrdup("unexpected EOF");
     errno = EINVAL;
+    sl_errkindf(err, SL_ERR_BAD_REQUEST, "unexpected EOF");
     return NULL;
 }

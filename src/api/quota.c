@@ -203,7 +203,7 @@ static json_t *quotas_of(sl_api_t *api, const char *ns)
         json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:{s:o}}", "apiVersion", "v1", "kind",
                   "ResourceQuota", "metadata", "name", DEFAULT_QUOTA, "namespace", ns, "labels",
                   "app.kubernetes.io/managed-by", "slurmlink-policy", "spec", "hard", hard);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_create(api->store, "resourcequotas", q, &err) == 0) {
         sl_info("namespace %s: created ResourceQuota default from the policy's defaultQuota", ns);
         json_array_append(qs, q);
@@ -246,7 +246,7 @@ static void write_status(sl_api_t *api, json_t *q, const rlist_t *used)
     }
     struct status_arg a = {
         json_pack("{s:o, s:o}", "hard", hard ? json_deep_copy(hard) : json_object(), "used", u)};
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_mutate(api->store, "resourcequotas", sl_kube_namespace(q), sl_kube_name(q),
                         set_status, &a, NULL, &err) < 0 &&
         errno != ENOENT)
@@ -396,7 +396,7 @@ static json_t *check_quota(json_t *pod, json_t *q, const rlist_t *used, const rl
 int api_quota_begin(api_req_t *r, json_t *pod, json_t **status)
 {
     sl_api_t *api = r->api;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     *status = NULL;
     if (sl_store_txn_begin(api->store, &err) < 0) {
         *status = sl_kube_status_internal(err.text);

@@ -25,16 +25,14 @@ static const char *bad_quantity_map(json_t *map)
     return NULL;
 }
 
-static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, char **decode_err)
+static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
     const char *m;
     if ((m = bad_quantity_map(sl_kube_path(obj, "spec.hard"))) ||
         (m = bad_quantity_map(sl_kube_path(obj, "status.hard"))) ||
-        (m = bad_quantity_map(sl_kube_path(obj, "status.used")))) {
-        *decode_err = sl_xstrdup(m);
-        return -1;
-    }
+        (m = bad_quantity_map(sl_kube_path(obj, "status.used"))))
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", m);
     return api_schema_unknown("ResourceQuota", obj, unknown);
 }
 
@@ -131,26 +129,25 @@ static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
     }
 }
 
-static json_t *rq_validate(json_t *obj)
+static int rq_validate(json_t *obj, sl_error_t *err)
 {
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    api_validate_meta(obj, false, errs);
-    validate_list(sl_kube_path(obj, "spec.hard"), "spec.hard", errs);
+    api_validate_meta(obj, false, err);
+    validate_list(sl_kube_path(obj, "spec.hard"), "spec.hard", err);
     /* scopes narrow a quota to some pods; slurmlink counts every pod of
      * the namespace, so a scoped quota would be enforced wrongly */
     if (json_array_size(sl_kube_path(obj, "spec.scopes")))
-        sl_fe_forbidden(errs, "not supported: quotas apply to every pod of the namespace",
+        sl_fe_forbidden(err, "not supported: quotas apply to every pod of the namespace",
                         "spec.scopes");
     if (sl_kube_path(obj, "spec.scopeSelector"))
-        sl_fe_forbidden(errs, "not supported: quotas apply to every pod of the namespace",
+        sl_fe_forbidden(err, "not supported: quotas apply to every pod of the namespace",
                         "spec.scopeSelector");
-    return api_invalid_status(errs, "ResourceQuota", obj);
+    return api_fields_result(err);
 }
 
-static json_t *rq_validate_update(json_t *obj, json_t *old)
+static int rq_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     (void)old;
-    return rq_validate(obj);
+    return rq_validate(obj, err);
 }
 
 static void rq_prepare_create(json_t *obj)

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "common/err.h"
+
 enum {
     API_V_CREATE = 1 << 0,
     API_V_DELETE = 1 << 1,
@@ -33,9 +35,9 @@ typedef struct api_kind_ops {
     /* Unknown and ignored fields of a decoded object: append
      * `unknown field "spec.x"` texts to unknown and "accepted but ignored"
      * warnings to warnings (both JSON arrays of strings). Return -1 with
-     * *decode_err (caller frees) for a fatal decode error kube-apiserver
+     * err (kind SL_ERR_BAD_REQUEST) for a fatal decode error kube-apiserver
      * reports while decoding (e.g. a malformed quantity, a wrong type). */
-    int (*decode_check)(json_t *obj, json_t *unknown, json_t *warnings, char **decode_err);
+    int (*decode_check)(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err);
     /* Fill defaults the way kube-apiserver's defaulting does. */
     void (*defaults)(json_t *obj);
     /* Create: reset what clients may not set (e.g. a Pod's status). */
@@ -43,12 +45,13 @@ typedef struct api_kind_ops {
     /* Update of the main resource: keep what it may not change (a Pod's
      * status) from old. */
     void (*prepare_update)(json_t *obj, json_t *old);
-    /* Validation: NULL when valid, else a 422 Invalid Status (new ref). */
-    json_t *(*validate_create)(json_t *obj);
-    json_t *(*validate_update)(json_t *obj, json_t *old);
+    /* Validation: 0 when valid, else -1 with field errors in err (fresh,
+     * SL_ERROR_INIT; the caller clears it and builds the 422 Status). */
+    int (*validate_create)(json_t *obj, sl_error_t *err);
+    int (*validate_update)(json_t *obj, json_t *old, sl_error_t *err);
     /* A write of the status subresource: obj is the stored object with the
-     * client's status in it. NULL when valid, else a 422 (new ref). */
-    json_t *(*validate_status)(json_t *obj, json_t *old);
+     * client's status in it. As above. */
+    int (*validate_status)(json_t *obj, json_t *old, sl_error_t *err);
     /* Table columns and one row's cells (both new refs). */
     json_t *(*table_columns)(void);
     json_t *(*table_cells)(json_t *obj, long long now_ns);

@@ -234,7 +234,7 @@ static bool refill(watcher_t *w)
         } else if (errno == ERANGE || !w->hub) {
             /* older than the shared window: read the store's log directly */
             int64_t cur = sl_store_revision(st);
-            sl_error_t err = {""};
+            sl_error_t err = SL_ERROR_INIT;
             json_t *ch =
                 sl_store_changes_prev(st, w->rv, w->res->store_name, w->ns, CHANGE_BATCH, &err);
             if (!ch) {

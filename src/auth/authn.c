@@ -66,7 +66,7 @@ static sl_auth_user_t *from_cert(sl_authn_t *a, gnutls_session_t s, int *present
     if (!*presented)
         return NULL;
     sl_pki_names_t names = {NULL, NULL, 0};
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     if (sl_pki_verify_peer(a->ca, peers[0].data, peers[0].size, &names, &e) < 0) {
         sl_errprintf(why, "client certificate: %s", e.text);
         return NULL;
@@ -81,7 +81,7 @@ sl_auth_user_t *sl_authn_request(sl_authn_t *a, void *tls_session, const char *a
 {
     sl_auth_user_t *u = NULL;
     int presented = 0;
-    sl_error_t certwhy = {""};
+    sl_error_t certwhy = SL_ERROR_INIT;
     if (a->ca && tls_session)
         u = from_cert(a, (gnutls_session_t)tls_session, &presented, &certwhy);
     if (!u && authorization) {

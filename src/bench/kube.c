@@ -329,7 +329,7 @@ void bench_kube_watch(bench_ctx_t *c, sl_bench_run_t **rs, size_t n, const char 
     for (size_t i = 0; i < n; i++)
         if (!rs[i]->error[0] && !rs[i]->t_seen)
             w.left++;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     bench_kube_t *k = bench_kube_get(c, &err);
     const char *ns =
         json_string_value(json_object_get(json_object_get(c->pod, "metadata"), "namespace"));

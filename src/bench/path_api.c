@@ -64,7 +64,7 @@ static void submit(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n)
         long status = 0;
         char *resp = NULL;
         long long t_done = 0;
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         r->t_submit = sl_wall_us();
         int rc = bench_http_call(bench_kube_http(a->k), "POST", path, body, &status, &resp, &t_done,
                                  deadline, &err);

@@ -104,7 +104,7 @@ static void submit(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n)
         free(doc);
     }
     char *file = sl_xasprintf("%s/kubectl-%s.yaml", c->out_dir, rs[0]->pod);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int wrc = sl_write_file(file, text.data, text.len, 0644, &err);
     sl_buf_free(&text);
     if (wrc < 0) {
@@ -160,7 +160,7 @@ static void wait_pods(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
         if (!rs[i]->error[0])
             l.left++;
     char *errout = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int st = l.left ? bench_child_run((const char *const *)argv.v, NULL, on_watch, &l, &errout,
                                       deadline_ms, &err)
                     : 0;

@@ -264,7 +264,7 @@ static void submit_one(bench_ctx_t *c, restd_t *s, sl_bench_run_t *r, long long 
     sl_translate_result_t *res = bench_direct_prepare(c, r);
     if (!res)
         return;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     json_t *job = json_object();
     for (size_t i = 0; i < res->noptions; i++)
         if (job_field(job, res->options[i], &err) < 0) {
@@ -359,7 +359,7 @@ static void wait_jobs(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
             long status = 0;
             char *resp = NULL;
             long long t = 0;
-            sl_error_t err = {""};
+            sl_error_t err = SL_ERROR_INIT;
             int rc =
                 bench_http_call(s->http, "GET", path, NULL, &status, &resp, &t, deadline_ms, &err);
             free(path);

@@ -46,7 +46,7 @@ static void submit_one(bench_ctx_t *c, sl_bench_run_t *r, long long deadline_ms)
     sl_argv_addf(&argv, "%s/job.sh", res->pod_dir);
     ack_t a = {r};
     char *errout = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     r->t_submit = sl_wall_us();
     int st = bench_child_run((const char *const *)argv.v, (const char *const *)env.v, on_line, &a,
                              &errout, deadline_ms, &err);
@@ -115,7 +115,7 @@ static void wait_jobs(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n
                     sl_bench_run_fail(rs[i], "Slurm job %s not finished in time", rs[i]->job_id);
             return;
         }
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         if (left <= 8) {
             for (size_t i = 0; i < n; i++) {
                 sl_bench_run_t *r = rs[i];

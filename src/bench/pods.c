@@ -215,7 +215,7 @@ sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_translate_result_t *res = NULL;
     sl_pod_t *model = sl_pod_parse(pod, errs);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (!model) {
         char *agg = sl_fielderrs_aggregate(errs);
         sl_bench_run_fail(r, "invalid pod: %s", agg);

@@ -176,7 +176,7 @@ int sl_bench_run_read_events(sl_bench_run_t *r)
         return -1;
     }
     char *path = sl_xasprintf("%s/events.jsonl", r->pod_dir);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char *text = sl_read_file(path, NULL, &err);
     free(path);
     if (!text) {

@@ -146,7 +146,7 @@ int cmd_bench(int argc, char **argv)
     o.command = command;
     o.progress = quiet ? NULL : stderr;
 
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_bench_t *b = sl_bench_create(&o, &err);
     if (!b) {
         fprintf(stderr, "slurmlink bench: %s\n", err.text);

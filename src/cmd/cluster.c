@@ -83,7 +83,7 @@ int cmd_up(int argc, char **argv)
         fprintf(stderr, "slurmlink up: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int r = sl_cluster_up(&o, stdout, &err);
     if (r < 0) {
         fprintf(stderr, "slurmlink up: %s\n", err.text);
@@ -132,7 +132,7 @@ int cmd_down(int argc, char **argv)
                      &dir, NULL);
     if (r >= 0)
         return r;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_cluster_down(dir, stdout, &err) < 0) {
         fprintf(stderr, "slurmlink down: %s\n", err.text);
         return 1;
@@ -150,7 +150,7 @@ int cmd_status(int argc, char **argv)
                      &dir, &json);
     if (r >= 0)
         return r;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     r = sl_cluster_status(dir, json, stdout, &err);
     if (r < 0) {
         fprintf(stderr, "slurmlink status: %s\n", err.text);

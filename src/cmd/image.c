@@ -49,7 +49,7 @@ static void human(unsigned long long b, char out[32])
 
 static int do_list(const char *store, int json)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     size_t n;
     sl_image_info_t *v = sl_image_list(store, &n, &err);
     if (!v) {
@@ -124,7 +124,7 @@ int cmd_image(int argc, char **argv)
     const char *action = optind < argc ? argv[optind] : NULL;
     char **args = argv + optind + 1;
     int nargs = action ? argc - optind - 1 : 0;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (!action) {
         usage(stderr);
     } else if (!strcmp(action, "import")) {

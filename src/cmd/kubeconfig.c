@@ -107,7 +107,7 @@ int cmd_kubeconfig(int argc, char **argv)
         return 2;
     }
 
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char *srv = NULL;
     if (server)
         srv = sl_xstrdup(server);

@@ -22,7 +22,7 @@
 static char *read_input(const char *path, size_t *len)
 {
     if (strcmp(path, "-")) {
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         char *s = sl_read_file(path, len, &err);
         if (!s)
             fprintf(stderr, "slurmlink render: %s\n", err.text);
@@ -58,7 +58,7 @@ static int quantity_opt(const char *opt, const char *v, int milli, int64_t *out)
 /* The caller's half of translation: the pod folder (0700) and its files. */
 static int write_pod(const sl_translate_result_t *r)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_podfs_write(r, 0, 0, 0, &err) < 0) {
         fprintf(stderr, "slurmlink render: %s\n", err.text);
         return -1;
@@ -293,7 +293,7 @@ int cmd_render(int argc, char **argv)
         free(self);
         return 1;
     }
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     json_t *docs = sl_yaml_to_json(text, len, &err);
     free(text);
     if (!docs) {

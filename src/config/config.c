@@ -381,7 +381,7 @@ static int read_groups(sl_config_t *c, const json_t *top, sl_error_t *err)
 static int read_file(sl_config_t *c, sl_error_t *err)
 {
     size_t len;
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     int fd = open(c->file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return sl_errprintf(err, "%s: cannot read: %s", c->file, strerror(errno));

@@ -205,7 +205,7 @@ static char *read_pod_file(sl_ctl_t *c, ctl_pod_t *p, const char *name, size_t m
     free(rel);
     if (dir < 0)
         return NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char *data = sl_safefs_read(dir, name, max, NULL, &err);
     close(dir);
     if (!data && errno != ENOENT)
@@ -276,7 +276,7 @@ static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, con
 
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_store_delete(c->store, "pods", p->ns, p->name, 0, NULL, &err) < 0 && errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
     pthread_mutex_lock(&c->lock);
@@ -382,7 +382,7 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
 static void process_changes(sl_ctl_t *c)
 {
     for (;;) {
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         json_t *ch = sl_store_changes(c->store, c->pods_rv, "pods", NULL, 512, &err);
         if (!ch) {
             if (errno == ERANGE) {
@@ -553,7 +553,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
         phase_copy(pod, a.old_phase);
     json_decref(pod);
     sl_slurm_acct_job_t acct;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int r = known ? 0 : sl_slurm_job_accounting(p->job_id, &acct, &err);
     if (r < 0) {
         sl_warn("pod %s/%s: Slurm job %u is purged and accounting does not answer (%s); "
@@ -638,7 +638,7 @@ static void refresh_pending(sl_ctl_t *c)
 static void poll_jobs(sl_ctl_t *c)
 {
     sl_slurm_jobs_t *jobs = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     refresh_pending(c);
     int r = sl_slurm_jobs_load(&c->jobs_since, &jobs, &err);
     if (r < 0) {

@@ -148,7 +148,7 @@ static int node_mutate(json_t *obj, void *arg)
 void ctl_nodes_poll(sl_ctl_t *c)
 {
     sl_slurm_nodes_t *n = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int r = sl_slurm_nodes_load(&c->nodes_since, &n, &err);
     if (r < 0) {
         if (c->slurm_ok)
@@ -172,7 +172,7 @@ void ctl_nodes_poll(sl_ctl_t *c)
             continue;
         sl_metrics_gpus(sn->name, sn->alloc_gpus, sn->gpus);
         node_upd_t u = {node_object(sn), now};
-        sl_error_t e2 = {""};
+        sl_error_t e2 = SL_ERROR_INIT;
         if (sl_store_mutate(c->store, "nodes", NULL, sn->name, node_mutate, &u, NULL, &e2) < 0) {
             json_t *obj = json_deep_copy(u.want);
             json_t *cond = json_array_get(json_object_get(json_object_get(obj, "status"),

@@ -37,7 +37,7 @@ int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid)
 static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t job_id)
 {
     sl_slurm_jobs_t *jl = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_slurm_job_load(job_id, &jl, &err) < 0) {
         if (errno != ENOENT)
             sl_warn("pod %s/%s: cannot check Slurm job %u: %s", ns, name, job_id, err.text);
@@ -59,7 +59,7 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
 {
     if (owned(ns, name, pod_uid, job_id) != 1)
         return -1;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
     if (r < 0 && errno != ESLURM_ALREADY_DONE)
         sl_warn("pod %s/%s: %s", ns, name, err.text);

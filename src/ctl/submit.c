@@ -139,7 +139,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     gid_t gid = c->gid;
     char *uname = NULL, *account = NULL, *home = NULL;
     const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
-    sl_error_t ierr = {""};
+    sl_error_t ierr = SL_ERROR_INIT;
     if (c->policy) {
         account = sl_authz_account(c->policy, p->ns);
         if (kuser && sl_authz_unix_user(c->policy, kuser, &uid, &gid, &uname, &ierr) < 0) {
@@ -190,7 +190,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
     json_t *secrets = sl_store_list(c->store, "secrets", p->ns, NULL);
     sl_translate_result_t *r = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
     json_decref(cms);
     json_decref(secrets);

@@ -117,7 +117,7 @@ typedef struct retired {
 static void reload_policy(sl_api_t *api, const char *path, sl_authz_policy_t **policy,
                           retired_t *old)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_authz_policy_t *p = sl_authz_policy_load(path, &err);
     if (!p) {
         sl_warn("SIGHUP: %s: keeping the policy in use", err.text);
@@ -167,7 +167,7 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
                    sl_store_t *store, sl_authz_policy_t **policy, retired_t *old)
 {
     sl_cfg_action_t action;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_config_t *n = sl_config_load(argc, argv, &action, &err);
     if (!n) {
         sl_warn("SIGHUP: %s: keeping the configuration in use", err.text);
@@ -193,7 +193,7 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
 int main(int argc, char **argv)
 {
     sl_cfg_action_t action;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_config_t *cfg = sl_config_load(argc, argv, &action, &err);
     if (!cfg) {
         if (action == SL_CFG_EXIT)

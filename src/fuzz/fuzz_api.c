@@ -58,7 +58,7 @@ static void setup(void)
         abort();
     atexit(cleanup);
     char path[256];
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     snprintf(path, sizeof(path), "%s/tokens.csv", dir);
     if (sl_write_file(path, TOKENS, strlen(TOKENS), 0600, &err) < 0)
         abort();

@@ -1,5 +1,6 @@
 /* fuzz_pod.c — libFuzzer: bytes → YAML/JSON → Pod validation → schema →
  * translation. Nothing may crash, leak or trip a sanitizer. */
+#include "kube/status.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 #include "pod/yamljson.h"
@@ -29,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_pod_spec_update_errors(j, copy, e);
     sl_pod_t *p = sl_pod_parse(copy, e);
     free(sl_fielderrs_lines(e));
-    json_decref(sl_fielderrs_status(e, NULL, "Pod", "x"));
+    json_decref(sl_kube_status_invalid("Pod", NULL, "x", e));
     if (p && p->name && p->namespace_ && p->uid) {
         sl_translate_config_t cfg = {.pods_root = "/p",
                                      .shim_path = "/s",

@@ -3,6 +3,8 @@
  * texts, requirement validation (labels.NewRequirement) and
  * metav1.LabelSelector objects (LabelSelectorAsSelector). */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,65 +25,94 @@ int sl_kube_sel_is_int64(const char *s)
     return !*end && errno == 0;
 }
 
-/* Appends the field errors of a requirement to errs (", "-joined). */
-static void validate_req(const struct req *r, const char *root, sl_buf_t *errs, int *nerr)
+/* One Invalid field error of a requirement; value as printed ("\"x\"", "[]"). */
+static void invalid(sl_error_t *fe, const char *value, const char *detail, const char *fieldfmt,
+                    ...) __attribute__((format(printf, 4, 5)));
+static void invalid(sl_error_t *fe, const char *value, const char *detail, const char *fieldfmt,
+                    ...)
 {
-    const char *why;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        sl_buf_printf(errs, "%s", (*nerr)++ ? ", " : "");                                          \
-        sl_buf_printf(errs, __VA_ARGS__);                                                          \
-    } while (0)
-    if (!sl_kube_is_label_key(r->key, &why))
-        ADD("%skey: Invalid value: \"%s\": %s", root, r->key, why);
+    va_list ap;
+    va_start(ap, fieldfmt);
+    char *f = NULL;
+    if (vasprintf(&f, fieldfmt, ap) < 0)
+        abort();
+    va_end(ap);
+    sl_err_field_raw(fe, SL_FE_INVALID, f, value, detail);
+    free(f);
+}
+
+static void invalid_str(sl_error_t *fe, const char *value, const char *detail, const char *root,
+                        const char *path)
+{
+    char *q = sl_xasprintf("\"%s\"", value);
+    invalid(fe, q, detail, "%s%s", root, path);
+    free(q);
+}
+
+/* The operator's rule on the number of values. */
+static void validate_nvals(const struct req *r, const char *root, sl_error_t *fe)
+{
     switch (r->op) {
     case OP_IN:
     case OP_NOTIN:
         if (r->nvals == 0)
-            ADD("%svalues: Invalid value: []: for 'in', 'notin' operators, values set can't "
-                "be empty",
-                root);
+            invalid(fe, "[]", "for 'in', 'notin' operators, values set can't be empty", "%svalues",
+                    root);
         break;
     case OP_EQ:
     case OP_DEQ:
     case OP_NE:
         if (r->nvals != 1)
-            ADD("%svalues: Invalid value: [...]: exact-match compatibility requires one single "
-                "value",
-                root);
+            invalid(fe, "[...]", "exact-match compatibility requires one single value", "%svalues",
+                    root);
         break;
     case OP_EXISTS:
     case OP_NOTEXISTS:
         if (r->nvals != 0)
-            ADD("%svalues: Invalid value: [...]: values set must be empty for exists and does "
-                "not exist",
-                root);
+            invalid(fe, "[...]", "values set must be empty for exists and does not exist",
+                    "%svalues", root);
         break;
     case OP_GT:
     case OP_LT:
         if (r->nvals != 1)
-            ADD("%svalues: Invalid value: [...]: for 'Gt', 'Lt' operators, exactly one value "
-                "is required",
-                root);
+            invalid(fe, "[...]", "for 'Gt', 'Lt' operators, exactly one value is required",
+                    "%svalues", root);
         for (size_t i = 0; i < r->nvals; i++)
-            if (!sl_kube_sel_is_int64(r->vals[i]))
-                ADD("%svalues[%zu]: Invalid value: \"%s\": for 'Gt', 'Lt' operators, the "
-                    "value must be an integer",
-                    root, i, r->vals[i]);
+            if (!sl_kube_sel_is_int64(r->vals[i])) {
+                char *q = sl_xasprintf("\"%s\"", r->vals[i]);
+                invalid(fe, q, "for 'Gt', 'Lt' operators, the value must be an integer",
+                        "%svalues[%zu]", root, i);
+                free(q);
+            }
         break;
     }
-    for (size_t i = 0; i < r->nvals; i++)
-        if (!sl_kube_is_label_value(r->vals[i], &why))
-            ADD("%svalues[%zu][%s]: Invalid value: \"%s\": %s", root, i, r->key, r->vals[i], why);
-#undef ADD
 }
 
-/* field.ErrorList.ToAggregate().Error(): one error bare, several in [] */
-static char *aggregate(sl_buf_t *errs, int nerr)
+/* Appends the field errors of a requirement to fe (labels.NewRequirement). */
+static void validate_req(const struct req *r, const char *root, sl_error_t *fe)
 {
-    char *s = nerr > 1 ? sl_xasprintf("[%s]", errs->data) : sl_xstrdup(errs->data);
-    sl_buf_free(errs);
-    return s;
+    sl_error_t why = SL_ERROR_INIT;
+    if (!sl_kube_is_label_key(r->key, &why))
+        invalid_str(fe, r->key, why.text, root, "key");
+    validate_nvals(r, root, fe);
+    for (size_t i = 0; i < r->nvals; i++)
+        if (!sl_kube_is_label_value(r->vals[i], &why)) {
+            char *q = sl_xasprintf("\"%s\"", r->vals[i]);
+            invalid(fe, q, why.text, "%svalues[%zu][%s]", root, i, r->key);
+            free(q);
+        }
+}
+
+/* The field errors of fe as one text appended to msg; 0 when there are none. */
+static int take_errors(sl_error_t *fe, sl_buf_t *msg, const char *prefix)
+{
+    if (!sl_err_nfields(fe))
+        return 0;
+    char *agg = sl_err_fields_aggregate(fe);
+    sl_buf_printf(msg, "%s%s", prefix, agg);
+    free(agg);
+    sl_error_clear(fe);
+    return -1;
 }
 
 /* ---- label selector lexer and parser ---------------------------------- */
@@ -206,9 +237,9 @@ static int parse_req(struct parser *p, struct req *r, sl_buf_t *msg)
         sl_buf_printf(msg, "found '%s', expected: identifier", it.lit);
         return -1;
     }
-    const char *why;
+    sl_error_t why = SL_ERROR_INIT;
     if (!sl_kube_is_label_key(it.lit, &why)) {
-        sl_buf_printf(msg, "<nil>: Invalid value: \"%s\": %s", it.lit, why);
+        sl_buf_printf(msg, "<nil>: Invalid value: \"%s\": %s", it.lit, why.text);
         return -1;
     }
     r->key = sl_xstrdup(it.lit);
@@ -318,15 +349,14 @@ static int parse_labels(sl_kube_selector_t *s, const char *text, sl_buf_t *msg)
         }
         struct req r;
         sl_buf_t why = SL_BUF_INIT;
-        int nerr = 0;
-        if (parse_req(&p, &r, &why) == 0)
-            validate_req(&r, "", &why, &nerr);
+        sl_error_t fe = SL_ERROR_INIT;
+        int bad = parse_req(&p, &r, &why) < 0;
+        if (bad)
+            sl_buf_printf(msg, "unable to parse requirement: %s", why.data ? why.data : "");
         else
-            nerr = 1;
-        if (nerr) {
-            char *agg = aggregate(&why, nerr);
-            sl_buf_printf(msg, "unable to parse requirement: %s", agg);
-            free(agg);
+            validate_req(&r, "", &fe);
+        sl_buf_free(&why);
+        if (bad || take_errors(&fe, msg, "unable to parse requirement: ") < 0) {
             sl_kube_sel_req_free(&r);
             rc = -1;
             break;
@@ -385,17 +415,11 @@ sl_kube_selector_t *sl_kube_label_selector_from_json(json_t *ls, sl_error_t *err
     {
         struct req r = {.key = sl_xstrdup(k), .op = OP_EQ};
         sl_kube_sel_set_add(&r, json_is_string(v) ? json_string_value(v) : "");
-        sl_buf_t why = SL_BUF_INIT;
-        int nerr = 0;
-        validate_req(&r, "", &why, &nerr);
+        sl_error_t fe = SL_ERROR_INIT;
+        validate_req(&r, "", &fe);
         sl_kube_sel_add(s, &r);
-        if (nerr) {
-            char *agg = aggregate(&why, nerr);
-            sl_buf_puts(&msg, agg);
-            free(agg);
+        if (take_errors(&fe, &msg, "") < 0)
             goto fail;
-        }
-        sl_buf_free(&why);
     }
     size_t i;
     json_array_foreach(json_object_get(ls, "matchExpressions"), i, v)
@@ -420,17 +444,11 @@ sl_kube_selector_t *sl_kube_label_selector_from_json(json_t *ls, sl_error_t *err
         json_t *val;
         json_array_foreach(json_object_get(v, "values"), j, val)
             sl_kube_sel_set_add(&r, json_is_string(val) ? json_string_value(val) : "");
-        sl_buf_t why = SL_BUF_INIT;
-        int nerr = 0;
-        validate_req(&r, "", &why, &nerr);
+        sl_error_t fe = SL_ERROR_INIT;
+        validate_req(&r, "", &fe);
         sl_kube_sel_add(s, &r);
-        if (nerr) {
-            char *agg = aggregate(&why, nerr);
-            sl_buf_puts(&msg, agg);
-            free(agg);
+        if (take_errors(&fe, &msg, "") < 0)
             goto fail;
-        }
-        sl_buf_free(&why);
     }
     sl_buf_free(&msg);
     sl_kube_sel_sort(s);

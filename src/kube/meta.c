@@ -397,61 +397,46 @@ static bool qname_ok(const char *s, size_t n)
     return true;
 }
 
-bool sl_kube_is_label_key(const char *s, const char **why)
+/* A refused label key or value: kube-apiserver's text, kind Invalid. */
+static bool refuse(sl_error_t *err, const char *why)
 {
-    const char *dummy;
-    if (!why)
-        why = &dummy;
+    sl_errkindf(err, SL_ERR_INVALID, "%s", why);
+    return false;
+}
+
+bool sl_kube_is_label_key(const char *s, sl_error_t *err)
+{
     const char *slash = strchr(s, '/');
     const char *name = s;
     if (slash) {
-        if (strchr(slash + 1, '/')) {
-            *why = "a qualified name " QNAME_MSG;
-            return false;
-        }
+        if (strchr(slash + 1, '/'))
+            return refuse(err, "a qualified name " QNAME_MSG);
         char *prefix = sl_xstrndup(s, (size_t)(slash - s));
         bool pok = *prefix && sl_kube_is_dns1123_subdomain(prefix);
         bool empty = !*prefix;
         free(prefix);
-        if (empty) {
-            *why = "prefix part must be non-empty";
-            return false;
-        }
-        if (!pok) {
-            *why = "prefix part " SUBDOMAIN_MSG;
-            return false;
-        }
+        if (empty)
+            return refuse(err, "prefix part must be non-empty");
+        if (!pok)
+            return refuse(err, "prefix part " SUBDOMAIN_MSG);
         name = slash + 1;
     }
     size_t n = strlen(name);
-    if (n == 0) {
-        *why = "name part must be non-empty";
-        return false;
-    }
-    if (n > 63) {
-        *why = "name part must be no more than 63 characters";
-        return false;
-    }
-    if (!qname_ok(name, n)) {
-        *why = "name part " QNAME_MSG;
-        return false;
-    }
+    if (n == 0)
+        return refuse(err, "name part must be non-empty");
+    if (n > 63)
+        return refuse(err, "name part must be no more than 63 characters");
+    if (!qname_ok(name, n))
+        return refuse(err, "name part " QNAME_MSG);
     return true;
 }
 
-bool sl_kube_is_label_value(const char *s, const char **why)
+bool sl_kube_is_label_value(const char *s, sl_error_t *err)
 {
-    const char *dummy;
-    if (!why)
-        why = &dummy;
     size_t n = strlen(s);
-    if (n > 63) {
-        *why = "must be no more than 63 characters";
-        return false;
-    }
-    if (n > 0 && !qname_ok(s, n)) {
-        *why = LABEL_VALUE_MSG;
-        return false;
-    }
+    if (n > 63)
+        return refuse(err, "must be no more than 63 characters");
+    if (n > 0 && !qname_ok(s, n))
+        return refuse(err, LABEL_VALUE_MSG);
     return true;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/err.h"
+
 /* metadata.<field> as a string (borrowed, valid while obj is), or NULL when
  * absent or not a string. obj may be NULL. */
 const char *sl_kube_meta_str(json_t *obj, const char *field);
@@ -74,8 +76,9 @@ bool sl_kube_is_dns1123_label(const char *s);
 bool sl_kube_is_dns1123_subdomain(const char *s);
 /* Label key (optional DNS-1123 subdomain prefix + '/' + name ≤63 of
  * [A-Za-z0-9._-], alnum at both ends) and label value (≤63, may be empty).
- * On failure *why (if non-NULL) points at a static kube-apiserver message. */
-bool sl_kube_is_label_key(const char *s, const char **why);
-bool sl_kube_is_label_value(const char *s, const char **why);
+ * On failure err (may be NULL) gets kube-apiserver's message, kind
+ * SL_ERR_INVALID (the caller names the field). */
+bool sl_kube_is_label_key(const char *s, sl_error_t *err);
+bool sl_kube_is_label_value(const char *s, sl_error_t *err);
 
 #endif

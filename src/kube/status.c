@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/quote.h"
 #include "common/xalloc.h"
 
 static const char *reason_for(int code)
@@ -126,55 +127,68 @@ json_t *sl_kube_status_bad_request(const char *message)
     return sl_kube_status(400, "BadRequest", message, NULL);
 }
 
-char *sl_kube_cause_string(json_t *cause)
-{
-    const char *f = json_string_value(json_object_get(cause, "field"));
-    const char *m = json_string_value(json_object_get(cause, "message"));
-    if (f && *f)
-        return sl_xasprintf("%s: %s", f, m ? m : "");
-    return sl_xstrdup(m ? m : "");
-}
-
 json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *name,
-                               json_t *causes)
+                               const sl_error_t *err)
 {
-    if (!json_is_array(causes)) {
-        json_decref(causes);
-        causes = json_array();
-    }
     char *qk = group && *group ? sl_xasprintf("%s.%s", kind, group) : sl_xstrdup(kind);
-    sl_buf_t b = SL_BUF_INIT;
-    sl_buf_printf(&b, "%s \"%s\" is invalid", qk, name ? name : "");
+    char *qn = sl_go_quote(name ? name : "");
+    char *agg = sl_err_fields_aggregate(err);
+    char *msg = *agg ? sl_xasprintf("%s %s is invalid: %s", qk, qn, agg)
+                     : sl_xasprintf("%s %s is invalid", qk, qn);
     free(qk);
-    /* field.ErrorList.ToAggregate(): duplicates dropped, one error bare,
-     * several as "[a, b]" */
-    size_t n = json_array_size(causes), kept = 0;
-    char **seen = sl_xcalloc(n ? n : 1, sizeof *seen);
-    for (size_t i = 0; i < n; i++) {
-        char *s = sl_kube_cause_string(json_array_get(causes, i));
-        int dup = 0;
-        for (size_t j = 0; j < kept; j++)
-            if (strcmp(seen[j], s) == 0)
-                dup = 1;
-        if (dup)
-            free(s);
-        else
-            seen[kept++] = s;
+    free(qn);
+    free(agg);
+    json_t *causes = json_array();
+    for (size_t i = 0; i < sl_err_nfields(err); i++) {
+        const sl_fielderr_t *e = sl_err_fieldat(err, i);
+        char *body = sl_fielderr_body(e);
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", sl_fe_reason(e->type),
+                                                "message", body, "field", e->field));
+        free(body);
     }
-    if (kept == 1) {
-        sl_buf_printf(&b, ": %s", seen[0]);
-    } else if (kept > 1) {
-        sl_buf_puts(&b, ": [");
-        for (size_t j = 0; j < kept; j++)
-            sl_buf_printf(&b, "%s%s", j ? ", " : "", seen[j]);
-        sl_buf_puts(&b, "]");
-    }
-    for (size_t j = 0; j < kept; j++)
-        free(seen[j]);
-    free(seen);
     json_t *d = details(name, group, kind);
     json_object_set_new(d, "causes", causes);
-    return with_msg(422, "Invalid", sl_buf_steal(&b), d);
+    return with_msg(422, "Invalid", msg, d);
+}
+
+static json_t *status_by_kind(const sl_error_t *err, const char *resource, const char *group,
+                              const char *name)
+{
+    const char *t = err->text;
+    switch (err->kind) {
+    case SL_ERR_NOT_FOUND: return sl_kube_status_not_found(resource, group, name);
+    case SL_ERR_ALREADY_EXISTS: return sl_kube_status_already_exists(resource, group, name);
+    case SL_ERR_CONFLICT: return sl_kube_status_conflict(resource, group, name, *t ? t : NULL);
+    case SL_ERR_FORBIDDEN: return sl_kube_status_forbidden(resource, group, name, t);
+    case SL_ERR_BAD_REQUEST: return sl_kube_status(400, NULL, t, NULL);
+    case SL_ERR_UNAUTHORIZED: return sl_kube_status_unauthorized(t);
+    case SL_ERR_METHOD_NOT_ALLOWED: return sl_kube_status(405, NULL, t, NULL);
+    case SL_ERR_NOT_ACCEPTABLE: return sl_kube_status(406, NULL, t, NULL);
+    case SL_ERR_GONE: return sl_kube_status(410, NULL, t, NULL);
+    case SL_ERR_TOO_LARGE: /* NewRequestEntityTooLargeError() */
+        return with_msg(413, "RequestEntityTooLarge",
+                        sl_xasprintf("Request entity too large: %s", t), NULL);
+    case SL_ERR_UNSUPPORTED_MEDIA_TYPE: return sl_kube_status(415, NULL, t, NULL);
+    case SL_ERR_TOO_MANY_REQUESTS: return sl_kube_status(429, NULL, t, NULL);
+    case SL_ERR_UNAVAILABLE: return sl_kube_status(503, NULL, t, NULL);
+    case SL_ERR_TIMEOUT: return sl_kube_status_timeout(t, 0);
+    case SL_ERR_INVALID: /* handled by sl_kube_status_error() */
+    case SL_ERR_GENERIC:
+    case SL_ERR_INTERNAL: break;
+    }
+    return sl_kube_status_internal(t);
+}
+
+json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
+                             const char *kind, const char *name)
+{
+    if (!err)
+        return sl_kube_status_internal("unknown error");
+    if (err->kind == SL_ERR_INVALID && sl_err_nfields(err))
+        return sl_kube_status_invalid(kind, group, name, err);
+    if (err->kind == SL_ERR_INVALID) /* a reason without field errors */
+        return sl_kube_status(422, "Invalid", err->text, NULL);
+    return status_by_kind(err, resource, group, name);
 }
 
 /* Go's rendering of a bad value in field.Error.ErrorBody(). */
@@ -186,55 +200,37 @@ static char *render_value(json_t *v)
     return s ? s : sl_xstrdup("null");
 }
 
-static void add_cause(json_t *causes, const char *type, const char *field, char *body)
+void sl_kube_cause_required(sl_error_t *err, const char *field, const char *detail)
 {
-    json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", type, "message", body,
-                                            "field", field ? field : ""));
-    free(body);
+    sl_err_field_none(err, SL_FE_REQUIRED, field, detail);
 }
 
-static char *body(const char *what, const char *value, const char *detail)
+void sl_kube_cause_forbidden(sl_error_t *err, const char *field, const char *detail)
 {
-    sl_buf_t b = SL_BUF_INIT;
-    sl_buf_puts(&b, what);
-    if (value)
-        sl_buf_printf(&b, ": %s", value);
-    if (detail && *detail)
-        sl_buf_printf(&b, ": %s", detail);
-    return sl_buf_steal(&b);
+    sl_err_field_none(err, SL_FE_FORBIDDEN, field, detail);
 }
 
-void sl_kube_cause_required(json_t *causes, const char *field, const char *detail)
+void sl_kube_cause_too_long(sl_error_t *err, const char *field, const char *detail)
 {
-    add_cause(causes, "FieldValueRequired", field, body("Required value", NULL, detail));
+    sl_err_field_none(err, SL_FE_TOO_LONG, field, detail);
 }
 
-void sl_kube_cause_forbidden(json_t *causes, const char *field, const char *detail)
-{
-    add_cause(causes, "FieldValueForbidden", field, body("Forbidden", NULL, detail));
-}
-
-void sl_kube_cause_too_long(json_t *causes, const char *field, const char *detail)
-{
-    add_cause(causes, "FieldValueTooLong", field, body("Too long", NULL, detail));
-}
-
-void sl_kube_cause_invalid(json_t *causes, const char *field, json_t *value, const char *detail)
+void sl_kube_cause_invalid(sl_error_t *err, const char *field, json_t *value, const char *detail)
 {
     char *v = render_value(value);
-    add_cause(causes, "FieldValueInvalid", field, body("Invalid value", v, detail));
+    sl_err_field_raw(err, SL_FE_INVALID, field, v, detail);
     free(v);
 }
 
-void sl_kube_cause_invalid_str(json_t *causes, const char *field, const char *value,
+void sl_kube_cause_invalid_str(sl_error_t *err, const char *field, const char *value,
                                const char *detail)
 {
     json_t *v = value ? json_string(value) : json_null();
-    sl_kube_cause_invalid(causes, field, v, detail);
+    sl_kube_cause_invalid(err, field, v, detail);
     json_decref(v);
 }
 
-void sl_kube_cause_not_supported(json_t *causes, const char *field, json_t *value,
+void sl_kube_cause_not_supported(sl_error_t *err, const char *field, json_t *value,
                                  const char *const *supported)
 {
     char *v = render_value(value);
@@ -244,16 +240,15 @@ void sl_kube_cause_not_supported(json_t *causes, const char *field, json_t *valu
         for (size_t i = 0; supported[i]; i++)
             sl_buf_printf(&d, "%s\"%s\"", i ? ", " : "", supported[i]);
     }
-    add_cause(causes, "FieldValueNotSupported", field,
-              body("Unsupported value", v, d.data ? d.data : NULL));
+    sl_err_field_raw(err, SL_FE_NOT_SUPPORTED, field, v, d.data ? d.data : NULL);
     sl_buf_free(&d);
     free(v);
 }
 
-void sl_kube_cause_duplicate(json_t *causes, const char *field, json_t *value)
+void sl_kube_cause_duplicate(sl_error_t *err, const char *field, json_t *value)
 {
     char *v = render_value(value);
-    add_cause(causes, "FieldValueDuplicate", field, body("Duplicate value", v, NULL));
+    sl_err_field_raw(err, SL_FE_DUPLICATE, field, v, NULL);
     free(v);
 }
 

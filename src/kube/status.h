@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "common/err.h"
+
 /* Generic: status "Failure" (or "Success" when code is 2xx), reason and
  * message as given (NULL: omitted), details stolen (NULL: omitted). */
 json_t *sl_kube_status(int code, const char *reason, const char *message, json_t *details);
@@ -38,16 +40,29 @@ json_t *sl_kube_status_conflict(const char *resource, const char *group, const c
 /* 400 BadRequest with message. */
 json_t *sl_kube_status_bad_request(const char *message);
 
-/* 422 Invalid from a causes array (stolen) built with sl_kube_cause_*:
+/* 422 Invalid from the field errors of err (borrowed; src/common/err.h):
  * `Pod "p1" is invalid: spec.containers[0].image: Required value` (one
- * cause) or `Pod "p1" is invalid: [a: ..., b: ...]` (several), details
- * {name, group, kind: <Kind>, causes}. kind is the Kind ("Pod"). */
+ * error) or `Pod "p1" is invalid: [a: ..., b: ...]` (several, duplicates
+ * dropped), details {name (omitted when empty), group, kind: <Kind>,
+ * causes: [{reason, message: ErrorBody(), field}]}. kind is the Kind
+ * ("Pod"); the name prints with Go's %q. This is the one place a field
+ * error list becomes a Status. */
 json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *name,
-                               json_t *causes);
+                               const sl_error_t *err);
 
-/* Causes for Invalid (field.Error of k8s.io/apimachinery/.../validation/field).
- * Each appends {"reason":type,"message":body,"field":field} to causes.
- * The body is what field.Error.ErrorBody() prints:
+/* The Status for any sl_error_t, at the API edge: its kind picks the code
+ * and reason (SL_ERR_INVALID: sl_kube_status_invalid() with kind/name, or
+ * with no field errors 422 Invalid with err's text as the message;
+ * SL_ERR_TOO_LARGE: `Request entity too large: <text>`; SL_ERR_NOT_FOUND, _ALREADY_EXISTS,
+ * _CONFLICT, _FORBIDDEN: the texts above for resource/group/name, err's text as the reason where
+ * they take one; SL_ERR_GENERIC and _INTERNAL: 500 `Internal error occurred: <text>`; the others:
+ * their code and reason with err's text as the message). */
+json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
+                             const char *kind, const char *name);
+
+/* Field errors for Invalid whose bad value is a JSON value, appended to err
+ * (field.Error of k8s.io/apimachinery/.../validation/field). The body is
+ * what field.Error.ErrorBody() prints:
  *   required:      "Required value" [": detail"]
  *   forbidden:     "Forbidden" [": detail"]
  *   invalid:       "Invalid value: <value>" [": detail"]
@@ -57,17 +72,15 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
  * <value> is rendered like Go's %#v for JSON scalars: strings quoted
  * ("x"), numbers and booleans bare, null as "null"; objects/arrays as JSON.
  * value is borrowed. supported is a NULL-terminated list (may be NULL). */
-void sl_kube_cause_required(json_t *causes, const char *field, const char *detail);
-void sl_kube_cause_forbidden(json_t *causes, const char *field, const char *detail);
-void sl_kube_cause_invalid(json_t *causes, const char *field, json_t *value, const char *detail);
-void sl_kube_cause_invalid_str(json_t *causes, const char *field, const char *value,
+void sl_kube_cause_required(sl_error_t *err, const char *field, const char *detail);
+void sl_kube_cause_forbidden(sl_error_t *err, const char *field, const char *detail);
+void sl_kube_cause_invalid(sl_error_t *err, const char *field, json_t *value, const char *detail);
+void sl_kube_cause_invalid_str(sl_error_t *err, const char *field, const char *value,
                                const char *detail);
-void sl_kube_cause_not_supported(json_t *causes, const char *field, json_t *value,
+void sl_kube_cause_not_supported(sl_error_t *err, const char *field, json_t *value,
                                  const char *const *supported);
-void sl_kube_cause_duplicate(json_t *causes, const char *field, json_t *value);
-void sl_kube_cause_too_long(json_t *causes, const char *field, const char *detail);
-/* "field: body" of one cause, as in the Invalid message. Caller frees. */
-char *sl_kube_cause_string(json_t *cause);
+void sl_kube_cause_duplicate(sl_error_t *err, const char *field, json_t *value);
+void sl_kube_cause_too_long(sl_error_t *err, const char *field, const char *detail);
 
 /* 403: `pods "p1" is forbidden: <why>` (name NULL/"": `pods is forbidden:
  * <why>`; resource NULL/"": `forbidden: <why>`). */

@@ -35,7 +35,7 @@ static sl_expo_family_t *must(sl_expo_family_t *f, const sl_error_t *err)
 
 static void make(void)
 {
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     sl_expo_t *x = m.x = sl_expo_create();
     m.pods = must(sl_expo_gauge(x, "slurmlink_pods", "Pods in the store by namespace and phase.",
                                 SL_EXPO_LABELS("namespace", "phase"), &e),

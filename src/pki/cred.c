@@ -90,7 +90,7 @@ sl_pki_cred_t *sl_pki_load(const char *cert_path, const char *key_path, sl_error
         free(cert);
         return NULL;
     }
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     sl_pki_cred_t *c = sl_pki_from_pem(cert, key, &e);
     if (key) {
         /* the key text is secret: do not leave it in freed memory */

@@ -1,8 +1,8 @@
 /* fielderr.h — Kubernetes field errors (k8s.io/apimachinery/pkg/util/validation/field).
  *
- * A validator appends errors to an sl_fielderrs_t; the API layer turns the
- * list into a 422 Invalid Status with details.causes[], and the CLI prints
- * one error per line. Texts are kube-apiserver's, byte for byte:
+ * A validator appends errors to an sl_fielderrs_t (an sl_error_t); the API
+ * edge turns it into a 422 Invalid Status with details.causes[], and the CLI
+ * prints one error per line. Texts are kube-apiserver's, byte for byte:
  *
  *   spec.containers[0].name: Duplicate value: "a"
  *   metadata.name: Required value: name or generateName is required
@@ -13,34 +13,16 @@
 #ifndef SL_POD_FIELDERR_H
 #define SL_POD_FIELDERR_H
 
-#include <jansson.h>
+#include "common/err.h"
+
 #include <stddef.h>
 
-typedef enum sl_fe_type {
-    SL_FE_REQUIRED,      /* FieldValueRequired: "Required value" (value never shown) */
-    SL_FE_INVALID,       /* FieldValueInvalid: "Invalid value: <v>" */
-    SL_FE_NOT_SUPPORTED, /* FieldValueNotSupported: "Unsupported value: <v>" */
-    SL_FE_DUPLICATE,     /* FieldValueDuplicate: "Duplicate value: <v>" */
-    SL_FE_FORBIDDEN,     /* FieldValueForbidden: "Forbidden" (value never shown) */
-    SL_FE_TOO_LONG,      /* FieldValueTooLong: "Too long" (value never shown) */
-    SL_FE_TOO_MANY,      /* FieldValueTooMany: "Too many: <n>" */
-    SL_FE_NOT_FOUND,     /* FieldValueNotFound: "Not found: <v>" */
-} sl_fe_type_t;
+/* A field error list is an sl_error_t (src/common/err.h) of kind
+ * SL_ERR_INVALID; these are the validators' shorthands for building one.
+ * The API turns it into the 422 Status (sl_kube_status_error()). */
+typedef sl_error_t sl_fielderrs_t;
 
-/* How the bad value prints: Go's %q for strings, %v for integers. */
-typedef enum sl_fe_vkind { SL_FE_V_NONE, SL_FE_V_STRING, SL_FE_V_INT } sl_fe_vkind_t;
-
-typedef struct sl_fielderr {
-    sl_fe_type_t type;
-    char *field; /* "spec.containers[1].resources.limits.memory" */
-    sl_fe_vkind_t vkind;
-    char *value;      /* SL_FE_V_STRING: the raw bad value (may be ""); else NULL */
-    long long ivalue; /* SL_FE_V_INT */
-    char *detail;     /* may be "" */
-} sl_fielderr_t;
-
-typedef struct sl_fielderrs sl_fielderrs_t;
-
+/* A heap error of kind SL_ERR_INVALID with no field errors yet. */
 sl_fielderrs_t *sl_fielderrs_create(void);
 void sl_fielderrs_destroy(sl_fielderrs_t *l); /* NULL is a no-op */
 
@@ -70,26 +52,8 @@ void sl_fielderrs_extend(sl_fielderrs_t *dst, const sl_fielderrs_t *src);
 size_t sl_fielderrs_count(const sl_fielderrs_t *l);
 const sl_fielderr_t *sl_fielderrs_get(const sl_fielderrs_t *l, size_t i);
 
-/* The cause type string: "FieldValueInvalid", ... */
-const char *sl_fe_reason(sl_fe_type_t type);
-/* ErrorBody(): the message without the field ("Invalid value: \"x\": detail"). Caller frees. */
-char *sl_fielderr_body(const sl_fielderr_t *e);
-/* Error(): "field: body". Caller frees. */
-char *sl_fielderr_text(const sl_fielderr_t *e);
-/* The aggregate as kube-apiserver prints it: one error alone, several as
- * "[e1, e2]", duplicates (same text) dropped. "" for an empty list. Caller frees. */
+/* sl_err_fields_aggregate() / sl_err_fields_lines() under their old names. */
 char *sl_fielderrs_aggregate(const sl_fielderrs_t *l);
-/* One error text per line ("field: body\n"...), for the CLI. Caller frees. */
 char *sl_fielderrs_lines(const sl_fielderrs_t *l);
-
-/* details of the Invalid Status: {"name", "group"?, "kind", "causes": [{reason, message, field}]}.
- * group may be NULL or "" (core). New reference. */
-json_t *sl_fielderrs_details(const sl_fielderrs_t *l, const char *group, const char *kind,
-                             const char *name);
-/* The whole 422 Status object: message "Pod \"x\" is invalid: ...", reason Invalid,
- * details as above. kind is e.g. "Pod" (group-qualified "Job.batch" when group given).
- * New reference. */
-json_t *sl_fielderrs_status(const sl_fielderrs_t *l, const char *group, const char *kind,
-                            const char *name);
 
 #endif

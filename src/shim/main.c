@@ -160,7 +160,7 @@ int main(int argc, char **argv)
     }
 
     char *default_spec = sl_xasprintf("%s/shim.json", dir);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_shim_spec_t *spec = sl_shim_spec_load(spec_path ? spec_path : default_spec, &err);
     free(default_spec);
     if (!spec) {

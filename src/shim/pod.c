@@ -93,7 +93,7 @@ int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_err
     if (spec->report_url) {
         sl_report_opts_t o = {spec->report_url, spec->report_token, spec->report_ca_file,
                               spec->report_pinned_key};
-        sl_error_t rerr = {""};
+        sl_error_t rerr = SL_ERROR_INIT;
         pod->report = sl_report_create(&o, &rerr);
         if (!pod->report)
             sl_warn("pushes disabled: %s", rerr.text);
@@ -282,7 +282,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     char msg[256] = "";
     char *ldir = sl_xasprintf("%s/logs/%s", pod->dir, c->spec->name);
     char *lpath = sl_xasprintf("%s/%d.log", ldir, c->restart_count);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_mkdir_p(ldir, 0750, &err) < 0 || !(c->log = sl_crilog_open(lpath, &err)))
         sl_warn("container %s: output is lost: %s", c->spec->name, err.text);
     free(ldir);

@@ -150,7 +150,7 @@ void shim_status_write(shim_pod_t *pod)
     s[len++] = '\n';
     s[len] = '\0';
     char *path = sl_xasprintf("%s/status.json", pod->dir);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_write_file(path, s, len, 0640, &err) < 0)
         sl_warn("%s", err.text);
     free(path);

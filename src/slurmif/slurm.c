@@ -123,7 +123,7 @@ int sl_slurm_init(const char *conf, sl_error_t *err)
                             e == EINVAL ? "not a regular file" : strerror(e));
     }
     close(fd);
-    sl_error_t why = {""};
+    sl_error_t why = SL_ERROR_INIT;
     if (load_in_child(path, &why) < 0) {
         errno = EINVAL;
         return sl_errprintf(err, "slurm.conf %s: %s", path, why.text);

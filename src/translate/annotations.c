@@ -67,7 +67,7 @@ static int node_count(const char *v)
 static void sing_options(sl_fielderrs_t *e, const char *v)
 {
     sl_argv_t w = SL_ARGV_INIT;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_flags_split(v, &w, &err) < 0)
         sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_OPTS);
     else if (w.n && w.v[0][0] != '-')
@@ -85,7 +85,7 @@ static void sing_options(sl_fielderrs_t *e, const char *v)
 static void sing_mounts(sl_fielderrs_t *e, const char *v)
 {
     sl_argv_t w = SL_ARGV_INIT;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     if (sl_flags_split(v, &w, &err) < 0) {
         sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_SING_MOUNTS);
         sl_argv_free(&w);
@@ -150,7 +150,7 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
         sl_fe_not_supported(e, v, sl_runtime_names(), AP, SL_ANN_RUNTIME);
     if ((v = sl_pod_annotation(p, SL_ANN_IL_FLAGS))) {
         sl_flags_t f = SL_FLAGS_INIT;
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         if (sl_flags_parse(v, &f, &err) < 0 || flag_values(&f, &err) < 0)
             sl_fe_invalid(e, v, err.text, AP, SL_ANN_IL_FLAGS);
         sl_flags_free(&f);

@@ -191,7 +191,7 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
     if (!root)
         root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
     sl_rt_image_in_t img = {k->image, x->in_store ? x->dir : NULL, root};
-    sl_error_t ierr = {""};
+    sl_error_t ierr = SL_ERROR_INIT;
     if (x->ops->image_ref(&img, &x->image, &ierr) < 0)
         sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", x->path);
     if (!x->ops->needs_image && k->image)
@@ -363,7 +363,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         .binary = binary_for(c->cfg, x.rtname),
     };
     sl_argv_t argv = SL_ARGV_INIT;
-    sl_error_t rerr = {""};
+    sl_error_t rerr = SL_ERROR_INIT;
     json_t *j = NULL;
     if ((x.ops->needs_image && !x.image) || sl_fielderrs_count(c->errs) > c->errs_before) {
         /* reported above */

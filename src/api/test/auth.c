@@ -117,7 +117,7 @@ int main(void)
                       "dddddddddddddddddddddddddddddddd,old,old,\"system:masters\","
                       "2001-01-01T00:00:00Z\n";
     sl_write_file(tokens, tok, strlen(tok), 0600, NULL);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_authz_policy_t *pol =
         sl_authz_policy_parse("adminGroups: [system:masters]\n"
                               "cluster: {read: {groups: [system:authenticated]}}\n"

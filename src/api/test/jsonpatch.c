@@ -9,11 +9,15 @@
 static char *run(const char *doc, const char *patch, size_t limit, int *code)
 {
     json_t *d = json_loads(doc, 0, NULL), *p = json_loads(patch, JSON_DECODE_ANY, NULL);
-    char *why = NULL;
-    json_t *out = api_json_patch(d, p, limit, &why, code);
-    char *s = out ? json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS) : why;
-    if (out)
-        free(why);
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *out = api_json_patch(d, p, limit, &err);
+    char *s = out ? json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS) : strdup(err.text);
+    /* the code kube-apiserver answers for the error's kind */
+    *code = out                              ? 0
+            : err.kind == SL_ERR_BAD_REQUEST ? 400
+            : err.kind == SL_ERR_TOO_LARGE   ? 413
+            : err.kind == SL_ERR_INVALID     ? 422
+                                             : -1;
     json_decref(out);
     json_decref(d);
     json_decref(p);

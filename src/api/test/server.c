@@ -120,7 +120,7 @@ int main(void)
 {
     tap_plan(20);
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_store_t *store = sl_store_open(":memory:", &err);
     ok(store != NULL, "store (%s)", err.text);
     sl_api_opts_t o = {.listen = "127.0.0.1",

@@ -116,7 +116,7 @@ static int user_is(const sl_auth_user_t *u, const char *name, const char *groups
 
 int main(void)
 {
-    sl_error_t err = {""}, why = {""};
+    sl_error_t err = SL_ERROR_INIT, why = SL_ERROR_INIT;
     char dir[] = "/tmp/authntest.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp folder");
     char *cap = sl_xasprintf("%s/ca.crt", dir), *tokp = sl_xasprintf("%s/tokens.csv", dir);

@@ -19,7 +19,7 @@
 
 static json_t *load(const char *yaml)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     json_t *docs = yaml ? sl_yaml_to_json(yaml, strlen(yaml), &err) : NULL;
     json_t *d = docs && json_array_size(docs) == 1 ? json_incref(json_array_get(docs, 0)) : NULL;
     json_decref(docs);
@@ -51,7 +51,7 @@ static char *unb64(const char *s)
 
 int main(void)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
 
     /* rendering: values YAML would misread stay strings */
     sl_auth_kubeconfig_t k = {

@@ -56,7 +56,7 @@ static int check(const sl_authz_policy_t *p, const char *user, const char *const
 
 static void policy_fails(const char *text, const char *want, const char *desc)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_authz_policy_t *p = sl_authz_policy_parse(text, "policy.yaml", &err);
     ok(p == NULL, "refused: %s", desc);
     has_str(err.text, want, "  message for %s", desc);
@@ -77,7 +77,7 @@ static void test_nonresource(void)
                        "nonResourceURLs:\n"
                        "  /metrics: {users: [prom], groups: [monitoring]}\n"
                        "  /debug/*: {users: [dbg]}\n";
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_authz_policy_t *p = sl_authz_policy_parse(text, "policy.yaml", &err);
     ok(p != NULL, "nonResourceURLs parses (%s)", err.text);
     if (!p)
@@ -111,7 +111,7 @@ static void test_nonresource(void)
 
 int main(void)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_authz_policy_t *p = sl_authz_policy_parse(POLICY, "policy.yaml", &err);
     ok(p != NULL, "policy parses (%s)", err.text);
     if (!p)

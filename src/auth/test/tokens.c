@@ -15,7 +15,7 @@
 
 static void parse_fails(const char *text, const char *want, const char *desc)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_auth_tokens_t *t = sl_auth_tokens_parse(text, "tokens.csv", &err);
     ok(t == NULL, "refused: %s", desc);
     has_str(err.text, want, "  message for %s", desc);
@@ -40,7 +40,7 @@ static int user_is(sl_auth_user_t *u, const char *name, const char *uid, const c
 
 int main(void)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     const char *text = "# tokens for the test cluster\n"
                        "\n"
                        "   \n"

@@ -104,7 +104,7 @@ static void test_events(void)
         "\"finishedAt\":\"2026-11-30T12:00:00.000800Z\"}\n"
         "{\"event\":\"pod-finished\",\"exitCode\":0,\"phase\":\"Succeeded\"";
     int64_t s = 0, e = 0;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     is_int(sl_bench_events_times(ev, &s, &e, &err), 0, "events parsed (%s)", err.text);
     is_int(s, 1796040000000400LL, "t_start: earliest app container start (init excluded)");
     is_int(e, 1796040000000800LL, "t_end: latest final exit (a restarting exit excluded)");

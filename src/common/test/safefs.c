@@ -89,7 +89,7 @@ static void refusals(const char *how)
     ok(s && len == 10 && !strcmp(s, "0123456789"), "%s: a file of exactly the bound is read", how);
     free(s);
     errno = 0;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     ok(sl_safefs_read(d, "big", 9, NULL, &err) == NULL && errno == EFBIG,
        "%s: a file over the bound is refused (EFBIG)", how);
     has_str(err.text, "larger than 9 bytes", "%s: ... and the error says so", how);
@@ -110,7 +110,7 @@ int main(void)
     char *p = sl_xasprintf("%s/pod", base);
     int d = open(p, O_RDONLY | O_DIRECTORY);
     free(p);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     errno = 0;
     ok(sl_safefs_mkdir_excl(d, "sub", 0700, &err) < 0 && errno == EEXIST,
        "mkdir_excl: an existing folder is an error");

@@ -35,7 +35,7 @@ static char *file(const char *name, const char *text)
 static void refused(const char *text, const char *want, const char *desc)
 {
     char *p = file("bad.conf", text);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     const char *args[] = {"--config", p, NULL};
     sl_config_t *c = load(args, &err);
     ok(!c, "refused: %s", desc);
@@ -53,7 +53,7 @@ int main(void)
     tap_plan(26);
     if (!mkdtemp(dir))
         return 1;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_config_t *c = load(NULL, &err);
     ok(c != NULL, "no file, no options: the defaults (%s)", err.text);
     is_str(sl_config_str(c, SL_CFG_LISTEN), "127.0.0.1", "listen.address default");

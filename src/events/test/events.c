@@ -8,7 +8,7 @@
 
 int main(void)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_store_t *s = sl_store_open(":memory:", &err);
     ok(s != NULL, "store (%s)", err.text);
     json_t *pod = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "Pod", "metadata",

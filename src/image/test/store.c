@@ -17,7 +17,7 @@ static char *base;
 static void good(const char *ref, const char *name, const char *tag, const char *dir)
 {
     char *n, *t;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int r = sl_image_parse_ref(ref, &n, &t, &err);
     ok(r == 0, "valid: %s (%s)", ref, err.text);
     if (r == 0) {
@@ -39,7 +39,7 @@ static void bad(const char *ref, const char *why)
         if (*c == '\n')
             *c = '?';
     char *n, *t;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     int r = sl_image_parse_ref(ref, &n, &t, &err);
     ok(r < 0 && errno == EINVAL && n == NULL, "invalid: %s", shown);
     has_str(err.text, why, "  reason for %s", shown);
@@ -116,7 +116,7 @@ int main(void)
     sl_mkdir_p(outside, 0755, NULL);
     char *link = sl_xasprintf("%s/etc", tree);
     ok(symlink(outside, link) == 0, "tree with etc -> a folder outside");
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     ok(sl_image_prepare_rootfs(tree, &err) < 0, "prepare refuses /etc as a symlink");
     has_str(err.text, "/etc is a symlink", "  and says so");
     ok(!is_file(outside, "passwd", 0), "  nothing written through the link");

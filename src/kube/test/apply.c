@@ -43,7 +43,7 @@ static void is_at(json_t *o, const char *path, const char *want, const char *lab
 
 int main(void)
 {
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     json_t *cfg1 = J(CFG1), *cfg2 = J(CFG2);
 
     json_t *live = sl_kube_apply(NULL, cfg1, "kubectl", &err);

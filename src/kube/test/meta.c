@@ -100,17 +100,17 @@ int main(void)
     ok(sl_kube_is_dns1123_subdomain("a.b-c.d"), "subdomain ok");
     ok(!sl_kube_is_dns1123_subdomain("a..b"), "empty part refused");
     ok(!sl_kube_is_dns1123_subdomain("a.-b"), "part starting with dash refused");
-    const char *why = NULL;
+    sl_error_t why = SL_ERROR_INIT;
     ok(sl_kube_is_label_key("example.com/My_Key.1", &why), "label key with prefix");
     ok(!sl_kube_is_label_key("a/b/c", &why), "two slashes refused");
     ok(!sl_kube_is_label_key("/x", &why), "empty prefix refused");
-    is_str(why, "prefix part must be non-empty", "empty prefix text");
+    is_str(why.text, "prefix part must be non-empty", "empty prefix text");
     ok(sl_kube_is_label_value("", &why), "empty value ok");
     ok(!sl_kube_is_label_value("-x", &why), "value starting with dash refused");
     char longv[70];
     memset(longv, 'a', 64);
     longv[64] = 0;
     ok(!sl_kube_is_label_value(longv, &why), "64 chars refused");
-    is_str(why, "must be no more than 63 characters", "length text");
+    is_str(why.text, "must be no more than 63 characters", "length text");
     return tap_done();
 }

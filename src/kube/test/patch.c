@@ -40,7 +40,7 @@ static void smp(const char *label, const char *orig, const char *patch, const ch
 {
     json_t *o = J(orig), *p = J(patch), *w = J(want);
     char *before = canon(o);
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     json_t *r = sl_kube_strategic_merge("v1", "Pod", o, p, &err);
     char *got = canon(r), *exp = canon(w), *after = canon(o);
     is_str(got, exp, "%s%s%s", label, r ? "" : ": ", r ? "" : err.text);
@@ -58,7 +58,7 @@ static void smp(const char *label, const char *orig, const char *patch, const ch
 static void smp_err(const char *label, const char *orig, const char *patch, const char *want)
 {
     json_t *o = J(orig), *p = J(patch);
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     errno = 0;
     json_t *r = sl_kube_strategic_merge("v1", "Pod", o, p, &err);
     ok(!r && errno == EINVAL, "%s: rejected", label);

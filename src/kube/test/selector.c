@@ -15,7 +15,7 @@ static json_t *labeled(const char *json_labels)
 /* parse sel, match against labels, compare */
 static void lm(const char *sel, const char *labels, int want)
 {
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     sl_kube_selector_t *s = sl_kube_label_selector_parse(sel, &err);
     json_t *o = labeled(labels);
     ok(s && sl_kube_selector_match(s, o) == want, "'%s' %s %s%s%s", sel,
@@ -27,7 +27,7 @@ static void lm(const char *sel, const char *labels, int want)
 
 static void lerr(const char *sel, const char *want)
 {
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     errno = 0;
     sl_kube_selector_t *s = sl_kube_label_selector_parse(sel, &err);
     ok(!s && errno == EINVAL, "'%s' is rejected", sel);
@@ -180,7 +180,7 @@ static json_t *mkpod(const char *ns, const char *name, const char *phase, const 
 
 static void fm(const char *resource, const char *sel, json_t *obj, int want)
 {
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     sl_kube_selector_t *s = sl_kube_field_selector_parse(sel, resource, &err);
     ok(s && sl_kube_selector_match(s, obj) == want, "%s: '%s' %s%s", resource, sel,
        want ? "matches" : "does not match", s ? "" : err.text);
@@ -189,7 +189,7 @@ static void fm(const char *resource, const char *sel, json_t *obj, int want)
 
 static void ferr(const char *resource, const char *sel, const char *want)
 {
-    sl_error_t err = {{0}};
+    sl_error_t err = SL_ERROR_INIT;
     errno = 0;
     sl_kube_selector_t *s = sl_kube_field_selector_parse(sel, resource, &err);
     ok(!s && errno == EINVAL, "%s: '%s' rejected", resource, sel);

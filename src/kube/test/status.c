@@ -36,13 +36,13 @@ int main(void)
           "{\"kind\":\"pods\",\"name\":\"p1\"}");
     check(sl_kube_status_bad_request("bad"), 400, "BadRequest", "bad", "null");
 
-    json_t *c = json_array();
+    sl_error_t ce = SL_ERROR_INIT, *c = &ce;
     sl_kube_cause_required(c, "spec.containers[0].image", NULL);
     check(sl_kube_status_invalid("Pod", NULL, "p1", c), 422, "Invalid",
           "Pod \"p1\" is invalid: spec.containers[0].image: Required value",
           "{\"causes\":[{\"field\":\"spec.containers[0].image\",\"message\":\"Required value\","
           "\"reason\":\"FieldValueRequired\"}],\"kind\":\"Pod\",\"name\":\"p1\"}");
-    c = json_array();
+    sl_error_clear(c);
     sl_kube_cause_invalid_str(c, "metadata.name", "P_1", "a lowercase RFC 1123 subdomain ...");
     json_t *v = json_string("Sometimes");
     const char *sup[] = {"Always", "OnFailure", "Never", NULL};
@@ -73,7 +73,8 @@ int main(void)
                "reason")),
            "FieldValueNotSupported", "cause reason");
     json_decref(st);
-    check(sl_kube_status_invalid("Job", "batch", "j", json_array()), 422, "Invalid",
+    sl_error_clear(c);
+    check(sl_kube_status_invalid("Job", "batch", "j", c), 422, "Invalid",
           "Job.batch \"j\" is invalid",
           "{\"causes\":[],\"group\":\"batch\",\"kind\":\"Job\",\"name\":\"j\"}");
 

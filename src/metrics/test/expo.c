@@ -13,7 +13,7 @@
 static void test_names(void)
 {
     sl_expo_t *x = sl_expo_create();
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     ok(sl_expo_counter(x, "a_total", "", SL_EXPO_NO_LABELS, &e) != NULL, "a plain name");
     ok(sl_expo_counter(x, "ns:sub_total", "", SL_EXPO_NO_LABELS, &e) != NULL, "a colon");
     errno = 0;
@@ -39,7 +39,7 @@ static void test_names(void)
 static void test_updates(void)
 {
     sl_expo_t *x = sl_expo_create();
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     sl_expo_family_t *c = sl_expo_counter(x, "c_total", "", SL_EXPO_LABELS("k"), &e);
     sl_expo_family_t *g = sl_expo_gauge(x, "g", "", SL_EXPO_NO_LABELS, &e);
     sl_expo_family_t *h = sl_expo_histogram(x, "h", "", SL_EXPO_NO_LABELS, (double[]){1}, 1, &e);
@@ -72,7 +72,7 @@ static void test_updates(void)
 static void test_render(void)
 {
     sl_expo_t *x = sl_expo_create();
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     sl_expo_family_t *c = sl_expo_counter(x, "req_total", "Requests \\ with\nlines.",
                                           SL_EXPO_LABELS("path", "code"), &e);
     sl_expo_family_t *g = sl_expo_gauge(x, "temp", "T.", SL_EXPO_NO_LABELS, &e);
@@ -115,7 +115,7 @@ static void *hammer(void *arg)
 static void test_threads(void)
 {
     sl_expo_t *x = sl_expo_create();
-    sl_error_t e = {""};
+    sl_error_t e = SL_ERROR_INIT;
     shared = sl_expo_counter(x, "t_total", "", SL_EXPO_LABELS("k"), &e);
     pthread_t th[4];
     const char *keys[] = {"a", "b", "c", "d"};

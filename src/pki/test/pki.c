@@ -62,7 +62,7 @@ static int der_of(const sl_pki_cred_t *c, gnutls_datum_t *der)
 
 int main(void)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_pki_cred_t *ca = sl_pki_ca_create("slurmlink-ca", 0, &err);
     ok(ca != NULL, "CA created (%s)", err.text);
     ok(sl_pki_has_key(ca), "CA has its key");

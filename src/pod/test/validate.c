@@ -1,6 +1,7 @@
 /* validate: every Pod validation error, with kube-apiserver's exact text. */
 #include "common/quote.h"
 #include "common/tap.h"
+#include "kube/status.h"
 #include "pod/pod.h"
 
 #include <stdlib.h>
@@ -286,7 +287,7 @@ int main(void)
     sl_fe_required(e, NULL, "spec.containers[%d].image", 0);
     sl_fe_duplicate(e, "a", "spec.containers[1].name");
     sl_fe_duplicate(e, "a", "spec.containers[1].name");
-    json_t *st = sl_fielderrs_status(e, NULL, "Pod", "p");
+    json_t *st = sl_kube_status_invalid("Pod", NULL, "p", e);
     is_str(json_string_value(json_object_get(st, "message")),
            "Pod \"p\" is invalid: [spec.containers[0].image: Required value, "
            "spec.containers[1].name: Duplicate value: \"a\"]",

@@ -9,9 +9,11 @@
 
 static char *convert(const char *yaml, char *why, size_t whylen)
 {
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     json_t *docs = sl_yaml_to_json(yaml, strlen(yaml), &err);
-    snprintf(why, whylen, "%s", err.text);
+    size_t n = strnlen(err.text, whylen - 1);
+    memcpy(why, err.text, n);
+    why[n] = '\0';
     char *s = docs ? json_dumps(docs, JSON_COMPACT) : NULL;
     json_decref(docs);
     return s;

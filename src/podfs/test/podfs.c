@@ -51,7 +51,7 @@ int main(void)
                                    entry("volumes/v/tokens.csv", "evil,admin,admin\n", 0644),
                                    entry("job.sh", "#!/bin/sh\n", 0700)};
     sl_translate_result_t r = {.pod_dir = pod, .files = files, .nfiles = 4};
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     ok(sl_podfs_write(&r, 1, 65534, 65534, &err) == 0, "the pod folder is written (%s)", err.text);
     char *s = at("etc/tokens.csv");
     char *t = sl_read_file(s, NULL, NULL);

@@ -8,7 +8,7 @@
 static char *argv_of(const char *rt, const sl_rt_container_t *c)
 {
     sl_argv_t a = SL_ARGV_INIT;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     const sl_runtime_ops_t *ops = sl_runtime_get(rt);
     if (!ops)
         return strdup("<no such runtime>");
@@ -159,7 +159,7 @@ int main(void)
 
     /* the image and mount hooks translate calls instead of naming runtimes */
     char *ref = NULL;
-    sl_error_t ierr = {""};
+    sl_error_t ierr = SL_ERROR_INIT;
     sl_rt_image_in_t in1 = {"busybox", NULL, "docker://"};
     ok(sl_runtime_get("apptainer")->image_ref(&in1, &ref, &ierr) == 0 && ref &&
            !strcmp(ref, "docker://busybox"),

@@ -26,7 +26,7 @@ static char *with_log(void (*fn)(sl_crilog_t *), size_t *len)
 {
     static int n;
     char *path = sl_xasprintf("%s/%d.log", dir, n++);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_crilog_t *l = sl_crilog_open(path, &err);
     if (!l) {
         ok(0, "open log: %s", err.text);
@@ -163,7 +163,7 @@ int main(void)
     ok(same, "pieces reassemble to the original bytes");
     free(s);
 
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     ok(sl_crilog_open("/nonexistent/dir/0.log", &err) == NULL, "open in a missing folder fails");
     has_str(err.text, "/nonexistent/dir/0.log", "error names the path");
     sl_crilog_close(NULL);

@@ -109,7 +109,7 @@ int main(void)
     char *url = sl_xasprintf("http://127.0.0.1:%d/internal/v1/shim/events", port);
 
     sl_report_opts_t o = {url, "s3cr3t", NULL, NULL};
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_report_t *r = sl_report_create(&o, &err);
     ok(r != NULL, "report created (%s)", err.text);
     gate(0); /* the receiver holds its answers: a push that waited for one would not return */

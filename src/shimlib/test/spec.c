@@ -230,7 +230,7 @@ int main(void)
     expect_error("{" POD ",\"cleanup\":[3]," MAIN "}", "cleanup[0]: must be a string",
                  "cleanup entry not a string");
 
-    sl_error_t lerr = {""};
+    sl_error_t lerr = SL_ERROR_INIT;
     ok(sl_shim_spec_load("/nonexistent/shim.json", &lerr) == NULL, "load of a missing file fails");
     has_str(lerr.text, "/nonexistent/shim.json", "load error names the path");
 

@@ -23,7 +23,7 @@ int main(void)
         const char *value = o ? sl_slurm_opt_sample(o) : "1";
         char *opt = value ? sl_xasprintf("--%s=%s", *a, value) : sl_xasprintf("--%s", *a);
         sl_flags_t f = SL_FLAGS_INIT;
-        sl_error_t err = {""};
+        sl_error_t err = SL_ERROR_INIT;
         ok(o && sl_flags_parse(opt, &f, &err) == 0 && f.n == 1, "the flags take %s (%s)", opt,
            err.text);
         const char *opts[] = {opt, NULL};

@@ -42,7 +42,7 @@ static void *worker(void *arg)
 {
     seen_t *w = arg;
     sl_slurm_cred_t saved;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     w->begin_rc = sl_slurm_cred_begin(UID, GID, &saved, &err);
     getresuid(&w->r, &w->e, &w->s);
     w->eg = getegid();

@@ -28,7 +28,7 @@ int main(void)
 
     job_desc_msg_t d;
     slurm_init_job_desc_msg(&d);
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     const char *o1[] = {"--job-name=default/p1",
                         "--comment=slurmlink:uid=abc",
                         "--partition=gpu",

@@ -35,7 +35,7 @@ static char *list_at(sl_store_t *s, const char *ns, int64_t rv, const char *ans,
 {
     sl_buf_t b = SL_BUF_INIT;
     sl_buf_puts(&b, "");
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     *rc = sl_store_list_at(s, "configmaps", ns, rv, ans, aname, collect, &b, &err);
     if (*rc < 0)
         *rc = -errno;

@@ -308,7 +308,7 @@ static void test_migration(const char *dir)
                      "\"resourceVersion\":\"2\",\"labels\":{\"a\":\"2\"}}}');");
     sqlite3_close(db);
     is_int(rc, SQLITE_OK, "a schema 1 database");
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     sl_store_t *s = sl_store_open(path, &err);
     ok(s != NULL, "schema 1 opens (%s)", err.text);
     if (!s) {

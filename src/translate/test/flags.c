@@ -9,11 +9,13 @@
 static char *parse(const char *s)
 {
     sl_flags_t f = SL_FLAGS_INIT;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char buf[2048] = "";
     if (sl_flags_parse(s, &f, &err) < 0) {
-        snprintf(buf, sizeof(buf), "ERR: %s", err.text);
-        return strdup(buf);
+        char *e = NULL;
+        if (asprintf(&e, "ERR: %s", err.text) < 0)
+            abort();
+        return e;
     }
     for (size_t i = 0; i < f.n; i++) {
         size_t l = strlen(buf);

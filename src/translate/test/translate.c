@@ -35,7 +35,7 @@ static char *opts_of(const char *json)
     sl_fielderrs_t *e = sl_fielderrs_create();
     sl_pod_t *p = sl_pod_parse(j, e);
     sl_translate_result_t *r = NULL;
-    sl_error_t err = {""};
+    sl_error_t err = SL_ERROR_INIT;
     char *s;
     if (p && sl_translate(p, NULL, NULL, &cfg, &r, e, &err) == 0) {
         size_t n = 1;
