@@ -214,12 +214,13 @@ static json_t *pod_validate_update(json_t *pod, json_t *old)
 
 /* pods/status (admins only, src/auth): validated like the object, so that
  * no reader of a stored status meets a condition without a status, an
- * unknown phase or a podIP that is not an address */
+ * unknown phase or a podIP that is not an address; and a terminal phase is
+ * final */
 static json_t *pod_validate_status(json_t *pod, json_t *old)
 {
-    (void)old;
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_status_errors(pod, errs);
+    sl_pod_status_update_errors(pod, old, errs);
     return api_invalid_status(errs, "Pod", pod);
 }
 

@@ -88,6 +88,7 @@ typedef struct apply {
     json_t *event;
     char old_phase[16], new_phase[16];
     int was_scheduled, now_scheduled;
+    int rerun;        /* the job runs again for the finished pod (ctl_job_reruns_finished) */
     json_t *snapshot; /* the pod after the change (new ref) */
 } apply_t;
 
@@ -121,6 +122,7 @@ static int apply_fn(json_t *pod, void *arg)
     }
     phase_copy(pod, a->old_phase);
     a->was_scheduled = scheduled(pod);
+    a->rerun = a->job && ctl_job_active(a->job->state) && ctl_job_reruns_finished(pod, a->job);
     int r = a->job ? ctl_status_from_job(pod, a->job, sl_kube_now_ns())
                    : ctl_status_from_shim(pod, a->event, sl_kube_now_ns());
     phase_copy(pod, a->new_phase);
@@ -152,9 +154,10 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
 
 /* What Slurm says of the job, applied to the stored pod ns/name of that
  * uid, with the transitions' events. Any thread (it touches no ctl_pod_t):
- * whether the pod is terminal after it, or -1 when it is not stored. */
+ * whether the pod is terminal after it, or -1 when it is not stored; *rerun
+ * (if not NULL) says whether the job runs again for the finished pod. */
 static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                      const ctl_job_view_t *v)
+                      const ctl_job_view_t *v, int *rerun)
 {
     apply_t a = {.uid = uid, .job = v};
     json_t *out = NULL;
@@ -163,16 +166,48 @@ static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char 
         transition_events(c, &a, out, v->job_id);
         r = ctl_pod_terminal(out);
     }
+    if (rerun)
+        *rerun = r >= 0 && a.rerun;
     json_decref(out);
     return r;
+}
+
+/* Slurm runs the job of a finished pod again (requeued: `scontrol requeue`
+ * of a completed job, or slurmctld restarted without the completion in its
+ * saved state). A terminal phase is final, and the pod's containers must not
+ * run again unseen: the job is cancelled (only if it is the pod's own), once
+ * per requeue, with a Warning Event. */
+static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
+{
+    if (p->rerun_cancelled == v->restart_cnt)
+        return;
+    p->rerun_cancelled = v->restart_cnt;
+    json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+    const char *uid = pod ? sl_kube_uid(pod) : NULL;
+    if (uid && !strcmp(uid, p->uid)) {
+        char phase[16];
+        phase_copy(pod, phase);
+        sl_info("pod %s/%s: finished (%s), its Slurm job %u was requeued (restart %u, %s): "
+                "cancelling it",
+                p->ns, p->name, phase, v->job_id, v->restart_cnt, v->state);
+        if (ctl_job_kill(p->ns, p->name, p->uid, v->job_id, SIGKILL) == 0)
+            ctl_event(c, pod, "Warning", "JobRequeued",
+                      "Slurm requeued job %u of the finished pod (%s); cancelled it: a finished "
+                      "pod does not run again",
+                      v->job_id, phase);
+    }
+    json_decref(pod);
 }
 
 /* the controller thread's: the view applied to p's pod */
 static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 {
-    int t = apply_view(c, p->ns, p->name, p->uid, v);
+    int rerun = 0;
+    int t = apply_view(c, p->ns, p->name, p->uid, v, &rerun);
     if (t >= 0)
         p->terminal = t;
+    if (rerun)
+        cancel_rerun(c, p, v);
 }
 
 #define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
@@ -788,7 +823,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
-        apply_view(c, ns, name, uid, &v);
+        apply_view(c, ns, name, uid, &v, NULL);
     }
     sl_slurm_jobs_free(jl);
 }

@@ -62,8 +62,9 @@ typedef struct ctl_pod {
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
     int grace_s;
-    long long seen_ms;    /* when the controller learned of the pod (metrics) */
-    struct ctl_pod *next; /* hash chain by uid */
+    unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
+    long long seen_ms;        /* when the controller learned of the pod (metrics) */
+    struct ctl_pod *next;     /* hash chain by uid */
 } ctl_pod_t;
 
 #define CTL_HASH 4096
