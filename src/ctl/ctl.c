@@ -81,9 +81,9 @@ ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
 
 /* ---- applying changes to a stored pod ------------------------------------ */
 
+/* (applied through ctl_pod_mutate: a pod of the same name and another uid,
+ * deleted and created again, is left alone) */
 typedef struct apply {
-    const char *uid; /* the pod the change is for: a pod of the same name and
-                        another uid (deleted and created again) is left alone */
     const ctl_job_view_t *job;
     json_t *event;
     char old_phase[16], new_phase[16];
@@ -115,11 +115,6 @@ static void phase_copy(json_t *pod, char out[16])
 static int apply_fn(json_t *pod, void *arg)
 {
     apply_t *a = arg;
-    const char *uid = sl_kube_uid(pod);
-    if (a->uid && (!uid || strcmp(uid, a->uid))) {
-        errno = ENOENT;
-        return -1;
-    }
     phase_copy(pod, a->old_phase);
     a->was_scheduled = scheduled(pod);
     a->rerun = a->job && ctl_job_active(a->job->state) && ctl_job_reruns_finished(pod, a->job);
@@ -159,10 +154,10 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
 static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                       const ctl_job_view_t *v, int *rerun)
 {
-    apply_t a = {.uid = uid, .job = v};
+    apply_t a = {.job = v};
     json_t *out = NULL;
     int r = -1;
-    if (sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, NULL) == 0) {
+    if (ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, NULL) == 0) {
         transition_events(c, &a, out, v->job_id);
         r = ctl_pod_terminal(out);
     }
@@ -182,9 +177,8 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
     if (p->rerun_cancelled == v->restart_cnt)
         return;
     p->rerun_cancelled = v->restart_cnt;
-    json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
-    const char *uid = pod ? sl_kube_uid(pod) : NULL;
-    if (uid && !strcmp(uid, p->uid)) {
+    json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
+    if (pod) {
         char phase[16];
         phase_copy(pod, phase);
         sl_info("pod %s/%s: finished (%s), its Slurm job %u was requeued (restart %u, %s): "
@@ -270,9 +264,9 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
             shim_finished(p);
             pthread_mutex_unlock(&c->lock);
         }
-        apply_t a = {.uid = p->uid, .event = ev};
+        apply_t a = {.event = ev};
         json_t *out = NULL;
-        if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
+        if (ctl_pod_mutate(c, p->ns, p->name, p->uid, apply_fn, &a, &out, NULL) == 0) {
             transition_events(c, &a, out, p->job_id);
             p->terminal = ctl_pod_terminal(out);
         }
@@ -310,7 +304,7 @@ static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, con
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
     sl_error_t err = {""};
-    if (sl_store_delete(c->store, "pods", p->ns, p->name, 0, NULL, &err) < 0 && errno != ENOENT)
+    if (ctl_pod_delete(c, p->ns, p->name, p->uid, &err) < 0 && errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
     pthread_mutex_lock(&c->lock);
     ctl_pod_remove(c, p->uid);
@@ -487,7 +481,7 @@ static void process_due(sl_ctl_t *c)
     /* the pointers stay valid: only this thread frees a pod, and each
      * action frees at most its own */
     for (size_t i = 0; i < n; i++) {
-        json_t *pod = sl_store_get(c->store, "pods", due[i]->ns, due[i]->name);
+        json_t *pod = ctl_pod_get(c, due[i]->ns, due[i]->name, due[i]->uid);
         if (!pod)
             continue;
         if (what[i] == DUE_DELETE)
@@ -580,7 +574,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
     if (!p->files_read)
         replay_shim_files(c, p);
     apply_t a = {0};
-    json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+    json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
     int known = pod && ctl_pod_terminal(pod);
     if (pod)
         phase_copy(pod, a.old_phase);
@@ -610,7 +604,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
                 p->ns, p->name, p->job_id);
         json_t *out = NULL;
         uint32_t id = p->job_id;
-        if (sl_store_mutate(c->store, "pods", p->ns, p->name, purged_fn, &id, &out, NULL) == 0) {
+        if (ctl_pod_mutate(c, p->ns, p->name, p->uid, purged_fn, &id, &out, NULL) == 0) {
             phase_copy(out, a.new_phase);
             transition_events(c, &a, out, id);
             p->terminal = ctl_pod_terminal(out);
@@ -693,11 +687,11 @@ static void poll_jobs(sl_ctl_t *c)
         }
         if (!p->seen_by_slurm) {
             p->seen_by_slurm = 1;
-            json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+            json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
             if (pod && !ctl_pod_job_id(pod)) {
                 /* submitted before a crash, never recorded: adopt, never resubmit */
                 uint32_t id = j->job_id;
-                sl_store_mutate(c->store, "pods", p->ns, p->name, adopt_fn, &id, NULL, NULL);
+                ctl_pod_mutate(c, p->ns, p->name, p->uid, adopt_fn, &id, NULL, NULL);
                 sl_info("pod %s/%s: adopted Slurm job %u found by its uid", p->ns, p->name, id);
             }
             json_decref(pod);
@@ -814,7 +808,7 @@ static void *ctl_main(void *arg)
 static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                                 uint32_t job, int shim_done)
 {
-    json_t *cur = sl_store_get(c->store, "pods", ns, name);
+    json_t *cur = ctl_pod_get(c, ns, name, uid);
     int sched = cur && scheduled(cur);
     json_decref(cur);
     sl_slurm_jobs_t *jl = NULL;
@@ -904,9 +898,9 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     pthread_mutex_unlock(&c->lock);
     if (job && !strcmp(what0, "started"))
         started_before_poll(c, ns, name, uid, job, shim_done);
-    apply_t a = {.uid = uid, .event = event};
+    apply_t a = {.event = event};
     json_t *out = NULL;
-    int r = sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, err);
+    int r = ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, err);
     if (r == 0) {
         push_events(c, event, out, ns, name);
         /* p->terminal is the controller's: it reads the stored phase from
