@@ -539,7 +539,10 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     char node[256], ip[256];
     view_of(c, j, shim_done, &v, node, ip);
     apply_job(c, p, &v);
-    if (!ctl_job_active(j->state)) {
+    /* over once Slurm has finished it too: a COMPLETING job (its Epilog
+     * running, its processes being killed) keeps a deleted pod, Terminating,
+     * as a pod stays until the kubelet says its containers are gone */
+    if (!ctl_job_active(j->state) && !j->completing) {
         p->job_over = 1;
         if (p->deleting)
             finish_delete(c, p);
