@@ -210,11 +210,12 @@ static int pod_validate_update(json_t *pod, json_t *old, sl_error_t *err)
 
 /* pods/status (admins only, src/auth): validated like the object, so that
  * no reader of a stored status meets a condition without a status, an
- * unknown phase or a podIP that is not an address */
+ * unknown phase or a podIP that is not an address; and a terminal phase is
+ * final */
 static int pod_validate_status(json_t *pod, json_t *old, sl_error_t *err)
 {
-    (void)old;
     sl_pod_status_errors(pod, err);
+    sl_pod_status_update_errors(pod, old, err);
     return api_fields_result(err);
 }
 

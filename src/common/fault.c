@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static atomic_long passes;
 
@@ -17,10 +18,19 @@ void sl_fault_point(const char *name)
     size_t len = strlen(name);
     if (!spec || strncmp(spec, name, len) || spec[len] != ':')
         return;
-    long want = strtol(spec + len + 1, NULL, 10);
+    char *end = NULL;
+    long want = strtol(spec + len + 1, &end, 10);
     long n = atomic_fetch_add(&passes, 1) + 1;
     if (n != want)
         return;
+    if (end && !strncmp(end, ":hold=", 6) && end[6]) {
+        /* held (this thread only) until the file exists */
+        sl_warn("fault injection: %s #%ld: held until %s exists", name, n, end + 6);
+        while (access(end + 6, F_OK) != 0)
+            usleep(20000);
+        sl_warn("fault injection: %s #%ld: released", name, n);
+        return;
+    }
     sl_warn("fault injection: %s #%ld: SIGKILL", name, n);
     raise(SIGKILL);
 }

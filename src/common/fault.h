@@ -4,7 +4,10 @@
  * defines SL_FAULT_INJECTION) can be told to die: with the environment
  * variable SLURMLINKD_FAULT=name:N the Nth pass through that point logs
  * "fault injection: name #N: SIGKILL" and raises SIGKILL, as a crash or
- * kill -9 there would. Other builds compile the points to nothing.
+ * kill -9 there would; with name:N:hold=PATH the Nth pass instead logs
+ * "fault injection: name #N: held until PATH exists" and holds the thread
+ * that got there until PATH exists (a race made deterministic). Other
+ * builds compile the points to nothing.
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
  * slurmctld, its id not yet stored). */
 #ifndef SL_FAULT_H

@@ -81,13 +81,14 @@ ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
 
 /* ---- applying changes to a stored pod ------------------------------------ */
 
+/* (applied through ctl_pod_mutate: a pod of the same name and another uid,
+ * deleted and created again, is left alone) */
 typedef struct apply {
-    const char *uid; /* the pod the change is for: a pod of the same name and
-                        another uid (deleted and created again) is left alone */
     const ctl_job_view_t *job;
     json_t *event;
     char old_phase[16], new_phase[16];
     int was_scheduled, now_scheduled;
+    int rerun;        /* the job runs again for the finished pod (ctl_job_reruns_finished) */
     json_t *snapshot; /* the pod after the change (new ref) */
 } apply_t;
 
@@ -114,13 +115,9 @@ static void phase_copy(json_t *pod, char out[16])
 static int apply_fn(json_t *pod, void *arg)
 {
     apply_t *a = arg;
-    const char *uid = sl_kube_uid(pod);
-    if (a->uid && (!uid || strcmp(uid, a->uid))) {
-        errno = ENOENT;
-        return -1;
-    }
     phase_copy(pod, a->old_phase);
     a->was_scheduled = scheduled(pod);
+    a->rerun = a->job && ctl_job_active(a->job->state) && ctl_job_reruns_finished(pod, a->job);
     int r = a->job ? ctl_status_from_job(pod, a->job, sl_kube_now_ns())
                    : ctl_status_from_shim(pod, a->event, sl_kube_now_ns());
     phase_copy(pod, a->new_phase);
@@ -152,27 +149,59 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
 
 /* What Slurm says of the job, applied to the stored pod ns/name of that
  * uid, with the transitions' events. Any thread (it touches no ctl_pod_t):
- * whether the pod is terminal after it, or -1 when it is not stored. */
+ * whether the pod is terminal after it, or -1 when it is not stored; *rerun
+ * (if not NULL) says whether the job runs again for the finished pod. */
 static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                      const ctl_job_view_t *v)
+                      const ctl_job_view_t *v, int *rerun)
 {
-    apply_t a = {.uid = uid, .job = v};
+    apply_t a = {.job = v};
     json_t *out = NULL;
     int r = -1;
-    if (sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, NULL) == 0) {
+    if (ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, NULL) == 0) {
         transition_events(c, &a, out, v->job_id);
         r = ctl_pod_terminal(out);
     }
+    if (rerun)
+        *rerun = r >= 0 && a.rerun;
     json_decref(out);
     return r;
+}
+
+/* Slurm runs the job of a finished pod again (requeued: `scontrol requeue`
+ * of a completed job, or slurmctld restarted without the completion in its
+ * saved state). A terminal phase is final, and the pod's containers must not
+ * run again unseen: the job is cancelled (only if it is the pod's own), once
+ * per requeue, with a Warning Event. */
+static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
+{
+    if (p->rerun_cancelled == v->restart_cnt)
+        return;
+    p->rerun_cancelled = v->restart_cnt;
+    json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
+    if (pod) {
+        char phase[16];
+        phase_copy(pod, phase);
+        sl_info("pod %s/%s: finished (%s), its Slurm job %u was requeued (restart %u, %s): "
+                "cancelling it",
+                p->ns, p->name, phase, v->job_id, v->restart_cnt, v->state);
+        if (ctl_job_kill(p->ns, p->name, p->uid, v->job_id, SIGKILL) == 0)
+            ctl_event(c, pod, "Warning", "JobRequeued",
+                      "Slurm requeued job %u of the finished pod (%s); cancelled it: a finished "
+                      "pod does not run again",
+                      v->job_id, phase);
+    }
+    json_decref(pod);
 }
 
 /* the controller thread's: the view applied to p's pod */
 static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 {
-    int t = apply_view(c, p->ns, p->name, p->uid, v);
+    int rerun = 0;
+    int t = apply_view(c, p->ns, p->name, p->uid, v, &rerun);
     if (t >= 0)
         p->terminal = t;
+    if (rerun)
+        cancel_rerun(c, p, v);
 }
 
 #define CTL_EVENTS_MAX (16u * 1024 * 1024) /* events.jsonl: a few hundred bytes a transition */
@@ -237,9 +266,9 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
             shim_finished(p);
             pthread_mutex_unlock(&c->lock);
         }
-        apply_t a = {.uid = p->uid, .event = ev};
+        apply_t a = {.event = ev};
         json_t *out = NULL;
-        if (sl_store_mutate(c->store, "pods", p->ns, p->name, apply_fn, &a, &out, NULL) == 0) {
+        if (ctl_pod_mutate(c, p->ns, p->name, p->uid, apply_fn, &a, &out, NULL) == 0) {
             transition_events(c, &a, out, p->job_id);
             p->terminal = ctl_pod_terminal(out);
         }
@@ -277,7 +306,7 @@ static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, con
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
     sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_delete(c->store, "pods", p->ns, p->name, 0, NULL, &err) < 0 && errno != ENOENT)
+    if (ctl_pod_delete(c, p->ns, p->name, p->uid, &err) < 0 && errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
     pthread_mutex_lock(&c->lock);
     ctl_pod_remove(c, p->uid);
@@ -454,7 +483,7 @@ static void process_due(sl_ctl_t *c)
     /* the pointers stay valid: only this thread frees a pod, and each
      * action frees at most its own */
     for (size_t i = 0; i < n; i++) {
-        json_t *pod = sl_store_get(c->store, "pods", due[i]->ns, due[i]->name);
+        json_t *pod = ctl_pod_get(c, due[i]->ns, due[i]->name, due[i]->uid);
         if (!pod)
             continue;
         if (what[i] == DUE_DELETE)
@@ -512,7 +541,10 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     char node[256], ip[256];
     view_of(c, j, shim_done, &v, node, ip);
     apply_job(c, p, &v);
-    if (!ctl_job_active(j->state)) {
+    /* over once Slurm has finished it too: a COMPLETING job (its Epilog
+     * running, its processes being killed) keeps a deleted pod, Terminating,
+     * as a pod stays until the kubelet says its containers are gone */
+    if (!ctl_job_active(j->state) && !j->completing) {
         p->job_over = 1;
         if (p->deleting)
             finish_delete(c, p);
@@ -547,7 +579,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
     if (!p->files_read)
         replay_shim_files(c, p);
     apply_t a = {0};
-    json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+    json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
     int known = pod && ctl_pod_terminal(pod);
     if (pod)
         phase_copy(pod, a.old_phase);
@@ -577,7 +609,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
                 p->ns, p->name, p->job_id);
         json_t *out = NULL;
         uint32_t id = p->job_id;
-        if (sl_store_mutate(c->store, "pods", p->ns, p->name, purged_fn, &id, &out, NULL) == 0) {
+        if (ctl_pod_mutate(c, p->ns, p->name, p->uid, purged_fn, &id, &out, NULL) == 0) {
             phase_copy(out, a.new_phase);
             transition_events(c, &a, out, id);
             p->terminal = ctl_pod_terminal(out);
@@ -676,11 +708,11 @@ static void poll_jobs(sl_ctl_t *c)
         }
         if (!p->seen_by_slurm) {
             p->seen_by_slurm = 1;
-            json_t *pod = sl_store_get(c->store, "pods", p->ns, p->name);
+            json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
             if (pod && !ctl_pod_job_id(pod)) {
                 /* submitted before a crash, never recorded: adopt, never resubmit */
                 uint32_t id = j->job_id;
-                sl_store_mutate(c->store, "pods", p->ns, p->name, adopt_fn, &id, NULL, NULL);
+                ctl_pod_mutate(c, p->ns, p->name, p->uid, adopt_fn, &id, NULL, NULL);
                 sl_info("pod %s/%s: adopted Slurm job %u found by its uid", p->ns, p->name, id);
             }
             json_decref(pod);
@@ -798,7 +830,7 @@ static void *ctl_main(void *arg)
 static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                                 uint32_t job, int shim_done)
 {
-    json_t *cur = sl_store_get(c->store, "pods", ns, name);
+    json_t *cur = ctl_pod_get(c, ns, name, uid);
     int sched = cur && scheduled(cur);
     json_decref(cur);
     sl_slurm_jobs_t *jl = NULL;
@@ -807,7 +839,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
-        apply_view(c, ns, name, uid, &v);
+        apply_view(c, ns, name, uid, &v, NULL);
     }
     sl_slurm_jobs_free(jl);
 }
@@ -888,9 +920,9 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     pthread_mutex_unlock(&c->lock);
     if (job && !strcmp(what0, "started"))
         started_before_poll(c, ns, name, uid, job, shim_done);
-    apply_t a = {.uid = uid, .event = event};
+    apply_t a = {.event = event};
     json_t *out = NULL;
-    int r = sl_store_mutate(c->store, "pods", ns, name, apply_fn, &a, &out, err);
+    int r = ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, err);
     if (r == 0) {
         push_events(c, event, out, ns, name);
         /* p->terminal is the controller's: it reads the stored phase from

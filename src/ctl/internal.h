@@ -62,8 +62,9 @@ typedef struct ctl_pod {
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
     int grace_s;
-    long long seen_ms;    /* when the controller learned of the pod (metrics) */
-    struct ctl_pod *next; /* hash chain by uid */
+    unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
+    long long seen_ms;        /* when the controller learned of the pod (metrics) */
+    struct ctl_pod *next;     /* hash chain by uid */
 } ctl_pod_t;
 
 #define CTL_HASH 4096
@@ -100,6 +101,15 @@ ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
 void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
+
+/* podstore.c: the controller's reads and writes of one pod, by ns/name
+ * with its uid as a precondition (kube's preconditions.uid). A pod of that
+ * name with another uid (deleted and created again) is not touched: -1 (or
+ * NULL) with errno ENOENT, as when there is none. Any thread. */
+int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                   sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
+json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, sl_error_t *err);
 
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,

@@ -408,11 +408,46 @@ static int requeued(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     return 1;
 }
 
+/* the latest finishedAt of the pod's containers (0 when none) */
+static int64_t last_finish_ns(json_t *pod)
+{
+    int64_t last = 0;
+    for (int init = 0; init < 2; init++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(
+            json_object_get(status_of(pod), init ? "initContainerStatuses" : "containerStatuses"),
+            i, c)
+        {
+            json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+            const char *f = json_string_value(json_object_get(t, "finishedAt"));
+            int64_t ns = 0;
+            if (f && sl_kube_parse_rfc3339(f, &ns) == 0 && ns > last)
+                last = ns;
+        }
+    }
+    return last;
+}
+
+int ctl_job_reruns_finished(json_t *pod, const ctl_job_view_t *job)
+{
+    const char *s = job->state ? job->state : "";
+    if (!ctl_pod_terminal(pod) || !job->restart_cnt || !*s)
+        return 0;
+    /* pending again; or cancelled after the requeue (Slurm may keep the old
+     * run's times on a job cancelled while pending) */
+    if (!strcmp(s, "PENDING") || !strcmp(s, "REQUEUED") || !strcmp(s, "CANCELLED"))
+        return 1;
+    return job->start_ns > last_finish_ns(pod);
+}
+
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
 {
     json_t *st = status_of(pod);
     int changed = ctl_status_init(pod, now_ns);
     const char *s = job->state ? job->state : "";
+    if (ctl_job_reruns_finished(pod, job))
+        return changed; /* a terminal phase is final: the controller cancels the rerun */
     if (ctl_job_active(s) && ctl_pod_terminal(pod) && !job->shim_finished)
         changed |= reopen(pod);
     if (!strcmp(s, "PENDING")) {
@@ -592,6 +627,10 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         return changed;
     }
     int rc = (int)json_integer_value(json_object_get(ev, "restartCount"));
+    if (!strcmp(what, "started") && ctl_pod_terminal(pod)) {
+        free(nowts); /* nothing starts again in a finished pod (a requeued job's run) */
+        return changed;
+    }
     if (!strcmp(what, "started")) {
         json_t *old_state = json_object_get(c, "state");
         if (rc > json_integer_value(json_object_get(c, "restartCount")) &&

@@ -12,6 +12,8 @@
  *   CANCELLED, PREEMPTED, BOOT_FAIL → Failed with that reason
  *   requeued              → Pending again, with the reason in the message
  *   purged, no record     → Failed, reason JobPurged (outcome unknown)
+ *   requeued or run again after the pod finished → nothing changes: a
+ *                           terminal phase is final (the controller cancels that run)
  *   a terminal phase the job contradicts (the job still active, the shim never
  *   said the pod finished; or set before submission) → Pending again
  * Every function returns 1 when it changed the pod, 0 when not.
@@ -49,6 +51,13 @@ int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, in
 
 /* Apply what Slurm says of the job. */
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns);
+
+/* 1 when Slurm runs the job of a finished pod (phase Succeeded or Failed)
+ * again: it was requeued (restart count > 0) and is pending (or was
+ * cancelled so), or its current run started after the pod's containers
+ * finished. Such a run must not change the pod, nor run its containers
+ * unseen: the controller cancels an active one. */
+int ctl_job_reruns_finished(json_t *pod, const ctl_job_view_t *job);
 
 /* The job is gone from Slurm (purged) and nothing says how it ended: a pod
  * not yet terminal fails with reason JobPurged, its containers terminated

@@ -70,7 +70,7 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
     }
     mark_t m = {.message = full, .permanent = permanent};
     sl_metrics_submission(0, 0);
-    sl_store_mutate(c->store, "pods", p->ns, p->name, mark_failed, &m, NULL, NULL);
+    ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
     ctl_event(c, pod, "Warning", "FailedCreate", "%s", msg);
     sl_info("pod %s/%s: %s", p->ns, p->name, full);
 }
@@ -118,7 +118,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
             mark_t m = {.message = c->slurm_ok ? "waiting for the first Slurm job list"
                                                : "waiting for the Slurm controller, which does "
                                                  "not answer; the job is submitted when it does"};
-            sl_store_mutate(c->store, "pods", p->ns, p->name, mark_failed, &m, NULL, NULL);
+            ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
         }
         p->pending_submit = 1;
         return;
@@ -251,9 +251,9 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     p->tries = 0;
     pthread_mutex_unlock(&c->lock);
     mark_t m = {.job_id = job_id};
-    if (sl_store_mutate(c->store, "pods", p->ns, p->name, mark_submitted, &m, NULL, &err) < 0)
-        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); it will be adopted", p->ns,
-                p->name, job_id, err.text);
+    if (ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_submitted, &m, NULL, &err) < 0)
+        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", p->ns, p->name, job_id,
+                err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
     sl_debug("pod %s/%s: Slurm job %u (%lld ms)", p->ns, p->name, job_id, sl_now_ms() - t0);
 out:
     sl_translate_result_destroy(r);

@@ -262,3 +262,17 @@ void sl_pod_status_errors(json_t *pod, sl_fielderrs_t *errs)
         opt_str(st, strs[k], "status", errs);
     check_container_statuses(pod, st, errs);
 }
+
+void sl_pod_status_update_errors(json_t *pod, json_t *old, sl_fielderrs_t *errs)
+{
+    const char *was = json_string_value(json_object_get(json_object_get(old, "status"), "phase"));
+    if (!was || (strcmp(was, "Succeeded") && strcmp(was, "Failed")))
+        return;
+    json_t *st = json_object_get(pod, "status");
+    const char *now = json_is_object(st) ? json_string_value(json_object_get(st, "phase")) : NULL;
+    if (now && !strcmp(now, was))
+        return;
+    char detail[96];
+    snprintf(detail, sizeof(detail), "a pod in a terminal phase (%s) may not change phase", was);
+    sl_fe_forbidden(errs, detail, "status.phase");
+}

@@ -311,5 +311,45 @@ int main(void)
         is_str(why, bad[i].why, "... saying why");
         json_decref(e2);
     }
+    /* a finished pod whose job Slurm runs again (requeued): nothing changes */
+    p = pod("OnFailure", 0);
+    ctl_status_submitted(p, 9, now);
+    j = (ctl_job_view_t){.job_id = 9, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    j.state = "COMPLETED";
+    j.end_ns = now + 2000000000LL;
+    ctl_status_from_job(p, &j, now);
+    is_str(path_str(p, "status", "phase"), "Succeeded", "requeue: the job completes, Succeeded");
+    ok(!ctl_job_reruns_finished(p, &j), "requeue: a completed job does not run again");
+    json_t *before = json_deep_copy(p);
+    j = (ctl_job_view_t){.job_id = 9, .state = "PENDING", .reason = "BeginTime", .restart_cnt = 1};
+    ok(ctl_job_reruns_finished(p, &j), "requeue: pending again with restart 1 runs again");
+    ctl_status_from_job(p, &j, now);
+    ok(json_equal(p, before), "requeue: the pending rerun leaves the pod as it was");
+    j = (ctl_job_view_t){.job_id = 9,
+                         .state = "RUNNING",
+                         .node = "node2",
+                         .start_ns = now + 60000000000LL,
+                         .restart_cnt = 1};
+    ok(ctl_job_reruns_finished(p, &j), "requeue: running again after the finish runs again");
+    ctl_status_from_job(p, &j, now);
+    ok(json_equal(p, before), "requeue: the running rerun leaves the pod (no node, no Pending)");
+    e = ev("started", "main", 1, 1);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    ok(json_equal(p, before), "requeue: a container start in the finished pod is not applied");
+    j.state = "CANCELLED";
+    j.end_ns = j.start_ns;
+    ctl_status_from_job(p, &j, now);
+    is_str(path_str(p, "status", "phase"), "Succeeded",
+           "requeue: the cancelled rerun: still Succeeded");
+    j = (ctl_job_view_t){
+        .job_id = 9, .state = "RUNNING", .node = "node1", .start_ns = now, .restart_cnt = 1};
+    ok(!ctl_job_reruns_finished(p, &j), "a run that started before the finish is not a rerun");
+    j.restart_cnt = 0;
+    j.start_ns = now + 60000000000LL;
+    ok(!ctl_job_reruns_finished(p, &j), "nor one never requeued (a phase someone else wrote)");
+    json_decref(before);
+    json_decref(p);
     return tap_done();
 }

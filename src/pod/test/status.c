@@ -32,8 +32,49 @@ static void check(const char *status, const char *want, const char *label)
     free(got);
 }
 
+/* the errors of a status write from phase was to phase now (NULL: none) */
+static char *update_errs(const char *was, const char *now)
+{
+    json_t *old = json_pack("{s:{s:s}}", "status", "phase", was);
+    json_t *pod =
+        now ? json_pack("{s:{s:s}}", "status", "phase", now) : json_pack("{s:{}}", "status");
+    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_pod_status_update_errors(pod, old, e);
+    char *s = sl_fielderrs_lines(e);
+    sl_fielderrs_destroy(e);
+    json_decref(pod);
+    json_decref(old);
+    return s;
+}
+
+static void check_update(const char *was, const char *now, const char *want)
+{
+    char *got = update_errs(was, now);
+    is_str(got, want, "status write %s -> %s", was, now ? now : "(no phase)");
+    free(got);
+}
+
 int main(void)
 {
+    /* a terminal phase is final */
+    check_update("Pending", "Running", "");
+    check_update("Running", "Succeeded", "");
+    check_update("Running", "Failed", "");
+    check_update("Succeeded", "Succeeded", "");
+    check_update("Failed", "Failed", "");
+    check_update("Succeeded", "Pending",
+                 "status.phase: Forbidden: a pod in a terminal phase (Succeeded) may not change "
+                 "phase\n");
+    check_update("Succeeded", "Failed",
+                 "status.phase: Forbidden: a pod in a terminal phase (Succeeded) may not change "
+                 "phase\n");
+    check_update("Failed", "Running",
+                 "status.phase: Forbidden: a pod in a terminal phase (Failed) may not change "
+                 "phase\n");
+    check_update("Failed", NULL,
+                 "status.phase: Forbidden: a pod in a terminal phase (Failed) may not change "
+                 "phase\n");
+
     check("null", "", "no status");
     check("{}", "", "empty status");
     check("{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","

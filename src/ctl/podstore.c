@@ -1,0 +1,79 @@
+/* podstore.c — the controller's writes of a pod, each with the pod's uid as
+ * a precondition (kube's DeleteOptions/UpdateOptions preconditions.uid): the
+ * controller names a pod by namespace/name in the store, and a pod deleted
+ * and created again under the same name is another pod. See internal.h. */
+#include "ctl/internal.h"
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct precond {
+    const char *uid;
+    sl_store_mutate_fn fn;
+    void *arg;
+} precond_t;
+
+static int uid_is(json_t *pod, const char *uid)
+{
+    const char *have = sl_kube_uid(pod);
+    return have && uid && !strcmp(have, uid);
+}
+
+static int precond_fn(json_t *pod, void *arg)
+{
+    precond_t *pc = arg;
+    if (!uid_is(pod, pc->uid)) {
+        errno = ENOENT;
+        return -1;
+    }
+    return pc->fn(pod, pc->arg);
+}
+
+int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                   sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+{
+    precond_t pc = {.uid = uid, .fn = fn, .arg = arg};
+    int r = sl_store_mutate(c->store, "pods", ns, name, precond_fn, &pc, out, err);
+    if (r < 0 && errno == ENOENT && err)
+        sl_errprintf(err, "pod %s/%s with uid %s is gone", ns, name, uid);
+    return r;
+}
+
+json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
+{
+    json_t *pod = sl_store_get(c->store, "pods", ns, name);
+    if (pod && !uid_is(pod, uid)) {
+        json_decref(pod);
+        errno = ENOENT;
+        return NULL;
+    }
+    return pod;
+}
+
+int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, sl_error_t *err)
+{
+    /* the uid read, then a delete that fails if anything was written since */
+    for (int tries = 0; tries < 100; tries++) {
+        json_t *pod = ctl_pod_get(c, ns, name, uid);
+        if (!pod) {
+            errno = ENOENT;
+            return sl_errprintf(err, "pod %s/%s with uid %s is gone", ns, name, uid);
+        }
+        const char *rv =
+            json_string_value(json_object_get(json_object_get(pod, "metadata"), "resourceVersion"));
+        int64_t want = rv ? strtoll(rv, NULL, 10) : 0;
+        json_decref(pod);
+        if (want <= 0) {
+            errno = EINVAL;
+            return sl_errprintf(err, "pod %s/%s has no resourceVersion", ns, name);
+        }
+        if (sl_store_delete(c->store, "pods", ns, name, want, NULL, err) == 0)
+            return 0;
+        if (errno != ESTALE)
+            return -1;
+    }
+    errno = ESTALE;
+    return sl_errprintf(err, "pod %s/%s changes too fast to delete", ns, name);
+}
