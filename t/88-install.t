@@ -11,7 +11,7 @@
 # list), a bad policy keeps the old one, a changed listen address is named;
 # `make uninstall` leaves no file.
 source "$(dirname "$0")/lib.sh"
-plan 38
+plan 39
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -140,7 +140,7 @@ cp "$CL/etc/policy.yaml" "$CL/policy.orig"
 import sys
 p, u = sys.argv[1], sys.argv[2]
 s = open(p).read().replace("  default:\n    account: default\n",
-                           "  default:\n    account: default\n    read: {users: [%s]}\n" % u, 1)
+                           "  default:\n    account: reloaded\n    read: {users: [%s]}\n" % u, 1)
 open(p, "w").write(s)
 PY
 grep -q "read: {users: \[$U\]}" "$CL/etc/policy.yaml" || diag "the policy edit did not apply"
@@ -150,6 +150,11 @@ ok wait_for 20 ku get pods "after the reload $U can list pods" || diag "$(ku get
 ok kill -0 $wpid "the watch is still open after the reload"
 pod p2 'echo two' >/dev/null 2>&1
 ok wait_for 30 grep -q pod/p2 "$CL/watch.out" "the watch receives an event after the reload"
+job2() { kc get pod p2 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}' 2>/dev/null; }
+has_job2() { [ -n "$(job2)" ]; }
+wait_for 60 has_job2
+is "$(squeue -h -t all -j "$(job2)" -o %a 2>&1)" "reloaded" \
+  "a pod submitted after the reload is charged to the reloaded policy's account (the controllers use it too)"
 printf 'namespaces: [this is not a mapping\n' >"$CL/etc/policy.yaml"
 kill -HUP $dpid
 ok wait_for 20 grep -q "keeping the policy in use" "$LOG" "a broken policy on SIGHUP: the log says the old one is kept"

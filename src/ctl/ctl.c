@@ -942,6 +942,11 @@ static char *dup_or(const char *s, const char *def)
     return s ? sl_xstrdup(s) : def ? sl_xstrdup(def) : NULL;
 }
 
+void sl_ctl_set_policy(sl_ctl_t *c, struct sl_authz_policy *policy)
+{
+    atomic_store(&c->policy, policy);
+}
+
 sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *err)
 {
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
@@ -971,8 +976,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->uid = pw->pw_uid;
     c->gid = pw->pw_gid;
     c->user_home = sl_xstrdup(pw->pw_dir ? pw->pw_dir : "/");
-    if (o->policy_path && !(c->policy = sl_authz_policy_load(o->policy_path, err)))
-        goto fail;
+    atomic_init(&c->policy, o->policy);
     if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
     if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
@@ -999,7 +1003,6 @@ void sl_ctl_destroy(sl_ctl_t *c)
         while (c->pods[i])
             ctl_pod_remove(c, c->pods[i]->uid);
     sl_slurm_nodes_free(c->nodes);
-    sl_authz_policy_destroy(c->policy);
     pthread_mutex_destroy(&c->lock);
     free((char *)c->o.state_dir);
     free((char *)c->o.pods_root);

@@ -22,7 +22,9 @@ typedef struct sl_ctl_opts {
     const char *report_url;     /* where shims push: .../internal/v1/shim/events */
     const char *report_ca_file; /* CA the shims trust for an https report_url (NULL: system) */
     const char *run_as;         /* Unix user for pods without a mapped user (default "nobody") */
-    const char *policy_path; /* policy.yaml: user → Unix user, namespace → account (NULL: none) */
+    /* user → Unix user, namespace → account (NULL: none). Borrowed: the
+     * daemon's, the same the API decides by; sl_ctl_set_policy swaps it */
+    struct sl_authz_policy *policy;
     const char *image_store;     /* charliecloud images */
     const char *default_runtime; /* NULL: translate's default */
     const char *slurm_conf;      /* passed to jobs as SLURM_CONF */
@@ -32,6 +34,10 @@ typedef struct sl_ctl_opts {
 
 /* Start the controller thread. The store must outlive the controller. */
 sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *opts, sl_error_t *err);
+/* A reloaded policy (SIGHUP): pods submitted from now on run as its users
+ * and are charged to its accounts. The old one stays the caller's and must
+ * outlive any submission under way (the daemon keeps replaced policies). */
+void sl_ctl_set_policy(sl_ctl_t *c, struct sl_authz_policy *policy);
 /* Stop the thread and free. NULL is a no-op. */
 void sl_ctl_destroy(sl_ctl_t *c);
 

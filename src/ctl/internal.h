@@ -38,8 +38,10 @@
  *                    the phase a push stores reaches the controller through
  *                    the store's change log, handle_pod)
  *
- * Fields of struct sl_ctl: store, o, uid, gid, user_home, policy and key are
- * set before the thread starts and only read after; nodes is replaced by the
+ * Fields of struct sl_ctl: store, o, uid, gid, user_home and key are set
+ * before the thread starts and only read after; policy is atomic (the
+ * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
+ * submission; a replaced one outlives the controller); nodes is replaced by the
  * controller thread and read by any thread (ctl_node_addr), under c->lock;
  * stop is atomic (set by sl_ctl_destroy); the rest (pods_rv to
  * initial_poll_done) is the controller thread's alone. */
@@ -75,7 +77,7 @@ struct sl_ctl {
     uid_t uid;       /* the default job user (run_as) */
     gid_t gid;
     char *user_home;
-    struct sl_authz_policy *policy; /* NULL: every pod runs as run_as */
+    _Atomic(struct sl_authz_policy *) policy; /* borrowed; NULL: every pod runs as run_as */
     unsigned char key[32];          /* HMAC key for per-pod shim tokens */
 
     pthread_t thread;

@@ -140,9 +140,10 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     char *uname = NULL, *account = NULL, *home = NULL;
     const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
     sl_error_t ierr = SL_ERROR_INIT;
-    if (c->policy) {
-        account = sl_authz_account(c->policy, p->ns);
-        if (kuser && sl_authz_unix_user(c->policy, kuser, &uid, &gid, &uname, &ierr) < 0) {
+    struct sl_authz_policy *policy = atomic_load(&c->policy);
+    if (policy) {
+        account = sl_authz_account(policy, p->ns);
+        if (kuser && sl_authz_unix_user(policy, kuser, &uid, &gid, &uname, &ierr) < 0) {
             failed(c, p, pod, 1, "user \"%s\" has no Unix user to run as: %s", kuser, ierr.text);
             goto out_ident;
         }

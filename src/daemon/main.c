@@ -76,8 +76,8 @@ static char *default_shim(void)
 }
 
 static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl_api_t *api,
-                                   const char *pods_root, char **shim, char **report,
-                                   sl_error_t *err)
+                                   sl_authz_policy_t *policy, const char *pods_root,
+                                   char **shim, char **report, sl_error_t *err)
 {
     *shim = CS(SHIM) ? strdup(CS(SHIM)) : default_shim();
     const char *listen = CS(LISTEN);
@@ -93,7 +93,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .report_url = *report,
         .report_ca_file = CS(REPORT_CA),
         .run_as = CS(RUN_AS),
-        .policy_path = CS(POLICY),
+        .policy = policy,
         .image_store = CS(IMAGE_STORE),
         .default_runtime = CS(DEFAULT_RUNTIME),
         .slurm_conf = CS(SLURM_CONF),
@@ -114,8 +114,8 @@ typedef struct retired {
 
 /* SIGHUP with authorization on: the policy file read again and swapped in;
  * an invalid one keeps the policy in use */
-static void reload_policy(sl_api_t *api, const char *path, sl_authz_policy_t **policy,
-                          retired_t *old)
+static void reload_policy(sl_api_t *api, sl_ctl_t *ctl, const char *path,
+                          sl_authz_policy_t **policy, retired_t *old)
 {
     sl_error_t err = SL_ERROR_INIT;
     sl_authz_policy_t *p = sl_authz_policy_load(path, &err);
@@ -127,14 +127,16 @@ static void reload_policy(sl_api_t *api, const char *path, sl_authz_policy_t **p
         sl_authz_policy_destroy(p);
         return;
     }
+    if (ctl)
+        sl_ctl_set_policy(ctl, p);
     sl_authz_policy_t **v = realloc(old->v, (old->n + 1) * sizeof(*v));
     if (v) {
         old->v = v;
         old->v[old->n++] = *policy;
     } /* else the old one leaks: it must not be freed under a request */
     *policy = p;
-    sl_info("SIGHUP: policy %s reloaded: authentication, authorization and admission use it "
-            "now (the controllers' job users and accounts keep the policy of the start)",
+    sl_info("SIGHUP: policy %s reloaded: authentication, authorization, admission and the "
+            "job users and accounts of new submissions use it now",
             path);
 }
 
@@ -164,7 +166,7 @@ static void reload_limits(const sl_config_t *start, const sl_config_t *live, con
  * applied is named again at the next SIGHUP). An invalid configuration
  * changes nothing. *live: the configuration whose limits are in force. */
 static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **live, sl_api_t *api,
-                   sl_store_t *store, sl_authz_policy_t **policy, retired_t *old)
+                   sl_ctl_t *ctl, sl_store_t *store, sl_authz_policy_t **policy, retired_t *old)
 {
     sl_cfg_action_t action;
     sl_error_t err = SL_ERROR_INIT;
@@ -182,7 +184,7 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
         sl_warn("SIGHUP: auth.policy %s: restart needed (it turns authentication %s)",
                 np ? "set" : "removed", np ? "on" : "off");
     else if (np)
-        reload_policy(api, np, policy, old);
+        reload_policy(api, ctl, np, policy, old);
     else
         sl_info("SIGHUP: no policy to reload");
     if (*live != cfg)
@@ -279,7 +281,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (controllers) {
-        if (!(ctl = start_controllers(cfg, store, api, pods_root, &shim, &report, &err))) {
+        if (!(ctl = start_controllers(cfg, store, api, policy, pods_root, &shim, &report, &err))) {
             sl_err("%s", err.text);
             goto out;
         }
@@ -298,7 +300,7 @@ int main(int argc, char **argv)
      * handler runs): a reload is ordinary code on the main thread */
     int sig = 0;
     while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
-        reload(argc, argv, cfg, &live, api, store, &policy, &old);
+        reload(argc, argv, cfg, &live, api, ctl, store, &policy, &old);
     sl_info("signal %d: shutting down", sig);
     rc = 0;
 out:
