@@ -36,13 +36,12 @@ for p in "${PKGS[@]}"; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$st" = installed ] || missing+=("$p")
 done
-# Debian's npm is its own package; a nodejs that bundles npm (NodeSource's) has it already
-command -v npm >/dev/null 2>&1 || missing+=(npm)
-
-# npm fetches the JavaScript client and the Node.js it needs for
-# t/52-client-node.t (scripts/client-node.sh, into .cache/). A node install
-# that brings its own npm (NodeSource's) is enough: Debian's npm package
-# would replace that nodejs, so it is asked for only when no npm is there.
+# npm fetches the pinned packages of `make schema`/`make openapi`
+# (scripts/npm-pinned.sh) and the JavaScript client with the Node.js it needs
+# for t/52-client-node.t (scripts/client-node.sh, into .cache/). A node
+# install that brings its own npm (NodeSource's) is enough: Debian's npm
+# package would replace that nodejs, so it is asked for only when no npm is
+# there.
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
