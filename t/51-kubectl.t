@@ -77,9 +77,11 @@ run_suite() { # tag: suffix for object names
   local sp1=$!
   out=$(k $KN wait --for=condition=Ready "pod/$p" --timeout=10s 2>&1); rc=$?
   is "$rc: $out" "0: pod/$p condition met" "[$v] wait --for=condition=Ready"
-  (sleep 1; set_status "$ns" "$p" '{"phase":"Succeeded"}') &
+  # (a field other than the phase: a Succeeded pod cannot run again, and
+  # the pod is followed as a running one below)
+  (sleep 1; set_status "$ns" "$p" '{"podIP":"10.1.0.8"}') &
   local sp2=$!
-  out=$(k $KN wait --for=jsonpath='{.status.phase}'=Succeeded "pod/$p" --timeout=10s 2>&1); rc=$?
+  out=$(k $KN wait --for=jsonpath='{.status.podIP}'=10.1.0.8 "pod/$p" --timeout=10s 2>&1); rc=$?
   is "$rc: $out" "0: pod/$p condition met" "[$v] wait --for=jsonpath"
   wait $sp1 $sp2
 
