@@ -11,8 +11,8 @@
  *                error: unknown field "spec.containers[0].imagee"
  */
 #include "api/gojson.h"
-#include "api/protobuf.h"
 #include "api/internal.h"
+#include "api/protobuf.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
@@ -116,21 +116,21 @@ static const char *json_type_go(json_t *v)
     }
 }
 
-static bool is_yaml_ct(const char *ct)
-{
-    return ct && !strncasecmp(ct, "application/yaml", 16);
-}
+static bool is_yaml_ct(const char *ct) { return ct && !strncasecmp(ct, "application/yaml", 16); }
 
-/* Content-Type check for create/update bodies; NULL when acceptable. */
-static json_t *content_type_status(api_req_t *r, bool *yaml, bool *proto)
+/* Content-Type check for create/update bodies: 0 when acceptable, else -1
+ * with a 415 in err (kube names what it accepts). */
+static int content_type_check(api_req_t *r, bool *yaml, bool *proto, sl_error_t *err)
 {
     const char *ct = api_header(r, "Content-Type");
     *yaml = is_yaml_ct(ct);
     *proto = ct && !strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35);
     if (!ct || !*ct || *yaml || *proto || !strncasecmp(ct, "application/json", 16) ||
         !strncmp(ct, "*/*", 3))
-        return NULL;
-    return sl_kube_status_unsupported_media_type(NULL); /* kube names what it accepts */
+        return 0;
+    return sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE,
+                       "the body of the request was in an unknown format - accepted media "
+                       "types include: application/json, application/yaml");
 }
 
 const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
@@ -208,9 +208,10 @@ out:
 json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd)
 {
     bool yaml, proto;
-    json_t *st = content_type_status(r, &yaml, &proto);
-    if (st) {
-        *mhd = api_reply_status(r, st);
+    sl_error_t cterr;
+    if (content_type_check(r, &yaml, &proto, &cterr) < 0) {
+        *mhd = api_reply_status(
+            r, sl_kube_status_error(&cterr, res->name, res->group, res->kind, NULL));
         return NULL;
     }
     const char *directive = api_field_validation(r, mhd);
