@@ -357,9 +357,10 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
 int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
                      int64_t expect_rv, json_t **status);
 /* labelSelector and fieldSelector of the request (both NULL-safe to
- * destroy). -1 with a 400 Status in *status on a parse error. */
+ * destroy). -1 on a parse error, err of kind SL_ERR_BAD_REQUEST (kube's 400
+ * with the parser's text). */
 int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selector_t **ls,
-                        sl_kube_selector_t **fs, json_t **status);
+                        sl_kube_selector_t **fs, sl_error_t *err);
 /* A Pod's service account must exist (ServiceAccount admission): NULL or
  * a 403 Status. */
 json_t *api_check_service_account(api_req_t *r, json_t *pod);
