@@ -206,12 +206,13 @@ const char *api_nonresource_verb(const char *method, char *buf, size_t len);
 /* Create: the server-owned annotation slurmlink.io/user becomes the
  * authenticated user (a client's value is dropped). Runs before validation. */
 void api_admit_pod_identity(api_req_t *r, json_t *pod);
-/* Create, after validation: the creator must map to a Unix user (403
- * otherwise) and every securityContext.runAsUser must be that user's uid
- * (422). NULL when admitted, else the Status. */
-json_t *api_admit_pod_create(api_req_t *r, json_t *pod);
-/* Update: slurmlink.io/user may not change (422); absent, it is kept. */
-json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old);
+/* Create, after validation: the creator must map to a Unix user (else
+ * SL_ERR_FORBIDDEN) and every securityContext.runAsUser must be that user's
+ * uid (field errors, the 422). 0 when admitted, else -1 with err. */
+int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *err);
+/* Update: slurmlink.io/user may not change (field errors); absent, it is
+ * kept. 0, or -1 with err. */
+int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err);
 /* --- resource quotas (quota.c) --- */
 /* Pod create: takes the store's write lock (a transaction) and checks the
  * pod against the namespace's quotas (creating the policy's default one
@@ -317,10 +318,6 @@ bool api_pod_delete_now(json_t *pod, long long grace);
 void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs);
 /* A validator's result: -1 when err holds field errors, else 0. */
 int api_fields_result(const sl_error_t *err);
-/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs.
- * (admission.c's style still; the kinds' validators return
- * api_fields_result() and objects.c builds the Status.) */
-json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj);
 /* Unknown fields of obj as kind (src/pod/schema.h) appended to unknown. */
 int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown);
 

@@ -212,8 +212,10 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         st = invalid(res, obj, &verr);
         goto fail;
     }
-    if (is_pod && (st = api_admit_pod_create(r, obj)))
+    if (is_pod && api_admit_pod_create(r, obj, &verr) < 0) {
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if ((st = api_check_object_size(r->api, obj)))
         goto fail;
     if (is_pod && api_quota_begin(r, obj, &st) < 0) /* holds the store lock until _end */
@@ -380,8 +382,9 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         }
     } else {
         carry_over(obj, old);
-        if (!strcmp(res->name, "pods") && (st = api_admit_pod_update(r, obj, old))) {
-            *status = st;
+        sl_error_t aerr = SL_ERROR_INIT;
+        if (!strcmp(res->name, "pods") && api_admit_pod_update(r, obj, old, &aerr) < 0) {
+            *status = invalid(res, obj, &aerr);
             return -1;
         }
         if (res->ops && res->ops->defaults)
