@@ -358,9 +358,9 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
  * with the parser's text). */
 int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selector_t **ls,
                         sl_kube_selector_t **fs, sl_error_t *err);
-/* A Pod's service account must exist (ServiceAccount admission): NULL or
- * a 403 Status. */
-json_t *api_check_service_account(api_req_t *r, json_t *pod);
+/* A Pod's service account must exist (ServiceAccount admission): 0, or -1
+ * with an SL_ERR_FORBIDDEN err. */
+int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err);
 /* Namespace check for writes: exists and is not terminating. NULL when ok,
  * else a Status. */
 json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns,

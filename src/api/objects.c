@@ -90,7 +90,7 @@ static void being_deleted(sl_api_t *api, const api_resource_t *res, json_t *obj,
     json_decref(cur);
 }
 
-json_t *api_check_service_account(api_req_t *r, json_t *pod)
+int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err)
 {
     const char *sa = sl_kube_path_str(pod, "spec.serviceAccountName");
     if (!sa || !*sa)
@@ -101,14 +101,11 @@ json_t *api_check_service_account(api_req_t *r, json_t *pod)
     json_t *o = sl_store_get(r->api->store, "serviceaccounts", ns, sa);
     if (o) {
         json_decref(o);
-        return NULL;
+        return 0;
     }
-    char *why = sl_xasprintf("error looking up service account %s/%s: serviceaccount \"%s\" not "
-                             "found",
-                             ns, sa, sa);
-    json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
-    free(why);
-    return st;
+    return sl_errkindf(err, SL_ERR_FORBIDDEN,
+                       "error looking up service account %s/%s: serviceaccount \"%s\" not found",
+                       ns, sa, sa);
 }
 
 /* dryRun=All: validate and answer, write nothing. */
@@ -199,15 +196,17 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     if (res->namespaced && (st = api_check_namespace(r, res, p->ns, generated ? "" : name)))
         goto fail;
     bool is_pod = !strcmp(res->name, "pods");
-    if (is_pod && (st = api_check_service_account(r, obj)))
+    sl_error_t verr = SL_ERROR_INIT;
+    if (is_pod && api_check_service_account(r, obj, &verr) < 0) {
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if (is_pod) /* mutating admission: before validation counts the annotations */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
     if (res->ops && res->ops->prepare_create)
         res->ops->prepare_create(obj);
-    sl_error_t verr = SL_ERROR_INIT;
     if (res->ops && res->ops->validate_create && res->ops->validate_create(obj, &verr) < 0) {
         st = invalid(res, obj, &verr);
         goto fail;
