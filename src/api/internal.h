@@ -217,8 +217,8 @@ int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err
 /* Pod create: takes the store's write lock (a transaction) and checks the
  * pod against the namespace's quotas (creating the policy's default one
  * when it has none). 0: admitted, the lock is held until api_quota_end;
- * -1: *status is the 403 (or 500), the lock is released. */
-int api_quota_begin(api_req_t *r, json_t *pod, json_t **status);
+ * -1: err is a Forbidden (or a 500), the lock is released. */
+int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err);
 /* After the store create (created: it succeeded): update the quotas'
  * status and commit, or roll back. -1 when the commit failed. */
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);

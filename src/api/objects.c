@@ -217,8 +217,10 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     }
     if ((st = api_check_object_size(r->api, obj)))
         goto fail;
-    if (is_pod && api_quota_begin(r, obj, &st) < 0) /* holds the store lock until _end */
+    if (is_pod && api_quota_begin(r, obj, &verr) < 0) { /* holds the store lock until _end */
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if (dry) {
         if (is_pod)
             api_quota_end(r, obj, false, NULL);
