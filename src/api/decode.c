@@ -133,6 +133,13 @@ static int content_type_check(api_req_t *r, bool *yaml, bool *proto, sl_error_t 
                        "types include: application/json, application/yaml");
 }
 
+const char *api_options_kind(const api_req_t *r)
+{
+    return !strcmp(r->method, "POST")  ? "CreateOptions"
+           : !strcmp(r->method, "PUT") ? "UpdateOptions"
+                                       : "PatchOptions";
+}
+
 const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
 {
     const char *v = api_query(r, "fieldValidation");
@@ -140,9 +147,7 @@ const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
         return "Warn"; /* kube-apiserver's default when the client says nothing */
     if (!strcmp(v, "Strict") || !strcmp(v, "Warn") || !strcmp(v, "Ignore"))
         return v;
-    const char *kind = !strcmp(r->method, "POST")  ? "CreateOptions"
-                       : !strcmp(r->method, "PUT") ? "UpdateOptions"
-                                                   : "PatchOptions";
+    const char *kind = api_options_kind(r);
     sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"Ignore", "Strict", "Warn", NULL};
     json_t *jv = json_string(v);

@@ -279,6 +279,9 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
 json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
 /* Strict/Warn/Ignore for this request; NULL with a Status reply queued
  * when the parameter has an unsupported value. */
+/* The options kind of a write, for their 422s: CreateOptions (POST),
+ * UpdateOptions (PUT), PatchOptions (PATCH). */
+const char *api_options_kind(const api_req_t *r);
 const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd);
 /* Run res's decode_check on obj and apply the fieldValidation directive.
  * -1 with a Status queued on a strict error. */

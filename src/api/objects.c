@@ -108,22 +108,28 @@ int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err)
                        ns, sa, sa);
 }
 
-/* dryRun=All: validate and answer, write nothing. */
-static int dry_run(api_req_t *r, enum MHD_Result *mhd)
+/* dryRun=All: validate and answer, write nothing. 1 for a dry run, 0 for
+ * none, -1 for another value: the field error in err. */
+static int dry_run(api_req_t *r, sl_error_t *err)
 {
     const char *d = api_query(r, "dryRun");
     if (!d || !*d)
         return 0;
     if (!strcmp(d, "All"))
         return 1;
-    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"All", NULL};
     json_t *v = json_string(d);
-    sl_kube_cause_not_supported(&err, "dryRun", v, allowed);
+    sl_kube_cause_not_supported(err, "dryRun", v, allowed);
     json_decref(v);
-    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", &err));
-    sl_error_clear(&err);
     return -1;
+}
+
+/* The 422 on the request's CreateOptions / UpdateOptions / PatchOptions. */
+static json_t *options_invalid(api_req_t *r, sl_error_t *err)
+{
+    json_t *st = sl_kube_status_error(err, NULL, "meta.k8s.io", api_options_kind(r), "");
+    sl_error_clear(err);
+    return st;
 }
 
 /* Namespace of the object vs the URL's (rest.EnsureObjectNamespaceMatchesRequestNamespace). */
@@ -165,12 +171,12 @@ static json_t *invalid(const api_resource_t *res, json_t *obj, sl_error_t *err)
 int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
 {
     const api_resource_t *res = p->res;
-    enum MHD_Result mhd = MHD_NO;
     json_t *st = NULL;
     char *genc = NULL;
-    int dry = dry_run(r, &mhd);
-    if (dry < 0) { /* already answered */
-        *status = NULL;
+    sl_error_t derr = SL_ERROR_INIT;
+    int dry = dry_run(r, &derr);
+    if (dry < 0) {
+        *status = options_invalid(r, &derr);
         return -1;
     }
     if (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))
@@ -403,8 +409,12 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         *status = st;
         return -1;
     }
-    enum MHD_Result unused;
-    int dry = dry_run(r, &unused);
+    sl_error_t derr = SL_ERROR_INIT;
+    int dry = dry_run(r, &derr);
+    if (dry < 0) { /* it went on as a dry run, after a 422 that never reached the client */
+        *status = options_invalid(r, &derr);
+        return -1;
+    }
     if (dry) {
         json_t *rv = json_object_get(sl_kube_meta(old), "resourceVersion");
         if (rv)
