@@ -1,11 +1,11 @@
 #!/bin/bash
-# 53-badinput-dryrun.t — a dryRun value other than "All" is refused with
-# kube-apiserver's 422 on the request's options (ValidateDryRun in
+# 53-badinput-dryrun.t — a dryRun (or fieldValidation) value kube does not
+# know is refused with kube-apiserver's 422 on the request's options (ValidateDryRun in
 # k8s.io/apiserver: CreateOptions, UpdateOptions or PatchOptions), and
 # nothing is written; the update paths once answered it as CreateOptions and
 # went on as a dry run.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 9
+plan 10
 
 api_up || bail "slurmlinkd up"
 P=/api/v1/namespaces/default/pods
@@ -35,3 +35,8 @@ jpatch "$CM/d2?dryRun=All" application/merge-patch+json '{"data":{"k":"v4"}}'
 is "$CODE|$(jqr .data.k)" "200|v4" "patch with dryRun=All answers the new object"
 req GET $CM/d2
 is "$(jqr .data.k)" v1 "... and stores nothing"
+
+# fieldValidation on a patch: the same 422, on PatchOptions
+jpatch "$CM/d2?fieldValidation=Bogus" application/merge-patch+json '{"data":{"k":"v5"}}'
+like "$CODE|$(jqr .details.kind)|$(jqr .message)" '^422\|PatchOptions\|PatchOptions\.meta\.k8s\.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "Ignore", "Strict", "Warn"$' \
+  "patch with fieldValidation=Bogus: 422 on PatchOptions"

@@ -140,21 +140,24 @@ const char *api_options_kind(const api_req_t *r)
                                        : "PatchOptions";
 }
 
-const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
+json_t *api_options_invalid(const api_req_t *r, sl_error_t *err)
+{
+    json_t *st = sl_kube_status_error(err, NULL, "meta.k8s.io", api_options_kind(r), "");
+    sl_error_clear(err);
+    return st;
+}
+
+const char *api_field_validation(api_req_t *r, sl_error_t *err)
 {
     const char *v = api_query(r, "fieldValidation");
     if (!v || !*v)
         return "Warn"; /* kube-apiserver's default when the client says nothing */
     if (!strcmp(v, "Strict") || !strcmp(v, "Warn") || !strcmp(v, "Ignore"))
         return v;
-    const char *kind = api_options_kind(r);
-    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"Ignore", "Strict", "Warn", NULL};
     json_t *jv = json_string(v);
-    sl_kube_cause_not_supported(&err, "fieldValidation", jv, allowed);
+    sl_kube_cause_not_supported(err, "fieldValidation", jv, allowed);
     json_decref(jv);
-    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", &err));
-    sl_error_clear(&err);
     return NULL;
 }
 
@@ -219,9 +222,12 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
             r, sl_kube_status_error(&cterr, res->name, res->group, res->kind, NULL));
         return NULL;
     }
-    const char *directive = api_field_validation(r, mhd);
-    if (!directive)
+    sl_error_t verr = SL_ERROR_INIT;
+    const char *directive = api_field_validation(r, &verr);
+    if (!directive) {
+        *mhd = api_reply_status(r, api_options_invalid(r, &verr));
         return NULL;
+    }
     sl_error_t perr = SL_ERROR_INIT;
     json_t *obj;
     if (proto) {

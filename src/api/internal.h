@@ -277,12 +277,15 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
 /* Parse a body as JSON (or YAML) without any kind checks; NULL with err
  * (SL_ERR_BAD_REQUEST) on a syntax error worded like Go's encoding/json. */
 json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
-/* Strict/Warn/Ignore for this request; NULL with a Status reply queued
- * when the parameter has an unsupported value. */
 /* The options kind of a write, for their 422s: CreateOptions (POST),
  * UpdateOptions (PUT), PatchOptions (PATCH). */
 const char *api_options_kind(const api_req_t *r);
-const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd);
+/* The 422 on the request's options (api_options_kind) from err's field
+ * errors; err cleared. */
+json_t *api_options_invalid(const api_req_t *r, sl_error_t *err);
+/* Strict/Warn/Ignore for this request; NULL with the field error in err
+ * when the parameter has an unsupported value. */
+const char *api_field_validation(api_req_t *r, sl_error_t *err);
 /* Run res's decode_check on obj and apply the fieldValidation directive.
  * -1 with a Status queued on a strict error. */
 int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,

@@ -124,14 +124,6 @@ static int dry_run(api_req_t *r, sl_error_t *err)
     return -1;
 }
 
-/* The 422 on the request's CreateOptions / UpdateOptions / PatchOptions. */
-static json_t *options_invalid(api_req_t *r, sl_error_t *err)
-{
-    json_t *st = sl_kube_status_error(err, NULL, "meta.k8s.io", api_options_kind(r), "");
-    sl_error_clear(err);
-    return st;
-}
-
 /* Namespace of the object vs the URL's (rest.EnsureObjectNamespaceMatchesRequestNamespace). */
 static json_t *match_namespace(const api_resource_t *res, json_t *obj, const char *url_ns)
 {
@@ -176,7 +168,7 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     sl_error_t derr = SL_ERROR_INIT;
     int dry = dry_run(r, &derr);
     if (dry < 0) {
-        *status = options_invalid(r, &derr);
+        *status = api_options_invalid(r, &derr);
         return -1;
     }
     if (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))
@@ -412,7 +404,7 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
     sl_error_t derr = SL_ERROR_INIT;
     int dry = dry_run(r, &derr);
     if (dry < 0) { /* it went on as a dry run, after a 422 that never reached the client */
-        *status = options_invalid(r, &derr);
+        *status = api_options_invalid(r, &derr);
         return -1;
     }
     if (dry) {
