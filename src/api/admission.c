@@ -90,27 +90,25 @@ static void check_pod_group(json_t *psc, const char *uname, const char *qunix, g
     free(d);
 }
 
-json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
+int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *errs)
 {
     sl_api_t *api = r->api;
     if (!api->policy || !r->user)
-        return NULL;
+        return 0;
     uid_t uid = 0;
     gid_t gid = 0, job_gid;
     char *uname = NULL;
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_authz_unix_user(api->policy, r->user->name, &uid, &gid, &uname, &err) < 0) {
-        char *why = sl_xasprintf("no Unix user to run its jobs as: %s", err.text);
-        json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
-        free(why);
-        return st;
+    sl_error_t uerr = SL_ERROR_INIT;
+    if (sl_authz_unix_user(api->policy, r->user->name, &uid, &gid, &uname, &uerr) < 0) {
+        sl_errkindf(errs, SL_ERR_FORBIDDEN, "no Unix user to run its jobs as: %s", uerr.text);
+        sl_error_clear(&uerr);
+        return -1;
     }
     char *quser = sl_go_quote(r->user->name), *qunix = sl_go_quote(uname);
     char *detail = sl_xasprintf("must be %u, the uid of Unix user %s, which the jobs of user %s "
                                 "run as",
                                 (unsigned)uid, qunix, quser);
     free(quser);
-    sl_fielderrs_t *errs = sl_fielderrs_create();
     json_t *psc = sl_kube_path(pod, "spec.securityContext");
     check_run_as(psc, "runAsUser", uid, detail, errs, "spec.securityContext.runAsUser");
     check_pod_group(psc, uname, qunix, gid, &job_gid, errs);
@@ -137,13 +135,12 @@ json_t *api_admit_pod_create(api_req_t *r, json_t *pod)
     free(detail);
     free(gdetail);
     free(uname);
-    return api_invalid_status(errs, "Pod", pod);
+    return api_fields_result(errs);
 }
 
-json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old)
+int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *errs)
 {
     (void)r;
-    sl_fielderrs_t *errs = sl_fielderrs_create();
     for (size_t i = 0; i < N_SERVER_OWNED; i++) {
         const char *key = server_owned[i].key;
         const char *nv = sl_kube_annotation(pod, key);
@@ -159,7 +156,7 @@ json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old)
         sl_fe_invalid(errs, nv, detail, "metadata.annotations[%s]", key);
         free(detail);
     }
-    return api_invalid_status(errs, "Pod", pod);
+    return api_fields_result(errs);
 }
 
 json_t *api_check_object_size(sl_api_t *api, json_t *obj)

@@ -85,15 +85,15 @@ int api_authorize(api_req_t *r, const char *verb, const char *group, const char 
                         .namespace = ns,
                         .name = name,
                         .path = r->url};
-    char *why = NULL;
-    int ok = sl_authz_check_req(api->policy, &q, &why, NULL);
+    sl_error_t err;
+    int ok = sl_authz_check_req(api->policy, &q, &err);
     if (ok == 1)
         return 0;
-    if (!why) /* a request the policy cannot judge is refused */
-        why = sl_xasprintf("User \"%s\" cannot %s path \"%s\"", r->user->name, verb, r->url);
-    sl_info("forbidden: %s", why);
-    api_reply_status(r, sl_kube_status_forbidden(resource, group, name, why));
-    free(why);
+    if (ok < 0) /* a request the policy cannot judge is refused */
+        sl_errkindf(&err, SL_ERR_FORBIDDEN, "User \"%s\" cannot %s path \"%s\"", r->user->name,
+                    verb, r->url);
+    sl_info("forbidden: %s", err.text);
+    api_reply_status(r, sl_kube_status_error(&err, resource, group, NULL, name));
     return -1;
 }
 
@@ -116,7 +116,7 @@ bool api_may_read(sl_api_t *api, const sl_auth_user_t *user, const api_resource_
                         .resource = res->name,
                         .namespace = name,
                         .name = name};
-    return name && sl_authz_check_req(api->policy, &q, NULL, NULL) == 1;
+    return name && sl_authz_check_req(api->policy, &q, NULL) == 1;
 }
 
 /* kube-apiserver's verb for a non-resource URL: the method in lower case

@@ -11,8 +11,8 @@
  *                error: unknown field "spec.containers[0].imagee"
  */
 #include "api/gojson.h"
-#include "api/protobuf.h"
 #include "api/internal.h"
+#include "api/protobuf.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
@@ -116,40 +116,48 @@ static const char *json_type_go(json_t *v)
     }
 }
 
-static bool is_yaml_ct(const char *ct)
-{
-    return ct && !strncasecmp(ct, "application/yaml", 16);
-}
+static bool is_yaml_ct(const char *ct) { return ct && !strncasecmp(ct, "application/yaml", 16); }
 
-/* Content-Type check for create/update bodies; NULL when acceptable. */
-static json_t *content_type_status(api_req_t *r, bool *yaml, bool *proto)
+/* Content-Type check for create/update bodies: 0 when acceptable, else -1
+ * with a 415 in err (kube names what it accepts). */
+static int content_type_check(api_req_t *r, bool *yaml, bool *proto, sl_error_t *err)
 {
     const char *ct = api_header(r, "Content-Type");
     *yaml = is_yaml_ct(ct);
     *proto = ct && !strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35);
     if (!ct || !*ct || *yaml || *proto || !strncasecmp(ct, "application/json", 16) ||
         !strncmp(ct, "*/*", 3))
-        return NULL;
-    return sl_kube_status_unsupported_media_type(NULL); /* kube names what it accepts */
+        return 0;
+    return sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE,
+                       "the body of the request was in an unknown format - accepted media "
+                       "types include: application/json, application/yaml");
 }
 
-const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd)
+const char *api_options_kind(const api_req_t *r)
+{
+    return !strcmp(r->method, "POST")  ? "CreateOptions"
+           : !strcmp(r->method, "PUT") ? "UpdateOptions"
+                                       : "PatchOptions";
+}
+
+json_t *api_options_invalid(const api_req_t *r, sl_error_t *err)
+{
+    json_t *st = sl_kube_status_error(err, NULL, "meta.k8s.io", api_options_kind(r), "");
+    sl_error_clear(err);
+    return st;
+}
+
+const char *api_field_validation(api_req_t *r, sl_error_t *err)
 {
     const char *v = api_query(r, "fieldValidation");
     if (!v || !*v)
         return "Warn"; /* kube-apiserver's default when the client says nothing */
     if (!strcmp(v, "Strict") || !strcmp(v, "Warn") || !strcmp(v, "Ignore"))
         return v;
-    const char *kind = !strcmp(r->method, "POST")  ? "CreateOptions"
-                       : !strcmp(r->method, "PUT") ? "UpdateOptions"
-                                                   : "PatchOptions";
-    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"Ignore", "Strict", "Warn", NULL};
     json_t *jv = json_string(v);
-    sl_kube_cause_not_supported(&err, "fieldValidation", jv, allowed);
+    sl_kube_cause_not_supported(err, "fieldValidation", jv, allowed);
     json_decref(jv);
-    *mhd = api_reply_status(r, sl_kube_status_invalid(kind, "meta.k8s.io", "", &err));
-    sl_error_clear(&err);
     return NULL;
 }
 
@@ -208,14 +216,18 @@ out:
 json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd)
 {
     bool yaml, proto;
-    json_t *st = content_type_status(r, &yaml, &proto);
-    if (st) {
-        *mhd = api_reply_status(r, st);
+    sl_error_t cterr;
+    if (content_type_check(r, &yaml, &proto, &cterr) < 0) {
+        *mhd = api_reply_status(
+            r, sl_kube_status_error(&cterr, res->name, res->group, res->kind, NULL));
         return NULL;
     }
-    const char *directive = api_field_validation(r, mhd);
-    if (!directive)
+    sl_error_t verr = SL_ERROR_INIT;
+    const char *directive = api_field_validation(r, &verr);
+    if (!directive) {
+        *mhd = api_reply_status(r, api_options_invalid(r, &verr));
         return NULL;
+    }
     sl_error_t perr = SL_ERROR_INIT;
     json_t *obj;
     if (proto) {

@@ -245,8 +245,11 @@ enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
     if (parse_opts(r, &o, &err) < 0)
         return api_reply_status(r,
                                 sl_kube_status_error(&err, res->name, res->group, res->kind, NULL));
-    if (api_parse_selectors(r, res, &ls, &fs, &st) < 0)
+    if (api_parse_selectors(r, res, &ls, &fs, &err) < 0) {
+        st = sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
+        sl_error_clear(&err);
         return api_reply_status(r, st);
+    }
     int64_t rv = 0;
     json_t *all = sl_store_list(r->api->store, res->store_name, p->ns, &rv);
     json_t *items = json_array();

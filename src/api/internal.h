@@ -206,18 +206,19 @@ const char *api_nonresource_verb(const char *method, char *buf, size_t len);
 /* Create: the server-owned annotation slurmlink.io/user becomes the
  * authenticated user (a client's value is dropped). Runs before validation. */
 void api_admit_pod_identity(api_req_t *r, json_t *pod);
-/* Create, after validation: the creator must map to a Unix user (403
- * otherwise) and every securityContext.runAsUser must be that user's uid
- * (422). NULL when admitted, else the Status. */
-json_t *api_admit_pod_create(api_req_t *r, json_t *pod);
-/* Update: slurmlink.io/user may not change (422); absent, it is kept. */
-json_t *api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old);
+/* Create, after validation: the creator must map to a Unix user (else
+ * SL_ERR_FORBIDDEN) and every securityContext.runAsUser must be that user's
+ * uid (field errors, the 422). 0 when admitted, else -1 with err. */
+int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *err);
+/* Update: slurmlink.io/user may not change (field errors); absent, it is
+ * kept. 0, or -1 with err. */
+int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err);
 /* --- resource quotas (quota.c) --- */
 /* Pod create: takes the store's write lock (a transaction) and checks the
  * pod against the namespace's quotas (creating the policy's default one
  * when it has none). 0: admitted, the lock is held until api_quota_end;
- * -1: *status is the 403 (or 500), the lock is released. */
-int api_quota_begin(api_req_t *r, json_t *pod, json_t **status);
+ * -1: err is a Forbidden (or a 500), the lock is released. */
+int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err);
 /* After the store create (created: it succeeded): update the quotas'
  * status and commit, or roll back. -1 when the commit failed. */
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);
@@ -276,9 +277,15 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Resu
 /* Parse a body as JSON (or YAML) without any kind checks; NULL with err
  * (SL_ERR_BAD_REQUEST) on a syntax error worded like Go's encoding/json. */
 json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
-/* Strict/Warn/Ignore for this request; NULL with a Status reply queued
+/* The options kind of a write, for their 422s: CreateOptions (POST),
+ * UpdateOptions (PUT), PatchOptions (PATCH). */
+const char *api_options_kind(const api_req_t *r);
+/* The 422 on the request's options (api_options_kind) from err's field
+ * errors; err cleared. */
+json_t *api_options_invalid(const api_req_t *r, sl_error_t *err);
+/* Strict/Warn/Ignore for this request; NULL with the field error in err
  * when the parameter has an unsupported value. */
-const char *api_field_validation(api_req_t *r, enum MHD_Result *mhd);
+const char *api_field_validation(api_req_t *r, sl_error_t *err);
 /* Run res's decode_check on obj and apply the fieldValidation directive.
  * -1 with a Status queued on a strict error. */
 int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
@@ -317,10 +324,6 @@ bool api_pod_delete_now(json_t *pod, long long grace);
 void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs);
 /* A validator's result: -1 when err holds field errors, else 0. */
 int api_fields_result(const sl_error_t *err);
-/* NULL when errs is empty, else a 422 Invalid Status for obj. Frees errs.
- * (admission.c's style still; the kinds' validators return
- * api_fields_result() and objects.c builds the Status.) */
-json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj);
 /* Unknown fields of obj as kind (src/pod/schema.h) appended to unknown. */
 int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown);
 
@@ -357,12 +360,13 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
 int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
                      int64_t expect_rv, json_t **status);
 /* labelSelector and fieldSelector of the request (both NULL-safe to
- * destroy). -1 with a 400 Status in *status on a parse error. */
+ * destroy). -1 on a parse error, err of kind SL_ERR_BAD_REQUEST (kube's 400
+ * with the parser's text). */
 int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selector_t **ls,
-                        sl_kube_selector_t **fs, json_t **status);
-/* A Pod's service account must exist (ServiceAccount admission): NULL or
- * a 403 Status. */
-json_t *api_check_service_account(api_req_t *r, json_t *pod);
+                        sl_kube_selector_t **fs, sl_error_t *err);
+/* A Pod's service account must exist (ServiceAccount admission): 0, or -1
+ * with an SL_ERR_FORBIDDEN err. */
+int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err);
 /* Namespace check for writes: exists and is not terminating. NULL when ok,
  * else a Status. */
 json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns,

@@ -68,16 +68,6 @@ int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown)
 
 int api_fields_result(const sl_error_t *err) { return sl_err_nfields(err) ? -1 : 0; }
 
-/* NULL when errs is empty, else the 422 Invalid Status for obj (errs freed). */
-json_t *api_invalid_status(sl_fielderrs_t *errs, const char *kind, json_t *obj)
-{
-    json_t *st = NULL;
-    if (sl_fielderrs_count(errs))
-        st = sl_kube_status_invalid(kind, "", sl_kube_name(obj) ? sl_kube_name(obj) : "", errs);
-    sl_fielderrs_destroy(errs);
-    return st;
-}
-
 static int validate_subdomain_named(json_t *obj, sl_error_t *err)
 {
     api_validate_meta(obj, false, err);

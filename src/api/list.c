@@ -29,23 +29,19 @@
 #include <string.h>
 
 int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selector_t **ls,
-                        sl_kube_selector_t **fs, json_t **status)
+                        sl_kube_selector_t **fs, sl_error_t *err)
 {
-    sl_error_t err = SL_ERROR_INIT;
-    *ls = *fs = NULL;
-    *ls = sl_kube_label_selector_parse(api_query(r, "labelSelector"), &err);
-    if (!*ls) {
-        *status = sl_kube_status_bad_request(err.text);
-        return -1;
-    }
-    *fs = sl_kube_field_selector_parse(api_query(r, "fieldSelector"), res->name, &err);
-    if (!*fs) {
-        sl_kube_selector_destroy(*ls);
-        *ls = NULL;
-        *status = sl_kube_status_bad_request(err.text);
-        return -1;
-    }
-    return 0;
+    *fs = NULL;
+    *ls = sl_kube_label_selector_parse(api_query(r, "labelSelector"), err);
+    if (*ls)
+        *fs = sl_kube_field_selector_parse(api_query(r, "fieldSelector"), res->name, err);
+    if (*ls && *fs)
+        return 0;
+    sl_kube_selector_destroy(*ls);
+    *ls = NULL;
+    if (err) /* kube answers a bad selector with 400, its requirement errors in the text */
+        err->kind = SL_ERR_BAD_REQUEST;
+    return -1;
 }
 
 /* --- continue tokens: base64url(JSON {"v","rv","ns","name"}) --- */
@@ -126,13 +122,8 @@ static void opts_free(list_opts_t *o)
     free(o->start_name);
 }
 
-static json_t *bad_continue(void)
-{
-    return sl_kube_status_bad_request("continue key is not valid: incorrect encoded start "
-                                      "resourceVersion (version meta.k8s.io/v1)");
-}
-
-static json_t *decode_continue(const char *tok, list_opts_t *o)
+/* The token's key and revision into o: 0, or -1 with kube's 400 in err. */
+static int decode_continue(const char *tok, list_opts_t *o, sl_error_t *err)
 {
     char *dec = b64_decode(tok);
     json_t *t = dec ? json_loadb(dec, strlen(dec), JSON_ALLOW_NUL, NULL) : NULL;
@@ -143,13 +134,15 @@ static json_t *decode_continue(const char *tok, list_opts_t *o)
     const char *slash = start ? strchr(start, '/') : NULL;
     if (!json_is_integer(jrv) || rv == 0 || rv < -1 || !slash) {
         json_decref(t);
-        return bad_continue();
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                           "continue key is not valid: incorrect encoded start resourceVersion "
+                           "(version meta.k8s.io/v1)");
     }
     o->start_ns = sl_xstrndup(start, (size_t)(slash - start));
     o->start_name = sl_xstrdup(slash + 1);
     o->rv = rv;
     json_decref(t);
-    return NULL;
+    return 0;
 }
 
 /* kube's ValidateListOptions: 0, or -1 with the field errors of the 422
@@ -177,8 +170,9 @@ static int validate_rv_match(const char *rv, const char *match, bool has_cont, s
 }
 
 /* limit, continue, resourceVersion and resourceVersionMatch, with kube's
- * semantics (the table "Semantics for get and list" of the API concepts). */
-static json_t *parse_list_opts(api_req_t *r, list_opts_t *o)
+ * semantics (the table "Semantics for get and list" of the API concepts):
+ * 0, or -1 with a 400, or the 422 of ListOptions.meta.k8s.io, in err. */
+static int parse_list_opts(api_req_t *r, list_opts_t *o, sl_error_t *err)
 {
     memset(o, 0, sizeof(*o));
     const char *ls_text = api_query(r, "limit");
@@ -192,31 +186,23 @@ static json_t *parse_list_opts(api_req_t *r, list_opts_t *o)
     o->has_cont = ctok && *ctok;
     const char *rv = api_query(r, "resourceVersion");
     const char *match = api_query(r, "resourceVersionMatch");
-    sl_error_t err = SL_ERROR_INIT;
-    if (match && *match && validate_rv_match(rv, match, o->has_cont, &err) < 0) {
-        json_t *st = sl_kube_status_invalid("ListOptions", "meta.k8s.io", "", &err);
-        sl_error_clear(&err);
-        return st;
-    }
+    if (match && *match && validate_rv_match(rv, match, o->has_cont, err) < 0)
+        return -1;
     if (o->has_cont) {
         if (rv && *rv && strcmp(rv, "0"))
-            return sl_kube_status_bad_request(
-                "specifying resource version is not allowed when using continue");
-        return decode_continue(ctok, o);
+            return sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                               "specifying resource version is not allowed when using continue");
+        return decode_continue(ctok, o, err);
     }
     if (!rv || !*rv || !strcmp(rv, "0"))
-        return NULL; /* the latest ("0": any, and the latest is one) */
+        return 0; /* the latest ("0": any, and the latest is one) */
     o->rv = sl_kube_rv_parse(rv);
-    if (o->rv < 0) {
-        char *msg = sl_xasprintf("invalid resource version: %s", rv);
-        json_t *st = sl_kube_status_bad_request(msg);
-        free(msg);
-        return st;
-    }
+    if (o->rv < 0)
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "invalid resource version: %s", rv);
     /* a bare resourceVersion: NotOlderThan, or Exact for a first page */
     bool exact = match && *match ? !strcmp(match, "Exact") : o->limit > 0;
     o->mode = exact ? RV_EXACT : RV_NOT_OLDER;
-    return NULL;
+    return 0;
 }
 
 /* A revision above the current one: wait for it up to 3 s (kube's watch
@@ -454,16 +440,22 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
             r, sl_kube_status_not_acceptable("only the following media types are accepted: "
                                              "application/json, application/yaml"));
     list_opts_t o;
-    if ((st = parse_list_opts(r, &o))) {
+    sl_error_t err = SL_ERROR_INIT;
+    if (parse_list_opts(r, &o, &err) < 0) {
         opts_free(&o);
+        /* a 422 is about the ListOptions, not the listed resource */
+        st = sl_kube_status_error(&err, res->name, "meta.k8s.io", "ListOptions", "");
+        sl_error_clear(&err);
         return api_reply_status(r, st);
     }
     if (o.mode != RV_LATEST && (st = wait_for_rv(r, o.rv))) {
         opts_free(&o);
         return api_reply_status(r, st);
     }
-    if (api_parse_selectors(r, res, &ls, &fs, &st) < 0) {
+    if (api_parse_selectors(r, res, &ls, &fs, &err) < 0) {
         opts_free(&o);
+        st = sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
+        sl_error_clear(&err);
         return api_reply_status(r, st);
     }
     const char *ns = res->namespaced ? p->ns : NULL;

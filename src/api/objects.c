@@ -90,7 +90,7 @@ static void being_deleted(sl_api_t *api, const api_resource_t *res, json_t *obj,
     json_decref(cur);
 }
 
-json_t *api_check_service_account(api_req_t *r, json_t *pod)
+int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err)
 {
     const char *sa = sl_kube_path_str(pod, "spec.serviceAccountName");
     if (!sa || !*sa)
@@ -101,31 +101,26 @@ json_t *api_check_service_account(api_req_t *r, json_t *pod)
     json_t *o = sl_store_get(r->api->store, "serviceaccounts", ns, sa);
     if (o) {
         json_decref(o);
-        return NULL;
+        return 0;
     }
-    char *why = sl_xasprintf("error looking up service account %s/%s: serviceaccount \"%s\" not "
-                             "found",
-                             ns, sa, sa);
-    json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
-    free(why);
-    return st;
+    return sl_errkindf(err, SL_ERR_FORBIDDEN,
+                       "error looking up service account %s/%s: serviceaccount \"%s\" not found",
+                       ns, sa, sa);
 }
 
-/* dryRun=All: validate and answer, write nothing. */
-static int dry_run(api_req_t *r, enum MHD_Result *mhd)
+/* dryRun=All: validate and answer, write nothing. 1 for a dry run, 0 for
+ * none, -1 for another value: the field error in err. */
+static int dry_run(api_req_t *r, sl_error_t *err)
 {
     const char *d = api_query(r, "dryRun");
     if (!d || !*d)
         return 0;
     if (!strcmp(d, "All"))
         return 1;
-    sl_error_t err = SL_ERROR_INIT;
     static const char *const allowed[] = {"All", NULL};
     json_t *v = json_string(d);
-    sl_kube_cause_not_supported(&err, "dryRun", v, allowed);
+    sl_kube_cause_not_supported(err, "dryRun", v, allowed);
     json_decref(v);
-    *mhd = api_reply_status(r, sl_kube_status_invalid("CreateOptions", "meta.k8s.io", "", &err));
-    sl_error_clear(&err);
     return -1;
 }
 
@@ -168,12 +163,12 @@ static json_t *invalid(const api_resource_t *res, json_t *obj, sl_error_t *err)
 int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
 {
     const api_resource_t *res = p->res;
-    enum MHD_Result mhd = MHD_NO;
     json_t *st = NULL;
     char *genc = NULL;
-    int dry = dry_run(r, &mhd);
-    if (dry < 0) { /* already answered */
-        *status = NULL;
+    sl_error_t derr = SL_ERROR_INIT;
+    int dry = dry_run(r, &derr);
+    if (dry < 0) {
+        *status = api_options_invalid(r, &derr);
         return -1;
     }
     if (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))
@@ -199,25 +194,31 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     if (res->namespaced && (st = api_check_namespace(r, res, p->ns, generated ? "" : name)))
         goto fail;
     bool is_pod = !strcmp(res->name, "pods");
-    if (is_pod && (st = api_check_service_account(r, obj)))
+    sl_error_t verr = SL_ERROR_INIT;
+    if (is_pod && api_check_service_account(r, obj, &verr) < 0) {
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if (is_pod) /* mutating admission: before validation counts the annotations */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
     if (res->ops && res->ops->prepare_create)
         res->ops->prepare_create(obj);
-    sl_error_t verr = SL_ERROR_INIT;
     if (res->ops && res->ops->validate_create && res->ops->validate_create(obj, &verr) < 0) {
         st = invalid(res, obj, &verr);
         goto fail;
     }
-    if (is_pod && (st = api_admit_pod_create(r, obj)))
+    if (is_pod && api_admit_pod_create(r, obj, &verr) < 0) {
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if ((st = api_check_object_size(r->api, obj)))
         goto fail;
-    if (is_pod && api_quota_begin(r, obj, &st) < 0) /* holds the store lock until _end */
+    if (is_pod && api_quota_begin(r, obj, &verr) < 0) { /* holds the store lock until _end */
+        st = invalid(res, obj, &verr);
         goto fail;
+    }
     if (dry) {
         if (is_pod)
             api_quota_end(r, obj, false, NULL);
@@ -380,8 +381,9 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         }
     } else {
         carry_over(obj, old);
-        if (!strcmp(res->name, "pods") && (st = api_admit_pod_update(r, obj, old))) {
-            *status = st;
+        sl_error_t aerr = SL_ERROR_INIT;
+        if (!strcmp(res->name, "pods") && api_admit_pod_update(r, obj, old, &aerr) < 0) {
+            *status = invalid(res, obj, &aerr);
             return -1;
         }
         if (res->ops && res->ops->defaults)
@@ -399,8 +401,12 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
         *status = st;
         return -1;
     }
-    enum MHD_Result unused;
-    int dry = dry_run(r, &unused);
+    sl_error_t derr = SL_ERROR_INIT;
+    int dry = dry_run(r, &derr);
+    if (dry < 0) { /* it went on as a dry run, after a 422 that never reached the client */
+        *status = api_options_invalid(r, &derr);
+        return -1;
+    }
     if (dry) {
         json_t *rv = json_object_get(sl_kube_meta(old), "resourceVersion");
         if (rv)

@@ -154,9 +154,10 @@ enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
                                                      "application/merge-patch+json, "
                                                      "application/strategic-merge-patch+json, "
                                                      "application/apply-patch+yaml"));
-    const char *directive = api_field_validation(r, &mhd);
+    sl_error_t verr = SL_ERROR_INIT;
+    const char *directive = api_field_validation(r, &verr);
     if (!directive)
-        return mhd;
+        return api_reply_status(r, api_options_invalid(r, &verr));
     const char *manager = api_query(r, "fieldManager");
     if (t == P_APPLY && (!manager || !*manager)) {
         sl_error_t err = SL_ERROR_INIT;

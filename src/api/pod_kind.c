@@ -23,23 +23,23 @@
 /* ---- decoding: quantities fail while decoding in kube-apiserver (400,
  * not 422), then unknown fields and ignored-field warnings ---- */
 
-static const char *bad_quantity_map(json_t *map)
+/* 0, or -1 with the first value that does not decode as a quantity (a
+ * BadRequest with kube's text) in err. */
+static int check_quantity_map(json_t *map, sl_error_t *err)
 {
     const char *k;
     json_t *v;
     json_object_foreach(map, k, v)
     {
         sl_quantity_t q;
-        const char *msg = NULL;
-        if (sl_quantity_from_json(v, &q, NULL, &msg) < 0)
-            return msg ? msg : SL_QUANTITY_ERR_FORMAT;
+        if (sl_quantity_from_json(v, &q, NULL, err) < 0)
+            return -1;
     }
-    return NULL;
+    return 0;
 }
 
-static const char *bad_quantity(json_t *pod)
+static int check_quantities(json_t *pod, sl_error_t *err)
 {
-    const char *msg;
     const char *lists[] = {"spec.initContainers", "spec.containers", "spec.ephemeralContainers"};
     for (int l = 0; l < 3; l++) {
         size_t i;
@@ -47,31 +47,29 @@ static const char *bad_quantity(json_t *pod)
         json_array_foreach(sl_kube_path(pod, lists[l]), i, c)
         {
             json_t *res = json_object_get(c, "resources");
-            if ((msg = bad_quantity_map(json_object_get(res, "limits"))) ||
-                (msg = bad_quantity_map(json_object_get(res, "requests"))))
-                return msg;
+            if (check_quantity_map(json_object_get(res, "limits"), err) < 0 ||
+                check_quantity_map(json_object_get(res, "requests"), err) < 0)
+                return -1;
         }
     }
-    if ((msg = bad_quantity_map(sl_kube_path(pod, "spec.overhead"))))
-        return msg;
+    if (check_quantity_map(sl_kube_path(pod, "spec.overhead"), err) < 0)
+        return -1;
     size_t i;
     json_t *v;
     json_array_foreach(sl_kube_path(pod, "spec.volumes"), i, v)
     {
         json_t *sz = json_object_get(json_object_get(v, "emptyDir"), "sizeLimit");
         sl_quantity_t q;
-        const char *m = NULL;
-        if (sz && sl_quantity_from_json(sz, &q, NULL, &m) < 0)
-            return m ? m : SL_QUANTITY_ERR_FORMAT;
+        if (sz && sl_quantity_from_json(sz, &q, NULL, err) < 0)
+            return -1;
     }
-    return NULL;
+    return 0;
 }
 
 static int pod_decode(json_t *pod, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
-    const char *q = bad_quantity(pod);
-    if (q)
-        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", q);
+    if (check_quantities(pod, err) < 0)
+        return -1; /* a BadRequest */
     api_schema_unknown("Pod", pod, unknown);
     size_t n = 0;
     char **w = sl_schema_pod_warnings(pod, &n);

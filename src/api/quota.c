@@ -307,13 +307,6 @@ static char *pretty(const rlist_t *l, char **names, size_t n)
     return out;
 }
 
-static json_t *forbidden(json_t *pod, char *why)
-{
-    json_t *st = sl_kube_status_forbidden("pods", "", sl_kube_name(pod), why);
-    free(why);
-    return st;
-}
-
 /* podEvaluator.Constraints: with cpu or memory under quota, every container
  * must state it: "must specify requests.cpu for: a,b; limits.memory for: a" */
 static char *missing_constraints(json_t *pod, json_t *hard)
@@ -349,15 +342,17 @@ static char *missing_constraints(json_t *pod, json_t *hard)
     return out;
 }
 
-/* One quota against used + the pod's usage: NULL or the 403 Status. */
-static json_t *check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_t *req)
+/* One quota against used + the pod's usage: 0, or -1 with a Forbidden
+ * err (kube's quota admission texts). */
+static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_t *req,
+                       sl_error_t *err)
 {
     json_t *hard = sl_kube_path(q, "spec.hard");
     char *miss = missing_constraints(pod, hard);
     if (miss) {
-        json_t *st = forbidden(pod, sl_xasprintf("failed quota: %s: %s", sl_kube_name(q), miss));
+        sl_errkindf(err, SL_ERR_FORBIDDEN, "failed quota: %s: %s", sl_kube_name(q), miss);
         free(miss);
-        return st;
+        return -1;
     }
     char **ex = sl_xcalloc(json_object_size(hard) + 1, sizeof(char *));
     size_t nex = 0;
@@ -376,53 +371,49 @@ static json_t *check_quota(json_t *pod, json_t *q, const rlist_t *used, const rl
         if (sl_quantity_cmp(&total, &limit) > 0)
             ex[nex++] = (char *)k;
     }
-    json_t *st = NULL;
+    int rc = 0;
     if (nex) {
         qsort(ex, nex, sizeof(char *), cmp_str);
         rlist_t hl = {0};
         rl_from_json(&hl, hard, false);
         char *a = pretty(req, ex, nex), *b = pretty(used, ex, nex), *c = pretty(&hl, ex, nex);
-        st = forbidden(pod, sl_xasprintf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
-                                         sl_kube_name(q), a, b, c));
+        rc = sl_errkindf(err, SL_ERR_FORBIDDEN,
+                         "exceeded quota: %s, requested: %s, used: %s, limited: %s",
+                         sl_kube_name(q), a, b, c);
         free(a);
         free(b);
         free(c);
         rl_free(&hl);
     }
     free(ex);
-    return st;
+    return rc;
 }
 
-int api_quota_begin(api_req_t *r, json_t *pod, json_t **status)
+int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
 {
     sl_api_t *api = r->api;
-    sl_error_t err = SL_ERROR_INIT;
-    *status = NULL;
-    if (sl_store_txn_begin(api->store, &err) < 0) {
-        *status = sl_kube_status_internal(err.text);
-        return -1;
-    }
+    if (sl_store_txn_begin(api->store, err) < 0)
+        return -1; /* no kind: a 500 */
     const char *ns = sl_kube_namespace(pod);
     json_t *qs = quotas_of(api, ns);
     rlist_t used = {0}, req = {0};
+    int rc = 0;
     if (!qs) {
-        *status = sl_kube_status_internal("cannot read the namespace's quotas");
+        rc = sl_errkindf(err, SL_ERR_INTERNAL, "cannot read the namespace's quotas");
     } else if (json_array_size(qs)) {
         if (ns_usage(api, ns, &used) < 0)
-            *status = sl_kube_status_internal("cannot count the namespace's pods");
+            rc = sl_errkindf(err, SL_ERR_INTERNAL, "cannot count the namespace's pods");
         pod_usage(pod, &req);
         size_t i;
         json_t *q;
-        json_array_foreach(qs, i, q) if (!*status) *status = check_quota(pod, q, &used, &req);
+        json_array_foreach(qs, i, q) if (!rc) rc = check_quota(pod, q, &used, &req, err);
     }
     rl_free(&used);
     rl_free(&req);
     json_decref(qs);
-    if (*status) {
+    if (rc < 0)
         sl_store_txn_rollback(api->store);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)

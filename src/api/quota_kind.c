@@ -11,28 +11,28 @@
 
 #include <string.h>
 
-static const char *bad_quantity_map(json_t *map)
+/* 0, or -1 with the first value that does not decode as a quantity (a
+ * BadRequest with kube's text) in err. */
+static int check_quantity_map(json_t *map, sl_error_t *err)
 {
     const char *k;
     json_t *v;
     json_object_foreach(map, k, v)
     {
         sl_quantity_t q;
-        const char *msg = NULL;
-        if (sl_quantity_from_json(v, &q, NULL, &msg) < 0)
-            return msg ? msg : SL_QUANTITY_ERR_FORMAT;
+        if (sl_quantity_from_json(v, &q, NULL, err) < 0)
+            return -1;
     }
-    return NULL;
+    return 0;
 }
 
 static int rq_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)warnings;
-    const char *m;
-    if ((m = bad_quantity_map(sl_kube_path(obj, "spec.hard"))) ||
-        (m = bad_quantity_map(sl_kube_path(obj, "status.hard"))) ||
-        (m = bad_quantity_map(sl_kube_path(obj, "status.used"))))
-        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", m);
+    if (check_quantity_map(sl_kube_path(obj, "spec.hard"), err) < 0 ||
+        check_quantity_map(sl_kube_path(obj, "status.hard"), err) < 0 ||
+        check_quantity_map(sl_kube_path(obj, "status.used"), err) < 0)
+        return -1;
     return api_schema_unknown("ResourceQuota", obj, unknown);
 }
 

@@ -329,8 +329,11 @@ enum MHD_Result api_handle_watch(api_req_t *r, const api_path_t *p)
     w->table = table;
     w->include = api_include_object(r);
     w->fd = -1;
-    if (api_parse_selectors(r, res, &w->ls, &w->fs, &st) < 0) {
+    sl_error_t err = SL_ERROR_INIT;
+    if (api_parse_selectors(r, res, &w->ls, &w->fs, &err) < 0) {
         watcher_free(w);
+        st = sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
+        sl_error_clear(&err);
         return api_reply_status(r, st);
     }
     const sl_auth_user_t *who = api_list_filter(r, res);

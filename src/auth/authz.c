@@ -203,7 +203,7 @@ static char *why_text(const sl_authz_req_t *r)
 
 /* NewForbidden(): `pods "p1" is forbidden: why`, `jobs.batch is forbidden:
  * why`, `forbidden: why` for non-resource URLs */
-static char *message_text(const sl_authz_req_t *r, const char *why)
+char *sl_authz_message(const sl_authz_req_t *r, const char *why)
 {
     if (!r->resource || !*r->resource)
         return sl_xasprintf("forbidden: %s", why);
@@ -220,37 +220,26 @@ static char *message_text(const sl_authz_req_t *r, const char *why)
     return out;
 }
 
-int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char **why,
-                       char **message)
+int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, sl_error_t *err)
 {
-    if (why)
-        *why = NULL;
-    if (message)
-        *message = NULL;
     if (!p || !r || !r->user || !*r->user || !r->verb || !*r->verb) {
         errno = EINVAL;
-        return -1;
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "authorization: no user or verb");
     }
     if (decide(p, r))
         return 1;
     char *w = why_text(r);
-    if (message)
-        *message = message_text(r, w);
-    if (why)
-        *why = w;
-    else
-        free(w);
+    sl_errkindf(err, SL_ERR_FORBIDDEN, "%s", w);
+    free(w);
     return 0;
 }
 
 int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
-                   const char *verb, const char *resource, const char *namespace, char **reason)
+                   const char *verb, const char *resource, const char *namespace, sl_error_t *err)
 {
-    if (reason)
-        *reason = NULL;
     if (!resource) {
         errno = EINVAL;
-        return -1;
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST, "authorization: no resource");
     }
     /* RESOURCE[.GROUP][/SUB]: plural resource names hold no '.', groups do */
     char *res = sl_xstrdup(resource);
@@ -267,7 +256,12 @@ int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *con
                         .resource = res,
                         .subresource = sub,
                         .namespace = namespace};
-    int rc = sl_authz_check_req(p, &r, NULL, reason);
+    int rc = sl_authz_check_req(p, &r, err);
+    if (rc == 0 && err) {
+        char *m = sl_authz_message(&r, err->text);
+        sl_errkindf(err, SL_ERR_FORBIDDEN, "%s", m);
+        free(m);
+    }
     free(res);
     return rc;
 }

@@ -214,15 +214,15 @@ static int quota_pair(pctx_t *c, const char *key, yaml_node_t *k, yaml_node_t *v
 {
     az_quota_t *q = arg;
     sl_quantity_t qty;
-    const char *msg = NULL;
+    sl_error_t qerr;
     if (!*key || strlen(key) > 253 ||
         strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-._/") != strlen(key))
         return perr(c, k, field, "\"%s\" is not a resource name", key);
     const char *val = str(c, v, field);
     if (!val)
         return -1;
-    if (sl_quantity_parse(val, &qty, &msg) < 0)
-        return perr(c, v, field, "%s", msg);
+    if (sl_quantity_parse(val, &qty, &qerr) < 0)
+        return perr(c, v, field, "%s", qerr.text);
     if (sl_quantity_sign(&qty) < 0)
         return perr(c, v, field, "must be greater than or equal to 0");
     q->names.v = sl_xrealloc(q->names.v, (q->names.n + 1) * sizeof(char *));

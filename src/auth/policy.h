@@ -72,24 +72,28 @@ typedef struct sl_authz_req {
     const char *path;          /* URL path, for non-resource requests */
 } sl_authz_req_t;
 
-/* 1 allowed, 0 denied (*why and *message set, caller frees), -1 bad request
- * (EINVAL: no user or verb). why/message may be NULL.
- *   why:     User "alice" cannot list resource "pods" in API group "" in the namespace "bob"
- *   message: pods is forbidden: User "alice" cannot list resource ...
- * (message is what kube-apiserver's 403 Status carries; the API can build the
- * Status with sl_kube_status_forbidden(resource, group, name, why).)
+/* 1 allowed; 0 denied, err (may be NULL) of kind SL_ERR_FORBIDDEN with the
+ * authorizer's reason as its text:
+ *   User "alice" cannot list resource "pods" in API group "" in the namespace "bob"
+ * -1 a request it cannot judge (EINVAL: no user or verb; SL_ERR_BAD_REQUEST).
+ * The API's 403 wraps the reason (sl_kube_status_forbidden(resource, group,
+ * name, err->text): "pods is forbidden: User ..."), as sl_authz_message() does.
  * Non-resource URLs (discovery, /version, /healthz, /openapi) are readable
  * by every authenticated user, as kube-apiserver's system:discovery role;
  * /metrics (and below) only by adminGroups and the users and groups that a
  * nonResourceURLs entry names, with verb get (RBAC's nonResourceURLs rule). */
-int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, char **why,
-                       char **message);
+int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, sl_error_t *err);
+
+/* kube-apiserver's 403 message for a denial of r with reason why
+ * (NewForbidden(): `pods "p1" is forbidden: why`, `forbidden: why` for a
+ * non-resource URL). Caller frees. */
+char *sl_authz_message(const sl_authz_req_t *r, const char *why);
 
 /* Short form: resource is "pods", "pods/log" or "jobs.batch" (RESOURCE[.GROUP][/SUB]).
  * namespace NULL or "": cluster scope. Same returns as sl_authz_check_req;
- * *reason receives the full 403 message on denial. */
+ * on denial err's text is the whole 403 message (sl_authz_message()). */
 int sl_authz_check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
-                   const char *verb, const char *resource, const char *namespace, char **reason);
+                   const char *verb, const char *resource, const char *namespace, sl_error_t *err);
 
 /* The Slurm account for jobs of namespace ns (caller frees). */
 char *sl_authz_account(const sl_authz_policy_t *p, const char *ns);

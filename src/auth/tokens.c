@@ -64,8 +64,15 @@ static void fields_clear(fields_t *fs)
 }
 
 /* Split one line (without its newline) into fields like encoding/csv with
- * TrimLeadingSpace. Returns 0, or -1 with a reason in *why. */
-static int csv_split(const char *line, fields_t *fs, const char **why)
+ * TrimLeadingSpace. Returns 0, or -1 (EINVAL) with the reason in err. */
+static int csv_bad(sl_buf_t *b, sl_error_t *err, const char *why)
+{
+    sl_buf_free(b);
+    errno = EINVAL;
+    return sl_errprintf(err, "%s", why);
+}
+
+static int csv_split(const char *line, fields_t *fs, sl_error_t *err)
 {
     const char *p = line;
     fs->n = 0;
@@ -77,9 +84,7 @@ static int csv_split(const char *line, fields_t *fs, const char **why)
             p++;
             for (;;) {
                 if (*p == '\0') {
-                    sl_buf_free(&b);
-                    *why = "unterminated quoted field";
-                    return -1;
+                    return csv_bad(&b, err, "unterminated quoted field");
                 }
                 if (*p == '"' && p[1] == '"') {
                     sl_buf_putc(&b, '"');
@@ -91,24 +96,18 @@ static int csv_split(const char *line, fields_t *fs, const char **why)
                     sl_buf_putc(&b, *p++);
             }
             if (*p != ',' && *p != '\0') {
-                sl_buf_free(&b);
-                *why = "extraneous text after a quoted field";
-                return -1;
+                return csv_bad(&b, err, "extraneous text after a quoted field");
             }
         } else {
             while (*p && *p != ',') {
                 if (*p == '"') {
-                    sl_buf_free(&b);
-                    *why = "bare \" in a field that is not quoted";
-                    return -1;
+                    return csv_bad(&b, err, "bare \" in a field that is not quoted");
                 }
                 sl_buf_putc(&b, *p++);
             }
         }
         if (fs->n == (int)(sizeof(fs->f) / sizeof(fs->f[0]))) {
-            sl_buf_free(&b);
-            *why = "too many columns (at most 5: token,user,uid,groups,expires)";
-            return -1;
+            return csv_bad(&b, err, "too many columns (at most 5: token,user,uid,groups,expires)");
         }
         fs->f[fs->n++] = sl_buf_steal(&b);
         if (*p != ',')
@@ -218,14 +217,12 @@ static int parse_into(const char *text, const char *name, table_t *t, sl_error_t
             continue;
         }
         fields_t fs = {.n = 0};
-        const char *why = NULL;
         entry_t e;
         memset(&e, 0, sizeof(e));
-        int r = csv_split(line, &fs, &why);
-        if (r < 0) {
-            errno = EINVAL;
-            sl_errprintf(err, "%s:%d: %s", name, lineno, why);
-        } else
+        int r = csv_split(line, &fs, err);
+        if (r < 0)
+            sl_errprefix(err, "%s:%d", name, lineno);
+        else
             r = make_entry(&fs, name, lineno, &e, err);
         if (fs.n > 0)
             explicit_bzero(fs.f[0], strlen(fs.f[0]));

@@ -43,13 +43,13 @@ static char *read_input(const char *path, size_t *len)
 static int quantity_opt(const char *opt, const char *v, int milli, int64_t *out)
 {
     sl_quantity_t q;
-    const char *msg = NULL;
-    int r = sl_quantity_parse(v, &q, &msg);
+    sl_error_t qerr = SL_ERROR_INIT;
+    int r = sl_quantity_parse(v, &q, &qerr);
     if (r == 0)
         r = milli ? sl_quantity_milli(&q, out) : sl_quantity_ceil_div(&q, 1, out);
     if (r < 0 || *out <= 0) {
         fprintf(stderr, "slurmlink render: %s: %s is not a positive quantity%s%s\n", opt, v,
-                msg ? ": " : "", msg ? msg : "");
+                *qerr.text ? ": " : "", qerr.text);
         return -1;
     }
     return 0;

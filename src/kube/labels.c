@@ -222,6 +222,100 @@ static struct item next(struct parser *p, enum ctx c)
     return it;
 }
 
+/* The operator after a key (kube's parseOperator). */
+static int parse_operator(struct parser *p, struct req *r, sl_buf_t *msg)
+{
+    struct item it = next(p, KEY_AND_OP);
+    switch (it.tok) {
+    case T_IN: r->op = OP_IN; break;
+    case T_EQ: r->op = OP_EQ; break;
+    case T_DEQ: r->op = OP_DEQ; break;
+    case T_GT: r->op = OP_GT; break;
+    case T_LT: r->op = OP_LT; break;
+    case T_NOTIN: r->op = OP_NOTIN; break;
+    case T_NEQ: r->op = OP_NE; break;
+    default:
+        sl_buf_printf(msg, "found '%s', expected: in, notin, =, ==, !=, gt, lt", it.lit);
+        return -1;
+    }
+    return 0;
+}
+
+/* The identifiers after "(" up to (not including) ")" (parseIdentifiersList). */
+static int parse_identifiers(struct parser *p, struct req *r, sl_buf_t *msg)
+{
+    for (;;) {
+        struct item it = next(p, VALUES);
+        if (it.tok == T_ID) {
+            sl_kube_sel_set_add(r, it.lit);
+            struct item la2 = peek(p, VALUES);
+            if (la2.tok == T_COMMA)
+                continue;
+            if (la2.tok == T_CPAR)
+                return 0;
+            sl_buf_printf(msg, "found '%s', expected: ',' or ')'", la2.lit);
+            return -1;
+        } else if (it.tok == T_COMMA) {
+            if (r->nvals == 0)
+                sl_kube_sel_set_add(r, "");
+            enum tok t2 = peek(p, VALUES).tok;
+            if (t2 == T_CPAR) {
+                sl_kube_sel_set_add(r, "");
+                return 0;
+            }
+            if (t2 == T_COMMA)
+                sl_kube_sel_set_add(r, "");
+        } else {
+            sl_buf_printf(msg, "found '%s', expected: ',', or identifier", it.lit);
+            return -1;
+        }
+    }
+}
+
+/* "(v1, v2)" after in / notin (parseValues). */
+static int parse_set_values(struct parser *p, struct req *r, sl_buf_t *msg)
+{
+    struct item it = next(p, VALUES);
+    if (it.tok != T_OPAR) {
+        sl_buf_printf(msg, "found '%s' expected: '('", it.lit);
+        return -1;
+    }
+    struct item first = peek(p, VALUES);
+    if (first.tok == T_CPAR) {
+        next(p, VALUES);
+        sl_kube_sel_set_add(r, "");
+        return 0;
+    }
+    if (first.tok != T_ID && first.tok != T_COMMA) {
+        sl_buf_printf(msg, "found '%s', expected: ',', ')' or identifier", first.lit);
+        return -1;
+    }
+    if (parse_identifiers(p, r, msg) < 0)
+        return -1;
+    if (next(p, VALUES).tok != T_CPAR) {
+        sl_buf_printf(msg, "found '%s', expected: ')'", first.lit);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one value after =, ==, !=, gt, lt (parseExactValue); may be empty. */
+static int parse_exact_value(struct parser *p, struct req *r, sl_buf_t *msg)
+{
+    enum tok la = peek(p, VALUES).tok;
+    if (la == T_EOS || la == T_COMMA) {
+        sl_kube_sel_set_add(r, "");
+        return 0;
+    }
+    struct item it = next(p, VALUES);
+    if (it.tok != T_ID) {
+        sl_buf_printf(msg, "found '%s', expected: identifier", it.lit);
+        return -1;
+    }
+    sl_kube_sel_set_add(r, it.lit);
+    return 0;
+}
+
 /* parseRequirement; on error fills msg and returns -1. */
 static int parse_req(struct parser *p, struct req *r, sl_buf_t *msg)
 {
@@ -240,6 +334,7 @@ static int parse_req(struct parser *p, struct req *r, sl_buf_t *msg)
     sl_error_t why = SL_ERROR_INIT;
     if (!sl_kube_is_label_key(it.lit, &why)) {
         sl_buf_printf(msg, "<nil>: Invalid value: \"%s\": %s", it.lit, why.text);
+        sl_error_clear(&why);
         return -1;
     }
     r->key = sl_xstrdup(it.lit);
@@ -251,80 +346,11 @@ static int parse_req(struct parser *p, struct req *r, sl_buf_t *msg)
     }
     if (op_set)
         return 0; /* "!k" followed by junk: reported by the caller */
-    it = next(p, KEY_AND_OP);
-    switch (it.tok) {
-    case T_IN: r->op = OP_IN; break;
-    case T_EQ: r->op = OP_EQ; break;
-    case T_DEQ: r->op = OP_DEQ; break;
-    case T_GT: r->op = OP_GT; break;
-    case T_LT: r->op = OP_LT; break;
-    case T_NOTIN: r->op = OP_NOTIN; break;
-    case T_NEQ: r->op = OP_NE; break;
-    default:
-        sl_buf_printf(msg, "found '%s', expected: in, notin, =, ==, !=, gt, lt", it.lit);
+    if (parse_operator(p, r, msg) < 0)
         return -1;
-    }
-    if (r->op == OP_IN || r->op == OP_NOTIN) {
-        it = next(p, VALUES);
-        if (it.tok != T_OPAR) {
-            sl_buf_printf(msg, "found '%s' expected: '('", it.lit);
-            return -1;
-        }
-        struct item first = peek(p, VALUES);
-        if (first.tok == T_CPAR) {
-            next(p, VALUES);
-            sl_kube_sel_set_add(r, "");
-            return 0;
-        }
-        if (first.tok != T_ID && first.tok != T_COMMA) {
-            sl_buf_printf(msg, "found '%s', expected: ',', ')' or identifier", first.lit);
-            return -1;
-        }
-        for (;;) { /* parseIdentifiersList */
-            it = next(p, VALUES);
-            if (it.tok == T_ID) {
-                sl_kube_sel_set_add(r, it.lit);
-                struct item la2 = peek(p, VALUES);
-                if (la2.tok == T_COMMA)
-                    continue;
-                if (la2.tok == T_CPAR)
-                    break;
-                sl_buf_printf(msg, "found '%s', expected: ',' or ')'", la2.lit);
-                return -1;
-            } else if (it.tok == T_COMMA) {
-                if (r->nvals == 0)
-                    sl_kube_sel_set_add(r, "");
-                enum tok t2 = peek(p, VALUES).tok;
-                if (t2 == T_CPAR) {
-                    sl_kube_sel_set_add(r, "");
-                    break;
-                }
-                if (t2 == T_COMMA)
-                    sl_kube_sel_set_add(r, "");
-            } else {
-                sl_buf_printf(msg, "found '%s', expected: ',', or identifier", it.lit);
-                return -1;
-            }
-        }
-        if (next(p, VALUES).tok != T_CPAR) {
-            sl_buf_printf(msg, "found '%s', expected: ')'", first.lit);
-            return -1;
-        }
-        return 0;
-    }
-    /* parseExactValue */
-    la = peek(p, VALUES).tok;
-    if (la == T_EOS || la == T_COMMA) {
-        sl_kube_sel_set_add(r, "");
-        return 0;
-    }
-    it = next(p, VALUES);
-    if (it.tok != T_ID) {
-        sl_buf_printf(msg, "found '%s', expected: identifier", it.lit);
-        return -1;
-    }
-    sl_kube_sel_set_add(r, it.lit);
-    return 0;
+    if (r->op == OP_IN || r->op == OP_NOTIN)
+        return parse_set_values(p, r, msg);
+    return parse_exact_value(p, r, msg);
 }
 
 static int parse_labels(sl_kube_selector_t *s, const char *text, sl_buf_t *msg)

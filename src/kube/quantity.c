@@ -223,31 +223,29 @@ static int scale_digits(const char *d, size_t n, long long k, i128 *out)
     return 0;
 }
 
-int sl_quantity_parse(const char *str, sl_quantity_t *q, const char **errmsg)
+/* -1, EINVAL, err of kind SL_ERR_BAD_REQUEST with kube's text. */
+static int qerr(sl_error_t *err, const char *text)
+{
+    errno = EINVAL;
+    return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", text);
+}
+
+int sl_quantity_parse(const char *str, sl_quantity_t *q, sl_error_t *err)
 {
     scan_t sc;
     int base = 10;
     int32_t exponent = 0;
     sl_qformat_t fmt = SL_QF_DECIMAL_SI;
-    const char *dummy;
-    if (!errmsg)
-        errmsg = &dummy;
     memset(q, 0, sizeof(*q));
     errno = EINVAL;
-    if (!str || !*str) {
-        *errmsg = SL_QUANTITY_ERR_FORMAT;
-        return -1;
-    }
+    if (!str || !*str)
+        return qerr(err, SL_QUANTITY_ERR_FORMAT);
     if (strcmp(str, "0") == 0)
         return 0;
-    if (scan_quantity(str, &sc) < 0) {
-        *errmsg = SL_QUANTITY_ERR_FORMAT;
-        return -1;
-    }
-    if (interpret_suffix(sc.suffix, sc.suffix_len, &base, &exponent, &fmt) < 0) {
-        *errmsg = SL_QUANTITY_ERR_SUFFIX;
-        return -1;
-    }
+    if (scan_quantity(str, &sc) < 0)
+        return qerr(err, SL_QUANTITY_ERR_FORMAT);
+    if (interpret_suffix(sc.suffix, sc.suffix_len, &base, &exponent, &fmt) < 0)
+        return qerr(err, SL_QUANTITY_ERR_SUFFIX);
     /* The fast path of ParseQuantity: does it apply and succeed? */
     int fast = 0;
     if (fmt != SL_QF_BINARY_SI) {
@@ -268,10 +266,8 @@ int sl_quantity_parse(const char *str, sl_quantity_t *q, const char **errmsg)
         int has_digit = sc.zeros_only;
         for (size_t i = 0; i < sc.value_len; i++)
             has_digit |= isdig(str[i]);
-        if (!has_digit) {
-            *errmsg = SL_QUANTITY_ERR_NUMERIC;
-            return -1;
-        }
+        if (!has_digit)
+            return qerr(err, SL_QUANTITY_ERR_NUMERIC);
     }
     /* Exact value: digits = num+denom, × base^exponent, ÷ 10^len(denom), in nanos. */
     size_t nd = sc.num_len + sc.denom_len;
@@ -319,7 +315,7 @@ int sl_quantity_parse(const char *str, sl_quantity_t *q, const char **errmsg)
     return 0;
 }
 
-int sl_quantity_from_json(const json_t *v, sl_quantity_t *q, char **text, const char **errmsg)
+int sl_quantity_from_json(const json_t *v, sl_quantity_t *q, char **text, sl_error_t *err)
 {
     char *s = NULL;
     if (text)
@@ -353,12 +349,9 @@ int sl_quantity_from_json(const json_t *v, sl_quantity_t *q, char **text, const 
         s = sl_xstrdup(tmp);
     } else {
         memset(q, 0, sizeof(*q));
-        if (errmsg)
-            *errmsg = SL_QUANTITY_ERR_FORMAT;
-        errno = EINVAL;
-        return -1;
+        return qerr(err, SL_QUANTITY_ERR_FORMAT);
     }
-    int r = sl_quantity_parse(s, q, errmsg);
+    int r = sl_quantity_parse(s, q, err);
     if (r == 0 && text)
         *text = s;
     else

@@ -15,6 +15,8 @@
 #ifndef SL_KUBE_QUANTITY_H
 #define SL_KUBE_QUANTITY_H
 
+#include "common/err.h"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -35,14 +37,15 @@ extern const char SL_QUANTITY_ERR_FORMAT[];
 extern const char SL_QUANTITY_ERR_NUMERIC[];
 extern const char SL_QUANTITY_ERR_SUFFIX[];
 
-/* Parse s. Returns 0, or -1 with errno=EINVAL and *errmsg (if not NULL) set to
- * one of the static texts above. */
-int sl_quantity_parse(const char *s, sl_quantity_t *q, const char **errmsg);
+/* Parse s. Returns 0, or -1 with errno=EINVAL and err (may be NULL) of kind
+ * SL_ERR_BAD_REQUEST (what kube-apiserver answers for a body whose quantity
+ * does not decode) with one of the texts above. */
+int sl_quantity_parse(const char *s, sl_quantity_t *q, sl_error_t *err);
 /* A quantity from JSON as Quantity.UnmarshalJSON takes it: a string (trimmed)
  * or a number (its shortest decimal text). null is 0. Other types: EINVAL with
  * SL_QUANTITY_ERR_FORMAT. text (optional) receives the string form parsed
  * (caller frees). */
-int sl_quantity_from_json(const json_t *v, sl_quantity_t *q, char **text, const char **errmsg);
+int sl_quantity_from_json(const json_t *v, sl_quantity_t *q, char **text, sl_error_t *err);
 
 /* -1, 0, 1 like Quantity.Cmp. */
 int sl_quantity_cmp(const sl_quantity_t *a, const sl_quantity_t *b);

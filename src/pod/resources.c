@@ -51,7 +51,7 @@ static rq_t *parse_list(pod_ctx_t *c, const json_t *m, const char *path, size_t 
     {
         rq_t *r = &v[(*n)++];
         char *fp = sl_xasprintf("%s[%s]", path, k);
-        const char *msg = NULL;
+        sl_error_t qerr;
         char *text = NULL;
         r->name = k;
         sl_validate_qualified_name(c->errs, fp, k);
@@ -59,10 +59,10 @@ static rq_t *parse_list(pod_ctx_t *c, const json_t *m, const char *path, size_t 
             if (!is_standard_container_resource(k))
                 sl_fe_invalid(c->errs, k, "must be a standard resource for containers", "%s", fp);
         }
-        if (sl_quantity_from_json(val, &r->q, &text, &msg) < 0) {
+        if (sl_quantity_from_json(val, &r->q, &text, &qerr) < 0) {
             char *raw = json_is_string(val) ? sl_xstrdup(json_string_value(val))
                                             : json_dumps(val, JSON_ENCODE_ANY);
-            sl_fe_invalid(c->errs, raw, msg, "%s", fp);
+            sl_fe_invalid(c->errs, raw, qerr.text, "%s", fp);
             free(raw);
         } else {
             char *canon = sl_quantity_string(&r->q);

@@ -355,12 +355,12 @@ void pod_parse_volumes(pod_ctx_t *c, const json_t *spec)
             const json_t *sz = src ? json_object_get(src, "sizeLimit") : NULL;
             if (sz && !json_is_null(sz)) {
                 sl_quantity_t q;
-                const char *msg;
+                sl_error_t qerr;
                 int64_t b;
-                if (sl_quantity_from_json(sz, &q, NULL, &msg) < 0) {
+                if (sl_quantity_from_json(sz, &q, NULL, &qerr) < 0) {
                     char *raw = json_dumps(sz, JSON_ENCODE_ANY);
-                    sl_fe_invalid(c->errs, json_is_string(sz) ? json_string_value(sz) : raw, msg,
-                                  "%s.sizeLimit", kp);
+                    sl_fe_invalid(c->errs, json_is_string(sz) ? json_string_value(sz) : raw,
+                                  qerr.text, "%s.sizeLimit", kp);
                     free(raw);
                 } else if (sl_quantity_sign(&q) < 0) {
                     sl_fe_forbidden(c->errs, "SizeLimit field must be a valid resource quantity",

@@ -46,11 +46,35 @@ static const char *POLICY = "# test policy\n"
 static int check(const sl_authz_policy_t *p, const char *user, const char *const *groups,
                  const char *verb, const char *res, const char *ns)
 {
-    char *msg = NULL;
-    int r = sl_authz_check(p, user, groups, verb, res, ns, &msg);
-    ok(r == 0 ? msg != NULL : msg == NULL, "message only on denial (%s %s %s/%s)", user, verb,
-       ns ? ns : "-", res);
-    free(msg);
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_authz_check(p, user, groups, verb, res, ns, &err);
+    ok(r == 0 ? *err.text && err.kind == SL_ERR_FORBIDDEN : !*err.text,
+       "message only on denial (%s %s %s/%s)", user, verb, ns ? ns : "-", res);
+    sl_error_clear(&err);
+    return r;
+}
+
+/* The short form with its 403 message (NULL when allowed). */
+static int check_msg(const sl_authz_policy_t *p, const char *user, const char *const *groups,
+                     const char *verb, const char *res, const char *ns, char **msg)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_authz_check(p, user, groups, verb, res, ns, &err);
+    *msg = r == 0 ? sl_xstrdup(err.text) : NULL;
+    sl_error_clear(&err);
+    return r;
+}
+
+/* The request form: the reason (why) and the 403 message built from it. */
+static int req_msg(const sl_authz_policy_t *p, const sl_authz_req_t *rq, char **why, char **msg)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_authz_check_req(p, rq, &err);
+    if (why)
+        *why = r == 0 ? sl_xstrdup(err.text) : NULL;
+    if (msg)
+        *msg = r == 0 ? sl_authz_message(rq, err.text) : NULL;
+    sl_error_clear(&err);
     return r;
 }
 
@@ -67,7 +91,7 @@ static int get_path(const sl_authz_policy_t *p, const char *user, const char *co
                     const char *verb, const char *path, char **msg)
 {
     sl_authz_req_t r = {.user = user, .groups = groups, .verb = verb, .path = path};
-    return sl_authz_check_req(p, &r, NULL, msg);
+    return req_msg(p, &r, NULL, msg);
 }
 
 /* /metrics: only admins and what nonResourceURLs grants (RBAC's rule) */
@@ -191,31 +215,31 @@ int main(void)
 
     /* the 403 messages, byte for byte */
     char *msg = NULL;
-    is_int(sl_authz_check(p, "alice", none, "list", "pods", "bob", &msg), 0, "deny");
+    is_int(check_msg(p, "alice", none, "list", "pods", "bob", &msg), 0, "deny");
     is_str(msg,
            "pods is forbidden: User \"alice\" cannot list resource \"pods\" in API group \"\" "
            "in the namespace \"bob\"",
            "403 message for list");
     free(msg);
-    sl_authz_check(p, "alice", none, "get", "pods/log", "bob", &msg);
+    check_msg(p, "alice", none, "get", "pods/log", "bob", &msg);
     is_str(msg,
            "pods is forbidden: User \"alice\" cannot get resource \"pods/log\" in API group \"\" "
            "in the namespace \"bob\"",
            "403 message for logs");
     free(msg);
-    sl_authz_check(p, "alice", none, "patch", "pods/status", "alice", &msg);
+    check_msg(p, "alice", none, "patch", "pods/status", "alice", &msg);
     is_str(msg,
            "pods is forbidden: User \"alice\" cannot patch resource \"pods/status\" in API group "
            "\"\" in the namespace \"alice\"",
            "403 message for a status write");
     free(msg);
-    sl_authz_check(p, "alice", none, "create", "jobs.batch", "bob", &msg);
+    check_msg(p, "alice", none, "create", "jobs.batch", "bob", &msg);
     is_str(msg,
            "jobs.batch is forbidden: User \"alice\" cannot create resource \"jobs\" in API group "
            "\"batch\" in the namespace \"bob\"",
            "403 message with an API group");
     free(msg);
-    sl_authz_check(p, "alice", none, "delete", "nodes", NULL, &msg);
+    check_msg(p, "alice", none, "delete", "nodes", NULL, &msg);
     is_str(msg,
            "nodes is forbidden: User \"alice\" cannot delete resource \"nodes\" in API group \"\" "
            "at the cluster scope",
@@ -228,7 +252,7 @@ int main(void)
                          .resource = "pods",
                          .namespace = "bob",
                          .name = "p1"};
-    is_int(sl_authz_check_req(p, &rq, &why, &msg), 0, "request form denies");
+    is_int(req_msg(p, &rq, &why, &msg), 0, "request form denies");
     is_str(msg,
            "pods \"p1\" is forbidden: User \"eve\\\"x\" cannot delete resource \"pods\" in API "
            "group \"\" in the namespace \"bob\"",
@@ -240,14 +264,14 @@ int main(void)
     free(msg);
     free(why);
     sl_authz_req_t np = {.user = "alice", .groups = none, .verb = "post", .path = "/foo"};
-    is_int(sl_authz_check_req(p, &np, NULL, &msg), 0, "non-resource write denied");
+    is_int(req_msg(p, &np, NULL, &msg), 0, "non-resource write denied");
     is_str(msg, "forbidden: User \"alice\" cannot post path \"/foo\"", "non-resource message");
     free(msg);
     np.verb = "get";
     np.path = "/apis";
-    is_int(sl_authz_check_req(p, &np, NULL, NULL), 1, "discovery readable");
+    is_int(req_msg(p, &np, NULL, NULL), 1, "discovery readable");
     sl_authz_req_t bad = {.user = "", .verb = "get"};
-    is_int(sl_authz_check_req(p, &bad, NULL, NULL), -1, "no user: -1");
+    is_int(req_msg(p, &bad, NULL, NULL), -1, "no user: -1");
 
     /* accounts */
     char *a = sl_authz_account(p, "alice");

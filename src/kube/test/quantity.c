@@ -9,11 +9,11 @@
 static void good(const char *in, const char *canon, long long milli)
 {
     sl_quantity_t q;
-    const char *msg = NULL;
-    int r = sl_quantity_parse(in, &q, &msg);
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_quantity_parse(in, &q, &err);
     ok(r == 0, "parse %s", in);
     if (r != 0) {
-        printf("#   error: %s\n", msg);
+        printf("#   error: %s\n", err.text);
         return;
     }
     char *s = sl_quantity_string(&q);
@@ -30,11 +30,12 @@ static void good(const char *in, const char *canon, long long milli)
 static void bad(const char *in, const char *want)
 {
     sl_quantity_t q;
-    const char *msg = NULL;
-    int r = sl_quantity_parse(in, &q, &msg);
-    ok(r == -1 && errno == EINVAL && msg && strcmp(msg, want) == 0, "reject [%s]", in);
-    if (r == 0 || !msg || strcmp(msg, want))
-        printf("#   got r=%d msg=%s\n", r, msg ? msg : "(null)");
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_quantity_parse(in, &q, &err);
+    ok(r == -1 && errno == EINVAL && err.kind == SL_ERR_BAD_REQUEST && strcmp(err.text, want) == 0,
+       "reject [%s]", in);
+    if (r == 0 || strcmp(err.text, want))
+        printf("#   got r=%d msg=%s\n", r, err.text);
 }
 
 static long long div_of(const char *in, int64_t unit)
@@ -166,8 +167,8 @@ int main(void)
     ok(sl_quantity_from_json(j, &q, NULL, NULL) == 0, "JSON string is trimmed");
     json_decref(j);
     j = json_true();
-    const char *msg = NULL;
-    ok(sl_quantity_from_json(j, &q, NULL, &msg) == -1 && msg == SL_QUANTITY_ERR_FORMAT,
+    sl_error_t err = SL_ERROR_INIT;
+    ok(sl_quantity_from_json(j, &q, NULL, &err) == -1 && !strcmp(err.text, SL_QUANTITY_ERR_FORMAT),
        "JSON bool is not a quantity");
     json_decref(j);
     return tap_done();
