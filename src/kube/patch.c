@@ -357,65 +357,141 @@ static int set_element_order(struct smp *m, json_t *orig, json_t *patch, const c
     return 0;
 }
 
+/* a map patch with a $patch directive: "replace" (the patch without it),
+ * "delete" (an empty map), anything else an error. orig is consumed. */
+static json_t *map_directive(struct smp *m, json_t *orig, json_t *patch, json_t *d,
+                             const struct smp_type *t)
+{
+    const char *ds = json_string_value(d);
+    json_decref(orig);
+    if (ds && !strcmp(ds, "replace")) {
+        json_t *copy = json_copy(patch);
+        json_object_del(copy, DIRECTIVE);
+        json_t *r = merge_map(m, NULL, copy, t);
+        json_decref(copy);
+        return r;
+    }
+    if (ds && !strcmp(ds, "delete"))
+        return json_object();
+    char *s = dumpv(d), *mp = dumpv(patch);
+    smp_fail(m, "unknown patch type: %s in map: %s", s, mp);
+    free(s);
+    free(mp);
+    return NULL;
+}
+
+/* orig as a map this merge may edit: a new one when it is none, a shallow
+ * copy when it is shared (children are replaced, not edited). */
+static json_t *own_map(json_t *orig)
+{
+    if (!json_is_object(orig)) {
+        json_decref(orig);
+        return json_object();
+    }
+    if (orig->refcount > 1) {
+        json_t *c = json_copy(orig);
+        json_decref(orig);
+        return c;
+    }
+    return orig;
+}
+
+static int in_retain(json_t *retain, const char *k)
+{
+    size_t i;
+    json_t *e;
+    int found = 0;
+    json_array_foreach(retain, i, e) if (json_is_string(e) && !strcmp(json_string_value(e), k))
+        found = 1;
+    return found;
+}
+
+/* $retainKeys: every key the patch sets must be listed; the keys of orig not
+ * listed go. -1 on a bad list (nothing removed then). */
+static int retain_keys(json_t *orig, json_t *patch, json_t *retain)
+{
+    const char *k;
+    json_t *v;
+    if (!json_is_array(retain))
+        return -1;
+    json_object_foreach(patch, k, v)
+    {
+        if (json_is_null(v) || k[0] == '$')
+            continue;
+        if (!in_retain(retain, k))
+            return -1;
+    }
+    void *tmp;
+    json_object_foreach_safe(orig, tmp, k, v)
+    {
+        if (!in_retain(retain, k))
+            json_object_del(orig, k);
+    }
+    return 0;
+}
+
+/* $deleteFromPrimitiveList/<key>: remove the listed values from orig's list. */
+static int delete_primitive(struct smp *m, json_t *orig, const char *k, json_t *v,
+                            const struct smp_type *t)
+{
+    const char *key = k + strlen(DELETE_PRIMITIVE);
+    json_t *ol = json_object_get(orig, key);
+    if (!json_is_array(v))
+        return smp_fail(m, "invalid patch format of primitive list");
+    if (json_is_array(ol)) {
+        json_t *r = merge_slice(m, json_incref(ol), v, sl_kube_mergekeys_field(t, key), 1);
+        if (!r)
+            return -1;
+        json_object_set_new(orig, key, r);
+    }
+    return 0;
+}
+
+/* one key k of the patch, value v, into orig (neither a $setElementOrder
+ * nor $retainKeys). */
+static int merge_key(struct smp *m, json_t *orig, const char *k, json_t *v,
+                     const struct smp_type *t)
+{
+    if (has_prefix(k, DELETE_PRIMITIVE))
+        return delete_primitive(m, orig, k, v, t);
+    if (k[0] == '$')
+        return 0; /* an unknown directive: nothing to store */
+    const struct smp_field *f = sl_kube_mergekeys_field(t, k);
+    if (json_is_null(v)) {
+        json_object_del(orig, k);
+        return 0;
+    }
+    json_t *ov = json_object_get(orig, k);
+    json_t *r;
+    if (!ov)
+        r = fresh(m, v, f);
+    else if (json_is_object(ov) && json_is_object(v))
+        r = f && f->strategy == SMP_REPLACE ? fresh(m, v, f)
+                                            : merge_map(m, json_incref(ov), v, f ? f->type : NULL);
+    else if (json_is_array(ov) && json_is_array(v))
+        r = f && f->strategy == SMP_MERGE ? merge_slice(m, json_copy(ov), v, f, 0) : fresh(m, v, f);
+    else
+        r = fresh(m, v, f);
+    if (!r)
+        return -1;
+    json_object_set_new(orig, k, r);
+    return 0;
+}
+
 static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struct smp_type *t)
 {
     json_t *d = json_object_get(patch, DIRECTIVE);
-    if (d) {
-        const char *ds = json_string_value(d);
+    if (d)
+        return map_directive(m, orig, patch, d, t);
+    orig = own_map(orig);
+    json_t *retain = json_object_get(patch, RETAIN_KEYS);
+    if (retain && retain_keys(orig, patch, retain) < 0) {
+        smp_fail(m, "invalid patch format of retainKeys");
         json_decref(orig);
-        if (ds && !strcmp(ds, "replace")) {
-            json_t *copy = json_copy(patch);
-            json_object_del(copy, DIRECTIVE);
-            json_t *r = merge_map(m, NULL, copy, t);
-            json_decref(copy);
-            return r;
-        }
-        if (ds && !strcmp(ds, "delete"))
-            return json_object();
-        char *s = dumpv(d), *mp = dumpv(patch);
-        smp_fail(m, "unknown patch type: %s in map: %s", s, mp);
-        free(s);
-        free(mp);
         return NULL;
-    }
-    if (!json_is_object(orig)) {
-        json_decref(orig);
-        orig = json_object();
-    } else if (orig->refcount > 1) {
-        json_t *c = json_copy(orig); /* shallow: children are replaced, not edited */
-        json_decref(orig);
-        orig = c;
     }
     const char *k;
     json_t *v;
-    json_t *retain = json_object_get(patch, RETAIN_KEYS);
-    if (retain) {
-        if (!json_is_array(retain))
-            goto bad_retain;
-        json_object_foreach(patch, k, v)
-        {
-            if (json_is_null(v) || k[0] == '$')
-                continue;
-            size_t i;
-            json_t *e;
-            int found = 0;
-            json_array_foreach(retain, i, e) if (json_is_string(e) &&
-                                                 !strcmp(json_string_value(e), k)) found = 1;
-            if (!found)
-                goto bad_retain;
-        }
-        void *tmp;
-        json_object_foreach_safe(orig, tmp, k, v)
-        {
-            size_t i;
-            json_t *e;
-            int found = 0;
-            json_array_foreach(retain, i, e) if (json_is_string(e) &&
-                                                 !strcmp(json_string_value(e), k)) found = 1;
-            if (!found)
-                json_object_del(orig, k);
-        }
-    }
     json_t *done = json_object();
     json_object_foreach(patch, k, v)
     {
@@ -426,51 +502,11 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
     {
         if (json_object_get(done, k) || !strcmp(k, RETAIN_KEYS) || has_prefix(k, SET_ORDER))
             continue;
-        if (has_prefix(k, DELETE_PRIMITIVE)) {
-            const char *key = k + strlen(DELETE_PRIMITIVE);
-            json_t *ol = json_object_get(orig, key);
-            if (!json_is_array(v)) {
-                smp_fail(m, "invalid patch format of primitive list");
-                goto fail;
-            }
-            if (json_is_array(ol)) {
-                json_t *r = merge_slice(m, json_incref(ol), v, sl_kube_mergekeys_field(t, key), 1);
-                if (!r)
-                    goto fail;
-                json_object_set_new(orig, key, r);
-            }
-            continue;
-        }
-        if (k[0] == '$')
-            continue; /* an unknown directive: nothing to store */
-        const struct smp_field *f = sl_kube_mergekeys_field(t, k);
-        if (json_is_null(v)) {
-            json_object_del(orig, k);
-            continue;
-        }
-        json_t *ov = json_object_get(orig, k);
-        json_t *r;
-        if (!ov)
-            r = fresh(m, v, f);
-        else if (json_is_object(ov) && json_is_object(v))
-            r = f && f->strategy == SMP_REPLACE
-                    ? fresh(m, v, f)
-                    : merge_map(m, json_incref(ov), v, f ? f->type : NULL);
-        else if (json_is_array(ov) && json_is_array(v))
-            r = f && f->strategy == SMP_MERGE ? merge_slice(m, json_copy(ov), v, f, 0)
-                                              : fresh(m, v, f);
-        else
-            r = fresh(m, v, f);
-        if (!r)
+        if (merge_key(m, orig, k, v, t) < 0)
             goto fail;
-        json_object_set_new(orig, k, r);
     }
     json_decref(done);
     return orig;
-bad_retain:
-    smp_fail(m, "invalid patch format of retainKeys");
-    json_decref(orig);
-    return NULL;
 fail:
     json_decref(done);
     json_decref(orig);
