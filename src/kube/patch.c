@@ -198,52 +198,41 @@ static json_t *normalize_order(json_t *merged, json_t *patch_order, json_t *serv
     return out;
 }
 
-static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const struct smp_field *f,
-                           int delete_list)
+/* a list of scalars as a set: patch's values added (or, for
+ * $deleteFromPrimitiveList, removed). orig is consumed. */
+static json_t *merge_scalars(json_t *orig, json_t *patch, int delete_list)
 {
-    if (json_array_size(orig) == 0 && json_array_size(patch) == 0)
-        return orig;
-    json_t *first = json_array_size(orig) ? json_array_get(orig, 0) : json_array_get(patch, 0);
-    if (json_is_array(first)) {
-        json_decref(orig);
-        smp_fail(m, "lists of lists are not supported");
-        return NULL;
-    }
-    const char *mk = f ? f->merge_key : NULL;
     size_t i;
     json_t *e;
-    if (!json_is_object(first)) {
-        /* a set of scalars */
-        json_t *merged = json_array();
-        if (delete_list) {
-            json_array_foreach(orig, i, e) if (list_index(patch, e, NULL) < 0)
-                json_array_append(merged, e);
-            json_decref(orig);
-            return merged;
-        }
-        json_array_foreach(orig, i, e) if (list_index(merged, e, NULL) < 0)
+    json_t *merged = json_array();
+    if (delete_list) {
+        json_array_foreach(orig, i, e) if (list_index(patch, e, NULL) < 0)
             json_array_append(merged, e);
-        json_array_foreach(patch, i, e) if (list_index(merged, e, NULL) < 0)
-            json_array_append_new(merged, json_deep_copy(e));
-        json_t *out = normalize_order(merged, patch, orig, NULL);
-        json_decref(merged);
         json_decref(orig);
-        return out;
+        return merged;
     }
-    if (!mk) {
-        json_decref(orig);
-        smp_fail(m, "cannot merge lists without merge key for type map");
-        return NULL;
-    }
-    /* mergeSliceWithSpecialElements */
-    json_t *plain = json_array();
-    int replace = 0;
+    json_array_foreach(orig, i, e) if (list_index(merged, e, NULL) < 0)
+        json_array_append(merged, e);
+    json_array_foreach(patch, i, e) if (list_index(merged, e, NULL) < 0)
+        json_array_append_new(merged, json_deep_copy(e));
+    json_t *out = normalize_order(merged, patch, orig, NULL);
+    json_decref(merged);
+    json_decref(orig);
+    return out;
+}
+
+/* mergeSliceWithSpecialElements: the patch's elements with a $patch
+ * directive applied ("delete" removes from orig, "replace" sets *replace),
+ * the others appended to plain */
+static int special_elements(struct smp *m, json_t *orig, json_t *patch, const char *mk,
+                            json_t *plain, int *replace)
+{
+    size_t i;
+    json_t *e;
     json_array_foreach(patch, i, e)
     {
-        if (!json_is_object(e)) {
-            smp_fail(m, "list element types are not identical");
-            goto fail;
-        }
+        if (!json_is_object(e))
+            return smp_fail(m, "list element types are not identical");
         json_t *d = json_object_get(e, DIRECTIVE);
         if (!d) {
             json_array_append(plain, e);
@@ -256,37 +245,51 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const str
                 char *s = dumpv(e);
                 smp_fail(m, "map: %s does not contain declared merge key: %s", s, mk);
                 free(s);
-                goto fail;
+                return -1;
             }
             for (size_t j = json_array_size(orig); j-- > 0;)
                 if (scalar_eq(json_object_get(json_array_get(orig, j), mk), kv))
                     json_array_remove(orig, j);
         } else if (ds && !strcmp(ds, "replace")) {
-            replace = 1;
+            *replace = 1;
         } else if (ds && !strcmp(ds, "merge")) {
-            smp_fail(m, "merging lists cannot yet be specified in the patch");
-            goto fail;
+            return smp_fail(m, "merging lists cannot yet be specified in the patch");
         } else {
             char *s = dumpv(d), *mp = dumpv(e);
             smp_fail(m, "unknown patch type: %s in map: %s", s, mp);
             free(s);
             free(mp);
-            goto fail;
+            return -1;
         }
     }
-    if (replace) {
-        json_decref(orig);
-        orig = json_array();
-        json_array_foreach(plain, i, e)
-        {
-            json_t *c = merge_map(m, NULL, e, f->type);
-            if (!c)
-                goto fail;
-            json_array_append_new(orig, c);
+    return 0;
+}
+
+/* $patch: replace: the list is the plain elements, each merged into nothing */
+static json_t *replace_list(struct smp *m, json_t *plain, const struct smp_field *f)
+{
+    size_t i;
+    json_t *e;
+    json_t *out = json_array();
+    json_array_foreach(plain, i, e)
+    {
+        json_t *c = merge_map(m, NULL, e, f->type);
+        if (!c) {
+            json_decref(out);
+            return NULL;
         }
-        json_decref(plain);
-        return orig;
+        json_array_append_new(out, c);
     }
+    return out;
+}
+
+/* each plain element merged into orig's element of the same merge key (or
+ * appended), then the order normalized: a new array */
+static json_t *merge_by_key(struct smp *m, json_t *orig, json_t *plain, const struct smp_field *f,
+                            const char *mk)
+{
+    size_t i;
+    json_t *e;
     /* the post-deletion original fixes the server order */
     json_t *server_order = json_array();
     json_array_foreach(orig, i, e) json_array_append(server_order, e);
@@ -298,14 +301,14 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const str
             smp_fail(m, "map: %s does not contain declared merge key: %s", s, mk);
             free(s);
             json_decref(server_order);
-            goto fail;
+            return NULL;
         }
         long at = list_index(orig, e, mk);
         json_t *c = merge_map(m, at >= 0 ? json_incref(json_array_get(orig, (size_t)at)) : NULL, e,
                               f->type);
         if (!c) {
             json_decref(server_order);
-            goto fail;
+            return NULL;
         }
         if (at >= 0)
             json_array_set_new(orig, (size_t)at, c);
@@ -315,13 +318,35 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const str
     /* server_order holds the old element objects; their keys are what count */
     json_t *out = normalize_order(orig, plain, server_order, mk);
     json_decref(server_order);
+    return out;
+}
+
+static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const struct smp_field *f,
+                           int delete_list)
+{
+    if (json_array_size(orig) == 0 && json_array_size(patch) == 0)
+        return orig;
+    json_t *first = json_array_size(orig) ? json_array_get(orig, 0) : json_array_get(patch, 0);
+    if (json_is_array(first)) {
+        json_decref(orig);
+        smp_fail(m, "lists of lists are not supported");
+        return NULL;
+    }
+    const char *mk = f ? f->merge_key : NULL;
+    if (!json_is_object(first))
+        return merge_scalars(orig, patch, delete_list);
+    if (!mk) {
+        json_decref(orig);
+        smp_fail(m, "cannot merge lists without merge key for type map");
+        return NULL;
+    }
+    json_t *plain = json_array(), *out = NULL;
+    int replace = 0;
+    if (special_elements(m, orig, patch, mk, plain, &replace) == 0)
+        out = replace ? replace_list(m, plain, f) : merge_by_key(m, orig, plain, f, mk);
     json_decref(plain);
     json_decref(orig);
     return out;
-fail:
-    json_decref(plain);
-    json_decref(orig);
-    return NULL;
 }
 
 /* $setElementOrder/<key>: merge the list named by it (if the patch has it)
