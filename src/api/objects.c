@@ -160,6 +160,53 @@ static json_t *invalid(const api_resource_t *res, json_t *obj, sl_error_t *err)
     return st;
 }
 
+/* generateName: PREFIX and five random characters. */
+static void generate_name(json_t *obj, const char *prefix)
+{
+    char suffix[6];
+    sl_kube_rand_suffix(suffix, 5);
+    char *n = sl_xasprintf("%s%s", prefix, suffix);
+    sl_kube_meta_set_str(obj, "name", n);
+    free(n);
+}
+
+/* What a dry-run create answers with that the store would have set. */
+static void fill_dry_run(json_t *obj)
+{
+    char uid[37];
+    sl_kube_uuid4(uid);
+    sl_kube_meta_set_str(obj, "uid", uid);
+    char *now = sl_kube_now_rfc3339();
+    sl_kube_meta_set_str(obj, "creationTimestamp", now);
+    free(now);
+}
+
+/* Store a new object; a generated name (prefix not NULL) is drawn again on
+ * a collision. A pod's quota hold ends here. NULL, or the error Status. */
+static json_t *store_new(api_req_t *r, const api_resource_t *res, json_t *obj, const char *prefix,
+                         bool is_pod)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = -1;
+    for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
+        rc = sl_store_create(r->api->store, res->store_name, obj, &err);
+        if (rc == 0 || errno != EEXIST || !prefix)
+            break;
+        generate_name(obj, prefix);
+    }
+    int e = errno;
+    if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? &err : NULL) < 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc == 0)
+        return NULL;
+    json_t *st = api_store_error_status(res, sl_kube_name(obj), e, err.text);
+    if (e == EEXIST)
+        being_deleted(r->api, res, obj, st);
+    return st;
+}
+
 int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
 {
     const api_resource_t *res = p->res;
@@ -181,11 +228,7 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     genc = gen ? sl_xstrdup(gen) : NULL;
     bool generated = false;
     if ((!name || !*name) && genc && *genc) {
-        char suffix[6];
-        sl_kube_rand_suffix(suffix, 5);
-        char *n = sl_xasprintf("%s%s", genc, suffix);
-        sl_kube_meta_set_str(obj, "name", n);
-        free(n);
+        generate_name(obj, genc);
         generated = true;
     }
     name = sl_kube_name(obj);
@@ -222,39 +265,12 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
     if (dry) {
         if (is_pod)
             api_quota_end(r, obj, false, NULL);
-        char uid[37];
-        sl_kube_uuid4(uid);
-        sl_kube_meta_set_str(obj, "uid", uid);
-        char *now = sl_kube_now_rfc3339();
-        sl_kube_meta_set_str(obj, "creationTimestamp", now);
-        free(now);
+        fill_dry_run(obj);
         free(genc);
         return 0;
     }
-    sl_error_t err = SL_ERROR_INIT;
-    int rc = -1;
-    for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
-        rc = sl_store_create(r->api->store, res->store_name, obj, &err);
-        if (rc == 0 || errno != EEXIST || !generated)
-            break;
-        char suffix[6];
-        sl_kube_rand_suffix(suffix, 5);
-        char *n = sl_xasprintf("%s%s", genc, suffix);
-        sl_kube_meta_set_str(obj, "name", n);
-        free(n);
-    }
-    int e = errno;
-    if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? &err : NULL) < 0) {
-        rc = -1;
-        e = errno;
-    }
-    errno = e;
-    if (rc < 0) {
-        st = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
-        if (e == EEXIST)
-            being_deleted(r->api, res, obj, st);
+    if ((st = store_new(r, res, obj, generated ? genc : NULL, is_pod)))
         goto fail;
-    }
     free(genc);
     if (!strcmp(res->name, "namespaces"))
         api_ensure_default_sa(r->api, sl_kube_name(obj));

@@ -93,6 +93,101 @@ static const char *resource_verb(api_req_t *r, const api_path_t *p, char *buf, s
     return api_nonresource_verb(m, buf, len); /* no rule grants it: only admins */
 }
 
+/* [namespaces/NS/]RESOURCE[/NAME[/SUB]] into p and *resource; -1 when the
+ * path has too many segments */
+static int split_path(char **s, int n, api_path_t *p, const char **resource)
+{
+    if (!strcmp(s[0], "namespaces") && n >= 3 &&
+        !(n == 3 && (!strcmp(s[2], "status") || !strcmp(s[2], "finalize")))) {
+        p->ns = s[1];
+        *resource = s[2];
+        p->name = n > 3 ? s[3] : NULL;
+        p->sub = n > 4 ? s[4] : NULL;
+        return n > 5 ? -1 : 0;
+    }
+    *resource = s[0];
+    p->name = n > 1 ? s[1] : NULL;
+    p->sub = n > 2 ? s[2] : NULL;
+    return n > 3 ? -1 : 0;
+}
+
+/* a path that names what the resource has: its scope, its subresources, a
+ * watch prefix only on a GET of no subresource */
+static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
+{
+    if (p->ns && !p->res->namespaced)
+        return false;
+    if (p->res->namespaced && !p->ns && p->name)
+        return false;
+    if (p->sub && !finalize &&
+        !((!strcmp(p->sub, "status") && p->res->status_sub) ||
+          (!strcmp(p->sub, "log") && p->res->log_sub)))
+        return false;
+    return !(p->watch_prefix && (p->sub || !is_get(r->method)));
+}
+
+/* a subresource: log, finalize (a namespace's) or status */
+static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
+{
+    const char *m = r->method;
+    unsigned verbs = p->res->verbs;
+    if (!strcmp(p->sub, "log")) {
+        if (!is_get(m))
+            return not_allowed(r);
+        return api_handle_log(r, p);
+    }
+    if (finalize) /* PUT only, as in kube-apiserver */
+        return !strcmp(m, "PUT") ? api_handle_update(r, p) : not_allowed(r);
+    if (is_get(m) && (verbs & API_V_GET))
+        return api_handle_get(r, p);
+    if (!(verbs & (API_V_UPDATE | API_V_PATCH)))
+        return not_allowed(r);
+    if (!strcmp(m, "PUT"))
+        return api_handle_update(r, p);
+    if (!strcmp(m, "PATCH"))
+        return api_handle_patch(r, p);
+    return not_allowed(r);
+}
+
+/* a collection: list, watch, create, delete collection */
+static enum MHD_Result collection_request(api_req_t *r, api_path_t *p)
+{
+    const char *m = r->method;
+    unsigned verbs = p->res->verbs;
+    if (is_get(m)) {
+        if (p->watch_prefix || api_query_bool(r, "watch"))
+            return (verbs & API_V_WATCH) ? api_handle_watch(r, p) : not_allowed(r);
+        return (verbs & API_V_LIST) ? api_handle_list(r, p) : not_allowed(r);
+    }
+    if (!strcmp(m, "POST"))
+        return (verbs & API_V_CREATE) && (p->ns || !p->res->namespaced) ? api_handle_create(r, p)
+                                                                        : not_allowed(r);
+    if (!strcmp(m, "DELETE"))
+        return (verbs & API_V_DELETECOLLECTION) && (p->ns || !p->res->namespaced)
+                   ? api_handle_delete_collection(r, p)
+                   : not_allowed(r);
+    return not_allowed(r);
+}
+
+/* one object: get (or a watch of it), update, patch, delete */
+static enum MHD_Result object_request(api_req_t *r, api_path_t *p)
+{
+    const char *m = r->method;
+    unsigned verbs = p->res->verbs;
+    if (is_get(m)) {
+        if (p->watch_prefix)
+            return (verbs & API_V_WATCH) ? api_handle_watch(r, p) : not_allowed(r);
+        return (verbs & API_V_GET) ? api_handle_get(r, p) : not_allowed(r);
+    }
+    if (!strcmp(m, "PUT"))
+        return (verbs & API_V_UPDATE) ? api_handle_update(r, p) : not_allowed(r);
+    if (!strcmp(m, "PATCH"))
+        return (verbs & API_V_PATCH) ? api_handle_patch(r, p) : not_allowed(r);
+    if (!strcmp(m, "DELETE"))
+        return (verbs & API_V_DELETE) ? api_handle_delete(r, p) : not_allowed(r);
+    return not_allowed(r);
+}
+
 static enum MHD_Result resource_request(api_req_t *r, const char *group, const char *version,
                                         char **s, int n)
 {
@@ -103,24 +198,9 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         n--;
     }
     r->m_resource = "other"; /* until the resource is found */
-    if (n == 0 || has_empty(s, n))
-        return not_found(r);
     const char *resource;
-    if (!strcmp(s[0], "namespaces") && n >= 3 &&
-        !(n == 3 && (!strcmp(s[2], "status") || !strcmp(s[2], "finalize")))) {
-        p.ns = s[1];
-        resource = s[2];
-        p.name = n > 3 ? s[3] : NULL;
-        p.sub = n > 4 ? s[4] : NULL;
-        if (n > 5)
-            return not_found(r);
-    } else {
-        resource = s[0];
-        p.name = n > 1 ? s[1] : NULL;
-        p.sub = n > 2 ? s[2] : NULL;
-        if (n > 3)
-            return not_found(r);
-    }
+    if (n == 0 || has_empty(s, n) || split_path(s, n, &p, &resource) < 0)
+        return not_found(r);
     /* authorization comes before the resource is looked up, as in
      * kube-apiserver: what a user may not touch is 403 whether it exists
      * or not. A namespace object counts as inside itself. */
@@ -141,65 +221,12 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status"
                : p.sub && !strcmp(p.sub, "log")  ? "log"
                                                  : "";
-    if (p.ns && !p.res->namespaced)
-        return not_found(r);
-    if (p.res->namespaced && !p.ns && p.name)
-        return not_found(r);
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
-    if (p.sub && !finalize &&
-        !((!strcmp(p.sub, "status") && p.res->status_sub) ||
-          (!strcmp(p.sub, "log") && p.res->log_sub)))
+    if (!path_fits(r, &p, finalize))
         return not_found(r);
-    if (p.watch_prefix && (p.sub || !is_get(r->method)))
-        return not_found(r);
-
-    const char *m = r->method;
-    unsigned verbs = p.res->verbs;
-    if (p.sub && !strcmp(p.sub, "log")) {
-        if (!is_get(m))
-            return not_allowed(r);
-        return api_handle_log(r, &p);
-    }
-    if (finalize) /* PUT only, as in kube-apiserver */
-        return !strcmp(m, "PUT") ? api_handle_update(r, &p) : not_allowed(r);
-    if (p.sub) { /* status */
-        if (is_get(m) && (verbs & API_V_GET))
-            return api_handle_get(r, &p);
-        if (!(verbs & (API_V_UPDATE | API_V_PATCH)))
-            return not_allowed(r);
-        if (!strcmp(m, "PUT"))
-            return api_handle_update(r, &p);
-        if (!strcmp(m, "PATCH"))
-            return api_handle_patch(r, &p);
-        return not_allowed(r);
-    }
-    if (!p.name) {
-        if (is_get(m)) {
-            if (p.watch_prefix || api_query_bool(r, "watch"))
-                return (verbs & API_V_WATCH) ? api_handle_watch(r, &p) : not_allowed(r);
-            return (verbs & API_V_LIST) ? api_handle_list(r, &p) : not_allowed(r);
-        }
-        if (!strcmp(m, "POST"))
-            return (verbs & API_V_CREATE) && (p.ns || !p.res->namespaced) ? api_handle_create(r, &p)
-                                                                          : not_allowed(r);
-        if (!strcmp(m, "DELETE"))
-            return (verbs & API_V_DELETECOLLECTION) && (p.ns || !p.res->namespaced)
-                       ? api_handle_delete_collection(r, &p)
-                       : not_allowed(r);
-        return not_allowed(r);
-    }
-    if (is_get(m)) {
-        if (p.watch_prefix)
-            return (verbs & API_V_WATCH) ? api_handle_watch(r, &p) : not_allowed(r);
-        return (verbs & API_V_GET) ? api_handle_get(r, &p) : not_allowed(r);
-    }
-    if (!strcmp(m, "PUT"))
-        return (verbs & API_V_UPDATE) ? api_handle_update(r, &p) : not_allowed(r);
-    if (!strcmp(m, "PATCH"))
-        return (verbs & API_V_PATCH) ? api_handle_patch(r, &p) : not_allowed(r);
-    if (!strcmp(m, "DELETE"))
-        return (verbs & API_V_DELETE) ? api_handle_delete(r, &p) : not_allowed(r);
-    return not_allowed(r);
+    if (p.sub)
+        return sub_request(r, &p, finalize);
+    return p.name ? object_request(r, &p) : collection_request(r, &p);
 }
 
 static bool group_served(const char *group, const char *version)

@@ -304,27 +304,33 @@ static struct MHD_Daemon *start_mhd(sl_api_t *api, const sl_api_opts_t *opts, un
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, extra, MHD_OPTION_END);
 }
 
-sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
+/* the listen addresses of opts into addr and paddr; the plain-HTTP one only
+ * on loopback. */
+static int parse_addrs(const sl_api_opts_t *opts, struct sockaddr_in *addr,
+                       struct sockaddr_in *paddr, sl_error_t *err)
 {
-    if (check_opts(opts, err) < 0)
-        return NULL;
-    struct sockaddr_in addr, paddr;
-    if (!opts->no_listen && parse_addr("listen", opts->listen, opts->port, &addr, err) < 0)
-        return NULL;
-    if (opts->plain_listen && !opts->no_listen) {
-        if (parse_addr("plain-HTTP listen", opts->plain_listen, opts->plain_port, &paddr, err) < 0)
-            return NULL;
-        /* kubectl sends no credentials over plain HTTP, so everyone who can
-         * reach this listener is the same user: only this machine may */
-        if ((ntohl(paddr.sin_addr.s_addr) >> 24) != 127) {
-            errno = EINVAL;
-            sl_errprintf(err,
-                         "the plain-HTTP listener must be on a loopback address (127.0.0.0/8), "
-                         "not %s",
-                         opts->plain_listen);
-            return NULL;
-        }
+    if (!opts->no_listen && parse_addr("listen", opts->listen, opts->port, addr, err) < 0)
+        return -1;
+    if (!opts->plain_listen || opts->no_listen)
+        return 0;
+    if (parse_addr("plain-HTTP listen", opts->plain_listen, opts->plain_port, paddr, err) < 0)
+        return -1;
+    /* kubectl sends no credentials over plain HTTP, so everyone who can
+     * reach this listener is the same user: only this machine may */
+    if ((ntohl(paddr->sin_addr.s_addr) >> 24) != 127) {
+        errno = EINVAL;
+        sl_errprintf(err,
+                     "the plain-HTTP listener must be on a loopback address (127.0.0.0/8), "
+                     "not %s",
+                     opts->plain_listen);
+        return -1;
     }
+    return 0;
+}
+
+/* a new server with the settings of opts, nothing loaded or started yet */
+static sl_api_t *api_alloc(const sl_api_opts_t *opts)
+{
     sl_api_t *api = sl_xcalloc(1, sizeof(*api));
     api->store = opts->store;
     api->pods_root = sl_xstrdup(opts->pods_root ? opts->pods_root : "/var/lib/slurmlink/pods");
@@ -340,74 +346,112 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     api_conn_limits_t limits = conn_limits(opts);
     api->conns = api_conns_create(&limits);
     atomic_init(&api->stopping, 0);
+    return api;
+}
 
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
+/* the TLS certificate and key, the client CA, the authenticator, the
+ * bootstrap objects and the watch hubs */
+static int api_load(sl_api_t *api, const sl_api_opts_t *opts, sl_error_t *err)
+{
     if (opts->tls_cert) {
         if (load_pem(opts->tls_cert, &api->tls_cert_pem, err) < 0 ||
             load_pem(opts->tls_key, &api->tls_key_pem, err) < 0)
-            goto fail;
+            return -1;
     }
     if (opts->client_ca && load_pem(opts->client_ca, &api->client_ca_pem, err) < 0)
-        goto fail;
+        return -1;
     if ((opts->client_ca || opts->token_file) &&
         !(api->authn = sl_authn_create(opts->client_ca, opts->token_file, err)))
-        goto fail;
+        return -1;
     if (api_bootstrap(api, err) < 0)
-        goto fail;
+        return -1;
     for (size_t i = 0; api_resources[i].name && i < API_MAX_RESOURCES; i++)
         api->hubs[i] = api_hub_create(api->store, api_resources[i].store_name,
                                       opts->watch_window ? opts->watch_window : 1024);
+    return 0;
+}
+
+/* the main listener (TLS when opts has a certificate) on addr */
+static int listen_main(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
+                       struct sockaddr_in *addr, sl_error_t *err)
+{
+    /* trusting the client CA makes MHD ask for a client certificate
+     * (GNUTLS_CERT_REQUEST, not REQUIRE): tokens are the other way in,
+     * and the certificate itself is checked per request (authn.c) */
+    struct MHD_OptionItem tls_opts[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
+        {api->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, api->client_ca_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    struct MHD_OptionItem no_opts[] = {{MHD_OPTION_END, 0, NULL}};
+    errno = 0;
+    api->mhd = start_mhd(api, opts, flags | (opts->tls_cert ? MHD_USE_TLS : 0), opts->port, addr,
+                         opts->tls_cert ? tls_opts : no_opts);
+    if (!api->mhd) {
+        int e = errno ? errno : EADDRINUSE;
+        sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port, strerror(e));
+        errno = e;
+        return -1;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    api->port = di ? di->port : opts->port;
+    api->server_address = sl_xasprintf("%s:%d", opts->listen, api->port);
+    return 0;
+}
+
+/* the plain-HTTP listener on paddr */
+static int listen_plain(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
+                        struct sockaddr_in *paddr, sl_error_t *err)
+{
+    struct MHD_OptionItem no_opts[] = {{MHD_OPTION_END, 0, NULL}};
+    errno = 0;
+    api->plain_mhd = start_mhd(api, opts, flags, opts->plain_port, paddr, no_opts);
+    if (!api->plain_mhd) {
+        int e = errno ? errno : EADDRINUSE;
+        sl_errprintf(err, "cannot listen on %s:%d (plain HTTP): %s", opts->plain_listen,
+                     opts->plain_port, strerror(e));
+        errno = e;
+        return -1;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(api->plain_mhd, MHD_DAEMON_INFO_BIND_PORT);
+    api->plain_port = di ? di->port : opts->plain_port;
+    return 0;
+}
+
+static int api_listen(sl_api_t *api, const sl_api_opts_t *opts, struct sockaddr_in *addr,
+                      struct sockaddr_in *paddr, sl_error_t *err)
+{
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
     if (opts->no_listen) {
         api->port = -1;
         api->server_address = sl_xstrdup("127.0.0.1:0");
-    } else {
-        /* trusting the client CA makes MHD ask for a client certificate
-         * (GNUTLS_CERT_REQUEST, not REQUIRE): tokens are the other way in,
-         * and the certificate itself is checked per request (authn.c) */
-        struct MHD_OptionItem tls_opts[] = {
-            {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
-            {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
-            {api->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
-             api->client_ca_pem},
-            {MHD_OPTION_END, 0, NULL},
-        };
-        struct MHD_OptionItem no_opts[] = {{MHD_OPTION_END, 0, NULL}};
-        errno = 0;
-        api->mhd = start_mhd(api, opts, flags | (opts->tls_cert ? MHD_USE_TLS : 0), opts->port,
-                             &addr, opts->tls_cert ? tls_opts : no_opts);
-        if (!api->mhd) {
-            int e = errno ? errno : EADDRINUSE;
-            sl_errprintf(err, "cannot listen on %s:%d: %s", opts->listen, opts->port, strerror(e));
-            errno = e;
-            goto fail;
-        }
-        const union MHD_DaemonInfo *di = MHD_get_daemon_info(api->mhd, MHD_DAEMON_INFO_BIND_PORT);
-        api->port = di ? di->port : opts->port;
-        api->server_address = sl_xasprintf("%s:%d", opts->listen, api->port);
-        if (opts->plain_listen) {
-            errno = 0;
-            api->plain_mhd = start_mhd(api, opts, flags, opts->plain_port, &paddr, no_opts);
-            if (!api->plain_mhd) {
-                int e = errno ? errno : EADDRINUSE;
-                sl_errprintf(err, "cannot listen on %s:%d (plain HTTP): %s", opts->plain_listen,
-                             opts->plain_port, strerror(e));
-                errno = e;
-                goto fail;
-            }
-            di = MHD_get_daemon_info(api->plain_mhd, MHD_DAEMON_INFO_BIND_PORT);
-            api->plain_port = di ? di->port : opts->plain_port;
-        }
+        return 0;
     }
-    if (api_janitor_start(api, err) < 0)
-        goto fail;
-    return api;
-fail : {
-    int e = errno;
-    sl_api_destroy(api);
-    errno = e;
-    return NULL;
+    if (listen_main(api, opts, flags, addr, err) < 0)
+        return -1;
+    if (opts->plain_listen && listen_plain(api, opts, flags, paddr, err) < 0)
+        return -1;
+    return 0;
 }
+
+sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
+{
+    if (check_opts(opts, err) < 0)
+        return NULL;
+    struct sockaddr_in addr, paddr;
+    if (parse_addrs(opts, &addr, &paddr, err) < 0)
+        return NULL;
+    sl_api_t *api = api_alloc(opts);
+    if (api_load(api, opts, err) < 0 || api_listen(api, opts, &addr, &paddr, err) < 0 ||
+        api_janitor_start(api, err) < 0) {
+        int e = errno;
+        sl_api_destroy(api);
+        errno = e;
+        return NULL;
+    }
+    return api;
 }
 
 api_hub_t *api_hub_for(sl_api_t *api, const api_resource_t *res)

@@ -501,8 +501,9 @@ static void csv_field(sl_buf_t *b, const char *s)
     sl_buf_putc(b, '"');
 }
 
-int sl_auth_tokens_append(const char *path, const char *token, const char *user, const char *uid,
-                          const char *const *groups, long long expires, sl_error_t *err)
+/* the fields of a new line: what the file's parser would take back */
+static int entry_ok(const char *token, const char *user, const char *uid, const char *const *groups,
+                    sl_error_t *err)
 {
     errno = EINVAL;
     if (!token || !token_ok(token))
@@ -515,25 +516,30 @@ int sl_auth_tokens_append(const char *path, const char *token, const char *user,
                                 "group \"%s\": must be non-empty, without ',' or "
                                 "control characters",
                                 groups[i]);
+    return 0;
+}
 
-    sl_buf_t line = SL_BUF_INIT;
-    sl_buf_puts(&line, token);
-    sl_buf_putc(&line, ',');
-    csv_field(&line, user);
-    sl_buf_putc(&line, ',');
-    csv_field(&line, uid ? uid : "");
+/* token,user,uid[,"groups"[,expiry]] and the newline */
+static void format_line(sl_buf_t *line, const char *token, const char *user, const char *uid,
+                        const char *const *groups, long long expires)
+{
+    sl_buf_puts(line, token);
+    sl_buf_putc(line, ',');
+    csv_field(line, user);
+    sl_buf_putc(line, ',');
+    csv_field(line, uid ? uid : "");
     if ((groups && groups[0]) || expires) {
-        sl_buf_puts(&line, ",\"");
+        sl_buf_puts(line, ",\"");
         for (size_t i = 0; groups && groups[i]; i++) {
             if (i)
-                sl_buf_putc(&line, ',');
+                sl_buf_putc(line, ',');
             for (const char *g = groups[i]; *g; g++) {
                 if (*g == '"')
-                    sl_buf_putc(&line, '"');
-                sl_buf_putc(&line, *g);
+                    sl_buf_putc(line, '"');
+                sl_buf_putc(line, *g);
             }
         }
-        sl_buf_putc(&line, '"');
+        sl_buf_putc(line, '"');
     }
     if (expires) {
         time_t tt = (time_t)expires;
@@ -541,44 +547,32 @@ int sl_auth_tokens_append(const char *path, const char *token, const char *user,
         char ts[32];
         gmtime_r(&tt, &tm);
         strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-        sl_buf_printf(&line, ",%s", ts);
+        sl_buf_printf(line, ",%s", ts);
     }
-    sl_buf_putc(&line, '\n');
+    sl_buf_putc(line, '\n');
+}
 
-    int r = -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        sl_errprintf(err, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    struct stat sb;
-    if (flock(fd, LOCK_EX) < 0 || fstat(fd, &sb) < 0) {
-        sl_errprintf(err, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    if (!S_ISREG(sb.st_mode) || (sb.st_mode & 0026)) {
-        errno = EPERM;
-        sl_errprintf(err, "%s: not a regular file of mode 0600 (mode %04o)", path,
-                     (unsigned)(sb.st_mode & 07777));
-        goto out;
-    }
+/* the file fd (size size) is valid and lacks token; *needs_nl when its last
+ * line has no newline */
+static int check_file(int fd, off_t size, const char *path, const char *token, int *needs_nl,
+                      sl_error_t *err)
+{
     /* read what is there through this descriptor (a shared lock from here
      * would deadlock against our own exclusive one) */
-    char *text = sl_xcalloc(1, (size_t)sb.st_size + 1);
-    ssize_t n = sb.st_size ? pread(fd, text, (size_t)sb.st_size, 0) : 0;
-    if (n != sb.st_size) {
+    char *text = sl_xcalloc(1, (size_t)size + 1);
+    ssize_t n = size ? pread(fd, text, (size_t)size, 0) : 0;
+    if (n != size) {
         free(text);
-        sl_errprintf(err, "%s: short read", path);
-        goto out;
+        return sl_errprintf(err, "%s: short read", path);
     }
     table_t tab;
     int pr = parse_into(text, path, &tab, err);
-    int needs_nl = n > 0 && text[n - 1] != '\n';
+    *needs_nl = n > 0 && text[n - 1] != '\n';
     explicit_bzero(text, (size_t)n);
     free(text);
     if (pr < 0) {
         sl_errprefix(err, "not appending to an invalid token file");
-        goto out;
+        return -1;
     }
     unsigned char d[32];
     sha256(token, d);
@@ -588,22 +582,49 @@ int sl_auth_tokens_append(const char *path, const char *token, const char *user,
     table_clear(&tab);
     if (dup) {
         errno = EEXIST;
-        sl_errprintf(err, "%s: the token is already in the file", path);
-        goto out;
+        return sl_errprintf(err, "%s: the token is already in the file", path);
     }
-    if (needs_nl && write(fd, "\n", 1) != 1) {
-        sl_errprintf(err, "%s: %s", path, strerror(errno));
-        goto out;
+    return 0;
+}
+
+/* line appended to the open file fd, under its exclusive lock */
+static int append_locked(int fd, const char *path, const char *token, const sl_buf_t *line,
+                         sl_error_t *err)
+{
+    struct stat sb;
+    if (flock(fd, LOCK_EX) < 0 || fstat(fd, &sb) < 0)
+        return sl_errprintf(err, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode) || (sb.st_mode & 0026)) {
+        errno = EPERM;
+        return sl_errprintf(err, "%s: not a regular file of mode 0600 (mode %04o)", path,
+                            (unsigned)(sb.st_mode & 07777));
     }
+    int needs_nl = 0;
+    if (check_file(fd, sb.st_size, path, token, &needs_nl, err) < 0)
+        return -1;
+    if (needs_nl && write(fd, "\n", 1) != 1)
+        return sl_errprintf(err, "%s: %s", path, strerror(errno));
     /* one write: readers under the shared lock see the whole line or none */
-    if (write(fd, line.data, line.len) != (ssize_t)line.len || fsync(fd) < 0) {
+    if (write(fd, line->data, line->len) != (ssize_t)line->len || fsync(fd) < 0)
+        return sl_errprintf(err, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+int sl_auth_tokens_append(const char *path, const char *token, const char *user, const char *uid,
+                          const char *const *groups, long long expires, sl_error_t *err)
+{
+    if (entry_ok(token, user, uid, groups, err) < 0)
+        return -1;
+    sl_buf_t line = SL_BUF_INIT;
+    format_line(&line, token, user, uid, groups, expires);
+    int r = -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
         sl_errprintf(err, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    r = 0;
-out:
-    if (fd >= 0)
+    } else {
+        r = append_locked(fd, path, token, &line, err);
         close(fd);
+    }
     explicit_bzero(line.data, line.len);
     sl_buf_free(&line);
     return r;

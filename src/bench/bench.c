@@ -222,35 +222,27 @@ static int uses_busybox(json_t *pod)
     return 0;
 }
 
-sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
+/* c->dir must be a cluster folder (`slurmlink up`'s cluster.json in it) */
+static int check_cluster(const bench_ctx_t *c, sl_error_t *err)
 {
-    sl_bench_t *b = sl_xcalloc(1, sizeof(*b));
-    bench_ctx_t *c = &b->c;
-    b->o = *opts;
-    if (b->o.runs < 1 || b->o.warmup < 0 || b->o.throughput < 0) {
-        errno = EINVAL;
-        sl_errprintf(err, "--runs must be >= 1, --warmup and --throughput >= 0");
-        goto fail;
-    }
-    if (parse_paths(b, opts->paths, err) < 0)
-        goto fail;
-    c->dir = sl_abspath(opts->dir);
     char *cj = sl_xasprintf("%s/cluster.json", c->dir);
     struct stat st;
     int is_cluster = stat(cj, &st) == 0;
     free(cj);
-    if (!is_cluster) {
-        errno = ENOENT;
-        sl_errprintf(err,
-                     "%s is not a cluster folder (no cluster.json): start one with "
-                     "`slurmlink up --dir %s`",
-                     c->dir, c->dir);
-        goto fail;
-    }
-    c->progress = opts->progress;
-    c->progress_tty = opts->progress && isatty(fileno(opts->progress));
-    c->slurm_conf = sl_xasprintf("%s/etc/slurm.conf", c->dir);
-    c->kubeconfig = sl_xasprintf("%s/kubeconfig", c->dir);
+    if (is_cluster)
+        return 0;
+    errno = ENOENT;
+    sl_errprintf(err,
+                 "%s is not a cluster folder (no cluster.json): start one with "
+                 "`slurmlink up --dir %s`",
+                 c->dir, c->dir);
+    return -1;
+}
+
+/* the pods root, image store, runtime and user of the direct paths: opts,
+ * else the running slurmlinkd's command line, else slurmlinkd's defaults */
+static void daemon_settings(bench_ctx_t *c, const sl_bench_opts_t *opts)
+{
     daemon_cfg_t d;
     daemon_cfg(c->dir, &d);
     if (opts->pods_root)
@@ -277,66 +269,66 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
     free(d.runtime);
     if (!daemon_seen && c->progress)
         bench_progress(c, "slurmlinkd of %s is not running: its settings are assumed", c->dir);
-    c->kubectl = sl_xstrdup(opts->kubectl ? opts->kubectl : "kubectl");
-    c->poll_ms = opts->poll_ms > 0 ? opts->poll_ms : 50;
-    c->timeout_ms = 1000LL * (opts->timeout_s > 0 ? opts->timeout_s : 300);
-    c->stagger = !opts->no_stagger;
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(c->stamp, sizeof(c->stamp), "%Y%m%d-%H%M%S", &tm);
-    c->out_dir =
-        opts->out_dir ? sl_abspath(opts->out_dir) : sl_xasprintf("%s/bench/%s", c->dir, c->stamp);
-    if (sl_mkdir_p(c->out_dir, 0755, err) < 0)
-        goto fail;
-    c->kube_cache = sl_xasprintf("%s/kubectl-cache", c->out_dir);
+}
 
+/* the shim next to this program, and the uid, gid and home of c->run_as */
+static int shim_and_user(bench_ctx_t *c, sl_error_t *err)
+{
     char *self = sl_self_dir();
     c->shim_path = sl_xasprintf("%s/slurmlink-shim", self ? self : ".");
     free(self);
     if (access(c->shim_path, X_OK) < 0) {
         sl_errprintf(err, "%s: %s (build it with make)", c->shim_path, strerror(errno));
-        goto fail;
+        return -1;
     }
     struct passwd *pw = getpwnam(c->run_as);
     if (!pw) {
         errno = ENOENT;
         sl_errprintf(err, "--run-as: no user '%s'", c->run_as);
-        goto fail;
+        return -1;
     }
     c->uid = pw->pw_uid;
     c->gid = pw->pw_gid;
     c->home = sl_xstrdup(pw->pw_dir);
+    return 0;
+}
 
+/* the workload pod; the default busybox image made from Debian's
+ * busybox-static when the pod uses it and the store lacks it */
+static int load_workload(bench_ctx_t *c, const sl_bench_opts_t *opts, sl_error_t *err)
+{
     c->pod = bench_workload(opts->workload, &c->workload_desc, err);
     if (!c->pod)
-        goto fail;
-    if (uses_busybox(c->pod)) {
-        /* the default image, made from Debian's busybox-static when missing */
-        char *dir = sl_image_dir(c->image_store, "busybox", err);
-        int have = dir && stat(dir, &st) == 0;
-        free(dir);
-        if (!have) {
-            bench_progress(c, "importing busybox into %s", c->image_store);
-            if (sl_image_import_busybox(c->image_store, "busybox", NULL, 0, err) < 0) {
-                sl_errprefix(err, "importing the busybox image");
-                goto fail;
-            }
-        }
+        return -1;
+    if (!uses_busybox(c->pod))
+        return 0;
+    struct stat st;
+    char *dir = sl_image_dir(c->image_store, "busybox", err);
+    int have = dir && stat(dir, &st) == 0;
+    free(dir);
+    if (have)
+        return 0;
+    bench_progress(c, "importing busybox into %s", c->image_store);
+    if (sl_image_import_busybox(c->image_store, "busybox", NULL, 0, err) < 0) {
+        sl_errprefix(err, "importing the busybox image");
+        return -1;
     }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (sl_slurm_init(c->slurm_conf, err) < 0)
-        goto fail;
+    return 0;
+}
 
+/* b->meta: what was measured, where, with which versions and settings */
+static void bench_meta(sl_bench_t *b, const struct tm *tm)
+{
+    bench_ctx_t *c = &b->c;
     struct utsname un;
     uname(&un);
     const char *sb[] = {"sbatch", "--version", NULL};
     const char *kv[] = {c->kubectl, "version", "--client", NULL};
     char *date = sl_xmalloc(64);
-    strftime(date, 64, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    strftime(date, 64, "%Y-%m-%dT%H:%M:%S%z", tm);
     b->meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, "
                         "s:i, s:i, s:i, s:s, s:s}",
-                        "command", opts->command ? opts->command : "slurmlink bench", "date", date,
+                        "command", b->o.command ? b->o.command : "slurmlink bench", "date", date,
                         "id", c->stamp, "host", un.nodename, "kernel", un.release, "cluster",
                         c->dir, "workload", c->workload_desc, "pods_root", c->pods_root, "run_as",
                         c->run_as, "slurm", "", "kubectl", "", "runs", b->o.runs, "warmup",
@@ -358,6 +350,47 @@ sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
         json_array_append_new(pl, json_string(b->paths[i]->name));
     json_object_set_new(b->meta, "paths", pl);
     json_object_set_new(b->meta, "pod", json_deep_copy(c->pod));
+}
+
+sl_bench_t *sl_bench_create(const sl_bench_opts_t *opts, sl_error_t *err)
+{
+    sl_bench_t *b = sl_xcalloc(1, sizeof(*b));
+    bench_ctx_t *c = &b->c;
+    b->o = *opts;
+    if (b->o.runs < 1 || b->o.warmup < 0 || b->o.throughput < 0) {
+        errno = EINVAL;
+        sl_errprintf(err, "--runs must be >= 1, --warmup and --throughput >= 0");
+        goto fail;
+    }
+    if (parse_paths(b, opts->paths, err) < 0)
+        goto fail;
+    c->dir = sl_abspath(opts->dir);
+    if (check_cluster(c, err) < 0)
+        goto fail;
+    c->progress = opts->progress;
+    c->progress_tty = opts->progress && isatty(fileno(opts->progress));
+    c->slurm_conf = sl_xasprintf("%s/etc/slurm.conf", c->dir);
+    c->kubeconfig = sl_xasprintf("%s/kubeconfig", c->dir);
+    daemon_settings(c, opts);
+    c->kubectl = sl_xstrdup(opts->kubectl ? opts->kubectl : "kubectl");
+    c->poll_ms = opts->poll_ms > 0 ? opts->poll_ms : 50;
+    c->timeout_ms = 1000LL * (opts->timeout_s > 0 ? opts->timeout_s : 300);
+    c->stagger = !opts->no_stagger;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(c->stamp, sizeof(c->stamp), "%Y%m%d-%H%M%S", &tm);
+    c->out_dir =
+        opts->out_dir ? sl_abspath(opts->out_dir) : sl_xasprintf("%s/bench/%s", c->dir, c->stamp);
+    if (sl_mkdir_p(c->out_dir, 0755, err) < 0)
+        goto fail;
+    c->kube_cache = sl_xasprintf("%s/kubectl-cache", c->out_dir);
+    if (shim_and_user(c, err) < 0 || load_workload(c, opts, err) < 0)
+        goto fail;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (sl_slurm_init(c->slurm_conf, err) < 0)
+        goto fail;
+    bench_meta(b, &tm);
     return b;
 fail:
     sl_bench_destroy(b);

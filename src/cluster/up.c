@@ -701,167 +701,229 @@ static void print_up(const upctx_t *c, FILE *out)
             st->dir);
 }
 
-int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
+/* root, and a folder path short enough for the sockets inside it: the
+ * folder's absolute path, or NULL */
+static char *up_dir(const sl_cluster_opts_t *opts, sl_error_t *err)
 {
-    upctx_t c = {.opts = opts, .out = out};
-    cl_state_t old;
-    int have_old = 0;
-    int rc = -1;
-    char *daemon = NULL;
-
     if (geteuid() != 0) {
         errno = EPERM;
-        return sl_errprintf(err, "must run as root (slurmd runs jobs as their users, munged and "
-                                 "GPU device nodes need root)");
+        sl_errprintf(err, "must run as root (slurmd runs jobs as their users, munged and "
+                          "GPU device nodes need root)");
+        return NULL;
     }
     char *dir = sl_abspath(opts->dir);
     if (strlen(dir) > 80) {
         errno = ENAMETOOLONG;
         sl_errprintf(err, "folder path %s is too long (sockets inside it must fit 108 bytes)", dir);
         free(dir);
-        return -1;
+        return NULL;
+    }
+    return dir;
+}
+
+/* some daemons of old still run: keep them (c->kept, c->pid), to start only
+ * the dead ones, with the folder's own options and ports; the number kept,
+ * or -1 when opts asks for other options */
+static int keep_alive(upctx_t *c, const cl_state_t *old, const char *dir, int alive,
+                      sl_error_t *err)
+{
+    const sl_cluster_opts_t *opts = c->opts;
+    if ((opts->gpus >= 0 && opts->gpus != old->gpus) ||
+        (opts->cpus > 0 && opts->cpus != old->cpus) ||
+        (opts->nodes > 0 && opts->nodes != old->nodes) ||
+        (opts->accounting >= 0 && opts->accounting != old->accounting)) {
+        errno = EBUSY;
+        return sl_errprintf(err,
+                            "%s still runs %d daemon%s with other options; run slurmlink "
+                            "down --dir %s first",
+                            dir, alive, alive == 1 ? "" : "s", dir);
     }
     int nkept = 0;
-    if (cl_state_load(dir, &old, NULL) == 0) {
-        have_old = 1;
-        int alive, expect;
-        folder_running(&old, &alive, &expect);
-        if (alive == expect) {
-            if (out)
-                fprintf(out, "slurmlink: the cluster in %s is already running; nothing changed\n",
-                        dir);
-            cl_state_clear(&old);
-            free(dir);
-            return 1;
-        }
-        if (alive > 0) {
-            /* some daemons still run: keep them, start only the dead ones, with
-             * the folder's own options and ports */
-            if ((opts->gpus >= 0 && opts->gpus != old.gpus) ||
-                (opts->cpus > 0 && opts->cpus != old.cpus) ||
-                (opts->nodes > 0 && opts->nodes != old.nodes) ||
-                (opts->accounting >= 0 && opts->accounting != old.accounting)) {
-                errno = EBUSY;
-                sl_errprintf(err,
-                             "%s still runs %d daemon%s with other options; run slurmlink "
-                             "down --dir %s first",
-                             dir, alive, alive == 1 ? "" : "s", dir);
-                cl_state_clear(&old);
-                free(dir);
-                return -1;
-            }
-            for (int id = 0; id < cl_inst_count(&old); id++) {
-                pid_t pid = cl_pidfile_read(&old, id);
-                if (cl_expected(&old, id) && cl_pid_belongs(pid, old.dir)) {
-                    c.kept[id] = 1;
-                    c.pid[id] = pid;
-                    nkept++;
-                }
-            }
-        }
-        int stale = 0;
-        for (int id = 0; id < cl_inst_count(&old); id++)
-            if (cl_expected(&old, id) && cl_pidfile_read(&old, id) > 0)
-                stale++;
-        if (out && !opts->quiet && stale) { /* pidfiles left: a run that was killed */
-            fprintf(out,
-                    "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
-                    "recovering:",
-                    dir, alive, expect);
-            char name[32];
-            for (int id = 0; id < cl_inst_count(&old); id++)
-                if (cl_expected(&old, id) && !c.kept[id])
-                    fprintf(out, " %s", cl_inst_name(&old, id, name, sizeof(name)));
-            fprintf(out, " will be started\n");
-        }
-        if (!nkept) {
-            cl_sweep(dir); /* leftovers such as job steps */
-            clean_run_dir(&old);
-            cl_net_down(&old); /* namespaces and links a killed run left */
+    for (int id = 0; id < cl_inst_count(old); id++) {
+        pid_t pid = cl_pidfile_read(old, id);
+        if (cl_expected(old, id) && cl_pid_belongs(pid, old->dir)) {
+            c->kept[id] = 1;
+            c->pid[id] = pid;
+            nkept++;
         }
     }
+    return nkept;
+}
 
-    c.st.dir = dir;
-    /* options not given keep what the folder was started with */
-    c.st.gpus = opts->gpus >= 0 ? opts->gpus : have_old ? old.gpus : 2;
-    c.st.cpus = opts->cpus > 0             ? opts->cpus
-                : have_old && old.cpus > 0 ? old.cpus
-                                           : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    c.st.accounting = opts->accounting >= 0 ? opts->accounting : have_old ? old.accounting : 0;
-    c.st.nodes = opts->nodes > 0 ? opts->nodes : have_old ? old.nodes : 1;
-    c.st.no_slurmlinkd = opts->no_slurmlinkd;
-    c.st.db_pass = have_old && old.db_pass ? sl_xstrdup(old.db_pass) : random_pass();
-    daemon = opts->daemon ? sl_xstrdup(opts->daemon) : NULL;
-    if (!daemon) {
-        const char *envd = getenv("SLURMLINKD");
-        if (envd && *envd)
-            daemon = sl_xstrdup(envd);
-        else {
-            char *self = sl_self_dir();
-            daemon = sl_xasprintf("%s/slurmlinkd", self);
-            free(self);
-        }
+/* pidfiles left: a run that was killed; say which daemons will be started */
+static void report_stale(const upctx_t *c, const cl_state_t *old, const char *dir, int alive,
+                         int expect)
+{
+    int stale = 0;
+    for (int id = 0; id < cl_inst_count(old); id++)
+        if (cl_expected(old, id) && cl_pidfile_read(old, id) > 0)
+            stale++;
+    if (!c->out || c->opts->quiet || !stale)
+        return;
+    fprintf(c->out,
+            "slurmlink: %s was left by an earlier run (%d of %d daemons alive); "
+            "recovering:",
+            dir, alive, expect);
+    char name[32];
+    for (int id = 0; id < cl_inst_count(old); id++)
+        if (cl_expected(old, id) && !c->kept[id])
+            fprintf(c->out, " %s", cl_inst_name(old, id, name, sizeof(name)));
+    fprintf(c->out, " will be started\n");
+}
+
+/* the folder's earlier run, loaded into old: 1 when all its daemons run
+ * (nothing to do), -1 on an error (old is cleared then), else 0 with the
+ * daemons kept in *nkept and, with none kept, the leftovers cleaned */
+static int recover(upctx_t *c, cl_state_t *old, const char *dir, int *nkept, sl_error_t *err)
+{
+    int alive, expect;
+    folder_running(old, &alive, &expect);
+    if (alive == expect) {
+        if (c->out)
+            fprintf(c->out, "slurmlink: the cluster in %s is already running; nothing changed\n",
+                    dir);
+        cl_state_clear(old);
+        return 1;
     }
+    if (alive > 0 && (*nkept = keep_alive(c, old, dir, alive, err)) < 0) {
+        cl_state_clear(old);
+        return -1;
+    }
+    report_stale(c, old, dir, alive, expect);
+    if (!*nkept) {
+        cl_sweep(dir); /* leftovers such as job steps */
+        clean_run_dir(old);
+        cl_net_down(old); /* namespaces and links a killed run left */
+    }
+    return 0;
+}
 
-    if (check_progs(&c, daemon, err) < 0)
-        goto done;
-    /* jobs run as unprivileged users: they must traverse the folder to their
-     * pod folders (0700 each, their own) and read the image store; the logs
-     * are root's alone (they name every tenant's pods, jobs and refusals) */
+/* c->st from opts; options not given keep what the folder was started with */
+static void init_state(upctx_t *c, char *dir, const cl_state_t *old)
+{
+    const sl_cluster_opts_t *opts = c->opts;
+    c->st.dir = dir;
+    c->st.gpus = opts->gpus >= 0 ? opts->gpus : old ? old->gpus : 2;
+    c->st.cpus = opts->cpus > 0         ? opts->cpus
+                 : old && old->cpus > 0 ? old->cpus
+                                        : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    c->st.accounting = opts->accounting >= 0 ? opts->accounting : old ? old->accounting : 0;
+    c->st.nodes = opts->nodes > 0 ? opts->nodes : old ? old->nodes : 1;
+    c->st.no_slurmlinkd = opts->no_slurmlinkd;
+    c->st.db_pass = old && old->db_pass ? sl_xstrdup(old->db_pass) : random_pass();
+}
+
+/* slurmlinkd: opts, else $SLURMLINKD, else next to this program */
+static char *daemon_path(const sl_cluster_opts_t *opts)
+{
+    if (opts->daemon)
+        return sl_xstrdup(opts->daemon);
+    const char *envd = getenv("SLURMLINKD");
+    if (envd && *envd)
+        return sl_xstrdup(envd);
+    char *self = sl_self_dir();
+    char *daemon = sl_xasprintf("%s/slurmlinkd", self);
+    free(self);
+    return daemon;
+}
+
+/* the folder and its subfolders. Jobs run as unprivileged users: they must
+ * traverse the folder to their pod folders (0700 each, their own) and read
+ * the image store; the logs are root's alone (they name every tenant's
+ * pods, jobs and refusals) */
+static int make_dirs(upctx_t *c, sl_error_t *err)
+{
     static const struct {
         const char *name;
         mode_t mode;
     } subdirs[] = {{"etc", 0755},   {"run", 0755},    {"log", 0700},
                    {"state", 0700}, {"spool", 0755},  {"slurmlinkd", 0700},
                    {"pods", 0711},  {"images", 0755}, {"pmix", 0755}};
-    if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0) {
-        sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
-        goto done;
-    }
+    const char *dir = c->st.dir;
+    if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0)
+        return sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-        char *p = cl_path(&c.st, subdirs[i].name);
+        char *p = cl_path(&c->st, subdirs[i].name);
         int r = sl_mkdir_p(p, subdirs[i].mode, err);
         if (r == 0)
             chmod(p, subdirs[i].mode);
         free(p);
         if (r < 0)
-            goto done;
+            return -1;
     }
-    if (cl_net_plan(&c.st, have_old ? &old : NULL, err) < 0 || cl_net_up(&c.st, err) < 0 ||
-        cl_node_files(&c.st, err) < 0 || pick_ports(&c, have_old ? &old : NULL, err) < 0 ||
-        cl_make_gpus(&c.st, err) < 0 || cl_write_confs(&c.st, err) < 0 ||
-        ensure_munge_key(&c, err) < 0 || cl_ensure_security(&c.st, err) < 0 ||
-        cl_state_save(&c.st, err) < 0)
-        goto done;
-    c.env = cl_env(&c.st);
+    return 0;
+}
 
-    if (!c.kept[SL_D_MUNGED] && start_munged(&c, err) < 0)
-        goto done;
-    if (c.st.accounting && ((!c.kept[SL_D_MYSQLD] && start_mysqld(&c, err) < 0) ||
-                            (!c.kept[SL_D_SLURMDBD] && start_slurmdbd(&c, err) < 0)))
-        goto done;
-    if ((!c.kept[SL_D_SLURMCTLD] && start_slurmctld(&c, err) < 0) || start_slurmds(&c, err) < 0 ||
-        (!c.st.no_slurmlinkd && !c.kept[SL_D_SLURMLINKD] &&
-         start_slurmlinkd(&c, daemon, err) < 0) ||
-        (c.st.no_slurmlinkd && write_daemon_conf(&c, daemon, err) < 0) ||
-        cl_write_kubeconfig(&c.st, err) < 0)
-        goto done;
+/* the daemons not kept, in order: munged, MariaDB and slurmdbd, slurmctld,
+ * the slurmds, slurmlinkd (or its configuration only); the kubeconfig */
+static int start_daemons(upctx_t *c, const char *daemon, sl_error_t *err)
+{
+    if (!c->kept[SL_D_MUNGED] && start_munged(c, err) < 0)
+        return -1;
+    if (c->st.accounting && ((!c->kept[SL_D_MYSQLD] && start_mysqld(c, err) < 0) ||
+                             (!c->kept[SL_D_SLURMDBD] && start_slurmdbd(c, err) < 0)))
+        return -1;
+    if ((!c->kept[SL_D_SLURMCTLD] && start_slurmctld(c, err) < 0) || start_slurmds(c, err) < 0 ||
+        (!c->st.no_slurmlinkd && !c->kept[SL_D_SLURMLINKD] &&
+         start_slurmlinkd(c, daemon, err) < 0) ||
+        (c->st.no_slurmlinkd && write_daemon_conf(c, daemon, err) < 0) ||
+        cl_write_kubeconfig(&c->st, err) < 0)
+        return -1;
+    return 0;
+}
 
-    if (out)
-        print_up(&c, out);
-    rc = 0;
-done:
-    if (rc < 0) {
-        /* leave nothing half-started behind */
-        for (int id = CL_MAX_INST - 1; id >= 0; id--)
-            if (c.pid[id] && !c.kept[id])
-                cl_stop_pid(c.pid[id], 3000);
-        if (!nkept) {
-            cl_sweep(dir);
-            clean_run_dir(&c.st);
-            cl_net_down(&c.st);
+/* the folder prepared (subfolders, network, node files, ports, GPUs, the
+ * configurations, the munge key, the PKI, cluster.json), then the daemons */
+static int bring_up(upctx_t *c, const cl_state_t *old, const char *daemon, sl_error_t *err)
+{
+    if (check_progs(c, daemon, err) < 0 || make_dirs(c, err) < 0)
+        return -1;
+    if (cl_net_plan(&c->st, old, err) < 0 || cl_net_up(&c->st, err) < 0 ||
+        cl_node_files(&c->st, err) < 0 || pick_ports(c, old, err) < 0 ||
+        cl_make_gpus(&c->st, err) < 0 || cl_write_confs(&c->st, err) < 0 ||
+        ensure_munge_key(c, err) < 0 || cl_ensure_security(&c->st, err) < 0 ||
+        cl_state_save(&c->st, err) < 0)
+        return -1;
+    c->env = cl_env(&c->st);
+    return start_daemons(c, daemon, err);
+}
+
+/* leave nothing half-started behind */
+static void undo_up(upctx_t *c, int nkept)
+{
+    for (int id = CL_MAX_INST - 1; id >= 0; id--)
+        if (c->pid[id] && !c->kept[id])
+            cl_stop_pid(c->pid[id], 3000);
+    if (!nkept) {
+        cl_sweep(c->st.dir);
+        clean_run_dir(&c->st);
+        cl_net_down(&c->st);
+    }
+}
+
+int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
+{
+    upctx_t c = {.opts = opts, .out = out};
+    cl_state_t old;
+    int have_old = 0, nkept = 0;
+    char *dir = up_dir(opts, err);
+    if (!dir)
+        return -1;
+    if (cl_state_load(dir, &old, NULL) == 0) {
+        int r = recover(&c, &old, dir, &nkept, err);
+        if (r != 0) {
+            free(dir);
+            return r;
         }
+        have_old = 1;
     }
+    init_state(&c, dir, have_old ? &old : NULL);
+    char *daemon = daemon_path(opts);
+    int rc = bring_up(&c, have_old ? &old : NULL, daemon, err);
+    if (rc == 0 && out)
+        print_up(&c, out);
+    if (rc < 0)
+        undo_up(&c, nkept);
     if (have_old)
         cl_state_clear(&old);
     cl_env_free(c.env);

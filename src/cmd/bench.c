@@ -68,7 +68,8 @@ static int num(const char *opt, const char *v, int min, int *out)
     return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* the command line into o, json and quiet: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, sl_bench_opts_t *o, int *json, int *quiet)
 {
     static const struct option lo[] = {{"dir", required_argument, 0, 'd'},
                                        {"paths", required_argument, 0, 'p'},
@@ -90,78 +91,45 @@ int cmd_bench(int argc, char **argv)
                                        {"keep-pods", no_argument, 0, 'K'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-    sl_bench_opts_t o = {.dir = cmd_default_dir(), .runs = 5, .warmup = 1};
-    int json = 0, quiet = 0, c;
+    int c, bad = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (c) {
-        case 'd': o.dir = optarg; break;
-        case 'p': o.paths = optarg; break;
-        case 'n':
-            if (num("--runs", optarg, 1, &o.runs) < 0)
-                return 2;
-            break;
-        case 'w':
-            if (num("--warmup", optarg, 0, &o.warmup) < 0)
-                return 2;
-            break;
-        case 'W': o.workload = optarg; break;
-        case 'o': o.out_dir = optarg; break;
-        case 'T':
-            if (num("--throughput", optarg, 1, &o.throughput) < 0)
-                return 2;
-            break;
-        case 'j': json = 1; break;
-        case 'u': o.run_as = optarg; break;
-        case 'R': o.pods_root = optarg; break;
-        case 'I': o.image_store = optarg; break;
-        case 'r': o.runtime = optarg; break;
-        case 'k': o.kubectl = optarg; break;
-        case 'P':
-            if (num("--poll-ms", optarg, 1, &o.poll_ms) < 0)
-                return 2;
-            break;
-        case 't':
-            if (num("--timeout", optarg, 1, &o.timeout_s) < 0)
-                return 2;
-            break;
-        case 'q': quiet = 1; break;
-        case 'S': o.no_stagger = 1; break;
-        case 'K': o.keep_pods = 1; break;
+        case 'd': o->dir = optarg; break;
+        case 'p': o->paths = optarg; break;
+        case 'n': bad = num("--runs", optarg, 1, &o->runs) < 0; break;
+        case 'w': bad = num("--warmup", optarg, 0, &o->warmup) < 0; break;
+        case 'W': o->workload = optarg; break;
+        case 'o': o->out_dir = optarg; break;
+        case 'T': bad = num("--throughput", optarg, 1, &o->throughput) < 0; break;
+        case 'j': *json = 1; break;
+        case 'u': o->run_as = optarg; break;
+        case 'R': o->pods_root = optarg; break;
+        case 'I': o->image_store = optarg; break;
+        case 'r': o->runtime = optarg; break;
+        case 'k': o->kubectl = optarg; break;
+        case 'P': bad = num("--poll-ms", optarg, 1, &o->poll_ms) < 0; break;
+        case 't': bad = num("--timeout", optarg, 1, &o->timeout_s) < 0; break;
+        case 'q': *quiet = 1; break;
+        case 'S': o->no_stagger = 1; break;
+        case 'K': o->keep_pods = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    if (bad)
+        return 2;
     if (optind < argc) {
         fprintf(stderr, "slurmlink bench: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
         return 2;
     }
-    sl_argv_t cmdline = SL_ARGV_INIT;
-    sl_argv_add(&cmdline, "slurmlink");
-    for (int i = 0; i < argc; i++)
-        sl_argv_add(&cmdline, argv[i]);
-    char *command = sl_argv_join(&cmdline);
-    sl_argv_free(&cmdline);
-    o.command = command;
-    o.progress = quiet ? NULL : stderr;
+    return -1;
+}
 
-    sl_error_t err = SL_ERROR_INIT;
-    sl_bench_t *b = sl_bench_create(&o, &err);
-    if (!b) {
-        fprintf(stderr, "slurmlink bench: %s\n", err.text);
-        free(command);
-        return 1;
-    }
-    int rc = 0;
-    if (sl_bench_execute(b, &err) < 0) {
-        fprintf(stderr, "slurmlink bench: %s\n", err.text);
-        rc = 1;
-    }
-    if (sl_bench_write_files(b, &err) < 0) {
-        fprintf(stderr, "slurmlink bench: writing results: %s\n", err.text);
-        rc = 1;
-    }
+/* the results of b on stdout, as JSON or the table (box drawing in UTF-8) */
+static void print_results(sl_bench_t *b, int json)
+{
     if (json) {
         json_t *j = sl_bench_to_json(b);
         json_dumpf(j, stdout, JSON_INDENT(2));
@@ -173,6 +141,27 @@ int cmd_bench(int argc, char **argv)
         sl_bench_print(b, stdout, cs && !strcmp(cs, "UTF-8"));
     }
     fflush(stdout);
+}
+
+/* run the bench of o: execute, write the files, print; the exit status */
+static int run_bench(const sl_bench_opts_t *o, int json)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    sl_bench_t *b = sl_bench_create(o, &err);
+    if (!b) {
+        fprintf(stderr, "slurmlink bench: %s\n", err.text);
+        return 1;
+    }
+    int rc = 0;
+    if (sl_bench_execute(b, &err) < 0) {
+        fprintf(stderr, "slurmlink bench: %s\n", err.text);
+        rc = 1;
+    }
+    if (sl_bench_write_files(b, &err) < 0) {
+        fprintf(stderr, "slurmlink bench: writing results: %s\n", err.text);
+        rc = 1;
+    }
+    print_results(b, json);
     int problems = sl_bench_problems(b, stderr);
     if (problems) {
         fprintf(stderr,
@@ -182,6 +171,25 @@ int cmd_bench(int argc, char **argv)
         rc = 1;
     }
     sl_bench_destroy(b);
+    return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    sl_bench_opts_t o = {.dir = cmd_default_dir(), .runs = 5, .warmup = 1};
+    int json = 0, quiet = 0;
+    int rc = parse_args(argc, argv, &o, &json, &quiet);
+    if (rc >= 0)
+        return rc;
+    sl_argv_t cmdline = SL_ARGV_INIT;
+    sl_argv_add(&cmdline, "slurmlink");
+    for (int i = 0; i < argc; i++)
+        sl_argv_add(&cmdline, argv[i]);
+    char *command = sl_argv_join(&cmdline);
+    sl_argv_free(&cmdline);
+    o.command = command;
+    o.progress = quiet ? NULL : stderr;
+    rc = run_bench(&o, json);
     free(command);
     return rc;
 }

@@ -52,7 +52,25 @@ static char **split_groups(const char *s)
     return v;
 }
 
-int cmd_kubeconfig(int argc, char **argv)
+struct kc_opts {
+    const char *user, *groups, *dir, *server, *ns, *outpath;
+    int token, cert, days;
+};
+
+static int parse_days(const char *arg, int *days)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (!*arg || *end || v < 1 || v > 36500) {
+        fprintf(stderr, "slurmlink kubeconfig: --days must be 1..36500, not '%s'\n", arg);
+        return -1;
+    }
+    *days = (int)v;
+    return 0;
+}
+
+/* the command line into o: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct kc_opts *o)
 {
     static const struct option lo[] = {{"user", required_argument, 0, 'u'},
                                        {"groups", required_argument, 0, 'g'},
@@ -65,31 +83,22 @@ int cmd_kubeconfig(int argc, char **argv)
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-    const char *user = NULL, *groups = NULL, *dir = cmd_default_dir(), *server = NULL;
-    const char *ns = NULL, *outpath = NULL;
-    int token = 0, cert = 0, days = 0, c;
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "u:g:tcd:s:n:D:o:h", lo, NULL)) != -1) {
         switch (c) {
-        case 'u': user = optarg; break;
-        case 'g': groups = optarg; break;
-        case 't': token = 1; break;
-        case 'c': cert = 1; break;
-        case 'd': dir = optarg; break;
-        case 's': server = optarg; break;
-        case 'n': ns = optarg; break;
-        case 'o': outpath = optarg; break;
-        case 'D': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v < 1 || v > 36500) {
-                fprintf(stderr, "slurmlink kubeconfig: --days must be 1..36500, not '%s'\n",
-                        optarg);
+        case 'u': o->user = optarg; break;
+        case 'g': o->groups = optarg; break;
+        case 't': o->token = 1; break;
+        case 'c': o->cert = 1; break;
+        case 'd': o->dir = optarg; break;
+        case 's': o->server = optarg; break;
+        case 'n': o->ns = optarg; break;
+        case 'o': o->outpath = optarg; break;
+        case 'D':
+            if (parse_days(optarg, &o->days) < 0)
                 return 2;
-            }
-            days = (int)v;
             break;
-        }
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -98,54 +107,56 @@ int cmd_kubeconfig(int argc, char **argv)
         fprintf(stderr, "slurmlink kubeconfig: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    if (!user || !*user) {
+    if (!o->user || !*o->user) {
         fprintf(stderr, "slurmlink kubeconfig: --user NAME is required\n");
         return 2;
     }
-    if (token && cert) {
+    if (o->token && o->cert) {
         fprintf(stderr, "slurmlink kubeconfig: --token and --cert exclude each other\n");
         return 2;
     }
+    return -1;
+}
 
+/* the issued kubeconfig y to outpath (mode 0600) or stdout; the exit status. */
+static int write_out(const char *y, const char *outpath)
+{
     sl_error_t err = SL_ERROR_INIT;
-    char *srv = NULL;
-    if (server)
-        srv = sl_xstrdup(server);
-    else {
-        srv = sl_cluster_api_url(dir, &err);
-        if (!srv) {
+    if (outpath) {
+        if (sl_write_file(outpath, y, strlen(y), 0600, &err) < 0) {
             fprintf(stderr, "slurmlink kubeconfig: %s\n", err.text);
             return 1;
         }
+        return 0;
     }
-    char **gv = groups ? split_groups(groups) : NULL;
-    char *cac = sl_xasprintf("%s/pki/ca.crt", dir), *cak = sl_xasprintf("%s/pki/ca.key", dir);
-    char *tok = sl_xasprintf("%s/etc/tokens.csv", dir);
+    fputs(y, stdout);
+    return fflush(stdout) != 0 ? 1 : 0;
+}
+
+/* a kubeconfig for o->user issued against the cluster in o->dir; the exit status. */
+static int issue(const struct kc_opts *a, const char *srv)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    char **gv = a->groups ? split_groups(a->groups) : NULL;
+    char *cac = sl_xasprintf("%s/pki/ca.crt", a->dir);
+    char *cak = sl_xasprintf("%s/pki/ca.key", a->dir);
+    char *tok = sl_xasprintf("%s/etc/tokens.csv", a->dir);
     sl_auth_issue_t o = {.ca_cert = cac,
                          .ca_key = cak,
                          .token_file = tok,
                          .server = srv,
-                         .user = user,
+                         .user = a->user,
                          .groups = (const char *const *)gv,
-                         .ns = ns,
-                         .token = token,
-                         .days = days};
+                         .ns = a->ns,
+                         .token = a->token,
+                         .days = a->days};
     char *y = sl_auth_kubeconfig_issue(&o, &err);
-    int rc = 0;
+    int rc;
     if (!y) {
         fprintf(stderr, "slurmlink kubeconfig: %s\n", err.text);
         rc = 1;
-    } else if (outpath) {
-        if (sl_write_file(outpath, y, strlen(y), 0600, &err) < 0) {
-            fprintf(stderr, "slurmlink kubeconfig: %s\n", err.text);
-            rc = 1;
-        }
     } else {
-        fputs(y, stdout);
-        if (fflush(stdout) != 0)
-            rc = 1;
-    }
-    if (y) {
+        rc = write_out(y, a->outpath);
         explicit_bzero(y, strlen(y));
         free(y);
     }
@@ -155,6 +166,22 @@ int cmd_kubeconfig(int argc, char **argv)
     free(cac);
     free(cak);
     free(tok);
+    return rc;
+}
+
+int cmd_kubeconfig(int argc, char **argv)
+{
+    struct kc_opts o = {.dir = cmd_default_dir()};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    sl_error_t err = SL_ERROR_INIT;
+    char *srv = o.server ? sl_xstrdup(o.server) : sl_cluster_api_url(o.dir, &err);
+    if (!srv) {
+        fprintf(stderr, "slurmlink kubeconfig: %s\n", err.text);
+        return 1;
+    }
+    rc = issue(&o, srv);
     free(srv);
     return rc;
 }

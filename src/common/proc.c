@@ -131,6 +131,75 @@ int sl_wait_timeout(pid_t pid, int timeout_ms, int *status)
     }
 }
 
+/* the child of sl_run: stdin (and stderr unless merged) /dev/null, stdout
+ * (and stderr if merged) the pipe pfd; an exec failure's errno goes to efd */
+static void run_child(const char *const *argv, const char *const *envp, int merge_stderr,
+                      const int pfd[2], const int efd[2]) __attribute__((noreturn));
+static void run_child(const char *const *argv, const char *const *envp, int merge_stderr,
+                      const int pfd[2], const int efd[2])
+{
+    close(pfd[0]);
+    close(efd[0]);
+    int n = open("/dev/null", O_RDWR);
+    if (n >= 0) {
+        dup2(n, 0);
+        if (!merge_stderr)
+            dup2(n, 2);
+        close(n);
+    }
+    dup2(pfd[1], 1);
+    if (merge_stderr)
+        dup2(pfd[1], 2);
+    signal(SIGPIPE, SIG_DFL);
+    if (envp)
+        execvpe(argv[0], (char *const *)argv, (char *const *)envp);
+    else
+        execvp(argv[0], (char *const *)argv);
+    int e = errno;
+    ssize_t r = write(efd[1], &e, sizeof(e));
+    (void)r;
+    _exit(127);
+}
+
+/* the child's errno when its exec failed (read from efd, then closed), else 0 */
+static int exec_errno(int efd)
+{
+    int e = 0;
+    ssize_t n;
+    do
+        n = read(efd, &e, sizeof(e));
+    while (n < 0 && errno == EINTR);
+    close(efd);
+    return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
+/* fd read into b until its end or the deadline (-1: none); 1 when timed out */
+static int read_until(int fd, long long deadline, sl_buf_t *b)
+{
+    for (;;) {
+        int wait = -1;
+        if (deadline >= 0) {
+            long long left = deadline - sl_now_ms();
+            if (left <= 0)
+                return 1;
+            wait = (int)left;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, wait);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            return 1;
+        char chunk[4096];
+        ssize_t got = read(fd, chunk, sizeof(chunk));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return 0;
+        sl_buf_append(b, chunk, (size_t)got);
+    }
+}
+
 int sl_run(const char *const *argv, const char *const *envp, int merge_stderr, int timeout_ms,
            char **out, sl_error_t *err)
 {
@@ -151,72 +220,19 @@ int sl_run(const char *const *argv, const char *const *envp, int merge_stderr, i
         close(efd[1]);
         return sl_errprintf(err, "fork: %s", strerror(errno));
     }
-    if (pid == 0) {
-        close(pfd[0]);
-        close(efd[0]);
-        int n = open("/dev/null", O_RDWR);
-        if (n >= 0) {
-            dup2(n, 0);
-            if (!merge_stderr)
-                dup2(n, 2);
-            close(n);
-        }
-        dup2(pfd[1], 1);
-        if (merge_stderr)
-            dup2(pfd[1], 2);
-        signal(SIGPIPE, SIG_DFL);
-        if (envp)
-            execvpe(argv[0], (char *const *)argv, (char *const *)envp);
-        else
-            execvp(argv[0], (char *const *)argv);
-        int e = errno;
-        ssize_t r = write(efd[1], &e, sizeof(e));
-        (void)r;
-        _exit(127);
-    }
+    if (pid == 0)
+        run_child(argv, envp, merge_stderr, pfd, efd);
     close(pfd[1]);
     close(efd[1]);
-    int e = 0;
-    ssize_t n;
-    do
-        n = read(efd[0], &e, sizeof(e));
-    while (n < 0 && errno == EINTR);
-    close(efd[0]);
-    if (n == (ssize_t)sizeof(e)) {
+    int e = exec_errno(efd[0]);
+    if (e) {
         close(pfd[0]);
         waitpid(pid, NULL, 0);
         errno = e;
         return sl_errprintf(err, "cannot run %s: %s", argv[0], strerror(e));
     }
     sl_buf_t b = SL_BUF_INIT;
-    long long deadline = timeout_ms < 0 ? -1 : sl_now_ms() + timeout_ms;
-    int timed_out = 0;
-    for (;;) {
-        int wait = -1;
-        if (deadline >= 0) {
-            long long left = deadline - sl_now_ms();
-            if (left <= 0) {
-                timed_out = 1;
-                break;
-            }
-            wait = (int)left;
-        }
-        struct pollfd p = {pfd[0], POLLIN, 0};
-        int r = poll(&p, 1, wait);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0) {
-            timed_out = 1;
-            break;
-        }
-        char chunk[4096];
-        ssize_t got = read(pfd[0], chunk, sizeof(chunk));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        sl_buf_append(&b, chunk, (size_t)got);
-    }
+    int timed_out = read_until(pfd[0], timeout_ms < 0 ? -1 : sl_now_ms() + timeout_ms, &b);
     close(pfd[0]);
     if (timed_out) {
         kill(pid, SIGKILL);

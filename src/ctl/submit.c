@@ -108,68 +108,81 @@ static int job_group(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *mod
     return 0;
 }
 
-void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+/* who a pod's job runs as, and under which account */
+typedef struct job_ident {
+    uid_t uid;
+    gid_t gid;
+    char *uname, *account, *home;
+} job_ident_t;
+
+/* before the first full job list (adopt rather than resubmit), or while
+ * slurmctld does not answer (each RPC would block for its timeout): 1, the
+ * pod waits, and says so once */
+static int submit_waits(sl_ctl_t *c, ctl_pod_t *p)
 {
-    if (!c->initial_poll_done || !c->slurm_ok) {
-        /* before the first full job list (adopt rather than resubmit), or while
-         * slurmctld does not answer (each RPC would block for its timeout):
-         * wait, and say so on the pod once */
-        if (!p->pending_submit) {
-            mark_t m = {.message = c->slurm_ok ? "waiting for the first Slurm job list"
-                                               : "waiting for the Slurm controller, which does "
-                                                 "not answer; the job is submitted when it does"};
-            ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
-        }
-        p->pending_submit = 1;
-        return;
+    if (c->initial_poll_done && c->slurm_ok)
+        return 0;
+    if (!p->pending_submit) {
+        mark_t m = {.message = c->slurm_ok ? "waiting for the first Slurm job list"
+                                           : "waiting for the Slurm controller, which does "
+                                             "not answer; the job is submitted when it does"};
+        ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
     }
-    p->pending_submit = 0;
-    sl_fielderrs_t *errs = sl_fielderrs_create();
-    sl_pod_t *model = sl_pod_parse(pod, errs);
-    if (!model) {
-        char *agg = sl_fielderrs_aggregate(errs);
-        failed(c, p, pod, 1, "invalid pod: %s", agg);
-        free(agg);
-        sl_fielderrs_destroy(errs);
-        return;
-    }
-    /* who the job runs as: the creator's mapped Unix user (policy), else the
-     * default job user; which account: the namespace's */
-    uid_t uid = c->uid;
-    gid_t gid = c->gid;
-    char *uname = NULL, *account = NULL, *home = NULL;
-    const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
-    sl_error_t ierr = SL_ERROR_INIT;
-    struct sl_authz_policy *policy = atomic_load(&c->policy);
-    if (policy) {
-        account = sl_authz_account(policy, p->ns);
-        if (kuser && sl_authz_unix_user(policy, kuser, &uid, &gid, &uname, &ierr) < 0) {
-            failed(c, p, pod, 1, "user \"%s\" has no Unix user to run as: %s", kuser, ierr.text);
-            goto out_ident;
-        }
-    }
-    if (!uname)
-        uname = sl_xstrdup(c->o.run_as);
-    struct passwd *pw = getpwuid(uid);
-    home = sl_xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
-    /* securityContext.runAsUser may only name that user */
+    p->pending_submit = 1;
+    return 1;
+}
+
+/* securityContext.runAsUser may only name the job's user */
+static int check_run_as_user(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+                             const job_ident_t *id)
+{
     for (int init = 0; init < 2; init++) {
         const sl_pod_container_t *cs = init ? model->init_containers : model->containers;
         size_t n = init ? model->ninit : model->ncontainers;
         for (size_t i = 0; i < n; i++) {
             int64_t want = cs[i].run_as_user;
-            if (want != SL_POD_UNSET && want != (int64_t)uid) {
+            if (want != SL_POD_UNSET && want != (int64_t)id->uid) {
                 failed(c, p, pod, 1,
                        "spec.%s[%zu].securityContext.runAsUser: %lld is not uid %u (%s), the only "
                        "user this pod may run as",
-                       init ? "initContainers" : "containers", i, (long long)want, (unsigned)uid,
-                       uname);
-                goto out_ident;
+                       init ? "initContainers" : "containers", i, (long long)want,
+                       (unsigned)id->uid, id->uname);
+                return -1;
             }
         }
     }
-    if (job_group(c, p, pod, model, uname, &gid) < 0)
-        goto out_ident;
+    return 0;
+}
+
+/* who the job runs as: the creator's mapped Unix user (policy), else the
+ * default job user; which account: the namespace's. id holds c's uid and
+ * gid on entry; what it holds is freed by the caller, also on -1. */
+static int job_identity(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+                        job_ident_t *id)
+{
+    const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
+    sl_error_t ierr = SL_ERROR_INIT;
+    struct sl_authz_policy *policy = atomic_load(&c->policy);
+    if (policy) {
+        id->account = sl_authz_account(policy, p->ns);
+        if (kuser && sl_authz_unix_user(policy, kuser, &id->uid, &id->gid, &id->uname, &ierr) < 0) {
+            failed(c, p, pod, 1, "user \"%s\" has no Unix user to run as: %s", kuser, ierr.text);
+            return -1;
+        }
+    }
+    if (!id->uname)
+        id->uname = sl_xstrdup(c->o.run_as);
+    struct passwd *pw = getpwuid(id->uid);
+    id->home = sl_xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
+    if (check_run_as_user(c, p, pod, model, id) < 0)
+        return -1;
+    return job_group(c, p, pod, model, id->uname, &id->gid);
+}
+
+/* the pod's job script, options and pod folder contents into *out */
+static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+                         sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
+{
     char token[65];
     ctl_token(c, p->uid, token);
     sl_translate_config_t cfg = {
@@ -181,10 +194,10 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
         .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
         .default_runtime = c->o.default_runtime,
-        .default_account = account,
+        .default_account = id->account,
         .image_store = c->o.image_store,
-        .uid = uid,
-        .gid = gid,
+        .uid = id->uid,
+        .gid = id->gid,
         .image_lookup = sl_podfs_image_exists,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
@@ -195,55 +208,63 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
     json_decref(cms);
     json_decref(secrets);
-    if (rc < 0) {
-        if (errno == ENOENT) {
-            failed(c, p, pod, 0, "%s", err.text);
-        } else {
-            char *agg = sl_fielderrs_aggregate(errs);
-            failed(c, p, pod, 1, "%s", *agg ? agg : err.text);
-            free(agg);
-        }
-        goto out_ident;
+    if (rc == 0) {
+        *out = r;
+        return 0;
     }
-    if (sl_podfs_write(r, 1, uid, gid, &err) < 0) {
-        /* the tenant reads the reason; the paths stay in the daemon's log */
-        int e = errno;
-        sl_warn("pod %s/%s: cannot write the pod folder: %s", p->ns, p->name, err.text);
-        failed(c, p, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
-        goto out;
+    if (errno == ENOENT) {
+        failed(c, p, pod, 0, "%s", err.text);
+    } else {
+        char *agg = sl_fielderrs_aggregate(errs);
+        failed(c, p, pod, 1, "%s", *agg ? agg : err.text);
+        free(agg);
     }
-    char *env[8];
+    return -1;
+}
+
+/* the job's environment into env (8 slots): the count */
+static int job_env(sl_ctl_t *c, ctl_pod_t *p, const job_ident_t *id, char *env[8])
+{
     int ne = 0;
     env[ne++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
-    env[ne++] = sl_xasprintf("HOME=%s", home);
-    env[ne++] = sl_xasprintf("USER=%s", uname);
-    env[ne++] = sl_xasprintf("LOGNAME=%s", uname);
+    env[ne++] = sl_xasprintf("HOME=%s", id->home);
+    env[ne++] = sl_xasprintf("USER=%s", id->uname);
+    env[ne++] = sl_xasprintf("LOGNAME=%s", id->uname);
     env[ne++] = sl_xasprintf("SLURMLINK_POD_UID=%s", p->uid);
     if (c->o.slurm_conf)
         env[ne++] = sl_xasprintf("SLURM_CONF=%s", c->o.slurm_conf);
     env[ne] = NULL;
+    return ne;
+}
+
+/* the job submitted in-process and its id recorded on the pod */
+static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translate_result_t *r,
+                       const job_ident_t *id, sl_error_t *err)
+{
+    char *env[8];
+    int ne = job_env(c, p, id, env);
     sl_slurm_submit_t req = {
         .script = r->script,
         .env = (const char *const *)env,
         .options = (const char *const *)r->options,
-        .uid = uid,
-        .gid = gid,
+        .uid = id->uid,
+        .gid = id->gid,
         .work_dir = r->pod_dir,
     };
     uint32_t job_id = 0;
     int retry = 0;
     long long t0 = sl_now_ms();
-    rc = sl_slurm_submit(&req, &job_id, &retry, &err);
+    int rc = sl_slurm_submit(&req, &job_id, &retry, err);
     for (int i = 0; i < ne; i++)
         free(env[i]);
     if (rc < 0) {
         if (retry) {
             c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
-            failed(c, p, pod, 0, "Slurm job submission failed: %s", err.text);
+            failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
         } else {
-            failed(c, p, pod, 1, "Slurm refused the job: %s", err.text);
+            failed(c, p, pod, 1, "Slurm refused the job: %s", err->text);
         }
-        goto out;
+        return;
     }
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
@@ -252,16 +273,51 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     p->tries = 0;
     pthread_mutex_unlock(&c->lock);
     mark_t m = {.job_id = job_id};
-    if (ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_submitted, &m, NULL, &err) < 0)
+    if (ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_submitted, &m, NULL, err) < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", p->ns, p->name, job_id,
-                err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
+                err->text,
+                errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
     sl_debug("pod %s/%s: Slurm job %u (%lld ms)", p->ns, p->name, job_id, sl_now_ms() - t0);
-out:
+}
+
+/* the pod folder written as the job's user, then the job submitted */
+static void write_and_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translate_result_t *r,
+                             const job_ident_t *id)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    if (sl_podfs_write(r, 1, id->uid, id->gid, &err) < 0) {
+        /* the tenant reads the reason; the paths stay in the daemon's log */
+        int e = errno;
+        sl_warn("pod %s/%s: cannot write the pod folder: %s", p->ns, p->name, err.text);
+        failed(c, p, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
+        return;
+    }
+    submit_job(c, p, pod, r, id, &err);
+}
+
+void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+{
+    if (submit_waits(c, p))
+        return;
+    p->pending_submit = 0;
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_pod_t *model = sl_pod_parse(pod, errs);
+    if (!model) {
+        char *agg = sl_fielderrs_aggregate(errs);
+        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        free(agg);
+        sl_fielderrs_destroy(errs);
+        return;
+    }
+    job_ident_t id = {.uid = c->uid, .gid = c->gid};
+    sl_translate_result_t *r = NULL;
+    if (job_identity(c, p, pod, model, &id) == 0 &&
+        translate_pod(c, p, pod, model, errs, &id, &r) == 0)
+        write_and_submit(c, p, pod, r, &id);
     sl_translate_result_destroy(r);
-out_ident:
-    free(uname);
-    free(account);
-    free(home);
+    free(id.uname);
+    free(id.account);
+    free(id.home);
     sl_pod_destroy(model);
     sl_fielderrs_destroy(errs);
 }

@@ -76,8 +76,8 @@ static char *default_shim(void)
 }
 
 static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl_api_t *api,
-                                   sl_authz_policy_t *policy, const char *pods_root,
-                                   char **shim, char **report, sl_error_t *err)
+                                   sl_authz_policy_t *policy, const char *pods_root, char **shim,
+                                   char **report, sl_error_t *err)
 {
     *shim = CS(SHIM) ? strdup(CS(SHIM)) : default_shim();
     const char *listen = CS(LISTEN);
@@ -192,6 +192,140 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
     *live = n;
 }
 
+/* what the daemon holds from its start to its end */
+typedef struct daemon_state {
+    sl_config_t *cfg;
+    sl_config_t *live; /* the configuration whose limits are in force */
+    char *pods_root, *db, *shim, *report;
+    sl_store_t *store;
+    sl_api_t *api;
+    sl_ctl_t *ctl;
+    sl_authz_policy_t *policy;
+    retired_t old;
+} daemon_state_t;
+
+/* signals are taken synchronously by main; threads inherit the mask */
+static void block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+    sigprocmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* the state folder, the pods root and the object store */
+static int open_state(daemon_state_t *d, sl_error_t *err)
+{
+    const sl_config_t *cfg = d->cfg;
+    if (sl_mkdir_p(CS(STATE_DIR), 0700, err) < 0) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    d->pods_root = CS(PODS_ROOT) ? strdup(CS(PODS_ROOT)) : NULL;
+    if (!d->pods_root && asprintf(&d->pods_root, "%s/pods", CS(STATE_DIR)) < 0)
+        return -1;
+    if (sl_mkdir_p(d->pods_root, 0755, err) < 0) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    if (asprintf(&d->db, "%s/objects.db", CS(STATE_DIR)) < 0)
+        return -1;
+    if (!(d->store = sl_store_open(d->db, err))) {
+        sl_err("store %s: %s", d->db, err->text);
+        return -1;
+    }
+    if (CL(WATCH_LOG))
+        sl_store_set_log_limit(d->store, (size_t)CL(WATCH_LOG));
+    return 0;
+}
+
+/* one policy for the API's decisions; an invalid one stops the start with
+ * its file, line and field */
+static int load_policy(daemon_state_t *d, sl_error_t *err)
+{
+    const sl_config_t *cfg = d->cfg;
+    if (CS(POLICY) && !(d->policy = sl_authz_policy_load(CS(POLICY), err))) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    if (!d->policy)
+        sl_warn("no --policy: development mode, nothing is authenticated or authorized; every "
+                "client that reaches %s:%d may do everything",
+                CS(LISTEN), (int)CL(PORT));
+    else if (!CS(CLIENT_CA) && !CS(TOKEN_FILE))
+        sl_warn("--policy without --client-ca or --token-file: no credential can succeed "
+                "on the TLS listener");
+    return 0;
+}
+
+/* the API, then the controllers: they start after the API has its port (the
+ * shims' report URL names it); shim pushes before that find no pod and are
+ * dropped harmlessly (the pod folder keeps them) */
+static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
+{
+    const sl_config_t *cfg = d->cfg;
+    sl_api_opts_t ao = api_opts(cfg, d->store, d->pods_root, d->policy);
+    if (!(d->api = sl_api_create(&ao, err))) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    if (controllers) {
+        d->ctl = start_controllers(cfg, d->store, d->api, d->policy, d->pods_root, &d->shim,
+                                   &d->report, err);
+        if (!d->ctl) {
+            sl_err("%s", err->text);
+            return -1;
+        }
+    } else {
+        sl_info("no slurm.conf given: serving the API without controllers");
+    }
+    sl_info("slurmlinkd %s listening on %s://%s:%d, state in %s, pods in %s", SLURMLINK_VERSION,
+            CS(TLS_CERT) ? "https" : "http", CS(LISTEN), sl_api_port(d->api), CS(STATE_DIR),
+            d->pods_root);
+    if (sl_api_plain_port(d->api) >= 0)
+        sl_info("plain HTTP on http://%s:%d as the policy's anonymous identity%s", ao.plain_listen,
+                sl_api_plain_port(d->api),
+                sl_authz_anonymous(d->policy) ? "" : " (none: every request there gets 401)");
+    return 0;
+}
+
+static void daemon_close(daemon_state_t *d)
+{
+    /* the API first (no more shim pushes into the controller), then the controller */
+    sl_api_destroy(d->api);
+    sl_ctl_destroy(d->ctl);
+    sl_authz_policy_destroy(d->policy); /* after the API: requests use it */
+    for (size_t i = 0; i < d->old.n; i++)
+        sl_authz_policy_destroy(d->old.v[i]);
+    free(d->old.v);
+    free(d->shim);
+    free(d->report);
+    sl_store_close(d->store);
+    free(d->db);
+    free(d->pods_root);
+    if (d->live != d->cfg)
+        sl_config_destroy(d->live);
+    sl_config_destroy(d->cfg);
+}
+
+/* the start: Slurm first, before anything is created or listens (and before
+ * any thread: the check forks): a slurm.conf libslurm cannot load stops the
+ * start with its name and the reason, instead of libslurm's fatal() ending
+ * a daemon that has accepted pods */
+static int daemon_start(daemon_state_t *d, int controllers, sl_error_t *err)
+{
+    const sl_config_t *cfg = d->cfg;
+    if (controllers && sl_slurm_init(CS(SLURM_CONF), err) < 0) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    if (open_state(d, err) < 0 || load_policy(d, err) < 0)
+        return -1;
+    return start_serving(d, controllers, err);
+}
+
 int main(int argc, char **argv)
 {
     sl_cfg_action_t action;
@@ -211,113 +345,20 @@ int main(int argc, char **argv)
     sl_log_init("slurmlinkd", CL(VERBOSE) ? SL_LOG_DEBUG : SL_LOG_INFO);
     if (CS(SLURM_CONF))
         setenv("SLURM_CONF", CS(SLURM_CONF), 1);
-
-    /* signals are taken synchronously by main below; threads inherit the mask */
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    int rc = 1;
-    char *pods_root = NULL, *db = NULL;
-    sl_store_t *store = NULL;
-    sl_api_t *api = NULL;
-    sl_ctl_t *ctl = NULL;
-    sl_authz_policy_t *policy = NULL;
-    retired_t old = {NULL, 0};
-    sl_config_t *live = cfg; /* the configuration whose limits are in force */
-    char *shim = NULL, *report = NULL;
+    block_signals(&set);
+    daemon_state_t d = {.cfg = cfg, .live = cfg};
     int controllers = CL(CONTROLLERS) && (CS(SLURM_CONF) || getenv("SLURM_CONF"));
-
-    /* Slurm first, before anything is created or listens (and before any
-     * thread: the check forks): a slurm.conf libslurm cannot load stops the
-     * start with its name and the reason, instead of libslurm's fatal()
-     * ending a daemon that has accepted pods */
-    if (controllers && sl_slurm_init(CS(SLURM_CONF), &err) < 0) {
-        sl_err("%s", err.text);
-        goto out;
+    int rc = 1;
+    if (daemon_start(&d, controllers, &err) == 0) {
+        /* signals are taken here synchronously (every thread blocks them; no
+         * handler runs): a reload is ordinary code on the main thread */
+        int sig = 0;
+        while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+            reload(argc, argv, cfg, &d.live, d.api, d.ctl, d.store, &d.policy, &d.old);
+        sl_info("signal %d: shutting down", sig);
+        rc = 0;
     }
-    if (sl_mkdir_p(CS(STATE_DIR), 0700, &err) < 0) {
-        sl_err("%s", err.text);
-        goto out;
-    }
-    pods_root = CS(PODS_ROOT) ? strdup(CS(PODS_ROOT)) : NULL;
-    if (!pods_root && asprintf(&pods_root, "%s/pods", CS(STATE_DIR)) < 0)
-        goto out;
-    if (sl_mkdir_p(pods_root, 0755, &err) < 0) {
-        sl_err("%s", err.text);
-        goto out;
-    }
-    if (asprintf(&db, "%s/objects.db", CS(STATE_DIR)) < 0)
-        goto out;
-    if (!(store = sl_store_open(db, &err))) {
-        sl_err("store %s: %s", db, err.text);
-        goto out;
-    }
-    if (CL(WATCH_LOG))
-        sl_store_set_log_limit(store, (size_t)CL(WATCH_LOG));
-    /* one policy for the API's decisions; an invalid one stops the start
-     * with its file, line and field */
-    if (CS(POLICY) && !(policy = sl_authz_policy_load(CS(POLICY), &err))) {
-        sl_err("%s", err.text);
-        goto out;
-    }
-    if (!policy)
-        sl_warn("no --policy: development mode, nothing is authenticated or authorized; every "
-                "client that reaches %s:%d may do everything",
-                CS(LISTEN), (int)CL(PORT));
-    else if (!CS(CLIENT_CA) && !CS(TOKEN_FILE))
-        sl_warn("--policy without --client-ca or --token-file: no credential can succeed "
-                "on the TLS listener");
-    sl_api_opts_t ao = api_opts(cfg, store, pods_root, policy);
-    /* the controllers start after the API has its port (the shims' report
-     * URL names it); shim pushes before that find no pod and are dropped
-     * harmlessly (the pod folder keeps them) */
-    if (!(api = sl_api_create(&ao, &err))) {
-        sl_err("%s", err.text);
-        goto out;
-    }
-    if (controllers) {
-        if (!(ctl = start_controllers(cfg, store, api, policy, pods_root, &shim, &report, &err))) {
-            sl_err("%s", err.text);
-            goto out;
-        }
-    } else {
-        sl_info("no slurm.conf given: serving the API without controllers");
-    }
-    sl_info("slurmlinkd %s listening on %s://%s:%d, state in %s, pods in %s", SLURMLINK_VERSION,
-            CS(TLS_CERT) ? "https" : "http", CS(LISTEN), sl_api_port(api), CS(STATE_DIR),
-            pods_root);
-    if (sl_api_plain_port(api) >= 0)
-        sl_info("plain HTTP on http://%s:%d as the policy's anonymous identity%s", ao.plain_listen,
-                sl_api_plain_port(api),
-                sl_authz_anonymous(policy) ? "" : " (none: every request there gets 401)");
-
-    /* signals are taken here synchronously (every thread blocks them; no
-     * handler runs): a reload is ordinary code on the main thread */
-    int sig = 0;
-    while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
-        reload(argc, argv, cfg, &live, api, ctl, store, &policy, &old);
-    sl_info("signal %d: shutting down", sig);
-    rc = 0;
-out:
-    /* the API first (no more shim pushes into the controller), then the controller */
-    sl_api_destroy(api);
-    sl_ctl_destroy(ctl);
-    sl_authz_policy_destroy(policy); /* after the API: requests use it */
-    for (size_t i = 0; i < old.n; i++)
-        sl_authz_policy_destroy(old.v[i]);
-    free(old.v);
-    free(shim);
-    free(report);
-    sl_store_close(store);
-    free(db);
-    free(pods_root);
-    if (live != cfg)
-        sl_config_destroy(live);
-    sl_config_destroy(cfg);
+    daemon_close(&d);
     return rc;
 }

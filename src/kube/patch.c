@@ -198,52 +198,41 @@ static json_t *normalize_order(json_t *merged, json_t *patch_order, json_t *serv
     return out;
 }
 
-static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const struct smp_field *f,
-                           int delete_list)
+/* a list of scalars as a set: patch's values added (or, for
+ * $deleteFromPrimitiveList, removed). orig is consumed. */
+static json_t *merge_scalars(json_t *orig, json_t *patch, int delete_list)
 {
-    if (json_array_size(orig) == 0 && json_array_size(patch) == 0)
-        return orig;
-    json_t *first = json_array_size(orig) ? json_array_get(orig, 0) : json_array_get(patch, 0);
-    if (json_is_array(first)) {
-        json_decref(orig);
-        smp_fail(m, "lists of lists are not supported");
-        return NULL;
-    }
-    const char *mk = f ? f->merge_key : NULL;
     size_t i;
     json_t *e;
-    if (!json_is_object(first)) {
-        /* a set of scalars */
-        json_t *merged = json_array();
-        if (delete_list) {
-            json_array_foreach(orig, i, e) if (list_index(patch, e, NULL) < 0)
-                json_array_append(merged, e);
-            json_decref(orig);
-            return merged;
-        }
-        json_array_foreach(orig, i, e) if (list_index(merged, e, NULL) < 0)
+    json_t *merged = json_array();
+    if (delete_list) {
+        json_array_foreach(orig, i, e) if (list_index(patch, e, NULL) < 0)
             json_array_append(merged, e);
-        json_array_foreach(patch, i, e) if (list_index(merged, e, NULL) < 0)
-            json_array_append_new(merged, json_deep_copy(e));
-        json_t *out = normalize_order(merged, patch, orig, NULL);
-        json_decref(merged);
         json_decref(orig);
-        return out;
+        return merged;
     }
-    if (!mk) {
-        json_decref(orig);
-        smp_fail(m, "cannot merge lists without merge key for type map");
-        return NULL;
-    }
-    /* mergeSliceWithSpecialElements */
-    json_t *plain = json_array();
-    int replace = 0;
+    json_array_foreach(orig, i, e) if (list_index(merged, e, NULL) < 0)
+        json_array_append(merged, e);
+    json_array_foreach(patch, i, e) if (list_index(merged, e, NULL) < 0)
+        json_array_append_new(merged, json_deep_copy(e));
+    json_t *out = normalize_order(merged, patch, orig, NULL);
+    json_decref(merged);
+    json_decref(orig);
+    return out;
+}
+
+/* mergeSliceWithSpecialElements: the patch's elements with a $patch
+ * directive applied ("delete" removes from orig, "replace" sets *replace),
+ * the others appended to plain */
+static int special_elements(struct smp *m, json_t *orig, json_t *patch, const char *mk,
+                            json_t *plain, int *replace)
+{
+    size_t i;
+    json_t *e;
     json_array_foreach(patch, i, e)
     {
-        if (!json_is_object(e)) {
-            smp_fail(m, "list element types are not identical");
-            goto fail;
-        }
+        if (!json_is_object(e))
+            return smp_fail(m, "list element types are not identical");
         json_t *d = json_object_get(e, DIRECTIVE);
         if (!d) {
             json_array_append(plain, e);
@@ -256,37 +245,51 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const str
                 char *s = dumpv(e);
                 smp_fail(m, "map: %s does not contain declared merge key: %s", s, mk);
                 free(s);
-                goto fail;
+                return -1;
             }
             for (size_t j = json_array_size(orig); j-- > 0;)
                 if (scalar_eq(json_object_get(json_array_get(orig, j), mk), kv))
                     json_array_remove(orig, j);
         } else if (ds && !strcmp(ds, "replace")) {
-            replace = 1;
+            *replace = 1;
         } else if (ds && !strcmp(ds, "merge")) {
-            smp_fail(m, "merging lists cannot yet be specified in the patch");
-            goto fail;
+            return smp_fail(m, "merging lists cannot yet be specified in the patch");
         } else {
             char *s = dumpv(d), *mp = dumpv(e);
             smp_fail(m, "unknown patch type: %s in map: %s", s, mp);
             free(s);
             free(mp);
-            goto fail;
+            return -1;
         }
     }
-    if (replace) {
-        json_decref(orig);
-        orig = json_array();
-        json_array_foreach(plain, i, e)
-        {
-            json_t *c = merge_map(m, NULL, e, f->type);
-            if (!c)
-                goto fail;
-            json_array_append_new(orig, c);
+    return 0;
+}
+
+/* $patch: replace: the list is the plain elements, each merged into nothing */
+static json_t *replace_list(struct smp *m, json_t *plain, const struct smp_field *f)
+{
+    size_t i;
+    json_t *e;
+    json_t *out = json_array();
+    json_array_foreach(plain, i, e)
+    {
+        json_t *c = merge_map(m, NULL, e, f->type);
+        if (!c) {
+            json_decref(out);
+            return NULL;
         }
-        json_decref(plain);
-        return orig;
+        json_array_append_new(out, c);
     }
+    return out;
+}
+
+/* each plain element merged into orig's element of the same merge key (or
+ * appended), then the order normalized: a new array */
+static json_t *merge_by_key(struct smp *m, json_t *orig, json_t *plain, const struct smp_field *f,
+                            const char *mk)
+{
+    size_t i;
+    json_t *e;
     /* the post-deletion original fixes the server order */
     json_t *server_order = json_array();
     json_array_foreach(orig, i, e) json_array_append(server_order, e);
@@ -298,14 +301,14 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const str
             smp_fail(m, "map: %s does not contain declared merge key: %s", s, mk);
             free(s);
             json_decref(server_order);
-            goto fail;
+            return NULL;
         }
         long at = list_index(orig, e, mk);
         json_t *c = merge_map(m, at >= 0 ? json_incref(json_array_get(orig, (size_t)at)) : NULL, e,
                               f->type);
         if (!c) {
             json_decref(server_order);
-            goto fail;
+            return NULL;
         }
         if (at >= 0)
             json_array_set_new(orig, (size_t)at, c);
@@ -315,13 +318,35 @@ static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const str
     /* server_order holds the old element objects; their keys are what count */
     json_t *out = normalize_order(orig, plain, server_order, mk);
     json_decref(server_order);
+    return out;
+}
+
+static json_t *merge_slice(struct smp *m, json_t *orig, json_t *patch, const struct smp_field *f,
+                           int delete_list)
+{
+    if (json_array_size(orig) == 0 && json_array_size(patch) == 0)
+        return orig;
+    json_t *first = json_array_size(orig) ? json_array_get(orig, 0) : json_array_get(patch, 0);
+    if (json_is_array(first)) {
+        json_decref(orig);
+        smp_fail(m, "lists of lists are not supported");
+        return NULL;
+    }
+    const char *mk = f ? f->merge_key : NULL;
+    if (!json_is_object(first))
+        return merge_scalars(orig, patch, delete_list);
+    if (!mk) {
+        json_decref(orig);
+        smp_fail(m, "cannot merge lists without merge key for type map");
+        return NULL;
+    }
+    json_t *plain = json_array(), *out = NULL;
+    int replace = 0;
+    if (special_elements(m, orig, patch, mk, plain, &replace) == 0)
+        out = replace ? replace_list(m, plain, f) : merge_by_key(m, orig, plain, f, mk);
     json_decref(plain);
     json_decref(orig);
     return out;
-fail:
-    json_decref(plain);
-    json_decref(orig);
-    return NULL;
 }
 
 /* $setElementOrder/<key>: merge the list named by it (if the patch has it)
@@ -357,65 +382,141 @@ static int set_element_order(struct smp *m, json_t *orig, json_t *patch, const c
     return 0;
 }
 
+/* a map patch with a $patch directive: "replace" (the patch without it),
+ * "delete" (an empty map), anything else an error. orig is consumed. */
+static json_t *map_directive(struct smp *m, json_t *orig, json_t *patch, json_t *d,
+                             const struct smp_type *t)
+{
+    const char *ds = json_string_value(d);
+    json_decref(orig);
+    if (ds && !strcmp(ds, "replace")) {
+        json_t *copy = json_copy(patch);
+        json_object_del(copy, DIRECTIVE);
+        json_t *r = merge_map(m, NULL, copy, t);
+        json_decref(copy);
+        return r;
+    }
+    if (ds && !strcmp(ds, "delete"))
+        return json_object();
+    char *s = dumpv(d), *mp = dumpv(patch);
+    smp_fail(m, "unknown patch type: %s in map: %s", s, mp);
+    free(s);
+    free(mp);
+    return NULL;
+}
+
+/* orig as a map this merge may edit: a new one when it is none, a shallow
+ * copy when it is shared (children are replaced, not edited). */
+static json_t *own_map(json_t *orig)
+{
+    if (!json_is_object(orig)) {
+        json_decref(orig);
+        return json_object();
+    }
+    if (orig->refcount > 1) {
+        json_t *c = json_copy(orig);
+        json_decref(orig);
+        return c;
+    }
+    return orig;
+}
+
+static int in_retain(json_t *retain, const char *k)
+{
+    size_t i;
+    json_t *e;
+    int found = 0;
+    json_array_foreach(retain, i, e) if (json_is_string(e) && !strcmp(json_string_value(e), k))
+        found = 1;
+    return found;
+}
+
+/* $retainKeys: every key the patch sets must be listed; the keys of orig not
+ * listed go. -1 on a bad list (nothing removed then). */
+static int retain_keys(json_t *orig, json_t *patch, json_t *retain)
+{
+    const char *k;
+    json_t *v;
+    if (!json_is_array(retain))
+        return -1;
+    json_object_foreach(patch, k, v)
+    {
+        if (json_is_null(v) || k[0] == '$')
+            continue;
+        if (!in_retain(retain, k))
+            return -1;
+    }
+    void *tmp;
+    json_object_foreach_safe(orig, tmp, k, v)
+    {
+        if (!in_retain(retain, k))
+            json_object_del(orig, k);
+    }
+    return 0;
+}
+
+/* $deleteFromPrimitiveList/<key>: remove the listed values from orig's list. */
+static int delete_primitive(struct smp *m, json_t *orig, const char *k, json_t *v,
+                            const struct smp_type *t)
+{
+    const char *key = k + strlen(DELETE_PRIMITIVE);
+    json_t *ol = json_object_get(orig, key);
+    if (!json_is_array(v))
+        return smp_fail(m, "invalid patch format of primitive list");
+    if (json_is_array(ol)) {
+        json_t *r = merge_slice(m, json_incref(ol), v, sl_kube_mergekeys_field(t, key), 1);
+        if (!r)
+            return -1;
+        json_object_set_new(orig, key, r);
+    }
+    return 0;
+}
+
+/* one key k of the patch, value v, into orig (neither a $setElementOrder
+ * nor $retainKeys). */
+static int merge_key(struct smp *m, json_t *orig, const char *k, json_t *v,
+                     const struct smp_type *t)
+{
+    if (has_prefix(k, DELETE_PRIMITIVE))
+        return delete_primitive(m, orig, k, v, t);
+    if (k[0] == '$')
+        return 0; /* an unknown directive: nothing to store */
+    const struct smp_field *f = sl_kube_mergekeys_field(t, k);
+    if (json_is_null(v)) {
+        json_object_del(orig, k);
+        return 0;
+    }
+    json_t *ov = json_object_get(orig, k);
+    json_t *r;
+    if (!ov)
+        r = fresh(m, v, f);
+    else if (json_is_object(ov) && json_is_object(v))
+        r = f && f->strategy == SMP_REPLACE ? fresh(m, v, f)
+                                            : merge_map(m, json_incref(ov), v, f ? f->type : NULL);
+    else if (json_is_array(ov) && json_is_array(v))
+        r = f && f->strategy == SMP_MERGE ? merge_slice(m, json_copy(ov), v, f, 0) : fresh(m, v, f);
+    else
+        r = fresh(m, v, f);
+    if (!r)
+        return -1;
+    json_object_set_new(orig, k, r);
+    return 0;
+}
+
 static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struct smp_type *t)
 {
     json_t *d = json_object_get(patch, DIRECTIVE);
-    if (d) {
-        const char *ds = json_string_value(d);
+    if (d)
+        return map_directive(m, orig, patch, d, t);
+    orig = own_map(orig);
+    json_t *retain = json_object_get(patch, RETAIN_KEYS);
+    if (retain && retain_keys(orig, patch, retain) < 0) {
+        smp_fail(m, "invalid patch format of retainKeys");
         json_decref(orig);
-        if (ds && !strcmp(ds, "replace")) {
-            json_t *copy = json_copy(patch);
-            json_object_del(copy, DIRECTIVE);
-            json_t *r = merge_map(m, NULL, copy, t);
-            json_decref(copy);
-            return r;
-        }
-        if (ds && !strcmp(ds, "delete"))
-            return json_object();
-        char *s = dumpv(d), *mp = dumpv(patch);
-        smp_fail(m, "unknown patch type: %s in map: %s", s, mp);
-        free(s);
-        free(mp);
         return NULL;
-    }
-    if (!json_is_object(orig)) {
-        json_decref(orig);
-        orig = json_object();
-    } else if (orig->refcount > 1) {
-        json_t *c = json_copy(orig); /* shallow: children are replaced, not edited */
-        json_decref(orig);
-        orig = c;
     }
     const char *k;
     json_t *v;
-    json_t *retain = json_object_get(patch, RETAIN_KEYS);
-    if (retain) {
-        if (!json_is_array(retain))
-            goto bad_retain;
-        json_object_foreach(patch, k, v)
-        {
-            if (json_is_null(v) || k[0] == '$')
-                continue;
-            size_t i;
-            json_t *e;
-            int found = 0;
-            json_array_foreach(retain, i, e) if (json_is_string(e) &&
-                                                 !strcmp(json_string_value(e), k)) found = 1;
-            if (!found)
-                goto bad_retain;
-        }
-        void *tmp;
-        json_object_foreach_safe(orig, tmp, k, v)
-        {
-            size_t i;
-            json_t *e;
-            int found = 0;
-            json_array_foreach(retain, i, e) if (json_is_string(e) &&
-                                                 !strcmp(json_string_value(e), k)) found = 1;
-            if (!found)
-                json_object_del(orig, k);
-        }
-    }
     json_t *done = json_object();
     json_object_foreach(patch, k, v)
     {
@@ -426,51 +527,11 @@ static json_t *merge_map(struct smp *m, json_t *orig, json_t *patch, const struc
     {
         if (json_object_get(done, k) || !strcmp(k, RETAIN_KEYS) || has_prefix(k, SET_ORDER))
             continue;
-        if (has_prefix(k, DELETE_PRIMITIVE)) {
-            const char *key = k + strlen(DELETE_PRIMITIVE);
-            json_t *ol = json_object_get(orig, key);
-            if (!json_is_array(v)) {
-                smp_fail(m, "invalid patch format of primitive list");
-                goto fail;
-            }
-            if (json_is_array(ol)) {
-                json_t *r = merge_slice(m, json_incref(ol), v, sl_kube_mergekeys_field(t, key), 1);
-                if (!r)
-                    goto fail;
-                json_object_set_new(orig, key, r);
-            }
-            continue;
-        }
-        if (k[0] == '$')
-            continue; /* an unknown directive: nothing to store */
-        const struct smp_field *f = sl_kube_mergekeys_field(t, k);
-        if (json_is_null(v)) {
-            json_object_del(orig, k);
-            continue;
-        }
-        json_t *ov = json_object_get(orig, k);
-        json_t *r;
-        if (!ov)
-            r = fresh(m, v, f);
-        else if (json_is_object(ov) && json_is_object(v))
-            r = f && f->strategy == SMP_REPLACE
-                    ? fresh(m, v, f)
-                    : merge_map(m, json_incref(ov), v, f ? f->type : NULL);
-        else if (json_is_array(ov) && json_is_array(v))
-            r = f && f->strategy == SMP_MERGE ? merge_slice(m, json_copy(ov), v, f, 0)
-                                              : fresh(m, v, f);
-        else
-            r = fresh(m, v, f);
-        if (!r)
+        if (merge_key(m, orig, k, v, t) < 0)
             goto fail;
-        json_object_set_new(orig, k, r);
     }
     json_decref(done);
     return orig;
-bad_retain:
-    smp_fail(m, "invalid patch format of retainKeys");
-    json_decref(orig);
-    return NULL;
 fail:
     json_decref(done);
     json_decref(orig);

@@ -288,6 +288,149 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
     free(spath);
 }
 
+/* the volume's name: required, a DNS-1123 label, unique in the pod (v is
+ * the last of pod->volumes). */
+static void volume_name(pod_ctx_t *c, const json_t *vj, const char *p, sl_pod_volume_t *v)
+{
+    sl_pod_t *pod = c->pod;
+    v->name = pod_str(c, vj, "name", p);
+    if (!v->name || !*v->name) {
+        sl_fe_required(c->errs, NULL, "%s.name", p);
+        v->name = "";
+        return;
+    }
+    char *np = sl_xasprintf("%s.name", p);
+    sl_validate_dns1123_label(c->errs, np, v->name);
+    for (size_t j = 0; j + 1 < pod->nvolumes; j++)
+        if (!strcmp(pod->volumes[j].name, v->name)) {
+            sl_fe_duplicate(c->errs, v->name, "%s", np);
+            break;
+        }
+    free(np);
+}
+
+/* the one volume type key the volume has (the first of volume_kinds), each
+ * further one refused; NULL when it has none. */
+static const char *volume_kind(pod_ctx_t *c, const json_t *vj, const char *p)
+{
+    const char *kind = NULL;
+    for (int k = 0; volume_kinds[k]; k++) {
+        const json_t *x = json_object_get(vj, volume_kinds[k]);
+        if (!x || json_is_null(x))
+            continue;
+        if (kind) {
+            sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s.%s", p,
+                            volume_kinds[k]);
+            continue;
+        }
+        kind = volume_kinds[k];
+    }
+    return kind;
+}
+
+static void parse_emptydir(pod_ctx_t *c, const json_t *src, const char *kp, sl_pod_volume_t *v)
+{
+    v->type = SL_VOL_EMPTYDIR;
+    const char *medium = pod_str(c, src, "medium", kp);
+    if (medium && !strcmp(medium, "Memory"))
+        v->memory = 1;
+    else if (medium && *medium)
+        sl_fe_not_supported(c->errs, medium, (const char *const[]){"", "Memory", NULL}, "%s.medium",
+                            kp);
+    const json_t *sz = src ? json_object_get(src, "sizeLimit") : NULL;
+    if (!sz || json_is_null(sz))
+        return;
+    sl_quantity_t q;
+    sl_error_t qerr;
+    int64_t b;
+    if (sl_quantity_from_json(sz, &q, NULL, &qerr) < 0) {
+        char *raw = json_dumps(sz, JSON_ENCODE_ANY);
+        sl_fe_invalid(c->errs, json_is_string(sz) ? json_string_value(sz) : raw, qerr.text,
+                      "%s.sizeLimit", kp);
+        free(raw);
+    } else if (sl_quantity_sign(&q) < 0) {
+        sl_fe_forbidden(c->errs, "SizeLimit field must be a valid resource quantity",
+                        "%s.sizeLimit", kp);
+    } else if (sl_quantity_ceil_div(&q, 1, &b) == 0) {
+        v->size_limit = b;
+    }
+}
+
+static void parse_hostpath(pod_ctx_t *c, const json_t *src, const char *kp, sl_pod_volume_t *v)
+{
+    v->type = SL_VOL_HOSTPATH;
+    v->host_path = pod_str(c, src, "path", kp);
+    v->host_type = pod_str(c, src, "type", kp);
+    if (!v->host_type)
+        v->host_type = "";
+    if (!v->host_path || !*v->host_path) {
+        sl_fe_required(c->errs, NULL, "%s.path", kp);
+        v->host_path = "";
+    }
+    static const char *const types[] = {
+        "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
+        "File", "FileOrCreate", "Socket",     NULL};
+    int okt = 0;
+    for (int t = 0; types[t]; t++)
+        okt |= !strcmp(types[t], v->host_type);
+    if (!okt)
+        sl_fe_not_supported(c->errs, v->host_type, types, "%s.type", kp);
+}
+
+/* a volume of files: projected, downwardAPI, secret or configMap. */
+static void parse_files(pod_ctx_t *c, const json_t *src, const char *kind, const char *kp,
+                        sl_pod_volume_t *v)
+{
+    int64_t dm = pod_int(c, src, "defaultMode", kp, 0644);
+    char *mp = sl_xasprintf("%s.defaultMode", kp);
+    pod_check_mode(c, dm, mp);
+    free(mp);
+    v->default_mode = (int)dm;
+    if (!strcmp(kind, "projected")) {
+        v->type = SL_VOL_PROJECTED;
+        parse_projected(c, src, kp, v);
+        return;
+    }
+    v->sources = pod_alloc(c->pod, 1, sizeof(sl_pod_source_t));
+    v->nsources = 1;
+    if (!strcmp(kind, "downwardAPI")) {
+        v->type = SL_VOL_DOWNWARDAPI;
+        parse_dapi(c, src, kp, v->sources);
+    } else {
+        int secret = !strcmp(kind, "secret");
+        v->type = secret ? SL_VOL_SECRET : SL_VOL_CONFIGMAP;
+        parse_keyed(c, src, kp, secret, 0, v->sources);
+    }
+}
+
+/* the volume's source, under key kind of the volume at path p. */
+static void parse_source(pod_ctx_t *c, const json_t *vj, const char *kind, const char *p,
+                         sl_pod_volume_t *v)
+{
+    char *kp = sl_xasprintf("%s.%s", p, kind);
+    const json_t *src = pod_obj(c, vj, kind, p);
+    if (!strcmp(kind, "persistentVolumeClaim")) {
+        sl_fe_forbidden(c->errs,
+                        "persistentVolumeClaim volumes are not supported yet by slurmlink "
+                        "(there is no volume provisioner behind a Slurm cluster); use a "
+                        "hostPath on the shared filesystem",
+                        "%s", kp);
+    } else if (!supported_kind(kind)) {
+        char *d = sl_xasprintf("%s volumes are not supported by slurmlink; use a hostPath on "
+                               "the shared filesystem",
+                               kind);
+        sl_fe_forbidden(c->errs, d, "%s", kp);
+        free(d);
+    } else if (!strcmp(kind, "emptyDir")) {
+        parse_emptydir(c, src, kp, v);
+    } else if (!strcmp(kind, "hostPath")) {
+        parse_hostpath(c, src, kp, v);
+    } else {
+        parse_files(c, src, kind, kp, v);
+    }
+    free(kp);
+}
+
 void pod_parse_volumes(pod_ctx_t *c, const json_t *spec)
 {
     sl_pod_t *pod = c->pod;
@@ -299,117 +442,12 @@ void pod_parse_volumes(pod_ctx_t *c, const json_t *spec)
         sl_pod_volume_t *v = &pod->volumes[pod->nvolumes++];
         v->size_limit = SL_POD_UNSET;
         v->default_mode = 0644;
-        v->name = pod_str(c, vj, "name", p);
-        if (!v->name || !*v->name) {
-            sl_fe_required(c->errs, NULL, "%s.name", p);
-            v->name = "";
-        } else {
-            char *np = sl_xasprintf("%s.name", p);
-            sl_validate_dns1123_label(c->errs, np, v->name);
-            for (size_t j = 0; j + 1 < pod->nvolumes; j++)
-                if (!strcmp(pod->volumes[j].name, v->name)) {
-                    sl_fe_duplicate(c->errs, v->name, "%s", np);
-                    break;
-                }
-            free(np);
-        }
-        const char *kind = NULL;
-        for (int k = 0; volume_kinds[k]; k++) {
-            const json_t *x = json_object_get(vj, volume_kinds[k]);
-            if (!x || json_is_null(x))
-                continue;
-            if (kind) {
-                sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s.%s", p,
-                                volume_kinds[k]);
-                continue;
-            }
-            kind = volume_kinds[k];
-        }
-        if (!kind) {
+        volume_name(c, vj, p, v);
+        const char *kind = volume_kind(c, vj, p);
+        if (kind)
+            parse_source(c, vj, kind, p, v);
+        else
             sl_fe_required(c->errs, "must specify a volume type", "%s", p);
-            free(p);
-            continue;
-        }
-        char *kp = sl_xasprintf("%s.%s", p, kind);
-        const json_t *src = pod_obj(c, vj, kind, p);
-        if (!strcmp(kind, "persistentVolumeClaim")) {
-            sl_fe_forbidden(c->errs,
-                            "persistentVolumeClaim volumes are not supported yet by slurmlink "
-                            "(there is no volume provisioner behind a Slurm cluster); use a "
-                            "hostPath on the shared filesystem",
-                            "%s", kp);
-        } else if (!supported_kind(kind)) {
-            char *d = sl_xasprintf("%s volumes are not supported by slurmlink; use a hostPath on "
-                                   "the shared filesystem",
-                                   kind);
-            sl_fe_forbidden(c->errs, d, "%s", kp);
-            free(d);
-        } else if (!strcmp(kind, "emptyDir")) {
-            v->type = SL_VOL_EMPTYDIR;
-            const char *medium = pod_str(c, src, "medium", kp);
-            if (medium && !strcmp(medium, "Memory"))
-                v->memory = 1;
-            else if (medium && *medium)
-                sl_fe_not_supported(c->errs, medium, (const char *const[]){"", "Memory", NULL},
-                                    "%s.medium", kp);
-            const json_t *sz = src ? json_object_get(src, "sizeLimit") : NULL;
-            if (sz && !json_is_null(sz)) {
-                sl_quantity_t q;
-                sl_error_t qerr;
-                int64_t b;
-                if (sl_quantity_from_json(sz, &q, NULL, &qerr) < 0) {
-                    char *raw = json_dumps(sz, JSON_ENCODE_ANY);
-                    sl_fe_invalid(c->errs, json_is_string(sz) ? json_string_value(sz) : raw,
-                                  qerr.text, "%s.sizeLimit", kp);
-                    free(raw);
-                } else if (sl_quantity_sign(&q) < 0) {
-                    sl_fe_forbidden(c->errs, "SizeLimit field must be a valid resource quantity",
-                                    "%s.sizeLimit", kp);
-                } else if (sl_quantity_ceil_div(&q, 1, &b) == 0) {
-                    v->size_limit = b;
-                }
-            }
-        } else if (!strcmp(kind, "hostPath")) {
-            v->type = SL_VOL_HOSTPATH;
-            v->host_path = pod_str(c, src, "path", kp);
-            v->host_type = pod_str(c, src, "type", kp);
-            if (!v->host_type)
-                v->host_type = "";
-            if (!v->host_path || !*v->host_path) {
-                sl_fe_required(c->errs, NULL, "%s.path", kp);
-                v->host_path = "";
-            }
-            static const char *const types[] = {
-                "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
-                "File", "FileOrCreate", "Socket",     NULL};
-            int okt = 0;
-            for (int t = 0; types[t]; t++)
-                okt |= !strcmp(types[t], v->host_type);
-            if (!okt)
-                sl_fe_not_supported(c->errs, v->host_type, types, "%s.type", kp);
-        } else {
-            int64_t dm = pod_int(c, src, "defaultMode", kp, 0644);
-            char *mp = sl_xasprintf("%s.defaultMode", kp);
-            pod_check_mode(c, dm, mp);
-            free(mp);
-            v->default_mode = (int)dm;
-            if (!strcmp(kind, "projected")) {
-                v->type = SL_VOL_PROJECTED;
-                parse_projected(c, src, kp, v);
-            } else {
-                v->sources = pod_alloc(pod, 1, sizeof(sl_pod_source_t));
-                v->nsources = 1;
-                if (!strcmp(kind, "downwardAPI")) {
-                    v->type = SL_VOL_DOWNWARDAPI;
-                    parse_dapi(c, src, kp, v->sources);
-                } else {
-                    int secret = !strcmp(kind, "secret");
-                    v->type = secret ? SL_VOL_SECRET : SL_VOL_CONFIGMAP;
-                    parse_keyed(c, src, kp, secret, 0, v->sources);
-                }
-            }
-        }
-        free(kp);
         free(p);
     }
 }

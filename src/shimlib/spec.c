@@ -133,23 +133,10 @@ static int env_name_ok(const char *k)
     return 1;
 }
 
-static int parse_container(json_t *o, const char *path, int init, sl_shim_container_t *c,
-                           sl_error_t *err)
+/* argv: a non-empty array of strings (or base64 bytes), argv[0] not empty */
+static int parse_argv(json_t *o, const char *path, sl_shim_container_t *c, sl_error_t *err)
 {
     char p[256];
-    memset(c, 0, sizeof(*c));
-    c->init = init;
-    if (!json_is_object(o))
-        return bad(err, path, "must be an object");
-    snprintf(p, sizeof(p), "%s.name", path);
-    if (get_text(o, "name", p, 1, &c->name, err) < 0)
-        return -1;
-    if (!sl_shim_is_dns_label(c->name))
-        return bad(err, p,
-                   "Invalid value: \"%s\": must be a DNS-1123 label (lower-case "
-                   "alphanumerics and '-', at most 63 characters)",
-                   c->name);
-
     snprintf(p, sizeof(p), "%s.argv", path);
     json_t *av = json_object_get(o, "argv");
     if (!av)
@@ -172,62 +159,100 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
         snprintf(p, sizeof(p), "%s.argv[0]", path);
         return bad(err, p, "must not be empty");
     }
+    return 0;
+}
 
+/* env: an object of NAME: value, into NAME=value strings */
+static int parse_env(json_t *o, const char *path, sl_shim_container_t *c, sl_error_t *err)
+{
+    char p[256];
     snprintf(p, sizeof(p), "%s.env", path);
     json_t *env = json_object_get(o, "env");
-    if (env && !json_is_null(env)) {
-        if (!json_is_object(env))
-            return bad(err, p, "must be an object of NAME: value");
-        c->env = sl_xcalloc(json_object_size(env) + 1, sizeof(char *));
-        const char *k;
-        json_object_foreach(env, k, e)
-        {
-            snprintf(p, sizeof(p), "%s.env.%s", path, k);
-            if (!env_name_ok(k))
-                return bad(err, p,
-                           "invalid environment variable name (printable ASCII "
-                           "without '=')");
-            char *val;
-            if (get_bytes(e, p, &val, err) < 0)
-                return -1;
-            c->env[c->nenv++] = sl_xasprintf("%s=%s", k, val);
-            free(val);
-        }
+    if (!env || json_is_null(env))
+        return 0;
+    if (!json_is_object(env))
+        return bad(err, p, "must be an object of NAME: value");
+    c->env = sl_xcalloc(json_object_size(env) + 1, sizeof(char *));
+    const char *k;
+    json_t *e;
+    json_object_foreach(env, k, e)
+    {
+        snprintf(p, sizeof(p), "%s.env.%s", path, k);
+        if (!env_name_ok(k))
+            return bad(err, p,
+                       "invalid environment variable name (printable ASCII "
+                       "without '=')");
+        char *val;
+        if (get_bytes(e, p, &val, err) < 0)
+            return -1;
+        c->env[c->nenv++] = sl_xasprintf("%s=%s", k, val);
+        free(val);
     }
+    return 0;
+}
+
+/* envRuntime: NAME: one of the pod fields known only on the node, each NAME
+ * not also in env */
+static int parse_env_runtime(json_t *o, const char *path, sl_shim_container_t *c, sl_error_t *err)
+{
+    static const char *const fields[] = {"spec.nodeName", "status.hostIP", "status.hostIPs",
+                                         "status.podIP", "status.podIPs"};
+    char p[256];
     snprintf(p, sizeof(p), "%s.envRuntime", path);
     json_t *rt = json_object_get(o, "envRuntime");
-    if (rt && !json_is_null(rt)) {
-        static const char *const fields[] = {"spec.nodeName", "status.hostIP", "status.hostIPs",
-                                             "status.podIP", "status.podIPs"};
-        if (!json_is_object(rt))
-            return bad(err, p, "must be an object of NAME: field");
-        c->rt_env = sl_xcalloc(json_object_size(rt) + 1, sizeof(char *));
-        c->rt_field = sl_xcalloc(json_object_size(rt) + 1, sizeof(sl_shim_field_t));
-        const char *k;
-        json_object_foreach(rt, k, e)
-        {
-            snprintf(p, sizeof(p), "%s.envRuntime.%s", path, k);
-            if (!env_name_ok(k))
-                return bad(err, p,
-                           "invalid environment variable name (printable ASCII without "
-                           "'=')");
-            size_t kl = strlen(k);
-            for (size_t j = 0; j < c->nenv; j++)
-                if (!strncmp(c->env[j], k, kl) && c->env[j][kl] == '=')
-                    return bad(err, p, "also set in env");
-            const char *f = json_is_string(e) ? json_string_value(e) : NULL;
-            size_t fi = 0;
-            while (f && fi < sizeof(fields) / sizeof(fields[0]) && strcmp(f, fields[fi]))
-                fi++;
-            if (!f || fi == sizeof(fields) / sizeof(fields[0]))
-                return bad(err, p,
-                           "Unsupported value: supported values: \"spec.nodeName\", "
-                           "\"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
-                           "\"status.podIPs\"");
-            c->rt_env[c->nrt_env] = sl_xstrdup(k);
-            c->rt_field[c->nrt_env++] = (sl_shim_field_t)fi;
-        }
+    if (!rt || json_is_null(rt))
+        return 0;
+    if (!json_is_object(rt))
+        return bad(err, p, "must be an object of NAME: field");
+    c->rt_env = sl_xcalloc(json_object_size(rt) + 1, sizeof(char *));
+    c->rt_field = sl_xcalloc(json_object_size(rt) + 1, sizeof(sl_shim_field_t));
+    const char *k;
+    json_t *e;
+    json_object_foreach(rt, k, e)
+    {
+        snprintf(p, sizeof(p), "%s.envRuntime.%s", path, k);
+        if (!env_name_ok(k))
+            return bad(err, p,
+                       "invalid environment variable name (printable ASCII without "
+                       "'=')");
+        size_t kl = strlen(k);
+        for (size_t j = 0; j < c->nenv; j++)
+            if (!strncmp(c->env[j], k, kl) && c->env[j][kl] == '=')
+                return bad(err, p, "also set in env");
+        const char *f = json_is_string(e) ? json_string_value(e) : NULL;
+        size_t fi = 0;
+        while (f && fi < sizeof(fields) / sizeof(fields[0]) && strcmp(f, fields[fi]))
+            fi++;
+        if (!f || fi == sizeof(fields) / sizeof(fields[0]))
+            return bad(err, p,
+                       "Unsupported value: supported values: \"spec.nodeName\", "
+                       "\"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
+                       "\"status.podIPs\"");
+        c->rt_env[c->nrt_env] = sl_xstrdup(k);
+        c->rt_field[c->nrt_env++] = (sl_shim_field_t)fi;
     }
+    return 0;
+}
+
+static int parse_container(json_t *o, const char *path, int init, sl_shim_container_t *c,
+                           sl_error_t *err)
+{
+    char p[256];
+    memset(c, 0, sizeof(*c));
+    c->init = init;
+    if (!json_is_object(o))
+        return bad(err, path, "must be an object");
+    snprintf(p, sizeof(p), "%s.name", path);
+    if (get_text(o, "name", p, 1, &c->name, err) < 0)
+        return -1;
+    if (!sl_shim_is_dns_label(c->name))
+        return bad(err, p,
+                   "Invalid value: \"%s\": must be a DNS-1123 label (lower-case "
+                   "alphanumerics and '-', at most 63 characters)",
+                   c->name);
+    if (parse_argv(o, path, c, err) < 0 || parse_env(o, path, c, err) < 0 ||
+        parse_env_runtime(o, path, c, err) < 0)
+        return -1;
     snprintf(p, sizeof(p), "%s.sidecar", path);
     json_t *sc = json_object_get(o, "sidecar");
     if (sc && !json_is_null(sc)) {
