@@ -4,9 +4,11 @@
 #include "bench/report.h"
 #include "bench/stats.h"
 
+#include "common/argv.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "config/config.h"
 #include "image/image.h"
 #include "slurmif/slurmif.h"
 
@@ -169,9 +171,19 @@ static char *sched_params(const char *conf)
  * daemon: the direct paths must write where it writes and run as whom it
  * runs jobs. Fills what it finds (caller frees); missing stays NULL. */
 typedef struct daemon_cfg {
+    int seen; /* the running slurmlinkd's settings were read */
     char *state_dir, *pods_root, *image_store, *run_as, *runtime;
 } daemon_cfg_t;
 
+static char *cfg_dup(const sl_config_t *cfg, sl_cfg_id_t id)
+{
+    const char *v = sl_config_str(cfg, id);
+    return v ? sl_xstrdup(v) : NULL;
+}
+
+/* The settings of the slurmlinkd running for dir: its command line (from
+ * /proc) read the way slurmlinkd reads it, through the one option table,
+ * configuration file included (slurmlink up passes --config alone). */
 static void daemon_cfg(const char *dir, daemon_cfg_t *d)
 {
     memset(d, 0, sizeof(*d));
@@ -187,26 +199,23 @@ static void daemon_cfg(const char *dir, daemon_cfg_t *d)
     free(cl);
     if (!args)
         return;
-    static const char *names[] = {"--state-dir", "--pods-root", "--image-store", "--run-as",
-                                  "--default-runtime"};
-    char **slots[] = {&d->state_dir, &d->pods_root, &d->image_store, &d->run_as, &d->runtime};
-    for (size_t at = 0; at < len;) {
-        const char *a = args + at;
-        size_t alen = strlen(a);
-        const char *next = at + alen + 1 < len ? a + alen + 1 : NULL;
-        for (int i = 0; i < 5; i++) {
-            size_t n = strlen(names[i]);
-            const char *v = NULL;
-            if (!strcmp(a, names[i]))
-                v = next;
-            else if (!strncmp(a, names[i], n) && a[n] == '=')
-                v = a + n + 1;
-            if (v && !*slots[i])
-                *slots[i] = sl_xstrdup(v);
-        }
-        at += alen + 1;
-    }
+    sl_argv_t av = SL_ARGV_INIT;
+    for (size_t at = 0; at < len; at += strlen(args + at) + 1)
+        sl_argv_add(&av, args + at);
     free(args);
+    sl_cfg_action_t action;
+    sl_error_t err = SL_ERROR_INIT;
+    sl_config_t *cfg = sl_config_load((int)av.n, av.v, &action, &err);
+    sl_argv_free(&av);
+    if (!cfg)
+        return;
+    d->seen = 1;
+    d->state_dir = cfg_dup(cfg, SL_CFG_STATE_DIR);
+    d->pods_root = cfg_dup(cfg, SL_CFG_PODS_ROOT);
+    d->image_store = cfg_dup(cfg, SL_CFG_IMAGE_STORE);
+    d->run_as = cfg_dup(cfg, SL_CFG_RUN_AS);
+    d->runtime = cfg_dup(cfg, SL_CFG_DEFAULT_RUNTIME);
+    sl_config_destroy(cfg);
 }
 
 static int uses_busybox(json_t *pod)
@@ -261,7 +270,7 @@ static void daemon_settings(bench_ctx_t *c, const sl_bench_opts_t *opts)
                  : d.runtime   ? sl_xstrdup(d.runtime)
                                : NULL;
     c->run_as = sl_xstrdup(opts->run_as ? opts->run_as : d.run_as ? d.run_as : "nobody");
-    int daemon_seen = d.state_dir || d.pods_root;
+    int daemon_seen = d.seen;
     free(d.state_dir);
     free(d.pods_root);
     free(d.image_store);
