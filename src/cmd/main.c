@@ -14,6 +14,8 @@ static const sl_subcmd_t subcommands[] = {
     {"image", "import, list and remove images in the local image store", cmd_image},
     {"kubeconfig", "issue a user's credential and print a kubeconfig for it", cmd_kubeconfig},
     {"bench", "time a pod end to end via sbatch, kubectl, the API and slurmrestd", cmd_bench},
+    {"doctor", "check a cluster for slurmlinkd before users arrive (on the head, as root)",
+     cmd_doctor},
 };
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
 

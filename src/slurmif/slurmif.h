@@ -27,14 +27,14 @@ int sl_slurm_init(const char *conf, sl_error_t *err);
  * "--partition=gpu", "--gres=gpu:1", "--exclusive". An option this module
  * cannot express is an error naming it, never silently dropped. */
 typedef struct sl_slurm_submit {
-    const char *script;          /* the whole batch script text */
-    const char *const *env;      /* NULL-terminated "K=V" list; must not be empty */
-    const char *const *options;  /* NULL-terminated */
-    uid_t uid;                   /* job owner (the daemon runs as root) */
+    const char *script;         /* the whole batch script text */
+    const char *const *env;     /* NULL-terminated "K=V" list; must not be empty */
+    const char *const *options; /* NULL-terminated */
+    uid_t uid;                  /* job owner (the daemon runs as root) */
     gid_t gid;
-    const char *work_dir;        /* --chdir */
-    const char *std_out;         /* --output */
-    const char *std_err;         /* --error (NULL: with stdout) */
+    const char *work_dir; /* --chdir */
+    const char *std_out;  /* --output */
+    const char *std_err;  /* --error (NULL: with stdout) */
 } sl_slurm_submit_t;
 
 /* Submit as the job's user: the submitting thread takes uid/gid as its
@@ -90,17 +90,17 @@ typedef struct sl_slurm_job {
     uint32_t user_id;
     const char *name;
     const char *comment;
-    const char *state;        /* base state: PENDING RUNNING COMPLETED FAILED CANCELLED TIMEOUT
-                                 OUT_OF_MEMORY NODE_FAIL PREEMPTED BOOT_FAIL DEADLINE SUSPENDED */
-    int completing;           /* CG flag */
-    int requeued;             /* REQUEUED flag or restart count > 0 */
+    const char *state; /* base state: PENDING RUNNING COMPLETED FAILED CANCELLED TIMEOUT
+                          OUT_OF_MEMORY NODE_FAIL PREEMPTED BOOT_FAIL DEADLINE SUSPENDED */
+    int completing;    /* CG flag */
+    int requeued;      /* REQUEUED flag or restart count > 0 */
     unsigned restart_cnt;
-    const char *reason;       /* pending reason ("Resources", "Priority", ...), "None" */
-    const char *reason_text;  /* free-form reason (submission errors), may be "" */
-    const char *nodes;        /* node list ("" while pending) */
+    const char *reason;      /* pending reason ("Resources", "Priority", ...), "None" */
+    const char *reason_text; /* free-form reason (submission errors), may be "" */
+    const char *nodes;       /* node list ("" while pending) */
     const char *batch_host;
     time_t submit_time, start_time, end_time;
-    int exit_code;            /* WEXITSTATUS part of the batch script */
+    int exit_code; /* WEXITSTATUS part of the batch script */
     int exit_signal;
 } sl_slurm_job_t;
 
@@ -130,14 +130,14 @@ int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_
 
 typedef struct sl_slurm_node {
     const char *name, *addr, *hostname;
-    const char *state;        /* "IDLE", "MIXED", "ALLOCATED", "DOWN", "IDLE+DRAIN", ... */
+    const char *state; /* "IDLE", "MIXED", "ALLOCATED", "DOWN", "IDLE+DRAIN", ... */
     int down, drain, not_responding;
-    const char *reason;       /* drain/down reason, "" */
+    const char *reason; /* drain/down reason, "" */
     unsigned cpus, alloc_cpus;
     uint64_t real_memory_mb, alloc_memory_mb;
     unsigned gpus, alloc_gpus; /* from gres / gres_used "gpu:N" */
-    const char *features;     /* comma list, "" */
-    const char *partitions;   /* comma list, "" */
+    const char *features;      /* comma list, "" */
+    const char *partitions;    /* comma list, "" */
     const char *version;
     time_t boot_time, slurmd_start_time;
 } sl_slurm_node_t;
@@ -147,6 +147,19 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err);
 size_t sl_slurm_nodes_count(const sl_slurm_nodes_t *n);
 const sl_slurm_node_t *sl_slurm_nodes_at(const sl_slurm_nodes_t *n, size_t i);
 void sl_slurm_nodes_free(sl_slurm_nodes_t *n);
+
+/* What slurmctld says of its configuration (one RPC: it answers or not). */
+typedef struct sl_slurm_ctl_info {
+    char version[32];
+    char cluster[64];
+    char accounting[64]; /* AccountingStorageType: accounting_storage/slurmdbd, .../none */
+    char authinfo[256];  /* AuthInfo ("socket=PATH" names munged's socket), "" */
+    char gres_types[128];
+} sl_slurm_ctl_info_t;
+int sl_slurm_ctl_info(sl_slurm_ctl_info_t *out, sl_error_t *err);
+
+/* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
+int sl_slurm_hostlist_has(const char *hostlist, const char *name);
 
 /* Count of RPCs this process sent to slurmctld (for benchmarks). */
 unsigned long sl_slurm_rpc_count(void);
