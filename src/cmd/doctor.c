@@ -93,7 +93,10 @@ int cmd_doctor(int argc, char **argv)
     sl_doctor_opts_t o = {
         .cfg = cfg, .probe_user = a.user, .runtimes = a.rt, .timeout_s = a.timeout, .out = stdout};
     int fails = sl_doctor_run(&o);
-    printf("%s: %d check%s failed\n", fails ? "FAIL" : "ok", fails, fails == 1 ? "" : "s");
+    if (fails)
+        printf("doctor: %d check%s failed\n", fails, fails == 1 ? "" : "s");
+    else
+        printf("doctor: no check failed\n");
     sl_config_destroy(cfg);
     return fails ? 1 : 0;
 }

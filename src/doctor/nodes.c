@@ -61,6 +61,12 @@ static void pods_node(const dr_ctx_t *c, const dr_node_t *n, dr_list_t *bad)
 {
     char v[512];
     dr_probe_get(n, "pods", v, sizeof(v));
+    if (!strcmp(v, "absent")) {
+        list_add(bad, n->name,
+                 "the folder the head made in the pods root is not there: the pods root is "
+                 "not the same shared storage on this node");
+        return;
+    }
     if (strcmp(v, "ok")) {
         char what[600];
         snprintf(what, sizeof(what), "the job user cannot write there: %s", v);

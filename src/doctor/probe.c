@@ -23,6 +23,7 @@ static const char probe_script[] =
     "d=$1 nonce=$2 node=$3 shim=$4 host=$5 port=$6; shift 6\n"
     "echo \"time=$(date +%s.%N)\"\n"
     "if [ -z \"$d\" ]; then echo pods=skipped\n"
+    "elif [ ! -d \"$d\" ]; then echo pods=absent\n"
     "elif e=$( { printf '%s\\n' \"$nonce\" >\"$d/$node\"; } 2>&1 ); then echo pods=ok\n"
     "else echo \"pods=$d: ${e##*: }\"; fi\n"
     "if [ ! -e \"$shim\" ]; then echo \"shim=$shim: not found\"\n"
