@@ -42,7 +42,8 @@ struct sl_api {
     sl_store_t *store;                       /* borrowed */
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
-    char *tls_cert_pem, *tls_key_pem, *client_ca_pem;
+    char *client_ca_pem;
+    struct api_tls *tls; /* the certificate and key, reloadable (tlscred.h); NULL: plain */
     /* NULL: development mode, nothing checked. Atomic: SIGHUP swaps it
      * (sl_api_set_policy) while requests read it */
     const sl_authz_policy_t *_Atomic policy;

@@ -14,6 +14,7 @@
  * plain-HTTP listener, whose requests act as the policy's anonymous
  * identity. */
 #include "api/internal.h"
+#include "api/tlscred.h"
 #include "api/watchhub.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -353,11 +354,8 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
  * bootstrap objects and the watch hubs */
 static int api_load(sl_api_t *api, const sl_api_opts_t *opts, sl_error_t *err)
 {
-    if (opts->tls_cert) {
-        if (load_pem(opts->tls_cert, &api->tls_cert_pem, err) < 0 ||
-            load_pem(opts->tls_key, &api->tls_key_pem, err) < 0)
-            return -1;
-    }
+    if (opts->tls_cert && !(api->tls = api_tls_create(opts->tls_cert, opts->tls_key, err)))
+        return -1;
     if (opts->client_ca && load_pem(opts->client_ca, &api->client_ca_pem, err) < 0)
         return -1;
     if ((opts->client_ca || opts->token_file) &&
@@ -379,8 +377,7 @@ static int listen_main(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
      * (GNUTLS_CERT_REQUEST, not REQUIRE): tokens are the other way in,
      * and the certificate itself is checked per request (authn.c) */
     struct MHD_OptionItem tls_opts[] = {
-        {MHD_OPTION_HTTPS_MEM_CERT, 0, api->tls_cert_pem},
-        {MHD_OPTION_HTTPS_MEM_KEY, 0, api->tls_key_pem},
+        {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)api_tls_retrieve},
         {api->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, api->client_ca_pem},
         {MHD_OPTION_END, 0, NULL},
     };
@@ -483,8 +480,7 @@ void sl_api_destroy(sl_api_t *api)
     pthread_mutex_destroy(&api->hook_lock);
     free(api->pods_root);
     free(api->server_address);
-    free(api->tls_cert_pem);
-    free(api->tls_key_pem);
+    api_tls_destroy(api->tls);
     free(api->client_ca_pem);
     sl_authn_destroy(api->authn);
     free(api);
@@ -507,6 +503,16 @@ int sl_api_set_policy(sl_api_t *api, const sl_authz_policy_t *policy)
     }
     api->policy = policy;
     return 0;
+}
+
+int sl_api_reload_tls(sl_api_t *api, const char *cert, const char *key, char serial[80],
+                      sl_error_t *err)
+{
+    if (!api->tls) {
+        errno = EINVAL;
+        return sl_errprintf(err, "the API serves no TLS");
+    }
+    return api_tls_reload(api->tls, cert, key, serial, err);
 }
 
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)

@@ -112,6 +112,14 @@ void sl_api_set_limits(sl_api_t *api, const sl_api_opts_t *opts);
  * -1 with errno EINVAL when either is NULL. */
 int sl_api_set_policy(sl_api_t *api, const sl_authz_policy_t *policy);
 
+/* Serve the TLS certificate chain and key of these files from now on (a
+ * reload: SIGHUP): new connections get them, open ones keep theirs. A bad
+ * pair (unreadable, not PEM, a key that is not the certificate's) keeps
+ * the current one: -1 with err naming the file and why. *serial: the new
+ * certificate's serial number in hex, for the log. */
+int sl_api_reload_tls(sl_api_t *api, const char *cert, const char *key, char serial[80],
+                      sl_error_t *err);
+
 /* The port actually bound (useful with port 0). */
 int sl_api_port(const sl_api_t *api);
 /* The plain-HTTP listener's port, or -1 when there is none. */

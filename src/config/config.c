@@ -77,8 +77,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_PLAIN_ADDRESS] = S("plain-http-address", 0, "listen.plain_http_address", "ADDR", NULL,
                                "its address (127.0.0.1; only 127.0.0.0/8)"),
     [SL_CFG_TLS_CERT] =
-        F("tls-cert", 0, "tls.cert", "PEM", "serve HTTPS with this certificate chain"),
-    [SL_CFG_TLS_KEY] = F("tls-key", 0, "tls.key", "PEM", "... and this private key"),
+        FR("tls-cert", 0, "tls.cert", "PEM",
+           "serve HTTPS with this certificate chain (SIGHUP reads it again: new connections "
+           "get the new one, open ones keep theirs)"),
+    [SL_CFG_TLS_KEY] = FR("tls-key", 0, "tls.key", "PEM", "... and this private key"),
     [SL_CFG_POLICY] = FR("policy", 0, "auth.policy", "FILE",
                          "policy.yaml: who may do what, users -> Unix users, namespaces -> "
                          "accounts; turns authentication on (needs TLS). Without it: "

@@ -147,7 +147,8 @@ static void reload_limits(const sl_config_t *start, const sl_config_t *live, con
 {
     int changed = 0;
     for (int i = 0; i < SL_CFG_COUNT; i++)
-        if (sl_config_reloadable(i) && i != SL_CFG_POLICY && !sl_config_same(live, n, i)) {
+        if (sl_config_reloadable(i) && i != SL_CFG_POLICY && i != SL_CFG_TLS_CERT &&
+            i != SL_CFG_TLS_KEY && !sl_config_same(live, n, i)) {
             sl_info("SIGHUP: %s: %ld -> %ld", sl_config_key(i), sl_config_long(live, i),
                     sl_config_long(n, i));
             changed = 1;
@@ -157,6 +158,28 @@ static void reload_limits(const sl_config_t *start, const sl_config_t *live, con
     sl_api_opts_t ao = api_opts(n, store, NULL, NULL);
     ao.max_connections = (unsigned)sl_config_long(start, SL_CFG_MAX_CONNECTIONS);
     sl_api_set_limits(api, &ao);
+}
+
+/* SIGHUP with TLS on: the certificate and key files read again (their
+ * paths may have changed too); a bad pair keeps the one in use */
+static void reload_tls(const sl_config_t *cfg, const sl_config_t *n, sl_api_t *api)
+{
+    const char *cert = sl_config_str(n, SL_CFG_TLS_CERT), *key = sl_config_str(n, SL_CFG_TLS_KEY);
+    if (!cert != !CS(TLS_CERT)) {
+        sl_warn("SIGHUP: tls.cert %s: restart needed (it turns HTTPS %s)", cert ? "set" : "removed",
+                cert ? "on" : "off");
+        return;
+    }
+    if (!cert)
+        return;
+    char serial[80];
+    sl_error_t err = SL_ERROR_INIT;
+    if (sl_api_reload_tls(api, cert, key, serial, &err) < 0)
+        sl_warn("SIGHUP: %s: keeping the TLS certificate in use", err.text);
+    else
+        sl_info("SIGHUP: TLS certificate %s (serial %s) and key %s reloaded: new connections "
+                "use them",
+                cert, serial, key);
 }
 
 /* SIGHUP: the configuration read again (the same file and command line).
@@ -179,6 +202,7 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
         if (!sl_config_reloadable(i) && !sl_config_same(cfg, n, i))
             sl_warn("SIGHUP: %s changed: restart needed", sl_config_key(i));
     reload_limits(cfg, *live, n, api, store);
+    reload_tls(cfg, n, api);
     const char *np = sl_config_str(n, SL_CFG_POLICY);
     if (!np != !CS(POLICY))
         sl_warn("SIGHUP: auth.policy %s: restart needed (it turns authentication %s)",
