@@ -114,8 +114,10 @@ int main(void)
     sl_config_destroy(c);
 
     ok(sl_config_reloadable(SL_CFG_POLICY) && sl_config_reloadable(SL_CFG_MAX_BODY) &&
-           !sl_config_reloadable(SL_CFG_LISTEN) && !sl_config_reloadable(SL_CFG_TLS_CERT),
-       "the reload facts: policy and body size yes, listen address and certificate no");
+           sl_config_reloadable(SL_CFG_TLS_CERT) && sl_config_reloadable(SL_CFG_TLS_KEY) &&
+           !sl_config_reloadable(SL_CFG_LISTEN) && !sl_config_reloadable(SL_CFG_CLIENT_CA),
+       "the reload facts: policy, body size, certificate and key yes; listen address and "
+       "client CA no");
     sl_rm_rf(dir);
     return tap_done();
 }
