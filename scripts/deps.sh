@@ -22,6 +22,8 @@ PKGS=(
   prometheus
   # make install's checks (t/88-install.t): man --warnings, systemd-analyze verify
   man-db groff-base systemd
+  # the Debian packages (debian/, t/92-deb.t): dpkg-buildpackage, dh, lintian
+  dpkg-dev debhelper lintian
   # MPI: OpenMPI (mpicc builds the demo's stencil; srun --mpi=pmix runs it)
   openmpi-bin libopenmpi-dev
 )
