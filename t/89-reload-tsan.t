@@ -2,12 +2,13 @@
 # serial: the ThreadSanitizer daemon is several times slower than the plain one
 # SIGHUP reloads under ThreadSanitizer (make tsan; this file builds nothing):
 # the TSan slurmlinkd, started from the configuration file `slurmlink up
-# --no-slurmlinkd` writes, takes 15 reloads of the policy and the limits
+# --no-slurmlinkd` writes, takes 15 reloads of the policy, the TLS
+# certificate and key, and the limits
 # while kubectl lists and a watch run on the API's threads. Any report TSan
 # writes fails the test (log_path gives each reporting process a file).
 SL_SANITIZER=tsan
 source "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 [ -x "$SLURMLINKD" ] || bail "no TSan daemon at $SLURMLINKD (make tsan)"
 TS=$(tmpdir)
@@ -36,6 +37,8 @@ done
 wait $(jobs -p | grep -vx "$wpid" | grep -vx "$pid") 2>/dev/null
 is "$applied" 15 "each of 15 SIGHUPs applied its limits"
 is "$(grep -c 'SIGHUP: policy .* reloaded' "$LOG")" 15 "and reloaded the policy"
+is "$(grep -c 'SIGHUP: TLS certificate .* reloaded' "$LOG")" 15 \
+  "and the TLS certificate and key, swapped under the handshakes of the kubectl calls"
 ok kill -0 $wpid "the watch stayed open through the reloads"
 kill $wpid
 kill -TERM $pid
