@@ -194,7 +194,7 @@ void dr_check_push(dr_ctx_t *c)
     snprintf(good, sizeof(good), "the push address %s:%d answers",
              c->push_host ? c->push_host : "?", c->push_port);
     summary(c, "push", &bad,
-            "listen on an address the nodes reach (listen.address) and open the port, or set "
-            "shim.report_url",
+            "start slurmlinkd; make it listen on an address the nodes reach (listen.address) "
+            "and open the port to them, or set shim.report_url",
             good);
 }
