@@ -142,7 +142,8 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
     for (size_t i = 0; i < sl_err_nfields(err); i++) {
         const sl_fielderr_t *e = sl_err_fieldat(err, i);
         char *body = sl_fielderr_body(e);
-        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", sl_fe_reason(e->type),
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason",
+                                                e->reason ? e->reason : sl_fe_reason(e->type),
                                                 "message", body, "field", e->field));
         free(body);
     }
@@ -165,6 +166,7 @@ static json_t *status_by_kind(const sl_error_t *err, const char *resource, const
     case SL_ERR_METHOD_NOT_ALLOWED: return sl_kube_status(405, NULL, t, NULL);
     case SL_ERR_NOT_ACCEPTABLE: return sl_kube_status(406, NULL, t, NULL);
     case SL_ERR_GONE: return sl_kube_status(410, NULL, t, NULL);
+    case SL_ERR_EXPIRED: return sl_kube_status(410, "Expired", t, NULL);
     case SL_ERR_TOO_LARGE: /* NewRequestEntityTooLargeError() */
         return with_msg(413, "RequestEntityTooLarge",
                         sl_xasprintf("Request entity too large: %s", t), NULL);
@@ -179,16 +181,63 @@ static json_t *status_by_kind(const sl_error_t *err, const char *resource, const
     return sl_kube_status_internal(t);
 }
 
+/* The causes of their own (sl_err_cause) in details.causes, for a kind
+ * other than Invalid (whose field errors are its causes already; a
+ * BadRequest's field errors are in its text). */
+static void add_causes(json_t *st, const sl_error_t *err)
+{
+    json_t *causes = NULL;
+    for (size_t i = 0; i < sl_err_nfields(err); i++) {
+        const sl_fielderr_t *e = sl_err_fieldat(err, i);
+        if (!e->reason)
+            continue;
+        if (!causes)
+            causes = json_array();
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", e->reason, "message",
+                                                e->detail, "field", e->field));
+    }
+    if (!causes)
+        return;
+    json_t *d = json_object_get(st, "details");
+    if (!json_is_object(d))
+        json_object_set_new(st, "details", d = json_object());
+    json_object_set_new(d, "causes", causes);
+}
+
 json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
                              const char *kind, const char *name)
 {
     if (!err)
         return sl_kube_status_internal("unknown error");
+    const sl_errsubject_t *s = &err->subject;
+    if (s->set) {
+        resource = s->resource;
+        group = s->group;
+        kind = s->kind;
+        name = s->name;
+    }
+    json_t *st;
     if (err->kind == SL_ERR_INVALID && sl_err_nfields(err))
-        return sl_kube_status_invalid(kind, group, name, err);
-    if (err->kind == SL_ERR_INVALID) /* a reason without field errors */
-        return sl_kube_status(422, "Invalid", err->text, NULL);
-    return status_by_kind(err, resource, group, name);
+        st = sl_kube_status_invalid(kind, group, name, err);
+    else if (err->kind == SL_ERR_INVALID) /* a reason without field errors */
+        st = sl_kube_status(422, "Invalid", err->text, NULL);
+    else
+        st = status_by_kind(err, resource, group, name);
+    if (err->whole)
+        json_object_set_new(st, "message", json_string(err->text));
+    if (err->kind != SL_ERR_INVALID)
+        add_causes(st, err);
+    return st;
+}
+
+char *sl_kube_error_message(const sl_error_t *err, const char *resource, const char *group,
+                            const char *kind, const char *name)
+{
+    json_t *st = sl_kube_status_error(err, resource, group, kind, name);
+    const char *m = json_string_value(json_object_get(st, "message"));
+    char *out = sl_xstrdup(m ? m : "");
+    json_decref(st);
+    return out;
 }
 
 /* Go's rendering of a bad value in field.Error.ErrorBody(). */

@@ -56,9 +56,16 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
  * SL_ERR_TOO_LARGE: `Request entity too large: <text>`; SL_ERR_NOT_FOUND, _ALREADY_EXISTS,
  * _CONFLICT, _FORBIDDEN: the texts above for resource/group/name, err's text as the reason where
  * they take one; SL_ERR_GENERIC and _INTERNAL: 500 `Internal error occurred: <text>`; the others:
- * their code and reason with err's text as the message). */
+ * their code and reason with err's text as the message; SL_ERR_EXPIRED: 410 Expired).
+ * err's subject (sl_err_subject), when set, replaces resource, group, kind
+ * and name; a whole text (sl_errwholef) is the message as it is; the causes
+ * of its own (sl_err_cause) go to details.causes. */
 json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
                              const char *kind, const char *name);
+/* The message of that Status (for a text that kube builds on it, such as
+ * "object is being deleted: <AlreadyExists message>"). Caller frees. */
+char *sl_kube_error_message(const sl_error_t *err, const char *resource, const char *group,
+                            const char *kind, const char *name);
 
 /* Field errors for Invalid whose bad value is a JSON value, appended to err
  * (field.Error of k8s.io/apimachinery/.../validation/field). The body is
