@@ -275,6 +275,16 @@ char *sl_fielderr_text(const sl_fielderr_t *e)
     return s;
 }
 
+int sl_errfield(sl_error_t *err, const sl_fielderr_t *e)
+{
+    int saved = errno;
+    char *t = sl_fielderr_text(e);
+    sl_errprintf(err, "%s", t);
+    free(t);
+    errno = saved;
+    return -1;
+}
+
 char *sl_err_fields_aggregate(const sl_error_t *err)
 {
     size_t n = sl_err_nfields(err), kept = 0;

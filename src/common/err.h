@@ -161,6 +161,11 @@ char *sl_fielderr_text(const sl_fielderr_t *e);
 /* field.ErrorList.ToAggregate().Error(): one error alone, several as
  * "[e1, e2]", duplicates (same text) dropped; "" for none. Caller frees. */
 char *sl_err_fields_aggregate(const sl_error_t *err);
+/* A text-only error whose text is e's Error() ("field: Invalid value:
+ * \"x\": detail"), for code that reports one field error as text (the
+ * shim's spec parser): the same words as the API's, no list kept, kind
+ * generic. Returns -1, errno kept. */
+int sl_errfield(sl_error_t *err, const sl_fielderr_t *e);
 /* One error text per line ("field: body\n"...), for the CLI. Caller frees. */
 char *sl_err_fields_lines(const sl_error_t *err);
 
