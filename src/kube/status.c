@@ -301,21 +301,29 @@ void sl_kube_cause_duplicate(sl_error_t *err, const char *field, json_t *value)
     free(v);
 }
 
+char *sl_kube_forbidden_message(const char *resource, const char *group, const char *name,
+                                const char *why)
+{
+    if (!resource || !*resource)
+        return sl_xasprintf("forbidden: %s", why);
+    char *q = qualified(resource, group);
+    char *msg;
+    if (!name || !*name) {
+        msg = sl_xasprintf("%s is forbidden: %s", q, why);
+    } else {
+        char *qn = sl_go_quote(name);
+        msg = sl_xasprintf("%s %s is forbidden: %s", q, qn, why);
+        free(qn);
+    }
+    free(q);
+    return msg;
+}
+
 json_t *sl_kube_status_forbidden(const char *resource, const char *group, const char *name,
                                  const char *why)
 {
-    char *msg;
-    if (!resource || !*resource) {
-        msg = sl_xasprintf("forbidden: %s", why);
-    } else {
-        char *q = qualified(resource, group);
-        if (!name || !*name)
-            msg = sl_xasprintf("%s is forbidden: %s", q, why);
-        else
-            msg = sl_xasprintf("%s \"%s\" is forbidden: %s", q, name, why);
-        free(q);
-    }
-    return with_msg(403, "Forbidden", msg, details(name, group, resource));
+    return with_msg(403, "Forbidden", sl_kube_forbidden_message(resource, group, name, why),
+                    details(name, group, resource));
 }
 
 json_t *sl_kube_status_unauthorized(const char *msg)

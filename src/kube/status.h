@@ -91,6 +91,12 @@ void sl_kube_cause_too_long(sl_error_t *err, const char *field, const char *deta
 
 /* 403: `pods "p1" is forbidden: <why>` (name NULL/"": `pods is forbidden:
  * <why>`; resource NULL/"": `forbidden: <why>`). */
+/* NewForbidden()'s message, the one writer of the 403 text (the API's
+ * Status, sl_authz_message() for the CLI): `pods "p1" is forbidden: why`
+ * (the name with Go's %q), `jobs.batch is forbidden: why` without a name,
+ * `forbidden: why` without a resource (a non-resource URL). Caller frees. */
+char *sl_kube_forbidden_message(const char *resource, const char *group, const char *name,
+                                const char *why);
 json_t *sl_kube_status_forbidden(const char *resource, const char *group, const char *name,
                                  const char *why);
 /* 401: message "Unauthorized" when msg is NULL (what kube-apiserver sends

@@ -19,7 +19,7 @@ static void check(json_t *st, int code, const char *reason, const char *msg, con
 
 int main(void)
 {
-    tap_plan(68);
+    tap_plan(72);
     sl_error_t e = SL_ERROR_INIT;
     sl_err_field_none(&e, SL_FE_REQUIRED, "spec.containers[0].image", NULL);
     sl_err_field(&e, SL_FE_DUPLICATE, "spec.containers[1].name", "a", NULL);
@@ -108,6 +108,12 @@ int main(void)
     check(sl_kube_status_error(&e, "pods", NULL, "Pod", NULL), 400, "BadRequest",
           "unable to parse requirement", "null");
     sl_error_clear(&e);
+    /* NewForbidden() prints the name with %q, as sl_authz_message() did:
+     * the API's 403 wrote it between bare quotes */
+    sl_errkindf(&e, SL_ERR_FORBIDDEN, "User \"bob\" cannot get resource");
+    check(sl_kube_status_error(&e, "pods", "", "Pod", "a\"b"), 403, "Forbidden",
+          "pods \"a\\\"b\" is forbidden: User \"bob\" cannot get resource",
+          "{\"kind\":\"pods\",\"name\":\"a\\\"b\"}");
     sl_errkindf(&e, SL_ERR_EXPIRED, "The resourceVersion for the provided list is too old.");
     check(sl_kube_status_error(&e, "pods", NULL, "Pod", NULL), 410, "Expired",
           "The resourceVersion for the provided list is too old.", "null");
