@@ -7,7 +7,7 @@
 # whose kind, subject and causes the edge turns into the Status) cannot
 # change what a client reads.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 54
+plan 55
 
 api_up --max-object-bytes 20000 --watch-log 5 || bail "slurmlinkd up"
 N=st-$$
@@ -174,6 +174,11 @@ jpost "/api/v1/namespaces/$N2/configmaps" "$(cm new)"
 pinned '403 {"apiVersion":"v1","code":403,"details":{"causes":[{"field":"metadata.namespace","message":"namespace '"$N"'-t is being terminated","reason":"NamespaceTerminating"}],"kind":"configmaps","name":"new"},"kind":"Status","message":"configmaps \"new\" is forbidden: unable to create new content in namespace '"$N"'-t because it is being terminated","metadata":{},"reason":"Forbidden","status":"Failure"}' "create there: 403 with the NamespaceTerminating cause"
 jpost "/api/v1/namespaces/$N2/configmaps" '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"g-"}}'
 pinned '403 {"apiVersion":"v1","code":403,"details":{"causes":[{"field":"metadata.namespace","message":"namespace '"$N"'-t is being terminated","reason":"NamespaceTerminating"}],"kind":"configmaps"},"kind":"Status","message":"configmaps is forbidden: unable to create new content in namespace '"$N"'-t because it is being terminated","metadata":{},"reason":"Forbidden","status":"Failure"}' "create there with generateName: the 403 names no object"
+
+# --- a list of a resourceVersion from the future: 504 after waiting for it ---
+req GET "$CM?resourceVersion=99999999"
+pinned '504 {"apiVersion":"v1","code":504,"details":{"causes":[{"message":"Too large resource version","reason":"ResourceVersionTooLarge"}],"retryAfterSeconds":1},"kind":"Status","message":"Timeout: Too large resource version: 99999999, current: '"$(curl -s "$API$CM" | jq -r .metadata.resourceVersion)"'","metadata":{},"reason":"Timeout","status":"Failure"}' \
+  "a list from the future: 504 with a retry and kube's cause"
 
 # --- a list's continue token older than the change log: 410 -------------------
 mk() { jpost "$CM" "$(cm "$1")"; }

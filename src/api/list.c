@@ -206,8 +206,9 @@ static int parse_list_opts(api_req_t *r, list_opts_t *o, sl_error_t *err)
 }
 
 /* A revision above the current one: wait for it up to 3 s (kube's watch
- * cache does), then 504 Timeout with kube's ResourceVersionTooLarge. */
-static json_t *wait_for_rv(api_req_t *r, int64_t want)
+ * cache does); 0, or -1 with a 504 Timeout in err, kube's
+ * ResourceVersionTooLarge cause and a retry after 1 s. */
+static int wait_for_rv(api_req_t *r, int64_t want, sl_error_t *err)
 {
     int64_t cur = sl_store_revision(r->api->store);
     long long until = sl_now_ms() + 3000;
@@ -218,15 +219,12 @@ static json_t *wait_for_rv(api_req_t *r, int64_t want)
         cur = sl_store_wait(r->api->store, cur, (int)left);
     }
     if (cur >= want)
-        return NULL;
-    char *m = sl_xasprintf("Too large resource version: %lld, current: %lld", (long long)want,
-                           (long long)cur);
-    json_t *st = sl_kube_status_timeout(m, 1);
-    free(m);
-    json_object_set_new(json_object_get(st, "details"), "causes",
-                        json_pack("[{s:s, s:s}]", "reason", "ResourceVersionTooLarge", "message",
-                                  "Too large resource version"));
-    return st;
+        return 0;
+    sl_errkindf(err, SL_ERR_TIMEOUT, "Too large resource version: %lld, current: %lld",
+                (long long)want, (long long)cur);
+    err->retry_after = 1;
+    sl_err_cause(err, "ResourceVersionTooLarge", NULL, "Too large resource version");
+    return -1;
 }
 
 static const char expired_list[] = "The resourceVersion for the provided list is too old.";
@@ -455,9 +453,9 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
         sl_error_clear(&err);
         return api_reply_status(r, st);
     }
-    if (o.mode != RV_LATEST && (st = wait_for_rv(r, o.rv))) {
+    if (o.mode != RV_LATEST && wait_for_rv(r, o.rv, &err) < 0) {
         opts_free(&o);
-        return api_reply_status(r, st);
+        return api_reply_error(r, res, NULL, &err);
     }
     if (api_parse_selectors(r, res, &ls, &fs, &err) < 0) {
         opts_free(&o);

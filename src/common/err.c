@@ -14,6 +14,7 @@ static void vfill(sl_error_t *err, const char *fmt, va_list ap)
 {
     vsnprintf(err->text, sizeof(err->text), fmt, ap);
     err->whole = false;
+    err->retry_after = 0;
 }
 
 int sl_errprintf(sl_error_t *err, const char *fmt, ...)

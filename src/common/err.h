@@ -91,6 +91,8 @@ typedef struct sl_error {
     char text[SL_ERROR_TEXT_MAX];
     sl_errkind_t kind;
     bool whole;              /* the text is the Status message itself (sl_errwholef) */
+    int retry_after;         /* seconds a client should wait before trying again (0: none;
+                              * kube's details.retryAfterSeconds) */
     sl_errsubject_t subject; /* sl_err_subject() */
     sl_fielderr_t *fields;   /* owned; NULL until the first field error */
     size_t nfields, capfields;
@@ -143,8 +145,9 @@ void sl_err_field_raw(sl_error_t *err, sl_fe_type_t type, const char *field, con
                       const char *detail);
 void sl_err_field_none(sl_error_t *err, sl_fe_type_t type, const char *field, const char *detail);
 /* Append a cause that is no field error (kube's StatusCause with a reason
- * of its own, such as NamespaceTerminating): the kind stays; the Status of
- * a kind other than Invalid lists these in details.causes. */
+ * of its own, such as NamespaceTerminating; field may be NULL): the kind
+ * stays; the Status of a kind other than Invalid lists these in
+ * details.causes. */
 void sl_err_cause(sl_error_t *err, const char *reason, const char *field, const char *message);
 /* Append a copy of every field error (and cause) of src. */
 void sl_err_fields_extend(sl_error_t *dst, const sl_error_t *src);

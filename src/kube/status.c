@@ -173,7 +173,7 @@ static json_t *status_by_kind(const sl_error_t *err, const char *resource, const
     case SL_ERR_UNSUPPORTED_MEDIA_TYPE: return sl_kube_status(415, NULL, t, NULL);
     case SL_ERR_TOO_MANY_REQUESTS: return sl_kube_status(429, NULL, t, NULL);
     case SL_ERR_UNAVAILABLE: return sl_kube_status(503, NULL, t, NULL);
-    case SL_ERR_TIMEOUT: return sl_kube_status_timeout(t, 0);
+    case SL_ERR_TIMEOUT: return sl_kube_status_timeout(t, err->retry_after);
     case SL_ERR_INVALID: /* handled by sl_kube_status_error() */
     case SL_ERR_GENERIC:
     case SL_ERR_INTERNAL: break;
@@ -193,8 +193,10 @@ static void add_causes(json_t *st, const sl_error_t *err)
             continue;
         if (!causes)
             causes = json_array();
-        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", e->reason, "message",
-                                                e->detail, "field", e->field));
+        json_t *c = json_pack("{s:s,s:s}", "reason", e->reason, "message", e->detail);
+        if (e->field && *e->field) /* omitempty */
+            json_object_set_new(c, "field", json_string(e->field));
+        json_array_append_new(causes, c);
     }
     if (!causes)
         return;

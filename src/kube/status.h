@@ -59,7 +59,8 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
  * their code and reason with err's text as the message; SL_ERR_EXPIRED: 410 Expired).
  * err's subject (sl_err_subject), when set, replaces resource, group, kind
  * and name; a whole text (sl_errwholef) is the message as it is; the causes
- * of its own (sl_err_cause) go to details.causes. */
+ * of its own (sl_err_cause) go to details.causes; SL_ERR_TIMEOUT carries
+ * err's retry_after in details.retryAfterSeconds. */
 json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
                              const char *kind, const char *name);
 /* The message of that Status (for a text that kube builds on it, such as

@@ -19,7 +19,7 @@ static void check(json_t *st, int code, const char *reason, const char *msg, con
 
 int main(void)
 {
-    tap_plan(72);
+    tap_plan(76);
     sl_error_t e = SL_ERROR_INIT;
     sl_err_field_none(&e, SL_FE_REQUIRED, "spec.containers[0].image", NULL);
     sl_err_field(&e, SL_FE_DUPLICATE, "spec.containers[1].name", "a", NULL);
@@ -114,6 +114,15 @@ int main(void)
     check(sl_kube_status_error(&e, "pods", "", "Pod", "a\"b"), 403, "Forbidden",
           "pods \"a\\\"b\" is forbidden: User \"bob\" cannot get resource",
           "{\"kind\":\"pods\",\"name\":\"a\\\"b\"}");
+    /* a retry and a cause with no field (omitempty) */
+    sl_errkindf(&e, SL_ERR_TIMEOUT, "Too large resource version: 9, current: 3");
+    e.retry_after = 1;
+    sl_err_cause(&e, "ResourceVersionTooLarge", NULL, "Too large resource version");
+    check(sl_kube_status_error(&e, "pods", "", "Pod", NULL), 504, "Timeout",
+          "Timeout: Too large resource version: 9, current: 3",
+          "{\"causes\":[{\"message\":\"Too large resource version\",\"reason\":"
+          "\"ResourceVersionTooLarge\"}],\"retryAfterSeconds\":1}");
+    sl_error_clear(&e);
     sl_errkindf(&e, SL_ERR_EXPIRED, "The resourceVersion for the provided list is too old.");
     check(sl_kube_status_error(&e, "pods", NULL, "Pod", NULL), 410, "Expired",
           "The resourceVersion for the provided list is too old.", "null");
