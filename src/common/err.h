@@ -16,7 +16,9 @@
  * (sl_kube_status_error(), src/kube/status.h); everything below speaks
  * sl_error_t. A plain text-only error needs no clear: the field list is
  * allocated by the first field error only, and an error that never had one
- * may be left uninitialized before sl_errprintf()/sl_errkindf().
+ * may be left uninitialized before sl_errprintf()/sl_errkindf() -- unless
+ * it goes to the API edge: sl_kube_status_error() reads the subject and the
+ * causes of every error, so one that reaches it starts as SL_ERROR_INIT.
  */
 #ifndef SL_ERR_H
 #define SL_ERR_H
