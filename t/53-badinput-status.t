@@ -20,7 +20,8 @@ cm() { printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s"%s}%
 big=$(head -c 30000 /dev/zero | tr '\0' x)
 
 # pinned "CODE JSON" DESC: the last answer is that code and that Status
-# (both sides with keys sorted, compact)
+# (both sides with keys sorted, compact); PIN_RECORD=1 also prints each
+# answer on stderr, to write the expectation of a new case from the old code
 pinned() {
   local want got
   want=$(printf '%s' "${1#* }" | jq -cS . 2>&1)
