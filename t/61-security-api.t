@@ -155,6 +155,10 @@ r alice GET "/api/v1/namespaces/team-b/pods?watch=1&timeoutSeconds=1"
 is "$(status_of)" "403|Forbidden|pods is forbidden: User \"alice\" cannot watch resource \"pods\" in API group \"\" in the namespace \"team-b\"" "alice cannot watch bob's pods"
 r alice GET "/api/v1/watch/namespaces/team-b/pods/pb"
 is "$CODE" 403 "... nor through the legacy /watch/ path"
+# a name with a quote: kube's NewForbidden prints it with Go's %q
+r alice GET "/api/v1/namespaces/team-b/pods/a%22b"
+is "$(status_of)" "403|Forbidden|pods \"a\\\"b\" is forbidden: User \"alice\" cannot get resource \"pods\" in API group \"\" in the namespace \"team-b\"" \
+  "alice cannot get a pod whose name has a quote: the name printed as Go's %q"
 r alice GET /api/v1/namespaces/team-b/pods/pb/log
 is "$(status_of)" "403|Forbidden|pods \"pb\" is forbidden: User \"alice\" cannot get resource \"pods/log\" in API group \"\" in the namespace \"team-b\"" "alice cannot read bob's pod logs"
 like "$(kc alice logs pb -n team-b 2>&1)" "Error from server \(Forbidden\): pods \"pb\" is forbidden: User \"alice\" cannot get resource \"pods\"" "kubectl logs as alice: Forbidden"
@@ -426,4 +430,4 @@ is "$(health)" 200 "... and serves normal requests again"
 exec {IDLE[1]}>&-; wait "$IDLE_PID" 2>/dev/null
 kill "$D3"; wait "$D3" 2>/dev/null
 is "$?" 0 "that slurmlinkd exits cleanly too"
-done_testing 110
+done_testing 111

@@ -159,14 +159,13 @@ int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err
     return api_fields_result(errs);
 }
 
-json_t *api_check_object_size(sl_api_t *api, json_t *obj)
+int api_check_object_size(sl_api_t *api, json_t *obj, sl_error_t *err)
 {
     size_t n = json_dumpb(obj, NULL, 0, JSON_COMPACT);
     if (n <= api->max_object)
-        return NULL;
-    char *msg = sl_xasprintf("the object is too large to store: %zu bytes, at most %zu", n,
-                             api->max_object);
-    json_t *st = sl_kube_status(413, "RequestEntityTooLarge", msg, NULL);
-    free(msg);
-    return st;
+        return 0;
+    /* no "Request entity too large: " before it: a text of our own */
+    return sl_errwholef(err, SL_ERR_TOO_LARGE,
+                        "the object is too large to store: %zu bytes, at most %zu", n,
+                        api->max_object);
 }

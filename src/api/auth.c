@@ -85,7 +85,7 @@ int api_authorize(api_req_t *r, const char *verb, const char *group, const char 
                         .namespace = ns,
                         .name = name,
                         .path = r->url};
-    sl_error_t err;
+    sl_error_t err = SL_ERROR_INIT; /* the edge reads its subject and causes */
     int ok = sl_authz_check_req(api->policy, &q, &err);
     if (ok == 1)
         return 0;

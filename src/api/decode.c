@@ -116,6 +116,9 @@ static const char *json_type_go(json_t *v)
     }
 }
 
+static const char unknown_format[] = "the body of the request was in an unknown format - accepted "
+                                     "media types include: application/json, application/yaml";
+
 static bool is_yaml_ct(const char *ct) { return ct && !strncasecmp(ct, "application/yaml", 16); }
 
 /* Content-Type check for create/update bodies: 0 when acceptable, else -1
@@ -128,9 +131,7 @@ static int content_type_check(api_req_t *r, bool *yaml, bool *proto, sl_error_t 
     if (!ct || !*ct || *yaml || *proto || !strncasecmp(ct, "application/json", 16) ||
         !strncmp(ct, "*/*", 3))
         return 0;
-    return sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE,
-                       "the body of the request was in an unknown format - accepted media "
-                       "types include: application/json, application/yaml");
+    return sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE, "%s", unknown_format);
 }
 
 const char *api_options_kind(const api_req_t *r)
@@ -140,11 +141,9 @@ const char *api_options_kind(const api_req_t *r)
                                        : "PatchOptions";
 }
 
-json_t *api_options_invalid(const api_req_t *r, sl_error_t *err)
+void api_options_subject(const api_req_t *r, sl_error_t *err)
 {
-    json_t *st = sl_kube_status_error(err, NULL, "meta.k8s.io", api_options_kind(r), "");
-    sl_error_clear(err);
-    return st;
+    sl_err_subject(err, NULL, "meta.k8s.io", api_options_kind(r), "");
 }
 
 const char *api_field_validation(api_req_t *r, sl_error_t *err)
@@ -158,6 +157,7 @@ const char *api_field_validation(api_req_t *r, sl_error_t *err)
     json_t *jv = json_string(v);
     sl_kube_cause_not_supported(err, "fieldValidation", jv, allowed);
     json_decref(jv);
+    api_options_subject(r, err);
     return NULL;
 }
 
@@ -168,7 +168,7 @@ static char *handled_prefix(const api_resource_t *res, const char *kind, const c
 }
 
 int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
-                     enum MHD_Result *mhd)
+                     sl_error_t *err)
 {
     if (!res->ops || !res->ops->decode_check)
         return 0;
@@ -181,10 +181,8 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
     char *pre = prefix ? handled_prefix(res, res->kind, version) : sl_xstrdup("");
     int rc = 0;
     if (res->ops->decode_check(obj, unknown, warns, &derr) < 0) {
-        char *msg = sl_xasprintf("%s%s", pre, *derr.text ? derr.text : "decode error");
-        *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
-        free(msg);
-        rc = -1;
+        rc = sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s%s", pre,
+                         *derr.text ? derr.text : "decode error");
         goto out;
     }
     size_t i;
@@ -199,113 +197,117 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
                 sl_buf_puts(&b, ", ");
             sl_buf_puts(&b, json_string_value(w));
         }
-        *mhd = api_reply_status(r, sl_kube_status_bad_request(b.data));
+        rc = sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", b.data);
         sl_buf_free(&b);
-        rc = -1;
         goto out;
     }
     if (!strcmp(directive, "Warn"))
         json_array_foreach(unknown, i, w) api_warn(r, "%s", json_string_value(w));
 out:
+    sl_error_clear(&derr);
     free(pre);
     json_decref(unknown);
     json_decref(warns);
     return rc;
 }
 
-json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd)
+/* The body as JSON, YAML or protobuf (content type and protobuf errors
+ * are the edge's to word); NULL with err. */
+static json_t *decode_body(api_req_t *r, bool yaml, bool proto, sl_error_t *err)
 {
-    bool yaml, proto;
-    sl_error_t cterr;
-    if (content_type_check(r, &yaml, &proto, &cterr) < 0) {
-        *mhd = api_reply_status(
-            r, sl_kube_status_error(&cterr, res->name, res->group, res->kind, NULL));
-        return NULL;
-    }
-    sl_error_t verr = SL_ERROR_INIT;
-    const char *directive = api_field_validation(r, &verr);
-    if (!directive) {
-        *mhd = api_reply_status(r, api_options_invalid(r, &verr));
-        return NULL;
-    }
-    sl_error_t perr = SL_ERROR_INIT;
-    json_t *obj;
-    if (proto) {
-        sl_error_t err = SL_ERROR_INIT;
-        obj = api_pb_decode(r->body.data, r->body.len, &err);
-        if (!obj) {
-            /* kube's 415 names the media types; err's text says which kind */
-            json_t *s = err.kind == SL_ERR_UNSUPPORTED_MEDIA_TYPE
-                            ? sl_kube_status_unsupported_media_type(NULL)
-                            : sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
-            *mhd = api_reply_status(r, s);
-            return NULL;
-        }
-    } else {
-        obj = api_parse_body(r->body.data, r->body.len, yaml, &perr);
-    }
+    if (!proto)
+        return api_parse_body(r->body.data, r->body.len, yaml, err);
+    json_t *obj = api_pb_decode(r->body.data, r->body.len, err);
+    if (!obj && err->kind == SL_ERR_UNSUPPORTED_MEDIA_TYPE) /* kube's 415 names the media types */
+        sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE, "%s", unknown_format);
+    return obj;
+}
+
+/* Go's unmarshalling into TypeMeta: an object with string apiVersion and
+ * kind; else NULL with a BadRequest in err (obj consumed). */
+static json_t *check_type_meta(json_t *obj, sl_error_t *err)
+{
     if (obj && json_is_null(obj)) {
         json_decref(obj);
         obj = json_object();
     }
     if (obj && !json_is_object(obj)) {
-        sl_errkindf(&perr, SL_ERR_BAD_REQUEST,
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
                     "json: cannot unmarshal %s into Go value of type struct { APIVersion "
                     "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
                     "\"json:\\\"kind,omitempty\\\"\" }",
                     json_type_go(obj));
         json_decref(obj);
-        obj = NULL;
+        return NULL;
     }
     json_t *jav = obj ? json_object_get(obj, "apiVersion") : NULL;
     json_t *jkind = obj ? json_object_get(obj, "kind") : NULL;
     if (obj && ((jav && !json_is_string(jav)) || (jkind && !json_is_string(jkind)))) {
-        sl_errkindf(&perr, SL_ERR_BAD_REQUEST,
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
                     "json: cannot unmarshal %s into Go struct field .%s of type string",
                     json_type_go(jav && !json_is_string(jav) ? jav : jkind),
                     jav && !json_is_string(jav) ? "apiVersion" : "kind");
         json_decref(obj);
-        obj = NULL;
-    }
-    if (!obj) {
-        char *sum = summarize(r->body.data, r->body.len);
-        char *msg = sl_xasprintf(
-            "the object provided is unrecognized (must be of type %s): "
-            "%s%s (%s)",
-            res->kind, yaml ? "" : "couldn't get version/kind; json parse error: ", perr.text, sum);
-        *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
-        free(msg);
-        free(sum);
         return NULL;
     }
+    return obj;
+}
+
+/* apiVersion and kind filled in when absent, then checked against res:
+ * 0, or -1 with kube's BadRequest for another kind. */
+static int check_kind(const api_resource_t *res, json_t *obj, sl_error_t *err)
+{
     char gv[128];
     api_resource_api_version(res, gv, sizeof(gv));
-    const char *av = json_string_value(jav), *kind = json_string_value(jkind);
+    const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
     if (!av || !*av)
         json_object_set_new(obj, "apiVersion", json_string(gv));
     if (!kind || !*kind)
         json_object_set_new(obj, "kind", json_string(res->kind));
     av = json_string_value(json_object_get(obj, "apiVersion"));
     kind = json_string_value(json_object_get(obj, "kind"));
-    if (strcmp(av, gv) || strcmp(kind, res->kind)) {
-        const char *slash = strrchr(av, '/');
-        const char *version = slash ? slash + 1 : av;
-        char *pre = handled_prefix(res, kind, version);
-        const char *pkg = registered_pkg(av, kind);
-        char *msg;
-        if (pkg)
-            msg = sl_xasprintf("%sconverting (%s.%s) to (%s.%s): unknown conversion", pre, pkg,
-                               kind, internal_pkg(res), res->kind);
-        else
-            msg = sl_xasprintf("%sno kind \"%s\" is registered for version \"%s\" in scheme \"%s\"",
-                               pre, kind, av, SCHEME);
-        *mhd = api_reply_status(r, sl_kube_status_bad_request(msg));
-        free(msg);
-        free(pre);
-        json_decref(obj);
+    if (!strcmp(av, gv) && !strcmp(kind, res->kind))
+        return 0;
+    const char *slash = strrchr(av, '/');
+    const char *version = slash ? slash + 1 : av;
+    char *pre = handled_prefix(res, kind, version);
+    const char *pkg = registered_pkg(av, kind);
+    if (pkg)
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "%sconverting (%s.%s) to (%s.%s): unknown conversion",
+                    pre, pkg, kind, internal_pkg(res), res->kind);
+    else
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                    "%sno kind \"%s\" is registered for version \"%s\" in scheme \"%s\"", pre, kind,
+                    av, SCHEME);
+    free(pre);
+    return -1;
+}
+
+json_t *api_decode_object(api_req_t *r, const api_resource_t *res, sl_error_t *err)
+{
+    bool yaml, proto;
+    if (content_type_check(r, &yaml, &proto, err) < 0)
+        return NULL;
+    const char *directive = api_field_validation(r, err);
+    if (!directive)
+        return NULL;
+    sl_error_t perr = SL_ERROR_INIT;
+    json_t *obj = decode_body(r, yaml, proto, proto ? err : &perr);
+    if (!obj && proto)
+        return NULL;
+    obj = check_type_meta(obj, &perr);
+    if (!obj) {
+        char *sum = summarize(r->body.data, r->body.len);
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                    "the object provided is unrecognized (must be of type %s): %s%s (%s)",
+                    res->kind,
+                    yaml ? "" : "couldn't get version/kind; json parse error: ", perr.text, sum);
+        free(sum);
+        sl_error_clear(&perr);
         return NULL;
     }
-    if (api_check_fields(r, res, obj, directive, mhd) < 0) {
+    if (check_kind(res, obj, err) < 0 || api_check_fields(r, res, obj, directive, err) < 0) {
         json_decref(obj);
         return NULL;
     }

@@ -81,7 +81,7 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
 
 /* Set deletionTimestamp = now + grace unless an earlier one is set. */
 static int mark_deleting(sl_api_t *api, const api_resource_t *res, json_t *obj, long long grace,
-                         bool dry, json_t **status)
+                         bool dry, sl_error_t *err)
 {
     long long now_ns = sl_kube_now_ns();
     long long when = now_ns + grace * 1000000000LL;
@@ -103,11 +103,8 @@ static int mark_deleting(sl_api_t *api, const api_resource_t *res, json_t *obj, 
     }
     if (dry)
         return 0;
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_update(api->store, res->store_name, obj, sl_kube_rv(obj), &err) < 0) {
-        *status = api_store_error_status(res, sl_kube_name(obj), errno, err.text);
-        return -1;
-    }
+    if (sl_store_update(api->store, res->store_name, obj, sl_kube_rv(obj), err) < 0)
+        return api_store_error(errno, err->text, err);
     return 0;
 }
 
@@ -122,44 +119,45 @@ bool api_pod_delete_now(json_t *pod, long long grace)
     return pending && !sl_kube_annotation(pod, SL_ANN_JOB_ID);
 }
 
+/* What may refuse a delete before anything is written: the preconditions,
+ * a protected namespace, one being finalized. 0, or -1 with err. */
+static int check_delete(const api_resource_t *res, json_t *old, const api_delopts_t *o,
+                        sl_error_t *err)
+{
+    const char *name = sl_kube_name(old);
+    const char *uid = sl_kube_uid(old) ? sl_kube_uid(old) : "";
+    if (o->pre_uid[0] && strcmp(o->pre_uid, uid))
+        return sl_errkindf(err, SL_ERR_CONFLICT,
+                           "Precondition failed: UID in precondition: %s, UID in object meta: %s",
+                           o->pre_uid, uid);
+    const char *orv = sl_kube_meta_str(old, "resourceVersion");
+    if (o->pre_rv[0] && strcmp(o->pre_rv, orv ? orv : ""))
+        return sl_errkindf(err, SL_ERR_CONFLICT,
+                           "Precondition failed: ResourceVersion in precondition: %s, "
+                           "ResourceVersion in object meta: %s",
+                           o->pre_rv, orv ? orv : "");
+    bool is_ns = !strcmp(res->name, "namespaces");
+    if (is_ns && protected_namespace(name))
+        return sl_errkindf(err, SL_ERR_FORBIDDEN, "this namespace may not be deleted");
+    if (is_ns && sl_kube_meta_str(old, "deletionTimestamp") &&
+        api_namespace_has_spec_finalizers(old))
+        return sl_errkindf(err, SL_ERR_CONFLICT,
+                           "The system is ensuring all content is removed from this namespace.  "
+                           "Upon completion, this namespace will automatically be purged by the "
+                           "system.");
+    return 0;
+}
+
 int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, const api_delopts_t *o,
-                      json_t **result, json_t **status)
+                      json_t **result, sl_error_t *err)
 {
     const char *name = sl_kube_name(old);
     const char *ns = sl_kube_namespace(old);
     *result = NULL;
-    if (o->pre_uid[0] && strcmp(o->pre_uid, sl_kube_uid(old) ? sl_kube_uid(old) : "")) {
-        char *why = sl_xasprintf("Precondition failed: UID in precondition: %s, UID in object "
-                                 "meta: %s",
-                                 o->pre_uid, sl_kube_uid(old) ? sl_kube_uid(old) : "");
-        *status = sl_kube_status_conflict(res->name, res->group, name, why);
-        free(why);
+    if (check_delete(res, old, o, err) < 0)
         return -1;
-    }
-    const char *orv = sl_kube_meta_str(old, "resourceVersion");
-    if (o->pre_rv[0] && strcmp(o->pre_rv, orv ? orv : "")) {
-        char *why = sl_xasprintf("Precondition failed: ResourceVersion in precondition: %s, "
-                                 "ResourceVersion in object meta: %s",
-                                 o->pre_rv, orv ? orv : "");
-        *status = sl_kube_status_conflict(res->name, res->group, name, why);
-        free(why);
-        return -1;
-    }
     bool is_pod = !strcmp(res->name, "pods");
     bool is_ns = !strcmp(res->name, "namespaces");
-    if (is_ns && protected_namespace(name)) {
-        *status = sl_kube_status_forbidden(res->name, res->group, name,
-                                           "this namespace may not be deleted");
-        return -1;
-    }
-    if (is_ns && sl_kube_meta_str(old, "deletionTimestamp") &&
-        api_namespace_has_spec_finalizers(old)) {
-        *status = sl_kube_status_conflict(
-            res->name, res->group, name,
-            "The system is ensuring all content is removed from this namespace.  Upon "
-            "completion, this namespace will automatically be purged by the system.");
-        return -1;
-    }
     json_t *obj = json_deep_copy(old);
     bool finalizers = json_array_size(json_object_get(sl_kube_meta(obj), "finalizers")) > 0;
     long long grace = 0;
@@ -177,7 +175,7 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
     if (is_ns) /* with spec.finalizers: Terminating until namespace.c empties it */
         now = !api_namespace_has_spec_finalizers(obj);
     if (!now || finalizers) {
-        if (mark_deleting(api, res, obj, now ? 0 : grace, o->dry, status) < 0) {
+        if (mark_deleting(api, res, obj, now ? 0 : grace, o->dry, err) < 0) {
             json_decref(obj);
             return -1;
         }
@@ -190,11 +188,8 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
     }
     json_decref(obj);
     json_t *gone = NULL;
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_delete(api->store, res->store_name, ns, name, sl_kube_rv(old), &gone, &err) < 0) {
-        *status = api_store_error_status(res, name, errno, err.text);
-        return -1;
-    }
+    if (sl_store_delete(api->store, res->store_name, ns, name, sl_kube_rv(old), &gone, err) < 0)
+        return api_store_error(errno, err->text, err);
     *result = gone;
     return 0;
 }
@@ -203,29 +198,30 @@ enum MHD_Result api_handle_delete(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     api_delopts_t o;
-    json_t *st = NULL, *result = NULL;
+    json_t *result = NULL;
     sl_error_t err = SL_ERROR_INIT;
     if (parse_opts(r, &o, &err) < 0)
-        return api_reply_status(
-            r, sl_kube_status_error(&err, res->name, res->group, res->kind, p->name));
+        return api_reply_error(r, res, p->name, &err);
     int rc = -1;
     for (int attempt = 0; attempt < 5; attempt++) {
         json_t *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
-        if (!old)
-            return api_reply_status(r, api_store_error_status(res, p->name, errno, NULL));
-        json_decref(st);
-        st = NULL;
-        rc = api_delete_object(r->api, res, old, &o, &result, &st);
+        if (!old) {
+            api_store_error(errno, NULL, &err);
+            return api_reply_error(r, res, p->name, &err);
+        }
+        sl_error_clear(&err);
+        rc = api_delete_object(r->api, res, old, &o, &result, &err);
         json_decref(old);
         /* a concurrent write (the controller updating status) is not the
-         * client's conflict unless it gave a precondition */
-        bool stale = rc < 0 && json_integer_value(json_object_get(st, "code")) == 409 &&
+         * client's conflict unless it gave a precondition (409s: Conflict
+         * and AlreadyExists) */
+        bool stale = rc < 0 && (err.kind == SL_ERR_CONFLICT || err.kind == SL_ERR_ALREADY_EXISTS) &&
                      !o.pre_rv[0] && !o.pre_uid[0];
         if (!stale)
             break;
     }
     if (rc < 0)
-        return api_reply_status(r, st);
+        return api_reply_error(r, res, p->name, &err);
     if (rc == 0 && strcmp(res->name, "pods") && strcmp(res->name, "namespaces")) {
         /* most kinds answer a Success Status (ReturnDeletedObject false) */
         json_t *s = sl_kube_status_success(res->name, res->group, p->name, sl_kube_uid(result));
@@ -239,17 +235,10 @@ enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     api_delopts_t o;
-    json_t *st = NULL;
     sl_kube_selector_t *ls = NULL, *fs = NULL;
     sl_error_t err = SL_ERROR_INIT;
-    if (parse_opts(r, &o, &err) < 0)
-        return api_reply_status(r,
-                                sl_kube_status_error(&err, res->name, res->group, res->kind, NULL));
-    if (api_parse_selectors(r, res, &ls, &fs, &err) < 0) {
-        st = sl_kube_status_error(&err, res->name, res->group, res->kind, NULL);
-        sl_error_clear(&err);
-        return api_reply_status(r, st);
-    }
+    if (parse_opts(r, &o, &err) < 0 || api_parse_selectors(r, res, &ls, &fs, &err) < 0)
+        return api_reply_error(r, res, NULL, &err);
     int64_t rv = 0;
     json_t *all = sl_store_list(r->api->store, res->store_name, p->ns, &rv);
     json_t *items = json_array();
@@ -259,10 +248,11 @@ enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
     {
         if (!sl_kube_selector_match(ls, old) || !sl_kube_selector_match(fs, old))
             continue;
-        json_t *result = NULL, *est = NULL;
-        if (api_delete_object(r->api, res, old, &o, &result, &est) >= 0 && result)
+        json_t *result = NULL;
+        sl_error_t derr = SL_ERROR_INIT;
+        if (api_delete_object(r->api, res, old, &o, &result, &derr) >= 0 && result)
             json_array_append_new(items, result);
-        json_decref(est);
+        sl_error_clear(&derr);
     }
     json_decref(all);
     sl_kube_selector_destroy(ls);

@@ -47,8 +47,8 @@ struct sl_api {
     /* NULL: development mode, nothing checked. Atomic: SIGHUP swaps it
      * (sl_api_set_policy) while requests read it */
     const sl_authz_policy_t *_Atomic policy;
-    sl_authn_t *authn;               /* NULL: no credential can succeed */
-    _Atomic size_t max_body;         /* atomic: SIGHUP changes them (sl_api_set_limits) */
+    sl_authn_t *authn;       /* NULL: no credential can succeed */
+    _Atomic size_t max_body; /* atomic: SIGHUP changes them (sl_api_set_limits) */
     _Atomic size_t max_object;
     int bookmark_ms;
     long long event_ttl_ns;
@@ -73,16 +73,16 @@ typedef struct api_req {
     bool replied;     /* a response was queued (maybe before the body ended) */
     json_t *warnings; /* strings → `Warning: 299 - "..."` headers */
     long long start_ms;
-    long long discard_since_ms; /* a chunked body past the limit is dropped since */
-    unsigned code;              /* for the request log */
-    bool plain;                 /* arrived on the plain-HTTP listener */
-    sl_auth_user_t *user;       /* authenticated user; NULL in development mode
-                                 * and for the shim push */
-    struct api_inproc *inproc;  /* set when served by sl_api_serve() (no socket) */
-    char *watch_of;             /* the identity whose watch count this request holds */
-    bool close_conn;            /* the reply closes the connection */
-    int retry_after;            /* > 0: a Retry-After header (seconds) */
-    double start_s;             /* monotonic start, for the request metrics */
+    long long discard_since_ms;              /* a chunked body past the limit is dropped since */
+    unsigned code;                           /* for the request log */
+    bool plain;                              /* arrived on the plain-HTTP listener */
+    sl_auth_user_t *user;                    /* authenticated user; NULL in development mode
+                                              * and for the shim push */
+    struct api_inproc *inproc;               /* set when served by sl_api_serve() (no socket) */
+    char *watch_of;                          /* the identity whose watch count this request holds */
+    bool close_conn;                         /* the reply closes the connection */
+    int retry_after;                         /* > 0: a Retry-After header (seconds) */
+    double start_s;                          /* monotonic start, for the request metrics */
     const char *m_verb, *m_resource, *m_sub; /* the metrics' labels (static strings) */
 } api_req_t;
 
@@ -147,6 +147,12 @@ enum MHD_Result api_reply_json(api_req_t *r, unsigned code, json_t *obj);
 enum MHD_Result api_reply_json_ct(api_req_t *r, unsigned code, const char *ctype, json_t *obj);
 /* A Status object (stolen); the HTTP code is its "code". */
 enum MHD_Result api_reply_status(api_req_t *r, json_t *status);
+/* The API edge for an sl_error_t: the Status sl_kube_status_error() builds
+ * for res (may be NULL) and name (may be NULL), err cleared. */
+json_t *api_error_status(const api_resource_t *res, const char *name, sl_error_t *err);
+/* The same, sent. */
+enum MHD_Result api_reply_error(api_req_t *r, const api_resource_t *res, const char *name,
+                                sl_error_t *err);
 /* Already-serialised JSON text (taken: freed by MHD). */
 enum MHD_Result api_reply_owned(api_req_t *r, unsigned code, const char *ctype, char *text,
                                 size_t len);
@@ -239,8 +245,9 @@ int api_data_decode_check(json_t *obj, const char *field, sl_error_t *err);
 void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs);
 void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
 
-/* The serialised size of obj against the object limit: NULL or a 413 Status. */
-json_t *api_check_object_size(sl_api_t *api, json_t *obj);
+/* The serialised size of obj against the object limit: 0, or -1 with an
+ * SL_ERR_TOO_LARGE err (a whole text: "the object is too large to store"). */
+int api_check_object_size(sl_api_t *api, json_t *obj, sl_error_t *err);
 
 /* --- in-process requests (inproc.c) --- */
 const char *api_inproc_query(struct api_inproc *q, const char *key);
@@ -272,25 +279,26 @@ enum MHD_Result api_handle_shim_event(api_req_t *r);
 /* --- decode.c: request bodies as kube-apiserver decodes them --- */
 /* Parse the body (JSON, or YAML for application/yaml) into an object for
  * resource res: checks apiVersion/kind (filled in when absent) and runs the
- * kind's strict decoding per the fieldValidation parameter. NULL with a
- * Status reply queued on failure (*mhd gets the result). */
-json_t *api_decode_object(api_req_t *r, const api_resource_t *res, enum MHD_Result *mhd);
+ * kind's strict decoding per the fieldValidation parameter. NULL with err
+ * on failure (its Status: api_error_status(res, NULL, err)); err must
+ * start as SL_ERROR_INIT and be cleared. */
+json_t *api_decode_object(api_req_t *r, const api_resource_t *res, sl_error_t *err);
 /* Parse a body as JSON (or YAML) without any kind checks; NULL with err
  * (SL_ERR_BAD_REQUEST) on a syntax error worded like Go's encoding/json. */
 json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
 /* The options kind of a write, for their 422s: CreateOptions (POST),
  * UpdateOptions (PUT), PatchOptions (PATCH). */
 const char *api_options_kind(const api_req_t *r);
-/* The 422 on the request's options (api_options_kind) from err's field
- * errors; err cleared. */
-json_t *api_options_invalid(const api_req_t *r, sl_error_t *err);
+/* err (field errors) is about the request's options (api_options_kind):
+ * its subject, for the 422 on them. */
+void api_options_subject(const api_req_t *r, sl_error_t *err);
 /* Strict/Warn/Ignore for this request; NULL with the field error in err
- * when the parameter has an unsupported value. */
+ * (about the options) when the parameter has an unsupported value. */
 const char *api_field_validation(api_req_t *r, sl_error_t *err);
 /* Run res's decode_check on obj and apply the fieldValidation directive.
- * -1 with a Status queued on a strict error. */
+ * -1 with a BadRequest err on a strict error. */
 int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
-                     enum MHD_Result *mhd);
+                     sl_error_t *err);
 
 /* --- table.c: Table output --- */
 /* 0: plain JSON, 1: Table meta.k8s.io/v1, 2: Table meta.k8s.io/v1beta1,
@@ -314,9 +322,10 @@ typedef struct api_delopts {
 } api_delopts_t;
 /* Delete (or start deleting) old, a stored object of res. 0: removed,
  * *result = its last state; 1: still there with deletionTimestamp set
- * (graceful pod, finalizers, namespace), *result = it; -1: *status. */
+ * (graceful pod, finalizers, namespace), *result = it; -1: err (its
+ * Status for res and old's name). */
 int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, const api_delopts_t *o,
-                      json_t **result, json_t **status);
+                      json_t **result, sl_error_t *err);
 /* The rule for removing a pod at once on DELETE (see delete.c). */
 bool api_pod_delete_now(json_t *pod, long long grace);
 
@@ -343,7 +352,11 @@ bool api_namespace_has_spec_finalizers(json_t *ns);
 void api_ensure_default_sa(sl_api_t *api, const char *ns);
 
 /* --- helpers shared by handlers (objects.c) --- */
-/* Status for a store errno (ENOENT, EEXIST, ESTALE, ...) on res/name. */
+/* The kind of a store errno (ENOENT NotFound, EEXIST AlreadyExists, ESTALE
+ * Conflict, EINVAL BadRequest with text, else a 500 with text or
+ * strerror) in err; returns -1. */
+int api_store_error(int e, const char *text, sl_error_t *err);
+/* Its Status for res/name (an edge function). */
 json_t *api_store_error_status(const api_resource_t *res, const char *name, int e,
                                const char *text);
 /* Queue a reply with obj as JSON or as a one-row Table per Accept. obj stolen. */
@@ -352,14 +365,15 @@ enum MHD_Result api_reply_object(api_req_t *r, const api_resource_t *res, unsign
 /* Set apiVersion and kind of obj from res (the store keeps them). */
 void api_set_type(const api_resource_t *res, json_t *obj);
 /* Create obj (decoded, kind checked) at p: namespace and service account
- * checks, defaults, validation, generateName, dryRun. -1 with *status (a
- * Status to send; NULL when a reply was already queued). */
-int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status);
+ * checks, defaults, validation, generateName, dryRun. -1 with err (its
+ * Status for p->res and obj's name: api_error_status(p->res,
+ * sl_kube_name(obj), err)); err must start as SL_ERROR_INIT and be cleared. */
+int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, sl_error_t *err);
 /* PUT and PATCH share this: *objp is the complete new object (replaced by
  * the stored result), old the stored one; expect_rv 0 = unconditional.
- * -1 with *status (a Status to send) on failure. */
+ * -1 with err on failure (its Status for p->res and p->name). */
 int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
-                     int64_t expect_rv, json_t **status);
+                     int64_t expect_rv, sl_error_t *err);
 /* labelSelector and fieldSelector of the request (both NULL-safe to
  * destroy). -1 on a parse error, err of kind SL_ERR_BAD_REQUEST (kube's 400
  * with the parser's text). */
@@ -368,9 +382,10 @@ int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selecto
 /* A Pod's service account must exist (ServiceAccount admission): 0, or -1
  * with an SL_ERR_FORBIDDEN err. */
 int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err);
-/* Namespace check for writes: exists and is not terminating. NULL when ok,
- * else a Status. */
-json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns,
-                            const char *name);
+/* Namespace check for writes: exists and is not terminating. 0 when ok,
+ * else -1 with err: a NotFound of the namespace, or (a POST) a Forbidden
+ * of res/name with kube's NamespaceTerminating cause (both subjects set). */
+int api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns, const char *name,
+                        sl_error_t *err);
 
 #endif

@@ -206,8 +206,9 @@ static int parse_list_opts(api_req_t *r, list_opts_t *o, sl_error_t *err)
 }
 
 /* A revision above the current one: wait for it up to 3 s (kube's watch
- * cache does), then 504 Timeout with kube's ResourceVersionTooLarge. */
-static json_t *wait_for_rv(api_req_t *r, int64_t want)
+ * cache does); 0, or -1 with a 504 Timeout in err, kube's
+ * ResourceVersionTooLarge cause and a retry after 1 s. */
+static int wait_for_rv(api_req_t *r, int64_t want, sl_error_t *err)
 {
     int64_t cur = sl_store_revision(r->api->store);
     long long until = sl_now_ms() + 3000;
@@ -218,15 +219,12 @@ static json_t *wait_for_rv(api_req_t *r, int64_t want)
         cur = sl_store_wait(r->api->store, cur, (int)left);
     }
     if (cur >= want)
-        return NULL;
-    char *m = sl_xasprintf("Too large resource version: %lld, current: %lld", (long long)want,
-                           (long long)cur);
-    json_t *st = sl_kube_status_timeout(m, 1);
-    free(m);
-    json_object_set_new(json_object_get(st, "details"), "causes",
-                        json_pack("[{s:s, s:s}]", "reason", "ResourceVersionTooLarge", "message",
-                                  "Too large resource version"));
-    return st;
+        return 0;
+    sl_errkindf(err, SL_ERR_TIMEOUT, "Too large resource version: %lld, current: %lld",
+                (long long)want, (long long)cur);
+    err->retry_after = 1;
+    sl_err_cause(err, "ResourceVersionTooLarge", NULL, "Too large resource version");
+    return -1;
 }
 
 static const char expired_list[] = "The resourceVersion for the provided list is too old.";
@@ -237,18 +235,20 @@ static const char inconsistent_continue[] =
     "results in an inconsistent list - objects that were created, modified, or deleted between "
     "the time the first chunk was returned and now may show up in the list.";
 
-/* 410 Expired; a too old continue token gets one for the rest at the
- * latest revision in metadata.continue, as kube-apiserver answers. */
-static json_t *expired_status(const list_opts_t *o)
+/* 410 Expired in err, with kube's text for a list or a continuation. */
+static int expired(const list_opts_t *o, sl_error_t *err)
 {
-    json_t *st =
-        sl_kube_status(410, "Expired", o->has_cont ? inconsistent_continue : expired_list, NULL);
-    if (o->has_cont) {
-        char *tok = make_continue(-1, o->start_ns, o->start_name);
-        json_object_set_new(st, "metadata", json_pack("{s:s}", "continue", tok));
-        free(tok);
-    }
-    return st;
+    return sl_errkindf(err, SL_ERR_EXPIRED, "%s",
+                       o->has_cont ? inconsistent_continue : expired_list);
+}
+
+/* The edge of a list's 410 for a too old continue token: one for the rest
+ * at the latest revision in metadata.continue, as kube-apiserver answers. */
+static void add_continue(json_t *st, const list_opts_t *o)
+{
+    char *tok = make_continue(-1, o->start_ns, o->start_name);
+    json_object_set_new(st, "metadata", json_pack("{s:s}", "continue", tok));
+    free(tok);
 }
 
 /* Streaming list: each stored object is parsed, filtered, turned into its
@@ -389,9 +389,10 @@ static enum MHD_Result reply_page(api_req_t *r, lister_t *L, int64_t rv)
 }
 
 /* Fill the page: as of revision *rv from the change log (a continuation
- * or an Exact list of the past), or the current state (*rv set). */
-static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const char *ns,
-                         int64_t *rv)
+ * or an Exact list of the past), or the current state (*rv set). 0, or -1
+ * with err. */
+static int fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const char *ns, int64_t *rv,
+                     sl_error_t *err)
 {
     sl_store_t *store = r->api->store;
     const api_resource_t *res = L->res;
@@ -402,13 +403,17 @@ static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const 
     if (past) {
         /* -1 (an inconsistent continuation), or a forged one from the future */
         *rv = o->has_cont && (o->rv == -1 || o->rv > cur) ? cur : o->rv;
-        sl_error_t err = SL_ERROR_INIT;
         if (sl_store_list_at(store, res->store_name, ns, *rv, o->start_ns, o->start_name, list_one,
-                             L, &err) < 0 &&
-            !L->more)
-            return errno == ERANGE ? expired_status(o) : sl_kube_status_internal(err.text);
+                             L, err) < 0 &&
+            !L->more) {
+            if (errno == ERANGE)
+                return expired(o, err);
+            err->kind = SL_ERR_INTERNAL;
+            return -1;
+        }
+        sl_error_t cerr = SL_ERROR_INIT;
         long rest = L->more && !L->selectors ? sl_store_count_at(store, res->store_name, ns, *rv,
-                                                                 L->last_ns, L->last_name, &err)
+                                                                 L->last_ns, L->last_name, &cerr)
                                              : 0;
         L->after = rest > 0 ? (size_t)rest : 0;
     } else if (exact && (ns || exact_ns || !res->namespaced)) {
@@ -421,12 +426,12 @@ static json_t *fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const 
             list_one(L, text, strlen(text));
         free(text);
     } else if (sl_store_list_each(store, res->store_name, ns, list_one, L, rv) < 0 && !L->more) {
-        return sl_kube_status_internal(strerror(errno));
+        return sl_errkindf(err, SL_ERR_INTERNAL, "%s", strerror(errno));
     } else if (L->more && !L->selectors) { /* stopped at the first of the rest */
         long total = sl_store_count(store, res->store_name, ns);
         L->after = total > (long)L->seen ? (size_t)(total - (long)L->seen) : 0;
     }
-    return NULL;
+    return 0;
 }
 
 enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
@@ -448,9 +453,9 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
         sl_error_clear(&err);
         return api_reply_status(r, st);
     }
-    if (o.mode != RV_LATEST && (st = wait_for_rv(r, o.rv))) {
+    if (o.mode != RV_LATEST && wait_for_rv(r, o.rv, &err) < 0) {
         opts_free(&o);
-        return api_reply_status(r, st);
+        return api_reply_error(r, res, NULL, &err);
     }
     if (api_parse_selectors(r, res, &ls, &fs, &err) < 0) {
         opts_free(&o);
@@ -481,8 +486,16 @@ enum MHD_Result api_handle_list(api_req_t *r, const api_path_t *p)
                   .now = sl_kube_now_ns(),
                   .items = SL_BUF_INIT};
     int64_t rv = 0;
-    st = fill_page(r, &L, &o, ns, &rv);
-    enum MHD_Result ret = st ? api_reply_status(r, st) : reply_page(r, &L, rv);
+    enum MHD_Result ret;
+    if (fill_page(r, &L, &o, ns, &rv, &err) < 0) {
+        bool cont = err.kind == SL_ERR_EXPIRED && o.has_cont;
+        st = api_error_status(res, NULL, &err);
+        if (cont)
+            add_continue(st, &o);
+        ret = api_reply_status(r, st);
+    } else {
+        ret = reply_page(r, &L, rv);
+    }
     sl_buf_free(&L.items);
     free(L.last_ns);
     free(L.last_name);

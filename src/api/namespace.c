@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "kube/status.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -125,18 +126,20 @@ static int sweep_one(sl_api_t *api, const api_resource_t *res, json_t *o, ns_tal
         return 1;
     }
     api_delopts_t opts = {0};
-    json_t *result = NULL, *st = NULL;
-    int rc = api_delete_object(api, res, o, &opts, &result, &st);
-    long code = st ? (long)json_integer_value(json_object_get(st, "code")) : 0;
-    if (rc < 0 && code != 404) { /* kube's deleter reports these */
-        const char *m = json_string_value(json_object_get(st, "message"));
-        sl_buf_printf(&t->fails, "%s%s", t->nfail++ ? ", " : "", m ? m : "failed");
+    json_t *result = NULL;
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = api_delete_object(api, res, o, &opts, &result, &err);
+    bool gone = rc < 0 && err.kind == SL_ERR_NOT_FOUND;
+    if (rc < 0 && !gone) { /* kube's deleter reports these, in the Status's words */
+        char *m = sl_kube_error_message(&err, res->name, res->group, res->kind, sl_kube_name(o));
+        sl_buf_printf(&t->fails, "%s%s", t->nfail++ ? ", " : "", *m ? m : "failed");
+        free(m);
     }
-    int left = rc == 1 || (rc < 0 && code != 404);
+    sl_error_clear(&err);
+    int left = rc == 1 || (rc < 0 && !gone);
     if (left)
         count_finalizers(t->fin, rc == 1 && result ? result : o);
     json_decref(result);
-    json_decref(st);
     return left;
 }
 

@@ -22,15 +22,24 @@ void api_set_type(const api_resource_t *res, json_t *obj)
     json_object_set_new(obj, "kind", json_string(res->kind));
 }
 
+int api_store_error(int e, const char *text, sl_error_t *err)
+{
+    char t[SL_ERROR_TEXT_MAX]; /* text may be err's own */
+    snprintf(t, sizeof(t), "%s", text && *text ? text : "");
+    switch (e) {
+    case ENOENT: return sl_errkindf(err, SL_ERR_NOT_FOUND, "%s", "");
+    case EEXIST: return sl_errkindf(err, SL_ERR_ALREADY_EXISTS, "%s", "");
+    case ESTALE: return sl_errkindf(err, SL_ERR_CONFLICT, "%s", "");
+    case EINVAL: return sl_errkindf(err, SL_ERR_BAD_REQUEST, "%s", *t ? t : "invalid object");
+    default: return sl_errkindf(err, SL_ERR_INTERNAL, "%s", *t ? t : strerror(e));
+    }
+}
+
 json_t *api_store_error_status(const api_resource_t *res, const char *name, int e, const char *text)
 {
-    switch (e) {
-    case ENOENT: return sl_kube_status_not_found(res->name, res->group, name);
-    case EEXIST: return sl_kube_status_already_exists(res->name, res->group, name);
-    case ESTALE: return sl_kube_status_conflict(res->name, res->group, name, NULL);
-    case EINVAL: return sl_kube_status_bad_request(text && *text ? text : "invalid object");
-    default: return sl_kube_status_internal(text && *text ? text : strerror(e));
-    }
+    sl_error_t err = SL_ERROR_INIT;
+    api_store_error(e, text, &err);
+    return api_error_status(res, name, &err);
 }
 
 enum MHD_Result api_reply_object(api_req_t *r, const api_resource_t *res, unsigned code,
@@ -47,45 +56,41 @@ enum MHD_Result api_reply_object(api_req_t *r, const api_resource_t *res, unsign
     return api_reply_json(r, code, obj);
 }
 
-json_t *api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns,
-                            const char *name)
+int api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns, const char *name,
+                        sl_error_t *err)
 {
     json_t *nso = sl_store_get(r->api->store, "namespaces", NULL, ns);
-    if (!nso)
-        return sl_kube_status_not_found("namespaces", "", ns);
+    if (!nso) {
+        sl_errkindf(err, SL_ERR_NOT_FOUND, "%s", "");
+        sl_err_subject(err, "namespaces", "", "Namespace", ns);
+        return -1;
+    }
     const char *phase = sl_kube_path_str(nso, "status.phase");
     bool terminating =
         sl_kube_meta_str(nso, "deletionTimestamp") || (phase && !strcmp(phase, "Terminating"));
     json_decref(nso);
-    if (terminating && !strcmp(r->method, "POST")) {
-        char *why = sl_xasprintf(
-            "unable to create new content in namespace %s because it is being terminated", ns);
-        json_t *st = sl_kube_status_forbidden(res->name, res->group, name, why);
-        free(why);
-        /* kube's NamespaceLifecycle admission names the field */
-        char *cm = sl_xasprintf("namespace %s is being terminated", ns);
-        json_t *det = json_object_get(st, "details");
-        if (json_is_object(det))
-            json_object_set_new(det, "causes",
-                                json_pack("[{s:s, s:s, s:s}]", "reason", "NamespaceTerminating",
-                                          "message", cm, "field", "metadata.namespace"));
-        free(cm);
-        return st;
-    }
-    return NULL;
+    if (!terminating || strcmp(r->method, "POST"))
+        return 0;
+    sl_errkindf(err, SL_ERR_FORBIDDEN,
+                "unable to create new content in namespace %s because it is being terminated", ns);
+    sl_err_subject(err, res->name, res->group, res->kind, name);
+    /* kube's NamespaceLifecycle admission names the field */
+    char *cm = sl_xasprintf("namespace %s is being terminated", ns);
+    sl_err_cause(err, "NamespaceTerminating", "metadata.namespace", cm);
+    free(cm);
+    return -1;
 }
 
 /* kube's generic registry: AlreadyExists for an object that is being
- * deleted says so ("object is being deleted: ..."). */
-static void being_deleted(sl_api_t *api, const api_resource_t *res, json_t *obj, json_t *st)
+ * deleted says so ("object is being deleted: ..."), err's kind kept. */
+static void being_deleted(sl_api_t *api, const api_resource_t *res, json_t *obj, sl_error_t *err)
 {
     json_t *cur =
         sl_store_get(api->store, res->store_name, sl_kube_namespace(obj), sl_kube_name(obj));
-    const char *m = json_string_value(json_object_get(st, "message"));
-    if (cur && m && sl_kube_meta_str(cur, "deletionTimestamp")) {
-        char *msg = sl_xasprintf("object is being deleted: %s", m);
-        json_object_set_new(st, "message", json_string(msg));
-        free(msg);
+    if (cur && sl_kube_meta_str(cur, "deletionTimestamp")) {
+        char *m = sl_kube_error_message(err, res->name, res->group, res->kind, sl_kube_name(obj));
+        sl_errwholef(err, err->kind, "object is being deleted: %s", m);
+        free(m);
     }
     json_decref(cur);
 }
@@ -121,22 +126,25 @@ static int dry_run(api_req_t *r, sl_error_t *err)
     json_t *v = json_string(d);
     sl_kube_cause_not_supported(err, "dryRun", v, allowed);
     json_decref(v);
+    api_options_subject(r, err);
     return -1;
 }
 
 /* Namespace of the object vs the URL's (rest.EnsureObjectNamespaceMatchesRequestNamespace). */
-static json_t *match_namespace(const api_resource_t *res, json_t *obj, const char *url_ns)
+static int match_namespace(const api_resource_t *res, json_t *obj, const char *url_ns,
+                           sl_error_t *err)
 {
     const char *ns = sl_kube_namespace(obj);
     const char *want = res->namespaced ? url_ns : "";
     if (ns && *ns && strcmp(ns, want) && *want)
-        return sl_kube_status_bad_request("the namespace of the provided object does not match "
-                                          "the namespace sent on the request");
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                           "the namespace of the provided object does not match the namespace "
+                           "sent on the request");
     if (*want)
         sl_kube_meta_set_str(obj, "namespace", want);
     else
         sl_kube_meta_set_str(obj, "namespace", NULL);
-    return NULL;
+    return 0;
 }
 
 /* Fields only the server writes on create (rest.BeforeCreate). */
@@ -149,15 +157,6 @@ static void clear_system_fields(json_t *obj)
     json_object_del(m, "deletionTimestamp");
     json_object_del(m, "deletionGracePeriodSeconds");
     json_object_del(m, "selfLink");
-}
-
-/* The API edge of a kind's validator: the Status for its error (cleared). */
-static json_t *invalid(const api_resource_t *res, json_t *obj, sl_error_t *err)
-{
-    const char *name = sl_kube_name(obj);
-    json_t *st = sl_kube_status_error(err, res->name, res->group, res->kind, name ? name : "");
-    sl_error_clear(err);
-    return st;
 }
 
 /* generateName: PREFIX and five random characters. */
@@ -182,115 +181,108 @@ static void fill_dry_run(json_t *obj)
 }
 
 /* Store a new object; a generated name (prefix not NULL) is drawn again on
- * a collision. A pod's quota hold ends here. NULL, or the error Status. */
-static json_t *store_new(api_req_t *r, const api_resource_t *res, json_t *obj, const char *prefix,
-                         bool is_pod)
+ * a collision. A pod's quota hold ends here. 0, or -1 with err. */
+static int store_new(api_req_t *r, const api_resource_t *res, json_t *obj, const char *prefix,
+                     bool is_pod, sl_error_t *err)
 {
-    sl_error_t err = SL_ERROR_INIT;
     int rc = -1;
     for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
-        rc = sl_store_create(r->api->store, res->store_name, obj, &err);
+        rc = sl_store_create(r->api->store, res->store_name, obj, err);
         if (rc == 0 || errno != EEXIST || !prefix)
             break;
         generate_name(obj, prefix);
     }
     int e = errno;
-    if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? &err : NULL) < 0) {
+    if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? err : NULL) < 0) {
         rc = -1;
         e = errno;
     }
     if (rc == 0)
-        return NULL;
-    json_t *st = api_store_error_status(res, sl_kube_name(obj), e, err.text);
+        return 0;
+    api_store_error(e, err->text, err);
     if (e == EEXIST)
-        being_deleted(r->api, res, obj, st);
-    return st;
+        being_deleted(r->api, res, obj, err);
+    return -1;
 }
 
-int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **status)
+/* Admission and validation of a new object, in kube-apiserver's order:
+ * 0, or -1 with err. A pod's quota hold begins here (api_quota_begin). */
+static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool is_pod,
+                     sl_error_t *err)
 {
-    const api_resource_t *res = p->res;
-    json_t *st = NULL;
-    char *genc = NULL;
-    sl_error_t derr = SL_ERROR_INIT;
-    int dry = dry_run(r, &derr);
-    if (dry < 0) {
-        *status = api_options_invalid(r, &derr);
+    if (is_pod && api_check_service_account(r, obj, err) < 0)
         return -1;
-    }
-    if (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))
-        json_object_del(obj, "metadata");
-    if ((st = match_namespace(res, obj, p->ns)))
-        goto fail;
-    clear_system_fields(obj);
-    const char *name = sl_kube_name(obj);
-    const char *gen = sl_kube_meta_str(obj, "generateName");
-    genc = gen ? sl_xstrdup(gen) : NULL;
-    bool generated = false;
-    if ((!name || !*name) && genc && *genc) {
-        generate_name(obj, genc);
-        generated = true;
-    }
-    name = sl_kube_name(obj);
-    /* admission (namespace lifecycle, service accounts) runs before
-     * validation in kube-apiserver, so a missing namespace wins */
-    if (res->namespaced && (st = api_check_namespace(r, res, p->ns, generated ? "" : name)))
-        goto fail;
-    bool is_pod = !strcmp(res->name, "pods");
-    sl_error_t verr = SL_ERROR_INIT;
-    if (is_pod && api_check_service_account(r, obj, &verr) < 0) {
-        st = invalid(res, obj, &verr);
-        goto fail;
-    }
     if (is_pod) /* mutating admission: before validation counts the annotations */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
     if (res->ops && res->ops->prepare_create)
         res->ops->prepare_create(obj);
-    if (res->ops && res->ops->validate_create && res->ops->validate_create(obj, &verr) < 0) {
-        st = invalid(res, obj, &verr);
-        goto fail;
+    if (res->ops && res->ops->validate_create && res->ops->validate_create(obj, err) < 0)
+        return -1;
+    if (is_pod && api_admit_pod_create(r, obj, err) < 0)
+        return -1;
+    if (api_check_object_size(r->api, obj, err) < 0)
+        return -1;
+    return is_pod ? api_quota_begin(r, obj, err) : 0; /* holds the store lock until _end */
+}
+
+int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, sl_error_t *err)
+{
+    const api_resource_t *res = p->res;
+    int dry = dry_run(r, err);
+    if (dry < 0)
+        return -1;
+    if (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))
+        json_object_del(obj, "metadata");
+    if (match_namespace(res, obj, p->ns, err) < 0)
+        return -1;
+    clear_system_fields(obj);
+    const char *name = sl_kube_name(obj);
+    const char *gen = sl_kube_meta_str(obj, "generateName");
+    char *genc = gen ? sl_xstrdup(gen) : NULL;
+    bool generated = false;
+    if ((!name || !*name) && genc && *genc) {
+        generate_name(obj, genc);
+        generated = true;
     }
-    if (is_pod && api_admit_pod_create(r, obj, &verr) < 0) {
-        st = invalid(res, obj, &verr);
-        goto fail;
-    }
-    if ((st = api_check_object_size(r->api, obj)))
-        goto fail;
-    if (is_pod && api_quota_begin(r, obj, &verr) < 0) { /* holds the store lock until _end */
-        st = invalid(res, obj, &verr);
-        goto fail;
-    }
+    name = sl_kube_name(obj);
+    bool is_pod = !strcmp(res->name, "pods");
+    int rc = -1;
+    /* admission (namespace lifecycle, service accounts) runs before
+     * validation in kube-apiserver, so a missing namespace wins */
+    if (res->namespaced && api_check_namespace(r, res, p->ns, generated ? "" : name, err) < 0)
+        goto out;
+    if (admit_new(r, res, obj, is_pod, err) < 0)
+        goto out;
     if (dry) {
         if (is_pod)
             api_quota_end(r, obj, false, NULL);
         fill_dry_run(obj);
-        free(genc);
-        return 0;
+        rc = 0;
+        goto out;
     }
-    if ((st = store_new(r, res, obj, generated ? genc : NULL, is_pod)))
-        goto fail;
-    free(genc);
+    if (store_new(r, res, obj, generated ? genc : NULL, is_pod, err) < 0)
+        goto out;
     if (!strcmp(res->name, "namespaces"))
         api_ensure_default_sa(r->api, sl_kube_name(obj));
-    return 0;
-fail:
+    rc = 0;
+out:
     free(genc);
-    *status = st;
-    return -1;
+    return rc;
 }
 
 enum MHD_Result api_handle_create(api_req_t *r, const api_path_t *p)
 {
-    enum MHD_Result mhd = MHD_NO;
-    json_t *obj = api_decode_object(r, p->res, &mhd);
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *obj = api_decode_object(r, p->res, &err);
     if (!obj)
-        return mhd;
-    json_t *st = NULL;
-    if (api_create_object(r, p, obj, &st) < 0) {
+        return api_reply_error(r, p->res, NULL, &err);
+    if (api_create_object(r, p, obj, &err) < 0) {
+        const char *name = sl_kube_name(obj);
+        enum MHD_Result ret = api_reply_error(r, p->res, name ? name : "", &err);
         json_decref(obj);
-        return r->replied ? MHD_YES : api_reply_status(r, st);
+        return ret;
     }
     return api_reply_object(r, p->res, 201, obj);
 }
@@ -366,126 +358,118 @@ static json_t *finalize_merge(json_t *obj, json_t *old)
     return out;
 }
 
-/* Shared by PUT and PATCH: obj is the complete new object (consumed via
- * *objp, replaced by the stored result), old the stored one. */
-int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
-                     int64_t expect_rv, json_t **status)
+/* The new object of an update, from what the client sent (obj, replaced
+ * via *objp) and the stored one: /finalize and /status take one part of
+ * it, a write of the object goes through admission and validation. 0, or
+ * -1 with err. */
+static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
+                        sl_error_t *err)
 {
     const api_resource_t *res = p->res;
     json_t *obj = *objp;
-    bool status_sub = p->sub && !strcmp(p->sub, "status");
-    json_t *st;
-    sl_error_t merr = SL_ERROR_INIT;
-    if (check_meta_update(obj, old, &merr) < 0) {
-        *status = sl_kube_status_invalid(res->kind, res->group, sl_kube_name(old), &merr);
-        sl_error_clear(&merr);
-        return -1;
-    }
     if (p->sub && !strcmp(p->sub, "finalize")) {
-        json_t *merged = finalize_merge(obj, old);
+        *objp = finalize_merge(obj, old);
         json_decref(obj);
-        *objp = obj = merged;
-    } else if (status_sub) {
-        json_t *merged = status_merge(obj, old);
-        json_decref(obj);
-        *objp = obj = merged;
-        sl_error_t verr = SL_ERROR_INIT;
-        if (res->ops && res->ops->validate_status &&
-            res->ops->validate_status(obj, old, &verr) < 0) {
-            *status = invalid(res, obj, &verr);
-            return -1;
-        }
-    } else {
-        carry_over(obj, old);
-        sl_error_t aerr = SL_ERROR_INIT;
-        if (!strcmp(res->name, "pods") && api_admit_pod_update(r, obj, old, &aerr) < 0) {
-            *status = invalid(res, obj, &aerr);
-            return -1;
-        }
-        if (res->ops && res->ops->defaults)
-            res->ops->defaults(obj);
-        if (res->ops && res->ops->prepare_update)
-            res->ops->prepare_update(obj, old);
-        sl_error_t verr = SL_ERROR_INIT;
-        if (res->ops && res->ops->validate_update &&
-            res->ops->validate_update(obj, old, &verr) < 0) {
-            *status = invalid(res, obj, &verr);
-            return -1;
-        }
+        return 0;
     }
-    if ((st = api_check_object_size(r->api, obj))) {
-        *status = st;
+    if (p->sub && !strcmp(p->sub, "status")) {
+        *objp = status_merge(obj, old);
+        json_decref(obj);
+        if (res->ops && res->ops->validate_status)
+            return res->ops->validate_status(*objp, old, err) < 0 ? -1 : 0;
+        return 0;
+    }
+    carry_over(obj, old);
+    if (!strcmp(res->name, "pods") && api_admit_pod_update(r, obj, old, err) < 0)
+        return -1;
+    if (res->ops && res->ops->defaults)
+        res->ops->defaults(obj);
+    if (res->ops && res->ops->prepare_update)
+        res->ops->prepare_update(obj, old);
+    if (res->ops && res->ops->validate_update && res->ops->validate_update(obj, old, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Finalizers gone from an object being deleted: it goes away now (pods
+ * are removed by the lifecycle controller, namespaces by the namespace
+ * controller instead). true when it went (*objp its last state). */
+static bool delete_finalized(api_req_t *r, const api_path_t *p, json_t **objp, int64_t expect_rv)
+{
+    const api_resource_t *res = p->res;
+    json_t *obj = *objp;
+    json_t *fin = json_object_get(sl_kube_meta(obj), "finalizers");
+    if (!strcmp(res->name, "pods") || !strcmp(res->name, "namespaces") ||
+        !sl_kube_meta_str(obj, "deletionTimestamp") || json_array_size(fin) != 0)
+        return false;
+    json_t *gone = NULL;
+    if (sl_store_delete(r->api->store, res->store_name, p->ns, p->name, expect_rv, &gone, NULL) < 0)
+        return false;
+    json_decref(obj);
+    *objp = gone;
+    return true;
+}
+
+int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *old,
+                     int64_t expect_rv, sl_error_t *err)
+{
+    if (check_meta_update(*objp, old, err) < 0) {
+        /* kube names the stored object */
+        sl_err_subject(err, p->res->name, p->res->group, p->res->kind, sl_kube_name(old));
         return -1;
     }
-    sl_error_t derr = SL_ERROR_INIT;
-    int dry = dry_run(r, &derr);
-    if (dry < 0) { /* it went on as a dry run, after a 422 that never reached the client */
-        *status = api_options_invalid(r, &derr);
+    if (merge_update(r, p, objp, old, err) < 0 || api_check_object_size(r->api, *objp, err) < 0)
         return -1;
-    }
+    int dry = dry_run(r, err);
+    if (dry < 0) /* it went on as a dry run, after a 422 that never reached the client */
+        return -1;
     if (dry) {
         json_t *rv = json_object_get(sl_kube_meta(old), "resourceVersion");
         if (rv)
-            json_object_set(sl_kube_meta(obj), "resourceVersion", rv);
+            json_object_set(sl_kube_meta(*objp), "resourceVersion", rv);
         return 0;
     }
-    /* finalizers gone from an object being deleted: it goes away now
-     * (pods are removed by the lifecycle controller, namespaces by the
-     * namespace controller instead) */
-    json_t *fin = json_object_get(sl_kube_meta(obj), "finalizers");
-    if (strcmp(res->name, "pods") && strcmp(res->name, "namespaces") &&
-        sl_kube_meta_str(obj, "deletionTimestamp") && json_array_size(fin) == 0) {
-        json_t *gone = NULL;
-        if (sl_store_delete(r->api->store, res->store_name, p->ns, p->name, expect_rv, &gone,
-                            NULL) == 0) {
-            json_decref(obj);
-            *objp = gone;
-            return 0;
-        }
-    }
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_update(r->api->store, res->store_name, obj, expect_rv, &err) < 0) {
-        *status = api_store_error_status(res, p->name, errno, err.text);
+    if (delete_finalized(r, p, objp, expect_rv))
+        return 0;
+    if (sl_store_update(r->api->store, p->res->store_name, *objp, expect_rv, err) < 0)
+        return api_store_error(errno, err->text, err);
+    return 0;
+}
+
+/* PUT's own checks before the update: the name and namespace of the URL,
+ * a resourceVersion; the stored object in *old. 0, or -1 with err. */
+static int check_put(api_req_t *r, const api_path_t *p, json_t *obj, json_t **old, sl_error_t *err)
+{
+    const api_resource_t *res = p->res;
+    const char *name = sl_kube_name(obj);
+    if (!name || strcmp(name, p->name))
+        return sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                           "the name of the object (%s) does not match the name on the URL (%s)",
+                           name ? name : "", p->name);
+    if (match_namespace(res, obj, p->ns, err) < 0)
         return -1;
-    }
+    if (sl_kube_rv(obj) < 0)
+        return sl_errkindf(err, SL_ERR_CONFLICT, "%s", "");
+    *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+    if (!*old)
+        return api_store_error(errno, NULL, err);
     return 0;
 }
 
 enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
-    enum MHD_Result mhd = MHD_NO;
-    json_t *obj = api_decode_object(r, res, &mhd);
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *obj = api_decode_object(r, res, &err);
     if (!obj)
-        return mhd;
-    json_t *st = NULL, *old = NULL;
-    const char *name = sl_kube_name(obj);
-    if (!name || strcmp(name, p->name)) {
-        char *msg = sl_xasprintf("the name of the object (%s) does not match the name on the URL "
-                                 "(%s)",
-                                 name ? name : "", p->name);
-        st = sl_kube_status_bad_request(msg);
-        free(msg);
-        goto fail;
+        return api_reply_error(r, res, NULL, &err);
+    json_t *old = NULL;
+    if (check_put(r, p, obj, &old, &err) < 0 ||
+        api_write_update(r, p, &obj, old, sl_kube_rv(obj), &err) < 0) {
+        json_decref(obj);
+        json_decref(old);
+        return api_reply_error(r, res, p->name, &err);
     }
-    if ((st = match_namespace(res, obj, p->ns)))
-        goto fail;
-    int64_t rv = sl_kube_rv(obj);
-    if (rv < 0) {
-        st = sl_kube_status_conflict(res->name, res->group, p->name, NULL);
-        goto fail;
-    }
-    old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
-    if (!old) {
-        st = api_store_error_status(res, p->name, errno, NULL);
-        goto fail;
-    }
-    if (api_write_update(r, p, &obj, old, rv, &st) < 0)
-        goto fail;
     json_decref(old);
     return api_reply_object(r, res, 200, obj);
-fail:
-    json_decref(obj);
-    json_decref(old);
-    return api_reply_status(r, st);
 }

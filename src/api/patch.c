@@ -90,145 +90,136 @@ static void pin_identity(const api_resource_t *res, const api_path_t *p, json_t 
 }
 
 /* The request's patch: an object (a JSON patch may be an array); NULL
- * after replying (*mhd). */
-static json_t *patch_body(api_req_t *r, enum ptype t, enum MHD_Result *mhd)
+ * with a BadRequest in err. */
+static json_t *patch_body(api_req_t *r, enum ptype t, sl_error_t *err)
 {
-    sl_error_t perr = SL_ERROR_INIT;
-    json_t *patch = api_parse_body(r->body.data, r->body.len, false, &perr);
+    json_t *patch = api_parse_body(r->body.data, r->body.len, false, err);
     if (!patch && t == P_APPLY) /* apply configurations may be YAML */
-        patch = api_parse_body(r->body.data, r->body.len, true, &perr);
-    if (!patch) {
-        *mhd = api_reply_status(r, sl_kube_status_error(&perr, NULL, NULL, NULL, NULL));
+        patch = api_parse_body(r->body.data, r->body.len, true, err);
+    if (!patch)
         return NULL;
-    }
     if (t != P_JSON && !json_is_object(patch)) {
         json_decref(patch);
-        *mhd = api_reply_status(
-            r, sl_kube_status_bad_request("json: cannot unmarshal array into Go value of type "
-                                          "map[string]interface {}"));
+        sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                    "json: cannot unmarshal array into Go value of type map[string]interface {}");
         return NULL;
     }
     return patch;
 }
 
-enum { APPLY_DONE, APPLY_RETRY, APPLY_REPLIED };
+enum { APPLY_DONE, APPLY_RETRY };
 
 /* Server-side apply to an object that does not exist creates it: DONE with
- * *obj (created) or *st (refused), RETRY when it was created meanwhile (patch
- * it), REPLIED when the reply is sent (*mhd). */
+ * *obj (created) or err (refused), RETRY when it was created meanwhile
+ * (patch it). */
 static int apply_create(api_req_t *r, const api_path_t *p, json_t *patch, const char *manager,
-                        const char *directive, json_t **obj, json_t **st, enum MHD_Result *mhd)
+                        const char *directive, json_t **obj, sl_error_t *err)
 {
     const api_resource_t *res = p->res;
     json_t *o = sl_kube_apply(NULL, patch, manager, NULL);
     if (!o) {
-        *st = sl_kube_status_bad_request("invalid apply configuration");
+        sl_errkindf(err, SL_ERR_BAD_REQUEST, "invalid apply configuration");
         return APPLY_DONE;
     }
     pin_identity(res, p, o);
-    if (api_check_fields(r, res, o, directive, mhd) < 0) {
+    if (api_check_fields(r, res, o, directive, err) < 0 || api_create_object(r, p, o, err) < 0) {
         json_decref(o);
-        return APPLY_REPLIED;
-    }
-    if (api_create_object(r, p, o, st) < 0) {
-        json_decref(o);
-        if (!*st) {
-            *mhd = MHD_YES;
-            return APPLY_REPLIED;
-        }
-        return json_integer_value(json_object_get(*st, "code")) == 409 ? APPLY_RETRY : APPLY_DONE;
+        bool exists = err->kind == SL_ERR_CONFLICT || err->kind == SL_ERR_ALREADY_EXISTS;
+        return exists ? APPLY_RETRY : APPLY_DONE; /* kube: any 409 */
     }
     *obj = o;
     return APPLY_DONE;
+}
+
+/* The query's checks before the body: the patch type, fieldValidation
+ * (the directive) and apply's fieldManager. 0, or -1 with err. */
+static int patch_options(api_req_t *r, enum ptype *t, const char **directive, sl_error_t *err)
+{
+    if (patch_type(api_header(r, "Content-Type"), t) < 0)
+        return sl_errkindf(err, SL_ERR_UNSUPPORTED_MEDIA_TYPE,
+                           "the body of the request was in an unknown format - accepted media "
+                           "types include: application/json-patch+json, "
+                           "application/merge-patch+json, application/strategic-merge-patch+json, "
+                           "application/apply-patch+yaml");
+    if (!(*directive = api_field_validation(r, err)))
+        return -1;
+    const char *manager = api_query(r, "fieldManager");
+    if (*t == P_APPLY && (!manager || !*manager)) {
+        sl_kube_cause_required(err, "fieldManager", "is required for apply patch");
+        api_options_subject(r, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* One attempt at patching the stored old: 0 with *obj written, or -1 with
+ * err (*obj NULL). */
+static int patch_once(api_req_t *r, const api_path_t *p, enum ptype t, json_t *patch,
+                      const char *directive, int64_t want_rv, json_t *old, json_t **obj,
+                      sl_error_t *err)
+{
+    const api_resource_t *res = p->res;
+    *obj = apply(t, res, old, patch, api_query(r, "fieldManager"), r->api->max_body, err);
+    if (!*obj)
+        return -1;
+    if (api_check_object_size(r->api, *obj, err) < 0) /* before anything reads it */
+        goto fail;
+    pin_identity(res, p, *obj);
+    if (api_check_fields(r, res, *obj, directive, err) < 0)
+        goto fail;
+    int64_t expect = want_rv ? want_rv : sl_kube_rv(old);
+    if (!want_rv) /* the stored rv; the patched one may carry anything */
+        sl_kube_set_rv(*obj, sl_kube_rv(old));
+    if (api_write_update(r, p, obj, old, expect, err) == 0)
+        return 0;
+fail:
+    json_decref(*obj);
+    *obj = NULL;
+    return -1;
 }
 
 enum MHD_Result api_handle_patch(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     enum ptype t;
-    enum MHD_Result mhd = MHD_NO;
-    const char *ct = api_header(r, "Content-Type");
-    if (patch_type(ct, &t) < 0)
-        return api_reply_status(
-            r, sl_kube_status_unsupported_media_type("application/json-patch+json, "
-                                                     "application/merge-patch+json, "
-                                                     "application/strategic-merge-patch+json, "
-                                                     "application/apply-patch+yaml"));
-    sl_error_t verr = SL_ERROR_INIT;
-    const char *directive = api_field_validation(r, &verr);
-    if (!directive)
-        return api_reply_status(r, api_options_invalid(r, &verr));
-    const char *manager = api_query(r, "fieldManager");
-    if (t == P_APPLY && (!manager || !*manager)) {
-        sl_error_t err = SL_ERROR_INIT;
-        sl_kube_cause_required(&err, "fieldManager", "is required for apply patch");
-        json_t *st = sl_kube_status_invalid("PatchOptions", "meta.k8s.io", "", &err);
-        sl_error_clear(&err);
-        return api_reply_status(r, st);
-    }
-    json_t *patch = patch_body(r, t, &mhd);
-    if (!patch)
-        return mhd;
+    const char *directive;
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *patch = NULL;
+    if (patch_options(r, &t, &directive, &err) < 0 || !(patch = patch_body(r, t, &err)))
+        return api_reply_error(r, NULL, NULL, &err);
     /* resourceVersion in the patch: a precondition (kube: optimistic lock) */
     /* (null there is just the 3-way diff dropping a server-owned field) */
     const char *prv = t == P_JSON ? NULL : sl_kube_meta_str(patch, "resourceVersion");
     int64_t want_rv = prv && *prv ? sl_kube_rv_parse(prv) : 0;
-    json_t *st = NULL, *obj = NULL, *old = NULL;
+    json_t *obj = NULL, *old = NULL;
     unsigned code = 200;
     for (int attempt = 0; attempt < RETRIES; attempt++) {
-        json_decref(st);
-        st = NULL;
+        sl_error_clear(&err);
         json_decref(old);
         old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+        if (!old && t == P_APPLY && !p->sub) { /* server-side apply creates */
+            if (apply_create(r, p, patch, api_query(r, "fieldManager"), directive, &obj, &err) ==
+                APPLY_RETRY)
+                continue; /* created meanwhile: patch it */
+            code = 201;
+            break;
+        }
         if (!old) {
-            if (t == P_APPLY && !p->sub) { /* server-side apply creates */
-                int ac = apply_create(r, p, patch, manager, directive, &obj, &st, &mhd);
-                if (ac == APPLY_REPLIED) {
-                    json_decref(patch);
-                    return mhd;
-                }
-                if (ac == APPLY_RETRY)
-                    continue; /* created meanwhile: patch it */
-                if (obj)
-                    code = 201;
-                break;
-            }
-            st = api_store_error_status(res, p->name, errno, NULL);
+            api_store_error(errno, NULL, &err);
             break;
         }
-        sl_error_t aerr = SL_ERROR_INIT;
-        obj = apply(t, res, old, patch, manager, r->api->max_body, &aerr);
-        if (!obj)
-            st = sl_kube_status_error(&aerr, res->name, res->group, res->kind, p->name);
-        if (obj && (st = api_check_object_size(r->api, obj))) { /* before anything reads it */
-            json_decref(obj);
-            obj = NULL;
-        }
-        if (!obj)
+        if (patch_once(r, p, t, patch, directive, want_rv, old, &obj, &err) == 0)
             break;
-        pin_identity(res, p, obj);
-        if (api_check_fields(r, res, obj, directive, &mhd) < 0) {
-            json_decref(obj);
-            json_decref(old);
-            json_decref(patch);
-            return mhd;
-        }
-        int64_t expect = want_rv ? want_rv : sl_kube_rv(old);
-        if (!want_rv) /* the stored rv; the patched one may carry anything */
-            sl_kube_set_rv(obj, sl_kube_rv(old));
-        if (api_write_update(r, p, &obj, old, expect, &st) == 0)
-            break;
-        json_decref(obj);
-        obj = NULL;
-        const char *reason = json_string_value(json_object_get(st, "reason"));
-        bool conflict = reason && !strcmp(reason, "Conflict");
-        if (!conflict || want_rv)
+        if (err.kind != SL_ERR_CONFLICT || want_rv)
             break;
     }
     json_decref(patch);
     json_decref(old);
-    if (!obj)
-        return api_reply_status(r, st ? st : sl_kube_status_internal("patch failed"));
-    json_decref(st);
+    if (!obj) {
+        if (!err.kind && !*err.text) /* retries ran out on something else */
+            sl_errkindf(&err, SL_ERR_INTERNAL, "patch failed");
+        return api_reply_error(r, res, p->name, &err);
+    }
+    sl_error_clear(&err);
     return api_reply_object(r, res, code, obj);
 }

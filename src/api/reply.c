@@ -146,6 +146,20 @@ enum MHD_Result api_reply_status(api_req_t *r, json_t *status)
     return api_reply_json(r, (unsigned)code, status);
 }
 
+json_t *api_error_status(const api_resource_t *res, const char *name, sl_error_t *err)
+{
+    json_t *st = res ? sl_kube_status_error(err, res->name, res->group, res->kind, name)
+                     : sl_kube_status_error(err, NULL, NULL, NULL, name);
+    sl_error_clear(err);
+    return st;
+}
+
+enum MHD_Result api_reply_error(api_req_t *r, const api_resource_t *res, const char *name,
+                                sl_error_t *err)
+{
+    return api_reply_status(r, api_error_status(res, name, err));
+}
+
 enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,
                                  MHD_ContentReaderFreeCallback free_fn)

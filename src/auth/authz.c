@@ -3,6 +3,7 @@
 #include "auth/internal.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "kube/status.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -201,23 +202,9 @@ static char *why_text(const sl_authz_req_t *r)
     return out;
 }
 
-/* NewForbidden(): `pods "p1" is forbidden: why`, `jobs.batch is forbidden:
- * why`, `forbidden: why` for non-resource URLs */
 char *sl_authz_message(const sl_authz_req_t *r, const char *why)
 {
-    if (!r->resource || !*r->resource)
-        return sl_xasprintf("forbidden: %s", why);
-    char *gr = r->api_group && *r->api_group ? sl_xasprintf("%s.%s", r->resource, r->api_group)
-                                             : sl_xstrdup(r->resource);
-    char *out;
-    if (r->name && *r->name) {
-        char *qn = sl_go_quote(r->name);
-        out = sl_xasprintf("%s %s is forbidden: %s", gr, qn, why);
-        free(qn);
-    } else
-        out = sl_xasprintf("%s is forbidden: %s", gr, why);
-    free(gr);
-    return out;
+    return sl_kube_forbidden_message(r->resource, r->api_group, r->name, why);
 }
 
 int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, sl_error_t *err)

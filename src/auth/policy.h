@@ -77,7 +77,8 @@ typedef struct sl_authz_req {
  *   User "alice" cannot list resource "pods" in API group "" in the namespace "bob"
  * -1 a request it cannot judge (EINVAL: no user or verb; SL_ERR_BAD_REQUEST).
  * The API's 403 wraps the reason (sl_kube_status_forbidden(resource, group,
- * name, err->text): "pods is forbidden: User ..."), as sl_authz_message() does.
+ * name, err->text): "pods is forbidden: User ..."), with the same writer as
+ * sl_authz_message().
  * Non-resource URLs (discovery, /version, /healthz, /openapi) are readable
  * by every authenticated user, as kube-apiserver's system:discovery role;
  * /metrics (and below) only by adminGroups and the users and groups that a
@@ -86,7 +87,8 @@ int sl_authz_check_req(const sl_authz_policy_t *p, const sl_authz_req_t *r, sl_e
 
 /* kube-apiserver's 403 message for a denial of r with reason why
  * (NewForbidden(): `pods "p1" is forbidden: why`, `forbidden: why` for a
- * non-resource URL). Caller frees. */
+ * non-resource URL), written by sl_kube_forbidden_message() (src/kube), as
+ * the API's 403 is. Caller frees. */
 char *sl_authz_message(const sl_authz_req_t *r, const char *why);
 
 /* Short form: resource is "pods", "pods/log" or "jobs.batch" (RESOURCE[.GROUP][/SUB]).

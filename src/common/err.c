@@ -13,6 +13,8 @@
 static void vfill(sl_error_t *err, const char *fmt, va_list ap)
 {
     vsnprintf(err->text, sizeof(err->text), fmt, ap);
+    err->whole = false;
+    err->retry_after = 0;
 }
 
 int sl_errprintf(sl_error_t *err, const char *fmt, ...)
@@ -41,6 +43,45 @@ int sl_errkindf(sl_error_t *err, sl_errkind_t kind, const char *fmt, ...)
     }
     errno = saved;
     return -1;
+}
+
+int sl_errwholef(sl_error_t *err, sl_errkind_t kind, const char *fmt, ...)
+{
+    int saved = errno;
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vfill(err, fmt, ap);
+        va_end(ap);
+        err->kind = kind;
+        err->whole = true;
+    }
+    errno = saved;
+    return -1;
+}
+
+static char *dup_or_null(const char *s) { return s ? sl_xstrdup(s) : NULL; }
+
+static void subject_free(sl_errsubject_t *s)
+{
+    free(s->resource);
+    free(s->group);
+    free(s->kind);
+    free(s->name);
+    memset(s, 0, sizeof(*s));
+}
+
+void sl_err_subject(sl_error_t *err, const char *resource, const char *group, const char *kind,
+                    const char *name)
+{
+    if (!err)
+        return;
+    subject_free(&err->subject);
+    err->subject.resource = dup_or_null(resource);
+    err->subject.group = dup_or_null(group);
+    err->subject.kind = dup_or_null(kind);
+    err->subject.name = dup_or_null(name);
+    err->subject.set = true;
 }
 
 int sl_errprefix(sl_error_t *err, const char *fmt, ...)
@@ -72,7 +113,9 @@ void sl_error_clear(sl_error_t *err)
 {
     if (!err)
         return;
+    subject_free(&err->subject);
     for (size_t i = 0; i < err->nfields; i++) {
+        free(err->fields[i].reason);
         free(err->fields[i].field);
         free(err->fields[i].value);
         free(err->fields[i].detail);
@@ -81,21 +124,36 @@ void sl_error_clear(sl_error_t *err)
     *err = (sl_error_t)SL_ERROR_INIT;
 }
 
-static sl_fielderr_t *push(sl_error_t *err, sl_fe_type_t type, const char *field,
-                           const char *detail)
+static sl_fielderr_t *push_any(sl_error_t *err, sl_fe_type_t type, const char *field,
+                               const char *detail)
 {
     if (err->nfields == err->capfields) {
         err->capfields = err->capfields ? err->capfields * 2 : 8;
         err->fields = sl_xrealloc(err->fields, err->capfields * sizeof(*err->fields));
     }
-    if (err->kind == SL_ERR_GENERIC)
-        err->kind = SL_ERR_INVALID;
     sl_fielderr_t *e = &err->fields[err->nfields++];
     memset(e, 0, sizeof(*e));
     e->type = type;
     e->field = sl_xstrdup(field ? field : "");
     e->detail = sl_xstrdup(detail ? detail : "");
     return e;
+}
+
+/* A field error: the first one makes a generic error Invalid. */
+static sl_fielderr_t *push(sl_error_t *err, sl_fe_type_t type, const char *field,
+                           const char *detail)
+{
+    if (err->kind == SL_ERR_GENERIC)
+        err->kind = SL_ERR_INVALID;
+    return push_any(err, type, field, detail);
+}
+
+void sl_err_cause(sl_error_t *err, const char *reason, const char *field, const char *message)
+{
+    if (!err)
+        return;
+    sl_fielderr_t *e = push_any(err, SL_FE_INVALID, field, message);
+    e->reason = sl_xstrdup(reason ? reason : "");
 }
 
 void sl_err_field(sl_error_t *err, sl_fe_type_t type, const char *field, const char *value,
@@ -138,7 +196,9 @@ void sl_err_fields_extend(sl_error_t *dst, const sl_error_t *src)
 {
     for (size_t i = 0; dst && src && i < src->nfields; i++) {
         const sl_fielderr_t *s = &src->fields[i];
-        sl_fielderr_t *e = push(dst, s->type, s->field, s->detail);
+        sl_fielderr_t *e = s->reason ? push_any(dst, s->type, s->field, s->detail)
+                                     : push(dst, s->type, s->field, s->detail);
+        e->reason = dup_or_null(s->reason);
         e->vkind = s->vkind;
         e->value = s->value ? sl_xstrdup(s->value) : NULL;
         e->ivalue = s->ivalue;
@@ -184,6 +244,8 @@ static const char *type_text(sl_fe_type_t type)
 
 char *sl_fielderr_body(const sl_fielderr_t *e)
 {
+    if (e->reason) /* a cause of its own: its message */
+        return sl_xstrdup(e->detail ? e->detail : "");
     sl_buf_t b = SL_BUF_INIT;
     sl_buf_puts(&b, type_text(e->type));
     switch (e->type) {
@@ -212,6 +274,16 @@ char *sl_fielderr_text(const sl_fielderr_t *e)
     char *s = sl_xasprintf("%s: %s", e->field, body);
     free(body);
     return s;
+}
+
+int sl_errfield(sl_error_t *err, const sl_fielderr_t *e)
+{
+    int saved = errno;
+    char *t = sl_fielderr_text(e);
+    sl_errprintf(err, "%s", t);
+    free(t);
+    errno = saved;
+    return -1;
 }
 
 char *sl_err_fields_aggregate(const sl_error_t *err)

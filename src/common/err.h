@@ -16,12 +16,15 @@
  * (sl_kube_status_error(), src/kube/status.h); everything below speaks
  * sl_error_t. A plain text-only error needs no clear: the field list is
  * allocated by the first field error only, and an error that never had one
- * may be left uninitialized before sl_errprintf()/sl_errkindf().
+ * may be left uninitialized before sl_errprintf()/sl_errkindf() -- unless
+ * it goes to the API edge: sl_kube_status_error() reads the subject and the
+ * causes of every error, so one that reaches it starts as SL_ERROR_INIT.
  */
 #ifndef SL_ERR_H
 #define SL_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What went wrong, for the API's code and reason (kube's StatusReason). */
@@ -37,6 +40,7 @@ typedef enum sl_errkind {
     SL_ERR_CONFLICT,               /* 409 Conflict */
     SL_ERR_ALREADY_EXISTS,         /* 409 AlreadyExists */
     SL_ERR_GONE,                   /* 410 Gone */
+    SL_ERR_EXPIRED,                /* 410 Expired (a resourceVersion or continue token too old) */
     SL_ERR_TOO_LARGE,              /* 413 RequestEntityTooLarge */
     SL_ERR_UNSUPPORTED_MEDIA_TYPE, /* 415 UnsupportedMediaType */
     SL_ERR_TOO_MANY_REQUESTS,      /* 429 TooManyRequests */
@@ -63,7 +67,9 @@ typedef enum sl_fe_vkind { SL_FE_V_NONE, SL_FE_V_STRING, SL_FE_V_INT, SL_FE_V_RA
 
 typedef struct sl_fielderr {
     sl_fe_type_t type;
-    char *field; /* "spec.containers[1].resources.limits.memory" */
+    char *reason; /* a cause that is no field.ErrorType (sl_err_cause): its reason, the
+                   * detail its message; else NULL */
+    char *field;  /* "spec.containers[1].resources.limits.memory" */
     sl_fe_vkind_t vkind;
     char *value;      /* SL_FE_V_STRING/RAW: the bad value (may be ""); else NULL */
     long long ivalue; /* SL_FE_V_INT */
@@ -75,10 +81,22 @@ typedef struct sl_fielderr {
  * every one the tests meet; a longer one is cut there. */
 #define SL_ERROR_TEXT_MAX 4096
 
+/* What an error is about when it is not what the request addressed (the
+ * namespace of a create that is not found, the options of a write): the
+ * API edge's resource, group, kind and name give way to these. */
+typedef struct sl_errsubject {
+    char *resource, *group, *kind, *name; /* owned; NULL stays NULL */
+    bool set;
+} sl_errsubject_t;
+
 typedef struct sl_error {
     char text[SL_ERROR_TEXT_MAX];
     sl_errkind_t kind;
-    sl_fielderr_t *fields; /* owned; NULL until the first field error */
+    bool whole;              /* the text is the Status message itself (sl_errwholef) */
+    int retry_after;         /* seconds a client should wait before trying again (0: none;
+                              * kube's details.retryAfterSeconds) */
+    sl_errsubject_t subject; /* sl_err_subject() */
+    sl_fielderr_t *fields;   /* owned; NULL until the first field error */
     size_t nfields, capfields;
 } sl_error_t;
 
@@ -94,6 +112,20 @@ int sl_errprintf(sl_error_t *err, const char *fmt, ...) __attribute__((format(pr
 /* The same with a kind. */
 int sl_errkindf(sl_error_t *err, sl_errkind_t kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The same, the text being the whole message: the API edge puts it in the
+ * Status as it is, where the kind would add words of its own (413's
+ * "Request entity too large: ", 403's "pods \"p\" is forbidden: ", the
+ * fixed texts of NotFound and AlreadyExists). sl_errprintf() and
+ * sl_errkindf() end it. */
+int sl_errwholef(sl_error_t *err, sl_errkind_t kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The error is about this object rather than the one the API edge names
+ * (copies; NULL stays NULL; err may be NULL). Like field errors, a subject
+ * needs sl_error_clear(). */
+void sl_err_subject(sl_error_t *err, const char *resource, const char *group, const char *kind,
+                    const char *name);
 
 /* Prepend "prefix: " to the existing text (context added on the way up);
  * kind and field errors stay. */
@@ -114,7 +146,12 @@ void sl_err_field_int(sl_error_t *err, sl_fe_type_t type, const char *field, lon
 void sl_err_field_raw(sl_error_t *err, sl_fe_type_t type, const char *field, const char *value,
                       const char *detail);
 void sl_err_field_none(sl_error_t *err, sl_fe_type_t type, const char *field, const char *detail);
-/* Append a copy of every field error of src. */
+/* Append a cause that is no field error (kube's StatusCause with a reason
+ * of its own, such as NamespaceTerminating; field may be NULL): the kind
+ * stays; the Status of a kind other than Invalid lists these in
+ * details.causes. */
+void sl_err_cause(sl_error_t *err, const char *reason, const char *field, const char *message);
+/* Append a copy of every field error (and cause) of src. */
 void sl_err_fields_extend(sl_error_t *dst, const sl_error_t *src);
 
 size_t sl_err_nfields(const sl_error_t *err);
@@ -129,6 +166,11 @@ char *sl_fielderr_text(const sl_fielderr_t *e);
 /* field.ErrorList.ToAggregate().Error(): one error alone, several as
  * "[e1, e2]", duplicates (same text) dropped; "" for none. Caller frees. */
 char *sl_err_fields_aggregate(const sl_error_t *err);
+/* A text-only error whose text is e's Error() ("field: Invalid value:
+ * \"x\": detail"), for code that reports one field error as text (the
+ * shim's spec parser): the same words as the API's, no list kept, kind
+ * generic. Returns -1, errno kept. */
+int sl_errfield(sl_error_t *err, const sl_fielderr_t *e);
 /* One error text per line ("field: body\n"...), for the CLI. Caller frees. */
 char *sl_err_fields_lines(const sl_error_t *err);
 

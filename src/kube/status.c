@@ -142,7 +142,8 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
     for (size_t i = 0; i < sl_err_nfields(err); i++) {
         const sl_fielderr_t *e = sl_err_fieldat(err, i);
         char *body = sl_fielderr_body(e);
-        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason", sl_fe_reason(e->type),
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason",
+                                                e->reason ? e->reason : sl_fe_reason(e->type),
                                                 "message", body, "field", e->field));
         free(body);
     }
@@ -165,13 +166,14 @@ static json_t *status_by_kind(const sl_error_t *err, const char *resource, const
     case SL_ERR_METHOD_NOT_ALLOWED: return sl_kube_status(405, NULL, t, NULL);
     case SL_ERR_NOT_ACCEPTABLE: return sl_kube_status(406, NULL, t, NULL);
     case SL_ERR_GONE: return sl_kube_status(410, NULL, t, NULL);
+    case SL_ERR_EXPIRED: return sl_kube_status(410, "Expired", t, NULL);
     case SL_ERR_TOO_LARGE: /* NewRequestEntityTooLargeError() */
         return with_msg(413, "RequestEntityTooLarge",
                         sl_xasprintf("Request entity too large: %s", t), NULL);
     case SL_ERR_UNSUPPORTED_MEDIA_TYPE: return sl_kube_status(415, NULL, t, NULL);
     case SL_ERR_TOO_MANY_REQUESTS: return sl_kube_status(429, NULL, t, NULL);
     case SL_ERR_UNAVAILABLE: return sl_kube_status(503, NULL, t, NULL);
-    case SL_ERR_TIMEOUT: return sl_kube_status_timeout(t, 0);
+    case SL_ERR_TIMEOUT: return sl_kube_status_timeout(t, err->retry_after);
     case SL_ERR_INVALID: /* handled by sl_kube_status_error() */
     case SL_ERR_GENERIC:
     case SL_ERR_INTERNAL: break;
@@ -179,16 +181,65 @@ static json_t *status_by_kind(const sl_error_t *err, const char *resource, const
     return sl_kube_status_internal(t);
 }
 
+/* The causes of their own (sl_err_cause) in details.causes, for a kind
+ * other than Invalid (whose field errors are its causes already; a
+ * BadRequest's field errors are in its text). */
+static void add_causes(json_t *st, const sl_error_t *err)
+{
+    json_t *causes = NULL;
+    for (size_t i = 0; i < sl_err_nfields(err); i++) {
+        const sl_fielderr_t *e = sl_err_fieldat(err, i);
+        if (!e->reason)
+            continue;
+        if (!causes)
+            causes = json_array();
+        json_t *c = json_pack("{s:s,s:s}", "reason", e->reason, "message", e->detail);
+        if (e->field && *e->field) /* omitempty */
+            json_object_set_new(c, "field", json_string(e->field));
+        json_array_append_new(causes, c);
+    }
+    if (!causes)
+        return;
+    json_t *d = json_object_get(st, "details");
+    if (!json_is_object(d))
+        json_object_set_new(st, "details", d = json_object());
+    json_object_set_new(d, "causes", causes);
+}
+
 json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
                              const char *kind, const char *name)
 {
     if (!err)
         return sl_kube_status_internal("unknown error");
+    const sl_errsubject_t *s = &err->subject;
+    if (s->set) {
+        resource = s->resource;
+        group = s->group;
+        kind = s->kind;
+        name = s->name;
+    }
+    json_t *st;
     if (err->kind == SL_ERR_INVALID && sl_err_nfields(err))
-        return sl_kube_status_invalid(kind, group, name, err);
-    if (err->kind == SL_ERR_INVALID) /* a reason without field errors */
-        return sl_kube_status(422, "Invalid", err->text, NULL);
-    return status_by_kind(err, resource, group, name);
+        st = sl_kube_status_invalid(kind, group, name, err);
+    else if (err->kind == SL_ERR_INVALID) /* a reason without field errors */
+        st = sl_kube_status(422, "Invalid", err->text, NULL);
+    else
+        st = status_by_kind(err, resource, group, name);
+    if (err->whole)
+        json_object_set_new(st, "message", json_string(err->text));
+    if (err->kind != SL_ERR_INVALID)
+        add_causes(st, err);
+    return st;
+}
+
+char *sl_kube_error_message(const sl_error_t *err, const char *resource, const char *group,
+                            const char *kind, const char *name)
+{
+    json_t *st = sl_kube_status_error(err, resource, group, kind, name);
+    const char *m = json_string_value(json_object_get(st, "message"));
+    char *out = sl_xstrdup(m ? m : "");
+    json_decref(st);
+    return out;
 }
 
 /* Go's rendering of a bad value in field.Error.ErrorBody(). */
@@ -252,21 +303,29 @@ void sl_kube_cause_duplicate(sl_error_t *err, const char *field, json_t *value)
     free(v);
 }
 
+char *sl_kube_forbidden_message(const char *resource, const char *group, const char *name,
+                                const char *why)
+{
+    if (!resource || !*resource)
+        return sl_xasprintf("forbidden: %s", why);
+    char *q = qualified(resource, group);
+    char *msg;
+    if (!name || !*name) {
+        msg = sl_xasprintf("%s is forbidden: %s", q, why);
+    } else {
+        char *qn = sl_go_quote(name);
+        msg = sl_xasprintf("%s %s is forbidden: %s", q, qn, why);
+        free(qn);
+    }
+    free(q);
+    return msg;
+}
+
 json_t *sl_kube_status_forbidden(const char *resource, const char *group, const char *name,
                                  const char *why)
 {
-    char *msg;
-    if (!resource || !*resource) {
-        msg = sl_xasprintf("forbidden: %s", why);
-    } else {
-        char *q = qualified(resource, group);
-        if (!name || !*name)
-            msg = sl_xasprintf("%s is forbidden: %s", q, why);
-        else
-            msg = sl_xasprintf("%s \"%s\" is forbidden: %s", q, name, why);
-        free(q);
-    }
-    return with_msg(403, "Forbidden", msg, details(name, group, resource));
+    return with_msg(403, "Forbidden", sl_kube_forbidden_message(resource, group, name, why),
+                    details(name, group, resource));
 }
 
 json_t *sl_kube_status_unauthorized(const char *msg)

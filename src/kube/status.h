@@ -56,9 +56,17 @@ json_t *sl_kube_status_invalid(const char *kind, const char *group, const char *
  * SL_ERR_TOO_LARGE: `Request entity too large: <text>`; SL_ERR_NOT_FOUND, _ALREADY_EXISTS,
  * _CONFLICT, _FORBIDDEN: the texts above for resource/group/name, err's text as the reason where
  * they take one; SL_ERR_GENERIC and _INTERNAL: 500 `Internal error occurred: <text>`; the others:
- * their code and reason with err's text as the message). */
+ * their code and reason with err's text as the message; SL_ERR_EXPIRED: 410 Expired).
+ * err's subject (sl_err_subject), when set, replaces resource, group, kind
+ * and name; a whole text (sl_errwholef) is the message as it is; the causes
+ * of its own (sl_err_cause) go to details.causes; SL_ERR_TIMEOUT carries
+ * err's retry_after in details.retryAfterSeconds. */
 json_t *sl_kube_status_error(const sl_error_t *err, const char *resource, const char *group,
                              const char *kind, const char *name);
+/* The message of that Status (for a text that kube builds on it, such as
+ * "object is being deleted: <AlreadyExists message>"). Caller frees. */
+char *sl_kube_error_message(const sl_error_t *err, const char *resource, const char *group,
+                            const char *kind, const char *name);
 
 /* Field errors for Invalid whose bad value is a JSON value, appended to err
  * (field.Error of k8s.io/apimachinery/.../validation/field). The body is
@@ -84,6 +92,12 @@ void sl_kube_cause_too_long(sl_error_t *err, const char *field, const char *deta
 
 /* 403: `pods "p1" is forbidden: <why>` (name NULL/"": `pods is forbidden:
  * <why>`; resource NULL/"": `forbidden: <why>`). */
+/* NewForbidden()'s message, the one writer of the 403 text (the API's
+ * Status, sl_authz_message() for the CLI): `pods "p1" is forbidden: why`
+ * (the name with Go's %q), `jobs.batch is forbidden: why` without a name,
+ * `forbidden: why` without a resource (a non-resource URL). Caller frees. */
+char *sl_kube_forbidden_message(const char *resource, const char *group, const char *name,
+                                const char *why);
 json_t *sl_kube_status_forbidden(const char *resource, const char *group, const char *name,
                                  const char *why);
 /* 401: message "Unauthorized" when msg is NULL (what kube-apiserver sends

@@ -28,6 +28,20 @@ static int bad(sl_error_t *err, const char *path, const char *fmt, ...)
     return sl_errprintf(err, "%s: %s", path, msg);
 }
 
+/* One field error in the texts the API uses too (src/common/err.c):
+ * "path: Invalid value: \"v\": detail"; value printed with Go's %q. */
+static int bad_value(sl_error_t *err, sl_fe_type_t type, const char *path, const char *value,
+                     const char *detail)
+{
+    sl_fielderr_t e = {.type = type,
+                       .field = (char *)path,
+                       .vkind = SL_FE_V_STRING,
+                       .value = (char *)value,
+                       .detail = (char *)detail};
+    errno = EINVAL;
+    return sl_errfield(err, &e);
+}
+
 int sl_shim_is_dns_label(const char *s)
 {
     size_t n = strlen(s);
@@ -223,11 +237,20 @@ static int parse_env_runtime(json_t *o, const char *path, sl_shim_container_t *c
         size_t fi = 0;
         while (f && fi < sizeof(fields) / sizeof(fields[0]) && strcmp(f, fields[fi]))
             fi++;
-        if (!f || fi == sizeof(fields) / sizeof(fields[0]))
-            return bad(err, p,
-                       "Unsupported value: supported values: \"spec.nodeName\", "
-                       "\"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
-                       "\"status.podIPs\"");
+        if (!f || fi == sizeof(fields) / sizeof(fields[0])) {
+            char *v = f ? NULL : json_dumps(e, JSON_ENCODE_ANY | JSON_COMPACT);
+            sl_fielderr_t fe = {.type = SL_FE_NOT_SUPPORTED,
+                                .field = p,
+                                .vkind = f ? SL_FE_V_STRING : SL_FE_V_RAW,
+                                .value = f ? (char *)f : v,
+                                .detail =
+                                    "supported values: \"spec.nodeName\", \"status.hostIP\", "
+                                    "\"status.hostIPs\", \"status.podIP\", \"status.podIPs\""};
+            errno = EINVAL;
+            sl_errfield(err, &fe);
+            free(v);
+            return -1;
+        }
         c->rt_env[c->nrt_env] = sl_xstrdup(k);
         c->rt_field[c->nrt_env++] = (sl_shim_field_t)fi;
     }
@@ -246,10 +269,9 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     if (get_text(o, "name", p, 1, &c->name, err) < 0)
         return -1;
     if (!sl_shim_is_dns_label(c->name))
-        return bad(err, p,
-                   "Invalid value: \"%s\": must be a DNS-1123 label (lower-case "
-                   "alphanumerics and '-', at most 63 characters)",
-                   c->name);
+        return bad_value(err, SL_FE_INVALID, p, c->name,
+                         "must be a DNS-1123 label (lower-case alphanumerics and '-', at most 63 "
+                         "characters)");
     if (parse_argv(o, path, c, err) < 0 || parse_env(o, path, c, err) < 0 ||
         parse_env_runtime(o, path, c, err) < 0)
         return -1;
@@ -347,7 +369,8 @@ static int parse_header(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
     if (get_text(root, "apiVersion", "apiVersion", 0, &tmp, err) < 0)
         return -1;
     if (tmp && strcmp(tmp, API_VERSION)) {
-        bad(err, "apiVersion", "Unsupported value: \"%s\": supported: \"%s\"", tmp, API_VERSION);
+        bad_value(err, SL_FE_NOT_SUPPORTED, "apiVersion", tmp,
+                  "supported values: \"" API_VERSION "\"");
         free(tmp);
         return -1;
     }
@@ -355,7 +378,7 @@ static int parse_header(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
     if (get_text(root, "kind", "kind", 0, &tmp, err) < 0)
         return -1;
     if (tmp && strcmp(tmp, KIND)) {
-        bad(err, "kind", "Unsupported value: \"%s\": supported: \"%s\"", tmp, KIND);
+        bad_value(err, SL_FE_NOT_SUPPORTED, "kind", tmp, "supported values: \"" KIND "\"");
         free(tmp);
         return -1;
     }
@@ -388,10 +411,8 @@ static int parse_policy(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         else if (!strcmp(tmp, "Never"))
             s->restart_policy = SL_RESTART_NEVER;
         else {
-            bad(err, "restartPolicy",
-                "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", "
-                "\"Never\"",
-                tmp);
+            bad_value(err, SL_FE_NOT_SUPPORTED, "restartPolicy", tmp,
+                      "supported values: \"Always\", \"OnFailure\", \"Never\"");
             free(tmp);
             return -1;
         }
@@ -404,10 +425,17 @@ static int parse_policy(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
         if (!json_is_integer(g))
             return bad(err, "terminationGracePeriodSeconds", "must be an integer");
         json_int_t v = json_integer_value(g);
-        if (v < 0 || v > INT_MAX / 1000)
-            return bad(err, "terminationGracePeriodSeconds",
-                       "Invalid value: %lld: must be between 0 and %d", (long long)v,
-                       INT_MAX / 1000);
+        if (v < 0 || v > INT_MAX / 1000) {
+            char d[64];
+            snprintf(d, sizeof(d), "must be between 0 and %d", INT_MAX / 1000);
+            sl_fielderr_t fe = {.type = SL_FE_INVALID,
+                                .field = "terminationGracePeriodSeconds",
+                                .vkind = SL_FE_V_INT,
+                                .ivalue = (long long)v,
+                                .detail = d};
+            errno = EINVAL;
+            return sl_errfield(err, &fe);
+        }
         s->grace_seconds = (int)v;
     }
     return 0;
@@ -427,10 +455,8 @@ static int parse_report(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
                      err) < 0)
             return -1;
         if (strncmp(s->report_url, "http://", 7) && strncmp(s->report_url, "https://", 8))
-            return bad(err, "report.url",
-                       "Invalid value: \"%s\": must be an http:// or "
-                       "https:// URL",
-                       s->report_url);
+            return bad_value(err, SL_FE_INVALID, "report.url", s->report_url,
+                             "must be an http:// or https:// URL");
         if (s->report_token && !token_ok(s->report_token))
             return bad(err, "report.token",
                        "must be non-empty visible ASCII (it is sent in "
@@ -456,10 +482,9 @@ static int parse_cleanup(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
             if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
                 return bad(err, p, "must be a string");
             if (!cleanup_path_ok(json_string_value(e)))
-                return bad(err, p,
-                           "Invalid value: \"%s\": must be an absolute, normalised path whose "
-                           "last component starts with \"slurmlink-\"",
-                           json_string_value(e));
+                return bad_value(err, SL_FE_INVALID, p, json_string_value(e),
+                                 "must be an absolute, normalised path whose last component "
+                                 "starts with \"slurmlink-\"");
             s->cleanup[s->ncleanup++] = sl_xstrdup(json_string_value(e));
         }
     }
@@ -505,7 +530,7 @@ static int unique_names(const sl_shim_spec_t *s, sl_error_t *err)
                 char p[64];
                 snprintf(p, sizeof(p), "%s[%zu].name", a->init ? "initContainers" : "containers",
                          a->init ? i : i - s->ninit);
-                return bad(err, p, "Duplicate value: \"%s\"", a->name);
+                return bad_value(err, SL_FE_DUPLICATE, p, a->name, NULL);
             }
         }
     }

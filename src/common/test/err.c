@@ -89,10 +89,42 @@ static void fields(void)
     sl_error_clear(NULL);
 }
 
+/* whole texts, subjects and causes of their own */
+static void edge_parts(void)
+{
+    sl_error_t e = SL_ERROR_INIT;
+    errno = EFBIG;
+    is_int(sl_errwholef(&e, SL_ERR_TOO_LARGE, "%d bytes", 9), -1, "sl_errwholef returns -1");
+    is_int(errno, EFBIG, "errno kept");
+    ok(e.whole && e.kind == SL_ERR_TOO_LARGE, "whole, with its kind");
+    sl_errprefix(&e, "x");
+    ok(e.whole, "a prefix keeps it whole");
+    sl_errprintf(&e, "plain");
+    ok(!e.whole, "sl_errprintf ends it");
+    sl_err_subject(&e, "namespaces", NULL, NULL, "n");
+    sl_err_subject(&e, "namespaces", "", NULL, "m"); /* the second replaces the first */
+    ok(e.subject.set && !strcmp(e.subject.name, "m") && !e.subject.kind && !*e.subject.group,
+       "a subject, NULL kept NULL");
+    sl_errkindf(&e, SL_ERR_FORBIDDEN, "no");
+    sl_err_cause(&e, "NamespaceTerminating", "metadata.namespace", "being terminated");
+    is_int(e.kind, SL_ERR_FORBIDDEN, "a cause keeps the kind");
+    char *t = sl_fielderr_text(sl_err_fieldat(&e, 0));
+    is_str(t, "metadata.namespace: being terminated", "a cause's text is its message");
+    free(t);
+    sl_error_t d = SL_ERROR_INIT;
+    sl_err_fields_extend(&d, &e);
+    is_str(sl_err_fieldat(&d, 0)->reason, "NamespaceTerminating", "extend copies a cause");
+    is_int(d.kind, SL_ERR_GENERIC, "... and a cause makes no error Invalid");
+    sl_error_clear(&d);
+    sl_error_clear(&e);
+    ok(!e.subject.set && !e.subject.name, "clear frees the subject");
+}
+
 int main(void)
 {
-    tap_plan(28);
+    tap_plan(39);
     text_and_errno();
     fields();
+    edge_parts();
     return tap_done();
 }

@@ -116,6 +116,17 @@ int main(void)
                  "missing pod.uid");
     expect_error("{\"pod\":{\"namespace\":1,\"name\":\"p\",\"uid\":\"u\"}," MAIN "}",
                  "pod.namespace: must be a string", "non-string namespace");
+    /* the field error texts the API writes too (src/common/err.c), whole */
+    expect_error("{\"apiVersion\":\"v2\"," POD "," MAIN "}",
+                 "apiVersion: Unsupported value: \"v2\": supported values: \"slurmlink.io/v1\"",
+                 "wrong apiVersion, kube's words");
+    expect_error("{" POD ",\"restartPolicy\":\"So\\\"me\"," MAIN "}",
+                 "restartPolicy: Unsupported value: \"So\\\"me\": supported values: \"Always\", "
+                 "\"OnFailure\", \"Never\"",
+                 "bad restartPolicy, the value quoted as Go's %q");
+    expect_error("{" POD ",\"terminationGracePeriodSeconds\":-1," MAIN "}",
+                 "terminationGracePeriodSeconds: Invalid value: -1: must be between 0 and 2147483",
+                 "negative grace, whole");
     expect_error("{" POD ",\"restartPolicy\":\"Sometimes\"," MAIN "}",
                  "restartPolicy: Unsupported value: \"Sometimes\"", "bad restartPolicy");
     expect_error("{" POD ",\"terminationGracePeriodSeconds\":-1," MAIN "}",
