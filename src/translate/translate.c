@@ -187,6 +187,14 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
     x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, x->in_store,
                                   cfg->default_runtime);
     x->ops = sl_runtime_get(x->rtname);
+    char *why = sl_runtime_unavailable(x->rtname);
+    if (why) {
+        char *d = sl_xasprintf("runs with %s, which %s", x->rtname, why + strlen(x->rtname) + 1);
+        sl_fe_invalid(c->errs, k->image ? k->image : "", d, "%s.image", x->path);
+        free(d);
+        free(why);
+        return;
+    }
     const char *root = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT);
     if (!root)
         root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
@@ -258,6 +266,25 @@ static void expand_words(const char *const *w, size_t n, tr_env_t *env, sl_argv_
     }
 }
 
+/* rootfs: the image under a writable layer of each run, made by the shim
+ * (runtimes with shim_root); argvIndex is the word that is the image */
+static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
+                        const sl_argv_t *argv)
+{
+    size_t ix = 1;
+    while (ix < argv->n && strcmp(argv->v[ix], x->image))
+        ix++;
+    if (!x->ops->shim_root || !x->image || ix >= argv->n)
+        return;
+    json_t *ms = json_array();
+    for (size_t i = 0; i < x->nm; i++)
+        json_array_append_new(
+            ms, json_pack("{s:s, s:s}", "source", x->mounts[i].src, "target", x->mounts[i].dst));
+    json_object_set_new(j, "rootfs",
+                        json_pack("{s:s, s:I, s:b, s:o}", "lower", x->image, "argvIndex",
+                                  (json_int_t)ix, "readOnly", k->read_only_root, "mounts", ms));
+}
+
 /* the container's entry in the shim spec, and its line in the summary */
 static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
                         const sl_argv_t *argv, sl_buf_t *summary)
@@ -295,6 +322,7 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "image", json_string(x->image));
     if (tr_is_sidecar(k))
         json_object_set_new(j, "sidecar", json_true());
+    rootfs_json(j, k, x, argv);
     char *qi = sl_go_quote(k->image ? k->image : "");
     sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
                   tr_is_sidecar(k) ? "sidecar"
@@ -361,6 +389,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         .extra = (const char *const *)extra.v,
         .nextra = extra.n,
         .binary = binary_for(c->cfg, x.rtname),
+        .read_only_root = k->read_only_root,
     };
     sl_argv_t argv = SL_ARGV_INIT;
     sl_error_t rerr = SL_ERROR_INIT;
