@@ -53,6 +53,19 @@ static const char *const step_text[] = {
     "creating a mount point",
 };
 
+/* a path in overlayfs' options: ',' ':' and '\\' escaped with '\\' */
+static char *opt_escape(const char *s)
+{
+    char *o = sl_xmalloc(2 * strlen(s) + 1), *p = o;
+    for (; *s; s++) {
+        if (*s == ',' || *s == ':' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
+    }
+    *p = '\0';
+    return o;
+}
+
 shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_t *c, char *msg,
                                    size_t msglen)
 {
@@ -69,8 +82,11 @@ shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_
     r->upper = sl_xasprintf("%s/upper", r->base);
     r->work = sl_xasprintf("%s/work", r->base);
     r->merged = sl_xasprintf("%s/root", r->base);
-    r->opts =
-        sl_xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", s->lower, r->upper, r->work);
+    char *l = opt_escape(s->lower), *u = opt_escape(r->upper), *w = opt_escape(r->work);
+    r->opts = sl_xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", l, u, w);
+    free(l);
+    free(u);
+    free(w);
     snprintf(r->uid_map, sizeof(r->uid_map), "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
     snprintf(r->gid_map, sizeof(r->gid_map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
     r->argv = sl_xcalloc(c->argc + 1, sizeof(char *));

@@ -295,10 +295,8 @@ static int parse_rootfs(json_t *o, const char *path, sl_shim_container_t *c, sl_
     snprintf(p, sizeof(p), "%s.rootfs.lower", path);
     if (get_text(r, "lower", p, 1, &rf->lower, err) < 0)
         return -1;
-    if (!norm_path_ok(rf->lower, 0) || strpbrk(rf->lower, ",:\\"))
-        return bad(err, p,
-                   "must be an absolute, normalised path without ',', ':' or '\\' "
-                   "(overlayfs option syntax)");
+    if (!norm_path_ok(rf->lower, 0))
+        return bad(err, p, "must be an absolute, normalised path");
     snprintf(p, sizeof(p), "%s.rootfs.argvIndex", path);
     json_t *ix = json_object_get(r, "argvIndex");
     if (!json_is_integer(ix) || json_integer_value(ix) < 1 ||

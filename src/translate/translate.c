@@ -271,10 +271,12 @@ static void expand_words(const char *const *w, size_t n, tr_env_t *env, sl_argv_
 static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
                         const sl_argv_t *argv)
 {
+    if (!x->ops->shim_root || !x->image)
+        return;
     size_t ix = 1;
     while (ix < argv->n && strcmp(argv->v[ix], x->image))
         ix++;
-    if (!x->ops->shim_root || !x->image || ix >= argv->n)
+    if (ix >= argv->n)
         return;
     json_t *ms = json_array();
     for (size_t i = 0; i < x->nm; i++)
