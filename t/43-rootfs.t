@@ -5,7 +5,7 @@
 # and mount points the image lacks are created; the stored image never
 # changes, also with two pods of one image writing the same path at once.
 source "$(dirname "$0")/lib.sh"
-plan 19
+plan 21
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -68,6 +68,15 @@ like "$out" '^Succeeded ' "readOnlyRootFilesystem: true: the pod runs"
 like "$out" 'Read-only file system' "... a write to / fails with EROFS"
 unlike "$out" 'wrote' "... and nothing is written"
 like "$out" 'value ok $' "... its volumes are mounted at paths the image lacks, and writable"
+
+# --- a mount point the image makes a symbolic link: a clear StartError ---------
+pod sl 'echo ran' false '[{"name":"scratch","mountPath":"/linuxrc/x"}]' '[{"name":"scratch","emptyDir":{}}]'
+wait_for 90 done_ sl
+is "$(jp sl '{.status.phase} {.status.containerStatuses[0].state.terminated.reason}')" "Failed StartError" \
+  "a mountPath through a symbolic link of the image (/linuxrc/x): the container does not start"
+is "$(jp sl '{.status.containerStatuses[0].state.terminated.message}')" \
+  "private root: mount point /linuxrc/x: a component is a symbolic link or a file in the image" \
+  "... and the message names the mount point and why"
 
 # --- nothing is left on the node ----------------------------------------------
 is "$(grep -c '/rootfs/' /proc/self/mountinfo)" 0 "no overlay or tmpfs is visible outside the runs"
