@@ -204,6 +204,11 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
         sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", x->path);
     if (!x->ops->needs_image && k->image)
         tr_warn(c, "%s: image %s is not used by the host runtime", x->path, k->image);
+    if (!x->ops->needs_image && k->read_only_root)
+        tr_warn(c,
+                "%s.securityContext.readOnlyRootFilesystem: the host runtime has no image root: "
+                "ignored",
+                x->path);
 }
 
 /* volumeMounts[i]: added to x->mounts, or a field error */
