@@ -108,6 +108,7 @@ static void ctr_fini(shim_ctr_t *c)
         if (c->fd[i] >= 0)
             close(c->fd[i]);
     sl_crilog_close(c->log);
+    shim_rootfs_free(c->rootfs);
     for (size_t i = 0; c->envp && c->envp[i]; i++)
         free(c->envp[i]);
     free(c->envp);
@@ -242,6 +243,8 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
     c->state = CS_TERMINATED;
     c->pid = 0;
+    shim_rootfs_free(c->rootfs);
+    c->rootfs = NULL;
     sl_crilog_close(c->log);
     c->log = NULL;
 
@@ -383,7 +386,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     ep[0] = -1;
     if (failed)
         goto fail;
-    shim_rootfs_free(rf);
+    c->rootfs = rf; /* until the run ends */
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
     c->fd[0] = out[0];

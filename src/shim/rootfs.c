@@ -23,6 +23,7 @@ struct shim_rootfs {
     const sl_shim_rootfs_t *spec;
     char *base, *upper, *work, *merged, *opts;
     char uid_map[64], gid_map[64];
+    int as_root; /* a job of root's (a policy may allow it): a mount namespace is enough */
     char **argv;
     int *is_dir; /* per mount point: a folder (1) or a file (0) */
 };
@@ -72,9 +73,19 @@ shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_
     const sl_shim_rootfs_t *s = c->rootfs;
     shim_rootfs_t *r = sl_xcalloc(1, sizeof(*r));
     r->spec = s;
-    r->base = sl_xasprintf("%s/rootfs/%s", pod_dir, c->name);
+    r->as_root = geteuid() == 0;
     sl_error_t err = SL_ERROR_INIT;
-    if (sl_mkdir_p(r->base, 0700, &err) < 0) {
+    if (r->as_root) {
+        /* ch-run's own user namespace could not reach a folder of another
+         * user's (a root job in a user's pod folder): a folder of root's */
+        r->base = sl_xstrdup("/tmp/slurmlink-root.XXXXXX");
+        if (!mkdtemp(r->base)) {
+            snprintf(msg, msglen, "private root: mkdtemp %s: %s", r->base, strerror(errno));
+            shim_rootfs_free(r);
+            return NULL;
+        }
+    } else if (r->base = sl_xasprintf("%s/rootfs/%s", pod_dir, c->name),
+               sl_mkdir_p(r->base, 0700, &err) < 0) {
         snprintf(msg, msglen, "private root: %s", err.text);
         shim_rootfs_free(r);
         return NULL;
@@ -106,6 +117,8 @@ void shim_rootfs_free(shim_rootfs_t *r)
 {
     if (!r)
         return;
+    if (r->as_root && r->base)
+        rmdir(r->base); /* empty out here: the run's mounts were its namespace's */
     free(r->base);
     free(r->upper);
     free(r->work);
@@ -232,9 +245,16 @@ static int mount_point(const char *root, const char *target, int is_dir)
     return fd >= 0 ? 0 : -1;
 }
 
-/* the user and mount namespace of this run: the job user stays itself */
+/* the user and mount namespace of this run: the job user stays itself
+ * (root needs no user namespace, and in one it would lose its rights over
+ * the other users' files, its pod folder among them) */
 static int enter_namespaces(const shim_rootfs_t *r, int *step)
 {
+    if (r->as_root)
+        return (*step = ST_USERNS, unshare(CLONE_NEWNS)) < 0 ||
+                       (*step = ST_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) < 0
+                   ? -1
+                   : 0;
     if ((*step = ST_USERNS, unshare(CLONE_NEWUSER | CLONE_NEWNS)) < 0 ||
         (*step = ST_SETGROUPS, write_file("/proc/self/setgroups", "deny")) < 0 ||
         (*step = ST_UIDMAP, write_file("/proc/self/uid_map", r->uid_map)) < 0 ||

@@ -14,7 +14,10 @@
  * namespace may mount tmpfs and overlayfs (Linux >= 5.11).
  *
  * shim_rootfs_prepare() runs in the shim (it allocates); shim_rootfs_enter()
- * in the forked child before exec (system calls only).
+ * in the forked child before exec (system calls only). The mount point is
+ * <pod folder>/rootfs/<container>; for a job of root's a new folder in /tmp
+ * (removed when the run ends), since ch-run's own user namespace could not
+ * reach into another user's pod folder.
  */
 #ifndef SL_SHIM_ROOTFS_H
 #define SL_SHIM_ROOTFS_H
@@ -30,7 +33,8 @@ typedef struct shim_rootfs shim_rootfs_t;
 shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_t *c, char *msg,
                                    size_t msglen);
 char *const *shim_rootfs_argv(const shim_rootfs_t *r);
-void shim_rootfs_free(shim_rootfs_t *r); /* NULL is a no-op */
+/* After the run (a root job's folder in /tmp is removed). NULL is a no-op. */
+void shim_rootfs_free(shim_rootfs_t *r);
 
 /* In the child: the namespaces, the layers, the mount points. 0, or -1 with
  * errno and *step (for shim_rootfs_step_text) and *mount (the mount point
