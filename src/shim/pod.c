@@ -306,10 +306,12 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
     dup2(out, 1);
     dup2(errp, 2);
     int what[3] = {0, 0, -1};
-    if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0)
+    if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
         what[0]++;
-    else
+    } else {
+        what[0] = 0;
         execvpe(argv[0], argv, c->envp);
+    }
     what[1] = errno;
     ssize_t w = write(ep, what, sizeof(what));
     (void)w;
