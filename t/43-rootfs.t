@@ -79,8 +79,8 @@ is "$(jp sl '{.status.containerStatuses[0].state.terminated.message}')" \
   "... and the message names the mount point and why"
 
 # --- nothing is left on the node ----------------------------------------------
-is "$(grep -c '/rootfs/' /proc/self/mountinfo)" 0 "no overlay or tmpfs is visible outside the runs"
-is "$(ps -u nobody -o args= | grep -c '[c]h-run')" 0 "no container process is left"
+is "$(grep -c "$CL/.*/rootfs/" /proc/self/mountinfo)" 0 "no overlay or tmpfs is visible outside the runs"
+is "$(procs_of "$CL" | xargs -r ps -o args= -p | grep -c '[c]h-run')" 0 "no container process of this cluster is left"
 is "$(tree_sum "$IMG")" "$before" "at the end the stored image is what was imported"
 
 # --- the shim spec says it -----------------------------------------------------
