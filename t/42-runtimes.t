@@ -12,7 +12,7 @@
 #   - a runtime slurmlinkd sees that the node does not have: the container
 #     fails before exec with StartError naming the runtime and its path.
 source "$(dirname "$0")/lib.sh"
-plan 15
+plan 18
 
 D=$(tmpdir) # 0700 root: what slurmlinkd finds there, the jobs' users cannot run
 on_exit "rm -rf '$D'"
@@ -66,6 +66,15 @@ diag "py: $msg"
 like "$msg" 'spec.containers\[0\].image: Invalid value: "python:3.11": ' "... with the reason, naming the image"
 unlike "$msg" 'No such file or directory' "... not an exec error"
 is "$(job py)" "" "... and never becomes a Slurm job"
+
+# --- a runtime chosen by the image (an absolute *.sif: apptainer), not installed --
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"sif"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"/srv/model.sif","command":["true"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
+  | kc create -f - >/dev/null
+ok wait_for 60 failed sif "an absolute .sif image without apptainer installed: the pod fails"
+is "$(jp sif '{.status.reason}|{.status.message}')" \
+  'SubmitFailed|spec.containers[0].image: Invalid value: "/srv/model.sif": runs with apptainer, which is not installed (apptainer not found in PATH); installed: charliecloud, host' \
+  "... at submission, naming the image, the runtime and what is installed"
+is "$(job sif)" "" "... and never becomes a Slurm job"
 
 # --- slurmlinkd sees an apptainer that the node's jobs cannot run ----------------
 mkdir "$D/bin"
