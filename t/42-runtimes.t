@@ -12,6 +12,11 @@
 #   - a runtime slurmlinkd sees that the node does not have: the container
 #     fails before exec with StartError naming the runtime and its path.
 source "$(dirname "$0")/lib.sh"
+# what is said about missing runtimes needs them missing: charliecloud only
+for p in apptainer singularity podman enroot; do
+  command -v "$p" >/dev/null && skip_all "$p is installed here: this test needs a machine with charliecloud alone"
+done
+command -v ch-run >/dev/null || skip_all "charliecloud (ch-run) is not installed"
 plan 18
 
 D=$(tmpdir) # 0700 root: what slurmlinkd finds there, the jobs' users cannot run
