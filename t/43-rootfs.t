@@ -5,7 +5,7 @@
 # and mount points the image lacks are created; the stored image never
 # changes, also with two pods of one image writing the same path at once.
 source "$(dirname "$0")/lib.sh"
-plan 21
+plan 22
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -68,6 +68,10 @@ like "$out" '^Succeeded ' "readOnlyRootFilesystem: true: the pod runs"
 like "$out" 'Read-only file system' "... a write to / fails with EROFS"
 unlike "$out" 'wrote' "... and nothing is written"
 like "$out" 'value ok $' "... its volumes are mounted at paths the image lacks, and writable"
+
+# --- mountPaths as Kubernetes accepts them: a trailing '/', '//' and '.' ------------
+pod np 'echo n >/data/x/y/f && cat /data/x/y/f && ls /etc/cfg' false '[{"name":"scratch","mountPath":"/data//x/./y/"},{"name":"cfg","mountPath":"/etc/cfg/"}]' "$VOLS"
+is "$(result np)" "Succeeded n app.conf key " "mountPaths /data//x/./y/ and /etc/cfg/ are made and mounted"
 
 # --- a mount point the image makes a symbolic link: a clear StartError ---------
 pod sl 'echo ran' false '[{"name":"scratch","mountPath":"/linuxrc/x"}]' '[{"name":"scratch","emptyDir":{}}]'

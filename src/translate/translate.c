@@ -271,6 +271,32 @@ static void expand_words(const char *const *w, size_t n, tr_env_t *env, sl_argv_
     }
 }
 
+/* a mountPath as the shim's rootfs wants it: absolute, no empty or "."
+ * component, no trailing '/'; NULL for "/" or a path with ".." (left to
+ * the runtime, which resolves it itself) */
+static char *mount_target(const char *mp)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (const char *c = mp; *c;) {
+        size_t n = strcspn(c, "/");
+        if (n == 2 && c[0] == '.' && c[1] == '.') {
+            sl_buf_free(&b);
+            return NULL;
+        }
+        if (n && !(n == 1 && c[0] == '.')) {
+            sl_buf_putc(&b, '/');
+            sl_buf_append(&b, c, n);
+        }
+        c += n;
+        c += *c == '/';
+    }
+    if (mp[0] != '/' || !b.len) {
+        sl_buf_free(&b);
+        return NULL;
+    }
+    return sl_buf_steal(&b);
+}
+
 /* rootfs: the image under a writable layer of each run, made by the shim
  * (runtimes with shim_root); argvIndex is the word that is the image */
 static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
@@ -284,9 +310,13 @@ static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
     if (ix >= argv->n)
         return;
     json_t *ms = json_array();
-    for (size_t i = 0; i < x->nm; i++)
-        json_array_append_new(
-            ms, json_pack("{s:s, s:s}", "source", x->mounts[i].src, "target", x->mounts[i].dst));
+    for (size_t i = 0; i < x->nm; i++) {
+        char *t = mount_target(x->mounts[i].dst);
+        if (t)
+            json_array_append_new(ms,
+                                  json_pack("{s:s, s:s}", "source", x->mounts[i].src, "target", t));
+        free(t);
+    }
     json_object_set_new(j, "rootfs",
                         json_pack("{s:s, s:I, s:b, s:o}", "lower", x->image, "argvIndex",
                                   (json_int_t)ix, "readOnly", k->read_only_root, "mounts", ms));
