@@ -114,8 +114,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
                             "/internal/v1/shim/events)"),
     [SL_CFG_REPORT_CA] = F("report-ca", 0, "shim.report_ca", "PEM",
                            "CA file the shims trust for an https report URL"),
-    [SL_CFG_DEFAULT_RUNTIME] = S("default-runtime", 0, "runtimes.default", "R", NULL,
-                                 "runtime for registry images (apptainer)"),
+    [SL_CFG_DEFAULT_RUNTIME] =
+        S("default-runtime", 0, "runtimes.default", "R", NULL,
+          "runtime for images not in the store; it must be installed (else exit 2); unset: the "
+          "first installed of apptainer, singularity, charliecloud, podman, enroot"),
     [SL_CFG_MAX_CONNECTIONS] = I("max-connections", 0, "limits.max_connections", "N", 1024, 1,
                                  100000, "total connections per listener"),
     [SL_CFG_MAX_PER_IP] = I("max-per-ip", 0, "limits.max_per_ip", "N", 0, 0, 100000,

@@ -655,6 +655,9 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
                                         : "Completed",
                                  "finishedAt", time);
         json_object_set_new(term, "startedAt", started ? json_string(started) : json_null());
+        const char *msg = json_string_value(json_object_get(ev, "message"));
+        if (msg && *msg) /* the shim's reason for a StartError, as containerd gives it */
+            json_object_set_new(term, "message", json_string(msg));
         int sig = (int)json_integer_value(json_object_get(ev, "signal"));
         if (sig)
             json_object_set_new(term, "signal", json_integer(sig));

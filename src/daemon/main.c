@@ -9,6 +9,7 @@
 #include "common/version.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
+#include "runtime/runtime.h"
 #include "slurmif/slurmif.h"
 #include "store/store.h"
 
@@ -95,7 +96,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .run_as = CS(RUN_AS),
         .policy = policy,
         .image_store = CS(IMAGE_STORE),
-        .default_runtime = CS(DEFAULT_RUNTIME),
+        .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),
     };
@@ -334,6 +335,23 @@ static void daemon_close(daemon_state_t *d)
     sl_config_destroy(d->cfg);
 }
 
+/* the runtimes on this host; the default one must be among them (exit 2) */
+static int check_runtimes(const sl_config_t *cfg, sl_error_t *err)
+{
+    if (sl_runtime_probe(CS(DEFAULT_RUNTIME), err) < 0) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    if (!CS(DEFAULT_RUNTIME) && strcmp(sl_runtime_default(), "apptainer"))
+        sl_info("runtimes.default not set and apptainer is not installed: registry images run "
+                "with %s",
+                sl_runtime_default());
+    else if (!sl_runtime_installed(sl_runtime_default()))
+        sl_warn("no container runtime installed (apptainer, singularity, charliecloud, podman, "
+                "enroot): pods with images fail at submission");
+    return 0;
+}
+
 /* the start: Slurm first, before anything is created or listens (and before
  * any thread: the check forks): a slurm.conf libslurm cannot load stops the
  * start with its name and the reason, instead of libslurm's fatal() ending
@@ -345,6 +363,8 @@ static int daemon_start(daemon_state_t *d, int controllers, sl_error_t *err)
         sl_err("%s", err->text);
         return -1;
     }
+    if (check_runtimes(cfg, err) < 0)
+        return -2;
     if (open_state(d, err) < 0 || load_policy(d, err) < 0)
         return -1;
     return start_serving(d, controllers, err);
@@ -373,8 +393,10 @@ int main(int argc, char **argv)
     block_signals(&set);
     daemon_state_t d = {.cfg = cfg, .live = cfg};
     int controllers = CL(CONTROLLERS) && (CS(SLURM_CONF) || getenv("SLURM_CONF"));
-    int rc = 1;
-    if (daemon_start(&d, controllers, &err) == 0) {
+    int rc = 1, started = daemon_start(&d, controllers, &err);
+    if (started == -2)
+        rc = 2; /* a configuration that cannot work */
+    if (started == 0) {
         /* signals are taken here synchronously (every thread blocks them; no
          * handler runs): a reload is ordinary code on the main thread */
         int sig = 0;

@@ -388,6 +388,7 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
     const json_t *sc = pod_obj(c, ctr, "securityContext", path);
     k->run_as_user = pod_int(c, sc, "runAsUser", scp,
                              pod_int(c, psc, "runAsUser", "spec.securityContext", SL_POD_UNSET));
+    k->read_only_root = pod_bool(c, sc, "readOnlyRootFilesystem", scp, 0);
     k->run_as_group = pod_int(c, sc, "runAsGroup", scp,
                               pod_int(c, psc, "runAsGroup", "spec.securityContext", SL_POD_UNSET));
     const char *ids[2] = {"runAsUser", "runAsGroup"};

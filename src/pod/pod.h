@@ -102,8 +102,9 @@ typedef struct sl_pod_container {
     const char *restart_policy;    /* init containers only: "Always" marks a sidecar; else NULL */
     const char *image_pull_policy; /* NULL when absent */
     int tty, stdin_open;
-    int init;  /* 1 for spec.initContainers */
-    int index; /* position in its list */
+    int read_only_root; /* securityContext.readOnlyRootFilesystem */
+    int init;           /* 1 for spec.initContainers */
+    int index;          /* position in its list */
 } sl_pod_container_t;
 
 typedef enum sl_vol_type {

@@ -79,6 +79,8 @@ static int argv_sif(const sl_rt_container_t *c, sl_argv_t *a, const char *rt, sl
     sl_argv_add(a, "--no-eval");
     if (c->gpus > 0)
         sl_argv_add(a, c->amd_gpus ? "--rocm" : "--nv");
+    if (!c->read_only_root)
+        sl_argv_add(a, "--writable-tmpfs"); /* a writable root, gone when the run ends */
     if (c->working_dir)
         sl_argv_addf(a, "--pwd=%s", c->working_dir);
     for (size_t i = 0; i < c->nmounts; i++)
@@ -117,6 +119,8 @@ static int argv_charliecloud(const sl_rt_container_t *c, sl_argv_t *a, sl_error_
                             c->name, c->image);
     }
     sl_argv_add(a, bin(c, "ch-run"));
+    if (!c->read_only_root)
+        sl_argv_add(a, "--write"); /* the shim's private root (shim_root), never the image */
     for (size_t i = 0; i < c->nmounts; i++)
         sl_argv_addf(a, "--bind=%s:%s", c->mounts[i].src, c->mounts[i].dst);
     if (c->working_dir)
@@ -138,6 +142,8 @@ static int argv_podman(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err
     sl_argv_add(a, "--rm");
     sl_argv_add(a, "--network=host");
     sl_argv_add(a, "--pull=missing");
+    if (c->read_only_root)
+        sl_argv_add(a, "--read-only"); /* else podman's own writable layer, removed by --rm */
     if (c->gpus > 0) {
         if (c->amd_gpus) {
             sl_argv_add(a, "--device=/dev/kfd");
@@ -176,7 +182,8 @@ static int argv_enroot(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err
         return -1;
     sl_argv_add(a, bin(c, "enroot"));
     sl_argv_add(a, "start");
-    sl_argv_add(a, "--rw");
+    if (!c->read_only_root)
+        sl_argv_add(a, "--rw"); /* without it enroot mounts the root read-only */
     for (size_t i = 0; i < c->nenv; i++)
         sl_argv_addf(a, "--env=%s", c->env_names[i]);
     for (size_t i = 0; i < c->nmounts; i++)
@@ -269,17 +276,13 @@ static int image_none(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
     return 0;
 }
 
-/* ch-run binds the node's /tmp at /tmp and cannot create mount points in a
- * read-only image */
+/* ch-run binds the node's /tmp at /tmp; mount points the image lacks are
+ * made in the shim's private root */
 static const char *mount_charliecloud(const char *mp, sl_rt_in_image_fn in_image, void *arg)
 {
     if (!strncmp(mp, "/tmp/", 5) && mp[5])
         return "charliecloud binds the node's /tmp there, so nothing can be mounted below it; "
                "use another folder";
-    if (in_image && !in_image(arg, mp))
-        return "does not exist in the image, and charliecloud cannot create mount points in a "
-               "read-only image: use a folder the image has (e.g. /mnt, /srv, /opt) or add it to "
-               "the image";
     return NULL;
 }
 
@@ -314,6 +317,7 @@ const sl_runtime_ops_t sl_rt_charliecloud = {
     .argv = argv_charliecloud,
     .image_ref = image_folder,
     .mount_refusal = mount_charliecloud,
+    .shim_root = 1,
 };
 const sl_runtime_ops_t sl_rt_podman = {
     .name = "podman",

@@ -59,6 +59,7 @@ typedef struct sl_rt_container {
     size_t nextra;      /* validated runtime options from annotations,
                            inserted before the image */
     const char *binary; /* program path override (NULL: the backend's default name) */
+    int read_only_root; /* securityContext.readOnlyRootFilesystem */
 } sl_rt_container_t;
 
 /* What a backend's image hook starts from. */
@@ -95,6 +96,11 @@ typedef struct sl_runtime_ops {
     /* 1: takes interLink's apptainer/singularity options and mounts
      * annotations (slurm-job.vk.io/singularity-options, -mounts). */
     int sif_annotations;
+    /* 1: the runtime cannot give a container a writable root of its own, so
+     * slurmlink-shim makes one (an overlay over the image, private to each
+     * run: src/shim/rootfs.c); the argv word that is the image is replaced
+     * by that root, and mount points the image lacks are created there */
+    int shim_root;
 } sl_runtime_ops_t;
 
 /* Backend by name, or NULL (errno ENOENT). */
@@ -114,5 +120,32 @@ const char *sl_runtime_choose(const char *ann, const char *image, int in_store, 
 
 /* 1 if image is an absolute path, or has a transport scheme (docker://, oras://, ...). */
 int sl_runtime_image_has_scheme(const char *image);
+
+/* ---- installed runtimes (installed.c) ----
+ * slurmlinkd probes once at start-up, before its threads, and only reads
+ * afterwards; a process that never probes (render, tests) treats every
+ * runtime as installed. */
+
+/* The executable file prog is (it holds a '/') or the first found in the
+ * ':'-separated path (NULL: /usr/local/bin:/usr/bin:/bin). Caller frees;
+ * NULL when there is none. */
+char *sl_runtime_find_program(const char *prog, const char *path);
+/* Look every backend's program up in $PATH and settle the default: the one
+ * configured (NULL/"": none), which must be installed (-1 with err naming
+ * runtimes.default otherwise), else the first installed container runtime
+ * in the table's order (apptainer when none is). */
+int sl_runtime_probe(const char *configured_default, sl_error_t *err);
+int sl_runtime_probed(void);
+/* The program's path ("" for host, or before any probe), NULL when the
+ * runtime is unknown or not installed. */
+const char *sl_runtime_installed(const char *name);
+/* The default after the probe (NULL before). */
+const char *sl_runtime_default(void);
+/* "charliecloud, host": the installed runtimes (caller frees). */
+char *sl_runtime_installed_list(void);
+/* NULL when name is installed (or unknown: the caller refuses that), else
+ * why not: "podman is not installed (podman not found in PATH); installed:
+ * charliecloud, host" (caller frees). */
+char *sl_runtime_unavailable(const char *name);
 
 #endif

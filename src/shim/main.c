@@ -19,9 +19,9 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <jansson.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

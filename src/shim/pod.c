@@ -7,6 +7,7 @@
  * restartPolicy and the back-off decide whether and when it runs again.
  */
 #include "shim.h"
+#include "shim/rootfs.h"
 
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -107,6 +108,7 @@ static void ctr_fini(shim_ctr_t *c)
         if (c->fd[i] >= 0)
             close(c->fd[i]);
     sl_crilog_close(c->log);
+    shim_rootfs_free(c->rootfs);
     for (size_t i = 0; c->envp && c->envp[i]; i++)
         free(c->envp[i]);
     free(c->envp);
@@ -241,6 +243,8 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
     c->state = CS_TERMINATED;
     c->pid = 0;
+    shim_rootfs_free(c->rootfs);
+    c->rootfs = NULL;
     sl_crilog_close(c->log);
     c->log = NULL;
 
@@ -277,9 +281,65 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     maybe_finish(pod);
 }
 
-static void start_container(shim_pod_t *pod, shim_ctr_t *c)
+/* The child of a run: async-signal-safe calls only until exec. What went
+ * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
+ * step k-1 of the private root. */
+static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const *argv, int out,
+                      int errp, int ep, long maxfd)
 {
-    char msg[256] = "";
+    setpgid(0, 0);
+    /* nothing of the shim's reaches the container: not the other
+     * containers' pipes, not the socket to slurmlinkd (libcurl does not
+     * mark it close-on-exec), not what the job itself inherited */
+    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+        for (int fd = 3; fd < maxfd; fd++)
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+    sigset_t none;
+    sigemptyset(&none);
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0 && null != 0) {
+        dup2(null, 0);
+        close(null);
+    }
+    dup2(out, 1);
+    dup2(errp, 2);
+    int what[3] = {0, 0, -1};
+    if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
+        what[0]++;
+    } else {
+        what[0] = 0;
+        execvpe(argv[0], argv, c->envp);
+    }
+    what[1] = errno;
+    ssize_t w = write(ep, what, sizeof(what));
+    (void)w;
+    _exit(127);
+}
+
+/* The child's report: 0 when it exec'd, else -1 with msg. */
+static int child_report(int ep, pid_t pid, const shim_rootfs_t *rf, char *const *argv, char *msg,
+                        size_t len)
+{
+    int what[3];
+    ssize_t n;
+    do
+        n = read(ep, what, sizeof(what));
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof(what))
+        return 0;
+    waitpid(pid, NULL, 0);
+    if (what[0] > 0)
+        shim_rootfs_error(rf, what[0] - 1, what[2], what[1], msg, len);
+    else
+        snprintf(msg, len, "exec %s: %s", argv[0], strerror(what[1]));
+    return -1;
+}
+
+/* the run's log, its start time and OOM mark */
+static void run_begin(shim_pod_t *pod, shim_ctr_t *c)
+{
     char *ldir = sl_xasprintf("%s/logs/%s", pod->dir, c->spec->name);
     char *lpath = sl_xasprintf("%s/%d.log", ldir, c->restart_count);
     sl_error_t err = SL_ERROR_INIT;
@@ -287,13 +347,23 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         sl_warn("container %s: output is lost: %s", c->spec->name, err.text);
     free(ldir);
     free(lpath);
-
     c->started_at = sl_tstamp_now();
     c->started_ms = sl_now_ms();
     c->sent_kill = 0;
     sl_oom_mark(&c->oom, pod->oom_root);
+}
 
+static void start_container(shim_pod_t *pod, shim_ctr_t *c)
+{
+    char msg[256] = "";
+    shim_rootfs_t *rf = NULL;
+    run_begin(pod, c);
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
+    if (shim_runtime_check(c->spec, c->envp, pod->node, msg, sizeof(msg)) < 0)
+        goto fail;
+    if (c->spec->rootfs && !(rf = shim_rootfs_prepare(pod->dir, c->spec, msg, sizeof(msg))))
+        goto fail;
+    char *const *argv = rf ? shim_rootfs_argv(rf) : c->spec->argv;
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
         snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
         goto fail;
@@ -306,49 +376,19 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         snprintf(msg, sizeof(msg), "fork: %s", strerror(errno));
         goto fail;
     }
-    if (pid == 0) {
-        /* child: async-signal-safe calls only until exec */
-        setpgid(0, 0);
-        /* nothing of the shim's reaches the container: not the other
-         * containers' pipes, not the socket to slurmlinkd (libcurl does not
-         * mark it close-on-exec), not what the job itself inherited */
-        if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-            for (int fd = 3; fd < maxfd; fd++)
-                fcntl(fd, F_SETFD, FD_CLOEXEC);
-        sigset_t none;
-        sigemptyset(&none);
-        signal(SIGPIPE, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        int null = open("/dev/null", O_RDONLY);
-        if (null >= 0 && null != 0) {
-            dup2(null, 0);
-            close(null);
-        }
-        dup2(out[1], 1);
-        dup2(errp[1], 2);
-        execvpe(c->spec->argv[0], c->spec->argv, c->envp);
-        int e = errno;
-        ssize_t w = write(ep[1], &e, sizeof(e));
-        (void)w;
-        _exit(127);
-    }
+    if (pid == 0)
+        run_child(c, rf, argv, out[1], errp[1], ep[1], maxfd);
     setpgid(pid, pid); /* also in the child: whichever runs first */
     close(out[1]);
     close(errp[1]);
     close(ep[1]);
     out[1] = errp[1] = ep[1] = -1;
-    int e = 0;
-    ssize_t n;
-    do
-        n = read(ep[0], &e, sizeof(e));
-    while (n < 0 && errno == EINTR);
+    int failed = child_report(ep[0], pid, rf, argv, msg, sizeof(msg));
     close(ep[0]);
     ep[0] = -1;
-    if (n == (ssize_t)sizeof(e)) {
-        waitpid(pid, NULL, 0);
-        snprintf(msg, sizeof(msg), "exec %s: %s", c->spec->argv[0], strerror(e));
+    if (failed)
         goto fail;
-    }
+    c->rootfs = rf; /* until the run ends */
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
     c->fd[0] = out[0];
@@ -361,6 +401,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     return;
 
 fail:
+    shim_rootfs_free(rf);
     for (int i = 0; i < 2; i++) {
         if (out[i] >= 0)
             close(out[i]);

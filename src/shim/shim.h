@@ -46,9 +46,10 @@ typedef struct shim_ctr {
     shim_term_t last; /* the run before, when has_last */
     int has_last;
     sl_backoff_t backoff;
-    long long restart_at_ms; /* > 0: restart due at this monotonic time */
-    int done;                /* will not run again */
-    long long done_order;    /* order in which containers became done */
+    long long restart_at_ms;    /* > 0: restart due at this monotonic time */
+    int done;                   /* will not run again */
+    long long done_order;       /* order in which containers became done */
+    struct shim_rootfs *rootfs; /* the running run's private root, or NULL (rootfs.h) */
 } shim_ctr_t;
 
 typedef enum { POD_INIT = 0, POD_RUNNING, POD_FINISHED } shim_podphase_t;

@@ -133,6 +133,15 @@ static void container_free(sl_shim_container_t *c)
         free(c->rt_env[i]);
     free(c->rt_env);
     free(c->rt_field);
+    if (c->rootfs) {
+        free(c->rootfs->lower);
+        for (size_t i = 0; i < c->rootfs->nmounts; i++) {
+            free(c->rootfs->mounts[i].source);
+            free(c->rootfs->mounts[i].target);
+        }
+        free(c->rootfs->mounts);
+        free(c->rootfs);
+    }
 }
 
 static int env_name_ok(const char *k)
@@ -257,6 +266,89 @@ static int parse_env_runtime(json_t *o, const char *path, sl_shim_container_t *c
     return 0;
 }
 
+/* absolute, no empty, "." or ".." component, no trailing '/'; "/" itself
+ * only when root_ok */
+static int norm_path_ok(const char *s, int root_ok)
+{
+    if (s[0] != '/')
+        return 0;
+    if (!s[1])
+        return root_ok;
+    for (const char *c = s + 1;;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        if (!e)
+            return 1;
+        c = e + 1;
+    }
+}
+
+/* rootfs.mounts[i] */
+static int parse_rootfs_mount(json_t *m, const char *path, sl_shim_mount_t *out, sl_error_t *err)
+{
+    char p[300];
+    if (!json_is_object(m))
+        return bad(err, path, "must be an object");
+    snprintf(p, sizeof(p), "%s.source", path);
+    if (get_text(m, "source", p, 1, &out->source, err) < 0)
+        return -1;
+    if (out->source[0] != '/')
+        return bad(err, p, "must be an absolute path");
+    snprintf(p, sizeof(p), "%s.target", path);
+    if (get_text(m, "target", p, 1, &out->target, err) < 0)
+        return -1;
+    if (!norm_path_ok(out->target, 0))
+        return bad(err, p, "must be an absolute, normalised path other than /");
+    return 0;
+}
+
+/* rootfs: lower folder, the argv word it is, readOnly, mount points */
+static int parse_rootfs(json_t *o, const char *path, sl_shim_container_t *c, sl_error_t *err)
+{
+    char p[256];
+    json_t *r = json_object_get(o, "rootfs");
+    snprintf(p, sizeof(p), "%s.rootfs", path);
+    if (!r || json_is_null(r))
+        return 0;
+    if (!json_is_object(r))
+        return bad(err, p, "must be an object");
+    sl_shim_rootfs_t *rf = c->rootfs = sl_xcalloc(1, sizeof(*rf));
+    snprintf(p, sizeof(p), "%s.rootfs.lower", path);
+    if (get_text(r, "lower", p, 1, &rf->lower, err) < 0)
+        return -1;
+    if (!norm_path_ok(rf->lower, 0))
+        return bad(err, p, "must be an absolute, normalised path");
+    snprintf(p, sizeof(p), "%s.rootfs.argvIndex", path);
+    json_t *ix = json_object_get(r, "argvIndex");
+    if (!json_is_integer(ix) || json_integer_value(ix) < 1 ||
+        (size_t)json_integer_value(ix) >= c->argc ||
+        strcmp(c->argv[json_integer_value(ix)], rf->lower))
+        return bad(err, p, "must be the index of the argv word that is rootfs.lower");
+    rf->argv_index = (size_t)json_integer_value(ix);
+    snprintf(p, sizeof(p), "%s.rootfs.readOnly", path);
+    json_t *ro = json_object_get(r, "readOnly");
+    if (ro && !json_is_boolean(ro))
+        return bad(err, p, "must be a boolean");
+    rf->read_only = json_is_true(ro);
+    json_t *ms = json_object_get(r, "mounts");
+    snprintf(p, sizeof(p), "%s.rootfs.mounts", path);
+    if (ms && !json_is_array(ms))
+        return bad(err, p, "must be an array");
+    rf->mounts = sl_xcalloc(json_array_size(ms) + 1, sizeof(*rf->mounts));
+    size_t i;
+    json_t *m;
+    json_array_foreach(ms, i, m)
+    {
+        snprintf(p, sizeof(p), "%s.rootfs.mounts[%zu]", path, i);
+        rf->nmounts++; /* counted even when partial, so destroy frees it */
+        if (parse_rootfs_mount(m, p, &rf->mounts[i], err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_container(json_t *o, const char *path, int init, sl_shim_container_t *c,
                            sl_error_t *err)
 {
@@ -295,7 +387,7 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     snprintf(p, sizeof(p), "%s.image", path);
     if (get_text(o, "image", p, 0, &c->image, err) < 0)
         return -1;
-    return 0;
+    return parse_rootfs(o, path, c, err);
 }
 
 /* A folder the shim may delete: absolute, normalised, and named like the

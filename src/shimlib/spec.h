@@ -30,6 +30,23 @@ typedef enum {
     SL_FIELD_POD_IPS,       /* status.podIPs */
 } sl_shim_field_t;
 
+/* A volume's mount point in a private root: created there when the image
+ * lacks it (a folder, or an empty file when source is not a folder). */
+typedef struct sl_shim_mount {
+    char *source; /* the volume's path on the node */
+    char *target; /* absolute, normalised path in the container */
+} sl_shim_mount_t;
+
+/* The container's root is the stored image under a writable layer private to
+ * each run (src/shim/rootfs.c); the image itself is never written. */
+typedef struct sl_shim_rootfs {
+    char *lower;       /* the stored image folder */
+    size_t argv_index; /* argv[argv_index] is lower: replaced by the private root */
+    int read_only;     /* readOnlyRootFilesystem: the runtime mounts it read-only */
+    sl_shim_mount_t *mounts;
+    size_t nmounts;
+} sl_shim_rootfs_t;
+
 typedef struct sl_shim_container {
     char *name;  /* DNS-1123 label, unique in the pod: also a folder name under logs/ */
     char **argv; /* NULL-terminated, argc >= 1; exact bytes for execvp */
@@ -44,6 +61,7 @@ typedef struct sl_shim_container {
     size_t nrt_env;
     int init;    /* 1 for initContainers[] */
     int sidecar; /* a Kubernetes sidecar (restartable init container), listed in containers[] */
+    sl_shim_rootfs_t *rootfs; /* NULL: the runtime's own root */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {

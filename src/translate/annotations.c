@@ -148,6 +148,12 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
                       AP, SL_ANN_CONSTRAINT);
     if ((v = sl_pod_annotation(p, SL_ANN_RUNTIME)) && !sl_runtime_get(v))
         sl_fe_not_supported(e, v, sl_runtime_names(), AP, SL_ANN_RUNTIME);
+    else if (v) {
+        char *why = sl_runtime_unavailable(v); /* not on this host: not on the nodes either */
+        if (why)
+            sl_fe_invalid(e, v, why, AP, SL_ANN_RUNTIME);
+        free(why);
+    }
     if ((v = sl_pod_annotation(p, SL_ANN_IL_FLAGS))) {
         sl_flags_t f = SL_FLAGS_INIT;
         sl_error_t err = SL_ERROR_INIT;

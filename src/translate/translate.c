@@ -187,6 +187,14 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
     x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, x->in_store,
                                   cfg->default_runtime);
     x->ops = sl_runtime_get(x->rtname);
+    char *why = sl_runtime_unavailable(x->rtname);
+    if (why) {
+        char *d = sl_xasprintf("runs with %s, which %s", x->rtname, why + strlen(x->rtname) + 1);
+        sl_fe_invalid(c->errs, k->image ? k->image : "", d, "%s.image", x->path);
+        free(d);
+        free(why);
+        return;
+    }
     const char *root = sl_pod_annotation(p, SL_ANN_IL_IMAGE_ROOT);
     if (!root)
         root = cfg->image_root && *cfg->image_root ? cfg->image_root : "docker://";
@@ -196,6 +204,11 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
         sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", x->path);
     if (!x->ops->needs_image && k->image)
         tr_warn(c, "%s: image %s is not used by the host runtime", x->path, k->image);
+    if (!x->ops->needs_image && k->read_only_root)
+        tr_warn(c,
+                "%s.securityContext.readOnlyRootFilesystem: the host runtime has no image root: "
+                "ignored",
+                x->path);
 }
 
 /* volumeMounts[i]: added to x->mounts, or a field error */
@@ -258,6 +271,57 @@ static void expand_words(const char *const *w, size_t n, tr_env_t *env, sl_argv_
     }
 }
 
+/* a mountPath as the shim's rootfs wants it: absolute, no empty or "."
+ * component, no trailing '/'; NULL for "/" or a path with ".." (left to
+ * the runtime, which resolves it itself) */
+static char *mount_target(const char *mp)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (const char *c = mp; *c;) {
+        size_t n = strcspn(c, "/");
+        if (n == 2 && c[0] == '.' && c[1] == '.') {
+            sl_buf_free(&b);
+            return NULL;
+        }
+        if (n && !(n == 1 && c[0] == '.')) {
+            sl_buf_putc(&b, '/');
+            sl_buf_append(&b, c, n);
+        }
+        c += n;
+        c += *c == '/';
+    }
+    if (mp[0] != '/' || !b.len) {
+        sl_buf_free(&b);
+        return NULL;
+    }
+    return sl_buf_steal(&b);
+}
+
+/* rootfs: the image under a writable layer of each run, made by the shim
+ * (runtimes with shim_root); argvIndex is the word that is the image */
+static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
+                        const sl_argv_t *argv)
+{
+    if (!x->ops->shim_root || !x->image)
+        return;
+    size_t ix = 1;
+    while (ix < argv->n && strcmp(argv->v[ix], x->image))
+        ix++;
+    if (ix >= argv->n)
+        return;
+    json_t *ms = json_array();
+    for (size_t i = 0; i < x->nm; i++) {
+        char *t = mount_target(x->mounts[i].dst);
+        if (t)
+            json_array_append_new(ms,
+                                  json_pack("{s:s, s:s}", "source", x->mounts[i].src, "target", t));
+        free(t);
+    }
+    json_object_set_new(j, "rootfs",
+                        json_pack("{s:s, s:I, s:b, s:o}", "lower", x->image, "argvIndex",
+                                  (json_int_t)ix, "readOnly", k->read_only_root, "mounts", ms));
+}
+
 /* the container's entry in the shim spec, and its line in the summary */
 static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
                         const sl_argv_t *argv, sl_buf_t *summary)
@@ -295,6 +359,7 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "image", json_string(x->image));
     if (tr_is_sidecar(k))
         json_object_set_new(j, "sidecar", json_true());
+    rootfs_json(j, k, x, argv);
     char *qi = sl_go_quote(k->image ? k->image : "");
     sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
                   tr_is_sidecar(k) ? "sidecar"
@@ -361,6 +426,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         .extra = (const char *const *)extra.v,
         .nextra = extra.n,
         .binary = binary_for(c->cfg, x.rtname),
+        .read_only_root = k->read_only_root,
     };
     sl_argv_t argv = SL_ARGV_INIT;
     sl_error_t rerr = SL_ERROR_INIT;

@@ -34,7 +34,7 @@ static int no_path(void *arg, const char *path) { return 0; }
 
 int main(void)
 {
-    tap_plan(44);
+    tap_plan(58);
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
     free(d);
@@ -76,13 +76,13 @@ int main(void)
                            .gpus = 2};
     CHECK(
         "apptainer", &c,
-        "apptainer exec --containall --no-eval --nv --pwd=/w "
+        "apptainer exec --containall --no-eval --nv --writable-tmpfs --pwd=/w "
         "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
         "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
         "apptainer exec with GPUs, binds, pwd");
     CHECK(
         "singularity", &c,
-        "singularity exec --containall --no-eval --nv --pwd=/w "
+        "singularity exec --containall --no-eval --nv --writable-tmpfs --pwd=/w "
         "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
         "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
         "singularity likewise");
@@ -100,16 +100,51 @@ int main(void)
           "enroot start");
     c.image = "/store/busybox+1.36";
     CHECK("charliecloud", &c,
-          "ch-run --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "ch-run --write --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
           "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w /store/busybox+1.36 -- sh -c "
           "'echo '\\''hi'\\'' $X'",
           "charliecloud: ch-run IMAGE -- argv");
     CHECK("host", &c, "/usr/bin/env --chdir=/w -- sh -c 'echo '\\''hi'\\'' $X'",
           "host: env --chdir then the command");
 
+    /* readOnlyRootFilesystem: each runtime's own way (golden argv) */
+    c.read_only_root = 1;
+    CHECK("charliecloud", &c,
+          "ch-run --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w /store/busybox+1.36 -- sh -c "
+          "'echo '\\''hi'\\'' $X'",
+          "read-only root: charliecloud without --write (the shim's root mounted read-only)");
+    c.image = "docker://busybox:1.36";
+    CHECK(
+        "apptainer", &c,
+        "apptainer exec --containall --no-eval --nv --pwd=/w "
+        "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
+        "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
+        "read-only root: apptainer without --writable-tmpfs");
+    CHECK(
+        "singularity", &c,
+        "singularity exec --containall --no-eval --nv --pwd=/w "
+        "--bind=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro --bind=/pods/ns/p-u/volumes/scratch:/scratch "
+        "docker://busybox:1.36 sh -c 'echo '\\''hi'\\'' $X'",
+        "read-only root: singularity likewise");
+    CHECK("podman", &c,
+          "podman run --rm --network=host --pull=missing --read-only "
+          "--device=nvidia.com/gpu=all --env=A "
+          "--env=B --workdir=/w --volume=/pods/ns/p-u/volumes/cfg:/etc/cfg:ro "
+          "--volume=/pods/ns/p-u/volumes/scratch:/scratch '--entrypoint=[\"sh\",\"-c\"]' "
+          "docker://busybox:1.36 'echo '\\''hi'\\'' $X'",
+          "read-only root: podman --read-only");
+    CHECK("enroot", &c,
+          "enroot start --env=A --env=B "
+          "--mount=/pods/ns/p-u/volumes/cfg:/etc/cfg:none:x-create=auto,rbind,ro "
+          "--mount=/pods/ns/p-u/volumes/scratch:/scratch docker://busybox:1.36 sh -c "
+          "'echo '\\''hi'\\'' $X'",
+          "read-only root: enroot without --rw");
+    c.read_only_root = 0;
+
     /* Kubernetes command/args semantics */
     sl_rt_container_t k = {.name = "k", .image = "/img", .args = args, .nargs = 1};
-    CHECK("charliecloud", &k, "ch-run /img -- 'echo '\\''hi'\\'' $X'",
+    CHECK("charliecloud", &k, "ch-run --write /img -- 'echo '\\''hi'\\'' $X'",
           "charliecloud: without image metadata, command+args is the argv");
     k.nargs = 0;
     CHECK("charliecloud", &k,
@@ -121,19 +156,20 @@ int main(void)
     k.nentrypoint = 1;
     k.cmd = icmd;
     k.ncmd = 1;
-    CHECK("charliecloud", &k, "ch-run /img -- /entry 'echo '\\''hi'\\'' $X'",
+    CHECK("charliecloud", &k, "ch-run --write /img -- /entry 'echo '\\''hi'\\'' $X'",
           "args replace the image cmd");
     k.nargs = 0;
-    CHECK("charliecloud", &k, "ch-run /img -- /entry --serve", "image entrypoint + cmd");
-    CHECK("apptainer", &k, "apptainer run --containall --no-eval /img",
+    CHECK("charliecloud", &k, "ch-run --write /img -- /entry --serve", "image entrypoint + cmd");
+    CHECK("apptainer", &k, "apptainer run --containall --no-eval --writable-tmpfs /img",
           "apptainer run without command");
     k.args = args;
     k.nargs = 1;
-    CHECK("apptainer", &k, "apptainer run --containall --no-eval /img 'echo '\\''hi'\\'' $X'",
+    CHECK("apptainer", &k,
+          "apptainer run --containall --no-eval --writable-tmpfs /img 'echo '\\''hi'\\'' $X'",
           "apptainer run passes args to the runscript");
     k.ncommand = 1;
     k.command = cmd;
-    CHECK("charliecloud", &k, "ch-run /img -- sh 'echo '\\''hi'\\'' $X'",
+    CHECK("charliecloud", &k, "ch-run --write /img -- sh 'echo '\\''hi'\\'' $X'",
           "command replaces the entrypoint");
     sl_rt_container_t h = {.name = "h", .command = cmd, .ncommand = 1};
     CHECK("host", &h, "sh", "host without workingDir");
@@ -191,7 +227,8 @@ int main(void)
     ok(ch->mount_refusal && ch->mount_refusal("/tmp/x", NULL, NULL),
        "charliecloud refuses a mount below /tmp");
     ok(!ch->mount_refusal("/tmp", NULL, NULL), "... not /tmp itself");
-    ok(ch->mount_refusal("/data", no_path, NULL), "... and a path the image lacks");
+    ok(!ch->mount_refusal("/data", no_path, NULL),
+       "... but a path the image lacks: the shim makes the mount point");
     ok(!sl_runtime_get("apptainer")->mount_refusal, "apptainer mounts anywhere");
     size_t entry = 0, sif = 0;
     for (const char *const *n = sl_runtime_names(); *n; n++) {
@@ -200,5 +237,31 @@ int main(void)
     }
     is_int((int)entry, 4, "apptainer, singularity, podman, enroot run the image's entrypoint");
     is_int((int)sif, 2, "apptainer and singularity take the singularity annotations");
+    ok(sl_runtime_get("charliecloud")->shim_root && !sl_runtime_get("apptainer")->shim_root &&
+           !sl_runtime_get("podman")->shim_root && !sl_runtime_get("enroot")->shim_root &&
+           !sl_runtime_get("host")->shim_root,
+       "only charliecloud gets the shim's private root");
+
+    /* installed runtimes: before a probe every one counts as installed */
+    ok(sl_runtime_installed("podman") && !sl_runtime_unavailable("podman"),
+       "not probed: every runtime is taken as installed");
+    char *sh = sl_runtime_find_program("sh", "/nonexistent:/bin:/usr/bin");
+    ok(sh && sh[0] == '/', "sh found along a path (%s)", sh ? sh : "");
+    free(sh);
+    ok(!sl_runtime_find_program("slurmlink-no-such-program", "/bin:/usr/bin"),
+       "a missing program is not found");
+    ok(!sl_runtime_find_program("/etc/passwd", NULL), "a file that is not executable is not");
+    setenv("PATH", "/nonexistent", 1);
+    sl_error_t perr = SL_ERROR_INIT;
+    ok(sl_runtime_probe("podman", &perr) < 0, "probe: a configured default not installed fails");
+    is_str(perr.text, "runtimes.default: podman is not installed: podman not found in PATH",
+           "... naming the setting, the runtime and its program");
+    ok(sl_runtime_probe(NULL, &perr) == 0 && !strcmp(sl_runtime_default(), "apptainer") &&
+           !sl_runtime_installed("apptainer") && sl_runtime_installed("host"),
+       "probe: nothing installed: apptainer stays the default (pods fail with the reason)");
+    char *why = sl_runtime_unavailable("enroot");
+    is_str(why, "enroot is not installed (enroot not found in PATH); installed: host",
+           "why a runtime is unavailable, and what is");
+    free(why);
     return tap_done();
 }

@@ -241,6 +241,58 @@ int main(void)
     expect_error("{" POD ",\"cleanup\":[3]," MAIN "}", "cleanup[0]: must be a string",
                  "cleanup entry not a string");
 
+    /* rootfs: the private root of a charliecloud container */
+#define RF_CTR(rootfs)                                                                             \
+    "{" POD ",\"containers\":[{\"name\":\"main\",\"argv\":[\"ch-run\",\"--write\",\"/st/img+1\","  \
+    "\"--\",\"sh\"],\"rootfs\":" rootfs "}]}"
+    s = parse(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":2,\"readOnly\":true,\"mounts\":["
+                     "{\"source\":\"/p/volumes/c\",\"target\":\"/etc/cfg\"},"
+                     "{\"source\":\"/p/volumes/c/k\",\"target\":\"/etc/app.conf\"}]}"),
+              &err);
+    ok(s && s->containers[0].rootfs, "rootfs parses (%s)", err.text);
+    if (s && s->containers[0].rootfs) {
+        const sl_shim_rootfs_t *rf = s->containers[0].rootfs;
+        ok(!strcmp(rf->lower, "/st/img+1") && rf->argv_index == 2 && rf->read_only &&
+               rf->nmounts == 2 && !strcmp(rf->mounts[1].source, "/p/volumes/c/k") &&
+               !strcmp(rf->mounts[1].target, "/etc/app.conf"),
+           "... lower, argvIndex, readOnly and the mount points");
+    } else {
+        ok(0, "... lower, argvIndex, readOnly and the mount points");
+    }
+    sl_shim_spec_destroy(s);
+    s = parse("{" POD "," MAIN "}", &err);
+    ok(s && !s->containers[0].rootfs, "no rootfs: the runtime's own root");
+    sl_shim_spec_destroy(s);
+    expect_error(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":3}"),
+                 "containers[0].rootfs.argvIndex: must be the index of the argv word that is "
+                 "rootfs.lower",
+                 "an argvIndex that is not the image");
+    expect_error(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":0}"),
+                 "containers[0].rootfs.argvIndex", "argvIndex 0 (the program)");
+    expect_error(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":9}"),
+                 "containers[0].rootfs.argvIndex", "argvIndex past the end");
+    expect_error(RF_CTR("{\"lower\":\"st/img+1\",\"argvIndex\":2}"),
+                 "containers[0].rootfs.lower: must be an absolute, normalised path",
+                 "a relative lower");
+    expect_error(RF_CTR("{\"argvIndex\":2}"), "containers[0].rootfs.lower: required field missing",
+                 "no lower");
+    expect_error(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":2,\"readOnly\":1}"),
+                 "containers[0].rootfs.readOnly: must be a boolean", "readOnly not a boolean");
+    const char *bad_targets[] = {"/", "etc", "/etc/../x", "/etc//x", "/etc/"};
+    for (size_t i = 0; i < sizeof(bad_targets) / sizeof(bad_targets[0]); i++) {
+        char *js = sl_xasprintf(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":2,\"mounts\":[{"
+                                       "\"source\":\"/v\",\"target\":\"%s\"}]}"),
+                                bad_targets[i]);
+        expect_error(js,
+                     "containers[0].rootfs.mounts[0].target: must be an absolute, normalised "
+                     "path other than /",
+                     bad_targets[i]);
+        free(js);
+    }
+    expect_error(RF_CTR("{\"lower\":\"/st/img+1\",\"argvIndex\":2,\"mounts\":[{\"target\":"
+                        "\"/x\"}]}"),
+                 "containers[0].rootfs.mounts[0].source: required field missing", "no source");
+
     sl_error_t lerr = SL_ERROR_INIT;
     ok(sl_shim_spec_load("/nonexistent/shim.json", &lerr) == NULL, "load of a missing file fails");
     has_str(lerr.text, "/nonexistent/shim.json", "load error names the path");
