@@ -77,6 +77,11 @@ typedef struct shim_pod {
 } shim_pod_t;
 
 /* pod.c */
+/* The job's environment with a container's variables (env, envRuntime). */
+char **shim_build_envp(const sl_shim_container_t *sc);
+/* `slurmlink-shim exec ...`: kubectl exec's helper on the node (exec.c). */
+int shim_exec_main(int argc, char **argv);
+
 int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_error_t *err);
 void shim_pod_fini(shim_pod_t *pod);
 void shim_pod_start(shim_pod_t *pod);                 /* first init container, or the apps */
