@@ -16,6 +16,7 @@
  */
 #include "shim.h"
 
+#include "common/argv.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "runtime/runtime.h"
@@ -196,18 +197,22 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     char **argv = c ? exec_argv(c, cmd, ncmd, &root, &why) : NULL;
     if (!c)
         why = sl_xasprintf("error: container not found (\"%s\")", name);
+    int r;
     if (!argv) {
-        int r = write_status(dir, status, why);
+        r = write_status(dir, status, why);
         free(why);
+        sl_shim_spec_destroy(spec);
         return r;
     }
     identity_env();
     char **envp = shim_build_envp(c);
     char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp);
-    if (missing) {
-        return write_status(dir, status, missing);
-    }
-    return run_child(dir, status, argv, envp);
+    r = missing ? write_status(dir, status, missing) : run_child(dir, status, argv, envp);
+    free(missing);
+    sl_strv_free(envp);
+    free(argv); /* its strings are the spec's and the caller's */
+    sl_shim_spec_destroy(spec);
+    return r;
 }
 
 int shim_exec_main(int argc, char **argv)
