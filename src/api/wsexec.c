@@ -44,7 +44,7 @@
 #define READ_CHUNK 32768
 #define MAX_QUEUED 64      /* messages waiting for the socket: stop reading the step */
 #define KILL_GRACE_MS 3000 /* SIGTERM, then SIGKILL */
-#define DRAIN_MS 5000      /* the last frames' time to leave */
+#define DRAIN_MS 30000     /* the last frames' time to leave */
 
 typedef struct sess {
     api_exec_t *x;
@@ -238,6 +238,18 @@ static void queue(sess_t *s, uint8_t ch, const char *data, size_t len)
     free(m);
 }
 
+/* libmicrohttpd 0.9.75 forwards an upgraded TLS connection through a
+ * socketpair and at times stops draining it until the client sends
+ * something (kubectl pings every 5 s): the output stalls, and a session
+ * closed then loses its tail. A ping of ours makes the client answer and
+ * the forwarding go on. Called when the socket has not taken our frames
+ * for a poll round. */
+static void kick(sess_t *s)
+{
+    struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
+    wslay_event_queue_msg(s->ctx, &ping);
+}
+
 /* ---- the end ---- */
 
 /* what the helper wrote to the pod folder (the kubelet's error), or NULL */
@@ -328,8 +340,10 @@ static void send_status_and_close(sess_t *s)
         struct pollfd p = {.fd = s->x->sock,
                            .events =
                                (short)(POLLIN | (wslay_event_want_write(s->ctx) ? POLLOUT : 0))};
-        if (poll(&p, 1, 100) <= 0)
+        if (poll(&p, 1, 100) <= 0) {
+            kick(s);
             continue;
+        }
         if ((p.revents & POLLOUT && wslay_event_send(s->ctx) != 0) ||
             (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(s->ctx) != 0))
             break;
@@ -411,8 +425,11 @@ static bool pump(sess_t *s)
         p[err_i = n++] = (struct pollfd){.fd = s->err_fd, .events = POLLIN};
     if (busy && s->in_fd >= 0)
         p[in_i = n++] = (struct pollfd){.fd = s->in_fd, .events = POLLOUT};
-    if (poll(p, (nfds_t)n, 200) < 0 && errno != EINTR)
+    int ready = poll(p, (nfds_t)n, 200);
+    if (ready < 0 && errno != EINTR)
         return false;
+    if (ready == 0 && (ev & POLLOUT))
+        kick(s);
     if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(s->ctx) != 0)
         s->sock_dead = true;
     if (p[0].revents & POLLOUT && wslay_event_send(s->ctx) != 0)
