@@ -79,8 +79,8 @@ static const char *resource_verb(api_req_t *r, const api_path_t *p, char *buf, s
 {
     const char *m = r->method;
     if (is_get(m)) {
-        /* a WebSocket GET runs code: create, as kube-apiserver since 1.31
-         * (AuthorizePodWebsocketUpgradeCreatePermission) */
+        /* a WebSocket GET runs code: create, as kube-apiserver's
+         * AuthorizePodWebsocketUpgradeCreatePermission */
         if (p->sub && is_stream_sub(p->sub))
             return "create";
         if (p->sub)
