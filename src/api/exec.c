@@ -39,6 +39,7 @@ typedef struct exec_params {
     sl_argv_t cmd;
     const char *container;
     bool in, out, err, tty;
+    bool attach; /* pods/attach: the container's own output */
 } exec_params_t;
 
 static enum MHD_Result add_command(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -85,13 +86,13 @@ static char *ws_accept(const char *key)
 
 /* the kubelet's and kube-apiserver's refusals of a pod that cannot take an
  * exec now; NULL when it can */
-static char *pod_refusal(json_t *pod, const char *container)
+static char *pod_refusal(json_t *pod, const char *container, bool attach)
 {
     const char *phase = sl_kube_path_str(pod, "status.phase");
     const char *node = sl_kube_path_str(pod, "spec.nodeName");
     if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
-        return sl_xasprintf("cannot exec into a container in a completed pod; current phase is %s",
-                            phase);
+        return sl_xasprintf("cannot %s a container in a completed pod; current phase is %s",
+                            attach ? "attach" : "exec into", phase);
     if (!node || !*node)
         return sl_xasprintf("pod %s does not have a host assigned", sl_kube_name(pod));
     size_t i;
@@ -107,7 +108,7 @@ static char *pod_refusal(json_t *pod, const char *container)
 
 static char *params_refusal(const exec_params_t *q)
 {
-    if (q->cmd.n == 0)
+    if (q->cmd.n == 0 && !q->attach)
         return sl_xstrdup("you must specify at least 1 command");
     if (!q->in && !q->out && !q->err)
         return sl_xstrdup("you must specify at least 1 of stdin, stdout, stderr");
@@ -158,19 +159,24 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
     sl_argv_addf(&a, "--nodelist=%s", node);
     sl_argv_add(&a, "--quiet");
     sl_argv_add(&a, "--unbuffered");
-    if (q->tty)
+    if (q->tty && !q->attach)
         sl_argv_add(&a, "--pty");
-    if (!q->in)
+    if (!q->in || q->attach)
         sl_argv_add(&a, "--input=none");
     char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : default_shim();
     sl_argv_add(&a, shim);
     free(shim);
-    sl_argv_add(&a, "exec");
+    sl_argv_add(&a, q->attach ? "attach" : "exec");
     sl_argv_addf(&a, "--pod-dir=%s", x->pod_dir);
     sl_argv_addf(&a, "--container=%s", container);
     sl_argv_addf(&a, "--status=%s", x->status_name);
-    sl_argv_add(&a, "--");
-    for (size_t i = 0; i < q->cmd.n; i++)
+    if (q->attach && q->tty)
+        sl_argv_add(&a, "--merge"); /* one stream, as a terminal shows it */
+    if (q->attach && q->in)
+        sl_argv_add(&a, "--stdin-asked");
+    if (!q->attach)
+        sl_argv_add(&a, "--");
+    for (size_t i = 0; i < q->cmd.n && !q->attach; i++)
         sl_argv_add(&a, q->cmd.v[i]);
     x->argv = a.v;
     sl_argv_t e = SL_ARGV_INIT;
@@ -279,6 +285,8 @@ static void exec_params(api_req_t *r, exec_params_t *q)
     q->out = api_query_bool(r, "stdout");
     q->err = api_query_bool(r, "stderr");
     q->tty = api_query_bool(r, "tty");
+    if (q->tty && q->attach)
+        q->err = false; /* one terminal stream */
 }
 
 /* the session for pod and container, or NULL with *why (a 400) */
@@ -301,17 +309,17 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
         api_exec_free(x);
         return NULL;
     }
-    x->in = q->in;
-    x->out = q->out;
-    x->err = q->err;
-    x->tty = q->tty;
+    x->in = q->in && !q->attach; /* attach: the output only (docs/api.md) */
+    x->out = q->out || (q->attach && q->tty);
+    x->err = q->err && !(q->attach && q->tty);
+    x->tty = q->tty && !q->attach;
     x->idle_s = r->api->exec_idle_s;
     x->max_s = r->api->exec_max_s;
     step_argv(x, q, job, node, container, pw);
     char *cmd = sl_argv_join(&q->cmd);
     x->desc = sl_xasprintf("user %s, pod %s/%s, container %s, job %s: %s",
                            r->user ? r->user->name : "(development mode)", sl_kube_namespace(pod),
-                           sl_kube_name(pod), container, job, cmd);
+                           sl_kube_name(pod), container, job, q->attach ? "(attach)" : cmd);
     free(cmd);
     return x;
 }
@@ -342,7 +350,7 @@ static enum MHD_Result refuse(api_req_t *r, json_t *pod, exec_params_t *q, unsig
 
 enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
 {
-    exec_params_t q = {SL_ARGV_INIT, NULL, false, false, false, false};
+    exec_params_t q = {SL_ARGV_INIT, NULL, false, false, false, false, false};
     if (r->inproc)
         return refuse(r, NULL, &q, 400, sl_xstrdup("Upgrade request required"));
     json_t *pod = sl_store_get(r->api->store, "pods", p->ns, p->name);
@@ -355,10 +363,11 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
         json_decref(pod);
         return api_reply_status(r, st);
     }
+    q.attach = !strcmp(p->sub, "attach");
     exec_params(r, &q);
     char *why = params_refusal(&q);
     if (!why)
-        why = pod_refusal(pod, container);
+        why = pod_refusal(pod, container, q.attach);
     int version = 0;
     const char *key = why ? NULL : ws_handshake(r, &version, &why);
     if (why)
@@ -367,11 +376,15 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
     if (!x)
         return refuse(r, pod, &q, strstr(why, "root") ? 403 : 400, why);
     x->version = version;
-    sl_info("exec: %s", x->desc);
+    sl_info("%s: %s", q.attach ? "attach" : "exec", x->desc);
     char *cmd = sl_argv_join(&q.cmd);
-    sl_event_recordf(r->api->store, pod, "Normal", "Exec", "slurmlink",
-                     "%s ran %.200s in container %s", r->user ? r->user->name : "a client", cmd,
-                     container);
+    const char *who = r->user ? r->user->name : "a client";
+    if (q.attach)
+        sl_event_recordf(r->api->store, pod, "Normal", "Attach", "slurmlink",
+                         "%s attached to container %s", who, container);
+    else
+        sl_event_recordf(r->api->store, pod, "Normal", "Exec", "slurmlink",
+                         "%s ran %.200s in container %s", who, cmd, container);
     free(cmd);
     json_decref(pod);
     sl_argv_free(&q.cmd);

@@ -254,7 +254,7 @@ const char *api_inproc_header(struct api_inproc *q, const char *name);
 void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data, size_t len);
 
 /* --- exec (exec.c, wsexec.c) --- */
-/* GET|POST .../pods/NAME/exec, after authorization (pods/exec create). */
+/* GET|POST .../pods/NAME/exec and /attach, after authorization (create). */
 enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p);
 /* Wait for the exec sessions to end (api->stopping is set). */
 void api_exec_drain(sl_api_t *api);

@@ -131,7 +131,7 @@ static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
     if (p->sub && !finalize &&
         !((!strcmp(p->sub, "status") && p->res->status_sub) ||
           (!strcmp(p->sub, "log") && p->res->log_sub) ||
-          (!strcmp(p->sub, "exec") && p->res->log_sub)))
+          ((!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach")) && p->res->log_sub)))
         return false;
     return !(p->watch_prefix && (p->sub || !is_get(r->method)));
 }
@@ -146,7 +146,7 @@ static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
             return not_allowed(r);
         return api_handle_log(r, p);
     }
-    if (!strcmp(p->sub, "exec"))
+    if (!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach"))
         return is_get(m) || !strcmp(m, "POST") ? api_handle_exec(r, p) : not_allowed(r);
     if (finalize) /* PUT only, as in kube-apiserver */
         return !strcmp(m, "PUT") ? api_handle_update(r, p) : not_allowed(r);
@@ -233,6 +233,7 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status"
                : p.sub && !strcmp(p.sub, "log")  ? "log"
                : p.sub && !strcmp(p.sub, "exec") ? "exec"
+               : p.sub && !strcmp(p.sub, "attach") ? "attach"
                                                  : "";
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
     if (!path_fits(r, &p, finalize))

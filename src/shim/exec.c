@@ -41,7 +41,7 @@
 /* DIR/NAME gets msg; NAME must be exec-<hex>.status (nothing else is
  * written). 0 when written (the helper then exits 0: srun stays silent),
  * else EXEC_CANNOT. */
-static int write_status(const char *dir, const char *name, const char *msg)
+int shim_exec_status(const char *dir, const char *name, const char *msg)
 {
     if (!name || strncmp(name, "exec-", 5) || strspn(name + 5, "0123456789abcdef") < 8 ||
         strcmp(name + 5 + strspn(name + 5, "0123456789abcdef"), ".status"))
@@ -151,11 +151,11 @@ static int run_child(const char *dir, const char *status, char **argv, char **en
         char *why = sl_xasprintf("error: OCI runtime exec failed: exec failed: unable to start "
                                  "container process: exec: \"%s\": %s: unknown",
                                  argv[0], strerror(errno));
-        write_status(dir, status, why);
+        shim_exec_status(dir, status, why);
         _exit(EXEC_NOT_FOUND);
     }
     if (pid < 0) {
-        return write_status(dir, status, "error: fork failed");
+        return shim_exec_status(dir, status, "error: fork failed");
     }
     signal(SIGINT, SIG_IGN); /* the command's to handle; SIGTERM ends us both */
     int st = 0;
@@ -164,7 +164,7 @@ static int run_child(const char *dir, const char *status, char **argv, char **en
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     char line[32];
     snprintf(line, sizeof(line), "exit %d", code);
-    return write_status(dir, status, line);
+    return shim_exec_status(dir, status, line);
 }
 
 static void identity_env(void)
@@ -187,7 +187,7 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     free(spec_path);
     if (!spec) {
         char *m = sl_xasprintf("error: %s", err.text);
-        int r = write_status(dir, status, m);
+        int r = shim_exec_status(dir, status, m);
         free(m);
         return r;
     }
@@ -199,7 +199,7 @@ static int run_in(const char *dir, const char *name, const char *status, char **
         why = sl_xasprintf("error: container not found (\"%s\")", name);
     int r;
     if (!argv) {
-        r = write_status(dir, status, why);
+        r = shim_exec_status(dir, status, why);
         free(why);
         sl_shim_spec_destroy(spec);
         return r;
@@ -207,7 +207,7 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     identity_env();
     char **envp = shim_build_envp(c);
     char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp);
-    r = missing ? write_status(dir, status, missing) : run_child(dir, status, argv, envp);
+    r = missing ? shim_exec_status(dir, status, missing) : run_child(dir, status, argv, envp);
     free(missing);
     sl_strv_free(envp);
     free(argv); /* its strings are the spec's and the caller's */
