@@ -68,7 +68,7 @@ static int pick_protocol(const char *hdr)
 }
 
 /* Sec-WebSocket-Accept for key (RFC 6455 4.2.2); caller frees */
-static char *ws_accept(const char *key)
+char *api_ws_accept(const char *key)
 {
     char *in = sl_xasprintf("%s" WS_GUID, key);
     unsigned char sha[20];
@@ -257,7 +257,7 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
 /* 101 Switching Protocols; the session starts in on_upgrade */
 static enum MHD_Result reply_upgrade(api_req_t *r, api_exec_t *x, const char *key)
 {
-    char *acc = ws_accept(key);
+    char *acc = api_ws_accept(key);
     struct MHD_Response *resp = acc ? MHD_create_response_for_upgrade(on_upgrade, x) : NULL;
     if (!resp) {
         free(acc);
@@ -325,7 +325,7 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
 }
 
 /* the WebSocket handshake's headers: the key, or NULL with *why */
-static const char *ws_handshake(api_req_t *r, int *version, char **why)
+const char *api_ws_handshake(api_req_t *r, int *version, char **why)
 {
     const char *up = api_header(r, "Upgrade");
     const char *key = api_header(r, "Sec-WebSocket-Key");
@@ -369,7 +369,7 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
     if (!why)
         why = pod_refusal(pod, container, q.attach);
     int version = 0;
-    const char *key = why ? NULL : ws_handshake(r, &version, &why);
+    const char *key = why ? NULL : api_ws_handshake(r, &version, &why);
     if (why)
         return refuse(r, pod, &q, 400, why);
     api_exec_t *x = exec_prepare(r, pod, container, &q, &why);

@@ -35,4 +35,10 @@ typedef struct api_exec {
 int api_exec_session_start(api_exec_t *x);
 void api_exec_free(api_exec_t *x);
 
+/* The WebSocket handshake of r: its Sec-WebSocket-Key, and in *version the
+ * channel protocol (5 or 4) of the client's list; NULL with *why (a 400's
+ * text). Sec-WebSocket-Accept for a key (caller frees; NULL on failure). */
+const char *api_ws_handshake(api_req_t *r, int *version, char **why);
+char *api_ws_accept(const char *key);
+
 #endif

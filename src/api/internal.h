@@ -256,7 +256,9 @@ void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char
 /* --- exec (exec.c, wsexec.c) --- */
 /* GET|POST .../pods/NAME/exec and /attach, after authorization (create). */
 enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p);
-/* Wait for the exec sessions to end (api->stopping is set). */
+/* GET .../pods/NAME/portforward (portfwd.c), after authorization. */
+enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p);
+/* Wait for the exec and port-forward sessions to end (api->stopping is set). */
 void api_exec_drain(sl_api_t *api);
 /* The container a log or exec request names (logs.c). */
 const char *api_pick_container(api_req_t *r, json_t *pod, sl_error_t *err);

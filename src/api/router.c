@@ -131,7 +131,7 @@ static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
     if (p->sub && !finalize &&
         !((!strcmp(p->sub, "status") && p->res->status_sub) ||
           (!strcmp(p->sub, "log") && p->res->log_sub) ||
-          ((!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach")) && p->res->log_sub)))
+          (is_stream_sub(p->sub) && p->res->log_sub)))
         return false;
     return !(p->watch_prefix && (p->sub || !is_get(r->method)));
 }
@@ -146,6 +146,8 @@ static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
             return not_allowed(r);
         return api_handle_log(r, p);
     }
+    if (!strcmp(p->sub, "portforward"))
+        return is_get(m) || !strcmp(m, "POST") ? api_handle_portforward(r, p) : not_allowed(r);
     if (!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach"))
         return is_get(m) || !strcmp(m, "POST") ? api_handle_exec(r, p) : not_allowed(r);
     if (finalize) /* PUT only, as in kube-apiserver */
@@ -234,6 +236,7 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
                : p.sub && !strcmp(p.sub, "log")  ? "log"
                : p.sub && !strcmp(p.sub, "exec") ? "exec"
                : p.sub && !strcmp(p.sub, "attach") ? "attach"
+               : p.sub && !strcmp(p.sub, "portforward") ? "portforward"
                                                  : "";
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
     if (!path_fits(r, &p, finalize))
