@@ -286,6 +286,32 @@ static bool pf_round(pf_t *f)
            (open > 0 || queued);
 }
 
+/* our close once the data has left (wslay sends control frames first),
+ * then the client's answer: up to 30 s, kicking the TLS forwarding */
+static void pf_close(pf_t *f)
+{
+    long long end = sl_now_ms() + 30000;
+    bool closing = false;
+    while (!f->dead && sl_now_ms() < end) {
+        if (!closing && wslay_event_get_queued_msg_count(f->ctx) == 0) {
+            wslay_event_queue_close(f->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
+            closing = true;
+        }
+        if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx))
+            break;
+        short ev = (short)(POLLIN | (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
+        struct pollfd p = {.fd = f->sock, .events = ev};
+        int n = poll(&p, 1, 100);
+        if (n == 0 && (ev & POLLOUT)) {
+            struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
+            wslay_event_queue_msg(f->ctx, &ping);
+        }
+        if ((p.revents & POLLOUT && wslay_event_send(f->ctx) != 0) ||
+            (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0))
+            break;
+    }
+}
+
 static void *pf_thread(void *arg)
 {
     pf_t *f = arg;
@@ -295,15 +321,8 @@ static void *pf_thread(void *arg)
         pf_connect(f);
         while (pf_round(f))
             ;
-        if (!f->dead) { /* our close once the data has left; the client's answer */
-            wslay_event_queue_close(f->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
-            long long end = sl_now_ms() + 5000;
-            while (!f->dead && wslay_event_want_write(f->ctx) && sl_now_ms() < end) {
-                struct pollfd p = {.fd = f->sock, .events = POLLOUT};
-                if (poll(&p, 1, 100) > 0 && wslay_event_send(f->ctx) != 0)
-                    break;
-            }
-        }
+        if (!f->dead)
+            pf_close(f);
         wslay_event_context_free(f->ctx);
     }
     sl_info("port-forward ended: %s", f->desc);
