@@ -313,6 +313,7 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
     x->out = q->out || (q->attach && q->tty);
     x->err = q->err && !(q->attach && q->tty);
     x->tty = q->tty && !q->attach;
+    x->framed = q->attach;
     x->idle_s = r->api->exec_idle_s;
     x->max_s = r->api->exec_max_s;
     step_argv(x, q, job, node, container, pw);

@@ -15,6 +15,7 @@ typedef struct api_exec {
     sl_api_t *api;
     int version;            /* channel protocol: 4 or 5 */
     bool in, out, err, tty; /* the streams asked for */
+    bool framed;            /* attach: the helper frames both streams on stdout */
     char **argv, **envp;    /* srun's, NULL-terminated */
     uid_t uid;              /* the pod's Unix user (never 0) */
     gid_t gid;

@@ -53,6 +53,7 @@ typedef struct sess {
     int in_fd;          /* the step's stdin (tty: the master) or -1 */
     int out_fd, err_fd; /* its stdout (tty: a dup of the master), stderr, or -1 */
     sl_buf_t pending;   /* stdin bytes not yet written */
+    sl_buf_t demux;     /* framed (attach): stdout bytes not yet a whole frame */
     size_t pending_off;
     bool close_stdin; /* v5 close on channel 0: after pending */
     bool sock_dead;
@@ -352,6 +353,27 @@ static void send_status_and_close(sess_t *s)
 
 /* ---- the loop ---- */
 
+/* attach's helper frames both streams on its stdout (a byte 1 or 2, a
+ * 4-byte big-endian length, the bytes): srun's own stderr (a cancelled
+ * step's notice) then stays out of the client's stderr */
+static void demux(sess_t *s, const char *buf, size_t n)
+{
+    sl_buf_append(&s->demux, buf, n);
+    size_t off = 0;
+    while (s->demux.len - off >= 5) {
+        const unsigned char *h = (const unsigned char *)s->demux.data + off;
+        size_t len = ((size_t)h[1] << 24) | ((size_t)h[2] << 16) | ((size_t)h[3] << 8) | h[4];
+        if (s->demux.len - off - 5 < len)
+            break;
+        uint8_t ch = h[0] == 2 ? 2 : 1;
+        if (ch == 1 ? s->x->out : s->x->err)
+            queue(s, ch, (const char *)h + 5, len);
+        off += 5 + len;
+    }
+    memmove(s->demux.data, s->demux.data + off, s->demux.len - off);
+    s->demux.len -= off;
+}
+
 static void read_step(sess_t *s, int *fd, uint8_t ch)
 {
     char buf[READ_CHUNK];
@@ -359,7 +381,12 @@ static void read_step(sess_t *s, int *fd, uint8_t ch)
     if (n > 0) {
         s->last_ms = sl_now_ms();
         bool wanted = ch == 1 ? s->x->out : s->x->err;
-        if (wanted)
+        if (s->x->framed && ch == 1)
+            demux(s, buf, (size_t)n);
+        else if (s->x->framed) {
+            const char *nl = memchr(buf, '\n', (size_t)n);
+            sl_info("attach: srun says: %.*s", (int)(nl ? nl - buf : n), buf);
+        } else if (wanted)
             queue(s, ch, buf, (size_t)n);
     } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
         /* EOF; EIO on a pty master once the step is gone */
@@ -469,6 +496,7 @@ static void *session(void *arg)
     close_fd(&s->err_fd);
     wslay_event_context_free(s->ctx);
     sl_buf_free(&s->pending);
+    sl_buf_free(&s->demux);
     MHD_upgrade_action(x->urh, MHD_UPGRADE_ACTION_CLOSE);
     atomic_fetch_sub(&x->api->exec_sessions, 1);
     api_exec_free(x);

@@ -8,7 +8,9 @@
  * output goes to pipes it writes into the CRI log), so attach follows the
  * container's log from its end: every line it appends, across restarts (a
  * new <restart>.log), goes to stdout or stderr as it was written (--merge:
- * all to stdout, for a tty). It ends once status.json says the container
+ * all to stdout, for a tty), framed on stdout (a byte 1 or 2, a 4-byte
+ * big-endian length, the bytes) so that slurmlinkd keeps srun's own
+ * messages apart. It ends once status.json says the container
  * has terminated and its log has no more bytes, when the shim is gone, or
  * at SIGTERM (the job ended: the step is cancelled), after a last read.
  * --stdin-asked: say first, on stderr, that stdin is not reachable.
@@ -86,14 +88,27 @@ static void emit(const follow_t *f, const char *l, size_t n)
     const char *s3 = s2 ? memchr(s2 + 1, ' ', n - (size_t)(s2 + 1 - l)) : NULL;
     if (!s3)
         return;
-    int fd = !f->merge && !strncmp(s1 + 1, "stderr ", 7) ? 2 : 1;
+    unsigned char stream = !f->merge && !strncmp(s1 + 1, "stderr ", 7) ? 2 : 1;
     bool full = s2[1] == 'F';
     const char *text = s3 + 1;
-    size_t len = n - (size_t)(text - l);
-    ssize_t w = write(fd, text, len);
+    size_t len = n - (size_t)(text - l) + (full ? 1 : 0);
+    /* one frame on stdout: the stream, a 4-byte big-endian length, the bytes */
+    unsigned char *fr = sl_xmalloc(len + 5);
+    fr[0] = stream;
+    fr[1] = (unsigned char)(len >> 24);
+    fr[2] = (unsigned char)(len >> 16);
+    fr[3] = (unsigned char)(len >> 8);
+    fr[4] = (unsigned char)len;
+    memcpy(fr + 5, text, len - (full ? 1 : 0));
     if (full)
-        w = write(fd, "\n", 1);
-    (void)w;
+        fr[4 + len] = '\n';
+    for (size_t off = 0; off < len + 5;) {
+        ssize_t w = write(1, fr + off, len + 5 - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    free(fr);
 }
 
 /* what the log has gained; 1 when any byte came */
@@ -190,9 +205,11 @@ int shim_attach_main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {.sa_handler = on_term};
     sigaction(SIGTERM, &sa, NULL);
-    if (stdin_asked)
-        dprintf(f.merge ? 1 : 2, "slurmlink: attach streams the container's output only: its "
-                                 "stdin is not kept by the shim and cannot be reached\n");
+    if (stdin_asked) { /* as a CRI line of the container's stderr would come */
+        static const char note[] = "t stderr F slurmlink: attach streams the container's output "
+                                   "only: its stdin is not kept by the shim and cannot be reached";
+        emit(&f, note, sizeof(note) - 1);
+    }
     int r = follow(&f);
     if (f.fd >= 0)
         close(f.fd);
