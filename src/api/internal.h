@@ -60,6 +60,12 @@ struct sl_api {
     atomic_int stopping;             /* streams end when set */
     pthread_t janitor;
     bool janitor_started;
+
+    /* exec (exec.c, wsexec.c): NULL paths take the defaults; the live
+     * sessions (their threads) */
+    char *shim_path, *slurm_conf;
+    unsigned exec_idle_s, exec_max_s;
+    atomic_int exec_sessions;
 };
 
 /* One HTTP request (MHD calls the access handler several times per
@@ -254,6 +260,16 @@ const char *api_inproc_query(struct api_inproc *q, const char *key);
 const char *api_inproc_header(struct api_inproc *q, const char *name);
 /* Capture a reply (data copied). */
 void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data, size_t len);
+
+/* --- exec (exec.c, wsexec.c) --- */
+/* GET|POST .../pods/NAME/exec and /attach, after authorization (create). */
+enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p);
+/* GET .../pods/NAME/portforward (portfwd.c), after authorization. */
+enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p);
+/* Wait for the exec and port-forward sessions to end (api->stopping is set). */
+void api_exec_drain(sl_api_t *api);
+/* The container a log or exec request names (logs.c). */
+const char *api_pick_container(api_req_t *r, json_t *pod, sl_error_t *err);
 
 /* --- discovery.c / openapi.c --- */
 enum MHD_Result api_serve_version(api_req_t *r);

@@ -413,7 +413,7 @@ static bool has_container(json_t *pod, const char *name)
 /* container param, else the default-container annotation, else the only
  * container; NULL with err (SL_ERR_BAD_REQUEST) otherwise (kube's
  * validateContainer). */
-static const char *pick_container(api_req_t *r, json_t *pod, sl_error_t *err)
+const char *api_pick_container(api_req_t *r, json_t *pod, sl_error_t *err)
 {
     const char *name = sl_kube_name(pod);
     const char *c = api_query(r, "container");
@@ -510,7 +510,7 @@ enum MHD_Result api_handle_log(api_req_t *r, const api_path_t *p)
     if (!pod)
         return api_reply_status(r, api_store_error_status(p->res, p->name, errno, NULL));
     sl_error_t err = SL_ERROR_INIT;
-    const char *container = pick_container(r, pod, &err);
+    const char *container = api_pick_container(r, pod, &err);
     if (!container) {
         json_decref(pod);
         return api_reply_status(

@@ -70,10 +70,19 @@ static bool group_served(const char *group, const char *version);
 /* kube-apiserver's verb for a resource request (RequestInfo), as this
  * router serves it: GET → get, list or watch; POST create; PUT update;
  * PATCH patch; DELETE delete or deletecollection. */
+static bool is_stream_sub(const char *sub)
+{
+    return !strcmp(sub, "exec") || !strcmp(sub, "attach") || !strcmp(sub, "portforward");
+}
+
 static const char *resource_verb(api_req_t *r, const api_path_t *p, char *buf, size_t len)
 {
     const char *m = r->method;
     if (is_get(m)) {
+        /* a WebSocket GET runs code: create, as kube-apiserver's
+         * AuthorizePodWebsocketUpgradeCreatePermission */
+        if (p->sub && is_stream_sub(p->sub))
+            return "create";
         if (p->sub)
             return "get";
         if (p->watch_prefix)
@@ -121,7 +130,8 @@ static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
         return false;
     if (p->sub && !finalize &&
         !((!strcmp(p->sub, "status") && p->res->status_sub) ||
-          (!strcmp(p->sub, "log") && p->res->log_sub)))
+          (!strcmp(p->sub, "log") && p->res->log_sub) ||
+          (is_stream_sub(p->sub) && p->res->log_sub)))
         return false;
     return !(p->watch_prefix && (p->sub || !is_get(r->method)));
 }
@@ -136,6 +146,10 @@ static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
             return not_allowed(r);
         return api_handle_log(r, p);
     }
+    if (!strcmp(p->sub, "portforward"))
+        return is_get(m) || !strcmp(m, "POST") ? api_handle_portforward(r, p) : not_allowed(r);
+    if (!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach"))
+        return is_get(m) || !strcmp(m, "POST") ? api_handle_exec(r, p) : not_allowed(r);
     if (finalize) /* PUT only, as in kube-apiserver */
         return !strcmp(m, "PUT") ? api_handle_update(r, p) : not_allowed(r);
     if (is_get(m) && (verbs & API_V_GET))
@@ -220,6 +234,9 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     r->m_resource = p.res->name;
     r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status"
                : p.sub && !strcmp(p.sub, "log")  ? "log"
+               : p.sub && !strcmp(p.sub, "exec") ? "exec"
+               : p.sub && !strcmp(p.sub, "attach") ? "attach"
+               : p.sub && !strcmp(p.sub, "portforward") ? "portforward"
                                                  : "";
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
     if (!path_fits(r, &p, finalize))

@@ -335,6 +335,10 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
     sl_api_t *api = sl_xcalloc(1, sizeof(*api));
     api->store = opts->store;
     api->pods_root = sl_xstrdup(opts->pods_root ? opts->pods_root : "/var/lib/slurmlink/pods");
+    api->shim_path = opts->shim_path ? sl_xstrdup(opts->shim_path) : NULL;
+    api->slurm_conf = opts->slurm_conf ? sl_xstrdup(opts->slurm_conf) : NULL;
+    api->exec_idle_s = opts->exec_idle_s ? opts->exec_idle_s : 4 * 3600;
+    api->exec_max_s = opts->exec_max_s ? opts->exec_max_s : 24 * 3600;
     api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
     api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
     api->bookmark_ms = (opts->bookmark_interval_s > 0 ? opts->bookmark_interval_s : 60) * 1000;
@@ -470,6 +474,7 @@ void sl_api_destroy(sl_api_t *api)
     atomic_store(&api->stopping, 1);
     sl_store_kick(api->store); /* not sticky: the store may outlive us */
     api_janitor_stop(api);
+    api_exec_drain(api); /* upgraded connections end before their daemon */
     if (api->mhd)
         MHD_stop_daemon(api->mhd);
     if (api->plain_mhd)
@@ -479,6 +484,8 @@ void sl_api_destroy(sl_api_t *api)
     api_conns_destroy(api->conns);
     pthread_mutex_destroy(&api->hook_lock);
     free(api->pods_root);
+    free(api->shim_path);
+    free(api->slurm_conf);
     free(api->server_address);
     api_tls_destroy(api->tls);
     free(api->client_ca_pem);

@@ -81,6 +81,13 @@ typedef struct sl_api_opts {
     size_t max_object; /* serialised size of a stored object; 0: 1.5 MiB (etcd's) */
     bool no_listen;    /* no socket at all: requests only through sl_api_serve()
                         * (api/inproc.h), for fuzzing and tests */
+
+    /* kubectl exec (src/api/exec.c): slurmlink-shim as the nodes see it
+     * (NULL: beside the program), slurm.conf for srun (NULL: $SLURM_CONF),
+     * the idle and total limits of a session (0: 4 h, 24 h) */
+    const char *shim_path;
+    const char *slurm_conf;
+    unsigned exec_idle_s, exec_max_s;
 } sl_api_opts_t;
 
 /* Start listening; NULL with errno and err on failure (bad address, port

@@ -147,6 +147,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
                               "recent changes per resource shared by all watches"),
     [SL_CFG_EVENT_TTL] = I("event-ttl", 0, "events.ttl", "S", 3600, 1, 100L * 86400,
                            "remove events older than S seconds"),
+    [SL_CFG_EXEC_IDLE] = I("exec-idle-timeout", 0, "exec.idle_timeout", "S", 14400, 1, 100L * 86400,
+                           "end an exec session after S seconds without a byte either way"),
+    [SL_CFG_EXEC_MAX] = I("exec-max-duration", 0, "exec.max_duration", "S", 86400, 1, 100L * 86400,
+                          "end an exec session S seconds after it started"),
     [SL_CFG_VERBOSE] = B("verbose", 'v', "log.verbose", 0, "log every request"),
 };
 

@@ -52,6 +52,10 @@ static sl_api_opts_t api_opts(const sl_config_t *cfg, sl_store_t *store, const c
         .plain_listen =
             CL(PLAIN_PORT) >= 0 ? (CS(PLAIN_ADDRESS) ? CS(PLAIN_ADDRESS) : "127.0.0.1") : NULL,
         .plain_port = CL(PLAIN_PORT) >= 0 ? (int)CL(PLAIN_PORT) : 0,
+        .shim_path = CS(SHIM),
+        .slurm_conf = CS(SLURM_CONF),
+        .exec_idle_s = (unsigned)CL(EXEC_IDLE),
+        .exec_max_s = (unsigned)CL(EXEC_MAX),
     };
     return ao;
 }

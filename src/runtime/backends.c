@@ -286,6 +286,29 @@ static const char *mount_charliecloud(const char *mp, sl_rt_in_image_fn in_image
     return NULL;
 }
 
+/* ---- exec ---- */
+
+/* ch-run OPTIONS IMAGE -- CMD: everything up to "--"; the image before it */
+static int exec_charliecloud(char *const *argv, size_t n, int *root)
+{
+    for (size_t i = 2; i < n; i++)
+        if (!strcmp(argv[i], "--")) {
+            *root = (int)i - 1;
+            return (int)i + 1;
+        }
+    return -1;
+}
+
+/* [/usr/bin/env --chdir=DIR --] CMD: the working directory, if any */
+static int exec_host(char *const *argv, size_t n, int *root)
+{
+    *root = -1;
+    if (n >= 3 && !strcmp(argv[0], "/usr/bin/env") && !strncmp(argv[1], "--chdir=", 8) &&
+        !strcmp(argv[2], "--"))
+        return 3;
+    return 0;
+}
+
 const sl_runtime_ops_t sl_rt_apptainer = {
     .name = "apptainer",
     .default_binary = "apptainer",
@@ -318,6 +341,7 @@ const sl_runtime_ops_t sl_rt_charliecloud = {
     .image_ref = image_folder,
     .mount_refusal = mount_charliecloud,
     .shim_root = 1,
+    .exec_prefix = exec_charliecloud,
 };
 const sl_runtime_ops_t sl_rt_podman = {
     .name = "podman",
@@ -344,4 +368,5 @@ const sl_runtime_ops_t sl_rt_host = {
     .env_key = key_plain,
     .argv = argv_host,
     .image_ref = image_none,
+    .exec_prefix = exec_host,
 };

@@ -101,6 +101,13 @@ typedef struct sl_runtime_ops {
      * run: src/shim/rootfs.c); the argv word that is the image is replaced
      * by that root, and mount points the image lacks are created there */
     int shim_root;
+    /* kubectl exec: how many leading words of an argv this backend built
+     * start another process in the same container (image, mounts, env,
+     * working directory, GPUs) when a command follows them; *root gets the
+     * index of the word naming the container's root folder on the node, -1
+     * for the node's own /. -1 when argv is not one it built. NULL: exec
+     * is not served for this runtime. */
+    int (*exec_prefix)(char *const *argv, size_t n, int *root);
 } sl_runtime_ops_t;
 
 /* Backend by name, or NULL (errno ENOENT). */

@@ -119,6 +119,10 @@ int main(int argc, char **argv)
                                        {"help", no_argument, 0, 'h'},
                                        {"version", no_argument, 0, 'V'},
                                        {0, 0, 0, 0}};
+    if (argc > 1 && !strcmp(argv[1], "exec"))
+        return shim_exec_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "attach"))
+        return shim_attach_main(argc - 1, argv + 1);
     const char *dir = NULL, *spec_path = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "d:s:hV", lo, NULL)) != -1) {

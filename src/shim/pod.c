@@ -29,7 +29,7 @@ extern char **environ;
 
 /* The job's environment with the spec's variables (env, then envRuntime
  * filled in with what this node knows) replacing or added. */
-static char **build_envp(const sl_shim_container_t *sc)
+char **shim_build_envp(const sl_shim_container_t *sc)
 {
     size_t n = 0;
     while (environ && environ[n])
@@ -65,7 +65,7 @@ static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index,
     memset(c, 0, sizeof(*c));
     c->spec = sc;
     c->index = index;
-    c->envp = build_envp(sc);
+    c->envp = shim_build_envp(sc);
     c->state = CS_WAITING;
     c->waiting_reason = init && index == 0 ? "ContainerCreating" : "PodInitializing";
     c->fd[0] = c->fd[1] = -1;

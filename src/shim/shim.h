@@ -78,6 +78,15 @@ typedef struct shim_pod {
 } shim_pod_t;
 
 /* pod.c */
+/* The job's environment with a container's variables (env, envRuntime). */
+char **shim_build_envp(const sl_shim_container_t *sc);
+/* `slurmlink-shim exec ...`: kubectl exec's helper on the node (exec.c). */
+int shim_exec_main(int argc, char **argv);
+/* `slurmlink-shim attach ...`: kubectl attach's helper (attach.c). */
+int shim_attach_main(int argc, char **argv);
+/* DIR/NAME (exec-HEX.status only) gets msg: 0, or nonzero (exec.c). */
+int shim_exec_status(const char *dir, const char *name, const char *msg);
+
 int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_error_t *err);
 void shim_pod_fini(shim_pod_t *pod);
 void shim_pod_start(shim_pod_t *pod);                 /* first init container, or the apps */

@@ -32,9 +32,56 @@ static char *argv_of(const char *rt, const sl_rt_container_t *c)
 
 static int no_path(void *arg, const char *path) { return 0; }
 
+/* exec_prefix of the argv a backend builds for c: the prefix length, *root */
+static int prefix_of(const char *rt, const sl_rt_container_t *c, int *root, sl_argv_t *a)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    const sl_runtime_ops_t *ops = sl_runtime_get(rt);
+    if (ops->argv(c, a, &err) < 0 || !ops->exec_prefix)
+        return -2;
+    return ops->exec_prefix(a->v, a->n, root);
+}
+
+static void exec_prefixes(void)
+{
+    const char *cmd[] = {"sh", "--", "-c", "x"};
+    sl_rt_mount_t m[] = {{"/data/a", "/mnt", 0}};
+    sl_rt_container_t c = {.name = "main",
+                           .image = "/s/busybox+latest",
+                           .command = cmd,
+                           .ncommand = 4,
+                           .working_dir = "/etc",
+                           .mounts = m,
+                           .nmounts = 1};
+    sl_argv_t a = SL_ARGV_INIT;
+    int root = -9;
+    int n = prefix_of("charliecloud", &c, &root, &a);
+    ok(n == 6 && root == 4 && !strcmp(a.v[root], "/s/busybox+latest") && !strcmp(a.v[n], "sh"),
+       "exec prefix, charliecloud: ch-run, --write, --bind, --cd, the image (root) and --; the "
+       "command's "
+       "own -- is its own");
+    sl_argv_free(&a);
+    sl_rt_container_t h = {.name = "main", .command = cmd, .ncommand = 4, .working_dir = "/etc"};
+    n = prefix_of("host", &h, &root, &a);
+    ok(n == 3 && root == -1 && !strcmp(a.v[n], "sh"),
+       "exec prefix, host: env --chdir=DIR --, the node's /");
+    sl_argv_free(&a);
+    h.working_dir = NULL;
+    n = prefix_of("host", &h, &root, &a);
+    ok(n == 0 && root == -1, "exec prefix, host without workingDir: nothing");
+    sl_argv_free(&a);
+    char *bad[] = {"ch-run", "/img", NULL};
+    ok(sl_runtime_get("charliecloud")->exec_prefix(bad, 2, &root) == -1,
+       "exec prefix, charliecloud: an argv without -- is not one it built");
+    ok(!sl_runtime_get("apptainer")->exec_prefix && !sl_runtime_get("podman")->exec_prefix,
+       "exec is not served for apptainer and podman (no exec_prefix)");
+    ok(!sl_runtime_get("enroot")->exec_prefix && !sl_runtime_get("singularity")->exec_prefix,
+       "... nor for enroot and singularity");
+}
+
 int main(void)
 {
-    tap_plan(58);
+    tap_plan(64);
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
     free(d);
@@ -263,5 +310,6 @@ int main(void)
     is_str(why, "enroot is not installed (enroot not found in PATH); installed: host",
            "why a runtime is unavailable, and what is");
     free(why);
+    exec_prefixes();
     return tap_done();
 }

@@ -1,0 +1,45 @@
+/* exec.h — one kubectl exec session, between exec.c (the request: checks,
+ * the srun step, the upgrade) and wsexec.c (the WebSocket session that
+ * carries the step's stdio). Internal to src/api. */
+#ifndef SL_API_EXEC_H
+#define SL_API_EXEC_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "api/internal.h"
+
+typedef struct api_exec {
+    sl_api_t *api;
+    int version;            /* channel protocol: 4 or 5 */
+    bool in, out, err, tty; /* the streams asked for */
+    bool framed;            /* attach: the helper frames both streams on stdout */
+    char **argv, **envp;    /* srun's, NULL-terminated */
+    uid_t uid;              /* the pod's Unix user (never 0) */
+    gid_t gid;
+    gid_t *groups; /* its supplementary groups */
+    int ngroups;
+    char *pod_dir;          /* absolute: srun's working directory */
+    char *status_name;      /* the helper's status file, in pod_dir */
+    char *desc;             /* "USER NS/POD/CONTAINER: CMD" for the log */
+    unsigned idle_s, max_s; /* the session's limits */
+    char *extra;            /* bytes MHD read after the request */
+    size_t nextra;
+    int sock; /* the upgraded connection */
+    struct MHD_UpgradeResponseHandle *urh;
+} api_exec_t;
+
+/* Start the session's thread (it frees x); -1 when it cannot (x is the
+ * caller's, the connection is closed). */
+int api_exec_session_start(api_exec_t *x);
+void api_exec_free(api_exec_t *x);
+
+/* The WebSocket handshake of r: its Sec-WebSocket-Key, and in *version the
+ * channel protocol (5 or 4) of the client's list; NULL with *why (a 400's
+ * text). Sec-WebSocket-Accept for a key (caller frees; NULL on failure). */
+const char *api_ws_handshake(api_req_t *r, int *version, char **why);
+char *api_ws_accept(const char *key);
+
+#endif

@@ -1,0 +1,435 @@
+/* portfwd.c — GET .../pods/NAME/portforward?ports=P[,Q...] over WebSocket
+ * (v4.channel.k8s.io, as the Python client's portforward() speaks it).
+ *
+ * Per port i (in the order of the query), channel 2i carries the data and
+ * 2i+1 errors; the server's first frame on each is the port number (two
+ * bytes, little-endian), as the kubelet sends. slurmlinkd connects to the
+ * pod's address (status.podIP: the job shares its node's network; with
+ * several nodes, the node's address) once per port and session; the
+ * session ends when every connection has ended or the client goes.
+ *
+ * Who may reach what: pods/portforward is a write of the namespace; and the
+ * port must be listened on by the pod's own Unix user, in the network
+ * namespace of the pod's shim (/proc/<shim pid>/net/tcp{,6}, the shim's pid
+ * read from the pod folder and checked to be that user's): the nodes'
+ * network is shared by every job on them, so a port of another tenant's job
+ * on the same node is refused. A pod whose shim is not on this host cannot
+ * be checked, and is refused. kubectl port-forward speaks SPDY/3.1 (in
+ * 1.32+ tunnelled in WebSocket), which is not served (docs/api.md).
+ */
+#include "api/exec.h"
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/safefs.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "kube/status.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <wslay/wslay.h>
+
+#define PF_MAX_PORTS 16
+#define PF_CHUNK 32768
+
+typedef struct pf {
+    sl_api_t *api;
+    int nports;
+    int ports[PF_MAX_PORTS];
+    int fd[PF_MAX_PORTS];       /* the connection per port, -1 once ended */
+    sl_buf_t out[PF_MAX_PORTS]; /* client bytes not yet written to it */
+    char *addr;                 /* the pod's address */
+    char *desc;
+    int sock;
+    struct MHD_UpgradeResponseHandle *urh;
+    char *extra;
+    size_t nextra, extra_off;
+    bool dead;
+    wslay_event_context_ptr ctx;
+} pf_t;
+
+static void pf_free(pf_t *f)
+{
+    for (int i = 0; i < f->nports; i++) {
+        if (f->fd[i] >= 0)
+            close(f->fd[i]);
+        sl_buf_free(&f->out[i]);
+    }
+    free(f->addr);
+    free(f->desc);
+    free(f->extra);
+    free(f);
+}
+
+/* "8080,9090" (and repeated ports=): 0, or -1 with *why */
+static enum MHD_Result add_ports(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    pf_t *f = cls;
+    if (!key || strcmp(key, "ports") || !value)
+        return MHD_YES;
+    char *list = sl_xstrdup(value);
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long p = strtol(t, &end, 10);
+        if (*end || p < 1 || p > 65535 || f->nports == PF_MAX_PORTS)
+            f->nports = -1 - PF_MAX_PORTS; /* marks the list bad */
+        else if (f->nports >= 0)
+            f->ports[f->nports++] = (int)p;
+    }
+    free(list);
+    return MHD_YES;
+}
+
+/* Who listens on TCP port in pid's network namespace: 1 uid (too), 2 only
+ * others, 0 no one, -1 cannot tell */
+static int listens(pid_t pid, uid_t uid, int port)
+{
+    int seen = -1;
+    for (int v6 = 0; v6 < 2; v6++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/net/tcp%s", (int)pid, v6 ? "6" : "");
+        FILE *fp = fopen(path, "re");
+        if (!fp)
+            continue;
+        seen = seen < 0 ? 0 : seen;
+        char line[512];
+        while (fgets(line, sizeof(line), fp)) {
+            char local[128];
+            unsigned st, lport;
+            unsigned long u;
+            if (sscanf(line, " %*d: %127s %*s %x %*s %*s %*s %lu", local, &st, &u) != 3)
+                continue;
+            char *colon = strrchr(local, ':');
+            if (colon && sscanf(colon + 1, "%x", &lport) == 1 && st == 0x0A && (int)lport == port)
+                seen = u == uid ? 1 : seen == 1 ? 1 : 2;
+        }
+        fclose(fp);
+    }
+    return seen;
+}
+
+/* the shim's pid, from the pod folder, when it is a live process of uid here */
+static pid_t shim_pid(const char *pod_dir, uid_t uid)
+{
+    int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = root >= 0 ? sl_safefs_opendir(root, pod_dir + 1) : -1;
+    if (root >= 0)
+        close(root);
+    char *text = NULL;
+    if (dir >= 0) {
+        int fd = sl_safefs_open_read(dir, "shim.pid", uid, NULL);
+        char buf[32] = {0};
+        if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0)
+            text = sl_xstrdup(buf);
+        if (fd >= 0)
+            close(fd);
+        close(dir);
+    }
+    pid_t pid = text ? (pid_t)atoi(text) : 0;
+    free(text);
+    char proc[32];
+    snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+    struct stat st;
+    return pid > 0 && stat(proc, &st) == 0 && st.st_uid == uid ? pid : 0;
+}
+
+/* ---- the session ---- */
+
+static ssize_t pf_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
+{
+    pf_t *f = u;
+    if (f->extra_off < f->nextra) {
+        size_t n = f->nextra - f->extra_off < len ? f->nextra - f->extra_off : len;
+        memcpy(buf, f->extra + f->extra_off, n);
+        f->extra_off += n;
+        return (ssize_t)n;
+    }
+    ssize_t n = recv(f->sock, buf, len, 0);
+    if (n > 0)
+        return n;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+    else {
+        f->dead = true;
+        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+    }
+    return -1;
+}
+
+static ssize_t pf_send(wslay_event_context_ptr ctx, const uint8_t *d, size_t len, int flags,
+                       void *u)
+{
+    pf_t *f = u;
+    ssize_t n = send(f->sock, d, len, MSG_NOSIGNAL);
+    if (n >= 0)
+        return n;
+    if (errno == EAGAIN || errno == EINTR)
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+    else {
+        f->dead = true;
+        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+    }
+    return -1;
+}
+
+static void pf_queue(pf_t *f, uint8_t ch, const void *data, size_t len)
+{
+    uint8_t *m = sl_xmalloc(len + 1);
+    m[0] = ch;
+    memcpy(m + 1, data, len);
+    struct wslay_event_msg msg = {WSLAY_BINARY_FRAME, m, len + 1};
+    wslay_event_queue_msg(f->ctx, &msg);
+    free(m);
+}
+
+static void pf_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *a,
+                   void *u)
+{
+    pf_t *f = u;
+    if (a->opcode != WSLAY_BINARY_FRAME || a->msg_length < 1 || a->msg[0] % 2)
+        return; /* error channels are the server's */
+    int i = a->msg[0] / 2;
+    if (i < f->nports && f->fd[i] >= 0)
+        sl_buf_append(&f->out[i], a->msg + 1, a->msg_length - 1);
+}
+
+/* the connections, and the first frame of every channel */
+static void pf_connect(pf_t *f)
+{
+    for (int i = 0; i < f->nports; i++) {
+        uint8_t port[2] = {(uint8_t)(f->ports[i] & 0xff), (uint8_t)(f->ports[i] >> 8)};
+        pf_queue(f, (uint8_t)(2 * i), port, 2);
+        pf_queue(f, (uint8_t)(2 * i + 1), port, 2);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)f->ports[i])};
+        f->fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (inet_pton(AF_INET, f->addr, &sa.sin_addr) != 1 || f->fd[i] < 0 ||
+            connect(f->fd[i], (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+            char *m = sl_xasprintf("an error occurred forwarding %d -> %d: dial tcp %s:%d: %s",
+                                   f->ports[i], f->ports[i], f->addr, f->ports[i], strerror(errno));
+            pf_queue(f, (uint8_t)(2 * i + 1), m, strlen(m));
+            free(m);
+            if (f->fd[i] >= 0)
+                close(f->fd[i]);
+            f->fd[i] = -1;
+            continue;
+        }
+        fcntl(f->fd[i], F_SETFL, fcntl(f->fd[i], F_GETFL) | O_NONBLOCK);
+    }
+}
+
+/* a connection readable or writable */
+static void pf_io(pf_t *f, int i, short rev)
+{
+    if (rev & POLLOUT && f->out[i].len) {
+        ssize_t n = write(f->fd[i], f->out[i].data, f->out[i].len);
+        if (n > 0) {
+            memmove(f->out[i].data, f->out[i].data + n, f->out[i].len - (size_t)n);
+            f->out[i].len -= (size_t)n;
+        }
+    }
+    if (rev & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[PF_CHUNK];
+        ssize_t n = read(f->fd[i], buf, sizeof(buf));
+        if (n > 0)
+            pf_queue(f, (uint8_t)(2 * i), buf, (size_t)n);
+        else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            close(f->fd[i]);
+            f->fd[i] = -1;
+        }
+    }
+}
+
+/* one poll round; false when the session is over */
+static bool pf_round(pf_t *f)
+{
+    struct pollfd p[1 + PF_MAX_PORTS];
+    int idx[1 + PF_MAX_PORTS], n = 1, open = 0;
+    bool room = wslay_event_get_queued_msg_count(f->ctx) < 64;
+    short ev = (short)((wslay_event_want_read(f->ctx) ? POLLIN : 0) |
+                       (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
+    p[0] = (struct pollfd){.fd = f->sock, .events = ev};
+    for (int i = 0; i < f->nports; i++) {
+        if (f->fd[i] < 0)
+            continue;
+        open++;
+        idx[n] = i;
+        p[n++] = (struct pollfd){
+            .fd = f->fd[i], .events = (short)((room ? POLLIN : 0) | (f->out[i].len ? POLLOUT : 0))};
+    }
+    int ready = poll(p, (nfds_t)n, 200);
+    if (ready == 0 && (ev & POLLOUT)) { /* as exec's sessions: wake the TLS forwarding */
+        struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
+        wslay_event_queue_msg(f->ctx, &ping);
+    }
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0)
+        f->dead = true;
+    if (p[0].revents & POLLOUT && wslay_event_send(f->ctx) != 0)
+        f->dead = true;
+    for (int k = 1; k < n; k++)
+        if (p[k].revents)
+            pf_io(f, idx[k], p[k].revents);
+    bool queued = wslay_event_get_queued_msg_count(f->ctx) > 0;
+    return !f->dead && wslay_event_get_read_enabled(f->ctx) && !atomic_load(&f->api->stopping) &&
+           (open > 0 || queued);
+}
+
+/* our close once the data has left (wslay sends control frames first),
+ * then the client's answer: up to 30 s, kicking the TLS forwarding */
+static void pf_close(pf_t *f)
+{
+    long long end = sl_now_ms() + 30000;
+    bool closing = false;
+    while (!f->dead && sl_now_ms() < end) {
+        if (!closing && wslay_event_get_queued_msg_count(f->ctx) == 0) {
+            wslay_event_queue_close(f->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
+            closing = true;
+        }
+        if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx))
+            break;
+        short ev = (short)(POLLIN | (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
+        struct pollfd p = {.fd = f->sock, .events = ev};
+        int n = poll(&p, 1, 100);
+        if (n == 0 && (ev & POLLOUT)) {
+            struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
+            wslay_event_queue_msg(f->ctx, &ping);
+        }
+        if ((p.revents & POLLOUT && wslay_event_send(f->ctx) != 0) ||
+            (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0))
+            break;
+    }
+}
+
+static void *pf_thread(void *arg)
+{
+    pf_t *f = arg;
+    struct wslay_event_callbacks cb = {pf_recv, pf_send, NULL, NULL, NULL, NULL, pf_msg};
+    fcntl(f->sock, F_SETFL, fcntl(f->sock, F_GETFL) | O_NONBLOCK);
+    if (wslay_event_context_server_init(&f->ctx, &cb, f) == 0) {
+        pf_connect(f);
+        while (pf_round(f))
+            ;
+        if (!f->dead)
+            pf_close(f);
+        wslay_event_context_free(f->ctx);
+    }
+    sl_info("port-forward ended: %s", f->desc);
+    MHD_upgrade_action(f->urh, MHD_UPGRADE_ACTION_CLOSE);
+    atomic_fetch_sub(&f->api->exec_sessions, 1);
+    pf_free(f);
+    return NULL;
+}
+
+static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
+                        size_t extra_in_size, MHD_socket sock,
+                        struct MHD_UpgradeResponseHandle *urh)
+{
+    pf_t *f = cls;
+    f->sock = sock;
+    f->urh = urh;
+    if (extra_in_size) {
+        f->extra = sl_xmalloc(extra_in_size);
+        memcpy(f->extra, extra_in, extra_in_size);
+        f->nextra = extra_in_size;
+    }
+    atomic_fetch_add(&f->api->exec_sessions, 1);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, pf_thread, f) != 0) {
+        atomic_fetch_sub(&f->api->exec_sessions, 1);
+        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        pf_free(f);
+    }
+    pthread_attr_destroy(&at);
+}
+
+/* the refusal of this pod and ports (kubectl's and the kubelet's words), or NULL */
+static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
+{
+    const char *phase = sl_kube_path_str(pod, "status.phase");
+    const char *ip = sl_kube_path_str(pod, "status.podIP");
+    if (f->nports < 0)
+        return sl_xstrdup("invalid port in ports: each must be an integer in 1..65535, at most 16");
+    if (f->nports == 0)
+        return sl_xstrdup("at least one port must be given (ports=N)");
+    if (!phase || strcmp(phase, "Running") || !ip || !*ip)
+        return sl_xasprintf("unable to forward port because pod is not running. Current status=%s",
+                            phase ? phase : "Unknown");
+    f->addr = sl_xstrdup(ip);
+    const char *uid = sl_kube_uid(pod);
+    char *dir = sl_xasprintf("%s/%s/%s-%s", r->api->pods_root, sl_kube_namespace(pod),
+                             sl_kube_name(pod), uid ? uid : "");
+    struct stat st;
+    pid_t pid = stat(dir, &st) == 0 && st.st_uid != 0 ? shim_pid(dir, st.st_uid) : 0;
+    free(dir);
+    *code = 403;
+    if (!pid)
+        return sl_xstrdup("port-forward needs the pod's shim on this host, to check who listens");
+    for (int i = 0; i < f->nports; i++)
+        if (listens(pid, st.st_uid, f->ports[i]) == 2)
+            return sl_xasprintf("port %d on the node of pod %s is another user's: only the pod's "
+                                "own user's ports are forwarded",
+                                f->ports[i], sl_kube_name(pod));
+    *code = 400;
+    return NULL;
+}
+
+enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
+{
+    if (r->inproc)
+        return api_reply_status(r, sl_kube_status_bad_request("Upgrade request required"));
+    json_t *pod = sl_store_get(r->api->store, "pods", p->ns, p->name);
+    if (!pod)
+        return api_reply_status(r, api_store_error_status(p->res, p->name, errno, NULL));
+    pf_t *f = sl_xcalloc(1, sizeof(*f));
+    f->api = r->api;
+    for (int i = 0; i < PF_MAX_PORTS; i++)
+        f->fd[i] = -1;
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_ports, f);
+    unsigned code = 400;
+    int version = 0;
+    char *why = pf_refusal(r, pod, f, &code);
+    const char *key = why ? NULL : api_ws_handshake(r, &version, &why);
+    char *acc = key ? api_ws_accept(key) : NULL;
+    struct MHD_Response *resp = acc ? MHD_create_response_for_upgrade(pf_upgraded, f) : NULL;
+    if (!resp) {
+        json_t *st = code == 403 ? sl_kube_status(403, "Forbidden", why, NULL)
+                                 : sl_kube_status_bad_request(why ? why : "cannot upgrade");
+        free(why);
+        free(acc);
+        pf_free(f);
+        json_decref(pod);
+        return api_reply_status(r, st);
+    }
+    f->desc = sl_xasprintf("user %s, pod %s/%s, %d port(s) from %d",
+                           r->user ? r->user->name : "(development mode)", p->ns, p->name,
+                           f->nports, f->ports[0]);
+    sl_info("port-forward: %s", f->desc);
+    json_decref(pod);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
+    MHD_add_response_header(resp, "Sec-WebSocket-Accept", acc);
+    MHD_add_response_header(resp, "Sec-WebSocket-Protocol",
+                            version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+    free(acc);
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
+    MHD_destroy_response(resp);
+    r->replied = true;
+    r->code = MHD_HTTP_SWITCHING_PROTOCOLS;
+    if (ret != MHD_YES)
+        pf_free(f);
+    return ret;
+}

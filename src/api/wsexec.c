@@ -1,0 +1,553 @@
+/* wsexec.c — an exec session: the srun step's stdio over the upgraded
+ * connection, framed by wslay (RFC 6455), one thread per session.
+ *
+ * Channel protocol (kube's remotecommand, v4/v5.channel.k8s.io): every
+ * binary message starts with a channel byte. Client → server: 0 stdin,
+ * 4 resize ({"Width":W,"Height":H}), v5's 255 close ([255, 0]: stdin ends).
+ * Server → client: 1 stdout, 2 stderr, 3 the final Status (Success, or
+ * Failure with reason NonZeroExitCode and the cause ExitCode, or the
+ * kubelet's InternalError), then a close frame. wslay answers pings with
+ * pongs (kubectl's read deadline is renewed only by pongs).
+ *
+ * The step runs in its own session (setsid), as the pod's user: its stdio
+ * are pipes, or with tty the slave of a pty (openpty) whose master's size
+ * follows the resize messages (srun --pty passes SIGWINCH on). When the
+ * client goes, the limits pass or slurmlinkd stops, the step's process
+ * group gets SIGTERM, then SIGKILL.
+ */
+#include "api/exec.h"
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/safefs.h"
+#include "common/xalloc.h"
+#include "kube/status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wslay/wslay.h>
+
+#define READ_CHUNK 32768
+#define MAX_QUEUED 64      /* messages waiting for the socket: stop reading the step */
+#define KILL_GRACE_MS 3000 /* SIGTERM, then SIGKILL */
+#define DRAIN_MS 30000     /* the last frames' time to leave */
+
+typedef struct sess {
+    api_exec_t *x;
+    wslay_event_context_ptr ctx;
+    pid_t pid;
+    int in_fd;          /* the step's stdin (tty: the master) or -1 */
+    int out_fd, err_fd; /* its stdout (tty: a dup of the master), stderr, or -1 */
+    sl_buf_t pending;   /* stdin bytes not yet written */
+    sl_buf_t demux;     /* framed (attach): stdout bytes not yet a whole frame */
+    size_t pending_off;
+    bool close_stdin; /* v5 close on channel 0: after pending */
+    bool sock_dead;
+    bool reaped;
+    int wstatus;
+    size_t extra_off;
+    long long start_ms, last_ms;
+    const char *limit; /* which limit ended it, or NULL */
+} sess_t;
+
+/* ---- the step ---- */
+
+static void child_exec(api_exec_t *x, int fd_in, int fd_out, int fd_err)
+{
+    setsid();
+    if (x->tty)
+        ioctl(fd_in, TIOCSCTTY, 0);
+    if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0)
+        _exit(126);
+    syscall(SYS_close_range, 3, ~0U, 0);
+    if (chdir(x->pod_dir) < 0 || syscall(SYS_setgroups, x->ngroups, x->groups) < 0 ||
+        syscall(SYS_setresgid, x->gid, x->gid, x->gid) < 0 ||
+        syscall(SYS_setresuid, x->uid, x->uid, x->uid) < 0)
+        _exit(126);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    execvpe(x->argv[0], x->argv, x->envp);
+    _exit(127);
+}
+
+/* pipes (or a pty) and the fork; -1 when it cannot start */
+static int start_step(sess_t *s)
+{
+    api_exec_t *x = s->x;
+    int cin[2] = {-1, -1}, cout[2] = {-1, -1}, cerr[2] = {-1, -1};
+    if (x->tty) {
+        struct winsize ws = {.ws_row = 24, .ws_col = 80};
+        if (openpty(&cin[1], &cin[0], NULL, NULL, &ws) < 0)
+            return -1;
+        cout[0] = dup(cin[1]);
+        cout[1] = cerr[1] = cin[0];
+    } else if (pipe2(cin, O_CLOEXEC) < 0 || pipe2(cout, O_CLOEXEC) < 0 ||
+               pipe2(cerr, O_CLOEXEC) < 0) {
+        return -1;
+    }
+    s->pid = fork();
+    if (s->pid == 0)
+        child_exec(x, cin[0], cout[1], cerr[1]);
+    close(cin[0]);
+    if (!x->tty) {
+        close(cout[1]);
+        close(cerr[1]);
+    }
+    s->in_fd = cin[1];
+    s->out_fd = cout[0];
+    s->err_fd = x->tty ? -1 : cerr[0];
+    if (!x->in && !x->tty) {
+        close(s->in_fd);
+        s->in_fd = -1;
+    }
+    for (int *fd = &s->in_fd; fd <= &s->err_fd; fd++)
+        if (*fd >= 0)
+            fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) | O_NONBLOCK);
+    return s->pid > 0 ? 0 : -1;
+}
+
+static void reap(sess_t *s, bool block)
+{
+    if (s->reaped || s->pid <= 0)
+        return;
+    if (waitpid(s->pid, &s->wstatus, block ? 0 : WNOHANG) == s->pid)
+        s->reaped = true;
+}
+
+static void stop_step(sess_t *s)
+{
+    if (s->reaped || s->pid <= 0)
+        return;
+    kill(-s->pid, SIGTERM);
+    long long end = sl_now_ms() + KILL_GRACE_MS;
+    while (!s->reaped && sl_now_ms() < end) {
+        reap(s, false);
+        if (!s->reaped)
+            sl_sleep_ms(20);
+    }
+    if (!s->reaped) {
+        kill(-s->pid, SIGKILL);
+        reap(s, true);
+    }
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* ---- the WebSocket ---- */
+
+static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
+{
+    sess_t *s = user;
+    api_exec_t *x = s->x;
+    if (s->extra_off < x->nextra) {
+        size_t n = x->nextra - s->extra_off < len ? x->nextra - s->extra_off : len;
+        memcpy(buf, x->extra + s->extra_off, n);
+        s->extra_off += n;
+        return (ssize_t)n;
+    }
+    ssize_t n = recv(x->sock, buf, len, 0);
+    if (n > 0) {
+        s->last_ms = sl_now_ms();
+        return n;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+        return -1;
+    }
+    s->sock_dead = true;
+    wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+    return -1;
+}
+
+static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags,
+                       void *user)
+{
+    sess_t *s = user;
+    ssize_t n = send(s->x->sock, data, len, MSG_NOSIGNAL);
+    if (n >= 0)
+        return n;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+        return -1;
+    }
+    s->sock_dead = true;
+    wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+    return -1;
+}
+
+static void resize(sess_t *s, const uint8_t *data, size_t len)
+{
+    json_t *o = json_loadb((const char *)data, len, 0, NULL);
+    json_t *w = json_object_get(o, "Width"), *h = json_object_get(o, "Height");
+    if (s->x->tty && s->in_fd >= 0 && json_is_integer(w) && json_is_integer(h)) {
+        json_int_t wv = json_integer_value(w), hv = json_integer_value(h);
+        if (wv > 0 && wv < 65536 && hv > 0 && hv < 65536) {
+            struct winsize ws = {.ws_row = (unsigned short)hv, .ws_col = (unsigned short)wv};
+            ioctl(s->in_fd, TIOCSWINSZ, &ws);
+        }
+    }
+    json_decref(o);
+}
+
+static void ws_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *arg,
+                   void *user)
+{
+    sess_t *s = user;
+    if (arg->opcode != WSLAY_BINARY_FRAME && arg->opcode != WSLAY_TEXT_FRAME)
+        return;
+    if (arg->msg_length < 1)
+        return;
+    uint8_t ch = arg->msg[0];
+    const uint8_t *d = arg->msg + 1;
+    size_t n = arg->msg_length - 1;
+    if (ch == 0 && s->x->in && s->in_fd >= 0 && !s->close_stdin)
+        sl_buf_append(&s->pending, (const char *)d, n);
+    else if (ch == 4)
+        resize(s, d, n);
+    else if (ch == 255 && s->x->version >= 5 && n >= 1 && d[0] == 0)
+        s->close_stdin = true;
+}
+
+static void queue(sess_t *s, uint8_t ch, const char *data, size_t len)
+{
+    uint8_t *m = sl_xmalloc(len + 1);
+    m[0] = ch;
+    memcpy(m + 1, data, len);
+    struct wslay_event_msg msg = {WSLAY_BINARY_FRAME, m, len + 1};
+    wslay_event_queue_msg(s->ctx, &msg); /* copies */
+    free(m);
+}
+
+/* libmicrohttpd 0.9.75 forwards an upgraded TLS connection through a
+ * socketpair and at times stops draining it until the client sends
+ * something (kubectl pings every 5 s): the output stalls, and a session
+ * closed then loses its tail. A ping of ours makes the client answer and
+ * the forwarding go on. Called when the socket has not taken our frames
+ * for a poll round. */
+static void kick(sess_t *s)
+{
+    struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
+    wslay_event_queue_msg(s->ctx, &ping);
+}
+
+/* ---- the end ---- */
+
+/* what the helper wrote to the pod folder (the kubelet's error), or NULL */
+static char *helper_status(api_exec_t *x)
+{
+    int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = root >= 0 ? sl_safefs_opendir(root, x->pod_dir + 1) : -1;
+    if (root >= 0)
+        close(root);
+    if (dir < 0)
+        return NULL;
+    char *text = NULL;
+    int fd = sl_safefs_open_read(dir, x->status_name, x->uid, NULL);
+    if (fd >= 0) {
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n > 0)
+            text = sl_xasprintf("%.*s", (int)n, buf);
+        close(fd);
+        unlinkat(dir, x->status_name, 0);
+    }
+    close(dir);
+    return text;
+}
+
+/* the error channel's Status, as the kubelet writes it */
+static json_t *final_status(sess_t *s)
+{
+    char *why = helper_status(s->x);
+    int code = !s->reaped                ? 1
+               : WIFEXITED(s->wstatus)   ? WEXITSTATUS(s->wstatus)
+               : WIFSIGNALED(s->wstatus) ? 128 + WTERMSIG(s->wstatus)
+                                         : 1;
+    if (why && !strncmp(why, "exit ", 5)) {
+        code = atoi(why + 5);
+        free(why);
+        why = NULL;
+    } else if (why && !strncmp(why, "error: ", 7)) {
+        memmove(why, why + 7, strlen(why + 7) + 1);
+    }
+    json_t *st;
+    if (why) {
+        char *m = sl_xasprintf("error executing command in container: %s", why);
+        st = sl_kube_status_internal(m);
+        free(m);
+    } else if (s->limit) {
+        st = json_pack("{s:{},s:s,s:s,s:s}", "metadata", "status", "Failure", "reason", "Timeout",
+                       "message", s->limit);
+    } else {
+        if (code == 0)
+            st = json_pack("{s:{},s:s}", "metadata", "status", "Success");
+        else {
+            char *m =
+                sl_xasprintf("command terminated with non-zero exit code: exit status %d", code);
+            char *c = sl_xasprintf("%d", code);
+            st = json_pack("{s:{},s:s,s:s,s:s,s:{s:[{s:s,s:s}]}}", "metadata", "status", "Failure",
+                           "message", m, "reason", "NonZeroExitCode", "details", "causes", "reason",
+                           "ExitCode", "message", c);
+            free(m);
+            free(c);
+        }
+    }
+    free(why);
+    return st;
+}
+
+static void send_status_and_close(sess_t *s)
+{
+    json_t *st = final_status(s);
+    char *text = json_dumps(st, JSON_COMPACT);
+    json_decref(st);
+    if (text)
+        queue(s, 3, text, strlen(text));
+    free(text);
+    long long end = sl_now_ms() + DRAIN_MS;
+    /* wslay sends control frames before queued messages: the close only
+     * once the Status has left */
+    while (!s->sock_dead && wslay_event_get_queued_msg_count(s->ctx) > 0 && sl_now_ms() < end) {
+        struct pollfd p = {.fd = s->x->sock, .events = POLLOUT};
+        if (poll(&p, 1, 100) > 0 && wslay_event_send(s->ctx) != 0)
+            s->sock_dead = true;
+    }
+    wslay_event_queue_close(s->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
+    /* until the client's close frame answers ours (or it hangs up): the
+     * last frames must leave before the connection is closed */
+    while (!s->sock_dead && (wslay_event_want_write(s->ctx) || wslay_event_want_read(s->ctx)) &&
+           sl_now_ms() < end) {
+        struct pollfd p = {.fd = s->x->sock,
+                           .events =
+                               (short)(POLLIN | (wslay_event_want_write(s->ctx) ? POLLOUT : 0))};
+        if (poll(&p, 1, 100) <= 0) {
+            kick(s);
+            continue;
+        }
+        if ((p.revents & POLLOUT && wslay_event_send(s->ctx) != 0) ||
+            (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(s->ctx) != 0))
+            break;
+    }
+}
+
+/* ---- the loop ---- */
+
+/* attach's helper frames both streams on its stdout (a byte 1 or 2, a
+ * 4-byte big-endian length, the bytes): srun's own stderr (a cancelled
+ * step's notice) then stays out of the client's stderr */
+static void demux(sess_t *s, const char *buf, size_t n)
+{
+    sl_buf_append(&s->demux, buf, n);
+    size_t off = 0;
+    while (s->demux.len - off >= 5) {
+        const unsigned char *h = (const unsigned char *)s->demux.data + off;
+        size_t len = ((size_t)h[1] << 24) | ((size_t)h[2] << 16) | ((size_t)h[3] << 8) | h[4];
+        if (s->demux.len - off - 5 < len)
+            break;
+        uint8_t ch = h[0] == 2 ? 2 : 1;
+        if (ch == 1 ? s->x->out : s->x->err)
+            queue(s, ch, (const char *)h + 5, len);
+        off += 5 + len;
+    }
+    memmove(s->demux.data, s->demux.data + off, s->demux.len - off);
+    s->demux.len -= off;
+}
+
+static void read_step(sess_t *s, int *fd, uint8_t ch)
+{
+    char buf[READ_CHUNK];
+    ssize_t n = read(*fd, buf, sizeof(buf));
+    if (n > 0) {
+        s->last_ms = sl_now_ms();
+        bool wanted = ch == 1 ? s->x->out : s->x->err;
+        if (s->x->framed && ch == 1)
+            demux(s, buf, (size_t)n);
+        else if (s->x->framed) {
+            const char *nl = memchr(buf, '\n', (size_t)n);
+            sl_info("attach: srun says: %.*s", (int)(nl ? nl - buf : n), buf);
+        } else if (wanted)
+            queue(s, ch, buf, (size_t)n);
+    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        /* EOF; EIO on a pty master once the step is gone */
+        if (*fd == s->in_fd)
+            s->in_fd = -1;
+        close_fd(fd);
+    }
+}
+
+static void write_stdin(sess_t *s)
+{
+    if (s->in_fd < 0) {
+        sl_buf_reset(&s->pending);
+        s->pending_off = 0;
+        return;
+    }
+    while (s->pending_off < s->pending.len) {
+        ssize_t n =
+            write(s->in_fd, s->pending.data + s->pending_off, s->pending.len - s->pending_off);
+        if (n <= 0)
+            break;
+        s->pending_off += (size_t)n;
+    }
+    if (s->pending_off == s->pending.len) {
+        sl_buf_reset(&s->pending);
+        s->pending_off = 0;
+        if (s->close_stdin && !s->x->tty && s->in_fd >= 0)
+            close_fd(&s->in_fd);
+        else if (s->close_stdin && s->x->tty) {
+            ssize_t w = write(s->in_fd, "\004", 1); /* EOF at the terminal */
+            (void)w;
+            s->close_stdin = false;
+        }
+    }
+}
+
+/* the time limits: why the session ends now, or NULL */
+static const char *limit_hit(sess_t *s)
+{
+    long long now = sl_now_ms();
+    if (now - s->start_ms >= (long long)s->x->max_s * 1000)
+        return "exec session ended: it reached its time limit (exec.max_duration)";
+    if (now - s->last_ms >= (long long)s->x->idle_s * 1000)
+        return "exec session ended: idle for too long (exec.idle_timeout)";
+    return NULL;
+}
+
+/* one round of poll; false when the session is over */
+static bool pump(sess_t *s)
+{
+    api_exec_t *x = s->x;
+    struct pollfd p[4];
+    int n = 0;
+    bool busy = s->pending.len > s->pending_off;
+    short ev = (short)((wslay_event_want_read(s->ctx) && !busy ? POLLIN : 0) |
+                       (wslay_event_want_write(s->ctx) ? POLLOUT : 0));
+    p[n++] = (struct pollfd){.fd = x->sock, .events = ev};
+    int out_i = -1, err_i = -1, in_i = -1;
+    bool room = wslay_event_get_queued_msg_count(s->ctx) < MAX_QUEUED;
+    if (s->out_fd >= 0 && room)
+        p[out_i = n++] = (struct pollfd){.fd = s->out_fd, .events = POLLIN};
+    if (s->err_fd >= 0 && room)
+        p[err_i = n++] = (struct pollfd){.fd = s->err_fd, .events = POLLIN};
+    if (busy && s->in_fd >= 0)
+        p[in_i = n++] = (struct pollfd){.fd = s->in_fd, .events = POLLOUT};
+    int ready = poll(p, (nfds_t)n, 200);
+    if (ready < 0 && errno != EINTR)
+        return false;
+    if (ready == 0 && (ev & POLLOUT))
+        kick(s);
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(s->ctx) != 0)
+        s->sock_dead = true;
+    if (p[0].revents & POLLOUT && wslay_event_send(s->ctx) != 0)
+        s->sock_dead = true;
+    if (!wslay_event_get_read_enabled(s->ctx))
+        s->sock_dead = true; /* the client closed */
+    if (out_i >= 0 && p[out_i].revents)
+        read_step(s, &s->out_fd, 1);
+    if (err_i >= 0 && p[err_i].revents)
+        read_step(s, &s->err_fd, 2);
+    if (in_i >= 0 || s->pending.len || s->close_stdin)
+        write_stdin(s);
+    reap(s, false);
+    return !s->sock_dead && !atomic_load(&x->api->stopping) && !(s->limit = limit_hit(s)) &&
+           !(s->reaped && s->out_fd < 0 && s->err_fd < 0);
+}
+
+static void *session(void *arg)
+{
+    sess_t *s = arg;
+    api_exec_t *x = s->x;
+    while (pump(s))
+        ;
+    bool finished = s->reaped && s->out_fd < 0 && s->err_fd < 0;
+    if (!finished)
+        stop_step(s);
+    if (!s->sock_dead && (finished || s->limit))
+        send_status_and_close(s);
+    sl_info("exec ended (%s): %s",
+            finished       ? "the command exited"
+            : s->limit     ? s->limit
+            : s->sock_dead ? "the client went"
+                           : "slurmlinkd stops",
+            x->desc);
+    close_fd(&s->in_fd);
+    close_fd(&s->out_fd);
+    close_fd(&s->err_fd);
+    wslay_event_context_free(s->ctx);
+    sl_buf_free(&s->pending);
+    sl_buf_free(&s->demux);
+    MHD_upgrade_action(x->urh, MHD_UPGRADE_ACTION_CLOSE);
+    atomic_fetch_sub(&x->api->exec_sessions, 1);
+    api_exec_free(x);
+    free(s);
+    return NULL;
+}
+
+int api_exec_session_start(api_exec_t *x)
+{
+    sess_t *s = sl_xcalloc(1, sizeof(*s));
+    s->x = x;
+    s->in_fd = s->out_fd = s->err_fd = -1;
+    s->start_ms = s->last_ms = sl_now_ms();
+    struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
+    fcntl(x->sock, F_SETFL, fcntl(x->sock, F_GETFL) | O_NONBLOCK);
+    if (wslay_event_context_server_init(&s->ctx, &cb, s) != 0) {
+        free(s);
+        return -1;
+    }
+    if (start_step(s) < 0) {
+        sl_err("exec: cannot start the step: %s (%s)", strerror(errno), x->desc);
+        close_fd(&s->in_fd);
+        close_fd(&s->out_fd);
+        close_fd(&s->err_fd);
+        wslay_event_context_free(s->ctx);
+        free(s);
+        return -1;
+    }
+    atomic_fetch_add(&x->api->exec_sessions, 1);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    int e = pthread_create(&t, &at, session, s);
+    pthread_attr_destroy(&at);
+    if (e != 0) {
+        s->sock_dead = true;
+        stop_step(s);
+        atomic_fetch_sub(&x->api->exec_sessions, 1);
+        close_fd(&s->in_fd);
+        close_fd(&s->out_fd);
+        close_fd(&s->err_fd);
+        wslay_event_context_free(s->ctx);
+        free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void api_exec_drain(sl_api_t *api)
+{
+    while (atomic_load(&api->exec_sessions) > 0)
+        sl_sleep_ms(20);
+}

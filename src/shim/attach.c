@@ -1,0 +1,218 @@
+/* attach.c — `slurmlink-shim attach`: kubectl attach's helper on the pod's node.
+ *
+ *     slurmlink-shim attach --pod-dir DIR --container C --status exec-HEX.status
+ *                           [--merge] [--stdin-asked]
+ *
+ * Started like the exec helper (srun --overlap --jobid J, as the pod's
+ * user). The shim keeps no terminal or stdin of a running container (its
+ * output goes to pipes it writes into the CRI log), so attach follows the
+ * container's log from its end: every line it appends, across restarts (a
+ * new <restart>.log), goes to stdout or stderr as it was written (--merge:
+ * all to stdout, for a tty), framed on stdout (a byte 1 or 2, a 4-byte
+ * big-endian length, the bytes) so that slurmlinkd keeps srun's own
+ * messages apart. It ends once status.json says the container
+ * has terminated and its log has no more bytes, when the shim is gone, or
+ * at SIGTERM (the job ended: the step is cancelled), after a last read.
+ * --stdin-asked: say first, on stderr, that stdin is not reachable.
+ */
+#include "shim.h"
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define POLL_MS 50
+
+/* SIGTERM: the step is being cancelled (the job ended): a last read, then out */
+static volatile sig_atomic_t stopping;
+static void on_term(int sig) { stopping = sig; }
+
+typedef struct follow {
+    const char *dir, *name;
+    bool merge;
+    int fd;        /* the log being followed, or -1 */
+    long restart;  /* its number */
+    sl_buf_t line; /* an incomplete line */
+} follow_t;
+
+/* the highest N of DIR/logs/C/N.log, -1 when none */
+static long newest_log(const follow_t *f)
+{
+    char *path = sl_xasprintf("%s/logs/%s", f->dir, f->name);
+    DIR *d = opendir(path);
+    free(path);
+    long best = -1;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char *end;
+        long n = strtol(e->d_name, &end, 10);
+        if (end != e->d_name && !strcmp(end, ".log") && n > best)
+            best = n;
+    }
+    if (d)
+        closedir(d);
+    return best;
+}
+
+static void open_log(follow_t *f, long n, bool at_end)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    char *path = sl_xasprintf("%s/logs/%s/%ld.log", f->dir, f->name, n);
+    f->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    free(path);
+    f->restart = n;
+    sl_buf_reset(&f->line);
+    if (f->fd >= 0 && at_end)
+        lseek(f->fd, 0, SEEK_END);
+}
+
+/* one CRI line "TIME STREAM P|F TEXT" to stdout or stderr */
+static void emit(const follow_t *f, const char *l, size_t n)
+{
+    const char *s1 = memchr(l, ' ', n);
+    const char *s2 = s1 ? memchr(s1 + 1, ' ', n - (size_t)(s1 + 1 - l)) : NULL;
+    const char *s3 = s2 ? memchr(s2 + 1, ' ', n - (size_t)(s2 + 1 - l)) : NULL;
+    if (!s3)
+        return;
+    unsigned char stream = !f->merge && !strncmp(s1 + 1, "stderr ", 7) ? 2 : 1;
+    bool full = s2[1] == 'F';
+    const char *text = s3 + 1;
+    size_t len = n - (size_t)(text - l) + (full ? 1 : 0);
+    /* one frame on stdout: the stream, a 4-byte big-endian length, the bytes */
+    unsigned char *fr = sl_xmalloc(len + 5);
+    fr[0] = stream;
+    fr[1] = (unsigned char)(len >> 24);
+    fr[2] = (unsigned char)(len >> 16);
+    fr[3] = (unsigned char)(len >> 8);
+    fr[4] = (unsigned char)len;
+    memcpy(fr + 5, text, len - (full ? 1 : 0));
+    if (full)
+        fr[4 + len] = '\n';
+    for (size_t off = 0; off < len + 5;) {
+        ssize_t w = write(1, fr + off, len + 5 - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    free(fr);
+}
+
+/* what the log has gained; 1 when any byte came */
+static int pump_log(follow_t *f)
+{
+    char buf[16384];
+    ssize_t n;
+    int got = 0;
+    while (f->fd >= 0 && (n = read(f->fd, buf, sizeof(buf))) > 0) {
+        got = 1;
+        sl_buf_append(&f->line, buf, (size_t)n);
+        char *start = f->line.data, *nl;
+        size_t left = f->line.len;
+        while ((nl = memchr(start, '\n', left))) {
+            emit(f, start, (size_t)(nl - start));
+            left -= (size_t)(nl + 1 - start);
+            start = nl + 1;
+        }
+        memmove(f->line.data, start, left);
+        f->line.len = left;
+    }
+    return got;
+}
+
+/* has the container ended (or the shim gone)? */
+static bool ended(const follow_t *f)
+{
+    char *path = sl_xasprintf("%s/status.json", f->dir);
+    json_t *st = json_load_file(path, 0, NULL);
+    free(path);
+    if (!st)
+        return false;
+    json_int_t pid = json_integer_value(json_object_get(st, "shimPid"));
+    bool over = pid > 0 && !sl_pid_alive((pid_t)pid);
+    size_t i;
+    json_t *cs;
+    json_array_foreach(json_object_get(st, "containerStatuses"), i, cs)
+    {
+        const char *n = json_string_value(json_object_get(cs, "name"));
+        json_t *state = json_object_get(cs, "state");
+        if (n && !strcmp(n, f->name) && json_object_get(state, "terminated"))
+            over = true;
+    }
+    json_decref(st);
+    return over;
+}
+
+static int follow(follow_t *f)
+{
+    open_log(f, newest_log(f), true);
+    for (;;) {
+        int got = pump_log(f);
+        long n = newest_log(f);
+        if (n > f->restart) { /* a restart: its log from the start */
+            pump_log(f);
+            open_log(f, n, false);
+            continue;
+        }
+        if (stopping || (!got && ended(f) && !pump_log(f))) {
+            pump_log(f);
+            return 0;
+        }
+        if (!got)
+            sl_sleep_ms(POLL_MS);
+    }
+}
+
+int shim_attach_main(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        {"pod-dir", required_argument, 0, 'd'}, {"container", required_argument, 0, 'c'},
+        {"status", required_argument, 0, 's'},  {"merge", no_argument, 0, 'm'},
+        {"stdin-asked", no_argument, 0, 'i'},   {0, 0, 0, 0}};
+    follow_t f = {.fd = -1, .line = SL_BUF_INIT};
+    const char *status = NULL;
+    bool stdin_asked = false;
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "+d:c:s:mi", lo, NULL)) != -1) {
+        switch (o) {
+        case 'd': f.dir = optarg; break;
+        case 'c': f.name = optarg; break;
+        case 's': status = optarg; break;
+        case 'm': f.merge = true; break;
+        case 'i': stdin_asked = true; break;
+        default: return 2;
+        }
+    }
+    if (!f.dir || !f.name || optind != argc) {
+        fprintf(stderr, "usage: slurmlink-shim attach --pod-dir DIR --container NAME "
+                        "[--status exec-HEX.status] [--merge] [--stdin-asked]\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {.sa_handler = on_term};
+    sigaction(SIGTERM, &sa, NULL);
+    if (stdin_asked) { /* as a CRI line of the container's stderr would come */
+        static const char note[] = "t stderr F slurmlink: attach streams the container's output "
+                                   "only: its stdin is not kept by the shim and cannot be reached";
+        emit(&f, note, sizeof(note) - 1);
+    }
+    int r = follow(&f);
+    if (f.fd >= 0)
+        close(f.fd);
+    sl_buf_free(&f.line);
+    return shim_exec_status(f.dir, status, "exit 0") ? r : 0;
+}

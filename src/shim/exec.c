@@ -1,0 +1,241 @@
+/* exec.c — `slurmlink-shim exec`: kubectl exec's helper on the pod's node.
+ *
+ *     slurmlink-shim exec --pod-dir DIR --container C --status exec-HEX.status -- CMD...
+ *
+ * slurmlinkd starts it through `srun --overlap --jobid J` as the pod's user,
+ * inside the job's allocation. It reads DIR/shim.json, takes the
+ * container's argv up to where its command starts (the runtime's
+ * exec_prefix: ch-run's options, binds, --cd and image; the host's env
+ * --chdir), gives it the container's environment and execs it with CMD in
+ * place of the container's command: the same image, mounts, variables,
+ * working directory and GPUs as the container. A command that is not in
+ * the container (looked up in its root and PATH) is not run. DIR/<status>
+ * tells slurmlinkd how it ended: "exit N" (the command's code, 128+signal),
+ * or "error: TEXT" (the kubelet's text for the error channel); the helper
+ * itself exits 0 when the command ran, so srun adds no line to stderr.
+ */
+#include "shim.h"
+
+#include "common/argv.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/openat2.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EXEC_NOT_FOUND 127
+#define EXEC_CANNOT 126
+
+/* DIR/NAME gets msg; NAME must be exec-<hex>.status (nothing else is
+ * written). 0 when written (the helper then exits 0: srun stays silent),
+ * else EXEC_CANNOT. */
+int shim_exec_status(const char *dir, const char *name, const char *msg)
+{
+    if (!name || strncmp(name, "exec-", 5) || strspn(name + 5, "0123456789abcdef") < 8 ||
+        strcmp(name + 5 + strspn(name + 5, "0123456789abcdef"), ".status"))
+        return EXEC_CANNOT;
+    char *path = sl_xasprintf("%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    free(path);
+    if (fd < 0)
+        return errno == EEXIST ? 0 : EXEC_CANNOT; /* the first report stands */
+    ssize_t w = write(fd, msg, strlen(msg));
+    close(fd);
+    return w == (ssize_t)strlen(msg) ? 0 : EXEC_CANNOT;
+}
+
+/* Is path an executable regular file under root (root's symlinks resolved
+ * inside it)? 1 yes, 0 no, -1 when it cannot be told (no openat2). */
+static int executable_in(int rootfd, const char *path)
+{
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT};
+    int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+    if (fd < 0)
+        return errno == ENOSYS ? -1 : 0;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+    close(fd);
+    return ok;
+}
+
+static const char *env_get(char **envp, const char *key)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; envp[i]; i++)
+        if (!strncmp(envp[i], key, kl) && envp[i][kl] == '=')
+            return envp[i] + kl + 1;
+    return NULL;
+}
+
+/* NULL when cmd is in the container, else the kubelet's (runc's) text. */
+static char *missing_command(const char *root, const char *cmd, char **envp)
+{
+    int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        return NULL; /* the runtime will say */
+    char *why = NULL;
+    if (strchr(cmd, '/')) {
+        if (executable_in(rootfd, cmd) == 0)
+            why = sl_xasprintf("exec: \"%s\": stat %s: no such file or directory", cmd, cmd);
+    } else {
+        const char *path = env_get(envp, "PATH");
+        char *dirs = sl_xstrdup(path ? path
+                                     : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+                                       "/sbin:/bin");
+        int found = 0;
+        for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d && !found;
+             d = strtok_r(NULL, ":", &save)) {
+            char *p = sl_xasprintf("%s/%s", d, cmd);
+            found = executable_in(rootfd, p) != 0;
+            free(p);
+        }
+        free(dirs);
+        if (!found)
+            why = sl_xasprintf("exec: \"%s\": executable file not found in $PATH", cmd);
+    }
+    close(rootfd);
+    if (!why)
+        return NULL;
+    char *m = sl_xasprintf("error: OCI runtime exec failed: exec failed: unable to start container "
+                           "process: %s: unknown",
+                           why);
+    free(why);
+    return m;
+}
+
+static const sl_shim_container_t *find_container(const sl_shim_spec_t *spec, const char *name)
+{
+    for (size_t i = 0; i < spec->ncontainers; i++)
+        if (!strcmp(spec->containers[i].name, name))
+            return &spec->containers[i];
+    return NULL;
+}
+
+/* the container's argv up to its command, then cmd; NULL with *why */
+static char **exec_argv(const sl_shim_container_t *c, char **cmd, int ncmd, int *root, char **why)
+{
+    const sl_runtime_ops_t *ops = sl_runtime_get(c->runtime ? c->runtime : "host");
+    int np = ops && ops->exec_prefix ? ops->exec_prefix(c->argv, c->argc, root) : -1;
+    if (np < 0) {
+        *why = sl_xasprintf("error: exec is not served for the %s runtime",
+                            c->runtime ? c->runtime : "host");
+        return NULL;
+    }
+    char **v = sl_xcalloc((size_t)np + (size_t)ncmd + 1, sizeof(char *));
+    for (int i = 0; i < np; i++)
+        v[i] = c->argv[i];
+    for (int i = 0; i < ncmd; i++)
+        v[np + i] = cmd[i];
+    return v;
+}
+
+/* Run the command and report how it ended in the status file ("exit N"),
+ * exiting 0: srun then adds no line of its own to the session's stderr. */
+static int run_child(const char *dir, const char *status, char **argv, char **envp)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvpe(argv[0], argv, envp);
+        char *why = sl_xasprintf("error: OCI runtime exec failed: exec failed: unable to start "
+                                 "container process: exec: \"%s\": %s: unknown",
+                                 argv[0], strerror(errno));
+        shim_exec_status(dir, status, why);
+        _exit(EXEC_NOT_FOUND);
+    }
+    if (pid < 0) {
+        return shim_exec_status(dir, status, "error: fork failed");
+    }
+    signal(SIGINT, SIG_IGN); /* the command's to handle; SIGTERM ends us both */
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    char line[32];
+    snprintf(line, sizeof(line), "exit %d", code);
+    return shim_exec_status(dir, status, line);
+}
+
+static void identity_env(void)
+{
+    struct passwd *pw = getpwuid(getuid());
+    if (pw) {
+        setenv("USER", pw->pw_name, 0);
+        setenv("LOGNAME", pw->pw_name, 0);
+        if (pw->pw_dir)
+            setenv("HOME", pw->pw_dir, 0);
+    }
+}
+
+/* exec the command in the container; returns only on failure */
+static int run_in(const char *dir, const char *name, const char *status, char **cmd, int ncmd)
+{
+    char *spec_path = sl_xasprintf("%s/shim.json", dir);
+    sl_error_t err = SL_ERROR_INIT;
+    sl_shim_spec_t *spec = sl_shim_spec_load(spec_path, &err);
+    free(spec_path);
+    if (!spec) {
+        char *m = sl_xasprintf("error: %s", err.text);
+        int r = shim_exec_status(dir, status, m);
+        free(m);
+        return r;
+    }
+    const sl_shim_container_t *c = find_container(spec, name);
+    char *why = NULL;
+    int root = -1;
+    char **argv = c ? exec_argv(c, cmd, ncmd, &root, &why) : NULL;
+    if (!c)
+        why = sl_xasprintf("error: container not found (\"%s\")", name);
+    int r;
+    if (!argv) {
+        r = shim_exec_status(dir, status, why);
+        free(why);
+        sl_shim_spec_destroy(spec);
+        return r;
+    }
+    identity_env();
+    char **envp = shim_build_envp(c);
+    char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp);
+    r = missing ? shim_exec_status(dir, status, missing) : run_child(dir, status, argv, envp);
+    free(missing);
+    sl_strv_free(envp);
+    free(argv); /* its strings are the spec's and the caller's */
+    sl_shim_spec_destroy(spec);
+    return r;
+}
+
+int shim_exec_main(int argc, char **argv)
+{
+    static const struct option lo[] = {{"pod-dir", required_argument, 0, 'd'},
+                                       {"container", required_argument, 0, 'c'},
+                                       {"status", required_argument, 0, 's'},
+                                       {0, 0, 0, 0}};
+    const char *dir = NULL, *name = NULL, *status = NULL;
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "+d:c:s:", lo, NULL)) != -1) {
+        switch (o) {
+        case 'd': dir = optarg; break;
+        case 'c': name = optarg; break;
+        case 's': status = optarg; break;
+        default: return 2;
+        }
+    }
+    if (!dir || !name || optind >= argc) {
+        fprintf(stderr, "usage: slurmlink-shim exec --pod-dir DIR --container NAME "
+                        "[--status exec-HEX.status] -- CMD...\n");
+        return 2;
+    }
+    return run_in(dir, name, status, argv + optind, argc - optind);
+}

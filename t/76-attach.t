@@ -1,0 +1,79 @@
+#!/bin/bash
+# 76-attach.t — kubectl attach (and the Python client's attach) to a running
+# container on a real Slurm cluster: its output from the moment of the
+# attach, stdout and stderr apart, across its end; stdin is not reachable
+# and attach says so; a finished pod is refused; an Event is recorded.
+source "$(dirname "$0")/lib.sh"
+plan 9
+
+cluster_up --gpus 0 --cpus 2 || bail "cluster up"
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+GO=/tmp/slx-attach-$$
+on_exit "rm -f $GO-*"
+pod() { # name: prints three lines to each stream once $GO-name exists
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, 'echo before; while [ ! -e $GO-$1 ]; do sleep 0.1; done; for i in 1 2 3; do echo out\$i; echo err\$i >&2; done']
+    resources: {requests: {cpu: 100m, memory: 64Mi}}
+YAML
+}
+running() { [ "$(kc get pod "$1" -o jsonpath='{.status.phase}')" = Running ]; }
+# the helper runs (srun has started the step); then a moment for its first read
+attached() { ps -eo args | grep -q "[s]lurmlink-shim attach --pod-dir=.*/$1-"; }
+
+pod a1 | kc apply -f - >/dev/null
+ok wait_for 60 running a1 "a pod runs"
+kc attach a1 >"$CL/a1.out" 2>"$CL/a1.err" &
+p=$!
+wait_for 30 attached a1; sleep 0.5
+touch "$GO-a1"
+ok wait_for 60 proc_gone "$p" "kubectl attach ends when the container ends"
+wait "$p"; rc=$?
+is "$rc" 0 "... with exit status 0"
+is "$(cat "$CL/a1.out")" "out1
+out2
+out3" "stdout: the lines written after the attach (not 'before'), in order"
+is "$(grep -v "If you don't see a command prompt" "$CL/a1.err")" "err1
+err2
+err3" "stderr: apart from stdout"
+
+pod a2 | kc apply -f - >/dev/null
+wait_for 60 running a2
+(wait_for 30 attached a2; sleep 0.5; touch "$GO-a2") &
+out=$(echo typed | kc attach -i a2 2>&1)
+like "$out" "slurmlink: attach streams the container's output only: its stdin is not kept by the shim and cannot be reached" "attach -i says that stdin is not reachable"
+
+pod a3 | kc apply -f - >/dev/null
+wait_for 60 running a3
+py=$(/usr/bin/python3 - "$GO-a3" <<'PY' 2>&1
+import sys, threading, time
+from kubernetes import client, config
+from kubernetes.stream import stream
+config.load_kube_config()
+r = stream(client.CoreV1Api().connect_get_namespaced_pod_attach, 'a3', 'default', stdout=True, stderr=True,
+           stdin=False, tty=False, _preload_content=False)
+def go():  # once the helper runs (as the shell's attached() waits)
+    import subprocess
+    for _ in range(300):
+        if subprocess.run(['pgrep', '-f', 'slurmlink-shim attach --pod-dir=.*/a3-'], stdout=subprocess.DEVNULL).returncode == 0:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    open(sys.argv[1], 'w').close()
+threading.Thread(target=go).start()
+r.run_forever(timeout=60)
+print("py", repr(r.read_stdout()), repr(r.read_stderr()))
+PY
+)
+like "$py" "py 'out1\\\\nout2\\\\nout3\\\\n' 'err1\\\\nerr2\\\\nerr3\\\\n'" "the Python client's attach gets both streams"
+
+ok wait_for 60 sh -c "[ \"\$(kubectl --cache-dir $CL/kcache get pod a1 -o jsonpath='{.status.phase}')\" = Succeeded ]" "the first pod has finished"
+like "$(kc attach a1 2>&1)" "cannot attach a container in a completed pod; current phase is Succeeded" "attach to a finished pod is refused"
