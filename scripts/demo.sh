@@ -9,10 +9,11 @@
 #   - two GPU "training" pods and one GPU "inference" pod through kubectl,
 #     each doing checkable work (a SHA-256 chain, sums of squares);
 # more GPU work than GPUs, so Slurm queues the excess until a GPU frees.
-# It ends with a summary from sacct and kubectl (scripts/gpu-report.py): each
-# job, where it came from, user, account, node, GPU, queue wait, run time,
-# exit code, and a line computed from the recorded GPU indices and sacct's
-# times that no GPU was held by two jobs at once (else it exits non-zero).
+# It ends with a summary from Slurm accounting and the API (`slurmlink
+# report`): each job, where it came from, user, account, node, GPU, queue
+# wait, run time, exit code, and a line computed from the recorded GPU
+# indices and accounting's times that no GPU was held by two jobs at once
+# (else it exits non-zero).
 # The cluster is left running; `build/slurmlink down --dir DIR` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -128,15 +129,11 @@ for _ in $(seq 1 60); do
   [ "$(sacct -n -X -P -j "$jobs" -o End | grep -c '^20')" = 4 ] && break
   sleep 0.5
 done
-F=JobID,JobName,User,Account,NodeList,AllocTRES,Submit,Start,End,ExitCode,State,Comment
 run sacct -X -j "$jobs" -o JobID,JobName%16,User,Account,NodeList,State,ExitCode,Elapsed,AllocTRES%45,Comment%50
-sacct -X -P -j "$jobs" -o "$F" > "$DIR/demo-sacct.txt"
-kubectl get pods -o json > "$DIR/demo-pods.json"
 { for p in train-a train-b infer; do kubectl logs "$p"; done; cat "$MPI/out-$mjob.txt"; } > "$DIR/demo-records.txt"
 
-step "summary (scripts/gpu-report.py: sacct + kubectl + each job's recorded GPU)"
-/usr/bin/python3 scripts/gpu-report.py --sacct "$DIR/demo-sacct.txt" --records "$DIR/demo-records.txt" \
-  --pods "$DIR/demo-pods.json"
+step "summary (slurmlink report: accounting + the pods + each job's recorded GPU)"
+run "$SL" report --jobs "$jobs" --records "$DIR/demo-records.txt"
 
 step "done"
 echo "the cluster keeps running; to use it:"

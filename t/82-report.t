@@ -1,5 +1,5 @@
 #!/bin/bash
-# 82-gpu-report.t — `slurmlink report`, the demo's summary and GPU
+# 82-report.t — `slurmlink report`, the demo's summary and GPU
 # exclusivity check, on fixed inputs (its --sacct table instead of
 # accounting, records, a --pods file): a clean load passes
 # and prints one line per job; each way a load can be wrong fails with its
