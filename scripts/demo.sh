@@ -6,8 +6,9 @@
 #   - an HPC user's MPI job through sbatch across both nodes, a GPU on each
 #     (examples/mpi/gpu-job.sh: srun --mpi=pmix mpi-stencil, which checks
 #     its own answer);
-#   - two GPU "training" pods and one GPU "inference" pod through kubectl,
-#     each doing checkable work (a SHA-256 chain, sums of squares);
+#   - two GPU "training" pods and one GPU "inference" pod through kubectl
+#     (examples/gpu-load/), each doing checkable work (a SHA-256 chain, sums
+#     of squares);
 # more GPU work than GPUs, so Slurm queues the excess until a GPU frees.
 # It ends with a summary from Slurm accounting and the API (`slurmlink
 # report`): each job, where it came from, user, account, node, GPU, queue
@@ -43,42 +44,8 @@ mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N2 --nta
 echo "Submitted batch job $mjob (sbatch -N2 --ntasks-per-node=$per --gres=gpu:1 gpu-job.sh: srun --mpi=pmix ./mpi-stencil)"
 
 step "an AI team's GPU pods through kubectl: two training, one inference"
-# pod NAME SCRIPT: a busybox pod with one GPU that records which one, then runs SCRIPT
-# (Kubernetes expands $(VAR) in args: a shell's $(( )) is written $$(( )))
-pod() {
-  {
-    cat <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: $1}
-spec:
-  restartPolicy: Never
-  containers:
-  - name: main
-    image: busybox
-    resources: {limits: {cpu: 1, memory: 256Mi, nvidia.com/gpu: 1}}
-    command: ["sh", "-c"]
-    args:
-    - |
-      echo "gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES"
-YAML
-    printf '%s\n' "$2" | sed 's/^/      /'
-  } > "$DIR/demo-$1.yaml"
-  run kubectl apply -f "$DIR/demo-$1.yaml"
-}
-train() { # a chain of SHA-256 digests from a seed; the last one is checked below
-  printf 'h=seed-%s; i=0\n%s\n%s\n' "$1" \
-    'while [ $i -lt 300 ]; do h=`printf %s $h | sha256sum | cut -c1-64`; i=$$((i + 1)); done' \
-    'echo "train result=$h"'
-}
-pod train-a "$(train a)"
-pod train-b "$(train b)"
-pod infer "$(cat <<'SH'
-s=`awk 'BEGIN { for (k = 0; k < 20; k++) { s = 0; for (i = 1; i <= 200000; i++) s += i * i }; printf "%.0f", s }'`
-[ "$s" = 2666686666700000 ] || { echo "infer: wrong sum $s"; exit 1; }
-echo "infer result=$s verified"
-SH
-)"
+# examples/gpu-load/: busybox pods with one GPU each that record which one, then work
+for p in train-a train-b infer; do run kubectl apply -f "examples/gpu-load/$p.yaml"; done
 
 step "more GPU work than GPUs: Slurm queues the excess"
 scheduled() { # the pods' PodScheduled conditions, one line each

@@ -2,10 +2,11 @@
 # 83-mixed-load.t — the article's heavy mixed load on `slurmlink up --nodes 2
 # --gpus 1 --accounting` (2 nodes x 1 GPU): an HPC user's two MPI sbatch jobs
 # on both nodes with a GPU each (examples/mpi/gpu-job.sh: 4 ranks, a checked
-# stencil), two GPU "training" pods and one GPU "inference" pod through
-# kubectl, each doing checkable work, plus a CPU pod that exits 3. Five GPU
-# jobs for two GPUs: Slurm queues the excess (a pending reason Resources
-# while others run, on squeue and in a pod's PodScheduled condition).
+# stencil), the demo's two GPU "training" pods and one GPU "inference" pod
+# (examples/gpu-load/) through kubectl, each doing checkable work, plus a
+# CPU pod that exits 3. Five GPU jobs for two GPUs: Slurm queues the excess
+# (a pending reason Resources while others run, on squeue and in a pod's
+# PodScheduled condition).
 # Then, from accounting and the jobs' own recorded GPU index per node
 # (`slurmlink report`, jobs through libslurm's slurmdb, pods from the API):
 # no (node, GPU) was held by two jobs at overlapping times; every job's exit
@@ -36,57 +37,30 @@ mpijob() {
   (cd "$W" && runuser -u "$UA" -- sbatch --parsable -J "$1" -N2 --ntasks-per-node=2 --gres=gpu:1 \
     -D "$W" -o "$W/$1.out" ./gpu-job.sh --cells 20000 --iters 500)
 }
-# pod NAME GPUS SCRIPT: a busybox pod running SCRIPT, that first records its GPU
-# (Kubernetes expands $(VAR) in args: a shell's $(( )) is written $$(( )))
-pod() {
-  local lim="limits: {cpu: 1, memory: 256Mi}"
-  [ "$2" -gt 0 ] && lim="limits: {cpu: 1, memory: 256Mi, nvidia.com/gpu: $2}"
-  {
-    cat <<YAML
+# the demo's GPU pods (examples/gpu-load/: each records its GPU, then works), and a CPU pod
+gpu_pod() { kubectl apply -f "$ROOT/examples/gpu-load/$1.yaml" >/dev/null; }
+cpu_pod() {
+  kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
 metadata: {name: $1}
 spec:
   restartPolicy: Never
   containers:
-  - name: main
-    image: busybox
-    resources: {$lim}
-    command: ["sh", "-c"]
-    args:
-    - |
-      echo "gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES"
+  - {name: main, image: busybox, resources: {limits: {cpu: 1, memory: 256Mi}}, command: ["sh", "-c", "$2"]}
 YAML
-    printf '%s\n' "$3" | sed 's/^/      /'
-  } > "$CL/$1.yaml"
-  kubectl apply -f "$CL/$1.yaml" >/dev/null
 }
-# "training": a chain of SHA-256 digests over generated data, the last one printed
-train() {
-  cat <<SH
-h=seed-$1; i=0
-while [ \$i -lt 300 ]; do h=\`printf %s \$h | sha256sum | cut -c1-64\`; i=\$\$((i + 1)); done
-echo "train result=\$h"
-SH
-}
-# "inference": sums of squares, checked against the closed form
-INFER=$(cat <<'SH'
-s=`awk 'BEGIN { for (k = 0; k < 20; k++) { s = 0; for (i = 1; i <= 200000; i++) s += i * i }; printf "%.0f", s }'`
-[ "$s" = 2666686666700000 ] || { echo "infer: wrong sum $s"; exit 1; }
-echo "infer result=$s verified"
-SH
-)
 running() { [ "$(squeue -h -j "$1" -o %T)" = RUNNING ]; }
 
 M1=$(mpijob mpi-1)
 like "$M1" '^[0-9]+$' "the HPC user's first MPI job (-N2, gres/gpu:1 per node) is submitted"
 wait_for 60 running "$M1"
-pod train-a 1 "$(train a)"
-pod train-b 1 "$(train b)"
-pod infer 1 "$INFER"
+gpu_pod train-a
+gpu_pod train-b
+gpu_pod infer
 M2=$(mpijob mpi-2)
 like "$M2" '^[0-9]+$' "the second MPI job is submitted"
-pod exit3 0 'echo cpu work; exit 3'
+cpu_pod exit3 'echo cpu work; exit 3'
 
 # --- the excess waits ------------------------------------------------------------------------------
 queued() { squeue -h -o '%T %r' | grep -q '^PENDING Resources' && squeue -h -o %T | grep -q RUNNING; }
