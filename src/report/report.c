@@ -247,7 +247,8 @@ static void check_overlaps(sl_rpt_t *r)
 
 size_t sl_rpt_check(sl_rpt_t *r)
 {
-    qsort(r->recs, r->nrecs, sizeof(*r->recs), rec_cmp);
+    if (r->nrecs)
+        qsort(r->recs, r->nrecs, sizeof(*r->recs), rec_cmp);
     for (size_t i = 0; i < r->njobs; i++) {
         rpt_job_t *j = &r->jobs[i];
         size_t first = 0, n = rpt_records_of(r, j->id, &first);
