@@ -8,7 +8,7 @@
 # job not ended, a pod whose node or exit code disagrees with sacct.
 # Back-to-back jobs on one GPU (End == next Start) do not overlap.
 source "$(dirname "$0")/lib.sh"
-plan 16
+plan 20
 T=$(tmpdir)
 on_exit rm -rf "$T"
 H='JobID|JobName|User|Account|NodeList|AllocTRES|Submit|Start|End|ExitCode|State|Comment'
@@ -73,3 +73,14 @@ like "$out" 'job 11: sacct NodeList node1, pod ml/train-a spec.nodeName node2' "
 like "$out" 'job 12: sacct ExitCode 3:0, pod ml/infer exitCode 0.*rc=1$' "a pod with another exit code than sacct's fails"
 
 like "$(run --sacct /dev/null --records "$T/rec")" 'slurmlink report: /dev/null: empty.rc=2$' "unreadable input: exit 2 with the reason"
+
+# -o json: the same verdict for machines
+out=$(run --sacct "$T/sacct" --records "$T/rec" --pods "$T/pods" -o json)
+like "$out" '"ok": true,.*"holdings": 4,.*"gpu_pairs": 2,.*"gpu_jobs": 3.*rc=0$' "-o json: ok, with the counts"
+like "$(run --sacct "$T/sacct-ov" --records "$T/rec" --pods "$T/pods" -o json)" '"problems": \[[^]]*"OVERLAP: node1 GPU 0 held by job 11 .*"ok": false.*rc=1$' \
+  "-o json: the overlap among the problems, not ok, exit 1"
+# unreadable input and usage: exit 2 with the reason
+like "$(run --dir "$T/none" --records "$T/rec")" 'slurmlink report: slurm.conf [^ ]*/none/etc/slurm.conf: No such file or directory.rc=2$' \
+  "no slurm.conf to reach accounting: exit 2 naming the file"
+like "$(run --sacct "$T/sacct" --records "$T/rec" --kubeconfig "$T/none.kubeconfig")" "slurmlink report: .*none.kubeconfig.*rc=2\$" \
+  "an unreadable kubeconfig: exit 2 naming it"
