@@ -6,13 +6,15 @@
 #   - an HPC user's MPI job through sbatch across both nodes, a GPU on each
 #     (examples/mpi/gpu-job.sh: srun --mpi=pmix mpi-stencil, which checks
 #     its own answer);
-#   - two GPU "training" pods and one GPU "inference" pod through kubectl,
-#     each doing checkable work (a SHA-256 chain, sums of squares);
+#   - two GPU "training" pods and one GPU "inference" pod through kubectl
+#     (examples/gpu-load/), each doing checkable work (a SHA-256 chain, sums
+#     of squares);
 # more GPU work than GPUs, so Slurm queues the excess until a GPU frees.
-# It ends with a summary from sacct and kubectl (scripts/gpu-report.py): each
-# job, where it came from, user, account, node, GPU, queue wait, run time,
-# exit code, and a line computed from the recorded GPU indices and sacct's
-# times that no GPU was held by two jobs at once (else it exits non-zero).
+# It ends with a summary from Slurm accounting and the API (`slurmlink
+# report`): each job, where it came from, user, account, node, GPU, queue
+# wait, run time, exit code, and a line computed from the recorded GPU
+# indices and accounting's times that no GPU was held by two jobs at once
+# (else it exits non-zero).
 # The cluster is left running; `build/slurmlink down --dir DIR` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,42 +44,8 @@ mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N2 --nta
 echo "Submitted batch job $mjob (sbatch -N2 --ntasks-per-node=$per --gres=gpu:1 gpu-job.sh: srun --mpi=pmix ./mpi-stencil)"
 
 step "an AI team's GPU pods through kubectl: two training, one inference"
-# pod NAME SCRIPT: a busybox pod with one GPU that records which one, then runs SCRIPT
-# (Kubernetes expands $(VAR) in args: a shell's $(( )) is written $$(( )))
-pod() {
-  {
-    cat <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: $1}
-spec:
-  restartPolicy: Never
-  containers:
-  - name: main
-    image: busybox
-    resources: {limits: {cpu: 1, memory: 256Mi, nvidia.com/gpu: 1}}
-    command: ["sh", "-c"]
-    args:
-    - |
-      echo "gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES"
-YAML
-    printf '%s\n' "$2" | sed 's/^/      /'
-  } > "$DIR/demo-$1.yaml"
-  run kubectl apply -f "$DIR/demo-$1.yaml"
-}
-train() { # a chain of SHA-256 digests from a seed; the last one is checked below
-  printf 'h=seed-%s; i=0\n%s\n%s\n' "$1" \
-    'while [ $i -lt 300 ]; do h=`printf %s $h | sha256sum | cut -c1-64`; i=$$((i + 1)); done' \
-    'echo "train result=$h"'
-}
-pod train-a "$(train a)"
-pod train-b "$(train b)"
-pod infer "$(cat <<'SH'
-s=`awk 'BEGIN { for (k = 0; k < 20; k++) { s = 0; for (i = 1; i <= 200000; i++) s += i * i }; printf "%.0f", s }'`
-[ "$s" = 2666686666700000 ] || { echo "infer: wrong sum $s"; exit 1; }
-echo "infer result=$s verified"
-SH
-)"
+# examples/gpu-load/: busybox pods with one GPU each that record which one, then work
+for p in train-a train-b infer; do run kubectl apply -f "examples/gpu-load/$p.yaml"; done
 
 step "more GPU work than GPUs: Slurm queues the excess"
 scheduled() { # the pods' PodScheduled conditions, one line each
@@ -128,15 +96,11 @@ for _ in $(seq 1 60); do
   [ "$(sacct -n -X -P -j "$jobs" -o End | grep -c '^20')" = 4 ] && break
   sleep 0.5
 done
-F=JobID,JobName,User,Account,NodeList,AllocTRES,Submit,Start,End,ExitCode,State,Comment
 run sacct -X -j "$jobs" -o JobID,JobName%16,User,Account,NodeList,State,ExitCode,Elapsed,AllocTRES%45,Comment%50
-sacct -X -P -j "$jobs" -o "$F" > "$DIR/demo-sacct.txt"
-kubectl get pods -o json > "$DIR/demo-pods.json"
 { for p in train-a train-b infer; do kubectl logs "$p"; done; cat "$MPI/out-$mjob.txt"; } > "$DIR/demo-records.txt"
 
-step "summary (scripts/gpu-report.py: sacct + kubectl + each job's recorded GPU)"
-/usr/bin/python3 scripts/gpu-report.py --sacct "$DIR/demo-sacct.txt" --records "$DIR/demo-records.txt" \
-  --pods "$DIR/demo-pods.json"
+step "summary (slurmlink report: accounting + the pods + each job's recorded GPU)"
+run "$SL" report --jobs "$jobs" --records "$DIR/demo-records.txt"
 
 step "done"
 echo "the cluster keeps running; to use it:"

@@ -2,27 +2,31 @@
 # 83-mixed-load.t — the article's heavy mixed load on `slurmlink up --nodes 2
 # --gpus 1 --accounting` (2 nodes x 1 GPU): an HPC user's two MPI sbatch jobs
 # on both nodes with a GPU each (examples/mpi/gpu-job.sh: 4 ranks, a checked
-# stencil), two GPU "training" pods and one GPU "inference" pod through
-# kubectl, each doing checkable work, plus a CPU pod that exits 3. Five GPU
-# jobs for two GPUs: Slurm queues the excess (a pending reason Resources
-# while others run, on squeue and in a pod's PodScheduled condition).
-# Then, from sacct and the jobs' own recorded GPU index per node
-# (scripts/gpu-report.py): no (node, GPU) was held by two jobs at overlapping
-# times; every job's exit code; and for every pod sacct agrees with it:
-# JobName namespace/name, the pod uid in Comment, NodeList = spec.nodeName,
-# ExitCode = the container's exitCode, gres/gpu=1 in AllocTRES of GPU pods.
-# The checker is shown to fail on this run's own data with one Start moved
-# into another job's interval on the same GPU.
+# stencil), the demo's two GPU "training" pods and one GPU "inference" pod
+# (examples/gpu-load/) through kubectl, each doing checkable work, plus a
+# CPU pod that exits 3. Five GPU jobs for two GPUs: Slurm queues the excess
+# (a pending reason Resources while others run, on squeue and in a pod's
+# PodScheduled condition).
+# Then, from accounting and the jobs' own recorded GPU index per node
+# (`slurmlink report`, jobs through libslurm's slurmdb, pods from the API):
+# no (node, GPU) was held by two jobs at overlapping times; every job's exit
+# code; and for every pod sacct agrees with it: JobName namespace/name, the
+# pod uid in Comment, NodeList = spec.nodeName, ExitCode = the container's
+# exitCode, gres/gpu=1 in AllocTRES of GPU pods. The report from accounting
+# is the one from sacct's table and kubectl's pod list; the checker is shown
+# to fail on this run's own data with one Start moved into another job's
+# interval on the same GPU.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 PROG=$ROOT/build/mpi-stencil
 [ -x "$PROG" ] || { plan 1; bail "$PROG is missing (make builds it with mpicc)"; }
 sec_users || { echo "1..1"; echo "not ok 1 - a Unix user for the test"; exit 1; }
-plan 38
+plan 40
 cluster_up --nodes 2 --gpus 1 --accounting --cpus 4 || bail "slurmlink up --nodes 2 --gpus 1 --accounting"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null 2>&1 || bail "busybox image"
 ACCT=mix$$
+T_START=$(date +%Y-%m-%dT%H:%M:%S)
 sacctmgr -i add account "$ACCT" Cluster=slurmlink Description=test Organization=test >/dev/null
 sacctmgr -i add user "$UA" Account="$ACCT" DefaultAccount="$ACCT" Cluster=slurmlink >/dev/null
 is "$(sinfo -h -N -o '%N %G' | sort -u | tr '\n' ' ')" "node1 gpu:1 node2 gpu:1 " "two nodes with one GPU each"
@@ -33,57 +37,30 @@ mpijob() {
   (cd "$W" && runuser -u "$UA" -- sbatch --parsable -J "$1" -N2 --ntasks-per-node=2 --gres=gpu:1 \
     -D "$W" -o "$W/$1.out" ./gpu-job.sh --cells 20000 --iters 500)
 }
-# pod NAME GPUS SCRIPT: a busybox pod running SCRIPT, that first records its GPU
-# (Kubernetes expands $(VAR) in args: a shell's $(( )) is written $$(( )))
-pod() {
-  local lim="limits: {cpu: 1, memory: 256Mi}"
-  [ "$2" -gt 0 ] && lim="limits: {cpu: 1, memory: 256Mi, nvidia.com/gpu: $2}"
-  {
-    cat <<YAML
+# the demo's GPU pods (examples/gpu-load/: each records its GPU, then works), and a CPU pod
+gpu_pod() { kubectl apply -f "$ROOT/examples/gpu-load/$1.yaml" >/dev/null; }
+cpu_pod() {
+  kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
 metadata: {name: $1}
 spec:
   restartPolicy: Never
   containers:
-  - name: main
-    image: busybox
-    resources: {$lim}
-    command: ["sh", "-c"]
-    args:
-    - |
-      echo "gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES"
+  - {name: main, image: busybox, resources: {limits: {cpu: 1, memory: 256Mi}}, command: ["sh", "-c", "$2"]}
 YAML
-    printf '%s\n' "$3" | sed 's/^/      /'
-  } > "$CL/$1.yaml"
-  kubectl apply -f "$CL/$1.yaml" >/dev/null
 }
-# "training": a chain of SHA-256 digests over generated data, the last one printed
-train() {
-  cat <<SH
-h=seed-$1; i=0
-while [ \$i -lt 300 ]; do h=\`printf %s \$h | sha256sum | cut -c1-64\`; i=\$\$((i + 1)); done
-echo "train result=\$h"
-SH
-}
-# "inference": sums of squares, checked against the closed form
-INFER=$(cat <<'SH'
-s=`awk 'BEGIN { for (k = 0; k < 20; k++) { s = 0; for (i = 1; i <= 200000; i++) s += i * i }; printf "%.0f", s }'`
-[ "$s" = 2666686666700000 ] || { echo "infer: wrong sum $s"; exit 1; }
-echo "infer result=$s verified"
-SH
-)
 running() { [ "$(squeue -h -j "$1" -o %T)" = RUNNING ]; }
 
 M1=$(mpijob mpi-1)
 like "$M1" '^[0-9]+$' "the HPC user's first MPI job (-N2, gres/gpu:1 per node) is submitted"
 wait_for 60 running "$M1"
-pod train-a 1 "$(train a)"
-pod train-b 1 "$(train b)"
-pod infer 1 "$INFER"
+gpu_pod train-a
+gpu_pod train-b
+gpu_pod infer
 M2=$(mpijob mpi-2)
 like "$M2" '^[0-9]+$' "the second MPI job is submitted"
-pod exit3 0 'echo cpu work; exit 3'
+cpu_pod exit3 'echo cpu work; exit 3'
 
 # --- the excess waits ------------------------------------------------------------------------------
 queued() { squeue -h -o '%T %r' | grep -q '^PENDING Resources' && squeue -h -o %T | grep -q RUNNING; }
@@ -135,11 +112,17 @@ is "$(grep -c "^\($M1\|$M2\)|mpi-[12]|$UA|$ACCT|node\[1-2\]|[^|]*gres/gpu=2" "$C
   "sacct: both MPI jobs as the user, its account, on node[1-2] with gres/gpu=2"
 for p in train-a train-b infer exit3; do kubectl logs "$p"; done > "$CL/records.txt"
 cat "$W"/mpi-[12].out >> "$CL/records.txt"
-kubectl get pods -o json > "$CL/pods.json"
-out=$(/usr/bin/python3 "$ROOT/scripts/gpu-report.py" --sacct "$CL/sacct.txt" --records "$CL/records.txt" --pods "$CL/pods.json" 2>&1; echo "rc=$?")
+kubectl get pods -A -o json > "$CL/pods.json"
+out=$("$SLURMLINK" report --jobs "$JOBS" --records "$CL/records.txt" 2>&1; echo "rc=$?")
 diag "$out"
 like "$out" 'no GPU was held by two jobs at once: 7 holdings of 2 \(node, GPU\) pair\(s\) by 5 GPU job\(s\).*rc=0$' \
-  "gpu-report: no (node, GPU) held by two jobs at once; pods agree with sacct"
+  "slurmlink report: no (node, GPU) held by two jobs at once; pods agree with accounting"
+is "$("$SLURMLINK" report --sacct "$CL/sacct.txt" --records "$CL/records.txt" --pods "$CL/pods.json" 2>&1; echo "rc=$?")" "$out" \
+  "the report from slurmdbd and the API is the one from sacct's table and kubectl's pods"
+N=$'\n'
+like "$("$SLURMLINK" report --account "$ACCT" --since "$T_START" --records "$CL/records.txt" 2>&1; echo "rc=$?")" \
+  "^ *JOBID [^$N]*$N +$M1  sbatch +$UA +$ACCT +node\\[1-2\\] +node1:0,node2:0 [^$N]*$N +$M2  sbatch [^$N]*${N}no GPU was held by two jobs at once: 4 holdings of 2 \\(node, GPU\\) pair\\(s\\) by 2 GPU job\\(s\\).*rc=0\$" \
+  "slurmlink report --account --since: this account's jobs of this run only, the two MPI jobs"
 waited=$(/usr/bin/python3 - "$CL/sacct.txt" <<'PY'
 import sys, datetime
 rows = [l.split("|") for l in open(sys.argv[1]).read().split("\n")[1:] if l]
@@ -153,9 +136,9 @@ like "$waited" '^[1-9]' "sacct: GPU jobs waited in the queue (Start after Submit
 J1=$(podjob train-a)
 S1=$(awk -F'|' -v j="$M1" '$1 == j {print $8}' "$CL/sacct.txt")
 awk -F'|' -v OFS='|' -v j="$J1" -v s="$S1" '$1 == j {$8 = s} 1' "$CL/sacct.txt" > "$CL/sacct-ov.txt"
-like "$(/usr/bin/python3 "$ROOT/scripts/gpu-report.py" --sacct "$CL/sacct-ov.txt" --records "$CL/records.txt" --pods "$CL/pods.json" 2>&1; echo "rc=$?")" \
+like "$("$SLURMLINK" report --sacct "$CL/sacct-ov.txt" --records "$CL/records.txt" --pods "$CL/pods.json" 2>&1; echo "rc=$?")" \
   "OVERLAP: node[12] GPU 0 held by job ($M1 .* and job $J1|$J1 .* and job $M1) .*rc=1\$" \
-  "gpu-report finds an injected overlap in the same data (a pod's Start inside MPI job 1)"
+  "slurmlink report finds an injected overlap in the same data (a pod's Start inside MPI job 1)"
 
 # --- sacct and each pod agree --------------------------------------------------------------------------
 for p in train-a train-b infer exit3; do

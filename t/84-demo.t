@@ -4,8 +4,8 @@
 # --nodes 2 --gpus 1 --accounting`. It must exit 0 and leave the cluster
 # running; its output shows the queued excess (a pod pending on Resources),
 # the MPI job verified on both nodes, both training digests checked, one
-# summary line per job (an sbatch job and three pods) and gpu-report's
-# all-clear, computed from the recorded GPUs and sacct's times. A second run
+# summary line per job (an sbatch job and three pods) and `slurmlink report`'s
+# all-clear, computed from the recorded GPUs and accounting's times. A second run
 # in the same folder works too (it replaces its pods).
 source "$(dirname "$0")/lib.sh"
 plan 12

@@ -98,4 +98,9 @@ int sl_bench_problems(const sl_bench_t *b, FILE *f);
 /* Names of the known paths (NULL-terminated). */
 const char *const *sl_bench_path_names(void);
 
+/* GET path from the API server of a kubeconfig's current context (the
+ * bench's client: token or client certificate, its CA): the JSON answer,
+ * or NULL with err (unreadable kubeconfig, no answer, an HTTP error). */
+json_t *sl_bench_api_get(const char *kubeconfig, const char *path, sl_error_t *err);
+
 #endif

@@ -159,6 +159,15 @@ json_t *bench_kube_get_pod(bench_kube_t *k, const char *ns, const char *name, sl
     return j;
 }
 
+json_t *sl_bench_api_get(const char *kubeconfig, const char *path, sl_error_t *err)
+{
+    bench_ctx_t c = {.kubeconfig = (char *)kubeconfig};
+    bench_kube_t *k = bench_kube_get(&c, err);
+    json_t *j = k ? get_json(k, path, err) : NULL;
+    bench_kube_destroy(k);
+    return j;
+}
+
 static char *escape(const char *s)
 {
     char *e = curl_easy_escape(NULL, s, 0);

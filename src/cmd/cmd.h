@@ -16,6 +16,7 @@ int cmd_image(int argc, char **argv);
 int cmd_kubeconfig(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* default cluster folder: $SLURMLINK_DIR, else /var/tmp/slurmlink */
 const char *cmd_default_dir(void);

@@ -16,6 +16,7 @@ static const sl_subcmd_t subcommands[] = {
     {"bench", "time a pod end to end via sbatch, kubectl, the API and slurmrestd", cmd_bench},
     {"doctor", "check a cluster for slurmlinkd before users arrive (on the head, as root)",
      cmd_doctor},
+    {"report", "summarise a load's jobs from accounting and check no GPU was shared", cmd_report},
 };
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
 

@@ -161,6 +161,40 @@ int sl_slurm_ctl_info(sl_slurm_ctl_info_t *out, sl_error_t *err);
 /* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
 int sl_slurm_hostlist_has(const char *hostlist, const char *name);
 
+/* ---- accounting queries (acct.c): what `sacct -X` lists ---- */
+/* Which jobs: any of these may be 0/NULL. jobs: a comma list of ids (all
+ * times unless since is set); since: jobs eligible or running at or after
+ * it (0 with no jobs: since 00:00 today, sacct's default); user: a login
+ * name; account: an account name. */
+typedef struct sl_slurm_acct_query {
+    const char *jobs;
+    time_t since;
+    const char *user;
+    const char *account;
+} sl_slurm_acct_query_t;
+/* One job's allocation as accounting recorded it (strings owned by the list). */
+typedef struct sl_slurm_acct_rec {
+    uint32_t job_id;
+    const char *name, *user, *account, *comment, *state;
+    const char *nodes;         /* "node[1-2]", "" when none was assigned */
+    const char *alloc_tres;    /* sacct's AllocTRES: "billing=1,cpu=1,gres/gpu=1,mem=256M,node=1" */
+    char exit_code[24];        /* sacct's ExitCode: "3:0" (status:signal) */
+    time_t submit, start, end; /* 0: not (yet) */
+} sl_slurm_acct_rec_t;
+typedef struct sl_slurm_acct_list sl_slurm_acct_list_t;
+/* Query slurmdbd (through slurm.conf's AccountingStorage); the jobs in id
+ * order, the last run of a requeued one. 0 with *out, or -1 with err when
+ * the cluster keeps no accounting, a name is unknown, or slurmdbd does not
+ * answer. */
+int sl_slurm_acct_jobs(const sl_slurm_acct_query_t *q, sl_slurm_acct_list_t **out, sl_error_t *err);
+size_t sl_slurm_acct_count(const sl_slurm_acct_list_t *l);
+const sl_slurm_acct_rec_t *sl_slurm_acct_at(const sl_slurm_acct_list_t *l, size_t i);
+void sl_slurm_acct_free(sl_slurm_acct_list_t *l);
+
+/* Slurm's host list form expanded: "node[1-2],gpu3" -> node1 node2 gpu3, a
+ * NULL-terminated vector (free with sl_strv_free); NULL when it is not one. */
+char **sl_slurm_hostlist_expand(const char *list);
+
 /* Count of RPCs this process sent to slurmctld (for benchmarks). */
 unsigned long sl_slurm_rpc_count(void);
 

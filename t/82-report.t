@@ -1,14 +1,14 @@
 #!/bin/bash
-# 82-gpu-report.t — scripts/gpu-report.py, the demo's summary and GPU
-# exclusivity check, on fixed sacct/record/pod inputs: a clean load passes
+# 82-report.t — `slurmlink report`, the demo's summary and GPU
+# exclusivity check, on fixed inputs (its --sacct table instead of
+# accounting, records, a --pods file): a clean load passes
 # and prints one line per job; each way a load can be wrong fails with its
 # own message: two jobs on one (node, GPU) at overlapping times, a job that
 # recorded fewer GPUs than AllocTRES says, a GPU on a node not its own, a GPU
 # job not ended, a pod whose node or exit code disagrees with sacct.
 # Back-to-back jobs on one GPU (End == next Start) do not overlap.
 source "$(dirname "$0")/lib.sh"
-plan 16
-R=$ROOT/scripts/gpu-report.py
+plan 20
 T=$(tmpdir)
 on_exit rm -rf "$T"
 H='JobID|JobName|User|Account|NodeList|AllocTRES|Submit|Start|End|ExitCode|State|Comment'
@@ -31,7 +31,7 @@ pod() { # uid ns name node exit
   printf '{"metadata":{"uid":"%s","namespace":"%s","name":"%s"},"spec":{"nodeName":"%s"},"status":{"containerStatuses":[{"state":{"terminated":{"exitCode":%s}}}]}}' "$@"
 }
 echo "{\"items\":[$(pod u-a ml train-a node1 0),$(pod u-b ml infer node1 3)]}" > "$T/pods"
-run() { "$R" "$@" 2>&1; echo "rc=$?"; }
+run() { "$SLURMLINK" report "$@" 2>&1; echo "rc=$?"; }
 
 out=$(run --sacct "$T/sacct" --records "$T/rec" --pods "$T/pods")
 like "$out" 'no GPU was held by two jobs at once: 4 holdings of 2 \(node, GPU\) pair\(s\) by 3 GPU job\(s\).*rc=0$' \
@@ -72,4 +72,15 @@ out=$(run --sacct "$T/sacct" --records "$T/rec" --pods "$T/pods-bad")
 like "$out" 'job 11: sacct NodeList node1, pod ml/train-a spec.nodeName node2' "a pod on another node than sacct's fails"
 like "$out" 'job 12: sacct ExitCode 3:0, pod ml/infer exitCode 0.*rc=1$' "a pod with another exit code than sacct's fails"
 
-like "$(run --sacct /dev/null --records "$T/rec")" 'gpu-report: /dev/null: empty.rc=2$' "unreadable input: exit 2 with the reason"
+like "$(run --sacct /dev/null --records "$T/rec")" 'slurmlink report: /dev/null: empty.rc=2$' "unreadable input: exit 2 with the reason"
+
+# -o json: the same verdict for machines
+out=$(run --sacct "$T/sacct" --records "$T/rec" --pods "$T/pods" -o json)
+like "$out" '"ok": true,.*"holdings": 4,.*"gpu_pairs": 2,.*"gpu_jobs": 3.*rc=0$' "-o json: ok, with the counts"
+like "$(run --sacct "$T/sacct-ov" --records "$T/rec" --pods "$T/pods" -o json)" '"problems": \[[^]]*"OVERLAP: node1 GPU 0 held by job 11 .*"ok": false.*rc=1$' \
+  "-o json: the overlap among the problems, not ok, exit 1"
+# unreadable input and usage: exit 2 with the reason
+like "$(run --dir "$T/none" --records "$T/rec")" 'slurmlink report: slurm.conf [^ ]*/none/etc/slurm.conf: No such file or directory.rc=2$' \
+  "no slurm.conf to reach accounting: exit 2 naming the file"
+like "$(run --sacct "$T/sacct" --records "$T/rec" --kubeconfig "$T/none.kubeconfig")" "slurmlink report: .*none.kubeconfig.*rc=2\$" \
+  "an unreadable kubeconfig: exit 2 naming it"
