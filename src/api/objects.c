@@ -175,7 +175,8 @@ static void fill_dry_run(json_t *obj)
 {
     char uid[37];
     sl_kube_uuid4(uid);
-    sl_kube_meta_set_str(obj, "uid", uid);
+    if (!sl_kube_uid(obj) || !*sl_kube_uid(obj)) /* a Job's is set before (its selector) */
+        sl_kube_meta_set_str(obj, "uid", uid);
     char *now = sl_kube_now_rfc3339();
     sl_kube_meta_set_str(obj, "creationTimestamp", now);
     free(now);
@@ -242,7 +243,9 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, json_t **s
         st = invalid(res, obj, &verr);
         goto fail;
     }
-    if (is_pod) /* mutating admission: before validation counts the annotations */
+    /* mutating admission: before validation counts the annotations; a Job's
+     * pods run as its creator (src/ctl/job.c), so a Job carries it too */
+    if (is_pod || !strcmp(res->name, "jobs"))
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
@@ -398,7 +401,8 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
     } else {
         carry_over(obj, old);
         sl_error_t aerr = SL_ERROR_INIT;
-        if (!strcmp(res->name, "pods") && api_admit_pod_update(r, obj, old, &aerr) < 0) {
+        if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs")) &&
+            api_admit_pod_update(r, obj, old, &aerr) < 0) {
             *status = invalid(res, obj, &aerr);
             return -1;
         }

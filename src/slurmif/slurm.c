@@ -226,6 +226,8 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
         sl_slurm_set_str(&d.std_out, req->std_out);
     if (req->std_err)
         sl_slurm_set_str(&d.std_err, req->std_err);
+    if (req->array)
+        sl_slurm_set_str(&d.array_inx, req->array);
 
     submit_response_msg_t *resp = NULL;
     sl_slurm_cred_t saved;
@@ -250,6 +252,37 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
     *job_id = resp->job_id;
     slurm_free_submit_response_response_msg(resp);
     return 0;
+}
+
+int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    char id[16], thr[16];
+    snprintf(id, sizeof(id), "%u", array_job_id);
+    snprintf(thr, sizeof(thr), "%u", n);
+    d.job_id_str = id;
+    d.array_inx = thr; /* as scontrol's ArrayTaskThrottle= */
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_update_job(&d);
+    int e = slurm_get_errno();
+    sl_slurm_rpc_end("update_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
+        errno = e ? e : EIO;
+        return sl_errprintf(err, "array %u: ArrayTaskThrottle=%u: %s", array_job_id, n,
+                            slurm_strerror(e));
+    }
+    return 0;
+}
+
+unsigned sl_slurm_max_array_size(void)
+{
+    slurm_conf_t *conf = NULL;
+    if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf)
+        return 0;
+    unsigned n = conf->max_array_sz;
+    slurm_free_ctl_conf(conf);
+    return n;
 }
 
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
