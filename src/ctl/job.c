@@ -51,6 +51,7 @@
 #define ANN_JOB_SUBS "slurmlink.io/job-submissions"
 #define ANN_JOB_ARRAYS "slurmlink.io/slurm-arrays"
 #define ANN_JOB_THROTTLE "slurmlink.io/array-throttle"
+#define ANN_JOB_ORPHANED "slurmlink.io/orphaned-pods" /* deleted with propagation Orphan */
 #define BACKOFF_MS 10000LL      /* the Job controller's DefaultJobPodFailureBackOff */
 #define BACKOFF_MAX_MS 600000LL /* MaxJobPodFailureBackOff */
 
@@ -874,6 +875,8 @@ static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
 /* a Job removed from the store (background deletion): its arrays and pods */
 static void job_gone(sl_ctl_t *c, json_t *job)
 {
+    if (sl_kube_annotation(job, ANN_JOB_ORPHANED))
+        return; /* its pods run on without it */
     cancel_arrays(c, job);
     size_t n = pods_follow_owner(c, job, false);
     sl_info("job %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(job),
@@ -901,6 +904,8 @@ static int drop_finalizer_fn(json_t *job, void *arg)
     {
         if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
             json_array_remove(fin, i);
+            if (!strcmp(arg, "orphan")) /* job_gone leaves its arrays alone */
+                sl_kube_set_annotation(job, ANN_JOB_ORPHANED, "true");
             return 1;
         }
     }
