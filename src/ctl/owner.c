@@ -43,8 +43,14 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
             sl_warn("pod %s/%s: cannot check Slurm job %u: %s", ns, name, job_id, err.text);
         return -1;
     }
-    const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
-    int mine = sl_slurm_jobs_count(jl) == 1 && ctl_job_owned_by(j, pod_uid);
+    /* one job; or the records of one array (its tasks), every one of them
+     * carrying the uid (a Job's, src/ctl/job.c) */
+    size_t n = sl_slurm_jobs_count(jl);
+    int mine = n >= 1;
+    for (size_t i = 0; i < n; i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
+        mine &= ctl_job_owned_by(j, pod_uid) && (n == 1 || j->array_job_id == job_id);
+    }
     if (!mine) /* (the comment itself is not logged: it is anyone's text) */
         sl_warn("pod %s/%s: Slurm job %u is not this pod's (its comment does not carry "
                 "slurmlink:uid=%s): left alone",

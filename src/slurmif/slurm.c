@@ -285,10 +285,40 @@ unsigned sl_slurm_max_array_size(void)
     return n;
 }
 
+/* slurmctld refuses the job id of a task of an array (ESLURM_INVALID_JOB_ID)
+ * in REQUEST_KILL_JOB by number; as "ARRAY_TASK" it takes it (scancel does
+ * the same): the task's ids looked up and the request sent again */
+static int kill_task(uint32_t job_id, uint16_t sig, uint16_t flags)
+{
+    job_info_msg_t *msg = NULL;
+    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg)
+        return SLURM_ERROR;
+    int rc = SLURM_ERROR;
+    if (msg->record_count == 1 && msg->job_array[0].array_job_id &&
+        msg->job_array[0].array_task_id != NO_VAL) {
+        char id[32];
+        snprintf(id, sizeof(id), "%u_%u", msg->job_array[0].array_job_id,
+                 msg->job_array[0].array_task_id);
+        rc = slurm_kill_job2(id, sig, flags, NULL);
+    }
+    slurm_free_job_info_msg(msg);
+    if (rc != SLURM_SUCCESS)
+        slurm_seterrno(ESLURM_INVALID_JOB_ID);
+    return rc;
+}
+
+static int kill_job(uint32_t job_id, uint16_t sig, uint16_t flags)
+{
+    int rc = slurm_kill_job(job_id, sig, flags);
+    if (rc != SLURM_SUCCESS && slurm_get_errno() == ESLURM_INVALID_JOB_ID)
+        rc = kill_task(job_id, sig, flags);
+    return rc;
+}
+
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 {
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB);
+    int rc = kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         int e = slurm_get_errno();
@@ -301,7 +331,7 @@ int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err)
 {
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_kill_job(job_id, SIGKILL, 0);
+    int rc = kill_job(job_id, SIGKILL, 0);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         int e = slurm_get_errno();
