@@ -1,0 +1,80 @@
+/* jobpod.c — the pod of one index of a Job (jobpod.h). */
+#include "ctl/jobpod.h"
+#include "common/xalloc.h"
+#include "ctl/podstatus.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+#include "pod/schema.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_indexed(json_t *job)
+{
+    const char *m = sl_kube_path_str(job, "spec.completionMode");
+    return m && !strcmp(m, "Indexed");
+}
+
+/* JOB_COMPLETION_INDEX in every container, from the index annotation (as
+ * kube's Job controller adds it) */
+static void add_index_env(json_t *spec)
+{
+    static const char *const lists[] = {"initContainers", "containers"};
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        json_t *ct;
+        json_array_foreach(json_object_get(spec, lists[l]), i, ct)
+        {
+            json_t *env = json_object_get(ct, "env");
+            if (!json_is_array(env))
+                json_object_set_new(ct, "env", env = json_array());
+            json_array_append_new(env, json_pack("{s:s, s:{s:{s:s, s:s}}}", "name",
+                                                 "JOB_COMPLETION_INDEX", "valueFrom", "fieldRef",
+                                                 "apiVersion", "v1", "fieldPath",
+                                                 "metadata.annotations['" ANN_INDEX "']"));
+        }
+    }
+}
+
+json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)
+{
+    const char *jname = sl_kube_name(job);
+    json_t *tmpl = sl_kube_path(job, "spec.template");
+    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
+    if (!json_is_object(meta)) {
+        json_decref(meta);
+        meta = json_object();
+    }
+    json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
+    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
+                            meta, "spec", spec);
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%zu", idx);
+    if (is_indexed(job)) {
+        sl_kube_set_label(pod, ANN_INDEX, buf);
+        sl_kube_set_annotation(pod, ANN_INDEX, buf);
+        if (!json_object_get(spec, "hostname")) {
+            char *h = sl_xasprintf("%.*s-%zu", 50, jname, idx);
+            json_object_set_new(spec, "hostname", json_string(h));
+            free(h);
+        }
+        add_index_env(spec);
+    }
+    sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
+    snprintf(buf, sizeof(buf), "%lld", sub);
+    sl_kube_set_annotation(pod, ANN_POD_SUB, buf);
+    sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(job));
+    const char *user = sl_kube_annotation(job, SL_ANN_USER);
+    if (user)
+        sl_kube_set_annotation(pod, SL_ANN_USER, user);
+    sl_kube_meta_set_str(pod, "namespace", sl_kube_namespace(job));
+    json_object_set_new(meta, "ownerReferences",
+                        json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", "batch/v1",
+                                  "kind", "Job", "name", jname, "uid", sl_kube_uid(job),
+                                  "controller", 1, "blockOwnerDeletion", 1));
+    sl_pod_apply_defaults(pod);
+    ctl_status_init(pod, sl_kube_now_ns());
+    return pod;
+}
