@@ -466,6 +466,7 @@ typedef struct batch {
     size_t n;
     uid_t uid;
     gid_t gid;
+    long long throttle; /* at most this many of its tasks at once; <= 0: no room yet */
     char comment[160];
 } batch_t;
 
@@ -607,8 +608,7 @@ static char *array_spec(const batch_t *b, unsigned max)
     for (size_t i = 0; i < b->n; i++)
         if (b->m[i].dir)
             set[b->m[i].task] = 1;
-    long long par = spec_int(b->job, "parallelism", 1);
-    char *spec = ctl_index_array_spec(set, max, par > 0 ? (unsigned)par : 0);
+    char *spec = ctl_index_array_spec(set, max, (unsigned)b->throttle);
     free(set);
     return spec;
 }
@@ -639,6 +639,8 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
         record_array(c, b, id);
         return;
     }
+    if (b->throttle <= 0)
+        return; /* the Job's other arrays run parallelism tasks: later */
     char **opts = prepare_members(c, b);
     if (!opts)
         return; /* every pod failed (say why themselves) */
@@ -714,6 +716,21 @@ static unsigned max_array(sl_ctl_t *c)
     return c->max_array_size ? c->max_array_size : 1001; /* Slurm's default */
 }
 
+/* the throttle of a new array: parallelism less the Job's pods already in
+ * an array and not finished (a retry or a later chunk of a Job over
+ * MaxArraySize waits until there is room, so that all arrays of a Job
+ * together never run more than parallelism tasks) */
+static long long room(json_t *job, const tally_t *t)
+{
+    long long busy = 0;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod) busy +=
+        sl_kube_annotation(pod, ANN_POD_TASK) && !ctl_pod_terminal(pod);
+    long long par = spec_int(job, "parallelism", 1);
+    return par - busy < par ? par - busy : par;
+}
+
 /* every (submission, chunk) that has pods without an array: submitted */
 static void submit_pending(sl_ctl_t *c, json_t *job, const tally_t *t)
 {
@@ -726,8 +743,10 @@ static void submit_pending(sl_ctl_t *c, json_t *job, const tally_t *t)
         long long idx = ann_int(pod, ANN_POD_INDEX, -1);
         if (idx < 0 || !unsubmitted(c, pod, &p))
             continue;
-        batch_t b = {
-            .job = job, .sub = ann_int(pod, ANN_POD_SUB, 0), .chunk = (unsigned)(idx / max)};
+        batch_t b = {.job = job,
+                     .sub = ann_int(pod, ANN_POD_SUB, 0),
+                     .chunk = (unsigned)(idx / max),
+                     .throttle = room(job, t)};
         gather(c, t, &b, max);
         if (b.n)
             submit_batch(c, &b, max);
