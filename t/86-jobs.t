@@ -10,14 +10,15 @@
 #     index label/annotation and hostname, completedIndexes, ONE array in
 #     sacct, never more than 2 tasks at once (from sacct's times);
 #   - a failing Job: one retry (backoffLimit 1), then Failed with
-#     BackoffLimitExceeded, FailureTarget first;
+#     BackoffLimitExceeded, FailureTarget first; activeDeadlineSeconds:
+#     Failed with DeadlineExceeded, its tasks cancelled;
 #   - parallelism patched: the array's ArrayTaskThrottle follows;
 #   - deletion: background (kubectl's default), foreground, orphan;
 #   - bad input: 422 naming the field, kube's texts;
 #   - BatchV1Api: create, read_namespaced_job_status, list, delete with
 #     propagation Foreground.
 source "$(dirname "$0")/lib.sh"
-plan 49
+plan 59
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -28,6 +29,7 @@ cond_types() { jp "job/$1" '{range .status.conditions[*]}{.type}={.reason} {end}
 slurm_of() { squeue -h -t all -r -o '%i %T %k' | awk -v u="slurmlink:uid=$1" 'index($0, u) {print $1, $2}'; }
 active_of() { slurm_of "$1" | awk '$2 ~ /PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED/' | wc -l; }
 no_active() { [ "$(active_of "$1")" = 0 ]; }
+gone_pods() { [ -z "$(kc get pods -l job-name="$1" -o name 2>/dev/null)" ]; }
 
 # --- served as kube-apiserver serves it -------------------------------------------------------
 like "$(kc api-resources --api-group=batch)" $'jobs +batch/v1 +true +Job' "api-resources: jobs in batch/v1, no short name"
@@ -120,6 +122,54 @@ wait_for 30 two_in_acct # slurmctld hands records to slurmdbd a moment later
 is "$(sacct -n -X -P --name=default/boom --format=Comment | sort | tr '\n' ' ')" \
   "slurmlink:uid=$buid slurmlink:submission=1.0 slurmlink:uid=$buid slurmlink:submission=2.0 " "sacct: the retry is a new submission for the index"
 
+# --- activeDeadlineSeconds: the rest cancelled, Failed DeadlineExceeded --------------------------
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: late}
+spec:
+  completions: 3
+  activeDeadlineSeconds: 4
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"]}
+YAML
+luid=$(jp job/late '{.metadata.uid}')
+ok kc wait --for=condition=failed job/late --timeout=120s "activeDeadlineSeconds 4: the Job fails"
+is "$(cond_types late)" "FailureTarget=DeadlineExceeded Failed=DeadlineExceeded " "FailureTarget, then Failed, reason DeadlineExceeded"
+ok wait_for 60 no_active "$luid" "no task of the Job runs or waits any more"
+
+# --- suspend: nothing runs; a running Job stops; resumed, it completes ------------------------------
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: held}
+spec:
+  suspend: true
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, 'sleep 3']}
+YAML
+huid2=$(jp job/held '{.metadata.uid}')
+susp() { [ "$(jp job/held '{.status.conditions[?(@.type=="Suspended")].status}')" = "$1" ]; }
+ok wait_for 30 susp True "suspend: true at creation: condition Suspended"
+like "$(kc get job held 2>&1)" $'
+held +Suspended +0/2' "kubectl get jobs: STATUS Suspended"
+is "$(slurm_of "$huid2" | wc -l)|$(kc get pods -l job-name=held -o name | wc -l)|$(jp job/held '{.status.startTime}')" "0|0|" "nothing submitted, no pod, no startTime"
+kc patch job held -p '{"spec":{"suspend":false}}' >/dev/null
+run_held() { slurm_of "$huid2" | grep -q RUNNING; }
+ok wait_for 60 run_held "resumed: its tasks run"
+kc patch job held -p '{"spec":{"suspend":true}}' >/dev/null
+ok wait_for 60 eval 'susp True && no_active "$huid2" && gone_pods held' "suspended while running: tasks cancelled, pods deleted"
+kc patch job held -p '{"spec":{"suspend":false}}' >/dev/null
+ok kc wait --for=condition=complete job/held --timeout=120s "resumed again: it completes"
+is "$(jp job/held '{.status.conditions[?(@.type=="Suspended")].reason} {.status.succeeded}')" "JobResumed 2" "condition Suspended False, reason JobResumed; 2 succeeded"
+
 # --- parallelism patched: the throttle follows --------------------------------------------------
 kc create -f - >/dev/null <<'YAML'
 apiVersion: batch/v1
@@ -147,7 +197,6 @@ ok wait_for 60 running "three tasks run"
 
 # --- deletion: background (kubectl's default), foreground, orphan --------------------------------
 is "$(kc delete job thr 2>&1)" 'job.batch "thr" deleted' "kubectl delete job (propagationPolicy=Background)"
-gone_pods() { [ -z "$(kc get pods -l job-name="$1" -o name 2>/dev/null)" ]; }
 ok wait_for 60 gone_pods thr "background: its pods are deleted"
 ok wait_for 60 no_active "$tuid" "background: no Slurm task of the Job remains"
 for n in fg orph; do kc create job $n --image=busybox -- sleep 300 >/dev/null; done

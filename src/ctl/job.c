@@ -284,6 +284,71 @@ static void set_count(json_t *st, const char *k, long long v, bool always)
         json_object_del(st, k);
 }
 
+static json_t *condition(json_t *status, const char *type)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(status, "conditions"), i, cd)
+    {
+        const char *t = json_string_value(json_object_get(cd, "type"));
+        if (t && !strcmp(t, type))
+            return cd;
+    }
+    return NULL;
+}
+
+/* activeDeadlineSeconds past since startTime */
+static bool deadline_exceeded(json_t *job, json_t *st)
+{
+    long long ads = spec_int(job, "activeDeadlineSeconds", -1);
+    int64_t start;
+    const char *s = json_string_value(json_object_get(st, "startTime"));
+    return ads >= 0 && s && sl_kube_parse_rfc3339(s, &start) == 0 &&
+           sl_kube_now_ns() >= start + ads * 1000000000LL;
+}
+
+/* the Job fails: FailureTarget first (its pods are then stopped), Failed
+ * with the same reason once none is active (kube 1.32's order) */
+static void failure(json_t *job, const tally_t *t, json_t *st, const char *now)
+{
+    if (!condition(st, "FailureTarget")) {
+        if (backoff_exceeded(job, t))
+            add_condition(st, "FailureTarget", "BackoffLimitExceeded",
+                          "Job has reached the specified backoff limit", now);
+        else if (deadline_exceeded(job, st))
+            add_condition(st, "FailureTarget", "DeadlineExceeded",
+                          "Job was active longer than specified deadline", now);
+    }
+    json_t *ft = condition(st, "FailureTarget");
+    if (ft && !t->active)
+        add_condition(st, "Failed", json_string_value(json_object_get(ft, "reason")),
+                      json_string_value(json_object_get(ft, "message")), now);
+}
+
+static bool suspended(json_t *job) { return json_is_true(sl_kube_path(job, "spec.suspend")); }
+
+/* spec.suspend: condition Suspended True (JobSuspended), startTime cleared
+ * (the deadline's clock stops); false again: the condition False
+ * (JobResumed), startTime anew */
+static void suspension(json_t *job, json_t *st, const char *now)
+{
+    json_t *cd = condition(st, "Suspended");
+    const char *was = cd ? json_string_value(json_object_get(cd, "status")) : NULL;
+    bool on = suspended(job), was_on = was && !strcmp(was, "True");
+    if (on == was_on || (!on && !cd))
+        return;
+    if (!cd) {
+        add_condition(st, "Suspended", "JobSuspended", "Job suspended", now);
+    } else {
+        json_object_set_new(cd, "status", json_string(on ? "True" : "False"));
+        json_object_set_new(cd, "reason", json_string(on ? "JobSuspended" : "JobResumed"));
+        json_object_set_new(cd, "message", json_string(on ? "Job suspended" : "Job resumed"));
+        json_object_set_new(cd, "lastProbeTime", json_string(now));
+        json_object_set_new(cd, "lastTransitionTime", json_string(now));
+    }
+    json_object_del(st, "startTime");
+}
+
 /* what the Job controller writes: the counts, completedIndexes, startTime,
  * and once the Job is over its conditions (SuccessCriteriaMet then
  * Complete, or FailureTarget then Failed) and completionTime */
@@ -295,7 +360,8 @@ static json_t *job_status(json_t *job, const tally_t *t, bool *finished)
         st = json_object();
     }
     char *now = sl_kube_now_rfc3339();
-    if (!json_object_get(st, "startTime"))
+    suspension(job, st, now);
+    if (!json_object_get(st, "startTime") && !suspended(job))
         json_object_set_new(st, "startTime", json_string(now));
     set_count(st, "active", t->active, false);
     set_count(st, "succeeded", t->succeeded, false);
@@ -315,11 +381,8 @@ static json_t *job_status(json_t *job, const tally_t *t, bool *finished)
         add_condition(st, "SuccessCriteriaMet", "CompletionsReached", m, now);
         add_condition(st, "Complete", "CompletionsReached", m, now);
         json_object_set_new(st, "completionTime", json_string(now));
-    } else if (!done && backoff_exceeded(job, t)) {
-        const char *m = "Job has reached the specified backoff limit";
-        add_condition(st, "FailureTarget", "BackoffLimitExceeded", m, now);
-        if (!t->active)
-            add_condition(st, "Failed", "BackoffLimitExceeded", m, now);
+    } else if (!done) {
+        failure(job, t, st, now);
     }
     *finished = has_condition(st, "Complete") || has_condition(st, "Failed");
     free(now);
@@ -929,6 +992,18 @@ static void update_throttle(sl_ctl_t *c, json_t *job)
     set_ann(c, "jobs.batch", job, ANN_JOB_THROTTLE, buf);
 }
 
+static void delete_active(sl_ctl_t *c, const tally_t *t)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod)
+    {
+        if (!ctl_pod_terminal(pod))
+            ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
+                           mark_deleted_fn, NULL, NULL, NULL);
+    }
+}
+
 /* one Job: its pods tallied, its status written, what it still needs
  * created and submitted */
 static void reconcile(sl_ctl_t *c, json_t *job)
@@ -945,9 +1020,13 @@ static void reconcile(sl_ctl_t *c, json_t *job)
     bool finished = false;
     json_t *st = job_status(job, &t, &finished);
     write_status(c, job, st);
-    if (has_condition(st, "FailureTarget") && t.active) {
-        cancel_arrays(c, job); /* kube deletes the active pods of a failed Job */
-    } else if (!finished) {
+    if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
+        /* kube deletes the active pods of a failed or suspended Job: the
+         * arrays are cancelled, the pods deleted (a pending task's has no
+         * job of its own to end it) */
+        cancel_arrays(c, job);
+        delete_active(c, &t);
+    } else if (!finished && !suspended(job)) {
         submit_pending(c, job, &t);
         create_batch(c, job, &t);
         update_throttle(c, job);
