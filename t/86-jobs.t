@@ -12,13 +12,15 @@
 #   - a failing Job: one retry (backoffLimit 1), then Failed with
 #     BackoffLimitExceeded, FailureTarget first; activeDeadlineSeconds:
 #     Failed with DeadlineExceeded, its tasks cancelled;
+#   - podFailurePolicy FailJob on an exit code; ttlSecondsAfterFinished;
+#     suspend at creation and while running, resume;
 #   - parallelism patched: the array's ArrayTaskThrottle follows;
 #   - deletion: background (kubectl's default), foreground, orphan;
 #   - bad input: 422 naming the field, kube's texts;
 #   - BatchV1Api: create, read_namespaced_job_status, list, delete with
 #     propagation Foreground.
 source "$(dirname "$0")/lib.sh"
-plan 59
+plan 62
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -140,6 +142,42 @@ luid=$(jp job/late '{.metadata.uid}')
 ok kc wait --for=condition=failed job/late --timeout=120s "activeDeadlineSeconds 4: the Job fails"
 is "$(cond_types late)" "FailureTarget=DeadlineExceeded Failed=DeadlineExceeded " "FailureTarget, then Failed, reason DeadlineExceeded"
 ok wait_for 60 no_active "$luid" "no task of the Job runs or waits any more"
+
+# --- podFailurePolicy FailJob on an exit code; ttlSecondsAfterFinished -----------------------------
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: pfp}
+spec:
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes: {operator: In, values: [42]}
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, 'exit 42']}
+YAML
+ok kc wait --for=condition=failed job/pfp --timeout=120s "podFailurePolicy FailJob on exit code 42: the Job fails"
+like "$(cond_types pfp)|$(jp job/pfp '{.status.conditions[0].message} {.status.failed}')" \
+  '^FailureTarget=PodFailurePolicy Failed=PodFailurePolicy \|Container c for pod default/pfp-[a-z0-9]{5} failed with exit code 42 matching FailJob rule at index 0 1$' \
+  "reason PodFailurePolicy with kube's message, no retry despite backoffLimit 6"
+kc create -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: brief}
+spec:
+  ttlSecondsAfterFinished: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, 'echo short-lived']}
+YAML
+job_gone() { ! kc get job brief >/dev/null 2>&1; }
+ok eval 'wait_for 120 job_gone && wait_for 60 gone_pods brief' "ttlSecondsAfterFinished 2: the finished Job and its pod are deleted"
 
 # --- suspend: nothing runs; a running Job stops; resumed, it completes ------------------------------
 kc apply -f - >/dev/null <<'YAML'

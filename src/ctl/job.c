@@ -131,7 +131,8 @@ typedef struct tally {
     unsigned char *busy; /* index has a pod not finished */
     long long active, ready, succeeded, failed, terminating;
     int64_t last_fail_ns;
-    json_t *pods; /* the Job's pods */
+    json_t *pods;       /* the Job's pods */
+    char fail_job[512]; /* a podFailurePolicy FailJob rule matched: kube's message */
 } tally_t;
 
 static bool is_indexed(json_t *job)
@@ -175,12 +176,25 @@ static int64_t failed_at(json_t *pod)
     return best ? best : sl_kube_now_ns();
 }
 
-static void count_pod(tally_t *t, json_t *pod)
+/* a failed pod under the Job's podFailurePolicy: false when it is not
+ * counted (Ignore: retried, not counted towards backoffLimit) */
+static bool counted_failure(tally_t *t, json_t *job, json_t *pod)
+{
+    char msg[512];
+    ctl_pfp_action_t a = ctl_job_pod_failure_action(job, pod, msg, sizeof(msg));
+    if (a == CTL_PFP_FAIL_JOB && !t->fail_job[0])
+        snprintf(t->fail_job, sizeof(t->fail_job), "%s", msg);
+    return a != CTL_PFP_IGNORE;
+}
+
+static void count_pod(tally_t *t, json_t *job, json_t *pod)
 {
     long long idx = ann_int(pod, ANN_POD_INDEX, -1);
     const char *phase = sl_kube_path_str(pod, "status.phase");
     bool ok = phase && !strcmp(phase, "Succeeded"), bad = phase && !strcmp(phase, "Failed");
     bool deleting = sl_kube_meta_str(pod, "deletionTimestamp") != NULL;
+    if (bad && !counted_failure(t, job, pod))
+        return;
     if (ok) {
         t->succeeded++;
     } else if (bad) {
@@ -217,7 +231,7 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
         if (!ou || strcmp(ou, uid))
             continue;
         json_array_append(t->pods, pod);
-        count_pod(t, pod);
+        count_pod(t, job, pod);
     }
     json_decref(all);
 }
@@ -312,7 +326,9 @@ static bool deadline_exceeded(json_t *job, json_t *st)
 static void failure(json_t *job, const tally_t *t, json_t *st, const char *now)
 {
     if (!condition(st, "FailureTarget")) {
-        if (backoff_exceeded(job, t))
+        if (t->fail_job[0])
+            add_condition(st, "FailureTarget", "PodFailurePolicy", t->fail_job, now);
+        else if (backoff_exceeded(job, t))
             add_condition(st, "FailureTarget", "BackoffLimitExceeded",
                           "Job has reached the specified backoff limit", now);
         else if (deadline_exceeded(job, st))
@@ -1004,6 +1020,27 @@ static void delete_active(sl_ctl_t *c, const tally_t *t)
     }
 }
 
+/* ttlSecondsAfterFinished past since the Job finished (completionTime, or
+ * its Failed condition's transition): the Job is deleted, and with it
+ * (job_gone) its pods, as the TTL-after-finished controller does */
+static void ttl_expire(sl_ctl_t *c, json_t *job)
+{
+    long long ttl = spec_int(job, "ttlSecondsAfterFinished", -1);
+    json_t *st = json_object_get(job, "status");
+    json_t *failed = condition(st, "Failed");
+    const char *at = json_string_value(json_object_get(st, "completionTime"));
+    if (!at && failed)
+        at = json_string_value(json_object_get(failed, "lastTransitionTime"));
+    int64_t when;
+    if (ttl < 0 || !at || sl_kube_parse_rfc3339(at, &when) < 0 ||
+        sl_kube_now_ns() < when + ttl * 1000000000LL)
+        return;
+    if (sl_store_delete(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job),
+                        sl_kube_rv(job), NULL, NULL) == 0)
+        sl_info("job %s/%s: finished %lld s ago (ttlSecondsAfterFinished): deleted",
+                sl_kube_namespace(job), sl_kube_name(job), ttl);
+}
+
 /* one Job: its pods tallied, its status written, what it still needs
  * created and submitted */
 static void reconcile(sl_ctl_t *c, json_t *job)
@@ -1013,8 +1050,10 @@ static void reconcile(sl_ctl_t *c, json_t *job)
         return;
     }
     json_t *old = json_object_get(job, "status");
-    if (has_condition(old, "Complete") || has_condition(old, "Failed"))
+    if (has_condition(old, "Complete") || has_condition(old, "Failed")) {
+        ttl_expire(c, job);
         return;
+    }
     tally_t t;
     tally(c, job, &t);
     bool finished = false;

@@ -78,3 +78,68 @@ json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)
     ctl_status_init(pod, sl_kube_now_ns());
     return pod;
 }
+
+/* onExitCodes of a rule against one terminated container (exit code 0
+ * never matches, as in kube's matchOnExitCodes) */
+static bool exit_code_matches(json_t *req, json_t *cs, long long *code)
+{
+    json_t *term = json_object_get(json_object_get(cs, "state"), "terminated");
+    if (!term)
+        return false;
+    *code = json_integer_value(json_object_get(term, "exitCode"));
+    const char *want = json_string_value(json_object_get(req, "containerName"));
+    const char *name = json_string_value(json_object_get(cs, "name"));
+    if (*code == 0 || (want && (!name || strcmp(want, name))))
+        return false;
+    bool in = false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(req, "values"), i, v) in |= json_integer_value(v) == *code;
+    const char *op = json_string_value(json_object_get(req, "operator"));
+    return op && (!strcmp(op, "In") ? in : !strcmp(op, "NotIn") ? !in : false);
+}
+
+/* the first terminated container of pod that rule's onExitCodes matches */
+static json_t *rule_match(json_t *rule, json_t *pod, long long *code)
+{
+    json_t *req = json_object_get(rule, "onExitCodes");
+    if (!json_is_object(req))
+        return NULL; /* onPodConditions: no DisruptionTarget is ever set here */
+    static const char *const lists[] = {"status.initContainerStatuses", "status.containerStatuses"};
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        json_t *cs;
+        json_array_foreach(sl_kube_path(pod, lists[l]), i,
+                           cs) if (exit_code_matches(req, cs, code)) return cs;
+    }
+    return NULL;
+}
+
+ctl_pfp_action_t ctl_job_pod_failure_action(json_t *job, json_t *pod, char *msg, size_t len)
+{
+    size_t i;
+    json_t *rule;
+    json_array_foreach(sl_kube_path(job, "spec.podFailurePolicy.rules"), i, rule)
+    {
+        long long code = 0;
+        json_t *cs = rule_match(rule, pod, &code);
+        if (!cs)
+            continue;
+        const char *action = json_string_value(json_object_get(rule, "action"));
+        if (!action)
+            continue;
+        snprintf(
+            msg, len,
+            "Container %s for pod %s/%s failed with exit code %lld matching %s rule at index %zu",
+            json_string_value(json_object_get(cs, "name")), sl_kube_namespace(pod),
+            sl_kube_name(pod), code, action, i);
+        if (!strcmp(action, "FailJob"))
+            return CTL_PFP_FAIL_JOB;
+        if (!strcmp(action, "Ignore"))
+            return CTL_PFP_IGNORE;
+        if (!strcmp(action, "FailIndex"))
+            return CTL_PFP_FAIL_INDEX;
+        return CTL_PFP_COUNT;
+    }
+    return CTL_PFP_COUNT;
+}

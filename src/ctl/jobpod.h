@@ -20,4 +20,16 @@
 /* A new pod (new reference) for index idx of submission sub of job. */
 json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub);
 
+/* podFailurePolicy: the action of the first rule whose onExitCodes
+ * matches a failed pod's terminated containers (kube's order and rules;
+ * onPodConditions never match: slurmlink sets no DisruptionTarget), with
+ * kube's message for it in msg; CTL_PFP_COUNT when none matches. */
+typedef enum {
+    CTL_PFP_COUNT,
+    CTL_PFP_FAIL_JOB,
+    CTL_PFP_IGNORE,
+    CTL_PFP_FAIL_INDEX
+} ctl_pfp_action_t;
+ctl_pfp_action_t ctl_job_pod_failure_action(json_t *job, json_t *pod, char *msg, size_t len);
+
 #endif

@@ -25,9 +25,50 @@ static json_t *job(const char *mode)
 
 static const char *s(json_t *o, const char *path) { return sl_kube_path_str(o, path); }
 
+/* a failed pod whose container c exited with code */
+static json_t *failed_pod(int code)
+{
+    return json_pack("{s:{s:s, s:s}, s:{s:s, s:[{s:s, s:{s:{s:i}}}]}}", "metadata", "name", "p",
+                     "namespace", "ml", "status", "phase", "Failed", "containerStatuses", "name",
+                     "c", "state", "terminated", "exitCode", code);
+}
+
+static ctl_pfp_action_t act(const char *rules, int code, char *msg)
+{
+    json_t *r = json_loads(rules, 0, NULL);
+    json_t *j = json_pack("{s:{s:{s:o}}}", "spec", "podFailurePolicy", "rules", r);
+    json_t *p = failed_pod(code);
+    ctl_pfp_action_t a = ctl_job_pod_failure_action(j, p, msg, 512);
+    json_decref(j);
+    json_decref(p);
+    return a;
+}
+
+static void policy(void)
+{
+    char msg[512] = "";
+    const char *in42 = "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\","
+                       "\"values\":[42]}}]";
+    ok(act(in42, 42, msg) == CTL_PFP_FAIL_JOB, "FailJob: exit code 42 In [42]");
+    is_str(msg,
+           "Container c for pod ml/p failed with exit code 42 matching FailJob rule at index 0",
+           "kube's message");
+    ok(act(in42, 3, msg) == CTL_PFP_COUNT, "exit code 3: no rule matches, counted");
+    ok(act("[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"NotIn\",\"values\":[1]}},"
+           "{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\",\"values\":[7]}}]",
+           7, msg) == CTL_PFP_IGNORE,
+       "the first matching rule wins (Ignore on NotIn [1])");
+    ok(act("[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":\"other\","
+           "\"operator\":\"In\",\"values\":[42]}}]",
+           42, msg) == CTL_PFP_COUNT &&
+           act("[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"NotIn\",\"values\":[1]}}]",
+               0, msg) == CTL_PFP_COUNT,
+       "another container's rule, and exit code 0, never match");
+}
+
 int main(void)
 {
-    tap_plan(14);
+    tap_plan(19);
     json_t *j = job("Indexed"), *before = json_deep_copy(j);
     json_t *p = ctl_job_new_pod(j, 2, 1);
     json_t *ref = json_array_get(sl_kube_path(p, "metadata.ownerReferences"), 0);
@@ -65,5 +106,6 @@ int main(void)
        "NonIndexed: no index label, hostname or JOB_COMPLETION_INDEX");
     json_decref(p);
     json_decref(j);
+    policy();
     return tap_done();
 }
