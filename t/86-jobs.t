@@ -13,6 +13,7 @@
 #     BackoffLimitExceeded, FailureTarget first; activeDeadlineSeconds:
 #     Failed with DeadlineExceeded, its tasks cancelled;
 #   - podFailurePolicy FailJob on an exit code; ttlSecondsAfterFinished;
+#     backoffLimitPerIndex (failedIndexes);
 #     suspend at creation and while running, resume;
 #   - parallelism patched: the array's ArrayTaskThrottle follows;
 #   - deletion: background (kubectl's default), foreground, orphan;
@@ -20,7 +21,7 @@
 #   - BatchV1Api: create, read_namespaced_job_status, list, delete with
 #     propagation Foreground.
 source "$(dirname "$0")/lib.sh"
-plan 62
+plan 65
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -178,6 +179,27 @@ spec:
 YAML
 job_gone() { ! kc get job brief >/dev/null 2>&1; }
 ok eval 'wait_for 120 job_gone && wait_for 60 gone_pods brief' "ttlSecondsAfterFinished 2: the finished Job and its pod are deleted"
+
+# --- backoffLimitPerIndex: index 1 fails twice and is lost, the others complete ------------------------
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: perix}
+spec:
+  completions: 3
+  parallelism: 3
+  completionMode: Indexed
+  backoffLimitPerIndex: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, '[ "$JOB_COMPLETION_INDEX" != 1 ]']}
+YAML
+ok kc wait --for=condition=failed job/perix --timeout=120s "backoffLimitPerIndex 1: the Job fails once index 1 is lost"
+is "$(jp job/perix '{.status.completedIndexes} {.status.failedIndexes} {.status.succeeded} {.status.failed}')" "0,2 1 2 2" \
+  "completedIndexes 0,2, failedIndexes 1; index 1 tried twice"
+is "$(cond_types perix)" "FailureTarget=FailedIndexes Failed=FailedIndexes " "reason FailedIndexes"
 
 # --- suspend: nothing runs; a running Job stops; resumed, it completes ------------------------------
 kc apply -f - >/dev/null <<'YAML'

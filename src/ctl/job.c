@@ -131,8 +131,10 @@ typedef struct tally {
     unsigned char *busy; /* index has a pod not finished */
     long long active, ready, succeeded, failed, terminating;
     int64_t last_fail_ns;
-    json_t *pods;       /* the Job's pods */
-    char fail_job[512]; /* a podFailurePolicy FailJob rule matched: kube's message */
+    json_t *pods;        /* the Job's pods */
+    char fail_job[512];  /* a podFailurePolicy FailJob rule matched: kube's message */
+    unsigned *fails;     /* counted failures per index */
+    unsigned char *lost; /* index failed for good (backoffLimitPerIndex, FailIndex) */
 } tally_t;
 
 static bool is_indexed(json_t *job)
@@ -184,7 +186,33 @@ static bool counted_failure(tally_t *t, json_t *job, json_t *pod)
     ctl_pfp_action_t a = ctl_job_pod_failure_action(job, pod, msg, sizeof(msg));
     if (a == CTL_PFP_FAIL_JOB && !t->fail_job[0])
         snprintf(t->fail_job, sizeof(t->fail_job), "%s", msg);
+    long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+    if (a != CTL_PFP_IGNORE && idx >= 0 && (size_t)idx < t->n) {
+        t->fails[idx]++;
+        t->lost[idx] |= a == CTL_PFP_FAIL_INDEX;
+    }
     return a != CTL_PFP_IGNORE;
+}
+
+/* backoffLimitPerIndex (Indexed): an index failed more often is lost */
+static bool per_index(json_t *job)
+{
+    return is_indexed(job) && spec_int(job, "backoffLimitPerIndex", -1) >= 0;
+}
+
+static void lost_indexes(json_t *job, tally_t *t)
+{
+    long long lim = spec_int(job, "backoffLimitPerIndex", -1);
+    for (size_t i = 0; i < t->n; i++)
+        t->lost[i] = per_index(job) && !t->done[i] && (t->lost[i] || (long long)t->fails[i] > lim);
+}
+
+static size_t nlost(const tally_t *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->lost[i];
+    return n;
 }
 
 static void count_pod(tally_t *t, json_t *job, json_t *pod)
@@ -220,6 +248,8 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
     t->n = (size_t)spec_int(job, "completions", 1);
     t->done = sl_xcalloc(t->n ? t->n : 1, 1);
     t->busy = sl_xcalloc(t->n ? t->n : 1, 1);
+    t->lost = sl_xcalloc(t->n ? t->n : 1, 1);
+    t->fails = sl_xcalloc(t->n ? t->n : 1, sizeof(*t->fails));
     t->pods = json_array();
     json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
     const char *uid = sl_kube_uid(job);
@@ -233,6 +263,7 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
         json_array_append(t->pods, pod);
         count_pod(t, job, pod);
     }
+    lost_indexes(job, t);
     json_decref(all);
 }
 
@@ -240,6 +271,8 @@ static void tally_free(tally_t *t)
 {
     free(t->done);
     free(t->busy);
+    free(t->lost);
+    free(t->fails);
     json_decref(t->pods);
 }
 
@@ -334,6 +367,12 @@ static void failure(json_t *job, const tally_t *t, json_t *st, const char *now)
         else if (deadline_exceeded(job, st))
             add_condition(st, "FailureTarget", "DeadlineExceeded",
                           "Job was active longer than specified deadline", now);
+        else if (per_index(job) && json_is_integer(sl_kube_path(job, "spec.maxFailedIndexes")) &&
+                 (long long)nlost(t) > spec_int(job, "maxFailedIndexes", 0))
+            add_condition(st, "FailureTarget", "MaxFailedIndexesExceeded",
+                          "Job has exceeded the specified maximal number of failed indexes", now);
+        else if (nlost(t) && ndone(t) + nlost(t) >= t->n && !t->active)
+            add_condition(st, "FailureTarget", "FailedIndexes", "Job has failed indexes", now);
     }
     json_t *ft = condition(st, "FailureTarget");
     if (ft && !t->active)
@@ -389,6 +428,11 @@ static json_t *job_status(json_t *job, const tally_t *t, bool *finished)
         char *iv = ctl_index_intervals(t->done, t->n);
         if (*iv)
             json_object_set_new(st, "completedIndexes", json_string(iv));
+        free(iv);
+    }
+    if (per_index(job)) {
+        char *iv = ctl_index_intervals(t->lost, t->n);
+        json_object_set_new(st, "failedIndexes", json_string(iv));
         free(iv);
     }
     bool done = has_condition(st, "Complete") || has_condition(st, "Failed");
@@ -508,7 +552,7 @@ static bool backing_off(const tally_t *t)
  * as submission K+1 (recorded on the Job before the first pod) */
 static void create_batch(sl_ctl_t *c, json_t *job, const tally_t *t)
 {
-    long long need = (long long)t->n - (long long)ndone(t) - t->active;
+    long long need = (long long)t->n - (long long)(ndone(t) + nlost(t)) - t->active;
     if (need <= 0 || backing_off(t))
         return;
     long long sub = ann_int(job, ANN_JOB_SUBS, 0) + 1;
@@ -517,7 +561,7 @@ static void create_batch(sl_ctl_t *c, json_t *job, const tally_t *t)
     if (set_ann(c, "jobs.batch", job, ANN_JOB_SUBS, buf) < 0)
         return;
     for (size_t i = 0; i < t->n && need > 0; i++) {
-        if (t->done[i] || t->busy[i])
+        if (t->done[i] || t->busy[i] || t->lost[i])
             continue;
         json_t *pod = ctl_job_new_pod(job, i, sub);
         if (create_pod(c, job, pod, i) == 0)
