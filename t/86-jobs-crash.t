@@ -50,7 +50,10 @@ first=$(squeue -h -t all -o '%F %k' | awk -v u="slurmlink:uid=$uid " 'index($0 "
 is "$(printf '%s\n' "$first" | grep -c .)" 1 "slurmctld has the Job's array, submitted just before the kill"
 ok "$SLURMLINK" up --dir "$CL" "slurmlinkd starts again (no fault)"
 ok kc wait --for=condition=complete job/once --timeout=180s "the Job completes"
-is "$(jp job/once '{.status.succeeded} {.status.completedIndexes}')|$(kc get pods -l job-name=once -o name | wc -l)" "5 0-4|5" "5 succeeded, 5 pods"
+is "$(jp job/once '{.status.succeeded} {.status.failed} {.status.completedIndexes}')|$(kc get pods -l job-name=once -o name | wc -l)" "5  0-4|5" "5 succeeded, none failed, 5 pods" ||
+  diag "$(kc get pods -l job-name=once -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} {.status.reason} {.status.message} {.metadata.annotations}{"\n"}{end}'; grep -E 'once' "$CL/log/slurmlinkd.log" | tail -30)"
+in_acct() { [ "$(sacct -n -X -P --format=Comment | grep -c "slurmlink:uid=$1 ")" -ge "$2" ]; }
+wait_for 30 in_acct "$uid" 5 # slurmctld hands records to slurmdbd a moment later
 is "$(arrays_of "$uid" | tr '\n' ' ')" "$first " "exactly one array carries the Job's uid: the one submitted before the kill (adopted)"
 like "$(cat "$CL/log/slurmlinkd.log")" "adopted Slurm array $first" "the log says it was adopted"
 
@@ -58,10 +61,13 @@ like "$(cat "$CL/log/slurmlinkd.log")" "adopted Slurm array $first" "the log say
 uid=$(indexed mid 40 4 1)
 some() { [ "$(jp job/mid '{.status.succeeded}')" -ge 8 ] 2>/dev/null; }
 ok wait_for 180 some "8 of 40 tasks done"
-kill -9 "$(daemon_pid)"
 diag "killed with $(jp job/mid '{.status.succeeded}') succeeded"
+victim=$(daemon_pid)
+kill -9 "$victim"
+wait_for 30 dead "$victim"
 ok "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts after kill -9"
 ok kc wait --for=condition=complete job/mid --timeout=300s "the Job completes after the restart"
 is "$(jp job/mid '{.status.succeeded} {.status.failed} {.status.completedIndexes}')|$(kc get pods -l job-name=mid -o name | wc -l)|$(logs_of mid)" \
   "40  0-39|40|1 " "40 succeeded, none failed, 40 pods, each index ran exactly once"
+wait_for 30 in_acct "$uid" 40
 is "$(arrays_of "$uid" | wc -l)" 1 "sacct: the Job is one array, never submitted twice"

@@ -21,7 +21,7 @@
 #   - BatchV1Api: create, read_namespaced_job_status, list, delete with
 #     propagation Foreground.
 source "$(dirname "$0")/lib.sh"
-plan 65
+plan 66
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -254,6 +254,10 @@ kc patch job thr -p '{"spec":{"parallelism":3}}' >/dev/null
 ok wait_for 60 eval '[ "$(throttle)" = ArrayTaskThrottle=3 ]' "parallelism 3 patched: ArrayTaskThrottle=3"
 running() { [ "$(slurm_of "$tuid" | awk '$2 == "RUNNING"' | wc -l)" = 3 ]; }
 ok wait_for 60 running "three tasks run"
+p5=$(kc get pods -l job-name=thr -o jsonpath='{range .items[?(@.metadata.annotations.slurmlink\.io/job-index=="5")]}{.metadata.name}{end}')
+kc delete pod "$p5" >/dev/null 2>&1
+task5_gone() { ! squeue -h -r -o '%i' | grep -qx "$(arr_of thr)_5"; }
+ok wait_for 60 task5_gone "a pending task's pod deleted: that task is cancelled, it never runs"
 
 # --- deletion: background (kubectl's default), foreground, orphan --------------------------------
 is "$(kc delete job thr 2>&1)" 'job.batch "thr" deleted' "kubectl delete job (propagationPolicy=Background)"

@@ -374,12 +374,16 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         uint32_t job = p ? p->job_id : ctl_pod_job_id(pod);
         int over = p ? p->job_over : 0;
         char *suid = sl_xstrdup(p ? ctl_pod_slurm_uid(p) : uid);
+        uint32_t arr = p && p->owner_uid ? p->array_job_id : 0;
+        uint32_t task = p ? p->array_task_id : 0;
         if (p)
             ctl_pod_remove(c, uid);
         pthread_mutex_unlock(&c->lock);
         /* force-deleted (or removed by us after the job ended) */
         if (job && !over)
             ctl_job_kill(ns, name, suid, job, SIGKILL);
+        else if (!job && arr) /* a Job's pod whose task still waits: it never runs */
+            ctl_task_kill(ns, name, suid, arr, task);
         free(suid);
         remove_pod_folder(c, ns, name, uid);
         return;

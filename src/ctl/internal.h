@@ -173,6 +173,10 @@ int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid);
  * it is the pod's own: 0, or -1 with errno EPERM (someone else's: logged,
  * left alone), ENOENT (Slurm does not know it) or Slurm's error. */
 int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig);
+/* Cancel task `task` of array `array_job` (a Job's pod whose task has no
+ * job of its own yet: pending), only when the array carries owner_uid. */
+int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
+                  uint32_t task);
 
 /* token.c */
 void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);

@@ -71,3 +71,15 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
         sl_warn("pod %s/%s: %s", ns, name, err.text);
     return r;
 }
+
+int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
+                  uint32_t task)
+{
+    if (owned(ns, name, owner_uid, array_job) != 1)
+        return -1;
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_slurm_cancel_task(array_job, task, &err);
+    if (r < 0 && errno != ESLURM_ALREADY_DONE && errno != ESLURM_INVALID_JOB_ID)
+        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    return r;
+}

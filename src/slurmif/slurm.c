@@ -254,6 +254,21 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
     return 0;
 }
 
+int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err)
+{
+    char id[32];
+    snprintf(id, sizeof(id), "%u_%u", array_job_id, task);
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_kill_job2(id, SIGKILL, 0, NULL);
+    sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        errno = e;
+        return sl_errprintf(err, "cancel task %s: %s", id, slurm_strerror(e));
+    }
+    return 0;
+}
+
 int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err)
 {
     job_desc_msg_t d;

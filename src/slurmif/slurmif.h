@@ -85,6 +85,8 @@ long sl_slurm_time_minutes(const char *s);
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err);
 /* scancel: pending jobs leave the queue, running ones are killed now. */
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err);
+/* scancel ARRAY_TASK: one task of an array, pending or not. */
+int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err);
 /* scontrol update JobId=ARRAY ArrayTaskThrottle=N: at most n tasks of the
  * array run at once (0: no limit). */
 int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err);
