@@ -1,6 +1,6 @@
 #!/bin/bash
 # schema.sh — generate src/pod/schema_table.c (the field sets of the core/v1
-# kinds slurmlink stores) from Kubernetes' OpenAPI, as `make schema` does:
+# and batch/v1 kinds slurmlink stores) from Kubernetes' OpenAPI, as `make schema` does:
 #   1. the npm package kubernetes-models at the pinned version (its
 #      TypeScript declarations are generated from Kubernetes' OpenAPI),
 #      fetched and checked by scripts/npm-pinned.sh;
@@ -23,7 +23,7 @@ tgz=$("$root/scripts/npm-pinned.sh" "$PKG" "$VERSION" "$SHA256")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar -xzf "$tgz" -C "$work" package/v1
+tar -xzf "$tgz" -C "$work" package/v1 package/batch/v1
 node "$root/src/pod/gen/schema-gen.mjs" "$work/package/v1" > "$work/schema_table.c"
 # clang-format finds .clang-format beside the file it formats: format in the tree's style
 clang-format --style="file:$root/.clang-format" "$work/schema_table.c" > "$work/formatted.c"

@@ -23,7 +23,8 @@ like "$HDRS" $'\n''Content-Type: application/json;g=apidiscovery.k8s.io;v=v2;as=
 is "$(jqr '.items[0].versions[0].resources[] | select(.resource=="pods") | [.scope, (.shortNames|join(",")), (.subresources|map(.subresource)|join(","))] | join(" ")')" \
   "Namespaced po log,status" "aggregated pods: scope, short name, log and status subresources"
 req GET /apis -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
-is "$(jqr '.kind + " " + (.items|length|tostring)')" "APIGroupDiscoveryList 0" "/apis aggregated (no other groups yet)"
+is "$(jqr '.kind + " " + ([.items[].metadata.name]|join(",")) + " " + ([.items[0].versions[0].resources[] | .resource + ":" + (.categories // [] | join(","))] | join(" "))')" \
+  "APIGroupDiscoveryList batch jobs:all" "/apis aggregated: batch/v1 with jobs (category all)"
 req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1

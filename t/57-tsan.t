@@ -11,7 +11,7 @@
 # go on so that every report of the run is there.
 SL_SANITIZER=tsan
 source "$(dirname "$0")/lib.sh"
-plan 27
+plan 28
 
 [ -x "$SLURMLINKD" ] || bail "no TSan daemon at $SLURMLINKD (make tsan)"
 TS=$(tmpdir)
@@ -104,6 +104,23 @@ ok is_tsan_daemon "the restarted daemon is the TSan build, with the test's TSAN_
 rec_done() { [ "$(count_phase Succeeded)" = 8 ]; }
 ok wait_for 300 rec_done "all 8 pods succeed across the restart"
 is "$(kc logs rec8)" "rec-8" "the log of a pod that ran across the restart"
+
+# --- a Job: the Job controller's pass, its array's pushes on the API threads ---
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: tj}
+spec:
+  completions: 4
+  parallelism: 2
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sh, -c, 'echo "i=$JOB_COMPLETION_INDEX"']}
+YAML
+ok kc wait --for=condition=complete job/tj --timeout=300s "a Job of 4 indexes (one array) completes under the TSan daemon"
 
 # --- a clean stop: TSan's reports of threads ending, the store closing ---------
 pid=$(daemon_pid)

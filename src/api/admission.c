@@ -12,6 +12,8 @@
  *       slurmlink.io/job-id: set by the controller when it submits. The
  *       controller signals and cancels that job as root, so a client that
  *       could write it could name anyone's job.
+ *       slurmlink.io/job-uid, slurmlink.io/array-task: set by the Job
+ *       controller on a Job's pods (src/ctl/job.c); for the same reason.
  *   - the creator must map to a Unix user (exists, not root unless
  *     allowed, ...): 403 otherwise, before anything is stored;
  *   - securityContext.runAsUser, of the pod and of every container, may
@@ -40,6 +42,8 @@ static const struct {
 } server_owned[] = {
     {SL_ANN_USER, "the server sets it to the user who created the pod"},
     {SL_ANN_JOB_ID, "the server sets it to the pod's own Slurm job"},
+    {SL_ANN_JOB_UID, "the server sets it on the pods of a Job"},
+    {SL_ANN_ARRAY_TASK, "the server sets it to the Slurm array task of a Job's pod"},
 };
 #define N_SERVER_OWNED (sizeof(server_owned) / sizeof(server_owned[0]))
 

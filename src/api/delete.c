@@ -53,6 +53,13 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
         json_t *pre = json_object_get(body, "preconditions");
         const char *u = json_string_value(json_object_get(pre, "uid"));
         const char *v = json_string_value(json_object_get(pre, "resourceVersion"));
+        const char *pp = json_string_value(json_object_get(body, "propagationPolicy"));
+        if (pp)
+            snprintf(o->propagation, sizeof(o->propagation), "%s", pp);
+        else if (json_is_boolean(json_object_get(body, "orphanDependents")))
+            snprintf(o->propagation, sizeof(o->propagation), "%s",
+                     json_is_true(json_object_get(body, "orphanDependents")) ? "Orphan"
+                                                                             : "Background");
         if (u)
             snprintf(o->pre_uid, sizeof(o->pre_uid), "%s", u);
         if (v)
@@ -76,7 +83,30 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
     const char *d = api_query(r, "dryRun");
     if (d && !strcmp(d, "All"))
         o->dry = true;
+    const char *pp = api_query(r, "propagationPolicy");
+    if (pp && *pp)
+        snprintf(o->propagation, sizeof(o->propagation), "%s", pp);
     return 0;
+}
+
+/* The garbage collector's finalizer of a Job deleted in the foreground
+ * ("foregroundDeletion": gone once its pods are) or orphaning its pods
+ * ("orphan"), as kube-apiserver adds them; src/ctl/job.c does the rest. */
+static void job_propagation(const api_resource_t *res, json_t *obj, const api_delopts_t *o)
+{
+    const char *f = !strcmp(o->propagation, "Foreground") ? "foregroundDeletion"
+                    : !strcmp(o->propagation, "Orphan")   ? "orphan"
+                                                          : NULL;
+    if (strcmp(res->name, "jobs") || !f)
+        return;
+    json_t *m = sl_kube_meta(obj);
+    json_t *fin = json_object_get(m, "finalizers");
+    if (!json_is_array(fin))
+        json_object_set_new(m, "finalizers", fin = json_array());
+    size_t i;
+    json_t *x;
+    json_array_foreach(fin, i, x) if (json_is_string(x) && !strcmp(json_string_value(x), f)) return;
+    json_array_append_new(fin, json_string(f));
 }
 
 /* Set deletionTimestamp = now + grace unless an earlier one is set. */
@@ -159,6 +189,7 @@ int api_delete_object(sl_api_t *api, const api_resource_t *res, json_t *old, con
     bool is_pod = !strcmp(res->name, "pods");
     bool is_ns = !strcmp(res->name, "namespaces");
     json_t *obj = json_deep_copy(old);
+    job_propagation(res, obj, o);
     bool finalizers = json_array_size(json_object_get(sl_kube_meta(obj), "finalizers")) > 0;
     long long grace = 0;
     bool now = true;

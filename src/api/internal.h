@@ -335,6 +335,7 @@ typedef struct api_delopts {
     char pre_uid[64];
     char pre_rv[32];
     bool dry;
+    char propagation[16]; /* propagationPolicy ("" when not given) */
 } api_delopts_t;
 /* Delete (or start deleting) old, a stored object of res. 0: removed,
  * *result = its last state; 1: still there with deletionTimestamp set

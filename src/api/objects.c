@@ -174,7 +174,8 @@ static void fill_dry_run(json_t *obj)
 {
     char uid[37];
     sl_kube_uuid4(uid);
-    sl_kube_meta_set_str(obj, "uid", uid);
+    if (!sl_kube_uid(obj) || !*sl_kube_uid(obj)) /* a Job's is set before (its selector) */
+        sl_kube_meta_set_str(obj, "uid", uid);
     char *now = sl_kube_now_rfc3339();
     sl_kube_meta_set_str(obj, "creationTimestamp", now);
     free(now);
@@ -212,7 +213,9 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
 {
     if (is_pod && api_check_service_account(r, obj, err) < 0)
         return -1;
-    if (is_pod) /* mutating admission: before validation counts the annotations */
+    /* mutating admission: before validation counts the annotations; a Job's
+     * pods run as its creator (src/ctl/job.c), so a Job carries it too */
+    if (is_pod || !strcmp(res->name, "jobs"))
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
@@ -380,7 +383,8 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
         return 0;
     }
     carry_over(obj, old);
-    if (!strcmp(res->name, "pods") && api_admit_pod_update(r, obj, old, err) < 0)
+    if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs")) &&
+        api_admit_pod_update(r, obj, old, err) < 0)
         return -1;
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);

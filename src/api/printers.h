@@ -6,6 +6,7 @@
 #define SL_API_PRINTERS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 json_t *api_pod_columns(void);
@@ -28,5 +29,10 @@ json_t *api_serviceaccount_columns(void);
 json_t *api_serviceaccount_cells(json_t *o, long long now);
 json_t *api_resourcequota_columns(void);
 json_t *api_resourcequota_cells(json_t *o, long long now);
+/* Jobs (job_printers.c); api_job_condition: the condition type is there
+ * with status True (printers.go's hasJobCondition). */
+json_t *api_job_columns(void);
+json_t *api_job_cells(json_t *job, long long now);
+bool api_job_condition(json_t *job, const char *type);
 
 #endif

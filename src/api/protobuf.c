@@ -1,6 +1,6 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
- * for `kubectl create namespace|configmap|secret|serviceaccount|quota`.
+ * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job`.
  *
  * Envelope: the magic "k8s\0", then runtime.Unknown {typeMeta=1
  * {apiVersion=1, kind=2}, raw=2 (the object), contentEncoding=3,
@@ -124,6 +124,50 @@ static const pb_msg_t resourcequota = {(const pb_field_t[]){
     {3, "status", PK_MSG, false, &rq_status},
     END}};
 
+/* batch/v1 Job as `kubectl create job NAME --image=I -- CMD` sends it
+ * (k8s.io/api/batch/v1 and core/v1 generated.proto): the job's counts and
+ * modes, the template's metadata, restart policy, node selector and
+ * containers' name, image, command, args, workingDir, env, resources and
+ * imagePullPolicy. A field outside these is skipped: what typed clients
+ * send for other Job fields comes as JSON (kubectl apply/create -f). */
+static const pb_msg_t env_var = {(const pb_field_t[]){
+    {1, "name", PK_STR, false, NULL}, {2, "value", PK_STR, false, NULL}, END}};
+static const pb_msg_t resources = {(const pb_field_t[]){
+    {1, "limits", PK_MAP_QTY, false, NULL}, {2, "requests", PK_MAP_QTY, false, NULL}, END}};
+static const pb_msg_t container = {(const pb_field_t[]){
+    {1, "name", PK_STR, false, NULL},
+    {2, "image", PK_STR, false, NULL},
+    {3, "command", PK_STR, true, NULL},
+    {4, "args", PK_STR, true, NULL},
+    {5, "workingDir", PK_STR, false, NULL},
+    {7, "env", PK_MSG, true, &env_var},
+    {8, "resources", PK_MSG, false, &resources},
+    {14, "imagePullPolicy", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t pod_spec = {(const pb_field_t[]){
+    {2, "containers", PK_MSG, true, &container},
+    {3, "restartPolicy", PK_STR, false, NULL},
+    {4, "terminationGracePeriodSeconds", PK_INT, false, NULL},
+    {5, "activeDeadlineSeconds", PK_INT, false, NULL},
+    {7, "nodeSelector", PK_MAP_STR, false, NULL},
+    {8, "serviceAccountName", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t pod_template = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &pod_spec}, END}};
+static const pb_msg_t job_spec = {(const pb_field_t[]){
+    {1, "parallelism", PK_INT, false, NULL},
+    {2, "completions", PK_INT, false, NULL},
+    {3, "activeDeadlineSeconds", PK_INT, false, NULL},
+    {5, "manualSelector", PK_BOOL, false, NULL},
+    {6, "template", PK_MSG, false, &pod_template},
+    {7, "backoffLimit", PK_INT, false, NULL},
+    {8, "ttlSecondsAfterFinished", PK_INT, false, NULL},
+    {9, "completionMode", PK_STR, false, NULL},
+    {10, "suspend", PK_BOOL, false, NULL},
+    END}};
+static const pb_msg_t job = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &job_spec}, END}};
+
 static const pb_msg_t type_meta = {(const pb_field_t[]){
     {1, "apiVersion", PK_STR, false, NULL}, {2, "kind", PK_STR, false, NULL}, END}};
 
@@ -134,7 +178,8 @@ static const struct {
              {"ConfigMap", &configmap},
              {"Secret", &secret},
              {"ServiceAccount", &serviceaccount},
-             {"ResourceQuota", &resourcequota}};
+             {"ResourceQuota", &resourcequota},
+             {"Job", &job}};
 
 /* ---- wire format ---- */
 

@@ -28,6 +28,9 @@ const api_resource_t api_resources[] = {
      * status.hard and status.used */
     {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", "ResourceQuotaList", true,
      RW_ALL, {"quota"}, {0}, true, false, "resourcequotas", &api_resourcequota_ops},
+    /* batch/v1 Jobs: the controller runs each as one Slurm job array (src/ctl/job.c) */
+    {"batch", "v1", "jobs", "job", "Job", "JobList", true, RW_ALL, {0}, {"all"}, true, false,
+     "jobs.batch", &api_job_ops},
     {0},
 };
 

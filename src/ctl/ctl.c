@@ -63,6 +63,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             free(p->uid);
             free(p->ns);
             free(p->name);
+            free(p->owner_uid);
             free(p);
             c->npods--;
             return;
@@ -184,7 +185,7 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
         sl_info("pod %s/%s: finished (%s), its Slurm job %u was requeued (restart %u, %s): "
                 "cancelling it",
                 p->ns, p->name, phase, v->job_id, v->restart_cnt, v->state);
-        if (ctl_job_kill(p->ns, p->name, p->uid, v->job_id, SIGKILL) == 0)
+        if (ctl_job_kill(p->ns, p->name, ctl_pod_slurm_uid(p), v->job_id, SIGKILL) == 0)
             ctl_event(c, pod, "Warning", "JobRequeued",
                       "Slurm requeued job %u of the finished pod (%s); cancelled it: a finished "
                       "pod does not run again",
@@ -318,11 +319,11 @@ static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
  * completes now (p is freed). */
 static int stop_job(sl_ctl_t *c, ctl_pod_t *p, int sig)
 {
-    if (ctl_job_kill(p->ns, p->name, p->uid, p->job_id, sig) == 0)
+    if (ctl_job_kill(p->ns, p->name, ctl_pod_slurm_uid(p), p->job_id, sig) == 0)
         return 0;
     if (errno != EPERM && errno != ENOENT) {
         if (sig != SIGKILL)
-            ctl_job_kill(p->ns, p->name, p->uid, p->job_id, SIGKILL);
+            ctl_job_kill(p->ns, p->name, ctl_pod_slurm_uid(p), p->job_id, SIGKILL);
         return 0;
     }
     p->job_over = 1;
@@ -372,16 +373,31 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         ctl_pod_t *p = ctl_pod_find(c, uid);
         uint32_t job = p ? p->job_id : ctl_pod_job_id(pod);
         int over = p ? p->job_over : 0;
+        char *suid = sl_xstrdup(p ? ctl_pod_slurm_uid(p) : uid);
+        uint32_t arr = p && p->owner_uid ? p->array_job_id : 0;
+        uint32_t task = p ? p->array_task_id : 0;
         if (p)
             ctl_pod_remove(c, uid);
         pthread_mutex_unlock(&c->lock);
         /* force-deleted (or removed by us after the job ended) */
         if (job && !over)
-            ctl_job_kill(ns, name, uid, job, SIGKILL);
+            ctl_job_kill(ns, name, suid, job, SIGKILL);
+        else if (!job && arr) /* a Job's pod whose task still waits: it never runs */
+            ctl_task_kill(ns, name, suid, arr, task);
+        free(suid);
         remove_pod_folder(c, ns, name, uid);
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);
+    char owner[37];
+    uint32_t arr = 0, task = 0;
+    int job_pod = ctl_job_pod_of(c, pod, owner, &arr, &task);
+    if (job_pod && !p->owner_uid)
+        p->owner_uid = sl_xstrdup(owner);
+    if (job_pod && arr) {
+        p->array_job_id = arr;
+        p->array_task_id = task;
+    }
     uint32_t job = ctl_pod_job_id(pod);
     if (job)
         p->job_id = job;
@@ -403,8 +419,9 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         handle_delete(c, p, pod);
         return;
     }
-    /* a phase set before submission does not stop it: only our own giving up */
-    if (!p->job_id && !p->gave_up && sl_now_ms() >= p->next_try_ms)
+    /* a phase set before submission does not stop it: only our own giving up;
+     * a Job's pods are submitted by the Job controller, as one array */
+    if (!p->owner_uid && !p->job_id && !p->gave_up && sl_now_ms() >= p->next_try_ms)
         ctl_submit(c, p, pod);
 }
 
@@ -526,6 +543,21 @@ static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job
 static int adopt_fn(json_t *pod, void *arg)
 {
     return ctl_status_submitted(pod, *(uint32_t *)arg, sl_kube_now_ns());
+}
+
+/* a Job's array task found in Slurm: its job id recorded; a pod its shim
+ * already finished (a short task, ended before this poll) stays finished */
+static int task_adopt_fn(json_t *pod, void *arg)
+{
+    if (!ctl_pod_terminal(pod))
+        return adopt_fn(pod, arg);
+    char buf[16];
+    snprintf(buf, sizeof(buf), "%u", *(uint32_t *)arg);
+    const char *old = sl_kube_annotation(pod, SL_ANN_JOB_ID);
+    if (old && !strcmp(old, buf))
+        return 0;
+    sl_kube_set_annotation(pod, SL_ANN_JOB_ID, buf);
+    return 1;
 }
 
 /* What Slurm says of p's own job j, applied to the pod (p is freed when a
@@ -691,7 +723,11 @@ static void poll_jobs(sl_ctl_t *c)
         if (!ctl_comment_uid(j->comment, uid, sizeof(uid)))
             continue;
         pthread_mutex_lock(&c->lock);
-        ctl_pod_t *p = ctl_pod_find(c, uid);
+        /* a Job's array task is the pod the Job controller made it for */
+        ctl_pod_t *p = j->array_job_id ? ctl_pod_by_task(c, j->array_job_id, j->array_task_id)
+                                       : ctl_pod_find(c, uid);
+        if (p && p->owner_uid && strcmp(p->owner_uid, uid))
+            p = NULL; /* not that Job's array */
         if (p && p->job_id && p->job_id != j->job_id) {
             pthread_mutex_unlock(&c->lock);
             continue; /* an older job of the same pod: not ours to follow */
@@ -712,7 +748,8 @@ static void poll_jobs(sl_ctl_t *c)
             if (pod && !ctl_pod_job_id(pod)) {
                 /* submitted before a crash, never recorded: adopt, never resubmit */
                 uint32_t id = j->job_id;
-                ctl_pod_mutate(c, p->ns, p->name, p->uid, adopt_fn, &id, NULL, NULL);
+                ctl_pod_mutate(c, p->ns, p->name, p->uid, p->owner_uid ? task_adopt_fn : adopt_fn,
+                               &id, NULL, NULL);
                 sl_info("pod %s/%s: adopted Slurm job %u found by its uid", p->ns, p->name, id);
             }
             json_decref(pod);
@@ -732,7 +769,7 @@ static void recheck_job(sl_ctl_t *c, ctl_pod_t *p)
     p->recheck = 0;
     sl_slurm_jobs_t *jl = NULL;
     if (sl_slurm_job_load(p->job_id, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
-        ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), p->uid))
+        ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), ctl_pod_slurm_uid(p)))
         follow_job(c, p, sl_slurm_jobs_at(jl, 0));
     sl_slurm_jobs_free(jl);
 }
@@ -749,11 +786,11 @@ static void end_finished_job(sl_ctl_t *c, ctl_pod_t *p)
     sl_slurm_jobs_t *jl = NULL;
     if (sl_slurm_job_load(p->job_id, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
-        if (ctl_job_active(j->state) && ctl_job_owned_by(j, p->uid)) {
+        if (ctl_job_active(j->state) && ctl_job_owned_by(j, ctl_pod_slurm_uid(p))) {
             sl_info("pod %s/%s: finished %d s ago by its shim's report, Slurm job %u still %s: "
                     "cancelling it",
                     p->ns, p->name, CTL_FINISH_GRACE_MS / 1000, p->job_id, j->state);
-            ctl_job_kill(p->ns, p->name, p->uid, p->job_id, SIGKILL);
+            ctl_job_kill(p->ns, p->name, ctl_pod_slurm_uid(p), p->job_id, SIGKILL);
         }
     }
     sl_slurm_jobs_free(jl);
@@ -813,6 +850,7 @@ static void *ctl_main(void *arg)
             c->next_job_poll = sl_now_ms() + c->o.poll_ms;
         }
         process_due(c);
+        ctl_jobs_pass(c); /* Jobs: their arrays, pods and status (job.c) */
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
             sl_store_wait(c->store, seen, (int)wait);
@@ -828,14 +866,14 @@ static void *ctl_main(void *arg)
 /* a container started before our poll saw the job run: read the job now,
  * so the pod says where it runs (and Scheduled comes before Started) */
 static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                                uint32_t job, int shim_done)
+                                const char *suid, uint32_t job, int shim_done)
 {
     json_t *cur = ctl_pod_get(c, ns, name, uid);
     int sched = cur && scheduled(cur);
     json_decref(cur);
     sl_slurm_jobs_t *jl = NULL;
     if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
-        ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), uid)) {
+        ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), suid)) {
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
@@ -898,17 +936,22 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     pthread_mutex_lock(&c->lock);
     ctl_pod_t *p = ctl_pod_find(c, uid);
     char *ns = p ? sl_xstrdup(p->ns) : NULL, *name = p ? sl_xstrdup(p->name) : NULL;
-    uint32_t job = p ? p->job_id : 0;
+    char *suid = p ? sl_xstrdup(ctl_pod_slurm_uid(p)) : NULL;
+    uint32_t job = p ? p->job_id : 0, arr = p ? p->array_job_id : 0;
+    uint32_t task = p ? p->array_task_id : 0;
     pthread_mutex_unlock(&c->lock);
     if (!ns) {
         errno = ENOENT;
         return sl_errprintf(err, "no pod with uid %s", uid);
     }
+    if (!job && arr) /* a Job's task that runs before our poll saw it */
+        job = ctl_task_job_id(arr, task, suid);
     const char *what0 = json_string_value(json_object_get(event, "event"));
     int finished = !strcmp(what0, "pod-finished");
-    if (finished && job_not_started(job, uid)) {
+    if (finished && job_not_started(job, suid)) {
         free(ns);
         free(name);
+        free(suid);
         errno = EINVAL;
         return sl_errprintf(err, "pod-finished refused: the pod's Slurm job has not started");
     }
@@ -919,7 +962,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
     if (job && !strcmp(what0, "started"))
-        started_before_poll(c, ns, name, uid, job, shim_done);
+        started_before_poll(c, ns, name, uid, suid, job, shim_done);
     apply_t a = {.event = event};
     json_t *out = NULL;
     int r = ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, err);
@@ -932,6 +975,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     json_decref(out);
     free(ns);
     free(name);
+    free(suid);
     return r;
 }
 

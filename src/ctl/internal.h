@@ -66,7 +66,13 @@ typedef struct ctl_pod {
     int grace_s;
     unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
     long long seen_ms;        /* when the controller learned of the pod (metrics) */
-    struct ctl_pod *next;     /* hash chain by uid */
+    /* a Job's pod (job.c): the Job's uid, which its array's comment carries
+     * (NULL: a pod of its own); set once, before any other thread can see
+     * the pod run, never changed. The array task it is, once submitted
+     * (controller thread). */
+    char *owner_uid;
+    uint32_t array_job_id, array_task_id;
+    struct ctl_pod *next; /* hash chain by uid */
 } ctl_pod_t;
 
 #define CTL_HASH 4096
@@ -96,6 +102,8 @@ struct sl_ctl {
     sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
     int slurm_ok;                 /* last RPC to slurmctld succeeded */
     int initial_poll_done;        /* the first full job list was read (adoption first) */
+    int64_t jobs_rv;              /* last Job change seen (job.c) */
+    unsigned max_array_size;      /* slurm.conf MaxArraySize (0: not read yet) */
 };
 
 /* pods table (caller holds c->lock) */
@@ -113,6 +121,27 @@ int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *ui
 json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
 int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, sl_error_t *err);
 
+/* the uid a Slurm job of p carries in its comment: its Job's for a Job's
+ * pod, else its own */
+static inline const char *ctl_pod_slurm_uid(const ctl_pod_t *p)
+{
+    return p->owner_uid ? p->owner_uid : p->uid;
+}
+
+/* job.c: the Job controller (one pass: Job changes and deletions, each
+ * unfinished Job's pods, submissions and status). Controller thread. */
+void ctl_jobs_pass(sl_ctl_t *c);
+/* A pod created by the Job controller (its server-owned slurmlink.io/job-uid
+ * and its index annotation; orphaned ones too): 1 with the Job's uid in
+ * owner (37 bytes) and the array task (0 when not yet submitted) in
+ * array_job and task; else 0. */
+int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job, uint32_t *task);
+/* The job id Slurm gave task `task` of array `array_job` (whose comment
+ * must carry owner_uid), 0 while it has none of its own. Any thread. */
+uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid);
+/* The Job pod that is task `task` of array `array_job` (c->lock held), or NULL. */
+ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task);
+
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,
                ...) __attribute__((format(printf, 5, 6)));
@@ -124,6 +153,12 @@ void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
 
 /* submit.c */
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
+struct sl_translate_result;
+/* A pod's translation and its folder written, without submitting (a Job's
+ * pods are submitted together as one array, job.c): 0 with *out and the
+ * job's user and group, or -1 with the pod marked failed. */
+int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, struct sl_translate_result **out,
+                    uid_t *uid, gid_t *gid);
 /* Pods without a job that are neither finished, given up nor being deleted:
  * those waiting for a submission (c->lock held). */
 size_t ctl_submit_queue_length(sl_ctl_t *c);
@@ -138,6 +173,10 @@ int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid);
  * it is the pod's own: 0, or -1 with errno EPERM (someone else's: logged,
  * left alone), ENOENT (Slurm does not know it) or Slurm's error. */
 int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig);
+/* Cancel task `task` of array `array_job` (a Job's pod whose task has no
+ * job of its own yet: pending), only when the array carries owner_uid. */
+int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
+                  uint32_t task);
 
 /* token.c */
 void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);

@@ -43,8 +43,14 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
             sl_warn("pod %s/%s: cannot check Slurm job %u: %s", ns, name, job_id, err.text);
         return -1;
     }
-    const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
-    int mine = sl_slurm_jobs_count(jl) == 1 && ctl_job_owned_by(j, pod_uid);
+    /* one job; or the records of one array (its tasks), every one of them
+     * carrying the uid (a Job's, src/ctl/job.c) */
+    size_t n = sl_slurm_jobs_count(jl);
+    int mine = n >= 1;
+    for (size_t i = 0; i < n; i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
+        mine &= ctl_job_owned_by(j, pod_uid) && (n == 1 || j->array_job_id == job_id);
+    }
     if (!mine) /* (the comment itself is not logged: it is anyone's text) */
         sl_warn("pod %s/%s: Slurm job %u is not this pod's (its comment does not carry "
                 "slurmlink:uid=%s): left alone",
@@ -62,6 +68,18 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
     sl_error_t err = SL_ERROR_INIT;
     int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
     if (r < 0 && errno != ESLURM_ALREADY_DONE)
+        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    return r;
+}
+
+int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
+                  uint32_t task)
+{
+    if (owned(ns, name, owner_uid, array_job) != 1)
+        return -1;
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_slurm_cancel_task(array_job, task, &err);
+    if (r < 0 && errno != ESLURM_ALREADY_DONE && errno != ESLURM_INVALID_JOB_ID)
         sl_warn("pod %s/%s: %s", ns, name, err.text);
     return r;
 }

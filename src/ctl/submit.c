@@ -295,6 +295,48 @@ static void write_and_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_tr
     submit_job(c, p, pod, r, id, &err);
 }
 
+/* the pod's model, identity and translation, the folder written: 0 with
+ * *out (the caller destroys it) and the identity (uid, gid),
+ * or -1 with the pod marked failed */
+int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_t **out, uid_t *uid,
+                    gid_t *gid)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_pod_t *model = sl_pod_parse(pod, errs);
+    int rc = -1;
+    if (!model) {
+        char *agg = sl_fielderrs_aggregate(errs);
+        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        free(agg);
+        sl_fielderrs_destroy(errs);
+        return -1;
+    }
+    job_ident_t id = {.uid = c->uid, .gid = c->gid};
+    sl_translate_result_t *r = NULL;
+    if (job_identity(c, p, pod, model, &id) == 0 &&
+        translate_pod(c, p, pod, model, errs, &id, &r) == 0) {
+        sl_error_t err = SL_ERROR_INIT;
+        if (sl_podfs_write(r, 1, id.uid, id.gid, &err) < 0) {
+            int e = errno;
+            sl_warn("pod %s/%s: cannot write the pod folder: %s", p->ns, p->name, err.text);
+            failed(c, p, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
+        } else {
+            *out = r;
+            r = NULL;
+            *uid = id.uid;
+            *gid = id.gid;
+            rc = 0;
+        }
+    }
+    sl_translate_result_destroy(r);
+    free(id.uname);
+    free(id.account);
+    free(id.home);
+    sl_pod_destroy(model);
+    sl_fielderrs_destroy(errs);
+    return rc;
+}
+
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
     if (submit_waits(c, p))

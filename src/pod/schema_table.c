@@ -9,9 +9,9 @@ static const sl_sfield_t f_AWSElasticBlockStoreVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Affinity[] = {
-    {"nodeAffinity", SL_SF_STRUCT, 69},
-    {"podAffinity", SL_SF_STRUCT, 83},
-    {"podAntiAffinity", SL_SF_STRUCT, 85},
+    {"nodeAffinity", SL_SF_STRUCT, 73},
+    {"podAffinity", SL_SF_STRUCT, 87},
+    {"podAntiAffinity", SL_SF_STRUCT, 89},
 };
 static const sl_sfield_t f_AppArmorProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -29,7 +29,7 @@ static const sl_sfield_t f_AzureFileVolumeSource[] = {
 static const sl_sfield_t f_CSIVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 62},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 66},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
 };
@@ -39,22 +39,22 @@ static const sl_sfield_t f_Capabilities[] = {
 };
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 62}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 66}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 62},
+    {"secretRef", SL_SF_STRUCT, 66},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ClusterTrustBundleProjection[] = {
-    {"labelSelector", SL_SF_STRUCT, 57}, {"name", SL_SF_LEAF, -1},
+    {"labelSelector", SL_SF_STRUCT, 61}, {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},        {"path", SL_SF_LEAF, -1},
     {"signerName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMap[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"binaryData", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},
-    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 75},
+    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 79},
 };
 static const sl_sfield_t f_ConfigMapEnvSource[] = {
     {"name", SL_SF_LEAF, -1},
@@ -66,13 +66,13 @@ static const sl_sfield_t f_ConfigMapKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapProjection[] = {
-    {"items", SL_SF_ARRAY, 56},
+    {"items", SL_SF_ARRAY, 60},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 56},
+    {"items", SL_SF_ARRAY, 60},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
@@ -83,24 +83,24 @@ static const sl_sfield_t f_Container[] = {
     {"envFrom", SL_SF_ARRAY, 31},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 59},
-    {"livenessProbe", SL_SF_STRUCT, 103},
+    {"lifecycle", SL_SF_STRUCT, 63},
+    {"livenessProbe", SL_SF_STRUCT, 112},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 17},
-    {"readinessProbe", SL_SF_STRUCT, 103},
+    {"readinessProbe", SL_SF_STRUCT, 112},
     {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 113},
+    {"resources", SL_SF_STRUCT, 122},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 125},
-    {"startupProbe", SL_SF_STRUCT, 103},
+    {"securityContext", SL_SF_STRUCT, 134},
+    {"startupProbe", SL_SF_STRUCT, 112},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 137},
-    {"volumeMounts", SL_SF_ARRAY, 138},
+    {"volumeDevices", SL_SF_ARRAY, 149},
+    {"volumeMounts", SL_SF_ARRAY, 150},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -143,32 +143,32 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 114},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 123},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
     {"lastState", SL_SF_STRUCT, 21},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 113},
+    {"resources", SL_SF_STRUCT, 122},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
     {"state", SL_SF_STRUCT, 21},
     {"stopSignal", SL_SF_LEAF, -1},
     {"user", SL_SF_STRUCT, 26},
-    {"volumeMounts", SL_SF_ARRAY, 139},
+    {"volumeMounts", SL_SF_ARRAY, 151},
 };
 static const sl_sfield_t f_ContainerUser[] = {
-    {"linux", SL_SF_STRUCT, 61},
+    {"linux", SL_SF_STRUCT, 65},
 };
 static const sl_sfield_t f_DownwardAPIProjection[] = {
     {"items", SL_SF_ARRAY, 28},
 };
 static const sl_sfield_t f_DownwardAPIVolumeFile[] = {
-    {"fieldRef", SL_SF_STRUCT, 74},
+    {"fieldRef", SL_SF_STRUCT, 78},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
-    {"resourceFieldRef", SL_SF_STRUCT, 108},
+    {"resourceFieldRef", SL_SF_STRUCT, 117},
 };
 static const sl_sfield_t f_DownwardAPIVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
@@ -181,7 +181,7 @@ static const sl_sfield_t f_EmptyDirVolumeSource[] = {
 static const sl_sfield_t f_EnvFromSource[] = {
     {"configMapRef", SL_SF_STRUCT, 11},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 121},
+    {"secretRef", SL_SF_STRUCT, 130},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
@@ -189,9 +189,9 @@ static const sl_sfield_t f_EnvVar[] = {
     {"valueFrom", SL_SF_STRUCT, 33},
 };
 static const sl_sfield_t f_EnvVarSource[] = {
-    {"configMapKeyRef", SL_SF_STRUCT, 12}, {"fieldRef", SL_SF_STRUCT, 74},
-    {"fileKeyRef", SL_SF_STRUCT, 41},      {"resourceFieldRef", SL_SF_STRUCT, 108},
-    {"secretKeyRef", SL_SF_STRUCT, 122},
+    {"configMapKeyRef", SL_SF_STRUCT, 12}, {"fieldRef", SL_SF_STRUCT, 78},
+    {"fileKeyRef", SL_SF_STRUCT, 41},      {"resourceFieldRef", SL_SF_STRUCT, 117},
+    {"secretKeyRef", SL_SF_STRUCT, 131},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
@@ -200,29 +200,29 @@ static const sl_sfield_t f_EphemeralContainer[] = {
     {"envFrom", SL_SF_ARRAY, 31},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 59},
-    {"livenessProbe", SL_SF_STRUCT, 103},
+    {"lifecycle", SL_SF_STRUCT, 63},
+    {"livenessProbe", SL_SF_STRUCT, 112},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 17},
-    {"readinessProbe", SL_SF_STRUCT, 103},
+    {"readinessProbe", SL_SF_STRUCT, 112},
     {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 113},
+    {"resources", SL_SF_STRUCT, 122},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 125},
-    {"startupProbe", SL_SF_STRUCT, 103},
+    {"securityContext", SL_SF_STRUCT, 134},
+    {"startupProbe", SL_SF_STRUCT, 112},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"targetContainerName", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 137},
-    {"volumeMounts", SL_SF_ARRAY, 138},
+    {"volumeDevices", SL_SF_ARRAY, 149},
+    {"volumeMounts", SL_SF_ARRAY, 150},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
-    {"volumeClaimTemplate", SL_SF_STRUCT, 79},
+    {"volumeClaimTemplate", SL_SF_STRUCT, 83},
 };
 static const sl_sfield_t f_Event[] = {
     {"action", SL_SF_LEAF, -1},
@@ -230,13 +230,13 @@ static const sl_sfield_t f_Event[] = {
     {"count", SL_SF_LEAF, -1},
     {"eventTime", SL_SF_LEAF, -1},
     {"firstTimestamp", SL_SF_LEAF, -1},
-    {"involvedObject", SL_SF_STRUCT, 76},
+    {"involvedObject", SL_SF_STRUCT, 80},
     {"kind", SL_SF_LEAF, -1},
     {"lastTimestamp", SL_SF_LEAF, -1},
     {"message", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 75},
+    {"metadata", SL_SF_STRUCT, 79},
     {"reason", SL_SF_LEAF, -1},
-    {"related", SL_SF_STRUCT, 76},
+    {"related", SL_SF_STRUCT, 80},
     {"reportingComponent", SL_SF_LEAF, -1},
     {"reportingInstance", SL_SF_LEAF, -1},
     {"series", SL_SF_STRUCT, 37},
@@ -266,7 +266,7 @@ static const sl_sfield_t f_FileKeySelector[] = {
 };
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 62},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 66},
 };
 static const sl_sfield_t f_FlockerVolumeSource[] = {
     {"datasetName", SL_SF_LEAF, -1},
@@ -321,7 +321,7 @@ static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 62},
+    {"secretRef", SL_SF_STRUCT, 66},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ImageVolumeSource[] = {
@@ -331,13 +331,45 @@ static const sl_sfield_t f_ImageVolumeSource[] = {
 static const sl_sfield_t f_ImageVolumeStatus[] = {
     {"imageRef", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_Job[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 79},
+    {"spec", SL_SF_STRUCT, 58},     {"status", SL_SF_STRUCT, 59},
+};
+static const sl_sfield_t f_JobCondition[] = {
+    {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},       {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},        {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_JobSpec[] = {
+    {"activeDeadlineSeconds", SL_SF_LEAF, -1}, {"backoffLimit", SL_SF_LEAF, -1},
+    {"backoffLimitPerIndex", SL_SF_LEAF, -1},  {"completionMode", SL_SF_LEAF, -1},
+    {"completions", SL_SF_LEAF, -1},           {"managedBy", SL_SF_LEAF, -1},
+    {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
+    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 95},
+    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 61},
+    {"successPolicy", SL_SF_STRUCT, 139},      {"suspend", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 109},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_JobStatus[] = {
+    {"active", SL_SF_LEAF, -1},
+    {"completedIndexes", SL_SF_LEAF, -1},
+    {"completionTime", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 57},
+    {"failed", SL_SF_LEAF, -1},
+    {"failedIndexes", SL_SF_LEAF, -1},
+    {"ready", SL_SF_LEAF, -1},
+    {"startTime", SL_SF_LEAF, -1},
+    {"succeeded", SL_SF_LEAF, -1},
+    {"terminating", SL_SF_LEAF, -1},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 147},
+};
 static const sl_sfield_t f_KeyToPath[] = {
     {"key", SL_SF_LEAF, -1},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 58},
+    {"matchExpressions", SL_SF_ARRAY, 62},
     {"matchLabels", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelectorRequirement[] = {
@@ -346,15 +378,15 @@ static const sl_sfield_t f_LabelSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Lifecycle[] = {
-    {"postStart", SL_SF_STRUCT, 60},
-    {"preStop", SL_SF_STRUCT, 60},
+    {"postStart", SL_SF_STRUCT, 64},
+    {"preStop", SL_SF_STRUCT, 64},
     {"stopSignal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LifecycleHandler[] = {
     {"exec", SL_SF_STRUCT, 39},
     {"httpGet", SL_SF_STRUCT, 48},
-    {"sleep", SL_SF_STRUCT, 128},
-    {"tcpSocket", SL_SF_STRUCT, 131},
+    {"sleep", SL_SF_STRUCT, 137},
+    {"tcpSocket", SL_SF_STRUCT, 142},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -375,8 +407,8 @@ static const sl_sfield_t f_NFSVolumeSource[] = {
     {"server", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Namespace[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 75},
-    {"spec", SL_SF_STRUCT, 67},     {"status", SL_SF_STRUCT, 68},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 79},
+    {"spec", SL_SF_STRUCT, 71},     {"status", SL_SF_STRUCT, 72},
 };
 static const sl_sfield_t f_NamespaceCondition[] = {
     {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -389,12 +421,12 @@ static const sl_sfield_t f_NamespaceSpec[] = {
     {"finalizers", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NamespaceStatus[] = {
-    {"conditions", SL_SF_ARRAY, 66},
+    {"conditions", SL_SF_ARRAY, 70},
     {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 102},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 71},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 111},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 75},
 };
 static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"containers", SL_SF_LEAF, -1},
@@ -402,7 +434,7 @@ static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"resources", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelector[] = {
-    {"nodeSelectorTerms", SL_SF_ARRAY, 73},
+    {"nodeSelectorTerms", SL_SF_ARRAY, 77},
 };
 static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"key", SL_SF_LEAF, -1},
@@ -410,8 +442,8 @@ static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelectorTerm[] = {
-    {"matchExpressions", SL_SF_ARRAY, 72},
-    {"matchFields", SL_SF_ARRAY, 72},
+    {"matchExpressions", SL_SF_ARRAY, 76},
+    {"matchFields", SL_SF_ARRAY, 76},
 };
 static const sl_sfield_t f_ObjectFieldSelector[] = {
     {"apiVersion", SL_SF_LEAF, -1},
@@ -426,10 +458,10 @@ static const sl_sfield_t f_ObjectMeta[] = {
     {"generateName", SL_SF_LEAF, -1},
     {"generation", SL_SF_LEAF, -1},
     {"labels", SL_SF_LEAF, -1},
-    {"managedFields", SL_SF_ARRAY, 63},
+    {"managedFields", SL_SF_ARRAY, 67},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
-    {"ownerReferences", SL_SF_ARRAY, 77},
+    {"ownerReferences", SL_SF_ARRAY, 81},
     {"resourceVersion", SL_SF_LEAF, -1},
     {"selfLink", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
@@ -447,18 +479,18 @@ static const sl_sfield_t f_OwnerReference[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 134},
-    {"dataSourceRef", SL_SF_STRUCT, 135},
-    {"resources", SL_SF_STRUCT, 141},
-    {"selector", SL_SF_STRUCT, 57},
+    {"dataSource", SL_SF_STRUCT, 145},
+    {"dataSourceRef", SL_SF_STRUCT, 146},
+    {"resources", SL_SF_STRUCT, 153},
+    {"selector", SL_SF_STRUCT, 61},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
     {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolumeClaimTemplate[] = {
-    {"metadata", SL_SF_STRUCT, 75},
-    {"spec", SL_SF_STRUCT, 78},
+    {"metadata", SL_SF_STRUCT, 79},
+    {"spec", SL_SF_STRUCT, 82},
 };
 static const sl_sfield_t f_PersistentVolumeClaimVolumeSource[] = {
     {"claimName", SL_SF_LEAF, -1},
@@ -469,21 +501,21 @@ static const sl_sfield_t f_PhotonPersistentDiskVolumeSource[] = {
     {"pdID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Pod[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 75},
-    {"spec", SL_SF_STRUCT, 99},     {"status", SL_SF_STRUCT, 100},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 79},
+    {"spec", SL_SF_STRUCT, 107},    {"status", SL_SF_STRUCT, 108},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 144},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 84},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 156},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 88},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
-    {"labelSelector", SL_SF_STRUCT, 57},   {"matchLabelKeys", SL_SF_LEAF, -1},
-    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 57},
+    {"labelSelector", SL_SF_STRUCT, 61},   {"matchLabelKeys", SL_SF_LEAF, -1},
+    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 61},
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 144},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 84},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 156},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 88},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
     {"certificateChainPath", SL_SF_LEAF, -1},
@@ -502,7 +534,7 @@ static const sl_sfield_t f_PodCondition[] = {
 };
 static const sl_sfield_t f_PodDNSConfig[] = {
     {"nameservers", SL_SF_LEAF, -1},
-    {"options", SL_SF_ARRAY, 89},
+    {"options", SL_SF_ARRAY, 93},
     {"searches", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodDNSConfigOption[] = {
@@ -512,6 +544,23 @@ static const sl_sfield_t f_PodDNSConfigOption[] = {
 static const sl_sfield_t f_PodExtendedResourceClaimStatus[] = {
     {"requestMappings", SL_SF_ARRAY, 16},
     {"resourceClaimName", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_PodFailurePolicy[] = {
+    {"rules", SL_SF_ARRAY, 98},
+};
+static const sl_sfield_t f_PodFailurePolicyOnExitCodesRequirement[] = {
+    {"containerName", SL_SF_LEAF, -1},
+    {"operator", SL_SF_LEAF, -1},
+    {"values", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_PodFailurePolicyOnPodConditionsPattern[] = {
+    {"status", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_PodFailurePolicyRule[] = {
+    {"action", SL_SF_LEAF, -1},
+    {"onExitCodes", SL_SF_STRUCT, 96},
+    {"onPodConditions", SL_SF_ARRAY, 97},
 };
 static const sl_sfield_t f_PodIP[] = {
     {"ip", SL_SF_LEAF, -1},
@@ -545,19 +594,19 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 115},
-    {"seccompProfile", SL_SF_STRUCT, 119},
+    {"seLinuxOptions", SL_SF_STRUCT, 124},
+    {"seccompProfile", SL_SF_STRUCT, 128},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 130},
-    {"windowsOptions", SL_SF_STRUCT, 145},
+    {"sysctls", SL_SF_ARRAY, 141},
+    {"windowsOptions", SL_SF_STRUCT, 157},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
     {"affinity", SL_SF_STRUCT, 1},
     {"automountServiceAccountToken", SL_SF_LEAF, -1},
     {"containers", SL_SF_ARRAY, 15},
-    {"dnsConfig", SL_SF_STRUCT, 88},
+    {"dnsConfig", SL_SF_STRUCT, 92},
     {"dnsPolicy", SL_SF_LEAF, -1},
     {"enableServiceLinks", SL_SF_LEAF, -1},
     {"ephemeralContainers", SL_SF_ARRAY, 34},
@@ -568,56 +617,60 @@ static const sl_sfield_t f_PodSpec[] = {
     {"hostUsers", SL_SF_LEAF, -1},
     {"hostname", SL_SF_LEAF, -1},
     {"hostnameOverride", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 62},
+    {"imagePullSecrets", SL_SF_ARRAY, 66},
     {"initContainers", SL_SF_ARRAY, 15},
     {"nodeName", SL_SF_LEAF, -1},
     {"nodeSelector", SL_SF_LEAF, -1},
-    {"os", SL_SF_STRUCT, 92},
+    {"os", SL_SF_STRUCT, 100},
     {"overhead", SL_SF_LEAF, -1},
     {"preemptionPolicy", SL_SF_LEAF, -1},
     {"priority", SL_SF_LEAF, -1},
     {"priorityClassName", SL_SF_LEAF, -1},
-    {"readinessGates", SL_SF_ARRAY, 93},
-    {"resourceClaims", SL_SF_ARRAY, 94},
-    {"resources", SL_SF_STRUCT, 113},
+    {"readinessGates", SL_SF_ARRAY, 101},
+    {"resourceClaims", SL_SF_ARRAY, 102},
+    {"resources", SL_SF_STRUCT, 122},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
-    {"schedulingGates", SL_SF_ARRAY, 96},
-    {"schedulingGroup", SL_SF_STRUCT, 97},
-    {"securityContext", SL_SF_STRUCT, 98},
+    {"schedulingGates", SL_SF_ARRAY, 104},
+    {"schedulingGroup", SL_SF_STRUCT, 105},
+    {"securityContext", SL_SF_STRUCT, 106},
     {"serviceAccount", SL_SF_LEAF, -1},
     {"serviceAccountName", SL_SF_LEAF, -1},
     {"setHostnameAsFQDN", SL_SF_LEAF, -1},
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 132},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 133},
-    {"volumes", SL_SF_ARRAY, 136},
+    {"tolerations", SL_SF_ARRAY, 143},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 144},
+    {"volumes", SL_SF_ARRAY, 148},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 87},
+    {"conditions", SL_SF_ARRAY, 91},
     {"containerStatuses", SL_SF_ARRAY, 25},
     {"ephemeralContainerStatuses", SL_SF_ARRAY, 25},
-    {"extendedResourceClaimStatus", SL_SF_STRUCT, 90},
+    {"extendedResourceClaimStatus", SL_SF_STRUCT, 94},
     {"hostIP", SL_SF_LEAF, -1},
     {"hostIPs", SL_SF_ARRAY, 51},
     {"initContainerStatuses", SL_SF_ARRAY, 25},
     {"message", SL_SF_LEAF, -1},
-    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 70},
+    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 74},
     {"nominatedNodeName", SL_SF_LEAF, -1},
     {"observedGeneration", SL_SF_LEAF, -1},
     {"phase", SL_SF_LEAF, -1},
     {"podIP", SL_SF_LEAF, -1},
-    {"podIPs", SL_SF_ARRAY, 91},
+    {"podIPs", SL_SF_ARRAY, 99},
     {"qosClass", SL_SF_LEAF, -1},
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
-    {"resourceClaimStatuses", SL_SF_ARRAY, 95},
-    {"resources", SL_SF_STRUCT, 113},
+    {"resourceClaimStatuses", SL_SF_ARRAY, 103},
+    {"resources", SL_SF_STRUCT, 122},
     {"startTime", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_PodTemplateSpec[] = {
+    {"metadata", SL_SF_STRUCT, 79},
+    {"spec", SL_SF_STRUCT, 107},
 };
 static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -625,7 +678,7 @@ static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PreferredSchedulingTerm[] = {
-    {"preference", SL_SF_STRUCT, 73},
+    {"preference", SL_SF_STRUCT, 77},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Probe[] = {
@@ -636,13 +689,13 @@ static const sl_sfield_t f_Probe[] = {
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 131},
+    {"tcpSocket", SL_SF_STRUCT, 142},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 140},
+    {"sources", SL_SF_ARRAY, 152},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -651,7 +704,7 @@ static const sl_sfield_t f_QuobyteVolumeSource[] = {
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},    {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 62}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 66}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceClaim[] = {
     {"name", SL_SF_LEAF, -1},
@@ -668,12 +721,12 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"resourceID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuota[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 75},
-    {"spec", SL_SF_STRUCT, 111},    {"status", SL_SF_STRUCT, 112},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 79},
+    {"spec", SL_SF_STRUCT, 120},    {"status", SL_SF_STRUCT, 121},
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 117},
+    {"scopeSelector", SL_SF_STRUCT, 126},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -681,13 +734,13 @@ static const sl_sfield_t f_ResourceQuotaStatus[] = {
     {"used", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceRequirements[] = {
-    {"claims", SL_SF_ARRAY, 107},
+    {"claims", SL_SF_ARRAY, 116},
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceStatus[] = {
     {"name", SL_SF_LEAF, -1},
-    {"resources", SL_SF_ARRAY, 109},
+    {"resources", SL_SF_ARRAY, 118},
 };
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
@@ -698,12 +751,12 @@ static const sl_sfield_t f_SELinuxOptions[] = {
 static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 62},      {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 66},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 118},
+    {"matchExpressions", SL_SF_ARRAY, 127},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -716,7 +769,7 @@ static const sl_sfield_t f_SeccompProfile[] = {
 };
 static const sl_sfield_t f_Secret[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},       {"immutable", SL_SF_LEAF, -1},
-    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 75}, {"stringData", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 79}, {"stringData", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretEnvSource[] = {
@@ -729,13 +782,13 @@ static const sl_sfield_t f_SecretKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretProjection[] = {
-    {"items", SL_SF_ARRAY, 56},
+    {"items", SL_SF_ARRAY, 60},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 56},
+    {"items", SL_SF_ARRAY, 60},
     {"optional", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
 };
@@ -749,14 +802,14 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 115},
-    {"seccompProfile", SL_SF_STRUCT, 119},
-    {"windowsOptions", SL_SF_STRUCT, 145},
+    {"seLinuxOptions", SL_SF_STRUCT, 124},
+    {"seccompProfile", SL_SF_STRUCT, 128},
+    {"windowsOptions", SL_SF_STRUCT, 157},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 62}, {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 75},        {"secrets", SL_SF_ARRAY, 76},
+    {"imagePullSecrets", SL_SF_ARRAY, 66}, {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 79},        {"secrets", SL_SF_ARRAY, 80},
 };
 static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
     {"audience", SL_SF_LEAF, -1},
@@ -768,8 +821,15 @@ static const sl_sfield_t f_SleepAction[] = {
 };
 static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 62},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 66},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_SuccessPolicy[] = {
+    {"rules", SL_SF_ARRAY, 140},
+};
+static const sl_sfield_t f_SuccessPolicyRule[] = {
+    {"succeededCount", SL_SF_LEAF, -1},
+    {"succeededIndexes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Sysctl[] = {
     {"name", SL_SF_LEAF, -1},
@@ -785,7 +845,7 @@ static const sl_sfield_t f_Toleration[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_TopologySpreadConstraint[] = {
-    {"labelSelector", SL_SF_STRUCT, 57},
+    {"labelSelector", SL_SF_STRUCT, 61},
     {"matchLabelKeys", SL_SF_LEAF, -1},
     {"maxSkew", SL_SF_LEAF, -1},
     {"minDomains", SL_SF_LEAF, -1},
@@ -804,6 +864,10 @@ static const sl_sfield_t f_TypedObjectReference[] = {
     {"kind", SL_SF_LEAF, -1},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_UncountedTerminatedPods[] = {
+    {"failed", SL_SF_LEAF, -1},
+    {"succeeded", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Volume[] = {
     {"awsElasticBlockStore", SL_SF_STRUCT, 0},
@@ -826,17 +890,17 @@ static const sl_sfield_t f_Volume[] = {
     {"image", SL_SF_STRUCT, 54},
     {"iscsi", SL_SF_STRUCT, 53},
     {"name", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 64},
-    {"persistentVolumeClaim", SL_SF_STRUCT, 80},
-    {"photonPersistentDisk", SL_SF_STRUCT, 81},
-    {"portworxVolume", SL_SF_STRUCT, 101},
-    {"projected", SL_SF_STRUCT, 104},
-    {"quobyte", SL_SF_STRUCT, 105},
-    {"rbd", SL_SF_STRUCT, 106},
-    {"scaleIO", SL_SF_STRUCT, 116},
-    {"secret", SL_SF_STRUCT, 124},
-    {"storageos", SL_SF_STRUCT, 129},
-    {"vsphereVolume", SL_SF_STRUCT, 143},
+    {"nfs", SL_SF_STRUCT, 68},
+    {"persistentVolumeClaim", SL_SF_STRUCT, 84},
+    {"photonPersistentDisk", SL_SF_STRUCT, 85},
+    {"portworxVolume", SL_SF_STRUCT, 110},
+    {"projected", SL_SF_STRUCT, 113},
+    {"quobyte", SL_SF_STRUCT, 114},
+    {"rbd", SL_SF_STRUCT, 115},
+    {"scaleIO", SL_SF_STRUCT, 125},
+    {"secret", SL_SF_STRUCT, 133},
+    {"storageos", SL_SF_STRUCT, 138},
+    {"vsphereVolume", SL_SF_STRUCT, 155},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -854,12 +918,12 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 142},
+    {"volumeStatus", SL_SF_STRUCT, 154},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
     {"clusterTrustBundle", SL_SF_STRUCT, 9}, {"configMap", SL_SF_STRUCT, 13},
-    {"downwardAPI", SL_SF_STRUCT, 27},       {"podCertificate", SL_SF_STRUCT, 86},
-    {"secret", SL_SF_STRUCT, 123},           {"serviceAccountToken", SL_SF_STRUCT, 127},
+    {"downwardAPI", SL_SF_STRUCT, 27},       {"podCertificate", SL_SF_STRUCT, 90},
+    {"secret", SL_SF_STRUCT, 132},           {"serviceAccountToken", SL_SF_STRUCT, 136},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
@@ -875,7 +939,7 @@ static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"volumePath", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WeightedPodAffinityTerm[] = {
-    {"podAffinityTerm", SL_SF_STRUCT, 84},
+    {"podAffinityTerm", SL_SF_STRUCT, 88},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WindowsSecurityContextOptions[] = {
@@ -978,6 +1042,10 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_ImageVolumeSource) / sizeof(f_ImageVolumeSource[0])},
     {"ImageVolumeStatus", f_ImageVolumeStatus,
      sizeof(f_ImageVolumeStatus) / sizeof(f_ImageVolumeStatus[0])},
+    {"Job", f_Job, sizeof(f_Job) / sizeof(f_Job[0])},
+    {"JobCondition", f_JobCondition, sizeof(f_JobCondition) / sizeof(f_JobCondition[0])},
+    {"JobSpec", f_JobSpec, sizeof(f_JobSpec) / sizeof(f_JobSpec[0])},
+    {"JobStatus", f_JobStatus, sizeof(f_JobStatus) / sizeof(f_JobStatus[0])},
     {"KeyToPath", f_KeyToPath, sizeof(f_KeyToPath) / sizeof(f_KeyToPath[0])},
     {"LabelSelector", f_LabelSelector, sizeof(f_LabelSelector) / sizeof(f_LabelSelector[0])},
     {"LabelSelectorRequirement", f_LabelSelectorRequirement,
@@ -1036,6 +1104,16 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_PodDNSConfigOption) / sizeof(f_PodDNSConfigOption[0])},
     {"PodExtendedResourceClaimStatus", f_PodExtendedResourceClaimStatus,
      sizeof(f_PodExtendedResourceClaimStatus) / sizeof(f_PodExtendedResourceClaimStatus[0])},
+    {"PodFailurePolicy", f_PodFailurePolicy,
+     sizeof(f_PodFailurePolicy) / sizeof(f_PodFailurePolicy[0])},
+    {"PodFailurePolicyOnExitCodesRequirement", f_PodFailurePolicyOnExitCodesRequirement,
+     sizeof(f_PodFailurePolicyOnExitCodesRequirement) /
+         sizeof(f_PodFailurePolicyOnExitCodesRequirement[0])},
+    {"PodFailurePolicyOnPodConditionsPattern", f_PodFailurePolicyOnPodConditionsPattern,
+     sizeof(f_PodFailurePolicyOnPodConditionsPattern) /
+         sizeof(f_PodFailurePolicyOnPodConditionsPattern[0])},
+    {"PodFailurePolicyRule", f_PodFailurePolicyRule,
+     sizeof(f_PodFailurePolicyRule) / sizeof(f_PodFailurePolicyRule[0])},
     {"PodIP", f_PodIP, sizeof(f_PodIP) / sizeof(f_PodIP[0])},
     {"PodOS", f_PodOS, sizeof(f_PodOS) / sizeof(f_PodOS[0])},
     {"PodReadinessGate", f_PodReadinessGate,
@@ -1052,6 +1130,8 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_PodSecurityContext) / sizeof(f_PodSecurityContext[0])},
     {"PodSpec", f_PodSpec, sizeof(f_PodSpec) / sizeof(f_PodSpec[0])},
     {"PodStatus", f_PodStatus, sizeof(f_PodStatus) / sizeof(f_PodStatus[0])},
+    {"PodTemplateSpec", f_PodTemplateSpec,
+     sizeof(f_PodTemplateSpec) / sizeof(f_PodTemplateSpec[0])},
     {"PortworxVolumeSource", f_PortworxVolumeSource,
      sizeof(f_PortworxVolumeSource) / sizeof(f_PortworxVolumeSource[0])},
     {"PreferredSchedulingTerm", f_PreferredSchedulingTerm,
@@ -1099,6 +1179,9 @@ const sl_stype_t sl_schema_types[] = {
     {"SleepAction", f_SleepAction, sizeof(f_SleepAction) / sizeof(f_SleepAction[0])},
     {"StorageOSVolumeSource", f_StorageOSVolumeSource,
      sizeof(f_StorageOSVolumeSource) / sizeof(f_StorageOSVolumeSource[0])},
+    {"SuccessPolicy", f_SuccessPolicy, sizeof(f_SuccessPolicy) / sizeof(f_SuccessPolicy[0])},
+    {"SuccessPolicyRule", f_SuccessPolicyRule,
+     sizeof(f_SuccessPolicyRule) / sizeof(f_SuccessPolicyRule[0])},
     {"Sysctl", f_Sysctl, sizeof(f_Sysctl) / sizeof(f_Sysctl[0])},
     {"TCPSocketAction", f_TCPSocketAction,
      sizeof(f_TCPSocketAction) / sizeof(f_TCPSocketAction[0])},
@@ -1109,6 +1192,8 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_TypedLocalObjectReference) / sizeof(f_TypedLocalObjectReference[0])},
     {"TypedObjectReference", f_TypedObjectReference,
      sizeof(f_TypedObjectReference) / sizeof(f_TypedObjectReference[0])},
+    {"UncountedTerminatedPods", f_UncountedTerminatedPods,
+     sizeof(f_UncountedTerminatedPods) / sizeof(f_UncountedTerminatedPods[0])},
     {"Volume", f_Volume, sizeof(f_Volume) / sizeof(f_Volume[0])},
     {"VolumeDevice", f_VolumeDevice, sizeof(f_VolumeDevice) / sizeof(f_VolumeDevice[0])},
     {"VolumeMount", f_VolumeMount, sizeof(f_VolumeMount) / sizeof(f_VolumeMount[0])},
@@ -1126,4 +1211,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 146;
+const size_t sl_schema_ntypes = 158;

@@ -60,6 +60,9 @@ static sl_slurm_jobs_t *wrap_jobs(job_info_msg_t *msg)
         o->submit_time = s->submit_time;
         o->start_time = s->start_time;
         o->end_time = s->end_time;
+        o->array_job_id = s->array_job_id;
+        o->array_task_id =
+            s->array_job_id && s->array_task_id != NO_VAL ? s->array_task_id : SL_SLURM_NO_TASK;
         if (WIFSIGNALED(s->exit_code)) {
             o->exit_signal = WTERMSIG(s->exit_code);
             o->exit_code = 128 + o->exit_signal;

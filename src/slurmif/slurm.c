@@ -226,6 +226,8 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
         sl_slurm_set_str(&d.std_out, req->std_out);
     if (req->std_err)
         sl_slurm_set_str(&d.std_err, req->std_err);
+    if (req->array)
+        sl_slurm_set_str(&d.array_inx, req->array);
 
     submit_response_msg_t *resp = NULL;
     sl_slurm_cred_t saved;
@@ -252,10 +254,86 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
     return 0;
 }
 
+int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err)
+{
+    char id[32];
+    snprintf(id, sizeof(id), "%u_%u", array_job_id, task);
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_kill_job2(id, SIGKILL, 0, NULL);
+    sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        errno = e;
+        return sl_errprintf(err, "cancel task %s: %s", id, slurm_strerror(e));
+    }
+    return 0;
+}
+
+int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err)
+{
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    char id[16], thr[16];
+    snprintf(id, sizeof(id), "%u", array_job_id);
+    snprintf(thr, sizeof(thr), "%u", n);
+    d.job_id_str = id;
+    d.array_inx = thr; /* as scontrol's ArrayTaskThrottle= */
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_update_job(&d);
+    int e = slurm_get_errno();
+    sl_slurm_rpc_end("update_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
+        errno = e ? e : EIO;
+        return sl_errprintf(err, "array %u: ArrayTaskThrottle=%u: %s", array_job_id, n,
+                            slurm_strerror(e));
+    }
+    return 0;
+}
+
+unsigned sl_slurm_max_array_size(void)
+{
+    slurm_conf_t *conf = NULL;
+    if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf)
+        return 0;
+    unsigned n = conf->max_array_sz;
+    slurm_free_ctl_conf(conf);
+    return n;
+}
+
+/* slurmctld refuses the job id of a task of an array (ESLURM_INVALID_JOB_ID)
+ * in REQUEST_KILL_JOB by number; as "ARRAY_TASK" it takes it (scancel does
+ * the same): the task's ids looked up and the request sent again */
+static int kill_task(uint32_t job_id, uint16_t sig, uint16_t flags)
+{
+    job_info_msg_t *msg = NULL;
+    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg)
+        return SLURM_ERROR;
+    int rc = SLURM_ERROR;
+    if (msg->record_count == 1 && msg->job_array[0].array_job_id &&
+        msg->job_array[0].array_task_id != NO_VAL) {
+        char id[32];
+        snprintf(id, sizeof(id), "%u_%u", msg->job_array[0].array_job_id,
+                 msg->job_array[0].array_task_id);
+        rc = slurm_kill_job2(id, sig, flags, NULL);
+    }
+    slurm_free_job_info_msg(msg);
+    if (rc != SLURM_SUCCESS)
+        slurm_seterrno(ESLURM_INVALID_JOB_ID);
+    return rc;
+}
+
+static int kill_job(uint32_t job_id, uint16_t sig, uint16_t flags)
+{
+    int rc = slurm_kill_job(job_id, sig, flags);
+    if (rc != SLURM_SUCCESS && slurm_get_errno() == ESLURM_INVALID_JOB_ID)
+        rc = kill_task(job_id, sig, flags);
+    return rc;
+}
+
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 {
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB);
+    int rc = kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         int e = slurm_get_errno();
@@ -268,7 +346,7 @@ int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err)
 {
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_kill_job(job_id, SIGKILL, 0);
+    int rc = kill_job(job_id, SIGKILL, 0);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         int e = slurm_get_errno();

@@ -32,9 +32,11 @@ typedef struct sl_slurm_submit {
     const char *const *options; /* NULL-terminated */
     uid_t uid;                  /* job owner (the daemon runs as root) */
     gid_t gid;
-    const char *work_dir; /* --chdir */
-    const char *std_out;  /* --output */
-    const char *std_err;  /* --error (NULL: with stdout) */
+    const char *work_dir;        /* --chdir */
+    const char *std_out;         /* --output */
+    const char *std_err;         /* --error (NULL: with stdout) */
+    const char *array;    /* --array ("0-5%2"; NULL: not an array): a Kubernetes Job
+                           * only (the option table refuses --array from pods) */
 } sl_slurm_submit_t;
 
 /* Submit as the job's user: the submitting thread takes uid/gid as its
@@ -83,6 +85,13 @@ long sl_slurm_time_minutes(const char *s);
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err);
 /* scancel: pending jobs leave the queue, running ones are killed now. */
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err);
+/* scancel ARRAY_TASK: one task of an array, pending or not. */
+int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err);
+/* scontrol update JobId=ARRAY ArrayTaskThrottle=N: at most n tasks of the
+ * array run at once (0: no limit). */
+int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err);
+/* slurm.conf MaxArraySize (the highest task index is one less); 0 if unknown. */
+unsigned sl_slurm_max_array_size(void);
 
 /* A job as the controllers need it. Strings are owned by the snapshot. */
 typedef struct sl_slurm_job {
@@ -102,7 +111,10 @@ typedef struct sl_slurm_job {
     time_t submit_time, start_time, end_time;
     int exit_code; /* WEXITSTATUS part of the batch script */
     int exit_signal;
+    uint32_t array_job_id;  /* 0: not an array task */
+    uint32_t array_task_id; /* SL_SLURM_NO_TASK: not one task (the record of pending tasks) */
 } sl_slurm_job_t;
+#define SL_SLURM_NO_TASK 0xfffffffeu
 
 typedef struct sl_slurm_jobs sl_slurm_jobs_t;
 /* Load every job known to slurmctld, only if something changed since

@@ -128,7 +128,7 @@ static int disagree(json_t *all, json_t *s, const struct smp_type *t, const char
 
 int main(void)
 {
-    tap_plan(33); /* 4 for each of resource.c's 8 kinds, 1 for core/v1's document */
+    tap_plan(38); /* 4 for each of resource.c's 9 kinds, 1 for each of the 2 documents */
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         ok(json_is_object(all), "%s: the schemas of %s/%s are a JSON object", x->name, x->group,
@@ -137,15 +137,18 @@ int main(void)
         check_kind(all, x, x->list_kind);
         json_decref(all);
     }
-    json_t *core = schemas_of("", "v1");
     for (const api_resource_t *x = api_resources; x->name; x++) {
-        char name[200];
-        snprintf(name, sizeof(name), "io.k8s.api.core.v1.%s", x->kind);
-        json_t *s = json_object_get(core, name);
-        is_int(s ? disagree(core, s, sl_kube_mergekeys_for("v1", x->kind), x->kind) : -1, 0,
+        json_t *all = schemas_of(x->group, x->version);
+        char name[200], av[64];
+        snprintf(name, sizeof(name), "io.k8s.api.%s.%s.%s", *x->group ? x->group : "core",
+                 x->version, x->kind);
+        json_t *s = json_object_get(all, name);
+        const struct smp_type *t =
+            sl_kube_mergekeys_for(api_resource_api_version(x, av, sizeof(av)), x->kind);
+        is_int(s ? disagree(all, s, t, x->kind) : -1, 0,
                "%s: patch strategies and merge keys as the server merges", x->kind);
+        json_decref(all);
     }
-    json_decref(core);
     for (const api_openapi_schemas_t *s = api_openapi_schemas; s->group; s++) {
         json_t *all = json_loadb(s->json, s->len, 0, NULL);
         is_int(dangling(all, all), 0, "%s/%s: every $ref resolves", s->group, s->version);

@@ -1,0 +1,1187 @@
+/* job.c — the Job controller: a batch/v1 Job runs as Slurm job arrays.
+ *
+ * For the indexes a Job still needs (all of them at first, a failed one
+ * again while backoffLimit allows), the controller creates one Pod per
+ * index (the template, owned by the Job, labelled as kube's Job controller
+ * does) and submits them together as ONE array: --array=INDEXES%PARALLELISM,
+ * job name namespace/name, comment `slurmlink:uid=JOBUID
+ * slurmlink:submission=K`. Task i runs pod i's own job.sh (its folder, its
+ * token), so from then on the pod is followed like any other (the shim's
+ * pushes, the Slurm poll; ctl.c maps a task to its pod by array and task
+ * id). The Job's status is recomputed from its pods on every pass.
+ *
+ * Never two submissions of one batch: the pods of submission K exist (with
+ * their index and K) before the array is submitted; a pass that finds pods
+ * of K without an array first looks for an array whose comment carries the
+ * Job's uid and K (submitted before a crash, not recorded) and adopts it.
+ *
+ * Annotations (the controller's bookkeeping, in the store):
+ *   pod  slurmlink.io/job-uid         the Job's uid (server-owned: what ties the
+ *                                     pod to the Job's arrays, orphaned or not)
+ *        slurmlink.io/job-index       its index (both completion modes)
+ *        slurmlink.io/job-submission  K
+ *        slurmlink.io/array-task      ARRAY_TASK, once submitted (server-owned)
+ *   job  slurmlink.io/job-submissions the last K
+ *        slurmlink.io/slurm-arrays    the arrays submitted, "id,id"
+ *        slurmlink.io/array-throttle  the throttle the arrays have */
+#include "common/buf.h"
+#include "common/fault.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/quote.h"
+#include "common/xalloc.h"
+#include "ctl/internal.h"
+#include "ctl/jobindex.h"
+#include "ctl/jobpod.h"
+#include "ctl/podstatus.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+#include "pod/schema.h"
+#include "translate/translate.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANN_POD_TASK SL_ANN_ARRAY_TASK
+#define ANN_JOB_SUBS "slurmlink.io/job-submissions"
+#define ANN_JOB_ARRAYS "slurmlink.io/slurm-arrays"
+#define ANN_JOB_THROTTLE "slurmlink.io/array-throttle"
+#define ANN_JOB_ORPHANED "slurmlink.io/orphaned-pods" /* deleted with propagation Orphan */
+#define BACKOFF_MS 10000LL      /* the Job controller's DefaultJobPodFailureBackOff */
+#define BACKOFF_MAX_MS 600000LL /* MaxJobPodFailureBackOff */
+
+/* ---- which pods are a Job's -------------------------------------------------------- */
+
+static long long ann_int(json_t *o, const char *key, long long dflt)
+{
+    const char *v = sl_kube_annotation(o, key);
+    char *end;
+    long long n = v && *v ? strtoll(v, &end, 10) : 0;
+    return v && *v && !*end && n >= 0 ? n : dflt;
+}
+
+/* the pod's controller ownerReference to a Job: its name and uid */
+static json_t *job_owner_ref(json_t *pod)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), i, r)
+    {
+        const char *kind = json_string_value(json_object_get(r, "kind"));
+        const char *av = json_string_value(json_object_get(r, "apiVersion"));
+        if (json_is_true(json_object_get(r, "controller")) && kind && !strcmp(kind, "Job") && av &&
+            !strcmp(av, "batch/v1"))
+            return r;
+    }
+    return NULL;
+}
+
+int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job, uint32_t *task)
+{
+    (void)c;
+    *array_job = *task = 0;
+    /* server-owned annotations (src/api/admission.c): only this controller
+     * writes them, so a tenant's pod cannot claim another's task */
+    const char *uid = sl_kube_annotation(pod, SL_ANN_JOB_UID);
+    if (!uid || !*uid || strlen(uid) > 36 || ann_int(pod, ANN_POD_INDEX, -1) < 0)
+        return 0;
+    snprintf(owner, 37, "%s", uid);
+    const char *t = sl_kube_annotation(pod, SL_ANN_ARRAY_TASK);
+    unsigned a, i;
+    if (t && sscanf(t, "%u_%u", &a, &i) == 2) {
+        *array_job = a;
+        *task = i;
+    }
+    return 1;
+}
+
+ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task)
+{
+    if (task == SL_SLURM_NO_TASK)
+        return NULL;
+    for (int i = 0; i < CTL_HASH; i++)
+        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
+            if (p->owner_uid && p->array_job_id == array_job && p->array_task_id == task)
+                return p;
+    return NULL;
+}
+
+uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid)
+{
+    sl_slurm_jobs_t *jl = NULL;
+    uint32_t id = 0;
+    if (sl_slurm_job_load(array_job, &jl, NULL) == 0)
+        for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++) {
+            const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
+            if (j->array_task_id == task && ctl_job_owned_by(j, owner_uid))
+                id = j->job_id;
+        }
+    sl_slurm_jobs_free(jl);
+    return id;
+}
+
+/* ---- a Job's pods, tallied ------------------------------------------------------ */
+
+typedef struct tally {
+    size_t n;            /* completions */
+    unsigned char *done; /* index succeeded */
+    unsigned char *busy; /* index has a pod not finished */
+    long long active, ready, succeeded, failed, terminating;
+    int64_t last_fail_ns;
+    json_t *pods;        /* the Job's pods */
+    char fail_job[512];  /* a podFailurePolicy FailJob rule matched: kube's message */
+    unsigned *fails;     /* counted failures per index */
+    unsigned char *lost; /* index failed for good (backoffLimitPerIndex, FailIndex) */
+} tally_t;
+
+static bool is_indexed(json_t *job)
+{
+    const char *m = sl_kube_path_str(job, "spec.completionMode");
+    return m && !strcmp(m, "Indexed");
+}
+
+static long long spec_int(json_t *job, const char *k, long long dflt)
+{
+    json_t *v = json_object_get(json_object_get(job, "spec"), k);
+    return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+static bool pod_ready(json_t *pod)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(sl_kube_path(pod, "status.conditions"), i, cd)
+    {
+        const char *t = json_string_value(json_object_get(cd, "type"));
+        const char *s = json_string_value(json_object_get(cd, "status"));
+        if (t && !strcmp(t, "Ready"))
+            return s && !strcmp(s, "True");
+    }
+    return false;
+}
+
+/* when a failed pod finished (its containers' latest finishedAt), else now */
+static int64_t failed_at(json_t *pod)
+{
+    int64_t best = 0, ns;
+    size_t i;
+    json_t *cs;
+    json_array_foreach(sl_kube_path(pod, "status.containerStatuses"), i, cs)
+    {
+        const char *f = sl_kube_path_str(cs, "state.terminated.finishedAt");
+        if (f && sl_kube_parse_rfc3339(f, &ns) == 0 && ns > best)
+            best = ns;
+    }
+    return best ? best : sl_kube_now_ns();
+}
+
+/* a failed pod under the Job's podFailurePolicy: false when it is not
+ * counted (Ignore: retried, not counted towards backoffLimit) */
+static bool counted_failure(tally_t *t, json_t *job, json_t *pod)
+{
+    char msg[512];
+    ctl_pfp_action_t a = ctl_job_pod_failure_action(job, pod, msg, sizeof(msg));
+    if (a == CTL_PFP_FAIL_JOB && !t->fail_job[0])
+        snprintf(t->fail_job, sizeof(t->fail_job), "%s", msg);
+    long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+    if (a != CTL_PFP_IGNORE && idx >= 0 && (size_t)idx < t->n) {
+        t->fails[idx]++;
+        t->lost[idx] |= a == CTL_PFP_FAIL_INDEX;
+    }
+    return a != CTL_PFP_IGNORE;
+}
+
+/* backoffLimitPerIndex (Indexed): an index failed more often is lost */
+static bool per_index(json_t *job)
+{
+    return is_indexed(job) && spec_int(job, "backoffLimitPerIndex", -1) >= 0;
+}
+
+static void lost_indexes(json_t *job, tally_t *t)
+{
+    long long lim = spec_int(job, "backoffLimitPerIndex", -1);
+    for (size_t i = 0; i < t->n; i++)
+        t->lost[i] = per_index(job) && !t->done[i] && (t->lost[i] || (long long)t->fails[i] > lim);
+}
+
+static size_t nlost(const tally_t *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->lost[i];
+    return n;
+}
+
+static void count_pod(tally_t *t, json_t *job, json_t *pod)
+{
+    long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+    const char *phase = sl_kube_path_str(pod, "status.phase");
+    bool ok = phase && !strcmp(phase, "Succeeded"), bad = phase && !strcmp(phase, "Failed");
+    bool deleting = sl_kube_meta_str(pod, "deletionTimestamp") != NULL;
+    if (bad && !counted_failure(t, job, pod))
+        return;
+    if (ok) {
+        t->succeeded++;
+    } else if (bad) {
+        t->failed++;
+        int64_t at = failed_at(pod);
+        if (at > t->last_fail_ns)
+            t->last_fail_ns = at;
+    } else if (deleting) {
+        t->terminating++;
+    } else {
+        t->active++;
+        t->ready += pod_ready(pod);
+    }
+    if (idx >= 0 && (size_t)idx < t->n) {
+        t->done[idx] |= ok;
+        t->busy[idx] |= !ok && !bad;
+    }
+}
+
+static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->n = (size_t)spec_int(job, "completions", 1);
+    t->done = sl_xcalloc(t->n ? t->n : 1, 1);
+    t->busy = sl_xcalloc(t->n ? t->n : 1, 1);
+    t->lost = sl_xcalloc(t->n ? t->n : 1, 1);
+    t->fails = sl_xcalloc(t->n ? t->n : 1, sizeof(*t->fails));
+    t->pods = json_array();
+    json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
+    const char *uid = sl_kube_uid(job);
+    size_t i;
+    json_t *pod;
+    json_array_foreach(all, i, pod)
+    {
+        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
+        if (!ou || strcmp(ou, uid))
+            continue;
+        json_array_append(t->pods, pod);
+        count_pod(t, job, pod);
+    }
+    lost_indexes(job, t);
+    json_decref(all);
+}
+
+static void tally_free(tally_t *t)
+{
+    free(t->done);
+    free(t->busy);
+    free(t->lost);
+    free(t->fails);
+    json_decref(t->pods);
+}
+
+static size_t ndone(const tally_t *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->done[i];
+    return n;
+}
+
+/* Complete: every index succeeded (Indexed), or as many pods as completions */
+static bool completions_reached(json_t *job, const tally_t *t)
+{
+    return is_indexed(job) ? ndone(t) >= t->n : (size_t)t->succeeded >= t->n;
+}
+
+static bool backoff_exceeded(json_t *job, const tally_t *t)
+{
+    return t->failed > spec_int(job, "backoffLimit", 6);
+}
+
+/* ---- status ---------------------------------------------------------------------- */
+
+static bool has_condition(json_t *status, const char *type)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(status, "conditions"), i, cd)
+    {
+        const char *t = json_string_value(json_object_get(cd, "type"));
+        if (t && !strcmp(t, type))
+            return true;
+    }
+    return false;
+}
+
+static void add_condition(json_t *status, const char *type, const char *reason, const char *msg,
+                          const char *now)
+{
+    if (has_condition(status, type))
+        return;
+    json_t *conds = json_object_get(status, "conditions");
+    if (!json_is_array(conds))
+        json_object_set_new(status, "conditions", conds = json_array());
+    json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", type, "status",
+                                           "True", "lastProbeTime", now, "lastTransitionTime", now,
+                                           "reason", reason, "message", msg));
+}
+
+static void set_count(json_t *st, const char *k, long long v, bool always)
+{
+    if (v || always)
+        json_object_set_new(st, k, json_integer(v));
+    else
+        json_object_del(st, k);
+}
+
+static json_t *condition(json_t *status, const char *type)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(status, "conditions"), i, cd)
+    {
+        const char *t = json_string_value(json_object_get(cd, "type"));
+        if (t && !strcmp(t, type))
+            return cd;
+    }
+    return NULL;
+}
+
+/* activeDeadlineSeconds past since startTime */
+static bool deadline_exceeded(json_t *job, json_t *st)
+{
+    long long ads = spec_int(job, "activeDeadlineSeconds", -1);
+    int64_t start;
+    const char *s = json_string_value(json_object_get(st, "startTime"));
+    return ads >= 0 && s && sl_kube_parse_rfc3339(s, &start) == 0 &&
+           sl_kube_now_ns() >= start + ads * 1000000000LL;
+}
+
+/* the Job fails: FailureTarget first (its pods are then stopped), Failed
+ * with the same reason once none is active (kube 1.32's order) */
+static void failure(json_t *job, const tally_t *t, json_t *st, const char *now)
+{
+    if (!condition(st, "FailureTarget")) {
+        if (t->fail_job[0])
+            add_condition(st, "FailureTarget", "PodFailurePolicy", t->fail_job, now);
+        else if (backoff_exceeded(job, t))
+            add_condition(st, "FailureTarget", "BackoffLimitExceeded",
+                          "Job has reached the specified backoff limit", now);
+        else if (deadline_exceeded(job, st))
+            add_condition(st, "FailureTarget", "DeadlineExceeded",
+                          "Job was active longer than specified deadline", now);
+        else if (per_index(job) && json_is_integer(sl_kube_path(job, "spec.maxFailedIndexes")) &&
+                 (long long)nlost(t) > spec_int(job, "maxFailedIndexes", 0))
+            add_condition(st, "FailureTarget", "MaxFailedIndexesExceeded",
+                          "Job has exceeded the specified maximal number of failed indexes", now);
+        else if (nlost(t) && ndone(t) + nlost(t) >= t->n && !t->active)
+            add_condition(st, "FailureTarget", "FailedIndexes", "Job has failed indexes", now);
+    }
+    json_t *ft = condition(st, "FailureTarget");
+    if (ft && !t->active)
+        add_condition(st, "Failed", json_string_value(json_object_get(ft, "reason")),
+                      json_string_value(json_object_get(ft, "message")), now);
+}
+
+static bool suspended(json_t *job) { return json_is_true(sl_kube_path(job, "spec.suspend")); }
+
+/* spec.suspend: condition Suspended True (JobSuspended), startTime cleared
+ * (the deadline's clock stops); false again: the condition False
+ * (JobResumed), startTime anew */
+static void suspension(json_t *job, json_t *st, const char *now)
+{
+    json_t *cd = condition(st, "Suspended");
+    const char *was = cd ? json_string_value(json_object_get(cd, "status")) : NULL;
+    bool on = suspended(job), was_on = was && !strcmp(was, "True");
+    if (on == was_on || (!on && !cd))
+        return;
+    if (!cd) {
+        add_condition(st, "Suspended", "JobSuspended", "Job suspended", now);
+    } else {
+        json_object_set_new(cd, "status", json_string(on ? "True" : "False"));
+        json_object_set_new(cd, "reason", json_string(on ? "JobSuspended" : "JobResumed"));
+        json_object_set_new(cd, "message", json_string(on ? "Job suspended" : "Job resumed"));
+        json_object_set_new(cd, "lastProbeTime", json_string(now));
+        json_object_set_new(cd, "lastTransitionTime", json_string(now));
+    }
+    json_object_del(st, "startTime");
+}
+
+/* what the Job controller writes: the counts, completedIndexes, startTime,
+ * and once the Job is over its conditions (SuccessCriteriaMet then
+ * Complete, or FailureTarget then Failed) and completionTime */
+static json_t *job_status(json_t *job, const tally_t *t, bool *finished)
+{
+    json_t *st = json_deep_copy(json_object_get(job, "status"));
+    if (!json_is_object(st)) {
+        json_decref(st);
+        st = json_object();
+    }
+    char *now = sl_kube_now_rfc3339();
+    suspension(job, st, now);
+    if (!json_object_get(st, "startTime") && !suspended(job))
+        json_object_set_new(st, "startTime", json_string(now));
+    set_count(st, "active", t->active, false);
+    set_count(st, "succeeded", t->succeeded, false);
+    set_count(st, "failed", t->failed, false);
+    set_count(st, "ready", t->ready, true);
+    set_count(st, "terminating", t->terminating, true);
+    json_object_set_new(st, "uncountedTerminatedPods", json_object());
+    if (is_indexed(job)) {
+        char *iv = ctl_index_intervals(t->done, t->n);
+        if (*iv)
+            json_object_set_new(st, "completedIndexes", json_string(iv));
+        free(iv);
+    }
+    if (per_index(job)) {
+        char *iv = ctl_index_intervals(t->lost, t->n);
+        json_object_set_new(st, "failedIndexes", json_string(iv));
+        free(iv);
+    }
+    bool done = has_condition(st, "Complete") || has_condition(st, "Failed");
+    if (!done && completions_reached(job, t) && !t->active) {
+        const char *m = "Reached expected number of succeeded pods";
+        add_condition(st, "SuccessCriteriaMet", "CompletionsReached", m, now);
+        add_condition(st, "Complete", "CompletionsReached", m, now);
+        json_object_set_new(st, "completionTime", json_string(now));
+    } else if (!done) {
+        failure(job, t, st, now);
+    }
+    *finished = has_condition(st, "Complete") || has_condition(st, "Failed");
+    free(now);
+    return st;
+}
+
+typedef struct status_arg {
+    const char *uid;
+    json_t *status;
+} status_arg_t;
+
+static int status_fn(json_t *job, void *arg)
+{
+    status_arg_t *a = arg;
+    const char *uid = sl_kube_uid(job);
+    if (!uid || strcmp(uid, a->uid)) {
+        errno = ENOENT; /* deleted and created again: not this one */
+        return -1;
+    }
+    if (json_equal(json_object_get(job, "status"), a->status))
+        return 0;
+    json_object_set(job, "status", a->status);
+    return 1;
+}
+
+static void write_status(sl_ctl_t *c, json_t *job, json_t *status)
+{
+    status_arg_t a = {sl_kube_uid(job), status};
+    sl_store_mutate(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job), status_fn,
+                    &a, NULL, NULL);
+}
+
+/* one annotation of the Job set (the controller's bookkeeping) */
+typedef struct ann_arg {
+    const char *uid, *key, *value;
+} ann_arg_t;
+
+static int ann_fn(json_t *obj, void *arg)
+{
+    ann_arg_t *a = arg;
+    const char *uid = sl_kube_uid(obj);
+    if (!uid || strcmp(uid, a->uid)) {
+        errno = ENOENT;
+        return -1;
+    }
+    const char *old = sl_kube_annotation(obj, a->key);
+    if (old && !strcmp(old, a->value))
+        return 0;
+    sl_kube_set_annotation(obj, a->key, a->value);
+    return 1;
+}
+
+static int set_ann(sl_ctl_t *c, const char *res, json_t *obj, const char *key, const char *value)
+{
+    ann_arg_t a = {sl_kube_uid(obj), key, value};
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_store_mutate(c->store, res, sl_kube_namespace(obj), sl_kube_name(obj), ann_fn, &a,
+                            NULL, &err);
+    if (r < 0)
+        sl_warn("%s %s/%s: cannot record %s=%s: %s", res, sl_kube_namespace(obj), sl_kube_name(obj),
+                key, value, err.text);
+    return r;
+}
+
+/* ---- pods for the indexes still needed ------------------------------------------- */
+
+/* generateName: <job>- or <job>-<index>- (kube cuts the prefix at 58) */
+static int create_pod(sl_ctl_t *c, json_t *job, json_t *pod, size_t idx)
+{
+    char *prefix = is_indexed(job) ? sl_xasprintf("%s-%zu-", sl_kube_name(job), idx)
+                                   : sl_xasprintf("%s-", sl_kube_name(job));
+    if (strlen(prefix) > 58)
+        prefix[58] = '\0';
+    sl_kube_meta_set_str(pod, "generateName", prefix);
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = -1;
+    for (int i = 0; i < 8 && rc < 0; i++) {
+        char sfx[6], *name;
+        sl_kube_rand_suffix(sfx, 5);
+        name = sl_xasprintf("%s%s", prefix, sfx);
+        sl_kube_meta_set_str(pod, "name", name);
+        free(name);
+        rc = sl_store_create(c->store, "pods", pod, &err);
+        if (rc < 0 && errno != EEXIST)
+            break;
+    }
+    if (rc < 0)
+        sl_warn("job %s/%s: cannot create the pod of index %zu: %s", sl_kube_namespace(job),
+                sl_kube_name(job), idx, err.text);
+    free(prefix);
+    return rc;
+}
+
+/* kube's back-off before a failed index is tried again: 10 s, doubled per
+ * failure, at most 10 min, from the last failure */
+static bool backing_off(const tally_t *t)
+{
+    if (!t->failed)
+        return false;
+    long long d = BACKOFF_MS << (t->failed > 7 ? 6 : t->failed - 1);
+    if (d > BACKOFF_MAX_MS)
+        d = BACKOFF_MAX_MS;
+    return sl_kube_now_ns() < t->last_fail_ns + d * 1000000LL;
+}
+
+/* the pods of the indexes that have none running and have not succeeded,
+ * as submission K+1 (recorded on the Job before the first pod) */
+static void create_batch(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    long long need = (long long)t->n - (long long)(ndone(t) + nlost(t)) - t->active;
+    if (need <= 0 || backing_off(t))
+        return;
+    long long sub = ann_int(job, ANN_JOB_SUBS, 0) + 1;
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%lld", sub);
+    if (set_ann(c, "jobs.batch", job, ANN_JOB_SUBS, buf) < 0)
+        return;
+    for (size_t i = 0; i < t->n && need > 0; i++) {
+        if (t->done[i] || t->busy[i] || t->lost[i])
+            continue;
+        json_t *pod = ctl_job_new_pod(job, i, sub);
+        if (create_pod(c, job, pod, i) == 0)
+            need--;
+        json_decref(pod);
+    }
+}
+
+/* ---- one array per batch (per chunk of MaxArraySize indexes) ---------------------- */
+
+/* a pod of the batch, ready to be a task */
+typedef struct member {
+    json_t *pod;
+    ctl_pod_t *p;
+    size_t index;
+    uint32_t task;
+    char *dir;
+} member_t;
+
+typedef struct batch {
+    json_t *job;
+    long long sub;
+    unsigned chunk;
+    member_t *m;
+    size_t n;
+    uid_t uid;
+    gid_t gid;
+    long long throttle; /* at most this many of its tasks at once; <= 0: no room yet */
+    char comment[160];
+} batch_t;
+
+/* the array of this batch already in Slurm (submitted before a crash and
+ * not recorded): its id, or 0 */
+static uint32_t find_submitted(const batch_t *b)
+{
+    sl_slurm_jobs_t *jobs = NULL;
+    uint32_t id = 0;
+    if (sl_slurm_jobs_load(NULL, &jobs, NULL) < 0)
+        return UINT32_MAX; /* cannot tell: not now */
+    for (size_t i = 0; i < sl_slurm_jobs_count(jobs) && !id; i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
+        if (ctl_job_owned_by(j, sl_kube_uid(b->job)) && !strcmp(j->comment, b->comment))
+            id = j->array_job_id ? j->array_job_id : j->job_id;
+    }
+    sl_slurm_jobs_free(jobs);
+    return id;
+}
+
+/* the batch script: task i runs pod i's own job.sh in its folder */
+static char *dispatch_script(const batch_t *b)
+{
+    sl_buf_t s = SL_BUF_INIT;
+    sl_buf_printf(&s,
+                  "#!/bin/bash\n# Job %s/%s (uid %s), submission %lld: one array task per pod,\n"
+                  "# each running its pod's job.sh; generated by slurmlinkd.\n"
+                  "case \"${SLURM_ARRAY_TASK_ID:-}\" in\n",
+                  sl_kube_namespace(b->job), sl_kube_name(b->job), sl_kube_uid(b->job), b->sub);
+    for (size_t i = 0; i < b->n; i++) {
+        if (!b->m[i].dir)
+            continue;
+        char *d = sl_shell_quote(b->m[i].dir), *sh = sl_xasprintf("%s/job.sh", b->m[i].dir);
+        char *out = sl_xasprintf("%s/job.out", b->m[i].dir);
+        char *qsh = sl_shell_quote(sh), *qout = sl_shell_quote(out);
+        sl_buf_printf(&s, "%u) cd %s && exec /bin/bash %s >>%s 2>&1 ;;\n", b->m[i].task, d, qsh,
+                      qout);
+        free(d);
+        free(sh);
+        free(out);
+        free(qsh);
+        free(qout);
+    }
+    sl_buf_puts(&s, "*) echo \"slurmlink: no pod for array task ${SLURM_ARRAY_TASK_ID:-}\" >&2; "
+                    "exit 1 ;;\nesac\n");
+    return sl_buf_steal(&s);
+}
+
+/* the sbatch options of a pod's translation, less what names one pod */
+static char **array_options(const sl_translate_result_t *r, const batch_t *b)
+{
+    static const char *const drop[] = {
+        "--job-name=", "--comment=", "--output=", "--error=", "--chdir=", "--open-mode="};
+    char **v = sl_xcalloc(r->noptions + 4, sizeof(*v));
+    size_t n = 0;
+    for (size_t i = 0; i < r->noptions; i++) {
+        bool skip = false;
+        for (size_t d = 0; d < sizeof(drop) / sizeof(drop[0]); d++)
+            skip |= !strncmp(r->options[i], drop[d], strlen(drop[d]));
+        if (!skip)
+            v[n++] = sl_xstrdup(r->options[i]);
+    }
+    v[n++] = sl_xasprintf("--job-name=%s/%s", sl_kube_namespace(b->job), sl_kube_name(b->job));
+    v[n++] = sl_xasprintf("--comment=%s", b->comment);
+    v[n++] = sl_xstrdup("--output=/dev/null");
+    return v;
+}
+
+/* the array's environment (the pods' own come from their shim.json) */
+static char **array_env(sl_ctl_t *c, const batch_t *b)
+{
+    struct passwd *pw = getpwuid(b->uid);
+    char **env = sl_xcalloc(8, sizeof(*env));
+    int n = 0;
+    env[n++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+    env[n++] = sl_xasprintf("HOME=%s", pw && pw->pw_dir ? pw->pw_dir : "/");
+    env[n++] = sl_xasprintf("USER=%s", pw ? pw->pw_name : "nobody");
+    env[n++] = sl_xasprintf("LOGNAME=%s", pw ? pw->pw_name : "nobody");
+    env[n++] = sl_xasprintf("SLURMLINK_JOB_UID=%s", sl_kube_uid(b->job));
+    if (c->o.slurm_conf)
+        env[n++] = sl_xasprintf("SLURM_CONF=%s", c->o.slurm_conf);
+    return env;
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* every member's folder written (a pod that cannot be is failed by
+ * ctl_pod_prepare and left out); the options of the first: NULL if none */
+static char **prepare_members(sl_ctl_t *c, batch_t *b)
+{
+    char **opts = NULL;
+    for (size_t i = 0; i < b->n; i++) {
+        sl_translate_result_t *r = NULL;
+        uid_t u;
+        gid_t g;
+        if (ctl_pod_prepare(c, b->m[i].p, b->m[i].pod, &r, &u, &g) < 0)
+            continue;
+        b->m[i].dir = sl_xstrdup(r->pod_dir);
+        if (!opts) {
+            b->uid = u;
+            b->gid = g;
+            opts = array_options(r, b);
+        }
+        sl_translate_result_destroy(r);
+    }
+    return opts;
+}
+
+/* the array's id and each member's task recorded (pods, then the Job) */
+static void record_array(sl_ctl_t *c, batch_t *b, uint32_t id)
+{
+    char buf[48];
+    for (size_t i = 0; i < b->n; i++) {
+        snprintf(buf, sizeof(buf), "%u_%u", id, b->m[i].task);
+        pthread_mutex_lock(&c->lock);
+        b->m[i].p->array_job_id = id;
+        b->m[i].p->array_task_id = b->m[i].task;
+        pthread_mutex_unlock(&c->lock);
+        set_ann(c, "pods", b->m[i].pod, ANN_POD_TASK, buf);
+    }
+    const char *old = sl_kube_annotation(b->job, ANN_JOB_ARRAYS);
+    char *all = old && *old ? sl_xasprintf("%s,%u", old, id) : sl_xasprintf("%u", id);
+    if (!old || !strstr(old, buf))
+        set_ann(c, "jobs.batch", b->job, ANN_JOB_ARRAYS, all);
+    free(all);
+    snprintf(buf, sizeof(buf), "%lld", spec_int(b->job, "parallelism", 1));
+    set_ann(c, "jobs.batch", b->job, ANN_JOB_THROTTLE, buf);
+}
+
+/* the --array value: the members' tasks, at most parallelism at once */
+static char *array_spec(const batch_t *b, unsigned max)
+{
+    unsigned char *set = sl_xcalloc(max, 1);
+    for (size_t i = 0; i < b->n; i++)
+        if (b->m[i].dir)
+            set[b->m[i].task] = 1;
+    char *spec = ctl_index_array_spec(set, max, (unsigned)b->throttle);
+    free(set);
+    return spec;
+}
+
+static int refused_fn(json_t *pod, void *arg)
+{
+    return ctl_status_submit_failed(pod, arg, 1, sl_kube_now_ns());
+}
+
+/* Slurm refused the array for good: its pods fail, as a pod Slurm refuses */
+static void refuse_members(sl_ctl_t *c, batch_t *b, const char *why)
+{
+    char *msg = sl_xasprintf("Slurm refused the job array: %s", why);
+    for (size_t i = 0; i < b->n; i++)
+        ctl_pod_mutate(c, b->m[i].p->ns, b->m[i].p->name, b->m[i].p->uid, refused_fn, msg, NULL,
+                       NULL);
+    free(msg);
+}
+
+static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
+{
+    uint32_t id = find_submitted(b);
+    if (id == UINT32_MAX)
+        return;
+    if (id) {
+        sl_info("job %s/%s: adopted Slurm array %u (submission %lld.%u) found by its uid",
+                sl_kube_namespace(b->job), sl_kube_name(b->job), id, b->sub, b->chunk);
+        record_array(c, b, id);
+        return;
+    }
+    if (b->throttle <= 0)
+        return; /* the Job's other arrays run parallelism tasks: later */
+    char **opts = prepare_members(c, b);
+    if (!opts)
+        return; /* every pod failed (say why themselves) */
+    char *script = dispatch_script(b), *spec = array_spec(b, max);
+    char **env = array_env(c, b);
+    sl_slurm_submit_t req = {.script = script,
+                             .env = (const char *const *)env,
+                             .options = (const char *const *)opts,
+                             .uid = b->uid,
+                             .gid = b->gid,
+                             .work_dir = "/",
+                             .array = spec};
+    sl_error_t err = SL_ERROR_INIT;
+    int retry = 0;
+    if (sl_slurm_submit(&req, &id, &retry, &err) < 0) {
+        sl_warn("job %s/%s: Slurm refused the array %s: %s", sl_kube_namespace(b->job),
+                sl_kube_name(b->job), spec, err.text);
+        if (retry)
+            c->slurm_ok = 0;
+        else
+            refuse_members(c, b, err.text);
+    } else {
+        SL_FAULT("after-array-submit"); /* the test build's crash between submit and record */
+        sl_info("job %s/%s: Slurm array %u --array=%s", sl_kube_namespace(b->job),
+                sl_kube_name(b->job), id, spec);
+        record_array(c, b, id);
+    }
+    free(script);
+    free(spec);
+    strv_free(env);
+    strv_free(opts);
+}
+
+/* a pod of the Job still to be submitted: no array task, not finished,
+ * not being deleted, known to the pod controller (which then leaves its
+ * submission to us) */
+static bool unsubmitted(sl_ctl_t *c, json_t *pod, ctl_pod_t **out)
+{
+    if (sl_kube_annotation(pod, ANN_POD_TASK) || ctl_pod_terminal(pod) ||
+        sl_kube_meta_str(pod, "deletionTimestamp"))
+        return false;
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, sl_kube_uid(pod));
+    bool ok = p && p->owner_uid && !p->array_job_id;
+    pthread_mutex_unlock(&c->lock);
+    *out = p; /* the controller thread's own: stays valid */
+    return ok;
+}
+
+/* the unsubmitted pods of submission sub, chunk ch, into b */
+static void gather(sl_ctl_t *c, const tally_t *t, batch_t *b, unsigned max)
+{
+    b->m = sl_xcalloc(json_array_size(t->pods) + 1, sizeof(*b->m));
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod)
+    {
+        ctl_pod_t *p;
+        long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+        if (idx < 0 || ann_int(pod, ANN_POD_SUB, -1) != b->sub ||
+            (unsigned)(idx / max) != b->chunk || !unsubmitted(c, pod, &p))
+            continue;
+        b->m[b->n++] = (member_t){pod, p, (size_t)idx, (uint32_t)(idx % max), NULL};
+    }
+    snprintf(b->comment, sizeof(b->comment), "slurmlink:uid=%s slurmlink:submission=%lld.%u",
+             sl_kube_uid(b->job), b->sub, b->chunk);
+}
+
+static unsigned max_array(sl_ctl_t *c)
+{
+    if (!c->max_array_size)
+        c->max_array_size = sl_slurm_max_array_size();
+    return c->max_array_size ? c->max_array_size : 1001; /* Slurm's default */
+}
+
+/* the throttle of a new array: parallelism less the Job's pods already in
+ * an array and not finished (a retry or a later chunk of a Job over
+ * MaxArraySize waits until there is room, so that all arrays of a Job
+ * together never run more than parallelism tasks) */
+static long long room(json_t *job, const tally_t *t)
+{
+    long long busy = 0;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod) busy +=
+        sl_kube_annotation(pod, ANN_POD_TASK) && !ctl_pod_terminal(pod);
+    long long par = spec_int(job, "parallelism", 1);
+    return par - busy < par ? par - busy : par;
+}
+
+/* every (submission, chunk) that has pods without an array: submitted */
+static void submit_pending(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    unsigned max = max_array(c);
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod)
+    {
+        ctl_pod_t *p;
+        long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+        if (idx < 0 || !unsubmitted(c, pod, &p))
+            continue;
+        batch_t b = {.job = job,
+                     .sub = ann_int(pod, ANN_POD_SUB, 0),
+                     .chunk = (unsigned)(idx / max),
+                     .throttle = room(job, t)};
+        gather(c, t, &b, max);
+        if (b.n)
+            submit_batch(c, &b, max);
+        for (size_t k = 0; k < b.n; k++)
+            free(b.m[k].dir);
+        free(b.m);
+        return; /* one array per pass: the next pass sees what this one recorded */
+    }
+}
+
+/* ---- stopping a Job's work, deletion ---------------------------------------------- */
+
+/* every array of the Job cancelled (each checked to be the Job's own) */
+static void cancel_arrays(sl_ctl_t *c, json_t *job)
+{
+    const char *list = sl_kube_annotation(job, ANN_JOB_ARRAYS);
+    for (const char *p = list; p && *p;) {
+        char *end;
+        unsigned long id = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (ctl_job_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), (uint32_t)id,
+                         SIGKILL) == 0)
+            sl_info("job %s/%s: Slurm array %lu cancelled", sl_kube_namespace(job),
+                    sl_kube_name(job), id);
+        p = *end == ',' ? end + 1 : end;
+    }
+}
+
+static int mark_deleted_fn(json_t *pod, void *arg)
+{
+    (void)arg;
+    if (sl_kube_meta_str(pod, "deletionTimestamp"))
+        return 0;
+    char *now = sl_kube_now_rfc3339();
+    sl_kube_meta_set_str(pod, "deletionTimestamp", now);
+    free(now);
+    json_object_set_new(sl_kube_meta(pod), "deletionGracePeriodSeconds", json_integer(0));
+    return 1;
+}
+
+static int orphan_fn(json_t *pod, void *arg)
+{
+    json_t *refs = sl_kube_path(pod, "metadata.ownerReferences");
+    size_t i;
+    json_t *r;
+    json_array_foreach(refs, i, r)
+    {
+        const char *uid = json_string_value(json_object_get(r, "uid"));
+        if (uid && !strcmp(uid, arg)) {
+            json_array_remove(refs, i);
+            if (!json_array_size(refs))
+                json_object_del(sl_kube_meta(pod), "ownerReferences");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* the Job's pods deleted (the pod controller ends their tasks), or orphaned:
+ * the ownerReference to it removed, as the garbage collector does */
+static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
+{
+    json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
+    size_t i, n = 0;
+    json_t *pod;
+    json_array_foreach(all, i, pod)
+    {
+        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
+        if (!ou || strcmp(ou, sl_kube_uid(job)))
+            continue;
+        n++;
+        ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
+                       orphan ? orphan_fn : mark_deleted_fn, (void *)sl_kube_uid(job), NULL, NULL);
+    }
+    json_decref(all);
+    return n;
+}
+
+/* a Job removed from the store (background deletion): its arrays and pods */
+static void job_gone(sl_ctl_t *c, json_t *job)
+{
+    if (sl_kube_annotation(job, ANN_JOB_ORPHANED))
+        return; /* its pods run on without it */
+    cancel_arrays(c, job);
+    size_t n = pods_follow_owner(c, job, false);
+    sl_info("job %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(job),
+            sl_kube_name(job), n);
+}
+
+static bool has_finalizer(json_t *obj, const char *f)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(sl_kube_path(obj, "metadata.finalizers"), i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), f))
+            return true;
+    }
+    return false;
+}
+
+static int drop_finalizer_fn(json_t *job, void *arg)
+{
+    json_t *fin = sl_kube_path(job, "metadata.finalizers");
+    size_t i;
+    json_t *x;
+    json_array_foreach(fin, i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
+            json_array_remove(fin, i);
+            if (!strcmp(arg, "orphan")) /* job_gone leaves its arrays alone */
+                sl_kube_set_annotation(job, ANN_JOB_ORPHANED, "true");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* a Job being deleted with the garbage collector's finalizer: orphan its
+ * pods, or (foreground) end them and wait for them; then the finalizer
+ * goes, and with the last one the Job */
+static void job_finalize(sl_ctl_t *c, json_t *job)
+{
+    const char *f = has_finalizer(job, "orphan")               ? "orphan"
+                    : has_finalizer(job, "foregroundDeletion") ? "foregroundDeletion"
+                                                               : NULL;
+    if (!f)
+        return;
+    bool orphan = !strcmp(f, "orphan");
+    if (!orphan) /* orphaned pods run on, their tasks followed (slurmlink.io/job-uid) */
+        cancel_arrays(c, job);
+    if (pods_follow_owner(c, job, orphan) && !orphan)
+        return; /* foreground: the Job stays until its pods are gone */
+    json_t *out = NULL;
+    const char *ns = sl_kube_namespace(job), *name = sl_kube_name(job);
+    if (sl_store_mutate(c->store, "jobs.batch", ns, name, drop_finalizer_fn, (void *)f, &out,
+                        NULL) == 0 &&
+        !json_array_size(sl_kube_path(out, "metadata.finalizers")))
+        sl_store_delete(c->store, "jobs.batch", ns, name, sl_kube_rv(out), NULL, NULL);
+    json_decref(out);
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+/* some record of array id is the Job's (its comment carries the uid) */
+static bool array_owned(uint32_t id, const char *uid)
+{
+    sl_slurm_jobs_t *jl = NULL;
+    bool mine = false;
+    if (sl_slurm_job_load(id, &jl, NULL) == 0)
+        for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++)
+            mine |= ctl_job_owned_by(sl_slurm_jobs_at(jl, i), uid) != 0;
+    sl_slurm_jobs_free(jl);
+    return mine;
+}
+
+/* a changed parallelism: every array of the Job that is its own gets the
+ * new throttle (ArrayTaskThrottle) */
+static void update_throttle(sl_ctl_t *c, json_t *job)
+{
+    long long par = spec_int(job, "parallelism", 1);
+    const char *list = sl_kube_annotation(job, ANN_JOB_ARRAYS);
+    if (!list || ann_int(job, ANN_JOB_THROTTLE, -1) == par)
+        return;
+    for (const char *p = list; *p;) {
+        char *end;
+        unsigned long id = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (array_owned((uint32_t)id, sl_kube_uid(job))) {
+            sl_error_t err = SL_ERROR_INIT;
+            if (sl_slurm_array_throttle((uint32_t)id, (unsigned)par, &err) < 0)
+                sl_info("job %s/%s: %s", sl_kube_namespace(job), sl_kube_name(job), err.text);
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%lld", par);
+    set_ann(c, "jobs.batch", job, ANN_JOB_THROTTLE, buf);
+}
+
+static void delete_active(sl_ctl_t *c, const tally_t *t)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod)
+    {
+        if (!ctl_pod_terminal(pod))
+            ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
+                           mark_deleted_fn, NULL, NULL, NULL);
+    }
+}
+
+/* ttlSecondsAfterFinished past since the Job finished (completionTime, or
+ * its Failed condition's transition): the Job is deleted, and with it
+ * (job_gone) its pods, as the TTL-after-finished controller does */
+static void ttl_expire(sl_ctl_t *c, json_t *job)
+{
+    long long ttl = spec_int(job, "ttlSecondsAfterFinished", -1);
+    json_t *st = json_object_get(job, "status");
+    json_t *failed = condition(st, "Failed");
+    const char *at = json_string_value(json_object_get(st, "completionTime"));
+    if (!at && failed)
+        at = json_string_value(json_object_get(failed, "lastTransitionTime"));
+    int64_t when;
+    if (ttl < 0 || !at || sl_kube_parse_rfc3339(at, &when) < 0 ||
+        sl_kube_now_ns() < when + ttl * 1000000000LL)
+        return;
+    if (sl_store_delete(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job),
+                        sl_kube_rv(job), NULL, NULL) == 0)
+        sl_info("job %s/%s: finished %lld s ago (ttlSecondsAfterFinished): deleted",
+                sl_kube_namespace(job), sl_kube_name(job), ttl);
+}
+
+/* one Job: its pods tallied, its status written, what it still needs
+ * created and submitted */
+static void reconcile(sl_ctl_t *c, json_t *job)
+{
+    if (sl_kube_meta_str(job, "deletionTimestamp")) {
+        job_finalize(c, job);
+        return;
+    }
+    json_t *old = json_object_get(job, "status");
+    if (has_condition(old, "Complete") || has_condition(old, "Failed")) {
+        ttl_expire(c, job);
+        return;
+    }
+    tally_t t;
+    tally(c, job, &t);
+    bool finished = false;
+    json_t *st = job_status(job, &t, &finished);
+    write_status(c, job, st);
+    if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
+        /* kube deletes the active pods of a failed or suspended Job: the
+         * arrays are cancelled, the pods deleted (a pending task's has no
+         * job of its own to end it) */
+        cancel_arrays(c, job);
+        delete_active(c, &t);
+    } else if (!finished && !suspended(job)) {
+        submit_pending(c, job, &t);
+        create_batch(c, job, &t);
+        update_throttle(c, job);
+    }
+    json_decref(st);
+    tally_free(&t);
+}
+
+/* Jobs removed from the store since the last pass: their work ends */
+static void job_changes(sl_ctl_t *c)
+{
+    for (;;) {
+        sl_error_t err = SL_ERROR_INIT;
+        json_t *ch = sl_store_changes(c->store, c->jobs_rv, "jobs.batch", NULL, 512, &err);
+        if (!ch) {
+            if (errno == ERANGE) /* fell behind: deletions in between are lost */
+                c->jobs_rv = sl_store_revision(c->store);
+            return;
+        }
+        size_t i, n = json_array_size(ch);
+        json_t *e;
+        json_array_foreach(ch, i, e)
+        {
+            const char *type = json_string_value(json_object_get(e, "type"));
+            if (type && !strcmp(type, "DELETED"))
+                job_gone(c, json_object_get(e, "object"));
+            c->jobs_rv = json_integer_value(json_object_get(e, "rv"));
+        }
+        json_decref(ch);
+        if (n < 512)
+            return;
+    }
+}
+
+/* at start: arrays of Jobs that are gone (deleted while a crash kept the
+ * cancellation from happening) are cancelled; none stays behind */
+static void cancel_orphan_arrays(sl_ctl_t *c)
+{
+    sl_slurm_jobs_t *jobs = NULL;
+    if (sl_slurm_jobs_load(NULL, &jobs, NULL) < 0)
+        return;
+    json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);
+    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
+        char uid[128];
+        if (!j->array_job_id || !strstr(j->comment, "slurmlink:submission=") ||
+            !ctl_comment_uid(j->comment, uid, sizeof(uid)) || !ctl_job_active(j->state))
+            continue;
+        bool known = false;
+        size_t k;
+        json_t *job;
+        json_array_foreach(all, k, job) known |= !strcmp(sl_kube_uid(job), uid);
+        if (!known && sl_slurm_cancel(j->job_id, NULL) == 0)
+            sl_info("Slurm job %u: an array task of Job uid %s, which is gone: cancelled",
+                    j->job_id, uid);
+    }
+    json_decref(all);
+    sl_slurm_jobs_free(jobs);
+}
+
+void ctl_jobs_pass(sl_ctl_t *c)
+{
+    if (!c->initial_poll_done || !c->slurm_ok)
+        return;
+    if (!c->jobs_rv) {
+        c->jobs_rv = sl_store_revision(c->store);
+        cancel_orphan_arrays(c);
+    }
+    job_changes(c);
+    json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);
+    size_t i;
+    json_t *job;
+    json_array_foreach(all, i, job) reconcile(c, job);
+    json_decref(all);
+}
