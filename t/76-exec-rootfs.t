@@ -7,7 +7,7 @@
 # run as a real non-root Unix user (a tenant).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 14
+plan 17
 
 sec_users || bail "Unix users for the test"
 sec_cluster --cert --gpus 0 --cpus 6 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
@@ -52,6 +52,16 @@ is "$(kc alice exec b -- sh -c 'test ! -e /from-main && test ! -e /from-exec && 
 is "$(kc alice exec a -- sh -c 'test ! -e /from-b && echo clean' 2>&1)" clean "... nor does an exec in a see b's"
 is "$(tree_sum "$IMG")" "$before" "the stored image is unchanged after the execs' writes"
 
+# --- a pid that is no longer the recorded run is never joined -------------------------------
+rec=$(ls "$CL/pods/team-a/"a-*/rootfs/main.pid 2>/dev/null | head -1)
+saved=$(cat "$rec" 2>/dev/null)
+read -r rpid rstart <<<"$saved"
+is "$rpid" "$mainpid" "the shim records the container's pid (rootfs/main.pid) with its start time"
+printf '%s %s\n' "$rpid" "$((rstart + 1))" >"$rec"
+out=$(kc alice exec a -- true 2>&1)
+like "$out" 'container not found \("main"\)' "a recorded start time that is not the process's: the pid is not joined (the kubelet's text)"
+printf '%s\n' "$saved" >"$rec"
+
 # --- volumes at paths the image lacks, a read-only root ------------------------------------
 kc alice create configmap cfg --from-literal=KEY=the-value >/dev/null
 VOLS='[{"name":"cfg","configMap":{"name":"cfg"}},{"name":"scratch","emptyDir":{}}]'
@@ -72,5 +82,7 @@ wait_for 60 running two
 wait_for 60 sh -c "[ \"\$(kubectl --kubeconfig $CL/alice.kc --cache-dir $CL/cache-alice get pod two -o jsonpath='{.status.containerStatuses[?(@.name==\"quick\")].state.terminated.reason}')\" = Completed ]"
 out=$(kc alice exec two -c quick -- true 2>&1)
 like "$out" 'container not found \("quick"\)' "exec into a finished container of a running pod: the kubelet's text, no new container started"
+ok test -e "$(ls -d "$CL/pods/team-a/"two-* | head -1)/rootfs/main.pid" -a ! -e "$(ls -d "$CL/pods/team-a/"two-* | head -1)/rootfs/quick.pid" \
+  "the running container's record is there, the finished one's is gone"
 
 is "$(tree_sum "$IMG")" "$before" "at the end the stored image is what was imported"
