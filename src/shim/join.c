@@ -98,39 +98,67 @@ static pid_t recorded_pid(const char *pod_dir, const char *name, unsigned long l
     return pid;
 }
 
-/* 0 once pid no longer runs the runtime's program (it exec'd the
- * container's command), -1 when pid is gone or it takes too long */
+/* Does pid still run the runtime's program? Its /proc/PID/exe is that file
+ * (when the helper's PATH finds it), or its name (/proc/PID/comm, the
+ * kernel's first 15 bytes of the file name) is the program's. -1: pid is
+ * gone. */
+static int runs_runtime(pid_t pid, const struct stat *rt, const char *base)
+{
+    char path[64];
+    struct stat ex;
+    snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+    if (stat(path, &ex) < 0)
+        return -1;
+    if (rt && ex.st_dev == rt->st_dev && ex.st_ino == rt->st_ino)
+        return 1;
+    snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+    char *comm = sl_read_file(path, NULL, NULL);
+    if (!comm)
+        return -1;
+    comm[strcspn(comm, "\n")] = '\0';
+    int same = !strncmp(comm, base, 15) && strlen(comm) == (strlen(base) < 15 ? strlen(base) : 15);
+    free(comm);
+    return same;
+}
+
+/* 0 once pid no longer runs the runtime's program (ch-run has exec'd the
+ * container's command in the container's namespaces), -1 when pid is gone
+ * or that takes too long */
 static int wait_handover(pid_t pid, const sl_shim_container_t *c)
 {
-    char *prog =
-        sl_runtime_find_program(c->argv[0], getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    struct stat rt, ex;
+    const char *path = getenv("PATH");
+    char *prog = sl_runtime_find_program(c->argv[0], path ? path : "/usr/bin:/bin");
+    struct stat rt;
     int have_rt = prog && stat(prog, &rt) == 0;
     free(prog);
-    char exe[64];
-    snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+    const char *base = strrchr(c->argv[0], '/') ? strrchr(c->argv[0], '/') + 1 : c->argv[0];
     for (int i = 0; i < JOIN_SETUP_STEPS; i++) {
-        if (stat(exe, &ex) < 0)
-            return -1;
-        if (!have_rt || ex.st_dev != rt.st_dev || ex.st_ino != rt.st_ino)
-            return 0;
+        int r = runs_runtime(pid, have_rt ? &rt : NULL, base);
+        if (r <= 0)
+            return r;
         nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     }
     errno = ETIMEDOUT;
     return -1;
 }
 
-/* "KEY=VALUE\0..." as a NULL-terminated vector */
-static char **split_environ(const char *s, size_t len)
+/* "KEY=VALUE\0..." as a NULL-terminated vector, with TERM=term (the
+ * session's terminal, with kubectl exec -t) when it has none */
+static char **split_environ(const char *s, size_t len, const char *term)
 {
     size_t n = 0;
     for (size_t i = 0; i < len; i++)
         n += s[i] == '\0';
     char **v = sl_xcalloc(n + 2, sizeof(char *));
     size_t k = 0;
+    int has_term = 0;
     for (size_t i = 0; i < len; i += strlen(s + i) + 1)
-        if (s[i])
+        if (s[i]) {
+            has_term |= !strncmp(s + i, "TERM=", 5);
             v[k++] = sl_xstrdup(s + i);
+        }
+    if (term && !has_term)
+        v[k++] = sl_xasprintf("TERM=%s", term);
     return v;
 }
 
@@ -161,7 +189,7 @@ static int open_parts(shim_join_t *j)
     char *env = sl_read_file(path, &len, NULL);
     if (!env)
         return -1;
-    j->envp = split_environ(env, len);
+    j->envp = split_environ(env, len, getenv("TERM"));
     free(env);
     return 0;
 }
