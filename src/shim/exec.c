@@ -3,12 +3,14 @@
  *     slurmlink-shim exec --pod-dir DIR --container C --status exec-HEX.status -- CMD...
  *
  * slurmlinkd starts it through `srun --overlap --jobid J` as the pod's user,
- * inside the job's allocation. It reads DIR/shim.json, takes the
- * container's argv up to where its command starts (the runtime's
- * exec_prefix: ch-run's options, binds, --cd and image; the host's env
- * --chdir), gives it the container's environment and execs it with CMD in
- * place of the container's command: the same image, mounts, variables,
- * working directory and GPUs as the container. A command that is not in
+ * inside the job's allocation. It reads DIR/shim.json. A container with a
+ * private root (charliecloud, rootfs.h) is joined: its user and mount
+ * namespaces, its root, its environment (join.h), so CMD sees the running
+ * container's own files and mounts and the stored image is never written.
+ * Otherwise it takes the container's argv up to where its command starts
+ * (the runtime's exec_prefix: the host's env --chdir), gives it the
+ * container's environment and execs it with CMD in place of the
+ * container's command. A command that is not in
  * the container (looked up in its root and PATH) is not run. DIR/<status>
  * tells slurmlinkd how it ended: "exit N" (the command's code, 128+signal),
  * or "error: TEXT" (the kubelet's text for the error channel); the helper
@@ -159,10 +161,8 @@ static char **exec_argv(const sl_shim_container_t *c, char **cmd, int ncmd, int 
     for (int i = 0; i < np; i++) {
         /* an exec never writes the root it is given: with a private root
          * (shim_root) that would be the stored image */
-        if (ops->shim_root && !strcmp(c->argv[i], "--write")) {
-            continue;
-        }
-        v[k++] = c->argv[i];
+        if (!ops->shim_root || strcmp(c->argv[i], "--write"))
+            v[k++] = c->argv[i];
     }
     for (int i = 0; i < ncmd; i++)
         v[k++] = cmd[i];
