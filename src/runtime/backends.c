@@ -288,7 +288,8 @@ static const char *mount_charliecloud(const char *mp, sl_rt_in_image_fn in_image
 
 /* ---- exec ---- */
 
-/* ch-run OPTIONS IMAGE -- CMD: everything up to "--"; the image before it */
+/* ch-run OPTIONS IMAGE -- CMD: everything up to "--"; the image before it
+ * (a container with the shim's private root is joined instead) */
 static int exec_charliecloud(char *const *argv, size_t n, int *root)
 {
     for (size_t i = 2; i < n; i++)

@@ -106,7 +106,9 @@ typedef struct sl_runtime_ops {
      * working directory, GPUs) when a command follows them; *root gets the
      * index of the word naming the container's root folder on the node, -1
      * for the node's own /. -1 when argv is not one it built. NULL: exec
-     * is not served for this runtime. */
+     * is not served for this runtime. A container with the shim's private
+     * root (shim_root) is joined instead (src/shim/join.h); the exec helper
+     * drops --write from any prefix: it would write the stored image. */
     int (*exec_prefix)(char *const *argv, size_t n, int *root);
 } sl_runtime_ops_t;
 

@@ -3,12 +3,14 @@
  *     slurmlink-shim exec --pod-dir DIR --container C --status exec-HEX.status -- CMD...
  *
  * slurmlinkd starts it through `srun --overlap --jobid J` as the pod's user,
- * inside the job's allocation. It reads DIR/shim.json, takes the
- * container's argv up to where its command starts (the runtime's
- * exec_prefix: ch-run's options, binds, --cd and image; the host's env
- * --chdir), gives it the container's environment and execs it with CMD in
- * place of the container's command: the same image, mounts, variables,
- * working directory and GPUs as the container. A command that is not in
+ * inside the job's allocation. It reads DIR/shim.json. A container with a
+ * private root (charliecloud, rootfs.h) is joined: its user and mount
+ * namespaces, its root, its environment (join.h), so CMD sees the running
+ * container's own files and mounts and the stored image is never written.
+ * Otherwise it takes the container's argv up to where its command starts
+ * (the runtime's exec_prefix: the host's env --chdir), gives it the
+ * container's environment and execs it with CMD in place of the
+ * container's command. A command that is not in
  * the container (looked up in its root and PATH) is not run. DIR/<status>
  * tells slurmlinkd how it ended: "exit N" (the command's code, 128+signal),
  * or "error: TEXT" (the kubelet's text for the error channel); the helper
@@ -20,6 +22,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "runtime/runtime.h"
+#include "shim/join.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,22 +41,36 @@
 #define EXEC_NOT_FOUND 127
 #define EXEC_CANNOT 126
 
-/* DIR/NAME gets msg; NAME must be exec-<hex>.status (nothing else is
- * written). 0 when written (the helper then exits 0: srun stays silent),
- * else EXEC_CANNOT. */
-int shim_exec_status(const char *dir, const char *name, const char *msg)
+static int status_name_ok(const char *name)
 {
-    if (!name || strncmp(name, "exec-", 5) || strspn(name + 5, "0123456789abcdef") < 8 ||
-        strcmp(name + 5 + strspn(name + 5, "0123456789abcdef"), ".status"))
+    return name && !strncmp(name, "exec-", 5) && strspn(name + 5, "0123456789abcdef") >= 8 &&
+           !strcmp(name + 5 + strspn(name + 5, "0123456789abcdef"), ".status");
+}
+
+/* NAME in the folder dfd gets msg; NAME must be exec-<hex>.status (nothing
+ * else is written). 0 when written (the helper then exits 0: srun stays
+ * silent), else EXEC_CANNOT. */
+static int status_at(int dfd, const char *name, const char *msg)
+{
+    if (!status_name_ok(name) || dfd < 0)
         return EXEC_CANNOT;
-    char *path = sl_xasprintf("%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    free(path);
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return errno == EEXIST ? 0 : EXEC_CANNOT; /* the first report stands */
     ssize_t w = write(fd, msg, strlen(msg));
     close(fd);
     return w == (ssize_t)strlen(msg) ? 0 : EXEC_CANNOT;
+}
+
+int shim_exec_status(const char *dir, const char *name, const char *msg)
+{
+    if (!status_name_ok(name))
+        return EXEC_CANNOT;
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int r = status_at(dfd, name, msg);
+    if (dfd >= 0)
+        close(dfd);
+    return r;
 }
 
 /* Is path an executable regular file under root (root's symlinks resolved
@@ -79,8 +96,9 @@ static const char *env_get(char **envp, const char *key)
     return NULL;
 }
 
-/* NULL when cmd is in the container, else the kubelet's (runc's) text. */
-static char *missing_command(const char *root, const char *cmd, char **envp)
+/* NULL when cmd is in the container (*found, when not NULL, gets its path
+ * there), else the kubelet's (runc's) text. */
+static char *missing_command(const char *root, const char *cmd, char **envp, char **found_path)
 {
     int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)
@@ -89,6 +107,8 @@ static char *missing_command(const char *root, const char *cmd, char **envp)
     if (strchr(cmd, '/')) {
         if (executable_in(rootfd, cmd) == 0)
             why = sl_xasprintf("exec: \"%s\": stat %s: no such file or directory", cmd, cmd);
+        else if (found_path)
+            *found_path = sl_xstrdup(cmd);
     } else {
         const char *path = env_get(envp, "PATH");
         char *dirs = sl_xstrdup(path ? path
@@ -99,7 +119,10 @@ static char *missing_command(const char *root, const char *cmd, char **envp)
              d = strtok_r(NULL, ":", &save)) {
             char *p = sl_xasprintf("%s/%s", d, cmd);
             found = executable_in(rootfd, p) != 0;
-            free(p);
+            if (found && found_path)
+                *found_path = p;
+            else
+                free(p);
         }
         free(dirs);
         if (!found)
@@ -134,29 +157,25 @@ static char **exec_argv(const sl_shim_container_t *c, char **cmd, int ncmd, int 
         return NULL;
     }
     char **v = sl_xcalloc((size_t)np + (size_t)ncmd + 1, sizeof(char *));
-    for (int i = 0; i < np; i++)
-        v[i] = c->argv[i];
+    int k = 0;
+    for (int i = 0; i < np; i++) {
+        /* an exec never writes the root it is given: with a private root
+         * (shim_root) that would be the stored image */
+        if (!ops->shim_root || strcmp(c->argv[i], "--write"))
+            v[k++] = c->argv[i];
+    }
     for (int i = 0; i < ncmd; i++)
-        v[np + i] = cmd[i];
+        v[k++] = cmd[i];
     return v;
 }
 
-/* Run the command and report how it ended in the status file ("exit N"),
- * exiting 0: srun then adds no line of its own to the session's stderr. */
-static int run_child(const char *dir, const char *status, char **argv, char **envp)
+/* Wait for the command's process and report how it ended in the status
+ * file ("exit N"), exiting 0: srun then adds no line of its own to the
+ * session's stderr. */
+static int wait_report(const char *dir, const char *status, pid_t pid)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        execvpe(argv[0], argv, envp);
-        char *why = sl_xasprintf("error: OCI runtime exec failed: exec failed: unable to start "
-                                 "container process: exec: \"%s\": %s: unknown",
-                                 argv[0], strerror(errno));
-        shim_exec_status(dir, status, why);
-        _exit(EXEC_NOT_FOUND);
-    }
-    if (pid < 0) {
+    if (pid < 0)
         return shim_exec_status(dir, status, "error: fork failed");
-    }
     signal(SIGINT, SIG_IGN); /* the command's to handle; SIGTERM ends us both */
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -165,6 +184,67 @@ static int run_child(const char *dir, const char *status, char **argv, char **en
     char line[32];
     snprintf(line, sizeof(line), "exit %d", code);
     return shim_exec_status(dir, status, line);
+}
+
+static char *exec_failed(const char *cmd, int err)
+{
+    return sl_xasprintf("error: OCI runtime exec failed: exec failed: unable to start "
+                        "container process: exec: \"%s\": %s: unknown",
+                        cmd, strerror(err));
+}
+
+/* Run the runtime's prefix + the command (the host runtime, runtimes
+ * without a private root). */
+static int run_child(const char *dir, const char *status, char **argv, char **envp)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvpe(argv[0], argv, envp);
+        shim_exec_status(dir, status, exec_failed(argv[0], errno));
+        _exit(EXEC_NOT_FOUND);
+    }
+    return wait_report(dir, status, pid);
+}
+
+/* In the child: enter the running container, find the command in its root
+ * and PATH, exec it with the container's environment. */
+static void joined_child(const shim_join_t *j, const sl_shim_container_t *c, int dfd,
+                         const char *status, char **cmd)
+{
+    const char *what = NULL;
+    if (shim_join_enter(j, c->working_dir, &what) < 0) {
+        int e = errno;
+        char *m =
+            sl_xasprintf("error: OCI runtime exec failed: %s: %s: unknown", what, strerror(e));
+        status_at(dfd, status, m);
+        _exit(EXEC_CANNOT);
+    }
+    char **envp = shim_join_envp(j), *path = NULL;
+    char *missing = missing_command("/", cmd[0], envp, &path);
+    if (missing) {
+        status_at(dfd, status, missing);
+        _exit(EXEC_NOT_FOUND);
+    }
+    execve(path, cmd, envp);
+    status_at(dfd, status, exec_failed(cmd[0], errno));
+    _exit(EXEC_NOT_FOUND);
+}
+
+/* The container has a private root (shim_root): join the running one. */
+static int run_joined(const char *dir, const char *status, const sl_shim_container_t *c, char **cmd)
+{
+    char msg[512];
+    shim_join_t *j = shim_join_open(dir, c, msg, sizeof(msg));
+    if (!j)
+        return shim_exec_status(dir, status, msg);
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    pid_t pid = fork();
+    if (pid == 0)
+        joined_child(j, c, dfd, status, cmd);
+    if (dfd >= 0)
+        close(dfd);
+    shim_join_close(j);
+    return wait_report(dir, status, pid);
 }
 
 static void identity_env(void)
@@ -192,6 +272,11 @@ static int run_in(const char *dir, const char *name, const char *status, char **
         return r;
     }
     const sl_shim_container_t *c = find_container(spec, name);
+    if (c && c->rootfs) {
+        int rj = run_joined(dir, status, c, cmd);
+        sl_shim_spec_destroy(spec);
+        return rj;
+    }
     char *why = NULL;
     int root = -1;
     char **argv = c ? exec_argv(c, cmd, ncmd, &root, &why) : NULL;
@@ -206,7 +291,7 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     }
     identity_env();
     char **envp = shim_build_envp(c);
-    char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp);
+    char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp, NULL);
     r = missing ? shim_exec_status(dir, status, missing) : run_child(dir, status, argv, envp);
     free(missing);
     sl_strv_free(envp);

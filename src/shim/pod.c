@@ -7,6 +7,7 @@
  * restartPolicy and the back-off decide whether and when it runs again.
  */
 #include "shim.h"
+#include "shim/join.h"
 #include "shim/rootfs.h"
 
 #include "common/fsutil.h"
@@ -243,6 +244,8 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
     c->state = CS_TERMINATED;
     c->pid = 0;
+    if (c->rootfs)
+        shim_join_forget(pod->dir, c->spec->name);
     shim_rootfs_free(c->rootfs);
     c->rootfs = NULL;
     sl_crilog_close(c->log);
@@ -389,6 +392,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     if (failed)
         goto fail;
     c->rootfs = rf; /* until the run ends */
+    if (rf && shim_join_record(pod->dir, c->spec->name, pid) < 0)
+        sl_warn("container %s: kubectl exec cannot join it: %s", c->spec->name, strerror(errno));
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
     c->fd[0] = out[0];
