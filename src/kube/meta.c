@@ -230,8 +230,31 @@ inval:
 }
 
 /* k8s.io/apimachinery/pkg/util/duration.HumanDuration, rule for rule. */
+static _Thread_local int64_t *tpl_d; /* NULL: print durations */
+static _Thread_local size_t tpl_max, tpl_n;
+
+void sl_kube_durations_begin(int64_t *d, size_t max)
+{
+    tpl_d = d;
+    tpl_max = max;
+    tpl_n = 0;
+}
+
+size_t sl_kube_durations_end(void)
+{
+    tpl_d = NULL;
+    return tpl_n;
+}
+
 char *sl_kube_human_duration(int64_t ns, char *buf, size_t len)
 {
+    if (tpl_d) {
+        if (tpl_n < tpl_max)
+            tpl_d[tpl_n] = ns;
+        tpl_n++;
+        snprintf(buf, len, SL_KUBE_DURATION_MARK);
+        return buf;
+    }
     long long seconds = ns / 1000000000LL; /* truncates toward zero, as Go's int() */
     if (seconds < -1) {
         snprintf(buf, len, "<invalid>");

@@ -65,8 +65,9 @@ static const char *const sql_stmt[ST_COUNT] = {
     [ST_UPDATE] = "UPDATE objects SET rv = ?4, data = ?5"
                   " WHERE resource = ?1 AND ns = ?2 AND name = ?3",
     [ST_DELETE] = "DELETE FROM objects WHERE resource = ?1 AND ns = ?2 AND name = ?3",
-    [ST_LIST_ALL] = "SELECT data FROM objects WHERE resource = ?1 ORDER BY ns, name",
-    [ST_LIST_NS] = "SELECT data FROM objects WHERE resource = ?1 AND ns = ?2 ORDER BY name",
+    [ST_LIST_ALL] = "SELECT data, ns, name, rv FROM objects WHERE resource = ?1 ORDER BY ns, name",
+    [ST_LIST_NS] =
+        "SELECT data, ns, name, rv FROM objects WHERE resource = ?1 AND ns = ?2 ORDER BY name",
     [ST_COUNT_ALL] = "SELECT count(*) FROM objects WHERE resource = ?1",
     [ST_COUNT_NS] = "SELECT count(*) FROM objects WHERE resource = ?1 AND ns = ?2",
     [ST_LOG_APPEND] = "INSERT INTO changes (rv, type, resource, ns, name, data, prev)"
