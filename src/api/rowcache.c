@@ -110,7 +110,8 @@ void api_rowcache_add(api_rowcache_t *c, const void *res, int64_t rv, int form, 
         return;
     row_t *n = sl_xmalloc(sizeof(row_t) + len + 1);
     *n = (row_t){.res = res, .rv = rv, .form = form, .at_ns = now_ns, .nd = nd, .len = len};
-    memcpy(n->d, d, nd * sizeof(*d));
+    if (nd)
+        memcpy(n->d, d, nd * sizeof(*d));
     memcpy(n->text, text, len);
     n->text[len] = '\0';
     pthread_mutex_lock(&c->lock);
