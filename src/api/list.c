@@ -386,6 +386,20 @@ static int splice_one(void *arg, const char *json, size_t len, const sl_store_it
     return 0;
 }
 
+/* head, the items, "]}\n" as the reply, built in the items' own buffer
+ * (a list of 100,000 pods is 85 MB: no second copy of it) */
+static enum MHD_Result reply_wrapped(api_req_t *r, sl_buf_t *head, sl_buf_t *items)
+{
+    size_t n = head->len, had = items->len;
+    sl_buf_append(items, head->data, n); /* grows it by n */
+    memmove(items->data + n, items->data, had);
+    memcpy(items->data, head->data, n);
+    sl_buf_free(head);
+    sl_buf_puts(items, "]}\n");
+    size_t len = items->len;
+    return api_reply_owned(r, 200, "application/json", sl_buf_steal(items), len);
+}
+
 static enum MHD_Result list_spliced(api_req_t *r, const api_resource_t *res, const char *ns)
 {
     splice_t s = {SL_BUF_INIT, 0};
@@ -400,12 +414,7 @@ static enum MHD_Result list_spliced(api_req_t *r, const api_resource_t *res, con
                   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
                   "\"%lld\"},\"items\":[",
                   res->list_kind, api_resource_api_version(res, gv, sizeof(gv)), (long long)rv);
-    if (s.items.len)
-        sl_buf_append(&out, s.items.data, s.items.len);
-    sl_buf_puts(&out, "]}\n");
-    sl_buf_free(&s.items);
-    size_t len = out.len;
-    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), len);
+    return reply_wrapped(r, &out, &s.items);
 }
 
 /* The page: a List or a Table, with continue and remainingItemCount. */
@@ -439,12 +448,8 @@ static enum MHD_Result reply_page(api_req_t *r, lister_t *L, int64_t rv)
             sl_buf_printf(&out, ",\"remainingItemCount\":%zu", L->after);
         sl_buf_puts(&out, "},\"items\":[");
     }
-    if (L->items.len)
-        sl_buf_append(&out, L->items.data, L->items.len);
-    sl_buf_puts(&out, "]}\n");
     free(cont);
-    size_t olen = out.len;
-    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), olen);
+    return reply_wrapped(r, &out, &L->items);
 }
 
 /* Fill the page: as of revision *rv from the change log (a continuation
