@@ -248,13 +248,6 @@ size_t sl_kube_durations_end(void)
 
 char *sl_kube_human_duration(int64_t ns, char *buf, size_t len)
 {
-    if (tpl_d) {
-        if (tpl_n < tpl_max)
-            tpl_d[tpl_n] = ns;
-        tpl_n++;
-        snprintf(buf, len, SL_KUBE_DURATION_MARK);
-        return buf;
-    }
     long long seconds = ns / 1000000000LL; /* truncates toward zero, as Go's int() */
     if (seconds < -1) {
         snprintf(buf, len, "<invalid>");
@@ -317,7 +310,19 @@ char *sl_kube_age(const char *ts, int64_t now_ns, char *buf, size_t len)
         snprintf(buf, len, "<unknown>");
         return buf;
     }
-    return sl_kube_human_duration(now_ns - t, buf, len);
+    return sl_kube_since(t, now_ns, buf, len);
+}
+
+char *sl_kube_since(int64_t then_ns, int64_t now_ns, char *buf, size_t len)
+{
+    if (tpl_d) {
+        if (tpl_n < tpl_max)
+            tpl_d[tpl_n] = now_ns - then_ns;
+        tpl_n++;
+        snprintf(buf, len, SL_KUBE_DURATION_MARK);
+        return buf;
+    }
+    return sl_kube_human_duration(now_ns - then_ns, buf, len);
 }
 
 static void random_bytes(void *p, size_t n)

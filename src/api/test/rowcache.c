@@ -121,20 +121,25 @@ static void check_cache(void)
     api_rowcache_destroy(c);
 }
 
-static void check_stable(void)
+static void check_fixed(void)
 {
-    sl_kube_durations_begin(NULL, 0);
-    char buf[32];
-    sl_kube_durations_end();
-    is_str(sl_kube_human_duration(125 * SEC, buf, sizeof(buf)), "2m5s",
-           "after the template, durations print again");
+    int64_t d[2];
+    char a[32], b[32];
+    sl_kube_durations_begin(d, 2);
+    sl_kube_human_duration(125 * SEC, a, sizeof(a));
+    sl_kube_since(0, 30 * SEC, b, sizeof(b));
+    size_t n = sl_kube_durations_end();
+    ok(n == 1 && !strcmp(a, "2m5s") && !strcmp(b, SL_KUBE_DURATION_MARK),
+       "in a template a fixed duration prints as text, a time since is marked");
+    is_str(sl_kube_since(0, 125 * SEC, b, sizeof(b)), "2m5s",
+           "after the template, times since print again");
 }
 
 int main(void)
 {
-    tap_plan(18);
+    tap_plan(19);
     check_templates(sl_kube_now_ns());
     check_cache();
-    check_stable();
+    check_fixed();
     return tap_done();
 }
