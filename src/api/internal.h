@@ -57,6 +57,7 @@ struct sl_api {
     sl_api_shim_event_fn shim_event; /* hook_lock */
     void *shim_event_arg;            /* hook_lock */
     api_conns_t *conns;              /* connections and watches per identity (conns.c) */
+    struct api_rowcache *rows;       /* printed Table rows for reuse (rowcache.h) */
     atomic_int stopping;             /* streams end when set */
     pthread_t janitor;
     bool janitor_started;

@@ -106,7 +106,11 @@ static void *janitor(void *arg)
                 sl_sleep_ms(50);
         }
         long long t = sl_now_ms();
-        if (t - last_events >= 60000) {
+        /* once a minute, or as often as a shorter TTL: an Event outlives
+         * it by at most the sweep's interval */
+        long long sweep_ms =
+            api->event_ttl_ns / 1000000 < 60000 ? api->event_ttl_ns / 1000000 : 60000;
+        if (t - last_events >= sweep_ms) {
             last_events = t;
             expire_events(api);
         }

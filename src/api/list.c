@@ -17,6 +17,7 @@
  * only, as in kube-apiserver. Without selectors or paging a JSON list
  * splices the stored texts without parsing them. */
 #include "api/internal.h"
+#include "api/rowcache.h"
 #include "common/buf.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -270,26 +271,85 @@ typedef struct lister {
     sl_buf_t items;
 } lister_t;
 
-static void lister_item(lister_t *L, json_t *o, const char *text, size_t len)
+static void put_buf(void *out, const char *text, size_t len) { sl_buf_append(out, text, len); }
+
+static char *row_text(lister_t *L, json_t *o)
+{
+    json_t *row = api_table_row(L->res, o, L->include, L->now);
+    if (L->table == 2 && L->include == 1)
+        json_object_set_new(json_object_get(row, "object"), "apiVersion",
+                            json_string("meta.k8s.io/v1beta1"));
+    char *rt = json_dumps(row, JSON_COMPACT);
+    json_decref(row);
+    return rt;
+}
+
+/* The object's Table row into the page. An unfiltered list prints it as a
+ * template (its durations marked) and keeps it for reuse (rowcache.h). */
+static void lister_row(lister_t *L, json_t *o, int64_t rv)
+{
+    int64_t d[API_ROWCACHE_MAX_DURATIONS];
+    size_t nd = 0;
+    bool tpl = !L->selectors && rv > 0;
+    if (tpl)
+        sl_kube_durations_begin(d, API_ROWCACHE_MAX_DURATIONS);
+    char *rt = row_text(L, o);
+    if (tpl)
+        nd = sl_kube_durations_end();
+    size_t len = rt ? strlen(rt) : 0;
+    size_t mark = L->items.len;
+    if (rt && tpl && api_rowcache_render(rt, len, d, nd, 0, put_buf, &L->items) == 0) {
+        api_rowcache_add(L->r->api->rows, L->res, rv, L->table * 4 + L->include, L->now, d, nd, rt,
+                         len);
+    } else if (rt && tpl) { /* the object's own text holds a mark: print it plainly */
+        L->items.len = mark;
+        free(rt);
+        rt = row_text(L, o);
+        if (rt)
+            sl_buf_puts(&L->items, rt);
+    } else if (rt) {
+        sl_buf_append(&L->items, rt, len);
+    }
+    free(rt);
+}
+
+static void lister_item(lister_t *L, json_t *o, const char *text, size_t len, int64_t rv)
 {
     if (L->n++)
         sl_buf_putc(&L->items, ',');
-    if (L->table > 0) {
-        json_t *row = api_table_row(L->res, o, L->include, L->now);
-        if (L->table == 2 && L->include == 1)
-            json_object_set_new(json_object_get(row, "object"), "apiVersion",
-                                json_string("meta.k8s.io/v1beta1"));
-        char *rt = json_dumps(row, JSON_COMPACT);
-        json_decref(row);
-        if (rt)
-            sl_buf_puts(&L->items, rt);
-        free(rt);
-    } else {
+    if (L->table > 0)
+        lister_row(L, o, rv);
+    else
         sl_buf_append(&L->items, text, len);
-    }
 }
 
-static int list_one(void *arg, const char *text, size_t len)
+static void lister_key(lister_t *L, const char *ns, const char *name)
+{
+    free(L->last_ns);
+    free(L->last_name);
+    L->last_ns = sl_xstrdup(ns ? ns : "");
+    L->last_name = sl_xstrdup(name ? name : "");
+}
+
+/* An unfiltered Table list: the kept row of this version, if still good. */
+static bool lister_reuse(lister_t *L, const sl_store_item_t *it)
+{
+    if (L->table <= 0 || L->selectors || it->rv <= 0)
+        return false;
+    size_t mark = L->items.len;
+    if (L->n)
+        sl_buf_putc(&L->items, ',');
+    if (!api_rowcache_get(L->r->api->rows, L->res, it->rv, L->table * 4 + L->include, L->now,
+                          put_buf, &L->items)) {
+        L->items.len = mark;
+        return false;
+    }
+    L->n++;
+    lister_key(L, it->ns, it->name);
+    return true;
+}
+
+static int list_one(void *arg, const char *text, size_t len, const sl_store_item_t *it)
 {
     lister_t *L = arg;
     if (L->limit > 0 && (long)L->n >= L->limit) {
@@ -298,17 +358,15 @@ static int list_one(void *arg, const char *text, size_t len)
         return -1;
     }
     L->seen++;
+    if (lister_reuse(L, it))
+        return 0;
     json_t *o = json_loadb(text, len, 0, NULL);
     if (!o)
         return 0; /* the store only holds valid JSON; skip rather than fail */
-    free(L->last_ns);
-    free(L->last_name);
-    const char *ns = sl_kube_namespace(o);
-    L->last_ns = sl_xstrdup(ns ? ns : "");
-    L->last_name = sl_xstrdup(sl_kube_name(o) ? sl_kube_name(o) : "");
+    lister_key(L, sl_kube_namespace(o), sl_kube_name(o));
     if (sl_kube_selector_match(L->ls, o) && sl_kube_selector_match(L->fs, o) &&
         api_may_read(L->r->api, L->reader, L->res, o))
-        lister_item(L, o, text, len);
+        lister_item(L, o, text, len, it->rv);
     json_decref(o);
     return 0;
 }
@@ -318,13 +376,28 @@ typedef struct splice {
     size_t n;
 } splice_t;
 
-static int splice_one(void *arg, const char *json, size_t len)
+static int splice_one(void *arg, const char *json, size_t len, const sl_store_item_t *it)
 {
+    (void)it;
     splice_t *s = arg;
     if (s->n++)
         sl_buf_putc(&s->items, ',');
     sl_buf_append(&s->items, json, len);
     return 0;
+}
+
+/* head, the items, "]}\n" as the reply, built in the items' own buffer
+ * (a list of 100,000 pods is 85 MB: no second copy of it) */
+static enum MHD_Result reply_wrapped(api_req_t *r, sl_buf_t *head, sl_buf_t *items)
+{
+    size_t n = head->len, had = items->len;
+    sl_buf_append(items, head->data, n); /* grows it by n */
+    memmove(items->data + n, items->data, had);
+    memcpy(items->data, head->data, n);
+    sl_buf_free(head);
+    sl_buf_puts(items, "]}\n");
+    size_t len = items->len;
+    return api_reply_owned(r, 200, "application/json", sl_buf_steal(items), len);
 }
 
 static enum MHD_Result list_spliced(api_req_t *r, const api_resource_t *res, const char *ns)
@@ -341,12 +414,7 @@ static enum MHD_Result list_spliced(api_req_t *r, const api_resource_t *res, con
                   "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
                   "\"%lld\"},\"items\":[",
                   res->list_kind, api_resource_api_version(res, gv, sizeof(gv)), (long long)rv);
-    if (s.items.len)
-        sl_buf_append(&out, s.items.data, s.items.len);
-    sl_buf_puts(&out, "]}\n");
-    sl_buf_free(&s.items);
-    size_t len = out.len;
-    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), len);
+    return reply_wrapped(r, &out, &s.items);
 }
 
 /* The page: a List or a Table, with continue and remainingItemCount. */
@@ -380,12 +448,8 @@ static enum MHD_Result reply_page(api_req_t *r, lister_t *L, int64_t rv)
             sl_buf_printf(&out, ",\"remainingItemCount\":%zu", L->after);
         sl_buf_puts(&out, "},\"items\":[");
     }
-    if (L->items.len)
-        sl_buf_append(&out, L->items.data, L->items.len);
-    sl_buf_puts(&out, "]}\n");
     free(cont);
-    size_t olen = out.len;
-    return api_reply_owned(r, 200, "application/json", sl_buf_steal(&out), olen);
+    return reply_wrapped(r, &out, &L->items);
 }
 
 /* Fill the page: as of revision *rv from the change log (a continuation
@@ -422,8 +486,9 @@ static int fill_page(api_req_t *r, lister_t *L, const list_opts_t *o, const char
         json_t *obj = sl_store_get(store, res->store_name, ns ? ns : exact_ns, exact);
         char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
         json_decref(obj);
+        sl_store_item_t it = {ns ? ns : exact_ns, exact, 0};
         if (text)
-            list_one(L, text, strlen(text));
+            list_one(L, text, strlen(text), &it);
         free(text);
     } else if (sl_store_list_each(store, res->store_name, ns, list_one, L, rv) < 0 && !L->more) {
         return sl_errkindf(err, SL_ERR_INTERNAL, "%s", strerror(errno));

@@ -259,7 +259,7 @@ void api_pod_status_cells(json_t *pod, long long now, char *ready, size_t rlen, 
     snprintf(ready, rlen, "%lld/%zu", pc.ready_n, total);
     if (pc.restarts != 0 && pc.last_restart) {
         char ago[32];
-        sl_kube_human_duration(now - pc.last_restart, ago, sizeof(ago));
+        sl_kube_since(pc.last_restart, now, ago, sizeof(ago));
         snprintf(restarts_out, restlen, "%lld (%s ago)", pc.restarts, ago);
     } else {
         snprintf(restarts_out, restlen, "%lld", pc.restarts);

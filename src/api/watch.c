@@ -43,6 +43,10 @@
 
 #define CHANGE_BATCH 256
 #define INITIAL_BATCH 256
+/* A watcher's queued output stops growing past this (the events after
+ * wait in the hub): 100 watchers behind by a full batch of 1.2 KB pods held
+ * 33 MB */
+#define WATCH_OUT_BYTES (64 * 1024)
 
 typedef struct watcher {
     sl_api_t *api;
@@ -188,6 +192,27 @@ static bool peer_closed(int fd)
     return n == 0;
 }
 
+/* The hub's events into w's output, until it holds WATCH_OUT_BYTES: the
+ * rest are read again from the hub at the next refill. */
+static void take_events(watcher_t *w, api_wev_t **evs, int n)
+{
+    bool full = false;
+    for (int i = 0; i < n; i++) {
+        api_wev_t *e = evs[i];
+        if (!full) {
+            if (w->ns && strcmp(e->ns, w->ns))
+                ; /* another namespace */
+            else if (!w->filtered && !w->table)
+                sl_buf_append(&w->out, e->line, e->len); /* serialised once for all */
+            else
+                process_change(w, e->type, api_wev_obj(e), api_wev_prev(e));
+            w->rv = e->rv;
+            full = w->out.len >= WATCH_OUT_BYTES;
+        }
+        api_wev_unref(e);
+    }
+}
+
 /* Put the next events into w->out; false when the stream should end. */
 static bool refill(watcher_t *w)
 {
@@ -217,17 +242,7 @@ static bool refill(watcher_t *w)
         int64_t covered = 0;
         int n = w->hub ? api_hub_get(w->hub, w->rv, evs, CHANGE_BATCH, &covered) : -1;
         if (n >= 0) {
-            for (int i = 0; i < n; i++) {
-                api_wev_t *e = evs[i];
-                if (w->ns && strcmp(e->ns, w->ns))
-                    ; /* another namespace */
-                else if (!w->filtered && !w->table)
-                    sl_buf_append(&w->out, e->line, e->len); /* serialised once for all */
-                else
-                    process_change(w, e->type, e->obj, e->prev);
-                w->rv = e->rv;
-                api_wev_unref(e);
-            }
+            take_events(w, evs, n);
             got = (size_t)n;
             if (n == 0 && covered > w->rv)
                 w->rv = covered; /* nothing of ours up to there */

@@ -29,6 +29,7 @@ void api_wev_unref(api_wev_t *e)
         return;
     json_decref(e->obj);
     json_decref(e->prev);
+    free(e->prev_text);
     free(e->ns);
     free(e->line);
     free(e);
@@ -70,15 +71,43 @@ static api_wev_t *make_event(json_t *change)
     snprintf(e->type, sizeof(e->type), "%s", type);
     const char *ns = sl_kube_namespace(obj);
     e->ns = sl_xstrdup(ns ? ns : "");
-    e->obj = json_incref(obj);
-    e->prev = json_incref(json_object_get(change, "prev"));
+    json_t *prev = json_object_get(change, "prev");
+    e->prev_text = prev ? json_dumps(prev, JSON_COMPACT) : NULL;
     char *text = json_dumps(obj, JSON_COMPACT);
     sl_buf_t b = SL_BUF_INIT;
-    sl_buf_printf(&b, "{\"type\":\"%s\",\"object\":%s}\n", e->type, text ? text : "null");
+    sl_buf_printf(&b, "{\"type\":\"%s\",\"object\":", e->type);
+    e->obj_off = b.len;
+    sl_buf_printf(&b, "%s}\n", text ? text : "null");
     free(text);
     e->len = b.len;
     e->line = sl_buf_steal(&b);
     return e;
+}
+
+/* text parsed once into *slot; a second thread's parse loses the race */
+static json_t *parse_once(json_t **slot, const char *text, size_t len)
+{
+    json_t *o = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (o || !text)
+        return o;
+    json_t *mine = json_loadb(text, len, 0, NULL), *none = NULL;
+    if (!mine)
+        return NULL;
+    if (__atomic_compare_exchange_n(slot, &none, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return mine;
+    json_decref(mine);
+    return none; /* the winner's */
+}
+
+json_t *api_wev_obj(api_wev_t *e)
+{
+    /* the object's text runs from obj_off to the "}\n" that closes the line */
+    return parse_once(&e->obj, e->line + e->obj_off, e->len - e->obj_off - 2);
+}
+
+json_t *api_wev_prev(api_wev_t *e)
+{
+    return parse_once(&e->prev, e->prev_text, e->prev_text ? strlen(e->prev_text) : 0);
 }
 
 static void push(api_hub_t *h, api_wev_t *e)

@@ -21,11 +21,19 @@ typedef struct api_wev {
     int64_t rv;
     char type[10]; /* ADDED | MODIFIED | DELETED */
     char *ns;      /* "" for cluster-scoped objects */
-    json_t *obj;   /* read only */
-    json_t *prev;  /* MODIFIED: the object before the change, or NULL; read only */
     char *line;    /* {"type":"...","object":{...}}\n */
     size_t len;
+    size_t obj_off;     /* where the object's text starts in line */
+    char *prev_text;    /* MODIFIED: the object before the change, or NULL */
+    json_t *obj, *prev; /* parsed on first use (api_wev_obj): atomic */
 } api_wev_t;
+
+/* The event's object and previous object (NULL if none), parsed from the
+ * kept texts on first use and kept: the window holds texts only, unless a
+ * filtering or printing watcher asks (a parsed pod is ~7x its text).
+ * Read only; owned by the event. */
+json_t *api_wev_obj(api_wev_t *e);
+json_t *api_wev_prev(api_wev_t *e);
 
 typedef struct api_hub api_hub_t;
 

@@ -230,6 +230,22 @@ inval:
 }
 
 /* k8s.io/apimachinery/pkg/util/duration.HumanDuration, rule for rule. */
+static _Thread_local int64_t *tpl_d; /* NULL: print durations */
+static _Thread_local size_t tpl_max, tpl_n;
+
+void sl_kube_durations_begin(int64_t *d, size_t max)
+{
+    tpl_d = d;
+    tpl_max = max;
+    tpl_n = 0;
+}
+
+size_t sl_kube_durations_end(void)
+{
+    tpl_d = NULL;
+    return tpl_n;
+}
+
 char *sl_kube_human_duration(int64_t ns, char *buf, size_t len)
 {
     long long seconds = ns / 1000000000LL; /* truncates toward zero, as Go's int() */
@@ -294,7 +310,19 @@ char *sl_kube_age(const char *ts, int64_t now_ns, char *buf, size_t len)
         snprintf(buf, len, "<unknown>");
         return buf;
     }
-    return sl_kube_human_duration(now_ns - t, buf, len);
+    return sl_kube_since(t, now_ns, buf, len);
+}
+
+char *sl_kube_since(int64_t then_ns, int64_t now_ns, char *buf, size_t len)
+{
+    if (tpl_d) {
+        if (tpl_n < tpl_max)
+            tpl_d[tpl_n] = now_ns - then_ns;
+        tpl_n++;
+        snprintf(buf, len, SL_KUBE_DURATION_MARK);
+        return buf;
+    }
+    return sl_kube_human_duration(now_ns - then_ns, buf, len);
 }
 
 static void random_bytes(void *p, size_t n)

@@ -62,6 +62,20 @@ char *sl_kube_human_duration(int64_t ns, char *buf, size_t len);
  * "<unknown>" when ts is NULL or unparsable (as kubectl prints). */
 char *sl_kube_age(const char *ts, int64_t now_ns, char *buf, size_t len);
 
+/* The time from then_ns to now_ns, printed as sl_kube_human_duration does
+ * (what printers use for "ago" and AGE: a duration that grows with now). */
+char *sl_kube_since(int64_t then_ns, int64_t now_ns, char *buf, size_t len);
+/* Printing templates: between sl_kube_durations_begin(d, max) and
+ * sl_kube_durations_end(), this thread's sl_kube_since calls (sl_kube_age's
+ * too) write SL_KUBE_DURATION_MARK in place of the text and record the
+ * duration in d (up to max); sl_kube_human_duration of a fixed duration
+ * prints as always. sl_kube_durations_end gives how
+ * many were printed (more than max: those beyond were not recorded). Lets
+ * a printed Table row be reused later with its ages printed anew. */
+#define SL_KUBE_DURATION_MARK "\x01"
+void sl_kube_durations_begin(int64_t *d, size_t max);
+size_t sl_kube_durations_end(void);
+
 /* Random v4 UUID, lower-case, 36 chars + NUL. */
 void sl_kube_uuid4(char out[37]);
 /* n random chars from Kubernetes' generateName alphabet

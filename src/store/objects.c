@@ -430,7 +430,10 @@ int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_s
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
-        if (fn(arg, text, len) < 0) {
+        sl_store_item_t it = {(const char *)sqlite3_column_text(st, 1),
+                              (const char *)sqlite3_column_text(st, 2),
+                              sqlite3_column_int64(st, 3)};
+        if (fn(arg, text, len, &it) < 0) {
             ret = -1;
             break;
         }
@@ -453,8 +456,9 @@ int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_s
     return 0;
 }
 
-static int append_parsed(void *arg, const char *json, size_t len)
+static int append_parsed(void *arg, const char *json, size_t len, const sl_store_item_t *it)
 {
+    (void)it;
     json_t *o = json_loadb(json, len, 0, NULL);
     if (!o) {
         errno = EIO;

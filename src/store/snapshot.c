@@ -26,10 +26,11 @@ static const char sql_list_at[] =
     "  WHERE rv > ?2 AND resource = ?1 AND (?5 IS NULL OR ns = ?5) GROUP BY ns, name),"
     " touched AS (SELECT f.ns AS ns, f.name AS name, c.prev AS prev FROM first f"
     "  JOIN changes c ON c.rv = f.frv WHERE c.type != 1)"
-    " SELECT o.ns, o.name, o.data FROM objects o WHERE o.resource = ?1 AND o.rv <= ?2"
+    " SELECT o.ns, o.name, o.data, o.rv FROM objects o WHERE o.resource = ?1 AND o.rv <= ?2"
     "  AND (?5 IS NULL OR o.ns = ?5) AND (?3 IS NULL OR o.ns > ?3 OR (o.ns = ?3 AND o.name > ?4))"
     " UNION ALL"
-    " SELECT t.ns, t.name, t.prev FROM touched t WHERE ?3 IS NULL OR t.ns > ?3 OR (t.ns = ?3 AND t.name > ?4)"
+    " SELECT t.ns, t.name, t.prev, 0 FROM touched t WHERE ?3 IS NULL OR t.ns > ?3 OR (t.ns = ?3 "
+    "AND t.name > ?4)"
     " ORDER BY 1, 2";
 
 /* The number of rows sql_list_at gives, without reading them out. */
@@ -83,7 +84,10 @@ static int each_row(sl_store_t *s, sqlite3 *db, sqlite3_stmt *st, int64_t at_rv,
             return expired(at_rv, lo, err);
         const char *text = (const char *)sqlite3_column_text(st, 2);
         size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        if (fn(arg, text, len) < 0) {
+        sl_store_item_t it = {(const char *)sqlite3_column_text(st, 0),
+                              (const char *)sqlite3_column_text(st, 1),
+                              sqlite3_column_int64(st, 3)};
+        if (fn(arg, text, len, &it) < 0) {
             int e = errno ? errno : EIO;
             sl_errprintf(err, "store: listing stopped: %s", strerror(e));
             errno = e;

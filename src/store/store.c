@@ -65,8 +65,9 @@ static const char *const sql_stmt[ST_COUNT] = {
     [ST_UPDATE] = "UPDATE objects SET rv = ?4, data = ?5"
                   " WHERE resource = ?1 AND ns = ?2 AND name = ?3",
     [ST_DELETE] = "DELETE FROM objects WHERE resource = ?1 AND ns = ?2 AND name = ?3",
-    [ST_LIST_ALL] = "SELECT data FROM objects WHERE resource = ?1 ORDER BY ns, name",
-    [ST_LIST_NS] = "SELECT data FROM objects WHERE resource = ?1 AND ns = ?2 ORDER BY name",
+    [ST_LIST_ALL] = "SELECT data, ns, name, rv FROM objects WHERE resource = ?1 ORDER BY ns, name",
+    [ST_LIST_NS] =
+        "SELECT data, ns, name, rv FROM objects WHERE resource = ?1 AND ns = ?2 ORDER BY name",
     [ST_COUNT_ALL] = "SELECT count(*) FROM objects WHERE resource = ?1",
     [ST_COUNT_NS] = "SELECT count(*) FROM objects WHERE resource = ?1 AND ns = ?2",
     [ST_LOG_APPEND] = "INSERT INTO changes (rv, type, resource, ns, name, data, prev)"
@@ -152,13 +153,38 @@ static void conn_close(struct sl_store_conn *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Pages freed by deletions and the trimmed change log are given back to
+ * the file system (maybe_trim runs PRAGMA incremental_vacuum): the file
+ * had stayed at its largest. A store made before is converted once (VACUUM
+ * rewrites it; seconds at 100,000 objects). */
+static int vacuum_policy(sl_store_t *s, struct sl_store_conn *c, sl_error_t *err)
+{
+    sqlite3_stmt *st;
+    int mode = -1, rc = sqlite3_prepare_v2(c->db, "PRAGMA auto_vacuum", -1, &st, NULL);
+    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        mode = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (mode == 2) /* INCREMENTAL */
+        return 0;
+    if (conn_exec(s, c, "PRAGMA auto_vacuum=INCREMENTAL", err) < 0)
+        return -1;
+    /* a fresh file takes the mode at once; one with tables needs VACUUM */
+    return conn_exec(s, c, "VACUUM", err);
+}
+
 static int schema_init(sl_store_t *s, sl_error_t *err)
 {
     struct sl_store_conn *c = &s->w;
     /* WAL lets the reader connection run beside the writer; NORMAL
      * synchronisation skips the fsync per commit (a power loss may lose the
      * last commits, never corrupt the file). */
+    if (!s->memory && vacuum_policy(s, c, err) < 0)
+        return -1;
     if (!s->memory && conn_exec(s, c, "PRAGMA journal_mode=WAL", err) < 0)
+        return -1;
+    /* the WAL file is cut back to 1 MiB after a checkpoint (it stayed at
+     * its largest, 4 MB and more, for good) */
+    if (!s->memory && conn_exec(s, c, "PRAGMA journal_size_limit=1048576", err) < 0)
         return -1;
     if (conn_exec(s, c, "PRAGMA synchronous=NORMAL", err) < 0)
         return -1;
@@ -330,8 +356,12 @@ static void maybe_trim(sl_store_t *s)
     sqlite3_bind_int64(st, 1, cut);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
+    if (rc == SQLITE_DONE) {
         s->log_min = cut + 1;
+        /* give the freed pages back (vacuum_policy); an error leaves them
+         * free inside the file, to be reused */
+        sqlite3_exec(s->w.db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+    }
 }
 
 /* End one write operation. ok: commit it (used_rev: revisions it took,

@@ -99,7 +99,13 @@ json_t *sl_store_list(sl_store_t *s, const char *resource, const char *ns, int64
  * without a parse/serialise round trip. fn returns 0 to continue, -1 (errno
  * set) to stop; the list then returns -1 (*rv is set either way: a page
  * that stops early is consistent with it). fn must not call the store. */
-typedef int (*sl_store_each_fn)(void *arg, const char *json, size_t len);
+typedef struct sl_store_item {
+    const char *ns, *name; /* the object's key ("" namespace: cluster-scoped) */
+    int64_t rv;            /* the revision this version was written at; 0: not known */
+} sl_store_item_t;
+/* it: the row's key and revision, read from the store's columns (no parse);
+ * a revision names one version of one object for the store's lifetime. */
+typedef int (*sl_store_each_fn)(void *arg, const char *json, size_t len, const sl_store_item_t *it);
 int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_store_each_fn fn,
                        void *arg, int64_t *rv);
 
@@ -111,8 +117,8 @@ int sl_store_list_each(sl_store_t *s, const char *resource, const char *ns, sl_s
  * when the log no longer holds every change after at_rv, or the version
  * at at_rv of an object changed since. fn as for sl_store_list_each. */
 int sl_store_list_at(sl_store_t *s, const char *resource, const char *ns, int64_t at_rv,
-                     const char *after_ns, const char *after_name, sl_store_each_fn fn,
-                     void *arg, sl_error_t *err);
+                     const char *after_ns, const char *after_name, sl_store_each_fn fn, void *arg,
+                     sl_error_t *err);
 
 /* How many objects sl_store_list_at would give. -1 with errno (ERANGE as
  * there) on error. */

@@ -63,8 +63,9 @@ static json_t *pod(int i)
         "Slurm job 12345 pending: Resources");
 }
 
-static int count_raw(void *arg, const char *json, size_t len)
+static int count_raw(void *arg, const char *json, size_t len, const sl_store_item_t *it)
 {
+    (void)it;
     (void)json;
     *(size_t *)arg += len;
     return 0;

@@ -18,14 +18,20 @@ static json_t *cm(const char *ns, const char *name, const char *v)
                      "metadata", "name", name, "namespace", ns, "data", "v", v);
 }
 
-/* "ns/name=v@rv ..." of what list_at gives */
-static int collect(void *arg, const char *text, size_t len)
+/* "ns/name=v@rv ..." of what list_at gives; "!" after an item whose key
+ * or revision (when known) is not the text's */
+static int collect(void *arg, const char *text, size_t len, const sl_store_item_t *it)
 {
     sl_buf_t *b = arg;
     json_t *o = json_loadb(text, len, 0, NULL);
+    const char *mrv = sl_kube_meta_str(o, "resourceVersion");
+    bool bad = strcmp(it->ns, sl_kube_namespace(o)) || strcmp(it->name, sl_kube_name(o)) ||
+               (it->rv && it->rv != strtoll(mrv ? mrv : "", NULL, 10));
     sl_buf_printf(b, "%s%s/%s=%s@%s", b->len ? " " : "", sl_kube_namespace(o), sl_kube_name(o),
                   json_string_value(json_object_get(json_object_get(o, "data"), "v")),
                   sl_kube_meta_str(o, "resourceVersion"));
+    if (bad)
+        sl_buf_putc(b, '!');
     json_decref(o);
     return 0;
 }
@@ -81,7 +87,8 @@ static void test_prior_trimmed(void)
     sqlite3_stmt *st = NULL;
     long n = -1;
     if (sqlite3_open(path, &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, "SELECT count(*) FROM changes WHERE prev IS NOT NULL", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM changes WHERE prev IS NOT NULL", -1, &st,
+                           NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         n = (long)sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
