@@ -29,6 +29,30 @@
  * tag defaults to "latest". */
 int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err);
 
+/* A registry reference as Kubernetes and Docker read it:
+ * [registry[:port]/]repository[:tag][@sha256:digest]. The registry is the
+ * first component when it contains '.' or ':' or is "localhost", else
+ * docker.io; a one-component repository of docker.io gets "library/"; no tag
+ * and no digest means ":latest". */
+typedef struct sl_image_ref {
+    char *domain;     /* "docker.io", "localhost:5000" */
+    char *path;       /* "library/busybox" */
+    char *tag;        /* "latest"; NULL when only a digest was given */
+    char *digest;     /* "sha256:<64 hex>" or NULL */
+    int explicit_tag; /* the reference named a tag */
+    char *repo;       /* domain/path: "docker.io/library/busybox" */
+    char *full;       /* repo[:tag][@digest], the canonical form */
+} sl_image_ref_t;
+
+/* Parse ref into *out (free with sl_image_ref_free): 0, or -1 with errno
+ * EINVAL and err saying what is wrong with it. */
+int sl_image_ref_parse(const char *ref, sl_image_ref_t *out, sl_error_t *err);
+void sl_image_ref_free(sl_image_ref_t *r); /* NULL is a no-op */
+
+/* NULL when ref is a valid registry reference, else why not (static text,
+ * without the reference: for a field error naming the image). */
+const char *sl_image_ref_reason(const char *ref);
+
 /* The folder of ref in store (need not exist): ref is validated, then mapped
  * by sl_runtime_image_dir() (src/runtime), the rule the runtime backends use
  * to find images. Caller frees. */
