@@ -81,6 +81,54 @@ int sl_image_import_busybox(const char *store, const char *ref, const char *busy
  * above), never following a symlink out of dir. Used by the imports. */
 int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
 
+/* ---- images from registries (pull.c; docs/images.md) ----
+ *
+ * Pulled images are stored once per manifest digest, for the node platform
+ * (linux/<arch of this host>; an index is resolved to it):
+ *     <store>/sha256/<hex>/rootfs/      the tree ch-run runs (prepared as above)
+ *     <store>/sha256/<hex>/image.json   {"digest", "repoDigest", "size",
+ *                                        "config": {Entrypoint, Cmd, Env,
+ *                                        WorkingDir, User}}
+ *     <store>/refs/<name>+<tag>         {"ref", "repoDigest", "digest"}: the
+ *                                        last resolution of a tag
+ *     <store>/.locks/<hex>.lock          flock: one pull per digest at a time
+ * A digest folder is built in <store>/.pull-<hex>-XXXXXX and renamed into
+ * place whole, so a pull cut short (a crash, a restart) leaves nothing that
+ * is ever used; the next pull of that digest removes the leftover. */
+typedef struct sl_image_pull_opts {
+    const char *authfile; /* containers-auth.json for this pull (NULL: no credentials;
+                             the caller's own ~/.docker files are never read) */
+    const char *cert_dir; /* CA certificates for TLS (NULL: the system's) */
+    int timeout_s;        /* each tool run (0: 600) */
+    int check_only;       /* resolve the tag and check access; pull nothing */
+} sl_image_pull_opts_t;
+
+typedef struct sl_image_pulled {
+    char *ref;               /* canonical reference (sl_image_ref_t.full) */
+    char *repo_digest;       /* what the reference resolves to (an index or a manifest) */
+    char *image_id;          /* repo@repo_digest: containerStatuses[].imageID */
+    char *digest;            /* the platform manifest: the store key */
+    char *dir;               /* <store>/sha256/<hex> */
+    char *rootfs;            /* dir/rootfs */
+    unsigned long long size; /* bytes of the stored tree */
+    int cached;              /* it was in the store already */
+    int present;             /* check_only: it is in the store */
+} sl_image_pulled_t;
+
+/* Resolve ref with the registry and make sure its image is in the store
+ * (pulling, unpacking with umoci --rootless and preparing it once per
+ * digest; concurrent pulls of one digest wait for one). 0, or -1 with err
+ * carrying the registry's answer (errno EINVAL: bad reference, EIO: the
+ * registry or a tool refused, ETIMEDOUT). */
+int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o,
+                  sl_image_pulled_t *out, sl_error_t *err);
+void sl_image_pulled_free(sl_image_pulled_t *p);
+
+/* The last resolution of ref recorded in the store (no registry asked):
+ * 0 and *out filled when its digest folder is there, else -1 (ENOENT). */
+int sl_image_lookup_pulled(const char *store, const char *ref, sl_image_pulled_t *out,
+                           sl_error_t *err);
+
 typedef struct sl_image_info {
     char *ref; /* "name:tag" */
     char *name;
