@@ -60,6 +60,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
         if (!strcmp((*pp)->uid, uid)) {
             ctl_pod_t *p = *pp;
             *pp = p->next;
+            ctl_pull_release(p->pull);
             free(p->uid);
             free(p->ns);
             free(p->name);
@@ -456,7 +457,10 @@ static int due_of(const ctl_pod_t *p, long long now)
         return DUE_END_FINISHED;
     if (p->recheck)
         return DUE_RECHECK;
-    if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit) && now >= p->next_try_ms)
+    if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit || p->pull_wait) &&
+        now >= p->next_try_ms)
+        return DUE_SUBMIT;
+    if (!p->job_id && !p->gave_up && ctl_pull_done(p->pull))
         return DUE_SUBMIT;
     return -1;
 }
@@ -999,6 +1003,8 @@ void sl_ctl_destroy(sl_ctl_t *c)
         sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }
+    while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
+        sl_sleep_ms(50);
     for (int i = 0; i < CTL_HASH; i++)
         while (c->pods[i])
             ctl_pod_remove(c, c->pods[i]->uid);

@@ -9,8 +9,10 @@
 #include <sys/types.h>
 
 #include "ctl/ctl.h"
+#include "pod/pod.h"
 #include "slurmif/slurmif.h"
 #include "store/store.h"
+#include "translate/translate.h"
 
 /* Threads and locks
  *
@@ -46,6 +48,8 @@
  * stop is atomic (set by sl_ctl_destroy); the rest (pods_rv to
  * initial_poll_done) is the controller thread's alone. */
 
+typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
+
 /* What the controller tracks per pod (by uid). */
 typedef struct ctl_pod {
     char *uid, *ns, *name;  /* immutable while in the table */
@@ -66,7 +70,10 @@ typedef struct ctl_pod {
     int grace_s;
     unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
     long long seen_ms;        /* when the controller learned of the pod (metrics) */
-    struct ctl_pod *next;     /* hash chain by uid */
+    ctl_pull_t *pull;         /* images being pulled or pulled for submission (pull.c) */
+    int pull_wait;            /* a failed pull's back-off runs until next_try_ms */
+    long long pull_backoff_ms;
+    struct ctl_pod *next; /* hash chain by uid */
 } ctl_pod_t;
 
 #define CTL_HASH 4096
@@ -78,7 +85,7 @@ struct sl_ctl {
     gid_t gid;
     char *user_home;
     _Atomic(struct sl_authz_policy *) policy; /* borrowed; NULL: every pod runs as run_as */
-    unsigned char key[32];          /* HMAC key for per-pod shim tokens */
+    unsigned char key[32];                    /* HMAC key for per-pod shim tokens */
 
     pthread_t thread;
     int running;
@@ -96,6 +103,7 @@ struct sl_ctl {
     sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
     int slurm_ok;                 /* last RPC to slurmctld succeeded */
     int initial_poll_done;        /* the first full job list was read (adoption first) */
+    atomic_int pulls_running;     /* pull workers (pull.c); sl_ctl_destroy waits for them */
 };
 
 /* pods table (caller holds c->lock) */
@@ -129,6 +137,18 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
 size_t ctl_submit_queue_length(sl_ctl_t *c);
 /* path of the pod folder (caller frees) */
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+
+/* pull.c: 1 when the pod's registry images are in the store (or it has
+ * none), 0 while a worker pulls them or a back-off runs (statuses and
+ * events written); controller thread. */
+int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model);
+int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
+void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
+/* containerStatuses[].imageID of the pulled images */
+void ctl_pull_record_ids(sl_ctl_t *c, ctl_pod_t *p);
+/* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled) */
+const char *ctl_pull_image_dir(void *arg, const char *image);
+int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta);
 
 /* owner.c: whether a Slurm job is the pod's own (its comment carries the uid) */
 /* the pod uid of a job's comment (slurmlink:uid=UID) into uid: 1, or 0 if none */
