@@ -87,10 +87,17 @@ YAML
 }
 phase() { kc get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
 is_phase() { [ "$(phase "$1")" = "$2" ]; }
+show() { # what a pod that did not get there looks like
+  diag "$(kc get pod "$1" -o jsonpath='{.status}' 2>&1)"
+  diag "$(kc get events --field-selector involvedObject.name="$1" -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1)"
+  diag "$(tail -n 20 "$CL"/log/slurmlinkd.log 2>/dev/null)"
+}
 wr() { kc get pod "$1" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}' 2>/dev/null; }
 is_wr() { [ "$(wr "$1")" = "$2" ]; }
 pod p1 "$REG/team/app:v1" '    env: [{name: BAR, value: from-pod}]' | kc apply -f - >/dev/null
-ok wait_for 120 is_phase p1 Succeeded "a pod of a registry image runs to Succeeded"
+wait_for 120 is_phase p1 Succeeded; r=$?
+is "$r" 0 "a pod of a registry image runs to Succeeded"
+[ "$r" = 0 ] || show p1
 is "$(kc logs p1 2>&1)" "entry cmd=from-cmd FOO=from-image BAR=from-pod pwd=/data" \
   "no command: the image's ENTRYPOINT and CMD run, image ENV under the pod's env, WORKDIR"
 ev=$(kc get events --field-selector involvedObject.name=p1 --sort-by=.metadata.creationTimestamp -o jsonpath='{range .items[*]}{.reason}{"\n"}{end}' 2>&1)
@@ -101,7 +108,9 @@ is "$(kc get pod p1 -o jsonpath='{.status.containerStatuses[0].imageID}')" "$REG
 
 n=$(blobs)
 pod p2 "$REG/team/app:v1" '    command: ["cat", "/data/kept"]' | kc apply -f - >/dev/null
-ok wait_for 120 is_phase p2 Succeeded "a second pod of the image runs"
+wait_for 120 is_phase p2 Succeeded; r=$?
+is "$r" 0 "a second pod of the image runs"
+[ "$r" = 0 ] || show p2
 is "$(kc logs p2 2>&1)" kept "command replaces the entrypoint"
 is "$(blobs)" "$n" "the second pod pulls no blob (cached per digest)"
 

@@ -964,6 +964,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.report_ca_file = dup_or(o->report_ca_file, NULL);
     c->o.run_as = dup_or(o->run_as, "nobody");
     c->o.image_store = dup_or(o->image_store, NULL);
+    c->o.image_credentials = dup_or(o->image_credentials, NULL);
+    c->o.image_ca_dir = dup_or(o->image_ca_dir, NULL);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
@@ -1017,6 +1019,8 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.report_ca_file);
     free((char *)c->o.run_as);
     free((char *)c->o.image_store);
+    free((char *)c->o.image_credentials);
+    free((char *)c->o.image_ca_dir);
     free((char *)c->o.default_runtime);
     free((char *)c->o.slurm_conf);
     free(c->user_home);

@@ -118,7 +118,8 @@ static void add_secret(sl_ctl_t *c, const char *ns, const char *name, json_t *au
     json_decref(s);
 }
 
-/* the pod's pull secrets, then its service account's, as one authfile (NULL: none) */
+/* the pod's pull secrets, then its service account's, then the site's
+ * (images.credentials), as one authfile (NULL: none) */
 static char *pod_authfile(sl_ctl_t *c, json_t *pod, const char *ns, const char *uid)
 {
     json_t *spec = json_object_get(pod, "spec"), *auths = json_object(), *e;
@@ -130,6 +131,13 @@ static char *pod_authfile(sl_ctl_t *c, json_t *pod, const char *ns, const char *
     json_array_foreach(json_object_get(sa, "imagePullSecrets"), i, e)
         add_secret(c, ns, json_string_value(json_object_get(e, "name")), auths);
     json_decref(sa);
+    /* the site's credentials last: a tenant's own secret for a registry wins */
+    json_t *site = c->o.image_credentials ? json_load_file(c->o.image_credentials, 0, NULL) : NULL;
+    if (json_is_object(json_object_get(site, "auths")))
+        json_object_update_missing(auths, json_object_get(site, "auths"));
+    else if (c->o.image_credentials)
+        sl_warn("images.credentials %s: no \"auths\" object; not used", c->o.image_credentials);
+    json_decref(site);
     char *path = NULL;
     if (json_object_size(auths) && c->o.state_dir) {
         json_t *doc = json_pack("{s:O}", "auths", auths);
@@ -170,25 +178,34 @@ static int pull_one(ctl_pull_t *w, size_t i)
     sl_error_t err = SL_ERROR_INIT;
     json_t *pod = pod_of(w);
     int rc;
-    /* a cached tag is used unasked only when no credential is involved: a
-     * private image is checked with the registry with this pod's own ones */
+    /* a recorded tag is used unasked only when it was resolved without any
+     * credential (a public image) and this pod has none: a private image in
+     * the store is checked with the registry with this pod's own ones */
     if (!strcmp(policy, "Never") || (!strcmp(policy, "IfNotPresent") && !w->authfile)) {
         rc = sl_image_lookup_pulled(w->c->o.image_store, img, out, &err);
-        if (rc == 0) {
+        int usable = rc == 0 && out->anonymous;
+        if (usable) {
             ctl_event(w->c, pod, "Normal", "Pulled",
                       "Container image \"%s\" already present on machine", img);
-        } else if (!strcmp(policy, "Never")) {
-            w->error = sl_xasprintf(
-                "Container image \"%s\" is not present with pull policy of Never", img);
-            ctl_event(w->c, pod, "Warning", "ErrImageNeverPull", "%s", w->error);
-        }
-        if (rc == 0 || !strcmp(policy, "Never")) {
             json_decref(pod);
-            return rc;
+            return 0;
         }
+        if (!strcmp(policy, "Never")) {
+            w->error = rc == 0 ? sl_xasprintf("Container image \"%s\" is present but was pulled "
+                                              "with credentials; with pull policy Never they "
+                                              "cannot be checked for this pod",
+                                              img)
+                               : sl_xasprintf("Container image \"%s\" is not present with pull "
+                                              "policy of Never",
+                                              img);
+            ctl_event(w->c, pod, "Warning", "ErrImageNeverPull", "%s", w->error);
+            json_decref(pod);
+            return -1;
+        }
+        sl_image_pulled_free(out);
     }
     ctl_event(w->c, pod, "Normal", "Pulling", "Pulling image \"%s\"", img);
-    sl_image_pull_opts_t o = {.authfile = w->authfile};
+    sl_image_pull_opts_t o = {.authfile = w->authfile, .cert_dir = w->c->o.image_ca_dir};
     long long t0 = sl_now_ms();
     rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
     double s = (double)(sl_now_ms() - t0) / 1000.0;

@@ -89,8 +89,10 @@ int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
  *     <store>/sha256/<hex>/image.json   {"digest", "repoDigest", "size",
  *                                        "config": {Entrypoint, Cmd, Env,
  *                                        WorkingDir, User}}
- *     <store>/refs/<name>+<tag>         {"ref", "repoDigest", "digest"}: the
- *                                        last resolution of a tag
+ *     <store>/refs/<name>+<tag>         {"ref", "repoDigest", "digest",
+ *                                        "anonymous"}: the last resolution of
+ *                                        a tag, and whether it needed no
+ *                                        credentials
  *     <store>/.locks/<hex>.lock          flock: one pull per digest at a time
  * A digest folder is built in <store>/.pull-<hex>-XXXXXX and renamed into
  * place whole, so a pull cut short (a crash, a restart) leaves nothing that
@@ -113,6 +115,7 @@ typedef struct sl_image_pulled {
     unsigned long long size; /* bytes of the stored tree */
     int cached;              /* it was in the store already */
     int present;             /* check_only: it is in the store */
+    int anonymous;           /* the tag was last resolved without credentials: public */
 } sl_image_pulled_t;
 
 /* Resolve ref with the registry and make sure its image is in the store

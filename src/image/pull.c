@@ -288,7 +288,8 @@ static char *ref_record(const char *store, const sl_image_ref_t *r)
     return p;
 }
 
-static void record(const char *store, const sl_image_ref_t *r, const sl_image_pulled_t *p)
+static void record(const char *store, const sl_image_ref_t *r, const sl_image_pulled_t *p,
+                   int anonymous)
 {
     char *refs = sl_xasprintf("%s/refs", store);
     char *path = ref_record(store, r);
@@ -358,7 +359,7 @@ int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t
     rc = o->check_only ? 0 : ensure(store, &r, o, out, err);
     read_info(out);
     if (rc == 0 && !o->check_only)
-        record(store, &r, out);
+        record(store, &r, out, o->authfile == NULL);
 done:
     if (work)
         sl_rm_rf(work);
@@ -387,6 +388,7 @@ int sl_image_lookup_pulled(const char *store, const char *ref, sl_image_pulled_t
         fill_paths(store, &r, out);
         read_info(out);
         out->cached = 1;
+        out->anonymous = json_is_true(json_object_get(j, "anonymous"));
         rc = out->present ? 0 : -1;
     }
     if (rc < 0) {
