@@ -6,7 +6,7 @@
 # pulled before submission, events, imageID, the image's entrypoint and
 # env, a cached second pod, and failures that never become Slurm jobs.
 source "$(dirname "$0")/lib.sh"
-plan 38
+plan 47
 
 for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
@@ -38,6 +38,22 @@ umoci config --image oci:app --config.entrypoint /bin/sh --config.entrypoint -c 
   --config.cmd 'echo "entry cmd=$0 FOO=$FOO BAR=$BAR pwd=$(pwd)"' --config.cmd from-cmd \
   --config.env FOO=from-image --config.env BAR=image-bar --config.workingdir /data
 ok skopeo copy --quiet --dest-tls-verify=false oci:oci:app "docker://$REG/team/app:v1" "skopeo pushes team/app:v1"
+# a multi-arch index: linux/amd64 is app, linux/arm64 another image
+umoci new --image oci:arm && umoci unpack --rootless --image oci:arm b3 >/dev/null
+mkdir -p b3/rootfs && echo arm64 >b3/rootfs/arch && umoci repack --image oci:arm b3 && rm -rf b3
+umoci config --image oci:arm --architecture arm64
+desc() { jq -c --arg r "$1" --arg a "$2" '.manifests[] | select(.annotations."org.opencontainers.image.ref.name" == $r)
+  | {mediaType, digest, size, platform: {os: "linux", architecture: $a}}' oci/index.json; }
+idx=$(jq -cn --argjson a "$(desc app amd64)" --argjson b "$(desc arm arm64)"   '{schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests: [$b, $a]}')
+IH=$(printf '%s' "$idx" | sha256sum | cut -d' ' -f1)
+printf '%s' "$idx" >"oci/blobs/sha256/$IH"
+jq --arg d "sha256:$IH" --argjson n "${#idx}" '.manifests += [{mediaType: "application/vnd.oci.image.index.v1+json",
+  digest: $d, size: $n, annotations: {"org.opencontainers.image.ref.name": "multi"}}]' oci/index.json >oci/i.json && mv oci/i.json oci/index.json
+ok skopeo copy --quiet --all --dest-tls-verify=false oci:oci:multi "docker://$REG/team/multi:v1" "skopeo pushes a multi-arch index"
+# an image whose layer the registry will serve truncated
+umoci new --image oci:brk && umoci unpack --rootless --image oci:brk b4 >/dev/null
+head -c 300000 /dev/urandom >b4/rootfs/noise && umoci repack --image oci:brk b4 && rm -rf b4
+skopeo copy --quiet --dest-tls-verify=false oci:oci:brk "docker://$REG/team/brk:v1"
 cd - >/dev/null || bail "cd"
 
 S=$T/store
@@ -64,6 +80,18 @@ is "$rc" 1 "a missing tag fails"
 like "$err" 'manifest unknown' "with the registry's answer"
 err=$(img pull "127.0.0.1:$(free_port)/team/app:v1" 2>&1)
 like "$err" 'connection refused' "a registry that is down: connection refused"
+out=$(img pull "$REG/team/multi:v1" --json 2>&1)
+is "$(jq -r .digest <<<"$out")" "$(jq -r '.manifests[] | select(.platform.architecture == "amd64") | .digest' <<<"$idx")" \
+  "a multi-arch index resolves to the linux/amd64 manifest"
+is "$(jq -r .imageID <<<"$out")" "$REG/team/multi@sha256:$IH" "imageID names the index digest the tag resolved to"
+ok test ! -e "$(jq -r .path <<<"$out")/arch" "the arm64 image is not what was unpacked"
+L=$(jq -r '.layers[0].digest' "$T/oci/blobs/sha256/$(jq -r '.manifests[] | select(.annotations."org.opencontainers.image.ref.name" == "brk") | .digest' "$T/oci/index.json" | cut -d: -f2)")
+B=$(find "$T/regdata" -path "*/blobs/sha256/*/${L#sha256:}/data")
+truncate -s 1000 "$B"
+err=$(img pull "$REG/team/brk:v1" 2>&1); rc=$?
+is "$rc" 1 "a truncated blob fails the pull"
+like "$err" 'Digest did not match|unexpected EOF' "with what was wrong: $(head -c 200 <<<"$err")"
+is "$(ls -A "$S" | grep -c '^\.pull')" 0 "nothing half-pulled is left behind"
 err=$(img pull "Team/App" 2>&1)
 like "$err" 'invalid image reference.*lower-case' "a malformed reference is refused before any registry"
 
@@ -90,7 +118,7 @@ is_phase() { [ "$(phase "$1")" = "$2" ]; }
 show() { # what a pod that did not get there looks like
   diag "$(kc get pod "$1" -o jsonpath='{.status}' 2>&1)"
   diag "$(kc get events --field-selector involvedObject.name="$1" -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1)"
-  diag "$(tail -n 20 "$CL"/log/slurmlinkd.log 2>/dev/null)"
+  diag "$(cat "$CL"/pods/default/"$1"-*/job.out "$CL"/pods/default/"$1"-*/logs/*/* 2>&1 | tail -n 20)"
 }
 wr() { kc get pod "$1" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}' 2>/dev/null; }
 is_wr() { [ "$(wr "$1")" = "$2" ]; }
@@ -116,8 +144,19 @@ is "$(blobs)" "$n" "the second pod pulls no blob (cached per digest)"
 
 pod p3 "$REG/team/app:v1" '    imagePullPolicy: Never
     args: ["echo args replace cmd"]' | kc apply -f - >/dev/null
-ok wait_for 120 is_phase p3 Succeeded "imagePullPolicy Never with the image present runs"
+wait_for 120 is_phase p3 Succeeded; r=$?
+is "$r" 0 "imagePullPolicy Never with the image present runs"
+[ "$r" = 0 ] || show p3
 is "$(kc logs p3 2>&1)" "args replace cmd" "args replace CMD, the ENTRYPOINT stays"
+
+# concurrent pods of an image not yet pulled wait for one pull
+for i in 1 2 3; do kc delete pod p$i --wait=false >/dev/null 2>&1; done
+mark=$(wc -l <"$T/reg.log")
+for i in 1 2 3; do pod c$i "$REG/team/multi:v1" '    command: ["sh", "-c", "exit 0"]' | kc apply -f - >/dev/null & done; wait
+n=0; for i in 1 2 3; do wait_for 120 is_phase c$i Succeeded && n=$((n + 1)); done
+is "$n" 3 "three concurrent pods of one image all run"
+is "$(tail -n +"$((mark + 1))" "$T/reg.log" | grep -o 'GET /v2/team/multi/blobs/sha256:[0-9a-f]*' | sort | uniq -d | wc -l)" 0 \
+  "no blob was fetched twice: one pull served all three (single-flight)"
 
 # bad input: each a clear status, no Slurm job
 err=$(pod bad1 "$REG/Team/App:v1" | kc apply -f - 2>&1)

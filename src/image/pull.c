@@ -293,8 +293,8 @@ static void record(const char *store, const sl_image_ref_t *r, const sl_image_pu
 {
     char *refs = sl_xasprintf("%s/refs", store);
     char *path = ref_record(store, r);
-    json_t *j = json_pack("{s:s, s:s, s:s}", "ref", r->full, "repoDigest", p->repo_digest, "digest",
-                          p->digest);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:b}", "ref", r->full, "repoDigest", p->repo_digest,
+                          "digest", p->digest, "anonymous", anonymous);
     char *text = json_dumps(j, JSON_INDENT(2));
     if (sl_mkdir_p(refs, 0755, NULL) == 0)
         sl_write_file(path, text, strlen(text), 0644, NULL);
