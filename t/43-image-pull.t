@@ -152,7 +152,9 @@ is "$(kc logs p3 2>&1)" "args replace cmd" "args replace CMD, the ENTRYPOINT sta
 # concurrent pods of an image not yet pulled wait for one pull
 for i in 1 2 3; do kc delete pod p$i --wait=false >/dev/null 2>&1; done
 mark=$(wc -l <"$T/reg.log")
-for i in 1 2 3; do pod c$i "$REG/team/multi:v1" '    command: ["sh", "-c", "exit 0"]' | kc apply -f - >/dev/null & done; wait
+pids=()
+for i in 1 2 3; do pod c$i "$REG/team/multi:v1" '    command: ["sh", "-c", "exit 0"]' | kc apply -f - >/dev/null & pids+=($!); done
+wait "${pids[@]}" # not the registry's
 n=0; for i in 1 2 3; do wait_for 120 is_phase c$i Succeeded && n=$((n + 1)); done
 is "$n" 3 "three concurrent pods of one image all run"
 is "$(tail -n +"$((mark + 1))" "$T/reg.log" | grep -o 'GET /v2/team/multi/blobs/sha256:[0-9a-f]*' | sort | uniq -d | wc -l)" 0 \

@@ -313,11 +313,11 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     }
     job_ident_t id = {.uid = c->uid, .gid = c->gid};
     sl_translate_result_t *r = NULL;
-    if (ctl_pull_ready(c, p, pod, model) && job_identity(c, p, pod, model, &id) == 0 &&
-        translate_pod(c, p, pod, model, errs, &id, &r) == 0) {
+    int ready = ctl_pull_ready(c, p, pod, model); /* 0: a worker pulls, or a back-off */
+    if (ready && job_identity(c, p, pod, model, &id) == 0 &&
+        translate_pod(c, p, pod, model, errs, &id, &r) == 0)
         write_and_submit(c, p, pod, r, &id);
-    }
-    if (p->pull && ctl_pull_done(p->pull)) { /* used, or to be pulled again on a retry */
+    if (ready && p->pull) { /* used; a retry asks the registry again */
         ctl_pull_release(p->pull);
         p->pull = NULL;
     }
