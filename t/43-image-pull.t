@@ -155,7 +155,7 @@ mark=$(wc -l <"$T/reg.log")
 pids=()
 for i in 1 2 3; do pod c$i "$REG/team/multi:v1" '    command: ["sh", "-c", "exit 0"]' | kc apply -f - >/dev/null & pids+=($!); done
 wait "${pids[@]}" # not the registry's
-n=0; for i in 1 2 3; do wait_for 120 is_phase c$i Succeeded && n=$((n + 1)); done
+n=0; for i in 1 2 3; do if wait_for 120 is_phase c$i Succeeded; then n=$((n + 1)); else show c$i; fi; done
 is "$n" 3 "three concurrent pods of one image all run"
 is "$(tail -n +"$((mark + 1))" "$T/reg.log" | grep -o 'GET /v2/team/multi/blobs/sha256:[0-9a-f]*' | sort | uniq -d | wc -l)" 0 \
   "no blob was fetched twice: one pull served all three (single-flight)"
