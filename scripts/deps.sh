@@ -13,6 +13,10 @@ PKGS=(
   slurm-wlm slurmctld slurmd slurm-client slurmdbd slurmrestd munge mariadb-server
   # containers and test images
   charliecloud-runtime busybox-static
+  # images from registries (src/image/pull.c): skopeo speaks the registry
+  # protocol, umoci unpacks OCI layers, mksquashfs builds enroot images;
+  # docker-registry and htpasswd (apache2-utils) are the tests' registry
+  skopeo umoci squashfs-tools docker-registry apache2-utils
   # clients and tools used by tests and benchmarks
   python3 python3-kubernetes gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
   valgrind hostname passwd util-linux sqlite3

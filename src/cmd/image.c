@@ -1,6 +1,7 @@
 /* image.c — `slurmlink image import | list | rm`: the local image store (src/image). */
 #include "image/image.h"
 #include "cmd.h"
+#include "common/proc.h"
 #include "common/xalloc.h"
 
 #include <getopt.h>
@@ -11,17 +12,22 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: slurmlink image import NAME DIR|TAR|- [--force] [--store S]\n"
-               "       slurmlink image import NAME --busybox[=PATH] [--force] [--store S]\n"
-               "       slurmlink image list [--json] [--store S]\n"
-               "       slurmlink image rm NAME... [--store S]\n\n"
-               "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
-               "NAME[:TAG] is kept in S/<NAME with '/' as '%%'>+<TAG> (TAG defaults to latest).\n"
-               "import copies a folder or unpacks a tar (any compression tar knows; '-' reads\n"
-               "standard input) atomically and adds what ch-run needs; --busybox builds a small\n"
-               "image from a static busybox (default /bin/busybox, Debian's busybox-static).\n"
-               "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
-               "/var/tmp/slurmlink/images.\n");
+    fprintf(f,
+            "usage: slurmlink image import NAME DIR|TAR|- [--force] [--store S]\n"
+            "       slurmlink image import NAME --busybox[=PATH] [--force] [--store S]\n"
+            "       slurmlink image list [--json] [--store S]\n"
+            "       slurmlink image rm NAME... [--store S]\n"
+            "       slurmlink image pull REF [--authfile F] [--cert-dir D] [--json] [--store S]\n\n"
+            "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
+            "NAME[:TAG] is kept in S/<NAME with '/' as '%%'>+<TAG> (TAG defaults to latest).\n"
+            "import copies a folder or unpacks a tar (any compression tar knows; '-' reads\n"
+            "standard input) atomically and adds what ch-run needs; --busybox builds a small\n"
+            "image from a static busybox (default /bin/busybox, Debian's busybox-static).\n"
+            "pull fetches REF ([registry[:port]/]repository[:tag|@sha256:digest]) with skopeo\n"
+            "and unpacks it with umoci into S/sha256/<digest>/rootfs, once per digest\n"
+            "(docs/images.md); F is a containers-auth.json, D a folder of CA certificates.\n"
+            "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
+            "/var/tmp/slurmlink/images.\n");
 }
 
 static char *default_store(void)
@@ -85,12 +91,41 @@ static int do_list(const char *store, int json)
     return 0;
 }
 
+static int do_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o, int json)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    sl_image_pulled_t p;
+    long long t0 = sl_now_ms();
+    if (sl_image_pull(store, ref, o, &p, &err) < 0) {
+        fprintf(stderr, "slurmlink image pull: failed to pull image \"%s\": %s\n", ref, err.text);
+        return 1;
+    }
+    double s = (double)(sl_now_ms() - t0) / 1000.0;
+    if (json) {
+        json_t *j =
+            json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:b,s:f}", "ref", p.ref, "imageID", p.image_id,
+                      "digest", p.digest, "repoDigest", p.repo_digest, "path", p.rootfs, "size",
+                      (json_int_t)p.size, "cached", p.cached, "seconds", s);
+        char *t = json_dumps(j, JSON_INDENT(2));
+        printf("%s\n", t);
+        free(t);
+        json_decref(j);
+    } else {
+        printf("%s %s (%s) in %.1fs: %s, %llu bytes\n", p.cached ? "found" : "pulled", p.ref,
+               p.image_id, s, p.rootfs, p.size);
+    }
+    sl_image_pulled_free(&p);
+    return 0;
+}
+
 int cmd_image(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"store", required_argument, 0, 's'}, {"json", no_argument, 0, 'j'},
-        {"force", no_argument, 0, 'f'},       {"busybox", optional_argument, 0, 'b'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+        {"store", required_argument, 0, 's'},    {"json", no_argument, 0, 'j'},
+        {"force", no_argument, 0, 'f'},          {"busybox", optional_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},           {"authfile", required_argument, 0, 'A'},
+        {"cert-dir", required_argument, 0, 'C'}, {0, 0, 0, 0}};
+    sl_image_pull_opts_t po = {0};
     char *store = NULL;
     const char *busybox = NULL;
     int json = 0, force = 0, want_busybox = 0, c;
@@ -103,6 +138,8 @@ int cmd_image(int argc, char **argv)
             store = sl_xstrdup(optarg);
             break;
         case 'j': json = 1; break;
+        case 'A': po.authfile = optarg; break;
+        case 'C': po.cert_dir = optarg; break;
         case 'f': force = 1; break;
         case 'b':
             want_busybox = 1;
@@ -153,6 +190,11 @@ int cmd_image(int argc, char **argv)
             fprintf(stderr, "slurmlink image list: unexpected argument '%s'\n", args[0]);
         else
             rc = do_list(store, json);
+    } else if (!strcmp(action, "pull")) {
+        if (nargs != 1)
+            fprintf(stderr, "slurmlink image pull: need one REF\n");
+        else
+            rc = do_pull(store, args[0], &po, json);
     } else if (!strcmp(action, "rm")) {
         if (!nargs)
             fprintf(stderr, "slurmlink image rm: need at least one NAME\n");
@@ -166,7 +208,7 @@ int cmd_image(int argc, char **argv)
             }
         }
     } else {
-        fprintf(stderr, "slurmlink image: unknown action '%s' (import, list, rm)\n", action);
+        fprintf(stderr, "slurmlink image: unknown action '%s' (import, list, pull, rm)\n", action);
     }
     free(store);
     return rc;

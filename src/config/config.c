@@ -106,6 +106,13 @@ static const opt_t opts[SL_CFG_COUNT] = {
                            "same path (default <state.dir>/pods)"),
     [SL_CFG_IMAGE_STORE] =
         S("image-store", 0, "images.store", "DIR", NULL, "local images for charliecloud"),
+    [SL_CFG_IMAGE_CREDENTIALS] =
+        F("image-credentials", 0, "images.credentials", "FILE",
+          "server-wide registry credentials (a docker config.json / containers-auth.json), "
+          "used for every pod's pulls after its own pull secrets"),
+    [SL_CFG_IMAGE_CA_DIR] = S("image-ca-dir", 0, "images.ca_dir", "DIR", NULL,
+                              "CA certificates registries are verified with (default: the "
+                              "system's)"),
     [SL_CFG_SHIM] = S("shim", 0, "shim.path", "PATH", NULL,
                       "slurmlink-shim as the nodes see it (default: beside slurmlinkd, else "
                       "the installed one)"),

@@ -33,6 +33,8 @@ typedef enum sl_cfg_id {
     SL_CFG_POLL_MS,
     SL_CFG_PODS_ROOT,
     SL_CFG_IMAGE_STORE,
+    SL_CFG_IMAGE_CREDENTIALS,
+    SL_CFG_IMAGE_CA_DIR,
     SL_CFG_SHIM,
     SL_CFG_REPORT_URL,
     SL_CFG_REPORT_CA,

@@ -60,6 +60,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
         if (!strcmp((*pp)->uid, uid)) {
             ctl_pod_t *p = *pp;
             *pp = p->next;
+            ctl_pull_release(p->pull);
             free(p->uid);
             free(p->ns);
             free(p->name);
@@ -473,7 +474,10 @@ static int due_of(const ctl_pod_t *p, long long now)
         return DUE_END_FINISHED;
     if (p->recheck)
         return DUE_RECHECK;
-    if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit) && now >= p->next_try_ms)
+    if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit || p->pull_wait) &&
+        now >= p->next_try_ms)
+        return DUE_SUBMIT;
+    if (!p->job_id && !p->gave_up && ctl_pull_done(p->pull))
         return DUE_SUBMIT;
     return -1;
 }
@@ -1004,6 +1008,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.report_ca_file = dup_or(o->report_ca_file, NULL);
     c->o.run_as = dup_or(o->run_as, "nobody");
     c->o.image_store = dup_or(o->image_store, NULL);
+    c->o.image_credentials = dup_or(o->image_credentials, NULL);
+    c->o.image_ca_dir = dup_or(o->image_ca_dir, NULL);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
@@ -1043,6 +1049,8 @@ void sl_ctl_destroy(sl_ctl_t *c)
         sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }
+    while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
+        sl_sleep_ms(50);
     for (int i = 0; i < CTL_HASH; i++)
         while (c->pods[i])
             ctl_pod_remove(c, c->pods[i]->uid);
@@ -1055,6 +1063,8 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.report_ca_file);
     free((char *)c->o.run_as);
     free((char *)c->o.image_store);
+    free((char *)c->o.image_credentials);
+    free((char *)c->o.image_ca_dir);
     free((char *)c->o.default_runtime);
     free((char *)c->o.slurm_conf);
     free(c->user_home);

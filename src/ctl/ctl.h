@@ -25,11 +25,13 @@ typedef struct sl_ctl_opts {
     /* user → Unix user, namespace → account (NULL: none). Borrowed: the
      * daemon's, the same the API decides by; sl_ctl_set_policy swaps it */
     struct sl_authz_policy *policy;
-    const char *image_store;     /* charliecloud images */
-    const char *default_runtime; /* NULL: translate's default */
-    const char *slurm_conf;      /* passed to jobs as SLURM_CONF */
-    int poll_ms;                 /* Slurm job poll period (default 250) */
-    int node_poll_ms;            /* node poll period (default 2000) */
+    const char *image_store;       /* charliecloud images */
+    const char *image_credentials; /* server-wide registry auth file (NULL: none) */
+    const char *image_ca_dir;      /* CA folder for registries (NULL: system) */
+    const char *default_runtime;   /* NULL: translate's default */
+    const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
+    int poll_ms;                   /* Slurm job poll period (default 250) */
+    int node_poll_ms;              /* node poll period (default 2000) */
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

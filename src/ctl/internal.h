@@ -9,8 +9,10 @@
 #include <sys/types.h>
 
 #include "ctl/ctl.h"
+#include "pod/pod.h"
 #include "slurmif/slurmif.h"
 #include "store/store.h"
+#include "translate/translate.h"
 
 /* Threads and locks
  *
@@ -46,6 +48,8 @@
  * stop is atomic (set by sl_ctl_destroy); the rest (pods_rv to
  * initial_poll_done) is the controller thread's alone. */
 
+typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
+
 /* What the controller tracks per pod (by uid). */
 typedef struct ctl_pod {
     char *uid, *ns, *name;  /* immutable while in the table */
@@ -72,6 +76,9 @@ typedef struct ctl_pod {
      * (controller thread). */
     char *owner_uid;
     uint32_t array_job_id, array_task_id;
+    ctl_pull_t *pull;         /* images being pulled or pulled for submission (pull.c) */
+    int pull_wait;            /* a failed pull's back-off runs until next_try_ms */
+    long long pull_backoff_ms;
     struct ctl_pod *next; /* hash chain by uid */
 } ctl_pod_t;
 
@@ -84,7 +91,7 @@ struct sl_ctl {
     gid_t gid;
     char *user_home;
     _Atomic(struct sl_authz_policy *) policy; /* borrowed; NULL: every pod runs as run_as */
-    unsigned char key[32];          /* HMAC key for per-pod shim tokens */
+    unsigned char key[32];                    /* HMAC key for per-pod shim tokens */
 
     pthread_t thread;
     int running;
@@ -104,6 +111,7 @@ struct sl_ctl {
     int initial_poll_done;        /* the first full job list was read (adoption first) */
     int64_t jobs_rv;              /* last Job change seen (job.c) */
     unsigned max_array_size;      /* slurm.conf MaxArraySize (0: not read yet) */
+    atomic_int pulls_running;     /* pull workers (pull.c); sl_ctl_destroy waits for them */
 };
 
 /* pods table (caller holds c->lock) */
@@ -164,6 +172,18 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, struct sl_translate_
 size_t ctl_submit_queue_length(sl_ctl_t *c);
 /* path of the pod folder (caller frees) */
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+
+/* pull.c: 1 when the pod's registry images are in the store (or it has
+ * none), 0 while a worker pulls them or a back-off runs (statuses and
+ * events written); controller thread. */
+int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model);
+int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
+void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
+/* containerStatuses[].imageID of the pulled images */
+void ctl_pull_record_ids(sl_ctl_t *c, ctl_pod_t *p);
+/* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled) */
+const char *ctl_pull_image_dir(void *arg, const char *image);
+int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta);
 
 /* owner.c: whether a Slurm job is the pod's own (its comment carries the uid) */
 /* the pod uid of a job's comment (slurmlink:uid=UID) into uid: 1, or 0 if none */

@@ -198,7 +198,9 @@ static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t 
         .image_store = c->o.image_store,
         .uid = id->uid,
         .gid = id->gid,
-        .image_lookup = sl_podfs_image_exists,
+        .image_lookup = ctl_pull_image_lookup, /* pulled images: their config */
+        .image_lookup_arg = p->pull,
+        .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
     json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
@@ -353,9 +355,14 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     }
     job_ident_t id = {.uid = c->uid, .gid = c->gid};
     sl_translate_result_t *r = NULL;
-    if (job_identity(c, p, pod, model, &id) == 0 &&
+    int ready = ctl_pull_ready(c, p, pod, model); /* 0: a worker pulls, or a back-off */
+    if (ready && job_identity(c, p, pod, model, &id) == 0 &&
         translate_pod(c, p, pod, model, errs, &id, &r) == 0)
         write_and_submit(c, p, pod, r, &id);
+    if (ready && p->pull) { /* used; a retry asks the registry again */
+        ctl_pull_release(p->pull);
+        p->pull = NULL;
+    }
     sl_translate_result_destroy(r);
     free(id.uname);
     free(id.account);

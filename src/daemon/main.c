@@ -101,6 +101,8 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .run_as = CS(RUN_AS),
         .policy = policy,
         .image_store = CS(IMAGE_STORE),
+        .image_credentials = CS(IMAGE_CREDENTIALS),
+        .image_ca_dir = CS(IMAGE_CA_DIR),
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),

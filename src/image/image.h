@@ -29,6 +29,30 @@
  * tag defaults to "latest". */
 int sl_image_parse_ref(const char *ref, char **name, char **tag, sl_error_t *err);
 
+/* A registry reference as Kubernetes and Docker read it:
+ * [registry[:port]/]repository[:tag][@sha256:digest]. The registry is the
+ * first component when it contains '.' or ':' or is "localhost", else
+ * docker.io; a one-component repository of docker.io gets "library/"; no tag
+ * and no digest means ":latest". */
+typedef struct sl_image_ref {
+    char *domain;     /* "docker.io", "localhost:5000" */
+    char *path;       /* "library/busybox" */
+    char *tag;        /* "latest"; NULL when only a digest was given */
+    char *digest;     /* "sha256:<64 hex>" or NULL */
+    int explicit_tag; /* the reference named a tag */
+    char *repo;       /* domain/path: "docker.io/library/busybox" */
+    char *full;       /* repo[:tag][@digest], the canonical form */
+} sl_image_ref_t;
+
+/* Parse ref into *out (free with sl_image_ref_free): 0, or -1 with errno
+ * EINVAL and err saying what is wrong with it. */
+int sl_image_ref_parse(const char *ref, sl_image_ref_t *out, sl_error_t *err);
+void sl_image_ref_free(sl_image_ref_t *r); /* NULL is a no-op */
+
+/* NULL when ref is a valid registry reference, else why not (static text,
+ * without the reference: for a field error naming the image). */
+const char *sl_image_ref_reason(const char *ref);
+
 /* The folder of ref in store (need not exist): ref is validated, then mapped
  * by sl_runtime_image_dir() (src/runtime), the rule the runtime backends use
  * to find images. Caller frees. */
@@ -56,6 +80,57 @@ int sl_image_import_busybox(const char *store, const char *ref, const char *busy
 /* Make the folder dir runnable by ch-run (mount points and /etc files, see
  * above), never following a symlink out of dir. Used by the imports. */
 int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
+
+/* ---- images from registries (pull.c; docs/images.md) ----
+ *
+ * Pulled images are stored once per manifest digest, for the node platform
+ * (linux/<arch of this host>; an index is resolved to it):
+ *     <store>/sha256/<hex>/rootfs/      the tree ch-run runs (prepared as above)
+ *     <store>/sha256/<hex>/image.json   {"digest", "repoDigest", "size",
+ *                                        "config": {Entrypoint, Cmd, Env,
+ *                                        WorkingDir, User}}
+ *     <store>/refs/<name>+<tag>         {"ref", "repoDigest", "digest",
+ *                                        "anonymous"}: the last resolution of
+ *                                        a tag, and whether it needed no
+ *                                        credentials
+ *     <store>/.locks/<hex>.lock          flock: one pull per digest at a time
+ * A digest folder is built in <store>/.pull-<hex>-XXXXXX and renamed into
+ * place whole, so a pull cut short (a crash, a restart) leaves nothing that
+ * is ever used; the next pull of that digest removes the leftover. */
+typedef struct sl_image_pull_opts {
+    const char *authfile; /* containers-auth.json for this pull (NULL: no credentials;
+                             the caller's own ~/.docker files are never read) */
+    const char *cert_dir; /* CA certificates for TLS (NULL: the system's) */
+    int timeout_s;        /* each tool run (0: 600) */
+    int check_only;       /* resolve the tag and check access; pull nothing */
+} sl_image_pull_opts_t;
+
+typedef struct sl_image_pulled {
+    char *ref;               /* canonical reference (sl_image_ref_t.full) */
+    char *repo_digest;       /* what the reference resolves to (an index or a manifest) */
+    char *image_id;          /* repo@repo_digest: containerStatuses[].imageID */
+    char *digest;            /* the platform manifest: the store key */
+    char *dir;               /* <store>/sha256/<hex> */
+    char *rootfs;            /* dir/rootfs */
+    unsigned long long size; /* bytes of the stored tree */
+    int cached;              /* it was in the store already */
+    int present;             /* check_only: it is in the store */
+    int anonymous;           /* the tag was last resolved without credentials: public */
+} sl_image_pulled_t;
+
+/* Resolve ref with the registry and make sure its image is in the store
+ * (pulling, unpacking with umoci --rootless and preparing it once per
+ * digest; concurrent pulls of one digest wait for one). 0, or -1 with err
+ * carrying the registry's answer (errno EINVAL: bad reference, EIO: the
+ * registry or a tool refused, ETIMEDOUT). */
+int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o,
+                  sl_image_pulled_t *out, sl_error_t *err);
+void sl_image_pulled_free(sl_image_pulled_t *p);
+
+/* The last resolution of ref recorded in the store (no registry asked):
+ * 0 and *out filled when its digest folder is there, else -1 (ENOENT). */
+int sl_image_lookup_pulled(const char *store, const char *ref, sl_image_pulled_t *out,
+                           sl_error_t *err);
 
 typedef struct sl_image_info {
     char *ref; /* "name:tag" */

@@ -227,7 +227,7 @@ static int du_cb(const char *path, const struct stat *st, int flag, struct FTW *
     return 0;
 }
 
-static unsigned long long disk_usage(const char *path)
+unsigned long long sl_image_disk_usage(const char *path)
 {
     du.n = 0;
     du.total = 0;
@@ -290,7 +290,7 @@ sl_image_info_t *sl_image_list(const char *store, size_t *n, sl_error_t *err)
             cap *= 2;
             v = sl_xrealloc(v, cap * sizeof(*v));
         }
-        v[*n] = (sl_image_info_t){ref, name, sl_xstrdup(plus + 1), path, disk_usage(path)};
+        v[*n] = (sl_image_info_t){ref, name, sl_xstrdup(plus + 1), path, sl_image_disk_usage(path)};
         (*n)++;
     }
     closedir(d);

@@ -3,6 +3,8 @@
 #include "pod/internal.h"
 
 #include "common/xalloc.h"
+#include "image/image.h"
+#include "runtime/runtime.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -361,6 +363,11 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
         k->image = NULL;
     if (!k->image && !host_runtime(c->pod))
         sl_fe_required(c->errs, NULL, "%s.image", path);
+    const char *why = k->image && !sl_runtime_image_has_scheme(k->image)
+                          ? sl_image_ref_reason(k->image)
+                          : NULL; /* docker://, oras://, a .sif path: the runtime's */
+    if (why)
+        sl_fe_invalid(c->errs, k->image, why, "%s.image", path);
     k->working_dir = pod_str(c, ctr, "workingDir", path);
     k->command = (const char **)str_list(c, ctr, "command", path, &k->ncommand);
     k->args = (const char **)str_list(c, ctr, "args", path, &k->nargs);

@@ -141,7 +141,6 @@ static const struct {
     {"schedulingGates", "the job is submitted at once"},
     {"shareProcessNamespace", "containers run in the job's process namespace as their runtime "
                               "sets it up"},
-    {"imagePullSecrets", "registry credentials are the container runtime's on the node"},
     {"ephemeralContainers", "kubectl debug is not supported"},
 };
 

@@ -319,6 +319,22 @@ char *tr_resource_value(tr_ctx_t *c, const char *container, const char *resource
     return sl_xasprintf("%lld", (long long)(v / d + (v % d != 0)));
 }
 
+void tr_env_add_image(tr_env_t *env, const char *const *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(kv[i], '=');
+        if (!eq || eq == kv[i])
+            continue;
+        char *name = sl_xstrndup(kv[i], (size_t)(eq - kv[i]));
+        size_t j = 0;
+        while (j < env->n && strcmp(env->names[j], name))
+            j++;
+        if (j == env->n && env_name_ok(name)) /* the container's own value wins */
+            env_set(env, name, sl_xstrdup(eq + 1), strlen(eq + 1), NULL);
+        free(name);
+    }
+}
+
 int tr_container_env(tr_ctx_t *c, const sl_pod_container_t *k, const char *path, tr_env_t *env)
 {
     memset(env, 0, sizeof(*env));

@@ -69,6 +69,8 @@ typedef struct tr_env {
 } tr_env_t;
 int tr_container_env(tr_ctx_t *c, const sl_pod_container_t *k, const char *path, tr_env_t *env);
 void tr_env_free(tr_env_t *env);
+/* the image's ENV ("NAME=value") for the names env does not set */
+void tr_env_add_image(tr_env_t *env, const char *const *kv, size_t n);
 const char *tr_env_get(const tr_env_t *env, const char *name); /* NULL if unset/runtime */
 
 /* downward API field value (metadata.name, labels['x'] ...), caller frees; NULL if runtime-only */

@@ -181,7 +181,13 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
 {
     const sl_pod_t *p = c->pod;
     const sl_translate_config_t *cfg = c->cfg;
-    x->dir = k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
+    const char *resolved =
+        k->image && cfg->image_dir ? cfg->image_dir(cfg->image_lookup_arg, k->image) : NULL;
+    if (resolved)
+        x->dir = sl_xstrdup(resolved);
+    else
+        x->dir =
+            k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
     x->in_store =
         x->dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, x->dir, &x->meta);
     x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, x->in_store,
@@ -352,8 +358,9 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
     } else {
         json_decref(rj);
     }
-    if (k->working_dir)
-        json_object_set_new(j, "workingDir", json_string(k->working_dir));
+    const char *wd = k->working_dir ? k->working_dir : x->meta.working_dir;
+    if (wd)
+        json_object_set_new(j, "workingDir", json_string(wd));
     json_object_set_new(j, "runtime", json_string(x->rtname));
     if (x->image)
         json_object_set_new(j, "image", json_string(x->image));
@@ -388,6 +395,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     x.path = sl_xasprintf("spec.%s[%d]", k->init ? "initContainers" : "containers", k->index);
     tr_container_env(c, k, x.path, &x.env);
     ctr_image(c, k, &x);
+    tr_env_add_image(&x.env, x.meta.env, x.meta.nenv);
     x.mounts = sl_xcalloc(k->nmounts + 1, sizeof(*x.mounts));
     x.srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
     for (size_t i = 0; i < k->nmounts; i++)
@@ -416,7 +424,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         .nentrypoint = x.meta.nentrypoint,
         .cmd = x.meta.cmd,
         .ncmd = x.meta.ncmd,
-        .working_dir = k->working_dir,
+        .working_dir = k->working_dir ? k->working_dir : x.meta.working_dir,
         .mounts = x.mounts,
         .nmounts = x.nm,
         .env_names = (const char *const *)names.v,

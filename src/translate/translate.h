@@ -63,6 +63,8 @@ typedef struct sl_image_meta {
     const char *const *cmd;
     size_t ncmd;             /* may be empty */
     const char *working_dir; /* may be NULL */
+    const char *const *env;  /* the image's ENV, "NAME=value" (may be empty) */
+    size_t nenv;             /* the container's env overrides these */
 } sl_image_meta_t;
 
 /* Does the store hold this image folder? Fills *meta when it does (strings
@@ -100,6 +102,10 @@ typedef struct sl_translate_config {
      * checked). charliecloud mounts the image read-only and cannot create
      * mount points, so a mountPath missing from the image is an error. */
     int (*image_has_path)(void *arg, const char *image_dir, const char *path);
+    /* The store folder of a container's image when the caller resolved it
+     * (a registry image pulled per digest), else NULL: the folder is then
+     * sl_runtime_image_dir(image_store, image). NULL hook: never. */
+    const char *(*image_dir)(void *arg, const char *image);
     const char *const *runtime_binaries; /* NULL or {"apptainer", "/opt/bin/apptainer", ...,
                                             NULL}: program paths per runtime */
 } sl_translate_config_t;

@@ -1,0 +1,427 @@
+/* pull.c — registry images of a pod pulled before it becomes a Slurm job
+ * (docs/images.md), on a worker thread: the controller thread never waits
+ * for a registry, and no GPU is held while an image is fetched.
+ *
+ * A pod needs a pull when a container runs under charliecloud (the
+ * slurmlink.io/runtime annotation or the default runtime) with a registry
+ * reference that is not an imported image of the store. ctl_pull_ready()
+ * starts one worker per pod; the worker pulls the images in order, records
+ * the Pulling / Pulled / Failed events and sets done; the event it stores
+ * wakes the controller, whose next due pass (due_of) calls ctl_submit again,
+ * which takes the result. The struct is shared by two owners (refs): the
+ * pod's entry (ctl_pod_remove drops it) and the worker. */
+#include "ctl/internal.h"
+
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "common/proc.h"
+#include "common/xalloc.h"
+#include "ctl/podstatus.h"
+#include "image/image.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+#include "podfs/podfs.h"
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BACKOFF_FIRST_MS 10000
+#define BACKOFF_MAX_MS 300000
+
+struct ctl_pull {
+    atomic_int refs;
+    atomic_int done;
+    sl_ctl_t *c;
+    char *ns, *name, *uid;
+    char *authfile; /* the pod's pull secrets merged (NULL: none); removed at the end */
+    size_t n;
+    char **images;             /* as the pod names them */
+    char **policies;           /* Always, IfNotPresent, Never */
+    sl_image_pulled_t *pulled; /* [n] */
+    int failed;                /* index of the image that failed, or -1 */
+    json_t *meta_keep;         /* image.json documents the translate meta points into */
+    const char ***vecs;        /* their string vectors (each its own allocation) */
+    size_t nvecs;
+    char *error; /* why the failed image failed */
+};
+
+static void pull_free(ctl_pull_t *w)
+{
+    if (w->authfile)
+        unlink(w->authfile);
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->images[i]);
+        free(w->policies[i]);
+        sl_image_pulled_free(&w->pulled[i]);
+    }
+    free(w->images);
+    free(w->policies);
+    json_decref(w->meta_keep);
+    for (size_t i = 0; i < w->nvecs; i++)
+        free(w->vecs[i]);
+    free(w->vecs);
+    free(w->pulled);
+    free(w->authfile);
+    free(w->error);
+    free(w->ns);
+    free(w->name);
+    free(w->uid);
+    free(w);
+}
+
+void ctl_pull_release(ctl_pull_t *w)
+{
+    if (w && atomic_fetch_sub(&w->refs, 1) == 1)
+        pull_free(w);
+}
+
+int ctl_pull_done(const ctl_pull_t *w) { return w && atomic_load(&w->done); }
+
+/* Does container k need a pull: charliecloud, a registry reference, not imported? */
+static int needs_pull(sl_ctl_t *c, const sl_pod_t *model, const sl_pod_container_t *k)
+{
+    if (!k->image || !c->o.image_store || sl_runtime_image_has_scheme(k->image) ||
+        sl_image_ref_reason(k->image))
+        return 0;
+    const char *rt = sl_pod_annotation(model, SL_ANN_RUNTIME);
+    if (!rt)
+        rt = c->o.default_runtime;
+    if (!rt || strcmp(rt, "charliecloud"))
+        return 0;
+    char *dir = sl_runtime_image_dir(c->o.image_store, k->image);
+    int imported = dir && access(dir, F_OK) == 0;
+    free(dir);
+    return !imported;
+}
+
+/* the auths of one kubernetes.io/dockerconfigjson secret into auths */
+static void add_secret(sl_ctl_t *c, const char *ns, const char *name, json_t *auths)
+{
+    json_t *s = name ? sl_store_get(c->store, "secrets", ns, name) : NULL;
+    const char *type = json_string_value(json_object_get(s, "type"));
+    const char *b64 =
+        json_string_value(json_object_get(json_object_get(s, "data"), ".dockerconfigjson"));
+    gnutls_datum_t in = {(unsigned char *)b64, b64 ? (unsigned)strlen(b64) : 0}, out = {0};
+    if (type && !strcmp(type, "kubernetes.io/dockerconfigjson") && b64 &&
+        gnutls_base64_decode2(&in, &out) == 0) {
+        json_t *cfg = json_loadb((const char *)out.data, out.size, 0, NULL);
+        json_t *a = json_object_get(cfg, "auths");
+        if (json_is_object(a))
+            json_object_update_missing(auths, a); /* the first secret naming a registry wins */
+        json_decref(cfg);
+        gnutls_free(out.data);
+    }
+    json_decref(s);
+}
+
+/* the pod's pull secrets, then its service account's, then the site's
+ * (images.credentials), as one authfile (NULL: none) */
+static char *pod_authfile(sl_ctl_t *c, json_t *pod, const char *ns, const char *uid)
+{
+    json_t *spec = json_object_get(pod, "spec"), *auths = json_object(), *e;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "imagePullSecrets"), i, e)
+        add_secret(c, ns, json_string_value(json_object_get(e, "name")), auths);
+    const char *san = json_string_value(json_object_get(spec, "serviceAccountName"));
+    json_t *sa = sl_store_get(c->store, "serviceaccounts", ns, san ? san : "default");
+    json_array_foreach(json_object_get(sa, "imagePullSecrets"), i, e)
+        add_secret(c, ns, json_string_value(json_object_get(e, "name")), auths);
+    json_decref(sa);
+    /* the site's credentials last: a tenant's own secret for a registry wins */
+    json_t *site = c->o.image_credentials ? json_load_file(c->o.image_credentials, 0, NULL) : NULL;
+    if (json_is_object(json_object_get(site, "auths")))
+        json_object_update_missing(auths, json_object_get(site, "auths"));
+    else if (c->o.image_credentials)
+        sl_warn("images.credentials %s: no \"auths\" object; not used", c->o.image_credentials);
+    json_decref(site);
+    char *path = NULL;
+    if (json_object_size(auths) && c->o.state_dir) {
+        json_t *doc = json_pack("{s:O}", "auths", auths);
+        char *text = json_dumps(doc, 0);
+        path = sl_xasprintf("%s/pull-auth-%s.json", c->o.state_dir, uid);
+        if (sl_write_file(path, text, strlen(text), 0600, NULL) < 0) {
+            free(path);
+            path = NULL;
+        }
+        free(text);
+        json_decref(doc);
+    }
+    json_decref(auths);
+    return path;
+}
+
+/* the pod, for an event the worker records (NULL when it is gone) */
+static json_t *pod_of(const ctl_pull_t *w) { return ctl_pod_get(w->c, w->ns, w->name, w->uid); }
+
+/* Kubernetes' default: Always for :latest or no tag, else IfNotPresent */
+static const char *policy_of(const char *image, const char *given)
+{
+    if (given)
+        return given;
+    sl_image_ref_t r;
+    if (sl_image_ref_parse(image, &r, NULL) < 0)
+        return "IfNotPresent";
+    int latest = !r.digest && (!r.explicit_tag || !strcmp(r.tag, "latest"));
+    sl_image_ref_free(&r);
+    return latest ? "Always" : "IfNotPresent";
+}
+
+/* one image for the worker: 0, or -1 with w->error */
+static int pull_one(ctl_pull_t *w, size_t i)
+{
+    const char *img = w->images[i], *policy = w->policies[i];
+    sl_image_pulled_t *out = &w->pulled[i];
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *pod = pod_of(w);
+    int rc;
+    /* a recorded tag is used unasked only when it was resolved without any
+     * credential (a public image) and this pod has none: a private image in
+     * the store is checked with the registry with this pod's own ones */
+    if (!strcmp(policy, "Never") || (!strcmp(policy, "IfNotPresent") && !w->authfile)) {
+        rc = sl_image_lookup_pulled(w->c->o.image_store, img, out, &err);
+        int usable = rc == 0 && out->anonymous;
+        if (usable) {
+            ctl_event(w->c, pod, "Normal", "Pulled",
+                      "Container image \"%s\" already present on machine", img);
+            json_decref(pod);
+            return 0;
+        }
+        if (!strcmp(policy, "Never")) {
+            w->error = rc == 0 ? sl_xasprintf("Container image \"%s\" is present but was pulled "
+                                              "with credentials; with pull policy Never they "
+                                              "cannot be checked for this pod",
+                                              img)
+                               : sl_xasprintf("Container image \"%s\" is not present with pull "
+                                              "policy of Never",
+                                              img);
+            ctl_event(w->c, pod, "Warning", "ErrImageNeverPull", "%s", w->error);
+            json_decref(pod);
+            return -1;
+        }
+        sl_image_pulled_free(out);
+    }
+    ctl_event(w->c, pod, "Normal", "Pulling", "Pulling image \"%s\"", img);
+    sl_image_pull_opts_t o = {.authfile = w->authfile, .cert_dir = w->c->o.image_ca_dir};
+    long long t0 = sl_now_ms();
+    rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
+    double s = (double)(sl_now_ms() - t0) / 1000.0;
+    if (rc == 0) {
+        ctl_event(w->c, pod, "Normal", "Pulled",
+                  "Successfully pulled image \"%s\" in %.3fs (%.3fs including waiting). Image "
+                  "size: %llu bytes.",
+                  img, s, s, out->size);
+    } else {
+        w->error = sl_xasprintf("Failed to pull image \"%s\": %s", img, err.text);
+        ctl_event(w->c, pod, "Warning", "Failed", "%s", w->error);
+        ctl_event(w->c, pod, "Warning", "Failed", "Error: ErrImagePull");
+    }
+    json_decref(pod);
+    return rc;
+}
+
+static void *pull_main(void *arg)
+{
+    ctl_pull_t *w = arg;
+    for (size_t i = 0; i < w->n; i++)
+        if (pull_one(w, i) < 0) {
+            w->failed = (int)i;
+            break;
+        }
+    atomic_store(&w->done, 1);
+    sl_store_kick(w->c->store); /* the controller takes the result */
+    atomic_fetch_sub(&w->c->pulls_running, 1);
+    ctl_pull_release(w);
+    return NULL;
+}
+
+/* a worker for the images of model that need a pull (none: NULL) */
+static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model)
+{
+    ctl_pull_t *w = NULL;
+    for (size_t i = 0; i < model->ninit + model->ncontainers; i++) {
+        const sl_pod_container_t *k =
+            i < model->ninit ? &model->init_containers[i] : &model->containers[i - model->ninit];
+        if (!needs_pull(c, model, k))
+            continue;
+        if (!w) {
+            w = sl_xcalloc(1, sizeof(*w));
+            size_t cap = model->ninit + model->ncontainers;
+            w->images = sl_xcalloc(cap, sizeof(char *));
+            w->policies = sl_xcalloc(cap, sizeof(char *));
+            w->pulled = sl_xcalloc(cap, sizeof(*w->pulled));
+        }
+        size_t j = 0;
+        while (j < w->n && strcmp(w->images[j], k->image))
+            j++;
+        if (j < w->n)
+            continue; /* one pull per image */
+        w->images[w->n] = sl_xstrdup(k->image);
+        w->policies[w->n++] = sl_xstrdup(policy_of(k->image, k->image_pull_policy));
+    }
+    if (!w)
+        return NULL;
+    atomic_init(&w->refs, 2);
+    atomic_init(&w->done, 0);
+    w->c = c;
+    w->failed = -1;
+    w->ns = sl_xstrdup(p->ns);
+    w->name = sl_xstrdup(p->name);
+    w->uid = sl_xstrdup(p->uid);
+    w->authfile = pod_authfile(c, pod, p->ns, p->uid);
+    return w;
+}
+
+/* container statuses of one image: waiting reason/message, or imageID */
+typedef struct mark {
+    const char *image, *reason, *message, *image_id;
+} mark_t;
+
+static int mark_status(json_t *pod, void *arg)
+{
+    const mark_t *m = arg;
+    int changed = ctl_status_init(pod, sl_kube_now_ns()); /* statuses before submission */
+    const char *lists[] = {"initContainerStatuses", "containerStatuses"};
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        json_t *cs;
+        json_array_foreach(json_object_get(json_object_get(pod, "status"), lists[l]), i, cs)
+        {
+            const char *img = json_string_value(json_object_get(cs, "image"));
+            if (!img || strcmp(img, m->image))
+                continue;
+            if (m->image_id) {
+                json_object_set_new(cs, "imageID", json_string(m->image_id));
+            } else {
+                json_t *w = json_pack("{s:s, s:s}", "reason", m->reason, "message", m->message);
+                json_object_set_new(cs, "state", json_pack("{s:o}", "waiting", w));
+            }
+            changed = 1;
+        }
+    }
+    return changed;
+}
+
+static void set_waiting(sl_ctl_t *c, ctl_pod_t *p, const char *image, const char *reason,
+                        const char *message)
+{
+    mark_t m = {image, reason, message, NULL};
+    ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_status, &m, NULL, NULL);
+}
+
+void ctl_pull_record_ids(sl_ctl_t *c, ctl_pod_t *p)
+{
+    for (size_t i = 0; p->pull && i < p->pull->n; i++) {
+        mark_t m = {p->pull->images[i], NULL, NULL, p->pull->pulled[i].image_id};
+        if (m.image_id)
+            ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_status, &m, NULL, NULL);
+    }
+}
+
+/* the pull failed: ErrImagePull now, ImagePullBackOff while the back-off runs */
+static void pull_failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+{
+    ctl_pull_t *w = p->pull;
+    const char *img = w->images[w->failed];
+    int never = !strcmp(w->policies[w->failed], "Never");
+    set_waiting(c, p, img, never ? "ErrImageNeverPull" : "ErrImagePull", w->error);
+    p->pull_backoff_ms = p->pull_backoff_ms ? p->pull_backoff_ms * 2 : BACKOFF_FIRST_MS;
+    if (p->pull_backoff_ms > BACKOFF_MAX_MS)
+        p->pull_backoff_ms = BACKOFF_MAX_MS;
+    if (!never) {
+        char *msg = sl_xasprintf("Back-off pulling image \"%s\"", img);
+        ctl_event(c, pod, "Normal", "BackOff", "%s", msg);
+        set_waiting(c, p, img, "ImagePullBackOff", msg);
+        free(msg);
+    }
+    p->pull_wait = 1;
+    p->next_try_ms = sl_now_ms() + p->pull_backoff_ms;
+    ctl_pull_release(p->pull);
+    p->pull = NULL;
+}
+
+int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model)
+{
+    if (p->pull && !ctl_pull_done(p->pull))
+        return 0;
+    if (p->pull && p->pull->failed >= 0) {
+        pull_failed(c, p, pod);
+        return 0;
+    }
+    if (p->pull) {
+        ctl_pull_record_ids(c, p);
+        return 1; /* pulled: translate takes the folders (ctl_pull_image_dir) */
+    }
+    if (p->pull_wait && sl_now_ms() < p->next_try_ms)
+        return 0;
+    p->pull_wait = 0;
+    ctl_pull_t *w = pull_new(c, p, pod, model);
+    if (!w)
+        return 1;
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    atomic_fetch_add(&c->pulls_running, 1);
+    if (pthread_create(&t, &a, pull_main, w) != 0) {
+        atomic_fetch_sub(&c->pulls_running, 1);
+        w->error = sl_xasprintf("cannot start a pull: %s", strerror(errno));
+        w->failed = 0;
+        atomic_store(&w->done, 1);
+        atomic_fetch_sub(&w->refs, 1);
+    }
+    pthread_attr_destroy(&a);
+    p->pull = w;
+    return 0;
+}
+
+const char *ctl_pull_image_dir(void *arg, const char *image)
+{
+    const ctl_pull_t *w = arg;
+    for (size_t i = 0; w && i < w->n; i++)
+        if (!strcmp(w->images[i], image) && w->pulled[i].rootfs)
+            return w->pulled[i].rootfs;
+    return NULL;
+}
+
+/* the strings of a JSON array, kept in w->vecs (valid while w lives) */
+static const char *const *vec(ctl_pull_t *w, json_t *a, size_t *n)
+{
+    *n = json_array_size(a);
+    const char **v = sl_xcalloc(*n + 1, sizeof(char *));
+    size_t i;
+    json_t *e;
+    json_array_foreach(a, i, e) v[i] = json_string_value(e) ? json_string_value(e) : "";
+    w->vecs = sl_xrealloc(w->vecs, (w->nvecs + 1) * sizeof(*w->vecs));
+    w->vecs[w->nvecs++] = v;
+    return v;
+}
+
+int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
+{
+    ctl_pull_t *w = arg;
+    size_t i = 0;
+    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)))
+        i++;
+    if (!w || i == w->n)
+        return sl_podfs_image_exists(NULL, dir, meta);
+    memset(meta, 0, sizeof(*meta));
+    char *path = sl_xasprintf("%s/image.json", w->pulled[i].dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    free(path);
+    if (!j)
+        return 0;
+    if (!w->meta_keep)
+        w->meta_keep = json_array();
+    json_array_append_new(w->meta_keep, j);
+    json_t *cfg = json_object_get(j, "config");
+    meta->entrypoint = vec(w, json_object_get(cfg, "Entrypoint"), &meta->nentrypoint);
+    meta->cmd = vec(w, json_object_get(cfg, "Cmd"), &meta->ncmd);
+    meta->env = vec(w, json_object_get(cfg, "Env"), &meta->nenv);
+    const char *wd = json_string_value(json_object_get(cfg, "WorkingDir"));
+    meta->working_dir = wd && *wd ? wd : NULL;
+    return 1;
+}

@@ -1,0 +1,416 @@
+/* pull.c — images from registries into the store, once per digest (layout:
+ * image.h). skopeo speaks the registry protocol, umoci applies the layers;
+ * this file only decides what to fetch and keeps the store consistent. */
+#include "image/image.h"
+#include "image/internal.h"
+
+#include "common/argv.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "runtime/runtime.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnutls/crypto.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* the node platform's architecture in OCI's words */
+static const char *node_arch(void)
+{
+    struct utsname u;
+    if (uname(&u) < 0)
+        return "amd64";
+    if (!strcmp(u.machine, "x86_64"))
+        return "amd64";
+    if (!strcmp(u.machine, "aarch64"))
+        return "arm64";
+    if (!strcmp(u.machine, "ppc64le"))
+        return "ppc64le";
+    return "amd64";
+}
+
+/* Docker and containerd allow plain HTTP to registries on loopback */
+static int loopback(const char *domain)
+{
+    return !strncmp(domain, "localhost", 9) && (domain[9] == '\0' || domain[9] == ':')
+               ? 1
+               : !strncmp(domain, "127.", 4) || !strncmp(domain, "[::1]", 5);
+}
+
+/* --authfile, --tls-verify, --cert-dir (with "src-" for copy) */
+static void auth_args(sl_argv_t *a, const char *pfx, const sl_image_ref_t *r,
+                      const sl_image_pull_opts_t *o, const char *work)
+{
+    char *empty = NULL;
+    if (!o->authfile) { /* never skopeo's defaults: they are the daemon's own */
+        empty = sl_xasprintf("%s/noauth.json", work);
+        sl_write_file(empty, "{}\n", 3, 0600, NULL);
+    }
+    char *s = sl_xasprintf("--%sauthfile=%s", pfx, o->authfile ? o->authfile : empty);
+    sl_argv_add(a, s);
+    free(s);
+    free(empty);
+    if (loopback(r->domain)) {
+        s = sl_xasprintf("--%stls-verify=false", pfx);
+        sl_argv_add(a, s);
+        free(s);
+    }
+    if (o->cert_dir) {
+        s = sl_xasprintf("--%scert-dir=%s", pfx, o->cert_dir);
+        sl_argv_add(a, s);
+        free(s);
+    }
+}
+
+static int timeout_ms(const sl_image_pull_opts_t *o)
+{
+    return (o->timeout_s > 0 ? o->timeout_s : 600) * 1000;
+}
+
+static char *sha256_of(const char *data, size_t len)
+{
+    unsigned char d[32];
+    gnutls_hash_fast(GNUTLS_DIG_SHA256, data, len, d);
+    char *s = sl_xmalloc(7 + 65);
+    memcpy(s, "sha256:", 7);
+    for (int i = 0; i < 32; i++)
+        snprintf(s + 7 + 2 * i, 3, "%02x", d[i]);
+    return s;
+}
+
+/* the manifest of the node platform in an index / manifest list */
+static char *platform_digest(json_t *idx, const char *arch, sl_error_t *err)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(idx, "manifests"), i, m)
+    {
+        json_t *pl = json_object_get(m, "platform");
+        if (!strcmp(json_string_value(json_object_get(pl, "os")) ?: "", "linux") &&
+            !strcmp(json_string_value(json_object_get(pl, "architecture")) ?: "", arch) &&
+            json_is_string(json_object_get(m, "digest")))
+            return sl_xstrdup(json_string_value(json_object_get(m, "digest")));
+    }
+    errno = EIO;
+    sl_errprintf(err, "no matching manifest for linux/%s in the manifest list entries", arch);
+    return NULL;
+}
+
+/* ask the registry what r is: out->repo_digest and out->digest */
+static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *work,
+                   sl_image_pulled_t *out, sl_error_t *err)
+{
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_argv_add(&a, "skopeo");
+    sl_argv_add(&a, "inspect");
+    sl_argv_add(&a, "--raw");
+    auth_args(&a, "", r, o, work);
+    char *t = sl_xasprintf("docker://%s", r->full);
+    sl_argv_add(&a, t);
+    free(t);
+    char *raw = NULL;
+    int rc = sl_image_tool_run((const char *const *)a.v, work, timeout_ms(o), &raw, err);
+    sl_argv_free(&a);
+    if (rc < 0)
+        return -1;
+    out->repo_digest = sha256_of(raw, strlen(raw));
+    json_t *j = json_loads(raw, 0, NULL);
+    free(raw);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        errno = EIO;
+        return sl_errprintf(err, "the registry's manifest of %s is not JSON", r->full);
+    }
+    if (json_is_array(json_object_get(j, "manifests")))
+        out->digest = platform_digest(j, node_arch(), err);
+    else
+        out->digest = sl_xstrdup(out->repo_digest);
+    json_decref(j);
+    return out->digest ? 0 : -1;
+}
+
+/* a blob of the OCI layout at oci, parsed */
+static json_t *oci_blob(const char *oci, const char *digest)
+{
+    if (!digest || strncmp(digest, "sha256:", 7) || strchr(digest, '/'))
+        return NULL;
+    char *p = sl_xasprintf("%s/blobs/sha256/%s", oci, digest + 7);
+    json_t *j = json_load_file(p, 0, NULL);
+    free(p);
+    return j;
+}
+
+/* the image config (Entrypoint, Cmd, Env, WorkingDir, User) of the one image in oci */
+static json_t *oci_config(const char *oci)
+{
+    char *p = sl_xasprintf("%s/index.json", oci);
+    json_t *idx = json_load_file(p, 0, NULL);
+    free(p);
+    json_t *m = oci_blob(oci, json_string_value(json_object_get(
+                                  json_array_get(json_object_get(idx, "manifests"), 0), "digest")));
+    json_t *c =
+        oci_blob(oci, json_string_value(json_object_get(json_object_get(m, "config"), "digest")));
+    json_t *cfg = json_object();
+    json_t *ic = json_object_get(c, "config");
+    const char *keys[] = {"Entrypoint", "Cmd", "Env", "WorkingDir", "User"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+        json_t *v = json_object_get(ic, keys[i]);
+        if (v && !json_is_null(v))
+            json_object_set(cfg, keys[i], v);
+    }
+    json_decref(c);
+    json_decref(m);
+    json_decref(idx);
+    return cfg;
+}
+
+/* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
+ * tmp/bundle; the tree ends as tmp/final/rootfs with image.json beside it */
+static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *tmp,
+                 sl_image_pulled_t *out, sl_error_t *err)
+{
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
+    auth_args(&a, "src-", r, o, tmp);
+    sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
+    sl_argv_addf(&a, "oci:%s/oci:img", tmp);
+    int rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
+    sl_argv_free(&a);
+    if (rc < 0)
+        return -1;
+    sl_argv_addv(&a, (const char *const[]){"umoci", "unpack", "--rootless", "--image", NULL});
+    sl_argv_addf(&a, "%s/oci:img", tmp);
+    sl_argv_addf(&a, "%s/bundle", tmp);
+    rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
+    sl_argv_free(&a);
+    if (rc < 0)
+        return -1;
+    char *oci = sl_xasprintf("%s/oci", tmp), *fin = sl_xasprintf("%s/final", tmp);
+    char *from = sl_xasprintf("%s/bundle/rootfs", tmp), *to = sl_xasprintf("%s/rootfs", fin);
+    rc = -1;
+    if (mkdir(fin, 0755) < 0 || rename(from, to) < 0) {
+        sl_errprintf(err, "move %s to %s: %s", from, to, strerror(errno));
+    } else if (sl_image_prepare_rootfs(to, err) == 0) {
+        out->size = sl_image_disk_usage(to);
+        json_t *info = json_pack("{s:s, s:s, s:s, s:I, s:o}", "ref", r->full, "repoDigest",
+                                 out->repo_digest, "digest", out->digest, "size",
+                                 (json_int_t)out->size, "config", oci_config(oci));
+        char *p = sl_xasprintf("%s/image.json", fin);
+        rc = json_dump_file(info, p, JSON_INDENT(2)) == 0 ? 0 : sl_errprintf(err, "write %s", p);
+        free(p);
+        json_decref(info);
+    }
+    free(oci);
+    free(fin);
+    free(from);
+    free(to);
+    return rc;
+}
+
+/* leftovers of pulls of hex cut short (the caller holds its lock) */
+static void remove_leftovers(const char *store, const char *hex)
+{
+    DIR *d = opendir(store);
+    if (!d)
+        return;
+    char *pfx = sl_xasprintf(".pull-%s-", hex);
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (!strncmp(de->d_name, pfx, strlen(pfx))) {
+            char *p = sl_xasprintf("%s/%s", store, de->d_name);
+            sl_rm_rf(p);
+            free(p);
+        }
+    free(pfx);
+    closedir(d);
+}
+
+/* the digest folder in place: it was there, or it is fetched now under its lock */
+static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
+                  sl_image_pulled_t *out, sl_error_t *err)
+{
+    const char *hex = out->digest + 7;
+    char *info = sl_xasprintf("%s/image.json", out->dir);
+    char *locks = sl_xasprintf("%s/.locks", store), *sha = sl_xasprintf("%s/sha256", store);
+    char *lock = sl_xasprintf("%s/%s.lock", locks, hex);
+    int rc = -1, fd = -1;
+    char *tmp = NULL;
+    if (sl_mkdir_p(locks, 0755, err) < 0 || sl_mkdir_p(sha, 0755, err) < 0)
+        goto out;
+    fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX) < 0) { /* a pull of this digest elsewhere: wait for it */
+        sl_errprintf(err, "lock %s: %s", lock, strerror(errno));
+        goto out;
+    }
+    if (access(info, F_OK) == 0) {
+        out->cached = 1;
+        rc = 0;
+        goto out;
+    }
+    remove_leftovers(store, hex);
+    tmp = sl_xasprintf("%s/.pull-%s-XXXXXX", store, hex);
+    if (!mkdtemp(tmp)) {
+        sl_errprintf(err, "mkdtemp %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    if (fetch(r, o, tmp, out, err) < 0)
+        goto out;
+    char *fin = sl_xasprintf("%s/final", tmp);
+    rc = rename(fin, out->dir) == 0 ? 0 : sl_errprintf(err, "rename %s: %s", fin, strerror(errno));
+    free(fin);
+out:
+    if (tmp)
+        sl_rm_rf(tmp);
+    if (fd >= 0)
+        close(fd); /* the lock goes with it */
+    free(tmp);
+    free(lock);
+    free(locks);
+    free(sha);
+    free(info);
+    return rc;
+}
+
+/* <store>/refs/<name>+<tag>: the tag's last resolution */
+static char *ref_record(const char *store, const sl_image_ref_t *r)
+{
+    char *refs = sl_xasprintf("%s/refs", store);
+    char *p = sl_runtime_image_dir(refs, r->full);
+    free(refs);
+    return p;
+}
+
+static void record(const char *store, const sl_image_ref_t *r, const sl_image_pulled_t *p,
+                   int anonymous)
+{
+    char *refs = sl_xasprintf("%s/refs", store);
+    char *path = ref_record(store, r);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:b}", "ref", r->full, "repoDigest", p->repo_digest,
+                          "digest", p->digest, "anonymous", anonymous);
+    char *text = json_dumps(j, JSON_INDENT(2));
+    if (sl_mkdir_p(refs, 0755, NULL) == 0)
+        sl_write_file(path, text, strlen(text), 0644, NULL);
+    free(text);
+    json_decref(j);
+    free(path);
+    free(refs);
+}
+
+/* out->ref, image_id, dir, rootfs from r and the two digests */
+static void fill_paths(const char *store, const sl_image_ref_t *r, sl_image_pulled_t *out)
+{
+    out->ref = sl_xstrdup(r->full);
+    out->image_id = sl_xasprintf("%s@%s", r->repo, out->repo_digest);
+    out->dir = sl_xasprintf("%s/sha256/%s", store, out->digest + 7);
+    out->rootfs = sl_xasprintf("%s/rootfs", out->dir);
+}
+
+/* out->present and out->size from the digest folder's image.json */
+static void read_info(sl_image_pulled_t *out)
+{
+    char *info = sl_xasprintf("%s/image.json", out->dir);
+    json_t *j = json_load_file(info, 0, NULL);
+    out->present = j != NULL;
+    if (j)
+        out->size = (unsigned long long)json_integer_value(json_object_get(j, "size"));
+    json_decref(j);
+    free(info);
+}
+
+static int digest_sane(const char *d)
+{
+    if (!d || strncmp(d, "sha256:", 7) || strlen(d) != 71)
+        return 0;
+    return strspn(d + 7, "0123456789abcdef") == 64;
+}
+
+int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o,
+                  sl_image_pulled_t *out, sl_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    sl_image_ref_t r;
+    if (sl_image_ref_parse(ref, &r, err) < 0)
+        return -1;
+    char *work = NULL;
+    int rc = -1;
+    if (sl_mkdir_p(store, 0755, err) < 0)
+        goto done;
+    work = sl_xasprintf("%s/.resolve-XXXXXX", store);
+    if (!mkdtemp(work)) {
+        sl_errprintf(err, "mkdtemp %s: %s", work, strerror(errno));
+        goto done;
+    }
+    if (resolve(&r, o, work, out, err) < 0)
+        goto done;
+    if (!digest_sane(out->digest)) {
+        errno = EIO;
+        sl_errprintf(err, "the registry named an invalid digest for %s", r.full);
+        goto done;
+    }
+    fill_paths(store, &r, out);
+    rc = o->check_only ? 0 : ensure(store, &r, o, out, err);
+    read_info(out);
+    if (rc == 0 && !o->check_only)
+        record(store, &r, out, o->authfile == NULL);
+done:
+    if (work)
+        sl_rm_rf(work);
+    free(work);
+    sl_image_ref_free(&r);
+    if (rc < 0)
+        sl_image_pulled_free(out);
+    return rc;
+}
+
+int sl_image_lookup_pulled(const char *store, const char *ref, sl_image_pulled_t *out,
+                           sl_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    sl_image_ref_t r;
+    if (sl_image_ref_parse(ref, &r, err) < 0)
+        return -1;
+    char *path = ref_record(store, &r);
+    json_t *j = json_load_file(path, 0, NULL);
+    const char *rd = json_string_value(json_object_get(j, "repoDigest"));
+    const char *d = json_string_value(json_object_get(j, "digest"));
+    int rc = -1;
+    if (digest_sane(rd) && digest_sane(d)) {
+        out->repo_digest = sl_xstrdup(rd);
+        out->digest = sl_xstrdup(d);
+        fill_paths(store, &r, out);
+        read_info(out);
+        out->cached = 1;
+        out->anonymous = json_is_true(json_object_get(j, "anonymous"));
+        rc = out->present ? 0 : -1;
+    }
+    if (rc < 0) {
+        sl_image_pulled_free(out);
+        errno = ENOENT;
+        sl_errprintf(err, "image %s has not been pulled into %s", r.full, store);
+    }
+    json_decref(j);
+    free(path);
+    sl_image_ref_free(&r);
+    return rc;
+}
+
+void sl_image_pulled_free(sl_image_pulled_t *p)
+{
+    if (!p)
+        return;
+    free(p->ref);
+    free(p->repo_digest);
+    free(p->image_id);
+    free(p->digest);
+    free(p->dir);
+    free(p->rootfs);
+    memset(p, 0, sizeof(*p));
+}
