@@ -7,8 +7,8 @@
 #     without the setting it takes the first installed one and says so;
 #   - a pod asking (slurmlink.io/runtime) for one that is not installed is
 #     refused at admission, 422 naming the annotation;
-#   - `kubectl run py --image=python:3.11` (not in the store, and no
-#     apptainer here) fails at submission with the reason, no Slurm job;
+#   - `kubectl run py --image=python:3.11` (a registry out of reach here):
+#     the pull fails as the kubelet reports it, no exec error, no Slurm job;
 #   - a runtime slurmlinkd sees that the node does not have: the container
 #     fails before exec with StartError naming the runtime and its path.
 source "$(dirname "$0")/lib.sh"
@@ -64,11 +64,15 @@ like "$out" '(422|Invalid)' "... as 422 Invalid"
 like "$(kc get pod pm 2>&1)" 'NotFound' "... and no pod was stored"
 
 # --- the first pod of a new user --------------------------------------------------
+# (a registry image: pulled for charliecloud before submission; docker.io is
+# out of reach here, so the pull fails as the kubelet's would)
 kc run py --image=python:3.11 --restart=Never -- python -c 'print(1)' >/dev/null 2>&1
-ok wait_for 60 failed py "kubectl run py --image=python:3.11: the pod fails"
-msg=$(jp py '{.status.message}{.status.containerStatuses[*].state.terminated.message}')
+pull_failed() { [[ $(jp "$1" '{.status.containerStatuses[0].state.waiting.reason}') =~ ^(ErrImagePull|ImagePullBackOff)$ ]]; }
+ok wait_for 120 pull_failed py "kubectl run py --image=python:3.11: the pull fails (ErrImagePull / ImagePullBackOff)"
+msg=$(jp py '{.status.containerStatuses[0].state.waiting.message}')
+msg+=" $(kc get events --field-selector involvedObject.name=py -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' 2>/dev/null)"
 diag "py: $msg"
-like "$msg" 'spec.containers\[0\].image: Invalid value: "python:3.11": ' "... with the reason, naming the image"
+like "$msg" 'Failed to pull image "python:3.11"' "... with the reason, naming the image"
 unlike "$msg" 'No such file or directory' "... not an exec error"
 is "$(job py)" "" "... and never becomes a Slurm job"
 
