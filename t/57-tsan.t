@@ -16,6 +16,15 @@ plan 28
 [ -x "$SLURMLINKD" ] || bail "no TSan daemon at $SLURMLINKD (make tsan)"
 TS=$(tmpdir)
 on_exit "rm -rf '$TS'"
+# The jobs' shim is the ASan (else plain) build, not the TSan one: a
+# charliecloud container's private root needs unshare(CLONE_NEWUSER), which
+# the kernel refuses (EINVAL) to a multi-threaded process, and TSan restarts
+# its background thread in every forked child. `up` takes the shim from
+# beside the daemon it is given.
+SHIMB=$ROOT/build-asan; [ -x "$SHIMB/slurmlink-shim" ] || SHIMB=$ROOT/build
+ln -s "$SLURMLINKD" "$TS/slurmlinkd"
+ln -s "$SHIMB/slurmlink-shim" "$TS/slurmlink-shim"
+export SLURMLINKD=$TS/slurmlinkd
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$ROOT/t/tsan.supp log_path=$TS/tsan"
 cluster_up --gpus 1 --cpus 8 || bail "cluster up with the TSan daemon"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
