@@ -22,9 +22,12 @@ on_exit "rm -rf '$TS'"
 # its background thread in every forked child. `up` takes the shim from
 # beside the daemon it is given.
 SHIMB=$ROOT/build-asan; [ -x "$SHIMB/slurmlink-shim" ] || SHIMB=$ROOT/build
-ln -s "$SLURMLINKD" "$TS/slurmlinkd"
-ln -s "$SHIMB/slurmlink-shim" "$TS/slurmlink-shim"
-export SLURMLINKD=$TS/slurmlinkd
+BIN=$(mktemp -d /tmp/sl-tsan-bin.XXXXXX) # the jobs' users must reach the shim
+on_exit "rm -rf '$BIN'"
+chmod 755 "$BIN"
+ln -s "$SLURMLINKD" "$BIN/slurmlinkd"
+ln -s "$SHIMB/slurmlink-shim" "$BIN/slurmlink-shim"
+export SLURMLINKD=$BIN/slurmlinkd
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$ROOT/t/tsan.supp log_path=$TS/tsan"
 cluster_up --gpus 1 --cpus 8 || bail "cluster up with the TSan daemon"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
