@@ -391,7 +391,7 @@ static void ctr_free(ctr_t *x)
 
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
-    ctr_t x = {.meta = {NULL, 0, NULL, 0, NULL}};
+    ctr_t x = {.path = NULL}; /* designated: every other field zero */
     x.path = sl_xasprintf("spec.%s[%d]", k->init ? "initContainers" : "containers", k->index);
     tr_container_env(c, k, x.path, &x.env);
     ctr_image(c, k, &x);
