@@ -87,7 +87,12 @@ is "$(for p in $(kc get pods -l job-name=idx -o name); do kc logs "$p"; done | s
 is "$(kc get pods -l job-name=idx -o jsonpath='{range .items[*]}{.metadata.labels.batch\.kubernetes\.io/job-completion-index}={.metadata.annotations.batch\.kubernetes\.io/job-completion-index}={.spec.hostname} {end}' | tr ' ' '\n' | sort | tr '\n' ' ')" \
   "0=0=idx-0 1=1=idx-1 2=2=idx-2 3=3=idx-3 4=4=idx-4 5=5=idx-5 " "index label, annotation and hostname <job>-<index> per pod"
 like "$(kc get pods -l job-name=idx -o name | sort | tr '\n' ' ')" '^pod/idx-0-[a-z0-9]{5} pod/idx-1-[a-z0-9]{5} ' "pod names from generateName <job>-<index>-"
-acct=$(sacct -n -X -P --name=default/idx --format=JobID,Start,End,State)
+# slurmdbd gets the tasks' records from slurmctld asynchronously (the array's
+# own record becomes the last task started): wait until all six have ended
+idx_acct() { sacct -n -X -P --name=default/idx --format=JobID,Start,End,State; }
+idx_acct_done() { [ "$(idx_acct | grep -c '^[0-9]*_[0-9]*|.*|COMPLETED$')" -eq 6 ]; }
+wait_for 60 idx_acct_done || diag "sacct does not show six completed tasks after 60 s"
+acct=$(idx_acct)
 diag "$acct"
 is "$(printf '%s\n' "$acct" | cut -d'|' -f1 | sed 's/_.*//' | sort -u | wc -l)" 1 "sacct: ONE array job for the Indexed Job"
 is "$(printf '%s\n' "$acct" | cut -d'|' -f1 | sed 's/^[0-9]*_//' | sort -n | tr '\n' ' ')" "0 1 2 3 4 5 " "its tasks are the indexes 0-5, each once"
