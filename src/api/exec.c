@@ -84,6 +84,20 @@ char *api_ws_accept(const char *key)
     return out;
 }
 
+enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
+                                     int version)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
+    MHD_add_response_header(resp, "Sec-WebSocket-Accept", accept);
+    MHD_add_response_header(resp, "Sec-WebSocket-Protocol",
+                            version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
+    MHD_destroy_response(resp);
+    r->replied = true;
+    r->code = MHD_HTTP_SWITCHING_PROTOCOLS;
+    return ret;
+}
+
 /* the kubelet's and kube-apiserver's refusals of a pod that cannot take an
  * exec now; NULL when it can */
 static char *pod_refusal(json_t *pod, const char *container, bool attach)
@@ -264,15 +278,8 @@ static enum MHD_Result reply_upgrade(api_req_t *r, api_exec_t *x, const char *ke
         api_exec_free(x);
         return api_reply_status(r, sl_kube_status_internal("cannot upgrade the connection"));
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-    MHD_add_response_header(resp, "Sec-WebSocket-Accept", acc);
-    MHD_add_response_header(resp, "Sec-WebSocket-Protocol",
-                            x->version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+    enum MHD_Result ret = api_ws_reply_upgrade(r, resp, acc, x->version);
     free(acc);
-    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
-    MHD_destroy_response(resp);
-    r->replied = true;
-    r->code = MHD_HTTP_SWITCHING_PROTOCOLS;
     if (ret != MHD_YES)
         api_exec_free(x);
     return ret;

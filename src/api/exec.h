@@ -42,4 +42,11 @@ void api_exec_free(api_exec_t *x);
 const char *api_ws_handshake(api_req_t *r, int *version, char **why);
 char *api_ws_accept(const char *key);
 
+/* Queue resp (made by MHD_create_response_for_upgrade) as r's 101 Switching
+ * Protocols with the handshake's headers (accept: api_ws_accept's value,
+ * version: the channel protocol) and mark r replied; resp is destroyed.
+ * libmicrohttpd's result: not MHD_YES when it did not take the reply. */
+enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
+                                     int version);
+
 #endif

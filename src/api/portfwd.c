@@ -420,15 +420,8 @@ enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
                            f->nports, f->ports[0]);
     sl_info("port-forward: %s", f->desc);
     json_decref(pod);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-    MHD_add_response_header(resp, "Sec-WebSocket-Accept", acc);
-    MHD_add_response_header(resp, "Sec-WebSocket-Protocol",
-                            version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+    enum MHD_Result ret = api_ws_reply_upgrade(r, resp, acc, version);
     free(acc);
-    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
-    MHD_destroy_response(resp);
-    r->replied = true;
-    r->code = MHD_HTTP_SWITCHING_PROTOCOLS;
     if (ret != MHD_YES)
         pf_free(f);
     return ret;
