@@ -18,7 +18,7 @@ PKGS=(
   # docker-registry and htpasswd (apache2-utils) are the tests' registry
   skopeo umoci squashfs-tools docker-registry apache2-utils
   # clients and tools used by tests and benchmarks
-  python3 python3-kubernetes gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
+  python3 python3-kubernetes python3-yaml gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
   valgrind hostname passwd util-linux sqlite3
   # make schema (scripts/schema.sh) and t/36-schema-gen.t
   nodejs
@@ -28,6 +28,8 @@ PKGS=(
   man-db groff-base systemd
   # the Debian packages (debian/, t/92-deb.t): dpkg-buildpackage, dh, lintian
   dpkg-dev debhelper lintian
+  # distributed training in PyTorchJob tests (t/87-pytorchjob*.t): torch.distributed, gloo
+  python3-torch
   # MPI: OpenMPI (mpicc builds the demo's stencil; srun --mpi=pmix runs it)
   openmpi-bin libopenmpi-dev
 )

@@ -24,6 +24,7 @@
  * just skip validation"); the List's items are then validated by the
  * server like any object. It also keeps kubectl apply from computing
  * patches from v2 definitions (it prefers those to its built-in types). */
+#include "api/crd.h"
 #include "api/internal.h"
 #include "api/openapi_schemas.h"
 #include "common/buf.h"
@@ -117,6 +118,9 @@ static pthread_once_t docs_once = PTHREAD_ONCE_INIT;
 
 static const char *gv_schemas(const char *group, const char *version, size_t *len)
 {
+    const char *crd = api_crd_gv_schemas(group, version, len);
+    if (crd)
+        return crd;
     for (const api_openapi_schemas_t *s = api_openapi_schemas; s->group; s++)
         if (!strcmp(s->group, group) && !strcmp(s->version, version)) {
             *len = s->len;

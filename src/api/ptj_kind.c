@@ -1,0 +1,195 @@
+/* ptj_kind.c — kubeflow.org/v1 PyTorchJob's hooks, as the Kubeflow
+ * Training Operator v1.8 serves it: strict decoding and the type checks
+ * of its published CRD schema (crd.h), the operator's defaults
+ * (SetDefaults_PyTorchJob), its validating webhook's rules and texts
+ * (validatePyTorchJob), each replica's pod template through the pod
+ * module (what slurmlink cannot run is refused here, not half-created
+ * later), the status subresource and the CRD's Table (NAME STATE AGE).
+ * The controller that runs a PyTorchJob as one Slurm job is src/ctl/gang*.c. */
+#include "api/crd.h"
+#include "api/internal.h"
+#include "api/ptj.h"
+#include "common/buf.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "pod/fielderr.h"
+#include "pod/pod.h"
+#include "pod/schema.h"
+#include "translate/translate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define RS "spec.pytorchReplicaSpecs"
+
+static const char *const replica_types[] = {"Master", "Worker", NULL};
+
+static json_t *obj_child(json_t *o, const char *k)
+{
+    json_t *c = json_object_get(o, k);
+    if (!json_is_object(c))
+        json_object_set_new(o, k, c = json_object());
+    return c;
+}
+
+/* the replica specs' ignored pod fields, as a Job's template's */
+static void template_warnings(json_t *job, json_t *warnings)
+{
+    const char *type;
+    json_t *rs;
+    json_object_foreach(sl_kube_path(job, RS), type, rs)
+    {
+        json_t *pod = json_pack("{s:O?}", "spec", sl_kube_path(rs, "template.spec"));
+        size_t n = 0;
+        char **w = sl_schema_pod_warnings(pod, &n);
+        for (size_t i = 0; w && i < n; i++)
+            json_array_append_new(warnings, json_sprintf(RS "[%s].template.%s", type, w[i]));
+        sl_strv_free(w);
+        json_decref(pod);
+    }
+}
+
+static int ptj_decode(json_t *job, json_t *unknown, json_t *warnings, sl_error_t *err)
+{
+    (void)err;
+    api_crd_unknown(api_ptj_schema(), job, unknown);
+    template_warnings(job, warnings);
+    return 0;
+}
+
+/* setPyTorchTypeNamesToCamelCase: "master", "WORKER" → "Master", "Worker" */
+static void camel_case_types(json_t *specs)
+{
+    for (int t = 0; replica_types[t]; t++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(specs, k,
+                            v) if (!strcasecmp(k, replica_types[t]) && strcmp(k, replica_types[t]))
+        {
+            json_object_set(specs, replica_types[t], v);
+            json_object_del(specs, k);
+            break;
+        }
+    }
+}
+
+/* setPyTorchDefaultPort: pytorchjob-port 23456 on the container named
+ * pytorch (the first container when none is) unless it has that port */
+static void default_port(json_t *pod_spec)
+{
+    json_t *ctrs = json_object_get(pod_spec, "containers");
+    if (!json_array_size(ctrs))
+        return;
+    json_t *c = json_array_get(ctrs, 0);
+    size_t i;
+    json_t *x;
+    json_array_foreach(ctrs, i, x)
+    {
+        const char *n = json_string_value(json_object_get(x, "name"));
+        if (n && !strcmp(n, PTJ_CONTAINER)) {
+            c = x;
+            break;
+        }
+    }
+    json_t *ports = json_object_get(c, "ports");
+    json_array_foreach(ports, i, x)
+    {
+        const char *n = json_string_value(json_object_get(x, "name"));
+        if (n && !strcmp(n, PTJ_PORT_NAME))
+            return;
+    }
+    if (!json_is_array(ports))
+        json_object_set_new(c, "ports", ports = json_array());
+    /* the CRD's schema default of protocol (TCP) comes with it */
+    json_array_append_new(ports, json_pack("{s:s, s:i, s:s}", "name", PTJ_PORT_NAME,
+                                           "containerPort", PTJ_PORT, "protocol", "TCP"));
+}
+
+static void def(json_t *o, const char *k, json_t *v)
+{
+    json_t *cur = json_object_get(o, k);
+    if (!cur || json_is_null(cur))
+        json_object_set_new(o, k, v);
+    else
+        json_decref(v);
+}
+
+/* setElasticPolicy: min and max from each other, else the Worker replicas */
+static void elastic_defaults(json_t *spec)
+{
+    json_t *ep = json_object_get(spec, "elasticPolicy");
+    if (!json_is_object(ep))
+        return;
+    json_t *mn = json_object_get(ep, "minReplicas"), *mx = json_object_get(ep, "maxReplicas");
+    json_t *w = sl_kube_path(spec, "pytorchReplicaSpecs.Worker.replicas");
+    if (json_is_integer(mn) && !json_is_integer(mx))
+        json_object_set(ep, "maxReplicas", mn);
+    else if (!json_is_integer(mn) && json_is_integer(mx))
+        json_object_set(ep, "minReplicas", mx);
+    else if (!json_is_integer(mn) && json_is_integer(w)) {
+        json_object_set(ep, "minReplicas", w);
+        json_object_set(ep, "maxReplicas", w);
+    }
+}
+
+/* SetDefaults_PyTorchJob, and the CRD schema's own defaults (runPolicy.suspend
+ * false, a port's protocol TCP) */
+static void ptj_defaults(json_t *job)
+{
+    json_t *spec = obj_child(job, "spec");
+    json_t *rp = obj_child(spec, "runPolicy");
+    def(rp, "cleanPodPolicy", json_string("None"));
+    def(rp, "suspend", json_false());
+    json_t *specs = json_object_get(spec, "pytorchReplicaSpecs");
+    if (json_is_object(specs))
+        camel_case_types(specs);
+    const char *k;
+    json_t *rs;
+    json_object_foreach(specs, k, rs)
+    {
+        if (!json_is_object(rs))
+            continue;
+        def(rs, "replicas", json_integer(1));
+        def(rs, "restartPolicy", json_string("OnFailure"));
+        json_t *ps = sl_kube_path(rs, "template.spec");
+        if (json_is_object(ps))
+            default_port(ps);
+    }
+    elastic_defaults(spec);
+    json_t *ep = json_object_get(spec, "elasticPolicy");
+    if (!json_is_object(ep) || !json_object_get(ep, "nProcPerNode"))
+        def(spec, "nprocPerNode", json_string("auto"));
+}
+
+static void ptj_prepare_create(json_t *job)
+{
+    json_object_del(job, "status"); /* the status subresource's strategy */
+    json_object_set_new(sl_kube_meta(job), "generation", json_integer(1));
+}
+
+static void ptj_prepare_update(json_t *job, json_t *old)
+{
+    json_t *s = json_object_get(old, "status");
+    if (s)
+        json_object_set(job, "status", s);
+    else
+        json_object_del(job, "status");
+    long long gen = json_integer_value(sl_kube_path(old, "metadata.generation"));
+    json_t *ns = json_object_get(job, "spec"), *os = json_object_get(old, "spec");
+    json_object_set_new(sl_kube_meta(job), "generation",
+                        json_integer(json_equal(ns, os) ? gen : gen + 1));
+}
+
+const api_kind_ops_t api_pytorchjob_ops = {
+    .decode_check = ptj_decode,
+    .defaults = ptj_defaults,
+    .prepare_create = ptj_prepare_create,
+    .prepare_update = ptj_prepare_update,
+    .validate_create = api_ptj_validate,
+    .validate_update = api_ptj_validate_update,
+    .validate_status = api_ptj_validate_status,
+    .table_columns = api_ptj_columns,
+    .table_cells = api_ptj_cells,
+};

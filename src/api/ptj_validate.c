@@ -1,0 +1,251 @@
+/* ptj_validate.c — a PyTorchJob's validation in kube-apiserver's order for
+ * a custom resource: ObjectMeta, the CRD schema's types and required
+ * fields (crd.h), then the Training Operator's validating webhook
+ * (pkg/webhooks/pytorch/pytorchjob_webhook.go, v1.8.1) with its texts, and
+ * slurmlink's own: each replica's pod template as the pod it becomes
+ * (the pod module and the translator), the restart policies the
+ * controller knows, elasticPolicy as one Slurm job can hold it. */
+#include "api/crd.h"
+#include "api/internal.h"
+#include "api/ptj.h"
+#include "common/xalloc.h"
+#include "kube/meta.h"
+#include "pod/fielderr.h"
+#include "pod/pod.h"
+#include "pod/schema.h"
+#include "translate/translate.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RS "spec.pytorchReplicaSpecs"
+#define DNS1035_MSG                                                                                \
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "   \
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "           \
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+
+json_t *api_ptj_schema(void) { return api_crd_schema("kubeflow.org", "v1", "PyTorchJob"); }
+
+static bool dns1035(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n || s[0] < 'a' || s[0] > 'z' || s[n - 1] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+            return false;
+    return true;
+}
+
+/* NameIsDNS1035Label, as the webhook words it: "should match: ERRS" */
+static void validate_name(json_t *job, sl_error_t *err)
+{
+    const char *name = sl_kube_name(job);
+    if (!name)
+        return;
+    char why[512] = "";
+    if (strlen(name) > 63)
+        snprintf(why, sizeof(why), "must be no more than 63 characters");
+    if (!dns1035(name))
+        snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s" DNS1035_MSG, *why ? "," : "");
+    if (*why) {
+        char *d = sl_xasprintf("should match: %s", why);
+        sl_err_field(err, SL_FE_INVALID, "metadata.name", name, d);
+        free(d);
+    }
+}
+
+/* the webhook's containers rules of one replica type */
+static void validate_containers(const char *type, json_t *rs, sl_error_t *err)
+{
+    char f[160];
+    snprintf(f, sizeof(f), RS "[%s].template.spec.containers", type);
+    json_t *ctrs = sl_kube_path(rs, "template.spec.containers");
+    if (!json_is_object(rs) || !json_array_size(ctrs))
+        sl_err_field_none(err, SL_FE_REQUIRED, f, "must be specified");
+    bool named = false;
+    size_t i;
+    json_t *c;
+    json_array_foreach(ctrs, i, c)
+    {
+        const char *img = json_string_value(json_object_get(c, "image"));
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (!img || !*img) {
+            char fi[200];
+            snprintf(fi, sizeof(fi), "%s[%zu].image", f, i);
+            sl_err_field_none(err, SL_FE_REQUIRED, fi, "must be required");
+        }
+        named |= n && !strcmp(n, PTJ_CONTAINER);
+    }
+    if (!named)
+        sl_err_field_none(err, SL_FE_REQUIRED, f,
+                          "must have at least one container with name " PTJ_CONTAINER);
+}
+
+/* restartPolicy: the four the operator knows (common_types.go) */
+static void validate_restart(const char *type, json_t *rs, sl_error_t *err)
+{
+    static const char *const rps[] = {"Always", "OnFailure", "Never", "ExitCode", NULL};
+    const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
+    for (int i = 0; rp && rps[i]; i++)
+        if (!strcmp(rp, rps[i]))
+            return;
+    if (rp)
+        sl_fe_not_supported(err, rp, rps, RS "[%s].restartPolicy", type);
+}
+
+/* validatePyTorchReplicaSpecs */
+static void validate_specs(json_t *spec, sl_error_t *err)
+{
+    static const char *const types[] = {"Master", "Worker", NULL};
+    json_t *specs = json_object_get(spec, "pytorchReplicaSpecs");
+    if (!json_is_object(specs)) {
+        sl_err_field_none(err, SL_FE_REQUIRED, RS, "must be required");
+        return;
+    }
+    const char *type;
+    json_t *rs;
+    json_object_foreach(specs, type, rs)
+    {
+        if (strcmp(type, "Master") && strcmp(type, "Worker"))
+            sl_fe_not_supported(err, type, types, RS "[%s]", type);
+        validate_containers(type, rs, err);
+        validate_restart(type, rs, err);
+        json_t *n = json_object_get(rs, "replicas");
+        char f[160];
+        snprintf(f, sizeof(f), RS "[%s].replicas", type);
+        if (!strcmp(type, "Master") && !(json_is_integer(n) && json_integer_value(n) == 1))
+            sl_err_field_none(err, SL_FE_FORBIDDEN, f, "must be 1");
+        else if (json_is_integer(n) && json_integer_value(n) < 0)
+            sl_err_field_int(err, SL_FE_INVALID, f, json_integer_value(n),
+                             "must be greater than or equal to 0");
+    }
+}
+
+/* elasticPolicy: the webhook's rule on the deprecated nProcPerNode; then
+ * slurmlink's: a gang is one Slurm job of exactly its replicas (a node
+ * range, --nodes=MIN-MAX, and torchrun's rendezvous variables are not
+ * done yet: docs/jobs.md), so only a fixed size is accepted */
+static void validate_elastic(json_t *spec, sl_error_t *err)
+{
+    json_t *ep = json_object_get(spec, "elasticPolicy");
+    if (!json_is_object(ep))
+        return;
+    if (json_object_get(ep, "nProcPerNode") && json_object_get(spec, "nprocPerNode"))
+        sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.elasticPolicy.nProcPerNode",
+                          "must not be used with spec.nprocPerNode");
+    json_t *mn = json_object_get(ep, "minReplicas"), *mx = json_object_get(ep, "maxReplicas");
+    json_t *w = sl_kube_path(spec, "pytorchReplicaSpecs.Worker.replicas");
+    if (!json_equal(mn, mx) || !json_equal(mx, w))
+        sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.elasticPolicy",
+                          "not supported: slurmlink runs a PyTorchJob as one Slurm job of "
+                          "exactly its replicas; minReplicas and maxReplicas must both equal "
+                          "the Worker replicas");
+}
+
+/* a pod module field path under the replica's template, or NULL (the
+ * pod's own name) */
+static char *template_field(const char *type, const char *f)
+{
+    if (!strncmp(f, "spec", 4) && (!f[4] || f[4] == '.' || f[4] == '['))
+        return sl_xasprintf(RS "[%s].template.%s", type, f);
+    if (!strncmp(f, "metadata.labels", 15) || !strncmp(f, "metadata.annotations", 20))
+        return sl_xasprintf(RS "[%s].template.%s", type, f);
+    return NULL;
+}
+
+static void copy_errors(const char *type, const sl_error_t *from, sl_error_t *to)
+{
+    for (size_t i = 0; i < sl_err_nfields(from); i++) {
+        const sl_fielderr_t *e = sl_err_fieldat(from, i);
+        char *f = template_field(type, e->field);
+        if (!f)
+            continue;
+        if (e->vkind == SL_FE_V_INT)
+            sl_err_field_int(to, e->type, f, e->ivalue, e->detail);
+        else if (e->vkind == SL_FE_V_RAW)
+            sl_err_field_raw(to, e->type, f, e->value, e->detail);
+        else if (e->vkind == SL_FE_V_STRING)
+            sl_err_field(to, e->type, f, e->value, e->detail);
+        else
+            sl_err_field_none(to, e->type, f, e->detail);
+        free(f);
+    }
+}
+
+/* the replica's pod as the controller will create it, validated by the
+ * pod module and the translator */
+static void validate_template(const char *type, json_t *rs, sl_error_t *err)
+{
+    json_t *meta = json_deep_copy(sl_kube_path(rs, "template.metadata"));
+    if (!json_is_object(meta)) {
+        json_decref(meta);
+        meta = json_object();
+    }
+    json_object_set_new(meta, "name", json_string("pytorchjob-replica"));
+    json_t *ps = json_deep_copy(sl_kube_path(rs, "template.spec"));
+    if (!json_is_object(ps)) {
+        json_decref(ps);
+        ps = json_object();
+    }
+    const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
+    json_object_set_new(ps, "restartPolicy",
+                        json_string(!rp || !strcmp(rp, "ExitCode") ? "Never" : rp));
+    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
+                            meta, "spec", ps);
+    sl_pod_apply_defaults(pod);
+    sl_error_t perr = SL_ERROR_INIT;
+    sl_pod_t *p = sl_pod_parse(pod, &perr);
+    if (p)
+        sl_translate_validate(p, NULL, &perr);
+    sl_pod_destroy(p);
+    copy_errors(type, &perr, err);
+    sl_error_clear(&perr);
+    json_decref(pod);
+}
+
+int api_ptj_validate(json_t *job, sl_error_t *err)
+{
+    api_validate_meta(job, false, err);
+    if (sl_err_nfields(err))
+        return -1;
+    api_crd_validate(api_ptj_schema(), job, err);
+    if (sl_err_nfields(err))
+        return -1;
+    validate_name(job, err);
+    json_t *spec = json_object_get(job, "spec");
+    validate_specs(spec, err);
+    validate_elastic(spec, err);
+    if (sl_err_nfields(err))
+        return -1;
+    const char *type;
+    json_t *rs;
+    json_object_foreach(json_object_get(spec, "pytorchReplicaSpecs"), type, rs)
+        validate_template(type, rs, err);
+    return api_fields_result(err);
+}
+
+/* The webhook's ValidateUpdate is its ValidateCreate; the replica specs
+ * and the run policy of a started gang are fixed (slurmlink's: the Slurm
+ * job is submitted with them), but suspend may change. */
+int api_ptj_validate_update(json_t *job, json_t *old, sl_error_t *err)
+{
+    if (api_ptj_validate(job, err) < 0)
+        return -1;
+    json_t *a = sl_kube_path(job, "spec.pytorchReplicaSpecs"),
+           *b = sl_kube_path(old, "spec.pytorchReplicaSpecs");
+    if (a && b && !json_equal(a, b))
+        sl_err_field_none(err, SL_FE_FORBIDDEN, RS,
+                          "the replica specs of a PyTorchJob are fixed: it runs as one Slurm job "
+                          "submitted with them; delete and create it again");
+    return api_fields_result(err);
+}
+
+int api_ptj_validate_status(json_t *job, json_t *old, sl_error_t *err)
+{
+    (void)old;
+    api_crd_validate(api_ptj_schema(), job, err);
+    return api_fields_result(err);
+}
