@@ -399,6 +399,8 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         p->array_job_id = arr;
         p->array_task_id = task;
     }
+    if (job_pod)
+        p->gang_rank = ctl_gang_rank(pod);
     uint32_t job = ctl_pod_job_id(pod);
     if (job)
         p->job_id = job;
@@ -521,12 +523,15 @@ static void process_due(sl_ctl_t *c)
 
 /* ---- Slurm job poll ----------------------------------------------------------- */
 
-/* node and ip are caller buffers of 256 bytes the view points into */
+/* node and ip are caller buffers of 256 bytes the view points into; rank:
+ * a gang replica's node in the job's node list (gang.c), else 0 */
 static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_view_t *v,
-                    char *node, char *ip)
+                    char *node, char *ip, unsigned rank)
 {
     snprintf(node, 256, "%s", *j->batch_host ? j->batch_host : j->nodes);
     node[strcspn(node, ",[")] = '\0';
+    if (rank)
+        ctl_gang_node(j->nodes, rank, node, 256);
     ip[0] = '\0';
     if (*node)
         ctl_node_addr(c, node, ip, 256);
@@ -575,7 +580,7 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     pthread_mutex_unlock(&c->lock);
     ctl_job_view_t v;
     char node[256], ip[256];
-    view_of(c, j, shim_done, &v, node, ip);
+    view_of(c, j, shim_done, &v, node, ip, p->gang_rank);
     apply_job(c, p, &v);
     /* over once Slurm has finished it too: a COMPLETING job (its Epilog
      * running, its processes being killed) keeps a deleted pod, Terminating,
@@ -637,7 +642,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
         pthread_mutex_unlock(&c->lock);
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, &acct.job, shim_done, &v, node, ip);
+        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank);
         apply_job(c, p, &v);
     } else if (!known) {
         sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "
@@ -703,6 +708,27 @@ static void refresh_pending(sl_ctl_t *c)
     }
 }
 
+/* the replica pods of a gang (gang.c) whose one Slurm job is j: each
+ * follows it, on its own node of the job; 0 when j is no gang's */
+static int follow_gang(sl_ctl_t *c, const sl_slurm_job_t *j, const char *owner)
+{
+    ctl_pod_t *mine[CTL_GANG_MAX];
+    size_t n = 0;
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < CTL_HASH; i++)
+        for (ctl_pod_t *p = c->pods[i]; p && n < CTL_GANG_MAX; p = p->next)
+            if (p->owner_uid && !strcmp(p->owner_uid, owner) && p->job_id == j->job_id &&
+                !p->array_job_id)
+                mine[n++] = p;
+    pthread_mutex_unlock(&c->lock);
+    for (size_t i = 0; i < n; i++) {
+        mine[i]->seen_by_slurm = 1;
+        c->jobs_pending |= j->state && !strcmp(j->state, "PENDING");
+        follow_job(c, mine[i], j); /* the controller thread's pods: they stay */
+    }
+    return n > 0;
+}
+
 static void poll_jobs(sl_ctl_t *c)
 {
     sl_slurm_jobs_t *jobs = NULL;
@@ -739,6 +765,8 @@ static void poll_jobs(sl_ctl_t *c)
         if (p && !p->job_id)
             p->job_id = j->job_id; /* adopted below by ctl_submit's recovery */
         pthread_mutex_unlock(&c->lock);
+        if (!p && !j->array_job_id && follow_gang(c, j, uid))
+            continue; /* a gang's job: each replica pod follows it (gang.c) */
         if (!p) {
             /* no pod of ours: `slurmlink render` + sbatch, the bench's sbatch
              * path, another slurmlinkd on the same cluster. Not ours to touch
@@ -855,6 +883,7 @@ static void *ctl_main(void *arg)
         }
         process_due(c);
         ctl_jobs_pass(c); /* Jobs: their arrays, pods and status (job.c) */
+        ctl_ptj_pass(c);  /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
             sl_store_wait(c->store, seen, (int)wait);
@@ -870,7 +899,7 @@ static void *ctl_main(void *arg)
 /* a container started before our poll saw the job run: read the job now,
  * so the pod says where it runs (and Scheduled comes before Started) */
 static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                                const char *suid, uint32_t job, int shim_done)
+                                const char *suid, uint32_t job, int shim_done, unsigned rank)
 {
     json_t *cur = ctl_pod_get(c, ns, name, uid);
     int sched = cur && scheduled(cur);
@@ -880,7 +909,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), suid)) {
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip);
+        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank);
         apply_view(c, ns, name, uid, &v, NULL);
     }
     sl_slurm_jobs_free(jl);
@@ -943,6 +972,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     char *suid = p ? sl_xstrdup(ctl_pod_slurm_uid(p)) : NULL;
     uint32_t job = p ? p->job_id : 0, arr = p ? p->array_job_id : 0;
     uint32_t task = p ? p->array_task_id : 0;
+    unsigned rank = p ? p->gang_rank : 0;
     pthread_mutex_unlock(&c->lock);
     if (!ns) {
         errno = ENOENT;
@@ -966,7 +996,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
     if (job && !strcmp(what0, "started"))
-        started_before_poll(c, ns, name, uid, suid, job, shim_done);
+        started_before_poll(c, ns, name, uid, suid, job, shim_done, rank);
     apply_t a = {.event = event};
     json_t *out = NULL;
     int r = ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, err);

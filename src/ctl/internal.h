@@ -76,6 +76,7 @@ typedef struct ctl_pod {
      * (controller thread). */
     char *owner_uid;
     uint32_t array_job_id, array_task_id;
+    unsigned gang_rank; /* a gang's replica pod (gang.c): its node in the job's list; else 0 */
     ctl_pull_t *pull;         /* images being pulled or pulled for submission (pull.c) */
     int pull_wait;            /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
@@ -110,6 +111,7 @@ struct sl_ctl {
     int slurm_ok;                 /* last RPC to slurmctld succeeded */
     int initial_poll_done;        /* the first full job list was read (adoption first) */
     int64_t jobs_rv;              /* last Job change seen (job.c) */
+    int64_t ptj_rv;               /* last PyTorchJob change seen (ptj.c) */
     unsigned max_array_size;      /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;     /* pull workers (pull.c); sl_ctl_destroy waits for them */
 };
@@ -149,6 +151,15 @@ int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job
 uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid);
 /* The Job pod that is task `task` of array `array_job` (c->lock held), or NULL. */
 ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task);
+
+/* gang.c: a replica set of pods in one Slurm job (gang.h); what the pod
+ * controller needs of it: a replica pod's node offset (its annotation),
+ * the rank-th host of a node list */
+#define CTL_GANG_MAX 256
+unsigned ctl_gang_rank(json_t *pod);
+void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len);
+/* ptj.c: the PyTorchJob controller (one pass). Controller thread. */
+void ctl_ptj_pass(sl_ctl_t *c);
 
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,

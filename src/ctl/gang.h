@@ -1,0 +1,56 @@
+/* gang.h — a replica set of pods run as ONE Slurm job: the gang.
+ *
+ * A multi-node Slurm job is a gang by construction: slurmctld allocates all
+ * of its nodes at once or none, so replicas never start apart (no gang
+ * scheduler, no half-started job deadlocked on its rendezvous). The job is
+ * `--nodes=N --ntasks-per-node=1`, one node per member; its batch script
+ * starts one `srun --nodes=1 --ntasks=1 --relative=i` step per member,
+ * each running member i's own job.sh (its pod folder, shim, token), so every
+ * replica pod has its own logs and status through the shim's push path;
+ * the pod controller follows the one Slurm job for each of them, each on
+ * its own node of the job (ctl.c follow_gang, ctl_pod_t.gang_rank).
+ *
+ * Not specific to any kind: the owner (a PyTorchJob now, ptj.c; an MPIJob
+ * would bring a launcher member and slots per worker) gives the pods in
+ * rank order, what each step exports, and what the batch script runs on
+ * the first node before the steps.
+ *
+ * Never two submissions of one gang: the members' pods exist (each with
+ * its rank and the owner's uid, server-owned) before the job is submitted;
+ * a job whose comment carries the owner's uid and this gang's attempt is
+ * adopted, never submitted again (fault point after-gang-submit). */
+#ifndef SL_CTL_GANG_H
+#define SL_CTL_GANG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/internal.h"
+
+#define CTL_ANN_GANG_RANK "slurmlink.io/gang-rank" /* a member pod's node offset */
+
+typedef struct ctl_gang_member {
+    json_t *pod;            /* the stored pod (borrowed) */
+    const char *const *env; /* "NAME=VALUE" its step exports (NULL-terminated; may be NULL) */
+} ctl_gang_member_t;
+
+typedef struct ctl_gang {
+    json_t *owner;        /* the owning object (borrowed) */
+    const char *kind;     /* its kind, for the script's header and the logs */
+    long long attempt;    /* which run of the owner this is (its comment says so) */
+    ctl_gang_member_t *m; /* rank order: member i runs on node i of the job */
+    size_t n;
+    const char *head; /* shell lines run on the first node before the steps, or NULL */
+} ctl_gang_t;
+
+/* The comment of the gang's job: "slurmlink:uid=OWNER slurmlink:gang=ATTEMPT". */
+void ctl_gang_comment(const ctl_gang_t *g, char *out, size_t len);
+
+/* The gang submitted (or its job found and adopted): 0 with *id, the job id
+ * recorded on every member pod; 1: not now (Slurm unreachable, a member not
+ * yet known to the pod controller); -1: refused for good (the members
+ * failed, saying why). */
+int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id);
+
+#endif

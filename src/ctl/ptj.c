@@ -1,0 +1,342 @@
+/* ptj.c — the PyTorchJob controller: a kubeflow.org/v1 PyTorchJob runs as
+ * ONE gang-scheduled Slurm job (gang.h), a node per replica.
+ *
+ * Each pass, per PyTorchJob: the replica pods of the current attempt
+ * created (ptjpod.h) once no pod of an earlier attempt is left; then the
+ * gang submitted (or adopted); then the status recomputed from the pods
+ * as the Training Operator's does (conditions Created, Running,
+ * Restarting, Succeeded, Failed with its reasons and messages,
+ * replicaStatuses, startTime, completionTime). A failed replica whose
+ * restartPolicy allows it (OnFailure, Always, ExitCode with a retryable
+ * code: >= 128) restarts the whole gang: its job cancelled, its pods
+ * deleted, attempt K+1, counted against runPolicy.backoffLimit.
+ * Deletion (the PyTorchJob gone from the store) cancels the job and
+ * deletes its pods.
+ *
+ * Annotations (the controller's bookkeeping, on the PyTorchJob):
+ *   slurmlink.io/gang-attempt  K (the replica pods carry it too)
+ *   slurmlink.io/slurm-jobs    the Slurm jobs submitted, "id,id" */
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctl/gang.h"
+#include "ctl/internal.h"
+#include "ctl/podstatus.h"
+#include "ctl/ptjpod.h"
+#include "ctl/ptjstatus.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RES "pytorchjobs.kubeflow.org"
+#define ANN_JOBS "slurmlink.io/slurm-jobs"
+#define KIND "PyTorchJob"
+
+static long long ann_int(json_t *o, const char *key)
+{
+    const char *v = sl_kube_annotation(o, key);
+    char *end;
+    long long n = v && *v ? strtoll(v, &end, 10) : 0;
+    return v && *v && !*end && n >= 0 ? n : 0;
+}
+
+typedef struct ann_arg {
+    const char *uid, *key, *value;
+} ann_arg_t;
+
+static int ann_fn(json_t *obj, void *arg)
+{
+    ann_arg_t *a = arg;
+    if (strcmp(sl_kube_uid(obj), a->uid))
+        return 0;
+    const char *cur = sl_kube_annotation(obj, a->key);
+    if (cur && !strcmp(cur, a->value))
+        return 0;
+    sl_kube_set_annotation(obj, a->key, a->value);
+    return 1;
+}
+
+static void set_ann(sl_ctl_t *c, json_t *job, const char *key, const char *value)
+{
+    ann_arg_t a = {sl_kube_uid(job), key, value};
+    sl_error_t err = SL_ERROR_INIT;
+    if (sl_store_mutate(c->store, RES, sl_kube_namespace(job), sl_kube_name(job), ann_fn, &a, NULL,
+                        &err) < 0)
+        sl_warn("pytorchjob %s/%s: cannot record %s=%s: %s", sl_kube_namespace(job),
+                sl_kube_name(job), key, value, err.text);
+    sl_kube_set_annotation(job, key, value); /* this pass sees it too */
+    sl_error_clear(&err);
+}
+
+/* the pods whose controller ownerReference is the PyTorchJob (new ref) */
+static json_t *owned_pods(sl_ctl_t *c, json_t *job)
+{
+    json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
+    json_t *out = json_array();
+    size_t i, k;
+    json_t *pod, *r;
+    json_array_foreach(all, i, pod)
+        json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), k, r)
+    {
+        const char *uid = json_string_value(json_object_get(r, "uid"));
+        if (json_is_true(json_object_get(r, "controller")) && uid && !strcmp(uid, sl_kube_uid(job)))
+            json_array_append(out, pod);
+    }
+    json_decref(all);
+    return out;
+}
+
+static int mark_deleted_fn(json_t *pod, void *arg)
+{
+    (void)arg;
+    if (sl_kube_meta_str(pod, "deletionTimestamp"))
+        return 0;
+    char *now = sl_kube_now_rfc3339();
+    sl_kube_meta_set_str(pod, "deletionTimestamp", now);
+    free(now);
+    json_object_set_new(sl_kube_meta(pod), "deletionGracePeriodSeconds", json_integer(0));
+    return 1;
+}
+
+static void delete_pods(sl_ctl_t *c, json_t *pods, bool all)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) if (all || !ctl_pod_terminal(pod))
+        ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
+                       mark_deleted_fn, NULL, NULL, NULL);
+}
+
+/* every Slurm job of the PyTorchJob cancelled (each checked to carry its uid) */
+static void cancel_jobs(json_t *job)
+{
+    const char *list = sl_kube_annotation(job, ANN_JOBS);
+    for (const char *p = list; p && *p;) {
+        char *end;
+        unsigned long id = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (ctl_job_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), (uint32_t)id,
+                         SIGKILL) == 0)
+            sl_info("pytorchjob %s/%s: Slurm job %lu cancelled", sl_kube_namespace(job),
+                    sl_kube_name(job), id);
+        p = *end == ',' ? end + 1 : end;
+    }
+}
+
+/* ---- pods and the gang ---------------------------------------------------------- */
+
+static void create_pods(sl_ctl_t *c, json_t *job, long long attempt)
+{
+    json_t *reps = ctl_ptj_replicas(job);
+    size_t i;
+    json_t *r;
+    json_array_foreach(reps, i, r)
+    {
+        json_t *pod = ctl_ptj_new_pod(job, r, i, attempt);
+        sl_error_t err = SL_ERROR_INIT;
+        if (sl_store_create(c->store, "pods", pod, &err) < 0 && errno != EEXIST)
+            sl_warn("pytorchjob %s/%s: cannot create pod %s: %s", sl_kube_namespace(job),
+                    sl_kube_name(job), sl_kube_name(pod), err.text);
+        sl_error_clear(&err);
+        json_decref(pod);
+    }
+    json_decref(reps);
+}
+
+/* the pods of the attempt in rank order, all there and none submitted: the gang */
+static void submit(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
+{
+    size_t n = json_array_size(pods);
+    if (!n || n > CTL_GANG_MAX)
+        return;
+    ctl_gang_member_t m[CTL_GANG_MAX] = {{0}};
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        unsigned rank = ctl_gang_rank(pod);
+        if (rank >= n || m[rank].pod || ctl_pod_job_id(pod) || ctl_pod_terminal(pod))
+            return;
+        m[rank].pod = pod;
+    }
+    ctl_gang_t g = {job, KIND, attempt, m, n, ctl_ptj_head()};
+    uint32_t id = 0;
+    if (ctl_gang_submit(c, &g, &id) != 0)
+        return;
+    const char *old = sl_kube_annotation(job, ANN_JOBS);
+    char buf[16];
+    snprintf(buf, sizeof(buf), "%u", id);
+    char *all = old && *old ? sl_xasprintf("%s,%u", old, id) : sl_xstrdup(buf);
+    if (!old || !strstr(old, buf))
+        set_ann(c, job, ANN_JOBS, all);
+    free(all);
+}
+
+/* ---- status ------------------------------------------------------------------------- */
+
+typedef struct status_arg {
+    const char *uid;
+    json_t *status;
+} status_arg_t;
+
+static int status_fn(json_t *job, void *arg)
+{
+    status_arg_t *a = arg;
+    if (strcmp(sl_kube_uid(job), a->uid) || json_equal(json_object_get(job, "status"), a->status))
+        return 0;
+    json_object_set(job, "status", a->status);
+    return 1;
+}
+
+static void write_status(sl_ctl_t *c, json_t *job, json_t *st)
+{
+    status_arg_t a = {sl_kube_uid(job), st};
+    sl_error_t err = SL_ERROR_INIT;
+    if (sl_store_mutate(c->store, RES, sl_kube_namespace(job), sl_kube_name(job), status_fn, &a,
+                        NULL, &err) < 0)
+        sl_warn("pytorchjob %s/%s: cannot write its status: %s", sl_kube_namespace(job),
+                sl_kube_name(job), err.text);
+    sl_error_clear(&err);
+}
+
+/* the pods of attempt K, the others (earlier attempts) in *older */
+static json_t *attempt_pods(json_t *pods, long long k, size_t *older)
+{
+    json_t *out = json_array();
+    *older = 0;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        if (ann_int(pod, PTJ_ANN_ATTEMPT) == k)
+            json_array_append(out, pod);
+        else
+            (*older)++;
+    }
+    return out;
+}
+
+/* ttlSecondsAfterFinished past since completionTime: the PyTorchJob deleted
+ * (its pods and job follow it: ptj_gone); cleanPodPolicy All/Running: the
+ * pods deleted (Running: those not finished), as the operator does */
+static void finished(sl_ctl_t *c, json_t *job, json_t *pods)
+{
+    const char *cpp = sl_kube_path_str(job, "spec.runPolicy.cleanPodPolicy");
+    if (cpp && (!strcmp(cpp, "All") || !strcmp(cpp, "Running")))
+        delete_pods(c, pods, !strcmp(cpp, "All"));
+    json_t *ttl = sl_kube_path(job, "spec.runPolicy.ttlSecondsAfterFinished");
+    const char *done = sl_kube_path_str(job, "status.completionTime");
+    int64_t at = 0;
+    if (!json_is_integer(ttl) || !done || sl_kube_parse_rfc3339(done, &at) < 0 ||
+        sl_kube_now_ns() < at + json_integer_value(ttl) * 1000000000LL)
+        return;
+    sl_error_t err = SL_ERROR_INIT;
+    if (sl_store_delete(c->store, RES, sl_kube_namespace(job), sl_kube_name(job), 0, NULL, &err) ==
+        0)
+        sl_info("pytorchjob %s/%s: deleted %lld s after it finished (ttlSecondsAfterFinished)",
+                sl_kube_namespace(job), sl_kube_name(job), (long long)json_integer_value(ttl));
+    sl_error_clear(&err);
+}
+
+/* the gang of a failed replica restarted: its job cancelled, its pods
+ * deleted, attempt K+1 (created once they are gone) */
+static void restart(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
+{
+    cancel_jobs(job);
+    delete_pods(c, pods, true);
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%lld", attempt + 1);
+    set_ann(c, job, PTJ_ANN_ATTEMPT, buf);
+    sl_info("pytorchjob %s/%s: a replica failed, the gang restarts (attempt %lld)",
+            sl_kube_namespace(job), sl_kube_name(job), attempt + 1);
+}
+
+static void reconcile(sl_ctl_t *c, json_t *job)
+{
+    json_t *pods = owned_pods(c, job);
+    json_t *old = json_object_get(job, "status");
+    if (ctl_ptj_condition(old, "Succeeded") || ctl_ptj_condition(old, "Failed")) {
+        finished(c, job, pods);
+        json_decref(pods);
+        return;
+    }
+    long long k = ann_int(job, PTJ_ANN_ATTEMPT);
+    size_t older = 0;
+    json_t *cur = attempt_pods(pods, k, &older);
+    ptj_next_t next;
+    json_t *st = ctl_ptj_status(job, cur, k, sl_kube_now_ns(), &next);
+    write_status(c, job, st);
+    if (next == PTJ_RESTART) {
+        restart(c, job, cur, k);
+    } else if (next == PTJ_STOP) {
+        if (ctl_ptj_condition(st, "Failed"))
+            cancel_jobs(job); /* a success ends by itself: the Master's step is over */
+    } else if (older) {
+        delete_pods(c, pods, true); /* an earlier attempt's: gone before the next starts */
+    } else if (!json_array_size(cur)) {
+        create_pods(c, job, k);
+    } else {
+        submit(c, job, cur, k);
+    }
+    json_decref(st);
+    json_decref(cur);
+    json_decref(pods);
+}
+
+/* ---- deletion ------------------------------------------------------------------------ */
+
+static void ptj_gone(sl_ctl_t *c, json_t *job)
+{
+    cancel_jobs(job);
+    json_t *pods = owned_pods(c, job);
+    delete_pods(c, pods, true);
+    sl_info("pytorchjob %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(job),
+            sl_kube_name(job), json_array_size(pods));
+    json_decref(pods);
+}
+
+static void changes(sl_ctl_t *c)
+{
+    for (;;) {
+        sl_error_t err = SL_ERROR_INIT;
+        json_t *ch = sl_store_changes(c->store, c->ptj_rv, RES, NULL, 512, &err);
+        sl_error_clear(&err);
+        if (!ch) {
+            if (errno == ERANGE)
+                c->ptj_rv = sl_store_revision(c->store);
+            return;
+        }
+        size_t i, n = json_array_size(ch);
+        json_t *e;
+        json_array_foreach(ch, i, e)
+        {
+            const char *type = json_string_value(json_object_get(e, "type"));
+            if (type && !strcmp(type, "DELETED"))
+                ptj_gone(c, json_object_get(e, "object"));
+            c->ptj_rv = json_integer_value(json_object_get(e, "rv"));
+        }
+        json_decref(ch);
+        if (n < 512)
+            return;
+    }
+}
+
+void ctl_ptj_pass(sl_ctl_t *c)
+{
+    if (!c->initial_poll_done || !c->slurm_ok)
+        return;
+    if (!c->ptj_rv)
+        c->ptj_rv = sl_store_revision(c->store);
+    changes(c);
+    json_t *all = sl_store_list(c->store, RES, NULL, NULL);
+    size_t i;
+    json_t *job;
+    json_array_foreach(all, i, job) reconcile(c, job);
+    json_decref(all);
+}

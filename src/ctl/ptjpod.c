@@ -1,0 +1,152 @@
+/* ptjpod.c — a PyTorchJob's replica pods (ptjpod.h). */
+#include "ctl/ptjpod.h"
+#include "common/xalloc.h"
+#include "ctl/gang.h"
+#include "ctl/podstatus.h"
+#include "kube/meta.h"
+#include "pod/pod.h"
+#include "pod/schema.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define L "training.kubeflow.org/"
+#define ANN_POD_INDEX "slurmlink.io/job-index" /* what ctl_job_pod_of reads (job.c) */
+
+json_t *ctl_ptj_replicas(json_t *job)
+{
+    static const char *const types[] = {"Master", "Worker"};
+    json_t *out = json_array();
+    for (int t = 0; t < 2; t++) {
+        json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t]);
+        json_int_t n = json_integer_value(json_object_get(rs, "replicas"));
+        for (json_int_t i = 0; json_is_object(rs) && i < n; i++)
+            json_array_append_new(out, json_pack("{s:s, s:I}", "type", types[t], "index", i));
+    }
+    return out;
+}
+
+const char *ctl_ptj_head(void)
+{
+    return "export MASTER_ADDR=\"$(hostname)\"\nexport PET_MASTER_ADDR=\"$MASTER_ADDR\"";
+}
+
+/* the pytorch container's pytorchjob-port of the Master (getPortFromPyTorchJob) */
+static long long master_port(json_t *job)
+{
+    size_t i, k;
+    json_t *c, *p;
+    json_array_foreach(
+        sl_kube_path(job, "spec.pytorchReplicaSpecs.Master.template.spec.containers"), i, c)
+        json_array_foreach(json_object_get(c, "ports"), k, p)
+    {
+        const char *n = json_string_value(json_object_get(p, "name"));
+        if (n && !strcmp(n, "pytorchjob-port"))
+            return json_integer_value(json_object_get(p, "containerPort"));
+    }
+    return 23456;
+}
+
+static void add_env(json_t *env, const char *name, const char *value)
+{
+    json_array_append_new(env, json_pack("{s:s, s:s}", "name", name, "value", value));
+}
+
+/* setPodEnv of the operator's envvar.go (MASTER_ADDR comes from the step) */
+static void set_env(json_t *job, json_t *spec, size_t rank, size_t total)
+{
+    const char *nproc = sl_kube_path_str(job, "spec.nprocPerNode");
+    char *end = NULL;
+    long np = nproc ? strtol(nproc, &end, 10) : 1;
+    if (!nproc || *end || np < 1)
+        np = 1;
+    char port[24], world[24], r[24], nn[24];
+    snprintf(port, sizeof(port), "%lld", master_port(job));
+    snprintf(world, sizeof(world), "%zu", total * (size_t)np);
+    snprintf(r, sizeof(r), "%zu", rank);
+    snprintf(nn, sizeof(nn), "%zu", total);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(spec, "containers"), i, c)
+    {
+        json_t *env = json_object_get(c, "env");
+        if (!json_is_array(env))
+            json_object_set_new(c, "env", env = json_array());
+        add_env(env, "PYTHONUNBUFFERED", "1");
+        add_env(env, "MASTER_PORT", port);
+        add_env(env, "PET_MASTER_PORT", port);
+        add_env(env, "WORLD_SIZE", world);
+        add_env(env, "RANK", r);
+        add_env(env, "PET_NODE_RANK", r);
+        if (nproc)
+            add_env(env, "PET_NPROC_PER_NODE", nproc);
+        add_env(env, "PET_NNODES", nn);
+    }
+}
+
+static void labels(json_t *pod, json_t *job, const char *lower, long long index)
+{
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%lld", index);
+    sl_kube_set_label(pod, L "operator-name", "pytorchjob-controller");
+    sl_kube_set_label(pod, L "job-name", sl_kube_name(job));
+    sl_kube_set_label(pod, L "replica-type", lower);
+    sl_kube_set_label(pod, L "replica-index", buf);
+    if (!strcmp(lower, "master"))
+        sl_kube_set_label(pod, L "job-role", "master");
+}
+
+static void bookkeeping(json_t *pod, json_t *job, size_t rank, long long attempt)
+{
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%zu", rank);
+    sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(job));
+    sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
+    sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
+    snprintf(buf, sizeof(buf), "%lld", attempt);
+    sl_kube_set_annotation(pod, PTJ_ANN_ATTEMPT, buf);
+    const char *user = sl_kube_annotation(job, SL_ANN_USER);
+    if (user)
+        sl_kube_set_annotation(pod, SL_ANN_USER, user);
+}
+
+json_t *ctl_ptj_new_pod(json_t *job, json_t *r, size_t rank, long long attempt)
+{
+    const char *type = json_string_value(json_object_get(r, "type"));
+    long long index = json_integer_value(json_object_get(r, "index"));
+    json_t *tmpl = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), type);
+    tmpl = json_object_get(tmpl, "template");
+    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
+    if (!json_is_object(meta)) {
+        json_decref(meta);
+        meta = json_object();
+    }
+    json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
+    /* the gang restarts, not the container in place (docs/jobs.md) */
+    json_object_set_new(spec, "restartPolicy", json_string("Never"));
+    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
+                            meta, "spec", spec);
+    char lower[16];
+    snprintf(lower, sizeof(lower), "%s", type);
+    for (char *p = lower; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    char *name = sl_xasprintf("%s-%s-%lld", sl_kube_name(job), lower, index);
+    sl_kube_meta_set_str(pod, "name", name);
+    free(name);
+    sl_kube_meta_set_str(pod, "namespace", sl_kube_namespace(job));
+    labels(pod, job, lower, index);
+    bookkeeping(pod, job, rank, attempt);
+    json_object_set_new(meta, "ownerReferences",
+                        json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion",
+                                  "kubeflow.org/v1", "kind", "PyTorchJob", "name",
+                                  sl_kube_name(job), "uid", sl_kube_uid(job), "controller", 1,
+                                  "blockOwnerDeletion", 1));
+    json_t *all = ctl_ptj_replicas(job);
+    set_env(job, spec, rank, json_array_size(all));
+    json_decref(all);
+    sl_pod_apply_defaults(pod);
+    ctl_status_init(pod, sl_kube_now_ns());
+    return pod;
+}

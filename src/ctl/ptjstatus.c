@@ -1,0 +1,233 @@
+/* ptjstatus.c — a PyTorchJob's status from its pods (ptjstatus.h). */
+#include "ctl/ptjstatus.h"
+#include "common/xalloc.h"
+#include "ctl/podstatus.h"
+#include "kube/meta.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define L "training.kubeflow.org/"
+
+bool ctl_ptj_condition(json_t *status, const char *type)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, type) && !strcmp(s, "True"))
+            return true;
+    }
+    return false;
+}
+
+static json_t *find(json_t *conds, const char *type)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(conds, i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && !strcmp(t, type))
+            return c;
+    }
+    return NULL;
+}
+
+/* filterOutCondition: the type itself gone; Running and Restarting replace
+ * each other; Succeeded or Failed set Running False */
+static json_t *filter(json_t *conds, const char *type)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *c;
+    bool end = !strcmp(type, "Failed") || !strcmp(type, "Succeeded");
+    json_array_foreach(conds, i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (!t || !strcmp(t, type) || (!strcmp(type, "Restarting") && !strcmp(t, "Running")) ||
+            (!strcmp(type, "Running") && !strcmp(t, "Restarting")))
+            continue;
+        json_t *cp = json_deep_copy(c);
+        if (end && !strcmp(t, "Running"))
+            json_object_set_new(cp, "status", json_string("False"));
+        json_array_append_new(out, cp);
+    }
+    return out;
+}
+
+void ctl_ptj_set_condition(json_t *status, const char *type, bool value, const char *reason,
+                           const char *message, const char *now)
+{
+    if (ctl_ptj_condition(status, "Failed"))
+        return;
+    json_t *conds = json_object_get(status, "conditions");
+    json_t *cur = find(conds, type);
+    const char *want = value ? "True" : "False";
+    const char *cs = json_string_value(json_object_get(cur, "status"));
+    const char *cr = json_string_value(json_object_get(cur, "reason"));
+    if (cur && cs && cr && !strcmp(cs, want) && !strcmp(cr, reason))
+        return;
+    const char *ltt = cur && cs && !strcmp(cs, want)
+                          ? json_string_value(json_object_get(cur, "lastTransitionTime"))
+                          : now;
+    json_t *c =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", type, "status", want, "reason", reason,
+                  "message", message, "lastUpdateTime", now, "lastTransitionTime", ltt ? ltt : now);
+    json_t *out = filter(conds, type);
+    json_array_append_new(out, c);
+    json_object_set_new(status, "conditions", out);
+}
+
+typedef struct counts {
+    long long active, succeeded, failed;
+    int exit_code; /* the last failed pod's first non-zero container exit code */
+} counts_t;
+
+static int exit_code(json_t *pod)
+{
+    size_t i;
+    json_t *cs;
+    json_array_foreach(sl_kube_path(pod, "status.containerStatuses"), i, cs)
+    {
+        json_t *t = sl_kube_path(cs, "state.terminated");
+        if (t && json_integer_value(json_object_get(t, "exitCode")))
+            return (int)json_integer_value(json_object_get(t, "exitCode"));
+    }
+    return 1;
+}
+
+static counts_t count(json_t *pods, const char *lower)
+{
+    counts_t n = {0, 0, 0, 0};
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        const char *t = json_string_value(
+            json_object_get(sl_kube_path(pod, "metadata.labels"), L "replica-type"));
+        const char *ph = sl_kube_path_str(pod, "status.phase");
+        if (!t || strcmp(t, lower) || !ph)
+            continue;
+        if (!strcmp(ph, "Running"))
+            n.active++;
+        else if (!strcmp(ph, "Succeeded"))
+            n.succeeded++;
+        else if (!strcmp(ph, "Failed")) {
+            n.failed++;
+            n.exit_code = exit_code(pod);
+        }
+    }
+    return n;
+}
+
+static void replica_status(json_t *st, json_t *job, const char *type, const char *lower,
+                           const counts_t *n)
+{
+    json_t *rs = json_object_get(st, "replicaStatuses");
+    if (!json_is_object(rs))
+        json_object_set_new(st, "replicaStatuses", rs = json_object());
+    char *sel =
+        sl_xasprintf(L "job-name=%s," L "operator-name=pytorchjob-controller," L "replica-type=%s",
+                     sl_kube_name(job), lower);
+    json_t *r = json_pack("{s:s}", "selector", sel); /* the counts: omitempty */
+    if (n->active)
+        json_object_set_new(r, "active", json_integer(n->active));
+    if (n->succeeded)
+        json_object_set_new(r, "succeeded", json_integer(n->succeeded));
+    if (n->failed)
+        json_object_set_new(r, "failed", json_integer(n->failed));
+    json_object_set_new(rs, type, r);
+    free(sel);
+}
+
+static void finish(json_t *st, const char *type, const char *reason, const char *msg,
+                   const char *now, ptj_next_t *next)
+{
+    ctl_ptj_set_condition(st, type, true, reason, msg, now);
+    if (!json_object_get(st, "completionTime"))
+        json_object_set_new(st, "completionTime", json_string(now));
+    *next = PTJ_STOP;
+}
+
+/* a failed replica of type: restart the gang, or fail (restartPolicy,
+ * retryable exit codes, backoffLimit) */
+static void failed(json_t *job, json_t *st, const char *type, const counts_t *n, long long attempt,
+                   const char *now, ptj_next_t *next)
+{
+    json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), type);
+    const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
+    const char *name = sl_kube_name(job);
+    bool again = rp && strcmp(rp, "Never") && (strcmp(rp, "ExitCode") || n->exit_code >= 128);
+    json_t *bl = sl_kube_path(job, "spec.runPolicy.backoffLimit");
+    char *msg;
+    if (again && json_is_integer(bl) && attempt >= json_integer_value(bl)) {
+        msg = sl_xasprintf("Job %s has failed because it has reached the specified backoff limit",
+                           name);
+        finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
+    } else if (again) {
+        msg = sl_xasprintf("PyTorchJob %s is restarting because %lld %s replica(s) failed.", name,
+                           n->failed, type);
+        ctl_ptj_set_condition(st, "Restarting", true, "PyTorchJobRestarting", msg, now);
+        *next = PTJ_RESTART;
+    } else {
+        msg = sl_xasprintf("PyTorchJob %s is failed because %lld %s replica(s) failed.", name,
+                           n->failed, type);
+        finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
+    }
+    free(msg);
+}
+
+static bool deadline_passed(json_t *job, json_t *st, long long now_ns)
+{
+    json_t *ads = sl_kube_path(job, "spec.runPolicy.activeDeadlineSeconds");
+    int64_t start = 0;
+    const char *s = json_string_value(json_object_get(st, "startTime"));
+    return json_is_integer(ads) && s && sl_kube_parse_rfc3339(s, &start) == 0 &&
+           now_ns - start >= json_integer_value(ads) * 1000000000LL;
+}
+
+json_t *ctl_ptj_status(json_t *job, json_t *pods, long long attempt, long long now_ns,
+                       ptj_next_t *next)
+{
+    json_t *old = json_object_get(job, "status");
+    json_t *st = json_is_object(old) ? json_deep_copy(old) : json_object();
+    char *now = sl_kube_rfc3339(now_ns, 0);
+    char *msg = sl_xasprintf("PyTorchJob %s is created.", sl_kube_name(job));
+    *next = PTJ_GO_ON;
+    ctl_ptj_set_condition(st, "Created", true, "PyTorchJobCreated", msg, now);
+    free(msg);
+    if (!json_object_get(st, "startTime"))
+        json_object_set_new(st, "startTime", json_string(now));
+    static const char *const types[] = {"Master", "Worker"}, *const lower[] = {"master", "worker"};
+    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++) {
+        json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t]);
+        if (!json_is_object(rs))
+            continue;
+        counts_t n = count(pods, lower[t]);
+        replica_status(st, job, types[t], lower[t], &n);
+        long long want = json_integer_value(json_object_get(rs, "replicas"));
+        if (t == 0 && n.active) {
+            msg = sl_xasprintf("PyTorchJob %s is running.", sl_kube_name(job));
+            ctl_ptj_set_condition(st, "Running", true, "PyTorchJobRunning", msg, now);
+            free(msg);
+        }
+        if (t == 0 && n.succeeded >= want) {
+            msg = sl_xasprintf("PyTorchJob %s is successfully completed.", sl_kube_name(job));
+            finish(st, "Succeeded", "PyTorchJobSucceeded", msg, now, next);
+            free(msg);
+        } else if (n.failed > 0 && want > n.succeeded + n.active)
+            failed(job, st, types[t], &n, attempt, now, next);
+    }
+    if (*next == PTJ_GO_ON && deadline_passed(job, st, now_ns)) {
+        msg = sl_xasprintf("Job %s has failed because it was active longer than specified deadline",
+                           sl_kube_name(job));
+        finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
+        free(msg);
+    }
+    free(now);
+    return st;
+}
