@@ -85,6 +85,7 @@ void ctl_ptj_set_condition(json_t *status, const char *type, bool value, const c
 typedef struct counts {
     long long active, succeeded, failed;
     int exit_code; /* the last failed pod's first non-zero container exit code */
+    int refused;   /* a pod Slurm refused for good (SubmitFailed): no restart helps */
 } counts_t;
 
 static int exit_code(json_t *pod)
@@ -102,7 +103,7 @@ static int exit_code(json_t *pod)
 
 static counts_t count(json_t *pods, const char *lower)
 {
-    counts_t n = {0, 0, 0, 0};
+    counts_t n = {0, 0, 0, 0, 0};
     size_t i;
     json_t *pod;
     json_array_foreach(pods, i, pod)
@@ -119,6 +120,7 @@ static counts_t count(json_t *pods, const char *lower)
         else if (!strcmp(ph, "Failed")) {
             n.failed++;
             n.exit_code = exit_code(pod);
+            n.refused |= ctl_pod_gave_up(pod);
         }
     }
     return n;
@@ -161,7 +163,8 @@ static void failed(json_t *job, json_t *st, const char *type, const counts_t *n,
     json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), type);
     const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
     const char *name = sl_kube_name(job);
-    bool again = rp && strcmp(rp, "Never") && (strcmp(rp, "ExitCode") || n->exit_code >= 128);
+    bool again =
+        rp && strcmp(rp, "Never") && (strcmp(rp, "ExitCode") || n->exit_code >= 128) && !n->refused;
     json_t *bl = sl_kube_path(job, "spec.runPolicy.backoffLimit");
     char *msg;
     if (again && json_is_integer(bl) && attempt >= json_integer_value(bl)) {
@@ -179,6 +182,29 @@ static void failed(json_t *job, json_t *st, const char *type, const counts_t *n,
         finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
     }
     free(msg);
+}
+
+/* UpdateJobStatus for one replica type (t 0: Master, 1: Worker) */
+static void decide(json_t *job, json_t *st, int t, const counts_t *n, long long attempt,
+                   const char *now, ptj_next_t *next)
+{
+    static const char *const types[] = {"Master", "Worker"};
+    json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t]);
+    if (!json_is_object(rs))
+        return;
+    long long want = json_integer_value(json_object_get(rs, "replicas"));
+    char *msg;
+    if (t == 0 && n->active) {
+        msg = sl_xasprintf("PyTorchJob %s is running.", sl_kube_name(job));
+        ctl_ptj_set_condition(st, "Running", true, "PyTorchJobRunning", msg, now);
+        free(msg);
+    }
+    if (t == 0 && n->succeeded >= want) {
+        msg = sl_xasprintf("PyTorchJob %s is successfully completed.", sl_kube_name(job));
+        finish(st, "Succeeded", "PyTorchJobSucceeded", msg, now, next);
+        free(msg);
+    } else if (n->failed > 0 && want > n->succeeded + n->active)
+        failed(job, st, types[t], n, attempt, now, next);
 }
 
 static bool deadline_passed(json_t *job, json_t *st, long long now_ns)
@@ -203,25 +229,14 @@ json_t *ctl_ptj_status(json_t *job, json_t *pods, long long attempt, long long n
     if (!json_object_get(st, "startTime"))
         json_object_set_new(st, "startTime", json_string(now));
     static const char *const types[] = {"Master", "Worker"}, *const lower[] = {"master", "worker"};
-    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++) {
-        json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t]);
-        if (!json_is_object(rs))
-            continue;
-        counts_t n = count(pods, lower[t]);
-        replica_status(st, job, types[t], lower[t], &n);
-        long long want = json_integer_value(json_object_get(rs, "replicas"));
-        if (t == 0 && n.active) {
-            msg = sl_xasprintf("PyTorchJob %s is running.", sl_kube_name(job));
-            ctl_ptj_set_condition(st, "Running", true, "PyTorchJobRunning", msg, now);
-            free(msg);
-        }
-        if (t == 0 && n.succeeded >= want) {
-            msg = sl_xasprintf("PyTorchJob %s is successfully completed.", sl_kube_name(job));
-            finish(st, "Succeeded", "PyTorchJobSucceeded", msg, now, next);
-            free(msg);
-        } else if (n.failed > 0 && want > n.succeeded + n.active)
-            failed(job, st, types[t], &n, attempt, now, next);
+    counts_t n[2];
+    for (int t = 0; t < 2; t++) {
+        n[t] = count(pods, lower[t]);
+        if (json_is_object(sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t])))
+            replica_status(st, job, types[t], lower[t], &n[t]);
     }
+    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++)
+        decide(job, st, t, &n[t], attempt, now, next);
     if (*next == PTJ_GO_ON && deadline_passed(job, st, now_ns)) {
         msg = sl_xasprintf("Job %s has failed because it was active longer than specified deadline",
                            sl_kube_name(job));
