@@ -2,7 +2,8 @@
 # training script in a folder the jobs' user can read, and a PyTorchJob
 # manifest in the Training Operator's example style.
 #   ptj_setup                      → $PTJ (the folder), kc, jp
-#   ptj_yaml NAME WORKERS POLICY   (env: FAIL_MODE, BACKOFF, SLEEP: a sleep instead of training)
+#   ptj_yaml NAME WORKERS POLICY   (env: FAIL_MODE, BACKOFF, SLEEP: a sleep instead of training,
+#                                   RP, RP2: more runPolicy lines, "ttlSecondsAfterFinished: 0")
 ptj_setup() {
   PTJ=$(tmpdir)
   on_exit "rm -rf '$PTJ'"
@@ -24,7 +25,9 @@ metadata:
   namespace: default
 spec:
   runPolicy:
-    backoffLimit: ${BACKOFF:-3}
+    backoffLimit: ${BACKOFF:-3}${RP:+
+    $RP}${RP2:+
+    $RP2}
   pytorchReplicaSpecs:
     Master:
       replicas: 1

@@ -16,7 +16,7 @@
 #   - CustomObjectsApi: create, read the status.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 26
+plan 33
 
 /usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
   bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
@@ -79,6 +79,29 @@ sid=$(ptj_sacct sleepy | awk '{print $1}')
 kc delete pytorchjob sleepy >/dev/null 2>&1
 over() { ! squeue -h -j "$sid" -t PD,R,CG 2>/dev/null | grep -q . && [ -z "$(kc get pods -l training.kubeflow.org/job-name=sleepy -o name 2>/dev/null)" ]; }
 ok wait_for 60 over "kubectl delete pytorchjob: Slurm job $sid cancelled and both replica pods gone"
+
+# --- run policy: activeDeadlineSeconds, ttlSecondsAfterFinished, cleanPodPolicy, suspend ------------
+SLEEP=600 RP="activeDeadlineSeconds: 6" ptj_yaml late 1 OnFailure | kc apply -f - >/dev/null
+ok kc wait --for=condition=Failed pytorchjob/late --timeout=90s "activeDeadlineSeconds 6: Failed"
+lid=$(ptj_sacct late | awk '{print $1}')
+ended() { ! squeue -h -j "$lid" -t PD,R,CG 2>/dev/null | grep -q .; }
+is "$(jp pytorchjob/late '{.status.conditions[?(@.type=="Failed")].message}')|$(wait_for 30 ended && echo ended)" \
+  "Job late has failed because it was active longer than specified deadline|ended" "... the operator's message, its Slurm job ended"
+SLEEP=1 RP="ttlSecondsAfterFinished: 0" ptj_yaml brief 1 OnFailure | kc apply -f - >/dev/null
+gone() { ! kc get pytorchjob brief >/dev/null 2>&1 && [ -z "$(kc get pods -l training.kubeflow.org/job-name=brief -o name)" ]; }
+ok wait_for 90 gone "ttlSecondsAfterFinished 0: the finished PyTorchJob is deleted, its pods with it"
+SLEEP=1 RP="cleanPodPolicy: All" ptj_yaml clean 1 OnFailure | kc apply -f - >/dev/null
+kc wait --for=condition=Succeeded pytorchjob/clean --timeout=90s >/dev/null
+nopods() { [ -z "$(kc get pods -l training.kubeflow.org/job-name=clean -o name)" ]; }
+ok wait_for 30 nopods "cleanPodPolicy All: the replica pods are deleted once it finished"
+SLEEP=1 RP="suspend: true" ptj_yaml paused 1 OnFailure | kc apply -f - >/dev/null
+susp() { [ "$(jp pytorchjob/paused '{.status.conditions[?(@.type=="Suspended")].status}')" = True ]; }
+wait_for 30 susp
+is "$(ptj_conds paused)|$(kc get pods -l training.kubeflow.org/job-name=paused -o name | wc -l)|$(squeue -h -o %j | grep -c '^default/paused$')" \
+  "Created=True:PyTorchJobCreated Suspended=True:PyTorchJobSuspended |0|0" "suspend: true: Suspended, no pod, no Slurm job"
+kc patch pytorchjob paused --type=merge -p '{"spec":{"runPolicy":{"suspend":false}}}' >/dev/null
+ok kc wait --for=condition=Succeeded pytorchjob/paused --timeout=90s "resumed: the gang runs and succeeds"
+like "$(ptj_conds paused)" "Suspended=False:PyTorchJobResumed" "... Suspended False, reason PyTorchJobResumed"
 
 # --- the Python client -------------------------------------------------------------------------
 ptj_yaml pyclient 1 OnFailure >"$PTJ/pyclient.yaml"

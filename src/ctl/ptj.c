@@ -15,6 +15,7 @@
  *
  * Annotations (the controller's bookkeeping, on the PyTorchJob):
  *   slurmlink.io/gang-attempt  K (the replica pods carry it too)
+ *   slurmlink.io/gang-suspensions  the attempts a suspension ended (not restarts)
  *   slurmlink.io/slurm-jobs    the Slurm jobs submitted, "id,id" */
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -36,6 +37,7 @@
 #define RES "pytorchjobs.kubeflow.org"
 #define ANN_JOBS "slurmlink.io/slurm-jobs"
 #define KIND "PyTorchJob"
+#define ANN_SUSPENDS "slurmlink.io/gang-suspensions" /* attempts ended by a suspension */
 
 static long long ann_int(json_t *o, const char *key)
 {
@@ -257,12 +259,89 @@ static void restart(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
             sl_kube_namespace(job), sl_kube_name(job), attempt + 1);
 }
 
+/* runPolicy.suspend (common/job.go): the gang's job cancelled and its pods
+ * deleted, conditions Suspended True and Running False; resumed: Suspended
+ * False and the gang created afresh. true while suspended. */
+static bool attempt_has_pods(json_t *job, json_t *pods)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) if (ann_int(pod, PTJ_ANN_ATTEMPT) ==
+                                         ann_int(job, PTJ_ANN_ATTEMPT)) return true;
+    return false;
+}
+
+static bool suspension(sl_ctl_t *c, json_t *job, json_t *pods)
+{
+    json_t *st = json_deep_copy(json_object_get(job, "status"));
+    if (!json_is_object(st)) {
+        json_decref(st);
+        st = json_object();
+    }
+    bool on = json_is_true(sl_kube_path(job, "spec.runPolicy.suspend"));
+    char *now = sl_kube_now_rfc3339(), *msg;
+    if (on) {
+        msg = sl_xasprintf("PyTorchJob %s is created.", sl_kube_name(job));
+        ctl_ptj_set_condition(st, "Created", true, "PyTorchJobCreated", msg, now);
+        free(msg);
+        msg = sl_xasprintf("PyTorchJob %s is suspended.", sl_kube_name(job));
+        if (ctl_ptj_condition(st, "Running"))
+            ctl_ptj_set_condition(st, "Running", false, "PyTorchJobSuspended", msg, now);
+        ctl_ptj_set_condition(st, "Suspended", true, "PyTorchJobSuspended", msg, now);
+        json_object_del(st, "startTime");
+        cancel_jobs(job);
+        delete_pods(c, pods, true);
+        if (attempt_has_pods(job, pods)) { /* resumed, the gang starts afresh: K+1, no restart */
+            char buf[24];
+            snprintf(buf, sizeof(buf), "%lld", ann_int(job, PTJ_ANN_ATTEMPT) + 1);
+            set_ann(c, job, PTJ_ANN_ATTEMPT, buf);
+            snprintf(buf, sizeof(buf), "%lld", ann_int(job, ANN_SUSPENDS) + 1);
+            set_ann(c, job, ANN_SUSPENDS, buf);
+        }
+    } else {
+        msg = sl_xasprintf("PyTorchJob %s is resumed.", sl_kube_name(job));
+        if (ctl_ptj_condition(st, "Suspended"))
+            ctl_ptj_set_condition(st, "Suspended", false, "PyTorchJobResumed", msg, now);
+    }
+    write_status(c, job, st);
+    json_object_set(job, "status", st); /* this pass goes on from it */
+    free(msg);
+    free(now);
+    json_decref(st);
+    return on;
+}
+
+/* once finished, the replicaStatuses still follow the pods while all of
+ * them are there (a Worker that ends after the Master is counted), not
+ * once cleanPodPolicy or a deletion removes them */
+static void final_counts(sl_ctl_t *c, json_t *job, json_t *pods)
+{
+    size_t older = 0, i;
+    json_t *cur = attempt_pods(pods, ann_int(job, PTJ_ANN_ATTEMPT), &older), *pod;
+    json_t *reps = ctl_ptj_replicas(job);
+    bool all = json_array_size(cur) == json_array_size(reps);
+    json_array_foreach(cur, i, pod) all &= !sl_kube_meta_str(pod, "deletionTimestamp");
+    if (all) {
+        json_t *st = json_deep_copy(json_object_get(job, "status"));
+        ctl_ptj_replica_statuses(job, cur, st);
+        write_status(c, job, st);
+        json_decref(st);
+    }
+    json_decref(reps);
+    json_decref(cur);
+}
+
 static void reconcile(sl_ctl_t *c, json_t *job)
 {
     json_t *pods = owned_pods(c, job);
     json_t *old = json_object_get(job, "status");
     if (ctl_ptj_condition(old, "Succeeded") || ctl_ptj_condition(old, "Failed")) {
+        final_counts(c, job, pods);
         finished(c, job, pods);
+        json_decref(pods);
+        return;
+    }
+    if (suspension(c, job, pods)) {
         json_decref(pods);
         return;
     }
@@ -270,7 +349,7 @@ static void reconcile(sl_ctl_t *c, json_t *job)
     size_t older = 0;
     json_t *cur = attempt_pods(pods, k, &older);
     ptj_next_t next;
-    json_t *st = ctl_ptj_status(job, cur, k, sl_kube_now_ns(), &next);
+    json_t *st = ctl_ptj_status(job, cur, k - ann_int(job, ANN_SUSPENDS), sl_kube_now_ns(), &next);
     write_status(c, job, st);
     if (next == PTJ_RESTART) {
         restart(c, job, cur, k);

@@ -216,6 +216,16 @@ static bool deadline_passed(json_t *job, json_t *st, long long now_ns)
            now_ns - start >= json_integer_value(ads) * 1000000000LL;
 }
 
+void ctl_ptj_replica_statuses(json_t *job, json_t *pods, json_t *st)
+{
+    static const char *const types[] = {"Master", "Worker"}, *const lower[] = {"master", "worker"};
+    for (int t = 0; t < 2; t++) {
+        counts_t n = count(pods, lower[t]);
+        if (json_is_object(sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t])))
+            replica_status(st, job, types[t], lower[t], &n);
+    }
+}
+
 json_t *ctl_ptj_status(json_t *job, json_t *pods, long long attempt, long long now_ns,
                        ptj_next_t *next)
 {
@@ -228,15 +238,12 @@ json_t *ctl_ptj_status(json_t *job, json_t *pods, long long attempt, long long n
     free(msg);
     if (!json_object_get(st, "startTime"))
         json_object_set_new(st, "startTime", json_string(now));
-    static const char *const types[] = {"Master", "Worker"}, *const lower[] = {"master", "worker"};
-    counts_t n[2];
-    for (int t = 0; t < 2; t++) {
-        n[t] = count(pods, lower[t]);
-        if (json_is_object(sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t])))
-            replica_status(st, job, types[t], lower[t], &n[t]);
+    static const char *const lower[] = {"master", "worker"};
+    ctl_ptj_replica_statuses(job, pods, st);
+    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++) {
+        counts_t n = count(pods, lower[t]);
+        decide(job, st, t, &n, attempt, now, next);
     }
-    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++)
-        decide(job, st, t, &n[t], attempt, now, next);
     if (*next == PTJ_GO_ON && deadline_passed(job, st, now_ns)) {
         msg = sl_xasprintf("Job %s has failed because it was active longer than specified deadline",
                            sl_kube_name(job));

@@ -23,6 +23,10 @@ typedef enum {
 json_t *ctl_ptj_status(json_t *job, json_t *pods, long long attempt, long long now_ns,
                        ptj_next_t *next);
 
+/* replicaStatuses from the pods, into st (also once finished: a Worker
+ * that ends after the Master is counted) */
+void ctl_ptj_replica_statuses(json_t *job, json_t *pods, json_t *st);
+
 /* Set a condition by the operator's setCondition rules (status is changed). */
 void ctl_ptj_set_condition(json_t *status, const char *type, bool value, const char *reason,
                            const char *message, const char *now);
