@@ -14,7 +14,7 @@
 #   - Table NAME STATE AGE, describe, the status subresource, watch, patch,
 #     delete (Python client).
 source "$(dirname "$0")/50-api-lib.sh"
-plan 30
+plan 31
 
 api_up || bail "slurmlinkd up"
 
@@ -115,6 +115,9 @@ like "$(manifest badctr 's/command: \["sh", "-c", "echo worker"\]/command: [x]\n
 like "$(manifest elastic 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 1, maxReplicas: 3}/' | apply)" \
   'spec.elasticPolicy: Forbidden: not supported: slurmlink runs a PyTorchJob as one Slurm job of exactly its replicas' \
   "an elastic node range is refused with the reason"
+like "$(manifest unlike 's/command: \["sh", "-c", "echo worker"\]/resources: {limits: {cpu: "2"}}/' | apply)" \
+  'spec.pytorchReplicaSpecs\[Worker\].template.spec: Forbidden: must request the resources and nodeSelector of spec.pytorchReplicaSpecs\[Master\].template.spec' \
+  "replica types requesting different resources are refused (one job of alike nodes)"
 is "$(k get pytorchjobs -o name 2>&1 | sort | tr '\n' ' ')" \
   "pytorchjob.kubeflow.org/lower pytorchjob.kubeflow.org/port pytorchjob.kubeflow.org/simple " "nothing of the refused ones was stored"
 like "$(manifest simple 's/echo worker/echo changed/' | apply)" \

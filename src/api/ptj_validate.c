@@ -145,6 +145,37 @@ static void validate_elastic(json_t *spec, sl_error_t *err)
                           "the Worker replicas");
 }
 
+/* what becomes the Slurm job's per-node request (the containers'
+ * resources, nodeSelector) */
+static json_t *shape(json_t *rs)
+{
+    json_t *ps = sl_kube_path(rs, "template.spec"), *res = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(ps, "containers"), i, c) json_array_append(
+        res, json_object_get(c, "resources") ? json_object_get(c, "resources") : json_null());
+    return json_pack("{s:o, s:O?}", "resources", res, "nodeSelector",
+                     json_object_get(ps, "nodeSelector"));
+}
+
+/* one Slurm job of alike nodes (docs/jobs.md: why not a heterogeneous job):
+ * the Worker requests what the Master does */
+static void validate_alike(json_t *spec, sl_error_t *err)
+{
+    json_t *m = sl_kube_path(spec, "pytorchReplicaSpecs.Master"),
+           *w = sl_kube_path(spec, "pytorchReplicaSpecs.Worker");
+    if (!json_is_object(m) || !json_is_object(w))
+        return;
+    json_t *a = shape(m), *b = shape(w);
+    if (!json_equal(a, b))
+        sl_err_field_none(err, SL_FE_FORBIDDEN, RS "[Worker].template.spec",
+                          "must request the resources and nodeSelector of " RS
+                          "[Master].template.spec: slurmlink runs every replica in one Slurm job "
+                          "of alike nodes (--nodes=N --ntasks-per-node=1)");
+    json_decref(a);
+    json_decref(b);
+}
+
 /* a pod module field path under the replica's template, or NULL (the
  * pod's own name) */
 static char *template_field(const char *type, const char *f)
@@ -224,6 +255,8 @@ int api_ptj_validate(json_t *job, sl_error_t *err)
     json_t *rs;
     json_object_foreach(json_object_get(spec, "pytorchReplicaSpecs"), type, rs)
         validate_template(type, rs, err);
+    if (!sl_err_nfields(err))
+        validate_alike(spec, err);
     return api_fields_result(err);
 }
 
