@@ -313,7 +313,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
         what[0]++;
     } else {
         what[0] = 0;
-        execvpe(argv[0], argv, c->envp);
+        execvpe(argv[0], argv, shim_rootfs_envp(rf) ? shim_rootfs_envp(rf) : c->envp);
     }
     what[1] = errno;
     ssize_t w = write(ep, what, sizeof(what));
@@ -364,7 +364,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
     if (shim_runtime_check(c->spec, c->envp, pod->node, msg, sizeof(msg)) < 0)
         goto fail;
-    if (c->spec->rootfs && !(rf = shim_rootfs_prepare(pod->dir, c->spec, msg, sizeof(msg))))
+    if (c->spec->rootfs &&
+        !(rf = shim_rootfs_prepare(pod->dir, c->spec, c->envp, msg, sizeof(msg))))
         goto fail;
     char *const *argv = rf ? shim_rootfs_argv(rf) : c->spec->argv;
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {

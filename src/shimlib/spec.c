@@ -332,6 +332,11 @@ static int parse_rootfs(json_t *o, const char *path, sl_shim_container_t *c, sl_
     if (ro && !json_is_boolean(ro))
         return bad(err, p, "must be a boolean");
     rf->read_only = json_is_true(ro);
+    snprintf(p, sizeof(p), "%s.rootfs.gpus", path);
+    json_t *g = json_object_get(r, "gpus");
+    if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
+        return bad(err, p, "must be a non-negative integer");
+    rf->gpus = g ? json_integer_value(g) : 0;
     json_t *ms = json_object_get(r, "mounts");
     snprintf(p, sizeof(p), "%s.rootfs.mounts", path);
     if (ms && !json_is_array(ms))

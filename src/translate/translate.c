@@ -323,9 +323,11 @@ static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
                                   json_pack("{s:s, s:s}", "source", x->mounts[i].src, "target", t));
         free(t);
     }
-    json_object_set_new(j, "rootfs",
-                        json_pack("{s:s, s:I, s:b, s:o}", "lower", x->image, "argvIndex",
-                                  (json_int_t)ix, "readOnly", k->read_only_root, "mounts", ms));
+    json_t *r = json_pack("{s:s, s:I, s:b, s:o}", "lower", x->image, "argvIndex", (json_int_t)ix,
+                          "readOnly", k->read_only_root, "mounts", ms);
+    if (k->res.gpus > 0 && !tr_has_amd(k)) /* the shim binds the ones Slurm gave (src/shim/gpu.c) */
+        json_object_set_new(r, "gpus", json_integer(k->res.gpus));
+    json_object_set_new(j, "rootfs", r);
 }
 
 /* the container's entry in the shim spec, and its line in the summary */
