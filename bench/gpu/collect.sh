@@ -11,5 +11,5 @@ for p in $D/pods/default/*/; do echo "== $p"; tail -3 $p/job.out 2>/dev/null; ca
 nvidia-smi >$C/nvidia-smi.txt 2>&1
 tar czf $OUT/results.tgz -C $W collect
 cp $C/phases.txt $OUT/ 2>/dev/null
-for b in ch host; do for f in runs.csv summary.csv bench.json; do [ -f $W/bench-$b/$f ] && cp $W/bench-$b/$f $OUT/$b-$f; done; done
+for b in ch host; do for f in runs.csv bench.json; do [ -f $W/bench-$b/$f ] && cp $W/bench-$b/$f $OUT/$b-$f; done; done
 echo "phases lines: $(wc -l <$C/phases.txt)"; ls -la $OUT
