@@ -7,7 +7,7 @@
 # The GPUs are `slurmlink up --gpus 2`'s fake ones (character devices with
 # /dev/null's numbers as gres.conf File=), the driver a folder of fake files.
 source "$(dirname "$0")/lib.sh"
-plan 25
+plan 29
 
 cluster_up --gpus 2 --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -113,3 +113,31 @@ like "$(jp bad2 '{.status.containerStatuses[0].state.terminated.message}')" \
   "^GPUs: $CL/etc/slurmlink-gpu.json: " "a malformed settings file: StartError naming it"
 unlike "$(kc logs bad2 2>&1)" 'ran' "... and the command never ran"
 is "$(grep -c "$CL/.*/rootfs/" /proc/self/mountinfo)" 0 "no mount of the runs is visible outside them"
+
+# --- the other runtimes' GPUs, slurmlink-shim run directly with stand-ins -------
+SHIM=$ROOT/build/slurmlink-shim
+[ -x "$ROOT/build-asan/slurmlink-shim" ] && SHIM=$ROOT/build-asan/slurmlink-shim
+FAKE=$(mktemp -d /tmp/slt-gfake.XXXXXX)
+on_exit "rm -rf '$FAKE'"
+for p in podman enroot; do
+  printf '#!/bin/sh\necho "%s $*"; echo "nvd=$NVIDIA_VISIBLE_DEVICES"\n' "$p" >"$FAKE/$p"
+  chmod 755 "$FAKE/$p"
+done
+# shimrun NAME CONTAINER-JSON: the container's log lines, one line
+shimrun() {
+  mkdir -p "$FAKE/$1"
+  printf '{"apiVersion":"slurmlink.io/v1","kind":"ShimSpec","pod":{"namespace":"default","name":"%s","uid":"uid-%s"},"restartPolicy":"Never","containers":[%s]}\n' "$1" "$1" "$2" >"$FAKE/$1/shim.json"
+  env -u NVIDIA_VISIBLE_DEVICES PATH="$FAKE:$PATH" SLURM_JOB_GPUS=1,3 CUDA_VISIBLE_DEVICES=1,3 USER=root \
+    timeout -s KILL 60 "$SHIM" --pod-dir "$FAKE/$1" >"$FAKE/$1.out" 2>&1
+  sed -E 's/^[^ ]+ (stdout|stderr) [FP] //' "$FAKE/$1"/logs/*/0.log 2>/dev/null | tr '\n' ' '
+}
+is "$(shimrun pm '{"name":"main","argv":["podman","run","--rm","--device=nvidia.com/gpu=all","img","true"],"runtime":"podman","gpus":2}')" \
+  "podman run --rm --device=nvidia.com/gpu=1 --device=nvidia.com/gpu=3 img true nvd=1,3 " \
+  "podman: the CDI word for all GPUs becomes the bound GPUs' names (SLURM_JOB_GPUS=1,3)"
+is "$(shimrun er '{"name":"main","argv":["enroot","start","--env=NVIDIA_VISIBLE_DEVICES","img","true"],"runtime":"enroot","gpus":2}')" \
+  "enroot start --env=NVIDIA_VISIBLE_DEVICES img true nvd=1,3 " \
+  "enroot: NVIDIA_VISIBLE_DEVICES is the bound GPUs, for its nvidia hook"
+is "$(shimrun e0 '{"name":"main","argv":["enroot","start","img","true"],"runtime":"enroot"}')" \
+  "enroot start img true nvd= " "a container without GPUs gets no NVIDIA_VISIBLE_DEVICES"
+is "$(shimrun ev '{"name":"main","argv":["enroot","start","img","true"],"runtime":"enroot","gpus":1,"env":{"NVIDIA_VISIBLE_DEVICES":"none"}}')" \
+  "enroot start img true nvd=none " "... and the pod's own value wins"

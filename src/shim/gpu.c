@@ -429,6 +429,46 @@ shim_gpu_t *shim_gpu_prepare(long long gpus, char *const *envp, const char *base
 
 char *const *shim_gpu_envp(const shim_gpu_t *g) { return g ? g->envp : NULL; }
 
+char *shim_gpu_visible_env(long long gpus, char *const *envp)
+{
+    int idx[GPU_MAX];
+    char *list = NULL;
+    if (gpus <= 0 || env_get(envp, "NVIDIA_VISIBLE_DEVICES") || bound_gpus(envp, idx, &list) <= 0)
+        return NULL;
+    char *e = sl_xasprintf("NVIDIA_VISIBLE_DEVICES=%s", list);
+    free(list);
+    return e;
+}
+
+#define CDI_ALL "--device=nvidia.com/gpu=all"
+
+char **shim_gpu_argv(const char *runtime, long long gpus, char *const *argv, char *const *envp)
+{
+    int idx[GPU_MAX];
+    char *list = NULL;
+    size_t n = 0, at = (size_t)-1;
+    for (; argv[n]; n++)
+        if (at == (size_t)-1 && !strcmp(argv[n], CDI_ALL))
+            at = n;
+    if (gpus <= 0 || at == (size_t)-1 || !runtime || strcmp(runtime, "podman"))
+        return NULL;
+    int k = bound_gpus(envp, idx, &list);
+    free(list);
+    if (k <= 0)
+        return NULL;
+    char **v = sl_xcalloc(n + (size_t)k + 1, sizeof(char *));
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != at)
+            v[o++] = sl_xstrdup(argv[i]);
+        else
+            for (int j = 0; j < k; j++)
+                v[o++] = sl_xasprintf("--device=nvidia.com/gpu=%d", idx[j]);
+    return v;
+}
+
+void shim_gpu_argv_free(char **argv) { strv_free(argv); }
+
 static void list_free(glist_t *l)
 {
     for (size_t i = 0; i < l->n; i++) {

@@ -38,6 +38,16 @@ shim_gpu_t *shim_gpu_prepare(long long gpus, char *const *envp, const char *base
 char *const *shim_gpu_envp(const shim_gpu_t *g);
 void shim_gpu_free(shim_gpu_t *g);
 
+/* Every runtime: NVIDIA_VISIBLE_DEVICES=LIST for a container with GPUs (the
+ * bound indexes; enroot's and nvidia-container-toolkit's hooks read it),
+ * NULL when none are bound or there is nothing to add. Caller frees. */
+char *shim_gpu_visible_env(long long gpus, char *const *envp);
+/* podman (runtime "podman"): argv with its word --device=nvidia.com/gpu=all replaced by
+ * --device=nvidia.com/gpu=N for each bound GPU (CDI names); NULL when argv
+ * stays as it is. Free with shim_gpu_argv_free. */
+char **shim_gpu_argv(const char *runtime, long long gpus, char *const *argv, char *const *envp);
+void shim_gpu_argv_free(char **argv);
+
 /* In the child, after the overlay root is mounted: system calls only.
  * 0, or -1 with errno and *what: 0 the /dev view, 1 the driver's files;
  * *path the path concerned. mkpath makes a folder in the merged root. */

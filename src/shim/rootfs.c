@@ -115,7 +115,7 @@ shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_
         r->is_dir[i] = stat(s->mounts[i].source, &st) != 0 || S_ISDIR(st.st_mode);
     }
     int failed = 0;
-    r->gpu = shim_gpu_prepare(s->gpus, envp, r->base, r->merged, msg, msglen, &failed);
+    r->gpu = shim_gpu_prepare(c->gpus, envp, r->base, r->merged, msg, msglen, &failed);
     if (failed) {
         shim_rootfs_free(r);
         return NULL;

@@ -332,11 +332,6 @@ static int parse_rootfs(json_t *o, const char *path, sl_shim_container_t *c, sl_
     if (ro && !json_is_boolean(ro))
         return bad(err, p, "must be a boolean");
     rf->read_only = json_is_true(ro);
-    snprintf(p, sizeof(p), "%s.rootfs.gpus", path);
-    json_t *g = json_object_get(r, "gpus");
-    if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
-        return bad(err, p, "must be a non-negative integer");
-    rf->gpus = g ? json_integer_value(g) : 0;
     json_t *ms = json_object_get(r, "mounts");
     snprintf(p, sizeof(p), "%s.rootfs.mounts", path);
     if (ms && !json_is_array(ms))
@@ -392,6 +387,11 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     snprintf(p, sizeof(p), "%s.image", path);
     if (get_text(o, "image", p, 0, &c->image, err) < 0)
         return -1;
+    snprintf(p, sizeof(p), "%s.gpus", path);
+    json_t *g = json_object_get(o, "gpus");
+    if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
+        return bad(err, p, "must be a non-negative integer");
+    c->gpus = g ? json_integer_value(g) : 0;
     return parse_rootfs(o, path, c, err);
 }
 
