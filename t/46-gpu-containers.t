@@ -90,10 +90,10 @@ is "$(result n0)" "Succeeded cvd= nvd= dev= end " "a pod without nvidia.com/gpu 
 is "$(tree_sum "$IMG")" "$before" "the stored image is unchanged"
 ok test ! -e "$IMG/usr/local/nvidia" "... and has no /usr/local/nvidia"
 SPEC=$(ls "$CL"/pods/default/d1-*/shim.json 2>/dev/null | head -1)
-is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["containers"][0]["rootfs"].get("gpus"))' "$SPEC" 2>&1)" 1 \
-  "shim.json: rootfs.gpus is the container's nvidia.com/gpu"
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["containers"][0].get("gpus"))' "$SPEC" 2>&1)" 1 \
+  "shim.json: the container's gpus is its nvidia.com/gpu"
 SPEC0=$(ls "$CL"/pods/default/n0-*/shim.json 2>/dev/null | head -1)
-is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["containers"][0]["rootfs"].get("gpus"))' "$SPEC0" 2>&1)" None \
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["containers"][0].get("gpus"))' "$SPEC0" 2>&1)" None \
   "... and absent without GPUs"
 
 # the node's settings wrong: a clear StartError, no half-started container
