@@ -39,7 +39,7 @@ def load(runs_csv, phases_txt):
         if r["warmup"] != "0" or r["error"]:
             continue
         # a pod of slurmlinkd's (kubectl, api) has its folder removed when the bench
-        # deletes it: its run has no in-job line, only the bench's four phases
+        # deletes it (a bench without --keep-pods): no in-job line, the four phases only
         kv = ph.get(f"{r['pod']}-{r['uid']}")
         work = float(r["work_s"])
         r["work"] = work

@@ -86,7 +86,7 @@ PY
 fi
 bench() { # NAME POD
   ts "bench $1: $RUNS runs per path"
-  setsid $SL/slurmlink bench --dir $D --workload $W/$2 --runs $RUNS --warmup 1 --out $W/bench-$1 </dev/null >$W/bench-$1.stdout 2>$W/bench-$1.stderr &
+  setsid $SL/slurmlink bench --dir $D --workload $W/$2 --runs $RUNS --warmup 1 --keep-pods --out $W/bench-$1 </dev/null >$W/bench-$1.stdout 2>$W/bench-$1.stderr &
   echo $! >$W/bench-$1.pid
 }
 waitb() { # NAME: until it ends or LIMIT
