@@ -252,6 +252,20 @@ static int write_gres_conf(const cl_state_t *st, sl_error_t *err)
     return write_conf(st, "etc/gres.conf", &b, 0644, err);
 }
 
+/* slurmlink-gpu.json beside slurm.conf, read by slurmlink-shim (src/shim/gpu.h):
+ * which file GPU index N is on the node, when they are the fake ones */
+static int write_gpu_json(const cl_state_t *st, sl_error_t *err)
+{
+    if (st->gpus <= 0 || count_real_gpus() >= st->gpus * (cl_multi(st) ? st->nodes : 1))
+        return 0;
+    sl_buf_t b = SL_BUF_INIT;
+    if (cl_multi(st))
+        sl_buf_printf(&b, "{\"devices\": \"%s/nodes/{node}/dev/gpu%%d\"}\n", st->dir);
+    else
+        sl_buf_printf(&b, "{\"devices\": \"%s/dev/gpu%%d\"}\n", st->dir);
+    return write_conf(st, "etc/slurmlink-gpu.json", &b, 0644, err);
+}
+
 static int write_slurmdbd_conf(const cl_state_t *st, sl_error_t *err)
 {
     const char *D = st->dir;
@@ -280,7 +294,8 @@ static int write_slurmdbd_conf(const cl_state_t *st, sl_error_t *err)
 
 int cl_write_confs(const cl_state_t *st, sl_error_t *err)
 {
-    if (write_slurm_conf(st, err) < 0 || write_gres_conf(st, err) < 0)
+    if (write_slurm_conf(st, err) < 0 || write_gres_conf(st, err) < 0 ||
+        write_gpu_json(st, err) < 0)
         return -1;
 
     /* srun --mpi=pmix (MpiDefault stays none): Slurm's PMIx plugin makes a

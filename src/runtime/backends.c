@@ -149,7 +149,8 @@ static int argv_podman(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err
             sl_argv_add(a, "--device=/dev/kfd");
             sl_argv_add(a, "--device=/dev/dri");
         } else {
-            /* CDI: the GRES-bound subset is selected by CUDA_VISIBLE_DEVICES */
+            /* CDI: slurmlink-shim replaces it by the GRES-bound GPUs' names,
+             * --device=nvidia.com/gpu=N each (src/shim/gpu.h) */
             sl_argv_add(a, "--device=nvidia.com/gpu=all");
         }
     }
@@ -186,6 +187,8 @@ static int argv_enroot(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err
         sl_argv_add(a, "--rw"); /* without it enroot mounts the root read-only */
     for (size_t i = 0; i < c->nenv; i++)
         sl_argv_addf(a, "--env=%s", c->env_names[i]);
+    if (c->gpus > 0 && !c->amd_gpus) /* enroot's nvidia hook binds these; the shim sets it */
+        sl_argv_add(a, "--env=NVIDIA_VISIBLE_DEVICES");
     for (size_t i = 0; i < c->nmounts; i++)
         sl_argv_addf(a, "--mount=%s:%s%s", c->mounts[i].src, c->mounts[i].dst,
                      c->mounts[i].read_only ? ":none:x-create=auto,rbind,ro" : "");

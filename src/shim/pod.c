@@ -7,6 +7,7 @@
  * restartPolicy and the back-off decide whether and when it runs again.
  */
 #include "shim.h"
+#include "shim/gpu.h"
 #include "shim/join.h"
 #include "shim/rootfs.h"
 
@@ -35,8 +36,11 @@ char **shim_build_envp(const sl_shim_container_t *sc)
     size_t n = 0;
     while (environ && environ[n])
         n++;
-    char **add = sl_xcalloc(sc->nenv + sc->nrt_env + 1, sizeof(char *));
+    char **add = sl_xcalloc(sc->nenv + sc->nrt_env + 2, sizeof(char *));
     size_t nadd = 0;
+    char *nvd = shim_gpu_visible_env(sc->gpus, environ); /* before the spec's own, which win */
+    if (nvd)
+        add[nadd++] = nvd;
     for (size_t j = 0; j < sc->nenv; j++)
         add[nadd++] = sl_xstrdup(sc->env[j]);
     for (size_t j = 0; j < sc->nrt_env; j++) {
@@ -313,7 +317,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
         what[0]++;
     } else {
         what[0] = 0;
-        execvpe(argv[0], argv, c->envp);
+        execvpe(argv[0], argv, shim_rootfs_envp(rf) ? shim_rootfs_envp(rf) : c->envp);
     }
     what[1] = errno;
     ssize_t w = write(ep, what, sizeof(what));
@@ -360,13 +364,16 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
 {
     char msg[256] = "";
     shim_rootfs_t *rf = NULL;
+    char **gargv = NULL;
     run_begin(pod, c);
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
     if (shim_runtime_check(c->spec, c->envp, pod->node, msg, sizeof(msg)) < 0)
         goto fail;
-    if (c->spec->rootfs && !(rf = shim_rootfs_prepare(pod->dir, c->spec, msg, sizeof(msg))))
+    if (c->spec->rootfs &&
+        !(rf = shim_rootfs_prepare(pod->dir, c->spec, c->envp, msg, sizeof(msg))))
         goto fail;
-    char *const *argv = rf ? shim_rootfs_argv(rf) : c->spec->argv;
+    gargv = rf ? NULL : shim_gpu_argv(c->spec->runtime, c->spec->gpus, c->spec->argv, c->envp);
+    char *const *argv = rf ? shim_rootfs_argv(rf) : gargv ? gargv : c->spec->argv;
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
         snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
         goto fail;
@@ -387,6 +394,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     close(ep[1]);
     out[1] = errp[1] = ep[1] = -1;
     int failed = child_report(ep[0], pid, rf, argv, msg, sizeof(msg));
+    shim_gpu_argv_free(gargv);
+    gargv = NULL;
     close(ep[0]);
     ep[0] = -1;
     if (failed)
@@ -407,6 +416,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
 
 fail:
     shim_rootfs_free(rf);
+    shim_gpu_argv_free(gargv);
     for (int i = 0; i < 2; i++) {
         if (out[i] >= 0)
             close(out[i]);

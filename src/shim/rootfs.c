@@ -4,6 +4,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "runtime/runtime.h"
+#include "shim/gpu.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,7 +26,8 @@ struct shim_rootfs {
     char uid_map[64], gid_map[64];
     int as_root; /* a job of root's (a policy may allow it): a mount namespace is enough */
     char **argv;
-    int *is_dir; /* per mount point: a folder (1) or a file (0) */
+    int *is_dir;     /* per mount point: a folder (1) or a file (0) */
+    shim_gpu_t *gpu; /* the GPUs' view (NULL: nothing to do) */
 };
 
 enum {
@@ -39,6 +41,8 @@ enum {
     ST_SKELETON,
     ST_OVERLAY,
     ST_MOUNTPOINT,
+    ST_GPU_DEV,
+    ST_GPU_DRIVER,
 };
 
 static const char *const step_text[] = {
@@ -52,6 +56,8 @@ static const char *const step_text[] = {
     "mirroring the image's folders into the writable layer",
     "mounting overlayfs",
     "creating a mount point",
+    "giving the container its GPUs' device files",
+    "binding the GPU driver's files",
 };
 
 /* a path in overlayfs' options: ',' ':' and '\\' escaped with '\\' */
@@ -67,8 +73,8 @@ static char *opt_escape(const char *s)
     return o;
 }
 
-shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_t *c, char *msg,
-                                   size_t msglen)
+shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_t *c,
+                                   char *const *envp, char *msg, size_t msglen)
 {
     const sl_shim_rootfs_t *s = c->rootfs;
     shim_rootfs_t *r = sl_xcalloc(1, sizeof(*r));
@@ -108,10 +114,18 @@ shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_
         struct stat st;
         r->is_dir[i] = stat(s->mounts[i].source, &st) != 0 || S_ISDIR(st.st_mode);
     }
+    int failed = 0;
+    r->gpu = shim_gpu_prepare(c->gpus, envp, r->base, r->merged, msg, msglen, &failed);
+    if (failed) {
+        shim_rootfs_free(r);
+        return NULL;
+    }
     return r;
 }
 
 char *const *shim_rootfs_argv(const shim_rootfs_t *r) { return r->argv; }
+
+char *const *shim_rootfs_envp(const shim_rootfs_t *r) { return r ? shim_gpu_envp(r->gpu) : NULL; }
 
 void shim_rootfs_free(shim_rootfs_t *r)
 {
@@ -126,6 +140,7 @@ void shim_rootfs_free(shim_rootfs_t *r)
     free(r->opts);
     free(r->argv); /* its words are the spec's and r->merged */
     free(r->is_dir);
+    shim_gpu_free(r->gpu);
     free(r);
 }
 
@@ -245,6 +260,8 @@ static int mount_point(const char *root, const char *target, int is_dir)
     return fd >= 0 ? 0 : -1;
 }
 
+static int mkfolder(const char *root, const char *target) { return mount_point(root, target, 1); }
+
 /* the user and mount namespace of this run: the job user stays itself
  * (root needs no user namespace, and in one it would lose its rights over
  * the other users' files, its pod folder among them) */
@@ -280,12 +297,19 @@ int shim_rootfs_enter(const shim_rootfs_t *r, int *step, int *mnt)
         if (mount_point(r->merged, r->spec->mounts[i].target, r->is_dir[i]) < 0)
             return -1;
     }
+    int what = 0;
+    const char *path = NULL;
+    if (r->gpu && shim_gpu_enter(r->gpu, mkfolder, &what, &path) < 0) {
+        *step = what ? ST_GPU_DRIVER : ST_GPU_DEV;
+        *mnt = -1;
+        return -1;
+    }
     return 0;
 }
 
 void shim_rootfs_error(const shim_rootfs_t *r, int step, int mnt, int err, char *buf, size_t len)
 {
-    const char *what = step >= 0 && step <= ST_MOUNTPOINT ? step_text[step] : "?";
+    const char *what = step >= 0 && step <= ST_GPU_DRIVER ? step_text[step] : "?";
     if (step == ST_MOUNTPOINT && mnt >= 0 && (size_t)mnt < r->spec->nmounts)
         snprintf(buf, len, "private root: mount point %s: %s", r->spec->mounts[mnt].target,
                  err == ELOOP || err == ENOTDIR

@@ -30,9 +30,12 @@ typedef struct shim_rootfs shim_rootfs_t;
 
 /* The plan of one run's root under DIR/rootfs/NAME, and the argv with the
  * private root in place of the image; NULL with msg when it cannot be made. */
-shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_t *c, char *msg,
-                                   size_t msglen);
+shim_rootfs_t *shim_rootfs_prepare(const char *pod_dir, const sl_shim_container_t *c,
+                                   char *const *envp, char *msg, size_t msglen);
 char *const *shim_rootfs_argv(const shim_rootfs_t *r);
+/* The environment the run gets when it differs from the container's (its
+ * GPUs: src/shim/gpu.h), else NULL. */
+char *const *shim_rootfs_envp(const shim_rootfs_t *r);
 /* After the run (a root job's folder in /tmp is removed). NULL is a no-op. */
 void shim_rootfs_free(shim_rootfs_t *r);
 

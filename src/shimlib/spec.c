@@ -387,6 +387,11 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     snprintf(p, sizeof(p), "%s.image", path);
     if (get_text(o, "image", p, 0, &c->image, err) < 0)
         return -1;
+    snprintf(p, sizeof(p), "%s.gpus", path);
+    json_t *g = json_object_get(o, "gpus");
+    if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
+        return bad(err, p, "must be a non-negative integer");
+    c->gpus = g ? json_integer_value(g) : 0;
     return parse_rootfs(o, path, c, err);
 }
 

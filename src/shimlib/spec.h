@@ -62,6 +62,8 @@ typedef struct sl_shim_container {
     int init;    /* 1 for initContainers[] */
     int sidecar; /* a Kubernetes sidecar (restartable init container), listed in containers[] */
     sl_shim_rootfs_t *rootfs; /* NULL: the runtime's own root */
+    long long gpus;           /* nvidia.com/gpu of the container: the shim gives it the job's GPUs
+                                 (src/shim/gpu.h); 0: none, and a private root hides the node's */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {

@@ -140,11 +140,11 @@ int main(void)
           "docker://busybox:1.36 'echo '\\''hi'\\'' $X'",
           "podman run: entrypoint as JSON, env by name only");
     CHECK("enroot", &c,
-          "enroot start --rw --env=A --env=B "
+          "enroot start --rw --env=A --env=B --env=NVIDIA_VISIBLE_DEVICES "
           "--mount=/pods/ns/p-u/volumes/cfg:/etc/cfg:none:x-create=auto,rbind,ro "
           "--mount=/pods/ns/p-u/volumes/scratch:/scratch docker://busybox:1.36 sh -c "
           "'echo '\\''hi'\\'' $X'",
-          "enroot start");
+          "enroot start, GPUs named by NVIDIA_VISIBLE_DEVICES (its nvidia hook)");
     c.image = "/store/busybox+1.36";
     CHECK("charliecloud", &c,
           "ch-run --write --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
@@ -182,7 +182,7 @@ int main(void)
           "docker://busybox:1.36 'echo '\\''hi'\\'' $X'",
           "read-only root: podman --read-only");
     CHECK("enroot", &c,
-          "enroot start --env=A --env=B "
+          "enroot start --env=A --env=B --env=NVIDIA_VISIBLE_DEVICES "
           "--mount=/pods/ns/p-u/volumes/cfg:/etc/cfg:none:x-create=auto,rbind,ro "
           "--mount=/pods/ns/p-u/volumes/scratch:/scratch docker://busybox:1.36 sh -c "
           "'echo '\\''hi'\\'' $X'",
