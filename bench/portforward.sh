@@ -1,11 +1,12 @@
 #!/bin/bash
-# portforward.sh — port-forward throughput (the Python client's portforward()
-# through slurmlinkd) against a direct TCP connection to the same server, in
-# the same run (docs/benchmarks.md, "port-forward"):
+# portforward.sh — the throughput of upgraded streams: port-forward (the
+# Python client's portforward() through slurmlinkd) and `kubectl exec --
+# cat` of the same file, against a direct TCP connection to the same server,
+# in the same run (docs/benchmarks.md, "port-forward"):
 #   bench/portforward.sh [MiB] [rounds]      (default 64 MiB, 3 rounds)
 # Needs KUBECONFIG and SLURM_CONF of a `slurmlink up` cluster with busybox
 # imported; serves a file of MiB random bytes from busybox httpd in pod
-# bench-pf (deleted at the end) and fetches it both ways, alternating.
+# bench-pf (deleted at the end) and fetches it the three ways, alternating.
 set -euo pipefail
 MB=${1:-64} R=${2:-3}
 W=$(mktemp -d /tmp/slpf.XXXXXX)
@@ -47,7 +48,10 @@ with open(sys.argv[2], 'wb') as f:
         f.write(d)
 PY
   t2=$(date +%s%N)
+  kubectl exec bench-pf -- cat "$W/blob" >"$W/exec"
+  t3=$(date +%s%N)
   cmp -s <(tail -c $((MB * 1048576)) "$W/pf") "$W/blob" || { echo "round $r: port-forward bytes differ" >&2; exit 1; }
-  awk -v mb="$MB" -v a=$(((t1 - t0) / 1000000)) -v b=$(((t2 - t1) / 1000000)) -v r="$r" \
-    'BEGIN {printf "round %d: direct TCP %.0f MiB/s (%d ms), port-forward %.1f MiB/s (%d ms), ratio %.1f\n", r, mb * 1000 / a, a, mb * 1000 / b, b, b / a}'
+  cmp -s "$W/exec" "$W/blob" || { echo "round $r: exec bytes differ" >&2; exit 1; }
+  awk -v mb="$MB" -v a=$(((t1 - t0) / 1000000)) -v b=$(((t2 - t1) / 1000000)) -v c=$(((t3 - t2) / 1000000)) -v r="$r" \
+    'BEGIN {printf "round %d: direct TCP %.0f MiB/s (%d ms), port-forward %.1f MiB/s (%d ms), exec cat %.1f MiB/s (%d ms), ratio %.1f, %.1f\n", r, mb * 1000 / a, a, mb * 1000 / b, b, mb * 1000 / c, c, b / a, c / a}'
 done

@@ -247,7 +247,6 @@ void api_exec_free(api_exec_t *x)
     free(x->pod_dir);
     free(x->status_name);
     free(x->desc);
-    free(x->extra);
     free(x);
 }
 
@@ -255,17 +254,8 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
                        size_t extra_in_size, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
     api_exec_t *x = cls;
-    x->sock = sock;
-    x->urh = urh;
-    if (extra_in_size) {
-        x->extra = sl_xmalloc(extra_in_size);
-        memcpy(x->extra, extra_in, extra_in_size);
-        x->nextra = extra_in_size;
-    }
-    if (api_exec_session_start(x) < 0) {
-        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-        api_exec_free(x);
-    }
+    x->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    api_exec_session_run(x);
 }
 
 /* 101 Switching Protocols; the session starts in on_upgrade */
@@ -304,7 +294,6 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
     const char *node = sl_kube_path_str(pod, "spec.nodeName");
     api_exec_t *x = sl_xcalloc(1, sizeof(*x));
     x->api = r->api;
-    x->sock = -1;
     struct stat st;
     struct passwd *pw = NULL;
     if (!job || !*job || pod_owner(r->api, pod, &x->pod_dir, &st) < 0)

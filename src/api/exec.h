@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "api/internal.h"
+#include "api/upconn.h"
 
 typedef struct api_exec {
     sl_api_t *api;
@@ -25,15 +26,12 @@ typedef struct api_exec {
     char *status_name;      /* the helper's status file, in pod_dir */
     char *desc;             /* "USER NS/POD/CONTAINER: CMD" for the log */
     unsigned idle_s, max_s; /* the session's limits */
-    char *extra;            /* bytes MHD read after the request */
-    size_t nextra;
-    int sock; /* the upgraded connection */
-    struct MHD_UpgradeResponseHandle *urh;
+    api_up_t *up;           /* the upgraded connection */
 } api_exec_t;
 
-/* Start the session's thread (it frees x); -1 when it cannot (x is the
- * caller's, the connection is closed). */
-int api_exec_session_start(api_exec_t *x);
+/* Runs the session to its end in the calling thread (the connection's, in
+ * its upgrade handler), then closes x->up and frees x. */
+void api_exec_session_run(api_exec_t *x);
 void api_exec_free(api_exec_t *x);
 
 /* The WebSocket handshake of r: its Sec-WebSocket-Key, and in *version the

@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +51,7 @@ typedef struct pf {
     sl_buf_t out[PF_MAX_PORTS]; /* client bytes not yet written to it */
     char *addr;                 /* the pod's address */
     char *desc;
-    int sock;
-    struct MHD_UpgradeResponseHandle *urh;
-    char *extra;
-    size_t nextra, extra_off;
+    api_up_t *up; /* the upgraded connection */
     bool dead;
     wslay_event_context_ptr ctx;
 } pf_t;
@@ -69,7 +65,6 @@ static void pf_free(pf_t *f)
     }
     free(f->addr);
     free(f->desc);
-    free(f->extra);
     free(f);
 }
 
@@ -151,16 +146,10 @@ static pid_t shim_pid(const char *pod_dir, uid_t uid)
 static ssize_t pf_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
 {
     pf_t *f = u;
-    if (f->extra_off < f->nextra) {
-        size_t n = f->nextra - f->extra_off < len ? f->nextra - f->extra_off : len;
-        memcpy(buf, f->extra + f->extra_off, n);
-        f->extra_off += n;
-        return (ssize_t)n;
-    }
-    ssize_t n = recv(f->sock, buf, len, 0);
+    ssize_t n = api_up_recv(f->up, buf, len);
     if (n > 0)
         return n;
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    if (n < 0 && errno == EAGAIN)
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
     else {
         f->dead = true;
@@ -173,10 +162,10 @@ static ssize_t pf_send(wslay_event_context_ptr ctx, const uint8_t *d, size_t len
                        void *u)
 {
     pf_t *f = u;
-    ssize_t n = send(f->sock, d, len, MSG_NOSIGNAL);
+    ssize_t n = api_up_send(f->up, d, len);
     if (n >= 0)
         return n;
-    if (errno == EAGAIN || errno == EINTR)
+    if (errno == EAGAIN)
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
     else {
         f->dead = true;
@@ -258,9 +247,7 @@ static bool pf_round(pf_t *f)
     struct pollfd p[1 + PF_MAX_PORTS];
     int idx[1 + PF_MAX_PORTS], n = 1, open = 0;
     bool room = wslay_event_get_queued_msg_count(f->ctx) < 64;
-    short ev = (short)((wslay_event_want_read(f->ctx) ? POLLIN : 0) |
-                       (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
-    p[0] = (struct pollfd){.fd = f->sock, .events = ev};
+    p[0] = (struct pollfd){.fd = api_up_fd(f->up), .events = api_up_events(f->up, f->ctx)};
     for (int i = 0; i < f->nports; i++) {
         if (f->fd[i] < 0)
             continue;
@@ -269,14 +256,8 @@ static bool pf_round(pf_t *f)
         p[n++] = (struct pollfd){
             .fd = f->fd[i], .events = (short)((room ? POLLIN : 0) | (f->out[i].len ? POLLOUT : 0))};
     }
-    int ready = poll(p, (nfds_t)n, 200);
-    if (ready == 0 && (ev & POLLOUT)) { /* as exec's sessions: wake the TLS forwarding */
-        struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
-        wslay_event_queue_msg(f->ctx, &ping);
-    }
-    if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0)
-        f->dead = true;
-    if (p[0].revents & POLLOUT && wslay_event_send(f->ctx) != 0)
+    int ready = poll(p, (nfds_t)n, api_up_timeout(f->up, 200));
+    if (!api_up_pump(f->up, f->ctx, ready > 0 ? p[0].revents : 0, true))
         f->dead = true;
     for (int k = 1; k < n; k++)
         if (p[k].revents)
@@ -287,7 +268,7 @@ static bool pf_round(pf_t *f)
 }
 
 /* our close once the data has left (wslay sends control frames first),
- * then the client's answer: up to 30 s, kicking the TLS forwarding */
+ * then the client's answer: up to 30 s */
 static void pf_close(pf_t *f)
 {
     long long end = sl_now_ms() + 30000;
@@ -297,26 +278,25 @@ static void pf_close(pf_t *f)
             wslay_event_queue_close(f->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
             closing = true;
         }
-        if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx))
+        if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx) &&
+            !api_up_pending(f->up))
             break;
-        short ev = (short)(POLLIN | (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
-        struct pollfd p = {.fd = f->sock, .events = ev};
-        int n = poll(&p, 1, 100);
-        if (n == 0 && (ev & POLLOUT)) {
-            struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
-            wslay_event_queue_msg(f->ctx, &ping);
-        }
-        if ((p.revents & POLLOUT && wslay_event_send(f->ctx) != 0) ||
-            (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0))
+        struct pollfd p = {.fd = api_up_fd(f->up), .events = api_up_events(f->up, f->ctx)};
+        if (poll(&p, 1, api_up_timeout(f->up, 100)) < 0 ||
+            !api_up_pump(f->up, f->ctx, p.revents, true))
             break;
     }
 }
 
-static void *pf_thread(void *arg)
+/* the session, in the connection's thread (upconn.h): to its end */
+static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
+                        size_t extra_in_size, MHD_socket sock,
+                        struct MHD_UpgradeResponseHandle *urh)
 {
-    pf_t *f = arg;
+    pf_t *f = cls;
+    f->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    atomic_fetch_add(&f->api->exec_sessions, 1);
     struct wslay_event_callbacks cb = {pf_recv, pf_send, NULL, NULL, NULL, NULL, pf_msg};
-    fcntl(f->sock, F_SETFL, fcntl(f->sock, F_GETFL) | O_NONBLOCK);
     if (wslay_event_context_server_init(&f->ctx, &cb, f) == 0) {
         pf_connect(f);
         while (pf_round(f))
@@ -326,35 +306,9 @@ static void *pf_thread(void *arg)
         wslay_event_context_free(f->ctx);
     }
     sl_info("port-forward ended: %s", f->desc);
-    MHD_upgrade_action(f->urh, MHD_UPGRADE_ACTION_CLOSE);
+    api_up_close(f->up);
     atomic_fetch_sub(&f->api->exec_sessions, 1);
     pf_free(f);
-    return NULL;
-}
-
-static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
-                        size_t extra_in_size, MHD_socket sock,
-                        struct MHD_UpgradeResponseHandle *urh)
-{
-    pf_t *f = cls;
-    f->sock = sock;
-    f->urh = urh;
-    if (extra_in_size) {
-        f->extra = sl_xmalloc(extra_in_size);
-        memcpy(f->extra, extra_in, extra_in_size);
-        f->nextra = extra_in_size;
-    }
-    atomic_fetch_add(&f->api->exec_sessions, 1);
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &at, pf_thread, f) != 0) {
-        atomic_fetch_sub(&f->api->exec_sessions, 1);
-        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-        pf_free(f);
-    }
-    pthread_attr_destroy(&at);
 }
 
 /* the refusal of this pod and ports (kubectl's and the kubelet's words), or NULL */
