@@ -87,10 +87,16 @@ char *api_ws_accept(const char *key)
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
                                      int version)
 {
+    return api_ws_reply_upgrade_as(r, resp, accept,
+                                   version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+}
+
+enum MHD_Result api_ws_reply_upgrade_as(api_req_t *r, struct MHD_Response *resp, const char *accept,
+                                        const char *protocol)
+{
     MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
     MHD_add_response_header(resp, "Sec-WebSocket-Accept", accept);
-    MHD_add_response_header(resp, "Sec-WebSocket-Protocol",
-                            version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+    MHD_add_response_header(resp, "Sec-WebSocket-Protocol", protocol);
     enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
     MHD_destroy_response(resp);
     r->replied = true;

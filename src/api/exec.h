@@ -47,4 +47,23 @@ char *api_ws_accept(const char *key);
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
                                      int version);
 
+/* The same with the subprotocol's name as it is (kubectl port-forward's
+ * SPDY/3.1+portforward.k8s.io). */
+enum MHD_Result api_ws_reply_upgrade_as(api_req_t *r, struct MHD_Response *resp, const char *accept,
+                                        const char *protocol);
+
+/* Who listens on TCP port in the network namespace of pid (portfwd.c): 1
+ * uid (too), 2 only others, 0 no one, -1 cannot tell. */
+int api_pf_port_owner(pid_t pid, uid_t uid, int port);
+
+/* kubectl port-forward's SPDY/3.1 session (spdypf.c) for a pod at addr
+ * ("NS/NAME", its uid, its shim's pid and Unix user; desc for the log).
+ * api_spf_run serves it on up (tunnel: in WebSocket binary messages) to
+ * its end, in the connection's thread, then closes up and frees s. */
+typedef struct api_spf api_spf_t;
+api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const char *pod_uid,
+                       pid_t shim, uid_t uid, const char *desc);
+void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel);
+void api_spf_free(api_spf_t *s);
+
 #endif

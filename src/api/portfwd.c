@@ -41,6 +41,8 @@
 #include <wslay/wslay.h>
 
 #define PF_MAX_PORTS 16
+enum { PF_WS, PF_TUNNEL, PF_SPDY }; /* the Python client's; kubectl's, tunnelled or not */
+#define PF_TUNNEL_PROTOCOL "SPDY/3.1+portforward.k8s.io"
 #define PF_CHUNK 32768
 
 typedef struct pf {
@@ -53,6 +55,10 @@ typedef struct pf {
     char *desc;
     api_up_t *up; /* the upgraded connection */
     bool dead;
+    int mode;   /* PF_WS, PF_TUNNEL, PF_SPDY */
+    pid_t shim; /* the pod's shim, and its Unix user */
+    uid_t uid;
+    char *pod, *pod_uid; /* "NS/NAME", its uid */
     wslay_event_context_ptr ctx;
 } pf_t;
 
@@ -65,6 +71,8 @@ static void pf_free(pf_t *f)
     }
     free(f->addr);
     free(f->desc);
+    free(f->pod);
+    free(f->pod_uid);
     free(f);
 }
 
@@ -88,9 +96,7 @@ static enum MHD_Result add_ports(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
-/* Who listens on TCP port in pid's network namespace: 1 uid (too), 2 only
- * others, 0 no one, -1 cannot tell */
-static int listens(pid_t pid, uid_t uid, int port)
+int api_pf_port_owner(pid_t pid, uid_t uid, int port)
 {
     int seen = -1;
     for (int v6 = 0; v6 < 2; v6++) {
@@ -318,7 +324,7 @@ static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
     const char *ip = sl_kube_path_str(pod, "status.podIP");
     if (f->nports < 0)
         return sl_xstrdup("invalid port in ports: each must be an integer in 1..65535, at most 16");
-    if (f->nports == 0)
+    if (f->nports == 0 && f->mode == PF_WS)
         return sl_xstrdup("at least one port must be given (ports=N)");
     if (!phase || strcmp(phase, "Running") || !ip || !*ip)
         return sl_xasprintf("unable to forward port because pod is not running. Current status=%s",
@@ -330,16 +336,74 @@ static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
     struct stat st;
     pid_t pid = stat(dir, &st) == 0 && st.st_uid != 0 ? shim_pid(dir, st.st_uid) : 0;
     free(dir);
+    f->shim = pid;
+    f->uid = st.st_uid;
     *code = 403;
     if (!pid)
         return sl_xstrdup("port-forward needs the pod's shim on this host, to check who listens");
     for (int i = 0; i < f->nports; i++)
-        if (listens(pid, st.st_uid, f->ports[i]) == 2)
+        if (api_pf_port_owner(pid, st.st_uid, f->ports[i]) == 2)
             return sl_xasprintf("port %d on the node of pod %s is another user's: only the pod's "
                                 "own user's ports are forwarded",
                                 f->ports[i], sl_kube_name(pod));
     *code = 400;
     return NULL;
+}
+
+/* which protocol the client speaks (its headers) */
+static int pf_mode(api_req_t *r)
+{
+    const char *up = api_header(r, "Upgrade");
+    const char *ver = api_header(r, "X-Stream-Protocol-Version");
+    const char *proto = api_header(r, "Sec-WebSocket-Protocol");
+    if (up && !strcasecmp(up, "SPDY/3.1") && ver && strstr(ver, "portforward.k8s.io"))
+        return PF_SPDY;
+    if (up && !strcasecmp(up, "websocket") && proto && strstr(proto, PF_TUNNEL_PROTOCOL) &&
+        !strstr(proto, "channel.k8s.io"))
+        return PF_TUNNEL;
+    return PF_WS;
+}
+
+/* kubectl's sessions, in the connection's thread (upconn.h) */
+static void spf_upgraded(pf_t *f, struct MHD_Connection *conn, const char *extra, size_t n,
+                         MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+    api_spf_t *s = api_spf_new(f->api, f->addr, f->pod, f->pod_uid, f->shim, f->uid, f->desc);
+    bool tunnel = f->mode == PF_TUNNEL;
+    pf_free(f);
+    api_spf_run(s, api_up_open(conn, sock, urh, extra, n), tunnel);
+}
+
+static void spf_upgraded_cb(void *cls, struct MHD_Connection *conn, void *con_cls,
+                            const char *extra_in, size_t extra_in_size, MHD_socket sock,
+                            struct MHD_UpgradeResponseHandle *urh)
+{
+    spf_upgraded(cls, conn, extra_in, extra_in_size, sock, urh);
+}
+
+/* the 101 of a SPDY upgrade (kube's httpstream handshake) */
+static enum MHD_Result reply_spdy(api_req_t *r, struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "SPDY/3.1");
+    MHD_add_response_header(resp, "X-Stream-Protocol-Version", "portforward.k8s.io");
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
+    MHD_destroy_response(resp);
+    r->replied = true;
+    r->code = MHD_HTTP_SWITCHING_PROTOCOLS;
+    return ret;
+}
+
+/* the handshake's reply for f's protocol: the response (NULL with *why) */
+static struct MHD_Response *pf_response(api_req_t *r, pf_t *f, int *version, char **acc, char **why)
+{
+    if (f->mode == PF_SPDY)
+        return MHD_create_response_for_upgrade(spf_upgraded_cb, f);
+    const char *key = f->mode == PF_TUNNEL ? api_header(r, "Sec-WebSocket-Key")
+                                           : api_ws_handshake(r, version, why);
+    *acc = key && *key ? api_ws_accept(key) : NULL;
+    if (!*acc)
+        return NULL;
+    return MHD_create_response_for_upgrade(f->mode == PF_TUNNEL ? spf_upgraded_cb : pf_upgraded, f);
 }
 
 enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
@@ -353,13 +417,13 @@ enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
     f->api = r->api;
     for (int i = 0; i < PF_MAX_PORTS; i++)
         f->fd[i] = -1;
+    f->mode = pf_mode(r);
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_ports, f);
     unsigned code = 400;
     int version = 0;
+    char *acc = NULL;
     char *why = pf_refusal(r, pod, f, &code);
-    const char *key = why ? NULL : api_ws_handshake(r, &version, &why);
-    char *acc = key ? api_ws_accept(key) : NULL;
-    struct MHD_Response *resp = acc ? MHD_create_response_for_upgrade(pf_upgraded, f) : NULL;
+    struct MHD_Response *resp = why ? NULL : pf_response(r, f, &version, &acc, &why);
     if (!resp) {
         json_t *st = code == 403 ? sl_kube_status(403, "Forbidden", why, NULL)
                                  : sl_kube_status_bad_request(why ? why : "cannot upgrade");
@@ -369,12 +433,21 @@ enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
         json_decref(pod);
         return api_reply_status(r, st);
     }
-    f->desc = sl_xasprintf("user %s, pod %s/%s, %d port(s) from %d",
-                           r->user ? r->user->name : "(development mode)", p->ns, p->name,
-                           f->nports, f->ports[0]);
+    static const char *const how[] = {"WebSocket", "SPDY in WebSocket", "SPDY"};
+    f->pod = sl_xasprintf("%s/%s", p->ns, p->name);
+    f->pod_uid = sl_xstrdup(sl_kube_uid(pod) ? sl_kube_uid(pod) : "");
+    f->desc = f->mode == PF_WS ? sl_xasprintf("user %s, pod %s/%s, %d port(s) from %d",
+                                              r->user ? r->user->name : "(development mode)", p->ns,
+                                              p->name, f->nports, f->ports[0])
+                               : sl_xasprintf("user %s, pod %s/%s, %s",
+                                              r->user ? r->user->name : "(development mode)", p->ns,
+                                              p->name, how[f->mode]);
     sl_info("port-forward: %s", f->desc);
     json_decref(pod);
-    enum MHD_Result ret = api_ws_reply_upgrade(r, resp, acc, version);
+    enum MHD_Result ret = f->mode == PF_SPDY ? reply_spdy(r, resp)
+                          : f->mode == PF_TUNNEL
+                              ? api_ws_reply_upgrade_as(r, resp, acc, PF_TUNNEL_PROTOCOL)
+                              : api_ws_reply_upgrade(r, resp, acc, version);
     free(acc);
     if (ret != MHD_YES)
         pf_free(f);
