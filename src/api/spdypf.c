@@ -276,8 +276,10 @@ static int tx_flush(api_spf_t *s)
             break;
         off += (size_t)n;
     }
-    memmove(s->tx.data, s->tx.data + off, s->tx.len - off);
-    s->tx.len -= off;
+    if (off) {
+        memmove(s->tx.data, s->tx.data + off, s->tx.len - off);
+        s->tx.len -= off;
+    }
     return api_up_flush(s->up) < 0 ? -1 : 0;
 }
 

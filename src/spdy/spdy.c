@@ -315,8 +315,10 @@ int sl_spdy_feed(sl_spdy_t *s, const void *data, size_t len, sl_spdy_frame_fn fn
                         (h[0] & 0x80) ? (h[2] << 8) | h[3] : 0);
         off += 8 + flen;
     }
-    memmove(s->pending.data, s->pending.data + off, have - off);
-    s->pending.len = have - off;
+    if (off) {
+        memmove(s->pending.data, s->pending.data + off, have - off);
+        s->pending.len = have - off;
+    }
     return rc;
 }
 
