@@ -198,7 +198,9 @@ static int parse_block(sl_spdy_t *s, sl_spdy_header_t **hdr, size_t *nhdr, char 
     size_t off = 4, w = 0;
     for (uint32_t i = 0; i < 2 * count; i++) {
         uint32_t l = len - off >= 4 ? get32(b + off) : UINT32_MAX;
-        if (l == UINT32_MAX || l > len - off - 4 || (i % 2 == 0 && l == 0)) {
+        /* a name is not empty and has no NUL (the draft: a protocol error) */
+        if (l == UINT32_MAX || l > len - off - 4 ||
+            (i % 2 == 0 && (l == 0 || memchr(b + off + 4, 0, l)))) {
             free(copy);
             free(h);
             return -1;

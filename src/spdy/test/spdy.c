@@ -108,6 +108,29 @@ static int bad(const unsigned char *p, size_t n)
     return rc;
 }
 
+/* a SYN_REPLY whose header block is raw, compressed by hand (zlib without
+ * the dictionary is valid too): sl_spdy_feed's result */
+static int bad_block(const unsigned char *raw, size_t n)
+{
+    z_stream z = {0};
+    deflateInit(&z, Z_DEFAULT_COMPRESSION);
+    unsigned char zb[128];
+    z.next_in = (Bytef *)raw;
+    z.avail_in = (uInt)n;
+    z.next_out = zb;
+    z.avail_out = sizeof(zb);
+    deflate(&z, Z_SYNC_FLUSH);
+    size_t zl = sizeof(zb) - z.avail_out;
+    deflateEnd(&z);
+    sl_buf_t b = SL_BUF_INIT;
+    unsigned char head[] = {0x80, 3, 0, 2, 0, 0, 0, (unsigned char)(4 + zl), 0, 0, 0, 1};
+    sl_buf_append(&b, head, sizeof(head));
+    sl_buf_append(&b, zb, zl);
+    int rc = bad((unsigned char *)b.data, b.len);
+    sl_buf_free(&b);
+    return rc;
+}
+
 static void malformed(void)
 {
     unsigned char v2[] = {0x80, 2, 0, 6, 0, 0, 0, 4, 0, 0, 0, 1};
@@ -132,31 +155,15 @@ static void malformed(void)
     ok(rc == 0 && s.n == 1 && s.last.type == SL_SPDY_PING,
        "an unknown control type is skipped (the spec), the next frame read");
     sl_spdy_free(r);
-    /* a header block that inflates but claims more pairs than it holds:
-     * built by hand (zlib without the dictionary is valid too) */
-    sl_buf_t b = SL_BUF_INIT;
-    z_stream z = {0};
-    deflateInit(&z, Z_DEFAULT_COMPRESSION);
-    unsigned char raw[] = {0, 0, 0, 9, 0, 0, 0, 1, 'a', 0, 0, 0, 1, 'b'};
-    unsigned char zb[128];
-    z.next_in = raw;
-    z.avail_in = sizeof(raw);
-    z.next_out = zb;
-    z.avail_out = sizeof(zb);
-    deflate(&z, Z_SYNC_FLUSH);
-    size_t zl = sizeof(zb) - z.avail_out;
-    deflateEnd(&z);
-    unsigned char head[] = {0x80, 3, 0, 2, 0, 0, 0, (unsigned char)(4 + zl), 0, 0, 0, 1};
-    sl_buf_append(&b, head, sizeof(head));
-    sl_buf_append(&b, zb, zl);
-    ok(bad((unsigned char *)b.data, b.len) < 0,
+    ok(bad_block((const unsigned char[]){0, 0, 0, 9, 0, 0, 0, 1, 'a', 0, 0, 0, 1, 'b'}, 14) < 0,
        "a header block (without the dictionary) whose count is past its pairs: refused");
-    sl_buf_free(&b);
+    ok(bad_block((const unsigned char[]){0, 0, 0, 1, 0, 0, 0, 2, 'a', 0, 0, 0, 0, 1, 'b'}, 15) < 0,
+       "a header name with a NUL in it: refused");
 }
 
 int main(void)
 {
-    tap_plan(22);
+    tap_plan(23);
     round_trip(false);
     round_trip(true);
     fields();
