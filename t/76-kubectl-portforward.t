@@ -3,11 +3,11 @@
 # real Slurm cluster (HTTPS, tenants as real Unix users), with kubectl 1.30
 # (SPDY/3.1 upgrade) and 1.32, 1.33 (SPDY/3.1 tunnelled in WebSocket): 1 MiB
 # from busybox httpd in the pod byte for byte, a second port, four
-# connections at once; refusals: a reader of the namespace (403), another
+# connections at once, a Job's pod (port-forward job/NAME); refusals: a reader of the namespace (403), another
 # tenant's port on the same node (the error stream's message, no bytes).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 16
+plan 18
 
 sec_users || bail "Unix users for the test"
 sec_cluster --cert --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
@@ -31,7 +31,7 @@ chmod 755 "$W"
 head -c 1048576 /dev/urandom >"$W/blob"
 chmod 644 "$W/blob"
 B=$((41000 + $$ % 9000 * 6 % 9000))
-P1=$B P2=$((B + 1)) P4=$((B + 2)) L1=$((B + 3)) L2=$((B + 4)) L3=$((B + 5))
+P1=$B P2=$((B + 1)) P4=$((B + 2)) L1=$((B + 3)) L2=$((B + 4)) L3=$((B + 5)) P5=$((B + 6)) L4=$((B + 7))
 pod() { # name command
   cat <<YAML
 apiVersion: v1
@@ -53,13 +53,15 @@ ok wait_for 90 running alice web "alice's web pod runs"
 ok wait_for 90 running bob bobweb "bob's web pod runs"
 ok wait_for 30 sh -c "ss -Hltn 'sport = :$P2' | grep -q LISTEN && ss -Hltn 'sport = :$P4' | grep -q LISTEN" "their servers listen"
 
-# forward V USER NAMESPACE PORTS...: kubectl port-forward in the background
+# forward V USER NAMESPACE [TYPE/NAME] PORTS...: kubectl port-forward (of
+# pod/web unless given) in the background
 # until it says it forwards; its pid in FPID, its output in $CL/pf.log
 forward() {
-  local v=$1 u=$2 ns=$3; shift 3
+  local v=$1 u=$2 ns=$3 what=pod/web; shift 3
+  [[ $1 == */* ]] && { what=$1; shift; }
   : >"$CL/pf.log"
   "$KBIN/kubectl.$v" --kubeconfig "$CL/$u.kc" --cache-dir "$CL/cache-$u-$v" -n "$ns" \
-    port-forward pod/web "$@" >"$CL/pf.log" 2>&1 &
+    port-forward "$what" "$@" >"$CL/pf.log" 2>&1 &
   FPID=$!
   on_exit "kill $FPID 2>/dev/null"
   wait_for 30 grep -q "Forwarding from 127.0.0.1" "$CL/pf.log"
@@ -89,4 +91,22 @@ fetch "$L3" "$CL/other"
 ok test ! -s "$CL/other" "alice cannot reach bob's port on the same node through her own pod: no bytes"
 wait_for 10 grep -q "another user's" "$CL/pf.log"
 like "$(cat "$CL/pf.log")" "port $P4 on the node of pod team-a/web is another user's: only the pod's own user's ports are forwarded" "... kubectl prints the error stream's reason"
+kill "$FPID" 2>/dev/null || true
+
+# a Job's pod: kubectl finds it through the Job's selector
+kc alice apply -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: webjob}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: busybox, command: [busybox, httpd, -f, -p, "$P5", -h, "$W"], resources: {requests: {cpu: 100m, memory: 64Mi}}}
+YAML
+ok wait_for 90 listening "$P5" "the Job's pod serves"
+forward 1.33 alice team-a job/webjob "$L4:$P5" || diag "kubectl 1.33: $(cat "$CL/pf.log")"
+fetch "$L4" "$CL/job"
+ok cmp -s "$CL/job" "$W/blob" "kubectl port-forward job/webjob: 1 MiB from its pod, byte for byte"
 kill "$FPID" 2>/dev/null || true
