@@ -10,21 +10,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 plan 12
 
-sec_users || bail "Unix users for the test"
-sec_cluster --cert --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
-adminGroups: [system:masters]
-cluster:
-  read: {groups: [system:authenticated]}
-namespaces:
-  team-a: {write: {users: [alice]}}
-  team-b: {write: {users: [bob]}}
-users:
-  admin: nobody
-  alice: $UA
-  bob: $UB
-EOF
-ka create namespace team-a >/dev/null
-ka create namespace team-b >/dev/null
+sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 P1=$((20000 + $$ % 20000)) P2=$((20001 + $$ % 20000)) P3=$((20002 + $$ % 20000))
 pod() { # name command
   cat <<YAML
