@@ -35,8 +35,8 @@ enum {
 #define SL_SPDY_RST_PROTOCOL_ERROR 1
 #define SL_SPDY_RST_REFUSED_STREAM 3
 #define SL_SPDY_RST_CANCEL 5
-#define SL_SPDY_MAX_FRAME (1u << 20) /* a frame's payload at most (ours: the spec allows 16 MiB)   \
-                                      */
+/* a frame's payload at most (ours: the draft allows 16 MiB) */
+#define SL_SPDY_MAX_FRAME (1u << 20)
 #define SL_SPDY_MAX_HEADERS (64u << 10) /* an inflated header block at most */
 
 typedef struct sl_spdy sl_spdy_t;
