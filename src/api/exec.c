@@ -334,7 +334,7 @@ const char *api_ws_handshake(api_req_t *r, int *version, char **why)
     const char *key = api_header(r, "Sec-WebSocket-Key");
     *version = pick_protocol(api_header(r, "Sec-WebSocket-Protocol"));
     if (!up || strcasecmp(up, "websocket") || !key || !*key)
-        *why = sl_xstrdup("Upgrade request required"); /* SPDY/3.1 is not served */
+        *why = sl_xstrdup("Upgrade request required"); /* exec's SPDY/3.1 is not served */
     else if (!*version)
         *why = sl_xstrdup("unable to upgrade connection: none of the offered subprotocols "
                           "(v5.channel.k8s.io, v4.channel.k8s.io) is served");

@@ -14,8 +14,9 @@
  * read from the pod folder and checked to be that user's): the nodes'
  * network is shared by every job on them, so a port of another tenant's job
  * on the same node is refused. A pod whose shim is not on this host cannot
- * be checked, and is refused. kubectl port-forward speaks SPDY/3.1 (in
- * 1.32+ tunnelled in WebSocket), which is not served (docs/api.md).
+ * be checked, and is refused. kubectl port-forward speaks SPDY/3.1,
+ * straight or (1.31+) tunnelled in WebSocket: pf_mode tells which, and its
+ * session is spdypf.c's.
  */
 #include "api/exec.h"
 
