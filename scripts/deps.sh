@@ -8,7 +8,7 @@ PKGS=(
   build-essential pkg-config clang libclang-rt-14-dev
   # libraries slurmlink links against
   libslurm-dev libmunge-dev libmicrohttpd-dev libjansson-dev libsqlite3-dev
-  libgnutls28-dev libcurl4-openssl-dev libyaml-dev libwslay-dev
+  libgnutls28-dev libcurl4-openssl-dev libyaml-dev libwslay-dev zlib1g-dev
   # the cluster it drives
   slurm-wlm slurmctld slurmd slurm-client slurmdbd slurmrestd munge mariadb-server
   # containers and test images

@@ -10,22 +10,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 plan 9
 
-sec_users || bail "Unix users for the test"
-sec_cluster --token --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
-adminGroups: [system:masters]
-cluster:
-  read: {groups: [system:authenticated]}
-namespaces:
-  default: {account: default}
-  team-a: {write: {users: [alice]}}
-  team-b: {write: {users: [bob]}}
-users:
-  admin: nobody
-  alice: $UA
-  bob: $UB
-EOF
-ka create namespace team-a >/dev/null
-ka create namespace team-b >/dev/null
+sec_two_tenants --token --default || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 IMG=$CL/images/busybox+latest
 tree_sum() { (cd "$1" && find . -printf '%p %y %m %U %G %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 cat) | md5sum; }
 before=$(tree_sum "$IMG")

@@ -9,6 +9,13 @@
 #                          slurmlinkd starts), the busybox image, kubeconfigs
 #                          alice (certificate, team-a) and bob (BOB_AUTH: --cert
 #                          or --token, team-b); kc USER ARGS..., ka ARGS... (admin)
+#   sec_two_tenants BOB_AUTH [--default] [--bob-reads-a]
+#                        → sec_users and sec_cluster (one node, 4 CPUs, no GPUs)
+#                          with the usual two tenants: alice writes team-a, bob
+#                          team-b, every authenticated user reads the cluster,
+#                          admin runs as nobody (--default: the default
+#                          namespace's Slurm account; --bob-reads-a: bob reads
+#                          team-a too); both namespaces created
 #   status_of            → "code|reason|message" of a Status in $BODY
 
 # Two users no one else uses: names from the test's pid, removed by the exit
@@ -46,6 +53,37 @@ sec_pki() {
 sec_kc() {
   local d=$1 name=$2 url=$3; shift 3
   "$SLURMLINK" kubeconfig --dir "$d" --server "$url" --user "$name" "$@" -o "$d/$name.kc"
+}
+
+sec_two_tenants() {
+  local auth=$1 dflt="" bread=""
+  shift
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --default) dflt="  default: {account: default}" ;;
+      --bob-reads-a) bread=", read: {users: [bob]}" ;;
+      *) diag "sec_two_tenants: unknown option $1"; return 1 ;;
+    esac
+    shift
+  done
+  sec_users || return 1
+  local policy
+  policy=$(sed '/^$/d' <<EOF
+adminGroups: [system:masters]
+cluster:
+  read: {groups: [system:authenticated]}
+namespaces:
+$dflt
+  team-a: {write: {users: [alice]}$bread}
+  team-b: {write: {users: [bob]}}
+users:
+  admin: nobody
+  alice: $UA
+  bob: $UB
+EOF
+)
+  sec_cluster "$auth" --gpus 0 --cpus 4 <<<"$policy" || return 1 # here, not in a pipe: $CL stays set
+  ka create namespace team-a >/dev/null && ka create namespace team-b >/dev/null
 }
 
 status_of() {

@@ -18,6 +18,9 @@
 #   fuzz_status  a pods/status write's status: its validation, then the
 #                controller's updates and the printers on it; oracle: a
 #                valid status stays valid after the controller's updates
+#   fuzz_spdy    kubectl port-forward's SPDY/3.1 frames from the client, fed
+#                in pieces, every SYN_STREAM answered; oracles: headers have
+#                names, payloads within the input
 # A crash, leak, sanitizer report or harness assertion fails the harness.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -25,7 +28,7 @@ S=${FUZZ_SECONDS:-8}
 if make -s fuzz-build >/tmp/fuzz-build.$$ 2>&1; then _t_report 0 "fuzz harnesses build"; else
   _t_report 1 "fuzz harnesses build"; sed 's/^/# /' /tmp/fuzz-build.$$ | tail -20; fi
 rm -f /tmp/fuzz-build.$$
-for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs fuzz_status; do
+for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs fuzz_status fuzz_spdy; do
   corpus=$(mktemp -d /tmp/sl-fuzz.XXXXXX)
   seeds=()
   [ -d "$ROOT/src/fuzz/seeds/$h" ] && seeds=("$ROOT/src/fuzz/seeds/$h")
@@ -36,4 +39,4 @@ for h in fuzz_api fuzz_tokens fuzz_policy fuzz_podfs fuzz_logs fuzz_status; do
   else _t_report 1 "$h runs ${S}s clean"; grep -E 'ERROR|SUMMARY|==[0-9]+==|#[0-9] |^0x|Base64' "$corpus.log" | head -24 | sed 's/^/# /'; fi
   rm -rf "$corpus" "$corpus.log"
 done
-done_testing 7
+done_testing 8

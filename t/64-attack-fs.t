@@ -18,21 +18,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 plan 27
-sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
-sec_cluster --cert --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
-adminGroups: [system:masters]
-cluster:
-  read: {groups: [system:authenticated]}
-namespaces:
-  team-a: {write: {users: [alice]}}
-  team-b: {write: {users: [bob]}}
-users:
-  admin: nobody
-  alice: $UA
-  bob: $UB
-EOF
-ka create namespace team-a >/dev/null
-ka create namespace team-b >/dev/null
+sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 as_a() { runuser -u "$UA" -- "$@"; }
 as_b() { runuser -u "$UB" -- "$@"; }
 uid_of() { ka get pod "$1" -n "${2:-team-a}" -o jsonpath='{.metadata.uid}' 2>/dev/null; }

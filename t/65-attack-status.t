@@ -21,22 +21,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 plan 36
-sec_users || { echo "not ok 1 - Unix users for the test"; exit 1; }
-sec_cluster --token --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
-adminGroups: [system:masters]
-cluster:
-  read: {groups: [system:authenticated]}
-namespaces:
-  default: {account: default}
-  team-a: {write: {users: [alice]}}
-  team-b: {write: {users: [bob]}}
-users:
-  admin: nobody
-  alice: $UA
-  bob: $UB
-EOF
-ka create namespace team-a >/dev/null
-ka create namespace team-b >/dev/null
+sec_two_tenants --token --default || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 
 job_of() { ka get pod "$1" -n "$2" -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}' 2>/dev/null; }
 phase() { ka get pod "$1" -n "$2" -o jsonpath='{.status.phase}' 2>/dev/null; }

@@ -16,22 +16,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
 plan 20
-sec_cluster --token --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
-adminGroups: [system:masters]
-cluster:
-  read: {groups: [system:authenticated]}
-namespaces:
-  default: {account: default}
-  team-a: {write: {users: [alice]}}
-  team-b: {write: {users: [bob]}}
-users:
-  admin: nobody
-  alice: $UA
-  bob: $UB
-EOF
-for n in team-a team-b; do ka create namespace $n >/dev/null; done
+sec_two_tenants --token --default || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 
 # pod NAME [ANNOTATIONS-JSON]: a manifest on stdout
 pod() {

@@ -87,10 +87,16 @@ char *api_ws_accept(const char *key)
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
                                      int version)
 {
+    return api_ws_reply_upgrade_as(r, resp, accept,
+                                   version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+}
+
+enum MHD_Result api_ws_reply_upgrade_as(api_req_t *r, struct MHD_Response *resp, const char *accept,
+                                        const char *protocol)
+{
     MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
     MHD_add_response_header(resp, "Sec-WebSocket-Accept", accept);
-    MHD_add_response_header(resp, "Sec-WebSocket-Protocol",
-                            version == 5 ? "v5.channel.k8s.io" : "v4.channel.k8s.io");
+    MHD_add_response_header(resp, "Sec-WebSocket-Protocol", protocol);
     enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
     MHD_destroy_response(resp);
     r->replied = true;
@@ -247,7 +253,6 @@ void api_exec_free(api_exec_t *x)
     free(x->pod_dir);
     free(x->status_name);
     free(x->desc);
-    free(x->extra);
     free(x);
 }
 
@@ -255,17 +260,8 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
                        size_t extra_in_size, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
     api_exec_t *x = cls;
-    x->sock = sock;
-    x->urh = urh;
-    if (extra_in_size) {
-        x->extra = sl_xmalloc(extra_in_size);
-        memcpy(x->extra, extra_in, extra_in_size);
-        x->nextra = extra_in_size;
-    }
-    if (api_exec_session_start(x) < 0) {
-        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-        api_exec_free(x);
-    }
+    x->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    api_exec_session_run(x);
 }
 
 /* 101 Switching Protocols; the session starts in on_upgrade */
@@ -304,7 +300,6 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
     const char *node = sl_kube_path_str(pod, "spec.nodeName");
     api_exec_t *x = sl_xcalloc(1, sizeof(*x));
     x->api = r->api;
-    x->sock = -1;
     struct stat st;
     struct passwd *pw = NULL;
     if (!job || !*job || pod_owner(r->api, pod, &x->pod_dir, &st) < 0)
@@ -339,7 +334,7 @@ const char *api_ws_handshake(api_req_t *r, int *version, char **why)
     const char *key = api_header(r, "Sec-WebSocket-Key");
     *version = pick_protocol(api_header(r, "Sec-WebSocket-Protocol"));
     if (!up || strcasecmp(up, "websocket") || !key || !*key)
-        *why = sl_xstrdup("Upgrade request required"); /* SPDY/3.1 is not served */
+        *why = sl_xstrdup("Upgrade request required"); /* exec's SPDY/3.1 is not served */
     else if (!*version)
         *why = sl_xstrdup("unable to upgrade connection: none of the offered subprotocols "
                           "(v5.channel.k8s.io, v4.channel.k8s.io) is served");

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "api/internal.h"
+#include "api/upconn.h"
 
 typedef struct api_exec {
     sl_api_t *api;
@@ -25,15 +26,12 @@ typedef struct api_exec {
     char *status_name;      /* the helper's status file, in pod_dir */
     char *desc;             /* "USER NS/POD/CONTAINER: CMD" for the log */
     unsigned idle_s, max_s; /* the session's limits */
-    char *extra;            /* bytes MHD read after the request */
-    size_t nextra;
-    int sock; /* the upgraded connection */
-    struct MHD_UpgradeResponseHandle *urh;
+    api_up_t *up;           /* the upgraded connection */
 } api_exec_t;
 
-/* Start the session's thread (it frees x); -1 when it cannot (x is the
- * caller's, the connection is closed). */
-int api_exec_session_start(api_exec_t *x);
+/* Runs the session to its end in the calling thread (the connection's, in
+ * its upgrade handler), then closes x->up and frees x. */
+void api_exec_session_run(api_exec_t *x);
 void api_exec_free(api_exec_t *x);
 
 /* The WebSocket handshake of r: its Sec-WebSocket-Key, and in *version the
@@ -48,5 +46,24 @@ char *api_ws_accept(const char *key);
  * libmicrohttpd's result: not MHD_YES when it did not take the reply. */
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
                                      int version);
+
+/* The same with the subprotocol's name as it is (kubectl port-forward's
+ * SPDY/3.1+portforward.k8s.io). */
+enum MHD_Result api_ws_reply_upgrade_as(api_req_t *r, struct MHD_Response *resp, const char *accept,
+                                        const char *protocol);
+
+/* Who listens on TCP port in the network namespace of pid (portfwd.c): 1
+ * uid (too), 2 only others, 0 no one, -1 cannot tell. */
+int api_pf_port_owner(pid_t pid, uid_t uid, int port);
+
+/* kubectl port-forward's SPDY/3.1 session (spdypf.c) for a pod at addr
+ * ("NS/NAME", its uid, its shim's pid and Unix user; desc for the log).
+ * api_spf_run serves it on up (tunnel: in WebSocket binary messages) to
+ * its end, in the connection's thread, then closes up and frees s. */
+typedef struct api_spf api_spf_t;
+api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const char *pod_uid,
+                       pid_t shim, uid_t uid, const char *desc);
+void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel);
+void api_spf_free(api_spf_t *s);
 
 #endif

@@ -14,8 +14,9 @@
  * read from the pod folder and checked to be that user's): the nodes'
  * network is shared by every job on them, so a port of another tenant's job
  * on the same node is refused. A pod whose shim is not on this host cannot
- * be checked, and is refused. kubectl port-forward speaks SPDY/3.1 (in
- * 1.32+ tunnelled in WebSocket), which is not served (docs/api.md).
+ * be checked, and is refused. kubectl port-forward speaks SPDY/3.1,
+ * straight or (1.31+) tunnelled in WebSocket: pf_mode tells which, and its
+ * session is spdypf.c's.
  */
 #include "api/exec.h"
 
@@ -32,7 +33,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,8 @@
 #include <wslay/wslay.h>
 
 #define PF_MAX_PORTS 16
+enum { PF_WS, PF_TUNNEL, PF_SPDY }; /* the Python client's; kubectl's, tunnelled or not */
+#define PF_TUNNEL_PROTOCOL "SPDY/3.1+portforward.k8s.io"
 #define PF_CHUNK 32768
 
 typedef struct pf {
@@ -52,11 +54,12 @@ typedef struct pf {
     sl_buf_t out[PF_MAX_PORTS]; /* client bytes not yet written to it */
     char *addr;                 /* the pod's address */
     char *desc;
-    int sock;
-    struct MHD_UpgradeResponseHandle *urh;
-    char *extra;
-    size_t nextra, extra_off;
+    api_up_t *up; /* the upgraded connection */
     bool dead;
+    int mode;   /* PF_WS, PF_TUNNEL, PF_SPDY */
+    pid_t shim; /* the pod's shim, and its Unix user */
+    uid_t uid;
+    char *pod, *pod_uid; /* "NS/NAME", its uid */
     wslay_event_context_ptr ctx;
 } pf_t;
 
@@ -69,7 +72,8 @@ static void pf_free(pf_t *f)
     }
     free(f->addr);
     free(f->desc);
-    free(f->extra);
+    free(f->pod);
+    free(f->pod_uid);
     free(f);
 }
 
@@ -93,9 +97,7 @@ static enum MHD_Result add_ports(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
-/* Who listens on TCP port in pid's network namespace: 1 uid (too), 2 only
- * others, 0 no one, -1 cannot tell */
-static int listens(pid_t pid, uid_t uid, int port)
+int api_pf_port_owner(pid_t pid, uid_t uid, int port)
 {
     int seen = -1;
     for (int v6 = 0; v6 < 2; v6++) {
@@ -151,16 +153,10 @@ static pid_t shim_pid(const char *pod_dir, uid_t uid)
 static ssize_t pf_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
 {
     pf_t *f = u;
-    if (f->extra_off < f->nextra) {
-        size_t n = f->nextra - f->extra_off < len ? f->nextra - f->extra_off : len;
-        memcpy(buf, f->extra + f->extra_off, n);
-        f->extra_off += n;
-        return (ssize_t)n;
-    }
-    ssize_t n = recv(f->sock, buf, len, 0);
+    ssize_t n = api_up_recv(f->up, buf, len);
     if (n > 0)
         return n;
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    if (n < 0 && errno == EAGAIN)
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
     else {
         f->dead = true;
@@ -173,10 +169,10 @@ static ssize_t pf_send(wslay_event_context_ptr ctx, const uint8_t *d, size_t len
                        void *u)
 {
     pf_t *f = u;
-    ssize_t n = send(f->sock, d, len, MSG_NOSIGNAL);
+    ssize_t n = api_up_send(f->up, d, len);
     if (n >= 0)
         return n;
-    if (errno == EAGAIN || errno == EINTR)
+    if (errno == EAGAIN)
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
     else {
         f->dead = true;
@@ -258,9 +254,7 @@ static bool pf_round(pf_t *f)
     struct pollfd p[1 + PF_MAX_PORTS];
     int idx[1 + PF_MAX_PORTS], n = 1, open = 0;
     bool room = wslay_event_get_queued_msg_count(f->ctx) < 64;
-    short ev = (short)((wslay_event_want_read(f->ctx) ? POLLIN : 0) |
-                       (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
-    p[0] = (struct pollfd){.fd = f->sock, .events = ev};
+    p[0] = (struct pollfd){.fd = api_up_fd(f->up), .events = api_up_events(f->up, f->ctx)};
     for (int i = 0; i < f->nports; i++) {
         if (f->fd[i] < 0)
             continue;
@@ -269,14 +263,8 @@ static bool pf_round(pf_t *f)
         p[n++] = (struct pollfd){
             .fd = f->fd[i], .events = (short)((room ? POLLIN : 0) | (f->out[i].len ? POLLOUT : 0))};
     }
-    int ready = poll(p, (nfds_t)n, 200);
-    if (ready == 0 && (ev & POLLOUT)) { /* as exec's sessions: wake the TLS forwarding */
-        struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
-        wslay_event_queue_msg(f->ctx, &ping);
-    }
-    if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0)
-        f->dead = true;
-    if (p[0].revents & POLLOUT && wslay_event_send(f->ctx) != 0)
+    int ready = poll(p, (nfds_t)n, api_up_timeout(f->up, 200));
+    if (!api_up_pump(f->up, f->ctx, ready > 0 ? p[0].revents : 0, true))
         f->dead = true;
     for (int k = 1; k < n; k++)
         if (p[k].revents)
@@ -287,7 +275,7 @@ static bool pf_round(pf_t *f)
 }
 
 /* our close once the data has left (wslay sends control frames first),
- * then the client's answer: up to 30 s, kicking the TLS forwarding */
+ * then the client's answer: up to 30 s */
 static void pf_close(pf_t *f)
 {
     long long end = sl_now_ms() + 30000;
@@ -297,26 +285,25 @@ static void pf_close(pf_t *f)
             wslay_event_queue_close(f->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
             closing = true;
         }
-        if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx))
+        if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx) &&
+            !api_up_pending(f->up))
             break;
-        short ev = (short)(POLLIN | (wslay_event_want_write(f->ctx) ? POLLOUT : 0));
-        struct pollfd p = {.fd = f->sock, .events = ev};
-        int n = poll(&p, 1, 100);
-        if (n == 0 && (ev & POLLOUT)) {
-            struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
-            wslay_event_queue_msg(f->ctx, &ping);
-        }
-        if ((p.revents & POLLOUT && wslay_event_send(f->ctx) != 0) ||
-            (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(f->ctx) != 0))
+        struct pollfd p = {.fd = api_up_fd(f->up), .events = api_up_events(f->up, f->ctx)};
+        if (poll(&p, 1, api_up_timeout(f->up, 100)) < 0 ||
+            !api_up_pump(f->up, f->ctx, p.revents, true))
             break;
     }
 }
 
-static void *pf_thread(void *arg)
+/* the session, in the connection's thread (upconn.h): to its end */
+static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
+                        size_t extra_in_size, MHD_socket sock,
+                        struct MHD_UpgradeResponseHandle *urh)
 {
-    pf_t *f = arg;
+    pf_t *f = cls;
+    f->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    atomic_fetch_add(&f->api->exec_sessions, 1);
     struct wslay_event_callbacks cb = {pf_recv, pf_send, NULL, NULL, NULL, NULL, pf_msg};
-    fcntl(f->sock, F_SETFL, fcntl(f->sock, F_GETFL) | O_NONBLOCK);
     if (wslay_event_context_server_init(&f->ctx, &cb, f) == 0) {
         pf_connect(f);
         while (pf_round(f))
@@ -326,35 +313,9 @@ static void *pf_thread(void *arg)
         wslay_event_context_free(f->ctx);
     }
     sl_info("port-forward ended: %s", f->desc);
-    MHD_upgrade_action(f->urh, MHD_UPGRADE_ACTION_CLOSE);
+    api_up_close(f->up);
     atomic_fetch_sub(&f->api->exec_sessions, 1);
     pf_free(f);
-    return NULL;
-}
-
-static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
-                        size_t extra_in_size, MHD_socket sock,
-                        struct MHD_UpgradeResponseHandle *urh)
-{
-    pf_t *f = cls;
-    f->sock = sock;
-    f->urh = urh;
-    if (extra_in_size) {
-        f->extra = sl_xmalloc(extra_in_size);
-        memcpy(f->extra, extra_in, extra_in_size);
-        f->nextra = extra_in_size;
-    }
-    atomic_fetch_add(&f->api->exec_sessions, 1);
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &at, pf_thread, f) != 0) {
-        atomic_fetch_sub(&f->api->exec_sessions, 1);
-        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-        pf_free(f);
-    }
-    pthread_attr_destroy(&at);
 }
 
 /* the refusal of this pod and ports (kubectl's and the kubelet's words), or NULL */
@@ -364,7 +325,7 @@ static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
     const char *ip = sl_kube_path_str(pod, "status.podIP");
     if (f->nports < 0)
         return sl_xstrdup("invalid port in ports: each must be an integer in 1..65535, at most 16");
-    if (f->nports == 0)
+    if (f->nports == 0 && f->mode == PF_WS)
         return sl_xstrdup("at least one port must be given (ports=N)");
     if (!phase || strcmp(phase, "Running") || !ip || !*ip)
         return sl_xasprintf("unable to forward port because pod is not running. Current status=%s",
@@ -376,16 +337,74 @@ static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
     struct stat st;
     pid_t pid = stat(dir, &st) == 0 && st.st_uid != 0 ? shim_pid(dir, st.st_uid) : 0;
     free(dir);
+    f->shim = pid;
+    f->uid = st.st_uid;
     *code = 403;
     if (!pid)
         return sl_xstrdup("port-forward needs the pod's shim on this host, to check who listens");
     for (int i = 0; i < f->nports; i++)
-        if (listens(pid, st.st_uid, f->ports[i]) == 2)
+        if (api_pf_port_owner(pid, st.st_uid, f->ports[i]) == 2)
             return sl_xasprintf("port %d on the node of pod %s is another user's: only the pod's "
                                 "own user's ports are forwarded",
                                 f->ports[i], sl_kube_name(pod));
     *code = 400;
     return NULL;
+}
+
+/* which protocol the client speaks (its headers) */
+static int pf_mode(api_req_t *r)
+{
+    const char *up = api_header(r, "Upgrade");
+    const char *ver = api_header(r, "X-Stream-Protocol-Version");
+    const char *proto = api_header(r, "Sec-WebSocket-Protocol");
+    if (up && !strcasecmp(up, "SPDY/3.1") && ver && strstr(ver, "portforward.k8s.io"))
+        return PF_SPDY;
+    if (up && !strcasecmp(up, "websocket") && proto && strstr(proto, PF_TUNNEL_PROTOCOL) &&
+        !strstr(proto, "channel.k8s.io"))
+        return PF_TUNNEL;
+    return PF_WS;
+}
+
+/* kubectl's sessions, in the connection's thread (upconn.h) */
+static void spf_upgraded(pf_t *f, struct MHD_Connection *conn, const char *extra, size_t n,
+                         MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+    api_spf_t *s = api_spf_new(f->api, f->addr, f->pod, f->pod_uid, f->shim, f->uid, f->desc);
+    bool tunnel = f->mode == PF_TUNNEL;
+    pf_free(f);
+    api_spf_run(s, api_up_open(conn, sock, urh, extra, n), tunnel);
+}
+
+static void spf_upgraded_cb(void *cls, struct MHD_Connection *conn, void *con_cls,
+                            const char *extra_in, size_t extra_in_size, MHD_socket sock,
+                            struct MHD_UpgradeResponseHandle *urh)
+{
+    spf_upgraded(cls, conn, extra_in, extra_in_size, sock, urh);
+}
+
+/* the 101 of a SPDY upgrade (kube's httpstream handshake) */
+static enum MHD_Result reply_spdy(api_req_t *r, struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "SPDY/3.1");
+    MHD_add_response_header(resp, "X-Stream-Protocol-Version", "portforward.k8s.io");
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
+    MHD_destroy_response(resp);
+    r->replied = true;
+    r->code = MHD_HTTP_SWITCHING_PROTOCOLS;
+    return ret;
+}
+
+/* the handshake's reply for f's protocol: the response (NULL with *why) */
+static struct MHD_Response *pf_response(api_req_t *r, pf_t *f, int *version, char **acc, char **why)
+{
+    if (f->mode == PF_SPDY)
+        return MHD_create_response_for_upgrade(spf_upgraded_cb, f);
+    const char *key = f->mode == PF_TUNNEL ? api_header(r, "Sec-WebSocket-Key")
+                                           : api_ws_handshake(r, version, why);
+    *acc = key && *key ? api_ws_accept(key) : NULL;
+    if (!*acc)
+        return NULL;
+    return MHD_create_response_for_upgrade(f->mode == PF_TUNNEL ? spf_upgraded_cb : pf_upgraded, f);
 }
 
 enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
@@ -399,13 +418,13 @@ enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
     f->api = r->api;
     for (int i = 0; i < PF_MAX_PORTS; i++)
         f->fd[i] = -1;
+    f->mode = pf_mode(r);
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_ports, f);
     unsigned code = 400;
     int version = 0;
+    char *acc = NULL;
     char *why = pf_refusal(r, pod, f, &code);
-    const char *key = why ? NULL : api_ws_handshake(r, &version, &why);
-    char *acc = key ? api_ws_accept(key) : NULL;
-    struct MHD_Response *resp = acc ? MHD_create_response_for_upgrade(pf_upgraded, f) : NULL;
+    struct MHD_Response *resp = why ? NULL : pf_response(r, f, &version, &acc, &why);
     if (!resp) {
         json_t *st = code == 403 ? sl_kube_status(403, "Forbidden", why, NULL)
                                  : sl_kube_status_bad_request(why ? why : "cannot upgrade");
@@ -415,12 +434,21 @@ enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
         json_decref(pod);
         return api_reply_status(r, st);
     }
-    f->desc = sl_xasprintf("user %s, pod %s/%s, %d port(s) from %d",
-                           r->user ? r->user->name : "(development mode)", p->ns, p->name,
-                           f->nports, f->ports[0]);
+    static const char *const how[] = {"WebSocket", "SPDY in WebSocket", "SPDY"};
+    f->pod = sl_xasprintf("%s/%s", p->ns, p->name);
+    f->pod_uid = sl_xstrdup(sl_kube_uid(pod) ? sl_kube_uid(pod) : "");
+    f->desc = f->mode == PF_WS ? sl_xasprintf("user %s, pod %s/%s, %d port(s) from %d",
+                                              r->user ? r->user->name : "(development mode)", p->ns,
+                                              p->name, f->nports, f->ports[0])
+                               : sl_xasprintf("user %s, pod %s/%s, %s",
+                                              r->user ? r->user->name : "(development mode)", p->ns,
+                                              p->name, how[f->mode]);
     sl_info("port-forward: %s", f->desc);
     json_decref(pod);
-    enum MHD_Result ret = api_ws_reply_upgrade(r, resp, acc, version);
+    enum MHD_Result ret = f->mode == PF_SPDY ? reply_spdy(r, resp)
+                          : f->mode == PF_TUNNEL
+                              ? api_ws_reply_upgrade_as(r, resp, acc, PF_TUNNEL_PROTOCOL)
+                              : api_ws_reply_upgrade(r, resp, acc, version);
     free(acc);
     if (ret != MHD_YES)
         pf_free(f);

@@ -1,5 +1,6 @@
 /* wsexec.c — an exec session: the srun step's stdio over the upgraded
- * connection, framed by wslay (RFC 6455), one thread per session.
+ * connection (upconn.h), framed by wslay (RFC 6455), in the connection's
+ * thread.
  *
  * Channel protocol (kube's remotecommand, v4/v5.channel.k8s.io): every
  * binary message starts with a channel byte. Client → server: 0 stdin,
@@ -13,7 +14,8 @@
  * are pipes, or with tty the slave of a pty (openpty) whose master's size
  * follows the resize messages (srun --pty passes SIGWINCH on). When the
  * client goes, the limits pass or slurmlinkd stops, the step's process
- * group gets SIGTERM, then SIGKILL.
+ * group gets SIGTERM, then SIGKILL. The helper's status file is removed
+ * however the session ends.
  */
 #include "api/exec.h"
 
@@ -28,7 +30,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
-#include <pthread.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -59,7 +60,6 @@ typedef struct sess {
     bool sock_dead;
     bool reaped;
     int wstatus;
-    size_t extra_off;
     long long start_ms, last_ms;
     const char *limit; /* which limit ended it, or NULL */
 } sess_t;
@@ -159,19 +159,12 @@ static void close_fd(int *fd)
 static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
     sess_t *s = user;
-    api_exec_t *x = s->x;
-    if (s->extra_off < x->nextra) {
-        size_t n = x->nextra - s->extra_off < len ? x->nextra - s->extra_off : len;
-        memcpy(buf, x->extra + s->extra_off, n);
-        s->extra_off += n;
-        return (ssize_t)n;
-    }
-    ssize_t n = recv(x->sock, buf, len, 0);
+    ssize_t n = api_up_recv(s->x->up, buf, len);
     if (n > 0) {
         s->last_ms = sl_now_ms();
         return n;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+    if (n < 0 && errno == EAGAIN) {
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
         return -1;
     }
@@ -184,10 +177,10 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
                        void *user)
 {
     sess_t *s = user;
-    ssize_t n = send(s->x->sock, data, len, MSG_NOSIGNAL);
+    ssize_t n = api_up_send(s->x->up, data, len);
     if (n >= 0)
         return n;
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+    if (errno == EAGAIN) {
         wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
         return -1;
     }
@@ -237,18 +230,6 @@ static void queue(sess_t *s, uint8_t ch, const char *data, size_t len)
     struct wslay_event_msg msg = {WSLAY_BINARY_FRAME, m, len + 1};
     wslay_event_queue_msg(s->ctx, &msg); /* copies */
     free(m);
-}
-
-/* libmicrohttpd 0.9.75 forwards an upgraded TLS connection through a
- * socketpair and at times stops draining it until the client sends
- * something (kubectl pings every 5 s): the output stalls, and a session
- * closed then loses its tail. A ping of ours makes the client answer and
- * the forwarding go on. Called when the socket has not taken our frames
- * for a poll round. */
-static void kick(sess_t *s)
-{
-    struct wslay_event_msg ping = {WSLAY_PING, (const uint8_t *)"", 0};
-    wslay_event_queue_msg(s->ctx, &ping);
 }
 
 /* ---- the end ---- */
@@ -326,27 +307,23 @@ static void send_status_and_close(sess_t *s)
         queue(s, 3, text, strlen(text));
     free(text);
     long long end = sl_now_ms() + DRAIN_MS;
+    api_up_t *up = s->x->up;
     /* wslay sends control frames before queued messages: the close only
      * once the Status has left */
     while (!s->sock_dead && wslay_event_get_queued_msg_count(s->ctx) > 0 && sl_now_ms() < end) {
-        struct pollfd p = {.fd = s->x->sock, .events = POLLOUT};
-        if (poll(&p, 1, 100) > 0 && wslay_event_send(s->ctx) != 0)
+        struct pollfd p = {.fd = api_up_fd(up), .events = api_up_events(up, s->ctx)};
+        if (poll(&p, 1, api_up_timeout(up, 100)) >= 0 && !api_up_pump(up, s->ctx, p.revents, true))
             s->sock_dead = true;
     }
     wslay_event_queue_close(s->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
     /* until the client's close frame answers ours (or it hangs up): the
      * last frames must leave before the connection is closed */
-    while (!s->sock_dead && (wslay_event_want_write(s->ctx) || wslay_event_want_read(s->ctx)) &&
-           sl_now_ms() < end) {
-        struct pollfd p = {.fd = s->x->sock,
-                           .events =
-                               (short)(POLLIN | (wslay_event_want_write(s->ctx) ? POLLOUT : 0))};
-        if (poll(&p, 1, 100) <= 0) {
-            kick(s);
-            continue;
-        }
-        if ((p.revents & POLLOUT && wslay_event_send(s->ctx) != 0) ||
-            (p.revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(s->ctx) != 0))
+    while (
+        !s->sock_dead &&
+        (wslay_event_want_write(s->ctx) || wslay_event_want_read(s->ctx) || api_up_pending(up)) &&
+        sl_now_ms() < end) {
+        struct pollfd p = {.fd = api_up_fd(up), .events = api_up_events(up, s->ctx)};
+        if (poll(&p, 1, api_up_timeout(up, 100)) < 0 || !api_up_pump(up, s->ctx, p.revents, true))
             break;
     }
 }
@@ -441,9 +418,10 @@ static bool pump(sess_t *s)
     struct pollfd p[4];
     int n = 0;
     bool busy = s->pending.len > s->pending_off;
-    short ev = (short)((wslay_event_want_read(s->ctx) && !busy ? POLLIN : 0) |
-                       (wslay_event_want_write(s->ctx) ? POLLOUT : 0));
-    p[n++] = (struct pollfd){.fd = x->sock, .events = ev};
+    short ev = api_up_events(x->up, s->ctx);
+    if (busy)
+        ev &= ~POLLIN; /* the step's stdin first */
+    p[n++] = (struct pollfd){.fd = api_up_fd(x->up), .events = ev};
     int out_i = -1, err_i = -1, in_i = -1;
     bool room = wslay_event_get_queued_msg_count(s->ctx) < MAX_QUEUED;
     if (s->out_fd >= 0 && room)
@@ -452,14 +430,10 @@ static bool pump(sess_t *s)
         p[err_i = n++] = (struct pollfd){.fd = s->err_fd, .events = POLLIN};
     if (busy && s->in_fd >= 0)
         p[in_i = n++] = (struct pollfd){.fd = s->in_fd, .events = POLLOUT};
-    int ready = poll(p, (nfds_t)n, 200);
+    int ready = poll(p, (nfds_t)n, busy ? 200 : api_up_timeout(x->up, 200));
     if (ready < 0 && errno != EINTR)
         return false;
-    if (ready == 0 && (ev & POLLOUT))
-        kick(s);
-    if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && wslay_event_recv(s->ctx) != 0)
-        s->sock_dead = true;
-    if (p[0].revents & POLLOUT && wslay_event_send(s->ctx) != 0)
+    if (!api_up_pump(x->up, s->ctx, ready > 0 ? p[0].revents : 0, !busy))
         s->sock_dead = true;
     if (!wslay_event_get_read_enabled(s->ctx))
         s->sock_dead = true; /* the client closed */
@@ -474,9 +448,8 @@ static bool pump(sess_t *s)
            !(s->reaped && s->out_fd < 0 && s->err_fd < 0);
 }
 
-static void *session(void *arg)
+static void session(sess_t *s)
 {
-    sess_t *s = arg;
     api_exec_t *x = s->x;
     while (pump(s))
         ;
@@ -485,65 +458,47 @@ static void *session(void *arg)
         stop_step(s);
     if (!s->sock_dead && (finished || s->limit))
         send_status_and_close(s);
+    else
+        free(helper_status(x)); /* no one to tell: the file goes all the same */
     sl_info("exec ended (%s): %s",
             finished       ? "the command exited"
             : s->limit     ? s->limit
             : s->sock_dead ? "the client went"
                            : "slurmlinkd stops",
             x->desc);
+}
+
+static void sess_free(sess_t *s)
+{
     close_fd(&s->in_fd);
     close_fd(&s->out_fd);
     close_fd(&s->err_fd);
-    wslay_event_context_free(s->ctx);
+    if (s->ctx)
+        wslay_event_context_free(s->ctx);
     sl_buf_free(&s->pending);
     sl_buf_free(&s->demux);
-    MHD_upgrade_action(x->urh, MHD_UPGRADE_ACTION_CLOSE);
-    atomic_fetch_sub(&x->api->exec_sessions, 1);
-    api_exec_free(x);
     free(s);
-    return NULL;
 }
 
-int api_exec_session_start(api_exec_t *x)
+void api_exec_session_run(api_exec_t *x)
 {
     sess_t *s = sl_xcalloc(1, sizeof(*s));
     s->x = x;
     s->in_fd = s->out_fd = s->err_fd = -1;
     s->start_ms = s->last_ms = sl_now_ms();
     struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
-    fcntl(x->sock, F_SETFL, fcntl(x->sock, F_GETFL) | O_NONBLOCK);
-    if (wslay_event_context_server_init(&s->ctx, &cb, s) != 0) {
-        free(s);
-        return -1;
-    }
-    if (start_step(s) < 0) {
-        sl_err("exec: cannot start the step: %s (%s)", strerror(errno), x->desc);
-        close_fd(&s->in_fd);
-        close_fd(&s->out_fd);
-        close_fd(&s->err_fd);
-        wslay_event_context_free(s->ctx);
-        free(s);
-        return -1;
-    }
     atomic_fetch_add(&x->api->exec_sessions, 1);
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    int e = pthread_create(&t, &at, session, s);
-    pthread_attr_destroy(&at);
-    if (e != 0) {
-        s->sock_dead = true;
-        stop_step(s);
-        atomic_fetch_sub(&x->api->exec_sessions, 1);
-        close_fd(&s->in_fd);
-        close_fd(&s->out_fd);
-        close_fd(&s->err_fd);
-        wslay_event_context_free(s->ctx);
-        free(s);
-        return -1;
-    }
-    return 0;
+    if (wslay_event_context_server_init(&s->ctx, &cb, s) != 0)
+        s->ctx = NULL;
+    else if (start_step(s) < 0)
+        sl_err("exec: cannot start the step: %s (%s)", strerror(errno), x->desc);
+    else
+        session(s);
+    sess_free(s);
+    api_up_close(x->up);
+    x->up = NULL;
+    atomic_fetch_sub(&x->api->exec_sessions, 1);
+    api_exec_free(x);
 }
 
 void api_exec_drain(sl_api_t *api)

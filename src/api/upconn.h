@@ -1,0 +1,61 @@
+/* upconn.h — the bytes of an upgraded connection (exec, attach,
+ * port-forward): the client's TLS session itself, or the plain socket.
+ * Internal to src/api.
+ *
+ * A session runs in the upgrade handler, in the connection's thread, and
+ * closes its connection (api_up_close) before the handler returns: while
+ * it runs, libmicrohttpd touches neither the TLS session nor the socket
+ * (upconn.c says why the session speaks TLS itself). */
+#ifndef SL_API_UPCONN_H
+#define SL_API_UPCONN_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <wslay/wslay.h>
+
+typedef struct api_up api_up_t;
+
+/* The connection conn as its upgrade handler got it (sock, urh, and extra:
+ * the bytes MHD read past the request, copied). Never NULL. */
+api_up_t *api_up_open(struct MHD_Connection *conn, MHD_socket sock,
+                      struct MHD_UpgradeResponseHandle *urh, const char *extra, size_t nextra);
+
+/* The socket to poll. */
+int api_up_fd(const api_up_t *u);
+
+/* Bytes can be read without waiting for the socket (the request's extra
+ * bytes, or a TLS record already decrypted). */
+bool api_up_readable(api_up_t *u);
+
+/* recv(2)'s contract: > 0 bytes, 0 at the end, -1 with errno (EAGAIN:
+ * nothing now). */
+ssize_t api_up_recv(api_up_t *u, void *buf, size_t len);
+
+/* Takes bytes for the client into the output buffer (up to its bound;
+ * -1 with EAGAIN when full, or with EPIPE once the connection failed);
+ * api_up_flush sends them. */
+ssize_t api_up_send(api_up_t *u, const void *data, size_t len);
+
+/* Sends what the buffer holds: 0 all sent, 1 some left (poll for POLLOUT),
+ * -1 the connection failed. */
+int api_up_flush(api_up_t *u);
+
+/* The output buffer holds bytes. */
+bool api_up_pending(const api_up_t *u);
+
+/* A WebSocket (wslay's ctx, whose callbacks are api_up_recv and
+ * api_up_send) on u: the events to poll its socket for, poll's timeout
+ * (ms, or 0 when bytes wait already), and the socket's part of a round
+ * (revents: poll's answer; read: the client's bytes are wanted now):
+ * wslay's reads and writes, then the flush; false when the connection
+ * failed. */
+short api_up_events(api_up_t *u, wslay_event_context_ptr ctx);
+int api_up_timeout(api_up_t *u, int ms);
+bool api_up_pump(api_up_t *u, wslay_event_context_ptr ctx, short revents, bool read);
+
+/* Hands the connection back to libmicrohttpd to close; frees u. */
+void api_up_close(api_up_t *u);
+
+#endif
