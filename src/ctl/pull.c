@@ -205,7 +205,9 @@ static int pull_one(ctl_pull_t *w, size_t i)
         sl_image_pulled_free(out);
     }
     ctl_event(w->c, pod, "Normal", "Pulling", "Pulling image \"%s\"", img);
-    sl_image_pull_opts_t o = {.authfile = w->authfile, .cert_dir = w->c->o.image_ca_dir};
+    sl_image_pull_opts_t o = {.authfile = w->authfile,
+                              .cert_dir = w->c->o.image_ca_dir,
+                              .store_limit = w->c->o.image_store_limit};
     long long t0 = sl_now_ms();
     rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
     double s = (double)(sl_now_ms() - t0) / 1000.0;
@@ -223,11 +225,37 @@ static int pull_one(ctl_pull_t *w, size_t i)
     return rc;
 }
 
+/* pull_one, then the pod's use record under the digest's lock: an image
+ * removed between the two (slurmlink image rm / prune, the store limit) is
+ * pulled again, so the pod is never submitted with a folder that is gone */
+static int pull_and_claim(ctl_pull_t *w, size_t i)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        if (pull_one(w, i) < 0)
+            return -1;
+        sl_error_t err = SL_ERROR_INIT;
+        if (sl_image_use_claim(w->c->o.image_store, w->pulled[i].digest, w->uid, w->ns, w->name,
+                               &err) == 0)
+            return 0;
+        if (errno != ENOENT) {
+            w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
+            json_t *pod = pod_of(w);
+            ctl_event(w->c, pod, "Warning", "Failed", "%s", w->error);
+            json_decref(pod);
+            return -1;
+        }
+        sl_image_pulled_free(&w->pulled[i]); /* removed meanwhile: once more */
+    }
+    w->error = sl_xasprintf("Failed to pull image \"%s\": removed from the store while pulled",
+                            w->images[i]);
+    return -1;
+}
+
 static void *pull_main(void *arg)
 {
     ctl_pull_t *w = arg;
     for (size_t i = 0; i < w->n; i++)
-        if (pull_one(w, i) < 0) {
+        if (pull_and_claim(w, i) < 0) {
             w->failed = (int)i;
             break;
         }
@@ -343,6 +371,36 @@ static void pull_failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     p->pull = NULL;
 }
 
+/* the pulled digest folders are all still complete */
+static int pulled_present(const ctl_pull_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        char *info = sl_xasprintf("%s/image.json", w->pulled[i].dir ? w->pulled[i].dir : "/");
+        int there = access(info, F_OK) == 0;
+        free(info);
+        if (!there)
+            return 0;
+    }
+    return 1;
+}
+
+static int pod_live(void *arg, const char *uid)
+{
+    sl_ctl_t *c = arg;
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, uid);
+    int live = p && !p->terminal;
+    pthread_mutex_unlock(&c->lock);
+    return live;
+}
+
+void ctl_pull_sweep(sl_ctl_t *c)
+{
+    size_t n = c->o.image_store ? sl_image_use_sweep(c->o.image_store, pod_live, c) : 0;
+    if (n)
+        sl_debug("images: %zu use record(s) of pods no longer live dropped", n);
+}
+
 int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model)
 {
     if (p->pull && !ctl_pull_done(p->pull))
@@ -350,6 +408,10 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
     if (p->pull && p->pull->failed >= 0) {
         pull_failed(c, p, pod);
         return 0;
+    }
+    if (p->pull && !pulled_present(p->pull)) { /* removed by hand since: pull again */
+        ctl_pull_release(p->pull);
+        p->pull = NULL;
     }
     if (p->pull) {
         ctl_pull_record_ids(c, p);
