@@ -136,6 +136,8 @@ ok test ! -e "$S/sha256/${da3#sha256:}" "  the unused team/a was removed trying"
   diag "a=$da3 c=$dc LIMIT=$LIMIT sa=$sa sb=$sb sc=$sc; $(ls -la "$S" "$S/sha256"; find "$S/uses" -type f; img list)"
 is "$(kc get pod b1 -o jsonpath='{.status.phase} {.metadata.annotations.slurmlink\.io/job-id}')" "Pending " "  the pod stays Pending, no Slurm job"
 kc delete pod long --wait=false >/dev/null
+gone() { ! kc get pod "$1" >/dev/null 2>&1; }
+wait_for 60 gone long
 ok wait_for 120 is_phase b1 Succeeded "once the pod of team/c is gone, team/b is pulled (c removed) and runs" ||
   diag "$(ev b1; ls -la "$S/sha256"; find "$S/uses" -type f; img list; grep -i image "$CL/log/slurmlinkd.log" | tail)"
 ok test ! -e "$S/sha256/${dc#sha256:}" "  team/c made room"
