@@ -7,7 +7,7 @@
 # and run; no half image was ever used and no work folder is left.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 case "$SLURMLINKD" in *build-asan/*) ;; *) bail "needs the ASan build's fault points (make asan)" ;; esac
@@ -86,6 +86,8 @@ ok wait_for 60 is_phase p2 Succeeded "the second pod too"
 is "$(kc logs p1 2>&1) $(kc logs p2 2>&1)" "ran ran" "both ran the complete image"
 is "$(tail -n +"$((mark + 1))" "$T/reg.log" | grep -o 'GET /v2/team/big/blobs/sha256:[0-9a-f]*' | sort | uniq -d | wc -l)" 0 \
   "after the restart no blob was fetched twice: one pull served both pods"
+ok test "$(tail -n +"$((mark + 1))" "$T/reg.log" | grep -c 'GET /v2/team/big/blobs/sha256:')" -gt 0 \
+  "the layers were fetched again after the restart (the killed pull's tree was not used)"
 ok test -f "$S/sha256/$hex/image.json" "the digest is in the store, complete"
 is "$(ls -A "$S" | grep -c '^\.pull-')" 0 "no .pull-* work folder is left"
 incomplete=0

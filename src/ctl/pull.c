@@ -462,6 +462,22 @@ static const char *const *vec(ctl_pull_t *w, json_t *a, size_t *n)
     return v;
 }
 
+/* the image's USER as ids from its own passwd and group files (kept in w) */
+static void image_user(ctl_pull_t *w, const char *rootfs, const char *user, sl_image_meta_t *meta)
+{
+    if (!user || !*user)
+        return;
+    long uid, gid;
+    sl_error_t err = SL_ERROR_INIT;
+    int found = sl_image_user_ids(rootfs, user, &uid, &gid, &err) == 0;
+    json_t *s = found ? json_sprintf("%ld:%ld", uid, gid) : json_string(err.text);
+    json_array_append_new(w->meta_keep, s);
+    if (found)
+        meta->user = json_string_value(s);
+    else
+        meta->user_error = json_string_value(s);
+}
+
 int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
 {
     ctl_pull_t *w = arg;
@@ -485,5 +501,6 @@ int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
     meta->env = vec(w, json_object_get(cfg, "Env"), &meta->nenv);
     const char *wd = json_string_value(json_object_get(cfg, "WorkingDir"));
     meta->working_dir = wd && *wd ? wd : NULL;
+    image_user(w, dir, json_string_value(json_object_get(cfg, "User")), meta);
     return 1;
 }

@@ -98,11 +98,11 @@ int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
  * place whole, so a pull cut short (a crash, a restart) leaves nothing that
  * is ever used; the next pull of that digest removes the leftover. */
 typedef struct sl_image_pull_opts {
-    const char *authfile; /* containers-auth.json for this pull (NULL: no credentials;
-                             the caller's own ~/.docker files are never read) */
-    const char *cert_dir; /* CA certificates for TLS (NULL: the system's) */
-    int timeout_s;        /* each tool run (0: 600) */
-    int check_only;       /* resolve the tag and check access; pull nothing */
+    const char *authfile;           /* containers-auth.json for this pull (NULL: no credentials;
+                                       the caller's own ~/.docker files are never read) */
+    const char *cert_dir;           /* CA certificates for TLS (NULL: the system's) */
+    int timeout_s;                  /* each tool run (0: 600) */
+    int check_only;                 /* resolve the tag and check access; pull nothing */
     unsigned long long store_limit; /* bytes the pulled images may take (0: no limit): the least
                                        recently used that no live pod uses make room first */
 } sl_image_pull_opts_t;
@@ -151,6 +151,13 @@ void sl_image_list_free(sl_image_info_t *v, size_t n); /* NULL is a no-op */
 /* Remove ref (atomically gone: renamed aside, then deleted). ENOENT when
  * the store has no such image. */
 int sl_image_rm(const char *store, const char *ref, sl_error_t *err);
+
+/* The numeric ids an image's USER ("name", "uid", "name:group", "uid:gid")
+ * names, by runc's rules, from the image's own /etc/passwd and /etc/group
+ * below rootfs (a uid without a group: its passwd entry's gid, else 0). -1
+ * with errno ENOENT and err in runc's words ("unable to find user app: no
+ * matching entries in passwd file") when a name is not there (user.c). */
+int sl_image_user_ids(const char *rootfs, const char *user, long *uid, long *gid, sl_error_t *err);
 
 /* ---- the pulled images: use records, list, removal (use.c, gc.c) ----
  *

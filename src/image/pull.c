@@ -173,7 +173,8 @@ static json_t *oci_config(const char *oci)
 }
 
 /* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
- * tmp/bundle; the tree ends as tmp/final/rootfs with image.json beside it */
+ * tmp/bundle/rootfs (umoci raw unpack); the tree ends as tmp/final/rootfs with image.json beside it
+ */
 static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *tmp,
                  sl_image_pulled_t *out, sl_error_t *err)
 {
@@ -186,10 +187,18 @@ static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const c
     sl_argv_free(&a);
     if (rc < 0)
         return -1;
-    sl_argv_addv(&a, (const char *const[]){"umoci", "unpack", "--rootless", "--image", NULL});
+    /* raw unpack: the layers only. umoci unpack also writes a runtime
+     * config.json, which fails on a USER the image's passwd lacks; the
+     * USER is resolved when a pod runs (sl_image_user_ids) */
+    sl_argv_addv(&a,
+                 (const char *const[]){"umoci", "raw", "unpack", "--rootless", "--image", NULL});
     sl_argv_addf(&a, "%s/oci:img", tmp);
-    sl_argv_addf(&a, "%s/bundle", tmp);
-    rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
+    sl_argv_addf(&a, "%s/bundle/rootfs", tmp);
+    char *bundle = sl_xasprintf("%s/bundle", tmp);
+    rc = mkdir(bundle, 0755) == 0 ? 0 : sl_errprintf(err, "mkdir %s: %s", bundle, strerror(errno));
+    free(bundle);
+    if (rc == 0)
+        rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
     sl_argv_free(&a);
     if (rc < 0)
         return -1;

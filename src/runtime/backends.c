@@ -104,6 +104,17 @@ static int argv_singularity(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t
     return argv_sif(c, a, "singularity", err);
 }
 
+/* the image's USER inside ch-run's user namespace, mapped to the job user */
+static void add_user_charliecloud(const sl_rt_container_t *c, sl_argv_t *a)
+{
+    if (!c->user)
+        return;
+    const char *colon = strchr(c->user, ':');
+    sl_argv_addf(a, "--uid=%.*s", colon ? (int)(colon - c->user) : (int)strlen(c->user), c->user);
+    if (colon)
+        sl_argv_addf(a, "--gid=%s", colon + 1);
+}
+
 static int argv_charliecloud(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
 {
     if (need_image(c, "charliecloud", err) < 0 || check_paths(c, "charliecloud", ":", err) < 0)
@@ -125,6 +136,7 @@ static int argv_charliecloud(const sl_rt_container_t *c, sl_argv_t *a, sl_error_
         sl_argv_addf(a, "--bind=%s:%s", c->mounts[i].src, c->mounts[i].dst);
     if (c->working_dir)
         sl_argv_addf(a, "--cd=%s", c->working_dir);
+    add_user_charliecloud(c, a);
     add_list(a, c->extra, c->nextra);
     sl_argv_add(a, c->image);
     sl_argv_add(a, "--");

@@ -60,6 +60,9 @@ typedef struct sl_rt_container {
                            inserted before the image */
     const char *binary; /* program path override (NULL: the backend's default name) */
     int read_only_root; /* securityContext.readOnlyRootFilesystem */
+    const char *user;   /* "UID:GID" the process is inside the container (the image's USER;
+                           NULL: the job user's own ids); charliecloud and podman map it to
+                           the job user, the others ignore it (docs/pods.md) */
 } sl_rt_container_t;
 
 /* What a backend's image hook starts from. */

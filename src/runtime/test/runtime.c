@@ -81,7 +81,7 @@ static void exec_prefixes(void)
 
 int main(void)
 {
-    tap_plan(64);
+    tap_plan(66);
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
     free(d);
@@ -154,6 +154,20 @@ int main(void)
     CHECK("host", &c, "/usr/bin/env --chdir=/w -- sh -c 'echo '\\''hi'\\'' $X'",
           "host: env --chdir then the command");
 
+    /* the image's USER: ch-run's ids inside its user namespace (the job user outside) */
+    c.user = "1000:0";
+    CHECK("charliecloud", &c,
+          "ch-run --write --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w --uid=1000 --gid=0 "
+          "/store/busybox+1.36 -- sh -c 'echo '\\''hi'\\'' $X'",
+          "image USER 1000:0: ch-run --uid=1000 --gid=0");
+    c.user = "1234";
+    CHECK("charliecloud", &c,
+          "ch-run --write --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w --uid=1234 "
+          "/store/busybox+1.36 -- sh -c 'echo '\\''hi'\\'' $X'",
+          "image USER with runAsGroup: --uid only (the job's group stays)");
+    c.user = NULL;
     /* readOnlyRootFilesystem: each runtime's own way (golden argv) */
     c.read_only_root = 1;
     CHECK("charliecloud", &c,
