@@ -22,6 +22,7 @@ static void usage(FILE *f)
         "       slurmlink image list [--json|-o json] [--store S]\n"
         "       slurmlink image rm NAME|REF|DIGEST... [--store S]\n"
         "       slurmlink image prune [--all] [--store S]\n"
+        "       slurmlink image convert REF --to squashfs|sif [--store S]\n"
         "       slurmlink image pull REF [--authfile F] [--cert-dir D] [--limit BYTES] [--json]\n"
         "                            [--store S]\n\n"
         "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
@@ -36,7 +37,9 @@ static void usage(FILE *f)
         "list shows imported and pulled images (IN-USE: live pods of slurmlinkd using\n"
         "it); rm of a pulled image removes its digest and every tag naming it, and is\n"
         "refused while a live pod uses it; prune removes the pulled images no live pod\n"
-        "uses that no tag names (--all: every one no live pod uses).\n"
+        "uses that no tag names (--all: every one no live pod uses). convert builds a\n"
+        "pulled image's squashfs (mksquashfs, for enroot) or SIF (apptainer build), once\n"
+        "per digest, beside its tree.\n"
         "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
         "/var/tmp/slurmlink/images.\n");
 }
@@ -218,6 +221,32 @@ static int do_rm(const char *store, char **args, int nargs)
     return rc;
 }
 
+static int do_convert(const char *store, const char *what, const char *to)
+{
+    sl_image_format_t f = SL_IMAGE_SQUASHFS;
+    if (!to || (strcmp(to, "squashfs") && strcmp(to, "sqsh") && strcmp(to, "sif"))) {
+        fprintf(stderr, "slurmlink image convert: --to squashfs or --to sif\n");
+        return 2;
+    }
+    if (!strcmp(to, "sif"))
+        f = SL_IMAGE_SIF;
+    sl_error_t err = SL_ERROR_INIT;
+    sl_image_pulled_t p;
+    char *path = NULL;
+    int cached = 0;
+    if (sl_image_lookup_pulled(store, what, &p, &err) < 0 ||
+        sl_image_convert(store, p.digest, f, NULL, 0, &path, &cached, &err) < 0) {
+        fprintf(stderr, "slurmlink image convert: %s\n", err.text);
+        if (p.digest)
+            sl_image_pulled_free(&p);
+        return 1;
+    }
+    printf("%s %s: %s\n", cached ? "found" : "converted", p.ref, path);
+    free(path);
+    sl_image_pulled_free(&p);
+    return 0;
+}
+
 static void pruned(void *arg, const sl_image_stored_t *s)
 {
     (void)arg;
@@ -291,23 +320,20 @@ typedef struct image_args {
     char *store;
     const char *busybox;
     int json, force, want_busybox, all;
+    const char *to;
     sl_image_pull_opts_t po;
 } image_args_t;
 
 /* the options; -1: stop with *rc */
 static int parse_opts(int argc, char **argv, image_args_t *a, int *rc)
 {
-    static const struct option lo[] = {{"store", required_argument, 0, 's'},
-                                       {"json", no_argument, 0, 'j'},
-                                       {"force", no_argument, 0, 'f'},
-                                       {"busybox", optional_argument, 0, 'b'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {"authfile", required_argument, 0, 'A'},
-                                       {"cert-dir", required_argument, 0, 'C'},
-                                       {"all", no_argument, 0, 'a'},
-                                       {"limit", required_argument, 0, 'L'},
-                                       {"output", required_argument, 0, 'o'},
-                                       {0, 0, 0, 0}};
+    static const struct option lo[] = {
+        {"store", required_argument, 0, 's'},    {"json", no_argument, 0, 'j'},
+        {"force", no_argument, 0, 'f'},          {"busybox", optional_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},           {"authfile", required_argument, 0, 'A'},
+        {"cert-dir", required_argument, 0, 'C'}, {"all", no_argument, 0, 'a'},
+        {"limit", required_argument, 0, 'L'},    {"output", required_argument, 0, 'o'},
+        {"to", required_argument, 0, 'T'},       {0, 0, 0, 0}};
     int c;
     optind = 1;
     /* GNU getopt permutes: options may come before or after the words */
@@ -330,6 +356,7 @@ static int parse_opts(int argc, char **argv, image_args_t *a, int *rc)
         case 'C': a->po.cert_dir = optarg; break;
         case 'L': a->po.store_limit = strtoull(optarg, NULL, 10); break;
         case 'a': a->all = 1; break;
+        case 'T': a->to = optarg; break;
         case 'f': a->force = 1; break;
         case 'b':
             a->want_busybox = 1;
@@ -370,13 +397,20 @@ static int dispatch(image_args_t *a, const char *action, char **args, int nargs)
         fprintf(stderr, "slurmlink image rm: need at least one NAME, REF or DIGEST\n");
         return 2;
     }
+    if (!strcmp(action, "convert")) {
+        if (nargs == 1)
+            return do_convert(a->store, args[0], a->to);
+        fprintf(stderr, "slurmlink image convert: need one REF\n");
+        return 2;
+    }
     if (!strcmp(action, "prune")) {
         if (!nargs)
             return do_prune(a->store, a->all);
         fprintf(stderr, "slurmlink image prune: unexpected argument '%s'\n", args[0]);
         return 2;
     }
-    fprintf(stderr, "slurmlink image: unknown action '%s' (import, list, pull, rm, prune)\n",
+    fprintf(stderr,
+            "slurmlink image: unknown action '%s' (import, list, pull, rm, prune, convert)\n",
             action);
     return 2;
 }

@@ -92,6 +92,12 @@ static int stored_one(const char *store, const char *hex, sl_image_stored_t *s)
     free(stamp);
     json_decref(j);
     free(info);
+    for (int f = 0; f < 2; f++) { /* the converted files count too (convert.c) */
+        char *p = sl_xasprintf("%s/image.%s", s->dir, f ? "sif" : "sqsh");
+        if (access(p, F_OK) == 0)
+            s->size += sl_image_disk_usage(p);
+        free(p);
+    }
     each_ref(store, hex, add_ref, s);
     s->users = sl_image_users(store, hex, &s->nusers);
     return 0;

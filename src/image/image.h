@@ -159,6 +159,24 @@ int sl_image_rm(const char *store, const char *ref, sl_error_t *err);
  * matching entries in passwd file") when a name is not there (user.c). */
 int sl_image_user_ids(const char *rootfs, const char *user, long *uid, long *gid, sl_error_t *err);
 
+/* ---- a pulled digest for other runtimes (convert.c) ----
+ * <store>/sha256/<hex>/image.sqsh (enroot) and image.sif (apptainer,
+ * singularity), built from the digest's rootfs once, under its lock. */
+typedef enum sl_image_format { SL_IMAGE_SQUASHFS, SL_IMAGE_SIF } sl_image_format_t;
+
+/* the program a format is built with: "mksquashfs", "apptainer" */
+const char *sl_image_format_tool(sl_image_format_t f);
+/* the argv that builds out from rootfs with tool (NULL: the format's) */
+struct sl_argv;
+void sl_image_convert_argv(sl_image_format_t f, const char *tool, const char *rootfs,
+                           const char *out, struct sl_argv *a);
+/* The digest's file in format f, built now unless it is there (*cached
+ * says which; may be NULL): 0 with *path (caller frees), or -1 with errno
+ * ENOENT (the digest is not in the store, or the tool is not installed:
+ * err says which), EIO (the tool failed: its message). */
+int sl_image_convert(const char *store, const char *digest, sl_image_format_t f, const char *tool,
+                     int timeout_s, char **path, int *cached, sl_error_t *err);
+
 /* ---- the pulled images: use records, list, removal (use.c, gc.c) ----
  *
  * <store>/uses/<hex>/<pod uid> records that a live pod uses the digest: the
