@@ -42,6 +42,8 @@ struct ctl_pull {
     char **images;             /* as the pod names them */
     char **policies;           /* Always, IfNotPresent, Never */
     sl_image_pulled_t *pulled; /* [n] */
+    char **converted;          /* [n] the SIF or squashfs the pod's runtime runs (NULL: the tree) */
+    const char *runtime;       /* the pod's runtime (c->o's or a static name) */
     int failed;                /* index of the image that failed, or -1 */
     json_t *meta_keep;         /* image.json documents the translate meta points into */
     const char ***vecs;        /* their string vectors (each its own allocation) */
@@ -57,7 +59,9 @@ static void pull_free(ctl_pull_t *w)
         free(w->images[i]);
         free(w->policies[i]);
         sl_image_pulled_free(&w->pulled[i]);
+        free(w->converted[i]);
     }
+    free(w->converted);
     free(w->images);
     free(w->policies);
     json_decref(w->meta_keep);
@@ -81,16 +85,35 @@ void ctl_pull_release(ctl_pull_t *w)
 
 int ctl_pull_done(const ctl_pull_t *w) { return w && atomic_load(&w->done); }
 
-/* Does container k need a pull: charliecloud, a registry reference, not imported? */
+/* the pod's runtime: its annotation, else the default */
+static const char *pod_runtime(sl_ctl_t *c, const sl_pod_t *model)
+{
+    const char *rt = sl_pod_annotation(model, SL_ANN_RUNTIME);
+    return rt ? rt : c->o.default_runtime;
+}
+
+/* the file a runtime runs a pulled image from: 1 with *f, or 0 (a tree) */
+static int format_of(const char *rt, sl_image_format_t *f)
+{
+    sl_image_format_t x = SL_IMAGE_SIF;
+    if (!strcmp(rt, "enroot"))
+        x = SL_IMAGE_SQUASHFS;
+    else if (strcmp(rt, "apptainer") && strcmp(rt, "singularity"))
+        return 0;
+    if (f)
+        *f = x;
+    return 1;
+}
+
+/* Does container k need a pull: charliecloud, apptainer, singularity or
+ * enroot, a registry reference, not imported? */
 static int needs_pull(sl_ctl_t *c, const sl_pod_t *model, const sl_pod_container_t *k)
 {
     if (!k->image || !c->o.image_store || sl_runtime_image_has_scheme(k->image) ||
         sl_image_ref_reason(k->image))
         return 0;
-    const char *rt = sl_pod_annotation(model, SL_ANN_RUNTIME);
-    if (!rt)
-        rt = c->o.default_runtime;
-    if (!rt || strcmp(rt, "charliecloud"))
+    const char *rt = pod_runtime(c, model);
+    if (!rt || (strcmp(rt, "charliecloud") && !format_of(rt, NULL)))
         return 0;
     char *dir = sl_runtime_image_dir(c->o.image_store, k->image);
     int imported = dir && access(dir, F_OK) == 0;
@@ -225,6 +248,26 @@ static int pull_one(ctl_pull_t *w, size_t i)
     return rc;
 }
 
+/* the SIF or squashfs of image i when the pod's runtime runs one: once per
+ * digest, under its lock (sl_image_convert); 0, or -1 with w->error */
+static int convert_one(ctl_pull_t *w, size_t i)
+{
+    sl_image_format_t f;
+    if (!format_of(w->runtime, &f))
+        return 0;
+    sl_error_t err = SL_ERROR_INIT;
+    const char *tool = f == SL_IMAGE_SIF ? w->runtime : NULL;
+    if (sl_image_convert(w->c->o.image_store, w->pulled[i].digest, f, tool, 0, &w->converted[i],
+                         NULL, &err) == 0)
+        return 0;
+    w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
+    json_t *pod = pod_of(w);
+    ctl_event(w->c, pod, "Warning", "Failed", "%s", w->error);
+    ctl_event(w->c, pod, "Warning", "Failed", "Error: ErrImagePull");
+    json_decref(pod);
+    return -1;
+}
+
 /* pull_one, then the pod's use record under the digest's lock: an image
  * removed between the two (slurmlink image rm / prune, the store limit) is
  * pulled again, so the pod is never submitted with a folder that is gone */
@@ -236,7 +279,7 @@ static int pull_and_claim(ctl_pull_t *w, size_t i)
         sl_error_t err = SL_ERROR_INIT;
         if (sl_image_use_claim(w->c->o.image_store, w->pulled[i].digest, w->uid, w->ns, w->name,
                                &err) == 0)
-            return 0;
+            return convert_one(w, i);
         if (errno != ENOENT) {
             w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
             json_t *pod = pod_of(w);
@@ -281,6 +324,7 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
             w->images = sl_xcalloc(cap, sizeof(char *));
             w->policies = sl_xcalloc(cap, sizeof(char *));
             w->pulled = sl_xcalloc(cap, sizeof(*w->pulled));
+            w->converted = sl_xcalloc(cap, sizeof(char *));
         }
         size_t j = 0;
         while (j < w->n && strcmp(w->images[j], k->image))
@@ -300,6 +344,11 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
     w->name = sl_xstrdup(p->name);
     w->uid = sl_xstrdup(p->uid);
     w->authfile = pod_authfile(c, pod, p->ns, p->uid);
+    const char *rt = pod_runtime(c, model);
+    w->runtime = !strcmp(rt, "apptainer")     ? "apptainer"
+                 : !strcmp(rt, "singularity") ? "singularity"
+                 : !strcmp(rt, "enroot")      ? "enroot"
+                                              : "charliecloud";
     return w;
 }
 
@@ -445,7 +494,7 @@ const char *ctl_pull_image_dir(void *arg, const char *image)
     const ctl_pull_t *w = arg;
     for (size_t i = 0; w && i < w->n; i++)
         if (!strcmp(w->images[i], image) && w->pulled[i].rootfs)
-            return w->pulled[i].rootfs;
+            return w->converted[i] ? w->converted[i] : w->pulled[i].rootfs;
     return NULL;
 }
 
@@ -482,7 +531,8 @@ int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
 {
     ctl_pull_t *w = arg;
     size_t i = 0;
-    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)))
+    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)) &&
+           (!w->converted[i] || strcmp(w->converted[i], dir)))
         i++;
     if (!w || i == w->n)
         return sl_podfs_image_exists(NULL, dir, meta);
@@ -501,6 +551,6 @@ int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
     meta->env = vec(w, json_object_get(cfg, "Env"), &meta->nenv);
     const char *wd = json_string_value(json_object_get(cfg, "WorkingDir"));
     meta->working_dir = wd && *wd ? wd : NULL;
-    image_user(w, dir, json_string_value(json_object_get(cfg, "User")), meta);
+    image_user(w, w->pulled[i].rootfs, json_string_value(json_object_get(cfg, "User")), meta);
     return 1;
 }

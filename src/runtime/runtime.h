@@ -124,6 +124,10 @@ const char *const *sl_runtime_names(void);
  * "@sha256:..." used as the tag). Caller frees. NULL if image is empty. */
 char *sl_runtime_image_dir(const char *store, const char *image);
 
+/* Is the store entry dir a converted image file (a pulled image's SIF or
+ * squashfs: ".../image.sif", ".../image.sqsh") rather than a tree? */
+int sl_runtime_image_is_file(const char *dir);
+
 /* Which backend runs a pod's container:
  *   the slurmlink.io/runtime annotation when given (ann, may be NULL), else
  *   host when there is no image, apptainer for an absolute *.sif path,

@@ -190,8 +190,11 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
             k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
     x->in_store =
         x->dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, x->dir, &x->meta);
-    x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, x->in_store,
-                                  cfg->default_runtime);
+    /* a pulled image converted for its runtime (a SIF, a squashfs) is no
+     * tree charliecloud runs: the runtime is the one it was made for */
+    int file = x->in_store && sl_runtime_image_is_file(x->dir);
+    x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image,
+                                  x->in_store && !file, cfg->default_runtime);
     x->ops = sl_runtime_get(x->rtname);
     char *why = sl_runtime_unavailable(x->rtname);
     if (why) {
