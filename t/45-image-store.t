@@ -6,7 +6,7 @@
 # pull that does not fit beside an image in use fails with "image store
 # full" and no job, and succeeds once that pod is gone.
 source "$(dirname "$0")/lib.sh"
-plan 37
+plan 41
 
 for t in skopeo umoci docker-registry jq; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
@@ -68,6 +68,15 @@ mkdir "$S/.pull-${da2#sha256:}-Xy12ab"
 is "$(img prune --all | tail -1)" "1 image removed" "prune --all removes every unused image"
 ok test ! -e "$S/sha256/${da2#sha256:}" -a ! -e "$S/.pull-${da2#sha256:}-Xy12ab" "  and the leftover of a pull cut short"
 
+# conversions for enroot (squashfs, really built) and apptainer (not installed here)
+pulljson a >/dev/null
+out=$(img convert "$REG/team/a:v1" --to squashfs 2>&1)
+like "$out" "^converted $REG/team/a:v1: $S/sha256/${da2#sha256:}/image.sqsh$" "convert --to squashfs: $out"
+like "$(unsquashfs -l "$S/sha256/${da2#sha256:}/image.sqsh" 2>&1)" 'squashfs-root/bin/busybox' "  unsquashfs -l lists the image's files"
+like "$(img convert "$REG/team/a:v1" --to squashfs 2>&1)" '^found ' "  a second convert finds it (once per digest)"
+err=$(command -v apptainer >/dev/null || img convert "$REG/team/a:v1" --to sif 2>&1)
+like "$err" 'cannot build the sif of .*: apptainer is not installed' "convert --to sif without apptainer: $err"
+img rm "$REG/team/a:v1" >/dev/null
 # the limit: least recently used first, then "image store full"
 skopeo copy --quiet --src-tls-verify=false --dest-tls-verify=false "docker://$REG/team/a@$da" "docker://$REG/team/a:v1"
 pulljson b >/dev/null; sleep 1.1 # LAST-USED has one-second steps
