@@ -2,9 +2,11 @@
  * (docs/images.md), on a worker thread: the controller thread never waits
  * for a registry, and no GPU is held while an image is fetched.
  *
- * A pod needs a pull when a container runs under charliecloud (the
- * slurmlink.io/runtime annotation or the default runtime) with a registry
- * reference that is not an imported image of the store. ctl_pull_ready()
+ * A pod needs a pull when a container runs under charliecloud, apptainer,
+ * singularity or enroot (the slurmlink.io/runtime annotation or the default
+ * runtime) with a registry reference that is not an imported image of the
+ * store; for the last three the pulled tree is converted once per digest
+ * (a SIF, a squashfs: src/image/convert.c) and the pod runs that file. ctl_pull_ready()
  * starts one worker per pod; the worker pulls the images in order, records
  * the Pulling / Pulled / Failed events and sets done; the event it stores
  * wakes the controller, whose next due pass (due_of) calls ctl_submit again,
