@@ -28,11 +28,12 @@ typedef struct sl_ctl_opts {
     const char *image_store;       /* charliecloud images */
     const char *image_credentials; /* server-wide registry auth file (NULL: none) */
     const char *image_ca_dir;      /* CA folder for registries (NULL: system) */
-    unsigned long long image_store_limit; /* bytes of pulled images (0: no limit) */
     const char *default_runtime;   /* NULL: translate's default */
     const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
     int poll_ms;                   /* Slurm job poll period (default 250) */
     int node_poll_ms;              /* node poll period (default 2000) */
+    /* bytes the pulled images may take in image_store (0: no limit) */
+    unsigned long long image_store_limit;
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */
