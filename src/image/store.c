@@ -203,7 +203,9 @@ int sl_image_import_busybox(const char *store, const char *ref, const char *busy
 
 /* --- sizes (du -s with hard links counted once) --- */
 
-static struct {
+/* nftw's callback takes no argument: the walk's state is the thread's own
+ * (pull workers count their trees at once) */
+static _Thread_local struct {
     dev_t *dev;
     ino_t *ino;
     size_t n, cap;
