@@ -6,8 +6,8 @@
  * singularity or enroot (the slurmlink.io/runtime annotation or the default
  * runtime) with a registry reference that is not an imported image of the
  * store; for the last three the pulled tree is converted once per digest
- * (a SIF, a squashfs: src/image/convert.c) and the pod runs that file. ctl_pull_ready()
- * starts one worker per pod; the worker pulls the images in order, records
+ * (a SIF, a squashfs: src/image/convert.c) and the pod runs that file.
+ * ctl_pull_ready() starts one worker per pod; the worker pulls the images in order, records
  * the Pulling / Pulled / Failed events and sets done; the event it stores
  * wakes the controller, whose next due pass (due_of) calls ctl_submit again,
  * which takes the result. The struct is shared by two owners (refs): the
