@@ -16,32 +16,31 @@
 static void usage(FILE *f)
 {
     fprintf(
-        f,
-        "usage: slurmlink image import NAME DIR|TAR|- [--force] [--store S]\n"
-        "       slurmlink image import NAME --busybox[=PATH] [--force] [--store S]\n"
-        "       slurmlink image list [--json|-o json] [--store S]\n"
-        "       slurmlink image rm NAME|REF|DIGEST... [--store S]\n"
-        "       slurmlink image prune [--all] [--store S]\n"
-        "       slurmlink image convert REF --to squashfs|sif [--store S]\n"
-        "       slurmlink image pull REF [--authfile F] [--cert-dir D] [--limit BYTES] [--json]\n"
-        "                            [--store S]\n\n"
-        "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
-        "NAME[:TAG] is kept in S/<NAME with '/' as '%%'>+<TAG> (TAG defaults to latest).\n"
-        "import copies a folder or unpacks a tar (any compression tar knows; '-' reads\n"
-        "standard input) atomically and adds what ch-run needs; --busybox builds a small\n"
-        "image from a static busybox (default /bin/busybox, Debian's busybox-static).\n"
-        "pull fetches REF ([registry[:port]/]repository[:tag|@sha256:digest]) with skopeo\n"
-        "and unpacks it with umoci into S/sha256/<digest>/rootfs, once per digest\n"
-        "(docs/images.md); F is a containers-auth.json, D a folder of CA certificates;\n"
-        "--limit keeps the pulled images under BYTES (least recently used go first).\n"
-        "list shows imported and pulled images (IN-USE: live pods of slurmlinkd using\n"
-        "it); rm of a pulled image removes its digest and every tag naming it, and is\n"
-        "refused while a live pod uses it; prune removes the pulled images no live pod\n"
-        "uses that no tag names (--all: every one no live pod uses). convert builds a\n"
-        "pulled image's squashfs (mksquashfs, for enroot) or SIF (apptainer build), once\n"
-        "per digest, beside its tree.\n"
-        "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
-        "/var/tmp/slurmlink/images.\n");
+        f, "usage: slurmlink image import NAME DIR|TAR|- [--force] [--store S]\n"
+           "       slurmlink image import NAME --busybox[=PATH] [--force] [--store S]\n"
+           "       slurmlink image list [--json|-o json] [--store S]\n"
+           "       slurmlink image rm NAME|REF|DIGEST... [--store S]\n"
+           "       slurmlink image prune [--all] [--store S]\n"
+           "       slurmlink image convert REF --to squashfs|sif [--store S]\n"
+           "       slurmlink image pull REF [--platform linux/ARCH] [--authfile F] [--cert-dir D]\n"
+           "                            [--limit BYTES] [--json] [--store S]\n\n"
+           "The store holds unpacked root filesystems that charliecloud (ch-run) runs:\n"
+           "NAME[:TAG] is kept in S/<NAME with '/' as '%%'>+<TAG> (TAG defaults to latest).\n"
+           "import copies a folder or unpacks a tar (any compression tar knows; '-' reads\n"
+           "standard input) atomically and adds what ch-run needs; --busybox builds a small\n"
+           "image from a static busybox (default /bin/busybox, Debian's busybox-static).\n"
+           "pull fetches REF ([registry[:port]/]repository[:tag|@sha256:digest]) with skopeo\n"
+           "and unpacks it with umoci into S/sha256/<digest>/rootfs, once per digest\n"
+           "(docs/images.md); F is a containers-auth.json, D a folder of CA certificates;\n"
+           "--limit keeps the pulled images under BYTES (least recently used go first).\n"
+           "list shows imported and pulled images (IN-USE: live pods of slurmlinkd using\n"
+           "it); rm of a pulled image removes its digest and every tag naming it, and is\n"
+           "refused while a live pod uses it; prune removes the pulled images no live pod\n"
+           "uses that no tag names (--all: every one no live pod uses). convert builds a\n"
+           "pulled image's squashfs (mksquashfs, for enroot) or SIF (apptainer build), once\n"
+           "per digest, beside its tree.\n"
+           "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
+           "/var/tmp/slurmlink/images.\n");
 }
 
 static char *default_store(void)
@@ -327,13 +326,19 @@ typedef struct image_args {
 /* the options; -1: stop with *rc */
 static int parse_opts(int argc, char **argv, image_args_t *a, int *rc)
 {
-    static const struct option lo[] = {
-        {"store", required_argument, 0, 's'},    {"json", no_argument, 0, 'j'},
-        {"force", no_argument, 0, 'f'},          {"busybox", optional_argument, 0, 'b'},
-        {"help", no_argument, 0, 'h'},           {"authfile", required_argument, 0, 'A'},
-        {"cert-dir", required_argument, 0, 'C'}, {"all", no_argument, 0, 'a'},
-        {"limit", required_argument, 0, 'L'},    {"output", required_argument, 0, 'o'},
-        {"to", required_argument, 0, 'T'},       {0, 0, 0, 0}};
+    static const struct option lo[] = {{"store", required_argument, 0, 's'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"force", no_argument, 0, 'f'},
+                                       {"busybox", optional_argument, 0, 'b'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"authfile", required_argument, 0, 'A'},
+                                       {"cert-dir", required_argument, 0, 'C'},
+                                       {"all", no_argument, 0, 'a'},
+                                       {"limit", required_argument, 0, 'L'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"to", required_argument, 0, 'T'},
+                                       {"platform", required_argument, 0, 'P'},
+                                       {0, 0, 0, 0}};
     int c;
     optind = 1;
     /* GNU getopt permutes: options may come before or after the words */
@@ -356,6 +361,14 @@ static int parse_opts(int argc, char **argv, image_args_t *a, int *rc)
         case 'C': a->po.cert_dir = optarg; break;
         case 'L': a->po.store_limit = strtoull(optarg, NULL, 10); break;
         case 'a': a->all = 1; break;
+        case 'P':
+            if (strncmp(optarg, "linux/", 6) || !optarg[6] || strchr(optarg + 6, '/')) {
+                fprintf(stderr, "slurmlink image: --platform %s: want linux/ARCH\n", optarg);
+                *rc = 2;
+                return -1;
+            }
+            a->po.arch = optarg + 6;
+            break;
         case 'T': a->to = optarg; break;
         case 'f': a->force = 1; break;
         case 'b':

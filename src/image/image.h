@@ -105,6 +105,7 @@ typedef struct sl_image_pull_opts {
     int check_only;                 /* resolve the tag and check access; pull nothing */
     unsigned long long store_limit; /* bytes the pulled images may take (0: no limit): the least
                                        recently used that no live pod uses make room first */
+    const char *arch; /* the platform linux/<arch> an index resolves to (NULL: the node's) */
 } sl_image_pull_opts_t;
 
 typedef struct sl_image_pulled {

@@ -130,7 +130,7 @@ static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const
         return sl_errprintf(err, "the registry's manifest of %s is not JSON", r->full);
     }
     if (json_is_array(json_object_get(j, "manifests")))
-        out->digest = platform_digest(j, node_arch(), err);
+        out->digest = platform_digest(j, o->arch ? o->arch : node_arch(), err);
     else
         out->digest = sl_xstrdup(out->repo_digest);
     json_decref(j);
