@@ -43,10 +43,10 @@ is "$(cat "$S/mine%app+1.0/data/f")" v2 "new content in place"
 is "$(ls -A "$S" | grep -c '^\.')" 0 "no work folders left behind"
 
 list=$(img list --store "$S")
-is "$(head -1 <<<"$list" | tr -s ' ')" "NAME TAG SIZE PATH" "list header"
+is "$(head -1 <<<"$list" | tr -s ' ')" "REPOSITORY TAG DIGEST SIZE LAST-USED IN-USE PATH" "list header"
 is "$(tail -n +2 <<<"$list" | awk '{print $1":"$2}' | tr '\n' ' ')" "busybox:latest mine/app:1.0 piped:latest tarred:xz " "list shows every image, sorted, with / restored"
 row=$(grep '^busybox' <<<"$list")
-like "$row" '^busybox +latest +[0-9.]+MiB ' "busybox row: name, tag, size"
+like "$row" '^busybox +latest +- +[0-9.]+MiB +- +- ' "busybox row: name, tag, no digest, size, no use records (imported)"
 ok test "${row##* }" = "$B" "busybox row: path"
 json=$(img list --store "$S" --json)
 is "$(jq -r '.[] | "\(.name)|\(.tag)|\(.ref)"' <<<"$json" | head -2 | tr '\n' ' ')" "busybox|latest|busybox:latest mine/app|1.0|mine/app:1.0 " "list --json: name, tag, ref"

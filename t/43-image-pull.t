@@ -6,7 +6,7 @@
 # pulled before submission, events, imageID, the image's entrypoint and
 # env, a cached second pod, and failures that never become Slurm jobs.
 source "$(dirname "$0")/lib.sh"
-plan 47
+plan 50
 
 for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
@@ -85,6 +85,11 @@ is "$(jq -r .digest <<<"$out")" "$(jq -r '.manifests[] | select(.platform.archit
   "a multi-arch index resolves to the linux/amd64 manifest"
 is "$(jq -r .imageID <<<"$out")" "$REG/team/multi@sha256:$IH" "imageID names the index digest the tag resolved to"
 ok test ! -e "$(jq -r .path <<<"$out")/arch" "the arm64 image is not what was unpacked"
+out=$(img pull "$REG/team/multi:v1" --platform linux/arm64 --json 2>&1)
+is "$(jq -r .digest <<<"$out")" "$(jq -r '.manifests[] | select(.platform.architecture == "arm64") | .digest' <<<"$idx")" \
+  "--platform linux/arm64 resolves the index to the arm64 manifest"
+is "$(cat "$(jq -r .path <<<"$out")/arch" 2>&1)" arm64 "  and unpacks that image"
+like "$(img pull "$REG/team/multi:v1" --platform arm64 2>&1)" 'want linux/ARCH' "a platform that is not linux/ARCH is refused"
 L=$(jq -r '.layers[0].digest' "$T/oci/blobs/sha256/$(jq -r '.manifests[] | select(.annotations."org.opencontainers.image.ref.name" == "brk") | .digest' "$T/oci/index.json" | cut -d: -f2)")
 B=$(find "$T/regdata" -path "*/blobs/sha256/*/${L#sha256:}/data")
 truncate -s 1000 "$B"

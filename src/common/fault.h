@@ -9,7 +9,9 @@
  * that got there until PATH exists (a race made deterministic). Other
  * builds compile the points to nothing.
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
- * slurmctld, its id not yet stored). */
+ * slurmctld, its id not yet stored); pull-fetched (src/image/pull.c: the
+ * layers of a pull are fetched and unpacked in its work folder, the digest
+ * folder not yet in place). */
 #ifndef SL_FAULT_H
 #define SL_FAULT_H
 

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -113,6 +114,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_IMAGE_CA_DIR] = S("image-ca-dir", 0, "images.ca_dir", "DIR", NULL,
                               "CA certificates registries are verified with (default: the "
                               "system's)"),
+    [SL_CFG_IMAGE_STORE_LIMIT] =
+        I("image-store-limit", 0, "images.store_limit", "BYTES", 0, 0, LONG_MAX,
+          "bytes the pulled images may take in the store (0: no limit); a pull that would go "
+          "over removes the least recently used images no live pod uses first"),
     [SL_CFG_SHIM] = S("shim", 0, "shim.path", "PATH", NULL,
                       "slurmlink-shim as the nodes see it (default: beside slurmlinkd, else "
                       "the installed one)"),

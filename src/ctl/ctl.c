@@ -875,6 +875,7 @@ static void *ctl_main(void *arg)
         long long now = sl_now_ms();
         if (now >= c->next_node_poll) {
             ctl_nodes_poll(c);
+            ctl_pull_sweep(c); /* image use records of pods no longer live */
             c->next_node_poll = now + c->o.node_poll_ms;
         }
         if (now >= c->next_job_poll) {
@@ -1040,6 +1041,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_store = dup_or(o->image_store, NULL);
     c->o.image_credentials = dup_or(o->image_credentials, NULL);
     c->o.image_ca_dir = dup_or(o->image_ca_dir, NULL);
+    c->o.image_store_limit = o->image_store_limit;
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;

@@ -32,6 +32,8 @@ typedef struct sl_ctl_opts {
     const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
     int poll_ms;                   /* Slurm job poll period (default 250) */
     int node_poll_ms;              /* node poll period (default 2000) */
+    /* bytes the pulled images may take in image_store (0: no limit) */
+    unsigned long long image_store_limit;
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

@@ -190,6 +190,8 @@ char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid
 int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model);
 int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
 void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
+/* drop the image use records of pods that are terminal or gone (pull.c) */
+void ctl_pull_sweep(sl_ctl_t *c);
 /* containerStatuses[].imageID of the pulled images */
 void ctl_pull_record_ids(sl_ctl_t *c, ctl_pod_t *p);
 /* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled) */

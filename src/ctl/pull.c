@@ -2,10 +2,12 @@
  * (docs/images.md), on a worker thread: the controller thread never waits
  * for a registry, and no GPU is held while an image is fetched.
  *
- * A pod needs a pull when a container runs under charliecloud (the
- * slurmlink.io/runtime annotation or the default runtime) with a registry
- * reference that is not an imported image of the store. ctl_pull_ready()
- * starts one worker per pod; the worker pulls the images in order, records
+ * A pod needs a pull when a container runs under charliecloud, apptainer,
+ * singularity or enroot (the slurmlink.io/runtime annotation or the default
+ * runtime) with a registry reference that is not an imported image of the
+ * store; for the last three the pulled tree is converted once per digest
+ * (a SIF, a squashfs: src/image/convert.c) and the pod runs that file.
+ * ctl_pull_ready() starts one worker per pod; the worker pulls the images in order, records
  * the Pulling / Pulled / Failed events and sets done; the event it stores
  * wakes the controller, whose next due pass (due_of) calls ctl_submit again,
  * which takes the result. The struct is shared by two owners (refs): the
@@ -42,6 +44,8 @@ struct ctl_pull {
     char **images;             /* as the pod names them */
     char **policies;           /* Always, IfNotPresent, Never */
     sl_image_pulled_t *pulled; /* [n] */
+    char **converted;          /* [n] the SIF or squashfs the pod's runtime runs (NULL: the tree) */
+    const char *runtime;       /* the pod's runtime (c->o's or a static name) */
     int failed;                /* index of the image that failed, or -1 */
     json_t *meta_keep;         /* image.json documents the translate meta points into */
     const char ***vecs;        /* their string vectors (each its own allocation) */
@@ -57,7 +61,9 @@ static void pull_free(ctl_pull_t *w)
         free(w->images[i]);
         free(w->policies[i]);
         sl_image_pulled_free(&w->pulled[i]);
+        free(w->converted[i]);
     }
+    free(w->converted);
     free(w->images);
     free(w->policies);
     json_decref(w->meta_keep);
@@ -81,16 +87,35 @@ void ctl_pull_release(ctl_pull_t *w)
 
 int ctl_pull_done(const ctl_pull_t *w) { return w && atomic_load(&w->done); }
 
-/* Does container k need a pull: charliecloud, a registry reference, not imported? */
+/* the pod's runtime: its annotation, else the default */
+static const char *pod_runtime(sl_ctl_t *c, const sl_pod_t *model)
+{
+    const char *rt = sl_pod_annotation(model, SL_ANN_RUNTIME);
+    return rt ? rt : c->o.default_runtime;
+}
+
+/* the file a runtime runs a pulled image from: 1 with *f, or 0 (a tree) */
+static int format_of(const char *rt, sl_image_format_t *f)
+{
+    sl_image_format_t x = SL_IMAGE_SIF;
+    if (!strcmp(rt, "enroot"))
+        x = SL_IMAGE_SQUASHFS;
+    else if (strcmp(rt, "apptainer") && strcmp(rt, "singularity"))
+        return 0;
+    if (f)
+        *f = x;
+    return 1;
+}
+
+/* Does container k need a pull: charliecloud, apptainer, singularity or
+ * enroot, a registry reference, not imported? */
 static int needs_pull(sl_ctl_t *c, const sl_pod_t *model, const sl_pod_container_t *k)
 {
     if (!k->image || !c->o.image_store || sl_runtime_image_has_scheme(k->image) ||
         sl_image_ref_reason(k->image))
         return 0;
-    const char *rt = sl_pod_annotation(model, SL_ANN_RUNTIME);
-    if (!rt)
-        rt = c->o.default_runtime;
-    if (!rt || strcmp(rt, "charliecloud"))
+    const char *rt = pod_runtime(c, model);
+    if (!rt || (strcmp(rt, "charliecloud") && !format_of(rt, NULL)))
         return 0;
     char *dir = sl_runtime_image_dir(c->o.image_store, k->image);
     int imported = dir && access(dir, F_OK) == 0;
@@ -205,7 +230,9 @@ static int pull_one(ctl_pull_t *w, size_t i)
         sl_image_pulled_free(out);
     }
     ctl_event(w->c, pod, "Normal", "Pulling", "Pulling image \"%s\"", img);
-    sl_image_pull_opts_t o = {.authfile = w->authfile, .cert_dir = w->c->o.image_ca_dir};
+    sl_image_pull_opts_t o = {.authfile = w->authfile,
+                              .cert_dir = w->c->o.image_ca_dir,
+                              .store_limit = w->c->o.image_store_limit};
     long long t0 = sl_now_ms();
     rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
     double s = (double)(sl_now_ms() - t0) / 1000.0;
@@ -223,11 +250,57 @@ static int pull_one(ctl_pull_t *w, size_t i)
     return rc;
 }
 
+/* the SIF or squashfs of image i when the pod's runtime runs one: once per
+ * digest, under its lock (sl_image_convert); 0, or -1 with w->error */
+static int convert_one(ctl_pull_t *w, size_t i)
+{
+    sl_image_format_t f;
+    if (!format_of(w->runtime, &f))
+        return 0;
+    sl_error_t err = SL_ERROR_INIT;
+    const char *tool = f == SL_IMAGE_SIF ? w->runtime : NULL;
+    if (sl_image_convert(w->c->o.image_store, w->pulled[i].digest, f, tool, 0, &w->converted[i],
+                         NULL, &err) == 0)
+        return 0;
+    w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
+    json_t *pod = pod_of(w);
+    ctl_event(w->c, pod, "Warning", "Failed", "%s", w->error);
+    ctl_event(w->c, pod, "Warning", "Failed", "Error: ErrImagePull");
+    json_decref(pod);
+    return -1;
+}
+
+/* pull_one, then the pod's use record under the digest's lock: an image
+ * removed between the two (slurmlink image rm / prune, the store limit) is
+ * pulled again, so the pod is never submitted with a folder that is gone */
+static int pull_and_claim(ctl_pull_t *w, size_t i)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        if (pull_one(w, i) < 0)
+            return -1;
+        sl_error_t err = SL_ERROR_INIT;
+        if (sl_image_use_claim(w->c->o.image_store, w->pulled[i].digest, w->uid, w->ns, w->name,
+                               &err) == 0)
+            return convert_one(w, i);
+        if (errno != ENOENT) {
+            w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
+            json_t *pod = pod_of(w);
+            ctl_event(w->c, pod, "Warning", "Failed", "%s", w->error);
+            json_decref(pod);
+            return -1;
+        }
+        sl_image_pulled_free(&w->pulled[i]); /* removed meanwhile: once more */
+    }
+    w->error = sl_xasprintf("Failed to pull image \"%s\": removed from the store while pulled",
+                            w->images[i]);
+    return -1;
+}
+
 static void *pull_main(void *arg)
 {
     ctl_pull_t *w = arg;
     for (size_t i = 0; i < w->n; i++)
-        if (pull_one(w, i) < 0) {
+        if (pull_and_claim(w, i) < 0) {
             w->failed = (int)i;
             break;
         }
@@ -253,6 +326,7 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
             w->images = sl_xcalloc(cap, sizeof(char *));
             w->policies = sl_xcalloc(cap, sizeof(char *));
             w->pulled = sl_xcalloc(cap, sizeof(*w->pulled));
+            w->converted = sl_xcalloc(cap, sizeof(char *));
         }
         size_t j = 0;
         while (j < w->n && strcmp(w->images[j], k->image))
@@ -272,6 +346,11 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
     w->name = sl_xstrdup(p->name);
     w->uid = sl_xstrdup(p->uid);
     w->authfile = pod_authfile(c, pod, p->ns, p->uid);
+    const char *rt = pod_runtime(c, model);
+    w->runtime = !strcmp(rt, "apptainer")     ? "apptainer"
+                 : !strcmp(rt, "singularity") ? "singularity"
+                 : !strcmp(rt, "enroot")      ? "enroot"
+                                              : "charliecloud";
     return w;
 }
 
@@ -343,6 +422,36 @@ static void pull_failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
     p->pull = NULL;
 }
 
+/* the pulled digest folders are all still complete */
+static int pulled_present(const ctl_pull_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        char *info = sl_xasprintf("%s/image.json", w->pulled[i].dir ? w->pulled[i].dir : "/");
+        int there = access(info, F_OK) == 0;
+        free(info);
+        if (!there)
+            return 0;
+    }
+    return 1;
+}
+
+static int pod_live(void *arg, const char *uid)
+{
+    sl_ctl_t *c = arg;
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, uid);
+    int live = p && !p->terminal;
+    pthread_mutex_unlock(&c->lock);
+    return live;
+}
+
+void ctl_pull_sweep(sl_ctl_t *c)
+{
+    size_t n = c->o.image_store ? sl_image_use_sweep(c->o.image_store, pod_live, c) : 0;
+    if (n)
+        sl_debug("images: %zu use record(s) of pods no longer live dropped", n);
+}
+
 int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model)
 {
     if (p->pull && !ctl_pull_done(p->pull))
@@ -350,6 +459,10 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
     if (p->pull && p->pull->failed >= 0) {
         pull_failed(c, p, pod);
         return 0;
+    }
+    if (p->pull && !pulled_present(p->pull)) { /* removed by hand since: pull again */
+        ctl_pull_release(p->pull);
+        p->pull = NULL;
     }
     if (p->pull) {
         ctl_pull_record_ids(c, p);
@@ -383,7 +496,7 @@ const char *ctl_pull_image_dir(void *arg, const char *image)
     const ctl_pull_t *w = arg;
     for (size_t i = 0; w && i < w->n; i++)
         if (!strcmp(w->images[i], image) && w->pulled[i].rootfs)
-            return w->pulled[i].rootfs;
+            return w->converted[i] ? w->converted[i] : w->pulled[i].rootfs;
     return NULL;
 }
 
@@ -400,11 +513,28 @@ static const char *const *vec(ctl_pull_t *w, json_t *a, size_t *n)
     return v;
 }
 
+/* the image's USER as ids from its own passwd and group files (kept in w) */
+static void image_user(ctl_pull_t *w, const char *rootfs, const char *user, sl_image_meta_t *meta)
+{
+    if (!user || !*user)
+        return;
+    long uid, gid;
+    sl_error_t err = SL_ERROR_INIT;
+    int found = sl_image_user_ids(rootfs, user, &uid, &gid, &err) == 0;
+    json_t *s = found ? json_sprintf("%ld:%ld", uid, gid) : json_string(err.text);
+    json_array_append_new(w->meta_keep, s);
+    if (found)
+        meta->user = json_string_value(s);
+    else
+        meta->user_error = json_string_value(s);
+}
+
 int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
 {
     ctl_pull_t *w = arg;
     size_t i = 0;
-    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)))
+    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)) &&
+           (!w->converted[i] || strcmp(w->converted[i], dir)))
         i++;
     if (!w || i == w->n)
         return sl_podfs_image_exists(NULL, dir, meta);
@@ -423,5 +553,6 @@ int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
     meta->env = vec(w, json_object_get(cfg, "Env"), &meta->nenv);
     const char *wd = json_string_value(json_object_get(cfg, "WorkingDir"));
     meta->working_dir = wd && *wd ? wd : NULL;
+    image_user(w, w->pulled[i].rootfs, json_string_value(json_object_get(cfg, "User")), meta);
     return 1;
 }

@@ -103,6 +103,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .image_store = CS(IMAGE_STORE),
         .image_credentials = CS(IMAGE_CREDENTIALS),
         .image_ca_dir = CS(IMAGE_CA_DIR),
+        .image_store_limit = (unsigned long long)CL(IMAGE_STORE_LIMIT),
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),

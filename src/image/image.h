@@ -98,11 +98,14 @@ int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
  * place whole, so a pull cut short (a crash, a restart) leaves nothing that
  * is ever used; the next pull of that digest removes the leftover. */
 typedef struct sl_image_pull_opts {
-    const char *authfile; /* containers-auth.json for this pull (NULL: no credentials;
-                             the caller's own ~/.docker files are never read) */
-    const char *cert_dir; /* CA certificates for TLS (NULL: the system's) */
-    int timeout_s;        /* each tool run (0: 600) */
-    int check_only;       /* resolve the tag and check access; pull nothing */
+    const char *authfile;           /* containers-auth.json for this pull (NULL: no credentials;
+                                       the caller's own ~/.docker files are never read) */
+    const char *cert_dir;           /* CA certificates for TLS (NULL: the system's) */
+    int timeout_s;                  /* each tool run (0: 600) */
+    int check_only;                 /* resolve the tag and check access; pull nothing */
+    unsigned long long store_limit; /* bytes the pulled images may take (0: no limit): the least
+                                       recently used that no live pod uses make room first */
+    const char *arch; /* the platform linux/<arch> an index resolves to (NULL: the node's) */
 } sl_image_pull_opts_t;
 
 typedef struct sl_image_pulled {
@@ -149,5 +152,78 @@ void sl_image_list_free(sl_image_info_t *v, size_t n); /* NULL is a no-op */
 /* Remove ref (atomically gone: renamed aside, then deleted). ENOENT when
  * the store has no such image. */
 int sl_image_rm(const char *store, const char *ref, sl_error_t *err);
+
+/* The numeric ids an image's USER ("name", "uid", "name:group", "uid:gid")
+ * names, by runc's rules, from the image's own /etc/passwd and /etc/group
+ * below rootfs (a uid without a group: its passwd entry's gid, else 0). -1
+ * with errno ENOENT and err in runc's words ("unable to find user app: no
+ * matching entries in passwd file") when a name is not there (user.c). */
+int sl_image_user_ids(const char *rootfs, const char *user, long *uid, long *gid, sl_error_t *err);
+
+/* ---- a pulled digest for other runtimes (convert.c) ----
+ * <store>/sha256/<hex>/image.sqsh (enroot) and image.sif (apptainer,
+ * singularity), built from the digest's rootfs once, under its lock. */
+typedef enum sl_image_format { SL_IMAGE_SQUASHFS, SL_IMAGE_SIF } sl_image_format_t;
+
+/* the program a format is built with: "mksquashfs", "apptainer" */
+const char *sl_image_format_tool(sl_image_format_t f);
+/* the argv that builds out from rootfs with tool (NULL: the format's) */
+struct sl_argv;
+void sl_image_convert_argv(sl_image_format_t f, const char *tool, const char *rootfs,
+                           const char *out, struct sl_argv *a);
+/* The digest's file in format f, built now unless it is there (*cached
+ * says which; may be NULL): 0 with *path (caller frees), or -1 with errno
+ * ENOENT (the digest is not in the store, or the tool is not installed:
+ * err says which), EIO (the tool failed: its message). */
+int sl_image_convert(const char *store, const char *digest, sl_image_format_t f, const char *tool,
+                     int timeout_s, char **path, int *cached, sl_error_t *err);
+
+/* ---- the pulled images: use records, list, removal (use.c, gc.c) ----
+ *
+ * <store>/uses/<hex>/<pod uid> records that a live pod uses the digest: the
+ * controller claims it (under the digest's lock, which pulls and removals
+ * take too) before the pod is submitted and sweeps the records of pods that
+ * are terminal or gone; <store>/sha256/<hex>/last-used is stamped by every
+ * claim (its mtime is the last use). A digest with a record is never
+ * removed. */
+
+/* Record that pod uid (ns/name) uses digest, and stamp its last use. -1
+ * with errno ENOENT when the digest is not (or no longer) in the store: the
+ * caller pulls it again. */
+int sl_image_use_claim(const char *store, const char *digest, const char *uid, const char *ns,
+                       const char *name, sl_error_t *err);
+/* Is the pod of uid live (not terminal, not gone)? */
+typedef int (*sl_image_live_fn)(void *arg, const char *uid);
+/* Drop the records of pods live() says are not live: how many went. */
+size_t sl_image_use_sweep(const char *store, sl_image_live_fn live, void *arg);
+
+typedef struct sl_image_stored {
+    char *digest;            /* "sha256:<hex>", the store key */
+    char *dir;               /* <store>/sha256/<hex> */
+    char **refs;             /* the tags that resolve to it (canonical references) */
+    size_t nrefs;            /* 0: dangling */
+    unsigned long long size; /* bytes of the tree, as du counts them */
+    long long last_used;     /* unix seconds of the last pod's claim (0: none) */
+    long long pulled;        /* unix seconds it was pulled */
+    char **users;            /* "namespace/name" of the live pods that use it */
+    size_t nusers;
+} sl_image_stored_t;
+
+/* Every complete pulled image, least recently used first (the last use, or
+ * the pull when never used). */
+sl_image_stored_t *sl_image_stored_list(const char *store, size_t *n, sl_error_t *err);
+void sl_image_stored_free(sl_image_stored_t *v, size_t n);
+
+/* Remove what `what` names (a reference, sha256:<hex>, or a unique prefix of
+ * 12 hex digits or more) and every tag that resolves to it: its digest is
+ * removed whole. -1 with errno ENOENT (no such image), EBUSY (a live pod
+ * uses it; err names one). *digest (may be NULL) gets the digest removed. */
+int sl_image_rm_pulled(const char *store, const char *what, char **digest, sl_error_t *err);
+
+/* Remove the images no live pod uses (and no pull holds just now): only the
+ * dangling ones (no tag resolves to them) unless all; fn is told of each.
+ * Also removes the work folders of pulls cut short. The count, or -1. */
+typedef void (*sl_image_removed_fn)(void *arg, const sl_image_stored_t *img);
+int sl_image_prune(const char *store, int all, sl_image_removed_fn fn, void *arg, sl_error_t *err);
 
 #endif

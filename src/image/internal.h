@@ -4,6 +4,8 @@
 
 #include "common/err.h"
 
+#include <stddef.h>
+
 /* Fill the empty folder dir with busybox (static) and its applet links. */
 int sl_image_busybox_tree(const char *dir, const char *busybox, sl_error_t *err);
 
@@ -14,5 +16,21 @@ unsigned long long sl_image_disk_usage(const char *path);
 char *sl_image_tool_message(const char *stderr_text);
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
                       sl_error_t *err);
+
+/* use.c: flock of <store>/.locks/<name>.lock (a digest's hex, or "store"),
+ * waiting or not (-1 with errno EWOULDBLOCK when held); close the fd to
+ * let go */
+int sl_image_lock(const char *store, const char *name, int wait, sl_error_t *err);
+/* "namespace/name" of the pods recorded as using hex */
+char **sl_image_users(const char *store, const char *hex, size_t *n);
+void sl_image_users_free(char **v, size_t n);
+
+/* gc.c */
+char *sl_image_ref_record(const char *store, const char *full); /* refs/<name>+<tag> */
+/* remove digest hex (its lock taken waiting or not) unless a pod uses it */
+int sl_image_remove_digest(const char *store, const char *hex, int wait, sl_error_t *err);
+/* room for need bytes under limit (store lock and hex's lock held) */
+int sl_image_make_room(const char *store, const char *hex, unsigned long long need,
+                       unsigned long long limit, sl_error_t *err);
 
 #endif

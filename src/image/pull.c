@@ -5,6 +5,7 @@
 #include "image/internal.h"
 
 #include "common/argv.h"
+#include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "runtime/runtime.h"
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -130,7 +130,7 @@ static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const
         return sl_errprintf(err, "the registry's manifest of %s is not JSON", r->full);
     }
     if (json_is_array(json_object_get(j, "manifests")))
-        out->digest = platform_digest(j, node_arch(), err);
+        out->digest = platform_digest(j, o->arch ? o->arch : node_arch(), err);
     else
         out->digest = sl_xstrdup(out->repo_digest);
     json_decref(j);
@@ -173,7 +173,8 @@ static json_t *oci_config(const char *oci)
 }
 
 /* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
- * tmp/bundle; the tree ends as tmp/final/rootfs with image.json beside it */
+ * tmp/bundle/rootfs (umoci raw unpack); the tree ends as tmp/final/rootfs with image.json beside it
+ */
 static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *tmp,
                  sl_image_pulled_t *out, sl_error_t *err)
 {
@@ -186,10 +187,18 @@ static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const c
     sl_argv_free(&a);
     if (rc < 0)
         return -1;
-    sl_argv_addv(&a, (const char *const[]){"umoci", "unpack", "--rootless", "--image", NULL});
+    /* raw unpack: the layers only. umoci unpack also writes a runtime
+     * config.json, which fails on a USER the image's passwd lacks; the
+     * USER is resolved when a pod runs (sl_image_user_ids) */
+    sl_argv_addv(&a,
+                 (const char *const[]){"umoci", "raw", "unpack", "--rootless", "--image", NULL});
     sl_argv_addf(&a, "%s/oci:img", tmp);
-    sl_argv_addf(&a, "%s/bundle", tmp);
-    rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
+    sl_argv_addf(&a, "%s/bundle/rootfs", tmp);
+    char *bundle = sl_xasprintf("%s/bundle", tmp);
+    rc = mkdir(bundle, 0755) == 0 ? 0 : sl_errprintf(err, "mkdir %s: %s", bundle, strerror(errno));
+    free(bundle);
+    if (rc == 0)
+        rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
     sl_argv_free(&a);
     if (rc < 0)
         return -1;
@@ -233,23 +242,39 @@ static void remove_leftovers(const char *store, const char *hex)
     closedir(d);
 }
 
+/* tmp/final into place as the digest folder, within the store limit */
+static int install(const char *store, const char *hex, const char *tmp,
+                   const sl_image_pull_opts_t *o, sl_image_pulled_t *out, sl_error_t *err)
+{
+    int sfd = -1, rc = -1;
+    if (o->store_limit) { /* one pull at a time decides what goes */
+        sfd = sl_image_lock(store, "store", 1, err);
+        if (sfd < 0 || sl_image_make_room(store, hex, out->size, o->store_limit, err) < 0)
+            goto out;
+    }
+    char *fin = sl_xasprintf("%s/final", tmp);
+    rc = rename(fin, out->dir) == 0 ? 0 : sl_errprintf(err, "rename %s: %s", fin, strerror(errno));
+    free(fin);
+out:
+    if (sfd >= 0)
+        close(sfd);
+    return rc;
+}
+
 /* the digest folder in place: it was there, or it is fetched now under its lock */
 static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
                   sl_image_pulled_t *out, sl_error_t *err)
 {
     const char *hex = out->digest + 7;
     char *info = sl_xasprintf("%s/image.json", out->dir);
-    char *locks = sl_xasprintf("%s/.locks", store), *sha = sl_xasprintf("%s/sha256", store);
-    char *lock = sl_xasprintf("%s/%s.lock", locks, hex);
+    char *sha = sl_xasprintf("%s/sha256", store);
     int rc = -1, fd = -1;
     char *tmp = NULL;
-    if (sl_mkdir_p(locks, 0755, err) < 0 || sl_mkdir_p(sha, 0755, err) < 0)
+    if (sl_mkdir_p(sha, 0755, err) < 0)
         goto out;
-    fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0 || flock(fd, LOCK_EX) < 0) { /* a pull of this digest elsewhere: wait for it */
-        sl_errprintf(err, "lock %s: %s", lock, strerror(errno));
+    fd = sl_image_lock(store, hex, 1, err); /* a pull of this digest elsewhere: wait for it */
+    if (fd < 0)
         goto out;
-    }
     if (access(info, F_OK) == 0) {
         out->cached = 1;
         rc = 0;
@@ -263,17 +288,14 @@ static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pul
     }
     if (fetch(r, o, tmp, out, err) < 0)
         goto out;
-    char *fin = sl_xasprintf("%s/final", tmp);
-    rc = rename(fin, out->dir) == 0 ? 0 : sl_errprintf(err, "rename %s: %s", fin, strerror(errno));
-    free(fin);
+    SL_FAULT("pull-fetched"); /* the layers are unpacked, the digest not yet in place */
+    rc = install(store, hex, tmp, o, out, err);
 out:
     if (tmp)
         sl_rm_rf(tmp);
     if (fd >= 0)
         close(fd); /* the lock goes with it */
     free(tmp);
-    free(lock);
-    free(locks);
     free(sha);
     free(info);
     return rc;
@@ -282,10 +304,7 @@ out:
 /* <store>/refs/<name>+<tag>: the tag's last resolution */
 static char *ref_record(const char *store, const sl_image_ref_t *r)
 {
-    char *refs = sl_xasprintf("%s/refs", store);
-    char *p = sl_runtime_image_dir(refs, r->full);
-    free(refs);
-    return p;
+    return sl_image_ref_record(store, r->full);
 }
 
 static void record(const char *store, const sl_image_ref_t *r, const sl_image_pulled_t *p,

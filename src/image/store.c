@@ -5,6 +5,7 @@
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "runtime/runtime.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -202,7 +203,9 @@ int sl_image_import_busybox(const char *store, const char *ref, const char *busy
 
 /* --- sizes (du -s with hard links counted once) --- */
 
-static struct {
+/* nftw's callback takes no argument: the walk's state is the thread's own
+ * (pull workers count their trees at once) */
+static _Thread_local struct {
     dev_t *dev;
     ino_t *ino;
     size_t n, cap;
@@ -344,7 +347,10 @@ int sl_image_has_path(void *arg, const char *dir, const char *path)
 {
     (void)arg;
     struct stat st;
-    char *p = sl_xasprintf("%s/%s", dir, path);
+    /* a pulled image's SIF or squashfs: its tree beside it */
+    const char *cut = sl_runtime_image_is_file(dir) ? strrchr(dir, '/') : NULL;
+    char *p = cut ? sl_xasprintf("%.*s/rootfs/%s", (int)(cut - dir), dir, path)
+                  : sl_xasprintf("%s/%s", dir, path);
     int r = lstat(p, &st) == 0;
     free(p);
     return r;

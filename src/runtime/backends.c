@@ -71,10 +71,21 @@ static int argv_sif(const sl_rt_container_t *c, sl_argv_t *a, const char *rt, sl
 {
     if (need_image(c, rt, err) < 0 || check_paths(c, rt, ":,", err) < 0)
         return -1;
+    /* a pulled image's SIF (built from its tree) has no runscript: its
+     * entrypoint and cmd are exec'd by Kubernetes' rules */
+    sl_argv_t proc = SL_ARGV_INIT;
+    if (sl_runtime_image_is_file(c->image)) {
+        k8s_argv(c, &proc);
+        if (proc.n == 0) {
+            errno = EINVAL;
+            return sl_errprintf(err, "container %s: image %s has no entrypoint or cmd: set command",
+                                c->name, c->image);
+        }
+    }
     sl_argv_add(a, bin(c, rt));
     /* exec replaces the entrypoint (Kubernetes command); run keeps it and
      * passes args in place of the image cmd */
-    sl_argv_add(a, c->ncommand ? "exec" : "run");
+    sl_argv_add(a, c->ncommand || proc.n ? "exec" : "run");
     sl_argv_add(a, "--containall");
     sl_argv_add(a, "--no-eval");
     if (c->gpus > 0)
@@ -88,6 +99,11 @@ static int argv_sif(const sl_rt_container_t *c, sl_argv_t *a, const char *rt, sl
                      c->mounts[i].read_only ? ":ro" : "");
     add_list(a, c->extra, c->nextra);
     sl_argv_add(a, c->image);
+    if (proc.n) {
+        add_list(a, (const char *const *)proc.v, proc.n);
+        sl_argv_free(&proc);
+        return 0;
+    }
     if (c->ncommand)
         add_list(a, c->command, c->ncommand);
     add_list(a, c->args, c->nargs);
@@ -102,6 +118,17 @@ static int argv_apptainer(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *
 static int argv_singularity(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
 {
     return argv_sif(c, a, "singularity", err);
+}
+
+/* the image's USER inside ch-run's user namespace, mapped to the job user */
+static void add_user_charliecloud(const sl_rt_container_t *c, sl_argv_t *a)
+{
+    if (!c->user)
+        return;
+    const char *colon = strchr(c->user, ':');
+    sl_argv_addf(a, "--uid=%.*s", colon ? (int)(colon - c->user) : (int)strlen(c->user), c->user);
+    if (colon)
+        sl_argv_addf(a, "--gid=%s", colon + 1);
 }
 
 static int argv_charliecloud(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err)
@@ -125,6 +152,7 @@ static int argv_charliecloud(const sl_rt_container_t *c, sl_argv_t *a, sl_error_
         sl_argv_addf(a, "--bind=%s:%s", c->mounts[i].src, c->mounts[i].dst);
     if (c->working_dir)
         sl_argv_addf(a, "--cd=%s", c->working_dir);
+    add_user_charliecloud(c, a);
     add_list(a, c->extra, c->nextra);
     sl_argv_add(a, c->image);
     sl_argv_add(a, "--");
@@ -194,8 +222,9 @@ static int argv_enroot(const sl_rt_container_t *c, sl_argv_t *a, sl_error_t *err
                      c->mounts[i].read_only ? ":none:x-create=auto,rbind,ro" : "");
     add_list(a, c->extra, c->nextra);
     sl_argv_add(a, c->image);
-    /* enroot's rc runs the given words, or the image entrypoint without them */
-    if (c->ncommand || c->nargs) {
+    /* enroot's rc runs the given words, or the image entrypoint without them;
+     * a pulled image's squashfs has no rc: its entrypoint and cmd are given */
+    if (c->ncommand || c->nargs || sl_runtime_image_is_file(c->image)) {
         sl_argv_t proc = SL_ARGV_INIT;
         k8s_argv(c, &proc);
         if (proc.n == 0 || (!c->ncommand && !c->nentrypoint)) {
@@ -266,7 +295,16 @@ static int image_folder(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
     return 0;
 }
 
-/* podman, enroot: the reference as given */
+/* enroot: a pulled image's squashfs (its store entry), else the reference as given */
+static int image_enroot(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
+{
+    *out = in->store_dir && sl_runtime_image_is_file(in->store_dir) ? sl_xstrdup(in->store_dir)
+           : in->image                                              ? sl_xstrdup(in->image)
+                                                                    : NULL;
+    return 0;
+}
+
+/* podman: the reference as given */
 static int image_as_is(const sl_rt_image_in_t *in, char **out, sl_error_t *err)
 {
     *out = in->image ? sl_xstrdup(in->image) : NULL;
@@ -364,7 +402,7 @@ const sl_runtime_ops_t sl_rt_enroot = {
     .can_mount = 1,
     .env_key = key_plain,
     .argv = argv_enroot,
-    .image_ref = image_as_is,
+    .image_ref = image_enroot,
     .runs_entrypoint = 1,
 };
 const sl_runtime_ops_t sl_rt_host = {

@@ -77,6 +77,13 @@ char *sl_runtime_image_dir(const char *store, const char *image)
     return sl_buf_steal(&b);
 }
 
+int sl_runtime_image_is_file(const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return (n > 10 && !strcmp(dir + n - 10, "/image.sif")) ||
+           (n > 11 && !strcmp(dir + n - 11, "/image.sqsh"));
+}
+
 const char *sl_runtime_choose(const char *ann, const char *image, int in_store, const char *def)
 {
     if (ann && *ann)

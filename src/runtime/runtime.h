@@ -60,6 +60,9 @@ typedef struct sl_rt_container {
                            inserted before the image */
     const char *binary; /* program path override (NULL: the backend's default name) */
     int read_only_root; /* securityContext.readOnlyRootFilesystem */
+    const char *user;   /* "UID:GID" the process is inside the container (the image's USER;
+                           NULL: the job user's own ids); charliecloud and podman map it to
+                           the job user, the others ignore it (docs/pods.md) */
 } sl_rt_container_t;
 
 /* What a backend's image hook starts from. */
@@ -120,6 +123,10 @@ const char *const *sl_runtime_names(void);
 /* <store>/<name>+<tag> for an image reference ("docker://" stripped, digest
  * "@sha256:..." used as the tag). Caller frees. NULL if image is empty. */
 char *sl_runtime_image_dir(const char *store, const char *image);
+
+/* Is the store entry dir a converted image file (a pulled image's SIF or
+ * squashfs: ".../image.sif", ".../image.sqsh") rather than a tree? */
+int sl_runtime_image_is_file(const char *dir);
 
 /* Which backend runs a pod's container:
  *   the slurmlink.io/runtime annotation when given (ann, may be NULL), else

@@ -190,8 +190,11 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
             k->image && cfg->image_store ? sl_runtime_image_dir(cfg->image_store, k->image) : NULL;
     x->in_store =
         x->dir && cfg->image_lookup && cfg->image_lookup(cfg->image_lookup_arg, x->dir, &x->meta);
-    x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image, x->in_store,
-                                  cfg->default_runtime);
+    /* a pulled image converted for its runtime (a SIF, a squashfs) is no
+     * tree charliecloud runs: the runtime is the one it was made for */
+    int file = x->in_store && sl_runtime_image_is_file(x->dir);
+    x->rtname = sl_runtime_choose(sl_pod_annotation(p, SL_ANN_RUNTIME), k->image,
+                                  x->in_store && !file, cfg->default_runtime);
     x->ops = sl_runtime_get(x->rtname);
     char *why = sl_runtime_unavailable(x->rtname);
     if (why) {
@@ -391,12 +394,34 @@ static void ctr_free(ctr_t *x)
     free(x->path);
 }
 
+/* The image's USER into buf ("UID:GID", or "UID" when runAsGroup names the
+ * group), unless runAsUser says who the process is (Kubernetes' rule):
+ * NULL then, and when the image has none */
+static const char *image_user(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
+                              char buf[48])
+{
+    if (k->run_as_user != SL_POD_UNSET)
+        return NULL;
+    if (x->meta.user_error) {
+        sl_fe_invalid(c->errs, k->image ? k->image : "", x->meta.user_error, "%s.image", x->path);
+        return NULL;
+    }
+    if (!x->meta.user)
+        return NULL;
+    snprintf(buf, 48, "%s", x->meta.user);
+    if (k->run_as_group != SL_POD_UNSET)
+        buf[strcspn(buf, ":")] = '\0';
+    return buf;
+}
+
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
     ctr_t x = {.path = NULL}; /* designated: every other field zero */
     x.path = sl_xasprintf("spec.%s[%d]", k->init ? "initContainers" : "containers", k->index);
     tr_container_env(c, k, x.path, &x.env);
     ctr_image(c, k, &x);
+    char ubuf[48];
+    const char *user = image_user(c, k, &x, ubuf);
     tr_env_add_image(&x.env, x.meta.env, x.meta.nenv);
     x.mounts = sl_xcalloc(k->nmounts + 1, sizeof(*x.mounts));
     x.srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
@@ -437,6 +462,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         .nextra = extra.n,
         .binary = binary_for(c->cfg, x.rtname),
         .read_only_root = k->read_only_root,
+        .user = user,
     };
     sl_argv_t argv = SL_ARGV_INIT;
     sl_error_t rerr = SL_ERROR_INIT;

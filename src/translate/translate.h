@@ -65,6 +65,8 @@ typedef struct sl_image_meta {
     const char *working_dir; /* may be NULL */
     const char *const *env;  /* the image's ENV, "NAME=value" (may be empty) */
     size_t nenv;             /* the container's env overrides these */
+    const char *user;        /* the image's USER as ids, "UID:GID" (NULL: none) */
+    const char *user_error;  /* why the image's USER names no ids (NULL: it does) */
 } sl_image_meta_t;
 
 /* Does the store hold this image folder? Fills *meta when it does (strings

@@ -79,9 +79,50 @@ static void exec_prefixes(void)
        "... nor for enroot and singularity");
 }
 
+/* a pulled image converted for its runtime: the file, entrypoint and cmd exec'd */
+static void converted(void)
+{
+    const char *ep[] = {"/bin/sh", "-c"}, *cmd[] = {"echo hi"};
+    sl_rt_container_t c = {.name = "main",
+                           .image = "/s/sha256/ab/image.sif",
+                           .entrypoint = ep,
+                           .nentrypoint = 2,
+                           .cmd = cmd,
+                           .ncmd = 1,
+                           .working_dir = "/w"};
+    CHECK("apptainer", &c,
+          "apptainer exec --containall --no-eval --writable-tmpfs --pwd=/w "
+          "/s/sha256/ab/image.sif /bin/sh -c 'echo hi'",
+          "a pulled image's SIF: apptainer exec of its entrypoint and cmd (no runscript)");
+    sl_rt_image_in_t in = {"127.0.0.1:5000/team/app:v1", "/s/sha256/ab/image.sqsh", "docker://"};
+    char *ref = NULL;
+    sl_runtime_get("enroot")->image_ref(&in, &ref, NULL);
+    is_str(ref, "/s/sha256/ab/image.sqsh", "enroot runs a pulled image's squashfs");
+    free(ref);
+    in.store_dir = "/s/busybox+latest";
+    sl_runtime_get("enroot")->image_ref(&in, &ref, NULL);
+    is_str(ref, "127.0.0.1:5000/team/app:v1", "  a folder of the store: the reference as given");
+    free(ref);
+    c.image = "/s/sha256/ab/image.sqsh";
+    CHECK("enroot", &c, "enroot start --rw /s/sha256/ab/image.sqsh /bin/sh -c 'echo hi'",
+          "enroot start of the squashfs with the entrypoint and cmd (no rc in it)");
+    c.nentrypoint = c.ncmd = 0;
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_error_t err = SL_ERROR_INIT;
+    c.image = "/s/sha256/ab/image.sif";
+    ok(sl_runtime_get("apptainer")->argv(&c, &a, &err) < 0, "a SIF with nothing to run: refused");
+    has_str(err.text, "no entrypoint or cmd: set command", "  %s", err.text);
+    sl_argv_free(&a);
+    ok(sl_runtime_image_is_file("/s/sha256/ab/image.sqsh") &&
+           !sl_runtime_image_is_file("/s/sha256/ab/rootfs") &&
+           !sl_runtime_image_is_file("/x/my.sif"),
+       "converted files are image.sif and image.sqsh of the store");
+}
+
 int main(void)
 {
-    tap_plan(64);
+    tap_plan(73);
+    converted();
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
     free(d);
@@ -154,6 +195,20 @@ int main(void)
     CHECK("host", &c, "/usr/bin/env --chdir=/w -- sh -c 'echo '\\''hi'\\'' $X'",
           "host: env --chdir then the command");
 
+    /* the image's USER: ch-run's ids inside its user namespace (the job user outside) */
+    c.user = "1000:0";
+    CHECK("charliecloud", &c,
+          "ch-run --write --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w --uid=1000 --gid=0 "
+          "/store/busybox+1.36 -- sh -c 'echo '\\''hi'\\'' $X'",
+          "image USER 1000:0: ch-run --uid=1000 --gid=0");
+    c.user = "1234";
+    CHECK("charliecloud", &c,
+          "ch-run --write --bind=/pods/ns/p-u/volumes/cfg:/etc/cfg "
+          "--bind=/pods/ns/p-u/volumes/scratch:/scratch --cd=/w --uid=1234 "
+          "/store/busybox+1.36 -- sh -c 'echo '\\''hi'\\'' $X'",
+          "image USER with runAsGroup: --uid only (the job's group stays)");
+    c.user = NULL;
     /* readOnlyRootFilesystem: each runtime's own way (golden argv) */
     c.read_only_root = 1;
     CHECK("charliecloud", &c,
