@@ -336,6 +336,8 @@ static int stop_job(sl_ctl_t *c, ctl_pod_t *p, int sig)
 static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
     long long now = sl_now_ms();
+    if (p->submitting)
+        return 0; /* a worker submits it: its job, if any, is known once it is back */
     if (!p->job_id || p->job_over) {
         finish_delete(c, p);
         return 1;
@@ -403,7 +405,7 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     if (job)
         p->job_id = job;
     p->terminal = ctl_pod_terminal(pod);
-    p->gave_up = ctl_pod_gave_up(pod);
+    p->gave_up |= ctl_pod_gave_up(pod); /* final; a change older than our own failure says 0 */
     /* a terminal phase the shim never reported, while the job may run: a
      * status someone else wrote; the job is read once more (process_due) */
     if (p->job_id && !p->job_over && p->terminal && !p->shim_done)
@@ -468,8 +470,8 @@ typedef enum { DUE_SUBMIT, DUE_DELETE, DUE_END_FINISHED, DUE_RECHECK } due_t;
 /* what p is due for now, or -1 (c->lock held: finish_due_ms is shared) */
 static int due_of(const ctl_pod_t *p, long long now)
 {
-    if (p->deleting)
-        return p->signalled_ms > 0 ? DUE_DELETE : -1;
+    if (p->deleting) /* signalled, or its deletion waited for its submission */
+        return p->signalled_ms > 0 || (!p->signalled_ms && !p->submitting) ? DUE_DELETE : -1;
     if (p->finish_due_ms && now >= p->finish_due_ms)
         return DUE_END_FINISHED;
     if (p->recheck)
@@ -746,7 +748,9 @@ static void poll_jobs(sl_ctl_t *c)
              * deletion is seen). */
             continue;
         }
-        if (!p->seen_by_slurm) {
+        if (!p->seen_by_slurm && p->submitting) {
+            p->seen_by_slurm = 1; /* its worker stores the job id */
+        } else if (!p->seen_by_slurm) {
             p->seen_by_slurm = 1;
             json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
             if (pod && !ctl_pod_job_id(pod)) {
@@ -843,6 +847,7 @@ static void *ctl_main(void *arg)
         /* anything stored after this point wakes the wait below, including a
          * pod created while this iteration runs */
         int64_t seen = sl_store_revision(c->store);
+        ctl_submit_collect(c); /* the workers' finished submissions */
         process_changes(c);
         long long now = sl_now_ms();
         if (now >= c->next_node_poll) {
@@ -1029,6 +1034,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     atomic_init(&c->policy, o->policy);
     if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
+    ctl_submit_start(c);
     if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
         sl_errprintf(err, "cannot start the controller thread");
         goto fail;
@@ -1049,6 +1055,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }
+    ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
     while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
         sl_sleep_ms(50);
     for (int i = 0; i < CTL_HASH; i++)

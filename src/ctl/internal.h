@@ -63,6 +63,7 @@ typedef struct ctl_pod {
     long long next_try_ms;  /* submission back-off */
     int tries;
     int pending_submit;      /* deferred until the first Slurm poll */
+    int submitting;          /* a submission worker has it (submit.c) */
     int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
     int shim_done;           /* c->lock: the shim reported pod-finished (pushed or replayed) */
     int recheck;             /* the stored phase may contradict the job: read it once */
@@ -76,8 +77,8 @@ typedef struct ctl_pod {
      * (controller thread). */
     char *owner_uid;
     uint32_t array_job_id, array_task_id;
-    ctl_pull_t *pull;         /* images being pulled or pulled for submission (pull.c) */
-    int pull_wait;            /* a failed pull's back-off runs until next_try_ms */
+    ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
+    int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
     struct ctl_pod *next; /* hash chain by uid */
 } ctl_pod_t;
@@ -112,6 +113,7 @@ struct sl_ctl {
     int64_t jobs_rv;              /* last Job change seen (job.c) */
     unsigned max_array_size;      /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;     /* pull workers (pull.c); sl_ctl_destroy waits for them */
+    struct ctl_subpool *subs;     /* submission workers (submit.c, subpool.h); NULL: none */
 };
 
 /* pods table (caller holds c->lock) */
@@ -159,7 +161,15 @@ void ctl_nodes_poll(sl_ctl_t *c);
 /* the node's address, copied under the lock ("" when unknown) */
 void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
 
-/* submit.c */
+/* submit.c: the controller thread hands a pod to a submission worker
+ * (subpool.h), which works on its own copy of the pod (never a ctl_pod_t)
+ * and stores the job id; ctl_submit_collect applies the finished ones to
+ * the pods table. While a worker has it the pod is `submitting`: neither
+ * submitted again nor its deletion completed. Controller thread. */
+#define CTL_SUBMIT_WORKERS 4
+void ctl_submit_start(sl_ctl_t *c);
+void ctl_submit_stop(sl_ctl_t *c); /* joins the workers */
+void ctl_submit_collect(sl_ctl_t *c);
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
 struct sl_translate_result;
 /* A pod's translation and its folder written, without submitting (a Job's

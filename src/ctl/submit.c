@@ -1,5 +1,8 @@
 /* submit.c — a new pod becomes a Slurm job: translate, write the pod folder
- * as the job's user, submit in-process, record the job id. */
+ * as the job's user, submit in-process, record the job id. The controller
+ * thread checks and hands each pod to the submission workers (subpool.h),
+ * which do the rest on their own copy of the pod (ctl_sub_t) and hand it
+ * back; ctl_submit_collect applies what they did to the pods table. */
 #include "auth/policy.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
@@ -8,6 +11,7 @@
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "ctl/subpool.h"
 #include "image/image.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
@@ -18,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,9 +53,9 @@ static int mark_failed(json_t *pod, void *arg)
     return ctl_status_submit_failed(pod, m->message, m->permanent, sl_kube_now_ns());
 }
 
-static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const char *fmt, ...)
+static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const char *fmt, ...)
+static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -66,6 +71,7 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
         p->next_try_ms = sl_now_ms() + delay;
         snprintf(full, sizeof(full), "%s; retrying in %llds", msg, (delay + 999) / 1000);
     } else {
+        p->permanent = 1;
         snprintf(full, sizeof(full), "%s", msg);
     }
     mark_t m = {.message = full, .permanent = permanent};
@@ -78,7 +84,7 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
 /* the job's group: the pod's runAsGroup when the user may use it (its
  * primary group or one it belongs to), else the user's primary group *gid;
  * every container's runAsGroup must be that one group */
-static int job_group(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int job_group(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                      const char *uname, gid_t *gid)
 {
     int64_t want = model->run_as_group;
@@ -133,7 +139,7 @@ static int submit_waits(sl_ctl_t *c, ctl_pod_t *p)
 }
 
 /* securityContext.runAsUser may only name the job's user */
-static int check_run_as_user(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int check_run_as_user(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                              const job_ident_t *id)
 {
     for (int init = 0; init < 2; init++) {
@@ -157,7 +163,7 @@ static int check_run_as_user(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_po
 /* who the job runs as: the creator's mapped Unix user (policy), else the
  * default job user; which account: the namespace's. id holds c's uid and
  * gid on entry; what it holds is freed by the caller, also on -1. */
-static int job_identity(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int job_identity(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                         job_ident_t *id)
 {
     const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
@@ -172,7 +178,9 @@ static int job_identity(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *
     }
     if (!id->uname)
         id->uname = sl_xstrdup(c->o.run_as);
-    struct passwd *pw = getpwuid(id->uid);
+    struct passwd pwbuf, *pw = NULL;
+    char buf[4096];
+    getpwuid_r(id->uid, &pwbuf, buf, sizeof(buf), &pw); /* any thread */
     id->home = sl_xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
     if (check_run_as_user(c, p, pod, model, id) < 0)
         return -1;
@@ -180,7 +188,7 @@ static int job_identity(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *
 }
 
 /* the pod's job script, options and pod folder contents into *out */
-static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                          sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
 {
     char token[65];
@@ -225,7 +233,7 @@ static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t 
 }
 
 /* the job's environment into env (8 slots): the count */
-static int job_env(sl_ctl_t *c, ctl_pod_t *p, const job_ident_t *id, char *env[8])
+static int job_env(sl_ctl_t *c, ctl_sub_t *p, const job_ident_t *id, char *env[8])
 {
     int ne = 0;
     env[ne++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
@@ -240,7 +248,7 @@ static int job_env(sl_ctl_t *c, ctl_pod_t *p, const job_ident_t *id, char *env[8
 }
 
 /* the job submitted in-process and its id recorded on the pod */
-static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translate_result_t *r,
+static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translate_result_t *r,
                        const job_ident_t *id, sl_error_t *err)
 {
     char *env[8];
@@ -261,7 +269,7 @@ static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translat
         free(env[i]);
     if (rc < 0) {
         if (retry) {
-            c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+            p->slurm_down = 1; /* no submitting until a poll gets an answer */
             failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
         } else {
             failed(c, p, pod, 1, "Slurm refused the job: %s", err->text);
@@ -270,10 +278,8 @@ static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translat
     }
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
-    pthread_mutex_lock(&c->lock);
     p->job_id = job_id;
     p->tries = 0;
-    pthread_mutex_unlock(&c->lock);
     mark_t m = {.job_id = job_id};
     if (ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_submitted, &m, NULL, err) < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", p->ns, p->name, job_id,
@@ -283,7 +289,7 @@ static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translat
 }
 
 /* the pod folder written as the job's user, then the job submitted */
-static void write_and_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translate_result_t *r,
+static void write_and_submit(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translate_result_t *r,
                              const job_ident_t *id)
 {
     sl_error_t err = SL_ERROR_INIT;
@@ -297,31 +303,53 @@ static void write_and_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_tr
     submit_job(c, p, pod, r, id, &err);
 }
 
+/* a submission on the controller thread that borrows p's strings and pull
+ * (sub_done puts back what it changed) */
+static ctl_sub_t sub_borrow(ctl_pod_t *p)
+{
+    return (ctl_sub_t){.uid = p->uid,
+                       .ns = p->ns,
+                       .name = p->name,
+                       .pull = p->pull,
+                       .seen_ms = p->seen_ms,
+                       .tries = p->tries,
+                       .next_try_ms = p->next_try_ms};
+}
+
+static void sub_done(ctl_pod_t *p, const ctl_sub_t *s)
+{
+    p->tries = s->tries;
+    p->next_try_ms = s->next_try_ms;
+    p->gave_up |= s->permanent;
+}
+
 /* the pod's model, identity and translation, the folder written: 0 with
  * *out (the caller destroys it) and the identity (uid, gid),
- * or -1 with the pod marked failed */
+ * or -1 with the pod marked failed. Controller thread. */
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_t **out, uid_t *uid,
                     gid_t *gid)
 {
+    ctl_sub_t s = sub_borrow(p);
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     int rc = -1;
     if (!model) {
         char *agg = sl_fielderrs_aggregate(errs);
-        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        failed(c, &s, pod, 1, "invalid pod: %s", agg);
         free(agg);
         sl_fielderrs_destroy(errs);
+        sub_done(p, &s);
         return -1;
     }
     job_ident_t id = {.uid = c->uid, .gid = c->gid};
     sl_translate_result_t *r = NULL;
-    if (job_identity(c, p, pod, model, &id) == 0 &&
-        translate_pod(c, p, pod, model, errs, &id, &r) == 0) {
+    if (job_identity(c, &s, pod, model, &id) == 0 &&
+        translate_pod(c, &s, pod, model, errs, &id, &r) == 0) {
         sl_error_t err = SL_ERROR_INIT;
         if (sl_podfs_write(r, 1, id.uid, id.gid, &err) < 0) {
             int e = errno;
             sl_warn("pod %s/%s: cannot write the pod folder: %s", p->ns, p->name, err.text);
-            failed(c, p, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
+            failed(c, &s, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
         } else {
             *out = r;
             r = NULL;
@@ -330,6 +358,7 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_
             rc = 0;
         }
     }
+    sub_done(p, &s);
     sl_translate_result_destroy(r);
     free(id.uname);
     free(id.account);
@@ -339,36 +368,137 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_
     return rc;
 }
 
+/* ---- the workers' side -------------------------------------------------- */
+
+/* A worker: identity, translation, pod folder, submission, the job id
+ * stored (or the failure). Touches no ctl_pod_t: only s. */
+static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
+{
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    job_ident_t id = {.uid = c->uid, .gid = c->gid};
+    sl_translate_result_t *r = NULL;
+    if (job_identity(c, s, s->pod, s->model, &id) == 0 &&
+        translate_pod(c, s, s->pod, s->model, errs, &id, &r) == 0)
+        write_and_submit(c, s, s->pod, r, &id);
+    sl_translate_result_destroy(r);
+    free(id.uname);
+    free(id.account);
+    free(id.home);
+    sl_fielderrs_destroy(errs);
+}
+
+static void sub_free(ctl_sub_t *s)
+{
+    if (!s)
+        return;
+    ctl_pull_release(s->pull);
+    sl_pod_destroy(s->model);
+    json_decref(s->pod);
+    free(s->uid);
+    free(s->ns);
+    free(s->name);
+    free(s);
+}
+
+static void sub_apply(sl_ctl_t *c, ctl_sub_t *s);
+
+/* p's submission, on its own copy, handed to the workers (without workers,
+ * none could start, it runs here) */
+static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
+{
+    ctl_sub_t *s = sl_xcalloc(1, sizeof(*s));
+    *s = sub_borrow(p);
+    s->uid = sl_xstrdup(p->uid);
+    s->ns = sl_xstrdup(p->ns);
+    s->name = sl_xstrdup(p->name);
+    s->pod = json_incref(pod);
+    s->model = model;
+    p->pull = NULL; /* used; a retry asks the registry again */
+    p->submitting = 1;
+    if (c->subs) {
+        ctl_subpool_push(c->subs, s);
+        return;
+    }
+    sub_run(c, s);
+    sub_apply(c, s);
+}
+
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
-    if (submit_waits(c, p))
+    if (p->submitting || submit_waits(c, p))
         return;
     p->pending_submit = 0;
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     if (!model) {
         char *agg = sl_fielderrs_aggregate(errs);
-        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        ctl_sub_t s = sub_borrow(p);
+        failed(c, &s, pod, 1, "invalid pod: %s", agg);
+        sub_done(p, &s);
         free(agg);
         sl_fielderrs_destroy(errs);
         return;
     }
-    job_ident_t id = {.uid = c->uid, .gid = c->gid};
-    sl_translate_result_t *r = NULL;
-    int ready = ctl_pull_ready(c, p, pod, model); /* 0: a worker pulls, or a back-off */
-    if (ready && job_identity(c, p, pod, model, &id) == 0 &&
-        translate_pod(c, p, pod, model, errs, &id, &r) == 0)
-        write_and_submit(c, p, pod, r, &id);
-    if (ready && p->pull) { /* used; a retry asks the registry again */
-        ctl_pull_release(p->pull);
-        p->pull = NULL;
-    }
-    sl_translate_result_destroy(r);
-    free(id.uname);
-    free(id.account);
-    free(id.home);
-    sl_pod_destroy(model);
     sl_fielderrs_destroy(errs);
+    if (!ctl_pull_ready(c, p, pod, model)) { /* a worker pulls, or a back-off */
+        sl_pod_destroy(model);
+        return;
+    }
+    hand_over(c, p, pod, model);
+}
+
+/* a finished submission applied to its pod (controller thread) */
+static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
+{
+    if (s->slurm_down)
+        c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, s->uid);
+    if (p) {
+        p->submitting = 0;
+        if (s->job_id)
+            p->job_id = s->job_id;
+        sub_done(p, s);
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (!p && s->job_id) {
+        /* deleted (forced) while its job was being submitted: the deletion
+         * found no job to cancel, nor the folder written after it */
+        sl_info("pod %s/%s: deleted while Slurm job %u was submitted: cancelling it", s->ns,
+                s->name, s->job_id);
+        ctl_job_kill(s->ns, s->name, s->uid, s->job_id, SIGKILL);
+    }
+    if (!p) {
+        char *dir = ctl_pod_dir(c, s->ns, s->name, s->uid);
+        sl_podfs_remove(dir);
+        free(dir);
+    }
+    sub_free(s);
+}
+
+void ctl_submit_collect(sl_ctl_t *c)
+{
+    ctl_sub_t *s = c->subs ? ctl_subpool_take(c->subs) : NULL;
+    while (s) {
+        ctl_sub_t *next = s->next;
+        sub_apply(c, s);
+        s = next;
+    }
+}
+
+static void kick_store(void *arg) { sl_store_kick(arg); }
+
+void ctl_submit_start(sl_ctl_t *c)
+{
+    c->subs = ctl_subpool_create(c, CTL_SUBMIT_WORKERS, sub_run, kick_store, c->store);
+    if (!c->subs)
+        sl_warn("no submission worker could start: the controller thread submits");
+}
+
+void ctl_submit_stop(sl_ctl_t *c)
+{
+    ctl_subpool_destroy(c->subs, sub_free);
+    c->subs = NULL;
 }
 
 size_t ctl_submit_queue_length(sl_ctl_t *c)
