@@ -19,68 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- pods table ------------------------------------------------------- */
-
-static unsigned hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % CTL_HASH;
-}
-
-ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid)
-{
-    for (ctl_pod_t *p = c->pods[hash(uid)]; p; p = p->next)
-        if (!strcmp(p->uid, uid))
-            return p;
-    return NULL;
-}
-
-ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name)
-{
-    ctl_pod_t *p = ctl_pod_find(c, uid);
-    if (p)
-        return p;
-    p = sl_xcalloc(1, sizeof(*p));
-    p->uid = sl_xstrdup(uid);
-    p->ns = sl_xstrdup(ns);
-    p->name = sl_xstrdup(name);
-    p->seen_ms = sl_now_ms();
-    unsigned h = hash(uid);
-    p->next = c->pods[h];
-    c->pods[h] = p;
-    c->npods++;
-    return p;
-}
-
-void ctl_pod_remove(sl_ctl_t *c, const char *uid)
-{
-    for (ctl_pod_t **pp = &c->pods[hash(uid)]; *pp; pp = &(*pp)->next) {
-        if (!strcmp((*pp)->uid, uid)) {
-            ctl_pod_t *p = *pp;
-            *pp = p->next;
-            ctl_pull_release(p->pull);
-            free(p->uid);
-            free(p->ns);
-            free(p->name);
-            free(p->owner_uid);
-            free(p);
-            c->npods--;
-            return;
-        }
-    }
-}
-
-ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
-{
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
-            if (p->job_id == job_id)
-                return p;
-    return NULL;
-}
-
 /* ---- applying changes to a stored pod ------------------------------------ */
 
 /* (applied through ctl_pod_mutate: a pod of the same name and another uid,
@@ -398,12 +336,11 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     if (job_pod && !p->owner_uid)
         p->owner_uid = sl_xstrdup(owner);
     if (job_pod && arr) {
-        p->array_job_id = arr;
-        p->array_task_id = task;
+        ctl_pod_set_task(c, p, arr, task);
     }
     uint32_t job = ctl_pod_job_id(pod);
     if (job)
-        p->job_id = job;
+        ctl_pod_set_job(c, p, job);
     p->terminal = ctl_pod_terminal(pod);
     p->gave_up |= ctl_pod_gave_up(pod); /* final; a change older than our own failure says 0 */
     /* a terminal phase the shim never reported, while the job may run: a
@@ -598,12 +535,26 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
  * unknown and the pod fails saying so (reason JobPurged). Either way the job
  * is over, so a deletion completes. */
 
-static int has_job(const sl_slurm_jobs_t *jobs, uint32_t id)
+static int cmp_id(const void *a, const void *b)
 {
-    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++)
-        if (sl_slurm_jobs_at(jobs, i)->job_id == id)
-            return 1;
-    return 0;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the list's job ids, sorted (has_job: a pod's job in it, in log time) */
+static uint32_t *job_ids(const sl_slurm_jobs_t *jobs, size_t *n)
+{
+    *n = sl_slurm_jobs_count(jobs);
+    uint32_t *ids = sl_xcalloc(*n ? *n : 1, sizeof(*ids));
+    for (size_t i = 0; i < *n; i++)
+        ids[i] = sl_slurm_jobs_at(jobs, i)->job_id;
+    qsort(ids, *n, sizeof(*ids), cmp_id);
+    return ids;
+}
+
+static int has_job(const uint32_t *ids, size_t n, uint32_t id)
+{
+    return bsearch(&id, ids, n, sizeof(*ids), cmp_id) != NULL;
 }
 
 static int purged_fn(json_t *pod, void *arg)
@@ -663,11 +614,12 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
 static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
 {
     char **uids = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, nids;
+    uint32_t *ids = job_ids(jobs, &nids);
     pthread_mutex_lock(&c->lock);
     for (int i = 0; i < CTL_HASH; i++)
         for (ctl_pod_t *p = c->pods[i]; p; p = p->next) {
-            if (!p->job_id || p->job_over || has_job(jobs, p->job_id))
+            if (!p->job_id || p->job_over || has_job(ids, nids, p->job_id))
                 continue;
             if (n == cap) {
                 cap = cap ? 2 * cap : 16;
@@ -676,6 +628,7 @@ static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
             uids[n++] = sl_xstrdup(p->uid);
         }
     pthread_mutex_unlock(&c->lock);
+    free(ids);
     for (size_t i = 0; i < n; i++) {
         pthread_mutex_lock(&c->lock);
         ctl_pod_t *p = ctl_pod_find(c, uids[i]);
@@ -739,7 +692,7 @@ static void poll_jobs(sl_ctl_t *c)
             continue; /* an older job of the same pod: not ours to follow */
         }
         if (p && !p->job_id)
-            p->job_id = j->job_id; /* adopted below by ctl_submit's recovery */
+            ctl_pod_set_job(c, p, j->job_id); /* adopted below */
         pthread_mutex_unlock(&c->lock);
         if (!p) {
             /* no pod of ours: `slurmlink render` + sbatch, the bench's sbatch

@@ -80,7 +80,8 @@ typedef struct ctl_pod {
     ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
     int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
-    struct ctl_pod *next; /* hash chain by uid */
+    struct ctl_pod *next;                 /* hash chain by uid */
+    struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
 } ctl_pod_t;
 
 #define CTL_HASH 4096
@@ -100,6 +101,7 @@ struct sl_ctl {
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
     ctl_pod_t *pods[CTL_HASH];
+    ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
     size_t npods;
 
     int64_t pods_rv; /* last pod change seen */
@@ -116,11 +118,16 @@ struct sl_ctl {
     struct ctl_subpool *subs;     /* submission workers (submit.c, subpool.h); NULL: none */
 };
 
-/* pods table (caller holds c->lock) */
+/* podtable.c: the pods table, by uid, job id and array task, each a hash
+ * (caller holds c->lock). job_id, array_job_id and array_task_id are set
+ * through ctl_pod_set_job and ctl_pod_set_task only, which keep the
+ * indexes. */
 ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
 void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
+void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
+void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
 
 /* podstore.c: the controller's reads and writes of one pod, by ns/name
  * with its uid as a precondition (kube's preconditions.uid). A pod of that
@@ -149,7 +156,8 @@ int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job
 /* The job id Slurm gave task `task` of array `array_job` (whose comment
  * must carry owner_uid), 0 while it has none of its own. Any thread. */
 uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid);
-/* The Job pod that is task `task` of array `array_job` (c->lock held), or NULL. */
+/* The Job pod that is task `task` of array `array_job` (c->lock held), or
+ * NULL (podtable.c). */
 ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task);
 
 /* events.c */

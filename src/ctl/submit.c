@@ -187,6 +187,45 @@ static int job_identity(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *
     return job_group(c, p, pod, model, id->uname, &id->gid);
 }
 
+/* one ConfigMap or Secret the pod names, read once (seen: the names tried) */
+static void add_ref(sl_ctl_t *c, const char *kind, const char *ns, const char *name, json_t *seen,
+                    json_t *out)
+{
+    if (!name || json_object_get(seen, name))
+        return;
+    json_object_set_new(seen, name, json_true());
+    json_t *obj = sl_store_get(c->store, kind, ns, name);
+    if (obj)
+        json_array_append_new(out, obj);
+}
+
+/* The ConfigMaps (secret 0) or Secrets (1) of ns that the pod names in env,
+ * envFrom and volumes, those that exist: what translate looks up, and no
+ * more (not the whole namespace for every pod). */
+static json_t *referenced(sl_ctl_t *c, const sl_pod_t *m, const char *ns, int secret)
+{
+    const char *kind = secret ? "secrets" : "configmaps";
+    json_t *seen = json_object(), *out = json_array();
+    for (int init = 0; init < 2; init++) {
+        const sl_pod_container_t *cs = init ? m->init_containers : m->containers;
+        size_t n = init ? m->ninit : m->ncontainers;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t k = 0; k < cs[i].nenv; k++)
+                if (cs[i].env[k].src == (secret ? SL_ENV_SECRET_KEY : SL_ENV_CONFIGMAP_KEY))
+                    add_ref(c, kind, ns, cs[i].env[k].ref, seen, out);
+            for (size_t k = 0; k < cs[i].nenv_from; k++)
+                if (cs[i].env_from[k].secret == secret)
+                    add_ref(c, kind, ns, cs[i].env_from[k].ref, seen, out);
+        }
+    }
+    for (size_t v = 0; v < m->nvolumes; v++)
+        for (size_t k = 0; k < m->volumes[v].nsources; k++)
+            if (m->volumes[v].sources[k].type == (secret ? SL_VOL_SECRET : SL_VOL_CONFIGMAP))
+                add_ref(c, kind, ns, m->volumes[v].sources[k].ref, seen, out);
+    json_decref(seen);
+    return out;
+}
+
 /* the pod's job script, options and pod folder contents into *out */
 static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                          sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
@@ -211,8 +250,8 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
-    json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
-    json_t *secrets = sl_store_list(c->store, "secrets", p->ns, NULL);
+    json_t *cms = referenced(c, model, p->ns, 0);
+    json_t *secrets = referenced(c, model, p->ns, 1);
     sl_translate_result_t *r = NULL;
     sl_error_t err = SL_ERROR_INIT;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
@@ -457,7 +496,7 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
     if (p) {
         p->submitting = 0;
         if (s->job_id)
-            p->job_id = s->job_id;
+            ctl_pod_set_job(c, p, s->job_id);
         sub_done(p, s);
     }
     pthread_mutex_unlock(&c->lock);
