@@ -153,11 +153,12 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
  * the pod folder), so the job must then end: a pod shown finished frees its
  * quota, and must not keep a Slurm job. Called with c->lock held (the
  * fields are shared with the API's threads). */
-static void shim_finished(ctl_pod_t *p)
+static void shim_finished(sl_ctl_t *c, ctl_pod_t *p)
 {
     if (!p->shim_done)
         p->finish_due_ms = sl_now_ms() + CTL_FINISH_GRACE_MS;
     p->shim_done = 1;
+    ctl_due_note(c, p);
 }
 
 /* A file of the pod folder, which its user owns: read beneath the pods root,
@@ -203,7 +204,7 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
         }
         if (what && !strcmp(what, "pod-finished")) {
             pthread_mutex_lock(&c->lock);
-            shim_finished(p);
+            shim_finished(c, p);
             pthread_mutex_unlock(&c->lock);
         }
         apply_t a = {.event = ev};
@@ -302,6 +303,13 @@ static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 
 /* ---- pod changes ------------------------------------------------------------ */
 
+static void due_note_locked(sl_ctl_t *c, ctl_pod_t *p)
+{
+    pthread_mutex_lock(&c->lock);
+    ctl_due_note(c, p);
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
 {
     const char *uid = sl_kube_uid(pod);
@@ -356,13 +364,15 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     pthread_mutex_unlock(&c->lock);
 
     if (p->deleting) {
-        handle_delete(c, p, pod);
+        if (!handle_delete(c, p, pod))
+            due_note_locked(c, p);
         return;
     }
     /* a phase set before submission does not stop it: only our own giving up;
      * a Job's pods are submitted by the Job controller, as one array */
     if (!p->owner_uid && !p->job_id && !p->gave_up && sl_now_ms() >= p->next_try_ms)
         ctl_submit(c, p, pod);
+    due_note_locked(c, p);
 }
 
 static void process_changes(sl_ctl_t *c)
@@ -402,6 +412,22 @@ static void process_changes(sl_ctl_t *c)
 static void recheck_job(sl_ctl_t *c, ctl_pod_t *p);
 static void end_finished_job(sl_ctl_t *c, ctl_pod_t *p);
 
+/* whether p waits for something of due_of's, now or later (c->lock held) */
+static int waits(const ctl_pod_t *p)
+{
+    if (p->deleting)
+        return p->signalled_ms > 0 || !p->signalled_ms;
+    return p->finish_due_ms || p->recheck ||
+           (!p->job_id && !p->gave_up &&
+            (p->tries || p->pending_submit || p->pull_wait || p->pull));
+}
+
+void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p)
+{
+    if (waits(p))
+        ctl_due_add(c, p);
+}
+
 typedef enum { DUE_SUBMIT, DUE_DELETE, DUE_END_FINISHED, DUE_RECHECK } due_t;
 
 /* what p is due for now, or -1 (c->lock held: finish_due_ms is shared) */
@@ -430,15 +456,22 @@ static void process_due(sl_ctl_t *c)
     due_t what[256];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
-    sl_metrics_queue_length(ctl_submit_queue_length(c));
-    for (int i = 0; i < CTL_HASH && n < 256; i++)
-        for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next) {
-            int d = due_of(p, now);
-            if (d >= 0) {
-                due[n] = p;
-                what[n++] = (due_t)d;
-            }
+    if (now >= c->next_queue_metric_ms) { /* a walk of the table: once per node poll period */
+        sl_metrics_queue_length(ctl_submit_queue_length(c));
+        c->next_queue_metric_ms = now + c->o.node_poll_ms;
+    }
+    ctl_pod_t *last = c->due_tail;
+    for (ctl_pod_t *p = c->due, *next; p && n < 256; p = next) {
+        next = p == last ? NULL : p->due_next; /* each once, though moved to the tail */
+        int d = due_of(p, now);
+        ctl_due_del(c, p);
+        if (d >= 0) {
+            due[n] = p;
+            what[n++] = (due_t)d;
         }
+        if (waits(p)) /* still waiting: to the tail, so that none starves */
+            ctl_due_add(c, p);
+    }
     pthread_mutex_unlock(&c->lock);
     /* the pointers stay valid: only this thread frees a pod, and each
      * action frees at most its own */
@@ -920,7 +953,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     pthread_mutex_lock(&c->lock);
     p = ctl_pod_find(c, uid);
     if (p && finished)
-        shim_finished(p); /* before the phase is stored: the controller reads both */
+        shim_finished(c, p); /* before the phase is stored: the controller reads both */
     int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
     if (job && !strcmp(what0, "started"))

@@ -82,6 +82,8 @@ typedef struct ctl_pod {
     long long pull_backoff_ms;
     struct ctl_pod *next;                 /* hash chain by uid */
     struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
+    struct ctl_pod *due_next, *due_prev;  /* c->lock: the due list (ctl_due_note) */
+    int in_due;
 } ctl_pod_t;
 
 #define CTL_HASH 4096
@@ -102,20 +104,22 @@ struct sl_ctl {
     pthread_mutex_t lock; /* see "Threads and locks" above */
     ctl_pod_t *pods[CTL_HASH];
     ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
+    ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */
     size_t npods;
 
     int64_t pods_rv; /* last pod change seen */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
-    int jobs_pending;             /* the last job list had a PENDING job of a pod */
-    long long next_full_job_poll; /* then the whole list is read again at this time */
-    sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
-    int slurm_ok;                 /* last RPC to slurmctld succeeded */
-    int initial_poll_done;        /* the first full job list was read (adoption first) */
-    int64_t jobs_rv;              /* last Job change seen (job.c) */
-    unsigned max_array_size;      /* slurm.conf MaxArraySize (0: not read yet) */
-    atomic_int pulls_running;     /* pull workers (pull.c); sl_ctl_destroy waits for them */
-    struct ctl_subpool *subs;     /* submission workers (submit.c, subpool.h); NULL: none */
+    int jobs_pending;               /* the last job list had a PENDING job of a pod */
+    long long next_full_job_poll;   /* then the whole list is read again at this time */
+    sl_slurm_nodes_t *nodes;        /* last node snapshot (names → addresses), under lock */
+    int slurm_ok;                   /* last RPC to slurmctld succeeded */
+    int initial_poll_done;          /* the first full job list was read (adoption first) */
+    int64_t jobs_rv;                /* last Job change seen (job.c) */
+    unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
+    atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
+    struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
+    long long next_queue_metric_ms; /* the submit queue's length is next counted then */
 };
 
 /* podtable.c: the pods table, by uid, job id and array task, each a hash
@@ -128,6 +132,15 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
 void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
 void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
+/* The due list: the pods that wait for something of the controller's own
+ * (a grace period, the end of a finished pod's job, a second look at their
+ * job, a submission's back-off or pull, a deletion waiting for its
+ * submission): what the controller's due pass walks, instead of the whole
+ * table. ctl_due_note (ctl.c) adds p when it waits, after any change that
+ * can make it wait; the pass drops those that no longer do. */
+void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p); /* at the tail; no-op when in it */
+void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
+void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
 
 /* podstore.c: the controller's reads and writes of one pod, by ns/name
  * with its uid as a precondition (kube's preconditions.uid). A pod of that

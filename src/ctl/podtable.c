@@ -100,6 +100,36 @@ void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t ta
     c->by_task[h] = p;
 }
 
+void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p)
+{
+    if (p->in_due)
+        return;
+    p->in_due = 1;
+    p->due_next = NULL;
+    p->due_prev = c->due_tail;
+    if (c->due_tail)
+        c->due_tail->due_next = p;
+    else
+        c->due = p;
+    c->due_tail = p;
+}
+
+void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p)
+{
+    if (!p->in_due)
+        return;
+    if (p->due_prev)
+        p->due_prev->due_next = p->due_next;
+    else
+        c->due = p->due_next;
+    if (p->due_next)
+        p->due_next->due_prev = p->due_prev;
+    else
+        c->due_tail = p->due_prev;
+    p->due_next = p->due_prev = NULL;
+    p->in_due = 0;
+}
+
 void ctl_pod_remove(sl_ctl_t *c, const char *uid)
 {
     for (ctl_pod_t **pp = &c->pods[hash(uid)]; *pp; pp = &(*pp)->next) {
@@ -108,6 +138,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             *pp = p->next;
             unlink_job(c, p);
             unlink_task(c, p);
+            ctl_due_del(c, p);
             ctl_pull_release(p->pull);
             free(p->uid);
             free(p->ns);

@@ -398,6 +398,9 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_
         }
     }
     sub_done(p, &s);
+    pthread_mutex_lock(&c->lock);
+    ctl_due_note(c, p);
+    pthread_mutex_unlock(&c->lock);
     sl_translate_result_destroy(r);
     free(id.uname);
     free(id.account);
@@ -498,6 +501,7 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
         if (s->job_id)
             ctl_pod_set_job(c, p, s->job_id);
         sub_done(p, s);
+        ctl_due_note(c, p); /* a back-off, or a deletion that waited */
     }
     pthread_mutex_unlock(&c->lock);
     if (!p && s->job_id) {

@@ -12,7 +12,7 @@
 
 int main(void)
 {
-    tap_plan(9);
+    tap_plan(12);
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
     char uid[64];
     for (int i = 0; i < N; i++) {
@@ -69,6 +69,22 @@ int main(void)
     }
     ok(gone, "removed pods are in no index");
     ok(kept, "the others are still found by uid, job and task");
+    /* the due list: insertion order, no duplicates, removal anywhere */
+    ctl_pod_t *a = ctl_pod_find(c, "uid-1"), *b = ctl_pod_find(c, "uid-2"),
+              *d = ctl_pod_find(c, "uid-4");
+    ctl_due_add(c, a);
+    ctl_due_add(c, b);
+    ctl_due_add(c, a);
+    ctl_due_add(c, d);
+    ok(c->due == a && a->due_next == b && b->due_next == d && !d->due_next && c->due_tail == d,
+       "the due list holds each pod once, in the order added");
+    ctl_due_del(c, b);
+    ctl_due_del(c, b);
+    ok(c->due == a && a->due_next == d && d->due_prev == a && !b->in_due,
+       "a pod taken out of the middle (twice: a no-op)");
+    ctl_pod_remove(c, "uid-4");
+    ctl_pod_remove(c, "uid-1");
+    ok(!c->due && !c->due_tail, "removed pods leave the due list");
     for (int i = 0; i < CTL_HASH; i++)
         while (c->pods[i])
             ctl_pod_remove(c, c->pods[i]->uid);
