@@ -706,6 +706,7 @@ static void poll_jobs(sl_ctl_t *c)
     if (!c->slurm_ok)
         sl_info("Slurm answers again");
     c->slurm_ok = 1;
+    atomic_store(&c->submit_paused, 0);
     if (r == 0)
         return;
     c->jobs_pending = 0;

@@ -120,6 +120,8 @@ struct sl_ctl {
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
     long long next_queue_metric_ms; /* the submit queue's length is next counted then */
+    atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
+                                     * try (their pods wait); an answered job poll clears it */
 };
 
 /* podtable.c: the pods table, by uid, job id and array task, each a hash

@@ -309,6 +309,7 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
     if (rc < 0) {
         if (retry) {
             p->slurm_down = 1; /* no submitting until a poll gets an answer */
+            atomic_store(&c->submit_paused, 1);
             failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
         } else {
             failed(c, p, pod, 1, "Slurm refused the job: %s", err->text);
@@ -416,6 +417,10 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_
  * stored (or the failure). Touches no ctl_pod_t: only s. */
 static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
 {
+    if (atomic_load(&c->submit_paused)) {
+        s->deferred = 1; /* each would fail the same way, and count a try */
+        return;
+    }
     sl_fielderrs_t *errs = sl_fielderrs_create();
     job_ident_t id = {.uid = c->uid, .gid = c->gid};
     sl_translate_result_t *r = NULL;
@@ -500,7 +505,10 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
         p->submitting = 0;
         if (s->job_id)
             ctl_pod_set_job(c, p, s->job_id);
-        sub_done(p, s);
+        if (s->deferred)
+            p->pending_submit = 1; /* again once a poll gets an answer */
+        else
+            sub_done(p, s);
         ctl_due_note(c, p); /* a back-off, or a deletion that waited */
     }
     pthread_mutex_unlock(&c->lock);

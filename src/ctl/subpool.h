@@ -29,7 +29,8 @@ typedef struct ctl_sub {
     long long next_try_ms; /* a retryable failure's back-off (0: none) */
     uint32_t job_id;       /* the job Slurm gave it (0: none) */
     int permanent;         /* failed for good (the pod is marked Failed) */
-    int slurm_down;        /* slurmctld did not answer */
+    int slurm_down;        /* slurmctld did not answer, or refused for now (EAGAIN) */
+    int deferred;          /* not tried: another worker had found slurmctld so */
     struct ctl_sub *next;
 } ctl_sub_t;
 
