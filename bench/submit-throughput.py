@@ -15,8 +15,13 @@ measured), for each N of --pods:
 Each is run --repeat times, the paths taking turns; medians are printed with
 the ratios. The pods and jobs of each round are removed before the next.
 
+With --daemons NAME=PATH,... the api path runs once per daemon binary
+(slurmlinkd restarted with `slurmlink up --dir D --daemon PATH` before each
+of its rounds), e.g. the code before and after a change, in the same run.
+
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--only api,sbatch,slurmrestd,floor]
+                                  [--daemons NAME=PATH,...] [--slurmlink PATH]
 Nothing here is asserted.
 """
 import argparse, base64, http.client, json, os, socket, ssl, statistics, subprocess, sys, tempfile
@@ -30,12 +35,18 @@ ap.add_argument("--threads", type=int, default=8)
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--floor", default="/tmp/submit-floor")
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
+ap.add_argument("--daemons", default="")
+ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
 args = ap.parse_args()
 D = os.path.abspath(args.dir)
 cl = json.load(open(f"{D}/cluster.json"))
 PORT = cl["api_port"]
 ENV = dict(os.environ, SLURM_CONF=f"{D}/etc/slurm.conf")
 PATHS = args.only.split(",")
+DAEMONS = [d.split("=", 1) for d in args.daemons.split(",") if d]
+if "api" in PATHS and DAEMONS:
+    i = PATHS.index("api")
+    PATHS[i:i + 1] = [f"api:{name}" for name, _ in DAEMONS]
 
 
 def tls_context():
@@ -102,6 +113,25 @@ class Watch(threading.Thread):
                     continue
                 o = json.loads(line).get("object", {})
                 self.with_job.add(o["metadata"]["name"])
+
+
+def restart_daemon(path):
+    pid = int(open(f"{D}/run/slurmlinkd.pid").read())
+    os.kill(pid, 15)
+    while os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.1)
+    subprocess.run([args.slurmlink, "up", "--dir", D, "--daemon", path], check=True,
+                   capture_output=True)
+    for _ in range(300):
+        try:
+            c = conn(5)
+            c.request("GET", "/healthz")
+            if c.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"slurmlinkd {path} does not answer")
 
 
 def sh(*argv, check=False):
@@ -244,6 +274,9 @@ def main():
                 for path in PATHS:
                     if path == "api":
                         out = [("api", run_api(n, rnd))]
+                    elif path.startswith("api:"):
+                        restart_daemon(dict(DAEMONS)[path[4:]])
+                        out = [(path, run_api(n, rnd))]
                     elif path == "sbatch":
                         out = [("sbatch", run_sbatch(n, rnd))]
                     elif path == "slurmrestd":
@@ -257,9 +290,11 @@ def main():
                               f"errors {r['errors']}" + (f" ack {r['ack_s']:.2f} s" if "ack_s" in r else ""),
                               flush=True)
         print()
-        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'vs api':>7s}")
+        print("ratio: the last api path's rate (api, or the last of --daemons) over the path's")
+        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'ratio':>7s}")
         for n in sorted({k[0] for k in res}):
-            api = statistics.median(r["rate"] for r in res.get((n, "api"), [{"rate": float("nan")}]))
+            ref = "api" if (n, "api") in res else f"api:{DAEMONS[-1][0]}" if DAEMONS else "api"
+            api = statistics.median(r["rate"] for r in res.get((n, ref), [{"rate": float("nan")}]))
             for (nn, name), rs in res.items():
                 if nn != n:
                     continue
