@@ -158,7 +158,7 @@ static void shim_finished(sl_ctl_t *c, ctl_pod_t *p)
     if (!p->shim_done)
         p->finish_due_ms = sl_now_ms() + CTL_FINISH_GRACE_MS;
     p->shim_done = 1;
-    ctl_due_note(c, p);
+    ctl_due_add(c, p); /* not ctl_due_note: its fields are the controller's (an API thread) */
 }
 
 /* A file of the pod folder, which its user owns: read beneath the pods root,

@@ -16,10 +16,16 @@
 
 /* Threads and locks
  *
- * Two kinds of thread touch the controller: its own thread (ctl_main and
- * everything it calls: pod changes, Slurm polls, deletions, submission) and
- * the API's request threads, which call sl_ctl_shim_event() for each shim
- * push. One mutex, c->lock, guards what they share.
+ * Three kinds of thread touch the controller: its own thread (ctl_main and
+ * everything it calls: pod changes, Slurm polls, deletions, handing pods to
+ * the submission workers and applying what they did), the API's request
+ * threads, which call sl_ctl_shim_event() for each shim push, and the
+ * submission workers (submit.c, subpool.h), which never touch a ctl_pod_t
+ * nor the pods table: each works on its own ctl_sub_t, a copy made by the
+ * controller thread, uses only c's read-only fields, the store and
+ * c->submit_paused, and hands the ctl_sub_t back through the pool's lock
+ * (never held with c->lock). One mutex, c->lock, guards what the
+ * controller thread and the API's threads share.
  *
  * The pods table (c->pods, c->npods) is changed only by the controller
  * thread, always under c->lock: it alone adds a ctl_pod_t and it alone frees
@@ -31,8 +37,11 @@
  * Fields of ctl_pod_t, by owner:
  *   uid, ns, name    set before the pod enters the table and never changed;
  *                    other threads read them under c->lock (and copy them)
- *   job_id           written by the controller thread only, under c->lock;
- *                    it reads it without the lock, other threads under it
+ *   job_id,          written by the controller thread only, under c->lock
+ *   array_job_id,    (ctl_pod_set_job/set_task: the indexes by job and
+ *   array_task_id    task); it reads them without the lock, others under it
+ *   due_next,        the due list: every read and write under c->lock (an
+ *   due_prev, in_due API thread adds a pod whose shim said it finished)
  *   shim_done,       written by both (a pushed or replayed pod-finished,
  *   finish_due_ms    the controller's cancel of a finished pod's job):
  *                    every read and write under c->lock, by every thread
@@ -45,8 +54,11 @@
  * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
  * submission; a replaced one outlives the controller); nodes is replaced by the
  * controller thread and read by any thread (ctl_node_addr), under c->lock;
- * stop is atomic (set by sl_ctl_destroy); the rest (pods_rv to
- * initial_poll_done) is the controller thread's alone. */
+ * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due and
+ * due_tail are under c->lock like the table; subs is set before the thread
+ * starts; submit_paused is atomic (set by a worker, cleared by the
+ * controller thread); the rest (pods_rv to initial_poll_done,
+ * next_queue_metric_ms) is the controller thread's alone. */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
