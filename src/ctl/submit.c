@@ -474,6 +474,10 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
     if (p->submitting || submit_waits(c, p))
         return;
+    if (atomic_load(&c->submit_paused)) { /* a worker found slurmctld down or busy */
+        p->pending_submit = 1;
+        return;
+    }
     p->pending_submit = 0;
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_t *model = sl_pod_parse(pod, errs);
