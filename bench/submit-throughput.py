@@ -171,7 +171,10 @@ def run_api(n, rnd):
     while len(w.with_job) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
     t_all = time.time() - t0
-    # the pods go with their namespace (their jobs are cancelled)
+    print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
+    # the pods go with their namespace (their jobs are cancelled); a fresh
+    # connection: the server closes an idle one
+    c = conn()
     req(c, "DELETE", f"/api/v1/namespaces/{ns}")
     while req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
         time.sleep(0.5)

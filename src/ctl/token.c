@@ -1,9 +1,9 @@
 /* token.c — per-pod shim tokens: HMAC-SHA256(key, pod uid), key in
  * <state-dir>/shim.key (0600). Nothing per pod is stored; a token proves the
  * push comes from that pod's job (its pod folder is readable by its user only). */
+#include "ctl/internal.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "ctl/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
