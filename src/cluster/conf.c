@@ -188,6 +188,10 @@ static void slurm_conf_base(const cl_state_t *st, sl_buf_t *b)
                    * left pending forever */
                   "EnforcePartLimits=ALL\n"
                   "MinJobAge=300\n"
+                  /* finished jobs count until MinJobAge: the default
+                   * 10000 refuses submissions (EAGAIN) in a 10,000-pod
+                   * run; docs/cluster.md */
+                  "MaxJobCount=100000\n"
                   "KillWait=10\n"
                   "SlurmdTimeout=15\n",
                   ctl, st->port[SL_D_SLURMCTLD], st->port[SL_D_SLURMD], D, D, spool, D, dpid, D,

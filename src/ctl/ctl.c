@@ -19,68 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- pods table ------------------------------------------------------- */
-
-static unsigned hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % CTL_HASH;
-}
-
-ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid)
-{
-    for (ctl_pod_t *p = c->pods[hash(uid)]; p; p = p->next)
-        if (!strcmp(p->uid, uid))
-            return p;
-    return NULL;
-}
-
-ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name)
-{
-    ctl_pod_t *p = ctl_pod_find(c, uid);
-    if (p)
-        return p;
-    p = sl_xcalloc(1, sizeof(*p));
-    p->uid = sl_xstrdup(uid);
-    p->ns = sl_xstrdup(ns);
-    p->name = sl_xstrdup(name);
-    p->seen_ms = sl_now_ms();
-    unsigned h = hash(uid);
-    p->next = c->pods[h];
-    c->pods[h] = p;
-    c->npods++;
-    return p;
-}
-
-void ctl_pod_remove(sl_ctl_t *c, const char *uid)
-{
-    for (ctl_pod_t **pp = &c->pods[hash(uid)]; *pp; pp = &(*pp)->next) {
-        if (!strcmp((*pp)->uid, uid)) {
-            ctl_pod_t *p = *pp;
-            *pp = p->next;
-            ctl_pull_release(p->pull);
-            free(p->uid);
-            free(p->ns);
-            free(p->name);
-            free(p->owner_uid);
-            free(p);
-            c->npods--;
-            return;
-        }
-    }
-}
-
-ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
-{
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
-            if (p->job_id == job_id)
-                return p;
-    return NULL;
-}
-
 /* ---- applying changes to a stored pod ------------------------------------ */
 
 /* (applied through ctl_pod_mutate: a pod of the same name and another uid,
@@ -215,11 +153,12 @@ static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
  * the pod folder), so the job must then end: a pod shown finished frees its
  * quota, and must not keep a Slurm job. Called with c->lock held (the
  * fields are shared with the API's threads). */
-static void shim_finished(ctl_pod_t *p)
+static void shim_finished(sl_ctl_t *c, ctl_pod_t *p)
 {
     if (!p->shim_done)
         p->finish_due_ms = sl_now_ms() + CTL_FINISH_GRACE_MS;
     p->shim_done = 1;
+    ctl_due_add(c, p); /* not ctl_due_note: its fields are the controller's (an API thread) */
 }
 
 /* A file of the pod folder, which its user owns: read beneath the pods root,
@@ -265,7 +204,7 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
         }
         if (what && !strcmp(what, "pod-finished")) {
             pthread_mutex_lock(&c->lock);
-            shim_finished(p);
+            shim_finished(c, p);
             pthread_mutex_unlock(&c->lock);
         }
         apply_t a = {.event = ev};
@@ -336,6 +275,8 @@ static int stop_job(sl_ctl_t *c, ctl_pod_t *p, int sig)
 static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
     long long now = sl_now_ms();
+    if (p->submitting)
+        return 0; /* a worker submits it: its job, if any, is known once it is back */
     if (!p->job_id || p->job_over) {
         finish_delete(c, p);
         return 1;
@@ -361,6 +302,13 @@ static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 }
 
 /* ---- pod changes ------------------------------------------------------------ */
+
+static void due_note_locked(sl_ctl_t *c, ctl_pod_t *p)
+{
+    pthread_mutex_lock(&c->lock);
+    ctl_due_note(c, p);
+    pthread_mutex_unlock(&c->lock);
+}
 
 static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
 {
@@ -396,16 +344,15 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     if (job_pod && !p->owner_uid)
         p->owner_uid = sl_xstrdup(owner);
     if (job_pod && arr) {
-        p->array_job_id = arr;
-        p->array_task_id = task;
+        ctl_pod_set_task(c, p, arr, task);
     }
     if (job_pod)
         p->gang_rank = ctl_gang_rank(pod);
     uint32_t job = ctl_pod_job_id(pod);
     if (job)
-        p->job_id = job;
+        ctl_pod_set_job(c, p, job);
     p->terminal = ctl_pod_terminal(pod);
-    p->gave_up = ctl_pod_gave_up(pod);
+    p->gave_up |= ctl_pod_gave_up(pod); /* final; a change older than our own failure says 0 */
     /* a terminal phase the shim never reported, while the job may run: a
      * status someone else wrote; the job is read once more (process_due) */
     if (p->job_id && !p->job_over && p->terminal && !p->shim_done)
@@ -419,13 +366,15 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     pthread_mutex_unlock(&c->lock);
 
     if (p->deleting) {
-        handle_delete(c, p, pod);
+        if (!handle_delete(c, p, pod))
+            due_note_locked(c, p);
         return;
     }
     /* a phase set before submission does not stop it: only our own giving up;
      * a Job's pods are submitted by the Job controller, as one array */
     if (!p->owner_uid && !p->job_id && !p->gave_up && sl_now_ms() >= p->next_try_ms)
         ctl_submit(c, p, pod);
+    due_note_locked(c, p);
 }
 
 static void process_changes(sl_ctl_t *c)
@@ -465,13 +414,29 @@ static void process_changes(sl_ctl_t *c)
 static void recheck_job(sl_ctl_t *c, ctl_pod_t *p);
 static void end_finished_job(sl_ctl_t *c, ctl_pod_t *p);
 
+/* whether p waits for something of due_of's, now or later (c->lock held) */
+static int waits(const ctl_pod_t *p)
+{
+    if (p->deleting)
+        return p->signalled_ms > 0 || !p->signalled_ms;
+    return p->finish_due_ms || p->recheck ||
+           (!p->job_id && !p->gave_up &&
+            (p->tries || p->pending_submit || p->pull_wait || p->pull));
+}
+
+void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p)
+{
+    if (waits(p))
+        ctl_due_add(c, p);
+}
+
 typedef enum { DUE_SUBMIT, DUE_DELETE, DUE_END_FINISHED, DUE_RECHECK } due_t;
 
 /* what p is due for now, or -1 (c->lock held: finish_due_ms is shared) */
 static int due_of(const ctl_pod_t *p, long long now)
 {
-    if (p->deleting)
-        return p->signalled_ms > 0 ? DUE_DELETE : -1;
+    if (p->deleting) /* signalled, or its deletion waited for its submission */
+        return p->signalled_ms > 0 || (!p->signalled_ms && !p->submitting) ? DUE_DELETE : -1;
     if (p->finish_due_ms && now >= p->finish_due_ms)
         return DUE_END_FINISHED;
     if (p->recheck)
@@ -493,15 +458,22 @@ static void process_due(sl_ctl_t *c)
     due_t what[256];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
-    sl_metrics_queue_length(ctl_submit_queue_length(c));
-    for (int i = 0; i < CTL_HASH && n < 256; i++)
-        for (ctl_pod_t *p = c->pods[i]; p && n < 256; p = p->next) {
-            int d = due_of(p, now);
-            if (d >= 0) {
-                due[n] = p;
-                what[n++] = (due_t)d;
-            }
+    if (now >= c->next_queue_metric_ms) { /* a walk of the table: once per node poll period */
+        sl_metrics_queue_length(ctl_submit_queue_length(c));
+        c->next_queue_metric_ms = now + c->o.node_poll_ms;
+    }
+    ctl_pod_t *last = c->due_tail;
+    for (ctl_pod_t *p = c->due, *next; p && n < 256; p = next) {
+        next = p == last ? NULL : p->due_next; /* each once, though moved to the tail */
+        int d = due_of(p, now);
+        ctl_due_del(c, p);
+        if (d >= 0) {
+            due[n] = p;
+            what[n++] = (due_t)d;
         }
+        if (waits(p)) /* still waiting: to the tail, so that none starves */
+            ctl_due_add(c, p);
+    }
     pthread_mutex_unlock(&c->lock);
     /* the pointers stay valid: only this thread frees a pod, and each
      * action frees at most its own */
@@ -601,12 +573,26 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
  * unknown and the pod fails saying so (reason JobPurged). Either way the job
  * is over, so a deletion completes. */
 
-static int has_job(const sl_slurm_jobs_t *jobs, uint32_t id)
+static int cmp_id(const void *a, const void *b)
 {
-    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++)
-        if (sl_slurm_jobs_at(jobs, i)->job_id == id)
-            return 1;
-    return 0;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the list's job ids, sorted (has_job: a pod's job in it, in log time) */
+static uint32_t *job_ids(const sl_slurm_jobs_t *jobs, size_t *n)
+{
+    *n = sl_slurm_jobs_count(jobs);
+    uint32_t *ids = sl_xcalloc(*n ? *n : 1, sizeof(*ids));
+    for (size_t i = 0; i < *n; i++)
+        ids[i] = sl_slurm_jobs_at(jobs, i)->job_id;
+    qsort(ids, *n, sizeof(*ids), cmp_id);
+    return ids;
+}
+
+static int has_job(const uint32_t *ids, size_t n, uint32_t id)
+{
+    return bsearch(&id, ids, n, sizeof(*ids), cmp_id) != NULL;
 }
 
 static int purged_fn(json_t *pod, void *arg)
@@ -666,11 +652,12 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
 static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
 {
     char **uids = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, nids;
+    uint32_t *ids = job_ids(jobs, &nids);
     pthread_mutex_lock(&c->lock);
     for (int i = 0; i < CTL_HASH; i++)
         for (ctl_pod_t *p = c->pods[i]; p; p = p->next) {
-            if (!p->job_id || p->job_over || has_job(jobs, p->job_id))
+            if (!p->job_id || p->job_over || has_job(ids, nids, p->job_id))
                 continue;
             if (n == cap) {
                 cap = cap ? 2 * cap : 16;
@@ -679,6 +666,7 @@ static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
             uids[n++] = sl_xstrdup(p->uid);
         }
     pthread_mutex_unlock(&c->lock);
+    free(ids);
     for (size_t i = 0; i < n; i++) {
         pthread_mutex_lock(&c->lock);
         ctl_pod_t *p = ctl_pod_find(c, uids[i]);
@@ -744,6 +732,7 @@ static void poll_jobs(sl_ctl_t *c)
     if (!c->slurm_ok)
         sl_info("Slurm answers again");
     c->slurm_ok = 1;
+    atomic_store(&c->submit_paused, 0);
     if (r == 0)
         return;
     c->jobs_pending = 0;
@@ -763,7 +752,7 @@ static void poll_jobs(sl_ctl_t *c)
             continue; /* an older job of the same pod: not ours to follow */
         }
         if (p && !p->job_id)
-            p->job_id = j->job_id; /* adopted below by ctl_submit's recovery */
+            ctl_pod_set_job(c, p, j->job_id); /* adopted below */
         pthread_mutex_unlock(&c->lock);
         if (!p && !j->array_job_id && follow_gang(c, j, uid))
             continue; /* a gang's job: each replica pod follows it (gang.c) */
@@ -774,7 +763,9 @@ static void poll_jobs(sl_ctl_t *c)
              * deletion is seen). */
             continue;
         }
-        if (!p->seen_by_slurm) {
+        if (!p->seen_by_slurm && p->submitting) {
+            p->seen_by_slurm = 1; /* its worker stores the job id */
+        } else if (!p->seen_by_slurm) {
             p->seen_by_slurm = 1;
             json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
             if (pod && !ctl_pod_job_id(pod)) {
@@ -871,6 +862,7 @@ static void *ctl_main(void *arg)
         /* anything stored after this point wakes the wait below, including a
          * pod created while this iteration runs */
         int64_t seen = sl_store_revision(c->store);
+        ctl_submit_collect(c); /* the workers' finished submissions */
         process_changes(c);
         long long now = sl_now_ms();
         if (now >= c->next_node_poll) {
@@ -993,7 +985,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     pthread_mutex_lock(&c->lock);
     p = ctl_pod_find(c, uid);
     if (p && finished)
-        shim_finished(p); /* before the phase is stored: the controller reads both */
+        shim_finished(c, p); /* before the phase is stored: the controller reads both */
     int shim_done = p ? p->shim_done : 0;
     pthread_mutex_unlock(&c->lock);
     if (job && !strcmp(what0, "started"))
@@ -1061,6 +1053,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     atomic_init(&c->policy, o->policy);
     if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
+    ctl_submit_start(c);
     if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
         sl_errprintf(err, "cannot start the controller thread");
         goto fail;
@@ -1081,6 +1074,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }
+    ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
     while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
         sl_sleep_ms(50);
     for (int i = 0; i < CTL_HASH; i++)

@@ -16,10 +16,16 @@
 
 /* Threads and locks
  *
- * Two kinds of thread touch the controller: its own thread (ctl_main and
- * everything it calls: pod changes, Slurm polls, deletions, submission) and
- * the API's request threads, which call sl_ctl_shim_event() for each shim
- * push. One mutex, c->lock, guards what they share.
+ * Three kinds of thread touch the controller: its own thread (ctl_main and
+ * everything it calls: pod changes, Slurm polls, deletions, handing pods to
+ * the submission workers and applying what they did), the API's request
+ * threads, which call sl_ctl_shim_event() for each shim push, and the
+ * submission workers (submit.c, subpool.h), which never touch a ctl_pod_t
+ * nor the pods table: each works on its own ctl_sub_t, a copy made by the
+ * controller thread, uses only c's read-only fields, the store and
+ * c->submit_paused, and hands the ctl_sub_t back through the pool's lock
+ * (never held with c->lock). One mutex, c->lock, guards what the
+ * controller thread and the API's threads share.
  *
  * The pods table (c->pods, c->npods) is changed only by the controller
  * thread, always under c->lock: it alone adds a ctl_pod_t and it alone frees
@@ -31,8 +37,11 @@
  * Fields of ctl_pod_t, by owner:
  *   uid, ns, name    set before the pod enters the table and never changed;
  *                    other threads read them under c->lock (and copy them)
- *   job_id           written by the controller thread only, under c->lock;
- *                    it reads it without the lock, other threads under it
+ *   job_id,          written by the controller thread only, under c->lock
+ *   array_job_id,    (ctl_pod_set_job/set_task: the indexes by job and
+ *   array_task_id    task); it reads them without the lock, others under it
+ *   due_next,        the due list: every read and write under c->lock (an
+ *   due_prev, in_due API thread adds a pod whose shim said it finished)
  *   shim_done,       written by both (a pushed or replayed pod-finished,
  *   finish_due_ms    the controller's cancel of a finished pod's job):
  *                    every read and write under c->lock, by every thread
@@ -45,8 +54,11 @@
  * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
  * submission; a replaced one outlives the controller); nodes is replaced by the
  * controller thread and read by any thread (ctl_node_addr), under c->lock;
- * stop is atomic (set by sl_ctl_destroy); the rest (pods_rv to
- * initial_poll_done) is the controller thread's alone. */
+ * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due and
+ * due_tail are under c->lock like the table; subs is set before the thread
+ * starts; submit_paused is atomic (set by a worker, cleared by the
+ * controller thread); the rest (pods_rv to initial_poll_done,
+ * next_queue_metric_ms) is the controller thread's alone. */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
@@ -63,6 +75,7 @@ typedef struct ctl_pod {
     long long next_try_ms;  /* submission back-off */
     int tries;
     int pending_submit;      /* deferred until the first Slurm poll */
+    int submitting;          /* a submission worker has it (submit.c) */
     int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
     int shim_done;           /* c->lock: the shim reported pod-finished (pushed or replayed) */
     int recheck;             /* the stored phase may contradict the job: read it once */
@@ -77,10 +90,13 @@ typedef struct ctl_pod {
     char *owner_uid;
     uint32_t array_job_id, array_task_id;
     unsigned gang_rank; /* a gang's replica pod (gang.c): its node in the job's list; else 0 */
-    ctl_pull_t *pull;         /* images being pulled or pulled for submission (pull.c) */
-    int pull_wait;            /* a failed pull's back-off runs until next_try_ms */
+    ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
+    int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
-    struct ctl_pod *next; /* hash chain by uid */
+    struct ctl_pod *next;                 /* hash chain by uid */
+    struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
+    struct ctl_pod *due_next, *due_prev;  /* c->lock: the due list (ctl_due_note) */
+    int in_due;
 } ctl_pod_t;
 
 #define CTL_HASH 4096
@@ -100,27 +116,47 @@ struct sl_ctl {
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
     ctl_pod_t *pods[CTL_HASH];
+    ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
+    ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */
     size_t npods;
 
     int64_t pods_rv; /* last pod change seen */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
-    int jobs_pending;             /* the last job list had a PENDING job of a pod */
-    long long next_full_job_poll; /* then the whole list is read again at this time */
-    sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
-    int slurm_ok;                 /* last RPC to slurmctld succeeded */
-    int initial_poll_done;        /* the first full job list was read (adoption first) */
-    int64_t jobs_rv;              /* last Job change seen (job.c) */
-    int64_t ptj_rv;               /* last PyTorchJob change seen (ptj.c) */
-    unsigned max_array_size;      /* slurm.conf MaxArraySize (0: not read yet) */
-    atomic_int pulls_running;     /* pull workers (pull.c); sl_ctl_destroy waits for them */
+    int jobs_pending;               /* the last job list had a PENDING job of a pod */
+    long long next_full_job_poll;   /* then the whole list is read again at this time */
+    sl_slurm_nodes_t *nodes;        /* last node snapshot (names → addresses), under lock */
+    int slurm_ok;                   /* last RPC to slurmctld succeeded */
+    int initial_poll_done;          /* the first full job list was read (adoption first) */
+    int64_t jobs_rv;                /* last Job change seen (job.c) */
+    int64_t ptj_rv;                 /* last PyTorchJob change seen (ptj.c) */
+    unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
+    atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
+    struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
+    long long next_queue_metric_ms; /* the submit queue's length is next counted then */
+    atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
+                                     * try (their pods wait); an answered job poll clears it */
 };
 
-/* pods table (caller holds c->lock) */
+/* podtable.c: the pods table, by uid, job id and array task, each a hash
+ * (caller holds c->lock). job_id, array_job_id and array_task_id are set
+ * through ctl_pod_set_job and ctl_pod_set_task only, which keep the
+ * indexes. */
 ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
 void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
+void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
+void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
+/* The due list: the pods that wait for something of the controller's own
+ * (a grace period, the end of a finished pod's job, a second look at their
+ * job, a submission's back-off or pull, a deletion waiting for its
+ * submission): what the controller's due pass walks, instead of the whole
+ * table. ctl_due_note (ctl.c) adds p when it waits, after any change that
+ * can make it wait; the pass drops those that no longer do. */
+void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p); /* at the tail; no-op when in it */
+void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
+void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
 
 /* podstore.c: the controller's reads and writes of one pod, by ns/name
  * with its uid as a precondition (kube's preconditions.uid). A pod of that
@@ -149,7 +185,8 @@ int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job
 /* The job id Slurm gave task `task` of array `array_job` (whose comment
  * must carry owner_uid), 0 while it has none of its own. Any thread. */
 uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid);
-/* The Job pod that is task `task` of array `array_job` (c->lock held), or NULL. */
+/* The Job pod that is task `task` of array `array_job` (c->lock held), or
+ * NULL (podtable.c). */
 ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task);
 
 /* gang.c: a replica set of pods in one Slurm job (gang.h); what the pod
@@ -170,7 +207,15 @@ void ctl_nodes_poll(sl_ctl_t *c);
 /* the node's address, copied under the lock ("" when unknown) */
 void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
 
-/* submit.c */
+/* submit.c: the controller thread hands a pod to a submission worker
+ * (subpool.h), which works on its own copy of the pod (never a ctl_pod_t)
+ * and stores the job id; ctl_submit_collect applies the finished ones to
+ * the pods table. While a worker has it the pod is `submitting`: neither
+ * submitted again nor its deletion completed. Controller thread. */
+#define CTL_SUBMIT_WORKERS 8
+void ctl_submit_start(sl_ctl_t *c);
+void ctl_submit_stop(sl_ctl_t *c); /* joins the workers */
+void ctl_submit_collect(sl_ctl_t *c);
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
 struct sl_translate_result;
 /* A pod's translation and its folder written, without submitting (a Job's

@@ -98,17 +98,6 @@ int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job
     return 1;
 }
 
-ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task)
-{
-    if (task == SL_SLURM_NO_TASK)
-        return NULL;
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
-            if (p->owner_uid && p->array_job_id == array_job && p->array_task_id == task)
-                return p;
-    return NULL;
-}
-
 uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid)
 {
     sl_slurm_jobs_t *jl = NULL;
@@ -710,8 +699,7 @@ static void record_array(sl_ctl_t *c, batch_t *b, uint32_t id)
     for (size_t i = 0; i < b->n; i++) {
         snprintf(buf, sizeof(buf), "%u_%u", id, b->m[i].task);
         pthread_mutex_lock(&c->lock);
-        b->m[i].p->array_job_id = id;
-        b->m[i].p->array_task_id = b->m[i].task;
+        ctl_pod_set_task(c, b->m[i].p, id, b->m[i].task);
         pthread_mutex_unlock(&c->lock);
         set_ann(c, "pods", b->m[i].pod, ANN_POD_TASK, buf);
     }

@@ -1,5 +1,8 @@
 /* submit.c — a new pod becomes a Slurm job: translate, write the pod folder
- * as the job's user, submit in-process, record the job id. */
+ * as the job's user, submit in-process, record the job id. The controller
+ * thread checks and hands each pod to the submission workers (subpool.h),
+ * which do the rest on their own copy of the pod (ctl_sub_t) and hand it
+ * back; ctl_submit_collect applies what they did to the pods table. */
 #include "auth/policy.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
@@ -8,6 +11,7 @@
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "ctl/subpool.h"
 #include "image/image.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
@@ -18,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,9 +53,9 @@ static int mark_failed(json_t *pod, void *arg)
     return ctl_status_submit_failed(pod, m->message, m->permanent, sl_kube_now_ns());
 }
 
-static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const char *fmt, ...)
+static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const char *fmt, ...)
+static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -66,6 +71,7 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
         p->next_try_ms = sl_now_ms() + delay;
         snprintf(full, sizeof(full), "%s; retrying in %llds", msg, (delay + 999) / 1000);
     } else {
+        p->permanent = 1;
         snprintf(full, sizeof(full), "%s", msg);
     }
     mark_t m = {.message = full, .permanent = permanent};
@@ -78,7 +84,7 @@ static void failed(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, int permanent, const 
 /* the job's group: the pod's runAsGroup when the user may use it (its
  * primary group or one it belongs to), else the user's primary group *gid;
  * every container's runAsGroup must be that one group */
-static int job_group(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int job_group(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                      const char *uname, gid_t *gid)
 {
     int64_t want = model->run_as_group;
@@ -133,7 +139,7 @@ static int submit_waits(sl_ctl_t *c, ctl_pod_t *p)
 }
 
 /* securityContext.runAsUser may only name the job's user */
-static int check_run_as_user(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int check_run_as_user(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                              const job_ident_t *id)
 {
     for (int init = 0; init < 2; init++) {
@@ -157,7 +163,7 @@ static int check_run_as_user(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_po
 /* who the job runs as: the creator's mapped Unix user (policy), else the
  * default job user; which account: the namespace's. id holds c's uid and
  * gid on entry; what it holds is freed by the caller, also on -1. */
-static int job_identity(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int job_identity(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                         job_ident_t *id)
 {
     const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
@@ -172,15 +178,56 @@ static int job_identity(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *
     }
     if (!id->uname)
         id->uname = sl_xstrdup(c->o.run_as);
-    struct passwd *pw = getpwuid(id->uid);
+    struct passwd pwbuf, *pw = NULL;
+    char buf[4096];
+    getpwuid_r(id->uid, &pwbuf, buf, sizeof(buf), &pw); /* any thread */
     id->home = sl_xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
     if (check_run_as_user(c, p, pod, model, id) < 0)
         return -1;
     return job_group(c, p, pod, model, id->uname, &id->gid);
 }
 
+/* one ConfigMap or Secret the pod names, read once (seen: the names tried) */
+static void add_ref(sl_ctl_t *c, const char *kind, const char *ns, const char *name, json_t *seen,
+                    json_t *out)
+{
+    if (!name || json_object_get(seen, name))
+        return;
+    json_object_set_new(seen, name, json_true());
+    json_t *obj = sl_store_get(c->store, kind, ns, name);
+    if (obj)
+        json_array_append_new(out, obj);
+}
+
+/* The ConfigMaps (secret 0) or Secrets (1) of ns that the pod names in env,
+ * envFrom and volumes, those that exist: what translate looks up, and no
+ * more (not the whole namespace for every pod). */
+static json_t *referenced(sl_ctl_t *c, const sl_pod_t *m, const char *ns, int secret)
+{
+    const char *kind = secret ? "secrets" : "configmaps";
+    json_t *seen = json_object(), *out = json_array();
+    for (int init = 0; init < 2; init++) {
+        const sl_pod_container_t *cs = init ? m->init_containers : m->containers;
+        size_t n = init ? m->ninit : m->ncontainers;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t k = 0; k < cs[i].nenv; k++)
+                if (cs[i].env[k].src == (secret ? SL_ENV_SECRET_KEY : SL_ENV_CONFIGMAP_KEY))
+                    add_ref(c, kind, ns, cs[i].env[k].ref, seen, out);
+            for (size_t k = 0; k < cs[i].nenv_from; k++)
+                if (cs[i].env_from[k].secret == secret)
+                    add_ref(c, kind, ns, cs[i].env_from[k].ref, seen, out);
+        }
+    }
+    for (size_t v = 0; v < m->nvolumes; v++)
+        for (size_t k = 0; k < m->volumes[v].nsources; k++)
+            if (m->volumes[v].sources[k].type == (secret ? SL_VOL_SECRET : SL_VOL_CONFIGMAP))
+                add_ref(c, kind, ns, m->volumes[v].sources[k].ref, seen, out);
+    json_decref(seen);
+    return out;
+}
+
 /* the pod's job script, options and pod folder contents into *out */
-static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model,
+static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                          sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
 {
     char token[65];
@@ -203,8 +250,8 @@ static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t 
         .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
-    json_t *cms = sl_store_list(c->store, "configmaps", p->ns, NULL);
-    json_t *secrets = sl_store_list(c->store, "secrets", p->ns, NULL);
+    json_t *cms = referenced(c, model, p->ns, 0);
+    json_t *secrets = referenced(c, model, p->ns, 1);
     sl_translate_result_t *r = NULL;
     sl_error_t err = SL_ERROR_INIT;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
@@ -225,7 +272,7 @@ static int translate_pod(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t 
 }
 
 /* the job's environment into env (8 slots): the count */
-static int job_env(sl_ctl_t *c, ctl_pod_t *p, const job_ident_t *id, char *env[8])
+static int job_env(sl_ctl_t *c, ctl_sub_t *p, const job_ident_t *id, char *env[8])
 {
     int ne = 0;
     env[ne++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
@@ -240,7 +287,7 @@ static int job_env(sl_ctl_t *c, ctl_pod_t *p, const job_ident_t *id, char *env[8
 }
 
 /* the job submitted in-process and its id recorded on the pod */
-static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translate_result_t *r,
+static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translate_result_t *r,
                        const job_ident_t *id, sl_error_t *err)
 {
     char *env[8];
@@ -261,7 +308,8 @@ static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translat
         free(env[i]);
     if (rc < 0) {
         if (retry) {
-            c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+            p->slurm_down = 1; /* no submitting until a poll gets an answer */
+            atomic_store(&c->submit_paused, 1);
             failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
         } else {
             failed(c, p, pod, 1, "Slurm refused the job: %s", err->text);
@@ -270,10 +318,8 @@ static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translat
     }
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
-    pthread_mutex_lock(&c->lock);
     p->job_id = job_id;
     p->tries = 0;
-    pthread_mutex_unlock(&c->lock);
     mark_t m = {.job_id = job_id};
     if (ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_submitted, &m, NULL, err) < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", p->ns, p->name, job_id,
@@ -283,7 +329,7 @@ static void submit_job(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translat
 }
 
 /* the pod folder written as the job's user, then the job submitted */
-static void write_and_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_translate_result_t *r,
+static void write_and_submit(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translate_result_t *r,
                              const job_ident_t *id)
 {
     sl_error_t err = SL_ERROR_INIT;
@@ -297,31 +343,53 @@ static void write_and_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_tr
     submit_job(c, p, pod, r, id, &err);
 }
 
+/* a submission on the controller thread that borrows p's strings and pull
+ * (sub_done puts back what it changed) */
+static ctl_sub_t sub_borrow(ctl_pod_t *p)
+{
+    return (ctl_sub_t){.uid = p->uid,
+                       .ns = p->ns,
+                       .name = p->name,
+                       .pull = p->pull,
+                       .seen_ms = p->seen_ms,
+                       .tries = p->tries,
+                       .next_try_ms = p->next_try_ms};
+}
+
+static void sub_done(ctl_pod_t *p, const ctl_sub_t *s)
+{
+    p->tries = s->tries;
+    p->next_try_ms = s->next_try_ms;
+    p->gave_up |= s->permanent;
+}
+
 /* the pod's model, identity and translation, the folder written: 0 with
  * *out (the caller destroys it) and the identity (uid, gid),
- * or -1 with the pod marked failed */
+ * or -1 with the pod marked failed. Controller thread. */
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_t **out, uid_t *uid,
                     gid_t *gid)
 {
+    ctl_sub_t s = sub_borrow(p);
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     int rc = -1;
     if (!model) {
         char *agg = sl_fielderrs_aggregate(errs);
-        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        failed(c, &s, pod, 1, "invalid pod: %s", agg);
         free(agg);
         sl_fielderrs_destroy(errs);
+        sub_done(p, &s);
         return -1;
     }
     job_ident_t id = {.uid = c->uid, .gid = c->gid};
     sl_translate_result_t *r = NULL;
-    if (job_identity(c, p, pod, model, &id) == 0 &&
-        translate_pod(c, p, pod, model, errs, &id, &r) == 0) {
+    if (job_identity(c, &s, pod, model, &id) == 0 &&
+        translate_pod(c, &s, pod, model, errs, &id, &r) == 0) {
         sl_error_t err = SL_ERROR_INIT;
         if (sl_podfs_write(r, 1, id.uid, id.gid, &err) < 0) {
             int e = errno;
             sl_warn("pod %s/%s: cannot write the pod folder: %s", p->ns, p->name, err.text);
-            failed(c, p, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
+            failed(c, &s, pod, 0, "cannot write the pod folder: %s", e ? strerror(e) : "error");
         } else {
             *out = r;
             r = NULL;
@@ -330,6 +398,10 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_
             rc = 0;
         }
     }
+    sub_done(p, &s);
+    pthread_mutex_lock(&c->lock);
+    ctl_due_note(c, p);
+    pthread_mutex_unlock(&c->lock);
     sl_translate_result_destroy(r);
     free(id.uname);
     free(id.account);
@@ -339,36 +411,149 @@ int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_
     return rc;
 }
 
+/* ---- the workers' side -------------------------------------------------- */
+
+/* A worker: identity, translation, pod folder, submission, the job id
+ * stored (or the failure). Touches no ctl_pod_t: only s. */
+static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
+{
+    if (atomic_load(&c->submit_paused)) {
+        s->deferred = 1; /* each would fail the same way, and count a try */
+        return;
+    }
+    sl_fielderrs_t *errs = sl_fielderrs_create();
+    job_ident_t id = {.uid = c->uid, .gid = c->gid};
+    sl_translate_result_t *r = NULL;
+    if (job_identity(c, s, s->pod, s->model, &id) == 0 &&
+        translate_pod(c, s, s->pod, s->model, errs, &id, &r) == 0)
+        write_and_submit(c, s, s->pod, r, &id);
+    sl_translate_result_destroy(r);
+    free(id.uname);
+    free(id.account);
+    free(id.home);
+    sl_fielderrs_destroy(errs);
+}
+
+static void sub_free(ctl_sub_t *s)
+{
+    if (!s)
+        return;
+    ctl_pull_release(s->pull);
+    sl_pod_destroy(s->model);
+    json_decref(s->pod);
+    free(s->uid);
+    free(s->ns);
+    free(s->name);
+    free(s);
+}
+
+static void sub_apply(sl_ctl_t *c, ctl_sub_t *s);
+
+/* p's submission, on its own copy, handed to the workers (without workers,
+ * none could start, it runs here) */
+static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
+{
+    ctl_sub_t *s = sl_xcalloc(1, sizeof(*s));
+    *s = sub_borrow(p);
+    s->uid = sl_xstrdup(p->uid);
+    s->ns = sl_xstrdup(p->ns);
+    s->name = sl_xstrdup(p->name);
+    s->pod = json_incref(pod);
+    s->model = model;
+    p->pull = NULL; /* used; a retry asks the registry again */
+    p->submitting = 1;
+    if (c->subs) {
+        ctl_subpool_push(c->subs, s);
+        return;
+    }
+    sub_run(c, s);
+    sub_apply(c, s);
+}
+
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
-    if (submit_waits(c, p))
+    if (p->submitting || submit_waits(c, p))
         return;
+    if (atomic_load(&c->submit_paused)) { /* a worker found slurmctld down or busy */
+        p->pending_submit = 1;
+        return;
+    }
     p->pending_submit = 0;
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     if (!model) {
         char *agg = sl_fielderrs_aggregate(errs);
-        failed(c, p, pod, 1, "invalid pod: %s", agg);
+        ctl_sub_t s = sub_borrow(p);
+        failed(c, &s, pod, 1, "invalid pod: %s", agg);
+        sub_done(p, &s);
         free(agg);
         sl_fielderrs_destroy(errs);
         return;
     }
-    job_ident_t id = {.uid = c->uid, .gid = c->gid};
-    sl_translate_result_t *r = NULL;
-    int ready = ctl_pull_ready(c, p, pod, model); /* 0: a worker pulls, or a back-off */
-    if (ready && job_identity(c, p, pod, model, &id) == 0 &&
-        translate_pod(c, p, pod, model, errs, &id, &r) == 0)
-        write_and_submit(c, p, pod, r, &id);
-    if (ready && p->pull) { /* used; a retry asks the registry again */
-        ctl_pull_release(p->pull);
-        p->pull = NULL;
-    }
-    sl_translate_result_destroy(r);
-    free(id.uname);
-    free(id.account);
-    free(id.home);
-    sl_pod_destroy(model);
     sl_fielderrs_destroy(errs);
+    if (!ctl_pull_ready(c, p, pod, model)) { /* a worker pulls, or a back-off */
+        sl_pod_destroy(model);
+        return;
+    }
+    hand_over(c, p, pod, model);
+}
+
+/* a finished submission applied to its pod (controller thread) */
+static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
+{
+    if (s->slurm_down)
+        c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, s->uid);
+    if (p) {
+        p->submitting = 0;
+        if (s->job_id)
+            ctl_pod_set_job(c, p, s->job_id);
+        if (s->deferred)
+            p->pending_submit = 1; /* again once a poll gets an answer */
+        else
+            sub_done(p, s);
+        ctl_due_note(c, p); /* a back-off, or a deletion that waited */
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (!p && s->job_id) {
+        /* deleted (forced) while its job was being submitted: the deletion
+         * found no job to cancel, nor the folder written after it */
+        sl_info("pod %s/%s: deleted while Slurm job %u was submitted: cancelling it", s->ns,
+                s->name, s->job_id);
+        ctl_job_kill(s->ns, s->name, s->uid, s->job_id, SIGKILL);
+    }
+    if (!p) {
+        char *dir = ctl_pod_dir(c, s->ns, s->name, s->uid);
+        sl_podfs_remove(dir);
+        free(dir);
+    }
+    sub_free(s);
+}
+
+void ctl_submit_collect(sl_ctl_t *c)
+{
+    ctl_sub_t *s = c->subs ? ctl_subpool_take(c->subs) : NULL;
+    while (s) {
+        ctl_sub_t *next = s->next;
+        sub_apply(c, s);
+        s = next;
+    }
+}
+
+static void kick_store(void *arg) { sl_store_kick(arg); }
+
+void ctl_submit_start(sl_ctl_t *c)
+{
+    c->subs = ctl_subpool_create(c, CTL_SUBMIT_WORKERS, sub_run, kick_store, c->store);
+    if (!c->subs)
+        sl_warn("no submission worker could start: the controller thread submits");
+}
+
+void ctl_submit_stop(sl_ctl_t *c)
+{
+    ctl_subpool_destroy(c->subs, sub_free);
+    c->subs = NULL;
 }
 
 size_t ctl_submit_queue_length(sl_ctl_t *c)

@@ -1,0 +1,314 @@
+#!/usr/bin/python3
+"""submit-throughput.py — how fast pods become Slurm jobs (docs/benchmarks.md).
+
+On a running local cluster (slurmlink up --dir D), in one run, with the
+partition DOWN (jobs are accepted and queue, none starts: only submission is
+measured), for each N of --pods:
+  api        N pods POSTed through slurmlinkd's HTTP API by --threads client
+             threads (one kept-alive connection each); time from the first
+             POST until a watch has seen every pod carry its Slurm job id
+  sbatch     N sequential `sbatch --wrap true` processes
+  slurmrestd N POST job/submit to Debian's slurmrestd on a private Unix
+             socket, from --threads threads
+  floor      N sl_slurm_submit calls in one process (bench/submit-floor.c),
+             1 thread and --threads threads
+Each is run --repeat times, the paths taking turns; medians are printed with
+the ratios. The pods and jobs of each round are removed before the next.
+
+With --daemons NAME=PATH,... the api path runs once per daemon binary
+(slurmlinkd restarted with `slurmlink up --dir D --daemon PATH` before each
+of its rounds), e.g. the code before and after a change, in the same run.
+
+usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
+                                  [--floor PATH] [--only api,sbatch,slurmrestd,floor]
+                                  [--daemons NAME=PATH,...] [--slurmlink PATH]
+Nothing here is asserted.
+"""
+import argparse, base64, http.client, json, os, socket, ssl, statistics, subprocess, sys, tempfile
+import threading, time
+import yaml
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--dir", required=True)
+ap.add_argument("--pods", default="1000,10000")
+ap.add_argument("--threads", type=int, default=8)
+ap.add_argument("--repeat", type=int, default=3)
+ap.add_argument("--floor", default="/tmp/submit-floor")
+ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
+ap.add_argument("--daemons", default="")
+ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
+args = ap.parse_args()
+D = os.path.abspath(args.dir)
+cl = json.load(open(f"{D}/cluster.json"))
+PORT = cl["api_port"]
+ENV = dict(os.environ, SLURM_CONF=f"{D}/etc/slurm.conf")
+PATHS = args.only.split(",")
+DAEMONS = [d.split("=", 1) for d in args.daemons.split(",") if d]
+if "api" in PATHS and DAEMONS:
+    i = PATHS.index("api")
+    PATHS[i:i + 1] = [f"api:{name}" for name, _ in DAEMONS]
+
+
+def tls_context():
+    """the admin's credential of D/kubeconfig (a client certificate)"""
+    kc = yaml.safe_load(open(f"{D}/kubeconfig"))
+    user, cluster = kc["users"][0]["user"], kc["clusters"][0]["cluster"]
+    tmp = tempfile.mkdtemp()
+    files = {}
+    for key, name in (("client-certificate-data", "crt"), ("client-key-data", "key"),
+                      ("certificate-authority-data", "ca")):
+        files[name] = f"{tmp}/{name}"
+        with open(files[name], "wb") as f:
+            f.write(base64.b64decode(cluster[key] if name == "ca" else user[key]))
+    ctx = ssl.create_default_context(cafile=files["ca"])
+    ctx.check_hostname = False
+    ctx.load_cert_chain(files["crt"], files["key"])
+    return ctx
+
+
+CTX = tls_context()
+
+
+def conn(timeout=120):
+    return http.client.HTTPSConnection("127.0.0.1", PORT, timeout=timeout, context=CTX)
+
+
+def req(c, method, path, body=None):
+    c.request(method, path, body=json.dumps(body) if body is not None else None,
+              headers={"Content-Type": "application/json", "Accept": "application/json"})
+    r = c.getresponse()
+    data = r.read()
+    return r.status, (json.loads(data) if data else None)
+
+
+def pod(name):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
+                     "containers": [{"name": "main", "image": "busybox", "imagePullPolicy": "Never", "command": ["true"],
+                                     "resources": {"requests": {"cpu": "100m", "memory": "32Mi"}}}]}}
+
+
+class Watch(threading.Thread):
+    """A watch on one namespace's pods: the set of pods that carry a job id."""
+    def __init__(self, ns, rv):
+        super().__init__(daemon=True)
+        self.ns, self.rv, self.with_job = ns, rv, set()
+        self.ready = threading.Event()
+
+    def run(self):
+        c = conn(3600)
+        c.request("GET", f"/api/v1/namespaces/{self.ns}/pods?watch=true&resourceVersion={self.rv}",
+                  headers={"Accept": "application/json"})
+        r = c.getresponse()
+        self.ready.set()
+        buf = b""
+        while True:
+            chunk = r.read1(1 << 20)
+            if not chunk:
+                return
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                if b"slurmlink.io/job-id" not in line:
+                    continue
+                o = json.loads(line).get("object", {})
+                self.with_job.add(o["metadata"]["name"])
+
+
+def restart_daemon(path):
+    pid = int(open(f"{D}/run/slurmlinkd.pid").read())
+    os.kill(pid, 15)
+    while os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.1)
+    subprocess.run([args.slurmlink, "up", "--dir", D, "--daemon", path], check=True,
+                   capture_output=True)
+    for _ in range(300):
+        try:
+            c = conn(5)
+            c.request("GET", "/healthz")
+            if c.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"slurmlinkd {path} does not answer")
+
+
+def sh(*argv, check=False):
+    return subprocess.run(list(argv), env=ENV, capture_output=True, text=True, check=check)
+
+
+def wait_no_jobs(user):
+    sh("scancel", "-u", user)
+    while sh("squeue", "-h", "-u", user, "-o", "%i").stdout.strip():
+        time.sleep(0.5)
+
+
+def run_api(n, rnd):
+    ns = f"tput-{n}-{rnd}-{os.getpid()}"
+    c = conn()
+    req(c, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    _, lst = req(c, "GET", f"/api/v1/namespaces/{ns}/pods")
+    w = Watch(ns, lst["metadata"]["resourceVersion"])
+    w.start()
+    w.ready.wait()
+    bad = []
+
+    def client(k):
+        cc = conn()
+        for i in range(k, n, args.threads):
+            st, _ = req(cc, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}"))
+            if st != 201:
+                bad.append(st)
+
+    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
+    t0 = time.time()
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    t_ack = time.time() - t0
+    while len(w.with_job) < n and time.time() - t0 < 1800:
+        time.sleep(0.02)
+    t_all = time.time() - t0
+    print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
+    # the pods go with their namespace (their jobs are cancelled); a fresh
+    # connection: the server closes an idle one
+    c = conn()
+    req(c, "DELETE", f"/api/v1/namespaces/{ns}")
+    while req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
+        time.sleep(0.5)
+    wait_no_jobs("nobody")
+    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad),
+            "got": len(w.with_job)}
+
+
+def run_sbatch(n, rnd):
+    t0 = time.time()
+    ok = 0
+    for i in range(n):
+        r = subprocess.run(["sbatch", "--parsable", "-J", f"sb{i}", "-o", "/dev/null", "--wrap", "true"],
+                           env=ENV, capture_output=True)
+        ok += r.returncode == 0
+    dt = time.time() - t0
+    wait_no_jobs("root")
+    return {"all_s": dt, "rate": n / dt, "errors": n - ok}
+
+
+class UnixHTTP(http.client.HTTPConnection):
+    def __init__(self, path):
+        super().__init__("localhost", timeout=120)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(self.path)
+
+
+def restd_start():
+    sock = f"{D}/run/tput-restd.sock"
+    if os.path.exists(sock):
+        os.unlink(sock)
+    env = dict(ENV, SLURMRESTD_SECURITY="disable_user_check", SLURMLINK_DIR=D)
+    p = subprocess.Popen(["slurmrestd", "-a", "rest_auth/local", "-s", "openapi/v0.0.38", f"unix:{sock}"],
+                         env=env, stdout=subprocess.DEVNULL, stderr=open(f"{D}/tput-restd.log", "w"),
+                         start_new_session=True)
+    for _ in range(100):
+        try:
+            c = UnixHTTP(sock)
+            c.request("GET", "/slurm/v0.0.38/ping")
+            if c.getresponse().status == 200:
+                return p, sock
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit("slurmrestd did not answer")
+
+
+def run_restd(n, rnd, sock):
+    body = json.dumps({"script": "#!/bin/sh\ntrue\n",
+                       "job": {"name": "restd-tput", "current_working_directory": "/tmp",
+                               "standard_output": "/dev/null", "environment": {"PATH": "/usr/bin:/bin"}}})
+    bad = []
+
+    def client(k):
+        c = UnixHTTP(sock)
+        for i in range(k, n, args.threads):
+            c.request("POST", "/slurm/v0.0.38/job/submit", body=body,
+                      headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            data = r.read()
+            if r.status != 200 or json.loads(data).get("errors"):
+                bad.append(r.status)
+
+    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
+    t0 = time.time()
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    dt = time.time() - t0
+    wait_no_jobs("root")
+    return {"all_s": dt, "rate": n / dt, "errors": len(bad)}
+
+
+def run_floor(n, rnd, threads):
+    r = sh(args.floor, "nobody", str(n), str(threads))
+    wait_no_jobs("nobody")
+    # "T threads: K of N jobs in S s: R jobs/s"
+    words = r.stdout.split()
+    return {"all_s": float(words[7]), "rate": float(words[9]),
+            "errors": n - int(words[2]) if words else n}
+
+
+def main():
+    part = sh("sinfo", "-h", "-o", "%R").stdout.split()[0]
+    sh("scontrol", "update", f"PartitionName={part}", "State=DOWN", check=True)
+    restd = None
+    try:
+        if "slurmrestd" in PATHS:
+            restd, sock = restd_start()
+        load = open("/proc/loadavg").read().split()[:3]
+        print(f"# cluster {D}, slurmlinkd :{PORT}, {os.cpu_count()} cores, load {' '.join(load)}, "
+              f"{args.threads} client threads, {args.repeat} rounds", flush=True)
+        res = {}
+        for n in [int(x) for x in args.pods.split(",")]:
+            for rnd in range(args.repeat):
+                for path in PATHS:
+                    if path == "api":
+                        out = [("api", run_api(n, rnd))]
+                    elif path.startswith("api:"):
+                        restart_daemon(dict(DAEMONS)[path[4:]])
+                        out = [(path, run_api(n, rnd))]
+                    elif path == "sbatch":
+                        out = [("sbatch", run_sbatch(n, rnd))]
+                    elif path == "slurmrestd":
+                        out = [("slurmrestd", run_restd(n, rnd, sock))]
+                    else:
+                        out = [("floor x1", run_floor(n, rnd, 1)),
+                               (f"floor x{args.threads}", run_floor(n, rnd, args.threads))]
+                    for name, r in out:
+                        res.setdefault((n, name), []).append(r)
+                        print(f"  N={n} round {rnd} {name:12s} {r['all_s']:8.2f} s {r['rate']:7.0f}/s "
+                              f"errors {r['errors']}" + (f" ack {r['ack_s']:.2f} s" if "ack_s" in r else ""),
+                              flush=True)
+        print()
+        print("ratio: the last api path's rate (api, or the last of --daemons) over the path's")
+        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'ratio':>7s}")
+        for n in sorted({k[0] for k in res}):
+            ref = "api" if (n, "api") in res else f"api:{DAEMONS[-1][0]}" if DAEMONS else "api"
+            api = statistics.median(r["rate"] for r in res.get((n, ref), [{"rate": float("nan")}]))
+            for (nn, name), rs in res.items():
+                if nn != n:
+                    continue
+                med = statistics.median(r["all_s"] for r in rs)
+                rate = statistics.median(r["rate"] for r in rs)
+                print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}")
+    finally:
+        if restd:
+            restd.terminate()
+            restd.wait()
+        sh("scontrol", "update", f"PartitionName={part}", "State=UP")
+
+
+main()

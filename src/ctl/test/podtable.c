@@ -1,0 +1,93 @@
+/* podtable — the controller's pods by uid, by job id and by array task:
+ * lookups after adds, job changes, task changes and removals, with many
+ * pods per chain (10,000 pods in CTL_HASH chains). */
+#include "common/tap.h"
+#include "common/xalloc.h"
+#include "ctl/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define N 10000
+
+int main(void)
+{
+    tap_plan(12);
+    sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
+    char uid[64];
+    for (int i = 0; i < N; i++) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        ctl_pod_t *p = ctl_pod_add(c, uid, "ns", uid);
+        if (i % 2)
+            ctl_pod_set_job(c, p, 1000 + i);
+        else {
+            p->owner_uid = sl_xstrdup("job-uid");
+            ctl_pod_set_task(c, p, 7 + i / 100, i % 100);
+        }
+    }
+    ok(c->npods == N, "%d pods in the table", N);
+    int found = 1;
+    for (int i = 1; i < N; i += 2) {
+        ctl_pod_t *p = ctl_pod_by_job(c, 1000 + i);
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        found &= p && !strcmp(p->uid, uid);
+    }
+    ok(found, "each pod of its own is found by its job id");
+    found = 1;
+    for (int i = 0; i < N; i += 2) {
+        ctl_pod_t *p = ctl_pod_by_task(c, 7 + i / 100, i % 100);
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        found &= p && !strcmp(p->uid, uid);
+    }
+    ok(found, "each Job's pod is found by its array task");
+    ok(!ctl_pod_by_job(c, 999) && !ctl_pod_by_job(c, 0) && !ctl_pod_by_task(c, 7, 1),
+       "an unknown job, job 0 and an unknown task find none");
+    ctl_pod_t *p = ctl_pod_find(c, "uid-1");
+    ctl_pod_set_job(c, p, 55555);
+    ok(ctl_pod_by_job(c, 55555) == p && !ctl_pod_by_job(c, 1001),
+       "a job id changed: found by the new one only");
+    p = ctl_pod_find(c, "uid-0");
+    ctl_pod_set_task(c, p, 99999, 3);
+    ok(ctl_pod_by_task(c, 99999, 3) == p && !ctl_pod_by_task(c, 7, 0),
+       "a task changed: found by the new one only");
+    ok(!ctl_pod_by_task(c, 99999, SL_SLURM_NO_TASK), "the pending tasks' record is no task");
+    for (int i = 0; i < N; i += 3) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        ctl_pod_remove(c, uid);
+    }
+    int gone = 1, kept = 1;
+    for (int i = 0; i < N; i++) {
+        snprintf(uid, sizeof(uid), "uid-%d", i);
+        int removed = i % 3 == 0;
+        uint32_t job = i == 1 ? 55555 : 1000 + i;
+        ctl_pod_t *q = i % 2 ? ctl_pod_by_job(c, job)
+                             : ctl_pod_by_task(c, i ? 7 + i / 100 : 99999, i ? i % 100 : 3);
+        if (removed)
+            gone &= !q && !ctl_pod_find(c, uid);
+        else
+            kept &= q && q == ctl_pod_find(c, uid);
+    }
+    ok(gone, "removed pods are in no index");
+    ok(kept, "the others are still found by uid, job and task");
+    /* the due list: insertion order, no duplicates, removal anywhere */
+    ctl_pod_t *a = ctl_pod_find(c, "uid-1"), *b = ctl_pod_find(c, "uid-2"),
+              *d = ctl_pod_find(c, "uid-4");
+    ctl_due_add(c, a);
+    ctl_due_add(c, b);
+    ctl_due_add(c, a);
+    ctl_due_add(c, d);
+    ok(c->due == a && a->due_next == b && b->due_next == d && !d->due_next && c->due_tail == d,
+       "the due list holds each pod once, in the order added");
+    ctl_due_del(c, b);
+    ctl_due_del(c, b);
+    ok(c->due == a && a->due_next == d && d->due_prev == a && !b->in_due,
+       "a pod taken out of the middle (twice: a no-op)");
+    ctl_pod_remove(c, "uid-4");
+    ctl_pod_remove(c, "uid-1");
+    ok(!c->due && !c->due_tail, "removed pods leave the due list");
+    for (int i = 0; i < CTL_HASH; i++)
+        while (c->pods[i])
+            ctl_pod_remove(c, c->pods[i]->uid);
+    free(c);
+    return tap_done();
+}

@@ -1,0 +1,90 @@
+/* subpool — the submission workers: every submission pushed runs exactly
+ * once, on a worker thread, and comes back in the finished list; destroy
+ * frees what was never run; the finished list wakes the kick once per
+ * transition from empty. */
+#include "ctl/subpool.h"
+#include "common/tap.h"
+#include "common/xalloc.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define N 2000
+
+static atomic_int runs[N];
+static atomic_int kicks, freed, on_main;
+static pthread_t main_thread;
+static atomic_int gate = 1; /* 0: workers wait */
+
+static void run(struct sl_ctl *c, ctl_sub_t *s)
+{
+    (void)c;
+    while (!atomic_load(&gate))
+        usleep(1000);
+    if (pthread_equal(pthread_self(), main_thread))
+        atomic_fetch_add(&on_main, 1);
+    atomic_fetch_add(&runs[s->tries], 1);
+    s->job_id = (uint32_t)s->tries + 1;
+}
+
+static void kick(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&kicks, 1);
+}
+
+static void free_sub(ctl_sub_t *s)
+{
+    atomic_fetch_add(&freed, 1);
+    free(s);
+}
+
+static ctl_sub_t *sub(int i)
+{
+    ctl_sub_t *s = sl_xcalloc(1, sizeof(*s));
+    s->tries = i;
+    return s;
+}
+
+int main(void)
+{
+    tap_plan(8);
+    main_thread = pthread_self();
+    ctl_subpool_t *p = ctl_subpool_create(NULL, 4, run, kick, NULL);
+    ok(p != NULL, "four workers start");
+    for (int i = 0; i < N; i++)
+        ctl_subpool_push(p, sub(i));
+    int back = 0, in_order_ids = 1;
+    while (back < N) {
+        ctl_sub_t *s = ctl_subpool_take(p);
+        if (!s)
+            usleep(1000);
+        for (; s;) {
+            ctl_sub_t *next = s->next;
+            in_order_ids &= s->job_id == (uint32_t)s->tries + 1;
+            back++;
+            free(s);
+            s = next;
+        }
+    }
+    int once = 1;
+    for (int i = 0; i < N; i++)
+        once &= atomic_load(&runs[i]) == 1;
+    ok(once, "each of %d submissions ran exactly once", N);
+    ok(back == N && in_order_ids, "and came back finished, with what its run wrote");
+    ok(atomic_load(&on_main) == 0, "none ran on the pushing thread");
+    ok(ctl_subpool_busy(p) == 0, "nothing is queued or running after that");
+    int k = atomic_load(&kicks);
+    ok(k >= 1 && k <= N, "the finished list woke the kick (%d times for %d)", k, N);
+    /* queued but never run: destroy frees them */
+    atomic_store(&gate, 0);
+    for (int i = 0; i < 10; i++)
+        ctl_subpool_push(p, sub(i));
+    ok(ctl_subpool_busy(p) == 10, "ten queued or running while the workers wait");
+    atomic_store(&gate, 1);
+    ctl_subpool_destroy(p, free_sub);
+    is_int(atomic_load(&freed), 10, "destroy joins the workers and frees the ten, run or not");
+    return tap_done();
+}
