@@ -16,11 +16,11 @@
 #   - CustomObjectsApi: create, read the status.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 33
+plan 35
 
 /usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
   bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
-cluster_up --nodes 2 --cpus 2 --gpus 0 --accounting || bail "cluster up --nodes 2"
+cluster_up --nodes 2 --cpus 2 --gpus 1 --accounting || bail "cluster up --nodes 2"
 ptj_setup
 
 # --- one gang: Master + 1 Worker --------------------------------------------------------------
@@ -102,6 +102,35 @@ is "$(ptj_conds paused)|$(kc get pods -l training.kubeflow.org/job-name=paused -
 kc patch pytorchjob paused --type=merge -p '{"spec":{"runPolicy":{"suspend":false}}}' >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/paused --timeout=90s "resumed: the gang runs and succeeds"
 like "$(ptj_conds paused)" "Suspended=False:PyTorchJobResumed" "... Suspended False, reason PyTorchJobResumed"
+
+# --- GPU limits: GRES per node ------------------------------------------------------------------
+gpu_yaml() {
+  cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: gpus, namespace: default}
+spec:
+  pytorchReplicaSpecs:
+$(for t in Master Worker; do cat <<R
+    $t:
+      replicas: 1
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          containers:
+            - name: pytorch
+              image: busybox
+              command: ["sh", "-c", "echo gpus=\$CUDA_VISIBLE_DEVICES"]
+              resources: {limits: {nvidia.com/gpu: 1}}
+R
+done)
+YAML
+}
+gpu_yaml | kc apply -f - >/dev/null
+kc wait --for=condition=Succeeded pytorchjob/gpus --timeout=90s >/dev/null
+is "$(kc logs gpus-master-0) $(kc logs gpus-worker-0)" "gpus=0 gpus=0" "nvidia.com/gpu: 1 per replica: each replica's step sees its node's GPU"
+gid=$(ptj_sacct gpus | awk '{print $1}')
+like "$(sacct -n -X -P -j "$gid" --format=AllocTRES)" "gres/gpu=2" "... one job of two nodes with a GPU each (--gres=gpu:1 is per node): AllocTRES gres/gpu=2"
 
 # --- the Python client -------------------------------------------------------------------------
 ptj_yaml pyclient 1 OnFailure >"$PTJ/pyclient.yaml"
