@@ -30,7 +30,7 @@ LIB      := $(BUILD)/libslurmlink.a
 PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
-.PHONY: all asan tsan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check \
+.PHONY: all asan tsan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check crds \
         install uninstall
 all: $(PROGS) $(UNIT_BINS) $(BUILD)/mpi-stencil
 

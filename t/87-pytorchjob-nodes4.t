@@ -21,7 +21,7 @@ plan 17
   bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
 cluster_up --nodes 4 --cpus 1 --gpus 0 --accounting || bail "cluster up --nodes 4"
 ptj_setup
-two() { [ "$(ptj_sacct "$1" | wc -l)" -ge "${2:-1}" ]; }
+recorded() { [ "$(ptj_sacct "$1" | wc -l)" -ge "${2:-1}" ]; } # slurmdbd has the records a moment after slurmctld
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
 phases() { kc get pods -l "training.kubeflow.org/job-name=$1" -o jsonpath='{range .items[*]}{.status.phase} {end}'; }
@@ -32,7 +32,7 @@ ok kc wait --for=condition=Succeeded pytorchjob/four --timeout=150s "Master + 3 
 sums=$(for p in four-master-0 four-worker-0 four-worker-1 four-worker-2; do kc logs "$p" | grep -o 'rank [0-9]/4 on node[0-9]: all_reduce 10'; done | wc -l)
 is "$sums" 4 "every replica's log: rank r/4, all_reduce of rank+1 is 10"
 is "$(ptj_nodes four | tr ' ' '\n' | grep . | sort -u | wc -l)" 4 "four distinct nodes ($(ptj_nodes four))"
-wait_for 30 two four
+wait_for 30 recorded four
 is "$(ptj_sacct four | awk '{print NR, $2}' | tail -1)" "1 4" "sacct: ONE Slurm job, NNodes 4"
 
 # --- a gang waits, all together, with Slurm's reason ------------------------------------------------
@@ -66,7 +66,7 @@ ok wait_for 60 dead "$armed" "slurmlinkd is killed at the fault point"
 first=$(squeue -h -t all -o '%i %j' | awk '$2 == "default/crash" {print $1}')
 ok "$SLURMLINK" up --dir "$CL" "slurmlinkd starts again"
 ok kc wait --for=condition=Succeeded pytorchjob/crash --timeout=150s "the gang succeeds"
-wait_for 30 two crash
+wait_for 30 recorded crash
 is "$(ptj_sacct crash | awk '{print $1}' | tr '\n' ' ')|$(grep -c "adopted Slurm job $first" "$CL/log/slurmlinkd.log")" "$first |1" \
   "one Slurm job, the one submitted before the kill, adopted ($first)"
 
@@ -76,5 +76,5 @@ wait_for 120 eval '[ "$(phases mid)" = "Running Running Running Running " ]'
 victim=$(daemon_pid); kill -9 "$victim"; wait_for 30 dead "$victim"
 "$SLURMLINK" up --dir "$CL" >/dev/null 2>&1
 ok kc wait --for=condition=Succeeded pytorchjob/mid --timeout=150s "kill -9 mid-gang, restarted: the gang succeeds"
-wait_for 30 two mid
+wait_for 30 recorded mid
 is "$(ptj_sacct mid | wc -l)" 1 "... as ONE Slurm job, never submitted again"

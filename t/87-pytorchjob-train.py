@@ -4,9 +4,13 @@
 # rank+1 (the sum is checked: n(n+1)/2), then a few DDP steps of a tiny
 # linear model whose loss must fall. FAIL_MODE (workers only): "once"
 # fails the first attempt (a marker in FAIL_DIR), "always" every one.
+# "clock start/end NS": wall-clock times for bench/pytorchjob.sh.
 import os
 import socket
 import sys
+import time
+
+print(f"clock start {time.time_ns()}", flush=True)
 
 import torch
 import torch.distributed as dist
@@ -40,3 +44,4 @@ for step in range(int(os.environ.get("STEPS", "30"))):
     losses.append(loss.item())
 print(f"rank {r}: loss {losses[0]:.4f} -> {losses[-1]:.4f}", flush=True)
 dist.destroy_process_group()
+print(f"clock end {time.time_ns()}", flush=True)

@@ -16,11 +16,11 @@
 #   - CustomObjectsApi: create, read the status.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 33
+plan 35
 
 /usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
   bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
-cluster_up --nodes 2 --cpus 2 --gpus 0 --accounting || bail "cluster up --nodes 2"
+cluster_up --nodes 2 --cpus 2 --gpus 1 --accounting || bail "cluster up --nodes 2"
 ptj_setup
 
 # --- one gang: Master + 1 Worker --------------------------------------------------------------
@@ -34,6 +34,7 @@ ok falls "$m" "the DDP loss falls more than tenfold on the Master ($(grep loss <
 ok falls "$w" "... and on the Worker"
 nodes=$(ptj_nodes ddp)
 is "$(tr ' ' '\n' <<<"$nodes" | grep . | sort -u | wc -l)" 2 "the replicas ran on different nodes ($nodes)"
+wait_for 30 eval '[ -n "$(ptj_sacct ddp)" ]' # slurmdbd has the record a moment after slurmctld
 jobs=$(ptj_sacct ddp)
 is "$(wc -l <<<"$jobs") $(awk '{print $2}' <<<"$jobs")" "1 2" "sacct: ONE Slurm job named default/ddp, NNodes 2"
 id=$(awk '{print $1}' <<<"$jobs")
@@ -53,6 +54,7 @@ is "$(jp pytorchjob/ddp '{.status.replicaStatuses.Master.succeeded} {.status.rep
 like "$(kc get pytorchjobs ddp 2>&1)" $'ddp +Succeeded +[0-9]+' "kubectl get pytorchjobs: STATE Succeeded"
 
 two() { [ "$(ptj_sacct "$1" | wc -l)" -ge 2 ]; }
+one() { [ "$(ptj_sacct "$1" | wc -l)" -ge 1 ]; } # slurmdbd has the records a moment after slurmctld
 
 # --- failure and restart policy ----------------------------------------------------------------
 FAIL_MODE=once ptj_yaml flaky 1 OnFailure | kc apply -f - >/dev/null
@@ -75,7 +77,7 @@ is "$(jp pytorchjob/never '{.status.conditions[?(@.type=="Failed")].message}')" 
 SLEEP=600 ptj_yaml sleepy 1 OnFailure | kc apply -f - >/dev/null
 running() { [ "$(kc get pods -l training.kubeflow.org/job-name=sleepy -o jsonpath='{.items[*].status.phase}')" = "Running Running" ]; }
 wait_for 120 running
-sid=$(ptj_sacct sleepy | awk '{print $1}')
+sid=$(squeue -h -o '%i %j' | awk '$2 == "default/sleepy" {print $1}')
 kc delete pytorchjob sleepy >/dev/null 2>&1
 over() { ! squeue -h -j "$sid" -t PD,R,CG 2>/dev/null | grep -q . && [ -z "$(kc get pods -l training.kubeflow.org/job-name=sleepy -o name 2>/dev/null)" ]; }
 ok wait_for 60 over "kubectl delete pytorchjob: Slurm job $sid cancelled and both replica pods gone"
@@ -83,6 +85,7 @@ ok wait_for 60 over "kubectl delete pytorchjob: Slurm job $sid cancelled and bot
 # --- run policy: activeDeadlineSeconds, ttlSecondsAfterFinished, cleanPodPolicy, suspend ------------
 SLEEP=600 RP="activeDeadlineSeconds: 6" ptj_yaml late 1 OnFailure | kc apply -f - >/dev/null
 ok kc wait --for=condition=Failed pytorchjob/late --timeout=90s "activeDeadlineSeconds 6: Failed"
+wait_for 30 one late
 lid=$(ptj_sacct late | awk '{print $1}')
 ended() { ! squeue -h -j "$lid" -t PD,R,CG 2>/dev/null | grep -q .; }
 is "$(jp pytorchjob/late '{.status.conditions[?(@.type=="Failed")].message}')|$(wait_for 30 ended && echo ended)" \
@@ -102,6 +105,36 @@ is "$(ptj_conds paused)|$(kc get pods -l training.kubeflow.org/job-name=paused -
 kc patch pytorchjob paused --type=merge -p '{"spec":{"runPolicy":{"suspend":false}}}' >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/paused --timeout=90s "resumed: the gang runs and succeeds"
 like "$(ptj_conds paused)" "Suspended=False:PyTorchJobResumed" "... Suspended False, reason PyTorchJobResumed"
+
+# --- GPU limits: GRES per node ------------------------------------------------------------------
+gpu_yaml() {
+  cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: gpus, namespace: default}
+spec:
+  pytorchReplicaSpecs:
+$(for t in Master Worker; do cat <<R
+    $t:
+      replicas: 1
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          containers:
+            - name: pytorch
+              image: busybox
+              command: ["sh", "-c", "echo gpus=\$CUDA_VISIBLE_DEVICES"]
+              resources: {limits: {nvidia.com/gpu: 1}}
+R
+done)
+YAML
+}
+gpu_yaml | kc apply -f - >/dev/null
+kc wait --for=condition=Succeeded pytorchjob/gpus --timeout=90s >/dev/null
+is "$(kc logs gpus-master-0) $(kc logs gpus-worker-0)" "gpus=0 gpus=0" "nvidia.com/gpu: 1 per replica: each replica's step sees its node's GPU"
+wait_for 30 one gpus
+gid=$(ptj_sacct gpus | awk '{print $1}')
+like "$(sacct -n -X -P -j "$gid" --format=AllocTRES)" "gres/gpu=2" "... one job of two nodes with a GPU each (--gres=gpu:1 is per node): AllocTRES gres/gpu=2"
 
 # --- the Python client -------------------------------------------------------------------------
 ptj_yaml pyclient 1 OnFailure >"$PTJ/pyclient.yaml"

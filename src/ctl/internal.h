@@ -89,7 +89,8 @@ typedef struct ctl_pod {
      * (controller thread). */
     char *owner_uid;
     uint32_t array_job_id, array_task_id;
-    unsigned gang_rank; /* a gang's replica pod (gang.c): its node in the job's list; else 0 */
+    /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
+    unsigned gang_rank;
     ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
     int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;

@@ -157,7 +157,8 @@ static void submit(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
     size_t n = json_array_size(pods);
     if (!n || n > CTL_GANG_MAX)
         return;
-    ctl_gang_member_t m[CTL_GANG_MAX] = {{0}};
+    ctl_gang_member_t m[CTL_GANG_MAX];
+    memset(m, 0, sizeof(m));
     size_t i;
     json_t *pod;
     json_array_foreach(pods, i, pod)

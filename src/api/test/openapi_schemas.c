@@ -6,6 +6,7 @@
  * with the server's strategic merge (kube/mergekeys.h, internal to src/kube:
  * read here only to compare) on every type the server models. */
 #include "api/openapi_schemas.h"
+#include "api/crd.h"
 #include "api/resource.h"
 #include "common/tap.h"
 #include "kube/mergekeys.h"
@@ -18,10 +19,31 @@
 
 static json_t *schemas_of(const char *group, const char *version)
 {
+    size_t len = 0;
+    const char *crd = api_crd_gv_schemas(group, version, &len); /* a custom resource's */
+    if (crd)
+        return json_loadb(crd, len, 0, NULL);
     for (const api_openapi_schemas_t *s = api_openapi_schemas; s->group; s++)
         if (!strcmp(s->group, group) && !strcmp(s->version, version))
             return json_loadb(s->json, s->len, 0, NULL);
     return NULL;
+}
+
+/* kube-openapi's name of a kind: io.k8s.api.GROUP.VERSION.KIND, a custom
+ * resource's as kube-apiserver publishes a CRD: the reversed group
+ * (kubeflow.org → org.kubeflow.v1.PyTorchJob) */
+static void schema_name(char *out, size_t len, const api_resource_t *x, const char *kind)
+{
+    size_t n = 0;
+    if (!api_crd_gv_schemas(x->group, x->version, &n)) {
+        snprintf(out, len, "io.k8s.api.%s.%s.%s", *x->group ? x->group : "core", x->version, kind);
+        return;
+    }
+    char g[128], rev[128] = "";
+    snprintf(g, sizeof(g), "%s", x->group);
+    for (char *dot; (dot = strrchr(g, '.')); *dot = '\0')
+        snprintf(rev + strlen(rev), sizeof(rev) - strlen(rev), "%s.", dot + 1);
+    snprintf(out, len, "%s%s.%s.%s", rev, g, x->version, kind);
 }
 
 /* The kind's schema carries {group, version, kind} among its GVKs. */
@@ -43,8 +65,7 @@ static int marked(json_t *schema, const char *group, const char *version, const 
 static void check_kind(json_t *all, const api_resource_t *x, const char *kind)
 {
     char name[200];
-    snprintf(name, sizeof(name), "io.k8s.api.%s.%s.%s", *x->group ? x->group : "core", x->version,
-             kind);
+    schema_name(name, sizeof(name), x, kind);
     json_t *s = json_object_get(all, name);
     ok(s && marked(s, x->group, x->version, kind), "%s: schema %s with its group-version-kind",
        x->name, name);
@@ -128,7 +149,7 @@ static int disagree(json_t *all, json_t *s, const struct smp_type *t, const char
 
 int main(void)
 {
-    tap_plan(38); /* 4 for each of resource.c's 9 kinds, 1 for each of the 2 documents */
+    tap_plan(43); /* 4 for each of resource.c's 10 kinds, 1 for each of the 3 documents */
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         ok(json_is_object(all), "%s: the schemas of %s/%s are a JSON object", x->name, x->group,
@@ -140,8 +161,7 @@ int main(void)
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         char name[200], av[64];
-        snprintf(name, sizeof(name), "io.k8s.api.%s.%s.%s", *x->group ? x->group : "core",
-                 x->version, x->kind);
+        schema_name(name, sizeof(name), x, x->kind);
         json_t *s = json_object_get(all, name);
         const struct smp_type *t =
             sl_kube_mergekeys_for(api_resource_api_version(x, av, sizeof(av)), x->kind);
@@ -152,6 +172,14 @@ int main(void)
     for (const api_openapi_schemas_t *s = api_openapi_schemas; s->group; s++) {
         json_t *all = json_loadb(s->json, s->len, 0, NULL);
         is_int(dangling(all, all), 0, "%s/%s: every $ref resolves", s->group, s->version);
+        json_decref(all);
+    }
+    for (const api_openapi_schemas_t *s = api_crd_schemas; s->group; s++) {
+        json_t *all = schemas_of(s->group, s->version);
+        is_int(dangling(all, all), 0,
+               "%s/%s (a CRD's, with the apimachinery types): every $ref "
+               "resolves",
+               s->group, s->version);
         json_decref(all);
     }
     return tap_done();
