@@ -94,6 +94,7 @@ extern const api_kind_ops_t api_configmap_ops;
 extern const api_kind_ops_t api_secret_ops;
 extern const api_kind_ops_t api_serviceaccount_ops;
 extern const api_kind_ops_t api_resourcequota_ops;
-extern const api_kind_ops_t api_job_ops; /* job_kind.c */
+extern const api_kind_ops_t api_job_ops;     /* job_kind.c */
+extern const api_kind_ops_t api_cronjob_ops; /* cronjob_kind.c */
 
 #endif

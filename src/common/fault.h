@@ -9,15 +9,23 @@
  * that got there until PATH exists (a race made deterministic). Other
  * builds compile the points to nothing.
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
- * slurmctld, its id not yet stored). */
+ * slurmctld, its id not yet stored).
+ *
+ * sl_fault_clock_offset(): the test build's shift of the CronJob
+ * controller's clock (src/ctl/cronjob.c), so a test can step it past
+ * schedule times without waiting for them: the whole seconds written in the
+ * file SLURMLINKD_FAULT_CLOCK names, read on every call (0 when unset,
+ * missing or unreadable). Other builds: always 0. */
 #ifndef SL_FAULT_H
 #define SL_FAULT_H
 
 #ifdef SL_FAULT_INJECTION
 void sl_fault_point(const char *name);
+long long sl_fault_clock_offset(void);
 #define SL_FAULT(name) sl_fault_point(name)
 #else
 #define SL_FAULT(name) ((void)0)
+#define sl_fault_clock_offset() 0LL
 #endif
 
 #endif

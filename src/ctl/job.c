@@ -1184,4 +1184,5 @@ void ctl_jobs_pass(sl_ctl_t *c)
     json_t *job;
     json_array_foreach(all, i, job) reconcile(c, job);
     json_decref(all);
+    ctl_cronjobs_pass(c); /* CronJobs: their Jobs on schedule (cronjob.c) */
 }
