@@ -13,12 +13,14 @@
 #   - concurrencyPolicy Forbid (JobAlreadyActive) and Replace;
 #   - suspend; startingDeadlineSeconds; more than 100 missed (one Job, the latest);
 #   - timeZone: the schedule in America/New_York;
+#   - the Jobs run as the CronJob's creator (server-owned annotations of
+#     the template dropped);
 #   - kubectl create job --from=cronjob/NAME;
 #   - deletion: background, orphan, foreground (its Slurm jobs cancelled);
 #   - bad input: 422 naming the field with kube's texts.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 59
+plan 61
 
 [ -x "$ROOT/build-asan/slurmlinkd" ] || bail "needs make asan (the test build's clock shift)"
 CLOCKD=$(tmpdir)
@@ -199,6 +201,31 @@ ok wait_for 30 exists "$nyj" "timeZone America/New_York: the Job of 09:00 there"
 is "$(jp "$nyj" '{.metadata.annotations.batch\.kubernetes\.io/cronjob-scheduled-timestamp}')" "${t9#* }" \
   "its scheduled timestamp in the CronJob's zone"
 like "$(kc get cj ny 2>&1)" $'\nny +0 9 \\* \\* \\* +America/New_York +False ' "TIMEZONE column"
+
+# --- identity: the Jobs run as the CronJob's creator, whatever its template says ---------------------------
+is "$(jp "job/tick-$m2" '{.metadata.annotations.slurmlink\.io/user}')" "admin" "a scheduled Job carries its CronJob's creator (slurmlink.io/user)"
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: inj}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate:
+    metadata:
+      annotations: {slurmlink.io/user: mallory, slurmlink.io/job-uid: 00000000-0000-0000-0000-000000000000}
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - {name: c, image: busybox, command: ["true"]}
+YAML
+inj_job() { kc get jobs -o name | grep -m1 '^job.batch/inj-'; }
+wait_for 30 inj_job >/dev/null # created behind the controller's shifted clock: its last missed time runs at once
+ij=$(inj_job)
+is "$(jp "${ij:-job/inj-none}" '{.metadata.annotations.slurmlink\.io/user} {.metadata.annotations.slurmlink\.io/job-uid}')" "admin " \
+  "server-owned annotations in jobTemplate.metadata are dropped: the Job runs as the creator"
+kc delete cronjob inj >/dev/null
 
 # --- kubectl create job --from=cronjob ------------------------------------------------------------------------
 is "$(kc create job manual --from=cronjob/tick 2>&1)" "job.batch/manual created" "kubectl create job --from=cronjob/tick"

@@ -32,6 +32,7 @@
 #include "ctl/internal.h"
 #include "kube/cron.h"
 #include "kube/meta.h"
+#include "pod/pod.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -246,6 +247,16 @@ static json_t *job_from_template(json_t *cj, int64_t sched)
         json_object_set_new(meta, "labels", json_deep_copy(labels));
     json_object_set_new(meta, "annotations",
                         json_is_object(ann) ? json_deep_copy(ann) : json_object());
+    /* the server-owned annotations are the server's here too: the template's
+     * are dropped, and the Job runs as the CronJob's creator */
+    json_t *ja = json_object_get(meta, "annotations");
+    static const char *const owned[] = {SL_ANN_USER, SL_ANN_JOB_ID, SL_ANN_JOB_UID,
+                                        SL_ANN_ARRAY_TASK};
+    for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+        json_object_del(ja, owned[i]);
+    const char *user = sl_kube_annotation(cj, SL_ANN_USER);
+    if (user)
+        json_object_set_new(ja, SL_ANN_USER, json_string(user));
     const char *tz = sl_kube_path_str(cj, "spec.timeZone");
     char *zs = sl_xasprintf("TZ=%s * * * * *", tz ? tz : "UTC");
     sl_cron_t *zone = sl_cron_parse(zs, NULL);
