@@ -10,6 +10,9 @@
  * pushes, the Slurm poll; ctl.c maps a task to its pod by array and task
  * id). The Job's status is recomputed from its pods on every pass.
  *
+ * A pod whose image is in a registry is pulled first (src/ctl/pull.c, as for
+ * a single pod): the array waits until every member's images are there.
+ *
  * Never two submissions of one batch: the pods of submission K exist (with
  * their index and K) before the array is submitted; a pass that finds pods
  * of K without an array first looks for an array whose comment carries the
@@ -681,11 +684,30 @@ static void strv_free(char **v)
     free(v);
 }
 
+/* the members' registry images pulled, as a single pod's are before its
+ * submission (pull.c: one worker per pod, one fetch per image; events
+ * Pulling/Pulled, ErrImagePull and back-off): 1 when every member is ready
+ * (or cannot be parsed: ctl_pod_prepare fails it), 0 while one waits */
+static int members_pulled(sl_ctl_t *c, batch_t *b)
+{
+    int all = 1;
+    for (size_t i = 0; i < b->n; i++) {
+        sl_pod_t *model = sl_pod_parse(b->m[i].pod, NULL);
+        if (model && !ctl_pull_ready(c, b->m[i].p, b->m[i].pod, model))
+            all = 0;
+        sl_pod_destroy(model);
+    }
+    return all;
+}
+
 /* every member's folder written (a pod that cannot be is failed by
- * ctl_pod_prepare and left out); the options of the first: NULL if none */
+ * ctl_pod_prepare and left out); the options of the first: NULL if none,
+ * or while a member's image is being pulled */
 static char **prepare_members(sl_ctl_t *c, batch_t *b)
 {
     char **opts = NULL;
+    if (!members_pulled(c, b))
+        return NULL;
     for (size_t i = 0; i < b->n; i++) {
         sl_translate_result_t *r = NULL;
         uid_t u;
@@ -699,6 +721,10 @@ static char **prepare_members(sl_ctl_t *c, batch_t *b)
             opts = array_options(r, b);
         }
         sl_translate_result_destroy(r);
+    }
+    for (size_t i = 0; i < b->n; i++) { /* used (r held its folders); a retry pulls anew */
+        ctl_pull_release(b->m[i].p->pull);
+        b->m[i].p->pull = NULL;
     }
     return opts;
 }
@@ -766,7 +792,7 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
         return; /* the Job's other arrays run parallelism tasks: later */
     char **opts = prepare_members(c, b);
     if (!opts)
-        return; /* every pod failed (say why themselves) */
+        return; /* pulling, or every pod failed (they say why themselves) */
     char *script = dispatch_script(b), *spec = array_spec(b, max);
     char **env = array_env(c, b);
     sl_slurm_submit_t req = {.script = script,
