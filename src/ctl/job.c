@@ -407,6 +407,22 @@ static void suspension(json_t *job, json_t *st, const char *now)
     json_object_del(st, "startTime");
 }
 
+/* successPolicy met: SuccessCriteriaMet (reason SuccessPolicy), the other
+ * pods are stopped (reconcile), then Complete once none runs */
+static void success_policy(json_t *st, const tally_t *t, int rule, const char *now)
+{
+    char m[64];
+    snprintf(m, sizeof(m), "Matched rules at index %d", rule);
+    if (rule >= 0)
+        add_condition(st, "SuccessCriteriaMet", "SuccessPolicy", m, now);
+    json_t *scm = condition(st, "SuccessCriteriaMet");
+    if (t->active || t->terminating)
+        return;
+    add_condition(st, "Complete", json_string_value(json_object_get(scm, "reason")),
+                  json_string_value(json_object_get(scm, "message")), now);
+    json_object_set_new(st, "completionTime", json_string(now));
+}
+
 /* what the Job controller writes: the counts, completedIndexes, startTime,
  * and once the Job is over its conditions (SuccessCriteriaMet then
  * Complete, or FailureTarget then Failed) and completionTime */
@@ -439,7 +455,13 @@ static json_t *job_status(json_t *job, const tally_t *t, bool *finished)
         free(iv);
     }
     bool done = has_condition(st, "Complete") || has_condition(st, "Failed");
-    if (!done && completions_reached(job, t) && !t->active) {
+    int rule =
+        is_indexed(job)
+            ? ctl_index_success_rule(sl_kube_path(job, "spec.successPolicy.rules"), t->done, t->n)
+            : -1;
+    if (!done && (rule >= 0 || has_condition(st, "SuccessCriteriaMet"))) {
+        success_policy(st, t, rule, now);
+    } else if (!done && completions_reached(job, t) && !t->active) {
         const char *m = "Reached expected number of succeeded pods";
         add_condition(st, "SuccessCriteriaMet", "CompletionsReached", m, now);
         add_condition(st, "Complete", "CompletionsReached", m, now);
@@ -1129,13 +1151,15 @@ static void reconcile(sl_ctl_t *c, json_t *job)
     bool finished = false;
     json_t *st = job_status(job, &t, &finished);
     write_status(c, job, st);
-    if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
+    if ((has_condition(st, "FailureTarget") || has_condition(st, "SuccessCriteriaMet") ||
+         suspended(job)) &&
+        t.active) {
         /* kube deletes the active pods of a failed or suspended Job: the
          * arrays are cancelled, the pods deleted (a pending task's has no
          * job of its own to end it) */
         cancel_arrays(c, job);
         delete_active(c, &t);
-    } else if (!finished && !suspended(job)) {
+    } else if (!finished && !suspended(job) && !has_condition(st, "SuccessCriteriaMet")) {
         submit_pending(c, job, &t);
         create_batch(c, job, &t);
         update_throttle(c, job);
