@@ -245,6 +245,22 @@ static void count_pod(tally_t *t, json_t *job, json_t *pod)
     }
 }
 
+/* a Failed pod whose Slurm job (task) is not yet seen over: Slurm's
+ * verdict may still come (DisruptionTarget for a preempted, node-lost or
+ * cancelled task, podstatus.c, which onPodConditions rules read), so it
+ * counts as active until the next poll has seen its end */
+static bool failure_unsettled(sl_ctl_t *c, json_t *pod)
+{
+    const char *phase = sl_kube_path_str(pod, "status.phase");
+    if (!phase || strcmp(phase, "Failed"))
+        return false;
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, sl_kube_uid(pod));
+    bool r = p && p->job_id && !p->job_over;
+    pthread_mutex_unlock(&c->lock);
+    return r;
+}
+
 static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
 {
     memset(t, 0, sizeof(*t));
@@ -264,6 +280,13 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
         if (!ou || strcmp(ou, uid))
             continue;
         json_array_append(t->pods, pod);
+        long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+        if (failure_unsettled(c, pod)) {
+            t->active++;
+            if (idx >= 0 && (size_t)idx < t->n)
+                t->busy[idx] = 1;
+            continue;
+        }
         count_pod(t, job, pod);
     }
     lost_indexes(job, t);
@@ -1151,9 +1174,12 @@ static void reconcile(sl_ctl_t *c, json_t *job)
     bool finished = false;
     json_t *st = job_status(job, &t, &finished);
     write_status(c, job, st);
-    if ((has_condition(st, "FailureTarget") || has_condition(st, "SuccessCriteriaMet") ||
-         suspended(job)) &&
-        t.active) {
+    if (has_condition(st, "SuccessCriteriaMet") && !finished && t.active) {
+        /* successPolicy: the other pods deleted, each ending its own task
+         * (the arrays are not cancelled whole: a completed task's record
+         * would read CANCELLED and fail its succeeded pod) */
+        delete_active(c, &t);
+    } else if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
         /* kube deletes the active pods of a failed or suspended Job: the
          * arrays are cancelled, the pods deleted (a pending task's has no
          * job of its own to end it) */
