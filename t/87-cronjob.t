@@ -20,7 +20,7 @@
 #   - bad input: 422 naming the field with kube's texts.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 61
+plan 62
 
 [ -x "$ROOT/build-asan/slurmlinkd" ] || bail "needs make asan (the test build's clock shift)"
 CLOCKD=$(tmpdir)
@@ -140,6 +140,8 @@ ok wait_for 30 has_event slow "JobAlreadyActive: Not starting job because prior 
 ok gone "job/slow-$m3" "and no second Job"
 ok gone "job/tick-$m3" "tick suspended: no Job for that time"
 ok eval 'exists cj/late && gone "job/late-$m3"' "late: the schedule time is 20 s past, its startingDeadlineSeconds 10: no Job"
+is "$(kc get events --field-selector involvedObject.name=slow,reason=JobAlreadyActive -o jsonpath='{.items[*].count}')" 1 \
+  "JobAlreadyActive once for the schedule time, not once per pass"
 kc patch cronjob slow --type=merge -p '{"spec":{"concurrencyPolicy":"Replace"}}' >/dev/null
 m4=$(step 5)
 ok wait_for 30 exists "job/slow-$m4" "Replace: the new Job slow-$m4"

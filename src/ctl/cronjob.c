@@ -132,6 +132,39 @@ static bool in_active(json_t *st, const char *key, const char *value)
     return false;
 }
 
+/* Whether an event that a pass would repeat (the controller looks at every
+ * CronJob about once a second, and each event written wakes it again) is
+ * new: once per CronJob, reason and what it is about (a schedule time, a
+ * Job, the spec's generation), as kube's controller, which looks again only
+ * at the next schedule time, sends it. Controller thread only; bounded. */
+static bool first_time(json_t *cj, const char *reason, const char *about)
+{
+    static json_t *said;
+    if (!said || json_object_size(said) > 4096) {
+        json_decref(said);
+        said = json_object();
+    }
+    char *key = sl_xasprintf("%s|%s|%s", sl_kube_uid(cj), reason, about);
+    bool fresh = !json_object_get(said, key);
+    if (fresh)
+        json_object_set_new(said, key, json_true());
+    free(key);
+    return fresh;
+}
+
+static const char *gen_of(json_t *cj, char *buf, size_t len)
+{
+    snprintf(buf, len, "gen %lld",
+             (long long)json_integer_value(sl_kube_path(cj, "metadata.generation")));
+    return buf;
+}
+
+static const char *sched_of(int64_t sched, char *buf, size_t len)
+{
+    snprintf(buf, len, "%lld", (long long)sched);
+    return buf;
+}
+
 /* the active list against the Jobs there are; lastSuccessfulTime */
 static void reconcile_active(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs)
 {
@@ -142,7 +175,7 @@ static void reconcile_active(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs)
     {
         const char *cond = finished(job);
         bool found = in_active(st, "uid", sl_kube_uid(job));
-        if (!found && !cond)
+        if (!found && !cond && first_time(cj, "UnexpectedJob", sl_kube_uid(job)))
             ctl_event(c, cj, "Warning", "UnexpectedJob",
                       "Saw a job that the controller did not create or forgot: %s",
                       sl_kube_name(job));
@@ -176,15 +209,17 @@ static sl_cron_t *schedule_of(sl_ctl_t *c, json_t *cj)
     const char *s = sl_kube_path_str(cj, "spec.schedule"),
                *tz = sl_kube_path_str(cj, "spec.timeZone");
     char why[256];
+    char g[32];
     if (tz && sl_cron_zone_check(tz, why, sizeof(why)) < 0) {
-        ctl_event(c, cj, "Warning", "UnknownTimeZone", "invalid timeZone: \"%s\": %s", tz, why);
+        if (first_time(cj, "UnknownTimeZone", gen_of(cj, g, sizeof(g))))
+            ctl_event(c, cj, "Warning", "UnknownTimeZone", "invalid timeZone: \"%s\": %s", tz, why);
         return NULL;
     }
     char *spec =
         tz && s && !strstr(s, "TZ") ? sl_xasprintf("TZ=%s %s", tz, s) : sl_xstrdup(s ? s : "");
     sl_error_t err = SL_ERROR_INIT;
     sl_cron_t *cr = sl_cron_parse(spec, &err);
-    if (!cr)
+    if (!cr && first_time(cj, "UnparseableSchedule", gen_of(cj, g, sizeof(g))))
         ctl_event(c, cj, "Warning", "UnparseableSchedule", "unparseable schedule: \"%s\" : %s",
                   s ? s : "", err.text);
     free(spec);
@@ -226,7 +261,8 @@ static bool delete_job(sl_ctl_t *c, json_t *cj, json_t *st, json_t *job)
     if (sl_store_delete(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job), 0, NULL,
                         &err) < 0 &&
         errno != ENOENT) {
-        ctl_event(c, cj, "Warning", "FailedDelete", "Deleted job: %s", err.text);
+        if (first_time(cj, "FailedDelete", sl_kube_uid(job)))
+            ctl_event(c, cj, "Warning", "FailedDelete", "Deleted job: %s", err.text);
         return false;
     }
     active_remove(st, sl_kube_uid(job));
@@ -301,8 +337,10 @@ static int create_job(sl_ctl_t *c, json_t *cj, int64_t sched, json_t **out)
         sl_error_clear(&err);
         return ours ? 1 : 0;
     }
+    char k[32];
     if (rc < 0) {
-        ctl_event(c, cj, "Warning", "FailedCreate", "Error creating job: %s", err.text);
+        if (first_time(cj, "FailedCreate", sched_of(sched, k, sizeof(k))))
+            ctl_event(c, cj, "Warning", "FailedCreate", "Error creating job: %s", err.text);
         sl_error_clear(&err);
         json_decref(job);
         return -1;
@@ -322,10 +360,13 @@ static void run_due(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs, int64_t s
     size_t nact = json_array_size(json_object_get(st, "active"));
     if (done)
         return;
+    char k[32];
     if (policy && !strcmp(policy, "Forbid") && nact) {
-        ctl_event(c, cj, "Normal", "JobAlreadyActive",
-                  "Not starting job because prior execution is running and concurrency policy is "
-                  "Forbid");
+        if (first_time(cj, "JobAlreadyActive", sched_of(sched, k, sizeof(k))))
+            ctl_event(
+                c, cj, "Normal", "JobAlreadyActive",
+                "Not starting job because prior execution is running and concurrency policy is "
+                "Forbid");
         return;
     }
     if (policy && !strcmp(policy, "Replace"))
@@ -366,14 +407,17 @@ static void schedule(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs)
     sl_cron_free(cr);
     if (sched < 0)
         return;
-    if (many)
+    char k[32];
+    if (many && first_time(cj, "TooManyMissedTimes", sched_of(sched, k, sizeof(k))))
         ctl_event(c, cj, "Warning", "TooManyMissedTimes",
                   "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or "
                   "check clock skew");
     json_t *d = sl_kube_path(cj, "spec.startingDeadlineSeconds");
     if (json_is_integer(d) && sched + json_integer_value(d) < now) {
         char *t = rfc3339(sched);
-        ctl_event(c, cj, "Warning", "MissSchedule", "Missed scheduled time to start a job: %s", t);
+        if (first_time(cj, "MissSchedule", t))
+            ctl_event(c, cj, "Warning", "MissSchedule", "Missed scheduled time to start a job: %s",
+                      t);
         free(t);
         return;
     }
