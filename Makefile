@@ -13,7 +13,7 @@ DEFS    ?=
 CPPFLAGS += -D_GNU_SOURCE -Isrc -MMD -MP $(DEFS)
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SAN) -fno-strict-aliasing
 LDFLAGS += $(SAN) -Wl,--as-needed
-LIBS    := -lslurm -lmunge -ljansson -lmicrohttpd -lsqlite3 -lgnutls -lcurl -lyaml -lwslay -lz -lpthread -lm
+LIBS    := -lslurm -lmunge -ljansson -lmicrohttpd -lsqlite3 -lgnutls -lcurl -lyaml -lwslay -lz -licui18n -licuuc -lpthread -lm
 
 # Every .c below src/ is library code except the programs' own folders and tests.
 ALL_SRCS  := $(shell find src -name '*.c' | sort)

@@ -9,6 +9,8 @@ PKGS=(
   # libraries slurmlink links against
   libslurm-dev libmunge-dev libmicrohttpd-dev libjansson-dev libsqlite3-dev
   libgnutls28-dev libcurl4-openssl-dev libyaml-dev libwslay-dev zlib1g-dev
+  # CronJob schedules in their time zone (src/kube/cron.c: ICU's calendar)
+  libicu-dev
   # the cluster it drives
   slurm-wlm slurmctld slurmd slurm-client slurmdbd slurmrestd munge mariadb-server
   # containers and test images

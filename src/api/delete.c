@@ -91,13 +91,14 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
 
 /* The garbage collector's finalizer of a Job deleted in the foreground
  * ("foregroundDeletion": gone once its pods are) or orphaning its pods
- * ("orphan"), as kube-apiserver adds them; src/ctl/job.c does the rest. */
+ * ("orphan"), as kube-apiserver adds them; src/ctl/job.c does the rest.
+ * The same for a CronJob and its Jobs (src/ctl/cronjob_gc.c). */
 static void job_propagation(const api_resource_t *res, json_t *obj, const api_delopts_t *o)
 {
     const char *f = !strcmp(o->propagation, "Foreground") ? "foregroundDeletion"
                     : !strcmp(o->propagation, "Orphan")   ? "orphan"
                                                           : NULL;
-    if (strcmp(res->name, "jobs") || !f)
+    if ((strcmp(res->name, "jobs") && strcmp(res->name, "cronjobs")) || !f)
         return;
     json_t *m = sl_kube_meta(obj);
     json_t *fin = json_object_get(m, "finalizers");

@@ -5,6 +5,7 @@
  * module), what an update may change, the status subresource, printers.
  * The controller that runs a Job as a Slurm job array is src/ctl/job.c. */
 #include "api/internal.h"
+#include "api/jobkind.h"
 #include "api/printers.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
@@ -68,7 +69,7 @@ static void def(json_t *o, const char *k, json_t *v)
  * a pod without what SetDefaults_Pod (enableServiceLinks) and admission
  * (service account, priority) add to pods only. Requests defaulted from
  * limits (SetDefaults_Pod too) are kept: docs/jobs.md. */
-static void template_defaults(json_t *spec)
+void api_job_template_defaults(json_t *spec)
 {
     json_t *tmpl = obj_child(spec, "template");
     json_t *pod = json_pack("{s:O}", "spec", obj_child(tmpl, "spec"));
@@ -114,7 +115,7 @@ static void job_defaults(json_t *job)
         json_array_foreach(json_object_get(rule, "onPodConditions"), j,
                            pat) if (json_is_object(pat)) def(pat, "status", json_string("True"));
     }
-    template_defaults(spec);
+    api_job_template_defaults(spec);
 }
 
 /* The Job strategy's PrepareForCreate: status reset, generation 1, the uid
@@ -359,7 +360,7 @@ static void validate_restart_policy(json_t *spec, sl_error_t *err)
                      "only \"Never\" is supported when podFailurePolicy is specified");
 }
 
-static void validate_spec(json_t *job, sl_error_t *err)
+void api_job_validate_spec(json_t *job, sl_error_t *err)
 {
     json_t *spec = json_object_get(job, "spec");
     static const char *const counts[] = {"parallelism",
@@ -372,9 +373,14 @@ static void validate_spec(json_t *job, sl_error_t *err)
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
         nonnegative(spec, counts[i], err);
     validate_mode(spec, err);
-    validate_selector(job, err);
     validate_template(job, err);
     validate_restart_policy(spec, err);
+}
+
+static void validate_spec(json_t *job, sl_error_t *err)
+{
+    api_job_validate_spec(job, err);
+    validate_selector(job, err);
 }
 
 static int job_validate(json_t *job, sl_error_t *err)

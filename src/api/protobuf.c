@@ -1,6 +1,6 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
- * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job`.
+ * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob`.
  *
  * Envelope: the magic "k8s\0", then runtime.Unknown {typeMeta=1
  * {apiVersion=1, kind=2}, raw=2 (the object), contentEncoding=3,
@@ -167,6 +167,22 @@ static const pb_msg_t job_spec = {(const pb_field_t[]){
     END}};
 static const pb_msg_t job = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &job_spec}, END}};
+/* batch/v1 CronJob as `kubectl create cronjob NAME --image=I --schedule=S`
+ * sends it: CronJobSpec and JobTemplateSpec of batch/v1's generated.proto */
+static const pb_msg_t job_template = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &job_spec}, END}};
+static const pb_msg_t cronjob_spec = {(const pb_field_t[]){
+    {1, "schedule", PK_STR, false, NULL},
+    {2, "startingDeadlineSeconds", PK_INT, false, NULL},
+    {3, "concurrencyPolicy", PK_STR, false, NULL},
+    {4, "suspend", PK_BOOL, false, NULL},
+    {5, "jobTemplate", PK_MSG, false, &job_template},
+    {6, "successfulJobsHistoryLimit", PK_INT, false, NULL},
+    {7, "failedJobsHistoryLimit", PK_INT, false, NULL},
+    {8, "timeZone", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t cronjob = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &cronjob_spec}, END}};
 
 static const pb_msg_t type_meta = {(const pb_field_t[]){
     {1, "apiVersion", PK_STR, false, NULL}, {2, "kind", PK_STR, false, NULL}, END}};
@@ -179,7 +195,8 @@ static const struct {
              {"Secret", &secret},
              {"ServiceAccount", &serviceaccount},
              {"ResourceQuota", &resourcequota},
-             {"Job", &job}};
+             {"Job", &job},
+             {"CronJob", &cronjob}};
 
 /* ---- wire format ---- */
 

@@ -31,6 +31,9 @@ const api_resource_t api_resources[] = {
     /* batch/v1 Jobs: the controller runs each as one Slurm job array (src/ctl/job.c) */
     {"batch", "v1", "jobs", "job", "Job", "JobList", true, RW_ALL, {0}, {"all"}, true, false,
      "jobs.batch", &api_job_ops},
+    /* batch/v1 CronJobs: the controller creates their Jobs on schedule (src/ctl/cronjob.c) */
+    {"batch", "v1", "cronjobs", "cronjob", "CronJob", "CronJobList", true, RW_ALL, {"cj"},
+     {"all"}, true, false, "cronjobs.batch", &api_cronjob_ops},
     /* kubeflow.org/v1 PyTorchJob as the Training Operator's CRD defines it:
      * one gang-scheduled Slurm job (src/ctl/gang.c) */
     {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", "PyTorchJobList", true,

@@ -94,7 +94,8 @@ extern const api_kind_ops_t api_configmap_ops;
 extern const api_kind_ops_t api_secret_ops;
 extern const api_kind_ops_t api_serviceaccount_ops;
 extern const api_kind_ops_t api_resourcequota_ops;
-extern const api_kind_ops_t api_job_ops; /* job_kind.c */
+extern const api_kind_ops_t api_job_ops;        /* job_kind.c */
+extern const api_kind_ops_t api_cronjob_ops;    /* cronjob_kind.c */
 extern const api_kind_ops_t api_pytorchjob_ops; /* ptj_kind.c */
 
 #endif

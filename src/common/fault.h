@@ -11,15 +11,23 @@
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
  * slurmctld, its id not yet stored); pull-fetched (src/image/pull.c: the
  * layers of a pull are fetched and unpacked in its work folder, the digest
- * folder not yet in place). */
+ * folder not yet in place).
+ *
+ * sl_fault_clock_offset(): the test build's shift of the CronJob
+ * controller's clock (src/ctl/cronjob.c), so a test can step it past
+ * schedule times without waiting for them: the whole seconds written in the
+ * file SLURMLINKD_FAULT_CLOCK names, read on every call (0 when unset,
+ * missing or unreadable). Other builds: always 0. */
 #ifndef SL_FAULT_H
 #define SL_FAULT_H
 
 #ifdef SL_FAULT_INJECTION
 void sl_fault_point(const char *name);
+long long sl_fault_clock_offset(void);
 #define SL_FAULT(name) sl_fault_point(name)
 #else
 #define SL_FAULT(name) ((void)0)
+#define sl_fault_clock_offset() 0LL
 #endif
 
 #endif

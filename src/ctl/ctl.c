@@ -442,9 +442,10 @@ static int due_of(const ctl_pod_t *p, long long now)
     if (p->recheck)
         return DUE_RECHECK;
     if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit || p->pull_wait) &&
-        now >= p->next_try_ms)
+        now >= p->next_try_ms && !p->owner_uid)
         return DUE_SUBMIT;
-    if (!p->job_id && !p->gave_up && ctl_pull_done(p->pull))
+    /* a Job's pod is submitted with its array (job.c), its pull taken there */
+    if (!p->job_id && !p->gave_up && ctl_pull_done(p->pull) && !p->owner_uid)
         return DUE_SUBMIT;
     return -1;
 }

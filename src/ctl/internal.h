@@ -131,6 +131,7 @@ struct sl_ctl {
     int initial_poll_done;          /* the first full job list was read (adoption first) */
     int64_t jobs_rv;                /* last Job change seen (job.c) */
     int64_t ptj_rv;                 /* last PyTorchJob change seen (ptj.c) */
+    int64_t cronjobs_rv;            /* last CronJob change seen (cronjob.c) */
     unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
@@ -178,6 +179,12 @@ static inline const char *ctl_pod_slurm_uid(const ctl_pod_t *p)
 /* job.c: the Job controller (one pass: Job changes and deletions, each
  * unfinished Job's pods, submissions and status). Controller thread. */
 void ctl_jobs_pass(sl_ctl_t *c);
+/* cronjob.c: the CronJob controller's pass (Jobs on schedule, status,
+ * history, deletion); cronjob_gc.c: a CronJob being deleted with a
+ * finalizer, or gone, and its Jobs. Controller thread. */
+void ctl_cronjobs_pass(sl_ctl_t *c);
+void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs);
+void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs);
 /* A pod created by the Job controller (its server-owned slurmlink.io/job-uid
  * and its index annotation; orphaned ones too): 1 with the Job's uid in
  * owner (37 bytes) and the array task (0 when not yet submitted) in

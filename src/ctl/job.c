@@ -10,6 +10,9 @@
  * pushes, the Slurm poll; ctl.c maps a task to its pod by array and task
  * id). The Job's status is recomputed from its pods on every pass.
  *
+ * A pod whose image is in a registry is pulled first (src/ctl/pull.c, as for
+ * a single pod): the array waits until every member's images are there.
+ *
  * Never two submissions of one batch: the pods of submission K exist (with
  * their index and K) before the array is submitted; a pass that finds pods
  * of K without an array first looks for an array whose comment carries the
@@ -231,6 +234,22 @@ static void count_pod(tally_t *t, json_t *job, json_t *pod)
     }
 }
 
+/* a Failed pod whose Slurm job (task) is not yet seen over: Slurm's
+ * verdict may still come (DisruptionTarget for a preempted, node-lost or
+ * cancelled task, podstatus.c, which onPodConditions rules read), so it
+ * counts as active until the next poll has seen its end */
+static bool failure_unsettled(sl_ctl_t *c, json_t *pod)
+{
+    const char *phase = sl_kube_path_str(pod, "status.phase");
+    if (!phase || strcmp(phase, "Failed"))
+        return false;
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, sl_kube_uid(pod));
+    bool r = p && p->job_id && !p->job_over;
+    pthread_mutex_unlock(&c->lock);
+    return r;
+}
+
 static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
 {
     memset(t, 0, sizeof(*t));
@@ -250,6 +269,13 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
         if (!ou || strcmp(ou, uid))
             continue;
         json_array_append(t->pods, pod);
+        long long idx = ann_int(pod, ANN_POD_INDEX, -1);
+        if (failure_unsettled(c, pod)) {
+            t->active++;
+            if (idx >= 0 && (size_t)idx < t->n)
+                t->busy[idx] = 1;
+            continue;
+        }
         count_pod(t, job, pod);
     }
     lost_indexes(job, t);
@@ -393,6 +419,22 @@ static void suspension(json_t *job, json_t *st, const char *now)
     json_object_del(st, "startTime");
 }
 
+/* successPolicy met: SuccessCriteriaMet (reason SuccessPolicy), the other
+ * pods are stopped (reconcile), then Complete once none runs */
+static void success_policy(json_t *st, const tally_t *t, int rule, const char *now)
+{
+    char m[64];
+    snprintf(m, sizeof(m), "Matched rules at index %d", rule);
+    if (rule >= 0)
+        add_condition(st, "SuccessCriteriaMet", "SuccessPolicy", m, now);
+    json_t *scm = condition(st, "SuccessCriteriaMet");
+    if (t->active || t->terminating)
+        return;
+    add_condition(st, "Complete", json_string_value(json_object_get(scm, "reason")),
+                  json_string_value(json_object_get(scm, "message")), now);
+    json_object_set_new(st, "completionTime", json_string(now));
+}
+
 /* what the Job controller writes: the counts, completedIndexes, startTime,
  * and once the Job is over its conditions (SuccessCriteriaMet then
  * Complete, or FailureTarget then Failed) and completionTime */
@@ -425,7 +467,13 @@ static json_t *job_status(json_t *job, const tally_t *t, bool *finished)
         free(iv);
     }
     bool done = has_condition(st, "Complete") || has_condition(st, "Failed");
-    if (!done && completions_reached(job, t) && !t->active) {
+    int rule =
+        is_indexed(job)
+            ? ctl_index_success_rule(sl_kube_path(job, "spec.successPolicy.rules"), t->done, t->n)
+            : -1;
+    if (!done && (rule >= 0 || has_condition(st, "SuccessCriteriaMet"))) {
+        success_policy(st, t, rule, now);
+    } else if (!done && completions_reached(job, t) && !t->active) {
         const char *m = "Reached expected number of succeeded pods";
         add_condition(st, "SuccessCriteriaMet", "CompletionsReached", m, now);
         add_condition(st, "Complete", "CompletionsReached", m, now);
@@ -670,11 +718,30 @@ static void strv_free(char **v)
     free(v);
 }
 
+/* the members' registry images pulled, as a single pod's are before its
+ * submission (pull.c: one worker per pod, one fetch per image; events
+ * Pulling/Pulled, ErrImagePull and back-off): 1 when every member is ready
+ * (or cannot be parsed: ctl_pod_prepare fails it), 0 while one waits */
+static int members_pulled(sl_ctl_t *c, batch_t *b)
+{
+    int all = 1;
+    for (size_t i = 0; i < b->n; i++) {
+        sl_pod_t *model = sl_pod_parse(b->m[i].pod, NULL);
+        if (model && !ctl_pull_ready(c, b->m[i].p, b->m[i].pod, model))
+            all = 0;
+        sl_pod_destroy(model);
+    }
+    return all;
+}
+
 /* every member's folder written (a pod that cannot be is failed by
- * ctl_pod_prepare and left out); the options of the first: NULL if none */
+ * ctl_pod_prepare and left out); the options of the first: NULL if none,
+ * or while a member's image is being pulled */
 static char **prepare_members(sl_ctl_t *c, batch_t *b)
 {
     char **opts = NULL;
+    if (!members_pulled(c, b))
+        return NULL;
     for (size_t i = 0; i < b->n; i++) {
         sl_translate_result_t *r = NULL;
         uid_t u;
@@ -688,6 +755,10 @@ static char **prepare_members(sl_ctl_t *c, batch_t *b)
             opts = array_options(r, b);
         }
         sl_translate_result_destroy(r);
+    }
+    for (size_t i = 0; i < b->n; i++) { /* used (r held its folders); a retry pulls anew */
+        ctl_pull_release(b->m[i].p->pull);
+        b->m[i].p->pull = NULL;
     }
     return opts;
 }
@@ -754,7 +825,7 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
         return; /* the Job's other arrays run parallelism tasks: later */
     char **opts = prepare_members(c, b);
     if (!opts)
-        return; /* every pod failed (say why themselves) */
+        return; /* pulling, or every pod failed (they say why themselves) */
     char *script = dispatch_script(b), *spec = array_spec(b, max);
     char **env = array_env(c, b);
     sl_slurm_submit_t req = {.script = script,
@@ -1091,13 +1162,18 @@ static void reconcile(sl_ctl_t *c, json_t *job)
     bool finished = false;
     json_t *st = job_status(job, &t, &finished);
     write_status(c, job, st);
-    if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
+    if (has_condition(st, "SuccessCriteriaMet") && !finished && t.active) {
+        /* successPolicy: the other pods deleted, each ending its own task
+         * (the arrays are not cancelled whole: a completed task's record
+         * would read CANCELLED and fail its succeeded pod) */
+        delete_active(c, &t);
+    } else if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
         /* kube deletes the active pods of a failed or suspended Job: the
          * arrays are cancelled, the pods deleted (a pending task's has no
          * job of its own to end it) */
         cancel_arrays(c, job);
         delete_active(c, &t);
-    } else if (!finished && !suspended(job)) {
+    } else if (!finished && !suspended(job) && !has_condition(st, "SuccessCriteriaMet")) {
         submit_pending(c, job, &t);
         create_batch(c, job, &t);
         update_throttle(c, job);
@@ -1172,4 +1248,5 @@ void ctl_jobs_pass(sl_ctl_t *c)
     json_t *job;
     json_array_foreach(all, i, job) reconcile(c, job);
     json_decref(all);
+    ctl_cronjobs_pass(c); /* CronJobs: their Jobs on schedule (cronjob.c) */
 }

@@ -76,3 +76,38 @@ char *ctl_index_array_spec(const unsigned char *set, size_t n, unsigned throttle
     free(iv);
     return s;
 }
+
+int ctl_index_success_rule(json_t *rules, const unsigned char *done, size_t n)
+{
+    size_t k, total = 0;
+    json_t *r;
+    for (size_t i = 0; i < n; i++)
+        total += done[i] != 0;
+    if (!total)
+        return -1;
+    unsigned char *req = calloc(n ? n : 1, 1);
+    int found = -1;
+    json_array_foreach(rules, k, r)
+    {
+        const char *ix = json_string_value(json_object_get(r, "succeededIndexes"));
+        json_t *cnt = json_object_get(r, "succeededCount");
+        if (ix) {
+            if (!req || ctl_index_parse(ix, req, n) < 0)
+                continue;
+            size_t want = 0, got = 0;
+            for (size_t i = 0; i < n; i++) {
+                want += req[i] != 0;
+                got += req[i] && done[i];
+            }
+            if (!want ||
+                (json_is_integer(cnt) ? (json_int_t)got < json_integer_value(cnt) : got < want))
+                continue;
+        } else if (!json_is_integer(cnt) || (json_int_t)total < json_integer_value(cnt)) {
+            continue;
+        }
+        found = (int)k;
+        break;
+    }
+    free(req);
+    return found;
+}

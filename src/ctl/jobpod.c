@@ -104,13 +104,34 @@ static json_t *rule_match(json_t *rule, json_t *pod, long long *code)
 {
     json_t *req = json_object_get(rule, "onExitCodes");
     if (!json_is_object(req))
-        return NULL; /* onPodConditions: no DisruptionTarget is ever set here */
+        return NULL; /* onPodConditions: cond_match */
     static const char *const lists[] = {"status.initContainerStatuses", "status.containerStatuses"};
     for (int l = 0; l < 2; l++) {
         size_t i;
         json_t *cs;
         json_array_foreach(sl_kube_path(pod, lists[l]), i,
                            cs) if (exit_code_matches(req, cs, code)) return cs;
+    }
+    return NULL;
+}
+
+/* the first of rule's onPodConditions patterns the pod's conditions meet
+ * (type, status: True when not given): its type, or NULL */
+static const char *cond_match(json_t *rule, json_t *pod)
+{
+    size_t i, k;
+    json_t *pat, *cd;
+    json_array_foreach(json_object_get(rule, "onPodConditions"), i, pat)
+    {
+        const char *type = json_string_value(json_object_get(pat, "type"));
+        const char *want = json_string_value(json_object_get(pat, "status"));
+        json_array_foreach(sl_kube_path(pod, "status.conditions"), k, cd)
+        {
+            const char *t = json_string_value(json_object_get(cd, "type"));
+            const char *s = json_string_value(json_object_get(cd, "status"));
+            if (type && t && s && !strcmp(t, type) && !strcmp(s, want ? want : "True"))
+                return type;
+        }
     }
     return NULL;
 }
@@ -123,16 +144,19 @@ ctl_pfp_action_t ctl_job_pod_failure_action(json_t *job, json_t *pod, char *msg,
     {
         long long code = 0;
         json_t *cs = rule_match(rule, pod, &code);
-        if (!cs)
-            continue;
+        const char *cond = cs ? NULL : cond_match(rule, pod);
         const char *action = json_string_value(json_object_get(rule, "action"));
-        if (!action)
+        if ((!cs && !cond) || !action)
             continue;
-        snprintf(
-            msg, len,
-            "Container %s for pod %s/%s failed with exit code %lld matching %s rule at index %zu",
-            json_string_value(json_object_get(cs, "name")), sl_kube_namespace(pod),
-            sl_kube_name(pod), code, action, i);
+        if (cond)
+            snprintf(msg, len, "Pod %s/%s has condition %s matching %s rule at index %zu",
+                     sl_kube_namespace(pod), sl_kube_name(pod), cond, action, i);
+        else
+            snprintf(msg, len,
+                     "Container %s for pod %s/%s failed with exit code %lld matching %s rule at "
+                     "index %zu",
+                     json_string_value(json_object_get(cs, "name")), sl_kube_namespace(pod),
+                     sl_kube_name(pod), code, action, i);
         if (!strcmp(action, "FailJob"))
             return CTL_PFP_FAIL_JOB;
         if (!strcmp(action, "Ignore"))

@@ -304,6 +304,36 @@ static int all_app_succeeded(json_t *pod)
     return 1;
 }
 
+/* A job ended by Slurm for a reason outside the pod (preempted, its node
+ * lost, cancelled by someone other than slurmlinkd): the pod condition
+ * DisruptionTarget, with the reason kube gives the like disruption
+ * (podFailurePolicy onPodConditions rules match it). A pod slurmlinkd is
+ * deleting gets none: that cancellation is its own. */
+static int disruption(json_t *pod, const char *state, const ctl_job_view_t *job, int64_t now_ns)
+{
+    if (sl_kube_meta_str(pod, "deletionTimestamp"))
+        return 0;
+    static const struct {
+        const char *state, *reason, *fmt;
+    } map[] = {
+        {"PREEMPTED", "PreemptionByScheduler",
+         "Slurm: preempting to accommodate a higher priority job (Slurm job %u: PREEMPTED)"},
+        {"NODE_FAIL", "DeletionByTaintManager",
+         "Taint manager: deleting due to NoExecute taint (its node is unresponsive, Slurm job "
+         "%u: NODE_FAIL)"},
+        {"CANCELLED", "EvictionByEvictionAPI",
+         "Eviction API: evicting (Slurm job %u was cancelled outside slurmlink)"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        if (strcmp(state, map[i].state))
+            continue;
+        char msg[192];
+        snprintf(msg, sizeof(msg), map[i].fmt, job->job_id);
+        return cond_set(pod, "DisruptionTarget", 1, map[i].reason, msg, now_ns);
+    }
+    return 0;
+}
+
 static int set_terminal(json_t *pod, const char *phase, const char *reason, const char *message,
                         int64_t now_ns)
 {
@@ -527,6 +557,7 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     }
     changed |= terminate_all(pod, code, cterm, end);
     changed |= set_terminal(pod, "Failed", reason, msg, now_ns);
+    changed |= disruption(pod, s, job, now_ns);
     return changed;
 }
 

@@ -71,6 +71,17 @@ static const struct smp_field f_job[] = {{"metadata", SMP_DEFAULT, NULL, &t_obje
                                          END};
 static const struct smp_type t_job = {f_job};
 
+static const struct smp_field f_job_template[] = {
+    {"metadata", SMP_DEFAULT, NULL, &t_object_meta}, {"spec", SMP_DEFAULT, NULL, &t_job_spec}, END};
+static const struct smp_type t_job_template = {f_job_template};
+static const struct smp_field f_cronjob_spec[] = {
+    {"jobTemplate", SMP_DEFAULT, NULL, &t_job_template}, END};
+static const struct smp_type t_cronjob_spec = {f_cronjob_spec};
+static const struct smp_field f_cronjob[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta},
+                                             {"spec", SMP_DEFAULT, NULL, &t_cronjob_spec},
+                                             END};
+static const struct smp_type t_cronjob = {f_cronjob};
+
 static const struct smp_field f_pod_template_obj[] = {
     {"metadata", SMP_DEFAULT, NULL, &t_object_meta},
     {"template", SMP_DEFAULT, NULL, &t_pod_template},
@@ -113,6 +124,7 @@ static const struct {
     {"v1", "Namespace", &t_namespace},
     {"v1", "ServiceAccount", &t_service_account},
     {"batch/v1", "Job", &t_job},
+    {"batch/v1", "CronJob", &t_cronjob},
 };
 
 const struct smp_type *sl_kube_mergekeys_for(const char *api_version, const char *kind)

@@ -9,9 +9,9 @@ static const sl_sfield_t f_AWSElasticBlockStoreVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Affinity[] = {
-    {"nodeAffinity", SL_SF_STRUCT, 73},
-    {"podAffinity", SL_SF_STRUCT, 87},
-    {"podAntiAffinity", SL_SF_STRUCT, 89},
+    {"nodeAffinity", SL_SF_STRUCT, 77},
+    {"podAffinity", SL_SF_STRUCT, 91},
+    {"podAntiAffinity", SL_SF_STRUCT, 93},
 };
 static const sl_sfield_t f_AppArmorProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -29,7 +29,7 @@ static const sl_sfield_t f_AzureFileVolumeSource[] = {
 static const sl_sfield_t f_CSIVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 66},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 70},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
 };
@@ -39,22 +39,22 @@ static const sl_sfield_t f_Capabilities[] = {
 };
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 66}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 70}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 66},
+    {"secretRef", SL_SF_STRUCT, 70},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ClusterTrustBundleProjection[] = {
-    {"labelSelector", SL_SF_STRUCT, 61}, {"name", SL_SF_LEAF, -1},
+    {"labelSelector", SL_SF_STRUCT, 65}, {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},        {"path", SL_SF_LEAF, -1},
     {"signerName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMap[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"binaryData", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},
-    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 79},
+    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 83},
 };
 static const sl_sfield_t f_ConfigMapEnvSource[] = {
     {"name", SL_SF_LEAF, -1},
@@ -66,41 +66,41 @@ static const sl_sfield_t f_ConfigMapKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapProjection[] = {
-    {"items", SL_SF_ARRAY, 60},
+    {"items", SL_SF_ARRAY, 64},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 60},
+    {"items", SL_SF_ARRAY, 64},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Container[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 32},
-    {"envFrom", SL_SF_ARRAY, 31},
+    {"env", SL_SF_ARRAY, 35},
+    {"envFrom", SL_SF_ARRAY, 34},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 63},
-    {"livenessProbe", SL_SF_STRUCT, 112},
+    {"lifecycle", SL_SF_STRUCT, 67},
+    {"livenessProbe", SL_SF_STRUCT, 116},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 17},
-    {"readinessProbe", SL_SF_STRUCT, 112},
+    {"readinessProbe", SL_SF_STRUCT, 116},
     {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 122},
+    {"resources", SL_SF_STRUCT, 126},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 134},
-    {"startupProbe", SL_SF_STRUCT, 112},
+    {"securityContext", SL_SF_STRUCT, 138},
+    {"startupProbe", SL_SF_STRUCT, 116},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 149},
-    {"volumeMounts", SL_SF_ARRAY, 150},
+    {"volumeDevices", SL_SF_ARRAY, 153},
+    {"volumeMounts", SL_SF_ARRAY, 154},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -143,36 +143,55 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 123},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 127},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
     {"lastState", SL_SF_STRUCT, 21},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 122},
+    {"resources", SL_SF_STRUCT, 126},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
     {"state", SL_SF_STRUCT, 21},
     {"stopSignal", SL_SF_LEAF, -1},
     {"user", SL_SF_STRUCT, 26},
-    {"volumeMounts", SL_SF_ARRAY, 151},
+    {"volumeMounts", SL_SF_ARRAY, 155},
 };
 static const sl_sfield_t f_ContainerUser[] = {
-    {"linux", SL_SF_STRUCT, 65},
+    {"linux", SL_SF_STRUCT, 69},
+};
+static const sl_sfield_t f_CronJob[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 28},     {"status", SL_SF_STRUCT, 29},
+};
+static const sl_sfield_t f_CronJobSpec[] = {
+    {"concurrencyPolicy", SL_SF_LEAF, -1},
+    {"failedJobsHistoryLimit", SL_SF_LEAF, -1},
+    {"jobTemplate", SL_SF_STRUCT, 63},
+    {"schedule", SL_SF_LEAF, -1},
+    {"startingDeadlineSeconds", SL_SF_LEAF, -1},
+    {"successfulJobsHistoryLimit", SL_SF_LEAF, -1},
+    {"suspend", SL_SF_LEAF, -1},
+    {"timeZone", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_CronJobStatus[] = {
+    {"active", SL_SF_ARRAY, 84},
+    {"lastScheduleTime", SL_SF_LEAF, -1},
+    {"lastSuccessfulTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_DownwardAPIProjection[] = {
-    {"items", SL_SF_ARRAY, 28},
+    {"items", SL_SF_ARRAY, 31},
 };
 static const sl_sfield_t f_DownwardAPIVolumeFile[] = {
-    {"fieldRef", SL_SF_STRUCT, 78},
+    {"fieldRef", SL_SF_STRUCT, 82},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
-    {"resourceFieldRef", SL_SF_STRUCT, 117},
+    {"resourceFieldRef", SL_SF_STRUCT, 121},
 };
 static const sl_sfield_t f_DownwardAPIVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 28},
+    {"items", SL_SF_ARRAY, 31},
 };
 static const sl_sfield_t f_EmptyDirVolumeSource[] = {
     {"medium", SL_SF_LEAF, -1},
@@ -181,48 +200,48 @@ static const sl_sfield_t f_EmptyDirVolumeSource[] = {
 static const sl_sfield_t f_EnvFromSource[] = {
     {"configMapRef", SL_SF_STRUCT, 11},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 130},
+    {"secretRef", SL_SF_STRUCT, 134},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
     {"value", SL_SF_LEAF, -1},
-    {"valueFrom", SL_SF_STRUCT, 33},
+    {"valueFrom", SL_SF_STRUCT, 36},
 };
 static const sl_sfield_t f_EnvVarSource[] = {
-    {"configMapKeyRef", SL_SF_STRUCT, 12}, {"fieldRef", SL_SF_STRUCT, 78},
-    {"fileKeyRef", SL_SF_STRUCT, 41},      {"resourceFieldRef", SL_SF_STRUCT, 117},
-    {"secretKeyRef", SL_SF_STRUCT, 131},
+    {"configMapKeyRef", SL_SF_STRUCT, 12}, {"fieldRef", SL_SF_STRUCT, 82},
+    {"fileKeyRef", SL_SF_STRUCT, 44},      {"resourceFieldRef", SL_SF_STRUCT, 121},
+    {"secretKeyRef", SL_SF_STRUCT, 135},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 32},
-    {"envFrom", SL_SF_ARRAY, 31},
+    {"env", SL_SF_ARRAY, 35},
+    {"envFrom", SL_SF_ARRAY, 34},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 63},
-    {"livenessProbe", SL_SF_STRUCT, 112},
+    {"lifecycle", SL_SF_STRUCT, 67},
+    {"livenessProbe", SL_SF_STRUCT, 116},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 17},
-    {"readinessProbe", SL_SF_STRUCT, 112},
+    {"readinessProbe", SL_SF_STRUCT, 116},
     {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 122},
+    {"resources", SL_SF_STRUCT, 126},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 134},
-    {"startupProbe", SL_SF_STRUCT, 112},
+    {"securityContext", SL_SF_STRUCT, 138},
+    {"startupProbe", SL_SF_STRUCT, 116},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"targetContainerName", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 149},
-    {"volumeMounts", SL_SF_ARRAY, 150},
+    {"volumeDevices", SL_SF_ARRAY, 153},
+    {"volumeMounts", SL_SF_ARRAY, 154},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
-    {"volumeClaimTemplate", SL_SF_STRUCT, 83},
+    {"volumeClaimTemplate", SL_SF_STRUCT, 87},
 };
 static const sl_sfield_t f_Event[] = {
     {"action", SL_SF_LEAF, -1},
@@ -230,17 +249,17 @@ static const sl_sfield_t f_Event[] = {
     {"count", SL_SF_LEAF, -1},
     {"eventTime", SL_SF_LEAF, -1},
     {"firstTimestamp", SL_SF_LEAF, -1},
-    {"involvedObject", SL_SF_STRUCT, 80},
+    {"involvedObject", SL_SF_STRUCT, 84},
     {"kind", SL_SF_LEAF, -1},
     {"lastTimestamp", SL_SF_LEAF, -1},
     {"message", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 79},
+    {"metadata", SL_SF_STRUCT, 83},
     {"reason", SL_SF_LEAF, -1},
-    {"related", SL_SF_STRUCT, 80},
+    {"related", SL_SF_STRUCT, 84},
     {"reportingComponent", SL_SF_LEAF, -1},
     {"reportingInstance", SL_SF_LEAF, -1},
-    {"series", SL_SF_STRUCT, 37},
-    {"source", SL_SF_STRUCT, 38},
+    {"series", SL_SF_STRUCT, 40},
+    {"source", SL_SF_STRUCT, 41},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EventSeries[] = {
@@ -266,7 +285,7 @@ static const sl_sfield_t f_FileKeySelector[] = {
 };
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 66},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 70},
 };
 static const sl_sfield_t f_FlockerVolumeSource[] = {
     {"datasetName", SL_SF_LEAF, -1},
@@ -293,7 +312,7 @@ static const sl_sfield_t f_GlusterfsVolumeSource[] = {
     {"readOnly", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPGetAction[] = {
-    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 49}, {"path", SL_SF_LEAF, -1},
+    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 52}, {"path", SL_SF_LEAF, -1},
     {"port", SL_SF_LEAF, -1}, {"scheme", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPHeader[] = {
@@ -321,7 +340,7 @@ static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 66},
+    {"secretRef", SL_SF_STRUCT, 70},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ImageVolumeSource[] = {
@@ -332,8 +351,8 @@ static const sl_sfield_t f_ImageVolumeStatus[] = {
     {"imageRef", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Job[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 79},
-    {"spec", SL_SF_STRUCT, 58},     {"status", SL_SF_STRUCT, 59},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 61},     {"status", SL_SF_STRUCT, 62},
 };
 static const sl_sfield_t f_JobCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -345,23 +364,27 @@ static const sl_sfield_t f_JobSpec[] = {
     {"backoffLimitPerIndex", SL_SF_LEAF, -1},  {"completionMode", SL_SF_LEAF, -1},
     {"completions", SL_SF_LEAF, -1},           {"managedBy", SL_SF_LEAF, -1},
     {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
-    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 95},
-    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 61},
-    {"successPolicy", SL_SF_STRUCT, 139},      {"suspend", SL_SF_LEAF, -1},
-    {"template", SL_SF_STRUCT, 109},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
+    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 99},
+    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 65},
+    {"successPolicy", SL_SF_STRUCT, 143},      {"suspend", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 113},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_JobStatus[] = {
     {"active", SL_SF_LEAF, -1},
     {"completedIndexes", SL_SF_LEAF, -1},
     {"completionTime", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 57},
+    {"conditions", SL_SF_ARRAY, 60},
     {"failed", SL_SF_LEAF, -1},
     {"failedIndexes", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
     {"startTime", SL_SF_LEAF, -1},
     {"succeeded", SL_SF_LEAF, -1},
     {"terminating", SL_SF_LEAF, -1},
-    {"uncountedTerminatedPods", SL_SF_STRUCT, 147},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 151},
+};
+static const sl_sfield_t f_JobTemplateSpec[] = {
+    {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 61},
 };
 static const sl_sfield_t f_KeyToPath[] = {
     {"key", SL_SF_LEAF, -1},
@@ -369,7 +392,7 @@ static const sl_sfield_t f_KeyToPath[] = {
     {"path", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 62},
+    {"matchExpressions", SL_SF_ARRAY, 66},
     {"matchLabels", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelectorRequirement[] = {
@@ -378,15 +401,15 @@ static const sl_sfield_t f_LabelSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Lifecycle[] = {
-    {"postStart", SL_SF_STRUCT, 64},
-    {"preStop", SL_SF_STRUCT, 64},
+    {"postStart", SL_SF_STRUCT, 68},
+    {"preStop", SL_SF_STRUCT, 68},
     {"stopSignal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LifecycleHandler[] = {
-    {"exec", SL_SF_STRUCT, 39},
-    {"httpGet", SL_SF_STRUCT, 48},
-    {"sleep", SL_SF_STRUCT, 137},
-    {"tcpSocket", SL_SF_STRUCT, 142},
+    {"exec", SL_SF_STRUCT, 42},
+    {"httpGet", SL_SF_STRUCT, 51},
+    {"sleep", SL_SF_STRUCT, 141},
+    {"tcpSocket", SL_SF_STRUCT, 146},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -407,8 +430,8 @@ static const sl_sfield_t f_NFSVolumeSource[] = {
     {"server", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Namespace[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 79},
-    {"spec", SL_SF_STRUCT, 71},     {"status", SL_SF_STRUCT, 72},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 75},     {"status", SL_SF_STRUCT, 76},
 };
 static const sl_sfield_t f_NamespaceCondition[] = {
     {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -421,12 +444,12 @@ static const sl_sfield_t f_NamespaceSpec[] = {
     {"finalizers", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NamespaceStatus[] = {
-    {"conditions", SL_SF_ARRAY, 70},
+    {"conditions", SL_SF_ARRAY, 74},
     {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 111},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 75},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 115},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 79},
 };
 static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"containers", SL_SF_LEAF, -1},
@@ -434,7 +457,7 @@ static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"resources", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelector[] = {
-    {"nodeSelectorTerms", SL_SF_ARRAY, 77},
+    {"nodeSelectorTerms", SL_SF_ARRAY, 81},
 };
 static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"key", SL_SF_LEAF, -1},
@@ -442,8 +465,8 @@ static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelectorTerm[] = {
-    {"matchExpressions", SL_SF_ARRAY, 76},
-    {"matchFields", SL_SF_ARRAY, 76},
+    {"matchExpressions", SL_SF_ARRAY, 80},
+    {"matchFields", SL_SF_ARRAY, 80},
 };
 static const sl_sfield_t f_ObjectFieldSelector[] = {
     {"apiVersion", SL_SF_LEAF, -1},
@@ -458,10 +481,10 @@ static const sl_sfield_t f_ObjectMeta[] = {
     {"generateName", SL_SF_LEAF, -1},
     {"generation", SL_SF_LEAF, -1},
     {"labels", SL_SF_LEAF, -1},
-    {"managedFields", SL_SF_ARRAY, 67},
+    {"managedFields", SL_SF_ARRAY, 71},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
-    {"ownerReferences", SL_SF_ARRAY, 81},
+    {"ownerReferences", SL_SF_ARRAY, 85},
     {"resourceVersion", SL_SF_LEAF, -1},
     {"selfLink", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
@@ -479,18 +502,18 @@ static const sl_sfield_t f_OwnerReference[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 145},
-    {"dataSourceRef", SL_SF_STRUCT, 146},
-    {"resources", SL_SF_STRUCT, 153},
-    {"selector", SL_SF_STRUCT, 61},
+    {"dataSource", SL_SF_STRUCT, 149},
+    {"dataSourceRef", SL_SF_STRUCT, 150},
+    {"resources", SL_SF_STRUCT, 157},
+    {"selector", SL_SF_STRUCT, 65},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
     {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolumeClaimTemplate[] = {
-    {"metadata", SL_SF_STRUCT, 79},
-    {"spec", SL_SF_STRUCT, 82},
+    {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 86},
 };
 static const sl_sfield_t f_PersistentVolumeClaimVolumeSource[] = {
     {"claimName", SL_SF_LEAF, -1},
@@ -501,21 +524,21 @@ static const sl_sfield_t f_PhotonPersistentDiskVolumeSource[] = {
     {"pdID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Pod[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 79},
-    {"spec", SL_SF_STRUCT, 107},    {"status", SL_SF_STRUCT, 108},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 111},    {"status", SL_SF_STRUCT, 112},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 156},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 88},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 160},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 92},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
-    {"labelSelector", SL_SF_STRUCT, 61},   {"matchLabelKeys", SL_SF_LEAF, -1},
-    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 61},
+    {"labelSelector", SL_SF_STRUCT, 65},   {"matchLabelKeys", SL_SF_LEAF, -1},
+    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 65},
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 156},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 88},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 160},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 92},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
     {"certificateChainPath", SL_SF_LEAF, -1},
@@ -534,7 +557,7 @@ static const sl_sfield_t f_PodCondition[] = {
 };
 static const sl_sfield_t f_PodDNSConfig[] = {
     {"nameservers", SL_SF_LEAF, -1},
-    {"options", SL_SF_ARRAY, 93},
+    {"options", SL_SF_ARRAY, 97},
     {"searches", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodDNSConfigOption[] = {
@@ -546,7 +569,7 @@ static const sl_sfield_t f_PodExtendedResourceClaimStatus[] = {
     {"resourceClaimName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodFailurePolicy[] = {
-    {"rules", SL_SF_ARRAY, 98},
+    {"rules", SL_SF_ARRAY, 102},
 };
 static const sl_sfield_t f_PodFailurePolicyOnExitCodesRequirement[] = {
     {"containerName", SL_SF_LEAF, -1},
@@ -559,8 +582,8 @@ static const sl_sfield_t f_PodFailurePolicyOnPodConditionsPattern[] = {
 };
 static const sl_sfield_t f_PodFailurePolicyRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"onExitCodes", SL_SF_STRUCT, 96},
-    {"onPodConditions", SL_SF_ARRAY, 97},
+    {"onExitCodes", SL_SF_STRUCT, 100},
+    {"onPodConditions", SL_SF_ARRAY, 101},
 };
 static const sl_sfield_t f_PodIP[] = {
     {"ip", SL_SF_LEAF, -1},
@@ -594,83 +617,83 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 124},
-    {"seccompProfile", SL_SF_STRUCT, 128},
+    {"seLinuxOptions", SL_SF_STRUCT, 128},
+    {"seccompProfile", SL_SF_STRUCT, 132},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 141},
-    {"windowsOptions", SL_SF_STRUCT, 157},
+    {"sysctls", SL_SF_ARRAY, 145},
+    {"windowsOptions", SL_SF_STRUCT, 161},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
     {"affinity", SL_SF_STRUCT, 1},
     {"automountServiceAccountToken", SL_SF_LEAF, -1},
     {"containers", SL_SF_ARRAY, 15},
-    {"dnsConfig", SL_SF_STRUCT, 92},
+    {"dnsConfig", SL_SF_STRUCT, 96},
     {"dnsPolicy", SL_SF_LEAF, -1},
     {"enableServiceLinks", SL_SF_LEAF, -1},
-    {"ephemeralContainers", SL_SF_ARRAY, 34},
-    {"hostAliases", SL_SF_ARRAY, 50},
+    {"ephemeralContainers", SL_SF_ARRAY, 37},
+    {"hostAliases", SL_SF_ARRAY, 53},
     {"hostIPC", SL_SF_LEAF, -1},
     {"hostNetwork", SL_SF_LEAF, -1},
     {"hostPID", SL_SF_LEAF, -1},
     {"hostUsers", SL_SF_LEAF, -1},
     {"hostname", SL_SF_LEAF, -1},
     {"hostnameOverride", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 66},
+    {"imagePullSecrets", SL_SF_ARRAY, 70},
     {"initContainers", SL_SF_ARRAY, 15},
     {"nodeName", SL_SF_LEAF, -1},
     {"nodeSelector", SL_SF_LEAF, -1},
-    {"os", SL_SF_STRUCT, 100},
+    {"os", SL_SF_STRUCT, 104},
     {"overhead", SL_SF_LEAF, -1},
     {"preemptionPolicy", SL_SF_LEAF, -1},
     {"priority", SL_SF_LEAF, -1},
     {"priorityClassName", SL_SF_LEAF, -1},
-    {"readinessGates", SL_SF_ARRAY, 101},
-    {"resourceClaims", SL_SF_ARRAY, 102},
-    {"resources", SL_SF_STRUCT, 122},
+    {"readinessGates", SL_SF_ARRAY, 105},
+    {"resourceClaims", SL_SF_ARRAY, 106},
+    {"resources", SL_SF_STRUCT, 126},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
-    {"schedulingGates", SL_SF_ARRAY, 104},
-    {"schedulingGroup", SL_SF_STRUCT, 105},
-    {"securityContext", SL_SF_STRUCT, 106},
+    {"schedulingGates", SL_SF_ARRAY, 108},
+    {"schedulingGroup", SL_SF_STRUCT, 109},
+    {"securityContext", SL_SF_STRUCT, 110},
     {"serviceAccount", SL_SF_LEAF, -1},
     {"serviceAccountName", SL_SF_LEAF, -1},
     {"setHostnameAsFQDN", SL_SF_LEAF, -1},
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 143},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 144},
-    {"volumes", SL_SF_ARRAY, 148},
+    {"tolerations", SL_SF_ARRAY, 147},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 148},
+    {"volumes", SL_SF_ARRAY, 152},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 91},
+    {"conditions", SL_SF_ARRAY, 95},
     {"containerStatuses", SL_SF_ARRAY, 25},
     {"ephemeralContainerStatuses", SL_SF_ARRAY, 25},
-    {"extendedResourceClaimStatus", SL_SF_STRUCT, 94},
+    {"extendedResourceClaimStatus", SL_SF_STRUCT, 98},
     {"hostIP", SL_SF_LEAF, -1},
-    {"hostIPs", SL_SF_ARRAY, 51},
+    {"hostIPs", SL_SF_ARRAY, 54},
     {"initContainerStatuses", SL_SF_ARRAY, 25},
     {"message", SL_SF_LEAF, -1},
-    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 74},
+    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 78},
     {"nominatedNodeName", SL_SF_LEAF, -1},
     {"observedGeneration", SL_SF_LEAF, -1},
     {"phase", SL_SF_LEAF, -1},
     {"podIP", SL_SF_LEAF, -1},
-    {"podIPs", SL_SF_ARRAY, 99},
+    {"podIPs", SL_SF_ARRAY, 103},
     {"qosClass", SL_SF_LEAF, -1},
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
-    {"resourceClaimStatuses", SL_SF_ARRAY, 103},
-    {"resources", SL_SF_STRUCT, 122},
+    {"resourceClaimStatuses", SL_SF_ARRAY, 107},
+    {"resources", SL_SF_STRUCT, 126},
     {"startTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 79},
-    {"spec", SL_SF_STRUCT, 107},
+    {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 111},
 };
 static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -678,24 +701,24 @@ static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PreferredSchedulingTerm[] = {
-    {"preference", SL_SF_STRUCT, 77},
+    {"preference", SL_SF_STRUCT, 81},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Probe[] = {
-    {"exec", SL_SF_STRUCT, 39},
+    {"exec", SL_SF_STRUCT, 42},
     {"failureThreshold", SL_SF_LEAF, -1},
-    {"grpc", SL_SF_STRUCT, 45},
-    {"httpGet", SL_SF_STRUCT, 48},
+    {"grpc", SL_SF_STRUCT, 48},
+    {"httpGet", SL_SF_STRUCT, 51},
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 142},
+    {"tcpSocket", SL_SF_STRUCT, 146},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 152},
+    {"sources", SL_SF_ARRAY, 156},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -704,7 +727,7 @@ static const sl_sfield_t f_QuobyteVolumeSource[] = {
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},    {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 66}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 70}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceClaim[] = {
     {"name", SL_SF_LEAF, -1},
@@ -721,12 +744,12 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"resourceID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuota[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 79},
-    {"spec", SL_SF_STRUCT, 120},    {"status", SL_SF_STRUCT, 121},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 83},
+    {"spec", SL_SF_STRUCT, 124},    {"status", SL_SF_STRUCT, 125},
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 126},
+    {"scopeSelector", SL_SF_STRUCT, 130},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -734,13 +757,13 @@ static const sl_sfield_t f_ResourceQuotaStatus[] = {
     {"used", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceRequirements[] = {
-    {"claims", SL_SF_ARRAY, 116},
+    {"claims", SL_SF_ARRAY, 120},
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceStatus[] = {
     {"name", SL_SF_LEAF, -1},
-    {"resources", SL_SF_ARRAY, 118},
+    {"resources", SL_SF_ARRAY, 122},
 };
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
@@ -751,12 +774,12 @@ static const sl_sfield_t f_SELinuxOptions[] = {
 static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 66},      {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 70},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 127},
+    {"matchExpressions", SL_SF_ARRAY, 131},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -769,7 +792,7 @@ static const sl_sfield_t f_SeccompProfile[] = {
 };
 static const sl_sfield_t f_Secret[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},       {"immutable", SL_SF_LEAF, -1},
-    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 79}, {"stringData", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 83}, {"stringData", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretEnvSource[] = {
@@ -782,13 +805,13 @@ static const sl_sfield_t f_SecretKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretProjection[] = {
-    {"items", SL_SF_ARRAY, 60},
+    {"items", SL_SF_ARRAY, 64},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 60},
+    {"items", SL_SF_ARRAY, 64},
     {"optional", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
 };
@@ -802,14 +825,14 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 124},
-    {"seccompProfile", SL_SF_STRUCT, 128},
-    {"windowsOptions", SL_SF_STRUCT, 157},
+    {"seLinuxOptions", SL_SF_STRUCT, 128},
+    {"seccompProfile", SL_SF_STRUCT, 132},
+    {"windowsOptions", SL_SF_STRUCT, 161},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 66}, {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 79},        {"secrets", SL_SF_ARRAY, 80},
+    {"imagePullSecrets", SL_SF_ARRAY, 70}, {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 83},        {"secrets", SL_SF_ARRAY, 84},
 };
 static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
     {"audience", SL_SF_LEAF, -1},
@@ -821,11 +844,11 @@ static const sl_sfield_t f_SleepAction[] = {
 };
 static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 66},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 70},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SuccessPolicy[] = {
-    {"rules", SL_SF_ARRAY, 140},
+    {"rules", SL_SF_ARRAY, 144},
 };
 static const sl_sfield_t f_SuccessPolicyRule[] = {
     {"succeededCount", SL_SF_LEAF, -1},
@@ -845,7 +868,7 @@ static const sl_sfield_t f_Toleration[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_TopologySpreadConstraint[] = {
-    {"labelSelector", SL_SF_STRUCT, 61},
+    {"labelSelector", SL_SF_STRUCT, 65},
     {"matchLabelKeys", SL_SF_LEAF, -1},
     {"maxSkew", SL_SF_LEAF, -1},
     {"minDomains", SL_SF_LEAF, -1},
@@ -877,30 +900,30 @@ static const sl_sfield_t f_Volume[] = {
     {"cinder", SL_SF_STRUCT, 8},
     {"configMap", SL_SF_STRUCT, 14},
     {"csi", SL_SF_STRUCT, 5},
-    {"downwardAPI", SL_SF_STRUCT, 29},
-    {"emptyDir", SL_SF_STRUCT, 30},
-    {"ephemeral", SL_SF_STRUCT, 35},
-    {"fc", SL_SF_STRUCT, 40},
-    {"flexVolume", SL_SF_STRUCT, 42},
-    {"flocker", SL_SF_STRUCT, 43},
-    {"gcePersistentDisk", SL_SF_STRUCT, 44},
-    {"gitRepo", SL_SF_STRUCT, 46},
-    {"glusterfs", SL_SF_STRUCT, 47},
-    {"hostPath", SL_SF_STRUCT, 52},
-    {"image", SL_SF_STRUCT, 54},
-    {"iscsi", SL_SF_STRUCT, 53},
+    {"downwardAPI", SL_SF_STRUCT, 32},
+    {"emptyDir", SL_SF_STRUCT, 33},
+    {"ephemeral", SL_SF_STRUCT, 38},
+    {"fc", SL_SF_STRUCT, 43},
+    {"flexVolume", SL_SF_STRUCT, 45},
+    {"flocker", SL_SF_STRUCT, 46},
+    {"gcePersistentDisk", SL_SF_STRUCT, 47},
+    {"gitRepo", SL_SF_STRUCT, 49},
+    {"glusterfs", SL_SF_STRUCT, 50},
+    {"hostPath", SL_SF_STRUCT, 55},
+    {"image", SL_SF_STRUCT, 57},
+    {"iscsi", SL_SF_STRUCT, 56},
     {"name", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 68},
-    {"persistentVolumeClaim", SL_SF_STRUCT, 84},
-    {"photonPersistentDisk", SL_SF_STRUCT, 85},
-    {"portworxVolume", SL_SF_STRUCT, 110},
-    {"projected", SL_SF_STRUCT, 113},
-    {"quobyte", SL_SF_STRUCT, 114},
-    {"rbd", SL_SF_STRUCT, 115},
-    {"scaleIO", SL_SF_STRUCT, 125},
-    {"secret", SL_SF_STRUCT, 133},
-    {"storageos", SL_SF_STRUCT, 138},
-    {"vsphereVolume", SL_SF_STRUCT, 155},
+    {"nfs", SL_SF_STRUCT, 72},
+    {"persistentVolumeClaim", SL_SF_STRUCT, 88},
+    {"photonPersistentDisk", SL_SF_STRUCT, 89},
+    {"portworxVolume", SL_SF_STRUCT, 114},
+    {"projected", SL_SF_STRUCT, 117},
+    {"quobyte", SL_SF_STRUCT, 118},
+    {"rbd", SL_SF_STRUCT, 119},
+    {"scaleIO", SL_SF_STRUCT, 129},
+    {"secret", SL_SF_STRUCT, 137},
+    {"storageos", SL_SF_STRUCT, 142},
+    {"vsphereVolume", SL_SF_STRUCT, 159},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -918,19 +941,19 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 154},
+    {"volumeStatus", SL_SF_STRUCT, 158},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
     {"clusterTrustBundle", SL_SF_STRUCT, 9}, {"configMap", SL_SF_STRUCT, 13},
-    {"downwardAPI", SL_SF_STRUCT, 27},       {"podCertificate", SL_SF_STRUCT, 90},
-    {"secret", SL_SF_STRUCT, 132},           {"serviceAccountToken", SL_SF_STRUCT, 136},
+    {"downwardAPI", SL_SF_STRUCT, 30},       {"podCertificate", SL_SF_STRUCT, 94},
+    {"secret", SL_SF_STRUCT, 136},           {"serviceAccountToken", SL_SF_STRUCT, 140},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_VolumeStatus[] = {
-    {"image", SL_SF_STRUCT, 55},
+    {"image", SL_SF_STRUCT, 58},
 };
 static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -939,7 +962,7 @@ static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"volumePath", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WeightedPodAffinityTerm[] = {
-    {"podAffinityTerm", SL_SF_STRUCT, 88},
+    {"podAffinityTerm", SL_SF_STRUCT, 92},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WindowsSecurityContextOptions[] = {
@@ -997,6 +1020,9 @@ const sl_stype_t sl_schema_types[] = {
     {"ContainerStatus", f_ContainerStatus,
      sizeof(f_ContainerStatus) / sizeof(f_ContainerStatus[0])},
     {"ContainerUser", f_ContainerUser, sizeof(f_ContainerUser) / sizeof(f_ContainerUser[0])},
+    {"CronJob", f_CronJob, sizeof(f_CronJob) / sizeof(f_CronJob[0])},
+    {"CronJobSpec", f_CronJobSpec, sizeof(f_CronJobSpec) / sizeof(f_CronJobSpec[0])},
+    {"CronJobStatus", f_CronJobStatus, sizeof(f_CronJobStatus) / sizeof(f_CronJobStatus[0])},
     {"DownwardAPIProjection", f_DownwardAPIProjection,
      sizeof(f_DownwardAPIProjection) / sizeof(f_DownwardAPIProjection[0])},
     {"DownwardAPIVolumeFile", f_DownwardAPIVolumeFile,
@@ -1046,6 +1072,8 @@ const sl_stype_t sl_schema_types[] = {
     {"JobCondition", f_JobCondition, sizeof(f_JobCondition) / sizeof(f_JobCondition[0])},
     {"JobSpec", f_JobSpec, sizeof(f_JobSpec) / sizeof(f_JobSpec[0])},
     {"JobStatus", f_JobStatus, sizeof(f_JobStatus) / sizeof(f_JobStatus[0])},
+    {"JobTemplateSpec", f_JobTemplateSpec,
+     sizeof(f_JobTemplateSpec) / sizeof(f_JobTemplateSpec[0])},
     {"KeyToPath", f_KeyToPath, sizeof(f_KeyToPath) / sizeof(f_KeyToPath[0])},
     {"LabelSelector", f_LabelSelector, sizeof(f_LabelSelector) / sizeof(f_LabelSelector[0])},
     {"LabelSelectorRequirement", f_LabelSelectorRequirement,
@@ -1211,4 +1239,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 158;
+const size_t sl_schema_ntypes = 162;

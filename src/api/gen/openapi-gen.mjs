@@ -36,7 +36,7 @@ const ROOTS = [...KINDS.flatMap((k) => [`IoK8sApiCoreV1${k}`, `IoK8sApiCoreV1${k
 const GVK_META = { Status: "Status", DeleteOptions: "DeleteOptions", WatchEvent: "WatchEvent" };
 // batch/v1 (its own document, /openapi/v3/apis/batch/v1, holding the core
 // and meta types it reaches, as kube-openapi writes per-group documents).
-const BATCH_KINDS = ["Job"];
+const BATCH_KINDS = ["Job", "CronJob"];
 const BATCH_ROOTS = [...BATCH_KINDS.flatMap((k) => [`IoK8sApiBatchV1${k}`, `IoK8sApiBatchV1${k}List`]),
                      "IoK8sApimachineryPkgApisMetaV1Status", "IoK8sApimachineryPkgApisMetaV1DeleteOptions",
                      "IoK8sApimachineryPkgApisMetaV1WatchEvent"];

@@ -21,7 +21,7 @@ static void iv(const char *bits, const char *want)
 
 int main(void)
 {
-    tap_plan(18);
+    tap_plan(23);
     iv("", "");
     iv("0000", "");
     iv("1111", "0-3");
@@ -44,5 +44,18 @@ int main(void)
     a = ctl_index_array_spec(two, 8, 0);
     is_str(a, "3,7", "--array of two retried indexes, no throttle");
     free(a);
+    unsigned char ok5[5] = {1, 0, 0, 0, 0}, three[5] = {1, 1, 0, 1, 0};
+    json_t *rules =
+        json_loads("[{\"succeededIndexes\": \"3-4\"}, {\"succeededCount\": 1}]", 0, NULL);
+    is_int(ctl_index_success_rule(rules, ok5, 5), 1, "successPolicy: the first rule met is rule 1");
+    is_int(ctl_index_success_rule(rules, (unsigned char[5]){0}, 5), -1, "none succeeded: no rule");
+    json_decref(rules);
+    rules = json_loads("[{\"succeededIndexes\": \"0-3\", \"succeededCount\": 3}]", 0, NULL);
+    is_int(ctl_index_success_rule(rules, three, 5), 0, "succeededCount of succeededIndexes");
+    is_int(ctl_index_success_rule(rules, ok5, 5), -1, "too few of them");
+    json_decref(rules);
+    rules = json_loads("[{\"succeededIndexes\": \"0,3\"}]", 0, NULL);
+    is_int(ctl_index_success_rule(rules, three, 5), 0, "all of succeededIndexes");
+    json_decref(rules);
     return tap_done();
 }

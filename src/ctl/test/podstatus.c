@@ -165,6 +165,19 @@ int main(void)
                reasons[i]);
         ok(json_object_get(json_object_get(cs(p, 1), "state"), "terminated") != NULL,
            "%s terminates init containers too", states[i]);
+        static const char *const disrupt[] = {"DeletionByTaintManager", NULL,
+                                              "EvictionByEvictionAPI", "PreemptionByScheduler"};
+        const char *dt = NULL;
+        size_t k;
+        json_t *cd;
+        json_array_foreach(json_object_get(json_object_get(p, "status"), "conditions"), k, cd)
+        {
+            if (!strcmp(json_string_value(json_object_get(cd, "type")), "DisruptionTarget") &&
+                !strcmp(json_string_value(json_object_get(cd, "status")), "True"))
+                dt = json_string_value(json_object_get(cd, "reason"));
+        }
+        is_str(dt, disrupt[i], "%s: condition DisruptionTarget %s", states[i],
+               disrupt[i] ? disrupt[i] : "absent");
         json_decref(p);
     }
 

@@ -14,7 +14,7 @@ const roots = { Pod: "Pod", ConfigMap: "ConfigMap", Secret: "Secret", Namespace:
 // batch/v1 kinds: their folder beside v1 (the package's batch/v1); their
 // types reach core/v1 ones (PodTemplateSpec) through "../../v1/" imports.
 // Type names do not collide across the two folders.
-const batchRoots = ["Job"];
+const batchRoots = ["Job", "CronJob"];
 // apimachinery types are not in the package's v1 folder: written by hand
 const META = "IIoK8sApimachineryPkgApisMetaV1";
 const manual = {

@@ -1,0 +1,103 @@
+/* cronjob_gc.c — what the garbage collector does for a CronJob's Jobs:
+ * deleted with it (background: once it is gone), orphaned (finalizer
+ * orphan: their ownerReference to it removed, they run on), or deleted
+ * before it (foregroundDeletion: it stays until they are gone). A Job's
+ * deletion takes its pods and arrays with it (src/ctl/job.c). */
+#include "common/log.h"
+#include "ctl/internal.h"
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void delete_jobs(sl_ctl_t *c, json_t *jobs)
+{
+    size_t i;
+    json_t *job;
+    json_array_foreach(jobs, i, job)
+    {
+        if (!sl_kube_meta_str(job, "deletionTimestamp"))
+            sl_store_delete(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job), 0,
+                            NULL, NULL);
+    }
+}
+
+void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs)
+{
+    if (!json_array_size(jobs))
+        return;
+    delete_jobs(c, jobs);
+    sl_info("cronjob %s/%s deleted: %zu jobs deleted with it", sl_kube_namespace(cj),
+            sl_kube_name(cj), json_array_size(jobs));
+}
+
+static bool has_finalizer(json_t *obj, const char *f)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(sl_kube_path(obj, "metadata.finalizers"), i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), f))
+            return true;
+    }
+    return false;
+}
+
+static int unown_fn(json_t *job, void *arg)
+{
+    json_t *refs = sl_kube_path(job, "metadata.ownerReferences");
+    size_t i;
+    json_t *r;
+    json_array_foreach(refs, i, r)
+    {
+        const char *uid = json_string_value(json_object_get(r, "uid"));
+        if (uid && !strcmp(uid, arg)) {
+            json_array_remove(refs, i);
+            if (!json_array_size(refs))
+                json_object_del(sl_kube_meta(job), "ownerReferences");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int drop_finalizer_fn(json_t *cj, void *arg)
+{
+    json_t *fin = sl_kube_path(cj, "metadata.finalizers");
+    size_t i;
+    json_t *x;
+    json_array_foreach(fin, i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
+            json_array_remove(fin, i);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
+{
+    const char *f = has_finalizer(cj, "orphan")               ? "orphan"
+                    : has_finalizer(cj, "foregroundDeletion") ? "foregroundDeletion"
+                                                              : NULL;
+    if (!f)
+        return;
+    size_t i;
+    json_t *job;
+    if (!strcmp(f, "orphan")) {
+        json_array_foreach(jobs, i, job)
+            sl_store_mutate(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job),
+                            unown_fn, (void *)sl_kube_uid(cj), NULL, NULL);
+    } else if (json_array_size(jobs)) {
+        delete_jobs(c, jobs);
+        return; /* it stays until they are gone */
+    }
+    json_t *out = NULL;
+    const char *ns = sl_kube_namespace(cj), *name = sl_kube_name(cj);
+    if (sl_store_mutate(c->store, "cronjobs.batch", ns, name, drop_finalizer_fn, (void *)f, &out,
+                        NULL) == 0 &&
+        !json_array_size(sl_kube_path(out, "metadata.finalizers")))
+        sl_store_delete(c->store, "cronjobs.batch", ns, name, sl_kube_rv(out), NULL, NULL);
+    json_decref(out);
+}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# 86-jobs-pull.t — a Job's pods whose image is in a registry go through the
+# image pull worker, as a single pod does (src/ctl/pull.c), before the
+# array is submitted: a real docker-registry on loopback, an image built
+# with umoci from busybox-static and pushed with skopeo.
+#   - an Indexed Job 2/2 of the registry image: each pod Pulling / Pulled,
+#     its imageID, then ONE array, the Job completes;
+#   - a Job of a missing tag: its pod waits ErrImagePull / ImagePullBackOff
+#     (Failed and BackOff events), Pending, no Slurm job, the Job not failed.
+source "$(dirname "$0")/lib.sh"
+plan 10
+
+for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
+T=$(tmpdir)
+on_exit "rm -rf '$T'"
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+REG=127.0.0.1:$(free_port)
+cat >"$T/reg.yml" <<YAML
+version: 0.1
+storage: {filesystem: {rootdirectory: $T/regdata}}
+http: {addr: "$REG"}
+YAML
+docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
+RPID=$!
+on_exit "kill $RPID"
+wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+(
+  cd "$T" && umoci init --layout oci && umoci new --image oci:app &&
+    umoci unpack --rootless --image oci:app b >/dev/null &&
+    mkdir -p b/rootfs/bin && cp /bin/busybox b/rootfs/bin/ && ln -s busybox b/rootfs/bin/sh &&
+    ln -s busybox b/rootfs/bin/echo && umoci repack --image oci:app b
+) >"$T/build.log" 2>&1 || bail "umoci: $(cat "$T/build.log")"
+skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:app" "docker://$REG/team/app:v1" || bail "skopeo copy"
+
+cluster_up --cpus 4 || bail "cluster up"
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
+job() { # name image completions
+  cat <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1}
+spec:
+  completions: $3
+  parallelism: $3
+  completionMode: Indexed
+  template:
+    metadata: {annotations: {slurmlink.io/runtime: charliecloud}}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: $2
+        command: [sh, -c, 'echo "pulled index=\$JOB_COMPLETION_INDEX"']
+YAML
+}
+reasons() { kc get events --field-selector "involvedObject.name=$1" --sort-by=.metadata.creationTimestamp -o jsonpath='{range .items[*]}{.reason} {end}' 2>&1; }
+
+job reg "$REG/team/app:v1" 2 | kc apply -f - >/dev/null
+ruid=$(jp job/reg '{.metadata.uid}')
+ok kc wait --for=condition=complete job/reg --timeout=180s "a Job of a registry image completes"
+if ! kc get job reg -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}' | grep -q True; then
+  diag "$(kc get pods -l job-name=reg -o jsonpath='{range .items[*]}{.metadata.name} {.status}{"\n"}{end}' 2>&1)"
+fi
+logs=$(for p in $(kc get pods -l job-name=reg -o name); do kc logs "$p"; done | sort | tr '\n' ' ')
+is "$logs" "pulled index=0 pulled index=1 " "both pods ran the image, each once (no job of its own beside the array)"
+if [ "$logs" != "pulled index=0 pulled index=1 " ]; then
+  diag "$(kc get pods -l job-name=reg -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} {.status.reason} {.metadata.annotations}{"\n"}{end}' 2>&1)"
+  diag "$(grep -E 'job default/reg|pod default/reg' "$CL/log/slurmlinkd.log" | tail -20)"
+fi
+pods=$(kc get pods -l job-name=reg -o jsonpath='{.items[*].metadata.name}')
+n=0; for p in $pods; do [[ "$(reasons "$p")" =~ Pulling\ .*Pulled\ .*Started ]] && n=$((n + 1)); done
+is "$n" 2 "each pod: events Pulling, Pulled, then Started"
+is "$(kc get pods -l job-name=reg -o jsonpath='{range .items[*]}{.status.containerStatuses[0].imageID}{"\n"}{end}' | sort -u | sed "s/@sha256:[0-9a-f]*$/@D/")" \
+  "$REG/team/app@D" "containerStatuses[0].imageID of the pulled image"
+is "$(jp job/reg '{.metadata.annotations.slurmlink\.io/slurm-arrays}' | tr ',' '\n' | grep -c '^[0-9][0-9]*$')" 1 "one array for the Job"
+
+job miss "$REG/team/app:nope" 1 | kc apply -f - >/dev/null
+muid=$(jp job/miss '{.metadata.uid}')
+mpod() { kc get pods -l job-name=miss -o name 2>/dev/null | head -1; }
+wr() { p=$(mpod); [ -n "$p" ] && kc get "$p" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}' 2>/dev/null; }
+is_backoff() { [ "$(wr)" = ImagePullBackOff ]; }
+ok wait_for 60 is_backoff "a missing tag: the Job's pod waits ImagePullBackOff"
+like "$(reasons "$(mpod | sed 's|^pod/||')")" 'Pulling .*Failed .*BackOff' "events Pulling, Failed, BackOff"
+is "$(jp "$(mpod)" '{.status.phase}')" Pending "the pod stays Pending"
+is "$(squeue -h -t all -o '%k' | grep -c "slurmlink:uid=$muid")" 0 "no Slurm job for it"
+unlike "$(jp job/miss '{.status.conditions[*].type}')" 'Failed' "the Job has not failed"
