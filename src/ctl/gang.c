@@ -155,7 +155,7 @@ static void record(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, uint32_t id
 {
     for (size_t i = 0; i < g->n; i++) {
         pthread_mutex_lock(&c->lock);
-        ps[i]->job_id = id;
+        ctl_pod_set_job(c, ps[i], id);
         pthread_mutex_unlock(&c->lock);
         json_t *pod = g->m[i].pod;
         ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod), submitted_fn,
