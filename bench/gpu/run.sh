@@ -4,15 +4,15 @@
 # charliecloud's ch-run, kubectl, slurmlink built from this checkout), start
 # `slurmlink up --gpus 1`, make the PyTorch charliecloud image there
 # (make-image.sh), check one GPU container pod, run two 1-GPU pods at once and a
-# 1-GPU Job, then `slurmlink bench` with the container pod and the host pod
-# (STEPS picks: check,two,job,bench-ch,bench-host; run again on the still-warm
+# 1-GPU Job and a single-replica PyTorchJob (NCCL), then `slurmlink bench` with the container pod and the host pod
+# (STEPS picks: check,two,job,ptj,bench-ch,bench-host; run again on the still-warm
 # machine, it skips what is done and waits for a bench left running). Stops waiting at LIMIT s
 # (the machine's commands end at 600 s) with the bench left running for
 # a second call; collect.sh puts everything into $OUT.
 set -u
 G=$(cd "$(dirname "$0")" && pwd)
 W=/tmp/slwork D=${D:-/var/tmp/slc} B=/tmp/slwork/bundle SL=/opt/slurmlink/build
-T0=$EPOCHREALTIME LIMIT=${LIMIT:-560} RUNS=${RUNS:-20} STEPS=${STEPS:-check,two,job,bench-ch,bench-host}
+T0=$EPOCHREALTIME LIMIT=${LIMIT:-560} RUNS=${RUNS:-20} STEPS=${STEPS:-check,two,job,ptj,bench-ch,bench-host}
 el() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%d", b-a}'; }
 ts() { printf '\n=== [%s s] %s\n' "$(el)" "$*"; }
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -34,7 +34,7 @@ echo /usr/local/lib/slurmlink-debian >/etc/ld.so.conf.d/zz-slurmlink-debian.conf
 command -v curl >/dev/null || cp $B/extra/curl /usr/local/bin/curl
 command -v kubectl >/dev/null || cp $B/extra/kubectl /usr/local/bin/kubectl
 mkdir -p $SL && chmod 755 /opt/slurmlink $SL && cp $B/slurmlink/build/* $SL/ && chmod 755 $SL/*
-cp "$G"/infer.py "$G"/pod-*.yaml $W/ && chmod 644 $W/*
+cp "$G"/infer.py "$G"/ptj-nccl.py "$G"/pod-*.yaml "$G"/ptj-nccl.yaml $W/ && chmod 644 $W/*
 for f in $SL/* /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/ch-run; do
   m=$(ldd "$f" 2>&1 | grep 'not found'); [ -n "$m" ] && echo "  $f: $m"; done
 slurmd -V; ch-run --version 2>&1; kubectl version --client 2>&1 | head -1
@@ -83,6 +83,15 @@ PY
   kc apply -f $W/job.yaml
   for i in $(seq 1 300); do c=$(kc get job gpu-job -o jsonpath='{.status.succeeded}{.status.failed}' 2>/dev/null); [ -n "$c" ] && break; sleep 0.2; done
   kc get job gpu-job -o wide 2>&1; kc logs job/gpu-job 2>&1 | tail -2
+fi
+if has ptj; then
+  ts "a single-replica PyTorchJob (NCCL) on the GPU"
+  kc apply -f $W/ptj-nccl.yaml
+  for i in $(seq 1 600); do s=$(kc get pytorchjob gpu-ptj -o jsonpath='{.status.conditions[-1:].type}' 2>/dev/null)
+    case $s in Succeeded|Failed) break ;; esac; sleep 0.2; done
+  kc get pytorchjob gpu-ptj 2>&1; kc get pods -l training.kubeflow.org/job-name=gpu-ptj -o wide 2>&1
+  kc logs gpu-ptj-master-0 2>&1 | tail -12
+  sacct -X -n -o JobID,JobName%20,NNodes,AllocTRES%40,State,Elapsed 2>&1 | grep gpu-ptj
 fi
 bench() { # NAME POD
   ts "bench $1: $RUNS runs per path"
