@@ -1,10 +1,13 @@
 #!/bin/bash
 # 76-attach.t — kubectl attach (and the Python client's attach) to a running
 # container on a real Slurm cluster: its output from the moment of the
-# attach, stdout and stderr apart, across its end; stdin is not reachable
-# and attach says so; a finished pod is refused; an Event is recorded.
+# attach, stdout and stderr apart, across its end; a container with
+# stdin: true reads what attach -i sends (stdinOnce: to its end, after the
+# first attach; without it, from several attaches in turn), also through
+# `kubectl run -i --rm`; without stdin: true attach -i says its stdin is
+# not open; a finished pod is refused; an Event is recorded.
 source "$(dirname "$0")/lib.sh"
-plan 9
+plan 18
 
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -49,7 +52,7 @@ pod a2 | kc apply -f - >/dev/null
 wait_for 60 running a2
 (wait_for 30 attached a2; sleep 0.5; touch "$GO-a2") &
 out=$(echo typed | kc attach -i a2 2>&1)
-like "$out" "slurmlink: attach streams the container's output only: its stdin is not kept by the shim and cannot be reached" "attach -i says that stdin is not reachable"
+like "$out" "slurmlink: attach streams the container's output only: its spec has no stdin: true, so its stdin is not open" "attach -i to a container without stdin: true says its stdin is not open"
 
 pod a3 | kc apply -f - >/dev/null
 wait_for 60 running a3
@@ -77,3 +80,47 @@ like "$py" "py 'out1\\\\nout2\\\\nout3\\\\n' 'err1\\\\nerr2\\\\nerr3\\\\n'" "the
 
 ok wait_for 60 sh -c "[ \"\$(kubectl --cache-dir $CL/kcache get pod a1 -o jsonpath='{.status.phase}')\" = Succeeded ]" "the first pod has finished"
 like "$(kc attach a1 2>&1)" "cannot attach a container in a completed pod; current phase is Succeeded" "attach to a finished pod is refused"
+
+reader() { # name, stdinOnce, command: a container that reads its stdin
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: busybox
+    stdin: true
+    stdinOnce: $2
+    command: [sh, -c, '$3']
+    resources: {requests: {cpu: 100m, memory: 64Mi}}
+YAML
+}
+phase() { kc get pod "$1" -o jsonpath='{.status.phase}'; }
+
+reader a4 true 'cat; echo cat-ended' | kc apply -f - >/dev/null
+ok wait_for 60 running a4 "a pod with stdin: true, stdinOnce: true runs cat"
+out=$(printf 'hello\nworld\n' | timeout 120 kubectl --cache-dir "$CL/kcache" attach -i a4 2>&1)
+like "$out" "hello" "echo hello | kubectl attach -i: cat's output comes back"
+ok wait_for 60 sh -c "[ \"\$(kubectl --cache-dir $CL/kcache get pod a4 -o jsonpath='{.status.phase}')\" = Succeeded ]" "stdinOnce: the first attach's end closes stdin, cat ends and the pod Succeeds"
+is "$(kc logs a4)" "hello
+world
+cat-ended" "its log has what attach sent, then cat's end"
+
+reader a5 false 'while read l; do echo got:$l; done; echo ended' | kc apply -f - >/dev/null
+ok wait_for 60 running a5 "a pod with stdin: true (no stdinOnce) runs a reader"
+has_log() { kc logs "$1" 2>/dev/null | grep -qx "$2"; }
+echo one | kubectl --cache-dir "$CL/kcache" attach -i a5 >/dev/null 2>&1 &
+p=$! # kubectl itself: this attach's stdin ends at once, the container's stays open
+ok wait_for 60 has_log a5 got:one "the first attach's line is read"
+kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+echo two | kubectl --cache-dir "$CL/kcache" attach -i a5 >/dev/null 2>&1 &
+p=$!
+ok wait_for 60 has_log a5 got:two "without stdinOnce stdin stays open: a second attach's line is read too"
+kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+is "$(phase a5)" Running "... and the reader still runs (its stdin was not closed)"
+kc delete pod a5 --wait=false >/dev/null
+
+out=$(echo hi | timeout 180 kubectl --cache-dir "$CL/kcache" run -i --rm r1 --image=busybox --restart=Never --overrides='{"spec":{"containers":[{"name":"r1","image":"busybox","stdin":true,"stdinOnce":true,"command":["cat"],"resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}' 2>&1)
+is "$(printf '%s\n' "$out" | grep -x hi)" hi "echo hi | kubectl run -i --rm ... cat: hi comes back"

@@ -39,7 +39,8 @@ typedef struct exec_params {
     sl_argv_t cmd;
     const char *container;
     bool in, out, err, tty;
-    bool attach; /* pods/attach: the container's own output */
+    bool attach;    /* pods/attach: the container's own output */
+    bool ctr_stdin; /* attach: the container's spec has stdin: true (the shim holds it) */
 } exec_params_t;
 
 static enum MHD_Result add_command(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -126,6 +127,20 @@ static char *pod_refusal(json_t *pod, const char *container, bool attach)
     return sl_xasprintf("unable to upgrade connection: container not found (\"%s\")", container);
 }
 
+/* does the pod's container NAME have stdin: true in its spec? */
+static bool ctr_has_stdin(json_t *pod, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(sl_kube_path(pod, "spec.containers"), i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (n && !strcmp(n, name))
+            return json_is_true(json_object_get(c, "stdin"));
+    }
+    return false;
+}
+
 static char *params_refusal(const exec_params_t *q)
 {
     if (q->cmd.n == 0 && !q->attach)
@@ -181,7 +196,7 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
     sl_argv_add(&a, "--unbuffered");
     if (q->tty && !q->attach)
         sl_argv_add(&a, "--pty");
-    if (!q->in || q->attach)
+    if (!q->in || (q->attach && !q->ctr_stdin))
         sl_argv_add(&a, "--input=none");
     char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : default_shim();
     sl_argv_add(&a, shim);
@@ -193,7 +208,7 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
     if (q->attach && q->tty)
         sl_argv_add(&a, "--merge"); /* one stream, as a terminal shows it */
     if (q->attach && q->in)
-        sl_argv_add(&a, "--stdin-asked");
+        sl_argv_add(&a, q->ctr_stdin ? "--stdin" : "--stdin-asked");
     if (!q->attach)
         sl_argv_add(&a, "--");
     for (size_t i = 0; i < q->cmd.n && !q->attach; i++)
@@ -311,7 +326,7 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
         api_exec_free(x);
         return NULL;
     }
-    x->in = q->in && !q->attach; /* attach: the output only (docs/api.md) */
+    x->in = q->in && (!q->attach || q->ctr_stdin); /* attach: as the spec says (docs/api.md) */
     x->out = q->out || (q->attach && q->tty);
     x->err = q->err && !(q->attach && q->tty);
     x->tty = q->tty && !q->attach;
@@ -353,7 +368,7 @@ static enum MHD_Result refuse(api_req_t *r, json_t *pod, exec_params_t *q, unsig
 
 enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
 {
-    exec_params_t q = {SL_ARGV_INIT, NULL, false, false, false, false, false};
+    exec_params_t q = {SL_ARGV_INIT, NULL, false, false, false, false, false, false};
     if (r->inproc)
         return refuse(r, NULL, &q, 400, sl_xstrdup("Upgrade request required"));
     json_t *pod = sl_store_get(r->api->store, "pods", p->ns, p->name);
@@ -367,6 +382,7 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
         return api_reply_status(r, st);
     }
     q.attach = !strcmp(p->sub, "attach");
+    q.ctr_stdin = ctr_has_stdin(pod, container);
     exec_params(r, &q);
     char *why = params_refusal(&q);
     if (!why)

@@ -379,6 +379,7 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
                             "%s.imagePullPolicy", path);
     k->tty = pod_bool(c, ctr, "tty", path, 0);
     k->stdin_open = pod_bool(c, ctr, "stdin", path, 0);
+    k->stdin_once = pod_bool(c, ctr, "stdinOnce", path, 0);
     k->restart_policy = pod_str(c, ctr, "restartPolicy", path);
     if (k->restart_policy) {
         if (!k->init)

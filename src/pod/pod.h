@@ -104,7 +104,7 @@ typedef struct sl_pod_container {
     int64_t run_as_user, run_as_group; /* container securityContext, else the pod's; or UNSET */
     const char *restart_policy;    /* init containers only: "Always" marks a sidecar; else NULL */
     const char *image_pull_policy; /* NULL when absent */
-    int tty, stdin_open;
+    int tty, stdin_open, stdin_once;
     int read_only_root; /* securityContext.readOnlyRootFilesystem */
     int init;           /* 1 for spec.initContainers */
     int index;          /* position in its list */

@@ -13,7 +13,13 @@
  * messages apart. It ends once status.json says the container
  * has terminated and its log has no more bytes, when the shim is gone, or
  * at SIGTERM (the job ended: the step is cancelled), after a last read.
- * --stdin-asked: say first, on stderr, that stdin is not reachable.
+ * --stdin (the container's spec has stdin: true): what comes on stdin goes
+ * to the fifo the shim holds for the container (DIR/stdin-C.fifo, see
+ * pod.c); at its end this attach's end of the fifo is closed, and with
+ * stdinOnce the shim has let go of its own (a mark and SIGUSR1), so the
+ * container reads the end of its input.
+ * --stdin-asked (a container without stdin: true): say first, on stderr,
+ * that its stdin is not open.
  */
 #include "shim.h"
 
@@ -27,6 +33,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,6 +53,7 @@ typedef struct follow {
     int fd;        /* the log being followed, or -1 */
     long restart;  /* its number */
     sl_buf_t line; /* an incomplete line */
+    int in;        /* the container's stdin fifo while ours lasts, or -1 */
 } follow_t;
 
 /* the highest N of DIR/logs/C/N.log, -1 when none */
@@ -156,11 +164,65 @@ static bool ended(const follow_t *f)
     return over;
 }
 
+/* what has come on our stdin to the container's; at its end, the fifo closed */
+static int pump_stdin(follow_t *f)
+{
+    char buf[16384];
+    int got = 0;
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    while (f->in >= 0 && poll(&p, 1, 0) > 0) {
+        ssize_t n = read(0, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        for (ssize_t off = 0; n > 0 && off < n;) {
+            ssize_t w = write(f->in, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                n = 0; /* the container has closed its stdin */
+                break;
+            }
+            off += w;
+        }
+        if (n <= 0) {
+            close(f->in);
+            f->in = -1;
+            break;
+        }
+        got = 1;
+    }
+    return got;
+}
+
+/* the container's stdin fifo for writing, and the shim told (stdinOnce) */
+static int open_stdin(follow_t *f)
+{
+    char *path = sl_xasprintf("%s/stdin-%s.fifo", f->dir, f->name);
+    f->in = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    free(path);
+    if (f->in < 0)
+        return -1;
+    fcntl(f->in, F_SETFL, 0);
+    char *mark = sl_xasprintf("%s/stdin-%s.attached", f->dir, f->name);
+    int m = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    free(mark);
+    if (m >= 0)
+        close(m);
+    char *st = sl_xasprintf("%s/status.json", f->dir);
+    json_t *j = json_load_file(st, 0, NULL);
+    free(st);
+    json_int_t pid = json_integer_value(json_object_get(j, "shimPid"));
+    json_decref(j);
+    if (pid > 0)
+        kill((pid_t)pid, SIGUSR1);
+    return 0;
+}
+
 static int follow(follow_t *f)
 {
     open_log(f, newest_log(f), true);
     for (;;) {
-        int got = pump_log(f);
+        int got = pump_log(f) | pump_stdin(f);
         long n = newest_log(f);
         if (n > f->restart) { /* a restart: its log from the start */
             pump_log(f);
@@ -178,28 +240,32 @@ static int follow(follow_t *f)
 
 int shim_attach_main(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"pod-dir", required_argument, 0, 'd'}, {"container", required_argument, 0, 'c'},
-        {"status", required_argument, 0, 's'},  {"merge", no_argument, 0, 'm'},
-        {"stdin-asked", no_argument, 0, 'i'},   {0, 0, 0, 0}};
-    follow_t f = {.fd = -1, .line = SL_BUF_INIT};
+    static const struct option lo[] = {{"pod-dir", required_argument, 0, 'd'},
+                                       {"container", required_argument, 0, 'c'},
+                                       {"status", required_argument, 0, 's'},
+                                       {"merge", no_argument, 0, 'm'},
+                                       {"stdin-asked", no_argument, 0, 'i'},
+                                       {"stdin", no_argument, 0, 'I'},
+                                       {0, 0, 0, 0}};
+    follow_t f = {.fd = -1, .line = SL_BUF_INIT, .in = -1};
     const char *status = NULL;
-    bool stdin_asked = false;
+    bool stdin_asked = false, with_stdin = false;
     int o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "+d:c:s:mi", lo, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "+d:c:s:miI", lo, NULL)) != -1) {
         switch (o) {
         case 'd': f.dir = optarg; break;
         case 'c': f.name = optarg; break;
         case 's': status = optarg; break;
         case 'm': f.merge = true; break;
         case 'i': stdin_asked = true; break;
+        case 'I': with_stdin = true; break;
         default: return 2;
         }
     }
     if (!f.dir || !f.name || optind != argc) {
         fprintf(stderr, "usage: slurmlink-shim attach --pod-dir DIR --container NAME "
-                        "[--status exec-HEX.status] [--merge] [--stdin-asked]\n");
+                        "[--status exec-HEX.status] [--merge] [--stdin | --stdin-asked]\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -207,12 +273,18 @@ int shim_attach_main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     if (stdin_asked) { /* as a CRI line of the container's stderr would come */
         static const char note[] = "t stderr F slurmlink: attach streams the container's output "
-                                   "only: its stdin is not kept by the shim and cannot be reached";
+                                   "only: its spec has no stdin: true, so its stdin is not open";
+        emit(&f, note, sizeof(note) - 1);
+    }
+    if (with_stdin && open_stdin(&f) < 0) {
+        static const char note[] = "t stderr F slurmlink: the container's stdin is closed";
         emit(&f, note, sizeof(note) - 1);
     }
     int r = follow(&f);
     if (f.fd >= 0)
         close(f.fd);
+    if (f.in >= 0)
+        close(f.in);
     sl_buf_free(&f.line);
     return shim_exec_status(f.dir, status, "exit 0") ? r : 0;
 }

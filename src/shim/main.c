@@ -99,6 +99,8 @@ static void run(shim_pod_t *pod, int sfd)
             while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
                 if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
                     shim_pod_terminate(pod, (int)si.ssi_signo);
+                else if (si.ssi_signo == SIGUSR1)
+                    shim_pod_stdin_attached(pod);
             }
         }
         /* output first, so a container's last lines are in its log before
@@ -155,6 +157,7 @@ int main(int argc, char **argv)
     sigaddset(&mask, SIGCHLD);
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGUSR1);
     sigprocmask(SIG_BLOCK, &mask, NULL);
     signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);

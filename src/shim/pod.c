@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,7 @@ static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index,
     c->state = CS_WAITING;
     c->waiting_reason = init && index == 0 ? "ContainerCreating" : "PodInitializing";
     c->fd[0] = c->fd[1] = -1;
+    c->in_w = c->in_r = -1;
     sl_backoff_init(&c->backoff);
 }
 
@@ -112,6 +114,8 @@ static void ctr_fini(shim_ctr_t *c)
     for (int i = 0; i < 2; i++)
         if (c->fd[i] >= 0)
             close(c->fd[i]);
+    if (c->in_w >= 0)
+        close(c->in_w);
     sl_crilog_close(c->log);
     shim_rootfs_free(c->rootfs);
     for (size_t i = 0; c->envp && c->envp[i]; i++)
@@ -305,7 +309,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
     sigemptyset(&none);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    int null = open("/dev/null", O_RDONLY);
+    int null = c->in_r >= 0 ? c->in_r : open("/dev/null", O_RDONLY);
     if (null >= 0 && null != 0) {
         dup2(null, 0);
         close(null);
@@ -344,6 +348,47 @@ static int child_report(int ep, pid_t pid, const shim_rootfs_t *rf, char *const 
     return -1;
 }
 
+/* spec "stdin": DIR/stdin-C.fifo (0600, the pod's user: the shim's), held
+ * open for writing by the shim so that the container reads until an attach
+ * writes; c->in_r is the run's end. stdinOnce: the first attach's end is
+ * the last writer (shim_pod_stdin_attached). 0, or -1 with msg. */
+static int stdin_open(shim_pod_t *pod, shim_ctr_t *c, char *msg, size_t len)
+{
+    if (!c->spec->stdin_open)
+        return 0;
+    char *path = sl_xasprintf("%s/stdin-%s.fifo", pod->dir, c->spec->name);
+    int r = 0;
+    if (c->in_w < 0 && !c->restart_count) {
+        unlink(path);
+        if (mkfifo(path, 0600) < 0 ||
+            (c->in_w = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) < 0)
+            r = -1;
+    }
+    if (!r && (c->in_r = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) >= 0)
+        fcntl(c->in_r, F_SETFL, 0); /* the container reads it blocking */
+    else
+        r = -1;
+    if (r < 0)
+        snprintf(msg, len, "stdin %s: %s", path, strerror(errno));
+    free(path);
+    return r;
+}
+
+void shim_pod_stdin_attached(shim_pod_t *pod)
+{
+    FOR_EACH_CTR(pod, c)
+    {
+        if (!c->spec->stdin_once || c->in_w < 0)
+            continue;
+        char *mark = sl_xasprintf("%s/stdin-%s.attached", pod->dir, c->spec->name);
+        if (unlink(mark) == 0) {
+            close(c->in_w);
+            c->in_w = -1;
+        }
+        free(mark);
+    }
+}
+
 /* the run's log, its start time and OOM mark */
 static void run_begin(shim_pod_t *pod, shim_ctr_t *c)
 {
@@ -374,6 +419,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         goto fail;
     gargv = rf ? NULL : shim_gpu_argv(c->spec->runtime, c->spec->gpus, c->spec->argv, c->envp);
     char *const *argv = rf ? shim_rootfs_argv(rf) : gargv ? gargv : c->spec->argv;
+    if (stdin_open(pod, c, msg, sizeof(msg)) < 0)
+        goto fail;
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
         snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
         goto fail;
@@ -389,6 +436,9 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     if (pid == 0)
         run_child(c, rf, argv, out[1], errp[1], ep[1], maxfd);
     setpgid(pid, pid); /* also in the child: whichever runs first */
+    if (c->in_r >= 0)
+        close(c->in_r);
+    c->in_r = -1;
     close(out[1]);
     close(errp[1]);
     close(ep[1]);
@@ -415,6 +465,9 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     return;
 
 fail:
+    if (c->in_r >= 0)
+        close(c->in_r);
+    c->in_r = -1;
     shim_rootfs_free(rf);
     shim_gpu_argv_free(gargv);
     for (int i = 0; i < 2; i++) {

@@ -37,6 +37,7 @@ typedef struct shim_ctr {
     int restart_count;          /* also the number of the current log file */
     pid_t pid;                  /* > 0 while running */
     int fd[2];                  /* stdout, stderr pipe read ends; -1 when closed */
+    int in_w, in_r;             /* spec "stdin": the fifo held open by the shim, the run's end */
     sl_crilog_t *log;
     struct timespec started_at;
     long long started_ms; /* monotonic, for the back-off reset rule */
@@ -93,6 +94,7 @@ void shim_pod_start(shim_pod_t *pod);                 /* first init container, o
 void shim_pod_reap(shim_pod_t *pod);                  /* after SIGCHLD */
 void shim_pod_read(shim_pod_t *pod, int fd);          /* a pipe is readable or closed */
 void shim_pod_timers(shim_pod_t *pod);                /* restarts and the grace deadline */
+void shim_pod_stdin_attached(shim_pod_t *pod);        /* SIGUSR1: an attach took stdin */
 void shim_pod_terminate(shim_pod_t *pod, int signo);  /* SIGTERM/SIGINT received */
 long long shim_pod_next_timer(const shim_pod_t *pod); /* monotonic ms, or -1 */
 void shim_pod_cleanup(shim_pod_t *pod);               /* remove the spec's cleanup folders */

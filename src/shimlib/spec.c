@@ -349,6 +349,18 @@ static int parse_rootfs(json_t *o, const char *path, sl_shim_container_t *c, sl_
     return 0;
 }
 
+/* an optional boolean key of a container: 0 when absent */
+static int parse_flag(json_t *o, const char *path, const char *key, int *out, sl_error_t *err)
+{
+    char p[256];
+    snprintf(p, sizeof(p), "%s.%s", path, key);
+    json_t *v = json_object_get(o, key);
+    if (v && !json_is_null(v) && !json_is_boolean(v))
+        return bad(err, p, "must be a boolean");
+    *out = json_is_true(v);
+    return 0;
+}
+
 static int parse_container(json_t *o, const char *path, int init, sl_shim_container_t *c,
                            sl_error_t *err)
 {
@@ -378,6 +390,9 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
                        "a sidecar is listed in containers[], where it starts with the "
                        "app containers");
     }
+    if (parse_flag(o, path, "stdin", &c->stdin_open, err) < 0 ||
+        parse_flag(o, path, "stdinOnce", &c->stdin_once, err) < 0)
+        return -1;
     snprintf(p, sizeof(p), "%s.workingDir", path);
     if (get_text(o, "workingDir", p, 0, &c->working_dir, err) < 0)
         return -1;

@@ -59,8 +59,10 @@ typedef struct sl_shim_container {
     char **rt_env;             /* envRuntime names, NULL-terminated, spec order */
     sl_shim_field_t *rt_field; /* rt_field[i] is what rt_env[i] gets */
     size_t nrt_env;
-    int init;    /* 1 for initContainers[] */
-    int sidecar; /* a Kubernetes sidecar (restartable init container), listed in containers[] */
+    int init;       /* 1 for initContainers[] */
+    int sidecar;    /* a Kubernetes sidecar (restartable init container), listed in containers[] */
+    int stdin_open; /* "stdin": the shim holds its stdin (a fifo) for kubectl attach -i */
+    int stdin_once; /* "stdinOnce": closed when the first attach's stdin ends */
     sl_shim_rootfs_t *rootfs; /* NULL: the runtime's own root */
     long long gpus;           /* nvidia.com/gpu of the container: the shim gives it the job's GPUs
                                  (src/shim/gpu.h); 0: none, and a private root hides the node's */

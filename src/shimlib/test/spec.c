@@ -187,7 +187,8 @@ int main(void)
               "\"containers\":[{\"name\":\"main\",\"argv\":[\"x\"],\"image\":\"busybox\","
               "\"env\":{\"A\":\"1\"},\"envRuntime\":{\"NODE\":\"spec.nodeName\","
               "\"APPTAINERENV_IP\":\"status.hostIP\",\"IPS\":\"status.podIPs\"}},"
-              "{\"name\":\"log\",\"argv\":[\"y\"],\"sidecar\":true}]}",
+              "{\"name\":\"log\",\"argv\":[\"y\"],\"sidecar\":true,\"stdin\":true,"
+              "\"stdinOnce\":true}]}",
               &err);
     ok(s != NULL, "spec with image, envRuntime, sidecar, cleanup parses (%s)", err.text);
     if (s) {
@@ -198,6 +199,8 @@ int main(void)
         is_int(s->containers[0].rt_field[1], SL_FIELD_HOST_IP, "status.hostIP");
         is_int(s->containers[0].rt_field[2], SL_FIELD_POD_IPS, "status.podIPs");
         ok(!s->containers[0].sidecar && s->containers[1].sidecar, "sidecar flag");
+        ok(!s->containers[0].stdin_open && !s->containers[0].stdin_once, "no stdin by default");
+        ok(s->containers[1].stdin_open && s->containers[1].stdin_once, "stdin, stdinOnce flags");
         is_int(s->ncleanup, 2, "two cleanup folders");
         is_str(s->cleanup[0], "/dev/shm/slurmlink-u1", "cleanup folder");
         ok(s->cleanup[2] == NULL, "cleanup NULL-terminated");
@@ -217,6 +220,8 @@ int main(void)
                  "containers[0].envRuntime: must be an object", "envRuntime not an object");
     expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"sidecar\":1}]}",
                  "containers[0].sidecar: must be a boolean", "sidecar not a boolean");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"stdin\":1}]}",
+                 "containers[0].stdin: must be a boolean", "stdin not a boolean");
     expect_error(
         "{" POD ",\"initContainers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"sidecar\":true}]," MAIN
         "}",
