@@ -176,8 +176,8 @@ static int pump_stdin(follow_t *f)
             continue;
         for (ssize_t off = 0; n > 0 && off < n;) {
             ssize_t w = write(f->in, buf + off, (size_t)(n - off));
-            if (w < 0 && errno == EINTR)
-                continue;
+            if (w < 0 && errno == EINTR && !stopping)
+                continue; /* at SIGTERM, not blocked by a container that reads no more */
             if (w <= 0) {
                 n = 0; /* the container has closed its stdin */
                 break;
@@ -190,6 +190,7 @@ static int pump_stdin(follow_t *f)
             break;
         }
         got = 1;
+        break; /* one read at a time: the log is pumped in between */
     }
     return got;
 }

@@ -378,10 +378,10 @@ void shim_pod_stdin_attached(shim_pod_t *pod)
 {
     FOR_EACH_CTR(pod, c)
     {
-        if (!c->spec->stdin_once || c->in_w < 0)
+        if (!c->spec->stdin_open)
             continue;
         char *mark = sl_xasprintf("%s/stdin-%s.attached", pod->dir, c->spec->name);
-        if (unlink(mark) == 0) {
+        if (unlink(mark) == 0 && c->spec->stdin_once && c->in_w >= 0) {
             close(c->in_w);
             c->in_w = -1;
         }
