@@ -7,7 +7,7 @@
 # `kubectl run -i --rm`; without stdin: true attach -i says its stdin is
 # not open; a finished pod is refused; an Event is recorded.
 source "$(dirname "$0")/lib.sh"
-plan 18
+plan 20
 
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -107,6 +107,12 @@ ok wait_for 60 sh -c "[ \"\$(kubectl --cache-dir $CL/kcache get pod a4 -o jsonpa
 is "$(kc logs a4)" "hello
 world
 cat-ended" "its log has what attach sent, then cat's end"
+
+reader a6 true 'wc -c' | kc apply -f - >/dev/null
+ok wait_for 60 running a6 "a pod with stdin: true, stdinOnce: true runs wc -c"
+head -c 1048576 /dev/zero | timeout 120 kubectl --cache-dir "$CL/kcache" attach -i a6 >/dev/null 2>&1
+wait_for 60 sh -c "[ \"\$(kubectl --cache-dir $CL/kcache get pod a6 -o jsonpath='{.status.phase}')\" = Succeeded ]"
+is "$(kc logs a6 | tr -d ' ')" 1048576 "1 MiB through attach -i reaches the container whole"
 
 reader a5 false 'while read l; do echo got:$l; done; echo ended' | kc apply -f - >/dev/null
 ok wait_for 60 running a5 "a pod with stdin: true (no stdinOnce) runs a reader"
