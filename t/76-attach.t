@@ -7,7 +7,7 @@
 # `kubectl run -i --rm`; without stdin: true attach -i says its stdin is
 # not open; a finished pod is refused; an Event is recorded.
 source "$(dirname "$0")/lib.sh"
-plan 20
+plan 22
 
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -127,6 +127,29 @@ ok wait_for 60 has_log a5 got:two "without stdinOnce stdin stays open: a second 
 kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
 is "$(phase a5)" Running "... and the reader still runs (its stdin was not closed)"
 kc delete pod a5 --wait=false >/dev/null
+
+reader a7 false 'while read l; do echo got:$l; done' | kc apply -f - >/dev/null
+ok wait_for 60 running a7 "a reader for the Python client runs"
+py=$(timeout 120 /usr/bin/python3 - <<'PY' 2>&1
+import time
+from kubernetes import client, config
+from kubernetes.stream import stream
+config.load_kube_config()
+r = stream(client.CoreV1Api().connect_get_namespaced_pod_attach, 'a7', 'default', stdout=True, stderr=True,
+           stdin=True, tty=False, _preload_content=False)
+r.write_stdin("from-python\n")
+out = ""
+for _ in range(600):
+    r.update(timeout=0.1)
+    out += r.read_stdout() if r.peek_stdout() else ""
+    if "got:from-python" in out:
+        break
+print("py", repr(out))
+r.close()
+PY
+)
+like "$py" "py 'got:from-python" "the Python client's attach with stdin=True writes to the container and reads its answer"
+kc delete pod a7 --wait=false >/dev/null
 
 out=$(echo hi | timeout 180 kubectl --cache-dir "$CL/kcache" run -i --rm r1 --image=busybox --restart=Never --overrides='{"spec":{"containers":[{"name":"r1","image":"busybox","stdin":true,"stdinOnce":true,"command":["cat"],"resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}' 2>&1)
 is "$(printf '%s\n' "$out" | grep -x hi)" hi "echo hi | kubectl run -i --rm ... cat: hi comes back"
