@@ -7,7 +7,7 @@
 # `kubectl run -i --rm`; without stdin: true attach -i says its stdin is
 # not open; a finished pod is refused; an Event is recorded.
 source "$(dirname "$0")/lib.sh"
-plan 22
+plan 23
 
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -120,6 +120,8 @@ has_log() { kc logs "$1" 2>/dev/null | grep -qx "$2"; }
 echo one | kubectl --cache-dir "$CL/kcache" attach -i a5 >/dev/null 2>&1 &
 p=$! # kubectl itself: this attach's stdin ends at once, the container's stays open
 ok wait_for 60 has_log a5 got:one "the first attach's line is read"
+d5=$(ps -eo args | grep -o "[s]lurmlink-shim attach --pod-dir=[^ ]*/a5-[^ ]*" | head -1); d5=${d5#*--pod-dir=}
+is "$(stat -c '%F %a' "$d5/stdin-main.fifo" 2>&1) $( [ "$(stat -c %u "$d5/stdin-main.fifo")" = "$(stat -c %u "$d5")" ] && [ "$(stat -c %u "$d5")" != 0 ] && echo pod-user)" "fifo 600 pod-user" "the container's stdin is a fifo of mode 0600 in the pod folder, owned by the pod's (non-root) user"
 kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
 echo two | kubectl --cache-dir "$CL/kcache" attach -i a5 >/dev/null 2>&1 &
 p=$!
