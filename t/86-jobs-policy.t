@@ -8,7 +8,7 @@
 # DisruptionTarget (reason EvictionByEvictionAPI), which an Ignore rule
 # does not count (the index retried) and a FailJob rule fails the Job on.
 source "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -47,6 +47,12 @@ is "$(jp job/leader '{.status.succeeded} {.status.completedIndexes} {.status.act
 ok test -n "$(jp job/leader '{.status.completionTime}')" "completionTime set"
 no_tasks() { [ "$(slurm_active "$luid")" = 0 ]; }
 ok wait_for 60 no_tasks "the other indexes' Slurm tasks are cancelled (running and pending)"
+# indexes 3 and 4 were pending when the rule was met: their pods' deletion
+# cancels their tasks before they start (not once slots free up)
+late() { squeue -h -t all -r -o '%i|%T|%N|%k' | grep "slurmlink:uid=$luid" | awk -F'|' '$1 ~ /_(3|4)$/ {print $1, $2, ($3 == "" ? "never-started" : "ran-on-" $3)}'; }
+# (a pending task cancelled leaves no record of its own; one that ran keeps
+# its record, with its node, in slurmctld for MinJobAge)
+is "$(late | grep -c ran-on)" 0 "the pending indexes' tasks are cancelled before they start" || diag "$(late)"
 only_leader() { [ "$(kc get pods -l job-name=leader -o name | wc -l)" = 1 ]; }
 ok wait_for 60 only_leader "their pods are deleted: the leader's pod alone is left"
 is "$(kc logs job/leader 2>&1)" "leader done" "kubectl logs job/leader"

@@ -247,6 +247,10 @@ static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, con
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
     sl_error_t err = SL_ERROR_INIT;
+    /* a Job's pod whose array task still waits: the task goes with the pod
+     * (p leaves the table here, so the DELETED change that follows cannot) */
+    if (!p->job_id && p->owner_uid && p->array_job_id)
+        ctl_task_kill(p->ns, p->name, ctl_pod_slurm_uid(p), p->array_job_id, p->array_task_id);
     if (ctl_pod_delete(c, p->ns, p->name, p->uid, &err) < 0 && errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
     pthread_mutex_lock(&c->lock);
