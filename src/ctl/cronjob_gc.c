@@ -31,36 +31,6 @@ void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs)
             sl_kube_name(cj), json_array_size(jobs));
 }
 
-static bool has_finalizer(json_t *obj, const char *f)
-{
-    size_t i;
-    json_t *x;
-    json_array_foreach(sl_kube_path(obj, "metadata.finalizers"), i, x)
-    {
-        if (json_is_string(x) && !strcmp(json_string_value(x), f))
-            return true;
-    }
-    return false;
-}
-
-static int unown_fn(json_t *job, void *arg)
-{
-    json_t *refs = sl_kube_path(job, "metadata.ownerReferences");
-    size_t i;
-    json_t *r;
-    json_array_foreach(refs, i, r)
-    {
-        const char *uid = json_string_value(json_object_get(r, "uid"));
-        if (uid && !strcmp(uid, arg)) {
-            json_array_remove(refs, i);
-            if (!json_array_size(refs))
-                json_object_del(sl_kube_meta(job), "ownerReferences");
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int drop_finalizer_fn(json_t *cj, void *arg)
 {
     json_t *fin = sl_kube_path(cj, "metadata.finalizers");
@@ -78,9 +48,9 @@ static int drop_finalizer_fn(json_t *cj, void *arg)
 
 void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
 {
-    const char *f = has_finalizer(cj, "orphan")               ? "orphan"
-                    : has_finalizer(cj, "foregroundDeletion") ? "foregroundDeletion"
-                                                              : NULL;
+    const char *f = ctl_has_finalizer(cj, "orphan")               ? "orphan"
+                    : ctl_has_finalizer(cj, "foregroundDeletion") ? "foregroundDeletion"
+                                                                  : NULL;
     if (!f)
         return;
     size_t i;
@@ -88,7 +58,7 @@ void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
     if (!strcmp(f, "orphan")) {
         json_array_foreach(jobs, i, job)
             sl_store_mutate(c->store, "jobs.batch", sl_kube_namespace(job), sl_kube_name(job),
-                            unown_fn, (void *)sl_kube_uid(cj), NULL, NULL);
+                            ctl_drop_owner_fn, (void *)sl_kube_uid(cj), NULL, NULL);
     } else if (json_array_size(jobs)) {
         delete_jobs(c, jobs);
         return; /* it stays until they are gone */

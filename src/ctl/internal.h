@@ -263,6 +263,11 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
  * job of its own yet: pending), only when the array carries owner_uid. */
 int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
                   uint32_t task);
+/* the garbage collector's edits of Jobs and CronJobs: whether obj carries
+ * finalizer f; as a mutate callback, remove the ownerReference whose uid is
+ * arg (and the list when it empties) */
+bool ctl_has_finalizer(json_t *obj, const char *f);
+int ctl_drop_owner_fn(json_t *obj, void *arg);
 
 /* token.c */
 void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);

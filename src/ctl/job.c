@@ -970,24 +970,6 @@ static int mark_deleted_fn(json_t *pod, void *arg)
     return 1;
 }
 
-static int orphan_fn(json_t *pod, void *arg)
-{
-    json_t *refs = sl_kube_path(pod, "metadata.ownerReferences");
-    size_t i;
-    json_t *r;
-    json_array_foreach(refs, i, r)
-    {
-        const char *uid = json_string_value(json_object_get(r, "uid"));
-        if (uid && !strcmp(uid, arg)) {
-            json_array_remove(refs, i);
-            if (!json_array_size(refs))
-                json_object_del(sl_kube_meta(pod), "ownerReferences");
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* the Job's pods deleted (the pod controller ends their tasks), or orphaned:
  * the ownerReference to it removed, as the garbage collector does */
 static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
@@ -1002,7 +984,8 @@ static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
             continue;
         n++;
         ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
-                       orphan ? orphan_fn : mark_deleted_fn, (void *)sl_kube_uid(job), NULL, NULL);
+                       orphan ? ctl_drop_owner_fn : mark_deleted_fn, (void *)sl_kube_uid(job), NULL,
+                       NULL);
     }
     json_decref(all);
     return n;
@@ -1017,18 +1000,6 @@ static void job_gone(sl_ctl_t *c, json_t *job)
     size_t n = pods_follow_owner(c, job, false);
     sl_info("job %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(job),
             sl_kube_name(job), n);
-}
-
-static bool has_finalizer(json_t *obj, const char *f)
-{
-    size_t i;
-    json_t *x;
-    json_array_foreach(sl_kube_path(obj, "metadata.finalizers"), i, x)
-    {
-        if (json_is_string(x) && !strcmp(json_string_value(x), f))
-            return true;
-    }
-    return false;
 }
 
 static int drop_finalizer_fn(json_t *job, void *arg)
@@ -1053,9 +1024,9 @@ static int drop_finalizer_fn(json_t *job, void *arg)
  * goes, and with the last one the Job */
 static void job_finalize(sl_ctl_t *c, json_t *job)
 {
-    const char *f = has_finalizer(job, "orphan")               ? "orphan"
-                    : has_finalizer(job, "foregroundDeletion") ? "foregroundDeletion"
-                                                               : NULL;
+    const char *f = ctl_has_finalizer(job, "orphan")               ? "orphan"
+                    : ctl_has_finalizer(job, "foregroundDeletion") ? "foregroundDeletion"
+                                                                   : NULL;
     if (!f)
         return;
     bool orphan = !strcmp(f, "orphan");

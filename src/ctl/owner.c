@@ -7,6 +7,7 @@
  * alone. */
 #include "common/log.h"
 #include "ctl/internal.h"
+#include "kube/meta.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -82,4 +83,34 @@ int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint3
     if (r < 0 && errno != ESLURM_ALREADY_DONE && errno != ESLURM_INVALID_JOB_ID)
         sl_warn("pod %s/%s: %s", ns, name, err.text);
     return r;
+}
+
+bool ctl_has_finalizer(json_t *obj, const char *f)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(sl_kube_path(obj, "metadata.finalizers"), i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), f))
+            return true;
+    }
+    return false;
+}
+
+int ctl_drop_owner_fn(json_t *obj, void *arg)
+{
+    json_t *refs = sl_kube_path(obj, "metadata.ownerReferences");
+    size_t i;
+    json_t *r;
+    json_array_foreach(refs, i, r)
+    {
+        const char *uid = json_string_value(json_object_get(r, "uid"));
+        if (uid && !strcmp(uid, arg)) {
+            json_array_remove(refs, i);
+            if (!json_array_size(refs))
+                json_object_del(sl_kube_meta(obj), "ownerReferences");
+            return 1;
+        }
+    }
+    return 0;
 }
