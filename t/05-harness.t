@@ -9,7 +9,7 @@
 # alone after the rest, lines come in the files' order, and the summary is
 # "N passed, N failed, N skipped" with a non-zero exit.
 source "$(dirname "$0")/lib.sh"
-plan 23
+plan 24
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -82,6 +82,11 @@ out1=$(cd "$T" && t/run-tests -j 1 c-skip d-skip 2>&1)
 is "$(tail -1 <<<"$out1")" "1 passed, 0 failed, 2 skipped" "-j 1 and patterns: only the named files"
 is "$(cd "$T" && t/run-tests --integration d-skip >/dev/null 2>&1; echo $?)" 0 "a run with only passes and skips exits 0"
 like "$(cd "$T" && t/run-tests -j 0 2>&1)" '-j wants a positive number' "-j 0 is refused"
+# a failing assertion returns 1, so "|| diag" explains it; a passing one returns 0
+fixture h-diag "plan 3; is a b 'differs' || diag 'is explained'; ok false 'fails' || diag 'ok explained'; like x x 'passes' || diag 'not shown'"
+(cd "$T" && t/run-tests -j 1 h-diag >/dev/null 2>&1)
+is "$(grep -E '^# (is|ok|not) ' "$T/t/out/h-diag.t.log" | tr '\n' ' ')" "# is explained # ok explained " \
+  "a failing is/ok returns 1 (its '|| diag' runs), a passing like returns 0"
 rm -rf "$T/build-asan"
 like "$(cd "$T" && t/run-tests --unit 2>&1 | grep asan)" 'asan-unit-tests +SKIP' "no build-asan/: its unit binaries are reported skipped, not passed"
 done_testing

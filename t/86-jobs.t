@@ -59,7 +59,10 @@ is "$(jp "$pod" '{.metadata.labels.job-name} {.metadata.labels.batch\.kubernetes
   "hello hello $huid $huid" "the pod's labels job-name, controller-uid (legacy and batch.kubernetes.io/)"
 like "$(kc describe job hello 2>&1)" "Pods Statuses: +0 Active .* 1 Succeeded / 0 Failed" "kubectl describe job"
 is "$(kc get --raw "/apis/batch/v1/namespaces/default/jobs/hello/status" | jq -r '.kind + " " + (.status.succeeded|tostring)')" "Job 1" "the jobs/status subresource"
-is "$(sacct -n -X -P --name=default/hello --format=JobName,State,Comment | sort -u)" "default/hello|COMPLETED|slurmlink:uid=$huid slurmlink:submission=1.0" \
+hello_acct() { sacct -n -X -P --name=default/hello --format=JobName,State,Comment | sort -u; }
+hello_done() { hello_acct | grep -q COMPLETED; }
+wait_for 30 hello_done # slurmctld hands the job's end to slurmdbd a moment after the Job completes
+is "$(hello_acct)" "default/hello|COMPLETED|slurmlink:uid=$huid slurmlink:submission=1.0" \
   "sacct: one job named default/hello carrying the Job's uid"
 
 # --- Indexed 6/2: one array, distinct indexes, at most 2 at once --------------------------------

@@ -59,26 +59,28 @@ npm_unreachable() {
 skip() { _T_N=$((_T_N + 1)); _t_tap "ok $_T_N # SKIP $*"; }
 # bail DESC: a setup step failed; one failing point, then exit
 bail() { [ -n "$_T_PLAN" ] || plan 1; _t_report 1 "$*"; exit 1; }
+# Every assertion (ok, nok, is, like, unlike) returns 1 when it fails, so
+# "is ... || diag ..." adds what explains the failure.
 # ok CMD... DESC : runs CMD, passes when it exits 0
 ok() {
   local desc=${*: -1}
   local cmd=("${@:1:$#-1}")
-  if "${cmd[@]}" >/dev/null 2>&1; then _t_report 0 "$desc"; else _t_report 1 "$desc"; diag "command failed: ${cmd[*]}"; fi
+  if "${cmd[@]}" >/dev/null 2>&1; then _t_report 0 "$desc"; else _t_report 1 "$desc"; diag "command failed: ${cmd[*]}"; return 1; fi
 }
 # nok CMD... DESC : passes when CMD exits non-zero
 nok() {
   local desc=${*: -1}
   local cmd=("${@:1:$#-1}")
-  if "${cmd[@]}" >/dev/null 2>&1; then _t_report 1 "$desc"; diag "command unexpectedly succeeded: ${cmd[*]}"; else _t_report 0 "$desc"; fi
+  if "${cmd[@]}" >/dev/null 2>&1; then _t_report 1 "$desc"; diag "command unexpectedly succeeded: ${cmd[*]}"; return 1; else _t_report 0 "$desc"; fi
 }
 is() { # got want desc
-  if [ "$1" == "$2" ]; then _t_report 0 "$3"; else _t_report 1 "$3"; diag "got:  [$1]"; diag "want: [$2]"; fi
+  if [ "$1" == "$2" ]; then _t_report 0 "$3"; else _t_report 1 "$3"; diag "got:  [$1]"; diag "want: [$2]"; return 1; fi
 }
 like() { # text regex desc
-  if [[ "$1" =~ $2 ]]; then _t_report 0 "$3"; else _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "does not match: [$2]"; fi
+  if [[ "$1" =~ $2 ]]; then _t_report 0 "$3"; else _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "does not match: [$2]"; return 1; fi
 }
 unlike() {
-  if [[ "$1" =~ $2 ]]; then _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "matches: [$2]"; else _t_report 0 "$3"; fi
+  if [[ "$1" =~ $2 ]]; then _t_report 1 "$3"; diag "text: [$(printf '%s' "$1" | head -c 600)]"; diag "matches: [$2]"; return 1; else _t_report 0 "$3"; fi
 }
 # done_testing [N]: the plan, when none was given first. With N, N points
 # are expected, so a conditional block that silently ran fewer fails.
