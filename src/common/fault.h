@@ -9,9 +9,12 @@
  * that got there until PATH exists (a race made deterministic). Other
  * builds compile the points to nothing.
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
- * slurmctld, its id not yet stored); pull-fetched (src/image/pull.c: the
+ * slurmctld, its id not yet stored); after-array-submit (src/ctl/job.c:
+ * the same for a Job's array); pull-fetched (src/image/pull.c: the
  * layers of a pull are fetched and unpacked in its work folder, the digest
- * folder not yet in place).
+ * folder not yet in place); shim-exited (src/ctl/ctl.c: a shim's push of a
+ * container's exit, before it is applied; with hold=, an answer slower than
+ * the shim waits for).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "ctl/ctl.h"
+#include "ctl/shimseq.h"
 #include "pod/pod.h"
 #include "slurmif/slurmif.h"
 #include "store/store.h"
@@ -42,6 +43,8 @@
  *   array_task_id    task); it reads them without the lock, others under it
  *   due_next,        the due list: every read and write under c->lock (an
  *   due_prev, in_due API thread adds a pod whose shim said it finished)
+ *   shim_pos         the shim's last event applied: under c->lock, and
+ *                    changed only under the pod's c->shim_mu stripe
  *   shim_done,       written by both (a pushed or replayed pod-finished,
  *   finish_due_ms    the controller's cancel of a finished pod's job):
  *                    every read and write under c->lock, by every thread
@@ -70,7 +73,9 @@ typedef struct ctl_pod {
     int deleting;           /* deletionTimestamp set */
     int job_over;           /* Slurm says the job is done (or forgot it) */
     int seen_by_slurm;      /* the job appeared in a poll since we started */
-    int files_read;         /* status.json of the pod folder applied after restart */
+    int files_read;         /* events.jsonl of the pod folder replayed once the job ran */
+    int files_final;        /* and once more when the job ended (follow_job) */
+    ctl_shimseq_pos_t shim_pos; /* c->lock: the shim's last event applied (ctl.c) */
     long long signalled_ms; /* SIGTERM sent (graceful delete) */
     long long next_try_ms;  /* submission back-off */
     int tries;
@@ -101,6 +106,7 @@ typedef struct ctl_pod {
 } ctl_pod_t;
 
 #define CTL_HASH 4096
+#define CTL_SHIM_STRIPES 64
 
 struct sl_ctl {
     sl_store_t *store;
@@ -116,6 +122,9 @@ struct sl_ctl {
     atomic_int stop; /* set by sl_ctl_destroy */
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
+    /* a pod's shim events are applied under its stripe (by uid; ctl.c),
+     * taken before c->lock, never while holding it */
+    pthread_mutex_t shim_mu[CTL_SHIM_STRIPES];
     ctl_pod_t *pods[CTL_HASH];
     ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
     ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */

@@ -183,6 +183,7 @@ static json_t *ev_base(shim_pod_t *pod, const char *event)
     struct timespec now = sl_tstamp_now();
     json_t *o = json_object();
     json_object_set_new(o, "pod_uid", json_string(pod->spec->pod_uid));
+    json_object_set_new(o, "shimPid", json_integer(getpid())); /* the run the seq counts in */
     json_object_set_new(o, "seq", json_integer(++pod->seq));
     json_object_set_new(o, "event", json_string(event));
     json_object_set_new(o, "time", jtime(&now));
@@ -195,7 +196,6 @@ void shim_event_pod(shim_pod_t *pod, const char *event)
     if (!strcmp(event, "pod-started")) {
         json_object_set_new(o, "namespace", json_string(pod->spec->pod_namespace));
         json_object_set_new(o, "name", json_string(pod->spec->pod_name));
-        json_object_set_new(o, "shimPid", json_integer(getpid()));
         json_object_set_new(o, "node", json_string(pod->node));
         const char *jobid = getenv("SLURM_JOB_ID");
         if (jobid)
