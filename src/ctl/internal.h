@@ -67,17 +67,17 @@ typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker th
 
 /* What the controller tracks per pod (by uid). */
 typedef struct ctl_pod {
-    char *uid, *ns, *name;  /* immutable while in the table */
-    uint32_t job_id;        /* written under c->lock by the controller thread */
-    int terminal;           /* pod phase Succeeded/Failed */
-    int deleting;           /* deletionTimestamp set */
-    int job_over;           /* Slurm says the job is done (or forgot it) */
-    int seen_by_slurm;      /* the job appeared in a poll since we started */
-    int files_read;         /* events.jsonl of the pod folder replayed once the job ran */
-    int files_final;        /* and once more when the job ended (follow_job) */
+    char *uid, *ns, *name;      /* immutable while in the table */
+    uint32_t job_id;            /* written under c->lock by the controller thread */
+    int terminal;               /* pod phase Succeeded/Failed */
+    int deleting;               /* deletionTimestamp set */
+    int job_over;               /* Slurm says the job is done (or forgot it) */
+    int seen_by_slurm;          /* the job appeared in a poll since we started */
+    int files_read;             /* events.jsonl of the pod folder replayed once the job ran */
+    int files_final;            /* and once more when the job ended (follow_job) */
     ctl_shimseq_pos_t shim_pos; /* c->lock: the shim's last event applied (ctl.c) */
-    long long signalled_ms; /* SIGTERM sent (graceful delete) */
-    long long next_try_ms;  /* submission back-off */
+    long long signalled_ms;     /* SIGTERM sent (graceful delete) */
+    long long next_try_ms;      /* submission back-off */
     int tries;
     int pending_submit;      /* deferred until the first Slurm poll */
     int submitting;          /* a submission worker has it (submit.c) */

@@ -6,10 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static ctl_shimseq_pos_t P(long long pid, long long seq)
-{
-    return (ctl_shimseq_pos_t){pid, seq};
-}
+static ctl_shimseq_pos_t P(long long pid, long long seq) { return (ctl_shimseq_pos_t){pid, seq}; }
 
 /* the seq values selected, as "pid:seq pid:seq" */
 static char *sel(const char *data, ctl_shimseq_pos_t from, ctl_shimseq_pos_t upto,
@@ -35,7 +32,8 @@ static char *sel(const char *data, ctl_shimseq_pos_t from, ctl_shimseq_pos_t upt
 int main(void)
 {
     tap_plan(20);
-    ok(ctl_shimseq_classify(P(0, 0), P(7, 1)) == CTL_SHIMSEQ_APPLY, "the first event of a run applies");
+    ok(ctl_shimseq_classify(P(0, 0), P(7, 1)) == CTL_SHIMSEQ_APPLY,
+       "the first event of a run applies");
     ok(ctl_shimseq_classify(P(7, 3), P(7, 4)) == CTL_SHIMSEQ_APPLY, "the next event applies");
     ok(ctl_shimseq_classify(P(7, 3), P(7, 3)) == CTL_SHIMSEQ_DUP &&
            ctl_shimseq_classify(P(7, 3), P(7, 1)) == CTL_SHIMSEQ_DUP,
@@ -50,21 +48,21 @@ int main(void)
     ok(ctl_shimseq_classify(P(7, 3), P(0, 0)) == CTL_SHIMSEQ_APPLY,
        "an event without shimPid or seq applies (no order known)");
 
-    const char *file =
-        "{\"event\":\"pod-started\",\"shimPid\":7,\"seq\":1}\n"
-        "{\"event\":\"started\",\"shimPid\":7,\"seq\":2}\n"
-        "{\"event\":\"exited\",\"shimPid\":7,\"seq\":3}\n"
-        "not json\n"
-        "{\"event\":\"pod-finished\",\"shimPid\":7,\"seq\":4}\n"
-        "{\"event\":\"pod-started\",\"shimPid\":8,\"seq\":1}\n"
-        "{\"event\":\"started\",\"seq\":2}\n"
-        "{\"event\":\"exited\",\"shimPid\":8,\"seq\":3}\n";
+    const char *file = "{\"event\":\"pod-started\",\"shimPid\":7,\"seq\":1}\n"
+                       "{\"event\":\"started\",\"shimPid\":7,\"seq\":2}\n"
+                       "{\"event\":\"exited\",\"shimPid\":7,\"seq\":3}\n"
+                       "not json\n"
+                       "{\"event\":\"pod-finished\",\"shimPid\":7,\"seq\":4}\n"
+                       "{\"event\":\"pod-started\",\"shimPid\":8,\"seq\":1}\n"
+                       "{\"event\":\"started\",\"seq\":2}\n"
+                       "{\"event\":\"exited\",\"shimPid\":8,\"seq\":3}\n";
     ctl_shimseq_pos_t last;
     is_str(sel(file, P(0, 0), P(0, 0), &last),
            "pod-started1 started2 exited3 pod-finished4 pod-started1 started2 exited3",
            "no position: every event, both runs, in file order; a line that is not JSON left out");
     ok(last.pid == 8 && last.seq == 3, "the position after is the last run's last event");
-    is_str(sel(file, P(7, 2), P(0, 0), &last), "exited3 pod-finished4 pod-started1 started2 exited3",
+    is_str(sel(file, P(7, 2), P(0, 0), &last),
+           "exited3 pod-finished4 pod-started1 started2 exited3",
            "from 7:2: the rest of that run, then the later run whole");
     is_str(sel(file, P(8, 1), P(0, 0), &last), "started2 exited3",
            "from 8:1: the earlier run is left out; a line without shimPid is its run's");
