@@ -61,6 +61,8 @@ typedef struct pf {
     uid_t uid;
     char *pod, *pod_uid; /* "NS/NAME", its uid */
     wslay_event_context_ptr ctx;
+    api_up_clock_t clock;
+    const char *why; /* the limit that ended it, or NULL */
 } pf_t;
 
 static void pf_free(pf_t *f)
@@ -232,6 +234,7 @@ static void pf_io(pf_t *f, int i, short rev)
     if (rev & POLLOUT && f->out[i].len) {
         ssize_t n = write(f->fd[i], f->out[i].data, f->out[i].len);
         if (n > 0) {
+            api_up_clock_touch(&f->clock);
             memmove(f->out[i].data, f->out[i].data + n, f->out[i].len - (size_t)n);
             f->out[i].len -= (size_t)n;
         }
@@ -239,9 +242,10 @@ static void pf_io(pf_t *f, int i, short rev)
     if (rev & (POLLIN | POLLHUP | POLLERR)) {
         char buf[PF_CHUNK];
         ssize_t n = read(f->fd[i], buf, sizeof(buf));
-        if (n > 0)
+        if (n > 0) {
+            api_up_clock_touch(&f->clock);
             pf_queue(f, (uint8_t)(2 * i), buf, (size_t)n);
-        else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
             close(f->fd[i]);
             f->fd[i] = -1;
         }
@@ -270,8 +274,9 @@ static bool pf_round(pf_t *f)
         if (p[k].revents)
             pf_io(f, idx[k], p[k].revents);
     bool queued = wslay_event_get_queued_msg_count(f->ctx) > 0;
-    return !f->dead && wslay_event_get_read_enabled(f->ctx) && !atomic_load(&f->api->stopping) &&
-           (open > 0 || queued);
+    f->why = api_up_clock_expired(&f->clock);
+    return !f->dead && !f->why && wslay_event_get_read_enabled(f->ctx) &&
+           !atomic_load(&f->api->stopping) && (open > 0 || queued);
 }
 
 /* our close once the data has left (wslay sends control frames first),
@@ -304,6 +309,7 @@ static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, c
     f->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
     atomic_fetch_add(&f->api->exec_sessions, 1);
     struct wslay_event_callbacks cb = {pf_recv, pf_send, NULL, NULL, NULL, NULL, pf_msg};
+    api_up_clock_start(&f->clock, f->api->exec_idle_s, f->api->exec_max_s);
     if (wslay_event_context_server_init(&f->ctx, &cb, f) == 0) {
         pf_connect(f);
         while (pf_round(f))
@@ -312,7 +318,10 @@ static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, c
             pf_close(f);
         wslay_event_context_free(f->ctx);
     }
-    sl_info("port-forward ended: %s", f->desc);
+    if (f->why)
+        sl_info("port-forward ended: %s: %s", f->why, f->desc);
+    else
+        sl_info("port-forward ended: %s", f->desc);
     api_up_close(f->up);
     atomic_fetch_sub(&f->api->exec_sessions, 1);
     pf_free(f);

@@ -59,6 +59,8 @@ struct api_spf {
     pid_t shim;
     uid_t uid;
     bool dead;
+    api_up_clock_t clock;
+    const char *why; /* the limit that ended it, or NULL */
 };
 
 api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const char *pod_uid,
@@ -302,8 +304,10 @@ static void pod_io(api_spf_t *s, spf_req_t *q, short rev)
 {
     if (rev & POLLOUT && q->to_pod.len > q->to_pod_off) {
         ssize_t n = write(q->fd, q->to_pod.data + q->to_pod_off, q->to_pod.len - q->to_pod_off);
-        if (n > 0)
+        if (n > 0) {
+            api_up_clock_touch(&s->clock);
             q->to_pod_off += (size_t)n;
+        }
         if (q->to_pod_off == q->to_pod.len) {
             sl_buf_reset(&q->to_pod);
             q->to_pod_off = 0;
@@ -316,9 +320,10 @@ static void pod_io(api_spf_t *s, spf_req_t *q, short rev)
     if (rev & (POLLIN | POLLHUP | POLLERR)) {
         char buf[SPF_CHUNK];
         ssize_t n = read(q->fd, buf, sizeof(buf));
-        if (n > 0)
+        if (n > 0) {
+            api_up_clock_touch(&s->clock);
             sl_spdy_put_data(&s->tx, q->data_sid, 0, buf, (size_t)n);
-        else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR))
             req_finish(s, q, NULL);
     }
 }
@@ -361,7 +366,8 @@ static bool spf_round(api_spf_t *s)
             pod_io(s, &s->req[idx[k]], p[k].revents);
     if (tx_flush(s) < 0)
         s->dead = true;
-    return !s->dead && !atomic_load(&s->api->stopping);
+    s->why = api_up_clock_expired(&s->clock);
+    return !s->dead && !s->why && !atomic_load(&s->api->stopping);
 }
 
 void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel)
@@ -371,17 +377,21 @@ void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel)
     s->spdy = sl_spdy_new();
     struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
     atomic_fetch_add(&s->api->exec_sessions, 1);
+    api_up_clock_start(&s->clock, s->api->exec_idle_s, s->api->exec_max_s);
     if (s->spdy && (!tunnel || wslay_event_context_server_init(&s->ctx, &cb, s) == 0)) {
         while (spf_round(s))
             ;
-        if (atomic_load(&s->api->stopping)) { /* a last word, if the socket takes it */
+        if (atomic_load(&s->api->stopping) || s->why) { /* a last word, if the socket takes it */
             sl_spdy_put_goaway(&s->tx, 0, 0);
             tx_flush(s);
         }
         if (s->ctx)
             wslay_event_context_free(s->ctx);
     }
-    sl_info("port-forward ended: %s", s->desc);
+    if (s->why)
+        sl_info("port-forward ended: %s: %s", s->why, s->desc);
+    else
+        sl_info("port-forward ended: %s", s->desc);
     api_up_close(up);
     atomic_fetch_sub(&s->api->exec_sessions, 1);
     api_spf_free(s);

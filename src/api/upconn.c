@@ -26,6 +26,7 @@
 #include "api/upconn.h"
 
 #include "common/buf.h"
+#include "common/proc.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -197,4 +198,23 @@ bool api_up_pump(api_up_t *u, wslay_event_context_ptr ctx, short revents, bool r
     if (wslay_event_want_write(ctx) && wslay_event_send(ctx) != 0)
         return false;
     return api_up_flush(u) >= 0;
+}
+
+void api_up_clock_start(api_up_clock_t *k, unsigned idle_s, unsigned max_s)
+{
+    k->start_ms = k->last_ms = sl_now_ms();
+    k->idle_s = idle_s;
+    k->max_s = max_s;
+}
+
+void api_up_clock_touch(api_up_clock_t *k) { k->last_ms = sl_now_ms(); }
+
+const char *api_up_clock_expired(const api_up_clock_t *k)
+{
+    long long now = sl_now_ms();
+    if (now - k->start_ms >= (long long)k->max_s * 1000)
+        return "it reached its time limit (exec.max_duration)";
+    if (now - k->last_ms >= (long long)k->idle_s * 1000)
+        return "idle for too long (exec.idle_timeout)";
+    return NULL;
 }

@@ -58,4 +58,16 @@ bool api_up_pump(api_up_t *u, wslay_event_context_ptr ctx, short revents, bool r
 /* Hands the connection back to libmicrohttpd to close; frees u. */
 void api_up_close(api_up_t *u);
 
+/* The time limits of a session on an upgraded connection: exec.idle_timeout
+ * without a byte either way, exec.max_duration in all (the kubelet's
+ * streaming-connection-idle-timeout covers exec and port-forward alike). */
+typedef struct api_up_clock {
+    long long start_ms, last_ms; /* opened; the last byte either way */
+    unsigned idle_s, max_s;
+} api_up_clock_t;
+void api_up_clock_start(api_up_clock_t *k, unsigned idle_s, unsigned max_s);
+void api_up_clock_touch(api_up_clock_t *k); /* a byte went either way */
+/* why the session ends now ("idle for too long (exec.idle_timeout)"), or NULL */
+const char *api_up_clock_expired(const api_up_clock_t *k);
+
 #endif
