@@ -12,7 +12,10 @@ Measures, on a running local cluster (slurmlink up --dir D), in one run:
 usage: bench/pod-lifecycle.py --dir D [--runs N] [--many N]
 Nothing here is asserted: it prints numbers and the ratio against sbatch.
 """
-import argparse, http.client, json, os, re, statistics, subprocess, sys, threading, time
+import argparse, json, os, re, statistics, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kubecred  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
@@ -25,8 +28,11 @@ PORT = cl["api_port"]
 ENV = dict(os.environ, SLURM_CONF=f"{D}/etc/slurm.conf")
 NS = "bench"
 
+CTX = kubecred.tls_context(D)
+
+
 def conn():
-    return http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+    return kubecred.https(PORT, CTX, 60)
 
 def req(c, method, path, body=None):
     c.request(method, path, body=json.dumps(body) if body is not None else None,

@@ -24,9 +24,11 @@ usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--r
                                   [--daemons NAME=PATH,...] [--slurmlink PATH]
 Nothing here is asserted.
 """
-import argparse, base64, http.client, json, os, socket, ssl, statistics, subprocess, sys, tempfile
+import argparse, http.client, json, os, socket, statistics, subprocess, sys
 import threading, time
-import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kubecred  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
@@ -49,28 +51,11 @@ if "api" in PATHS and DAEMONS:
     PATHS[i:i + 1] = [f"api:{name}" for name, _ in DAEMONS]
 
 
-def tls_context():
-    """the admin's credential of D/kubeconfig (a client certificate)"""
-    kc = yaml.safe_load(open(f"{D}/kubeconfig"))
-    user, cluster = kc["users"][0]["user"], kc["clusters"][0]["cluster"]
-    tmp = tempfile.mkdtemp()
-    files = {}
-    for key, name in (("client-certificate-data", "crt"), ("client-key-data", "key"),
-                      ("certificate-authority-data", "ca")):
-        files[name] = f"{tmp}/{name}"
-        with open(files[name], "wb") as f:
-            f.write(base64.b64decode(cluster[key] if name == "ca" else user[key]))
-    ctx = ssl.create_default_context(cafile=files["ca"])
-    ctx.check_hostname = False
-    ctx.load_cert_chain(files["crt"], files["key"])
-    return ctx
-
-
-CTX = tls_context()
+CTX = kubecred.tls_context(D)
 
 
 def conn(timeout=120):
-    return http.client.HTTPSConnection("127.0.0.1", PORT, timeout=timeout, context=CTX)
+    return kubecred.https(PORT, CTX, timeout)
 
 
 def req(c, method, path, body=None):
