@@ -13,12 +13,8 @@ source "$(dirname "$0")/lib.sh"
 plan 9
 
 W=$(tmpdir)
-chmod 755 "$W" # the jobs (user nobody) run the shim through it
 on_exit "rm -rf '$W'"
-printf '#!/bin/sh\nexec "%s" --exec-idle-timeout 3 --exec-max-duration 8 "$@"\n' "$SLURMLINKD" >"$W/slurmlinkd"
-chmod +x "$W/slurmlinkd"
-ln -s "$(dirname "$SLURMLINKD")/slurmlink-shim" "$W/slurmlink-shim" # up looks for it beside the daemon
-cluster_up --gpus 0 --cpus 2 --daemon "$W/slurmlinkd" || bail "cluster up"
+cluster_up --gpus 0 --cpus 2 --daemon "$(daemon_with "$W" --exec-idle-timeout 3 --exec-max-duration 8)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 KBIN=/usr/lib/google-cloud-sdk/bin
 B=$((30000 + $$ % 9000 * 4 % 9000))

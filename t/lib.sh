@@ -118,6 +118,17 @@ trap 'exit 130' INT TERM
 # A private temporary folder under /tmp, short enough for Unix socket paths.
 tmpdir() { mktemp -d /tmp/slt.XXXXXX; }
 
+# daemon_with DIR ARGS...: a slurmlinkd wrapper in DIR (made 755, the jobs'
+# user runs the shim through it) that adds ARGS to the daemon's command
+# line, with the shim beside it; prints its path, for `cluster_up --daemon`
+daemon_with() {
+  local d=$1; shift
+  chmod 755 "$d"
+  printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$SLURMLINKD" "$*" >"$d/slurmlinkd"
+  chmod +x "$d/slurmlinkd"
+  ln -sf "$(dirname "$SLURMLINKD")/slurmlink-shim" "$d/slurmlink-shim" # up looks for it beside the daemon
+  echo "$d/slurmlinkd"
+}
 # cluster_up [options] — start a private cluster in a new folder $CL
 cluster_up() {
   CL=$(tmpdir)
