@@ -3,7 +3,8 @@
 # (env://: MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK), an all-reduce of
 # rank+1 (the sum is checked: n(n+1)/2), then a few DDP steps of a tiny
 # linear model whose loss must fall. FAIL_MODE (workers only): "once"
-# fails the first attempt (a marker in FAIL_DIR), "always" every one.
+# fails the first attempt (a marker in FAIL_DIR), "always" every one,
+# "hang-once" sleeps through the first attempt (its node is then killed).
 # "clock start/end NS": wall-clock times for bench/pytorchjob.sh.
 import os
 import socket
@@ -24,6 +25,10 @@ if rank > 0 and (mode == "always" or (mode == "once" and not os.path.exists(f"{f
     open(f"{fdir}/failed", "w").close()
     print(f"rank {rank}: failing on purpose ({mode})", flush=True)
     sys.exit(3)
+if rank > 0 and mode == "hang-once" and not os.path.exists(f"{fdir}/hung"):
+    open(f"{fdir}/hung", "w").write(socket.gethostname())
+    print(f"rank {rank}: hanging on purpose on {socket.gethostname()}", flush=True)
+    time.sleep(600)
 dist.init_process_group("gloo")
 r, w = dist.get_rank(), dist.get_world_size()
 t = torch.tensor([float(r + 1)])

@@ -590,13 +590,24 @@ static void process_due(sl_ctl_t *c)
 
 /* node and ip are caller buffers of 256 bytes the view points into; rank:
  * a gang replica's node in the job's node list (gang.c), else 0 */
+/* What Slurm says of job j, as the pod of gang rank `rank` sees it. A
+ * replica's node is its place in the job's node list while the job runs;
+ * the list shrinks as the job ends (a lost node, nodes done completing), so
+ * the node first seen is kept in `known` (the controller's p->node; NULL
+ * from other threads, which see running jobs only). */
 static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_view_t *v,
-                    char *node, char *ip, unsigned rank)
+                    char *node, char *ip, unsigned rank, char *known)
 {
     snprintf(node, 256, "%s", *j->batch_host ? j->batch_host : j->nodes);
     node[strcspn(node, ",[")] = '\0';
-    if (rank)
+    if (rank) {
+        node[0] = '\0';
         ctl_gang_node(j->nodes, rank, node, 256);
+    }
+    if (known && *known)
+        snprintf(node, 256, "%s", known);
+    else if (known && *node && !strcmp(j->state, "RUNNING") && !j->completing)
+        snprintf(known, CTL_NODE_MAX, "%s", node);
     ip[0] = '\0';
     if (*node)
         ctl_node_addr(c, node, ip, 256);
@@ -612,6 +623,8 @@ static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job
                           .shim_finished = shim_done};
     if (!strcmp(j->state, "PENDING"))
         v->node = "";
+    if (!strcmp(j->state, "NODE_FAIL") && *node)
+        v->node_up = ctl_node_up_now(node);
 }
 
 static int adopt_fn(json_t *pod, void *arg)
@@ -650,7 +663,7 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     pthread_mutex_unlock(&c->lock);
     ctl_job_view_t v;
     char node[256], ip[256];
-    view_of(c, j, shim_done, &v, node, ip, p->gang_rank);
+    view_of(c, j, shim_done, &v, node, ip, p->gang_rank, p->node);
     apply_job(c, p, &v);
     /* over once Slurm has finished it too: a COMPLETING job (its Epilog
      * running, its processes being killed) keeps a deleted pod, Terminating,
@@ -726,7 +739,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
         pthread_mutex_unlock(&c->lock);
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank);
+        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank, p->node);
         apply_job(c, p, &v);
     } else if (!known) {
         sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "
@@ -1000,7 +1013,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), suid)) {
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank);
+        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank, NULL);
         apply_view(c, ns, name, uid, &v, NULL);
     }
     sl_slurm_jobs_free(jl);

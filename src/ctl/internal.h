@@ -63,6 +63,8 @@
  * controller thread); the rest (pods_rv to initial_poll_done,
  * next_queue_metric_ms) is the controller thread's alone. */
 
+#define CTL_NODE_MAX 256 /* a node name, with its NUL */
+
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
 /* What the controller tracks per pod (by uid). */
@@ -96,8 +98,9 @@ typedef struct ctl_pod {
     uint32_t array_job_id, array_task_id;
     /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
     unsigned gang_rank;
-    ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
-    int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
+    char node[CTL_NODE_MAX]; /* the node its job was first seen running it on */
+    ctl_pull_t *pull;        /* images being pulled or pulled for submission (pull.c) */
+    int pull_wait;           /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
     struct ctl_pod *next;                 /* hash chain by uid */
     struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
@@ -223,6 +226,10 @@ void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reas
 void ctl_nodes_poll(sl_ctl_t *c);
 /* the node's address, copied under the lock ("" when unknown) */
 void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len);
+/* slurmctld asked now (not the snapshot: a node's failure and its jobs'
+ * NODE_FAIL come together): 1 when node is up and responding, 0 when it
+ * is down or not responding, -1 when that cannot be told. Any thread. */
+int ctl_node_up_now(const char *node);
 
 /* submit.c: the controller thread hands a pod to a submission worker
  * (subpool.h), which works on its own copy of the pod (never a ctl_pod_t)

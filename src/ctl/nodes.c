@@ -1,7 +1,7 @@
 /* nodes.c — one Kubernetes Node per Slurm node, kept current. */
-#include "ctl/internal.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctl/internal.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
 
@@ -24,6 +24,21 @@ void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len)
     pthread_mutex_unlock(&c->lock);
 }
 
+int ctl_node_up_now(const char *node)
+{
+    sl_slurm_nodes_t *all = NULL;
+    if (sl_slurm_nodes_load(NULL, &all, NULL) < 0)
+        return -1;
+    int up = -1;
+    for (size_t i = 0; i < sl_slurm_nodes_count(all) && up < 0; i++) {
+        const sl_slurm_node_t *n = sl_slurm_nodes_at(all, i);
+        if (n && !strcmp(n->name, node))
+            up = !n->down && !n->not_responding;
+    }
+    sl_slurm_nodes_free(all);
+    return up;
+}
+
 static void add_list_labels(json_t *labels, const char *prefix, const char *list)
 {
     char *copy = sl_xstrdup(list);
@@ -42,10 +57,10 @@ static json_t *node_object(const sl_slurm_node_t *n)
 {
     struct utsname u;
     uname(&u);
-    json_t *labels = json_pack("{s:s, s:s, s:s, s:s}", "kubernetes.io/hostname", n->name,
-                               "kubernetes.io/os", "linux", "kubernetes.io/arch",
-                               !strcmp(u.machine, "x86_64") ? "amd64" : u.machine,
-                               "slurmlink.io/node", n->name);
+    json_t *labels =
+        json_pack("{s:s, s:s, s:s, s:s}", "kubernetes.io/hostname", n->name, "kubernetes.io/os",
+                  "linux", "kubernetes.io/arch", !strcmp(u.machine, "x86_64") ? "amd64" : u.machine,
+                  "slurmlink.io/node", n->name);
     add_list_labels(labels, "slurmlink.io/partition-", n->partitions);
     add_list_labels(labels, "slurmlink.io/feature-", n->features);
 
@@ -59,7 +74,7 @@ static json_t *node_object(const sl_slurm_node_t *n)
         json_object_set_new(cap, "nvidia.com/gpu", json_string(gpu));
 
     int ready = !n->down && !n->not_responding;
-    const char *reason = n->down ? "SlurmNodeDown"
+    const char *reason = n->down             ? "SlurmNodeDown"
                          : n->not_responding ? "SlurmdNotResponding"
                                              : "SlurmdReady";
     char msg[512];
@@ -81,8 +96,8 @@ static json_t *node_object(const sl_slurm_node_t *n)
 
     json_t *addrs = json_array();
     if (*n->addr)
-        json_array_append_new(addrs, json_pack("{s:s, s:s}", "type", "InternalIP", "address",
-                                               n->addr));
+        json_array_append_new(addrs,
+                              json_pack("{s:s, s:s}", "type", "InternalIP", "address", n->addr));
     json_array_append_new(addrs, json_pack("{s:s, s:s}", "type", "Hostname", "address",
                                            *n->hostname ? n->hostname : n->name));
     json_t *obj = json_pack(
@@ -92,14 +107,13 @@ static json_t *node_object(const sl_slurm_node_t *n)
         "    s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}}",
         "apiVersion", "v1", "kind", "Node", "metadata", "name", n->name, "labels", labels,
         "annotations", "slurmlink.io/slurm-state", n->state, "slurmlink.io/allocated", alloc,
-        "slurmlink.io/partitions", n->partitions,
-        "spec", "unschedulable", n->drain,
-        "status", "capacity", cap, "allocatable", cap, "conditions", "type", "Ready", "status",
-        ready ? "True" : "False", "reason", reason, "message", msg, "addresses", addrs,
-        "nodeInfo", "kubeletVersion", ver, "kubeProxyVersion", "", "operatingSystem", "linux",
-        "architecture", !strcmp(u.machine, "x86_64") ? "amd64" : u.machine, "kernelVersion",
-        u.release, "osImage", "Slurm node", "containerRuntimeVersion", "slurm://", "machineID",
-        "", "systemUUID", "", "bootID", "");
+        "slurmlink.io/partitions", n->partitions, "spec", "unschedulable", n->drain, "status",
+        "capacity", cap, "allocatable", cap, "conditions", "type", "Ready", "status",
+        ready ? "True" : "False", "reason", reason, "message", msg, "addresses", addrs, "nodeInfo",
+        "kubeletVersion", ver, "kubeProxyVersion", "", "operatingSystem", "linux", "architecture",
+        !strcmp(u.machine, "x86_64") ? "amd64" : u.machine, "kernelVersion", u.release, "osImage",
+        "Slurm node", "containerRuntimeVersion", "slurm://", "machineID", "", "systemUUID", "",
+        "bootID", "");
     return obj;
 }
 
@@ -175,8 +189,8 @@ void ctl_nodes_poll(sl_ctl_t *c)
         sl_error_t e2 = SL_ERROR_INIT;
         if (sl_store_mutate(c->store, "nodes", NULL, sn->name, node_mutate, &u, NULL, &e2) < 0) {
             json_t *obj = json_deep_copy(u.want);
-            json_t *cond = json_array_get(json_object_get(json_object_get(obj, "status"),
-                                                          "conditions"), 0);
+            json_t *cond =
+                json_array_get(json_object_get(json_object_get(obj, "status"), "conditions"), 0);
             json_object_set_new(cond, "lastTransitionTime", json_string(now));
             json_object_set_new(cond, "lastHeartbeatTime", json_string(now));
             if (sl_store_create(c->store, "nodes", obj, &e2) < 0 && errno != EEXIST)

@@ -542,6 +542,13 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     } else if (!strcmp(s, "OUT_OF_MEMORY")) {
         reason = cterm = "OOMKilled";
         snprintf(msg, sizeof(msg), "Slurm job %u ran out of memory", job->job_id);
+    } else if (!strcmp(s, "NODE_FAIL") && job->node_up == 1) {
+        /* a replica on a node that is fine: another node of its job was lost */
+        reason = "Terminated";
+        snprintf(msg, sizeof(msg),
+                 "Pod was terminated: another node of its Slurm job %u was lost (NODE_FAIL); "
+                 "its own node %s is up",
+                 job->job_id, job->node);
     } else if (!strcmp(s, "NODE_FAIL")) {
         reason = "NodeLost";
         snprintf(msg, sizeof(msg),

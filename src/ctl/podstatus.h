@@ -35,6 +35,8 @@ typedef struct ctl_job_view {
     int64_t start_ns, end_ns;
     int exit_code;
     unsigned restart_cnt;
+    int node_up;       /* NODE_FAIL: 1 when the pod's own node is up (another node of
+                        * its job was lost); 0 or -1 (down, unknown): its node */
     int shim_finished; /* the shim reported pod-finished: a terminal phase may come
                         * before the job ends; otherwise an active job puts a
                         * terminal phase back to Pending (someone else wrote it) */

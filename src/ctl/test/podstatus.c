@@ -181,6 +181,22 @@ int main(void)
         json_decref(p);
     }
 
+    /* NODE_FAIL of a gang's job seen by a replica whose own node is up */
+    p = pod("Never", 0);
+    ctl_status_submitted(p, 9, now);
+    j = (ctl_job_view_t){.job_id = 9, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    j.state = "NODE_FAIL";
+    j.node_up = 1;
+    ctl_status_from_job(p, &j, now);
+    is_str(path_str(p, "status", "phase"), "Failed", "NODE_FAIL, its own node up → Failed");
+    is_str(path_str(p, "status", "reason"), "Terminated", "... reason Terminated, not NodeLost");
+    is_str(path_str(p, "status", "message"),
+           "Pod was terminated: another node of its Slurm job 9 was lost (NODE_FAIL); its own "
+           "node node1 is up",
+           "... the message says another node was lost");
+    json_decref(p);
+
     /* the shim said it ended (clean exit on SIGTERM), then Slurm says CANCELLED */
     p = pod("Never", 0);
     ctl_status_submitted(p, 11, now);
