@@ -14,7 +14,7 @@
 #     Launchers, a bad slotsPerWorker (negative, 0, a string);
 #   - deletion cancels the Slurm job and removes the pods.
 source "$(dirname "$0")/lib.sh"
-plan 23
+plan 24
 
 /usr/bin/python3 -c 'import mpi4py' 2>/dev/null || bail "python3-mpi4py is missing (scripts/deps.sh installs it)"
 command -v mpirun >/dev/null || bail "OpenMPI's mpirun is missing (scripts/deps.sh installs openmpi-bin)"
@@ -85,7 +85,7 @@ like "$(mpijob typo 's/slotsPerWorker:/slotsPerWorkr:/' | kc apply --validate=st
 
 # --- validation: 422 naming the field --------------------------------------------------------------
 out=$(mpijob nolauncher '/    Launcher:/,/    Worker:/{/    Worker:/!d}' | kc apply -f - 2>&1)
-like "$out" 'MPIJob.kubeflow.org "nolauncher" is invalid: spec.mpiReplicaSpecs\[Launcher\]: Required value: must have Launcher replica spec' \
+like "$out" 'The MPIJob "nolauncher" is invalid: spec.mpiReplicaSpecs\[Launcher\]: Required value: must have Launcher replica spec' \
   "no Launcher: 422 naming spec.mpiReplicaSpecs[Launcher]"
 out=$(mpijob twolaunchers '0,/replicas: 1/s//replicas: 2/' | kc apply -f - 2>&1)
 like "$out" 'spec.mpiReplicaSpecs\[Launcher\].replicas: Invalid value: 2: must be 1' "2 Launchers: 422 naming its replicas"
@@ -113,8 +113,11 @@ wait_for 30 eval '[ -n "$(sacct_of pi)" ]' # slurmdbd has the record a moment af
 jobs=$(sacct_of pi)
 is "$(wc -l <<<"$jobs") $(awk '{print $2, $3}' <<<"$jobs")" "1 2 COMPLETED" "sacct: ONE Slurm job named default/pi, NNodes 2, COMPLETED"
 id=$(awk '{print $1}' <<<"$jobs")
-steps=$(sacct -n -P -j "$id" --format=JobID,NodeList | awk -F'|' '$1 ~ /\.(batch|[0-9]+)$/ {sub(/^[0-9]+\./, "", $1); print $1 "@" $2}' | sort | tr '\n' ' ')
-like "$steps" '^0@node[12] 1@node[12] .*batch@node1 ' "the Launcher in the batch step on node1, a step per Worker ($steps)"
+steps=$(sacct -n -P -j "$id" --format=JobID,JobName,NodeList | awk -F'|' '$1 ~ /\.([0-9]+|batch)$/ {sub(/^[0-9]+\.[0-9]+$/, "step", $1); sub(/^[0-9]+\./, "", $1); print $1 ":" $2 "@" $3}' | sort | tr '\n' ' ')
+is "$steps" "batch:batch@node1 step:bash@node1 step:bash@node2 step:orted@node2 " \
+  "sacct: the Launcher in the batch step on node1, a step per Worker, and mpirun's daemon started by srun on node2 (no ssh)"
+is "$(kc get pods -l training.kubeflow.org/job-role=worker -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase}/{.status.containerStatuses[0].state.terminated.exitCode} {end}')" \
+  "pi-worker-0=Failed/143 pi-worker-1=Failed/143 " "the Workers' steps ended with the Launcher (SIGTERM: exit 143); they do not decide the MPIJob's end"
 is "$(jp pod/pi-launcher '{.metadata.labels.training\.kubeflow\.org/job-role} {.metadata.labels.training\.kubeflow\.org/replica-type} {.metadata.labels.training\.kubeflow\.org/job-name} {.metadata.labels.training\.kubeflow\.org/operator-name}')|$(jp pod/pi-worker-1 '{.metadata.labels.training\.kubeflow\.org/job-role} {.metadata.labels.training\.kubeflow\.org/replica-type} {.metadata.labels.training\.kubeflow\.org/replica-index} {.metadata.ownerReferences[0].kind}')" \
   "launcher launcher pi mpi-operator|worker worker 1 MPIJob" "mpi-operator's pods: pi-launcher, pi-worker-N, their labels, owned by the MPIJob"
 is "$(jp mpijob/pi '{range .status.conditions[*]}{.type}={.status}:{.reason} {end}')" \

@@ -87,7 +87,9 @@ static void step_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
 }
 
 /* the batch member, after the steps: its job.sh in the batch step (its
- * exit status the job's), then the steps ended */
+ * exit status the job's), then the steps ended: SIGTERM to their tasks
+ * (scancel signals the steps, not the batch shell; a SIGTERM to srun
+ * would kill its step), so each shim stops its pod gracefully */
 static void batch_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
 {
     char *qd = sl_shell_quote(dir), *out = sl_xasprintf("%s/job.out", dir);
@@ -96,7 +98,7 @@ static void batch_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
     exports(s, m);
     sl_buf_printf(s,
                   "exec /bin/bash %s) >>%s 2>&1\nrc=$?\n"
-                  "[ ${#pids[@]} -gt 0 ] && kill -TERM \"${pids[@]}\" 2>/dev/null\n"
+                  "[ ${#pids[@]} -gt 0 ] && scancel --signal=TERM \"$SLURM_JOB_ID\"\n"
                   "wait\nexit $rc\n",
                   qs, qo);
     free(qd);

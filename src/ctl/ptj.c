@@ -239,13 +239,25 @@ static json_t *attempt_pods(json_t *pods, long long k, size_t *older)
     return out;
 }
 
+/* an MPIJob's Workers end with its Launcher (the batch script ends their
+ * steps): until they have, deleting one would cancel the job that is
+ * ending by itself (sacct CANCELLED, not COMPLETED) */
+static bool workers_ending(const ctl_tj_kind_t *k, json_t *pods)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) if (k->launcher_rules && !ctl_pod_terminal(pod) &&
+                                         !sl_kube_meta_str(pod, "deletionTimestamp")) return true;
+    return false;
+}
+
 /* ttlSecondsAfterFinished past since completionTime: the PyTorchJob deleted
  * (its pods and job follow it: ptj_gone); cleanPodPolicy All/Running: the
  * pods deleted (Running: those not finished), as the operator does */
 static void finished(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods)
 {
     const char *cpp = sl_kube_path_str(job, "spec.runPolicy.cleanPodPolicy");
-    if (cpp && (!strcmp(cpp, "All") || !strcmp(cpp, "Running")))
+    if (cpp && (!strcmp(cpp, "All") || !strcmp(cpp, "Running")) && !workers_ending(k, pods))
         delete_pods(c, pods, !strcmp(cpp, "All"));
     json_t *ttl = sl_kube_path(job, "spec.runPolicy.ttlSecondsAfterFinished");
     const char *done = sl_kube_path_str(job, "status.completionTime");
