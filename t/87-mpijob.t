@@ -12,9 +12,11 @@
 #     pod names, labels, conditions and reasons, replicaStatuses;
 #   - mpi-operator's validation as 422s naming the field: no Launcher, 2
 #     Launchers, a bad slotsPerWorker (negative, 0, a string);
+#   - a Launcher failing once (OnFailure): the gang restarts and succeeds,
+#     two Slurm jobs;
 #   - deletion cancels the Slurm job and removes the pods.
 source "$(dirname "$0")/lib.sh"
-plan 24
+plan 28
 
 /usr/bin/python3 -c 'import mpi4py' 2>/dev/null || bail "python3-mpi4py is missing (scripts/deps.sh installs it)"
 command -v mpirun >/dev/null || bail "OpenMPI's mpirun is missing (scripts/deps.sh installs openmpi-bin)"
@@ -35,6 +37,7 @@ PY
 chmod 644 "$D/allreduce.py"
 
 # mpijob NAME [sed expressions...]: mpi-operator's pi example in shape
+# (PRE: shell lines the Launcher runs first)
 mpijob() {
   local name=$1; shift
   local m
@@ -58,7 +61,7 @@ spec:
           containers:
             - name: mpi-launcher
               image: mpioperator/mpi-pi
-              command: ["sh", "-c", "cat \"\$OMPI_MCA_orte_default_hostfile\"; exec mpirun --allow-run-as-root -n 2 /usr/bin/python3 $D/allreduce.py"]
+              command: ["sh", "-c", "${PRE:-}cat \"\$OMPI_MCA_orte_default_hostfile\"; exec mpirun --allow-run-as-root -n 2 /usr/bin/python3 $D/allreduce.py"]
     Worker:
       replicas: 2
       template:
@@ -109,7 +112,8 @@ like "$log" "rank 1/2 on node[12]: allreduce 3" "... rank 1 the same sum"
 is "$(grep -o 'on node[0-9]*' <<<"$log" | sort -u | wc -l)" 2 \
   "the two ranks ran on different nodes ($(grep -o 'rank .* on node[0-9]*' <<<"$log" | tr '\n' ' '))"
 like "$log" $'node1 slots=1\nnode2 slots=1' "the hostfile mpi-operator writes: the job's nodes, slotsPerWorker slots each"
-wait_for 30 eval '[ -n "$(sacct_of pi)" ]' # slurmdbd has the record a moment after slurmctld
+# slurmdbd has the record a moment after slurmctld, the job ends once the Workers' steps have
+wait_for 60 eval '[ "$(sacct_of pi | awk "{print \$3}")" = COMPLETED ]'
 jobs=$(sacct_of pi)
 is "$(wc -l <<<"$jobs") $(awk '{print $2, $3}' <<<"$jobs")" "1 2 COMPLETED" "sacct: ONE Slurm job named default/pi, NNodes 2, COMPLETED"
 id=$(awk '{print $1}' <<<"$jobs")
@@ -126,6 +130,17 @@ is "$(jp mpijob/pi '{range .status.conditions[*]}{.type}={.status}:{.reason} {en
 is "$(jp mpijob/pi '{.status.conditions[?(@.type=="Succeeded")].message}|{.status.replicaStatuses.Launcher.succeeded}')" \
   "MPIJob default/pi successfully completed.|1" "... its message; replicaStatuses.Launcher"
 like "$(kc get mpijobs 2>&1)" $'^NAME +AGE\npi +[0-9]+[sm]' "kubectl get mpijobs: NAME AGE, as a CRD without printer columns"
+
+# --- a Launcher failing once, restartPolicy OnFailure (its default): the gang restarts -----------
+mkdir -p "$D/flaky" && chmod 1777 "$D/flaky"
+PRE="[ -e $D/flaky/failed ] || { touch $D/flaky/failed; exit 3; }; " mpijob flaky | kc apply -f - >/dev/null
+ok kc wait --for=condition=Succeeded mpijob/flaky --timeout=240s "a Launcher failing once: the MPIJob succeeds in the end"
+like "$(grep 'default/flaky' "$CL/log/slurmlinkd.log")" "MPIJob default/flaky: a replica failed, the gang restarts \(attempt 1\)" \
+  "... after one restart of the whole gang"
+# the restart cancels the failed attempt's job if it has not ended yet; the good one ends by itself
+two() { [[ "$(sacct_of flaky | awk '{print $2, $3}' | tr '\n' ' ')" =~ ^2\ (FAILED|CANCELLED)\ 2\ COMPLETED\ $ ]]; }
+ok wait_for 60 two "... two Slurm jobs of 2 nodes: the failed attempt, the good one COMPLETED"
+like "$(kc logs flaky-launcher 2>&1)" "rank 1/2 on node[12]: allreduce 3" "... whose all-reduce is right"
 
 # --- deletion cancels the Slurm job ----------------------------------------------------------------
 mpijob sleepy 's|exec mpirun.*allreduce.py|exec sleep 600|' | kc apply -f - >/dev/null
