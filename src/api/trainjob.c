@@ -163,14 +163,18 @@ bool api_tj_dns1035(const char *s, const char *sep, char *why, size_t len)
     "https://git.k8s.io/community/contributors/devel/sig-architecture/"                            \
     "api-conventions.md#metadata"
 
+json_t *api_tj_name_column(void)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:i}", "name", "Name", "type", "string", "format",
+                     "name", "description", NAME_DESC, "priority", 0);
+}
+
 /* the apiextensions table convertor's columns when a CRD lists none:
  * the name, then Age from .metadata.creationTimestamp */
 json_t *api_tj_columns_name_age(void)
 {
-    return json_pack("[{s:s, s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:s, s:i}]", "name", "Name",
-                     "type", "string", "format", "name", "description", NAME_DESC, "priority", 0,
-                     "name", "Age", "type", "date", "format", "", "description", AGE_DESC,
-                     "priority", 0);
+    return json_pack("[o, {s:s, s:s, s:s, s:s, s:i}]", api_tj_name_column(), "name", "Age", "type",
+                     "date", "format", "", "description", AGE_DESC, "priority", 0);
 }
 
 json_t *api_tj_cells_name_age(json_t *job, long long now)

@@ -36,6 +36,9 @@ void api_tj_validate_template(const char *specs, const char *type, json_t *rs, s
  * (empty when s is one); false when s is not one. */
 bool api_tj_dns1035(const char *s, const char *sep, char *why, size_t len);
 
+/* The Table's Name column as kube-apiserver's table convertor gives it (new ref). */
+json_t *api_tj_name_column(void);
+
 /* The Table of a CRD without additionalPrinterColumns: NAME, AGE. */
 json_t *api_tj_columns_name_age(void);
 json_t *api_tj_cells_name_age(json_t *job, long long now);
