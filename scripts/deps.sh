@@ -34,6 +34,8 @@ PKGS=(
   python3-torch
   # MPI: OpenMPI (mpicc builds the demo's stencil; srun --mpi=pmix runs it)
   openmpi-bin libopenmpi-dev
+  # MPIJob's test (t/87-mpijob.t): an mpi4py all-reduce under the Launcher's mpirun
+  python3-mpi4py
 )
 
 if [ "$(id -u)" != 0 ]; then

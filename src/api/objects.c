@@ -217,7 +217,7 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
      * pods run as its creator (src/ctl/job.c), so a Job carries it too, and
      * a CronJob's Jobs run as the CronJob's (src/ctl/cronjob.c) */
     if (is_pod || !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") ||
-        !strcmp(res->name, "pytorchjobs"))
+        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs"))
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
@@ -386,7 +386,8 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
     }
     carry_over(obj, old);
     if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs") ||
-         !strcmp(res->name, "cronjobs") || !strcmp(res->name, "pytorchjobs")) &&
+         !strcmp(res->name, "cronjobs") || !strcmp(res->name, "pytorchjobs") ||
+         !strcmp(res->name, "mpijobs")) &&
         api_admit_pod_update(r, obj, old, err) < 0)
         return -1;
     if (res->ops && res->ops->defaults)

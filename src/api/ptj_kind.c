@@ -9,6 +9,7 @@
 #include "api/crd.h"
 #include "api/internal.h"
 #include "api/ptj.h"
+#include "api/trainjob.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
@@ -26,36 +27,11 @@
 
 static const char *const replica_types[] = {"Master", "Worker", NULL};
 
-static json_t *obj_child(json_t *o, const char *k)
-{
-    json_t *c = json_object_get(o, k);
-    if (!json_is_object(c))
-        json_object_set_new(o, k, c = json_object());
-    return c;
-}
-
-/* the replica specs' ignored pod fields, as a Job's template's */
-static void template_warnings(json_t *job, json_t *warnings)
-{
-    const char *type;
-    json_t *rs;
-    json_object_foreach(sl_kube_path(job, RS), type, rs)
-    {
-        json_t *pod = json_pack("{s:O?}", "spec", sl_kube_path(rs, "template.spec"));
-        size_t n = 0;
-        char **w = sl_schema_pod_warnings(pod, &n);
-        for (size_t i = 0; w && i < n; i++)
-            json_array_append_new(warnings, json_sprintf(RS "[%s].template.%s", type, w[i]));
-        sl_strv_free(w);
-        json_decref(pod);
-    }
-}
-
 static int ptj_decode(json_t *job, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)err;
     api_crd_unknown(api_ptj_schema(), job, unknown);
-    template_warnings(job, warnings);
+    api_tj_template_warnings(job, RS, warnings);
     return 0;
 }
 
@@ -107,15 +83,6 @@ static void default_port(json_t *pod_spec)
                                            "containerPort", PTJ_PORT, "protocol", "TCP"));
 }
 
-static void def(json_t *o, const char *k, json_t *v)
-{
-    json_t *cur = json_object_get(o, k);
-    if (!cur || json_is_null(cur))
-        json_object_set_new(o, k, v);
-    else
-        json_decref(v);
-}
-
 /* setElasticPolicy: min and max from each other, else the Worker replicas */
 static void elastic_defaults(json_t *spec)
 {
@@ -138,10 +105,10 @@ static void elastic_defaults(json_t *spec)
  * false, a port's protocol TCP) */
 static void ptj_defaults(json_t *job)
 {
-    json_t *spec = obj_child(job, "spec");
-    json_t *rp = obj_child(spec, "runPolicy");
-    def(rp, "cleanPodPolicy", json_string("None"));
-    def(rp, "suspend", json_false());
+    json_t *spec = api_tj_obj_child(job, "spec");
+    json_t *rp = api_tj_obj_child(spec, "runPolicy");
+    api_tj_default(rp, "cleanPodPolicy", json_string("None"));
+    api_tj_default(rp, "suspend", json_false());
     json_t *specs = json_object_get(spec, "pytorchReplicaSpecs");
     if (json_is_object(specs))
         camel_case_types(specs);
@@ -151,8 +118,8 @@ static void ptj_defaults(json_t *job)
     {
         if (!json_is_object(rs))
             continue;
-        def(rs, "replicas", json_integer(1));
-        def(rs, "restartPolicy", json_string("OnFailure"));
+        api_tj_default(rs, "replicas", json_integer(1));
+        api_tj_default(rs, "restartPolicy", json_string("OnFailure"));
         json_t *ps = sl_kube_path(rs, "template.spec");
         if (json_is_object(ps))
             default_port(ps);
@@ -160,33 +127,14 @@ static void ptj_defaults(json_t *job)
     elastic_defaults(spec);
     json_t *ep = json_object_get(spec, "elasticPolicy");
     if (!json_is_object(ep) || !json_object_get(ep, "nProcPerNode"))
-        def(spec, "nprocPerNode", json_string("auto"));
-}
-
-static void ptj_prepare_create(json_t *job)
-{
-    json_object_del(job, "status"); /* the status subresource's strategy */
-    json_object_set_new(sl_kube_meta(job), "generation", json_integer(1));
-}
-
-static void ptj_prepare_update(json_t *job, json_t *old)
-{
-    json_t *s = json_object_get(old, "status");
-    if (s)
-        json_object_set(job, "status", s);
-    else
-        json_object_del(job, "status");
-    long long gen = json_integer_value(sl_kube_path(old, "metadata.generation"));
-    json_t *ns = json_object_get(job, "spec"), *os = json_object_get(old, "spec");
-    json_object_set_new(sl_kube_meta(job), "generation",
-                        json_integer(json_equal(ns, os) ? gen : gen + 1));
+        api_tj_default(spec, "nprocPerNode", json_string("auto"));
 }
 
 const api_kind_ops_t api_pytorchjob_ops = {
     .decode_check = ptj_decode,
     .defaults = ptj_defaults,
-    .prepare_create = ptj_prepare_create,
-    .prepare_update = ptj_prepare_update,
+    .prepare_create = api_tj_prepare_create,
+    .prepare_update = api_tj_prepare_update,
     .validate_create = api_ptj_validate,
     .validate_update = api_ptj_validate_update,
     .validate_status = api_ptj_validate_status,

@@ -3,21 +3,15 @@
  * apiextensions table convertor): NAME, STATE (.status.conditions[-1:].type)
  * and AGE (a date column: the human duration since the timestamp). */
 #include "api/ptj.h"
+#include "api/trainjob.h"
 #include "kube/meta.h"
 
 json_t *api_ptj_columns(void)
 {
-    return json_pack(
-        "[{s:s, s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:s, s:i}]", "name",
-        "Name", "type", "string", "format", "name", "description",
-        "Name must be unique within a namespace. Is required when creating resources, although "
-        "some resources may allow a client to request the generation of an appropriate name "
-        "automatically. Name is primarily intended for creation idempotence and configuration "
-        "definition. Cannot be updated. More info: "
-        "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
-        "priority", 0, "name", "State", "type", "string", "format", "", "description", "",
-        "priority", 0, "name", "Age", "type", "date", "format", "", "description", "", "priority",
-        0);
+    return json_pack("[o, {s:s, s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:s, s:i}]",
+                     api_tj_name_column(), "name", "State", "type", "string", "format", "",
+                     "description", "", "priority", 0, "name", "Age", "type", "date", "format", "",
+                     "description", "", "priority", 0);
 }
 
 json_t *api_ptj_cells(json_t *job, long long now)

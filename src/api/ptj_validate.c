@@ -8,6 +8,7 @@
 #include "api/crd.h"
 #include "api/internal.h"
 #include "api/ptj.h"
+#include "api/trainjob.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "pod/fielderr.h"
@@ -21,23 +22,7 @@
 #include <string.h>
 
 #define RS "spec.pytorchReplicaSpecs"
-#define DNS1035_MSG                                                                                \
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "   \
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "           \
-    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-
 json_t *api_ptj_schema(void) { return api_crd_schema("kubeflow.org", "v1", "PyTorchJob"); }
-
-static bool dns1035(const char *s)
-{
-    size_t n = strlen(s);
-    if (!n || s[0] < 'a' || s[0] > 'z' || s[n - 1] == '-')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-            return false;
-    return true;
-}
 
 /* NameIsDNS1035Label, as the webhook words it: "should match: ERRS" */
 static void validate_name(json_t *job, sl_error_t *err)
@@ -46,10 +31,7 @@ static void validate_name(json_t *job, sl_error_t *err)
     if (!name)
         return;
     char why[512] = "";
-    if (strlen(name) > 63)
-        snprintf(why, sizeof(why), "must be no more than 63 characters");
-    if (!dns1035(name))
-        snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s" DNS1035_MSG, *why ? "," : "");
+    api_tj_dns1035(name, ",", why, sizeof(why));
     if (*why) {
         char *d = sl_xasprintf("should match: %s", why);
         sl_err_field(err, SL_FE_INVALID, "metadata.name", name, d);
@@ -176,67 +158,6 @@ static void validate_alike(json_t *spec, sl_error_t *err)
     json_decref(b);
 }
 
-/* a pod module field path under the replica's template, or NULL (the
- * pod's own name) */
-static char *template_field(const char *type, const char *f)
-{
-    if (!strncmp(f, "spec", 4) && (!f[4] || f[4] == '.' || f[4] == '['))
-        return sl_xasprintf(RS "[%s].template.%s", type, f);
-    if (!strncmp(f, "metadata.labels", 15) || !strncmp(f, "metadata.annotations", 20))
-        return sl_xasprintf(RS "[%s].template.%s", type, f);
-    return NULL;
-}
-
-static void copy_errors(const char *type, const sl_error_t *from, sl_error_t *to)
-{
-    for (size_t i = 0; i < sl_err_nfields(from); i++) {
-        const sl_fielderr_t *e = sl_err_fieldat(from, i);
-        char *f = template_field(type, e->field);
-        if (!f)
-            continue;
-        if (e->vkind == SL_FE_V_INT)
-            sl_err_field_int(to, e->type, f, e->ivalue, e->detail);
-        else if (e->vkind == SL_FE_V_RAW)
-            sl_err_field_raw(to, e->type, f, e->value, e->detail);
-        else if (e->vkind == SL_FE_V_STRING)
-            sl_err_field(to, e->type, f, e->value, e->detail);
-        else
-            sl_err_field_none(to, e->type, f, e->detail);
-        free(f);
-    }
-}
-
-/* the replica's pod as the controller will create it, validated by the
- * pod module and the translator */
-static void validate_template(const char *type, json_t *rs, sl_error_t *err)
-{
-    json_t *meta = json_deep_copy(sl_kube_path(rs, "template.metadata"));
-    if (!json_is_object(meta)) {
-        json_decref(meta);
-        meta = json_object();
-    }
-    json_object_set_new(meta, "name", json_string("pytorchjob-replica"));
-    json_t *ps = json_deep_copy(sl_kube_path(rs, "template.spec"));
-    if (!json_is_object(ps)) {
-        json_decref(ps);
-        ps = json_object();
-    }
-    const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
-    json_object_set_new(ps, "restartPolicy",
-                        json_string(!rp || !strcmp(rp, "ExitCode") ? "Never" : rp));
-    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
-                            meta, "spec", ps);
-    sl_pod_apply_defaults(pod);
-    sl_error_t perr = SL_ERROR_INIT;
-    sl_pod_t *p = sl_pod_parse(pod, &perr);
-    if (p)
-        sl_translate_validate(p, NULL, &perr);
-    sl_pod_destroy(p);
-    copy_errors(type, &perr, err);
-    sl_error_clear(&perr);
-    json_decref(pod);
-}
-
 int api_ptj_validate(json_t *job, sl_error_t *err)
 {
     api_validate_meta(job, false, err);
@@ -254,7 +175,7 @@ int api_ptj_validate(json_t *job, sl_error_t *err)
     const char *type;
     json_t *rs;
     json_object_foreach(json_object_get(spec, "pytorchReplicaSpecs"), type, rs)
-        validate_template(type, rs, err);
+        api_tj_validate_template(RS, type, rs, err);
     if (!sl_err_nfields(err))
         validate_alike(spec, err);
     return api_fields_result(err);

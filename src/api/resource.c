@@ -38,6 +38,10 @@ const api_resource_t api_resources[] = {
      * one gang-scheduled Slurm job (src/ctl/gang.c) */
     {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", "PyTorchJobList", true,
      RW_ALL, {0}, {0}, true, false, "pytorchjobs.kubeflow.org", &api_pytorchjob_ops},
+    /* kubeflow.org/v2beta1 MPIJob as mpi-operator's CRD defines it: one
+     * Slurm job, the Launcher in its batch step (src/ctl/gang.c) */
+    {"kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob", "MPIJobList", true, RW_ALL, {0},
+     {0}, true, false, "mpijobs.kubeflow.org", &api_mpijob_ops},
     {0},
 };
 

@@ -988,6 +988,7 @@ static void *ctl_main(void *arg)
         process_due(c);
         ctl_jobs_pass(c); /* Jobs: their arrays, pods and status (job.c) */
         ctl_ptj_pass(c);  /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
+        ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
             sl_store_wait(c->store, seen, (int)wait);

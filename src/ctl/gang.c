@@ -57,8 +57,7 @@ static uint32_t find_submitted(const char *uid, const char *comment)
     return id;
 }
 
-/* one member's step: its exports, srun on its node, its pod's job.sh */
-static void step_line(sl_buf_t *s, const ctl_gang_member_t *m, size_t rank, const char *dir)
+static void exports(sl_buf_t *s, const ctl_gang_member_t *m)
 {
     for (size_t i = 0; m->env && m->env[i]; i++) {
         const char *eq = strchr(m->env[i], '=');
@@ -68,12 +67,40 @@ static void step_line(sl_buf_t *s, const ctl_gang_member_t *m, size_t rank, cons
         sl_buf_printf(s, "%.*s=%s ", (int)(eq - m->env[i]), m->env[i], q);
         free(q);
     }
+}
+
+/* one member's step: its exports, srun on its node, its pod's job.sh */
+static void step_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
+{
+    exports(s, m);
     char *qd = sl_shell_quote(dir), *out = sl_xasprintf("--output=%s/job.out", dir);
     char *sh = sl_xasprintf("%s/job.sh", dir), *qo = sl_shell_quote(out), *qs = sl_shell_quote(sh);
     sl_buf_printf(s,
-                  "srun --nodes=1 --ntasks=1 --relative=%zu --chdir=%s %s --open-mode=append "
+                  "srun --nodes=1 --ntasks=1 --relative=%u --chdir=%s %s --open-mode=append "
                   "/bin/bash %s &\npids+=($!)\n",
-                  rank, qd, qo, qs);
+                  ctl_gang_rank(m->pod), qd, qo, qs);
+    free(qd);
+    free(out);
+    free(sh);
+    free(qo);
+    free(qs);
+}
+
+/* the batch member, after the steps: its job.sh in the batch step (its
+ * exit status the job's), then the steps ended: SIGTERM to their tasks
+ * (scancel signals the steps, not the batch shell; a SIGTERM to srun
+ * would kill its step), so each shim stops its pod gracefully */
+static void batch_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
+{
+    char *qd = sl_shell_quote(dir), *out = sl_xasprintf("%s/job.out", dir);
+    char *sh = sl_xasprintf("%s/job.sh", dir), *qo = sl_shell_quote(out), *qs = sl_shell_quote(sh);
+    sl_buf_printf(s, "(cd %s && ", qd);
+    exports(s, m);
+    sl_buf_printf(s,
+                  "exec /bin/bash %s) >>%s 2>&1\nrc=$?\n"
+                  "[ ${#pids[@]} -gt 0 ] && scancel --signal=TERM \"$SLURM_JOB_ID\"\n"
+                  "wait\nexit $rc\n",
+                  qs, qo);
     free(qd);
     free(out);
     free(sh);
@@ -93,15 +120,24 @@ static char *gang_script(const ctl_gang_t *g, char **dirs)
                   sl_kube_uid(g->owner), g->attempt);
     if (g->head)
         sl_buf_printf(&s, "%s\n", g->head);
-    for (size_t i = 0; i < g->n; i++)
-        step_line(&s, &g->m[i], i, dirs[i]);
-    sl_buf_puts(&s, "rc=0\nfor p in \"${pids[@]}\"; do wait \"$p\" || { r=$?; [ $rc = 0 ] && "
-                    "rc=$r; }; done\nexit $rc\n");
+    size_t batch = g->n;
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->m[i].batch && batch == g->n)
+            batch = i;
+        else
+            step_line(&s, &g->m[i], dirs[i]);
+    }
+    if (batch < g->n)
+        batch_line(&s, &g->m[batch], dirs[batch]);
+    else
+        sl_buf_puts(&s, "rc=0\nfor p in \"${pids[@]}\"; do wait \"$p\" || { r=$?; [ $rc = 0 ] "
+                        "&& rc=$r; }; done\nexit $rc\n");
     return sl_buf_steal(&s);
 }
 
-/* the options of member 0's translation, less what names one pod, with the
- * gang's shape (ptj_validate.c makes the members' resources alike) */
+/* the options of a step member's translation (the first's: ptj_validate.c
+ * makes a PyTorchJob's alike; an MPIJob's Worker's, not its Launcher's),
+ * less what names one pod, with the gang's shape */
 static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, const char *cmt)
 {
     static const char *const drop[] = {"--job-name=", "--comment=",   "--output=", "--error=",
@@ -115,8 +151,8 @@ static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, 
         if (!skip)
             v[n++] = sl_xstrdup(r->options[i]);
     }
-    v[n++] = sl_xasprintf("--nodes=%zu", g->n);
-    v[n++] = sl_xstrdup("--ntasks-per-node=1");
+    v[n++] = sl_xasprintf("--nodes=%zu", g->nodes ? g->nodes : g->n);
+    v[n++] = sl_xasprintf("--ntasks-per-node=%u", g->tasks_per_node ? g->tasks_per_node : 1);
     v[n++] = sl_xasprintf("--job-name=%s/%s", sl_kube_namespace(g->owner), sl_kube_name(g->owner));
     v[n++] = sl_xasprintf("--comment=%s", cmt);
     v[n++] = sl_xstrdup("--output=/dev/null");
@@ -171,7 +207,7 @@ static int members(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
     for (size_t i = 0; i < g->n && ok; i++) {
         ps[i] = ctl_pod_find(c, sl_kube_uid(g->m[i].pod));
         ok = ps[i] && ps[i]->owner_uid && !strcmp(ps[i]->owner_uid, sl_kube_uid(g->owner)) &&
-             ps[i]->gang_rank == i && !ps[i]->job_id;
+             ps[i]->gang_rank == ctl_gang_rank(g->m[i].pod) && !ps[i]->job_id;
     }
     pthread_mutex_unlock(&c->lock);
     return ok;
@@ -208,7 +244,7 @@ static char **prepare(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, char **d
             return NULL;
         }
         dirs[i] = sl_xstrdup(r->pod_dir);
-        if (!opts) {
+        if (!opts && (!g->m[i].batch || g->n == 1)) {
             *uid = u;
             *gid = gg;
             opts = gang_options(r, g, cmt);
@@ -279,7 +315,8 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
         if (rc)
             return rc;
         sl_info("%s %s/%s: Slurm job %u, %zu nodes, one step per replica", g->kind,
-                sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id, g->n);
+                sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id,
+                g->nodes ? g->nodes : g->n);
     }
     record(c, g, ps, *id);
     return 0;

@@ -10,10 +10,11 @@
  * the pod controller follows the one Slurm job for each of them, each on
  * its own node of the job (ctl.c follow_gang, ctl_pod_t.gang_rank).
  *
- * Not specific to any kind: the owner (a PyTorchJob now, ptj.c; an MPIJob
- * would bring a launcher member and slots per worker) gives the pods in
- * rank order, what each step exports, and what the batch script runs on
- * the first node before the steps.
+ * Not specific to any kind: the owner (a PyTorchJob or an MPIJob, ptj.c)
+ * gives the pods in rank order, what each step exports, and what the
+ * batch script runs on the first node before the steps; an MPIJob's
+ * Launcher is a batch member (it runs in the batch step, beside Worker 0
+ * on the first node) and its Workers have slotsPerWorker tasks per node.
  *
  * Never two submissions of one gang: the members' pods exist (each with
  * its rank and the owner's uid, server-owned) before the job is submitted;
@@ -31,8 +32,11 @@
 #define CTL_ANN_GANG_RANK "slurmlink.io/gang-rank" /* a member pod's node offset */
 
 typedef struct ctl_gang_member {
-    json_t *pod;            /* the stored pod (borrowed) */
+    json_t *pod;            /* the stored pod (borrowed); its node: CTL_ANN_GANG_RANK */
     const char *const *env; /* "NAME=VALUE" its step exports (NULL-terminated; may be NULL) */
+    int batch;              /* runs in the job's batch step on the first node (an MPIJob's
+                             * Launcher), not as a step: the job's exit status is its own, and
+                             * the steps are ended (SIGTERM) when it ends */
 } ctl_gang_member_t;
 
 typedef struct ctl_gang {
@@ -41,7 +45,9 @@ typedef struct ctl_gang {
     long long attempt;    /* which run of the owner this is (its comment says so) */
     ctl_gang_member_t *m; /* rank order: member i runs on node i of the job */
     size_t n;
-    const char *head; /* shell lines run on the first node before the steps, or NULL */
+    const char *head;        /* shell lines run on the first node before the steps, or NULL */
+    size_t nodes;            /* the job's nodes; 0: n */
+    unsigned tasks_per_node; /* --ntasks-per-node; 0: 1 */
 } ctl_gang_t;
 
 /* The comment of the gang's job: "slurmlink:uid=OWNER slurmlink:gang=ATTEMPT". */

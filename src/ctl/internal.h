@@ -143,6 +143,7 @@ struct sl_ctl {
     int initial_poll_done;          /* the first full job list was read (adoption first) */
     int64_t jobs_rv;                /* last Job change seen (job.c) */
     int64_t ptj_rv;                 /* last PyTorchJob change seen (ptj.c) */
+    int64_t mpijob_rv;              /* last MPIJob change seen (ptj.c) */
     int64_t cronjobs_rv;            /* last CronJob change seen (cronjob.c) */
     unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
@@ -217,6 +218,7 @@ unsigned ctl_gang_rank(json_t *pod);
 void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len);
 /* ptj.c: the PyTorchJob controller (one pass). Controller thread. */
 void ctl_ptj_pass(sl_ctl_t *c);
+void ctl_mpijob_pass(sl_ctl_t *c); /* MPIJobs, the same controller (ptj.c) */
 
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,

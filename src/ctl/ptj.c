@@ -24,6 +24,7 @@
 #include "ctl/podstatus.h"
 #include "ctl/ptjpod.h"
 #include "ctl/ptjstatus.h"
+#include "ctl/trainjob.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
 
@@ -34,9 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RES "pytorchjobs.kubeflow.org"
 #define ANN_JOBS "slurmlink.io/slurm-jobs"
-#define KIND "PyTorchJob"
 #define ANN_SUSPENDS "slurmlink.io/gang-suspensions" /* attempts ended by a suspension */
 
 static long long ann_int(json_t *o, const char *key)
@@ -63,13 +62,14 @@ static int ann_fn(json_t *obj, void *arg)
     return 1;
 }
 
-static void set_ann(sl_ctl_t *c, json_t *job, const char *key, const char *value)
+static void set_ann(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, const char *key,
+                    const char *value)
 {
     ann_arg_t a = {sl_kube_uid(job), key, value};
     sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_mutate(c->store, RES, sl_kube_namespace(job), sl_kube_name(job), ann_fn, &a, NULL,
-                        &err) < 0)
-        sl_warn("pytorchjob %s/%s: cannot record %s=%s: %s", sl_kube_namespace(job),
+    if (sl_store_mutate(c->store, k->res, sl_kube_namespace(job), sl_kube_name(job), ann_fn, &a,
+                        NULL, &err) < 0)
+        sl_warn("%s %s/%s: cannot record %s=%s: %s", k->kind, sl_kube_namespace(job),
                 sl_kube_name(job), key, value, err.text);
     sl_kube_set_annotation(job, key, value); /* this pass sees it too */
     sl_error_clear(&err);
@@ -115,7 +115,7 @@ static void delete_pods(sl_ctl_t *c, json_t *pods, bool all)
 }
 
 /* every Slurm job of the PyTorchJob cancelled (each checked to carry its uid) */
-static void cancel_jobs(json_t *job)
+static void cancel_jobs(const ctl_tj_kind_t *k, json_t *job)
 {
     const char *list = sl_kube_annotation(job, ANN_JOBS);
     for (const char *p = list; p && *p;) {
@@ -125,7 +125,7 @@ static void cancel_jobs(json_t *job)
             break;
         if (ctl_job_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), (uint32_t)id,
                          SIGKILL) == 0)
-            sl_info("pytorchjob %s/%s: Slurm job %lu cancelled", sl_kube_namespace(job),
+            sl_info("%s %s/%s: Slurm job %lu cancelled", k->kind, sl_kube_namespace(job),
                     sl_kube_name(job), id);
         p = *end == ',' ? end + 1 : end;
     }
@@ -133,17 +133,17 @@ static void cancel_jobs(json_t *job)
 
 /* ---- pods and the gang ---------------------------------------------------------- */
 
-static void create_pods(sl_ctl_t *c, json_t *job, long long attempt)
+static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long long attempt)
 {
-    json_t *reps = ctl_ptj_replicas(job);
+    json_t *reps = ctl_tj_replicas(k, job);
     size_t i;
     json_t *r;
     json_array_foreach(reps, i, r)
     {
-        json_t *pod = ctl_ptj_new_pod(job, r, i, attempt);
+        json_t *pod = k->new_pod(job, r, i, attempt);
         sl_error_t err = SL_ERROR_INIT;
         if (sl_store_create(c->store, "pods", pod, &err) < 0 && errno != EEXIST)
-            sl_warn("pytorchjob %s/%s: cannot create pod %s: %s", sl_kube_namespace(job),
+            sl_warn("%s %s/%s: cannot create pod %s: %s", k->kind, sl_kube_namespace(job),
                     sl_kube_name(job), sl_kube_name(pod), err.text);
         sl_error_clear(&err);
         json_decref(pod);
@@ -151,8 +151,18 @@ static void create_pods(sl_ctl_t *c, json_t *job, long long attempt)
     json_decref(reps);
 }
 
+/* the pod's member index (ptjpod.c's bookkeeping), or SIZE_MAX */
+static size_t member_index(json_t *pod)
+{
+    const char *v = sl_kube_annotation(pod, "slurmlink.io/job-index");
+    char *end;
+    unsigned long i = v && *v ? strtoul(v, &end, 10) : 0;
+    return v && *v && !*end ? (size_t)i : SIZE_MAX;
+}
+
 /* the pods of the attempt in rank order, all there and none submitted: the gang */
-static void submit(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
+static void submit(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods,
+                   long long attempt)
 {
     size_t n = json_array_size(pods);
     if (!n || n > CTL_GANG_MAX)
@@ -163,21 +173,25 @@ static void submit(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
     json_t *pod;
     json_array_foreach(pods, i, pod)
     {
-        unsigned rank = ctl_gang_rank(pod);
-        if (rank >= n || m[rank].pod || ctl_pod_job_id(pod) || ctl_pod_terminal(pod))
+        size_t at = member_index(pod);
+        if (at >= n || m[at].pod || ctl_pod_job_id(pod) || ctl_pod_terminal(pod))
             return;
-        m[rank].pod = pod;
+        m[at].pod = pod;
     }
-    ctl_gang_t g = {job, KIND, attempt, m, n, ctl_ptj_head()};
+    ctl_gang_t g = {.owner = job, .kind = k->kind, .attempt = attempt, .m = m, .n = n};
+    char *head = k->shape(job, &g);
+    g.head = head;
     uint32_t id = 0;
-    if (ctl_gang_submit(c, &g, &id) != 0)
+    int rc = ctl_gang_submit(c, &g, &id);
+    free(head);
+    if (rc != 0)
         return;
     const char *old = sl_kube_annotation(job, ANN_JOBS);
     char buf[16];
     snprintf(buf, sizeof(buf), "%u", id);
     char *all = old && *old ? sl_xasprintf("%s,%u", old, id) : sl_xstrdup(buf);
     if (!old || !strstr(old, buf))
-        set_ann(c, job, ANN_JOBS, all);
+        set_ann(k, c, job, ANN_JOBS, all);
     free(all);
 }
 
@@ -197,13 +211,13 @@ static int status_fn(json_t *job, void *arg)
     return 1;
 }
 
-static void write_status(sl_ctl_t *c, json_t *job, json_t *st)
+static void write_status(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *st)
 {
     status_arg_t a = {sl_kube_uid(job), st};
     sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_mutate(c->store, RES, sl_kube_namespace(job), sl_kube_name(job), status_fn, &a,
+    if (sl_store_mutate(c->store, k->res, sl_kube_namespace(job), sl_kube_name(job), status_fn, &a,
                         NULL, &err) < 0)
-        sl_warn("pytorchjob %s/%s: cannot write its status: %s", sl_kube_namespace(job),
+        sl_warn("%s %s/%s: cannot write its status: %s", k->kind, sl_kube_namespace(job),
                 sl_kube_name(job), err.text);
     sl_error_clear(&err);
 }
@@ -225,13 +239,25 @@ static json_t *attempt_pods(json_t *pods, long long k, size_t *older)
     return out;
 }
 
+/* an MPIJob's Workers end with its Launcher (the batch script ends their
+ * steps): until they have, deleting one would cancel the job that is
+ * ending by itself (sacct CANCELLED, not COMPLETED) */
+static bool workers_ending(const ctl_tj_kind_t *k, json_t *pods)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) if (k->launcher_rules && !ctl_pod_terminal(pod) &&
+                                         !sl_kube_meta_str(pod, "deletionTimestamp")) return true;
+    return false;
+}
+
 /* ttlSecondsAfterFinished past since completionTime: the PyTorchJob deleted
  * (its pods and job follow it: ptj_gone); cleanPodPolicy All/Running: the
  * pods deleted (Running: those not finished), as the operator does */
-static void finished(sl_ctl_t *c, json_t *job, json_t *pods)
+static void finished(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods)
 {
     const char *cpp = sl_kube_path_str(job, "spec.runPolicy.cleanPodPolicy");
-    if (cpp && (!strcmp(cpp, "All") || !strcmp(cpp, "Running")))
+    if (cpp && (!strcmp(cpp, "All") || !strcmp(cpp, "Running")) && !workers_ending(k, pods))
         delete_pods(c, pods, !strcmp(cpp, "All"));
     json_t *ttl = sl_kube_path(job, "spec.runPolicy.ttlSecondsAfterFinished");
     const char *done = sl_kube_path_str(job, "status.completionTime");
@@ -240,23 +266,24 @@ static void finished(sl_ctl_t *c, json_t *job, json_t *pods)
         sl_kube_now_ns() < at + json_integer_value(ttl) * 1000000000LL)
         return;
     sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_delete(c->store, RES, sl_kube_namespace(job), sl_kube_name(job), 0, NULL, &err) ==
-        0)
-        sl_info("pytorchjob %s/%s: deleted %lld s after it finished (ttlSecondsAfterFinished)",
+    if (sl_store_delete(c->store, k->res, sl_kube_namespace(job), sl_kube_name(job), 0, NULL,
+                        &err) == 0)
+        sl_info("%s %s/%s: deleted %lld s after it finished (ttlSecondsAfterFinished)", k->kind,
                 sl_kube_namespace(job), sl_kube_name(job), (long long)json_integer_value(ttl));
     sl_error_clear(&err);
 }
 
 /* the gang of a failed replica restarted: its job cancelled, its pods
  * deleted, attempt K+1 (created once they are gone) */
-static void restart(sl_ctl_t *c, json_t *job, json_t *pods, long long attempt)
+static void restart(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods,
+                    long long attempt)
 {
-    cancel_jobs(job);
+    cancel_jobs(k, job);
     delete_pods(c, pods, true);
     char buf[24];
     snprintf(buf, sizeof(buf), "%lld", attempt + 1);
-    set_ann(c, job, PTJ_ANN_ATTEMPT, buf);
-    sl_info("pytorchjob %s/%s: a replica failed, the gang restarts (attempt %lld)",
+    set_ann(k, c, job, PTJ_ANN_ATTEMPT, buf);
+    sl_info("%s %s/%s: a replica failed, the gang restarts (attempt %lld)", k->kind,
             sl_kube_namespace(job), sl_kube_name(job), attempt + 1);
 }
 
@@ -272,7 +299,7 @@ static bool attempt_has_pods(json_t *job, json_t *pods)
     return false;
 }
 
-static bool suspension(sl_ctl_t *c, json_t *job, json_t *pods)
+static bool suspension(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods)
 {
     json_t *st = json_deep_copy(json_object_get(job, "status"));
     if (!json_is_object(st)) {
@@ -280,31 +307,34 @@ static bool suspension(sl_ctl_t *c, json_t *job, json_t *pods)
         st = json_object();
     }
     bool on = json_is_true(sl_kube_path(job, "spec.runPolicy.suspend"));
-    char *now = sl_kube_now_rfc3339(), *msg;
+    char *now = sl_kube_now_rfc3339(), *msg, reason[64];
     if (on) {
-        msg = sl_xasprintf("PyTorchJob %s is created.", sl_kube_name(job));
-        ctl_ptj_set_condition(st, "Created", true, "PyTorchJobCreated", msg, now);
+        msg = ctl_tj_say(k, job, " is created.");
+        snprintf(reason, sizeof(reason), "%sCreated", k->kind);
+        ctl_ptj_set_condition(st, "Created", true, reason, msg, now);
         free(msg);
-        msg = sl_xasprintf("PyTorchJob %s is suspended.", sl_kube_name(job));
+        msg = ctl_tj_say(k, job, " is suspended.");
+        snprintf(reason, sizeof(reason), "%sSuspended", k->kind);
         if (ctl_ptj_condition(st, "Running"))
-            ctl_ptj_set_condition(st, "Running", false, "PyTorchJobSuspended", msg, now);
-        ctl_ptj_set_condition(st, "Suspended", true, "PyTorchJobSuspended", msg, now);
+            ctl_ptj_set_condition(st, "Running", false, reason, msg, now);
+        ctl_ptj_set_condition(st, "Suspended", true, reason, msg, now);
         json_object_del(st, "startTime");
-        cancel_jobs(job);
+        cancel_jobs(k, job);
         delete_pods(c, pods, true);
         if (attempt_has_pods(job, pods)) { /* resumed, the gang starts afresh: K+1, no restart */
             char buf[24];
             snprintf(buf, sizeof(buf), "%lld", ann_int(job, PTJ_ANN_ATTEMPT) + 1);
-            set_ann(c, job, PTJ_ANN_ATTEMPT, buf);
+            set_ann(k, c, job, PTJ_ANN_ATTEMPT, buf);
             snprintf(buf, sizeof(buf), "%lld", ann_int(job, ANN_SUSPENDS) + 1);
-            set_ann(c, job, ANN_SUSPENDS, buf);
+            set_ann(k, c, job, ANN_SUSPENDS, buf);
         }
     } else {
-        msg = sl_xasprintf("PyTorchJob %s is resumed.", sl_kube_name(job));
+        msg = ctl_tj_say(k, job, " is resumed.");
+        snprintf(reason, sizeof(reason), "%sResumed", k->kind);
         if (ctl_ptj_condition(st, "Suspended"))
-            ctl_ptj_set_condition(st, "Suspended", false, "PyTorchJobResumed", msg, now);
+            ctl_ptj_set_condition(st, "Suspended", false, reason, msg, now);
     }
-    write_status(c, job, st);
+    write_status(k, c, job, st);
     json_object_set(job, "status", st); /* this pass goes on from it */
     free(msg);
     free(now);
@@ -315,54 +345,55 @@ static bool suspension(sl_ctl_t *c, json_t *job, json_t *pods)
 /* once finished, the replicaStatuses still follow the pods while all of
  * them are there (a Worker that ends after the Master is counted), not
  * once cleanPodPolicy or a deletion removes them */
-static void final_counts(sl_ctl_t *c, json_t *job, json_t *pods)
+static void final_counts(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods)
 {
     size_t older = 0, i;
     json_t *cur = attempt_pods(pods, ann_int(job, PTJ_ANN_ATTEMPT), &older), *pod;
-    json_t *reps = ctl_ptj_replicas(job);
+    json_t *reps = ctl_tj_replicas(k, job);
     bool all = json_array_size(cur) == json_array_size(reps);
     json_array_foreach(cur, i, pod) all &= !sl_kube_meta_str(pod, "deletionTimestamp");
     if (all) {
         json_t *st = json_deep_copy(json_object_get(job, "status"));
-        ctl_ptj_replica_statuses(job, cur, st);
-        write_status(c, job, st);
+        ctl_tj_replica_statuses(k, job, cur, st);
+        write_status(k, c, job, st);
         json_decref(st);
     }
     json_decref(reps);
     json_decref(cur);
 }
 
-static void reconcile(sl_ctl_t *c, json_t *job)
+static void reconcile(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
 {
     json_t *pods = owned_pods(c, job);
     json_t *old = json_object_get(job, "status");
     if (ctl_ptj_condition(old, "Succeeded") || ctl_ptj_condition(old, "Failed")) {
-        final_counts(c, job, pods);
-        finished(c, job, pods);
+        final_counts(k, c, job, pods);
+        finished(k, c, job, pods);
         json_decref(pods);
         return;
     }
-    if (suspension(c, job, pods)) {
+    if (suspension(k, c, job, pods)) {
         json_decref(pods);
         return;
     }
-    long long k = ann_int(job, PTJ_ANN_ATTEMPT);
+    long long att = ann_int(job, PTJ_ANN_ATTEMPT);
     size_t older = 0;
-    json_t *cur = attempt_pods(pods, k, &older);
+    json_t *cur = attempt_pods(pods, att, &older);
     ptj_next_t next;
-    json_t *st = ctl_ptj_status(job, cur, k - ann_int(job, ANN_SUSPENDS), sl_kube_now_ns(), &next);
-    write_status(c, job, st);
+    json_t *st =
+        ctl_tj_status(k, job, cur, att - ann_int(job, ANN_SUSPENDS), sl_kube_now_ns(), &next);
+    write_status(k, c, job, st);
     if (next == PTJ_RESTART) {
-        restart(c, job, cur, k);
+        restart(k, c, job, cur, att);
     } else if (next == PTJ_STOP) {
         if (ctl_ptj_condition(st, "Failed"))
-            cancel_jobs(job); /* a success ends by itself: the Master's step is over */
+            cancel_jobs(k, job); /* a success ends by itself: the Master's step is over */
     } else if (older) {
         delete_pods(c, pods, true); /* an earlier attempt's: gone before the next starts */
     } else if (!json_array_size(cur)) {
-        create_pods(c, job, k);
+        create_pods(k, c, job, att);
     } else {
-        submit(c, job, cur, k);
+        submit(k, c, job, cur, att);
     }
     json_decref(st);
     json_decref(cur);
@@ -371,25 +402,25 @@ static void reconcile(sl_ctl_t *c, json_t *job)
 
 /* ---- deletion ------------------------------------------------------------------------ */
 
-static void ptj_gone(sl_ctl_t *c, json_t *job)
+static void tj_gone(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
 {
-    cancel_jobs(job);
+    cancel_jobs(k, job);
     json_t *pods = owned_pods(c, job);
     delete_pods(c, pods, true);
-    sl_info("pytorchjob %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(job),
+    sl_info("%s %s/%s deleted: %zu pods deleted with it", k->kind, sl_kube_namespace(job),
             sl_kube_name(job), json_array_size(pods));
     json_decref(pods);
 }
 
-static void changes(sl_ctl_t *c)
+static void changes(const ctl_tj_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
     for (;;) {
         sl_error_t err = SL_ERROR_INIT;
-        json_t *ch = sl_store_changes(c->store, c->ptj_rv, RES, NULL, 512, &err);
+        json_t *ch = sl_store_changes(c->store, *rv, k->res, NULL, 512, &err);
         sl_error_clear(&err);
         if (!ch) {
             if (errno == ERANGE)
-                c->ptj_rv = sl_store_revision(c->store);
+                *rv = sl_store_revision(c->store);
             return;
         }
         size_t i, n = json_array_size(ch);
@@ -398,8 +429,8 @@ static void changes(sl_ctl_t *c)
         {
             const char *type = json_string_value(json_object_get(e, "type"));
             if (type && !strcmp(type, "DELETED"))
-                ptj_gone(c, json_object_get(e, "object"));
-            c->ptj_rv = json_integer_value(json_object_get(e, "rv"));
+                tj_gone(k, c, json_object_get(e, "object"));
+            *rv = json_integer_value(json_object_get(e, "rv"));
         }
         json_decref(ch);
         if (n < 512)
@@ -407,16 +438,20 @@ static void changes(sl_ctl_t *c)
     }
 }
 
-void ctl_ptj_pass(sl_ctl_t *c)
+static void tj_pass(const ctl_tj_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
     if (!c->initial_poll_done || !c->slurm_ok)
         return;
-    if (!c->ptj_rv)
-        c->ptj_rv = sl_store_revision(c->store);
-    changes(c);
-    json_t *all = sl_store_list(c->store, RES, NULL, NULL);
+    if (!*rv)
+        *rv = sl_store_revision(c->store);
+    changes(k, c, rv);
+    json_t *all = sl_store_list(c->store, k->res, NULL, NULL);
     size_t i;
     json_t *job;
-    json_array_foreach(all, i, job) reconcile(c, job);
+    json_array_foreach(all, i, job) reconcile(k, c, job);
     json_decref(all);
 }
+
+void ctl_ptj_pass(sl_ctl_t *c) { tj_pass(&ctl_tj_pytorchjob, c, &c->ptj_rv); }
+
+void ctl_mpijob_pass(sl_ctl_t *c) { tj_pass(&ctl_tj_mpijob, c, &c->mpijob_rv); }

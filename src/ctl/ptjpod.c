@@ -3,6 +3,7 @@
 #include "common/xalloc.h"
 #include "ctl/gang.h"
 #include "ctl/podstatus.h"
+#include "ctl/trainjob.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
@@ -15,22 +16,34 @@
 #define L "training.kubeflow.org/"
 #define ANN_POD_INDEX "slurmlink.io/job-index" /* what ctl_job_pod_of reads (job.c) */
 
-json_t *ctl_ptj_replicas(json_t *job)
+json_t *ctl_tj_replicas(const ctl_tj_kind_t *k, json_t *job)
 {
-    static const char *const types[] = {"Master", "Worker"};
     json_t *out = json_array();
     for (int t = 0; t < 2; t++) {
-        json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t]);
+        json_t *rs = sl_kube_path(sl_kube_path(job, k->specs), k->types[t]);
         json_int_t n = json_integer_value(json_object_get(rs, "replicas"));
         for (json_int_t i = 0; json_is_object(rs) && i < n; i++)
-            json_array_append_new(out, json_pack("{s:s, s:I}", "type", types[t], "index", i));
+            json_array_append_new(out, json_pack("{s:s, s:I}", "type", k->types[t], "index", i));
     }
     return out;
 }
 
-const char *ctl_ptj_head(void)
+json_t *ctl_ptj_replicas(json_t *job) { return ctl_tj_replicas(&ctl_tj_pytorchjob, job); }
+
+void ctl_tj_lower(const char *type, char *out, size_t len)
 {
-    return "export MASTER_ADDR=\"$(hostname)\"\nexport PET_MASTER_ADDR=\"$MASTER_ADDR\"";
+    snprintf(out, len, "%s", type);
+    for (char *p = out; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+}
+
+/* MASTER_ADDR and PET_MASTER_ADDR: the first node's (the Master's) name */
+static char *ptj_shape(json_t *job, ctl_gang_t *g)
+{
+    (void)job;
+    (void)g;
+    return sl_xstrdup(
+        "export MASTER_ADDR=\"$(hostname)\"\nexport PET_MASTER_ADDR=\"$MASTER_ADDR\"");
 }
 
 /* the pytorch container's pytorchjob-port of the Master (getPortFromPyTorchJob) */
@@ -86,24 +99,24 @@ static void set_env(json_t *job, json_t *spec, size_t rank, size_t total)
     }
 }
 
-static void labels(json_t *pod, json_t *job, const char *lower, long long index)
+static void labels(const ctl_tj_kind_t *k, json_t *pod, json_t *job, const char *lower,
+                   long long index)
 {
     char buf[24];
     snprintf(buf, sizeof(buf), "%lld", index);
-    sl_kube_set_label(pod, L "operator-name", "pytorchjob-controller");
+    sl_kube_set_label(pod, L "operator-name", k->operator_name);
     sl_kube_set_label(pod, L "job-name", sl_kube_name(job));
     sl_kube_set_label(pod, L "replica-type", lower);
     sl_kube_set_label(pod, L "replica-index", buf);
-    if (!strcmp(lower, "master"))
-        sl_kube_set_label(pod, L "job-role", "master");
 }
 
-static void bookkeeping(json_t *pod, json_t *job, size_t rank, long long attempt)
+static void bookkeeping(json_t *pod, json_t *job, size_t node, size_t i, long long attempt)
 {
     char buf[24];
-    snprintf(buf, sizeof(buf), "%zu", rank);
+    snprintf(buf, sizeof(buf), "%zu", i);
     sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(job));
     sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
+    snprintf(buf, sizeof(buf), "%zu", node);
     sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
     snprintf(buf, sizeof(buf), "%lld", attempt);
     sl_kube_set_annotation(pod, PTJ_ANN_ATTEMPT, buf);
@@ -112,11 +125,12 @@ static void bookkeeping(json_t *pod, json_t *job, size_t rank, long long attempt
         sl_kube_set_annotation(pod, SL_ANN_USER, user);
 }
 
-json_t *ctl_ptj_new_pod(json_t *job, json_t *r, size_t rank, long long attempt)
+json_t *ctl_tj_base_pod(const ctl_tj_kind_t *k, json_t *job, json_t *r, size_t node, size_t i,
+                        long long attempt)
 {
     const char *type = json_string_value(json_object_get(r, "type"));
     long long index = json_integer_value(json_object_get(r, "index"));
-    json_t *tmpl = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), type);
+    json_t *tmpl = sl_kube_path(sl_kube_path(job, k->specs), type);
     tmpl = json_object_get(tmpl, "template");
     json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
     if (!json_is_object(meta)) {
@@ -129,24 +143,45 @@ json_t *ctl_ptj_new_pod(json_t *job, json_t *r, size_t rank, long long attempt)
     json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
                             meta, "spec", spec);
     char lower[16];
-    snprintf(lower, sizeof(lower), "%s", type);
-    for (char *p = lower; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
+    ctl_tj_lower(type, lower, sizeof(lower));
     char *name = sl_xasprintf("%s-%s-%lld", sl_kube_name(job), lower, index);
+    if (k->launcher_rules && i == 0) { /* mpi-operator's <job>-launcher */
+        free(name);
+        name = sl_xasprintf("%s-%s", sl_kube_name(job), lower);
+    }
     sl_kube_meta_set_str(pod, "name", name);
     free(name);
     sl_kube_meta_set_str(pod, "namespace", sl_kube_namespace(job));
-    labels(pod, job, lower, index);
-    bookkeeping(pod, job, rank, attempt);
+    labels(k, pod, job, lower, index);
+    bookkeeping(pod, job, node, i, attempt);
     json_object_set_new(meta, "ownerReferences",
-                        json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion",
-                                  "kubeflow.org/v1", "kind", "PyTorchJob", "name",
-                                  sl_kube_name(job), "uid", sl_kube_uid(job), "controller", 1,
-                                  "blockOwnerDeletion", 1));
+                        json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", k->api_version,
+                                  "kind", k->kind, "name", sl_kube_name(job), "uid",
+                                  sl_kube_uid(job), "controller", 1, "blockOwnerDeletion", 1));
+    return pod;
+}
+
+static json_t *ptj_new_pod(json_t *job, json_t *r, size_t rank, long long attempt)
+{
+    json_t *pod = ctl_tj_base_pod(&ctl_tj_pytorchjob, job, r, rank, rank, attempt);
+    if (!rank)
+        sl_kube_set_label(pod, L "job-role", "master");
     json_t *all = ctl_ptj_replicas(job);
-    set_env(job, spec, rank, json_array_size(all));
+    set_env(job, json_object_get(pod, "spec"), rank, json_array_size(all));
     json_decref(all);
     sl_pod_apply_defaults(pod);
     ctl_status_init(pod, sl_kube_now_ns());
     return pod;
 }
+
+const ctl_tj_kind_t ctl_tj_pytorchjob = {
+    .res = "pytorchjobs.kubeflow.org",
+    .kind = "PyTorchJob",
+    .api_version = "kubeflow.org/v1",
+    .specs = "spec.pytorchReplicaSpecs",
+    .types = {"Master", "Worker"},
+    .operator_name = "pytorchjob-controller",
+    .launcher_rules = false,
+    .new_pod = ptj_new_pod,
+    .shape = ptj_shape,
+};

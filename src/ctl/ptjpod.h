@@ -15,13 +15,4 @@
 /* The replicas of job in rank order: [{"type":"Master","index":0}, ...] (new ref). */
 json_t *ctl_ptj_replicas(json_t *job);
 
-/* The pod of replica r (an element of ctl_ptj_replicas) at rank, for
- * attempt (new ref, named, defaulted, with an initial status). */
-json_t *ctl_ptj_new_pod(json_t *job, json_t *r, size_t rank, long long attempt);
-
-/* What the batch script runs on the first node (the Master's) before the
- * steps: MASTER_ADDR and PET_MASTER_ADDR, its host name, which resolves
- * from every node. Static text. */
-const char *ctl_ptj_head(void);
-
 #endif

@@ -2,6 +2,7 @@
 #include "ctl/ptjstatus.h"
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
+#include "ctl/trainjob.h"
 #include "kube/meta.h"
 
 #include <stdio.h>
@@ -126,15 +127,22 @@ static counts_t count(json_t *pods, const char *lower)
     return n;
 }
 
-static void replica_status(json_t *st, json_t *job, const char *type, const char *lower,
-                           const counts_t *n)
+/* "<Kind> <name>" (mpi-operator's: "<Kind> <namespace>/<name>") then rest */
+char *ctl_tj_say(const ctl_tj_kind_t *k, json_t *job, const char *rest)
+{
+    if (k->launcher_rules)
+        return sl_xasprintf("%s %s/%s%s", k->kind, sl_kube_namespace(job), sl_kube_name(job), rest);
+    return sl_xasprintf("%s %s%s", k->kind, sl_kube_name(job), rest);
+}
+
+static void replica_status(const ctl_tj_kind_t *k, json_t *st, json_t *job, const char *type,
+                           const char *lower, const counts_t *n)
 {
     json_t *rs = json_object_get(st, "replicaStatuses");
     if (!json_is_object(rs))
         json_object_set_new(st, "replicaStatuses", rs = json_object());
-    char *sel =
-        sl_xasprintf(L "job-name=%s," L "operator-name=pytorchjob-controller," L "replica-type=%s",
-                     sl_kube_name(job), lower);
+    char *sel = sl_xasprintf(L "job-name=%s," L "operator-name=%s," L "replica-type=%s",
+                             sl_kube_name(job), k->operator_name, lower);
     json_t *r = json_pack("{s:s}", "selector", sel); /* the counts: omitempty */
     if (n->active)
         json_object_set_new(r, "active", json_integer(n->active));
@@ -157,54 +165,66 @@ static void finish(json_t *st, const char *type, const char *reason, const char 
 
 /* a failed replica of type: restart the gang, or fail (restartPolicy,
  * retryable exit codes, backoffLimit) */
-static void failed(json_t *job, json_t *st, const char *type, const counts_t *n, long long attempt,
-                   const char *now, ptj_next_t *next)
+static void failed(const ctl_tj_kind_t *k, json_t *job, json_t *st, const char *type,
+                   const counts_t *n, long long attempt, const char *now, ptj_next_t *next)
 {
-    json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), type);
+    json_t *rs = sl_kube_path(sl_kube_path(job, k->specs), type);
     const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
     const char *name = sl_kube_name(job);
     bool again =
         rp && strcmp(rp, "Never") && (strcmp(rp, "ExitCode") || n->exit_code >= 128) && !n->refused;
     json_t *bl = sl_kube_path(job, "spec.runPolicy.backoffLimit");
-    char *msg;
+    char *msg, *rest, rf[64], rr[64];
+    snprintf(rf, sizeof(rf), "%sFailed", k->kind);
+    snprintf(rr, sizeof(rr), "%sRestarting", k->kind);
     if (again && json_is_integer(bl) && attempt >= json_integer_value(bl)) {
         msg = sl_xasprintf("Job %s has failed because it has reached the specified backoff limit",
                            name);
-        finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
+        finish(st, "Failed", rf, msg, now, next);
     } else if (again) {
-        msg = sl_xasprintf("PyTorchJob %s is restarting because %lld %s replica(s) failed.", name,
-                           n->failed, type);
-        ctl_ptj_set_condition(st, "Restarting", true, "PyTorchJobRestarting", msg, now);
+        rest = sl_xasprintf(" is restarting because %lld %s replica(s) failed.", n->failed, type);
+        msg = ctl_tj_say(k, job, rest);
+        free(rest);
+        ctl_ptj_set_condition(st, "Restarting", true, rr, msg, now);
         *next = PTJ_RESTART;
     } else {
-        msg = sl_xasprintf("PyTorchJob %s is failed because %lld %s replica(s) failed.", name,
-                           n->failed, type);
-        finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
+        rest = k->launcher_rules
+                   ? sl_xstrdup(" has failed")
+                   : sl_xasprintf(" is failed because %lld %s replica(s) failed.", n->failed, type);
+        msg = ctl_tj_say(k, job, rest);
+        free(rest);
+        finish(st, "Failed", rf, msg, now, next);
     }
     free(msg);
 }
 
-/* UpdateJobStatus for one replica type (t 0: Master, 1: Worker) */
-static void decide(json_t *job, json_t *st, int t, const counts_t *n, long long attempt,
-                   const char *now, ptj_next_t *next)
+/* UpdateJobStatus for one replica type (t 0: the lead, 1: Worker); n[1]
+ * the Workers' counts (mpi-operator's Running needs all of them) */
+static void decide(const ctl_tj_kind_t *k, json_t *job, json_t *st, int t, const counts_t *n,
+                   long long attempt, const char *now, ptj_next_t *next)
 {
-    static const char *const types[] = {"Master", "Worker"};
-    json_t *rs = sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t]);
+    json_t *rs = sl_kube_path(sl_kube_path(job, k->specs), k->types[t]);
     if (!json_is_object(rs))
         return;
     long long want = json_integer_value(json_object_get(rs, "replicas"));
-    char *msg;
-    if (t == 0 && n->active) {
-        msg = sl_xasprintf("PyTorchJob %s is running.", sl_kube_name(job));
-        ctl_ptj_set_condition(st, "Running", true, "PyTorchJobRunning", msg, now);
+    long long workers = json_integer_value(
+        json_object_get(sl_kube_path(sl_kube_path(job, k->specs), k->types[1]), "replicas"));
+    char *msg, reason[64];
+    if (t == 0 && n[0].active && (!k->launcher_rules || n[1].active >= workers)) {
+        msg = ctl_tj_say(k, job, " is running.");
+        snprintf(reason, sizeof(reason), "%sRunning", k->kind);
+        ctl_ptj_set_condition(st, "Running", true, reason, msg, now);
         free(msg);
     }
-    if (t == 0 && n->succeeded >= want) {
-        msg = sl_xasprintf("PyTorchJob %s is successfully completed.", sl_kube_name(job));
-        finish(st, "Succeeded", "PyTorchJobSucceeded", msg, now, next);
+    if (t == 0 && n[0].succeeded >= want) {
+        msg = ctl_tj_say(
+            k, job, k->launcher_rules ? " successfully completed." : " is successfully completed.");
+        snprintf(reason, sizeof(reason), "%sSucceeded", k->kind);
+        finish(st, "Succeeded", reason, msg, now, next);
         free(msg);
-    } else if (n->failed > 0 && want > n->succeeded + n->active)
-        failed(job, st, types[t], n, attempt, now, next);
+    } else if (n[t].failed > 0 && want > n[t].succeeded + n[t].active &&
+               (t == 0 || !k->launcher_rules)) /* mpi-operator: the launcher's end decides */
+        failed(k, job, st, k->types[t], &n[t], attempt, now, next);
 }
 
 static bool deadline_passed(json_t *job, json_t *st, long long now_ns)
@@ -216,40 +236,57 @@ static bool deadline_passed(json_t *job, json_t *st, long long now_ns)
            now_ns - start >= json_integer_value(ads) * 1000000000LL;
 }
 
+void ctl_tj_replica_statuses(const ctl_tj_kind_t *k, json_t *job, json_t *pods, json_t *st)
+{
+    for (int t = 0; t < 2; t++) {
+        char lower[16];
+        ctl_tj_lower(k->types[t], lower, sizeof(lower));
+        counts_t n = count(pods, lower);
+        if (json_is_object(sl_kube_path(sl_kube_path(job, k->specs), k->types[t])))
+            replica_status(k, st, job, k->types[t], lower, &n);
+    }
+}
+
 void ctl_ptj_replica_statuses(json_t *job, json_t *pods, json_t *st)
 {
-    static const char *const types[] = {"Master", "Worker"}, *const lower[] = {"master", "worker"};
+    ctl_tj_replica_statuses(&ctl_tj_pytorchjob, job, pods, st);
+}
+
+json_t *ctl_tj_status(const ctl_tj_kind_t *k, json_t *job, json_t *pods, long long attempt,
+                      long long now_ns, ptj_next_t *next)
+{
+    json_t *old = json_object_get(job, "status");
+    json_t *st = json_is_object(old) ? json_deep_copy(old) : json_object();
+    char *now = sl_kube_rfc3339(now_ns, 0), reason[64];
+    char *msg = ctl_tj_say(k, job, " is created.");
+    *next = PTJ_GO_ON;
+    snprintf(reason, sizeof(reason), "%sCreated", k->kind);
+    ctl_ptj_set_condition(st, "Created", true, reason, msg, now);
+    free(msg);
+    if (!json_object_get(st, "startTime"))
+        json_object_set_new(st, "startTime", json_string(now));
+    ctl_tj_replica_statuses(k, job, pods, st);
+    counts_t n[2];
     for (int t = 0; t < 2; t++) {
-        counts_t n = count(pods, lower[t]);
-        if (json_is_object(sl_kube_path(sl_kube_path(job, "spec.pytorchReplicaSpecs"), types[t])))
-            replica_status(st, job, types[t], lower[t], &n);
+        char lower[16];
+        ctl_tj_lower(k->types[t], lower, sizeof(lower));
+        n[t] = count(pods, lower);
     }
+    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++)
+        decide(k, job, st, t, n, attempt, now, next);
+    if (*next == PTJ_GO_ON && deadline_passed(job, st, now_ns)) {
+        msg = sl_xasprintf("Job %s has failed because it was active longer than specified deadline",
+                           sl_kube_name(job));
+        snprintf(reason, sizeof(reason), "%sFailed", k->kind);
+        finish(st, "Failed", reason, msg, now, next);
+        free(msg);
+    }
+    free(now);
+    return st;
 }
 
 json_t *ctl_ptj_status(json_t *job, json_t *pods, long long attempt, long long now_ns,
                        ptj_next_t *next)
 {
-    json_t *old = json_object_get(job, "status");
-    json_t *st = json_is_object(old) ? json_deep_copy(old) : json_object();
-    char *now = sl_kube_rfc3339(now_ns, 0);
-    char *msg = sl_xasprintf("PyTorchJob %s is created.", sl_kube_name(job));
-    *next = PTJ_GO_ON;
-    ctl_ptj_set_condition(st, "Created", true, "PyTorchJobCreated", msg, now);
-    free(msg);
-    if (!json_object_get(st, "startTime"))
-        json_object_set_new(st, "startTime", json_string(now));
-    static const char *const lower[] = {"master", "worker"};
-    ctl_ptj_replica_statuses(job, pods, st);
-    for (int t = 0; t < 2 && *next == PTJ_GO_ON; t++) {
-        counts_t n = count(pods, lower[t]);
-        decide(job, st, t, &n, attempt, now, next);
-    }
-    if (*next == PTJ_GO_ON && deadline_passed(job, st, now_ns)) {
-        msg = sl_xasprintf("Job %s has failed because it was active longer than specified deadline",
-                           sl_kube_name(job));
-        finish(st, "Failed", "PyTorchJobFailed", msg, now, next);
-        free(msg);
-    }
-    free(now);
-    return st;
+    return ctl_tj_status(&ctl_tj_pytorchjob, job, pods, attempt, now_ns, next);
 }

@@ -31,6 +31,14 @@ void ctl_ptj_replica_statuses(json_t *job, json_t *pods, json_t *st);
 void ctl_ptj_set_condition(json_t *status, const char *type, bool value, const char *reason,
                            const char *message, const char *now);
 
+/* The same for a kind of ctl/trainjob.h (its reasons, messages and rules). */
+struct ctl_tj_kind;
+json_t *ctl_tj_status(const struct ctl_tj_kind *k, json_t *job, json_t *pods, long long attempt,
+                      long long now_ns, ptj_next_t *next);
+void ctl_tj_replica_statuses(const struct ctl_tj_kind *k, json_t *job, json_t *pods, json_t *st);
+/* "<Kind> <name><rest>" (mpi-operator's: "<Kind> <namespace>/<name><rest>"), new string */
+char *ctl_tj_say(const struct ctl_tj_kind *k, json_t *job, const char *rest);
+
 /* the status has a condition of type with status True */
 bool ctl_ptj_condition(json_t *status, const char *type);
 

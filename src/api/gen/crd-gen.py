@@ -25,6 +25,9 @@ PINNED = [
     ("crds/kubeflow.org_pytorchjobs.yaml",
      "github.com/kubeflow/training-operator v1.8.1 manifests/base/crds/kubeflow.org_pytorchjobs.yaml",
      "2e38887fa7c47f01c4a13548feeb179d1e26b98f2eb3eb755b8ac64ac9084036"),
+    ("crds/kubeflow.org_mpijobs.yaml",
+     "github.com/kubeflow/mpi-operator caa3c47 (v0.8.2) manifests/base/kubeflow.org_mpijobs.yaml",
+     "78b0131f931fcc8d99f6ce0407281f41b62527e443ec691d26d9634b390ad3bb"),
 ]
 META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
 

@@ -149,7 +149,7 @@ static int disagree(json_t *all, json_t *s, const struct smp_type *t, const char
 
 int main(void)
 {
-    tap_plan(47); /* 4 for each of resource.c's 11 kinds, 1 for each of the 3 documents */
+    tap_plan(52); /* 4 for each of resource.c's 12 kinds, 1 for each of the 4 documents */
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         ok(json_is_object(all), "%s: the schemas of %s/%s are a JSON object", x->name, x->group,
