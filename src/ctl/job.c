@@ -1,22 +1,25 @@
 /* job.c — the Job controller: a batch/v1 Job runs as Slurm job arrays.
  *
- * For the indexes a Job still needs (all of them at first, a failed one
- * again while backoffLimit allows), the controller creates one Pod per
- * index (the template, owned by the Job, labelled as kube's Job controller
- * does) and submits them together as ONE array: --array=INDEXES%PARALLELISM,
- * job name namespace/name, comment `slurmlink:uid=JOBUID
- * slurmlink:submission=K`. Task i runs pod i's own job.sh (its folder, its
- * token), so from then on the pod is followed like any other (the shim's
- * pushes, the Slurm poll; ctl.c maps a task to its pod by array and task
- * id). The Job's status is recomputed from its pods on every pass.
+ * The indexes a Job still needs (all of them at first, a failed one again
+ * while backoffLimit allows) become submission K, recorded on the Job, and
+ * are submitted together as ONE array per chunk of MaxArraySize indexes:
+ * --array=INDEXES%PARALLELISM, job name namespace/name, comment
+ * `slurmlink:uid=JOBUID slurmlink:submission=K.C`. Pods are made lazily, as
+ * kube's Job controller makes them (at most parallelism unfinished): one
+ * for each of the first tasks before the array, the next when Slurm starts
+ * a task that has none. Every task waits for a link to its pod's folder
+ * and runs that pod's job.sh (jobtask.h), so from then on the pod is
+ * followed like any other (the shim's pushes, the Slurm poll; ctl.c maps a
+ * task to its pod by array and task id). The Job's status is recomputed
+ * from its pods on every pass.
  *
  * A pod whose image is in a registry is pulled first (src/ctl/pull.c, as for
- * a single pod): the array waits until every member's images are there.
+ * a single pod): the array waits until the first pods' images are there.
  *
- * Never two submissions of one batch: the pods of submission K exist (with
- * their index and K) before the array is submitted; a pass that finds pods
- * of K without an array first looks for an array whose comment carries the
- * Job's uid and K (submitted before a crash, not recorded) and adopts it.
+ * Never two submissions of one batch: K and its indexes are recorded before
+ * any pod or array of it; a pass that finds a chunk of K not recorded as
+ * submitted first looks for an array whose comment carries the Job's uid
+ * and K.C (submitted before a crash, not recorded) and adopts it.
  *
  * Annotations (the controller's bookkeeping, in the store):
  *   pod  slurmlink.io/job-uid         the Job's uid (server-owned: what ties the
@@ -24,9 +27,11 @@
  *        slurmlink.io/job-index       its index (both completion modes)
  *        slurmlink.io/job-submission  K
  *        slurmlink.io/array-task      ARRAY_TASK, once submitted (server-owned)
- *   job  slurmlink.io/job-submissions the last K
- *        slurmlink.io/slurm-arrays    the arrays submitted, "id,id"
- *        slurmlink.io/array-throttle  the throttle the arrays have */
+ *   job  slurmlink.io/job-submissions    the last K
+ *        slurmlink.io/submission-indexes its indexes ("0-9")
+ *        slurmlink.io/submitted-chunks   its chunks in Slurm ("0,1")
+ *        slurmlink.io/slurm-arrays       the arrays submitted, "id,id"
+ *        slurmlink.io/array-throttle     the throttle the arrays have */
 #include "common/buf.h"
 #include "common/fault.h"
 #include "common/log.h"
@@ -46,6 +51,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
+#include <slurm/slurm_errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +144,7 @@ typedef struct tally {
 } tally_t;
 
 static unsigned max_array(sl_ctl_t *c);
+static bool array_owned(uint32_t id, const char *uid);
 
 static bool is_indexed(json_t *job)
 {
@@ -1172,18 +1179,57 @@ static void link_started(sl_ctl_t *c, json_t *job, const tally_t *t)
     }
 }
 
-/* the tasks that have no pod (pending, or started and waiting for one)
- * cancelled: the Job needs no more (successPolicy met, orphaned) */
-static void cancel_podless(sl_ctl_t *c, json_t *job, const tally_t *t)
+/* a task of the Job's arrays that has no pod (nor a link to one) */
+static bool podless(sl_ctl_t *c, json_t *job, const tally_t *t, const ctl_jobtask_t *k)
+{
+    return !task_pod(t, k->array, k->task) &&
+           !ctl_jobtask_linked(c->o.pods_root, sl_kube_uid(job), k->sub,
+                               (unsigned)(k->index / max_array(c)), k->task);
+}
+
+/* the pending tasks of array id that have no pod, cancelled in one RPC
+ * (one by one, a slot freed between two would start the next) */
+static void cancel_pending(sl_ctl_t *c, json_t *job, const tally_t *t, uint32_t id)
 {
     unsigned max = max_array(c);
+    unsigned char *set = sl_xcalloc(max, 1);
+    bool any = false;
     for (size_t i = 0; i < t->scan.n; i++) {
         const ctl_jobtask_t *k = &t->scan.t[i];
-        if (task_pod(t, k->array, k->task) ||
-            ctl_jobtask_linked(c->o.pods_root, sl_kube_uid(job), k->sub, (unsigned)(k->index / max),
-                               k->task))
-            continue;
-        if (ctl_task_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), k->array,
+        if (k->array == id && !k->started && podless(c, job, t, k)) {
+            set[k->task] = 1;
+            any = true;
+        }
+    }
+    char *spec = any ? ctl_index_array_spec(set, max, 0) : NULL;
+    sl_error_t err = SL_ERROR_INIT;
+    if (spec && array_owned(id, sl_kube_uid(job))) {
+        if (sl_slurm_cancel_tasks(id, spec, &err) == 0)
+            sl_info("job %s/%s: pending tasks %u_[%s] cancelled (no pod needed)",
+                    sl_kube_namespace(job), sl_kube_name(job), id, spec);
+        else if (errno != ESLURM_ALREADY_DONE && errno != ESLURM_INVALID_JOB_ID)
+            sl_warn("job %s/%s: %s", sl_kube_namespace(job), sl_kube_name(job), err.text);
+    }
+    free(spec);
+    free(set);
+}
+
+/* the tasks that have no pod (pending, or started and waiting for one)
+ * cancelled, the pending ones first: the Job needs no more (successPolicy
+ * met, orphaned) */
+static void cancel_podless(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    for (size_t i = 0; i < t->scan.n; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i; k++)
+            first &= t->scan.t[k].array != t->scan.t[i].array;
+        if (first)
+            cancel_pending(c, job, t, t->scan.t[i].array);
+    }
+    for (size_t i = 0; i < t->scan.n; i++) {
+        const ctl_jobtask_t *k = &t->scan.t[i];
+        if (k->started && podless(c, job, t, k) &&
+            ctl_task_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), k->array,
                           k->task) == 0)
             sl_info("job %s/%s: array task %u_%u cancelled (no pod needed)", sl_kube_namespace(job),
                     sl_kube_name(job), k->array, k->task);

@@ -87,6 +87,8 @@ int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err);
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err);
 /* scancel ARRAY_TASK: one task of an array, pending or not. */
 int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err);
+/* scancel ARRAY_[TASKS]: the tasks of an array ("3-4,7") in one RPC. */
+int sl_slurm_cancel_tasks(uint32_t array_job_id, const char *tasks, sl_error_t *err);
 /* scontrol update JobId=ARRAY ArrayTaskThrottle=N: at most n tasks of the
  * array run at once (0: no limit). */
 int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err);
