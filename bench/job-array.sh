@@ -4,7 +4,8 @@
 # of a no-op script, on one local cluster in one run (not a test): the
 # submission's acknowledgement, the time until every task is done, the
 # Slurm submissions (arrays in sacct's view of squeue), slurmlinkd's RSS
-# before and after, and the pods stored. Plain build; needs root.
+# before and after, the most unfinished pods seen at once (pods are made
+# lazily: at most P) and the pods stored. Plain build; needs root.
 #   bench/job-array.sh [N] [P]          default: 1000 completions, parallelism 50
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,15 +53,17 @@ YAML
 t0=$(ms)
 kc create -f "$CL/job.yaml" >/dev/null
 t1=$(ms)
-peak=0
+peak=0 upeak=0
 until [ "$(kc get job bench -o jsonpath='{.status.succeeded}')" = "$N" ]; do
   r=$(rss)
   [ "$r" -gt "$peak" ] && peak=$r
+  u=$(kc get pods -l job-name=bench --field-selector=status.phase!=Succeeded,status.phase!=Failed --no-headers 2>/dev/null | wc -l)
+  [ "$u" -gt "$upeak" ] && upeak=$u
   sleep 0.5
 done
 t2=$(ms)
 r1=$(rss)
 pods=$(kc get pods -l job-name=bench --no-headers | wc -l)
 arrays=$(kc get job bench -o jsonpath='{.metadata.annotations.slurmlink\.io/slurm-arrays}' | tr ',' '\n' | grep -c .)
-echo "Job $N/$P: ack $((t1 - t0)) ms, all $N succeeded $((t2 - t0)) ms, $arrays submission(s), $pods pods stored"
+echo "Job $N/$P: ack $((t1 - t0)) ms, all $N succeeded $((t2 - t0)) ms, $arrays submission(s), $pods pods stored, at most $upeak unfinished at once"
 echo "slurmlinkd RSS: $r0 kB before, $peak kB peak while it ran, $r1 kB after"

@@ -70,7 +70,8 @@ if [ "$logs" != "pulled index=0 pulled index=1 " ]; then
 fi
 pods=$(kc get pods -l job-name=reg -o jsonpath='{.items[*].metadata.name}')
 n=0; for p in $pods; do [[ "$(reasons "$p")" =~ Pulling\ .*Pulled\ .*Started ]] && n=$((n + 1)); done
-is "$n" 2 "each pod: events Pulling, Pulled, then Started"
+is "$n" 2 "each pod: events Pulling, Pulled, then Started" ||
+  diag "$(for p in $pods; do echo "$p: $(reasons "$p")"; done)"
 is "$(kc get pods -l job-name=reg -o jsonpath='{range .items[*]}{.status.containerStatuses[0].imageID}{"\n"}{end}' | sort -u | sed "s/@sha256:[0-9a-f]*$/@D/")" \
   "$REG/team/app@D" "containerStatuses[0].imageID of the pulled image"
 is "$(jp job/reg '{.metadata.annotations.slurmlink\.io/slurm-arrays}' | tr ',' '\n' | grep -c '^[0-9][0-9]*$')" 1 "one array for the Job"

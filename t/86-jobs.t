@@ -21,7 +21,7 @@
 #   - BatchV1Api: create, read_namespaced_job_status, list, delete with
 #     propagation Foreground.
 source "$(dirname "$0")/lib.sh"
-plan 66
+plan 67
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -262,10 +262,37 @@ kc patch job thr -p '{"spec":{"parallelism":3}}' >/dev/null
 ok wait_for 60 eval '[ "$(throttle)" = ArrayTaskThrottle=3 ]' "parallelism 3 patched: ArrayTaskThrottle=3"
 running() { [ "$(slurm_of "$tuid" | awk '$2 == "RUNNING"' | wc -l)" = 3 ]; }
 ok wait_for 60 running "three tasks run"
-p5=$(kc get pods -l job-name=thr -o jsonpath='{range .items[?(@.metadata.annotations.slurmlink\.io/job-index=="5")]}{.metadata.name}{end}')
-kc delete pod "$p5" >/dev/null 2>&1
-task5_gone() { ! squeue -h -r -o '%i' | grep -qx "$(arr_of thr)_5"; }
-ok wait_for 60 task5_gone "a pending task's pod deleted: that task is cancelled, it never runs"
+pending_of() { slurm_of "$1" | awk '$2 == "PENDING"' | wc -l; }
+three_pods() { [ "$(kc get pods -l job-name=thr -o name | wc -l)" -ge 3 ]; }
+wait_for 60 three_pods
+is "$(kc get pods -l job-name=thr -o name | wc -l) $(pending_of "$tuid")" "3 3" \
+  "pods made lazily: three, for the three running tasks; the three pending tasks have none yet" ||
+  diag "$(kc get pods -l job-name=thr -o wide 2>&1; slurm_of "$tuid")"
+# two tasks that wait for CPUs (the three sleeps hold 3 of 4): both pods are
+# made before the array, so a pending task has a pod; deleting it cancels
+# that task, which never runs
+kc create -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: hog}
+spec:
+  completions: 2
+  parallelism: 2
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 2}}}
+YAML
+huid=$(jp job/hog '{.metadata.uid}')
+two_waiting() { [ "$(kc get pods -l job-name=hog -o name | wc -l) $(pending_of "$huid")" = "2 2" ]; }
+wait_for 60 two_waiting || diag "hog: $(kc get pods -l job-name=hog -o name 2>&1 | tr '\n' ' ') $(slurm_of "$huid")"
+harr=$(arr_of hog)
+kc delete pod "$(kc get pods -l job-name=hog -o jsonpath='{range .items[?(@.metadata.annotations.slurmlink\.io/job-index=="1")]}{.metadata.name}{end}')" >/dev/null 2>&1
+task1_gone() { ! squeue -h -r -o '%i' | grep -qx "${harr}_1"; }
+ok wait_for 60 task1_gone "a pending task's pod deleted: that task is cancelled, it never runs"
+kc delete job hog >/dev/null 2>&1
 
 # --- deletion: background (kubectl's default), foreground, orphan --------------------------------
 is "$(kc delete job thr 2>&1)" 'job.batch "thr" deleted' "kubectl delete job (propagationPolicy=Background)"

@@ -1,22 +1,25 @@
 /* job.c — the Job controller: a batch/v1 Job runs as Slurm job arrays.
  *
- * For the indexes a Job still needs (all of them at first, a failed one
- * again while backoffLimit allows), the controller creates one Pod per
- * index (the template, owned by the Job, labelled as kube's Job controller
- * does) and submits them together as ONE array: --array=INDEXES%PARALLELISM,
- * job name namespace/name, comment `slurmlink:uid=JOBUID
- * slurmlink:submission=K`. Task i runs pod i's own job.sh (its folder, its
- * token), so from then on the pod is followed like any other (the shim's
- * pushes, the Slurm poll; ctl.c maps a task to its pod by array and task
- * id). The Job's status is recomputed from its pods on every pass.
+ * The indexes a Job still needs (all of them at first, a failed one again
+ * while backoffLimit allows) become submission K, recorded on the Job, and
+ * are submitted together as ONE array per chunk of MaxArraySize indexes:
+ * --array=INDEXES%PARALLELISM, job name namespace/name, comment
+ * `slurmlink:uid=JOBUID slurmlink:submission=K.C`. Pods are made lazily, as
+ * kube's Job controller makes them (at most parallelism unfinished): one
+ * for each of the first tasks before the array, the next when Slurm starts
+ * a task that has none. Every task waits for a link to its pod's folder
+ * and runs that pod's job.sh (jobtask.h), so from then on the pod is
+ * followed like any other (the shim's pushes, the Slurm poll; ctl.c maps a
+ * task to its pod by array and task id). The Job's status is recomputed
+ * from its pods on every pass.
  *
  * A pod whose image is in a registry is pulled first (src/ctl/pull.c, as for
- * a single pod): the array waits until every member's images are there.
+ * a single pod): the array waits until the first pods' images are there.
  *
- * Never two submissions of one batch: the pods of submission K exist (with
- * their index and K) before the array is submitted; a pass that finds pods
- * of K without an array first looks for an array whose comment carries the
- * Job's uid and K (submitted before a crash, not recorded) and adopts it.
+ * Never two submissions of one batch: K and its indexes are recorded before
+ * any pod or array of it; a pass that finds a chunk of K not recorded as
+ * submitted first looks for an array whose comment carries the Job's uid
+ * and K.C (submitted before a crash, not recorded) and adopts it.
  *
  * Annotations (the controller's bookkeeping, in the store):
  *   pod  slurmlink.io/job-uid         the Job's uid (server-owned: what ties the
@@ -24,9 +27,11 @@
  *        slurmlink.io/job-index       its index (both completion modes)
  *        slurmlink.io/job-submission  K
  *        slurmlink.io/array-task      ARRAY_TASK, once submitted (server-owned)
- *   job  slurmlink.io/job-submissions the last K
- *        slurmlink.io/slurm-arrays    the arrays submitted, "id,id"
- *        slurmlink.io/array-throttle  the throttle the arrays have */
+ *   job  slurmlink.io/job-submissions    the last K
+ *        slurmlink.io/submission-indexes its indexes ("0-9")
+ *        slurmlink.io/submitted-chunks   its chunks in Slurm ("0,1")
+ *        slurmlink.io/slurm-arrays       the arrays submitted, "id,id"
+ *        slurmlink.io/array-throttle     the throttle the arrays have */
 #include "common/buf.h"
 #include "common/fault.h"
 #include "common/log.h"
@@ -36,6 +41,7 @@
 #include "ctl/internal.h"
 #include "ctl/jobindex.h"
 #include "ctl/jobpod.h"
+#include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
@@ -45,6 +51,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
+#include <slurm/slurm_errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +59,9 @@
 #define ANN_JOB_SUBS "slurmlink.io/job-submissions"
 #define ANN_JOB_ARRAYS "slurmlink.io/slurm-arrays"
 #define ANN_JOB_THROTTLE "slurmlink.io/array-throttle"
-#define ANN_JOB_ORPHANED "slurmlink.io/orphaned-pods" /* deleted with propagation Orphan */
+#define ANN_JOB_INDEXES "slurmlink.io/submission-indexes" /* the latest submission's indexes */
+#define ANN_JOB_CHUNKS "slurmlink.io/submitted-chunks"    /* its chunks in Slurm, "0,1" */
+#define ANN_JOB_ORPHANED "slurmlink.io/orphaned-pods"     /* deleted with propagation Orphan */
 #define BACKOFF_MS 10000LL      /* the Job controller's DefaultJobPodFailureBackOff */
 #define BACKOFF_MAX_MS 600000LL /* MaxJobPodFailureBackOff */
 
@@ -123,11 +132,19 @@ typedef struct tally {
     unsigned char *busy; /* index has a pod not finished */
     long long active, ready, succeeded, failed, terminating;
     int64_t last_fail_ns;
-    json_t *pods;        /* the Job's pods */
-    char fail_job[512];  /* a podFailurePolicy FailJob rule matched: kube's message */
-    unsigned *fails;     /* counted failures per index */
-    unsigned char *lost; /* index failed for good (backoffLimitPerIndex, FailIndex) */
+    json_t *pods;          /* the Job's pods */
+    char fail_job[512];    /* a podFailurePolicy FailJob rule matched: kube's message */
+    unsigned *fails;       /* counted failures per index */
+    unsigned char *lost;   /* index failed for good (backoffLimitPerIndex, FailIndex) */
+    unsigned char *queued; /* index pending or running in Slurm, or still to be submitted */
+    unsigned char *todo;   /* the latest submission's indexes not yet submitted */
+    size_t ntodo;
+    ctl_jobtask_scan_t scan; /* the unfinished tasks of the Job's arrays */
+    bool scan_ok;            /* Slurm answered: what it has not is over */
 } tally_t;
+
+static unsigned max_array(sl_ctl_t *c);
+static bool array_owned(uint32_t id, const char *uid);
 
 static bool is_indexed(json_t *job)
 {
@@ -250,6 +267,46 @@ static bool failure_unsettled(sl_ctl_t *c, json_t *pod)
     return r;
 }
 
+/* chunk ch of the latest submission is in Slurm (slurmlink.io/submitted-chunks) */
+static bool chunk_submitted(json_t *job, unsigned ch)
+{
+    const char *l = sl_kube_annotation(job, ANN_JOB_CHUNKS);
+    for (const char *p = l; p && *p;) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (v == ch)
+            return true;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
+}
+
+/* the indexes Slurm still has (pending or running tasks of the Job's
+ * arrays) and those of the latest submission's chunks not submitted yet:
+ * neither is submitted again */
+static void track(sl_ctl_t *c, json_t *job, tally_t *t)
+{
+    unsigned max = max_array(c);
+    t->queued = sl_xcalloc(t->n ? t->n : 1, 1);
+    t->scan_ok = ctl_jobtask_scan(sl_kube_annotation(job, ANN_JOB_ARRAYS), sl_kube_uid(job), max,
+                                  t->n, &t->scan) == 0;
+    for (size_t i = 0; i < t->scan.n; i++)
+        t->queued[t->scan.t[i].index] = 1;
+    const char *iv = sl_kube_annotation(job, ANN_JOB_INDEXES);
+    if (!iv)
+        return;
+    t->todo = sl_xcalloc(t->n ? t->n : 1, 1);
+    if (ctl_index_parse(iv, t->todo, t->n) < 0)
+        memset(t->todo, 0, t->n);
+    for (size_t i = 0; i < t->n; i++) {
+        t->todo[i] &= !chunk_submitted(job, (unsigned)(i / max));
+        t->queued[i] |= t->todo[i];
+        t->ntodo += t->todo[i];
+    }
+}
+
 static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
 {
     memset(t, 0, sizeof(*t));
@@ -280,6 +337,7 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
     }
     lost_indexes(job, t);
     json_decref(all);
+    track(c, job, t);
 }
 
 static void tally_free(tally_t *t)
@@ -288,6 +346,9 @@ static void tally_free(tally_t *t)
     free(t->busy);
     free(t->lost);
     free(t->fails);
+    free(t->queued);
+    free(t->todo);
+    ctl_jobtask_scan_free(&t->scan);
     json_decref(t->pods);
 }
 
@@ -512,9 +573,11 @@ static void write_status(sl_ctl_t *c, json_t *job, json_t *status)
                     &a, NULL, NULL);
 }
 
-/* one annotation of the Job set (the controller's bookkeeping) */
+/* annotations of an object set together (the controller's bookkeeping):
+ * kv is key, value, key, value ..., NULL */
 typedef struct ann_arg {
-    const char *uid, *key, *value;
+    const char *uid;
+    const char *const *kv;
 } ann_arg_t;
 
 static int ann_fn(json_t *obj, void *arg)
@@ -525,23 +588,33 @@ static int ann_fn(json_t *obj, void *arg)
         errno = ENOENT;
         return -1;
     }
-    const char *old = sl_kube_annotation(obj, a->key);
-    if (old && !strcmp(old, a->value))
-        return 0;
-    sl_kube_set_annotation(obj, a->key, a->value);
-    return 1;
+    int changed = 0;
+    for (const char *const *kv = a->kv; kv[0]; kv += 2) {
+        const char *old = sl_kube_annotation(obj, kv[0]);
+        if (old && !strcmp(old, kv[1]))
+            continue;
+        sl_kube_set_annotation(obj, kv[0], kv[1]);
+        changed = 1;
+    }
+    return changed;
 }
 
-static int set_ann(sl_ctl_t *c, const char *res, json_t *obj, const char *key, const char *value)
+static int set_anns(sl_ctl_t *c, const char *res, json_t *obj, const char *const *kv)
 {
-    ann_arg_t a = {sl_kube_uid(obj), key, value};
+    ann_arg_t a = {sl_kube_uid(obj), kv};
     sl_error_t err = SL_ERROR_INIT;
     int r = sl_store_mutate(c->store, res, sl_kube_namespace(obj), sl_kube_name(obj), ann_fn, &a,
                             NULL, &err);
     if (r < 0)
         sl_warn("%s %s/%s: cannot record %s=%s: %s", res, sl_kube_namespace(obj), sl_kube_name(obj),
-                key, value, err.text);
+                kv[0], kv[1], err.text);
     return r;
+}
+
+static int set_ann(sl_ctl_t *c, const char *res, json_t *obj, const char *key, const char *value)
+{
+    const char *kv[] = {key, value, NULL};
+    return set_anns(c, res, obj, kv);
 }
 
 /* ---- pods for the indexes still needed ------------------------------------------- */
@@ -585,31 +658,31 @@ static bool backing_off(const tally_t *t)
     return sl_kube_now_ns() < t->last_fail_ns + d * 1000000LL;
 }
 
-/* the pods of the indexes that have none running and have not succeeded,
- * as submission K+1 (recorded on the Job before the first pod) */
+/* the indexes that have no pod running, no task in Slurm and have not
+ * succeeded (nor are lost) become submission K+1: K+1 and its indexes are
+ * recorded on the Job, in one write, before any pod or array of it (a
+ * restart finds them there); no pod yet (submit_pending makes them) */
 static void create_batch(sl_ctl_t *c, json_t *job, const tally_t *t)
 {
-    long long need = (long long)t->n - (long long)(ndone(t) + nlost(t)) - t->active;
-    if (need <= 0 || backing_off(t))
-        return;
-    long long sub = ann_int(job, ANN_JOB_SUBS, 0) + 1;
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%lld", sub);
-    if (set_ann(c, "jobs.batch", job, ANN_JOB_SUBS, buf) < 0)
-        return;
-    for (size_t i = 0; i < t->n && need > 0; i++) {
-        if (t->done[i] || t->busy[i] || t->lost[i])
-            continue;
-        json_t *pod = ctl_job_new_pod(job, i, sub);
-        if (create_pod(c, job, pod, i) == 0)
-            need--;
-        json_decref(pod);
+    if (!t->scan_ok || t->ntodo || backing_off(t))
+        return; /* Slurm cannot tell, or the latest submission is not all in Slurm */
+    unsigned char *want = sl_xcalloc(t->n ? t->n : 1, 1);
+    size_t need = 0;
+    for (size_t i = 0; i < t->n; i++)
+        need += want[i] = !t->done[i] && !t->busy[i] && !t->lost[i] && !t->queued[i];
+    if (need) {
+        char sub[32], *iv = ctl_index_intervals(want, t->n);
+        snprintf(sub, sizeof(sub), "%lld", ann_int(job, ANN_JOB_SUBS, 0) + 1);
+        const char *kv[] = {ANN_JOB_SUBS, sub, ANN_JOB_INDEXES, iv, ANN_JOB_CHUNKS, "", NULL};
+        set_anns(c, "jobs.batch", job, kv);
+        free(iv);
     }
+    free(want);
 }
 
 /* ---- one array per batch (per chunk of MaxArraySize indexes) ---------------------- */
 
-/* a pod of the batch, ready to be a task */
+/* a pod of the batch made before its array: ready to be a task */
 typedef struct member {
     json_t *pod;
     ctl_pod_t *p;
@@ -618,10 +691,14 @@ typedef struct member {
     char *dir;
 } member_t;
 
+/* chunk C of the latest submission K: its indexes (as tasks), the pods
+ * made for its first tasks before the array is submitted */
 typedef struct batch {
     json_t *job;
     long long sub;
     unsigned chunk;
+    unsigned char *set;  /* [MaxArraySize]: the chunk's tasks */
+    unsigned char *made; /* [MaxArraySize]: a pod of this submission exists for the task */
     member_t *m;
     size_t n;
     uid_t uid;
@@ -647,35 +724,6 @@ static uint32_t find_submitted(const batch_t *b)
     return id;
 }
 
-/* the batch script: task i runs pod i's own job.sh in its folder */
-static char *dispatch_script(const batch_t *b)
-{
-    sl_buf_t s = SL_BUF_INIT;
-    sl_buf_printf(&s,
-                  "#!/bin/bash\n# Job %s/%s (uid %s), submission %lld: one array task per pod,\n"
-                  "# each running its pod's job.sh; generated by slurmlinkd.\n"
-                  "case \"${SLURM_ARRAY_TASK_ID:-}\" in\n",
-                  sl_kube_namespace(b->job), sl_kube_name(b->job), sl_kube_uid(b->job), b->sub);
-    for (size_t i = 0; i < b->n; i++) {
-        if (!b->m[i].dir)
-            continue;
-        char *d = sl_shell_quote(b->m[i].dir), *sh = sl_xasprintf("%s/job.sh", b->m[i].dir);
-        char *out = sl_xasprintf("%s/job.out", b->m[i].dir);
-        char *qsh = sl_shell_quote(sh), *qout = sl_shell_quote(out);
-        sl_buf_printf(&s, "%u) cd %s && exec /bin/bash %s >>%s 2>&1 ;;\n", b->m[i].task, d, qsh,
-                      qout);
-        free(d);
-        free(sh);
-        free(out);
-        free(qsh);
-        free(qout);
-    }
-    sl_buf_puts(&s, "*) echo \"slurmlink: no pod for array task ${SLURM_ARRAY_TASK_ID:-}\" >&2; "
-                    "exit 1 ;;\nesac\n");
-    return sl_buf_steal(&s);
-}
-
-/* the sbatch options of a pod's translation, less what names one pod */
 static char **array_options(const sl_translate_result_t *r, const batch_t *b)
 {
     static const char *const drop[] = {
@@ -718,36 +766,67 @@ static void strv_free(char **v)
     free(v);
 }
 
-/* the members' registry images pulled, as a single pod's are before its
- * submission (pull.c: one worker per pod, one fetch per image; events
- * Pulling/Pulled, ErrImagePull and back-off): 1 when every member is ready
- * (or cannot be parsed: ctl_pod_prepare fails it), 0 while one waits */
-static int members_pulled(sl_ctl_t *c, batch_t *b)
+/* the registry images of a Job's pod pulled, as a single pod's are before
+ * its submission (pull.c: one worker per pod, one fetch per image; events
+ * Pulling/Pulled, ErrImagePull and back-off): 1 when ready (or it cannot be
+ * parsed: ctl_pod_prepare fails it), 0 while it waits */
+static int pod_pulled(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
-    int all = 1;
-    for (size_t i = 0; i < b->n; i++) {
-        sl_pod_t *model = sl_pod_parse(b->m[i].pod, NULL);
-        if (model && !ctl_pull_ready(c, b->m[i].p, b->m[i].pod, model))
-            all = 0;
-        sl_pod_destroy(model);
-    }
-    return all;
+    sl_pod_t *model = sl_pod_parse(pod, NULL);
+    int r = !model || ctl_pull_ready(c, p, pod, model);
+    sl_pod_destroy(model);
+    return r;
 }
 
-/* every member's folder written (a pod that cannot be is failed by
- * ctl_pod_prepare and left out); the options of the first: NULL if none,
- * or while a member's image is being pulled */
+static int refused_fn(json_t *pod, void *arg)
+{
+    return ctl_status_submit_failed(pod, arg, 1, sl_kube_now_ns());
+}
+
+/* a Job's pod's folder written (its images pulled first) and its task's
+ * link made: 0 with the translation in *out; -1 when the pod failed (it
+ * says why) */
+static int link_pod(sl_ctl_t *c, json_t *job, ctl_pod_t *p, json_t *pod, long long sub,
+                    uint32_t task, sl_translate_result_t **out, uid_t *u, gid_t *g)
+{
+    unsigned max = max_array(c);
+    long long idx = ann_int(pod, ANN_POD_INDEX, 0);
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = ctl_pod_prepare(c, p, pod, out, u, g);
+    if (rc == 0 && ctl_jobtask_link(c->o.pods_root, sl_kube_uid(job), sub, (unsigned)(idx / max),
+                                    task, (*out)->pod_dir, &err) < 0) {
+        rc = -1;
+        sl_warn("pod %s/%s: %s", p->ns, p->name, err.text);
+        char *msg = sl_xasprintf("cannot link the pod folder for its array task: %s", err.text);
+        ctl_pod_mutate(c, p->ns, p->name, p->uid, refused_fn, msg, NULL, NULL);
+        free(msg);
+        sl_translate_result_destroy(*out);
+        *out = NULL;
+    }
+    ctl_pull_release(p->pull); /* used (the folder holds its images); a retry pulls anew */
+    p->pull = NULL;
+    return rc;
+}
+
+/* every member's folder written and linked (a pod that cannot be is failed
+ * and left out of the array); the options of the first: NULL if none, or
+ * while a member's image is being pulled */
 static char **prepare_members(sl_ctl_t *c, batch_t *b)
 {
     char **opts = NULL;
-    if (!members_pulled(c, b))
+    int all = 1;
+    for (size_t i = 0; i < b->n; i++)
+        all &= pod_pulled(c, b->m[i].p, b->m[i].pod);
+    if (!all)
         return NULL;
     for (size_t i = 0; i < b->n; i++) {
         sl_translate_result_t *r = NULL;
         uid_t u;
         gid_t g;
-        if (ctl_pod_prepare(c, b->m[i].p, b->m[i].pod, &r, &u, &g) < 0)
+        if (link_pod(c, b->job, b->m[i].p, b->m[i].pod, b->sub, b->m[i].task, &r, &u, &g) < 0) {
+            b->set[b->m[i].task] = 0;
             continue;
+        }
         b->m[i].dir = sl_xstrdup(r->pod_dir);
         if (!opts) {
             b->uid = u;
@@ -756,17 +835,37 @@ static char **prepare_members(sl_ctl_t *c, batch_t *b)
         }
         sl_translate_result_destroy(r);
     }
-    for (size_t i = 0; i < b->n; i++) { /* used (r held its folders); a retry pulls anew */
-        ctl_pull_release(b->m[i].p->pull);
-        b->m[i].p->pull = NULL;
-    }
     return opts;
 }
 
-/* the array's id and each member's task recorded (pods, then the Job) */
+/* id is in the comma list l */
+static bool in_list(const char *l, unsigned long id)
+{
+    for (const char *p = l; p && *p;) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (v == id)
+            return true;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
+}
+
+/* l with v added (once) */
+static char *list_add(const char *l, unsigned long v)
+{
+    if (in_list(l, v))
+        return sl_xstrdup(l);
+    return l && *l ? sl_xasprintf("%s,%lu", l, v) : sl_xasprintf("%lu", v);
+}
+
+/* the array's id and each member's task recorded (pods, then the Job: the
+ * array, the chunk submitted, the throttle) */
 static void record_array(sl_ctl_t *c, batch_t *b, uint32_t id)
 {
-    char buf[48];
+    char buf[48], thr[32];
     for (size_t i = 0; i < b->n; i++) {
         snprintf(buf, sizeof(buf), "%u_%u", id, b->m[i].task);
         pthread_mutex_lock(&c->lock);
@@ -774,30 +873,14 @@ static void record_array(sl_ctl_t *c, batch_t *b, uint32_t id)
         pthread_mutex_unlock(&c->lock);
         set_ann(c, "pods", b->m[i].pod, ANN_POD_TASK, buf);
     }
-    const char *old = sl_kube_annotation(b->job, ANN_JOB_ARRAYS);
-    char *all = old && *old ? sl_xasprintf("%s,%u", old, id) : sl_xasprintf("%u", id);
-    if (!old || !strstr(old, buf))
-        set_ann(c, "jobs.batch", b->job, ANN_JOB_ARRAYS, all);
-    free(all);
-    snprintf(buf, sizeof(buf), "%lld", spec_int(b->job, "parallelism", 1));
-    set_ann(c, "jobs.batch", b->job, ANN_JOB_THROTTLE, buf);
-}
-
-/* the --array value: the members' tasks, at most parallelism at once */
-static char *array_spec(const batch_t *b, unsigned max)
-{
-    unsigned char *set = sl_xcalloc(max, 1);
-    for (size_t i = 0; i < b->n; i++)
-        if (b->m[i].dir)
-            set[b->m[i].task] = 1;
-    char *spec = ctl_index_array_spec(set, max, (unsigned)b->throttle);
-    free(set);
-    return spec;
-}
-
-static int refused_fn(json_t *pod, void *arg)
-{
-    return ctl_status_submit_failed(pod, arg, 1, sl_kube_now_ns());
+    char *arrays = list_add(sl_kube_annotation(b->job, ANN_JOB_ARRAYS), id);
+    char *chunks = list_add(sl_kube_annotation(b->job, ANN_JOB_CHUNKS), b->chunk);
+    snprintf(thr, sizeof(thr), "%lld", spec_int(b->job, "parallelism", 1));
+    const char *kv[] = {
+        ANN_JOB_ARRAYS, arrays, ANN_JOB_CHUNKS, chunks, ANN_JOB_THROTTLE, thr, NULL};
+    set_anns(c, "jobs.batch", b->job, kv);
+    free(arrays);
+    free(chunks);
 }
 
 /* Slurm refused the array for good: its pods fail, as a pod Slurm refuses */
@@ -812,21 +895,11 @@ static void refuse_members(sl_ctl_t *c, batch_t *b, const char *why)
 
 static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
 {
-    uint32_t id = find_submitted(b);
-    if (id == UINT32_MAX)
-        return;
-    if (id) {
-        sl_info("job %s/%s: adopted Slurm array %u (submission %lld.%u) found by its uid",
-                sl_kube_namespace(b->job), sl_kube_name(b->job), id, b->sub, b->chunk);
-        record_array(c, b, id);
-        return;
-    }
-    if (b->throttle <= 0)
-        return; /* the Job's other arrays run parallelism tasks: later */
     char **opts = prepare_members(c, b);
     if (!opts)
         return; /* pulling, or every pod failed (they say why themselves) */
-    char *script = dispatch_script(b), *spec = array_spec(b, max);
+    char *script = ctl_jobtask_script(c->o.pods_root, b->job, b->sub, b->chunk);
+    char *spec = ctl_index_array_spec(b->set, max, (unsigned)b->throttle);
     char **env = array_env(c, b);
     sl_slurm_submit_t req = {.script = script,
                              .env = (const char *const *)env,
@@ -837,7 +910,10 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
                              .array = spec};
     sl_error_t err = SL_ERROR_INIT;
     int retry = 0;
-    if (sl_slurm_submit(&req, &id, &retry, &err) < 0) {
+    uint32_t id = 0;
+    if (!*spec) {
+        /* nothing left to run: chunk_empty */
+    } else if (sl_slurm_submit(&req, &id, &retry, &err) < 0) {
         sl_warn("job %s/%s: Slurm refused the array %s: %s", sl_kube_namespace(b->job),
                 sl_kube_name(b->job), spec, err.text);
         if (retry)
@@ -856,7 +932,7 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
     strv_free(opts);
 }
 
-/* a pod of the Job still to be submitted: no array task, not finished,
+/* a pod of the Job made before its array: no array task, not finished,
  * not being deleted, known to the pod controller (which then leaves its
  * submission to us) */
 static bool unsubmitted(sl_ctl_t *c, json_t *pod, ctl_pod_t **out)
@@ -872,7 +948,9 @@ static bool unsubmitted(sl_ctl_t *c, json_t *pod, ctl_pod_t **out)
     return ok;
 }
 
-/* the unsubmitted pods of submission sub, chunk ch, into b */
+/* the batch's pods into b (made[task]: it has one; members: those the pod
+ * controller knows); a task whose pod of this submission has ended (failed
+ * before the array) or is being deleted leaves the set */
 static void gather(sl_ctl_t *c, const tally_t *t, batch_t *b, unsigned max)
 {
     b->m = sl_xcalloc(json_array_size(t->pods) + 1, sizeof(*b->m));
@@ -882,13 +960,18 @@ static void gather(sl_ctl_t *c, const tally_t *t, batch_t *b, unsigned max)
     {
         ctl_pod_t *p;
         long long idx = ann_int(pod, ANN_POD_INDEX, -1);
-        if (idx < 0 || ann_int(pod, ANN_POD_SUB, -1) != b->sub ||
-            (unsigned)(idx / max) != b->chunk || !unsubmitted(c, pod, &p))
+        if (idx < 0 || ann_int(pod, ANN_POD_SUB, -1) != b->sub || (unsigned)(idx / max) != b->chunk)
             continue;
-        b->m[b->n++] = (member_t){pod, p, (size_t)idx, (uint32_t)(idx % max), NULL};
+        if (sl_kube_annotation(pod, ANN_POD_TASK))
+            continue;
+        if (ctl_pod_terminal(pod) || sl_kube_meta_str(pod, "deletionTimestamp")) {
+            b->set[idx % max] = 0;
+            continue;
+        }
+        b->made[idx % max] = 1;
+        if (unsubmitted(c, pod, &p))
+            b->m[b->n++] = (member_t){pod, p, (size_t)idx, (uint32_t)(idx % max), NULL};
     }
-    snprintf(b->comment, sizeof(b->comment), "slurmlink:uid=%s slurmlink:submission=%lld.%u",
-             sl_kube_uid(b->job), b->sub, b->chunk);
 }
 
 static unsigned max_array(sl_ctl_t *c)
@@ -898,44 +981,258 @@ static unsigned max_array(sl_ctl_t *c)
     return c->max_array_size ? c->max_array_size : 1001; /* Slurm's default */
 }
 
-/* the throttle of a new array: parallelism less the Job's pods already in
- * an array and not finished (a retry or a later chunk of a Job over
- * MaxArraySize waits until there is room, so that all arrays of a Job
- * together never run more than parallelism tasks) */
+/* the throttle of a new array: parallelism less the Job's indexes busy in
+ * Slurm (tasks pending or running, pods of a task not finished): a retry
+ * or a later chunk of a Job over MaxArraySize waits until there is room,
+ * so that all arrays of a Job together never run more than parallelism
+ * tasks */
 static long long room(json_t *job, const tally_t *t)
 {
-    long long busy = 0;
-    size_t i;
-    json_t *pod;
-    json_array_foreach(t->pods, i, pod) busy +=
-        sl_kube_annotation(pod, ANN_POD_TASK) && !ctl_pod_terminal(pod);
-    long long par = spec_int(job, "parallelism", 1);
-    return par - busy < par ? par - busy : par;
-}
-
-/* every (submission, chunk) that has pods without an array: submitted */
-static void submit_pending(sl_ctl_t *c, json_t *job, const tally_t *t)
-{
-    unsigned max = max_array(c);
+    unsigned char *busy = sl_xcalloc(t->n ? t->n : 1, 1);
     size_t i;
     json_t *pod;
     json_array_foreach(t->pods, i, pod)
     {
-        ctl_pod_t *p;
         long long idx = ann_int(pod, ANN_POD_INDEX, -1);
-        if (idx < 0 || !unsubmitted(c, pod, &p))
+        if (idx >= 0 && (size_t)idx < t->n && sl_kube_annotation(pod, ANN_POD_TASK) &&
+            !ctl_pod_terminal(pod))
+            busy[idx] = 1;
+    }
+    for (i = 0; i < t->scan.n; i++)
+        busy[t->scan.t[i].index] = 1;
+    long long n = 0;
+    for (i = 0; i < t->n; i++)
+        n += busy[i];
+    free(busy);
+    long long par = spec_int(job, "parallelism", 1);
+    return par - n < par ? par - n : par;
+}
+
+/* the pods made before the array: one for each of its first tasks, as
+ * many as it may run at once (kube's Job controller makes parallelism pods
+ * at first); true once they all exist (made in an earlier pass, so that
+ * the pod controller knows them) */
+static bool first_pods(sl_ctl_t *c, batch_t *b, unsigned max)
+{
+    size_t made = 0, want = 0;
+    bool created = false;
+    for (unsigned x = 0; x < max; x++) {
+        want += b->set[x];
+        made += b->set[x] && b->made[x];
+    }
+    if (want > (size_t)b->throttle)
+        want = (size_t)b->throttle;
+    for (unsigned x = 0; x < max && made < want; x++) {
+        if (!b->set[x] || b->made[x])
             continue;
-        batch_t b = {.job = job,
-                     .sub = ann_int(pod, ANN_POD_SUB, 0),
-                     .chunk = (unsigned)(idx / max),
-                     .throttle = room(job, t)};
-        gather(c, t, &b, max);
-        if (b.n)
-            submit_batch(c, &b, max);
-        for (size_t k = 0; k < b.n; k++)
-            free(b.m[k].dir);
-        free(b.m);
-        return; /* one array per pass: the next pass sees what this one recorded */
+        size_t idx = (size_t)b->chunk * max + x;
+        json_t *pod = ctl_job_new_pod(b->job, idx, b->sub);
+        if (create_pod(c, b->job, pod, idx) == 0)
+            made++, created = true;
+        json_decref(pod);
+    }
+    return !created && b->n >= want && b->n == made;
+}
+
+/* nothing of the chunk is left to run (its pods failed before the array):
+ * it counts as submitted, without an array */
+static void chunk_empty(sl_ctl_t *c, batch_t *b, unsigned max)
+{
+    for (unsigned x = 0; x < max; x++)
+        if (b->set[x])
+            return;
+    char *chunks = list_add(sl_kube_annotation(b->job, ANN_JOB_CHUNKS), b->chunk);
+    set_ann(c, "jobs.batch", b->job, ANN_JOB_CHUNKS, chunks);
+    free(chunks);
+}
+
+/* the first chunk of the latest submission not in Slurm: submitted (or
+ * adopted, when a crash came between its submission and its record) */
+static void submit_pending(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    unsigned max = max_array(c);
+    size_t first = 0;
+    while (t->todo && first < t->n && !t->todo[first])
+        first++;
+    if (!t->scan_ok || !t->todo || first >= t->n)
+        return;
+    batch_t b = {.job = job,
+                 .sub = ann_int(job, ANN_JOB_SUBS, 0),
+                 .chunk = (unsigned)(first / max),
+                 .set = sl_xcalloc(max, 1),
+                 .made = sl_xcalloc(max, 1),
+                 .throttle = room(job, t)};
+    for (size_t i = (size_t)b.chunk * max; i < t->n && i < (size_t)(b.chunk + 1) * max; i++)
+        b.set[i % max] = t->todo[i];
+    snprintf(b.comment, sizeof(b.comment), "slurmlink:uid=%s slurmlink:submission=%lld.%u",
+             sl_kube_uid(job), b.sub, b.chunk);
+    gather(c, t, &b, max);
+    uint32_t id = find_submitted(&b);
+    if (id && id != UINT32_MAX) {
+        sl_info("job %s/%s: adopted Slurm array %u (submission %lld.%u) found by its uid",
+                sl_kube_namespace(job), sl_kube_name(job), id, b.sub, b.chunk);
+        record_array(c, &b, id);
+    } else if (!id && b.throttle > 0 && first_pods(c, &b, max)) {
+        submit_batch(c, &b, max); /* one array per pass: the next sees what this recorded */
+        chunk_empty(c, &b, max);
+    }
+    for (size_t k = 0; k < b.n; k++)
+        free(b.m[k].dir);
+    free(b.m);
+    free(b.set);
+    free(b.made);
+}
+
+/* ---- pods for the tasks Slurm starts --------------------------------------------- */
+
+/* the Job's pod of task (array, task) in t->pods, or NULL */
+static json_t *task_pod(const tally_t *t, uint32_t array, uint32_t task)
+{
+    char want[48];
+    snprintf(want, sizeof(want), "%u_%u", array, task);
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod)
+    {
+        const char *v = sl_kube_annotation(pod, ANN_POD_TASK);
+        if (v && !strcmp(v, want))
+            return pod;
+    }
+    return NULL;
+}
+
+static long long unfinished_pods(const tally_t *t)
+{
+    long long n = 0;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod) n += !ctl_pod_terminal(pod);
+    return n;
+}
+
+/* the pod of a task Slurm has started (kube's Job controller makes a pod
+ * when one finishes, at most parallelism unfinished): marked first (a task
+ * never gets two), made with its task recorded; its folder and link next
+ * pass (link_started), once the pod controller knows it */
+static void create_started(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    long long room_left = spec_int(job, "parallelism", 1) - unfinished_pods(t);
+    unsigned max = max_array(c);
+    for (size_t i = 0; i < t->scan.n && room_left > 0; i++) {
+        const ctl_jobtask_t *k = &t->scan.t[i];
+        unsigned ch = (unsigned)(k->index / max);
+        if (!k->started || t->done[k->index] || task_pod(t, k->array, k->task) ||
+            ctl_jobtask_claimed(c->o.pods_root, sl_kube_uid(job), k->sub, ch, k->task))
+            continue;
+        sl_error_t err = SL_ERROR_INIT;
+        if (ctl_jobtask_claim(c->o.pods_root, sl_kube_uid(job), k->sub, ch, k->task, &err) < 0) {
+            sl_warn("job %s/%s: %s", sl_kube_namespace(job), sl_kube_name(job), err.text);
+            continue;
+        }
+        char buf[48];
+        snprintf(buf, sizeof(buf), "%u_%u", k->array, k->task);
+        json_t *pod = ctl_job_new_pod(job, k->index, k->sub);
+        sl_kube_set_annotation(pod, ANN_POD_TASK, buf);
+        if (create_pod(c, job, pod, k->index) == 0)
+            room_left--;
+        json_decref(pod);
+        c->jobs_since = 0; /* its task's record is read again for it */
+    }
+}
+
+/* a pod made for a started task: its folder written and linked, so that
+ * the task (waiting for the link) runs it; a pod that cannot be prepared
+ * has failed (it says why) and its task is cancelled */
+static void link_one(sl_ctl_t *c, json_t *job, json_t *pod, ctl_pod_t *p)
+{
+    unsigned max = max_array(c);
+    long long idx = ann_int(pod, ANN_POD_INDEX, -1), sub = ann_int(pod, ANN_POD_SUB, -1);
+    unsigned a, task;
+    const char *v = sl_kube_annotation(pod, ANN_POD_TASK);
+    if (idx < 0 || sub < 0 || !v || sscanf(v, "%u_%u", &a, &task) != 2 ||
+        ctl_jobtask_linked(c->o.pods_root, sl_kube_uid(job), sub, (unsigned)(idx / max), task) ||
+        !pod_pulled(c, p, pod))
+        return;
+    sl_translate_result_t *r = NULL;
+    uid_t u;
+    gid_t g;
+    if (link_pod(c, job, p, pod, sub, task, &r, &u, &g) < 0)
+        ctl_task_kill(sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(job), a, task);
+    sl_translate_result_destroy(r);
+}
+
+static void link_started(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(t->pods, i, pod)
+    {
+        if (!sl_kube_annotation(pod, ANN_POD_TASK) || ctl_pod_terminal(pod) ||
+            sl_kube_meta_str(pod, "deletionTimestamp"))
+            continue;
+        pthread_mutex_lock(&c->lock);
+        ctl_pod_t *p = ctl_pod_find(c, sl_kube_uid(pod));
+        bool known = p && p->owner_uid && p->array_job_id;
+        pthread_mutex_unlock(&c->lock);
+        if (known) /* the controller thread's own: stays valid */
+            link_one(c, job, pod, p);
+    }
+}
+
+/* a task of the Job's arrays that has no pod (nor a link to one) */
+static bool podless(sl_ctl_t *c, json_t *job, const tally_t *t, const ctl_jobtask_t *k)
+{
+    return !task_pod(t, k->array, k->task) &&
+           !ctl_jobtask_linked(c->o.pods_root, sl_kube_uid(job), k->sub,
+                               (unsigned)(k->index / max_array(c)), k->task);
+}
+
+/* the pending tasks of array id that have no pod, cancelled in one RPC
+ * (one by one, a slot freed between two would start the next) */
+static void cancel_pending(sl_ctl_t *c, json_t *job, const tally_t *t, uint32_t id)
+{
+    unsigned max = max_array(c);
+    unsigned char *set = sl_xcalloc(max, 1);
+    bool any = false;
+    for (size_t i = 0; i < t->scan.n; i++) {
+        const ctl_jobtask_t *k = &t->scan.t[i];
+        if (k->array == id && !k->started && podless(c, job, t, k)) {
+            set[k->task] = 1;
+            any = true;
+        }
+    }
+    char *spec = any ? ctl_index_array_spec(set, max, 0) : NULL;
+    sl_error_t err = SL_ERROR_INIT;
+    if (spec && array_owned(id, sl_kube_uid(job))) {
+        if (sl_slurm_cancel_tasks(id, spec, &err) == 0)
+            sl_info("job %s/%s: pending tasks %u_[%s] cancelled (no pod needed)",
+                    sl_kube_namespace(job), sl_kube_name(job), id, spec);
+        else if (errno != ESLURM_ALREADY_DONE && errno != ESLURM_INVALID_JOB_ID)
+            sl_warn("job %s/%s: %s", sl_kube_namespace(job), sl_kube_name(job), err.text);
+    }
+    free(spec);
+    free(set);
+}
+
+/* the tasks that have no pod (pending, or started and waiting for one)
+ * cancelled, the pending ones first: the Job needs no more (successPolicy
+ * met, orphaned) */
+static void cancel_podless(sl_ctl_t *c, json_t *job, const tally_t *t)
+{
+    for (size_t i = 0; i < t->scan.n; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i; k++)
+            first &= t->scan.t[k].array != t->scan.t[i].array;
+        if (first)
+            cancel_pending(c, job, t, t->scan.t[i].array);
+    }
+    for (size_t i = 0; i < t->scan.n; i++) {
+        const ctl_jobtask_t *k = &t->scan.t[i];
+        if (k->started && podless(c, job, t, k) &&
+            ctl_task_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), k->array,
+                          k->task) == 0)
+            sl_info("job %s/%s: array task %u_%u cancelled (no pod needed)", sl_kube_namespace(job),
+                    sl_kube_name(job), k->array, k->task);
     }
 }
 
@@ -994,6 +1291,7 @@ static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
 /* a Job removed from the store (background deletion): its arrays and pods */
 static void job_gone(sl_ctl_t *c, json_t *job)
 {
+    ctl_jobtask_remove(c->o.pods_root, sl_kube_uid(job));
     if (sl_kube_annotation(job, ANN_JOB_ORPHANED))
         return; /* its pods run on without it */
     cancel_arrays(c, job);
@@ -1019,6 +1317,16 @@ static int drop_finalizer_fn(json_t *job, void *arg)
     return 0;
 }
 
+/* an orphaning deletion: the tasks that have no pod yet are cancelled */
+static void orphan_tasks(sl_ctl_t *c, json_t *job)
+{
+    tally_t t;
+    tally(c, job, &t);
+    if (t.scan_ok)
+        cancel_podless(c, job, &t);
+    tally_free(&t);
+}
+
 /* a Job being deleted with the garbage collector's finalizer: orphan its
  * pods, or (foreground) end them and wait for them; then the finalizer
  * goes, and with the last one the Job */
@@ -1032,6 +1340,8 @@ static void job_finalize(sl_ctl_t *c, json_t *job)
     bool orphan = !strcmp(f, "orphan");
     if (!orphan) /* orphaned pods run on, their tasks followed (slurmlink.io/job-uid) */
         cancel_arrays(c, job);
+    else
+        orphan_tasks(c, job); /* no new pods: the tasks without one go */
     if (pods_follow_owner(c, job, orphan) && !orphan)
         return; /* foreground: the Job stays until its pods are gone */
     json_t *out = NULL;
@@ -1133,18 +1443,22 @@ static void reconcile(sl_ctl_t *c, json_t *job)
     bool finished = false;
     json_t *st = job_status(job, &t, &finished);
     write_status(c, job, st);
+    if (has_condition(st, "SuccessCriteriaMet") && t.scan_ok)
+        cancel_podless(c, job, &t); /* successPolicy: no more pods, their tasks never run */
     if (has_condition(st, "SuccessCriteriaMet") && !finished && t.active) {
         /* successPolicy: the other pods deleted, each ending its own task
          * (the arrays are not cancelled whole: a completed task's record
          * would read CANCELLED and fail its succeeded pod) */
         delete_active(c, &t);
-    } else if ((has_condition(st, "FailureTarget") || suspended(job)) && t.active) {
+    } else if ((has_condition(st, "FailureTarget") || suspended(job)) && (t.active || t.scan.n)) {
         /* kube deletes the active pods of a failed or suspended Job: the
          * arrays are cancelled, the pods deleted (a pending task's has no
          * job of its own to end it) */
         cancel_arrays(c, job);
         delete_active(c, &t);
     } else if (!finished && !suspended(job) && !has_condition(st, "SuccessCriteriaMet")) {
+        link_started(c, job, &t);
+        create_started(c, job, &t);
         submit_pending(c, job, &t);
         create_batch(c, job, &t);
         update_throttle(c, job);

@@ -3,6 +3,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
@@ -217,6 +218,52 @@ void sl_slurm_jobs_free(sl_slurm_jobs_t *j)
     slurm_free_job_info_msg(j->msg);
     free(j->jobs);
     free(j);
+}
+
+/* libslurm's bitstring functions (slurm_xlator.h's exported names; no
+ * public header declares them) */
+extern bitoff_t slurm_bit_size(bitstr_t *b);
+extern bool slurm_bit_test(bitstr_t *b, bitoff_t bit);
+
+/* "3-9%2", "0,4-7": the tasks of array_task_str (when no bitmap came) */
+static size_t parse_tasks(const char *s, unsigned char *set, size_t n)
+{
+    size_t k = 0;
+    while (s && *s && *s != '%') {
+        char *end;
+        unsigned long a = strtoul(s, &end, 10), b = a;
+        if (end == s)
+            break;
+        if (*end == '-')
+            b = strtoul(end + 1, &end, 10);
+        for (unsigned long t = a; t <= b && t < n; t++) {
+            k += !set[t];
+            set[t] = 1;
+        }
+        s = *end == ',' ? end + 1 : end;
+    }
+    return k;
+}
+
+size_t sl_slurm_jobs_pending_tasks(const sl_slurm_jobs_t *j, size_t i, unsigned char *set,
+                                   size_t n)
+{
+    memset(set, 0, n);
+    if (!j || i >= j->n || j->jobs[i].array_task_id != SL_SLURM_NO_TASK ||
+        !j->jobs[i].array_job_id)
+        return 0;
+    slurm_job_info_t *s = &j->msg->job_array[i];
+    if (!s->array_bitmap)
+        return parse_tasks(s->array_task_str, set, n);
+    size_t k = 0;
+    bitoff_t size = slurm_bit_size(s->array_bitmap);
+    for (bitoff_t t = 0; t < size && (size_t)t < n; t++) {
+        if (slurm_bit_test(s->array_bitmap, t)) {
+            set[t] = 1;
+            k++;
+        }
+    }
+    return k;
 }
 
 /* "gpu:2", "gpu:tesla:2(S:0)", "gpu:1(IDX:0),foo:3" → count of gpu */

@@ -269,6 +269,21 @@ int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err)
     return 0;
 }
 
+int sl_slurm_cancel_tasks(uint32_t array_job_id, const char *tasks, sl_error_t *err)
+{
+    char *id = sl_xasprintf("%u_[%s]", array_job_id, tasks);
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_kill_job2(id, SIGKILL, 0, NULL);
+    sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
+        int e = slurm_get_errno();
+        sl_errprintf(err, "cancel tasks %s: %s", id, slurm_strerror(e));
+        errno = e;
+    }
+    free(id);
+    return rc == SLURM_SUCCESS ? 0 : -1;
+}
+
 int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err)
 {
     job_desc_msg_t d;

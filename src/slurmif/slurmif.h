@@ -87,6 +87,8 @@ int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err);
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err);
 /* scancel ARRAY_TASK: one task of an array, pending or not. */
 int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err);
+/* scancel ARRAY_[TASKS]: the tasks of an array ("3-4,7") in one RPC. */
+int sl_slurm_cancel_tasks(uint32_t array_job_id, const char *tasks, sl_error_t *err);
 /* scontrol update JobId=ARRAY ArrayTaskThrottle=N: at most n tasks of the
  * array run at once (0: no limit). */
 int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err);
@@ -124,6 +126,11 @@ int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err);
 size_t sl_slurm_jobs_count(const sl_slurm_jobs_t *j);
 const sl_slurm_job_t *sl_slurm_jobs_at(const sl_slurm_jobs_t *j, size_t i);
 void sl_slurm_jobs_free(sl_slurm_jobs_t *j);
+/* The tasks of record i still pending in its array (the record of pending
+ * tasks, array_task_id SL_SLURM_NO_TASK): set[t] = 1 for each such task
+ * t < n (set zeroed first). Returns how many, 0 for any other record. */
+size_t sl_slurm_jobs_pending_tasks(const sl_slurm_jobs_t *j, size_t i, unsigned char *set,
+                                   size_t n);
 /* One job by id (NULL and errno ENOENT when Slurm no longer knows it). */
 int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err);
 
