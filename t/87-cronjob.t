@@ -72,6 +72,8 @@ is "$(jp "job/tick-$m1" '{.metadata.ownerReferences[0].apiVersion} {.metadata.ow
 is "$(jp "job/tick-$m1" '{.metadata.annotations.batch\.kubernetes\.io/cronjob-scheduled-timestamp}')" \
   "$(date -u -d "@$((m1 * 60))" +%Y-%m-%dT%H:%M:%SZ)" "annotation cronjob-scheduled-timestamp: the schedule time, RFC 3339"
 is "$(jp "job/tick-$m1" '{.spec.selector.matchLabels.batch\.kubernetes\.io/controller-uid}')" "$(jp "job/tick-$m1" '{.metadata.uid}')" "the Job got the Job kind's generated selector"
+has_active() { [ -n "$(jp cj/tick '{.status.active[0].name}')" ]; }
+wait_for 30 has_active # the CronJob's status is written just after the Job it made
 is "$(jp cj/tick '{.status.active[0].kind} {.status.active[0].name} {.status.lastScheduleTime}')" \
   "Job tick-$m1 $(date -u -d "@$((m1 * 60))" +%Y-%m-%dT%H:%M:%SZ)" "status: active names the Job, lastScheduleTime"
 ok kc wait --for=condition=complete "job/tick-$m1" --timeout=120s "the Job runs in Slurm and completes"
