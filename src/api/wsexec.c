@@ -187,11 +187,17 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
     return -1;
 }
 
+/* A frame's last bytes (no WSLAY_MSG_MORE) end a TLS record: one message a
+ * record. The Python client (websocket-client) waits in select(2) on the
+ * socket between messages, so a second message in a record it has read
+ * would wait in its TLS buffer for the next bytes to come. */
 static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags,
                        void *user)
 {
     sess_t *s = user;
     ssize_t n = api_up_send(s->x->up, data, len);
+    if (n == (ssize_t)len && !(flags & WSLAY_MSG_MORE))
+        api_up_flush(s->x->up); /* a failure shows at the next pump */
     if (n >= 0)
         return n;
     if (errno == EAGAIN) {

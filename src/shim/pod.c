@@ -336,7 +336,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
         close(null);
     }
     dup2(out, 1);
-    dup2(errp, 2);
+    dup2(errp >= 0 ? errp : out, 2); /* a tty: the pty, as stdout */
     int what[3] = {0, 0, -1};
     if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
         what[0]++;
