@@ -41,6 +41,7 @@ typedef struct exec_params {
     bool in, out, err, tty;
     bool attach;    /* pods/attach: the container's own output */
     bool ctr_stdin; /* attach: the container's spec has stdin: true (the shim holds it) */
+    bool ctr_tty;   /* attach: the container's spec has tty: true (the shim holds its pty) */
 } exec_params_t;
 
 static enum MHD_Result add_command(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -127,8 +128,8 @@ static char *pod_refusal(json_t *pod, const char *container, bool attach)
     return sl_xasprintf("unable to upgrade connection: container not found (\"%s\")", container);
 }
 
-/* does the pod's container NAME have stdin: true in its spec? */
-static bool ctr_has_stdin(json_t *pod, const char *name)
+/* does the pod's container NAME have FLAG (stdin, tty): true in its spec? */
+static bool ctr_flag(json_t *pod, const char *name, const char *flag)
 {
     size_t i;
     json_t *c;
@@ -136,7 +137,7 @@ static bool ctr_has_stdin(json_t *pod, const char *name)
     {
         const char *n = json_string_value(json_object_get(c, "name"));
         if (n && !strcmp(n, name))
-            return json_is_true(json_object_get(c, "stdin"));
+            return json_is_true(json_object_get(c, flag));
     }
     return false;
 }
@@ -196,7 +197,7 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
     sl_argv_add(&a, "--unbuffered");
     if (q->tty && !q->attach)
         sl_argv_add(&a, "--pty");
-    if (!q->in || (q->attach && !q->ctr_stdin))
+    if (!x->in)
         sl_argv_add(&a, "--input=none");
     char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : default_shim();
     sl_argv_add(&a, shim);
@@ -205,8 +206,10 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
     sl_argv_addf(&a, "--pod-dir=%s", x->pod_dir);
     sl_argv_addf(&a, "--container=%s", container);
     sl_argv_addf(&a, "--status=%s", x->status_name);
-    if (q->attach && q->tty)
+    if (q->attach && (q->tty || q->ctr_tty))
         sl_argv_add(&a, "--merge"); /* one stream, as a terminal shows it */
+    if (x->ctl)
+        sl_argv_add(&a, "--tty"); /* stdin: input and resizes, framed, for the pty */
     if (q->attach && q->in)
         sl_argv_add(&a, q->ctr_stdin ? "--stdin" : "--stdin-asked");
     if (!q->attach)
@@ -326,7 +329,10 @@ static api_exec_t *exec_prepare(api_req_t *r, json_t *pod, const char *container
         api_exec_free(x);
         return NULL;
     }
-    x->in = q->in && (!q->attach || q->ctr_stdin); /* attach: as the spec says (docs/api.md) */
+    /* attach to a tty: true container: the client's keys and resizes go to
+     * the helper, which holds the container's pty (docs/api.md, attach) */
+    x->ctl = q->attach && q->ctr_tty && (q->in || q->tty);
+    x->in = (q->in && (!q->attach || q->ctr_stdin)) || x->ctl; /* attach: as the spec says */
     x->out = q->out || (q->attach && q->tty);
     x->err = q->err && !(q->attach && q->tty);
     x->tty = q->tty && !q->attach;
@@ -368,7 +374,7 @@ static enum MHD_Result refuse(api_req_t *r, json_t *pod, exec_params_t *q, unsig
 
 enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
 {
-    exec_params_t q = {SL_ARGV_INIT, NULL, false, false, false, false, false, false};
+    exec_params_t q = {SL_ARGV_INIT, NULL, false, false, false, false, false, false, false};
     if (r->inproc)
         return refuse(r, NULL, &q, 400, sl_xstrdup("Upgrade request required"));
     json_t *pod = sl_store_get(r->api->store, "pods", p->ns, p->name);
@@ -382,7 +388,8 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
         return api_reply_status(r, st);
     }
     q.attach = !strcmp(p->sub, "attach");
-    q.ctr_stdin = ctr_has_stdin(pod, container);
+    q.ctr_stdin = ctr_flag(pod, container, "stdin");
+    q.ctr_tty = ctr_flag(pod, container, "tty");
     exec_params(r, &q);
     char *why = params_refusal(&q);
     if (!why)

@@ -17,6 +17,7 @@ typedef struct api_exec {
     int version;            /* channel protocol: 4 or 5 */
     bool in, out, err, tty; /* the streams asked for */
     bool framed;            /* attach: the helper frames both streams on stdout */
+    bool ctl;               /* attach to a tty: stdin (channel 0) and resizes framed to it */
     char **argv, **envp;    /* srun's, NULL-terminated */
     uid_t uid;              /* the pod's Unix user (never 0) */
     gid_t gid;

@@ -12,7 +12,18 @@
  *
  * The step runs in its own session (setsid), as the pod's user: its stdio
  * are pipes, or with tty the slave of a pty (openpty) whose master's size
- * follows the resize messages (srun --pty passes SIGWINCH on). When the
+ * follows the resize messages (srun --pty passes SIGWINCH on). A size is
+ * set only once the step has written its first byte: srun (22.05) turns
+ * SIGWINCH into a message to slurmstepd in a thread that first waits in
+ * accept(2) for slurmstepd's connection, with a handler installed without
+ * SA_RESTART, so a SIGWINCH before that connection fails the accept and
+ * ends the thread ("pty: accept failure"): the session's size would never
+ * change. slurmstepd connects while it sets up the task's stdio, before the
+ * task runs, so the first output comes after it; until then the latest size
+ * waits. Attach to a tty: true container (x->ctl): stdin is a pipe to the
+ * helper, which holds the container's pty, and channel 0 and the resizes go
+ * to it framed (a byte 0 or 4, a 4-byte big-endian length, the bytes; a
+ * resize is columns and rows, 2 bytes each). When the
  * client goes, the limits pass or slurmlinkd stops, the step's process
  * group gets SIGTERM, then SIGKILL. The helper's status file is removed
  * however the session ends.
@@ -57,6 +68,9 @@ typedef struct sess {
     sl_buf_t demux;     /* framed (attach): stdout bytes not yet a whole frame */
     size_t pending_off;
     bool close_stdin; /* v5 close on channel 0: after pending */
+    bool started;     /* the step has written a byte (so srun can pass a resize on) */
+    bool win_waiting; /* tty: a size waits for the first byte */
+    struct winsize win;
     bool sock_dead;
     bool reaped;
     int wstatus;
@@ -173,11 +187,17 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
     return -1;
 }
 
+/* A frame's last bytes (no WSLAY_MSG_MORE) end a TLS record: one message a
+ * record. The Python client (websocket-client) waits in select(2) on the
+ * socket between messages, so a second message in a record it has read
+ * would wait in its TLS buffer for the next bytes to come. */
 static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags,
                        void *user)
 {
     sess_t *s = user;
     ssize_t n = api_up_send(s->x->up, data, len);
+    if (n == (ssize_t)len && !(flags & WSLAY_MSG_MORE))
+        api_up_flush(s->x->up); /* a failure shows at the next pump */
     if (n >= 0)
         return n;
     if (errno == EAGAIN) {
@@ -189,15 +209,36 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
     return -1;
 }
 
+/* a frame for the attach helper's stdin (x->ctl) */
+static void ctl_frame(sess_t *s, uint8_t type, const void *data, size_t len)
+{
+    unsigned char h[5] = {type, (unsigned char)(len >> 24), (unsigned char)(len >> 16),
+                          (unsigned char)(len >> 8), (unsigned char)len};
+    sl_buf_append(&s->pending, (const char *)h, sizeof(h));
+    sl_buf_append(&s->pending, data, len);
+}
+
+/* the step's pty gets the size now if srun can pass it on, else later */
+static void set_size(sess_t *s)
+{
+    s->win_waiting = !s->started;
+    if (s->started && s->in_fd >= 0)
+        ioctl(s->in_fd, TIOCSWINSZ, &s->win);
+}
+
 static void resize(sess_t *s, const uint8_t *data, size_t len)
 {
     json_t *o = json_loadb((const char *)data, len, 0, NULL);
     json_t *w = json_object_get(o, "Width"), *h = json_object_get(o, "Height");
-    if (s->x->tty && s->in_fd >= 0 && json_is_integer(w) && json_is_integer(h)) {
-        json_int_t wv = json_integer_value(w), hv = json_integer_value(h);
-        if (wv > 0 && wv < 65536 && hv > 0 && hv < 65536) {
-            struct winsize ws = {.ws_row = (unsigned short)hv, .ws_col = (unsigned short)wv};
-            ioctl(s->in_fd, TIOCSWINSZ, &ws);
+    json_int_t wv = json_integer_value(w), hv = json_integer_value(h);
+    if (json_is_integer(w) && json_is_integer(h) && wv > 0 && wv < 65536 && hv > 0 && hv < 65536) {
+        s->win = (struct winsize){.ws_row = (unsigned short)hv, .ws_col = (unsigned short)wv};
+        if (s->x->tty)
+            set_size(s);
+        else if (s->x->ctl && s->in_fd >= 0 && !s->close_stdin) {
+            unsigned char b[4] = {(unsigned char)(wv >> 8), (unsigned char)wv,
+                                  (unsigned char)(hv >> 8), (unsigned char)hv};
+            ctl_frame(s, 4, b, sizeof(b));
         }
     }
     json_decref(o);
@@ -214,7 +255,9 @@ static void ws_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
     uint8_t ch = arg->msg[0];
     const uint8_t *d = arg->msg + 1;
     size_t n = arg->msg_length - 1;
-    if (ch == 0 && s->x->in && s->in_fd >= 0 && !s->close_stdin)
+    if (ch == 0 && s->x->ctl && s->in_fd >= 0 && !s->close_stdin)
+        ctl_frame(s, 0, d, n);
+    else if (ch == 0 && s->x->in && s->in_fd >= 0 && !s->close_stdin)
         sl_buf_append(&s->pending, (const char *)d, n);
     else if (ch == 4)
         resize(s, d, n);
@@ -357,6 +400,9 @@ static void read_step(sess_t *s, int *fd, uint8_t ch)
     ssize_t n = read(*fd, buf, sizeof(buf));
     if (n > 0) {
         s->last_ms = sl_now_ms();
+        s->started = true;
+        if (s->win_waiting) /* slurmstepd is connected to srun: the size waited for this */
+            set_size(s);
         bool wanted = ch == 1 ? s->x->out : s->x->err;
         if (s->x->framed && ch == 1)
             demux(s, buf, (size_t)n);

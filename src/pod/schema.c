@@ -154,8 +154,6 @@ static const struct {
                   "terminationGracePeriodSeconds"},
     {"resizePolicy", "a Slurm job's resources are fixed once it runs"},
     {"volumeDevices", "raw block devices need a persistentVolumeClaim, which is not supported"},
-    {"stdin", "containers have no attached standard input"},
-    {"tty", "containers have no terminal"},
 };
 
 char **sl_schema_pod_warnings(const json_t *pod, size_t *n)

@@ -20,6 +20,13 @@
  * container reads the end of its input.
  * --stdin-asked (a container without stdin: true): say first, on stderr,
  * that its stdin is not open.
+ * --tty (a container with tty: true): the container's terminal is the pty
+ * the shim holds (tty.c), whose master the helper asks the shim for. Its
+ * stdin then carries frames from slurmlinkd (a byte 0 or 4, a 4-byte
+ * big-endian length, the bytes): 0 is the client's input, written to the
+ * master (with --stdin), 4 a resize (columns and rows, 2 bytes each, big
+ * endian), set on the master with TIOCSWINSZ, again on a restart's new
+ * pty. Lines go out ending "\r\n", as the terminal wrote them.
  */
 #include "shim.h"
 
@@ -39,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define POLL_MS 50
@@ -54,6 +62,12 @@ typedef struct follow {
     long restart;  /* its number */
     sl_buf_t line; /* an incomplete line */
     int in;        /* the container's stdin fifo while ours lasts, or -1 */
+    bool tty;      /* --tty: stdin is slurmlinkd's frames, for the pty */
+    bool with_stdin;
+    int pty;            /* --tty: the master of the container's pty, or -1 */
+    sl_buf_t ctl;       /* --tty: stdin bytes not yet a whole frame */
+    bool ctl_eof;       /* --tty: slurmlinkd's input has ended */
+    struct winsize win; /* --tty: the client's last size (0: none yet) */
 } follow_t;
 
 /* the highest N of DIR/logs/C/N.log, -1 when none */
@@ -99,7 +113,8 @@ static void emit(const follow_t *f, const char *l, size_t n)
     unsigned char stream = !f->merge && !strncmp(s1 + 1, "stderr ", 7) ? 2 : 1;
     bool full = s2[1] == 'F';
     const char *text = s3 + 1;
-    size_t len = n - (size_t)(text - l) + (full ? 1 : 0);
+    size_t eol = full ? (f->tty ? 2 : 1) : 0; /* a terminal's lines end "\r\n" */
+    size_t len = n - (size_t)(text - l) + eol;
     /* one frame on stdout: the stream, a 4-byte big-endian length, the bytes */
     unsigned char *fr = sl_xmalloc(len + 5);
     fr[0] = stream;
@@ -107,8 +122,10 @@ static void emit(const follow_t *f, const char *l, size_t n)
     fr[2] = (unsigned char)(len >> 16);
     fr[3] = (unsigned char)(len >> 8);
     fr[4] = (unsigned char)len;
-    memcpy(fr + 5, text, len - (full ? 1 : 0));
-    if (full)
+    memcpy(fr + 5, text, len - eol);
+    if (eol == 2)
+        fr[3 + len] = '\r';
+    if (eol)
         fr[4 + len] = '\n';
     for (size_t off = 0; off < len + 5;) {
         ssize_t w = write(1, fr + off, len + 5 - off);
@@ -195,6 +212,71 @@ static int pump_stdin(follow_t *f)
     return got;
 }
 
+/* --tty: the running pty's master (asked of the shim when there is none),
+ * with the client's size; -1 when the container has none now */
+static int tty_master(follow_t *f)
+{
+    if (f->pty < 0 && (f->pty = shim_tty_fetch(f->dir, f->name)) >= 0 && f->win.ws_col)
+        ioctl(f->pty, TIOCSWINSZ, &f->win);
+    return f->pty;
+}
+
+/* --tty: the client's keys to the master, all of them (a container that
+ * reads no more holds us here until SIGTERM, as a full fifo does) */
+static void tty_write(follow_t *f, const char *p, size_t n)
+{
+    for (size_t off = 0; off < n && tty_master(f) >= 0;) {
+        ssize_t w = write(f->pty, p + off, n - off);
+        if (w < 0 && errno == EINTR && !stopping)
+            continue;
+        if (w <= 0)
+            return;
+        off += (size_t)w;
+    }
+}
+
+/* --tty: the whole frames slurmlinkd has sent: input and resizes */
+static void tty_frames(follow_t *f)
+{
+    size_t off = 0;
+    while (f->ctl.len - off >= 5) {
+        const unsigned char *h = (const unsigned char *)f->ctl.data + off;
+        size_t len = ((size_t)h[1] << 24) | ((size_t)h[2] << 16) | ((size_t)h[3] << 8) | h[4];
+        if (f->ctl.len - off - 5 < len)
+            break;
+        if (h[0] == 0 && f->with_stdin)
+            tty_write(f, (const char *)h + 5, len);
+        else if (h[0] == 4 && len == 4) {
+            f->win.ws_col = (unsigned short)(h[5] << 8 | h[6]);
+            f->win.ws_row = (unsigned short)(h[7] << 8 | h[8]);
+            if (tty_master(f) >= 0) /* the kernel signals the foreground group: SIGWINCH */
+                ioctl(f->pty, TIOCSWINSZ, &f->win);
+        }
+        off += 5 + len;
+    }
+    memmove(f->ctl.data, f->ctl.data + off, f->ctl.len - off);
+    f->ctl.len -= off;
+}
+
+/* --tty: what has come on stdin; 1 when any byte came */
+static int pump_ctl(follow_t *f)
+{
+    char buf[16384];
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    if (f->ctl_eof || poll(&p, 1, 0) <= 0)
+        return 0;
+    ssize_t n = read(0, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+        return 0;
+    if (n <= 0) {
+        f->ctl_eof = true;
+        return 0;
+    }
+    sl_buf_append(&f->ctl, buf, (size_t)n);
+    tty_frames(f);
+    return 1;
+}
+
 /* the container's stdin fifo for writing, and the shim told (stdinOnce) */
 static int open_stdin(follow_t *f)
 {
@@ -223,11 +305,14 @@ static int follow(follow_t *f)
 {
     open_log(f, newest_log(f), true);
     for (;;) {
-        int got = pump_log(f) | pump_stdin(f);
+        int got = pump_log(f) | (f->tty ? pump_ctl(f) : pump_stdin(f));
         long n = newest_log(f);
-        if (n > f->restart) { /* a restart: its log from the start */
+        if (n > f->restart) { /* a restart: its log from the start, a new pty */
             pump_log(f);
             open_log(f, n, false);
+            if (f->pty >= 0)
+                close(f->pty);
+            f->pty = -1;
             continue;
         }
         if (stopping || (!got && ended(f) && !pump_log(f))) {
@@ -241,19 +326,17 @@ static int follow(follow_t *f)
 
 int shim_attach_main(int argc, char **argv)
 {
-    static const struct option lo[] = {{"pod-dir", required_argument, 0, 'd'},
-                                       {"container", required_argument, 0, 'c'},
-                                       {"status", required_argument, 0, 's'},
-                                       {"merge", no_argument, 0, 'm'},
-                                       {"stdin-asked", no_argument, 0, 'i'},
-                                       {"stdin", no_argument, 0, 'I'},
-                                       {0, 0, 0, 0}};
-    follow_t f = {.fd = -1, .line = SL_BUF_INIT, .in = -1};
+    static const struct option lo[] = {
+        {"pod-dir", required_argument, 0, 'd'}, {"container", required_argument, 0, 'c'},
+        {"status", required_argument, 0, 's'},  {"merge", no_argument, 0, 'm'},
+        {"stdin-asked", no_argument, 0, 'i'},   {"stdin", no_argument, 0, 'I'},
+        {"tty", no_argument, 0, 't'},           {0, 0, 0, 0}};
+    follow_t f = {.fd = -1, .line = SL_BUF_INIT, .in = -1, .pty = -1, .ctl = SL_BUF_INIT};
     const char *status = NULL;
     bool stdin_asked = false, with_stdin = false;
     int o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "+d:c:s:miI", lo, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "+d:c:s:miIt", lo, NULL)) != -1) {
         switch (o) {
         case 'd': f.dir = optarg; break;
         case 'c': f.name = optarg; break;
@@ -261,12 +344,14 @@ int shim_attach_main(int argc, char **argv)
         case 'm': f.merge = true; break;
         case 'i': stdin_asked = true; break;
         case 'I': with_stdin = true; break;
+        case 't': f.tty = true; break;
         default: return 2;
         }
     }
     if (!f.dir || !f.name || optind != argc) {
         fprintf(stderr, "usage: slurmlink-shim attach --pod-dir DIR --container NAME "
-                        "[--status exec-HEX.status] [--merge] [--stdin | --stdin-asked]\n");
+                        "[--status exec-HEX.status] [--merge] [--stdin | --stdin-asked] "
+                        "[--tty]\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -277,7 +362,10 @@ int shim_attach_main(int argc, char **argv)
                                    "only: its spec has no stdin: true, so its stdin is not open";
         emit(&f, note, sizeof(note) - 1);
     }
-    if (with_stdin && open_stdin(&f) < 0) {
+    f.with_stdin = with_stdin;
+    if (f.tty)
+        tty_master(&f);
+    else if (with_stdin && open_stdin(&f) < 0) {
         static const char note[] = "t stderr F slurmlink: the container's stdin is closed";
         emit(&f, note, sizeof(note) - 1);
     }
@@ -286,6 +374,9 @@ int shim_attach_main(int argc, char **argv)
         close(f.fd);
     if (f.in >= 0)
         close(f.in);
+    if (f.pty >= 0)
+        close(f.pty);
     sl_buf_free(&f.line);
+    sl_buf_free(&f.ctl);
     return shim_exec_status(f.dir, status, "exit 0") ? r : 0;
 }

@@ -72,7 +72,7 @@ static int write_pid(const char *dir, sl_error_t *err)
 
 static void run(shim_pod_t *pod, int sfd)
 {
-    size_t cap = 1 + 2 * (pod->spec->ninit + pod->spec->ncontainers);
+    size_t cap = 1 + 3 * (pod->spec->ninit + pod->spec->ncontainers);
     struct pollfd *fds = sl_xcalloc(cap, sizeof(*fds));
     while (pod->phase != POD_FINISHED) {
         nfds_t n = 0;
@@ -82,6 +82,8 @@ static void run(shim_pod_t *pod, int sfd)
             for (int s = 0; s < 2; s++)
                 if (c->fd[s] >= 0)
                     fds[n++] = (struct pollfd){.fd = c->fd[s], .events = POLLIN};
+            if (c->tty_sock >= 0) /* an attach asks for the pty (tty.c) */
+                fds[n++] = (struct pollfd){.fd = c->tty_sock, .events = POLLIN};
         }
         int timeout = -1;
         long long t = shim_pod_next_timer(pod);

@@ -21,9 +21,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,14 +33,20 @@
 extern char **environ;
 
 /* The job's environment with the spec's variables (env, then envRuntime
- * filled in with what this node knows) replacing or added. */
+ * filled in with what this node knows) replacing or added; a tty gets
+ * TERM=xterm unless env sets TERM, as containerd's CRI plugin gives it. */
 char **shim_build_envp(const sl_shim_container_t *sc)
 {
     size_t n = 0;
     while (environ && environ[n])
         n++;
-    char **add = sl_xcalloc(sc->nenv + sc->nrt_env + 2, sizeof(char *));
+    char **add = sl_xcalloc(sc->nenv + sc->nrt_env + 3, sizeof(char *));
     size_t nadd = 0;
+    bool term = false;
+    for (size_t j = 0; j < sc->nenv; j++)
+        term = term || !strncmp(sc->env[j], "TERM=", 5);
+    if (sc->tty && !term)
+        add[nadd++] = sl_xstrdup("TERM=xterm");
     char *nvd = shim_gpu_visible_env(sc->gpus, environ); /* before the spec's own, which win */
     if (nvd)
         add[nadd++] = nvd;
@@ -76,6 +84,7 @@ static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index,
     c->waiting_reason = init && index == 0 ? "ContainerCreating" : "PodInitializing";
     c->fd[0] = c->fd[1] = -1;
     c->in_w = c->in_r = -1;
+    c->pty = c->tty_sock = -1;
     sl_backoff_init(&c->backoff);
 }
 
@@ -116,6 +125,10 @@ static void ctr_fini(shim_ctr_t *c)
             close(c->fd[i]);
     if (c->in_w >= 0)
         close(c->in_w);
+    if (c->pty >= 0)
+        close(c->pty);
+    if (c->tty_sock >= 0)
+        close(c->tty_sock);
     sl_crilog_close(c->log);
     shim_rootfs_free(c->rootfs);
     for (size_t i = 0; c->envp && c->envp[i]; i++)
@@ -252,6 +265,9 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
     c->state = CS_TERMINATED;
     c->pid = 0;
+    if (c->pty >= 0)
+        close(c->pty);
+    c->pty = -1;
     if (c->rootfs)
         shim_join_forget(pod->dir, c->spec->name);
     shim_rootfs_free(c->rootfs);
@@ -298,7 +314,12 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
 static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const *argv, int out,
                       int errp, int ep, long maxfd)
 {
-    setpgid(0, 0);
+    if (c->spec->tty) { /* a session of its own, the pty its controlling terminal */
+        setsid();
+        ioctl(out, TIOCSCTTY, 0);
+    } else {
+        setpgid(0, 0);
+    }
     /* nothing of the shim's reaches the container: not the other
      * containers' pipes, not the socket to slurmlinkd (libcurl does not
      * mark it close-on-exec), not what the job itself inherited */
@@ -309,13 +330,13 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
     sigemptyset(&none);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    int null = c->in_r >= 0 ? c->in_r : open("/dev/null", O_RDONLY);
+    int null = c->spec->tty ? dup(out) : c->in_r >= 0 ? c->in_r : open("/dev/null", O_RDONLY);
     if (null >= 0 && null != 0) {
         dup2(null, 0);
         close(null);
     }
     dup2(out, 1);
-    dup2(errp, 2);
+    dup2(errp >= 0 ? errp : out, 2); /* a tty: the pty, as stdout */
     int what[3] = {0, 0, -1};
     if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
         what[0]++;
@@ -405,6 +426,32 @@ static void run_begin(shim_pod_t *pod, shim_ctr_t *c)
     sl_oom_mark(&c->oom, pod->oom_root);
 }
 
+/* The run's stdio: with tty a pty (out[0] a copy of its master, out[1] its
+ * slave, no stderr pipe), else stdin as the spec says and two pipes; ep the
+ * child's report pipe. 0, or -1 with msg. */
+static int run_stdio(shim_pod_t *pod, shim_ctr_t *c, int out[2], int errp[2], int ep[2], char *msg,
+                     size_t len)
+{
+    if (c->spec->tty) {
+        if (shim_tty_open(pod->dir, c, &out[1], msg, len) < 0)
+            return -1;
+        if ((out[0] = fcntl(c->pty, F_DUPFD_CLOEXEC, 0)) < 0) {
+            snprintf(msg, len, "tty: %s", strerror(errno));
+            return -1;
+        }
+    } else if (stdin_open(pod, c, msg, len) < 0) {
+        return -1;
+    } else if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+        snprintf(msg, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(msg, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 static void start_container(shim_pod_t *pod, shim_ctr_t *c)
 {
     char msg[256] = "";
@@ -419,12 +466,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         goto fail;
     gargv = rf ? NULL : shim_gpu_argv(c->spec->runtime, c->spec->gpus, c->spec->argv, c->envp);
     char *const *argv = rf ? shim_rootfs_argv(rf) : gargv ? gargv : c->spec->argv;
-    if (stdin_open(pod, c, msg, sizeof(msg)) < 0)
+    if (run_stdio(pod, c, out, errp, ep, msg, sizeof(msg)) < 0)
         goto fail;
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-        snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
-        goto fail;
-    }
     long maxfd = sysconf(_SC_OPEN_MAX);
     if (maxfd < 0 || maxfd > 65536)
         maxfd = 65536;
@@ -435,12 +478,14 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     }
     if (pid == 0)
         run_child(c, rf, argv, out[1], errp[1], ep[1], maxfd);
-    setpgid(pid, pid); /* also in the child: whichever runs first */
+    if (!c->spec->tty)
+        setpgid(pid, pid); /* also in the child: whichever runs first (a tty's calls setsid) */
     if (c->in_r >= 0)
         close(c->in_r);
     c->in_r = -1;
     close(out[1]);
-    close(errp[1]);
+    if (errp[1] >= 0)
+        close(errp[1]);
     close(ep[1]);
     out[1] = errp[1] = ep[1] = -1;
     int failed = child_report(ep[0], pid, rf, argv, msg, sizeof(msg));
@@ -454,7 +499,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     if (rf && shim_join_record(pod->dir, c->spec->name, pid) < 0)
         sl_warn("container %s: kubectl exec cannot join it: %s", c->spec->name, strerror(errno));
     fcntl(out[0], F_SETFL, O_NONBLOCK);
-    fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    if (errp[0] >= 0)
+        fcntl(errp[0], F_SETFL, O_NONBLOCK);
     c->fd[0] = out[0];
     c->fd[1] = errp[0];
     c->pid = pid;
@@ -468,6 +514,9 @@ fail:
     if (c->in_r >= 0)
         close(c->in_r);
     c->in_r = -1;
+    if (c->pty >= 0)
+        close(c->pty);
+    c->pty = -1;
     shim_rootfs_free(rf);
     shim_gpu_argv_free(gargv);
     for (int i = 0; i < 2; i++) {
@@ -515,9 +564,9 @@ static void pump(shim_ctr_t *c, int s)
         ssize_t n = read(c->fd[s], buf, sizeof(buf));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return; /* EAGAIN: more later */
-        if (n == 0) {
+        if (n < 0 && errno == EAGAIN)
+            return;   /* more later */
+        if (n <= 0) { /* a pty's master reads EIO once its slave is closed */
             if (c->log)
                 sl_crilog_eof(c->log, (sl_crilog_stream_t)s);
             close(c->fd[s]);
@@ -526,6 +575,8 @@ static void pump(shim_ctr_t *c, int s)
         }
         if (c->log)
             sl_crilog_write(c->log, (sl_crilog_stream_t)s, buf, (size_t)n);
+        if (c->log && c->spec->tty) /* a prompt is not a line: an attach shows it now */
+            sl_crilog_flush(c->log, (sl_crilog_stream_t)s);
     }
 }
 
@@ -533,6 +584,10 @@ void shim_pod_read(shim_pod_t *pod, int fd)
 {
     FOR_EACH_CTR(pod, c)
     {
+        if (c->tty_sock == fd) {
+            shim_tty_serve(c);
+            return;
+        }
         for (int s = 0; s < 2; s++)
             if (c->fd[s] == fd) {
                 pump(c, s);

@@ -3,6 +3,7 @@
  * main.c    arguments, signals, the poll loop, exit status
  * pod.c     the containers' state machine: start, reap, restart, terminate
  * status.c  status.json, events.jsonl and the pushes to slurmlinkd
+ * tty.c     a tty: true container's pty and the socket that hands it to attach
  */
 #ifndef SL_SHIM_SHIM_H
 #define SL_SHIM_SHIM_H
@@ -38,6 +39,8 @@ typedef struct shim_ctr {
     pid_t pid;                  /* > 0 while running */
     int fd[2];                  /* stdout, stderr pipe read ends; -1 when closed */
     int in_w, in_r;             /* spec "stdin": the fifo held open by the shim, the run's end */
+    int pty;                    /* spec "tty": the running run's pty master, or -1 */
+    int tty_sock;               /* spec "tty": DIR/tty-C.sock listening (tty.c), or -1 */
     sl_crilog_t *log;
     struct timespec started_at;
     long long started_ms; /* monotonic, for the back-off reset rule */
@@ -98,6 +101,16 @@ void shim_pod_stdin_attached(shim_pod_t *pod);        /* SIGUSR1: an attach took
 void shim_pod_terminate(shim_pod_t *pod, int signo);  /* SIGTERM/SIGINT received */
 long long shim_pod_next_timer(const shim_pod_t *pod); /* monotonic ms, or -1 */
 void shim_pod_cleanup(shim_pod_t *pod);               /* remove the spec's cleanup folders */
+
+/* tty.c */
+/* c's socket (made on its first run) and a new pty for the run: c->pty the
+ * master, *slave the container's terminal; 0, or -1 with msg. */
+int shim_tty_open(const char *dir, shim_ctr_t *c, int *slave, char *msg, size_t len);
+/* c->tty_sock is readable: each waiting connection gets the master. */
+void shim_tty_serve(shim_ctr_t *c);
+/* The attach helper's side: the running master of container name of the
+ * pod folder dir (the caller closes it), or -1 (none running, no shim). */
+int shim_tty_fetch(const char *dir, const char *name);
 
 /* status.c */
 int shim_status_open(shim_pod_t *pod, sl_error_t *err);

@@ -133,6 +133,8 @@ int sl_crilog_eof(sl_crilog_t *l, sl_crilog_stream_t s)
     return rc;
 }
 
+int sl_crilog_flush(sl_crilog_t *l, sl_crilog_stream_t s) { return sl_crilog_eof(l, s); }
+
 void sl_crilog_close(sl_crilog_t *l)
 {
     if (!l)

@@ -48,6 +48,9 @@ int sl_crilog_write(sl_crilog_t *log, sl_crilog_stream_t stream, const void *dat
 
 /* The stream reached end of file: write its pending partial line as "P". */
 int sl_crilog_eof(sl_crilog_t *log, sl_crilog_stream_t stream);
+/* The same while the stream goes on: its unfinished line now, as a P
+ * record (a terminal's prompt, which no newline follows). */
+int sl_crilog_flush(sl_crilog_t *log, sl_crilog_stream_t stream);
 
 /* Flush both streams' pending data (as "P") and close. NULL is a no-op. */
 void sl_crilog_close(sl_crilog_t *log);

@@ -63,6 +63,7 @@ typedef struct sl_shim_container {
     int sidecar;    /* a Kubernetes sidecar (restartable init container), listed in containers[] */
     int stdin_open; /* "stdin": the shim holds its stdin (a fifo) for kubectl attach -i */
     int stdin_once; /* "stdinOnce": closed when the first attach's stdin ends */
+    int tty;        /* "tty": its stdin, stdout and stderr are a pty the shim holds */
     sl_shim_rootfs_t *rootfs; /* NULL: the runtime's own root */
     long long gpus;           /* nvidia.com/gpu of the container: the shim gives it the job's GPUs
                                  (src/shim/gpu.h); 0: none, and a private root hides the node's */

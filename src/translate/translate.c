@@ -373,6 +373,8 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "stdin", json_true());
     if (k->stdin_open && k->stdin_once)
         json_object_set_new(j, "stdinOnce", json_true());
+    if (k->tty) /* the shim gives it a pty (kubectl attach -t, kubectl run -it) */
+        json_object_set_new(j, "tty", json_true());
     if (k->res.gpus > 0 && !tr_has_amd(k)) /* the shim binds the ones Slurm gave (src/shim/gpu.h) */
         json_object_set_new(j, "gpus", json_integer(k->res.gpus));
     rootfs_json(j, k, x, argv);

@@ -188,7 +188,7 @@ int main(void)
               "\"env\":{\"A\":\"1\"},\"envRuntime\":{\"NODE\":\"spec.nodeName\","
               "\"APPTAINERENV_IP\":\"status.hostIP\",\"IPS\":\"status.podIPs\"}},"
               "{\"name\":\"log\",\"argv\":[\"y\"],\"sidecar\":true,\"stdin\":true,"
-              "\"stdinOnce\":true}]}",
+              "\"stdinOnce\":true,\"tty\":true}]}",
               &err);
     ok(s != NULL, "spec with image, envRuntime, sidecar, cleanup parses (%s)", err.text);
     if (s) {
@@ -201,6 +201,7 @@ int main(void)
         ok(!s->containers[0].sidecar && s->containers[1].sidecar, "sidecar flag");
         ok(!s->containers[0].stdin_open && !s->containers[0].stdin_once, "no stdin by default");
         ok(s->containers[1].stdin_open && s->containers[1].stdin_once, "stdin, stdinOnce flags");
+        ok(!s->containers[0].tty && s->containers[1].tty, "tty flag, false by default");
         is_int(s->ncleanup, 2, "two cleanup folders");
         is_str(s->cleanup[0], "/dev/shm/slurmlink-u1", "cleanup folder");
         ok(s->cleanup[2] == NULL, "cleanup NULL-terminated");
