@@ -14,7 +14,9 @@
  * layers of a pull are fetched and unpacked in its work folder, the digest
  * folder not yet in place); shim-exited (src/ctl/ctl.c: a shim's push of a
  * container's exit, before it is applied; with hold=, an answer slower than
- * the shim waits for).
+ * the shim waits for); job-ended (src/ctl/ctl.c: the controller's poll
+ * has found a pod's Slurm job ended, before it is applied; with hold=, a
+ * poll later than the shim's pushes).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

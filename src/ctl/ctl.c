@@ -226,8 +226,7 @@ static void set_shim_pos(sl_ctl_t *c, const char *uid, ctl_shimseq_pos_t pos)
     pthread_mutex_unlock(&c->lock);
 }
 
-static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns,
-                        const char *name);
+static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns, const char *name);
 
 /* one checked event applied to the stored pod, with the transitions'
  * Events (and the container's, when it was never applied before: fresh).
@@ -262,8 +261,8 @@ static int apply_shim_event(sl_ctl_t *c, const char *ns, const char *name, const
  * Caller holds the pod's shim_mu. Returns the number applied; *terminal as
  * apply_shim_event's (untouched when none). */
 static int replay_events(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                         uint32_t job, ctl_shimseq_pos_t from, ctl_shimseq_pos_t upto,
-                         int fresh, int *terminal)
+                         uint32_t job, ctl_shimseq_pos_t from, ctl_shimseq_pos_t upto, int fresh,
+                         int *terminal)
 {
     char *data = read_pod_file(c, ns, name, uid, "events.jsonl", CTL_EVENTS_MAX);
     if (!data)
@@ -299,8 +298,7 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
     pthread_mutex_t *mu = shim_mu(c, uid);
     pthread_mutex_lock(mu);
     int terminal = -1;
-    replay_events(c, ns, name, uid, job, shim_pos(c, uid), (ctl_shimseq_pos_t){0, 0}, 0,
-                  &terminal);
+    replay_events(c, ns, name, uid, job, shim_pos(c, uid), (ctl_shimseq_pos_t){0, 0}, 0, &terminal);
     pthread_mutex_unlock(mu);
     if (terminal >= 0)
         p->terminal = terminal;
@@ -647,6 +645,8 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
         p->files_final = 1;
         replay_shim_files(c, p);
     }
+    if (!ctl_job_active(j->state) && !p->job_over)
+        SL_FAULT("job-ended"); /* the test build holds the controller: a late poll */
     pthread_mutex_lock(&c->lock);
     int shim_done = p->shim_done;
     pthread_mutex_unlock(&c->lock);
