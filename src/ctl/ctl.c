@@ -1008,6 +1008,49 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
     sl_slurm_jobs_free(jl);
 }
 
+/* whether Slurm ended the job itself (a state ctl_status_from_job maps to
+ * a reason of its own: cancelled, preempted, its node lost, its limit) */
+static int slurm_ended(const char *state)
+{
+    static const char *const ended[] = {"CANCELLED", "PREEMPTED",     "NODE_FAIL", "TIMEOUT",
+                                        "DEADLINE",  "OUT_OF_MEMORY", "BOOT_FAIL"};
+    for (size_t i = 0; state && i < sizeof(ended) / sizeof(ended[0]); i++)
+        if (!strcmp(state, ended[i]))
+            return 1;
+    return 0;
+}
+
+/* A pod-finished push: -1 when p's job has not started (its shim cannot
+ * have run: refused). When Slurm has already ended the job itself (an
+ * admin's scancel, a preemption: slurmctld records the state before it
+ * signals the job, and the shim finishes on that SIGTERM), its verdict is
+ * applied first, so the pod is never Failed without it: the
+ * DisruptionTarget condition comes with the phase, as kube sets it on a
+ * pod before the pod terminates, and the Job controller's podFailurePolicy
+ * sees both at once (a poll later than the push no longer decides). */
+static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                          const char *suid, uint32_t job, unsigned rank)
+{
+    if (!job)
+        return -1;
+    sl_slurm_jobs_t *jl = NULL;
+    int r = 0;
+    if (sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
+        int own = ctl_job_owned_by(j, suid);
+        if (own && !strcmp(j->state, "PENDING"))
+            r = -1;
+        if (own && slurm_ended(j->state)) {
+            ctl_job_view_t v;
+            char node[256], ip[256];
+            view_of(c, j, 1, &v, node, ip, rank);
+            apply_view(c, ns, name, uid, &v, NULL);
+        }
+    }
+    sl_slurm_jobs_free(jl);
+    return r;
+}
+
 /* the Events of a stored push (out: the pod after it) */
 static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns, const char *name)
 {
@@ -1077,7 +1120,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     int finished = !strcmp(what0, "pod-finished");
     if (!strcmp(what0, "exited"))
         SL_FAULT("shim-exited"); /* the test build holds this push (a slow answer) */
-    if (finished && job_not_started(job, suid)) {
+    if (finished && finish_verdict(c, ns, name, uid, suid, job, rank) < 0) {
         free(ns);
         free(name);
         free(suid);
