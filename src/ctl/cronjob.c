@@ -4,7 +4,10 @@
  *   - its Jobs are those whose controller ownerReference is the CronJob;
  *     status.active loses finished ones (event SawCompletedJob) and missing
  *     ones (MissingJob); lastSuccessfulTime follows the Complete ones;
- *   - not suspended, a valid schedule and zone: the most recent schedule
+ *   - not suspended, a valid schedule and zone (else UnknownTimeZone,
+ *     UnparseableSchedule; a TZ= in the schedule: UnsupportedSchedule; one
+ *     that parses but whose times are not a rounded minute apart, or never
+ *     come: InvalidSchedule): the most recent schedule
  *     time not yet run (mostRecentScheduleTime: from lastScheduleTime, or
  *     creation, or now - startingDeadlineSeconds; more than 100 missed:
  *     TooManyMissedTimes and only the latest), too late for
@@ -21,6 +24,7 @@
  *     orphan) or deleted first (foregroundDeletion), as the garbage
  *     collector does.
  *
+ * Its Events come from component cronjob-controller, as kube's.
  * A Job is created the way the API creates one: the Job kind's defaults,
  * strategy and validation (src/api/job_kind.c) run on it before it is stored.
  * The clock is the real one; the test build may shift it
