@@ -638,9 +638,10 @@ static int task_adopt_fn(json_t *pod, void *arg)
  * deleted pod's job is over). */
 static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
 {
-    if (!p->files_read && strcmp(j->state, "PENDING"))
+    if (!p->files_read && strcmp(j->state, "PENDING")) {
+        SL_FAULT("job-started"); /* the test build holds the controller: a late first read */
         replay_shim_files(c, p); /* first: a pod-finished there is the shim's */
-    else if (!p->files_final && !ctl_job_active(j->state) && !p->terminal) {
+    } else if (!p->files_final && !ctl_job_active(j->state) && !p->terminal) {
         /* the shim has exited: what it wrote and no push brought comes first */
         p->files_final = 1;
         replay_shim_files(c, p);
@@ -1120,6 +1121,8 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     int finished = !strcmp(what0, "pod-finished");
     if (!strcmp(what0, "exited"))
         SL_FAULT("shim-exited"); /* the test build holds this push (a slow answer) */
+    if (!strcmp(what0, "started"))
+        SL_FAULT("shim-started"); /* the same for a container's start */
     if (finished && finish_verdict(c, ns, name, uid, suid, job, rank) < 0) {
         free(ns);
         free(name);
