@@ -32,7 +32,7 @@ spec:
 YAML
 kc apply -f "$CL/last.yaml" >/dev/null
 phase_is() { [ "$(kc get pod "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }
-ok wait_for 90 phase_is last Succeeded "a GPU pod pinned to node16 succeeds"
+ok wait_for 180 phase_is last Succeeded "a GPU pod pinned to node16 succeeds"
 is "$(kc get pod last -o jsonpath='{.spec.nodeName} {.status.hostIP}')" "node16 $(sinfo -h -N -n node16 -o %o)" \
   "it ran on node16, at node16's address"
 like "$(kc logs last)" "^on node16 gpu=0" "kubectl logs shows node16's hostname and its GPU"
@@ -50,7 +50,15 @@ is "$(nns)" 16 "sixteen namespaces again; the stale extra one is gone"
 ok test ! -e "/sys/class/net/sl${T}h17" "the stale link is gone"
 ok wait_for 60 idle16 "all sixteen nodes idle again"
 sed 's/name: last/name: again/; s/node16/node15/; /nvidia/d' "$CL/last.yaml" | kc apply -f - >/dev/null
-ok wait_for 90 phase_is again Succeeded "after recovery a pod pinned to node15 succeeds"
+# its end, then its phase: a failure says how it ended and what Slurm and
+# slurmlinkd saw (a bare timeout said nothing); the wait is generous, as the
+# whole suite's load on sixteen slurmds and a restarted slurmctld can take long
+ended() { phase_is again Succeeded || phase_is again Failed; }
+wait_for 180 ended
+ok phase_is again Succeeded "after recovery a pod pinned to node15 succeeds" ||
+  diag "$(kc get pod again -o jsonpath='{.status}' 2>&1; echo; kc get events --field-selector involvedObject.name=again 2>&1
+    squeue -a -t all -o '%i %j %T %r %N' 2>&1; sinfo -N -h -o '%N %T' 2>&1 | sort -V | tr '\n' ' '; echo
+    tail -n 20 "$CL/log/slurmlinkd.log"; grep -E 'JobId|node15' "$CL/log/slurmctld.log" | tail -n 20)"
 
 # --- down: nothing left -------------------------------------------------------------
 "$SLURMLINK" down --dir "$CL" >/dev/null 2>&1

@@ -11,29 +11,42 @@
 #include <string.h>
 #include <unistd.h>
 
-static atomic_long passes;
+#define FAULT_SPECS 4
+static atomic_long passes[FAULT_SPECS]; /* each spec of the list its own count */
 
-void sl_fault_point(const char *name)
+/* the pass through point name of spec k, whose text after "name:" is arg
+ * (N[:hold=PATH], up to the next comma) */
+static void fault_spec(const char *name, const char *arg, int k)
 {
-    const char *spec = getenv("SLURMLINKD_FAULT");
-    size_t len = strlen(name);
-    if (!spec || strncmp(spec, name, len) || spec[len] != ':')
-        return;
     char *end = NULL;
-    long want = strtol(spec + len + 1, &end, 10);
-    long n = atomic_fetch_add(&passes, 1) + 1;
+    long want = strtol(arg, &end, 10);
+    long n = atomic_fetch_add(&passes[k], 1) + 1;
     if (n != want)
         return;
-    if (end && !strncmp(end, ":hold=", 6) && end[6]) {
+    if (end && !strncmp(end, ":hold=", 6) && end[6] && end[6] != ',') {
         /* held (this thread only) until the file exists */
-        sl_warn("fault injection: %s #%ld: held until %s exists", name, n, end + 6);
-        while (access(end + 6, F_OK) != 0)
+        char path[4096];
+        snprintf(path, sizeof(path), "%.*s", (int)strcspn(end + 6, ","), end + 6);
+        sl_warn("fault injection: %s #%ld: held until %s exists", name, n, path);
+        while (access(path, F_OK) != 0)
             usleep(20000);
         sl_warn("fault injection: %s #%ld: released", name, n);
         return;
     }
     sl_warn("fault injection: %s #%ld: SIGKILL", name, n);
     raise(SIGKILL);
+}
+
+void sl_fault_point(const char *name)
+{
+    const char *spec = getenv("SLURMLINKD_FAULT");
+    size_t len = strlen(name);
+    for (int k = 0; spec && *spec && k < FAULT_SPECS; k++) {
+        size_t sl = strcspn(spec, ",");
+        if (!strncmp(spec, name, len) && spec[len] == ':')
+            fault_spec(name, spec + len + 1, k);
+        spec += sl + (spec[sl] == ',');
+    }
 }
 
 long long sl_fault_clock_offset(void)

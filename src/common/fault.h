@@ -6,15 +6,20 @@
  * "fault injection: name #N: SIGKILL" and raises SIGKILL, as a crash or
  * kill -9 there would; with name:N:hold=PATH the Nth pass instead logs
  * "fault injection: name #N: held until PATH exists" and holds the thread
- * that got there until PATH exists (a race made deterministic). Other
- * builds compile the points to nothing.
+ * that got there until PATH exists (a race made deterministic); several
+ * specs, each counted on its own, are separated by commas (up to four:
+ * name1:N:hold=A,name2:M). Other builds compile the points to nothing.
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
  * slurmctld, its id not yet stored); after-array-submit (src/ctl/job.c:
  * the same for a Job's array); pull-fetched (src/image/pull.c: the
  * layers of a pull are fetched and unpacked in its work folder, the digest
  * folder not yet in place); shim-exited (src/ctl/ctl.c: a shim's push of a
  * container's exit, before it is applied; with hold=, an answer slower than
- * the shim waits for).
+ * the shim waits for); shim-started (the same for a container's start);
+ * job-started (src/ctl/ctl.c: the poll has found a pod's job started,
+ * before it reads the pod folder's events.jsonl the first time); job-ended (src/ctl/ctl.c: the controller's poll
+ * has found a pod's Slurm job ended, before it is applied; with hold=, a
+ * poll later than the shim's pushes).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

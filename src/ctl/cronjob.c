@@ -4,7 +4,10 @@
  *   - its Jobs are those whose controller ownerReference is the CronJob;
  *     status.active loses finished ones (event SawCompletedJob) and missing
  *     ones (MissingJob); lastSuccessfulTime follows the Complete ones;
- *   - not suspended, a valid schedule and zone: the most recent schedule
+ *   - not suspended, a valid schedule and zone (else UnknownTimeZone,
+ *     UnparseableSchedule; a TZ= in the schedule: UnsupportedSchedule; one
+ *     that parses but whose times are not a rounded minute apart, or never
+ *     come: InvalidSchedule): the most recent schedule
  *     time not yet run (mostRecentScheduleTime: from lastScheduleTime, or
  *     creation, or now - startingDeadlineSeconds; more than 100 missed:
  *     TooManyMissedTimes and only the latest), too late for
@@ -21,6 +24,7 @@
  *     orphan) or deleted first (foregroundDeletion), as the garbage
  *     collector does.
  *
+ * Its Events come from component cronjob-controller, as kube's.
  * A Job is created the way the API creates one: the Job kind's defaults,
  * strategy and validation (src/api/job_kind.c) run on it before it is stored.
  * The clock is the real one; the test build may shift it
@@ -30,17 +34,48 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
+#include "events/events.h"
 #include "kube/cron.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ANN_SCHEDULED "batch.kubernetes.io/cronjob-scheduled-timestamp"
 #define MANY_MISSED 100
+#define MOST_RECENT_INVALID (-2)
+
+/* an Event on the CronJob, reported as kube's CronJob controller reports
+ * its own (source.component and reportingComponent cronjob-controller) */
+static void __attribute__((format(printf, 5, 6)))
+cj_event(sl_ctl_t *c, json_t *cj, const char *type, const char *reason, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    sl_event_record(c->store, cj, type, reason, msg, "cronjob-controller");
+}
+
+/* Go's time.RFC1123Z of t in UTC ("Mon, 02 Jan 2006 15:04:05 +0000"), as
+ * kube's MissSchedule says the time; English names whatever the locale */
+static void rfc1123z(int64_t t, char *out, size_t len)
+{
+    static const char *const day[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    snprintf(out, len, "%s, %02d %s %04d %02d:%02d:%02d +0000", day[tm.tm_wday], tm.tm_mday,
+             mon[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
 
 static int64_t cron_now(void) { return sl_kube_now_ns() / 1000000000LL + sl_fault_clock_offset(); }
 
@@ -176,13 +211,13 @@ static void reconcile_active(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs)
         const char *cond = finished(job);
         bool found = in_active(st, "uid", sl_kube_uid(job));
         if (!found && !cond && first_time(cj, "UnexpectedJob", sl_kube_uid(job)))
-            ctl_event(c, cj, "Warning", "UnexpectedJob",
-                      "Saw a job that the controller did not create or forgot: %s",
-                      sl_kube_name(job));
+            cj_event(c, cj, "Warning", "UnexpectedJob",
+                     "Saw a job that the controller did not create or forgot: %s",
+                     sl_kube_name(job));
         if (found && cond) {
             active_remove(st, sl_kube_uid(job));
-            ctl_event(c, cj, "Normal", "SawCompletedJob", "Saw completed job: %s, condition: %s",
-                      sl_kube_name(job), cond);
+            cj_event(c, cj, "Normal", "SawCompletedJob", "Saw completed job: %s, condition: %s",
+                     sl_kube_name(job), cond);
         }
         int64_t done = ts_of(job, "status.completionTime");
         if (cond && !strcmp(cond, "Complete") && done >= 0 &&
@@ -196,8 +231,8 @@ static void reconcile_active(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs)
         json_t *r = json_array_get(act, i);
         const char *uid = json_string_value(json_object_get(r, "uid"));
         if (!by_uid(jobs, uid)) {
-            ctl_event(c, cj, "Normal", "MissingJob", "Active job went missing: %s",
-                      json_string_value(json_object_get(r, "name")));
+            cj_event(c, cj, "Normal", "MissingJob", "Active job went missing: %s",
+                     json_string_value(json_object_get(r, "name")));
             json_array_remove(act, i);
         }
     }
@@ -212,22 +247,30 @@ static sl_cron_t *schedule_of(sl_ctl_t *c, json_t *cj)
     char g[32];
     if (tz && sl_cron_zone_check(tz, why, sizeof(why)) < 0) {
         if (first_time(cj, "UnknownTimeZone", gen_of(cj, g, sizeof(g))))
-            ctl_event(c, cj, "Warning", "UnknownTimeZone", "invalid timeZone: \"%s\": %s", tz, why);
+            cj_event(c, cj, "Warning", "UnknownTimeZone", "invalid timeZone: \"%s\": %s", tz, why);
         return NULL;
     }
+    if (s && strstr(s, "TZ") && first_time(cj, "UnsupportedSchedule", gen_of(cj, g, sizeof(g))))
+        cj_event(c, cj, "Warning", "UnsupportedSchedule",
+                 "CRON_TZ or TZ used in schedule \"%s\" is not officially supported, see "
+                 "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more "
+                 "details",
+                 s);
     char *spec =
         tz && s && !strstr(s, "TZ") ? sl_xasprintf("TZ=%s %s", tz, s) : sl_xstrdup(s ? s : "");
     sl_error_t err = SL_ERROR_INIT;
     sl_cron_t *cr = sl_cron_parse(spec, &err);
     if (!cr && first_time(cj, "UnparseableSchedule", gen_of(cj, g, sizeof(g))))
-        ctl_event(c, cj, "Warning", "UnparseableSchedule", "unparseable schedule: \"%s\" : %s",
-                  s ? s : "", err.text);
+        cj_event(c, cj, "Warning", "UnparseableSchedule", "unparseable schedule: \"%s\" : %s",
+                 s ? s : "", err.text);
     free(spec);
     return cr;
 }
 
-/* mostRecentScheduleTime (with startingDeadlineSeconds): -1 for none due;
- * *many when more than 100 were missed */
+/* mostRecentScheduleTime (with startingDeadlineSeconds): -1 for none due,
+ * MOST_RECENT_INVALID when two schedule times are not a rounded minute
+ * apart or there is none (kube's error: "59 23 31 2 *" parses); *many
+ * when more than 100 were missed */
 static int64_t most_recent(json_t *cj, json_t *st, const sl_cron_t *cr, int64_t now, bool *many)
 {
     int64_t earliest = ts_of(cj, "metadata.creationTimestamp");
@@ -239,13 +282,13 @@ static int64_t most_recent(json_t *cj, json_t *st, const sl_cron_t *cr, int64_t 
         earliest = now - json_integer_value(d);
     *many = false;
     int64_t t1 = sl_cron_next(cr, earliest), t2 = t1 < 0 ? -1 : sl_cron_next(cr, t1);
-    if (t1 < 0 || now < t1)
+    if (t1 >= 0 && now < t1)
         return -1;
-    if (t2 < 0 || now < t2)
+    if (t1 >= 0 && t2 >= 0 && now < t2)
         return t1;
-    int64_t between = t2 - t1;
-    if (between < 1)
-        return -1;
+    int64_t between = (t2 - t1 + 30) / 60 * 60; /* Round(time.Minute) */
+    if (t1 < 0 || t2 < 0 || between < 1)
+        return MOST_RECENT_INVALID;
     int64_t missed = (now - t1) / between + 1, recent = -1;
     for (int64_t t = sl_cron_next(cr, t1 + (missed - 2) * between); t >= 0 && t <= now;
          t = sl_cron_next(cr, t))
@@ -262,11 +305,11 @@ static bool delete_job(sl_ctl_t *c, json_t *cj, json_t *st, json_t *job)
                         &err) < 0 &&
         errno != ENOENT) {
         if (first_time(cj, "FailedDelete", sl_kube_uid(job)))
-            ctl_event(c, cj, "Warning", "FailedDelete", "Deleted job: %s", err.text);
+            cj_event(c, cj, "Warning", "FailedDelete", "Deleted job: %s", err.text);
         return false;
     }
     active_remove(st, sl_kube_uid(job));
-    ctl_event(c, cj, "Normal", "SuccessfulDelete", "Deleted job %s", sl_kube_name(job));
+    cj_event(c, cj, "Normal", "SuccessfulDelete", "Deleted job %s", sl_kube_name(job));
     return true;
 }
 
@@ -340,12 +383,12 @@ static int create_job(sl_ctl_t *c, json_t *cj, int64_t sched, json_t **out)
     char k[32];
     if (rc < 0) {
         if (first_time(cj, "FailedCreate", sched_of(sched, k, sizeof(k))))
-            ctl_event(c, cj, "Warning", "FailedCreate", "Error creating job: %s", err.text);
+            cj_event(c, cj, "Warning", "FailedCreate", "Error creating job: %s", err.text);
         sl_error_clear(&err);
         json_decref(job);
         return -1;
     }
-    ctl_event(c, cj, "Normal", "SuccessfulCreate", "Created job %s", sl_kube_name(job));
+    cj_event(c, cj, "Normal", "SuccessfulCreate", "Created job %s", sl_kube_name(job));
     *out = job;
     return 1;
 }
@@ -363,7 +406,7 @@ static void run_due(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs, int64_t s
     char k[32];
     if (policy && !strcmp(policy, "Forbid") && nact) {
         if (first_time(cj, "JobAlreadyActive", sched_of(sched, k, sizeof(k))))
-            ctl_event(
+            cj_event(
                 c, cj, "Normal", "JobAlreadyActive",
                 "Not starting job because prior execution is running and concurrency policy is "
                 "Forbid");
@@ -405,20 +448,26 @@ static void schedule(sl_ctl_t *c, json_t *cj, json_t *st, json_t *jobs)
     bool many = false;
     int64_t sched = most_recent(cj, st, cr, now, &many);
     sl_cron_free(cr);
+    char g[32];
+    if (sched == MOST_RECENT_INVALID && first_time(cj, "InvalidSchedule", gen_of(cj, g, sizeof(g))))
+        cj_event(c, cj, "Warning", "InvalidSchedule",
+                 "invalid schedule: %s : time difference between two schedules is less than 1 "
+                 "second",
+                 sl_kube_path_str(cj, "spec.schedule"));
     if (sched < 0)
         return;
     char k[32];
     if (many && first_time(cj, "TooManyMissedTimes", sched_of(sched, k, sizeof(k))))
-        ctl_event(c, cj, "Warning", "TooManyMissedTimes",
-                  "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or "
-                  "check clock skew");
+        cj_event(c, cj, "Warning", "TooManyMissedTimes",
+                 "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or "
+                 "check clock skew");
     json_t *d = sl_kube_path(cj, "spec.startingDeadlineSeconds");
     if (json_is_integer(d) && sched + json_integer_value(d) < now) {
-        char *t = rfc3339(sched);
+        char t[40];
+        rfc1123z(sched, t, sizeof(t));
         if (first_time(cj, "MissSchedule", t))
-            ctl_event(c, cj, "Warning", "MissSchedule", "Missed scheduled time to start a job: %s",
-                      t);
-        free(t);
+            cj_event(c, cj, "Warning", "MissSchedule", "Missed scheduled time to start a job: %s",
+                     t);
         return;
     }
     run_due(c, cj, st, jobs, sched);

@@ -256,6 +256,18 @@ static int apply_shim_event(sl_ctl_t *c, const char *ns, const char *name, const
     return r;
 }
 
+/* Whether a line of events.jsonl is one this process never applied: fresh
+ * (a gap in the pushes), or written since it started (a line past the
+ * pod's position then was never applied, though its push may still come:
+ * the poll read the file first). An older line, read by a restarted
+ * slurmlinkd, may have been applied by the one before: no second Event. */
+static int line_fresh(sl_ctl_t *c, json_t *ev, int fresh)
+{
+    int64_t at = 0;
+    const char *t = json_string_value(json_object_get(ev, "time"));
+    return fresh || (t && sl_kube_parse_rfc3339(t, &at) == 0 && at >= c->started_ns);
+}
+
 /* The events of the pod folder's events.jsonl after the pod's position, up
  * to upto (pid 0: to the end), applied; the position moved past them.
  * Caller holds the pod's shim_mu. Returns the number applied; *terminal as
@@ -280,7 +292,8 @@ static int replay_events(sl_ctl_t *c, const char *ns, const char *name, const ch
             sl_warn("pod %s/%s: events.jsonl: %s: line skipped", ns, name, why);
             continue;
         }
-        if (apply_shim_event(c, ns, name, uid, job, ev, fresh, terminal, NULL) == 0)
+        if (apply_shim_event(c, ns, name, uid, job, ev, line_fresh(c, ev, fresh), terminal, NULL) ==
+            0)
             n++;
     }
     json_decref(evs);
@@ -647,17 +660,9 @@ static int task_adopt_fn(json_t *pod, void *arg)
     return 1;
 }
 
-/* What Slurm says of p's own job j, applied to the pod (p is freed when a
- * deleted pod's job is over). */
-static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
+/* Slurm's view of j applied to p's pod (the controller's thread) */
+static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
 {
-    if (!p->files_read && strcmp(j->state, "PENDING"))
-        replay_shim_files(c, p); /* first: a pod-finished there is the shim's */
-    else if (!p->files_final && !ctl_job_active(j->state) && !p->terminal) {
-        /* the shim has exited: what it wrote and no push brought comes first */
-        p->files_final = 1;
-        replay_shim_files(c, p);
-    }
     pthread_mutex_lock(&c->lock);
     int shim_done = p->shim_done;
     pthread_mutex_unlock(&c->lock);
@@ -665,6 +670,25 @@ static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     char node[256], ip[256];
     view_of(c, j, shim_done, &v, node, ip, p->gang_rank, p->node);
     apply_job(c, p, &v);
+}
+
+/* What Slurm says of p's own job j, applied to the pod (p is freed when a
+ * deleted pod's job is over). */
+static void follow_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
+{
+    if (!p->files_read && strcmp(j->state, "PENDING")) {
+        SL_FAULT("job-started"); /* the test build holds the controller: a late first read */
+        if (ctl_job_active(j->state))
+            apply_slurm(c, p, j); /* where it runs: Scheduled before the file's Started */
+        replay_shim_files(c, p);  /* first: a pod-finished there is the shim's */
+    } else if (!p->files_final && !ctl_job_active(j->state) && !p->terminal) {
+        /* the shim has exited: what it wrote and no push brought comes first */
+        p->files_final = 1;
+        replay_shim_files(c, p);
+    }
+    if (!ctl_job_active(j->state) && !p->job_over)
+        SL_FAULT("job-ended"); /* the test build holds the controller: a late poll */
+    apply_slurm(c, p, j);
     /* over once Slurm has finished it too: a COMPLETING job (its Epilog
      * running, its processes being killed) keeps a deleted pod, Terminating,
      * as a pod stays until the kubelet says its containers are gone */
@@ -1020,6 +1044,49 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
     sl_slurm_jobs_free(jl);
 }
 
+/* whether Slurm ended the job itself (a state ctl_status_from_job maps to
+ * a reason of its own: cancelled, preempted, its node lost, its limit) */
+static int slurm_ended(const char *state)
+{
+    static const char *const ended[] = {"CANCELLED", "PREEMPTED",     "NODE_FAIL", "TIMEOUT",
+                                        "DEADLINE",  "OUT_OF_MEMORY", "BOOT_FAIL"};
+    for (size_t i = 0; state && i < sizeof(ended) / sizeof(ended[0]); i++)
+        if (!strcmp(state, ended[i]))
+            return 1;
+    return 0;
+}
+
+/* A pod-finished push: -1 when p's job has not started (its shim cannot
+ * have run: refused). When Slurm has already ended the job itself (an
+ * admin's scancel, a preemption: slurmctld records the state before it
+ * signals the job, and the shim finishes on that SIGTERM), its verdict is
+ * applied first, so the pod is never Failed without it: the
+ * DisruptionTarget condition comes with the phase, as kube sets it on a
+ * pod before the pod terminates, and the Job controller's podFailurePolicy
+ * sees both at once (a poll later than the push no longer decides). */
+static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                          const char *suid, uint32_t job, unsigned rank)
+{
+    if (!job)
+        return -1;
+    sl_slurm_jobs_t *jl = NULL;
+    int r = 0;
+    if (sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, 0);
+        int own = ctl_job_owned_by(j, suid);
+        if (own && !strcmp(j->state, "PENDING"))
+            r = -1;
+        if (own && slurm_ended(j->state)) {
+            ctl_job_view_t v;
+            char node[256], ip[256];
+            view_of(c, j, 1, &v, node, ip, rank);
+            apply_view(c, ns, name, uid, &v, NULL);
+        }
+    }
+    sl_slurm_jobs_free(jl);
+    return r;
+}
+
 /* the Events of a stored push (out: the pod after it) */
 static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns, const char *name)
 {
@@ -1089,7 +1156,9 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     int finished = !strcmp(what0, "pod-finished");
     if (!strcmp(what0, "exited"))
         SL_FAULT("shim-exited"); /* the test build holds this push (a slow answer) */
-    if (finished && job_not_started(job, suid)) {
+    if (!strcmp(what0, "started"))
+        SL_FAULT("shim-started"); /* the same for a container's start */
+    if (finished && finish_verdict(c, ns, name, uid, suid, job, rank) < 0) {
         free(ns);
         free(name);
         free(suid);
@@ -1146,6 +1215,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
 {
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
     c->store = store;
+    c->started_ns = sl_kube_now_ns();
     c->o.state_dir = dup_or(o->state_dir, ".");
     c->o.pods_root = dup_or(o->pods_root, NULL);
     if (!c->o.pods_root)

@@ -141,6 +141,7 @@ struct sl_ctl {
     sl_slurm_nodes_t *nodes;        /* last node snapshot (names → addresses), under lock */
     int slurm_ok;                   /* last RPC to slurmctld succeeded */
     int initial_poll_done;          /* the first full job list was read (adoption first) */
+    int64_t started_ns;             /* sl_ctl_create's time (replay_events' Events) */
     int64_t jobs_rv;                /* last Job change seen (job.c) */
     int64_t ptj_rv;                 /* last PyTorchJob change seen (ptj.c) */
     int64_t mpijob_rv;              /* last MPIJob change seen (ptj.c) */
