@@ -619,6 +619,8 @@ static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job
     }
     if (known && *known)
         snprintf(node, 256, "%s", known);
+    else if (!known && rank && (strcmp(j->state, "RUNNING") || j->completing))
+        node[0] = '\0'; /* a list that may have shrunk: the pod's nodeName stays */
     else if (known && *node && !strcmp(j->state, "RUNNING") && !j->completing)
         snprintf(known, CTL_NODE_MAX, "%s", node);
     ip[0] = '\0';
@@ -1010,8 +1012,8 @@ static void *ctl_main(void *arg)
             c->next_job_poll = sl_now_ms() + c->o.poll_ms;
         }
         process_due(c);
-        ctl_jobs_pass(c); /* Jobs: their arrays, pods and status (job.c) */
-        ctl_ptj_pass(c);  /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
+        ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */
+        ctl_ptj_pass(c);    /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
         ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
@@ -1079,7 +1081,7 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
         if (own && slurm_ended(j->state)) {
             ctl_job_view_t v;
             char node[256], ip[256];
-            view_of(c, j, 1, &v, node, ip, rank);
+            view_of(c, j, 1, &v, node, ip, rank, NULL);
             apply_view(c, ns, name, uid, &v, NULL);
         }
     }

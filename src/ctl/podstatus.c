@@ -550,10 +550,14 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
                  "its own node %s is up",
                  job->job_id, job->node);
     } else if (!strcmp(s, "NODE_FAIL")) {
+        const char *bound = sl_kube_path_str(pod, "spec.nodeName");
         reason = "NodeLost";
         snprintf(msg, sizeof(msg),
                  "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
-                 job->node && *job->node ? job->node : "?", sl_kube_name(pod), job->job_id);
+                 job->node && *job->node ? job->node
+                 : bound && *bound       ? bound
+                                         : "?",
+                 sl_kube_name(pod), job->job_id);
     } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
         reason = !strcmp(s, "CANCELLED")   ? "Cancelled"
                  : !strcmp(s, "PREEMPTED") ? "Preempted"
