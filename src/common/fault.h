@@ -17,9 +17,12 @@
  * container's exit, before it is applied; with hold=, an answer slower than
  * the shim waits for); shim-started (the same for a container's start);
  * job-started (src/ctl/ctl.c: the poll has found a pod's job started,
- * before it reads the pod folder's events.jsonl the first time); job-ended (src/ctl/ctl.c: the controller's poll
- * has found a pod's Slurm job ended, before it is applied; with hold=, a
- * poll later than the shim's pushes).
+ * before it reads the pod folder's events.jsonl the first time);
+ * job-ended (src/ctl/ctl.c: the controller's poll has found a pod's Slurm
+ * job ended, before it is applied; with hold=, a poll later than the
+ * shim's pushes); job-running (src/ctl/ctl.c: the poll has read a pod's
+ * job as running, before that view is applied; with hold=, a view older
+ * than the shim's pod-finished push).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

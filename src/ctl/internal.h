@@ -84,7 +84,8 @@ typedef struct ctl_pod {
     int pending_submit;      /* deferred until the first Slurm poll */
     int submitting;          /* a submission worker has it (submit.c) */
     int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
-    int shim_done;           /* c->lock: the shim reported pod-finished (pushed or replayed) */
+    atomic_int shim_done;    /* c->lock: the shim reported pod-finished (pushed or replayed);
+                              * atomic too: a view applied reads it at the write (podstatus) */
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
     int grace_s;

@@ -478,7 +478,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     const char *s = job->state ? job->state : "";
     if (ctl_job_reruns_finished(pod, job))
         return changed; /* a terminal phase is final: the controller cancels the rerun */
-    if (ctl_job_active(s) && ctl_pod_terminal(pod) && !job->shim_finished)
+    int shim_done = job->shim_finished || (job->shim_done_now && atomic_load(job->shim_done_now));
+    if (ctl_job_active(s) && ctl_pod_terminal(pod) && !shim_done)
         changed |= reopen(pod);
     if (!strcmp(s, "PENDING")) {
         if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))

@@ -22,6 +22,7 @@
 #define SL_CTL_PODSTATUS_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,11 +36,13 @@ typedef struct ctl_job_view {
     int64_t start_ns, end_ns;
     int exit_code;
     unsigned restart_cnt;
-    int node_up;       /* NODE_FAIL: 1 when the pod's own node is up (another node of
-                        * its job was lost); 0 or -1 (down, unknown): its node */
-    int shim_finished; /* the shim reported pod-finished: a terminal phase may come
-                        * before the job ends; otherwise an active job puts a
-                        * terminal phase back to Pending (someone else wrote it) */
+    int node_up;                     /* NODE_FAIL: 1 when the pod's own node is up (another node of
+                                      * its job was lost); 0 or -1 (down, unknown): its node */
+    const atomic_int *shim_done_now; /* the controller's flag of it, read at the write (a
+                                      * push may store the phase after the view was made) */
+    int shim_finished;               /* the shim reported pod-finished: a terminal phase may come
+                                      * before the job ends; otherwise an active job puts a
+                                      * terminal phase back to Pending (someone else wrote it) */
 } ctl_job_view_t;
 
 /* Make sure status exists with phase Pending and the four conditions and one
