@@ -36,6 +36,18 @@ class Cluster:
     def sh(self, *argv, check=False):
         return subprocess.run(list(argv), env=self.env, capture_output=True, text=True, check=check)
 
+    def namespace(self, c, ns):
+        """namespace ns created; with accounting (slurmdbd enforces
+        associations), its Slurm account too (the policy's default: the
+        namespace's name) with the admin's Unix user in it"""
+        req(c, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        if not json.load(open(f"{self.dir}/cluster.json")).get("accounting"):
+            return
+        pol = yaml.safe_load(open(f"{self.dir}/etc/policy.yaml"))
+        user = (pol.get("users") or {}).get("admin", "nobody")
+        self.sh("sacctmgr", "-i", "add", "account", ns, check=True)
+        self.sh("sacctmgr", "-i", "add", "user", user, f"account={ns}", check=True)
+
     def daemon_pid(self):
         return int(open(f"{self.dir}/run/slurmlinkd.pid").read())
 

@@ -83,8 +83,7 @@ class Creator:
     creation time and, once known, its Slurm job id"""
     def __init__(self, ns):
         self.ns, self.c = ns, CL.conn()
-        req(self.c, "POST", "/api/v1/namespaces",
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        CL.namespace(self.c, ns)
         self.items = []  # [kind, name, created, job id]
 
     def pod(self, i):
@@ -108,6 +107,10 @@ class Creator:
             _, lst = req(self.c, "GET", f"/api/v1/namespaces/{self.ns}/pods")
             ids = {p["metadata"]["name"]: p["metadata"].get("annotations", {}).get("slurmlink.io/job-id")
                    for p in lst["items"]}
+            failed = [p for p in lst["items"] if p.get("status", {}).get("phase") == "Failed"]
+            if failed:
+                raise SystemExit(f"pod {failed[0]['metadata']['name']} Failed: "
+                                 f"{failed[0]['status'].get('message')}")
             if all(ids.get(it[1]) for it in self.items if it[0] == "pod"):
                 for it in self.items:
                     if it[0] == "pod":
