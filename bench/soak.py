@@ -223,7 +223,8 @@ def check_watcher(w, final):
                  if any(ORDER.get(a[2], -1) > ORDER.get(b[2], -1) for a, b in zip(evs, evs[1:])
                         if "RELIST" not in (a[0], b[0]) and b[0] != "DELETED")]
     if backwards:
-        fail(f"{w.name}: {len(backwards)} pods' phases went back, e.g. {backwards[0]}: {seen[backwards[0]]}")
+        fail(f"{w.name}: {len(backwards)} pods' phases went back ({' '.join(sorted(backwards))}), "
+             f"e.g. {backwards[0]}: {seen[backwards[0]]}")
     ends = [n for n, evs in seen.items() if [e for e in evs if e[0] != "RELIST"][-1][0] != "DELETED"
             or [e for e in evs if e[0] not in ("RELIST", "DELETED")][-1][2] != "Succeeded"]
     if ends or len(seen) != args.pods:
