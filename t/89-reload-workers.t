@@ -33,7 +33,7 @@ ok wait_for 120 kc get --raw /healthz "slurmlinkd answers" || diag "$(tail -5 "$
 ok grep -q '2 submission workers' "$LOG" "the log names 2 submission workers (slurm.submit_workers: 2)"
 is "$(workers)" 2 "two sl-submit threads"
 pods a 4
-ok wait_for 240 succeeded 4 "four pods submitted by them ran and succeeded"
+ok wait_for 240 succeeded 4 "four pods submitted by them ran and succeeded" || diag "$(kc get pods --no-headers)"
 
 conf 5
 kill -HUP $pid
@@ -48,7 +48,7 @@ kill -HUP $pid
 ok wait_for 60 grep -q 'submission workers: 5 -> 1' "$LOG" \
   "SIGHUP with 1 while 8 pods are submitted: the pool shrinks" || diag "$(grep SIGHUP "$LOG")"
 is "$(workers)" 1 "one sl-submit thread once the reload is done"
-ok wait_for 240 succeeded 12 "all 12 pods ran and succeeded"
+ok wait_for 240 succeeded 12 "all 12 pods ran and succeeded" || diag "$(kc get pods --no-headers)"
 ids=$(kc get pods -o jsonpath='{range .items[*]}{.metadata.annotations.slurmlink\.io/job-id}{"\n"}{end}' | sort -u | grep -c .)
 is "$ids" 12 "each pod has its own Slurm job (none submitted twice)"
 
