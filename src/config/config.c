@@ -102,6 +102,11 @@ static const opt_t opts[SL_CFG_COUNT] = {
                         "Unix user the jobs run as without a policy"),
     [SL_CFG_POLL_MS] = I("poll-ms", 0, "slurm.poll_ms", "N", 250, 10, 60000,
                          "Slurm job poll period in milliseconds"),
+    [SL_CFG_SUBMIT_WORKERS] =
+        IR("submit-workers", 0, "slurm.submit_workers", "N", 8, 1, 64,
+           "threads that submit pods to Slurm at once (translation, pod folder, the submit RPC, "
+           "the job id stored); SIGHUP resizes the pool, a shrunk pool's extra threads end "
+           "after their current submission"),
     [SL_CFG_PODS_ROOT] = S("pods-root", 0, "pods.root", "DIR", NULL,
                            "pod folders and shim logs, on storage every node mounts at the "
                            "same path (default <state.dir>/pods)"),

@@ -32,6 +32,7 @@ typedef struct sl_ctl_opts {
     const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
     int poll_ms;                   /* Slurm job poll period (default 250) */
     int node_poll_ms;              /* node poll period (default 2000) */
+    int submit_workers;            /* submission threads, 1..64 (0: 8) */
     /* bytes the pulled images may take in image_store (0: no limit) */
     unsigned long long image_store_limit;
 } sl_ctl_opts_t;
@@ -42,6 +43,11 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *opts, sl_error_t
  * and are charged to its accounts. The old one stays the caller's and must
  * outlive any submission under way (the daemon keeps replaced policies). */
 void sl_ctl_set_policy(sl_ctl_t *c, struct sl_authz_policy *policy);
+/* The submission pool resized (SIGHUP: slurm.submit_workers, 1..64): new
+ * workers start at once, extra ones end after their current submission
+ * (this waits for it). The count now running, or -1 without a pool (the
+ * controller thread submits). Call from the thread that destroys c. */
+int sl_ctl_set_workers(sl_ctl_t *c, int workers);
 /* Stop the thread and free. NULL is a no-op. */
 void sl_ctl_destroy(sl_ctl_t *c);
 

@@ -240,7 +240,7 @@ int ctl_node_up_now(const char *node);
  * and stores the job id; ctl_submit_collect applies the finished ones to
  * the pods table. While a worker has it the pod is `submitting`: neither
  * submitted again nor its deletion completed. Controller thread. */
-#define CTL_SUBMIT_WORKERS 8
+#define CTL_SUBMIT_WORKERS 8 /* without opts.submit_workers */
 void ctl_submit_start(sl_ctl_t *c);
 void ctl_submit_stop(sl_ctl_t *c); /* joins the workers */
 void ctl_submit_collect(sl_ctl_t *c);

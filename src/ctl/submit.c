@@ -545,9 +545,21 @@ static void kick_store(void *arg) { sl_store_kick(arg); }
 
 void ctl_submit_start(sl_ctl_t *c)
 {
-    c->subs = ctl_subpool_create(c, CTL_SUBMIT_WORKERS, sub_run, kick_store, c->store);
+    c->subs = ctl_subpool_create(c, c->o.submit_workers, sub_run, kick_store, c->store);
     if (!c->subs)
         sl_warn("no submission worker could start: the controller thread submits");
+    else
+        sl_info("%d submission workers", ctl_subpool_workers(c->subs));
+}
+
+int sl_ctl_set_workers(sl_ctl_t *c, int workers)
+{
+    if (!c->subs)
+        return -1;
+    int old = ctl_subpool_workers(c->subs);
+    int n = ctl_subpool_resize(c->subs, workers);
+    sl_info("submission workers: %d -> %d", old, n);
+    return n;
 }
 
 void ctl_submit_stop(sl_ctl_t *c)

@@ -8,6 +8,13 @@
 
 #define SUBPOOL_MAX 64
 
+/* one worker's thread and its place in the pool */
+typedef struct slot {
+    struct ctl_subpool *p;
+    int idx;
+    pthread_t thread;
+} slot_t;
+
 struct ctl_subpool {
     struct sl_ctl *c;
     ctl_sub_run_fn run;
@@ -19,18 +26,21 @@ struct ctl_subpool {
     ctl_sub_t *done, **done_tail;
     size_t busy; /* queued or running */
     int stop;
-    int nthreads;
-    pthread_t threads[SUBPOOL_MAX];
+    int want;     /* workers wanted: slot idx >= want ends when it is next free */
+    int nthreads; /* slots started and not joined (written by resize/destroy only) */
+    slot_t slots[SUBPOOL_MAX];
 };
 
 static void *worker(void *arg)
 {
-    ctl_subpool_t *p = arg;
+    slot_t *me = arg;
+    ctl_subpool_t *p = me->p;
+    pthread_setname_np(pthread_self(), "sl-submit");
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->queue && !p->stop)
+        while (!p->queue && !p->stop && me->idx < p->want)
             pthread_cond_wait(&p->cond, &p->mu);
-        if (p->stop)
+        if (p->stop || me->idx >= p->want)
             break;
         ctl_sub_t *s = p->queue;
         p->queue = s->next;
@@ -54,6 +64,52 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* slots from..want-1 started (want already set); the count running */
+static int grow(ctl_subpool_t *p, int want)
+{
+    int n = p->nthreads;
+    for (int i = n; i < want; i++) {
+        p->slots[i] = (slot_t){.p = p, .idx = i};
+        if (pthread_create(&p->slots[i].thread, NULL, worker, &p->slots[i]) != 0)
+            break;
+        n = i + 1;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->nthreads = n;
+    p->want = n; /* a thread that did not start is not waited for */
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+static int clamp_workers(int n) { return n < 1 ? 1 : n > SUBPOOL_MAX ? SUBPOOL_MAX : n; }
+
+int ctl_subpool_resize(ctl_subpool_t *p, int workers)
+{
+    workers = clamp_workers(workers);
+    pthread_mutex_lock(&p->mu);
+    int old = p->nthreads;
+    p->want = workers;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->mu);
+    if (workers >= old)
+        return grow(p, workers);
+    for (int i = workers; i < old; i++) /* each ends after its current submission */
+        pthread_join(p->slots[i].thread, NULL);
+    pthread_mutex_lock(&p->mu);
+    p->nthreads = workers;
+    pthread_mutex_unlock(&p->mu);
+    return workers;
+}
+
+int ctl_subpool_workers(ctl_subpool_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = p->nthreads;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
 ctl_subpool_t *ctl_subpool_create(struct sl_ctl *c, int workers, ctl_sub_run_fn run,
                                   void (*kick)(void *), void *kick_arg)
 {
@@ -66,12 +122,8 @@ ctl_subpool_t *ctl_subpool_create(struct sl_ctl *c, int workers, ctl_sub_run_fn 
     p->done_tail = &p->done;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cond, NULL);
-    if (workers > SUBPOOL_MAX)
-        workers = SUBPOOL_MAX;
-    for (int i = 0; i < workers; i++)
-        if (pthread_create(&p->threads[p->nthreads], NULL, worker, p) == 0)
-            p->nthreads++;
-    if (!p->nthreads) {
+    p->want = clamp_workers(workers);
+    if (!grow(p, p->want)) {
         ctl_subpool_destroy(p, NULL);
         return NULL;
     }
@@ -126,7 +178,7 @@ void ctl_subpool_destroy(ctl_subpool_t *p, void (*free_sub)(ctl_sub_t *s))
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->nthreads; i++)
-        pthread_join(p->threads[i], NULL);
+        pthread_join(p->slots[i].thread, NULL);
     free_list(p->queue, free_sub);
     free_list(p->done, free_sub);
     pthread_cond_destroy(&p->cond);

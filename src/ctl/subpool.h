@@ -37,14 +37,22 @@ typedef struct ctl_sub {
 typedef struct ctl_subpool ctl_subpool_t;
 typedef void (*ctl_sub_run_fn)(struct sl_ctl *c, ctl_sub_t *s);
 
-/* `workers` threads that run `run` on each submission pushed; a finished
- * one wakes `kick` (may be NULL) when the finished list was empty. NULL
- * when no thread could start. */
+/* `workers` threads (1..64; threads named "sl-submit") that run `run` on
+ * each submission pushed; a finished one wakes `kick` (may be NULL) when
+ * the finished list was empty. NULL when no thread could start. */
 ctl_subpool_t *ctl_subpool_create(struct sl_ctl *c, int workers, ctl_sub_run_fn run,
                                   void (*kick)(void *), void *kick_arg);
 void ctl_subpool_push(ctl_subpool_t *p, ctl_sub_t *s);
 /* the finished submissions, oldest first, as a list (NULL: none) */
 ctl_sub_t *ctl_subpool_take(ctl_subpool_t *p);
+/* The pool resized to `workers` (1..64), the count running returned: new
+ * threads start at once; when shrinking, the extra ones each end after the
+ * submission they are running and are joined here (so this may wait for
+ * one submission). Queued submissions stay queued. One caller at a time,
+ * the thread that created and destroys the pool. */
+int ctl_subpool_resize(ctl_subpool_t *p, int workers);
+/* the worker threads running */
+int ctl_subpool_workers(ctl_subpool_t *p);
 /* submissions queued or running */
 size_t ctl_subpool_busy(ctl_subpool_t *p);
 /* Stops the workers once their current submission is done (the queued

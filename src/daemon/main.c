@@ -107,6 +107,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),
+        .submit_workers = (int)CL(SUBMIT_WORKERS),
     };
     sl_ctl_t *ctl = sl_ctl_create(store, &co, err);
     if (ctl)
@@ -211,6 +212,8 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
         if (!sl_config_reloadable(i) && !sl_config_same(cfg, n, i))
             sl_warn("SIGHUP: %s changed: restart needed", sl_config_key(i));
     reload_limits(cfg, *live, n, api, store);
+    if (ctl && !sl_config_same(*live, n, SL_CFG_SUBMIT_WORKERS))
+        sl_ctl_set_workers(ctl, (int)sl_config_long(n, SL_CFG_SUBMIT_WORKERS));
     reload_tls(cfg, n, api);
     const char *np = sl_config_str(n, SL_CFG_POLICY);
     if (!np != !CS(POLICY))

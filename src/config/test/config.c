@@ -50,7 +50,7 @@ static void refused(const char *text, const char *want, const char *desc)
 
 int main(void)
 {
-    tap_plan(26);
+    tap_plan(33);
     if (!mkdtemp(dir))
         return 1;
     sl_error_t err = SL_ERROR_INIT;
@@ -59,11 +59,12 @@ int main(void)
     is_str(sl_config_str(c, SL_CFG_LISTEN), "127.0.0.1", "listen.address default");
     is_int(sl_config_long(c, SL_CFG_PORT), 6443, "listen.port default");
     is_int(sl_config_long(c, SL_CFG_CONTROLLERS), 1, "slurm.controllers default");
+    is_int(sl_config_long(c, SL_CFG_SUBMIT_WORKERS), 8, "slurm.submit_workers default");
     ok(sl_config_str(c, SL_CFG_TLS_CERT) == NULL, "tls.cert unset");
     sl_config_destroy(c);
 
     char *f = file("a.conf", "listen: {port: 7000, address: 0.0.0.0}\n"
-                             "slurm: {controllers: false, poll_ms: 500}\n"
+                             "slurm: {controllers: false, poll_ms: 500, submit_workers: 3}\n"
                              "limits: {max_body_bytes: 4096}\n");
     const char *a1[] = {"--config", f, "--port", "7001", NULL};
     c = load(a1, &err);
@@ -72,6 +73,7 @@ int main(void)
     is_str(sl_config_str(c, SL_CFG_LISTEN), "0.0.0.0", "the file overrides the default");
     is_int(sl_config_long(c, SL_CFG_CONTROLLERS), 0, "a boolean from the file");
     is_int(sl_config_long(c, SL_CFG_MAX_BODY), 4096, "an integer from the file");
+    is_int(sl_config_long(c, SL_CFG_SUBMIT_WORKERS), 3, "slurm.submit_workers from the file");
     is_str(sl_config_file(c), f, "the file read");
 
     /* what --check-config prints reads back to the same settings */
@@ -99,6 +101,15 @@ int main(void)
             "wrong type");
     refused("limits: {idle_timeout: 0}\n", "limits.idle_timeout: must be 1..86400, not 0",
             "out of range");
+    refused("slurm: {submit_workers: 0}\n", "slurm.submit_workers: must be 1..64, not 0",
+            "no submission worker");
+    refused("slurm: {submit_workers: 65}\n", "slurm.submit_workers: must be 1..64, not 65",
+            "more than 64 submission workers");
+    const char *a4[] = {"--submit-workers", "64", NULL};
+    c = load(a4, &err);
+    is_int(c ? sl_config_long(c, SL_CFG_SUBMIT_WORKERS) : -1, 64, "--submit-workers 64 (%s)",
+           err.text);
+    sl_config_destroy(c);
     refused("tls: {cert: /nonexistent/c.pem, key: /nonexistent/k.pem}\n",
             "tls.cert: /nonexistent/c.pem: cannot read: No such file or directory", "missing file");
     refused("auth: {token_file: /etc/hostname}\n",
@@ -115,9 +126,10 @@ int main(void)
 
     ok(sl_config_reloadable(SL_CFG_POLICY) && sl_config_reloadable(SL_CFG_MAX_BODY) &&
            sl_config_reloadable(SL_CFG_TLS_CERT) && sl_config_reloadable(SL_CFG_TLS_KEY) &&
-           !sl_config_reloadable(SL_CFG_LISTEN) && !sl_config_reloadable(SL_CFG_CLIENT_CA),
-       "the reload facts: policy, body size, certificate and key yes; listen address and "
-       "client CA no");
+           sl_config_reloadable(SL_CFG_SUBMIT_WORKERS) && !sl_config_reloadable(SL_CFG_LISTEN) &&
+           !sl_config_reloadable(SL_CFG_CLIENT_CA),
+       "the reload facts: policy, body size, certificate and key, submission workers yes; "
+       "listen address and client CA no");
     sl_rm_rf(dir);
     return tap_done();
 }

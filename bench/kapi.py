@@ -1,0 +1,96 @@
+"""kapi.py — what the Python benches share (imported): the admin's TLS
+credential of a `slurmlink up` folder's kubeconfig, kept-alive HTTPS
+connections to its slurmlinkd, JSON requests, Slurm commands with the
+folder's slurm.conf, and the order statistics of docs/benchmarks.md."""
+import base64, http.client, json, math, os, ssl, subprocess, tempfile, urllib.parse
+import yaml
+
+
+class Cluster:
+    def __init__(self, d):
+        self.dir = os.path.abspath(d)
+        kc = yaml.safe_load(open(f"{self.dir}/kubeconfig"))
+        url = urllib.parse.urlsplit(kc["clusters"][0]["cluster"]["server"])
+        self.host, self.port = url.hostname, url.port  # a bridge address with --nodes
+        self.env = dict(os.environ, SLURM_CONF=f"{self.dir}/etc/slurm.conf")
+        self.ctx = self._tls()
+
+    def _tls(self):
+        kc = yaml.safe_load(open(f"{self.dir}/kubeconfig"))
+        user, cluster = kc["users"][0]["user"], kc["clusters"][0]["cluster"]
+        tmp = tempfile.mkdtemp()
+        files = {}
+        for key, name in (("client-certificate-data", "crt"), ("client-key-data", "key"),
+                          ("certificate-authority-data", "ca")):
+            files[name] = f"{tmp}/{name}"
+            with open(files[name], "wb") as f:
+                f.write(base64.b64decode(cluster[key] if name == "ca" else user[key]))
+        ctx = ssl.create_default_context(cafile=files["ca"])
+        ctx.check_hostname = False
+        ctx.load_cert_chain(files["crt"], files["key"])
+        return ctx
+
+    def conn(self, timeout=120):
+        return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.ctx)
+
+    def sh(self, *argv, check=False):
+        return subprocess.run(list(argv), env=self.env, capture_output=True, text=True, check=check)
+
+    def namespace(self, c, ns):
+        """namespace ns created; with accounting (slurmdbd enforces
+        associations), its Slurm account too (the policy's default: the
+        namespace's name) with the admin's Unix user in it"""
+        req(c, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        if not json.load(open(f"{self.dir}/cluster.json")).get("accounting"):
+            return
+        pol = yaml.safe_load(open(f"{self.dir}/etc/policy.yaml"))
+        user = (pol.get("users") or {}).get("admin", "nobody")
+        self.sh("sacctmgr", "-i", "add", "account", ns, check=True)
+        self.sh("sacctmgr", "-i", "add", "user", user, f"account={ns}", check=True)
+
+    def daemon_pid(self):
+        return int(open(f"{self.dir}/run/slurmlinkd.pid").read())
+
+
+def req(c, method, path, body=None):
+    """(status, decoded body) on kept-alive connection c"""
+    c.request(method, path, body=json.dumps(body) if body is not None else None,
+              headers={"Content-Type": "application/json", "Accept": "application/json"})
+    r = c.getresponse()
+    data = r.read()
+    return r.status, (json.loads(data) if data else None)
+
+
+def pod(name, command, cpu="1", memory="32Mi"):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
+                     "containers": [{"name": "main", "image": "busybox", "imagePullPolicy": "Never",
+                                     "command": ["sh", "-c", command],
+                                     "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}}
+
+
+def inversions(starts):
+    """pairs i < j (creation order) with starts[i] > starts[j] (j started
+    strictly first), and pairs with the same time stamp (ties)"""
+    inv = ties = 0
+    for i in range(len(starts)):
+        for j in range(i + 1, len(starts)):
+            inv += starts[i] > starts[j]
+            ties += starts[i] == starts[j]
+    return inv, ties
+
+
+def kendall_tau_b(starts):
+    """Kendall's tau-b of start time against creation order (1: exactly in
+    creation order; creation has no ties, start stamps may)"""
+    n = len(starts)
+    n0 = n * (n - 1) // 2
+    inv, ties = inversions(starts)
+    conc = n0 - inv - ties
+    den = math.sqrt(n0 * (n0 - ties)) if n0 and n0 > ties else 0
+    return (conc - inv) / den if den else float("nan")
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")

@@ -1,0 +1,41 @@
+#!/bin/bash
+# serial: a benchmark harness: many pods at once want the machine to itself
+# bench/soak.py and bench/start-order.py at a small size on a private
+# cluster of two nodes with accounting (docs/benchmarks.md): the harnesses
+# work and the soak's invariants hold (correctness, not timing): 200 pods
+# created, run, listed and deleted with three watchers attached, each
+# watcher's view ends as the final list, one Slurm job per pod. sacct and
+# squeue are read here again, independently of the soak's own checks.
+source "$(dirname "$0")/lib.sh"
+plan 10
+
+PY=/usr/bin/python3
+N=200
+cluster_up --nodes 2 --cpus 8 --accounting || bail "cluster up"
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+since=$(date +%Y-%m-%dT%H:%M:%S)
+
+$PY "$ROOT/bench/soak.py" --dir "$CL" --pods $N --sleep 0.2 --timeout 900 --json "$CL/soak.json" \
+  >"$CL/soak.out" 2>&1
+rc=$?
+is "$rc" 0 "bench/soak.py --pods $N exits 0" || diag "$(tail -20 "$CL/soak.out")"
+ok grep -q '^OK: every check held' "$CL/soak.out" "and says every check held"
+j() { $PY -c "import json,sys; d=json.load(open('$CL/soak.json')); print($1)" 2>&1; }
+is "$(j 'd["jobs"]')" $N "its record: $N Slurm jobs for $N pods"
+is "$(j 'all(v >= 3 * d["pods"] for v in d["changes"].values()) and len(d["changes"]) == 3')" True \
+  "each of the 3 watchers saw at least ADDED, one change and DELETED of each pod" || diag "$(j 'd["changes"]')"
+ns=$(sed -n 's/.*namespace \(soak-[0-9]*\).*/\1/p' "$CL/soak.out")
+jobs=$(sacct -a -X -n -P -S "$since" -o JobName,State | grep "^$ns/")
+is "$(cut -d'|' -f1 <<<"$jobs" | sort -u | wc -l)|$(wc -l <<<"$jobs")|$(grep -vc '|COMPLETED$' <<<"$jobs")" \
+  "$N|$N|0" "sacct: $N pods' jobs, one each, all COMPLETED" || diag "$(grep -v '|COMPLETED$' <<<"$jobs" | head -5)"
+is "$(squeue -h -o %j | grep -c "^$ns/")" 0 "squeue: none of the soak's jobs left"
+is "$(j 'd["end"][1] <= d["bare"][1]')" True "slurmlinkd's open fds are back to the count before the soak" ||
+  diag "$(j '(d["bare"], d["end"])')"
+
+$PY "$ROOT/bench/start-order.py" --dir "$CL" --pods 20 --sleep 1 --json "$CL/order.json" >"$CL/order.out" 2>&1
+is "$?" 0 "bench/start-order.py --pods 20 exits 0" || diag "$(tail -20 "$CL/order.out")"
+o() { $PY -c "import json,sys; d=json.load(open('$CL/order.json')); print($1)" 2>&1; }
+is "$(o 'sorted(d) == ["mixed", "pods", "sbatch"] and all(r["n"] == 20 for r in d.values())')" True \
+  "its record has the three paths of 20 jobs each"
+is "$(o 'all(0 <= r["inversions"] <= r["pairs"] == 190 and -1 <= r["tau_b"] <= 1 and r["all_started_s"] > 0 for r in d.values()) and 0 <= d["mixed"]["pods_overtaken"] + d["mixed"]["sbatch_overtaken"] <= d["mixed"]["cross_pairs"] == 100')" \
+  True "inversions, tau-b, start times and overtakings in their ranges" || diag "$(cat "$CL/order.out")"
