@@ -15,7 +15,7 @@ Nothing here is asserted: it prints numbers and the ratio against sbatch.
 import argparse, json, os, re, statistics, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kubecred  # noqa: E402
+import kapi  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
@@ -28,11 +28,11 @@ PORT = cl["api_port"]
 ENV = dict(os.environ, SLURM_CONF=f"{D}/etc/slurm.conf")
 NS = "bench"
 
-CTX = kubecred.tls_context(D)
+KAPI = kapi.Cluster(D)  # the kubeconfig's address and admin credential
 
 
 def conn():
-    return kubecred.https(PORT, CTX, 60)
+    return KAPI.conn(60)
 
 def req(c, method, path, body=None):
     c.request(method, path, body=json.dumps(body) if body is not None else None,

@@ -28,7 +28,7 @@ import argparse, http.client, json, os, socket, statistics, subprocess, sys
 import threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kubecred  # noqa: E402
+import kapi  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
@@ -51,11 +51,11 @@ if "api" in PATHS and DAEMONS:
     PATHS[i:i + 1] = [f"api:{name}" for name, _ in DAEMONS]
 
 
-CTX = kubecred.tls_context(D)
+KAPI = kapi.Cluster(D)  # the kubeconfig's address and admin credential
 
 
 def conn(timeout=120):
-    return kubecred.https(PORT, CTX, timeout)
+    return KAPI.conn(timeout)
 
 
 def req(c, method, path, body=None):
