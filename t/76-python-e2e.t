@@ -5,7 +5,8 @@
 # real Slurm cluster (HTTPS, the admin's client certificate): test_pod_apis
 # (exec with stdin, a tty-less shell, gzip'd output), test_exit_code (the
 # error channel's exit codes), test_pod_exec_close_channel (v5's close of
-# stdin). Those that cannot pass here, and why: docs/api.md ("The official
+# stdin); and test_batch.py's test_job_apis (a batch/v1 Job created, read,
+# deleted with propagation Background). Those that cannot pass here, and why: docs/api.md ("The official
 # Python client's own end-to-end tests").
 #
 # Needs SL_PYCLIENT_SRC, a checkout of that release:
@@ -16,7 +17,8 @@ source "$(dirname "$0")/lib.sh"
 SRC=${SL_PYCLIENT_SRC:-}
 [ -f "$SRC/kubernetes/e2e_test/test_client.py" ] ||
   skip_all "SL_PYCLIENT_SRC is not a checkout of kubernetes-client/python v36.0.3"
-TESTS=(test_pod_apis test_exit_code test_pod_exec_close_channel)
+TESTS=(test_client.TestClient.test_pod_apis test_client.TestClient.test_exit_code
+  test_client.TestClient.test_pod_exec_close_channel test_batch.TestClientBatch.test_job_apis)
 plan $((${#TESTS[@]} + 1))
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"
@@ -27,7 +29,7 @@ STUB=$(tmpdir)
 on_exit "rm -rf '$STUB'"
 printf 'def _absent(*a, **k):\n    raise NotImplementedError("durationpy is not installed")\nfrom_str = to_str = _absent\n' >"$STUB/durationpy.py"
 names=()
-for t in "${TESTS[@]}"; do names+=("kubernetes.e2e_test.test_client.TestClient.$t"); done
+for t in "${TESTS[@]}"; do names+=("kubernetes.e2e_test.$t"); done
 out=$(cd "$SRC" && PYTHONPATH="$SRC:$STUB" timeout 600 /usr/bin/python3 -m unittest -v "${names[@]}" 2>&1)
 rc=$?
 # unittest names every test it ran, and each failure again in a line
@@ -35,7 +37,7 @@ rc=$?
 passed() {
   grep -q "^$1 (kubernetes" <<<"$out" && ! grep -qE "^(FAIL|ERROR): $1 " <<<"$out"
 }
-for t in "${TESTS[@]}"; do ok passed "$t" "upstream $t passes"; done
+for t in "${TESTS[@]}"; do ok passed "${t##*.}" "upstream ${t#*.} passes"; done
 is "$rc" 0 "the unittest run exits 0 (Ran ${#TESTS[@]} tests, OK)"
 [ "$rc" = 0 ] || diag "$(printf '%s\n' "$out" | tail -40)"
 true
