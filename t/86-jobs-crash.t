@@ -4,7 +4,7 @@
 #     right after slurmctld accepted the array and before it is recorded;
 #     started again, slurmlinkd adopts that array (found by the Job's uid
 #     and submission number in its comment), never submits a second;
-#   - kill -9 in the middle of a 40-task array (parallelism 4): after the
+#   - kill -9 in the middle of a 200-task array (parallelism 4): after the
 #     restart every index runs exactly once, the counts are right, the Job
 #     is one array in sacct.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
@@ -57,17 +57,17 @@ wait_for 30 in_acct "$uid" 5 # slurmctld hands records to slurmdbd a moment late
 is "$(arrays_of "$uid" | tr '\n' ' ')" "$first " "exactly one array carries the Job's uid: the one submitted before the kill (adopted)"
 like "$(cat "$CL/log/slurmlinkd.log")" "adopted Slurm array $first" "the log says it was adopted"
 
-# --- kill -9 in the middle of a 40-task array ------------------------------------------------------------
-uid=$(indexed mid 40 4 1)
+# --- kill -9 in the middle of a 200-task array ------------------------------------------------------------
+uid=$(indexed mid 200 4 0)
 some() { [ "$(jp job/mid '{.status.succeeded}')" -ge 8 ] 2>/dev/null; }
-ok wait_for 180 some "8 of 40 tasks done"
+ok wait_for 180 some "8 of 200 tasks done"
 diag "killed with $(jp job/mid '{.status.succeeded}') succeeded"
 victim=$(daemon_pid)
 kill -9 "$victim"
 wait_for 30 dead "$victim"
 ok "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts after kill -9"
-ok kc wait --for=condition=complete job/mid --timeout=300s "the Job completes after the restart"
+ok kc wait --for=condition=complete job/mid --timeout=600s "the Job completes after the restart"
 is "$(jp job/mid '{.status.succeeded} {.status.failed} {.status.completedIndexes}')|$(kc get pods -l job-name=mid -o name | wc -l)|$(logs_of mid)" \
-  "40  0-39|40|1 " "40 succeeded, none failed, 40 pods, each index ran exactly once"
-wait_for 30 in_acct "$uid" 40
+  "200  0-199|200|1 " "200 succeeded, none failed, 200 pods, each index ran exactly once"
+wait_for 30 in_acct "$uid" 200
 is "$(arrays_of "$uid" | wc -l)" 1 "sacct: the Job is one array, never submitted twice"
