@@ -451,8 +451,10 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     if (job_pod && arr) {
         ctl_pod_set_task(c, p, arr, task);
     }
-    if (job_pod)
+    if (job_pod) {
         p->gang_rank = ctl_gang_rank(pod);
+        p->gang = ctl_gang_member(pod);
+    }
     uint32_t job = ctl_pod_job_id(pod);
     if (job)
         ctl_pod_set_job(c, p, job);
@@ -609,7 +611,7 @@ static void process_due(sl_ctl_t *c)
  * the node first seen is kept in `known` (the controller's p->node; NULL
  * from other threads, which see running jobs only). */
 static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_view_t *v,
-                    char *node, char *ip, unsigned rank, char *known)
+                    char *node, char *ip, unsigned rank, char *known, int gang)
 {
     snprintf(node, 256, "%s", *j->batch_host ? j->batch_host : j->nodes);
     node[strcspn(node, ",[")] = '\0';
@@ -638,7 +640,9 @@ static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job
                           .shim_finished = shim_done};
     if (!strcmp(j->state, "PENDING"))
         v->node = "";
-    if (!strcmp(j->state, "NODE_FAIL") && *node)
+    /* a gang's replica on a node that is up: another node of its job was lost
+     * (a pod of its own was on the node that failed, even if it is back) */
+    if (gang && !strcmp(j->state, "NODE_FAIL") && *node)
         v->node_up = ctl_node_up_now(node);
 }
 
@@ -672,7 +676,7 @@ static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
         SL_FAULT("job-running"); /* the test build holds the controller: a poll read early */
     ctl_job_view_t v;
     char node[256], ip[256];
-    view_of(c, j, shim_done, &v, node, ip, p->gang_rank, p->node);
+    view_of(c, j, shim_done, &v, node, ip, p->gang_rank, p->node, p->gang);
     v.shim_done_now = &p->shim_done; /* p stays: this thread alone frees pods */
     apply_job(c, p, &v);
 }
@@ -768,7 +772,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
         pthread_mutex_unlock(&c->lock);
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank, p->node);
+        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank, p->node, p->gang);
         apply_job(c, p, &v);
     } else if (!known) {
         sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "
@@ -1043,7 +1047,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), suid)) {
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank, NULL);
+        view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank, NULL, rank > 0);
         apply_view(c, ns, name, uid, &v, NULL);
     }
     sl_slurm_jobs_free(jl);
@@ -1084,7 +1088,7 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
         if (own && slurm_ended(j->state)) {
             ctl_job_view_t v;
             char node[256], ip[256];
-            view_of(c, j, 1, &v, node, ip, rank, NULL);
+            view_of(c, j, 1, &v, node, ip, rank, NULL, rank > 0);
             apply_view(c, ns, name, uid, &v, NULL);
         }
     }

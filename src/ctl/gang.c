@@ -24,6 +24,8 @@ unsigned ctl_gang_rank(json_t *pod)
     return v && *v && !*end && r < CTL_GANG_MAX ? (unsigned)r : 0;
 }
 
+int ctl_gang_member(json_t *pod) { return sl_kube_annotation(pod, CTL_ANN_GANG_RANK) != NULL; }
+
 void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len)
 {
     char **v = sl_slurm_hostlist_expand(nodes);

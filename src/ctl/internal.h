@@ -99,6 +99,7 @@ typedef struct ctl_pod {
     uint32_t array_job_id, array_task_id;
     /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
     unsigned gang_rank;
+    int gang;                /* a replica of a gang (its rank annotation, 0 included) */
     char node[CTL_NODE_MAX]; /* the node its job was first seen running it on */
     ctl_pull_t *pull;        /* images being pulled or pulled for submission (pull.c) */
     int pull_wait;           /* a failed pull's back-off runs until next_try_ms */
@@ -217,6 +218,7 @@ ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task);
  * the rank-th host of a node list */
 #define CTL_GANG_MAX 256
 unsigned ctl_gang_rank(json_t *pod);
+int ctl_gang_member(json_t *pod); /* a gang's replica pod (rank 0 included) */
 void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len);
 /* ptj.c: the PyTorchJob controller (one pass). Controller thread. */
 void ctl_ptj_pass(sl_ctl_t *c);

@@ -36,8 +36,8 @@ typedef struct ctl_job_view {
     int64_t start_ns, end_ns;
     int exit_code;
     unsigned restart_cnt;
-    int node_up;                     /* NODE_FAIL: 1 when the pod's own node is up (another node of
-                                      * its job was lost); 0 or -1 (down, unknown): its node */
+    int node_up;                     /* NODE_FAIL of a gang replica: 1 when its own node is up
+                                      * (another node of its job was lost); 0, -1: its node */
     const atomic_int *shim_done_now; /* the controller's flag of it, read at the write (a
                                       * push may store the phase after the view was made) */
     int shim_finished;               /* the shim reported pod-finished: a terminal phase may come
