@@ -1074,7 +1074,7 @@ static int slurm_ended(const char *state)
  * pod before the pod terminates, and the Job controller's podFailurePolicy
  * sees both at once (a poll later than the push no longer decides). */
 static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                          const char *suid, uint32_t job, unsigned rank)
+                          const char *suid, uint32_t job, unsigned rank, int gang)
 {
     if (!job)
         return -1;
@@ -1088,7 +1088,7 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
         if (own && slurm_ended(j->state)) {
             ctl_job_view_t v;
             char node[256], ip[256];
-            view_of(c, j, 1, &v, node, ip, rank, NULL, rank > 0);
+            view_of(c, j, 1, &v, node, ip, rank, NULL, gang);
             apply_view(c, ns, name, uid, &v, NULL);
         }
     }
@@ -1154,6 +1154,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
     uint32_t job = p ? p->job_id : 0, arr = p ? p->array_job_id : 0;
     uint32_t task = p ? p->array_task_id : 0;
     unsigned rank = p ? p->gang_rank : 0;
+    int gang = p ? p->gang : 0;
     pthread_mutex_unlock(&c->lock);
     if (!ns) {
         errno = ENOENT;
@@ -1167,7 +1168,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
         SL_FAULT("shim-exited"); /* the test build holds this push (a slow answer) */
     if (!strcmp(what0, "started"))
         SL_FAULT("shim-started"); /* the same for a container's start */
-    if (finished && finish_verdict(c, ns, name, uid, suid, job, rank) < 0) {
+    if (finished && finish_verdict(c, ns, name, uid, suid, job, rank, gang) < 0) {
         free(ns);
         free(name);
         free(suid);
