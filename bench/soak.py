@@ -333,14 +333,27 @@ def main():
             print(f"  ({time.time() - t0:.0f} s: {n} Succeeded, {sample(pid)[0] / 1024:.1f} MiB)", flush=True)
         return done
 
+    def holds_list(w):
+        nonlocal final
+        final, _ = names(CL.conn())
+        with w.lock:
+            return dict(w.state) == final
+
     wait_until(progress, "every pod Succeeded")
     t_done = time.time() - t0
     print(f"  all {args.pods} Succeeded {t_done:.1f} s after the first POST", flush=True)
+    # a pod may still be written after it Succeeded (its job's end as
+    # Slurm reports it): each watcher must come to hold the list as it is
+    # now, so the list is read again at every look
+    done_at = dict(final)
     for w in ws:
-        if not wait_until(lambda w=w: dict(w.state) == final, f"{w.name} to hold the final list", 300):
+        if not wait_until(lambda w=w: holds_list(w), f"{w.name} to hold the final list", 300):
             with w.lock:
                 odd = [(n, w.state.get(n), v) for n, v in final.items() if w.state.get(n) != v]
-            print(f"  {w.name}: {len(w.state)} pods held, {len(odd)} unlike the list, e.g. {odd[:2]}")
+            print(f"  {w.name}: {len(w.state)} pods held, {len(odd)} unlike the list "
+                  f"(watcher's, list's), e.g. {odd[:2]}")
+    later = sum(final.get(n) != v for n, v in done_at.items())
+    print(f"  {later} pods written again after all had Succeeded", flush=True)
     during = (max(s[1] for s in sm.samples), max(s[2] for s in sm.samples)) if sm.samples else before
     t1 = time.time()
     delete_all()

@@ -19,6 +19,11 @@
 
 #define PORT_LO 20000
 #define PORT_HI 40000
+/* the longest `up` waits for a daemon to answer or a client command to end:
+ * each returns as soon as it is ready or dead; a machine that is loaded
+ * (a test suite's clusters at once) can take tens of seconds for MariaDB's
+ * first start */
+#define UP_WAIT_MS 120000
 
 typedef struct upctx {
     cl_state_t st;
@@ -174,7 +179,7 @@ static int wait_unix(upctx_t *c, int id, const char *path, int timeout_ms, sl_er
 /* run a client command with the folder's environment; output into *out */
 static int run_client(upctx_t *c, const char *const *argv, char **out, sl_error_t *err)
 {
-    return sl_run(argv, (const char *const *)c->env, 1, 30000, out, err);
+    return sl_run(argv, (const char *const *)c->env, 1, UP_WAIT_MS, out, err);
 }
 
 static int any_kept(const upctx_t *c)
@@ -274,7 +279,7 @@ static int start_munged(upctx_t *c, sl_error_t *err)
     if (r < 0)
         return -1;
     char *path = cl_path(&c->st, "run/munge.sock");
-    r = wait_unix(c, SL_D_MUNGED, path, 10000, err);
+    r = wait_unix(c, SL_D_MUNGED, path, UP_WAIT_MS, err);
     free(path);
     return r;
 }
@@ -329,7 +334,7 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
     free(port);
     free(pidf);
     free(logf);
-    if (r < 0 || wait_tcp(c, SL_D_MYSQLD, 60000, err) < 0)
+    if (r < 0 || wait_tcp(c, SL_D_MYSQLD, UP_WAIT_MS, err) < 0)
         return -1;
     char *sql = sl_xasprintf("CREATE DATABASE IF NOT EXISTS slurm_acct_db;"
                              "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '%s';"
@@ -371,7 +376,7 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
 static int start_slurmdbd(upctx_t *c, sl_error_t *err)
 {
     const char *argv[] = {"slurmdbd", "-D", NULL};
-    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 || wait_tcp(c, SL_D_SLURMDBD, 30000, err) < 0)
+    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 || wait_tcp(c, SL_D_SLURMDBD, UP_WAIT_MS, err) < 0)
         return -1;
     const char *a1[] = {"add", "cluster", "slurmlink", NULL};
     return sacctmgr(c, a1, err);
@@ -383,7 +388,7 @@ static int start_slurmctld(upctx_t *c, sl_error_t *err)
     const char *argv[] = {"slurmctld", "-D", "-i", "-f", conf, NULL};
     int r = spawn_daemon(c, SL_D_SLURMCTLD, argv, err);
     free(conf);
-    if (r < 0 || wait_tcp(c, SL_D_SLURMCTLD, 30000, err) < 0)
+    if (r < 0 || wait_tcp(c, SL_D_SLURMCTLD, UP_WAIT_MS, err) < 0)
         return -1;
     if (c->st.accounting) {
         const char *a1[] = {"add",
@@ -448,7 +453,7 @@ static int any_slurmd_dead(upctx_t *c, sl_error_t *err)
 /* wait until slurmctld has every node registered and schedulable */
 static int wait_node_ready(upctx_t *c, sl_error_t *err)
 {
-    long long deadline = sl_now_ms() + 60000 + 2000LL * cl_inst_count(&c->st);
+    long long deadline = sl_now_ms() + UP_WAIT_MS + 2000LL * cl_inst_count(&c->st);
     char *last = NULL;
     int k = 1;
     while (sl_now_ms() < deadline) {
@@ -515,7 +520,7 @@ static int start_slurmds(upctx_t *c, sl_error_t *err)
         return -1;
     /* with one node its port answers on the host; nodes in namespaces are
      * waited for through slurmctld alone */
-    if (!cl_multi(&c->st) && !c->kept[SL_D_SLURMD] && wait_tcp(c, SL_D_SLURMD, 30000, err) < 0)
+    if (!cl_multi(&c->st) && !c->kept[SL_D_SLURMD] && wait_tcp(c, SL_D_SLURMD, UP_WAIT_MS, err) < 0)
         return -1;
     return started || !c->kept[SL_D_SLURMCTLD] ? wait_node_ready(c, err) : 0;
 }
@@ -595,7 +600,7 @@ static int start_slurmlinkd(upctx_t *c, const char *daemon, sl_error_t *err)
     if (r == 0)
         r = spawn_daemon(c, SL_D_SLURMLINKD, argv, err);
     free(conf);
-    if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, 20000, err) < 0) {
+    if (r < 0 || wait_tcp(c, SL_D_SLURMLINKD, UP_WAIT_MS, err) < 0) {
         free(ca);
         return -1;
     }
