@@ -35,7 +35,7 @@ job=$(kc get pod on2 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
 is "$(kc exec on2 -- sh -c 'echo $SLURM_JOB_ID')" "$job" "... inside that pod's Slurm job ($job)"
 is "$(echo from-stdin | kc exec -i on2 -- cat)" from-stdin "stdin reaches the command on node2"
 
-PORT=$((30000 + $$ % 20000))
+PORT=$(free_ports 1) || bail "free ports"
 kc apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod

@@ -16,7 +16,7 @@ on_exit "rm -rf '$W'"
 chmod 755 "$W"
 head -c 1048576 /dev/urandom >"$W/blob"
 chmod 644 "$W/blob"
-B=$((41000 + $$ % 9000 * 6 % 9000))
+B=$(free_ports 8) || bail "free ports"
 P1=$B P2=$((B + 1)) P4=$((B + 2)) L1=$((B + 3)) L2=$((B + 4)) L3=$((B + 5)) P5=$((B + 6)) L4=$((B + 7))
 pod() { # name command
   cat <<YAML

@@ -17,7 +17,7 @@ on_exit "rm -rf '$W'"
 cluster_up --gpus 0 --cpus 2 --daemon "$(daemon_with "$W" --exec-idle-timeout 3 --exec-max-duration 8)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 KBIN=/usr/lib/google-cloud-sdk/bin
-B=$((30000 + $$ % 9000 * 4 % 9000))
+B=$(free_ports 4) || bail "free ports"
 P=$B L1=$((B + 1)) L2=$((B + 2)) L3=$((B + 3))
 echo hello >"$W/hi"
 chmod 644 "$W/hi"
@@ -57,7 +57,8 @@ busy() { while kill -0 "$FPID" 2>/dev/null; do get $L3 >>"$W/busy.out"; sleep 1;
 busy &
 ok wait_for 60 proc_gone "$FPID" "a busy session ends too (exec.max_duration 8 s)"
 t1=$(date +%s)
-ok test $((t1 - t0)) -ge 6 "... after it outlived the 3 s idle limit ($((t1 - t0)) s)"
+ok test $((t1 - t0)) -ge 6 "... after it outlived the 3 s idle limit ($((t1 - t0)) s)" ||
+  diag "$(cat "$W/busy.log"; kubectl --cache-dir "$CL/kcache" get pod web -o wide; ss -Hltnp "sport = :$P")"
 ok test "$(grep -c hello "$W/busy.out")" -ge 4 "its requests were answered meanwhile ($(grep -c hello "$W/busy.out"))"
 like "$(log)" "port-forward ended: it reached its time limit \(exec.max_duration\)" "the log says so"
 

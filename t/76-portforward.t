@@ -11,7 +11,8 @@ source "$(dirname "$0")/61-security-lib.sh"
 plan 12
 
 sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
-P1=$((20000 + $$ % 20000)) P2=$((20001 + $$ % 20000)) P3=$((20002 + $$ % 20000))
+B=$(free_ports 3) || bail "free ports"
+P1=$B P2=$((B + 1)) P3=$((B + 2))
 pod() { # name command
   cat <<YAML
 apiVersion: v1

@@ -14,7 +14,7 @@ on_exit "rm -rf '$W'"
 chmod 755 "$W"
 head -c $((16 * 1048576)) /dev/urandom >"$W/blob"
 chmod 644 "$W/blob"
-PORT=$((21000 + $$ % 20000))
+PORT=$(free_ports 1) || bail "free ports"
 kc apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod

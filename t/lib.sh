@@ -118,6 +118,39 @@ trap 'exit 130' INT TERM
 # A private temporary folder under /tmp, short enough for Unix socket paths.
 tmpdir() { mktemp -d /tmp/slt.XXXXXX; }
 
+# free_ports N: the first of N consecutive TCP ports free here (each bindable
+# on IPv4's and IPv6's wildcard now), for a test's own servers and kubectl's
+# local ports. Drawn at random from 10000-19999: below `slurmlink up`'s
+# daemons (20000-40000) and the kernel's ephemeral ports (32768-60999 here),
+# which other tests' clusters, sruns and clients take while this one runs.
+free_ports() {
+  /usr/bin/python3 - "$1" <<'PY'
+import random, socket, sys
+n = int(sys.argv[1])
+def free(p):
+    for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+        try:
+            s = socket.socket(fam, socket.SOCK_STREAM)
+        except OSError:  # no IPv6 here
+            continue
+        try:
+            if fam == socket.AF_INET6:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            s.bind((addr, p))
+        except OSError:
+            return False
+        finally:
+            s.close()
+    return True
+for _ in range(1000):
+    b = random.randrange(10000, 20000 - n)
+    if all(free(b + k) for k in range(n)):
+        print(b)
+        sys.exit(0)
+sys.exit("free_ports: no %d free ports in 10000-19999" % n)
+PY
+}
+
 # daemon_with DIR ARGS...: a slurmlinkd wrapper in DIR (made 755, the jobs'
 # user runs the shim through it) that adds ARGS to the daemon's command
 # line, with the shim beside it; prints its path, for `cluster_up --daemon`

@@ -22,7 +22,10 @@
  * job ended, before it is applied; with hold=, a poll later than the
  * shim's pushes); job-running (src/ctl/ctl.c: the poll has read a pod's
  * job as running, before that view is applied; with hold=, a view older
- * than the shim's pod-finished push).
+ * than the shim's pod-finished push); started-view (src/ctl/ctl.c: a
+ * container's "started" push that came before the poll saw its job run has
+ * read the job as running, before that view is applied; with hold=, a view
+ * older than the shim's later pushes).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

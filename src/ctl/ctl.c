@@ -79,6 +79,14 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
                   sl_kube_namespace(pod), sl_kube_name(pod), node ? node : "?", job_id);
     }
     if (strcmp(a->old_phase, a->new_phase)) {
+        if (a->job)
+            sl_debug("pod %s/%s: %s -> %s by Slurm's view of job %u (%s, shim finished %d)",
+                     sl_kube_namespace(pod), sl_kube_name(pod), a->old_phase, a->new_phase,
+                     job_id, a->job->state, a->job->shim_finished);
+        else
+            sl_debug("pod %s/%s: %s -> %s by the shim's %s", sl_kube_namespace(pod),
+                     sl_kube_name(pod), a->old_phase, a->new_phase,
+                     json_string_value(json_object_get(a->event, "event")));
         if (!strcmp(a->new_phase, "Succeeded"))
             ctl_event(c, pod, "Normal", "Completed", "Pod completed (Slurm job %u)", job_id);
         else if (!strcmp(a->new_phase, "Failed")) {
@@ -1045,6 +1053,8 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
     sl_slurm_jobs_t *jl = NULL;
     if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&
         ctl_job_owned_by(sl_slurm_jobs_at(jl, 0), suid)) {
+        if (ctl_job_active(sl_slurm_jobs_at(jl, 0)->state))
+            SL_FAULT("started-view"); /* the test build holds the push: a late answer */
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank, NULL, rank > 0);

@@ -478,7 +478,10 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     const char *s = job->state ? job->state : "";
     if (ctl_job_reruns_finished(pod, job))
         return changed; /* a terminal phase is final: the controller cancels the rerun */
-    int shim_done = job->shim_finished || (job->shim_done_now && atomic_load(job->shim_done_now));
+    /* only the controller's own view reopens (a status someone else wrote):
+     * it reads at the write whether the shim finished; a view a push made on
+     * an API thread may be older than the shim's later pushes */
+    int shim_done = job->shim_finished || !job->shim_done_now || atomic_load(job->shim_done_now);
     if (ctl_job_active(s) && ctl_pod_terminal(pod) && !shim_done)
         changed |= reopen(pod);
     if (!strcmp(s, "PENDING")) {

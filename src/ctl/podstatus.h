@@ -39,10 +39,13 @@ typedef struct ctl_job_view {
     int node_up;                     /* NODE_FAIL of a gang replica: 1 when its own node is up
                                       * (another node of its job was lost); 0, -1: its node */
     const atomic_int *shim_done_now; /* the controller's flag of it, read at the write (a
-                                      * push may store the phase after the view was made) */
+                                      * push may store the phase after the view was made);
+                                      * NULL in a view made on another thread, which then
+                                      * never reopens a terminal pod: it cannot know */
     int shim_finished;               /* the shim reported pod-finished: a terminal phase may come
-                                      * before the job ends; otherwise an active job puts a
-                                      * terminal phase back to Pending (someone else wrote it) */
+                                      * before the job ends; otherwise an active job in the
+                                      * controller's view puts a terminal phase back to Pending
+                                      * (someone else wrote it) */
 } ctl_job_view_t;
 
 /* Make sure status exists with phase Pending and the four conditions and one

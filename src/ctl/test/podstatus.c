@@ -2,7 +2,9 @@
 #include "ctl/podstatus.h"
 #include "common/tap.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 static json_t *pod(const char *policy, int with_init)
 {
@@ -251,11 +253,20 @@ int main(void)
     json_decref(e);
     json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
     json_object_set_new(json_object_get(p, "status"), "reason", json_string("Forged"));
+    ok(ctl_status_from_job(p, &j, now) == 0 &&
+           !strcmp(path_str(p, "status", "phase"), "Succeeded"),
+       "a view made on another thread (no flag to read at the write) never reopens");
+    atomic_int done = 0;
+    j.shim_done_now = &done;
     ok(ctl_status_from_job(p, &j, now) == 1, "a running job contradicts a stored Succeeded");
     is_str(path_str(p, "status", "phase"), "Running", "... and the pod is Running again");
     ok(path_str(p, "status", "reason") == NULL, "... without the forged reason");
     json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
+    atomic_store(&done, 1);
+    ok(ctl_status_from_job(p, &j, now) == 0, "the shim's pod-finished read at the write: the "
+                                             "running job (finishing) keeps the terminal phase");
     j.shim_finished = 1;
+    atomic_store(&done, 0);
     ok(ctl_status_from_job(p, &j, now) == 0, "after the shim's pod-finished, a running job "
                                              "(finishing) keeps the terminal phase");
     json_decref(p);
