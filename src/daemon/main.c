@@ -6,6 +6,7 @@
 #include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/memtrim.h"
 #include "common/version.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CS(id) sl_config_str(cfg, SL_CFG_##id)
@@ -240,6 +242,28 @@ typedef struct daemon_state {
     retired_t old;
 } daemon_state_t;
 
+/* How often the main thread, idle between signals, looks at the heaps, and
+ * how much freed memory calls for a trim (common/memtrim.h) */
+#define TRIM_EVERY_S 10
+#define TRIM_SLACK (8u << 20)
+
+/* The next of the blocked signals; meanwhile, every TRIM_EVERY_S, freed
+ * heap memory is given back: a burst of pods and watch events leaves the
+ * threads' arenas mostly free but resident (docs/benchmarks.md, the soak) */
+static int wait_signal(const sigset_t *set, sl_memtrim_t *trim)
+{
+    struct timespec every = {.tv_sec = TRIM_EVERY_S};
+    for (;;) {
+        int sig = sigtimedwait(set, NULL, &every);
+        if (sig > 0)
+            return sig;
+        if (errno == EAGAIN)
+            sl_memtrim_tick(trim);
+        else if (errno != EINTR)
+            return -1;
+    }
+}
+
 /* signals are taken synchronously by main; threads inherit the mask */
 static void block_signals(sigset_t *set)
 {
@@ -414,8 +438,9 @@ int main(int argc, char **argv)
     if (started == 0) {
         /* signals are taken here synchronously (every thread blocks them; no
          * handler runs): a reload is ordinary code on the main thread */
-        int sig = 0;
-        while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+        sl_memtrim_t trim = {.slack = TRIM_SLACK};
+        int sig;
+        while ((sig = wait_signal(&set, &trim)) == SIGHUP)
             reload(argc, argv, cfg, &d.live, d.api, d.ctl, d.store, &d.policy, &d.old);
         sl_info("signal %d: shutting down", sig);
         rc = 0;
