@@ -104,6 +104,15 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
 static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                       const ctl_job_view_t *v, int *rerun)
 {
+    if (*v->state && !ctl_job_active(v->state)) {
+        /* before the write: a view of the job running, read earlier and
+         * applied later on another thread, must not reopen what this says */
+        pthread_mutex_lock(&c->lock);
+        ctl_pod_t *p = ctl_pod_find(c, uid);
+        if (p && p->job_id == v->job_id && atomic_load(&p->slurm_ended) < v->restart_cnt + 1)
+            atomic_store(&p->slurm_ended, v->restart_cnt + 1);
+        pthread_mutex_unlock(&c->lock);
+    }
     apply_t a = {.job = v};
     json_t *out = NULL;
     int r = -1;
@@ -686,6 +695,7 @@ static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     char node[256], ip[256];
     view_of(c, j, shim_done, &v, node, ip, p->gang_rank, p->node, p->gang);
     v.shim_done_now = &p->shim_done; /* p stays: this thread alone frees pods */
+    v.ended_now = &p->slurm_ended;
     apply_job(c, p, &v);
 }
 

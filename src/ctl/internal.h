@@ -45,6 +45,7 @@
  *   due_prev, in_due API thread adds a pod whose shim said it finished)
  *   shim_pos         the shim's last event applied: under c->lock, and
  *                    changed only under the pod's c->shim_mu stripe
+ *   slurm_ended      written by any thread applying a view, under c->lock
  *   shim_done,       written by both (a pushed or replayed pod-finished,
  *   finish_due_ms    the controller's cancel of a finished pod's job):
  *                    every read and write under c->lock, by every thread
@@ -86,6 +87,9 @@ typedef struct ctl_pod {
     int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
     atomic_int shim_done;    /* c->lock: the shim reported pod-finished (pushed or replayed);
                               * atomic too: a view applied reads it at the write (podstatus) */
+    atomic_uint slurm_ended; /* c->lock to write: 1 + the restart count of its job when a view
+                              * of it ended was last applied, by any thread, written before
+                              * the view (0: never); read at a view's write (podstatus) */
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
     int grace_s;

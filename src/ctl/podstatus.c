@@ -482,7 +482,10 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
      * it reads at the write whether the shim finished; a view a push made on
      * an API thread may be older than the shim's later pushes */
     int shim_done = job->shim_finished || !job->shim_done_now || atomic_load(job->shim_done_now);
-    if (ctl_job_active(s) && ctl_pod_terminal(pod) && !shim_done)
+    /* and only a view no older than the last one of the job ended (Slurm's
+     * state goes from active to ended once per run: requeues count runs) */
+    int older = job->ended_now && atomic_load(job->ended_now) > job->restart_cnt;
+    if (ctl_job_active(s) && ctl_pod_terminal(pod) && !shim_done && !older)
         changed |= reopen(pod);
     if (!strcmp(s, "PENDING")) {
         if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))

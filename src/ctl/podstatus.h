@@ -42,6 +42,9 @@ typedef struct ctl_job_view {
                                       * push may store the phase after the view was made);
                                       * NULL in a view made on another thread, which then
                                       * never reopens a terminal pod: it cannot know */
+    const atomic_uint *ended_now;    /* the controller's: 1 + the restart count of the job when
+                                      * a view of it ended was last applied (0: never), read at
+                                      * the write: a view of it active, no later, is older */
     int shim_finished;               /* the shim reported pod-finished: a terminal phase may come
                                       * before the job ends; otherwise an active job in the
                                       * controller's view puts a terminal phase back to Pending

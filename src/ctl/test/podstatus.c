@@ -269,6 +269,18 @@ int main(void)
     atomic_store(&done, 0);
     ok(ctl_status_from_job(p, &j, now) == 0, "after the shim's pod-finished, a running job "
                                              "(finishing) keeps the terminal phase");
+    /* a view of the job ended was applied (another thread's, before the
+     * shim's pushes came): the controller's older view of it running does
+     * not reopen the pod; a requeue (a higher restart count) is not older */
+    j.shim_finished = 0;
+    atomic_uint ended = 1; /* 1 + restart count 0 */
+    j.ended_now = &ended;
+    ok(ctl_status_from_job(p, &j, now) == 0 &&
+           !strcmp(path_str(p, "status", "phase"), "Succeeded"),
+       "a job seen ended: a view of it running is older, and does not reopen");
+    atomic_store(&ended, 0);
+    ok(ctl_status_from_job(p, &j, now) == 1 && !strcmp(path_str(p, "status", "phase"), "Running"),
+       "never seen ended: the running job contradicts the stored phase");
     json_decref(p);
 
     /* a condition without status (stored before status writes were validated) */
