@@ -11,12 +11,14 @@
 #     PET_RDZV_CONF, PET_MAX_RESTARTS) and torchrun's world of 3;
 #   - one node busy with an sbatch job: Slurm allocates two (NNodes 2),
 #     only worker-0 and worker-1 are made, the rendezvous closes with two
-#     nodes, replicaStatuses count two; no worker-2 ever exists.
+#     nodes, replicaStatuses count two; no worker-2 ever exists;
+#   - a Master and 1..2 Workers: --nodes=2-3, the Master on the first node,
+#     PET_RDZV_ENDPOINT worker-0's node (the second) in all three pods.
 # torchrun runs with --redirects 2 --tee 2: Debian's torch 1.13 on Python
 # 3.11 parses its default "0" (Std.from_str) as None and fails in to_map.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 16
+plan 19
 
 /usr/bin/python3 -c 'import torch.distributed.run, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
   bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
@@ -88,3 +90,34 @@ is "$(pods_of el2)|$(jp pytorchjob/el2 '{.status.replicaStatuses.Worker.succeede
   "only the two allocated nodes' Workers were made (no worker-2); replicaStatuses count 2"
 is "$(sums el2 2 3)" 2 "torchrun's world is the two nodes: rank r/2, all_reduce 3"
 is "$(grep -c 'pod default/el2-worker-2\|el2-worker-2' "$CL/log/slurmlinkd.log")" 0 "... and slurmlinkd never made a worker-2"
+
+# --- a Master in the range: --nodes=2-3, the rendezvous on worker-0's node ---------------------------
+scancel "$bid"
+free() { [ -z "$(squeue -h -j "$bid" -t PD,R,CG 2>/dev/null)" ]; }
+wait_for 60 free
+ecmd='["sh", "-c", "echo ep=$PET_RDZV_ENDPOINT nn=$PET_NNODES ws=${WORLD_SIZE:-none} rank=$RANK"]'
+kc apply -f - >/dev/null <<YAML
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: em, namespace: default}
+spec:
+  elasticPolicy: {minReplicas: 1, maxReplicas: 2}
+  pytorchReplicaSpecs:
+$(for t in Master Worker; do cat <<R
+    $t:
+      replicas: $([ $t = Master ] && echo 1 || echo 2)
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          containers: [{name: pytorch, image: busybox, command: $ecmd}]
+R
+done)
+YAML
+ok kc wait --for=condition=Succeeded pytorchjob/em --timeout=90s "a Master and 1..2 Workers on three free nodes: Succeeded"
+wait_for 30 recorded em
+is "$(ptj_sacct em | awk '{print NR, $2}' | tail -1)|$(pods_of em)" "1 3|em-master-0 em-worker-0 em-worker-1 " \
+  "ONE job of three nodes (the Master's counted in --nodes=2-3), a pod for each"
+w0=$(jp pod/em-worker-0 '{.spec.nodeName}')
+is "$(for p in $(pods_of em); do kc logs "$p"; done | tr '\n' ' ')" \
+  "ep=$w0:23456 nn=1:2 ws=none rank=0 ep=$w0:23456 nn=1:2 ws=none rank=1 ep=$w0:23456 nn=1:2 ws=none rank=2 " \
+  "every replica: PET_RDZV_ENDPOINT worker-0's node ($w0), PET_NNODES the Workers' 1:2, no WORLD_SIZE"

@@ -112,18 +112,27 @@ static void batch_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
     free(qs);
 }
 
-/* a node range: a step for each node Slurm allocated beyond the members,
- * once slurmlinkd has linked the pod it makes for it (ctl_gang_join) */
-static void late_lines(sl_buf_t *s, const ctl_gang_t *g, const char *links)
+/* a node range, before any step: the pods of the nodes Slurm allocated
+ * beyond the members awaited, all of them together (each linked by
+ * ctl_gang_join once made), so that every replica starts at once and none
+ * is left behind by members that end early; at most CTL_JOBTASK_WAIT_S */
+static void late_wait(sl_buf_t *s, const ctl_gang_t *g, const char *links)
 {
     char *q = sl_shell_quote(links);
     sl_buf_printf(s,
-                  "alive() { local p; for p in \"${pids[@]}\"; do kill -0 \"$p\" 2>/dev/null "
-                  "&& return 0; done; return 1; }\n"
                   "late=%s; end=$((SECONDS + %d))\n"
                   "for ((r = %zu; r < ${SLURM_JOB_NUM_NODES:-%zu}; r++)); do\n"
-                  "  while [ ! -d \"$late/$r\" ] && [ $SECONDS -lt $end ] && alive; do sleep 1; "
-                  "done\n"
+                  "  while [ ! -d \"$late/$r\" ] && [ $SECONDS -lt $end ]; do sleep 1; done\n"
+                  "done\n",
+                  q, CTL_JOBTASK_WAIT_S, g->n, g->n);
+    free(q);
+}
+
+/* ... then a step for each of them whose pod is there */
+static void late_steps(sl_buf_t *s, const ctl_gang_t *g)
+{
+    sl_buf_printf(s,
+                  "for ((r = %zu; r < ${SLURM_JOB_NUM_NODES:-%zu}; r++)); do\n"
                   "  [ -d \"$late/$r\" ] || { echo \"slurmlink: no pod for node $r\" >&2; "
                   "continue; }\n"
                   "  d=$(cd -P \"$late/$r\" && pwd) || continue\n"
@@ -131,13 +140,12 @@ static void late_lines(sl_buf_t *s, const ctl_gang_t *g, const char *links)
                   "--output=\"$d/job.out\" --open-mode=append /bin/bash \"$d/job.sh\" &\n"
                   "  pids+=($!)\n"
                   "done\n",
-                  q, CTL_JOBTASK_WAIT_S, g->n, g->n);
-    free(q);
+                  g->n, g->n);
 }
 
 /* the batch script: the head's lines, then one step per member (a node
- * range: and per node beyond them, links); its exit status the first
- * failed step's */
+ * range: and per node beyond them, once linked); its exit status the
+ * first failed step's */
 static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
 {
     sl_buf_t s = SL_BUF_INIT;
@@ -148,6 +156,9 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
                   sl_kube_uid(g->owner), g->attempt);
     if (g->head)
         sl_buf_printf(&s, "%s\n", g->head);
+    bool late = g->nodes_min && links;
+    if (late)
+        late_wait(&s, g, links);
     size_t batch = g->n;
     for (size_t i = 0; i < g->n; i++) {
         if (g->m[i].batch && batch == g->n)
@@ -155,8 +166,8 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
         else
             step_line(&s, &g->m[i], dirs[i]);
     }
-    if (g->nodes_min && links)
-        late_lines(&s, g, links);
+    if (late)
+        late_steps(&s, g);
     if (batch < g->n)
         batch_line(&s, &g->m[batch], dirs[batch]);
     else

@@ -63,10 +63,10 @@ void ctl_gang_comment(const ctl_gang_t *g, char *out, size_t len);
  * failed, saying why). */
 int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id);
 
-/* A node range's job: the batch script starts a step for each node Slurm
- * allocated beyond the first nodes_min, once its member's pod folder is
- * linked as PODS_ROOT/.job-tasks/OWNER/ATTEMPT.0/RANK (the Job's mechanism,
- * jobtask.h; at most CTL_JOBTASK_WAIT_S seconds). ctl_gang_join: the late
+/* A node range's job: the batch script first waits until the pod folder of
+ * every node Slurm allocated beyond the first nodes_min is linked as
+ * PODS_ROOT/.job-tasks/OWNER/ATTEMPT.0/RANK (the Job's mechanism, jobtask.h;
+ * at most CTL_JOBTASK_WAIT_S seconds), then starts every step together. ctl_gang_join: the late
  * members g->m (their ranks in CTL_ANN_GANG_RANK) prepared, job id recorded
  * on each, then linked: 0; 1: not now (a member not yet known to the pod
  * controller); -1: a member failed (it says why). */

@@ -108,6 +108,16 @@ static void elastic(void)
     free(head);
     json_decref(p);
     json_decref(j);
+    j = workers(2, 1, 2); /* and a Master: a node of the range, the first */
+    json_object_set(json_object_get(json_object_get(j, "spec"), "pytorchReplicaSpecs"), "Master",
+                    sl_kube_path(j, "spec.pytorchReplicaSpecs.Worker"));
+    ok(ctl_tj_pytorchjob.range(j, &lo, &hi) && lo == 2 && hi == 3,
+       "with a Master, minReplicas 1, maxReplicas 2: --nodes=2-3");
+    head = ctl_tj_pytorchjob.shape(j, &g);
+    ok(head && strstr(head, "sed -n 2p):29400"),
+       "... PET_RDZV_ENDPOINT: worker-0's node, the job's second");
+    free(head);
+    json_decref(j);
     j = workers(2, 2, 2);
     ok(!ctl_tj_pytorchjob.range(j, &lo, &hi), "min = max: no range, a fixed size");
     json_decref(j);
@@ -146,7 +156,7 @@ static void workers_status(void)
 
 int main(void)
 {
-    tap_plan(25);
+    tap_plan(27);
     elastic();
     workers_status();
     json_t *j = job("OnFailure", 1);
