@@ -10,11 +10,13 @@
 #     type names to camel case;
 #   - the webhook's rules as 422s naming the field: DNS-1035 name, only
 #     Master/Worker, a container named pytorch with an image, Master
-#     replicas 1; the pod template through the pod module; elasticPolicy;
+#     replicas 1; the pod template through the pod module; elasticPolicy
+#     (a range accepted; metrics, min > max, min 0, Worker replicas outside
+#     the range, more than a gang's nodes refused);
 #   - Table NAME STATE AGE, describe, the status subresource, watch, patch,
 #     delete (Python client).
 source "$(dirname "$0")/50-api-lib.sh"
-plan 31
+plan 38
 
 api_up || bail "slurmlinkd up"
 
@@ -112,14 +114,31 @@ like "$(printf 'apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: 
 like "$(manifest badctr 's/command: \["sh", "-c", "echo worker"\]/command: [x]\n            - {name: Bad_C, image: busybox}/' | apply)" \
   'spec.pytorchReplicaSpecs\[Worker\].template.spec.containers\[1\].name: Invalid value: "Bad_C"' \
   "each replica's pod template is validated as the pod it becomes"
-like "$(manifest elastic 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 1, maxReplicas: 3}/' | apply)" \
-  'spec.elasticPolicy: Forbidden: not supported: slurmlink runs a PyTorchJob as one Slurm job of exactly its replicas' \
-  "an elastic node range is refused with the reason"
+# elasticPolicy: a range of Worker replicas is one Slurm job with a node range (docs/jobs.md)
+EP='s/^spec:/spec:\n  elasticPolicy: {minReplicas: 1, maxReplicas: 3, maxRestarts: 2}/'
+is "$(manifest elastic "$EP" | apply)" "pytorchjob.kubeflow.org/elastic created" "an elastic range minReplicas 1, maxReplicas 3 is accepted"
+is "$(jp pytorchjob/elastic '{.spec.elasticPolicy.minReplicas}:{.spec.elasticPolicy.maxReplicas} {.spec.elasticPolicy.maxRestarts}')" "1:3 2" \
+  "... stored as given"
+like "$(manifest emetrics 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 1, maxReplicas: 3, metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}]}/' | apply)" \
+  'spec.elasticPolicy.metrics: Forbidden: not supported with a range: Slurm sizes a job once, when it starts it' \
+  "metrics (the operator's HPA) with a range are refused: no autoscaler resizes a running Slurm job"
+like "$(manifest eminmax 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 3, maxReplicas: 2}/' | apply)" \
+  'spec.elasticPolicy.minReplicas: Invalid value: 3: must be less than or equal to maxReplicas \(2\)' "minReplicas above maxReplicas is refused"
+like "$(manifest ezero 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 0, maxReplicas: 2}/' | apply)" \
+  'spec.elasticPolicy.minReplicas: Invalid value: 0: must be at least 1' "minReplicas 0 is refused (worker-0 is the rendezvous)"
+like "$(manifest eout 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 2, maxReplicas: 3}/' | apply)" \
+  'spec.pytorchReplicaSpecs\[Worker\].replicas: Invalid value: 1: must be within elasticPolicy.minReplicas..maxReplicas \(2..3\)' \
+  "Worker replicas outside the range are refused"
+like "$(manifest efixed 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 2, maxReplicas: 2}/' | apply)" \
+  'spec.pytorchReplicaSpecs\[Worker\].replicas: Invalid value: 1: must be within elasticPolicy.minReplicas..maxReplicas \(2..2\)' \
+  "a fixed size other than the Worker replicas is refused as before"
+like "$(manifest ebig 's/^spec:/spec:\n  elasticPolicy: {minReplicas: 1, maxReplicas: 300}/' | apply)" \
+  'spec.elasticPolicy.maxReplicas: Invalid value: 300: must be at most 255' "a range beyond a gang's 256 nodes is refused"
 like "$(manifest unlike 's/command: \["sh", "-c", "echo worker"\]/resources: {limits: {cpu: "2"}}/' | apply)" \
   'spec.pytorchReplicaSpecs\[Worker\].template.spec: Forbidden: must request the resources and nodeSelector of spec.pytorchReplicaSpecs\[Master\].template.spec' \
   "replica types requesting different resources are refused (one job of alike nodes)"
 is "$(k get pytorchjobs -o name 2>&1 | sort | tr '\n' ' ')" \
-  "pytorchjob.kubeflow.org/lower pytorchjob.kubeflow.org/port pytorchjob.kubeflow.org/simple " "nothing of the refused ones was stored"
+  "pytorchjob.kubeflow.org/elastic pytorchjob.kubeflow.org/lower pytorchjob.kubeflow.org/port pytorchjob.kubeflow.org/simple " "nothing of the refused ones was stored"
 like "$(manifest simple 's/echo worker/echo changed/' | apply)" \
   'spec.pytorchReplicaSpecs: Forbidden: the replica specs of a PyTorchJob are fixed' "the replica specs cannot change on update"
 

@@ -4,7 +4,8 @@
  * (pkg/webhooks/pytorch/pytorchjob_webhook.go, v1.8.1) with its texts, and
  * slurmlink's own: each replica's pod template as the pod it becomes
  * (the pod module and the translator), the restart policies the
- * controller knows, elasticPolicy as one Slurm job can hold it. */
+ * controller knows, elasticPolicy as one Slurm job can hold it (a range
+ * of Workers: a node range). */
 #include "api/crd.h"
 #include "api/internal.h"
 #include "api/ptj.h"
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #define RS "spec.pytorchReplicaSpecs"
+#define CTL_GANG_NODES_MAX 256 /* ctl/internal.h CTL_GANG_MAX: a gang's nodes */
 json_t *api_ptj_schema(void) { return api_crd_schema("kubeflow.org", "v1", "PyTorchJob"); }
 
 /* NameIsDNS1035Label, as the webhook words it: "should match: ERRS" */
@@ -106,10 +108,32 @@ static void validate_specs(json_t *spec, sl_error_t *err)
     }
 }
 
+/* a range of Workers (minReplicas < maxReplicas) is one Slurm job with a
+ * node range (--nodes=MIN-MAX, docs/jobs.md): what Slurm cannot express is
+ * refused. metrics (the operator's HorizontalPodAutoscaler, which scales
+ * the Worker replicas of a running job): Slurm sizes an allocation once,
+ * when it starts the job. minReplicas 0: worker-0 is the rendezvous. */
+static void validate_range(json_t *spec, json_t *ep, long long mn, long long mx, sl_error_t *err)
+{
+    long long lead = json_is_object(sl_kube_path(spec, "pytorchReplicaSpecs.Master")) ? 1 : 0;
+    if (mn < 1)
+        sl_err_field_int(err, SL_FE_INVALID, "spec.elasticPolicy.minReplicas", mn,
+                         "must be at least 1: worker-0's node is the rendezvous endpoint");
+    if (mx + lead > CTL_GANG_NODES_MAX)
+        sl_err_field_int(err, SL_FE_INVALID, "spec.elasticPolicy.maxReplicas", mx,
+                         lead ? "must be at most 255: a gang's job has at most 256 nodes, the "
+                                "Master's one of them"
+                              : "must be at most 256: a gang's job has at most 256 nodes");
+    if (mn < mx && json_array_size(json_object_get(ep, "metrics")))
+        sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.elasticPolicy.metrics",
+                          "not supported with a range: Slurm sizes a job once, when it starts it "
+                          "(--nodes=MIN-MAX, as many nodes as are free), and no autoscaler can "
+                          "grow or shrink a running Slurm job");
+}
+
 /* elasticPolicy: the webhook's rule on the deprecated nProcPerNode; then
- * slurmlink's: a gang is one Slurm job of exactly its replicas (a node
- * range, --nodes=MIN-MAX, and torchrun's rendezvous variables are not
- * done yet: docs/jobs.md), so only a fixed size is accepted */
+ * slurmlink's: minReplicas <= Worker replicas <= maxReplicas (the range the
+ * operator's autoscaler keeps them in; a fixed size: all three equal) */
 static void validate_elastic(json_t *spec, sl_error_t *err)
 {
     json_t *ep = json_object_get(spec, "elasticPolicy");
@@ -118,13 +142,27 @@ static void validate_elastic(json_t *spec, sl_error_t *err)
     if (json_object_get(ep, "nProcPerNode") && json_object_get(spec, "nprocPerNode"))
         sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.elasticPolicy.nProcPerNode",
                           "must not be used with spec.nprocPerNode");
-    json_t *mn = json_object_get(ep, "minReplicas"), *mx = json_object_get(ep, "maxReplicas");
+    json_t *jmn = json_object_get(ep, "minReplicas"), *jmx = json_object_get(ep, "maxReplicas");
     json_t *w = sl_kube_path(spec, "pytorchReplicaSpecs.Worker.replicas");
-    if (!json_equal(mn, mx) || !json_equal(mx, w))
-        sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.elasticPolicy",
-                          "not supported: slurmlink runs a PyTorchJob as one Slurm job of "
-                          "exactly its replicas; minReplicas and maxReplicas must both equal "
-                          "the Worker replicas");
+    if (!json_is_integer(jmn) || !json_is_integer(jmx))
+        return; /* no Worker replicas to default them from (ptj_kind.c): nothing to scale */
+    long long mn = json_integer_value(jmn), mx = json_integer_value(jmx);
+    if (mn > mx) {
+        char d[96];
+        snprintf(d, sizeof(d), "must be less than or equal to maxReplicas (%lld)", mx);
+        sl_err_field_int(err, SL_FE_INVALID, "spec.elasticPolicy.minReplicas", mn, d);
+        return;
+    }
+    validate_range(spec, ep, mn, mx, err);
+    if (!json_is_integer(w))
+        sl_err_field_none(err, SL_FE_REQUIRED, "spec.pytorchReplicaSpecs[Worker]",
+                          "an elasticPolicy scales the Worker replicas");
+    else if (json_integer_value(w) < mn || json_integer_value(w) > mx) {
+        char d[128];
+        snprintf(d, sizeof(d), "must be within elasticPolicy.minReplicas..maxReplicas (%lld..%lld)",
+                 mn, mx);
+        sl_err_field_int(err, SL_FE_INVALID, RS "[Worker].replicas", json_integer_value(w), d);
+    }
 }
 
 /* what becomes the Slurm job's per-node request (the containers'

@@ -6,11 +6,13 @@
 #include "common/log.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
 #include "translate/translate.h"
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,9 +112,41 @@ static void batch_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
     free(qs);
 }
 
-/* the batch script: the head's lines, then one step per member; its exit
- * status the first failed step's */
-static char *gang_script(const ctl_gang_t *g, char **dirs)
+/* a node range, before any step: the pods of the nodes Slurm allocated
+ * beyond the members awaited, all of them together (each linked by
+ * ctl_gang_join once made), so that every replica starts at once and none
+ * is left behind by members that end early; at most CTL_JOBTASK_WAIT_S */
+static void late_wait(sl_buf_t *s, const ctl_gang_t *g, const char *links)
+{
+    char *q = sl_shell_quote(links);
+    sl_buf_printf(s,
+                  "late=%s; end=$((SECONDS + %d))\n"
+                  "for ((r = %zu; r < ${SLURM_JOB_NUM_NODES:-%zu}; r++)); do\n"
+                  "  while [ ! -d \"$late/$r\" ] && [ $SECONDS -lt $end ]; do sleep 1; done\n"
+                  "done\n",
+                  q, CTL_JOBTASK_WAIT_S, g->n, g->n);
+    free(q);
+}
+
+/* ... then a step for each of them whose pod is there */
+static void late_steps(sl_buf_t *s, const ctl_gang_t *g)
+{
+    sl_buf_printf(s,
+                  "for ((r = %zu; r < ${SLURM_JOB_NUM_NODES:-%zu}; r++)); do\n"
+                  "  [ -d \"$late/$r\" ] || { echo \"slurmlink: no pod for node $r\" >&2; "
+                  "continue; }\n"
+                  "  d=$(cd -P \"$late/$r\" && pwd) || continue\n"
+                  "  srun --nodes=1 --ntasks=1 --relative=$r --chdir=\"$d\" "
+                  "--output=\"$d/job.out\" --open-mode=append /bin/bash \"$d/job.sh\" &\n"
+                  "  pids+=($!)\n"
+                  "done\n",
+                  g->n, g->n);
+}
+
+/* the batch script: the head's lines, then one step per member (a node
+ * range: and per node beyond them, once linked); its exit status the
+ * first failed step's */
+static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
 {
     sl_buf_t s = SL_BUF_INIT;
     sl_buf_printf(&s,
@@ -122,6 +156,9 @@ static char *gang_script(const ctl_gang_t *g, char **dirs)
                   sl_kube_uid(g->owner), g->attempt);
     if (g->head)
         sl_buf_printf(&s, "%s\n", g->head);
+    bool late = g->nodes_min && links;
+    if (late)
+        late_wait(&s, g, links);
     size_t batch = g->n;
     for (size_t i = 0; i < g->n; i++) {
         if (g->m[i].batch && batch == g->n)
@@ -129,6 +166,8 @@ static char *gang_script(const ctl_gang_t *g, char **dirs)
         else
             step_line(&s, &g->m[i], dirs[i]);
     }
+    if (late)
+        late_steps(&s, g);
     if (batch < g->n)
         batch_line(&s, &g->m[batch], dirs[batch]);
     else
@@ -153,8 +192,15 @@ static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, 
         if (!skip)
             v[n++] = sl_xstrdup(r->options[i]);
     }
-    v[n++] = sl_xasprintf("--nodes=%zu", g->nodes ? g->nodes : g->n);
-    v[n++] = sl_xasprintf("--ntasks-per-node=%u", g->tasks_per_node ? g->tasks_per_node : 1);
+    /* a range without --ntasks-per-node: with it slurmctld counts the job's
+     * tasks from the least nodes (min x per node) and allocates only those;
+     * without it a task per node, as many nodes as are free up to the most */
+    if (g->nodes_min)
+        v[n++] = sl_xasprintf("--nodes=%zu-%zu", g->nodes_min, g->nodes);
+    else {
+        v[n++] = sl_xasprintf("--nodes=%zu", g->nodes ? g->nodes : g->n);
+        v[n++] = sl_xasprintf("--ntasks-per-node=%u", g->tasks_per_node ? g->tasks_per_node : 1);
+    }
     v[n++] = sl_xasprintf("--job-name=%s/%s", sl_kube_namespace(g->owner), sl_kube_name(g->owner));
     v[n++] = sl_xasprintf("--comment=%s", cmt);
     v[n++] = sl_xstrdup("--output=/dev/null");
@@ -265,7 +311,9 @@ static int submit_new(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, const ch
     char **opts = prepare(c, g, ps, dirs, cmt, &uid, &gid);
     int rc = -1;
     if (opts) {
-        char *script = gang_script(g, dirs);
+        char *links = ctl_jobtask_dir(c->o.pods_root, sl_kube_uid(g->owner), g->attempt, 0);
+        char *script = gang_script(g, dirs, links);
+        free(links);
         char **env = gang_env(c, g, uid);
         sl_slurm_submit_t req = {.script = script,
                                  .env = (const char *const *)env,
@@ -316,10 +364,89 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
         int rc = submit_new(c, g, ps, cmt, id);
         if (rc)
             return rc;
-        sl_info("%s %s/%s: Slurm job %u, %zu nodes, one step per replica", g->kind,
-                sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id,
-                g->nodes ? g->nodes : g->n);
+        if (g->nodes_min)
+            sl_info("%s %s/%s: Slurm job %u, %zu to %zu nodes, one step per replica", g->kind,
+                    sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id, g->nodes_min,
+                    g->nodes);
+        else
+            sl_info("%s %s/%s: Slurm job %u, %zu nodes, one step per replica", g->kind,
+                    sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id,
+                    g->nodes ? g->nodes : g->n);
     }
     record(c, g, ps, *id);
     return 0;
+}
+
+static int link_failed_fn(json_t *pod, void *arg)
+{
+    return ctl_status_submit_failed(pod, arg, 1, sl_kube_now_ns());
+}
+
+/* one late member: its folder written, the job id recorded, then the link
+ * the batch script waits for (so its shim's first push finds the job) */
+static int join_one(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t *p, json_t *pod, uint32_t id)
+{
+    sl_translate_result_t *r = NULL;
+    uid_t u;
+    gid_t gg;
+    if (ctl_pod_prepare(c, p, pod, &r, &u, &gg) < 0)
+        return -1;
+    ctl_gang_member_t m = {.pod = pod};
+    ctl_gang_t one = *g;
+    one.m = &m;
+    one.n = 1;
+    record(c, &one, &p, id);
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = ctl_jobtask_link(c->o.pods_root, sl_kube_uid(g->owner), g->attempt, 0,
+                              ctl_gang_rank(pod), r->pod_dir, &err);
+    if (rc < 0) {
+        sl_warn("pod %s/%s: %s", p->ns, p->name, err.text);
+        char *msg =
+            sl_xasprintf("cannot link the pod folder for its node of the job: %s", err.text);
+        ctl_pod_mutate(c, p->ns, p->name, p->uid, link_failed_fn, msg, NULL, NULL);
+        free(msg);
+    }
+    sl_error_clear(&err);
+    sl_translate_result_destroy(r);
+    return rc;
+}
+
+int ctl_gang_join(sl_ctl_t *c, const ctl_gang_t *g, uint32_t id)
+{
+    if (!g->n || g->n > CTL_GANG_MAX)
+        return -1;
+    ctl_pod_t *ps[CTL_GANG_MAX];
+    if (!members(c, g, ps))
+        return 1;
+    int rc = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (join_one(c, g, ps[i], g->m[i].pod, id) < 0)
+            rc = -1;
+    sl_info("%s %s/%s: %zu replica(s) joined Slurm job %u on the nodes allocated beyond %zu",
+            g->kind, sl_kube_namespace(g->owner), sl_kube_name(g->owner), g->n, id, g->nodes_min);
+    return rc;
+}
+
+long ctl_gang_nodes_now(uint32_t id)
+{
+    sl_slurm_jobs_t *jobs = NULL;
+    if (sl_slurm_job_load(id, &jobs, NULL) < 0)
+        return errno == ENOENT ? -1 : 0;
+    long n = -1;
+    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
+        if (j->job_id != id)
+            continue;
+        if (!strcmp(j->state, "PENDING"))
+            n = 0;
+        else if (!strcmp(j->state, "RUNNING") && j->nodes && *j->nodes) {
+            char **v = sl_slurm_hostlist_expand(j->nodes);
+            n = 0;
+            while (v && v[n])
+                n++;
+            sl_strv_free(v);
+        }
+    }
+    sl_slurm_jobs_free(jobs);
+    return n;
 }

@@ -48,6 +48,10 @@ typedef struct ctl_gang {
     const char *head;        /* shell lines run on the first node before the steps, or NULL */
     size_t nodes;            /* the job's nodes; 0: n */
     unsigned tasks_per_node; /* --ntasks-per-node; 0: 1 */
+    /* a node range (an elastic PyTorchJob): --nodes=nodes_min-nodes, the
+     * members the first nodes_min (n of them); the members of the nodes Slurm
+     * allocates beyond them are made once it has (ctl_gang_join); 0: none */
+    size_t nodes_min;
 } ctl_gang_t;
 
 /* The comment of the gang's job: "slurmlink:uid=OWNER slurmlink:gang=ATTEMPT". */
@@ -58,5 +62,18 @@ void ctl_gang_comment(const ctl_gang_t *g, char *out, size_t len);
  * yet known to the pod controller); -1: refused for good (the members
  * failed, saying why). */
 int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id);
+
+/* A node range's job: the batch script first waits until the pod folder of
+ * every node Slurm allocated beyond the first nodes_min is linked as
+ * PODS_ROOT/.job-tasks/OWNER/ATTEMPT.0/RANK (the Job's mechanism, jobtask.h;
+ * at most CTL_JOBTASK_WAIT_S seconds), then starts every step together. ctl_gang_join: the late
+ * members g->m (their ranks in CTL_ANN_GANG_RANK) prepared, job id recorded
+ * on each, then linked: 0; 1: not now (a member not yet known to the pod
+ * controller); -1: a member failed (it says why). */
+int ctl_gang_join(sl_ctl_t *c, const ctl_gang_t *g, uint32_t id);
+
+/* The nodes Slurm allocated job id: their count while it runs, 0 while it
+ * is pending (or Slurm cannot tell now), -1 once it is over or gone. */
+long ctl_gang_nodes_now(uint32_t id);
 
 #endif

@@ -30,6 +30,11 @@ static char *array_dir(const char *pods_root, const char *job_uid, long long sub
     return sl_xasprintf("%s/.job-tasks/%s/%lld.%u", pods_root, job_uid, sub, chunk);
 }
 
+char *ctl_jobtask_dir(const char *pods_root, const char *job_uid, long long sub, unsigned chunk)
+{
+    return array_dir(pods_root, job_uid, sub, chunk);
+}
+
 char *ctl_jobtask_script(const char *pods_root, json_t *job, long long sub, unsigned chunk)
 {
     char *dir = array_dir(pods_root, sl_kube_uid(job), sub, chunk), *q = sl_shell_quote(dir);

@@ -29,6 +29,8 @@
 /* The batch script of every task of array K.C of job. Caller frees. */
 char *ctl_jobtask_script(const char *pods_root, json_t *job, long long sub, unsigned chunk);
 
+/* The folder of the links of K.C (a gang's late members: K the attempt, C 0). Caller frees. */
+char *ctl_jobtask_dir(const char *pods_root, const char *job_uid, long long sub, unsigned chunk);
 /* A pod was made (marked) or linked for task of K.C. */
 bool ctl_jobtask_claimed(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                          uint32_t task);

@@ -16,11 +16,19 @@
  * Annotations (the controller's bookkeeping, on the PyTorchJob):
  *   slurmlink.io/gang-attempt  K (the replica pods carry it too)
  *   slurmlink.io/gang-suspensions  the attempts a suspension ended (not restarts)
- *   slurmlink.io/slurm-jobs    the Slurm jobs submitted, "id,id" */
+ *   slurmlink.io/slurm-jobs    the Slurm jobs submitted, "id,id"
+ *   slurmlink.io/gang-nodes    a node range (elasticPolicy): "K:N", the nodes
+ *                              Slurm allocated attempt K (its pods: N of them)
+ *
+ * An elastic PyTorchJob (minReplicas < maxReplicas) is one job of a node
+ * range, --nodes=LO-HI: the pods of the first LO nodes are made before the
+ * submission; once it runs on N nodes, those of nodes LO..N-1 are made and
+ * joined to it (grow; gang.h ctl_gang_join), never more. */
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/gang.h"
 #include "ctl/internal.h"
+#include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
 #include "ctl/ptjpod.h"
 #include "ctl/ptjstatus.h"
@@ -37,6 +45,7 @@
 
 #define ANN_JOBS "slurmlink.io/slurm-jobs"
 #define ANN_SUSPENDS "slurmlink.io/gang-suspensions" /* attempts ended by a suspension */
+#define ANN_NODES "slurmlink.io/gang-nodes" /* a node range: "K:N", attempt K's allocated nodes */
 
 static long long ann_int(json_t *o, const char *key)
 {
@@ -133,13 +142,22 @@ static void cancel_jobs(const ctl_tj_kind_t *k, json_t *job)
 
 /* ---- pods and the gang ---------------------------------------------------------- */
 
-static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long long attempt)
+/* the replica of node rank: the lead (Master) first, then Worker rank-lead */
+static json_t *replica_at(const ctl_tj_kind_t *k, json_t *job, size_t rank)
 {
-    json_t *reps = ctl_tj_replicas(k, job);
-    size_t i;
-    json_t *r;
-    json_array_foreach(reps, i, r)
-    {
+    size_t lead = json_is_object(sl_kube_path(sl_kube_path(job, k->specs), k->types[0])) ? 1 : 0;
+    if (lead && !rank)
+        return json_pack("{s:s, s:I}", "type", k->types[0], "index", (json_int_t)0);
+    return json_pack("{s:s, s:I}", "type", k->types[1], "index", (json_int_t)(rank - lead));
+}
+
+/* the replica pods of member indexes [from, to): all of them, or a node
+ * range's first lo before its submission and the rest once allocated */
+static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long long attempt,
+                        size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        json_t *r = replica_at(k, job, i);
         json_t *pod = k->new_pod(job, r, i, attempt);
         sl_error_t err = SL_ERROR_INIT;
         if (sl_store_create(c->store, "pods", pod, &err) < 0 && errno != EEXIST)
@@ -147,8 +165,20 @@ static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long l
                     sl_kube_name(job), sl_kube_name(pod), err.text);
         sl_error_clear(&err);
         json_decref(pod);
+        json_decref(r);
     }
+}
+
+/* the pods made before the submission: a node range's least nodes, else all */
+static size_t first_pods(const ctl_tj_kind_t *k, json_t *job)
+{
+    size_t lo, hi;
+    if (k->range && k->range(job, &lo, &hi))
+        return lo;
+    json_t *reps = ctl_tj_replicas(k, job);
+    size_t n = json_array_size(reps);
     json_decref(reps);
+    return n;
 }
 
 /* the pod's member index (ptjpod.c's bookkeeping), or SIZE_MAX */
@@ -193,6 +223,72 @@ static void submit(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pod
     if (!old || !strstr(old, buf))
         set_ann(k, c, job, ANN_JOBS, all);
     free(all);
+}
+
+/* a node range: the nodes Slurm allocated attempt K ("K:N" in ANN_NODES), 0 if not seen */
+static size_t allocated(json_t *job, long long attempt)
+{
+    const char *v = sl_kube_annotation(job, ANN_NODES);
+    long long k;
+    size_t n;
+    return v && sscanf(v, "%lld:%zu", &k, &n) == 2 && k == attempt ? n : 0;
+}
+
+/* the Slurm job of the attempt's pods (its member 0's), or 0 */
+static uint32_t attempt_job(json_t *pods)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) if (member_index(pod) == 0) return ctl_pod_job_id(pod);
+    return 0;
+}
+
+/* the late members: pods of nodes beyond lo made, none submitted (n of them, into m) */
+static size_t late_members(json_t *pods, size_t lo, ctl_gang_member_t *m)
+{
+    size_t n = 0, i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) if (member_index(pod) >= lo && !ctl_pod_job_id(pod) &&
+                                         !ctl_pod_terminal(pod) && n < CTL_GANG_MAX) m[n++] =
+        (ctl_gang_member_t){.pod = pod};
+    return n;
+}
+
+/* a node range whose job runs: the pods of the nodes Slurm allocated
+ * beyond the first lo made, then joined to the job (ctl_gang_join) */
+static void grow(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *cur, long long att)
+{
+    size_t lo, hi, n = allocated(job, att);
+    uint32_t id = attempt_job(cur);
+    if (!k->range || !k->range(job, &lo, &hi) || !id)
+        return;
+    if (!n) {
+        long now = ctl_gang_nodes_now(id);
+        if (now <= 0)
+            return; /* pending (or over: its pods say so) */
+        n = (size_t)now < lo ? lo : (size_t)now > hi ? hi : (size_t)now;
+        char buf[48];
+        snprintf(buf, sizeof(buf), "%lld:%zu", att, n);
+        set_ann(k, c, job, ANN_NODES, buf);
+        sl_info("%s %s/%s: Slurm job %u runs on %zu node(s) of %zu-%zu", k->kind,
+                sl_kube_namespace(job), sl_kube_name(job), id, n, lo, hi);
+    }
+    if (json_array_size(cur) < n) {
+        create_pods(k, c, job, att, lo, n);
+        return; /* joined once the pod controller knows them */
+    }
+    ctl_gang_member_t m[CTL_GANG_MAX];
+    size_t late = late_members(cur, lo, m);
+    if (!late)
+        return;
+    ctl_gang_t g = {.owner = job,
+                    .kind = k->kind,
+                    .attempt = att,
+                    .m = m,
+                    .n = late,
+                    .nodes_min = lo,
+                    .nodes = hi};
+    ctl_gang_join(c, &g, id);
 }
 
 /* ---- status ------------------------------------------------------------------------- */
@@ -350,7 +446,10 @@ static void final_counts(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_
     size_t older = 0, i;
     json_t *cur = attempt_pods(pods, ann_int(job, PTJ_ANN_ATTEMPT), &older), *pod;
     json_t *reps = ctl_tj_replicas(k, job);
-    bool all = json_array_size(cur) == json_array_size(reps);
+    size_t lo, hi, want = json_array_size(reps);
+    if (k->range && k->range(job, &lo, &hi)) /* the pods made for the nodes allocated */
+        want = allocated(job, ann_int(job, PTJ_ANN_ATTEMPT)) ?: lo;
+    bool all = json_array_size(cur) == want;
     json_array_foreach(cur, i, pod) all &= !sl_kube_meta_str(pod, "deletionTimestamp");
     if (all) {
         json_t *st = json_deep_copy(json_object_get(job, "status"));
@@ -391,9 +490,10 @@ static void reconcile(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
     } else if (older) {
         delete_pods(c, pods, true); /* an earlier attempt's: gone before the next starts */
     } else if (!json_array_size(cur)) {
-        create_pods(k, c, job, att);
+        create_pods(k, c, job, att, 0, first_pods(k, job));
     } else {
         submit(k, c, job, cur, att);
+        grow(k, c, job, cur, att);
     }
     json_decref(st);
     json_decref(cur);
@@ -405,6 +505,7 @@ static void reconcile(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
 static void tj_gone(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
 {
     cancel_jobs(k, job);
+    ctl_jobtask_remove(c->o.pods_root, sl_kube_uid(job)); /* a node range's links */
     json_t *pods = owned_pods(c, job);
     delete_pods(c, pods, true);
     sl_info("%s %s/%s deleted: %zu pods deleted with it", k->kind, sl_kube_namespace(job),

@@ -198,6 +198,28 @@ static void failed(const ctl_tj_kind_t *k, json_t *job, json_t *st, const char *
     free(msg);
 }
 
+/* UpdateJobStatus of a PyTorchJob without a Master, for its Workers:
+ * Succeeded once all of them have, or with an elasticPolicy once any has
+ * (torchrun's agents end together); else Running while any runs. The
+ * messages name namespace/name, as the operator's do there. */
+static void workers_only(json_t *job, json_t *st, const counts_t *w, long long want,
+                         const char *now, ptj_next_t *next)
+{
+    bool elastic = json_is_object(sl_kube_path(job, "spec.elasticPolicy"));
+    char *msg;
+    if (want - w->succeeded == 0 || (elastic && w->succeeded > 0)) {
+        msg = sl_xasprintf("PyTorchJob %s/%s successfully completed.", sl_kube_namespace(job),
+                           sl_kube_name(job));
+        finish(st, "Succeeded", "PyTorchJobSucceeded", msg, now, next);
+    } else if (w->active > 0) {
+        msg =
+            sl_xasprintf("PyTorchJob %s/%s is running.", sl_kube_namespace(job), sl_kube_name(job));
+        ctl_ptj_set_condition(st, "Running", true, "PyTorchJobRunning", msg, now);
+    } else
+        return;
+    free(msg);
+}
+
 /* UpdateJobStatus for one replica type (t 0: the lead, 1: Worker); n[1]
  * the Workers' counts (mpi-operator's Running needs all of them) */
 static void decide(const ctl_tj_kind_t *k, json_t *job, json_t *st, int t, const counts_t *n,
@@ -210,6 +232,11 @@ static void decide(const ctl_tj_kind_t *k, json_t *job, json_t *st, int t, const
     long long workers = json_integer_value(
         json_object_get(sl_kube_path(sl_kube_path(job, k->specs), k->types[1]), "replicas"));
     char *msg, reason[64];
+    if (t == 1 && !k->launcher_rules &&
+        !json_is_object(sl_kube_path(sl_kube_path(job, k->specs), k->types[0])))
+        workers_only(job, st, &n[1], want, now, next);
+    if (*next != PTJ_GO_ON)
+        return;
     if (t == 0 && n[0].active && (!k->launcher_rules || n[1].active >= workers)) {
         msg = ctl_tj_say(k, job, " is running.");
         snprintf(reason, sizeof(reason), "%sRunning", k->kind);

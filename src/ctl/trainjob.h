@@ -26,6 +26,9 @@ typedef struct ctl_tj_kind {
     /* the gang's shape beyond its members (nodes, tasks per node, batch
      * members) and the batch script's head (new string, or NULL) */
     char *(*shape)(json_t *job, ctl_gang_t *g);
+    /* a node range (an elastic PyTorchJob's minReplicas < maxReplicas): the
+     * job's least and most nodes, the lead's included; NULL or false: none */
+    bool (*range)(json_t *job, size_t *lo, size_t *hi);
 } ctl_tj_kind_t;
 
 extern const ctl_tj_kind_t ctl_tj_pytorchjob; /* ptjpod.c */
