@@ -471,6 +471,19 @@ int ctl_job_reruns_finished(json_t *pod, const ctl_job_view_t *job)
     return job->start_ns > last_finish_ns(pod);
 }
 
+/* Whether a view of the job active contradicts a terminal phase (a status
+ * someone else wrote). Only the controller's own view does: it reads at the
+ * write whether the shim finished (a view a push made on an API thread may
+ * be older than the shim's later pushes), and it must be no older than the
+ * last view of the job ended (Slurm's state goes from active to ended once
+ * per run; a requeue counts a run). */
+static int contradicts(const ctl_job_view_t *job)
+{
+    if (job->shim_finished || !job->shim_done_now || atomic_load(job->shim_done_now))
+        return 0;
+    return !(job->ended_now && atomic_load(job->ended_now) > job->restart_cnt);
+}
+
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
 {
     json_t *st = status_of(pod);
@@ -478,14 +491,7 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     const char *s = job->state ? job->state : "";
     if (ctl_job_reruns_finished(pod, job))
         return changed; /* a terminal phase is final: the controller cancels the rerun */
-    /* only the controller's own view reopens (a status someone else wrote):
-     * it reads at the write whether the shim finished; a view a push made on
-     * an API thread may be older than the shim's later pushes */
-    int shim_done = job->shim_finished || !job->shim_done_now || atomic_load(job->shim_done_now);
-    /* and only a view no older than the last one of the job ended (Slurm's
-     * state goes from active to ended once per run: requeues count runs) */
-    int older = job->ended_now && atomic_load(job->ended_now) > job->restart_cnt;
-    if (ctl_job_active(s) && ctl_pod_terminal(pod) && !shim_done && !older)
+    if (ctl_job_active(s) && ctl_pod_terminal(pod) && contradicts(job))
         changed |= reopen(pod);
     if (!strcmp(s, "PENDING")) {
         if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))
