@@ -25,19 +25,14 @@ static char *job_dir(const char *pods_root, const char *job_uid)
     return sl_xasprintf("%s/.job-tasks/%s", pods_root, job_uid);
 }
 
-static char *array_dir(const char *pods_root, const char *job_uid, long long sub, unsigned chunk)
+char *ctl_jobtask_dir(const char *pods_root, const char *job_uid, long long sub, unsigned chunk)
 {
     return sl_xasprintf("%s/.job-tasks/%s/%lld.%u", pods_root, job_uid, sub, chunk);
 }
 
-char *ctl_jobtask_dir(const char *pods_root, const char *job_uid, long long sub, unsigned chunk)
-{
-    return array_dir(pods_root, job_uid, sub, chunk);
-}
-
 char *ctl_jobtask_script(const char *pods_root, json_t *job, long long sub, unsigned chunk)
 {
-    char *dir = array_dir(pods_root, sl_kube_uid(job), sub, chunk), *q = sl_shell_quote(dir);
+    char *dir = ctl_jobtask_dir(pods_root, sl_kube_uid(job), sub, chunk), *q = sl_shell_quote(dir);
     sl_buf_t s = SL_BUF_INIT;
     sl_buf_printf(&s,
                   "#!/bin/bash\n# Job %s/%s (uid %s), submission %lld.%u: one array task per "
@@ -64,7 +59,7 @@ char *ctl_jobtask_script(const char *pods_root, json_t *job, long long sub, unsi
 static bool exists(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                    const char *fmt, uint32_t task)
 {
-    char *dir = array_dir(pods_root, job_uid, sub, chunk), name[32], *path;
+    char *dir = ctl_jobtask_dir(pods_root, job_uid, sub, chunk), name[32], *path;
     snprintf(name, sizeof(name), fmt, task);
     path = sl_xasprintf("%s/%s", dir, name);
     struct stat st;
@@ -90,7 +85,7 @@ bool ctl_jobtask_claimed(const char *pods_root, const char *job_uid, long long s
 int ctl_jobtask_claim(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                       uint32_t task, sl_error_t *err)
 {
-    char *dir = array_dir(pods_root, job_uid, sub, chunk);
+    char *dir = ctl_jobtask_dir(pods_root, job_uid, sub, chunk);
     int rc = sl_mkdir_p(dir, 0755, err);
     if (rc == 0) {
         char *path = sl_xasprintf("%s/.%u", dir, task);
@@ -108,7 +103,7 @@ int ctl_jobtask_claim(const char *pods_root, const char *job_uid, long long sub,
 int ctl_jobtask_link(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                      uint32_t task, const char *pod_dir, sl_error_t *err)
 {
-    char *dir = array_dir(pods_root, job_uid, sub, chunk);
+    char *dir = ctl_jobtask_dir(pods_root, job_uid, sub, chunk);
     int rc = sl_mkdir_p(dir, 0755, err);
     if (rc == 0) {
         char *tmp = sl_xasprintf("%s/%u.new", dir, task), *path = sl_xasprintf("%s/%u", dir, task);
