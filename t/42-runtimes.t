@@ -21,7 +21,6 @@ plan 18
 
 D=$(tmpdir) # 0700 root: what slurmlinkd finds there, the jobs' users cannot run
 on_exit "rm -rf '$D'"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cat >"$D/slurm.conf" <<CONF
 ClusterName=rt
 SlurmctldHost=localhost
@@ -31,7 +30,7 @@ PartitionName=p Nodes=node1 Default=YES
 CONF
 
 # --- start-up: an explicit default that is not installed ------------------------
-timeout 60 "$SLURMLINKD" --port "$(free_port)" --state-dir "$D/st1" --slurm-conf "$D/slurm.conf" \
+timeout 60 "$SLURMLINKD" --port "$(free_ports 1)" --state-dir "$D/st1" --slurm-conf "$D/slurm.conf" \
   --default-runtime podman >"$D/out1" 2>&1
 is "$?" 2 "runtimes.default podman, not installed: slurmlinkd exits 2"
 like "$(cat "$D/out1")" "runtimes.default: podman is not installed: podman not found in PATH" \
@@ -39,7 +38,7 @@ like "$(cat "$D/out1")" "runtimes.default: podman is not installed: podman not f
 ok test ! -e "$D/st1" "... before any state is created"
 
 # --- start-up: no setting, apptainer missing: the first installed one -----------
-port=$(free_port)
+port=$(free_ports 1)
 "$SLURMLINKD" --port "$port" --state-dir "$D/st2" --slurm-conf "$D/slurm.conf" >"$D/out2" 2>&1 &
 pid=$!
 healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }

@@ -43,10 +43,7 @@ kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 S=$CL/images
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT=pull-fetched:1:hold="$T/release" "$SLURMLINK" up --dir "$CL" \
+ok restart_with_fault pull-fetched:1:hold="$T/release" \
   "slurmlinkd restarts with SLURMLINKD_FAULT=pull-fetched:1:hold=FILE"
 armed=$(daemon_pid)
 pod() {

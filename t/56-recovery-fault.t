@@ -16,10 +16,7 @@ dead() { ! alive "$1"; }
 jobs_of() { squeue -h -t all -o '%i %k' | awk -v c="slurmlink:uid=$1" '$2 == c {print $1}'; }
 
 # the daemon again, with the fault armed: its first submission is its last
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT=after-submit:1 "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts with SLURMLINKD_FAULT=after-submit:1"
+ok restart_with_fault after-submit:1 "slurmlinkd restarts with SLURMLINKD_FAULT=after-submit:1"
 armed=$(daemon_pid)
 uid=$(kc apply -o jsonpath='{.metadata.uid}' -f - <<'YAML'
 apiVersion: v1

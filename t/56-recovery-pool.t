@@ -22,10 +22,7 @@ alive() { [ "$(kc get --raw /healthz 2>/dev/null)" = ok ]; }
 part=$(sinfo -h -o %R | head -1)
 scontrol update PartitionName="$part" State=DOWN
 
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT=after-submit:25 "$SLURMLINK" up --dir "$CL" \
+ok restart_with_fault after-submit:25 \
   "slurmlinkd restarts with SLURMLINKD_FAULT=after-submit:25"
 armed=$(daemon_pid)
 wait_for 30 alive

@@ -39,10 +39,7 @@ ended() { phase_is "$1" Succeeded || phase_is "$1" Failed; }
 term() { jp "pod/$1" '{.status.phase}{range .status.containerStatuses[*]} {.name}={.state.terminated.reason}/{.state.terminated.exitCode}{end}'; }
 
 # --- the exit's push held past the shim's 1 s: pod-finished arrives first ----
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT="shim-exited:1:hold=$CL/release" "$SLURMLINK" up --dir "$CL" \
+ok restart_with_fault "shim-exited:1:hold=$CL/release" \
   "slurmlinkd restarts with SLURMLINKD_FAULT=shim-exited:1:hold=…"
 kc apply -f - >/dev/null <<'YAML'
 apiVersion: v1

@@ -19,14 +19,9 @@ cluster_up --cpus 2 || bail "cluster up"
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
-daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
-dead() { ! kill -0 "$1" 2>/dev/null; }
 events() { kc get events --field-selector involvedObject.name=slow -o jsonpath='{range .items[*]}{.reason}={.count} {end}' 2>&1; }
 
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT="job-started:1:hold=$CL/go,shim-started:1:hold=$CL/release" "$SLURMLINK" up --dir "$CL" \
+ok restart_with_fault "job-started:1:hold=$CL/go,shim-started:1:hold=$CL/release" \
   "slurmlinkd restarts with SLURMLINKD_FAULT=job-started:1:hold=…,shim-started:1:hold=…"
 on_exit "touch '$CL/go' '$CL/release'"
 kc apply -f - >/dev/null <<'YAML'

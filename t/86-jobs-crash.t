@@ -38,10 +38,7 @@ YAML
 logs_of() { for p in $(kc get pods -l job-name="$1" -o name); do kc logs "$p"; done | sort | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' '; }
 
 # --- killed between the array's submission and its record ------------------------------------------
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT=after-array-submit:1 "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts with SLURMLINKD_FAULT=after-array-submit:1"
+ok restart_with_fault after-array-submit:1 "slurmlinkd restarts with SLURMLINKD_FAULT=after-array-submit:1"
 armed=$(daemon_pid)
 uid=$(indexed once 5 5 1)
 ok wait_for 60 dead "$armed" "slurmlinkd is killed at the fault point"

@@ -20,13 +20,8 @@ cluster_up --cpus 2 || bail "cluster up"
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
-daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
-dead() { ! kill -0 "$1" 2>/dev/null; }
 
-old=$(daemon_pid)
-kill -9 "$old"
-wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT="job-ended:1:hold=$CL/release" "$SLURMLINK" up --dir "$CL" \
+ok restart_with_fault "job-ended:1:hold=$CL/release" \
   "slurmlinkd restarts with SLURMLINKD_FAULT=job-ended:1:hold=…"
 on_exit "touch '$CL/release'"
 

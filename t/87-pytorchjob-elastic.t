@@ -20,12 +20,10 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
 plan 19
 
-/usr/bin/python3 -c 'import torch.distributed.run, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
-  bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
+ptj_need_torch torch.distributed.run
 cluster_up --nodes 3 --cpus 1 --gpus 0 --accounting || bail "cluster up --nodes 3"
 ptj_setup
 cp "$(dirname "$0")/87-pytorchjob-elastic.py" "$PTJ/elastic.py" && chmod 644 "$PTJ/elastic.py"
-recorded() { [ "$(ptj_sacct "$1" | wc -l)" -ge 1 ]; } # slurmdbd has the record a moment after slurmctld
 
 elastic_yaml() {
   cat <<YAML
@@ -61,7 +59,7 @@ steps_of() { sacct -n -P -j "$1" --format=JobID,NodeList | awk -F'|' '$1 ~ /\.[0
 # --- all three nodes free: three nodes, three Workers --------------------------------------------
 is "$(elastic_yaml el | kc apply -f - 2>&1)" "pytorchjob.kubeflow.org/el created" "kubectl apply an elastic PyTorchJob (1..3 Workers)"
 ok kc wait --for=condition=Succeeded pytorchjob/el --timeout=150s "torchrun's c10d rendezvous over the allocated nodes: Succeeded"
-wait_for 30 recorded el
+wait_for 30 ptj_recorded el
 is "$(ptj_sacct el | awk '{print NR, $2}' | tail -1)" "1 3" "sacct: ONE Slurm job, NNodes 3 (all three free)"
 like "$(grep 'default/el:' "$CL/log/slurmlinkd.log")" "Slurm job [0-9]+, 1 to 3 nodes, one step per replica" "... submitted with the node range --nodes=1-3"
 is "$(pods_of el)" "el-worker-0 el-worker-1 el-worker-2 " "a Worker pod for each allocated node"
@@ -84,7 +82,7 @@ busy() { [ "$(squeue -h -j "$bid" -o %T 2>/dev/null)" = RUNNING ]; }
 wait_for 60 busy
 elastic_yaml el2 | kc apply -f - >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/el2 --timeout=150s "one node busy (sbatch job $bid): the elastic job runs and succeeds"
-wait_for 30 recorded el2
+wait_for 30 ptj_recorded el2
 is "$(ptj_sacct el2 | awk '{print NR, $2}' | tail -1)" "1 2" "sacct: ONE Slurm job, NNodes 2 (fewer than max, at least min)"
 is "$(pods_of el2)|$(jp pytorchjob/el2 '{.status.replicaStatuses.Worker.succeeded}')" "el2-worker-0 el2-worker-1 |2" \
   "only the two allocated nodes' Workers were made (no worker-2); replicaStatuses count 2"
@@ -114,7 +112,7 @@ R
 done)
 YAML
 ok kc wait --for=condition=Succeeded pytorchjob/em --timeout=90s "a Master and 1..2 Workers on three free nodes: Succeeded"
-wait_for 30 recorded em
+wait_for 30 ptj_recorded em
 is "$(ptj_sacct em | awk '{print NR, $2}' | tail -1)|$(pods_of em)" "1 3|em-master-0 em-worker-0 em-worker-1 " \
   "ONE job of three nodes (the Master's counted in --nodes=2-3), a pod for each"
 w0=$(jp pod/em-worker-0 '{.spec.nodeName}')

@@ -17,11 +17,9 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
 plan 17
 
-/usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
-  bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
+ptj_need_torch
 cluster_up --nodes 4 --cpus 1 --gpus 0 --accounting || bail "cluster up --nodes 4"
 ptj_setup
-recorded() { [ "$(ptj_sacct "$1" | wc -l)" -ge "${2:-1}" ]; } # slurmdbd has the records a moment after slurmctld
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
 phases() { kc get pods -l "training.kubeflow.org/job-name=$1" -o jsonpath='{range .items[*]}{.status.phase} {end}'; }
@@ -32,7 +30,7 @@ ok kc wait --for=condition=Succeeded pytorchjob/four --timeout=150s "Master + 3 
 sums=$(for p in four-master-0 four-worker-0 four-worker-1 four-worker-2; do kc logs "$p" | grep -o 'rank [0-9]/4 on node[0-9]: all_reduce 10'; done | wc -l)
 is "$sums" 4 "every replica's log: rank r/4, all_reduce of rank+1 is 10"
 is "$(ptj_nodes four | tr ' ' '\n' | grep . | sort -u | wc -l)" 4 "four distinct nodes ($(ptj_nodes four))"
-wait_for 30 recorded four
+wait_for 30 ptj_recorded four
 is "$(ptj_sacct four | awk '{print NR, $2}' | tail -1)" "1 4" "sacct: ONE Slurm job, NNodes 4"
 
 # --- a gang waits, all together, with Slurm's reason ------------------------------------------------
@@ -58,15 +56,14 @@ msgs=$(kc get pods -l training.kubeflow.org/job-name=five -o jsonpath='{range .i
 is "$(grep -c "Slurm refused the gang's job: " <<<"$msgs")" 5 "every replica pod gives Slurm's reason ($(head -1 <<<"$msgs"))"
 
 # --- slurmlinkd killed right after the submission --------------------------------------------------
-old=$(daemon_pid); kill -9 "$old"; wait_for 30 dead "$old"
-ok env SLURMLINKD_FAULT=after-gang-submit:1 "$SLURMLINK" up --dir "$CL" "slurmlinkd restarts with SLURMLINKD_FAULT=after-gang-submit:1"
+ok restart_with_fault after-gang-submit:1 "slurmlinkd restarts with SLURMLINKD_FAULT=after-gang-submit:1"
 armed=$(daemon_pid)
 ptj_yaml crash 1 OnFailure | kc apply -f - >/dev/null
 ok wait_for 60 dead "$armed" "slurmlinkd is killed at the fault point"
 first=$(squeue -h -t all -o '%i %j' | awk '$2 == "default/crash" {print $1}')
 ok "$SLURMLINK" up --dir "$CL" "slurmlinkd starts again"
 ok kc wait --for=condition=Succeeded pytorchjob/crash --timeout=150s "the gang succeeds"
-wait_for 30 recorded crash
+wait_for 30 ptj_recorded crash
 is "$(ptj_sacct crash | awk '{print $1}' | tr '\n' ' ')|$(grep -c "adopted Slurm job $first" "$CL/log/slurmlinkd.log")" "$first |1" \
   "one Slurm job, the one submitted before the kill, adopted ($first)"
 
@@ -76,5 +73,5 @@ wait_for 120 eval '[ "$(phases mid)" = "Running Running Running Running " ]'
 victim=$(daemon_pid); kill -9 "$victim"; wait_for 30 dead "$victim"
 "$SLURMLINK" up --dir "$CL" >/dev/null 2>&1
 ok kc wait --for=condition=Succeeded pytorchjob/mid --timeout=150s "kill -9 mid-gang, restarted: the gang succeeds"
-wait_for 30 recorded mid
+wait_for 30 ptj_recorded mid
 is "$(ptj_sacct mid | wc -l)" 1 "... as ONE Slurm job, never submitted again"

@@ -18,8 +18,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
 plan 35
 
-/usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
-  bail "python3-torch with gloo is missing (scripts/deps.sh installs python3-torch)"
+ptj_need_torch
 cluster_up --nodes 2 --cpus 2 --gpus 1 --accounting || bail "cluster up --nodes 2"
 ptj_setup
 

@@ -118,6 +118,19 @@ trap 'exit 130' INT TERM
 # A private temporary folder under /tmp, short enough for Unix socket paths.
 tmpdir() { mktemp -d /tmp/slt.XXXXXX; }
 
+# restart_with_fault SPEC: kill -9 the slurmlinkd of cluster $CL, wait until
+# no signal reaches it (reaped too: `up` takes a zombie's pid for a live
+# daemon), and start it again with `slurmlink up` and SLURMLINKD_FAULT=SPEC
+# (the test build's fault points, src/common/fault.h); up's exit status
+_t_unsignalable() { ! kill -0 "$1" 2>/dev/null; }
+restart_with_fault() {
+  local old
+  old=$(cat "$CL/run/slurmlinkd.pid")
+  kill -9 "$old"
+  wait_for 30 _t_unsignalable "$old"
+  SLURMLINKD_FAULT=$1 "$SLURMLINK" up --dir "$CL"
+}
+
 # free_ports N: the first of N consecutive TCP ports free here (each bindable
 # on IPv4's and IPv6's wildcard now), for a test's own servers and kubectl's
 # local ports. Drawn at random from 10000-19999: below `slurmlink up`'s
