@@ -2,8 +2,9 @@
  * changed. The input is lines: "L path target" plants a symlink, "D path"
  * a folder, "F path" a file in an existing pod folder (what the tenant left);
  * "d path" and "f path data" are translate's entries. Oracles: nothing
- * crashes, nothing outside the pods root is created or changed (a canary
- * folder next to it stays as it was), and a successful write leaves no
+ * crashes, nothing outside the pods root is created or changed by the
+ * writer (a canary folder next to it stays as the planting left it), and a
+ * successful write leaves no
  * symlink in the folder. */
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -103,7 +104,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_mkdir_p(pod, 0700, NULL);
     char *cf = sl_xasprintf("%s/file", canary);
     close(open(cf, O_WRONLY | O_CREAT, 0600));
-    char *before = take(canary);
 
     char *text = sl_xstrndup((const char *)data, size);
     sl_translate_file_t files[64];
@@ -123,6 +123,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                     .mode = 0644};
         }
     }
+    /* the canary as the planting left it: a planted path through a planted
+     * link ("L v ../../../../canary", then "F v/x") is the harness writing
+     * there, with the rights a tenant has over her own links, not the
+     * writer under test */
+    char *before = take(canary);
     sl_translate_result_t r = {.pod_dir = pod, .files = files, .nfiles = nfiles};
     int rc = sl_podfs_write(&r, 0, 0, 0, NULL);
     char *after = take(canary);
