@@ -5,14 +5,16 @@
 # `slurmlink up --gpus 1`, make the PyTorch charliecloud image there
 # (make-image.sh), check one GPU container pod, run two 1-GPU pods at once and a
 # 1-GPU Job and a single-replica PyTorchJob (NCCL), then `slurmlink bench` with the container pod and the host pod
-# (STEPS picks: check,two,job,ptj,bench-ch,bench-host; run again on the still-warm
+# (STEPS picks: check,diag,two,job,ptj,bench-ch,bench-host; diag times the imports
+# on the node, in ch-run alone and in container pods; ORDER=ch,host the benches'
+# order, RUNS_CH and RUNS_HOST their runs (default RUNS); run again on the still-warm
 # machine, it skips what is done and waits for a bench left running). Stops waiting at LIMIT s
 # (the machine's commands end at 600 s) with the bench left running for
 # a second call; collect.sh puts everything into $OUT.
 set -u
 G=$(cd "$(dirname "$0")" && pwd)
 W=/tmp/slwork D=${D:-/var/tmp/slc} B=/tmp/slwork/bundle SL=/opt/slurmlink/build
-T0=$EPOCHREALTIME LIMIT=${LIMIT:-560} RUNS=${RUNS:-20} STEPS=${STEPS:-check,two,job,ptj,bench-ch,bench-host}
+T0=$EPOCHREALTIME LIMIT=${LIMIT:-560} RUNS=${RUNS:-20} STEPS=${STEPS:-check,diag,two,job,ptj,bench-ch,bench-host}
 el() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%d", b-a}'; }
 ts() { printf '\n=== [%s s] %s\n' "$(el)" "$*"; }
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -34,7 +36,7 @@ echo /usr/local/lib/slurmlink-debian >/etc/ld.so.conf.d/zz-slurmlink-debian.conf
 command -v curl >/dev/null || cp $B/extra/curl /usr/local/bin/curl
 command -v kubectl >/dev/null || cp $B/extra/kubectl /usr/local/bin/kubectl
 mkdir -p $SL && chmod 755 /opt/slurmlink $SL && cp $B/slurmlink/build/* $SL/ && chmod 755 $SL/*
-cp "$G"/infer.py "$G"/ptj-nccl.py "$G"/pod-*.yaml "$G"/ptj-nccl.yaml $W/ && chmod 644 $W/*
+cp "$G"/infer.py "$G"/import-probe.py "$G"/ptj-nccl.py "$G"/pod-*.yaml "$G"/ptj-nccl.yaml $W/ && chmod 644 $W/*
 for f in $SL/* /usr/sbin/slurmctld /usr/sbin/slurmd /usr/bin/ch-run; do
   m=$(ldd "$f" 2>&1 | grep 'not found'); [ -n "$m" ] && echo "  $f: $m"; done
 slurmd -V; ch-run --version 2>&1; kubectl version --client 2>&1 | head -1
@@ -61,6 +63,29 @@ if has check; then
   wait_pod check-ch
   kc get pod check-ch -o jsonpath='{.status.phase}' | grep -q Succeeded || CH_OK=0
   [ $CH_OK = 1 ] || { kc get pod check-ch -o jsonpath='{.status.containerStatuses[0].state}'; echo; tail -20 $D/pods/default/check-ch-*/job.out; }
+fi
+if has diag && [ $CH_OK = 1 ]; then
+  ts "diag: import times, the node's Python, ch-run on the stored image, container pods (3 each)"
+  PY=/opt/torch/.venv/bin/python3 NB="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+  find /opt/torch -name '*.pyc' | wc -l | sed 's/^/pyc files under \/opt\/torch: /'
+  for i in 1 2 3; do PROBE_WHERE=node $NB $PY $W/import-probe.py 2>&1 | tail -1; done
+  for i in 1 2 3; do $NB env PROBE_WHERE=ch-run-ro ch-run $D/images/torch+latest -- $PY $W/import-probe.py 2>&1 | tail -1; done
+  probe_pod() { # NAME WHERE [readOnlyRootFilesystem] [PYTHONDONTWRITEBYTECODE]
+    python3 - "$W/pod-container.yaml" "$1" "$2" "${3:-}" "${4:-}" >$W/probe.yaml <<'PY'
+import sys, yaml
+p = yaml.safe_load(open(sys.argv[1])); c = p["spec"]["containers"][0]
+p["metadata"]["name"] = sys.argv[2]
+c["command"] = ["/opt/torch/.venv/bin/python3", "/tmp/slwork/import-probe.py"]
+c["env"] = [{"name": "PROBE_WHERE", "value": sys.argv[3]}]
+if sys.argv[4]: c["securityContext"] = {"readOnlyRootFilesystem": True}
+if sys.argv[5]: c["env"].append({"name": "PYTHONDONTWRITEBYTECODE", "value": "1"})
+print(yaml.safe_dump(p))
+PY
+    kc apply -f $W/probe.yaml >/dev/null; wait_pod "$1" >/dev/null; kc logs "$1" 2>&1 | tail -1; }
+  for i in 1 2 3; do probe_pod probe-rw-$i pod-rw; done
+  for i in 1 2 3; do probe_pod probe-ro-$i pod-readonly-root 1; done
+  for i in 1 2 3; do probe_pod probe-nb-$i pod-no-bytecode "" 1; done
+  PYTHONPROFILEIMPORTTIME=1 $NB $PY -c 'import torch, torchvision' 2>&1 | sed -n 's/^import time: *//p' | sort -n -r | head -6 | sed 's/^/node importtime self|cumul|module: /'
 fi
 if has two && [ $CH_OK = 1 ]; then
   ts "two 1-GPU pods at once on the one GPU"
@@ -93,9 +118,9 @@ if has ptj; then
   kc logs gpu-ptj-master-0 2>&1 | tail -12
   sacct -X -n -o JobID,JobName%20,NNodes,AllocTRES%40,State,Elapsed 2>&1 | grep gpu-ptj
 fi
-bench() { # NAME POD
-  ts "bench $1: $RUNS runs per path"
-  setsid $SL/slurmlink bench --dir $D --workload $W/$2 --runs $RUNS --warmup 1 --keep-pods --out $W/bench-$1 </dev/null >$W/bench-$1.stdout 2>$W/bench-$1.stderr &
+bench() { # NAME POD RUNS
+  ts "bench $1: $3 runs per path"
+  setsid $SL/slurmlink bench --dir $D --workload $W/$2 --runs $3 --warmup 1 --keep-pods --out $W/bench-$1 </dev/null >$W/bench-$1.stdout 2>$W/bench-$1.stderr &
   echo $! >$W/bench-$1.pid
 }
 waitb() { # NAME: until it ends or LIMIT
@@ -104,9 +129,15 @@ waitb() { # NAME: until it ends or LIMIT
   if kill -0 $p 2>/dev/null; then echo "bench $1 still running at $(el) s"; tail -c 300 $W/bench-$1.stderr; echo; return 1; fi
   echo "bench $1 done"; cat $W/bench-$1.stdout | head -12; return 0
 }
-if has bench-ch && [ $CH_OK = 1 ] && [ ! -e $W/bench-ch.pid ]; then bench ch pod-container.yaml; fi
-waitb ch && has bench-host && [ ! -e $W/bench-host.pid ] && bench host pod-host.yaml
-[ -e $W/bench-host.pid ] && waitb host
+# The benches run one after another (one GPU), in ORDER; RUNS_CH / RUNS_HOST default to RUNS.
+for b in $(echo "${ORDER:-ch,host}" | tr , ' '); do
+  has bench-$b || continue
+  [ $b = ch ] && [ $CH_OK != 1 ] && continue
+  if [ ! -e $W/bench-$b.pid ]; then
+    if [ $b = ch ]; then bench ch pod-container.yaml "${RUNS_CH:-$RUNS}"; else bench host pod-host.yaml "${RUNS_HOST:-$RUNS}"; fi
+  fi
+  waitb $b || break
+done
 ts "collect"
 bash "$G/collect.sh"
 ts "done"
