@@ -7,7 +7,10 @@
 # on their file system (else copies). The driver's libraries (libcuda*,
 # libnvidia-*), /usr/local (the driver's /usr/local/nvidia, CUDA's toolkit)
 # and /usr/share are left out: slurmlink-shim binds the node's driver into
-# the container at run time (docs/pods.md, "GPUs in containers").
+# the container at run time (docs/pods.md, "GPUs in containers"). The venv's
+# packages are compiled to bytecode in the image (as `pip install` does when an
+# image is built), since a pip/uv venv may carry none and a container would
+# then compile every module at every start (COMPILE=0: the image as it was).
 set -eu
 IMG=$1
 VENV=${VENV:-/opt/torch/.venv}
@@ -32,5 +35,10 @@ rm -f "$IMG/usr/bin/nvidia-smi" "$IMG/usr/bin/nvidia-debugdump"
 for f in passwd group hosts resolv.conf nsswitch.conf ld.so.conf; do [ -e /etc/$f ] && cp -L /etc/$f "$IMG/etc/" || true; done
 [ -d /etc/ld.so.conf.d ] && cp -rL /etc/ld.so.conf.d "$IMG/etc/" && rm -f "$IMG"/etc/ld.so.conf.d/*nvidia* "$IMG"/etc/ld.so.conf.d/zz-*
 ldconfig -r "$IMG" 2>/dev/null || true
-echo "image $IMG: python $top, venv $VENV; $(find "$IMG" -xdev -type d | wc -l) folders, $(du -sh --apparent-size "$IMG" | cut -f1) apparent;" \
+site=$("$VENV/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
+if [ "${COMPILE:-1}" = 1 ]; then
+  "$VENV/bin/python3" -m compileall -q -j 0 -s "$IMG" -p / "$IMG$site" >/dev/null 2>&1 || true
+fi
+echo "image $IMG: python $top, venv $VENV; $(find "$IMG" -xdev -type d | wc -l) folders, $(du -sh --apparent-size "$IMG" | cut -f1) apparent," \
+  "$(find "$IMG$site" -name '*.pyc' | wc -l) bytecode files in $site;" \
   "driver files left in it: $(find "$IMG" \( -name 'libcuda.so*' -o -name 'libnvidia-ml.so*' \) | wc -l)"

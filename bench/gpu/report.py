@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """report.py — the real-GPU study's tables and chart from one `slurmlink bench` run.
 
-usage: bench/gpu/report.py RUNS.csv PHASES.txt [--svg OUT.svg] [--label TEXT]
+usage: bench/gpu/report.py [NAME=]RUNS.csv [[NAME=]RUNS.csv ...] PHASES.txt [--svg OUT.svg] [--label TEXT]
 
-RUNS.csv is the bench's runs.csv; PHASES.txt the `slurmlink-bench-phases` lines
+RUNS.csv is the bench's runs.csv (several, each named, side by side in one
+table and chart: e.g. host=... container=...; each set's ratios are to its
+own sbatch); PHASES.txt the `slurmlink-bench-phases` lines
 of every run's container log (grep -H over the pod folders, as collect.sh
 makes it). Splits each warm run's end to end into the comparison study's
 phases: ack, queue + start-up (Slurm, job launch, shim, private root,
@@ -27,7 +29,7 @@ PHASES = [("ack", "#4c72b0"), ("queue + start-up", "#dd8452"), ("import + model 
           ("interpreter + exit", "#937860"), ("visibility", "#da8bc3")]
 
 
-def load(runs_csv, phases_txt):
+def load(runs_csv, phases_txt, name=""):
     ph = {}
     for line in open(phases_txt):
         m = re.search(r"/pods/[^/]+/([^/]+)/logs/", line)
@@ -38,6 +40,8 @@ def load(runs_csv, phases_txt):
     for r in csv.DictReader(open(runs_csv)):
         if r["warmup"] != "0" or r["error"]:
             continue
+        r["set"] = name
+        r["path"] = f"{name} {r['path']}" if name else r["path"]
         # a pod of slurmlinkd's (kubectl, api) has its folder removed when the bench
         # deletes it (a bench without --keep-pods): no in-job line, the four phases only
         kv = ph.get(f"{r['pod']}-{r['uid']}")
@@ -63,7 +67,7 @@ def fmt(v):
 
 def table(rows):
     paths = list(dict.fromkeys(r["path"] for r in rows))
-    base = {r["index"]: r["e2e"] for r in rows if r["path"] == "sbatch"}
+    base = {(r["set"], r["index"]): r["e2e"] for r in rows if r["path"].endswith("sbatch")}
     out = ["| path | runs | end to end mean (median) | " + " | ".join(p for p, _ in PHASES) +
            " | work (all in the job) | vs sbatch: per-round ratio mean ± sd (min–max) |"
            " steady images/s mean ± sd |",
@@ -75,9 +79,9 @@ def table(rows):
         for i in range(len(PHASES)):
             v = [r["p"][i] for r in rs if r["p"][i] is not None]
             means.append(fmt(st.mean(v)) if v else "–")
-        ratios = [r["e2e"] / base[r["index"]] for r in rs if r["index"] in base]
+        ratios = [r["e2e"] / base[(r["set"], r["index"])] for r in rs if (r["set"], r["index"]) in base]
         ips = [r["ips"] for r in rs if "ips" in r]
-        rat = ("1 (baseline)" if p == "sbatch" else
+        rat = ("1 (baseline)" if p.endswith("sbatch") else
                f"{st.mean(ratios):.3f} ± {st.stdev(ratios):.3f} ({min(ratios):.2f}–{max(ratios):.2f})")
         ipt = f"{st.mean(ips):.2f} ± {st.stdev(ips):.2f}" if len(ips) > 1 else "–"
         out.append(f"| {p} | {len(rs)} | {fmt(st.mean(e))} ({fmt(st.median(e))}) | " +
@@ -97,7 +101,8 @@ def svg(rows, paths, path_out, label):
                             st.mean(r["p"][6] for r in rs)]
     bars = [(f"slurmlink {p}", means[p]) for p in paths] + [(f"study {n} (T4, theirs)", [v]) for n, v in STUDY]
     top = max(sum(d for d in v if d) for _, v in bars)
-    W, H, left, bh, gap = 900, 60 + 28 * len(bars) + 90, 230, 18, 10
+    left = max(230, 7 * max(len(n) for n, _ in bars) + 10)
+    W, H, bh, gap = 670 + left, 60 + 28 * len(bars) + 90, 18, 10
     scale = (W - left - 80) / top
     s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
          f'<text x="10" y="20" font-size="14">{label}</text>']
@@ -124,7 +129,7 @@ def svg(rows, paths, path_out, label):
     for n, c in PHASES + [("work, not split (pod folder removed)", "#444444"),
                           ("study: end to end only", "#999999")]:
         s.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{c}"/><text x="{x + 16}" y="{y + 11}">{n}</text>')
-        x += 22 + 6 * len(n)
+        x += 24 + 7 * len(n)
         if x > W - 150:
             x, y = 10, y + 18
     s.append("</svg>")
@@ -134,7 +139,11 @@ def svg(rows, paths, path_out, label):
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
-    rows = load(argv[1], argv[2])
+    pos = [a for i, a in enumerate(argv[1:], 1) if not a.startswith("--") and argv[i - 1] not in ("--svg", "--label")]
+    rows = []
+    for spec in pos[:-1]:
+        name, _, f = spec.rpartition("=")
+        rows += load(f, pos[-1], name)
     out, paths = table(rows)
     print("\n".join(out))
     seen = [r["kv"] for r in rows if r["kv"]]

@@ -69,7 +69,7 @@ if has diag && [ $CH_OK = 1 ]; then
   PY=/opt/torch/.venv/bin/python3 NB="setpriv --reuid=nobody --regid=nogroup --clear-groups"
   find /opt/torch -name '*.pyc' | wc -l | sed 's/^/pyc files under \/opt\/torch: /'
   for i in 1 2 3; do PROBE_WHERE=node $NB $PY $W/import-probe.py 2>&1 | tail -1; done
-  for i in 1 2 3; do $NB env PROBE_WHERE=ch-run-ro ch-run $D/images/torch+latest -- $PY $W/import-probe.py 2>&1 | tail -1; done
+  for i in 1 2 3; do $NB env USER=nobody PROBE_WHERE=ch-run-ro ch-run $D/images/torch+latest -- $PY $W/import-probe.py 2>&1 | tail -1; done
   probe_pod() { # NAME WHERE [readOnlyRootFilesystem] [PYTHONDONTWRITEBYTECODE]
     python3 - "$W/pod-container.yaml" "$1" "$2" "${3:-}" "${4:-}" >$W/probe.yaml <<'PY'
 import sys, yaml
