@@ -7,7 +7,7 @@
 # ratios recomputed from the raw runs against the sbatch path of the same
 # bench. A path that does not work fails its own test points.
 source "$(dirname "$0")/lib.sh"
-plan 88
+plan 89
 
 PY=/usr/bin/python3
 PATHS="sbatch kubectl api slurmrestd"
@@ -170,6 +170,13 @@ if svg is not None:
     res(all(float(r.get("width")) >= 0 and not math.isnan(float(r.get("width"))) for r in rects), "bench.svg: bar widths are numbers >= 0")
 PY
 checker_results "$CL/checks"
+
+# every path's jobs ran as the same user (the bench's --run-as, nobody): a path whose
+# jobs ran as someone else would not compare like with like (a root job can write
+# where the others cannot, such as a shared Python's bytecode)
+users=$(awk -F, 'NR > 1 && $7 != "" {print $1, $7}' "$OUT/runs.csv" | while read -r p j; do
+  echo "$p $(scontrol show job "$j" -o 2>/dev/null | grep -o 'UserId=[^( ]*' | cut -d= -f2)"; done | sort -u | tr '\n' ' ')
+is "$users" "api nobody kubectl nobody sbatch nobody slurmrestd nobody " "every path's jobs ran as nobody (runs.csv's job ids, scontrol)"
 
 # slurmrestd was the bench's own and is gone again
 ok test -z "$(ls "$CL/run" | grep bench-restd)" "slurmrestd's socket removed"

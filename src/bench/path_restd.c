@@ -7,7 +7,9 @@
  * slurmrestd does not read #SBATCH lines: the options go into the job
  * description, mapped one by one below; an option without a v0.0.38 field
  * fails the run naming it, it is never dropped. v0.0.38 has no job user
- * field, so these jobs run as root (the other paths as the mapped user). */
+ * field: the job's user is slurmrestd's own, so it is started as the mapped
+ * user (`-u`/`-g`, as the other paths' jobs run; rest_auth/local accepts
+ * root's connections to it), its socket in a folder of that user's. */
 #include "bench/internal.h"
 
 #include "common/fsutil.h"
@@ -19,12 +21,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define API "/slurm/v0.0.38"
 
 typedef struct restd {
     pid_t pid;
+    char *sockdir; /* the mapped user's: slurmrestd makes its socket after -u */
     char *sock;
     bench_http_t *http;
 } restd_t;
@@ -208,7 +212,10 @@ static void teardown(bench_ctx_t *c, void *state)
     }
     if (s->sock)
         unlink(s->sock);
+    if (s->sockdir)
+        rmdir(s->sockdir);
     free(s->sock);
+    free(s->sockdir);
     free(s);
 }
 
@@ -216,9 +223,18 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
 {
     restd_t *s = sl_xcalloc(1, sizeof(*s));
     *state = NULL;
-    s->sock = sl_xasprintf("%s/run/bench-restd.%d.sock", c->dir, (int)getpid());
+    s->sockdir = sl_xasprintf("%s/run/bench-restd.%d", c->dir, (int)getpid());
+    s->sock = sl_xasprintf("%s/sock", s->sockdir);
     unlink(s->sock);
+    rmdir(s->sockdir);
+    if (mkdir(s->sockdir, 0700) < 0 || chown(s->sockdir, c->uid, c->gid) < 0) {
+        sl_errprintf(err, "%s: %s", s->sockdir, strerror(errno));
+        teardown(c, s);
+        return -1;
+    }
     char *listen = sl_xasprintf("unix:%s", s->sock);
+    char *uid = sl_xasprintf("%u", (unsigned)c->uid);
+    char *gid = sl_xasprintf("%u", (unsigned)c->gid);
     char *log = sl_xasprintf("%s/slurmrestd.log", c->out_dir);
     sl_argv_t env = SL_ARGV_INIT;
     sl_argv_add(&env, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
@@ -228,8 +244,8 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
     /* marks it as the cluster folder's: `slurmlink down` stops it if we die */
     sl_argv_addf(&env, "SLURMLINK_DIR=%s", c->dir);
     /* only the Slurm API plugin: the slurmdbd one refuses to load without accounting */
-    const char *argv[] = {"slurmrestd", "-a", "rest_auth/local", "-s", "openapi/v0.0.38",
-                          listen,       NULL};
+    const char *argv[] = {"slurmrestd", "-u", uid, "-g", gid, "-a", "rest_auth/local",
+                          "-s", "openapi/v0.0.38", listen, NULL};
     sl_spawn_opts_t so = {.envp = (const char *const *)env.v,
                           .stdout_path = log,
                           .stderr_path = log,
@@ -238,6 +254,8 @@ static int setup(bench_ctx_t *c, void **state, sl_error_t *err)
     s->pid = sl_spawn(argv, &so, err);
     sl_argv_free(&env);
     free(listen);
+    free(uid);
+    free(gid);
     if (s->pid < 0) {
         free(log);
         s->pid = 0;
