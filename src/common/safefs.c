@@ -137,11 +137,18 @@ int sl_safefs_open_read(int dirfd, const char *rel, uid_t owner, struct stat *st
     return fd;
 }
 
-static int read_all(int fd, char *buf, size_t max, size_t *got)
+/* The whole file into *buf (sized first from its length, grown if it grew
+ * since), at most max bytes: one byte past max is read to see a file that
+ * outgrew the bound (EFBIG). */
+static int read_all(int fd, char **buf, size_t *cap, size_t max, size_t *got)
 {
     *got = 0;
-    for (;;) { /* read one byte past max to see a file that grew */
-        ssize_t n = read(fd, buf + *got, max + 1 - *got);
+    for (;;) {
+        if (*got + 1 >= *cap && *cap < max + 2) {
+            *cap = *cap > (max + 2) / 2 ? max + 2 : *cap * 2;
+            *buf = sl_xrealloc(*buf, *cap);
+        }
+        ssize_t n = read(fd, *buf + *got, *cap - 1 - *got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -171,9 +178,13 @@ char *sl_safefs_read(int dirfd, const char *rel, size_t max, size_t *len, sl_err
         sl_errprintf(err, "%s: larger than %zu bytes", rel, max);
         return NULL;
     }
-    char *buf = sl_xmalloc(max + 2);
+    /* the file's size and a little more (a file being appended to), not the bound */
+    size_t cap = (size_t)st.st_size + 4096;
+    if (cap > max + 2)
+        cap = max + 2;
+    char *buf = sl_xmalloc(cap);
     size_t got = 0;
-    if (read_all(fd, buf, max, &got) < 0) {
+    if (read_all(fd, &buf, &cap, max, &got) < 0) {
         int e = errno;
         close(fd);
         free(buf);

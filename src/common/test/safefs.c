@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,11 @@ static void refusals(const char *how)
     char *s = sl_safefs_read(d, "big", 10, &len, NULL);
     ok(s && len == 10 && !strcmp(s, "0123456789"), "%s: a file of exactly the bound is read", how);
     free(s);
+    s = sl_safefs_read(d, "big", 16u << 20, &len, NULL);
+    ok(s && len == 10 && !strcmp(s, "0123456789") && malloc_usable_size(s) < 65536,
+       "%s: a small file under a large bound takes a buffer of its size, not the bound's (%zu)",
+       how, s ? malloc_usable_size(s) : 0);
+    free(s);
     errno = 0;
     sl_error_t err = SL_ERROR_INIT;
     ok(sl_safefs_read(d, "big", 9, NULL, &err) == NULL && errno == EFBIG,
@@ -98,7 +104,7 @@ static void refusals(const char *how)
 
 int main(void)
 {
-    tap_plan(41);
+    tap_plan(45);
     snprintf(base, sizeof(base), "/tmp/sl-safefs-XXXXXX");
     ok(mkdtemp(base) != NULL, "mkdtemp");
     plant();
@@ -106,6 +112,19 @@ int main(void)
     sl_safefs_no_openat2 = 1;
     refusals("fallback");
     sl_safefs_no_openat2 = 0;
+
+    /* a file longer than its size said at the open (a /proc file says 0):
+     * the buffer grows, the file is read whole, and the bound still holds */
+    int proc = open("/proc/self", O_RDONLY | O_DIRECTORY);
+    size_t plen = 0;
+    char *ps = sl_safefs_read(proc, "smaps", 16u << 20, &plen, NULL);
+    ok(ps && plen > 8192 && strlen(ps) == plen && ps[plen - 1] == '\n',
+       "a file grown past its stat size (/proc/self/smaps, %zu bytes) is read whole", plen);
+    free(ps);
+    errno = 0;
+    ok(sl_safefs_read(proc, "smaps", 5000, NULL, NULL) == NULL && errno == EFBIG,
+       "and one past the bound while growing is refused (EFBIG)");
+    close(proc);
 
     char *p = sl_xasprintf("%s/pod", base);
     int d = open(p, O_RDONLY | O_DIRECTORY);
