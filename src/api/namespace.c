@@ -23,6 +23,7 @@
  * It lives in the API rather than in src/ctl because step 1 is the API's
  * own delete (api_delete_object), not a client's view of it. */
 #include "api/internal.h"
+#include "common/argv.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -143,6 +144,15 @@ static int sweep_one(sl_api_t *api, const api_resource_t *res, json_t *o, ns_tal
     return left;
 }
 
+/* sl_store_list_each's fn: the object's name into a vector of strings */
+static int add_name(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)json;
+    (void)len;
+    sl_argv_add(arg, it->name);
+    return 0;
+}
+
 /* Steps 1 and 2: one pass over what the namespace holds, deleting and
  * counting what is left, per resource and per finalizer, in kube's words. */
 static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)
@@ -151,11 +161,18 @@ static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)
     for (const api_resource_t *res = api_resources; res->name; res++) {
         if (!res->namespaced)
             continue;
-        json_t *objs = sl_store_list(api->store, res->store_name, ns, NULL);
+        /* the names first, then one object at a time: a namespace of
+         * 50,000 Events held them all parsed at once (~4 KB each) */
+        sl_argv_t names = SL_ARGV_INIT;
+        sl_store_list_each(api->store, res->store_name, ns, add_name, &names, NULL);
         long left = 0;
-        for (size_t i = 0; i < json_array_size(objs); i++)
-            left += sweep_one(api, res, json_array_get(objs, i), &t);
-        json_decref(objs);
+        for (size_t i = 0; i < names.n; i++) {
+            json_t *o = sl_store_get(api->store, res->store_name, ns, names.v[i]);
+            if (o) /* else gone meanwhile */
+                left += sweep_one(api, res, o, &t);
+            json_decref(o);
+        }
+        sl_argv_free(&names);
         if (left && t.nres < 64)
             t.per_res[t.nres++] =
                 sl_xasprintf("%s.%s has %ld resource instances", res->name, res->group, left);
