@@ -1,12 +1,13 @@
 #!/bin/bash
 # Whole-store operations hold one object at a time, not the whole store:
 # slurmlinkd's resident peak (VmHWM, reset before each step) while a
-# /metrics scrape counts 5,000 stored pods, and while a namespace of 5,000
-# pods and 5,000 Events is deleted, stays far below what holding them all
-# parsed takes (~3.5 KB an object: 17 and 35 MiB; each was that before).
+# /metrics scrape counts 5,000 stored pods, while a namespace of 5,000
+# pods and 5,000 Events is deleted, and while the Event TTL's sweeps remove
+# 10,000 Events, stays far below what holding them all parsed takes (~3.5 KB
+# an object: 17, 35 and up to 35 MiB; each was that before).
 # The plain build: ASan's quarantine keeps freed memory resident by design.
 source "$(dirname "$0")/lib.sh"
-plan 6
+plan 8
 
 PLAIN=$ROOT/build/slurmlinkd
 [ -x "$PLAIN" ] || bail "no plain build at $PLAIN (make all)"
@@ -72,3 +73,46 @@ IFS=$'\t' read -r _ st gone rise <<<"$n"
 like "$st" "^20[02]$" "the namespace's DELETE is accepted"
 is "$gone" "1:0" "the namespace and its Events are gone"
 ok awk -v r="${rise:-999}" 'BEGIN { exit !(r < 8) }' "deleting a namespace of 10,000 objects raises the resident peak by under 8 MiB (${rise:-?} MiB)"
+kill "$pid"; wait "$pid" 2>/dev/null
+
+# the Event TTL (10 s here: a sweep every 10 s): 10,000 Events stamped now,
+# the peak from their creation until the sweeps removed them all
+port=$(free_ports 1)
+"$PLAIN" --port "$port" --state-dir "$D/state2" --max-per-ip 1000 --event-ttl 10 >"$D/log2" 2>&1 &
+pid=$!
+on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
+wait_for 60 healthy || diag "slurmlinkd did not answer: $(tail -3 "$D/log2")"
+/usr/bin/python3 - "$port" "$pid" >"$D/out2" 2>&1 <<'PY'
+import datetime, http.client, json, sys, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+conn = http.client.HTTPConnection("127.0.0.1", port)
+def call(method, path, body=None):
+    conn.request(method, path, body=json.dumps(body) if body else None,
+                 headers={"Content-Type": "application/json"} if body else {})
+    r = conn.getresponse()
+    return r.status, r.read()
+def mib(key):
+    for l in open(f"/proc/{pid}/status"):
+        if l.startswith(key + ":"):
+            return int(l.split()[1]) / 1024
+for i in range(10000):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    st, b = call("POST", "/api/v1/namespaces/default/events", {"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": f"e.{i:08x}"}, "involvedObject": {"kind": "Pod", "namespace": "default", "name": f"p{i}"},
+        "reason": "Scheduled", "message": f"Successfully assigned default/p{i} to node1 (Slurm job {i})",
+        "type": "Normal", "count": 1, "firstTimestamp": now, "lastTimestamp": now})
+    assert st == 201, (st, b[:200])
+open(f"/proc/{pid}/clear_refs", "w").write("5")
+before = mib("VmRSS")
+t = time.time()
+left = -1
+while time.time() - t < 120:
+    left = len(json.loads(call("GET", "/api/v1/namespaces/default/events?limit=1")[1]).get("items", []))
+    if left == 0:
+        break
+    time.sleep(0.2)
+print(f"ttl\t{left}\t{mib('VmHWM') - before:.1f}")
+PY
+IFS=$'\t' read -r _ left rise <<<"$(grep '^ttl' "$D/out2")"
+is "${left:-}" 0 "the TTL's sweeps removed all 10,000 Events" || diag "$(tail -5 "$D/out2")"
+ok awk -v r="${rise:-999}" 'BEGIN { exit !(r < 8) }' "their sweeps raise the resident peak by under 8 MiB (${rise:-?} MiB)"

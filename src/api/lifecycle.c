@@ -9,6 +9,7 @@
  * (pods leave them when the lifecycle controller removes them) and expires
  * events once a minute. */
 #include "api/internal.h"
+#include "common/argv.h"
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -62,25 +63,39 @@ int api_bootstrap(sl_api_t *api, sl_error_t *err)
     return 0;
 }
 
+/* sl_store_list_each's fn: an Event older than the TTL (its lastTimestamp,
+ * else eventTime, else creationTimestamp) goes on the list to delete */
+struct expiry {
+    long long now, ttl_ns;
+    sl_argv_t keys; /* namespace, name, namespace, name, ... */
+};
+
+static int note_expired(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    struct expiry *x = arg;
+    json_t *e = json_loadb(json, len, 0, NULL);
+    const char *ts = json_string_value(json_object_get(e, "lastTimestamp"));
+    if (!ts)
+        ts = json_string_value(json_object_get(e, "eventTime"));
+    if (!ts)
+        ts = sl_kube_meta_str(e, "creationTimestamp");
+    int64_t t = 0;
+    if (ts && sl_kube_parse_rfc3339(ts, &t) == 0 && x->now - t >= x->ttl_ns) {
+        sl_argv_add(&x->keys, it->ns);
+        sl_argv_add(&x->keys, it->name);
+    }
+    json_decref(e);
+    return 0;
+}
+
+/* one Event parsed at a time, the expired ones' keys kept, then deleted */
 static void expire_events(sl_api_t *api)
 {
-    json_t *evs = sl_store_list(api->store, "events", NULL, NULL);
-    long long now = sl_kube_now_ns();
-    size_t i;
-    json_t *e;
-    json_array_foreach(evs, i, e)
-    {
-        const char *ts = json_string_value(json_object_get(e, "lastTimestamp"));
-        if (!ts)
-            ts = json_string_value(json_object_get(e, "eventTime"));
-        if (!ts)
-            ts = sl_kube_meta_str(e, "creationTimestamp");
-        int64_t t = 0;
-        if (!ts || sl_kube_parse_rfc3339(ts, &t) < 0 || now - t < api->event_ttl_ns)
-            continue;
-        sl_store_delete(api->store, "events", sl_kube_namespace(e), sl_kube_name(e), 0, NULL, NULL);
-    }
-    json_decref(evs);
+    struct expiry x = {.now = sl_kube_now_ns(), .ttl_ns = api->event_ttl_ns, .keys = SL_ARGV_INIT};
+    sl_store_list_each(api->store, "events", NULL, note_expired, &x, NULL);
+    for (size_t i = 0; i + 1 < x.keys.n; i += 2)
+        sl_store_delete(api->store, "events", x.keys.v[i], x.keys.v[i + 1], 0, NULL, NULL);
+    sl_argv_free(&x.keys);
 }
 
 static void *janitor(void *arg)

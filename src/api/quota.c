@@ -170,17 +170,20 @@ static bool pod_counts(json_t *pod)
     return sl_kube_now_ns() <= at + json_integer_value(grace) * 1000000000LL;
 }
 
-/* The usage of the namespace's counted pods (skip: a pod name not to count). */
+static int add_usage(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)it;
+    json_t *p = json_loadb(json, len, 0, NULL);
+    if (p && pod_counts(p))
+        pod_usage(p, arg);
+    json_decref(p);
+    return 0;
+}
+
+/* The usage of the namespace's counted pods, one pod parsed at a time. */
 static int ns_usage(sl_api_t *api, const char *ns, rlist_t *used)
 {
-    json_t *pods = sl_store_list(api->store, "pods", ns, NULL);
-    if (!pods)
-        return -1;
-    size_t i;
-    json_t *p;
-    json_array_foreach(pods, i, p) if (pod_counts(p)) pod_usage(p, used);
-    json_decref(pods);
-    return 0;
+    return sl_store_list_each(api->store, "pods", ns, add_usage, used, NULL) < 0 ? -1 : 0;
 }
 
 /* ---- the policy's default quota ---- */
