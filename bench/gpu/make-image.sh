@@ -34,6 +34,9 @@ find "$IMG/usr/lib" "$IMG/usr/lib64" \( -name 'libcuda.so*' -o -name 'libnvidia-
 rm -f "$IMG/usr/bin/nvidia-smi" "$IMG/usr/bin/nvidia-debugdump"
 for f in passwd group hosts resolv.conf nsswitch.conf ld.so.conf; do [ -e /etc/$f ] && cp -L /etc/$f "$IMG/etc/" || true; done
 [ -d /etc/ld.so.conf.d ] && cp -rL /etc/ld.so.conf.d "$IMG/etc/" && rm -f "$IMG"/etc/ld.so.conf.d/*nvidia* "$IMG"/etc/ld.so.conf.d/zz-*
+# the alternatives' links (libblas.so.3 -> /etc/alternatives/...): without
+# them ldconfig -r drops those soname links from the image
+[ -d /etc/alternatives ] && cp -a /etc/alternatives "$IMG/etc/"
 ldconfig -r "$IMG" 2>/dev/null || true
 site=$("$VENV/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
 if [ "${COMPILE:-1}" = 1 ]; then
