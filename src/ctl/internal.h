@@ -180,6 +180,12 @@ void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p); /* at the tail; no-op when in it */
 void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
 void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
 
+/* podstore.c: the pods of ns whose stored text names uid (an owner's
+ * uid: a prefilter, read without parsing the others; the caller checks the
+ * ownerReference), parsed, in name order (new ref; an empty array on a
+ * store error). A namespace of 10,000 other pods is not parsed or held. */
+json_t *ctl_pods_naming(sl_ctl_t *c, const char *ns, const char *uid);
+
 /* podstore.c: the controller's reads and writes of one pod, by ns/name
  * with its uid as a precondition (kube's preconditions.uid). A pod of that
  * name with another uid (deleted and created again) is not touched: -1 (or

@@ -316,8 +316,8 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
     t->lost = sl_xcalloc(t->n ? t->n : 1, 1);
     t->fails = sl_xcalloc(t->n ? t->n : 1, sizeof(*t->fails));
     t->pods = json_array();
-    json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
     const char *uid = sl_kube_uid(job);
+    json_t *all = ctl_pods_naming(c, sl_kube_namespace(job), uid);
     size_t i;
     json_t *pod;
     json_array_foreach(all, i, pod)
@@ -1271,7 +1271,7 @@ static int mark_deleted_fn(json_t *pod, void *arg)
  * the ownerReference to it removed, as the garbage collector does */
 static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
 {
-    json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
+    json_t *all = ctl_pods_naming(c, sl_kube_namespace(job), sl_kube_uid(job));
     size_t i, n = 0;
     json_t *pod;
     json_array_foreach(all, i, pod)

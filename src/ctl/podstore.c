@@ -77,3 +77,29 @@ int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *ui
     errno = ESTALE;
     return sl_errprintf(err, "pod %s/%s changes too fast to delete", ns, name);
 }
+
+typedef struct naming {
+    const char *uid;
+    size_t len;
+    json_t *out;
+} naming_t;
+
+static int add_naming(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)it;
+    naming_t *n = arg;
+    if (!memmem(json, len, n->uid, n->len))
+        return 0;
+    json_t *pod = json_loadb(json, len, 0, NULL);
+    if (pod)
+        json_array_append_new(n->out, pod);
+    return 0;
+}
+
+json_t *ctl_pods_naming(sl_ctl_t *c, const char *ns, const char *uid)
+{
+    naming_t n = {.uid = uid ? uid : "", .len = uid ? strlen(uid) : 0, .out = json_array()};
+    if (n.len)
+        sl_store_list_each(c->store, "pods", ns, add_naming, &n, NULL);
+    return n.out;
+}

@@ -87,7 +87,7 @@ static void set_ann(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, const char
 /* the pods whose controller ownerReference is the PyTorchJob (new ref) */
 static json_t *owned_pods(sl_ctl_t *c, json_t *job)
 {
-    json_t *all = sl_store_list(c->store, "pods", sl_kube_namespace(job), NULL);
+    json_t *all = ctl_pods_naming(c, sl_kube_namespace(job), sl_kube_uid(job));
     json_t *out = json_array();
     size_t i, k;
     json_t *pod, *r;
