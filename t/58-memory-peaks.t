@@ -21,7 +21,8 @@ on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
 healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 ok wait_for 60 healthy "slurmlinkd (plain build) answers"
 
-/usr/bin/python3 - "$port" "$pid" >"$D/out" 2>&1 <<'PY'
+# what both daemons' checks share: argv PORT PID, then call(), mib(), reset()
+cat >"$D/memlib.py" <<'PY'
 import http.client, json, sys, time
 port, pid = int(sys.argv[1]), int(sys.argv[2])
 conn = http.client.HTTPConnection("127.0.0.1", port)
@@ -37,6 +38,11 @@ def mib(key):
 def reset():
     open(f"/proc/{pid}/clear_refs", "w").write("5")  # VmHWM := VmRSS
     return mib("VmRSS")
+PY
+/usr/bin/python3 - "$port" "$pid" "$D" >"$D/out" 2>&1 <<'PY'
+import http.client, json, sys, time
+sys.path.insert(0, sys.argv[3])
+from memlib import call, mib, reset, port
 NS = "mem"
 assert call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})[0] == 201
 for i in range(5000):
@@ -98,19 +104,10 @@ port=$(free_ports 1)
 pid=$!
 on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
 wait_for 60 healthy || diag "slurmlinkd did not answer: $(tail -3 "$D/log2")"
-/usr/bin/python3 - "$port" "$pid" >"$D/out2" 2>&1 <<'PY'
-import datetime, http.client, json, sys, time
-port, pid = int(sys.argv[1]), int(sys.argv[2])
-conn = http.client.HTTPConnection("127.0.0.1", port)
-def call(method, path, body=None):
-    conn.request(method, path, body=json.dumps(body) if body else None,
-                 headers={"Content-Type": "application/json"} if body else {})
-    r = conn.getresponse()
-    return r.status, r.read()
-def mib(key):
-    for l in open(f"/proc/{pid}/status"):
-        if l.startswith(key + ":"):
-            return int(l.split()[1]) / 1024
+/usr/bin/python3 - "$port" "$pid" "$D" >"$D/out2" 2>&1 <<'PY'
+import datetime, json, sys, time
+sys.path.insert(0, sys.argv[3])
+from memlib import call, mib, reset
 for i in range(10000):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     st, b = call("POST", "/api/v1/namespaces/default/events", {"apiVersion": "v1", "kind": "Event",
@@ -118,8 +115,7 @@ for i in range(10000):
         "reason": "Scheduled", "message": f"Successfully assigned default/p{i} to node1 (Slurm job {i})",
         "type": "Normal", "count": 1, "firstTimestamp": now, "lastTimestamp": now})
     assert st == 201, (st, b[:200])
-open(f"/proc/{pid}/clear_refs", "w").write("5")
-before = mib("VmRSS")
+before = reset()
 t = time.time()
 left = -1
 while time.time() - t < 120:
