@@ -4,13 +4,31 @@
 #include "pki/pki.h"
 
 #include <errno.h>
+#include <gnutls/crypto.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <gnutls/gnutls.h>
 #include <string.h>
 #include <strings.h>
 
+/* Verified client certificates, by the SHA-256 of their DER: a request on
+ * a kept-alive connection (or a new connection of the same client) presents
+ * the same certificate each time. */
+enum { CERT_SLOTS = 64 };
+typedef struct cert_slot {
+    unsigned char sha[32];
+    long long until;     /* 0: free */
+    sl_auth_user_t *user; /* without "system:authenticated" */
+} cert_slot_t;
+
 struct sl_authn {
     sl_pki_cred_t *ca;
     sl_auth_tokens_t *tokens;
+    _Atomic unsigned long checks;
+    pthread_mutex_t mu;
+    cert_slot_t slot[CERT_SLOTS];
+    unsigned next; /* the slot to take when none is free */
 };
 
 sl_authn_t *sl_authn_create(const char *client_ca, const char *token_file, sl_error_t *err)
@@ -21,6 +39,7 @@ sl_authn_t *sl_authn_create(const char *client_ca, const char *token_file, sl_er
         return NULL;
     }
     sl_authn_t *a = sl_xcalloc(1, sizeof(*a));
+    pthread_mutex_init(&a->mu, NULL);
     if (client_ca && !(a->ca = sl_pki_load(client_ca, NULL, err)))
         goto fail;
     if (token_file && !(a->tokens = sl_auth_tokens_load(token_file, err)))
@@ -37,6 +56,9 @@ void sl_authn_destroy(sl_authn_t *a)
         return;
     sl_pki_destroy(a->ca);
     sl_auth_tokens_destroy(a->tokens);
+    for (int i = 0; i < CERT_SLOTS; i++)
+        sl_auth_user_destroy(a->slot[i].user);
+    pthread_mutex_destroy(&a->mu);
     free(a);
 }
 
@@ -58,6 +80,43 @@ char *sl_authn_bearer(const char *h)
     return n ? sl_xstrndup(t, n) : NULL;
 }
 
+/* A copy of the user of a certificate verified before and not expired. */
+static sl_auth_user_t *cert_cached(sl_authn_t *a, const unsigned char sha[32])
+{
+    long long now = (long long)time(NULL);
+    sl_auth_user_t *u = NULL;
+    pthread_mutex_lock(&a->mu);
+    for (int i = 0; i < CERT_SLOTS && !u; i++) {
+        cert_slot_t *c = &a->slot[i];
+        if (c->until && now < c->until && !memcmp(c->sha, sha, 32))
+            u = sl_auth_user_copy(c->user);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return u;
+}
+
+static void cert_keep(sl_authn_t *a, const unsigned char sha[32], const sl_auth_user_t *u,
+                      long long not_after)
+{
+    long long now = (long long)time(NULL), until = now + SL_AUTHN_CERT_TTL;
+    if (not_after < until)
+        until = not_after;
+    if (until <= now)
+        return;
+    pthread_mutex_lock(&a->mu);
+    cert_slot_t *c = NULL;
+    for (int i = 0; i < CERT_SLOTS && !c; i++)
+        if (a->slot[i].until <= now)
+            c = &a->slot[i]; /* free or expired */
+    if (!c)
+        c = &a->slot[a->next++ % CERT_SLOTS];
+    sl_auth_user_destroy(c->user);
+    memcpy(c->sha, sha, 32);
+    c->user = sl_auth_user_copy(u);
+    c->until = until;
+    pthread_mutex_unlock(&a->mu);
+}
+
 static sl_auth_user_t *from_cert(sl_authn_t *a, gnutls_session_t s, int *presented, sl_error_t *why)
 {
     unsigned n = 0;
@@ -65,13 +124,21 @@ static sl_auth_user_t *from_cert(sl_authn_t *a, gnutls_session_t s, int *present
     *presented = peers && n > 0;
     if (!*presented)
         return NULL;
-    sl_pki_names_t names = {NULL, NULL, 0};
+    unsigned char sha[32];
+    int hashed = gnutls_hash_fast(GNUTLS_DIG_SHA256, peers[0].data, peers[0].size, sha) == 0;
+    sl_auth_user_t *u = hashed ? cert_cached(a, sha) : NULL;
+    if (u)
+        return u;
+    sl_pki_names_t names = {NULL, NULL, 0, 0};
     sl_error_t e = SL_ERROR_INIT;
+    atomic_fetch_add(&a->checks, 1);
     if (sl_pki_verify_peer(a->ca, peers[0].data, peers[0].size, &names, &e) < 0) {
         sl_errprintf(why, "client certificate: %s", e.text);
         return NULL;
     }
-    sl_auth_user_t *u = sl_auth_user_create(names.cn, "", (const char *const *)names.orgs);
+    u = sl_auth_user_create(names.cn, "", (const char *const *)names.orgs);
+    if (hashed)
+        cert_keep(a, sha, u, names.not_after);
     sl_pki_names_free(&names);
     return u;
 }
@@ -108,4 +175,9 @@ sl_auth_user_t *sl_authn_request(sl_authn_t *a, void *tls_session, const char *a
     }
     sl_auth_user_add_group(u, "system:authenticated");
     return u;
+}
+
+unsigned long sl_authn_cert_checks(const sl_authn_t *a)
+{
+    return atomic_load(&((sl_authn_t *)a)->checks);
 }

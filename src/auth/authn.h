@@ -45,6 +45,14 @@ void sl_authn_destroy(sl_authn_t *a); /* NULL is a no-op */
 sl_auth_user_t *sl_authn_request(sl_authn_t *a, void *tls_session, const char *authorization,
                                  sl_error_t *why);
 
+/* How many client certificates were verified against the CA so far. A
+ * certificate verified once is remembered by its SHA-256 (its user, until it
+ * expires, at most SL_AUTHN_CERT_TTL seconds) and not verified again: the
+ * signature check was most of a request's CPU. Untrusted ones are never
+ * remembered. */
+#define SL_AUTHN_CERT_TTL 60
+unsigned long sl_authn_cert_checks(const sl_authn_t *a);
+
 /* The bearer token of an Authorization header value ("Bearer abc" → "abc"),
  * as kube-apiserver reads it; NULL if it is not a bearer header. Borrowed
  * into a caller-freed copy. */

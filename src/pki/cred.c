@@ -198,7 +198,7 @@ static int oid_is(const gnutls_x509_ava_st *ava, const char *oid)
 
 int sl_pki_subject(const sl_pki_cred_t *c, sl_pki_names_t *out, sl_error_t *err)
 {
-    sl_pki_names_t n = {NULL, NULL, 0};
+    sl_pki_names_t n = {NULL, NULL, 0, 0};
     gnutls_x509_dn_t dn;
     int rc = gnutls_x509_crt_get_subject(c->crt, &dn);
     if (rc < 0)
@@ -364,6 +364,7 @@ int sl_pki_verify_peer(const sl_pki_cred_t *ca, const unsigned char *der, size_t
         sl_errprintf(err, "client certificate has no common name (user)");
         goto out;
     }
+    out->not_after = (long long)gnutls_x509_crt_get_expiration_time(peer.crt);
     r = 0;
 out:
     if (peer.crt)

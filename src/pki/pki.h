@@ -76,6 +76,7 @@ typedef struct sl_pki_names {
     char *cn;    /* "" when the subject has no CN */
     char **orgs; /* NULL-terminated, never NULL */
     size_t norgs;
+    long long not_after; /* sl_pki_verify_peer: when the certificate expires; else 0 */
 } sl_pki_names_t;
 int sl_pki_subject(const sl_pki_cred_t *c, sl_pki_names_t *out, sl_error_t *err);
 void sl_pki_names_free(sl_pki_names_t *n); /* clears *n; NULL is a no-op */

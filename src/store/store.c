@@ -37,6 +37,9 @@ static const char *const sql_schema[] = {
     "CREATE TABLE IF NOT EXISTS changes ("
     " rv INTEGER PRIMARY KEY, type INTEGER NOT NULL, resource TEXT NOT NULL,"
     " ns TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, prev TEXT)",
+    /* the controller and each watch hub read one resource's changes after
+     * every write: by this index, not by walking every change since */
+    "CREATE INDEX IF NOT EXISTS changes_by_resource ON changes (resource, rv)",
     "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '2')",
 };
 /* schema 1 → 2: a MODIFIED or DELETED change keeps the object as it was

@@ -163,6 +163,30 @@ int main(void)
        "untrusted certificate, valid token: the token (kube-apiserver's union)");
     sl_auth_user_destroy(u);
 
+    /* a certificate verified once is not verified again on each request
+     * (kube-apiserver caches verified chains too); untrusted ones never are
+     * kept, and a look-alike of a kept one (same names, other CA) is no hit */
+    unsigned long checks = sl_authn_cert_checks(an);
+    for (int i = 0; i < 3; i++) {
+        u = tls_request(an, ca, srv, alice, NULL, &why);
+        ok(user_is(u, "alice", "devs|system:authenticated"), "alice again (%d)", i);
+        sl_auth_user_destroy(u);
+    }
+    is_int((long)(sl_authn_cert_checks(an) - checks), 0,
+           "her certificate, already verified, was not verified again");
+    sl_pki_cred_t *admin = sl_pki_issue_client(ca, "admin", adm, 0, &err);
+    u = tls_request(an, ca, srv, admin, NULL, &why);
+    ok(user_is(u, "admin", "system:masters|system:authenticated"), "the real admin");
+    sl_auth_user_destroy(u);
+    for (int i = 0; i < 2; i++) {
+        u = tls_request(an, ca, srv, mallory, NULL, &why);
+        ok(u == NULL && strstr(why.text, "not signed by the cluster CA"),
+           "admin's look-alike of another CA, after the real one: refused (%d)", i);
+    }
+    is_int((long)(sl_authn_cert_checks(an) - checks), 3,
+           "admin's and the look-alike's twice: each verified, none of them from the cache");
+    sl_pki_destroy(admin);
+
     u = tls_request(an, ca, srv, NULL, NULL, &why);
     ok(u == NULL, "no credentials: refused");
     has_str(why.text, "no credentials", "... saying so");

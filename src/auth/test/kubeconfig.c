@@ -109,7 +109,7 @@ int main(void)
     ok(cli != NULL, "embedded certificate and key match (%s)", err.text);
     is_int(cli ? sl_pki_verify(ca, cli, SL_PKI_CLIENT, &err) : -1, 0,
            "embedded certificate verifies for client use");
-    sl_pki_names_t nm = {NULL, NULL, 0};
+    sl_pki_names_t nm = {NULL, NULL, 0, 0};
     ok(cli && sl_pki_subject(cli, &nm, &err) == 0 && !strcmp(nm.cn, "alice") && nm.norgs == 2 &&
            !strcmp(nm.orgs[1], "gpu"),
        "CN alice, O devs and gpu");

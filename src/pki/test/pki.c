@@ -117,11 +117,13 @@ int main(void)
     /* peer check as the API does it: DER in, names out */
     gnutls_datum_t der = {NULL, 0};
     ok(der_of(cli, &der) >= 0, "client cert as DER");
-    sl_pki_names_t peer = {NULL, NULL, 0};
+    sl_pki_names_t peer = {NULL, NULL, 0, 0};
     is_int(sl_pki_verify_peer(ca, der.data, der.size, &peer, &err), 0, "peer verified (%s)",
            err.text);
     is_str(peer.cn, "alice", "peer CN");
     ok(peer.norgs == 3 && !strcmp(peer.orgs[0], "devs"), "peer groups");
+    ok(peer.not_after > 0 && peer.not_after == sl_pki_not_after(cli),
+       "peer's expiry, for how long the API may remember it");
     sl_pki_names_free(&peer);
     gnutls_free(der.data);
 
@@ -138,7 +140,7 @@ int main(void)
     ok(sl_pki_verify(ca, mallory, SL_PKI_CLIENT, &err) < 0, "sl_pki_verify rejects it");
     has_str(err.text, "not signed by the cluster CA", "reason names the CA");
     ok(der_of(mallory, &der) >= 0, "foreign cert as DER");
-    peer = (sl_pki_names_t){NULL, NULL, 0};
+    peer = (sl_pki_names_t){NULL, NULL, 0, 0};
     ok(sl_pki_verify_peer(ca, der.data, der.size, &peer, &err) < 0, "peer check rejects it");
     ok(peer.cn == NULL, "no names returned for a rejected peer");
     gnutls_free(der.data);

@@ -11,6 +11,7 @@
 #include "common/tap.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
+#include "store/internal.h"
 #include "store/store.h"
 
 static json_t *pod(const char *ns, const char *name)
@@ -581,9 +582,58 @@ static void test_mutate_and_batch(sl_store_t *s)
     json_decref(b);
 }
 
+/* Reading one resource's changes costs what that resource has, not what the
+ * whole log holds: the controller and every watch hub read their resource's
+ * changes after each write, and a log of Events must not be walked for a
+ * resource that has none (jobs, cronjobs). Counted in SQLite's virtual
+ * machine steps of the log query, which are exact, not timed. */
+static void test_changes_by_resource(const char *dir)
+{
+    sl_error_t err;
+    char *path = sl_xasprintf("%s/byres.db", dir);
+    sl_store_t *s = sl_store_open(path, &err);
+    sl_store_set_log_limit(s, 100000);
+    json_t *p = pod("w", "p0");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    int64_t after = sl_store_revision(s);
+    for (int i = 0; i < 3000; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "e%d", i);
+        json_t *e = pod("w", name);
+        sl_store_create(s, "events", e, NULL);
+        json_decref(e);
+    }
+    p = pod("w", "p1");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    struct sl_store_conn *c = sl_store_rlock(s);
+    sqlite3_stmt_status(c->st[ST_LOG_ALL], SQLITE_STMTSTATUS_VM_STEP, 1);
+    sqlite3_stmt_status(c->st[ST_LOG_NS], SQLITE_STMTSTATUS_VM_STEP, 1);
+    sl_store_runlock(s, c);
+    json_t *none = sl_store_changes(s, 0, "jobs", NULL, 0, &err);
+    json_t *one = sl_store_changes(s, after, "pods", NULL, 0, &err);
+    json_t *ns = sl_store_changes(s, after, "pods", "w", 0, &err);
+    c = sl_store_rlock(s);
+    int steps = sqlite3_stmt_status(c->st[ST_LOG_ALL], SQLITE_STMTSTATUS_VM_STEP, 0);
+    int nsteps = sqlite3_stmt_status(c->st[ST_LOG_NS], SQLITE_STMTSTATUS_VM_STEP, 0);
+    sl_store_runlock(s, c);
+    ok(none && json_array_size(none) == 0 && one && json_array_size(one) == 1 && ns &&
+           json_array_size(ns) == 1,
+       "a resource's changes among 3,000 others: jobs none, pods one, pods of w one");
+    ok(steps < 300, "the two reads took %d steps of the log query, not one per logged change",
+       steps);
+    ok(nsteps < 300, "a namespace's read took %d steps, not one per logged change", nsteps);
+    json_decref(none);
+    json_decref(one);
+    json_decref(ns);
+    sl_store_close(s);
+    free(path);
+}
+
 int main(void)
 {
-    tap_plan(134);
+    tap_plan(137);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -616,6 +666,7 @@ int main(void)
     ok(s == NULL && errno != 0, "open in a missing folder fails (%s)", err.text);
 
     test_migration(dir);
+    test_changes_by_resource(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
