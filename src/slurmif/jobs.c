@@ -78,7 +78,7 @@ int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err)
 {
     job_info_msg_t *msg = NULL;
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_load_jobs(since ? *since : 0, &msg, SHOW_ALL);
+    int rc = slurm_load_jobs(since ? *since : 0, &msg, SHOW_ALL | SHOW_LOCAL);
     int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
     sl_slurm_rpc_end("load_jobs", t0, rc != SLURM_SUCCESS && e != SLURM_NO_CHANGE_IN_DATA);
     if (rc != SLURM_SUCCESS) {
@@ -97,7 +97,7 @@ int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err)
 {
     job_info_msg_t *msg = NULL;
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_load_job(&msg, job_id, SHOW_ALL);
+    int rc = slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL);
     int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
     /* a job Slurm has forgotten is an answer, not an error */
     sl_slurm_rpc_end("load_job", t0, rc != SLURM_SUCCESS && e != ESLURM_INVALID_JOB_ID);

@@ -321,7 +321,7 @@ unsigned sl_slurm_max_array_size(void)
 static int kill_task(uint32_t job_id, uint16_t sig, uint16_t flags)
 {
     job_info_msg_t *msg = NULL;
-    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg)
+    if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS || !msg)
         return SLURM_ERROR;
     int rc = SLURM_ERROR;
     if (msg->record_count == 1 && msg->job_array[0].array_job_id &&
