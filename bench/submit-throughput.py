@@ -13,7 +13,10 @@ measured), for each N of --pods:
   floor      N sl_slurm_submit calls in one process (bench/submit-floor.c),
              1 thread and --threads threads
 Each is run --repeat times, the paths taking turns; medians are printed with
-the ratios. The pods and jobs of each round are removed before the next.
+the ratios, and the CPU each path took per pod (ms, user + system) in
+the front daemon (slurmlinkd; slurmrestd for its path), slurmctld and the
+client side (this script's threads, or the sbatch / floor processes): on a machine of C cores no path can go faster
+than C × 1000 / (the sum) pods/s, so the sum is what bounds it here. The pods and jobs of each round are removed before the next.
 
 With --daemons NAME=PATH,... the api path runs once per daemon binary
 (slurmlinkd restarted with `slurmlink up --dir D --daemon PATH` before each
@@ -100,6 +103,36 @@ class Watch(threading.Thread):
                 self.with_job.add(o["metadata"]["name"])
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pidfile):
+    """user + system CPU seconds of the process named in pidfile (0 if gone)"""
+    try:
+        pid = int(open(pidfile).read())
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / TICK
+    except (OSError, ValueError):
+        return 0.0
+
+
+RESTD_PID = f"/tmp/tput-restd-{os.getpid()}.pid"
+
+
+def cpu_now(front=None):
+    """(front daemon, slurmctld, client) CPU seconds so far: the front is
+    slurmlinkd, or slurmrestd for its path; the client is this process and
+    its reaped children (sbatch, the floor's program)"""
+    t = os.times()
+    return (cpu_of(front or f"{D}/run/slurmlinkd.pid"), cpu_of(f"{D}/run/slurmctld.daemon.pid"),
+            t.user + t.system + t.children_user + t.children_system)
+
+
+def cpu_per_pod(c0, c1, n):
+    """ms of CPU per pod in each of cpu_now's three parts between c0 and c1"""
+    return [(b - a) * 1000.0 / n for a, b in zip(c0, c1)]
+
+
 def restart_daemon(path):
     pid = int(open(f"{D}/run/slurmlinkd.pid").read())
     os.kill(pid, 15)
@@ -147,6 +180,7 @@ def run_api(n, rnd):
                 bad.append(st)
 
     ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
+    c0 = cpu_now()
     t0 = time.time()
     for t in ths:
         t.start()
@@ -156,6 +190,7 @@ def run_api(n, rnd):
     while len(w.with_job) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
     t_all = time.time() - t0
+    cpu = cpu_per_pod(c0, cpu_now(), n)
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
     # the pods go with their namespace (their jobs are cancelled); a fresh
     # connection: the server closes an idle one
@@ -165,10 +200,11 @@ def run_api(n, rnd):
         time.sleep(0.5)
     wait_no_jobs("nobody")
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad),
-            "got": len(w.with_job)}
+            "got": len(w.with_job), "cpu": cpu}
 
 
 def run_sbatch(n, rnd):
+    c0 = cpu_now()
     t0 = time.time()
     ok = 0
     for i in range(n):
@@ -176,8 +212,9 @@ def run_sbatch(n, rnd):
                            env=ENV, capture_output=True)
         ok += r.returncode == 0
     dt = time.time() - t0
+    cpu = cpu_per_pod(c0, cpu_now(), n)
     wait_no_jobs("root")
-    return {"all_s": dt, "rate": n / dt, "errors": n - ok}
+    return {"all_s": dt, "rate": n / dt, "errors": n - ok, "cpu": cpu}
 
 
 class UnixHTTP(http.client.HTTPConnection):
@@ -203,6 +240,7 @@ def restd_start():
             c = UnixHTTP(sock)
             c.request("GET", "/slurm/v0.0.38/ping")
             if c.getresponse().status == 200:
+                open(RESTD_PID, "w").write(str(p.pid))
                 return p, sock
         except OSError:
             pass
@@ -227,23 +265,27 @@ def run_restd(n, rnd, sock):
                 bad.append(r.status)
 
     ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
+    c0 = cpu_now(RESTD_PID)
     t0 = time.time()
     for t in ths:
         t.start()
     for t in ths:
         t.join()
     dt = time.time() - t0
+    cpu = cpu_per_pod(c0, cpu_now(RESTD_PID), n)
     wait_no_jobs("root")
-    return {"all_s": dt, "rate": n / dt, "errors": len(bad)}
+    return {"all_s": dt, "rate": n / dt, "errors": len(bad), "cpu": cpu}
 
 
 def run_floor(n, rnd, threads):
+    c0 = cpu_now()
     r = sh(args.floor, "nobody", str(n), str(threads))
+    cpu = cpu_per_pod(c0, cpu_now(), n)
     wait_no_jobs("nobody")
     # "T threads: K of N jobs in S s: R jobs/s"
     words = r.stdout.split()
     return {"all_s": float(words[7]), "rate": float(words[9]),
-            "errors": n - int(words[2]) if words else n}
+            "errors": n - int(words[2]) if words else n, "cpu": cpu}
 
 
 def main():
@@ -277,9 +319,13 @@ def main():
                         print(f"  N={n} round {rnd} {name:12s} {r['all_s']:8.2f} s {r['rate']:7.0f}/s "
                               f"errors {r['errors']}" + (f" ack {r['ack_s']:.2f} s" if "ack_s" in r else ""),
                               flush=True)
+                        print(f"      CPU ms per pod: front {r['cpu'][0]:.2f} slurmctld {r['cpu'][1]:.2f} "
+                              f"client {r['cpu'][2]:.2f}", flush=True)
         print()
         print("ratio: the last api path's rate (api, or the last of --daemons) over the path's")
-        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'ratio':>7s}")
+        print("CPU: median ms per pod in the front daemon (slurmlinkd, or slurmrestd) / slurmctld / client;")
+        print("bound: cores x 1000 / their sum, the most pods/s this machine could give that path")
+        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'ratio':>7s}   {'CPU ms/pod':>20s} {'bound/s':>8s}")
         for n in sorted({k[0] for k in res}):
             ref = "api" if (n, "api") in res else f"api:{DAEMONS[-1][0]}" if DAEMONS else "api"
             api = statistics.median(r["rate"] for r in res.get((n, ref), [{"rate": float("nan")}]))
@@ -288,7 +334,11 @@ def main():
                     continue
                 med = statistics.median(r["all_s"] for r in rs)
                 rate = statistics.median(r["rate"] for r in rs)
-                print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}")
+                cpu = [statistics.median(r["cpu"][i] for r in rs) for i in range(3)]
+                tot = sum(cpu)
+                bound = os.cpu_count() * 1000 / tot if tot > 0 else float("nan")
+                print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}   "
+                      f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f} {bound:8.0f}")
     finally:
         if restd:
             restd.terminate()

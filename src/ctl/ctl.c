@@ -879,6 +879,14 @@ static int follow_gang(sl_ctl_t *c, const sl_slurm_job_t *j, const char *owner)
     return n > 0;
 }
 
+long long ctl_poll_gap(int poll_ms, long long took_ms)
+{
+    long long gap = 10 * took_ms;
+    if (gap > CTL_POLL_GAP_MAX_MS)
+        gap = CTL_POLL_GAP_MAX_MS;
+    return gap > poll_ms ? gap : poll_ms;
+}
+
 static void poll_jobs(sl_ctl_t *c)
 {
     sl_slurm_jobs_t *jobs = NULL;
@@ -1033,8 +1041,10 @@ static void *ctl_main(void *arg)
             c->next_node_poll = now + c->o.node_poll_ms;
         }
         if (now >= c->next_job_poll) {
+            long long t0 = sl_now_ms();
             poll_jobs(c);
-            c->next_job_poll = sl_now_ms() + c->o.poll_ms;
+            long long end = sl_now_ms();
+            c->next_job_poll = end + ctl_poll_gap(c->o.poll_ms, end - t0);
         }
         process_due(c);
         ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */
