@@ -15,6 +15,7 @@
 #include "api/server.h"
 #include "auth/authn.h"
 #include "auth/policy.h"
+#include "common/argv.h"
 #include "common/buf.h"
 #include "kube/selector.h"
 #include "pod/fielderr.h"
@@ -368,6 +369,10 @@ void api_namespace_sweep(sl_api_t *api, const char *ns);
 bool api_namespace_has_spec_finalizers(json_t *ns);
 /* Ensure a `default` ServiceAccount in ns (idempotent). */
 void api_ensure_default_sa(sl_api_t *api, const char *ns);
+/* The names of res's objects in ns (NULL: all namespaces), appended to out:
+ * what a sweep reads first, then each object by itself, rather than every
+ * object parsed at once. */
+void api_store_names(sl_api_t *api, const api_resource_t *res, const char *ns, sl_argv_t *out);
 
 /* --- helpers shared by handlers (objects.c) --- */
 /* The kind of a store errno (ENOENT NotFound, EEXIST AlreadyExists, ESTALE

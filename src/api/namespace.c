@@ -153,6 +153,11 @@ static int add_name(void *arg, const char *json, size_t len, const sl_store_item
     return 0;
 }
 
+void api_store_names(sl_api_t *api, const api_resource_t *res, const char *ns, sl_argv_t *out)
+{
+    sl_store_list_each(api->store, res->store_name, ns, add_name, out, NULL);
+}
+
 /* Steps 1 and 2: one pass over what the namespace holds, deleting and
  * counting what is left, per resource and per finalizer, in kube's words. */
 static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)
@@ -164,7 +169,7 @@ static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)
         /* the names first, then one object at a time: a namespace of
          * 50,000 Events held them all parsed at once (~4 KB each) */
         sl_argv_t names = SL_ARGV_INIT;
-        sl_store_list_each(api->store, res->store_name, ns, add_name, &names, NULL);
+        api_store_names(api, res, ns, &names);
         long left = 0;
         for (size_t i = 0; i < names.n; i++) {
             json_t *o = sl_store_get(api->store, res->store_name, ns, names.v[i]);
