@@ -18,13 +18,20 @@ the front daemon (slurmlinkd; slurmrestd for its path), slurmctld and the
 client side (this script's threads, or the sbatch / floor processes): on a machine of C cores no path can go faster
 than C × 1000 / (the sum) pods/s, so the sum is what bounds it here. The pods and jobs of each round are removed before the next.
 
+slurmctld keeps finished jobs for MinJobAge (300 s), and every submission
+and job list costs more the more it holds: a path run after another pays for
+the jobs the one before left. With --purge the run sets MinJobAge=2 (D's
+slurm.conf, scontrol reconfigure; put back at the end) and waits, before
+each path, until slurmctld holds no job: each path starts from an empty
+job table.
+
 With --daemons NAME=PATH,... the api path runs once per daemon binary
 (slurmlinkd restarted with `slurmlink up --dir D --daemon PATH` before each
 of its rounds), e.g. the code before and after a change, in the same run.
 
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--only api,sbatch,slurmrestd,floor]
-                                  [--daemons NAME=PATH,...] [--slurmlink PATH]
+                                  [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
 Nothing here is asserted.
 """
 import argparse, http.client, json, os, socket, statistics, subprocess, sys
@@ -41,6 +48,7 @@ ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--floor", default="/tmp/submit-floor")
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
+ap.add_argument("--purge", action="store_true")
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
 args = ap.parse_args()
 D = os.path.abspath(args.dir)
@@ -203,6 +211,23 @@ def run_api(n, rnd):
             "got": len(w.with_job), "cpu": cpu}
 
 
+def set_min_job_age(age):
+    conf = f"{D}/etc/slurm.conf"
+    text = open(conf).read()
+    lines = [f"MinJobAge={age}" if ln.startswith("MinJobAge=") else ln for ln in text.split("\n")]
+    open(conf, "w").write("\n".join(lines))
+    sh("scontrol", "reconfigure", check=True)
+
+
+def wait_empty():
+    """until slurmctld holds no job at all (with --purge: MinJobAge=2, and
+    slurmctld purges finished jobs in a periodic pass)"""
+    t0 = time.time()
+    while sh("squeue", "-h", "-t", "all", "-o", "%i").stdout.strip() and time.time() - t0 < 600:
+        time.sleep(1)
+    return time.time() - t0
+
+
 def run_sbatch(n, rnd):
     c0 = cpu_now()
     t0 = time.time()
@@ -290,6 +315,8 @@ def run_floor(n, rnd, threads):
 
 def main():
     part = sh("sinfo", "-h", "-o", "%R").stdout.split()[0]
+    if args.purge:  # first: a reconfigure puts the partition back UP, as slurm.conf has it
+        set_min_job_age(2)
     sh("scontrol", "update", f"PartitionName={part}", "State=DOWN", check=True)
     restd = None
     try:
@@ -302,6 +329,8 @@ def main():
         for n in [int(x) for x in args.pods.split(",")]:
             for rnd in range(args.repeat):
                 for path in PATHS:
+                    if args.purge:
+                        print(f"    (slurmctld empty after {wait_empty():.0f} s)", flush=True)
                     if path == "api":
                         out = [("api", run_api(n, rnd))]
                     elif path.startswith("api:"):
@@ -343,6 +372,8 @@ def main():
         if restd:
             restd.terminate()
             restd.wait()
+        if args.purge:
+            set_min_job_age(300)
         sh("scontrol", "update", f"PartitionName={part}", "State=UP")
 
 

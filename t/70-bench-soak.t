@@ -7,7 +7,7 @@
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 10
+plan 11
 
 PY=/usr/bin/python3
 N=200
@@ -39,3 +39,5 @@ is "$(o 'sorted(d) == ["mixed", "pods", "sbatch"] and all(r["n"] == 20 for r in 
   "its record has the three paths of 20 jobs each"
 is "$(o 'all(0 <= r["inversions"] <= r["pairs"] == 190 and -1 <= r["tau_b"] <= 1 and r["all_started_s"] > 0 for r in d.values()) and 0 <= d["mixed"]["pods_overtaken"] + d["mixed"]["sbatch_overtaken"] <= d["mixed"]["cross_pairs"] == 100')" \
   True "inversions, tau-b, start times and overtakings in their ranges" || diag "$(cat "$CL/order.out")"
+is "$(o 'all(0 <= r[k + "_start_p50"] <= r[k + "_start_p90"] <= r["all_started_s"] + 0.001 for r in d.values() for k in ("pod", "sbatch") if k + "_start_p50" in r) and all(k + "_start_p90" in d["mixed"] for k in ("pod", "sbatch"))')" \
+  True "each kind's start after the first creation, p50 <= p90 <= the last start" || diag "$(cat "$CL/order.out")"
