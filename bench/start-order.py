@@ -51,14 +51,16 @@ def ts(s):
 
 ALLOC = re.compile(r"^\[([0-9T:.-]+)\] (?:sched: Allocate|sched/backfill: \S+ Started|backfill: Started) "
                    r"JobId=(\d+)")
+DONE = re.compile(r"^\[([0-9T:.-]+)\] _job_complete: JobId=(\d+) done")
 
 
-def log_starts():
-    """job id -> when slurmctld allocated it (its log's millisecond stamps)"""
+def log_starts(pattern=None):
+    """job id -> when slurmctld allocated it (its log's millisecond stamps);
+    with pattern (DONE), when it logged the job done"""
     res = {}
     with open(f"{CL.dir}/log/slurmctld.log", errors="replace") as f:
         for line in f:
-            m = ALLOC.match(line)
+            m = (pattern or ALLOC).match(line)
             if m:
                 res[m.group(2)] = ts(m.group(1))
     return res
@@ -185,6 +187,14 @@ def run(path):
     if path == "mixed":
         r["pods_overtaken"], r["sbatch_overtaken"], r["cross_pairs"] = cross(cr.items, tm)
     wait_queue_empty()
+    # how long each job ran (allocation to done): a pod's job runs its
+    # container (the shim, the runtime's start) around the same command, so a
+    # wave of pods on the CPUs lasts longer than a wave of sbatch jobs
+    ends = log_starts(DONE)
+    for kind in ("pod", "sbatch"):
+        d = [ends[it[3]] - tm[it[3]][1] for it in cr.items if it[0] == kind and it[3] in ends]
+        if d:
+            r[f"{kind}_ran_mean"] = sum(d) / len(d)
     cr.remove()
     return r
 
@@ -196,7 +206,8 @@ def show(path, r):
             f"order: {r['submit_inversions']} pairs")
     for kind in ("pod", "sbatch"):
         if f"{kind}_wait_p50" in r:
-            line += (f"; {kind} wait p50 {r[kind + '_wait_p50']:.1f} s p90 {r[kind + '_wait_p90']:.1f} s, "
+            ran = f" ran {r[kind + '_ran_mean']:.2f} s on average," if kind + "_ran_mean" in r else ""
+            line += (f"; {kind}{ran} wait p50 {r[kind + '_wait_p50']:.1f} s p90 {r[kind + '_wait_p90']:.1f} s, "
                      f"started after the first creation p50 {r[kind + '_start_p50']:.1f} s "
                      f"p90 {r[kind + '_start_p90']:.1f} s")
     if "cross_pairs" in r:

@@ -99,7 +99,10 @@ class Watch(threading.Thread):
         self.ready.set()
         buf = b""
         while True:
-            chunk = r.read1(1 << 20)
+            try:
+                chunk = r.read1(1 << 20)
+            except (http.client.HTTPException, OSError):
+                chunk = b""  # a round's daemon restarted under an old round's watch
             if not chunk:
                 return
             buf += chunk
