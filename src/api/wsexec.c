@@ -74,8 +74,9 @@ typedef struct sess {
     bool sock_dead;
     bool reaped;
     int wstatus;
-    long long start_ms, last_ms;
-    const char *limit; /* which limit ended it, or NULL */
+    api_up_clock_t clock; /* exec.idle_timeout, exec.max_duration */
+    const char *limit;    /* which limit ended it (limit_msg), or NULL */
+    char limit_msg[128];
 } sess_t;
 
 /* ---- the step ---- */
@@ -175,7 +176,7 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
     sess_t *s = user;
     ssize_t n = api_up_recv(s->x->up, buf, len);
     if (n > 0) {
-        s->last_ms = sl_now_ms();
+        api_up_clock_touch(&s->clock);
         return n;
     }
     if (n < 0 && errno == EAGAIN) {
@@ -399,7 +400,7 @@ static void read_step(sess_t *s, int *fd, uint8_t ch)
     char buf[READ_CHUNK];
     ssize_t n = read(*fd, buf, sizeof(buf));
     if (n > 0) {
-        s->last_ms = sl_now_ms();
+        api_up_clock_touch(&s->clock);
         s->started = true;
         if (s->win_waiting) /* slurmstepd is connected to srun: the size waited for this */
             set_size(s);
@@ -446,15 +447,14 @@ static void write_stdin(sess_t *s)
     }
 }
 
-/* the time limits: why the session ends now, or NULL */
+/* the time limits (port-forward's too): why the session ends now, or NULL */
 static const char *limit_hit(sess_t *s)
 {
-    long long now = sl_now_ms();
-    if (now - s->start_ms >= (long long)s->x->max_s * 1000)
-        return "exec session ended: it reached its time limit (exec.max_duration)";
-    if (now - s->last_ms >= (long long)s->x->idle_s * 1000)
-        return "exec session ended: idle for too long (exec.idle_timeout)";
-    return NULL;
+    const char *why = api_up_clock_expired(&s->clock);
+    if (!why)
+        return NULL;
+    snprintf(s->limit_msg, sizeof(s->limit_msg), "exec session ended: %s", why);
+    return s->limit_msg;
 }
 
 /* one round of poll; false when the session is over */
@@ -531,7 +531,7 @@ void api_exec_session_run(api_exec_t *x)
     sess_t *s = sl_xcalloc(1, sizeof(*s));
     s->x = x;
     s->in_fd = s->out_fd = s->err_fd = -1;
-    s->start_ms = s->last_ms = sl_now_ms();
+    api_up_clock_start(&s->clock, x->idle_s, x->max_s);
     struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
     atomic_fetch_add(&x->api->exec_sessions, 1);
     if (wslay_event_context_server_init(&s->ctx, &cb, s) != 0)
