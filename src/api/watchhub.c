@@ -59,26 +59,21 @@ void api_hub_destroy(api_hub_t *h)
     free(h);
 }
 
-static api_wev_t *make_event(json_t *change)
+/* An event from a change's stored texts: the object's text goes into the
+ * event's line as it is (the store keeps compact JSON), never parsed here. */
+static api_wev_t *make_event(const sl_store_change_t *c)
 {
-    const char *type = json_string_value(json_object_get(change, "type"));
-    json_t *obj = json_object_get(change, "object");
-    if (!type || !obj)
-        return NULL;
     api_wev_t *e = sl_xcalloc(1, sizeof(*e));
     e->ref = 1;
-    e->rv = json_integer_value(json_object_get(change, "rv"));
-    snprintf(e->type, sizeof(e->type), "%s", type);
-    const char *ns = sl_kube_namespace(obj);
-    e->ns = sl_xstrdup(ns ? ns : "");
-    json_t *prev = json_object_get(change, "prev");
-    e->prev_text = prev ? json_dumps(prev, JSON_COMPACT) : NULL;
-    char *text = json_dumps(obj, JSON_COMPACT);
+    e->rv = c->rv;
+    snprintf(e->type, sizeof(e->type), "%s", c->type);
+    e->ns = sl_xstrdup(c->ns ? c->ns : "");
+    e->prev_text = c->prev ? sl_xstrndup(c->prev, c->prev_len) : NULL;
     sl_buf_t b = SL_BUF_INIT;
     sl_buf_printf(&b, "{\"type\":\"%s\",\"object\":", e->type);
     e->obj_off = b.len;
-    sl_buf_printf(&b, "%s}\n", text ? text : "null");
-    free(text);
+    sl_buf_append(&b, c->json, c->len);
+    sl_buf_puts(&b, "}\n");
     e->len = b.len;
     e->line = sl_buf_steal(&b);
     return e;
@@ -123,13 +118,33 @@ static void push(api_hub_t *h, api_wev_t *e)
     h->count++;
 }
 
+typedef struct fetch {
+    api_hub_t *h;
+    size_t n;
+    int64_t top;
+} fetch_t;
+
+/* sl_store_changes_rows' fn, under the store's reader: copies only */
+static int add_change(void *arg, const sl_store_change_t *c)
+{
+    fetch_t *f = arg;
+    push(f->h, make_event(c));
+    f->top = c->rv;
+    f->n++;
+    return 0;
+}
+
 /* Bring the hub up to the store's revision. Lock held. */
 static int refresh(api_hub_t *h)
 {
     int64_t cur = sl_store_revision(h->store);
     while (h->last < cur) {
-        json_t *ch = sl_store_changes_prev(h->store, h->last, h->resource, NULL, FETCH, NULL);
-        if (!ch) {
+        fetch_t f = {h, 0, h->last};
+        int rc = sl_store_changes_rows(h->store, h->last, h->resource, NULL, FETCH, add_change, &f,
+                                       NULL);
+        if (rc < 0 && f.n > 0) /* the rows come in order: those pushed are whole up to top */
+            h->last = f.top;
+        if (rc < 0) {
             if (errno != ERANGE)
                 return -1;
             /* the log moved on without us: restart the window here */
@@ -139,23 +154,13 @@ static int refresh(api_hub_t *h)
             h->base = h->last = cur;
             return 0;
         }
-        size_t n = json_array_size(ch);
-        int64_t top = h->last;
-        for (size_t i = 0; i < n; i++) {
-            api_wev_t *e = make_event(json_array_get(ch, i));
-            if (!e)
-                continue;
-            top = e->rv;
-            push(h, e);
-        }
-        json_decref(ch);
-        if (n < FETCH) {
+        if (f.n < FETCH) {
             /* everything of this resource up to cur (read before the
              * query) is in; changes past cur may be in too */
-            h->last = top > cur ? top : cur;
+            h->last = f.top > cur ? f.top : cur;
             break;
         }
-        h->last = top;
+        h->last = f.top;
     }
     return 0;
 }

@@ -501,13 +501,10 @@ static const char *const change_type[] = {[SL_CHANGE_ADDED] = "ADDED",
                                           [SL_CHANGE_MODIFIED] = "MODIFIED",
                                           [SL_CHANGE_DELETED] = "DELETED"};
 
-/* One row of the change log, valid only during the callback. */
-typedef struct change_row {
-    int64_t rv;
-    const char *type, *ns, *name, *json, *prev; /* prev: NULL unless MODIFIED (ST_LOG_*) */
-    size_t len, prev_len;
-} change_row_t;
-typedef int (*change_row_fn)(void *arg, const change_row_t *row);
+/* One row of the change log, valid only during the callback; prev is NULL
+ * unless MODIFIED (ST_LOG_*). */
+typedef sl_store_change_t change_row_t;
+typedef sl_store_change_row_fn change_row_fn;
 
 /* Step through the rows of st (bound), calling fn; 0, or -1 with errno. */
 static int each_row(sl_store_t *s, struct sl_store_conn *c, sqlite3_stmt *st, change_row_fn fn,
@@ -591,6 +588,12 @@ static int each_adapter(void *arg, const change_row_t *row)
 {
     each_arg_t *a = arg;
     return a->fn(a->arg, row->rv, row->type, row->ns, row->name, row->json, row->len);
+}
+
+int sl_store_changes_rows(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                          size_t max, sl_store_change_row_fn fn, void *arg, sl_error_t *err)
+{
+    return changes_rows(s, after_rv, resource, ns, max, fn, arg, err);
 }
 
 int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,

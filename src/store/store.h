@@ -160,6 +160,19 @@ typedef int (*sl_store_change_fn)(void *arg, int64_t rv, const char *type, const
                                   const char *name, const char *json, size_t len);
 int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                           size_t max, sl_store_change_fn fn, void *arg, sl_error_t *err);
+/* The same, each change as its stored texts with the version a MODIFIED
+ * replaced (prev; NULL otherwise): what a watch hub keeps, without a
+ * parse/serialise round trip of either (and not parsed while the store's
+ * reader is held). Valid only during the call; fn as above. */
+typedef struct sl_store_change {
+    int64_t rv;
+    const char *type, *ns, *name;
+    const char *json, *prev; /* NUL-terminated */
+    size_t len, prev_len;
+} sl_store_change_t;
+typedef int (*sl_store_change_row_fn)(void *arg, const sl_store_change_t *c);
+int sl_store_changes_rows(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                          size_t max, sl_store_change_row_fn fn, void *arg, sl_error_t *err);
 /* The oldest revision a watch may still resume from (after_rv >= this). */
 int64_t sl_store_oldest_rv(sl_store_t *s);
 /* Set the change log bound (minimum 1). For tests and configuration. */
