@@ -603,42 +603,84 @@ int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource,
     return changes_rows(s, after_rv, resource, ns, max, each_adapter, &a, err);
 }
 
+/* A change copied out under the reader and parsed after it is let go: the
+ * API's reads wait on that one reader meanwhile. type: change_type's. */
+typedef struct text_change {
+    int64_t rv;
+    const char *type;
+    char *json, *prev;
+    size_t len, prev_len;
+} text_change_t;
+
 typedef struct collect {
-    json_t *arr;
+    text_change_t *v;
+    size_t n, cap;
     int with_prev;
 } collect_t;
 
-static int append_change(void *arg, const change_row_t *row)
+static int copy_change(void *arg, const change_row_t *row)
 {
     collect_t *c = arg;
-    json_t *o = json_loadb(row->json, row->len, 0, NULL);
-    json_t *prev = NULL;
-    if (o && c->with_prev && row->prev)
-        prev = json_loadb(row->prev, row->prev_len, 0, NULL);
-    if (!o || (c->with_prev && row->prev && !prev)) {
-        json_decref(o);
-        errno = EIO;
-        return -1;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->v = sl_xrealloc(c->v, c->cap * sizeof(*c->v));
     }
-    json_t *ch =
-        json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)row->rv, "type", row->type, "object", o);
-    if (prev)
-        json_object_set_new(ch, "prev", prev);
-    json_array_append_new(c->arr, ch);
+    text_change_t *t = &c->v[c->n++];
+    *t = (text_change_t){row->rv, row->type, sl_xstrndup(row->json, row->len), NULL, row->len, 0};
+    if (c->with_prev && row->prev) {
+        t->prev = sl_xstrndup(row->prev, row->prev_len);
+        t->prev_len = row->prev_len;
+    }
     return 0;
+}
+
+/* The copied changes as [{rv, type, object[, prev]}], or NULL (EIO) when
+ * one does not parse; frees the copies either way. */
+static json_t *parse_changes(collect_t *c)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < c->n; i++) {
+        text_change_t *t = &c->v[i];
+        json_t *o = arr ? json_loadb(t->json, t->len, 0, NULL) : NULL;
+        json_t *prev = o && t->prev ? json_loadb(t->prev, t->prev_len, 0, NULL) : NULL;
+        if (!o || (t->prev && !prev)) {
+            json_decref(o);
+            json_decref(arr);
+            arr = NULL;
+        } else {
+            json_t *ch = json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)t->rv, "type", t->type,
+                                   "object", o);
+            if (prev)
+                json_object_set_new(ch, "prev", prev);
+            json_array_append_new(arr, ch);
+        }
+        free(t->json);
+        free(t->prev);
+    }
+    free(c->v);
+    if (!arr)
+        errno = EIO;
+    return arr;
 }
 
 static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *resource,
                                const char *ns, size_t max, int with_prev, sl_error_t *err)
 {
-    collect_t c = {json_array(), with_prev};
-    if (changes_rows(s, after_rv, resource, ns, max, append_change, &c, err) < 0) {
+    collect_t c = {NULL, 0, 0, with_prev};
+    if (changes_rows(s, after_rv, resource, ns, max, copy_change, &c, err) < 0) {
         int e = errno;
-        json_decref(c.arr);
+        for (size_t i = 0; i < c.n; i++) {
+            free(c.v[i].json);
+            free(c.v[i].prev);
+        }
+        free(c.v);
         errno = e;
         return NULL;
     }
-    return c.arr;
+    json_t *arr = parse_changes(&c);
+    if (!arr)
+        sl_errprintf(err, "store: a logged change does not parse");
+    return arr;
 }
 
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
