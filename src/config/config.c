@@ -101,7 +101,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_RUN_AS] = S("run-as", 0, "slurm.run_as", "USER", "nobody",
                         "Unix user the jobs run as without a policy"),
     [SL_CFG_POLL_MS] = I("poll-ms", 0, "slurm.poll_ms", "N", 250, 10, 60000,
-                         "Slurm job poll period in milliseconds"),
+                         "Slurm job poll period in milliseconds; a poll that took longer than a "
+                         "tenth of it spaces the next one to ten times its own duration (at most "
+                         "5 s): a poll reads every job slurmctld holds, of every user, whenever "
+                         "any changed"),
     [SL_CFG_SUBMIT_WORKERS] =
         IR("submit-workers", 0, "slurm.submit_workers", "N", 8, 1, 64,
            "threads that submit pods to Slurm at once (translation, pod folder, the submit RPC, "
