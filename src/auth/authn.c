@@ -5,12 +5,12 @@
 
 #include <errno.h>
 #include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
-#include <gnutls/gnutls.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Verified client certificates, by the SHA-256 of their DER: a request on
  * a kept-alive connection (or a new connection of the same client) presents
