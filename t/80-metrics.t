@@ -17,7 +17,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 31
+plan 32
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -76,7 +76,8 @@ for f in slurmlink_pods slurmlink_pod_submissions_total slurmlink_pod_submission
          slurmlink_pod_submit_latency_seconds slurmlink_pod_status_latency_seconds \
          slurmlink_submit_queue_length slurmlink_node_gpus slurmlink_node_gpus_allocated \
          slurmlink_slurm_rpc_duration_seconds slurmlink_slurm_rpc_errors_total \
-         slurmlink_api_requests_total slurmlink_api_request_duration_seconds slurmlink_api_open_watches; do
+         slurmlink_api_requests_total slurmlink_api_request_duration_seconds slurmlink_api_open_watches \
+         slurmlink_slurm_job_poll_interval_seconds; do
   grep -q "^# TYPE $f " <<<"$METRICS" || missing="$missing $f"
 done
 is "$missing" "" "every documented family is exposed"
@@ -90,6 +91,9 @@ like "$METRICS" $'\nslurmlink_slurm_rpc_errors_total\\{rpc="submit_batch_job"\\}
 like "$METRICS" $'\nslurmlink_pod_submissions_total 5\n' "5 submissions"
 like "$METRICS" $'\nslurmlink_pod_submission_failures_total 1\n' "... 1 failure"
 like "$METRICS" $'\nslurmlink_submit_queue_length 0\n' "no pod waits for a submission"
+gap=$(awk '$1 == "slurmlink_slurm_job_poll_interval_seconds" { print $2 }' <<<"$METRICS")
+ok awk -v g="${gap:-x}" 'BEGIN { exit !(g ~ /^[0-9.e+-]+$/ && g >= 0.25 && g <= 5) }' \
+  "the job poll's interval: the 250 ms period, or longer after a slow poll, at most 5 s (${gap:-none})"
 like "$METRICS" $'\nslurmlink_api_requests_total\\{verb="create",resource="pods",subresource="",code="201"\\} 5\n' \
   "API requests by verb, resource and code (5 pod creates)"
 

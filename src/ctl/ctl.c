@@ -1043,8 +1043,9 @@ static void *ctl_main(void *arg)
         if (now >= c->next_job_poll) {
             long long t0 = sl_now_ms();
             poll_jobs(c);
-            long long end = sl_now_ms();
-            c->next_job_poll = end + ctl_poll_gap(c->o.poll_ms, end - t0);
+            long long end = sl_now_ms(), gap = ctl_poll_gap(c->o.poll_ms, end - t0);
+            c->next_job_poll = end + gap;
+            sl_metrics_job_poll_interval((double)gap / 1000.0);
         }
         process_due(c);
         ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */

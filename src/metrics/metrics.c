@@ -20,7 +20,7 @@ static const double pod_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2,
 
 static struct {
     sl_expo_t *x;
-    sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue;
+    sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -61,6 +61,11 @@ static void make(void)
     m.queue = must(sl_expo_gauge(x, "slurmlink_submit_queue_length",
                                  "Pods waiting for a submission to Slurm.", SL_EXPO_NO_LABELS, &e),
                    &e);
+    m.poll_gap = must(sl_expo_gauge(x, "slurmlink_slurm_job_poll_interval_seconds",
+                                    "The delay before the next Slurm job poll: slurm.poll_ms, "
+                                    "longer after a slow poll.",
+                                    SL_EXPO_NO_LABELS, &e),
+                      &e);
     m.gpus = must(sl_expo_gauge(x, "slurmlink_node_gpus", "GPUs (GRES gpu) of each Slurm node.",
                                 SL_EXPO_LABELS("node"), &e),
                   &e);
@@ -169,6 +174,12 @@ void sl_metrics_queue_length(size_t n)
 {
     if (ready())
         sl_expo_set(m.queue, NULL, (double)n);
+}
+
+void sl_metrics_job_poll_interval(double seconds)
+{
+    if (ready())
+        sl_expo_set(m.poll_gap, NULL, seconds);
 }
 
 void sl_metrics_gpus_begin(void)

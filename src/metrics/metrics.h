@@ -36,6 +36,8 @@ void sl_metrics_submission(int ok, double seconds);
 void sl_metrics_status_latency(double seconds);
 /* Pods waiting for a submission (new, backing off or deferred). */
 void sl_metrics_queue_length(size_t n);
+/* The delay the controller set before its next job poll (ctl_poll_gap). */
+void sl_metrics_job_poll_interval(double seconds);
 /* GPUs of the node mirror: begin drops the old values, then one call per node. */
 void sl_metrics_gpus_begin(void);
 void sl_metrics_gpus(const char *node, unsigned allocated, unsigned total);
