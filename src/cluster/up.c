@@ -17,8 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* below the kernel's ephemeral ports (Linux's default 32768-60999): a port
+ * there can become an outgoing connection's source port between the pick
+ * and the daemon's bind */
 #define PORT_LO 20000
-#define PORT_HI 40000
+#define PORT_HI 32768
 /* the longest `up` waits for a daemon to answer or a client command to end:
  * each returns as soon as it is ready or dead; a machine that is loaded
  * (a test suite's clusters at once) can take tens of seconds for MariaDB's
