@@ -634,32 +634,35 @@ static int copy_change(void *arg, const change_row_t *row)
     return 0;
 }
 
-/* The copied changes as [{rv, type, object[, prev]}], or NULL (EIO) when
- * one does not parse; frees the copies either way. */
-static json_t *parse_changes(collect_t *c)
+static void copies_free(collect_t *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].json);
+        free(c->v[i].prev);
+    }
+    free(c->v);
+}
+
+/* The copied changes as [{rv, type, object[, prev]}], or NULL when one
+ * does not parse. */
+static json_t *parse_changes(const collect_t *c)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < c->n; i++) {
-        text_change_t *t = &c->v[i];
-        json_t *o = arr ? json_loadb(t->json, t->len, 0, NULL) : NULL;
+        const text_change_t *t = &c->v[i];
+        json_t *o = json_loadb(t->json, t->len, 0, NULL);
         json_t *prev = o && t->prev ? json_loadb(t->prev, t->prev_len, 0, NULL) : NULL;
         if (!o || (t->prev && !prev)) {
             json_decref(o);
             json_decref(arr);
-            arr = NULL;
-        } else {
-            json_t *ch = json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)t->rv, "type", t->type,
-                                   "object", o);
-            if (prev)
-                json_object_set_new(ch, "prev", prev);
-            json_array_append_new(arr, ch);
+            return NULL;
         }
-        free(t->json);
-        free(t->prev);
+        json_t *ch =
+            json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)t->rv, "type", t->type, "object", o);
+        if (prev)
+            json_object_set_new(ch, "prev", prev);
+        json_array_append_new(arr, ch);
     }
-    free(c->v);
-    if (!arr)
-        errno = EIO;
     return arr;
 }
 
@@ -667,19 +670,19 @@ static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *reso
                                const char *ns, size_t max, int with_prev, sl_error_t *err)
 {
     collect_t c = {NULL, 0, 0, with_prev};
+    json_t *arr = NULL;
+    int e;
     if (changes_rows(s, after_rv, resource, ns, max, copy_change, &c, err) < 0) {
-        int e = errno;
-        for (size_t i = 0; i < c.n; i++) {
-            free(c.v[i].json);
-            free(c.v[i].prev);
-        }
-        free(c.v);
-        errno = e;
-        return NULL;
-    }
-    json_t *arr = parse_changes(&c);
-    if (!arr)
+        e = errno;
+    } else if (!(arr = parse_changes(&c))) {
+        e = EIO;
         sl_errprintf(err, "store: a logged change does not parse");
+    } else {
+        e = 0;
+    }
+    copies_free(&c);
+    if (!arr)
+        errno = e;
     return arr;
 }
 
