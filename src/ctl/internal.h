@@ -168,6 +168,8 @@ ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
 void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
+void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
+void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
 
 /* The delay until the next job poll after one that took took_ms: poll_ms,
  * or ten times took_ms when that is longer, at most CTL_POLL_GAP_MAX_MS
@@ -177,8 +179,7 @@ ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
  * pushes do not wait for it. */
 #define CTL_POLL_GAP_MAX_MS 5000
 long long ctl_poll_gap(int poll_ms, long long took_ms);
-void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
-void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
+
 /* The due list: the pods that wait for something of the controller's own
  * (a grace period, the end of a finished pod's job, a second look at their
  * job, a submission's back-off or pull, a deletion waiting for its
