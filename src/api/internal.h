@@ -369,12 +369,12 @@ void api_namespace_sweep(sl_api_t *api, const char *ns);
 bool api_namespace_has_spec_finalizers(json_t *ns);
 /* Ensure a `default` ServiceAccount in ns (idempotent). */
 void api_ensure_default_sa(sl_api_t *api, const char *ns);
+
+/* --- helpers shared by handlers (objects.c) --- */
 /* The names of res's objects in ns (NULL: all namespaces), appended to out:
  * what a sweep reads first, then each object by itself, rather than every
  * object parsed at once. */
 void api_store_names(sl_api_t *api, const api_resource_t *res, const char *ns, sl_argv_t *out);
-
-/* --- helpers shared by handlers (objects.c) --- */
 /* The kind of a store errno (ENOENT NotFound, EEXIST AlreadyExists, ESTALE
  * Conflict, EINVAL BadRequest with text, else a 500 with text or
  * strerror) in err; returns -1. */

@@ -144,20 +144,6 @@ static int sweep_one(sl_api_t *api, const api_resource_t *res, json_t *o, ns_tal
     return left;
 }
 
-/* sl_store_list_each's fn: the object's name into a vector of strings */
-static int add_name(void *arg, const char *json, size_t len, const sl_store_item_t *it)
-{
-    (void)json;
-    (void)len;
-    sl_argv_add(arg, it->name);
-    return 0;
-}
-
-void api_store_names(sl_api_t *api, const api_resource_t *res, const char *ns, sl_argv_t *out)
-{
-    sl_store_list_each(api->store, res->store_name, ns, add_name, out, NULL);
-}
-
 /* Steps 1 and 2: one pass over what the namespace holds, deleting and
  * counting what is left, per resource and per finalizer, in kube's words. */
 static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)

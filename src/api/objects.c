@@ -481,3 +481,17 @@ enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p)
     json_decref(old);
     return api_reply_object(r, res, 200, obj);
 }
+
+/* sl_store_list_each's fn: the object's name into a vector of strings */
+static int add_name(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)json;
+    (void)len;
+    sl_argv_add(arg, it->name);
+    return 0;
+}
+
+void api_store_names(sl_api_t *api, const api_resource_t *res, const char *ns, sl_argv_t *out)
+{
+    sl_store_list_each(api->store, res->store_name, ns, add_name, out, NULL);
+}
