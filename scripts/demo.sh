@@ -92,7 +92,9 @@ jobs=$mjob
 for p in train-a train-b infer; do
   jobs+=,$(kubectl get pod "$p" -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
 done
-for _ in $(seq 1 60); do
+# slurmdbd records each end a moment after slurmctld; on a loaded machine
+# that moment can be long, and the report checks every job ended
+for _ in $(seq 1 240); do
   [ "$(sacct -n -X -P -j "$jobs" -o End | grep -c '^20')" = 4 ] && break
   sleep 0.5
 done

@@ -28,5 +28,6 @@ done
 like "$out" 'no GPU was held by two jobs at once: 5 holdings of 2 \(node, GPU\) pair\(s\) by 4 GPU job\(s\)' \
   "the computed all-clear line"
 is "$(SLURM_CONF=$D/etc/slurm.conf sinfo -h -o '%D' 2>&1)" 2 "the cluster keeps running afterwards"
-like "$(SLURMLINK_DIR=$D "$ROOT/scripts/demo.sh" 2>&1; echo "rc=$?")" 'no GPU was held by two jobs at once: 5 holdings.*rc=0$' \
-  "a second run in the same folder"
+out2=$(SLURMLINK_DIR=$D "$ROOT/scripts/demo.sh" 2>&1; echo "rc=$?")
+like "$out2" 'no GPU was held by two jobs at once: 5 holdings.*rc=0$' "a second run in the same folder" ||
+  diag "the second run's last lines: $(printf '%s\n' "$out2" | tail -25)"
