@@ -5,7 +5,11 @@
 On a running local cluster (e.g. `slurmlink up --dir D --nodes 4 --cpus 8`:
 32 CPUs), in one run, each path after the cluster's queue is empty:
   pods    N pods of 1 CPU sleeping --sleep seconds, POSTed one after
-          another through slurmlinkd's API (creation order = index)
+          another through slurmlinkd's API (creation order = index); their
+          container is busybox through the default runtime
+  hostpods  the same pods on the host runtime (slurmlink.io/runtime: host):
+          the very command sbatch runs, so what differs from sbatch is
+          slurmlink's path alone, not a container's start
   sbatch  N `sbatch -c1 --mem 32M --wrap 'sleep S'`, one after another
   mixed   N alternating: pod, sbatch job, pod, ... in one sequence
 For each: the order slurmctld started them in against the order they were
@@ -22,7 +26,8 @@ Start times are slurmctld's: its log's "sched: Allocate JobId=" lines
 listed for MinJobAge, 300 s).
 Nothing here is asserted.
 
-usage: bench/start-order.py --dir D [--pods 500] [--sleep 3] [--only pods,sbatch,mixed]
+usage: bench/start-order.py --dir D [--pods 500] [--sleep 3]
+                            [--only pods,hostpods,sbatch,mixed]
                             [--json FILE]
 """
 import argparse, datetime, json, os, re, sys, time
@@ -34,7 +39,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
 ap.add_argument("--pods", type=int, default=500)
 ap.add_argument("--sleep", type=float, default=3)
-ap.add_argument("--only", default="pods,sbatch,mixed")
+ap.add_argument("--only", default="pods,hostpods,sbatch,mixed")
 ap.add_argument("--json", default="")
 args = ap.parse_args()
 CL = Cluster(args.dir)
@@ -88,10 +93,12 @@ class Creator:
         CL.namespace(self.c, ns)
         self.items = []  # [kind, name, created, job id]
 
-    def pod(self, i):
+    def pod(self, i, host=False):
+        body = pod(f"p{i}", f"sleep {args.sleep}")
+        if host:
+            body["metadata"]["annotations"] = {"slurmlink.io/runtime": "host"}
         t = time.time()
-        st, _ = req(self.c, "POST", f"/api/v1/namespaces/{self.ns}/pods",
-                    pod(f"p{i}", f"sleep {args.sleep}"))
+        st, _ = req(self.c, "POST", f"/api/v1/namespaces/{self.ns}/pods", body)
         if st != 201:
             raise SystemExit(f"POST pod p{i}: {st}")
         self.items.append(["pod", f"p{i}", t, None])
@@ -178,8 +185,8 @@ def run(path):
     wait_queue_empty()
     cr = Creator(f"order-{path}-{os.getpid()}")
     for i in range(args.pods):
-        if path == "pods" or (path == "mixed" and i % 2 == 0):
-            cr.pod(i)
+        if path in ("pods", "hostpods") or (path == "mixed" and i % 2 == 0):
+            cr.pod(i, host=path == "hostpods")
         else:
             cr.sbatch(i)
     tm = cr.wait_started()
@@ -200,7 +207,7 @@ def run(path):
 
 
 def show(path, r):
-    line = (f"{path:7s} n={r['n']} created in {r['created_s']:.1f} s, all started "
+    line = (f"{path:8s} n={r['n']} created in {r['created_s']:.1f} s, all started "
             f"{r['all_started_s']:.1f} s after the first creation; inversions {r['inversions']} of "
             f"{r['pairs']} pairs (ties {r['ties']}), tau-b {r['tau_b']:.4f}; submitted out of "
             f"order: {r['submit_inversions']} pairs")
@@ -225,9 +232,11 @@ def main():
     for path in args.only.split(","):
         res[path] = run(path)
         show(path, res[path])
-    if "pods" in res and "sbatch" in res:
-        p, s = res["pods"], res["sbatch"]
-        print(f"ratio pods/sbatch: all started {p['all_started_s'] / s['all_started_s']:.2f}, "
+    for pods in ("pods", "hostpods"):
+        if pods not in res or "sbatch" not in res:
+            continue
+        p, s = res[pods], res["sbatch"]
+        print(f"ratio {pods}/sbatch: all started {p['all_started_s'] / s['all_started_s']:.2f}, "
               f"wait p50 {p['pod_wait_p50'] / s['sbatch_wait_p50']:.2f}, "
               f"p90 {p['pod_wait_p90'] / s['sbatch_wait_p90']:.2f}; started after the first creation "
               f"p50 {p['pod_start_p50'] / s['sbatch_start_p50']:.2f}, "

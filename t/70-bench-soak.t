@@ -35,8 +35,8 @@ is "$(j 'd["end"][1] <= d["bare"][1]')" True "slurmlinkd's open fds are back to 
 $PY "$ROOT/bench/start-order.py" --dir "$CL" --pods 20 --sleep 1 --json "$CL/order.json" >"$CL/order.out" 2>&1
 is "$?" 0 "bench/start-order.py --pods 20 exits 0" || diag "$(tail -20 "$CL/order.out")"
 o() { $PY -c "import json,sys; d=json.load(open('$CL/order.json')); print($1)" 2>&1; }
-is "$(o 'sorted(d) == ["mixed", "pods", "sbatch"] and all(r["n"] == 20 for r in d.values())')" True \
-  "its record has the three paths of 20 jobs each"
+is "$(o 'sorted(d) == ["hostpods", "mixed", "pods", "sbatch"] and all(r["n"] == 20 for r in d.values())')" True \
+  "its record has the four paths of 20 jobs each"
 is "$(o 'all(0 <= r["inversions"] <= r["pairs"] == 190 and -1 <= r["tau_b"] <= 1 and r["all_started_s"] > 0 for r in d.values()) and 0 <= d["mixed"]["pods_overtaken"] + d["mixed"]["sbatch_overtaken"] <= d["mixed"]["cross_pairs"] == 100')" \
   True "inversions, tau-b, start times and overtakings in their ranges" || diag "$(cat "$CL/order.out")"
 is "$(o 'all(0 <= r[k + "_start_p50"] <= r[k + "_start_p90"] <= r["all_started_s"] + 0.001 for r in d.values() for k in ("pod", "sbatch") if k + "_start_p50" in r) and all(k + "_start_p90" in d["mixed"] for k in ("pod", "sbatch"))')" \
