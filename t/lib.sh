@@ -134,7 +134,7 @@ restart_with_fault() {
 # free_ports N: the first of N consecutive TCP ports free here (each bindable
 # on IPv4's and IPv6's wildcard now), for a test's own servers and kubectl's
 # local ports. Drawn at random from 10000-19999: below `slurmlink up`'s
-# daemons (20000-40000) and the kernel's ephemeral ports (32768-60999 here),
+# daemons (20000-32767) and the kernel's ephemeral ports (32768-60999 here),
 # which other tests' clusters, sruns and clients take while this one runs.
 free_ports() {
   /usr/bin/python3 - "$1" <<'PY'

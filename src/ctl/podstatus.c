@@ -227,12 +227,45 @@ int ctl_status_init(json_t *pod, int64_t now_ns)
     return changed;
 }
 
+/* whether the poll or the shim's pushes have said the pod's job runs or ran:
+ * it is scheduled, or a container has started */
+static int ran_already(json_t *pod)
+{
+    json_t *st = status_of(pod), *c;
+    size_t i;
+    json_array_foreach(json_object_get(st, "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *cs = json_string_value(json_object_get(c, "status"));
+        if (t && !strcmp(t, "PodScheduled") && cs && !strcmp(cs, "True"))
+            return 1;
+    }
+    const char *lists[] = {"initContainerStatuses", "containerStatuses"};
+    for (int l = 0; l < 2; l++)
+        json_array_foreach(json_object_get(st, lists[l]), i, c)
+        {
+            json_t *state = json_object_get(c, "state");
+            if (json_object_get(state, "running") || json_object_get(state, "terminated"))
+                return 1;
+        }
+    return 0;
+}
+
 int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns)
 {
     char buf[16];
     snprintf(buf, sizeof(buf), "%u", job_id);
     int changed = 0;
     const char *old = sl_kube_annotation(pod, SL_ANN_JOB_ID);
+    if ((!old || !strcmp(old, buf)) && ran_already(pod)) {
+        /* this job ran before its id was written (a submission worker
+         * slower than the shim's pushes and the poll): what they said
+         * stands, and the id is all that can be new */
+        if (old)
+            return 0;
+        sl_kube_set_annotation(pod, SL_ANN_JOB_ID, buf);
+        return 1;
+    }
     if (!old || strcmp(old, buf)) {
         sl_kube_set_annotation(pod, SL_ANN_JOB_ID, buf);
         changed = 1;

@@ -283,6 +283,42 @@ int main(void)
        "never seen ended: the running job contradicts the stored phase");
     json_decref(p);
 
+    /* the job ran before its id was written (a held submission worker): the
+     * late record adds the id, and moves nothing back */
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    e = ev("started", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = ev("exited", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    is_str(path_str(p, "status", "phase"), "Succeeded", "pushes before the job id: Succeeded");
+    char *conds = json_dumps(json_object_get(json_object_get(p, "status"), "conditions"), 0);
+    ok(ctl_status_submitted(p, 13, now) == 1, "the late record of the job id is a change");
+    is_int(ctl_pod_job_id(p), 13, "... that writes the job id");
+    is_str(path_str(p, "status", "phase"), "Succeeded", "... and keeps the phase the shim set");
+    char *conds2 = json_dumps(json_object_get(json_object_get(p, "status"), "conditions"), 0);
+    is_str(conds2, conds, "... and the conditions as they were");
+    free(conds);
+    free(conds2);
+    ok(ctl_status_submitted(p, 13, now) == 0, "the same record again changes nothing");
+    json_decref(p);
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    e = ev("started", "main", 0, 0);
+    ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    json_object_set_new(json_object_get(p, "status"), "conditions",
+                        json_pack("[{s:s}]", "type", "PodScheduled"));
+    ctl_status_submitted(p, 14, now);
+    is_str(path_str(p, "status", "phase"), "Running",
+           "a started container (a condition without status) is evidence enough: still Running");
+    json_decref(p);
+
     /* a condition without status (stored before status writes were validated) */
     p = pod("Never", 0);
     ctl_status_init(p, now);
