@@ -2,7 +2,9 @@
  * as the job's user, submit in-process, record the job id. The controller
  * thread checks and hands each pod to the submission workers (subpool.h),
  * which do the rest on their own copy of the pod (ctl_sub_t) and hand it
- * back; ctl_submit_collect applies what they did to the pods table. */
+ * back; ctl_submit_collect writes the job ids the workers got onto their
+ * pods, many in one store transaction (one commit), and applies what they
+ * did to the pods table. */
 #include "auth/policy.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
@@ -318,14 +320,52 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
     }
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
-    p->job_id = job_id;
+    p->job_id = job_id; /* recorded on the pod by ctl_submit_collect */
     p->tries = 0;
-    mark_t m = {.job_id = job_id};
-    if (ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_submitted, &m, NULL, err) < 0)
-        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", p->ns, p->name, job_id,
-                err->text,
-                errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
     sl_debug("pod %s/%s: Slurm job %u (%lld ms)", p->ns, p->name, job_id, sl_now_ms() - t0);
+}
+
+/* s's job id written onto its pod (once) */
+static void record_job(sl_ctl_t *c, ctl_sub_t *s)
+{
+    if (!s->job_id || s->recorded)
+        return;
+    s->recorded = 1;
+    sl_error_t err = SL_ERROR_INIT;
+    mark_t m = {.job_id = s->job_id};
+    if (ctl_pod_mutate(c, s->ns, s->name, s->uid, mark_submitted, &m, NULL, &err) < 0)
+        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name,
+                s->job_id, err.text,
+                errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
+}
+
+/* The job ids of finished submissions written onto their pods: up to
+ * RECORD_BATCH in one store transaction, so a burst of pods pays one
+ * commit, not one each (a transaction that fails to commit is written again
+ * pod by pod). Controller thread. */
+#define RECORD_BATCH 64
+static void record_jobs(sl_ctl_t *c, ctl_sub_t *list)
+{
+    while (list) {
+        ctl_sub_t *end = list;
+        size_t n = 0;
+        for (; end && n < RECORD_BATCH; end = end->next)
+            n += end->job_id != 0;
+        sl_error_t err = SL_ERROR_INIT;
+        int batch = n > 1 && sl_store_txn_begin(c->store, &err) == 0;
+        for (ctl_sub_t *s = list; s != end; s = s->next)
+            record_job(c, s);
+        if (batch && sl_store_txn_commit(c->store, &err) < 0) {
+            sl_warn("the job ids of %zu pods were not written in one transaction (%s): "
+                    "one by one",
+                    n, err.text);
+            for (ctl_sub_t *s = list; s != end; s = s->next) {
+                s->recorded = 0;
+                record_job(c, s);
+            }
+        }
+        list = end;
+    }
 }
 
 /* the pod folder written as the job's user, then the job submitted */
@@ -438,6 +478,7 @@ static void sub_free(ctl_sub_t *s)
 {
     if (!s)
         return;
+    record_job(s->ctl, s); /* a submission finished but never collected */
     ctl_pull_release(s->pull);
     sl_pod_destroy(s->model);
     json_decref(s->pod);
@@ -458,6 +499,7 @@ static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
     s->uid = sl_xstrdup(p->uid);
     s->ns = sl_xstrdup(p->ns);
     s->name = sl_xstrdup(p->name);
+    s->ctl = c;
     s->pod = json_incref(pod);
     s->model = model;
     p->pull = NULL; /* used; a retry asks the registry again */
@@ -467,6 +509,7 @@ static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
         return;
     }
     sub_run(c, s);
+    record_job(c, s);
     sub_apply(c, s);
 }
 
@@ -534,6 +577,7 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
 void ctl_submit_collect(sl_ctl_t *c)
 {
     ctl_sub_t *s = c->subs ? ctl_subpool_take(c->subs) : NULL;
+    record_jobs(c, s);
     while (s) {
         ctl_sub_t *next = s->next;
         sub_apply(c, s);

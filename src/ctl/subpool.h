@@ -28,6 +28,8 @@ typedef struct ctl_sub {
     /* out, read by the controller thread once the submission is back */
     long long next_try_ms; /* a retryable failure's back-off (0: none) */
     uint32_t job_id;       /* the job Slurm gave it (0: none) */
+    int recorded;          /* job_id written onto the pod (or tried) */
+    struct sl_ctl *ctl;    /* the controller it is for */
     int permanent;         /* failed for good (the pod is marked Failed) */
     int slurm_down;        /* slurmctld did not answer, or refused for now (EAGAIN) */
     int deferred;          /* not tried: another worker had found slurmctld so */
