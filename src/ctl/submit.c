@@ -334,9 +334,8 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
     sl_error_t err = SL_ERROR_INIT;
     mark_t m = {.job_id = s->job_id};
     if (ctl_pod_mutate(c, s->ns, s->name, s->uid, mark_submitted, &m, NULL, &err) < 0)
-        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name,
-                s->job_id, err.text,
-                errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
+        sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name, s->job_id,
+                err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
 }
 
 /* The job ids of finished submissions written onto their pods: up to
