@@ -48,6 +48,22 @@ static json_t *ev(const char *what, const char *ctr, int code, int restarts)
                      "restartCount", restarts, "time", "2026-11-30T12:00:01.000001Z");
 }
 
+/* the shim's event e (taken) applied to p */
+static int shim(json_t *p, json_t *e, int64_t now)
+{
+    int r = ctl_status_from_shim(p, e, now);
+    json_decref(e);
+    return r;
+}
+
+/* a container's start, its exit 0 and the pod's end, as the shim pushes them */
+static void shim_run_ok(json_t *p, int64_t now)
+{
+    shim(p, ev("started", "main", 0, 0), now);
+    shim(p, ev("exited", "main", 0, 0), now);
+    shim(p, json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0), now);
+}
+
 int main(void)
 {
     int64_t now = 1796040000LL * 1000000000LL;
@@ -106,15 +122,7 @@ int main(void)
     ctl_status_submitted(p, 7, now);
     j = (ctl_job_view_t){.job_id = 7, .state = "RUNNING", .node = "node1", .start_ns = now};
     ctl_status_from_job(p, &j, now);
-    e = ev("started", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
-    e = ev("exited", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
-    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
+    shim_run_ok(p, now);
     is_str(path_str(p, "status", "phase"), "Succeeded", "exit 0 → Succeeded");
     is_str(cond(p, "Ready", "reason"), "PodCompleted", "Ready False with PodCompleted");
     json_decref(p);
@@ -204,15 +212,7 @@ int main(void)
     ctl_status_submitted(p, 11, now);
     j = (ctl_job_view_t){.job_id = 11, .state = "RUNNING", .node = "node1", .start_ns = now};
     ctl_status_from_job(p, &j, now);
-    e = ev("started", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
-    e = ev("exited", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
-    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
+    shim_run_ok(p, now);
     is_str(path_str(p, "status", "phase"), "Succeeded", "the shim reports a clean exit");
     j.state = "CANCELLED";
     ok(ctl_status_from_job(p, &j, now) == 1, "CANCELLED after the shim's report changes the pod");
@@ -287,15 +287,7 @@ int main(void)
      * late record adds the id, and moves nothing back */
     p = pod("Never", 0);
     ctl_status_init(p, now);
-    e = ev("started", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
-    e = ev("exited", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
-    e = json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
+    shim_run_ok(p, now);
     is_str(path_str(p, "status", "phase"), "Succeeded", "pushes before the job id: Succeeded");
     char *conds = json_dumps(json_object_get(json_object_get(p, "status"), "conditions"), 0);
     ok(ctl_status_submitted(p, 13, now) == 1, "the late record of the job id is a change");
@@ -309,9 +301,7 @@ int main(void)
     json_decref(p);
     p = pod("Never", 0);
     ctl_status_init(p, now);
-    e = ev("started", "main", 0, 0);
-    ctl_status_from_shim(p, e, now);
-    json_decref(e);
+    shim(p, ev("started", "main", 0, 0), now);
     json_object_set_new(json_object_get(p, "status"), "conditions",
                         json_pack("[{s:s}]", "type", "PodScheduled"));
     ctl_status_submitted(p, 14, now);
