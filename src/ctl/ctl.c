@@ -1,6 +1,7 @@
 /* ctl.c — the reconcile loop: pod changes from the store, Slurm polls,
  * graceful deletion; and the shim push hook called from API threads. */
 #include "auth/policy.h"
+#include "common/argv.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -501,21 +502,44 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     due_note_locked(c, p);
 }
 
+/* the stored pods' keys (namespace, name pairs) */
+static int add_key(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)json;
+    (void)len;
+    sl_argv_add(arg, it->ns);
+    sl_argv_add(arg, it->name);
+    return 0;
+}
+
+/* Every stored pod handled as `type`, read one at a time: the keys listed
+ * at a revision (the changes are read from there on), then each pod as
+ * the list had it. One deleted or written since is left to the changes
+ * after the revision, which hold it, in order. Never all of them parsed at
+ * once: at start-up, and when the controller fell behind the change log. */
+static void each_stored_pod(sl_ctl_t *c, const char *type)
+{
+    sl_argv_t keys = SL_ARGV_INIT;
+    int64_t rv = 0;
+    sl_store_list_each(c->store, "pods", NULL, add_key, &keys, &rv);
+    for (size_t i = 0; i + 1 < keys.n; i += 2) {
+        json_t *pod = sl_store_get(c->store, "pods", keys.v[i], keys.v[i + 1]);
+        if (pod && sl_kube_rv(pod) <= rv)
+            handle_pod(c, type, pod);
+        json_decref(pod);
+    }
+    sl_argv_free(&keys);
+    c->pods_rv = rv;
+}
+
 static void process_changes(sl_ctl_t *c)
 {
     for (;;) {
         sl_error_t err = SL_ERROR_INIT;
         json_t *ch = sl_store_changes(c->store, c->pods_rv, "pods", NULL, 512, &err);
         if (!ch) {
-            if (errno == ERANGE) {
-                /* fell behind the change log: start again from a full list */
-                int64_t rv = 0;
-                json_t *all = sl_store_list(c->store, "pods", NULL, &rv);
-                size_t i;
-                json_t *pod;
-                json_array_foreach(all, i, pod) handle_pod(c, "MODIFIED", pod);
-                json_decref(all);
-                c->pods_rv = rv;
+            if (errno == ERANGE) { /* fell behind the change log: every pod again */
+                each_stored_pod(c, "MODIFIED");
                 continue;
             }
             return;
@@ -1010,13 +1034,7 @@ static int job_not_started(uint32_t job, const char *uid)
 static void *ctl_main(void *arg)
 {
     sl_ctl_t *c = arg;
-    int64_t rv = 0;
-    json_t *all = sl_store_list(c->store, "pods", NULL, &rv);
-    c->pods_rv = rv;
-    size_t i;
-    json_t *pod;
-    json_array_foreach(all, i, pod) handle_pod(c, "ADDED", pod);
-    json_decref(all);
+    each_stored_pod(c, "ADDED");
     /* read every job once before submitting anything: a pod whose job was
      * submitted just before a crash is adopted, not submitted again */
     while (!atomic_load(&c->stop)) {
