@@ -35,20 +35,6 @@ typedef struct apply {
     json_t *snapshot; /* the pod after the change (new ref) */
 } apply_t;
 
-static int scheduled(json_t *pod)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && s && !strcmp(t, "PodScheduled"))
-            return !strcmp(s, "True");
-    }
-    return 0;
-}
-
 static void phase_copy(json_t *pod, char out[16])
 {
     const char *p = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
@@ -59,12 +45,12 @@ static int apply_fn(json_t *pod, void *arg)
 {
     apply_t *a = arg;
     phase_copy(pod, a->old_phase);
-    a->was_scheduled = scheduled(pod);
+    a->was_scheduled = ctl_pod_scheduled(pod);
     a->rerun = a->job && ctl_job_active(a->job->state) && ctl_job_reruns_finished(pod, a->job);
     int r = a->job ? ctl_status_from_job(pod, a->job, sl_kube_now_ns())
                    : ctl_status_from_shim(pod, a->event, sl_kube_now_ns());
     phase_copy(pod, a->new_phase);
-    a->now_scheduled = scheduled(pod);
+    a->now_scheduled = ctl_pod_scheduled(pod);
     return r;
 }
 
@@ -413,7 +399,7 @@ static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         if (pod)
             ctl_event(c, pod, "Normal", "Killing", "Stopping pod (Slurm job %u), grace period %ds",
                       p->job_id, p->grace_s);
-        int now_kill = p->grace_s <= 0 || !p->seen_by_slurm || !scheduled(pod);
+        int now_kill = p->grace_s <= 0 || !p->seen_by_slurm || !ctl_pod_scheduled(pod);
         return stop_job(c, p, now_kill ? SIGKILL : SIGTERM);
     }
     /* the shim had its grace period (plus slack to report): now Slurm kills */
@@ -1087,7 +1073,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
                                 const char *suid, uint32_t job, int shim_done, unsigned rank)
 {
     json_t *cur = ctl_pod_get(c, ns, name, uid);
-    int sched = cur && scheduled(cur);
+    int sched = cur && ctl_pod_scheduled(cur);
     json_decref(cur);
     sl_slurm_jobs_t *jl = NULL;
     if (!sched && sl_slurm_job_load(job, &jl, NULL) == 0 && sl_slurm_jobs_count(jl) == 1 &&

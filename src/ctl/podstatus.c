@@ -74,6 +74,20 @@ static int reopen(json_t *pod)
     return 1;
 }
 
+int ctl_pod_scheduled(json_t *pod)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, "PodScheduled"))
+            return !strcmp(s, "True");
+    }
+    return 0;
+}
+
 uint32_t ctl_pod_job_id(json_t *pod)
 {
     const char *s = sl_kube_annotation(pod, SL_ANN_JOB_ID);
@@ -231,15 +245,10 @@ int ctl_status_init(json_t *pod, int64_t now_ns)
  * it is scheduled, or a container has started */
 static int ran_already(json_t *pod)
 {
+    if (ctl_pod_scheduled(pod))
+        return 1;
     json_t *st = status_of(pod), *c;
     size_t i;
-    json_array_foreach(json_object_get(st, "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *cs = json_string_value(json_object_get(c, "status"));
-        if (t && !strcmp(t, "PodScheduled") && cs && !strcmp(cs, "True"))
-            return 1;
-    }
     const char *lists[] = {"initContainerStatuses", "containerStatuses"};
     for (int l = 0; l < 2; l++)
         json_array_foreach(json_object_get(st, lists[l]), i, c)
@@ -405,15 +414,7 @@ static int update_ready(json_t *pod, int64_t now_ns)
             inits_done = 0;
     }
     int changed = 0;
-    int scheduled = 0;
-    json_array_foreach(json_object_get(st, "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *cs = json_string_value(json_object_get(c, "status"));
-        if (t && !strcmp(t, "PodScheduled"))
-            scheduled = cs && !strcmp(cs, "True");
-    }
-    if (scheduled) {
+    if (ctl_pod_scheduled(pod)) {
         changed |=
             cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
                      inits_done ? NULL : "containers with incomplete status: [init]", now_ns);

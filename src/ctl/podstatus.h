@@ -100,6 +100,10 @@ int ctl_pod_gave_up(json_t *pod);
 /* 1 for the Slurm job states of a job not over (PENDING, RUNNING, ...). */
 int ctl_job_active(const char *state);
 
+/* 1 when the pod's PodScheduled condition is True (the first PodScheduled
+ * condition that has a status decides). */
+int ctl_pod_scheduled(json_t *pod);
+
 /* The job id recorded on the pod, 0 if none. */
 uint32_t ctl_pod_job_id(json_t *pod);
 
