@@ -41,7 +41,6 @@ ok test ! -e "$D/st1" "... before any state is created"
 port=$(free_ports 1)
 "$SLURMLINKD" --port "$port" --state-dir "$D/st2" --slurm-conf "$D/slurm.conf" >"$D/out2" 2>&1 &
 pid=$!
-healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 ok wait_for 60 healthy "no runtimes.default and no apptainer: slurmlinkd starts"
 kill "$pid"; wait "$pid"
 like "$(cat "$D/out2")" "runtimes.default not set and apptainer is not installed: registry images run with charliecloud" \

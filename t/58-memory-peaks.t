@@ -20,7 +20,6 @@ port=$(free_ports 1)
 "$PLAIN" --port "$port" --state-dir "$D/state" --max-per-ip 1000 >"$D/log" 2>&1 &
 pid=$!
 on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
-healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 ok wait_for 60 healthy "slurmlinkd (plain build) answers"
 
 # what both daemons' checks share: argv PORT PID, then call(), mib(), reset()

@@ -23,7 +23,6 @@ SlurmctldPort=$((port + 1))
 NodeName=n1 CPUs=1 State=UNKNOWN
 PartitionName=p Nodes=n1 Default=YES
 EOF
-healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 start() { # log, state folder, then flags: the daemon's pid in $pid once it answers
   local log=$1 state=$2
   shift 2

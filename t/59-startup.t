@@ -57,7 +57,6 @@ CONF
 port=$(free_port)
 "$SLURMLINKD" --port "$port" --state-dir "$D/state3" --slurm-conf "$D/good.conf" >"$D/out3" 2>&1 &
 pid=$!
-healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 ok wait_for 60 healthy "with a valid slurm.conf the API answers"
 # libslurm read the file once: broken now, it is not read again; the
 # controller's RPCs (slurmctld does not answer here) go on and the daemon lives

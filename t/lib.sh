@@ -89,6 +89,9 @@ done_testing() {
   [ -z "$_T_PLAN" ] && _t_tap "1..${1:-$_T_N}"
   [ $_T_FAIL -eq 0 ]
 }
+# healthy: the slurmlinkd a test started itself, on plain HTTP at
+# 127.0.0.1:$port, answers /healthz (e.g. wait_for 60 healthy)
+healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
 # wait_for SECONDS CMD... : poll CMD every 0.2 s until it succeeds
 wait_for() {
   local t=$1; shift
