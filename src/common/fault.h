@@ -25,7 +25,10 @@
  * than the shim's pod-finished push); started-view (src/ctl/ctl.c: a
  * container's "started" push that came before the poll saw its job run has
  * read the job as running, before that view is applied; with hold=, a view
- * older than the shim's later pushes).
+ * older than the shim's later pushes); pods-listed (src/ctl/ctl.c: the
+ * controller has listed the stored pods' keys, at start-up or after falling
+ * behind the change log, before it reads each pod; with hold=, a pod
+ * deleted between the list and its read).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past
