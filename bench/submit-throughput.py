@@ -32,6 +32,14 @@ of its rounds), e.g. the code before and after a change, in the same run.
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
+                                  [--waiting W] [--idle S]
+With --waiting W, W pods are created first in their own namespace with an
+image the local store lacks and imagePullPolicy Never: each waits in its
+pull's back-off (ErrImageNeverPull, retried at growing intervals) through
+the whole run, as pods of a missing image or a registry down do. They are
+left until the end, and slurmlinkd's CPU while idle with them is printed
+(per daemon with --daemons, over --idle seconds).
+
 Nothing here is asserted.
 """
 import argparse, http.client, json, os, socket, statistics, subprocess, sys
@@ -49,6 +57,8 @@ ap.add_argument("--floor", default="/tmp/submit-floor")
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
 ap.add_argument("--purge", action="store_true")
+ap.add_argument("--waiting", type=int, default=0)
+ap.add_argument("--idle", type=float, default=20.0)
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
 args = ap.parse_args()
 D = os.path.abspath(args.dir)
@@ -77,11 +87,43 @@ def req(c, method, path, body=None):
     return r.status, (json.loads(data) if data else None)
 
 
-def pod(name):
+def pod(name, image="busybox"):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
             "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
-                     "containers": [{"name": "main", "image": "busybox", "imagePullPolicy": "Never", "command": ["true"],
+                     "containers": [{"name": "main", "image": image, "imagePullPolicy": "Never", "command": ["true"],
                                      "resources": {"requests": {"cpu": "100m", "memory": "32Mi"}}}]}}
+
+
+WAIT_NS = f"tput-waiting-{os.getpid()}"
+
+
+def make_waiting(w):
+    """w pods in WAIT_NS whose image the store lacks: each in its pull's back-off"""
+    c = conn()
+    req(c, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": WAIT_NS}})
+    for i in range(w):
+        st, _ = req(c, "POST", f"/api/v1/namespaces/{WAIT_NS}/pods", pod(f"w{i}", "slurmlink.invalid/absent:1"))
+        if st != 201:
+            raise SystemExit(f"waiting pod w{i}: HTTP {st}")
+    while True:  # each pull tried once: ErrImageNeverPull
+        _, lst = req(c, "GET", f"/api/v1/namespaces/{WAIT_NS}/pods")
+        why = [((p.get("status", {}).get("containerStatuses") or [{}])[0].get("state", {})
+                .get("waiting", {}).get("reason")) for p in lst["items"]]
+        if sum(r in ("ErrImageNeverPull", "ImagePullBackOff") for r in why) == w:
+            return
+        time.sleep(0.5)
+
+
+def idle_cpu(name):
+    """slurmlinkd's CPU while nothing is asked of it, ms per s"""
+    time.sleep(2)
+    a = cpu_of(f"{D}/run/slurmlinkd.pid")
+    time.sleep(args.idle)
+    b = cpu_of(f"{D}/run/slurmlinkd.pid")
+    ms = (b - a) * 1000.0 / args.idle
+    print(f"  idle {name:12s} slurmlinkd {ms:6.2f} ms CPU per s over {args.idle:.0f} s, "
+          f"{args.waiting} pods waiting in back-off", flush=True)
+    return ms
 
 
 class Watch(threading.Thread):
@@ -329,6 +371,14 @@ def main():
         print(f"# cluster {D}, slurmlinkd :{PORT}, {os.cpu_count()} cores, load {' '.join(load)}, "
               f"{args.threads} client threads, {args.repeat} rounds", flush=True)
         res = {}
+        if args.waiting:
+            make_waiting(args.waiting)
+            if DAEMONS:
+                for name, path in DAEMONS:
+                    restart_daemon(path)
+                    idle_cpu(name)
+            else:
+                idle_cpu("api")
         for n in [int(x) for x in args.pods.split(",")]:
             for rnd in range(args.repeat):
                 for path in PATHS:
@@ -372,6 +422,8 @@ def main():
                 print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}   "
                       f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f} {bound:8.0f}")
     finally:
+        if args.waiting:
+            req(conn(), "DELETE", f"/api/v1/namespaces/{WAIT_NS}")
         if restd:
             restd.terminate()
             restd.wait()

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -593,8 +594,30 @@ static int due_of(const ctl_pod_t *p, long long now)
     return -1;
 }
 
+/* When a waiting pod that due_of found not due becomes due by time alone:
+ * its back-off's or its finish deadline's end; `now` when something else
+ * can make it due without a ctl_due_note (a pull on a worker, the Slurm
+ * controller answering again, a deletion's steps), so that it is looked at
+ * on every pass, as before; LLONG_MAX when only a change can (c->lock). */
+static long long wake_of(const ctl_pod_t *p, long long now)
+{
+    if (p->deleting || p->recheck)
+        return now;
+    long long t = p->finish_due_ms ? p->finish_due_ms : LLONG_MAX;
+    if (!p->job_id && !p->gave_up && !p->owner_uid) {
+        if (p->pending_submit || p->pull)
+            return now;
+        if ((p->tries || p->pull_wait) && p->next_try_ms < t)
+            t = p->next_try_ms;
+    }
+    return t;
+}
+
 /* pods waiting for a (re)submission, a deletion deadline or a second look
- * at their job */
+ * at their job. The list is walked only when a pod was added or noted since
+ * the last walk, or when the first back-off or deadline of the pods the
+ * last walk left waiting has come: pods that only wait for time are not
+ * looked at on every pass (a burst of store changes is a pass each). */
 static void process_due(sl_ctl_t *c)
 {
     long long now = sl_now_ms();
@@ -606,8 +629,13 @@ static void process_due(sl_ctl_t *c)
         sl_metrics_queue_length(ctl_submit_queue_length(c));
         c->next_queue_metric_ms = now + c->o.node_poll_ms;
     }
-    ctl_pod_t *last = c->due_tail;
-    for (ctl_pod_t *p = c->due, *next; p && n < 256; p = next) {
+    if (!c->due_dirty && now < c->due_wake_ms) {
+        pthread_mutex_unlock(&c->lock);
+        return;
+    }
+    long long wake = LLONG_MAX;
+    ctl_pod_t *last = c->due_tail, *p = c->due;
+    for (ctl_pod_t *next; p && n < 256; p = next) {
         next = p == last ? NULL : p->due_next; /* each once, though moved to the tail */
         int d = due_of(p, now);
         ctl_due_del(c, p);
@@ -615,9 +643,17 @@ static void process_due(sl_ctl_t *c)
             due[n] = p;
             what[n++] = (due_t)d;
         }
-        if (waits(p)) /* still waiting: to the tail, so that none starves */
+        if (waits(p)) { /* still waiting: to the tail, so that none starves */
             ctl_due_add(c, p);
+            long long w = d >= 0 ? now : wake_of(p, now);
+            if (w < wake)
+                wake = w;
+        }
     }
+    /* the actions below change their pods: the next pass walks again, as it
+     * does when this one stopped at 256 */
+    c->due_dirty = n > 0 || p;
+    c->due_wake_ms = wake;
     pthread_mutex_unlock(&c->lock);
     /* the pointers stay valid: only this thread frees a pod, and each
      * action frees at most its own */
@@ -644,10 +680,10 @@ static void process_due(sl_ctl_t *c)
 /* What Slurm says of job j, as the pod of gang rank `rank` sees it. A
  * replica's node is its place in the job's node list while the job runs;
  * the list shrinks as the job ends (a lost node, nodes done completing), so
- * the node first seen is kept in `known` (the controller's p->node; NULL
+ * the node first seen is kept in `*known` (the controller's p->node; NULL
  * from other threads, which see running jobs only). */
 static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_view_t *v,
-                    char *node, char *ip, unsigned rank, char *known, int gang)
+                    char *node, char *ip, unsigned rank, char **known, int gang)
 {
     snprintf(node, 256, "%s", *j->batch_host ? j->batch_host : j->nodes);
     node[strcspn(node, ",[")] = '\0';
@@ -656,11 +692,11 @@ static void view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job
         ctl_gang_node(j->nodes, rank, node, 256);
     }
     if (known && *known)
-        snprintf(node, 256, "%s", known);
+        snprintf(node, 256, "%s", *known);
     else if (!known && rank && (strcmp(j->state, "RUNNING") || j->completing))
         node[0] = '\0'; /* a list that may have shrunk: the pod's nodeName stays */
     else if (known && *node && !strcmp(j->state, "RUNNING") && !j->completing)
-        snprintf(known, CTL_NODE_MAX, "%s", node);
+        *known = sl_xstrdup(node);
     ip[0] = '\0';
     if (*node)
         ctl_node_addr(c, node, ip, 256);
@@ -712,7 +748,7 @@ static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
         SL_FAULT("job-running"); /* the test build holds the controller: a poll read early */
     ctl_job_view_t v;
     char node[256], ip[256];
-    view_of(c, j, shim_done, &v, node, ip, p->gang_rank, p->node, p->gang);
+    view_of(c, j, shim_done, &v, node, ip, p->gang_rank, &p->node, p->gang);
     v.shim_done_now = &p->shim_done; /* p stays: this thread alone frees pods */
     v.ended_now = &p->slurm_ended;
     apply_job(c, p, &v);
@@ -809,7 +845,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
         pthread_mutex_unlock(&c->lock);
         ctl_job_view_t v;
         char node[256], ip[256];
-        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank, p->node, p->gang);
+        view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank, &p->node, p->gang);
         apply_job(c, p, &v);
     } else if (!known) {
         sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "

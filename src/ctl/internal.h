@@ -58,13 +58,12 @@
  * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
  * submission; a replaced one outlives the controller); nodes is replaced by the
  * controller thread and read by any thread (ctl_node_addr), under c->lock;
- * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due and
- * due_tail are under c->lock like the table; subs is set before the thread
+ * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due,
+ * due_tail, due_dirty and due_wake_ms are under c->lock like the table; subs is set before the thread
  * starts; submit_paused is atomic (set by a worker, cleared by the
  * controller thread); the rest (pods_rv to initial_poll_done,
  * next_queue_metric_ms) is the controller thread's alone. */
 
-#define CTL_NODE_MAX 256 /* a node name, with its NUL */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
@@ -104,7 +103,8 @@ typedef struct ctl_pod {
     /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
     unsigned gang_rank;
     int gang;                /* a replica of a gang (its rank annotation, 0 included) */
-    char node[CTL_NODE_MAX]; /* the node its job was first seen running it on */
+    char *node;              /* the node its job was first seen running it on (NULL: none yet;
+                              * the controller thread's) */
     ctl_pull_t *pull;        /* images being pulled or pulled for submission (pull.c) */
     int pull_wait;           /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
@@ -137,6 +137,11 @@ struct sl_ctl {
     ctl_pod_t *pods[CTL_HASH];
     ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
     ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */
+    /* c->lock: the due list walked again only when a pod was added to it
+     * (dirty) or at due_wake_ms, the first back-off or deadline of those
+     * the last walk found not due (process_due, ctl.c) */
+    int due_dirty;
+    long long due_wake_ms;
     size_t npods;
 
     int64_t pods_rv; /* last pod change seen */
@@ -186,7 +191,7 @@ long long ctl_poll_gap(int poll_ms, long long took_ms);
  * submission): what the controller's due pass walks, instead of the whole
  * table. ctl_due_note (ctl.c) adds p when it waits, after any change that
  * can make it wait; the pass drops those that no longer do. */
-void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p); /* at the tail; no-op when in it */
+void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p); /* at the tail (stays when in it); marks the list dirty */
 void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
 void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
 

@@ -102,6 +102,7 @@ void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t ta
 
 void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p)
 {
+    c->due_dirty = 1; /* added, or noted again: something of it changed */
     if (p->in_due)
         return;
     p->in_due = 1;
@@ -144,6 +145,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             free(p->ns);
             free(p->name);
             free(p->owner_uid);
+            free(p->node);
             free(p);
             c->npods--;
             return;
