@@ -59,11 +59,9 @@
  * submission; a replaced one outlives the controller); nodes is replaced by the
  * controller thread and read by any thread (ctl_node_addr), under c->lock;
  * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due,
- * due_tail, due_dirty and due_wake_ms are under c->lock like the table; subs is set before the thread
- * starts; submit_paused is atomic (set by a worker, cleared by the
- * controller thread); the rest (pods_rv to initial_poll_done,
- * next_queue_metric_ms) is the controller thread's alone. */
-
+ * due_tail, due_dirty and due_wake_ms are under c->lock like the table; subs is set before the
+ * thread starts; submit_paused is atomic (set by a worker, cleared by the controller thread); the
+ * rest (pods_rv to initial_poll_done, next_queue_metric_ms) is the controller thread's alone. */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
@@ -102,11 +100,11 @@ typedef struct ctl_pod {
     uint32_t array_job_id, array_task_id;
     /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
     unsigned gang_rank;
-    int gang;                /* a replica of a gang (its rank annotation, 0 included) */
-    char *node;              /* the node its job was first seen running it on (NULL: none yet;
-                              * the controller thread's) */
-    ctl_pull_t *pull;        /* images being pulled or pulled for submission (pull.c) */
-    int pull_wait;           /* a failed pull's back-off runs until next_try_ms */
+    int gang;         /* a replica of a gang (its rank annotation, 0 included) */
+    char *node;       /* the node its job was first seen running it on (NULL: none yet;
+                       * the controller thread's) */
+    ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
+    int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
     struct ctl_pod *next;                 /* hash chain by uid */
     struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
@@ -191,7 +189,8 @@ long long ctl_poll_gap(int poll_ms, long long took_ms);
  * submission): what the controller's due pass walks, instead of the whole
  * table. ctl_due_note (ctl.c) adds p when it waits, after any change that
  * can make it wait; the pass drops those that no longer do. */
-void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p); /* at the tail (stays when in it); marks the list dirty */
+/* at the tail (stays where it is when in it); marks the list dirty */
+void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p);
 void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
 void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
 
