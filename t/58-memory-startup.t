@@ -4,7 +4,7 @@
 # parsed list of them all: slurmlinkd restarted on a store of 5,000 pods
 # with its controllers (a slurm.conf whose slurmctld is not running: the
 # controller starts, reads every pod, and waits for Slurm) peaks under
-# 16 MiB above its start on an empty store (11-12 MiB here: its table of
+# 16 MiB above its start on an empty store (10 MiB here: its table of
 # the pods and the heap around it). Parsing all 5,000 at once: 37 MiB.
 # The plain build: ASan's quarantine keeps freed memory resident by design.
 source "$(dirname "$0")/lib.sh"
