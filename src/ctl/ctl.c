@@ -576,41 +576,35 @@ void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p)
 
 typedef enum { DUE_SUBMIT, DUE_DELETE, DUE_END_FINISHED, DUE_RECHECK } due_t;
 
-/* what p is due for now, or -1 (c->lock held: finish_due_ms is shared) */
-static int due_of(const ctl_pod_t *p, long long now)
+/* What p is due for now, or -1 (c->lock held: finish_due_ms is shared).
+ * *wake: when it becomes due by time alone (its back-off's or its finish
+ * deadline's end); `now` when due now, or when something else can make it
+ * due without a ctl_due_note (a pull on a worker, the Slurm controller
+ * answering again, a deletion's steps), so that it is looked at on every
+ * pass; LLONG_MAX when only a change can. */
+static int due_of(const ctl_pod_t *p, long long now, long long *wake)
 {
+    *wake = now;
     if (p->deleting) /* signalled, or its deletion waited for its submission */
         return p->signalled_ms > 0 || (!p->signalled_ms && !p->submitting) ? DUE_DELETE : -1;
     if (p->finish_due_ms && now >= p->finish_due_ms)
         return DUE_END_FINISHED;
     if (p->recheck)
         return DUE_RECHECK;
-    if (!p->job_id && !p->gave_up && (p->tries || p->pending_submit || p->pull_wait) &&
-        now >= p->next_try_ms && !p->owner_uid)
-        return DUE_SUBMIT;
-    /* a Job's pod is submitted with its array (job.c), its pull taken there */
-    if (!p->job_id && !p->gave_up && ctl_pull_done(p->pull) && !p->owner_uid)
-        return DUE_SUBMIT;
-    return -1;
-}
-
-/* When a waiting pod that due_of found not due becomes due by time alone:
- * its back-off's or its finish deadline's end; `now` when something else
- * can make it due without a ctl_due_note (a pull on a worker, the Slurm
- * controller answering again, a deletion's steps), so that it is looked at
- * on every pass, as before; LLONG_MAX when only a change can (c->lock). */
-static long long wake_of(const ctl_pod_t *p, long long now)
-{
-    if (p->deleting || p->recheck)
-        return now;
     long long t = p->finish_due_ms ? p->finish_due_ms : LLONG_MAX;
+    /* a Job's pod is submitted with its array (job.c), its pull taken there */
     if (!p->job_id && !p->gave_up && !p->owner_uid) {
+        if ((p->tries || p->pending_submit || p->pull_wait) && now >= p->next_try_ms)
+            return DUE_SUBMIT;
+        if (ctl_pull_done(p->pull))
+            return DUE_SUBMIT;
         if (p->pending_submit || p->pull)
-            return now;
+            return -1;
         if ((p->tries || p->pull_wait) && p->next_try_ms < t)
             t = p->next_try_ms;
     }
-    return t;
+    *wake = t;
+    return -1;
 }
 
 /* pods waiting for a (re)submission, a deletion deadline or a second look
@@ -637,7 +631,8 @@ static void process_due(sl_ctl_t *c)
     ctl_pod_t *last = c->due_tail, *p = c->due;
     for (ctl_pod_t *next; p && n < 256; p = next) {
         next = p == last ? NULL : p->due_next; /* each once, though moved to the tail */
-        int d = due_of(p, now);
+        long long w;
+        int d = due_of(p, now, &w);
         ctl_due_del(c, p);
         if (d >= 0) {
             due[n] = p;
@@ -645,7 +640,6 @@ static void process_due(sl_ctl_t *c)
         }
         if (waits(p)) { /* still waiting: to the tail, so that none starves */
             ctl_due_add(c, p);
-            long long w = d >= 0 ? now : wake_of(p, now);
             if (w < wake)
                 wake = w;
         }
