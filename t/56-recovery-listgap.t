@@ -18,8 +18,6 @@ cluster_up --cpus 2 || bail "cluster up"
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
-# the array tasks of Job uid $1 that slurmctld holds: "ID STATE" (-r: one line per task)
-tasks_of() { squeue -h -t all -r -o '%i %T %k' | awk -v u="slurmlink:uid=$1" 'index($0, u) {print $1, $2}'; }
 
 # two indexes, each wanting both CPUs: index 0 runs, index 1's task waits
 kc create -f - >/dev/null <<'YAML'
@@ -38,15 +36,14 @@ spec:
 YAML
 uid=$(jp job/hog '{.metadata.uid}')
 arr() { jp job/hog '{.metadata.annotations.slurmlink\.io/slurm-arrays}'; }
-pod1() { jp pods '{range .items[?(@.metadata.annotations.slurmlink\.io/job-index=="1")]}{.metadata.name}{end}'; }
-waiting() { [ -n "$(pod1)" ] && tasks_of "$uid" | grep -q "^$(arr)_1 PENDING$"; }
+pod_at() { jp pods "{range .items[?(@.metadata.annotations.slurmlink\\.io/job-index==\"$1\")]}{.metadata.name}{end}"; }
+waiting() { [ -n "$(pod_at 1)" ] && slurm_of "$uid" | grep -q "^$(arr)_1 PENDING$"; }
 ok wait_for 60 waiting "Job hog: index 1 has a pod and its array task waits for CPUs" ||
-  diag "$(kc get pods -o wide 2>&1; tasks_of "$uid")"
-pod0() { jp pods '{range .items[?(@.metadata.annotations.slurmlink\.io/job-index=="0")]}{.metadata.name}{end}'; }
-job0() { jp "pod/$(pod0)" '{.metadata.annotations.slurmlink\.io/job-id}'; }
-a=$(arr) p0=$(pod0) p1=$(pod1)
-running0() { [ -n "$(job0)" ] && tasks_of "$uid" | grep -q "^${a}_0 RUNNING$"; }
-ok wait_for 60 running0 "index 0's task runs, its job id on pod $p0" || diag "$(tasks_of "$uid")"
+  diag "$(kc get pods -o wide 2>&1; slurm_of "$uid")"
+job0() { jp "pod/$(pod_at 0)" '{.metadata.annotations.slurmlink\.io/job-id}'; }
+a=$(arr) p0=$(pod_at 0) p1=$(pod_at 1)
+running0() { [ -n "$(job0)" ] && slurm_of "$uid" | grep -q "^${a}_0 RUNNING$"; }
+ok wait_for 60 running0 "index 0's task runs, its job id on pod $p0" || diag "$(slurm_of "$uid")"
 
 ok restart_with_fault "pods-listed:1:hold=$CL/go" \
   "slurmlinkd restarts with SLURMLINKD_FAULT=pods-listed:1:hold=…"
@@ -57,11 +54,11 @@ kc delete pod "$p0" "$p1" --grace-period=0 --force >/dev/null 2>&1
 gone() { ! kc get pod "$p0" >/dev/null 2>&1 && ! kc get pod "$p1" >/dev/null 2>&1; }
 ok wait_for 30 gone "pods $p0 and $p1 force-deleted meanwhile: the API has removed them"
 touch "$CL/go"
-cancelled() { ! tasks_of "$uid" | grep -q "^${a}_1 \(PENDING\|RUNNING\|CONFIGURING\)$"; }
-ok wait_for 60 cancelled "released: its waiting task ${a}_1 is cancelled" || diag "$(tasks_of "$uid")"
+cancelled() { ! slurm_of "$uid" | grep -q "^${a}_1 \(PENDING\|RUNNING\|CONFIGURING\)$"; }
+ok wait_for 60 cancelled "released: its waiting task ${a}_1 is cancelled" || diag "$(slurm_of "$uid")"
 # a task cancelled while pending leaves no record of a run: nothing of it ran
-ran=$(tasks_of "$uid" | awk -v t="${a}_1" '$1 == t && $2 != "CANCELLED"')
-is "$ran" "" "task ${a}_1 never ran" || diag "$(tasks_of "$uid")"
-killed() { ! tasks_of "$uid" | grep -q "^${a}_0 \(RUNNING\|CONFIGURING\)$"; }
-ok wait_for 60 killed "its running task ${a}_0 is killed" || diag "$(tasks_of "$uid")"
+ran=$(slurm_of "$uid" | awk -v t="${a}_1" '$1 == t && $2 != "CANCELLED"')
+is "$ran" "" "task ${a}_1 never ran" || diag "$(slurm_of "$uid")"
+killed() { ! slurm_of "$uid" | grep -q "^${a}_0 \(RUNNING\|CONFIGURING\)$"; }
+ok wait_for 60 killed "its running task ${a}_0 is killed" || diag "$(slurm_of "$uid")"
 kc delete job hog >/dev/null 2>&1

@@ -28,8 +28,6 @@ cluster_up --cpus 4 --accounting || bail "cluster up"
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 cond_types() { jp "job/$1" '{range .status.conditions[*]}{.type}={.reason} {end}'; }
-# the Slurm jobs (and array tasks) whose comment carries a Job's uid, still known to slurmctld
-slurm_of() { squeue -h -t all -r -o '%i %T %k' | awk -v u="slurmlink:uid=$1" 'index($0, u) {print $1, $2}'; }
 active_of() { slurm_of "$1" | awk '$2 ~ /PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED/' | wc -l; }
 no_active() { [ "$(active_of "$1")" = 0 ]; }
 gone_pods() { [ -z "$(kc get pods -l job-name="$1" -o name 2>/dev/null)" ]; }

@@ -92,6 +92,9 @@ done_testing() {
 # healthy: the slurmlinkd a test started itself, on plain HTTP at
 # 127.0.0.1:$port, answers /healthz (e.g. wait_for 60 healthy)
 healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
+# slurm_of UID: the Slurm jobs and array tasks (-r: one line per task) whose
+# comment carries the uid of a Job (or pod) that slurmctld still holds: "ID STATE"
+slurm_of() { squeue -h -t all -r -o '%i %T %k' | awk -v u="slurmlink:uid=$1" 'index($0, u) {print $1, $2}'; }
 # wait_for SECONDS CMD... : poll CMD every 0.2 s until it succeeds
 wait_for() {
   local t=$1; shift
