@@ -28,7 +28,10 @@
  * older than the shim's later pushes); pods-listed (src/ctl/ctl.c: the
  * controller has listed the stored pods' keys, at start-up or after falling
  * behind the change log, before it reads each pod; with hold=, a pod
- * deleted between the list and its read).
+ * deleted between the list and its read); submission-handed
+ * (src/ctl/submit.c: the controller has handed a pod to a submission
+ * worker; with hold=, the worker's result handed back while the controller
+ * is still in its pass).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

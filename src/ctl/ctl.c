@@ -1073,8 +1073,9 @@ static void *ctl_main(void *arg)
     c->next_job_poll = sl_now_ms() + c->o.poll_ms;
     while (!atomic_load(&c->stop)) {
         /* anything stored after this point wakes the wait below, including a
-         * pod created while this iteration runs */
-        int64_t seen = sl_store_revision(c->store);
+         * pod created while this iteration runs, and so does a worker's
+         * finished submission or pull handed back meanwhile (a kick) */
+        sl_store_mark_t seen = sl_store_mark(c->store);
         ctl_submit_collect(c); /* the workers' finished submissions */
         process_changes(c);
         long long now = sl_now_ms();
@@ -1096,7 +1097,7 @@ static void *ctl_main(void *arg)
         ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
-            sl_store_wait(c->store, seen, (int)wait);
+            sl_store_wait_mark(c->store, seen, (int)wait);
     }
     return NULL;
 }

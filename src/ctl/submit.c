@@ -505,6 +505,7 @@ static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
     p->submitting = 1;
     if (c->subs) {
         ctl_subpool_push(c->subs, s);
+        SL_FAULT("submission-handed"); /* the test build: a worker's hand-back during the pass */
         return;
     }
     sub_run(c, s);

@@ -465,7 +465,29 @@ void sl_store_txn_rollback(sl_store_t *s)
 
 /* ---- wait, wakeup, notifications -------------------------------------- */
 
+/* the kick generation now (a batch's thread holds wmu already) */
+static unsigned kicks_now(sl_store_t *s)
+{
+    if (tls_txn == s)
+        return s->kicks;
+    pthread_mutex_lock(&s->wmu);
+    unsigned k = s->kicks;
+    pthread_mutex_unlock(&s->wmu);
+    return k;
+}
+
+sl_store_mark_t sl_store_mark(sl_store_t *s)
+{
+    return (sl_store_mark_t){.rev = sl_store_revision(s), .kicks = kicks_now(s)};
+}
+
 int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms)
+{
+    return sl_store_wait_mark(s, (sl_store_mark_t){.rev = after_rv, .kicks = kicks_now(s)},
+                              timeout_ms);
+}
+
+int64_t sl_store_wait_mark(sl_store_t *s, sl_store_mark_t mark, int timeout_ms)
 {
     if (tls_txn == s) /* would wait on ourselves */
         return sl_store_revision(s);
@@ -480,8 +502,7 @@ int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms)
         }
     }
     pthread_mutex_lock(&s->wmu);
-    unsigned kicks = s->kicks;
-    while (s->rev <= after_rv && !s->shutdown && s->kicks == kicks) {
+    while (s->rev <= mark.rev && !s->shutdown && s->kicks == mark.kicks) {
         int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->wmu)
                                 : pthread_cond_timedwait(&s->cond, &s->wmu, &deadline);
         if (rc == ETIMEDOUT)

@@ -182,6 +182,18 @@ void sl_store_set_log_limit(sl_store_t *s, size_t limit);
  * sl_store_kick() is called, or sl_store_wakeup() was called. Returns the
  * current revision. */
 int64_t sl_store_wait(sl_store_t *s, int64_t after_rv, int timeout_ms);
+/* A point to wait from: the committed revision and the kick generation. A
+ * thread that takes a mark, does its work and then waits from the mark
+ * misses nothing that came meanwhile: neither a commit nor a kick (a
+ * worker's "I have a result for you" given while the work ran; with
+ * sl_store_wait, a kick before the wait began is lost). */
+typedef struct sl_store_mark {
+    int64_t rev;
+    unsigned kicks;
+} sl_store_mark_t;
+sl_store_mark_t sl_store_mark(sl_store_t *s);
+/* sl_store_wait from a mark: also returns at once when kicked since it. */
+int64_t sl_store_wait_mark(sl_store_t *s, sl_store_mark_t mark, int timeout_ms);
 /* Shutdown: wake every waiter, and make every later sl_store_wait() return
  * at once. Sticky by design (a watcher that enters wait just after shutdown
  * must not sleep through it). Writes keep working. */

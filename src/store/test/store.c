@@ -428,6 +428,19 @@ static void test_wait(sl_store_t *s)
     sl_store_wait(s, rev + 1, 100);
     ok(sl_now_ms() - t0 >= 90, "kick is not sticky: the next wait sleeps");
 
+    /* a mark: a kick after it, even one before the wait begins, ends the
+     * wait (a worker's result handed back while the waiter was busy) */
+    sl_store_mark_t m = sl_store_mark(s);
+    is_int(m.rev, rev + 1, "a mark holds the committed revision");
+    sl_store_kick(s);
+    t0 = sl_now_ms();
+    is_int(sl_store_wait_mark(s, m, 60000), rev + 1, "a kick before the wait, after the mark:");
+    ok(sl_now_ms() - t0 < 30000, "the wait from the mark returns at once");
+    m = sl_store_mark(s);
+    t0 = sl_now_ms();
+    sl_store_wait_mark(s, m, 100);
+    ok(sl_now_ms() - t0 >= 90, "a mark taken after that kick sleeps until its timeout");
+
     struct waiter w2 = {.s = s, .after = rev + 1, .timeout = -1};
     pthread_create(&th, NULL, wait_thread, &w2);
     sl_sleep_ms(50);
@@ -633,7 +646,7 @@ static void test_changes_by_resource(const char *dir)
 
 int main(void)
 {
-    tap_plan(137);
+    tap_plan(141);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
