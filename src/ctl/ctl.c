@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "ctl/remover.h"
 #include "ctl/shimseq.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
@@ -328,26 +329,12 @@ static void replay_shim_files(sl_ctl_t *c, ctl_pod_t *p)
 /* ---- deletion --------------------------------------------------------------- */
 
 /* The pod folder goes with the pod object, however it was deleted (its
- * logs are kept until then).
- * Its user may have filled it: removed on fds, never following a link, on
- * a thread of its own so that a huge tree does not hold the controller. */
-static void *remove_folder(void *arg)
-{
-    char *dir = arg;
-    if (sl_podfs_remove(dir) < 0)
-        sl_warn("cannot remove the pod folder %s: %s", dir, strerror(errno));
-    free(dir);
-    return NULL;
-}
-
+ * logs are kept until then). Its user may have filled it: removed on fds,
+ * never following a link, on the remover's thread (remover.h) so that a
+ * huge tree does not hold the controller. */
 static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
 {
-    char *dir = ctl_pod_dir(c, ns, name, uid);
-    pthread_t t;
-    if (pthread_create(&t, NULL, remove_folder, dir) == 0)
-        pthread_detach(t);
-    else
-        remove_folder(dir);
+    ctl_remover_push(c->remover, ctl_pod_dir(c, ns, name, uid));
 }
 
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
@@ -1336,6 +1323,9 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
     ctl_submit_start(c);
+    c->remover = ctl_remover_start();
+    if (!c->remover)
+        sl_warn("the pod folder remover could not start: the controller thread removes them");
     if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
         sl_errprintf(err, "cannot start the controller thread");
         goto fail;
@@ -1357,6 +1347,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         pthread_join(c->thread, NULL);
     }
     ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
+    ctl_remover_stop(c->remover); /* the folders of pods deleted before the stop go too */
     while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
         sl_sleep_ms(50);
     for (int i = 0; i < CTL_HASH; i++)

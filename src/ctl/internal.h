@@ -158,6 +158,7 @@ struct sl_ctl {
     unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
+    struct ctl_remover *remover;    /* deleted pods' folders (remover.h); NULL: removed in place */
     long long next_queue_metric_ms; /* the submit queue's length is next counted then */
     atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
                                      * try (their pods wait); an answered job poll clears it */

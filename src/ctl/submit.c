@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "ctl/remover.h"
 #include "ctl/subpool.h"
 #include "image/image.h"
 #include "kube/meta.h"
@@ -566,11 +567,8 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
                 s->name, s->job_id);
         ctl_job_kill(s->ns, s->name, s->uid, s->job_id, SIGKILL);
     }
-    if (!p) {
-        char *dir = ctl_pod_dir(c, s->ns, s->name, s->uid);
-        sl_podfs_remove(dir);
-        free(dir);
-    }
+    if (!p)
+        ctl_remover_push(c->remover, ctl_pod_dir(c, s->ns, s->name, s->uid));
     sub_free(s);
 }
 
