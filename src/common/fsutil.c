@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -212,4 +213,31 @@ char *sl_self_dir(void)
     if (slash)
         *slash = '\0';
     return sl_xstrdup(buf);
+}
+
+int sl_lock_pidfile(const char *path, pid_t *holder, sl_error_t *err)
+{
+    *holder = 0;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return sl_errprintf(err, "open %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        char text[32] = "";
+        ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+        if (n > 0)
+            *holder = (pid_t)strtol(text, NULL, 10);
+        close(fd);
+        errno = e == EAGAIN ? EWOULDBLOCK : e;
+        return sl_errprintf(err, "lock %s: %s", path, strerror(e));
+    }
+    char text[32];
+    int len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)len, 0) != len) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return sl_errprintf(err, "write %s: %s", path, strerror(e));
+    }
+    return fd;
 }

@@ -21,5 +21,11 @@ char *sl_tail_file(const char *path, int n);
 char *sl_abspath(const char *path);
 /* Folder that holds the running executable (from /proc/self/exe). Caller frees. */
 char *sl_self_dir(void);
+/* An exclusive lock on path (created 0600 when missing, never through a
+ * link), held while the returned fd stays open: closed on exec, and the
+ * kernel drops it when the process ends, however it ends. The file then
+ * holds this process's pid. -1 with errno on failure: EWOULDBLOCK when
+ * another process holds it (*holder: the pid its file names, 0 if none). */
+int sl_lock_pidfile(const char *path, pid_t *holder, sl_error_t *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/memtrim.h"
 #include "common/version.h"
+#include "common/xalloc.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
 #include "runtime/runtime.h"
@@ -240,6 +241,7 @@ typedef struct daemon_state {
     sl_ctl_t *ctl;
     sl_authz_policy_t *policy;
     retired_t old;
+    int lock_fd; /* the state folder's lock (-1: not held) */
 } daemon_state_t;
 
 /* How often the main thread, idle between signals, looks at the heaps, and
@@ -283,6 +285,20 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
         sl_err("%s", err->text);
         return -1;
     }
+    /* one daemon per state folder: a second one's controllers would submit
+     * every pod again and write its folder from another process */
+    char *lock = sl_xasprintf("%s/slurmlinkd.lock", CS(STATE_DIR));
+    pid_t holder;
+    d->lock_fd = sl_lock_pidfile(lock, &holder, err);
+    free(lock);
+    if (d->lock_fd < 0 && errno == EWOULDBLOCK)
+        sl_err("state folder %s is in use by another slurmlinkd (pid %ld): one slurmlinkd "
+               "per state folder",
+               CS(STATE_DIR), (long)holder);
+    else if (d->lock_fd < 0)
+        sl_err("state folder %s: %s", CS(STATE_DIR), err->text);
+    if (d->lock_fd < 0)
+        return -1;
     d->pods_root = CS(PODS_ROOT) ? strdup(CS(PODS_ROOT)) : NULL;
     if (!d->pods_root && asprintf(&d->pods_root, "%s/pods", CS(STATE_DIR)) < 0)
         return -1;
@@ -363,6 +379,8 @@ static void daemon_close(daemon_state_t *d)
     free(d->shim);
     free(d->report);
     sl_store_close(d->store);
+    if (d->lock_fd >= 0)
+        close(d->lock_fd); /* last: the store is closed */
     free(d->db);
     free(d->pods_root);
     if (d->live != d->cfg)
@@ -430,7 +448,7 @@ int main(int argc, char **argv)
         setenv("SLURM_CONF", CS(SLURM_CONF), 1);
     sigset_t set;
     block_signals(&set);
-    daemon_state_t d = {.cfg = cfg, .live = cfg};
+    daemon_state_t d = {.cfg = cfg, .live = cfg, .lock_fd = -1};
     int controllers = CL(CONTROLLERS) && (CS(SLURM_CONF) || getenv("SLURM_CONF"));
     int rc = 1, started = daemon_start(&d, controllers, &err);
     if (started == -2)

@@ -1,8 +1,11 @@
 #include "common/fsutil.h"
 #include "common/tap.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int main(void)
@@ -32,6 +35,34 @@ int main(void)
     s = sl_abspath("/a/./b//c/../d");
     is_str(s, "/a/b/d", "abspath normalises");
     free(s);
+
+    /* the pid lock: exclusive, names its holder, gone with its process */
+    snprintf(path, sizeof(path), "%s/d.lock", d);
+    pid_t holder = -1;
+    int fd = sl_lock_pidfile(path, &holder, &err);
+    ok(fd >= 0, "a free lock is taken");
+    s = sl_read_file(path, NULL, NULL);
+    ok(s && atol(s) == (long)getpid(), "its file holds our pid");
+    free(s);
+    ok(sl_lock_pidfile(path, &holder, &err) < 0 && errno == EWOULDBLOCK,
+       "a second taker is refused with EWOULDBLOCK");
+    is_int(holder, getpid(), "and told the holder's pid");
+    close(fd);
+    pid_t child = fork();
+    if (child == 0) { /* holds it, then dies without closing anything */
+        pid_t h;
+        _exit(sl_lock_pidfile(path, &h, NULL) >= 0 ? (kill(getpid(), SIGKILL), 0) : 1);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    ok(WIFSIGNALED(status), "a child took it and was killed holding it");
+    fd = sl_lock_pidfile(path, &holder, &err);
+    ok(fd >= 0, "the lock went with the killed process: taken again");
+    close(fd);
+    char link_path[300];
+    snprintf(link_path, sizeof(link_path), "%s/link.lock", d);
+    ok(symlink(path, link_path) == 0 && sl_lock_pidfile(link_path, &holder, &err) < 0,
+       "a lock file that is a link is refused");
     ok(sl_rm_rf(d) == 0 && access(d, F_OK) != 0, "rm -rf");
     return tap_done();
 }
