@@ -290,8 +290,9 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
     char *lock = sl_xasprintf("%s/slurmlinkd.lock", CS(STATE_DIR));
     pid_t holder;
     d->lock_fd = sl_lock_pidfile(lock, &holder, err);
+    int held = d->lock_fd < 0 && errno == EWOULDBLOCK;
     free(lock);
-    if (d->lock_fd < 0 && errno == EWOULDBLOCK)
+    if (held)
         sl_err("state folder %s is in use by another slurmlinkd (pid %ld): one slurmlinkd "
                "per state folder",
                CS(STATE_DIR), (long)holder);
