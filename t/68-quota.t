@@ -86,7 +86,8 @@ is "$(pod p3 | kc alice create -f - 2>&1)" "pod/p3 created" "deleting a pod free
 used_back() { ka get quota q -n team-a -o jsonpath='{.status.used.pods}' | grep -qx 2; }
 ok wait_for 20 used_back "status.used follows deletes and creates"
 watched() { [ "$(tr '\n' ' ' <"$CL/watch.out")" = "2 1 2 " ]; }
-ok wait_for 20 watched "kubectl get quota -w: alice watches used go 2, 1, 2"
+ok wait_for 20 watched "kubectl get quota -w: alice watches used go 2, 1, 2" ||
+  diag "watched: $(tr '\n' ' ' <"$CL/watch.out")"
 kill $WATCH 2>/dev/null
 
 # --- cpu and gpu ---------------------------------------------------------------------------
