@@ -57,7 +57,7 @@ struct sl_store {
     int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
     int shutdown;
-    unsigned kicks; /* sl_store_kick() generation; with wmu */
+    unsigned kicks; /* sl_store_kick() generation; changed with wmu, read atomically */
     struct sl_store_notify *notify;
     size_t nnotify;
 };

@@ -465,16 +465,9 @@ void sl_store_txn_rollback(sl_store_t *s)
 
 /* ---- wait, wakeup, notifications -------------------------------------- */
 
-/* the kick generation now (a batch's thread holds wmu already) */
-static unsigned kicks_now(sl_store_t *s)
-{
-    if (tls_txn == s)
-        return s->kicks;
-    pthread_mutex_lock(&s->wmu);
-    unsigned k = s->kicks;
-    pthread_mutex_unlock(&s->wmu);
-    return k;
-}
+/* the kick generation now: read without wmu, as the revision is, so that
+ * a wait takes the writers' lock once */
+static unsigned kicks_now(sl_store_t *s) { return __atomic_load_n(&s->kicks, __ATOMIC_ACQUIRE); }
 
 sl_store_mark_t sl_store_mark(sl_store_t *s)
 {
@@ -524,7 +517,7 @@ void sl_store_wakeup(sl_store_t *s)
 void sl_store_kick(sl_store_t *s)
 {
     pthread_mutex_lock(&s->wmu);
-    s->kicks++;
+    __atomic_add_fetch(&s->kicks, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->wmu);
 }
