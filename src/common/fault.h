@@ -31,7 +31,10 @@
  * deleted between the list and its read); submission-handed
  * (src/ctl/submit.c: the controller has handed a pod to a submission
  * worker; with hold=, the worker's result handed back while the controller
- * is still in its pass).
+ * is still in its pass); quota-counted (src/api/quota.c: a namespace's
+ * pods have been counted for its quotas, by the API janitor or by a pod's
+ * admission, before status.used is written; with hold=, a pod created
+ * between the count and the write).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past
