@@ -265,7 +265,8 @@ static void sync_ns(sl_api_t *api, const char *ns, json_t *quotas)
         return;
     rlist_t used = {0};
     if (ns_usage(api, ns, &used) == 0) {
-        SL_FAULT("quota-counted"); /* the test build: a pod admitted between a count and its write */
+        /* the test build: a pod admitted between a count and its write */
+        SL_FAULT("quota-counted");
         size_t i;
         json_t *q;
         json_array_foreach(quotas, i, q) write_status(api, q, &used);
