@@ -222,19 +222,24 @@ static json_t *quotas_of(sl_api_t *api, const char *ns)
 
 struct status_arg {
     json_t *status;
+    const char *rv; /* NULL, or: only while the quota is at this version */
 };
 
 static int set_status(json_t *obj, void *arg)
 {
     struct status_arg *a = arg;
+    const char *now = sl_kube_meta_str(obj, "resourceVersion");
+    if (a->rv && (!now || strcmp(now, a->rv)))
+        return 0; /* written since it was read: by an admission's newer count */
     if (json_equal(json_object_get(obj, "status"), a->status))
         return 0;
     json_object_set(obj, "status", a->status);
     return 1;
 }
 
-/* status.hard = spec.hard, status.used = used for those resources */
-static void write_status(sl_api_t *api, json_t *q, const rlist_t *used)
+/* status.hard = spec.hard, status.used = used for those resources; with
+ * if_unchanged, only if q (as read) is still the stored version */
+static void write_status(sl_api_t *api, json_t *q, const rlist_t *used, bool if_unchanged)
 {
     json_t *hard = sl_kube_path(q, "spec.hard");
     json_t *u = json_object();
@@ -249,7 +254,12 @@ static void write_status(sl_api_t *api, json_t *q, const rlist_t *used)
         free(text);
     }
     struct status_arg a = {
-        json_pack("{s:o, s:o}", "hard", hard ? json_deep_copy(hard) : json_object(), "used", u)};
+        json_pack("{s:o, s:o}", "hard", hard ? json_deep_copy(hard) : json_object(), "used", u),
+        if_unchanged ? sl_kube_meta_str(q, "resourceVersion") : NULL};
+    if (if_unchanged && !a.rv) {
+        json_decref(a.status);
+        return;
+    }
     sl_error_t err = SL_ERROR_INIT;
     if (sl_store_mutate(api->store, "resourcequotas", sl_kube_namespace(q), sl_kube_name(q),
                         set_status, &a, NULL, &err) < 0 &&
@@ -259,7 +269,10 @@ static void write_status(sl_api_t *api, json_t *q, const rlist_t *used)
     json_decref(a.status);
 }
 
-static void sync_ns(sl_api_t *api, const char *ns, json_t *quotas)
+/* Count ns's pods and write each quota's status. quotas as read before
+ * the count; with if_unchanged, a quota written since (by an admission,
+ * whose count is newer than this one) is left as it is. */
+static void sync_ns(sl_api_t *api, const char *ns, json_t *quotas, bool if_unchanged)
 {
     if (!json_array_size(quotas))
         return;
@@ -269,29 +282,17 @@ static void sync_ns(sl_api_t *api, const char *ns, json_t *quotas)
         SL_FAULT("quota-counted");
         size_t i;
         json_t *q;
-        json_array_foreach(quotas, i, q) write_status(api, q, &used);
+        json_array_foreach(quotas, i, q) write_status(api, q, &used, if_unchanged);
     }
     rl_free(&used);
 }
 
-/* The janitor's recount of one namespace that has quotas. The count and
- * its write are one store transaction, as admission's are: a pod admitted
- * between them would otherwise have its count overwritten by the older one
- * until the next pass. The quotas are read again inside it. */
-static void sync_ns_txn(sl_api_t *api, const char *ns)
-{
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_txn_begin(api->store, &err) < 0) {
-        sl_warn("namespace %s: cannot recount its quotas: %s", ns, err.text);
-        return;
-    }
-    json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
-    sync_ns(api, ns, qs);
-    json_decref(qs);
-    if (sl_store_txn_commit(api->store, &err) < 0)
-        sl_warn("namespace %s: cannot store its quotas' status: %s", ns, err.text);
-}
-
+/* The janitor's recount: outside any transaction (the count is O(pods) and
+ * writers need not wait for it), so each write is conditional on the quota
+ * not having changed since it was read before the count. A pod admitted
+ * between the count and the write wrote its own, newer count into the quota;
+ * the older one no longer overwrites it (a watcher saw used go 1, 0, 1). A
+ * pod deleted meanwhile changes the store, and the next pass recounts. */
 void api_quota_sync(sl_api_t *api)
 {
     json_t *nss = sl_store_list(api->store, "namespaces", NULL, NULL);
@@ -301,9 +302,8 @@ void api_quota_sync(sl_api_t *api)
     {
         if (sl_kube_meta_str(ns, "deletionTimestamp"))
             continue;
-        json_t *qs = quotas_of(api, sl_kube_name(ns)); /* outside: most have none */
-        if (json_array_size(qs))
-            sync_ns_txn(api, sl_kube_name(ns));
+        json_t *qs = quotas_of(api, sl_kube_name(ns));
+        sync_ns(api, sl_kube_name(ns), qs, true);
         json_decref(qs);
     }
     json_decref(nss);
@@ -450,7 +450,7 @@ int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
     }
     const char *ns = sl_kube_namespace(pod);
     json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
-    sync_ns(api, ns, qs);
+    sync_ns(api, ns, qs, false); /* in admission's transaction */
     json_decref(qs);
     return sl_store_txn_commit(api->store, err);
 }
