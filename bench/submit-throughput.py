@@ -186,10 +186,22 @@ def cpu_per_pod(c0, c1, n):
     return [(b - a) * 1000.0 / n for a, b in zip(c0, c1)]
 
 
+def alive(pid):
+    """pid runs (a zombie, not yet reaped by whoever started it, does not)"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def restart_daemon(path):
     pid = int(open(f"{D}/run/slurmlinkd.pid").read())
-    os.kill(pid, 15)
-    while os.path.exists(f"/proc/{pid}"):
+    try:
+        os.kill(pid, 15)
+    except ProcessLookupError:
+        pass  # not running (stopped by hand): start it
+    while alive(pid):
         time.sleep(0.1)
     subprocess.run([args.slurmlink, "up", "--dir", D, "--daemon", path], check=True,
                    capture_output=True)

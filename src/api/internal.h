@@ -92,6 +92,7 @@ typedef struct api_req {
     int retry_after;                         /* > 0: a Retry-After header (seconds) */
     double start_s;                          /* monotonic start, for the request metrics */
     const char *m_verb, *m_resource, *m_sub; /* the metrics' labels (static strings) */
+    bool quota_txn; /* a pod's admission holds the store's transaction (quota.c) */
 } api_req_t;
 
 /* The parsed resource path of /api/v1/... and /apis/G/V/... URLs. */
@@ -229,13 +230,16 @@ int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *err);
  * kept. 0, or -1 with err. */
 int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err);
 /* --- resource quotas (quota.c) --- */
-/* Pod create: takes the store's write lock (a transaction) and checks the
- * pod against the namespace's quotas (creating the policy's default one
- * when it has none). 0: admitted, the lock is held until api_quota_end;
- * -1: err is a Forbidden (or a 500), the lock is released. */
+/* Pod create in a namespace with quotas (or the policy's default quota):
+ * takes the store's write lock (a transaction) and checks the pod against
+ * them (creating the policy's default one when it has none). 0: admitted,
+ * the lock is held until api_quota_end (r->quota_txn); -1: err is a
+ * Forbidden (or a 500), the lock is released. A namespace without: 0, no
+ * lock taken. */
 int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err);
 /* After the store create (created: it succeeded): update the quotas'
- * status and commit, or roll back. -1 when the commit failed. */
+ * status and commit, or roll back (nothing when begin took no lock). -1
+ * when the commit failed. */
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);
 /* The janitor's pass: default quotas from the policy, status.used of
  * every quota recomputed from the pods. */

@@ -414,12 +414,33 @@ static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_
     return rc;
 }
 
+/* Whether ns has a quota, or will have the policy's default at its first
+ * pod; true when the store cannot tell (admission then fails in its
+ * transaction, with the error). */
+static bool has_quota(sl_api_t *api, const char *ns)
+{
+    json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
+    size_t n = qs ? json_array_size(qs) : 1;
+    json_decref(qs);
+    const char *const *names, *const *values;
+    return n || (api->policy && sl_authz_default_quota(api->policy, ns, &names, &values));
+}
+
 int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
 {
     sl_api_t *api = r->api;
-    if (sl_store_txn_begin(api->store, err) < 0)
-        return -1; /* no kind: a 500 */
     const char *ns = sl_kube_namespace(pod);
+    /* A namespace without quotas: no transaction, so creates there do not
+     * wait for one another through the count. A quota created while this
+     * pod is being created does not hold it (as if the pod came first); it
+     * counts it. */
+    r->quota_txn = has_quota(api, ns);
+    if (!r->quota_txn)
+        return 0;
+    if (sl_store_txn_begin(api->store, err) < 0) {
+        r->quota_txn = false;
+        return -1; /* no kind: a 500 */
+    }
     json_t *qs = quotas_of(api, ns);
     rlist_t used = {0}, req = {0};
     int rc = 0;
@@ -436,14 +457,19 @@ int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
     rl_free(&used);
     rl_free(&req);
     json_decref(qs);
-    if (rc < 0)
+    if (rc < 0) {
         sl_store_txn_rollback(api->store);
+        r->quota_txn = false;
+    }
     return rc;
 }
 
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
 {
     sl_api_t *api = r->api;
+    if (!r->quota_txn)
+        return 0;
+    r->quota_txn = false;
     if (!created) {
         sl_store_txn_rollback(api->store);
         return 0;
