@@ -31,10 +31,11 @@
  * deleted between the list and its read); submission-handed
  * (src/ctl/submit.c: the controller has handed a pod to a submission
  * worker; with hold=, the worker's result handed back while the controller
- * is still in its pass); quota-counted (src/api/quota.c: a namespace's
- * pods have been counted for its quotas, by the API janitor or by a pod's
- * admission, before status.used is written; with hold=, a pod created
- * between the count and the write).
+ * is still in its pass); quota-counted (src/api/quota.c: the API janitor
+ * has counted a namespace's pods for its quotas, before status.used is
+ * written; with hold=, a pod created between the count and the write);
+ * quota-admission-counted (src/api/quota.c: a pod's admission counted the
+ * namespace's pods for a quota whose status did not record its usage).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past
