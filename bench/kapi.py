@@ -2,7 +2,7 @@
 credential of a `slurmlink up` folder's kubeconfig, kept-alive HTTPS
 connections to its slurmlinkd, JSON requests, Slurm commands with the
 folder's slurm.conf, and the order statistics of docs/benchmarks.md."""
-import base64, http.client, json, math, os, ssl, subprocess, tempfile, urllib.parse
+import base64, http.client, json, math, os, ssl, subprocess, tempfile, time, urllib.parse
 import yaml
 
 
@@ -50,6 +50,38 @@ class Cluster:
 
     def daemon_pid(self):
         return int(open(f"{self.dir}/run/slurmlinkd.pid").read())
+
+    def restart_daemon(self, path, slurmlink):
+        """the folder's slurmlinkd stopped (if it runs) and started again
+        from the binary path (`slurmlink up --daemon`), answering"""
+        pid = self.daemon_pid()
+        try:
+            os.kill(pid, 15)
+        except ProcessLookupError:
+            pass  # not running (stopped by hand): start it
+        while alive(pid):
+            time.sleep(0.1)
+        subprocess.run([slurmlink, "up", "--dir", self.dir, "--daemon", path], check=True,
+                       capture_output=True)
+        for _ in range(300):
+            try:
+                c = self.conn(5)
+                c.request("GET", "/healthz")
+                if c.getresponse().status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise SystemExit(f"slurmlinkd {path} does not answer")
+
+
+def alive(pid):
+    """pid runs (a zombie, not yet reaped by whoever started it, does not)"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def req(c, method, path, body=None):

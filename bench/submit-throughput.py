@@ -17,6 +17,7 @@ the ratios, and the CPU each path took per pod (ms, user + system) in
 the front daemon (slurmlinkd; slurmrestd for its path), slurmctld and the
 client side (this script's threads, or the sbatch / floor processes): on a machine of C cores no path can go faster
 than C × 1000 / (the sum) pods/s, so the sum is what bounds it here. The pods and jobs of each round are removed before the next.
+The pods run busybox, imported into D's image store first if it lacks it.
 
 slurmctld keeps finished jobs for MinJobAge (300 s), and every submission
 and job list costs more the more it holds: a path run after another pays for
@@ -186,35 +187,8 @@ def cpu_per_pod(c0, c1, n):
     return [(b - a) * 1000.0 / n for a, b in zip(c0, c1)]
 
 
-def alive(pid):
-    """pid runs (a zombie, not yet reaped by whoever started it, does not)"""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def restart_daemon(path):
-    pid = int(open(f"{D}/run/slurmlinkd.pid").read())
-    try:
-        os.kill(pid, 15)
-    except ProcessLookupError:
-        pass  # not running (stopped by hand): start it
-    while alive(pid):
-        time.sleep(0.1)
-    subprocess.run([args.slurmlink, "up", "--dir", D, "--daemon", path], check=True,
-                   capture_output=True)
-    for _ in range(300):
-        try:
-            c = conn(5)
-            c.request("GET", "/healthz")
-            if c.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"slurmlinkd {path} does not answer")
+    KAPI.restart_daemon(path, args.slurmlink)
 
 
 def sh(*argv, check=False):
@@ -371,6 +345,9 @@ def run_floor(n, rnd, threads):
 
 
 def main():
+    if any(p.startswith("api") for p in PATHS) and not os.path.isdir(f"{D}/images/busybox+latest"):
+        # the pods' image: without it every pod waits in ErrImageNeverPull
+        sh(args.slurmlink, "image", "import", "busybox", "--busybox", "--store", f"{D}/images", check=True)
     part = sh("sinfo", "-h", "-o", "%R").stdout.split()[0]
     if args.purge:  # first: a reconfigure puts the partition back UP, as slurm.conf has it
         set_min_job_age(2)

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""quota-scale.py — what a ResourceQuota costs a namespace's pod creates as
+the namespace grows (docs/benchmarks.md).
+
+On a running local cluster (slurmlink up --dir D), with the partition DOWN
+(the pods are submitted and stay Pending, so every one keeps counting), for
+each daemon of --daemons (slurmlinkd restarted with `slurmlink up --daemon`)
+and in turn for a namespace without a quota and one with a quota (pods and
+requests.cpu, far above what the run asks): --pods pods POSTed by --threads
+client threads, in steps of --step; for each step the creates per second
+and slurmlinkd's CPU per create (ms, user + system). The namespace is deleted,
+and its jobs gone, before the next. The ratios compare the last daemon's
+last step with each other's.
+
+usage: bench/quota-scale.py --dir D [--pods 4000] [--step 500] [--threads 8]
+                            [--daemons NAME=PATH,...] [--slurmlink PATH]
+Nothing here is asserted.
+"""
+import argparse, os, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kapi  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--dir", required=True)
+ap.add_argument("--pods", type=int, default=4000)
+ap.add_argument("--step", type=int, default=500)
+ap.add_argument("--threads", type=int, default=8)
+ap.add_argument("--daemons", default="")
+ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
+args = ap.parse_args()
+K = kapi.Cluster(args.dir)
+DAEMONS = [d.split("=", 1) for d in args.daemons.split(",") if d] or [("running", None)]
+QUOTA = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+         "spec": {"hard": {"pods": "1000000", "requests.cpu": "100000"}}}
+
+
+def cpu_s():
+    f = open(f"/proc/{K.daemon_pid()}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def post_step(ns, first, n):
+    def client(k):
+        c = K.conn()
+        for i in range(first + k, first + n, args.threads):
+            st, b = kapi.req(c, "POST", f"/api/v1/namespaces/{ns}/pods", kapi.pod(f"p{i}", "true", cpu="100m"))
+            if st != 201:
+                raise SystemExit(f"pod p{i}: HTTP {st}: {b}")
+    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
+    c0, t0 = cpu_s(), time.time()
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    took = time.time() - t0
+    return n / took, (cpu_s() - c0) * 1000.0 / n
+
+
+def run(ns, quota):
+    c = K.conn()
+    K.namespace(c, ns)
+    if quota:
+        st, b = kapi.req(c, "POST", f"/api/v1/namespaces/{ns}/resourcequotas", QUOTA)
+        if st != 201:
+            raise SystemExit(f"quota: HTTP {st}: {b}")
+    steps = [post_step(ns, base, min(args.step, args.pods - base)) for base in range(0, args.pods, args.step)]
+    c = K.conn()
+    kapi.req(c, "DELETE", f"/api/v1/namespaces/{ns}")
+    while kapi.req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
+        time.sleep(0.5)
+    while K.sh("squeue", "-h", "-o", "%i").stdout.strip():
+        time.sleep(0.5)
+    return steps
+
+
+def main():
+    part = K.sh("sinfo", "-h", "-o", "%R").stdout.split()[0]
+    K.sh("scontrol", "update", f"PartitionName={part}", "State=DOWN", check=True)
+    print(f"# cluster {K.dir}, {os.cpu_count()} cores, load {' '.join(open('/proc/loadavg').read().split()[:3])}, "
+          f"{args.pods} pods in steps of {args.step}, {args.threads} client threads", flush=True)
+    res = {}
+    try:
+        for name, path in DAEMONS:
+            if path:
+                K.restart_daemon(path, args.slurmlink)
+            for quota in (False, True):
+                label = f"{name}, {'quota' if quota else 'no quota'}"
+                steps = run(f"qs-{name}-{'q' if quota else 'n'}-{os.getpid()}", quota)
+                res[label] = steps
+                print(f"  {label:24} creates/s per step: " + " ".join(f"{r:.0f}" for r, _ in steps), flush=True)
+                print(f"  {'':24} slurmlinkd ms/create:  " + " ".join(f"{m:.2f}" for _, m in steps), flush=True)
+    finally:
+        K.sh("scontrol", "update", f"PartitionName={part}", "State=UP")
+    last = list(res)[-1]
+    print(f"\nlast step ({args.pods - args.step}..{args.pods} pods in the namespace): rate, and "
+          f"{last} over it")
+    for label, steps in res.items():
+        print(f"  {label:24} {steps[-1][0]:8.0f}/s   ratio {res[last][-1][0] / steps[-1][0]:6.2f}")
+
+
+main()
