@@ -2,8 +2,8 @@
 """submit-throughput.py — how fast pods become Slurm jobs (docs/benchmarks.md).
 
 On a running local cluster (slurmlink up --dir D), in one run, with the
-partition DOWN (jobs are accepted and queue, none starts: only submission is
-measured), for each N of --pods:
+cluster's nodes drained (jobs are accepted and queue, none starts: only
+submission is measured), for each N of --pods:
   api        N pods POSTed through slurmlinkd's HTTP API by --threads client
              threads (one kept-alive connection each); time from the first
              POST until a watch has seen every pod carry its Slurm job id
@@ -19,6 +19,13 @@ client side (this script's threads, or the sbatch / floor processes): on a machi
 than C × 1000 / (the sum) pods/s, so the sum is what bounds it here. The pods and jobs of each round are removed before the next.
 The pods run busybox, imported into D's image store first if it lacks it.
 
+--hold partition sets the partition DOWN instead of draining the nodes, as
+this bench did before: then no pending job is runnable, and slurmctld's
+submission (job_allocate's _top_priority, Slurm 22.05) walks every job it
+holds for one of higher priority that could run, where a live cluster's
+walk stops at the first pending job: each submission costs slurmctld more
+the more jobs are queued, for every path alike.
+
 slurmctld keeps finished jobs for MinJobAge (300 s), and every submission
 and job list costs more the more it holds: a path run after another pays for
 the jobs the one before left. With --purge the run sets MinJobAge=2 (D's
@@ -33,7 +40,7 @@ of its rounds), e.g. the code before and after a change, in the same run.
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
-                                  [--waiting W] [--idle S]
+                                  [--waiting W] [--idle S] [--hold nodes|partition]
 With --waiting W, W pods are created first in their own namespace with an
 image the local store lacks and imagePullPolicy Never: each waits in its
 pull's back-off (ErrImageNeverPull, retried at growing intervals) through
@@ -58,6 +65,7 @@ ap.add_argument("--floor", default="/tmp/submit-floor")
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
 ap.add_argument("--purge", action="store_true")
+ap.add_argument("--hold", choices=["partition", "nodes"], default="nodes")
 ap.add_argument("--waiting", type=int, default=0)
 ap.add_argument("--idle", type=float, default=20.0)
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
@@ -317,7 +325,9 @@ def run_restd(n, rnd, sock):
                       headers={"Content-Type": "application/json"})
             r = c.getresponse()
             data = r.read()
-            if r.status != 200 or json.loads(data).get("errors"):
+            # with the nodes drained (--hold nodes) slurmctld answers 2068 (required node
+            # not available) with the job queued: a job id is a submission
+            if r.status != 200 or not json.loads(data).get("job_id"):
                 bad.append(r.status)
 
     ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
@@ -344,6 +354,16 @@ def run_floor(n, rnd, threads):
             "errors": n - int(words[2]) if words else n, "cpu": cpu}
 
 
+def hold(part, on):
+    """keep the jobs from starting (--hold): the partition DOWN, or its nodes drained"""
+    if args.hold == "partition":
+        sh("scontrol", "update", f"PartitionName={part}", f"State={'DOWN' if on else 'UP'}", check=True)
+    elif on:
+        sh("scontrol", "update", "NodeName=ALL", "State=DRAIN", "Reason=submit-throughput", check=True)
+    else:
+        sh("scontrol", "update", "NodeName=ALL", "State=RESUME")
+
+
 def main():
     if any(p.startswith("api") for p in PATHS) and not os.path.isdir(f"{D}/images/busybox+latest"):
         # the pods' image: without it every pod waits in ErrImageNeverPull
@@ -351,7 +371,7 @@ def main():
     part = sh("sinfo", "-h", "-o", "%R").stdout.split()[0]
     if args.purge:  # first: a reconfigure puts the partition back UP, as slurm.conf has it
         set_min_job_age(2)
-    sh("scontrol", "update", f"PartitionName={part}", "State=DOWN", check=True)
+    hold(part, True)
     restd = None
     try:
         if "slurmrestd" in PATHS:
@@ -418,7 +438,7 @@ def main():
             restd.wait()
         if args.purge:
             set_min_job_age(300)
-        sh("scontrol", "update", f"PartitionName={part}", "State=UP")
+        hold(part, False)
 
 
 main()
