@@ -16,10 +16,13 @@ usage: bench/quota-scale.py --dir D [--pods 4000] [--step 500] [--threads 8]
                             [--daemons NAME=PATH,...] [--slurmlink PATH]
 Nothing here is asserted.
 """
-import argparse, os, subprocess, sys, threading, time
+import argparse, os, signal, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kapi  # noqa: E402
+
+# a TERM runs the `finally` that gives the partition or the nodes back
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)

@@ -51,10 +51,13 @@ left until the end, and slurmlinkd's CPU while idle with them is printed
 Nothing here is asserted.
 """
 import argparse, http.client, json, os, socket, statistics, subprocess, sys
-import threading, time
+import signal, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kapi  # noqa: E402
+
+# a TERM runs the `finally` that gives the partition or the nodes back
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
@@ -139,7 +142,7 @@ class Watch(threading.Thread):
     """A watch on one namespace's pods: the set of pods that carry a job id."""
     def __init__(self, ns, rv):
         super().__init__(daemon=True)
-        self.ns, self.rv, self.with_job = ns, rv, set()
+        self.ns, self.rv, self.with_job, self.failed = ns, rv, set(), {}
         self.ready = threading.Event()
 
     def run(self):
@@ -159,10 +162,12 @@ class Watch(threading.Thread):
             buf += chunk
             *lines, buf = buf.split(b"\n")
             for line in lines:
-                if b"slurmlink.io/job-id" not in line:
-                    continue
-                o = json.loads(line).get("object", {})
-                self.with_job.add(o["metadata"]["name"])
+                if b"slurmlink.io/job-id" in line:
+                    self.with_job.add(json.loads(line)["object"]["metadata"]["name"])
+                elif b'"Failed"' in line:  # Slurm refused it: it never gets a job id
+                    o = json.loads(line)["object"]
+                    if o.get("status", {}).get("phase") == "Failed":
+                        self.failed[o["metadata"]["name"]] = o["status"].get("message", "")
 
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -212,7 +217,7 @@ def wait_no_jobs(user):
 def run_api(n, rnd):
     ns = f"tput-{n}-{rnd}-{os.getpid()}"
     c = conn()
-    req(c, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    KAPI.namespace(c, ns)  # and its Slurm account, on a cluster with accounting
     _, lst = req(c, "GET", f"/api/v1/namespaces/{ns}/pods")
     w = Watch(ns, lst["metadata"]["resourceVersion"])
     w.start()
@@ -234,8 +239,11 @@ def run_api(n, rnd):
     for t in ths:
         t.join()
     t_ack = time.time() - t0
-    while len(w.with_job) < n and time.time() - t0 < 1800:
+    while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
+    if w.failed:
+        name, why = next(iter(w.failed.items()))
+        print(f"    ({ns}: {len(w.failed)} pods failed, e.g. {name}: {why})", flush=True)
     t_all = time.time() - t0
     cpu = cpu_per_pod(c0, cpu_now(), n)
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
@@ -246,7 +254,7 @@ def run_api(n, rnd):
     while req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
         time.sleep(0.5)
     wait_no_jobs("nobody")
-    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad),
+    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad) + len(w.failed),
             "got": len(w.with_job), "cpu": cpu}
 
 

@@ -1,13 +1,13 @@
 #!/bin/bash
 # serial: a benchmark harness: many pods at once want the machine to itself
-# bench/soak.py and bench/start-order.py at a small size on a private
-# cluster of two nodes with accounting (docs/benchmarks.md): the harnesses
-# work and the soak's invariants hold (correctness, not timing): 200 pods
+# bench/soak.py, bench/start-order.py, bench/submit-throughput.py and
+# bench/quota-scale.py at a small size on a private cluster of two nodes
+# with accounting (docs/benchmarks.md): the harnesses work and the soak's invariants hold (correctness, not timing): 200 pods
 # created, run, listed and deleted with three watchers attached, each
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 11
+plan 15
 
 PY=/usr/bin/python3
 N=200
@@ -41,3 +41,17 @@ is "$(o 'all(0 <= r["inversions"] <= r["pairs"] == 190 and -1 <= r["tau_b"] <= 1
   True "inversions, tau-b, start times and overtakings in their ranges" || diag "$(cat "$CL/order.out")"
 is "$(o 'all(0 <= r[k + "_start_p50"] <= r[k + "_start_p90"] <= r["all_started_s"] + 0.001 for r in d.values() for k in ("pod", "sbatch") if k + "_start_p50" in r) and all(k + "_start_p90" in d["mixed"] for k in ("pod", "sbatch"))')" \
   True "each kind's start after the first creation, p50 <= p90 <= the last start" || diag "$(cat "$CL/order.out")"
+
+# submission throughput: each path's jobs all submitted, and the nodes the
+# bench drained to hold them are given back
+timeout 600 $PY "$ROOT/bench/submit-throughput.py" --dir "$CL" --pods 30 --repeat 1 --purge \
+  --only api,slurmrestd,sbatch --slurmlink "$SLURMLINK" >"$CL/tput.out" 2>&1
+is "$?" 0 "bench/submit-throughput.py --pods 30 exits 0" || diag "$(tail -20 "$CL/tput.out")"
+is "$(grep -c '^  N=30 round 0 .* errors 0' "$CL/tput.out")|$(grep -c ': 30 of 30 with a job id' "$CL/tput.out")" "3|1" \
+  "api, slurmrestd and sbatch: no errors; the api's 30 pods all carry a job id" || diag "$(cat "$CL/tput.out")"
+is "$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" 0 "no node is left drained afterwards" || diag "$(sinfo -N)"
+
+# a quota's cost as the namespace grows: both namespaces' rows, every step
+timeout 600 $PY "$ROOT/bench/quota-scale.py" --dir "$CL" --pods 40 --step 20 --slurmlink "$SLURMLINK" >"$CL/qs.out" 2>&1
+is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9]+$' "$CL/qs.out")" "0|2" \
+  "bench/quota-scale.py --pods 40 --step 20: a rate per step, without and with the quota" || diag "$(cat "$CL/qs.out")"
