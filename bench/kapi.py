@@ -48,6 +48,14 @@ class Cluster:
         self.sh("sacctmgr", "-i", "add", "account", ns, check=True)
         self.sh("sacctmgr", "-i", "add", "user", user, f"account={ns}", check=True)
 
+    def delete_namespace(self, ns):
+        """namespace ns deleted, and gone (its pods with it), on a fresh
+        connection: the server closes an idle one"""
+        c = self.conn()
+        req(c, "DELETE", f"/api/v1/namespaces/{ns}")
+        while req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
+            time.sleep(0.5)
+
     def daemon_pid(self):
         return int(open(f"{self.dir}/run/slurmlinkd.pid").read())
 
@@ -73,6 +81,16 @@ class Cluster:
                 pass
             time.sleep(0.1)
         raise SystemExit(f"slurmlinkd {path} does not answer")
+
+
+def cpu_of(pidfile):
+    """user + system CPU seconds of the process named in pidfile (0 if gone)"""
+    try:
+        pid = int(open(pidfile).read())
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        return 0.0
 
 
 def alive(pid):

@@ -16,7 +16,7 @@ usage: bench/quota-scale.py --dir D [--pods 4000] [--step 500] [--threads 8]
                             [--daemons NAME=PATH,...] [--slurmlink PATH]
 Nothing here is asserted.
 """
-import argparse, os, signal, subprocess, sys, threading, time
+import argparse, os, signal, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kapi  # noqa: E402
@@ -39,8 +39,7 @@ QUOTA = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
 
 
 def cpu_s():
-    f = open(f"/proc/{K.daemon_pid()}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    return kapi.cpu_of(f"{K.dir}/run/slurmlinkd.pid")
 
 
 def post_step(ns, first, n):
@@ -68,10 +67,7 @@ def run(ns, quota):
         if st != 201:
             raise SystemExit(f"quota: HTTP {st}: {b}")
     steps = [post_step(ns, base, min(args.step, args.pods - base)) for base in range(0, args.pods, args.step)]
-    c = K.conn()
-    kapi.req(c, "DELETE", f"/api/v1/namespaces/{ns}")
-    while kapi.req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
-        time.sleep(0.5)
+    K.delete_namespace(ns)
     while K.sh("squeue", "-h", "-o", "%i").stdout.strip():
         time.sleep(0.5)
     return steps

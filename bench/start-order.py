@@ -137,10 +137,7 @@ class Creator:
             time.sleep(1)
 
     def remove(self):
-        req(CL.conn(), "DELETE", f"/api/v1/namespaces/{self.ns}")
-        c = CL.conn()
-        while req(c, "GET", f"/api/v1/namespaces/{self.ns}")[0] != 404:
-            time.sleep(0.5)
+        CL.delete_namespace(self.ns)
 
 
 def cross(items, tm):

@@ -129,9 +129,9 @@ def make_waiting(w):
 def idle_cpu(name):
     """slurmlinkd's CPU while nothing is asked of it, ms per s"""
     time.sleep(2)
-    a = cpu_of(f"{D}/run/slurmlinkd.pid")
+    a = kapi.cpu_of(f"{D}/run/slurmlinkd.pid")
     time.sleep(args.idle)
-    b = cpu_of(f"{D}/run/slurmlinkd.pid")
+    b = kapi.cpu_of(f"{D}/run/slurmlinkd.pid")
     ms = (b - a) * 1000.0 / args.idle
     print(f"  idle {name:12s} slurmlinkd {ms:6.2f} ms CPU per s over {args.idle:.0f} s, "
           f"{args.waiting} pods waiting in back-off", flush=True)
@@ -170,19 +170,6 @@ class Watch(threading.Thread):
                         self.failed[o["metadata"]["name"]] = o["status"].get("message", "")
 
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_of(pidfile):
-    """user + system CPU seconds of the process named in pidfile (0 if gone)"""
-    try:
-        pid = int(open(pidfile).read())
-        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(f[11]) + int(f[12])) / TICK
-    except (OSError, ValueError):
-        return 0.0
-
-
 RESTD_PID = f"/tmp/tput-restd-{os.getpid()}.pid"
 
 
@@ -191,7 +178,7 @@ def cpu_now(front=None):
     slurmlinkd, or slurmrestd for its path; the client is this process and
     its reaped children (sbatch, the floor's program)"""
     t = os.times()
-    return (cpu_of(front or f"{D}/run/slurmlinkd.pid"), cpu_of(f"{D}/run/slurmctld.daemon.pid"),
+    return (kapi.cpu_of(front or f"{D}/run/slurmlinkd.pid"), kapi.cpu_of(f"{D}/run/slurmctld.daemon.pid"),
             t.user + t.system + t.children_user + t.children_system)
 
 
@@ -247,12 +234,7 @@ def run_api(n, rnd):
     t_all = time.time() - t0
     cpu = cpu_per_pod(c0, cpu_now(), n)
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
-    # the pods go with their namespace (their jobs are cancelled); a fresh
-    # connection: the server closes an idle one
-    c = conn()
-    req(c, "DELETE", f"/api/v1/namespaces/{ns}")
-    while req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
-        time.sleep(0.5)
+    KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     wait_no_jobs("nobody")
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad) + len(w.failed),
             "got": len(w.with_job), "cpu": cpu}

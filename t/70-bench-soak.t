@@ -2,7 +2,8 @@
 # serial: a benchmark harness: many pods at once want the machine to itself
 # bench/soak.py, bench/start-order.py, bench/submit-throughput.py and
 # bench/quota-scale.py at a small size on a private cluster of two nodes
-# with accounting (docs/benchmarks.md): the harnesses work and the soak's invariants hold (correctness, not timing): 200 pods
+# with accounting (docs/benchmarks.md): the harnesses work and the soak's
+# invariants hold (correctness, not timing): 200 pods
 # created, run, listed and deleted with three watchers attached, each
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
