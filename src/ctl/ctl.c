@@ -340,10 +340,8 @@ static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, con
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
     sl_error_t err = SL_ERROR_INIT;
-    /* a Job's pod whose array task still waits: the task goes with the pod
-     * (p leaves the table here, so the DELETED change that follows cannot) */
-    if (!p->job_id && p->owner_uid && p->array_job_id)
-        ctl_task_kill(p->ns, p->name, ctl_pod_slurm_uid(p), p->array_job_id, p->array_task_id);
+    /* (a Job's pod whose array task still waited had it cancelled first:
+     * delete_unrecorded_task) */
     if (ctl_pod_delete(c, p->ns, p->name, p->uid, &err) < 0 && errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
     pthread_mutex_lock(&c->lock);
@@ -368,16 +366,10 @@ static int stop_job(sl_ctl_t *c, ctl_pod_t *p, int sig)
     return 1;
 }
 
-/* returns 1 if p was freed */
-static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+/* the steps of a deleted pod's job: SIGTERM, then after the grace period
+ * SIGKILL (1 when p was freed: its job is gone) */
+static int signal_deleted(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, long long now)
 {
-    long long now = sl_now_ms();
-    if (p->submitting)
-        return 0; /* a worker submits it: its job, if any, is known once it is back */
-    if (!p->job_id || p->job_over) {
-        finish_delete(c, p);
-        return 1;
-    }
     if (!p->signalled_ms) {
         p->signalled_ms = now;
         if (p->terminal) {
@@ -396,6 +388,31 @@ static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         return stop_job(c, p, SIGKILL);
     }
     return 0;
+}
+
+static int delete_unrecorded_task(sl_ctl_t *c, ctl_pod_t *p);
+
+/* returns 1 if p was freed */
+static int handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
+{
+    long long now = sl_now_ms();
+    if (p->submitting)
+        return 0; /* a worker submits it: its job, if any, is known once it is back */
+    json_t *read = NULL;
+    if (!p->job_id && p->owner_uid && p->array_job_id) {
+        int r = delete_unrecorded_task(c, p);
+        if (r != 0)
+            return r > 0; /* freed, or Slurm did not answer: the next pass asks again */
+        /* a running pod now: its status (Scheduled) was just written */
+        pod = read = ctl_pod_get(c, p->ns, p->name, p->uid);
+    }
+    if (!p->job_id || p->job_over) {
+        finish_delete(c, p);
+        return 1;
+    }
+    int r = signal_deleted(c, p, pod, now);
+    json_decref(read);
+    return r;
 }
 
 /* ---- pod changes ------------------------------------------------------------ */
@@ -915,6 +932,70 @@ static int follow_gang(sl_ctl_t *c, const sl_slurm_job_t *j, const char *owner)
     return n > 0;
 }
 
+/* Slurm's job j, found to be p's (its job id already set on p): recorded
+ * on the pod when no one has, then followed (p is freed when a deleted
+ * pod's job is over) */
+static void take_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
+{
+    if (!p->seen_by_slurm && p->submitting) {
+        p->seen_by_slurm = 1; /* its worker stores the job id */
+    } else if (!p->seen_by_slurm) {
+        p->seen_by_slurm = 1;
+        json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
+        if (pod && !ctl_pod_job_id(pod)) {
+            /* submitted before a crash, never recorded (or a Job's task,
+             * which has its own job once it starts): adopt, never resubmit */
+            uint32_t id = j->job_id;
+            ctl_pod_mutate(c, p->ns, p->name, p->uid, p->owner_uid ? task_adopt_fn : adopt_fn, &id,
+                           NULL, NULL);
+            sl_info("pod %s/%s: adopted Slurm job %u found by its uid", p->ns, p->name, id);
+        }
+        json_decref(pod);
+    }
+    follow_job(c, p, j);
+}
+
+/* A Job's pod being deleted before slurmlinkd has recorded its array
+ * task's job id (the poll or the shim's push of the start brings it): the
+ * task may still wait in its array, or run already. Waiting, it is
+ * cancelled and the pod goes (it never runs). Started (or starting while it
+ * was being cancelled), its job becomes the pod's, as the poll would make
+ * it, and the deletion goes on as a running pod's: Terminating until Slurm
+ * says the job is over. 1: p was freed; 0: p has its job now; -1: Slurm did
+ * not answer (the next pass asks again). */
+static int delete_unrecorded_task(sl_ctl_t *c, ctl_pod_t *p)
+{
+    const char *suid = ctl_pod_slurm_uid(p);
+    for (int pass = 0; pass < 2; pass++) {
+        sl_slurm_jobs_t *jl = NULL;
+        if (sl_slurm_job_load(p->array_job_id, &jl, NULL) < 0 && errno != ENOENT)
+            return -1;
+        const sl_slurm_job_t *j = NULL; /* the task's own record, once it has one */
+        for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++) {
+            const sl_slurm_job_t *k = sl_slurm_jobs_at(jl, i);
+            if (k->array_job_id == p->array_job_id && k->array_task_id == p->array_task_id &&
+                ctl_job_owned_by(k, suid))
+                j = k;
+        }
+        /* after the cancel, a record of its own that is not active is the
+         * cancelled task's: it never ran */
+        if (j && (pass == 0 || ctl_job_active(j->state) || j->completing)) {
+            int over = !ctl_job_active(j->state) && !j->completing;
+            pthread_mutex_lock(&c->lock);
+            ctl_pod_set_job(c, p, j->job_id);
+            pthread_mutex_unlock(&c->lock);
+            take_job(c, p, j); /* frees p when over (p->deleting) */
+            sl_slurm_jobs_free(jl);
+            return over;
+        }
+        sl_slurm_jobs_free(jl);
+        if (pass == 0)
+            ctl_task_kill(p->ns, p->name, suid, p->array_job_id, p->array_task_id);
+    }
+    finish_delete(c, p);
+    return 1;
+}
+
 long long ctl_poll_gap(int poll_ms, long long took_ms)
 {
     long long gap = 10 * took_ms;
@@ -969,22 +1050,8 @@ static void poll_jobs(sl_ctl_t *c)
              * deletion is seen). */
             continue;
         }
-        if (!p->seen_by_slurm && p->submitting) {
-            p->seen_by_slurm = 1; /* its worker stores the job id */
-        } else if (!p->seen_by_slurm) {
-            p->seen_by_slurm = 1;
-            json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
-            if (pod && !ctl_pod_job_id(pod)) {
-                /* submitted before a crash, never recorded: adopt, never resubmit */
-                uint32_t id = j->job_id;
-                ctl_pod_mutate(c, p->ns, p->name, p->uid, p->owner_uid ? task_adopt_fn : adopt_fn,
-                               &id, NULL, NULL);
-                sl_info("pod %s/%s: adopted Slurm job %u found by its uid", p->ns, p->name, id);
-            }
-            json_decref(pod);
-        }
         c->jobs_pending |= j->state && !strcmp(j->state, "PENDING");
-        follow_job(c, p, j);
+        take_job(c, p, j);
     }
     check_purged(c, jobs);
     sl_slurm_jobs_free(jobs);
