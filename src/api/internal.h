@@ -241,9 +241,21 @@ int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err);
  * status and commit, or roll back (nothing when begin took no lock). -1
  * when the commit failed. */
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);
-/* The janitor's pass: default quotas from the policy, status.used of
- * every quota recomputed from the pods. */
-void api_quota_sync(sl_api_t *api);
+/* The janitor's pass: default quotas from the policy, status.used of the
+ * quotas recomputed from the pods, in the namespaces w says may need it. */
+typedef struct api_quota_watch api_quota_watch_t;
+void api_quota_sync(sl_api_t *api, api_quota_watch_t *w);
+
+/* --- which namespaces the quota recount looks at (quotawatch.c) --- */
+/* A watch that looks at every namespace on its first pass. */
+api_quota_watch_t *api_quota_watch_new(void);
+void api_quota_watch_free(api_quota_watch_t *w);
+/* Read the change logs since the last pass and mark the namespaces to look at. */
+void api_quota_watch_collect(api_quota_watch_t *w, sl_store_t *store);
+bool api_quota_watch_wants(const api_quota_watch_t *w, const char *ns);
+/* The pass is over: next time, the namespaces marked by the next collect and
+ * those in *again (taken; emptied). */
+void api_quota_watch_done(api_quota_watch_t *w, sl_argv_t *again);
 
 /* --- data of config maps and secrets (datakeys.c) --- */
 /* -1 when s is valid base64 as Go's decoder of []byte fields reads it

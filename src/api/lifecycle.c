@@ -103,6 +103,7 @@ static void *janitor(void *arg)
     sl_api_t *api = arg;
     int64_t rv = 0;
     long long last_events = 0;
+    api_quota_watch_t *quotas = api_quota_watch_new();
     while (!atomic_load(&api->stopping)) {
         int64_t now_rv = sl_store_wait(api->store, rv, 1000);
         if (atomic_load(&api->stopping))
@@ -115,7 +116,7 @@ static void *janitor(void *arg)
             json_array_foreach(nss, i, ns) if (sl_kube_meta_str(ns, "deletionTimestamp"))
                 api_namespace_sweep(api, sl_kube_name(ns));
             json_decref(nss);
-            api_quota_sync(api);
+            api_quota_sync(api, quotas);
             /* under a storm of changes, look at most every 200 ms */
             for (int k = 0; k < 4 && !atomic_load(&api->stopping); k++)
                 sl_sleep_ms(50);
@@ -130,6 +131,7 @@ static void *janitor(void *arg)
             expire_events(api);
         }
     }
+    api_quota_watch_free(quotas);
     return NULL;
 }
 

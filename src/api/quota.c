@@ -11,12 +11,16 @@
  * is being deleted, until its grace period has passed after deletionTimestamp
  * (its job may run that long). The check runs with the store's write lock
  * held (one transaction from counting to storing the pod), so concurrent
- * creates can never overshoot a quota. Usage is counted from the pods themselves, not
- * from status.used, so a stale status cannot let a pod through.
+ * creates can never overshoot a quota. The usage admission checks is what
+ * the quota's status.used records, raised by every admission in its
+ * transaction and lowered only by the janitor's recount of the pods, so it
+ * is never below the true usage (a quota that does not record it yet is
+ * counted from the pods once).
  *
  * status.hard (= spec.hard) and status.used are rewritten after each pod
- * create and by the janitor after any store change (pods finishing, deleted,
- * quotas edited). The policy's defaultQuota becomes a ResourceQuota named
+ * create and by the janitor's recount of a namespace where pods finished,
+ * were deleted or were made by a controller, or whose quotas were edited
+ * (quotawatch.c). The policy's defaultQuota becomes a ResourceQuota named
  * "default" in each namespace that has none (at the first pod create, or
  * when the janitor sees the namespace). */
 #include "api/internal.h"
@@ -26,6 +30,7 @@
 #include "kube/meta.h"
 #include "kube/quantity.h"
 #include "kube/status.h"
+#include "metrics/metrics.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -171,20 +176,37 @@ static bool pod_counts(json_t *pod)
     return sl_kube_now_ns() <= at + json_integer_value(grace) * 1000000000LL;
 }
 
+struct usage_arg {
+    rlist_t *used;
+    bool deleting; /* a counted pod is being deleted (it stops counting in time) */
+    size_t read;
+};
+
 static int add_usage(void *arg, const char *json, size_t len, const sl_store_item_t *it)
 {
     (void)it;
+    struct usage_arg *a = arg;
+    a->read++;
     json_t *p = json_loadb(json, len, 0, NULL);
-    if (p && pod_counts(p))
-        pod_usage(p, arg);
+    if (p && pod_counts(p)) {
+        pod_usage(p, a->used);
+        a->deleting |= sl_kube_meta_str(p, "deletionTimestamp") != NULL;
+    }
     json_decref(p);
     return 0;
 }
 
-/* The usage of the namespace's counted pods, one pod parsed at a time. */
-static int ns_usage(sl_api_t *api, const char *ns, rlist_t *used)
+/* The usage of the namespace's counted pods, one pod parsed at a time;
+ * *deleting (optional): one of them is being deleted. */
+static int ns_usage(sl_api_t *api, const char *ns, rlist_t *used, bool *deleting)
 {
-    return sl_store_list_each(api->store, "pods", ns, add_usage, used, NULL) < 0 ? -1 : 0;
+    struct usage_arg a = {used, false, 0};
+    int r = sl_store_list_each(api->store, "pods", ns, add_usage, &a, NULL) < 0 ? -1 : 0;
+    if (deleting) { /* the janitor's */
+        *deleting = a.deleting;
+        sl_metrics_quota_recount(a.read);
+    }
+    return r;
 }
 
 /* ---- the policy's default quota ---- */
@@ -223,14 +245,17 @@ static json_t *quotas_of(sl_api_t *api, const char *ns)
 struct status_arg {
     json_t *status;
     const char *rv; /* NULL, or: only while the quota is at this version */
+    bool dropped;   /* it was not: left as it is */
 };
 
 static int set_status(json_t *obj, void *arg)
 {
     struct status_arg *a = arg;
     const char *now = sl_kube_meta_str(obj, "resourceVersion");
-    if (a->rv && (!now || strcmp(now, a->rv)))
+    if (a->rv && (!now || strcmp(now, a->rv))) {
+        a->dropped = true;
         return 0; /* written since it was read: by an admission's newer count */
+    }
     if (json_equal(json_object_get(obj, "status"), a->status))
         return 0;
     json_object_set(obj, "status", a->status);
@@ -238,8 +263,9 @@ static int set_status(json_t *obj, void *arg)
 }
 
 /* status.hard = spec.hard, status.used = used for those resources; with
- * if_unchanged, only if q (as read) is still the stored version */
-static void write_status(sl_api_t *api, json_t *q, const rlist_t *used, bool if_unchanged)
+ * if_unchanged, only if q (as read) is still the stored version (false
+ * when it was not, or the write failed) */
+static bool write_status(sl_api_t *api, json_t *q, const rlist_t *used, bool if_unchanged)
 {
     json_t *hard = sl_kube_path(q, "spec.hard");
     json_t *u = json_object();
@@ -255,10 +281,10 @@ static void write_status(sl_api_t *api, json_t *q, const rlist_t *used, bool if_
     }
     struct status_arg a = {
         json_pack("{s:o, s:o}", "hard", hard ? json_deep_copy(hard) : json_object(), "used", u),
-        if_unchanged ? sl_kube_meta_str(q, "resourceVersion") : NULL};
+        if_unchanged ? sl_kube_meta_str(q, "resourceVersion") : NULL, false};
     if (if_unchanged && !a.rv) {
         json_decref(a.status);
-        return;
+        return false;
     }
     sl_error_t err = SL_ERROR_INIT;
     if (sl_store_mutate(api->store, "resourcequotas", sl_kube_namespace(q), sl_kube_name(q),
@@ -267,46 +293,59 @@ static void write_status(sl_api_t *api, json_t *q, const rlist_t *used, bool if_
         sl_warn("quota %s/%s: cannot update its status: %s", sl_kube_namespace(q), sl_kube_name(q),
                 err.text);
     json_decref(a.status);
+    return !a.dropped && !err.text[0];
 }
 
-/* Count ns's pods and write each quota's status. quotas as read before
- * the count; with if_unchanged, a quota written since (by an admission,
- * whose count is newer than this one) is left as it is. */
-static void sync_ns(sl_api_t *api, const char *ns, json_t *quotas, bool if_unchanged)
+/* The janitor's recount of ns: its pods counted, then each quota's status
+ * written. The count runs outside any transaction (it is O(pods) and
+ * writers need not wait for it), so each write is conditional on the quota
+ * not having changed since it was read before the count. A pod admitted
+ * between the count and the write wrote its own, newer count into the
+ * quota; the older one no longer overwrites it (a watcher saw used go 1,
+ * 0, 1). True when ns must be recounted on the next pass: a write was so
+ * dropped (the count it kept may be too high), a counted pod is being
+ * deleted (it stops counting once its grace period is over), or the pods
+ * could not be read. */
+static bool sync_ns(sl_api_t *api, const char *ns, json_t *quotas)
 {
     if (!json_array_size(quotas))
-        return;
+        return false;
     rlist_t used = {0};
-    if (ns_usage(api, ns, &used) == 0) {
+    bool deleting = false;
+    int r = ns_usage(api, ns, &used, &deleting);
+    bool again = r < 0 || deleting;
+    if (r == 0) {
         /* the test build: a pod admitted between a count and its write */
         SL_FAULT("quota-counted");
         size_t i;
         json_t *q;
-        json_array_foreach(quotas, i, q) write_status(api, q, &used, if_unchanged);
+        json_array_foreach(quotas, i, q) again |= !write_status(api, q, &used, true);
     }
     rl_free(&used);
+    return again;
 }
 
-/* The janitor's recount: outside any transaction (the count is O(pods) and
- * writers need not wait for it), so each write is conditional on the quota
- * not having changed since it was read before the count. A pod admitted
- * between the count and the write wrote its own, newer count into the quota;
- * the older one no longer overwrites it (a watcher saw used go 1, 0, 1). A
- * pod deleted meanwhile changes the store, and the next pass recounts. */
-void api_quota_sync(sl_api_t *api)
+/* The janitor's pass: the namespaces whose usage may have changed behind
+ * admission's back, or whose quotas changed (quotawatch.c), recounted. */
+void api_quota_sync(sl_api_t *api, api_quota_watch_t *w)
 {
+    api_quota_watch_collect(w, api->store);
+    sl_argv_t again = SL_ARGV_INIT;
     json_t *nss = sl_store_list(api->store, "namespaces", NULL, NULL);
     size_t i;
     json_t *ns;
     json_array_foreach(nss, i, ns)
     {
-        if (sl_kube_meta_str(ns, "deletionTimestamp"))
+        const char *name = sl_kube_name(ns);
+        if (sl_kube_meta_str(ns, "deletionTimestamp") || !api_quota_watch_wants(w, name))
             continue;
-        json_t *qs = quotas_of(api, sl_kube_name(ns));
-        sync_ns(api, sl_kube_name(ns), qs, true);
+        json_t *qs = quotas_of(api, name);
+        if (!qs || sync_ns(api, name, qs))
+            sl_argv_add(&again, name);
         json_decref(qs);
     }
     json_decref(nss);
+    api_quota_watch_done(w, &again);
 }
 
 /* ---- admission ---- */
@@ -459,7 +498,7 @@ static bool recorded_usage(json_t *q, rlist_t *used)
 static int quota_usage(sl_api_t *api, const char *ns, json_t *q, rlist_t *used, bool *counted)
 {
     *counted = !recorded_usage(q, used);
-    return *counted ? ns_usage(api, ns, used) : 0;
+    return *counted ? ns_usage(api, ns, used, NULL) : 0;
 }
 
 int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)

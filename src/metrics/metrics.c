@@ -22,6 +22,7 @@ static struct {
     sl_expo_t *x;
     sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
+    sl_expo_family_t *recounts, *recount_pods;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -94,6 +95,13 @@ static void make(void)
     m.watches = must(sl_expo_gauge(x, "slurmlink_api_open_watches", "Watch streams now open.",
                                    SL_EXPO_NO_LABELS, &e),
                      &e);
+    m.recounts = must(sl_expo_counter(x, "slurmlink_quota_recounts_total",
+                                      "Namespaces whose pods the quota janitor counted again.",
+                                      SL_EXPO_NO_LABELS, &e),
+                      &e);
+    m.recount_pods = must(sl_expo_counter(x, "slurmlink_quota_recount_pods_total",
+                                          "Pods read by those recounts.", SL_EXPO_NO_LABELS, &e),
+                          &e);
 }
 
 static int ready(void)
@@ -168,6 +176,14 @@ void sl_metrics_status_latency(double seconds)
 {
     if (ready())
         sl_expo_observe(m.status_lat, NULL, seconds < 0 ? 0 : seconds);
+}
+
+void sl_metrics_quota_recount(size_t pods)
+{
+    if (!ready())
+        return;
+    sl_expo_add(m.recounts, NULL, 1);
+    sl_expo_add(m.recount_pods, NULL, (double)pods);
 }
 
 void sl_metrics_queue_length(size_t n)

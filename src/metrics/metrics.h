@@ -2,7 +2,8 @@
  * one process-wide registry (metrics/expo.h) with a small call for each
  * place that observes something, so that the code observed stays one line:
  *
- *   src/api      requests by verb, resource and code, with latency; open watches
+ *   src/api      requests by verb, resource and code, with latency; open watches;
+ *                the quota janitor's recounts
  *   src/ctl      submissions and their failures, create → Slurm job id latency,
  *                container exit → status visible latency, the submission queue,
  *                GPUs per node
@@ -27,6 +28,9 @@ void sl_metrics_api_request(const char *verb, const char *resource, const char *
                             double seconds);
 /* A watch stream started (+1) or ended (-1). */
 void sl_metrics_watch(int delta);
+
+/* The quota janitor counted a namespace's pods again (pods: how many it read). */
+void sl_metrics_quota_recount(size_t pods);
 
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */
