@@ -12,8 +12,14 @@ and slurmlinkd's CPU per create (ms, user + system). The namespace is deleted,
 and its jobs gone, before the next. The ratios compare the last daemon's
 last step with each other's.
 
+With --neighbour N, another namespace with a quota holds N pods (Pending,
+all counted) for each daemon's runs: what a tenant's large queue under a
+quota costs the creates of other namespaces (the API's janitor recounts a
+namespace's pods for its quota's status.used).
+
 usage: bench/quota-scale.py --dir D [--pods 4000] [--step 500] [--threads 8]
-                            [--daemons NAME=PATH,...] [--slurmlink PATH]
+                            [--neighbour N] [--daemons NAME=PATH,...]
+                            [--slurmlink PATH]
 Nothing here is asserted.
 """
 import argparse, os, signal, sys, threading, time
@@ -29,6 +35,7 @@ ap.add_argument("--dir", required=True)
 ap.add_argument("--pods", type=int, default=4000)
 ap.add_argument("--step", type=int, default=500)
 ap.add_argument("--threads", type=int, default=8)
+ap.add_argument("--neighbour", type=int, default=0)
 ap.add_argument("--daemons", default="")
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
 args = ap.parse_args()
@@ -59,17 +66,25 @@ def post_step(ns, first, n):
     return n / took, (cpu_s() - c0) * 1000.0 / n
 
 
-def run(ns, quota):
+def make_ns(ns, quota):
     c = K.conn()
     K.namespace(c, ns)
     if quota:
         st, b = kapi.req(c, "POST", f"/api/v1/namespaces/{ns}/resourcequotas", QUOTA)
         if st != 201:
             raise SystemExit(f"quota: HTTP {st}: {b}")
-    steps = [post_step(ns, base, min(args.step, args.pods - base)) for base in range(0, args.pods, args.step)]
+
+
+def drop_ns(ns, keep_jobs=False):
     K.delete_namespace(ns)
-    while K.sh("squeue", "-h", "-o", "%i").stdout.strip():
+    while not keep_jobs and K.sh("squeue", "-h", "-o", "%i").stdout.strip():
         time.sleep(0.5)
+
+
+def run(ns, quota):
+    make_ns(ns, quota)
+    steps = [post_step(ns, base, min(args.step, args.pods - base)) for base in range(0, args.pods, args.step)]
+    drop_ns(ns, keep_jobs=args.neighbour > 0)
     return steps
 
 
@@ -77,18 +92,27 @@ def main():
     part = K.sh("sinfo", "-h", "-o", "%R").stdout.split()[0]
     K.sh("scontrol", "update", f"PartitionName={part}", "State=DOWN", check=True)
     print(f"# cluster {K.dir}, {os.cpu_count()} cores, load {' '.join(open('/proc/loadavg').read().split()[:3])}, "
-          f"{args.pods} pods in steps of {args.step}, {args.threads} client threads", flush=True)
+          f"{args.pods} pods in steps of {args.step}, {args.threads} client threads"
+          + (f", a neighbour namespace with a quota and {args.neighbour} pods" if args.neighbour else ""),
+          flush=True)
     res = {}
     try:
         for name, path in DAEMONS:
             if path:
                 K.restart_daemon(path, args.slurmlink)
+            big = f"qs-{name}-big-{os.getpid()}"
+            if args.neighbour:
+                make_ns(big, True)
+                for base in range(0, args.neighbour, 1000):
+                    post_step(big, base, min(1000, args.neighbour - base))
             for quota in (False, True):
                 label = f"{name}, {'quota' if quota else 'no quota'}"
                 steps = run(f"qs-{name}-{'q' if quota else 'n'}-{os.getpid()}", quota)
                 res[label] = steps
                 print(f"  {label:24} creates/s per step: " + " ".join(f"{r:.0f}" for r, _ in steps), flush=True)
                 print(f"  {'':24} slurmlinkd ms/create:  " + " ".join(f"{m:.2f}" for _, m in steps), flush=True)
+            if args.neighbour:
+                drop_ns(big)
     finally:
         K.sh("scontrol", "update", f"PartitionName={part}", "State=UP")
     last = list(res)[-1]
