@@ -53,6 +53,6 @@ is "$(grep -c '^  N=30 round 0 .* errors 0' "$CL/tput.out")|$(grep -c ': 30 of 3
 is "$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" 0 "no node is left drained afterwards" || diag "$(sinfo -N)"
 
 # a quota's cost as the namespace grows: both namespaces' rows, every step
-timeout 600 $PY "$ROOT/bench/quota-scale.py" --dir "$CL" --pods 40 --step 20 --slurmlink "$SLURMLINK" >"$CL/qs.out" 2>&1
-is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9]+$' "$CL/qs.out")" "0|2" \
-  "bench/quota-scale.py --pods 40 --step 20: a rate per step, without and with the quota" || diag "$(cat "$CL/qs.out")"
+timeout 600 $PY "$ROOT/bench/quota-scale.py" --dir "$CL" --pods 40 --step 20 --neighbour 30 --slurmlink "$SLURMLINK" >"$CL/qs.out" 2>&1
+is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9]+$' "$CL/qs.out")|$(grep -c 'a neighbour namespace with a quota and 30 pods' "$CL/qs.out")" "0|2|1" \
+  "bench/quota-scale.py --pods 40 --step 20 --neighbour 30: a rate per step, without and with the quota" || diag "$(cat "$CL/qs.out")"
