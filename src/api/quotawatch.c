@@ -156,10 +156,16 @@ void api_quota_watch_collect(api_quota_watch_t *w, sl_store_t *store)
             w->rv[k] = now;
         return;
     }
+    /* each log read up to at least this revision: a resource that has not
+     * changed for long does not leave its place behind the trimmed log */
+    int64_t upto = sl_store_revision(store);
     for (int k = 0; k < W_KINDS; k++) {
         struct row_arg a = {w, k};
         sl_error_t err = SL_ERROR_INIT;
-        if (sl_store_changes_rows(store, w->rv[k], kinds[k], NULL, 0, on_row, &a, &err) < 0) {
+        int r = sl_store_changes_rows(store, w->rv[k], kinds[k], NULL, 0, on_row, &a, &err);
+        if (r == 0 && w->rv[k] < upto)
+            w->rv[k] = upto;
+        if (r < 0) {
             if (errno != ERANGE)
                 sl_warn("quota janitor: cannot read the %s change log: %s", kinds[k], err.text);
             w->all = true; /* trimmed past our place (or unreadable): all again */
