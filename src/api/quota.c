@@ -196,17 +196,11 @@ static int add_usage(void *arg, const char *json, size_t len, const sl_store_ite
     return 0;
 }
 
-/* The usage of the namespace's counted pods, one pod parsed at a time;
- * *deleting (optional): one of them is being deleted. */
-static int ns_usage(sl_api_t *api, const char *ns, rlist_t *used, bool *deleting)
+/* The usage of the namespace's counted pods into a->used, one pod parsed
+ * at a time (a: used set, the rest zero). */
+static int ns_usage(sl_api_t *api, const char *ns, struct usage_arg *a)
 {
-    struct usage_arg a = {used, false, 0};
-    int r = sl_store_list_each(api->store, "pods", ns, add_usage, &a, NULL) < 0 ? -1 : 0;
-    if (deleting) { /* the janitor's */
-        *deleting = a.deleting;
-        sl_metrics_quota_recount(a.read);
-    }
-    return r;
+    return sl_store_list_each(api->store, "pods", ns, add_usage, a, NULL) < 0 ? -1 : 0;
 }
 
 /* ---- the policy's default quota ---- */
@@ -311,9 +305,10 @@ static bool sync_ns(sl_api_t *api, const char *ns, json_t *quotas)
     if (!json_array_size(quotas))
         return false;
     rlist_t used = {0};
-    bool deleting = false;
-    int r = ns_usage(api, ns, &used, &deleting);
-    bool again = r < 0 || deleting;
+    struct usage_arg a = {&used, false, 0};
+    int r = ns_usage(api, ns, &a);
+    sl_metrics_quota_recount(a.read);
+    bool again = r < 0 || a.deleting;
     if (r == 0) {
         /* the test build: a pod admitted between a count and its write */
         SL_FAULT("quota-counted");
@@ -498,7 +493,8 @@ static bool recorded_usage(json_t *q, rlist_t *used)
 static int quota_usage(sl_api_t *api, const char *ns, json_t *q, rlist_t *used, bool *counted)
 {
     *counted = !recorded_usage(q, used);
-    return *counted ? ns_usage(api, ns, used, NULL) : 0;
+    struct usage_arg a = {used, false, 0};
+    return *counted ? ns_usage(api, ns, &a) : 0;
 }
 
 int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)

@@ -102,7 +102,7 @@ static int on_row(void *arg, const sl_store_change_t *c)
     struct row_arg *a = arg;
     api_quota_watch_t *w = a->w;
     w->rv[a->kind] = c->rv;
-    bool parse = false;
+    bool parse;
     if (a->kind == W_NS || strcmp(c->type, "MODIFIED") || !c->prev) {
         if (a->kind == W_PODS && !strcmp(c->type, "ADDED") &&
             !names(c->json, c->len, "ownerReferences"))
@@ -148,12 +148,20 @@ static bool cand_matters(const cand_t *c)
     return r;
 }
 
+/* every namespace this pass; each change log read from now on */
+static void look_at_all(api_quota_watch_t *w, sl_store_t *store)
+{
+    w->all = true;
+    cands_clear(w);
+    int64_t now = sl_store_revision(store);
+    for (int k = 0; k < W_KINDS; k++)
+        w->rv[k] = now;
+}
+
 void api_quota_watch_collect(api_quota_watch_t *w, sl_store_t *store)
 {
-    if (w->all) { /* every namespace: the change log from now on */
-        int64_t now = sl_store_revision(store);
-        for (int k = 0; k < W_KINDS; k++)
-            w->rv[k] = now;
+    if (w->all) {
+        look_at_all(w, store);
         return;
     }
     /* each log read up to at least this revision: a resource that has not
@@ -168,11 +176,7 @@ void api_quota_watch_collect(api_quota_watch_t *w, sl_store_t *store)
         if (r < 0) {
             if (errno != ERANGE)
                 sl_warn("quota janitor: cannot read the %s change log: %s", kinds[k], err.text);
-            w->all = true; /* trimmed past our place (or unreadable): all again */
-            cands_clear(w);
-            int64_t now = sl_store_revision(store);
-            for (int j = 0; j < W_KINDS; j++)
-                w->rv[j] = now;
+            look_at_all(w, store); /* trimmed past our place (or unreadable) */
             return;
         }
     }

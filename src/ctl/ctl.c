@@ -970,13 +970,7 @@ static int delete_unrecorded_task(sl_ctl_t *c, ctl_pod_t *p)
         sl_slurm_jobs_t *jl = NULL;
         if (sl_slurm_job_load(p->array_job_id, &jl, NULL) < 0 && errno != ENOENT)
             return -1;
-        const sl_slurm_job_t *j = NULL; /* the task's own record, once it has one */
-        for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++) {
-            const sl_slurm_job_t *k = sl_slurm_jobs_at(jl, i);
-            if (k->array_job_id == p->array_job_id && k->array_task_id == p->array_task_id &&
-                ctl_job_owned_by(k, suid))
-                j = k;
-        }
+        const sl_slurm_job_t *j = ctl_task_record(jl, p->array_job_id, p->array_task_id, suid);
         /* after the cancel, a record of its own that is not active is the
          * cancelled task's: it never ran */
         if (j && (pass == 0 || ctl_job_active(j->state) || j->completing)) {

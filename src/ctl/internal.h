@@ -231,6 +231,10 @@ void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs);
  * owner (37 bytes) and the array task (0 when not yet submitted) in
  * array_job and task; else 0. */
 int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job, uint32_t *task);
+/* Task `task` of array `array_job`'s own record in jl (a load of the
+ * array), its comment carrying owner_uid; NULL while it has none. */
+const sl_slurm_job_t *ctl_task_record(const sl_slurm_jobs_t *jl, uint32_t array_job, uint32_t task,
+                                      const char *owner_uid);
 /* The job id Slurm gave task `task` of array `array_job` (whose comment
  * must carry owner_uid), 0 while it has none of its own. Any thread. */
 uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid);

@@ -110,16 +110,27 @@ int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job
     return 1;
 }
 
+const sl_slurm_job_t *ctl_task_record(const sl_slurm_jobs_t *jl, uint32_t array_job, uint32_t task,
+                                      const char *owner_uid)
+{
+    const sl_slurm_job_t *r = NULL;
+    for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++) {
+        const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
+        if (j->array_job_id == array_job && j->array_task_id == task &&
+            ctl_job_owned_by(j, owner_uid))
+            r = j;
+    }
+    return r;
+}
+
 uint32_t ctl_task_job_id(uint32_t array_job, uint32_t task, const char *owner_uid)
 {
     sl_slurm_jobs_t *jl = NULL;
     uint32_t id = 0;
-    if (sl_slurm_job_load(array_job, &jl, NULL) == 0)
-        for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++) {
-            const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
-            if (j->array_task_id == task && ctl_job_owned_by(j, owner_uid))
-                id = j->job_id;
-        }
+    if (sl_slurm_job_load(array_job, &jl, NULL) == 0) {
+        const sl_slurm_job_t *j = ctl_task_record(jl, array_job, task, owner_uid);
+        id = j ? j->job_id : 0;
+    }
     sl_slurm_jobs_free(jl);
     return id;
 }
