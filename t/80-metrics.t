@@ -78,7 +78,7 @@ for f in slurmlink_pods slurmlink_pod_submissions_total slurmlink_pod_submission
          slurmlink_slurm_rpc_duration_seconds slurmlink_slurm_rpc_errors_total \
          slurmlink_api_requests_total slurmlink_api_request_duration_seconds slurmlink_api_open_watches \
          slurmlink_slurm_job_poll_interval_seconds slurmlink_quota_recounts_total \
-         slurmlink_quota_recount_pods_total; do
+         slurmlink_quota_recount_pods_total slurmlink_job_views_total; do
   grep -q "^# TYPE $f " <<<"$METRICS" || missing="$missing $f"
 done
 is "$missing" "" "every documented family is exposed"

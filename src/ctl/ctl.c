@@ -91,7 +91,7 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
  * whether the pod is terminal after it, or -1 when it is not stored; *rerun
  * (if not NULL) says whether the job runs again for the finished pod. */
 static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                      const ctl_job_view_t *v, int *rerun)
+                      const ctl_job_view_t *v, int *rerun, int64_t *rv)
 {
     if (*v->state && !ctl_job_active(v->state)) {
         /* before the write: a view of the job running, read earlier and
@@ -111,6 +111,8 @@ static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char 
     }
     if (rerun)
         *rerun = r >= 0 && a.rerun;
+    if (rv)
+        *rv = r >= 0 ? sl_kube_rv(out) : 0;
     json_decref(out);
     return r;
 }
@@ -141,11 +143,12 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
     json_decref(pod);
 }
 
-/* the controller thread's: the view applied to p's pod */
-static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
+/* the controller thread's: the view applied to p's pod (*rv, if not NULL:
+ * the pod's resourceVersion after it; 0 when it is not stored) */
+static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, int64_t *rv)
 {
     int rerun = 0;
-    int t = apply_view(c, p->ns, p->name, p->uid, v, &rerun);
+    int t = apply_view(c, p->ns, p->name, p->uid, v, &rerun, rv);
     if (t >= 0)
         p->terminal = t;
     if (rerun)
@@ -460,6 +463,9 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);
+    int64_t rv = sl_kube_rv(pod);
+    if (rv > p->seen_rv)
+        p->seen_rv = rv; /* a view applied before this version is applied again */
     char owner[37];
     uint32_t arr = 0, task = 0;
     int job_pod = ctl_job_pod_of(c, pod, owner, &arr, &task);
@@ -736,7 +742,22 @@ static int task_adopt_fn(json_t *pod, void *arg)
     return 1;
 }
 
-/* Slurm's view of j applied to p's pod (the controller's thread) */
+/* what a view says, as text: two views with the same key apply alike
+ * (the pointers to the controller's flags excepted: they are p's own);
+ * 0 when it does not fit */
+static int view_key(const ctl_job_view_t *v, char *buf, size_t size)
+{
+    int n =
+        snprintf(buf, size, "%u|%s|%s|%s|%s|%lld|%lld|%d|%u|%d|%d", v->job_id, v->state,
+                 v->reason ? v->reason : "-", v->node, v->node_ip, (long long)v->start_ns,
+                 (long long)v->end_ns, v->exit_code, v->restart_cnt, v->node_up, v->shim_finished);
+    return n > 0 && (size_t)n < size;
+}
+
+/* Slurm's view of j applied to p's pod (the controller's thread). The view
+ * last applied, to a pod no change of which has come since, is not applied
+ * again: while any job pends every poll brings every job, and the pod
+ * would be read from the store only to find nothing to write. */
 static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
 {
     pthread_mutex_lock(&c->lock);
@@ -749,7 +770,18 @@ static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
     view_of(c, j, shim_done, &v, node, ip, p->gang_rank, &p->node, p->gang);
     v.shim_done_now = &p->shim_done; /* p stays: this thread alone frees pods */
     v.ended_now = &p->slurm_ended;
-    apply_job(c, p, &v);
+    char key[1024];
+    int keyed = view_key(&v, key, sizeof(key));
+    if (keyed && p->view_key && p->seen_rv <= p->view_rv && !strcmp(p->view_key, key)) {
+        sl_metrics_job_view(0);
+        return;
+    }
+    sl_metrics_job_view(1);
+    int64_t rv = 0;
+    apply_job(c, p, &v, &rv);
+    free(p->view_key);
+    p->view_key = keyed && rv > 0 ? sl_xstrdup(key) : NULL;
+    p->view_rv = rv;
 }
 
 /* What Slurm says of p's own job j, applied to the pod (p is freed when a
@@ -844,7 +876,7 @@ static void resolve_purged(sl_ctl_t *c, ctl_pod_t *p)
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, &acct.job, shim_done, &v, node, ip, p->gang_rank, &p->node, p->gang);
-        apply_job(c, p, &v);
+        apply_job(c, p, &v, NULL);
     } else if (!known) {
         sl_warn("pod %s/%s: Slurm job %u is purged and there is no accounting record: outcome "
                 "unknown",
@@ -1171,7 +1203,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank, NULL, rank > 0);
-        apply_view(c, ns, name, uid, &v, NULL);
+        apply_view(c, ns, name, uid, &v, NULL, NULL);
     }
     sl_slurm_jobs_free(jl);
 }
@@ -1212,7 +1244,7 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
             ctl_job_view_t v;
             char node[256], ip[256];
             view_of(c, j, 1, &v, node, ip, rank, NULL, gang);
-            apply_view(c, ns, name, uid, &v, NULL);
+            apply_view(c, ns, name, uid, &v, NULL, NULL);
         }
     }
     sl_slurm_jobs_free(jl);

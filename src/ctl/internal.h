@@ -106,6 +106,12 @@ typedef struct ctl_pod {
     ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
     int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
+    /* the controller thread's: the job view last applied to the pod
+     * (apply_slurm, ctl.c) and the pod's resourceVersion after it, and the
+     * newest resourceVersion of the pod its changes brought (handle_pod): the
+     * same view is not applied again to a pod that has not changed since */
+    char *view_key;
+    int64_t view_rv, seen_rv;
     struct ctl_pod *next;                 /* hash chain by uid */
     struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
     struct ctl_pod *due_next, *due_prev;  /* c->lock: the due list (ctl_due_note) */

@@ -146,6 +146,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             free(p->name);
             free(p->owner_uid);
             free(p->node);
+            free(p->view_key);
             free(p);
             c->npods--;
             return;

@@ -22,7 +22,7 @@ static struct {
     sl_expo_t *x;
     sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
-    sl_expo_family_t *recounts, *recount_pods;
+    sl_expo_family_t *recounts, *recount_pods, *views;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -102,6 +102,11 @@ static void make(void)
     m.recount_pods = must(sl_expo_counter(x, "slurmlink_quota_recount_pods_total",
                                           "Pods read by those recounts.", SL_EXPO_NO_LABELS, &e),
                           &e);
+    m.views = must(sl_expo_counter(x, "slurmlink_job_views_total",
+                                   "Slurm job states the job poll compared with their pods: "
+                                   "applied (the pod read from the store) or unchanged.",
+                                   SL_EXPO_LABELS("result"), &e),
+                   &e);
 }
 
 static int ready(void)
@@ -184,6 +189,12 @@ void sl_metrics_quota_recount(size_t pods)
         return;
     sl_expo_add(m.recounts, NULL, 1);
     sl_expo_add(m.recount_pods, NULL, (double)pods);
+}
+
+void sl_metrics_job_view(int applied)
+{
+    if (ready())
+        sl_expo_add(m.views, SL_EXPO_LABELS(applied ? "applied" : "unchanged"), 1);
 }
 
 void sl_metrics_queue_length(size_t n)

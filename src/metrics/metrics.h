@@ -32,6 +32,10 @@ void sl_metrics_watch(int delta);
 /* The quota janitor counted a namespace's pods again (pods: how many it read). */
 void sl_metrics_quota_recount(size_t pods);
 
+/* The job poll's view of a pod's job: applied (the pod read from the store,
+ * written if it changed), else unchanged since it was last applied. */
+void sl_metrics_job_view(int applied);
+
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */
 void sl_metrics_submission(int ok, double seconds);

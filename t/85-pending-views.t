@@ -1,0 +1,65 @@
+#!/bin/bash
+# 85-pending-views.t — the job poll reads a pod from the store only when
+# Slurm's view of its job changed, or the pod did, since the view was last
+# applied. While any pod's job pends, slurmlinkd reads slurmctld's whole
+# job list every 2 s (pending reasons change without moving the list's
+# update time); with thousands of jobs queued, reading and comparing every
+# pod each time is most of the controller's work. The counter
+# slurmlink_job_views_total{result} says how many views were applied (the
+# pod read) and how many were found unchanged. Then: a view that changes (a
+# job held) and a pod that changes (its status written by someone else)
+# are still applied at the next poll. On the code before, every poll
+# applied every job's view.
+source "$(dirname "$0")/lib.sh"
+plan 9
+
+N=20
+cluster_up --cpus 16 || bail "slurmlink up"
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+views() { kc get --raw /metrics | awk -v r="$1" '$1 == "slurmlink_job_views_total{result=\"" r "\"}" {v = $2} END {print v + 0}'; }
+node=$(sinfo -h -N -o %N | head -1)
+scontrol update NodeName="$node" State=DRAIN Reason=hold
+for i in $(seq 1 $N); do
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%s}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: c, image: busybox, command: [sleep, "300"]}\n' "$i"
+done | kc create -f - >/dev/null
+job() { kc get pod "$1" -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}'; }
+msg() { kc get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}'; }
+# every pod's message gives its job's pending reason, past the first (None)
+settled() {
+  local i j m
+  for i in $(seq 1 $N); do
+    j=$(job "p$i") m=$(msg "p$i")
+    [ -n "$j" ] && [[ $m == "Slurm job $j is pending: "* ]] && [[ $m != *": None" ]] || return 1
+  done
+}
+ok wait_for 60 settled "$N pods pend with the node drained, each saying its job's pending reason"
+sleep 3 # the reasons' writes seen back by the controller
+a0=$(views applied) u0=$(views unchanged)
+sleep 7 # three full reads of the job list at least (one each 2 s while jobs pend)
+a1=$(views applied) u1=$(views unchanged)
+ok awk -v a="$u0" -v b="$u1" -v n=$N 'BEGIN { exit !(b - a >= 2 * n) }' \
+  "the polls compared the $N jobs' views again and again (unchanged: $u0 → $u1)"
+is "$((a1 - a0))" 0 "... and read no pod from the store (applied: $a0 → $a1)"
+
+j1=$(job p1)
+scontrol hold "$j1"
+held() { [ "$(msg p1)" = "Slurm job $j1 is pending: JobHeldAdmin" ]; }
+ok wait_for 15 held "a view that changes is applied: p1's job held, its message says JobHeldAdmin"
+a2=$(views applied)
+ok awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(b > a) }' "... counted as applied ($a1 → $a2)"
+
+# someone else writes p2's status; the next poll puts Slurm's view back
+j2=$(job p2)
+written=$(kc patch pod p2 --subresource=status --type=json -o jsonpath='{.status.conditions[0].message}' \
+  -p '[{"op":"replace","path":"/status/conditions/0/message","value":"written by hand"}]')
+is "$written" "written by hand" "p2's status written by someone else"
+back() { [[ $(msg p2) == "Slurm job $j2 is pending: "* ]]; }
+ok wait_for 15 back "a pod that changed is read again: the poll writes Slurm's view back"
+
+a3=$(views applied)
+sleep 5
+a4=$(views applied)
+is "$((a4 - a3))" 0 "once written, nothing more is read ($a3 → $a4)"
+scontrol update NodeName="$node" State=RESUME
+ok wait_for 60 kc wait --for=jsonpath='{.status.phase}'=Running pod/p3 --timeout=5s "the node back: the pods run"
