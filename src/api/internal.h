@@ -59,6 +59,7 @@ struct sl_api {
     void *shim_event_arg;            /* hook_lock */
     api_conns_t *conns;              /* connections and watches per identity (conns.c) */
     struct api_rowcache *rows;       /* printed Table rows for reuse (rowcache.h) */
+    struct api_facts *facts;         /* what creates read besides their object (facts.h) */
     atomic_int stopping;             /* streams end when set */
     pthread_t janitor;
     bool janitor_started;

@@ -2,10 +2,12 @@
  * the helpers the other handlers share. Kind-specific behaviour comes from
  * the resource's ops (resource.h); everything else follows
  * kube-apiserver's generic registry (k8s.io/apiserver/pkg/registry/rest). */
+#include "api/facts.h"
 #include "api/internal.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <string.h>
@@ -56,20 +58,38 @@ enum MHD_Result api_reply_object(api_req_t *r, const api_resource_t *res, unsign
     return api_reply_json(r, code, obj);
 }
 
+enum { NS_ABSENT, NS_ACTIVE, NS_TERMINATING };
+
+/* what namespace ns is: read, or kept while no namespace changed (facts.h) */
+static int namespace_state(sl_api_t *api, const char *ns)
+{
+    int64_t rev = sl_store_resource_rev(api->store, "namespaces");
+    int state;
+    if (api_facts_get(api->facts, API_FACT_NAMESPACE, ns, rev, &state))
+        return state;
+    json_t *nso = sl_store_get(api->store, "namespaces", NULL, ns);
+    int keep = nso || errno == ENOENT; /* a store error is not kept */
+    const char *phase = sl_kube_path_str(nso, "status.phase");
+    state = !nso ? NS_ABSENT
+            : sl_kube_meta_str(nso, "deletionTimestamp") || (phase && !strcmp(phase, "Terminating"))
+                ? NS_TERMINATING
+                : NS_ACTIVE;
+    json_decref(nso);
+    if (keep)
+        api_facts_put(api->facts, API_FACT_NAMESPACE, ns, rev, state);
+    return state;
+}
+
 int api_check_namespace(api_req_t *r, const api_resource_t *res, const char *ns, const char *name,
                         sl_error_t *err)
 {
-    json_t *nso = sl_store_get(r->api->store, "namespaces", NULL, ns);
-    if (!nso) {
+    int state = namespace_state(r->api, ns);
+    if (state == NS_ABSENT) {
         sl_errkindf(err, SL_ERR_NOT_FOUND, "%s", "");
         sl_err_subject(err, "namespaces", "", "Namespace", ns);
         return -1;
     }
-    const char *phase = sl_kube_path_str(nso, "status.phase");
-    bool terminating =
-        sl_kube_meta_str(nso, "deletionTimestamp") || (phase && !strcmp(phase, "Terminating"));
-    json_decref(nso);
-    if (!terminating || strcmp(r->method, "POST"))
+    if (state != NS_TERMINATING || strcmp(r->method, "POST"))
         return 0;
     sl_errkindf(err, SL_ERR_FORBIDDEN,
                 "unable to create new content in namespace %s because it is being terminated", ns);
@@ -103,11 +123,20 @@ int api_check_service_account(api_req_t *r, json_t *pod, sl_error_t *err)
     if (!sa || !*sa)
         sa = "default";
     const char *ns = sl_kube_namespace(pod);
-    json_t *o = sl_store_get(r->api->store, "serviceaccounts", ns, sa);
-    if (o) {
+    sl_api_t *api = r->api;
+    char *key = sl_xasprintf("%s/%s", ns, sa);
+    int64_t rev = sl_store_resource_rev(api->store, "serviceaccounts");
+    int exists;
+    if (!api_facts_get(api->facts, API_FACT_SERVICE_ACCOUNT, key, rev, &exists)) {
+        json_t *o = sl_store_get(api->store, "serviceaccounts", ns, sa);
+        exists = o != NULL;
+        if (o || errno == ENOENT) /* a store error is not kept */
+            api_facts_put(api->facts, API_FACT_SERVICE_ACCOUNT, key, rev, exists);
         json_decref(o);
-        return 0;
     }
+    free(key);
+    if (exists)
+        return 0;
     return sl_errkindf(err, SL_ERR_FORBIDDEN,
                        "error looking up service account %s/%s: serviceaccount \"%s\" not found",
                        ns, sa, sa);

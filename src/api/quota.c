@@ -23,6 +23,7 @@
  * (quotawatch.c). The policy's defaultQuota becomes a ResourceQuota named
  * "default" in each namespace that has none (at the first pod create, or
  * when the janitor sees the namespace). */
+#include "api/facts.h"
 #include "api/internal.h"
 #include "common/fault.h"
 #include "common/log.h"
@@ -453,9 +454,15 @@ static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_
  * transaction, with the error). */
 static bool has_quota(sl_api_t *api, const char *ns)
 {
-    json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
-    size_t n = qs ? json_array_size(qs) : 1;
-    json_decref(qs);
+    int64_t rev = sl_store_resource_rev(api->store, "resourcequotas");
+    int n;
+    if (!api_facts_get(api->facts, API_FACT_HAS_QUOTA, ns, rev, &n)) {
+        json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
+        n = qs ? json_array_size(qs) > 0 : 1;
+        if (qs) /* a store error is not kept */
+            api_facts_put(api->facts, API_FACT_HAS_QUOTA, ns, rev, n);
+        json_decref(qs);
+    }
     const char *const *names, *const *values;
     return n || (api->policy && sl_authz_default_quota(api->policy, ns, &names, &values));
 }

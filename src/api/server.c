@@ -13,6 +13,7 @@
  * any body byte is read; the optional second daemon is the loopback
  * plain-HTTP listener, whose requests act as the policy's anonymous
  * identity. */
+#include "api/facts.h"
 #include "api/internal.h"
 #include "api/rowcache.h"
 #include "api/tlscred.h"
@@ -354,6 +355,7 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
     api_conn_limits_t limits = conn_limits(opts);
     api->conns = api_conns_create(&limits);
     api->rows = api_rowcache_create(API_ROWCACHE_BYTES);
+    api->facts = api_facts_create();
     atomic_init(&api->stopping, 0);
     return api;
 }
@@ -487,6 +489,7 @@ void sl_api_destroy(sl_api_t *api)
         api_hub_destroy(api->hubs[i]);
     api_conns_destroy(api->conns);
     api_rowcache_destroy(api->rows);
+    api_facts_destroy(api->facts);
     pthread_mutex_destroy(&api->hook_lock);
     free(api->pods_root);
     free(api->shim_path);

@@ -45,6 +45,10 @@ struct sl_store_notify {
     void *arg;
 };
 
+#define STORE_RES_NAME 64 /* a resource's name, its NUL included; longer: all_rev */
+#define STORE_RES_MAX 64  /* resources with a revision of their own; more: all_rev */
+#define STORE_TOUCHED_MAX 8
+
 struct sl_store {
     struct sl_store_conn w; /* writer (and reader for :memory:) */
     struct sl_store_conn r; /* reader; unused for :memory: */
@@ -58,6 +62,19 @@ struct sl_store {
     size_t log_limit;
     int shutdown;
     unsigned kicks; /* sl_store_kick() generation; changed with wmu, read atomically */
+    /* the revision of each resource's last committed change (resmu; set
+     * at the commit from the resources the transaction touched, wmu), for
+     * sl_store_resource_rev; all_rev: of any resource (too many touched) */
+    pthread_mutex_t resmu;
+    struct store_res_rev {
+        char name[STORE_RES_NAME];
+        int64_t rev;
+    } res_revs[STORE_RES_MAX];
+    size_t nres;
+    int64_t open_rev, all_rev;
+    char touched[STORE_TOUCHED_MAX][STORE_RES_NAME]; /* wmu: this transaction's resources */
+    size_t ntouched;
+    int touched_all;
     struct sl_store_notify *notify;
     size_t nnotify;
 };
@@ -69,5 +86,7 @@ struct sl_store_conn *sl_store_rlock(sl_store_t *s);
 void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c);
 int sl_store_wbegin(sl_store_t *s, sl_error_t *err);
 int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err);
+/* resource changed in the open transaction (wmu held) */
+void sl_store_touch(sl_store_t *s, const char *resource);
 
 #endif

@@ -78,6 +78,7 @@ static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, con
         return sl_store_dberr(s, s->w.db, rc, err, "append change");
     if (s->log_min == 0)
         s->log_min = rv;
+    sl_store_touch(s, resource);
     return 0;
 }
 

@@ -238,6 +238,7 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     pthread_mutex_init(&s->wmu, NULL);
     pthread_mutex_init(&s->rmu, NULL);
     pthread_mutex_init(&s->nmu, NULL);
+    pthread_mutex_init(&s->resmu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -258,6 +259,7 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     }
     if (load_revision(s, err) < 0)
         goto fail;
+    s->open_rev = s->rev;
     return s;
 fail : {
     int saved = errno;
@@ -277,11 +279,69 @@ void sl_store_close(sl_store_t *s)
     pthread_mutex_destroy(&s->wmu);
     pthread_mutex_destroy(&s->rmu);
     pthread_mutex_destroy(&s->nmu);
+    pthread_mutex_destroy(&s->resmu);
     free(s->notify);
     free(s);
 }
 
 int64_t sl_store_revision(sl_store_t *s) { return __atomic_load_n(&s->rev, __ATOMIC_ACQUIRE); }
+
+/* ---- each resource's last change ---------------------------------------- */
+
+void sl_store_touch(sl_store_t *s, const char *resource)
+{
+    for (size_t i = 0; i < s->ntouched; i++)
+        if (!strcmp(s->touched[i], resource))
+            return;
+    if (s->ntouched == STORE_TOUCHED_MAX || strlen(resource) >= STORE_RES_NAME) {
+        s->touched_all = 1;
+        return;
+    }
+    strcpy(s->touched[s->ntouched++], resource);
+}
+
+/* a transaction begins: what an earlier one touched and rolled back goes */
+static void touched_clear(sl_store_t *s)
+{
+    s->ntouched = 0;
+    s->touched_all = 0;
+}
+
+/* the committed transaction's resources changed at rev (wmu held) */
+static void touched_publish(sl_store_t *s, int64_t rev)
+{
+    pthread_mutex_lock(&s->resmu);
+    for (size_t i = 0; i < s->ntouched; i++) {
+        size_t j = 0;
+        while (j < s->nres && strcmp(s->res_revs[j].name, s->touched[i]))
+            j++;
+        if (j == s->nres && s->nres < STORE_RES_MAX)
+            strcpy(s->res_revs[s->nres++].name, s->touched[i]);
+        if (j < s->nres)
+            s->res_revs[j].rev = rev;
+        else
+            s->all_rev = rev;
+    }
+    if (s->touched_all)
+        s->all_rev = rev;
+    pthread_mutex_unlock(&s->resmu);
+    touched_clear(s);
+}
+
+int64_t sl_store_resource_rev(sl_store_t *s, const char *resource)
+{
+    pthread_mutex_lock(&s->resmu);
+    int64_t rev = s->open_rev;
+    for (size_t j = 0; j < s->nres; j++)
+        if (!strcmp(s->res_revs[j].name, resource)) {
+            rev = s->res_revs[j].rev;
+            break;
+        }
+    if (s->all_rev > rev)
+        rev = s->all_rev;
+    pthread_mutex_unlock(&s->resmu);
+    return rev;
+}
 
 /* ---- locking ---------------------------------------------------------- */
 
@@ -323,6 +383,7 @@ int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
     if (tls_txn == s)
         return step_simple(s, &s->w, ST_SAVEPOINT, err);
     pthread_mutex_lock(&s->wmu);
+    touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
         pthread_mutex_unlock(&s->wmu);
@@ -344,6 +405,7 @@ static void notify_all(sl_store_t *s, int64_t rv)
 /* Publish revisions up to next_rev: waiters and notifications. wmu held. */
 static void publish_locked(sl_store_t *s)
 {
+    touched_publish(s, s->next_rev);
     __atomic_store_n(&s->rev, s->next_rev, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
 }
@@ -414,6 +476,7 @@ int sl_store_txn_begin(sl_store_t *s, sl_error_t *err)
         return sl_errprintf(err, "store: batch already open in this thread");
     }
     pthread_mutex_lock(&s->wmu);
+    touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
         pthread_mutex_unlock(&s->wmu);

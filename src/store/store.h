@@ -46,6 +46,13 @@ void sl_store_close(sl_store_t *s);
 /* Current global revision (0 for an empty, never-written store). */
 int64_t sl_store_revision(sl_store_t *s);
 
+/* The revision of the last committed change to an object of resource, or
+ * one after it: the store's revision when it was opened if none since, a
+ * later one when a transaction touched more resources than are kept apart.
+ * What was read of the resource after this answer was R stays true while
+ * it answers R (a fact kept keyed by it; see api_facts). */
+int64_t sl_store_resource_rev(sl_store_t *s, const char *resource);
+
 /* Create. Modifies obj in place:
  *  - metadata.generateName without metadata.name: name = generateName + 5
  *    random chars from [bcdfghjklmnpqrstvwxz2456789] (retried on collision);

@@ -644,9 +644,62 @@ static void test_changes_by_resource(const char *dir)
     free(path);
 }
 
+/* sl_store_resource_rev: moved by a committed change to the resource, by
+ * no other resource's, by no rolled-back transaction; a transaction that
+ * touches more resources than are kept apart moves every one. */
+static void test_resource_rev(const char *dir)
+{
+    sl_error_t err;
+    char *path = sl_xasprintf("%s/resrev.db", dir);
+    sl_store_t *s = sl_store_open(path, &err);
+    json_t *p = pod("w", "p0");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    sl_store_close(s);
+    s = sl_store_open(path, &err);
+    int64_t open_rev = sl_store_revision(s);
+    ok(sl_store_resource_rev(s, "pods") == open_rev &&
+           sl_store_resource_rev(s, "namespaces") == open_rev,
+       "after opening, every resource answers the store's revision (%lld)", (long long)open_rev);
+    p = pod("w", "p1");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    ok(sl_store_resource_rev(s, "pods") == sl_store_revision(s) &&
+           sl_store_resource_rev(s, "namespaces") == open_rev,
+       "a pod created: pods moves to its revision, namespaces does not");
+    int64_t pods_rev = sl_store_resource_rev(s, "pods");
+    sl_store_txn_begin(s, &err);
+    p = pod("", "ns1");
+    sl_store_create(s, "namespaces", p, NULL);
+    json_decref(p);
+    ok(sl_store_resource_rev(s, "namespaces") == open_rev, "... not before its commit");
+    sl_store_txn_rollback(s);
+    ok(sl_store_resource_rev(s, "namespaces") == open_rev, "a rolled-back create moves nothing");
+    p = pod("w", "p1");
+    json_object_set_new(json_object_get(p, "spec"), "nodeName", json_string("n"));
+    ok(sl_store_update(s, "pods", p, 1, &err) < 0 && sl_store_resource_rev(s, "pods") == pods_rev,
+       "a refused update (stale resourceVersion) moves nothing");
+    json_decref(p);
+    sl_store_txn_begin(s, &err);
+    for (int i = 0; i < 10; i++) {
+        char res[16];
+        snprintf(res, sizeof(res), "r%d", i);
+        p = pod("w", "x");
+        sl_store_create(s, res, p, NULL);
+        json_decref(p);
+    }
+    sl_store_txn_commit(s, &err);
+    int64_t rev = sl_store_revision(s);
+    ok(sl_store_resource_rev(s, "pods") == rev && sl_store_resource_rev(s, "namespaces") == rev &&
+           sl_store_resource_rev(s, "r0") == rev,
+       "one transaction touching 10 resources moves every resource's answer");
+    sl_store_close(s);
+    free(path);
+}
+
 int main(void)
 {
-    tap_plan(141);
+    tap_plan(147);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -680,6 +733,7 @@ int main(void)
 
     test_migration(dir);
     test_changes_by_resource(dir);
+    test_resource_rev(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
