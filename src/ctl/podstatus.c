@@ -518,6 +518,28 @@ static int contradicts(const ctl_job_view_t *job)
     return !(job->ended_now && atomic_load(job->ended_now) > job->restart_cnt);
 }
 
+/* A new job's first pending reason, None (slurmctld has not looked at it
+ * yet), says no more than the message its submission wrote: that stays, and
+ * each pod of a burst is written once less. */
+static int still_submitted(json_t *pod, const ctl_job_view_t *job)
+{
+    if (job->restart_cnt || !job->reason || strcmp(job->reason, "None"))
+        return 0;
+    char want[48];
+    snprintf(want, sizeof(want), "Slurm job %u submitted", job->job_id);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *st = json_string_value(json_object_get(c, "status"));
+        const char *m = json_string_value(json_object_get(c, "message"));
+        if (t && !strcmp(t, "PodScheduled"))
+            return st && !strcmp(st, "False") && m && !strcmp(m, want);
+    }
+    return 0;
+}
+
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
 {
     json_t *st = status_of(pod);
@@ -530,6 +552,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     if (!strcmp(s, "PENDING")) {
         if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))
             changed |= requeued(pod, job, now_ns);
+        if (still_submitted(pod, job))
+            return changed;
         char *msg = job->restart_cnt
                         ? sl_xasprintf("Slurm job %u was requeued (restart %u) and is pending: %s",
                                        job->job_id, job->restart_cnt, job->reason)

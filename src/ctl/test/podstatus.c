@@ -76,6 +76,11 @@ int main(void)
 
     ok(ctl_status_submitted(p, 42, now) == 1, "submitted records the job");
     is_int(ctl_pod_job_id(p), 42, "job id annotation");
+    ctl_job_view_t none = {.job_id = 42, .state = "PENDING", .reason = "None"};
+    ok(ctl_status_from_job(p, &none, now) == 0,
+       "pending with reason None (slurmctld has not looked at the job yet): nothing to write");
+    is_str(cond(p, "PodScheduled", "message"), "Slurm job 42 submitted",
+           "... the message stays 'submitted'");
     ctl_job_view_t j = {.job_id = 42, .state = "PENDING", .reason = "Resources"};
     ok(ctl_status_from_job(p, &j, now) == 1, "pending job updates the condition");
     is_str(cond(p, "PodScheduled", "message"), "Slurm job 42 is pending: Resources",
