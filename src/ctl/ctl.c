@@ -754,6 +754,18 @@ static int view_key(const ctl_job_view_t *v, char *buf, size_t size)
     return n > 0 && (size_t)n < size;
 }
 
+void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv)
+{
+    ctl_job_view_t v = {
+        .job_id = job_id, .state = "PENDING", .reason = "None", .node = "", .node_ip = ""};
+    char key[1024];
+    if (!view_key(&v, key, sizeof(key)))
+        return;
+    free(p->view_key);
+    p->view_key = sl_xstrdup(key);
+    p->view_rv = rv;
+}
+
 /* Slurm's view of j applied to p's pod (the controller's thread). The view
  * last applied, to a pod no change of which has come since, is not applied
  * again: while any job pends every poll brings every job, and the pod

@@ -200,6 +200,10 @@ long long ctl_poll_gap(int poll_ms, long long took_ms);
 void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p);
 void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
 void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
+/* p's pod, at version rv, says its job job_id was submitted: what a view of
+ * that job pending with reason None applies (ctl.c), so the poll's first
+ * view of it does not read the pod (controller thread) */
+void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv);
 
 /* podstore.c: the pods of ns whose stored text names uid (an owner's
  * uid: a prefilter, read without parsing the others; the caller checks the

@@ -203,24 +203,34 @@ static const char *qos_class(json_t *spec)
     return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
 
-int ctl_status_init(json_t *pod, int64_t now_ns)
+/* the status's fields a pod has from the start filled (dry: only whether
+ * any is missing, nothing changed) */
+static int init_status(json_t *pod, int64_t now_ns, int dry)
 {
-    json_t *st = status_of(pod);
+    json_t *st = json_object_get(pod, "status");
+    if (!json_is_object(st) && dry)
+        return 1;
+    st = status_of(pod);
     int changed = 0;
-    if (!json_object_get(st, "phase"))
+    if (dry)
+        changed = !json_object_get(st, "phase") || !json_object_get(st, "conditions") ||
+                  !json_object_get(st, "qosClass");
+    if (!dry && !json_object_get(st, "phase"))
         changed |= set_if(st, "phase", json_string("Pending"));
-    if (!json_object_get(st, "conditions"))
+    if (!dry && !json_object_get(st, "conditions"))
         changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable",
                             "waiting for slurmlinkd to submit the Slurm job", now_ns);
     json_t *spec = json_object_get(pod, "spec");
     int has_init = json_array_size(json_object_get(spec, "initContainers")) > 0;
-    if (!json_object_get(st, "qosClass"))
+    if (!dry && !json_object_get(st, "qosClass"))
         changed |= set_if(st, "qosClass", json_string(qos_class(spec)));
     for (int init = 0; init < 2; init++) {
         const char *key = init ? "initContainerStatuses" : "containerStatuses";
         json_t *ctrs = ctr_list(pod, init);
         if (!json_array_size(ctrs) || json_object_get(st, key))
             continue;
+        if (dry)
+            return 1;
         json_t *arr = json_array();
         size_t i;
         json_t *c;
@@ -240,6 +250,8 @@ int ctl_status_init(json_t *pod, int64_t now_ns)
     }
     return changed;
 }
+
+int ctl_status_init(json_t *pod, int64_t now_ns) { return init_status(pod, now_ns, 0); }
 
 /* whether the poll or the shim's pushes have said the pod's job runs or ran:
  * it is scheduled, or a container has started */
@@ -281,6 +293,7 @@ int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns)
     }
     if (ctl_pod_terminal(pod)) /* a phase set before there was a job */
         changed |= reopen(pod);
+    changed |= ctl_status_init(pod, now_ns); /* not left to the job's first view */
     char *msg = sl_xasprintf("Slurm job %u submitted", job_id);
     changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
     free(msg);
@@ -525,8 +538,15 @@ static int still_submitted(json_t *pod, const ctl_job_view_t *job)
 {
     if (job->restart_cnt || !job->reason || strcmp(job->reason, "None"))
         return 0;
+    return ctl_status_just_submitted(pod, job->job_id);
+}
+
+int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
+{
+    if (ctl_pod_terminal(pod) || init_status(pod, 0, 1))
+        return 0;
     char want[48];
-    snprintf(want, sizeof(want), "Slurm job %u submitted", job->job_id);
+    snprintf(want, sizeof(want), "Slurm job %u submitted", job_id);
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)

@@ -58,6 +58,9 @@ int ctl_status_init(json_t *pod, int64_t now_ns);
 /* Submission outcome: job id recorded (annotation slurmlink.io/job-id) or a
  * failure message shown in the PodScheduled condition. */
 int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns);
+/* whether the pod says no more than that job job_id was submitted (a view
+ * of it pending with reason None would change nothing) */
+int ctl_status_just_submitted(json_t *pod, uint32_t job_id);
 int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, int64_t now_ns);
 
 /* Apply what Slurm says of the job. */

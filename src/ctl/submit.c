@@ -334,9 +334,13 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
     s->recorded = 1;
     sl_error_t err = SL_ERROR_INIT;
     mark_t m = {.job_id = s->job_id};
-    if (ctl_pod_mutate(c, s->ns, s->name, s->uid, mark_submitted, &m, NULL, &err) < 0)
+    json_t *out = NULL;
+    if (ctl_pod_mutate(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err) < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name, s->job_id,
                 err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
+    else if (ctl_status_just_submitted(out, s->job_id))
+        s->submitted_rv = sl_kube_rv(out);
+    json_decref(out);
 }
 
 /* The job ids of finished submissions written onto their pods: up to
@@ -361,6 +365,7 @@ static void record_jobs(sl_ctl_t *c, ctl_sub_t *list)
                     n, err.text);
             for (ctl_sub_t *s = list; s != end; s = s->next) {
                 s->recorded = 0;
+                s->submitted_rv = 0; /* that version was not committed */
                 record_job(c, s);
             }
         }
@@ -553,6 +558,8 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
         p->submitting = 0;
         if (s->job_id)
             ctl_pod_set_job(c, p, s->job_id);
+        if (s->job_id && s->submitted_rv)
+            ctl_view_submitted(p, s->job_id, s->submitted_rv);
         if (s->deferred)
             p->pending_submit = 1; /* again once a poll gets an answer */
         else

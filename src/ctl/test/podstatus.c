@@ -81,6 +81,17 @@ int main(void)
        "pending with reason None (slurmctld has not looked at the job yet): nothing to write");
     is_str(cond(p, "PodScheduled", "message"), "Slurm job 42 submitted",
            "... the message stays 'submitted'");
+    json_t *q = pod("Never", 0);
+    ok(!ctl_status_just_submitted(q, 7), "a new pod: not 'just submitted'");
+    ok(ctl_status_submitted(q, 7, now) == 1 && ctl_status_just_submitted(q, 7) &&
+           !ctl_status_just_submitted(q, 8),
+       "submitted (its status filled by the same write): 'just submitted' job 7, not 8");
+    ok(json_object_get(json_object_get(cs(q, 0), "state"), "waiting") != NULL,
+       "... its container waiting");
+    ctl_job_view_t none7 = {.job_id = 7, .state = "PENDING", .reason = "None"};
+    ok(ctl_status_from_job(q, &none7, now) == 0,
+       "... so its first view (pending, None) writes nothing");
+    json_decref(q);
     ctl_job_view_t j = {.job_id = 42, .state = "PENDING", .reason = "Resources"};
     ok(ctl_status_from_job(p, &j, now) == 1, "pending job updates the condition");
     is_str(cond(p, "PodScheduled", "message"), "Slurm job 42 is pending: Resources",
