@@ -1,14 +1,14 @@
 #!/bin/bash
 # serial: a benchmark harness: many pods at once want the machine to itself
-# bench/soak.py, bench/start-order.py, bench/submit-throughput.py and
-# bench/quota-scale.py at a small size on a private cluster of two nodes
-# with accounting (docs/benchmarks.md): the harnesses work and the soak's
+# bench/soak.py, bench/start-order.py, bench/submit-throughput.py,
+# bench/quota-scale.py and bench/pending-idle.py at a small size on a
+# private cluster of two nodes with accounting (docs/benchmarks.md): the harnesses work and the soak's
 # invariants hold (correctness, not timing): 200 pods
 # created, run, listed and deleted with three watchers attached, each
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 PY=/usr/bin/python3
 N=200
@@ -56,3 +56,8 @@ is "$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" 0 "no node is left 
 timeout 600 $PY "$ROOT/bench/quota-scale.py" --dir "$CL" --pods 40 --step 20 --neighbour 30 --slurmlink "$SLURMLINK" >"$CL/qs.out" 2>&1
 is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9]+$' "$CL/qs.out")|$(grep -c 'a neighbour namespace with a quota and 30 pods' "$CL/qs.out")" "0|2|1" \
   "bench/quota-scale.py --pods 40 --step 20 --neighbour 30: a rate per step, without and with the quota" || diag "$(cat "$CL/qs.out")"
+
+# a queue of pending pods at rest: both daemons' CPU and the poll's views
+timeout 300 $PY "$ROOT/bench/pending-idle.py" --dir "$CL" --pods 20 --settle 1 --seconds 3 --slurmlink "$SLURMLINK" >"$CL/idle.out" 2>&1
+is "$?|$(grep -cE '^  running +CPU s per s: slurmlinkd [0-9.]+ slurmctld [0-9.]+ +views/s applied [0-9]+ unchanged [0-9]+$' "$CL/idle.out")|$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" "0|1|0" \
+  "bench/pending-idle.py --pods 20: CPU and views per second, the nodes given back" || diag "$(cat "$CL/idle.out")"
