@@ -560,6 +560,23 @@ int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
     return 0;
 }
 
+/* the job waits (again, after a requeue): its reason in PodScheduled */
+static int pending(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
+{
+    int changed = 0;
+    if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))
+        changed |= requeued(pod, job, now_ns);
+    if (still_submitted(pod, job))
+        return changed;
+    char *msg = job->restart_cnt
+                    ? sl_xasprintf("Slurm job %u was requeued (restart %u) and is pending: %s",
+                                   job->job_id, job->restart_cnt, job->reason)
+                    : sl_xasprintf("Slurm job %u is pending: %s", job->job_id, job->reason);
+    changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
+    free(msg);
+    return changed;
+}
+
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
 {
     json_t *st = status_of(pod);
@@ -569,19 +586,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
         return changed; /* a terminal phase is final: the controller cancels the rerun */
     if (ctl_job_active(s) && ctl_pod_terminal(pod) && contradicts(job))
         changed |= reopen(pod);
-    if (!strcmp(s, "PENDING")) {
-        if (job->restart_cnt && !strcmp(phase_of(pod), "Running"))
-            changed |= requeued(pod, job, now_ns);
-        if (still_submitted(pod, job))
-            return changed;
-        char *msg = job->restart_cnt
-                        ? sl_xasprintf("Slurm job %u was requeued (restart %u) and is pending: %s",
-                                       job->job_id, job->restart_cnt, job->reason)
-                        : sl_xasprintf("Slurm job %u is pending: %s", job->job_id, job->reason);
-        changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
-        free(msg);
-        return changed;
-    }
+    if (!strcmp(s, "PENDING"))
+        return changed | pending(pod, job, now_ns);
     if (!*s)
         return changed;
     /* the job has (or had) a node */
