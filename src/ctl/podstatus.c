@@ -94,6 +94,20 @@ uint32_t ctl_pod_job_id(json_t *pod)
     return s ? (uint32_t)strtoul(s, NULL, 10) : 0;
 }
 
+/* the first condition of that type in the array conds, or NULL */
+static json_t *cond_find(json_t *conds, const char *type)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(conds, i, it)
+    {
+        const char *t = json_string_value(json_object_get(it, "type"));
+        if (t && !strcmp(t, type))
+            return it;
+    }
+    return NULL;
+}
+
 /* conditions[type] = status/reason/message; lastTransitionTime moves only
  * when status flips (as the kubelet does) */
 static int cond_set(json_t *pod, const char *type, int status, const char *reason,
@@ -105,17 +119,7 @@ static int cond_set(json_t *pod, const char *type, int status, const char *reaso
         conds = json_array();
         json_object_set_new(st, "conditions", conds);
     }
-    json_t *c = NULL;
-    size_t i;
-    json_t *it;
-    json_array_foreach(conds, i, it)
-    {
-        const char *t = json_string_value(json_object_get(it, "type"));
-        if (t && !strcmp(t, type)) {
-            c = it;
-            break;
-        }
-    }
+    json_t *c = cond_find(conds, type);
     const char *sv = status ? "True" : "False";
     int changed = 0;
     if (!c) {
@@ -547,17 +551,11 @@ int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
         return 0;
     char want[48];
     snprintf(want, sizeof(want), "Slurm job %u submitted", job_id);
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *st = json_string_value(json_object_get(c, "status"));
-        const char *m = json_string_value(json_object_get(c, "message"));
-        if (t && !strcmp(t, "PodScheduled"))
-            return st && !strcmp(st, "False") && m && !strcmp(m, want);
-    }
-    return 0;
+    json_t *c =
+        cond_find(json_object_get(json_object_get(pod, "status"), "conditions"), "PodScheduled");
+    const char *st = json_string_value(json_object_get(c, "status"));
+    const char *m = json_string_value(json_object_get(c, "message"));
+    return st && !strcmp(st, "False") && m && !strcmp(m, want);
 }
 
 /* the job waits (again, after a requeue): its reason in PodScheduled */
