@@ -9,9 +9,11 @@
 # pod read) and how many were found unchanged. Then: a view that changes (a
 # job held) and a pod that changes (its status written by someone else)
 # are still applied at the next poll. On the code before, every poll
-# applied every job's view.
+# applied every job's view. Last, the views that change in one poll are
+# written in one store transaction (slurmlink_store_commits_total), not one
+# each as on the code before.
 source "$(dirname "$0")/lib.sh"
-plan 9
+plan 11
 
 N=20
 cluster_up --cpus 16 || bail "slurmlink up"
@@ -63,5 +65,21 @@ a3=$(views applied)
 sleep 5
 a4=$(views applied)
 ok test $((a4 - a3)) -lt $N "once written, nothing more is read (applied: $a3 → $a4)"
+
+# the rest of the queue held at once: the next poll writes those pods' new
+# reasons together (in groups of up to 64), one commit
+commits() { kc get --raw /metrics | awk '$1 == "slurmlink_store_commits_total" {v = $2} END {print v + 0}'; }
+rest=$(for i in $(seq 3 $N); do echo "$(job "p$i")"; done | paste -sd,)
+c0=$(commits)
+scontrol hold "$rest"
+all_held() {
+  local i
+  for i in $(seq 3 $N); do [[ $(msg "p$i") == *": JobHeldAdmin" ]] || return 1; done
+}
+ok wait_for 20 all_held "$((N - 2)) jobs held at once: each pod says JobHeldAdmin"
+c1=$(commits)
+ok test $((c1 - c0)) -ge 1 -a $((c1 - c0)) -lt $(((N - 2) / 2)) \
+  "... their $((N - 2)) pods written in fewer commits than half of them ($c0 → $c1; one each before)"
+scontrol release "$rest"
 scontrol update NodeName="$node" State=RESUME
 ok wait_for 60 kc wait --for=jsonpath='{.status.phase}'=Running pod/p3 --timeout=5s "the node back: the pods run"

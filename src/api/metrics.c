@@ -2,7 +2,7 @@
  * (src/metrics, docs/metrics.md). The router authorizes it as the
  * non-resource URL it is: the policy's nonResourceURLs grant, or an admin.
  * Pods by namespace and phase are counted from the store at each scrape, so
- * they agree with what a list shows. */
+ * they agree with what a list shows; the store's commits are read then too. */
 #include "metrics/metrics.h"
 #include "api/internal.h"
 #include "kube/status.h"
@@ -35,6 +35,7 @@ enum MHD_Result api_serve_metrics(api_req_t *r)
                               json_object()));
     sl_metrics_pods_begin();
     count_pods(r->api->store);
+    sl_metrics_store_commits(sl_store_commits(r->api->store));
     size_t len = 0;
     char *text = sl_metrics_render(&len);
     if (!text)

@@ -127,6 +127,7 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
     if (p->rerun_cancelled == v->restart_cnt)
         return;
     p->rerun_cancelled = v->restart_cnt;
+    ctl_batch_end(c); /* the store is not held while Slurm is asked */
     json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
     if (pod) {
         char phase[16];
@@ -789,6 +790,7 @@ static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
         return;
     }
     sl_metrics_job_view(1);
+    ctl_batch_enter(c, p); /* a pending job's view: grouped with others (batch.c) */
     int64_t rv = 0;
     apply_job(c, p, &v, &rv);
     free(p->view_key);
@@ -985,7 +987,8 @@ static void take_job(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
         p->seen_by_slurm = 1; /* its worker stores the job id */
     } else if (!p->seen_by_slurm) {
         p->seen_by_slurm = 1;
-        json_t *pod = ctl_pod_get(c, p->ns, p->name, p->uid);
+        /* the job id its submission wrote is there: nothing to read */
+        json_t *pod = p->job_recorded ? NULL : ctl_pod_get(c, p->ns, p->name, p->uid);
         if (pod && !ctl_pod_job_id(pod)) {
             /* submitted before a crash, never recorded (or a Job's task,
              * which has its own job once it starts): adopt, never resubmit */
@@ -1066,6 +1069,12 @@ static void poll_jobs(sl_ctl_t *c)
         char uid[128];
         if (!ctl_comment_uid(j->comment, uid, sizeof(uid)))
             continue;
+        /* a pending job's view only writes its pod: grouped with the next
+         * ones'; any other job's may wait for Slurm or free its pod */
+        if (j->state && !strcmp(j->state, "PENDING"))
+            ctl_batch_want(c);
+        else
+            ctl_batch_end(c);
         pthread_mutex_lock(&c->lock);
         /* a Job's array task is the pod the Job controller made it for */
         ctl_pod_t *p = j->array_job_id ? ctl_pod_by_task(c, j->array_job_id, j->array_task_id)
@@ -1091,6 +1100,7 @@ static void poll_jobs(sl_ctl_t *c)
         c->jobs_pending |= j->state && !strcmp(j->state, "PENDING");
         take_job(c, p, j);
     }
+    ctl_batch_end(c);
     check_purged(c, jobs);
     sl_slurm_jobs_free(jobs);
 }

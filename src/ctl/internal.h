@@ -61,7 +61,8 @@
  * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due,
  * due_tail, due_dirty and due_wake_ms are under c->lock like the table; subs is set before the
  * thread starts; submit_paused is atomic (set by a worker, cleared by the controller thread); the
- * rest (pods_rv to initial_poll_done, next_queue_metric_ms) is the controller thread's alone. */
+ * rest (pods_rv to initial_poll_done, next_queue_metric_ms, batch) is the controller thread's
+ * alone. */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
@@ -73,6 +74,7 @@ typedef struct ctl_pod {
     int deleting;               /* deletionTimestamp set */
     int job_over;               /* Slurm says the job is done (or forgot it) */
     int seen_by_slurm;          /* the job appeared in a poll since we started */
+    int job_recorded;           /* its submission's job id was written onto the pod (submit.c) */
     int files_read;             /* events.jsonl of the pod folder replayed once the job ran */
     int files_final;            /* and once more when the job ended (follow_job) */
     ctl_shimseq_pos_t shim_pos; /* c->lock: the shim's last event applied (ctl.c) */
@@ -121,6 +123,16 @@ typedef struct ctl_pod {
 #define CTL_HASH 4096
 #define CTL_SHIM_STRIPES 64
 
+/* batch.c: the job poll's writes of pending jobs' views in store
+ * transactions of up to CTL_BATCH_MAX pods (the controller thread's) */
+#define CTL_BATCH_MAX 64
+typedef struct ctl_batch {
+    int wanted; /* the poll groups the views it applies now */
+    int open;   /* a store transaction is open */
+    size_t n;
+    ctl_pod_t *pods[CTL_BATCH_MAX]; /* whose views it wrote */
+} ctl_batch_t;
+
 struct sl_ctl {
     sl_store_t *store;
     sl_ctl_opts_t o; /* strings owned (copied) */
@@ -168,6 +180,7 @@ struct sl_ctl {
     long long next_queue_metric_ms; /* the submit queue's length is next counted then */
     atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
                                      * try (their pods wait); an answered job poll clears it */
+    ctl_batch_t batch;              /* the poll's group of view writes (batch.c) */
 };
 
 /* podtable.c: the pods table, by uid, job id and array task, each a hash
@@ -204,6 +217,16 @@ void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
  * that job pending with reason None applies (ctl.c), so the poll's first
  * view of it does not read the pod (controller thread) */
 void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv);
+
+/* batch.c. want: the views applied from now on are grouped (the poll, a
+ * PENDING job); end: the open group committed, and views are written one by
+ * one again (before any other job, and before waiting for Slurm); enter:
+ * before p's view is written (a group opened, or committed and a new one
+ * opened when full; nothing unless wanted); forget: p is freed. */
+void ctl_batch_want(sl_ctl_t *c);
+void ctl_batch_end(sl_ctl_t *c);
+void ctl_batch_enter(sl_ctl_t *c, ctl_pod_t *p);
+void ctl_batch_forget(sl_ctl_t *c, ctl_pod_t *p);
 
 /* podstore.c: the pods of ns whose stored text names uid (an owner's
  * uid: a prefilter, read without parsing the others; the caller checks the

@@ -140,6 +140,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             unlink_job(c, p);
             unlink_task(c, p);
             ctl_due_del(c, p);
+            ctl_batch_forget(c, p);
             ctl_pull_release(p->pull);
             free(p->uid);
             free(p->ns);

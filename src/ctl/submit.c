@@ -338,7 +338,9 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
     if (ctl_pod_mutate(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err) < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name, s->job_id,
                 err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
-    else if (ctl_status_just_submitted(out, s->job_id))
+    else
+        s->stored = 1;
+    if (s->stored && ctl_status_just_submitted(out, s->job_id))
         s->submitted_rv = sl_kube_rv(out);
     json_decref(out);
 }
@@ -364,7 +366,7 @@ static void record_jobs(sl_ctl_t *c, ctl_sub_t *list)
                     "one by one",
                     n, err.text);
             for (ctl_sub_t *s = list; s != end; s = s->next) {
-                s->recorded = 0;
+                s->recorded = s->stored = 0;
                 s->submitted_rv = 0; /* that version was not committed */
                 record_job(c, s);
             }
@@ -558,6 +560,7 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
         p->submitting = 0;
         if (s->job_id)
             ctl_pod_set_job(c, p, s->job_id);
+        p->job_recorded = s->job_id && s->stored;
         if (s->job_id && s->submitted_rv)
             ctl_view_submitted(p, s->job_id, s->submitted_rv);
         if (s->deferred)

@@ -29,6 +29,7 @@ typedef struct ctl_sub {
     long long next_try_ms; /* a retryable failure's back-off (0: none) */
     uint32_t job_id;       /* the job Slurm gave it (0: none) */
     int recorded;          /* job_id written onto the pod (or tried) */
+    int stored;            /* ... and that write committed */
     int64_t submitted_rv;  /* the pod's version that says "submitted" after it (0: none) */
     struct sl_ctl *ctl;    /* the controller it is for */
     int permanent;         /* failed for good (the pod is marked Failed) */

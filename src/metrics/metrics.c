@@ -22,7 +22,7 @@ static struct {
     sl_expo_t *x;
     sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
-    sl_expo_family_t *recounts, *recount_pods, *views;
+    sl_expo_family_t *recounts, *recount_pods, *views, *commits;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -107,6 +107,10 @@ static void make(void)
                                    "applied (the pod read from the store) or unchanged.",
                                    SL_EXPO_LABELS("result"), &e),
                    &e);
+    m.commits =
+        must(sl_expo_counter(x, "slurmlink_store_commits_total",
+                             "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
+             &e);
 }
 
 static int ready(void)
@@ -195,6 +199,14 @@ void sl_metrics_job_view(int applied)
 {
     if (ready())
         sl_expo_add(m.views, SL_EXPO_LABELS(applied ? "applied" : "unchanged"), 1);
+}
+
+void sl_metrics_store_commits(unsigned long long n)
+{
+    if (!ready())
+        return;
+    sl_expo_reset(m.commits);
+    sl_expo_add(m.commits, NULL, (double)n);
 }
 
 void sl_metrics_queue_length(size_t n)

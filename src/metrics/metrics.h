@@ -9,8 +9,8 @@
  *                GPUs per node
  *   src/slurmif  every libslurm RPC's latency and errors
  *
- * Pods by phase and namespace are counted from the store at each scrape
- * (src/api/metrics.c serves GET /metrics).
+ * Pods by phase and namespace are counted from the store at each scrape,
+ * and its commits read (src/api/metrics.c serves GET /metrics).
  *
  * Every call is thread-safe and cheap (one mutex, a short list search);
  * none fails visibly: a metric that cannot be recorded is dropped. */
@@ -35,6 +35,10 @@ void sl_metrics_quota_recount(size_t pods);
 /* The job poll's view of a pod's job: applied (the pod read from the store,
  * written if it changed), else unchanged since it was last applied. */
 void sl_metrics_job_view(int applied);
+
+/* The store's committed write transactions so far (sl_store_commits), set
+ * at each scrape. */
+void sl_metrics_store_commits(unsigned long long n);
 
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */

@@ -62,6 +62,7 @@ struct sl_store {
     size_t log_limit;
     int shutdown;
     unsigned kicks; /* sl_store_kick() generation; changed with wmu, read atomically */
+    uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for
      * sl_store_resource_rev; all_rev: of any resource (too many touched) */

@@ -402,9 +402,11 @@ static void notify_all(sl_store_t *s, int64_t rv)
     pthread_mutex_unlock(&s->nmu);
 }
 
-/* Publish revisions up to next_rev: waiters and notifications. wmu held. */
+/* Publish revisions up to next_rev: waiters and notifications. wmu held;
+ * called once per committed transaction. */
 static void publish_locked(sl_store_t *s)
 {
+    __atomic_store_n(&s->commits, s->commits + 1, __ATOMIC_RELAXED);
     touched_publish(s, s->next_rev);
     __atomic_store_n(&s->rev, s->next_rev, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
@@ -466,6 +468,8 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
         notify_all(s, rv);
     return 0;
 }
+
+uint64_t sl_store_commits(sl_store_t *s) { return __atomic_load_n(&s->commits, __ATOMIC_RELAXED); }
 
 /* ---- batches ---------------------------------------------------------- */
 

@@ -697,9 +697,43 @@ static void test_resource_rev(const char *dir)
     free(path);
 }
 
+/* sl_store_commits: one per write outside a batch, one per batch, none
+ * for a rolled-back batch or a refused write */
+static void test_commits(void)
+{
+    sl_error_t err;
+    sl_store_t *s = sl_store_open(":memory:", &err);
+    uint64_t c0 = sl_store_commits(s);
+    json_t *p = pod("w", "c0");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    ok(sl_store_commits(s) == c0 + 1, "a create outside a batch: one commit");
+    sl_store_txn_begin(s, &err);
+    for (int i = 1; i <= 10; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "c%d", i);
+        p = pod("w", name);
+        sl_store_create(s, "pods", p, NULL);
+        json_decref(p);
+    }
+    sl_store_txn_commit(s, &err);
+    ok(sl_store_commits(s) == c0 + 2, "10 creates in one batch: one commit (%llu)",
+       (unsigned long long)(sl_store_commits(s) - c0 - 1));
+    sl_store_txn_begin(s, &err);
+    p = pod("w", "c11");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    sl_store_txn_rollback(s);
+    p = pod("w", "c0");
+    int refused = sl_store_create(s, "pods", p, &err) < 0; /* it exists */
+    json_decref(p);
+    ok(refused && sl_store_commits(s) == c0 + 2, "a rolled-back batch and a refused create: none");
+    sl_store_close(s);
+}
+
 int main(void)
 {
-    tap_plan(147);
+    tap_plan(150);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -734,6 +768,7 @@ int main(void)
     test_migration(dir);
     test_changes_by_resource(dir);
     test_resource_rev(dir);
+    test_commits();
     sl_rm_rf(dir);
     free(path);
     return tap_done();
