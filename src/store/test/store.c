@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -731,9 +732,57 @@ static void test_commits(void)
     sl_store_close(s);
 }
 
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* The WAL is checkpointed by the store's own thread (checkpoint.c), not in
+ * a committing writer: after thousands of commits it has run, and the WAL
+ * is cut back to its limit instead of growing with every commit. */
+static void test_checkpoint(const char *dir)
+{
+    sl_error_t err;
+    char *path = sl_xasprintf("%s/ckpt.db", dir);
+    char *wal = sl_xasprintf("%s-wal", path);
+    sl_store_t *s = sl_store_open(path, &err);
+    ok(sl_store_checkpoints(s) == 0, "a new store: no checkpoint yet");
+    for (int i = 0; i < 3000; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "k%d", i);
+        json_t *p = pod("w", name);
+        sl_store_create(s, "pods", p, NULL);
+        json_decref(p);
+    }
+    for (int i = 0; i < 500 && sl_store_checkpoints(s) == 0; i++)
+        usleep(10000);
+    ok(sl_store_checkpoints(s) > 0, "3,000 commits: the checkpoint thread checkpointed (%llu)",
+       (unsigned long long)sl_store_checkpoints(s));
+    /* the writer restarts the WAL at a commit after a complete checkpoint */
+    long long size = -1;
+    int ok_quiet = 1;
+    for (int i = 0; i < 200; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "m%d", i);
+        json_t *p = pod("w", name);
+        ok_quiet = sl_store_create(s, "pods", p, NULL) == 0 && ok_quiet;
+        json_decref(p);
+        size = file_size(wal);
+        if (size >= 0 && size <= 2 * 1048576)
+            break;
+        usleep(20000);
+    }
+    ok(ok_quiet && size >= 0 && size <= 2 * 1048576,
+       "... and at the next commits the WAL is back under 2 MiB (%lld bytes)", size);
+    sl_store_close(s);
+    free(wal);
+    free(path);
+}
+
 int main(void)
 {
-    tap_plan(150);
+    tap_plan(153);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -769,6 +818,7 @@ int main(void)
     test_changes_by_resource(dir);
     test_resource_rev(dir);
     test_commits();
+    test_checkpoint(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
