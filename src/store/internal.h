@@ -53,6 +53,7 @@ struct sl_store_notify {
  * this many pages (SQLite's default threshold) */
 #define STORE_CKPT_PAGES 1000
 #define STORE_CKPT_STEP 256 /* ... and again after this many more pages */
+#define STORE_CKPT_MAX 3000 /* the committing writer checkpoints at this many */
 struct store_ckpt {
     sqlite3 *db; /* its own connection */
     pthread_t thread;
