@@ -49,22 +49,6 @@ struct sl_store_notify {
 #define STORE_RES_MAX 64  /* resources with a revision of their own; more: all_rev */
 #define STORE_TOUCHED_MAX 8
 
-/* checkpoint.c: the WAL checkpointed on a thread of its own once it holds
- * this many pages (SQLite's default threshold) */
-#define STORE_CKPT_PAGES 1000
-#define STORE_CKPT_STEP 256 /* ... and again after this many more pages */
-#define STORE_CKPT_MAX 3000 /* the committing writer checkpoints at this many */
-struct store_ckpt {
-    sqlite3 *db; /* its own connection */
-    pthread_t thread;
-    int running;
-    pthread_mutex_t mu; /* due, stop */
-    pthread_cond_t cond;
-    int due, stop;
-    int last_log;  /* mu: the WAL's pages at the last checkpoint */
-    uint64_t done; /* checkpoints completed (atomic) */
-};
-
 struct sl_store {
     struct sl_store_conn w; /* writer (and reader for :memory:) */
     struct sl_store_conn r; /* reader; unused for :memory: */
@@ -77,7 +61,7 @@ struct sl_store {
     int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
     int shutdown;
-    unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
+    unsigned kicks; /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for
@@ -94,7 +78,6 @@ struct sl_store {
     int touched_all;
     struct sl_store_notify *notify;
     size_t nnotify;
-    struct store_ckpt ckpt; /* file stores only */
 };
 
 int sl_store_errno(int rc);
@@ -104,11 +87,6 @@ struct sl_store_conn *sl_store_rlock(sl_store_t *s);
 void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c);
 int sl_store_wbegin(sl_store_t *s, sl_error_t *err);
 int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err);
-/* checkpoint.c: start the checkpoint thread on the database at path (after
- * the writer connection is open), stop it (before it closes; a no-op when
- * not started) */
-int sl_store_ckpt_start(sl_store_t *s, const char *path, sl_error_t *err);
-void sl_store_ckpt_stop(sl_store_t *s);
 /* resource changed in the open transaction (wmu held) */
 void sl_store_touch(sl_store_t *s, const char *resource);
 

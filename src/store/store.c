@@ -254,7 +254,7 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
         goto fail;
     if (!s->memory) {
         if (conn_open(s, &s->r, path, SQLITE_OPEN_READONLY, err) < 0 ||
-            conn_prepare(s, &s->r, err) < 0 || sl_store_ckpt_start(s, path, err) < 0)
+            conn_prepare(s, &s->r, err) < 0)
             goto fail;
     }
     if (load_revision(s, err) < 0)
@@ -273,7 +273,6 @@ void sl_store_close(sl_store_t *s)
 {
     if (!s)
         return;
-    sl_store_ckpt_stop(s);
     conn_close(&s->r);
     conn_close(&s->w);
     pthread_cond_destroy(&s->cond);

@@ -48,9 +48,6 @@ int64_t sl_store_revision(sl_store_t *s);
 /* Write transactions committed since the store was opened: each create,
  * update, delete or mutate outside a batch is one, a batch is one. */
 uint64_t sl_store_commits(sl_store_t *s);
-/* WAL checkpoints completed by the store's checkpoint thread (checkpoint.c;
- * always 0 for :memory:). */
-uint64_t sl_store_checkpoints(sl_store_t *s);
 
 /* The revision of the last committed change to an object of resource, or
  * one after it: the store's revision when it was opened if none since, a

@@ -4,7 +4,6 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -732,66 +731,9 @@ static void test_commits(void)
     sl_store_close(s);
 }
 
-static long long file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
-}
-
-/* The WAL is checkpointed by the store's own thread (checkpoint.c), not in
- * a committing writer: after thousands of commits it has run, and the WAL
- * is cut back to its limit instead of growing with every commit. */
-static void test_checkpoint(const char *dir)
-{
-    sl_error_t err;
-    char *path = sl_xasprintf("%s/ckpt.db", dir);
-    char *wal = sl_xasprintf("%s-wal", path);
-    sl_store_t *s = sl_store_open(path, &err);
-    ok(sl_store_checkpoints(s) == 0, "a new store: no checkpoint yet");
-    long long most = 0;
-    for (int i = 0; i < 6000; i++) {
-        char name[16];
-        snprintf(name, sizeof(name), "k%d", i);
-        json_t *p = pod("w", name);
-        sl_store_create(s, "pods", p, NULL);
-        json_decref(p);
-        long long sz = i % 50 ? 0 : file_size(wal);
-        most = sz > most ? sz : most;
-    }
-    /* a commit writes a few pages (4 KiB and a header each): the bound is
-     * 3,000 pages and what the commits while it is copied add */
-    ok(most > 0 && most < 16 * 1048576,
-       "6,000 commits as fast as one writer goes: the WAL stayed under 16 MiB (at most %lld "
-       "bytes)",
-       most);
-    for (int i = 0; i < 500 && sl_store_checkpoints(s) == 0; i++)
-        usleep(10000);
-    ok(sl_store_checkpoints(s) > 0, "... the checkpoint thread checkpointed (%llu)",
-       (unsigned long long)sl_store_checkpoints(s));
-    /* the writer restarts the WAL at a commit after a complete checkpoint */
-    long long size = -1;
-    int ok_quiet = 1;
-    for (int i = 0; i < 200; i++) {
-        char name[16];
-        snprintf(name, sizeof(name), "m%d", i);
-        json_t *p = pod("w", name);
-        ok_quiet = sl_store_create(s, "pods", p, NULL) == 0 && ok_quiet;
-        json_decref(p);
-        size = file_size(wal);
-        if (size >= 0 && size <= 2 * 1048576)
-            break;
-        usleep(20000);
-    }
-    ok(ok_quiet && size >= 0 && size <= 2 * 1048576,
-       "... and at the next commits the WAL is back under 2 MiB (%lld bytes)", size);
-    sl_store_close(s);
-    free(wal);
-    free(path);
-}
-
 int main(void)
 {
-    tap_plan(154);
+    tap_plan(150);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -827,7 +769,6 @@ int main(void)
     test_changes_by_resource(dir);
     test_resource_rev(dir);
     test_commits();
-    test_checkpoint(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
