@@ -87,7 +87,8 @@ struct sl_store {
     struct store_member *members;
     size_t nmembers;
     int64_t group_log_min;
-    pthread_cond_t gcond; /* with wmu: a group's members' results */
+    pthread_mutex_t gmu;  /* a member's result and done flag (taken inside wmu) */
+    pthread_cond_t gcond; /* with gmu: a group's members' results */
 };
 
 int sl_store_errno(int rc);

@@ -244,6 +244,7 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cond, &ca);
     pthread_cond_init(&s->gcond, NULL);
+    pthread_mutex_init(&s->gmu, NULL);
     pthread_condattr_destroy(&ca);
     s->log_limit = SL_STORE_LOG_LIMIT;
     s->memory = !path || strcmp(path, ":memory:") == 0;
@@ -278,6 +279,7 @@ void sl_store_close(sl_store_t *s)
     conn_close(&s->w);
     pthread_cond_destroy(&s->cond);
     pthread_cond_destroy(&s->gcond);
+    pthread_mutex_destroy(&s->gmu);
     pthread_mutex_destroy(&s->wmu);
     pthread_mutex_destroy(&s->rmu);
     pthread_mutex_destroy(&s->nmu);
@@ -423,15 +425,18 @@ static int group_commit(sl_store_t *s, sl_error_t *err, int64_t *rv)
         publish_locked(s);
         *rv = used ? s->next_rev : 0;
     }
-    for (struct store_member *m = s->members; m; m = m->next) {
-        m->rc = rc;
-        m->err_no = saved;
-        if (rc < 0)
-            sl_errprintf(m->err, "%s", cerr.text);
-        m->done = 1;
-    }
-    if (s->members)
+    if (s->members) {
+        pthread_mutex_lock(&s->gmu);
+        for (struct store_member *m = s->members; m; m = m->next) {
+            m->rc = rc;
+            m->err_no = saved;
+            if (rc < 0)
+                sl_errprintf(m->err, "%s", cerr.text);
+            m->done = 1;
+        }
         pthread_cond_broadcast(&s->gcond);
+        pthread_mutex_unlock(&s->gmu);
+    }
     s->members = NULL;
     s->nmembers = 0;
     s->group_open = 0;
@@ -545,9 +550,13 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
             s->members = &m;
             s->nmembers++;
             s->group_open = 1;
-            while (!m.done)
-                pthread_cond_wait(&s->gcond, &s->wmu);
+            /* not on wmu: a woken member would wait for the lock behind
+             * the next group's writers */
             pthread_mutex_unlock(&s->wmu);
+            pthread_mutex_lock(&s->gmu);
+            while (!m.done)
+                pthread_cond_wait(&s->gcond, &s->gmu);
+            pthread_mutex_unlock(&s->gmu);
             if (m.rc < 0)
                 errno = m.err_no;
             return m.rc;
