@@ -48,7 +48,6 @@ struct sl_store_notify {
 #define STORE_RES_NAME 64 /* a resource's name, its NUL included; longer: all_rev */
 #define STORE_RES_MAX 64  /* resources with a revision of their own; more: all_rev */
 #define STORE_TOUCHED_MAX 8
-#define STORE_GROUP_MAX 32 /* writes deferred to one group commit, at most */
 
 struct sl_store {
     struct sl_store_conn w; /* writer (and reader for :memory:) */
@@ -62,7 +61,7 @@ struct sl_store {
     int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
     int shutdown;
-    unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
+    unsigned kicks; /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for
@@ -79,16 +78,6 @@ struct sl_store {
     int touched_all;
     struct sl_store_notify *notify;
     size_t nnotify;
-    /* group commit (store.c, sl_store_wend): writers waiting for wmu
-     * (atomic); with wmu: whether a transaction is open for a group, its
-     * members waiting for its commit, and log_min when it began */
-    int wwaiting;
-    int group_open;
-    struct store_member *members;
-    size_t nmembers;
-    int64_t group_log_min;
-    pthread_mutex_t gmu;  /* a member's result and done flag (taken inside wmu) */
-    pthread_cond_t gcond; /* with gmu: a group's members' results */
 };
 
 int sl_store_errno(int rc);

@@ -243,8 +243,6 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cond, &ca);
-    pthread_cond_init(&s->gcond, NULL);
-    pthread_mutex_init(&s->gmu, NULL);
     pthread_condattr_destroy(&ca);
     s->log_limit = SL_STORE_LOG_LIMIT;
     s->memory = !path || strcmp(path, ":memory:") == 0;
@@ -278,8 +276,6 @@ void sl_store_close(sl_store_t *s)
     conn_close(&s->r);
     conn_close(&s->w);
     pthread_cond_destroy(&s->cond);
-    pthread_cond_destroy(&s->gcond);
-    pthread_mutex_destroy(&s->gmu);
     pthread_mutex_destroy(&s->wmu);
     pthread_mutex_destroy(&s->rmu);
     pthread_mutex_destroy(&s->nmu);
@@ -380,94 +376,13 @@ static int step_simple(sl_store_t *s, struct sl_store_conn *c, int id, sl_error_
     return 0;
 }
 
-static void notify_all(sl_store_t *s, int64_t rv);
-static void publish_locked(sl_store_t *s);
-static void maybe_trim(sl_store_t *s);
-
-/* ---- group commit -------------------------------------------------------
- *
- * A write outside a batch is its own transaction; when other writers already
- * wait for the write lock as it ends, its commit is deferred instead: the
- * transaction stays open for them (each joins it as a savepoint, so a write
- * that fails undoes only itself), and the last write of the group, the one
- * that finds no writer waiting (or STORE_GROUP_MAX members), commits for all
- * and wakes them. Each write still returns only once committed (or failed
- * with its group), so what a caller is told is stored is on disk as before;
- * concurrent creates pay one commit per group instead of one each. A batch
- * (sl_store_txn_begin) commits an open group first. A :memory: store does
- * not group (its readers use the writer connection). */
-
-struct store_member {
-    int done, rc, err_no;
-    sl_error_t *err; /* the member's own, filled when its group fails */
-    struct store_member *next;
-};
-
-/* Commit the open transaction for every member of the group (wmu held):
- * 0, or -1 with err (may be NULL) and each member's err filled. Wakes the
- * members; *rv: the revision to notify of (0: nothing new). */
-static int group_commit(sl_store_t *s, sl_error_t *err, int64_t *rv)
-{
-    int used = s->next_rev != s->rev, rc = 0, saved = 0;
-    sl_error_t cerr = SL_ERROR_INIT;
-    *rv = 0;
-    if (used)
-        maybe_trim(s);
-    if (step_simple(s, &s->w, ST_COMMIT, &cerr) < 0) {
-        saved = errno;
-        step_simple(s, &s->w, ST_ROLLBACK, NULL);
-        s->next_rev = s->rev;
-        s->log_min = s->group_log_min;
-        rc = -1;
-        if (err)
-            sl_errprintf(err, "%s", cerr.text);
-    } else {
-        publish_locked(s);
-        *rv = used ? s->next_rev : 0;
-    }
-    if (s->members) {
-        pthread_mutex_lock(&s->gmu);
-        for (struct store_member *m = s->members; m; m = m->next) {
-            m->rc = rc;
-            m->err_no = saved;
-            if (rc < 0)
-                sl_errprintf(m->err, "%s", cerr.text);
-            m->done = 1;
-        }
-        pthread_cond_broadcast(&s->gcond);
-        pthread_mutex_unlock(&s->gmu);
-    }
-    s->members = NULL;
-    s->nmembers = 0;
-    s->group_open = 0;
-    sl_error_clear(&cerr);
-    if (rc < 0)
-        errno = saved;
-    return rc;
-}
-
 /* Begin one write operation: the whole of create/update/delete/mutate is
- * atomic, as its own transaction, as a savepoint of an open group's, or,
- * inside a batch, as a savepoint. */
+ * atomic, as its own transaction or, inside a batch, as a savepoint. */
 int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
 {
     if (tls_txn == s)
         return step_simple(s, &s->w, ST_SAVEPOINT, err);
-    __atomic_add_fetch(&s->wwaiting, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&s->wmu);
-    __atomic_sub_fetch(&s->wwaiting, 1, __ATOMIC_RELAXED);
-    if (s->group_open) {
-        if (step_simple(s, &s->w, ST_SAVEPOINT, err) == 0)
-            return 0;
-        int saved = errno;
-        int64_t rv;
-        group_commit(s, NULL, &rv); /* it cannot join: the group ends here */
-        pthread_mutex_unlock(&s->wmu);
-        if (rv)
-            notify_all(s, rv);
-        errno = saved;
-        return -1;
-    }
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
@@ -475,7 +390,6 @@ int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
         errno = saved;
         return -1;
     }
-    s->group_log_min = s->log_min;
     return 0;
 }
 
@@ -530,50 +444,29 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
         step_simple(s, &s->w, ST_RELEASE, NULL);
         return 0;
     }
-    int joined = s->group_open;
-    if (joined && ok && step_simple(s, &s->w, ST_RELEASE, err) < 0)
-        ok = -1; /* not released: undone below, and reported */
-    if (joined && ok <= 0) {
-        step_simple(s, &s->w, ST_ROLLBACK_TO, NULL);
-        step_simple(s, &s->w, ST_RELEASE, NULL);
-    } else if (!ok) {
-        step_simple(s, &s->w, ST_ROLLBACK, NULL);
-        pthread_mutex_unlock(&s->wmu);
-        return 0;
-    }
-    if (ok > 0) {
+    if (ok) {
+        int64_t saved_min = s->log_min;
         s->next_rev += used_rev;
-        if (!s->memory && s->nmembers < STORE_GROUP_MAX &&
-            __atomic_load_n(&s->wwaiting, __ATOMIC_RELAXED) > 0) {
-            /* writers wait: one of them commits this with theirs */
-            struct store_member m = {.err = err, .next = s->members};
-            s->members = &m;
-            s->nmembers++;
-            s->group_open = 1;
-            /* not on wmu: a woken member would wait for the lock behind
-             * the next group's writers */
+        if (used_rev)
+            maybe_trim(s);
+        if (step_simple(s, &s->w, ST_COMMIT, err) < 0) {
+            int saved = errno;
+            step_simple(s, &s->w, ST_ROLLBACK, NULL);
+            s->next_rev = s->rev;
+            s->log_min = saved_min;
             pthread_mutex_unlock(&s->wmu);
-            pthread_mutex_lock(&s->gmu);
-            while (!m.done)
-                pthread_cond_wait(&s->gcond, &s->gmu);
-            pthread_mutex_unlock(&s->gmu);
-            if (m.rc < 0)
-                errno = m.err_no;
-            return m.rc;
+            errno = saved;
+            return -1;
         }
-    } else if (__atomic_load_n(&s->wwaiting, __ATOMIC_RELAXED) > 0) {
-        pthread_mutex_unlock(&s->wmu); /* undone; the group is the next writer's */
-        return ok < 0 ? -1 : 0;
+        publish_locked(s);
+    } else {
+        step_simple(s, &s->w, ST_ROLLBACK, NULL);
     }
-    int64_t rv;
-    int rc = group_commit(s, ok > 0 ? err : NULL, &rv);
-    int saved = errno;
+    int64_t rv = s->next_rev;
     pthread_mutex_unlock(&s->wmu);
-    if (rv)
+    if (ok && used_rev)
         notify_all(s, rv);
-    if (rc < 0)
-        errno = saved;
-    return ok < 0 ? -1 : ok > 0 ? rc : 0;
+    return 0;
 }
 
 uint64_t sl_store_commits(sl_store_t *s) { return __atomic_load_n(&s->commits, __ATOMIC_RELAXED); }
@@ -587,14 +480,6 @@ int sl_store_txn_begin(sl_store_t *s, sl_error_t *err)
         return sl_errprintf(err, "store: batch already open in this thread");
     }
     pthread_mutex_lock(&s->wmu);
-    while (s->group_open) { /* its members' writes committed first */
-        int64_t rv;
-        group_commit(s, NULL, &rv);
-        pthread_mutex_unlock(&s->wmu);
-        if (rv)
-            notify_all(s, rv);
-        pthread_mutex_lock(&s->wmu);
-    }
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;

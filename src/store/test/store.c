@@ -731,87 +731,9 @@ static void test_commits(void)
     sl_store_close(s);
 }
 
-/* Group commit: concurrent writers share commits. 8 threads create 300
- * pods each (and each tenth time one that exists, refused) on a file store:
- * every create stored once, at its own revision, the refused ones refused
- * alone, and fewer commits than creates (one each before). */
-#define GC_THREADS 8
-#define GC_EACH 300
-typedef struct {
-    sl_store_t *s;
-    int id, created, refused, wrong;
-} gc_arg_t;
-
-static void *gc_writer(void *arg)
-{
-    gc_arg_t *a = arg;
-    for (int i = 0; i < GC_EACH; i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "g%d-%d", a->id, i);
-        json_t *p = pod("g", name);
-        sl_error_t err = SL_ERROR_INIT;
-        if (sl_store_create(a->s, "pods", p, &err) == 0 && sl_kube_rv(p) > 0)
-            a->created++;
-        else
-            a->wrong++;
-        json_decref(p);
-        sl_error_clear(&err);
-        if (i % 10 == 9) {
-            p = pod("g", name); /* exists */
-            if (sl_store_create(a->s, "pods", p, &err) < 0 && errno == EEXIST)
-                a->refused++;
-            else
-                a->wrong++;
-            json_decref(p);
-            sl_error_clear(&err);
-        }
-    }
-    return NULL;
-}
-
-static void test_group_commit(const char *dir)
-{
-    sl_error_t err;
-    char *path = sl_xasprintf("%s/group.db", dir);
-    sl_store_t *s = sl_store_open(path, &err);
-    int64_t rev0 = sl_store_revision(s);
-    uint64_t c0 = sl_store_commits(s);
-    pthread_t th[GC_THREADS];
-    gc_arg_t a[GC_THREADS];
-    for (int i = 0; i < GC_THREADS; i++) {
-        a[i] = (gc_arg_t){.s = s, .id = i};
-        pthread_create(&th[i], NULL, gc_writer, &a[i]);
-    }
-    int created = 0, refused = 0, wrong = 0;
-    for (int i = 0; i < GC_THREADS; i++) {
-        pthread_join(th[i], NULL);
-        created += a[i].created;
-        refused += a[i].refused;
-        wrong += a[i].wrong;
-    }
-    int n = GC_THREADS * GC_EACH;
-    ok(created == n && refused == n / 10 && wrong == 0,
-       "%d concurrent creates stored, %d of existing names refused alone (%d wrong)", created,
-       refused, wrong);
-    ok(sl_store_revision(s) == rev0 + n, "... each at a revision of its own, all published (%lld)",
-       (long long)(sl_store_revision(s) - rev0));
-    uint64_t commits = sl_store_commits(s) - c0;
-    ok(commits < (uint64_t)n, "... in fewer commits than creates (%llu for %d)",
-       (unsigned long long)commits, n);
-    json_t *all = sl_store_list(s, "pods", "g", NULL);
-    ok(json_array_size(all) == (size_t)n, "... and a list finds every one of them (%zu)",
-       json_array_size(all));
-    json_decref(all);
-    sl_store_close(s);
-    s = sl_store_open(path, &err);
-    ok(s && sl_store_revision(s) == rev0 + n, "... still there when the store is opened again");
-    sl_store_close(s);
-    free(path);
-}
-
 int main(void)
 {
-    tap_plan(155);
+    tap_plan(150);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -847,7 +769,6 @@ int main(void)
     test_changes_by_resource(dir);
     test_resource_rev(dir);
     test_commits();
-    test_group_commit(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
