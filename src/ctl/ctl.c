@@ -1071,7 +1071,8 @@ static void poll_jobs(sl_ctl_t *c)
             continue;
         /* a pending job's view only writes its pod: grouped with the next
          * ones'; any other job's may wait for Slurm or free its pod */
-        if (j->state && !strcmp(j->state, "PENDING"))
+        int pending = j->state && !strcmp(j->state, "PENDING");
+        if (pending)
             ctl_batch_want(c);
         else
             ctl_batch_end(c);
@@ -1097,7 +1098,7 @@ static void poll_jobs(sl_ctl_t *c)
              * deletion is seen). */
             continue;
         }
-        c->jobs_pending |= j->state && !strcmp(j->state, "PENDING");
+        c->jobs_pending |= pending;
         take_job(c, p, j);
     }
     ctl_batch_end(c);

@@ -384,17 +384,14 @@ static bool backoff_exceeded(json_t *job, const tally_t *t)
 
 /* ---- status ---------------------------------------------------------------------- */
 
+static json_t *condition(json_t *status, const char *type)
+{
+    return sl_kube_condition(json_object_get(status, "conditions"), type);
+}
+
 static bool has_condition(json_t *status, const char *type)
 {
-    size_t i;
-    json_t *cd;
-    json_array_foreach(json_object_get(status, "conditions"), i, cd)
-    {
-        const char *t = json_string_value(json_object_get(cd, "type"));
-        if (t && !strcmp(t, type))
-            return true;
-    }
-    return false;
+    return condition(status, type) != NULL;
 }
 
 static void add_condition(json_t *status, const char *type, const char *reason, const char *msg,
@@ -416,19 +413,6 @@ static void set_count(json_t *st, const char *k, long long v, bool always)
         json_object_set_new(st, k, json_integer(v));
     else
         json_object_del(st, k);
-}
-
-static json_t *condition(json_t *status, const char *type)
-{
-    size_t i;
-    json_t *cd;
-    json_array_foreach(json_object_get(status, "conditions"), i, cd)
-    {
-        const char *t = json_string_value(json_object_get(cd, "type"));
-        if (t && !strcmp(t, type))
-            return cd;
-    }
-    return NULL;
 }
 
 /* activeDeadlineSeconds past since startTime */

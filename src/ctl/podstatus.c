@@ -94,20 +94,6 @@ uint32_t ctl_pod_job_id(json_t *pod)
     return s ? (uint32_t)strtoul(s, NULL, 10) : 0;
 }
 
-/* the first condition of that type in the array conds, or NULL */
-static json_t *cond_find(json_t *conds, const char *type)
-{
-    size_t i;
-    json_t *it;
-    json_array_foreach(conds, i, it)
-    {
-        const char *t = json_string_value(json_object_get(it, "type"));
-        if (t && !strcmp(t, type))
-            return it;
-    }
-    return NULL;
-}
-
 /* conditions[type] = status/reason/message; lastTransitionTime moves only
  * when status flips (as the kubelet does) */
 static int cond_set(json_t *pod, const char *type, int status, const char *reason,
@@ -119,7 +105,7 @@ static int cond_set(json_t *pod, const char *type, int status, const char *reaso
         conds = json_array();
         json_object_set_new(st, "conditions", conds);
     }
-    json_t *c = cond_find(conds, type);
+    json_t *c = sl_kube_condition(conds, type);
     const char *sv = status ? "True" : "False";
     int changed = 0;
     if (!c) {
@@ -552,7 +538,7 @@ int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
     char want[48];
     snprintf(want, sizeof(want), "Slurm job %u submitted", job_id);
     json_t *c =
-        cond_find(json_object_get(json_object_get(pod, "status"), "conditions"), "PodScheduled");
+        sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"), "PodScheduled");
     const char *st = json_string_value(json_object_get(c, "status"));
     const char *m = json_string_value(json_object_get(c, "message"));
     return st && !strcmp(st, "False") && m && !strcmp(m, want);

@@ -25,19 +25,6 @@ bool ctl_ptj_condition(json_t *status, const char *type)
     return false;
 }
 
-static json_t *find(json_t *conds, const char *type)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach(conds, i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        if (t && !strcmp(t, type))
-            return c;
-    }
-    return NULL;
-}
-
 /* filterOutCondition: the type itself gone; Running and Restarting replace
  * each other; Succeeded or Failed set Running False */
 static json_t *filter(json_t *conds, const char *type)
@@ -66,7 +53,7 @@ void ctl_ptj_set_condition(json_t *status, const char *type, bool value, const c
     if (ctl_ptj_condition(status, "Failed"))
         return;
     json_t *conds = json_object_get(status, "conditions");
-    json_t *cur = find(conds, type);
+    json_t *cur = sl_kube_condition(conds, type);
     const char *want = value ? "True" : "False";
     const char *cs = json_string_value(json_object_get(cur, "status"));
     const char *cr = json_string_value(json_object_get(cur, "reason"));

@@ -130,6 +130,19 @@ const char *sl_kube_path_str(json_t *obj, const char *dotted)
     return json_string_value(sl_kube_path(obj, dotted));
 }
 
+json_t *sl_kube_condition(json_t *conds, const char *type)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(conds, i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && !strcmp(t, type))
+            return c;
+    }
+    return NULL;
+}
+
 int64_t sl_kube_now_ns(void)
 {
     struct timespec ts;

@@ -41,6 +41,9 @@ void sl_kube_set_rv(json_t *obj, int64_t rv);
 json_t *sl_kube_path(json_t *obj, const char *dotted);
 /* Same, string or NULL. */
 const char *sl_kube_path_str(json_t *obj, const char *dotted);
+/* The first condition of that type in the array conds (a status's
+ * "conditions"; borrowed), or NULL. */
+json_t *sl_kube_condition(json_t *conds, const char *type);
 
 /* RFC 3339 timestamps in UTC, as Kubernetes writes them. frac_digits 0
  * gives "2024-01-02T03:04:05Z" (metav1.Time), 6 "…05.123456Z" (MicroTime),

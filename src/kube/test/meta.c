@@ -32,6 +32,14 @@ int main(void)
     is_str(sl_kube_meta_str(o, "resourceVersion"), "7", "set rv");
     is_str(sl_kube_path_str(o, "status.phase"), "Running", "dotted path");
     ok(sl_kube_path(o, "status.nope.x") == NULL, "missing path");
+    json_t *conds =
+        json_pack("[{s:s}, {s:i}, {s:s, s:s}, {s:s, s:s}]", "type", "Ready", "type", 1, "type",
+                  "PodScheduled", "status", "False", "type", "PodScheduled", "status", "True");
+    ok(sl_kube_condition(conds, "PodScheduled") == json_array_get(conds, 2),
+       "condition: the first of its type (a type that is not a string skipped)");
+    ok(sl_kube_condition(conds, "Initialized") == NULL && sl_kube_condition(NULL, "Ready") == NULL,
+       "condition: NULL for a type not there, or no array");
+    json_decref(conds);
     json_decref(o);
     is_int(sl_kube_rv_parse(""), 0, "empty rv");
     is_int(sl_kube_rv_parse("abc"), -1, "bad rv");
