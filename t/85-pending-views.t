@@ -11,9 +11,12 @@
 # are still applied at the next poll. On the code before, every poll
 # applied every job's view. Last, the views that change in one poll are
 # written in one store transaction (slurmlink_store_commits_total), not one
-# each as on the code before.
+# each as on the code before. And the controller reads those writes of its
+# own (each pod's job id and pending reason) back from the change log
+# without parsing them (slurmlink_controller_changes_total{read="own"}); on
+# the code before it parsed every change.
 source "$(dirname "$0")/lib.sh"
-plan 11
+plan 12
 
 N=20
 cluster_up --cpus 16 || bail "slurmlink up"
@@ -38,6 +41,10 @@ settled() {
 ok wait_for 60 settled "$N pods pend with the node drained, each saying its job's pending reason"
 sleep 3 # the reasons' writes seen back by the controller
 a0=$(views applied) u0=$(views unchanged)
+changes() { kc get --raw /metrics | awk -v r="$1" '$1 == "slurmlink_controller_changes_total{read=\"" r "\"}" {v = $2} END {print v + 0}'; }
+own=$(changes own) parsed=$(changes parsed)
+ok test "$own" -ge $((2 * N)) -a "$parsed" -ge "$N" \
+  "the controller passed its own writes by unparsed, two a pod at least (own: $own, parsed: $parsed)"
 sleep 7 # three full reads of the job list at least (one each 2 s while jobs pend)
 a1=$(views applied) u1=$(views unchanged)
 ok awk -v a="$u0" -v b="$u1" -v n=$N 'BEGIN { exit !(b - a >= 2 * n) }' \

@@ -10,7 +10,9 @@
  * read the pod folder) and before anything it does that waits for Slurm.
  *
  * A group that fails to commit wrote nothing: each of its pods forgets the
- * view applied (its memo), so the next poll applies it again. */
+ * view applied (its memo), so the next poll applies it again, and the
+ * revisions its writes noted as the controller's own (own.c) are taken
+ * back. */
 #include "common/log.h"
 #include "ctl/internal.h"
 
@@ -35,6 +37,7 @@ static void commit(sl_ctl_t *c)
         sl_warn("the job views of %zu pods were not written (%s): the next poll writes them", b->n,
                 err.text);
         forget_views(b);
+        ctl_own_undo(c, b->own_mark); /* those revisions were never used */
     }
     b->open = 0;
     b->n = 0;
@@ -59,6 +62,7 @@ void ctl_batch_enter(sl_ctl_t *c, ctl_pod_t *p)
         if (sl_store_txn_begin(c->store, NULL) < 0)
             return; /* written on its own */
         b->open = 1;
+        b->own_mark = ctl_own_mark(c);
     }
     b->pods[b->n++] = p;
 }

@@ -87,11 +87,13 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
 }
 
 /* What Slurm says of the job, applied to the stored pod ns/name of that
- * uid, with the transitions' events. Any thread (it touches no ctl_pod_t):
- * whether the pod is terminal after it, or -1 when it is not stored; *rerun
+ * uid, with the transitions' events. Any thread (it touches no ctl_pod_t),
+ * own only on the controller's (the write noted as its own, read back
+ * unparsed: ctl_pod_mutate_own): whether the pod is terminal after it, or
+ * -1 when it is not stored; *rerun
  * (if not NULL) says whether the job runs again for the finished pod. */
 static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                      const ctl_job_view_t *v, int *rerun, int64_t *rv)
+                      const ctl_job_view_t *v, int own, int *rerun, int64_t *rv)
 {
     if (*v->state && !ctl_job_active(v->state)) {
         /* before the write: a view of the job running, read earlier and
@@ -105,7 +107,9 @@ static int apply_view(sl_ctl_t *c, const char *ns, const char *name, const char 
     apply_t a = {.job = v};
     json_t *out = NULL;
     int r = -1;
-    if (ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, NULL) == 0) {
+    int w = own ? ctl_pod_mutate_own(c, ns, name, uid, apply_fn, &a, &out, NULL)
+                : ctl_pod_mutate(c, ns, name, uid, apply_fn, &a, &out, NULL);
+    if (w == 0) {
         transition_events(c, &a, out, v->job_id);
         r = ctl_pod_terminal(out);
     }
@@ -149,7 +153,9 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
 static void apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, int64_t *rv)
 {
     int rerun = 0;
-    int t = apply_view(c, p->ns, p->name, p->uid, v, &rerun, rv);
+    /* a pending job's view: the controller knows all its change says */
+    int own = !strcmp(v->state, "PENDING");
+    int t = apply_view(c, p->ns, p->name, p->uid, v, own, &rerun, rv);
     if (t >= 0)
         p->terminal = t;
     if (rerun)
@@ -539,11 +545,15 @@ static void each_stored_pod(sl_ctl_t *c, const char *type)
     c->pods_rv = rv;
 }
 
+/* The pods' changes since the last read, handled in order. The controller's
+ * own writes that tell it nothing new (own.c) come without their objects:
+ * passed by, unparsed. */
 static void process_changes(sl_ctl_t *c)
 {
     for (;;) {
         sl_error_t err = SL_ERROR_INIT;
-        json_t *ch = sl_store_changes(c->store, c->pods_rv, "pods", NULL, 512, &err);
+        json_t *ch =
+            sl_store_changes_skip(c->store, c->pods_rv, "pods", NULL, 512, ctl_own_skip, c, &err);
         if (!ch) {
             if (errno == ERANGE) { /* fell behind the change log: every pod again */
                 each_stored_pod(c, "MODIFIED");
@@ -552,14 +562,18 @@ static void process_changes(sl_ctl_t *c)
             return;
         }
         size_t n = json_array_size(ch);
-        size_t i;
+        size_t i, own = 0;
         json_t *e;
         json_array_foreach(ch, i, e)
         {
-            handle_pod(c, json_string_value(json_object_get(e, "type")),
-                       json_object_get(e, "object"));
+            json_t *obj = json_object_get(e, "object");
+            if (obj)
+                handle_pod(c, json_string_value(json_object_get(e, "type")), obj);
+            else
+                own++;
             c->pods_rv = json_integer_value(json_object_get(e, "rv"));
         }
+        sl_metrics_controller_changes(n - own, own);
         json_decref(ch);
         if (n < 512)
             return;
@@ -1226,7 +1240,7 @@ static void started_before_poll(sl_ctl_t *c, const char *ns, const char *name, c
         ctl_job_view_t v;
         char node[256], ip[256];
         view_of(c, sl_slurm_jobs_at(jl, 0), shim_done, &v, node, ip, rank, NULL, rank > 0);
-        apply_view(c, ns, name, uid, &v, NULL, NULL);
+        apply_view(c, ns, name, uid, &v, 0, NULL, NULL);
     }
     sl_slurm_jobs_free(jl);
 }
@@ -1267,7 +1281,7 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
             ctl_job_view_t v;
             char node[256], ip[256];
             view_of(c, j, 1, &v, node, ip, rank, NULL, gang);
-            apply_view(c, ns, name, uid, &v, NULL, NULL);
+            apply_view(c, ns, name, uid, &v, 0, NULL, NULL);
         }
     }
     sl_slurm_jobs_free(jl);
@@ -1463,6 +1477,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         pthread_join(c->thread, NULL);
     }
     ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
+    ctl_own_free(c);
     ctl_remover_stop(c->remover); /* the folders of pods deleted before the stop go too */
     while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
         sl_sleep_ms(50);

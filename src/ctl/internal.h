@@ -129,9 +129,19 @@ typedef struct ctl_pod {
 typedef struct ctl_batch {
     int wanted; /* the poll groups the views it applies now */
     int open;   /* a store transaction is open */
+    uint64_t own_mark; /* ctl_own_mark when it opened */
     size_t n;
     ctl_pod_t *pods[CTL_BATCH_MAX]; /* whose views it wrote */
 } ctl_batch_t;
+
+/* own.c: revisions of the controller's own writes whose changes it reads
+ * back unparsed (controller thread), in revision order: rv[head..n) */
+#define CTL_OWN_MAX 65536
+typedef struct ctl_own {
+    int64_t *rv;
+    size_t head, n, cap;
+    uint64_t noted; /* notes ever kept (ctl_own_mark) */
+} ctl_own_t;
 
 struct sl_ctl {
     sl_store_t *store;
@@ -181,6 +191,7 @@ struct sl_ctl {
     atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
                                      * try (their pods wait); an answered job poll clears it */
     ctl_batch_t batch;              /* the poll's group of view writes (batch.c) */
+    ctl_own_t own;                  /* own writes read back unparsed (own.c) */
 };
 
 /* podtable.c: the pods table, by uid, job id and array task, each a hash
@@ -228,6 +239,16 @@ void ctl_batch_end(sl_ctl_t *c);
 void ctl_batch_enter(sl_ctl_t *c, ctl_pod_t *p);
 void ctl_batch_forget(sl_ctl_t *c, ctl_pod_t *p);
 
+/* own.c. note: the controller wrote revision rv of a pod, a change that
+ * tells it nothing new (ctl_pod_mutate_own); mark and undo: the notes
+ * since mark taken back (their store transaction did not commit); skip: an
+ * sl_store_skip_fn (arg: the sl_ctl_t), 1 for a noted revision. */
+void ctl_own_note(sl_ctl_t *c, int64_t rv);
+uint64_t ctl_own_mark(sl_ctl_t *c);
+void ctl_own_undo(sl_ctl_t *c, uint64_t mark);
+int ctl_own_skip(void *arg, int64_t rv);
+void ctl_own_free(sl_ctl_t *c);
+
 /* podstore.c: the pods of ns whose stored text names uid (an owner's
  * uid: a prefilter, read without parsing the others; the caller checks the
  * ownerReference), parsed, in name order (new ref; an empty array on a
@@ -240,6 +261,12 @@ json_t *ctl_pods_naming(sl_ctl_t *c, const char *ns, const char *uid);
  * NULL) with errno ENOENT, as when there is none. Any thread. */
 int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                    sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
+/* ctl_pod_mutate, for a write whose change tells the controller nothing it
+ * does not know (the job id it recorded, a pending job's view): when it
+ * wrote a pod neither terminal nor being deleted, its revision is noted as
+ * its own (ctl_own_note), read back unparsed. Controller thread. */
+int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                       sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
 json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
 int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, sl_error_t *err);
 

@@ -3,6 +3,7 @@
  * controller names a pod by namespace/name in the store, and a pod deleted
  * and created again under the same name is another pod. See internal.h. */
 #include "ctl/internal.h"
+#include "ctl/podstatus.h"
 #include "kube/meta.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@ typedef struct precond {
     const char *uid;
     sl_store_mutate_fn fn;
     void *arg;
+    int64_t old_rv; /* the stored version's */
 } precond_t;
 
 static int uid_is(json_t *pod, const char *uid)
@@ -28,6 +30,7 @@ static int precond_fn(json_t *pod, void *arg)
         errno = ENOENT;
         return -1;
     }
+    pc->old_rv = sl_kube_rv(pod);
     return pc->fn(pod, pc->arg);
 }
 
@@ -38,6 +41,26 @@ int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *ui
     int r = sl_store_mutate(c->store, "pods", ns, name, precond_fn, &pc, out, err);
     if (r < 0 && errno == ENOENT && err)
         sl_errprintf(err, "pod %s/%s with uid %s is gone", ns, name, uid);
+    return r;
+}
+
+int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                       sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+{
+    precond_t pc = {.uid = uid, .fn = fn, .arg = arg};
+    json_t *res = NULL;
+    int r = sl_store_mutate(c->store, "pods", ns, name, precond_fn, &pc, &res, err);
+    if (r < 0 && errno == ENOENT && err)
+        sl_errprintf(err, "pod %s/%s with uid %s is gone", ns, name, uid);
+    /* written (no no-op), and of a pod that is neither finished nor being
+     * deleted: what handle_pod reads back from such a change is known */
+    if (r == 0 && sl_kube_rv(res) > pc.old_rv && !ctl_pod_terminal(res) &&
+        !json_object_get(json_object_get(res, "metadata"), "deletionTimestamp"))
+        ctl_own_note(c, sl_kube_rv(res));
+    if (out)
+        *out = res;
+    else
+        json_decref(res);
     return r;
 }
 

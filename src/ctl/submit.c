@@ -335,7 +335,7 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
     sl_error_t err = SL_ERROR_INIT;
     mark_t m = {.job_id = s->job_id};
     json_t *out = NULL;
-    if (ctl_pod_mutate(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err) < 0)
+    if (ctl_pod_mutate_own(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err) < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name, s->job_id,
                 err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
     else
@@ -359,12 +359,14 @@ static void record_jobs(sl_ctl_t *c, ctl_sub_t *list)
             n += end->job_id != 0;
         sl_error_t err = SL_ERROR_INIT;
         int batch = n > 1 && sl_store_txn_begin(c->store, &err) == 0;
+        uint64_t mark = ctl_own_mark(c);
         for (ctl_sub_t *s = list; s != end; s = s->next)
             record_job(c, s);
         if (batch && sl_store_txn_commit(c->store, &err) < 0) {
             sl_warn("the job ids of %zu pods were not written in one transaction (%s): "
                     "one by one",
                     n, err.text);
+            ctl_own_undo(c, mark); /* those revisions were never used */
             for (ctl_sub_t *s = list; s != end; s = s->next) {
                 s->recorded = s->stored = 0;
                 s->submitted_rv = 0; /* that version was not committed */

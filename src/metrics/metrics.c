@@ -22,7 +22,7 @@ static struct {
     sl_expo_t *x;
     sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
-    sl_expo_family_t *recounts, *recount_pods, *views, *commits;
+    sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -107,6 +107,11 @@ static void make(void)
                                    "applied (the pod read from the store) or unchanged.",
                                    SL_EXPO_LABELS("result"), &e),
                    &e);
+    m.changes = must(sl_expo_counter(x, "slurmlink_controller_changes_total",
+                                     "Pods' changes the controller read from the store: parsed, "
+                                     "or own (its own writes, passed by unparsed).",
+                                     SL_EXPO_LABELS("read"), &e),
+                     &e);
     m.commits =
         must(sl_expo_counter(x, "slurmlink_store_commits_total",
                              "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
@@ -199,6 +204,16 @@ void sl_metrics_job_view(int applied)
 {
     if (ready())
         sl_expo_add(m.views, SL_EXPO_LABELS(applied ? "applied" : "unchanged"), 1);
+}
+
+void sl_metrics_controller_changes(size_t parsed, size_t own)
+{
+    if (!ready())
+        return;
+    if (parsed)
+        sl_expo_add(m.changes, SL_EXPO_LABELS("parsed"), (double)parsed);
+    if (own)
+        sl_expo_add(m.changes, SL_EXPO_LABELS("own"), (double)own);
 }
 
 void sl_metrics_store_commits(unsigned long long n)

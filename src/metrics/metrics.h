@@ -36,6 +36,10 @@ void sl_metrics_quota_recount(size_t pods);
  * written if it changed), else unchanged since it was last applied. */
 void sl_metrics_job_view(int applied);
 
+/* The controller read pods' changes from the store's change log: parsed
+ * (handled), own (its own writes, passed by unparsed). */
+void sl_metrics_controller_changes(size_t parsed, size_t own);
+
 /* The store's committed write transactions so far (sl_store_commits), set
  * at each scrape. */
 void sl_metrics_store_commits(unsigned long long n);

@@ -617,6 +617,8 @@ typedef struct collect {
     text_change_t *v;
     size_t n, cap;
     int with_prev;
+    sl_store_skip_fn skip; /* NULL: none skipped */
+    void *skip_arg;
 } collect_t;
 
 static int copy_change(void *arg, const change_row_t *row)
@@ -627,7 +629,11 @@ static int copy_change(void *arg, const change_row_t *row)
         c->v = sl_xrealloc(c->v, c->cap * sizeof(*c->v));
     }
     text_change_t *t = &c->v[c->n++];
-    *t = (text_change_t){row->rv, row->type, sl_xstrndup(row->json, row->len), NULL, row->len, 0};
+    *t = (text_change_t){row->rv, row->type, NULL, NULL, 0, 0};
+    if (c->skip && c->skip(c->skip_arg, row->rv))
+        return 0; /* its object left out */
+    t->json = sl_xstrndup(row->json, row->len);
+    t->len = row->len;
     if (c->with_prev && row->prev) {
         t->prev = sl_xstrndup(row->prev, row->prev_len);
         t->prev_len = row->prev_len;
@@ -644,13 +650,18 @@ static void copies_free(collect_t *c)
     free(c->v);
 }
 
-/* The copied changes as [{rv, type, object[, prev]}], or NULL when one
- * does not parse. */
+/* The copied changes as [{rv, type, object[, prev]}] (a skipped one
+ * without object), or NULL when one does not parse. */
 static json_t *parse_changes(const collect_t *c)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < c->n; i++) {
         const text_change_t *t = &c->v[i];
+        if (!t->json) {
+            json_array_append_new(
+                arr, json_pack("{s:I,s:s}", "rv", (json_int_t)t->rv, "type", t->type));
+            continue;
+        }
         json_t *o = json_loadb(t->json, t->len, 0, NULL);
         json_t *prev = o && t->prev ? json_loadb(t->prev, t->prev_len, 0, NULL) : NULL;
         if (!o || (t->prev && !prev)) {
@@ -668,9 +679,10 @@ static json_t *parse_changes(const collect_t *c)
 }
 
 static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *resource,
-                               const char *ns, size_t max, int with_prev, sl_error_t *err)
+                               const char *ns, size_t max, int with_prev, sl_store_skip_fn skip,
+                               void *skip_arg, sl_error_t *err)
 {
-    collect_t c = {NULL, 0, 0, with_prev};
+    collect_t c = {NULL, 0, 0, with_prev, skip, skip_arg};
     json_t *arr = NULL;
     int e;
     if (changes_rows(s, after_rv, resource, ns, max, copy_change, &c, err) < 0) {
@@ -690,13 +702,20 @@ static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *reso
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                          size_t max, sl_error_t *err)
 {
-    return collect_changes(s, after_rv, resource, ns, max, 0, err);
+    return collect_changes(s, after_rv, resource, ns, max, 0, NULL, NULL, err);
 }
 
 json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                               size_t max, sl_error_t *err)
 {
-    return collect_changes(s, after_rv, resource, ns, max, 1, err);
+    return collect_changes(s, after_rv, resource, ns, max, 1, NULL, NULL, err);
+}
+
+json_t *sl_store_changes_skip(sl_store_t *s, int64_t after_rv, const char *resource,
+                              const char *ns, size_t max, sl_store_skip_fn skip, void *arg,
+                              sl_error_t *err)
+{
+    return collect_changes(s, after_rv, resource, ns, max, 0, skip, arg, err);
 }
 
 int64_t sl_store_oldest_rv(sl_store_t *s)

@@ -731,9 +731,56 @@ static void test_commits(void)
     sl_store_close(s);
 }
 
+/* skip_odd's record: the revisions it was asked about, in order */
+typedef struct asked {
+    int64_t rv[8];
+    size_t n;
+} asked_t;
+
+static int skip_odd(void *arg, int64_t rv)
+{
+    asked_t *a = arg;
+    if (a->n < 8)
+        a->rv[a->n++] = rv;
+    return rv % 2 != 0;
+}
+
+/* sl_store_changes_skip: every change comes, in order; a skipped one
+ * without its object */
+static void test_changes_skip(void)
+{
+    sl_error_t err;
+    sl_store_t *s = sl_store_open(":memory:", &err);
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "k%d", i);
+        json_t *p = pod("w", name);
+        sl_store_create(s, "pods", p, NULL);
+        json_decref(p);
+    }
+    asked_t a = {.n = 0};
+    json_t *ch = sl_store_changes_skip(s, 0, "pods", NULL, 0, skip_odd, &a, &err);
+    int shape = json_array_size(ch) == 4;
+    for (size_t i = 0; shape && i < 4; i++) {
+        json_t *e = json_array_get(ch, i);
+        int64_t rv = json_integer_value(json_object_get(e, "rv"));
+        shape = rv == (int64_t)i + 1 && (json_object_get(e, "object") == NULL) == (rv % 2 != 0) &&
+                !strcmp(json_string_value(json_object_get(e, "type")), "ADDED");
+    }
+    ok(shape, "skipped changes (odd revisions) come without their object, the others with it");
+    ok(a.n == 4 && a.rv[0] == 1 && a.rv[1] == 2 && a.rv[2] == 3 && a.rv[3] == 4,
+       "skip asked of every change, in revision order (%zu)", a.n);
+    json_decref(ch);
+    a.n = 0;
+    ch = sl_store_changes_skip(s, 2, "pods", NULL, 1, skip_odd, &a, &err);
+    ok(json_array_size(ch) == 1 && a.n == 1 && a.rv[0] == 3, "after and max as for sl_store_changes");
+    json_decref(ch);
+    sl_store_close(s);
+}
+
 int main(void)
 {
-    tap_plan(150);
+    tap_plan(153);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -769,6 +816,7 @@ int main(void)
     test_changes_by_resource(dir);
     test_resource_rev(dir);
     test_commits();
+    test_changes_skip();
     sl_rm_rf(dir);
     free(path);
     return tap_done();
