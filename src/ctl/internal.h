@@ -127,8 +127,8 @@ typedef struct ctl_pod {
  * transactions of up to CTL_BATCH_MAX pods (the controller thread's) */
 #define CTL_BATCH_MAX 64
 typedef struct ctl_batch {
-    int wanted; /* the poll groups the views it applies now */
-    int open;   /* a store transaction is open */
+    int wanted;        /* the poll groups the views it applies now */
+    int open;          /* a store transaction is open */
     uint64_t own_mark; /* ctl_own_mark when it opened */
     size_t n;
     ctl_pod_t *pods[CTL_BATCH_MAX]; /* whose views it wrote */

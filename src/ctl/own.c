@@ -14,8 +14,8 @@
  * controller's), and the store gives each write a higher revision. A
  * group of writes in a store transaction that fails to commit is undone
  * (its revisions were never used, and a later write may get them). */
-#include "ctl/internal.h"
 #include "common/xalloc.h"
+#include "ctl/internal.h"
 
 #include <string.h>
 

@@ -658,8 +658,8 @@ static json_t *parse_changes(const collect_t *c)
     for (size_t i = 0; i < c->n; i++) {
         const text_change_t *t = &c->v[i];
         if (!t->json) {
-            json_array_append_new(
-                arr, json_pack("{s:I,s:s}", "rv", (json_int_t)t->rv, "type", t->type));
+            json_array_append_new(arr,
+                                  json_pack("{s:I,s:s}", "rv", (json_int_t)t->rv, "type", t->type));
             continue;
         }
         json_t *o = json_loadb(t->json, t->len, 0, NULL);
@@ -711,9 +711,8 @@ json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resou
     return collect_changes(s, after_rv, resource, ns, max, 1, NULL, NULL, err);
 }
 
-json_t *sl_store_changes_skip(sl_store_t *s, int64_t after_rv, const char *resource,
-                              const char *ns, size_t max, sl_store_skip_fn skip, void *arg,
-                              sl_error_t *err)
+json_t *sl_store_changes_skip(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                              size_t max, sl_store_skip_fn skip, void *arg, sl_error_t *err)
 {
     return collect_changes(s, after_rv, resource, ns, max, 0, skip, arg, err);
 }

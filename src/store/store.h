@@ -164,9 +164,8 @@ json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resou
  * reader that knows it already, as the controller knows its own writes).
  * skip is called under the store's read lock, in revision order. */
 typedef int (*sl_store_skip_fn)(void *arg, int64_t rv);
-json_t *sl_store_changes_skip(sl_store_t *s, int64_t after_rv, const char *resource,
-                              const char *ns, size_t max, sl_store_skip_fn skip, void *arg,
-                              sl_error_t *err);
+json_t *sl_store_changes_skip(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
+                              size_t max, sl_store_skip_fn skip, void *arg, sl_error_t *err);
 /* The same changes without parsing: fn gets each change's revision, type
  * ("ADDED", "MODIFIED", "DELETED"), namespace ("" for cluster-scoped), name
  * and the object's stored JSON text (valid only during the call), oldest

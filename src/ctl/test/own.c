@@ -51,9 +51,9 @@ int main(void)
     snprintf(path, sizeof(path), "%s/db", dir);
     sl_ctl_t c = {0};
     c.store = sl_store_open(path, NULL);
-    json_t *pod = json_pack("{s:s, s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "kind", "Pod", "metadata",
-                            "name", "p", "namespace", "default", "spec", "containers", "name",
-                            "main", "image", "busybox");
+    json_t *pod =
+        json_pack("{s:s, s:{s:s, s:s}, s:{s:[{s:s, s:s}]}}", "kind", "Pod", "metadata", "name", "p",
+                  "namespace", "default", "spec", "containers", "name", "main", "image", "busybox");
     sl_store_create(c.store, "pods", pod, NULL); /* rv 1 */
     char *uid = strdup(sl_kube_uid(pod));
     json_decref(pod);
@@ -67,9 +67,9 @@ int main(void)
     is_str(got, "1o2-", "the create comes parsed, the own write without its object");
 
     /* a write of someone else's, then an own write that finishes the pod */
-    ctl_pod_mutate(&c, "default", "p", uid, mark, "8", NULL, NULL);          /* rv 3 */
-    ctl_pod_mutate_own(&c, "default", "p", uid, mark, "9", NULL, NULL);      /* rv 4 */
-    ctl_pod_mutate_own(&c, "default", "p", uid, finish, NULL, NULL, NULL);   /* rv 5 */
+    ctl_pod_mutate(&c, "default", "p", uid, mark, "8", NULL, NULL);        /* rv 3 */
+    ctl_pod_mutate_own(&c, "default", "p", uid, mark, "9", NULL, NULL);    /* rv 4 */
+    ctl_pod_mutate_own(&c, "default", "p", uid, finish, NULL, NULL, NULL); /* rv 5 */
     read_after(&c, 2, got, sizeof(got));
     is_str(got, "3o4-5o", "another writer's change and a terminal pod's come parsed");
 

@@ -773,7 +773,8 @@ static void test_changes_skip(void)
     json_decref(ch);
     a.n = 0;
     ch = sl_store_changes_skip(s, 2, "pods", NULL, 1, skip_odd, &a, &err);
-    ok(json_array_size(ch) == 1 && a.n == 1 && a.rv[0] == 3, "after and max as for sl_store_changes");
+    ok(json_array_size(ch) == 1 && a.n == 1 && a.rv[0] == 3,
+       "after and max as for sl_store_changes");
     json_decref(ch);
     sl_store_close(s);
 }
