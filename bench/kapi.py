@@ -71,7 +71,7 @@ class Cluster:
             time.sleep(0.1)
         subprocess.run([slurmlink, "up", "--dir", self.dir, "--daemon", path], check=True,
                        capture_output=True)
-        for _ in range(300):
+        for _ in range(600):  # 60 s: a daemon under valgrind starts slowly
             try:
                 c = self.conn(5)
                 c.request("GET", "/healthz")

@@ -40,13 +40,22 @@ of its rounds), e.g. the code before and after a change, in the same run.
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
-                                  [--waiting W] [--idle S] [--hold nodes|partition]
+                                  [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind]
 With --waiting W, W pods are created first in their own namespace with an
 image the local store lacks and imagePullPolicy Never: each waits in its
 pull's back-off (ErrImageNeverPull, retried at growing intervals) through
 the whole run, as pods of a missing image or a registry down do. They are
 left until the end, and slurmlinkd's CPU while idle with them is printed
 (per daemon with --daemons, over --idle seconds).
+
+With --callgrind each daemon of --daemons runs under valgrind's callgrind
+(VALGRIND, default valgrind) and each api round also prints the user-space
+instructions slurmlinkd ran per pod in it (Ir, counted from the round's
+first POST until every pod has its job id, callgrind_control zeroing and
+dumping the counts): a figure that does not move with the machine's speed,
+as the seconds and CPU do. It leaves out the kernel's work (syscalls, the
+file system, TCP), and the daemon runs some 50 times slower than natively,
+so use it with a few thousand pods, to compare builds, not for rates.
 
 Nothing here is asserted.
 """
@@ -71,6 +80,7 @@ ap.add_argument("--purge", action="store_true")
 ap.add_argument("--hold", choices=["partition", "nodes"], default="nodes")
 ap.add_argument("--waiting", type=int, default=0)
 ap.add_argument("--idle", type=float, default=20.0)
+ap.add_argument("--callgrind", action="store_true")
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
 args = ap.parse_args()
 D = os.path.abspath(args.dir)
@@ -187,8 +197,44 @@ def cpu_per_pod(c0, c1, n):
     return [(b - a) * 1000.0 / n for a, b in zip(c0, c1)]
 
 
+CG_DIR = f"/tmp/tput-cg-{os.getpid()}"
+
+
 def restart_daemon(path):
+    if args.callgrind:  # a wrapper that runs it under callgrind (its pid stays the daemon's)
+        os.makedirs(CG_DIR, exist_ok=True)
+        wrap = f"{CG_DIR}/{abs(hash(path))}.sh"
+        with open(wrap, "w") as f:
+            f.write(f"#!/bin/sh\nexec {os.environ.get('VALGRIND', 'valgrind')} --tool=callgrind "
+                    f"--callgrind-out-file={CG_DIR}/cg.%p '{path}' \"$@\"\n")
+        os.chmod(wrap, 0o755)
+        path = wrap
     KAPI.restart_daemon(path, args.slurmlink)
+
+
+def cg_pid():
+    return int(open(f"{D}/run/slurmlinkd.pid").read().split()[0])
+
+
+def cg_zero():
+    if args.callgrind:
+        subprocess.run(["callgrind_control", "-z", str(cg_pid())], capture_output=True, check=True)
+
+
+def cg_instructions():
+    """the instructions counted since cg_zero (None without --callgrind)"""
+    if not args.callgrind:
+        return None
+    pid = cg_pid()
+    before = set(os.listdir(CG_DIR))
+    subprocess.run(["callgrind_control", "-d", str(pid)], capture_output=True, check=True)
+    new = [f for f in os.listdir(CG_DIR) if f.startswith(f"cg.{pid}") and f not in before]
+    total = 0
+    for f in new:
+        for line in open(f"{CG_DIR}/{f}"):
+            if line.startswith("totals:") or line.startswith("summary:"):
+                total = max(total, int(line.split()[1]))
+    return total
 
 
 def sh(*argv, check=False):
@@ -219,6 +265,7 @@ def run_api(n, rnd):
                 bad.append(st)
 
     ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
+    cg_zero()
     c0 = cpu_now()
     t0 = time.time()
     for t in ths:
@@ -228,6 +275,7 @@ def run_api(n, rnd):
     t_ack = time.time() - t0
     while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
+    ir = cg_instructions()
     if w.failed:
         name, why = next(iter(w.failed.items()))
         print(f"    ({ns}: {len(w.failed)} pods failed, e.g. {name}: {why})", flush=True)
@@ -237,7 +285,7 @@ def run_api(n, rnd):
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     wait_no_jobs("nobody")
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad) + len(w.failed),
-            "got": len(w.with_job), "cpu": cpu}
+            "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None}
 
 
 def set_min_job_age(age):
@@ -401,7 +449,9 @@ def main():
                               f"errors {r['errors']}" + (f" ack {r['ack_s']:.2f} s" if "ack_s" in r else ""),
                               flush=True)
                         print(f"      CPU ms per pod: front {r['cpu'][0]:.2f} slurmctld {r['cpu'][1]:.2f} "
-                              f"client {r['cpu'][2]:.2f}", flush=True)
+                              f"client {r['cpu'][2]:.2f}" +
+                              (f"; slurmlinkd instructions per pod {r['ir']:,.0f}" if r.get("ir") else ""),
+                              flush=True)
         print()
         print("ratio: the last api path's rate (api, or the last of --daemons) over the path's")
         print("CPU: median ms per pod in the front daemon (slurmlinkd, or slurmrestd) / slurmctld / client;")
@@ -418,8 +468,10 @@ def main():
                 cpu = [statistics.median(r["cpu"][i] for r in rs) for i in range(3)]
                 tot = sum(cpu)
                 bound = os.cpu_count() * 1000 / tot if tot > 0 else float("nan")
+                irs = [r["ir"] for r in rs if r.get("ir")]
                 print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}   "
-                      f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f} {bound:8.0f}")
+                      f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f} {bound:8.0f}" +
+                      (f"   Ir/pod {statistics.median(irs):,.0f}" if irs else ""))
     finally:
         if args.waiting:
             req(conn(), "DELETE", f"/api/v1/namespaces/{WAIT_NS}")

@@ -1,8 +1,8 @@
 /* podfs.c — create a pod folder from translate's file list.
  *
- * The folder is made fresh: whatever is at its name (a leftover of an
- * earlier attempt for the same pod uid, which its user could have changed)
- * is removed on fds first. Then, while it is still ours and 0700, every
+ * The folder is made fresh: when its name is taken, what is there (a
+ * leftover of an earlier attempt for the same pod uid, which its user could
+ * have changed) is removed on fds first. Then, while it is still ours and 0700, every
  * folder and file is created beneath dir fds, exclusively, never through a
  * link (src/common/safefs.h), owned by the job's user through fchown; the
  * folder itself is handed to the user last. */
@@ -65,13 +65,18 @@ static int put_entry(int dfd, const sl_translate_file_t *f, uid_t uid, gid_t gid
     return rc;
 }
 
-/* Create the folder name in pfd and fill it; the fd on it, or -1. */
+/* Create the folder name in pfd and fill it; the fd on it, or -1. A
+ * leftover is looked for only when the name is taken. */
 static int fill(int pfd, const char *name, const sl_translate_result_t *r, uid_t uid, gid_t gid,
                 sl_error_t *err)
 {
-    if (sl_safefs_remove_tree(pfd, name) < 0 && errno != ENOENT)
-        return sl_errprintf(err, "cannot remove the leftover %s: %s", r->pod_dir, strerror(errno));
     int dfd = sl_safefs_mkdir_excl(pfd, name, 0700, err);
+    if (dfd < 0 && errno == EEXIST) {
+        if (sl_safefs_remove_tree(pfd, name) < 0 && errno != ENOENT)
+            return sl_errprintf(err, "cannot remove the leftover %s: %s", r->pod_dir,
+                                strerror(errno));
+        dfd = sl_safefs_mkdir_excl(pfd, name, 0700, err);
+    }
     if (dfd < 0)
         return sl_errprefix(err, "%s", r->pod_dir);
     for (size_t i = 0; i < r->nfiles; i++) {
@@ -100,8 +105,11 @@ int sl_podfs_write(const sl_translate_result_t *r, int do_chown, uid_t uid, gid_
     }
     *slash = '\0';
     const char *name = slash + 1;
-    int pfd =
-        sl_mkdir_p(parent, 0711, err) < 0 ? -1 : sl_safefs_open_trusted_dir(parent, geteuid(), err);
+    /* the namespace's folder made when the first of its pods needs it */
+    int pfd = sl_safefs_open_trusted_dir(parent, geteuid(), NULL);
+    if (pfd < 0)
+        pfd = sl_mkdir_p(parent, 0711, err) < 0 ? -1
+                                                  : sl_safefs_open_trusted_dir(parent, geteuid(), err);
     if (pfd < 0) {
         free(parent);
         return -1;
