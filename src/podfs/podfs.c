@@ -108,8 +108,9 @@ int sl_podfs_write(const sl_translate_result_t *r, int do_chown, uid_t uid, gid_
     /* the namespace's folder made when the first of its pods needs it */
     int pfd = sl_safefs_open_trusted_dir(parent, geteuid(), NULL);
     if (pfd < 0)
-        pfd = sl_mkdir_p(parent, 0711, err) < 0 ? -1
-                                                  : sl_safefs_open_trusted_dir(parent, geteuid(), err);
+        pfd = sl_mkdir_p(parent, 0711, err) < 0
+                  ? -1
+                  : sl_safefs_open_trusted_dir(parent, geteuid(), err);
     if (pfd < 0) {
         free(parent);
         return -1;
