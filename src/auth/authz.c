@@ -1,6 +1,7 @@
 /* authz.c — decisions: may this user do this verb here; which account; which
  * Unix user. Messages are kube-apiserver's (RBAC denial, NewForbidden). */
 #include "auth/internal.h"
+#include "common/pwcache.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
@@ -291,36 +292,33 @@ int sl_authz_unix_user(const sl_authz_policy_t *p, const char *user, uid_t *uid,
     if (!target)
         target = user;
     char *quser = sl_go_quote(user), *qt = sl_go_quote(target);
-    struct passwd pw, *res = NULL;
-    long bufsz = sysconf(_SC_GETPW_R_SIZE_MAX);
-    char *buf = sl_xmalloc(bufsz > 0 ? (size_t)bufsz : 16384);
-    int rc = getpwnam_r(target, &pw, buf, bufsz > 0 ? (size_t)bufsz : 16384, &res);
+    sl_pwent_t pw = {0}, *res = &pw; /* kept a few seconds (pwcache.h) */
     int r = -1;
-    if (rc != 0 || !res) {
+    if (sl_pwcache_name(target, &pw) < 0) {
         errno = ENOENT;
         sl_errprintf(err, "user %s maps to Unix user %s, which does not exist", quser, qt);
-    } else if (res->pw_uid == 0 && !p->allow_root) {
+    } else if (res->uid == 0 && !p->allow_root) {
         errno = EPERM;
         sl_errprintf(err,
                      "user %s maps to Unix user %s, which is root (uid 0); the policy "
                      "does not allow jobs to run as root (allowRoot: false)",
                      quser, qt);
-    } else if (res->pw_uid != 0 && !explicit_map && (long)res->pw_uid < p->min_uid) {
+    } else if (res->uid != 0 && !explicit_map && (long)res->uid < p->min_uid) {
         errno = EPERM;
         sl_errprintf(err,
                      "user %s is also the name of the system account %s (uid %u, below "
                      "minUid %ld); map it explicitly under users: if that is intended",
-                     quser, qt, (unsigned)res->pw_uid, p->min_uid);
+                     quser, qt, (unsigned)res->uid, p->min_uid);
     } else {
         if (uid)
-            *uid = res->pw_uid;
+            *uid = res->uid;
         if (gid)
-            *gid = res->pw_gid;
+            *gid = res->gid;
         if (name)
-            *name = sl_xstrdup(res->pw_name);
+            *name = sl_xstrdup(res->name);
         r = 0;
     }
-    free(buf);
+    sl_pwent_clear(&pw);
     free(quser);
     free(qt);
     return r;

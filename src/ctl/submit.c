@@ -10,6 +10,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
+#include "common/pwcache.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
@@ -181,10 +182,9 @@ static int job_identity(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *
     }
     if (!id->uname)
         id->uname = sl_xstrdup(c->o.run_as);
-    struct passwd pwbuf, *pw = NULL;
-    char buf[4096];
-    getpwuid_r(id->uid, &pwbuf, buf, sizeof(buf), &pw); /* any thread */
-    id->home = sl_xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
+    sl_pwent_t pw = {0}; /* kept a few seconds (pwcache.h) */
+    id->home = sl_xstrdup(sl_pwcache_uid(id->uid, &pw) == 0 ? pw.home : "/");
+    sl_pwent_clear(&pw);
     if (check_run_as_user(c, p, pod, model, id) < 0)
         return -1;
     return job_group(c, p, pod, model, id->uname, &id->gid);
