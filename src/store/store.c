@@ -185,9 +185,13 @@ static int schema_init(sl_store_t *s, sl_error_t *err)
         return -1;
     if (!s->memory && conn_exec(s, c, "PRAGMA journal_mode=WAL", err) < 0)
         return -1;
-    /* the WAL file is cut back to 1 MiB after a checkpoint (it stayed at
-     * its largest, 4 MB and more, for good) */
-    if (!s->memory && conn_exec(s, c, "PRAGMA journal_size_limit=1048576", err) < 0)
+    /* the WAL file is cut back to 16 MiB after a checkpoint when it grew
+     * past that (a burst whose checkpoints could not finish; else it stayed
+     * at its largest for good). Not below SQLite's autocheckpoint size (1,000
+     * pages, ~4 MB): a limit under it cut the file at every checkpoint, and
+     * the next writes gave it its blocks and page cache back (20 times per
+     * 1,000 new pods) */
+    if (!s->memory && conn_exec(s, c, "PRAGMA journal_size_limit=16777216", err) < 0)
         return -1;
     if (conn_exec(s, c, "PRAGMA synchronous=NORMAL", err) < 0)
         return -1;

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -731,6 +732,65 @@ static void test_commits(void)
     sl_store_close(s);
 }
 
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static void create_n(sl_store_t *s, const char *ns, int from, int n)
+{
+    for (int i = from; i < from + n; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "w%d", i);
+        json_t *p = pod(ns, name);
+        sl_store_create(s, "pods", p, NULL);
+        json_decref(p);
+    }
+}
+
+/* The WAL file between checkpoints: not cut at each one (the autocheckpoint
+ * restarts it at ~4 MB, and a cut to less made the next writes grow it
+ * again), but cut back to 16 MiB once a checkpoint that could not finish
+ * (a reader held an old snapshot) let it grow past that. */
+static void test_wal_size(const char *dir)
+{
+    char *path = sl_xasprintf("%s/wal.db", dir), *wal = sl_xasprintf("%s/wal.db-wal", dir);
+    sl_store_t *s = sl_store_open(path, NULL);
+    long long peak = 0, low_after_peak = -1;
+    for (int i = 0; i < 3000; i += 10) {
+        create_n(s, "w", i, 10);
+        long long sz = file_size(wal);
+        if (sz > peak)
+            peak = sz;
+        if (peak > 3 * 1048576 && (low_after_peak < 0 || sz < low_after_peak))
+            low_after_peak = sz;
+    }
+    ok(peak > 3 * 1048576 && low_after_peak >= 3 * 1048576,
+       "3,000 creates: the WAL reaches %lld bytes and is not cut below 3 MiB after (least %lld)",
+       peak, low_after_peak);
+
+    sqlite3 *reader;
+    sqlite3_open(path, &reader);
+    sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM objects;", NULL, NULL, NULL);
+    int n = 3000;
+    while (file_size(wal) <= 20 * 1048576 && n < 20000) {
+        create_n(s, "w", n, 50);
+        n += 50;
+    }
+    long long grown = file_size(wal);
+    sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(reader);
+    create_n(s, "w", n, 400); /* a checkpoint finishes, and a write starts the WAL again */
+    long long cut = file_size(wal);
+    ok(grown > 20 * 1048576 && cut <= 16 * 1048576 + 1048576,
+       "a reader held an old snapshot: the WAL grew to %lld bytes, then was cut back to %lld",
+       grown, cut);
+    sl_store_close(s);
+    free(path);
+    free(wal);
+}
+
 /* skip_odd's record: the revisions it was asked about, in order */
 typedef struct asked {
     int64_t rv[8];
@@ -781,7 +841,7 @@ static void test_changes_skip(void)
 
 int main(void)
 {
-    tap_plan(153);
+    tap_plan(155);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -818,6 +878,7 @@ int main(void)
     test_resource_rev(dir);
     test_commits();
     test_changes_skip();
+    test_wal_size(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
