@@ -811,13 +811,7 @@ static void test_changes_skip(void)
 {
     sl_error_t err;
     sl_store_t *s = sl_store_open(":memory:", &err);
-    for (int i = 0; i < 4; i++) {
-        char name[16];
-        snprintf(name, sizeof(name), "k%d", i);
-        json_t *p = pod("w", name);
-        sl_store_create(s, "pods", p, NULL);
-        json_decref(p);
-    }
+    create_n(s, "w", 0, 4);
     asked_t a = {.n = 0};
     json_t *ch = sl_store_changes_skip(s, 0, "pods", NULL, 0, skip_odd, &a, &err);
     int shape = json_array_size(ch) == 4;
