@@ -234,6 +234,7 @@ def cg_instructions():
         for line in open(f"{CG_DIR}/{f}"):
             if line.startswith("totals:") or line.startswith("summary:"):
                 total = max(total, int(line.split()[1]))
+        os.unlink(f"{CG_DIR}/{f}")  # read; a dump is megabytes
     return total
 
 
@@ -481,6 +482,8 @@ def main():
         if args.purge:
             set_min_job_age(300)
         hold(part, False)
+        if args.callgrind:  # the wrappers and any dump left (the daemon stays under callgrind)
+            subprocess.run(["rm", "-rf", CG_DIR])
 
 
 main()

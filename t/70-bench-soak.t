@@ -8,7 +8,7 @@
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 16
+plan 17
 
 PY=/usr/bin/python3
 N=200
@@ -61,3 +61,11 @@ is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9
 timeout 300 $PY "$ROOT/bench/pending-idle.py" --dir "$CL" --pods 20 --settle 1 --seconds 3 --slurmlink "$SLURMLINK" >"$CL/idle.out" 2>&1
 is "$?|$(grep -cE '^  running +CPU s per s: slurmlinkd [0-9.]+ slurmctld [0-9.]+ +views/s applied [0-9]+ unchanged [0-9]+$' "$CL/idle.out")|$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" "0|1|0" \
   "bench/pending-idle.py --pods 20: CPU and views per second, the nodes given back" || diag "$(cat "$CL/idle.out")"
+
+# instructions per pod: the plain daemon (not a sanitizer build: valgrind
+# cannot run those) under callgrind for one small api round; last, since it
+# leaves that daemon running
+timeout 600 $PY "$ROOT/bench/submit-throughput.py" --dir "$CL" --pods 10 --repeat 1 --purge --only api \
+  --callgrind --daemons cg="$ROOT/build/slurmlinkd" --slurmlink "$SLURMLINK" >"$CL/cg.out" 2>&1
+is "$?|$(grep -cE '^  N=10 round 0 api:cg .* errors 0' "$CL/cg.out")|$(grep -cE 'slurmlinkd instructions per pod [0-9,]{6,}$' "$CL/cg.out")" "0|1|1" \
+  "bench/submit-throughput.py --callgrind: slurmlinkd's instructions per pod counted" || diag "$(cat "$CL/cg.out")"
