@@ -44,10 +44,8 @@ uint64_t ctl_own_mark(sl_ctl_t *c) { return c->own.noted; }
 void ctl_own_undo(sl_ctl_t *c, uint64_t mark)
 {
     ctl_own_t *o = &c->own;
-    while (o->noted > mark && o->n > o->head) {
-        o->n--;
-        o->noted--;
-    }
+    uint64_t back = o->noted - mark; /* noted since, all still queued */
+    o->n -= back < o->n - o->head ? (size_t)back : o->n - o->head;
     o->noted = mark;
 }
 

@@ -34,27 +34,35 @@ static int precond_fn(json_t *pod, void *arg)
     return pc->fn(pod, pc->arg);
 }
 
-int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                   sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+/* the mutation under the uid precondition; *old_rv (may be NULL): the
+ * revision of the version it read */
+static int mutate(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                  sl_store_mutate_fn fn, void *arg, json_t **out, int64_t *old_rv, sl_error_t *err)
 {
     precond_t pc = {.uid = uid, .fn = fn, .arg = arg};
     int r = sl_store_mutate(c->store, "pods", ns, name, precond_fn, &pc, out, err);
     if (r < 0 && errno == ENOENT && err)
         sl_errprintf(err, "pod %s/%s with uid %s is gone", ns, name, uid);
+    if (old_rv)
+        *old_rv = pc.old_rv;
     return r;
+}
+
+int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                   sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+{
+    return mutate(c, ns, name, uid, fn, arg, out, NULL, err);
 }
 
 int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                        sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
 {
-    precond_t pc = {.uid = uid, .fn = fn, .arg = arg};
     json_t *res = NULL;
-    int r = sl_store_mutate(c->store, "pods", ns, name, precond_fn, &pc, &res, err);
-    if (r < 0 && errno == ENOENT && err)
-        sl_errprintf(err, "pod %s/%s with uid %s is gone", ns, name, uid);
+    int64_t old_rv = 0;
+    int r = mutate(c, ns, name, uid, fn, arg, &res, &old_rv, err);
     /* written (no no-op), and of a pod that is neither finished nor being
      * deleted: what handle_pod reads back from such a change is known */
-    if (r == 0 && sl_kube_rv(res) > pc.old_rv && !ctl_pod_terminal(res) &&
+    if (r == 0 && sl_kube_rv(res) > old_rv && !ctl_pod_terminal(res) &&
         !json_object_get(json_object_get(res, "metadata"), "deletionTimestamp"))
         ctl_own_note(c, sl_kube_rv(res));
     if (out)
