@@ -40,7 +40,7 @@ of its rounds), e.g. the code before and after a change, in the same run.
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
-                                  [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind]
+                                  [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind] [--strace]
 With --waiting W, W pods are created first in their own namespace with an
 image the local store lacks and imagePullPolicy Never: each waits in its
 pull's back-off (ErrImageNeverPull, retried at growing intervals) through
@@ -56,6 +56,11 @@ dumping the counts): a figure that does not move with the machine's speed,
 as the seconds and CPU do. It leaves out the kernel's work (syscalls, the
 file system, TCP), and the daemon runs some 50 times slower than natively,
 so use it with a few thousand pods, to compare builds, not for rates.
+
+With --strace each api round runs `strace -c -f` (STRACE, default strace)
+on slurmlinkd over the same span and prints its syscalls per pod, in all and
+the most frequent ones: the kernel's share that callgrind leaves out. strace
+slows every syscall down, so this too compares builds, not rates.
 
 Nothing here is asserted.
 """
@@ -81,6 +86,7 @@ ap.add_argument("--hold", choices=["partition", "nodes"], default="nodes")
 ap.add_argument("--waiting", type=int, default=0)
 ap.add_argument("--idle", type=float, default=20.0)
 ap.add_argument("--callgrind", action="store_true")
+ap.add_argument("--strace", action="store_true")
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
 args = ap.parse_args()
 D = os.path.abspath(args.dir)
@@ -238,6 +244,35 @@ def cg_instructions():
     return total
 
 
+def st_start():
+    """strace -c -f attached to slurmlinkd (None without --strace)"""
+    if not args.strace:
+        return None
+    out = f"/tmp/tput-strace-{os.getpid()}.txt"
+    p = subprocess.Popen([os.environ.get("STRACE", "strace"), "-c", "-f", "-q", "-o", out, "-p", str(cg_pid())],
+                         stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # every thread attached before the round starts
+    return p, out
+
+
+def st_stop(st, n):
+    """syscalls per pod from strace's summary: (total, [(name, per pod), ...])"""
+    if not st:
+        return None
+    p, out = st
+    p.send_signal(signal.SIGINT)
+    p.wait()
+    calls = {}
+    for line in open(out):
+        f = line.split()
+        if len(f) >= 5 and f[0][0].isdigit() and f[3].isdigit():
+            calls[f[-1]] = int(f[3])
+    os.unlink(out)
+    total = calls.pop("total", sum(calls.values()))
+    top = sorted(calls.items(), key=lambda kv: -kv[1])[:10]
+    return total / n, [(k, v / n) for k, v in top]
+
+
 def sh(*argv, check=False):
     return subprocess.run(list(argv), env=ENV, capture_output=True, text=True, check=check)
 
@@ -267,6 +302,7 @@ def run_api(n, rnd):
 
     ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
     cg_zero()
+    stc = st_start()
     c0 = cpu_now()
     t0 = time.time()
     for t in ths:
@@ -277,6 +313,7 @@ def run_api(n, rnd):
     while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
     ir = cg_instructions()
+    sc = st_stop(stc, n)
     if w.failed:
         name, why = next(iter(w.failed.items()))
         print(f"    ({ns}: {len(w.failed)} pods failed, e.g. {name}: {why})", flush=True)
@@ -286,7 +323,7 @@ def run_api(n, rnd):
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     wait_no_jobs("nobody")
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad) + len(w.failed),
-            "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None}
+            "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
 
 
 def set_min_job_age(age):
@@ -453,6 +490,9 @@ def main():
                               f"client {r['cpu'][2]:.2f}" +
                               (f"; slurmlinkd instructions per pod {r['ir']:,.0f}" if r.get("ir") else ""),
                               flush=True)
+                        if r.get("sc"):
+                            print(f"      syscalls per pod {r['sc'][0]:.1f}: " +
+                                  ", ".join(f"{k} {v:.1f}" for k, v in r["sc"][1]), flush=True)
         print()
         print("ratio: the last api path's rate (api, or the last of --daemons) over the path's")
         print("CPU: median ms per pod in the front daemon (slurmlinkd, or slurmrestd) / slurmctld / client;")
@@ -470,9 +510,11 @@ def main():
                 tot = sum(cpu)
                 bound = os.cpu_count() * 1000 / tot if tot > 0 else float("nan")
                 irs = [r["ir"] for r in rs if r.get("ir")]
+                scs = [r["sc"][0] for r in rs if r.get("sc")]
                 print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}   "
                       f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f} {bound:8.0f}" +
-                      (f"   Ir/pod {statistics.median(irs):,.0f}" if irs else ""))
+                      (f"   Ir/pod {statistics.median(irs):,.0f}" if irs else "") +
+                      (f"   syscalls/pod {statistics.median(scs):.1f}" if scs else ""))
     finally:
         if args.waiting:
             req(conn(), "DELETE", f"/api/v1/namespaces/{WAIT_NS}")

@@ -21,7 +21,7 @@ PKGS=(
   skopeo umoci squashfs-tools docker-registry apache2-utils
   # clients and tools used by tests and benchmarks
   python3 python3-kubernetes python3-yaml gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2
-  valgrind hostname passwd util-linux sqlite3
+  valgrind strace hostname passwd util-linux sqlite3
   # make schema (scripts/schema.sh) and t/36-schema-gen.t
   nodejs
   # metrics: Prometheus and promtool (t/NN-metrics.t scrapes slurmlinkd with a real one)

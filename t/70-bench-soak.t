@@ -8,7 +8,7 @@
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 PY=/usr/bin/python3
 N=200
@@ -46,11 +46,15 @@ is "$(o 'all(0 <= r[k + "_start_p50"] <= r[k + "_start_p90"] <= r["all_started_s
 # submission throughput: each path's jobs all submitted, and the nodes the
 # bench drained to hold them are given back
 timeout 600 $PY "$ROOT/bench/submit-throughput.py" --dir "$CL" --pods 30 --repeat 1 --purge \
-  --only api,slurmrestd,sbatch --slurmlink "$SLURMLINK" >"$CL/tput.out" 2>&1
+  --only api,slurmrestd,sbatch --strace --slurmlink "$SLURMLINK" >"$CL/tput.out" 2>&1
 is "$?" 0 "bench/submit-throughput.py --pods 30 exits 0" || diag "$(tail -20 "$CL/tput.out")"
 is "$(grep -c '^  N=30 round 0 .* errors 0' "$CL/tput.out")|$(grep -c ': 30 of 30 with a job id' "$CL/tput.out")" "3|1" \
   "api, slurmrestd and sbatch: no errors; the api's 30 pods all carry a job id" || diag "$(cat "$CL/tput.out")"
 is "$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" 0 "no node is left drained afterwards" || diag "$(sinfo -N)"
+# --strace: the api round's syscalls per pod, in all and by name (a pod
+# costs at least its submission's connect, sends and receives)
+is "$(grep -cE '^      syscalls per pod [0-9]{2,}\.[0-9]: [a-z_0-9]+ [0-9.]+(, [a-z_0-9]+ [0-9.]+){9}$' "$CL/tput.out")" 1 \
+  "bench/submit-throughput.py --strace: the api round's syscalls per pod, the ten most frequent named" || diag "$(cat "$CL/tput.out")"
 
 # a quota's cost as the namespace grows: both namespaces' rows, every step
 timeout 600 $PY "$ROOT/bench/quota-scale.py" --dir "$CL" --pods 40 --step 20 --neighbour 30 --slurmlink "$SLURMLINK" >"$CL/qs.out" 2>&1
