@@ -35,7 +35,10 @@
  * has counted a namespace's pods for its quotas, before status.used is
  * written; with hold=, a pod created between the count and the write);
  * quota-admission-counted (src/api/quota.c: a pod's admission counted the
- * namespace's pods for a quota whose status did not record its usage).
+ * namespace's pods for a quota whose status did not record its usage);
+ * pod-deleted (src/ctl/ctl.c: the controller has removed a deleted pod
+ * whose job is over from the store; with hold=, that removal's DELETED
+ * change pushed out of the change log before the controller reads it).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

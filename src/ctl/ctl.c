@@ -347,13 +347,27 @@ static void remove_pod_folder(sl_ctl_t *c, const char *ns, const char *name, con
     ctl_remover_push(c->remover, ctl_pod_dir(c, ns, name, uid));
 }
 
+/* The pod's job is over (or not its own, or never was): the pod leaves the
+ * store, and its folder goes now, not when the DELETED change is read back
+ * (a controller that fell behind the change log never reads it). That
+ * change tells the controller nothing: read back unparsed (own.c). (Inside
+ * the poll's batch a store transaction that fails to commit keeps the pod:
+ * the folder of a pod being deleted whose job is over has then gone early,
+ * and the pod is removed at its next change.) */
 static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
 {
     sl_error_t err = SL_ERROR_INIT;
+    int64_t rv = 0;
     /* (a Job's pod whose array task still waited had it cancelled first:
      * delete_unrecorded_task) */
-    if (ctl_pod_delete(c, p->ns, p->name, p->uid, &err) < 0 && errno != ENOENT)
+    int rc = ctl_pod_delete(c, p->ns, p->name, p->uid, &rv, &err);
+    if (rc == 0)
+        ctl_own_note(c, rv);
+    else if (errno != ENOENT)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
+    SL_FAULT("pod-deleted"); /* the test build holds the controller: its DELETED change read late */
+    if (rc == 0 || errno == ENOENT)
+        remove_pod_folder(c, p->ns, p->name, p->uid);
     pthread_mutex_lock(&c->lock);
     ctl_pod_remove(c, p->uid);
     pthread_mutex_unlock(&c->lock);
@@ -524,24 +538,59 @@ static int add_key(void *arg, const char *json, size_t len, const sl_store_item_
     return 0;
 }
 
+/* The pods of the table that the last re-read of the stored pods did not
+ * find: deleted while the controller was behind the change log, their
+ * DELETED changes trimmed unread. Each is handled as that change would have
+ * been (its job stopped, its folder removed); one deleted after the list
+ * gets its change too, which finds nothing left to do. */
+static void forget_unlisted(sl_ctl_t *c)
+{
+    json_t *gone = json_array();
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < CTL_HASH; i++)
+        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
+            if (p->listed != c->listings)
+                json_array_append_new(gone, json_pack("{s{ssssss}}", "metadata", "namespace", p->ns,
+                                                      "name", p->name, "uid", p->uid));
+    pthread_mutex_unlock(&c->lock);
+    size_t n = json_array_size(gone);
+    if (n)
+        sl_info("deleted while the pod controller was behind the change log: %zu pod%s (jobs "
+                "stopped, folders removed)",
+                n, n == 1 ? "" : "s");
+    size_t i;
+    json_t *pod;
+    json_array_foreach(gone, i, pod) handle_pod(c, "DELETED", pod);
+    json_decref(gone);
+}
+
 /* Every stored pod handled as `type`, read one at a time: the keys listed
  * at a revision (the changes are read from there on), then each pod as
  * the list had it. One deleted or written since is left to the changes
- * after the revision, which hold it, in order. Never all of them parsed at
- * once: at start-up, and when the controller fell behind the change log. */
+ * after the revision, which hold it, in order; one of the table that the
+ * list lacks was deleted before it (forget_unlisted). Never all of them
+ * parsed at once: at start-up, and when the controller fell behind the
+ * change log. */
 static void each_stored_pod(sl_ctl_t *c, const char *type)
 {
     sl_argv_t keys = SL_ARGV_INIT;
     int64_t rv = 0;
     sl_store_list_each(c->store, "pods", NULL, add_key, &keys, &rv);
     SL_FAULT("pods-listed"); /* the test build's pod deleted between list and read */
+    c->listings++;
     for (size_t i = 0; i + 1 < keys.n; i += 2) {
         json_t *pod = sl_store_get(c->store, "pods", keys.v[i], keys.v[i + 1]);
         if (pod && sl_kube_rv(pod) <= rv)
             handle_pod(c, type, pod);
+        pthread_mutex_lock(&c->lock);
+        ctl_pod_t *p = pod ? ctl_pod_find(c, sl_kube_uid(pod)) : NULL;
+        if (p)
+            p->listed = c->listings;
+        pthread_mutex_unlock(&c->lock);
         json_decref(pod);
     }
     sl_argv_free(&keys);
+    forget_unlisted(c);
     c->pods_rv = rv;
 }
 
@@ -556,6 +605,9 @@ static void process_changes(sl_ctl_t *c)
             sl_store_changes_skip(c->store, c->pods_rv, "pods", NULL, 512, ctl_own_skip, c, &err);
         if (!ch) {
             if (errno == ERANGE) { /* fell behind the change log: every pod again */
+                sl_info("the pod controller fell behind the change log (at revision %lld): "
+                        "reading every stored pod again",
+                        (long long)c->pods_rv);
                 each_stored_pod(c, "MODIFIED");
                 continue;
             }

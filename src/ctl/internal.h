@@ -114,6 +114,9 @@ typedef struct ctl_pod {
      * same view is not applied again to a pod that has not changed since */
     char *view_key;
     int64_t view_rv, seen_rv;
+    /* the controller thread's: the last re-read of every stored pod that
+     * found it (each_stored_pod, ctl.c) */
+    unsigned listed;
     struct ctl_pod *next;                 /* hash chain by uid */
     struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
     struct ctl_pod *due_next, *due_prev;  /* c->lock: the due list (ctl_due_note) */
@@ -170,7 +173,8 @@ struct sl_ctl {
     long long due_wake_ms;
     size_t npods;
 
-    int64_t pods_rv; /* last pod change seen */
+    int64_t pods_rv;   /* last pod change seen */
+    unsigned listings; /* re-reads of every stored pod (each_stored_pod) */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
     int jobs_pending;               /* the last job list had a PENDING job of a pod */
@@ -268,7 +272,10 @@ int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *ui
 int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                        sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
 json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
-int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, sl_error_t *err);
+/* Removes the pod of that uid from the store; *rv (may be NULL) gets the
+ * revision of its DELETED change. */
+int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, int64_t *rv,
+                   sl_error_t *err);
 
 /* the uid a Slurm job of p carries in its comment: its Job's for a Job's
  * pod, else its own */

@@ -83,7 +83,8 @@ json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *u
     return pod;
 }
 
-int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, sl_error_t *err)
+int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, int64_t *rv_out,
+                   sl_error_t *err)
 {
     /* the uid read, then a delete that fails if anything was written since */
     for (int tries = 0; tries < 100; tries++) {
@@ -100,8 +101,13 @@ int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *ui
             errno = EINVAL;
             return sl_errprintf(err, "pod %s/%s has no resourceVersion", ns, name);
         }
-        if (sl_store_delete(c->store, "pods", ns, name, want, NULL, err) == 0)
+        json_t *old = NULL;
+        if (sl_store_delete(c->store, "pods", ns, name, want, &old, err) == 0) {
+            if (rv_out)
+                *rv_out = sl_kube_rv(old); /* the DELETED change's */
+            json_decref(old);
             return 0;
+        }
         if (errno != ESTALE)
             return -1;
     }

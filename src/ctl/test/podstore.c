@@ -61,12 +61,12 @@ int main(void)
     ok(got != NULL, "a read for the new uid: the new pod");
     json_decref(got);
     errno = 0;
-    ok(ctl_pod_delete(&c, "default", "same", old, NULL) < 0 && errno == ENOENT,
+    ok(ctl_pod_delete(&c, "default", "same", old, NULL, NULL) < 0 && errno == ENOENT,
        "a delete for the old uid: ENOENT");
     got = sl_store_get(c.store, "pods", "default", "same");
     ok(got != NULL, "... and the new pod is still stored");
     json_decref(got);
-    ok(ctl_pod_delete(&c, "default", "same", new, NULL) == 0, "a delete for the new uid");
+    ok(ctl_pod_delete(&c, "default", "same", new, NULL, NULL) == 0, "a delete for the new uid");
     got = sl_store_get(c.store, "pods", "default", "same");
     ok(got == NULL, "... removes it");
     json_decref(got);
