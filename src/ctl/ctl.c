@@ -594,6 +594,20 @@ static void each_stored_pod(sl_ctl_t *c, const char *type)
     c->pods_rv = rv;
 }
 
+/* The change log keeps what the controller's readers (pods, Jobs,
+ * PyTorchJobs, MPIJobs, CronJobs) have not read yet, within bounds
+ * (sl_store_log_hold): a busy controller reads on instead of starting over
+ * from a full list, and loses no deletion meanwhile. */
+static void hold_log(sl_ctl_t *c)
+{
+    const int64_t rvs[] = {c->pods_rv, c->jobs_rv, c->ptj_rv, c->mpijob_rv, c->cronjobs_rv};
+    int64_t low = 0;
+    for (size_t i = 0; i < sizeof rvs / sizeof rvs[0]; i++)
+        if (rvs[i] > 0 && (low == 0 || rvs[i] < low))
+            low = rvs[i];
+    sl_store_log_hold(c->store, low);
+}
+
 /* The pods' changes since the last read, handled in order. The controller's
  * own writes that tell it nothing new (own.c) come without their objects:
  * passed by, unparsed. */
@@ -627,6 +641,7 @@ static void process_changes(sl_ctl_t *c)
         }
         sl_metrics_controller_changes(n - own, own);
         json_decref(ch);
+        hold_log(c);
         if (n < 512)
             return;
     }
@@ -1264,10 +1279,12 @@ static void *ctl_main(void *arg)
         ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */
         ctl_ptj_pass(c);    /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
         ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
+        hold_log(c);
         long long wait = c->next_job_poll - sl_now_ms();
         if (wait > 0)
             sl_store_wait_mark(c->store, seen, (int)wait);
     }
+    sl_store_log_hold(c->store, 0);
     return NULL;
 }
 

@@ -60,8 +60,9 @@ struct sl_store {
     int64_t log_min;     /* oldest rv in the change log (0: empty) */
     int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
+    int64_t log_hold; /* atomic: sl_store_log_hold's revision (0: none) */
     int shutdown;
-    unsigned kicks; /* sl_store_kick() generation; changed with wmu, read atomically */
+    unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for

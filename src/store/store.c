@@ -419,8 +419,14 @@ static void publish_locked(sl_store_t *s)
 static void maybe_trim(sl_store_t *s)
 {
     /* Trim in batches of 64 so the DELETE is amortised; the newest
-     * log_limit changes always stay, so max(rv) is never lost. */
+     * log_limit changes always stay, so max(rv) is never lost; so do those
+     * after an in-process reader's hold, up to SL_STORE_HOLD_FACTOR times
+     * as many. */
     int64_t cut = s->next_rev - (int64_t)s->log_limit;
+    int64_t hold = __atomic_load_n(&s->log_hold, __ATOMIC_RELAXED);
+    int64_t floor = s->next_rev - (int64_t)s->log_limit * SL_STORE_HOLD_FACTOR;
+    if (hold > 0 && hold < cut)
+        cut = hold > floor ? hold : floor;
     if (cut < s->log_min + 64 || cut <= 0)
         return;
     sqlite3_stmt *st = s->w.st[ST_LOG_TRIM];
@@ -621,6 +627,11 @@ void sl_store_notify_remove(sl_store_t *s, int id)
     if (id > 0 && (size_t)id <= s->nnotify)
         s->notify[id - 1].fn = NULL;
     pthread_mutex_unlock(&s->nmu);
+}
+
+void sl_store_log_hold(sl_store_t *s, int64_t rv)
+{
+    __atomic_store_n(&s->log_hold, rv > 0 ? rv : 0, __ATOMIC_RELAXED);
 }
 
 void sl_store_set_log_limit(sl_store_t *s, size_t limit)

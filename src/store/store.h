@@ -194,6 +194,13 @@ int sl_store_changes_rows(sl_store_t *s, int64_t after_rv, const char *resource,
 int64_t sl_store_oldest_rv(sl_store_t *s);
 /* Set the change log bound (minimum 1). For tests and configuration. */
 void sl_store_set_log_limit(sl_store_t *s, size_t limit);
+/* An in-process reader of the change log (the controllers) has read up to
+ * rv (0: no hold): the changes after it are kept beyond the log bound, up
+ * to SL_STORE_HOLD_FACTOR times the bound, so that a reader busy for a
+ * while is not sent back to a full re-read (ERANGE); one further behind
+ * than that loses its place as any reader does. Any thread. */
+#define SL_STORE_HOLD_FACTOR 4
+void sl_store_log_hold(sl_store_t *s, int64_t rv);
 
 /* Block until the revision is > after_rv, timeout_ms passes (<0: forever),
  * sl_store_kick() is called, or sl_store_wakeup() was called. Returns the

@@ -175,6 +175,18 @@ static int raw_change(void *arg, int64_t rv, const char *type, const char *ns, c
     return 0;
 }
 
+/* pods PREFIX<from>..PREFIX<to - 1> created in namespace trim */
+static void create_trim(sl_store_t *s, const char *prefix, int from, int to)
+{
+    for (int i = from; i < to; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%d", prefix, i);
+        json_t *t = pod("trim", name);
+        sl_store_create(s, "pods", t, NULL);
+        json_decref(t);
+    }
+}
+
 static void test_changes(sl_store_t *s)
 {
     sl_error_t err;
@@ -221,13 +233,7 @@ static void test_changes(sl_store_t *s)
 
     /* trimming */
     sl_store_set_log_limit(s, 10);
-    for (int i = 0; i < 200; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "t%d", i);
-        json_t *t = pod("trim", name);
-        sl_store_create(s, "pods", t, NULL);
-        json_decref(t);
-    }
+    create_trim(s, "t", 0, 200);
     int64_t rev = sl_store_revision(s);
     int64_t oldest = sl_store_oldest_rv(s);
     ok(oldest >= rev - 10 - 64 && oldest <= rev - 10, "oldest resumable rv %lld within bound",
@@ -241,6 +247,28 @@ static void test_changes(sl_store_t *s)
     c = sl_store_changes(s, rev - 3, "pods", "trim", 0, &err);
     is_int(json_array_size(c), 3, "resume near the head");
     json_decref(c);
+
+    /* an in-process reader's hold keeps what it has not read, up to
+     * SL_STORE_HOLD_FACTOR times the bound (30 here: 120) */
+    sl_store_set_log_limit(s, 30);
+    int64_t held = sl_store_revision(s);
+    sl_store_log_hold(s, held);
+    create_trim(s, "h", 0, 100);
+    c = sl_store_changes(s, held, "pods", NULL, 0, &err);
+    ok(c && json_array_size(c) == 100, "held: the 100 changes after the hold are kept (bound 30)");
+    json_decref(c);
+    create_trim(s, "h", 100, 300);
+    c = sl_store_changes(s, held, "pods", NULL, 0, &err);
+    ok(c == NULL && errno == ERANGE, "300 changes after it, past 4 times the bound: ERANGE");
+    oldest = sl_store_oldest_rv(s);
+    rev = sl_store_revision(s);
+    ok(oldest >= rev - 120 - 64 && oldest <= rev - 120, "held: the log keeps 4 times the bound");
+    sl_store_log_hold(s, 0);
+    create_trim(s, "h", 300, 301);
+    oldest = sl_store_oldest_rv(s);
+    rev = sl_store_revision(s);
+    ok(oldest >= rev - 30 - 64 && oldest <= rev - 30, "hold dropped: the bound again (%lld, %lld)",
+       (long long)oldest, (long long)rev);
     json_decref(p);
 }
 
@@ -835,7 +863,7 @@ static void test_changes_skip(void)
 
 int main(void)
 {
-    tap_plan(155);
+    tap_plan(159);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
