@@ -1,14 +1,14 @@
 #!/bin/bash
 # serial: a benchmark harness: many pods at once want the machine to itself
 # bench/soak.py, bench/start-order.py, bench/submit-throughput.py,
-# bench/quota-scale.py and bench/pending-idle.py at a small size on a
+# bench/quota-scale.py, bench/pending-idle.py and bench/burst-delete.py at a small size on a
 # private cluster of two nodes with accounting (docs/benchmarks.md): the harnesses work and the soak's
 # invariants hold (correctness, not timing): 200 pods
 # created, run, listed and deleted with three watchers attached, each
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 18
+plan 19
 
 PY=/usr/bin/python3
 N=200
@@ -65,6 +65,11 @@ is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9
 timeout 300 $PY "$ROOT/bench/pending-idle.py" --dir "$CL" --pods 20 --settle 1 --seconds 3 --slurmlink "$SLURMLINK" >"$CL/idle.out" 2>&1
 is "$?|$(grep -cE '^  running +CPU s per s: slurmlinkd [0-9.]+ slurmctld [0-9.]+ +views/s applied [0-9]+ unchanged [0-9]+$' "$CL/idle.out")|$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" "0|1|0" \
   "bench/pending-idle.py --pods 20: CPU and views per second, the nodes given back" || diag "$(cat "$CL/idle.out")"
+
+# a burst, then its namespace deleted: nothing left behind, nodes given back
+timeout 300 $PY "$ROOT/bench/burst-delete.py" --dir "$CL" --pods 40 --repeat 1 --settle 30 --slurmlink "$SLURMLINK" >"$CL/bd.out" 2>&1
+is "$?|$(grep -cE '^  round 0 running +submitted +[0-9]+/s errors 0; namespace gone after +[0-9.]+ s, its folders after +[0-9.]+ s; folders left 0, jobs active 0, fell behind 0$' "$CL/bd.out")|$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" "0|1|0" \
+  "bench/burst-delete.py --pods 40: submitted, deleted, no folder or job left, the nodes given back" || diag "$(cat "$CL/bd.out")"
 
 # instructions per pod: the plain daemon (not a sanitizer build: valgrind
 # cannot run those) under callgrind for one small api round; last, since it
