@@ -76,7 +76,7 @@ static long long ann_int(json_t *o, const char *key, long long dflt)
 }
 
 /* the pod's controller ownerReference to a Job: its name and uid */
-static json_t *job_owner_ref(json_t *pod)
+json_t *ctl_job_owner_ref(json_t *pod)
 {
     size_t i;
     json_t *r;
@@ -333,7 +333,7 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
+        const char *ou = json_string_value(json_object_get(ctl_job_owner_ref(pod), "uid"));
         if (!ou || strcmp(ou, uid))
             continue;
         json_array_append(t->pods, pod);
@@ -1250,7 +1250,7 @@ static void cancel_arrays(sl_ctl_t *c, json_t *job)
     }
 }
 
-static int mark_deleted_fn(json_t *pod, void *arg)
+int ctl_pod_mark_deleted_fn(json_t *pod, void *arg)
 {
     (void)arg;
     if (sl_kube_meta_str(pod, "deletionTimestamp"))
@@ -1271,13 +1271,13 @@ static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
+        const char *ou = json_string_value(json_object_get(ctl_job_owner_ref(pod), "uid"));
         if (!ou || strcmp(ou, sl_kube_uid(job)))
             continue;
         n++;
         ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
-                       orphan ? ctl_drop_owner_fn : mark_deleted_fn, (void *)sl_kube_uid(job), NULL,
-                       NULL);
+                       orphan ? ctl_drop_owner_fn : ctl_pod_mark_deleted_fn,
+                       (void *)sl_kube_uid(job), NULL, NULL);
     }
     json_decref(all);
     return n;
@@ -1395,7 +1395,7 @@ static void delete_active(sl_ctl_t *c, const tally_t *t)
     {
         if (!ctl_pod_terminal(pod))
             ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
-                           mark_deleted_fn, NULL, NULL, NULL);
+                           ctl_pod_mark_deleted_fn, NULL, NULL, NULL);
     }
 }
 
@@ -1469,8 +1469,10 @@ static void job_changes(sl_ctl_t *c)
         sl_error_t err = SL_ERROR_INIT;
         json_t *ch = sl_store_changes(c->store, c->jobs_rv, "jobs.batch", NULL, 512, &err);
         if (!ch) {
-            if (errno == ERANGE) /* fell behind: deletions in between are lost */
+            if (errno == ERANGE) { /* fell behind: deletions in between collected */
                 c->jobs_rv = sl_store_revision(c->store);
+                ctl_jobs_collect_gone(c);
+            }
             return;
         }
         size_t i, n = json_array_size(ch);
@@ -1488,39 +1490,13 @@ static void job_changes(sl_ctl_t *c)
     }
 }
 
-/* at start: arrays of Jobs that are gone (deleted while a crash kept the
- * cancellation from happening) are cancelled; none stays behind */
-static void cancel_orphan_arrays(sl_ctl_t *c)
-{
-    sl_slurm_jobs_t *jobs = NULL;
-    if (sl_slurm_jobs_load(NULL, &jobs, NULL) < 0)
-        return;
-    json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);
-    for (size_t i = 0; i < sl_slurm_jobs_count(jobs); i++) {
-        const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
-        char uid[128];
-        if (!j->array_job_id || !strstr(j->comment, "slurmlink:submission=") ||
-            !ctl_comment_uid(j->comment, uid, sizeof(uid)) || !ctl_job_active(j->state))
-            continue;
-        bool known = false;
-        size_t k;
-        json_t *job;
-        json_array_foreach(all, k, job) known |= !strcmp(sl_kube_uid(job), uid);
-        if (!known && sl_slurm_cancel(j->job_id, NULL) == 0)
-            sl_info("Slurm job %u: an array task of Job uid %s, which is gone: cancelled",
-                    j->job_id, uid);
-    }
-    json_decref(all);
-    sl_slurm_jobs_free(jobs);
-}
-
 void ctl_jobs_pass(sl_ctl_t *c)
 {
     if (!c->initial_poll_done || !c->slurm_ok)
         return;
-    if (!c->jobs_rv) {
+    if (!c->jobs_rv) { /* deleted while slurmlinkd was down (a crash): collected */
         c->jobs_rv = sl_store_revision(c->store);
-        cancel_orphan_arrays(c);
+        ctl_jobs_collect_gone(c);
     }
     job_changes(c);
     json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);

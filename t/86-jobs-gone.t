@@ -1,0 +1,94 @@
+#!/bin/bash
+# 86-jobs-gone.t — a Job deleted (background, kubectl's default) whose
+# DELETED change the Job controller never reads still has its pods deleted
+# and their tasks ended, as kube's garbage collector deletes the dependents
+# of an owner that is gone:
+#   1. the controller behind the change log: held (the test build's fault
+#      point submission-handed, a plain pod handed to a worker) while the
+#      Job is deleted and 300 ConfigMaps are written, more than the log
+#      keeps for it (--watch-log 50, 4 times that for the controllers);
+#   2. slurmlinkd down: held the same way while the Job is deleted, then
+#      killed (kill -9) and started again.
+# On the code before, the first Job's pod and task ran on, and the second's
+# task was cancelled while its pod stayed, Failed, for good.
+# Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
+source "$(dirname "$0")/lib.sh"
+plan 11
+
+W=$(tmpdir)
+on_exit "rm -rf '$W'"
+on_exit "touch '$W/go1' '$W/go2'"
+SLURMLINKD_FAULT="submission-handed:1:hold=$W/go1,submission-handed:2:hold=$W/go2" \
+  cluster_up --cpus 4 --daemon "$(daemon_with "$W" --watch-log 50)" || bail "cluster up"
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
+log() { cat "$CL/log/slurmlinkd.log"; }
+job() { # name: one pod of 1 CPU, sleep 300
+  kc apply -o jsonpath='{.metadata.uid}' -f - <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1}
+spec:
+  completions: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 1}}}
+YAML
+}
+pod() { # name: a plain pod
+  kc apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  containers:
+  - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 100m}}}
+YAML
+}
+pod_of() { kc get pods -l job-name="$1" -o name 2>/dev/null | head -1; }
+runs() { local p; p=$(pod_of "$1"); [ -n "$p" ] && [ "$(jp "$p" '{.status.phase}')" = Running ]; }
+active() { slurm_of "$1" | grep -qE 'PENDING|RUNNING|CONFIGURING'; }
+configmaps() { # PREFIX N
+  local i
+  for i in $(seq 1 "$2"); do
+    printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d}\ndata: {k: v}\n' "$1" "$i"
+  done | kc apply -f - >/dev/null
+}
+
+# 1. behind the change log
+u1=$(job one)
+ok wait_for 90 runs one "Job one's pod runs" || diag "$(kc get pods -o wide 2>&1)"
+p1=$(pod_of one)
+pod a
+held1() { log | grep -q "fault injection: submission-handed #1: held"; }
+ok wait_for 60 held1 "the controller is held after handing pod a to a worker"
+kc delete job one --wait=false >/dev/null 2>&1
+nok kc get job one "Job one deleted meanwhile (background): the API has removed it"
+configmaps cm 300
+touch "$W/go1"
+gone1() { ! kc get "$p1" >/dev/null 2>&1; }
+ok wait_for 60 gone1 "released: its pod $p1 is deleted" || diag "$(kc get pods -o wide 2>&1; log | tail -5)"
+ended1() { ! active "$u1"; }
+ok wait_for 60 ended1 "and its task ended" || diag "$(slurm_of "$u1")"
+ok test ! -e "$CL/pods/.job-tasks/$u1" "its task scripts are removed"
+
+# 2. slurmlinkd down
+u2=$(job two)
+ok wait_for 90 runs two "Job two's pod runs" || diag "$(kc get pods -o wide 2>&1)"
+p2=$(pod_of two)
+pod b
+held2() { log | grep -q "fault injection: submission-handed #2: held"; }
+ok wait_for 60 held2 "the controller is held after handing pod b to a worker"
+kc delete job two --wait=false >/dev/null 2>&1
+old=$(cat "$CL/run/slurmlinkd.pid")
+kill -9 "$old"
+wait_for 30 _t_unsignalable "$old"
+ok env SLURMLINKD_FAULT= "$SLURMLINK" up --dir "$CL" "Job two deleted, slurmlinkd killed (kill -9) and started again"
+gone2() { ! kc get "$p2" >/dev/null 2>&1; }
+ok wait_for 60 gone2 "its pod $p2 is deleted" || diag "$(kc get pods -o wide 2>&1; log | tail -5)"
+ended2() { ! active "$u2"; }
+ok wait_for 60 ended2 "and its task ended" || diag "$(slurm_of "$u2")"
+kc delete pod a b --force --grace-period=0 >/dev/null 2>&1
