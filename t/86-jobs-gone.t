@@ -8,16 +8,19 @@
 #      Job is deleted and 300 ConfigMaps are written, more than the log
 #      keeps for it (--watch-log 50, 4 times that for the controllers);
 #   2. slurmlinkd down: held the same way while the Job is deleted, then
-#      killed (kill -9) and started again.
-# On the code before, the first Job's pod and task ran on, and the second's
-# task was cancelled while its pod stayed, Failed, for good.
+#      killed (kill -9) and started again;
+#   3. a PyTorchJob deleted while the controller is behind, as in 1: its
+#      Master's pod is deleted and its gang job ends.
+# On the code before, the first Job's pod and task ran on, the second's
+# task was cancelled while its pod stayed, Failed, for good, and the
+# PyTorchJob's pod and job ran on.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 11
+plan 16
 
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
-on_exit "touch '$W/go1' '$W/go2'"
+on_exit "touch '$W/go1' '$W/go2' '$W/go3'"
 SLURMLINKD_FAULT="submission-handed:1:hold=$W/go1,submission-handed:2:hold=$W/go2" \
   cluster_up --cpus 4 --daemon "$(daemon_with "$W" --watch-log 50)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -86,9 +89,42 @@ kc delete job two --wait=false >/dev/null 2>&1
 old=$(cat "$CL/run/slurmlinkd.pid")
 kill -9 "$old"
 wait_for 30 _t_unsignalable "$old"
-ok env SLURMLINKD_FAULT= "$SLURMLINK" up --dir "$CL" "Job two deleted, slurmlinkd killed (kill -9) and started again"
+# started again, held for case 3 at the first pod it hands to a worker
+# (pod b's job was submitted meanwhile: adopted, not handed)
+ok env SLURMLINKD_FAULT="submission-handed:1:hold=$W/go3" "$SLURMLINK" up --dir "$CL" --daemon "$W/slurmlinkd" \
+  "Job two deleted, slurmlinkd killed (kill -9) and started again"
 gone2() { ! kc get "$p2" >/dev/null 2>&1; }
 ok wait_for 60 gone2 "its pod $p2 is deleted" || diag "$(kc get pods -o wide 2>&1; log | tail -5)"
 ended2() { ! active "$u2"; }
 ok wait_for 60 ended2 "and its task ended" || diag "$(slurm_of "$u2")"
-kc delete pod a b --force --grace-period=0 >/dev/null 2>&1
+
+# 3. a PyTorchJob, behind the change log
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: ptj}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - {name: pytorch, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 1}}}
+YAML
+u3=$(jp pytorchjob/ptj '{.metadata.uid}')
+master_runs() { [ "$(jp pod/ptj-master-0 '{.status.phase}')" = Running ]; }
+ok wait_for 90 master_runs "PyTorchJob ptj's Master runs" || diag "$(kc get pods -o wide 2>&1)"
+pod c
+held3() { [ "$(log | grep -c "fault injection: submission-handed #1: held")" = 2 ]; } # case 1's, then this
+ok wait_for 60 held3 "the controller is held after handing pod c to a worker"
+kc delete pytorchjob ptj --wait=false >/dev/null 2>&1
+nok kc get pytorchjob ptj "PyTorchJob ptj deleted meanwhile: the API has removed it"
+configmaps cm3 300
+touch "$W/go3"
+gone3() { ! kc get pod ptj-master-0 >/dev/null 2>&1; }
+ok wait_for 60 gone3 "released: its Master's pod is deleted" || diag "$(kc get pods -o wide 2>&1; log | tail -5)"
+ended3() { ! active "$u3"; }
+ok wait_for 60 ended3 "and its gang job ended" || diag "$(slurm_of "$u3")"
+kc delete pod a b c --force --grace-period=0 >/dev/null 2>&1

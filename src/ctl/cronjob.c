@@ -556,6 +556,7 @@ static void sync_cronjob(sl_ctl_t *c, json_t *cj, json_t *all)
 /* CronJobs removed from the store since the last pass: their Jobs go too */
 static void cronjob_changes(sl_ctl_t *c)
 {
+    int64_t upto = sl_store_revision(c->store); /* a complete read reaches it */
     sl_error_t err = SL_ERROR_INIT;
     json_t *ch = sl_store_changes(c->store, c->cronjobs_rv, "cronjobs.batch", NULL, 512, &err);
     if (!ch) {
@@ -579,6 +580,8 @@ static void cronjob_changes(sl_ctl_t *c)
         }
         c->cronjobs_rv = json_integer_value(json_object_get(e, "rv"));
     }
+    if (json_array_size(ch) < 512 && c->cronjobs_rv < upto)
+        c->cronjobs_rv = upto;
     json_decref(all);
     json_decref(ch);
 }

@@ -614,6 +614,9 @@ static void hold_log(sl_ctl_t *c)
 static void process_changes(sl_ctl_t *c)
 {
     for (;;) {
+        /* a complete read has every pod change up to here: the cursor moves
+         * on even when none came, so that it never holds the log back */
+        int64_t upto = sl_store_revision(c->store);
         sl_error_t err = SL_ERROR_INIT;
         json_t *ch =
             sl_store_changes_skip(c->store, c->pods_rv, "pods", NULL, 512, ctl_own_skip, c, &err);
@@ -641,6 +644,8 @@ static void process_changes(sl_ctl_t *c)
         }
         sl_metrics_controller_changes(n - own, own);
         json_decref(ch);
+        if (n < 512 && c->pods_rv < upto)
+            c->pods_rv = upto;
         hold_log(c);
         if (n < 512)
             return;

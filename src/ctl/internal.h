@@ -298,14 +298,12 @@ void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs);
  * owner (37 bytes) and the array task (0 when not yet submitted) in
  * array_job and task; else 0. */
 int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job, uint32_t *task);
-/* The pod's controller ownerReference to a batch/v1 Job (borrowed), or NULL. */
-json_t *ctl_job_owner_ref(json_t *pod);
 /* ctl_pod_mutate's fn: the pod marked deleted now, no grace period (as the
  * garbage collector deletes a Job's pods); 0 when it already was. */
 int ctl_pod_mark_deleted_fn(json_t *pod, void *arg);
-/* jobgc.c: what the garbage collector does for Jobs that left the store
- * while the Job controller did not see it go (slurmlinkd down, or behind
- * the change log). Controller thread. */
+/* jobgc.c: what the garbage collector does for Jobs, PyTorchJobs and
+ * MPIJobs that left the store while their controllers did not see them go
+ * (slurmlinkd down, or behind the change log). Controller thread. */
 void ctl_jobs_collect_gone(sl_ctl_t *c);
 /* Task `task` of array `array_job`'s own record in jl (a load of the
  * array), its comment carrying owner_uid; NULL while it has none. */

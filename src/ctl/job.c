@@ -76,7 +76,7 @@ static long long ann_int(json_t *o, const char *key, long long dflt)
 }
 
 /* the pod's controller ownerReference to a Job: its name and uid */
-json_t *ctl_job_owner_ref(json_t *pod)
+static json_t *job_owner_ref(json_t *pod)
 {
     size_t i;
     json_t *r;
@@ -333,7 +333,7 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *ou = json_string_value(json_object_get(ctl_job_owner_ref(pod), "uid"));
+        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
         if (!ou || strcmp(ou, uid))
             continue;
         json_array_append(t->pods, pod);
@@ -1271,7 +1271,7 @@ static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *ou = json_string_value(json_object_get(ctl_job_owner_ref(pod), "uid"));
+        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
         if (!ou || strcmp(ou, sl_kube_uid(job)))
             continue;
         n++;
@@ -1466,6 +1466,7 @@ static void reconcile(sl_ctl_t *c, json_t *job)
 static void job_changes(sl_ctl_t *c)
 {
     for (;;) {
+        int64_t upto = sl_store_revision(c->store); /* a complete read reaches it */
         sl_error_t err = SL_ERROR_INIT;
         json_t *ch = sl_store_changes(c->store, c->jobs_rv, "jobs.batch", NULL, 512, &err);
         if (!ch) {
@@ -1485,6 +1486,8 @@ static void job_changes(sl_ctl_t *c)
             c->jobs_rv = json_integer_value(json_object_get(e, "rv"));
         }
         json_decref(ch);
+        if (n < 512 && c->jobs_rv < upto)
+            c->jobs_rv = upto;
         if (n < 512)
             return;
     }

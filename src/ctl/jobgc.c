@@ -1,19 +1,22 @@
-/* jobgc.c — Jobs that left the store unseen (internal.h,
- * ctl_jobs_collect_gone).
+/* jobgc.c — Jobs, PyTorchJobs and MPIJobs that left the store unseen
+ * (internal.h, ctl_jobs_collect_gone).
  *
- * The Job controller ends a deleted Job's work when it reads the Job's
- * DELETED change (job.c, job_gone). It reads none for a Job deleted while
- * slurmlinkd was down (a crash between the deletion and its reading), nor
- * for one whose change the log trimmed before it read it (behind the change
- * log). At start-up and after falling behind it looks instead for what such
- * Jobs left, as kube's garbage collector does for owners that are gone:
- *   - a pod whose controller ownerReference names a Job that is not stored
- *     is deleted (the pod controller then ends its task); a pod the Job
- *     orphaned carries no such reference and runs on;
+ * Their controllers end a deleted object's work when they read its DELETED
+ * change (job.c job_gone, ptj.c tj_gone). They read none for one deleted
+ * while slurmlinkd was down (a crash between the deletion and its reading),
+ * nor for one whose change the log trimmed before they read it (behind the
+ * change log). At start-up and after falling behind they look instead for
+ * what such objects left, as kube's garbage collector does for owners that
+ * are gone:
+ *   - a pod whose controller ownerReference names a Job, PyTorchJob or
+ *     MPIJob that is not stored is deleted (the pod controller then ends
+ *     its job or task); a pod a Job orphaned carries no such reference and
+ *     runs on;
  *   - an active array task whose comment carries the uid of a Job that is
  *     not stored, and that no pod holds, is cancelled;
- *   - the task scripts and links of a Job that is not stored
- *     (PODS/.job-tasks/UID, jobtask.h) are removed. */
+ *   - the task scripts and links of one that is not stored
+ *     (PODS/.job-tasks/UID, jobtask.h: a Job's, or a PyTorchJob's node
+ *     range) are removed. */
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
@@ -27,16 +30,44 @@
 #include <string.h>
 
 typedef struct gc {
-    json_t *uids; /* the stored Jobs' uids (object keys) */
+    json_t *uids; /* the stored owners' uids (object keys; uids are unique across kinds) */
     json_t *pods; /* the pods to delete: [ns, name, uid] */
 } gc_t;
+
+/* the owners a pod may have (the controllers' ownerReferences) */
+static const struct {
+    const char *res, *kind, *api_version;
+} owners[] = {
+    {"jobs.batch", "Job", "batch/v1"},
+    {"pytorchjobs.kubeflow.org", "PyTorchJob", "kubeflow.org/v1"},
+    {"mpijobs.kubeflow.org", "MPIJob", "kubeflow.org/v2beta1"},
+};
+enum { N_OWNERS = sizeof owners / sizeof owners[0] };
+
+/* the uid of the pod's controller ownerReference to one of `owners`, or NULL */
+static const char *owner_uid(json_t *pod)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), i, r)
+    {
+        const char *kind = json_string_value(json_object_get(r, "kind"));
+        const char *av = json_string_value(json_object_get(r, "apiVersion"));
+        if (!json_is_true(json_object_get(r, "controller")) || !kind || !av)
+            continue;
+        for (size_t k = 0; k < N_OWNERS; k++)
+            if (!strcmp(kind, owners[k].kind) && !strcmp(av, owners[k].api_version))
+                return json_string_value(json_object_get(r, "uid"));
+    }
+    return NULL;
+}
 
 static int owned_by_gone(void *arg, const char *text, size_t len, const sl_store_item_t *it)
 {
     (void)it;
     gc_t *g = arg;
     json_t *pod = json_loadb(text, len, 0, NULL);
-    const char *owner = json_string_value(json_object_get(ctl_job_owner_ref(pod), "uid"));
+    const char *owner = owner_uid(pod);
     if (owner && !json_object_get(g->uids, owner) && !sl_kube_meta_str(pod, "deletionTimestamp"))
         json_array_append_new(g->pods, json_pack("[sss]", sl_kube_namespace(pod), sl_kube_name(pod),
                                                  sl_kube_uid(pod)));
@@ -55,7 +86,7 @@ static void delete_pods(sl_ctl_t *c, gc_t *g)
         const char *name = json_string_value(json_array_get(k, 1));
         if (ctl_pod_mutate(c, ns, name, json_string_value(json_array_get(k, 2)),
                            ctl_pod_mark_deleted_fn, NULL, NULL, NULL) == 0)
-            sl_info("pod %s/%s: its Job is gone: deleted", ns, name);
+            sl_info("pod %s/%s: its owner is gone: deleted", ns, name);
     }
 }
 
@@ -101,19 +132,30 @@ static void remove_task_dirs(sl_ctl_t *c, gc_t *g)
     json_decref(gone);
 }
 
+/* the stored owners' uids into g->uids; -1 when the store did not answer
+ * (then nothing is known to be gone) */
+static int stored_owners(sl_ctl_t *c, gc_t *g)
+{
+    for (size_t k = 0; k < N_OWNERS; k++) {
+        json_t *all = sl_store_list(c->store, owners[k].res, NULL, NULL);
+        if (!all)
+            return -1;
+        size_t i;
+        json_t *o;
+        json_array_foreach(all, i, o) json_object_set_new(g->uids, sl_kube_uid(o), json_true());
+        json_decref(all);
+    }
+    return 0;
+}
+
 void ctl_jobs_collect_gone(sl_ctl_t *c)
 {
     gc_t g = {.uids = json_object(), .pods = json_array()};
-    json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);
-    if (!all) { /* the store did not answer: nothing is known to be gone */
+    if (stored_owners(c, &g) < 0) {
         json_decref(g.uids);
         json_decref(g.pods);
         return;
     }
-    size_t i;
-    json_t *job;
-    json_array_foreach(all, i, job) json_object_set_new(g.uids, sl_kube_uid(job), json_true());
-    json_decref(all);
     delete_pods(c, &g);
     cancel_tasks(c, &g);
     remove_task_dirs(c, &g);

@@ -102,25 +102,13 @@ static json_t *owned_pods(sl_ctl_t *c, json_t *job)
     return out;
 }
 
-static int mark_deleted_fn(json_t *pod, void *arg)
-{
-    (void)arg;
-    if (sl_kube_meta_str(pod, "deletionTimestamp"))
-        return 0;
-    char *now = sl_kube_now_rfc3339();
-    sl_kube_meta_set_str(pod, "deletionTimestamp", now);
-    free(now);
-    json_object_set_new(sl_kube_meta(pod), "deletionGracePeriodSeconds", json_integer(0));
-    return 1;
-}
-
 static void delete_pods(sl_ctl_t *c, json_t *pods, bool all)
 {
     size_t i;
     json_t *pod;
     json_array_foreach(pods, i, pod) if (all || !ctl_pod_terminal(pod))
         ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
-                       mark_deleted_fn, NULL, NULL, NULL);
+                       ctl_pod_mark_deleted_fn, NULL, NULL, NULL);
 }
 
 /* every Slurm job of the PyTorchJob cancelled (each checked to carry its uid) */
@@ -516,12 +504,15 @@ static void tj_gone(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
 static void changes(const ctl_tj_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
     for (;;) {
+        int64_t upto = sl_store_revision(c->store); /* a complete read reaches it */
         sl_error_t err = SL_ERROR_INIT;
         json_t *ch = sl_store_changes(c->store, *rv, k->res, NULL, 512, &err);
         sl_error_clear(&err);
         if (!ch) {
-            if (errno == ERANGE)
+            if (errno == ERANGE) { /* fell behind: deletions in between collected */
                 *rv = sl_store_revision(c->store);
+                ctl_jobs_collect_gone(c);
+            }
             return;
         }
         size_t i, n = json_array_size(ch);
@@ -534,6 +525,8 @@ static void changes(const ctl_tj_kind_t *k, sl_ctl_t *c, int64_t *rv)
             *rv = json_integer_value(json_object_get(e, "rv"));
         }
         json_decref(ch);
+        if (n < 512 && *rv < upto)
+            *rv = upto;
         if (n < 512)
             return;
     }
