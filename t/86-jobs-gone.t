@@ -10,17 +10,20 @@
 #   2. slurmlinkd down: held the same way while the Job is deleted, then
 #      killed (kill -9) and started again;
 #   3. a PyTorchJob deleted while the controller is behind, as in 1: its
-#      Master's pod is deleted and its gang job ends.
+#      Master's pod is deleted and its gang job ends;
+#   4. a CronJob deleted while the controller is behind, as in 1: its Job
+#      (made by `kubectl create job --from=cronjob/...`, owned by it) is
+#      deleted, its pod with it.
 # On the code before, the first Job's pod and task ran on, the second's
 # task was cancelled while its pod stayed, Failed, for good, and the
-# PyTorchJob's pod and job ran on.
+# PyTorchJob's pod and job and the CronJob's Job ran on.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 16
+plan 21
 
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
-on_exit "touch '$W/go1' '$W/go2' '$W/go3'"
+on_exit "touch '$W/go1' '$W/go2' '$W/go3' '$W/go4'"
 SLURMLINKD_FAULT="submission-handed:1:hold=$W/go1,submission-handed:2:hold=$W/go2" \
   cluster_up --cpus 4 --daemon "$(daemon_with "$W" --watch-log 50)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -89,9 +92,10 @@ kc delete job two --wait=false >/dev/null 2>&1
 old=$(cat "$CL/run/slurmlinkd.pid")
 kill -9 "$old"
 wait_for 30 _t_unsignalable "$old"
-# started again, held for case 3 at the first pod it hands to a worker
-# (pod b's job was submitted meanwhile: adopted, not handed)
-ok env SLURMLINKD_FAULT="submission-handed:1:hold=$W/go3" "$SLURMLINK" up --dir "$CL" --daemon "$W/slurmlinkd" \
+# started again, held for cases 3 and 4 at the first and second pods it
+# hands to a worker (pod b's job was submitted meanwhile: adopted, not handed)
+ok env SLURMLINKD_FAULT="submission-handed:1:hold=$W/go3,submission-handed:2:hold=$W/go4" \
+  "$SLURMLINK" up --dir "$CL" --daemon "$W/slurmlinkd" \
   "Job two deleted, slurmlinkd killed (kill -9) and started again"
 gone2() { ! kc get "$p2" >/dev/null 2>&1; }
 ok wait_for 60 gone2 "its pod $p2 is deleted" || diag "$(kc get pods -o wide 2>&1; log | tail -5)"
@@ -127,4 +131,33 @@ gone3() { ! kc get pod ptj-master-0 >/dev/null 2>&1; }
 ok wait_for 60 gone3 "released: its Master's pod is deleted" || diag "$(kc get pods -o wide 2>&1; log | tail -5)"
 ended3() { ! active "$u3"; }
 ok wait_for 60 ended3 "and its gang job ended" || diag "$(slurm_of "$u3")"
-kc delete pod a b c --force --grace-period=0 >/dev/null 2>&1
+
+# 4. a CronJob, behind the change log
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj}
+spec:
+  schedule: "0 0 1 1 *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 1}}}
+YAML
+kc create job cjrun --from=cronjob/cj >/dev/null 2>&1
+is "$(jp job/cjrun '{.metadata.ownerReferences[0].kind}')" CronJob "Job cjrun, made from CronJob cj, is owned by it"
+ok wait_for 90 runs cjrun "Job cjrun's pod runs" || diag "$(kc get pods -o wide 2>&1)"
+p4=$(pod_of cjrun)
+pod d
+held4() { [ "$(log | grep -c "fault injection: submission-handed #2: held")" = 2 ]; } # case 2's, then this
+ok wait_for 60 held4 "the controller is held after handing pod d to a worker"
+kc delete cronjob cj --wait=false >/dev/null 2>&1
+nok kc get cronjob cj "CronJob cj deleted meanwhile: the API has removed it"
+configmaps cm4 300
+touch "$W/go4"
+gone4() { ! kc get job cjrun >/dev/null 2>&1 && ! kc get "$p4" >/dev/null 2>&1; }
+ok wait_for 60 gone4 "released: Job cjrun is deleted, its pod $p4 too" || diag "$(kc get jobs,pods 2>&1; log | tail -5)"
+kc delete pod a b c d --force --grace-period=0 >/dev/null 2>&1

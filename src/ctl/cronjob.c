@@ -560,8 +560,10 @@ static void cronjob_changes(sl_ctl_t *c)
     sl_error_t err = SL_ERROR_INIT;
     json_t *ch = sl_store_changes(c->store, c->cronjobs_rv, "cronjobs.batch", NULL, 512, &err);
     if (!ch) {
-        if (errno == ERANGE)
+        if (errno == ERANGE) { /* fell behind: deletions in between collected */
             c->cronjobs_rv = sl_store_revision(c->store);
+            ctl_cronjobs_collect_gone(c);
+        }
         return;
     }
     json_t *all = NULL;
@@ -588,8 +590,10 @@ static void cronjob_changes(sl_ctl_t *c)
 
 void ctl_cronjobs_pass(sl_ctl_t *c)
 {
-    if (!c->cronjobs_rv)
+    if (!c->cronjobs_rv) { /* deleted while slurmlinkd was down (a crash): collected */
         c->cronjobs_rv = sl_store_revision(c->store);
+        ctl_cronjobs_collect_gone(c);
+    }
     cronjob_changes(c);
     json_t *cjs = sl_store_list(c->store, "cronjobs.batch", NULL, NULL);
     if (!json_array_size(cjs)) {

@@ -2,7 +2,10 @@
  * deleted with it (background: once it is gone), orphaned (finalizer
  * orphan: their ownerReference to it removed, they run on), or deleted
  * before it (foregroundDeletion: it stays until they are gone). A Job's
- * deletion takes its pods and arrays with it (src/ctl/job.c). */
+ * deletion takes its pods and arrays with it (src/ctl/job.c). A CronJob
+ * that left the store unseen (slurmlinkd down, or its controller behind
+ * the change log) has its Jobs deleted when they are found
+ * (ctl_cronjobs_collect_gone). */
 #include "common/log.h"
 #include "ctl/internal.h"
 #include "kube/meta.h"
@@ -70,4 +73,43 @@ void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
         !json_array_size(sl_kube_path(out, "metadata.finalizers")))
         sl_store_delete(c->store, "cronjobs.batch", ns, name, sl_kube_rv(out), NULL, NULL);
     json_decref(out);
+}
+
+/* the uid of the Job's controller ownerReference to a CronJob, or NULL */
+static const char *cronjob_owner(json_t *job)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(sl_kube_path(job, "metadata.ownerReferences"), i, r)
+    {
+        const char *kind = json_string_value(json_object_get(r, "kind"));
+        const char *av = json_string_value(json_object_get(r, "apiVersion"));
+        if (json_is_true(json_object_get(r, "controller")) && kind && av &&
+            !strcmp(kind, "CronJob") && !strcmp(av, "batch/v1"))
+            return json_string_value(json_object_get(r, "uid"));
+    }
+    return NULL;
+}
+
+void ctl_cronjobs_collect_gone(sl_ctl_t *c)
+{
+    json_t *cjs = sl_store_list(c->store, "cronjobs.batch", NULL, NULL);
+    json_t *jobs = cjs ? sl_store_list(c->store, "jobs.batch", NULL, NULL) : NULL;
+    json_t *uids = json_object(), *gone = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach(cjs, i, o) json_object_set_new(uids, sl_kube_uid(o), json_true());
+    json_array_foreach(jobs, i, o)
+    {
+        const char *owner = cronjob_owner(o);
+        if (owner && !json_object_get(uids, owner))
+            json_array_append(gone, o);
+    }
+    delete_jobs(c, gone);
+    json_array_foreach(gone, i, o)
+        sl_info("job %s/%s: its CronJob is gone: deleted", sl_kube_namespace(o), sl_kube_name(o));
+    json_decref(gone);
+    json_decref(uids);
+    json_decref(jobs);
+    json_decref(cjs);
 }

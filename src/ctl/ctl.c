@@ -361,12 +361,13 @@ static void finish_delete(sl_ctl_t *c, ctl_pod_t *p)
     /* (a Job's pod whose array task still waited had it cancelled first:
      * delete_unrecorded_task) */
     int rc = ctl_pod_delete(c, p->ns, p->name, p->uid, &rv, &err);
+    int gone = rc == 0 || errno == ENOENT; /* by us, or by someone else before */
     if (rc == 0)
         ctl_own_note(c, rv);
-    else if (errno != ENOENT)
+    else if (!gone)
         sl_warn("cannot remove pod %s/%s: %s", p->ns, p->name, err.text);
     SL_FAULT("pod-deleted"); /* the test build holds the controller: its DELETED change read late */
-    if (rc == 0 || errno == ENOENT)
+    if (gone)
         remove_pod_folder(c, p->ns, p->name, p->uid);
     pthread_mutex_lock(&c->lock);
     ctl_pod_remove(c, p->uid);

@@ -293,6 +293,10 @@ void ctl_jobs_pass(sl_ctl_t *c);
 void ctl_cronjobs_pass(sl_ctl_t *c);
 void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs);
 void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs);
+/* Jobs whose controller ownerReference names a CronJob no longer stored
+ * (deleted while slurmlinkd was down, or while the CronJob controller was
+ * behind the change log): deleted, as kube's garbage collector does. */
+void ctl_cronjobs_collect_gone(sl_ctl_t *c);
 /* A pod created by the Job controller (its server-owned slurmlink.io/job-uid
  * and its index annotation; orphaned ones too): 1 with the Job's uid in
  * owner (37 bytes) and the array task (0 when not yet submitted) in
