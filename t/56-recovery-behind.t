@@ -51,12 +51,6 @@ running() { [ "$(jp "pod/$1" '{.status.phase}')" = Running ]; }
 job_of() { jp "pod/$1" '{.metadata.annotations.slurmlink\.io/job-id}'; }
 jstate() { squeue -h -j "$1" -o %T 2>/dev/null; }
 job_active() { jstate "$1" | grep -qE 'PENDING|RUNNING|CONFIGURING|COMPLETING'; }
-configmaps() { # PREFIX N: N ConfigMaps in one request each, from one kubectl
-  local i
-  for i in $(seq 1 "$2"); do
-    printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d}\ndata: {k: v}\n' "$1" "$i"
-  done | kc apply -f - >/dev/null
-}
 behind() { [ "$(log | grep -c 'the pod controller fell behind the change log')" -ge "$1" ]; }
 
 pod a

@@ -57,12 +57,6 @@ YAML
 pod_of() { kc get pods -l job-name="$1" -o name 2>/dev/null | head -1; }
 runs() { local p; p=$(pod_of "$1"); [ -n "$p" ] && [ "$(jp "$p" '{.status.phase}')" = Running ]; }
 active() { slurm_of "$1" | grep -qE 'PENDING|RUNNING|CONFIGURING'; }
-configmaps() { # PREFIX N
-  local i
-  for i in $(seq 1 "$2"); do
-    printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d}\ndata: {k: v}\n' "$1" "$i"
-  done | kc apply -f - >/dev/null
-}
 
 # 1. behind the change log
 u1=$(job one)

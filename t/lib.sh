@@ -92,6 +92,14 @@ done_testing() {
 # healthy: the slurmlinkd a test started itself, on plain HTTP at
 # 127.0.0.1:$port, answers /healthz (e.g. wait_for 60 healthy)
 healthy() { curl -s -m 1 "http://127.0.0.1:$port/healthz" | grep -q ok; }
+# configmaps PREFIX N: N ConfigMaps PREFIX-1..N created (a create each) by
+# one kubectl apply in cluster $CL: N changes in the store's change log
+configmaps() {
+  local i
+  for i in $(seq 1 "$2"); do
+    printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d}\ndata: {k: v}\n' "$1" "$i"
+  done | kubectl --cache-dir "$CL/kcache" apply -f - >/dev/null
+}
 # slurm_of UID: the Slurm jobs and array tasks (-r: one line per task) whose
 # comment carries the uid of a Job (or pod) that slurmctld still holds: "ID STATE"
 slurm_of() { squeue -h -t all -r -o '%i %T %k' | awk -v u="slurmlink:uid=$1" 'index($0, u) {print $1, $2}'; }
