@@ -162,7 +162,8 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_BOOKMARK] = I("bookmark-interval", 0, "watch.bookmark_interval", "S", 60, 1, 86400,
                           "watch BOOKMARK period in seconds"),
     [SL_CFG_WATCH_LOG] = I("watch-log", 0, "watch.log", "N", 10000, 1, 10000000,
-                           "changes kept for resuming watches"),
+                           "changes kept for resuming watches (up to 4 times as many while "
+                           "slurmlinkd's own controllers have not read them: docs/lifecycle.md)"),
     [SL_CFG_WATCH_WINDOW] = I("watch-window", 0, "watch.window", "N", 1024, 1, 1000000,
                               "recent changes per resource shared by all watches"),
     [SL_CFG_EVENT_TTL] = I("event-ttl", 0, "events.ttl", "S", 3600, 1, 100L * 86400,
