@@ -75,22 +75,6 @@ void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
     json_decref(out);
 }
 
-/* the uid of the Job's controller ownerReference to a CronJob, or NULL */
-static const char *cronjob_owner(json_t *job)
-{
-    size_t i;
-    json_t *r;
-    json_array_foreach(sl_kube_path(job, "metadata.ownerReferences"), i, r)
-    {
-        const char *kind = json_string_value(json_object_get(r, "kind"));
-        const char *av = json_string_value(json_object_get(r, "apiVersion"));
-        if (json_is_true(json_object_get(r, "controller")) && kind && av &&
-            !strcmp(kind, "CronJob") && !strcmp(av, "batch/v1"))
-            return json_string_value(json_object_get(r, "uid"));
-    }
-    return NULL;
-}
-
 void ctl_cronjobs_collect_gone(sl_ctl_t *c)
 {
     json_t *cjs = sl_store_list(c->store, "cronjobs.batch", NULL, NULL);
@@ -101,7 +85,7 @@ void ctl_cronjobs_collect_gone(sl_ctl_t *c)
     json_array_foreach(cjs, i, o) json_object_set_new(uids, sl_kube_uid(o), json_true());
     json_array_foreach(jobs, i, o)
     {
-        const char *owner = cronjob_owner(o);
+        const char *owner = ctl_controller_owner(o, "CronJob", "batch/v1");
         if (owner && !json_object_get(uids, owner))
             json_array_append(gone, o);
     }

@@ -177,16 +177,18 @@ struct sl_ctl {
     unsigned listings; /* re-reads of every stored pod (each_stored_pod) */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
-    int jobs_pending;               /* the last job list had a PENDING job of a pod */
-    long long next_full_job_poll;   /* then the whole list is read again at this time */
-    sl_slurm_nodes_t *nodes;        /* last node snapshot (names → addresses), under lock */
-    int slurm_ok;                   /* last RPC to slurmctld succeeded */
-    int initial_poll_done;          /* the first full job list was read (adoption first) */
-    int64_t started_ns;             /* sl_ctl_create's time (replay_events' Events) */
-    int64_t jobs_rv;                /* last Job change seen (job.c) */
-    int64_t ptj_rv;                 /* last PyTorchJob change seen (ptj.c) */
-    int64_t mpijob_rv;              /* last MPIJob change seen (ptj.c) */
-    int64_t cronjobs_rv;            /* last CronJob change seen (cronjob.c) */
+    int jobs_pending;             /* the last job list had a PENDING job of a pod */
+    long long next_full_job_poll; /* then the whole list is read again at this time */
+    sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
+    int slurm_ok;                 /* last RPC to slurmctld succeeded */
+    int initial_poll_done;        /* the first full job list was read (adoption first) */
+    int64_t started_ns;           /* sl_ctl_create's time (replay_events' Events) */
+    int64_t jobs_rv;              /* last Job change seen (job.c) */
+    int64_t ptj_rv;               /* last PyTorchJob change seen (ptj.c) */
+    int64_t mpijob_rv;            /* last MPIJob change seen (ptj.c) */
+    int64_t cronjobs_rv;          /* last CronJob change seen (cronjob.c) */
+    /* a Job, PyTorchJob or MPIJob deletion may have gone unread (jobgc.c) */
+    int gone_unseen;
     unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
@@ -307,7 +309,10 @@ int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job
 int ctl_pod_mark_deleted_fn(json_t *pod, void *arg);
 /* jobgc.c: what the garbage collector does for Jobs, PyTorchJobs and
  * MPIJobs that left the store while their controllers did not see them go
- * (slurmlinkd down, or behind the change log). Controller thread. */
+ * (slurmlinkd down, or behind the change log): a reader that may have
+ * missed a deletion sets c->gone_unseen, and this runs the collection once
+ * for all of them, after the pass's Job, PyTorchJob and MPIJob passes.
+ * Controller thread. */
 void ctl_jobs_collect_gone(sl_ctl_t *c);
 /* Task `task` of array `array_job`'s own record in jl (a load of the
  * array), its comment carrying owner_uid; NULL while it has none. */
@@ -397,6 +402,9 @@ int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint3
  * arg (and the list when it empties) */
 bool ctl_has_finalizer(json_t *obj, const char *f);
 int ctl_drop_owner_fn(json_t *obj, void *arg);
+/* the uid of obj's controller ownerReference to a `kind` of `api_version`
+ * (borrowed), or NULL */
+const char *ctl_controller_owner(json_t *obj, const char *kind, const char *api_version);
 
 /* token.c */
 void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);

@@ -75,21 +75,8 @@ static long long ann_int(json_t *o, const char *key, long long dflt)
     return v && *v && !*end && n >= 0 ? n : dflt;
 }
 
-/* the pod's controller ownerReference to a Job: its name and uid */
-static json_t *job_owner_ref(json_t *pod)
-{
-    size_t i;
-    json_t *r;
-    json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), i, r)
-    {
-        const char *kind = json_string_value(json_object_get(r, "kind"));
-        const char *av = json_string_value(json_object_get(r, "apiVersion"));
-        if (json_is_true(json_object_get(r, "controller")) && kind && !strcmp(kind, "Job") && av &&
-            !strcmp(av, "batch/v1"))
-            return r;
-    }
-    return NULL;
-}
+/* the uid of the pod's controller ownerReference to a Job, or NULL */
+static const char *job_owner(json_t *pod) { return ctl_controller_owner(pod, "Job", "batch/v1"); }
 
 int ctl_job_pod_of(sl_ctl_t *c, json_t *pod, char owner[37], uint32_t *array_job, uint32_t *task)
 {
@@ -333,7 +320,7 @@ static void tally(sl_ctl_t *c, json_t *job, tally_t *t)
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
+        const char *ou = job_owner(pod);
         if (!ou || strcmp(ou, uid))
             continue;
         json_array_append(t->pods, pod);
@@ -1271,7 +1258,7 @@ static size_t pods_follow_owner(sl_ctl_t *c, json_t *job, bool orphan)
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *ou = json_string_value(json_object_get(job_owner_ref(pod), "uid"));
+        const char *ou = job_owner(pod);
         if (!ou || strcmp(ou, sl_kube_uid(job)))
             continue;
         n++;
@@ -1472,7 +1459,7 @@ static void job_changes(sl_ctl_t *c)
         if (!ch) {
             if (errno == ERANGE) { /* fell behind: deletions in between collected */
                 c->jobs_rv = sl_store_revision(c->store);
-                ctl_jobs_collect_gone(c);
+                c->gone_unseen = 1;
             }
             return;
         }
@@ -1499,7 +1486,7 @@ void ctl_jobs_pass(sl_ctl_t *c)
         return;
     if (!c->jobs_rv) { /* deleted while slurmlinkd was down (a crash): collected */
         c->jobs_rv = sl_store_revision(c->store);
-        ctl_jobs_collect_gone(c);
+        c->gone_unseen = 1;
     }
     job_changes(c);
     json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);

@@ -47,19 +47,10 @@ enum { N_OWNERS = sizeof owners / sizeof owners[0] };
 /* the uid of the pod's controller ownerReference to one of `owners`, or NULL */
 static const char *owner_uid(json_t *pod)
 {
-    size_t i;
-    json_t *r;
-    json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), i, r)
-    {
-        const char *kind = json_string_value(json_object_get(r, "kind"));
-        const char *av = json_string_value(json_object_get(r, "apiVersion"));
-        if (!json_is_true(json_object_get(r, "controller")) || !kind || !av)
-            continue;
-        for (size_t k = 0; k < N_OWNERS; k++)
-            if (!strcmp(kind, owners[k].kind) && !strcmp(av, owners[k].api_version))
-                return json_string_value(json_object_get(r, "uid"));
-    }
-    return NULL;
+    const char *uid = NULL;
+    for (size_t k = 0; k < N_OWNERS && !uid; k++)
+        uid = ctl_controller_owner(pod, owners[k].kind, owners[k].api_version);
+    return uid;
 }
 
 static int owned_by_gone(void *arg, const char *text, size_t len, const sl_store_item_t *it)
@@ -150,6 +141,9 @@ static int stored_owners(sl_ctl_t *c, gc_t *g)
 
 void ctl_jobs_collect_gone(sl_ctl_t *c)
 {
+    if (!c->gone_unseen)
+        return;
+    c->gone_unseen = 0;
     gc_t g = {.uids = json_object(), .pods = json_array()};
     if (stored_owners(c, &g) < 0) {
         json_decref(g.uids);

@@ -114,3 +114,18 @@ int ctl_drop_owner_fn(json_t *obj, void *arg)
     }
     return 0;
 }
+
+const char *ctl_controller_owner(json_t *obj, const char *kind, const char *api_version)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(sl_kube_path(obj, "metadata.ownerReferences"), i, r)
+    {
+        const char *k = json_string_value(json_object_get(r, "kind"));
+        const char *av = json_string_value(json_object_get(r, "apiVersion"));
+        if (json_is_true(json_object_get(r, "controller")) && k && av && !strcmp(k, kind) &&
+            !strcmp(av, api_version))
+            return json_string_value(json_object_get(r, "uid"));
+    }
+    return NULL;
+}

@@ -511,7 +511,7 @@ static void changes(const ctl_tj_kind_t *k, sl_ctl_t *c, int64_t *rv)
         if (!ch) {
             if (errno == ERANGE) { /* fell behind: deletions in between collected */
                 *rv = sl_store_revision(c->store);
-                ctl_jobs_collect_gone(c);
+                c->gone_unseen = 1;
             }
             return;
         }
