@@ -69,15 +69,6 @@ def active_jobs(ns):
     return sum(1 for ln in out if ln.startswith(f"{ns}/"))
 
 
-def hold(on):
-    nodes = K.sh("sinfo", "-h", "-N", "-o", "%N").stdout.split()
-    for n in sorted(set(nodes)):
-        if on:
-            K.sh("scontrol", "update", f"nodename={n}", "state=drain", "reason=burst-delete")
-        else:
-            K.sh("scontrol", "update", f"nodename={n}", "state=resume")
-
-
 def one(n, rnd, name):
     ns = f"bd-{n}-{rnd}-{name}-{os.getpid()}"
     c = K.conn()
@@ -115,7 +106,7 @@ def one(n, rnd, name):
 
 def main():
     print(f"# cluster {D}, {os.cpu_count()} cores, {args.pods} pods a round, {args.repeat} rounds", flush=True)
-    hold(True)
+    K.hold_nodes(True, "burst-delete")
     try:
         for rnd in range(args.repeat):
             for name, path in DAEMONS:
@@ -127,7 +118,7 @@ def main():
                       f"folders left {r['left']}, jobs active {r['active']}, fell behind {r['behind']}",
                       flush=True)
     finally:
-        hold(False)
+        K.hold_nodes(False, "burst-delete")
 
 
 main()

@@ -56,6 +56,13 @@ class Cluster:
         while req(c, "GET", f"/api/v1/namespaces/{ns}")[0] != 404:
             time.sleep(0.5)
 
+    def hold_nodes(self, on, reason):
+        """every node drained (jobs wait, none starts), or given back"""
+        if on:
+            self.sh("scontrol", "update", "NodeName=ALL", "State=DRAIN", f"Reason={reason}", check=True)
+        else:
+            self.sh("scontrol", "update", "NodeName=ALL", "State=RESUME")
+
     def daemon_pid(self):
         return int(open(f"{self.dir}/run/slurmlinkd.pid").read())
 

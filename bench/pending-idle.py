@@ -109,7 +109,7 @@ def run(name):
 def main():
     print(f"# cluster {K.dir}, {os.cpu_count()} cores, load {' '.join(open('/proc/loadavg').read().split()[:3])}, "
           f"{args.pods} pending pods, {args.settle:.0f} s settle, {args.seconds:.0f} s measured", flush=True)
-    K.sh("scontrol", "update", "NodeName=ALL", "State=DRAIN", "Reason=pending-idle", check=True)
+    K.hold_nodes(True, "pending-idle")
     try:
         for name, path in DAEMONS:
             if path:
@@ -119,7 +119,7 @@ def main():
                  else "views: not counted by this daemon")
             print(f"  {name:12} CPU s per s: slurmlinkd {d:.3f} slurmctld {c:.3f}   {v}", flush=True)
     finally:
-        K.sh("scontrol", "update", "NodeName=ALL", "State=RESUME")
+        K.hold_nodes(False, "pending-idle")
 
 
 main()

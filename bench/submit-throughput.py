@@ -434,10 +434,8 @@ def hold(part, on):
     """keep the jobs from starting (--hold): the partition DOWN, or its nodes drained"""
     if args.hold == "partition":
         sh("scontrol", "update", f"PartitionName={part}", f"State={'DOWN' if on else 'UP'}", check=True)
-    elif on:
-        sh("scontrol", "update", "NodeName=ALL", "State=DRAIN", "Reason=submit-throughput", check=True)
     else:
-        sh("scontrol", "update", "NodeName=ALL", "State=RESUME")
+        KAPI.hold_nodes(on, "submit-throughput")
 
 
 def main():
