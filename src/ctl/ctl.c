@@ -1260,6 +1260,7 @@ static void *ctl_main(void *arg)
         sl_store_wait(c->store, sl_store_revision(c->store), 1000);
     }
     c->initial_poll_done = 1;
+    ctl_sweep_folders(c); /* what a crash left of pods deleted before it (sweep.c) */
     c->next_job_poll = sl_now_ms() + c->o.poll_ms;
     while (!atomic_load(&c->stop)) {
         /* anything stored after this point wakes the wait below, including a

@@ -314,6 +314,11 @@ int ctl_pod_mark_deleted_fn(json_t *pod, void *arg);
  * for all of them, after the pass's Job, PyTorchJob and MPIJob passes.
  * Controller thread. */
 void ctl_jobs_collect_gone(sl_ctl_t *c);
+/* sweep.c: at start-up, after the first job poll: each pod folder whose
+ * pod is neither in the table nor stored (a crash before its deletion was
+ * handled) has its pod's own active job cancelled and is removed; a folder
+ * a task link points at is left to its Job or gang. Controller thread. */
+void ctl_sweep_folders(sl_ctl_t *c);
 /* Task `task` of array `array_job`'s own record in jl (a load of the
  * array), its comment carrying owner_uid; NULL while it has none. */
 const sl_slurm_job_t *ctl_task_record(const sl_slurm_jobs_t *jl, uint32_t array_job, uint32_t task,
