@@ -19,7 +19,10 @@ how many were submitted to Slurm out of creation order (pairs whose job
 ids, numbered by slurmctld as it accepts jobs, are in the other order), the time from the first creation to the last start, and the p50/p90
 of each job's wait (its start minus its creation). For mixed, the pairs of a
 pod and an sbatch job one of which overtook the other, both ways: the FIFO
-fairness between the two kinds of user.
+fairness between the two kinds of user. And the machine's CPU a job: every
+process's, from the path's first creation to its empty queue (/proc/stat),
+so what a pod's job costs the machine against an sbatch job's (the client
+included: this script's requests, or the sbatch processes).
 
 Start times are slurmctld's: its log's "sched: Allocate JobId=" lines
 (milliseconds), else squeue -t all %S (whole seconds; finished jobs stay
@@ -178,8 +181,16 @@ def stats(items, tm):
     return r
 
 
+def busy_s():
+    """CPU seconds the whole machine has spent busy (user, nice, system,
+    irq, softirq: /proc/stat's first line), every process counted"""
+    f = open("/proc/stat").readline().split()
+    return sum(int(f[i]) for i in (1, 2, 3, 6, 7)) / os.sysconf("SC_CLK_TCK")
+
+
 def run(path):
     wait_queue_empty()
+    b0 = busy_s()
     cr = Creator(f"order-{path}-{os.getpid()}")
     for i in range(args.pods):
         if path in ("pods", "hostpods") or (path == "mixed" and i % 2 == 0):
@@ -191,6 +202,10 @@ def run(path):
     if path == "mixed":
         r["pods_overtaken"], r["sbatch_overtaken"], r["cross_pairs"] = cross(cr.items, tm)
     wait_queue_empty()
+    # the machine's CPU a job, from the first creation to the empty queue:
+    # the client's (this script's requests, or the sbatch processes), the
+    # daemons', slurmd's and slurmstepd's, the shim's and the command's
+    r["cpu_ms_per_job"] = (busy_s() - b0) * 1000 / len(cr.items)
     # how long each job ran (allocation to done): a pod's job runs its
     # container (the shim, the runtime's start) around the same command, so a
     # wave of pods on the CPUs lasts longer than a wave of sbatch jobs
@@ -207,7 +222,7 @@ def show(path, r):
     line = (f"{path:8s} n={r['n']} created in {r['created_s']:.1f} s, all started "
             f"{r['all_started_s']:.1f} s after the first creation; inversions {r['inversions']} of "
             f"{r['pairs']} pairs (ties {r['ties']}), tau-b {r['tau_b']:.4f}; submitted out of "
-            f"order: {r['submit_inversions']} pairs")
+            f"order: {r['submit_inversions']} pairs; machine CPU {r['cpu_ms_per_job']:.1f} ms a job")
     for kind in ("pod", "sbatch"):
         if f"{kind}_wait_p50" in r:
             ran = f" ran {r[kind + '_ran_mean']:.2f} s on average," if kind + "_ran_mean" in r else ""
@@ -237,7 +252,8 @@ def main():
               f"wait p50 {p['pod_wait_p50'] / s['sbatch_wait_p50']:.2f}, "
               f"p90 {p['pod_wait_p90'] / s['sbatch_wait_p90']:.2f}; started after the first creation "
               f"p50 {p['pod_start_p50'] / s['sbatch_start_p50']:.2f}, "
-              f"p90 {p['pod_start_p90'] / s['sbatch_start_p90']:.2f}")
+              f"p90 {p['pod_start_p90'] / s['sbatch_start_p90']:.2f}; machine CPU a job "
+              f"{p['cpu_ms_per_job'] / s['cpu_ms_per_job']:.2f}")
     if "mixed" in res and "pod_start_p50" in res["mixed"]:
         m = res["mixed"]
         print(f"ratio in mixed, pods/sbatch started after the first creation: "

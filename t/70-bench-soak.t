@@ -8,7 +8,7 @@
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 19
+plan 20
 
 PY=/usr/bin/python3
 N=200
@@ -42,6 +42,8 @@ is "$(o 'all(0 <= r["inversions"] <= r["pairs"] == 190 and -1 <= r["tau_b"] <= 1
   True "inversions, tau-b, start times and overtakings in their ranges" || diag "$(cat "$CL/order.out")"
 is "$(o 'all(0 <= r[k + "_start_p50"] <= r[k + "_start_p90"] <= r["all_started_s"] + 0.001 for r in d.values() for k in ("pod", "sbatch") if k + "_start_p50" in r) and all(k + "_start_p90" in d["mixed"] for k in ("pod", "sbatch"))')" \
   True "each kind's start after the first creation, p50 <= p90 <= the last start" || diag "$(cat "$CL/order.out")"
+is "$(o 'all(r["cpu_ms_per_job"] > 0 for r in d.values())')" True \
+  "each path's machine CPU a job, counted" || diag "$(cat "$CL/order.out")"
 
 # submission throughput: each path's jobs all submitted, and the nodes the
 # bench drained to hold them are given back

@@ -75,6 +75,7 @@ static void run(shim_pod_t *pod, int sfd)
     size_t cap = 1 + 3 * (pod->spec->ninit + pod->spec->ncontainers);
     struct pollfd *fds = sl_xcalloc(cap, sizeof(*fds));
     while (pod->phase != POD_FINISHED) {
+        shim_status_flush(pod); /* this pass's changes, before the wait */
         nfds_t n = 0;
         fds[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
         for (size_t i = 0; i < pod->spec->ninit + pod->spec->ncontainers; i++) {
@@ -196,6 +197,7 @@ int main(int argc, char **argv)
 
     shim_pod_start(&pod);
     run(&pod, sfd);
+    shim_status_flush(&pod); /* the finished state */
     shim_pod_cleanup(&pod);
 
     sl_report_drain(pod.report, DRAIN_BUDGET_MS);

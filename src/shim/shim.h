@@ -74,6 +74,7 @@ typedef struct shim_pod {
     long long done_seq;
     int exit_code; /* valid in POD_FINISHED */
     /* reporting */
+    int status_dirty; /* status.json is behind the state (shim_status_flush) */
     int events_fd;
     long long seq;
     sl_report_t *report;
@@ -114,7 +115,13 @@ int shim_tty_fetch(const char *dir, const char *name);
 
 /* status.c */
 int shim_status_open(shim_pod_t *pod, sl_error_t *err);
+/* The state changed: status.json is rewritten by the next shim_status_flush,
+ * which the main loop calls before it waits and once the pod is finished.
+ * The changes of one pass (a pod's start and its first container's, a
+ * container's exit and the pod's end) are one rewrite: each is a new file
+ * renamed over the old, a new inode and a freed one. */
 void shim_status_write(shim_pod_t *pod);
+void shim_status_flush(shim_pod_t *pod);
 void shim_event_pod(shim_pod_t *pod, const char *event);
 void shim_event_container(shim_pod_t *pod, const shim_ctr_t *c, const char *event,
                           long long restart_in_ms);

@@ -114,6 +114,14 @@ static const char *phase_name(const shim_pod_t *pod)
 
 void shim_status_write(shim_pod_t *pod)
 {
+    pod->status_dirty = 1;
+}
+
+void shim_status_flush(shim_pod_t *pod)
+{
+    if (!pod->status_dirty)
+        return;
+    pod->status_dirty = 0;
     json_t *o = json_object();
     json_object_set_new(o, "apiVersion", json_string("slurmlink.io/v1"));
     json_object_set_new(o, "kind", json_string("ShimStatus"));
