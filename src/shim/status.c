@@ -112,10 +112,7 @@ static const char *phase_name(const shim_pod_t *pod)
     return pod->phase == POD_INIT ? "Pending" : "Running";
 }
 
-void shim_status_write(shim_pod_t *pod)
-{
-    pod->status_dirty = 1;
-}
+void shim_status_write(shim_pod_t *pod) { pod->status_dirty = 1; }
 
 void shim_status_flush(shim_pod_t *pod)
 {
