@@ -56,18 +56,7 @@ no_folder() { [ ! -e "$1" ]; }
 # --- 1. killed after removing a deleted pod from the store --------------------------------
 pod a sleep 300
 pod keep sh -c 'echo kept; sleep 300'
-kc apply -f - >/dev/null <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata: {name: j}
-spec:
-  completions: 1
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - {name: c, image: busybox, command: [sleep, "20"], resources: {requests: {cpu: 1}}}
-YAML
+sleep_job j 20 >/dev/null # (lib.sh)
 jpod() { kc get pods -l job-name=j -o jsonpath='{.items[*].metadata.name}' 2>/dev/null; }
 jrunning() { local p; p=$(jpod); [ -n "$p" ] && running "$p"; }
 ok wait_for 90 running a "pod a runs" || diag "$(kc get pods -o wide 2>&1)"

@@ -30,20 +30,7 @@ SLURMLINKD_FAULT="submission-handed:1:hold=$W/go1,submission-handed:2:hold=$W/go
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
-job() { # name: one pod of 1 CPU, sleep 300
-  kc apply -o jsonpath='{.metadata.uid}' -f - <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata: {name: $1}
-spec:
-  completions: 1
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - {name: c, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: 1}}}
-YAML
-}
+job() { sleep_job "$1" 300; } # name: one pod of 1 CPU, sleep 300 (lib.sh)
 pod() { # name: a plain pod
   kc apply -f - >/dev/null <<YAML
 apiVersion: v1

@@ -15,20 +15,7 @@ kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
-job() { # name seconds: one pod of 1 CPU
-  kc apply -o jsonpath='{.metadata.uid}' -f - <<YAML
-apiVersion: batch/v1
-kind: Job
-metadata: {name: $1}
-spec:
-  completions: 1
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - {name: c, image: busybox, command: [sleep, "$2"], resources: {requests: {cpu: 1}}}
-YAML
-}
+job() { sleep_job "$@"; } # name seconds: one pod of 1 CPU (lib.sh)
 task_of() { slurm_of "$1" | awk '{print $1, $2}'; }
 
 uid=$(job orph 300)

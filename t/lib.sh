@@ -100,6 +100,23 @@ configmaps() {
     printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d}\ndata: {k: v}\n' "$1" "$i"
   done | kubectl --cache-dir "$CL/kcache" apply -f - >/dev/null
 }
+# sleep_job NAME SECONDS: a Job of one busybox pod of 1 CPU sleeping
+# SECONDS applied in cluster $CL (images imported by the caller); prints
+# the Job's uid
+sleep_job() {
+  kubectl --cache-dir "$CL/kcache" apply -o jsonpath='{.metadata.uid}' -f - <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1}
+spec:
+  completions: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: c, image: busybox, command: [sleep, "$2"], resources: {requests: {cpu: 1}}}
+YAML
+}
 # slurm_of UID: the Slurm jobs and array tasks (-r: one line per task) whose
 # comment carries the uid of a Job (or pod) that slurmctld still holds: "ID STATE"
 slurm_of() { squeue -h -t all -r -o '%i %T %k' | awk -v u="slurmlink:uid=$1" 'index($0, u) {print $1, $2}'; }
