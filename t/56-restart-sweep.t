@@ -14,10 +14,11 @@
 # cancelled (a Job's pod: its array task, found through the task's link in
 # PODS/.job-tasks) and is removed. On the code before, the three folders
 # stayed for good and the jobs of 2 and 3 ran on. A stored pod's folder
-# stays.
+# stays, and so does the folder of a stored namespace; an empty one of a
+# namespace no longer stored goes.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 17
+plan 23
 
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
@@ -105,3 +106,17 @@ like "$(cat "$CL/log/slurmlinkd.log")" "3 pod folders whose pods are no longer s
 ok wait_for 90 running b "pod b (stored before the kill) runs after the restart" ||
   diag "$(kc get pods -o wide 2>&1)"
 ok test -d "$(folder b "$ub")" "its folder is there"
+
+# --- 4. the empty folder of a namespace no longer stored --------------------------------
+kc create namespace gone >/dev/null
+kc -n gone run p --image=busybox --restart=Never -- true >/dev/null
+done_p() { [ "$(kc -n gone get pod p -o jsonpath='{.status.phase}' 2>&1)" = Succeeded ]; }
+ok wait_for 60 done_p "a pod in namespace gone succeeds"
+kc delete namespace gone --timeout=60s >/dev/null 2>&1
+is "$(ls -A "$CL/pods/gone" 2>&1)" "" "namespace gone deleted: its pods' folder is empty, and stays"
+restart_with_fault "" >/dev/null
+restarted() { grep -q "empty folder of namespaces no longer stored" "$CL/log/slurmlinkd.log"; }
+ok wait_for 30 restarted "slurmlinkd restarted once more logs an emptied namespace folder"
+nok test -e "$CL/pods/gone" "namespace gone's folder is removed"
+ok test -d "$CL/pods/default" "default's (a stored namespace) stays"
+nok kc -n gone run q --image=busybox --restart=Never -- true "no pod can be made in namespace gone"

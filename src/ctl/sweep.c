@@ -18,7 +18,7 @@
  * slurmlink:submission=K.C, task TASK); a gang's late member, linked as
  * PODS/.job-tasks/OWNER/K.0/RANK, is in the gang's job (slurmlink:uid=OWNER
  * slurmlink:gang=K), which is cancelled as a replica pod's deletion
- * cancels it. */
+ * cancels it. The empty folder of a namespace no longer stored goes too. */
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
@@ -27,6 +27,7 @@
 #include "kube/meta.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -205,6 +206,17 @@ static size_t cancel_jobs(json_t *gone, json_t *keys)
     return n;
 }
 
+/* The folder PODS/NS of a namespace no longer stored, removed when empty
+ * (its pods' folders went before; one that gone_in found is removed after,
+ * and its namespace's folder at the next start). No pod is made in a
+ * namespace that is not stored; a namespace made again makes it again. */
+static int ns_folder_gone(sl_ctl_t *c, int root_fd, const char *ns)
+{
+    json_t *o = sl_store_get(c->store, "namespaces", NULL, ns);
+    json_decref(o);
+    return !o && unlinkat(root_fd, ns, AT_REMOVEDIR) == 0;
+}
+
 void ctl_sweep_folders(sl_ctl_t *c)
 {
     DIR *d = opendir(c->o.pods_root);
@@ -213,10 +225,17 @@ void ctl_sweep_folders(sl_ctl_t *c)
     json_t *linked = json_object(), *gone = json_array(), *keys = json_object();
     linked_uids(c->o.pods_root, linked);
     struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.')
-            gone_in(c, e->d_name, linked, gone, keys);
+    size_t emptied = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        gone_in(c, e->d_name, linked, gone, keys);
+        emptied += ns_folder_gone(c, dirfd(d), e->d_name);
+    }
     closedir(d);
+    if (emptied)
+        sl_info("removed %zu empty folder%s of namespaces no longer stored", emptied,
+                emptied == 1 ? "" : "s");
     size_t n = json_array_size(gone);
     if (n) {
         size_t cancelled = cancel_jobs(gone, keys);
