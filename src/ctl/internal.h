@@ -316,8 +316,9 @@ int ctl_pod_mark_deleted_fn(json_t *pod, void *arg);
 void ctl_jobs_collect_gone(sl_ctl_t *c);
 /* sweep.c: at start-up, after the first job poll: each pod folder whose
  * pod is neither in the table nor stored (a crash before its deletion was
- * handled) has its pod's own active job cancelled and is removed; a folder
- * a task link points at is left to its Job or gang. Controller thread. */
+ * handled) has its active job cancelled (the pod's own, or the Job's array
+ * task or gang job its task link names) and is removed; so is the empty
+ * folder of a namespace no longer stored. Controller thread. */
 void ctl_sweep_folders(sl_ctl_t *c);
 /* Task `task` of array `array_job`'s own record in jl (a load of the
  * array), its comment carrying owner_uid; NULL while it has none. */
@@ -393,6 +394,8 @@ int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta);
 /* owner.c: whether a Slurm job is the pod's own (its comment carries the uid) */
 /* the pod uid of a job's comment (slurmlink:uid=UID) into uid: 1, or 0 if none */
 int ctl_comment_uid(const char *comment, char *uid, size_t len);
+/* the submission K.C of a Job's array in its comment (slurmlink:submission=K.C): 1, or 0 if none */
+int ctl_comment_submission(const char *comment, long long *sub, unsigned *chunk);
 int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid);
 /* Cancel (sig SIGKILL) or signal the batch step of the pod's job, only when
  * it is the pod's own: 0, or -1 with errno EPERM (someone else's: logged,

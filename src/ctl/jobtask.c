@@ -144,11 +144,10 @@ static void scan_records(const sl_slurm_jobs_t *jl, const char *job_uid, unsigne
     unsigned char *set = sl_xcalloc(max, 1);
     for (size_t i = 0; i < sl_slurm_jobs_count(jl); i++) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
-        const char *k = strstr(j->comment, "slurmlink:submission=");
         long long sub;
         unsigned chunk;
-        if (!ctl_job_owned_by(j, job_uid) || !j->array_job_id || !k ||
-            sscanf(k + strlen("slurmlink:submission="), "%lld.%u", &sub, &chunk) != 2)
+        if (!ctl_job_owned_by(j, job_uid) || !j->array_job_id ||
+            !ctl_comment_submission(j->comment, &sub, &chunk))
             continue;
         ctl_jobtask_t t = {.array = j->array_job_id, .sub = sub};
         if (j->array_task_id == SL_SLURM_NO_TASK) {

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <slurm/slurm_errno.h>
+#include <stdio.h>
 #include <string.h>
 
 int ctl_comment_uid(const char *comment, char *uid, size_t len)
@@ -26,6 +27,12 @@ int ctl_comment_uid(const char *comment, char *uid, size_t len)
     memcpy(uid, p, n);
     uid[n] = '\0';
     return 1;
+}
+
+int ctl_comment_submission(const char *comment, long long *sub, unsigned *chunk)
+{
+    const char *k = comment ? strstr(comment, "slurmlink:submission=") : NULL;
+    return k && sscanf(k + strlen("slurmlink:submission="), "%lld.%u", sub, chunk) == 2;
 }
 
 int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid)

@@ -159,18 +159,18 @@ static void gone_in(sl_ctl_t *c, const char *ns, json_t *linked, json_t *gone, j
         closedir(d);
 }
 
-/* the key a job's comment gives it (see the top), or 0 */
-static int job_key(const sl_slurm_job_t *j, char *key, size_t len)
+/* the key a job's comment gives it (see the top) and the uid it carries
+ * (uid_len bytes), or 0 */
+static int job_key(const sl_slurm_job_t *j, char *key, size_t len, char *uid, size_t uid_len)
 {
-    char uid[128];
-    if (!ctl_comment_uid(j->comment, uid, sizeof(uid)))
+    long long sub;
+    unsigned chunk;
+    if (!ctl_comment_uid(j->comment, uid, uid_len))
         return 0;
-    const char *sub = strstr(j->comment, "slurmlink:submission=");
     const char *gang = strstr(j->comment, "slurmlink:gang=");
-    if (j->array_job_id && sub) {
-        sub += strlen("slurmlink:submission=");
-        snprintf(key, len, "task %s %.*s %u", uid, (int)strcspn(sub, " ,;"), sub, j->array_task_id);
-    } else if (j->array_job_id)
+    if (j->array_job_id && ctl_comment_submission(j->comment, &sub, &chunk))
+        snprintf(key, len, "task %s %lld.%u %u", uid, sub, chunk, j->array_task_id);
+    else if (j->array_job_id)
         return 0;
     else if (gang)
         snprintf(key, len, "gang %s %lld", uid, atoll(gang + strlen("slurmlink:gang=")));
@@ -191,8 +191,8 @@ static size_t cancel_jobs(json_t *gone, json_t *keys)
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
         char key[256], uid[128];
         json_t *at;
-        if (!ctl_job_active(j->state) || !job_key(j, key, sizeof(key)) ||
-            !(at = json_object_get(keys, key)) || !ctl_comment_uid(j->comment, uid, sizeof(uid)))
+        if (!ctl_job_active(j->state) || !job_key(j, key, sizeof(key), uid, sizeof(uid)) ||
+            !(at = json_object_get(keys, key)))
             continue;
         json_t *pod = json_array_get(gone, (size_t)json_integer_value(at));
         const char *ns = json_string_value(json_array_get(pod, 0));
