@@ -193,9 +193,10 @@ static bool peer_closed(int fd)
     return n == 0;
 }
 
-/* The hub's events into w's output, until it holds WATCH_OUT_BYTES: the
- * rest are read again from the hub at the next refill. */
-static void take_events(watcher_t *w, api_wev_t **evs, int n)
+/* The events into w's output. From the hub (all false), until it holds
+ * WATCH_OUT_BYTES: the rest are read again from the hub at the next refill.
+ * Read from the log, all of them: reading them again would cost a query. */
+static void take_events(watcher_t *w, api_wev_t **evs, int n, bool all)
 {
     bool full = false;
     for (int i = 0; i < n; i++) {
@@ -208,7 +209,7 @@ static void take_events(watcher_t *w, api_wev_t **evs, int n)
             else
                 process_change(w, e->type, api_wev_obj(e), api_wev_prev(e));
             w->rv = e->rv;
-            full = w->out.len >= WATCH_OUT_BYTES;
+            full = !all && w->out.len >= WATCH_OUT_BYTES;
         }
         api_wev_unref(e);
     }
@@ -266,7 +267,7 @@ static bool refill(watcher_t *w)
         int64_t covered = 0;
         int n = w->hub ? api_hub_get(w->hub, w->rv, evs, CHANGE_BATCH, &covered) : -1;
         if (n >= 0) {
-            take_events(w, evs, n);
+            take_events(w, evs, n, false);
             got = (size_t)n;
             if (n == 0 && covered > w->rv)
                 w->rv = covered; /* nothing of ours up to there */
@@ -274,9 +275,8 @@ static bool refill(watcher_t *w)
             /* older than the shared window: read the store's log directly */
             int64_t cur = sl_store_revision(st);
             sl_error_t err = SL_ERROR_INIT;
-            json_t *ch =
-                sl_store_changes_prev(st, w->rv, w->res->store_name, w->ns, CHANGE_BATCH, &err);
-            if (!ch) {
+            n = api_hub_read_log(st, w->res->store_name, w->ns, w->rv, evs, CHANGE_BATCH, &err);
+            if (n < 0) {
                 json_t *s = errno == ERANGE
                                 ? sl_kube_status_expired(w->rv, sl_store_oldest_rv(st))
                                 : sl_kube_status_internal(err.text[0] ? err.text : strerror(errno));
@@ -285,16 +285,8 @@ static bool refill(watcher_t *w)
                 w->done = true;
                 return true;
             }
-            size_t i;
-            json_t *c;
-            json_array_foreach(ch, i, c)
-            {
-                process_change(w, json_string_value(json_object_get(c, "type")),
-                               json_object_get(c, "object"), json_object_get(c, "prev"));
-                w->rv = json_integer_value(json_object_get(c, "rv"));
-            }
-            got = json_array_size(ch);
-            json_decref(ch);
+            take_events(w, evs, n, true);
+            got = (size_t)n;
             if (got == 0 && cur > w->rv)
                 w->rv = cur; /* nothing of ours up to cur: do not fall behind the log */
         } else {

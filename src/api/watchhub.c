@@ -165,6 +165,34 @@ static int refresh(api_hub_t *h)
     return 0;
 }
 
+/* sl_store_changes_rows' fn for api_hub_read_log: copies only */
+typedef struct logread {
+    api_wev_t **out;
+    size_t n, max;
+} logread_t;
+
+static int add_logged(void *arg, const sl_store_change_t *c)
+{
+    logread_t *r = arg;
+    if (r->n < r->max)
+        r->out[r->n++] = make_event(c);
+    return 0;
+}
+
+int api_hub_read_log(sl_store_t *store, const char *resource, const char *ns, int64_t after_rv,
+                     api_wev_t **out, size_t max, sl_error_t *err)
+{
+    logread_t r = {out, 0, max};
+    if (sl_store_changes_rows(store, after_rv, resource, ns, max, add_logged, &r, err) < 0) {
+        int e = errno;
+        for (size_t i = 0; i < r.n; i++)
+            api_wev_unref(out[i]);
+        errno = e;
+        return -1;
+    }
+    return (int)r.n;
+}
+
 int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int64_t *covered)
 {
     /* usually some other watcher has already brought the hub up to date:

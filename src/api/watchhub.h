@@ -50,5 +50,14 @@ void api_hub_destroy(api_hub_t *h); /* NULL is a no-op */
  * on store errors. */
 int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int64_t *covered);
 void api_wev_unref(api_wev_t *e);
+/* The same events read from the store's change log, not shared: for a
+ * watch behind the hub's window (or of a resource without a hub). Up to max
+ * changes of resource (of namespace ns, or all when NULL) with rv >
+ * after_rv, as their stored texts: an unfiltered watch copies each line, as
+ * from the hub, and nothing is parsed unless a filter or a Table asks.
+ * Returns their number, or -1 with errno (ERANGE: after_rv is older than
+ * the log). */
+int api_hub_read_log(sl_store_t *store, const char *resource, const char *ns, int64_t after_rv,
+                     api_wev_t **out, size_t max, sl_error_t *err);
 
 #endif
