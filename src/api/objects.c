@@ -216,9 +216,6 @@ static int store_new(api_req_t *r, const api_resource_t *res, json_t *obj, const
                      bool is_pod, sl_error_t *err)
 {
     int rc = -1;
-    /* this thread holds no lock here: its create may wait for others' to
-     * commit with them (store.h) */
-    sl_store_group_writes(1);
     for (int i = 0; i < GENERATE_NAME_TRIES; i++) {
         rc = sl_store_create(r->api->store, res->store_name, obj, err);
         if (rc == 0 || errno != EEXIST || !prefix)
@@ -226,7 +223,6 @@ static int store_new(api_req_t *r, const api_resource_t *res, json_t *obj, const
         generate_name(obj, prefix);
     }
     int e = errno;
-    sl_store_group_writes(0);
     if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? err : NULL) < 0) {
         rc = -1;
         e = errno;

@@ -79,14 +79,6 @@ struct sl_store {
     int touched_all;
     struct sl_store_notify *notify;
     size_t nnotify;
-    /* group commit (store.c): writes of threads that may wait share one
-     * transaction while others queue for wmu */
-    int wqueued;               /* atomic: threads waiting for wmu to write */
-    int group_open;            /* wmu: a transaction holds writes not yet committed */
-    int op_savepoint;          /* wmu: the running write joined it (SAVEPOINT op) */
-    size_t group_n;            /* wmu: writes in it */
-    int64_t group_log_min;     /* wmu: log_min when it began */
-    struct store_gwait *gwait; /* wmu: the threads waiting for its commit */
 };
 
 int sl_store_errno(int rc);

@@ -380,41 +380,21 @@ static int step_simple(sl_store_t *s, struct sl_store_conn *c, int id, sl_error_
     return 0;
 }
 
-/* ---- group commit ------------------------------------------------------
- *
- * A write (create, update, delete, mutate) outside a batch is atomic on its
- * own; when other writers queue for wmu, a thread that allowed it
- * (sl_store_group_writes) leaves its write's transaction open for them and
- * waits: the next writer joins it as a savepoint, and the last of the group
- * (no one queued, GROUP_MAX writes, or a thread that does not wait) commits
- * it for all. The COMMIT and the WAL frames of pages several writes touched
- * are paid once. Each waiting write returns after the commit, with its
- * result, so a reply never precedes its write's durability or visibility;
- * readers (their own connection) see committed data only. */
-
-#define GROUP_MAX 16
-#define GROUP_POLL_MS 5 /* a waiter's check that someone is still coming */
-
-typedef struct store_gwait {
-    struct store_gwait *next;
-    int done, rc, err;
-    sl_error_t text;
-} store_gwait_t;
-
-static __thread int tls_group_ok; /* this thread's writes may wait for others */
-
-void sl_store_group_writes(int on) { tls_group_ok = on; }
-
-int sl_store_writers_queued(sl_store_t *s)
+/* Begin one write operation: the whole of create/update/delete/mutate is
+ * atomic, as its own transaction or, inside a batch, as a savepoint. */
+int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
 {
-    return __atomic_load_n(&s->wqueued, __ATOMIC_ACQUIRE);
-}
-
-static void wlock(sl_store_t *s)
-{
-    __atomic_add_fetch(&s->wqueued, 1, __ATOMIC_ACQ_REL);
+    if (tls_txn == s)
+        return step_simple(s, &s->w, ST_SAVEPOINT, err);
     pthread_mutex_lock(&s->wmu);
-    __atomic_sub_fetch(&s->wqueued, 1, __ATOMIC_ACQ_REL);
+    touched_clear(s);
+    if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
+        int saved = errno;
+        pthread_mutex_unlock(&s->wmu);
+        errno = saved;
+        return -1;
+    }
+    return 0;
 }
 
 static void notify_all(sl_store_t *s, int64_t rv)
@@ -461,102 +441,6 @@ static void maybe_trim(sl_store_t *s)
     }
 }
 
-/* Commit the open group (wmu held) and hand its waiters the result: 0, or
- * -1 with errno and err (if not NULL) when the COMMIT failed and every
- * write of the group is undone. *notify_rv (if not NULL): the revision
- * to notify of once wmu is let go, or 0. */
-static int group_commit(sl_store_t *s, sl_error_t *err, int64_t *notify_rv)
-{
-    sl_error_t e = SL_ERROR_INIT;
-    s->group_open = 0;
-    int used = s->next_rev != s->rev;
-    if (used)
-        maybe_trim(s);
-    int rc = step_simple(s, &s->w, ST_COMMIT, &e), saved = errno;
-    if (rc < 0) {
-        step_simple(s, &s->w, ST_ROLLBACK, NULL);
-        s->next_rev = s->rev;
-        s->log_min = s->group_log_min;
-    } else {
-        publish_locked(s);
-    }
-    for (store_gwait_t *g = s->gwait; g; g = g->next) {
-        g->done = 1;
-        g->rc = rc;
-        g->err = saved;
-        g->text = e;
-    }
-    s->gwait = NULL;
-    s->group_n = 0;
-    pthread_cond_broadcast(&s->cond);
-    if (notify_rv)
-        *notify_rv = rc == 0 && used ? s->next_rev : 0;
-    if (rc < 0 && err)
-        *err = e;
-    errno = saved;
-    return rc;
-}
-
-/* Begin one write operation: the whole of create/update/delete/mutate is
- * atomic, as its own transaction, inside a batch as a savepoint, or as a
- * savepoint of an open group. */
-int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
-{
-    if (tls_txn == s)
-        return step_simple(s, &s->w, ST_SAVEPOINT, err);
-    wlock(s);
-    s->op_savepoint = s->group_open;
-    if (s->group_open) {
-        if (step_simple(s, &s->w, ST_SAVEPOINT, err) == 0)
-            return 0;
-        int saved = errno; /* the group's writes are not this one's to lose */
-        int64_t nrv = 0;
-        group_commit(s, NULL, &nrv);
-        pthread_mutex_unlock(&s->wmu);
-        if (nrv)
-            notify_all(s, nrv);
-        errno = saved;
-        return -1;
-    }
-    touched_clear(s);
-    if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
-        int saved = errno;
-        pthread_mutex_unlock(&s->wmu);
-        errno = saved;
-        return -1;
-    }
-    s->group_open = 1;
-    s->group_log_min = s->log_min;
-    return 0;
-}
-
-/* wmu held, the write's own part settled: wait for the group's commit,
- * which another writer (or this one, once no one is queued) makes */
-static int group_wait(sl_store_t *s, sl_error_t *err, int64_t *notify_rv)
-{
-    store_gwait_t me = {.text = SL_ERROR_INIT};
-    me.next = s->gwait;
-    s->gwait = &me;
-    while (!me.done) {
-        if (!sl_store_writers_queued(s)) {
-            group_commit(s, NULL, notify_rv);
-            break;
-        }
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t); /* the condition's clock */
-        t.tv_nsec += GROUP_POLL_MS * 1000000L;
-        if (t.tv_nsec >= 1000000000L) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&s->cond, &s->wmu, &t);
-    }
-    if (me.rc < 0 && err)
-        *err = me.text;
-    errno = me.err;
-    return me.rc;
-}
-
 /* End one write operation. ok: commit it (used_rev: revisions it took,
  * 0 for a no-op); !ok: undo it. Returns 0, or -1 if the commit failed. */
 int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
@@ -570,48 +454,29 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
         step_simple(s, &s->w, ST_RELEASE, NULL);
         return 0;
     }
-    int lost = 0;          /* a joiner's write that could not be kept */
-    if (s->op_savepoint) { /* a joiner: its write kept or undone alone */
-        if (ok && step_simple(s, &s->w, ST_RELEASE, err) < 0)
-            lost = errno;
-        if (!ok || lost) {
-            step_simple(s, &s->w, ST_ROLLBACK_TO, NULL);
-            step_simple(s, &s->w, ST_RELEASE, NULL);
-            ok = 0;
-        }
-    } else if (!ok) { /* the group's first write: nothing else in it */
-        step_simple(s, &s->w, ST_ROLLBACK, NULL);
-        s->group_open = 0;
-        pthread_mutex_unlock(&s->wmu);
-        return 0;
-    }
-    int mine = ok && used_rev;
-    if (mine) {
+    if (ok) {
+        int64_t saved_min = s->log_min;
         s->next_rev += used_rev;
-        s->group_n++;
-    }
-    int more = !s->memory && s->group_n < GROUP_MAX && sl_store_writers_queued(s);
-    int rc = 0;
-    int64_t nrv = 0;
-    if (mine && more && tls_group_ok) {
-        rc = group_wait(s, err, &nrv);
-    } else if (!mine && more && s->gwait) {
-        ; /* others' writes wait in the group: the queued writer goes on with it */
+        if (used_rev)
+            maybe_trim(s);
+        if (step_simple(s, &s->w, ST_COMMIT, err) < 0) {
+            int saved = errno;
+            step_simple(s, &s->w, ST_ROLLBACK, NULL);
+            s->next_rev = s->rev;
+            s->log_min = saved_min;
+            pthread_mutex_unlock(&s->wmu);
+            errno = saved;
+            return -1;
+        }
+        publish_locked(s);
     } else {
-        rc = group_commit(s, mine ? err : NULL, &nrv);
-        if (!mine)
-            rc = 0; /* a write that failed or wrote nothing reports its own result */
+        step_simple(s, &s->w, ST_ROLLBACK, NULL);
     }
-    if (lost) {
-        rc = -1;
-        errno = lost;
-    }
-    int e = errno;
+    int64_t rv = s->next_rev;
     pthread_mutex_unlock(&s->wmu);
-    if (nrv)
-        notify_all(s, nrv);
-    errno = e;
-    return rc;
+    if (ok && used_rev)
+        notify_all(s, rv);
+    return 0;
 }
 
 uint64_t sl_store_commits(sl_store_t *s) { return __atomic_load_n(&s->commits, __ATOMIC_RELAXED); }
@@ -624,15 +489,7 @@ int sl_store_txn_begin(sl_store_t *s, sl_error_t *err)
         errno = EBUSY;
         return sl_errprintf(err, "store: batch already open in this thread");
     }
-    wlock(s);
-    while (s->group_open) { /* writes waiting for their commit come first */
-        int64_t nrv = 0;
-        group_commit(s, NULL, &nrv);
-        pthread_mutex_unlock(&s->wmu);
-        if (nrv)
-            notify_all(s, nrv);
-        wlock(s);
-    }
+    pthread_mutex_lock(&s->wmu);
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;

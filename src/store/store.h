@@ -48,15 +48,6 @@ int64_t sl_store_revision(sl_store_t *s);
 /* Write transactions committed since the store was opened: each create,
  * update, delete or mutate outside a batch is one, a batch is one. */
 uint64_t sl_store_commits(sl_store_t *s);
-/* Group commit: while other writers queue for the store, a write of this
- * thread (on: 1) may leave its transaction open for them and wait until
- * one of them commits it with theirs; it still returns only after the
- * commit, with its result (a failed COMMIT fails every write of the
- * group). Only for a thread that holds no lock another writer may need
- * while it waits (the API's creates). Writes of a batch are not grouped. */
-void sl_store_group_writes(int on);
-/* threads waiting to write, now (for tests and metrics) */
-int sl_store_writers_queued(sl_store_t *s);
 
 /* The revision of the last committed change to an object of resource, or
  * one after it: the store's revision when it was opened if none since, a

@@ -485,7 +485,7 @@ static void test_wait(sl_store_t *s)
 #define PER_THREAD 100
 struct writer {
     sl_store_t *s;
-    int id, failures, group;
+    int id, failures;
 };
 
 static int bump(json_t *obj, void *arg)
@@ -503,7 +503,6 @@ static int bump(json_t *obj, void *arg)
 static void *writer_thread(void *arg)
 {
     struct writer *w = arg;
-    sl_store_group_writes(w->group);
     for (int i = 0; i < PER_THREAD; i++) {
         char name[32];
         snprintf(name, sizeof name, "w%d-%d", w->id, i);
@@ -521,18 +520,17 @@ static void *writer_thread(void *arg)
     return NULL;
 }
 
-static void test_concurrency(sl_store_t *s, int group)
+static void test_concurrency(sl_store_t *s)
 {
     sl_store_set_log_limit(s, 10000);
     json_t *c = pod("conc", "counter");
-    sl_store_delete(s, "pods", "conc", "counter", 0, NULL, NULL);
     sl_store_create(s, "pods", c, NULL);
     json_decref(c);
     int64_t rev = sl_store_revision(s);
     pthread_t th[NTHREADS];
     struct writer w[NTHREADS];
     for (int i = 0; i < NTHREADS; i++) {
-        w[i] = (struct writer){.s = s, .id = i + 100 * group, .group = group};
+        w[i] = (struct writer){.s = s, .id = i};
         pthread_create(&th[i], NULL, writer_thread, &w[i]);
     }
     int failures = 0;
@@ -540,15 +538,13 @@ static void test_concurrency(sl_store_t *s, int group)
         pthread_join(th[i], NULL);
         failures += w[i].failures;
     }
-    is_int(failures, 0, "no failures from %d concurrent writers%s", NTHREADS,
-           group ? ", their writes grouped" : "");
+    is_int(failures, 0, "no failures from %d concurrent writers", NTHREADS);
     is_int(sl_store_revision(s), rev + 2 * NTHREADS * PER_THREAD, "every write took one revision");
     json_t *cnt = sl_store_get(s, "pods", "conc", "counter");
     is_int(json_integer_value(json_object_get(json_object_get(cnt, "status"), "n")),
            NTHREADS * PER_THREAD, "mutate lost no increments");
     json_decref(cnt);
-    is_int(sl_store_count(s, "pods", "conc"), (1 + group) * NTHREADS * PER_THREAD + 1,
-           "all creates stored");
+    is_int(sl_store_count(s, "pods", "conc"), NTHREADS * PER_THREAD + 1, "all creates stored");
     json_t *ch = sl_store_changes(s, rev, "pods", "conc", 0, NULL);
     int monotonic = 1;
     for (size_t i = 1; i < json_array_size(ch); i++)
@@ -865,89 +861,9 @@ static void test_changes_skip(void)
     sl_store_close(s);
 }
 
-/* ---- group commit ---- */
-
-struct gwriter {
-    sl_store_t *s;
-    const char *name;
-    int group, rc, err, seen; /* seen: its pod read back at once (reader connection) */
-};
-
-static void *gwriter_thread(void *arg)
-{
-    struct gwriter *g = arg;
-    sl_store_group_writes(g->group);
-    json_t *p = pod("grp", g->name);
-    sl_error_t err = SL_ERROR_INIT;
-    g->rc = sl_store_create(g->s, "pods", p, &err);
-    g->err = g->rc < 0 ? errno : 0;
-    json_decref(p);
-    json_t *o = sl_store_get(g->s, "pods", "grp", g->name);
-    g->seen = o != NULL;
-    json_decref(o);
-    return NULL;
-}
-
-/* Two creates queued behind a batch: how many commits they take */
-static uint64_t two_creates(sl_store_t *s, struct gwriter *a, struct gwriter *b)
-{
-    sl_error_t err = SL_ERROR_INIT;
-    sl_store_txn_begin(s, &err); /* holds the writers' lock */
-    pthread_t ta, tb;
-    pthread_create(&ta, NULL, gwriter_thread, a);
-    pthread_create(&tb, NULL, gwriter_thread, b);
-    while (sl_store_writers_queued(s) < 2)
-        sl_sleep_ms(1);
-    static int batches;
-    char name[32];
-    snprintf(name, sizeof(name), "batch%d", batches++);
-    json_t *p = pod("grp", name); /* the batch writes too */
-    sl_store_create(s, "pods", p, NULL);
-    json_decref(p);
-    sl_store_txn_commit(s, &err);
-    uint64_t c0 = sl_store_commits(s);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
-    return sl_store_commits(s) - c0;
-}
-
-/* Creates of threads that allow it, queued together, share one commit, and
- * each returns only once its pod is visible; a create that fails in the
- * group (the name taken by the other) fails alone. */
-static void test_group_commit(const char *dir)
-{
-    char *path = sl_xasprintf("%s/group.db", dir);
-    sl_store_t *s = sl_store_open(path, NULL);
-    struct gwriter a = {s, "a", 0, 0, 0, 0}, b = {s, "b", 0, 0, 0, 0};
-    uint64_t n = two_creates(s, &a, &b);
-    ok(a.rc == 0 && b.rc == 0 && n == 2, "two queued creates, not grouped: two commits (%llu)",
-       (unsigned long long)n);
-    a = (struct gwriter){s, "ga", 1, 0, 0, 0};
-    b = (struct gwriter){s, "gb", 1, 0, 0, 0};
-    n = two_creates(s, &a, &b);
-    ok(a.rc == 0 && b.rc == 0 && n == 1, "grouped: both created in one commit (%llu)",
-       (unsigned long long)n);
-    ok(a.seen && b.seen, "each visible to readers when its create returned");
-    is_int(sl_store_count(s, "pods", "grp"), 6, "all six stored");
-    a = (struct gwriter){s, "dup", 1, 0, 0, 0};
-    b = (struct gwriter){s, "dup", 1, 0, 0, 0};
-    int64_t rev = sl_store_revision(s);
-    n = two_creates(s, &a, &b);
-    ok((a.rc == 0) != (b.rc == 0) && (a.err == EEXIST || b.err == EEXIST),
-       "the same name twice in a group: one created, the other refused with EEXIST");
-    ok(n == 1 && a.seen && b.seen,
-       "the refused create undid only itself: one commit, the pod there");
-    is_int(sl_store_revision(s), rev + 2, "one revision for the batch, one for the create");
-    sl_store_close(s);
-    s = sl_store_open(path, NULL);
-    is_int(sl_store_count(s, "pods", "grp"), 8, "after a reopen: every committed create");
-    sl_store_close(s);
-    free(path);
-}
-
 int main(void)
 {
-    tap_plan(172);
+    tap_plan(159);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -960,8 +876,7 @@ int main(void)
     test_changes(s);
     test_prev(s);
     test_mutate_and_batch(s);
-    test_concurrency(s, 0);
-    test_concurrency(s, 1);
+    test_concurrency(s);
     test_wait(s);
     sl_store_close(s);
 
@@ -973,7 +888,7 @@ int main(void)
     is_int(json_array_size(l), 1, "in-memory list");
     json_decref(l);
     json_decref(p);
-    test_concurrency(s, 0);
+    test_concurrency(s);
     sl_store_close(s);
     sl_store_close(NULL);
 
@@ -986,7 +901,6 @@ int main(void)
     test_commits();
     test_changes_skip();
     test_wal_size(dir);
-    test_group_commit(dir);
     sl_rm_rf(dir);
     free(path);
     return tap_done();
