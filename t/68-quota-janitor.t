@@ -27,7 +27,13 @@ is "$(kc create quota q --hard=pods=5 2>&1)" "resourcequota/q created" "a quota 
 held() { grep -q "fault injection: quota-counted #1: held" "$LOG"; }
 ok wait_for 60 held "the janitor counted default's pods (none) and is held before it writes" ||
   diag "$(tail -5 "$LOG")"
-kc get quota q -w -o jsonpath='{.status.used.pods}{"\n"}' >"$TS/watch.out" 2>&1 &
+# a watch of the list, not of q by name: for one named object kubectl
+# prints its GET, watches from resourceVersion 0 and drops the watch's
+# first event (the object as the watch began), so a write landing between
+# the two is never shown (kubectl's race, with kube-apiserver as here;
+# the test missed used=1 so, one run in four). A list is watched from the
+# list's resourceVersion, and no event is dropped.
+kc get quota -w -o jsonpath='{.status.used.pods}{"\n"}' >"$TS/watch.out" 2>&1 &
 WATCH=$!
 on_exit "kill $WATCH 2>/dev/null"
 # the create is admitted while the janitor is held (its count does not
@@ -42,4 +48,5 @@ sleep 2 # the janitor's passes after the release (one every 200 ms at most)
 is "$(kc get quota q -o jsonpath='{.status.used.pods}')" 1 "... and stays 1"
 # the watch's values, blank (no status yet) and repeats left out
 seen=$(grep -v '^$' "$TS/watch.out" | uniq | tr '\n' ' ')
-like "$seen" '^(0 )?1 $' "the watch saw used go to 1 and never back to 0 (saw: $seen)"
+like "$seen" '^(0 )?1 $' "the watch saw used go to 1 and never back to 0 (saw: $seen)" ||
+  diag "the watch's output: $(cat -A "$TS/watch.out" | head -5); slurmlinkd: $(grep -i quota "$LOG" | tail -5)"
