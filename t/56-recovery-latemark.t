@@ -31,7 +31,7 @@ spec:
   - {name: main, image: busybox, command: [sh, -c, 'echo ran; sleep 1']}
 YAML
 # each stored change: phase, PodScheduled's status, the job id
-kc get pod late -w -o jsonpath='p={.status.phase} sched={.status.conditions[?(@.type=="PodScheduled")].status} job={.metadata.annotations.slurmlink\.io/job-id}{"\n"}' \
+kc get pods --field-selector metadata.name=late -w -o jsonpath='p={.status.phase} sched={.status.conditions[?(@.type=="PodScheduled")].status} job={.metadata.annotations.slurmlink\.io/job-id}{"\n"}' \
   >"$CL/watch" 2>&1 &
 on_exit "kill $! 2>/dev/null"
 held() { log | grep -q "fault injection: after-submit #1: held"; }

@@ -36,7 +36,7 @@ spec:
 YAML
 }
 watch() { # pod: uid, job id, phase and exit code of each stored change, one a line
-  kc get pod "$1" -w -o jsonpath='{.metadata.uid} job={.metadata.annotations.slurmlink\.io/job-id} {.status.phase} exit={.status.containerStatuses[0].state.terminated.exitCode}{"\n"}' \
+  kc get pods --field-selector "metadata.name=$1" -w -o jsonpath='{.metadata.uid} job={.metadata.annotations.slurmlink\.io/job-id} {.status.phase} exit={.status.containerStatuses[0].state.terminated.exitCode}{"\n"}' \
     >"$CL/watch.$1" 2>/dev/null &
   WATCHES="$WATCHES $!"
   on_exit "kill $!"

@@ -33,7 +33,7 @@ spec:
 YAML
 }
 watch_phases() { # pod: every phase the pod shows from now on, one a line, in $CL/phases.POD
-  kc get pod "$1" -w -o jsonpath='{.status.phase}{"\n"}' >"$CL/phases.$1" 2>/dev/null &
+  kc get pods --field-selector "metadata.name=$1" -w -o jsonpath='{.status.phase}{"\n"}' >"$CL/phases.$1" 2>/dev/null &
   WATCHES="$WATCHES $!"
   on_exit "kill $!"
   wait_for 20 test -s "$CL/phases.$1"

@@ -74,7 +74,7 @@ used2() { ka get quota q -n team-a -o jsonpath='{.status.used.pods}/{.status.har
 ok wait_for 20 used2 "status.used and status.hard are kept by the server (2/2)"
 like "$(kc alice get quota q 2>&1 | tail -1)" '^q +[0-9a-z]+ +pods: 2/2 *$' "kubectl get quota: pods: 2/2"
 like "$(ka describe quota q -n team-a 2>&1)" 'pods +2 +2' "kubectl describe quota: used 2, hard 2"
-kc alice get quota q -w -o jsonpath='{.status.used.pods}{"\n"}' >"$CL/watch.out" 2>&1 &
+kc alice get quota --field-selector metadata.name=q -w -o jsonpath='{.status.used.pods}{"\n"}' >"$CL/watch.out" 2>&1 &
 WATCH=$!
 on_exit "kill $WATCH 2>/dev/null"
 seen() { grep -qx 2 "$CL/watch.out"; }
