@@ -90,6 +90,13 @@ class Cluster:
         raise SystemExit(f"slurmlinkd {path} does not answer")
 
 
+def busy_s():
+    """CPU seconds the whole machine has spent busy (user, nice, system,
+    irq, softirq: /proc/stat's first line), every process counted"""
+    f = open("/proc/stat").readline().split()
+    return sum(int(f[i]) for i in (1, 2, 3, 6, 7)) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_of(pidfile):
     """user + system CPU seconds of the process named in pidfile (0 if gone)"""
     try:

@@ -36,7 +36,7 @@ usage: bench/start-order.py --dir D [--pods 500] [--sleep 3]
 import argparse, datetime, json, os, re, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kapi import Cluster, req, pod, inversions, kendall_tau_b, pct  # noqa: E402
+from kapi import Cluster, req, pod, inversions, kendall_tau_b, pct, busy_s  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True)
@@ -179,13 +179,6 @@ def stats(items, tm):
             st = [tm[it[3]][1] - t0 for it in items if it[0] == kind]
             r[f"{kind}_start_p50"], r[f"{kind}_start_p90"] = pct(st, 0.5), pct(st, 0.9)
     return r
-
-
-def busy_s():
-    """CPU seconds the whole machine has spent busy (user, nice, system,
-    irq, softirq: /proc/stat's first line), every process counted"""
-    f = open("/proc/stat").readline().split()
-    return sum(int(f[i]) for i in (1, 2, 3, 6, 7)) / os.sysconf("SC_CLK_TCK")
 
 
 def run(path):

@@ -14,9 +14,11 @@ submission is measured), for each N of --pods:
              1 thread and --threads threads
 Each is run --repeat times, the paths taking turns; medians are printed with
 the ratios, and the CPU each path took per pod (ms, user + system) in
-the front daemon (slurmlinkd; slurmrestd for its path), slurmctld and the
-client side (this script's threads, or the sbatch / floor processes): on a machine of C cores no path can go faster
-than C × 1000 / (the sum) pods/s, so the sum is what bounds it here. The pods and jobs of each round are removed before the next.
+the front daemon (slurmlinkd; slurmrestd for its path), slurmctld, the
+client side (this script's threads, or the sbatch / floor processes) and munged (a
+credential made and checked per RPC): on a machine of C cores no path can go faster
+than C × 1000 / (the sum) pods/s, so the sum is what bounds it here; and the machine's
+CPU per pod (every process and the kernel, /proc/stat), with how busy that kept the cores. The pods and jobs of each round are removed before the next.
 The pods run busybox, imported into D's image store first if it lacks it.
 
 --hold partition sets the partition DOWN instead of draining the nodes, as
@@ -190,16 +192,19 @@ RESTD_PID = f"/tmp/tput-restd-{os.getpid()}.pid"
 
 
 def cpu_now(front=None):
-    """(front daemon, slurmctld, client) CPU seconds so far: the front is
-    slurmlinkd, or slurmrestd for its path; the client is this process and
-    its reaped children (sbatch, the floor's program)"""
+    """(front daemon, slurmctld, client, munged, machine) CPU seconds so far:
+    the front is slurmlinkd, or slurmrestd for its path; the client is this
+    process and its reaped children (sbatch, the floor's program); munged
+    checks and makes every RPC's credential; machine is every process's
+    and the kernel's (/proc/stat)"""
     t = os.times()
     return (kapi.cpu_of(front or f"{D}/run/slurmlinkd.pid"), kapi.cpu_of(f"{D}/run/slurmctld.daemon.pid"),
-            t.user + t.system + t.children_user + t.children_system)
+            t.user + t.system + t.children_user + t.children_system, kapi.cpu_of(f"{D}/run/munged.daemon.pid"),
+            kapi.busy_s())
 
 
 def cpu_per_pod(c0, c1, n):
-    """ms of CPU per pod in each of cpu_now's three parts between c0 and c1"""
+    """ms of CPU per pod in each of cpu_now's parts between c0 and c1"""
     return [(b - a) * 1000.0 / n for a, b in zip(c0, c1)]
 
 
@@ -484,8 +489,10 @@ def main():
                         print(f"  N={n} round {rnd} {name:12s} {r['all_s']:8.2f} s {r['rate']:7.0f}/s "
                               f"errors {r['errors']}" + (f" ack {r['ack_s']:.2f} s" if "ack_s" in r else ""),
                               flush=True)
+                        busy = r['cpu'][4] * r['rate'] / (os.cpu_count() * 10)
                         print(f"      CPU ms per pod: front {r['cpu'][0]:.2f} slurmctld {r['cpu'][1]:.2f} "
-                              f"client {r['cpu'][2]:.2f}" +
+                              f"client {r['cpu'][2]:.2f} munged {r['cpu'][3]:.2f}; machine {r['cpu'][4]:.2f} "
+                              f"({busy:.0f} % of {os.cpu_count()} cores busy)" +
                               (f"; slurmlinkd instructions per pod {r['ir']:,.0f}" if r.get("ir") else ""),
                               flush=True)
                         if r.get("sc"):
@@ -493,9 +500,11 @@ def main():
                                   ", ".join(f"{k} {v:.1f}" for k, v in r["sc"][1]), flush=True)
         print()
         print("ratio: the last api path's rate (api, or the last of --daemons) over the path's")
-        print("CPU: median ms per pod in the front daemon (slurmlinkd, or slurmrestd) / slurmctld / client;")
-        print("bound: cores x 1000 / their sum, the most pods/s this machine could give that path")
-        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'ratio':>7s}   {'CPU ms/pod':>20s} {'bound/s':>8s}")
+        print("CPU: median ms per pod in the front daemon (slurmlinkd, or slurmrestd) / slurmctld / client / munged;")
+        print("bound: cores x 1000 / their sum, the most pods/s this machine could give that path;")
+        print("machine: ms per pod of every process and the kernel (/proc/stat)")
+        print(f"{'N':>6s} {'path':14s} {'median s':>9s} {'/s':>7s} {'ratio':>7s}   {'CPU ms/pod':>26s} {'bound/s':>8s}"
+              f" {'machine':>8s}")
         for n in sorted({k[0] for k in res}):
             ref = "api" if (n, "api") in res else f"api:{DAEMONS[-1][0]}" if DAEMONS else "api"
             api = statistics.median(r["rate"] for r in res.get((n, ref), [{"rate": float("nan")}]))
@@ -504,13 +513,13 @@ def main():
                     continue
                 med = statistics.median(r["all_s"] for r in rs)
                 rate = statistics.median(r["rate"] for r in rs)
-                cpu = [statistics.median(r["cpu"][i] for r in rs) for i in range(3)]
-                tot = sum(cpu)
+                cpu = [statistics.median(r["cpu"][i] for r in rs) for i in range(5)]
+                tot = sum(cpu[:4])
                 bound = os.cpu_count() * 1000 / tot if tot > 0 else float("nan")
                 irs = [r["ir"] for r in rs if r.get("ir")]
                 scs = [r["sc"][0] for r in rs if r.get("sc")]
                 print(f"{n:6d} {name:14s} {med:9.2f} {rate:7.0f} {api / rate:7.2f}   "
-                      f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f} {bound:8.0f}" +
+                      f"{cpu[0]:6.2f}/{cpu[1]:5.2f}/{cpu[2]:5.2f}/{cpu[3]:5.2f} {bound:8.0f} {cpu[4]:8.2f}" +
                       (f"   Ir/pod {statistics.median(irs):,.0f}" if irs else "") +
                       (f"   syscalls/pod {statistics.median(scs):.1f}" if scs else ""))
     finally:

@@ -8,7 +8,7 @@
 # watcher's view ends as the final list, one Slurm job per pod. sacct and
 # squeue are read here again, independently of the soak's own checks.
 source "$(dirname "$0")/lib.sh"
-plan 20
+plan 21
 
 PY=/usr/bin/python3
 N=200
@@ -57,6 +57,11 @@ is "$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" 0 "no node is left 
 # costs at least its submission's connect, sends and receives)
 is "$(grep -cE '^      syscalls per pod [0-9]{2,}\.[0-9]: [a-z_0-9]+ [0-9.]+(, [a-z_0-9]+ [0-9.]+){9}$' "$CL/tput.out")" 1 \
   "bench/submit-throughput.py --strace: the api round's syscalls per pod, the ten most frequent named" || diag "$(cat "$CL/tput.out")"
+
+# each round's CPU per pod by party, munged's included, and the machine's
+# (every process and the kernel) with how busy it kept the cores
+is "$(grep -cE '^      CPU ms per pod: front [0-9.]+ slurmctld [0-9.]+ client [0-9.]+ munged [0-9.]+; machine [0-9]+\.[0-9]{2} \([0-9]+ % of [0-9]+ cores busy\)' "$CL/tput.out")" 3 \
+  "bench/submit-throughput.py: CPU per pod by party, munged's, and the machine's, for each of the three paths" || diag "$(grep 'CPU ms' "$CL/tput.out")"
 
 # a quota's cost as the namespace grows: both namespaces' rows, every step
 timeout 600 $PY "$ROOT/bench/quota-scale.py" --dir "$CL" --pods 40 --step 20 --neighbour 30 --slurmlink "$SLURMLINK" >"$CL/qs.out" 2>&1
