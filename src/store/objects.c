@@ -609,14 +609,13 @@ int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource,
 typedef struct text_change {
     int64_t rv;
     const char *type;
-    char *json, *prev;
-    size_t len, prev_len;
+    char *json;
+    size_t len;
 } text_change_t;
 
 typedef struct collect {
     text_change_t *v;
     size_t n, cap;
-    int with_prev;
     sl_store_skip_fn skip; /* NULL: none skipped */
     void *skip_arg;
 } collect_t;
@@ -629,28 +628,22 @@ static int copy_change(void *arg, const change_row_t *row)
         c->v = sl_xrealloc(c->v, c->cap * sizeof(*c->v));
     }
     text_change_t *t = &c->v[c->n++];
-    *t = (text_change_t){row->rv, row->type, NULL, NULL, 0, 0};
+    *t = (text_change_t){row->rv, row->type, NULL, 0};
     if (c->skip && c->skip(c->skip_arg, row->rv))
         return 0; /* its object left out */
     t->json = sl_xstrndup(row->json, row->len);
     t->len = row->len;
-    if (c->with_prev && row->prev) {
-        t->prev = sl_xstrndup(row->prev, row->prev_len);
-        t->prev_len = row->prev_len;
-    }
     return 0;
 }
 
 static void copies_free(collect_t *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < c->n; i++)
         free(c->v[i].json);
-        free(c->v[i].prev);
-    }
     free(c->v);
 }
 
-/* The copied changes as [{rv, type, object[, prev]}] (a skipped one
+/* The copied changes as [{rv, type, object}] (a skipped one
  * without object), or NULL when one does not parse. */
 static json_t *parse_changes(const collect_t *c)
 {
@@ -663,26 +656,21 @@ static json_t *parse_changes(const collect_t *c)
             continue;
         }
         json_t *o = json_loadb(t->json, t->len, 0, NULL);
-        json_t *prev = o && t->prev ? json_loadb(t->prev, t->prev_len, 0, NULL) : NULL;
-        if (!o || (t->prev && !prev)) {
-            json_decref(o);
+        if (!o) {
             json_decref(arr);
             return NULL;
         }
-        json_t *ch =
-            json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)t->rv, "type", t->type, "object", o);
-        if (prev)
-            json_object_set_new(ch, "prev", prev);
-        json_array_append_new(arr, ch);
+        json_array_append_new(
+            arr, json_pack("{s:I,s:s,s:o}", "rv", (json_int_t)t->rv, "type", t->type, "object", o));
     }
     return arr;
 }
 
 static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *resource,
-                               const char *ns, size_t max, int with_prev, sl_store_skip_fn skip,
-                               void *skip_arg, sl_error_t *err)
+                               const char *ns, size_t max, sl_store_skip_fn skip, void *skip_arg,
+                               sl_error_t *err)
 {
-    collect_t c = {NULL, 0, 0, with_prev, skip, skip_arg};
+    collect_t c = {NULL, 0, 0, skip, skip_arg};
     json_t *arr = NULL;
     int e;
     if (changes_rows(s, after_rv, resource, ns, max, copy_change, &c, err) < 0) {
@@ -702,19 +690,13 @@ static json_t *collect_changes(sl_store_t *s, int64_t after_rv, const char *reso
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                          size_t max, sl_error_t *err)
 {
-    return collect_changes(s, after_rv, resource, ns, max, 0, NULL, NULL, err);
-}
-
-json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
-                              size_t max, sl_error_t *err)
-{
-    return collect_changes(s, after_rv, resource, ns, max, 1, NULL, NULL, err);
+    return collect_changes(s, after_rv, resource, ns, max, NULL, NULL, err);
 }
 
 json_t *sl_store_changes_skip(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                               size_t max, sl_store_skip_fn skip, void *arg, sl_error_t *err)
 {
-    return collect_changes(s, after_rv, resource, ns, max, 0, skip, arg, err);
+    return collect_changes(s, after_rv, resource, ns, max, skip, arg, err);
 }
 
 int64_t sl_store_oldest_rv(sl_store_t *s)

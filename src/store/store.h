@@ -151,14 +151,6 @@ long sl_store_count(sl_store_t *s, const char *resource, const char *ns);
  * the current revision gives an empty array. */
 json_t *sl_store_changes(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
                          size_t max, sl_error_t *err);
-/* The same, and each MODIFIED change also carries "prev": the object as it
- * was just before the change (its resourceVersion the one it had), so that a
- * filtered watch can tell whether it matched before (kube-apiserver's
- * watch cache keeps the previous object for this too). A DELETED change's
- * previous state is its object; ADDED has none. Changes logged by a store
- * of schema 1 (before prev was kept) have no "prev". */
-json_t *sl_store_changes_prev(sl_store_t *s, int64_t after_rv, const char *resource, const char *ns,
-                              size_t max, sl_error_t *err);
 /* sl_store_changes, where a change for which skip(arg, rv) says 1 comes as
  * {"rv":N,"type":T} alone: its object is neither copied nor parsed (a
  * reader that knows it already, as the controller knows its own writes).
@@ -180,7 +172,12 @@ int sl_store_changes_each(sl_store_t *s, int64_t after_rv, const char *resource,
 /* The same, each change as its stored texts with the version a MODIFIED
  * replaced (prev; NULL otherwise): what a watch hub keeps, without a
  * parse/serialise round trip of either (and not parsed while the store's
- * reader is held). Valid only during the call; fn as above. */
+ * reader is held). Valid only during the call; fn as above. prev is the
+ * object as it was just before the change (its resourceVersion the one it
+ * had), so that a filtered watch can tell whether it matched before
+ * (kube-apiserver's watch cache keeps the previous object for this too). A
+ * DELETED change's previous state is its object; ADDED has none. Changes
+ * logged by a store of schema 1 (before prev was kept) have no prev. */
 typedef struct sl_store_change {
     int64_t rv;
     const char *type, *ns, *name;
