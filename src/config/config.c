@@ -126,6 +126,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
         I("image-store-limit", 0, "images.store_limit", "BYTES", 0, 0, LONG_MAX,
           "bytes the pulled images may take in the store (0: no limit); a pull that would go "
           "over removes the least recently used images no live pod uses first"),
+    [SL_CFG_IMAGE_MAX_SIZE] =
+        I("image-max-size", 0, "images.max_image_size", "BYTES", 34359738368LL, 1048576, LONG_MAX,
+          "bytes one pulled image may download and unpack to: the pull is stopped while it "
+          "runs and fails naming the image and this limit"),
     [SL_CFG_SHIM] = S("shim", 0, "shim.path", "PATH", NULL,
                       "slurmlink-shim as the nodes see it (default: beside slurmlinkd, else "
                       "the installed one)"),

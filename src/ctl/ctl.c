@@ -1508,6 +1508,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_credentials = dup_or(o->image_credentials, NULL);
     c->o.image_ca_dir = dup_or(o->image_ca_dir, NULL);
     c->o.image_store_limit = o->image_store_limit;
+    c->o.image_max_size = o->image_max_size;
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;

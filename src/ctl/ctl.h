@@ -35,6 +35,8 @@ typedef struct sl_ctl_opts {
     int submit_workers;            /* submission threads, 1..64 (0: 8) */
     /* bytes the pulled images may take in image_store (0: no limit) */
     unsigned long long image_store_limit;
+    /* bytes one pulled image may download and unpack to (0: the image store's default) */
+    unsigned long long image_max_size;
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

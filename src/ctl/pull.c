@@ -232,7 +232,8 @@ static int pull_one(ctl_pull_t *w, size_t i)
     ctl_event(w->c, pod, "Normal", "Pulling", "Pulling image \"%s\"", img);
     sl_image_pull_opts_t o = {.authfile = w->authfile,
                               .cert_dir = w->c->o.image_ca_dir,
-                              .store_limit = w->c->o.image_store_limit};
+                              .store_limit = w->c->o.image_store_limit,
+                              .image_limit = w->c->o.image_max_size};
     long long t0 = sl_now_ms();
     rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
     double s = (double)(sl_now_ms() - t0) / 1000.0;

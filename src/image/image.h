@@ -77,9 +77,19 @@ int sl_image_import(const char *store, const char *ref, const char *src, int for
 int sl_image_import_busybox(const char *store, const char *ref, const char *busybox_path, int force,
                             sl_error_t *err);
 
-/* Make the folder dir runnable by ch-run (mount points and /etc files, see
- * above), never following a symlink out of dir. Used by the imports. */
+/* Make the folder dir safe to share (sl_image_sanitize_tree) and runnable
+ * by ch-run (mount points and /etc files, see above), never following a
+ * symlink out of dir. Used by the imports and the pulls, on a tree still in
+ * a folder of the store only root may enter. */
 int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
+
+/* What the store holds is every tenant's to run but no tenant's to change,
+ * and it may come from any registry: below dir, device nodes, FIFOs and
+ * sockets are removed; no file or folder keeps a set-id bit or an extended
+ * attribute (file capabilities, ACLs, security labels); nothing is left
+ * writable by group or others, but sticky folders (/tmp). Symbolic links
+ * are never followed. */
+int sl_image_sanitize_tree(const char *dir, sl_error_t *err);
 
 /* ---- images from registries (pull.c; docs/images.md) ----
  *
@@ -94,6 +104,7 @@ int sl_image_prepare_rootfs(const char *dir, sl_error_t *err);
  *                                        a tag, and whether it needed no
  *                                        credentials
  *     <store>/.locks/<hex>.lock          flock: one pull per digest at a time
+ *                                        (root's: 0600 files in a 0700 folder)
  * A digest folder is built in <store>/.pull-<hex>-XXXXXX and renamed into
  * place whole, so a pull cut short (a crash, a restart) leaves nothing that
  * is ever used; the next pull of that digest removes the leftover. */
@@ -106,7 +117,13 @@ typedef struct sl_image_pull_opts {
     unsigned long long store_limit; /* bytes the pulled images may take (0: no limit): the least
                                        recently used that no live pod uses make room first */
     const char *arch; /* the platform linux/<arch> an index resolves to (NULL: the node's) */
+    unsigned long long image_limit; /* bytes one image may download and unpack to (0:
+                                       SL_IMAGE_DEFAULT_LIMIT): skopeo and umoci are stopped
+                                       when their folder grows past it, the pull fails */
 } sl_image_pull_opts_t;
+
+/* images.max_image_size's default: 32 GiB, above the largest CUDA images */
+#define SL_IMAGE_DEFAULT_LIMIT (32ULL << 30)
 
 typedef struct sl_image_pulled {
     char *ref;               /* canonical reference (sl_image_ref_t.full) */

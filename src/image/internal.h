@@ -16,6 +16,12 @@ unsigned long long sl_image_disk_usage(const char *path);
 char *sl_image_tool_message(const char *stderr_text);
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
                       sl_error_t *err);
+/* the same, bounded: no file the tool writes may pass limit bytes
+ * (RLIMIT_FSIZE), and the tool is killed as soon as the folder dir holds
+ * more than limit (watched while it runs, checked again when it is done):
+ * -1 with errno EFBIG and err "... is larger than the limit of N bytes" */
+int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
+                              const char *dir, unsigned long long limit, sl_error_t *err);
 
 /* use.c: flock of <store>/.locks/<name>.lock (a digest's hex, or "store"),
  * waiting or not (-1 with errno EWOULDBLOCK when held); close the fd to

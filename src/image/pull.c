@@ -172,39 +172,13 @@ static json_t *oci_config(const char *oci)
     return cfg;
 }
 
-/* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
- * tmp/bundle/rootfs (umoci raw unpack); the tree ends as tmp/final/rootfs with image.json beside it
- */
-static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *tmp,
-                 sl_image_pulled_t *out, sl_error_t *err)
+/* tmp/bundle/rootfs made safe and ready as tmp/final/rootfs, image.json beside it */
+static int finish_tree(const sl_image_ref_t *r, const char *tmp, const char *oci,
+                       sl_image_pulled_t *out, sl_error_t *err)
 {
-    sl_argv_t a = SL_ARGV_INIT;
-    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
-    auth_args(&a, "src-", r, o, tmp);
-    sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
-    sl_argv_addf(&a, "oci:%s/oci:img", tmp);
-    int rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
-    sl_argv_free(&a);
-    if (rc < 0)
-        return -1;
-    /* raw unpack: the layers only. umoci unpack also writes a runtime
-     * config.json, which fails on a USER the image's passwd lacks; the
-     * USER is resolved when a pod runs (sl_image_user_ids) */
-    sl_argv_addv(&a,
-                 (const char *const[]){"umoci", "raw", "unpack", "--rootless", "--image", NULL});
-    sl_argv_addf(&a, "%s/oci:img", tmp);
-    sl_argv_addf(&a, "%s/bundle/rootfs", tmp);
-    char *bundle = sl_xasprintf("%s/bundle", tmp);
-    rc = mkdir(bundle, 0755) == 0 ? 0 : sl_errprintf(err, "mkdir %s: %s", bundle, strerror(errno));
-    free(bundle);
-    if (rc == 0)
-        rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
-    sl_argv_free(&a);
-    if (rc < 0)
-        return -1;
-    char *oci = sl_xasprintf("%s/oci", tmp), *fin = sl_xasprintf("%s/final", tmp);
+    char *fin = sl_xasprintf("%s/final", tmp);
     char *from = sl_xasprintf("%s/bundle/rootfs", tmp), *to = sl_xasprintf("%s/rootfs", fin);
-    rc = -1;
+    int rc = -1;
     if (mkdir(fin, 0755) < 0 || rename(from, to) < 0) {
         sl_errprintf(err, "move %s to %s: %s", from, to, strerror(errno));
     } else if (sl_image_prepare_rootfs(to, err) == 0) {
@@ -217,10 +191,59 @@ static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const c
         free(p);
         json_decref(info);
     }
-    free(oci);
     free(fin);
     free(from);
     free(to);
+    return rc;
+}
+
+/* a bounded tool's EFBIG said with the image and the option */
+static int too_big(const sl_image_ref_t *r, unsigned long long limit, sl_error_t *err)
+{
+    errno = EFBIG;
+    return sl_errprintf(err,
+                        "image %s is larger than the limit of %llu bytes "
+                        "(images.max_image_size): the pull was stopped",
+                        r->full, limit);
+}
+
+/* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
+ * tmp/bundle/rootfs (umoci raw unpack), each stopped when its folder grows
+ * past the image limit; the tree ends as tmp/final/rootfs with image.json
+ * beside it, made safe to share (sl_image_prepare_rootfs) while tmp is
+ * still root's alone (mkdtemp: 0700) */
+static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *tmp,
+                 sl_image_pulled_t *out, sl_error_t *err)
+{
+    unsigned long long limit = o->image_limit ? o->image_limit : SL_IMAGE_DEFAULT_LIMIT;
+    char *oci = sl_xasprintf("%s/oci", tmp), *bundle = sl_xasprintf("%s/bundle", tmp);
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
+    auth_args(&a, "src-", r, o, tmp);
+    sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
+    sl_argv_addf(&a, "oci:%s/oci:img", tmp);
+    int rc =
+        sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), oci, limit, err);
+    sl_argv_free(&a);
+    /* raw unpack: the layers only. umoci unpack also writes a runtime
+     * config.json, which fails on a USER the image's passwd lacks; the
+     * USER is resolved when a pod runs (sl_image_user_ids) */
+    sl_argv_addv(&a,
+                 (const char *const[]){"umoci", "raw", "unpack", "--rootless", "--image", NULL});
+    sl_argv_addf(&a, "%s/oci:img", tmp);
+    sl_argv_addf(&a, "%s/bundle/rootfs", tmp);
+    if (rc == 0 && mkdir(bundle, 0700) < 0)
+        rc = sl_errprintf(err, "mkdir %s: %s", bundle, strerror(errno));
+    if (rc == 0)
+        rc = sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), bundle, limit,
+                                       err);
+    sl_argv_free(&a);
+    if (rc < 0 && errno == EFBIG)
+        too_big(r, limit, err);
+    free(bundle);
+    if (rc == 0)
+        rc = finish_tree(r, tmp, oci, out, err);
+    free(oci);
     return rc;
 }
 

@@ -13,12 +13,14 @@
 #include "common/proc.h"
 #include "common/xalloc.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static const struct {
@@ -86,8 +88,120 @@ static int ensure_file(int efd, const char *name, const char *content, sl_error_
     return 0;
 }
 
+/* --- what a tree may hold once it is shared (sl_image_sanitize_tree) --- */
+
+#define SANITIZE_DEPTH 256
+
+/* every extended attribute of fd dropped: file capabilities
+ * (security.capability), ACLs (system.posix_acl_*), SELinux labels */
+static int drop_xattrs(int fd, const char *name, sl_error_t *err)
+{
+    ssize_t n = flistxattr(fd, NULL, 0);
+    if (n <= 0)
+        return n == 0 || errno == ENOTSUP
+                   ? 0
+                   : sl_errprintf(err, "list the attributes of %s: %s", name, strerror(errno));
+    char *list = sl_xmalloc((size_t)n);
+    n = flistxattr(fd, list, (size_t)n);
+    int rc = n < 0 ? sl_errprintf(err, "list the attributes of %s: %s", name, strerror(errno)) : 0;
+    for (ssize_t i = 0; rc == 0 && i < n; i += (ssize_t)strlen(list + i) + 1)
+        if (fremovexattr(fd, list + i) < 0 && errno != ENODATA)
+            rc =
+                sl_errprintf(err, "remove attribute %s of %s: %s", list + i, name, strerror(errno));
+    free(list);
+    return rc;
+}
+
+/* no set-id bit; nothing group or others may write, but sticky folders
+ * (/tmp), where each user owns what it makes */
+static mode_t safe_mode(const struct stat *st)
+{
+    mode_t m = st->st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
+    if (!(S_ISDIR(st->st_mode) && (m & S_ISVTX)))
+        m &= ~(mode_t)(S_IWGRP | S_IWOTH);
+    return m;
+}
+
+static int sanitize_dir(int dfd, const char *name, int depth, sl_error_t *err);
+
+/* one entry of the folder dfd: a special file removed, a file or folder
+ * made safe, never through a link */
+static int sanitize_entry(int dfd, const char *name, int depth, sl_error_t *err)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return sl_errprintf(err, "%s: %s", name, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return 0;
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return unlinkat(dfd, name, 0) == 0
+                   ? 0
+                   : sl_errprintf(err, "remove the special file %s: %s", name, strerror(errno));
+    mode_t m = safe_mode(&st);
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && S_ISREG(st.st_mode) && geteuid() != 0)
+        /* a user's own store: its files carry nothing of root's */
+        return fchmodat(dfd, name, m, 0) == 0
+                   ? 0
+                   : sl_errprintf(err, "chmod %s: %s", name, strerror(errno));
+    if (fd < 0)
+        return sl_errprintf(err, "open %s: %s", name, strerror(errno));
+    /* the attributes first: an ACL gone, the mode is the whole truth */
+    int rc = drop_xattrs(fd, name, err);
+    if (rc == 0 && m != (st.st_mode & 07777) && fchmod(fd, m) < 0)
+        rc = sl_errprintf(err, "chmod %s: %s", name, strerror(errno));
+    if (rc < 0) {
+        close(fd);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode))
+        return sanitize_dir(fd, name, depth + 1, err); /* takes fd */
+    close(fd);
+    return 0;
+}
+
+/* every entry below the folder fd (closed here) */
+static int sanitize_dir(int fd, const char *name, int depth, sl_error_t *err)
+{
+    if (depth > SANITIZE_DEPTH) {
+        close(fd);
+        errno = ELOOP;
+        return sl_errprintf(err, "%s: folders nested deeper than %d levels", name, SANITIZE_DEPTH);
+    }
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return sl_errprintf(err, "open %s: %s", name, strerror(errno));
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            rc = sanitize_entry(dirfd(d), de->d_name, depth, err);
+    closedir(d);
+    return rc;
+}
+
+int sl_image_sanitize_tree(const char *dir, sl_error_t *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return sl_errprintf(err, "open %s: %s", dir, strerror(errno));
+    struct stat st;
+    int rc = drop_xattrs(fd, dir, err);
+    if (rc == 0 && (fstat(fd, &st) < 0 || fchmod(fd, safe_mode(&st)) < 0))
+        rc = sl_errprintf(err, "chmod %s: %s", dir, strerror(errno));
+    if (rc < 0) {
+        close(fd);
+        return -1;
+    }
+    return sanitize_dir(fd, dir, 0, err);
+}
+
 int sl_image_prepare_rootfs(const char *dir, sl_error_t *err)
 {
+    if (sl_image_sanitize_tree(dir, err) < 0)
+        return -1;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0)
         return sl_errprintf(err, "open %s: %s", dir, strerror(errno));

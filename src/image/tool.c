@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,49 +47,134 @@ char *sl_image_tool_message(const char *stderr_text)
     return sl_buf_steal(&b);
 }
 
-/* Run argv with stdout into *out (may be NULL) and stderr kept for the
- * error; work is a private folder for the two files. 0, or -1 with err
- * "<tool>: <its message>" (errno EIO), or a timeout (ETIMEDOUT). */
-int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
-                      sl_error_t *err)
+/* what a bounded run may write: dir's size, each file's */
+typedef struct tool_bound {
+    const char *dir;
+    unsigned long long limit;
+} tool_bound_t;
+
+/* in the child: no file it writes passes the limit */
+static int set_fsize(void *arg)
+{
+    const tool_bound_t *b = arg;
+    struct rlimit r = {.rlim_cur = b->limit, .rlim_max = b->limit};
+    return setrlimit(RLIMIT_FSIZE, &r);
+}
+
+static int over(const tool_bound_t *b) { return b && sl_image_disk_usage(b->dir) > b->limit; }
+
+/* wait for pid up to timeout_ms, b's folder looked at every 200 ms: 0 with
+ * *st, or -1 with errno ETIMEDOUT or EFBIG (pid still running) */
+static int wait_bounded(pid_t pid, int timeout_ms, const tool_bound_t *b, int *st)
+{
+    if (!b)
+        return sl_wait_timeout(pid, timeout_ms, st);
+    long long deadline = sl_now_ms() + timeout_ms;
+    for (;;) {
+        long long left = deadline - sl_now_ms();
+        if (sl_wait_timeout(pid, left < 0 ? 0 : left < 200 ? (int)left : 200, st) == 0)
+            return 0;
+        if (errno != ETIMEDOUT)
+            return -1;
+        if (over(b)) {
+            errno = EFBIG;
+            return -1;
+        }
+        if (left <= 200) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+    }
+}
+
+static int too_large(const tool_bound_t *b, const char *tool, sl_error_t *err)
+{
+    errno = EFBIG;
+    return sl_errprintf(err, "%s was stopped: it wrote more than the limit of %llu bytes", tool,
+                        b->limit);
+}
+
+/* the failed tool's answer: its message, or the limit it ran into */
+static int failed(const char *tool, int st, const char *e, const tool_bound_t *b, sl_error_t *err)
+{
+    char *text = sl_read_file(e, NULL, NULL);
+    char *msg = sl_image_tool_message(text ? text : "");
+    int rc;
+    if (b && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) || strstr(msg, "file too large") ||
+              over(b))) {
+        rc = too_large(b, tool, err);
+    } else {
+        errno = EIO;
+        rc = *msg ? sl_errprintf(err, "%s", msg)
+                  : sl_errprintf(err, "%s failed with status %d", tool,
+                                 WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+    }
+    free(msg);
+    free(text);
+    return rc;
+}
+
+static int run(const char *const *argv, const char *work, int timeout_ms, char **out,
+               const tool_bound_t *b, sl_error_t *err)
 {
     char *o = sl_xasprintf("%s/.stdout", work), *e = sl_xasprintf("%s/.stderr", work);
     unlink(o);
     unlink(e);
-    sl_spawn_opts_t so = {.stdout_path = o, .stderr_path = e, .stdin_null = 1, .new_session = 1};
+    sl_spawn_opts_t so = {.stdout_path = o,
+                          .stderr_path = e,
+                          .stdin_null = 1,
+                          .new_session = 1,
+                          .child_setup = b ? set_fsize : NULL,
+                          .child_arg = (void *)b};
     int rc = -1, st = 0;
     pid_t pid = sl_spawn(argv, &so, err);
     if (pid < 0)
         goto done;
-    if (sl_wait_timeout(pid, timeout_ms, &st) < 0) {
+    if (wait_bounded(pid, timeout_ms, b, &st) < 0) {
+        int e2 = errno;
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        errno = ETIMEDOUT;
-        sl_errprintf(err, "%s: no answer within %d s", argv[0], timeout_ms / 1000);
+        if (e2 == EFBIG) {
+            too_large(b, argv[0], err);
+        } else {
+            errno = ETIMEDOUT;
+            sl_errprintf(err, "%s: no answer within %d s", argv[0], timeout_ms / 1000);
+        }
         goto done;
     }
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-        rc = 0;
-        if (out)
-            *out = sl_read_file(o, NULL, NULL);
-        if (out && !*out)
-            *out = sl_xstrdup("");
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        failed(argv[0], st, e, b, err);
         goto done;
     }
-    char *text = sl_read_file(e, NULL, NULL);
-    char *msg = sl_image_tool_message(text ? text : "");
-    errno = EIO;
-    if (*msg)
-        sl_errprintf(err, "%s", msg);
-    else
-        sl_errprintf(err, "%s failed with status %d", argv[0],
-                     WIFEXITED(st) ? WEXITSTATUS(st) : 128);
-    free(msg);
-    free(text);
+    if (over(b)) { /* grown past it since the last look */
+        too_large(b, argv[0], err);
+        goto done;
+    }
+    rc = 0;
+    if (out)
+        *out = sl_read_file(o, NULL, NULL);
+    if (out && !*out)
+        *out = sl_xstrdup("");
 done:
     unlink(o);
     unlink(e);
     free(o);
     free(e);
     return rc;
+}
+
+/* Run argv with stdout into *out (may be NULL) and stderr kept for the
+ * error; work is a private folder for the two files. 0, or -1 with err
+ * "<tool>: <its message>" (errno EIO), or a timeout (ETIMEDOUT). */
+int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
+                      sl_error_t *err)
+{
+    return run(argv, work, timeout_ms, out, NULL, err);
+}
+
+int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
+                              const char *dir, unsigned long long limit, sl_error_t *err)
+{
+    tool_bound_t b = {dir, limit};
+    return run(argv, work, timeout_ms, NULL, &b, err);
 }

@@ -26,13 +26,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* <store>/.locks, root's alone: a tenant who could open a lock file could
+ * flock it and stall every pull and claim of that digest. An older store's
+ * 0755 folder is closed too. */
+static int locks_dir(const char *locks, sl_error_t *err)
+{
+    if (sl_mkdir_p(locks, 0700, err) < 0)
+        return -1;
+    int fd = open(locks, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    int rc = fd < 0 || fstat(fd, &st) < 0 || ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)
+                 ? sl_errprintf(err, "lock folder %s: %s", locks, strerror(errno))
+                 : 0;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 int sl_image_lock(const char *store, const char *name, int wait, sl_error_t *err)
 {
     char *locks = sl_xasprintf("%s/.locks", store);
     char *lock = sl_xasprintf("%s/%s.lock", locks, name);
     int fd = -1;
-    if (sl_mkdir_p(locks, 0755, err) == 0) {
-        fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (locks_dir(locks, err) == 0) {
+        fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 && fchmod(fd, 0600) < 0) { /* one made 0644 before */
+            close(fd);
+            fd = -1;
+        }
         if (fd < 0 || flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0) {
             int e = errno;
             if (fd >= 0)
