@@ -132,4 +132,5 @@ uid=$(ka -n team-a get pod z1 -o jsonpath='{.metadata.uid}')
 ka -n team-a delete pod z1 --wait=false >/dev/null
 no_pull_dirs() { [ "$(ls -A "$S" | grep -c '^\.pull')" = 0 ]; }
 ok wait_for 30 no_pull_dirs "no partial tree is left (the pod deleted, what a pull under way had made is gone)"
-is "$(squeue -h -o '%k' | grep -c "$uid")" 0 "the pod did not become a Slurm job"
+jobs=$(squeue -h -t all -o '%k' 2>&1; sacct -n -X -o comment%80 2>&1)
+is "$(grep -c "$uid" <<<"$jobs")" 0 "the pod never became a Slurm job (queue and accounting)"
