@@ -9,6 +9,8 @@
 #      root into the world-readable store, and alice ran the setuid copy on
 #      the host as uid 0. Now nothing set-id, no capability, no special file,
 #      nothing another user may write reaches the store;
+#      A digest stored before (no "sanitized" stamp) is made safe at its
+#      next use;
 #   2. the store's lock files were 0644 in a 0755 folder: alice's flock on one
 #      kept bob's pod of that image from starting. Now root's alone (0600 in
 #      a 0700 folder);
@@ -20,7 +22,7 @@ source "$(dirname "$0")/61-security-lib.sh"
 for t in skopeo umoci docker-registry gcc setcap getcap flock; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh)"; }
 done
-plan 23
+plan 25
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -105,6 +107,10 @@ nok as_a sh -c "echo planted >'$R/ww/f'" "alice cannot change a file of the stor
 nok as_a sh -c "echo planted >'$R/ww/new'" "nor add one to its world-writable folder"
 is "$(find "$S/sha256" -perm /022 ! -type l ! \( -type d -perm -1000 \) 2>&1)" "" "nothing in the store is writable by group or others (but sticky folders)"
 
+ok test -f "$S/sha256/$D/sanitized" "the digest says it was made safe"
+# a digest from before this check: set-id and a writable folder put back, no stamp
+chmod 4755 "$R/bin/suid" && chmod 777 "$R/ww" && rm -f "$S/sha256/$D/sanitized"
+
 # --- 2. the store's lock files ----------------------------------------------------
 L=$S/.locks/$D.lock
 ok test -f "$L" "the digest's lock file: $L"
@@ -119,6 +125,8 @@ pod team-b b1 "$REG/alice/evil:v1" | kc bob create -f - >/dev/null
 wait_for 60 is_phase team-b b1 Succeeded; r=$?
 is "$r" 0 "bob's pod of the image runs while alice tries to hold its lock"
 [ "$r" = 0 ] || diag "$(phase team-b b1; msgs team-b b1)"
+is "$(find "$S/sha256" \( -perm /6000 -o -perm /022 \) ! -type l ! \( -type d -perm -1000 \) 2>&1)" "" \
+  "a digest stored without the stamp (an older store) was made safe again at bob's use of it"
 kill "$HOLD" 2>/dev/null
 
 # --- 3. a layer that expands past the limit ---------------------------------------

@@ -12,6 +12,13 @@ int sl_image_busybox_tree(const char *dir, const char *busybox, sl_error_t *err)
 /* bytes on disk below path, hard links counted once (store.c) */
 unsigned long long sl_image_disk_usage(const char *path);
 
+/* rootfs.c: <dir>/sanitized says that <dir>/rootfs was made safe to share
+ * (sl_image_sanitize_tree). _stamp writes it; _safe makes the tree of a
+ * digest folder safe unless it says so (a digest pulled before the store
+ * did this), under the digest's lock */
+int sl_image_safe_stamp(const char *dir, sl_error_t *err);
+int sl_image_digest_safe(const char *dir, sl_error_t *err);
+
 /* tool.c: skopeo and umoci, argv vectors with a time limit */
 char *sl_image_tool_message(const char *stderr_text);
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,

@@ -181,7 +181,7 @@ static int finish_tree(const sl_image_ref_t *r, const char *tmp, const char *oci
     int rc = -1;
     if (mkdir(fin, 0755) < 0 || rename(from, to) < 0) {
         sl_errprintf(err, "move %s to %s: %s", from, to, strerror(errno));
-    } else if (sl_image_prepare_rootfs(to, err) == 0) {
+    } else if (sl_image_prepare_rootfs(to, err) == 0 && sl_image_safe_stamp(fin, err) == 0) {
         out->size = sl_image_disk_usage(to);
         json_t *info = json_pack("{s:s, s:s, s:s, s:I, s:o}", "ref", r->full, "repoDigest",
                                  out->repo_digest, "digest", out->digest, "size",
@@ -300,7 +300,7 @@ static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pul
         goto out;
     if (access(info, F_OK) == 0) {
         out->cached = 1;
-        rc = 0;
+        rc = sl_image_digest_safe(out->dir, err);
         goto out;
     }
     remove_leftovers(store, hex);

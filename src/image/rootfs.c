@@ -146,6 +146,13 @@ static int sanitize_entry(int dfd, const char *name, int depth, sl_error_t *err)
                    : sl_errprintf(err, "chmod %s: %s", name, strerror(errno));
     if (fd < 0)
         return sl_errprintf(err, "open %s: %s", name, strerror(errno));
+    /* what was opened is what counts (a tree in use may change meanwhile) */
+    if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+        close(fd);
+        errno = EAGAIN;
+        return sl_errprintf(err, "%s changed while it was made safe", name);
+    }
+    m = safe_mode(&st);
     /* the attributes first: an ACL gone, the mode is the whole truth */
     int rc = drop_xattrs(fd, name, err);
     if (rc == 0 && m != (st.st_mode & 07777) && fchmod(fd, m) < 0)
@@ -196,6 +203,25 @@ int sl_image_sanitize_tree(const char *dir, sl_error_t *err)
         return -1;
     }
     return sanitize_dir(fd, dir, 0, err);
+}
+
+int sl_image_safe_stamp(const char *dir, sl_error_t *err)
+{
+    char *p = sl_xasprintf("%s/sanitized", dir);
+    int rc = sl_write_file(p, "", 0, 0644, err);
+    free(p);
+    return rc;
+}
+
+int sl_image_digest_safe(const char *dir, sl_error_t *err)
+{
+    char *stamp = sl_xasprintf("%s/sanitized", dir), *root = sl_xasprintf("%s/rootfs", dir);
+    int rc = 0;
+    if (access(stamp, F_OK) < 0)
+        rc = sl_image_sanitize_tree(root, err) == 0 ? sl_image_safe_stamp(dir, err) : -1;
+    free(stamp);
+    free(root);
+    return rc;
 }
 
 int sl_image_prepare_rootfs(const char *dir, sl_error_t *err)

@@ -87,11 +87,12 @@ static int claim_locked(const char *store, const char *hex, const char *uid, con
     char *dir = sl_xasprintf("%s/uses/%s", store, hex);
     char *path = sl_xasprintf("%s/%s", dir, uid);
     char *stamp = sl_xasprintf("%s/sha256/%s/last-used", store, hex);
+    char *digest_dir = sl_xasprintf("%s/sha256/%s", store, hex);
     int rc = -1;
     if (access(info, F_OK) < 0) {
         errno = ENOENT;
         sl_errprintf(err, "image sha256:%s is no longer in the store", hex);
-    } else if (sl_mkdir_p(dir, 0755, err) == 0) {
+    } else if (sl_image_digest_safe(digest_dir, err) == 0 && sl_mkdir_p(dir, 0755, err) == 0) {
         json_t *j = json_pack("{s:s, s:s, s:s}", "namespace", ns ? ns : "", "name",
                               name ? name : "", "uid", uid);
         char *text = json_dumps(j, 0);
@@ -102,6 +103,7 @@ static int claim_locked(const char *store, const char *hex, const char *uid, con
         if (rc == 0)
             sl_write_file(stamp, "", 0, 0644, NULL);
     }
+    free(digest_dir);
     free(stamp);
     free(path);
     free(dir);
