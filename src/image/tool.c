@@ -63,24 +63,29 @@ static int set_fsize(void *arg)
 
 static int over(const tool_bound_t *b) { return b && sl_image_disk_usage(b->dir) > b->limit; }
 
-/* wait for pid up to timeout_ms, b's folder looked at every 200 ms: 0 with
- * *st, or -1 with errno ETIMEDOUT or EFBIG (pid still running) */
+/* wait for pid up to timeout_ms, b's folder measured every 200 ms, or
+ * four times as long as the last measure took (a tree of many files is
+ * not walked without pause): 0 with *st, or -1 with errno ETIMEDOUT or
+ * EFBIG (pid still running) */
 static int wait_bounded(pid_t pid, int timeout_ms, const tool_bound_t *b, int *st)
 {
     if (!b)
         return sl_wait_timeout(pid, timeout_ms, st);
-    long long deadline = sl_now_ms() + timeout_ms;
+    long long deadline = sl_now_ms() + timeout_ms, pause = 200;
     for (;;) {
         long long left = deadline - sl_now_ms();
-        if (sl_wait_timeout(pid, left < 0 ? 0 : left < 200 ? (int)left : 200, st) == 0)
+        if (sl_wait_timeout(pid, (int)(left < 0 ? 0 : left < pause ? left : pause), st) == 0)
             return 0;
         if (errno != ETIMEDOUT)
             return -1;
+        long long t0 = sl_now_ms();
         if (over(b)) {
             errno = EFBIG;
             return -1;
         }
-        if (left <= 200) {
+        pause = 4 * (sl_now_ms() - t0);
+        pause = pause < 200 ? 200 : pause;
+        if (left <= 0) {
             errno = ETIMEDOUT;
             return -1;
         }
