@@ -22,18 +22,29 @@ source "$(dirname "$0")/61-security-lib.sh"
 for t in skopeo umoci docker-registry gcc setcap getcap flock; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh)"; }
 done
-plan 25
+plan 27
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
 chmod 755 "$T"
 mkdir -p "$T/bin"
 LIMIT=$((32 << 20))
-# the daemon with a 32 MiB limit per image, when it has the option at all
-# (point 3 says whether it does)
+# a user for umoci alone, and a umoci that records who runs it
+UU=slu$$u
+userdel "$UU" >/dev/null 2>&1
+useradd -M -s /usr/sbin/nologin "$UU" || bail "useradd $UU"
+on_exit "userdel '$UU'"
+mkdir -p "$T/wrap" "$T/who" && chmod 1777 "$T/who"
+printf '#!/bin/sh\nid -u >>"%s/who/umoci"\nexec %s "$@"\n' "$T" "$(command -v umoci)" >"$T/wrap/umoci"
+chmod 755 "$T/wrap" "$T/wrap/umoci"
+# the daemon with a 32 MiB limit per image and umoci as $UU, when it has
+# the options at all (point 3 says whether it does)
 opts=()
-"$SLURMLINKD" --config-keys 2>/dev/null | grep -q '^images.max_image_size' && opts=(--image-max-size "$LIMIT")
+keys=$("$SLURMLINKD" --config-keys 2>/dev/null)
+grep -q '^images.max_image_size' <<<"$keys" && opts+=(--image-max-size "$LIMIT")
+grep -q '^images.unpack_user' <<<"$keys" && opts+=(--image-unpack-user "$UU")
 SLURMLINKD=$(daemon_with "$T/bin" "${opts[@]}")
+sed -i "2i PATH=$T/wrap:\$PATH; export PATH" "$SLURMLINKD"
 export SLURMLINKD
 sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 as_a() { runuser -u "$UA" -- "$@"; }
@@ -77,7 +88,7 @@ umoci repack --image oci:bomb b && rm -rf b
 umoci config --image oci:bomb --config.cmd /bin/sh --config.cmd -c --config.cmd 'echo ran'
 ok skopeo copy --quiet --dest-tls-verify=false oci:oci:bomb "docker://$REG/alice/bomb:v1" "and one whose 64 MiB of zeros is a layer of $(du -sk oci/blobs | cut -f1) KiB of blobs in all"
 cd - >/dev/null || bail cd
-is "${opts[*]:-}" "--image-max-size $LIMIT" "slurmlinkd has images.max_image_size (a bound on what one image unpacks to)"
+is "${opts[*]:-}" "--image-max-size $LIMIT --image-unpack-user $UU" "slurmlinkd has images.max_image_size (a bound on what one image unpacks to) and images.unpack_user"
 
 pod() { # ns name image
   printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"%s","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"%s","resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' "$2" "$1" "$3"
@@ -107,6 +118,8 @@ nok as_a sh -c "echo planted >'$R/ww/f'" "alice cannot change a file of the stor
 nok as_a sh -c "echo planted >'$R/ww/new'" "nor add one to its world-writable folder"
 is "$(find "$S/sha256" -perm /022 ! -type l ! \( -type d -perm -1000 \) 2>&1)" "" "nothing in the store is writable by group or others (but sticky folders)"
 
+is "$(sort -u "$T/who/umoci" 2>&1)" "$(id -u "$UU")" "umoci ran as images.unpack_user, never as root"
+is "$(find "$S/sha256" \( ! -user root -o ! -group root \) 2>&1)" "" "and what it wrote is root's in the store"
 ok test -f "$S/sha256/$D/sanitized" "the digest says it was made safe"
 # a digest from before this check: set-id and a writable folder put back, no stamp
 chmod 4755 "$R/bin/suid" && chmod 777 "$R/ww" && rm -f "$S/sha256/$D/sanitized"

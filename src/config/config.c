@@ -130,6 +130,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
         I("image-max-size", 0, "images.max_image_size", "BYTES", 34359738368LL, 1048576, LONG_MAX,
           "bytes one pulled image may download and unpack to: the pull is stopped while it "
           "runs and fails naming the image and this limit"),
+    [SL_CFG_IMAGE_UNPACK_USER] =
+        S("image-unpack-user", 0, "images.unpack_user", "USER", NULL,
+          "Unix user (not root, used for nothing else) umoci unpacks pulled layers as; the "
+          "tree is root's once it is made safe (unset: umoci runs as root)"),
     [SL_CFG_SHIM] = S("shim", 0, "shim.path", "PATH", NULL,
                       "slurmlink-shim as the nodes see it (default: beside slurmlinkd, else "
                       "the installed one)"),

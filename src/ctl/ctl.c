@@ -1509,6 +1509,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_ca_dir = dup_or(o->image_ca_dir, NULL);
     c->o.image_store_limit = o->image_store_limit;
     c->o.image_max_size = o->image_max_size;
+    c->o.image_unpack_user = dup_or(o->image_unpack_user, NULL);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
@@ -1576,6 +1577,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.image_store);
     free((char *)c->o.image_credentials);
     free((char *)c->o.image_ca_dir);
+    free((char *)c->o.image_unpack_user);
     free((char *)c->o.default_runtime);
     free((char *)c->o.slurm_conf);
     free(c->user_home);

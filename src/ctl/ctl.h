@@ -37,6 +37,7 @@ typedef struct sl_ctl_opts {
     unsigned long long image_store_limit;
     /* bytes one pulled image may download and unpack to (0: the image store's default) */
     unsigned long long image_max_size;
+    const char *image_unpack_user; /* umoci runs as this user (NULL: root) */
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

@@ -233,7 +233,8 @@ static int pull_one(ctl_pull_t *w, size_t i)
     sl_image_pull_opts_t o = {.authfile = w->authfile,
                               .cert_dir = w->c->o.image_ca_dir,
                               .store_limit = w->c->o.image_store_limit,
-                              .image_limit = w->c->o.image_max_size};
+                              .image_limit = w->c->o.image_max_size,
+                              .unpack_user = w->c->o.image_unpack_user};
     long long t0 = sl_now_ms();
     rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
     double s = (double)(sl_now_ms() - t0) / 1000.0;

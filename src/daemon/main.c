@@ -108,6 +108,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .image_ca_dir = CS(IMAGE_CA_DIR),
         .image_store_limit = (unsigned long long)CL(IMAGE_STORE_LIMIT),
         .image_max_size = (unsigned long long)CL(IMAGE_MAX_SIZE),
+        .image_unpack_user = CS(IMAGE_UNPACK_USER),
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),

@@ -120,6 +120,8 @@ typedef struct sl_image_pull_opts {
     unsigned long long image_limit; /* bytes one image may download and unpack to (0:
                                        SL_IMAGE_DEFAULT_LIMIT): skopeo and umoci are stopped
                                        when their folder grows past it, the pull fails */
+    const char *unpack_user;        /* umoci runs as this Unix user (not root; NULL: as root); its
+                                       tree is made root's when it is made safe */
 } sl_image_pull_opts_t;
 
 /* images.max_image_size's default: 32 GiB, above the largest CUDA images */

@@ -5,6 +5,7 @@
 #include "common/err.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Fill the empty folder dir with busybox (static) and its applet links. */
 int sl_image_busybox_tree(const char *dir, const char *busybox, sl_error_t *err);
@@ -26,9 +27,17 @@ int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms,
 /* the same, bounded: no file the tool writes may pass limit bytes
  * (RLIMIT_FSIZE), and the tool is killed as soon as the folder dir holds
  * more than limit (watched while it runs, checked again when it is done):
- * -1 with errno EFBIG and err "... is larger than the limit of N bytes" */
+ * -1 with errno EFBIG and err "... is larger than the limit of N bytes".
+ * uid (not 0) and gid: the user it runs as, without supplementary groups */
 int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
-                              const char *dir, unsigned long long limit, sl_error_t *err);
+                              const char *dir, unsigned long long limit, uid_t uid, gid_t gid,
+                              sl_error_t *err);
+
+/* unpack.c: tmp/oci's image applied to tmp/bundle/rootfs by umoci, as
+ * user when not NULL (tmp/oci and tmp/bundle handed to it meanwhile, tmp
+ * opened to its group), within limit bytes (sl_image_tool_run_bounded) */
+int sl_image_unpack(const char *tmp, const char *user, unsigned long long limit, int timeout_ms,
+                    sl_error_t *err);
 
 /* use.c: flock of <store>/.locks/<name>.lock (a digest's hex, or "store"),
  * waiting or not (-1 with errno EWOULDBLOCK when held); close the fd to

@@ -208,7 +208,7 @@ static int too_big(const sl_image_ref_t *r, unsigned long long limit, sl_error_t
 }
 
 /* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
- * tmp/bundle/rootfs (umoci raw unpack), each stopped when its folder grows
+ * tmp/bundle/rootfs (sl_image_unpack), each stopped when its folder grows
  * past the image limit; the tree ends as tmp/final/rootfs with image.json
  * beside it, made safe to share (sl_image_prepare_rootfs) while tmp is
  * still root's alone (mkdtemp: 0700) */
@@ -216,31 +216,19 @@ static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const c
                  sl_image_pulled_t *out, sl_error_t *err)
 {
     unsigned long long limit = o->image_limit ? o->image_limit : SL_IMAGE_DEFAULT_LIMIT;
-    char *oci = sl_xasprintf("%s/oci", tmp), *bundle = sl_xasprintf("%s/bundle", tmp);
+    char *oci = sl_xasprintf("%s/oci", tmp);
     sl_argv_t a = SL_ARGV_INIT;
     sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
     auth_args(&a, "src-", r, o, tmp);
     sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
     sl_argv_addf(&a, "oci:%s/oci:img", tmp);
-    int rc =
-        sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), oci, limit, err);
+    int rc = sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), oci, limit, 0,
+                                       0, err);
     sl_argv_free(&a);
-    /* raw unpack: the layers only. umoci unpack also writes a runtime
-     * config.json, which fails on a USER the image's passwd lacks; the
-     * USER is resolved when a pod runs (sl_image_user_ids) */
-    sl_argv_addv(&a,
-                 (const char *const[]){"umoci", "raw", "unpack", "--rootless", "--image", NULL});
-    sl_argv_addf(&a, "%s/oci:img", tmp);
-    sl_argv_addf(&a, "%s/bundle/rootfs", tmp);
-    if (rc == 0 && mkdir(bundle, 0700) < 0)
-        rc = sl_errprintf(err, "mkdir %s: %s", bundle, strerror(errno));
     if (rc == 0)
-        rc = sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), bundle, limit,
-                                       err);
-    sl_argv_free(&a);
+        rc = sl_image_unpack(tmp, o->unpack_user, limit, timeout_ms(o), err);
     if (rc < 0 && errno == EFBIG)
         too_big(r, limit, err);
-    free(bundle);
     if (rc == 0)
         rc = finish_tree(r, tmp, oci, out, err);
     free(oci);

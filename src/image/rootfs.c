@@ -124,6 +124,13 @@ static mode_t safe_mode(const struct stat *st)
 
 static int sanitize_dir(int dfd, const char *name, int depth, sl_error_t *err);
 
+/* run as root, every entry is root's (what umoci wrote as
+ * images.unpack_user too); a user's own store stays the user's */
+static int rooted(const struct stat *st)
+{
+    return geteuid() != 0 || (st->st_uid == 0 && st->st_gid == 0);
+}
+
 /* one entry of the folder dfd: a special file removed, a file or folder
  * made safe, never through a link */
 static int sanitize_entry(int dfd, const char *name, int depth, sl_error_t *err)
@@ -132,7 +139,9 @@ static int sanitize_entry(int dfd, const char *name, int depth, sl_error_t *err)
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return sl_errprintf(err, "%s: %s", name, strerror(errno));
     if (S_ISLNK(st.st_mode))
-        return 0;
+        return rooted(&st) || fchownat(dfd, name, 0, 0, AT_SYMLINK_NOFOLLOW) == 0
+                   ? 0
+                   : sl_errprintf(err, "chown %s: %s", name, strerror(errno));
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return unlinkat(dfd, name, 0) == 0
                    ? 0
@@ -153,8 +162,10 @@ static int sanitize_entry(int dfd, const char *name, int depth, sl_error_t *err)
         return sl_errprintf(err, "%s changed while it was made safe", name);
     }
     m = safe_mode(&st);
-    /* the attributes first: an ACL gone, the mode is the whole truth */
-    int rc = drop_xattrs(fd, name, err);
+    /* the owner, then the attributes: an ACL gone, the mode is the whole truth */
+    int rc = rooted(&st) || fchown(fd, 0, 0) == 0
+                 ? drop_xattrs(fd, name, err)
+                 : sl_errprintf(err, "chown %s: %s", name, strerror(errno));
     if (rc == 0 && m != (st.st_mode & 07777) && fchmod(fd, m) < 0)
         rc = sl_errprintf(err, "chmod %s: %s", name, strerror(errno));
     if (rc < 0) {
@@ -196,7 +207,8 @@ int sl_image_sanitize_tree(const char *dir, sl_error_t *err)
         return sl_errprintf(err, "open %s: %s", dir, strerror(errno));
     struct stat st;
     int rc = drop_xattrs(fd, dir, err);
-    if (rc == 0 && (fstat(fd, &st) < 0 || fchmod(fd, safe_mode(&st)) < 0))
+    if (rc == 0 && (fstat(fd, &st) < 0 || (!rooted(&st) && fchown(fd, 0, 0) < 0) ||
+                    fchmod(fd, safe_mode(&st)) < 0))
         rc = sl_errprintf(err, "chmod %s: %s", dir, strerror(errno));
     if (rc < 0) {
         close(fd);

@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,14 +52,23 @@ char *sl_image_tool_message(const char *stderr_text)
 typedef struct tool_bound {
     const char *dir;
     unsigned long long limit;
+    uid_t uid; /* 0: the caller's */
+    gid_t gid;
 } tool_bound_t;
 
-/* in the child: no file it writes passes the limit */
-static int set_fsize(void *arg)
+/* in the child: no file it writes passes the limit; the user it runs as */
+static int set_bound(void *arg)
 {
     const tool_bound_t *b = arg;
     struct rlimit r = {.rlim_cur = b->limit, .rlim_max = b->limit};
-    return setrlimit(RLIMIT_FSIZE, &r);
+    if (setrlimit(RLIMIT_FSIZE, &r) < 0)
+        return -1;
+    if (b->uid == 0)
+        return 0;
+    return setgroups(0, NULL) < 0 || setresgid(b->gid, b->gid, b->gid) < 0 ||
+                   setresuid(b->uid, b->uid, b->uid) < 0
+               ? -1
+               : 0;
 }
 
 static int over(const tool_bound_t *b) { return b && sl_image_disk_usage(b->dir) > b->limit; }
@@ -129,7 +139,7 @@ static int run(const char *const *argv, const char *work, int timeout_ms, char *
                           .stderr_path = e,
                           .stdin_null = 1,
                           .new_session = 1,
-                          .child_setup = b ? set_fsize : NULL,
+                          .child_setup = b ? set_bound : NULL,
                           .child_arg = (void *)b};
     int rc = -1, st = 0;
     pid_t pid = sl_spawn(argv, &so, err);
@@ -178,8 +188,9 @@ int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms,
 }
 
 int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
-                              const char *dir, unsigned long long limit, sl_error_t *err)
+                              const char *dir, unsigned long long limit, uid_t uid, gid_t gid,
+                              sl_error_t *err)
 {
-    tool_bound_t b = {dir, limit};
+    tool_bound_t b = {dir, limit, uid, gid};
     return run(argv, work, timeout_ms, NULL, &b, err);
 }

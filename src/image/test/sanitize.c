@@ -112,6 +112,13 @@ static void sanitize(void)
         unsigned char cap[20] = {0, 0, 0, 2, 0x80, 0, 0, 0};
         setxattr(p, "security.capability", cap, sizeof(cap), 0);
         free(p);
+        /* what umoci wrote as images.unpack_user */
+        p = at("bin/world");
+        chown(p, 1234, 1234);
+        free(p);
+        p = at("link");
+        lchown(p, 1234, 1234);
+        free(p);
     }
     sl_error_t err = SL_ERROR_INIT;
     is_int(sl_image_sanitize_tree(tree, &err), 0, "sanitize: %s", err.text);
@@ -137,11 +144,19 @@ static void sanitize(void)
     if (!dev) {
         ok(1, "# SKIP device nodes need root");
         ok(1, "# SKIP file capabilities need root");
+        ok(1, "# SKIP owners need root");
+        ok(1, "# SKIP owners need root");
         return;
     }
     ok(gone("null"), "the device node is removed");
     p = at("bin/capf");
     ok(getxattr(p, "security.capability", NULL, 0) < 0, "the file capability is dropped");
+    free(p);
+    p = at("bin/world");
+    ok(stat(p, &st) == 0 && st.st_uid == 0 && st.st_gid == 0, "another user's file is root's");
+    free(p);
+    p = at("link");
+    ok(lstat(p, &st) == 0 && st.st_uid == 0 && st.st_gid == 0, "another user's link is root's");
     free(p);
 }
 
@@ -150,7 +165,7 @@ static int bounded(const char *script, const char *d, unsigned long long limit, 
                    sl_error_t *err)
 {
     const char *argv[] = {"sh", "-c", script, "sh", d, NULL};
-    return sl_image_tool_run_bounded(argv, base, timeout_ms, d, limit, err);
+    return sl_image_tool_run_bounded(argv, base, timeout_ms, d, limit, 0, 0, err);
 }
 
 static void bound(void)
@@ -187,7 +202,7 @@ static void bound(void)
 
 int main(void)
 {
-    tap_plan(22);
+    tap_plan(24);
     char tmpl[] = "/tmp/imgsan.XXXXXX";
     base = mkdtemp(tmpl);
     tree = sl_xasprintf("%s/tree", base);
