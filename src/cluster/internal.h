@@ -81,6 +81,15 @@ typedef struct cl_node_enter {
 int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, sl_error_t *err);
 int cl_node_enter(void *arg); /* sl_spawn_opts_t.child_setup */
 
+/* Trust (trust.c): refuse, with err naming the path, its owner and mode, a
+ * folder path whose existing parents are not root's or that others may write
+ * without the sticky bit (they could swap the folder) ... */
+int cl_trust_parents(const char *dir, sl_error_t *err);
+/* ... and the folder, or what `up` relies on in it (etc/, pki/, the munge
+ * key, the CA, tokens, policy, state and log folders...), when not root's,
+ * writable by group or others, a link, or a secret readable by others */
+int cl_trust_folder(const char *dir, sl_error_t *err);
+
 /* Processes. */
 pid_t cl_pidfile_read(const cl_state_t *st, int id);
 int cl_pidfile_write(const cl_state_t *st, int id, pid_t pid, sl_error_t *err);
