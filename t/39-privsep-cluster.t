@@ -14,7 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-plan 36
+plan 38
 sec_users || bail "Unix users"
 as_a() { runuser -u "$UA" -- "$@"; }
 T=$(tmpdir)
@@ -72,6 +72,26 @@ ok test ! -e "$W/c" "... and the folder is not made"
 P=$T/pa # a parent alice owns
 mkdir -m 755 "$P"; chown "$UA" "$P"
 refused "$P/c" "refusing $P: owned by uid $UIDA \\($UA\\) with mode 0755" "a parent alice owns"
+
+# alice makes the folder right after up checked that it was not there (the
+# ASan build's fault point holds up there): up checks again once it made
+# (found) the folder, and touches nothing in hers, not even to undo
+Z=/tmp/slt-race.$$
+on_exit "rm -rf '$Z'"
+if [ -x "$ROOT/build-asan/slurmlink" ]; then
+  SLURMLINKD_FAULT="up-checked:1:hold=$T/go" "$ROOT/build-asan/slurmlink" up --dir "$Z" >"$T/race.log" 2>&1 &
+  up=$!
+  wait_for 30 grep -q "held until" "$T/race.log"
+  as_a mkdir -m 755 "$Z"
+  touch "$T/go"
+  wait "$up"; rc=$?
+  like "$rc: $(grep -v 'fault injection' "$T/race.log")" "^1: slurmlink up: refusing $Z: owned by uid $UIDA" \
+    "a folder alice made after the first check: refused at the second" || diag "$(cat "$T/race.log")"
+  is "$(procs_of "$Z" | wc -l)|$(snap "$Z")" "0|$Z $UA 755 d 4096" "... nothing started, nothing written in it"
+else
+  skip "no build-asan/slurmlink (make asan): its fault point makes the race"
+  skip "no build-asan/slurmlink"
+fi
 
 # --- root's own folder comes up, munged without --force ----------------------------
 C=$T/ok

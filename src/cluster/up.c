@@ -1,4 +1,5 @@
 /* up.c — start a folder's daemons in order and wait until each answers. */
+#include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/net.h"
 #include "common/proc.h"
@@ -36,6 +37,7 @@ typedef struct upctx {
     cl_node_enter_t enter[CL_MAX_NODES + 1]; /* node K's namespaces (several nodes) */
     const sl_cluster_opts_t *opts;
     FILE *out;
+    int untrusted; /* the folder failed cl_trust_*: touch nothing in it, even to undo */
 } upctx_t;
 
 static int have_prog(const char *name)
@@ -853,8 +855,10 @@ static int make_dirs(upctx_t *c, sl_error_t *err)
     if (sl_mkdir_p(dir, 0711, err) < 0)
         return -1;
     /* a folder (or parent) someone else made since the first check */
-    if (cl_trust_parents(dir, err) < 0 || cl_trust_folder(dir, err) < 0)
+    if (cl_trust_parents(dir, err) < 0 || cl_trust_folder(dir, err) < 0) {
+        c->untrusted = 1;
         return -1;
+    }
     if (chmod(dir, 0711) < 0)
         return sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
@@ -909,7 +913,7 @@ static void undo_up(upctx_t *c, int nkept)
     for (int id = CL_MAX_INST - 1; id >= 0; id--)
         if (c->pid[id] && !c->kept[id])
             cl_stop_pid(c->pid[id], 3000);
-    if (!nkept) {
+    if (!nkept && !c->untrusted) {
         cl_sweep(c->st.dir);
         clean_run_dir(&c->st);
         cl_net_down(&c->st);
@@ -930,6 +934,7 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
         free(dir);
         return -1;
     }
+    SL_FAULT("up-checked"); /* with hold=: a folder made by another user right after the check */
     if (cl_state_load(dir, &old, NULL) == 0) {
         int r = recover(&c, &old, dir, &nkept, err);
         if (r != 0) {
