@@ -8,13 +8,14 @@
 #      (munged --force) and her CA. Now `up` refuses, in one line naming the
 #      path, its owner and mode and why, with nothing started or written;
 #      root's own folder still comes up, and munged runs without --force;
+#      `status` and `down` read any folder without blocking on her FIFOs;
 #   2. a FIFO alice planted in the doctor's probe folder, where the probe
 #      job (run as her) writes its answer, made `slurmlink doctor` hang
 #      forever. Now it answers within the probe timeout and names the file.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-plan 38
+plan 40
 sec_users || bail "Unix users"
 as_a() { runuser -u "$UA" -- "$@"; }
 T=$(tmpdir)
@@ -104,6 +105,21 @@ unlike "$(tr '\0' ' ' <"/proc/$(cat "$C/run/munged.pid")/cmdline" 2>/dev/null)" 
 is "$(stat -c '%U %a' "$C" "$C/etc/munge.key" | tr '\n' ' ')" "root 711 root 600 " "the folder and key are root's"
 out=$("$SLURMLINK" up --dir "$C" 2>&1)
 like "$out" "already running" "up again on root's running folder: nothing to do"
+
+# status and down read any folder they are given: alice's FIFOs for its
+# cluster.json or a pidfile made them hang (a FIFO's open waits for a writer)
+F=/tmp/slt-fifo.$$
+on_exit "rm -rf '$F'"
+as_a mkdir -m 755 "$F"
+as_a mkfifo "$F/cluster.json"
+out=$(timeout 20 "$SLURMLINK" status --dir "$F" 2>&1); rc=$?
+like "$rc: $out" "^1: .*$F is not a slurmlink cluster folder" "status: cluster.json a FIFO is not read (no hang)"
+as_a rm "$F/cluster.json"
+cp "$C/cluster.json" "$F/cluster.json"; chown "$UA" "$F/cluster.json"
+as_a mkdir -m 755 "$F/run"
+as_a mkfifo "$F/run/munged.pid" "$F/run/slurmctld.pid"
+out=$(timeout 20 "$SLURMLINK" down --dir "$F" 2>&1); rc=$?
+like "$rc: $out" "^0: .*nothing was running" "down: pidfiles that are FIFOs are not read (no hang)"
 
 # --- 2. doctor with a FIFO planted in its probe folder -------------------------------
 # alice watches for the probe folder (its path is on srun's command line,

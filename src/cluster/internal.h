@@ -27,6 +27,11 @@ typedef struct cl_state {
 /* path inside the folder: cl_path(st, "etc/slurm.conf"); caller frees */
 char *cl_path(const cl_state_t *st, const char *rel);
 
+/* dir/rel, a regular file of at most max bytes, read beneath dir's fd: no
+ * link, no "..", never blocking on a FIFO or device (safefs); NULL with
+ * errno otherwise. For what `down` and `status` read in any folder. */
+char *cl_read_small(const char *dir, const char *rel, size_t max);
+
 int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err);
 int cl_state_save(const cl_state_t *st, sl_error_t *err);
 void cl_state_clear(cl_state_t *st);
