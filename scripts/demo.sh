@@ -18,7 +18,7 @@
 # The cluster is left running; `build/slurmlink down --dir DIR` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DIR=${SLURMLINK_DIR:-/var/tmp/slurmlink}
+DIR=${SLURMLINK_DIR:-/var/lib/slurmlink-cluster}
 SL=build/slurmlink
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }

@@ -138,6 +138,7 @@ unlike "$(ip -o addr)" "$N4\.|$N2\." "no address of either /24 is left"
 # two paths whose hash starts the search at the same /24: both `up`s pick it,
 # and the one that finds the other's bridge there moves on
 B=$(tmpdir)
+chmod 711 "$B" # munged wants its socket's folders searchable by all (jobs reach it)
 read -r P1 P2 < <(/usr/bin/python3 - "$B" <<'PY'
 import sys
 def fnv(s):

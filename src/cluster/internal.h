@@ -27,6 +27,11 @@ typedef struct cl_state {
 /* path inside the folder: cl_path(st, "etc/slurm.conf"); caller frees */
 char *cl_path(const cl_state_t *st, const char *rel);
 
+/* dir/rel, a regular file of at most max bytes, read beneath dir's fd: no
+ * link, no "..", never blocking on a FIFO or device (safefs); NULL with
+ * errno otherwise. For what `down` and `status` read in any folder. */
+char *cl_read_small(const char *dir, const char *rel, size_t max);
+
 int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err);
 int cl_state_save(const cl_state_t *st, sl_error_t *err);
 void cl_state_clear(cl_state_t *st);
@@ -80,6 +85,15 @@ typedef struct cl_node_enter {
 } cl_node_enter_t;
 int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, sl_error_t *err);
 int cl_node_enter(void *arg); /* sl_spawn_opts_t.child_setup */
+
+/* Trust (trust.c): refuse, with err naming the path, its owner and mode, a
+ * folder path whose existing parents are not root's or that others may write
+ * without the sticky bit (they could swap the folder) ... */
+int cl_trust_parents(const char *dir, sl_error_t *err);
+/* ... and the folder, or what `up` relies on in it (etc/, pki/, the munge
+ * key, the CA, tokens, policy, state and log folders...), when not root's,
+ * writable by group or others, a link, or a secret readable by others */
+int cl_trust_folder(const char *dir, sl_error_t *err);
 
 /* Processes. */
 pid_t cl_pidfile_read(const cl_state_t *st, int id);

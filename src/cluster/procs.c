@@ -78,9 +78,10 @@ static char *pidfile_path(const cl_state_t *st, int id)
 
 pid_t cl_pidfile_read(const cl_state_t *st, int id)
 {
-    char *p = pidfile_path(st, id);
-    char *s = sl_read_file(p, NULL, NULL);
-    free(p);
+    char name[32];
+    char *rel = sl_xasprintf("run/%s.pid", cl_inst_name(st, id, name, sizeof(name)));
+    char *s = cl_read_small(st->dir, rel, 64); /* `down` and `status` read any folder */
+    free(rel);
     if (!s)
         return 0;
     long v = strtol(s, NULL, 10);

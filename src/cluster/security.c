@@ -168,13 +168,10 @@ int cl_ensure_security(const cl_state_t *st, sl_error_t *err)
         ensure_leaf(st, ca, "admin", SL_PKI_CLIENT, make_admin, NULL, err) < 0)
         goto out;
 
-    if (!exists(tok)) {
-        if (sl_write_file(tok, TOKENS_HEADER, strlen(TOKENS_HEADER), 0600, err) < 0)
-            goto out;
-    } else if (chmod(tok, 0600) < 0) {
-        sl_errprintf(err, "chmod %s: %s", tok, strerror(errno));
+    /* existing material (CA key, tokens, policy) was checked by
+     * cl_trust_folder: root's, not writable (keys, tokens: not readable) by others */
+    if (!exists(tok) && sl_write_file(tok, TOKENS_HEADER, strlen(TOKENS_HEADER), 0600, err) < 0)
         goto out;
-    }
     if (!exists(pol) && sl_write_file(pol, DEFAULT_POLICY, strlen(DEFAULT_POLICY), 0644, err) < 0)
         goto out;
     /* an edited policy with a mistake stops `up` here, with file:line */

@@ -1,17 +1,32 @@
 /* state.c — D/cluster.json: the ports and options a folder was started with. */
 #include "common/fsutil.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *port_keys[SL_D_COUNT] = {
     NULL, "mysqld_port", "slurmdbd_port", "slurmctld_port", "slurmd_port", "api_port",
 };
 
 char *cl_path(const cl_state_t *st, const char *rel) { return sl_xasprintf("%s/%s", st->dir, rel); }
+
+char *cl_read_small(const char *dir, const char *rel, size_t max)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return NULL;
+    char *s = sl_safefs_read(dfd, rel, max, NULL, NULL);
+    int e = errno;
+    close(dfd);
+    errno = e;
+    return s;
+}
 
 void cl_state_clear(cl_state_t *st)
 {
@@ -50,7 +65,9 @@ int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err)
     st->dir = sl_abspath(dir);
     char *path = cl_path(st, "cluster.json");
     json_error_t je;
-    json_t *o = json_load_file(path, 0, &je);
+    char *text = cl_read_small(st->dir, "cluster.json", 65536);
+    json_t *o = text ? json_loads(text, 0, &je) : NULL;
+    free(text);
     if (!o) {
         errno = ENOENT;
         sl_errprintf(err, "%s is not a slurmlink cluster folder (no readable cluster.json)",

@@ -1,4 +1,5 @@
 /* up.c — start a folder's daemons in order and wait until each answers. */
+#include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/net.h"
 #include "common/proc.h"
@@ -36,6 +37,7 @@ typedef struct upctx {
     cl_node_enter_t enter[CL_MAX_NODES + 1]; /* node K's namespaces (several nodes) */
     const sl_cluster_opts_t *opts;
     FILE *out;
+    int untrusted; /* the folder failed cl_trust_*: touch nothing in it, even to undo */
 } upctx_t;
 
 static int have_prog(const char *name)
@@ -249,7 +251,7 @@ static int ensure_munge_key(upctx_t *c, sl_error_t *err)
     char *key = cl_path(&c->st, "etc/munge.key");
     struct stat sb;
     int r = 0;
-    if (stat(key, &sb) < 0) {
+    if (lstat(key, &sb) < 0) { /* one that exists passed cl_trust_folder */
         unsigned char buf[1024];
         int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
         ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
@@ -272,7 +274,9 @@ static int start_munged(upctx_t *c, sl_error_t *err)
     char *pidf = sl_xasprintf("--pid-file=%s/run/munged.daemon.pid", D);
     char *logf = sl_xasprintf("--log-file=%s/log/munged.log", D);
     char *seed = sl_xasprintf("--seed-file=%s/run/munged.seed", D);
-    const char *argv[] = {"munged", "--foreground", "--force", sock, key, pidf, logf, seed, NULL};
+    /* no --force: munged then refuses a key that is not root's or that others
+     * may read or replace, as `up` does (trust.c) */
+    const char *argv[] = {"munged", "--foreground", sock, key, pidf, logf, seed, NULL};
     int r = spawn_daemon(c, SL_D_MUNGED, argv, err);
     free(sock);
     free(key);
@@ -848,7 +852,14 @@ static int make_dirs(upctx_t *c, sl_error_t *err)
                    {"state", 0700}, {"spool", 0755},  {"slurmlinkd", 0700},
                    {"pods", 0711},  {"images", 0755}, {"pmix", 0755}};
     const char *dir = c->st.dir;
-    if (sl_mkdir_p(dir, 0711, err) < 0 || chmod(dir, 0711) < 0)
+    if (sl_mkdir_p(dir, 0711, err) < 0)
+        return -1;
+    /* a folder (or parent) someone else made since the first check */
+    if (cl_trust_parents(dir, err) < 0 || cl_trust_folder(dir, err) < 0) {
+        c->untrusted = 1;
+        return -1;
+    }
+    if (chmod(dir, 0711) < 0)
         return sl_errprintf(err, "cannot prepare %s: %s", dir, strerror(errno));
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         char *p = cl_path(&c->st, subdirs[i].name);
@@ -902,7 +913,7 @@ static void undo_up(upctx_t *c, int nkept)
     for (int id = CL_MAX_INST - 1; id >= 0; id--)
         if (c->pid[id] && !c->kept[id])
             cl_stop_pid(c->pid[id], 3000);
-    if (!nkept) {
+    if (!nkept && !c->untrusted) {
         cl_sweep(c->st.dir);
         clean_run_dir(&c->st);
         cl_net_down(&c->st);
@@ -917,6 +928,13 @@ int sl_cluster_up(const sl_cluster_opts_t *opts, FILE *out, sl_error_t *err)
     char *dir = up_dir(opts, err);
     if (!dir)
         return -1;
+    /* before anything is read, started or written: a folder another user
+     * made or can swap would hand them the cluster */
+    if (cl_trust_parents(dir, err) < 0 || cl_trust_folder(dir, err) < 0) {
+        free(dir);
+        return -1;
+    }
+    SL_FAULT("up-checked"); /* with hold=: a folder made by another user right after the check */
     if (cl_state_load(dir, &old, NULL) == 0) {
         int r = recover(&c, &old, dir, &nkept, err);
         if (r != 0) {

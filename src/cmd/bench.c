@@ -28,7 +28,7 @@ static void usage(FILE *f)
         "Per run: t_submit <= t_ack <= t_start <= t_end <= t_seen (container times from\n"
         "the shim's events.jsonl). Per path: warm mean, median, min, max, the phases, and\n"
         "the ratio against sbatch. Files: runs.csv, summary.csv, bench.json, bench.svg.\n\n"
-        "  --dir D           cluster folder (default $SLURMLINK_DIR, else /var/tmp/slurmlink)\n"
+        "  --dir D           cluster folder (default $SLURMLINK_DIR, else /var/lib/slurmlink-cluster)\n"
         "  --paths LIST      paths to measure, in this order (default all four)\n"
         "  --runs N          measured runs per path (default 5)\n"
         "  --warmup N        warm-up runs per path, excluded from the figures (default 1)\n"

@@ -67,14 +67,17 @@ int cmd_up(int argc, char **argv)
                 "                    [--api-port P] [--slurmctld-port P] [--daemon PATH]\n"
                 "                    [--no-slurmlinkd]\n\n"
                 "Start a private, real Slurm cluster in folder D (default $SLURMLINK_DIR or\n"
-                "/var/tmp/slurmlink): munged, slurmctld, slurmd with N GPUs as GRES (default 2;\n"
-                "fake device nodes when the machine has none), with --accounting MariaDB and\n"
-                "slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen unless given.\n"
+                "/var/lib/slurmlink-cluster): munged, slurmctld, slurmd with N GPUs as GRES\n"
+                "(default 2; fake device nodes when the machine has none), with --accounting\n"
+                "MariaDB and slurmdbd, then slurmlinkd and a kubeconfig. Free ports are chosen\n"
+                "unless given.\n"
                 "--nodes N (2..64): N slurmd nodes node1..nodeN, each in its own network\n"
                 "namespace with its own address, hostname, spool and G GPUs.\n"
                 "--no-slurmlinkd: everything but slurmlinkd; D/etc/slurmlinkd.conf is written\n"
                 "for one started with --config (an installed slurmlinkd, docs/deploy.md).\n"
-                "On a folder used before, options not given keep their earlier values.\n");
+                "On a folder used before, options not given keep their earlier values.\n"
+                "D, its parents and what is in it must be root's alone: up refuses a folder\n"
+                "another user made or could replace (docs/security.md).\n");
             return 0;
         default: return 2;
         }

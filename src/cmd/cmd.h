@@ -18,7 +18,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
-/* default cluster folder: $SLURMLINK_DIR, else /var/tmp/slurmlink */
+/* default cluster folder: $SLURMLINK_DIR, else /var/lib/slurmlink-cluster */
 const char *cmd_default_dir(void);
 
 #endif

@@ -40,7 +40,7 @@ static void usage(FILE *f)
            "pulled image's squashfs (mksquashfs, for enroot) or SIF (apptainer build), once\n"
            "per digest, beside its tree.\n"
            "S defaults to $SLURMLINK_IMAGE_STORE, else $SLURMLINK_DIR/images, else\n"
-           "/var/tmp/slurmlink/images.\n");
+           "/var/lib/slurmlink-cluster/images.\n");
 }
 
 static char *default_store(void)

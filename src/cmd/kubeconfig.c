@@ -18,7 +18,7 @@ static void usage(FILE *f)
             "                            [--dir D] [--server URL] [--namespace NS]\n"
             "                            [--days N] [-o FILE]\n\n"
             "Issue a credential for user NAME on the cluster in folder D (default\n"
-            "$SLURMLINK_DIR or /var/tmp/slurmlink) and print a kubeconfig that uses it:\n"
+            "$SLURMLINK_DIR or /var/lib/slurmlink-cluster) and print a kubeconfig that uses it:\n"
             "  --cert      (default) a client certificate signed by D/pki/ca.crt with\n"
             "              CN=NAME and one O per group, valid --days N (default 365)\n"
             "  --token     a new random bearer token appended to D/etc/tokens.csv,\n"

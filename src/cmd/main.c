@@ -23,7 +23,7 @@ static const sl_subcmd_t subcommands[] = {
 const char *cmd_default_dir(void)
 {
     const char *d = getenv("SLURMLINK_DIR");
-    return d && *d ? d : "/var/tmp/slurmlink";
+    return d && *d ? d : "/var/lib/slurmlink-cluster";
 }
 
 static void usage(FILE *f)

@@ -78,7 +78,7 @@ static void usage(FILE *f)
             "  --options            also print the sbatch options, one per line\n"
             "  --no-script          do not print the script\n"
             "  --json               everything as one JSON object\n"
-            "  --pods-root DIR      pod folders' root (default /var/tmp/slurmlink/pods)\n"
+            "  --pods-root DIR      pod folders' root (default /var/lib/slurmlink-cluster/pods)\n"
             "  --shim PATH          slurmlink-shim on the nodes (default: beside this program)\n"
             "  --runtime NAME       default runtime for registry images (default apptainer)\n"
             "  --image-store DIR    local image store (charliecloud)\n"
@@ -209,7 +209,7 @@ static int parse_opts(int argc, char **argv, render_opts_t *o)
                                        {"write", no_argument, 0, 'w'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-    o->cfg = (sl_translate_config_t){.pods_root = "/var/tmp/slurmlink/pods",
+    o->cfg = (sl_translate_config_t){.pods_root = "/var/lib/slurmlink-cluster/pods",
                                      .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
                                      .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
                                      .default_runtime = "apptainer",

@@ -28,7 +28,7 @@ static void usage(FILE *f)
                "ExitCode).\n\n"
                "  --dir D           cluster folder: D/etc/slurm.conf, D/kubeconfig (default:\n"
                "                    $SLURM_CONF and $KUBECONFIG, else $SLURMLINK_DIR's or\n"
-               "                    /var/tmp/slurmlink's files)\n"
+               "                    /var/lib/slurmlink-cluster's files)\n"
                "  --jobs LIST       these job ids (comma list), whenever they ran\n"
                "  --since TIME      jobs eligible or running since TIME (YYYY-MM-DD[THH:MM:SS];\n"
                "                    default with no --jobs: 00:00 today, as sacct)\n"

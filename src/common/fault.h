@@ -38,7 +38,10 @@
  * namespace's pods for a quota whose status did not record its usage);
  * pod-deleted (src/ctl/ctl.c: the controller has removed a deleted pod
  * whose job is over from the store; with hold=, that removal's DELETED
- * change pushed out of the change log before the controller reads it).
+ * change pushed out of the change log before the controller reads it);
+ * up-checked (src/cluster/up.c: `slurmlink up` has checked the cluster
+ * folder and its parents, before it makes the folder; with hold=, a folder
+ * another user makes in between).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/ctl/cronjob.c), so a test can step it past

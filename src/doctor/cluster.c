@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
@@ -155,15 +156,26 @@ void dr_check_pods_head(dr_ctx_t *c)
                   found ? "not a folder" : strerror(errno));
         return;
     }
-    char *dir = sl_xasprintf("%s/.slurmlink-doctor-%s", c->pods_root, c->nonce);
-    if (mkdir(dir, 0700) < 0 || chown(dir, c->uid, c->gid) < 0) {
+    /* made and handed to the user on fds: never a chown through a link */
+    char name[64];
+    snprintf(name, sizeof(name), ".slurmlink-doctor-%s", c->nonce);
+    int root = open(c->pods_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = root < 0 ? -1 : sl_safefs_mkdir_excl(root, name, 0700, NULL);
+    if (fd < 0 || fchown(fd, c->uid, c->gid) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (root >= 0 && fd >= 0)
+            unlinkat(root, name, AT_REMOVEDIR);
+        if (root >= 0)
+            close(root);
         dr_report(c, DR_FAIL, "pods-root", fix, "%s: cannot make a folder for %s: %s", c->pods_root,
-                  c->user, strerror(errno));
-        rmdir(dir);
-        free(dir);
+                  c->user, strerror(e));
         return;
     }
-    c->probe_dir = dir;
+    close(root);
+    c->probe_fd = fd;
+    c->probe_dir = sl_xasprintf("%s/%s", c->pods_root, name);
     dr_report(c, DR_OK, "pods-root", NULL, "%s: slurmlinkd can make a pod folder for %s",
               c->pods_root, c->user);
 }

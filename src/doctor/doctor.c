@@ -123,6 +123,7 @@ static char *default_shim(void)
 
 static void setup(dr_ctx_t *c)
 {
+    c->probe_fd = -1;
     c->slurm_conf = CS(SLURM_CONF) ? CS(SLURM_CONF) : getenv("SLURM_CONF");
     if (!c->slurm_conf)
         c->slurm_conf = "/etc/slurm/slurm.conf";
@@ -149,7 +150,9 @@ static void setup(dr_ctx_t *c)
 static void teardown(dr_ctx_t *c)
 {
     if (c->probe_dir)
-        sl_rm_rf(c->probe_dir);
+        sl_rm_rf(c->probe_dir); /* never follows a link, see fsutil.c */
+    if (c->probe_fd >= 0)
+        close(c->probe_fd);
     for (size_t i = 0; i < c->nnodes; i++)
         free(c->nodes[i].out);
     free(c->nodes);

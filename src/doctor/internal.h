@@ -34,6 +34,9 @@ typedef struct dr_ctx {
     int user_ok;
     char nonce[33];
     char *probe_dir; /* pods_root/.slurmlink-doctor-NONCE, made by the head; NULL if not */
+    int probe_fd;    /* that folder, opened when made (-1: none); the probe user owns it:
+                      * what is in it is read beneath this fd, never through a link,
+                      * a FIFO or a device (src/common/safefs.h) */
     int slurm_ok;
     char authinfo[256];
     char accounting[64];

@@ -4,8 +4,10 @@
  * counted here as not checked. */
 #include "doctor/internal.h"
 
-#include "common/fsutil.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
+
+#include <errno.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -73,15 +75,23 @@ static void pods_node(const dr_ctx_t *c, const dr_node_t *n, dr_list_t *bad)
         list_add(bad, n->name, what);
         return;
     }
-    char *p = sl_xasprintf("%s/%s", c->probe_dir, n->name);
+    /* the job user owns the folder and may have put a FIFO (an open that
+     * never returns), a link or a huge file in place of the answer */
     size_t len;
-    char *got = sl_read_file(p, &len, NULL);
-    if (!got || strncmp(got, c->nonce, strlen(c->nonce)))
+    char *got = sl_safefs_read(c->probe_fd, n->name, 4096, &len, NULL);
+    if (!got && errno != ENOENT) {
+        char what[700];
+        snprintf(what, sizeof(what), "%s/%s: %s", c->probe_dir, n->name,
+                 errno == EINVAL  ? "not a regular file (the job user put another kind there)"
+                 : errno == ELOOP ? "a symbolic link (the job user put it there)"
+                 : errno == EFBIG ? "larger than the answer can be"
+                                  : strerror(errno));
+        list_add(bad, n->name, what);
+    } else if (!got || strncmp(got, c->nonce, strlen(c->nonce)))
         list_add(bad, n->name,
                  "the file the job wrote is not seen by the head: the pods root is not "
                  "shared storage there");
     free(got);
-    free(p);
 }
 
 void dr_check_pods_shared(dr_ctx_t *c)
