@@ -35,6 +35,9 @@ typedef struct sl_ctl_opts {
     int submit_workers;            /* submission threads, 1..64 (0: 8) */
     /* bytes the pulled images may take in image_store (0: no limit) */
     unsigned long long image_store_limit;
+    int image_max_pulls;        /* pulls at once in all (0: 8) */
+    int image_max_pulls_per_ns; /* pulls at once of one namespace (0: 4) */
+    int image_manifest_timeout; /* seconds for a registry's manifest answer (0: 30) */
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

@@ -4,6 +4,7 @@
 
 #include "common/err.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Fill the empty folder dir with busybox (static) and its applet links. */
@@ -16,6 +17,13 @@ unsigned long long sl_image_disk_usage(const char *path);
 char *sl_image_tool_message(const char *stderr_text);
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
                       sl_error_t *err);
+/* the calling thread's tools from now on are killed once *cancel is set
+ * (NULL: never); sl_image_pull sets it for its own duration */
+void sl_image_tool_cancel_on(atomic_int *cancel);
+/* is text (a tool's message about the manifest request) an answer of a
+ * registry (refused, unknown name or tag) rather than a connection's or
+ * protocol's failure? */
+int sl_image_registry_answer(const char *text);
 
 /* use.c: flock of <store>/.locks/<name>.lock (a digest's hex, or "store"),
  * waiting or not (-1 with errno EWOULDBLOCK when held); close the fd to

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -46,9 +47,37 @@ char *sl_image_tool_message(const char *stderr_text)
     return sl_buf_steal(&b);
 }
 
+/* the pull this thread runs: its tools are killed once *cancel is set */
+static _Thread_local atomic_int *cancel_flag;
+
+void sl_image_tool_cancel_on(atomic_int *cancel) { cancel_flag = cancel; }
+
+static int cancelled(void) { return cancel_flag && atomic_load(cancel_flag); }
+
+/* wait for pid until it exits (0, *st), timeout_ms pass or the pull is
+ * cancelled (-1, errno ETIMEDOUT or ECANCELED) */
+static int wait_tool(pid_t pid, int timeout_ms, int *st)
+{
+    long long deadline = sl_now_ms() + timeout_ms;
+    for (;;) {
+        long long left = deadline - sl_now_ms();
+        if (sl_wait_timeout(pid, left < 100 ? (int)(left > 0 ? left : 0) : 100, st) == 0)
+            return 0;
+        if (errno != ETIMEDOUT)
+            return -1;
+        if (cancelled()) {
+            errno = ECANCELED;
+            return -1;
+        }
+        if (sl_now_ms() >= deadline)
+            return -1;
+    }
+}
+
 /* Run argv with stdout into *out (may be NULL) and stderr kept for the
  * error; work is a private folder for the two files. 0, or -1 with err
- * "<tool>: <its message>" (errno EIO), or a timeout (ETIMEDOUT). */
+ * "<tool>: <its message>" (errno EIO), a timeout (ETIMEDOUT), or the
+ * thread's pull cancelled (ECANCELED: the tool is killed within 0.1 s). */
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
                       sl_error_t *err)
 {
@@ -57,14 +86,23 @@ int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms,
     unlink(e);
     sl_spawn_opts_t so = {.stdout_path = o, .stderr_path = e, .stdin_null = 1, .new_session = 1};
     int rc = -1, st = 0;
+    if (cancelled()) {
+        errno = ECANCELED;
+        sl_errprintf(err, "%s: the pull was cancelled", argv[0]);
+        goto done;
+    }
     pid_t pid = sl_spawn(argv, &so, err);
     if (pid < 0)
         goto done;
-    if (sl_wait_timeout(pid, timeout_ms, &st) < 0) {
+    if (wait_tool(pid, timeout_ms, &st) < 0) {
+        int why = errno == ECANCELED ? ECANCELED : ETIMEDOUT;
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        errno = ETIMEDOUT;
-        sl_errprintf(err, "%s: no answer within %d s", argv[0], timeout_ms / 1000);
+        errno = why;
+        if (why == ECANCELED)
+            sl_errprintf(err, "%s: the pull was cancelled", argv[0]);
+        else
+            sl_errprintf(err, "%s: no answer within %d s", argv[0], timeout_ms / 1000);
         goto done;
     }
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
@@ -85,10 +123,35 @@ int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms,
                      WIFEXITED(st) ? WEXITSTATUS(st) : 128);
     free(msg);
     free(text);
-done:
+done:;
+    int saved = errno;
     unlink(o);
     unlink(e);
     free(o);
     free(e);
+    errno = saved;
     return rc;
+}
+
+/* A registry's own refusals as skopeo words them: they tell a user what to
+ * fix and only a host that speaks the registry protocol gives them. Every
+ * other failure of the manifest request (refused, reset or silent
+ * connections, TLS, a server that is no registry: skopeo's "pinging
+ * container registry") tells only what listens on a port. */
+int sl_image_registry_answer(const char *text)
+{
+    static const char *const answers[] = {"unauthorized",
+                                          "authentication required",
+                                          "denied",
+                                          "manifest unknown",
+                                          "name unknown",
+                                          "repository name not known",
+                                          "no matching manifest",
+                                          NULL};
+    if (!text || strstr(text, "pinging container registry"))
+        return 0;
+    for (size_t i = 0; answers[i]; i++)
+        if (strcasestr(text, answers[i]))
+            return 1;
+    return 0;
 }
