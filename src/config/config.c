@@ -134,6 +134,17 @@ static const opt_t opts[SL_CFG_COUNT] = {
         S("image-unpack-user", 0, "images.unpack_user", "USER", NULL,
           "Unix user (not root, used for nothing else) umoci unpacks pulled layers as; the "
           "tree is root's once it is made safe (unset: umoci runs as root)"),
+    [SL_CFG_IMAGE_MAX_PULLS] =
+        I("image-max-pulls", 0, "images.max_pulls", "N", 8, 1, 1024,
+          "image pulls at once (each a root skopeo or umoci process); a pod whose pull finds "
+          "them all taken waits; a pull whose pods are all deleted is killed"),
+    [SL_CFG_IMAGE_MAX_PULLS_PER_NS] =
+        I("image-max-pulls-per-namespace", 0, "images.max_pulls_per_namespace", "N", 4, 1, 1024,
+          "image pulls at once of one namespace's pods"),
+    [SL_CFG_IMAGE_MANIFEST_TIMEOUT] =
+        I("image-manifest-timeout", 0, "images.manifest_timeout", "SECONDS", 30, 1, 600,
+          "seconds a registry has to answer a pull's manifest request (the layers' download "
+          "has 600)"),
     [SL_CFG_SHIM] = S("shim", 0, "shim.path", "PATH", NULL,
                       "slurmlink-shim as the nodes see it (default: beside slurmlinkd, else "
                       "the installed one)"),

@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "ctl/pullpool.h"
 #include "ctl/remover.h"
 #include "ctl/shimseq.h"
 #include "kube/meta.h"
@@ -1510,6 +1511,10 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_store_limit = o->image_store_limit;
     c->o.image_max_size = o->image_max_size;
     c->o.image_unpack_user = dup_or(o->image_unpack_user, NULL);
+    c->o.image_max_pulls = o->image_max_pulls > 0 ? o->image_max_pulls : 8;
+    c->o.image_max_pulls_per_ns = o->image_max_pulls_per_ns > 0 ? o->image_max_pulls_per_ns : 4;
+    c->o.image_manifest_timeout = o->image_manifest_timeout > 0 ? o->image_manifest_timeout : 30;
+    c->pullpool = ctl_pullpool_create(c->o.image_max_pulls, c->o.image_max_pulls_per_ns);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
@@ -1564,6 +1569,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     for (int i = 0; i < CTL_HASH; i++)
         while (c->pods[i])
             ctl_pod_remove(c, c->pods[i]->uid);
+    ctl_pullpool_destroy(c->pullpool);
     sl_slurm_nodes_free(c->nodes);
     pthread_mutex_destroy(&c->lock);
     for (int i = 0; i < CTL_SHIM_STRIPES; i++)

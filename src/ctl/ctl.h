@@ -38,6 +38,9 @@ typedef struct sl_ctl_opts {
     /* bytes one pulled image may download and unpack to (0: the image store's default) */
     unsigned long long image_max_size;
     const char *image_unpack_user; /* umoci runs as this user (NULL: root) */
+    int image_max_pulls;        /* pulls at once in all (0: 8) */
+    int image_max_pulls_per_ns; /* pulls at once of one namespace (0: 4) */
+    int image_manifest_timeout; /* seconds for a registry's manifest answer (0: 30) */
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */

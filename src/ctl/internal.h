@@ -191,6 +191,7 @@ struct sl_ctl {
     int gone_unseen;
     unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
+    struct ctl_pullpool *pullpool;  /* how many pulls run at once (pullpool.h) */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
     struct ctl_remover *remover;    /* deleted pods' folders (remover.h); NULL: removed in place */
     long long next_queue_metric_ms; /* the submit queue's length is next counted then */
@@ -383,6 +384,8 @@ char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid
 int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model);
 int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
 void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
+/* the pod is gone: its pull's tools are killed, then ctl_pull_release */
+void ctl_pull_cancel(ctl_pull_t *w);
 /* drop the image use records of pods that are terminal or gone (pull.c) */
 void ctl_pull_sweep(sl_ctl_t *c);
 /* containerStatuses[].imageID of the pulled images */

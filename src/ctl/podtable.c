@@ -141,7 +141,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             unlink_task(c, p);
             ctl_due_del(c, p);
             ctl_batch_forget(c, p);
-            ctl_pull_release(p->pull);
+            ctl_pull_cancel(p->pull); /* no one needs it any more */
             free(p->uid);
             free(p->ns);
             free(p->name);

@@ -11,14 +11,22 @@
  * the Pulling / Pulled / Failed events and sets done; the event it stores
  * wakes the controller, whose next due pass (due_of) calls ctl_submit again,
  * which takes the result. The struct is shared by two owners (refs): the
- * pod's entry (ctl_pod_remove drops it) and the worker. */
+ * pod's entry (ctl_pod_remove cancels it: the worker's tools are killed)
+ * and the worker. Workers run at most images.max_pulls at once, and
+ * images.max_pulls_per_namespace of one namespace (pullpool.h); a pod that
+ * finds no slot asks again POOL_RETRY_MS later. A pod with credentials pulls
+ * into its job user's private part of the store (sl_image_private_store),
+ * one without into the shared store; either way a failed manifest request
+ * that is not a registry's answer reads "cannot reach registry HOST". */
 #include "ctl/internal.h"
 
+#include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
+#include "ctl/pullpool.h"
 #include "image/image.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
@@ -33,12 +41,15 @@
 
 #define BACKOFF_FIRST_MS 10000
 #define BACKOFF_MAX_MS 300000
+#define POOL_RETRY_MS 500
 
 struct ctl_pull {
     atomic_int refs;
     atomic_int done;
+    atomic_int cancel; /* the pod is gone: the tools are killed (ctl_pull_cancel) */
     sl_ctl_t *c;
     char *ns, *name, *uid;
+    char *store;    /* the shared store, or the job user's private part (pulls with credentials) */
     char *authfile; /* the pod's pull secrets merged (NULL: none); removed at the end */
     size_t n;
     char **images;             /* as the pod names them */
@@ -76,6 +87,7 @@ static void pull_free(ctl_pull_t *w)
     free(w->ns);
     free(w->name);
     free(w->uid);
+    free(w->store);
     free(w);
 }
 
@@ -83,6 +95,14 @@ void ctl_pull_release(ctl_pull_t *w)
 {
     if (w && atomic_fetch_sub(&w->refs, 1) == 1)
         pull_free(w);
+}
+
+void ctl_pull_cancel(ctl_pull_t *w)
+{
+    if (!w)
+        return;
+    atomic_store(&w->cancel, 1);
+    ctl_pull_release(w);
 }
 
 int ctl_pull_done(const ctl_pull_t *w) { return w && atomic_load(&w->done); }
@@ -207,7 +227,7 @@ static int pull_one(ctl_pull_t *w, size_t i)
      * credential (a public image) and this pod has none: a private image in
      * the store is checked with the registry with this pod's own ones */
     if (!strcmp(policy, "Never") || (!strcmp(policy, "IfNotPresent") && !w->authfile)) {
-        rc = sl_image_lookup_pulled(w->c->o.image_store, img, out, &err);
+        rc = sl_image_lookup_pulled(w->store, img, out, &err);
         int usable = rc == 0 && out->anonymous;
         if (usable) {
             ctl_event(w->c, pod, "Normal", "Pulled",
@@ -234,9 +254,12 @@ static int pull_one(ctl_pull_t *w, size_t i)
                               .cert_dir = w->c->o.image_ca_dir,
                               .store_limit = w->c->o.image_store_limit,
                               .image_limit = w->c->o.image_max_size,
-                              .unpack_user = w->c->o.image_unpack_user};
+                              .unpack_user = w->c->o.image_unpack_user,
+                              .resolve_timeout_s = w->c->o.image_manifest_timeout,
+                              .cancel = &w->cancel,
+                              .tenant_errors = 1};
     long long t0 = sl_now_ms();
-    rc = sl_image_pull(w->c->o.image_store, img, &o, out, &err);
+    rc = sl_image_pull(w->store, img, &o, out, &err);
     double s = (double)(sl_now_ms() - t0) / 1000.0;
     if (rc == 0) {
         ctl_event(w->c, pod, "Normal", "Pulled",
@@ -261,8 +284,8 @@ static int convert_one(ctl_pull_t *w, size_t i)
         return 0;
     sl_error_t err = SL_ERROR_INIT;
     const char *tool = f == SL_IMAGE_SIF ? w->runtime : NULL;
-    if (sl_image_convert(w->c->o.image_store, w->pulled[i].digest, f, tool, 0, &w->converted[i],
-                         NULL, &err) == 0)
+    if (sl_image_convert(w->store, w->pulled[i].digest, f, tool, 0, &w->converted[i], NULL, &err) ==
+        0)
         return 0;
     w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
     json_t *pod = pod_of(w);
@@ -281,8 +304,7 @@ static int pull_and_claim(ctl_pull_t *w, size_t i)
         if (pull_one(w, i) < 0)
             return -1;
         sl_error_t err = SL_ERROR_INIT;
-        if (sl_image_use_claim(w->c->o.image_store, w->pulled[i].digest, w->uid, w->ns, w->name,
-                               &err) == 0)
+        if (sl_image_use_claim(w->store, w->pulled[i].digest, w->uid, w->ns, w->name, &err) == 0)
             return convert_one(w, i);
         if (errno != ENOENT) {
             w->error = sl_xasprintf("Failed to pull image \"%s\": %s", w->images[i], err.text);
@@ -302,15 +324,71 @@ static void *pull_main(void *arg)
 {
     ctl_pull_t *w = arg;
     for (size_t i = 0; i < w->n; i++)
-        if (pull_and_claim(w, i) < 0) {
+        if (!w->store || pull_and_claim(w, i) < 0) {
             w->failed = (int)i;
             break;
         }
+    ctl_pullpool_give(w->c->pullpool, w->ns);
     atomic_store(&w->done, 1);
     sl_store_kick(w->c->store); /* the controller takes the result */
     atomic_fetch_sub(&w->c->pulls_running, 1);
     ctl_pull_release(w);
     return NULL;
+}
+
+/* The job's user and group as submit.c's job_identity will find them: the
+ * creator's mapped Unix user (else the default job user), the pod's
+ * runAsGroup when that user may use it. 0, or -1 with err. */
+static int job_owner(sl_ctl_t *c, json_t *pod, const sl_pod_t *model, uid_t *uid, gid_t *gid,
+                     sl_error_t *err)
+{
+    const char *kuser = sl_kube_annotation(pod, SL_ANN_USER);
+    struct sl_authz_policy *policy = atomic_load(&c->policy);
+    char *uname = NULL;
+    *uid = c->uid;
+    *gid = c->gid;
+    if (policy && kuser && sl_authz_unix_user(policy, kuser, uid, gid, &uname, err) < 0)
+        return -1;
+    int64_t want = model->run_as_group;
+    if (want >= 0 && want <= 0x7fffffff &&
+        sl_authz_unix_group_ok(uname ? uname : c->o.run_as, *gid, (gid_t)want))
+        *gid = (gid_t)want;
+    free(uname);
+    return 0;
+}
+
+/* where w's images go: the shared store without credentials, else the
+ * private part of the job's user and group, which no other tenant reads
+ * (NULL, and w->error, when it cannot be made) */
+static char *pull_store(sl_ctl_t *c, ctl_pull_t *w, json_t *pod, const sl_pod_t *model)
+{
+    if (!w->authfile)
+        return sl_xstrdup(c->o.image_store);
+    uid_t uid;
+    gid_t gid;
+    sl_error_t err = SL_ERROR_INIT;
+    char *store = job_owner(c, pod, model, &uid, &gid, &err) == 0
+                      ? sl_image_private_store(c->o.image_store, uid, gid, &err)
+                      : NULL;
+    if (!store) {
+        sl_warn("pod %s/%s: no private image store: %s", w->ns, w->name, err.text);
+        w->error = sl_xasprintf("Failed to pull image \"%s\": no private image store for the "
+                                "pod's user",
+                                w->images[0]);
+    }
+    sl_error_clear(&err);
+    return store;
+}
+
+/* does any container of model need a pull? */
+static int pull_wanted(sl_ctl_t *c, const sl_pod_t *model)
+{
+    for (size_t i = 0; i < model->ninit + model->ncontainers; i++)
+        if (needs_pull(c, model,
+                       i < model->ninit ? &model->init_containers[i]
+                                        : &model->containers[i - model->ninit]))
+            return 1;
+    return 0;
 }
 
 /* a worker for the images of model that need a pull (none: NULL) */
@@ -342,12 +420,14 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
         return NULL;
     atomic_init(&w->refs, 2);
     atomic_init(&w->done, 0);
+    atomic_init(&w->cancel, 0);
     w->c = c;
     w->failed = -1;
     w->ns = sl_xstrdup(p->ns);
     w->name = sl_xstrdup(p->name);
     w->uid = sl_xstrdup(p->uid);
     w->authfile = pod_authfile(c, pod, p->ns, p->uid);
+    w->store = pull_store(c, w, pod, model);
     const char *rt = pod_runtime(c, model);
     w->runtime = !strcmp(rt, "apptainer")     ? "apptainer"
                  : !strcmp(rt, "singularity") ? "singularity"
@@ -473,9 +553,18 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
     if (p->pull_wait && sl_now_ms() < p->next_try_ms)
         return 0;
     p->pull_wait = 0;
-    ctl_pull_t *w = pull_new(c, p, pod, model);
-    if (!w)
+    if (!pull_wanted(c, model))
         return 1;
+    if (!ctl_pullpool_take(c->pullpool, p->ns)) { /* as many pulls as may run: ask again soon */
+        p->pull_wait = 1;
+        p->next_try_ms = sl_now_ms() + POOL_RETRY_MS;
+        return 0;
+    }
+    ctl_pull_t *w = pull_new(c, p, pod, model);
+    if (!w) {
+        ctl_pullpool_give(c->pullpool, p->ns);
+        return 1;
+    }
     pthread_t t;
     pthread_attr_t a;
     pthread_attr_init(&a);
@@ -483,6 +572,7 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
     atomic_fetch_add(&c->pulls_running, 1);
     if (pthread_create(&t, &a, pull_main, w) != 0) {
         atomic_fetch_sub(&c->pulls_running, 1);
+        ctl_pullpool_give(c->pullpool, p->ns);
         w->error = sl_xasprintf("cannot start a pull: %s", strerror(errno));
         w->failed = 0;
         atomic_store(&w->done, 1);

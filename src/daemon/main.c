@@ -109,6 +109,9 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .image_store_limit = (unsigned long long)CL(IMAGE_STORE_LIMIT),
         .image_max_size = (unsigned long long)CL(IMAGE_MAX_SIZE),
         .image_unpack_user = CS(IMAGE_UNPACK_USER),
+        .image_max_pulls = (int)CL(IMAGE_MAX_PULLS),
+        .image_max_pulls_per_ns = (int)CL(IMAGE_MAX_PULLS_PER_NS),
+        .image_manifest_timeout = (int)CL(IMAGE_MANIFEST_TIMEOUT),
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),

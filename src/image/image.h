@@ -19,7 +19,9 @@
 #ifndef SL_IMAGE_IMAGE_H
 #define SL_IMAGE_IMAGE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "common/err.h"
 
@@ -107,7 +109,17 @@ int sl_image_sanitize_tree(const char *dir, sl_error_t *err);
  *                                        (root's: 0600 files in a 0700 folder)
  * A digest folder is built in <store>/.pull-<hex>-XXXXXX and renamed into
  * place whole, so a pull cut short (a crash, a restart) leaves nothing that
- * is ever used; the next pull of that digest removes the leftover. */
+ * is ever used; the next pull of that digest removes the leftover.
+ *
+ * Who may use a stored digest (docs/security.md): <store>/sha256/<hex>/public
+ * marks a digest fetched without credentials; only such a digest is used
+ * for a pull without credentials, and its folder is 0755. A digest in the
+ * store without the mark (pulled with credentials by `slurmlink image pull`,
+ * or stored by an older version) is 0750 root's, and a pull without
+ * credentials that resolves to it fetches it from its registry once before
+ * it is used (proof that the registry gives it away), then marks it.
+ * Pulls with a tenant's credentials go to that tenant's part of the store
+ * (sl_image_private_store), which no other tenant can read. */
 typedef struct sl_image_pull_opts {
     const char *authfile;           /* containers-auth.json for this pull (NULL: no credentials;
                                        the caller's own ~/.docker files are never read) */
@@ -122,6 +134,11 @@ typedef struct sl_image_pull_opts {
                                        when their folder grows past it, the pull fails */
     const char *unpack_user;        /* umoci runs as this Unix user (not root; NULL: as root); its
                                        tree is made root's when it is made safe */
+    int resolve_timeout_s; /* the manifest request (0: 30): a registry that never answers */
+    atomic_int *cancel;    /* once set, the pull's tools are killed and it fails (ECANCELED) */
+    int tenant_errors;     /* a failed manifest request that is not a registry's answer (a
+                              closed, silent or non-registry port) reads "cannot reach registry
+                              HOST", its detail in the log: a tenant learns nothing of ports */
 } sl_image_pull_opts_t;
 
 /* images.max_image_size's default: 32 GiB, above the largest CUDA images */
@@ -148,6 +165,13 @@ typedef struct sl_image_pulled {
 int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o,
                   sl_image_pulled_t *out, sl_error_t *err);
 void sl_image_pulled_free(sl_image_pulled_t *p);
+
+/* <store>/private/<uid>.<gid>, made when missing: the part of the store for
+ * the images pulled with the credentials of a pod whose job runs as uid and
+ * gid, a store of the same layout. <store>/private is root's 0711 (nothing
+ * to list), the part is root's with group gid, 0750: the job reads it, no
+ * other tenant can, and no tenant can write to it. Caller frees. */
+char *sl_image_private_store(const char *store, uid_t uid, gid_t gid, sl_error_t *err);
 
 /* The last resolution of ref recorded in the store (no registry asked):
  * 0 and *out filled when its digest folder is there, else -1 (ENOENT). */
@@ -199,7 +223,8 @@ int sl_image_convert(const char *store, const char *digest, sl_image_format_t f,
 
 /* ---- the pulled images: use records, list, removal (use.c, gc.c) ----
  *
- * <store>/uses/<hex>/<pod uid> records that a live pod uses the digest: the
+ * <store>/uses/<hex>/<pod uid> (uses is root's 0700: the records name every
+ * tenant's namespaces and pods) records that a live pod uses the digest: the
  * controller claims it (under the digest's lock, which pulls and removals
  * take too) before the pod is submitted and sweeps the records of pods that
  * are terminal or gone; <store>/sha256/<hex>/last-used is stamped by every
@@ -213,7 +238,8 @@ int sl_image_use_claim(const char *store, const char *digest, const char *uid, c
                        const char *name, sl_error_t *err);
 /* Is the pod of uid live (not terminal, not gone)? */
 typedef int (*sl_image_live_fn)(void *arg, const char *uid);
-/* Drop the records of pods live() says are not live: how many went. */
+/* Drop the records of pods live() says are not live, in the store and in
+ * each of its private parts: how many went. */
 size_t sl_image_use_sweep(const char *store, sl_image_live_fn live, void *arg);
 
 typedef struct sl_image_stored {

@@ -4,6 +4,7 @@
 
 #include "common/err.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -38,6 +39,13 @@ int sl_image_tool_run_bounded(const char *const *argv, const char *work, int tim
  * opened to its group), within limit bytes (sl_image_tool_run_bounded) */
 int sl_image_unpack(const char *tmp, const char *user, unsigned long long limit, int timeout_ms,
                     sl_error_t *err);
+/* the calling thread's tools from now on are killed once *cancel is set
+ * (NULL: never); sl_image_pull sets it for its own duration */
+void sl_image_tool_cancel_on(atomic_int *cancel);
+/* is text (a tool's message about the manifest request) an answer of a
+ * registry (refused, unknown name or tag) rather than a connection's or
+ * protocol's failure? */
+int sl_image_registry_answer(const char *text);
 
 /* use.c: flock of <store>/.locks/<name>.lock (a digest's hex, or "store"),
  * waiting or not (-1 with errno EWOULDBLOCK when held); close the fd to

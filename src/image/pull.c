@@ -7,6 +7,7 @@
 #include "common/argv.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "runtime/runtime.h"
 
@@ -75,6 +76,12 @@ static int timeout_ms(const sl_image_pull_opts_t *o)
     return (o->timeout_s > 0 ? o->timeout_s : 600) * 1000;
 }
 
+/* the manifest request: a registry answers it at once, or not at all */
+static int resolve_timeout_ms(const sl_image_pull_opts_t *o)
+{
+    return (o->resolve_timeout_s > 0 ? o->resolve_timeout_s : 30) * 1000;
+}
+
 static char *sha256_of(const char *data, size_t len)
 {
     unsigned char d[32];
@@ -117,7 +124,7 @@ static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const
     sl_argv_add(&a, t);
     free(t);
     char *raw = NULL;
-    int rc = sl_image_tool_run((const char *const *)a.v, work, timeout_ms(o), &raw, err);
+    int rc = sl_image_tool_run((const char *const *)a.v, work, resolve_timeout_ms(o), &raw, err);
     sl_argv_free(&a);
     if (rc < 0)
         return -1;
@@ -272,6 +279,80 @@ out:
     return rc;
 }
 
+/* <dir>/public: the digest was fetched without credentials */
+static char *public_mark(const char *dir) { return sl_xasprintf("%s/public", dir); }
+
+/* dir (a digest folder) 0755 when public, else 0750 with the group of the
+ * store it is in (root's in the shared store, the job's in a private part) */
+static int set_access(const char *store, const char *dir, int public, sl_error_t *err)
+{
+    struct stat st;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = fd >= 0 && stat(store, &st) == 0 && fchown(fd, 0, st.st_gid) == 0 &&
+                     fchmod(fd, public ? 0755 : 0750) == 0
+                 ? 0
+                 : sl_errprintf(err, "set the access of %s: %s", dir, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* The registry gives the digest away without credentials: skopeo copy of
+ * repo@digest (every blob checked against its digest) into a work folder
+ * (named as a pull's, so a crash leaves what prune removes), then dropped.
+ * The store's copy is used for anonymous pulls from then on. */
+static int confirm_public(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
+                          const sl_image_pulled_t *out, sl_error_t *err)
+{
+    char *tmp = sl_xasprintf("%s/.pull-%s-XXXXXX", store, out->digest + 7);
+    if (!mkdtemp(tmp)) {
+        sl_errprintf(err, "mkdtemp %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
+    auth_args(&a, "src-", r, o, tmp);
+    sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
+    sl_argv_addf(&a, "oci:%s/oci:img", tmp);
+    int rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
+    sl_argv_free(&a);
+    char *mark = public_mark(out->dir);
+    if (rc == 0)
+        rc = sl_write_file(mark, "", 0, 0644, err);
+    if (rc == 0)
+        rc = set_access(store, out->dir, 1, err);
+    free(mark);
+    sl_rm_rf(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* a digest already stored, for this pull: a pull with credentials is in its
+ * own part of the store (or an admin's); one without uses it only when it is
+ * public, or once its registry gave it away to this pull too */
+static int use_stored(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
+                      sl_image_pulled_t *out, sl_error_t *err)
+{
+    char *mark = public_mark(out->dir);
+    int public = access(mark, F_OK) == 0;
+    free(mark);
+    if (o->authfile || public)
+        return 0;
+    return confirm_public(store, r, o, out, err);
+}
+
+/* the fetched tree marked public when no credential fetched it */
+static int mark_fetched(const char *tmp, const sl_image_pull_opts_t *o, sl_error_t *err)
+{
+    if (o->authfile)
+        return 0;
+    char *mark = sl_xasprintf("%s/final/public", tmp);
+    int rc = sl_write_file(mark, "", 0, 0644, err);
+    free(mark);
+    return rc;
+}
+
 /* the digest folder in place: it was there, or it is fetched now under its lock */
 static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
                   sl_image_pulled_t *out, sl_error_t *err)
@@ -289,6 +370,8 @@ static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pul
     if (access(info, F_OK) == 0) {
         out->cached = 1;
         rc = sl_image_digest_safe(out->dir, err);
+        if (rc == 0)
+            rc = use_stored(store, r, o, out, err);
         goto out;
     }
     remove_leftovers(store, hex);
@@ -300,7 +383,8 @@ static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pul
     if (fetch(r, o, tmp, out, err) < 0)
         goto out;
     SL_FAULT("pull-fetched"); /* the layers are unpacked, the digest not yet in place */
-    rc = install(store, hex, tmp, o, out, err);
+    if (mark_fetched(tmp, o, err) == 0 && install(store, hex, tmp, o, out, err) == 0)
+        rc = set_access(store, out->dir, o->authfile == NULL, err);
 out:
     if (tmp)
         sl_rm_rf(tmp);
@@ -326,8 +410,9 @@ static void record(const char *store, const sl_image_ref_t *r, const sl_image_pu
     json_t *j = json_pack("{s:s, s:s, s:s, s:b}", "ref", r->full, "repoDigest", p->repo_digest,
                           "digest", p->digest, "anonymous", anonymous);
     char *text = json_dumps(j, JSON_INDENT(2));
-    if (sl_mkdir_p(refs, 0755, NULL) == 0)
-        sl_write_file(path, text, strlen(text), 0644, NULL);
+    /* root's alone: the tags pulled, of every tenant */
+    if (sl_mkdir_p(refs, 0700, NULL) == 0 && chmod(refs, 0700) == 0)
+        sl_write_file(path, text, strlen(text), 0600, NULL);
     free(text);
     json_decref(j);
     free(path);
@@ -362,6 +447,19 @@ static int digest_sane(const char *d)
     return strspn(d + 7, "0123456789abcdef") == 64;
 }
 
+/* a failed manifest request as a tenant may read it: the registry's answer,
+ * else one text for a closed, silent or non-registry port (the log has it) */
+static void tenant_error(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, sl_error_t *err)
+{
+    if (!err || !o->tenant_errors || errno == ECANCELED || sl_image_registry_answer(err->text))
+        return;
+    int e = errno;
+    sl_warn("image %s: the manifest request failed: %s", r->full, err->text);
+    sl_error_clear(err);
+    sl_errprintf(err, "cannot reach registry %s", r->domain);
+    errno = e;
+}
+
 int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o,
                   sl_image_pulled_t *out, sl_error_t *err)
 {
@@ -378,8 +476,11 @@ int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t
         sl_errprintf(err, "mkdtemp %s: %s", work, strerror(errno));
         goto done;
     }
-    if (resolve(&r, o, work, out, err) < 0)
+    sl_image_tool_cancel_on(o->cancel);
+    if (resolve(&r, o, work, out, err) < 0) {
+        tenant_error(&r, o, err);
         goto done;
+    }
     if (!digest_sane(out->digest)) {
         errno = EIO;
         sl_errprintf(err, "the registry named an invalid digest for %s", r.full);
@@ -391,6 +492,7 @@ int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t
     if (rc == 0 && !o->check_only)
         record(store, &r, out, o->authfile == NULL);
 done:
+    sl_image_tool_cancel_on(NULL);
     if (work)
         sl_rm_rf(work);
     free(work);
@@ -418,7 +520,12 @@ int sl_image_lookup_pulled(const char *store, const char *ref, sl_image_pulled_t
         fill_paths(store, &r, out);
         read_info(out);
         out->cached = 1;
-        out->anonymous = json_is_true(json_object_get(j, "anonymous"));
+        /* a tag resolved without credentials to a digest fetched without
+         * them: a record written before the public mark existed may name
+         * a digest that was pulled with credentials */
+        char *mark = public_mark(out->dir);
+        out->anonymous = json_is_true(json_object_get(j, "anonymous")) && access(mark, F_OK) == 0;
+        free(mark);
         rc = out->present ? 0 : -1;
     }
     if (rc < 0) {

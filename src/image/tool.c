@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -73,28 +74,41 @@ static int set_bound(void *arg)
 
 static int over(const tool_bound_t *b) { return b && sl_image_disk_usage(b->dir) > b->limit; }
 
-/* wait for pid up to timeout_ms, b's folder measured every 200 ms, or
+/* the pull this thread runs: its tools are killed once *cancel is set */
+static _Thread_local atomic_int *cancel_flag;
+
+void sl_image_tool_cancel_on(atomic_int *cancel) { cancel_flag = cancel; }
+
+static int cancelled(void) { return cancel_flag && atomic_load(cancel_flag); }
+
+/* wait for pid up to timeout_ms, looking every 100 ms whether the pull is
+ * cancelled and, for a bounded run, measuring b's folder every 200 ms or
  * four times as long as the last measure took (a tree of many files is
- * not walked without pause): 0 with *st, or -1 with errno ETIMEDOUT or
- * EFBIG (pid still running) */
+ * not walked without pause): 0 with *st, or -1 with errno ETIMEDOUT,
+ * ECANCELED or EFBIG (pid still running) */
 static int wait_bounded(pid_t pid, int timeout_ms, const tool_bound_t *b, int *st)
 {
-    if (!b)
-        return sl_wait_timeout(pid, timeout_ms, st);
-    long long deadline = sl_now_ms() + timeout_ms, pause = 200;
+    long long deadline = sl_now_ms() + timeout_ms, pause = 200, next = sl_now_ms() + pause;
     for (;;) {
         long long left = deadline - sl_now_ms();
-        if (sl_wait_timeout(pid, (int)(left < 0 ? 0 : left < pause ? left : pause), st) == 0)
+        if (sl_wait_timeout(pid, (int)(left < 0 ? 0 : left < 100 ? left : 100), st) == 0)
             return 0;
         if (errno != ETIMEDOUT)
             return -1;
-        long long t0 = sl_now_ms();
-        if (over(b)) {
-            errno = EFBIG;
+        if (cancelled()) {
+            errno = ECANCELED;
             return -1;
         }
-        pause = 4 * (sl_now_ms() - t0);
-        pause = pause < 200 ? 200 : pause;
+        if (b && sl_now_ms() >= next) {
+            long long t0 = sl_now_ms();
+            if (over(b)) {
+                errno = EFBIG;
+                return -1;
+            }
+            pause = 4 * (sl_now_ms() - t0);
+            pause = pause < 200 ? 200 : pause;
+            next = sl_now_ms() + pause;
+        }
         if (left <= 0) {
             errno = ETIMEDOUT;
             return -1;
@@ -142,19 +156,25 @@ static int run(const char *const *argv, const char *work, int timeout_ms, char *
                           .child_setup = b ? set_bound : NULL,
                           .child_arg = (void *)b};
     int rc = -1, st = 0;
+    if (cancelled()) {
+        errno = ECANCELED;
+        sl_errprintf(err, "%s: the pull was cancelled", argv[0]);
+        goto done;
+    }
     pid_t pid = sl_spawn(argv, &so, err);
     if (pid < 0)
         goto done;
     if (wait_bounded(pid, timeout_ms, b, &st) < 0) {
-        int e2 = errno;
+        int why = errno == EFBIG || errno == ECANCELED ? errno : ETIMEDOUT;
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        if (e2 == EFBIG) {
+        if (why == EFBIG)
             too_large(b, argv[0], err);
-        } else {
-            errno = ETIMEDOUT;
+        else if (why == ECANCELED)
+            sl_errprintf(err, "%s: the pull was cancelled", argv[0]);
+        else
             sl_errprintf(err, "%s: no answer within %d s", argv[0], timeout_ms / 1000);
-        }
+        errno = why;
         goto done;
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -170,17 +190,20 @@ static int run(const char *const *argv, const char *work, int timeout_ms, char *
         *out = sl_read_file(o, NULL, NULL);
     if (out && !*out)
         *out = sl_xstrdup("");
-done:
+done:;
+    int saved = errno;
     unlink(o);
     unlink(e);
     free(o);
     free(e);
+    errno = saved;
     return rc;
 }
 
 /* Run argv with stdout into *out (may be NULL) and stderr kept for the
  * error; work is a private folder for the two files. 0, or -1 with err
- * "<tool>: <its message>" (errno EIO), or a timeout (ETIMEDOUT). */
+ * "<tool>: <its message>" (errno EIO), a timeout (ETIMEDOUT), or the
+ * thread's pull cancelled (ECANCELED: the tool is killed within 0.1 s). */
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
                       sl_error_t *err)
 {
@@ -193,4 +216,27 @@ int sl_image_tool_run_bounded(const char *const *argv, const char *work, int tim
 {
     tool_bound_t b = {dir, limit, uid, gid};
     return run(argv, work, timeout_ms, NULL, &b, err);
+}
+
+/* A registry's own refusals as skopeo words them: they tell a user what to
+ * fix and only a host that speaks the registry protocol gives them. Every
+ * other failure of the manifest request (refused, reset or silent
+ * connections, TLS, a server that is no registry: skopeo's "pinging
+ * container registry") tells only what listens on a port. */
+int sl_image_registry_answer(const char *text)
+{
+    static const char *const answers[] = {"unauthorized",
+                                          "authentication required",
+                                          "denied",
+                                          "manifest unknown",
+                                          "name unknown",
+                                          "repository name not known",
+                                          "no matching manifest",
+                                          NULL};
+    if (!text || strstr(text, "pinging container registry"))
+        return 0;
+    for (size_t i = 0; answers[i]; i++)
+        if (strcasestr(text, answers[i]))
+            return 1;
+    return 0;
 }

@@ -79,6 +79,17 @@ static int uid_sane(const char *uid)
     return uid && *uid && uid[0] != '.' && !strchr(uid, '/') && strlen(uid) < 128;
 }
 
+/* <store>/uses, root's 0700 (also when an older version made it 0755) */
+static int uses_dir(const char *store, sl_error_t *err)
+{
+    char *uses = sl_xasprintf("%s/uses", store);
+    int rc = sl_mkdir_p(uses, 0700, err);
+    if (rc == 0 && chmod(uses, 0700) < 0)
+        rc = sl_errprintf(err, "chmod %s: %s", uses, strerror(errno));
+    free(uses);
+    return rc;
+}
+
 /* the record and the stamp, the caller holding the digest's lock */
 static int claim_locked(const char *store, const char *hex, const char *uid, const char *ns,
                         const char *name, sl_error_t *err)
@@ -92,11 +103,12 @@ static int claim_locked(const char *store, const char *hex, const char *uid, con
     if (access(info, F_OK) < 0) {
         errno = ENOENT;
         sl_errprintf(err, "image sha256:%s is no longer in the store", hex);
-    } else if (sl_image_digest_safe(digest_dir, err) == 0 && sl_mkdir_p(dir, 0755, err) == 0) {
+    } else if (sl_image_digest_safe(digest_dir, err) == 0 && uses_dir(store, err) == 0 &&
+               sl_mkdir_p(dir, 0700, err) == 0) {
         json_t *j = json_pack("{s:s, s:s, s:s}", "namespace", ns ? ns : "", "name",
                               name ? name : "", "uid", uid);
         char *text = json_dumps(j, 0);
-        rc = sl_write_file(path, text, strlen(text), 0644, err);
+        rc = sl_write_file(path, text, strlen(text), 0600, err);
         free(text);
         json_decref(j);
         /* last use: the stamp's mtime (written anew: mtime is now) */
@@ -170,12 +182,61 @@ static void sweep_one(void *arg, const char *hex, const char *uid, char *path)
         s->removed++;
 }
 
+/* is name a private part's "<uid>.<gid>"? */
+static int part_sane(const char *name)
+{
+    size_t n = strspn(name, "0123456789");
+    return n && n < 11 && name[n] == '.' && name[n + 1] &&
+           strspn(name + n + 1, "0123456789") == strlen(name + n + 1) && strlen(name + n + 1) < 11;
+}
+
 size_t sl_image_use_sweep(const char *store, sl_image_live_fn live, void *arg)
 {
     sweep_t s = {live, arg, 0};
-    if (store)
-        each_record(store, sweep_one, &s);
+    if (!store)
+        return 0;
+    each_record(store, sweep_one, &s);
+    char *priv = sl_xasprintf("%s/private", store);
+    DIR *d = opendir(priv);
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (part_sane(de->d_name)) {
+            char *part = sl_xasprintf("%s/%s", priv, de->d_name);
+            each_record(part, sweep_one, &s);
+            free(part);
+        }
+    if (d)
+        closedir(d);
+    free(priv);
     return s.removed;
+}
+
+/* mkdir path (when missing), then owner root:gid and mode, never through
+ * a symbolic link */
+static int own_dir(const char *path, gid_t gid, mode_t mode, sl_error_t *err)
+{
+    if (mkdir(path, mode) < 0 && errno != EEXIST)
+        return sl_errprintf(err, "mkdir %s: %s", path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = fd >= 0 && fchown(fd, 0, gid) == 0 && fchmod(fd, mode) == 0
+                 ? 0
+                 : sl_errprintf(err, "%s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+char *sl_image_private_store(const char *store, uid_t uid, gid_t gid, sl_error_t *err)
+{
+    char *priv = sl_xasprintf("%s/private", store);
+    char *part = sl_xasprintf("%s/%u.%u", priv, (unsigned)uid, (unsigned)gid);
+    if (sl_mkdir_p(store, 0755, err) < 0 || own_dir(priv, 0, 0711, err) < 0 ||
+        own_dir(part, gid, 0750, err) < 0) {
+        free(part);
+        part = NULL;
+    }
+    free(priv);
+    return part;
 }
 
 char **sl_image_users(const char *store, const char *hex, size_t *n)
