@@ -4,8 +4,8 @@
 # real cluster; team-s is a namespace both alice and bob write:
 #   1. one 64 MiB WebSocket message on an exec session: closed with 1009
 #      (message too big), slurmlinkd's memory does not grow with it;
-#   2. alice's exec into bob's pod in the shared namespace: 403 (it would run
-#      as bob); bob's own exec works;
+#   2. alice's exec (or port-forward) into bob's pod in the shared namespace:
+#      403 (it would run as bob); bob's own exec works;
 #   3. alice's patch or replace of bob's CronJob: 403 (its Jobs would run her
 #      command as bob); bob's own patch works;
 #   4. shim.pid in alice's pod folder rewritten to her process in another
@@ -16,13 +16,13 @@
 #      (429 naming it) while bob still connects and gets a pod submitted.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 15
+plan 16
 
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
 chmod 755 "$W"
 # slurmlinkd started with a soft descriptor limit of 300 under a hard one of 4096
-printf '#!/bin/sh\nulimit -H -n 4096\nulimit -S -n 300\nexec "%s" "$@"\n' "$SLURMLINKD" >"$W/slurmlinkd"
+printf '#!/bin/sh\nulimit -S -n 300\nulimit -H -n 4096\nexec "%s" "$@"\n' "$SLURMLINKD" >"$W/slurmlinkd"
 chmod 755 "$W/slurmlinkd"
 ln -sf "$(dirname "$SLURMLINKD")/slurmlink-shim" "$W/slurmlink-shim"
 sec_users || bail "Unix users"
@@ -83,6 +83,8 @@ ok test "$grown" -lt 8 "... and slurmlinkd's RSS did not grow with it (+$grown M
 out=$(kc alice exec -n team-s bp -- id -u 2>&1)
 like "$out" "Forbidden|forbidden" "alice's exec into bob's pod in the shared namespace is refused ($out)"
 is "$(kc bob exec -n team-s bp -- id -u 2>&1)" "$UIDB" "bob's own exec runs as bob"
+out=$(WS read alice "/api/v1/namespaces/team-s/pods/bp/portforward?ports=22" 2>&1)
+like "$out" "^refused 403 .*runs as Unix user $UB" "... and her port-forward to it too ($out)"
 
 # --- 3. a co-writer's CronJob -----------------------------------------------------------------
 kc bob create -n team-s -f - >/dev/null <<'YAML'
@@ -157,7 +159,7 @@ WS flood alice "$PF" 24 <"$W/hold" >"$W/flood" 2>&1 &
 FLOOD=$!
 exec 7>"$W/hold"
 wait_for 120 test -s "$W/flood"
-like "$(cat "$W/flood")" "^opened [1-8] refused 1[6-9]( 429)+$" "alice's 24 sessions of 16 ports: her cap stops them (429)"
+like "$(cat "$W/flood")" "^opened [1-8] refused 1[6-9] codes( 429)+$" "alice's 24 sessions of 16 ports: her cap stops them (429)"
 out=$(curl -s --cacert "$W/ca.crt" --cert "$W/alice.crt" --key "$W/alice.key" -H "Connection: Upgrade" \
   -H "Upgrade: websocket" -H "Sec-WebSocket-Version: 13" -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
   -H "Sec-WebSocket-Protocol: v4.channel.k8s.io" "https://127.0.0.1:$PORT$PF" 2>&1)
