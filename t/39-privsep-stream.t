@@ -10,13 +10,14 @@
 #      command as bob); bob's own patch works;
 #   4. shim.pid in alice's pod folder rewritten to her process in another
 #      network namespace (where she listens on the port bob's server has on
-#      the node) or to slurmlinkd: port-forward refused, bob's bytes unread;
+#      the node), outside her job or inside it, or to slurmlinkd:
+#      port-forward refused, bob's bytes unread;
 #   5. descriptors: the unit sets LimitNOFILE, slurmlinkd raises its soft
 #      limit to the hard one; alice's flood of 16-port sessions hits her cap
 #      (429 naming it) while bob still connects and gets a pod submitted.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 16
+plan 17
 
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
@@ -138,6 +139,13 @@ SHIM=$(cat "$DIR/shim.pid")
 as_a sh -c "echo $(cat "$W/netns.pid") >'$DIR/shim.pid'"
 out=$(WS read alice "/api/v1/namespaces/team-a/pods/web/portforward?ports=$PB" 2>&1)
 like "$out" "^refused 403 " "shim.pid naming alice's process in another network namespace: port-forward refused ($out)"
+# the same from inside her job: an exec (a step of the pod's job) in a network namespace of her own
+kc alice exec -n team-a web -- unshare -rn /usr/bin/python3 -c "$LISTEN" >"$W/netns2.pid" 2>"$W/netns2.err" &
+on_exit "kill $! 2>/dev/null"
+wait_for 30 test -s "$W/netns2.pid" || diag "$(cat "$W/netns2.err")"
+as_a sh -c "echo $(cat "$W/netns2.pid") >'$DIR/shim.pid'"
+out=$(WS read alice "/api/v1/namespaces/team-a/pods/web/portforward?ports=$PB" 2>&1)
+like "$out" "^refused 403 " "... and naming her process inside the pod's job, in a network namespace of hers: refused ($out)"
 as_a sh -c "echo $DPID >'$DIR/shim.pid'"
 out=$(WS read alice "/api/v1/namespaces/team-a/pods/web/portforward?ports=$PB" 2>&1)
 like "$out" "^refused 403 " "... and naming slurmlinkd: refused ($out)"

@@ -16,9 +16,10 @@
  * tenant's job on the same node is refused. The shim's pid is read from
  * the pod folder, which its user may write: so the process it names is
  * used only when it is that user's, below the slurmstepd (a root process)
- * of the pod's own Slurm job, and in slurmlinkd's own network namespace,
- * the one the connections are made in (else a process in a namespace of
- * the tenant's making would vouch for a port that is another's here). A
+ * of the pod's own Slurm job, and in that slurmstepd's network namespace,
+ * the node's, which the pod's address reaches (else a process in a
+ * namespace of the tenant's making would vouch for a port that is
+ * another's on the node). A
  * pod whose shim is not on this host cannot be checked, and is refused.
  * Each connection to the pod counts against the requester's streams
  * (exec.max_streams_per_user, conns.c). kubectl port-forward speaks SPDY/3.1,
@@ -175,29 +176,31 @@ static bool is_stepd_of(pid_t pid, const char *job)
     return yes;
 }
 
-/* same network namespace as slurmlinkd's? */
-static bool same_netns(pid_t pid)
+/* are a and b in the same network namespace? */
+static bool same_netns(pid_t a, pid_t b)
 {
-    char path[64];
-    struct stat mine, its;
-    snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-    return stat("/proc/self/ns/net", &mine) == 0 && stat(path, &its) == 0 &&
-           mine.st_dev == its.st_dev && mine.st_ino == its.st_ino;
+    char pa[64], pb[64];
+    struct stat sa, sb;
+    snprintf(pa, sizeof(pa), "/proc/%d/ns/net", (int)a);
+    snprintf(pb, sizeof(pb), "/proc/%d/ns/net", (int)b);
+    return stat(pa, &sa) == 0 && stat(pb, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
-/* Is pid a process of the pod: uid's, in slurmlinkd's network namespace,
- * below the slurmstepd of the pod's Slurm job? */
+/* Is pid a process of the pod: uid's, below the slurmstepd of the pod's
+ * Slurm job, and in that slurmstepd's network namespace (the node's, which
+ * the pod's address reaches)? */
 static bool pod_process(pid_t pid, uid_t uid, const char *job)
 {
     char path[64];
     struct stat st;
     snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-    if (pid <= 1 || !job || !*job || stat(path, &st) < 0 || st.st_uid != uid || !same_netns(pid))
+    if (pid <= 1 || !job || !*job || stat(path, &st) < 0 || st.st_uid != uid)
         return false;
     pid_t a = pid;
     for (int i = 0; i < PF_STEPD_DEPTH && (a = parent_of(a)) > 1; i++)
         if (is_stepd_of(a, job))
-            return true;
+            return same_netns(pid, a);
     return false;
 }
 
