@@ -17,13 +17,15 @@
 #      (429 naming it) while bob still connects and gets a pod submitted.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 17
+plan 19
 
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
 chmod 755 "$W"
 # slurmlinkd started with a soft descriptor limit of 300 under a hard one of 4096
-printf '#!/bin/sh\nulimit -S -n 300\nulimit -H -n 4096\nexec "%s" "$@"\n' "$SLURMLINKD" >"$W/slurmlinkd"
+# (an ASan build without its quarantine, which would keep freed memory resident)
+printf '#!/bin/sh\nulimit -S -n 300\nulimit -H -n 4096\nexport ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"\nexec "%s" "$@"\n' \
+  "$SLURMLINKD" >"$W/slurmlinkd"
 chmod 755 "$W/slurmlinkd"
 ln -sf "$(dirname "$SLURMLINKD")/slurmlink-shim" "$W/slurmlink-shim"
 sec_users || bail "Unix users"
@@ -155,6 +157,7 @@ as_a sh -c "echo $SHIM >'$DIR/shim.pid'"
 like "$(cat "$(dirname "$0")/../dist/slurmlinkd.service")" "LimitNOFILE=[0-9]+" "the unit raises the descriptor limit"
 like "$(grep 'Max open files' "/proc/$DPID/limits")" "Max open files +4096 +4096 " \
   "slurmlinkd raised its soft limit to the hard one"
+like "$(cat "$CL/log/slurmlinkd.log")" "descriptors: at most 4096 open \(RLIMIT_NOFILE, was 300\)" "... and logged it"
 PA=$(free_ports 1) || bail "free port"
 as_a /usr/bin/python3 -c "
 import socket, time
@@ -176,3 +179,4 @@ hostpod bob2 'sleep 5' | kc bob create --request-timeout=60s -n team-b -f - >"$W
 ok wait_for 60 has_job bob2 team-b "meanwhile bob connects and his new pod is submitted ($(cat "$W/bob2"))"
 exec 7>&-
 wait "$FLOOD"
+unlike "$(cat "$CL/log/slurmlinkd.log")" "ERROR: AddressSanitizer|runtime error" "no sanitizer report in slurmlinkd's log"
