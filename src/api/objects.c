@@ -71,8 +71,8 @@ static int check_workload_owner(api_req_t *r, const api_path_t *p, json_t *old, 
     uid_t uid;
     char *why = NULL;
     if (unix_uid(r->api, creator, &uid) == 0) {
-        char *what = sl_xasprintf("%s \"%s\" of user \"%s\"", p->res->kind, sl_kube_name(old),
-                                  creator);
+        char *what =
+            sl_xasprintf("%s \"%s\" of user \"%s\"", p->res->kind, sl_kube_name(old), creator);
         api_may_act_as(r, uid, what, &why);
         free(what);
     } else if (!is_admin(r)) {

@@ -498,8 +498,7 @@ static bool pump(sess_t *s)
         write_stdin(s);
     reap(s, false);
     return !s->sock_dead && !s->too_big && !atomic_load(&x->api->stopping) &&
-           !(s->limit = limit_hit(s)) &&
-           !(s->reaped && s->out_fd < 0 && s->err_fd < 0);
+           !(s->limit = limit_hit(s)) && !(s->reaped && s->out_fd < 0 && s->err_fd < 0);
 }
 
 static void session(sess_t *s)

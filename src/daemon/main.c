@@ -439,8 +439,8 @@ static void raise_nofile(void)
     rlim_t was = rl.rlim_cur;
     rl.rlim_cur = rl.rlim_max;
     if (was != rl.rlim_max && setrlimit(RLIMIT_NOFILE, &rl) < 0)
-        sl_warn("cannot raise the descriptor limit from %llu to %llu: %s",
-                (unsigned long long)was, (unsigned long long)rl.rlim_max, strerror(errno));
+        sl_warn("cannot raise the descriptor limit from %llu to %llu: %s", (unsigned long long)was,
+                (unsigned long long)rl.rlim_max, strerror(errno));
     else
         sl_info("descriptors: at most %llu open (RLIMIT_NOFILE, was %llu)",
                 (unsigned long long)rl.rlim_max, (unsigned long long)was);

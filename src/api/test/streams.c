@@ -64,8 +64,8 @@ int main(void)
     tight.rlim_cur = (rlim_t)open_fds() + 2; /* 2 left, under the reserve (a quarter) */
     ok(setrlimit(RLIMIT_NOFILE, &tight) == 0, "a soft limit of %llu descriptors",
        (unsigned long long)tight.rlim_cur);
-    is_int(take(api, "carol", 1, &code, &why), -1, "short of descriptors: carol's first stream "
-                                                   "is refused");
+    is_int(take(api, "carol", 1, &code, &why), -1,
+           "short of descriptors: carol's first stream is refused");
     is_int((int)code, 503, "... with 503");
     has_str(why ? why : "", "short of file descriptors", "... saying why (%s)", why);
     setrlimit(RLIMIT_NOFILE, &was);
