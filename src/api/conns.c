@@ -20,6 +20,13 @@
  *  - Watches are counted per user too (max_watches); a watch's connection
  *    has no idle timeout while it streams (it ends by its own deadline or
  *    when the client goes).
+ *  - Streams too (exec.max_streams_per_user): an exec or attach session
+ *    counts one, a port-forward one per connection it makes to the pod (a
+ *    WebSocket session one per port of its query, a SPDY one per request),
+ *    each held as long as its descriptors are. Over the cap: 429 naming
+ *    it. Whatever the caps, a stream is refused (503) while fewer than a
+ *    reserve of descriptors (a quarter of RLIMIT_NOFILE, at most 256) is
+ *    left: they are the store's, the controllers' and other clients'.
  *
  * The shim push endpoint has its own per-pod tokens, checked by its
  * handler: such a connection counts as pod "shim:<uid>" once a push is
@@ -37,13 +44,16 @@
 #include "common/xalloc.h"
 #include "kube/status.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 typedef struct ident {
     char *name;
-    unsigned conns, watches;
+    unsigned conns, watches, streams;
     struct ident *next;
 } ident_t;
 
@@ -151,7 +161,7 @@ static ident_t *ident_get(api_conns_t *c, const char *name)
 /* Forget i when nothing is counted against it. */
 static void ident_put(api_conns_t *c, ident_t *i)
 {
-    if (!i || i->conns || i->watches)
+    if (!i || i->conns || i->watches || i->streams)
         return;
     for (ident_t **p = &c->idents; *p; p = &(*p)->next)
         if (*p == i) {
@@ -329,4 +339,85 @@ void api_conn_watch_end(api_req_t *r)
     free(r->watch_of);
     r->watch_of = NULL;
     MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
+}
+
+/* --- streams --- */
+
+/* descriptors this process may still open, and the reserve streams leave */
+static long fds_left(long *reserve)
+{
+    struct rlimit rl;
+    *reserve = 0;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+        return LONG_MAX;
+    long lim = (long)rl.rlim_cur, open = 0;
+    *reserve = lim / 4 < 256 ? lim / 4 : 256;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return LONG_MAX;
+    for (struct dirent *de; (de = readdir(d));)
+        open += de->d_name[0] != '.';
+    closedir(d);
+    return lim - open;
+}
+
+int api_streams_take_as(sl_api_t *api, const char *who, unsigned n, unsigned *code, char **why)
+{
+    api_conns_t *c = api->conns;
+    long reserve, left = fds_left(&reserve);
+    if (left - (long)n * 2 < reserve) { /* a session's own pipes or socket besides */
+        *code = 503;
+        *why = sl_xasprintf("slurmlinkd is short of file descriptors (%ld left, %ld of them kept "
+                            "for the store, the controllers and new clients): try again later",
+                            left, reserve);
+        return -1;
+    }
+    if (!c || !*who)
+        return 0; /* development mode: one identity, not capped */
+    pthread_mutex_lock(&c->mu);
+    ident_t *i = ident_get(c, who);
+    unsigned cap = api->exec_max_streams, held = i->streams;
+    if (held + n > cap) {
+        ident_put(c, i);
+        pthread_mutex_unlock(&c->mu);
+        *code = 429;
+        *why = sl_xasprintf("user \"%s\" holds %u of its %u streams (exec and attach sessions, "
+                            "forwarded connections; exec.max_streams_per_user): this one needs %u",
+                            who, held, cap, n);
+        return -1;
+    }
+    i->streams += n;
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+void api_streams_give(sl_api_t *api, const char *who, unsigned n)
+{
+    api_conns_t *c = api->conns;
+    if (!c || !who || !*who || !n)
+        return;
+    pthread_mutex_lock(&c->mu);
+    ident_t *i = ident_get(c, who);
+    i->streams -= n <= i->streams ? n : i->streams;
+    ident_put(c, i);
+    pthread_mutex_unlock(&c->mu);
+}
+
+int api_streams_take(api_req_t *r, unsigned n, char **who, json_t **st)
+{
+    const char *name = ident_name(r);
+    unsigned code = 0;
+    char *why = NULL;
+    *who = NULL;
+    *st = NULL;
+    if (api_streams_take_as(r->api, name ? name : "", n, &code, &why) < 0) {
+        sl_info("%u for %s %s: %s", code, r->method, r->url, why);
+        *st = code == 429 ? sl_kube_status(429, "TooManyRequests", why,
+                                           json_pack("{s:i}", "retryAfterSeconds", 1))
+                          : sl_kube_status(503, "ServiceUnavailable", why, NULL);
+        free(why);
+        return -1;
+    }
+    *who = sl_xstrdup(name ? name : "");
+    return 0;
 }

@@ -271,6 +271,9 @@ void api_exec_free(api_exec_t *x)
     free(x->pod_dir);
     free(x->status_name);
     free(x->desc);
+    if (x->who)
+        api_streams_give(x->api, x->who, 1);
+    free(x->who);
     free(x);
 }
 
@@ -308,6 +311,23 @@ static void exec_params(api_req_t *r, exec_params_t *q)
     q->tty = api_query_bool(r, "tty");
     if (q->tty && q->attach)
         q->err = false; /* one terminal stream */
+}
+
+/* The session runs as the pod's Unix user (its folder's owner): only a
+ * requester who runs as that user too (or an admin) may open it, whatever
+ * the protocol asked for. The refusal, or NULL (also for a pod without a
+ * folder yet: the checks that follow refuse it). */
+static char *pod_user_refusal(api_req_t *r, json_t *pod)
+{
+    char *dir = NULL, *why = NULL;
+    struct stat st;
+    if (pod_owner(r->api, pod, &dir, &st) == 0) {
+        char *what = sl_xasprintf("pod \"%s\"", sl_kube_name(pod));
+        api_may_act_as(r, st.st_uid, what, &why);
+        free(what);
+    }
+    free(dir);
+    return why;
 }
 
 /* the session for pod and container, or NULL with *why (a 400) */
@@ -391,7 +411,10 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
     q.ctr_stdin = ctr_flag(pod, container, "stdin");
     q.ctr_tty = ctr_flag(pod, container, "tty");
     exec_params(r, &q);
-    char *why = params_refusal(&q);
+    char *why = pod_user_refusal(r, pod);
+    if (why)
+        return refuse(r, pod, &q, 403, why);
+    why = params_refusal(&q);
     if (!why)
         why = pod_refusal(pod, container, q.attach);
     int version = 0;
@@ -401,6 +424,13 @@ enum MHD_Result api_handle_exec(api_req_t *r, const api_path_t *p)
     api_exec_t *x = exec_prepare(r, pod, container, &q, &why);
     if (!x)
         return refuse(r, pod, &q, strstr(why, "root") ? 403 : 400, why);
+    json_t *st = NULL;
+    if (api_streams_take(r, 1, &x->who, &st) < 0) {
+        api_exec_free(x);
+        json_decref(pod);
+        sl_argv_free(&q.cmd);
+        return api_reply_status(r, st);
+    }
     x->version = version;
     sl_info("%s: %s", q.attach ? "attach" : "exec", x->desc);
     char *cmd = sl_argv_join(&q.cmd);

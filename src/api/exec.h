@@ -28,6 +28,7 @@ typedef struct api_exec {
     char *desc;             /* "USER NS/POD/CONTAINER: CMD" for the log */
     unsigned idle_s, max_s; /* the session's limits */
     api_up_t *up;           /* the upgraded connection */
+    char *who;              /* the identity its stream counts against (conns.c), or NULL */
 } api_exec_t;
 
 /* Runs the session to its end in the calling thread (the connection's, in
@@ -63,7 +64,7 @@ int api_pf_port_owner(pid_t pid, uid_t uid, int port);
  * its end, in the connection's thread, then closes up and frees s. */
 typedef struct api_spf api_spf_t;
 api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const char *pod_uid,
-                       pid_t shim, uid_t uid, const char *desc);
+                       pid_t shim, uid_t uid, const char *desc, const char *who);
 void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel);
 void api_spf_free(api_spf_t *s);
 

@@ -68,6 +68,8 @@ struct sl_api {
      * sessions (their threads) */
     char *shim_path, *slurm_conf;
     unsigned exec_idle_s, exec_max_s;
+    size_t exec_max_message;   /* a client's WebSocket message at most */
+    unsigned exec_max_streams; /* sessions and forwarded connections per identity */
     atomic_int exec_sessions;
 };
 
@@ -148,6 +150,15 @@ int api_conn_attach(api_req_t *r, const char *name, bool refuse);
  * the request's end calls). 0, or -1 with a 429 Status queued. */
 int api_conn_watch_begin(api_req_t *r);
 void api_conn_watch_end(api_req_t *r);
+/* Streams (exec and attach sessions, connections a port-forward makes to
+ * a pod; conns.c): n more for r's identity. 0 with *who (caller frees;
+ * give them back with it), or -1 with *st: a 429 Status naming
+ * exec.max_streams_per_user, or a 503 while the process is short of
+ * descriptors. _as: for identity who (a session's next request), -1 with
+ * *code and *why (caller frees). */
+int api_streams_take(api_req_t *r, unsigned n, char **who, json_t **st);
+int api_streams_take_as(sl_api_t *api, const char *who, unsigned n, unsigned *code, char **why);
+void api_streams_give(sl_api_t *api, const char *who, unsigned n);
 
 /* --- replies (reply.c); each queues the response and returns MHD's result --- */
 enum MHD_Result api_reply_bytes(api_req_t *r, unsigned code, const char *ctype, const char *data,
@@ -218,6 +229,13 @@ bool api_may_read(sl_api_t *api, const sl_auth_user_t *user, const api_resource_
 /* The verb of a non-resource request ("get" for GET and HEAD, else the
  * method in lower case, in buf). */
 const char *api_nonresource_verb(const char *method, char *buf, size_t len);
+
+/* May r's user act as Unix user uid (exec, attach or port-forward into a
+ * pod that runs as it; change a workload that does; objects.c)? Yes when
+ * its policy mapping is that uid, for an admin (adminGroups) and in
+ * development mode: 0; else -1 with *why (caller frees), what naming the
+ * pod or workload ("pod \"p\""). */
+int api_may_act_as(api_req_t *r, uid_t uid, const char *what, char **why);
 
 /* --- admission of pods (admission.c) --- */
 /* Create: the server-owned annotation slurmlink.io/user becomes the

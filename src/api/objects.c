@@ -7,12 +7,86 @@
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "pod/pod.h"
 #include "store/store.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <string.h>
 
 #define GENERATE_NAME_TRIES 8 /* kube-apiserver retries generateName collisions too */
+
+/* --- who may act as a workload's Unix user --- */
+
+/* An admin (adminGroups): the one class the policy lets impersonate. */
+static bool is_admin(api_req_t *r)
+{
+    sl_authz_req_t q = {.user = r->user->name,
+                        .groups = (const char *const *)r->user->groups,
+                        .verb = "impersonate",
+                        .api_group = "",
+                        .resource = "users"};
+    return sl_authz_check_req(r->api->policy, &q, NULL) == 1;
+}
+
+/* The Unix user Kubernetes user `user` runs as: 0 with *uid, or -1. */
+static int unix_uid(sl_api_t *api, const char *user, uid_t *uid)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = sl_authz_unix_user(api->policy, user, uid, NULL, NULL, &err);
+    sl_error_clear(&err);
+    return rc;
+}
+
+int api_may_act_as(api_req_t *r, uid_t uid, const char *what, char **why)
+{
+    uid_t mine = 0;
+    *why = NULL;
+    if (!r->api->policy || !r->user || is_admin(r))
+        return 0;
+    bool mapped = unix_uid(r->api, r->user->name, &mine) == 0;
+    if (mapped && mine == uid)
+        return 0;
+    struct passwd *pw = getpwuid(uid);
+    char *as = pw ? sl_xasprintf("%s (uid %u)", pw->pw_name, (unsigned)uid)
+                  : sl_xasprintf("uid %u", (unsigned)uid);
+    *why = mapped ? sl_xasprintf("%s runs as Unix user %s; user \"%s\" runs as uid %u, and only "
+                                 "the same Unix user (or an admin) may %s",
+                                 what, as, r->user->name, (unsigned)mine, "act as it")
+                  : sl_xasprintf("%s runs as Unix user %s; user \"%s\" maps to no Unix user, and "
+                                 "only the same Unix user (or an admin) may act as it",
+                                 what, as, r->user->name);
+    free(as);
+    return -1;
+}
+
+/* An update of a workload (a pod, or a kind whose pods run as its
+ * creator): only by its creator's Unix user, else its next pods would run
+ * the updater's spec as the creator. 0, or -1 with err (Forbidden). */
+static int check_workload_owner(api_req_t *r, const api_path_t *p, json_t *old, sl_error_t *err)
+{
+    const char *creator = sl_kube_annotation(old, SL_ANN_USER);
+    if (!creator || !r->api->policy || !r->user || !strcmp(creator, r->user->name))
+        return 0;
+    uid_t uid;
+    char *why = NULL;
+    if (unix_uid(r->api, creator, &uid) == 0) {
+        char *what =
+            sl_xasprintf("%s \"%s\" of user \"%s\"", p->res->kind, sl_kube_name(old), creator);
+        api_may_act_as(r, uid, what, &why);
+        free(what);
+    } else if (!is_admin(r)) {
+        why = sl_xasprintf("%s \"%s\" runs as the Unix user of user \"%s\", which maps to none "
+                           "now: only that user (or an admin) may change it",
+                           p->res->kind, sl_kube_name(old), creator);
+    }
+    if (!why)
+        return 0;
+    sl_errkindf(err, SL_ERR_FORBIDDEN, "%s", why);
+    sl_err_subject(err, p->res->name, p->res->group, p->res->kind, sl_kube_name(old));
+    free(why);
+    return -1;
+}
 
 void api_set_type(const api_resource_t *res, json_t *obj)
 {
@@ -417,7 +491,7 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
     if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs") ||
          !strcmp(res->name, "cronjobs") || !strcmp(res->name, "pytorchjobs") ||
          !strcmp(res->name, "mpijobs")) &&
-        api_admit_pod_update(r, obj, old, err) < 0)
+        (check_workload_owner(r, p, old, err) < 0 || api_admit_pod_update(r, obj, old, err) < 0))
         return -1;
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);

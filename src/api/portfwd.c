@@ -8,13 +8,21 @@
  * several nodes, the node's address) once per port and session; the
  * session ends when every connection has ended or the client goes.
  *
- * Who may reach what: pods/portforward is a write of the namespace; and the
- * port must be listened on by the pod's own Unix user, in the network
- * namespace of the pod's shim (/proc/<shim pid>/net/tcp{,6}, the shim's pid
- * read from the pod folder and checked to be that user's): the nodes'
- * network is shared by every job on them, so a port of another tenant's job
- * on the same node is refused. A pod whose shim is not on this host cannot
- * be checked, and is refused. kubectl port-forward speaks SPDY/3.1,
+ * Who may reach what: pods/portforward is a write of the namespace, by a
+ * requester who runs as the pod's Unix user (or an admin: api_may_act_as);
+ * and the port must be listened on by the pod's own Unix user, in the
+ * network namespace of the pod's shim (/proc/<shim pid>/net/tcp{,6}): the
+ * nodes' network is shared by every job on them, so a port of another
+ * tenant's job on the same node is refused. The shim's pid is read from
+ * the pod folder, which its user may write: so the process it names is
+ * used only when it is that user's, below the slurmstepd (a root process)
+ * of the pod's own Slurm job, and in that slurmstepd's network namespace,
+ * the node's, which the pod's address reaches (else a process in a
+ * namespace of the tenant's making would vouch for a port that is
+ * another's on the node). A
+ * pod whose shim is not on this host cannot be checked, and is refused.
+ * Each connection to the pod counts against the requester's streams
+ * (exec.max_streams_per_user, conns.c). kubectl port-forward speaks SPDY/3.1,
  * straight or (1.31+) tunnelled in WebSocket: pf_mode tells which, and its
  * session is spdypf.c's.
  */
@@ -45,6 +53,8 @@
 enum { PF_WS, PF_TUNNEL, PF_SPDY }; /* the Python client's; kubectl's, tunnelled or not */
 #define PF_TUNNEL_PROTOCOL "SPDY/3.1+portforward.k8s.io"
 #define PF_CHUNK 32768
+#define PF_HELD_MAX (4u << 20) /* client bytes held for the pod: stop reading the client */
+#define PF_STEPD_DEPTH 64      /* ancestors looked at for the job's slurmstepd */
 
 typedef struct pf {
     sl_api_t *api;
@@ -63,6 +73,8 @@ typedef struct pf {
     wslay_event_context_ptr ctx;
     api_up_clock_t clock;
     const char *why; /* the limit that ended it, or NULL */
+    char *who;       /* the identity its streams count against, or NULL */
+    unsigned taken;  /* how many */
 } pf_t;
 
 static void pf_free(pf_t *f)
@@ -76,6 +88,9 @@ static void pf_free(pf_t *f)
     free(f->desc);
     free(f->pod);
     free(f->pod_uid);
+    if (f->who)
+        api_streams_give(f->api, f->who, f->taken);
+    free(f->who);
     free(f);
 }
 
@@ -125,8 +140,73 @@ int api_pf_port_owner(pid_t pid, uid_t uid, int port)
     return seen;
 }
 
-/* the shim's pid, from the pod folder, when it is a live process of uid here */
-static pid_t shim_pid(const char *pod_dir, uid_t uid)
+/* pid's parent, or 0 */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *fp = fopen(path, "re");
+    bool got = fp && fgets(line, sizeof(line), fp);
+    if (fp)
+        fclose(fp);
+    char *close = got ? strrchr(line, ')') : NULL; /* the name may hold anything */
+    int ppid = 0;
+    if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1)
+        return 0;
+    return (pid_t)ppid;
+}
+
+/* is pid root's slurmstepd of job (its title "slurmstepd: [JOB.STEP]")? */
+static bool is_stepd_of(pid_t pid, const char *job)
+{
+    char path[64], title[128] = {0};
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+    if (stat(path, &st) < 0 || st.st_uid != 0)
+        return false;
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    FILE *fp = fopen(path, "re");
+    size_t n = fp ? fread(title, 1, sizeof(title) - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    title[n] = '\0';
+    char *want = sl_xasprintf("slurmstepd: [%s.", job);
+    bool yes = !strncmp(title, want, strlen(want));
+    free(want);
+    return yes;
+}
+
+/* are a and b in the same network namespace? */
+static bool same_netns(pid_t a, pid_t b)
+{
+    char pa[64], pb[64];
+    struct stat sa, sb;
+    snprintf(pa, sizeof(pa), "/proc/%d/ns/net", (int)a);
+    snprintf(pb, sizeof(pb), "/proc/%d/ns/net", (int)b);
+    return stat(pa, &sa) == 0 && stat(pb, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Is pid a process of the pod: uid's, below the slurmstepd of the pod's
+ * Slurm job, and in that slurmstepd's network namespace (the node's, which
+ * the pod's address reaches)? */
+static bool pod_process(pid_t pid, uid_t uid, const char *job)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+    if (pid <= 1 || !job || !*job || stat(path, &st) < 0 || st.st_uid != uid)
+        return false;
+    pid_t a = pid;
+    for (int i = 0; i < PF_STEPD_DEPTH && (a = parent_of(a)) > 1; i++)
+        if (is_stepd_of(a, job))
+            return same_netns(pid, a);
+    return false;
+}
+
+/* the shim's pid, from the pod folder (its user's to write): when it names
+ * a process of the pod (pod_process), else 0 */
+static pid_t shim_pid(const char *pod_dir, uid_t uid, const char *job)
 {
     int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int dir = root >= 0 ? sl_safefs_opendir(root, pod_dir + 1) : -1;
@@ -144,10 +224,7 @@ static pid_t shim_pid(const char *pod_dir, uid_t uid)
     }
     pid_t pid = text ? (pid_t)atoi(text) : 0;
     free(text);
-    char proc[32];
-    snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
-    struct stat st;
-    return pid > 0 && stat(proc, &st) == 0 && st.st_uid == uid ? pid : 0;
+    return pid > 0 && pod_process(pid, uid, job) ? pid : 0;
 }
 
 /* ---- the session ---- */
@@ -258,7 +335,12 @@ static bool pf_round(pf_t *f)
     struct pollfd p[1 + PF_MAX_PORTS];
     int idx[1 + PF_MAX_PORTS], n = 1, open = 0;
     bool room = wslay_event_get_queued_msg_count(f->ctx) < 64;
-    p[0] = (struct pollfd){.fd = api_up_fd(f->up), .events = api_up_events(f->up, f->ctx)};
+    size_t held = 0;
+    for (int i = 0; i < f->nports; i++)
+        held += f->out[i].len;
+    bool want = held < PF_HELD_MAX; /* else the pods first */
+    short ev = api_up_events(f->up, f->ctx);
+    p[0] = (struct pollfd){.fd = api_up_fd(f->up), .events = want ? ev : (short)(ev & ~POLLIN)};
     for (int i = 0; i < f->nports; i++) {
         if (f->fd[i] < 0)
             continue;
@@ -267,8 +349,8 @@ static bool pf_round(pf_t *f)
         p[n++] = (struct pollfd){
             .fd = f->fd[i], .events = (short)((room ? POLLIN : 0) | (f->out[i].len ? POLLOUT : 0))};
     }
-    int ready = poll(p, (nfds_t)n, api_up_timeout(f->up, 200));
-    if (!api_up_pump(f->up, f->ctx, ready > 0 ? p[0].revents : 0, true))
+    int ready = poll(p, (nfds_t)n, want ? api_up_timeout(f->up, 200) : 200);
+    if (!api_up_pump(f->up, f->ctx, ready > 0 ? p[0].revents : 0, want))
         f->dead = true;
     for (int k = 1; k < n; k++)
         if (p[k].revents)
@@ -311,11 +393,16 @@ static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, c
     struct wslay_event_callbacks cb = {pf_recv, pf_send, NULL, NULL, NULL, NULL, pf_msg};
     api_up_clock_start(&f->clock, f->api->exec_idle_s, f->api->exec_max_s);
     if (wslay_event_context_server_init(&f->ctx, &cb, f) == 0) {
+        wslay_event_config_set_max_recv_msg_length(f->ctx, f->api->exec_max_message);
         pf_connect(f);
         while (pf_round(f))
             ;
-        if (!f->dead)
+        if (api_up_ws_too_big(f->ctx)) {
+            f->why = "a message over exec.max_message_bytes, closed with 1009";
+            api_up_ws_drain(f->up, f->ctx);
+        } else if (!f->dead) {
             pf_close(f);
+        }
         wslay_event_context_free(f->ctx);
     }
     if (f->why)
@@ -344,13 +431,21 @@ static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
     char *dir = sl_xasprintf("%s/%s/%s-%s", r->api->pods_root, sl_kube_namespace(pod),
                              sl_kube_name(pod), uid ? uid : "");
     struct stat st;
-    pid_t pid = stat(dir, &st) == 0 && st.st_uid != 0 ? shim_pid(dir, st.st_uid) : 0;
+    bool owned = stat(dir, &st) == 0 && st.st_uid != 0;
+    char *why = NULL;
+    *code = 403;
+    if (owned && api_may_act_as(r, st.st_uid, "the pod", &why) < 0) {
+        free(dir);
+        return why;
+    }
+    const char *job = sl_kube_annotation(pod, "slurmlink.io/job-id");
+    pid_t pid = owned ? shim_pid(dir, st.st_uid, job) : 0;
     free(dir);
     f->shim = pid;
     f->uid = st.st_uid;
-    *code = 403;
     if (!pid)
-        return sl_xstrdup("port-forward needs the pod's shim on this host, to check who listens");
+        return sl_xstrdup("port-forward needs the pod's shim on this host, to check who listens "
+                          "(its pid, in the pod folder, must name a process of the pod's job)");
     for (int i = 0; i < f->nports; i++)
         if (api_pf_port_owner(pid, st.st_uid, f->ports[i]) == 2)
             return sl_xasprintf("port %d on the node of pod %s is another user's: only the pod's "
@@ -378,7 +473,8 @@ static int pf_mode(api_req_t *r)
 static void spf_upgraded(pf_t *f, struct MHD_Connection *conn, const char *extra, size_t n,
                          MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
-    api_spf_t *s = api_spf_new(f->api, f->addr, f->pod, f->pod_uid, f->shim, f->uid, f->desc);
+    api_spf_t *s =
+        api_spf_new(f->api, f->addr, f->pod, f->pod_uid, f->shim, f->uid, f->desc, f->who);
     bool tunnel = f->mode == PF_TUNNEL;
     pf_free(f);
     api_spf_run(s, api_up_open(conn, sock, urh, extra, n), tunnel);
@@ -433,6 +529,14 @@ enum MHD_Result api_handle_portforward(api_req_t *r, const api_path_t *p)
     int version = 0;
     char *acc = NULL;
     char *why = pf_refusal(r, pod, f, &code);
+    json_t *lim = NULL; /* WebSocket: a connection per port; SPDY: per request (spdypf.c) */
+    unsigned n = f->mode == PF_WS && f->nports > 0 ? (unsigned)f->nports : 0;
+    if (!why && api_streams_take(r, n, &f->who, &lim) < 0) {
+        pf_free(f);
+        json_decref(pod);
+        return api_reply_status(r, lim);
+    }
+    f->taken = n;
     struct MHD_Response *resp = why ? NULL : pf_response(r, f, &version, &acc, &why);
     if (!resp) {
         json_t *st = code == 403 ? sl_kube_status(403, "Forbidden", why, NULL)

@@ -343,6 +343,8 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
     api->slurm_conf = opts->slurm_conf ? sl_xstrdup(opts->slurm_conf) : NULL;
     api->exec_idle_s = opts->exec_idle_s ? opts->exec_idle_s : 4 * 3600;
     api->exec_max_s = opts->exec_max_s ? opts->exec_max_s : 24 * 3600;
+    api->exec_max_message = opts->exec_max_message ? opts->exec_max_message : 1u << 20;
+    api->exec_max_streams = opts->exec_max_streams ? opts->exec_max_streams : 128;
     api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
     api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
     api->bookmark_ms = (opts->bookmark_interval_s > 0 ? opts->bookmark_interval_s : 60) * 1000;

@@ -84,10 +84,14 @@ typedef struct sl_api_opts {
 
     /* kubectl exec (src/api/exec.c): slurmlink-shim as the nodes see it
      * (NULL: beside the program), slurm.conf for srun (NULL: $SLURM_CONF),
-     * the idle and total limits of a session (0: 4 h, 24 h) */
+     * the idle and total limits of a session (0: 4 h, 24 h), the largest
+     * WebSocket message a client may send (0: 1 MiB), the sessions and
+     * forwarded connections of one identity (0: 128) */
     const char *shim_path;
     const char *slurm_conf;
     unsigned exec_idle_s, exec_max_s;
+    size_t exec_max_message;
+    unsigned exec_max_streams;
 } sl_api_opts_t;
 
 /* Start listening; NULL with errno and err on failure (bad address, port

@@ -45,6 +45,7 @@ typedef struct spf_req {
     sl_buf_t to_pod;
     size_t to_pod_off;
     bool client_fin; /* the data stream's FIN came: half-close once sent */
+    bool counted;    /* its connection counts against the identity's streams */
 } spf_req_t;
 
 struct api_spf {
@@ -56,6 +57,7 @@ struct api_spf {
     sl_buf_t tx; /* SPDY bytes not yet handed to the connection */
     spf_req_t req[SPF_MAX];
     char *addr, *pod, *pod_uid, *desc;
+    char *who; /* the identity its connections count against (conns.c) */
     pid_t shim;
     uid_t uid;
     bool dead;
@@ -64,7 +66,7 @@ struct api_spf {
 };
 
 api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const char *pod_uid,
-                       pid_t shim, uid_t uid, const char *desc)
+                       pid_t shim, uid_t uid, const char *desc, const char *who)
 {
     api_spf_t *s = sl_xcalloc(1, sizeof(*s));
     s->api = api;
@@ -72,6 +74,7 @@ api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const c
     s->pod = sl_xstrdup(pod);
     s->pod_uid = sl_xstrdup(pod_uid ? pod_uid : "");
     s->desc = sl_xstrdup(desc);
+    s->who = sl_xstrdup(who ? who : "");
     s->shim = shim;
     s->uid = uid;
     for (int i = 0; i < SPF_MAX; i++)
@@ -79,8 +82,10 @@ api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const c
     return s;
 }
 
-static void req_end(spf_req_t *q)
+static void req_end(api_spf_t *s, spf_req_t *q)
 {
+    if (q->counted)
+        api_streams_give(s->api, s->who, 1);
     if (q->fd >= 0)
         close(q->fd);
     sl_buf_free(&q->to_pod);
@@ -93,13 +98,14 @@ void api_spf_free(api_spf_t *s)
     if (!s)
         return;
     for (int i = 0; i < SPF_MAX; i++)
-        req_end(&s->req[i]);
+        req_end(s, &s->req[i]);
     sl_spdy_free(s->spdy);
     sl_buf_free(&s->tx);
     free(s->addr);
     free(s->pod);
     free(s->pod_uid);
     free(s->desc);
+    free(s->who);
     free(s);
 }
 
@@ -112,7 +118,7 @@ static void req_finish(api_spf_t *s, spf_req_t *q, const char *message)
         sl_spdy_put_data(&s->tx, q->err_sid, 0, message, strlen(message));
     sl_spdy_put_data(&s->tx, q->err_sid, SL_SPDY_FLAG_FIN, "", 0);
     sl_spdy_put_data(&s->tx, q->data_sid, SL_SPDY_FLAG_FIN, "", 0);
-    req_end(q);
+    req_end(s, q);
 }
 
 /* both streams are there: the port's owner checked, the connection made */
@@ -127,6 +133,15 @@ static void req_start(api_spf_t *s, spf_req_t *q)
         free(m);
         return;
     }
+    unsigned code;
+    char *why = NULL;
+    if (api_streams_take_as(s->api, s->who, 1, &code, &why) < 0) {
+        sl_info("port-forward (SPDY): refused, %s: %s", why, s->desc);
+        req_finish(s, q, why);
+        free(why);
+        return;
+    }
+    q->counted = true;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)q->port)};
     q->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (inet_pton(AF_INET, s->addr, &sa.sin_addr) != 1 || q->fd < 0 ||
@@ -206,7 +221,7 @@ static int on_frame(void *arg, const sl_spdy_frame_t *f)
         break;
     case SL_SPDY_RST_STREAM:
         if (q)
-            req_end(q);
+            req_end(s, q);
         break;
     case SL_SPDY_PING: sl_spdy_put_ping(&s->tx, f->value); break;
     case SL_SPDY_GOAWAY: s->dead = true; break;
@@ -366,6 +381,11 @@ static bool spf_round(api_spf_t *s)
             pod_io(s, &s->req[idx[k]], p[k].revents);
     if (tx_flush(s) < 0)
         s->dead = true;
+    if (s->tunnel && !wslay_event_get_read_enabled(s->ctx)) { /* closed: 1009, or the client's */
+        if (api_up_ws_too_big(s->ctx))
+            api_up_ws_drain(s->up, s->ctx);
+        s->dead = true;
+    }
     s->why = api_up_clock_expired(&s->clock);
     return !s->dead && !s->why && !atomic_load(&s->api->stopping);
 }
@@ -379,6 +399,8 @@ void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel)
     atomic_fetch_add(&s->api->exec_sessions, 1);
     api_up_clock_start(&s->clock, s->api->exec_idle_s, s->api->exec_max_s);
     if (s->spdy && (!tunnel || wslay_event_context_server_init(&s->ctx, &cb, s) == 0)) {
+        if (s->ctx) /* a SPDY frame is 1 MiB at most (src/spdy): a message need not be more */
+            wslay_event_config_set_max_recv_msg_length(s->ctx, s->api->exec_max_message);
         while (spf_round(s))
             ;
         if (atomic_load(&s->api->stopping) || s->why) { /* a last word, if the socket takes it */

@@ -218,3 +218,28 @@ const char *api_up_clock_expired(const api_up_clock_t *k)
         return "idle for too long (exec.idle_timeout)";
     return NULL;
 }
+
+bool api_up_ws_too_big(wslay_event_context_ptr ctx)
+{
+    return (wslay_event_get_close_sent(ctx) || wslay_event_want_write(ctx)) &&
+           wslay_event_get_status_code_sent(ctx) == WSLAY_CODE_MESSAGE_TOO_BIG;
+}
+
+void api_up_ws_drain(api_up_t *u, wslay_event_context_ptr ctx)
+{
+    long long end = sl_now_ms() + 3000;
+    char scrap[16384];
+    while (!u->dead && sl_now_ms() < end) {
+        if ((wslay_event_want_write(ctx) && wslay_event_send(ctx) != 0) || api_up_flush(u) < 0)
+            break;
+        struct pollfd p = {.fd = u->fd, .events = POLLIN | (api_up_pending(u) ? POLLOUT : 0)};
+        bool ready = api_up_readable(u);
+        if (!ready && poll(&p, 1, 100) < 0)
+            break;
+        if (!ready && !(p.revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
+        ssize_t n = api_up_recv(u, scrap, sizeof(scrap));
+        if (n == 0 || (n < 0 && errno != EAGAIN))
+            break; /* the client hung up */
+    }
+}

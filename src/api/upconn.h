@@ -55,6 +55,14 @@ short api_up_events(api_up_t *u, wslay_event_context_ptr ctx);
 int api_up_timeout(api_up_t *u, int ms);
 bool api_up_pump(api_up_t *u, wslay_event_context_ptr ctx, short revents, bool read);
 
+/* wslay closed ctx because a message was over its bound
+ * (wslay_event_config_set_max_recv_msg_length): 1009 sent or queued. */
+bool api_up_ws_too_big(wslay_event_context_ptr ctx);
+/* After such a close: sends it, and reads (and drops) what the client
+ * still sends until it hangs up, for up to 3 s, so that the close reaches
+ * it before the connection is closed. */
+void api_up_ws_drain(api_up_t *u, wslay_event_context_ptr ctx);
+
 /* Hands the connection back to libmicrohttpd to close; frees u. */
 void api_up_close(api_up_t *u);
 

@@ -26,7 +26,11 @@
  * resize is columns and rows, 2 bytes each). When the
  * client goes, the limits pass or slurmlinkd stops, the step's process
  * group gets SIGTERM, then SIGKILL. The helper's status file is removed
- * however the session ends.
+ * however the session ends. A client's message longer than
+ * exec.max_message_bytes is never gathered: wslay stops at the bound and
+ * closes with 1009 (message too big), which ends the session; stdin bytes
+ * waiting for the step stop the reading of the client, so what a session
+ * holds is bounded by one message.
  */
 #include "api/exec.h"
 
@@ -72,6 +76,7 @@ typedef struct sess {
     bool win_waiting; /* tty: a size waits for the first byte */
     struct winsize win;
     bool sock_dead;
+    bool too_big; /* wslay closed it: a message over exec.max_message_bytes */
     bool reaped;
     int wstatus;
     api_up_clock_t clock; /* exec.idle_timeout, exec.max_duration */
@@ -481,7 +486,9 @@ static bool pump(sess_t *s)
         return false;
     if (!api_up_pump(x->up, s->ctx, ready > 0 ? p[0].revents : 0, !busy))
         s->sock_dead = true;
-    if (!wslay_event_get_read_enabled(s->ctx))
+    if (!wslay_event_get_read_enabled(s->ctx) && api_up_ws_too_big(s->ctx))
+        s->too_big = true;
+    else if (!wslay_event_get_read_enabled(s->ctx))
         s->sock_dead = true; /* the client closed */
     if (out_i >= 0 && p[out_i].revents)
         read_step(s, &s->out_fd, 1);
@@ -490,8 +497,8 @@ static bool pump(sess_t *s)
     if (in_i >= 0 || s->pending.len || s->close_stdin)
         write_stdin(s);
     reap(s, false);
-    return !s->sock_dead && !atomic_load(&x->api->stopping) && !(s->limit = limit_hit(s)) &&
-           !(s->reaped && s->out_fd < 0 && s->err_fd < 0);
+    return !s->sock_dead && !s->too_big && !atomic_load(&x->api->stopping) &&
+           !(s->limit = limit_hit(s)) && !(s->reaped && s->out_fd < 0 && s->err_fd < 0);
 }
 
 static void session(sess_t *s)
@@ -502,12 +509,15 @@ static void session(sess_t *s)
     bool finished = s->reaped && s->out_fd < 0 && s->err_fd < 0;
     if (!finished)
         stop_step(s);
-    if (!s->sock_dead && (finished || s->limit))
+    if (s->too_big)
+        api_up_ws_drain(x->up, s->ctx); /* the close (1009) */
+    if (!s->sock_dead && !s->too_big && (finished || s->limit))
         send_status_and_close(s);
     else
         free(helper_status(x)); /* no one to tell: the file goes all the same */
     sl_info("exec ended (%s): %s",
             finished       ? "the command exited"
+            : s->too_big   ? "a message over exec.max_message_bytes, closed with 1009"
             : s->limit     ? s->limit
             : s->sock_dead ? "the client went"
                            : "slurmlinkd stops",
@@ -526,6 +536,15 @@ static void sess_free(sess_t *s)
     free(s);
 }
 
+/* the server's WebSocket, bounded to exec.max_message_bytes a message */
+static int ws_init(sess_t *s, const struct wslay_event_callbacks *cb)
+{
+    if (wslay_event_context_server_init(&s->ctx, cb, s) != 0)
+        return -1;
+    wslay_event_config_set_max_recv_msg_length(s->ctx, s->x->api->exec_max_message);
+    return 0;
+}
+
 void api_exec_session_run(api_exec_t *x)
 {
     sess_t *s = sl_xcalloc(1, sizeof(*s));
@@ -534,7 +553,7 @@ void api_exec_session_run(api_exec_t *x)
     api_up_clock_start(&s->clock, x->idle_s, x->max_s);
     struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
     atomic_fetch_add(&x->api->exec_sessions, 1);
-    if (wslay_event_context_server_init(&s->ctx, &cb, s) != 0)
+    if (ws_init(s, &cb) != 0)
         s->ctx = NULL;
     else if (start_step(s) < 0)
         sl_err("exec: cannot start the step: %s (%s)", strerror(errno), x->desc);

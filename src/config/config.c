@@ -191,6 +191,14 @@ static const opt_t opts[SL_CFG_COUNT] = {
                            "end an exec session after S seconds without a byte either way"),
     [SL_CFG_EXEC_MAX] = I("exec-max-duration", 0, "exec.max_duration", "S", 86400, 1, 100L * 86400,
                           "end an exec session S seconds after it started"),
+    [SL_CFG_EXEC_MAX_MESSAGE] =
+        I("exec-max-message-bytes", 0, "exec.max_message_bytes", "N", 1L << 20, 1024, 1L << 30,
+          "largest WebSocket message a client may send on an exec, attach or port-forward "
+          "session; a larger one closes it (1009, message too big)"),
+    [SL_CFG_EXEC_MAX_STREAMS] =
+        I("exec-max-streams-per-user", 0, "exec.max_streams_per_user", "N", 128, 1, 100000,
+          "exec and attach sessions and forwarded connections one identity may hold at once "
+          "(a port-forward session counts one per port)"),
     [SL_CFG_VERBOSE] = B("verbose", 'v', "log.verbose", 0, "log every request"),
 };
 

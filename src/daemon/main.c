@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +61,8 @@ static sl_api_opts_t api_opts(const sl_config_t *cfg, sl_store_t *store, const c
         .slurm_conf = CS(SLURM_CONF),
         .exec_idle_s = (unsigned)CL(EXEC_IDLE),
         .exec_max_s = (unsigned)CL(EXEC_MAX),
+        .exec_max_message = (size_t)CL(EXEC_MAX_MESSAGE),
+        .exec_max_streams = (unsigned)CL(EXEC_MAX_STREAMS),
     };
     return ao;
 }
@@ -429,6 +432,25 @@ static int daemon_start(daemon_state_t *d, int controllers, sl_error_t *err)
     return start_serving(d, controllers, err);
 }
 
+/* Descriptors: the soft limit up to the hard one (systemd's default soft
+ * limit is 1024; the unit sets LimitNOFILE). Every exec session and
+ * forwarded connection holds some; the API keeps a reserve and caps them
+ * per identity (src/api/conns.c), this gives that room. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rlim_t was = rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max;
+    if (was != rl.rlim_max && setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        sl_warn("cannot raise the descriptor limit from %llu to %llu: %s", (unsigned long long)was,
+                (unsigned long long)rl.rlim_max, strerror(errno));
+    else
+        sl_info("descriptors: at most %llu open (RLIMIT_NOFILE, was %llu)",
+                (unsigned long long)rl.rlim_max, (unsigned long long)was);
+}
+
 int main(int argc, char **argv)
 {
     /* a fixed threshold: a list's multi-MB reply buffers are mapped and
@@ -450,6 +472,7 @@ int main(int argc, char **argv)
         return 0;
     }
     sl_log_init("slurmlinkd", CL(VERBOSE) ? SL_LOG_DEBUG : SL_LOG_INFO);
+    raise_nofile();
     if (CS(SLURM_CONF))
         setenv("SLURM_CONF", CS(SLURM_CONF), 1);
     sigset_t set;
