@@ -35,6 +35,12 @@ typedef struct sl_ctl_opts {
     int submit_workers;            /* submission threads, 1..64 (0: 8) */
     /* bytes the pulled images may take in image_store (0: no limit) */
     unsigned long long image_store_limit;
+    /* how the controllers store the pods they make for a workload: the
+     * API's admission of a pod create (sl_api_create_pods: identity,
+     * quota), pods all or none; 0, or -1 with err. NULL: stored as they
+     * are (unit tests without an API). */
+    int (*create_pods)(void *arg, json_t *pods, sl_error_t *err);
+    void *create_pods_arg;
 } sl_ctl_opts_t;
 
 /* Start the controller thread. The store must outlive the controller. */
