@@ -9,13 +9,15 @@
 #     Slurm job, a FailedCreate event naming the quota;
 #   - alice's held sbatch array carrying bob's Job's comment is not
 #     adopted by bob's Job: bob's Job runs its own array and completes;
+#   - alice's held sbatch job carrying the uid of bob's pod (waiting for
+#     its image) is not taken as that pod's job;
 #   - a tenant cannot list the Jobs' task index under the pods root (the
 #     Jobs' uids), nor the pods root (namespaces).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 13
+plan 15
 sec_cluster --token --gpus 1 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 cluster:
@@ -115,6 +117,17 @@ is "$(ka get job mine -n team-b -o jsonpath='{.metadata.annotations.slurmlink\.i
   "alice's array is not among bob's Job's arrays"
 is "$(squeue -h -j "$forged" -r -o %T 2>/dev/null | sort -u | tr '\n' ' ')" "PENDING " "alice's array was left alone (still held)"
 scancel "$forged" 2>/dev/null
+
+# --- alice's job is not taken as bob's pod's ------------------------------------------------------
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: waits}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: c, image: "127.0.0.1:1/none:1", command: ["true"]}\n' |
+  kc bob create -n team-b -f - >/dev/null
+puid=$(ka get pod waits -n team-b -o jsonpath='{.metadata.uid}')
+pforged=$(as_user "$UA" sbatch --parsable --hold -o /dev/null --comment="slurmlink:uid=$puid" --wrap 'sleep 300')
+left_alone() { grep -q "Slurm job $pforged carries its uid but runs as uid $UIDA, not its user's: left alone" "$CL/log/slurmlinkd.log"; }
+ok wait_for 30 left_alone "alice's held job carrying the uid of bob's pod (waiting for its image) is left alone"
+is "$(kc bob get pod waits -n team-b -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}' 2>&1)" "" \
+  "... and not recorded as the pod's job"
+scancel "$pforged" 2>/dev/null
 
 # --- the pods root's indexes --------------------------------------------------------------------
 job listed 1 1 | kc bob apply -n team-b -f - >/dev/null
