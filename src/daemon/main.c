@@ -311,7 +311,7 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
     d->pods_root = CS(PODS_ROOT) ? strdup(CS(PODS_ROOT)) : NULL;
     if (!d->pods_root && asprintf(&d->pods_root, "%s/pods", CS(STATE_DIR)) < 0)
         return -1;
-    if (sl_mkdir_p(d->pods_root, 0755, err) < 0) {
+    if (sl_mkdir_p(d->pods_root, 0711, err) < 0) {
         sl_err("%s", err->text);
         return -1;
     }
