@@ -1011,33 +1011,34 @@ static long long room(json_t *job, const tally_t *t)
 static bool first_pods(sl_ctl_t *c, batch_t *b, unsigned max)
 {
     size_t made = 0, want = 0;
-    bool created = false, refused = ctl_create_waits(c, sl_kube_uid(b->job));
+    bool created = false, failed = false;
     for (unsigned x = 0; x < max; x++) {
         want += b->set[x];
         made += b->set[x] && b->made[x];
     }
     if (want > (size_t)b->throttle)
         want = (size_t)b->throttle;
-    for (unsigned x = 0; x < max && made < want && !refused; x++) {
-        if (!b->set[x] || b->made[x])
+    for (unsigned x = 0; x < max && made < want && !failed; x++) {
+        if (!b->set[x] || b->made[x] || ctl_create_waits(c, sl_kube_uid(b->job)))
             continue;
         size_t idx = (size_t)b->chunk * max + x;
         json_t *pod = ctl_job_new_pod(b->job, idx, b->sub);
         if (create_pod(c, b->job, pod, idx) == 0)
             made++, created = true;
         else
-            refused = true;
+            failed = true; /* refused (its back-off runs), or the store's error */
         json_decref(pod);
     }
-    if (refused && made < want) {
+    if (ctl_create_waits(c, sl_kube_uid(b->job)) && made < want) {
         /* admission (a quota) let fewer pods in: the array runs no more
          * tasks at once than it has admitted pods; none, it waits */
         if (!made)
             return false;
         want = made;
         b->throttle = (long long)made;
+        failed = false;
     }
-    return !created && b->n >= want && b->n == made;
+    return !failed && !created && b->n >= want && b->n == made;
 }
 
 /* nothing of the chunk is left to run (its pods failed before the array):
