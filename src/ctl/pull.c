@@ -51,6 +51,8 @@ struct ctl_pull {
     char *ns, *name, *uid;
     char *store;    /* the shared store, or the job user's private part (pulls with credentials) */
     char *authfile; /* the pod's pull secrets merged (NULL: none); removed at the end */
+    uid_t job_uid;  /* with authfile: the job's user and group, who runs the pull's tools */
+    gid_t job_gid;
     size_t n;
     char **images;             /* as the pod names them */
     char **policies;           /* Always, IfNotPresent, Never */
@@ -255,6 +257,8 @@ static int pull_one(ctl_pull_t *w, size_t i)
                               .store_limit = w->c->o.image_store_limit,
                               .image_limit = w->c->o.image_max_size,
                               .unpack_user = w->c->o.image_unpack_user,
+                              .cred_uid = w->job_uid,
+                              .cred_gid = w->job_gid,
                               .resolve_timeout_s = w->c->o.image_manifest_timeout,
                               .cancel = &w->cancel,
                               .tenant_errors = 1};
@@ -358,17 +362,15 @@ static int job_owner(sl_ctl_t *c, json_t *pod, const sl_pod_t *model, uid_t *uid
 }
 
 /* where w's images go: the shared store without credentials, else the
- * private part of the job's user and group, which no other tenant reads
- * (NULL, and w->error, when it cannot be made) */
+ * private part of the job's user and group, which no other tenant reads,
+ * the pull's tools run as them (NULL, and w->error, when it cannot be made) */
 static char *pull_store(sl_ctl_t *c, ctl_pull_t *w, json_t *pod, const sl_pod_t *model)
 {
     if (!w->authfile)
         return sl_xstrdup(c->o.image_store);
-    uid_t uid;
-    gid_t gid;
     sl_error_t err = SL_ERROR_INIT;
-    char *store = job_owner(c, pod, model, &uid, &gid, &err) == 0
-                      ? sl_image_private_store(c->o.image_store, uid, gid, &err)
+    char *store = job_owner(c, pod, model, &w->job_uid, &w->job_gid, &err) == 0
+                      ? sl_image_private_store(c->o.image_store, w->job_uid, w->job_gid, &err)
                       : NULL;
     if (!store) {
         sl_warn("pod %s/%s: no private image store: %s", w->ns, w->name, err.text);
