@@ -20,13 +20,15 @@
 #   5. the daemon runs with the unit's capability bounding set: a pull whose
 #      registry never answers is stopped when its pod is deleted (root
 #      signals a tool of another user only with CAP_KILL, which the unit
-#      lacked).
+#      lacked);
+#   6. a daemon without images.unpack_user says at start that its pulls run
+#      as root.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 for t in skopeo umoci docker-registry gcc useradd userdel capsh; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh)"; }
 done
-plan 25
+plan 27
 PU=_slurmlink-pull
 UNIT=$(dirname "$0")/../dist/slurmlinkd.service
 
@@ -155,3 +157,15 @@ ok wait_for 30 hanging "a pull from a registry that never answers: skopeo waits,
 ka -n team-a delete pod slow --wait=false >/dev/null
 gone() { ! pgrep -f "skopeo.*$SIL" >/dev/null; }
 ok wait_for 10 gone "the pod deleted, slurmlinkd (with the unit's capabilities, CAP_KILL: $(grep -c '^CapabilityBoundingSet=.*CAP_KILL' "$UNIT")) stops it"
+
+# --- 6. the warning of a daemon without the setting ---------------------------------
+unlike "$(cat "$CL/log/slurmlinkd.log")" "images.unpack_user" "the cluster's slurmlinkd (with the setting) warns of nothing about it"
+sed '/unpack_user/d' "$CL/etc/slurmlinkd.conf" >"$T/nouser.conf"
+mkdir -m 700 "$T/st2"
+"$SLURMLINKD" --config "$T/nouser.conf" --port 0 --state-dir "$T/st2" >"$T/d2.log" 2>&1 &
+D2=$!
+wait_for 30 grep -q "listening on" "$T/d2.log"
+kill "$D2" 2>/dev/null
+wait "$D2" 2>/dev/null
+like "$(cat "$T/d2.log")" "images.unpack_user is not set: registry pulls without credentials run skopeo and umoci as root" \
+  "one without it warns at start that pulls run as root"
