@@ -8,7 +8,7 @@
 # and the example configuration as a conffile, and the installed programs
 # run (--version) and look for the configuration in /etc.
 source "$(dirname "$0")/lib.sh"
-plan 16
+plan 19
 
 command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
   bail "dpkg-buildpackage and debhelper are needed (scripts/deps.sh installs them)"
@@ -52,6 +52,11 @@ fi
 R=$T/root
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
 touch "$R/var/lib/dpkg/status" "$R/var/lib/dpkg/available"
+# the host's accounts without the pull user: the postinst makes it there
+mkdir -p "$R/etc"
+for f in passwd group shadow gshadow login.defs; do
+  [ -f "/etc/$f" ] && grep -v '^_slurmlink-pull:' "/etc/$f" >"$R/etc/$f"
+done
 out=$(dpkg --root="$R" --force-depends --force-script-chrootless -i \
   "$T/slurmlinkd_${V}_$A.deb" "$T/slurmlink_${V}_$A.deb" "$T/slurmlink-shim_${V}_$A.deb" 2>&1)
 is "$?" 0 "dpkg --root installs the three packages" || diag "$out"
@@ -65,3 +70,11 @@ like "$("$R/usr/sbin/slurmlinkd" --help)" "configuration file \(/etc/slurmlink/s
   "and reads /etc/slurmlink/slurmlinkd.conf"
 is "$("$R/usr/bin/slurmlink" --version)|$("$R/usr/libexec/slurmlink/slurmlink-shim" --version 2>&1)" \
   "slurmlink $V|slurmlink-shim $V" "the installed slurmlink and slurmlink-shim run"
+pu=$(grep '^_slurmlink-pull:' "$R/etc/passwd")
+like "$pu" '^_slurmlink-pull:x:[0-9]+:[0-9]+:[^:]*:/nonexistent:/usr/sbin/nologin$' \
+  "slurmlinkd's postinst makes the pull user (no home, no login): $pu"
+like "$(cat "$R/etc/slurmlink/slurmlinkd.conf.example")" 'unpack_user: "_slurmlink-pull"' \
+  "the example configuration names it as images.unpack_user"
+dpkg --root="$R" --force-depends --force-script-chrootless -i "$T/slurmlinkd_${V}_$A.deb" >/dev/null 2>&1
+is "$(grep -c '^_slurmlink-pull:' "$R/etc/passwd")|$(grep '^_slurmlink-pull:' "$R/etc/passwd")" "1|$pu" \
+  "installed again, the postinst keeps the user as it was"

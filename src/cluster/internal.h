@@ -44,6 +44,8 @@ int cl_make_gpus(cl_state_t *st, sl_error_t *err);
 /* TLS and credentials (security.c): D/pki, D/etc/tokens.csv, D/etc/policy.yaml
  * made once; D/kubeconfig.https (admin, client certificate) at each up. */
 int cl_ensure_security(const cl_state_t *st, sl_error_t *err);
+/* the system user of registry pulls (SL_IMAGE_PULL_USER), made when missing (pulluser.c) */
+int cl_ensure_pull_user(sl_error_t *err);
 int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err);
 /* https://ADDR:PORT of slurmlinkd: 127.0.0.1, or the bridge with several nodes */
 char *cl_api_url(const cl_state_t *st);

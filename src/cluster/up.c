@@ -4,6 +4,7 @@
 #include "common/net.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "image/image.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -578,10 +579,10 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
                      "state:\n  dir: %s\n"
                      "slurm:\n  conf: %s\n"
                      "pods:\n  root: %s\n"
-                     "images:\n  store: %s\n"
+                     "images:\n  store: %s\n  unpack_user: \"%s\"\n"
                      "shim:\n  path: %s\n  report_ca: %s\n",
                      D, listen, c->st.port[SL_D_SLURMLINKD], q[5], q[6], q[9], q[7], q[8], q[0],
-                     q[1], q[2], q[3], q[4], q[7]);
+                     q[1], q[2], q[3], SL_IMAGE_PULL_USER, q[4], q[7]);
     int r = sl_mkdir_p(p[0], 0700, err);
     if (r == 0)
         r = sl_write_file(path, text, strlen(text), 0644, err);
@@ -895,7 +896,7 @@ static int start_daemons(upctx_t *c, const char *daemon, sl_error_t *err)
  * configurations, the munge key, the PKI, cluster.json), then the daemons */
 static int bring_up(upctx_t *c, const cl_state_t *old, const char *daemon, sl_error_t *err)
 {
-    if (check_progs(c, daemon, err) < 0 || make_dirs(c, err) < 0)
+    if (check_progs(c, daemon, err) < 0 || make_dirs(c, err) < 0 || cl_ensure_pull_user(err) < 0)
         return -1;
     if (cl_net_plan(&c->st, old, err) < 0 || cl_net_up(&c->st, err) < 0 ||
         cl_node_files(&c->st, err) < 0 || pick_ports(c, old, err) < 0 ||

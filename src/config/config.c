@@ -132,8 +132,9 @@ static const opt_t opts[SL_CFG_COUNT] = {
           "runs and fails naming the image and this limit"),
     [SL_CFG_IMAGE_UNPACK_USER] =
         S("image-unpack-user", 0, "images.unpack_user", "USER", NULL,
-          "Unix user (not root, used for nothing else) umoci unpacks pulled layers as; the "
-          "tree is root's once it is made safe (unset: umoci runs as root)"),
+          "Unix user (not root, used for nothing else) that skopeo and umoci run as for "
+          "registry pulls without credentials (those with a pod's credentials run as its job "
+          "user); the tree is root's once it is made safe (unset: they run as root)"),
     [SL_CFG_IMAGE_MAX_PULLS] =
         I("image-max-pulls", 0, "images.max_pulls", "N", 8, 1, 1024,
           "image pulls at once (each a root skopeo or umoci process); a pod whose pull finds "

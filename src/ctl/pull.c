@@ -51,6 +51,10 @@ struct ctl_pull {
     char *ns, *name, *uid;
     char *store;    /* the shared store, or the job user's private part (pulls with credentials) */
     char *authfile; /* the pod's pull secrets merged (NULL: none); removed at the end */
+    int site_auth;  /* authfile holds the site's credentials (images.credentials) */
+    uid_t job_uid;  /* with authfile: the job's user and group, who run the pull's tools
+                       unless site_auth (the site's credentials are not the tenant's) */
+    gid_t job_gid;
     size_t n;
     char **images;             /* as the pod names them */
     char **policies;           /* Always, IfNotPresent, Never */
@@ -164,8 +168,10 @@ static void add_secret(sl_ctl_t *c, const char *ns, const char *name, json_t *au
 }
 
 /* the pod's pull secrets, then its service account's, then the site's
- * (images.credentials), as one authfile (NULL: none) */
-static char *pod_authfile(sl_ctl_t *c, json_t *pod, const char *ns, const char *uid)
+ * (images.credentials), as one authfile (NULL: none); *has_site: an entry
+ * of the site's is in it */
+static char *pod_authfile(sl_ctl_t *c, json_t *pod, const char *ns, const char *uid,
+                          int *has_site)
 {
     json_t *spec = json_object_get(pod, "spec"), *auths = json_object(), *e;
     size_t i;
@@ -178,11 +184,13 @@ static char *pod_authfile(sl_ctl_t *c, json_t *pod, const char *ns, const char *
     json_decref(sa);
     /* the site's credentials last: a tenant's own secret for a registry wins */
     json_t *site = c->o.image_credentials ? json_load_file(c->o.image_credentials, 0, NULL) : NULL;
+    size_t own = json_object_size(auths);
     if (json_is_object(json_object_get(site, "auths")))
         json_object_update_missing(auths, json_object_get(site, "auths"));
     else if (c->o.image_credentials)
         sl_warn("images.credentials %s: no \"auths\" object; not used", c->o.image_credentials);
     json_decref(site);
+    *has_site = json_object_size(auths) > own;
     char *path = NULL;
     if (json_object_size(auths) && c->o.state_dir) {
         json_t *doc = json_pack("{s:O}", "auths", auths);
@@ -255,6 +263,8 @@ static int pull_one(ctl_pull_t *w, size_t i)
                               .store_limit = w->c->o.image_store_limit,
                               .image_limit = w->c->o.image_max_size,
                               .unpack_user = w->c->o.image_unpack_user,
+                              .cred_uid = w->site_auth ? 0 : w->job_uid,
+                              .cred_gid = w->site_auth ? 0 : w->job_gid,
                               .resolve_timeout_s = w->c->o.image_manifest_timeout,
                               .cancel = &w->cancel,
                               .tenant_errors = 1};
@@ -358,17 +368,15 @@ static int job_owner(sl_ctl_t *c, json_t *pod, const sl_pod_t *model, uid_t *uid
 }
 
 /* where w's images go: the shared store without credentials, else the
- * private part of the job's user and group, which no other tenant reads
- * (NULL, and w->error, when it cannot be made) */
+ * private part of the job's user and group, which no other tenant reads,
+ * the pull's tools run as them (NULL, and w->error, when it cannot be made) */
 static char *pull_store(sl_ctl_t *c, ctl_pull_t *w, json_t *pod, const sl_pod_t *model)
 {
     if (!w->authfile)
         return sl_xstrdup(c->o.image_store);
-    uid_t uid;
-    gid_t gid;
     sl_error_t err = SL_ERROR_INIT;
-    char *store = job_owner(c, pod, model, &uid, &gid, &err) == 0
-                      ? sl_image_private_store(c->o.image_store, uid, gid, &err)
+    char *store = job_owner(c, pod, model, &w->job_uid, &w->job_gid, &err) == 0
+                      ? sl_image_private_store(c->o.image_store, w->job_uid, w->job_gid, &err)
                       : NULL;
     if (!store) {
         sl_warn("pod %s/%s: no private image store: %s", w->ns, w->name, err.text);
@@ -426,7 +434,7 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
     w->ns = sl_xstrdup(p->ns);
     w->name = sl_xstrdup(p->name);
     w->uid = sl_xstrdup(p->uid);
-    w->authfile = pod_authfile(c, pod, p->ns, p->uid);
+    w->authfile = pod_authfile(c, pod, p->ns, p->uid, &w->site_auth);
     w->store = pull_store(c, w, pod, model);
     const char *rt = pod_runtime(c, model);
     w->runtime = !strcmp(rt, "apptainer")     ? "apptainer"

@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
+#include "image/image.h"
 #include "runtime/runtime.h"
 #include "slurmif/slurmif.h"
 #include "store/store.h"
@@ -353,6 +354,22 @@ static int load_policy(daemon_state_t *d, sl_error_t *err)
     return 0;
 }
 
+/* pulls whose tools would run as root, or fail for want of their user */
+static void warn_pull_user(const sl_config_t *cfg)
+{
+    const char *user = CS(IMAGE_UNPACK_USER);
+    sl_error_t err = SL_ERROR_INIT;
+    uid_t uid;
+    gid_t gid;
+    if (!user)
+        sl_warn("images.unpack_user is not set: registry pulls without credentials run skopeo "
+                "and umoci as root (`slurmlink up` and the Debian package make %s for it)",
+                SL_IMAGE_PULL_USER);
+    else if (sl_image_as_lookup(user, &uid, &gid, &err) < 0)
+        sl_warn("%s: registry pulls fail until it is fixed", err.text);
+    sl_error_clear(&err);
+}
+
 /* the API, then the controllers: they start after the API has its port (the
  * shims' report URL names it); shim pushes before that find no pod and are
  * dropped harmlessly (the pod folder keeps them) */
@@ -371,6 +388,7 @@ static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
             sl_err("%s", err->text);
             return -1;
         }
+        warn_pull_user(cfg);
     } else {
         sl_info("no slurm.conf given: serving the API without controllers");
     }

@@ -73,7 +73,7 @@ static int build(const char *dir, sl_image_format_t f, const char *tool, int tim
     sl_argv_t a = SL_ARGV_INIT;
     sl_image_convert_argv(f, prog, rootfs, work, &a);
     int rc = sl_image_tool_run((const char *const *)a.v, dir,
-                               (timeout_s > 0 ? timeout_s : 600) * 1000, NULL, err);
+                               (timeout_s > 0 ? timeout_s : 600) * 1000, NULL, NULL, err);
     if (rc == 0 && rename(work, final) < 0)
         rc = sl_errprintf(err, "rename %s: %s", work, strerror(errno));
     if (rc < 0)

@@ -132,14 +132,26 @@ typedef struct sl_image_pull_opts {
     unsigned long long image_limit; /* bytes one image may download and unpack to (0:
                                        SL_IMAGE_DEFAULT_LIMIT): skopeo and umoci are stopped
                                        when their folder grows past it, the pull fails */
-    const char *unpack_user;        /* umoci runs as this Unix user (not root; NULL: as root); its
-                                       tree is made root's when it is made safe */
+    const char *unpack_user;        /* skopeo and umoci run as this Unix user (not root; NULL:
+                                       as root) for pulls without credentials; what they wrote
+                                       is made root's when the tree is made safe */
+    uid_t cred_uid;        /* a pull with credentials: its tools run as this user and group (the */
+    gid_t cred_gid;        /* pod's job user; 0: as root), reading a copy of authfile that is
+                              that user's alone */
     int resolve_timeout_s; /* the manifest request (0: 30): a registry that never answers */
     atomic_int *cancel;    /* once set, the pull's tools are killed and it fails (ECANCELED) */
     int tenant_errors;     /* a failed manifest request that is not a registry's answer (a
                               closed, silent or non-registry port) reads "cannot reach registry
                               HOST", its detail in the log: a tenant learns nothing of ports */
 } sl_image_pull_opts_t;
+
+/* the user `slurmlink up` and the Debian package make for pulls
+ * (images.unpack_user): a system user, no login, no home */
+#define SL_IMAGE_PULL_USER "_slurmlink-pull"
+
+/* the ids of the Unix user name for pulls (images.unpack_user): never
+ * root, never root's group (as.c) */
+int sl_image_as_lookup(const char *name, uid_t *uid, gid_t *gid, sl_error_t *err);
 
 /* images.max_image_size's default: 32 GiB, above the largest CUDA images */
 #define SL_IMAGE_DEFAULT_LIMIT (32ULL << 30)

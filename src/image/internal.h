@@ -21,24 +21,46 @@ unsigned long long sl_image_disk_usage(const char *path);
 int sl_image_safe_stamp(const char *dir, sl_error_t *err);
 int sl_image_digest_safe(const char *dir, sl_error_t *err);
 
-/* tool.c: skopeo and umoci, argv vectors with a time limit */
+/* tool.c: who runs a pull's tools. uid 0: root (the daemon's own
+ * environment); else that user and group, without supplementary groups,
+ * with HOME and TMPDIR its own folder home (0700) and the pull's
+ * credentials (or none: {}) in home/auth.json (0600), both the user's */
+typedef struct sl_image_as {
+    uid_t uid;
+    gid_t gid;
+    char *home;
+    char *auth;
+} sl_image_as_t;
+
+/* as->home and as->auth made in work (a 0700 folder of root's, opened to
+ * the user's group: 0710), as->auth a copy of authfile (NULL: {}) */
+int sl_image_as_prepare(sl_image_as_t *as, const char *work, const char *authfile, sl_error_t *err);
+void sl_image_as_free(sl_image_as_t *as);
+/* dir, a 0700 folder of root's that only root may write to, entered by the
+ * user's group (0710); _close: root's alone again (nothing when as is root) */
+int sl_image_as_open(const char *dir, const sl_image_as_t *as, sl_error_t *err);
+int sl_image_as_close(const char *dir, sl_error_t *err);
+/* a new folder path (0700) of the user's, for a tool to write into: its
+ * parent is root's, so root never follows a link the user made there */
+int sl_image_as_mkdir(const char *path, const sl_image_as_t *as, sl_error_t *err);
+
+/* skopeo and umoci, argv vectors with a time limit, run as as (NULL: root) */
 char *sl_image_tool_message(const char *stderr_text);
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
-                      sl_error_t *err);
+                      const sl_image_as_t *as, sl_error_t *err);
 /* the same, bounded: no file the tool writes may pass limit bytes
  * (RLIMIT_FSIZE), and the tool is killed as soon as the folder dir holds
  * more than limit (watched while it runs, checked again when it is done):
- * -1 with errno EFBIG and err "... is larger than the limit of N bytes".
- * uid (not 0) and gid: the user it runs as, without supplementary groups */
+ * -1 with errno EFBIG and err "... is larger than the limit of N bytes" */
 int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
-                              const char *dir, unsigned long long limit, uid_t uid, gid_t gid,
+                              const char *dir, unsigned long long limit, const sl_image_as_t *as,
                               sl_error_t *err);
 
-/* unpack.c: tmp/oci's image applied to tmp/bundle/rootfs by umoci, as
- * user when not NULL (tmp/oci and tmp/bundle handed to it meanwhile, tmp
- * opened to its group), within limit bytes (sl_image_tool_run_bounded) */
-int sl_image_unpack(const char *tmp, const char *user, unsigned long long limit, int timeout_ms,
-                    sl_error_t *err);
+/* unpack.c: tmp/oci's image applied to tmp/bundle/rootfs by umoci as as
+ * (tmp opened to its group meanwhile, tmp/bundle its own, then both root's
+ * alone again), within limit bytes (sl_image_tool_run_bounded) */
+int sl_image_unpack(const char *tmp, const sl_image_as_t *as, unsigned long long limit,
+                    int timeout_ms, sl_error_t *err);
 /* the calling thread's tools from now on are killed once *cancel is set
  * (NULL: never); sl_image_pull sets it for its own duration */
 void sl_image_tool_cancel_on(atomic_int *cancel);

@@ -8,6 +8,7 @@
 #include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 #include "runtime/runtime.h"
 
@@ -46,29 +47,16 @@ static int loopback(const char *domain)
                : !strncmp(domain, "127.", 4) || !strncmp(domain, "[::1]", 5);
 }
 
-/* --authfile, --tls-verify, --cert-dir (with "src-" for copy) */
+/* --authfile (the pull's copy, as->auth), --tls-verify, --cert-dir (with
+ * "src-" for copy); never skopeo's default files: they are the daemon's own */
 static void auth_args(sl_argv_t *a, const char *pfx, const sl_image_ref_t *r,
-                      const sl_image_pull_opts_t *o, const char *work)
+                      const sl_image_pull_opts_t *o, const sl_image_as_t *as)
 {
-    char *empty = NULL;
-    if (!o->authfile) { /* never skopeo's defaults: they are the daemon's own */
-        empty = sl_xasprintf("%s/noauth.json", work);
-        sl_write_file(empty, "{}\n", 3, 0600, NULL);
-    }
-    char *s = sl_xasprintf("--%sauthfile=%s", pfx, o->authfile ? o->authfile : empty);
-    sl_argv_add(a, s);
-    free(s);
-    free(empty);
-    if (loopback(r->domain)) {
-        s = sl_xasprintf("--%stls-verify=false", pfx);
-        sl_argv_add(a, s);
-        free(s);
-    }
-    if (o->cert_dir) {
-        s = sl_xasprintf("--%scert-dir=%s", pfx, o->cert_dir);
-        sl_argv_add(a, s);
-        free(s);
-    }
+    sl_argv_addf(a, "--%sauthfile=%s", pfx, as->auth);
+    if (loopback(r->domain))
+        sl_argv_addf(a, "--%stls-verify=false", pfx);
+    if (o->cert_dir)
+        sl_argv_addf(a, "--%scert-dir=%s", pfx, o->cert_dir);
 }
 
 static int timeout_ms(const sl_image_pull_opts_t *o)
@@ -112,19 +100,20 @@ static char *platform_digest(json_t *idx, const char *arch, sl_error_t *err)
 }
 
 /* ask the registry what r is: out->repo_digest and out->digest */
-static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *work,
-                   sl_image_pulled_t *out, sl_error_t *err)
+static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const sl_image_as_t *as,
+                   const char *work, sl_image_pulled_t *out, sl_error_t *err)
 {
     sl_argv_t a = SL_ARGV_INIT;
     sl_argv_add(&a, "skopeo");
     sl_argv_add(&a, "inspect");
     sl_argv_add(&a, "--raw");
-    auth_args(&a, "", r, o, work);
+    auth_args(&a, "", r, o, as);
     char *t = sl_xasprintf("docker://%s", r->full);
     sl_argv_add(&a, t);
     free(t);
     char *raw = NULL;
-    int rc = sl_image_tool_run((const char *const *)a.v, work, resolve_timeout_ms(o), &raw, err);
+    int rc =
+        sl_image_tool_run((const char *const *)a.v, work, resolve_timeout_ms(o), &raw, as, err);
     sl_argv_free(&a);
     if (rc < 0)
         return -1;
@@ -144,13 +133,24 @@ static int resolve(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const
     return out->digest ? 0 : -1;
 }
 
-/* a blob of the OCI layout at oci, parsed */
-static json_t *oci_blob(const char *oci, const char *digest)
+/* a file of the OCI layout (ocifd: the tools' user may own it), parsed:
+ * never through a link, at most 4 MiB */
+static json_t *oci_json(int ocifd, const char *rel)
+{
+    size_t len = 0;
+    char *text = ocifd >= 0 ? sl_safefs_read(ocifd, rel, 4u << 20, &len, NULL) : NULL;
+    json_t *j = text ? json_loadb(text, len, 0, NULL) : NULL;
+    free(text);
+    return j;
+}
+
+/* a blob of the OCI layout, parsed */
+static json_t *oci_blob(int ocifd, const char *digest)
 {
     if (!digest || strncmp(digest, "sha256:", 7) || strchr(digest, '/'))
         return NULL;
-    char *p = sl_xasprintf("%s/blobs/sha256/%s", oci, digest + 7);
-    json_t *j = json_load_file(p, 0, NULL);
+    char *p = sl_xasprintf("blobs/sha256/%s", digest + 7);
+    json_t *j = oci_json(ocifd, p);
     free(p);
     return j;
 }
@@ -158,13 +158,14 @@ static json_t *oci_blob(const char *oci, const char *digest)
 /* the image config (Entrypoint, Cmd, Env, WorkingDir, User) of the one image in oci */
 static json_t *oci_config(const char *oci)
 {
-    char *p = sl_xasprintf("%s/index.json", oci);
-    json_t *idx = json_load_file(p, 0, NULL);
-    free(p);
-    json_t *m = oci_blob(oci, json_string_value(json_object_get(
-                                  json_array_get(json_object_get(idx, "manifests"), 0), "digest")));
+    int fd = open(oci, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    json_t *idx = oci_json(fd, "index.json");
+    json_t *m = oci_blob(fd, json_string_value(json_object_get(
+                                 json_array_get(json_object_get(idx, "manifests"), 0), "digest")));
     json_t *c =
-        oci_blob(oci, json_string_value(json_object_get(json_object_get(m, "config"), "digest")));
+        oci_blob(fd, json_string_value(json_object_get(json_object_get(m, "config"), "digest")));
+    if (fd >= 0)
+        close(fd);
     json_t *cfg = json_object();
     json_t *ic = json_object_get(c, "config");
     const char *keys[] = {"Entrypoint", "Cmd", "Env", "WorkingDir", "User"};
@@ -214,26 +215,39 @@ static int too_big(const sl_image_ref_t *r, unsigned long long limit, sl_error_t
                         r->full, limit);
 }
 
+/* skopeo copy of repo@digest into tmp/oci (a folder of as's), as as */
+static int copy_oci(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const sl_image_as_t *as,
+                    const char *tmp, const char *digest, unsigned long long limit, sl_error_t *err)
+{
+    char *oci = sl_xasprintf("%s/oci", tmp);
+    int rc = sl_image_as_open(tmp, as, err) == 0 ? sl_image_as_mkdir(oci, as, err) : -1;
+    sl_argv_t a = SL_ARGV_INIT;
+    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
+    auth_args(&a, "src-", r, o, as);
+    sl_argv_addf(&a, "docker://%s@%s", r->repo, digest);
+    sl_argv_addf(&a, "oci:%s:img", oci);
+    if (rc == 0)
+        rc = limit ? sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), oci,
+                                               limit, as, err)
+                   : sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, as, err);
+    sl_argv_free(&a);
+    free(oci);
+    return rc;
+}
+
 /* skopeo copy of the platform manifest into tmp/oci, umoci unpack into
- * tmp/bundle/rootfs (sl_image_unpack), each stopped when its folder grows
- * past the image limit; the tree ends as tmp/final/rootfs with image.json
- * beside it, made safe to share (sl_image_prepare_rootfs) while tmp is
- * still root's alone (mkdtemp: 0700) */
-static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const char *tmp,
-                 sl_image_pulled_t *out, sl_error_t *err)
+ * tmp/bundle/rootfs (sl_image_unpack), both as as and each stopped when
+ * its folder grows past the image limit; the tree ends as tmp/final/rootfs
+ * with image.json beside it, made safe to share (sl_image_prepare_rootfs)
+ * once tmp is root's alone again (mkdtemp: 0700) */
+static int fetch(const sl_image_ref_t *r, const sl_image_pull_opts_t *o, const sl_image_as_t *as,
+                 const char *tmp, sl_image_pulled_t *out, sl_error_t *err)
 {
     unsigned long long limit = o->image_limit ? o->image_limit : SL_IMAGE_DEFAULT_LIMIT;
     char *oci = sl_xasprintf("%s/oci", tmp);
-    sl_argv_t a = SL_ARGV_INIT;
-    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
-    auth_args(&a, "src-", r, o, tmp);
-    sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
-    sl_argv_addf(&a, "oci:%s/oci:img", tmp);
-    int rc = sl_image_tool_run_bounded((const char *const *)a.v, tmp, timeout_ms(o), oci, limit, 0,
-                                       0, err);
-    sl_argv_free(&a);
+    int rc = copy_oci(r, o, as, tmp, out->digest, limit, err);
     if (rc == 0)
-        rc = sl_image_unpack(tmp, o->unpack_user, limit, timeout_ms(o), err);
+        rc = sl_image_unpack(tmp, as, limit, timeout_ms(o), err);
     if (rc < 0 && errno == EFBIG)
         too_big(r, limit, err);
     if (rc == 0)
@@ -302,7 +316,7 @@ static int set_access(const char *store, const char *dir, int public, sl_error_t
  * (named as a pull's, so a crash leaves what prune removes), then dropped.
  * The store's copy is used for anonymous pulls from then on. */
 static int confirm_public(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
-                          const sl_image_pulled_t *out, sl_error_t *err)
+                          const sl_image_as_t *as, const sl_image_pulled_t *out, sl_error_t *err)
 {
     char *tmp = sl_xasprintf("%s/.pull-%s-XXXXXX", store, out->digest + 7);
     if (!mkdtemp(tmp)) {
@@ -310,13 +324,7 @@ static int confirm_public(const char *store, const sl_image_ref_t *r, const sl_i
         free(tmp);
         return -1;
     }
-    sl_argv_t a = SL_ARGV_INIT;
-    sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
-    auth_args(&a, "src-", r, o, tmp);
-    sl_argv_addf(&a, "docker://%s@%s", r->repo, out->digest);
-    sl_argv_addf(&a, "oci:%s/oci:img", tmp);
-    int rc = sl_image_tool_run((const char *const *)a.v, tmp, timeout_ms(o), NULL, err);
-    sl_argv_free(&a);
+    int rc = copy_oci(r, o, as, tmp, out->digest, 0, err);
     char *mark = public_mark(out->dir);
     if (rc == 0)
         rc = sl_write_file(mark, "", 0, 0644, err);
@@ -332,14 +340,14 @@ static int confirm_public(const char *store, const sl_image_ref_t *r, const sl_i
  * own part of the store (or an admin's); one without uses it only when it is
  * public, or once its registry gave it away to this pull too */
 static int use_stored(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
-                      sl_image_pulled_t *out, sl_error_t *err)
+                      const sl_image_as_t *as, sl_image_pulled_t *out, sl_error_t *err)
 {
     char *mark = public_mark(out->dir);
     int public = access(mark, F_OK) == 0;
     free(mark);
     if (o->authfile || public)
         return 0;
-    return confirm_public(store, r, o, out, err);
+    return confirm_public(store, r, o, as, out, err);
 }
 
 /* the fetched tree marked public when no credential fetched it */
@@ -355,7 +363,7 @@ static int mark_fetched(const char *tmp, const sl_image_pull_opts_t *o, sl_error
 
 /* the digest folder in place: it was there, or it is fetched now under its lock */
 static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
-                  sl_image_pulled_t *out, sl_error_t *err)
+                  const sl_image_as_t *as, sl_image_pulled_t *out, sl_error_t *err)
 {
     const char *hex = out->digest + 7;
     char *info = sl_xasprintf("%s/image.json", out->dir);
@@ -371,7 +379,7 @@ static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pul
         out->cached = 1;
         rc = sl_image_digest_safe(out->dir, err);
         if (rc == 0)
-            rc = use_stored(store, r, o, out, err);
+            rc = use_stored(store, r, o, as, out, err);
         goto out;
     }
     remove_leftovers(store, hex);
@@ -380,7 +388,7 @@ static int ensure(const char *store, const sl_image_ref_t *r, const sl_image_pul
         sl_errprintf(err, "mkdtemp %s: %s", tmp, strerror(errno));
         goto out;
     }
-    if (fetch(r, o, tmp, out, err) < 0)
+    if (fetch(r, o, as, tmp, out, err) < 0)
         goto out;
     SL_FAULT("pull-fetched"); /* the layers are unpacked, the digest not yet in place */
     if (mark_fetched(tmp, o, err) == 0 && install(store, hex, tmp, o, out, err) == 0)
@@ -460,6 +468,43 @@ static void tenant_error(const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
     errno = e;
 }
 
+/* who runs this pull's tools: for a pull with credentials the pod's job
+ * user (none given, or root's ids: root, whose the credentials are), for
+ * one without images.unpack_user (unset: root) */
+static int pull_as(const sl_image_pull_opts_t *o, sl_image_as_t *as, sl_error_t *err)
+{
+    memset(as, 0, sizeof(*as));
+    if (o->authfile) {
+        if (o->cred_uid && o->cred_gid) {
+            as->uid = o->cred_uid;
+            as->gid = o->cred_gid;
+        }
+        return 0;
+    }
+    return o->unpack_user ? sl_image_as_lookup(o->unpack_user, &as->uid, &as->gid, err) : 0;
+}
+
+/* the registry's answer for r (out's digests), then the digest in the store */
+static int pull_in(const char *store, const sl_image_ref_t *r, const sl_image_pull_opts_t *o,
+                   const sl_image_as_t *as, const char *work, sl_image_pulled_t *out,
+                   sl_error_t *err)
+{
+    if (resolve(r, o, as, work, out, err) < 0) {
+        tenant_error(r, o, err);
+        return -1;
+    }
+    if (!digest_sane(out->digest)) {
+        errno = EIO;
+        return sl_errprintf(err, "the registry named an invalid digest for %s", r->full);
+    }
+    fill_paths(store, r, out);
+    int rc = o->check_only ? 0 : ensure(store, r, o, as, out, err);
+    read_info(out);
+    if (rc == 0 && !o->check_only)
+        record(store, r, out, o->authfile == NULL);
+    return rc;
+}
+
 int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t *o,
                   sl_image_pulled_t *out, sl_error_t *err)
 {
@@ -467,9 +512,10 @@ int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t
     sl_image_ref_t r;
     if (sl_image_ref_parse(ref, &r, err) < 0)
         return -1;
+    sl_image_as_t as;
     char *work = NULL;
     int rc = -1;
-    if (sl_mkdir_p(store, 0755, err) < 0)
+    if (pull_as(o, &as, err) < 0 || sl_mkdir_p(store, 0755, err) < 0)
         goto done;
     work = sl_xasprintf("%s/.resolve-XXXXXX", store);
     if (!mkdtemp(work)) {
@@ -477,25 +523,14 @@ int sl_image_pull(const char *store, const char *ref, const sl_image_pull_opts_t
         goto done;
     }
     sl_image_tool_cancel_on(o->cancel);
-    if (resolve(&r, o, work, out, err) < 0) {
-        tenant_error(&r, o, err);
-        goto done;
-    }
-    if (!digest_sane(out->digest)) {
-        errno = EIO;
-        sl_errprintf(err, "the registry named an invalid digest for %s", r.full);
-        goto done;
-    }
-    fill_paths(store, &r, out);
-    rc = o->check_only ? 0 : ensure(store, &r, o, out, err);
-    read_info(out);
-    if (rc == 0 && !o->check_only)
-        record(store, &r, out, o->authfile == NULL);
+    if (sl_image_as_prepare(&as, work, o->authfile, err) == 0)
+        rc = pull_in(store, &r, o, &as, work, out, err);
 done:
     sl_image_tool_cancel_on(NULL);
     if (work)
         sl_rm_rf(work);
     free(work);
+    sl_image_as_free(&as);
     sl_image_ref_free(&r);
     if (rc < 0)
         sl_image_pulled_free(out);

@@ -2,6 +2,7 @@
  * error messages made readable. */
 #include "image/internal.h"
 
+#include "common/argv.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
@@ -49,7 +50,7 @@ char *sl_image_tool_message(const char *stderr_text)
     return sl_buf_steal(&b);
 }
 
-/* what a bounded run may write: dir's size, each file's */
+/* what a run may write (dir NULL: no bound) and who runs it */
 typedef struct tool_bound {
     const char *dir;
     unsigned long long limit;
@@ -62,7 +63,7 @@ static int set_bound(void *arg)
 {
     const tool_bound_t *b = arg;
     struct rlimit r = {.rlim_cur = b->limit, .rlim_max = b->limit};
-    if (setrlimit(RLIMIT_FSIZE, &r) < 0)
+    if (b->dir && setrlimit(RLIMIT_FSIZE, &r) < 0)
         return -1;
     if (b->uid == 0)
         return 0;
@@ -72,7 +73,27 @@ static int set_bound(void *arg)
                : 0;
 }
 
-static int over(const tool_bound_t *b) { return b && sl_image_disk_usage(b->dir) > b->limit; }
+/* the environment of a tool run as a user: the daemon's without what names
+ * root's files (HOME, XDG folders, credentials' places), HOME and TMPDIR
+ * the user's own folder */
+static char **user_env(const sl_image_as_t *as)
+{
+    static const char *const drop[] = {
+        "HOME=", "TMPDIR=", "XDG_", "REGISTRY_AUTH_FILE=", "DOCKER_CONFIG=", NULL};
+    sl_argv_t a = SL_ARGV_INIT;
+    for (char **e = environ; *e; e++) {
+        size_t i = 0;
+        while (drop[i] && strncmp(*e, drop[i], strlen(drop[i])))
+            i++;
+        if (!drop[i])
+            sl_argv_add(&a, *e);
+    }
+    sl_argv_addf(&a, "HOME=%s", as->home);
+    sl_argv_addf(&a, "TMPDIR=%s", as->home);
+    return a.v;
+}
+
+static int over(const tool_bound_t *b) { return b->dir && sl_image_disk_usage(b->dir) > b->limit; }
 
 /* the pull this thread runs: its tools are killed once *cancel is set */
 static _Thread_local atomic_int *cancel_flag;
@@ -99,7 +120,7 @@ static int wait_bounded(pid_t pid, int timeout_ms, const tool_bound_t *b, int *s
             errno = ECANCELED;
             return -1;
         }
-        if (b && sl_now_ms() >= next) {
+        if (b->dir && sl_now_ms() >= next) {
             long long t0 = sl_now_ms();
             if (over(b)) {
                 errno = EFBIG;
@@ -129,8 +150,8 @@ static int failed(const char *tool, int st, const char *e, const tool_bound_t *b
     char *text = sl_read_file(e, NULL, NULL);
     char *msg = sl_image_tool_message(text ? text : "");
     int rc;
-    if (b && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) || strstr(msg, "file too large") ||
-              over(b))) {
+    if (b->dir && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ) || strstr(msg, "file too large") ||
+                   over(b))) {
         rc = too_large(b, tool, err);
     } else {
         errno = EIO;
@@ -144,16 +165,18 @@ static int failed(const char *tool, int st, const char *e, const tool_bound_t *b
 }
 
 static int run(const char *const *argv, const char *work, int timeout_ms, char **out,
-               const tool_bound_t *b, sl_error_t *err)
+               const tool_bound_t *b, const sl_image_as_t *as, sl_error_t *err)
 {
     char *o = sl_xasprintf("%s/.stdout", work), *e = sl_xasprintf("%s/.stderr", work);
     unlink(o);
     unlink(e);
-    sl_spawn_opts_t so = {.stdout_path = o,
+    char **env = b->uid && as && as->home ? user_env(as) : NULL;
+    sl_spawn_opts_t so = {.envp = (const char *const *)env,
+                          .stdout_path = o,
                           .stderr_path = e,
                           .stdin_null = 1,
                           .new_session = 1,
-                          .child_setup = b ? set_bound : NULL,
+                          .child_setup = b->dir || b->uid ? set_bound : NULL,
                           .child_arg = (void *)b};
     int rc = -1, st = 0;
     if (cancelled()) {
@@ -196,6 +219,7 @@ done:;
     unlink(e);
     free(o);
     free(e);
+    sl_strv_free(env);
     errno = saved;
     return rc;
 }
@@ -205,17 +229,18 @@ done:;
  * "<tool>: <its message>" (errno EIO), a timeout (ETIMEDOUT), or the
  * thread's pull cancelled (ECANCELED: the tool is killed within 0.1 s). */
 int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms, char **out,
-                      sl_error_t *err)
+                      const sl_image_as_t *as, sl_error_t *err)
 {
-    return run(argv, work, timeout_ms, out, NULL, err);
+    tool_bound_t b = {NULL, 0, as ? as->uid : 0, as ? as->gid : 0};
+    return run(argv, work, timeout_ms, out, &b, as, err);
 }
 
 int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
-                              const char *dir, unsigned long long limit, uid_t uid, gid_t gid,
+                              const char *dir, unsigned long long limit, const sl_image_as_t *as,
                               sl_error_t *err)
 {
-    tool_bound_t b = {dir, limit, uid, gid};
-    return run(argv, work, timeout_ms, NULL, &b, err);
+    tool_bound_t b = {dir, limit, as ? as->uid : 0, as ? as->gid : 0};
+    return run(argv, work, timeout_ms, NULL, &b, as, err);
 }
 
 /* A registry's own refusals as skopeo words them: they tell a user what to

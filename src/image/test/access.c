@@ -134,20 +134,20 @@ static void cancel(const char *work)
     sl_image_tool_cancel_on(&flag);
     pthread_create(&t, NULL, cancel_later, NULL);
     long long t0 = sl_now_ms();
-    int rc = sl_image_tool_run(argv, work, 30000, NULL, &err);
+    int rc = sl_image_tool_run(argv, work, 30000, NULL, NULL, &err);
     int e = errno;
     long long dt = sl_now_ms() - t0;
     pthread_join(t, NULL);
     ok(rc < 0 && e == ECANCELED, "a cancelled pull's tool fails with ECANCELED (%s)", err.text);
     ok(dt < 2000, "  killed soon after the cancel at 300 ms (%lld ms)", dt);
-    rc = sl_image_tool_run(argv, work, 30000, NULL, &err);
+    rc = sl_image_tool_run(argv, work, 30000, NULL, NULL, &err);
     ok(rc < 0 && errno == ECANCELED, "  the next tool of that pull does not start");
     sl_image_tool_cancel_on(NULL);
     const char *quick[] = {"true", NULL};
-    ok(sl_image_tool_run(quick, work, 30000, NULL, &err) == 0, "another pull's tools run");
+    ok(sl_image_tool_run(quick, work, 30000, NULL, NULL, &err) == 0, "another pull's tools run");
     const char *slow[] = {"sleep", "30", NULL};
     t0 = sl_now_ms();
-    rc = sl_image_tool_run(slow, work, 300, NULL, &err);
+    rc = sl_image_tool_run(slow, work, 300, NULL, NULL, &err);
     ok(rc < 0 && errno == ETIMEDOUT && sl_now_ms() - t0 < 2000, "the time limit still holds (%s)",
        err.text);
     sl_error_clear(&err);

@@ -165,7 +165,7 @@ static int bounded(const char *script, const char *d, unsigned long long limit, 
                    sl_error_t *err)
 {
     const char *argv[] = {"sh", "-c", script, "sh", d, NULL};
-    return sl_image_tool_run_bounded(argv, base, timeout_ms, d, limit, 0, 0, err);
+    return sl_image_tool_run_bounded(argv, base, timeout_ms, d, limit, NULL, err);
 }
 
 static void bound(void)
