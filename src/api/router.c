@@ -10,6 +10,7 @@
  * Anything else is a 404 Status; a known path with an unsupported method a
  * 405 Status. */
 #include "api/internal.h"
+#include "api/review.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
 
@@ -226,6 +227,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         authz_ns = p.name;
     if (api_authorize(r, verb, group, resource, p.sub, authz_ns, p.name) < 0)
         return MHD_YES;
+    if (api_review_served(group, version, resource)) /* answered, never stored */
+        return api_handle_review(r, &p, group, version, resource);
     if (!group_served(group, version))
         return not_found(r);
     p.res = api_resource_find(group, version, resource);
@@ -248,6 +251,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
 
 static bool group_served(const char *group, const char *version)
 {
+    if (api_review_group(group, version))
+        return true;
     for (const api_resource_t *x = api_resources; x->name; x++)
         if (!strcmp(x->group, group) && (!version || !strcmp(x->version, version)))
             return true;

@@ -136,10 +136,39 @@ static int nonres_granted(const sl_authz_policy_t *p, const sl_authz_req_t *r)
     return 0;
 }
 
+/* Asking what one may do oneself, or who one is (kubectl auth can-i,
+ * auth can-i --list, auth whoami): every authenticated user may, as kube's
+ * system:basic-user role grants. The answer is this policy's own. */
+static int self_review(const sl_authz_req_t *r)
+{
+    if (strcmp(r->verb, "create") != 0 || !r->resource || (r->subresource && *r->subresource) ||
+        !r->api_group)
+        return 0;
+    if (!strcmp(r->api_group, "authorization.k8s.io"))
+        return !strcmp(r->resource, "selfsubjectaccessreviews") ||
+               !strcmp(r->resource, "selfsubjectrulesreviews");
+    return !strcmp(r->api_group, "authentication.k8s.io") &&
+           !strcmp(r->resource, "selfsubjectreviews");
+}
+
+/* What someone else may do (a SubjectAccessReview) is the admins' to ask,
+ * as kube's default roles give it to cluster-admin only: cluster: write
+ * does not grant it. */
+static int about_others(const sl_authz_req_t *r)
+{
+    return r->api_group && !strcmp(r->api_group, "authorization.k8s.io") && r->resource &&
+           (!strcmp(r->resource, "subjectaccessreviews") ||
+            !strcmp(r->resource, "localsubjectaccessreviews"));
+}
+
 static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
 {
     if (any_group(&p->admin_groups, r->groups))
         return 1;
+    if (self_review(r))
+        return 1;
+    if (about_others(r))
+        return 0;
     int cls = verb_class(r->verb, r->subresource);
     if (cls == V_NONE)
         return 0;

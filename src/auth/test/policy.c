@@ -200,6 +200,20 @@ int main(void)
     is_int(check(p, "alice", none, "escalate", "roles", "alice"), 0,
            "unknown verbs denied even in one's own namespace");
 
+    /* the self reviews (kubectl auth can-i, whoami): every user, create only */
+    is_int(check(p, "alice", none, "create", "selfsubjectaccessreviews.authorization.k8s.io", NULL),
+           1, "anyone may ask what they may do");
+    is_int(check(p, "alice", none, "create", "selfsubjectrulesreviews.authorization.k8s.io", NULL),
+           1, "... or list it");
+    is_int(check(p, "alice", none, "create", "selfsubjectreviews.authentication.k8s.io", NULL), 1,
+           "... or who they are");
+    is_int(check(p, "alice", none, "delete", "selfsubjectaccessreviews.authorization.k8s.io", NULL),
+           0, "create only");
+    is_int(check(p, "alice", none, "create", "selfsubjectaccessreviews", NULL), 0,
+           "in their own group only");
+    is_int(check(p, "alice", none, "create", "subjectaccessreviews.authorization.k8s.io", NULL), 0,
+           "asking about others is not a self review");
+
     /* cluster scope */
     is_int(check(p, "alice", none, "list", "nodes", NULL), 1, "authenticated users list nodes");
     is_int(check(p, "alice", none, "delete", "nodes", ""), 0, "but cannot delete them");
