@@ -84,6 +84,11 @@ static json_t *agg_resource(const api_resource_t *x)
     if (x->log_sub)
         json_array_append_new(subs, json_pack("{s:s, s:O, s:[s]}", "subresource", "log",
                                               "responseKind", kind, "verbs", "get"));
+    if (x->log_sub) /* pods: kubectl drain looks for policy/v1 Eviction here */
+        json_array_append_new(subs, json_pack("{s:s, s:{s:s, s:s, s:s}, s:[s]}", "subresource",
+                                              "eviction", "responseKind", "group", "policy",
+                                              "version", "v1", "kind", "Eviction", "verbs",
+                                              "create"));
     if (x->status_sub)
         json_array_append_new(subs, json_pack("{s:s, s:O, s:o}", "subresource", "status",
                                               "responseKind", kind, "verbs",
@@ -236,6 +241,11 @@ enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const c
             json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:[s]}", "name", sub,
                                                   "singularName", "", "namespaced", x->namespaced,
                                                   "kind", x->kind, "verbs", "get"));
+            snprintf(sub, sizeof(sub), "%s/eviction", x->name);
+            json_array_append_new(
+                list, json_pack("{s:s, s:s, s:b, s:s, s:s, s:s, s:[s]}", "name", sub,
+                                "singularName", "", "namespaced", x->namespaced, "group",
+                                "policy", "version", "v1", "kind", "Eviction", "verbs", "create"));
         }
         if (x->status_sub) {
             snprintf(sub, sizeof(sub), "%s/status", x->name);

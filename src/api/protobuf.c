@@ -1,7 +1,8 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
  * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob`
- * and `kubectl auth can-i|whoami` (the review kinds).
+ * `kubectl auth can-i|whoami` (the review kinds) and `kubectl drain` (Eviction,
+ * and DeleteOptions with --disable-eviction).
  *
  * Envelope: the magic "k8s\0", then runtime.Unknown {typeMeta=1
  * {apiVersion=1, kind=2}, raw=2 (the object), contentEncoding=3,
@@ -213,6 +214,21 @@ static const pb_msg_t rules_review = {(const pb_field_t[]){
 static const pb_msg_t self_review = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, END}};
 
+/* k8s.io/api/policy/v1 Eviction (kubectl drain) */
+static const pb_msg_t preconditions = {(const pb_field_t[]){
+    {1, "uid", PK_STR, false, NULL}, {2, "resourceVersion", PK_STR, false, NULL}, END}};
+static const pb_msg_t delete_options = {(const pb_field_t[]){
+    {1, "gracePeriodSeconds", PK_INT, false, NULL},
+    {2, "preconditions", PK_MSG, false, &preconditions},
+    {3, "orphanDependents", PK_BOOL, false, NULL},
+    {4, "propagationPolicy", PK_STR, false, NULL},
+    {5, "dryRun", PK_STR, true, NULL},
+    END}};
+static const pb_msg_t eviction = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta},
+    {2, "deleteOptions", PK_MSG, false, &delete_options},
+    END}};
+
 static const pb_msg_t type_meta = {(const pb_field_t[]){
     {1, "apiVersion", PK_STR, false, NULL}, {2, "kind", PK_STR, false, NULL}, END}};
 
@@ -229,7 +245,9 @@ static const struct {
              {"SelfSubjectAccessReview", &access_review},
              {"SubjectAccessReview", &access_review},
              {"SelfSubjectRulesReview", &rules_review},
-             {"SelfSubjectReview", &self_review}};
+             {"SelfSubjectReview", &self_review},
+             {"Eviction", &eviction},
+             {"DeleteOptions", &delete_options}};
 
 /* ---- wire format ---- */
 

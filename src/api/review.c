@@ -224,6 +224,8 @@ static void resource_rules(json_t *rules, sl_api_t *api, const sl_auth_user_t *u
                 q.subresource = streams[i];
                 add_rule(rules, api, u, q, stream_verbs);
             }
+            q.subresource = "eviction";
+            add_rule(rules, api, u, q, create_only);
         }
     }
     for (const review_kind_t *k = kinds; k->group; k++)

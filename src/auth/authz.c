@@ -114,6 +114,14 @@ static int admin_written(const sl_authz_req_t *r)
            (!strcmp(r->resource, "resourcequotas") || !strcmp(r->resource, "limitranges"));
 }
 
+/* Nodes are Slurm's: writing one (kubectl cordon, uncordon) drains or
+ * resumes a Slurm node for every user of the cluster, as root. Only admins,
+ * whatever cluster: write grants. */
+static int slurm_written(const sl_authz_req_t *r)
+{
+    return (!r->api_group || !*r->api_group) && !strcmp(r->resource, "nodes");
+}
+
 /* Non-resource URLs that only a grant opens: what they show (every
  * tenant's pod counts, for /metrics) is more than discovery. */
 static int nonres_restricted(const char *path)
@@ -180,7 +188,7 @@ static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
         return nonres_granted(p, r);
     if (!r->resource || !*r->resource)
         return cls == V_READ; /* discovery, /version, /openapi: system:discovery */
-    if (cls == V_WRITE && admin_written(r))
+    if (cls == V_WRITE && (admin_written(r) || slurm_written(r)))
         return 0;
     const az_rule_t *rd, *wr;
     if (!r->namespace || !*r->namespace) {
