@@ -3,6 +3,7 @@
  * Content-Type kubectl insists on) and legacy (/api, /apis, /api/v1, ...).
  * Everything is generated from the resource table (resource.c). */
 #include "api/internal.h"
+#include "api/nodemetrics.h"
 #include "api/review.h"
 #include "common/version.h"
 #include "kube/status.h"
@@ -132,8 +133,10 @@ static json_t *aggregated(bool core, int form)
         }
         json_array_append_new(json_object_get(ver, "resources"), agg_resource(x));
     }
-    if (!core)
+    if (!core) {
         api_review_aggregated(items);
+        api_nodemetrics_aggregated(items);
+    }
     return json_pack("{s:s, s:s, s:{}, s:o}", "kind", "APIGroupDiscoveryList", "apiVersion",
                      form == 2 ? "apidiscovery.k8s.io/v2" : "apidiscovery.k8s.io/v2beta1",
                      "metadata", "items", items);
@@ -199,6 +202,7 @@ enum MHD_Result api_serve_group_list(api_req_t *r)
             json_array_append_new(groups, group_json(x->group));
     }
     api_review_groups(groups);
+    api_nodemetrics_groups(groups);
     return api_reply_json(r, 200, json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList",
                                             "apiVersion", "v1", "groups", groups));
 }
@@ -206,9 +210,11 @@ enum MHD_Result api_serve_group_list(api_req_t *r)
 enum MHD_Result api_serve_group(api_req_t *r, const char *group)
 {
     json_t *g = group_json(group);
-    if (!json_array_size(json_object_get(g, "versions")) && api_review_group(group, NULL)) {
+    if (!json_array_size(json_object_get(g, "versions")) &&
+        (api_review_group(group, NULL) || api_nodemetrics_group(group, NULL))) {
         json_t *one = json_array();
-        api_review_groups(one); /* the review groups: one version each */
+        api_review_groups(one); /* the review and metrics groups: one version each */
+        api_nodemetrics_groups(one);
         for (size_t i = 0; i < json_array_size(one); i++)
             if (!strcmp(json_string_value(json_object_get(json_array_get(one, i), "name")), group))
                 json_object_update(g, json_array_get(one, i));
@@ -255,9 +261,10 @@ enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const c
                                                   verbs_json(status_verbs(x))));
         }
     }
-    if (api_review_group(group, version)) {
+    if (api_review_group(group, version) || api_nodemetrics_group(group, version)) {
         snprintf(gv, sizeof(gv), "%s/%s", group, version);
         api_review_resources(group, version, list);
+        api_nodemetrics_resources(group, version, list);
     }
     return api_reply_json(r, 200, json_pack("{s:s, s:s, s:s, s:o}", "kind", "APIResourceList",
                                             "apiVersion", "v1", "groupVersion", gv, "resources",

@@ -10,6 +10,7 @@
  * Anything else is a 404 Status; a known path with an unsupported method a
  * 405 Status. */
 #include "api/internal.h"
+#include "api/nodemetrics.h"
 #include "api/nodeops.h"
 #include "api/review.h"
 #include "common/xalloc.h"
@@ -233,6 +234,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         return MHD_YES;
     if (api_review_served(group, version, resource)) /* answered, never stored */
         return api_handle_review(r, &p, group, version, resource);
+    if (api_nodemetrics_group(group, version)) /* read from Slurm at each request */
+        return api_handle_nodemetrics(r, &p, resource);
     if (!group_served(group, version))
         return not_found(r);
     p.res = api_resource_find(group, version, resource);
@@ -259,7 +262,7 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
 
 static bool group_served(const char *group, const char *version)
 {
-    if (api_review_group(group, version))
+    if (api_review_group(group, version) || api_nodemetrics_group(group, version))
         return true;
     for (const api_resource_t *x = api_resources; x->name; x++)
         if (!strcmp(x->group, group) && (!version || !strcmp(x->version, version)))

@@ -155,6 +155,7 @@ typedef struct sl_slurm_node {
     unsigned cpus, alloc_cpus;
     uint64_t real_memory_mb, alloc_memory_mb;
     unsigned gpus, alloc_gpus; /* from gres / gres_used "gpu:N" */
+    unsigned cpu_load;         /* slurmd's load average x 100 (0: unknown) */
     const char *features;      /* comma list, "" */
     const char *partitions;    /* comma list, "" */
     const char *version;
