@@ -88,8 +88,10 @@ static json_t *apply_to_slurm(api_req_t *r, const char *name, bool on, sl_error_
     int rc = sl_slurm_node_set_drain(name, on, reason, err);
     free(reason);
     if (rc < 0) {
+        char *why = sl_xstrdup(err->text); /* not formatted from err into err */
         sl_errkindf(err, SL_ERR_INTERNAL, "Slurm refused the %s of node %s: %s",
-                    on ? "drain" : "resume", name, err->text);
+                    on ? "drain" : "resume", name, why);
+        free(why);
         return NULL;
     }
     sl_info("node %s %s by %s", name, on ? "drained (cordon)" : "resumed (uncordon)", who);
