@@ -21,17 +21,17 @@ is "$(jqr '.kind + " " + (.versions|join(","))')" "APIVersions v1" "/api legacy:
 req GET /api -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
 like "$HDRS" $'\n''Content-Type: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'$'\n' "/api aggregated: exact Content-Type"
 is "$(jqr '.items[0].versions[0].resources[] | select(.resource=="pods") | [.scope, (.shortNames|join(",")), (.subresources|map(.subresource)|join(","))] | join(" ")')" \
-  "Namespaced po log,status" "aggregated pods: scope, short name, log and status subresources"
+  "Namespaced po log,eviction,status" "aggregated pods: scope, short name, log, eviction and status subresources"
 req GET /apis -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
 is "$(jqr '.kind + " " + ([.items[].metadata.name]|join(",")) + " " + ([.items[0].versions[0].resources[] | .resource + ":" + (.categories // [] | join(","))] | join(" "))')" \
-  "APIGroupDiscoveryList batch,kubeflow.org jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then kubeflow.org (PyTorchJob)"
+  "APIGroupDiscoveryList batch,kubeflow.org,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then kubeflow.org (PyTorchJob), then the review groups and node metrics"
 req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1
 is "$(jqr '[.resources[].name] | join(" ")')" \
-  "pods pods/log pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status" \
+  "pods pods/log pods/eviction pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status" \
   "/api/v1 APIResourceList"
-is "$(jqr '.resources[] | select(.name=="nodes") | .verbs | join(",")')" "get,list,watch" "nodes are read-only"
+is "$(jqr '.resources[] | select(.name=="nodes") | .verbs | join(",")')" "get,list,patch,watch" "nodes: read, and patch (cordon)"
 
 req GET /openapi/v3
 url=$(jqr '.paths["api/v1"].serverRelativeURL')

@@ -157,7 +157,7 @@ for v in default 1.30 1.33; do
 done
 
 KUBECTL=kubectl
-like "$(k api-resources)" $'NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND\nconfigmaps +cm +v1 +true +ConfigMap\nevents +ev +v1 +true +Event\nnamespaces +ns +v1 +false +Namespace\nnodes +no +v1 +false +Node\npods +po +v1 +true +Pod\nresourcequotas +quota +v1 +true +ResourceQuota\nsecrets +v1 +true +Secret\nserviceaccounts +sa +v1 +true +ServiceAccount\ncronjobs +cj +batch/v1 +true +CronJob\njobs +batch/v1 +true +Job' \
+like "$(k api-resources)" $'NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND\nconfigmaps +cm +v1 +true +ConfigMap\nevents +ev +v1 +true +Event\nnamespaces +ns +v1 +false +Namespace\nnodes +no +v1 +false +Node\npods +po +v1 +true +Pod\nresourcequotas +quota +v1 +true +ResourceQuota\nsecrets +v1 +true +Secret\nserviceaccounts +sa +v1 +true +ServiceAccount\nselfsubjectreviews +authentication.k8s.io/v1 +false +SelfSubjectReview\nselfsubjectaccessreviews +authorization.k8s.io/v1 +false +SelfSubjectAccessReview\nselfsubjectrulesreviews +authorization.k8s.io/v1 +false +SelfSubjectRulesReview\nsubjectaccessreviews +authorization.k8s.io/v1 +false +SubjectAccessReview\ncronjobs +cj +batch/v1 +true +CronJob\njobs +batch/v1 +true +Job' \
   "api-resources"
 is "$(k get nodes 2>&1)" "No resources found" "get nodes (none yet without the node controller)"
 like "$(k get namespaces)" $'^NAME +STATUS +AGE\ndefault +Active +[0-9]+s\nkube-public +Active' "get namespaces"

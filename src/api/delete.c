@@ -15,6 +15,7 @@
  * creation) only turns Terminating here; the namespace controller
  * (namespace.c) empties and removes it, as kube's does. */
 #include "api/internal.h"
+#include "api/protobuf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
@@ -37,7 +38,10 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
     json_t *body = NULL;
     if (r->body.len) {
         sl_error_t perr = SL_ERROR_INIT;
-        body = api_parse_body(r->body.data, r->body.len, false, &perr);
+        const char *ct = api_header(r, "Content-Type"); /* client-go's typed clients: protobuf */
+        body = ct && !strncmp(ct, "application/vnd.kubernetes.protobuf", 35)
+                   ? api_pb_decode(r->body.data, r->body.len, &perr)
+                   : api_parse_body(r->body.data, r->body.len, false, &perr);
         if (!body || !json_is_object(body)) {
             sl_errkindf(err, SL_ERR_BAD_REQUEST,
                         "the body of the request could not be decoded as DeleteOptions: %s",

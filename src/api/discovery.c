@@ -3,6 +3,8 @@
  * Content-Type kubectl insists on) and legacy (/api, /apis, /api/v1, ...).
  * Everything is generated from the resource table (resource.c). */
 #include "api/internal.h"
+#include "api/nodemetrics.h"
+#include "api/review.h"
 #include "common/version.h"
 #include "kube/status.h"
 
@@ -83,6 +85,11 @@ static json_t *agg_resource(const api_resource_t *x)
     if (x->log_sub)
         json_array_append_new(subs, json_pack("{s:s, s:O, s:[s]}", "subresource", "log",
                                               "responseKind", kind, "verbs", "get"));
+    if (x->log_sub) /* pods: kubectl drain looks for policy/v1 Eviction here */
+        json_array_append_new(subs, json_pack("{s:s, s:{s:s, s:s, s:s}, s:[s]}", "subresource",
+                                              "eviction", "responseKind", "group", "policy",
+                                              "version", "v1", "kind", "Eviction", "verbs",
+                                              "create"));
     if (x->status_sub)
         json_array_append_new(subs, json_pack("{s:s, s:O, s:o}", "subresource", "status",
                                               "responseKind", kind, "verbs",
@@ -125,6 +132,10 @@ static json_t *aggregated(bool core, int form)
             json_array_append_new(versions, ver);
         }
         json_array_append_new(json_object_get(ver, "resources"), agg_resource(x));
+    }
+    if (!core) {
+        api_review_aggregated(items);
+        api_nodemetrics_aggregated(items);
     }
     return json_pack("{s:s, s:s, s:{}, s:o}", "kind", "APIGroupDiscoveryList", "apiVersion",
                      form == 2 ? "apidiscovery.k8s.io/v2" : "apidiscovery.k8s.io/v2beta1",
@@ -190,6 +201,8 @@ enum MHD_Result api_serve_group_list(api_req_t *r)
         if (!seen)
             json_array_append_new(groups, group_json(x->group));
     }
+    api_review_groups(groups);
+    api_nodemetrics_groups(groups);
     return api_reply_json(r, 200, json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList",
                                             "apiVersion", "v1", "groups", groups));
 }
@@ -197,6 +210,16 @@ enum MHD_Result api_serve_group_list(api_req_t *r)
 enum MHD_Result api_serve_group(api_req_t *r, const char *group)
 {
     json_t *g = group_json(group);
+    if (!json_array_size(json_object_get(g, "versions")) &&
+        (api_review_group(group, NULL) || api_nodemetrics_group(group, NULL))) {
+        json_t *one = json_array();
+        api_review_groups(one); /* the review and metrics groups: one version each */
+        api_nodemetrics_groups(one);
+        for (size_t i = 0; i < json_array_size(one); i++)
+            if (!strcmp(json_string_value(json_object_get(json_array_get(one, i), "name")), group))
+                json_object_update(g, json_array_get(one, i));
+        json_decref(one);
+    }
     json_object_set_new(g, "kind", json_string("APIGroup"));
     json_object_set_new(g, "apiVersion", json_string("v1"));
     return api_reply_json(r, 200, g);
@@ -224,6 +247,11 @@ enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const c
             json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:[s]}", "name", sub,
                                                   "singularName", "", "namespaced", x->namespaced,
                                                   "kind", x->kind, "verbs", "get"));
+            snprintf(sub, sizeof(sub), "%s/eviction", x->name);
+            json_array_append_new(
+                list, json_pack("{s:s, s:s, s:b, s:s, s:s, s:s, s:[s]}", "name", sub,
+                                "singularName", "", "namespaced", x->namespaced, "group",
+                                "policy", "version", "v1", "kind", "Eviction", "verbs", "create"));
         }
         if (x->status_sub) {
             snprintf(sub, sizeof(sub), "%s/status", x->name);
@@ -232,6 +260,11 @@ enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const c
                                                   "kind", x->kind, "verbs",
                                                   verbs_json(status_verbs(x))));
         }
+    }
+    if (api_review_group(group, version) || api_nodemetrics_group(group, version)) {
+        snprintf(gv, sizeof(gv), "%s/%s", group, version);
+        api_review_resources(group, version, list);
+        api_nodemetrics_resources(group, version, list);
     }
     return api_reply_json(r, 200, json_pack("{s:s, s:s, s:s, s:o}", "kind", "APIResourceList",
                                             "apiVersion", "v1", "groupVersion", gv, "resources",

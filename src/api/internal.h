@@ -217,6 +217,11 @@ int api_authenticate(api_req_t *r);
  * 0: allowed (always in development mode); -1: a 403 Status was queued. */
 int api_authorize(api_req_t *r, const char *verb, const char *group, const char *resource,
                   const char *sub, const char *ns, const char *name);
+/* kubectl --as (impersonate.c): after api_authenticate and api_conn_admit
+ * (the connection counts against the caller), the Impersonate-* headers,
+ * each authorized as the verb impersonate; r->user becomes the user they
+ * name. 0: go on (no headers, or all granted); -1: a 400 or 403 queued. */
+int api_impersonate(api_req_t *r);
 /* The user whose reads filter a list or watch of res object by object, or
  * NULL when the whole collection may be shown: a namespace counts as inside
  * itself, so listing namespaces shows each caller the namespaces it may get

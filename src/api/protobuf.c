@@ -1,6 +1,8 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
- * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob`.
+ * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob`
+ * `kubectl auth can-i|whoami` (the review kinds) and `kubectl drain` (Eviction,
+ * and DeleteOptions with --disable-eviction).
  *
  * Envelope: the magic "k8s\0", then runtime.Unknown {typeMeta=1
  * {apiVersion=1, kind=2}, raw=2 (the object), contentEncoding=3,
@@ -184,6 +186,49 @@ static const pb_msg_t cronjob_spec = {(const pb_field_t[]){
 static const pb_msg_t cronjob = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &cronjob_spec}, END}};
 
+/* k8s.io/api/authorization/v1 and authentication/v1: the review kinds
+ * (review.c) that kubectl auth can-i and auth whoami send */
+static const pb_msg_t res_attrs = {(const pb_field_t[]){
+    {1, "namespace", PK_STR, false, NULL},
+    {2, "verb", PK_STR, false, NULL},
+    {3, "group", PK_STR, false, NULL},
+    {4, "version", PK_STR, false, NULL},
+    {5, "resource", PK_STR, false, NULL},
+    {6, "subresource", PK_STR, false, NULL},
+    {7, "name", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t nonres_attrs = {(const pb_field_t[]){
+    {1, "path", PK_STR, false, NULL}, {2, "verb", PK_STR, false, NULL}, END}};
+static const pb_msg_t access_spec = {(const pb_field_t[]){
+    {1, "resourceAttributes", PK_MSG, false, &res_attrs},
+    {2, "nonResourceAttributes", PK_MSG, false, &nonres_attrs},
+    {3, "user", PK_STR, false, NULL},
+    {4, "groups", PK_STR, true, NULL},
+    {6, "uid", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t access_review = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &access_spec}, END}};
+static const pb_msg_t rules_spec = {(const pb_field_t[]){{1, "namespace", PK_STR, false, NULL}, END}};
+static const pb_msg_t rules_review = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &rules_spec}, END}};
+static const pb_msg_t self_review = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, END}};
+
+/* k8s.io/api/policy/v1 Eviction (kubectl drain) */
+static const pb_msg_t preconditions = {(const pb_field_t[]){
+    {1, "uid", PK_STR, false, NULL}, {2, "resourceVersion", PK_STR, false, NULL}, END}};
+static const pb_msg_t delete_options = {(const pb_field_t[]){
+    {1, "gracePeriodSeconds", PK_INT, false, NULL},
+    {2, "preconditions", PK_MSG, false, &preconditions},
+    {3, "orphanDependents", PK_BOOL, false, NULL},
+    {4, "propagationPolicy", PK_STR, false, NULL},
+    {5, "dryRun", PK_STR, true, NULL},
+    END}};
+static const pb_msg_t eviction = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta},
+    {2, "deleteOptions", PK_MSG, false, &delete_options},
+    END}};
+
 static const pb_msg_t type_meta = {(const pb_field_t[]){
     {1, "apiVersion", PK_STR, false, NULL}, {2, "kind", PK_STR, false, NULL}, END}};
 
@@ -196,7 +241,13 @@ static const struct {
              {"ServiceAccount", &serviceaccount},
              {"ResourceQuota", &resourcequota},
              {"Job", &job},
-             {"CronJob", &cronjob}};
+             {"CronJob", &cronjob},
+             {"SelfSubjectAccessReview", &access_review},
+             {"SubjectAccessReview", &access_review},
+             {"SelfSubjectRulesReview", &rules_review},
+             {"SelfSubjectReview", &self_review},
+             {"Eviction", &eviction},
+             {"DeleteOptions", &delete_options}};
 
 /* ---- wire format ---- */
 

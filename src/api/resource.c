@@ -13,8 +13,9 @@ const api_resource_t api_resources[] = {
     {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", false, NS_RW, {"ns"}, {0},
      true, false, "namespaces", &api_namespace_ops},
     /* Nodes mirror Slurm's nodes: the controllers write them through the
-     * store, users only read them. */
-    {"", "v1", "nodes", "node", "Node", "NodeList", false, API_V_READ, {"no"}, {0}, true, false,
+     * store; a PATCH of spec.unschedulable drains or resumes the Slurm
+     * node (kubectl cordon, nodeops.c), nothing else of them is written. */
+    {"", "v1", "nodes", "node", "Node", "NodeList", false, API_V_READ | API_V_PATCH, {"no"}, {0}, true, false,
      "nodes", &api_node_ops},
     {"", "v1", "events", "event", "Event", "EventList", true, RW_ALL, {"ev"}, {0}, false, false,
      "events", &api_event_ops},

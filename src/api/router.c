@@ -10,6 +10,9 @@
  * Anything else is a 404 Status; a known path with an unsupported method a
  * 405 Status. */
 #include "api/internal.h"
+#include "api/nodemetrics.h"
+#include "api/nodeops.h"
+#include "api/review.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
 
@@ -131,7 +134,8 @@ static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
     if (p->sub && !finalize &&
         !((!strcmp(p->sub, "status") && p->res->status_sub) ||
           (!strcmp(p->sub, "log") && p->res->log_sub) ||
-          (is_stream_sub(p->sub) && p->res->log_sub)))
+          (is_stream_sub(p->sub) && p->res->log_sub) ||
+          (!strcmp(p->sub, "eviction") && p->res->log_sub)))
         return false;
     return !(p->watch_prefix && (p->sub || !is_get(r->method)));
 }
@@ -146,6 +150,8 @@ static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
             return not_allowed(r);
         return api_handle_log(r, p);
     }
+    if (!strcmp(p->sub, "eviction")) /* kubectl drain: a graceful delete */
+        return api_handle_eviction(r, p);
     if (!strcmp(p->sub, "portforward"))
         return is_get(m) || !strcmp(m, "POST") ? api_handle_portforward(r, p) : not_allowed(r);
     if (!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach"))
@@ -226,6 +232,10 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
         authz_ns = p.name;
     if (api_authorize(r, verb, group, resource, p.sub, authz_ns, p.name) < 0)
         return MHD_YES;
+    if (api_review_served(group, version, resource)) /* answered, never stored */
+        return api_handle_review(r, &p, group, version, resource);
+    if (api_nodemetrics_group(group, version)) /* read from Slurm at each request */
+        return api_handle_nodemetrics(r, &p, resource);
     if (!group_served(group, version))
         return not_found(r);
     p.res = api_resource_find(group, version, resource);
@@ -237,10 +247,14 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
                : p.sub && !strcmp(p.sub, "exec") ? "exec"
                : p.sub && !strcmp(p.sub, "attach") ? "attach"
                : p.sub && !strcmp(p.sub, "portforward") ? "portforward"
+               : p.sub && !strcmp(p.sub, "eviction")    ? "eviction"
                                                  : "";
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
     if (!path_fits(r, &p, finalize))
         return not_found(r);
+    if (!*group && !strcmp(p.res->name, "nodes") && p.name && !is_get(r->method))
+        return !p.sub && !strcmp(r->method, "PATCH") ? api_handle_node_patch(r, &p) /* cordon */
+                                                     : not_allowed(r);
     if (p.sub)
         return sub_request(r, &p, finalize);
     return p.name ? object_request(r, &p) : collection_request(r, &p);
@@ -248,6 +262,8 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
 
 static bool group_served(const char *group, const char *version)
 {
+    if (api_review_group(group, version) || api_nodemetrics_group(group, version))
+        return true;
     for (const api_resource_t *x = api_resources; x->name; x++)
         if (!strcmp(x->group, group) && (!version || !strcmp(x->version, version)))
             return true;

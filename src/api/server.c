@@ -128,7 +128,7 @@ enum MHD_Result api_req_begin(api_req_t *r)
     /* who asks comes first (kube-apiserver's filter order), and before any
      * body is read: an unauthenticated client cannot make the server buffer
      * megabytes */
-    if (api_authenticate(r) < 0 || api_conn_admit(r) < 0)
+    if (api_authenticate(r) < 0 || api_conn_admit(r) < 0 || api_impersonate(r) < 0)
         return MHD_YES;
     const char *cl = api_header(r, "Content-Length");
     if (cl) {

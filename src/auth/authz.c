@@ -114,6 +114,14 @@ static int admin_written(const sl_authz_req_t *r)
            (!strcmp(r->resource, "resourcequotas") || !strcmp(r->resource, "limitranges"));
 }
 
+/* Nodes are Slurm's: writing one (kubectl cordon, uncordon) drains or
+ * resumes a Slurm node for every user of the cluster, as root. Only admins,
+ * whatever cluster: write grants. */
+static int slurm_written(const sl_authz_req_t *r)
+{
+    return (!r->api_group || !*r->api_group) && !strcmp(r->resource, "nodes");
+}
+
 /* Non-resource URLs that only a grant opens: what they show (every
  * tenant's pod counts, for /metrics) is more than discovery. */
 static int nonres_restricted(const char *path)
@@ -136,10 +144,39 @@ static int nonres_granted(const sl_authz_policy_t *p, const sl_authz_req_t *r)
     return 0;
 }
 
+/* Asking what one may do oneself, or who one is (kubectl auth can-i,
+ * auth can-i --list, auth whoami): every authenticated user may, as kube's
+ * system:basic-user role grants. The answer is this policy's own. */
+static int self_review(const sl_authz_req_t *r)
+{
+    if (strcmp(r->verb, "create") != 0 || !r->resource || (r->subresource && *r->subresource) ||
+        !r->api_group)
+        return 0;
+    if (!strcmp(r->api_group, "authorization.k8s.io"))
+        return !strcmp(r->resource, "selfsubjectaccessreviews") ||
+               !strcmp(r->resource, "selfsubjectrulesreviews");
+    return !strcmp(r->api_group, "authentication.k8s.io") &&
+           !strcmp(r->resource, "selfsubjectreviews");
+}
+
+/* What someone else may do (a SubjectAccessReview) is the admins' to ask,
+ * as kube's default roles give it to cluster-admin only: cluster: write
+ * does not grant it. */
+static int about_others(const sl_authz_req_t *r)
+{
+    return r->api_group && !strcmp(r->api_group, "authorization.k8s.io") && r->resource &&
+           (!strcmp(r->resource, "subjectaccessreviews") ||
+            !strcmp(r->resource, "localsubjectaccessreviews"));
+}
+
 static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
 {
     if (any_group(&p->admin_groups, r->groups))
         return 1;
+    if (self_review(r))
+        return 1;
+    if (about_others(r))
+        return 0;
     int cls = verb_class(r->verb, r->subresource);
     if (cls == V_NONE)
         return 0;
@@ -151,7 +188,7 @@ static int decide(const sl_authz_policy_t *p, const sl_authz_req_t *r)
         return nonres_granted(p, r);
     if (!r->resource || !*r->resource)
         return cls == V_READ; /* discovery, /version, /openapi: system:discovery */
-    if (cls == V_WRITE && admin_written(r))
+    if (cls == V_WRITE && (admin_written(r) || slurm_written(r)))
         return 0;
     const az_rule_t *rd, *wr;
     if (!r->namespace || !*r->namespace) {

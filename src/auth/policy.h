@@ -39,6 +39,11 @@
  * portforward, proxy). Write implies read. Anything else (impersonate,
  * escalate, bind, ...) only adminGroups may do, and so are writes of a
  * status subresource (pods/status: what slurmlinkd saw of Slurm).
+ * Every user may create the self reviews (selfsubjectaccessreviews,
+ * selfsubjectrulesreviews, selfsubjectreviews): kube's system:basic-user.
+ * SubjectAccessReviews (what another user may do): adminGroups only.
+ * Impersonation (kubectl --as) is the verb impersonate on users, groups
+ * and uids: adminGroups only.
  *
  * Errors name the file, the line and the field:
  *   policy.yaml:12: namespaces.team-a.read.users[1]: must be a string

@@ -114,6 +114,7 @@ static json_t *node_object(const sl_slurm_node_t *n)
         !strcmp(u.machine, "x86_64") ? "amd64" : u.machine, "kernelVersion", u.release, "osImage",
         "Slurm node", "containerRuntimeVersion", "slurm://", "machineID", "", "systemUUID", "",
         "bootID", "");
+    sl_kube_node_set_unschedulable(obj, n->drain); /* and its taint, as kube shows a cordon */
     return obj;
 }
 

@@ -481,3 +481,29 @@ bool sl_kube_is_label_value(const char *s, sl_error_t *err)
         return refuse(err, LABEL_VALUE_MSG);
     return true;
 }
+
+void sl_kube_node_set_unschedulable(json_t *node, bool on)
+{
+    json_t *spec = json_object_get(node, "spec");
+    if (!json_is_object(spec))
+        json_object_set_new(node, "spec", spec = json_object());
+    json_object_set_new(spec, "unschedulable", json_boolean(on));
+    json_t *old = json_object_get(spec, "taints"), *taints = json_array();
+    size_t i;
+    json_t *t;
+    json_array_foreach(old, i, t)
+    {
+        const char *key = json_string_value(json_object_get(t, "key"));
+        if (!key || strcmp(key, SL_KUBE_TAINT_UNSCHEDULABLE) != 0)
+            json_array_append(taints, t);
+    }
+    if (on)
+        json_array_append_new(taints, json_pack("{s:s, s:s}", "key", SL_KUBE_TAINT_UNSCHEDULABLE,
+                                                "effect", "NoSchedule"));
+    if (json_array_size(taints))
+        json_object_set_new(spec, "taints", taints);
+    else {
+        json_decref(taints);
+        json_object_del(spec, "taints");
+    }
+}

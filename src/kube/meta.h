@@ -98,4 +98,11 @@ bool sl_kube_is_dns1123_subdomain(const char *s);
 bool sl_kube_is_label_key(const char *s, sl_error_t *err);
 bool sl_kube_is_label_value(const char *s, sl_error_t *err);
 
+/* A Node's schedulability as the node lifecycle controller shows it:
+ * spec.unschedulable (set to on) and the taint
+ * node.kubernetes.io/unschedulable:NoSchedule present exactly while on
+ * (other taints kept). */
+#define SL_KUBE_TAINT_UNSCHEDULABLE "node.kubernetes.io/unschedulable"
+void sl_kube_node_set_unschedulable(json_t *node, bool on);
+
 #endif

@@ -1,5 +1,6 @@
-/* info.c — the controller's configuration as slurmctld reports it, and
- * Slurm's host lists (slurmlink doctor). */
+/* info.c — the controller's configuration as slurmctld reports it,
+ * Slurm's host lists (slurmlink doctor), and a node drained or resumed
+ * (kubectl cordon, uncordon). */
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
@@ -8,6 +9,7 @@
 #include <slurm/slurm_errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slurmif/compat.h"
 
@@ -46,4 +48,31 @@ int sl_slurm_hostlist_has(const char *hostlist, const char *name)
     int r = slurm_hostlist_find(hl, name) >= 0;
     slurm_hostlist_destroy(hl);
     return r;
+}
+
+/* scontrol update nodename=NAME state=drain reason=... | state=resume */
+int sl_slurm_node_set_drain(const char *name, int drain, const char *reason, sl_error_t *err)
+{
+    if (!name || !*name || (drain && (!reason || !*reason))) {
+        errno = EINVAL;
+        return sl_errprintf(err, "node update: no node name, or a drain without a reason");
+    }
+    update_node_msg_t m;
+    slurm_init_update_node_msg(&m);
+    m.node_names = (char *)name;
+    m.node_state = drain ? NODE_STATE_DRAIN : NODE_RESUME;
+    if (drain) {
+        m.reason = (char *)reason;
+        m.reason_uid = getuid();
+    }
+    double t0 = sl_slurm_rpc_begin();
+    int rc = slurm_update_node(&m);
+    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    sl_slurm_rpc_end("update_node", t0, rc != SLURM_SUCCESS);
+    if (rc != SLURM_SUCCESS) {
+        errno = e ? e : EIO;
+        return sl_errprintf(err, "node %s: state=%s: %s", name, drain ? "drain" : "resume",
+                            slurm_strerror(e));
+    }
+    return 0;
 }

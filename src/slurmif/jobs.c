@@ -347,6 +347,7 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
                                   NODE_STATE_ALLOCATED, &amem);
         o->alloc_memory_mb = amem;
         o->real_memory_mb = s->real_memory;
+        o->cpu_load = s->cpu_load == NO_VAL ? 0 : s->cpu_load;
         o->gpus = gres_gpus(s->gres);
         o->alloc_gpus = gres_gpus(s->gres_used);
         o->features = nz(s->features_act ? s->features_act : s->features);

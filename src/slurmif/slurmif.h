@@ -155,6 +155,7 @@ typedef struct sl_slurm_node {
     unsigned cpus, alloc_cpus;
     uint64_t real_memory_mb, alloc_memory_mb;
     unsigned gpus, alloc_gpus; /* from gres / gres_used "gpu:N" */
+    unsigned cpu_load;         /* slurmd's load average x 100 (0: unknown) */
     const char *features;      /* comma list, "" */
     const char *partitions;    /* comma list, "" */
     const char *version;
@@ -166,6 +167,12 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err);
 size_t sl_slurm_nodes_count(const sl_slurm_nodes_t *n);
 const sl_slurm_node_t *sl_slurm_nodes_at(const sl_slurm_nodes_t *n, size_t i);
 void sl_slurm_nodes_free(sl_slurm_nodes_t *n);
+
+/* Drain the node with reason (drain 1: scontrol update nodename=NAME
+ * state=drain reason=REASON; running jobs go on, no new ones start) or
+ * resume it (drain 0: state=resume; reason unused). Needs SlurmUser or
+ * root. 0, or -1 with err naming the node and Slurm's error. */
+int sl_slurm_node_set_drain(const char *name, int drain, const char *reason, sl_error_t *err);
 
 /* What slurmctld says of its configuration (one RPC: it answers or not). */
 typedef struct sl_slurm_ctl_info {

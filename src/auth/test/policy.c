@@ -95,6 +95,22 @@ static int get_path(const sl_authz_policy_t *p, const char *user, const char *co
 }
 
 /* /metrics: only admins and what nonResourceURLs grants (RBAC's rule) */
+/* cluster: write grants cluster-scoped writes, but not those that act on
+ * Slurm (nodes) or tell others' rights (subjectaccessreviews) */
+static void test_cluster_writer(void)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    sl_authz_policy_t *p = sl_authz_policy_parse(
+        "adminGroups: [system:masters]\ncluster:\n  write: {users: [ops]}\n", "cw.yaml", &err);
+    ok(p != NULL, "cluster writer policy parses: %s", err.text);
+    const char *none[] = {NULL};
+    is_int(check(p, "ops", none, "list", "nodes", NULL), 1, "cluster writer reads nodes");
+    is_int(check(p, "ops", none, "patch", "nodes", NULL), 0, "but may not cordon them");
+    is_int(check(p, "ops", none, "create", "subjectaccessreviews.authorization.k8s.io", NULL), 0,
+           "nor ask what others may do");
+    sl_authz_policy_destroy(p);
+}
+
 static void test_nonresource(void)
 {
     const char *text = "adminGroups: [system:masters]\n"
@@ -200,9 +216,28 @@ int main(void)
     is_int(check(p, "alice", none, "escalate", "roles", "alice"), 0,
            "unknown verbs denied even in one's own namespace");
 
+    /* the self reviews (kubectl auth can-i, whoami): every user, create only */
+    is_int(check(p, "alice", none, "create", "selfsubjectaccessreviews.authorization.k8s.io", NULL),
+           1, "anyone may ask what they may do");
+    is_int(check(p, "alice", none, "create", "selfsubjectrulesreviews.authorization.k8s.io", NULL),
+           1, "... or list it");
+    is_int(check(p, "alice", none, "create", "selfsubjectreviews.authentication.k8s.io", NULL), 1,
+           "... or who they are");
+    is_int(check(p, "alice", none, "delete", "selfsubjectaccessreviews.authorization.k8s.io", NULL),
+           0, "create only");
+    is_int(check(p, "alice", none, "create", "selfsubjectaccessreviews", NULL), 0,
+           "in their own group only");
+    is_int(check(p, "alice", none, "create", "subjectaccessreviews.authorization.k8s.io", NULL), 0,
+           "asking about others is not a self review");
+
     /* cluster scope */
     is_int(check(p, "alice", none, "list", "nodes", NULL), 1, "authenticated users list nodes");
     is_int(check(p, "alice", none, "delete", "nodes", ""), 0, "but cannot delete them");
+    is_int(check(p, "alice", none, "patch", "nodes", ""), 0, "nor cordon them");
+    is_int(check(p, "root-ish", admins, "patch", "nodes", ""), 1, "admins cordon nodes");
+    is_int(check(p, "alice", none, "create", "pods/eviction", "alice"), 1,
+           "eviction is a write of the namespace");
+    is_int(check(p, "alice", none, "create", "pods/eviction", "bob"), 0, "... of one's own only");
     is_int(check(p, "alice", none, "list", "pods", NULL), 0,
            "cluster read does not cover pods of all namespaces (-A)");
     is_int(check(p, "alice", none, "list", "secrets", ""), 0, "... nor secrets of all");
@@ -412,5 +447,6 @@ int main(void)
     has_str(err.text, "/nonexistent/policy.yaml", "... naming the file");
     sl_authz_policy_destroy(NULL);
     test_nonresource();
+    test_cluster_writer();
     return tap_done();
 }

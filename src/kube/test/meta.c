@@ -120,5 +120,27 @@ int main(void)
     longv[64] = 0;
     ok(!sl_kube_is_label_value(longv, &why), "64 chars refused");
     is_str(why.text, "must be no more than 63 characters", "length text");
+
+    /* a node's cordon: spec.unschedulable and its taint, other taints kept */
+    json_t *n = json_loads("{\"spec\":{\"taints\":[{\"key\":\"gpu\",\"effect\":\"NoSchedule\"}]}}",
+                           0, NULL);
+    sl_kube_node_set_unschedulable(n, true);
+    sl_kube_node_set_unschedulable(n, true);
+    char *s = json_dumps(json_object_get(n, "spec"), JSON_SORT_KEYS | JSON_COMPACT);
+    is_str(s,
+           "{\"taints\":[{\"effect\":\"NoSchedule\",\"key\":\"gpu\"},{\"effect\":\"NoSchedule\","
+           "\"key\":\"node.kubernetes.io/unschedulable\"}],\"unschedulable\":true}",
+           "cordoned: the taint once, the other kept");
+    free(s);
+    sl_kube_node_set_unschedulable(n, false);
+    s = json_dumps(json_object_get(n, "spec"), JSON_SORT_KEYS | JSON_COMPACT);
+    is_str(s, "{\"taints\":[{\"effect\":\"NoSchedule\",\"key\":\"gpu\"}],\"unschedulable\":false}",
+           "uncordoned: the taint gone");
+    free(s);
+    json_t *bare = json_object();
+    sl_kube_node_set_unschedulable(bare, false);
+    ok(!json_object_get(json_object_get(bare, "spec"), "taints"), "no empty taints list");
+    json_decref(bare);
+    json_decref(n);
     return tap_done();
 }
