@@ -4,8 +4,6 @@
 #include "slurmif/slurmif.h"
 
 #include <errno.h>
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +20,7 @@ int sl_slurm_ctl_info(sl_slurm_ctl_info_t *out, sl_error_t *err)
     slurm_conf_t *conf = NULL;
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_load_ctl_conf(0, &conf);
-    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    int e = rc != SLURM_SUCCESS ? sl_compat_errno() : 0;
     sl_slurm_rpc_end("load_ctl_conf", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         errno = e ? e : EIO;
@@ -34,13 +32,52 @@ int sl_slurm_ctl_info(sl_slurm_ctl_info_t *out, sl_error_t *err)
     copy(out->accounting, sizeof(out->accounting), conf->accounting_storage_type);
     copy(out->authinfo, sizeof(out->authinfo), conf->authinfo);
     copy(out->gres_types, sizeof(out->gres_types), conf->gres_plugins);
-    slurm_free_ctl_conf(conf);
+    sl_compat_free_conf(conf);
     return 0;
+}
+
+const char *sl_slurm_built_version(void)
+{
+    static char v[24];
+    if (!v[0])
+        snprintf(v, sizeof(v), "%u.%02u.%u", (unsigned)SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+                 (unsigned)SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+                 (unsigned)SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+    return v;
+}
+
+int sl_slurm_release_differs(const char *ctl, char *line, size_t n)
+{
+    unsigned major, minor;
+    int used = 0;
+    if (!ctl || sscanf(ctl, "%u.%u%n", &major, &minor, &used) != 2 || used == 0)
+        return -1;
+    if (major == SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) &&
+        minor == SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER))
+        return 0;
+    snprintf(line, n,
+             "slurmlink is built against libslurm %s but slurmctld runs Slurm %s: another major "
+             "release; rebuild with make SLURM=PREFIX of the cluster's Slurm",
+             sl_slurm_built_version(), ctl);
+    return 1;
+}
+
+int sl_slurm_release_check(char *line, size_t n, sl_error_t *err)
+{
+    sl_slurm_ctl_info_t info;
+    if (sl_slurm_ctl_info(&info, err) < 0)
+        return -1;
+    int r = sl_slurm_release_differs(info.version, line, n);
+    if (r < 0) {
+        errno = EPROTO;
+        return sl_errprintf(err, "slurmctld reports no release number (\"%s\")", info.version);
+    }
+    return r;
 }
 
 int sl_slurm_hostlist_has(const char *hostlist, const char *name)
 {
-    hostlist_t hl = slurm_hostlist_create(hostlist);
+    sl_hostlist_t *hl = slurm_hostlist_create(hostlist);
     if (!hl)
         return 0;
     int r = slurm_hostlist_find(hl, name) >= 0;

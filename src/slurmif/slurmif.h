@@ -1,4 +1,5 @@
-/* slurmif.h — every call slurmlink makes into Slurm, in one module (libslurm 22.05).
+/* slurmif.h — every call slurmlink makes into Slurm, in one module
+ * (libslurm 22.05 to 26.05; compat.h holds what differs between them).
  *
  * Another Slurm version should be this folder's work only. libslurm keeps
  * process-global state: call sl_slurm_init() once per process before the
@@ -176,6 +177,18 @@ typedef struct sl_slurm_ctl_info {
     char gres_types[128];
 } sl_slurm_ctl_info_t;
 int sl_slurm_ctl_info(sl_slurm_ctl_info_t *out, sl_error_t *err);
+
+/* The Slurm release slurmlink was built against (its headers'
+ * SLURM_VERSION_NUMBER): "25.11.7". */
+const char *sl_slurm_built_version(void);
+/* Whether the release built against and slurmctld's (ctl: "25.11.7", as
+ * sl_slurm_ctl_info reports it) differ in major release (the YY.MM part):
+ * 1 with line (n bytes) naming both, 0 when they agree, -1 when ctl is not
+ * a release number. */
+int sl_slurm_release_differs(const char *ctl, char *line, size_t n);
+/* The two compared by asking slurmctld (one RPC): 1 with line, 0, or -1
+ * with err when slurmctld does not answer. */
+int sl_slurm_release_check(char *line, size_t n, sl_error_t *err);
 
 /* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
 int sl_slurm_hostlist_has(const char *hostlist, const char *name);
