@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,6 +343,29 @@ static int load_policy(daemon_state_t *d, sl_error_t *err)
 /* the API, then the controllers: they start after the API has its port (the
  * shims' report URL names it); shim pushes before that find no pod and are
  * dropped harmlessly (the pod folder keeps them) */
+/* libslurm of the build against slurmctld's release: one line when their
+ * major releases differ. In a thread of its own: a controller that is down
+ * holds the RPC for MessageTimeout, and the start does not wait for it. */
+static void *release_check(void *arg)
+{
+    (void)arg;
+    char line[512];
+    sl_error_t e = SL_ERROR_INIT;
+    int r = sl_slurm_release_check(line, sizeof(line), &e);
+    if (r > 0)
+        sl_warn("%s", line);
+    else if (r < 0)
+        sl_debug("Slurm release check: %s", e.text);
+    return NULL;
+}
+
+static void start_release_check(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, release_check, NULL) == 0)
+        pthread_detach(t);
+}
+
 static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
 {
     const sl_config_t *cfg = d->cfg;
@@ -357,6 +381,7 @@ static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
             sl_err("%s", err->text);
             return -1;
         }
+        start_release_check();
     } else {
         sl_info("no slurm.conf given: serving the API without controllers");
     }

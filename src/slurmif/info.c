@@ -65,8 +65,16 @@ int sl_slurm_release_differs(const char *ctl, char *line, size_t n)
 int sl_slurm_release_check(char *line, size_t n, sl_error_t *err)
 {
     sl_slurm_ctl_info_t info;
-    if (sl_slurm_ctl_info(&info, err) < 0)
-        return -1;
+    if (sl_slurm_ctl_info(&info, err) < 0) {
+        if (errno != SLURM_PROTOCOL_VERSION_ERROR)
+            return -1;
+        /* too far apart for slurmctld to say its release */
+        snprintf(line, n,
+                 "slurmlink is built against libslurm %s and slurmctld refuses its protocol: "
+                 "another major release; rebuild with make SLURM=PREFIX of the cluster's Slurm",
+                 sl_slurm_built_version());
+        return 1;
+    }
     int r = sl_slurm_release_differs(info.version, line, n);
     if (r < 0) {
         errno = EPROTO;

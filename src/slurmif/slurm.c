@@ -54,7 +54,10 @@ void sl_slurm_rpc_end(const char *rpc, double t0, int failed)
  * those that load it; the auth and other client plugins are loaded here,
  * by slurm_init, not at the first RPC). */
 
-#define SL_SLURM_DEFAULT_CONF "/etc/slurm/slurm.conf" /* Debian's libslurm */
+/* the build's Slurm (make SLURM=PREFIX: PREFIX/etc/slurm.conf), else Debian's */
+#ifndef SL_SLURM_DEFAULT_CONF
+#define SL_SLURM_DEFAULT_CONF "/etc/slurm/slurm.conf"
+#endif
 
 /* libslurm's first "error: " or "fatal: " line of text, without its prefix */
 static void first_slurm_error(char *text, sl_error_t *err, int status)

@@ -186,8 +186,9 @@ const char *sl_slurm_built_version(void);
  * 1 with line (n bytes) naming both, 0 when they agree, -1 when ctl is not
  * a release number. */
 int sl_slurm_release_differs(const char *ctl, char *line, size_t n);
-/* The two compared by asking slurmctld (one RPC): 1 with line, 0, or -1
- * with err when slurmctld does not answer. */
+/* The two compared by asking slurmctld (one RPC): 1 with line (also when
+ * slurmctld refuses libslurm's protocol version), 0, or -1 with err when
+ * slurmctld does not answer. */
 int sl_slurm_release_check(char *line, size_t n, sl_error_t *err);
 
 /* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
