@@ -17,7 +17,8 @@ LIBS    := -lslurm -lmunge -ljansson -lmicrohttpd -lsqlite3 -lgnutls -lcurl -lya
 
 # SLURM=PREFIX builds against the Slurm installed in PREFIX (PREFIX/include,
 # PREFIX/lib, a run path to it, PREFIX/etc/slurm.conf as the default
-# configuration) instead of the system's (Debian's libslurm-dev, /usr).
+# configuration, PREFIX/bin as slurm.bin_dir's last resort) instead of the
+# system's (Debian's libslurm-dev, /usr).
 # src/slurmif/compat.h adapts to the release of the headers (22.05 to 26.05).
 # The build folder's slurm.stamp records prefix and release: a change of
 # either rebuilds every object.
@@ -25,7 +26,8 @@ SLURM ?=
 SLURM_INC := $(if $(SLURM),$(SLURM)/include,/usr/include)
 SLURM_SYSCONFDIR ?= $(SLURM)/etc
 ifneq ($(SLURM),)
-CPPFLAGS += -I$(SLURM)/include -DSL_SLURM_DEFAULT_CONF='"$(SLURM_SYSCONFDIR)/slurm.conf"'
+CPPFLAGS += -I$(SLURM)/include -DSL_SLURM_DEFAULT_CONF='"$(SLURM_SYSCONFDIR)/slurm.conf"' \
+            -DSL_SLURM_BIN_DIR='"$(SLURM)/bin"'
 LDFLAGS  += -L$(SLURM)/lib -Wl,-rpath,$(SLURM)/lib
 endif
 # "25.11.7" from the headers' SLURM_VERSION_NUMBER (0x190b07); empty when absent

@@ -1512,6 +1512,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_unpack_user = dup_or(o->image_unpack_user, NULL);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
+    c->o.slurm_bin_dir = sl_slurm_bin_dir(o->slurm_bin_dir);
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
     c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
     c->o.submit_workers = o->submit_workers > 0 ? o->submit_workers : CTL_SUBMIT_WORKERS;
@@ -1580,6 +1581,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.image_unpack_user);
     free((char *)c->o.default_runtime);
     free((char *)c->o.slurm_conf);
+    free((char *)c->o.slurm_bin_dir);
     free(c->user_home);
     free(c);
 }

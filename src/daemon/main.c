@@ -112,6 +112,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .image_unpack_user = CS(IMAGE_UNPACK_USER),
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
+        .slurm_bin_dir = CS(SLURM_BIN_DIR),
         .poll_ms = (int)CL(POLL_MS),
         .submit_workers = (int)CL(SUBMIT_WORKERS),
     };

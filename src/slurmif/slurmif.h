@@ -228,6 +228,19 @@ void sl_slurm_acct_free(sl_slurm_acct_list_t *l);
  * NULL-terminated vector (free with sl_strv_free); NULL when it is not one. */
 char **sl_slurm_hostlist_expand(const char *list);
 
+/* ---- Slurm's commands (bindir.c) ---- */
+/* The build's Slurm commands folder (make SLURM=PREFIX: PREFIX/bin). */
+#ifndef SL_SLURM_BIN_DIR
+#define SL_SLURM_BIN_DIR "/usr/bin"
+#endif
+/* slurm.bin_dir: dir when set, else the folder of the first executable
+ * srun in $PATH, else SL_SLURM_BIN_DIR. Returns a copy to free. */
+char *sl_slurm_bin_dir(const char *dir);
+/* The "PATH=..." of a job's environment: bin_dir first (unless NULL or one
+ * of the system folders that follow), then /usr/local/bin:/usr/bin:/bin:
+ * /usr/local/sbin:/usr/sbin:/sbin. Returns a copy to free. */
+char *sl_slurm_job_path(const char *bin_dir);
+
 /* Count of RPCs this process sent to slurmctld (for benchmarks). */
 unsigned long sl_slurm_rpc_count(void);
 

@@ -4,12 +4,16 @@
  * slurmctld needed. */
 #include "common/argv.h"
 #include "common/tap.h"
+#include "common/xalloc.h"
 #include "slurmif/compat.h"
 #include "slurmif/slurmif.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* libslurm's bitstring functions (exported, not declared by slurm.h) */
 extern bitstr_t *slurm_bit_alloc(bitoff_t nbits);
@@ -89,12 +93,61 @@ static void releases(void)
     is_int(sl_slurm_release_differs("", line, sizeof(line)), -1, "empty: -1");
 }
 
+#define SYS_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+
+/* slurm.bin_dir: the folder set, else that of the srun in PATH, else the
+ * build's; the jobs' PATH puts it first */
+static void bin_dir(void)
+{
+    char tmp[] = "/tmp/sl-compat-XXXXXX";
+    ok(mkdtemp(tmp) != NULL, "a folder for a srun of its own");
+    char *bin = sl_xasprintf("%s/bin", tmp), *srun = sl_xasprintf("%s/bin/srun", tmp);
+    mkdir(bin, 0755);
+    int fd = open(srun, O_WRONLY | O_CREAT | O_EXCL, 0755);
+    close(fd);
+
+    char *d = sl_slurm_bin_dir("/opt/slurm-x/bin");
+    is_str(d, "/opt/slurm-x/bin", "a folder set is the folder");
+    free(d);
+    char *path = sl_xasprintf("/nonexistent:%s:/usr/bin", bin);
+    setenv("PATH", path, 1);
+    d = sl_slurm_bin_dir(NULL);
+    is_str(d, bin, "unset: the folder of the first srun in PATH");
+    free(d);
+    chmod(srun, 0644);
+    setenv("PATH", bin, 1);
+    d = sl_slurm_bin_dir(NULL);
+    is_str(d, SL_SLURM_BIN_DIR, "a srun that is not executable is not one: the build's");
+    free(d);
+    setenv("PATH", "", 1);
+    d = sl_slurm_bin_dir(NULL);
+    is_str(d, SL_SLURM_BIN_DIR, "no srun in PATH: the build's Slurm (%s)", SL_SLURM_BIN_DIR);
+    free(d);
+
+    char *p = sl_slurm_job_path("/opt/slurm-25.11/bin");
+    is_str(p, "PATH=/opt/slurm-25.11/bin:" SYS_PATH, "the jobs' PATH starts with it");
+    free(p);
+    p = sl_slurm_job_path("/usr/bin");
+    is_str(p, "PATH=" SYS_PATH, "a system folder is not named twice (Debian's: as before)");
+    free(p);
+    p = sl_slurm_job_path(NULL);
+    is_str(p, "PATH=" SYS_PATH, "none: the system folders");
+    free(p);
+    unlink(srun);
+    rmdir(bin);
+    rmdir(tmp);
+    free(srun);
+    free(bin);
+    free(path);
+}
+
 int main(void)
 {
-    tap_plan(20);
+    tap_plan(28);
     bits();
     names();
     hostlists();
     releases();
+    bin_dir();
     return tap_done();
 }
