@@ -7,7 +7,8 @@
  *   23.11  hostlist_t names the struct, not a pointer to it
  *   24.05  slurm_job_reason_string is exported as slurm_job_state_reason_string
  *   24.11  List/ListIterator gone (list_t *, list_itr_t *); slurm_get_errno
- *          gone (libslurm sets errno); slurm_bit_test no longer exported
+ *          gone (libslurm sets errno; slurm_seterrno is declared, not
+ *          exported, in 25.11); slurm_bit_test no longer exported
  *   25.05  node_info_t.select_nodeinfo gone: alloc_cpus, alloc_memory fields
  *   25.11  submit_response_msg_t.job_id moved into step_id
  *   26.05  job calls take a slurm_step_id_t (SLUID); slurm_free_ctl_conf is
@@ -52,6 +53,16 @@ static inline int sl_compat_errno(void)
     return errno;
 #else
     return slurm_get_errno();
+#endif
+}
+
+/* set it (25.11 declares slurm_seterrno but no longer exports it) */
+static inline void sl_compat_seterrno(int e)
+{
+#if SL_SLURM_SINCE(24, 11)
+    errno = e;
+#else
+    slurm_seterrno(e);
 #endif
 }
 

@@ -336,7 +336,7 @@ static int kill_task(uint32_t job_id, uint16_t sig, uint16_t flags)
     }
     slurm_free_job_info_msg(msg);
     if (rc != SLURM_SUCCESS)
-        slurm_seterrno(ESLURM_INVALID_JOB_ID);
+        sl_compat_seterrno(ESLURM_INVALID_JOB_ID);
     return rc;
 }
 
