@@ -46,12 +46,14 @@ running() { [ "$("${KC[@]}" get pod p1 -o jsonpath='{.status.phase}' 2>/dev/null
 ok wait_for 60 running "the pod runs"
 job=$("${KC[@]}" get pod p1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
 ok test -n "$job" "it is Slurm job ${job:-?}"
-# the job's environment, as its shim (the batch script's program) has it
+# the job's environment, as its shim (the batch script's program) has it:
+# this cluster's job (other clusters on this host have jobs of the same id)
 job_path() {
-  local p
+  local p env
   for p in $(pgrep -f slurmlink-shim); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then
-      tr '\0' '\n' <"/proc/$p/environ" | sed -n 's/^PATH=//p'
+    env=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null)
+    if grep -qx "SLURM_JOB_ID=$job" <<<"$env" && grep -qx "SLURM_CONF=$CL/etc/slurm.conf" <<<"$env"; then
+      sed -n 's/^PATH=//p' <<<"$env"
       return 0
     fi
   done
