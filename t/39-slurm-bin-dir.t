@@ -5,10 +5,11 @@
 # gave every job (a fixed /usr/local/bin:/usr/bin:/bin:...): a gang's batch
 # script did not find srun, nor a pod's job scontrol. Here a folder of
 # Slurm's commands of its own stands for that prefix: the option is known,
-# and a pod's job runs with it first in its PATH.
+# a pod's job runs with it first in its PATH, and a folder another user may
+# write (who could then put a srun of theirs in every job's way) is refused.
 source "$(dirname "$0")/lib.sh"
 
-plan 7
+plan 10
 W=$(tmpdir)
 chmod 755 "$W"
 on_exit "rm -rf '$W'"
@@ -64,3 +65,17 @@ is "$(job_path)" "$B:$SYS" "the job's PATH starts with slurm.bin_dir, then the s
 "${KC[@]}" delete pod p1 --grace-period=0 --force >/dev/null 2>&1
 gone() { ! "${KC[@]}" get pod p1 >/dev/null 2>&1; }
 ok wait_for 60 gone "the pod is deleted"
+
+# --- a folder others may write is refused at start --------------------------------------
+O=$W/open
+mkdir "$O" && chmod 777 "$O"
+W2=$W/w2
+mkdir "$W2"
+D2=$(tmpdir)
+on_exit "'$SLURMLINK' down --dir '$D2' >/dev/null 2>&1; rm -rf '$D2'"
+out=$("$SLURMLINK" up --dir "$D2" --gpus 0 --cpus 1 --daemon "$(daemon_with "$W2" --slurm-bin-dir "$O")" 2>&1)
+isnt_zero=$?
+ok test "$isnt_zero" -ne 0 "slurmlinkd does not start with slurm.bin_dir writable by others" || diag "$out"
+like "$out$(cat "$D2/log/slurmlinkd.log" 2>/dev/null)" "slurm.bin_dir $O: writable by others \(mode 0777\)" \
+  "its error names the folder and why"
+ok test -z "$(procs_of "$D2" | xargs -r ps -o comm= -p 2>/dev/null | grep slurmlinkd)" "no slurmlinkd of it runs"

@@ -1512,7 +1512,6 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_unpack_user = dup_or(o->image_unpack_user, NULL);
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
-    c->o.slurm_bin_dir = sl_slurm_bin_dir(o->slurm_bin_dir);
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
     c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
     c->o.submit_workers = o->submit_workers > 0 ? o->submit_workers : CTL_SUBMIT_WORKERS;
@@ -1530,6 +1529,10 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->uid = pw->pw_uid;
     c->gid = pw->pw_gid;
     c->user_home = sl_xstrdup(pw->pw_dir ? pw->pw_dir : "/");
+    char *bin_dir = NULL;
+    if (sl_slurm_bin_dir(o->slurm_bin_dir, &bin_dir, err) < 0)
+        goto fail;
+    c->o.slurm_bin_dir = bin_dir;
     atomic_init(&c->policy, o->policy);
     if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;

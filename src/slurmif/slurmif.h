@@ -233,9 +233,14 @@ char **sl_slurm_hostlist_expand(const char *list);
 #ifndef SL_SLURM_BIN_DIR
 #define SL_SLURM_BIN_DIR "/usr/bin"
 #endif
-/* slurm.bin_dir: dir when set, else the folder of the first executable
- * srun in $PATH, else SL_SLURM_BIN_DIR. Returns a copy to free. */
-char *sl_slurm_bin_dir(const char *dir);
+/* slurm.bin_dir into *out (a copy to free; NULL: none): dir when set,
+ * else the folder of the first executable srun in $PATH, else
+ * SL_SLURM_BIN_DIR. Every job's PATH starts with it, so it must be root's
+ * and written by root only, as must every folder above it (a sticky one
+ * such as /tmp may be writable by all): a dir set that is not is -1 with
+ * err naming the folder and why; a folder of $PATH that is not is passed
+ * over. */
+int sl_slurm_bin_dir(const char *dir, char **out, sl_error_t *err);
 /* The "PATH=..." of a job's environment: bin_dir first (unless NULL or one
  * of the system folders that follow), then /usr/local/bin:/usr/bin:/bin:
  * /usr/local/sbin:/usr/sbin:/sbin. Returns a copy to free. */

@@ -20,6 +20,8 @@ extern bitstr_t *slurm_bit_alloc(bitoff_t nbits);
 extern void slurm_bit_set(bitstr_t *b, bitoff_t bit);
 extern void slurm_bit_free(bitstr_t **b);
 
+static void diag_chown(void) { printf("# chown: not root?\n"); }
+
 static void bits(void)
 {
     const bitoff_t set[] = {0, 5, 63, 64, 65, 127, 128, 199};
@@ -95,34 +97,62 @@ static void releases(void)
 
 #define SYS_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
-/* slurm.bin_dir: the folder set, else that of the srun in PATH, else the
- * build's; the jobs' PATH puts it first */
+/* sl_slurm_bin_dir's answer for dir: its return value, *out in got */
+static int bin_dir_of(const char *dir, char *got, size_t n, sl_error_t *err)
+{
+    char *out = NULL;
+    err->text[0] = '\0';
+    int r = sl_slurm_bin_dir(dir, &out, err);
+    snprintf(got, n, "%s", out ? out : "(none)");
+    free(out);
+    return r;
+}
+
+/* slurm.bin_dir: the folder set (root's, written by root only), else that
+ * of the srun in PATH (in such a folder), else the build's; the jobs' PATH
+ * puts it first */
 static void bin_dir(void)
 {
-    char tmp[] = "/tmp/sl-compat-XXXXXX";
+    char tmp[] = "/tmp/sl-compat-XXXXXX", got[256];
+    sl_error_t err;
     ok(mkdtemp(tmp) != NULL, "a folder for a srun of its own");
     char *bin = sl_xasprintf("%s/bin", tmp), *srun = sl_xasprintf("%s/bin/srun", tmp);
     mkdir(bin, 0755);
     int fd = open(srun, O_WRONLY | O_CREAT | O_EXCL, 0755);
     close(fd);
 
-    char *d = sl_slurm_bin_dir("/opt/slurm-x/bin");
-    is_str(d, "/opt/slurm-x/bin", "a folder set is the folder");
-    free(d);
+    is_int(bin_dir_of(bin, got, sizeof(got), &err), 0, "a folder set: root's, mode 0755");
+    is_str(got, bin, "is the folder");
     char *path = sl_xasprintf("/nonexistent:%s:/usr/bin", bin);
     setenv("PATH", path, 1);
-    d = sl_slurm_bin_dir(NULL);
-    is_str(d, bin, "unset: the folder of the first srun in PATH");
-    free(d);
+    bin_dir_of(NULL, got, sizeof(got), &err);
+    is_str(got, bin, "unset: the folder of the first srun in PATH");
     chmod(srun, 0644);
-    setenv("PATH", bin, 1);
-    d = sl_slurm_bin_dir(NULL);
-    is_str(d, SL_SLURM_BIN_DIR, "a srun that is not executable is not one: the build's");
-    free(d);
+    bin_dir_of(NULL, got, sizeof(got), &err);
+    is_str(got, "/usr/bin", "a srun that is not executable is not one: the next folder's");
+    chmod(srun, 0755);
     setenv("PATH", "", 1);
-    d = sl_slurm_bin_dir(NULL);
-    is_str(d, SL_SLURM_BIN_DIR, "no srun in PATH: the build's Slurm (%s)", SL_SLURM_BIN_DIR);
-    free(d);
+    bin_dir_of(NULL, got, sizeof(got), &err);
+    is_str(got, SL_SLURM_BIN_DIR, "no srun in PATH: the build's Slurm (%s)", SL_SLURM_BIN_DIR);
+
+    /* every job's PATH starts with it: a folder another user may write is refused */
+    chmod(bin, 0777);
+    is_int(bin_dir_of(bin, got, sizeof(got), &err), -1, "a folder anyone may write is refused");
+    has_str(err.text, "writable by others", "err says why: %s", err.text);
+    setenv("PATH", bin, 1);
+    bin_dir_of(NULL, got, sizeof(got), &err);
+    is_str(got, SL_SLURM_BIN_DIR, "unset: a srun in such a folder of PATH is passed over");
+    chmod(bin, 0755);
+    chmod(tmp, 0777);
+    is_int(bin_dir_of(bin, got, sizeof(got), &err), -1, "... or in a folder anyone may write");
+    has_str(err.text, tmp, "err names that folder: %s", err.text);
+    chmod(tmp, 0700);
+    if (chown(bin, 65534, 65534) < 0)
+        diag_chown();
+    is_int(bin_dir_of(bin, got, sizeof(got), &err), -1, "a folder another user owns is refused");
+    has_str(err.text, "owned by uid 65534", "err says whose: %s", err.text);
+    is_int(bin_dir_of("opt/bin", got, sizeof(got), &err), -1, "a relative folder is refused");
+    is_int(bin_dir_of("/nonexistent/bin", got, sizeof(got), &err), -1, "a missing one too");
 
     char *p = sl_slurm_job_path("/opt/slurm-25.11/bin");
     is_str(p, "PATH=/opt/slurm-25.11/bin:" SYS_PATH, "the jobs' PATH starts with it");
@@ -143,7 +173,7 @@ static void bin_dir(void)
 
 int main(void)
 {
-    tap_plan(28);
+    tap_plan(38);
     bits();
     names();
     hostlists();
