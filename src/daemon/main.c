@@ -349,10 +349,11 @@ static int load_policy(daemon_state_t *d, sl_error_t *err)
  * holds the RPC for MessageTimeout, and the start does not wait for it. */
 static void *release_check(void *arg)
 {
-    (void)arg;
-    char line[512];
+    char *bin_dir = arg;
+    char line[640];
     sl_error_t e = SL_ERROR_INIT;
-    int r = sl_slurm_release_check(line, sizeof(line), &e);
+    int r = sl_slurm_release_check(bin_dir, line, sizeof(line), &e);
+    free(bin_dir);
     if (r > 0)
         sl_warn("%s", line);
     else if (r < 0)
@@ -360,11 +361,15 @@ static void *release_check(void *arg)
     return NULL;
 }
 
-static void start_release_check(void)
+static void start_release_check(const sl_config_t *cfg)
 {
+    char *bin_dir = NULL;
+    sl_slurm_bin_dir(CS(SLURM_BIN_DIR), &bin_dir, NULL);
     pthread_t t;
-    if (pthread_create(&t, NULL, release_check, NULL) == 0)
+    if (pthread_create(&t, NULL, release_check, bin_dir) == 0)
         pthread_detach(t);
+    else
+        free(bin_dir);
 }
 
 static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
@@ -382,7 +387,7 @@ static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
             sl_err("%s", err->text);
             return -1;
         }
-        start_release_check();
+        start_release_check(cfg);
     } else {
         sl_info("no slurm.conf given: serving the API without controllers");
     }

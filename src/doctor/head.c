@@ -41,6 +41,16 @@ void dr_check_slurm(dr_ctx_t *c)
     }
     sl_slurm_ctl_info_t info;
     if (sl_slurm_ctl_info(&info, &e) < 0) {
+        int rpc_errno = errno;
+        char why[640], *bin_dir = NULL;
+        sl_slurm_bin_dir(NULL, &bin_dir, NULL);
+        int refused = sl_slurm_release_refusal(rpc_errno, bin_dir, why, sizeof(why));
+        free(bin_dir);
+        if (refused > 0) {
+            dr_report(c, DR_FAIL, "slurm", "make SLURM=PREFIX of the cluster's Slurm, then reinstall",
+                      "%s readable; %s", c->slurm_conf, why);
+            return;
+        }
         dr_report(c, DR_FAIL, "slurm",
                   "start slurmctld, or check SlurmctldHost/SlurmctldPort and the firewall",
                   "%s readable; %s (slurmlink's libslurm: %s)", c->slurm_conf, e.text,

@@ -1,10 +1,12 @@
 /* info.c — the controller's configuration as slurmctld reports it, and
  * Slurm's host lists (slurmlink doctor). */
+#include "common/proc.h"
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "slurmif/compat.h"
@@ -62,18 +64,67 @@ int sl_slurm_release_differs(const char *ctl, char *line, size_t n)
     return 1;
 }
 
-int sl_slurm_release_check(char *line, size_t n, sl_error_t *err)
+/* what the Slurm commands of bin_dir say they are ("slurm 25.11.7" from
+ * scontrol --version, with the slurm.conf libslurm loaded): 0 with the
+ * release in out, or -1 */
+static int commands_release(const char *bin_dir, char *out, size_t n)
+{
+    if (!bin_dir || !slurm_conf.slurm_conf)
+        return -1;
+    char *prog = sl_xasprintf("%s/scontrol", bin_dir);
+    char *conf = sl_xasprintf("SLURM_CONF=%s", slurm_conf.slurm_conf);
+    const char *argv[] = {prog, "--version", NULL};
+    const char *envp[] = {conf, "PATH=/usr/bin:/bin", NULL};
+    char *text = NULL;
+    unsigned a, b, c;
+    int r = -1;
+    if (sl_run(argv, envp, 0, 5000, &text, NULL) == 0 && text &&
+        sscanf(text, "slurm %u.%u.%u", &a, &b, &c) == 3) {
+        snprintf(out, n, "%u.%02u.%u", a, b, c);
+        r = 0;
+    }
+    free(text);
+    free(conf);
+    free(prog);
+    return r;
+}
+
+int sl_slurm_release_refusal(int e, const char *bin_dir, char *line, size_t n)
+{
+    if (e != SLURM_PROTOCOL_VERSION_ERROR && e != SLURM_PROTOCOL_AUTHENTICATION_ERROR)
+        return 0;
+    char rel[32];
+    if (commands_release(bin_dir, rel, sizeof(rel)) == 0) {
+        unsigned major, minor;
+        if (sscanf(rel, "%u.%u", &major, &minor) != 2 ||
+            (major == SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) &&
+             minor == SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER)))
+            return 0; /* the same release: not the reason */
+        snprintf(line, n,
+                 "slurmlink is built against libslurm %s but %s/scontrol is Slurm %s and slurmctld "
+                 "refuses libslurm's RPCs (%s): another major release; rebuild with make "
+                 "SLURM=PREFIX of the cluster's Slurm",
+                 sl_slurm_built_version(), bin_dir, rel, slurm_strerror(e));
+        return 1;
+    }
+    if (e != SLURM_PROTOCOL_VERSION_ERROR)
+        return 0; /* an authentication error of its own (munge) as far as is known */
+    snprintf(line, n,
+             "slurmlink is built against libslurm %s and slurmctld refuses its protocol: another "
+             "major release; rebuild with make SLURM=PREFIX of the cluster's Slurm",
+             sl_slurm_built_version());
+    return 1;
+}
+
+int sl_slurm_release_check(const char *bin_dir, char *line, size_t n, sl_error_t *err)
 {
     sl_slurm_ctl_info_t info;
     if (sl_slurm_ctl_info(&info, err) < 0) {
-        if (errno != SLURM_PROTOCOL_VERSION_ERROR)
-            return -1;
-        /* too far apart for slurmctld to say its release */
-        snprintf(line, n,
-                 "slurmlink is built against libslurm %s and slurmctld refuses its protocol: "
-                 "another major release; rebuild with make SLURM=PREFIX of the cluster's Slurm",
-                 sl_slurm_built_version());
-        return 1;
+        int e = errno;
+        if (sl_slurm_release_refusal(e, bin_dir, line, n) > 0)
+            return 1;
+        errno = e;
+        return -1;
     }
     int r = sl_slurm_release_differs(info.version, line, n);
     if (r < 0) {

@@ -187,9 +187,15 @@ const char *sl_slurm_built_version(void);
  * a release number. */
 int sl_slurm_release_differs(const char *ctl, char *line, size_t n);
 /* The two compared by asking slurmctld (one RPC): 1 with line (also when
- * slurmctld refuses libslurm's protocol version), 0, or -1 with err when
+ * sl_slurm_release_refusal explains its refusal), 0, or -1 with err when
  * slurmctld does not answer. */
-int sl_slurm_release_check(char *line, size_t n, sl_error_t *err);
+int sl_slurm_release_check(const char *bin_dir, char *line, size_t n, sl_error_t *err);
+/* An RPC failed with errno e: 1 with line when the releases explain it
+ * (slurmctld refuses libslurm's protocol or its messages, which a libslurm
+ * newer or much older than slurmctld meets): the line names the release
+ * of bin_dir's scontrol (--version) when it differs from libslurm's; 0
+ * when they do not explain it. */
+int sl_slurm_release_refusal(int e, const char *bin_dir, char *line, size_t n);
 
 /* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
 int sl_slurm_hostlist_has(const char *hostlist, const char *name);
