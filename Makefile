@@ -15,6 +15,26 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SAN) -fno-strict-aliasing
 LDFLAGS += $(SAN) -Wl,--as-needed
 LIBS    := -lslurm -lmunge -ljansson -lmicrohttpd -lsqlite3 -lgnutls -lcurl -lyaml -lwslay -lz -licui18n -licuuc -lpthread -lm
 
+# SLURM=PREFIX builds against the Slurm installed in PREFIX (PREFIX/include,
+# PREFIX/lib, a run path to it, PREFIX/etc/slurm.conf as the default
+# configuration, PREFIX/bin as slurm.bin_dir's last resort) instead of the
+# system's (Debian's libslurm-dev, /usr).
+# src/slurmif/compat.h adapts to the release of the headers (22.05 to 26.05).
+# The build folder's slurm.stamp records prefix and release: a change of
+# either rebuilds every object.
+SLURM ?=
+SLURM_INC := $(if $(SLURM),$(SLURM)/include,/usr/include)
+SLURM_SYSCONFDIR ?= $(SLURM)/etc
+ifneq ($(SLURM),)
+CPPFLAGS += -I$(SLURM)/include -DSL_SLURM_DEFAULT_CONF='"$(SLURM_SYSCONFDIR)/slurm.conf"' \
+            -DSL_SLURM_BIN_DIR='"$(SLURM)/bin"'
+LDFLAGS  += -L$(SLURM)/lib -Wl,-rpath,$(SLURM)/lib
+endif
+# "25.11.7" from the headers' SLURM_VERSION_NUMBER (0x190b07); empty when absent
+SLURM_RELEASE := $(shell n=$$(sed -n 's/^\#define SLURM_VERSION_NUMBER *//p' \
+    $(SLURM_INC)/slurm/slurm_version.h 2>/dev/null) && [ -n "$$n" ] && \
+    printf '%d.%02d.%d' $$((n >> 16)) $$(((n >> 8) & 255)) $$((n & 255)))
+
 # Every .c below src/ is library code except the programs' own folders and tests.
 ALL_SRCS  := $(shell find src -name '*.c' | sort)
 TEST_SRCS := $(shell find src -path '*/test/*.c' | sort)
@@ -37,7 +57,7 @@ all: $(PROGS) $(UNIT_BINS) $(BUILD)/mpi-stencil
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-$(BUILD)/obj/%.o: src/%.c
+$(BUILD)/obj/%.o: src/%.c $(BUILD)/slurm.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -161,6 +181,14 @@ $(BUILD)/sysconfdir.stamp: FORCE
 	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
 $(BUILD)/obj/config/config.o: $(BUILD)/sysconfdir.stamp
 $(BUILD)/obj/config/config.o: CPPFLAGS += -DSL_SYSCONFDIR='"$(SYSCONFDIR)"'
+# the Slurm built against (SLURM= above), printed by every build; the stamp
+# changes (and every object is rebuilt) only when prefix or release does
+$(BUILD)/slurm.stamp: FORCE
+	@[ -n '$(SLURM_RELEASE)' ] || { echo "no Slurm headers: $(SLURM_INC)/slurm/slurm_version.h" \
+	    "(install libslurm-dev, or make SLURM=PREFIX of an installed Slurm)" >&2; exit 1; }
+	@echo "  SLURM   $(SLURM_RELEASE) ($(if $(SLURM),$(SLURM),system))"
+	@mkdir -p $(dir $@)
+	@echo '$(SLURM) $(SLURM_RELEASE)' | cmp -s - $@ || echo '$(SLURM) $(SLURM_RELEASE)' > $@
 .PHONY: FORCE
 FORCE:
 

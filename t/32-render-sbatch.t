@@ -33,7 +33,7 @@ spec:
     command: [sh, -c, 'echo gpu=\$CUDA_VISIBLE_DEVICES; echo to-stderr >&2']
     resources: {limits: {nvidia.com/gpu: 1}}" 01)
 ok test -n "$j1" "sbatch accepts the rendered script of a GPU pod"
-like "$(scontrol show job "$j1" | tr ' ' '\n' | grep -E '^(JobName|TresPerNode|Comment)=' | sort | tr '\n' ' ')" "Comment=slurmlink:uid=00000000-0000-0000-0000-000000000001 JobName=default/gpu TresPerNode=gres:gpu:1" "the #SBATCH lines give name, uid comment and gres:gpu:1"
+like "$(scontrol show job "$j1" | tr ' ' '\n' | grep -E '^(JobName|TresPerNode|Comment)=' | sort | tr '\n' ' ')" "Comment=slurmlink:uid=00000000-0000-0000-0000-000000000001 JobName=default/gpu TresPerNode=gres[:/]gpu:1" "the #SBATCH lines give name, uid comment and gres:gpu:1"
 ok wait_for 60 finished "$j1" "the GPU job finishes"
 is "$(job_state "$j1") $(job_exit "$j1")" "COMPLETED 0:0" "it completes with exit 0"
 like "$(log "$(podir gpu 01)" main)" "^gpu=[01]" "the container saw its own CUDA_VISIBLE_DEVICES"

@@ -42,7 +42,8 @@ job=""
 for _ in $(seq 1 50); do job=$(kc get pod gpu1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}'); [ -n "$job" ] && break; sleep 0.1; done
 ok test -n "$job" "the pod got a Slurm job id ($job)"
 q=$(squeue -h -t all -j "$job" -o '%j|%u|%k|%b')
-like "$q" "^default/gpu1\|nobody\|slurmlink:uid=$(kc get pod gpu1 -o jsonpath='{.metadata.uid}')\|gres:gpu:1$" "squeue shows NAMESPACE/NAME, the job user, the pod uid and gres:gpu:1"
+# %b is gres:gpu:1 up to Slurm 24.x, gres/gpu:1 from 25.x (TRES names)
+like "$q" "^default/gpu1\|nobody\|slurmlink:uid=$(kc get pod gpu1 -o jsonpath='{.metadata.uid}')\|gres[:/]gpu:1$" "squeue shows NAMESPACE/NAME, the job user, the pod uid and one GPU (gres:gpu:1 or gres/gpu:1)"
 ok wait_phase gpu1 Succeeded 60 "the GPU pod succeeds"
 like "$(kc logs gpu1)" "^gpu=[01] job=$job$" "kubectl logs shows the container's output with its own GPU"
 like "$(kc get pod gpu1 -o jsonpath='{.spec.nodeName} {.status.hostIP} {.status.containerStatuses[0].state.terminated.reason} {.status.containerStatuses[0].state.terminated.exitCode}')" "^node1 127.0.0.1 Completed 0$" "nodeName, hostIP, terminated reason and exit code"

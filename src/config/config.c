@@ -110,6 +110,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
            "threads that submit pods to Slurm at once (translation, pod folder, the submit RPC, "
            "the job id stored); SIGHUP resizes the pool, a shrunk pool's extra threads end "
            "after their current submission"),
+    [SL_CFG_SLURM_BIN_DIR] =
+        S("slurm-bin-dir", 0, "slurm.bin_dir", "DIR", NULL,
+          "folder of Slurm's commands (srun, scontrol), first in the jobs' PATH (default: "
+          "the folder of the srun in slurmlinkd's PATH, else the built Slurm's bin)"),
     [SL_CFG_PODS_ROOT] = S("pods-root", 0, "pods.root", "DIR", NULL,
                            "pod folders and shim logs, on storage every node mounts at the "
                            "same path (default <state.dir>/pods)"),

@@ -1564,6 +1564,10 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->uid = pw->pw_uid;
     c->gid = pw->pw_gid;
     c->user_home = sl_xstrdup(pw->pw_dir ? pw->pw_dir : "/");
+    char *bin_dir = NULL;
+    if (sl_slurm_bin_dir(o->slurm_bin_dir, &bin_dir, err) < 0)
+        goto fail;
+    c->o.slurm_bin_dir = bin_dir;
     atomic_init(&c->policy, o->policy);
     if (ctl_pods_root_make(c->o.pods_root, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
@@ -1617,6 +1621,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.image_unpack_user);
     free((char *)c->o.default_runtime);
     free((char *)c->o.slurm_conf);
+    free((char *)c->o.slurm_bin_dir);
     free(c->user_home);
     free(c);
 }

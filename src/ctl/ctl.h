@@ -30,6 +30,8 @@ typedef struct sl_ctl_opts {
     const char *image_ca_dir;      /* CA folder for registries (NULL: system) */
     const char *default_runtime;   /* NULL: translate's default */
     const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
+    const char *slurm_bin_dir;     /* Slurm's commands, first in the jobs' PATH
+                                    * (NULL: sl_slurm_bin_dir's default) */
     int poll_ms;                   /* Slurm job poll period (default 250) */
     int node_poll_ms;              /* node poll period (default 2000) */
     int submit_workers;            /* submission threads, 1..64 (0: 8) */

@@ -215,7 +215,7 @@ static char **gang_env(sl_ctl_t *c, const ctl_gang_t *g, uid_t uid)
     struct passwd *pw = getpwuid(uid);
     char **env = sl_xcalloc(8, sizeof(*env));
     int n = 0;
-    env[n++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+    env[n++] = sl_slurm_job_path(c->o.slurm_bin_dir);
     env[n++] = sl_xasprintf("HOME=%s", pw && pw->pw_dir ? pw->pw_dir : "/");
     env[n++] = sl_xasprintf("USER=%s", pw ? pw->pw_name : "nobody");
     env[n++] = sl_xasprintf("LOGNAME=%s", pw ? pw->pw_name : "nobody");

@@ -278,7 +278,7 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
 static int job_env(sl_ctl_t *c, ctl_sub_t *p, const job_ident_t *id, char *env[8])
 {
     int ne = 0;
-    env[ne++] = sl_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin");
+    env[ne++] = sl_slurm_job_path(c->o.slurm_bin_dir);
     env[ne++] = sl_xasprintf("HOME=%s", id->home);
     env[ne++] = sl_xasprintf("USER=%s", id->uname);
     env[ne++] = sl_xasprintf("LOGNAME=%s", id->uname);

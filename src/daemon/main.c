@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .image_manifest_timeout = (int)CL(IMAGE_MANIFEST_TIMEOUT),
         .default_runtime = sl_runtime_default(), /* probed: installed */
         .slurm_conf = CS(SLURM_CONF),
+        .slurm_bin_dir = CS(SLURM_BIN_DIR),
         .poll_ms = (int)CL(POLL_MS),
         .submit_workers = (int)CL(SUBMIT_WORKERS),
         .create_pods = create_pods,
@@ -373,6 +375,34 @@ static void warn_pull_user(const sl_config_t *cfg)
 /* the API, then the controllers: they start after the API has its port (the
  * shims' report URL names it); shim pushes before that find no pod and are
  * dropped harmlessly (the pod folder keeps them) */
+/* libslurm of the build against slurmctld's release: one line when their
+ * major releases differ. In a thread of its own: a controller that is down
+ * holds the RPC for MessageTimeout, and the start does not wait for it. */
+static void *release_check(void *arg)
+{
+    char *bin_dir = arg;
+    char line[640];
+    sl_error_t e = SL_ERROR_INIT;
+    int r = sl_slurm_release_check(bin_dir, line, sizeof(line), &e);
+    free(bin_dir);
+    if (r > 0)
+        sl_warn("%s", line);
+    else if (r < 0)
+        sl_debug("Slurm release check: %s", e.text);
+    return NULL;
+}
+
+static void start_release_check(const sl_config_t *cfg)
+{
+    char *bin_dir = NULL;
+    sl_slurm_bin_dir(CS(SLURM_BIN_DIR), &bin_dir, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, release_check, bin_dir) == 0)
+        pthread_detach(t);
+    else
+        free(bin_dir);
+}
+
 static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
 {
     const sl_config_t *cfg = d->cfg;
@@ -389,6 +419,7 @@ static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
             return -1;
         }
         warn_pull_user(cfg);
+        start_release_check(cfg);
     } else {
         sl_info("no slurm.conf given: serving the API without controllers");
     }

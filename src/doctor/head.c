@@ -41,16 +41,33 @@ void dr_check_slurm(dr_ctx_t *c)
     }
     sl_slurm_ctl_info_t info;
     if (sl_slurm_ctl_info(&info, &e) < 0) {
+        int rpc_errno = errno;
+        char why[640], *bin_dir = NULL;
+        sl_slurm_bin_dir(NULL, &bin_dir, NULL);
+        int refused = sl_slurm_release_refusal(rpc_errno, bin_dir, why, sizeof(why));
+        free(bin_dir);
+        if (refused > 0) {
+            dr_report(c, DR_FAIL, "slurm", "make SLURM=PREFIX of the cluster's Slurm, then reinstall",
+                      "%s readable; %s", c->slurm_conf, why);
+            return;
+        }
         dr_report(c, DR_FAIL, "slurm",
                   "start slurmctld, or check SlurmctldHost/SlurmctldPort and the firewall",
-                  "%s readable; %s", c->slurm_conf, e.text);
+                  "%s readable; %s (slurmlink's libslurm: %s)", c->slurm_conf, e.text,
+                  sl_slurm_built_version());
         return;
     }
     c->slurm_ok = 1;
     snprintf(c->authinfo, sizeof(c->authinfo), "%s", info.authinfo);
     snprintf(c->accounting, sizeof(c->accounting), "%s", info.accounting);
-    dr_report(c, DR_OK, "slurm", NULL, "%s readable; slurmctld %s of cluster %s answers",
-              c->slurm_conf, info.version, info.cluster);
+    char differs[512];
+    if (sl_slurm_release_differs(info.version, differs, sizeof(differs)) > 0)
+        dr_report(c, DR_WARN, "slurm", "make SLURM=PREFIX of the cluster's Slurm, then reinstall",
+                  "%s readable; slurmctld of cluster %s answers; %s", c->slurm_conf, info.cluster,
+                  differs);
+    else
+        dr_report(c, DR_OK, "slurm", NULL, "%s readable; slurmctld %s of cluster %s answers",
+                  c->slurm_conf, info.version, info.cluster);
 }
 
 /* munged's socket as Slurm's AuthInfo names it ("socket=PATH,..."), NULL: the default */

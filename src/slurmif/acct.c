@@ -33,7 +33,7 @@ static const char *own(sl_slurm_acct_list_t *l, const char *s)
     return l->strings[l->nstrings++] = sl_xstrdup(s ? s : "");
 }
 
-static void cond_add(List *list, const char *s)
+static void cond_add(sl_list_t **list, const char *s)
 {
     if (!*list)
         *list = slurm_list_create(free);
@@ -42,7 +42,7 @@ static void cond_add(List *list, const char *s)
 
 static void cond_free(slurmdb_job_cond_t *c)
 {
-    List *ls[] = {&c->cluster_list, &c->step_list, &c->userid_list, &c->acct_list};
+    sl_list_t **ls[] = {&c->cluster_list, &c->step_list, &c->userid_list, &c->acct_list};
     for (size_t i = 0; i < sizeof(ls) / sizeof(ls[0]); i++)
         if (*ls[i])
             slurm_list_destroy(*ls[i]);
@@ -108,7 +108,7 @@ static int cond_fill(slurmdb_job_cond_t *c, const sl_slurm_acct_query_t *q, sl_e
 
 /* "1=4,4=2,1001=2" (TRES ids) -> "cpu=4,node=2,gres/gpu=2" by the TRES table;
  * counts as they are (mem in MB) */
-static char *tres_names(const char *simple, List tres)
+static char *tres_names(const char *simple, sl_list_t *tres)
 {
     sl_argv_t parts = SL_ARGV_INIT;
     char *copy = sl_xstrdup(simple ? simple : ""), *save = NULL;
@@ -116,7 +116,7 @@ static char *tres_names(const char *simple, List tres)
         unsigned long id = strtoul(t, NULL, 10);
         const char *eq = strchr(t, '=');
         slurmdb_tres_rec_t *rec = NULL;
-        ListIterator it = tres && eq ? slurm_list_iterator_create(tres) : NULL;
+        sl_list_itr_t *it = tres && eq ? slurm_list_iterator_create(tres) : NULL;
         while (it && (rec = slurm_list_next(it)) && rec->id != id)
             ;
         if (it)
@@ -138,7 +138,7 @@ static char *tres_names(const char *simple, List tres)
 }
 
 static void rec_fill(sl_slurm_acct_list_t *l, sl_slurm_acct_rec_t *o, slurmdb_job_rec_t *r,
-                     List tres)
+                     sl_list_t *tres)
 {
     o->job_id = r->jobid;
     o->name = own(l, r->jobname);
@@ -168,11 +168,11 @@ static int by_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static sl_slurm_acct_list_t *wrap_recs(List jobs, List tres)
+static sl_slurm_acct_list_t *wrap_recs(sl_list_t *jobs, sl_list_t *tres)
 {
     sl_slurm_acct_list_t *l = sl_xcalloc(1, sizeof(*l));
     l->recs = sl_xcalloc(slurm_list_count(jobs) + 1, sizeof(*l->recs));
-    ListIterator it = slurm_list_iterator_create(jobs);
+    sl_list_itr_t *it = slurm_list_iterator_create(jobs);
     slurmdb_job_rec_t *r;
     while ((r = slurm_list_next(it)))
         rec_fill(l, &l->recs[l->n++], r, tres);
@@ -187,11 +187,11 @@ static int acct_query(void *db, slurmdb_job_cond_t *c, sl_slurm_acct_list_t **ou
     memset(&tc, 0, sizeof(tc));
     tc.with_deleted = 1;
     double t0 = sl_slurm_rpc_begin();
-    List tres = slurmdb_tres_get(db, &tc);
+    sl_list_t *tres = slurmdb_tres_get(db, &tc);
     sl_slurm_rpc_end("slurmdb_tres_get", t0, !tres);
     t0 = sl_slurm_rpc_begin();
-    List jobs = slurmdb_jobs_get(db, c);
-    int e = slurm_get_errno();
+    sl_list_t *jobs = slurmdb_jobs_get(db, c);
+    int e = sl_compat_errno();
     sl_slurm_rpc_end("slurmdb_jobs_get", t0, !jobs);
     int rc = 0;
     if (!jobs) {
@@ -224,7 +224,7 @@ int sl_slurm_acct_jobs(const sl_slurm_acct_query_t *q, sl_slurm_acct_list_t **ou
     void *db = slurmdb_connection_get(NULL);
     int rc;
     if (!db) {
-        int e = slurm_get_errno();
+        int e = sl_compat_errno();
         sl_slurm_rpc_end("slurmdb_connection_get", t0, 1);
         errno = e ? e : EIO;
         rc = sl_errprintf(err, "accounting: cannot reach slurmdbd: %s", slurm_strerror(e));
@@ -256,7 +256,7 @@ void sl_slurm_acct_free(sl_slurm_acct_list_t *l)
 
 char **sl_slurm_hostlist_expand(const char *list)
 {
-    hostlist_t h = list && *list ? slurm_hostlist_create(list) : NULL;
+    sl_hostlist_t *h = list && *list ? slurm_hostlist_create(list) : NULL;
     if (!h)
         return NULL;
     sl_argv_t v = SL_ARGV_INIT;

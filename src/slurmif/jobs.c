@@ -54,7 +54,7 @@ static sl_slurm_jobs_t *wrap_jobs(job_info_msg_t *msg)
         o->completing = (s->job_state & JOB_COMPLETING) != 0;
         o->requeued = (s->job_state & JOB_REQUEUE) != 0;
         o->restart_cnt = s->restart_cnt;
-        o->reason = slurm_job_reason_string(s->state_reason);
+        o->reason = sl_compat_reason_string(s->state_reason);
         o->reason_text = nz(s->state_desc);
         o->nodes = nz(s->nodes);
         o->batch_host = nz(s->batch_host);
@@ -79,7 +79,7 @@ int sl_slurm_jobs_load(time_t *since, sl_slurm_jobs_t **out, sl_error_t *err)
     job_info_msg_t *msg = NULL;
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_load_jobs(since ? *since : 0, &msg, SHOW_ALL | SHOW_LOCAL);
-    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    int e = rc != SLURM_SUCCESS ? sl_compat_errno() : 0;
     sl_slurm_rpc_end("load_jobs", t0, rc != SLURM_SUCCESS && e != SLURM_NO_CHANGE_IN_DATA);
     if (rc != SLURM_SUCCESS) {
         if (e == SLURM_NO_CHANGE_IN_DATA)
@@ -97,8 +97,8 @@ int sl_slurm_job_load(uint32_t job_id, sl_slurm_jobs_t **out, sl_error_t *err)
 {
     job_info_msg_t *msg = NULL;
     double t0 = sl_slurm_rpc_begin();
-    int rc = slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL);
-    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    int rc = sl_compat_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL);
+    int e = rc != SLURM_SUCCESS ? sl_compat_errno() : 0;
     /* a job Slurm has forgotten is an answer, not an error */
     sl_slurm_rpc_end("load_job", t0, rc != SLURM_SUCCESS && e != ESLURM_INVALID_JOB_ID);
     if (rc != SLURM_SUCCESS) {
@@ -134,10 +134,10 @@ static void acct_fill(const slurmdb_job_rec_t *r, sl_slurm_acct_job_t *out)
 }
 
 /* the last finished record of the job in l (a requeued job has several) */
-static const slurmdb_job_rec_t *acct_last(List l, uint32_t job_id)
+static const slurmdb_job_rec_t *acct_last(sl_list_t *l, uint32_t job_id)
 {
     const slurmdb_job_rec_t *best = NULL;
-    ListIterator it = slurm_list_iterator_create(l);
+    sl_list_itr_t *it = slurm_list_iterator_create(l);
     slurmdb_job_rec_t *r;
     while ((r = slurm_list_next(it))) {
         uint32_t base = r->state & JOB_STATE_BASE;
@@ -160,7 +160,7 @@ int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_
     double t0 = sl_slurm_rpc_begin();
     void *db = slurmdb_connection_get(NULL);
     if (!db) {
-        int e = slurm_get_errno();
+        int e = sl_compat_errno();
         sl_slurm_rpc_end("slurmdb_jobs_get", t0, 1);
         errno = e ? e : EIO;
         return sl_errprintf(err, "accounting: cannot reach slurmdbd: %s", slurm_strerror(e));
@@ -180,8 +180,8 @@ int sl_slurm_job_accounting(uint32_t job_id, sl_slurm_acct_job_t *out, sl_error_
     step->step_id.step_id = NO_VAL;
     step->step_id.step_het_comp = NO_VAL;
     slurm_list_append(cond.step_list, step);
-    List l = slurmdb_jobs_get(db, &cond);
-    int e = slurm_get_errno();
+    sl_list_t *l = slurmdb_jobs_get(db, &cond);
+    int e = sl_compat_errno();
     sl_slurm_rpc_end("slurmdb_jobs_get", t0, !l);
     slurm_list_destroy(cond.cluster_list);
     slurm_list_destroy(cond.step_list);
@@ -220,11 +220,6 @@ void sl_slurm_jobs_free(sl_slurm_jobs_t *j)
     free(j);
 }
 
-/* libslurm's bitstring functions (slurm_xlator.h's exported names; no
- * public header declares them) */
-extern bitoff_t slurm_bit_size(bitstr_t *b);
-extern bool slurm_bit_test(bitstr_t *b, bitoff_t bit);
-
 /* "3-9%2", "0,4-7": the tasks of array_task_str (when no bitmap came) */
 static size_t parse_tasks(const char *s, unsigned char *set, size_t n)
 {
@@ -258,7 +253,7 @@ size_t sl_slurm_jobs_pending_tasks(const sl_slurm_jobs_t *j, size_t i, unsigned 
     size_t k = 0;
     bitoff_t size = slurm_bit_size(s->array_bitmap);
     for (bitoff_t t = 0; t < size && (size_t)t < n; t++) {
-        if (slurm_bit_test(s->array_bitmap, t)) {
+        if (sl_compat_bit_test(s->array_bitmap, t)) {
             set[t] = 1;
             k++;
         }
@@ -301,7 +296,7 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
     node_info_msg_t *msg = NULL;
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_load_node(since ? *since : 0, &msg, SHOW_ALL);
-    int e = rc != SLURM_SUCCESS ? slurm_get_errno() : 0;
+    int e = rc != SLURM_SUCCESS ? sl_compat_errno() : 0;
     sl_slurm_rpc_end("load_node", t0, rc != SLURM_SUCCESS && e != SLURM_NO_CHANGE_IN_DATA);
     if (rc != SLURM_SUCCESS) {
         if (e == SLURM_NO_CHANGE_IN_DATA)
@@ -338,14 +333,7 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
         o->not_responding = (s->node_state & NODE_STATE_NO_RESPOND) != 0;
         o->reason = nz(s->reason);
         o->cpus = s->cpus;
-        uint16_t alloc = 0;
-        slurm_get_select_nodeinfo(s->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED,
-                                  &alloc);
-        o->alloc_cpus = alloc;
-        uint64_t amem = 0;
-        slurm_get_select_nodeinfo(s->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
-                                  NODE_STATE_ALLOCATED, &amem);
-        o->alloc_memory_mb = amem;
+        sl_compat_node_alloc(s, &o->alloc_cpus, &o->alloc_memory_mb);
         o->real_memory_mb = s->real_memory;
         o->cpu_load = s->cpu_load == NO_VAL ? 0 : s->cpu_load;
         o->gpus = gres_gpus(s->gres);

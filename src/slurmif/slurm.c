@@ -1,4 +1,4 @@
-/* slurm.c — libslurm 22.05 behind sl_slurm_*: submit, signal, job and node loads. */
+/* slurm.c — libslurm behind sl_slurm_*: submit, signal, job and node loads. */
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "metrics/metrics.h"
@@ -54,7 +54,10 @@ void sl_slurm_rpc_end(const char *rpc, double t0, int failed)
  * those that load it; the auth and other client plugins are loaded here,
  * by slurm_init, not at the first RPC). */
 
-#define SL_SLURM_DEFAULT_CONF "/etc/slurm/slurm.conf" /* Debian's libslurm */
+/* the build's Slurm (make SLURM=PREFIX: PREFIX/etc/slurm.conf), else Debian's */
+#ifndef SL_SLURM_DEFAULT_CONF
+#define SL_SLURM_DEFAULT_CONF "/etc/slurm/slurm.conf"
+#endif
 
 /* libslurm's first "error: " or "fatal: " line of text, without its prefix */
 static void first_slurm_error(char *text, sl_error_t *err, int status)
@@ -237,7 +240,7 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
     }
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_submit_batch_job(&d, &resp);
-    int e = slurm_get_errno();
+    int e = sl_compat_errno();
     sl_slurm_rpc_end("submit_batch_job", t0, rc != SLURM_SUCCESS || !resp);
     sl_slurm_cred_end(&saved);
     sl_slurm_desc_free(&d);
@@ -249,7 +252,7 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
         errno = e ? e : EIO;
         return sl_errprintf(err, "%s", slurm_strerror(e));
     }
-    *job_id = resp->job_id;
+    *job_id = sl_compat_submit_job_id(resp);
     slurm_free_submit_response_response_msg(resp);
     return 0;
 }
@@ -262,7 +265,7 @@ int sl_slurm_cancel_task(uint32_t array_job_id, uint32_t task, sl_error_t *err)
     int rc = slurm_kill_job2(id, SIGKILL, 0, NULL);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+        int e = sl_compat_errno();
         errno = e;
         return sl_errprintf(err, "cancel task %s: %s", id, slurm_strerror(e));
     }
@@ -276,7 +279,7 @@ int sl_slurm_cancel_tasks(uint32_t array_job_id, const char *tasks, sl_error_t *
     int rc = slurm_kill_job2(id, SIGKILL, 0, NULL);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+        int e = sl_compat_errno();
         sl_errprintf(err, "cancel tasks %s: %s", id, slurm_strerror(e));
         errno = e;
     }
@@ -295,7 +298,7 @@ int sl_slurm_array_throttle(uint32_t array_job_id, unsigned n, sl_error_t *err)
     d.array_inx = thr; /* as scontrol's ArrayTaskThrottle= */
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_update_job(&d);
-    int e = slurm_get_errno();
+    int e = sl_compat_errno();
     sl_slurm_rpc_end("update_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         errno = e ? e : EIO;
@@ -311,7 +314,7 @@ unsigned sl_slurm_max_array_size(void)
     if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf)
         return 0;
     unsigned n = conf->max_array_sz;
-    slurm_free_ctl_conf(conf);
+    sl_compat_free_conf(conf);
     return n;
 }
 
@@ -321,7 +324,7 @@ unsigned sl_slurm_max_array_size(void)
 static int kill_task(uint32_t job_id, uint16_t sig, uint16_t flags)
 {
     job_info_msg_t *msg = NULL;
-    if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS || !msg)
+    if (sl_compat_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS || !msg)
         return SLURM_ERROR;
     int rc = SLURM_ERROR;
     if (msg->record_count == 1 && msg->job_array[0].array_job_id &&
@@ -333,14 +336,14 @@ static int kill_task(uint32_t job_id, uint16_t sig, uint16_t flags)
     }
     slurm_free_job_info_msg(msg);
     if (rc != SLURM_SUCCESS)
-        slurm_seterrno(ESLURM_INVALID_JOB_ID);
+        sl_compat_seterrno(ESLURM_INVALID_JOB_ID);
     return rc;
 }
 
 static int kill_job(uint32_t job_id, uint16_t sig, uint16_t flags)
 {
-    int rc = slurm_kill_job(job_id, sig, flags);
-    if (rc != SLURM_SUCCESS && slurm_get_errno() == ESLURM_INVALID_JOB_ID)
+    int rc = sl_compat_kill_job(job_id, sig, flags);
+    if (rc != SLURM_SUCCESS && sl_compat_errno() == ESLURM_INVALID_JOB_ID)
         rc = kill_task(job_id, sig, flags);
     return rc;
 }
@@ -351,7 +354,7 @@ int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
     int rc = kill_job(job_id, (uint16_t)sig, batch_only ? KILL_JOB_BATCH : KILL_FULL_JOB);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+        int e = sl_compat_errno();
         errno = e;
         return sl_errprintf(err, "signal job %u: %s", job_id, slurm_strerror(e));
     }
@@ -364,7 +367,7 @@ int sl_slurm_cancel(uint32_t job_id, sl_error_t *err)
     int rc = kill_job(job_id, SIGKILL, 0);
     sl_slurm_rpc_end("kill_job", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+        int e = sl_compat_errno();
         errno = e;
         return sl_errprintf(err, "cancel job %u: %s", job_id, slurm_strerror(e));
     }

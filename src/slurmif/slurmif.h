@@ -1,4 +1,5 @@
-/* slurmif.h — every call slurmlink makes into Slurm, in one module (libslurm 22.05).
+/* slurmif.h — every call slurmlink makes into Slurm, in one module
+ * (libslurm 22.05 to 26.05; compat.h holds what differs between them).
  *
  * Another Slurm version should be this folder's work only. libslurm keeps
  * process-global state: call sl_slurm_init() once per process before the
@@ -184,6 +185,25 @@ typedef struct sl_slurm_ctl_info {
 } sl_slurm_ctl_info_t;
 int sl_slurm_ctl_info(sl_slurm_ctl_info_t *out, sl_error_t *err);
 
+/* The Slurm release slurmlink was built against (its headers'
+ * SLURM_VERSION_NUMBER): "25.11.7". */
+const char *sl_slurm_built_version(void);
+/* Whether the release built against and slurmctld's (ctl: "25.11.7", as
+ * sl_slurm_ctl_info reports it) differ in major release (the YY.MM part):
+ * 1 with line (n bytes) naming both, 0 when they agree, -1 when ctl is not
+ * a release number. */
+int sl_slurm_release_differs(const char *ctl, char *line, size_t n);
+/* The two compared by asking slurmctld (one RPC): 1 with line (also when
+ * sl_slurm_release_refusal explains its refusal), 0, or -1 with err when
+ * slurmctld does not answer. */
+int sl_slurm_release_check(const char *bin_dir, char *line, size_t n, sl_error_t *err);
+/* An RPC failed with errno e: 1 with line when the releases explain it
+ * (slurmctld refuses libslurm's protocol or its messages, which a libslurm
+ * newer or much older than slurmctld meets): the line names the release
+ * of bin_dir's scontrol (--version) when it differs from libslurm's; 0
+ * when they do not explain it. */
+int sl_slurm_release_refusal(int e, const char *bin_dir, char *line, size_t n);
+
 /* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
 int sl_slurm_hostlist_has(const char *hostlist, const char *name);
 
@@ -220,6 +240,24 @@ void sl_slurm_acct_free(sl_slurm_acct_list_t *l);
 /* Slurm's host list form expanded: "node[1-2],gpu3" -> node1 node2 gpu3, a
  * NULL-terminated vector (free with sl_strv_free); NULL when it is not one. */
 char **sl_slurm_hostlist_expand(const char *list);
+
+/* ---- Slurm's commands (bindir.c) ---- */
+/* The build's Slurm commands folder (make SLURM=PREFIX: PREFIX/bin). */
+#ifndef SL_SLURM_BIN_DIR
+#define SL_SLURM_BIN_DIR "/usr/bin"
+#endif
+/* slurm.bin_dir into *out (a copy to free; NULL: none): dir when set,
+ * else the folder of the first executable srun in $PATH, else
+ * SL_SLURM_BIN_DIR. Every job's PATH starts with it, so it must be root's
+ * and written by root only, as must every folder above it (a sticky one
+ * such as /tmp may be writable by all): a dir set that is not is -1 with
+ * err naming the folder and why; a folder of $PATH that is not is passed
+ * over. */
+int sl_slurm_bin_dir(const char *dir, char **out, sl_error_t *err);
+/* The "PATH=..." of a job's environment: bin_dir first (unless NULL or one
+ * of the system folders that follow), then /usr/local/bin:/usr/bin:/bin:
+ * /usr/local/sbin:/usr/sbin:/sbin. Returns a copy to free. */
+char *sl_slurm_job_path(const char *bin_dir);
 
 /* Count of RPCs this process sent to slurmctld (for benchmarks). */
 unsigned long sl_slurm_rpc_count(void);
