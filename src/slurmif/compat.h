@@ -12,7 +12,8 @@
  *   25.05  node_info_t.select_nodeinfo gone: alloc_cpus, alloc_memory fields
  *   25.11  submit_response_msg_t.job_id moved into step_id
  *   26.05  job calls take a slurm_step_id_t (SLUID); slurm_free_ctl_conf is
- *          slurm_free_conf
+ *          slurm_free_conf; update_node_msg_t.reason_uid gone (slurmctld
+ *          takes the request's own user)
  */
 #ifndef SL_SLURMIF_COMPAT_H
 #define SL_SLURMIF_COMPAT_H
@@ -144,6 +145,17 @@ static inline int sl_compat_load_job(job_info_msg_t **resp, uint32_t job_id, uin
     return slurm_load_job(resp, id, show);
 #else
     return slurm_load_job(resp, job_id, show);
+#endif
+}
+
+/* who set a node's drain reason: before 26.05 the request names it */
+static inline void sl_compat_node_reason_uid(update_node_msg_t *m, uint32_t uid)
+{
+#if SL_SLURM_SINCE(26, 5)
+    (void)m;
+    (void)uid;
+#else
+    m->reason_uid = uid;
 #endif
 }
 

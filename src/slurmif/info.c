@@ -159,7 +159,7 @@ int sl_slurm_node_set_drain(const char *name, int drain, const char *reason, sl_
     m.node_state = drain ? NODE_STATE_DRAIN : NODE_RESUME;
     if (drain) {
         m.reason = (char *)reason;
-        m.reason_uid = getuid();
+        sl_compat_node_reason_uid(&m, getuid());
     }
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_update_node(&m);
