@@ -264,6 +264,37 @@ static int members(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
     return ok;
 }
 
+/* every member's registry images pulled (pull.c: its pull secrets, the
+ * pull pool, the private store, as a single pod's and a Job's pods'): 1
+ * when all are; 0 while one is pulled or backs off, a failure said on its
+ * pod (ErrImagePull, then ImagePullBackOff) and on the owner (an event) */
+static int pulled(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
+{
+    int all = 1;
+    for (size_t i = 0; i < g->n; i++) {
+        json_t *pod = g->m[i].pod;
+        const char *why = ctl_pull_error(ps[i]->pull);
+        char *msg = why ? sl_xstrdup(why) : NULL; /* ctl_pull_ready releases the pull */
+        sl_pod_t *model = sl_pod_parse(pod, NULL);
+        all &= !model || ctl_pull_ready(c, ps[i], pod, model); /* !model: prepare fails it */
+        sl_pod_destroy(model);
+        if (msg)
+            ctl_event(c, g->owner, "Warning", "ErrImagePull", "Pod %s: %s", sl_kube_name(pod),
+                      msg);
+        free(msg);
+    }
+    return all;
+}
+
+/* the members' pulls used: their folders hold the images; a retry pulls anew */
+static void pulls_used(ctl_pod_t **ps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ctl_pull_release(ps[i]->pull);
+        ps[i]->pull = NULL;
+    }
+}
+
 static int refused_fn(json_t *pod, void *arg)
 {
     return ctl_status_submit_failed(pod, arg, 1, sl_kube_now_ns());
@@ -352,19 +383,22 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
     if (!g->n || g->n > CTL_GANG_MAX)
         return -1;
     ctl_pod_t *ps[CTL_GANG_MAX];
-    if (!members(c, g, ps))
+    if (!members(c, g, ps) || !pulled(c, g, ps))
         return 1;
     char cmt[160];
     ctl_gang_comment(g, cmt, sizeof(cmt));
     uint32_t found = find_submitted(c, g->owner, cmt);
-    if (found == UINT32_MAX)
+    if (found == UINT32_MAX) {
+        pulls_used(ps, g->n);
         return 1;
+    }
     if (found) {
         sl_info("%s %s/%s: adopted Slurm job %u (attempt %lld) found by its uid", g->kind,
                 sl_kube_namespace(g->owner), sl_kube_name(g->owner), found, g->attempt);
         *id = found;
     } else {
         int rc = submit_new(c, g, ps, cmt, id);
+        pulls_used(ps, g->n);
         if (rc)
             return rc;
         if (g->nodes_min)
@@ -376,6 +410,7 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
                     sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id,
                     g->nodes ? g->nodes : g->n);
     }
+    pulls_used(ps, g->n);
     record(c, g, ps, *id);
     return 0;
 }
@@ -419,12 +454,13 @@ int ctl_gang_join(sl_ctl_t *c, const ctl_gang_t *g, uint32_t id)
     if (!g->n || g->n > CTL_GANG_MAX)
         return -1;
     ctl_pod_t *ps[CTL_GANG_MAX];
-    if (!members(c, g, ps))
+    if (!members(c, g, ps) || !pulled(c, g, ps))
         return 1;
     int rc = 0;
     for (size_t i = 0; i < g->n; i++)
         if (join_one(c, g, ps[i], g->m[i].pod, id) < 0)
             rc = -1;
+    pulls_used(ps, g->n);
     sl_info("%s %s/%s: %zu replica(s) joined Slurm job %u on the nodes allocated beyond %zu",
             g->kind, sl_kube_namespace(g->owner), sl_kube_name(g->owner), g->n, id, g->nodes_min);
     return rc;

@@ -405,6 +405,8 @@ char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid
  * events written); controller thread. */
 int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model);
 int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
+/* why a finished pull failed (valid while w lives), or NULL (none, running, ok) */
+const char *ctl_pull_error(const ctl_pull_t *w);
 void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
 /* the pod is gone: its pull's tools are killed, then ctl_pull_release */
 void ctl_pull_cancel(ctl_pull_t *w);

@@ -107,6 +107,11 @@ void ctl_pull_cancel(ctl_pull_t *w)
 
 int ctl_pull_done(const ctl_pull_t *w) { return w && atomic_load(&w->done); }
 
+const char *ctl_pull_error(const ctl_pull_t *w)
+{
+    return ctl_pull_done(w) && w->failed >= 0 ? w->error : NULL;
+}
+
 /* the pod's runtime: its annotation, else the default */
 static const char *pod_runtime(sl_ctl_t *c, const sl_pod_t *model)
 {
