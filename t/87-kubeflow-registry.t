@@ -8,10 +8,14 @@
 #     its imageID, the PyTorchJob Succeeded, each replica's log;
 #   - a missing tag: its pods wait ErrImagePull / ImagePullBackOff, a
 #     Warning event on the PyTorchJob, no Slurm job, the PyTorchJob not
-#     failed.
+#     failed;
+#   - an image whose config has Entrypoint, Cmd, Env and WorkingDir, pulled
+#     and imported (`slurmlink image import` of its OCI archive, as
+#     `docker save` writes it): a pod without command: runs Entrypoint+Cmd
+#     with its Env in its WorkingDir, either way.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 9
+plan 13
 
 for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
@@ -34,6 +38,17 @@ wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
     ln -s busybox b/rootfs/bin/echo && umoci repack --image oci:app b
 ) >"$T/build.log" 2>&1 || bail "umoci: $(cat "$T/build.log")"
 skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:app" "docker://$REG/team/app:v1" || bail "skopeo copy"
+# the same tree with an image config, pushed and saved as one OCI archive
+(
+  cd "$T" && umoci new --image oci:cfg && umoci unpack --rootless --image oci:cfg c >/dev/null &&
+    mkdir -p c/rootfs/bin c/rootfs/work && cp /bin/busybox c/rootfs/bin/ && ln -s busybox c/rootfs/bin/sh &&
+    umoci repack --image oci:cfg c &&
+    umoci config --image oci:cfg --config.entrypoint /bin/sh --config.entrypoint -c \
+      --config.entrypoint 'echo "greet=$GREET pwd=$PWD arg=$0"' --config.cmd from-cmd \
+      --config.env GREET=hello --config.workingdir /work &&
+    skopeo copy --quiet oci:oci:cfg oci:cfglayout:cfg && tar -C cfglayout -cf cfg.tar .
+) >"$T/build2.log" 2>&1 || bail "umoci config: $(cat "$T/build2.log")"
+skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:cfg" "docker://$REG/team/cfg:v1" || bail "skopeo copy cfg"
 
 cluster_up --nodes 2 --cpus 2 --accounting || bail "cluster up --nodes 2"
 reasons() { kc get events --field-selector "involvedObject.name=$1" --sort-by=.metadata.creationTimestamp -o jsonpath='{range .items[*]}{.reason} {end}' 2>&1; }
@@ -95,3 +110,27 @@ like "$(kc get events --field-selector involvedObject.kind=PyTorchJob,involvedOb
   "Warning ErrImagePull: .*miss-master-0.*Failed to pull image \"$REG/team/app:nope\"" "a Warning event on the PyTorchJob names the pod and the image"
 is "$(squeue -h -t all -o '%k' | grep -c "slurmlink:uid=$muid")" 0 "no Slurm job for it"
 unlike "$(ptj_conds miss)" 'Failed=True' "the PyTorchJob has not failed"
+
+# --- the image config: pulled and imported -----------------------------------------------------
+imp=$("$SLURMLINK" image import local/cfg:v1 "$T/cfg.tar" --store "$CL/images" 2>&1)
+is "$?" 0 "slurmlink image import of an OCI archive (docker save's format)" || diag "$imp"
+pod() { # name image
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, annotations: {slurmlink.io/runtime: charliecloud}}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: main, image: $2}
+YAML
+}
+pod cfg-pulled "$REG/team/cfg:v1" | kc apply -f - >/dev/null
+pod cfg-imported local/cfg:v1 | kc apply -f - >/dev/null
+over() { [[ "$(jp pod/$1 '{.status.phase}')" =~ Succeeded|Failed ]]; }
+wait_for 120 over cfg-pulled; wait_for 60 over cfg-imported
+is "$(kc logs cfg-pulled 2>&1)" "greet=hello pwd=/work arg=from-cmd" "a pulled image's Entrypoint+Cmd, Env and WorkingDir" ||
+  diag "$(jp pod/cfg-pulled '{.status}')"
+is "$(kc logs cfg-imported 2>&1)" "greet=hello pwd=/work arg=from-cmd" "an imported image's Entrypoint+Cmd, Env and WorkingDir" ||
+  diag "$(jp pod/cfg-imported '{.status}')"
+is "$(ls "$CL/images" | grep -c '^local%cfg+v1')" 2 "the imported tree and its config beside it ($(ls "$CL/images" | grep cfg | tr '\n' ' '))"

@@ -414,7 +414,11 @@ void ctl_pull_cancel(ctl_pull_t *w);
 void ctl_pull_sweep(sl_ctl_t *c);
 /* containerStatuses[].imageID of the pulled images */
 void ctl_pull_record_ids(sl_ctl_t *c, ctl_pod_t *p);
-/* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled) */
+/* an empty pull (nothing fetched, ctl_pull_release ends it): what the
+ * image lookup keeps of imported images' configs when a pod pulls none */
+ctl_pull_t *ctl_pull_holder(void);
+/* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled; an
+ * imported image's config is read only with one, ctl_pull_holder) */
 const char *ctl_pull_image_dir(void *arg, const char *image);
 int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta);
 
