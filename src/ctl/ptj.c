@@ -428,8 +428,10 @@ static void restart(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *st
     snprintf(buf, sizeof(buf), "%lld", attempt + 1);
     set_ann(k, c, job, PTJ_ANN_ATTEMPT, buf);
     json_t *cond = cond_of(st, "Restarting");
-    ctl_event(c, job, "Warning", json_string_value(json_object_get(cond, "reason")), "%s",
-              json_string_value(json_object_get(cond, "message")));
+    const char *reason = json_string_value(json_object_get(cond, "reason"));
+    const char *msg = json_string_value(json_object_get(cond, "message"));
+    if (reason)
+        ctl_event(c, job, "Warning", reason, "%s", msg ? msg : "");
     sl_info("%s %s/%s: a replica failed, the gang restarts (attempt %lld) in %lld s", k->kind,
             sl_kube_namespace(job), sl_kube_name(job), attempt + 1, delay / 1000);
 }
@@ -444,9 +446,9 @@ static void ended_event(sl_ctl_t *c, json_t *job, json_t *st)
     if (!cond)
         cond = cond_of(st, "Failed");
     const char *reason = json_string_value(json_object_get(cond, "reason"));
+    const char *msg = json_string_value(json_object_get(cond, "message"));
     if (reason)
-        ctl_event(c, job, "Normal", reason, "%s",
-                  json_string_value(json_object_get(cond, "message")));
+        ctl_event(c, job, "Normal", reason, "%s", msg ? msg : "");
 }
 
 /* runPolicy.suspend (common/job.go): the gang's job cancelled and its pods
