@@ -7,8 +7,10 @@
 #   - a gang that cannot start while another holds every node: each of its
 #     replica pods Pending with Slurm's reason, then it runs when the nodes
 #     free;
-#   - more replicas than the cluster has nodes: Slurm refuses the job, and
-#     every replica pod says so; the PyTorchJob Failed;
+#   - more replicas than the cluster has nodes, which do not fit two on a
+#     node (one CPU each): Slurm refuses the job, and every replica pod says
+#     so; the PyTorchJob Failed (t/87-pytorchjob-packed.t: when they fit,
+#     several replicas share a node);
 #   - slurmlinkd killed right after the gang's submission (fault point
 #     after-gang-submit) and kill -9 while a gang runs: after the restart
 #     the job is adopted, never submitted twice, and succeeds.
@@ -51,7 +53,7 @@ ok kc wait --for=condition=Succeeded pytorchjob/waiter --timeout=150s "the nodes
 
 # --- more replicas than nodes -------------------------------------------------------------------------
 ptj_yaml five 4 OnFailure | kc apply -f - >/dev/null
-ok kc wait --for=condition=Failed pytorchjob/five --timeout=60s "five replicas on four nodes: Failed"
+ok kc wait --for=condition=Failed pytorchjob/five --timeout=60s "five replicas on four one-CPU nodes: Failed"
 msgs=$(kc get pods -l training.kubeflow.org/job-name=five -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}{end}')
 is "$(grep -c "Slurm refused the gang's job: " <<<"$msgs")" 5 "every replica pod gives Slurm's reason ($(head -1 <<<"$msgs"))"
 

@@ -7,10 +7,13 @@
 #     her Unix user (their `id -u`), in one Slurm job owned by her uid;
 #   - bob can neither create one in alice's namespace nor read hers
 #     (kube-apiserver's 403 texts); alice cannot write its status;
-#   - the server-owned bookkeeping annotations cannot be forged on a pod.
+#   - the server-owned bookkeeping annotations cannot be forged on a pod;
+#   - a runAsUser other than the creator's uid in a PyTorchJob's, an
+#     MPIJob's or a Job's pod template is refused at create (422 naming the
+#     field, as for a pod), nothing stored.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 8
+plan 12
 
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
 sec_cluster --token --nodes 2 --gpus 0 --cpus 2 <<EOF || bail "slurmlink up, the tenants' kubeconfigs"
@@ -61,3 +64,34 @@ like "$(kc alice patch pytorchjob ida --subresource=status --type=merge -p '{"st
 kc alice run forged --image=busybox --restart=Never --annotations=slurmlink.io/job-uid=$(ka get pytorchjob ida -n team-a -o jsonpath='{.metadata.uid}') -- true >/dev/null 2>&1
 is "$(kc alice get pod forged -o jsonpath='{.metadata.annotations.slurmlink\.io/job-uid}' 2>&1)" "" \
   "a pod cannot claim a PyTorchJob's uid: the server-owned annotation is dropped at create"
+
+# --- runAsUser in a workload's pod template: refused at create, as for a pod --------------------
+RUN0='securityContext: {runAsUser: 0}'
+created=$(ptj root0 team-a | sed "s/^        spec:\$/        spec:\n          $RUN0/" | kc alice create -f - 2>&1)
+like "$created" \
+  "^The PyTorchJob \"root0\" is invalid: .*spec.pytorchReplicaSpecs\\[Master\\].template.spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA, the uid of Unix user \"$UA\", which the jobs of user \"alice\" run as" \
+  "a PyTorchJob whose template says runAsUser: 0 is refused at create (422 naming the field)"
+mpi=$(cat <<YAML | kc alice create -f - 2>&1
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: mroot, namespace: team-a}
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: l, image: busybox, command: [mpirun, hostname]}]
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: w, image: busybox, securityContext: {runAsUser: $UIDB}}]
+YAML
+)
+like "$mpi" "spec.mpiReplicaSpecs\\[Worker\\].template.spec.containers\\[0\\].securityContext.runAsUser: Invalid value: $UIDB: must be $UIDA" \
+  "an MPIJob's Worker container naming another uid: refused at create"
+job=$(kc alice create job jroot -n team-a --image=busybox --dry-run=client -o json -- true |
+  jq '.spec.template.spec.securityContext = {runAsUser: 0}' | kc alice create -f - 2>&1)
+like "$job" "spec.template.spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA" "a Job's template the same"
+is "$(ka get pytorchjobs,mpijobs,jobs -n team-a -o name 2>&1 | grep -c 'root')" 0 "none of them was stored"

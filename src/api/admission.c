@@ -17,7 +17,10 @@
  *   - the creator must map to a Unix user (exists, not root unless
  *     allowed, ...): 403 otherwise, before anything is stored;
  *   - securityContext.runAsUser, of the pod and of every container, may
- *     only name that user's uid (422 naming the field);
+ *     only name that user's uid (422 naming the field); the same in the
+ *     pod templates of a Job, CronJob, PyTorchJob or MPIJob at create
+ *     (their pods run as their creator), so they are refused then, not
+ *     when their pods are submitted;
  *   - the pod's runAsGroup may name the user's primary group or a group it
  *     belongs to (the job's group); a container's runAsGroup only that one
  *     group, since a job has one (422 naming the field).
@@ -74,10 +77,11 @@ static void check_run_as(json_t *sc, const char *key, unsigned id, const char *d
                              json_is_integer(v) ? (long long)json_integer_value(v) : -1, detail);
 }
 
-/* the pod's runAsGroup: a group of the user, which becomes the job's group
- * (*job_gid); else the user's primary group */
-static void check_pod_group(json_t *psc, const char *uname, const char *qunix, gid_t primary,
-                            gid_t *job_gid, sl_fielderrs_t *errs)
+/* the pod's runAsGroup (field prefix + "securityContext.runAsGroup"): a
+ * group of the user, which becomes the job's group (*job_gid); else the
+ * user's primary group */
+static void check_pod_group(json_t *psc, const char *prefix, const char *uname, const char *qunix,
+                            gid_t primary, gid_t *job_gid, sl_fielderrs_t *errs)
 {
     *job_gid = primary;
     json_t *v = json_object_get(psc, "runAsGroup");
@@ -91,55 +95,120 @@ static void check_pod_group(json_t *psc, const char *uname, const char *qunix, g
     char *d = sl_xasprintf("must be %u, the primary group of Unix user %s, or a group %s is a "
                            "member of",
                            (unsigned)primary, qunix, qunix);
-    sl_fielderrs_add_int(errs, SL_FE_INVALID, "spec.securityContext.runAsGroup", (long long)g, d);
+    char *f = sl_xasprintf("%ssecurityContext.runAsGroup", prefix);
+    sl_fielderrs_add_int(errs, SL_FE_INVALID, f, (long long)g, d);
+    free(f);
     free(d);
 }
 
-int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *errs)
+/* the Unix identity the creator's jobs run as */
+typedef struct ident {
+    uid_t uid;
+    gid_t gid;
+    char *uname, *qunix, *detail;
+} ident_t;
+
+/* 1 with *id; 0 when nothing is checked (no policy, no user); -1 (403) when
+ * the creator maps to no Unix user */
+static int ident_of(api_req_t *r, ident_t *id, sl_error_t *errs)
 {
-    sl_api_t *api = r->api;
-    if (!api->policy || !r->user)
+    if (!r->api->policy || !r->user)
         return 0;
-    uid_t uid = 0;
-    gid_t gid = 0, job_gid;
-    char *uname = NULL;
+    memset(id, 0, sizeof(*id));
     sl_error_t uerr = SL_ERROR_INIT;
-    if (sl_authz_unix_user(api->policy, r->user->name, &uid, &gid, &uname, &uerr) < 0) {
+    if (sl_authz_unix_user(r->api->policy, r->user->name, &id->uid, &id->gid, &id->uname, &uerr) <
+        0) {
         sl_errkindf(errs, SL_ERR_FORBIDDEN, "no Unix user to run its jobs as: %s", uerr.text);
         sl_error_clear(&uerr);
         return -1;
     }
-    char *quser = sl_go_quote(r->user->name), *qunix = sl_go_quote(uname);
-    char *detail = sl_xasprintf("must be %u, the uid of Unix user %s, which the jobs of user %s "
-                                "run as",
-                                (unsigned)uid, qunix, quser);
+    char *quser = sl_go_quote(r->user->name);
+    id->qunix = sl_go_quote(id->uname);
+    id->detail = sl_xasprintf("must be %u, the uid of Unix user %s, which the jobs of user %s "
+                              "run as",
+                              (unsigned)id->uid, id->qunix, quser);
     free(quser);
-    json_t *psc = sl_kube_path(pod, "spec.securityContext");
-    check_run_as(psc, "runAsUser", uid, detail, errs, "spec.securityContext.runAsUser");
-    check_pod_group(psc, uname, qunix, gid, &job_gid, errs);
+    return 1;
+}
+
+static void ident_free(ident_t *id)
+{
+    free(id->uname);
+    free(id->qunix);
+    free(id->detail);
+}
+
+/* runAsUser and runAsGroup of a pod spec against id, its fields named from
+ * prefix ("spec." for a pod, "spec.template.spec." for a Job's template) */
+static void check_spec(json_t *spec, const char *prefix, const ident_t *id, sl_error_t *errs)
+{
+    json_t *psc = json_object_get(spec, "securityContext");
+    char *f = sl_xasprintf("%ssecurityContext.runAsUser", prefix);
+    check_run_as(psc, "runAsUser", id->uid, id->detail, errs, f);
+    free(f);
+    gid_t job_gid;
+    check_pod_group(psc, prefix, id->uname, id->qunix, id->gid, &job_gid, errs);
     char *gdetail = sl_xasprintf("must be %u, the group of the pod's job (spec.securityContext."
                                  "runAsGroup, else the primary group of Unix user %s)",
-                                 (unsigned)job_gid, qunix);
-    free(qunix);
+                                 (unsigned)job_gid, id->qunix);
     static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
     for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
-        json_t *a = json_object_get(json_object_get(pod, "spec"), lists[l]);
         size_t i;
         json_t *c;
-        json_array_foreach(a, i, c)
+        json_array_foreach(json_object_get(spec, lists[l]), i, c)
         {
             json_t *sc = json_object_get(c, "securityContext");
-            char *f = sl_xasprintf("spec.%s[%zu].securityContext.runAsUser", lists[l], i);
-            check_run_as(sc, "runAsUser", uid, detail, errs, f);
+            f = sl_xasprintf("%s%s[%zu].securityContext.runAsUser", prefix, lists[l], i);
+            check_run_as(sc, "runAsUser", id->uid, id->detail, errs, f);
             free(f);
-            f = sl_xasprintf("spec.%s[%zu].securityContext.runAsGroup", lists[l], i);
+            f = sl_xasprintf("%s%s[%zu].securityContext.runAsGroup", prefix, lists[l], i);
             check_run_as(sc, "runAsGroup", job_gid, gdetail, errs, f);
             free(f);
         }
     }
-    free(detail);
     free(gdetail);
-    free(uname);
+}
+
+int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *errs)
+{
+    ident_t id;
+    int rc = ident_of(r, &id, errs);
+    if (rc <= 0)
+        return rc;
+    check_spec(json_object_get(pod, "spec"), "spec.", &id, errs);
+    ident_free(&id);
+    return api_fields_result(errs);
+}
+
+/* the replica specs of a PyTorchJob or an MPIJob (key): each template's */
+static void check_replicas(json_t *obj, const char *key, const ident_t *id, sl_error_t *errs)
+{
+    const char *type;
+    json_t *rs;
+    json_object_foreach(json_object_get(json_object_get(obj, "spec"), key), type, rs)
+    {
+        char *prefix = sl_xasprintf("spec.%s[%s].template.spec.", key, type);
+        check_spec(sl_kube_path(rs, "template.spec"), prefix, id, errs);
+        free(prefix);
+    }
+}
+
+int api_admit_workload_create(api_req_t *r, const char *res, json_t *obj, sl_error_t *errs)
+{
+    bool job = !strcmp(res, "jobs"), cron = !strcmp(res, "cronjobs");
+    bool ptj = !strcmp(res, "pytorchjobs"), mpi = !strcmp(res, "mpijobs");
+    ident_t id;
+    int rc = job || cron || ptj || mpi ? ident_of(r, &id, errs) : 0;
+    if (rc <= 0)
+        return rc;
+    if (job)
+        check_spec(sl_kube_path(obj, "spec.template.spec"), "spec.template.spec.", &id, errs);
+    else if (cron)
+        check_spec(sl_kube_path(obj, "spec.jobTemplate.spec.template.spec"),
+                   "spec.jobTemplate.spec.template.spec.", &id, errs);
+    else
+        check_replicas(obj, ptj ? "pytorchReplicaSpecs" : "mpiReplicaSpecs", &id, errs);
+    ident_free(&id);
     return api_fields_result(errs);
 }
 

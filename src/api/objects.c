@@ -330,6 +330,8 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
         return -1;
     if (is_pod && api_admit_pod_create(r, obj, err) < 0)
         return -1;
+    if (!is_pod && api_admit_workload_create(r, res->name, obj, err) < 0)
+        return -1;
     if (api_check_object_size(r->api, obj, err) < 0)
         return -1;
     return is_pod ? api_quota_begin(r, obj, err) : 0; /* holds the store lock until _end */

@@ -34,8 +34,8 @@ void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len)
     size_t n = 0;
     while (v && v[n])
         n++;
-    if (rank < n)
-        snprintf(out, len, "%s", v[rank]);
+    if (n) /* several members on a node: member i on node i mod n (gang.h per_node) */
+        snprintf(out, len, "%s", v[rank % n]);
     sl_strv_free(v);
 }
 
@@ -77,15 +77,18 @@ static void exports(sl_buf_t *s, const ctl_gang_member_t *m)
 }
 
 /* one member's step: its exports, srun on its node, its pod's job.sh */
-static void step_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
+static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m,
+                      const char *dir)
 {
     exports(s, m);
     char *qd = sl_shell_quote(dir), *out = sl_xasprintf("--output=%s/job.out", dir);
     char *sh = sl_xasprintf("%s/job.sh", dir), *qo = sl_shell_quote(out), *qs = sl_shell_quote(sh);
+    unsigned rank = ctl_gang_rank(m->pod);
     sl_buf_printf(s,
-                  "srun --nodes=1 --ntasks=1 --relative=%u --chdir=%s %s --open-mode=append "
+                  "srun --nodes=1 --ntasks=1 --relative=%u%s --chdir=%s %s --open-mode=append "
                   "/bin/bash %s &\npids+=($!)\n",
-                  ctl_gang_rank(m->pod), qd, qo, qs);
+                  g->per_node > 1 ? rank % (unsigned)g->nodes : rank,
+                  g->per_node > 1 ? " --overlap" : "", qd, qo, qs);
     free(qd);
     free(out);
     free(sh);
@@ -167,7 +170,7 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
         if (g->m[i].batch && batch == g->n)
             batch = i;
         else
-            step_line(&s, &g->m[i], dirs[i]);
+            step_line(&s, g, &g->m[i], dirs[i]);
     }
     if (late)
         late_steps(&s, g);
@@ -177,6 +180,21 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
         sl_buf_puts(&s, "rc=0\nfor p in \"${pids[@]}\"; do wait \"$p\" || { r=$?; [ $rc = 0 ] "
                         "&& rc=$r; }; done\nexit $rc\n");
     return sl_buf_steal(&s);
+}
+
+/* opt ("--mem=512M", "--gres=gpu:1" or "gpu:TYPE:1") for k members on a
+ * node: its amount k times; any other option as it is */
+static char *per_node_opt(const char *opt, unsigned k)
+{
+    bool mem = !strncmp(opt, "--mem=", 6), gres = !strncmp(opt, "--gres=", 7);
+    const char *num = mem ? opt + 6 : gres ? strrchr(opt, ':') : NULL;
+    if (num && gres)
+        num++;
+    char *end = NULL;
+    unsigned long long v = num ? strtoull(num, &end, 10) : 0;
+    if (k < 2 || !num || end == num || (gres && *end))
+        return sl_xstrdup(opt);
+    return sl_xasprintf("%.*s%llu%s", (int)(num - opt), opt, v * k, end);
 }
 
 /* the options of a step member's translation (the first's: ptj_validate.c
@@ -193,7 +211,7 @@ static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, 
         for (size_t d = 0; d < sizeof(drop) / sizeof(drop[0]); d++)
             skip |= !strncmp(r->options[i], drop[d], strlen(drop[d]));
         if (!skip)
-            v[n++] = sl_xstrdup(r->options[i]);
+            v[n++] = per_node_opt(r->options[i], g->per_node);
     }
     /* a range without --ntasks-per-node: with it slurmctld counts the job's
      * tasks from the least nodes (min x per node) and allocates only those;
@@ -202,7 +220,9 @@ static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, 
         v[n++] = sl_xasprintf("--nodes=%zu-%zu", g->nodes_min, g->nodes);
     else {
         v[n++] = sl_xasprintf("--nodes=%zu", g->nodes ? g->nodes : g->n);
-        v[n++] = sl_xasprintf("--ntasks-per-node=%u", g->tasks_per_node ? g->tasks_per_node : 1);
+        v[n++] = sl_xasprintf("--ntasks-per-node=%u", g->per_node         ? g->per_node
+                                                      : g->tasks_per_node ? g->tasks_per_node
+                                                                          : 1);
     }
     v[n++] = sl_xasprintf("--job-name=%s/%s", sl_kube_namespace(g->owner), sl_kube_name(g->owner));
     v[n++] = sl_xasprintf("--comment=%s", cmt);
@@ -262,6 +282,37 @@ static int members(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
     }
     pthread_mutex_unlock(&c->lock);
     return ok;
+}
+
+/* every member's registry images pulled (pull.c: its pull secrets, the
+ * pull pool, the private store, as a single pod's and a Job's pods'): 1
+ * when all are; 0 while one is pulled or backs off, a failure said on its
+ * pod (ErrImagePull, then ImagePullBackOff) and on the owner (an event) */
+static int pulled(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
+{
+    int all = 1;
+    for (size_t i = 0; i < g->n; i++) {
+        json_t *pod = g->m[i].pod;
+        const char *why = ctl_pull_error(ps[i]->pull);
+        char *msg = why ? sl_xstrdup(why) : NULL; /* ctl_pull_ready releases the pull */
+        sl_pod_t *model = sl_pod_parse(pod, NULL);
+        all &= !model || ctl_pull_ready(c, ps[i], pod, model); /* !model: prepare fails it */
+        sl_pod_destroy(model);
+        if (msg)
+            ctl_event(c, g->owner, "Warning", "ErrImagePull", "Pod %s: %s", sl_kube_name(pod),
+                      msg);
+        free(msg);
+    }
+    return all;
+}
+
+/* the members' pulls used: their folders hold the images; a retry pulls anew */
+static void pulls_used(ctl_pod_t **ps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ctl_pull_release(ps[i]->pull);
+        ps[i]->pull = NULL;
+    }
 }
 
 static int refused_fn(json_t *pod, void *arg)
@@ -347,24 +398,48 @@ static int submit_new(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, const ch
     return rc;
 }
 
+/* more members than Slurm has nodes, without nodes given or a range (a
+ * PyTorchJob's 4 replicas on 2 nodes, as Kubeflow's sendrecv example):
+ * members per node, *nodes all of them, as `srun -n 4 -N 2` places tasks;
+ * 0: each member its own node */
+static unsigned packing(const ctl_gang_t *g, size_t *nodes)
+{
+    if (g->nodes || g->nodes_min || g->tasks_per_node || g->n < 2)
+        return 0;
+    sl_slurm_nodes_t *all = NULL;
+    if (sl_slurm_nodes_load(NULL, &all, NULL) < 0)
+        return 0;
+    size_t have = sl_slurm_nodes_count(all);
+    sl_slurm_nodes_free(all);
+    if (!have || have >= g->n)
+        return 0;
+    *nodes = have;
+    return (unsigned)((g->n + have - 1) / have);
+}
+
 int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
 {
     if (!g->n || g->n > CTL_GANG_MAX)
         return -1;
     ctl_pod_t *ps[CTL_GANG_MAX];
-    if (!members(c, g, ps))
+    if (!members(c, g, ps) || !pulled(c, g, ps))
         return 1;
     char cmt[160];
     ctl_gang_comment(g, cmt, sizeof(cmt));
     uint32_t found = find_submitted(c, g->owner, cmt);
-    if (found == UINT32_MAX)
+    if (found == UINT32_MAX) {
+        pulls_used(ps, g->n);
         return 1;
+    }
     if (found) {
         sl_info("%s %s/%s: adopted Slurm job %u (attempt %lld) found by its uid", g->kind,
                 sl_kube_namespace(g->owner), sl_kube_name(g->owner), found, g->attempt);
         *id = found;
     } else {
-        int rc = submit_new(c, g, ps, cmt, id);
+        ctl_gang_t shaped = *g;
+        shaped.per_node = packing(g, &shaped.nodes);
+        int rc = submit_new(c, &shaped, ps, cmt, id);
+        pulls_used(ps, g->n);
         if (rc)
             return rc;
         if (g->nodes_min)
@@ -374,8 +449,9 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
         else
             sl_info("%s %s/%s: Slurm job %u, %zu nodes, one step per replica", g->kind,
                     sl_kube_namespace(g->owner), sl_kube_name(g->owner), *id,
-                    g->nodes ? g->nodes : g->n);
+                    shaped.nodes ? shaped.nodes : g->n);
     }
+    pulls_used(ps, g->n);
     record(c, g, ps, *id);
     return 0;
 }
@@ -419,12 +495,13 @@ int ctl_gang_join(sl_ctl_t *c, const ctl_gang_t *g, uint32_t id)
     if (!g->n || g->n > CTL_GANG_MAX)
         return -1;
     ctl_pod_t *ps[CTL_GANG_MAX];
-    if (!members(c, g, ps))
+    if (!members(c, g, ps) || !pulled(c, g, ps))
         return 1;
     int rc = 0;
     for (size_t i = 0; i < g->n; i++)
         if (join_one(c, g, ps[i], g->m[i].pod, id) < 0)
             rc = -1;
+    pulls_used(ps, g->n);
     sl_info("%s %s/%s: %zu replica(s) joined Slurm job %u on the nodes allocated beyond %zu",
             g->kind, sl_kube_namespace(g->owner), sl_kube_name(g->owner), g->n, id, g->nodes_min);
     return rc;

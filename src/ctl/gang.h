@@ -52,15 +52,22 @@ typedef struct ctl_gang {
      * members the first nodes_min (n of them); the members of the nodes Slurm
      * allocates beyond them are made once it has (ctl_gang_join); 0: none */
     size_t nodes_min;
+    /* members per node when there are more members than Slurm has nodes
+     * (ctl_gang_submit sets it): member i on node i mod nodes, the job's
+     * per-node memory and GPUs that many times a member's, the steps
+     * sharing the allocation (srun --overlap); 0: one member per node */
+    unsigned per_node;
 } ctl_gang_t;
 
 /* The comment of the gang's job: "slurmlink:uid=OWNER slurmlink:gang=ATTEMPT". */
 void ctl_gang_comment(const ctl_gang_t *g, char *out, size_t len);
 
 /* The gang submitted (or its job found and adopted): 0 with *id, the job id
- * recorded on every member pod; 1: not now (Slurm unreachable, a member not
- * yet known to the pod controller); -1: refused for good (the members
- * failed, saying why). */
+ * recorded on every member pod (more members than Slurm has nodes, without
+ * a node range or nodes given: several on a node, per_node); 1: not now
+ * (Slurm unreachable, a member not yet known to the pod controller or its
+ * image still pulled); -1: refused for good (the members failed, saying
+ * why). */
 int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id);
 
 /* A node range's job: the batch script first waits until the pod folder of

@@ -405,6 +405,8 @@ char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid
  * events written); controller thread. */
 int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model);
 int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
+/* why a finished pull failed (valid while w lives), or NULL (none, running, ok) */
+const char *ctl_pull_error(const ctl_pull_t *w);
 void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
 /* the pod is gone: its pull's tools are killed, then ctl_pull_release */
 void ctl_pull_cancel(ctl_pull_t *w);
@@ -412,7 +414,11 @@ void ctl_pull_cancel(ctl_pull_t *w);
 void ctl_pull_sweep(sl_ctl_t *c);
 /* containerStatuses[].imageID of the pulled images */
 void ctl_pull_record_ids(sl_ctl_t *c, ctl_pod_t *p);
-/* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled) */
+/* an empty pull (nothing fetched, ctl_pull_release ends it): what the
+ * image lookup keeps of imported images' configs when a pod pulls none */
+ctl_pull_t *ctl_pull_holder(void);
+/* translate's hooks, arg the pod's ctl_pull_t (NULL: nothing pulled; an
+ * imported image's config is read only with one, ctl_pull_holder) */
 const char *ctl_pull_image_dir(void *arg, const char *image);
 int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta);
 

@@ -167,6 +167,37 @@ static json_t *waiting(const char *reason, const char *message)
     return json_pack("{s:o}", "waiting", w);
 }
 
+static bool waits_for(const char *wr, const char *const *from)
+{
+    for (size_t k = 0; from && from[k]; k++)
+        if (wr && !strcmp(wr, from[k]))
+            return true;
+    return !from;
+}
+
+/* Every container that waits (but app containers behind init ones,
+ * PodInitializing) waits now for reason, with message (NULL: none); only
+ * those waiting for one of from (NULL-terminated) when from is given. What
+ * `kubectl get pods` shows before a pod runs: Pending while Slurm holds its
+ * job (kube: a pod without a node), ContainerCreating once it has one,
+ * SubmitFailed when Slurm refused it. */
+static int rewait(json_t *pod, const char *const *from, const char *reason, const char *message)
+{
+    json_t *st = status_of(pod), *c;
+    int changed = 0;
+    size_t i;
+    for (int init = 0; init < 2; init++)
+        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
+                           i, c)
+        {
+            json_t *w = json_object_get(json_object_get(c, "state"), "waiting");
+            const char *wr = json_string_value(json_object_get(w, "reason"));
+            if (w && (init || !wr || strcmp(wr, "PodInitializing")) && waits_for(wr, from))
+                changed |= set_if(c, "state", waiting(reason, message));
+        }
+    return changed;
+}
+
 /* Kubernetes' QoS class: Guaranteed when every container sets cpu and memory
  * limits equal to its requests, BestEffort when none sets any cpu/memory
  * request or limit, Burstable otherwise. */
@@ -286,6 +317,7 @@ int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns)
     changed |= ctl_status_init(pod, now_ns); /* not left to the job's first view */
     char *msg = sl_xasprintf("Slurm job %u submitted", job_id);
     changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
+    changed |= rewait(pod, NULL, "Pending", msg);
     free(msg);
     return changed;
 }
@@ -298,6 +330,7 @@ int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, in
         changed |= set_if(st, "phase", json_string("Failed"));
         changed |= set_if(st, "reason", json_string("SubmitFailed"));
         changed |= set_if(st, "message", json_string(message));
+        changed |= rewait(pod, NULL, "SubmitFailed", message);
     }
     return changed;
 }
@@ -557,6 +590,7 @@ static int pending(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
                                    job->job_id, job->restart_cnt, job->reason)
                     : sl_xasprintf("Slurm job %u is pending: %s", job->job_id, job->reason);
     changed |= cond_set(pod, "PodScheduled", 0, "Unschedulable", msg, now_ns);
+    changed |= rewait(pod, NULL, "Pending", msg);
     free(msg);
     return changed;
 }
@@ -593,6 +627,9 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
         changed = 1;
     }
     if (!strcmp(s, "RUNNING") || !strcmp(s, "SUSPENDED") || !strcmp(s, "CONFIGURING")) {
+        if (job->node && *job->node) /* it has a node now: the containers are being made */
+            changed |= rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating",
+                              NULL);
         changed |= update_ready(pod, now_ns);
         return changed;
     }

@@ -46,6 +46,9 @@
 #define ANN_JOBS "slurmlink.io/slurm-jobs"
 #define ANN_SUSPENDS "slurmlink.io/gang-suspensions" /* attempts ended by a suspension */
 #define ANN_NODES "slurmlink.io/gang-nodes" /* a node range: "K:N", attempt K's allocated nodes */
+#define ANN_NEXT "slurmlink.io/gang-next-at" /* ms since the epoch: the next attempt not before */
+#define RESTART_FIRST_MS 10000LL /* the back-off before the first restart, doubling */
+#define RESTART_MAX_MS 300000LL  /* ... up to (the kubelet's crash-loop cap) */
 
 static long long ann_int(json_t *o, const char *key)
 {
@@ -102,13 +105,22 @@ static json_t *owned_pods(sl_ctl_t *c, json_t *job)
     return out;
 }
 
-static void delete_pods(sl_ctl_t *c, json_t *pods, bool all)
+/* the pods (those not finished unless all) deleted; an event on the owner
+ * job for each, as the operator's SuccessfulDeletePod (job NULL: none) */
+static void delete_pods(sl_ctl_t *c, json_t *job, json_t *pods, bool all)
 {
     size_t i;
     json_t *pod;
-    json_array_foreach(pods, i, pod) if (all || !ctl_pod_terminal(pod))
+    json_array_foreach(pods, i, pod)
+    {
+        if ((!all && ctl_pod_terminal(pod)) || sl_kube_meta_str(pod, "deletionTimestamp"))
+            continue;
         ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
                        ctl_pod_mark_deleted_fn, NULL, NULL, NULL);
+        if (job)
+            ctl_event(c, job, "Normal", "SuccessfulDeletePod", "Deleted pod: %s",
+                      sl_kube_name(pod));
+    }
 }
 
 /* every Slurm job of the PyTorchJob cancelled (each checked to carry its uid) */
@@ -163,6 +175,11 @@ static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long l
     bool forbidden;
     if (!json_array_size(pods) || ctl_pods_create(c, pods, &forbidden, &err) == 0) {
         ctl_create_admitted(c, sl_kube_uid(job));
+        size_t i;
+        json_t *pod;
+        json_array_foreach(pods, i, pod)
+            ctl_event(c, job, "Normal", "SuccessfulCreatePod", "Created pod: %s",
+                      sl_kube_name(pod));
     } else if (forbidden) {
         ctl_create_refused(c, sl_kube_uid(job));
         sl_info("%s %s/%s: its pods are refused: %s", k->kind, sl_kube_namespace(job),
@@ -361,7 +378,7 @@ static void finished(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *p
 {
     const char *cpp = sl_kube_path_str(job, "spec.runPolicy.cleanPodPolicy");
     if (cpp && (!strcmp(cpp, "All") || !strcmp(cpp, "Running")) && !workers_ending(k, pods))
-        delete_pods(c, pods, !strcmp(cpp, "All"));
+        delete_pods(c, job, pods, !strcmp(cpp, "All"));
     json_t *ttl = sl_kube_path(job, "spec.runPolicy.ttlSecondsAfterFinished");
     const char *done = sl_kube_path_str(job, "status.completionTime");
     int64_t at = 0;
@@ -376,18 +393,62 @@ static void finished(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *p
     sl_error_clear(&err);
 }
 
-/* the gang of a failed replica restarted: its job cancelled, its pods
- * deleted, attempt K+1 (created once they are gone) */
-static void restart(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pods,
+static long long wall_ms(void) { return (long long)(sl_kube_now_ns() / 1000000); }
+
+/* the condition of type in st, or NULL */
+static json_t *cond_of(json_t *st, const char *type)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(st, "conditions"), i, cd)
+    {
+        const char *t = json_string_value(json_object_get(cd, "type"));
+        if (t && !strcmp(t, type))
+            return cd;
+    }
+    return NULL;
+}
+
+/* the gang of a failed replica restarted: its job cancelled, attempt K+1
+ * after a back-off (RESTART_FIRST_MS doubling for each restart, at most
+ * RESTART_MAX_MS); until then the failed attempt's pods stay (their status
+ * and logs readable), then they are deleted and K+1's created (reconcile) */
+static void restart(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *st,
                     long long attempt)
 {
     cancel_jobs(k, job);
-    delete_pods(c, pods, true);
+    long long n = attempt + 1 - ann_int(job, ANN_SUSPENDS), delay = RESTART_FIRST_MS;
+    for (long long i = 1; i < n && delay < RESTART_MAX_MS; i++)
+        delay *= 2;
+    if (delay > RESTART_MAX_MS)
+        delay = RESTART_MAX_MS;
     char buf[24];
+    snprintf(buf, sizeof(buf), "%lld", wall_ms() + delay);
+    set_ann(k, c, job, ANN_NEXT, buf);
     snprintf(buf, sizeof(buf), "%lld", attempt + 1);
     set_ann(k, c, job, PTJ_ANN_ATTEMPT, buf);
-    sl_info("%s %s/%s: a replica failed, the gang restarts (attempt %lld)", k->kind,
-            sl_kube_namespace(job), sl_kube_name(job), attempt + 1);
+    json_t *cond = cond_of(st, "Restarting");
+    const char *reason = json_string_value(json_object_get(cond, "reason"));
+    const char *msg = json_string_value(json_object_get(cond, "message"));
+    if (reason)
+        ctl_event(c, job, "Warning", reason, "%s", msg ? msg : "");
+    sl_info("%s %s/%s: a replica failed, the gang restarts (attempt %lld) in %lld s", k->kind,
+            sl_kube_namespace(job), sl_kube_name(job), attempt + 1, delay / 1000);
+}
+
+/* the restart's back-off still runs */
+static bool backing_off(json_t *job) { return wall_ms() < ann_int(job, ANN_NEXT); }
+
+/* Succeeded or Failed just now: the operator's event (Normal, the condition's reason) */
+static void ended_event(sl_ctl_t *c, json_t *job, json_t *st)
+{
+    json_t *cond = cond_of(st, "Succeeded");
+    if (!cond)
+        cond = cond_of(st, "Failed");
+    const char *reason = json_string_value(json_object_get(cond, "reason"));
+    const char *msg = json_string_value(json_object_get(cond, "message"));
+    if (reason)
+        ctl_event(c, job, "Normal", reason, "%s", msg ? msg : "");
 }
 
 /* runPolicy.suspend (common/job.go): the gang's job cancelled and its pods
@@ -423,7 +484,7 @@ static bool suspension(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t 
         ctl_ptj_set_condition(st, "Suspended", true, reason, msg, now);
         json_object_del(st, "startTime");
         cancel_jobs(k, job);
-        delete_pods(c, pods, true);
+        delete_pods(c, job, pods, true);
         if (attempt_has_pods(job, pods)) { /* resumed, the gang starts afresh: K+1, no restart */
             char buf[24];
             snprintf(buf, sizeof(buf), "%lld", ann_int(job, PTJ_ANN_ATTEMPT) + 1);
@@ -490,12 +551,14 @@ static void reconcile(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
         ctl_tj_status(k, job, cur, att - ann_int(job, ANN_SUSPENDS), sl_kube_now_ns(), &next);
     write_status(k, c, job, st);
     if (next == PTJ_RESTART) {
-        restart(k, c, job, cur, att);
+        restart(k, c, job, st, att);
     } else if (next == PTJ_STOP) {
+        ended_event(c, job, st);
         if (ctl_ptj_condition(st, "Failed"))
             cancel_jobs(k, job); /* a success ends by itself: the Master's step is over */
     } else if (older) {
-        delete_pods(c, pods, true); /* an earlier attempt's: gone before the next starts */
+        if (!backing_off(job)) /* an earlier attempt's: gone before the next starts */
+            delete_pods(c, job, pods, true);
     } else if (!json_array_size(cur)) {
         create_pods(k, c, job, att, 0, first_pods(k, job));
     } else {
@@ -514,7 +577,7 @@ static void tj_gone(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
     cancel_jobs(k, job);
     ctl_jobtask_remove(c->o.pods_root, sl_kube_uid(job)); /* a node range's links */
     json_t *pods = owned_pods(c, job);
-    delete_pods(c, pods, true);
+    delete_pods(c, NULL, pods, true);
     sl_info("%s %s/%s deleted: %zu pods deleted with it", k->kind, sl_kube_namespace(job),
             sl_kube_name(job), json_array_size(pods));
     json_decref(pods);

@@ -111,6 +111,11 @@ void ctl_pull_cancel(ctl_pull_t *w)
 
 int ctl_pull_done(const ctl_pull_t *w) { return w && atomic_load(&w->done); }
 
+const char *ctl_pull_error(const ctl_pull_t *w)
+{
+    return ctl_pull_done(w) && w->failed >= 0 ? w->error : NULL;
+}
+
 /* the pod's runtime: its annotation, else the default */
 static const char *pod_runtime(sl_ctl_t *c, const sl_pod_t *model)
 {
@@ -629,21 +634,9 @@ static void image_user(ctl_pull_t *w, const char *rootfs, const char *user, sl_i
         meta->user_error = json_string_value(s);
 }
 
-int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
+/* meta from an image.json document j (kept in w) of the tree rootfs */
+static int meta_of(ctl_pull_t *w, json_t *j, const char *rootfs, sl_image_meta_t *meta)
 {
-    ctl_pull_t *w = arg;
-    size_t i = 0;
-    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)) &&
-           (!w->converted[i] || strcmp(w->converted[i], dir)))
-        i++;
-    if (!w || i == w->n)
-        return sl_podfs_image_exists(NULL, dir, meta);
-    memset(meta, 0, sizeof(*meta));
-    char *path = sl_xasprintf("%s/image.json", w->pulled[i].dir);
-    json_t *j = json_load_file(path, 0, NULL);
-    free(path);
-    if (!j)
-        return 0;
     if (!w->meta_keep)
         w->meta_keep = json_array();
     json_array_append_new(w->meta_keep, j);
@@ -653,6 +646,37 @@ int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
     meta->env = vec(w, json_object_get(cfg, "Env"), &meta->nenv);
     const char *wd = json_string_value(json_object_get(cfg, "WorkingDir"));
     meta->working_dir = wd && *wd ? wd : NULL;
-    image_user(w, w->pulled[i].rootfs, json_string_value(json_object_get(cfg, "User")), meta);
+    image_user(w, rootfs, json_string_value(json_object_get(cfg, "User")), meta);
     return 1;
+}
+
+ctl_pull_t *ctl_pull_holder(void)
+{
+    ctl_pull_t *w = sl_xcalloc(1, sizeof(*w));
+    atomic_init(&w->refs, 1);
+    atomic_init(&w->done, 1);
+    atomic_init(&w->cancel, 0);
+    w->failed = -1;
+    return w;
+}
+
+int ctl_pull_image_lookup(void *arg, const char *dir, sl_image_meta_t *meta)
+{
+    ctl_pull_t *w = arg;
+    size_t i = 0;
+    while (w && i < w->n && (!w->pulled[i].rootfs || strcmp(w->pulled[i].rootfs, dir)) &&
+           (!w->converted[i] || strcmp(w->converted[i], dir)))
+        i++;
+    if (!w || i == w->n) { /* an imported image: its config if its import kept one */
+        int there = sl_podfs_image_exists(NULL, dir, meta);
+        char *path = there && w ? sl_image_config_file(dir) : NULL;
+        json_t *j = path ? json_load_file(path, 0, NULL) : NULL;
+        free(path);
+        return j ? meta_of(w, j, dir, meta) : there;
+    }
+    memset(meta, 0, sizeof(*meta));
+    char *path = sl_xasprintf("%s/image.json", w->pulled[i].dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    free(path);
+    return j ? meta_of(w, j, w->pulled[i].rootfs, meta) : 0;
 }

@@ -235,6 +235,7 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
 {
     char token[65];
     ctl_token(c, p->uid, token);
+    ctl_pull_t *hold = p->pull ? NULL : ctl_pull_holder(); /* imported images' configs */
     sl_translate_config_t cfg = {
         .pods_root = c->o.pods_root,
         .shim_path = c->o.shim_path,
@@ -248,8 +249,8 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .image_store = c->o.image_store,
         .uid = id->uid,
         .gid = id->gid,
-        .image_lookup = ctl_pull_image_lookup, /* pulled images: their config */
-        .image_lookup_arg = p->pull,
+        .image_lookup = ctl_pull_image_lookup, /* pulled and imported images: their config */
+        .image_lookup_arg = p->pull ? p->pull : hold,
         .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
@@ -258,6 +259,7 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
     sl_translate_result_t *r = NULL;
     sl_error_t err = SL_ERROR_INIT;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
+    ctl_pull_release(hold);
     json_decref(cms);
     json_decref(secrets);
     if (rc == 0) {

@@ -67,10 +67,17 @@ int sl_image_has_path(void *arg, const char *dir, const char *path);
 
 /* Import src into the store as ref. src is a folder (copied with cp -a), a
  * tar archive (unpacked with tar; compression is detected by tar), or "-"
- * for a tar on standard input. An existing image is replaced only with
- * force. */
+ * for a tar on standard input: a root filesystem, or an image archive (an
+ * OCI layout, a `docker save` tar) whose image skopeo copies and umoci
+ * unpacks, its config (Entrypoint, Cmd, Env, WorkingDir, User) kept beside
+ * the tree DIR as DIR.json (sl_image_config_file), image.json's format. An
+ * existing image is replaced only with force (its config with it). */
 int sl_image_import(const char *store, const char *ref, const char *src, int force,
                     sl_error_t *err);
+
+/* The config file of the imported image folder dir: "DIR.json" (it need
+ * not exist: an import of a root filesystem has none). Caller frees. */
+char *sl_image_config_file(const char *dir);
 
 /* Build a minimal image from a statically linked busybox (busybox_path:
  * NULL means /bin/busybox from Debian's busybox-static): the binary, a

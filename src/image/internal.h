@@ -4,6 +4,7 @@
 
 #include "common/err.h"
 
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -55,6 +56,10 @@ int sl_image_tool_run(const char *const *argv, const char *work, int timeout_ms,
 int sl_image_tool_run_bounded(const char *const *argv, const char *work, int timeout_ms,
                               const char *dir, unsigned long long limit, const sl_image_as_t *as,
                               sl_error_t *err);
+
+/* pull.c: the image config (Entrypoint, Cmd, Env, WorkingDir, User) of
+ * the one image of the OCI layout oci, as image.json's "config" */
+json_t *sl_image_oci_config(const char *oci);
 
 /* unpack.c: tmp/oci's image applied to tmp/bundle/rootfs by umoci as as
  * (tmp opened to its group meanwhile, tmp/bundle its own, then both root's

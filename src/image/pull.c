@@ -155,8 +155,7 @@ static json_t *oci_blob(int ocifd, const char *digest)
     return j;
 }
 
-/* the image config (Entrypoint, Cmd, Env, WorkingDir, User) of the one image in oci */
-static json_t *oci_config(const char *oci)
+json_t *sl_image_oci_config(const char *oci)
 {
     int fd = open(oci, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     json_t *idx = oci_json(fd, "index.json");
@@ -193,7 +192,7 @@ static int finish_tree(const sl_image_ref_t *r, const char *tmp, const char *oci
         out->size = sl_image_disk_usage(to);
         json_t *info = json_pack("{s:s, s:s, s:s, s:I, s:o}", "ref", r->full, "repoDigest",
                                  out->repo_digest, "digest", out->digest, "size",
-                                 (json_int_t)out->size, "config", oci_config(oci));
+                                 (json_int_t)out->size, "config", sl_image_oci_config(oci));
         char *p = sl_xasprintf("%s/image.json", fin);
         rc = json_dump_file(info, p, JSON_INDENT(2)) == 0 ? 0 : sl_errprintf(err, "write %s", p);
         free(p);

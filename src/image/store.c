@@ -2,6 +2,7 @@
 #include "image/image.h"
 #include "image/internal.h"
 
+#include "common/argv.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -14,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define IMPORT_TIMEOUT_MS (3600 * 1000) /* an archive's copy, its unpack */
 
 /* A fresh work folder inside the store (same filesystem: rename works). */
 static char *make_tmp(const char *store, sl_error_t *err)
@@ -65,30 +69,35 @@ static int install(const char *tmp, const char *dest, const char *ref, const cha
     return 0;
 }
 
-/* The tree is in tmp: check it, make it ch-run ready, install it. */
-static int finish(const char *store, const char *ref, char *tmp, int force, sl_error_t *err)
+char *sl_image_config_file(const char *dir) { return sl_xasprintf("%s.json", dir); }
+
+/* dest's config file: cfg's (an image archive's) written, or none (a root filesystem's) */
+static int put_config(const char *dest, const char *ref, json_t *cfg, sl_error_t *err)
+{
+    char *path = sl_image_config_file(dest);
+    int rc = 0;
+    if (cfg) {
+        json_t *doc = json_pack("{s:s, s:O}", "ref", ref, "config", cfg);
+        char *text = json_dumps(doc, JSON_INDENT(2));
+        rc = sl_write_file(path, text, strlen(text), 0644, err);
+        free(text);
+        json_decref(doc);
+    } else if (unlink(path) < 0 && errno != ENOENT) {
+        rc = sl_errprintf(err, "remove %s: %s", path, strerror(errno));
+    }
+    free(path);
+    return rc;
+}
+
+/* The tree is in tmp: check it, make it ch-run ready, install it with its
+ * config (NULL: none). */
+static int finish(const char *store, const char *ref, char *tmp, int force, json_t *cfg,
+                  sl_error_t *err)
 {
     char *dest = sl_image_dir(store, ref, err);
     int rc = -1;
     if (!dest)
         goto out;
-    char *manifest = sl_xasprintf("%s/manifest.json", tmp);
-    char *etc = sl_xasprintf("%s/etc", tmp);
-    char *usr = sl_xasprintf("%s/usr", tmp);
-    char *bin = sl_xasprintf("%s/bin", tmp);
-    int saved = access(manifest, F_OK) == 0 && access(etc, F_OK) != 0 && access(usr, F_OK) != 0 &&
-                access(bin, F_OK) != 0;
-    free(manifest);
-    free(etc);
-    free(usr);
-    free(bin);
-    if (saved) {
-        errno = EINVAL;
-        sl_errprintf(err, "this is an image archive (docker save / OCI layout), not a root "
-                          "filesystem: export a container's filesystem (docker export, podman "
-                          "export) or unpack the image first (umoci unpack)");
-        goto out;
-    }
     if (is_dir_empty_or_missing(tmp)) {
         errno = EINVAL;
         sl_errprintf(err, "the source is empty");
@@ -96,11 +105,74 @@ static int finish(const char *store, const char *ref, char *tmp, int force, sl_e
     }
     if (sl_image_prepare_rootfs(tmp, err) < 0 || install(tmp, dest, ref, store, force, err) < 0)
         goto out;
-    rc = 0;
+    rc = put_config(dest, ref, cfg, err);
 out:
     if (rc < 0)
         sl_rm_rf(tmp);
     free(dest);
+    return rc;
+}
+
+/* what tmp holds: 0 a root filesystem, 1 an OCI layout (also what `docker
+ * save` writes since Docker 25), 2 an older `docker save` archive */
+static int archive_kind(const char *tmp)
+{
+    const char *names[] = {"oci-layout", "manifest.json", "etc", "usr", "bin"};
+    int has[5];
+    for (int i = 0; i < 5; i++) {
+        char *p = sl_xasprintf("%s/%s", tmp, names[i]);
+        has[i] = access(p, F_OK) == 0;
+        free(p);
+    }
+    if (has[2] || has[3] || has[4])
+        return 0;
+    return has[0] ? 1 : has[1] ? 2 : 0;
+}
+
+/* An image archive extracted in tmp (kind: archive_kind; file: the tar it
+ * came from, NULL for a folder or standard input): its image copied by
+ * skopeo into an OCI layout, its layers applied by umoci (sl_image_unpack),
+ * the tree installed with the image's config. tmp is removed. */
+static int import_archive(const char *store, const char *ref, const char *file, char *tmp, int kind,
+                          int force, sl_error_t *err)
+{
+    char *work = NULL;
+    int rc = -1;
+    if (kind == 2 && !file) {
+        errno = EINVAL;
+        sl_errprintf(err, "a docker save archive without an OCI layout: give its tar file, not "
+                          "standard input or a folder (or import a container's filesystem: "
+                          "docker export, podman export)");
+    } else if ((work = make_tmp(store, err))) {
+        sl_argv_t a = SL_ARGV_INIT;
+        sl_argv_addv(&a, (const char *const[]){"skopeo", "copy", "--quiet", NULL});
+        sl_argv_addf(&a, kind == 1 ? "oci:%s" : "docker-archive:%s", kind == 1 ? tmp : file);
+        sl_argv_addf(&a, "oci:%s/oci:img", work);
+        rc = sl_image_tool_run((const char *const *)a.v, work, IMPORT_TIMEOUT_MS, NULL, NULL, err);
+        sl_argv_free(&a);
+        if (rc < 0 && err) {
+            char *why = sl_xstrdup(err->text);
+            sl_errprintf(err,
+                         "cannot read this image archive (docker save / OCI layout): %s; "
+                         "or import a container's filesystem (docker export, podman export)",
+                         why);
+            free(why);
+        }
+        if (rc == 0)
+            rc = sl_image_unpack(work, NULL, RLIM_INFINITY, IMPORT_TIMEOUT_MS, err);
+        if (rc == 0) {
+            char *oci = sl_xasprintf("%s/oci", work),
+                 *tree = sl_xasprintf("%s/bundle/rootfs", work);
+            json_t *cfg = sl_image_oci_config(oci);
+            rc = finish(store, ref, tree, force, cfg, err);
+            json_decref(cfg);
+            free(oci);
+            free(tree);
+        }
+        sl_rm_rf(work);
+        free(work);
+    }
+    sl_rm_rf(tmp);
     return rc;
 }
 
@@ -173,10 +245,14 @@ int sl_image_import(const char *store, const char *ref, const char *src, int for
                               NULL};
         rc = run_tool(argv, use_stdin, err);
     }
-    if (rc == 0)
-        rc = finish(store, ref, tmp, force, err);
-    else
+    int kind = rc == 0 ? archive_kind(tmp) : 0;
+    if (rc < 0)
         sl_rm_rf(tmp);
+    else if (kind)
+        rc = import_archive(store, ref, !use_stdin && S_ISREG(st.st_mode) ? src : NULL, tmp, kind,
+                            force, err);
+    else
+        rc = finish(store, ref, tmp, force, NULL, err);
     free(tmp);
     return rc;
 }
@@ -194,7 +270,7 @@ int sl_image_import_busybox(const char *store, const char *ref, const char *busy
         return -1;
     int rc = sl_image_busybox_tree(tmp, busybox_path ? busybox_path : "/bin/busybox", err);
     if (rc == 0)
-        rc = finish(store, ref, tmp, force, err);
+        rc = finish(store, ref, tmp, force, NULL, err);
     else
         sl_rm_rf(tmp);
     free(tmp);
@@ -334,6 +410,9 @@ int sl_image_rm(const char *store, const char *ref, sl_error_t *err)
         free(dir);
         return -1;
     }
+    char *cfg = sl_image_config_file(dir);
+    unlink(cfg); /* its config (an image archive's import), if any */
+    free(cfg);
     int rc = sl_rm_rf(aside);
     if (rc < 0)
         sl_errprintf(err, "%s was removed from the store but %s could not be deleted: %s", ref,
