@@ -32,6 +32,7 @@
 #include "pod/fielderr.h"
 #include "pod/pod.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* The pod annotations only the server writes, and who sets them (the 422's
@@ -172,4 +173,100 @@ int api_check_object_size(sl_api_t *api, json_t *obj, sl_error_t *err)
     return sl_errwholef(err, SL_ERR_TOO_LARGE,
                         "the object is too large to store: %zu bytes, at most %zu", n,
                         api->max_object);
+}
+
+/* ---- the pods a controller makes ---- */
+
+/* a pod named from its generateName (a controller's): name = prefix +
+ * five random characters */
+static void name_from_prefix(json_t *pod)
+{
+    const char *gen = sl_kube_meta_str(pod, "generateName");
+    if (!gen || !*gen)
+        return;
+    char sfx[6], *name;
+    sl_kube_rand_suffix(sfx, 5);
+    name = sl_xasprintf("%s%s", gen, sfx);
+    sl_kube_meta_set_str(pod, "name", name);
+    free(name);
+}
+
+/* the admission of one controller-made pod, before the quota: the
+ * namespace (exists, not terminating), its service account, the identity
+ * of the workload's creator and the object's size */
+static int admit_one(api_req_t *r, const api_resource_t *res, json_t *pod, sl_error_t *err)
+{
+    if (!sl_kube_name(pod) || !*sl_kube_name(pod))
+        name_from_prefix(pod);
+    if (api_check_namespace(r, res, sl_kube_namespace(pod), sl_kube_name(pod), err) < 0 ||
+        api_check_service_account(r, pod, err) < 0 || api_admit_pod_create(r, pod, err) < 0 ||
+        api_check_object_size(r->api, pod, err) < 0) {
+        if (!err->subject.set)
+            sl_err_subject(err, "pods", "", "Pod", sl_kube_name(pod));
+        return -1;
+    }
+    return 0;
+}
+
+/* each pod stored (a generated name drawn again on a collision): 0, or -1
+ * with err at the first that cannot be */
+static int store_all(sl_api_t *api, json_t *pods, sl_error_t *err)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        int rc = -1;
+        for (int t = 0; t < 8 && rc < 0; t++) {
+            rc = sl_store_create(api->store, "pods", pod, err);
+            if (rc < 0 && (errno != EEXIST || !sl_kube_meta_str(pod, "generateName")))
+                break;
+            if (rc < 0)
+                name_from_prefix(pod);
+        }
+        if (rc < 0) {
+            sl_err_subject(err, "pods", "", "Pod", sl_kube_name(pod));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sl_api_create_pods(sl_api_t *api, json_t *pods, sl_error_t *err)
+{
+    size_t n = json_array_size(pods);
+    if (!n)
+        return 0;
+    const api_resource_t *res = api_resource_find("", "v1", "pods");
+    const char *ns = sl_kube_namespace(json_array_get(pods, 0));
+    const char *user = sl_kube_annotation(json_array_get(pods, 0), SL_ANN_USER);
+    api_req_t r = {.api = api, .method = "POST"};
+    r.user = user ? sl_auth_user_create(user, NULL, NULL) : NULL;
+    int rc = 0;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        const char *u = sl_kube_annotation(pod, SL_ANN_USER);
+        if (strcmp(sl_kube_namespace(pod) ? sl_kube_namespace(pod) : "", ns ? ns : "") ||
+            (!u) != (!user) || (u && strcmp(u, user)))
+            rc = sl_errkindf(err, SL_ERR_BAD_REQUEST,
+                             "the pods admitted together must share a namespace and a creator");
+        if (!rc)
+            rc = admit_one(&r, res, pod, err);
+        if (rc)
+            break;
+    }
+    if (!rc)
+        rc = api_quota_begin_pods(&r, ns, pods, n > 1, err);
+    if (!rc) {
+        rc = store_all(api, pods, err);
+        int e = errno;
+        if (api_quota_end_pods(&r, ns, pods, rc == 0, rc == 0 ? err : NULL) < 0)
+            rc = -1;
+        else
+            errno = e;
+    }
+    sl_auth_user_destroy(r.user);
+    return rc;
 }

@@ -260,6 +260,11 @@ int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err);
  * status and commit, or roll back (nothing when begin took no lock). -1
  * when the commit failed. */
 int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err);
+/* The same for several pods of namespace ns admitted together, all or
+ * none (a gang's): their summed usage against each quota; txn: a
+ * transaction even without quotas, so that they are stored all or none. */
+int api_quota_begin_pods(api_req_t *r, const char *ns, json_t *pods, bool txn, sl_error_t *err);
+int api_quota_end_pods(api_req_t *r, const char *ns, json_t *pods, bool created, sl_error_t *err);
 /* The janitor's pass: default quotas from the policy, status.used of the
  * quotas recomputed from the pods, in the namespaces w says may need it. */
 typedef struct api_quota_watch api_quota_watch_t;

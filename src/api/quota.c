@@ -504,15 +504,22 @@ static int quota_usage(sl_api_t *api, const char *ns, json_t *q, rlist_t *used, 
     return *counted ? ns_usage(api, ns, &a) : 0;
 }
 
-int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
+/* the usage of all of pods (a gang's pods are admitted together) */
+static void pods_usage(json_t *pods, rlist_t *u)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod) pod_usage(pod, u);
+}
+
+int api_quota_begin_pods(api_req_t *r, const char *ns, json_t *pods, bool txn, sl_error_t *err)
 {
     sl_api_t *api = r->api;
-    const char *ns = sl_kube_namespace(pod);
     /* A namespace without quotas: no transaction, so creates there do not
-     * wait for one another through the count. A quota created while this
-     * pod is being created does not hold it (as if the pod came first); it
-     * counts it. */
-    r->quota_txn = has_quota(api, ns);
+     * wait for one another through the count (unless txn: several pods
+     * stored all or none). A quota created while this pod is being created
+     * does not hold it (as if the pod came first); it counts it. */
+    r->quota_txn = txn || has_quota(api, ns);
     if (!r->quota_txn)
         return 0;
     if (sl_store_txn_begin(api->store, err) < 0) {
@@ -524,9 +531,9 @@ int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
     int rc = 0;
     if (!qs)
         rc = sl_errkindf(err, SL_ERR_INTERNAL, "cannot read the namespace's quotas");
-    pod_usage(pod, &req);
-    size_t i;
-    json_t *q;
+    pods_usage(pods, &req);
+    size_t i, k;
+    json_t *q, *pod;
     json_array_foreach(qs, i, q)
     {
         rlist_t used = {0};
@@ -535,8 +542,7 @@ int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
             rc = sl_errkindf(err, SL_ERR_INTERNAL, "cannot count the namespace's pods");
         if (!rc && counted)
             SL_FAULT("quota-admission-counted"); /* the test build: a count per quota */
-        if (!rc)
-            rc = check_quota(pod, q, &used, &req, err);
+        json_array_foreach(pods, k, pod) if (!rc) rc = check_quota(pod, q, &used, &req, err);
         rl_free(&used);
     }
     rl_free(&req);
@@ -548,7 +554,15 @@ int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
     return rc;
 }
 
-int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
+int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err)
+{
+    json_t *one = json_pack("[O]", pod);
+    int rc = api_quota_begin_pods(r, sl_kube_namespace(pod), one, false, err);
+    json_decref(one);
+    return rc;
+}
+
+int api_quota_end_pods(api_req_t *r, const char *ns, json_t *pods, bool created, sl_error_t *err)
 {
     sl_api_t *api = r->api;
     if (!r->quota_txn)
@@ -558,12 +572,11 @@ int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
         sl_store_txn_rollback(api->store);
         return 0;
     }
-    /* each quota's usage raised by the pod's (a count, in this transaction,
-     * includes the pod already) */
-    const char *ns = sl_kube_namespace(pod);
+    /* each quota's usage raised by the pods' (a count, in this transaction,
+     * includes the pods already) */
     json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
     rlist_t req = {0};
-    pod_usage(pod, &req);
+    pods_usage(pods, &req);
     size_t i;
     json_t *q;
     json_array_foreach(qs, i, q)
@@ -580,4 +593,12 @@ int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
     rl_free(&req);
     json_decref(qs);
     return sl_store_txn_commit(api->store, err);
+}
+
+int api_quota_end(api_req_t *r, json_t *pod, bool created, sl_error_t *err)
+{
+    json_t *one = json_pack("[O]", pod);
+    int rc = api_quota_end_pods(r, sl_kube_namespace(pod), one, created, err);
+    json_decref(one);
+    return rc;
 }

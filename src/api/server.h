@@ -109,6 +109,20 @@ void sl_api_destroy(sl_api_t *api);
  * must outlive the API (destroy the API first). */
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg);
 
+/* Store the pods a controller makes for a workload (a Job's, a CronJob's
+ * Job's, a PyTorchJob's or an MPIJob's gang) through the admission a
+ * tenant's own pod create goes through: the namespace (exists, not being
+ * deleted), the service account, the identity of the workload's creator
+ * (the pods' slurmlink.io/user: a Unix user to run as, runAsUser and
+ * runAsGroup), the object size and every ResourceQuota of the namespace.
+ * pods: one namespace, one creator; admitted and stored all together or
+ * none (their summed requests against each quota). A pod without a name
+ * gets one from its generateName before admission (the texts name it).
+ * 0, or -1 with err: SL_ERR_FORBIDDEN (quota, identity), SL_ERR_INVALID
+ * (field errors), SL_ERR_NOT_FOUND (namespace), ...; its subject is the
+ * pod (sl_kube_error_message gives kube's text). Thread-safe. */
+int sl_api_create_pods(sl_api_t *api, json_t *pods, sl_error_t *err);
+
 /* A reload's limits from opts (the rest of opts is ignored): the
  * per-identity connection and watch budgets, the unauthenticated cap, the
  * idle timeout, the body and object sizes, for requests from now on.

@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- applying changes to a stored pod ------------------------------------ */
 
@@ -486,6 +487,8 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);
+    if (!p->run_uid_known)
+        p->run_uid_known = ctl_run_uid(c, pod, &p->run_uid);
     int64_t rv = sl_kube_rv(pod);
     if (rv > p->seen_rv)
         p->seen_rv = rv; /* a view applied before this version is applied again */
@@ -1174,6 +1177,13 @@ static void poll_jobs(sl_ctl_t *c)
             pthread_mutex_unlock(&c->lock);
             continue; /* an older job of the same pod: not ours to follow */
         }
+        if (p && !p->job_id && !ctl_job_adoptable(j, uid, p->run_uid_known, p->run_uid)) {
+            pthread_mutex_unlock(&c->lock);
+            sl_warn("pod %s/%s: Slurm job %u carries its uid but runs as uid %u, not its "
+                    "user's: left alone",
+                    p->ns, p->name, j->job_id, (unsigned)j->user_id);
+            continue;
+        }
         if (p && !p->job_id)
             ctl_pod_set_job(c, p, j->job_id); /* adopted below */
         pthread_mutex_unlock(&c->lock);
@@ -1482,6 +1492,24 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
 
 /* ---- create / destroy ---------------------------------------------------------- */
 
+/* The pods root and the Jobs' task index in it 0711, also when an older
+ * slurmlinkd (or the daemon's start) made them 0755: the jobs' users reach
+ * their own folders by path, and listing would show every tenant's
+ * namespaces, pods and Jobs' uids. */
+int ctl_pods_root_make(const char *root, sl_error_t *err)
+{
+    if (sl_mkdir_p(root, 0711, err) < 0)
+        return -1;
+    if (chmod(root, 0711) < 0)
+        return sl_errprintf(err, "chmod %s: %s", root, strerror(errno));
+    char *tasks = sl_xasprintf("%s/.job-tasks", root);
+    int rc = 0;
+    if (chmod(tasks, 0711) < 0 && errno != ENOENT)
+        rc = sl_errprintf(err, "chmod %s: %s", tasks, strerror(errno));
+    free(tasks);
+    return rc;
+}
+
 static char *dup_or(const char *s, const char *def)
 {
     return s ? sl_xstrdup(s) : def ? sl_xstrdup(def) : NULL;
@@ -1515,6 +1543,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_max_pulls_per_ns = o->image_max_pulls_per_ns > 0 ? o->image_max_pulls_per_ns : 4;
     c->o.image_manifest_timeout = o->image_manifest_timeout > 0 ? o->image_manifest_timeout : 30;
     c->pullpool = ctl_pullpool_create(c->o.image_max_pulls, c->o.image_max_pulls_per_ns);
+    c->o.create_pods = o->create_pods;
+    c->o.create_pods_arg = o->create_pods_arg;
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
@@ -1535,7 +1565,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->gid = pw->pw_gid;
     c->user_home = sl_xstrdup(pw->pw_dir ? pw->pw_dir : "/");
     atomic_init(&c->policy, o->policy);
-    if (sl_mkdir_p(c->o.pods_root, 0711, err) < 0 || ctl_key_load(c, err) < 0)
+    if (ctl_pods_root_make(c->o.pods_root, err) < 0 || ctl_key_load(c, err) < 0)
         goto fail;
     ctl_submit_start(c);
     c->remover = ctl_remover_start();
@@ -1563,6 +1593,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
     }
     ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
     ctl_own_free(c);
+    json_decref(c->create_backoff);
     ctl_remover_stop(c->remover); /* the folders of pods deleted before the stop go too */
     while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
         sl_sleep_ms(50);

@@ -46,15 +46,18 @@ void ctl_gang_comment(const ctl_gang_t *g, char *out, size_t len)
 
 /* the gang's job already in Slurm (submitted before a crash, not recorded):
  * its id, 0, or UINT32_MAX when Slurm cannot tell now */
-static uint32_t find_submitted(const char *uid, const char *comment)
+static uint32_t find_submitted(sl_ctl_t *c, json_t *owner, const char *comment)
 {
     sl_slurm_jobs_t *jobs = NULL;
     uint32_t id = 0;
+    uid_t user;
+    bool known = ctl_run_uid(c, owner, &user);
     if (sl_slurm_jobs_load(NULL, &jobs, NULL) < 0)
         return UINT32_MAX;
     for (size_t i = 0; i < sl_slurm_jobs_count(jobs) && !id; i++) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
-        if (ctl_job_owned_by(j, uid) && !strcmp(j->comment, comment))
+        /* (a job carrying the comment under another user: someone else's) */
+        if (!strcmp(j->comment, comment) && ctl_job_adoptable(j, sl_kube_uid(owner), known, user))
             id = j->job_id;
     }
     sl_slurm_jobs_free(jobs);
@@ -353,7 +356,7 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
         return 1;
     char cmt[160];
     ctl_gang_comment(g, cmt, sizeof(cmt));
-    uint32_t found = find_submitted(sl_kube_uid(g->owner), cmt);
+    uint32_t found = find_submitted(c, g->owner, cmt);
     if (found == UINT32_MAX)
         return 1;
     if (found) {

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -100,6 +101,10 @@ typedef struct ctl_pod {
      * (controller thread). */
     char *owner_uid;
     uint32_t array_job_id, array_task_id;
+    /* the Unix uid its job runs as (ctl_run_uid, once, when first seen):
+     * a job found by its comment is adopted only if it runs as that user */
+    uid_t run_uid;
+    int run_uid_known;
     /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
     unsigned gang_rank;
     int gang;         /* a replica of a gang (its rank annotation, 0 included) */
@@ -173,7 +178,8 @@ struct sl_ctl {
     long long due_wake_ms;
     size_t npods;
 
-    int64_t pods_rv;   /* last pod change seen */
+    json_t *create_backoff; /* controller thread: workload uid → [until ms, delay ms] (admit.c) */
+    int64_t pods_rv;        /* last pod change seen */
     unsigned listings; /* re-reads of every stored pod (each_stored_pod) */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
@@ -275,6 +281,22 @@ int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *ui
 int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                        sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
 json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+/* admit.c: new pods of a workload stored through the API's admission
+ * (sl_ctl_opts_t.create_pods: identity, quota; all or none), a pod without
+ * a name named from its generateName. 0, or -1 with err; *forbidden: the
+ * admission refused them (a quota, the creator's identity: err says why in
+ * kube's words, 'pods "NAME" is forbidden: ...'), rather than the store.
+ * Controller thread. */
+int ctl_pods_create(sl_ctl_t *c, json_t *pods, bool *forbidden, sl_error_t *err);
+/* admit.c: the workload of that uid had a creation refused and waits
+ * (back-off: 1 s, doubled per refusal, at most 30 s); a refusal; an
+ * admission (the back-off ends). Controller thread. */
+bool ctl_create_waits(sl_ctl_t *c, const char *uid);
+void ctl_create_refused(sl_ctl_t *c, const char *uid);
+void ctl_create_admitted(sl_ctl_t *c, const char *uid);
+/* ctl.c: the pods root made, 0711 (its folders are reached by path, never
+ * listed, by the jobs' users) */
+int ctl_pods_root_make(const char *root, sl_error_t *err);
 /* Removes the pod of that uid from the store; *rv (may be NULL) gets the
  * revision of its DELETED change. */
 int ctl_pod_delete(sl_ctl_t *c, const char *ns, const char *name, const char *uid, int64_t *rv,
@@ -400,6 +422,15 @@ int ctl_comment_uid(const char *comment, char *uid, size_t len);
 /* the submission K.C of a Job's array in its comment (slurmlink:submission=K.C): 1, or 0 if none */
 int ctl_comment_submission(const char *comment, long long *sub, unsigned *chunk);
 int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid);
+/* The Unix uid the jobs of obj (a pod, a Job, a gang's owner) run as: its
+ * creator's (slurmlink.io/user) mapped user under the policy, else the
+ * default job user; false when the creator maps to none now. */
+bool ctl_run_uid(sl_ctl_t *c, json_t *obj, uid_t *uid);
+/* A job found by its comment rather than by a recorded id (submitted
+ * before a crash, not recorded) may be adopted: its comment carries
+ * owner_uid AND it runs as the workload's Unix user (known: user is the
+ * one ctl_run_uid found), which a tenant cannot set for another user. */
+bool ctl_job_adoptable(const sl_slurm_job_t *j, const char *owner_uid, bool known, uid_t user);
 /* Cancel (sig SIGKILL) or signal the batch step of the pod's job, only when
  * it is the pod's own: 0, or -1 with errno EPERM (someone else's: logged,
  * left alone), ENOENT (Slurm does not know it) or Slurm's error. */

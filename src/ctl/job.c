@@ -601,7 +601,10 @@ static int set_ann(sl_ctl_t *c, const char *res, json_t *obj, const char *key, c
 
 /* ---- pods for the indexes still needed ------------------------------------------- */
 
-/* generateName: <job>- or <job>-<index>- (kube cuts the prefix at 58) */
+/* generateName: <job>- or <job>-<index>- (kube cuts the prefix at 58).
+ * Stored through the API's admission (the Job's creator, the namespace's
+ * quotas): a refusal is kube's FailedCreate Event on the Job and a
+ * back-off before the next try (ctl_create_waits). */
 static int create_pod(sl_ctl_t *c, json_t *job, json_t *pod, size_t idx)
 {
     char *prefix = is_indexed(job) ? sl_xasprintf("%s-%zu-", sl_kube_name(job), idx)
@@ -609,22 +612,24 @@ static int create_pod(sl_ctl_t *c, json_t *job, json_t *pod, size_t idx)
     if (strlen(prefix) > 58)
         prefix[58] = '\0';
     sl_kube_meta_set_str(pod, "generateName", prefix);
+    sl_kube_meta_set_str(pod, "name", NULL);
+    free(prefix);
+    json_t *one = json_pack("[O]", pod);
     sl_error_t err = SL_ERROR_INIT;
-    int rc = -1;
-    for (int i = 0; i < 8 && rc < 0; i++) {
-        char sfx[6], *name;
-        sl_kube_rand_suffix(sfx, 5);
-        name = sl_xasprintf("%s%s", prefix, sfx);
-        sl_kube_meta_set_str(pod, "name", name);
-        free(name);
-        rc = sl_store_create(c->store, "pods", pod, &err);
-        if (rc < 0 && errno != EEXIST)
-            break;
-    }
-    if (rc < 0)
+    bool forbidden;
+    int rc = ctl_pods_create(c, one, &forbidden, &err);
+    json_decref(one);
+    if (rc == 0) {
+        ctl_create_admitted(c, sl_kube_uid(job));
+    } else if (forbidden) {
+        ctl_create_refused(c, sl_kube_uid(job));
+        sl_info("job %s/%s: the pod of index %zu is refused: %s", sl_kube_namespace(job),
+                sl_kube_name(job), idx, err.text);
+        ctl_event(c, job, "Warning", "FailedCreate", "Error creating: %s", err.text);
+    } else {
         sl_warn("job %s/%s: cannot create the pod of index %zu: %s", sl_kube_namespace(job),
                 sl_kube_name(job), idx, err.text);
-    free(prefix);
+    }
     return rc;
 }
 
@@ -691,16 +696,25 @@ typedef struct batch {
 
 /* the array of this batch already in Slurm (submitted before a crash and
  * not recorded): its id, or 0 */
-static uint32_t find_submitted(const batch_t *b)
+static uint32_t find_submitted(sl_ctl_t *c, const batch_t *b)
 {
     sl_slurm_jobs_t *jobs = NULL;
     uint32_t id = 0;
+    uid_t user;
+    bool known = ctl_run_uid(c, b->job, &user);
     if (sl_slurm_jobs_load(NULL, &jobs, NULL) < 0)
         return UINT32_MAX; /* cannot tell: not now */
     for (size_t i = 0; i < sl_slurm_jobs_count(jobs) && !id; i++) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jobs, i);
-        if (ctl_job_owned_by(j, sl_kube_uid(b->job)) && !strcmp(j->comment, b->comment))
+        if (!ctl_job_owned_by(j, sl_kube_uid(b->job)) || strcmp(j->comment, b->comment))
+            continue;
+        if (ctl_job_adoptable(j, sl_kube_uid(b->job), known, user))
             id = j->array_job_id ? j->array_job_id : j->job_id;
+        else
+            sl_warn("job %s/%s: Slurm job %u carries its comment but runs as uid %u, not the "
+                    "Job's user's: left alone",
+                    sl_kube_namespace(b->job), sl_kube_name(b->job), j->job_id,
+                    (unsigned)j->user_id);
     }
     sl_slurm_jobs_free(jobs);
     return id;
@@ -997,23 +1011,34 @@ static long long room(json_t *job, const tally_t *t)
 static bool first_pods(sl_ctl_t *c, batch_t *b, unsigned max)
 {
     size_t made = 0, want = 0;
-    bool created = false;
+    bool created = false, failed = false;
     for (unsigned x = 0; x < max; x++) {
         want += b->set[x];
         made += b->set[x] && b->made[x];
     }
     if (want > (size_t)b->throttle)
         want = (size_t)b->throttle;
-    for (unsigned x = 0; x < max && made < want; x++) {
-        if (!b->set[x] || b->made[x])
+    for (unsigned x = 0; x < max && made < want && !failed; x++) {
+        if (!b->set[x] || b->made[x] || ctl_create_waits(c, sl_kube_uid(b->job)))
             continue;
         size_t idx = (size_t)b->chunk * max + x;
         json_t *pod = ctl_job_new_pod(b->job, idx, b->sub);
         if (create_pod(c, b->job, pod, idx) == 0)
             made++, created = true;
+        else
+            failed = true; /* refused (its back-off runs), or the store's error */
         json_decref(pod);
     }
-    return !created && b->n >= want && b->n == made;
+    if (ctl_create_waits(c, sl_kube_uid(b->job)) && made < want) {
+        /* admission (a quota) let fewer pods in: the array runs no more
+         * tasks at once than it has admitted pods; none, it waits */
+        if (!made)
+            return false;
+        want = made;
+        b->throttle = (long long)made;
+        failed = false;
+    }
+    return !failed && !created && b->n >= want && b->n == made;
 }
 
 /* nothing of the chunk is left to run (its pods failed before the array):
@@ -1049,7 +1074,7 @@ static void submit_pending(sl_ctl_t *c, json_t *job, const tally_t *t)
     snprintf(b.comment, sizeof(b.comment), "slurmlink:uid=%s slurmlink:submission=%lld.%u",
              sl_kube_uid(job), b.sub, b.chunk);
     gather(c, t, &b, max);
-    uint32_t id = find_submitted(&b);
+    uint32_t id = find_submitted(c, &b);
     if (id && id != UINT32_MAX) {
         sl_info("job %s/%s: adopted Slurm array %u (submission %lld.%u) found by its uid",
                 sl_kube_namespace(job), sl_kube_name(job), id, b.sub, b.chunk);
@@ -1100,6 +1125,8 @@ static void create_started(sl_ctl_t *c, json_t *job, const tally_t *t)
 {
     long long room_left = spec_int(job, "parallelism", 1) - unfinished_pods(t);
     unsigned max = max_array(c);
+    if (ctl_create_waits(c, sl_kube_uid(job)))
+        return; /* a refused pod (a quota): its task waits for the back-off */
     for (size_t i = 0; i < t->scan.n && room_left > 0; i++) {
         const ctl_jobtask_t *k = &t->scan.t[i];
         unsigned ch = (unsigned)(k->index / max);
@@ -1115,9 +1142,13 @@ static void create_started(sl_ctl_t *c, json_t *job, const tally_t *t)
         snprintf(buf, sizeof(buf), "%u_%u", k->array, k->task);
         json_t *pod = ctl_job_new_pod(job, k->index, k->sub);
         sl_kube_set_annotation(pod, ANN_POD_TASK, buf);
-        if (create_pod(c, job, pod, k->index) == 0)
-            room_left--;
+        int rc = create_pod(c, job, pod, k->index);
         json_decref(pod);
+        if (rc < 0) { /* no pod: the task may have one on the next try */
+            ctl_jobtask_unclaim(c->o.pods_root, sl_kube_uid(job), k->sub, ch, k->task);
+            break;
+        }
+        room_left--;
         c->jobs_since = 0; /* its task's record is read again for it */
     }
 }

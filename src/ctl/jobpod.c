@@ -38,6 +38,15 @@ static void add_index_env(json_t *spec)
     }
 }
 
+void ctl_drop_server_owned(json_t *pod)
+{
+    static const char *const owned[] = {SL_ANN_USER, SL_ANN_JOB_ID, SL_ANN_JOB_UID,
+                                        SL_ANN_ARRAY_TASK};
+    json_t *ann = sl_kube_path(pod, "metadata.annotations");
+    for (size_t i = 0; json_is_object(ann) && i < sizeof(owned) / sizeof(owned[0]); i++)
+        json_object_del(ann, owned[i]);
+}
+
 json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)
 {
     const char *jname = sl_kube_name(job);
@@ -50,6 +59,7 @@ json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)
     json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
     json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
                             meta, "spec", spec);
+    ctl_drop_server_owned(pod); /* the template's are not the server's */
     char buf[32];
     snprintf(buf, sizeof(buf), "%zu", idx);
     if (is_indexed(job)) {

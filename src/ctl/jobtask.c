@@ -86,7 +86,7 @@ int ctl_jobtask_claim(const char *pods_root, const char *job_uid, long long sub,
                       uint32_t task, sl_error_t *err)
 {
     char *dir = ctl_jobtask_dir(pods_root, job_uid, sub, chunk);
-    int rc = sl_mkdir_p(dir, 0755, err);
+    int rc = sl_mkdir_p(dir, 0711, err);
     if (rc == 0) {
         char *path = sl_xasprintf("%s/.%u", dir, task);
         int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -100,11 +100,22 @@ int ctl_jobtask_claim(const char *pods_root, const char *job_uid, long long sub,
     return rc;
 }
 
+void ctl_jobtask_unclaim(const char *pods_root, const char *job_uid, long long sub,
+                         unsigned chunk, uint32_t task)
+{
+    char *dir = ctl_jobtask_dir(pods_root, job_uid, sub, chunk);
+    char *path = sl_xasprintf("%s/.%u", dir, task);
+    if (unlink(path) < 0 && errno != ENOENT)
+        sl_warn("cannot remove %s: %s", path, strerror(errno));
+    free(path);
+    free(dir);
+}
+
 int ctl_jobtask_link(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                      uint32_t task, const char *pod_dir, sl_error_t *err)
 {
     char *dir = ctl_jobtask_dir(pods_root, job_uid, sub, chunk);
-    int rc = sl_mkdir_p(dir, 0755, err);
+    int rc = sl_mkdir_p(dir, 0711, err);
     if (rc == 0) {
         char *tmp = sl_xasprintf("%s/%u.new", dir, task), *path = sl_xasprintf("%s/%u", dir, task);
         unlink(tmp);

@@ -37,6 +37,9 @@ bool ctl_jobtask_claimed(const char *pods_root, const char *job_uid, long long s
 /* The marker written before the pod of a started task is made: 0, -1 with err. */
 int ctl_jobtask_claim(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                       uint32_t task, sl_error_t *err);
+/* The marker removed: the pod could not be made (admission refused it). */
+void ctl_jobtask_unclaim(const char *pods_root, const char *job_uid, long long sub,
+                         unsigned chunk, uint32_t task);
 /* The task's link to its pod's folder exists. */
 bool ctl_jobtask_linked(const char *pods_root, const char *job_uid, long long sub, unsigned chunk,
                         uint32_t task);

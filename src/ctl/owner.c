@@ -4,7 +4,16 @@
  * as root, it checks that the job's comment carries the pod's uid
  * (`slurmlink:uid=UID`, set at submission by src/translate; a pod cannot
  * set --comment itself). A job that is not the pod's is logged and left
- * alone. */
+ * alone.
+ *
+ * The comment is text any Slurm user can write on a job of her own
+ * (sbatch --comment), and a workload's uid can be learnt. So a job whose
+ * id slurmlinkd did not record (one found by its comment after a crash
+ * between a submission and its record: ctl_job_adoptable) is taken only
+ * when it also runs as the workload's own Unix user (ctl_run_uid), a field
+ * no tenant can set on a job for another user: a tenant's job carrying
+ * another tenant's uid is never adopted. */
+#include "auth/policy.h"
 #include "common/log.h"
 #include "ctl/internal.h"
 #include "kube/meta.h"
@@ -13,6 +22,7 @@
 #include <signal.h>
 #include <slurm/slurm_errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int ctl_comment_uid(const char *comment, char *uid, size_t len)
@@ -39,6 +49,26 @@ int ctl_job_owned_by(const sl_slurm_job_t *j, const char *pod_uid)
 {
     char uid[128];
     return j && pod_uid && ctl_comment_uid(j->comment, uid, sizeof(uid)) && !strcmp(uid, pod_uid);
+}
+
+bool ctl_run_uid(sl_ctl_t *c, json_t *obj, uid_t *uid)
+{
+    const char *kuser = sl_kube_annotation(obj, SL_ANN_USER);
+    struct sl_authz_policy *policy = atomic_load(&c->policy);
+    *uid = c->uid;
+    if (!policy || !kuser)
+        return true;
+    gid_t gid;
+    char *uname = NULL;
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = sl_authz_unix_user(policy, kuser, uid, &gid, &uname, &err);
+    free(uname);
+    return rc == 0;
+}
+
+bool ctl_job_adoptable(const sl_slurm_job_t *j, const char *owner_uid, bool known, uid_t user)
+{
+    return ctl_job_owned_by(j, owner_uid) && known && j->user_id == (uint32_t)user;
 }
 
 /* 1: the pod's own; 0: someone else's (logged); -1: gone or unknown (errno) */

@@ -140,3 +140,4 @@ json_t *ctl_pods_naming(sl_ctl_t *c, const char *ns, const char *uid)
         sl_store_list_each(c->store, "pods", ns, add_naming, &n, NULL);
     return n.out;
 }
+

@@ -144,17 +144,36 @@ static json_t *replica_at(const ctl_tj_kind_t *k, json_t *job, size_t rank)
 static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long long attempt,
                         size_t from, size_t to)
 {
+    if (ctl_create_waits(c, sl_kube_uid(job)))
+        return; /* refused before (a quota): the back-off runs */
+    json_t *pods = json_array();
     for (size_t i = from; i < to; i++) {
         json_t *r = replica_at(k, job, i);
         json_t *pod = k->new_pod(job, r, i, attempt);
-        sl_error_t err = SL_ERROR_INIT;
-        if (sl_store_create(c->store, "pods", pod, &err) < 0 && errno != EEXIST)
-            sl_warn("%s %s/%s: cannot create pod %s: %s", k->kind, sl_kube_namespace(job),
-                    sl_kube_name(job), sl_kube_name(pod), err.text);
-        sl_error_clear(&err);
+        json_t *have = sl_store_get(c->store, "pods", sl_kube_namespace(pod), sl_kube_name(pod));
+        if (!have)
+            json_array_append(pods, pod);
+        json_decref(have);
         json_decref(pod);
         json_decref(r);
     }
+    /* the gang admitted whole or not at all: every pod's requests, GPUs
+     * included, against the quotas together */
+    sl_error_t err = SL_ERROR_INIT;
+    bool forbidden;
+    if (!json_array_size(pods) || ctl_pods_create(c, pods, &forbidden, &err) == 0) {
+        ctl_create_admitted(c, sl_kube_uid(job));
+    } else if (forbidden) {
+        ctl_create_refused(c, sl_kube_uid(job));
+        sl_info("%s %s/%s: its pods are refused: %s", k->kind, sl_kube_namespace(job),
+                sl_kube_name(job), err.text);
+        ctl_event(c, job, "Warning", "FailedCreate", "Error creating: %s", err.text);
+    } else {
+        sl_warn("%s %s/%s: cannot create its pods: %s", k->kind, sl_kube_namespace(job),
+                sl_kube_name(job), err.text);
+    }
+    sl_error_clear(&err);
+    json_decref(pods);
 }
 
 /* the pods made before the submission: a node range's least nodes, else all */

@@ -4,6 +4,7 @@
 #include "common/quote.h"
 #include "common/xalloc.h"
 #include "ctl/gang.h"
+#include "ctl/jobpod.h"
 #include "ctl/podstatus.h"
 #include "ctl/trainjob.h"
 #include "kube/meta.h"
@@ -219,6 +220,7 @@ static void labels(const ctl_tj_kind_t *k, json_t *pod, json_t *job, const char 
 static void bookkeeping(json_t *pod, json_t *job, size_t node, size_t i, long long attempt)
 {
     char buf[24];
+    ctl_drop_server_owned(pod); /* the template's are not the server's */
     snprintf(buf, sizeof(buf), "%zu", i);
     sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(job));
     sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);

@@ -87,6 +87,12 @@ static char *default_shim(void)
     return shim;
 }
 
+/* the controllers' pods through the API's admission (sl_ctl_opts_t) */
+static int create_pods(void *api, json_t *pods, sl_error_t *err)
+{
+    return sl_api_create_pods(api, pods, err);
+}
+
 static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl_api_t *api,
                                    sl_authz_policy_t *policy, const char *pods_root, char **shim,
                                    char **report, sl_error_t *err)
@@ -119,6 +125,8 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .slurm_conf = CS(SLURM_CONF),
         .poll_ms = (int)CL(POLL_MS),
         .submit_workers = (int)CL(SUBMIT_WORKERS),
+        .create_pods = create_pods,
+        .create_pods_arg = api,
     };
     sl_ctl_t *ctl = sl_ctl_create(store, &co, err);
     if (ctl)
@@ -311,7 +319,7 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
     d->pods_root = CS(PODS_ROOT) ? strdup(CS(PODS_ROOT)) : NULL;
     if (!d->pods_root && asprintf(&d->pods_root, "%s/pods", CS(STATE_DIR)) < 0)
         return -1;
-    if (sl_mkdir_p(d->pods_root, 0755, err) < 0) {
+    if (sl_mkdir_p(d->pods_root, 0711, err) < 0) {
         sl_err("%s", err->text);
         return -1;
     }

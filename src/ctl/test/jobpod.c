@@ -68,7 +68,7 @@ static void policy(void)
 
 int main(void)
 {
-    tap_plan(19);
+    tap_plan(20);
     json_t *j = job("Indexed"), *before = json_deep_copy(j);
     json_t *p = ctl_job_new_pod(j, 2, 1);
     json_t *ref = json_array_get(sl_kube_path(p, "metadata.ownerReferences"), 0);
@@ -104,6 +104,18 @@ int main(void)
     ok(!sl_kube_label(p, ANN_INDEX) && !s(p, "spec.hostname") &&
            !json_object_get(json_array_get(sl_kube_path(p, "spec.containers"), 0), "env"),
        "NonIndexed: no index label, hostname or JOB_COMPLETION_INDEX");
+    json_decref(p);
+    /* a template carrying the server's annotations: the pod has the
+     * controller's own (the Job's uid and creator), never the template's */
+    json_object_set_new(sl_kube_path(j, "spec.template.metadata"), "annotations",
+                        json_pack("{s:s, s:s, s:s, s:s}", SL_ANN_JOB_ID, "17", SL_ANN_ARRAY_TASK,
+                                  "17_0", SL_ANN_JOB_UID, "forged", SL_ANN_USER, "bob"));
+    p = ctl_job_new_pod(j, 0, 1);
+    ok(!sl_kube_annotation(p, SL_ANN_JOB_ID) && !sl_kube_annotation(p, SL_ANN_ARRAY_TASK) &&
+           !strcmp(sl_kube_annotation(p, SL_ANN_JOB_UID), "11111111-2222-3333-4444-555555555555") &&
+           !strcmp(sl_kube_annotation(p, SL_ANN_USER), "alice"),
+       "the template's server-owned annotations are dropped: job-id, array-task; job-uid and "
+       "user are the Job's");
     json_decref(p);
     json_decref(j);
     policy();

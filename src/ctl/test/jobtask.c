@@ -52,7 +52,7 @@ static int run_task(const char *root, json_t *job, const char *task, char **out)
 
 int main(void)
 {
-    tap_plan(10);
+    tap_plan(12);
     char tmpl[] = "/tmp/jobtask.XXXXXX";
     const char *root = mkdtemp(tmpl);
     const char *uid = "0b1c2d3e-0000-4000-8000-000000000001";
@@ -64,6 +64,10 @@ int main(void)
     ok(ctl_jobtask_claim(root, uid, 2, 1, 3, NULL) == 0 &&
            ctl_jobtask_claimed(root, uid, 2, 1, 3) && !ctl_jobtask_linked(root, uid, 2, 1, 3),
        "its mark: claimed, not linked");
+    ctl_jobtask_unclaim(root, uid, 2, 1, 3);
+    ok(!ctl_jobtask_claimed(root, uid, 2, 1, 3), "unclaimed (its pod refused): no mark");
+    ok(ctl_jobtask_claim(root, uid, 2, 1, 3, NULL) == 0 && ctl_jobtask_claimed(root, uid, 2, 1, 3),
+       "claimed again");
     char *pod = sl_xasprintf("%s/pod dir", root), *sh = sl_xasprintf("%s/job.sh", pod);
     mkdir(pod, 0755);
     spit(sh, "echo \"ran in $PWD as task $SLURM_ARRAY_TASK_ID\"\n");
@@ -75,7 +79,13 @@ int main(void)
        "another chunk's or submission's task 3 is not claimed");
     struct stat st;
     char *dir = sl_xasprintf("%s/.job-tasks/%s/2.1", root, uid);
-    ok(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0755, "the link folder is 0755");
+    char *idx = sl_xasprintf("%s/.job-tasks", root);
+    struct stat ist;
+    /* reached by path by the task's user, never listed: no Job's uid shown */
+    ok(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0711 && stat(idx, &ist) == 0 &&
+           (ist.st_mode & 07777) == 0711,
+       "the index and the link folder are 0711");
+    free(idx);
 
     char *out = NULL;
     int rc = run_task(root, job, "3", &out);
