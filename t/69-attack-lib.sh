@@ -5,8 +5,8 @@
 #          removed on exit); sec_cluster with the policy of sec_two_tenants
 #          --token --default (alice writes team-a, bob team-b, the default
 #          namespace's Slurm account) plus carol, who writes team-c and,
-#          with bob, team-s; carol's kubeconfig (a certificate, team-c);
-#          the namespaces team-a, team-b, team-c, team-s
+#          with bob, team-s, and team-q alone (for a quota); carol's kubeconfig (a certificate, team-c);
+#          the namespaces team-a, team-b, team-c, team-s, team-q
 #   kc carol ARGS...   (sec_cluster's kc, with $CL/carol.kc)
 att_three_tenants() {
   sec_users || return 1
@@ -25,6 +25,7 @@ namespaces:
   team-b: {write: {users: [bob]}}
   team-c: {write: {users: [carol]}}
   team-s: {write: {users: [bob, carol]}}
+  team-q: {write: {users: [carol]}}
 users:
   admin: nobody
   alice: $UA
@@ -33,5 +34,5 @@ users:
 EOF
   "$SLURMLINK" kubeconfig --dir "$CL" --user carol --cert --namespace team-c -o "$CL/carol.kc" || return 1
   local n
-  for n in team-a team-b team-c team-s; do ka create namespace $n >/dev/null || return 1; done
+  for n in team-a team-b team-c team-s team-q; do ka create namespace $n >/dev/null || return 1; done
 }

@@ -22,7 +22,9 @@
 # registry that never answers; up on folders she has a hand in (group,
 # grandparent, link); doctor with a link for the probe's answer; a message
 # bomb on attach; shim.pid naming pid 1; attach into and a patch of a
-# co-writer's workloads; a flood of exec sessions. Each point names the
+# co-writer's workloads; a flood of exec sessions; an MPIJob under a pods
+# quota; a forged comment by a co-writer; an older cluster's open pods
+# root and .job-tasks (closed at a restart). Each point names the
 # defence it checks.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
@@ -31,7 +33,7 @@ for t in skopeo umoci docker-registry htpasswd gcc setcap getcap flock ch-run; d
   command -v $t >/dev/null || skip_all "$t is missing (scripts/deps.sh)"
 done
 
-plan 45
+plan 48
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
 chmod 755 "$T"
@@ -397,3 +399,53 @@ like "$(kc bob patch -n team-s job bj --type merge -p '{"spec":{"parallelism":2}
 sleep 1
 out=$(WS flood "/api/v1/namespaces/team-c/pods/web/exec?command=sleep&command=60&stdin=true&stdout=true&container=main" 6 </dev/null 2>&1)
 is "$out" "opened 3 refused 3 codes 429 429 429" "carol's 6 exec sessions: 3 open, her cap refuses the rest (429)"
+
+# --- 4. an MPIJob (a gang of 3 pods) under pods=2 (controller pods go through admission) ---
+ka create quota qq --hard=pods=2 -n team-q >/dev/null
+kc carol create -n team-q -f - >/dev/null <<'YAML'
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: mj}
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          containers: [{name: l, image: busybox, command: [sleep, "60"]}]
+    Worker:
+      replicas: 2
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          containers: [{name: w, image: busybox, command: [sleep, "60"]}]
+YAML
+mj_refused() { ka get events -n team-q --field-selector reason=FailedCreate,involvedObject.name=mj -o name 2>/dev/null | grep -q .; }
+wait_for 60 mj_refused
+like "$(ka get events -n team-q --field-selector involvedObject.name=mj -o jsonpath='{.items[*].message}' 2>&1)|$(kc carol get pods -n team-q -o name | wc -l)|$(squeue -h -t all -n team-q/mj -o %i | wc -l)" \
+  'exceeded quota: qq, .*limited: pods=2\|0\|0$' "carol's MPIJob of 3 pods under pods=2: refused whole (FailedCreate), no pod, no Slurm job"
+
+# --- 7. a forged comment on the job of a co-writer's pod (adoption by the Unix user) ---------
+cpod wp "$CLOSED/x/app:v1" charliecloud | kc bob create -n team-s -f - >/dev/null
+puid=$(ka get pod wp -n team-s -o jsonpath='{.metadata.uid}')
+forged=$(as_c sbatch --parsable --hold -o /dev/null --comment="slurmlink:uid=$puid" --wrap 'sleep 300')
+on_exit "scancel '$forged'"
+left_alone() { grep -q "Slurm job $forged carries its uid but runs as uid $UIDC, not its user's: left alone" "$CL/log/slurmlinkd.log"; }
+wait_for 30 left_alone
+like "$(left_alone && echo left alone)|$(ka get pod wp -n team-s -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}' 2>&1)" \
+  '^left alone\|$' "carol's held job ($forged) with the uid of bob's pod in the namespace they share: left alone, not the pod's job"
+scancel "$forged" 2>/dev/null
+
+# --- 13. an older cluster's pods root and Jobs' task index (0755): closed at the restart -------
+kc bob patch -n team-s job bj --type merge -p '{"spec":{"suspend":false}}' >/dev/null
+kc bob wait -n team-s --for=condition=complete job/bj --timeout=90s >/dev/null 2>&1
+chmod 755 "$CL/pods" "$CL/pods/.job-tasks"
+old=$(cat "$CL/run/slurmlinkd.pid")
+kill "$old"
+wait_for 30 proc_gone "$old"
+"$SLURMLINK" up --dir "$CL" >/dev/null 2>&1
+wait_for 60 ka get ns team-c
+is "$(as_c ls "$CL/pods/.job-tasks" 2>&1 | sed 's/.*: //'; as_c ls "$CL/pods" 2>&1 | sed 's/.*: //')" \
+  $'Permission denied\nPermission denied' "after a restart carol lists neither the Jobs' task index (bob's Job ran) nor the pods root"
