@@ -41,9 +41,10 @@ mkdir -p "$T/bin"
 LIMIT=$((32 << 20))
 P=$(free_ports 4) || bail "free ports"
 REG=127.0.0.1:$P PRIV=127.0.0.1:$((P + 1)) HANG=127.0.0.1:$((P + 2)) CLOSED=127.0.0.1:$((P + 3))
-# slurmlinkd with small bounds for carol's part (the first tenants' points use none of them)
-SLURMLINKD=$(daemon_with "$T/bin" --image-max-size "$LIMIT" --image-max-pulls 4 \
-  --image-max-pulls-per-namespace 2 --exec-max-streams-per-user 3)
+# slurmlinkd with small bounds for carol's part (the first tenants' points use
+# none of them); SL_T69_DAEMON_ARGS replaces them (empty: a slurmlinkd without them)
+SLURMLINKD=$(daemon_with "$T/bin" ${SL_T69_DAEMON_ARGS---image-max-size "$LIMIT" --image-max-pulls 4 \
+  --image-max-pulls-per-namespace 2 --exec-max-streams-per-user 3})
 export SLURMLINKD
 att_three_tenants --cpus 8 || bail "three tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 
