@@ -39,8 +39,8 @@ on_exit "rm -rf '$T'"
 chmod 755 "$T"
 mkdir -p "$T/bin"
 LIMIT=$((32 << 20))
-P=$(free_ports 4) || bail "free ports"
-REG=127.0.0.1:$P PRIV=127.0.0.1:$((P + 1)) HANG=127.0.0.1:$((P + 2)) CLOSED=127.0.0.1:$((P + 3))
+P=$(free_ports 5) || bail "free ports"
+REG=127.0.0.1:$P PRIV=127.0.0.1:$((P + 1)) HANG=127.0.0.1:$((P + 2)) CLOSED=127.0.0.1:$((P + 3)) EVIL=127.0.0.1:$((P + 4))
 # slurmlinkd with small bounds for carol's part (the first tenants' points use
 # none of them); SL_T69_DAEMON_ARGS replaces them (empty: a slurmlinkd without them)
 SLURMLINKD=$(daemon_with "$T/bin" ${SL_T69_DAEMON_ARGS---image-max-size "$LIMIT" --image-max-pulls 4 \
@@ -247,14 +247,44 @@ is "$(find "$S" -path '*/many/f*' 2>/dev/null | head -1)$(ls -A "$S" | grep '^\.
   "none of its files is in the store, no partial tree is left"
 kc carol delete pod z1 --wait=false >/dev/null 2>&1
 
-# --- 3. bob's private image named by digest on a registry that does not answer ---------------
+# --- 3. bob's private image through an index of hers named BY DIGEST (private store parts) ----
+# her registry answers any manifest of evil/app with an OCI index of one
+# entry, bob's manifest digest; she names that index by its own digest
 wait_for 120 is_cphase team-b b1 Succeeded || diag "b1: $(cphase team-b b1) $(msgs team-b b1)"
-cpod d1 "$CLOSED/priv/app@$D" charliecloud | jq '.spec.containers[0].imagePullPolicy = "IfNotPresent"' |
-  kc carol create -f - >/dev/null
+SIZE=$(skopeo inspect --raw --tls-verify=false --creds 'bob:b0b pw' "docker://$PRIV/priv/app:v1" | wc -c)
+jq -cjn --arg d "$D" --argjson n "$SIZE" '{schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json",
+  manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $d, size: $n,
+    platform: {architecture: "amd64", os: "linux"}}]}' >"$T/index.json"
+IDX=sha256:$(sha256sum <"$T/index.json" | cut -d' ' -f1)
+/usr/bin/python3 - "$((P + 4))" "$T/index.json" >/dev/null 2>&1 <<'PY' &
+import http.server, sys
+idx = open(sys.argv[2], "rb").read()
+class H(http.server.BaseHTTPRequestHandler):
+    def answer(self, body):
+        if self.path == "/v2/":
+            code, ctype, b = 200, "application/json", b"{}"
+        elif self.path.startswith("/v2/evil/app/manifests/"):
+            code, ctype, b = 200, "application/vnd.oci.image.index.v1+json", idx
+        else:
+            code, ctype, b = 404, "application/json", b'{"errors":[{"code":"BLOB_UNKNOWN","message":"unknown"}]}'
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        if body:
+            self.wfile.write(b)
+    def do_GET(self): self.answer(True)
+    def do_HEAD(self): self.answer(False)
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+on_exit "kill $!"
+wait_for 10 curl -s -o /dev/null "http://$EVIL/v2/" || bail "carol's registry did not start"
+cpod d1 "$EVIL/evil/app@$IDX" charliecloud | kc carol create -f - >/dev/null
 wait_for 90 pull_failed team-c d1
 like "$(cwr team-c d1)|$(msgs team-c d1 | grep -c 'already present')|$(kc carol logs d1 2>&1 | grep -c bobs-secret)|$(cphase team-c d1)|b1 $(cphase team-b b1)" \
   '^(ErrImagePull|ImagePullBackOff)\|0\|0\|Pending\|b1 Succeeded$' \
-  "bob's digest (his pod ran it) named on a closed port, no credentials: carol's pull is refused, nothing ran"
+  "bob's digest (his pod ran it) in an index of hers named by digest: carol's pull is refused, nothing ran"
 
 # --- 13. the store's tag records and private parts --------------------------------------------
 ok test -d "$S/refs" -a -d "$S/private" "the store has refs/ (every tenant's tags) and private/ (bob's part)"
@@ -358,7 +388,8 @@ wait_for 120 is_cphase team-c web Running && wait_for 60 is_cphase team-c att Ru
 is "$(WS bomb "/api/v1/namespaces/team-c/pods/att/attach?stdin=true&stdout=true&container=main" $((16 << 20)) 2>&1)" \
   "close 1009" "a 16 MiB message on an attach session: close 1009 (message too big)"
 
-# 9. shim.pid naming pid 1 (init: outside the pod's job, in the host's namespaces)
+# 9. shim.pid naming a THREAD (not a process) of hers in a network namespace of its own,
+# where she listens on the port bob listens on at the node (shim.pid checked: under the job)
 PB=$(free_ports 1) || bail "free port"
 runuser -u "$UB" -- /usr/bin/python3 -c "
 import socket
@@ -367,12 +398,19 @@ s.bind(('0.0.0.0', $PB)); s.listen(16)
 while True:
     c, _ = s.accept(); c.sendall(b'BOB-SECRET\n'); c.close()" &
 on_exit "kill $! 2>/dev/null"
+unshare -n runuser -u "$UC" -- /usr/bin/python3 -c "
+import socket, threading, time
+s = socket.socket(); s.bind(('0.0.0.0', $PB)); s.listen(16)
+t = threading.Thread(target=lambda: (print(threading.get_native_id(), flush=True), time.sleep(600)), daemon=True)
+t.start(); time.sleep(600)" >"$T/tid" 2>"$T/tid.err" &
+on_exit "kill $! 2>/dev/null"
+wait_for 10 test -s "$T/tid" || diag "$(cat "$T/tid.err")"
 wait_for 10 sh -c "ss -Hltn 'sport = :$PB' | grep -q LISTEN"
 DIR=$CL/pods/team-c/web-$(ka -n team-c get pod web -o jsonpath='{.metadata.uid}')
 SHIM=$(cat "$DIR/shim.pid")
-as_c sh -c "echo 1 >'$DIR/shim.pid'"
+as_c sh -c "echo $(cat "$T/tid") >'$DIR/shim.pid'"
 out=$(WS read "/api/v1/namespaces/team-c/pods/web/portforward?ports=$PB" 2>&1)
-like "$out" "^refused 403 " "shim.pid naming pid 1: carol's port-forward is refused, bob's bytes unread ($out)"
+like "$out" "^refused 403 " "shim.pid naming a thread of hers in a netns of her own: port-forward refused, bob's bytes unread ($out)"
 as_c sh -c "echo $SHIM >'$DIR/shim.pid'"
 
 # 8. attach (not exec) into a co-writer's pod; an update of a co-writer's Job (not CronJob)
