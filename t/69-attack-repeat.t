@@ -17,12 +17,13 @@
 # list of docs/security.md ("Privilege separation") with variations of the
 # t/39-privsep-*.t attacks: set-id and capabilities in a second layer, nested
 # and hard-linked; an older store's open lock folder; a bomb of many small
-# files; another tenant's private digest named on a dead registry; the
+# files; another tenant's private digest in an index named by digest; the
 # store's refs/ and private/; slurmd's port as a registry; a Job on a
 # registry that never answers; up on folders she has a hand in (group,
 # grandparent, link); doctor with a link for the probe's answer; a message
-# bomb on attach; shim.pid naming pid 1; attach into and a patch of a
-# co-writer's workloads; a flood of exec sessions; an MPIJob under a pods
+# bomb on attach; shim.pid naming a thread in a netns of hers; attach
+# into and a patch of a co-writer's workloads; a flood of exec sessions;
+# an MPIJob under a pods
 # quota; a forged comment by a co-writer; an older cluster's open pods
 # root and .job-tasks (closed at a restart). Each point names the
 # defence it checks.
