@@ -260,7 +260,9 @@ typedef struct daemon_state {
     sl_ctl_t *ctl;
     sl_authz_policy_t *policy;
     retired_t old;
-    int lock_fd; /* the state folder's lock (-1: not held) */
+    int lock_fd;       /* the state folder's lock (-1: not held) */
+    int nofile_raised; /* raise_nofile's answer, logged once the start is under way */
+    rlim_t nofile_was;
 } daemon_state_t;
 
 /* How often the main thread, idle between signals, looks at the heaps, and
@@ -471,6 +473,34 @@ static int check_runtimes(const sl_config_t *cfg, sl_error_t *err)
     return 0;
 }
 
+/* Descriptors: the soft limit up to the hard one (systemd's default soft
+ * limit is 1024; the unit sets LimitNOFILE). Every exec session and
+ * forwarded connection holds some; the API keeps a reserve and caps them
+ * per identity (src/api/conns.c), this gives that room. Raised first
+ * thing, said once the start is under way (a start refused for its
+ * slurm.conf prints that one line alone): *was, the limit before. */
+static int raise_nofile(rlim_t *was)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -1;
+    *was = rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max;
+    return *was == rl.rlim_max ? 0 : setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void log_nofile(int raised, rlim_t was)
+{
+    struct rlimit rl = {0, 0};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    if (raised < 0)
+        sl_warn("cannot raise the descriptor limit from %llu to %llu", (unsigned long long)was,
+                (unsigned long long)rl.rlim_max);
+    else
+        sl_info("descriptors: at most %llu open (RLIMIT_NOFILE, was %llu)",
+                (unsigned long long)rl.rlim_cur, (unsigned long long)was);
+}
+
 /* the start: Slurm first, before anything is created or listens (and before
  * any thread: the check forks): a slurm.conf libslurm cannot load stops the
  * start with its name and the reason, instead of libslurm's fatal() ending
@@ -482,30 +512,12 @@ static int daemon_start(daemon_state_t *d, int controllers, sl_error_t *err)
         sl_err("%s", err->text);
         return -1;
     }
+    log_nofile(d->nofile_raised, d->nofile_was);
     if (check_runtimes(cfg, err) < 0)
         return -2;
     if (open_state(d, err) < 0 || load_policy(d, err) < 0)
         return -1;
     return start_serving(d, controllers, err);
-}
-
-/* Descriptors: the soft limit up to the hard one (systemd's default soft
- * limit is 1024; the unit sets LimitNOFILE). Every exec session and
- * forwarded connection holds some; the API keeps a reserve and caps them
- * per identity (src/api/conns.c), this gives that room. */
-static void raise_nofile(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    rlim_t was = rl.rlim_cur;
-    rl.rlim_cur = rl.rlim_max;
-    if (was != rl.rlim_max && setrlimit(RLIMIT_NOFILE, &rl) < 0)
-        sl_warn("cannot raise the descriptor limit from %llu to %llu: %s", (unsigned long long)was,
-                (unsigned long long)rl.rlim_max, strerror(errno));
-    else
-        sl_info("descriptors: at most %llu open (RLIMIT_NOFILE, was %llu)",
-                (unsigned long long)rl.rlim_max, (unsigned long long)was);
 }
 
 int main(int argc, char **argv)
@@ -529,12 +541,17 @@ int main(int argc, char **argv)
         return 0;
     }
     sl_log_init("slurmlinkd", CL(VERBOSE) ? SL_LOG_DEBUG : SL_LOG_INFO);
-    raise_nofile();
+    rlim_t nofile_was = 0;
+    int nofile_raised = raise_nofile(&nofile_was);
     if (CS(SLURM_CONF))
         setenv("SLURM_CONF", CS(SLURM_CONF), 1);
     sigset_t set;
     block_signals(&set);
-    daemon_state_t d = {.cfg = cfg, .live = cfg, .lock_fd = -1};
+    daemon_state_t d = {.cfg = cfg,
+                        .live = cfg,
+                        .lock_fd = -1,
+                        .nofile_raised = nofile_raised,
+                        .nofile_was = nofile_was};
     int controllers = CL(CONTROLLERS) && (CS(SLURM_CONF) || getenv("SLURM_CONF"));
     int rc = 1, started = daemon_start(&d, controllers, &err);
     if (started == -2)
