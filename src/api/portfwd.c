@@ -414,6 +414,34 @@ static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, c
     pf_free(f);
 }
 
+/* The pod's Slurm job id, as the controller recorded it. A Job's pod can be
+ * Running (its shim's push) before a poll has found its array task and
+ * recorded the task's id: the stored pod is read again for up to 10 s,
+ * while it is the same pod. NULL when none is recorded by then. */
+static char *pod_job_id(api_req_t *r, json_t *pod)
+{
+    const char *job = sl_kube_annotation(pod, "slurmlink.io/job-id");
+    const char *uid = sl_kube_uid(pod);
+    if (job && *job)
+        return sl_xstrdup(job);
+    char *found = NULL;
+    for (int i = 0; i < 40 && !found && uid; i++) {
+        usleep(250 * 1000);
+        json_t *now =
+            sl_store_get(r->api->store, "pods", sl_kube_namespace(pod), sl_kube_name(pod));
+        const char *u = now ? sl_kube_uid(now) : NULL;
+        const char *j = now ? sl_kube_annotation(now, "slurmlink.io/job-id") : NULL;
+        if (!u || strcmp(u, uid)) {
+            json_decref(now);
+            break;
+        }
+        if (j && *j)
+            found = sl_xstrdup(j);
+        json_decref(now);
+    }
+    return found;
+}
+
 /* the refusal of this pod and ports (kubectl's and the kubelet's words), or NULL */
 static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
 {
@@ -438,8 +466,9 @@ static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
         free(dir);
         return why;
     }
-    const char *job = sl_kube_annotation(pod, "slurmlink.io/job-id");
+    char *job = owned ? pod_job_id(r, pod) : NULL;
     pid_t pid = owned ? shim_pid(dir, st.st_uid, job) : 0;
+    free(job);
     free(dir);
     f->shim = pid;
     f->uid = st.st_uid;
