@@ -20,46 +20,13 @@
 #define BACKOFF_FIRST_MS 1000LL
 #define BACKOFF_MAX_MS 30000LL
 
-/* a pod without a name: PREFIX and five random characters (generateName) */
-static void name_pod(json_t *pod)
-{
-    const char *gen = sl_kube_meta_str(pod, "generateName");
-    if (!gen || (sl_kube_name(pod) && *sl_kube_name(pod)))
-        return;
-    char sfx[6], *name;
-    sl_kube_rand_suffix(sfx, 5);
-    name = sl_xasprintf("%s%s", gen, sfx);
-    sl_kube_meta_set_str(pod, "name", name);
-    free(name);
-}
-
-/* without an API (unit tests): each pod stored as it is */
-static int store_plain(sl_ctl_t *c, json_t *pods, sl_error_t *err)
-{
-    size_t i;
-    json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
-        int rc = -1;
-        for (int t = 0; t < 8 && rc < 0; t++) {
-            name_pod(pod);
-            rc = sl_store_create(c->store, "pods", pod, err);
-            if (rc < 0 && (errno != EEXIST || !sl_kube_meta_str(pod, "generateName")))
-                return -1;
-            if (rc < 0)
-                sl_kube_meta_set_str(pod, "name", NULL);
-        }
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
 int ctl_pods_create(sl_ctl_t *c, json_t *pods, bool *forbidden, sl_error_t *err)
 {
     *forbidden = false;
-    if (!c->o.create_pods)
-        return store_plain(c, pods, err);
+    if (!c->o.create_pods) { /* no pod is stored past admission */
+        errno = EINVAL;
+        return sl_errprintf(err, "no admission path for the controllers' pods (create_pods)");
+    }
     sl_error_t e = SL_ERROR_INIT;
     int rc = c->o.create_pods(c->o.create_pods_arg, pods, &e);
     if (rc < 0) {
@@ -67,8 +34,8 @@ int ctl_pods_create(sl_ctl_t *c, json_t *pods, bool *forbidden, sl_error_t *err)
         /* refused by admission (a quota, the creator's identity, a field,
          * the namespace), not a store failure */
         *forbidden = e.kind != SL_ERR_GENERIC && e.kind != SL_ERR_INTERNAL;
-        char *m = sl_kube_error_message(&e, "pods", "", "Pod",
-                                        sl_kube_name(json_array_get(pods, 0)));
+        char *m =
+            sl_kube_error_message(&e, "pods", "", "Pod", sl_kube_name(json_array_get(pods, 0)));
         sl_errprintf(err, "%s", m);
         free(m);
         errno = saved;
@@ -91,8 +58,8 @@ void ctl_create_refused(sl_ctl_t *c, const char *uid)
     long long d = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_FIRST_MS;
     if (d > BACKOFF_MAX_MS)
         d = BACKOFF_MAX_MS;
-    json_object_set_new(c->create_backoff, uid, json_pack("[I, I]", (json_int_t)(sl_now_ms() + d),
-                                                          (json_int_t)d));
+    json_object_set_new(c->create_backoff, uid,
+                        json_pack("[I, I]", (json_int_t)(sl_now_ms() + d), (json_int_t)d));
 }
 
 void ctl_create_admitted(sl_ctl_t *c, const char *uid)

@@ -40,13 +40,13 @@ typedef struct sl_ctl_opts {
     /* bytes one pulled image may download and unpack to (0: the image store's default) */
     unsigned long long image_max_size;
     const char *image_unpack_user; /* umoci runs as this user (NULL: root) */
-    int image_max_pulls;        /* pulls at once in all (0: 8) */
-    int image_max_pulls_per_ns; /* pulls at once of one namespace (0: 4) */
-    int image_manifest_timeout; /* seconds for a registry's manifest answer (0: 30) */
+    int image_max_pulls;           /* pulls at once in all (0: 8) */
+    int image_max_pulls_per_ns;    /* pulls at once of one namespace (0: 4) */
+    int image_manifest_timeout;    /* seconds for a registry's manifest answer (0: 30) */
     /* how the controllers store the pods they make for a workload: the
      * API's admission of a pod create (sl_api_create_pods: identity,
-     * quota), pods all or none; 0, or -1 with err. NULL: stored as they
-     * are (unit tests without an API). */
+     * quota), pods all or none; 0, or -1 with err. Required: without it
+     * the controllers make no pods. */
     int (*create_pods)(void *arg, json_t *pods, sl_error_t *err);
     void *create_pods_arg;
 } sl_ctl_opts_t;
