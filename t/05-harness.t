@@ -5,11 +5,14 @@
 # skipped, done_testing N catches a block that ran fewer points, a crash
 # fails, a unit binary the Makefile lists but the build lacks fails, an ASan
 # unit binary that leaks fails (LeakSanitizer on), -j 2 runs files at once
-# (two files that wait for each other both pass), a "# serial" file runs
-# alone after the rest, lines come in the files' order, and the summary is
+# (two files that wait for each other both pass), the longest file (by
+# t/durations) starts first, "# serial" files run beside ordinary ones but
+# never beside each other, an "# alone" file runs alone after the rest,
+# --for picks the files whose "# covers:" line names a path and the unit
+# binaries of its module, lines come in the files' order, and the summary is
 # "N passed, N failed, N skipped" with a non-zero exit.
 source "$(dirname "$0")/lib.sh"
-plan 24
+plan 33
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -45,16 +48,32 @@ fixture d-skipone "plan 2; ok true 'one'; skip 'no GPU here'"
 fixture e-shrunk "if false; then ok true 'in a block that does not run'; fi; ok true 'after'; done_testing 2"
 fixture f-crash "plan 2; ok true 'before the crash'; kill -SEGV \$\$"
 fixture a-unplanned "ok true 'counted at the end'; done_testing"
-fixture g-serial "# serial
-ok test -e $S/p1.done -a -e $S/p2.done 'runs after the parallel files'
+fixture g-alone "ok test -e $S/p1.done -a -e $S/p2.done -a -e $S/h1.done -a -e $S/h2.done 'runs after the parallel files'
 done_testing 1"
-sed -i '2i # serial' "$T/t/g-serial.t"
+sed -i '2i # alone: made up' "$T/t/g-alone.t"
+# h-ser1 and h-ser2 are serial: each holds a lock the other would find
+# taken, and waits for the ordinary i-beside to have seen it run
+for k in 1 2; do
+  fixture h-ser$k "plan 2
+ok mkdir $S/serial-lock 'h-ser$k: no other serial file runs now'
+touch $S/h$k.on
+ok wait_for 60 test -e $S/beside-saw-$k 'h-ser$k: an ordinary file runs beside it'
+rmdir $S/serial-lock; touch $S/h$k.done"
+  sed -i '2i # serial: made up' "$T/t/h-ser$k.t"
+done
+fixture i-beside "plan 2
+for k in 1 2; do ok wait_for 60 test -e $S/h\$k.on \"serial file h-ser\$k runs beside this one\"; touch $S/beside-saw-\$k; done"
+# j-long is the longest by t/durations: it starts before a-pair1
+fixture j-long "plan 1; ok test ! -e $S/p1 'the longest file starts first'"
+printf '# made up\n900 j-long.t\n' >"$T/t/durations"
+fixture k-cov "plan 1; ok true 'covers src/foo/'"
+sed -i '2i # covers: src/foo/ t/lib.sh' "$T/t/k-cov.t"
 
 out=$(cd "$T" && t/run-tests -j 2 2>&1)
 rc=$?
 diag "$out"
 is "$rc" 1 "run-tests exits 1 when anything failed"
-is "$(tail -1 <<<"$out")" "10 passed, 6 failed, 2 skipped" "the summary counts passed, failed and skipped points"
+is "$(tail -1 <<<"$out")" "18 passed, 6 failed, 2 skipped" "the summary counts passed, failed and skipped points"
 line() { grep -E "^$1 " <<<"$out"; }
 like "$(line u_good)" 'ok +1 passed' "a unit binary passes"
 like "$(line u_missing)" 'FAIL' "a unit binary the Makefile lists but the build lacks fails"
@@ -70,10 +89,14 @@ like "$(line c-skipall.t)" 'SKIP.*no widget here' "a whole-file skip is reported
 like "$(line d-skipone.t)" 'ok +1 passed, 1 skipped' "a skipped point is counted as skipped"
 like "$(line e-shrunk.t)" 'FAIL +1 passed +1 failed.*plan=2' "done_testing N: a block that did not run fails the file"
 like "$(line f-crash.t)" 'FAIL +1 passed +1 failed \(rc=139' "a crash fails the file"
-like "$(line g-serial.t)" 'ok +1 passed' "a '# serial' file runs after the parallel ones"
+like "$(line g-alone.t)" 'ok +1 passed' "an '# alone' file runs after the others"
+like "$(line h-ser1.t)" 'ok +2 passed' "a '# serial' file runs beside an ordinary one, never beside another serial one (h-ser1)"
+like "$(line h-ser2.t)" 'ok +2 passed' "... (h-ser2)"
+like "$(line i-beside.t)" 'ok +2 passed' "... the ordinary file saw both run"
+like "$(line j-long.t)" 'ok +1 passed' "the longest file by t/durations starts first"
 is "$(grep -oE '^[a-z][-a-z0-9_.]+ +(ok|FAIL|SKIP)' <<<"$out" | awk '{print $1}' | tr '\n' ' ')" \
-  "u_good u_missing asan-u_good asan-u_missing a-pair1.t a-pair2.t a-unplanned.t b-short.t c-skipall.t d-skipone.t e-shrunk.t f-crash.t g-serial.t " \
-  "one line per file, units first, in the files' order, serial files last"
+  "u_good u_missing asan-u_good asan-u_missing a-pair1.t a-pair2.t a-unplanned.t b-short.t c-skipall.t d-skipone.t e-shrunk.t f-crash.t g-alone.t h-ser1.t h-ser2.t i-beside.t j-long.t k-cov.t " \
+  "one line per file, units first, in the files' order, whatever order they ran in"
 like "$(line 'failing:')" 'failing: u_missing asan-u_good asan-u_missing b-short.t e-shrunk.t f-crash.t' "the failing files are named"
 
 # the same tree, one file at a time: the pair cannot meet, everything else is the same
@@ -87,6 +110,14 @@ fixture h-diag "plan 3; is a b 'differs' || diag 'is explained'; ok false 'fails
 (cd "$T" && t/run-tests -j 1 h-diag >/dev/null 2>&1)
 is "$(grep -E '^# (is|ok|not) ' "$T/t/out/h-diag.t.log" | tr '\n' ' ')" "# is explained # ok explained " \
   "a failing is/ok returns 1 (its '|| diag' runs), a passing like returns 0"
+# --for: the scripts whose covers line names the path, a folder above it or
+# a file under it, and the unit binaries of the path's module (test/u_*: src/u)
+forrun() { (cd "$T" && t/run-tests -j 1 --for "$@" 2>&1 | grep -oE '^[a-z][-a-z0-9_.]+ +(ok|FAIL|SKIP)' | awk '{print $1}' | tr '\n' ' '); }
+is "$(forrun src/foo/bar.c)" "k-cov.t " "--for a file under a covered folder runs the script that covers it, and nothing else"
+is "$(forrun src/foo t/lib.sh)" "k-cov.t " "--for a folder or a covered file: the same script once"
+is "$(forrun src/u/x.c)" "u_good u_missing asan-u_good asan-u_missing " "--for a file of module u runs u's unit binaries"
+is "$(forrun src/bar/)" "" "--for a path nothing covers runs nothing"
+like "$(cd "$T" && t/run-tests --estimate -j 2)" "this order \(longest first, serial beside others\): [0-9]+ s" "--estimate prints the run's wall time from t/durations"
 rm -rf "$T/build-asan"
 like "$(cd "$T" && t/run-tests --unit 2>&1 | grep asan)" 'asan-unit-tests +SKIP' "no build-asan/: its unit binaries are reported skipped, not passed"
 done_testing

@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: point 1 removes the host's _slurmlink-pull to see up make it again
+# alone: point 1 removes the host's _slurmlink-pull to see up make it again
 # (every other cluster's pulls use that user meanwhile)
 # 39-privsep-pulluser.t — who runs a pull's tools (docs/security.md "Pulled
 # images"). slurmlinkd is root; skopeo speaks to whatever registry a tenant

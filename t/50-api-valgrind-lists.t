@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: valgrind is slow and timing-sensitive on a loaded machine
+# alone: valgrind is slow and timing-sensitive on a loaded machine
 # 50-api-valgrind-lists.t — slurmlinkd (the plain build) under valgrind
 # through namespace termination (the namespace controller, conditions,
 # finalizers, /finalize, 403/409) and consistent paging (a continuation as of

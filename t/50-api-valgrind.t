@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: valgrind is slow and timing-sensitive on a loaded machine
+# alone: valgrind is slow and timing-sensitive on a loaded machine
 # 50-api-valgrind.t — slurmlinkd (the plain build) under valgrind through a
 # short scripted session: discovery, create, apply, get as Table, watch
 # (also filtered, from a resourceVersion), logs, patches, bad input,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: kills and restarts daemons, waits out a 30 s slurmctld outage
+# serial: 200 pods, daemons killed and restarted, a 30 s slurmctld outage: not beside another heavy file
 # Nothing lost: slurmlinkd killed while 200 pods are created, run and finish;
 # slurmctld away for 30 s; a node dying under running pods.
 source "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: the ThreadSanitizer daemon is several times slower than the plain one
+# serial: the ThreadSanitizer daemon is several times slower than the plain one: not beside another heavy file
 # slurmlinkd built with ThreadSanitizer (make tsan; this file builds nothing)
 # through the lifecycle and recovery scenarios on the real cluster: pods
 # created, run and finished while their shims push status into the API's

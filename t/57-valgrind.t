@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: valgrind is slow and timing-sensitive on a loaded machine
+# alone: valgrind is slow and timing-sensitive on a loaded machine
 # slurmlinkd with its controllers under valgrind, through a pod's whole life
 # on the real cluster: no memory errors, no leaks. The daemon is stopped by
 # the test itself (SIGTERM, then waiting as long as valgrind's exit-time leak

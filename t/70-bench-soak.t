@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: a benchmark harness: many pods at once want the machine to itself
+# serial: a benchmark harness of 200 pods at once (its checks are of correctness, not speed): not beside another heavy file
 # bench/soak.py, bench/start-order.py, bench/submit-throughput.py,
 # bench/quota-scale.py, bench/pending-idle.py and bench/burst-delete.py at a small size on a
 # private cluster of two nodes with accounting (docs/benchmarks.md): the harnesses work and the soak's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# serial: the ThreadSanitizer daemon is several times slower than the plain one
+# serial: the ThreadSanitizer daemon is several times slower than the plain one: not beside another heavy file
 # SIGHUP reloads under ThreadSanitizer (make tsan; this file builds nothing):
 # the TSan slurmlinkd, started from the configuration file `slurmlink up
 # --no-slurmlinkd` writes, takes 15 reloads of the policy, the TLS
