@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: t/lib.sh t/run-tests
 # 05-harness.t — t/run-tests and lib.sh on a made-up tree of test files
 # whose right outcome is known: a child printing "ok" lines is not counted, a
 # file short of its plan fails, a whole-file and a one-point skip count as

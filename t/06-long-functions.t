@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ scripts/long-functions.sh
 # 06-long-functions: no C function of src/ (generated files and unit tests
 # left out) is over 100 lines, counted from the signature line to the closing
 # brace (scripts/long-functions.sh), except those still listed in

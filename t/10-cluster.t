@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/cluster/ src/cmd/cluster.c src/slurmif/
+# slow
 # slurmlink up / down / status against a real private cluster:
 # GRES GPUs, accounting, double up, stale folder, taken port, failures.
 source "$(dirname "$0")/lib.sh"

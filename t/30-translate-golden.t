@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/pod/
 # 30-translate-golden: every pod in t/golden/translate/<case>.yaml renders to
 # exactly <case>.sh and <case>.shim.json (or fails with exactly <case>.err).
 # Extra render options for a case go in <case>.args. UPDATE_GOLDEN=1 rewrites

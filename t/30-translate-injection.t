@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/pod/
 # 30-translate-injection: hostile strings in command, args, env and annotation
 # values never run: the rendered script, executed by bash with a stub in place
 # of slurmlink-shim, creates no file and calls the stub with exactly the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/pod/
 # 30-translate-run: rendered pods really run (no Slurm needed): render
 # --write lays out the pod folder, bash runs job.sh, slurmlink-shim runs the
 # containers with charliecloud and on the host. Checks init containers,

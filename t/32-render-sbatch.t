@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/cmd/render.c src/translate/ src/shim/
 # Rendered batch scripts run by plain sbatch on the real local cluster:
 # charliecloud and host runtimes, GPUs through GRES, logs, exit codes,
 # restarts, an init container failing, SIGTERM with the grace period.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/fuzz/
+# slow
 # 35-fuzz: build the libFuzzer harnesses (make fuzz-build: clang,
 # ASan/UBSan/libFuzzer) and run each for FUZZ_SECONDS (default 5). A crash,
 # leak, sanitizer report or harness assertion fails the harness. The golden

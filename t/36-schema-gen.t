@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/pod/gen/ src/pod/schema.c scripts/schema.sh
 # 36-schema-gen: src/pod/schema_table.c is what `make schema` generates: the
 # pinned kubernetes-models tarball (fetched with npm into
 # $SLURMLINK_NPM_CACHE, default ~/.cache/slurmlink/npm, which CI caches),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/cluster/
 # 39-privsep-cluster.t — a tenant against `slurmlink up` and `slurmlink
 # doctor` (docs/security.md, "The cluster folder"), with real Unix users
 # alice ($UA) and bob ($UB):

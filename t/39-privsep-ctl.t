@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/slurmif/ src/api/quota.c
 # 39-privsep-ctl.t — the controllers' pods go through the same admission
 # as a tenant's own, and a controller takes only Slurm jobs slurmlinkd
 # submitted for it, on a real cluster with two real tenants:

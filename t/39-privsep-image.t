@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c src/slurmif/acct.c
 # 39-privsep-image.t — a hostile tenant against the image store
 # (docs/security.md, "Pulled images"): two real Unix users, alice ($UA) and
 # bob ($UB), on a real cluster; alice's pods name images of a loopback
@@ -52,12 +53,7 @@ S=$CL/images
 GIDA=$(id -g "$UA")
 
 # --- alice's registry and images ---------------------------------------------------
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-REG=127.0.0.1:$PORT
-printf 'version: 0.1\nstorage: {filesystem: {rootdirectory: %s/regdata}}\nhttp: {addr: "%s"}\n' "$T" "$REG" >"$T/reg.yml"
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-on_exit "kill $!"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry "$T"
 
 cd "$T" || bail cd
 cat >ids.c <<'C'

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c
+# slow
 # 39-privsep-images.t — pulled images between tenants, on a real Slurm
 # cluster with two real non-root tenants and real loopback registries
 # (Debian's docker-registry: one with htpasswd, one public):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/cluster/pulluser.c src/ctl/pull.c
 # 39-privsep-pullsite.t — the site's registry credentials (images.credentials)
 # and the user a pull runs as (docs/security.md "Pulled images"). A pull with
 # a pod's credentials runs skopeo as the pod's Unix user, reading a copy of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/cluster/pulluser.c src/ctl/pull.c
 # alone: point 1 removes the host's _slurmlink-pull to see up make it again
 # (every other cluster's pulls use that user meanwhile)
 # 39-privsep-pulluser.t — who runs a pull's tools (docs/security.md "Pulled

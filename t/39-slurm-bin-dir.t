@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/slurmif/bindir.c src/config/
 # 39-slurm-bin-dir.t — slurm.bin_dir, the folder of Slurm's commands that
 # the jobs' PATH starts with. A Slurm installed in a prefix of its own
 # (SchedMD's 25.11 in /opt/slurm-25.11/bin) was not in the PATH slurmlinkd

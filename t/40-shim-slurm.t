@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/ src/shimlib/
 # slurmlink-shim inside real Slurm jobs: a hand-written batch script execs the
 # shim on a hand-made spec with a charliecloud busybox container on a GRES GPU;
 # logs, status.json, pushes and the job's exit code; scancel with a grace period.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/ src/shimlib/
 # slurmlink-shim run directly (no Slurm) on hand-made pod folders: CRI logs,
 # exit codes, restart policies and back-off, init containers, SIGTERM and the
 # grace period, pushes to a real HTTP receiver, an unreachable daemon,

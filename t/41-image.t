@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/cmd/image.c
 # slurmlink image: import (busybox, folder, tar, stdin), list (table, --json),
 # run with ch-run, rm, the default store, bad names and sources.
 source "$(dirname "$0")/lib.sh"

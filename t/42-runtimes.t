@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/runtime/ src/shim/
 # 42-runtimes.t — a pod runs with a runtime that is installed, or is told
 # clearly why not, never as a Slurm job that dies with
 # `exec apptainer: No such file or directory`:
@@ -49,7 +50,6 @@ like "$(cat "$D/out2")" "runtimes.default not set and apptainer is not installed
 # --- a cluster with charliecloud, no apptainer, no podman --------------------------
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 job() { jp "$1" '{.metadata.annotations.slurmlink\.io/job-id}'; }
 failed() { [ "$(jp "$1" '{.status.phase}')" = Failed ]; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c src/ctl/pullpool.c src/slurmif/acct.c
 # Images from a registry: a real docker-registry on loopback, images built
 # here with umoci from busybox-static and pushed with skopeo; `slurmlink
 # image pull` (store per digest, layers with a deleted file, image config,
@@ -8,22 +9,9 @@
 source "$(dirname "$0")/lib.sh"
 plan 50
 
-for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-PORT=$(free_port)
-REG=127.0.0.1:$PORT
-cat >"$T/reg.yml" <<YAML
-version: 0.1
-storage: {filesystem: {rootdirectory: $T/regdata}, delete: {enabled: true}}
-http: {addr: "$REG"}
-log: {level: info, accesslog: {disabled: false}}
-YAML
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-RPID=$!
-on_exit "kill $RPID"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry --delete "$T" "log: {level: info, accesslog: {disabled: false}}"
 
 # --- images: two layers (a file deleted in the upper one), then config -------
 cd "$T" || bail "cd"
@@ -78,7 +66,7 @@ is "$(ls -A "$S" | grep -c '^\.pull')" 0 "no work folders left"
 err=$(img pull "$REG/team/app:nope" 2>&1); rc=$?
 is "$rc" 1 "a missing tag fails"
 like "$err" 'manifest unknown' "with the registry's answer"
-err=$(img pull "127.0.0.1:$(free_port)/team/app:v1" 2>&1)
+err=$(img pull "127.0.0.1:$(free_ports 1)/team/app:v1" 2>&1)
 like "$err" 'connection refused' "a registry that is down: connection refused"
 out=$(img pull "$REG/team/multi:v1" --json 2>&1)
 is "$(jq -r .digest <<<"$out")" "$(jq -r '.manifests[] | select(.platform.architecture == "amd64") | .digest' <<<"$idx")" \
@@ -103,7 +91,6 @@ like "$err" 'invalid image reference.*lower-case' "a malformed reference is refu
 # --- pods -------------------------------------------------------------------
 cluster_up || bail "cluster up"
 KC=(kubectl --cache-dir "$CL/kcache")
-kc() { "${KC[@]}" "$@"; }
 pod() { # name image [container yaml]
   cat <<YAML
 apiVersion: v1
@@ -174,7 +161,7 @@ like "$(kc get events --field-selector involvedObject.name=miss,reason=Failed -o
   "Failed to pull image \"$REG/team/app:nope\": .*manifest unknown" "Failed event with the registry's answer"
 like "$(kc get events --field-selector involvedObject.name=miss -o jsonpath='{range .items[*]}{.reason}{" "}{end}')" 'BackOff' "BackOff event"
 is "$(kc get pod miss -o jsonpath='{.status.phase}')" Pending "the pod stays Pending"
-pod down "127.0.0.1:$(free_port)/team/app:v1" | kc apply -f - >/dev/null
+pod down "127.0.0.1:$(free_ports 1)/team/app:v1" | kc apply -f - >/dev/null
 ok wait_for 60 is_wr down ImagePullBackOff "a registry that is down: ImagePullBackOff"
 like "$(kc get pod down -o jsonpath='{.status.containerStatuses[0].state.waiting.message}')" 'Back-off pulling image' "its message"
 pod never "$REG/team/other:v1" '    imagePullPolicy: Never' | kc apply -f - >/dev/null

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/rootfs.c src/image/rootfs.c src/image/
 # 43-rootfs.t — a charliecloud container's root behaves like a Kubernetes
 # container's: writable, private to each run (the shim's overlay over the
 # stored image, src/shim/rootfs.c), read-only with readOnlyRootFilesystem,
@@ -10,7 +11,6 @@ plan 22
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 IMG=$CL/images/busybox+latest
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 # the image folder: every path, its type, mode, owner, size, link target and content
 tree_sum() { (cd "$1" && find . -printf '%p %y %m %U %G %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 cat) | md5sum; }

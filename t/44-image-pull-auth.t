@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c src/ctl/pullpool.c src/slurmif/acct.c
 # Private registries: Debian's docker-registry with TLS (a CA made here) and
 # htpasswd (bcrypt) on this host's non-loopback address, so TLS is verified
 # (loopback registries may be plain HTTP). `slurmlink image pull` with and
@@ -59,7 +60,6 @@ chmod +x "$T/bin/slurmlinkd"
 ln -s "$(dirname "$SLURMLINKD")/slurmlink-shim" "$T/bin/slurmlink-shim"
 SLURMLINKD=$T/bin/slurmlinkd cluster_up || bail "cluster up"
 KC=(kubectl --cache-dir "$CL/kcache")
-kc() { "${KC[@]}" "$@"; }
 kc create namespace team-a >/dev/null
 kc create namespace team-b >/dev/null
 ok kc -n team-a create secret docker-registry regcred --docker-server="$REG" --docker-username=alice --docker-password='s3cret pw' \

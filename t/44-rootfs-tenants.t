@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/rootfs.c src/image/rootfs.c src/image/
 # 44-rootfs-tenants.t — the private root (src/shim/rootfs.c) for two real
 # tenants (Unix users made here) running one stored image at the same time:
 #   - each container runs as its tenant (not root) and writes / freely, in a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c src/ctl/pullpool.c
 # The pulled images of the store: `slurmlink image list | rm | prune`
 # (tags, digests, dangling images, leftovers), the size limit with least
 # recently used removal (`pull --limit`, images.store_limit), and in use as
@@ -11,16 +12,7 @@ plan 41
 for t in skopeo umoci docker-registry jq; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-REG=127.0.0.1:$(free_port)
-cat >"$T/reg.yml" <<YAML
-version: 0.1
-storage: {filesystem: {rootdirectory: $T/regdata}, delete: {enabled: true}}
-http: {addr: "$REG"}
-YAML
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-on_exit "kill $!"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry --delete "$T"
 
 # images: busybox and NOISE bytes of random data, pushed as team/NAME:v1
 cd "$T" || bail "cd"
@@ -99,7 +91,6 @@ chmod +x "$T/bin/slurmlinkd"
 ln -s "$(dirname "$SLURMLINKD")/slurmlink-shim" "$T/bin/slurmlink-shim"
 SLURMLINKD=$T/bin/slurmlinkd cluster_up || bail "cluster up"
 KC=(kubectl --cache-dir "$CL/kcache")
-kc() { "${KC[@]}" "$@"; }
 S=$CL/images
 pod() { # name image command...
   cat <<YAML

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/rootfs.c src/image/rootfs.c src/image/
 # 45-shim-rootfs.t — slurmlink-shim alone (no cluster), as the user nobody,
 # on shim.json files written here: what it says when a container cannot
 # start, with and without a private root (src/shim/rootfs.c):

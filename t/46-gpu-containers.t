@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/gpu.c src/translate/
 # 46-gpu-containers.t — a charliecloud container with nvidia.com/gpu gets
 # exactly the GPUs Slurm bound to its job (src/shim/gpu.c): their device files
 # at /dev/nvidiaN and no other GPU's, CUDA_VISIBLE_DEVICES and
@@ -12,7 +13,6 @@ plan 29
 cluster_up --gpus 2 --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 IMG=$CL/images/busybox+latest
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 tree_sum() { (cd "$1" && find . -printf '%p %y %m %U %G %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 cat) | md5sum; }
 before=$(tree_sum "$IMG")

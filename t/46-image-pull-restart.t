@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c src/ctl/pullpool.c
 # slurmlinkd killed (SIGKILL) in the middle of a pull: the test build's
 # fault point pull-fetched holds the pull after skopeo fetched and umoci
 # unpacked the layers of a big image, before the digest folder is put in
@@ -9,21 +10,10 @@
 source "$(dirname "$0")/lib.sh"
 plan 15
 
-for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 case "$SLURMLINKD" in *build-asan/*) ;; *) bail "needs the ASan build's fault points (make asan)" ;; esac
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-REG=127.0.0.1:$(free_port)
-cat >"$T/reg.yml" <<YAML
-version: 0.1
-storage: {filesystem: {rootdirectory: $T/regdata}}
-http: {addr: "$REG"}
-log: {level: info, accesslog: {disabled: false}}
-YAML
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-on_exit "kill $!"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry "$T" "log: {level: info, accesslog: {disabled: false}}"
 
 # a big image: busybox, then two layers of 40 MB of random data each
 cd "$T" || bail "cd"
@@ -39,7 +29,6 @@ skopeo copy --quiet --dest-tls-verify=false oci:oci:big "docker://$REG/team/big:
 cd - >/dev/null || bail "cd"
 
 cluster_up || bail "cluster up"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 S=$CL/images
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }

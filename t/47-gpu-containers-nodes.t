@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/shim/gpu.c src/translate/
 # 47-gpu-containers-nodes.t — on `slurmlink up --nodes 2 --gpus 1` each node's
 # GPU is its own fake device file (D/nodes/nodeK/dev/gpu0), and a charliecloud
 # GPU container gets the file of the node it runs on: slurmlink-gpu.json's
@@ -8,7 +9,6 @@ plan 6
 
 cluster_up --nodes 2 --gpus 1 --cpus 2 || bail "up --nodes 2"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"])' "$CL/etc/slurmlink-gpu.json" 2>&1)" \
   "$CL/nodes/{node}/dev/gpu%d" "the device template names each node's own folder"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/image/ src/ctl/pull.c src/ctl/pullpool.c src/slurmif/acct.c
 # The image's USER, by Kubernetes' rules, within the job user's rights:
 # charliecloud runs the process as the image's ids inside its user namespace
 # (ch-run --uid/--gid), mapped to the job's Unix user outside (what it
@@ -8,19 +9,9 @@
 source "$(dirname "$0")/lib.sh"
 plan 12
 
-for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-REG=127.0.0.1:$(free_port)
-cat >"$T/reg.yml" <<YAML
-version: 0.1
-storage: {filesystem: {rootdirectory: $T/regdata}}
-http: {addr: "$REG"}
-YAML
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-on_exit "kill $!"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry "$T"
 
 cd "$T" || bail "cd"
 umoci init --layout oci >/dev/null
@@ -38,7 +29,6 @@ for i in u1000:1000 uapp:app ustaff:app:staff ughost:ghost; do mkimage "${i%%:*}
 cd - >/dev/null || bail "cd"
 
 cluster_up || bail "cluster up"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 JU=$(id -u nobody) # the job user (slurm.run_as)
 pod() { # name image [securityContext yaml]
   kc apply -f - >/dev/null <<YAML

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/cluster/trust.c
 # 50-api-clientnode.t — focused tests for what @kubernetes/client-node
 # revealed (t/52-client-node.t runs the client itself):
 #  - it parses metadata.creationTimestamp into a Date and sends it back with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/store/
 # 50-api-paging.t — consistent pagination as kube-apiserver serves it: the
 # later pages of a list are served as of the first page's revision, so
 # objects created, deleted or changed between pages on either side of the

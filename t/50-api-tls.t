@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pki/
 # 50-api-tls.t — slurmlinkd over HTTPS (--tls-cert/--tls-key): curl and
 # kubectl verify the certificate (IP SAN 127.0.0.1) and everything, watches
 # and log streams included, works as over plain HTTP.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/store/ src/daemon/
 # alone: valgrind is slow and timing-sensitive on a loaded machine
 # 50-api-valgrind-lists.t — slurmlinkd (the plain build) under valgrind
 # through namespace termination (the namespace controller, conditions,

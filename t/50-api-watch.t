@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/store/
 # 50-api-watch.t — watch streams as kube-apiserver writes them, over HTTPS
 # with the admin's client certificate (no Slurm: the API alone):
 #   - the raw stream: the status line and headers arrive while no event

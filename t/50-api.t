@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/store/ src/ctl/job.c
 # 50-api.t — slurmlinkd's Kubernetes API over plain HTTP with curl: discovery,
 # OpenAPI, CRUD, patches, optimistic concurrency, status subresource, Table,
 # selectors and paging, graceful deletion, namespaces, restart persistence.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/api/
+# slow
 # 51-explain.t — the OpenAPI v3 documents carry Kubernetes' schemas: kubectl
 # explain (1.30, 1.32, 1.33) prints upstream's descriptions for every served
 # kind; client-side apply, edit, patch and server-side apply still merge

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/cluster/trust.c src/cmd/kubeconfig.c scripts/client-node.sh
 # 52-client-node.t — the JavaScript client, @kubernetes/client-node (pinned
 # in t/client-node/package.json, installed with the Node.js it needs into
 # .cache/ by scripts/client-node.sh), against slurmlinkd: create, list

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/
 # 52-python-watch.t — the official Python client (Debian's python3-kubernetes,
 # run by /usr/bin/python3) watching pods the way controllers do:
 #   - a `for event in Watch().stream(...)` loop over a pod watch: every event

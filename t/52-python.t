@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/
 # 52-python.t — the official Python client (python3-kubernetes, run by
 # /usr/bin/python3) against slurmlinkd: create, list, watch from a
 # resourceVersion, read_namespaced_pod_log (plain and follow), patch,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pod/ src/kube/
 # 53-badinput-dryrun.t — a dryRun (or fieldValidation) value kube does not
 # know is refused with kube-apiserver's 422 on the request's options (ValidateDryRun in
 # k8s.io/apiserver: CreateOptions, UpdateOptions or PatchOptions), and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pod/ src/kube/
 # 53-badinput-errors.t — the Status built at the API edge from an error
 # (src/kube/status.c, sl_kube_status_error): each kind of error gets
 # kube-apiserver's code, reason, message and details, whichever module

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pod/ src/kube/
 # 53-badinput-status.t — the whole Status (code, reason, message, details,
 # metadata) of every refusal on the write paths: create, update (PUT),
 # patch, delete, the body's decoding and a list's 410. Each answer is

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pod/ src/kube/
 # 53-badinput.t — bad requests get kube-apiserver's exact Status (code,
 # reason, message): malformed JSON, wrong apiVersion/kind, unknown fields,
 # invalid names, labels and quantities, oversized bodies, unknown URLs, bad

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pod/ src/kube/
 # 54-badinput-data.t — the data of ConfigMaps and Secrets is checked as
 # kube-apiserver checks it, with its exact texts: keys (IsConfigMapKey: the
 # characters, 253 at most, never "." or ".." or a "..x" prefix), keys unique

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/shim/ src/api/ src/slurmif/
 # A deleted pod's object goes when its job is over, not while Slurm still
 # finishes it: a job in COMPLETING (its Epilog running, its processes being
 # killed) keeps the pod, Terminating. Kubernetes removes a pod object once
@@ -9,7 +10,6 @@ plan 12
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 field() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 phase_is() { [ "$(field "$1" '{.status.phase}')" = "$2" ]; }
 gone() { ! kc get pod "$1" >/dev/null 2>&1; }

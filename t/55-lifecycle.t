@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/ctl/ src/shim/ src/api/ src/slurmif/
+# slow
 # Pod lifecycle on a real Slurm cluster through an unmodified kubectl:
 # submit, status, logs, events, GPUs next to sbatch jobs, delete (graceful,
 # pending, force), Slurm-side cancel and time limit, nodes.
@@ -8,7 +10,6 @@ plan 60
 cluster_up --gpus 2 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 KC=(kubectl --cache-dir "$CL/kcache")
-kc() { "${KC[@]}" "$@"; }
 pod() { # name restartPolicy command [extra yaml lines for the container]
   cat <<YAML
 apiVersion: v1
@@ -33,6 +34,15 @@ wait_phase() { # pod phase seconds
   while [ $SECONDS -lt $end ]; do [ "$(phase "$1")" = "$2" ] && return 0; sleep 0.2; done
   return 1
 }
+
+# --- a time limit from Slurm (its end is checked last) ------------------------
+# Slurm's limits are whole minutes: the pod is created now and its TIMEOUT,
+# a minute on, is waited for at the end, the rest of the file running meanwhile
+pod late Never 'sleep 600' '  activeDeadlineSeconds: 30' | sed 's/^  activeDeadlineSeconds: 30$//' > "$CL/late.yaml"
+sed -i 's/^  restartPolicy: Never$/  restartPolicy: Never\n  activeDeadlineSeconds: 30/' "$CL/late.yaml"
+kc apply -f "$CL/late.yaml" >/dev/null
+late_limit() { [ "$(squeue -h -t all -n default/late -o %l)" = "1:00" ]; }
+ok wait_for 15 late_limit "activeDeadlineSeconds 30 becomes a 1-minute Slurm time limit"
 
 # --- a GPU pod becomes a Slurm job with its own GPU --------------------------
 pod gpu1 Never 'echo "gpu=$CUDA_VISIBLE_DEVICES job=$SLURM_JOB_ID"; sleep 1' '    resources: {limits: {nvidia.com/gpu: 1}, requests: {cpu: 100m, memory: 64Mi}}' \
@@ -99,7 +109,6 @@ like "$(squeue -h -t all -j "$j3" -o %T 2>/dev/null)" "CANCELLED" "its queued jo
 # exit on SIGTERM can end the job in time
 GRACE=600 pod term1 Never 'trap "echo got TERM; exit 0" TERM; echo started; while :; do sleep 0.2; done' | kc apply -f - >/dev/null
 ok wait_phase term1 Running 30 "a long pod runs"
-sleep 1
 dir=$(ls -d "$CL"/pods/default/term1-*)
 # the pod folder goes with the pod: follow its log to see what the container said
 kc logs -f term1 >"$CL/term1.log" 2>&1 &
@@ -186,11 +195,7 @@ reason_is() { [ "$(kc get pod "$1" -o jsonpath='{.status.reason}')" = "$2" ]; }
 ok wait_for 5 reason_is victim Cancelled "with reason Cancelled (from Slurm's CANCELLED)"
 
 # --- a time limit from Slurm: activeDeadlineSeconds → --time → TIMEOUT ------------
-pod late Never 'sleep 600' '  activeDeadlineSeconds: 30' | sed 's/^  activeDeadlineSeconds: 30$//' > "$CL/late.yaml"
-sed -i 's/^  restartPolicy: Never$/  restartPolicy: Never\n  activeDeadlineSeconds: 30/' "$CL/late.yaml"
-kc apply -f "$CL/late.yaml" >/dev/null
-late_limit() { [ "$(squeue -h -t all -n default/late -o %l)" = "1:00" ]; }
-ok wait_for 15 late_limit "activeDeadlineSeconds 30 becomes a 1-minute Slurm time limit"
+# (the pod was created first thing: its minute ran while the rest did)
 ok wait_phase late Failed 150 "the time limit fails the pod"
 ok wait_for 5 reason_is late DeadlineExceeded "with reason DeadlineExceeded (from Slurm's TIMEOUT)"
 

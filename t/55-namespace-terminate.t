@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/
 # Namespace termination as kube-apiserver and its namespace controller do
 # it, on a real Slurm cluster: DELETE marks the namespace Terminating (with
 # the "kubernetes" finalizer) and returns; its pods are deleted gracefully
@@ -13,7 +14,6 @@ cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 SDK=/usr/lib/google-cloud-sdk/bin
 KC=(kubectl --cache-dir "$CL/kcache")
-kc() { "${KC[@]}" "$@"; }
 URL=$(kc config view -o jsonpath='{.clusters[0].cluster.server}')
 ADM=(--cacert "$CL/pki/ca.crt" --cert "$CL/pki/admin.crt" --key "$CL/pki/admin.key")
 req() { # METHOD PATH [curl args] → $CODE $BODY

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-behind.t — the pod controller and the change log under a burst
 # of writes while it is busy (a burst of creations and a namespace's
 # deletion wrote more changes than the default 10,000 the log keeps).
@@ -30,7 +31,6 @@ on_exit "touch '$W/go0' '$W/go1' '$W/go2'"
 SLURMLINKD_FAULT="submission-handed:3:hold=$W/go0,submission-handed:4:hold=$W/go1,pod-deleted:1:hold=$W/go2" \
   cluster_up --cpus 4 --daemon "$(daemon_with "$W" --watch-log 50)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
 pod() { # name: sleeps 300 s, a grace period of 1 s

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # Adoption, deterministically: the test build's fault point after-submit
 # kills slurmlinkd (SIGKILL) right after slurmctld accepted a pod's job and
 # before its id is stored. Started again, slurmlinkd must adopt that job
@@ -9,7 +10,6 @@ plan 10
 
 cluster_up --gpus 1 --cpus 2 || { echo "not ok 1 - cluster up"; exit 1; }
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 alive() { kill -0 "$1" 2>/dev/null; }
 dead() { ! alive "$1"; }

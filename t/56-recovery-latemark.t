@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-latemark.t — the write of a pod's job id that comes after the
 # job has already run (a submission worker held after slurmctld accepted the
 # job, as a loaded machine can hold it) moves the pod nowhere backwards: the
@@ -14,7 +15,6 @@ plan 8
 
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get pod late -o jsonpath="$1" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
 

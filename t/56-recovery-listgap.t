@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-listgap.t — a Job's pods force-deleted while the pod controller
 # starts: between its list of the stored pods' keys and its read of each pod
 # (the pods are gone when read, so the controller holds no record of them
@@ -15,7 +16,6 @@ plan 8
 
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # The submission workers killed with many submissions in flight: the test
 # build's fault point after-submit kills slurmlinkd (SIGKILL) at its 25th
 # submission accepted by slurmctld, while 120 pods are being submitted by
@@ -15,7 +16,6 @@ N=120
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
 alive() { [ "$(kc get --raw /healthz 2>/dev/null)" = ok ]; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # Outages longer than MinJobAge: slurmlinkd is away (kill -9) while its pods'
 # jobs finish and slurmctld purges them. Started again, each pod ends with
 # its job's real outcome: the shim's record in the pod folder, else
@@ -7,7 +8,6 @@
 source "$(dirname "$0")/lib.sh"
 plan 22
 
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 pod() { # name shell-command
   printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec:\n  restartPolicy: Never\n  containers:\n  - name: main\n    image: busybox\n    command: ["sh", "-c", "%s"]\n    resources: {requests: {cpu: 100m, memory: 32Mi}}\n' "$1" "$2"
 }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-pushes.t — the shim's events reach the pod in order, each
 # once, when a push is missed. The test build's fault point shim-exited
 # holds the API thread that got the shim's push of container a's exit (as a
@@ -18,7 +19,6 @@ plan 12
 
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }

@@ -39,7 +39,6 @@ YAML
     "the pod's phases as a watch saw them: Pending, Running, Succeeded, never back" || diag "$(cat "$CL/phases")"
   is "$(jp pod/quick '{.status.phase}')" "Succeeded" "it is Succeeded"
 }
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log_has() { grep -q "$1" "$CL/log/slurmlinkd.log"; }
 succeeded() { [ "$(jp pod/quick '{.status.phase}')" = Succeeded ]; }

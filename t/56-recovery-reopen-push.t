@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-reopen-push.t — a finished pod's phase never goes back, when
 # the stale view is a push's. A container's "started" push that comes
 # before the controller's poll saw the job run reads the job on the API

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-reopen.t — a finished pod's phase never goes back. The test
 # build's fault point job-running holds the controller thread once it has
 # read the pod's job as RUNNING (a poll read a moment before the job ends,

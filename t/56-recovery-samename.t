@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
+# slow
 # A pod deleted and created again under the same name is another pod: every
 # write of the controller carries the uid of the pod it is for (as kube's
 # preconditions.uid), so the new pod never shows the old pod's job id, phase
@@ -11,7 +13,6 @@ plan 16
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 field() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 jstate() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 jcomment() { scontrol show job "$1" 2>/dev/null | grep -o 'Comment=[^ ]*' | cut -d= -f2-; }
@@ -75,7 +76,7 @@ is "$(kc logs same 2>/dev/null)" "new" "the new pod's log is its own"
 R1=$(pod race "echo old; exit 7")
 ok wait_for 60 has_job "$R1" "a pod 'race' has its job"
 RJ1=$(jobs_of "$R1")
-wait_for 60 test -n "$(field race '{.status.containerStatuses[0].state.terminated.exitCode}')"
+wait_for 60 eval '[ -n "$(field race '\''{.status.containerStatuses[0].state.terminated.exitCode}'\'')" ]'
 kc delete pod race --grace-period=0 --force >/dev/null 2>&1
 R2=$(pod race "sleep 1; echo new; exit 0")
 watch race

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # 56-recovery-started.t — a container's start that the controller's poll
 # reads from events.jsonl before the shim's push of it is applied (a push
 # slower than the poll, as under load) still gives the pod its Started
@@ -16,7 +17,6 @@ plan 7
 
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
 events() { kc get events --field-selector involvedObject.name=slow -o jsonpath='{range .items[*]}{.reason}={.count} {end}' 2>&1; }

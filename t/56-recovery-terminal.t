@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
 # A finished pod never goes back. Slurm may run a finished job again: a
 # requeue of a completed batch job (scontrol requeue, which Slurm allows),
 # or slurmctld restarted without the completion in its saved state. The
@@ -10,7 +11,6 @@ plan 23
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 field() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 jstate() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 is_state() { [ "$(jstate "$1")" = "$2" ]; }

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/ctl/ src/store/ src/slurmif/
+# slow
 # serial: 200 pods, daemons killed and restarted, a 30 s slurmctld outage: not beside another heavy file
 # Nothing lost: slurmlinkd killed while 200 pods are created, run and finish;
 # slurmctld away for 30 s; a node dying under running pods.
@@ -7,7 +9,6 @@ plan 21
 
 cluster_up --gpus 1 --cpus 8 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 pod() { # name restartPolicy shell-command
   printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec:\n  restartPolicy: %s\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: main\n    image: busybox\n    command: ["sh", "-c", "%s"]\n    resources: {requests: {cpu: 100m, memory: 32Mi}}\n' "$1" "$2" "$3"
 }

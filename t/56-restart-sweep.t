@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/sweep.c src/ctl/
 # 56-restart-sweep.t — what a crash between a pod's removal from the store
 # and the controller's follow-up leaves, put right when slurmlinkd starts:
 #   1. killed right after the controller removed a deleted pod whose job was
@@ -25,7 +26,6 @@ on_exit "rm -rf '$W'"
 on_exit "touch '$W/go'"
 SLURMLINKD_FAULT="pod-deleted:1" cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }

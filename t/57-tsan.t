@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/daemon/ src/ctl/ src/api/ src/store/
+# slow
 # serial: the ThreadSanitizer daemon is several times slower than the plain one: not beside another heavy file
 # slurmlinkd built with ThreadSanitizer (make tsan; this file builds nothing)
 # through the lifecycle and recovery scenarios on the real cluster: pods
@@ -31,7 +33,6 @@ export SLURMLINKD=$BIN/slurmlinkd
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$ROOT/t/tsan.supp log_path=$TS/tsan"
 cluster_up --gpus 1 --cpus 8 || bail "cluster up with the TSan daemon"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 restart_daemon() { # what `up` said goes to the TAP stream when it fails
   "$SLURMLINK" up --dir "$CL" >"$TS/up.log" 2>&1 && return 0

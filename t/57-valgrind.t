@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/daemon/ src/ctl/ src/api/ src/store/
 # alone: valgrind is slow and timing-sensitive on a loaded machine
 # slurmlinkd with its controllers under valgrind, through a pod's whole life
 # on the real cluster: no memory errors, no leaks. The daemon is stopped by
@@ -31,7 +32,6 @@ cluster_up --gpus 1 --daemon "$VG/slurmlinkd" || bail "cluster up under valgrind
 WPID=$(cat "$CL/run/slurmlinkd.pid")
 VPID=$(pgrep -P "$WPID" | head -1)
 like "$(tr '\0' ' ' < "/proc/${VPID:-0}/cmdline" 2>&1)" "valgrind[.a-z]* .*build/slurmlinkd" "slurmlinkd runs under valgrind"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 cat <<'YAML' | kc apply -f - >/dev/null
 apiVersion: v1
 kind: Pod

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/common/memtrim.c src/daemon/ src/api/ src/store/
 # Whole-store operations hold one object at a time, not the whole store:
 # slurmlinkd's resident peak (VmHWM, reset before each step) while a
 # /metrics scrape counts 5,000 stored pods, while a watch from now sends

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/common/memtrim.c src/daemon/ src/api/ src/store/
 # The pod controller reads the stored pods one at a time when it starts (and
 # when it has fallen behind the change log: the same code), not as one
 # parsed list of them all: slurmlinkd restarted on a store of 5,000 pods

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/volumes.c src/shim/
 # 58-mounts.t — volume mounts that cannot work are refused when the pod is
 # submitted (phase Failed, reason SubmitFailed, a message naming the field;
 # no Slurm job), not found out inside a running job:
@@ -11,7 +12,6 @@ source "$(dirname "$0")/lib.sh"
 plan 12
 cluster_up --gpus 0 --cpus 2 || { echo "not ok 1 - cluster up"; exit 1; }
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 # pod NAME MOUNTPATH SUBPATHEXPR VALUE: an emptyDir mounted with subPathExpr $(D), D=VALUE
 pod() {
   printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"restartPolicy":"Never","volumes":[{"name":"v","emptyDir":{}}],"containers":[{"name":"main","image":"busybox","command":["sh","-c","echo hi >%s/f && ls %s"],"env":[{"name":"D","value":"%s"}],"volumeMounts":[{"name":"v","mountPath":"%s"%s}],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \

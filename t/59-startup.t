@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/daemon/main.c src/config/
 # slurmlinkd checks slurm.conf with libslurm before it listens: a missing or
 # broken file stops the start with one line naming the file and the reason,
 # a non-zero exit, nothing created and no request ever answered; a valid one

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/store/ src/daemon/main.c
 # 59-state-lock.t — one slurmlinkd per state folder. A second slurmlinkd
 # started on a state folder in use (the same configuration file, another
 # port: a second unit, a hand-started copy) refuses to start and names the
@@ -13,7 +14,6 @@ TS=$(tmpdir)
 on_exit "rm -rf '$TS'"
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 first=$(cat "$CL/run/slurmlinkd.pid")
 
 SLURMLINK_DIR=$CL "$SLURMLINKD" --config "$CL/etc/slurmlinkd.conf" --port 0 >"$TS/second.log" 2>&1 &

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/submit.c src/ctl/subpool.c src/ctl/
 # 59-submit-wakeup.t — a submission that finishes while the pod controller
 # is busy still wakes it: the controller records the pod's job id at once,
 # not at its next Slurm job poll. The submission workers (and image pulls)
@@ -26,7 +27,6 @@ SLURMLINKD_FAULT="submission-handed:1:hold=$TS/go" SLURMLINK_DIR=$CL \
   "$SLURMLINKD" --config "$CL/etc/slurmlinkd.conf" --poll-ms 60000 --verbose >"$LOG" 2>&1 &
 pid=$!
 on_exit "touch '$TS/go'; kill $pid 2>/dev/null"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 ok wait_for 120 kc get --raw /healthz "slurmlinkd answers (a job poll every 60 s)" ||
   diag "$(tail -5 "$LOG")"
 up=$(date +%s)

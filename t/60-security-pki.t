@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/pki/ src/cluster/
 # 60-security-pki.t — the TLS and credential material of a cluster folder:
 # the PKI `slurmlink up` makes (file modes, CA and key-usage extensions, SANs,
 # chains, checked with certtool as an independent oracle), the default

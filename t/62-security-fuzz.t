@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/fuzz/ src/api/
+# slow
 # 62-security-fuzz: the security parsers and the request path under
 # libFuzzer with ASan/UBSan (make fuzz-build), each for FUZZ_SECONDS
 # (default 8), seeded from src/fuzz/seeds/<harness>/:

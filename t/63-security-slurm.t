@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/slurmif/ src/shim/
 # 63-security-slurm.t — tenants on a real Slurm cluster with accounting
 # (`slurmlink up --accounting`, HTTPS, the folder's PKI), as two real Unix
 # users made here:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/podfs/ src/common/safefs.c src/shim/
 # 64-attack-fs.t — a hostile tenant against the root daemon's file handling
 # (docs/security.md, "The pod folder"): two real Unix users, alice ($UA) and
 # bob ($UB), on a real cluster; alice attacks from her own Unix account

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/shimlib/report.c src/api/
 # 65-attack-status.t — server-owned fields and pod status, attacked by a
 # tenant on a real Slurm cluster (two real Unix users, the ASan daemon):
 #   - slurmlink.io/job-id is server-owned on every write path: a client's

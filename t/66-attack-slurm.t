@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/slurmif/ src/shim/
 # 66-attack-slurm.t — a hostile tenant against Slurm's own rules, on a real
 # cluster with accounting (`slurmlink up --accounting`), two real Unix users,
 # the ASan daemon. slurmctld must see the job's own user as the submitter, so

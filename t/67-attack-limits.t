@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/config/
 # 67-attack-limits.t — every resource a tenant can consume is bounded per
 # identity, checked as a hostile tenant against the (ASan) daemon with TLS,
 # tokens and a policy:

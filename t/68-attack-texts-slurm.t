@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/slurmif/ src/shim/
 # 68-attack-texts-slurm.t — what a tenant reads about a failure names the
 # reason, never the daemon's folders, temporary files or pid (those stay in
 # slurmlinkd's log); on a real cluster (`slurmlink up`, the controllers

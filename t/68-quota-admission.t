@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/
 # 68-quota-admission.t — a pod's admission against a ResourceQuota does not
 # count the namespace's pods: it reads the usage the quota's status records
 # (which every admission raises in its transaction and the janitor's recount
@@ -22,7 +23,6 @@ SLURMLINKD_FAULT="quota-admission-counted:3,quota-counted:1:hold=$TS/go" cluster
 on_exit "touch '$TS/go'"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 LOG=$CL/log/slurmlinkd.log
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 part=$(sinfo -h -o %R | head -1)
 scontrol update PartitionName="$part" State=DOWN # the pods stay Pending and count
 pods() { # FIRST LAST [CPU]: pods pFIRST..pLAST, one apply

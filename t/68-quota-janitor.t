@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/
 # 68-quota-janitor.t — a quota's status.used never goes back to a stale
 # count. Two writers keep status.used: pod admission (which counts the
 # namespace's pods and writes the sum in the same store transaction as the
@@ -21,7 +22,6 @@ SLURMLINKD_FAULT="quota-counted:1:hold=$TS/go" cluster_up --cpus 2 || bail "slur
 on_exit "touch '$TS/go'"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 LOG=$CL/log/slurmlinkd.log
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 
 is "$(kc create quota q --hard=pods=5 2>&1)" "resourcequota/q created" "a quota of 5 pods in default"
 held() { grep -q "fault injection: quota-counted #1: held" "$LOG"; }

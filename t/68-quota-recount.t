@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/
 # 68-quota-recount.t — the API janitor recounts a namespace's pods for its
 # quotas' status.used only when that usage may have changed behind
 # admission's back (admission raises status.used itself, in the create's
@@ -13,7 +14,6 @@ plan 13
 
 cluster_up --cpus 16 || bail "slurmlink up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 recounts() { kc get --raw /metrics | awk '$1 == "slurmlink_quota_recounts_total" {print $2}'; }
 used() { kc get quota q -o jsonpath="{.status.used.$1}"; }
 used_is() { [ "$(used "$1")" = "$2" ]; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/
 # 68-quota.t — per-tenant limits through Kubernetes' own mechanism,
 # ResourceQuota, on a real Slurm cluster with two real non-root tenants:
 #   - alice (certificate) under pods=2 creates 3 pods: the third is refused

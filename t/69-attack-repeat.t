@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/ src/image/ src/shim/ src/podfs/
+# slow
 # 69-attack-repeat.t — the attack list repeated by a second, fresh tenant,
 # with the variations the other t/6x files do not cover. On a real Slurm
 # cluster with two real non-root tenants:
@@ -72,17 +74,17 @@ push() {
 # --- the shim's "pod-finished", pushed by the tenant herself -------------------------------
 ka create quota q --hard=pods=1 -n team-a >/dev/null
 pod f1 | kc alice create -f - >/dev/null
-wait_for 60 test "$(phase f1)" = Running
+wait_for 60 eval '[ "$(phase f1)" = Running ]'
 J1=$(job_of f1)
 like "$J1" '^[0-9]+$' "alice's pod f1 runs as Slurm job $J1"
 is "$(push f1 '"event":"pod-finished","exitCode":0')" 204 "her push of pod-finished for a running pod is taken"
-wait_for 30 test "$(phase f1)" = Succeeded
+wait_for 30 eval '[ "$(phase f1)" = Succeeded ]'
 ok wait_for 60 job_gone "$J1" "the Slurm job of the pod shown finished is ended (squeue: [$(job_state "$J1")])"
 
 # a pending job (it may begin in an hour): its pod cannot have finished, so
 # the push is refused and the quota still counts the pod
 pod f2 '{"slurm-job.vk.io/flags":"--begin=now+3600"}' | kc alice create -f - >/dev/null
-wait_for 30 test -n "$(job_of f2)"
+wait_for 30 eval '[ -n "$(job_of f2)" ]'
 J2=$(job_of f2)
 is "$(job_state "$J2")" PENDING "f2's job $J2 is pending (--begin=now+3600)"
 is "$(push f2 '"event":"pod-finished","exitCode":0')" 400 "her pod-finished for a pod whose job is pending is refused (400)"
@@ -91,7 +93,7 @@ like "$(pod f3 | kc alice create -f - 2>&1)" 'exceeded quota: q, requested: pods
   "the quota still counts f2: f3 is refused"
 is "$(squeue -h -u "$UA" | wc -l)" 1 "alice holds one Slurm job under pods=1"
 scontrol update JobId="$J2" StartTime=now >/dev/null 2>&1
-wait_for 60 test "$(phase f2)" = Running
+wait_for 60 eval '[ "$(phase f2)" = Running ]'
 is "$(push f2 '"event":"started","container":"main","restartCount":0')" 204 \
   "her other pushes for a running pod are still taken"
 
@@ -115,7 +117,7 @@ ka create quota q --hard=pods=1 -n team-b >/dev/null
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"g1"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c","trap \\"\\" TERM; while :; do sleep 1; done"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' |
   kc bob create -f - >/dev/null
 bphase() { kc bob get pod "$1" -o jsonpath='{.status.phase}' 2>/dev/null; }
-wait_for 60 test "$(bphase g1)" = Running
+wait_for 60 eval '[ "$(bphase g1)" = Running ]'
 kc bob delete pod g1 --grace-period=3600 --wait=false >/dev/null 2>&1
 like "$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"g2"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sleep","300"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' | kc bob create -f - 2>&1)" \
   'exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1' \

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/bench/ src/cmd/bench.c bench/ src/slurmif/acct.c
+# slow
 # serial: a benchmark harness of 200 pods at once (its checks are of correctness, not speed): not beside another heavy file
 # bench/soak.py, bench/start-order.py, bench/submit-throughput.py,
 # bench/quota-scale.py, bench/pending-idle.py and bench/burst-delete.py at a small size on a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/bench/ src/cmd/bench.c bench/
 # serial: a benchmark (its result files are checked for form, not speed): not beside another heavy file
 # slurmlink bench on a private cluster with one GPU: a short latency bench
 # (2 runs after 1 warm-up) of a GPU pod over every path, then a small

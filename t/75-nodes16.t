@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/nodes.c src/api/ src/slurmif/
 # Sixteen Slurm nodes on one machine: `slurmlink up --nodes 16`, a pod on
 # the last node, a killed run recovered (stale namespaces and links too),
 # and `down` leaving no namespace, link, mount or process behind.
@@ -7,7 +8,6 @@ plan 20
 
 cluster_up --nodes 16 --gpus 1 --cpus 1 || bail "up --nodes 16"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 T=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["network"]["tag"])' "$CL/cluster.json")
 ok test -n "$T" "cluster.json records the folder's network (tag $T)"
 nns() { ip netns list | grep -c "^sl$T-node"; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-attach-tty.t — containers with tty: true on a real Slurm cluster, driven
 # by a real kubectl under a pseudo-terminal (t/76-attach-tty.py): the shim
 # gives the container a pty, `kubectl attach -it` types into it and sees its
@@ -14,10 +15,8 @@ plan 19
 
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 KC="kubectl --cache-dir $CL/kcache"
 DRIVE="/usr/bin/python3 $(dirname "$0")/76-attach-tty.py"
-running() { [ "$(kc get pod "$1" -o jsonpath='{.status.phase}')" = Running ]; }
 phase() { kc get pod "$1" -o jsonpath='{.status.phase}'; }
 ttypod() { # name command...: a container with stdin and tty, as kubectl run -it makes it
   cat <<YAML
@@ -175,6 +174,7 @@ try:
         fcntl.ioctl(slave, termios.FIONREAD, n)
         return n[0] > 0
     until("the typed line reaches srun's terminal", typed)
+    os.close(slave)  # the pty's one opener left is the step's: its master ends when the command does
 finally:
     os.kill(slurmd, 18)  # SIGCONT
 r.run_forever(timeout=180)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-attach.t — kubectl attach (and the Python client's attach) to a running
 # container on a real Slurm cluster: its output from the moment of the
 # attach, stdout and stderr apart, across its end; a container with
@@ -11,7 +12,6 @@ plan 23
 
 cluster_up --gpus 0 --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 GO=/tmp/slx-attach-$$
 on_exit "rm -f $GO-*"
 pod() { # name: prints three lines to each stream once $GO-name exists
@@ -28,7 +28,6 @@ spec:
     resources: {requests: {cpu: 100m, memory: 64Mi}}
 YAML
 }
-running() { [ "$(kc get pod "$1" -o jsonpath='{.status.phase}')" = Running ]; }
 # the helper runs (srun has started the step); then a moment for its first read
 attached() { ps -eo args | grep -q "[s]lurmlink-shim attach --pod-dir=.*/$1-"; }
 

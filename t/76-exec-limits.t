@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-exec-limits.t — the exec session's limits (exec.idle_timeout,
 # exec.max_duration, given to slurmlinkd on its command line through a
 # wrapper named by `up --daemon`): a silent session ends when idle, a busy
@@ -10,7 +11,6 @@ W=$(tmpdir)
 on_exit "rm -rf '$W'"
 cluster_up --gpus 0 --cpus 2 --daemon "$(daemon_with "$W" --exec-idle-timeout 3 --exec-max-duration 8)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 kc apply -f - >/dev/null <<'YAML'
 apiVersion: v1
 kind: Pod

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-exec-nodes.t — kubectl exec on two Slurm nodes (`slurmlink up --nodes 2`,
 # each node in its own network and UTS namespace): the command runs on the
 # node of its pod, inside that pod's job, whichever node that is; a
@@ -8,7 +9,6 @@ plan 8
 
 cluster_up --nodes 2 --gpus 0 --cpus 2 || bail "up --nodes 2"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 pod() { # name node
   cat <<YAML
 apiVersion: v1
@@ -26,7 +26,6 @@ YAML
 }
 pod on1 node1 | kc apply -f - >/dev/null
 pod on2 node2 | kc apply -f - >/dev/null
-running() { [ "$(kc get pod "$1" -o jsonpath='{.status.phase}')" = Running ]; }
 ok wait_for 90 running on1 "a pod runs on node1"
 ok wait_for 90 running on2 "a pod runs on node2"
 is "$(kc exec on2 -- hostname)" node2 "exec into the pod on node2 runs on node2"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-exec-rootfs.t — kubectl exec joins the running charliecloud container
 # (its user and mount namespaces, its private root): it sees what the main
 # process wrote and the mount points the shim made for volumes, its writes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-exec.t — kubectl exec and cp into running pods on a real Slurm cluster
 # (HTTPS, tenants as real Unix users): the command runs inside the
 # container (charliecloud: the image's files, not the node's; host: the

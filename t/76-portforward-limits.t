@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/
 # 76-portforward-limits.t — a port-forward session has the exec session's
 # limits (exec.idle_timeout, exec.max_duration; the kubelet's
 # streaming-connection-idle-timeout covers both too), given to slurmlinkd on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/
 # 76-portforward.t — port-forward to a pod's port on a real Slurm cluster
 # (HTTPS, tenants as real Unix users), through the Python client's
 # portforward() (WebSocket v4.channel.k8s.io): HTTP from busybox httpd in the

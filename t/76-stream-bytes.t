@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c
 # 76-stream-bytes.t — 16 MiB through the upgraded streams (HTTPS) arrive
 # intact: `kubectl exec -- cat` of a file, the same bytes through exec's
 # stdin and back, and through the Python client's portforward() from busybox
@@ -8,7 +9,6 @@ plan 6
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null || bail "busybox image"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 W=$(tmpdir)
 on_exit "rm -rf '$W'"
 chmod 755 "$W"

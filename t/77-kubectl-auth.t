@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/auth/ src/api/
 # 77-kubectl-auth.t — kubectl auth can-i, can-i --list, auth whoami and
 # --as against slurmlinkd, on a real Slurm cluster with two real tenants
 # (alice writes team-a, bob team-b, every user reads the cluster). The

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/ctl/nodes.c
 # 77-kubectl-nodes.t — kubectl cordon, uncordon and drain against slurmlinkd
 # on a real Slurm cluster with two real tenants. For admins: cordon is a
 # Slurm drain with a reason naming the user, uncordon a resume, drain a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/metrics/
 # 77-kubectl-top.t — kubectl top node against slurmlinkd on a real Slurm
 # cluster: metrics.k8s.io/v1beta1 NodeMetrics from Slurm's node data (CPU:
 # slurmd's load average; memory: what Slurm allocated to jobs), for admins

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/metrics/ src/api/
 # 80-metrics.t — slurmlinkd's /metrics (docs/metrics.md) on a real cluster,
 # scraped by a real Prometheus:
 #   - the exposition passes `promtool check metrics` and holds every family;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/shim/join.c src/shim/
 # 81-mpi-nodes.t — t/81-mpi.t on `slurmlink up --nodes 2`: sbatch -N2
 # --ntasks-per-node=2 --wrap 'srun --mpi=pmix mpi-stencil' runs 4 ranks on
 # two nodes (each a slurmd in its own network namespace) that exchange halos

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/translate/ src/shim/join.c src/shim/ src/slurmif/acct.c
 # 81-mpi.t — OpenMPI through Slurm's PMIx plugin on the local cluster, as an
 # HPC user runs it: a non-root user's `sbatch --wrap 'srun --mpi=pmix
 # mpi-stencil'` (the demo's MPI program, examples/mpi) runs 4 ranks that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/report/ src/cmd/report.c src/slurmif/acct.c
 # 82-report.t — `slurmlink report`, the demo's summary and GPU
 # exclusivity check, on fixed inputs (its --sacct table instead of
 # accounting, records, a --pods file): a clean load passes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ src/api/ src/slurmif/acct.c
 # 83-mixed-load.t — the article's heavy mixed load on `slurmlink up --nodes 2
 # --gpus 1 --accounting` (2 nodes x 1 GPU): an HPC user's two MPI sbatch jobs
 # on both nodes with a GPU each (examples/mpi/gpu-job.sh: 4 ranks, a checked

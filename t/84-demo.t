@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: scripts/demo.sh examples/ src/ctl/ src/slurmif/acct.c
 # 84-demo.t — the README's first command without its package install and
 # build: scripts/demo.sh in a folder of its own ($SLURMLINK_DIR) on `up
 # --nodes 2 --gpus 1 --accounting`. It must exit 0 and leave the cluster

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/podstatus.c src/slurmif/ src/ctl/
 # 85-pending-reason.t — a waiting pod's PodScheduled message follows its
 # Slurm job's pending reason. slurmctld first holds a new job with reason
 # None and gives it Resources (or Priority) in a later scheduling pass

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/podstatus.c src/slurmif/ src/ctl/
 # 85-pending-views.t — the job poll reads a pod from the store only when
 # Slurm's view of its job changed, or the pod did, since the view was last
 # applied. While any pod's job pends, slurmlinkd reads slurmctld's whole
@@ -21,7 +22,6 @@ plan 12
 N=20
 cluster_up --cpus 16 || bail "slurmlink up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 views() { kc get --raw /metrics | awk -v r="$1" '$1 == "slurmlink_job_views_total{result=\"" r "\"}" {v = $2} END {print v + 0}'; }
 node=$(sinfo -h -N -o %N | head -1)
 scontrol update NodeName="$node" State=DRAIN Reason=hold

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# slow
 # 86-jobs-crash.t — a Job's array survives slurmlinkd's death:
 #   - the test build's fault point after-array-submit kills slurmlinkd
 #     right after slurmctld accepted the array and before it is recorded;
@@ -13,7 +15,6 @@ plan 14
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }

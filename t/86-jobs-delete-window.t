@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
 # 86-jobs-delete-window.t — a Job's pod deleted after its Slurm array task
 # has started but before slurmlinkd has recorded that task's job id (the
 # job poll or the shim's push of the container's start brings it) is a
@@ -25,7 +26,6 @@ SLURMLINKD_FAULT="shim-started:1:hold=$hold,shim-started:2:hold=$hold.2" \
   cluster_up --cpus 2 --accounting --daemon "$(daemon_with "$W" --poll-ms 45000)" || bail "cluster up"
 t0=$(date +%s)
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 # "deleting" while the object is there and carries a deletionTimestamp
 deleting() { local t; t=$(kc get "$1" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) || { echo gone; return; }

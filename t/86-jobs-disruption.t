@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
 # 86-jobs-disruption.t — a Job's pod whose array task an admin cancels
 # (scancel) fails WITH the condition DisruptionTarget, whichever comes first:
 # Slurm's CANCELLED seen by the controller's poll, or the shim's pod-finished
@@ -17,7 +18,6 @@ plan 10
 
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
 

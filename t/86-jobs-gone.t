@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
 # 86-jobs-gone.t — a Job deleted (background, kubectl's default) whose
 # DELETED change the Job controller never reads still has its pods deleted
 # and their tasks ended, as kube's garbage collector deletes the dependents
@@ -27,7 +28,6 @@ on_exit "touch '$W/go1' '$W/go2' '$W/go3' '$W/go4'"
 SLURMLINKD_FAULT="submission-handed:1:hold=$W/go1,submission-handed:2:hold=$W/go2" \
   cluster_up --cpus 4 --daemon "$(daemon_with "$W" --watch-log 50)" || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 log() { cat "$CL/log/slurmlinkd.log"; }
 job() { sleep_job "$1" 300; } # name: one pod of 1 CPU, sleep 300 (lib.sh)

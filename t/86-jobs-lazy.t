@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
 # 86-jobs-lazy.t — a Job's pods are created lazily, as kube's Job
 # controller creates them: an Indexed Job of 6 completions, parallelism 2,
 # whose tasks sleep; while it runs, never more than 2 unfinished Pod
@@ -11,7 +12,6 @@ plan 10
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 
 kc apply -f - >/dev/null <<'YAML'

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
 # 86-jobs-orphan-restart.t — a Job deleted with --cascade=orphan leaves its
 # pods running, their array tasks too (they still carry the Job's uid in
 # their comment). slurmlinkd restarted afterwards cancels, at its first Job
@@ -11,7 +12,6 @@ plan 8
 
 cluster_up --cpus 2 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }

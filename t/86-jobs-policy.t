@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
 # 86-jobs-policy.t — successPolicy (Kubernetes 1.32) of an Indexed Job on
 # the real cluster: the first rule met sets SuccessCriteriaMet (reason
 # SuccessPolicy, kube's message naming the rule), the other indexes' tasks
@@ -12,7 +13,6 @@ plan 16
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 cond_types() { jp "job/$1" '{range .status.conditions[*]}{.type}={.reason}={.message} {end}'; }
 slurm_active() { squeue -h -r -o '%k' | grep -c "slurmlink:uid=$1"; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/pull.c src/image/
 # 86-jobs-pull.t — a Job's pods whose image is in a registry go through the
 # image pull worker, as a single pod does (src/ctl/pull.c), before the
 # array is submitted: a real docker-registry on loopback, an image built
@@ -10,30 +11,12 @@
 source "$(dirname "$0")/lib.sh"
 plan 10
 
-for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-REG=127.0.0.1:$(free_port)
-cat >"$T/reg.yml" <<YAML
-version: 0.1
-storage: {filesystem: {rootdirectory: $T/regdata}}
-http: {addr: "$REG"}
-YAML
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-RPID=$!
-on_exit "kill $RPID"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
-(
-  cd "$T" && umoci init --layout oci && umoci new --image oci:app &&
-    umoci unpack --rootless --image oci:app b >/dev/null &&
-    mkdir -p b/rootfs/bin && cp /bin/busybox b/rootfs/bin/ && ln -s busybox b/rootfs/bin/sh &&
-    ln -s busybox b/rootfs/bin/echo && umoci repack --image oci:app b
-) >"$T/build.log" 2>&1 || bail "umoci: $(cat "$T/build.log")"
-skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:app" "docker://$REG/team/app:v1" || bail "skopeo copy"
+start_registry "$T"
+push_busybox "$T" team/app:v1
 
 cluster_up --cpus 4 || bail "cluster up"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 job() { # name image completions
   cat <<YAML

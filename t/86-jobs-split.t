@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
 # 86-jobs-split.t — a Job larger than Slurm's MaxArraySize is split
 # honestly: with MaxArraySize=4, an Indexed Job of 10 completions and
 # parallelism 3 becomes three arrays (indexes 0-3, 4-7, 8-9 as tasks 0-3,
@@ -10,7 +11,6 @@ plan 7
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 echo "MaxArraySize=4" >>"$CL/etc/slurm.conf"
 scontrol reconfigure >/dev/null 2>&1

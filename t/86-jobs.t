@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# slow
 # 86-jobs.t — batch/v1 Job as one Slurm job array, on the real local
 # cluster (slurmctld, slurmd, slurmdbd) with the real kubectl and the
 # Python client (BatchV1Api):
@@ -25,7 +27,6 @@ plan 67
 
 cluster_up --cpus 4 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 cond_types() { jp "job/$1" '{range .status.conditions[*]}{.type}={.reason} {end}'; }
 active_of() { slurm_of "$1" | awk '$2 ~ /PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED/' | wc -l; }

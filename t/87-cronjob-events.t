@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/cronjob.c src/ctl/cronjob_gc.c src/kube/cron.c src/api/ src/ctl/job.c
 # 87-cronjob-events.t — the CronJob controller's Events as kube 1.32's
 # cronjob controller (v2) records them: source.component and
 # reportingComponent "cronjob-controller", kube's reasons, types and texts:
@@ -24,7 +25,6 @@ CLOCK=$CLOCKD/offset
 echo 0 >"$CLOCK"
 SLURMLINKD_FAULT_CLOCK=$CLOCK cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 vnow() { echo $(($(date +%s) + $(cat "$CLOCK"))); }
 set_clock() { echo $(($1 - $(date +%s))) >"$CLOCK"; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/cronjob.c src/ctl/cronjob_gc.c src/kube/cron.c src/api/ src/ctl/job.c
 # 87-cronjob.t — batch/v1 CronJob on the real local cluster, with the real
 # kubectl (1.32, 1.30, 1.33) and the Python client (BatchV1Api). The CronJob
 # controller's clock is stepped past schedule times with the test build's
@@ -30,7 +31,6 @@ echo 0 >"$CLOCK"
 SLURMLINKD_FAULT_CLOCK=$CLOCK cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 SDK=/usr/lib/google-cloud-sdk/bin
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 vnow() { echo $(($(date +%s) + $(cat "$CLOCK"))); }
 set_clock() { echo $(($1 - $(date +%s))) >"$CLOCK"; }

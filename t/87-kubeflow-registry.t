@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ptj.c src/ctl/ptjstatus.c src/api/ src/image/ src/slurmif/acct.c
 # 87-kubeflow-registry.t — a PyTorchJob whose image is in a registry: its
 # gang's pods go through the image pull worker (src/ctl/pull.c) as a single
 # pod's and a Job's do, before the ONE gang job is submitted; a real
@@ -17,27 +18,10 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
 plan 13
 
-for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-REG=127.0.0.1:$(free_port)
-cat >"$T/reg.yml" <<YAML
-version: 0.1
-storage: {filesystem: {rootdirectory: $T/regdata}}
-http: {addr: "$REG"}
-YAML
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-RPID=$!
-on_exit "kill $RPID"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
-(
-  cd "$T" && umoci init --layout oci && umoci new --image oci:app &&
-    umoci unpack --rootless --image oci:app b >/dev/null &&
-    mkdir -p b/rootfs/bin && cp /bin/busybox b/rootfs/bin/ && ln -s busybox b/rootfs/bin/sh &&
-    ln -s busybox b/rootfs/bin/echo && umoci repack --image oci:app b
-) >"$T/build.log" 2>&1 || bail "umoci: $(cat "$T/build.log")"
-skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:app" "docker://$REG/team/app:v1" || bail "skopeo copy"
+start_registry "$T"
+push_busybox "$T" team/app:v1
 # the same tree with an image config, pushed and saved as one OCI archive
 (
   cd "$T" && umoci new --image oci:cfg && umoci unpack --rootless --image oci:cfg c >/dev/null &&

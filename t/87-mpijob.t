@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/mpijobpod.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-mpijob.t — a kubeflow.org/v2beta1 MPIJob (mpi-operator's API) is ONE
 # Slurm job on a real two-node cluster (slurmlink up --nodes 2: slurmctld,
 # two slurmd, slurmdbd), applied with the real kubectl:
@@ -21,7 +22,6 @@ plan 28
 /usr/bin/python3 -c 'import mpi4py' 2>/dev/null || bail "python3-mpi4py is missing (scripts/deps.sh installs it)"
 command -v mpirun >/dev/null || bail "OpenMPI's mpirun is missing (scripts/deps.sh installs openmpi-bin)"
 cluster_up --nodes 2 --cpus 2 --gpus 0 --accounting || bail "cluster up --nodes 2"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 D=$(tmpdir)
 on_exit "rm -rf '$D'"

@@ -17,7 +17,6 @@ ptj_setup() {
   cp "$(dirname "${BASH_SOURCE[0]}")/87-pytorchjob-train.py" "$PTJ/train.py"
   chmod 644 "$PTJ/train.py"
 }
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 ptj_yaml() {
   local name=$1 workers=$2 policy=$3 cmd

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-pytorchjob-nodes4.t — PyTorchJob gangs on a real four-node cluster
 # (slurmlink up --nodes 4, one CPU per node, so a gang holds its nodes):
 #   - Master + 3 Workers: a torch.distributed all-reduce over four nodes

@@ -1,4 +1,6 @@
 #!/bin/bash
+# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# slow
 # 87-pytorchjob.t — a kubeflow.org/v1 PyTorchJob is ONE gang-scheduled
 # Slurm job, on a real two-node cluster (slurmlink up --nodes 2:
 # slurmctld, two slurmd, slurmdbd) with the real kubectl and the Python

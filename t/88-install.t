@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: Makefile scripts/ src/cluster/
 # Deploying slurmlinkd as a site would: `make install DESTDIR=` into a fresh
 # root (the file list, man pages that render without warnings, the systemd
 # unit verified), the configuration file's checks (unknown key, wrong type,
@@ -103,7 +104,6 @@ SLURMLINK_DIR=$CL "$D" --config "$CL/etc/slurmlinkd.conf" \
 dpid=$!
 on_exit "kill $dpid; wait $dpid"
 KC=(kubectl --cache-dir "$CL/kcache")
-kc() { "${KC[@]}" "$@"; }
 ok wait_for 30 kc get --raw /healthz "the installed slurmlinkd answers kubectl over TLS" || diag "$(tail -5 "$LOG")"
 pod() { # name command
   kc apply -f - <<YAML

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/daemon/main.c src/config/
 # serial: the ThreadSanitizer daemon is several times slower than the plain one: not beside another heavy file
 # SIGHUP reloads under ThreadSanitizer (make tsan; this file builds nothing):
 # the TSan slurmlinkd, started from the configuration file `slurmlink up
@@ -19,7 +20,6 @@ LOG=$TS/daemon.log
 SLURMLINK_DIR=$CL "$SLURMLINKD" --config "$CL/etc/slurmlinkd.conf" >"$LOG" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 ok wait_for 60 kc get --raw /healthz "the TSan slurmlinkd answers" || diag "$(tail -5 "$LOG")"
 ok grep -q libtsan "/proc/$pid/maps" "it is the ThreadSanitizer build"
 kc get pods -w >"$TS/watch.out" 2>&1 &

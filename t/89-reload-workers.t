@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/daemon/main.c src/config/
 # slurm.submit_workers: the submission pool's size read from the
 # configuration file at start and applied at SIGHUP (docs/configuration.md):
 # the pool's threads (named sl-submit) counted in /proc, grown and shrunk
@@ -18,7 +19,6 @@ LOG=$TS/daemon.log
 SLURMLINK_DIR=$CL "$SLURMLINKD" --config "$CL/etc/slurmlinkd.conf" >"$LOG" 2>&1 &
 pid=$!
 on_exit "kill $pid 2>/dev/null"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 workers() { grep -lx sl-submit /proc/$pid/task/*/comm 2>/dev/null | wc -l; }
 pods() { # prefix count: pods that sleep a moment and succeed
   for i in $(seq 1 "$2"); do

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/doctor/ src/cmd/doctor.c src/slurmif/acct.c
 # `slurmlink doctor` with slurmlinkd's configuration file, on a two-node
 # cluster of `slurmlink up --nodes 2 --accounting` (slurmlinkd running, so
 # the push address answers): every check ok and exit 0 on the good cluster;

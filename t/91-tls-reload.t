@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/api/ src/pki/
 # TLS certificate and key reloaded on SIGHUP, without a restart: slurmlinkd
 # (the ASan build when there is one) from the configuration file of
 # `slurmlink up --no-slurmlinkd`. A key that is not the certificate's and a
@@ -19,7 +20,6 @@ LOG=$T/daemon.log
 SLURMLINK_DIR=$CL "$SLURMLINKD" --config "$CL/etc/slurmlinkd.conf" >"$LOG" 2>&1 &
 pid=$!
 on_exit "kill $pid"
-kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 ok wait_for 60 kc get --raw /healthz "slurmlinkd answers over TLS" || diag "$(tail -5 "$LOG")"
 port=$(sed -n 's/^  port: //p' "$CL/etc/slurmlinkd.conf" | head -1)
 addr=$(sed -n 's/^  address: "\(.*\)"/\1/p' "$CL/etc/slurmlinkd.conf" | head -1)

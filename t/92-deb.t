@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: debian/ Makefile
 # serial: dpkg-buildpackage compiles the three programs on every core: not beside another heavy file
 # The Debian source package (debian/): `dpkg-buildpackage -us -uc -b` in a
 # copy of the tree builds slurmlinkd, slurmlink and slurmlink-shim .debs;

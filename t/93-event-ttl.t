@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/events/ src/ctl/events.c
 # 93-event-ttl.t — Events expire as kube-apiserver's do (--event-ttl): an
 # Event whose lastTimestamp is older than the configured TTL is removed by
 # the server's sweep, one updated since is kept. A short TTL (2 s) is swept

@@ -249,3 +249,47 @@ for pid in os.listdir("/proc"):
         print(pid)
 PY
 }
+
+# --- helpers every test file wrote for itself ---------------------------------
+# kc ARGS...: kubectl on cluster $CL with the cluster's own cache (a file
+# that talks as tenants defines its own kc USER ARGS... after sourcing this)
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+# phase_of POD [kubectl options]: the pod's status.phase (empty when gone)
+phase_of() { local p=$1; shift; kc get pod "$p" "$@" -o jsonpath='{.status.phase}' 2>/dev/null; }
+# running POD [kubectl options]: the pod's phase is Running (for wait_for)
+running() { [ "$(phase_of "$@")" = Running ]; }
+# start_registry [--delete] DIR [YAML LINES]: a docker-registry on a free
+# loopback port, its data in DIR/regdata (--delete: deletes allowed), its log
+# in DIR/reg.log (YAML LINES add to its configuration, e.g. an access log);
+# sets REG (host:port) and REG_PID, and returns once /v2/ answers (stopped
+# on exit). Bails when skopeo, umoci or docker-registry is missing.
+start_registry() {
+  local del= d t
+  [ "$1" = --delete ] && { del=', delete: {enabled: true}'; shift; }
+  d=$1
+  for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
+  REG=127.0.0.1:$(free_ports 1)
+  printf 'version: 0.1\nstorage: {filesystem: {rootdirectory: %s/regdata}%s}\nhttp: {addr: "%s"}\n%s\n' \
+    "$d" "$del" "$REG" "${2:-}" >"$d/reg.yml"
+  docker-registry serve "$d/reg.yml" >"$d/reg.log" 2>&1 &
+  REG_PID=$!
+  on_exit "kill $REG_PID"
+  wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start: $(tail -3 "$d/reg.log")"
+}
+# push_busybox DIR REPO:TAG [COMMAND...]: an image of /bin/busybox (with sh
+# and echo) built with umoci in DIR/oci and pushed with skopeo to
+# $REG/REPO:TAG; COMMAND... runs in its unpacked rootfs folder before the
+# repack (to add files)
+push_busybox() {
+  local d=$1 ref=$2 name=${2//[:\/]/-}
+  shift 2
+  (
+    cd "$d" && { [ -d oci ] || umoci init --layout oci; } && umoci new --image "oci:$name" &&
+      umoci unpack --rootless --image "oci:$name" "b-$name" >/dev/null &&
+      mkdir -p "b-$name/rootfs/bin" && cp /bin/busybox "b-$name/rootfs/bin/" &&
+      ln -s busybox "b-$name/rootfs/bin/sh" && ln -s busybox "b-$name/rootfs/bin/echo" &&
+      { [ $# -eq 0 ] || (cd "b-$name/rootfs" && "$@"); } &&
+      umoci repack --image "oci:$name" "b-$name" && rm -rf "b-$name"
+  ) >"$d/build-$name.log" 2>&1 || bail "umoci: $(cat "$d/build-$name.log")"
+  skopeo copy --quiet --dest-tls-verify=false "oci:$d/oci:$name" "docker://$REG/$ref" || bail "skopeo copy to $REG/$ref"
+}
