@@ -47,7 +47,8 @@ done
 ok test -n "${jobs[0]}" -a -n "${jobs[1]}" -a -n "${jobs[2]}" "three sbatch --gres=gpu:1 jobs submitted"
 two_running() { [ "$(squeue -h -t R -o %i | wc -l)" = 2 ]; }
 ok wait_for 15 two_running "two GPU jobs run at once"
-sleep 1
+third_waits() { squeue -h -o '%i %T %r' | grep -qx "${jobs[2]} PENDING Resources"; }
+wait_for 15 third_waits # Slurm sets the reason at its next scheduling pass
 q=$(squeue -h -o '%i %T %r')
 like "$q" "${jobs[2]} PENDING Resources" "the third waits with reason Resources"
 d1=$(grep -ho 'CUDA_VISIBLE_DEVICES=[0-9]' "$CL/job-${jobs[0]}.out" 2>/dev/null)
@@ -73,9 +74,8 @@ is "$?" 0 "down of the second cluster leaves the first running"
 export SLURM_CONF=$CL1/etc/slurm.conf
 
 # --- down leaves no process of the folder -------------------------------------
-j=$(sbatch --parsable -o /dev/null --wrap 'sleep 300')
-wait_for 10 two_running >/dev/null   # (a job running during down)
-sleep 1
+j=$(sbatch --parsable -o "$CL1/down-job.out" --wrap 'echo up; sleep 300')
+wait_for 30 grep -q up "$CL1/down-job.out" # (a job whose script runs during down)
 out=$("$SLURMLINK" down --dir "$CL1"); rc=$?
 is "$rc" 0 "down exits 0"
 like "$out" "stopped slurmctld" "down reports what it stopped"
@@ -90,8 +90,9 @@ like "$out" "nothing was running" "down twice is harmless"
 # --- a folder left by a killed run is recovered --------------------------------
 "$SLURMLINK" up --dir "$CL1" >/dev/null 2>&1
 ok "$SLURMLINK" status --dir "$CL1" "up again on a stopped folder"
-for d in slurmd slurmctld munged; do kill -9 "$(cat "$CL1/run/$d.pid")" 2>/dev/null; done
-sleep 0.5
+killed=()
+for d in slurmd slurmctld munged; do killed+=("$(cat "$CL1/run/$d.pid")"); kill -9 "${killed[-1]}" 2>/dev/null; done
+for p in "${killed[@]}"; do wait_for 10 proc_gone "$p"; done
 out=$("$SLURMLINK" up --dir "$CL1" 2>&1); rc=$?
 is "$rc" 0 "up on a folder left by a killed run succeeds"
 like "$out" "recovering" "up says it recovers the folder"

@@ -129,7 +129,8 @@ ok [ "$r" != 0 ] "alice cannot take the lock (flock -n as alice: exit $r)"
 as_a timeout 150 flock "$L" sleep 150 >/dev/null 2>&1 &
 HOLD=$!
 on_exit "kill $HOLD 2>/dev/null"
-sleep 1
+held() { ! flock -n "$L" true; }
+wait_for 30 held # alice's flock has the lock
 pod team-b b1 "$REG/alice/evil:v1" | kc bob create -f - >/dev/null
 wait_for 60 is_phase team-b b1 Succeeded; r=$?
 is "$r" 0 "bob's pod of the image runs while alice tries to hold its lock"

@@ -76,7 +76,9 @@ before=$(rss_kb)
 ( while kill -0 "$DPID" 2>/dev/null; do rss_kb; sleep 0.1; done >"$W/rss" ) &
 SAMPLER=$!
 out=$(WS bomb alice "$EXEC" $((64 << 20)) 2>&1)
-sleep 1
+n=$(wc -l <"$W/rss")
+sampled() { [ "$(wc -l <"$W/rss")" -ge $((n + 5)) ]; }
+wait_for 10 sampled # five samples more, after the bomb
 kill "$SAMPLER" 2>/dev/null
 peak=$(sort -n "$W/rss" | tail -1)
 is "$out" "close 1009" "a 64 MiB message on an exec session is refused: close 1009 (message too big)"

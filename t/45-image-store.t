@@ -71,7 +71,9 @@ like "$err" 'cannot build the sif of .*: apptainer is not installed' "convert --
 img rm "$REG/team/a:v1" >/dev/null
 # the limit: least recently used first, then "image store full"
 skopeo copy --quiet --src-tls-verify=false --dest-tls-verify=false "docker://$REG/team/a@$da" "docker://$REG/team/a:v1"
-pulljson b >/dev/null; sleep 1.1 # LAST-USED has one-second steps
+pulljson b >/dev/null
+s0=$(date +%s)
+wait_for 3 eval '[ "$(date +%s)" -gt "$s0" ]' # LAST-USED has one-second steps: the next one
 dc=$(pulljson c | jq -r .digest)
 sc=$(jq -r .size "$S/sha256/${dc#sha256:}/image.json")
 da3=$(pulljson a --limit $((sc + sc + 100)) | jq -r .digest)

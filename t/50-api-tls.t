@@ -26,7 +26,7 @@ k run tls1 --image=busybox --restart=Never >/dev/null 2>&1
 like "$(k get pods 2>&1)" 'tls1 +0/1 +Pending' "kubectl over HTTPS (run, get)"
 curl -s -N --cacert "$D/cert.pem" "$HTTPS/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=2" >"$AD/w" &
 wp=$!
-sleep 0.5
+wait_for 10 grep -q ADDED "$AD/w" # the watch is open: tls1's ADDED came
 k label pod tls1 a=b >/dev/null 2>&1
 wait $wp
 is "$(grep -v '^$' "$AD/w" | jq -r .type | tr '\n' ' ')" "ADDED MODIFIED " "watch over HTTPS"

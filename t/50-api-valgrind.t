@@ -46,8 +46,10 @@ req GET "$P/v1/log?timestamps=true&tailLines=2"
 is "$BODY" $'2020-01-01T00:00:01Z ab' "logs under valgrind"
 curl -s -N "$API$P?watch=1&timeoutSeconds=2&allowWatchBookmarks=true" >"$AD/w" &
 wp=$!
-curl -s -N "$API$P/v1/log?follow=true" >/dev/null &
-sleep 1
+curl -s -N "$API$P/v1/log?follow=true" >"$AD/f" &
+# both open: the watch's ADDED and the log's lines so far came
+wait_for 60 grep -q ADDED "$AD/w"
+wait_for 60 test -s "$AD/f"
 jpost $P '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"Bad_Name"},"spec":{"containers":[{"name":"c","image":"x"}]}}'
 jpost $P '{"broken'
 jpost $P '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"u"},"spec":{"containers":[{"name":"c","image":"x","resources":{"limits":{"cpu":"1x"}}}]}}'

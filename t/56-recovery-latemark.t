@@ -44,7 +44,7 @@ ok wait_for 30 exited "the shim's push of the container's exit is applied meanwh
 touch "$CL/go"
 done_() { [ "$(jp '{.status.phase} {.metadata.annotations.slurmlink\.io/job-id}')" = "Succeeded $job" ]; }
 ok wait_for 60 done_ "released: the pod ends Succeeded with job $job" || diag "$(jp '{.status}')"
-sleep 2 # anything the late write would still change
+after_job_polls 2 # the passes in which the late write would still change something
 is "$(jp '{.status.containerStatuses[0].state.terminated.exitCode}')" 0 "its container's exit code stays 0"
 kill %1 2>/dev/null
 # the phases in order, each change once: none goes back to an earlier one

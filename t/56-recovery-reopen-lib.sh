@@ -34,7 +34,7 @@ YAML
   ok wait_for 30 log_has "fault injection: $point #1: released" "$4"
   touch "$CL/first"
   wait_for 60 over # the job ends; every view after the stale one says so
-  sleep 2          # the controller's next passes
+  after_job_polls 2 # the controller's next passes
   is "$(grep '^quick ' "$CL/phases" | awk '{print $2}' | uniq | tr '\n' ' ')" "Pending Running Succeeded " \
     "the pod's phases as a watch saw them: Pending, Running, Succeeded, never back" || diag "$(cat "$CL/phases")"
   is "$(jp pod/quick '{.status.phase}')" "Succeeded" "it is Succeeded"

@@ -31,8 +31,10 @@ kc apply -f "$CL/many.yaml" >/dev/null 2>&1
 is "$(kc get pods -o name | grep -c '^pod/p')" "$N" "all $N pods exist after re-applying"
 half() { [ "$(count_phase Succeeded)" -ge $((N / 3)) ]; }
 ok wait_for 180 half "a third of them finished"
-kill -9 "$(daemon_pid)"
-sleep 2
+old=$(daemon_pid)
+kill -9 "$old"
+dead() { ! kill -0 "$1" 2>/dev/null; }
+wait_for 30 dead "$old"
 ok restart_daemon "slurmlinkd restarts after kill -9 (while pods run and finish)"
 all_done() { [ "$(count_phase Succeeded)" = "$N" ]; }
 ok wait_for 300 all_done "every pod converges to Succeeded"
@@ -47,8 +49,9 @@ gone() { [ "$(kc get pods -o name | wc -l)" = 0 ]; }
 ok wait_for 60 gone "force-deleting every pod empties the namespace"
 
 # --- slurmctld away for 30 s -------------------------------------------------------
-kill "$(cat "$CL/run/slurmctld.pid")"
-sleep 1
+ctld=$(cat "$CL/run/slurmctld.pid")
+kill "$ctld"
+wait_for 30 dead "$ctld"
 t0=$SECONDS
 for i in 1 2 3; do pod "w$i" Never "echo ran"; done | kc apply -f - >/dev/null
 waits() { kc get pod w3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q 'Slurm controller'; }

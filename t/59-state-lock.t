@@ -35,7 +35,7 @@ like "$msg" "state folder $CL/slurmlinkd is in use by another slurmlinkd \\(pid 
 kc run once --image busybox --image-pull-policy Never --restart Never -- sleep 1 >/dev/null
 done_() { [ "$(kc get pod once -o jsonpath='{.status.phase}')" = Succeeded ]; }
 ok wait_for 120 done_ "a pod created meanwhile runs and succeeds" || diag "$(kc get pod once -o wide)"
-sleep 3 # a second controller would have submitted it by now
+after_job_polls 2 # the controller's next passes: a second submission would come in one
 n=$(squeue -h -t all -o %j | grep -cx "default/once")
 is "$n" 1 "it was submitted once (Slurm jobs named default/once: $n)" ||
   diag "$(squeue -h -t all -o '%i %j %T')"

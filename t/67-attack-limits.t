@@ -159,7 +159,8 @@ like "$(kc bob get configmaps -n team-b 2>&1)" "^No resources found" "600 idle T
 like "$(kc admin get namespaces -o name 2>&1 | tr '\n' ' ')" "namespace/team-a" "... and as the admin"
 exec {IDLE[1]}>&-; wait "$IDLE_PID" 2>/dev/null
 coproc FLOOD { python3 "$T" flood "$PORT" 8; }
-sleep 1
+flooding() { [ "$(ss -Htn "( dport = :$PORT )" | wc -l)" -ge 100 ]; }
+wait_for 10 flooding # the flood is on: 100 connections open
 ok wait_for 10 curl -sf -m 5 --cacert "$P/ca.crt" --cert "$D/admin.crt" --key "$D/admin.key" "$URL/healthz" \
   "while an unauthenticated flood goes on, a legitimate client gets in"
 read -r _ n <&"${FLOOD[0]}"; diag "flood opened $n connections"
@@ -187,7 +188,10 @@ for i in 1 2; do
 done
 on_exit "kill ${W[*]}"
 wait_for 10 sh -c "ss -tn state established '( dport = :$P2 )' | grep -c . | awk '\$1 >= 3 {exit 0} {exit 1}'"
-sleep 0.5
+# the daemon counts both watches open
+watching() { curl -s --cacert "$P/ca.crt" --cert "$D/admin.crt" --key "$D/admin.key" "https://127.0.0.1:$P2/metrics" |
+  awk '/^slurmlink_api_open_watches/ {s += $NF} END {exit !(s >= 2)}'; }
+wait_for 10 watching
 CODE=$(curl -s -m 5 -o "$D/body" -w '%{http_code}' --cacert "$P/ca.crt" -H "Authorization: Bearer $(tok bob)" "https://127.0.0.1:$P2/api/v1/namespaces/team-b/configmaps?watch=1"); BODY=$(cat "$D/body")
 is "$CODE $(status_of)" "429 429|TooManyRequests|Too many requests, please try again later." "bob's 3rd concurrent watch over --max-watches-per-user 2: 429"
 kill "${W[@]}"; wait "${W[@]}" 2>/dev/null

@@ -319,7 +319,8 @@ skopeos() { pgrep -c -f "docker://$HANG/" || true; }
 some_skopeo() { [ "$(skopeos)" -gt 0 ]; }
 no_skopeo() { [ "$(skopeos)" = 0 ]; }
 wait_for 30 some_skopeo
-sleep 3
+pool_full() { [ "$(skopeos)" -ge 2 ]; }
+wait_for 30 pool_full # the pulls' pool has started all it may (2), and no more
 n=$(skopeos)
 ok test "$n" -ge 1 -a "$n" -le 2 "her Job of 6 pods naming a registry that never answers: $n skopeo processes (2 a namespace)"
 kc carol delete job hj --wait=false >/dev/null 2>&1

@@ -28,14 +28,21 @@ spec:
     resources: {requests: {cpu: 100m, memory: 64Mi}}
 YAML
 }
-# the helper runs (srun has started the step); then a moment for its first read
-attached() { ps -eo args | grep -q "[s]lurmlink-shim attach --pod-dir=.*/$1-"; }
+# the helper runs (srun has started the step) and has the container's log
+# open (it follows it from its end)
+attached() {
+  local p
+  for p in $(pgrep -f "slurmlink-shim attach --pod-dir=.*/$1-"); do
+    ls -l "/proc/$p/fd" 2>/dev/null | grep -q '/logs/.*\.log$' && return 0
+  done
+  return 1
+}
 
 pod a1 | kc apply -f - >/dev/null
 ok wait_for 60 running a1 "a pod runs"
 kc attach a1 >"$CL/a1.out" 2>"$CL/a1.err" &
 p=$!
-wait_for 30 attached a1; sleep 0.5
+wait_for 30 attached a1
 touch "$GO-a1"
 ok wait_for 60 proc_gone "$p" "kubectl attach ends when the container ends"
 wait "$p"; rc=$?
@@ -49,7 +56,7 @@ err3" "stderr: apart from stdout"
 
 pod a2 | kc apply -f - >/dev/null
 wait_for 60 running a2
-(wait_for 30 attached a2; sleep 0.5; touch "$GO-a2") &
+(wait_for 30 attached a2; touch "$GO-a2") &
 out=$(echo typed | kc attach -i a2 2>&1)
 like "$out" "slurmlink: attach streams the container's output only: its spec has no stdin: true, so its stdin is not open" "attach -i to a container without stdin: true says its stdin is not open"
 
@@ -62,13 +69,22 @@ from kubernetes.stream import stream
 config.load_kube_config()
 r = stream(client.CoreV1Api().connect_get_namespaced_pod_attach, 'a3', 'default', stdout=True, stderr=True,
            stdin=False, tty=False, _preload_content=False)
-def go():  # once the helper runs (as the shell's attached() waits)
-    import subprocess
+def go():  # once the helper has the container's log open (as the shell's attached() waits)
+    import os, subprocess
+    def reading():
+        pids = subprocess.run(['pgrep', '-f', 'slurmlink-shim attach --pod-dir=.*/a3-'], capture_output=True, text=True).stdout.split()
+        for p in pids:
+            try:
+                if any(os.readlink(f"/proc/{p}/fd/{fd}").endswith(".log") and "/logs/" in os.readlink(f"/proc/{p}/fd/{fd}")
+                       for fd in os.listdir(f"/proc/{p}/fd")):
+                    return True
+            except OSError:
+                pass
+        return False
     for _ in range(300):
-        if subprocess.run(['pgrep', '-f', 'slurmlink-shim attach --pod-dir=.*/a3-'], stdout=subprocess.DEVNULL).returncode == 0:
+        if reading():
             break
         time.sleep(0.1)
-    time.sleep(0.5)
     open(sys.argv[1], 'w').close()
 threading.Thread(target=go).start()
 r.run_forever(timeout=60)

@@ -110,7 +110,7 @@ like "$py" "tty 0 size" "Python stream() with a tty: a resize message sets the t
 go=/tmp/slx-go-$$
 kc alice exec cc -- sh -c "i=0; while [ ! -e $go ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done; test -e $go && echo first" >"$CL/first.out" 2>&1 &
 p1=$!
-sleep 0.5
+wait_for 30 pgrep -f "^sh -c i=0; while \[ ! -e $go " # the first's shell runs in the container
 is "$(kc alice exec cc -- sh -c "touch $go && echo second")" second "a second exec runs while the first waits for it"
 wait "$p1"
 is "$(cat "$CL/first.out")" first "... and the first sees what the second did"

@@ -39,16 +39,17 @@ settled() {
   done
 }
 ok wait_for 60 settled "$N pods pend with the node drained, each saying its job's pending reason"
-sleep 3 # the reasons' writes seen back by the controller
-a0=$(views applied) u0=$(views unchanged)
 changes() { kc get --raw /metrics | awk -v r="$1" '$1 == "slurmlink_controller_changes_total{read=\"" r "\"}" {v = $2} END {print v + 0}'; }
-own=$(changes own) parsed=$(changes parsed)
-ok test "$own" -ge $((2 * N)) -a "$parsed" -ge "$N" \
-  "the controller passed its own writes by unparsed, two a pod at least (own: $own, parsed: $parsed)"
-sleep 7 # three full reads of the job list at least (one each 2 s while jobs pend)
-a1=$(views applied) u1=$(views unchanged)
-ok awk -v a="$u0" -v b="$u1" -v n=$N 'BEGIN { exit !(b - a >= 2 * n) }' \
-  "the polls compared the $N jobs' views again and again (unchanged: $u0 → $u1)"
+# the reasons' writes seen back by the controller
+own_seen() { [ "$(changes own)" -ge $((2 * N)) ] && [ "$(changes parsed)" -ge "$N" ]; }
+ok wait_for 60 own_seen "the controller passed its own writes by unparsed, two a pod at least" ||
+  diag "own: $(changes own), parsed: $(changes parsed)"
+a0=$(views applied) u0=$(views unchanged)
+# two full reads of the job list at least (one each 2 s while jobs pend)
+compared() { [ "$(views unchanged)" -ge $((u0 + 2 * N)) ]; }
+ok wait_for 60 compared "the polls compared the $N jobs' views again and again (unchanged from $u0)" ||
+  diag "unchanged: $u0 → $(views unchanged)"
+a1=$(views applied)
 # a job's reason may still change in a scheduling pass: fewer than one poll's
 # worth of reads (every poll read all $N pods on the code before)
 ok test $((a1 - a0)) -lt $N "... and read (almost) no pod from the store (applied: $a0 → $a1)"
@@ -68,8 +69,9 @@ is "$written" "written by hand" "p2's status written by someone else"
 back() { [[ $(msg p2) == "Slurm job $j2 is pending: "* ]]; }
 ok wait_for 15 back "a pod that changed is read again: the poll writes Slurm's view back"
 
-a3=$(views applied)
-sleep 5
+a3=$(views applied) u3=$(views unchanged)
+full_poll() { [ "$(views unchanged)" -ge $((u3 + N)) ]; }
+wait_for 60 full_poll # a full read of the job list has compared them all again
 a4=$(views applied)
 ok test $((a4 - a3)) -lt $N "once written, nothing more is read (applied: $a3 → $a4)"
 

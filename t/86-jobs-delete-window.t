@@ -69,8 +69,9 @@ YAML
 # --- kubectl delete job --cascade=foreground -------------------------------------------------
 start_case win 1
 kc delete job win --cascade=foreground --wait=false >/dev/null 2>&1
-sleep 2
-is "$(deleting "$pod")" "deleting" "win: 2 s after the deletion the pod is Terminating" ||
+pod_deleting() { [ "$(deleting "$pod")" = deleting ]; }
+wait_for 60 pod_deleting
+is "$(deleting "$pod")" "deleting" "win: after the deletion the pod is Terminating" ||
   diag "$(log | grep -E 'win|cancel' | tail -5)"
 like "$(jp "$pod" '{.metadata.annotations.slurmlink\.io/job-id}')" "^${tid%_*}$" \
   "win: its task's job is the pod's now (ARRAY_TASK $tid: the first task's job id is the array's)"

@@ -29,7 +29,7 @@ col() { kc get pod "$1" --no-headers 2>&1 | awk '{print $3}'; }
 pod waiter | kc apply -f - >/dev/null
 slurm_pending() { [ "$(squeue -h -n default/waiter -o '%T')" = PENDING ] && [ "$(col waiter)" != "" ]; }
 wait_for 60 slurm_pending
-sleep 3 # a poll or two
+after_job_polls 2 # a poll or two
 is "$(col waiter)" Pending "a pod pending in Slurm: kubectl get pods STATUS Pending"
 like "$(kc get pod waiter -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}: {.status.containerStatuses[0].state.waiting.message}')" \
   "^Pending: Slurm job [0-9]+ is pending: " "... its container waits, reason Pending, with Slurm's reason"
@@ -59,7 +59,7 @@ is "$(col ptjbad-master-0)" SubmitFailed "a PyTorchJob's replica pod whose gang 
 SLEEP=1 ptj_yaml ptjwait 1 Never | kc apply -f - >/dev/null
 gang_pending() { [ "$(squeue -h -n default/ptjwait -o '%T')" = PENDING ]; }
 ok wait_for 60 gang_pending "a PyTorchJob's gang job pending in Slurm"
-sleep 3
+after_job_polls 2
 is "$(col ptjwait-master-0) $(col ptjwait-worker-0)" "Pending Pending" "... its replica pods: STATUS Pending"
 scancel "$HOG"
 ran() { [ "$(kc get pod waiter -o jsonpath='{.status.phase}')" = Succeeded ]; }

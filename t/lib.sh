@@ -293,3 +293,18 @@ push_busybox() {
   ) >"$d/build-$name.log" 2>&1 || bail "umoci: $(cat "$d/build-$name.log")"
   skopeo copy --quiet --dest-tls-verify=false "oci:$d/oci:$name" "docker://$REG/$ref" || bail "skopeo copy to $REG/$ref"
 }
+# slurm_rpcs RPC: how many times the slurmlinkd of $CL has called libslurm's
+# RPC (load_jobs, submit_batch_job, ...) so far, from its /metrics
+slurm_rpcs() {
+  kc get --raw /metrics 2>/dev/null |
+    awk -v r="slurmlink_slurm_rpc_duration_seconds_count{rpc=\"$1\"}" '$1 == r {print $2}'
+}
+# after_job_polls N [SECONDS]: wait until the controller has polled Slurm's
+# jobs N more times (each poll a load_jobs): to see that something did NOT
+# happen, wait for the passes that would have done it, not for seconds
+after_job_polls() {
+  local c0
+  c0=$(slurm_rpcs load_jobs)
+  [ -n "$c0" ] || { diag "after_job_polls: no load_jobs count in /metrics"; return 1; }
+  wait_for "${2:-60}" eval '[ "$(slurm_rpcs load_jobs)" -ge '"$((c0 + $1))"' ]'
+}
