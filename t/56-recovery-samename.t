@@ -1,6 +1,5 @@
 #!/bin/bash
 # covers: src/ctl/ src/store/ src/slurmif/
-# slow
 # A pod deleted and created again under the same name is another pod: every
 # write of the controller carries the uid of the pod it is for (as kube's
 # preconditions.uid), so the new pod never shows the old pod's job id, phase
