@@ -13,7 +13,7 @@
 # binaries of its module, lines come in the files' order, and the summary is
 # "N passed, N failed, N skipped" with a non-zero exit.
 source "$(dirname "$0")/lib.sh"
-plan 33
+plan 34
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -118,6 +118,8 @@ is "$(forrun src/foo/bar.c)" "k-cov.t " "--for a file under a covered folder run
 is "$(forrun src/foo t/lib.sh)" "k-cov.t " "--for a folder or a covered file: the same script once"
 is "$(forrun src/u/x.c)" "u_good u_missing asan-u_good asan-u_missing " "--for a file of module u runs u's unit binaries"
 is "$(forrun src/bar/)" "" "--for a path nothing covers runs nothing"
+is "$(cd "$T" && t/run-tests --for src/foo/bar.c --estimate -j 1 | head -1)" "1 files, 60 s of work, -j 1" \
+  "--for's paths end at the next option (--estimate counts k-cov.t alone, 60 s: not in t/durations)"
 like "$(cd "$T" && t/run-tests --estimate -j 2)" "this order \(longest first, serial beside others\): [0-9]+ s" "--estimate prints the run's wall time from t/durations"
 rm -rf "$T/build-asan"
 like "$(cd "$T" && t/run-tests --unit 2>&1 | grep asan)" 'asan-unit-tests +SKIP' "no build-asan/: its unit binaries are reported skipped, not passed"
