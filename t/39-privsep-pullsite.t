@@ -40,10 +40,7 @@ sed -i "2i PATH=$T/wrap:\$PATH; export PATH" "$SLURMLINKD"
 export SLURMLINKD
 sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 
-printf 'version: 0.1\nstorage: {filesystem: {rootdirectory: %s/regdata}}\nhttp: {addr: "%s"}\n' "$T" "$REG" >"$T/reg.yml"
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-on_exit "kill $!"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry --addr "$REG" "$T" # (REG chosen above: the wrappers name it)
 cd "$T" || bail cd
 umoci init --layout oci >/dev/null && umoci new --image oci:app && umoci unpack --rootless --image oci:app b >/dev/null
 mkdir -p b/rootfs/bin && cp /bin/busybox b/rootfs/bin/ && ln -s busybox b/rootfs/bin/sh && echo app >b/rootfs/name

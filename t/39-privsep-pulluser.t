@@ -84,10 +84,7 @@ is "$r" 0 "a second slurmlink up succeeds" || diag "$(cat "$T/up2.log")"
 is "$(getent passwd "$PU")" "$pw" "and keeps the user as it was"
 
 # --- the registry and its images -----------------------------------------------------
-printf 'version: 0.1\nstorage: {filesystem: {rootdirectory: %s/regdata}}\nhttp: {addr: "%s"}\n' "$T" "$REG" >"$T/reg.yml"
-docker-registry serve "$T/reg.yml" >"$T/reg.log" 2>&1 &
-on_exit "kill $!"
-wait_for 20 curl -fs "http://$REG/v2/" || bail "docker-registry did not start"
+start_registry --addr "$REG" "$T" # (REG chosen above: the wrappers name it)
 cd "$T" || bail cd
 umoci init --layout oci >/dev/null
 for img in suid priv; do

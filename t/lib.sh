@@ -258,17 +258,18 @@ kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 phase_of() { local p=$1; shift; kc get pod "$p" "$@" -o jsonpath='{.status.phase}' 2>/dev/null; }
 # running POD [kubectl options]: the pod's phase is Running (for wait_for)
 running() { [ "$(phase_of "$@")" = Running ]; }
-# start_registry [--delete] DIR [YAML LINES]: a docker-registry on a free
-# loopback port, its data in DIR/regdata (--delete: deletes allowed), its log
+# start_registry [--delete] [--addr HOST:PORT] DIR [YAML LINES]: a
+# docker-registry on a free loopback port (or ADDR), its data in DIR/regdata (--delete: deletes allowed), its log
 # in DIR/reg.log (YAML LINES add to its configuration, e.g. an access log);
 # sets REG (host:port) and REG_PID, and returns once /v2/ answers (stopped
 # on exit). Bails when skopeo, umoci or docker-registry is missing.
 start_registry() {
-  local del= d t
+  local del= addr= d t
   [ "$1" = --delete ] && { del=', delete: {enabled: true}'; shift; }
+  [ "$1" = --addr ] && { addr=$2; shift 2; }
   d=$1
   for t in skopeo umoci docker-registry; do command -v $t >/dev/null || bail "$t is missing (scripts/deps.sh)"; done
-  REG=127.0.0.1:$(free_ports 1)
+  REG=${addr:-127.0.0.1:$(free_ports 1)}
   printf 'version: 0.1\nstorage: {filesystem: {rootdirectory: %s/regdata}%s}\nhttp: {addr: "%s"}\n%s\n' \
     "$d" "$del" "$REG" "${2:-}" >"$d/reg.yml"
   docker-registry serve "$d/reg.yml" >"$d/reg.log" 2>&1 &
