@@ -16,6 +16,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/safefs.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "events/events.h"
 #include "kube/meta.h"
@@ -75,13 +76,8 @@ char *api_ws_accept(const char *key)
     char *in = sl_xasprintf("%s" WS_GUID, key);
     unsigned char sha[20];
     char *out = NULL;
-    if (gnutls_hash_fast(GNUTLS_DIG_SHA1, in, strlen(in), sha) == 0) {
-        gnutls_datum_t d = {sha, sizeof(sha)}, b64 = {0};
-        if (gnutls_base64_encode2(&d, &b64) == 0) {
-            out = sl_xasprintf("%.*s", (int)b64.size, (const char *)b64.data);
-            gnutls_free(b64.data);
-        }
-    }
+    if (gnutls_hash_fast(GNUTLS_DIG_SHA1, in, strlen(in), sha) == 0)
+        out = sl_b64_encode(sha, sizeof(sha));
     free(in);
     return out;
 }

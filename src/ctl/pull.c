@@ -24,6 +24,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
 #include "ctl/pullpool.h"
@@ -34,7 +35,6 @@
 #include "runtime/runtime.h"
 
 #include <errno.h>
-#include <gnutls/gnutls.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -159,15 +159,17 @@ static void add_secret(sl_ctl_t *c, const char *ns, const char *name, json_t *au
     const char *type = json_string_value(json_object_get(s, "type"));
     const char *b64 =
         json_string_value(json_object_get(json_object_get(s, "data"), ".dockerconfigjson"));
-    gnutls_datum_t in = {(unsigned char *)b64, b64 ? (unsigned)strlen(b64) : 0}, out = {0};
-    if (type && !strcmp(type, "kubernetes.io/dockerconfigjson") && b64 &&
-        gnutls_base64_decode2(&in, &out) == 0) {
-        json_t *cfg = json_loadb((const char *)out.data, out.size, 0, NULL);
+    size_t n = 0;
+    char *dec = type && !strcmp(type, "kubernetes.io/dockerconfigjson") && b64
+                    ? sl_b64_decode(b64, strlen(b64), &n)
+                    : NULL;
+    if (dec) {
+        json_t *cfg = json_loadb(dec, n, 0, NULL);
         json_t *a = json_object_get(cfg, "auths");
         if (json_is_object(a))
             json_object_update_missing(auths, a); /* the first secret naming a registry wins */
         json_decref(cfg);
-        gnutls_free(out.data);
+        free(dec);
     }
     json_decref(s);
 }

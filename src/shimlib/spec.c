@@ -2,10 +2,10 @@
 #include "shimlib/spec.h"
 
 #include "common/fsutil.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
-#include <gnutls/gnutls.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -100,20 +100,15 @@ static int get_bytes(json_t *v, const char *path, char **out, sl_error_t *err)
     json_t *b = json_is_object(v) ? json_object_get(v, "base64") : NULL;
     if (!b || !json_is_string(b) || json_object_size(v) != 1)
         return bad(err, path, "must be a string or {\"base64\": \"...\"}");
-    gnutls_datum_t in = {(unsigned char *)json_string_value(b), (unsigned)json_string_length(b)};
-    gnutls_datum_t dec = {NULL, 0};
-    if (in.size == 0) {
-        *out = sl_xstrdup("");
-        return 0;
-    }
-    if (gnutls_base64_decode2(&in, &dec) < 0)
+    size_t n = 0;
+    char *dec = sl_b64_decode(json_string_value(b), json_string_length(b), &n);
+    if (!dec)
         return bad(err, path, "base64: not valid base64");
-    if (memchr(dec.data, '\0', dec.size)) {
-        gnutls_free(dec.data);
+    if (memchr(dec, '\0', n)) {
+        free(dec);
         return bad(err, path, "base64: decodes to a NUL byte, which cannot be passed to a process");
     }
-    *out = sl_xstrndup((const char *)dec.data, dec.size);
-    gnutls_free(dec.data);
+    *out = dec;
     return 0;
 }
 
