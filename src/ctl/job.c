@@ -158,16 +158,7 @@ static long long spec_int(json_t *job, const char *k, long long dflt)
 
 static bool pod_ready(json_t *pod)
 {
-    size_t i;
-    json_t *cd;
-    json_array_foreach(sl_kube_path(pod, "status.conditions"), i, cd)
-    {
-        const char *t = json_string_value(json_object_get(cd, "type"));
-        const char *s = json_string_value(json_object_get(cd, "status"));
-        if (t && !strcmp(t, "Ready"))
-            return s && !strcmp(s, "True");
-    }
-    return false;
+    return sl_kube_condition_true(sl_kube_path(pod, "status.conditions"), "Ready");
 }
 
 /* when a failed pod finished (its containers' latest finishedAt), else now */

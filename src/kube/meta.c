@@ -143,6 +143,25 @@ json_t *sl_kube_condition(json_t *conds, const char *type)
     return NULL;
 }
 
+bool sl_kube_condition_is(json_t *conds, const char *type, const char *status)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(conds, i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, type) && !strcmp(s, status))
+            return true;
+    }
+    return false;
+}
+
+bool sl_kube_condition_true(json_t *conds, const char *type)
+{
+    return sl_kube_condition_is(conds, type, "True");
+}
+
 int64_t sl_kube_now_ns(void)
 {
     struct timespec ts;

@@ -44,6 +44,11 @@ const char *sl_kube_path_str(json_t *obj, const char *dotted);
 /* The first condition of that type in the array conds (a status's
  * "conditions"; borrowed), or NULL. */
 json_t *sl_kube_condition(json_t *conds, const char *type);
+/* Whether some condition of that type in conds has that status (as Go's
+ * hasJobCondition and kubectl's pod printer read them); NULL conds: false. */
+bool sl_kube_condition_is(json_t *conds, const char *type, const char *status);
+/* sl_kube_condition_is(conds, type, "True") */
+bool sl_kube_condition_true(json_t *conds, const char *type);
 
 /* RFC 3339 timestamps in UTC, as Kubernetes writes them. frac_digits 0
  * gives "2024-01-02T03:04:05Z" (metav1.Time), 6 "…05.123456Z" (MicroTime),

@@ -39,6 +39,14 @@ int main(void)
        "condition: the first of its type (a type that is not a string skipped)");
     ok(sl_kube_condition(conds, "Initialized") == NULL && sl_kube_condition(NULL, "Ready") == NULL,
        "condition: NULL for a type not there, or no array");
+    ok(sl_kube_condition_true(conds, "PodScheduled"),
+       "condition true: some condition of the type is True, not only the first");
+    ok(!sl_kube_condition_true(conds, "Ready"), "condition true: a condition without a status");
+    ok(!sl_kube_condition_true(conds, "Initialized") && !sl_kube_condition_true(NULL, "Ready"),
+       "condition true: false for a type not there, or no array");
+    ok(sl_kube_condition_is(conds, "PodScheduled", "False") &&
+           !sl_kube_condition_is(conds, "PodScheduled", "Unknown"),
+       "condition is: any status asked for");
     json_decref(conds);
     json_decref(o);
     is_int(sl_kube_rv_parse(""), 0, "empty rv");
