@@ -4,6 +4,7 @@
 #include "common/fsutil.h"
 #include "common/b64.h"
 #include "common/xalloc.h"
+#include "kube/meta.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -40,20 +41,6 @@ static int bad_value(sl_error_t *err, sl_fe_type_t type, const char *path, const
                        .detail = (char *)detail};
     errno = EINVAL;
     return sl_errfield(err, &e);
-}
-
-int sl_shim_is_dns_label(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 63)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && !(c == '-' && i > 0 && i < n - 1))
-            return 0;
-    }
-    return 1;
 }
 
 const char *sl_restart_policy_name(sl_restart_policy_t p)
@@ -367,7 +354,7 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     snprintf(p, sizeof(p), "%s.name", path);
     if (get_text(o, "name", p, 1, &c->name, err) < 0)
         return -1;
-    if (!sl_shim_is_dns_label(c->name))
+    if (!sl_kube_is_dns1123_label(c->name))
         return bad_value(err, SL_FE_INVALID, p, c->name,
                          "must be a DNS-1123 label (lower-case alphanumerics and '-', at most 63 "
                          "characters)");
