@@ -13,6 +13,7 @@
 #include "api/exec.h"
 
 #include "common/argv.h"
+#include "config/config.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/safefs.h"
@@ -166,18 +167,6 @@ static int pod_owner(sl_api_t *api, json_t *pod, char **dir, struct stat *st)
     return r;
 }
 
-static char *default_shim(void)
-{
-    char *self = sl_self_dir();
-    char *shim = sl_xasprintf("%s/slurmlink-shim", self);
-    if (access(shim, X_OK) != 0) {
-        free(shim);
-        shim = sl_xasprintf("%s/../libexec/slurmlink/slurmlink-shim", self);
-    }
-    free(self);
-    return shim;
-}
-
 /* srun's argv and environment (nothing of slurmlinkd's own environment) */
 static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, const char *node,
                       const char *container, const struct passwd *pw)
@@ -195,7 +184,7 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
         sl_argv_add(&a, "--pty");
     if (!x->in)
         sl_argv_add(&a, "--input=none");
-    char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : default_shim();
+    char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : sl_config_default_shim();
     sl_argv_add(&a, shim);
     free(shim);
     sl_argv_add(&a, q->attach ? "attach" : "exec");
