@@ -123,16 +123,21 @@ static const char *pod_runtime(sl_ctl_t *c, const sl_pod_t *model)
     return rt ? rt : c->o.default_runtime;
 }
 
+/* what the puller makes for runtime rt (its ops' pull; NONE for an unknown one) */
+static sl_rt_pull_t pull_of(const char *rt)
+{
+    const sl_runtime_ops_t *ops = rt ? sl_runtime_get(rt) : NULL;
+    return ops ? ops->pull : SL_RT_PULL_NONE;
+}
+
 /* the file a runtime runs a pulled image from: 1 with *f, or 0 (a tree) */
 static int format_of(const char *rt, sl_image_format_t *f)
 {
-    sl_image_format_t x = SL_IMAGE_SIF;
-    if (!strcmp(rt, "enroot"))
-        x = SL_IMAGE_SQUASHFS;
-    else if (strcmp(rt, "apptainer") && strcmp(rt, "singularity"))
+    sl_rt_pull_t p = pull_of(rt);
+    if (p != SL_RT_PULL_SIF && p != SL_RT_PULL_SQUASHFS)
         return 0;
     if (f)
-        *f = x;
+        *f = p == SL_RT_PULL_SIF ? SL_IMAGE_SIF : SL_IMAGE_SQUASHFS;
     return 1;
 }
 
@@ -144,7 +149,7 @@ static int needs_pull(sl_ctl_t *c, const sl_pod_t *model, const sl_pod_container
         sl_image_ref_reason(k->image))
         return 0;
     const char *rt = pod_runtime(c, model);
-    if (!rt || (strcmp(rt, "charliecloud") && !format_of(rt, NULL)))
+    if (pull_of(rt) == SL_RT_PULL_NONE)
         return 0;
     char *dir = sl_runtime_image_dir(c->o.image_store, k->image);
     int imported = dir && access(dir, F_OK) == 0;
@@ -444,10 +449,7 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
     w->authfile = pod_authfile(c, pod, p->ns, p->uid, &w->site_auth);
     w->store = pull_store(c, w, pod, model);
     const char *rt = pod_runtime(c, model);
-    w->runtime = !strcmp(rt, "apptainer")     ? "apptainer"
-                 : !strcmp(rt, "singularity") ? "singularity"
-                 : !strcmp(rt, "enroot")      ? "enroot"
-                                              : "charliecloud";
+    w->runtime = pull_of(rt) != SL_RT_PULL_NONE ? sl_runtime_get(rt)->name : "charliecloud";
     return w;
 }
 

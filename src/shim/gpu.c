@@ -2,6 +2,7 @@
 #include "shim/gpu.h"
 
 #include "common/argv.h"
+#include "runtime/runtime.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
@@ -444,7 +445,8 @@ char **shim_gpu_argv(const char *runtime, long long gpus, char *const *argv, cha
     for (; argv[n]; n++)
         if (at == (size_t)-1 && !strcmp(argv[n], CDI_ALL))
             at = n;
-    if (gpus <= 0 || at == (size_t)-1 || !runtime || strcmp(runtime, "podman"))
+    const sl_runtime_ops_t *ops = runtime ? sl_runtime_get(runtime) : NULL;
+    if (gpus <= 0 || at == (size_t)-1 || !ops || !ops->cdi_gpus)
         return NULL;
     int k = bound_gpus(envp, idx, &list);
     free(list);
