@@ -38,7 +38,7 @@
  * from MHD_CONNECTION_NOTIFY_STARTED to NOTIFY_CLOSED, which MHD sends
  * before it closes the socket, so a shut-down fd is never a reused one. */
 #include "api/internal.h"
-#include "api/tlscred.h"
+#include "http/tlscred.h"
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -58,13 +58,13 @@ typedef struct ident {
 } ident_t;
 
 struct api_conn {
+    http_tls_conn_t tls; /* first (http/tlscred.h): the set its handshake used, held */
     struct MHD_Connection *conn;
     int fd;
     ident_t *who;                   /* NULL: not authenticated (yet) */
     bool evicted;                   /* shut down to make room */
     struct api_conn *older, *newer; /* the unauthenticated, oldest first */
     sl_api_t *api;
-    api_tls_cred_t *tls; /* the TLS credentials its handshake used, held */
 };
 
 struct api_conns {
@@ -182,6 +182,7 @@ void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_cont
         struct api_conn *e = sl_xcalloc(1, sizeof(*e));
         e->conn = conn;
         e->api = cls;
+        e->tls.tls = e->api->tls;
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         e->fd = ci ? ci->connect_fd : -1;
@@ -204,32 +205,9 @@ void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_cont
         unlink_unauth(c, e);
     }
     pthread_mutex_unlock(&c->mu);
-    api_tls_cred_put(e->tls);
+    http_tls_conn_release(&e->tls);
     free(e);
     *socket_context = NULL;
-}
-
-static struct api_conn *entry_of_conn(struct MHD_Connection *conn)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return ci ? ci->socket_context : NULL;
-}
-
-api_tls_t *api_conn_tls(struct MHD_Connection *conn)
-{
-    struct api_conn *e = entry_of_conn(conn);
-    return e ? e->api->tls : NULL;
-}
-
-int api_conn_hold_tls(struct MHD_Connection *conn, api_tls_cred_t *cred)
-{
-    struct api_conn *e = entry_of_conn(conn);
-    if (!e)
-        return -1;
-    api_tls_cred_put(e->tls); /* a second handshake on the connection */
-    e->tls = cred;
-    return 0;
 }
 
 static struct api_conn *entry_of(api_req_t *r)

@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 typedef struct exec_params {
     sl_argv_t cmd;
@@ -69,18 +68,6 @@ static int pick_protocol(const char *hdr)
     }
     free(list);
     return v;
-}
-
-/* Sec-WebSocket-Accept for key (RFC 6455 4.2.2); caller frees */
-char *api_ws_accept(const char *key)
-{
-    char *in = sl_xasprintf("%s" WS_GUID, key);
-    unsigned char sha[20];
-    char *out = NULL;
-    if (gnutls_hash_fast(GNUTLS_DIG_SHA1, in, strlen(in), sha) == 0)
-        out = sl_b64_encode(sha, sizeof(sha));
-    free(in);
-    return out;
 }
 
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
@@ -266,14 +253,14 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
                        size_t extra_in_size, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
     api_exec_t *x = cls;
-    x->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    x->up = http_up_open(conn, sock, urh, extra_in, extra_in_size);
     api_exec_session_run(x);
 }
 
 /* 101 Switching Protocols; the session starts in on_upgrade */
 static enum MHD_Result reply_upgrade(api_req_t *r, api_exec_t *x, const char *key)
 {
-    char *acc = api_ws_accept(key);
+    char *acc = http_ws_accept(key);
     struct MHD_Response *resp = acc ? MHD_create_response_for_upgrade(on_upgrade, x) : NULL;
     if (!resp) {
         free(acc);

@@ -2,12 +2,13 @@
  *
  * What libmicrohttpd does for a network request is done here in the same
  * order: split the target at '?', unescape the path and each query key and
- * value with the server's own callback (api_unescape), then the first-call
+ * value with the server's own callback (http_unescape), then the first-call
  * checks (api_req_begin: authentication, Content-Length), the body limit,
  * and api_route(). api_query()/api_header() read the tables below, and the
  * reply functions (reply.c) capture into them. */
 #include "api/inproc.h"
 #include "api/internal.h"
+#include "http/url.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -67,9 +68,9 @@ static void parse_query(struct api_inproc *q, const char *qs)
             q->query = sl_xrealloc(q->query, 2 * cap * sizeof(char *));
         }
         char *k = sl_xstrdup(kv), *v = eq ? sl_xstrdup(eq + 1) : NULL;
-        api_unescape(k);
+        http_unescape(k);
         if (v)
-            api_unescape(v);
+            http_unescape(v);
         q->query[2 * q->nquery] = k;
         q->query[2 * q->nquery + 1] = v;
         q->nquery++;
@@ -87,7 +88,7 @@ int sl_api_serve(sl_api_t *api, const sl_api_request_t *q, sl_api_response_t *ou
     struct api_inproc ip = {.headers = q->headers, .out = out};
     const char *qm = strchr(q->target, '?');
     char *path = qm ? sl_xstrndup(q->target, (size_t)(qm - q->target)) : sl_xstrdup(q->target);
-    api_unescape(path);
+    http_unescape(path);
     if (qm)
         parse_query(&ip, qm + 1);
 

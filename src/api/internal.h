@@ -44,7 +44,7 @@ struct sl_api {
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
     char *client_ca_pem;
-    struct api_tls *tls; /* the certificate and key, reloadable (tlscred.h); NULL: plain */
+    struct http_tls *tls; /* the certificate and key, reloadable (tlscred.h); NULL: plain */
     /* NULL: development mode, nothing checked. Atomic: SIGHUP swaps it
      * (sl_api_set_policy) while requests read it */
     const sl_authz_policy_t *_Atomic policy;
@@ -119,9 +119,6 @@ enum MHD_Result api_req_begin(api_req_t *r);
 enum MHD_Result api_reply_too_large(api_req_t *r);
 /* Free a request and what it holds (not r->inproc). */
 void api_req_free(api_req_t *r);
-/* Go's url.Values / MHD unescaping of paths and query parts, in place:
- * %XX and '+' (space). Returns the new length. */
-size_t api_unescape(char *s);
 const char *api_query(api_req_t *r, const char *key);
 const char *api_header(api_req_t *r, const char *name);
 /* Boolean query parameter: "true"/"1" → true (as kube-apiserver's decoder). */
@@ -186,19 +183,6 @@ enum MHD_Result api_reply_persistent(api_req_t *r, unsigned code, const char *ct
 enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,
                                  MHD_ContentReaderFreeCallback free_fn);
-
-/* --- content negotiation (accept.c) --- */
-typedef struct api_media {
-    char type[96]; /* "application/json", "*" "/" "*", ... (lower case) */
-    char as[64];   /* as= parameter ("Table", "APIGroupDiscoveryList") or "" */
-    char g[64];    /* g= */
-    char v[32];    /* v= */
-} api_media_t;
-/* The Accept header's media ranges in order (at most max); a missing header
- * gives one "*" "/" "*". */
-int api_accept(api_req_t *r, api_media_t *out, int max);
-/* application/json, application/ *, * / * (also application/yaml is not JSON). */
-bool api_media_json(const api_media_t *m);
 
 /* --- GET /metrics (metrics.c), after the router authorized it --- */
 enum MHD_Result api_serve_metrics(api_req_t *r);

@@ -15,8 +15,9 @@
  * identity. */
 #include "api/facts.h"
 #include "api/internal.h"
+#include "http/url.h"
 #include "api/rowcache.h"
-#include "api/tlscred.h"
+#include "http/tlscred.h"
 #include "api/watchhub.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -90,32 +91,11 @@ void api_warn(api_req_t *r, const char *fmt, ...)
     free(s);
 }
 
-/* Query strings from Go clients encode spaces as '+' (url.Values); MHD only
- * decodes %XX. Object names never contain '+', so decoding it in paths too
- * is harmless. */
-size_t api_unescape(char *s)
-{
-    char *w = s;
-    for (char *p = s; *p; p++) {
-        if (*p == '+') {
-            *w++ = ' ';
-        } else if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
-            char hex[3] = {p[1], p[2], 0};
-            *w++ = (char)strtol(hex, NULL, 16);
-            p += 2;
-        } else {
-            *w++ = *p;
-        }
-    }
-    *w = '\0';
-    return (size_t)(w - s);
-}
-
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 {
     (void)cls;
     (void)c;
-    return api_unescape(s);
+    return http_unescape(s);
 }
 
 enum MHD_Result api_reply_too_large(api_req_t *r)
@@ -366,7 +346,7 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
  * bootstrap objects and the watch hubs */
 static int api_load(sl_api_t *api, const sl_api_opts_t *opts, sl_error_t *err)
 {
-    if (opts->tls_cert && !(api->tls = api_tls_create(opts->tls_cert, opts->tls_key, err)))
+    if (opts->tls_cert && !(api->tls = http_tls_create(opts->tls_cert, opts->tls_key, err)))
         return -1;
     if (opts->client_ca && load_pem(opts->client_ca, &api->client_ca_pem, err) < 0)
         return -1;
@@ -389,7 +369,7 @@ static int listen_main(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
      * (GNUTLS_CERT_REQUEST, not REQUIRE): tokens are the other way in,
      * and the certificate itself is checked per request (authn.c) */
     struct MHD_OptionItem tls_opts[] = {
-        {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)api_tls_retrieve},
+        {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)http_tls_retrieve},
         {api->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, api->client_ca_pem},
         {MHD_OPTION_END, 0, NULL},
     };
@@ -497,7 +477,7 @@ void sl_api_destroy(sl_api_t *api)
     free(api->shim_path);
     free(api->slurm_conf);
     free(api->server_address);
-    api_tls_destroy(api->tls);
+    http_tls_destroy(api->tls);
     free(api->client_ca_pem);
     sl_authn_destroy(api->authn);
     free(api);
@@ -529,7 +509,7 @@ int sl_api_reload_tls(sl_api_t *api, const char *cert, const char *key, char ser
         errno = EINVAL;
         return sl_errprintf(err, "the API serves no TLS");
     }
-    return api_tls_reload(api->tls, cert, key, serial, err);
+    return http_tls_reload(api->tls, cert, key, serial, err);
 }
 
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)
