@@ -15,45 +15,6 @@
 #include <string.h>
 #include <strings.h>
 
-struct api_inproc {
-    char **query; /* key, value (value NULL for "k" without '='), ... */
-    size_t nquery;
-    const char *const *headers;
-    sl_api_response_t *out;
-};
-
-const char *api_inproc_query(struct api_inproc *q, const char *key)
-{
-    /* MHD returns the first of repeated keys */
-    for (size_t i = 0; i < q->nquery; i++)
-        if (!strcmp(q->query[2 * i], key))
-            return q->query[2 * i + 1];
-    return NULL;
-}
-
-const char *api_inproc_header(struct api_inproc *q, const char *name)
-{
-    /* header names are case-insensitive (MHD compares them so too) */
-    for (size_t i = 0; q->headers && q->headers[i] && q->headers[i + 1]; i += 2)
-        if (!strcasecmp(q->headers[i], name))
-            return q->headers[i + 1];
-    return NULL;
-}
-
-void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data, size_t len)
-{
-    sl_api_response_t *o = r->inproc->out;
-    if (o->body) /* one reply per request, as MHD_queue_response */
-        return;
-    o->code = code;
-    o->content_type = sl_xstrdup(ctype ? ctype : "");
-    o->body = sl_xmalloc(len + 1);
-    if (len)
-        memcpy(o->body, data, len);
-    o->body[len] = '\0';
-    o->body_len = len;
-}
-
 static void parse_query(struct api_inproc *q, const char *qs)
 {
     char *copy = sl_xstrdup(qs);

@@ -108,9 +108,14 @@ typedef struct api_path {
 } api_path_t;
 
 /* The shared change window of res (watchhub.h), or NULL. */
-struct api_hub *api_hub_for(sl_api_t *api, const api_resource_t *res);
+static inline struct api_hub *api_hub_for(sl_api_t *api, const api_resource_t *res)
+{
+    size_t i = (size_t)(res - api_resources);
+    return i < API_MAX_RESOURCES ? api->hubs[i] : NULL;
+}
 
-/* --- requests (server.c) --- */
+/* --- requests (server.c: their first call and end; request.c: what a
+ * handler reads of them) --- */
 /* The checks of a request's first call, before any body byte is read:
  * authentication (auth.c) and the declared body size. MHD_YES with nothing
  * queued: go on; otherwise a reply (401, 413) is queued. */
@@ -289,7 +294,14 @@ void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
  * SL_ERR_TOO_LARGE err (a whole text: "the object is too large to store"). */
 int api_check_object_size(sl_api_t *api, json_t *obj, sl_error_t *err);
 
-/* --- in-process requests (inproc.c) --- */
+/* --- in-process requests (inproc.c builds them, request.c reads them) --- */
+/* an sl_api_serve() request's query, headers and captured reply */
+struct api_inproc {
+    char **query; /* key, value (value NULL for "k" without '='), ... */
+    size_t nquery;
+    const char *const *headers;
+    struct sl_api_response *out;
+};
 const char *api_inproc_query(struct api_inproc *q, const char *key);
 const char *api_inproc_header(struct api_inproc *q, const char *name);
 /* Capture a reply (data copied). */

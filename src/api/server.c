@@ -47,50 +47,6 @@
 /* printed Table rows kept (rowcache.h): ~400 B a pod, 10,000 pods in 4.2 MB */
 #define API_ROWCACHE_BYTES (8u * 1024 * 1024)
 
-const char *api_query(api_req_t *r, const char *key)
-{
-    if (r->inproc)
-        return api_inproc_query(r->inproc, key);
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
-}
-
-const char *api_header(api_req_t *r, const char *name)
-{
-    if (r->inproc)
-        return api_inproc_header(r->inproc, name);
-    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
-}
-
-bool api_query_bool(api_req_t *r, const char *key)
-{
-    const char *v = api_query(r, key);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "True"));
-}
-
-void api_warn(api_req_t *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    if (!s)
-        return;
-    if (!r->warnings)
-        r->warnings = json_array();
-    /* kube-apiserver drops duplicate warnings of one request */
-    size_t i;
-    json_t *w;
-    json_array_foreach(r->warnings, i, w) if (!strcmp(json_string_value(w), s))
-    {
-        free(s);
-        return;
-    }
-    json_array_append_new(r->warnings, json_string(s));
-    free(s);
-}
-
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 {
     (void)cls;
@@ -441,12 +397,6 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
         return NULL;
     }
     return api;
-}
-
-api_hub_t *api_hub_for(sl_api_t *api, const api_resource_t *res)
-{
-    size_t i = (size_t)(res - api_resources);
-    return i < API_MAX_RESOURCES ? api->hubs[i] : NULL;
 }
 
 int sl_api_port(const sl_api_t *api) { return api ? api->port : -1; }
