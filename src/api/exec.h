@@ -28,7 +28,7 @@ typedef struct api_exec {
     char *desc;             /* "USER NS/POD/CONTAINER: CMD" for the log */
     unsigned idle_s, max_s; /* the session's limits */
     http_up_t *up;           /* the upgraded connection */
-    char *who;              /* the identity its stream counts against (conns.c), or NULL */
+    char *who;              /* the identity its stream counts against (identity.c), or NULL */
 } api_exec_t;
 
 /* Runs the session to its end in the calling thread (the connection's, in

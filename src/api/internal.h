@@ -24,16 +24,6 @@
 struct api_hub;
 #define API_MAX_RESOURCES 32
 
-/* What conns.c bounds (server.c fills in the defaults). */
-typedef struct api_conn_limits {
-    unsigned max_connections; /* per listener (MHD's own limit) */
-    unsigned max_unauth;      /* not yet authenticated, all together */
-    unsigned max_per_user;    /* connections per identity */
-    unsigned max_watches;     /* concurrent watches per identity */
-    unsigned idle_s;          /* timeout once authenticated */
-    unsigned handshake_s;     /* timeout before: TLS handshake and first request */
-} api_conn_limits_t;
-typedef struct api_conns api_conns_t;
 
 struct sl_api {
     struct MHD_Daemon *mhd;
@@ -57,7 +47,7 @@ struct sl_api {
     pthread_mutex_t hook_lock;       /* shim_event and its arg: set while serving */
     sl_api_shim_event_fn shim_event; /* hook_lock */
     void *shim_event_arg;            /* hook_lock */
-    api_conns_t *conns;              /* connections and watches per identity (conns.c) */
+    struct http_conns *conns;        /* connections, watches, streams per identity (http/conns.h) */
     struct api_rowcache *rows;       /* printed Table rows for reuse (rowcache.h) */
     struct api_facts *facts;         /* what creates read besides their object (facts.h) */
     atomic_int stopping;             /* streams end when set */
@@ -130,16 +120,7 @@ const char *api_header(api_req_t *r, const char *name);
 bool api_query_bool(api_req_t *r, const char *key);
 void api_warn(api_req_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* --- connections and watches per identity (conns.c) --- */
-api_conns_t *api_conns_create(const api_conn_limits_t *lim);
-/* new per-identity budgets, the unauthenticated cap and the idle timeout
- * (a reload); max_connections and handshake_s stay: they are libmicrohttpd's
- * start options */
-void api_conns_set_limits(api_conns_t *c, const api_conn_limits_t *lim);
-void api_conns_destroy(api_conns_t *c); /* NULL: no-op; after the listeners stopped */
-/* MHD_OPTION_NOTIFY_CONNECTION (cls: the sl_api_t). */
-void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
-                      enum MHD_ConnectionNotificationCode toe);
+/* --- connections, watches and streams per identity (identity.c over http/conns.c) --- */
 /* Count r's connection against its authenticated user (after
  * api_authenticate). 0: go on; -1: the user is at its cap, a 429 Status
  * was queued and the connection closes after it. */
@@ -153,7 +134,7 @@ int api_conn_attach(api_req_t *r, const char *name, bool refuse);
 int api_conn_watch_begin(api_req_t *r);
 void api_conn_watch_end(api_req_t *r);
 /* Streams (exec and attach sessions, connections a port-forward makes to
- * a pod; conns.c): n more for r's identity. 0 with *who (caller frees;
+ * a pod; identity.c): n more for r's identity. 0 with *who (caller frees;
  * give them back with it), or -1 with *st: a 429 Status naming
  * exec.max_streams_per_user, or a 503 while the process is short of
  * descriptors. _as: for identity who (a session's next request), -1 with

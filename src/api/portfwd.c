@@ -22,7 +22,7 @@
  * another's on the node). A
  * pod whose shim is not on this host cannot be checked, and is refused.
  * Each connection to the pod counts against the requester's streams
- * (exec.max_streams_per_user, conns.c). kubectl port-forward speaks SPDY/3.1,
+ * (exec.max_streams_per_user, identity.c). kubectl port-forward speaks SPDY/3.1,
  * straight or (1.31+) tunnelled in WebSocket: pf_mode tells which, and its
  * session is spdypf.c's.
  */

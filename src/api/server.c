@@ -5,7 +5,7 @@
  * Threading: one thread per connection (MHD_USE_THREAD_PER_CONNECTION).
  * That is the simplest correct model for long-lived streams: a watch's
  * content reader may block on sl_store_wait() without stalling anyone else.
- * Connections are capped in total and per identity (conns.c: the
+ * Connections are capped in total and per identity (http/conns.c: the
  * not-yet-authenticated ones share a small budget and a short timeout),
  * and idle ones time out, so stuck clients cannot exhaust the server.
  *
@@ -17,6 +17,7 @@
 #include "api/internal.h"
 #include "http/url.h"
 #include "api/rowcache.h"
+#include "http/conns.h"
 #include "http/tlscred.h"
 #include "api/watchhub.h"
 #include "common/fsutil.h"
@@ -211,9 +212,9 @@ static int check_opts(const sl_api_opts_t *o, sl_error_t *err)
 static unsigned or_default(unsigned v, unsigned def) { return v ? v : def; }
 
 /* The connection limits of opts with their defaults. */
-static api_conn_limits_t conn_limits(const sl_api_opts_t *o)
+static http_conn_limits_t conn_limits(const sl_api_opts_t *o)
 {
-    api_conn_limits_t l = {
+    http_conn_limits_t l = {
         .max_connections = or_default(o->max_connections, 1024),
         .max_unauth = or_default(o->max_unauthenticated, 128),
         .max_per_user = or_default(o->max_per_user, 256),
@@ -233,15 +234,15 @@ static struct MHD_Daemon *start_mhd(sl_api_t *api, const sl_api_opts_t *opts, un
                                     int port, struct sockaddr_in *addr,
                                     struct MHD_OptionItem *extra)
 {
-    api_conn_limits_t l = conn_limits(opts);
-    /* a new connection has the handshake timeout; conns.c gives it the idle
+    http_conn_limits_t l = conn_limits(opts);
+    /* a new connection has the handshake timeout; http/conns.c gives it the idle
      * timeout once a request on it is authenticated */
     return MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, on_request, api, MHD_OPTION_SOCK_ADDR, addr,
         MHD_OPTION_CONNECTION_TIMEOUT, l.handshake_s, MHD_OPTION_CONNECTION_LIMIT,
         l.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_ip,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_NOTIFY_CONNECTION,
-        api_conns_notify, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape, api,
+        http_conns_notify, api->conns, MHD_OPTION_UNESCAPE_CALLBACK, unescape, api,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, extra, MHD_OPTION_END);
 }
 
@@ -290,8 +291,8 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
     api->shim_event_arg = opts->shim_event_arg;
     api->policy = opts->policy;
     api->plain_port = -1;
-    api_conn_limits_t limits = conn_limits(opts);
-    api->conns = api_conns_create(&limits);
+    http_conn_limits_t limits = conn_limits(opts);
+    api->conns = http_conns_create(&limits);
     api->rows = api_rowcache_create(API_ROWCACHE_BYTES);
     api->facts = api_facts_create();
     atomic_init(&api->stopping, 0);
@@ -304,6 +305,7 @@ static int api_load(sl_api_t *api, const sl_api_opts_t *opts, sl_error_t *err)
 {
     if (opts->tls_cert && !(api->tls = http_tls_create(opts->tls_cert, opts->tls_key, err)))
         return -1;
+    http_conns_set_tls(api->conns, api->tls);
     if (opts->client_ca && load_pem(opts->client_ca, &api->client_ca_pem, err) < 0)
         return -1;
     if ((opts->client_ca || opts->token_file) &&
@@ -419,7 +421,7 @@ void sl_api_destroy(sl_api_t *api)
         MHD_stop_daemon(api->plain_mhd);
     for (size_t i = 0; i < API_MAX_RESOURCES; i++)
         api_hub_destroy(api->hubs[i]);
-    api_conns_destroy(api->conns);
+    http_conns_destroy(api->conns);
     api_rowcache_destroy(api->rows);
     api_facts_destroy(api->facts);
     pthread_mutex_destroy(&api->hook_lock);
@@ -435,9 +437,9 @@ void sl_api_destroy(sl_api_t *api)
 
 void sl_api_set_limits(sl_api_t *api, const sl_api_opts_t *opts)
 {
-    api_conn_limits_t l = conn_limits(opts);
+    http_conn_limits_t l = conn_limits(opts);
     if (api->conns)
-        api_conns_set_limits(api->conns, &l);
+        http_conns_set_limits(api->conns, &l);
     api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
     api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
 }

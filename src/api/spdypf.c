@@ -57,7 +57,7 @@ struct api_spf {
     sl_buf_t tx; /* SPDY bytes not yet handed to the connection */
     spf_req_t req[SPF_MAX];
     char *addr, *pod, *pod_uid, *desc;
-    char *who; /* the identity its connections count against (conns.c) */
+    char *who; /* the identity its connections count against (identity.c) */
     pid_t shim;
     uid_t uid;
     bool dead;

@@ -458,7 +458,7 @@ static int check_runtimes(const sl_config_t *cfg, sl_error_t *err)
 /* Descriptors: the soft limit up to the hard one (systemd's default soft
  * limit is 1024; the unit sets LimitNOFILE). Every exec session and
  * forwarded connection holds some; the API keeps a reserve and caps them
- * per identity (src/api/conns.c), this gives that room. Raised first
+ * per identity (src/http/conns.c), this gives that room. Raised first
  * thing, said once the start is under way (a start refused for its
  * slurm.conf prints that one line alone): *was, the limit before. */
 static int raise_nofile(rlim_t *was)

@@ -31,7 +31,7 @@ int http_tls_reload(http_tls_t *t, const char *cert, const char *key, char seria
 /* the retrieve function for MHD_OPTION_HTTPS_CERT_CALLBACK */
 gnutls_certificate_retrieve_function2 http_tls_retrieve;
 
-/* drop a connection's reference (conns.c, when it closes) */
+/* drop a reference (http_tls_conn_release, when a connection closes) */
 void http_tls_cred_put(http_tls_cred_t *c);
 
 /* What the server keeps per connection for http_tls_retrieve: the socket
