@@ -3,6 +3,7 @@
  * Content-Type kubectl insists on) and legacy (/api, /apis, /api/v1, ...).
  * Everything is generated from the resource table (resource.c). */
 #include "api/internal.h"
+#include "http/media.h"
 #include "api/nodemetrics.h"
 #include "api/review.h"
 #include "common/version.h"
@@ -53,8 +54,8 @@ enum MHD_Result api_serve_version(api_req_t *r)
  * 1 = v2beta1, 0 = legacy JSON. */
 static int discovery_form(api_req_t *r)
 {
-    api_media_t m[8];
-    int n = api_accept(r, m, 8);
+    http_media_t m[8];
+    int n = http_accept_parse(api_header(r, "Accept"), m, 8);
     for (int i = 0; i < n; i++) {
         if (!strcmp(m[i].type, "application/json") && !strcmp(m[i].as, "APIGroupDiscoveryList") &&
             !strcmp(m[i].g, "apidiscovery.k8s.io")) {
@@ -64,7 +65,7 @@ static int discovery_form(api_req_t *r)
                 return 1;
             continue;
         }
-        if (api_media_json(&m[i]))
+        if (http_media_json(&m[i]))
             return 0;
     }
     return 0;

@@ -13,9 +13,11 @@
 #include "api/exec.h"
 
 #include "common/argv.h"
+#include "config/config.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/safefs.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "events/events.h"
 #include "kube/meta.h"
@@ -33,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 typedef struct exec_params {
     sl_argv_t cmd;
@@ -67,23 +68,6 @@ static int pick_protocol(const char *hdr)
     }
     free(list);
     return v;
-}
-
-/* Sec-WebSocket-Accept for key (RFC 6455 4.2.2); caller frees */
-char *api_ws_accept(const char *key)
-{
-    char *in = sl_xasprintf("%s" WS_GUID, key);
-    unsigned char sha[20];
-    char *out = NULL;
-    if (gnutls_hash_fast(GNUTLS_DIG_SHA1, in, strlen(in), sha) == 0) {
-        gnutls_datum_t d = {sha, sizeof(sha)}, b64 = {0};
-        if (gnutls_base64_encode2(&d, &b64) == 0) {
-            out = sl_xasprintf("%.*s", (int)b64.size, (const char *)b64.data);
-            gnutls_free(b64.data);
-        }
-    }
-    free(in);
-    return out;
 }
 
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
@@ -170,18 +154,6 @@ static int pod_owner(sl_api_t *api, json_t *pod, char **dir, struct stat *st)
     return r;
 }
 
-static char *default_shim(void)
-{
-    char *self = sl_self_dir();
-    char *shim = sl_xasprintf("%s/slurmlink-shim", self);
-    if (access(shim, X_OK) != 0) {
-        free(shim);
-        shim = sl_xasprintf("%s/../libexec/slurmlink/slurmlink-shim", self);
-    }
-    free(self);
-    return shim;
-}
-
 /* srun's argv and environment (nothing of slurmlinkd's own environment) */
 static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, const char *node,
                       const char *container, const struct passwd *pw)
@@ -199,7 +171,7 @@ static void step_argv(api_exec_t *x, const exec_params_t *q, const char *job, co
         sl_argv_add(&a, "--pty");
     if (!x->in)
         sl_argv_add(&a, "--input=none");
-    char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : default_shim();
+    char *shim = x->api->shim_path ? sl_xstrdup(x->api->shim_path) : sl_config_default_shim();
     sl_argv_add(&a, shim);
     free(shim);
     sl_argv_add(&a, q->attach ? "attach" : "exec");
@@ -281,14 +253,14 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
                        size_t extra_in_size, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
     api_exec_t *x = cls;
-    x->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    x->up = http_up_open(conn, sock, urh, extra_in, extra_in_size);
     api_exec_session_run(x);
 }
 
 /* 101 Switching Protocols; the session starts in on_upgrade */
 static enum MHD_Result reply_upgrade(api_req_t *r, api_exec_t *x, const char *key)
 {
-    char *acc = api_ws_accept(key);
+    char *acc = http_ws_accept(key);
     struct MHD_Response *resp = acc ? MHD_create_response_for_upgrade(on_upgrade, x) : NULL;
     if (!resp) {
         free(acc);

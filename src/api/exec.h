@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "api/internal.h"
-#include "api/upconn.h"
+#include "http/upconn.h"
 
 typedef struct api_exec {
     sl_api_t *api;
@@ -27,8 +27,8 @@ typedef struct api_exec {
     char *status_name;      /* the helper's status file, in pod_dir */
     char *desc;             /* "USER NS/POD/CONTAINER: CMD" for the log */
     unsigned idle_s, max_s; /* the session's limits */
-    api_up_t *up;           /* the upgraded connection */
-    char *who;              /* the identity its stream counts against (conns.c), or NULL */
+    http_up_t *up;           /* the upgraded connection */
+    char *who;              /* the identity its stream counts against (identity.c), or NULL */
 } api_exec_t;
 
 /* Runs the session to its end in the calling thread (the connection's, in
@@ -38,12 +38,11 @@ void api_exec_free(api_exec_t *x);
 
 /* The WebSocket handshake of r: its Sec-WebSocket-Key, and in *version the
  * channel protocol (5 or 4) of the client's list; NULL with *why (a 400's
- * text). Sec-WebSocket-Accept for a key (caller frees; NULL on failure). */
+ * text). Sec-WebSocket-Accept for a key: http_ws_accept (http/upconn.h). */
 const char *api_ws_handshake(api_req_t *r, int *version, char **why);
-char *api_ws_accept(const char *key);
 
 /* Queue resp (made by MHD_create_response_for_upgrade) as r's 101 Switching
- * Protocols with the handshake's headers (accept: api_ws_accept's value,
+ * Protocols with the handshake's headers (accept: http_ws_accept's value,
  * version: the channel protocol) and mark r replied; resp is destroyed.
  * libmicrohttpd's result: not MHD_YES when it did not take the reply. */
 enum MHD_Result api_ws_reply_upgrade(api_req_t *r, struct MHD_Response *resp, const char *accept,
@@ -65,7 +64,7 @@ int api_pf_port_owner(pid_t pid, uid_t uid, int port);
 typedef struct api_spf api_spf_t;
 api_spf_t *api_spf_new(sl_api_t *api, const char *addr, const char *pod, const char *pod_uid,
                        pid_t shim, uid_t uid, const char *desc, const char *who);
-void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel);
+void api_spf_run(api_spf_t *s, http_up_t *up, bool tunnel);
 void api_spf_free(api_spf_t *s);
 
 #endif

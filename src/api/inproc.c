@@ -2,56 +2,18 @@
  *
  * What libmicrohttpd does for a network request is done here in the same
  * order: split the target at '?', unescape the path and each query key and
- * value with the server's own callback (api_unescape), then the first-call
+ * value with the server's own callback (http_unescape), then the first-call
  * checks (api_req_begin: authentication, Content-Length), the body limit,
  * and api_route(). api_query()/api_header() read the tables below, and the
  * reply functions (reply.c) capture into them. */
 #include "api/inproc.h"
 #include "api/internal.h"
+#include "http/url.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
-
-struct api_inproc {
-    char **query; /* key, value (value NULL for "k" without '='), ... */
-    size_t nquery;
-    const char *const *headers;
-    sl_api_response_t *out;
-};
-
-const char *api_inproc_query(struct api_inproc *q, const char *key)
-{
-    /* MHD returns the first of repeated keys */
-    for (size_t i = 0; i < q->nquery; i++)
-        if (!strcmp(q->query[2 * i], key))
-            return q->query[2 * i + 1];
-    return NULL;
-}
-
-const char *api_inproc_header(struct api_inproc *q, const char *name)
-{
-    /* header names are case-insensitive (MHD compares them so too) */
-    for (size_t i = 0; q->headers && q->headers[i] && q->headers[i + 1]; i += 2)
-        if (!strcasecmp(q->headers[i], name))
-            return q->headers[i + 1];
-    return NULL;
-}
-
-void api_inproc_reply(api_req_t *r, unsigned code, const char *ctype, const char *data, size_t len)
-{
-    sl_api_response_t *o = r->inproc->out;
-    if (o->body) /* one reply per request, as MHD_queue_response */
-        return;
-    o->code = code;
-    o->content_type = sl_xstrdup(ctype ? ctype : "");
-    o->body = sl_xmalloc(len + 1);
-    if (len)
-        memcpy(o->body, data, len);
-    o->body[len] = '\0';
-    o->body_len = len;
-}
 
 static void parse_query(struct api_inproc *q, const char *qs)
 {
@@ -67,9 +29,9 @@ static void parse_query(struct api_inproc *q, const char *qs)
             q->query = sl_xrealloc(q->query, 2 * cap * sizeof(char *));
         }
         char *k = sl_xstrdup(kv), *v = eq ? sl_xstrdup(eq + 1) : NULL;
-        api_unescape(k);
+        http_unescape(k);
         if (v)
-            api_unescape(v);
+            http_unescape(v);
         q->query[2 * q->nquery] = k;
         q->query[2 * q->nquery + 1] = v;
         q->nquery++;
@@ -87,7 +49,7 @@ int sl_api_serve(sl_api_t *api, const sl_api_request_t *q, sl_api_response_t *ou
     struct api_inproc ip = {.headers = q->headers, .out = out};
     const char *qm = strchr(q->target, '?');
     char *path = qm ? sl_xstrndup(q->target, (size_t)(qm - q->target)) : sl_xstrdup(q->target);
-    api_unescape(path);
+    http_unescape(path);
     if (qm)
         parse_query(&ip, qm + 1);
 

@@ -24,16 +24,6 @@
 struct api_hub;
 #define API_MAX_RESOURCES 32
 
-/* What conns.c bounds (server.c fills in the defaults). */
-typedef struct api_conn_limits {
-    unsigned max_connections; /* per listener (MHD's own limit) */
-    unsigned max_unauth;      /* not yet authenticated, all together */
-    unsigned max_per_user;    /* connections per identity */
-    unsigned max_watches;     /* concurrent watches per identity */
-    unsigned idle_s;          /* timeout once authenticated */
-    unsigned handshake_s;     /* timeout before: TLS handshake and first request */
-} api_conn_limits_t;
-typedef struct api_conns api_conns_t;
 
 struct sl_api {
     struct MHD_Daemon *mhd;
@@ -44,7 +34,7 @@ struct sl_api {
     char *pods_root;
     char *server_address; /* "127.0.0.1:6443", for APIVersions */
     char *client_ca_pem;
-    struct api_tls *tls; /* the certificate and key, reloadable (tlscred.h); NULL: plain */
+    struct http_tls *tls; /* the certificate and key, reloadable (tlscred.h); NULL: plain */
     /* NULL: development mode, nothing checked. Atomic: SIGHUP swaps it
      * (sl_api_set_policy) while requests read it */
     const sl_authz_policy_t *_Atomic policy;
@@ -57,7 +47,7 @@ struct sl_api {
     pthread_mutex_t hook_lock;       /* shim_event and its arg: set while serving */
     sl_api_shim_event_fn shim_event; /* hook_lock */
     void *shim_event_arg;            /* hook_lock */
-    api_conns_t *conns;              /* connections and watches per identity (conns.c) */
+    struct http_conns *conns;        /* connections, watches, streams per identity (http/conns.h) */
     struct api_rowcache *rows;       /* printed Table rows for reuse (rowcache.h) */
     struct api_facts *facts;         /* what creates read besides their object (facts.h) */
     atomic_int stopping;             /* streams end when set */
@@ -108,9 +98,14 @@ typedef struct api_path {
 } api_path_t;
 
 /* The shared change window of res (watchhub.h), or NULL. */
-struct api_hub *api_hub_for(sl_api_t *api, const api_resource_t *res);
+static inline struct api_hub *api_hub_for(sl_api_t *api, const api_resource_t *res)
+{
+    size_t i = (size_t)(res - api_resources);
+    return i < API_MAX_RESOURCES ? api->hubs[i] : NULL;
+}
 
-/* --- requests (server.c) --- */
+/* --- requests (server.c: their first call and end; request.c: what a
+ * handler reads of them) --- */
 /* The checks of a request's first call, before any body byte is read:
  * authentication (auth.c) and the declared body size. MHD_YES with nothing
  * queued: go on; otherwise a reply (401, 413) is queued. */
@@ -119,25 +114,13 @@ enum MHD_Result api_req_begin(api_req_t *r);
 enum MHD_Result api_reply_too_large(api_req_t *r);
 /* Free a request and what it holds (not r->inproc). */
 void api_req_free(api_req_t *r);
-/* Go's url.Values / MHD unescaping of paths and query parts, in place:
- * %XX and '+' (space). Returns the new length. */
-size_t api_unescape(char *s);
 const char *api_query(api_req_t *r, const char *key);
 const char *api_header(api_req_t *r, const char *name);
 /* Boolean query parameter: "true"/"1" → true (as kube-apiserver's decoder). */
 bool api_query_bool(api_req_t *r, const char *key);
 void api_warn(api_req_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* --- connections and watches per identity (conns.c) --- */
-api_conns_t *api_conns_create(const api_conn_limits_t *lim);
-/* new per-identity budgets, the unauthenticated cap and the idle timeout
- * (a reload); max_connections and handshake_s stay: they are libmicrohttpd's
- * start options */
-void api_conns_set_limits(api_conns_t *c, const api_conn_limits_t *lim);
-void api_conns_destroy(api_conns_t *c); /* NULL: no-op; after the listeners stopped */
-/* MHD_OPTION_NOTIFY_CONNECTION (cls: the sl_api_t). */
-void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
-                      enum MHD_ConnectionNotificationCode toe);
+/* --- connections, watches and streams per identity (identity.c over http/conns.c) --- */
 /* Count r's connection against its authenticated user (after
  * api_authenticate). 0: go on; -1: the user is at its cap, a 429 Status
  * was queued and the connection closes after it. */
@@ -151,7 +134,7 @@ int api_conn_attach(api_req_t *r, const char *name, bool refuse);
 int api_conn_watch_begin(api_req_t *r);
 void api_conn_watch_end(api_req_t *r);
 /* Streams (exec and attach sessions, connections a port-forward makes to
- * a pod; conns.c): n more for r's identity. 0 with *who (caller frees;
+ * a pod; identity.c): n more for r's identity. 0 with *who (caller frees;
  * give them back with it), or -1 with *st: a 429 Status naming
  * exec.max_streams_per_user, or a 503 while the process is short of
  * descriptors. _as: for identity who (a session's next request), -1 with
@@ -186,19 +169,6 @@ enum MHD_Result api_reply_persistent(api_req_t *r, unsigned code, const char *ct
 enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,
                                  MHD_ContentReaderFreeCallback free_fn);
-
-/* --- content negotiation (accept.c) --- */
-typedef struct api_media {
-    char type[96]; /* "application/json", "*" "/" "*", ... (lower case) */
-    char as[64];   /* as= parameter ("Table", "APIGroupDiscoveryList") or "" */
-    char g[64];    /* g= */
-    char v[32];    /* v= */
-} api_media_t;
-/* The Accept header's media ranges in order (at most max); a missing header
- * gives one "*" "/" "*". */
-int api_accept(api_req_t *r, api_media_t *out, int max);
-/* application/json, application/ *, * / * (also application/yaml is not JSON). */
-bool api_media_json(const api_media_t *m);
 
 /* --- GET /metrics (metrics.c), after the router authorized it --- */
 enum MHD_Result api_serve_metrics(api_req_t *r);
@@ -305,7 +275,14 @@ void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
  * SL_ERR_TOO_LARGE err (a whole text: "the object is too large to store"). */
 int api_check_object_size(sl_api_t *api, json_t *obj, sl_error_t *err);
 
-/* --- in-process requests (inproc.c) --- */
+/* --- in-process requests (inproc.c builds them, request.c reads them) --- */
+/* an sl_api_serve() request's query, headers and captured reply */
+struct api_inproc {
+    char **query; /* key, value (value NULL for "k" without '='), ... */
+    size_t nquery;
+    const char *const *headers;
+    struct sl_api_response *out;
+};
 const char *api_inproc_query(struct api_inproc *q, const char *key);
 const char *api_inproc_header(struct api_inproc *q, const char *name);
 /* Capture a reply (data copied). */

@@ -56,16 +56,7 @@ json_t *api_job_columns(void)
 /* hasJobCondition: the condition is there with status True */
 bool api_job_condition(json_t *job, const char *type)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(sl_kube_path(job, "status.conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && !strcmp(t, type) && s && !strcmp(s, "True"))
-            return true;
-    }
-    return false;
+    return sl_kube_condition_true(sl_kube_path(job, "status.conditions"), type);
 }
 
 static const char *job_status(json_t *job)

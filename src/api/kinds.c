@@ -4,6 +4,7 @@
  * Pods have their own file (pod_kind.c). */
 #include "api/internal.h"
 #include "api/printers.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
@@ -11,7 +12,6 @@
 #include "pod/pod.h"
 #include "pod/schema.h"
 
-#include <gnutls/gnutls.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,16 +215,6 @@ static int secret_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_erro
     return api_schema_unknown("Secret", obj, unknown);
 }
 
-static char *base64(const char *s, size_t n)
-{
-    gnutls_datum_t in = {(unsigned char *)s, (unsigned)n}, out = {NULL, 0};
-    if (gnutls_base64_encode2(&in, &out) < 0)
-        return NULL;
-    char *r = sl_xstrndup((const char *)out.data, out.size);
-    gnutls_free(out.data);
-    return r;
-}
-
 /* stringData is write-only (kube's v1 → internal conversion): each value
  * goes into data, base64, overwriting; stringData itself is dropped. Runs
  * before validation, so its keys are checked as data keys. */
@@ -240,7 +230,7 @@ static void merge_string_data(json_t *obj)
         json_object_foreach(sd, k, v)
         {
             const char *text = json_string_value(v);
-            char *enc = text ? base64(text, json_string_length(v)) : NULL;
+            char *enc = text ? sl_b64_encode(text, json_string_length(v)) : NULL;
             if (enc)
                 json_object_set_new(data, k, json_string(enc));
             free(enc);

@@ -20,6 +20,7 @@
 #include "api/rowcache.h"
 #include "common/buf.h"
 #include "common/proc.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
@@ -47,49 +48,6 @@ int api_parse_selectors(api_req_t *r, const api_resource_t *res, sl_kube_selecto
 
 /* --- continue tokens: base64url(JSON {"v","rv","ns","name"}) --- */
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static char *b64_encode(const char *s)
-{
-    size_t n = strlen(s);
-    sl_buf_t b = SL_BUF_INIT;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned char)s[i] << 16;
-        if (i + 1 < n)
-            v |= (unsigned char)s[i + 1] << 8;
-        if (i + 2 < n)
-            v |= (unsigned char)s[i + 2];
-        sl_buf_putc(&b, b64[(v >> 18) & 63]);
-        sl_buf_putc(&b, b64[(v >> 12) & 63]);
-        if (i + 1 < n)
-            sl_buf_putc(&b, b64[(v >> 6) & 63]);
-        if (i + 2 < n)
-            sl_buf_putc(&b, b64[v & 63]);
-    }
-    return sl_buf_steal(&b);
-}
-
-static char *b64_decode(const char *s)
-{
-    sl_buf_t b = SL_BUF_INIT;
-    unsigned v = 0;
-    int bits = 0;
-    for (; *s && *s != '='; s++) {
-        const char *p = strchr(b64, *s == '+' ? '-' : *s == '/' ? '_' : *s);
-        if (!p || !*s) {
-            sl_buf_free(&b);
-            return NULL;
-        }
-        v = (v << 6) | (unsigned)(p - b64);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            sl_buf_putc(&b, (char)((v >> bits) & 0xff));
-        }
-    }
-    return sl_buf_steal(&b);
-}
-
 /* {"v","rv","start"} as kube-apiserver's tokens: start is the key after
  * which the next page begins ("ns/name" and a NUL), rv the revision the
  * list is served as of (-1: the latest, an inconsistent continuation). */
@@ -102,7 +60,7 @@ static char *make_continue(int64_t rv, const char *ns, const char *name)
     free(start);
     char *s = json_dumps(t, JSON_COMPACT);
     json_decref(t);
-    char *out = b64_encode(s);
+    char *out = sl_b64url_encode(s, strlen(s));
     free(s);
     return out;
 }
@@ -126,7 +84,7 @@ static void opts_free(list_opts_t *o)
 /* The token's key and revision into o: 0, or -1 with kube's 400 in err. */
 static int decode_continue(const char *tok, list_opts_t *o, sl_error_t *err)
 {
-    char *dec = b64_decode(tok);
+    char *dec = sl_b64url_decode(tok, NULL);
     json_t *t = dec ? json_loadb(dec, strlen(dec), JSON_ALLOW_NUL, NULL) : NULL;
     free(dec);
     json_t *jrv = json_object_get(t, "rv");

@@ -22,7 +22,7 @@
  * another's on the node). A
  * pod whose shim is not on this host cannot be checked, and is refused.
  * Each connection to the pod counts against the requester's streams
- * (exec.max_streams_per_user, conns.c). kubectl port-forward speaks SPDY/3.1,
+ * (exec.max_streams_per_user, identity.c). kubectl port-forward speaks SPDY/3.1,
  * straight or (1.31+) tunnelled in WebSocket: pf_mode tells which, and its
  * session is spdypf.c's.
  */
@@ -64,14 +64,14 @@ typedef struct pf {
     sl_buf_t out[PF_MAX_PORTS]; /* client bytes not yet written to it */
     char *addr;                 /* the pod's address */
     char *desc;
-    api_up_t *up; /* the upgraded connection */
+    http_up_t *up; /* the upgraded connection */
     bool dead;
     int mode;   /* PF_WS, PF_TUNNEL, PF_SPDY */
     pid_t shim; /* the pod's shim, and its Unix user */
     uid_t uid;
     char *pod, *pod_uid; /* "NS/NAME", its uid */
     wslay_event_context_ptr ctx;
-    api_up_clock_t clock;
+    http_up_clock_t clock;
     const char *why; /* the limit that ended it, or NULL */
     char *who;       /* the identity its streams count against, or NULL */
     unsigned taken;  /* how many */
@@ -232,7 +232,7 @@ static pid_t shim_pid(const char *pod_dir, uid_t uid, const char *job)
 static ssize_t pf_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
 {
     pf_t *f = u;
-    ssize_t n = api_up_recv(f->up, buf, len);
+    ssize_t n = http_up_recv(f->up, buf, len);
     if (n > 0)
         return n;
     if (n < 0 && errno == EAGAIN)
@@ -248,7 +248,7 @@ static ssize_t pf_send(wslay_event_context_ptr ctx, const uint8_t *d, size_t len
                        void *u)
 {
     pf_t *f = u;
-    ssize_t n = api_up_send(f->up, d, len);
+    ssize_t n = http_up_send(f->up, d, len);
     if (n >= 0)
         return n;
     if (errno == EAGAIN)
@@ -311,7 +311,7 @@ static void pf_io(pf_t *f, int i, short rev)
     if (rev & POLLOUT && f->out[i].len) {
         ssize_t n = write(f->fd[i], f->out[i].data, f->out[i].len);
         if (n > 0) {
-            api_up_clock_touch(&f->clock);
+            http_up_clock_touch(&f->clock);
             memmove(f->out[i].data, f->out[i].data + n, f->out[i].len - (size_t)n);
             f->out[i].len -= (size_t)n;
         }
@@ -320,7 +320,7 @@ static void pf_io(pf_t *f, int i, short rev)
         char buf[PF_CHUNK];
         ssize_t n = read(f->fd[i], buf, sizeof(buf));
         if (n > 0) {
-            api_up_clock_touch(&f->clock);
+            http_up_clock_touch(&f->clock);
             pf_queue(f, (uint8_t)(2 * i), buf, (size_t)n);
         } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
             close(f->fd[i]);
@@ -339,8 +339,8 @@ static bool pf_round(pf_t *f)
     for (int i = 0; i < f->nports; i++)
         held += f->out[i].len;
     bool want = held < PF_HELD_MAX; /* else the pods first */
-    short ev = api_up_events(f->up, f->ctx);
-    p[0] = (struct pollfd){.fd = api_up_fd(f->up), .events = want ? ev : (short)(ev & ~POLLIN)};
+    short ev = http_up_events(f->up, f->ctx);
+    p[0] = (struct pollfd){.fd = http_up_fd(f->up), .events = want ? ev : (short)(ev & ~POLLIN)};
     for (int i = 0; i < f->nports; i++) {
         if (f->fd[i] < 0)
             continue;
@@ -349,14 +349,14 @@ static bool pf_round(pf_t *f)
         p[n++] = (struct pollfd){
             .fd = f->fd[i], .events = (short)((room ? POLLIN : 0) | (f->out[i].len ? POLLOUT : 0))};
     }
-    int ready = poll(p, (nfds_t)n, want ? api_up_timeout(f->up, 200) : 200);
-    if (!api_up_pump(f->up, f->ctx, ready > 0 ? p[0].revents : 0, want))
+    int ready = poll(p, (nfds_t)n, want ? http_up_timeout(f->up, 200) : 200);
+    if (!http_up_pump(f->up, f->ctx, ready > 0 ? p[0].revents : 0, want))
         f->dead = true;
     for (int k = 1; k < n; k++)
         if (p[k].revents)
             pf_io(f, idx[k], p[k].revents);
     bool queued = wslay_event_get_queued_msg_count(f->ctx) > 0;
-    f->why = api_up_clock_expired(&f->clock);
+    f->why = http_up_clock_expired(&f->clock);
     return !f->dead && !f->why && wslay_event_get_read_enabled(f->ctx) &&
            !atomic_load(&f->api->stopping) && (open > 0 || queued);
 }
@@ -373,11 +373,11 @@ static void pf_close(pf_t *f)
             closing = true;
         }
         if (closing && !wslay_event_want_write(f->ctx) && !wslay_event_want_read(f->ctx) &&
-            !api_up_pending(f->up))
+            !http_up_pending(f->up))
             break;
-        struct pollfd p = {.fd = api_up_fd(f->up), .events = api_up_events(f->up, f->ctx)};
-        if (poll(&p, 1, api_up_timeout(f->up, 100)) < 0 ||
-            !api_up_pump(f->up, f->ctx, p.revents, true))
+        struct pollfd p = {.fd = http_up_fd(f->up), .events = http_up_events(f->up, f->ctx)};
+        if (poll(&p, 1, http_up_timeout(f->up, 100)) < 0 ||
+            !http_up_pump(f->up, f->ctx, p.revents, true))
             break;
     }
 }
@@ -388,18 +388,18 @@ static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, c
                         struct MHD_UpgradeResponseHandle *urh)
 {
     pf_t *f = cls;
-    f->up = api_up_open(conn, sock, urh, extra_in, extra_in_size);
+    f->up = http_up_open(conn, sock, urh, extra_in, extra_in_size);
     atomic_fetch_add(&f->api->exec_sessions, 1);
     struct wslay_event_callbacks cb = {pf_recv, pf_send, NULL, NULL, NULL, NULL, pf_msg};
-    api_up_clock_start(&f->clock, f->api->exec_idle_s, f->api->exec_max_s);
+    http_up_clock_start(&f->clock, f->api->exec_idle_s, f->api->exec_max_s);
     if (wslay_event_context_server_init(&f->ctx, &cb, f) == 0) {
         wslay_event_config_set_max_recv_msg_length(f->ctx, f->api->exec_max_message);
         pf_connect(f);
         while (pf_round(f))
             ;
-        if (api_up_ws_too_big(f->ctx)) {
+        if (http_up_ws_too_big(f->ctx)) {
             f->why = "a message over exec.max_message_bytes, closed with 1009";
-            api_up_ws_drain(f->up, f->ctx);
+            http_up_ws_drain(f->up, f->ctx);
         } else if (!f->dead) {
             pf_close(f);
         }
@@ -409,7 +409,7 @@ static void pf_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, c
         sl_info("port-forward ended: %s: %s", f->why, f->desc);
     else
         sl_info("port-forward ended: %s", f->desc);
-    api_up_close(f->up);
+    http_up_close(f->up);
     atomic_fetch_sub(&f->api->exec_sessions, 1);
     pf_free(f);
 }
@@ -506,7 +506,7 @@ static void spf_upgraded(pf_t *f, struct MHD_Connection *conn, const char *extra
         api_spf_new(f->api, f->addr, f->pod, f->pod_uid, f->shim, f->uid, f->desc, f->who);
     bool tunnel = f->mode == PF_TUNNEL;
     pf_free(f);
-    api_spf_run(s, api_up_open(conn, sock, urh, extra, n), tunnel);
+    api_spf_run(s, http_up_open(conn, sock, urh, extra, n), tunnel);
 }
 
 static void spf_upgraded_cb(void *cls, struct MHD_Connection *conn, void *con_cls,
@@ -535,7 +535,7 @@ static struct MHD_Response *pf_response(api_req_t *r, pf_t *f, int *version, cha
         return MHD_create_response_for_upgrade(spf_upgraded_cb, f);
     const char *key = f->mode == PF_TUNNEL ? api_header(r, "Sec-WebSocket-Key")
                                            : api_ws_handshake(r, version, why);
-    *acc = key && *key ? api_ws_accept(key) : NULL;
+    *acc = key && *key ? http_ws_accept(key) : NULL;
     if (!*acc)
         return NULL;
     return MHD_create_response_for_upgrade(f->mode == PF_TUNNEL ? spf_upgraded_cb : pf_upgraded, f);

@@ -82,16 +82,7 @@ json_t *api_pod_columns(void)
 
 static bool cond_true(json_t *pod, const char *type)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(sl_kube_path(pod, "status.conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && !strcmp(t, type))
-            return s && !strcmp(s, "True");
-    }
-    return false;
+    return sl_kube_condition_true(sl_kube_path(pod, "status.conditions"), type);
 }
 
 static bool restartable_init(json_t *pod, const char *name)

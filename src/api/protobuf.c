@@ -14,6 +14,7 @@
  * clients fall back to nothing: JSON bodies cover every kind. */
 #include "api/protobuf.h"
 #include "common/buf.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 
@@ -304,18 +305,9 @@ static int skip(rd_t *r, int wt)
 
 static json_t *b64(const uint8_t *p, size_t n)
 {
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    sl_buf_t b = SL_BUF_INIT;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-                     (i + 2 < n ? p[i + 2] : 0);
-        sl_buf_putc(&b, t[(v >> 18) & 63]);
-        sl_buf_putc(&b, t[(v >> 12) & 63]);
-        sl_buf_putc(&b, i + 1 < n ? t[(v >> 6) & 63] : '=');
-        sl_buf_putc(&b, i + 2 < n ? t[v & 63] : '=');
-    }
-    json_t *s = json_string(b.data ? b.data : "");
-    sl_buf_free(&b);
+    char *e = sl_b64_encode(p, n);
+    json_t *s = e ? json_string(e) : NULL;
+    free(e);
     return s;
 }
 

@@ -2,8 +2,13 @@
  * plural, kind, scope, verbs, short names, subresources) and the per-kind
  * hooks (defaults, validation, strategy) the generic handlers call.
  *
- * Discovery, OpenAPI, routing and the handlers all read this one table, so
- * a new kind is one entry here plus its hooks. */
+ * Discovery, routing and the generic handlers read this one table. A new
+ * kind is its entry (resource.c) and its hooks (a *_kind.c), and, as it
+ * needs them: Table columns (printers.c, a *_printers.c), its schema (pod/schema_table.c
+ * or crd_schemas.c) and OpenAPI (openapi_schemas.c, generated), the
+ * admission of the pod templates it holds (admission.c), cascading
+ * deletion of what it owns (delete.c), strategic-merge keys
+ * (kube/mergekeys.c), and for a workload its controller in src/ctl. */
 #ifndef SL_API_RESOURCE_H
 #define SL_API_RESOURCE_H
 

@@ -270,16 +270,10 @@ static bool group_served(const char *group, const char *version)
     return false;
 }
 
-static bool is_shim_push(char **s, int n)
-{
-    return n == 4 && !strcmp(s[0], "internal") && !strcmp(s[1], "v1") && !strcmp(s[2], "shim") &&
-           !strcmp(s[3], "events");
-}
-
 static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
 {
     const char *m = r->method;
-    if (is_shim_push(s, n)) /* its own per-pod tokens, checked by the hook */
+    if (api_is_shim_push(r->url)) /* its own per-pod tokens, checked by the hook */
         return !strcmp(m, "POST") ? api_handle_shim_event(r) : not_allowed(r);
     /* resource requests are authorized in resource_request(); everything
      * else (discovery, /version, /openapi, /healthz, unknown paths) is a
@@ -347,16 +341,6 @@ static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
         return resource_request(r, s[1], s[2], s + 3, n - 3);
     }
     return not_found(r);
-}
-
-bool api_is_shim_push(const char *url)
-{
-    char *path = sl_xstrdup(url ? url : "");
-    char *seg[MAX_SEGS];
-    int n = split(path, seg);
-    bool yes = is_shim_push(seg, n);
-    free(path);
-    return yes;
 }
 
 enum MHD_Result api_route(api_req_t *r)

@@ -5,7 +5,7 @@
  * Threading: one thread per connection (MHD_USE_THREAD_PER_CONNECTION).
  * That is the simplest correct model for long-lived streams: a watch's
  * content reader may block on sl_store_wait() without stalling anyone else.
- * Connections are capped in total and per identity (conns.c: the
+ * Connections are capped in total and per identity (http/conns.c: the
  * not-yet-authenticated ones share a small budget and a short timeout),
  * and idle ones time out, so stuck clients cannot exhaust the server.
  *
@@ -15,8 +15,10 @@
  * identity. */
 #include "api/facts.h"
 #include "api/internal.h"
+#include "http/url.h"
 #include "api/rowcache.h"
-#include "api/tlscred.h"
+#include "http/conns.h"
+#include "http/tlscred.h"
 #include "api/watchhub.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -46,76 +48,11 @@
 /* printed Table rows kept (rowcache.h): ~400 B a pod, 10,000 pods in 4.2 MB */
 #define API_ROWCACHE_BYTES (8u * 1024 * 1024)
 
-const char *api_query(api_req_t *r, const char *key)
-{
-    if (r->inproc)
-        return api_inproc_query(r->inproc, key);
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
-}
-
-const char *api_header(api_req_t *r, const char *name)
-{
-    if (r->inproc)
-        return api_inproc_header(r->inproc, name);
-    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
-}
-
-bool api_query_bool(api_req_t *r, const char *key)
-{
-    const char *v = api_query(r, key);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "True"));
-}
-
-void api_warn(api_req_t *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    if (!s)
-        return;
-    if (!r->warnings)
-        r->warnings = json_array();
-    /* kube-apiserver drops duplicate warnings of one request */
-    size_t i;
-    json_t *w;
-    json_array_foreach(r->warnings, i, w) if (!strcmp(json_string_value(w), s))
-    {
-        free(s);
-        return;
-    }
-    json_array_append_new(r->warnings, json_string(s));
-    free(s);
-}
-
-/* Query strings from Go clients encode spaces as '+' (url.Values); MHD only
- * decodes %XX. Object names never contain '+', so decoding it in paths too
- * is harmless. */
-size_t api_unescape(char *s)
-{
-    char *w = s;
-    for (char *p = s; *p; p++) {
-        if (*p == '+') {
-            *w++ = ' ';
-        } else if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
-            char hex[3] = {p[1], p[2], 0};
-            *w++ = (char)strtol(hex, NULL, 16);
-            p += 2;
-        } else {
-            *w++ = *p;
-        }
-    }
-    *w = '\0';
-    return (size_t)(w - s);
-}
-
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 {
     (void)cls;
     (void)c;
-    return api_unescape(s);
+    return http_unescape(s);
 }
 
 enum MHD_Result api_reply_too_large(api_req_t *r)
@@ -275,9 +212,9 @@ static int check_opts(const sl_api_opts_t *o, sl_error_t *err)
 static unsigned or_default(unsigned v, unsigned def) { return v ? v : def; }
 
 /* The connection limits of opts with their defaults. */
-static api_conn_limits_t conn_limits(const sl_api_opts_t *o)
+static http_conn_limits_t conn_limits(const sl_api_opts_t *o)
 {
-    api_conn_limits_t l = {
+    http_conn_limits_t l = {
         .max_connections = or_default(o->max_connections, 1024),
         .max_unauth = or_default(o->max_unauthenticated, 128),
         .max_per_user = or_default(o->max_per_user, 256),
@@ -297,15 +234,15 @@ static struct MHD_Daemon *start_mhd(sl_api_t *api, const sl_api_opts_t *opts, un
                                     int port, struct sockaddr_in *addr,
                                     struct MHD_OptionItem *extra)
 {
-    api_conn_limits_t l = conn_limits(opts);
-    /* a new connection has the handshake timeout; conns.c gives it the idle
+    http_conn_limits_t l = conn_limits(opts);
+    /* a new connection has the handshake timeout; http/conns.c gives it the idle
      * timeout once a request on it is authenticated */
     return MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, on_request, api, MHD_OPTION_SOCK_ADDR, addr,
         MHD_OPTION_CONNECTION_TIMEOUT, l.handshake_s, MHD_OPTION_CONNECTION_LIMIT,
         l.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_ip,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, api, MHD_OPTION_NOTIFY_CONNECTION,
-        api_conns_notify, api, MHD_OPTION_UNESCAPE_CALLBACK, unescape, api,
+        http_conns_notify, api->conns, MHD_OPTION_UNESCAPE_CALLBACK, unescape, api,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api, MHD_OPTION_ARRAY, extra, MHD_OPTION_END);
 }
 
@@ -354,8 +291,8 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
     api->shim_event_arg = opts->shim_event_arg;
     api->policy = opts->policy;
     api->plain_port = -1;
-    api_conn_limits_t limits = conn_limits(opts);
-    api->conns = api_conns_create(&limits);
+    http_conn_limits_t limits = conn_limits(opts);
+    api->conns = http_conns_create(&limits);
     api->rows = api_rowcache_create(API_ROWCACHE_BYTES);
     api->facts = api_facts_create();
     atomic_init(&api->stopping, 0);
@@ -366,8 +303,9 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
  * bootstrap objects and the watch hubs */
 static int api_load(sl_api_t *api, const sl_api_opts_t *opts, sl_error_t *err)
 {
-    if (opts->tls_cert && !(api->tls = api_tls_create(opts->tls_cert, opts->tls_key, err)))
+    if (opts->tls_cert && !(api->tls = http_tls_create(opts->tls_cert, opts->tls_key, err)))
         return -1;
+    http_conns_set_tls(api->conns, api->tls);
     if (opts->client_ca && load_pem(opts->client_ca, &api->client_ca_pem, err) < 0)
         return -1;
     if ((opts->client_ca || opts->token_file) &&
@@ -389,7 +327,7 @@ static int listen_main(sl_api_t *api, const sl_api_opts_t *opts, unsigned flags,
      * (GNUTLS_CERT_REQUEST, not REQUIRE): tokens are the other way in,
      * and the certificate itself is checked per request (authn.c) */
     struct MHD_OptionItem tls_opts[] = {
-        {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)api_tls_retrieve},
+        {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)http_tls_retrieve},
         {api->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, api->client_ca_pem},
         {MHD_OPTION_END, 0, NULL},
     };
@@ -463,12 +401,6 @@ sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err)
     return api;
 }
 
-api_hub_t *api_hub_for(sl_api_t *api, const api_resource_t *res)
-{
-    size_t i = (size_t)(res - api_resources);
-    return i < API_MAX_RESOURCES ? api->hubs[i] : NULL;
-}
-
 int sl_api_port(const sl_api_t *api) { return api ? api->port : -1; }
 
 int sl_api_plain_port(const sl_api_t *api) { return api ? api->plain_port : -1; }
@@ -489,7 +421,7 @@ void sl_api_destroy(sl_api_t *api)
         MHD_stop_daemon(api->plain_mhd);
     for (size_t i = 0; i < API_MAX_RESOURCES; i++)
         api_hub_destroy(api->hubs[i]);
-    api_conns_destroy(api->conns);
+    http_conns_destroy(api->conns);
     api_rowcache_destroy(api->rows);
     api_facts_destroy(api->facts);
     pthread_mutex_destroy(&api->hook_lock);
@@ -497,7 +429,7 @@ void sl_api_destroy(sl_api_t *api)
     free(api->shim_path);
     free(api->slurm_conf);
     free(api->server_address);
-    api_tls_destroy(api->tls);
+    http_tls_destroy(api->tls);
     free(api->client_ca_pem);
     sl_authn_destroy(api->authn);
     free(api);
@@ -505,9 +437,9 @@ void sl_api_destroy(sl_api_t *api)
 
 void sl_api_set_limits(sl_api_t *api, const sl_api_opts_t *opts)
 {
-    api_conn_limits_t l = conn_limits(opts);
+    http_conn_limits_t l = conn_limits(opts);
     if (api->conns)
-        api_conns_set_limits(api->conns, &l);
+        http_conns_set_limits(api->conns, &l);
     api->max_body = opts->max_body ? opts->max_body : DEFAULT_MAX_BODY;
     api->max_object = opts->max_object ? opts->max_object : DEFAULT_MAX_OBJECT;
 }
@@ -529,7 +461,7 @@ int sl_api_reload_tls(sl_api_t *api, const char *cert, const char *key, char ser
         errno = EINVAL;
         return sl_errprintf(err, "the API serves no TLS");
     }
-    return api_tls_reload(api->tls, cert, key, serial, err);
+    return http_tls_reload(api->tls, cert, key, serial, err);
 }
 
 void sl_api_set_shim_hook(sl_api_t *api, sl_api_shim_event_fn fn, void *arg)

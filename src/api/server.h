@@ -48,7 +48,7 @@ typedef struct sl_api_opts {
     size_t max_body;          /* request body limit; 0: 3 MiB (kube-apiserver's) */
     unsigned max_connections; /* 0: 1024 */
     unsigned max_per_ip;      /* 0: none (local clients all come from 127.0.0.1) */
-    /* Per identity (src/api/conns.c): connections of one authenticated user
+    /* Per identity (src/http/conns.c): connections of one authenticated user
      * (0: 256) and its concurrent watches (0: 128), 429 beyond; connections
      * not yet authenticated (0: 128; at most half of max_connections): when
      * full, the oldest of them is closed to make room; they have

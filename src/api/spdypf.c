@@ -50,18 +50,18 @@ typedef struct spf_req {
 
 struct api_spf {
     sl_api_t *api;
-    api_up_t *up;
+    http_up_t *up;
     bool tunnel; /* WebSocket binary messages carry the SPDY bytes */
     wslay_event_context_ptr ctx;
     sl_spdy_t *spdy;
     sl_buf_t tx; /* SPDY bytes not yet handed to the connection */
     spf_req_t req[SPF_MAX];
     char *addr, *pod, *pod_uid, *desc;
-    char *who; /* the identity its connections count against (conns.c) */
+    char *who; /* the identity its connections count against (identity.c) */
     pid_t shim;
     uid_t uid;
     bool dead;
-    api_up_clock_t clock;
+    http_up_clock_t clock;
     const char *why; /* the limit that ended it, or NULL */
 };
 
@@ -245,7 +245,7 @@ static void feed(api_spf_t *s, const void *data, size_t len)
 static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *u)
 {
     api_spf_t *s = u;
-    ssize_t n = api_up_recv(s->up, buf, len);
+    ssize_t n = http_up_recv(s->up, buf, len);
     if (n > 0)
         return n;
     wslay_event_set_error(ctx, n < 0 && errno == EAGAIN ? WSLAY_ERR_WOULDBLOCK
@@ -258,7 +258,7 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *d, size_t len
                        void *u)
 {
     api_spf_t *s = u;
-    ssize_t n = api_up_send(s->up, d, len);
+    ssize_t n = http_up_send(s->up, d, len);
     if (n >= 0)
         return n;
     wslay_event_set_error(ctx, errno == EAGAIN ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
@@ -284,11 +284,11 @@ static int tx_flush(api_spf_t *s)
     }
     if (s->tunnel)
         return wslay_event_want_write(s->ctx) && wslay_event_send(s->ctx) != 0 ? -1
-               : api_up_flush(s->up) < 0                                       ? -1
+               : http_up_flush(s->up) < 0                                       ? -1
                                                                                : 0;
     size_t off = 0;
     while (off < s->tx.len) {
-        ssize_t n = api_up_send(s->up, s->tx.data + off, s->tx.len - off);
+        ssize_t n = http_up_send(s->up, s->tx.data + off, s->tx.len - off);
         if (n <= 0)
             break;
         off += (size_t)n;
@@ -297,18 +297,18 @@ static int tx_flush(api_spf_t *s)
         memmove(s->tx.data, s->tx.data + off, s->tx.len - off);
         s->tx.len -= off;
     }
-    return api_up_flush(s->up) < 0 ? -1 : 0;
+    return http_up_flush(s->up) < 0 ? -1 : 0;
 }
 
 /* the client's bytes: 0, or -1 when it went */
 static int rx(api_spf_t *s, short rev, bool want)
 {
     if (s->tunnel)
-        return api_up_pump(s->up, s->ctx, rev, want) ? 0 : -1;
-    if (!want || !(rev & (POLLIN | POLLHUP | POLLERR) || api_up_readable(s->up)))
+        return http_up_pump(s->up, s->ctx, rev, want) ? 0 : -1;
+    if (!want || !(rev & (POLLIN | POLLHUP | POLLERR) || http_up_readable(s->up)))
         return 0;
     char buf[65536];
-    ssize_t n = api_up_recv(s->up, buf, sizeof(buf));
+    ssize_t n = http_up_recv(s->up, buf, sizeof(buf));
     if (n > 0)
         feed(s, buf, (size_t)n);
     return n > 0 || (n < 0 && errno == EAGAIN) ? 0 : -1;
@@ -320,7 +320,7 @@ static void pod_io(api_spf_t *s, spf_req_t *q, short rev)
     if (rev & POLLOUT && q->to_pod.len > q->to_pod_off) {
         ssize_t n = write(q->fd, q->to_pod.data + q->to_pod_off, q->to_pod.len - q->to_pod_off);
         if (n > 0) {
-            api_up_clock_touch(&s->clock);
+            http_up_clock_touch(&s->clock);
             q->to_pod_off += (size_t)n;
         }
         if (q->to_pod_off == q->to_pod.len) {
@@ -336,7 +336,7 @@ static void pod_io(api_spf_t *s, spf_req_t *q, short rev)
         char buf[SPF_CHUNK];
         ssize_t n = read(q->fd, buf, sizeof(buf));
         if (n > 0) {
-            api_up_clock_touch(&s->clock);
+            http_up_clock_touch(&s->clock);
             sl_spdy_put_data(&s->tx, q->data_sid, 0, buf, (size_t)n);
         } else if (n == 0 || (errno != EAGAIN && errno != EINTR))
             req_finish(s, q, NULL);
@@ -356,12 +356,12 @@ static bool spf_round(api_spf_t *s)
 {
     struct pollfd p[1 + SPF_MAX];
     int idx[1 + SPF_MAX], n = 1;
-    bool room = s->tx.len < SPF_TX_HIGH && !api_up_pending(s->up) &&
+    bool room = s->tx.len < SPF_TX_HIGH && !http_up_pending(s->up) &&
                 (!s->tunnel || wslay_event_get_queued_msg_count(s->ctx) < 16);
     bool want = held_for_pods(s) < SPF_RX_HIGH;
-    short ev = s->tunnel ? api_up_events(s->up, s->ctx)
-                         : (short)(POLLIN | (api_up_pending(s->up) || s->tx.len ? POLLOUT : 0));
-    p[0] = (struct pollfd){.fd = api_up_fd(s->up), .events = want ? ev : (short)(ev & ~POLLIN)};
+    short ev = s->tunnel ? http_up_events(s->up, s->ctx)
+                         : (short)(POLLIN | (http_up_pending(s->up) || s->tx.len ? POLLOUT : 0));
+    p[0] = (struct pollfd){.fd = http_up_fd(s->up), .events = want ? ev : (short)(ev & ~POLLIN)};
     for (int i = 0; i < SPF_MAX; i++) {
         spf_req_t *q = &s->req[i];
         if (q->fd < 0)
@@ -371,7 +371,7 @@ static bool spf_round(api_spf_t *s)
             .fd = q->fd,
             .events = (short)((room ? POLLIN : 0) | (q->to_pod.len > q->to_pod_off ? POLLOUT : 0))};
     }
-    int ready = poll(p, (nfds_t)n, api_up_timeout(s->up, 1000));
+    int ready = poll(p, (nfds_t)n, http_up_timeout(s->up, 1000));
     if (ready < 0 && errno != EINTR)
         return false;
     if (rx(s, ready > 0 ? p[0].revents : 0, want) < 0)
@@ -382,22 +382,22 @@ static bool spf_round(api_spf_t *s)
     if (tx_flush(s) < 0)
         s->dead = true;
     if (s->tunnel && !wslay_event_get_read_enabled(s->ctx)) { /* closed: 1009, or the client's */
-        if (api_up_ws_too_big(s->ctx))
-            api_up_ws_drain(s->up, s->ctx);
+        if (http_up_ws_too_big(s->ctx))
+            http_up_ws_drain(s->up, s->ctx);
         s->dead = true;
     }
-    s->why = api_up_clock_expired(&s->clock);
+    s->why = http_up_clock_expired(&s->clock);
     return !s->dead && !s->why && !atomic_load(&s->api->stopping);
 }
 
-void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel)
+void api_spf_run(api_spf_t *s, http_up_t *up, bool tunnel)
 {
     s->up = up;
     s->tunnel = tunnel;
     s->spdy = sl_spdy_new();
     struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
     atomic_fetch_add(&s->api->exec_sessions, 1);
-    api_up_clock_start(&s->clock, s->api->exec_idle_s, s->api->exec_max_s);
+    http_up_clock_start(&s->clock, s->api->exec_idle_s, s->api->exec_max_s);
     if (s->spdy && (!tunnel || wslay_event_context_server_init(&s->ctx, &cb, s) == 0)) {
         if (s->ctx) /* a SPDY frame is 1 MiB at most (src/spdy): a message need not be more */
             wslay_event_config_set_max_recv_msg_length(s->ctx, s->api->exec_max_message);
@@ -414,7 +414,7 @@ void api_spf_run(api_spf_t *s, api_up_t *up, bool tunnel)
         sl_info("port-forward ended: %s: %s", s->why, s->desc);
     else
         sl_info("port-forward ended: %s", s->desc);
-    api_up_close(up);
+    http_up_close(up);
     atomic_fetch_sub(&s->api->exec_sessions, 1);
     api_spf_free(s);
 }

@@ -4,16 +4,17 @@
  * the object as PartialObjectMetadata (includeObject=Metadata, the default),
  * the whole object (Object) or nothing (None). */
 #include "api/internal.h"
+#include "http/media.h"
 #include "kube/meta.h"
 
 #include <string.h>
 
 int api_wants_table(api_req_t *r)
 {
-    api_media_t m[8];
-    int n = api_accept(r, m, 8);
+    http_media_t m[8];
+    int n = http_accept_parse(api_header(r, "Accept"), m, 8);
     for (int i = 0; i < n; i++) {
-        bool json = api_media_json(&m[i]);
+        bool json = http_media_json(&m[i]);
         if (json && !strcmp(m[i].as, "Table") && !strcmp(m[i].g, "meta.k8s.io")) {
             if (!strcmp(m[i].v, "v1"))
                 return 1;

@@ -79,7 +79,7 @@ typedef struct sess {
     bool too_big; /* wslay closed it: a message over exec.max_message_bytes */
     bool reaped;
     int wstatus;
-    api_up_clock_t clock; /* exec.idle_timeout, exec.max_duration */
+    http_up_clock_t clock; /* exec.idle_timeout, exec.max_duration */
     const char *limit;    /* which limit ended it (limit_msg), or NULL */
     char limit_msg[128];
 } sess_t;
@@ -179,9 +179,9 @@ static void close_fd(int *fd)
 static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
     sess_t *s = user;
-    ssize_t n = api_up_recv(s->x->up, buf, len);
+    ssize_t n = http_up_recv(s->x->up, buf, len);
     if (n > 0) {
-        api_up_clock_touch(&s->clock);
+        http_up_clock_touch(&s->clock);
         return n;
     }
     if (n < 0 && errno == EAGAIN) {
@@ -201,9 +201,9 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
                        void *user)
 {
     sess_t *s = user;
-    ssize_t n = api_up_send(s->x->up, data, len);
+    ssize_t n = http_up_send(s->x->up, data, len);
     if (n == (ssize_t)len && !(flags & WSLAY_MSG_MORE))
-        api_up_flush(s->x->up); /* a failure shows at the next pump */
+        http_up_flush(s->x->up); /* a failure shows at the next pump */
     if (n >= 0)
         return n;
     if (errno == EAGAIN) {
@@ -356,12 +356,12 @@ static void send_status_and_close(sess_t *s)
         queue(s, 3, text, strlen(text));
     free(text);
     long long end = sl_now_ms() + DRAIN_MS;
-    api_up_t *up = s->x->up;
+    http_up_t *up = s->x->up;
     /* wslay sends control frames before queued messages: the close only
      * once the Status has left */
     while (!s->sock_dead && wslay_event_get_queued_msg_count(s->ctx) > 0 && sl_now_ms() < end) {
-        struct pollfd p = {.fd = api_up_fd(up), .events = api_up_events(up, s->ctx)};
-        if (poll(&p, 1, api_up_timeout(up, 100)) >= 0 && !api_up_pump(up, s->ctx, p.revents, true))
+        struct pollfd p = {.fd = http_up_fd(up), .events = http_up_events(up, s->ctx)};
+        if (poll(&p, 1, http_up_timeout(up, 100)) >= 0 && !http_up_pump(up, s->ctx, p.revents, true))
             s->sock_dead = true;
     }
     wslay_event_queue_close(s->ctx, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
@@ -369,10 +369,10 @@ static void send_status_and_close(sess_t *s)
      * last frames must leave before the connection is closed */
     while (
         !s->sock_dead &&
-        (wslay_event_want_write(s->ctx) || wslay_event_want_read(s->ctx) || api_up_pending(up)) &&
+        (wslay_event_want_write(s->ctx) || wslay_event_want_read(s->ctx) || http_up_pending(up)) &&
         sl_now_ms() < end) {
-        struct pollfd p = {.fd = api_up_fd(up), .events = api_up_events(up, s->ctx)};
-        if (poll(&p, 1, api_up_timeout(up, 100)) < 0 || !api_up_pump(up, s->ctx, p.revents, true))
+        struct pollfd p = {.fd = http_up_fd(up), .events = http_up_events(up, s->ctx)};
+        if (poll(&p, 1, http_up_timeout(up, 100)) < 0 || !http_up_pump(up, s->ctx, p.revents, true))
             break;
     }
 }
@@ -405,7 +405,7 @@ static void read_step(sess_t *s, int *fd, uint8_t ch)
     char buf[READ_CHUNK];
     ssize_t n = read(*fd, buf, sizeof(buf));
     if (n > 0) {
-        api_up_clock_touch(&s->clock);
+        http_up_clock_touch(&s->clock);
         s->started = true;
         if (s->win_waiting) /* slurmstepd is connected to srun: the size waited for this */
             set_size(s);
@@ -455,7 +455,7 @@ static void write_stdin(sess_t *s)
 /* the time limits (port-forward's too): why the session ends now, or NULL */
 static const char *limit_hit(sess_t *s)
 {
-    const char *why = api_up_clock_expired(&s->clock);
+    const char *why = http_up_clock_expired(&s->clock);
     if (!why)
         return NULL;
     snprintf(s->limit_msg, sizeof(s->limit_msg), "exec session ended: %s", why);
@@ -469,10 +469,10 @@ static bool pump(sess_t *s)
     struct pollfd p[4];
     int n = 0;
     bool busy = s->pending.len > s->pending_off;
-    short ev = api_up_events(x->up, s->ctx);
+    short ev = http_up_events(x->up, s->ctx);
     if (busy)
         ev &= ~POLLIN; /* the step's stdin first */
-    p[n++] = (struct pollfd){.fd = api_up_fd(x->up), .events = ev};
+    p[n++] = (struct pollfd){.fd = http_up_fd(x->up), .events = ev};
     int out_i = -1, err_i = -1, in_i = -1;
     bool room = wslay_event_get_queued_msg_count(s->ctx) < MAX_QUEUED;
     if (s->out_fd >= 0 && room)
@@ -481,12 +481,12 @@ static bool pump(sess_t *s)
         p[err_i = n++] = (struct pollfd){.fd = s->err_fd, .events = POLLIN};
     if (busy && s->in_fd >= 0)
         p[in_i = n++] = (struct pollfd){.fd = s->in_fd, .events = POLLOUT};
-    int ready = poll(p, (nfds_t)n, busy ? 200 : api_up_timeout(x->up, 200));
+    int ready = poll(p, (nfds_t)n, busy ? 200 : http_up_timeout(x->up, 200));
     if (ready < 0 && errno != EINTR)
         return false;
-    if (!api_up_pump(x->up, s->ctx, ready > 0 ? p[0].revents : 0, !busy))
+    if (!http_up_pump(x->up, s->ctx, ready > 0 ? p[0].revents : 0, !busy))
         s->sock_dead = true;
-    if (!wslay_event_get_read_enabled(s->ctx) && api_up_ws_too_big(s->ctx))
+    if (!wslay_event_get_read_enabled(s->ctx) && http_up_ws_too_big(s->ctx))
         s->too_big = true;
     else if (!wslay_event_get_read_enabled(s->ctx))
         s->sock_dead = true; /* the client closed */
@@ -510,7 +510,7 @@ static void session(sess_t *s)
     if (!finished)
         stop_step(s);
     if (s->too_big)
-        api_up_ws_drain(x->up, s->ctx); /* the close (1009) */
+        http_up_ws_drain(x->up, s->ctx); /* the close (1009) */
     if (!s->sock_dead && !s->too_big && (finished || s->limit))
         send_status_and_close(s);
     else
@@ -550,7 +550,7 @@ void api_exec_session_run(api_exec_t *x)
     sess_t *s = sl_xcalloc(1, sizeof(*s));
     s->x = x;
     s->in_fd = s->out_fd = s->err_fd = -1;
-    api_up_clock_start(&s->clock, x->idle_s, x->max_s);
+    http_up_clock_start(&s->clock, x->idle_s, x->max_s);
     struct wslay_event_callbacks cb = {ws_recv, ws_send, NULL, NULL, NULL, NULL, ws_msg};
     atomic_fetch_add(&x->api->exec_sessions, 1);
     if (ws_init(s, &cb) != 0)
@@ -560,7 +560,7 @@ void api_exec_session_run(api_exec_t *x)
     else
         session(s);
     sess_free(s);
-    api_up_close(x->up);
+    http_up_close(x->up);
     x->up = NULL;
     atomic_fetch_sub(&x->api->exec_sessions, 1);
     api_exec_free(x);

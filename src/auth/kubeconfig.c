@@ -3,11 +3,11 @@
 #include "auth/kubeconfig.h"
 #include "auth/tokens.h"
 #include "common/buf.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "pki/pki.h"
 
 #include <errno.h>
-#include <gnutls/gnutls.h>
 #include <jansson.h>
 #include <string.h>
 #include <time.h>
@@ -83,15 +83,7 @@ static int write_cb(void *data, unsigned char *buf, size_t size)
     return 1;
 }
 
-static char *b64(const char *s)
-{
-    gnutls_datum_t in = {(unsigned char *)s, (unsigned)strlen(s)}, out = {NULL, 0};
-    if (gnutls_base64_encode2(&in, &out) < 0)
-        return NULL;
-    char *r = sl_xstrndup((const char *)out.data, out.size);
-    gnutls_free(out.data);
-    return r;
-}
+static char *b64(const char *s) { return sl_b64_encode(s, strlen(s)); }
 
 char *sl_auth_kubeconfig_render(const sl_auth_kubeconfig_t *k, sl_error_t *err)
 {

@@ -5,13 +5,13 @@
 
 #include "common/fsutil.h"
 #include "common/proc.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "pod/pod.h"
 #include "pod/yamljson.h"
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <gnutls/gnutls.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,12 +46,7 @@ static char *b64(const char *s)
 {
     if (!s)
         return NULL;
-    gnutls_datum_t in = {(unsigned char *)s, (unsigned)strlen(s)}, out = {NULL, 0};
-    if (gnutls_base64_decode2(&in, &out) < 0)
-        return NULL;
-    char *r = sl_xstrndup((const char *)out.data, out.size);
-    gnutls_free(out.data);
-    return r;
+    return sl_b64_decode(s, strlen(s), NULL);
 }
 
 void bench_kube_destroy(bench_kube_t *k)

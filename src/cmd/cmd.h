@@ -1,4 +1,5 @@
-/* cmd.h — the `slurmlink` CLI: one file per verb, each an entry in main.c's table. */
+/* cmd.h — the `slurmlink` CLI: each verb an entry in main.c's table, in a file
+ * of its own or of its family (cluster.c: up, down, status). */
 #ifndef SL_CMD_H
 #define SL_CMD_H
 

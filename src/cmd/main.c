@@ -1,4 +1,4 @@
-/* main.c — `slurmlink VERB ...`: dispatch to one file per verb. */
+/* main.c — `slurmlink VERB ...`: dispatch through the verb table (cmd.h). */
 #include "cmd.h"
 #include "common/version.h"
 

@@ -223,6 +223,21 @@ enum { M_CONFIG = 1000, M_CHECK, M_KEYS, M_HELP, M_VERSION };
 
 const char *sl_config_default_path(void) { return SL_SYSCONFDIR "/slurmlink/slurmlinkd.conf"; }
 
+char *sl_config_default_shim(void)
+{
+    char *self = sl_self_dir();
+    char *shim = sl_xasprintf("%s/slurmlink-shim", self);
+    if (access(shim, X_OK) != 0) {
+        free(shim);
+        char *up = strrchr(self, '/');
+        if (up)
+            *up = '\0';
+        shim = sl_xasprintf("%s/libexec/slurmlink/slurmlink-shim", self);
+    }
+    free(self);
+    return shim;
+}
+
 const char *sl_config_str(const sl_config_t *c, sl_cfg_id_t id) { return c->v[id].s; }
 
 long sl_config_long(const sl_config_t *c, sl_cfg_id_t id) { return c->v[id].n; }

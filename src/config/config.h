@@ -108,5 +108,11 @@ void sl_config_print_keys(FILE *f);
 
 /* the default configuration file (SYSCONFDIR of the build) */
 const char *sl_config_default_path(void);
+/* shim.path's default, as slurmlinkd, slurmlink doctor and kubectl exec
+ * find it: slurmlink-shim beside the running program when it is there (a
+ * build folder), else DIR/../libexec/slurmlink/slurmlink-shim of the
+ * program's folder DIR (make install's layout; another LIBEXECDIR is named
+ * by shim.path). Caller frees. */
+char *sl_config_default_shim(void);
 
 #endif

@@ -90,16 +90,7 @@ static char *rfc3339(int64_t s) { return sl_kube_rfc3339(s * 1000000000LL, 0); }
 
 static bool job_condition(json_t *job, const char *type)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(sl_kube_path(job, "status.conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && !strcmp(t, type) && s && !strcmp(s, "True"))
-            return true;
-    }
-    return false;
+    return sl_kube_condition_true(sl_kube_path(job, "status.conditions"), type);
 }
 
 /* IsJobFinished: the condition's type, or NULL while it runs */

@@ -1,6 +1,7 @@
 /* ctl.c — the reconcile loop: pod changes from the store, Slurm polls,
  * graceful deletion; and the shim push hook called from API threads. */
 #include "auth/policy.h"
+#include "auth/shimtoken.h"
 #include "common/argv.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
@@ -1413,13 +1414,7 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
         errno = EINVAL;
         return sl_errprintf(err, "event needs pod_uid and event");
     }
-    char want[65];
-    ctl_token(c, uid, want);
-    /* constant-time compare */
-    unsigned diff = bearer ? (unsigned)(strlen(bearer) ^ 64) : 1;
-    for (int i = 0; bearer && i < 64 && bearer[i]; i++)
-        diff |= (unsigned char)bearer[i] ^ (unsigned char)want[i];
-    if (diff) {
+    if (!sl_auth_shim_token_ok(c->shim_key, uid, bearer)) {
         errno = EACCES;
         return sl_errprintf(err, "bad token for pod %s", uid);
     }
@@ -1569,7 +1564,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
         goto fail;
     c->o.slurm_bin_dir = bin_dir;
     atomic_init(&c->policy, o->policy);
-    if (ctl_pods_root_make(c->o.pods_root, err) < 0 || ctl_key_load(c, err) < 0)
+    if (ctl_pods_root_make(c->o.pods_root, err) < 0 ||
+        !(c->shim_key = sl_auth_shim_key_load(c->o.state_dir, err)))
         goto fail;
     ctl_submit_start(c);
     c->remover = ctl_remover_start();
@@ -1623,5 +1619,6 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.slurm_conf);
     free((char *)c->o.slurm_bin_dir);
     free(c->user_home);
+    sl_auth_shim_key_destroy(c->shim_key);
     free(c);
 }

@@ -245,13 +245,6 @@ static char **gang_env(sl_ctl_t *c, const ctl_gang_t *g, uid_t uid)
     return env;
 }
 
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 static int submitted_fn(json_t *pod, void *arg)
 {
     return ctl_status_submitted(pod, *(uint32_t *)arg, sl_kube_now_ns());
@@ -342,7 +335,7 @@ static char **prepare(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, char **d
         uid_t u;
         gid_t gg;
         if (ctl_pod_prepare(c, ps[i], g->m[i].pod, &r, &u, &gg) < 0) {
-            strv_free(opts);
+            sl_strv_free(opts);
             return NULL;
         }
         dirs[i] = sl_xstrdup(r->pod_dir);
@@ -391,10 +384,10 @@ static int submit_new(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, const ch
             rc = 0;
         }
         free(script);
-        strv_free(env);
+        sl_strv_free(env);
     }
-    strv_free(opts);
-    strv_free(dirs);
+    sl_strv_free(opts);
+    sl_strv_free(dirs);
     return rc;
 }
 

@@ -41,7 +41,10 @@
  *                    other threads read them under c->lock (and copy them)
  *   job_id,          written by the controller thread only, under c->lock
  *   array_job_id,    (ctl_pod_set_job/set_task: the indexes by job and
- *   array_task_id    task); it reads them without the lock, others under it
+ *   array_task_id,   task; gang and gang_rank in handle_pod, from the pod's
+ *   gang, gang_rank  annotations); it reads them without the lock, others
+ *                    under it (sl_ctl_shim_event, an API thread, copies
+ *                    gang and gang_rank there for the pod's view)
  *   due_next,        the due list: every read and write under c->lock (an
  *   due_prev, in_due API thread adds a pod whose shim said it finished)
  *   shim_pos         the shim's last event applied: under c->lock, and
@@ -54,7 +57,7 @@
  *                    the phase a push stores reaches the controller through
  *                    the store's change log, handle_pod)
  *
- * Fields of struct sl_ctl: store, o, uid, gid, user_home and key are set
+ * Fields of struct sl_ctl: store, o, uid, gid, user_home and shim_key are set
  * before the thread starts and only read after; policy is atomic (the
  * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
  * submission; a replaced one outlives the controller); nodes is replaced by the
@@ -158,7 +161,7 @@ struct sl_ctl {
     gid_t gid;
     char *user_home;
     _Atomic(struct sl_authz_policy *) policy; /* borrowed; NULL: every pod runs as run_as */
-    unsigned char key[32];                    /* HMAC key for per-pod shim tokens */
+    struct sl_auth_shim_key *shim_key;        /* per-pod shim tokens (auth/shimtoken.h) */
 
     pthread_t thread;
     int running;
@@ -453,9 +456,5 @@ int ctl_drop_owner_fn(json_t *obj, void *arg);
 /* the uid of obj's controller ownerReference to a `kind` of `api_version`
  * (borrowed), or NULL */
 const char *ctl_controller_owner(json_t *obj, const char *kind, const char *api_version);
-
-/* token.c */
-void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);
-int ctl_key_load(sl_ctl_t *c, sl_error_t *err);
 
 #endif

@@ -37,6 +37,7 @@
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/quote.h"
+#include "common/argv.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/jobindex.h"
@@ -158,16 +159,7 @@ static long long spec_int(json_t *job, const char *k, long long dflt)
 
 static bool pod_ready(json_t *pod)
 {
-    size_t i;
-    json_t *cd;
-    json_array_foreach(sl_kube_path(pod, "status.conditions"), i, cd)
-    {
-        const char *t = json_string_value(json_object_get(cd, "type"));
-        const char *s = json_string_value(json_object_get(cd, "status"));
-        if (t && !strcmp(t, "Ready"))
-            return s && !strcmp(s, "True");
-    }
-    return false;
+    return sl_kube_condition_true(sl_kube_path(pod, "status.conditions"), "Ready");
 }
 
 /* when a failed pod finished (its containers' latest finishedAt), else now */
@@ -755,13 +747,6 @@ static char **array_env(sl_ctl_t *c, const batch_t *b)
     return env;
 }
 
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* the registry images of a Job's pod pulled, as a single pod's are before
  * its submission (pull.c: one worker per pod, one fetch per image; events
  * Pulling/Pulled, ErrImagePull and back-off): 1 when ready (or it cannot be
@@ -924,8 +909,8 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
     }
     free(script);
     free(spec);
-    strv_free(env);
-    strv_free(opts);
+    sl_strv_free(env);
+    sl_strv_free(opts);
 }
 
 /* a pod of the Job made before its array: no array task, not finished,

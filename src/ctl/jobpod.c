@@ -129,19 +129,15 @@ static json_t *rule_match(json_t *rule, json_t *pod, long long *code)
  * (type, status: True when not given): its type, or NULL */
 static const char *cond_match(json_t *rule, json_t *pod)
 {
-    size_t i, k;
-    json_t *pat, *cd;
+    size_t i;
+    json_t *pat;
+    json_t *conds = sl_kube_path(pod, "status.conditions");
     json_array_foreach(json_object_get(rule, "onPodConditions"), i, pat)
     {
         const char *type = json_string_value(json_object_get(pat, "type"));
         const char *want = json_string_value(json_object_get(pat, "status"));
-        json_array_foreach(sl_kube_path(pod, "status.conditions"), k, cd)
-        {
-            const char *t = json_string_value(json_object_get(cd, "type"));
-            const char *s = json_string_value(json_object_get(cd, "status"));
-            if (type && t && s && !strcmp(t, type) && !strcmp(s, want ? want : "True"))
-                return type;
-        }
+        if (type && sl_kube_condition_is(conds, type, want ? want : "True"))
+            return type;
     }
     return NULL;
 }

@@ -76,16 +76,7 @@ static int reopen(json_t *pod)
 
 int ctl_pod_scheduled(json_t *pod)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && s && !strcmp(t, "PodScheduled"))
-            return !strcmp(s, "True");
-    }
-    return 0;
+    return sl_kube_condition_true(sl_kube_path(pod, "status.conditions"), "PodScheduled");
 }
 
 uint32_t ctl_pod_job_id(json_t *pod)

@@ -13,16 +13,7 @@
 
 bool ctl_ptj_condition(json_t *status, const char *type)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(status, "conditions"), i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (t && s && !strcmp(t, type) && !strcmp(s, "True"))
-            return true;
-    }
-    return false;
+    return sl_kube_condition_true(json_object_get(status, "conditions"), type);
 }
 
 /* filterOutCondition: the type itself gone; Running and Restarting replace

@@ -24,6 +24,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
 #include "ctl/pullpool.h"
@@ -34,7 +35,6 @@
 #include "runtime/runtime.h"
 
 #include <errno.h>
-#include <gnutls/gnutls.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,16 +123,21 @@ static const char *pod_runtime(sl_ctl_t *c, const sl_pod_t *model)
     return rt ? rt : c->o.default_runtime;
 }
 
+/* what the puller makes for runtime rt (its ops' pull; NONE for an unknown one) */
+static sl_rt_pull_t pull_of(const char *rt)
+{
+    const sl_runtime_ops_t *ops = rt ? sl_runtime_get(rt) : NULL;
+    return ops ? ops->pull : SL_RT_PULL_NONE;
+}
+
 /* the file a runtime runs a pulled image from: 1 with *f, or 0 (a tree) */
 static int format_of(const char *rt, sl_image_format_t *f)
 {
-    sl_image_format_t x = SL_IMAGE_SIF;
-    if (!strcmp(rt, "enroot"))
-        x = SL_IMAGE_SQUASHFS;
-    else if (strcmp(rt, "apptainer") && strcmp(rt, "singularity"))
+    sl_rt_pull_t p = pull_of(rt);
+    if (p != SL_RT_PULL_SIF && p != SL_RT_PULL_SQUASHFS)
         return 0;
     if (f)
-        *f = x;
+        *f = p == SL_RT_PULL_SIF ? SL_IMAGE_SIF : SL_IMAGE_SQUASHFS;
     return 1;
 }
 
@@ -144,7 +149,7 @@ static int needs_pull(sl_ctl_t *c, const sl_pod_t *model, const sl_pod_container
         sl_image_ref_reason(k->image))
         return 0;
     const char *rt = pod_runtime(c, model);
-    if (!rt || (strcmp(rt, "charliecloud") && !format_of(rt, NULL)))
+    if (pull_of(rt) == SL_RT_PULL_NONE)
         return 0;
     char *dir = sl_runtime_image_dir(c->o.image_store, k->image);
     int imported = dir && access(dir, F_OK) == 0;
@@ -159,15 +164,17 @@ static void add_secret(sl_ctl_t *c, const char *ns, const char *name, json_t *au
     const char *type = json_string_value(json_object_get(s, "type"));
     const char *b64 =
         json_string_value(json_object_get(json_object_get(s, "data"), ".dockerconfigjson"));
-    gnutls_datum_t in = {(unsigned char *)b64, b64 ? (unsigned)strlen(b64) : 0}, out = {0};
-    if (type && !strcmp(type, "kubernetes.io/dockerconfigjson") && b64 &&
-        gnutls_base64_decode2(&in, &out) == 0) {
-        json_t *cfg = json_loadb((const char *)out.data, out.size, 0, NULL);
+    size_t n = 0;
+    char *dec = type && !strcmp(type, "kubernetes.io/dockerconfigjson") && b64
+                    ? sl_b64_decode(b64, strlen(b64), &n)
+                    : NULL;
+    if (dec) {
+        json_t *cfg = json_loadb(dec, n, 0, NULL);
         json_t *a = json_object_get(cfg, "auths");
         if (json_is_object(a))
             json_object_update_missing(auths, a); /* the first secret naming a registry wins */
         json_decref(cfg);
-        gnutls_free(out.data);
+        free(dec);
     }
     json_decref(s);
 }
@@ -442,10 +449,7 @@ static ctl_pull_t *pull_new(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod
     w->authfile = pod_authfile(c, pod, p->ns, p->uid, &w->site_auth);
     w->store = pull_store(c, w, pod, model);
     const char *rt = pod_runtime(c, model);
-    w->runtime = !strcmp(rt, "apptainer")     ? "apptainer"
-                 : !strcmp(rt, "singularity") ? "singularity"
-                 : !strcmp(rt, "enroot")      ? "enroot"
-                                              : "charliecloud";
+    w->runtime = pull_of(rt) != SL_RT_PULL_NONE ? sl_runtime_get(rt)->name : "charliecloud";
     return w;
 }
 

@@ -6,6 +6,7 @@
  * pods, many in one store transaction (one commit), and applies what they
  * did to the pods table. */
 #include "auth/policy.h"
+#include "auth/shimtoken.h"
 #include "common/fault.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -233,8 +234,8 @@ static json_t *referenced(sl_ctl_t *c, const sl_pod_t *m, const char *ns, int se
 static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                          sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
 {
-    char token[65];
-    ctl_token(c, p->uid, token);
+    char token[SL_AUTH_SHIM_TOKEN_LEN + 1];
+    sl_auth_shim_token(c->shim_key, p->uid, token);
     ctl_pull_t *hold = p->pull ? NULL : ctl_pull_holder(); /* imported images' configs */
     sl_translate_config_t cfg = {
         .pods_root = c->o.pods_root,

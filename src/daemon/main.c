@@ -71,24 +71,6 @@ static sl_api_opts_t api_opts(const sl_config_t *cfg, sl_store_t *store, const c
 
 /* The controllers, once the API has its port (the shims' report URL names
  * it): NULL with err. *shim and *report are the daemon's to free. */
-/* shim.path's default: beside slurmlinkd (the build folder), else where
- * make install puts it: SBINDIR/../libexec/slurmlink (the default layout;
- * another LIBEXECDIR is named by shim.path) */
-static char *default_shim(void)
-{
-    char *self = sl_self_dir(), *shim = NULL;
-    if (asprintf(&shim, "%s/slurmlink-shim", self) >= 0 && access(shim, X_OK) != 0) {
-        free(shim);
-        char *up = strrchr(self, '/');
-        if (up)
-            *up = '\0';
-        if (asprintf(&shim, "%s/libexec/slurmlink/slurmlink-shim", self) < 0)
-            shim = NULL;
-    }
-    free(self);
-    return shim;
-}
-
 /* the controllers' pods through the API's admission (sl_ctl_opts_t) */
 static int create_pods(void *api, json_t *pods, sl_error_t *err)
 {
@@ -99,7 +81,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
                                    sl_authz_policy_t *policy, const char *pods_root, char **shim,
                                    char **report, sl_error_t *err)
 {
-    *shim = CS(SHIM) ? strdup(CS(SHIM)) : default_shim();
+    *shim = CS(SHIM) ? strdup(CS(SHIM)) : sl_config_default_shim();
     const char *listen = CS(LISTEN);
     if (CS(REPORT_URL))
         *report = strdup(CS(REPORT_URL));
@@ -476,7 +458,7 @@ static int check_runtimes(const sl_config_t *cfg, sl_error_t *err)
 /* Descriptors: the soft limit up to the hard one (systemd's default soft
  * limit is 1024; the unit sets LimitNOFILE). Every exec session and
  * forwarded connection holds some; the API keeps a reserve and caps them
- * per identity (src/api/conns.c), this gives that room. Raised first
+ * per identity (src/http/conns.c), this gives that room. Raised first
  * thing, said once the start is under way (a start refused for its
  * slurm.conf prints that one line alone): *was, the limit before. */
 static int raise_nofile(rlim_t *was)

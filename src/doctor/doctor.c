@@ -104,23 +104,6 @@ static void runtimes(dr_ctx_t *c)
         add_runtime(c, *r);
 }
 
-/* shim.path's default, as slurmlinkd finds it: beside this program (a
- * build folder), else ../libexec/slurmlink of its folder (make install) */
-static char *default_shim(void)
-{
-    char *self = sl_self_dir();
-    char *shim = sl_xasprintf("%s/slurmlink-shim", self);
-    if (access(shim, X_OK) != 0) {
-        free(shim);
-        char *up = strrchr(self, '/');
-        if (up)
-            *up = '\0';
-        shim = sl_xasprintf("%s/libexec/slurmlink/slurmlink-shim", self);
-    }
-    free(self);
-    return shim;
-}
-
 static void setup(dr_ctx_t *c)
 {
     c->probe_fd = -1;
@@ -129,7 +112,7 @@ static void setup(dr_ctx_t *c)
         c->slurm_conf = "/etc/slurm/slurm.conf";
     c->pods_root =
         CS(PODS_ROOT) ? sl_xstrdup(CS(PODS_ROOT)) : sl_xasprintf("%s/pods", CS(STATE_DIR));
-    c->shim = CS(SHIM) ? sl_xstrdup(CS(SHIM)) : default_shim();
+    c->shim = CS(SHIM) ? sl_xstrdup(CS(SHIM)) : sl_config_default_shim();
     push_target(c);
     runtimes(c);
     c->user = c->o->probe_user ? c->o->probe_user : CS(RUN_AS);

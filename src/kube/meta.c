@@ -143,6 +143,25 @@ json_t *sl_kube_condition(json_t *conds, const char *type)
     return NULL;
 }
 
+bool sl_kube_condition_is(json_t *conds, const char *type, const char *status)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(conds, i, c)
+    {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        const char *s = json_string_value(json_object_get(c, "status"));
+        if (t && s && !strcmp(t, type) && !strcmp(s, status))
+            return true;
+    }
+    return false;
+}
+
+bool sl_kube_condition_true(json_t *conds, const char *type)
+{
+    return sl_kube_condition_is(conds, type, "True");
+}
+
 int64_t sl_kube_now_ns(void)
 {
     struct timespec ts;
@@ -385,9 +404,9 @@ static bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' 
 
 static bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 
-static bool label_n(const char *s, size_t n)
+bool sl_kube_match_dns1123_label(const char *s, size_t n)
 {
-    if (n == 0 || n > 63 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+    if (n == 0 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
         return false;
     for (size_t i = 0; i < n; i++)
         if (!is_lower_alnum(s[i]) && s[i] != '-')
@@ -395,40 +414,20 @@ static bool label_n(const char *s, size_t n)
     return true;
 }
 
-bool sl_kube_is_dns1123_label(const char *s) { return s && label_n(s, strlen(s)); }
-
-bool sl_kube_is_dns1123_subdomain(const char *s)
+bool sl_kube_match_dns1123_subdomain(const char *s)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > 253 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!is_lower_alnum(c) && c != '-' && c != '.')
+    for (;;) {
+        const char *dot = strchr(s, '.');
+        size_t n = dot ? (size_t)(dot - s) : strlen(s);
+        if (!sl_kube_match_dns1123_label(s, n))
             return false;
-        /* each dot-separated part must start and end alphanumeric */
-        if (c == '.' && (!is_lower_alnum(s[i - 1]) || !is_lower_alnum(s[i + 1])))
-            return false;
+        if (!dot)
+            return true;
+        s = dot + 1;
     }
-    return true;
 }
 
-#define QNAME_MSG                                                                                  \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "            \
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "          \
-    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-#define SUBDOMAIN_MSG                                                                              \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "          \
-    "'-' or '.', and must start and end with an alphanumeric character (e.g. "                     \
-    "'example.com', regex used for validation is "                                                 \
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-#define LABEL_VALUE_MSG                                                                            \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', "           \
-    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', "          \
-    " or 'my_value',  or '12345', regex used for validation is "                                   \
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-
-static bool qname_ok(const char *s, size_t n)
+bool sl_kube_match_qname(const char *s, size_t n)
 {
     if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
         return false;
@@ -436,6 +435,16 @@ static bool qname_ok(const char *s, size_t n)
         if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
             return false;
     return true;
+}
+
+bool sl_kube_is_dns1123_label(const char *s)
+{
+    return s && strlen(s) <= 63 && sl_kube_match_dns1123_label(s, strlen(s));
+}
+
+bool sl_kube_is_dns1123_subdomain(const char *s)
+{
+    return s && strlen(s) <= 253 && sl_kube_match_dns1123_subdomain(s);
 }
 
 /* A refused label key or value: kube-apiserver's text, kind Invalid. */
@@ -451,7 +460,7 @@ bool sl_kube_is_label_key(const char *s, sl_error_t *err)
     const char *name = s;
     if (slash) {
         if (strchr(slash + 1, '/'))
-            return refuse(err, "a qualified name " QNAME_MSG);
+            return refuse(err, "a qualified name " SL_KUBE_QNAME_MSG);
         char *prefix = sl_xstrndup(s, (size_t)(slash - s));
         bool pok = *prefix && sl_kube_is_dns1123_subdomain(prefix);
         bool empty = !*prefix;
@@ -459,7 +468,7 @@ bool sl_kube_is_label_key(const char *s, sl_error_t *err)
         if (empty)
             return refuse(err, "prefix part must be non-empty");
         if (!pok)
-            return refuse(err, "prefix part " SUBDOMAIN_MSG);
+            return refuse(err, "prefix part " SL_KUBE_SUBDOMAIN_MSG);
         name = slash + 1;
     }
     size_t n = strlen(name);
@@ -467,8 +476,8 @@ bool sl_kube_is_label_key(const char *s, sl_error_t *err)
         return refuse(err, "name part must be non-empty");
     if (n > 63)
         return refuse(err, "name part must be no more than 63 characters");
-    if (!qname_ok(name, n))
-        return refuse(err, "name part " QNAME_MSG);
+    if (!sl_kube_match_qname(name, n))
+        return refuse(err, "name part " SL_KUBE_QNAME_MSG);
     return true;
 }
 
@@ -477,8 +486,8 @@ bool sl_kube_is_label_value(const char *s, sl_error_t *err)
     size_t n = strlen(s);
     if (n > 63)
         return refuse(err, "must be no more than 63 characters");
-    if (n > 0 && !qname_ok(s, n))
-        return refuse(err, LABEL_VALUE_MSG);
+    if (n > 0 && !sl_kube_match_qname(s, n))
+        return refuse(err, SL_KUBE_LABEL_VALUE_MSG);
     return true;
 }
 

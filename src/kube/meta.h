@@ -44,6 +44,11 @@ const char *sl_kube_path_str(json_t *obj, const char *dotted);
 /* The first condition of that type in the array conds (a status's
  * "conditions"; borrowed), or NULL. */
 json_t *sl_kube_condition(json_t *conds, const char *type);
+/* Whether some condition of that type in conds has that status (as Go's
+ * hasJobCondition and kubectl's pod printer read them); NULL conds: false. */
+bool sl_kube_condition_is(json_t *conds, const char *type, const char *status);
+/* sl_kube_condition_is(conds, type, "True") */
+bool sl_kube_condition_true(json_t *conds, const char *type);
 
 /* RFC 3339 timestamps in UTC, as Kubernetes writes them. frac_digits 0
  * gives "2024-01-02T03:04:05Z" (metav1.Time), 6 "…05.123456Z" (MicroTime),
@@ -85,12 +90,39 @@ void sl_kube_uuid4(char out[37]);
  * [bcdfghjklmnpqrstvwxz2456789] + NUL (out must hold n + 1). */
 void sl_kube_rand_suffix(char *out, size_t n);
 
-/* DNS-1123 label (≤63, [a-z0-9-], alnum at both ends) and subdomain
- * (≤253, labels joined by '.'), as used for object names. Kept tiny here
- * because the store needs them for generateName; validation messages for
- * users belong to the Pod validation module. */
+/* The one home of Kubernetes' name rules (k8s.io/apimachinery/pkg/util/
+ * validation). DNS-1123 label (≤63, [a-z0-9-], alnum at both ends) and
+ * subdomain (≤253, labels joined by '.'), as used for object names; NULL
+ * is neither. The Pod validation module (pod/names.c) words the field
+ * errors from the matchers and messages below. */
 bool sl_kube_is_dns1123_label(const char *s);
 bool sl_kube_is_dns1123_subdomain(const char *s);
+/* The regular expressions alone, without the length bounds:
+ * [a-z0-9]([-a-z0-9]*[a-z0-9])? over s[0:n], that joined by '.' over s, and
+ * a qualified name's name part ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]. */
+bool sl_kube_match_dns1123_label(const char *s, size_t n);
+bool sl_kube_match_dns1123_subdomain(const char *s);
+bool sl_kube_match_qname(const char *s, size_t n);
+/* kube-apiserver's texts for the three */
+#define SL_KUBE_LABEL_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+#define SL_KUBE_QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+#define SL_KUBE_LABEL_MSG                                                                          \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "            \
+    "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "             \
+    "'123-abc', regex used for validation is '" SL_KUBE_LABEL_FMT "')"
+#define SL_KUBE_SUBDOMAIN_MSG                                                                      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "          \
+    "'-' or '.', and must start and end with an alphanumeric character (e.g. "                     \
+    "'example.com', regex used for validation is '" SL_KUBE_LABEL_FMT                              \
+    "(\\." SL_KUBE_LABEL_FMT ")*')"
+#define SL_KUBE_QNAME_MSG                                                                          \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "            \
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "          \
+    "used for validation is '" SL_KUBE_QNAME_FMT "')"
+#define SL_KUBE_LABEL_VALUE_MSG                                                                    \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', "           \
+    "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "         \
+    "or 'my_value',  or '12345', regex used for validation is '(" SL_KUBE_QNAME_FMT ")?')"
 /* Label key (optional DNS-1123 subdomain prefix + '/' + name ≤63 of
  * [A-Za-z0-9._-], alnum at both ends) and label value (≤63, may be empty).
  * On failure err (may be NULL) gets kube-apiserver's message, kind

@@ -1,5 +1,6 @@
 /* cred.c — credentials in and out: PEM, files, pins, subject names, SANs. */
 #include "common/fsutil.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "pki/internal.h"
 
@@ -141,7 +142,7 @@ int sl_pki_save(const sl_pki_cred_t *c, const char *cert_path, const char *key_p
 char *sl_pki_pin(const sl_pki_cred_t *c)
 {
     gnutls_pubkey_t pub = NULL;
-    gnutls_datum_t spki = {NULL, 0}, b64 = {NULL, 0};
+    gnutls_datum_t spki = {NULL, 0};
     unsigned char dig[32];
     char *out = NULL;
     if (gnutls_pubkey_init(&pub) < 0)
@@ -149,12 +150,11 @@ char *sl_pki_pin(const sl_pki_cred_t *c)
     if (gnutls_pubkey_import_x509(pub, c->crt, 0) >= 0 &&
         gnutls_pubkey_export2(pub, GNUTLS_X509_FMT_DER, &spki) >= 0 &&
         gnutls_hash_fast(GNUTLS_DIG_SHA256, spki.data, spki.size, dig) >= 0) {
-        gnutls_datum_t d = {dig, sizeof(dig)};
-        if (gnutls_base64_encode2(&d, &b64) >= 0)
-            out = sl_xasprintf("sha256//%.*s", (int)b64.size, (const char *)b64.data);
+        char *b64 = sl_b64_encode(dig, sizeof(dig));
+        out = b64 ? sl_xasprintf("sha256//%s", b64) : NULL;
+        free(b64);
     }
     gnutls_free(spki.data);
-    gnutls_free(b64.data);
     gnutls_pubkey_deinit(pub);
     return out;
 }

@@ -5,6 +5,7 @@
 #include "common/xalloc.h"
 #include "image/image.h"
 #include "runtime/runtime.h"
+#include "kube/meta.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -168,7 +169,7 @@ static void env_value_from(pod_ctx_t *c, const json_t *from, const char *vf, con
         ev->optional = pod_bool(c, r, "optional", fp, 0);
         if (!ev->key || !*ev->key)
             sl_fe_required(c->errs, NULL, "%s.key", fp);
-        else if (!sl_is_dns1123_subdomain(ev->key) && ev->key[0] != '.' &&
+        else if (!sl_kube_is_dns1123_subdomain(ev->key) && ev->key[0] != '.' &&
                  strspn(ev->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                  "0123456789-._") != strlen(ev->key))
             sl_fe_invalid(c->errs, ev->key,

@@ -208,8 +208,6 @@ int sl_validate_dns1123_label(sl_fielderrs_t *errs, const char *field, const cha
 int sl_validate_qualified_name(sl_fielderrs_t *errs, const char *field, const char *value);
 int sl_validate_label_value(sl_fielderrs_t *errs, const char *field, const char *value);
 int sl_validate_env_name(sl_fielderrs_t *errs, const char *field, const char *value);
-/* 1 if value is a DNS-1123 label / subdomain. */
-int sl_is_dns1123_label(const char *value);
-int sl_is_dns1123_subdomain(const char *value);
+/* The predicates alone: sl_kube_is_dns1123_label / _subdomain (kube/meta.h). */
 
 #endif

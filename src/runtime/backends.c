@@ -361,6 +361,7 @@ const sl_runtime_ops_t sl_rt_apptainer = {
     .image_ref = image_sif,
     .runs_entrypoint = 1,
     .sif_annotations = 1,
+    .pull = SL_RT_PULL_SIF,
 };
 const sl_runtime_ops_t sl_rt_singularity = {
     .name = "singularity",
@@ -372,6 +373,7 @@ const sl_runtime_ops_t sl_rt_singularity = {
     .image_ref = image_sif,
     .runs_entrypoint = 1,
     .sif_annotations = 1,
+    .pull = SL_RT_PULL_SIF,
 };
 const sl_runtime_ops_t sl_rt_charliecloud = {
     .name = "charliecloud",
@@ -384,6 +386,7 @@ const sl_runtime_ops_t sl_rt_charliecloud = {
     .mount_refusal = mount_charliecloud,
     .shim_root = 1,
     .exec_prefix = exec_charliecloud,
+    .pull = SL_RT_PULL_TREE,
 };
 const sl_runtime_ops_t sl_rt_podman = {
     .name = "podman",
@@ -394,6 +397,7 @@ const sl_runtime_ops_t sl_rt_podman = {
     .argv = argv_podman,
     .image_ref = image_as_is,
     .runs_entrypoint = 1,
+    .cdi_gpus = 1,
 };
 const sl_runtime_ops_t sl_rt_enroot = {
     .name = "enroot",
@@ -404,6 +408,7 @@ const sl_runtime_ops_t sl_rt_enroot = {
     .argv = argv_enroot,
     .image_ref = image_enroot,
     .runs_entrypoint = 1,
+    .pull = SL_RT_PULL_SQUASHFS,
 };
 const sl_runtime_ops_t sl_rt_host = {
     .name = "host",

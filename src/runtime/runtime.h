@@ -75,6 +75,15 @@ typedef struct sl_rt_image_in {
 /* Does the stored image hold path (a mount hook asks; 1 / 0)? */
 typedef int (*sl_rt_in_image_fn)(void *arg, const char *path);
 
+/* What slurmlinkd's puller (src/ctl/pull.c) makes of a registry image for
+ * a runtime, in the local image store. */
+typedef enum sl_rt_pull {
+    SL_RT_PULL_NONE = 0, /* nothing: the runtime fetches images itself */
+    SL_RT_PULL_TREE,     /* an unpacked root filesystem (the store's folder) */
+    SL_RT_PULL_SIF,      /* a SIF file beside it */
+    SL_RT_PULL_SQUASHFS, /* a squashfs file beside it */
+} sl_rt_pull_t;
+
 typedef struct sl_runtime_ops {
     const char *name;           /* "apptainer" ... */
     const char *default_binary; /* "apptainer", "ch-run", ... ; NULL for host */
@@ -113,6 +122,12 @@ typedef struct sl_runtime_ops {
      * root (shim_root) is joined instead (src/shim/join.h); the exec helper
      * drops --write from any prefix: it would write the stored image. */
     int (*exec_prefix)(char *const *argv, size_t n, int *root);
+    /* what the puller makes of a registry image for this runtime */
+    sl_rt_pull_t pull;
+    /* 1: argv binds a pod's GPUs as the CDI device nvidia.com/gpu=all,
+     * which slurmlink-shim narrows to the GPUs Slurm bound to the job
+     * (src/shim/gpu.c) */
+    int cdi_gpus;
 } sl_runtime_ops_t;
 
 /* Backend by name, or NULL (errno ENOENT). */

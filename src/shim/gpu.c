@@ -1,6 +1,8 @@
 /* gpu.c — a charliecloud container's GPUs, device files and driver libraries (see gpu.h). */
 #include "shim/gpu.h"
 
+#include "common/argv.h"
+#include "runtime/runtime.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
@@ -89,13 +91,6 @@ static char **strv_json(json_t *a, const char *const *def)
     return v;
 }
 
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 static const char *env_get(char *const *envp, const char *name)
 {
     size_t n = strlen(name);
@@ -143,10 +138,10 @@ static int settings_load(char *const *envp, gset_t *s, char *msg, size_t len)
 static void settings_free(gset_t *s)
 {
     free(s->devices);
-    strv_free(s->dirs);
-    strv_free(s->libs);
-    strv_free(s->progs);
-    strv_free(s->prog_dirs);
+    sl_strv_free(s->dirs);
+    sl_strv_free(s->libs);
+    sl_strv_free(s->progs);
+    sl_strv_free(s->prog_dirs);
 }
 
 static gent_t *add(glist_t *l, char *src, char *dst, int kind)
@@ -450,7 +445,8 @@ char **shim_gpu_argv(const char *runtime, long long gpus, char *const *argv, cha
     for (; argv[n]; n++)
         if (at == (size_t)-1 && !strcmp(argv[n], CDI_ALL))
             at = n;
-    if (gpus <= 0 || at == (size_t)-1 || !runtime || strcmp(runtime, "podman"))
+    const sl_runtime_ops_t *ops = runtime ? sl_runtime_get(runtime) : NULL;
+    if (gpus <= 0 || at == (size_t)-1 || !ops || !ops->cdi_gpus)
         return NULL;
     int k = bound_gpus(envp, idx, &list);
     free(list);
@@ -467,7 +463,7 @@ char **shim_gpu_argv(const char *runtime, long long gpus, char *const *argv, cha
     return v;
 }
 
-void shim_gpu_argv_free(char **argv) { strv_free(argv); }
+void shim_gpu_argv_free(char **argv) { sl_strv_free(argv); }
 
 static void list_free(glist_t *l)
 {
@@ -488,7 +484,7 @@ void shim_gpu_free(shim_gpu_t *g)
     list_free(&g->dev);
     list_free(&g->lib);
     list_free(&g->bin);
-    strv_free(g->envp);
+    sl_strv_free(g->envp);
     free(g);
 }
 

@@ -324,7 +324,8 @@ void shim_rootfs_error(const shim_rootfs_t *r, int step, int mnt, int err, char 
 int shim_runtime_check(const sl_shim_container_t *c, char *const *envp, const char *node, char *msg,
                        size_t msglen)
 {
-    if (!c->runtime || !strcmp(c->runtime, "host"))
+    const sl_runtime_ops_t *ops = c->runtime ? sl_runtime_get(c->runtime) : NULL;
+    if (!c->runtime || (ops && !ops->default_binary)) /* host: no program of its own */
         return 0;
     const char *path = NULL;
     for (size_t i = 0; envp && envp[i] && !path; i++)

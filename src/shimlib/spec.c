@@ -2,10 +2,11 @@
 #include "shimlib/spec.h"
 
 #include "common/fsutil.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
+#include "kube/meta.h"
 
 #include <errno.h>
-#include <gnutls/gnutls.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -40,20 +41,6 @@ static int bad_value(sl_error_t *err, sl_fe_type_t type, const char *path, const
                        .detail = (char *)detail};
     errno = EINVAL;
     return sl_errfield(err, &e);
-}
-
-int sl_shim_is_dns_label(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 63)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && !(c == '-' && i > 0 && i < n - 1))
-            return 0;
-    }
-    return 1;
 }
 
 const char *sl_restart_policy_name(sl_restart_policy_t p)
@@ -100,20 +87,15 @@ static int get_bytes(json_t *v, const char *path, char **out, sl_error_t *err)
     json_t *b = json_is_object(v) ? json_object_get(v, "base64") : NULL;
     if (!b || !json_is_string(b) || json_object_size(v) != 1)
         return bad(err, path, "must be a string or {\"base64\": \"...\"}");
-    gnutls_datum_t in = {(unsigned char *)json_string_value(b), (unsigned)json_string_length(b)};
-    gnutls_datum_t dec = {NULL, 0};
-    if (in.size == 0) {
-        *out = sl_xstrdup("");
-        return 0;
-    }
-    if (gnutls_base64_decode2(&in, &dec) < 0)
+    size_t n = 0;
+    char *dec = sl_b64_decode(json_string_value(b), json_string_length(b), &n);
+    if (!dec)
         return bad(err, path, "base64: not valid base64");
-    if (memchr(dec.data, '\0', dec.size)) {
-        gnutls_free(dec.data);
+    if (memchr(dec, '\0', n)) {
+        free(dec);
         return bad(err, path, "base64: decodes to a NUL byte, which cannot be passed to a process");
     }
-    *out = sl_xstrndup((const char *)dec.data, dec.size);
-    gnutls_free(dec.data);
+    *out = dec;
     return 0;
 }
 
@@ -372,7 +354,7 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     snprintf(p, sizeof(p), "%s.name", path);
     if (get_text(o, "name", p, 1, &c->name, err) < 0)
         return -1;
-    if (!sl_shim_is_dns_label(c->name))
+    if (!sl_kube_is_dns1123_label(c->name))
         return bad_value(err, SL_FE_INVALID, p, c->name,
                          "must be a DNS-1123 label (lower-case alphanumerics and '-', at most 63 "
                          "characters)");

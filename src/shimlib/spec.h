@@ -99,7 +99,5 @@ void sl_shim_spec_destroy(sl_shim_spec_t *spec); /* NULL is a no-op */
 /* "Always", "OnFailure", "Never". */
 const char *sl_restart_policy_name(sl_restart_policy_t p);
 
-/* 1 if s is a DNS-1123 label (what Kubernetes requires of container names). */
-int sl_shim_is_dns_label(const char *s);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "common/buf.h"
 #include "common/quote.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "kube/quantity.h"
 
@@ -46,55 +47,6 @@ char *sl_k8s_expand(const char *in, const char *(*lookup)(void *arg, const char 
     }
     if (checkpoint < n)
         sl_buf_append(&b, in + checkpoint, n - checkpoint);
-    return sl_buf_steal(&b);
-}
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *tr_base64_encode(const char *data, size_t len)
-{
-    const unsigned char *d = (const unsigned char *)data;
-    sl_buf_t b = SL_BUF_INIT;
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned)d[i] << 16 | (i + 1 < len ? (unsigned)d[i + 1] << 8 : 0) |
-                     (i + 2 < len ? d[i + 2] : 0);
-        sl_buf_putc(&b, b64[v >> 18 & 63]);
-        sl_buf_putc(&b, b64[v >> 12 & 63]);
-        sl_buf_putc(&b, i + 1 < len ? b64[v >> 6 & 63] : '=');
-        sl_buf_putc(&b, i + 2 < len ? b64[v & 63] : '=');
-    }
-    return sl_buf_steal(&b);
-}
-
-char *tr_base64_decode(const char *s, size_t *len)
-{
-    sl_buf_t b = SL_BUF_INIT;
-    unsigned v = 0;
-    int bits = 0, pad = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p == '=') {
-            pad++;
-            continue;
-        }
-        const char *q = strchr(b64, *p);
-        if (!q || !*p || pad) {
-            sl_buf_free(&b);
-            return NULL;
-        }
-        v = v << 6 | (unsigned)(q - b64);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            sl_buf_putc(&b, (char)(v >> bits & 0xff));
-        }
-    }
-    if ((strlen(s) % 4) != 0 || pad > 2) {
-        sl_buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    if (!b.data)
-        sl_buf_puts(&b, "");
     return sl_buf_steal(&b);
 }
 
@@ -152,7 +104,7 @@ int tr_obj_value(const json_t *obj, int secret, const char *key, char **data, si
     }
     v = json_object_get(json_object_get(obj, binmap), key);
     if (json_is_string(v)) {
-        *data = tr_base64_decode(json_string_value(v), len);
+        *data = sl_b64_decode(json_string_value(v), json_string_length(v), len);
         return *data != NULL;
     }
     return 0;

@@ -37,9 +37,6 @@ int tr_obj_value(const json_t *obj, int secret, const char *key, char **data, si
  * the array only. */
 const char **tr_obj_keys(const json_t *obj, int secret, size_t *n);
 
-char *tr_base64_encode(const char *data, size_t len);
-/* NULL when not valid base64. */
-char *tr_base64_decode(const char *s, size_t *len);
 int tr_utf8_valid(const char *s, size_t len);
 
 /* options.c */

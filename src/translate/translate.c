@@ -6,6 +6,7 @@
 #include "common/buf.h"
 #include "common/quote.h"
 #include "common/version.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
@@ -78,7 +79,7 @@ static json_t *bytes_json(const char *v, size_t len)
 {
     if (tr_utf8_valid(v, len))
         return json_stringn(v, len);
-    char *b = tr_base64_encode(v, len);
+    char *b = sl_b64_encode(v, len);
     json_t *o = json_pack("{s:s}", "base64", b);
     free(b);
     return o;

@@ -1,5 +1,5 @@
 /* streams — exec.max_streams_per_user and the descriptor reserve
- * (conns.c): an identity takes streams up to its cap, is refused (429,
+ * (http/conns.c, api/identity.c): an identity takes streams up to its cap, is refused (429,
  * naming the option) beyond it and served again once some are given back,
  * while another identity keeps its own; under a tight RLIMIT_NOFILE any
  * stream is refused (503), whoever asks, and served again once the limit

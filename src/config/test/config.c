@@ -4,7 +4,9 @@
 #include "config/config.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
+#include "common/xalloc.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +50,34 @@ static void refused(const char *text, const char *want, const char *desc)
     sl_config_destroy(c);
 }
 
+/* the test program's folder holds no shim: ../libexec/slurmlink of it;
+ * once one is put there, that one */
+static void default_shim(void)
+{
+    char *self = sl_self_dir();
+    char *up = strrchr(self, '/');
+    char *want = sl_xasprintf("%.*s/libexec/slurmlink/slurmlink-shim", (int)(up - self), self);
+    char *beside = sl_xasprintf("%s/slurmlink-shim", self);
+    char *got = sl_config_default_shim();
+    is_str(got, want, "shim.path's default: ../libexec/slurmlink of the program's folder");
+    free(got);
+    int fd = open(beside, O_WRONLY | O_CREAT | O_EXCL, 0700);
+    ok(fd >= 0, "a shim put beside the test program");
+    if (fd >= 0)
+        close(fd);
+    got = sl_config_default_shim();
+    is_str(got, beside, "shim.path's default: an executable shim beside the program");
+    free(got);
+    if (fd >= 0)
+        unlink(beside);
+    free(beside);
+    free(want);
+    free(self);
+}
+
 int main(void)
 {
-    tap_plan(33);
+    tap_plan(36);
     if (!mkdtemp(dir))
         return 1;
     sl_error_t err = SL_ERROR_INIT;
@@ -131,5 +158,6 @@ int main(void)
        "the reload facts: policy, body size, certificate and key, submission workers yes; "
        "listen address and client CA no");
     sl_rm_rf(dir);
+    default_shim();
     return tap_done();
 }

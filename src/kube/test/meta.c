@@ -39,6 +39,14 @@ int main(void)
        "condition: the first of its type (a type that is not a string skipped)");
     ok(sl_kube_condition(conds, "Initialized") == NULL && sl_kube_condition(NULL, "Ready") == NULL,
        "condition: NULL for a type not there, or no array");
+    ok(sl_kube_condition_true(conds, "PodScheduled"),
+       "condition true: some condition of the type is True, not only the first");
+    ok(!sl_kube_condition_true(conds, "Ready"), "condition true: a condition without a status");
+    ok(!sl_kube_condition_true(conds, "Initialized") && !sl_kube_condition_true(NULL, "Ready"),
+       "condition true: false for a type not there, or no array");
+    ok(sl_kube_condition_is(conds, "PodScheduled", "False") &&
+           !sl_kube_condition_is(conds, "PodScheduled", "Unknown"),
+       "condition is: any status asked for");
     json_decref(conds);
     json_decref(o);
     is_int(sl_kube_rv_parse(""), 0, "empty rv");
@@ -108,6 +116,28 @@ int main(void)
     ok(sl_kube_is_dns1123_subdomain("a.b-c.d"), "subdomain ok");
     ok(!sl_kube_is_dns1123_subdomain("a..b"), "empty part refused");
     ok(!sl_kube_is_dns1123_subdomain("a.-b"), "part starting with dash refused");
+    char l63[64], l64[65], s253[254], s254[255];
+    memset(l63, 'a', 63), l63[63] = '\0';
+    memset(l64, 'a', 64), l64[64] = '\0';
+    ok(sl_kube_is_dns1123_label(l63) && !sl_kube_is_dns1123_label(l64), "label: 63 bytes at most");
+    ok(sl_kube_match_dns1123_label(l64, 64), "label regexp alone: no length bound");
+    for (int i = 0; i < 254; i++)
+        s254[i] = i % 2 ? '.' : 'a';
+    s254[253] = 'b', s254[254] = '\0';
+    memcpy(s253, s254 + 1, 254); /* ".a.a...b": a dot first */
+    s253[0] = 'c';
+    ok(strlen(s253) == 253 && sl_kube_is_dns1123_subdomain(s253), "subdomain: 253 bytes");
+    ok(!sl_kube_is_dns1123_subdomain(s254) && sl_kube_match_dns1123_subdomain(s254),
+       "subdomain: 254 refused, though its regexp matches");
+    ok(!sl_kube_is_dns1123_label(NULL) && !sl_kube_is_dns1123_subdomain(NULL) &&
+           !sl_kube_is_dns1123_label("") && !sl_kube_is_dns1123_subdomain(""),
+       "NULL and empty are neither");
+    ok(!sl_kube_is_dns1123_subdomain("a.") && !sl_kube_is_dns1123_subdomain(".a") &&
+           !sl_kube_is_dns1123_subdomain("a-.b"),
+       "subdomain: each part starts and ends alphanumeric");
+    ok(sl_kube_match_qname("My_name.1", 9) && !sl_kube_match_qname("_a", 2) &&
+           !sl_kube_match_qname("a/b", 3) && !sl_kube_match_qname("", 0),
+       "qualified name part");
     sl_error_t why = SL_ERROR_INIT;
     ok(sl_kube_is_label_key("example.com/My_Key.1", &why), "label key with prefix");
     ok(!sl_kube_is_label_key("a/b/c", &why), "two slashes refused");

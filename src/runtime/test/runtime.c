@@ -121,7 +121,7 @@ static void converted(void)
 
 int main(void)
 {
-    tap_plan(73);
+    tap_plan(78);
     converted();
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
@@ -343,6 +343,20 @@ int main(void)
            !sl_runtime_get("podman")->shim_root && !sl_runtime_get("enroot")->shim_root &&
            !sl_runtime_get("host")->shim_root,
        "only charliecloud gets the shim's private root");
+    is_int(sl_runtime_get("charliecloud")->pull, SL_RT_PULL_TREE,
+           "the puller unpacks a tree for charliecloud");
+    ok(sl_runtime_get("apptainer")->pull == SL_RT_PULL_SIF &&
+           sl_runtime_get("singularity")->pull == SL_RT_PULL_SIF,
+       "... a SIF file for apptainer and singularity");
+    is_int(sl_runtime_get("enroot")->pull, SL_RT_PULL_SQUASHFS, "... a squashfs file for enroot");
+    ok(sl_runtime_get("podman")->pull == SL_RT_PULL_NONE &&
+           sl_runtime_get("host")->pull == SL_RT_PULL_NONE,
+       "... nothing for podman (it pulls itself) and host");
+    size_t cdi = 0;
+    for (const char *const *n = sl_runtime_names(); *n; n++)
+        cdi += (size_t)sl_runtime_get(*n)->cdi_gpus;
+    ok(cdi == 1 && sl_runtime_get("podman")->cdi_gpus,
+       "only podman binds GPUs as CDI devices the shim narrows");
 
     /* installed runtimes: before a probe every one counts as installed */
     ok(sl_runtime_installed("podman") && !sl_runtime_unavailable("podman"),

@@ -2,6 +2,7 @@
 #include "shimlib/spec.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
+#include "kube/meta.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -303,12 +304,12 @@ int main(void)
     ok(sl_shim_spec_load("/nonexistent/shim.json", &lerr) == NULL, "load of a missing file fails");
     has_str(lerr.text, "/nonexistent/shim.json", "load error names the path");
 
-    ok(sl_shim_is_dns_label("a-b0"), "dns label ok");
-    ok(!sl_shim_is_dns_label("-a"), "leading dash");
-    ok(!sl_shim_is_dns_label("a-"), "trailing dash");
-    ok(!sl_shim_is_dns_label(""), "empty");
-    ok(!sl_shim_is_dns_label("a.b"), "dot");
-    ok(!sl_shim_is_dns_label("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    ok(sl_kube_is_dns1123_label("a-b0"), "dns label ok");
+    ok(!sl_kube_is_dns1123_label("-a"), "leading dash");
+    ok(!sl_kube_is_dns1123_label("a-"), "trailing dash");
+    ok(!sl_kube_is_dns1123_label(""), "empty");
+    ok(!sl_kube_is_dns1123_label("a.b"), "dot");
+    ok(!sl_kube_is_dns1123_label("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
        "64 characters");
     return tap_done();
 }

@@ -1,4 +1,4 @@
-/* conns.c — connections and watches, counted per identity.
+/* conns.c — connections, watches and streams, counted per identity.
  *
  * Every local client (all tenants, the admin, the shims) comes from
  * 127.0.0.1, so a per-address cap lets one of them lock everyone out.
@@ -28,25 +28,24 @@
  *    reserve of descriptors (a quarter of RLIMIT_NOFILE, at most 256) is
  *    left: they are the store's, the controllers' and other clients'.
  *
- * The shim push endpoint has its own per-pod tokens, checked by its
- * handler: such a connection counts as pod "shim:<uid>" once a push is
- * accepted (api_conn_attach). Development mode (no policy) has a single
- * identity, not capped.
+ * Who an identity is, the server says (src/api/identity.c: the
+ * authenticated user; the shim push's "shim:<uid>" once a push is
+ * accepted; "" for development mode, a single identity that only
+ * max_connections caps), and it words the refusals (429, 503).
  *
  * MHD calls the connection notifications and the access handler from
  * different threads; everything here is under one mutex. An entry lives
  * from MHD_CONNECTION_NOTIFY_STARTED to NOTIFY_CLOSED, which MHD sends
  * before it closes the socket, so a shut-down fd is never a reused one. */
-#include "api/internal.h"
-#include "api/tlscred.h"
-#include "common/log.h"
-#include "common/proc.h"
+#include "http/conns.h"
+
 #include "common/xalloc.h"
-#include "kube/status.h"
+#include "http/tlscred.h"
 
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -57,33 +56,33 @@ typedef struct ident {
     struct ident *next;
 } ident_t;
 
-struct api_conn {
+struct http_conn {
+    http_tls_conn_t tls; /* first (http/tlscred.h): the set its handshake used, held */
     struct MHD_Connection *conn;
     int fd;
-    ident_t *who;                   /* NULL: not authenticated (yet) */
-    bool evicted;                   /* shut down to make room */
-    struct api_conn *older, *newer; /* the unauthenticated, oldest first */
-    sl_api_t *api;
-    api_tls_cred_t *tls; /* the TLS credentials its handshake used, held */
+    ident_t *who;                    /* NULL: not authenticated (yet) */
+    bool evicted;                    /* shut down to make room */
+    struct http_conn *older, *newer; /* the unauthenticated, oldest first */
 };
 
-struct api_conns {
+struct http_conns {
     pthread_mutex_t mu;
-    api_conn_limits_t lim;
+    http_conn_limits_t lim;
     ident_t *idents;
-    struct api_conn *oldest, *newest; /* unauthenticated connections */
+    struct http_conn *oldest, *newest; /* unauthenticated connections */
     unsigned unauth;
+    http_tls_t *tls; /* the server's TLS credentials, NULL: none */
 };
 
-api_conns_t *api_conns_create(const api_conn_limits_t *lim)
+http_conns_t *http_conns_create(const http_conn_limits_t *lim)
 {
-    api_conns_t *c = sl_xcalloc(1, sizeof(*c));
+    http_conns_t *c = sl_xcalloc(1, sizeof(*c));
     pthread_mutex_init(&c->mu, NULL);
     c->lim = *lim;
     return c;
 }
 
-void api_conns_set_limits(api_conns_t *c, const api_conn_limits_t *lim)
+void http_conns_set_limits(http_conns_t *c, const http_conn_limits_t *lim)
 {
     pthread_mutex_lock(&c->mu);
     c->lim.max_unauth = lim->max_unauth;
@@ -93,7 +92,7 @@ void api_conns_set_limits(api_conns_t *c, const api_conn_limits_t *lim)
     pthread_mutex_unlock(&c->mu);
 }
 
-void api_conns_destroy(api_conns_t *c)
+void http_conns_destroy(http_conns_t *c)
 {
     if (!c)
         return;
@@ -109,7 +108,7 @@ void api_conns_destroy(api_conns_t *c)
 
 /* --- the unauthenticated list (c->mu held) --- */
 
-static void unlink_unauth(api_conns_t *c, struct api_conn *e)
+static void unlink_unauth(http_conns_t *c, struct http_conn *e)
 {
     if (e->older)
         e->older->newer = e->newer;
@@ -123,7 +122,7 @@ static void unlink_unauth(api_conns_t *c, struct api_conn *e)
     c->unauth--;
 }
 
-static void push_unauth(api_conns_t *c, struct api_conn *e)
+static void push_unauth(http_conns_t *c, struct http_conn *e)
 {
     e->older = c->newest;
     e->newer = NULL;
@@ -135,9 +134,9 @@ static void push_unauth(api_conns_t *c, struct api_conn *e)
     c->unauth++;
 }
 
-static void evict_oldest(api_conns_t *c)
+static void evict_oldest(http_conns_t *c)
 {
-    struct api_conn *e = c->oldest;
+    struct http_conn *e = c->oldest;
     unlink_unauth(c, e);
     e->evicted = true;
     if (e->fd >= 0)
@@ -146,7 +145,7 @@ static void evict_oldest(api_conns_t *c)
 
 /* --- identities (c->mu held) --- */
 
-static ident_t *ident_get(api_conns_t *c, const char *name)
+static ident_t *ident_get(http_conns_t *c, const char *name)
 {
     for (ident_t *i = c->idents; i; i = i->next)
         if (!strcmp(i->name, name))
@@ -159,7 +158,7 @@ static ident_t *ident_get(api_conns_t *c, const char *name)
 }
 
 /* Forget i when nothing is counted against it. */
-static void ident_put(api_conns_t *c, ident_t *i)
+static void ident_put(http_conns_t *c, ident_t *i)
 {
     if (!i || i->conns || i->watches || i->streams)
         return;
@@ -174,14 +173,14 @@ static void ident_put(api_conns_t *c, ident_t *i)
 
 /* --- MHD's notifications --- */
 
-void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
-                      enum MHD_ConnectionNotificationCode toe)
+void http_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                       enum MHD_ConnectionNotificationCode toe)
 {
-    api_conns_t *c = ((sl_api_t *)cls)->conns;
+    http_conns_t *c = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        struct api_conn *e = sl_xcalloc(1, sizeof(*e));
+        struct http_conn *e = sl_xcalloc(1, sizeof(*e));
         e->conn = conn;
-        e->api = cls;
+        e->tls.tls = c->tls;
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         e->fd = ci ? ci->connect_fd : -1;
@@ -193,7 +192,7 @@ void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_cont
         *socket_context = e;
         return;
     }
-    struct api_conn *e = *socket_context;
+    struct http_conn *e = *socket_context;
     if (!e)
         return;
     pthread_mutex_lock(&c->mu);
@@ -204,71 +203,31 @@ void api_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_cont
         unlink_unauth(c, e);
     }
     pthread_mutex_unlock(&c->mu);
-    api_tls_cred_put(e->tls);
+    http_tls_conn_release(&e->tls);
     free(e);
     *socket_context = NULL;
 }
 
-static struct api_conn *entry_of_conn(struct MHD_Connection *conn)
+void http_conns_set_tls(http_conns_t *c, http_tls_t *tls) { c->tls = tls; }
+
+static struct http_conn *entry_of(struct MHD_Connection *conn)
 {
+    if (!conn)
+        return NULL;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
 }
 
-api_tls_t *api_conn_tls(struct MHD_Connection *conn)
-{
-    struct api_conn *e = entry_of_conn(conn);
-    return e ? e->api->tls : NULL;
-}
-
-int api_conn_hold_tls(struct MHD_Connection *conn, api_tls_cred_t *cred)
-{
-    struct api_conn *e = entry_of_conn(conn);
-    if (!e)
-        return -1;
-    api_tls_cred_put(e->tls); /* a second handshake on the connection */
-    e->tls = cred;
-    return 0;
-}
-
-static struct api_conn *entry_of(api_req_t *r)
-{
-    if (!r->conn)
-        return NULL;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return ci ? ci->socket_context : NULL;
-}
-
-static enum MHD_Result too_many(api_req_t *r, const char *what, const char *who, unsigned cap)
-{
-    sl_info("429 for %s %s: \"%s\" already holds %u %s, its cap", r->method, r->url, who, cap,
-            what);
-    json_t *st =
-        sl_kube_status(429, "TooManyRequests", "Too many requests, please try again later.",
-                       json_pack("{s:i}", "retryAfterSeconds", 1));
-    return api_reply_status(r, st);
-}
-
-/* The identity a request counts against: its user, "" in development
- * mode (not capped), NULL for a request not (yet) authenticated. */
-static const char *ident_name(api_req_t *r)
-{
-    if (!r->api->policy)
-        return "";
-    return r->user ? r->user->name : NULL;
-}
-
-static unsigned cap_of(api_conns_t *c, const char *name, unsigned cap)
+static unsigned cap_of(http_conns_t *c, const char *name, unsigned cap)
 {
     return *name ? cap : c->lim.max_connections;
 }
 
-int api_conn_attach(api_req_t *r, const char *name, bool refuse)
+int http_conns_attach(http_conns_t *c, struct MHD_Connection *conn, const char *name,
+                      unsigned *cap_out)
 {
-    api_conns_t *c = r->api->conns;
-    struct api_conn *e = entry_of(r);
+    struct http_conn *e = entry_of(conn);
     if (!c || !e || !name)
         return 0;
     pthread_mutex_lock(&c->mu);
@@ -281,9 +240,7 @@ int api_conn_attach(api_req_t *r, const char *name, bool refuse)
     if (i->conns >= cap) {
         ident_put(c, i);
         pthread_mutex_unlock(&c->mu);
-        r->close_conn = true; /* the connection goes, its slot with it */
-        if (refuse)
-            too_many(r, "connections", name, cap);
+        *cap_out = cap;
         return -1;
     }
     if (e->who) {
@@ -296,17 +253,14 @@ int api_conn_attach(api_req_t *r, const char *name, bool refuse)
     i->conns++;
     unsigned idle = c->lim.idle_s;
     pthread_mutex_unlock(&c->mu);
-    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
+    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
     return 0;
 }
 
-int api_conn_admit(api_req_t *r) { return api_conn_attach(r, ident_name(r), true); }
-
-int api_conn_watch_begin(api_req_t *r)
+int http_conns_watch_begin(http_conns_t *c, struct MHD_Connection *conn, const char *name,
+                           unsigned *cap_out)
 {
-    api_conns_t *c = r->api->conns;
-    const char *name = ident_name(r);
-    if (!c || !name || !r->conn)
+    if (!c || !name || !conn)
         return 0;
     pthread_mutex_lock(&c->mu);
     ident_t *i = ident_get(c, name);
@@ -314,31 +268,28 @@ int api_conn_watch_begin(api_req_t *r)
     if (i->watches >= cap) {
         ident_put(c, i);
         pthread_mutex_unlock(&c->mu);
-        too_many(r, "watches", name, cap);
+        *cap_out = cap;
         return -1;
     }
     i->watches++;
     pthread_mutex_unlock(&c->mu);
-    r->watch_of = sl_xstrdup(name);
     /* a quiet watch is not an idle connection: it ends by its own deadline */
-    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, 0);
-    return 0;
+    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, 0);
+    return 1;
 }
 
-void api_conn_watch_end(api_req_t *r)
+void http_conns_watch_end(http_conns_t *c, struct MHD_Connection *conn, const char *name)
 {
-    api_conns_t *c = r->api->conns;
-    if (!c || !r->watch_of)
+    if (!c || !name)
         return;
     pthread_mutex_lock(&c->mu);
-    ident_t *i = ident_get(c, r->watch_of);
+    ident_t *i = ident_get(c, name);
     i->watches--;
     ident_put(c, i);
     unsigned idle = c->lim.idle_s;
     pthread_mutex_unlock(&c->mu);
-    free(r->watch_of);
-    r->watch_of = NULL;
-    MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
+    if (conn)
+        MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
 }
 
 /* --- streams --- */
@@ -361,29 +312,24 @@ static long fds_left(long *reserve)
     return lim - open;
 }
 
-int api_streams_take_as(sl_api_t *api, const char *who, unsigned n, unsigned *code, char **why)
+int http_conns_streams_take(http_conns_t *c, const char *who, unsigned n, unsigned cap,
+                            http_streams_refusal_t *why)
 {
-    api_conns_t *c = api->conns;
     long reserve, left = fds_left(&reserve);
     if (left - (long)n * 2 < reserve) { /* a session's own pipes or socket besides */
-        *code = 503;
-        *why = sl_xasprintf("slurmlinkd is short of file descriptors (%ld left, %ld of them kept "
-                            "for the store, the controllers and new clients): try again later",
-                            left, reserve);
-        return -1;
+        why->fds_left = left;
+        why->fds_reserve = reserve;
+        return -2;
     }
     if (!c || !*who)
         return 0; /* development mode: one identity, not capped */
     pthread_mutex_lock(&c->mu);
     ident_t *i = ident_get(c, who);
-    unsigned cap = api->exec_max_streams, held = i->streams;
+    unsigned held = i->streams;
     if (held + n > cap) {
         ident_put(c, i);
         pthread_mutex_unlock(&c->mu);
-        *code = 429;
-        *why = sl_xasprintf("user \"%s\" holds %u of its %u streams (exec and attach sessions, "
-                            "forwarded connections; exec.max_streams_per_user): this one needs %u",
-                            who, held, cap, n);
+        why->held = held;
         return -1;
     }
     i->streams += n;
@@ -391,9 +337,8 @@ int api_streams_take_as(sl_api_t *api, const char *who, unsigned n, unsigned *co
     return 0;
 }
 
-void api_streams_give(sl_api_t *api, const char *who, unsigned n)
+void http_conns_streams_give(http_conns_t *c, const char *who, unsigned n)
 {
-    api_conns_t *c = api->conns;
     if (!c || !who || !*who || !n)
         return;
     pthread_mutex_lock(&c->mu);
@@ -401,23 +346,4 @@ void api_streams_give(sl_api_t *api, const char *who, unsigned n)
     i->streams -= n <= i->streams ? n : i->streams;
     ident_put(c, i);
     pthread_mutex_unlock(&c->mu);
-}
-
-int api_streams_take(api_req_t *r, unsigned n, char **who, json_t **st)
-{
-    const char *name = ident_name(r);
-    unsigned code = 0;
-    char *why = NULL;
-    *who = NULL;
-    *st = NULL;
-    if (api_streams_take_as(r->api, name ? name : "", n, &code, &why) < 0) {
-        sl_info("%u for %s %s: %s", code, r->method, r->url, why);
-        *st = code == 429 ? sl_kube_status(429, "TooManyRequests", why,
-                                           json_pack("{s:i}", "retryAfterSeconds", 1))
-                          : sl_kube_status(503, "ServiceUnavailable", why, NULL);
-        free(why);
-        return -1;
-    }
-    *who = sl_xstrdup(name ? name : "");
-    return 0;
 }

@@ -23,14 +23,16 @@
  *
  * Output is gathered in one buffer (a frame's header and its payload in
  * one TLS record or send) and sent when the session flushes. */
-#include "api/upconn.h"
+#include "http/upconn.h"
 
+#include "common/b64.h"
 #include "common/buf.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -39,7 +41,7 @@
 
 #define UP_OUT_MAX (256u * 1024) /* buffered output: then EAGAIN */
 
-struct api_up {
+struct http_up {
     struct MHD_UpgradeResponseHandle *urh;
     gnutls_session_t tls; /* NULL: plain */
     int fd;
@@ -51,10 +53,10 @@ struct api_up {
     bool dead;
 };
 
-api_up_t *api_up_open(struct MHD_Connection *conn, MHD_socket sock,
-                      struct MHD_UpgradeResponseHandle *urh, const char *extra, size_t nextra)
+http_up_t *http_up_open(struct MHD_Connection *conn, MHD_socket sock,
+                        struct MHD_UpgradeResponseHandle *urh, const char *extra, size_t nextra)
 {
-    api_up_t *u = sl_xcalloc(1, sizeof(*u));
+    http_up_t *u = sl_xcalloc(1, sizeof(*u));
     u->urh = urh;
     u->fd = sock;
     const union MHD_ConnectionInfo *ci =
@@ -76,14 +78,14 @@ api_up_t *api_up_open(struct MHD_Connection *conn, MHD_socket sock,
     return u;
 }
 
-int api_up_fd(const api_up_t *u) { return u->fd; }
+int http_up_fd(const http_up_t *u) { return u->fd; }
 
-bool api_up_readable(api_up_t *u)
+bool http_up_readable(http_up_t *u)
 {
     return u->extra_off < u->nextra || (u->tls && gnutls_record_check_pending(u->tls) > 0);
 }
 
-static ssize_t tls_recv(api_up_t *u, void *buf, size_t len)
+static ssize_t tls_recv(http_up_t *u, void *buf, size_t len)
 {
     ssize_t n = gnutls_record_recv(u->tls, buf, len);
     if (n >= 0)
@@ -98,7 +100,7 @@ static ssize_t tls_recv(api_up_t *u, void *buf, size_t len)
     return -1;
 }
 
-ssize_t api_up_recv(api_up_t *u, void *buf, size_t len)
+ssize_t http_up_recv(http_up_t *u, void *buf, size_t len)
 {
     if (u->extra_off < u->nextra) {
         size_t n = u->nextra - u->extra_off < len ? u->nextra - u->extra_off : len;
@@ -114,7 +116,7 @@ ssize_t api_up_recv(api_up_t *u, void *buf, size_t len)
     return n;
 }
 
-ssize_t api_up_send(api_up_t *u, const void *data, size_t len)
+ssize_t http_up_send(http_up_t *u, const void *data, size_t len)
 {
     if (u->dead) {
         errno = EPIPE;
@@ -131,7 +133,7 @@ ssize_t api_up_send(api_up_t *u, const void *data, size_t len)
 }
 
 /* one send of the buffer's head: bytes sent, 0 not now, -1 failed */
-static ssize_t send_some(api_up_t *u)
+static ssize_t send_some(http_up_t *u)
 {
     const char *p = u->out.data + u->out_off;
     size_t len = u->out.len - u->out_off;
@@ -151,7 +153,7 @@ static ssize_t send_some(api_up_t *u)
     return n >= 0 ? n : -1;
 }
 
-int api_up_flush(api_up_t *u)
+int http_up_flush(http_up_t *u)
 {
     while (!u->dead && u->out_off < u->out.len) {
         ssize_t n = send_some(u);
@@ -170,9 +172,9 @@ int api_up_flush(api_up_t *u)
     return 0;
 }
 
-bool api_up_pending(const api_up_t *u) { return !u->dead && u->out_off < u->out.len; }
+bool http_up_pending(const http_up_t *u) { return !u->dead && u->out_off < u->out.len; }
 
-void api_up_close(api_up_t *u)
+void http_up_close(http_up_t *u)
 {
     if (!u)
         return;
@@ -182,34 +184,34 @@ void api_up_close(api_up_t *u)
     free(u);
 }
 
-short api_up_events(api_up_t *u, wslay_event_context_ptr ctx)
+short http_up_events(http_up_t *u, wslay_event_context_ptr ctx)
 {
     return (short)((wslay_event_want_read(ctx) ? POLLIN : 0) |
-                   (wslay_event_want_write(ctx) || api_up_pending(u) ? POLLOUT : 0));
+                   (wslay_event_want_write(ctx) || http_up_pending(u) ? POLLOUT : 0));
 }
 
-int api_up_timeout(api_up_t *u, int ms) { return api_up_readable(u) ? 0 : ms; }
+int http_up_timeout(http_up_t *u, int ms) { return http_up_readable(u) ? 0 : ms; }
 
-bool api_up_pump(api_up_t *u, wslay_event_context_ptr ctx, short revents, bool read)
+bool http_up_pump(http_up_t *u, wslay_event_context_ptr ctx, short revents, bool read)
 {
-    if (read && (revents & (POLLIN | POLLHUP | POLLERR) || api_up_readable(u)) &&
+    if (read && (revents & (POLLIN | POLLHUP | POLLERR) || http_up_readable(u)) &&
         wslay_event_want_read(ctx) && wslay_event_recv(ctx) != 0)
         return false;
     if (wslay_event_want_write(ctx) && wslay_event_send(ctx) != 0)
         return false;
-    return api_up_flush(u) >= 0;
+    return http_up_flush(u) >= 0;
 }
 
-void api_up_clock_start(api_up_clock_t *k, unsigned idle_s, unsigned max_s)
+void http_up_clock_start(http_up_clock_t *k, unsigned idle_s, unsigned max_s)
 {
     k->start_ms = k->last_ms = sl_now_ms();
     k->idle_s = idle_s;
     k->max_s = max_s;
 }
 
-void api_up_clock_touch(api_up_clock_t *k) { k->last_ms = sl_now_ms(); }
+void http_up_clock_touch(http_up_clock_t *k) { k->last_ms = sl_now_ms(); }
 
-const char *api_up_clock_expired(const api_up_clock_t *k)
+const char *http_up_clock_expired(const http_up_clock_t *k)
 {
     long long now = sl_now_ms();
     if (now - k->start_ms >= (long long)k->max_s * 1000)
@@ -219,27 +221,41 @@ const char *api_up_clock_expired(const api_up_clock_t *k)
     return NULL;
 }
 
-bool api_up_ws_too_big(wslay_event_context_ptr ctx)
+bool http_up_ws_too_big(wslay_event_context_ptr ctx)
 {
     return (wslay_event_get_close_sent(ctx) || wslay_event_want_write(ctx)) &&
            wslay_event_get_status_code_sent(ctx) == WSLAY_CODE_MESSAGE_TOO_BIG;
 }
 
-void api_up_ws_drain(api_up_t *u, wslay_event_context_ptr ctx)
+void http_up_ws_drain(http_up_t *u, wslay_event_context_ptr ctx)
 {
     long long end = sl_now_ms() + 3000;
     char scrap[16384];
     while (!u->dead && sl_now_ms() < end) {
-        if ((wslay_event_want_write(ctx) && wslay_event_send(ctx) != 0) || api_up_flush(u) < 0)
+        if ((wslay_event_want_write(ctx) && wslay_event_send(ctx) != 0) || http_up_flush(u) < 0)
             break;
-        struct pollfd p = {.fd = u->fd, .events = POLLIN | (api_up_pending(u) ? POLLOUT : 0)};
-        bool ready = api_up_readable(u);
+        struct pollfd p = {.fd = u->fd, .events = POLLIN | (http_up_pending(u) ? POLLOUT : 0)};
+        bool ready = http_up_readable(u);
         if (!ready && poll(&p, 1, 100) < 0)
             break;
         if (!ready && !(p.revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
-        ssize_t n = api_up_recv(u, scrap, sizeof(scrap));
+        ssize_t n = http_up_recv(u, scrap, sizeof(scrap));
         if (n == 0 || (n < 0 && errno != EAGAIN))
             break; /* the client hung up */
     }
+}
+
+#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+/* Sec-WebSocket-Accept for key (RFC 6455 4.2.2); caller frees */
+char *http_ws_accept(const char *key)
+{
+    char *in = sl_xasprintf("%s" WS_GUID, key);
+    unsigned char sha[20];
+    char *out = NULL;
+    if (gnutls_hash_fast(GNUTLS_DIG_SHA1, in, strlen(in), sha) == 0)
+        out = sl_b64_encode(sha, sizeof(sha));
+    free(in);
+    return out;
 }

@@ -1,8 +1,8 @@
-/* accept.c — parsing the Accept header the way clients use it here:
+/* media.c — parsing the Accept header the way clients use it here:
  * ordered media ranges with the Kubernetes parameters as=, g=, v=
  * (kubectl: "application/json;as=Table;v=v1;g=meta.k8s.io,...,application/json").
  * q-values are ignored: Kubernetes clients list their preference in order. */
-#include "api/internal.h"
+#include "http/media.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -33,9 +33,8 @@ static void set_value(char *dst, size_t cap, const char *v)
     dst[n] = '\0';
 }
 
-int api_accept(api_req_t *r, api_media_t *out, int max)
+int http_accept_parse(const char *h, http_media_t *out, int max)
 {
-    const char *h = api_header(r, "Accept");
     if (!h || !*h) {
         memset(&out[0], 0, sizeof(out[0]));
         strcpy(out[0].type, "*/*");
@@ -46,7 +45,7 @@ int api_accept(api_req_t *r, api_media_t *out, int max)
     while (*p && n < max) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        api_media_t *m = &out[n];
+        http_media_t *m = &out[n];
         memset(m, 0, sizeof(*m));
         /* type;param;param */
         const char *q = p, *stop = p + len;
@@ -93,7 +92,7 @@ int api_accept(api_req_t *r, api_media_t *out, int max)
     return n;
 }
 
-bool api_media_json(const api_media_t *m)
+bool http_media_json(const http_media_t *m)
 {
     return !strcmp(m->type, "application/json") || !strcmp(m->type, "application/*") ||
            !strcmp(m->type, "*/*");

@@ -1,33 +1,34 @@
 /* tlscred.c — the TLS credentials served through GnuTLS's retrieve
  * function, swapped by a reload (tlscred.h says how they live). */
-#include "api/tlscred.h"
+#include "http/tlscred.h"
 
-#include "api/internal.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_CHAIN 16
 
-struct api_tls_cred {
+struct http_tls_cred {
     atomic_int refs;
     gnutls_pcert_st pcert[MAX_CHAIN];
     unsigned npcert;
     gnutls_privkey_t key;
 };
 
-struct api_tls {
+struct http_tls {
     pthread_mutex_t mu;
-    api_tls_cred_t *cur; /* mu; holds one reference */
+    http_tls_cred_t *cur; /* mu; holds one reference */
 };
 
-static void cred_free(api_tls_cred_t *c)
+static void cred_free(http_tls_cred_t *c)
 {
     for (unsigned i = 0; i < c->npcert; i++)
         gnutls_pcert_deinit(&c->pcert[i]);
@@ -36,14 +37,14 @@ static void cred_free(api_tls_cred_t *c)
     free(c);
 }
 
-void api_tls_cred_put(api_tls_cred_t *c)
+void http_tls_cred_put(http_tls_cred_t *c)
 {
     if (c && atomic_fetch_sub(&c->refs, 1) == 1)
         cred_free(c);
 }
 
 /* whether key is the private key of the certificate's public key */
-static int key_matches(const api_tls_cred_t *c)
+static int key_matches(const http_tls_cred_t *c)
 {
     gnutls_pubkey_t pub = NULL;
     gnutls_datum_t a = {0}, b = {0};
@@ -59,7 +60,7 @@ static int key_matches(const api_tls_cred_t *c)
     return same;
 }
 
-static int import(api_tls_cred_t *c, const char *cert, const gnutls_datum_t *cd, const char *key,
+static int import(http_tls_cred_t *c, const char *cert, const gnutls_datum_t *cd, const char *key,
                   const gnutls_datum_t *kd, sl_error_t *err)
 {
     c->npcert = MAX_CHAIN;
@@ -77,11 +78,11 @@ static int import(api_tls_cred_t *c, const char *cert, const gnutls_datum_t *cd,
     return 0;
 }
 
-static api_tls_cred_t *cred_load(const char *cert, const char *key, sl_error_t *err)
+static http_tls_cred_t *cred_load(const char *cert, const char *key, sl_error_t *err)
 {
     size_t cl = 0, kl = 0;
     char *cp = sl_read_file(cert, &cl, err), *kp = cp ? sl_read_file(key, &kl, err) : NULL;
-    api_tls_cred_t *c = NULL;
+    http_tls_cred_t *c = NULL;
     if (cp && kp) {
         c = sl_xcalloc(1, sizeof(*c));
         atomic_init(&c->refs, 1);
@@ -99,27 +100,27 @@ static api_tls_cred_t *cred_load(const char *cert, const char *key, sl_error_t *
     return c;
 }
 
-api_tls_t *api_tls_create(const char *cert, const char *key, sl_error_t *err)
+http_tls_t *http_tls_create(const char *cert, const char *key, sl_error_t *err)
 {
-    api_tls_cred_t *c = cred_load(cert, key, err);
+    http_tls_cred_t *c = cred_load(cert, key, err);
     if (!c)
         return NULL;
-    api_tls_t *t = sl_xcalloc(1, sizeof(*t));
+    http_tls_t *t = sl_xcalloc(1, sizeof(*t));
     pthread_mutex_init(&t->mu, NULL);
     t->cur = c;
     return t;
 }
 
-void api_tls_destroy(api_tls_t *t)
+void http_tls_destroy(http_tls_t *t)
 {
     if (!t)
         return;
-    api_tls_cred_put(t->cur);
+    http_tls_cred_put(t->cur);
     pthread_mutex_destroy(&t->mu);
     free(t);
 }
 
-static void serial_hex(const api_tls_cred_t *c, char out[80])
+static void serial_hex(const http_tls_cred_t *c, char out[80])
 {
     gnutls_x509_crt_t crt = NULL;
     unsigned char s[40];
@@ -134,41 +135,48 @@ static void serial_hex(const api_tls_cred_t *c, char out[80])
         gnutls_x509_crt_deinit(crt);
 }
 
-int api_tls_reload(api_tls_t *t, const char *cert, const char *key, char serial[80],
-                   sl_error_t *err)
+int http_tls_reload(http_tls_t *t, const char *cert, const char *key, char serial[80],
+                    sl_error_t *err)
 {
-    api_tls_cred_t *c = cred_load(cert, key, err);
+    http_tls_cred_t *c = cred_load(cert, key, err);
     if (!c)
         return -1;
     serial_hex(c, serial);
     pthread_mutex_lock(&t->mu);
-    api_tls_cred_t *old = t->cur;
+    http_tls_cred_t *old = t->cur;
     t->cur = c;
     pthread_mutex_unlock(&t->mu);
-    api_tls_cred_put(old); /* freed now, or when its last connection closes */
+    http_tls_cred_put(old); /* freed now, or when its last connection closes */
     return 0;
 }
 
 /* GnuTLS asks during a handshake: the current set, held by the
  * connection (MHD made the session's pointer the connection) */
-int api_tls_retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
-                     const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
-                     gnutls_pcert_st **pcert, unsigned int *pcert_length, gnutls_privkey_t *key)
+int http_tls_retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                      const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                      gnutls_pcert_st **pcert, unsigned int *pcert_length, gnutls_privkey_t *key)
 {
     struct MHD_Connection *conn = gnutls_session_get_ptr(session);
-    api_tls_t *t = conn ? api_conn_tls(conn) : NULL;
+    const union MHD_ConnectionInfo *ci =
+        conn ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
+    http_tls_conn_t *hc = ci ? ci->socket_context : NULL;
+    http_tls_t *t = hc ? hc->tls : NULL;
     if (!t)
         return -1;
     pthread_mutex_lock(&t->mu);
-    api_tls_cred_t *c = t->cur;
+    http_tls_cred_t *c = t->cur;
     atomic_fetch_add(&c->refs, 1);
     pthread_mutex_unlock(&t->mu);
-    if (api_conn_hold_tls(conn, c) < 0) {
-        api_tls_cred_put(c);
-        return -1;
-    }
+    http_tls_cred_put(hc->held); /* a second handshake on the connection */
+    hc->held = c;
     *pcert = c->pcert;
     *pcert_length = c->npcert;
     *key = c->key;
     return 0;
+}
+
+void http_tls_conn_release(http_tls_conn_t *c)
+{
+    http_tls_cred_put(c->held);
+    c->held = NULL;
 }

@@ -2,7 +2,7 @@
  * chain, PEM key, the key the certificate's) at creation and at each
  * reload; a refused reload keeps the pair in use. (That new connections get
  * the new pair and open ones keep theirs: t/91-tls-reload.t.) */
-#include "api/tlscred.h"
+#include "http/tlscred.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
@@ -50,29 +50,29 @@ int main(void)
     char *junk = path("junk.pem"), *none = path("none.pem");
     sl_write_file(junk, "not a certificate\n", 18, 0600, NULL);
 
-    api_tls_t *t = api_tls_create(acrt, bkey, &e);
+    http_tls_t *t = http_tls_create(acrt, bkey, &e);
     ok(!t && strstr(e.text, "is not the private key of"),
        "create: a key of another certificate: [%s]", e.text);
-    t = api_tls_create(none, akey, &e);
+    t = http_tls_create(none, akey, &e);
     ok(!t && strstr(e.text, "No such file"), "create: a missing certificate file: [%s]", e.text);
-    t = api_tls_create(acrt, akey, &e);
+    t = http_tls_create(acrt, akey, &e);
     ok(t != NULL, "create: a good pair");
 
     char serial[80] = "";
-    ok(api_tls_reload(t, bcrt, akey, serial, &e) < 0 && strstr(e.text, "b.crt's certificate"),
+    ok(http_tls_reload(t, bcrt, akey, serial, &e) < 0 && strstr(e.text, "b.crt's certificate"),
        "reload: a key that is not the certificate's is refused: [%s]", e.text);
-    ok(api_tls_reload(t, junk, akey, serial, &e) < 0 &&
+    ok(http_tls_reload(t, junk, akey, serial, &e) < 0 &&
            strstr(e.text, "junk.pem: not a PEM certificate chain"),
        "reload: a file that is no certificate is refused: [%s]", e.text);
-    ok(api_tls_reload(t, acrt, junk, serial, &e) < 0 &&
+    ok(http_tls_reload(t, acrt, junk, serial, &e) < 0 &&
            strstr(e.text, "junk.pem: not a PEM private key"),
        "reload: a file that is no key is refused: [%s]", e.text);
-    ok(api_tls_reload(t, bcrt, none, serial, &e) < 0 && strstr(e.text, "none.pem"),
+    ok(http_tls_reload(t, bcrt, none, serial, &e) < 0 && strstr(e.text, "none.pem"),
        "reload: a missing key file is refused: [%s]", e.text);
-    ok(api_tls_reload(t, bcrt, bkey, serial, &e) == 0, "reload: a good new pair");
+    ok(http_tls_reload(t, bcrt, bkey, serial, &e) == 0, "reload: a good new pair");
     ok(strlen(serial) >= 2 && strspn(serial, "0123456789ABCDEF") == strlen(serial),
        "and its serial in hex: [%s]", serial);
-    api_tls_destroy(t);
+    http_tls_destroy(t);
     sl_pki_destroy(ca);
     free(acrt), free(akey), free(bcrt), free(bkey), free(junk), free(none);
     sl_rm_rf(dir);
