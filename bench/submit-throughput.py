@@ -11,7 +11,9 @@ submission is measured), for each N of --pods:
   slurmrestd N POST job/submit to Debian's slurmrestd on a private Unix
              socket, from --threads threads
   floor      N sl_slurm_submit calls in one process (bench/submit-floor.c),
-             1 thread and --threads threads
+             1 thread and --threads threads, as nobody (the api path's
+             jobs' user) and each other user of --floor-users (e.g.
+             nobody,root: root is the user of the slurmrestd path's jobs)
 Each is run --repeat times, the paths taking turns; medians are printed with
 the ratios, and the CPU each path took per pod (ms, user + system) in
 the front daemon (slurmlinkd; slurmrestd for its path), slurmctld, the
@@ -40,7 +42,7 @@ With --daemons NAME=PATH,... the api path runs once per daemon binary
 of its rounds), e.g. the code before and after a change, in the same run.
 
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
-                                  [--floor PATH] [--only api,sbatch,slurmrestd,floor]
+                                  [--floor PATH] [--floor-users nobody,root] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
                                   [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind] [--strace]
 With --waiting W, W pods are created first in their own namespace with an
@@ -81,6 +83,7 @@ ap.add_argument("--pods", default="1000,10000")
 ap.add_argument("--threads", type=int, default=8)
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--floor", default="/tmp/submit-floor")
+ap.add_argument("--floor-users", default="nobody")
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
 ap.add_argument("--purge", action="store_true")
@@ -424,11 +427,11 @@ def run_restd(n, rnd, sock):
     return {"all_s": dt, "rate": n / dt, "errors": len(bad), "cpu": cpu}
 
 
-def run_floor(n, rnd, threads):
+def run_floor(n, rnd, threads, user="nobody"):
     c0 = cpu_now()
-    r = sh(args.floor, "nobody", str(n), str(threads))
+    r = sh(args.floor, user, str(n), str(threads))
     cpu = cpu_per_pod(c0, cpu_now(), n)
-    wait_no_jobs("nobody")
+    wait_no_jobs(user)
     # "T threads: K of N jobs in S s: R jobs/s"
     words = r.stdout.split()
     return {"all_s": float(words[7]), "rate": float(words[9]),
@@ -482,8 +485,11 @@ def main():
                     elif path == "slurmrestd":
                         out = [("slurmrestd", run_restd(n, rnd, sock))]
                     else:
-                        out = [("floor x1", run_floor(n, rnd, 1)),
-                               (f"floor x{args.threads}", run_floor(n, rnd, args.threads))]
+                        out = []
+                        for u in args.floor_users.split(","):
+                            who = "" if u == "nobody" else f" {u}"
+                            out += [(f"floor{who} x1", run_floor(n, rnd, 1, u)),
+                                    (f"floor{who} x{args.threads}", run_floor(n, rnd, args.threads, u))]
                     for name, r in out:
                         res.setdefault((n, name), []).append(r)
                         print(f"  N={n} round {rnd} {name:12s} {r['all_s']:8.2f} s {r['rate']:7.0f}/s "
