@@ -23,11 +23,13 @@ bash bench/gpu/make-bundle.sh "$O/b" >/dev/null
 cc -D_GNU_SOURCE -I"$SRC/src" -O2 "$SRC/bench/submit-floor.c" "$SRC/build/libslurmlink.a" -lslurm -lpthread \
     -o "$O/submit-floor"
 if [ -n "${1:-}" ]; then
-    B=$SRC-base
-    rm -rf "$B"
-    git clone -q "$TOP" "$B"
-    git -C "$B" checkout -q "$1"
-    (cd "$B" && make -j2 build/slurmlinkd build/slurmlink build/slurmlink-shim >/dev/null)
+    B=${BASE_SRC:-$SRC-base} # BASE_SRC: a checkout of BASE_COMMIT already built there
+    if [ "$(git -C "$B" rev-parse HEAD 2>/dev/null)" != "$(git rev-parse "$1")" ] || [ ! -x "$B/build/slurmlinkd" ]; then
+        rm -rf "$B"
+        git clone -q "$TOP" "$B"
+        git -C "$B" checkout -q "$1"
+        (cd "$B" && make -j2 build/slurmlinkd build/slurmlink build/slurmlink-shim >/dev/null)
+    fi
     mkdir -p "$O/base"
     cp "$B"/build/slurmlinkd "$B"/build/slurmlink "$B"/build/slurmlink-shim "$O/base/"
     git -C "$B" log -1 --format='%h %s' | cut -c1-80 >"$O/base/COMMIT"
