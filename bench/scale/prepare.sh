@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/scale/prepare.sh [BASE_COMMIT] — here (Debian 12, root, from the
-# project's root): pack into .devscale/ (git-ignored) what a bigger host with
+# project's root): pack into .devscale/ (.gitignore) what a bigger host with
 # no Debian packages of its own needs to run bench/submit-throughput.py, every
 # submission path side by side (docs/benchmarks.md, "16 cores"):
 # bench/gpu/make-bundle.sh's bundle (Debian 12's Slurm 22.05 and munge,
@@ -16,7 +16,6 @@ cd "$TOP"
 O=$TOP/.devscale
 SRC=${SRC:-/tmp/scale-src} S=${S:-/tmp/scale-stage}
 export SRC S
-grep -qxF '/.devscale/' .git/info/exclude 2>/dev/null || echo '/.devscale/' >>.git/info/exclude
 rm -rf "$O"
 mkdir -p "$O"
 bash bench/gpu/make-bundle.sh "$O/b" >/dev/null
