@@ -5,11 +5,14 @@ On a running local cluster (slurmlink up --dir D), in one run, with the
 cluster's nodes drained (jobs are accepted and queue, none starts: only
 submission is measured), for each N of --pods:
   api        N pods POSTed through slurmlinkd's HTTP API by --threads client
-             threads (one kept-alive connection each); time from the first
+             processes (one kept-alive connection each; --clients threads:
+             threads of this process, as before 2026-12-06, which bounds
+             both HTTP paths at what one Python interpreter lock lets
+             through); time from the first
              POST until a watch has seen every pod carry its Slurm job id
   sbatch     N sequential `sbatch --wrap true` processes
   slurmrestd N POST job/submit to Debian's slurmrestd on a private Unix
-             socket, from --threads threads
+             socket, from --threads client processes (or threads)
   floor      N sl_slurm_submit calls in one process (bench/submit-floor.c),
              1 thread and --threads threads, as nobody (the api path's
              jobs' user) and each other user of --floor-users (e.g.
@@ -42,7 +45,7 @@ With --daemons NAME=PATH,... the api path runs once per daemon binary
 of its rounds), e.g. the code before and after a change, in the same run.
 
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
-                                  [--floor PATH] [--floor-users nobody,root] [--only api,sbatch,slurmrestd,floor]
+                                  [--floor PATH] [--floor-users nobody,root] [--clients procs|threads] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
                                   [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind] [--strace]
 With --waiting W, W pods are created first in their own namespace with an
@@ -69,11 +72,13 @@ slows every syscall down, so this too compares builds, not rates.
 Nothing here is asserted.
 """
 import argparse, http.client, json, os, socket, statistics, subprocess, sys
-import signal, threading, time
+import signal, threading, time, warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kapi  # noqa: E402
 
+# the client processes are forked beside the watch thread; they use none of its locks
+warnings.filterwarnings("ignore", category=DeprecationWarning)
 # a TERM runs the `finally` that gives the partition or the nodes back
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -84,6 +89,7 @@ ap.add_argument("--threads", type=int, default=8)
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--floor", default="/tmp/submit-floor")
 ap.add_argument("--floor-users", default="nobody")
+ap.add_argument("--clients", choices=["procs", "threads"], default="procs")
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
 ap.add_argument("--purge", action="store_true")
@@ -291,6 +297,40 @@ def wait_no_jobs(user):
         time.sleep(0.5)
 
 
+def run_clients(client):
+    """client(k) for k in 0..--threads-1 at once, each in a process of its
+    own (--clients procs: one Python process is bound by its interpreter
+    lock, not by the server it measures) or a thread of this one; returns
+    the sum of what they return (their errors). A process's CPU counts in
+    the client's column once it is reaped."""
+    if args.clients == "threads":
+        res = [0] * args.threads
+
+        def one(k):
+            res[k] = client(k)
+        ths = [threading.Thread(target=one, args=(k,)) for k in range(args.threads)]
+        for t in ths:
+            t.start()
+        for t in ths:
+            t.join()
+        return sum(res)
+    pids = []
+    for k in range(args.threads):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = min(client(k), 100)
+            finally:
+                os._exit(code)
+        pids.append(pid)
+    errors = 0
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        errors += os.waitstatus_to_exitcode(status)
+    return errors
+
+
 def run_api(n, rnd):
     ns = f"tput-{n}-{rnd}-{os.getpid()}"
     c = conn()
@@ -299,24 +339,19 @@ def run_api(n, rnd):
     w = Watch(ns, lst["metadata"]["resourceVersion"])
     w.start()
     w.ready.wait()
-    bad = []
-
     def client(k):
         cc = conn()
+        bad = 0
         for i in range(k, n, args.threads):
             st, _ = req(cc, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}"))
-            if st != 201:
-                bad.append(st)
+            bad += st != 201
+        return bad
 
-    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
     cg_zero()
     stc = st_start()
     c0 = cpu_now()
     t0 = time.time()
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join()
+    bad = run_clients(client)
     t_ack = time.time() - t0
     while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
@@ -330,7 +365,7 @@ def run_api(n, rnd):
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     wait_no_jobs("nobody")
-    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad) + len(w.failed),
+    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": bad + len(w.failed),
             "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
 
 
@@ -400,10 +435,9 @@ def run_restd(n, rnd, sock):
     body = json.dumps({"script": "#!/bin/sh\ntrue\n",
                        "job": {"name": "restd-tput", "current_working_directory": "/tmp",
                                "standard_output": "/dev/null", "environment": {"PATH": "/usr/bin:/bin"}}})
-    bad = []
-
     def client(k):
         c = UnixHTTP(sock)
+        bad = 0
         for i in range(k, n, args.threads):
             c.request("POST", "/slurm/v0.0.38/job/submit", body=body,
                       headers={"Content-Type": "application/json"})
@@ -411,23 +445,21 @@ def run_restd(n, rnd, sock):
             data = r.read()
             # with the nodes drained (--hold nodes) slurmctld answers 2068 (required node
             # not available) with the job queued: a job id is a submission
-            if r.status != 200 or not json.loads(data).get("job_id"):
-                bad.append(r.status)
+            bad += r.status != 200 or not json.loads(data).get("job_id")
+        return bad
 
-    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
     c0 = cpu_now(RESTD_PID)
     t0 = time.time()
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join()
+    bad = run_clients(client)
     dt = time.time() - t0
     cpu = cpu_per_pod(c0, cpu_now(RESTD_PID), n)
     wait_no_jobs("root")
-    return {"all_s": dt, "rate": n / dt, "errors": len(bad), "cpu": cpu}
+    return {"all_s": dt, "rate": n / dt, "errors": bad, "cpu": cpu}
 
 
 def run_floor(n, rnd, threads, user="nobody"):
+    if args.purge:  # the round before (x1, another user) left its cancelled jobs
+        print(f"    (slurmctld empty after {wait_empty():.0f} s)", flush=True)
     c0 = cpu_now()
     r = sh(args.floor, user, str(n), str(threads))
     cpu = cpu_per_pod(c0, cpu_now(), n)

@@ -19,6 +19,12 @@ export SRC S
 rm -rf "$O"
 mkdir -p "$O"
 bash bench/gpu/make-bundle.sh "$O/b" >/dev/null
+# the bench needs no kubectl: the bundle without it (a third of its size)
+X=$(mktemp -d)
+tar xzf "$O/b/bundle.tgz" -C "$X"
+rm -f "$X/extra/kubectl"
+tar czf "$O/b/bundle.tgz" -C "$X" .
+rm -rf "$X"
 cc -D_GNU_SOURCE -I"$SRC/src" -O2 "$SRC/bench/submit-floor.c" "$SRC/build/libslurmlink.a" -lslurm -lpthread \
     -o "$O/submit-floor"
 if [ -n "${1:-}" ]; then
@@ -31,6 +37,7 @@ if [ -n "${1:-}" ]; then
     fi
     mkdir -p "$O/base"
     cp "$B"/build/slurmlinkd "$B"/build/slurmlink "$B"/build/slurmlink-shim "$O/base/"
+    strip "$O"/base/slurmlink*
     git -C "$B" log -1 --format='%h %s' | cut -c1-80 >"$O/base/COMMIT"
 fi
 I=$(mktemp -d)

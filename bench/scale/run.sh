@@ -7,6 +7,7 @@
 #   LIMIT=520 (seconds for the bench) TAG=a (the output's name under $OUT, or here)
 #   FLOOR_USERS=nobody,root (the floor as the api path's and slurmrestd's users)
 #   WORKERS="16 32" (the api path again with slurmlinkd --submit-workers N each)
+#   CLIENTS=procs (the HTTP clients: processes; threads: of one Python process)
 # With base/ (prepare.sh BASE_COMMIT) the api path runs with base's daemon
 # and HEAD's, in turns; the ratios then read against the last api daemon.
 set -u
@@ -59,6 +60,6 @@ done
 echo "setup took $(($(date +%s) - T0)) s; daemons: ${DAEMONS:-head}"
 cd "$G/bench" && timeout "${LIMIT:-520}" python3 submit-throughput.py --dir $D --pods "${PODS:-1000,10000}" \
     --repeat "${REPEAT:-2}" --threads "${THREADS:-16}" --purge --only "${ONLY:-api,sbatch,slurmrestd,floor}" \
-    --floor-users "${FLOOR_USERS:-nobody}" ${DAEMONS:+--daemons "$DAEMONS"} --slurmlink $SL/slurmlink 2>&1 |
+    --floor-users "${FLOOR_USERS:-nobody}" --clients "${CLIENTS:-procs}" ${DAEMONS:+--daemons "$DAEMONS"} --slurmlink $SL/slurmlink 2>&1 |
     tee "$OUTD/scale-${TAG:-a}.txt"
 echo "rc=$? total $(($(date +%s) - T0)) s"
