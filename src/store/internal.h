@@ -54,17 +54,15 @@ struct sl_store {
     struct sl_store_conn r; /* reader; unused for :memory: */
     int memory;
     pthread_mutex_t wmu, rmu, nmu;
-    pthread_mutex_t cmu; /* the waiters' lock, with cond (never wmu: a woken waiter
-                          * does not queue behind the writers) */
-    pthread_cond_t cond; /* broadcast on publish, kick and shutdown; with cmu */
-    int64_t rev;         /* committed revision (written with wmu and cmu; atomic reads) */
+    pthread_cond_t cond; /* broadcast on publish and shutdown; with wmu */
+    int64_t rev;         /* committed revision (atomic reads) */
     int64_t next_rev;    /* last revision taken, committed or in a batch */
     int64_t log_min;     /* oldest rv in the change log (0: empty) */
     int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
     int64_t log_hold; /* atomic: sl_store_log_hold's revision (0: none) */
-    int shutdown;     /* changed with cmu */
-    unsigned kicks;   /* sl_store_kick() generation; changed with cmu, read atomically */
+    int shutdown;
+    unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for

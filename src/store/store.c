@@ -8,11 +8,8 @@
  * max(changes.rv); trimming always keeps the newest rows, so it survives
  * restarts without a separate counter.
  *
- * Locking: `wmu` serialises writers on the writer connection; the committed
- * revision is published under it and under `cmu`, the lock of the condition
- * variable that waiters sleep on (sl_store_wait): a waiter woken by a commit
- * or a kick takes `cmu`, never `wmu`, so it does not queue behind the write
- * transactions of other threads, nor they behind it; `rmu` serialises readers on
+ * Locking: `wmu` serialises writers on the writer connection and guards the
+ * committed revision and the condition variable; `rmu` serialises readers on
  * the reader connection. A thread inside sl_store_txn_begin() holds `wmu`
  * for the whole batch (tracked in a thread-local pointer) and reads through
  * the writer connection so it sees its own writes.
@@ -243,7 +240,6 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
 {
     sl_store_t *s = sl_xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->wmu, NULL);
-    pthread_mutex_init(&s->cmu, NULL);
     pthread_mutex_init(&s->rmu, NULL);
     pthread_mutex_init(&s->nmu, NULL);
     pthread_mutex_init(&s->resmu, NULL);
@@ -285,7 +281,6 @@ void sl_store_close(sl_store_t *s)
     conn_close(&s->w);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->wmu);
-    pthread_mutex_destroy(&s->cmu);
     pthread_mutex_destroy(&s->rmu);
     pthread_mutex_destroy(&s->nmu);
     pthread_mutex_destroy(&s->resmu);
@@ -417,10 +412,8 @@ static void publish_locked(sl_store_t *s)
 {
     __atomic_store_n(&s->commits, s->commits + 1, __ATOMIC_RELAXED);
     touched_publish(s, s->next_rev);
-    pthread_mutex_lock(&s->cmu);
     __atomic_store_n(&s->rev, s->next_rev, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->cmu);
 }
 
 static void maybe_trim(sl_store_t *s)
@@ -549,8 +542,8 @@ void sl_store_txn_rollback(sl_store_t *s)
 
 /* ---- wait, wakeup, notifications -------------------------------------- */
 
-/* the kick generation now: read without cmu, as the revision is, so that
- * a wait takes the waiters' lock once */
+/* the kick generation now: read without wmu, as the revision is, so that
+ * a wait takes the writers' lock once */
 static unsigned kicks_now(sl_store_t *s) { return __atomic_load_n(&s->kicks, __ATOMIC_ACQUIRE); }
 
 sl_store_mark_t sl_store_mark(sl_store_t *s)
@@ -578,32 +571,32 @@ int64_t sl_store_wait_mark(sl_store_t *s, sl_store_mark_t mark, int timeout_ms)
             deadline.tv_nsec -= 1000000000L;
         }
     }
-    pthread_mutex_lock(&s->cmu);
+    pthread_mutex_lock(&s->wmu);
     while (s->rev <= mark.rev && !s->shutdown && s->kicks == mark.kicks) {
-        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->cmu)
-                                : pthread_cond_timedwait(&s->cond, &s->cmu, &deadline);
+        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->wmu)
+                                : pthread_cond_timedwait(&s->cond, &s->wmu, &deadline);
         if (rc == ETIMEDOUT)
             break;
     }
     int64_t rv = s->rev;
-    pthread_mutex_unlock(&s->cmu);
+    pthread_mutex_unlock(&s->wmu);
     return rv;
 }
 
 void sl_store_wakeup(sl_store_t *s)
 {
-    pthread_mutex_lock(&s->cmu);
-    __atomic_store_n(&s->shutdown, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&s->wmu);
+    s->shutdown = 1;
     pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->cmu);
+    pthread_mutex_unlock(&s->wmu);
 }
 
 void sl_store_kick(sl_store_t *s)
 {
-    pthread_mutex_lock(&s->cmu);
+    pthread_mutex_lock(&s->wmu);
     __atomic_add_fetch(&s->kicks, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->cmu);
+    pthread_mutex_unlock(&s->wmu);
 }
 
 int sl_store_shutting_down(sl_store_t *s)
