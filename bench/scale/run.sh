@@ -8,6 +8,7 @@
 #   FLOOR_USERS=nobody,root (the floor as the api path's and slurmrestd's users)
 #   WORKERS="16 32" (the api path again with slurmlinkd --submit-workers N each)
 #   CLIENTS=procs (the HTTP clients: processes; threads: of one Python process)
+#   DAEMONS_SET=NAME=PATH,... (the api path's daemons instead of base, head and WORKERS)
 # With base/ (prepare.sh BASE_COMMIT) the api path runs with base's daemon
 # and HEAD's, in turns; the ratios then read against the last api daemon.
 set -u
@@ -57,6 +58,9 @@ for n in ${WORKERS:-}; do
     DAEMONS=$DAEMONS,w$n=/opt/slurmlink/w$n
 done
 [ "$DAEMONS" = "head=$SL/slurmlinkd" ] && DAEMONS=
+# DAEMONS_SET=NAME=PATH,...: the api path's daemons as given (e.g. one daemon
+# twice, first and last, to see the drift of a run's later rounds)
+DAEMONS=${DAEMONS_SET:-$DAEMONS}
 echo "setup took $(($(date +%s) - T0)) s; daemons: ${DAEMONS:-head}"
 cd "$G/bench" && timeout "${LIMIT:-520}" python3 submit-throughput.py --dir $D --pods "${PODS:-1000,10000}" \
     --repeat "${REPEAT:-2}" --threads "${THREADS:-16}" --purge --only "${ONLY:-api,sbatch,slurmrestd,floor}" \
