@@ -45,9 +45,15 @@ With --daemons NAME=PATH,... the api path runs once per daemon binary
 of its rounds), e.g. the code before and after a change, in the same run.
 
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
-                                  [--floor PATH] [--floor-users nobody,root] [--clients procs|threads] [--only api,sbatch,slurmrestd,floor]
+                                  [--floor PATH] [--floor-users nobody,root] [--clients procs|threads] [--settle S] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
                                   [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind] [--strace]
+With --settle S each round starts S seconds after the round before has
+been removed: ext4's inode allocator passes over every inode freed in the
+last minute, so pod folders made right after the round before's were
+deleted cost more (docs/benchmarks.md, 16 cores); --settle 65 takes that
+out of a comparison.
+
 With --waiting W, W pods are created first in their own namespace with an
 image the local store lacks and imagePullPolicy Never: each waits in its
 pull's back-off (ErrImageNeverPull, retried at growing intervals) through
@@ -90,6 +96,7 @@ ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--floor", default="/tmp/submit-floor")
 ap.add_argument("--floor-users", default="nobody")
 ap.add_argument("--clients", choices=["procs", "threads"], default="procs")
+ap.add_argument("--settle", type=float, default=0.0)
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
 ap.add_argument("--purge", action="store_true")
@@ -507,6 +514,8 @@ def main():
                 for path in PATHS:
                     if args.purge:
                         print(f"    (slurmctld empty after {wait_empty():.0f} s)", flush=True)
+                    if args.settle:  # the file system past the round before's deletions
+                        time.sleep(args.settle)
                     if path == "api":
                         out = [("api", run_api(n, rnd))]
                     elif path.startswith("api:"):
