@@ -5,13 +5,18 @@ On a running local cluster (slurmlink up --dir D), in one run, with the
 cluster's nodes drained (jobs are accepted and queue, none starts: only
 submission is measured), for each N of --pods:
   api        N pods POSTed through slurmlinkd's HTTP API by --threads client
-             threads (one kept-alive connection each); time from the first
+             processes (one kept-alive connection each; --clients threads:
+             threads of this process, as before 2026-12-06, which bounds
+             both HTTP paths at what one Python interpreter lock lets
+             through); time from the first
              POST until a watch has seen every pod carry its Slurm job id
   sbatch     N sequential `sbatch --wrap true` processes
   slurmrestd N POST job/submit to Debian's slurmrestd on a private Unix
-             socket, from --threads threads
+             socket, from --threads client processes (or threads)
   floor      N sl_slurm_submit calls in one process (bench/submit-floor.c),
-             1 thread and --threads threads
+             1 thread and --threads threads, as nobody (the api path's
+             jobs' user) and each other user of --floor-users (e.g.
+             nobody,root: root is the user of the slurmrestd path's jobs)
 Each is run --repeat times, the paths taking turns; medians are printed with
 the ratios, and the CPU each path took per pod (ms, user + system) in
 the front daemon (slurmlinkd; slurmrestd for its path), slurmctld, the
@@ -40,9 +45,15 @@ With --daemons NAME=PATH,... the api path runs once per daemon binary
 of its rounds), e.g. the code before and after a change, in the same run.
 
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
-                                  [--floor PATH] [--only api,sbatch,slurmrestd,floor]
+                                  [--floor PATH] [--floor-users nobody,root] [--clients procs|threads] [--settle S] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
                                   [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind] [--strace]
+With --settle S each round starts S seconds after the round before has
+been removed: ext4's inode allocator passes over every inode freed in the
+last minute, so pod folders made right after the round before's were
+deleted cost more (docs/benchmarks.md, 16 cores); --settle 65 takes that
+out of a comparison.
+
 With --waiting W, W pods are created first in their own namespace with an
 image the local store lacks and imagePullPolicy Never: each waits in its
 pull's back-off (ErrImageNeverPull, retried at growing intervals) through
@@ -67,11 +78,13 @@ slows every syscall down, so this too compares builds, not rates.
 Nothing here is asserted.
 """
 import argparse, http.client, json, os, socket, statistics, subprocess, sys
-import signal, threading, time
+import signal, threading, time, warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kapi  # noqa: E402
 
+# the client processes are forked beside the watch thread; they use none of its locks
+warnings.filterwarnings("ignore", category=DeprecationWarning)
 # a TERM runs the `finally` that gives the partition or the nodes back
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -81,6 +94,9 @@ ap.add_argument("--pods", default="1000,10000")
 ap.add_argument("--threads", type=int, default=8)
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--floor", default="/tmp/submit-floor")
+ap.add_argument("--floor-users", default="nobody")
+ap.add_argument("--clients", choices=["procs", "threads"], default="procs")
+ap.add_argument("--settle", type=float, default=0.0)
 ap.add_argument("--only", default="api,sbatch,slurmrestd,floor")
 ap.add_argument("--daemons", default="")
 ap.add_argument("--purge", action="store_true")
@@ -288,6 +304,40 @@ def wait_no_jobs(user):
         time.sleep(0.5)
 
 
+def run_clients(client):
+    """client(k) for k in 0..--threads-1 at once, each in a process of its
+    own (--clients procs: one Python process is bound by its interpreter
+    lock, not by the server it measures) or a thread of this one; returns
+    the sum of what they return (their errors). A process's CPU counts in
+    the client's column once it is reaped."""
+    if args.clients == "threads":
+        res = [0] * args.threads
+
+        def one(k):
+            res[k] = client(k)
+        ths = [threading.Thread(target=one, args=(k,)) for k in range(args.threads)]
+        for t in ths:
+            t.start()
+        for t in ths:
+            t.join()
+        return sum(res)
+    pids = []
+    for k in range(args.threads):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = min(client(k), 100)
+            finally:
+                os._exit(code)
+        pids.append(pid)
+    errors = 0
+    for pid in pids:
+        _, status = os.waitpid(pid, 0)
+        errors += os.waitstatus_to_exitcode(status)
+    return errors
+
+
 def run_api(n, rnd):
     ns = f"tput-{n}-{rnd}-{os.getpid()}"
     c = conn()
@@ -296,24 +346,19 @@ def run_api(n, rnd):
     w = Watch(ns, lst["metadata"]["resourceVersion"])
     w.start()
     w.ready.wait()
-    bad = []
-
     def client(k):
         cc = conn()
+        bad = 0
         for i in range(k, n, args.threads):
             st, _ = req(cc, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}"))
-            if st != 201:
-                bad.append(st)
+            bad += st != 201
+        return bad
 
-    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
     cg_zero()
     stc = st_start()
     c0 = cpu_now()
     t0 = time.time()
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join()
+    bad = run_clients(client)
     t_ack = time.time() - t0
     while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
@@ -327,7 +372,7 @@ def run_api(n, rnd):
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     wait_no_jobs("nobody")
-    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": len(bad) + len(w.failed),
+    return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": bad + len(w.failed),
             "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
 
 
@@ -397,10 +442,9 @@ def run_restd(n, rnd, sock):
     body = json.dumps({"script": "#!/bin/sh\ntrue\n",
                        "job": {"name": "restd-tput", "current_working_directory": "/tmp",
                                "standard_output": "/dev/null", "environment": {"PATH": "/usr/bin:/bin"}}})
-    bad = []
-
     def client(k):
         c = UnixHTTP(sock)
+        bad = 0
         for i in range(k, n, args.threads):
             c.request("POST", "/slurm/v0.0.38/job/submit", body=body,
                       headers={"Content-Type": "application/json"})
@@ -408,27 +452,25 @@ def run_restd(n, rnd, sock):
             data = r.read()
             # with the nodes drained (--hold nodes) slurmctld answers 2068 (required node
             # not available) with the job queued: a job id is a submission
-            if r.status != 200 or not json.loads(data).get("job_id"):
-                bad.append(r.status)
+            bad += r.status != 200 or not json.loads(data).get("job_id")
+        return bad
 
-    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
     c0 = cpu_now(RESTD_PID)
     t0 = time.time()
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join()
+    bad = run_clients(client)
     dt = time.time() - t0
     cpu = cpu_per_pod(c0, cpu_now(RESTD_PID), n)
     wait_no_jobs("root")
-    return {"all_s": dt, "rate": n / dt, "errors": len(bad), "cpu": cpu}
+    return {"all_s": dt, "rate": n / dt, "errors": bad, "cpu": cpu}
 
 
-def run_floor(n, rnd, threads):
+def run_floor(n, rnd, threads, user="nobody"):
+    if args.purge:  # the round before (x1, another user) left its cancelled jobs
+        print(f"    (slurmctld empty after {wait_empty():.0f} s)", flush=True)
     c0 = cpu_now()
-    r = sh(args.floor, "nobody", str(n), str(threads))
+    r = sh(args.floor, user, str(n), str(threads))
     cpu = cpu_per_pod(c0, cpu_now(), n)
-    wait_no_jobs("nobody")
+    wait_no_jobs(user)
     # "T threads: K of N jobs in S s: R jobs/s"
     words = r.stdout.split()
     return {"all_s": float(words[7]), "rate": float(words[9]),
@@ -472,6 +514,8 @@ def main():
                 for path in PATHS:
                     if args.purge:
                         print(f"    (slurmctld empty after {wait_empty():.0f} s)", flush=True)
+                    if args.settle:  # the file system past the round before's deletions
+                        time.sleep(args.settle)
                     if path == "api":
                         out = [("api", run_api(n, rnd))]
                     elif path.startswith("api:"):
@@ -482,8 +526,11 @@ def main():
                     elif path == "slurmrestd":
                         out = [("slurmrestd", run_restd(n, rnd, sock))]
                     else:
-                        out = [("floor x1", run_floor(n, rnd, 1)),
-                               (f"floor x{args.threads}", run_floor(n, rnd, args.threads))]
+                        out = []
+                        for u in args.floor_users.split(","):
+                            who = "" if u == "nobody" else f" {u}"
+                            out += [(f"floor{who} x1", run_floor(n, rnd, 1, u)),
+                                    (f"floor{who} x{args.threads}", run_floor(n, rnd, args.threads, u))]
                     for name, r in out:
                         res.setdefault((n, name), []).append(r)
                         print(f"  N={n} round {rnd} {name:12s} {r['all_s']:8.2f} s {r['rate']:7.0f}/s "
