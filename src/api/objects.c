@@ -320,7 +320,8 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
      * pods run as its creator (src/ctl/job.c), so a Job carries it too, and
      * a CronJob's Jobs run as the CronJob's (src/ctl/cronjob.c) */
     if (is_pod || !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") ||
-        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs"))
+        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs") ||
+        !strcmp(res->name, "persistentvolumeclaims")) /* its folder is its creator's */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);

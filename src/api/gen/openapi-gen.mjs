@@ -29,7 +29,7 @@ if (!coreDir || !amDir) {
 // The kinds of src/api/resource.c (group "", version v1) and their lists,
 // plus the meta kinds core/v1's operations answer with or take.
 const KINDS = ["Pod", "Namespace", "Node", "Event", "ConfigMap", "Secret", "ServiceAccount",
-               "ResourceQuota"];
+               "ResourceQuota", "PersistentVolumeClaim", "PersistentVolume"];
 const ROOTS = [...KINDS.flatMap((k) => [`IoK8sApiCoreV1${k}`, `IoK8sApiCoreV1${k}List`]),
                "IoK8sApimachineryPkgApisMetaV1Status", "IoK8sApimachineryPkgApisMetaV1DeleteOptions",
                "IoK8sApimachineryPkgApisMetaV1WatchEvent"];
