@@ -256,8 +256,11 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
     };
     sl_error_t err = SL_ERROR_INIT;
     json_t *claims = ctl_storage_claims(c, model, p->ns, p->uid, &err);
-    if (!claims) { /* the pod waits for its claim, with the reason */
+    if (!claims) { /* the pod waits for its claim, with the reason, and looks again
+                      within 4 s (a claim binds in a pass of the controller) */
         ctl_pull_release(hold);
+        if (p->tries > 2)
+            p->tries = 2;
         failed(c, p, pod, 0, "%s", err.text);
         return -1;
     }
