@@ -230,8 +230,7 @@ static int provision(sl_ctl_t *c, json_t *pvc, const sl_storage_class_t *k, char
     json_t *pv = sl_store_get(c->store, PVS, NULL, name);
     int rc = 0;
     if (!pv) { /* a volume stored before a crash has its folder already */
-        if (sl_storage_make_dir(sl_storage_class_root(k), name, uid, gid, err) < 0 &&
-            errno != EEXIST)
+        if (sl_storage_make_dir(sl_storage_class_root(k), name, uid, gid, err) < 0)
             rc = -1;
         pv = rc == 0 ? new_volume(pvc, k, name, path, uid, gid) : NULL;
         if (pv && sl_store_create(c->store, PVS, pv, err) < 0 && errno != EEXIST)

@@ -296,7 +296,17 @@ int sl_storage_make_dir(const char *root, const char *name, uid_t uid, gid_t gid
         return -1;
     int fd = sl_safefs_mkdir_excl(rfd, name, 0700, err);
     int rc = -1;
-    if (fd >= 0) {
+    struct stat st;
+    if (fd < 0 && errno == EEXIST) {
+        /* made before a crash: only a folder (not a link) of this user will do */
+        sl_error_clear(err);
+        if (fstatat(rfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+            st.st_uid == uid)
+            rc = 0;
+        else
+            sl_errprintf(err, "%s/%s exists and is not a folder of uid %u", root, name,
+                         (unsigned)uid);
+    } else if (fd >= 0) {
         if (fchown(fd, uid, gid) < 0 || fchmod(fd, 0700) < 0)
             sl_errprintf(err, "%s/%s: %s", root, name, strerror(errno));
         else

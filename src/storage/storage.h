@@ -56,7 +56,8 @@ int64_t sl_storage_class_max_namespace(const sl_storage_class_t *k);
 json_t *sl_storage_class_object(const sl_storage_class_t *k);
 
 /* Make folder name (one component) beneath root, owned by uid:gid, mode
- * 0700. 0, or -1 with err (EEXIST when it exists already). */
+ * 0700 (an existing folder of uid will do: one made before a crash; a link
+ * or anything else is refused). 0, or -1 with err. */
 int sl_storage_make_dir(const char *root, const char *name, uid_t uid, gid_t gid, sl_error_t *err);
 /* Empty folder name beneath root as uid:gid, then remove it: 0 (also when
  * it is gone already), or -1 with err (what is left stays). */
