@@ -13,10 +13,13 @@
 #   - a class root a tenant could write is refused: claims stay Pending
 #     (ProvisioningFailed) until the admin fixes its mode;
 #   - a tenant may not create PersistentVolumes (403) nor take over a
-#     claim by rewriting its creator annotation.
+#     claim by rewriting its creator annotation;
+#   - ResourceQuota counts persistentvolumeclaims, requests.storage and
+#     <class>.storageclass.storage.k8s.io/requests.storage: a claim over it
+#     is refused (403), a deleted claim's storage is given back.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 20
+plan 26
 
 sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
@@ -81,3 +84,16 @@ like "$(printf 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: mine}\n
   'Forbidden|forbidden' "a tenant may not create a PersistentVolume (403)"
 kc alice annotate pvc c slurmlink.io/user=bob --overwrite >/dev/null 2>&1
 is "$(jpu alice pvc/c '{.metadata.annotations.slurmlink\.io/user}')" alice "a claim's creator annotation stays the server's"
+
+# --- quota --------------------------------------------------------------------------------------------
+sz() { printf 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s}\nspec:\n  accessModes: [ReadWriteMany]\n  resources: {requests: {storage: %s}}\n' "$1" "$2"; }
+is "$(ka create quota st -n team-b --hard=persistentvolumeclaims=3,requests.storage=1500Mi,shared.storageclass.storage.k8s.io/requests.storage=1600Mi 2>&1)" \
+  "resourcequota/st created" "an admin's quota on claims and storage (per class too)"
+used() { [ "$(ka get quota st -n team-b -o jsonpath='{.status.used.persistentvolumeclaims} {.status.used.requests\.storage}' 2>&1)" = "$1" ]; }
+ok wait_for 20 used "1 1Gi" "its status counts bob's claim and its 1Gi"
+like "$(sz big 1Gi | kc bob create -f - 2>&1)" 'forbidden: exceeded quota: st, requested: requests.storage=1Gi,shared.storageclass.storage.k8s.io/requests.storage=1Gi, used: requests.storage=1Gi,shared.storageclass.storage.k8s.io/requests.storage=1Gi, limited: requests.storage=1500Mi,shared.storageclass.storage.k8s.io/requests.storage=1600Mi' \
+  "a claim over it: 403 exceeded quota, naming requests.storage and the class's"
+is "$(sz small 100Mi | kc bob create -f - 2>&1)" "persistentvolumeclaim/small created" "a claim within it is admitted"
+ok wait_for 10 used "2 1124Mi" "... and counted"
+kc bob delete pvc small >/dev/null 2>&1
+ok wait_for 30 used "1 1Gi" "a deleted claim's storage is given back (the janitor's recount)"

@@ -109,8 +109,8 @@ static void pvc_prepare_create(json_t *obj)
         json_object_set_new(m, "finalizers", fin = json_array());
     size_t i;
     json_t *f;
-    json_array_foreach(fin, i, f) if (json_string_value(f) && !strcmp(json_string_value(f),
-                                                                      PVC_PROTECTION)) return;
+    json_array_foreach(fin, i, f) if (json_string_value(f) &&
+                                      !strcmp(json_string_value(f), PVC_PROTECTION)) return;
     json_array_append_new(fin, json_string(PVC_PROTECTION));
 }
 
@@ -308,8 +308,9 @@ static void check_path(json_t *spec, sl_fielderrs_t *errs)
     const char *key = json_object_get(spec, "hostPath") ? "hostPath" : "local";
     json_t *src = json_object_get(spec, key);
     if (!src) {
-        sl_fe_required(errs, "a hostPath or local volume (a folder on a filesystem every node "
-                             "mounts) is required",
+        sl_fe_required(errs,
+                       "a hostPath or local volume (a folder on a filesystem every node "
+                       "mounts) is required",
                        "spec");
         return;
     }
@@ -362,10 +363,10 @@ static int pv_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 static json_t *pv_columns(void)
 {
     return json_pack("[o,o,o,o,o,o,o,o,o,o,o]", col("Name", "name", 0), col("Capacity", "", 0),
-                     col("Access Modes", "", 0), col("Reclaim Policy", "", 0),
-                     col("Status", "", 0), col("Claim", "", 0), col("StorageClass", "", 0),
-                     col("VolumeAttributesClass", "", 0), col("Reason", "", 0),
-                     col("Age", "", 0), col("VolumeMode", "", 1));
+                     col("Access Modes", "", 0), col("Reclaim Policy", "", 0), col("Status", "", 0),
+                     col("Claim", "", 0), col("StorageClass", "", 0),
+                     col("VolumeAttributesClass", "", 0), col("Reason", "", 0), col("Age", "", 0),
+                     col("VolumeMode", "", 1));
 }
 
 static json_t *pv_cells(json_t *o, long long now)
@@ -377,15 +378,14 @@ static json_t *pv_cells(json_t *o, long long now)
     if (cn)
         snprintf(claim, sizeof(claim), "%s/%s", or_empty(cns), cn);
     const char *cls = sl_kube_path_str(o, "spec.storageClassName");
-    return json_pack("[s,s,s,s,s,s,s,s,s,o,s]", or_empty(sl_kube_name(o)),
-                     or_empty(sl_kube_path_str(o, "spec.capacity.storage")), modes,
-                     or_empty(sl_kube_path_str(o, "spec.persistentVolumeReclaimPolicy")),
-                     sl_kube_meta_str(o, "deletionTimestamp")
-                         ? "Terminating"
-                         : or_empty(sl_kube_path_str(o, "status.phase")),
-                     claim, or_empty(cls), "<unset>",
-                     or_empty(sl_kube_path_str(o, "status.reason")), age(o, now),
-                     or_empty(sl_kube_path_str(o, "spec.volumeMode")));
+    return json_pack(
+        "[s,s,s,s,s,s,s,s,s,o,s]", or_empty(sl_kube_name(o)),
+        or_empty(sl_kube_path_str(o, "spec.capacity.storage")), modes,
+        or_empty(sl_kube_path_str(o, "spec.persistentVolumeReclaimPolicy")),
+        sl_kube_meta_str(o, "deletionTimestamp") ? "Terminating"
+                                                 : or_empty(sl_kube_path_str(o, "status.phase")),
+        claim, or_empty(cls), "<unset>", or_empty(sl_kube_path_str(o, "status.reason")),
+        age(o, now), or_empty(sl_kube_path_str(o, "spec.volumeMode")));
 }
 
 const api_kind_ops_t api_pv_ops = {
@@ -413,11 +413,11 @@ static json_t *sc_cells(json_t *o, long long now)
     const char *d = sl_kube_annotation(o, "storageclass.kubernetes.io/is-default-class");
     char *name = sl_xasprintf("%s%s", or_empty(sl_kube_name(o)),
                               d && !strcmp(d, "true") ? " (default)" : "");
-    json_t *cells =
-        json_pack("[s,s,s,s,b,o]", name, or_empty(json_string_value(json_object_get(o, "provisioner"))),
-                  or_empty(json_string_value(json_object_get(o, "reclaimPolicy"))),
-                  or_empty(json_string_value(json_object_get(o, "volumeBindingMode"))),
-                  json_is_true(json_object_get(o, "allowVolumeExpansion")), age(o, now));
+    json_t *cells = json_pack(
+        "[s,s,s,s,b,o]", name, or_empty(json_string_value(json_object_get(o, "provisioner"))),
+        or_empty(json_string_value(json_object_get(o, "reclaimPolicy"))),
+        or_empty(json_string_value(json_object_get(o, "volumeBindingMode"))),
+        json_is_true(json_object_get(o, "allowVolumeExpansion")), age(o, now));
     free(name);
     return cells;
 }

@@ -4,6 +4,7 @@
  * Released) once the claim is gone, a deleted claim kept while a pod uses
  * it (kube's pvc-protection finalizer), and the claims of a pod resolved to
  * folders for its submission. */
+#include "storage/storage.h"
 #include "auth/policy.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -11,7 +12,6 @@
 #include "ctl/internal.h"
 #include "kube/meta.h"
 #include "kube/quantity.h"
-#include "storage/storage.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -142,8 +142,8 @@ static void bind_static(sl_ctl_t *c, json_t *pvc, const char *vol)
     const char *refns = pv ? sl_kube_path_str(pv, "spec.claimRef.namespace") : NULL;
     if (!pv)
         why = "no such volume";
-    else if (ref && (strcmp(ref, sl_kube_name(pvc)) || !refns ||
-                     strcmp(refns, sl_kube_namespace(pvc))))
+    else if (ref &&
+             (strcmp(ref, sl_kube_name(pvc)) || !refns || strcmp(refns, sl_kube_namespace(pvc))))
         why = "the volume is reserved for another claim";
     else if (sl_kube_path_str(pv, "spec.claimRef.uid") &&
              strcmp(sl_kube_path_str(pv, "spec.claimRef.uid"), sl_kube_uid(pvc)))
@@ -250,8 +250,9 @@ static void bind_dynamic(sl_ctl_t *c, json_t *pvc, json_t *pvcs)
     const char *cls = sl_kube_path_str(pvc, "spec.storageClassName");
     const sl_storage_class_t *k = cls && *cls ? sl_storage_find(sl_storage_current(), cls) : NULL;
     if (!k) {
-        ctl_event(c, pvc, "Warning", "ProvisioningFailed", "storageclass.storage.k8s.io \"%s\" "
-                                                           "not found",
+        ctl_event(c, pvc, "Warning", "ProvisioningFailed",
+                  "storageclass.storage.k8s.io \"%s\" "
+                  "not found",
                   cls ? cls : "");
         return;
     }
@@ -355,8 +356,8 @@ static void reclaim(sl_ctl_t *c, json_t *pv)
     const sl_storage_class_t *k = volume_class(pv, &name);
     unsigned uid, gid;
     sl_error_t err = SL_ERROR_INIT;
-    if (policy && !strcmp(policy, "Delete") && prov && !strcmp(prov, PROVISIONER) && k &&
-        owner && sscanf(owner, "%u:%u", &uid, &gid) == 2 && uid != 0) {
+    if (policy && !strcmp(policy, "Delete") && prov && !strcmp(prov, PROVISIONER) && k && owner &&
+        sscanf(owner, "%u:%u", &uid, &gid) == 2 && uid != 0) {
         if (sl_storage_remove_dir(sl_storage_class_root(k), name, (uid_t)uid, (gid_t)gid, &err) <
             0) {
             sl_warn("volume %s: %s", sl_kube_name(pv), err.text);

@@ -12,12 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -268,15 +268,15 @@ json_t *sl_storage_class_object(const sl_storage_class_t *k)
         json_object_set_new(params, "maxClaimSize", json_string(k->max_claim_text));
     if (k->max_ns_text)
         json_object_set_new(params, "maxNamespaceSize", json_string(k->max_ns_text));
-    json_t *o = json_pack("{s:s,s:s,s:{s:s},s:s,s:o,s:s,s:s,s:b}", "apiVersion",
-                          "storage.k8s.io/v1", "kind", "StorageClass", "metadata", "name", k->name,
-                          "provisioner", "slurmlink.io/shared-folder", "parameters", params,
-                          "reclaimPolicy", k->reclaim, "volumeBindingMode", k->binding,
-                          "allowVolumeExpansion", 0);
+    json_t *o =
+        json_pack("{s:s,s:s,s:{s:s},s:s,s:o,s:s,s:s,s:b}", "apiVersion", "storage.k8s.io/v1",
+                  "kind", "StorageClass", "metadata", "name", k->name, "provisioner",
+                  "slurmlink.io/shared-folder", "parameters", params, "reclaimPolicy", k->reclaim,
+                  "volumeBindingMode", k->binding, "allowVolumeExpansion", 0);
     if (k->is_default)
-        json_object_set_new(json_object_get(o, "metadata"), "annotations",
-                            json_pack("{s:s}", "storageclass.kubernetes.io/is-default-class",
-                                      "true"));
+        json_object_set_new(
+            json_object_get(o, "metadata"), "annotations",
+            json_pack("{s:s}", "storageclass.kubernetes.io/is-default-class", "true"));
     return o;
 }
 
@@ -352,8 +352,7 @@ static int empty_as(const char *root, const char *name, uid_t uid, gid_t gid, sl
     if (sl_wait_timeout(pid, 600000, &st) < 0) {
         kill(pid, SIGKILL);
         sl_wait_timeout(pid, -1, &st);
-        return sl_errprintf(err, "removing the contents of %s/%s took over 10 minutes", root,
-                            name);
+        return sl_errprintf(err, "removing the contents of %s/%s took over 10 minutes", root, name);
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st))
         return sl_errprintf(err, "removing the contents of %s/%s as uid %u failed", root, name,
@@ -361,8 +360,7 @@ static int empty_as(const char *root, const char *name, uid_t uid, gid_t gid, sl
     return 0;
 }
 
-int sl_storage_remove_dir(const char *root, const char *name, uid_t uid, gid_t gid,
-                          sl_error_t *err)
+int sl_storage_remove_dir(const char *root, const char *name, uid_t uid, gid_t gid, sl_error_t *err)
 {
     if (!name_ok(name))
         return sl_errprintf(err, "%s: not a folder name", name ? name : "(null)");

@@ -47,7 +47,8 @@ const sl_storage_class_t *sl_storage_find(const sl_storage_t *s, const char *nam
 const char *sl_storage_class_name(const sl_storage_class_t *k);
 const char *sl_storage_class_root(const sl_storage_class_t *k);
 const char *sl_storage_class_reclaim(const sl_storage_class_t *k); /* "Delete"/"Retain" */
-const char *sl_storage_class_binding(const sl_storage_class_t *k); /* "Immediate"/"WaitForFirstConsumer" */
+const char *
+sl_storage_class_binding(const sl_storage_class_t *k); /* "Immediate"/"WaitForFirstConsumer" */
 int sl_storage_class_allows(const sl_storage_class_t *k, const char *access_mode);
 /* bytes; -1 when unlimited */
 int64_t sl_storage_class_max_claim(const sl_storage_class_t *k);

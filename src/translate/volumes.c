@@ -33,9 +33,8 @@ static char *claim_src(tr_ctx_t *c, const sl_pod_volume_t *v)
 int tr_claim_read_only(tr_ctx_t *c, const sl_pod_volume_t *v)
 {
     return v->type == SL_VOL_PVC &&
-           (v->claim_read_only ||
-            json_is_true(json_object_get(json_object_get(c->cfg->claims, v->claim_name),
-                                         "readOnly")));
+           (v->claim_read_only || json_is_true(json_object_get(
+                                      json_object_get(c->cfg->claims, v->claim_name), "readOnly")));
 }
 
 char *tr_volume_src(tr_ctx_t *c, const sl_pod_volume_t *v)
