@@ -127,7 +127,7 @@ pvc ds ReadOnlyMany 1Gi '  storageClassName: ""
 ok wait_for 20 eval '[ "$(jp pvc/ds {.status.phase})" = Bound ]' "a claim naming it binds to it"
 pod rd ds 'cat /data/README; touch /data/x && echo WROTE || echo read-only' | kc apply -f - >/dev/null
 ok wait_for 60 is_phase rd Succeeded "a pod mounts it"
-like "$(kc logs rd 2>&1)" $'the data\n.*read-only' "... reads the data and cannot write (read-only to tenants)"
+like "$(kc logs rd 2>&1)" $'the data\n.*read-only' "... reads the data and cannot write it (the admin's files)"
 kc delete pod rd >/dev/null 2>&1; kc delete pvc ds >/dev/null 2>&1
 ok wait_for 30 eval '[ "$(jp pv/dataset {.status.phase})" = Released ]' "its claim deleted: the volume is Released (Retain)"
 ok test -f "$CL/shared/dataset/README" "... and the data kept"
