@@ -18,7 +18,7 @@
 #   - a PyTorchJob writes a checkpoint to a claim on node1, is deleted, and a
 #     second PyTorchJob on node2 resumes from it.
 source "$(dirname "$0")/lib.sh"
-plan 44
+plan 45
 
 cluster_up --nodes 2 --gpus 0 --cpus 2 || bail "cluster up --nodes 2"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null || bail "busybox import"
@@ -75,6 +75,9 @@ like "$(pvc Bad_5 ReadWriteMany 1Gi | kc create -f - 2>&1)" 'metadata.name: Inva
 like "$(pvc bad6 ReadWriteMany 1Gi '  storageClassName: nosuch
 ' | kc create -f - 2>&1)" 'spec.storageClassName: Invalid value: "nosuch": no StorageClass nosuch' "an unknown class: Invalid, naming spec.storageClassName"
 is "$(kc get pvc -o name 2>&1)" "persistentvolumeclaim/data" "no bad claim was stored"
+like "$(kc patch pvc data -p '{"spec":{"accessModes":["ReadWriteOnce"]}}' 2>&1)" \
+  'spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims' \
+  "a claim's spec is immutable (422 naming spec)"
 
 # --- across nodes ------------------------------------------------------------------------------
 pod w1 data 'echo written-on-node1 >/data/f' node1 | kc apply -f - >/dev/null
