@@ -12,6 +12,7 @@
 #include "ctl/internal.h"
 #include "kube/meta.h"
 #include "kube/quantity.h"
+#include "metrics/metrics.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -391,6 +392,18 @@ static void check_volumes(sl_ctl_t *c)
     json_decref(pvs);
 }
 
+/* each class's filesystem, as statfs tells it (no walk of its folders) */
+static void fs_metrics(void)
+{
+    const sl_storage_t *s = sl_storage_current();
+    for (size_t i = 0; i < sl_storage_count(s); i++) {
+        const sl_storage_class_t *k = sl_storage_at(s, i);
+        int64_t used, total;
+        if (sl_storage_fs_usage(sl_storage_class_root(k), NULL, &used, &total) == 0)
+            sl_metrics_storage(sl_storage_class_name(k), (double)used, (double)total);
+    }
+}
+
 void ctl_storage_pass(sl_ctl_t *c)
 {
     int64_t rev = sl_store_resource_rev(c->store, PVCS) + sl_store_resource_rev(c->store, PVS);
@@ -402,6 +415,7 @@ void ctl_storage_pass(sl_ctl_t *c)
     c->storage_rev = rev;
     c->storage_next_ms = now + STORAGE_RETRY_MS;
     c->storage_waiting = 0;
+    fs_metrics();
     json_t *pvcs = sl_store_list(c->store, PVCS, NULL, NULL);
     size_t i;
     json_t *pvc;

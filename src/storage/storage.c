@@ -391,8 +391,9 @@ int sl_storage_fs_usage(const char *root, const char *name, int64_t *used, int64
     int rfd = sl_safefs_open_trusted_dir(root, 0, &e);
     if (rfd < 0)
         return -1;
-    int fd = name_ok(name) ? sl_safefs_opendir(rfd, name) : -1;
-    close(rfd);
+    int fd = !name ? rfd : name_ok(name) ? sl_safefs_opendir(rfd, name) : -1;
+    if (fd != rfd)
+        close(rfd);
     if (fd < 0)
         return -1;
     struct statfs sf;

@@ -64,7 +64,8 @@ int sl_storage_make_dir(const char *root, const char *name, uid_t uid, gid_t gid
  * it is gone already), or -1 with err (what is left stays). */
 int sl_storage_remove_dir(const char *root, const char *name, uid_t uid, gid_t gid,
                           sl_error_t *err);
-/* Used and total bytes of the filesystem holding root/name (statfs): 0 or -1. */
+/* Used and total bytes of the filesystem holding root/name (root itself when
+ * name is NULL) (statfs): 0 or -1. */
 int sl_storage_fs_usage(const char *root, const char *name, int64_t *used, int64_t *total);
 
 #endif
