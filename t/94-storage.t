@@ -16,11 +16,35 @@
 #   - an admin's static volume of existing data binds by volumeName, is
 #     read-only in the pod, and is Released (Retain, data kept) after its claim;
 #   - a PyTorchJob writes a checkpoint to a claim on node1, is deleted, and a
-#     second PyTorchJob on node2 resumes from it.
+#     second PyTorchJob on node2 resumes from it;
+#   - a second class of the admin's (storage.classes on the daemon's command
+#     line, beside the file `up` wrote): its maxClaimSize and access modes
+#     are 422s naming the field; WaitForFirstConsumer binds when a pod names
+#     the claim; maxNamespaceSize keeps a claim Pending; Retain keeps the
+#     folder.
 source "$(dirname "$0")/lib.sh"
-plan 45
+plan 55
 
-cluster_up --nodes 2 --gpus 0 --cpus 2 || bail "cluster up --nodes 2"
+# the daemon reads storage.classes from its command line (it overrides the
+# file `up` writes, checked below): the default class shared and another
+T=$(tmpdir)
+on_exit "rm -rf '$T'"
+chmod 755 "$T"
+mkdir -m 755 "$T/small" "$T/shared"
+cat >"$T/classes.yaml" <<Y
+classes:
+- {name: shared, root: "$T/shared", default: true}
+- name: small
+  root: "$T/small"
+  accessModes: [ReadWriteOnce]
+  reclaimPolicy: Retain
+  volumeBindingMode: WaitForFirstConsumer
+  maxClaimSize: 100Mi
+  maxNamespaceSize: 150Mi
+Y
+mkdir -m 755 "$T/bin"
+SLURMLINKD=$(daemon_with "$T/bin" --storage-classes "$T/classes.yaml")
+cluster_up --nodes 2 --gpus 0 --cpus 2 --daemon "$SLURMLINKD" || bail "cluster up --nodes 2"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null || bail "busybox import"
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
@@ -50,9 +74,11 @@ is_phase() { [ "$(phase "$1")" = "$2" ]; }
 gone() { ! kc get "$@" >/dev/null 2>&1; }
 
 # --- classes ---------------------------------------------------------------------------------
-like "$(kc get storageclass 2>&1)" "shared \(default\) +slurmlink.io/shared-folder +Delete +Immediate +false" \
-  "kubectl get storageclass: the cluster's shared folder is the default class"
-is "$(jp sc/shared '{.parameters.root}')" "$CL/shared" "... its root is D/shared"
+like "$(kc get storageclass 2>&1)" "shared \(default\) +slurmlink.io/shared-folder +Delete +Immediate +false +[0-9]+s"$'\n'"small +slurmlink.io/shared-folder +Retain +WaitForFirstConsumer +false" \
+  "kubectl get storageclass: the default class and the admin's other one"
+is "$(jp sc/shared '{.parameters.root}')" "$T/shared" "... its root, a folder every node sees"
+like "$(cat "$CL/etc/storage-classes.yaml")" "- name: shared"$'\n'"  root: \"$CL/shared\""$'\n'"  default: true" \
+  "up's own file names D/shared the default class (94-storage-tenants runs on it)"
 like "$(printf 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: mine}\nprovisioner: x\n' | kc create -f - 2>&1)" \
   "MethodNotAllowed|does not allow this method" "StorageClasses are read-only (the admin's configuration)"
 
@@ -62,7 +88,7 @@ ok wait_for 20 eval '[ "$(jp pvc/data {.status.phase})" = Bound ]' "it binds at 
 vol=$(jp pvc/data '{.spec.volumeName}')
 like "$(kc get pvc data 2>&1)" "data +Bound +$vol +1Gi +RWX +shared +<unset> +[0-9]+s" "kubectl get pvc: STATUS, VOLUME, CAPACITY, ACCESS MODES, STORAGECLASS"
 like "$(kc get pv "$vol" 2>&1)" "$vol +1Gi +RWX +Delete +Bound +default/data +shared" "kubectl get pv: the volume, its claim, reclaim policy Delete"
-is "$(stat -c '%U %a %F' "$CL/shared/$vol" 2>&1)" "nobody 700 directory" "its folder beneath the class root: the claim's Unix user's (admin runs as nobody), mode 0700"
+is "$(stat -c '%U %a %F' "$T/shared/$vol" 2>&1)" "nobody 700 directory" "its folder beneath the class root: the claim's Unix user's (admin runs as nobody), mode 0700"
 like "$(kc describe pvc data 2>&1)" "Finalizers: +\[kubernetes.io/pvc-protection\]" "kubectl describe pvc: the pvc-protection finalizer"
 like "$(kc describe pvc data 2>&1)" "ProvisioningSucceeded +[0-9a-z]+ +slurmlink +Successfully provisioned volume $vol" "... and the event"
 
@@ -107,22 +133,22 @@ is "$(phase s2)" Pending "... Pending"
 svol=$(jp pvc/solo '{.spec.volumeName}')
 kc delete pvc solo --wait=false >/dev/null 2>&1
 like "$(kc get pvc solo 2>&1)" "solo +Terminating" "a claim in use, deleted: Terminating, kept"
-ok test -d "$CL/shared/$svol" "... its folder stays while s1 runs"
+ok test -d "$T/shared/$svol" "... its folder stays while s1 runs"
 kc delete pod s1 --wait=false >/dev/null 2>&1
 deleting() { [[ "$(jp pod/s2 '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "solo" is being deleted'* ]]; }
 ok wait_for 60 deleting "once s1 ends, s2 still waits: its claim is being deleted"
 kc delete pod s2 --wait=false >/dev/null 2>&1
 ok wait_for 60 gone pvc solo "with no pod using it, the claim goes"
-ok wait_for 30 eval "gone pv '$svol' && [ ! -e '$CL/shared/$svol' ]" "... its volume and folder removed (reclaim Delete)"
+ok wait_for 30 eval "gone pv '$svol' && [ ! -e '$T/shared/$svol' ]" "... its volume and folder removed (reclaim Delete)"
 
 # --- an admin's static volume ----------------------------------------------------------------------
-mkdir "$CL/shared/dataset" && echo "the data" >"$CL/shared/dataset/README" && chmod -R a+rX "$CL/shared/dataset"
+mkdir "$T/shared/dataset" && echo "the data" >"$T/shared/dataset/README" && chmod -R a+rX "$T/shared/dataset"
 static_pv() {
   printf 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: %s}\nspec:\n  capacity: {storage: 5Gi}\n  accessModes: [ReadOnlyMany, ReadWriteMany]\n  hostPath: {path: "%s"}\n' "$1" "$2"
 }
 like "$(static_pv outside /etc | kc create -f - 2>&1)" 'spec.hostPath.path: Invalid value: "/etc": must be a folder beneath the root of a StorageClass' \
   "a static volume outside every class root: 422 naming spec.hostPath.path"
-is "$(static_pv dataset "$CL/shared/dataset" | kc create -f - 2>&1)" "persistentvolume/dataset created" "an admin's static volume for existing data"
+is "$(static_pv dataset "$T/shared/dataset" | kc create -f - 2>&1)" "persistentvolume/dataset created" "an admin's static volume for existing data"
 like "$(kc get pv dataset 2>&1)" "dataset +5Gi +ROX,RWX +Retain +Available" "... Available, reclaim policy Retain by default"
 pvc ds ReadOnlyMany 1Gi '  storageClassName: ""
   volumeName: dataset
@@ -133,7 +159,7 @@ ok wait_for 60 is_phase rd Succeeded "a pod mounts it"
 like "$(kc logs rd 2>&1)" $'the data\n.*read-only' "... reads the data and cannot write it (the admin's files)"
 kc delete pod rd >/dev/null 2>&1; kc delete pvc ds >/dev/null 2>&1
 ok wait_for 30 eval '[ "$(jp pv/dataset {.status.phase})" = Released ]' "its claim deleted: the volume is Released (Retain)"
-ok test -f "$CL/shared/dataset/README" "... and the data kept"
+ok test -f "$T/shared/dataset/README" "... and the data kept"
 
 # --- the checkpoint of a PyTorchJob, resumed on the other node ---------------------------------------
 ptj() { # NAME NODE SCRIPT
@@ -171,3 +197,27 @@ ptj t2 node2 "$train" | kc apply -f - >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/t2 --timeout=90s "a second PyTorchJob on node2"
 is "$(kc logs t2-master-0 2>&1 | tr '\n' '|')|$n1 $(jp pod/t2-master-0 '{.spec.nodeName}')" \
   "resumed from step 5|checkpoint step 10||node1 node2" "... resumes from the first one's checkpoint on the other node"
+
+# --- the admin's second class ---------------------------------------------------------------------
+sm() { pvc "$1" "$2" "$3" '  storageClassName: small
+'; }
+like "$(sm huge ReadWriteOnce 1Gi | kc create -f - 2>&1)" 'spec.resources.requests\[storage\]: Forbidden: must be at most 104857600 bytes, the largest claim StorageClass small allows' \
+  "a claim over the class's maxClaimSize: 422 naming spec.resources.requests[storage]"
+like "$(sm many ReadWriteMany 10Mi | kc create -f - 2>&1)" 'spec.accessModes\[0\]: Invalid value: "ReadWriteMany": StorageClass small does not offer this access mode' \
+  "an access mode the class does not offer: 422 naming it"
+sm w1 ReadWriteOnce 100Mi | kc apply -f - >/dev/null
+wffc() { [[ "$(kc get events --field-selector involvedObject.name=w1 -o jsonpath='{.items[*].reason}' 2>&1)" == *WaitForFirstConsumer* ]]; }
+ok wait_for 20 wffc "WaitForFirstConsumer: the claim waits for a pod (event)"
+is "$(jp pvc/w1 '{.status.phase}')" Pending "... Pending, no volume yet"
+pod u1 w1 'echo first >/data/f' | kc apply -f - >/dev/null
+ok wait_for 60 is_phase u1 Succeeded "a pod names it: it binds and the pod runs" ||
+  diag "$(kc describe pod u1 2>&1 | tail -15; kc get pvc w1 2>&1)"
+wvol=$(jp pvc/w1 '{.spec.volumeName}')
+sm w2 ReadWriteOnce 100Mi | kc apply -f - >/dev/null
+pod u2 w2 'true' | kc apply -f - >/dev/null
+nsfull() { [[ "$(kc get events --field-selector involvedObject.name=w2 -o jsonpath='{.items[*].message}' 2>&1)" == *"would exceed 157286400 bytes"* ]]; }
+ok wait_for 30 nsfull "a claim that would take the namespace over the class's maxNamespaceSize: ProvisioningFailed"
+is "$(jp pvc/w2 '{.status.phase}')|$(phase u2)" "Pending|Pending" "... it and its pod stay Pending"
+kc delete pod u2 --wait=false >/dev/null 2>&1; kc delete pod u1 >/dev/null 2>&1; kc delete pvc w1 >/dev/null 2>&1
+ok wait_for 30 eval '[ "$(jp "pv/$wvol" {.status.phase})" = Released ]' "Retain: the claim deleted, its volume is Released"
+is "$(cat "$T/small/$wvol/f" 2>&1)" first "... and its folder kept, with the data"
