@@ -23,7 +23,7 @@
 #     the claim; maxNamespaceSize keeps a claim Pending; Retain keeps the
 #     folder.
 source "$(dirname "$0")/lib.sh"
-plan 55
+plan 57
 
 # the daemon reads storage.classes from its command line (it overrides the
 # file `up` writes, checked below): the default class shared and another
@@ -160,6 +160,13 @@ like "$(kc logs rd 2>&1)" $'the data\n.*read-only' "... reads the data and canno
 kc delete pod rd >/dev/null 2>&1; kc delete pvc ds >/dev/null 2>&1
 ok wait_for 30 eval '[ "$(jp pv/dataset {.status.phase})" = Released ]' "its claim deleted: the volume is Released (Retain)"
 ok test -f "$T/shared/dataset/README" "... and the data kept"
+mkdir -m 755 "$T/shared/reserved"
+printf 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: reserved}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteMany]\n  claimRef: {namespace: default, name: mine}\n  hostPath: {path: "%s"}\n' "$T/shared/reserved" | kc create -f - >/dev/null
+pvc mine ReadWriteMany 1Gi '  storageClassName: ""
+' | kc apply -f - >/dev/null
+ok wait_for 20 eval '[ "$(jp pvc/mine {.status.phase}) $(jp pvc/mine {.spec.volumeName})" = "Bound reserved" ]' \
+  "a volume whose claimRef reserves it binds the claim of that name"
+like "$(kc describe pv reserved 2>&1)" "Claim: +default/mine"$'\n'".*Source:"$'\n'" +Type: +HostPath" "kubectl describe pv: its claim and source"
 
 # --- the checkpoint of a PyTorchJob, resumed on the other node ---------------------------------------
 ptj() { # NAME NODE SCRIPT

@@ -130,17 +130,12 @@ static void pvc_prepare_update(json_t *obj, json_t *old)
 static void check_class(json_t *spec, int64_t bytes, sl_fielderrs_t *errs)
 {
     const char *cls = json_string_value(json_object_get(spec, "storageClassName"));
-    const char *vol = json_string_value(json_object_get(spec, "volumeName"));
-    if ((!cls || !*cls) && vol && *vol)
-        return; /* a static volume, named */
-    const sl_storage_class_t *k = cls && *cls ? sl_storage_find(sl_storage_current(), cls) : NULL;
+    if (!cls || !*cls)
+        return; /* no class: an admin's volume binds it (volumeName, or its claimRef) */
+    const sl_storage_class_t *k = sl_storage_find(sl_storage_current(), cls);
     if (!k) {
-        char *d = cls && *cls ? sl_xasprintf("no StorageClass %s (kubectl get storageclass "
-                                             "lists them)",
-                                             cls)
-                              : sl_xstrdup("no default StorageClass: name one, or a volume "
-                                           "(spec.volumeName)");
-        sl_fe_invalid(errs, cls ? cls : "", d, "spec.storageClassName");
+        char *d = sl_xasprintf("no StorageClass %s (kubectl get storageclass lists them)", cls);
+        sl_fe_invalid(errs, cls, d, "spec.storageClassName");
         free(d);
         return;
     }

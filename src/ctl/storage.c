@@ -250,11 +250,14 @@ static void bind_dynamic(sl_ctl_t *c, json_t *pvc, json_t *pvcs)
 {
     const char *cls = sl_kube_path_str(pvc, "spec.storageClassName");
     const sl_storage_class_t *k = cls && *cls ? sl_storage_find(sl_storage_current(), cls) : NULL;
+    if (!cls || !*cls) { /* kube's text: an admin's volume may come */
+        ctl_event(c, pvc, "Normal", "FailedBinding",
+                  "no persistent volumes available for this claim and no storage class is set");
+        return;
+    }
     if (!k) {
         ctl_event(c, pvc, "Warning", "ProvisioningFailed",
-                  "storageclass.storage.k8s.io \"%s\" "
-                  "not found",
-                  cls ? cls : "");
+                  "storageclass.storage.k8s.io \"%s\" not found", cls);
         return;
     }
     if (!strcmp(sl_storage_class_binding(k), "WaitForFirstConsumer")) {
@@ -404,6 +407,24 @@ static void fs_metrics(void)
     }
 }
 
+/* an admin's volume whose claimRef reserves it for this claim (by
+ * namespace and name, not yet bound to another claim of that name) */
+static const char *reserved_volume(json_t *pvs, json_t *pvc)
+{
+    size_t i;
+    json_t *pv;
+    json_array_foreach(pvs, i, pv)
+    {
+        const char *ns = sl_kube_path_str(pv, "spec.claimRef.namespace");
+        const char *n = sl_kube_path_str(pv, "spec.claimRef.name");
+        const char *u = sl_kube_path_str(pv, "spec.claimRef.uid");
+        if (ns && n && !strcmp(ns, sl_kube_namespace(pvc)) && !strcmp(n, sl_kube_name(pvc)) &&
+            (!u || !strcmp(u, sl_kube_uid(pvc))))
+            return sl_kube_name(pv);
+    }
+    return NULL;
+}
+
 void ctl_storage_pass(sl_ctl_t *c)
 {
     int64_t rev = sl_store_resource_rev(c->store, PVCS) + sl_store_resource_rev(c->store, PVS);
@@ -417,6 +438,7 @@ void ctl_storage_pass(sl_ctl_t *c)
     c->storage_waiting = 0;
     fs_metrics();
     json_t *pvcs = sl_store_list(c->store, PVCS, NULL, NULL);
+    json_t *pvs = sl_store_list(c->store, PVS, NULL, NULL);
     size_t i;
     json_t *pvc;
     json_array_foreach(pvcs, i, pvc)
@@ -430,12 +452,15 @@ void ctl_storage_pass(sl_ctl_t *c)
             continue;
         } else if (vol && *vol) {
             bind_static(c, pvc, vol);
+        } else if ((vol = reserved_volume(pvs, pvc))) {
+            bind_static(c, pvc, vol); /* the admin's claimRef pre-binds it */
         } else {
             c->storage_waiting = 1; /* WaitForFirstConsumer: a pod's creation */
             bind_dynamic(c, pvc, pvcs);
         }
     }
     json_decref(pvcs);
+    json_decref(pvs);
     check_volumes(c);
 }
 
