@@ -23,7 +23,7 @@
 #     the claim; maxNamespaceSize keeps a claim Pending; Retain keeps the
 #     folder.
 source "$(dirname "$0")/lib.sh"
-plan 57
+plan 59
 
 # the daemon reads storage.classes from its command line (it overrides the
 # file `up` writes, checked below): the default class shared and another
@@ -204,6 +204,15 @@ ptj t2 node2 "$train" | kc apply -f - >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/t2 --timeout=90s "a second PyTorchJob on node2"
 is "$(kc logs t2-master-0 2>&1 | tr '\n' '|')|$n1 $(jp pod/t2-master-0 '{.spec.nodeName}')" \
   "resumed from step 5|checkpoint step 10||node1 node2" "... resumes from the first one's checkpoint on the other node"
+
+# a gang's replicas share a ReadWriteOnce claim (one workload at a time)
+pvc rwo ReadWriteOnce 10Mi | kc apply -f - >/dev/null
+ptj g node1 'echo rank $RANK >/ckpt/rank-$RANK' | sed -e 's/claimName: ckpt/claimName: rwo/' \
+  -e 's/^    Master:/    Worker:\n      replicas: 1\n      restartPolicy: Never\n      template:\n        metadata: {annotations: {slurmlink.io\/runtime: charliecloud}}\n        spec:\n          volumes: [{name: ckpt, persistentVolumeClaim: {claimName: rwo}}]\n          containers:\n          - name: pytorch\n            image: busybox\n            command: [sh, -c, "echo rank $RANK >\/ckpt\/rank-$RANK"]\n            volumeMounts: [{name: ckpt, mountPath: \/ckpt}]\n            resources: {requests: {cpu: 100m, memory: 32Mi}}\n    Master:/' \
+  -e '/nodeSelector/d' | kc apply -f - >/dev/null
+ok kc wait --for=condition=Succeeded pytorchjob/g --timeout=90s "a PyTorchJob's Master and Worker share a ReadWriteOnce claim"
+rv=$(jp pvc/rwo '{.spec.volumeName}')
+is "$(cat "$T/shared/$rv/rank-0" "$T/shared/$rv/rank-1" 2>&1 | tr '\n' ' ')" "rank 0 rank 1 " "... both wrote to it"
 
 # --- the admin's second class ---------------------------------------------------------------------
 sm() { pvc "$1" "$2" "$3" '  storageClassName: small

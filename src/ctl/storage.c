@@ -44,10 +44,25 @@ static int pod_uses(json_t *pod, const char *claim)
     return 0;
 }
 
-/* the first pod of ns (other than uid skip) that uses claim; with
- * started, only one whose job was submitted (new ref, or NULL) */
+/* the uid of the workload that controls pod (its controller
+ * ownerReference), or NULL */
+static const char *owner_uid(json_t *pod)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")))
+            return json_string_value(json_object_get(r, "uid"));
+    }
+    return NULL;
+}
+
+/* the first pod of ns (other than uid skip, and not one of workload
+ * same_owner) that uses claim; with started, only one whose job was
+ * submitted (new ref, or NULL) */
 static json_t *claim_user(sl_ctl_t *c, const char *ns, const char *claim, const char *skip,
-                          int started)
+                          const char *same_owner, int started)
 {
     json_t *pods = sl_store_list(c->store, "pods", ns, NULL), *found = NULL;
     size_t i;
@@ -55,7 +70,8 @@ static json_t *claim_user(sl_ctl_t *c, const char *ns, const char *claim, const 
     json_array_foreach(pods, i, p)
     {
         const char *uid = sl_kube_uid(p);
-        if (skip && uid && !strcmp(uid, skip))
+        const char *own = owner_uid(p);
+        if ((skip && uid && !strcmp(uid, skip)) || (same_owner && own && !strcmp(own, same_owner)))
             continue;
         if (started && !sl_kube_annotation(p, SL_ANN_JOB_ID) &&
             !sl_kube_path_str(p, "status.startTime"))
@@ -261,7 +277,7 @@ static void bind_dynamic(sl_ctl_t *c, json_t *pvc, json_t *pvcs)
         return;
     }
     if (!strcmp(sl_storage_class_binding(k), "WaitForFirstConsumer")) {
-        json_t *user = claim_user(c, sl_kube_namespace(pvc), sl_kube_name(pvc), NULL, 0);
+        json_t *user = claim_user(c, sl_kube_namespace(pvc), sl_kube_name(pvc), NULL, NULL, 0);
         json_decref(user);
         if (!user) {
             ctl_event(c, pvc, "Normal", "WaitForFirstConsumer",
@@ -304,7 +320,7 @@ static void bind_dynamic(sl_ctl_t *c, json_t *pvc, json_t *pvcs)
 /* a deleted claim that no pod uses any more goes (its finalizer done) */
 static void release_claim(sl_ctl_t *c, json_t *pvc)
 {
-    json_t *user = claim_user(c, sl_kube_namespace(pvc), sl_kube_name(pvc), NULL, 0);
+    json_t *user = claim_user(c, sl_kube_namespace(pvc), sl_kube_name(pvc), NULL, NULL, 0);
     if (user) {
         json_decref(user);
         return;
@@ -468,7 +484,7 @@ void ctl_storage_pass(sl_ctl_t *c)
 
 /* one claim of the pod: {path, readOnly} into out, or -1 with why */
 static int resolve(sl_ctl_t *c, const sl_pod_volume_t *v, const char *ns, const char *pod_uid,
-                   json_t *out, sl_error_t *err)
+                   const char *owner, json_t *out, sl_error_t *err)
 {
     const char *cn = v->claim_name;
     json_t *pvc = sl_store_get(c->store, PVCS, ns, cn), *pv = NULL;
@@ -490,17 +506,21 @@ static int resolve(sl_ctl_t *c, const sl_pod_volume_t *v, const char *ns, const 
     if (rc == 0 && !path)
         path = sl_kube_path_str(pv, "spec.local.path");
     json_t *modes = pvc ? sl_kube_path(pvc, "status.accessModes") : NULL;
-    int once = 0, shared = 0;
+    int once = 0, shared = 0, pod_only = 0;
     size_t i;
     json_t *m;
     json_array_foreach(modes, i, m)
     {
         const char *s = json_string_value(m);
         once |= s && (!strcmp(s, "ReadWriteOncePod") || !strcmp(s, "ReadWriteOnce"));
+        pod_only |= s && !strcmp(s, "ReadWriteOncePod");
         shared |= s && (!strcmp(s, "ReadWriteMany") || !strcmp(s, "ReadOnlyMany"));
     }
     if (rc == 0 && once && !shared) {
-        json_t *other = claim_user(c, ns, cn, pod_uid, 1);
+        /* ReadWriteOnce: one node in kube; slurmlinkd cannot tell the node
+         * before Slurm places the job, so one workload (a gang's replicas,
+         * placed together) at a time */
+        json_t *other = claim_user(c, ns, cn, pod_uid, pod_only ? NULL : owner, 1);
         if (other)
             rc = sl_errprintf(err, "persistentvolumeclaim \"%s\" is %s and in use by pod %s", cn,
                               json_string_value(json_array_get(modes, 0)), sl_kube_name(other));
@@ -530,7 +550,7 @@ json_t *ctl_storage_claims(sl_ctl_t *c, const sl_pod_t *m, const char *ns, const
         const sl_pod_volume_t *v = &m->volumes[i];
         if (v->type != SL_VOL_PVC || json_object_get(out, v->claim_name))
             continue;
-        if (resolve(c, v, ns, pod_uid, out, err) < 0) {
+        if (resolve(c, v, ns, pod_uid, owner_uid((json_t *)m->json), out, err) < 0) {
             json_decref(out);
             return NULL;
         }
