@@ -15,6 +15,8 @@
 #     volume's folder is removed (reclaim Delete);
 #   - an admin's static volume of existing data binds by volumeName, is
 #     read-only in the pod, and is Released (Retain, data kept) after its claim;
+#   - an Indexed Job's pods write to a claim; a PyTorchJob's Master and Worker
+#     share a ReadWriteOnce claim;
 #   - a PyTorchJob writes a checkpoint to a claim on node1, is deleted, and a
 #     second PyTorchJob on node2 resumes from it;
 #   - a second class of the admin's (storage.classes on the daemon's command
@@ -23,7 +25,7 @@
 #     the claim; maxNamespaceSize keeps a claim Pending; Retain keeps the
 #     folder.
 source "$(dirname "$0")/lib.sh"
-plan 59
+plan 61
 
 # the daemon reads storage.classes from its command line (it overrides the
 # file `up` writes, checked below): the default class shared and another
@@ -204,6 +206,29 @@ ptj t2 node2 "$train" | kc apply -f - >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/t2 --timeout=90s "a second PyTorchJob on node2"
 is "$(kc logs t2-master-0 2>&1 | tr '\n' '|')|$n1 $(jp pod/t2-master-0 '{.spec.nodeName}')" \
   "resumed from step 5|checkpoint step 10||node1 node2" "... resumes from the first one's checkpoint on the other node"
+
+# a Job's pods (one Slurm job array) mount claims as every pod does
+cat <<Y | kc apply -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata: {name: jobw}
+spec:
+  completions: 2
+  completionMode: Indexed
+  template:
+    metadata: {annotations: {slurmlink.io/runtime: charliecloud}}
+    spec:
+      restartPolicy: Never
+      volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+      containers:
+      - name: c
+        image: busybox
+        command: [sh, -c, 'echo index \$JOB_COMPLETION_INDEX >/data/job-\$JOB_COMPLETION_INDEX']
+        volumeMounts: [{name: d, mountPath: /data}]
+        resources: {requests: {cpu: 100m, memory: 32Mi}}
+Y
+ok kc wait --for=condition=Complete job/jobw --timeout=90s "an Indexed Job whose pods mount a claim completes"
+is "$(cat "$T/shared/$vol/job-0" "$T/shared/$vol/job-1" 2>&1 | tr '\n' ' ')" "index 0 index 1 " "... each index wrote its file to the claim"
 
 # a gang's replicas share a ReadWriteOnce claim (one workload at a time)
 pvc rwo ReadWriteOnce 10Mi | kc apply -f - >/dev/null
