@@ -14,7 +14,8 @@
 #   - deleting a claim in use is deferred until no pod uses it, then the
 #     volume's folder is removed (reclaim Delete);
 #   - an admin's static volume of existing data binds by volumeName, is
-#     read-only in the pod, and is Released (Retain, data kept) after its claim;
+#     not writable by the pod (the admin's files; charliecloud binds cannot be
+#     read-only), and is Released (Retain, data kept) after its claim;
 #   - an Indexed Job's pods write to a claim; a PyTorchJob's Master and Worker
 #     share a ReadWriteOnce claim;
 #   - a PyTorchJob writes a checkpoint to a claim on node1, is deleted, and a
