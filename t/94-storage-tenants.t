@@ -13,13 +13,15 @@
 #   - a class root a tenant could write is refused: claims stay Pending
 #     (ProvisioningFailed) until the admin fixes its mode;
 #   - a tenant may not create PersistentVolumes (403) nor take over a
-#     claim by rewriting its creator annotation;
+#     claim by rewriting its creator annotation, nor reach another claim's
+#     folder by naming its volume (her claim stays unbound; its status is
+#     the server's);
 #   - ResourceQuota counts persistentvolumeclaims, requests.storage and
 #     <class>.storageclass.storage.k8s.io/requests.storage: a claim over it
 #     is refused (403), a deleted claim's storage is given back.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 26
+plan 29
 
 sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
@@ -84,6 +86,15 @@ like "$(printf 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: mine}\n
   'Forbidden|forbidden' "a tenant may not create a PersistentVolume (403)"
 kc alice annotate pvc c slurmlink.io/user=bob --overwrite >/dev/null 2>&1
 is "$(jpu alice pvc/c '{.metadata.annotations.slurmlink\.io/user}')" alice "a claim's creator annotation stays the server's"
+
+pvc2() { printf 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s}\nspec:\n  accessModes: [ReadWriteMany]\n  storageClassName: ""\n  volumeName: %s\n  resources: {requests: {storage: 1Gi}}\n' "$1" "$2"; }
+pvc2 steal "$(basename "$DB")" | kc alice create -f - >/dev/null
+like "$(kc alice patch pvc steal --subresource=status --type=merge -p '{"status":{"phase":"Bound"}}' 2>&1)" \
+  'User "alice" cannot patch resource "persistentvolumeclaims/status"' "alice names bob's volume in a claim: she cannot write Bound into its status (403)"
+pod ps steal 'cat /data/bobfile' | kc alice create -f - >/dev/null
+stealwait() { [[ "$(jpu alice pod/ps '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "steal" is not bound'* ]]; }
+ok wait_for 20 stealwait "... the claim stays unbound (bob's volume is bound to his claim): her pod waits"
+unlike "$(kc alice logs ps 2>&1)" "bob-data" "... and never reads bob's file"
 
 # --- quota --------------------------------------------------------------------------------------------
 sz() { printf 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s}\nspec:\n  accessModes: [ReadWriteMany]\n  resources: {requests: {storage: %s}}\n' "$1" "$2"; }

@@ -482,6 +482,17 @@ void ctl_storage_pass(sl_ctl_t *c)
 
 /* ---- a pod's claims, for its submission (any thread) ---- */
 
+/* the volume's claimRef names this claim (namespace, name and uid) */
+static int bound_to(json_t *pv, json_t *pvc)
+{
+    const char *ns = sl_kube_path_str(pv, "spec.claimRef.namespace");
+    const char *n = sl_kube_path_str(pv, "spec.claimRef.name");
+    const char *u = sl_kube_path_str(pv, "spec.claimRef.uid");
+    const char *cu = sl_kube_uid(pvc);
+    return ns && n && u && cu && !strcmp(ns, sl_kube_namespace(pvc)) &&
+           !strcmp(n, sl_kube_name(pvc)) && !strcmp(u, cu);
+}
+
 /* one claim of the pod: {path, readOnly} into out, or -1 with why */
 static int resolve(sl_ctl_t *c, const sl_pod_volume_t *v, const char *ns, const char *pod_uid,
                    const char *owner, json_t *out, sl_error_t *err)
@@ -500,6 +511,10 @@ static int resolve(sl_ctl_t *c, const sl_pod_volume_t *v, const char *ns, const 
                      phase ? phase : "Pending");
     else if (!(pv = sl_store_get(c->store, PVS, NULL, vol)))
         sl_errprintf(err, "persistentvolumeclaim \"%s\": volume %s not found", cn, vol);
+    else if (!bound_to(pv, pvc)) /* the claim's status is not proof: its volume must say so */
+        sl_errprintf(err,
+                     "persistentvolumeclaim \"%s\" is not bound (volume %s is not bound to it)", cn,
+                     vol);
     else
         rc = 0;
     const char *path = pv ? sl_kube_path_str(pv, "spec.hostPath.path") : NULL;
