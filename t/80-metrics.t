@@ -18,7 +18,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 32
+plan 33
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -79,13 +79,16 @@ for f in slurmlink_pods slurmlink_pod_submissions_total slurmlink_pod_submission
          slurmlink_slurm_rpc_duration_seconds slurmlink_slurm_rpc_errors_total \
          slurmlink_api_requests_total slurmlink_api_request_duration_seconds slurmlink_api_open_watches \
          slurmlink_slurm_job_poll_interval_seconds slurmlink_quota_recounts_total \
-         slurmlink_quota_recount_pods_total slurmlink_job_views_total; do
+         slurmlink_quota_recount_pods_total slurmlink_job_views_total \
+         slurmlink_storage_filesystem_used_bytes slurmlink_storage_filesystem_size_bytes; do
   grep -q "^# TYPE $f " <<<"$METRICS" || missing="$missing $f"
 done
 is "$missing" "" "every documented family is exposed"
 like "$METRICS" $'\nslurmlink_pods\\{namespace="team-a",phase="Succeeded"\\} 2\n' "pods by namespace and phase in the text"
 like "$METRICS" $'\nslurmlink_node_gpus\\{node="[^"]+"\\} 2\n' "the node's 2 GPUs"
 like "$METRICS" $'\nslurmlink_node_gpus_allocated\\{node="[^"]+"\\} 0\n' "none allocated (the pods ask for none)"
+like "$METRICS" $'\nslurmlink_storage_filesystem_size_bytes\\{storageclass="shared"\\} [1-9][0-9.e+]*\n' \
+  "the filesystem of the default StorageClass's root (statfs)"
 like "$METRICS" $'\nslurmlink_pod_submit_latency_seconds_count 4\n' "4 pods submitted: 4 create → job id latencies"
 like "$METRICS" $'\nslurmlink_pod_status_latency_seconds_count 2\n' "2 containers exited: their status latencies"
 like "$METRICS" $'\nslurmlink_slurm_rpc_duration_seconds_count\\{rpc="submit_batch_job"\\} 5\n' "5 submit_batch_job RPCs timed"

@@ -234,6 +234,9 @@ int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err
  * Forbidden (or a 500), the lock is released. A namespace without: 0, no
  * lock taken. */
 int api_quota_begin(api_req_t *r, json_t *pod, sl_error_t *err);
+/* Whether a create of resource (plural) is held against quotas as a pod's
+ * is: pods and persistentvolumeclaims. */
+bool api_quota_counts(const char *resource);
 /* After the store create (created: it succeeded): update the quotas'
  * status and commit, or roll back (nothing when begin took no lock). -1
  * when the commit failed. */

@@ -297,7 +297,8 @@ static int store_new(api_req_t *r, const api_resource_t *res, json_t *obj, const
         generate_name(obj, prefix);
     }
     int e = errno;
-    if (is_pod && api_quota_end(r, obj, rc == 0, rc == 0 ? err : NULL) < 0) {
+    if ((is_pod || api_quota_counts(res->name)) &&
+        api_quota_end(r, obj, rc == 0, rc == 0 ? err : NULL) < 0) {
         rc = -1;
         e = errno;
     }
@@ -320,7 +321,8 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
      * pods run as its creator (src/ctl/job.c), so a Job carries it too, and
      * a CronJob's Jobs run as the CronJob's (src/ctl/cronjob.c) */
     if (is_pod || !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") ||
-        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs"))
+        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs") ||
+        !strcmp(res->name, "persistentvolumeclaims")) /* its folder is its creator's */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);
@@ -334,7 +336,8 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
         return -1;
     if (api_check_object_size(r->api, obj, err) < 0)
         return -1;
-    return is_pod ? api_quota_begin(r, obj, err) : 0; /* holds the store lock until _end */
+    /* holds the store lock until _end */
+    return is_pod || api_quota_counts(res->name) ? api_quota_begin(r, obj, err) : 0;
 }
 
 int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, sl_error_t *err)
@@ -366,7 +369,7 @@ int api_create_object(api_req_t *r, const api_path_t *p, json_t *obj, sl_error_t
     if (admit_new(r, res, obj, is_pod, err) < 0)
         goto out;
     if (dry) {
-        if (is_pod)
+        if (is_pod || api_quota_counts(res->name))
             api_quota_end(r, obj, false, NULL);
         fill_dry_run(obj);
         rc = 0;

@@ -7,6 +7,13 @@
  *   requests.memory (= memory), limits.memory, requests.ephemeral-storage, ...
  *   requests.X, X, limits.X                for extended resources (nvidia.com/gpu)
  *
+ * and for PersistentVolumeClaims, each counted until it is deleted:
+ *
+ *   persistentvolumeclaims, count/persistentvolumeclaims     one per claim
+ *   requests.storage                                         its request
+ *   <class>.storageclass.storage.k8s.io/requests.storage     the same per class
+ *   <class>.storageclass.storage.k8s.io/persistentvolumeclaims
+ *
  * A pod counts while its phase is neither Succeeded nor Failed and, when it
  * is being deleted, until its grace period has passed after deletionTimestamp
  * (its job may run that long). The check runs with the store's write lock
@@ -161,6 +168,39 @@ static void pod_usage(json_t *pod, rlist_t *u)
     rl_free(&lim);
 }
 
+/* pvcEvaluator.Usage: one claim and its storage request, also per class */
+static void claim_usage(json_t *pvc, rlist_t *u)
+{
+    sl_quantity_t one = {1000000000, SL_QF_DECIMAL_SI, 0}, q;
+    const char *cls = sl_kube_path_str(pvc, "spec.storageClassName");
+    json_t *req = sl_kube_path(pvc, "spec.resources.requests.storage");
+    bool sized = req && sl_quantity_from_json(req, &q, NULL, NULL) == 0;
+    rl_add(u, "persistentvolumeclaims", &one);
+    rl_add(u, "count/persistentvolumeclaims", &one);
+    if (sized)
+        rl_add(u, "requests.storage", &q);
+    if (cls && *cls) {
+        char *n = sl_xasprintf("%s.storageclass.storage.k8s.io/persistentvolumeclaims", cls);
+        rl_add(u, n, &one);
+        free(n);
+        n = sl_xasprintf("%s.storageclass.storage.k8s.io/requests.storage", cls);
+        if (sized)
+            rl_add(u, n, &q);
+        free(n);
+    }
+}
+
+static bool is_claim(json_t *obj)
+{
+    const char *k = json_string_value(json_object_get(obj, "kind"));
+    return k && !strcmp(k, "PersistentVolumeClaim");
+}
+
+bool api_quota_counts(const char *resource)
+{
+    return !strcmp(resource, "pods") || !strcmp(resource, "persistentvolumeclaims");
+}
+
 /* QuotaV1Pod: counted unless finished, or being deleted for longer than its
  * grace period past deletionTimestamp (a pod stuck terminating). A pod
  * deleted with a long grace period still holds its job, so it still counts. */
@@ -199,9 +239,25 @@ static int add_usage(void *arg, const char *json, size_t len, const sl_store_ite
 
 /* The usage of the namespace's counted pods into a->used, one pod parsed
  * at a time (a: used set, the rest zero). */
+static int add_claim_usage(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)it;
+    struct usage_arg *a = arg;
+    json_t *p = json_loadb(json, len, 0, NULL);
+    if (p)
+        claim_usage(p, a->used);
+    json_decref(p);
+    return 0;
+}
+
 static int ns_usage(sl_api_t *api, const char *ns, struct usage_arg *a)
 {
-    return sl_store_list_each(api->store, "pods", ns, add_usage, a, NULL) < 0 ? -1 : 0;
+    if (sl_store_list_each(api->store, "pods", ns, add_usage, a, NULL) < 0)
+        return -1;
+    return sl_store_list_each(api->store, "persistentvolumeclaims", ns, add_claim_usage, a, NULL) <
+                   0
+               ? -1
+               : 0;
 }
 
 /* ---- the policy's default quota ---- */
@@ -504,12 +560,13 @@ static int quota_usage(sl_api_t *api, const char *ns, json_t *q, rlist_t *used, 
     return *counted ? ns_usage(api, ns, &a) : 0;
 }
 
-/* the usage of all of pods (a gang's pods are admitted together) */
+/* the usage of all of pods (a gang's pods are admitted together; a claim
+ * is admitted alone) */
 static void pods_usage(json_t *pods, rlist_t *u)
 {
     size_t i;
     json_t *pod;
-    json_array_foreach(pods, i, pod) pod_usage(pod, u);
+    json_array_foreach(pods, i, pod)(is_claim(pod) ? claim_usage : pod_usage)(pod, u);
 }
 
 int api_quota_begin_pods(api_req_t *r, const char *ns, json_t *pods, bool txn, sl_error_t *err)

@@ -86,13 +86,18 @@ static bool integer_quota_name(const char *k)
            strncmp(k, "limits.", 7);
 }
 
-/* what src/api/quota.c counts: pods and what pods request; object counts of
- * other kinds (configmaps, secrets, count/X, ...) and PVC storage are not
- * counted, so a quota naming them would be stored but never enforced */
+/* what src/api/quota.c counts: pods and what pods request, claims and
+ * their storage; object counts of other kinds (configmaps, secrets,
+ * count/X, ...) are not counted, so a quota naming them would be stored but
+ * never enforced */
 static bool pod_quota_name(const char *k)
 {
-    if (!strcmp(k, "pods") || !strcmp(k, "count/pods"))
+    const char *sc = strstr(k, ".storageclass.storage.k8s.io/");
+    if (!strcmp(k, "pods") || !strcmp(k, "count/pods") || !strcmp(k, "persistentvolumeclaims") ||
+        !strcmp(k, "count/persistentvolumeclaims") || !strcmp(k, "requests.storage"))
         return true;
+    if (sc)
+        return !strcmp(sc + 29, "requests.storage") || !strcmp(sc + 29, "persistentvolumeclaims");
     if (in_list(k, object_counts) || !strncmp(k, "count/", 6) || !strcmp(k, "requests.storage") ||
         strstr(k, "storage") == k)
         return false;
@@ -113,8 +118,9 @@ static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
             sl_fe_forbidden(errs,
                             "not supported: slurmlink enforces quotas on pods and the "
                             "resources they request (pods, count/pods, cpu, memory, "
-                            "ephemeral-storage, extended resources such as nvidia.com/gpu), "
-                            "not on other objects",
+                            "ephemeral-storage, extended resources such as nvidia.com/gpu) "
+                            "and on persistentvolumeclaims and requests.storage, not on "
+                            "other objects",
                             "%s", f);
         sl_quantity_t q;
         char *text = NULL;

@@ -13,7 +13,8 @@
  *     is compared with the version it replaced);
  *   - a quota created, deleted, or its spec edited (a status write, as
  *     every admission makes, is not);
- *   - the namespace created or changed (the policy's default quota).
+ *   - the namespace created or changed (the policy's default quota);
+ *   - a PersistentVolumeClaim deleted (admission counted its creation).
  * Every namespace is looked at on the first pass and when the change log
  * was trimmed past the janitor's place. A namespace stays marked while its
  * recount left something to do (api_quota_watch_done). */
@@ -26,8 +27,9 @@
 #include <errno.h>
 #include <string.h>
 
-enum { W_PODS, W_QUOTAS, W_NS, W_KINDS };
-static const char *const kinds[W_KINDS] = {"pods", "resourcequotas", "namespaces"};
+enum { W_PODS, W_QUOTAS, W_NS, W_CLAIMS, W_KINDS };
+static const char *const kinds[W_KINDS] = {"pods", "resourcequotas", "namespaces",
+                                           "persistentvolumeclaims"};
 
 /* a change to parse after the store's reader is released */
 typedef struct cand {
@@ -103,6 +105,11 @@ static int on_row(void *arg, const sl_store_change_t *c)
     api_quota_watch_t *w = a->w;
     w->rv[a->kind] = c->rv;
     bool parse;
+    if (a->kind == W_CLAIMS) { /* a claim counts from its admission until it is deleted */
+        if (!strcmp(c->type, "DELETED"))
+            mark(w, c->ns);
+        return 0;
+    }
     if (a->kind == W_NS || strcmp(c->type, "MODIFIED") || !c->prev) {
         if (a->kind == W_PODS && !strcmp(c->type, "ADDED") &&
             !names(c->json, c->len, "ownerReferences"))

@@ -29,6 +29,17 @@ const api_resource_t api_resources[] = {
      * status.hard and status.used */
     {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", "ResourceQuotaList", true,
      RW_ALL, {"quota"}, {0}, true, false, "resourcequotas", &api_resourcequota_ops},
+    /* storage (storage_kind.c): claims bind to folders of the site's shared
+     * filesystems (src/ctl/storage.c); volumes are the controller's or an
+     * admin's; classes come from storage.classes and are read-only here */
+    {"", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim",
+     "PersistentVolumeClaimList", true, RW_ALL, {"pvc"}, {0}, true, false,
+     "persistentvolumeclaims", &api_pvc_ops},
+    {"", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", "PersistentVolumeList",
+     false, RW_ALL, {"pv"}, {0}, true, false, "persistentvolumes", &api_pv_ops},
+    {"storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", "StorageClassList",
+     false, API_V_READ, {"sc"}, {0}, false, false, "storageclasses.storage.k8s.io",
+     &api_storageclass_ops},
     /* batch/v1 Jobs: the controller runs each as one Slurm job array (src/ctl/job.c) */
     {"batch", "v1", "jobs", "job", "Job", "JobList", true, RW_ALL, {0}, {"all"}, true, false,
      "jobs.batch", &api_job_ops},

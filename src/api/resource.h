@@ -103,5 +103,8 @@ extern const api_kind_ops_t api_job_ops;        /* job_kind.c */
 extern const api_kind_ops_t api_cronjob_ops;    /* cronjob_kind.c */
 extern const api_kind_ops_t api_pytorchjob_ops; /* ptj_kind.c */
 extern const api_kind_ops_t api_mpijob_ops;     /* mpijob_kind.c */
+extern const api_kind_ops_t api_pvc_ops;          /* storage_kind.c */
+extern const api_kind_ops_t api_pv_ops;
+extern const api_kind_ops_t api_storageclass_ops;
 
 #endif

@@ -57,6 +57,8 @@ static const tr_item_t items[] = {
     {"etc/slurmdbd.conf", TR_SECRET},
     {"etc/slurmlinkd.conf", TR_FILE},
     {"etc/policy.yaml", TR_FILE},
+    {"etc/storage-classes.yaml", TR_FILE},
+    {"shared", TR_DIR},
     {"etc/tokens.csv", TR_SECRET},
     {"pki/ca.crt", TR_FILE},
     {"pki/ca.key", TR_SECRET},

@@ -542,6 +542,34 @@ static char *yq(const char *s)
     return q;
 }
 
+/* D/shared, a folder every node sees (they are namespaces of this one
+ * machine), and D/etc/storage-classes.yaml naming it the default
+ * StorageClass "shared" unless the file exists already (an admin's) */
+static int write_storage_classes(const char *D, const char *file, sl_error_t *err)
+{
+    char *root = sl_xasprintf("%s/shared", D), *qr = yq(root);
+    int r = sl_mkdir_p(root, 0755, err);
+    if (r == 0 && chmod(root, 0755) < 0)
+        r = sl_errprintf(err, "%s: %s", root, strerror(errno));
+    struct stat sb;
+    if (r == 0 && stat(file, &sb) < 0) {
+        char *text = sl_xasprintf("# the StorageClasses slurmlinkd serves (docs/pods.md, "
+                                  "Storage), written by `slurmlink up`\n"
+                                  "classes:\n"
+                                  "- name: shared\n"
+                                  "  root: %s\n"
+                                  "  default: true\n"
+                                  "  reclaimPolicy: Delete\n"
+                                  "  volumeBindingMode: Immediate\n",
+                                  qr);
+        r = sl_write_file(file, text, strlen(text), 0644, err);
+        free(text);
+    }
+    free(qr);
+    free(root);
+    return r;
+}
+
 /* D/etc/slurmlinkd.conf: the folder's daemon settings in the configuration
  * file a site writes (docs/configuration.md), so the embedded cluster and
  * an installed slurmlinkd read the same file through the same code */
@@ -565,6 +593,7 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
         sl_xasprintf("%s/pki/ca.crt", D),
         sl_xasprintf("%s/etc/tokens.csv", D),
         sl_xasprintf("%s/etc/policy.yaml", D),
+        sl_xasprintf("%s/etc/storage-classes.yaml", D),
     };
     enum { N = sizeof(p) / sizeof(p[0]) };
     char *q[N];
@@ -580,10 +609,13 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
                      "slurm:\n  conf: %s\n"
                      "pods:\n  root: %s\n"
                      "images:\n  store: %s\n  unpack_user: \"%s\"\n"
-                     "shim:\n  path: %s\n  report_ca: %s\n",
+                     "shim:\n  path: %s\n  report_ca: %s\n"
+                     "storage:\n  classes: %s\n",
                      D, listen, c->st.port[SL_D_SLURMLINKD], q[5], q[6], q[9], q[7], q[8], q[0],
-                     q[1], q[2], q[3], SL_IMAGE_PULL_USER, q[4], q[7]);
+                     q[1], q[2], q[3], SL_IMAGE_PULL_USER, q[4], q[7], q[10]);
     int r = sl_mkdir_p(p[0], 0700, err);
+    if (r == 0)
+        r = write_storage_classes(D, p[10], err);
     if (r == 0)
         r = sl_write_file(path, text, strlen(text), 0644, err);
     for (int i = 0; i < N; i++) {

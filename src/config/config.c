@@ -117,6 +117,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
     [SL_CFG_PODS_ROOT] = S("pods-root", 0, "pods.root", "DIR", NULL,
                            "pod folders and shim logs, on storage every node mounts at the "
                            "same path (default <state.dir>/pods)"),
+    [SL_CFG_STORAGE_CLASSES] =
+        F("storage-classes", 0, "storage.classes", "FILE",
+          "the StorageClasses: a YAML file naming each class's root folder on a filesystem "
+          "every node mounts, its access modes and size limits (docs/pods.md, Storage)"),
     [SL_CFG_IMAGE_STORE] =
         S("image-store", 0, "images.store", "DIR", NULL, "local images for charliecloud"),
     [SL_CFG_IMAGE_CREDENTIALS] =

@@ -1298,6 +1298,7 @@ static void *ctl_main(void *arg)
         ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */
         ctl_ptj_pass(c);    /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
         ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
+        ctl_storage_pass(c); /* claims and their volumes (storage.c) */
         /* what their deletions that went unread left (jobgc.c) */
         ctl_jobs_collect_gone(c);
         hold_log(c);

@@ -196,6 +196,9 @@ struct sl_ctl {
     int64_t ptj_rv;               /* last PyTorchJob change seen (ptj.c) */
     int64_t mpijob_rv;            /* last MPIJob change seen (ptj.c) */
     int64_t cronjobs_rv;          /* last CronJob change seen (cronjob.c) */
+    int64_t storage_rev;          /* claims' and volumes' revisions at the last pass (storage.c) */
+    long long storage_next_ms;    /* the next pass even without a change */
+    int storage_waiting;          /* a claim waits on pods: their changes count too */
     /* a Job, PyTorchJob or MPIJob deletion may have gone unread (jobgc.c) */
     int gone_unseen;
     unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
@@ -367,6 +370,16 @@ void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len);
 /* ptj.c: the PyTorchJob controller (one pass). Controller thread. */
 void ctl_ptj_pass(sl_ctl_t *c);
 void ctl_mpijob_pass(sl_ctl_t *c); /* MPIJobs, the same controller (ptj.c) */
+
+/* storage.c: claims bound and released, volumes reclaimed (one pass).
+ * Controller thread. */
+void ctl_storage_pass(sl_ctl_t *c);
+/* The pod's claims as translate takes them (sl_translate_config_t.claims):
+ * new ref, or NULL with err saying why the pod waits (a claim missing, not
+ * bound, being deleted, or ReadWriteOnce(Pod) and in use by another pod).
+ * Any thread. */
+json_t *ctl_storage_claims(sl_ctl_t *c, const sl_pod_t *m, const char *ns, const char *pod_uid,
+                           sl_error_t *err);
 
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,

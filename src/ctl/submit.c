@@ -255,14 +255,25 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *claims = ctl_storage_claims(c, model, p->ns, p->uid, &err);
+    if (!claims) { /* the pod waits for its claim, with the reason, and looks again
+                      within 4 s (a claim binds in a pass of the controller) */
+        ctl_pull_release(hold);
+        if (p->tries > 2)
+            p->tries = 2;
+        failed(c, p, pod, 0, "%s", err.text);
+        return -1;
+    }
+    cfg.claims = claims;
     json_t *cms = referenced(c, model, p->ns, 0);
     json_t *secrets = referenced(c, model, p->ns, 1);
     sl_translate_result_t *r = NULL;
-    sl_error_t err = SL_ERROR_INIT;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
     ctl_pull_release(hold);
     json_decref(cms);
     json_decref(secrets);
+    json_decref(claims);
     if (rc == 0) {
         *out = r;
         return 0;

@@ -12,8 +12,10 @@
 #include "config/config.h"
 #include "ctl/ctl.h"
 #include "image/image.h"
+#include "kube/meta.h"
 #include "runtime/runtime.h"
 #include "slurmif/slurmif.h"
+#include "storage/storage.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -241,6 +243,7 @@ typedef struct daemon_state {
     sl_api_t *api;
     sl_ctl_t *ctl;
     sl_authz_policy_t *policy;
+    sl_storage_t *storage; /* the StorageClasses (storage.classes) */
     retired_t old;
     int lock_fd;       /* the state folder's lock (-1: not held) */
     int nofile_raised; /* raise_nofile's answer, logged once the start is under way */
@@ -340,6 +343,47 @@ static int load_policy(daemon_state_t *d, sl_error_t *err)
     return 0;
 }
 
+/* the StorageClasses of storage.classes, served as storage.k8s.io/v1
+ * objects: each stored as configured, those no longer configured removed */
+static void publish_classes(sl_store_t *store, const sl_storage_t *s)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *old = sl_store_list(store, "storageclasses.storage.k8s.io", NULL, NULL);
+    size_t i;
+    json_t *o;
+    json_array_foreach(old, i, o)
+    {
+        const char *name = sl_kube_name(o);
+        if (name && *name && !sl_storage_find(s, name))
+            sl_store_delete(store, "storageclasses.storage.k8s.io", NULL, name, 0, NULL, &err);
+    }
+    json_decref(old);
+    for (i = 0; i < sl_storage_count(s); i++) {
+        json_t *want = sl_storage_class_object(sl_storage_at(s, i));
+        const char *name = sl_kube_name(want);
+        json_t *cur = sl_store_get(store, "storageclasses.storage.k8s.io", NULL, name);
+        int rc = cur ? sl_store_update(store, "storageclasses.storage.k8s.io", want, 0, &err)
+                     : sl_store_create(store, "storageclasses.storage.k8s.io", want, &err);
+        if (rc < 0)
+            sl_warn("StorageClass %s: %s", name, err.text);
+        sl_error_clear(&err);
+        json_decref(cur);
+        json_decref(want);
+    }
+}
+
+static int load_storage(daemon_state_t *d, sl_error_t *err)
+{
+    const sl_config_t *cfg = d->cfg;
+    if (!(d->storage = sl_storage_load(CS(STORAGE_CLASSES), err))) {
+        sl_err("storage.classes: %s", err->text);
+        return -1;
+    }
+    sl_storage_set_current(d->storage);
+    publish_classes(d->store, d->storage);
+    return 0;
+}
+
 /* pulls whose tools would run as root, or fail for want of their user */
 static void warn_pull_user(const sl_config_t *cfg)
 {
@@ -426,6 +470,8 @@ static void daemon_close(daemon_state_t *d)
     for (size_t i = 0; i < d->old.n; i++)
         sl_authz_policy_destroy(d->old.v[i]);
     free(d->old.v);
+    sl_storage_set_current(NULL);
+    sl_storage_destroy(d->storage);
     free(d->shim);
     free(d->report);
     sl_store_close(d->store);
@@ -497,7 +543,7 @@ static int daemon_start(daemon_state_t *d, int controllers, sl_error_t *err)
     log_nofile(d->nofile_raised, d->nofile_was);
     if (check_runtimes(cfg, err) < 0)
         return -2;
-    if (open_state(d, err) < 0 || load_policy(d, err) < 0)
+    if (open_state(d, err) < 0 || load_policy(d, err) < 0 || load_storage(d, err) < 0)
         return -1;
     return start_serving(d, controllers, err);
 }

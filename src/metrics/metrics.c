@@ -21,6 +21,7 @@ static const double pod_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2,
 static struct {
     sl_expo_t *x;
     sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
+    sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
     sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes;
 } m;
@@ -74,6 +75,15 @@ static void make(void)
                                       "GPUs allocated to jobs on each Slurm node.",
                                       SL_EXPO_LABELS("node"), &e),
                         &e);
+    m.fs_used = must(sl_expo_gauge(x, "slurmlink_storage_filesystem_used_bytes",
+                                   "Bytes used on the filesystem of each StorageClass's root "
+                                   "(statfs).",
+                                   SL_EXPO_LABELS("storageclass"), &e),
+                     &e);
+    m.fs_size = must(sl_expo_gauge(x, "slurmlink_storage_filesystem_size_bytes",
+                                   "Size of the filesystem of each StorageClass's root (statfs).",
+                                   SL_EXPO_LABELS("storageclass"), &e),
+                     &e);
     m.rpc_lat = must(sl_expo_histogram(x, "slurmlink_slurm_rpc_duration_seconds",
                                        "Duration of libslurm calls by RPC.", SL_EXPO_LABELS("rpc"),
                                        fast_bounds, NB(fast_bounds), &e),
@@ -250,6 +260,14 @@ void sl_metrics_gpus(const char *node, unsigned allocated, unsigned total)
         return;
     sl_expo_set(m.gpus, SL_EXPO_LABELS(node), total);
     sl_expo_set(m.gpus_alloc, SL_EXPO_LABELS(node), allocated);
+}
+
+void sl_metrics_storage(const char *storage_class, double used, double total)
+{
+    if (!ready() || !storage_class)
+        return;
+    sl_expo_set(m.fs_used, SL_EXPO_LABELS(storage_class), used);
+    sl_expo_set(m.fs_size, SL_EXPO_LABELS(storage_class), total);
 }
 
 void sl_metrics_slurm_rpc(const char *rpc, double seconds, int failed)

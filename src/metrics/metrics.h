@@ -57,6 +57,9 @@ void sl_metrics_job_poll_interval(double seconds);
 /* GPUs of the node mirror: begin drops the old values, then one call per node. */
 void sl_metrics_gpus_begin(void);
 void sl_metrics_gpus(const char *node, unsigned allocated, unsigned total);
+/* The filesystem under a StorageClass's root (statfs): bytes used and its
+ * size. */
+void sl_metrics_storage(const char *storage_class, double used, double total);
 
 /* A libslurm call named rpc ("submit_batch_job", "load_jobs", ...) took
  * seconds; failed 1 when it returned an error. */

@@ -118,6 +118,7 @@ typedef enum sl_vol_type {
     SL_VOL_DOWNWARDAPI,
     SL_VOL_PROJECTED,
     SL_VOL_SATOKEN, /* only as a projected source: serviceAccountToken */
+    SL_VOL_PVC,     /* persistentVolumeClaim: the bound volume's folder */
 } sl_vol_type_t;
 
 typedef struct sl_pod_keypath {
@@ -158,6 +159,9 @@ typedef struct sl_pod_volume {
     /* HOSTPATH */
     const char *host_path;
     const char *host_type; /* "" when unset */
+    /* PVC */
+    const char *claim_name;
+    int claim_read_only; /* persistentVolumeClaim.readOnly */
     /* CONFIGMAP, SECRET, DOWNWARDAPI: one source; PROJECTED: several */
     sl_pod_source_t *sources;
     size_t nsources;

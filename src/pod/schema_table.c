@@ -9,9 +9,9 @@ static const sl_sfield_t f_AWSElasticBlockStoreVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Affinity[] = {
-    {"nodeAffinity", SL_SF_STRUCT, 77},
-    {"podAffinity", SL_SF_STRUCT, 91},
-    {"podAntiAffinity", SL_SF_STRUCT, 93},
+    {"nodeAffinity", SL_SF_STRUCT, 86},
+    {"podAffinity", SL_SF_STRUCT, 106},
+    {"podAntiAffinity", SL_SF_STRUCT, 108},
 };
 static const sl_sfield_t f_AppArmorProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -21,15 +21,33 @@ static const sl_sfield_t f_AzureDiskVolumeSource[] = {
     {"cachingMode", SL_SF_LEAF, -1}, {"diskName", SL_SF_LEAF, -1}, {"diskURI", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},      {"kind", SL_SF_LEAF, -1},     {"readOnly", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_AzureFilePersistentVolumeSource[] = {
+    {"readOnly", SL_SF_LEAF, -1},
+    {"secretName", SL_SF_LEAF, -1},
+    {"secretNamespace", SL_SF_LEAF, -1},
+    {"shareName", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_AzureFileVolumeSource[] = {
     {"readOnly", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
     {"shareName", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
+    {"controllerExpandSecretRef", SL_SF_STRUCT, 154},
+    {"controllerPublishSecretRef", SL_SF_STRUCT, 154},
+    {"driver", SL_SF_LEAF, -1},
+    {"fsType", SL_SF_LEAF, -1},
+    {"nodeExpandSecretRef", SL_SF_STRUCT, 154},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 154},
+    {"nodeStageSecretRef", SL_SF_STRUCT, 154},
+    {"readOnly", SL_SF_LEAF, -1},
+    {"volumeAttributes", SL_SF_LEAF, -1},
+    {"volumeHandle", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_CSIVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 70},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 77},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
 };
@@ -37,24 +55,34 @@ static const sl_sfield_t f_Capabilities[] = {
     {"add", SL_SF_LEAF, -1},
     {"drop", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_CephFSPersistentVolumeSource[] = {
+    {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},         {"readOnly", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 154}, {"user", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 70}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 77}, {"user", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_CinderPersistentVolumeSource[] = {
+    {"fsType", SL_SF_LEAF, -1},
+    {"readOnly", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 154},
+    {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 70},
+    {"secretRef", SL_SF_STRUCT, 77},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ClusterTrustBundleProjection[] = {
-    {"labelSelector", SL_SF_STRUCT, 65}, {"name", SL_SF_LEAF, -1},
+    {"labelSelector", SL_SF_STRUCT, 72}, {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},        {"path", SL_SF_LEAF, -1},
     {"signerName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMap[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"binaryData", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},
-    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 83},
+    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 92},
 };
 static const sl_sfield_t f_ConfigMapEnvSource[] = {
     {"name", SL_SF_LEAF, -1},
@@ -66,41 +94,41 @@ static const sl_sfield_t f_ConfigMapKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapProjection[] = {
-    {"items", SL_SF_ARRAY, 64},
+    {"items", SL_SF_ARRAY, 71},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 64},
+    {"items", SL_SF_ARRAY, 71},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Container[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 35},
-    {"envFrom", SL_SF_ARRAY, 34},
+    {"env", SL_SF_ARRAY, 39},
+    {"envFrom", SL_SF_ARRAY, 38},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 67},
-    {"livenessProbe", SL_SF_STRUCT, 116},
+    {"lifecycle", SL_SF_STRUCT, 74},
+    {"livenessProbe", SL_SF_STRUCT, 131},
     {"name", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 17},
-    {"readinessProbe", SL_SF_STRUCT, 116},
-    {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 126},
+    {"ports", SL_SF_ARRAY, 21},
+    {"readinessProbe", SL_SF_STRUCT, 131},
+    {"resizePolicy", SL_SF_ARRAY, 22},
+    {"resources", SL_SF_STRUCT, 142},
     {"restartPolicy", SL_SF_LEAF, -1},
-    {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 138},
-    {"startupProbe", SL_SF_STRUCT, 116},
+    {"restartPolicyRules", SL_SF_ARRAY, 23},
+    {"securityContext", SL_SF_STRUCT, 156},
+    {"startupProbe", SL_SF_STRUCT, 131},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 153},
-    {"volumeMounts", SL_SF_ARRAY, 154},
+    {"volumeDevices", SL_SF_ARRAY, 172},
+    {"volumeMounts", SL_SF_ARRAY, 173},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -118,16 +146,16 @@ static const sl_sfield_t f_ContainerResizePolicy[] = {
 };
 static const sl_sfield_t f_ContainerRestartRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"exitCodes", SL_SF_STRUCT, 20},
+    {"exitCodes", SL_SF_STRUCT, 24},
 };
 static const sl_sfield_t f_ContainerRestartRuleOnExitCodes[] = {
     {"operator", SL_SF_LEAF, -1},
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerState[] = {
-    {"running", SL_SF_STRUCT, 22},
-    {"terminated", SL_SF_STRUCT, 23},
-    {"waiting", SL_SF_STRUCT, 24},
+    {"running", SL_SF_STRUCT, 26},
+    {"terminated", SL_SF_STRUCT, 27},
+    {"waiting", SL_SF_STRUCT, 28},
 };
 static const sl_sfield_t f_ContainerStateRunning[] = {
     {"startedAt", SL_SF_LEAF, -1},
@@ -143,32 +171,32 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 127},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 143},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
-    {"lastState", SL_SF_STRUCT, 21},
+    {"lastState", SL_SF_STRUCT, 25},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 126},
+    {"resources", SL_SF_STRUCT, 142},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
-    {"state", SL_SF_STRUCT, 21},
+    {"state", SL_SF_STRUCT, 25},
     {"stopSignal", SL_SF_LEAF, -1},
-    {"user", SL_SF_STRUCT, 26},
-    {"volumeMounts", SL_SF_ARRAY, 155},
+    {"user", SL_SF_STRUCT, 30},
+    {"volumeMounts", SL_SF_ARRAY, 174},
 };
 static const sl_sfield_t f_ContainerUser[] = {
-    {"linux", SL_SF_STRUCT, 69},
+    {"linux", SL_SF_STRUCT, 76},
 };
 static const sl_sfield_t f_CronJob[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 28},     {"status", SL_SF_STRUCT, 29},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 32},     {"status", SL_SF_STRUCT, 33},
 };
 static const sl_sfield_t f_CronJobSpec[] = {
     {"concurrencyPolicy", SL_SF_LEAF, -1},
     {"failedJobsHistoryLimit", SL_SF_LEAF, -1},
-    {"jobTemplate", SL_SF_STRUCT, 63},
+    {"jobTemplate", SL_SF_STRUCT, 70},
     {"schedule", SL_SF_LEAF, -1},
     {"startingDeadlineSeconds", SL_SF_LEAF, -1},
     {"successfulJobsHistoryLimit", SL_SF_LEAF, -1},
@@ -176,72 +204,72 @@ static const sl_sfield_t f_CronJobSpec[] = {
     {"timeZone", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CronJobStatus[] = {
-    {"active", SL_SF_ARRAY, 84},
+    {"active", SL_SF_ARRAY, 93},
     {"lastScheduleTime", SL_SF_LEAF, -1},
     {"lastSuccessfulTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_DownwardAPIProjection[] = {
-    {"items", SL_SF_ARRAY, 31},
+    {"items", SL_SF_ARRAY, 35},
 };
 static const sl_sfield_t f_DownwardAPIVolumeFile[] = {
-    {"fieldRef", SL_SF_STRUCT, 82},
+    {"fieldRef", SL_SF_STRUCT, 91},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
-    {"resourceFieldRef", SL_SF_STRUCT, 121},
+    {"resourceFieldRef", SL_SF_STRUCT, 137},
 };
 static const sl_sfield_t f_DownwardAPIVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 31},
+    {"items", SL_SF_ARRAY, 35},
 };
 static const sl_sfield_t f_EmptyDirVolumeSource[] = {
     {"medium", SL_SF_LEAF, -1},
     {"sizeLimit", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EnvFromSource[] = {
-    {"configMapRef", SL_SF_STRUCT, 11},
+    {"configMapRef", SL_SF_STRUCT, 15},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 134},
+    {"secretRef", SL_SF_STRUCT, 151},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
     {"value", SL_SF_LEAF, -1},
-    {"valueFrom", SL_SF_STRUCT, 36},
+    {"valueFrom", SL_SF_STRUCT, 40},
 };
 static const sl_sfield_t f_EnvVarSource[] = {
-    {"configMapKeyRef", SL_SF_STRUCT, 12}, {"fieldRef", SL_SF_STRUCT, 82},
-    {"fileKeyRef", SL_SF_STRUCT, 44},      {"resourceFieldRef", SL_SF_STRUCT, 121},
-    {"secretKeyRef", SL_SF_STRUCT, 135},
+    {"configMapKeyRef", SL_SF_STRUCT, 16}, {"fieldRef", SL_SF_STRUCT, 91},
+    {"fileKeyRef", SL_SF_STRUCT, 48},      {"resourceFieldRef", SL_SF_STRUCT, 137},
+    {"secretKeyRef", SL_SF_STRUCT, 152},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 35},
-    {"envFrom", SL_SF_ARRAY, 34},
+    {"env", SL_SF_ARRAY, 39},
+    {"envFrom", SL_SF_ARRAY, 38},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 67},
-    {"livenessProbe", SL_SF_STRUCT, 116},
+    {"lifecycle", SL_SF_STRUCT, 74},
+    {"livenessProbe", SL_SF_STRUCT, 131},
     {"name", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 17},
-    {"readinessProbe", SL_SF_STRUCT, 116},
-    {"resizePolicy", SL_SF_ARRAY, 18},
-    {"resources", SL_SF_STRUCT, 126},
+    {"ports", SL_SF_ARRAY, 21},
+    {"readinessProbe", SL_SF_STRUCT, 131},
+    {"resizePolicy", SL_SF_ARRAY, 22},
+    {"resources", SL_SF_STRUCT, 142},
     {"restartPolicy", SL_SF_LEAF, -1},
-    {"restartPolicyRules", SL_SF_ARRAY, 19},
-    {"securityContext", SL_SF_STRUCT, 138},
-    {"startupProbe", SL_SF_STRUCT, 116},
+    {"restartPolicyRules", SL_SF_ARRAY, 23},
+    {"securityContext", SL_SF_STRUCT, 156},
+    {"startupProbe", SL_SF_STRUCT, 131},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"targetContainerName", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 153},
-    {"volumeMounts", SL_SF_ARRAY, 154},
+    {"volumeDevices", SL_SF_ARRAY, 172},
+    {"volumeMounts", SL_SF_ARRAY, 173},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
-    {"volumeClaimTemplate", SL_SF_STRUCT, 87},
+    {"volumeClaimTemplate", SL_SF_STRUCT, 100},
 };
 static const sl_sfield_t f_Event[] = {
     {"action", SL_SF_LEAF, -1},
@@ -249,17 +277,17 @@ static const sl_sfield_t f_Event[] = {
     {"count", SL_SF_LEAF, -1},
     {"eventTime", SL_SF_LEAF, -1},
     {"firstTimestamp", SL_SF_LEAF, -1},
-    {"involvedObject", SL_SF_STRUCT, 84},
+    {"involvedObject", SL_SF_STRUCT, 93},
     {"kind", SL_SF_LEAF, -1},
     {"lastTimestamp", SL_SF_LEAF, -1},
     {"message", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 83},
+    {"metadata", SL_SF_STRUCT, 92},
     {"reason", SL_SF_LEAF, -1},
-    {"related", SL_SF_STRUCT, 84},
+    {"related", SL_SF_STRUCT, 93},
     {"reportingComponent", SL_SF_LEAF, -1},
     {"reportingInstance", SL_SF_LEAF, -1},
-    {"series", SL_SF_STRUCT, 40},
-    {"source", SL_SF_STRUCT, 41},
+    {"series", SL_SF_STRUCT, 44},
+    {"source", SL_SF_STRUCT, 45},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EventSeries[] = {
@@ -283,9 +311,13 @@ static const sl_sfield_t f_FileKeySelector[] = {
     {"path", SL_SF_LEAF, -1},
     {"volumeName", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_FlexPersistentVolumeSource[] = {
+    {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},       {"options", SL_SF_LEAF, -1},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 154},
+};
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 70},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 77},
 };
 static const sl_sfield_t f_FlockerVolumeSource[] = {
     {"datasetName", SL_SF_LEAF, -1},
@@ -306,13 +338,19 @@ static const sl_sfield_t f_GitRepoVolumeSource[] = {
     {"repository", SL_SF_LEAF, -1},
     {"revision", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_GlusterfsPersistentVolumeSource[] = {
+    {"endpoints", SL_SF_LEAF, -1},
+    {"endpointsNamespace", SL_SF_LEAF, -1},
+    {"path", SL_SF_LEAF, -1},
+    {"readOnly", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_GlusterfsVolumeSource[] = {
     {"endpoints", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPGetAction[] = {
-    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 52}, {"path", SL_SF_LEAF, -1},
+    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 58}, {"path", SL_SF_LEAF, -1},
     {"port", SL_SF_LEAF, -1}, {"scheme", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPHeader[] = {
@@ -330,6 +368,19 @@ static const sl_sfield_t f_HostPathVolumeSource[] = {
     {"path", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ISCSIPersistentVolumeSource[] = {
+    {"chapAuthDiscovery", SL_SF_LEAF, -1},
+    {"chapAuthSession", SL_SF_LEAF, -1},
+    {"fsType", SL_SF_LEAF, -1},
+    {"initiatorName", SL_SF_LEAF, -1},
+    {"iqn", SL_SF_LEAF, -1},
+    {"iscsiInterface", SL_SF_LEAF, -1},
+    {"lun", SL_SF_LEAF, -1},
+    {"portals", SL_SF_LEAF, -1},
+    {"readOnly", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 154},
+    {"targetPortal", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"chapAuthDiscovery", SL_SF_LEAF, -1},
     {"chapAuthSession", SL_SF_LEAF, -1},
@@ -340,7 +391,7 @@ static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 70},
+    {"secretRef", SL_SF_STRUCT, 77},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ImageVolumeSource[] = {
@@ -351,8 +402,8 @@ static const sl_sfield_t f_ImageVolumeStatus[] = {
     {"imageRef", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Job[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 61},     {"status", SL_SF_STRUCT, 62},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 68},     {"status", SL_SF_STRUCT, 69},
 };
 static const sl_sfield_t f_JobCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -364,27 +415,27 @@ static const sl_sfield_t f_JobSpec[] = {
     {"backoffLimitPerIndex", SL_SF_LEAF, -1},  {"completionMode", SL_SF_LEAF, -1},
     {"completions", SL_SF_LEAF, -1},           {"managedBy", SL_SF_LEAF, -1},
     {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
-    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 99},
-    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 65},
-    {"successPolicy", SL_SF_STRUCT, 143},      {"suspend", SL_SF_LEAF, -1},
-    {"template", SL_SF_STRUCT, 113},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
+    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 114},
+    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 72},
+    {"successPolicy", SL_SF_STRUCT, 162},      {"suspend", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 128},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_JobStatus[] = {
     {"active", SL_SF_LEAF, -1},
     {"completedIndexes", SL_SF_LEAF, -1},
     {"completionTime", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 60},
+    {"conditions", SL_SF_ARRAY, 67},
     {"failed", SL_SF_LEAF, -1},
     {"failedIndexes", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
     {"startTime", SL_SF_LEAF, -1},
     {"succeeded", SL_SF_LEAF, -1},
     {"terminating", SL_SF_LEAF, -1},
-    {"uncountedTerminatedPods", SL_SF_STRUCT, 151},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 170},
 };
 static const sl_sfield_t f_JobTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 61},
+    {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 68},
 };
 static const sl_sfield_t f_KeyToPath[] = {
     {"key", SL_SF_LEAF, -1},
@@ -392,7 +443,7 @@ static const sl_sfield_t f_KeyToPath[] = {
     {"path", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 66},
+    {"matchExpressions", SL_SF_ARRAY, 73},
     {"matchLabels", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelectorRequirement[] = {
@@ -401,15 +452,15 @@ static const sl_sfield_t f_LabelSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Lifecycle[] = {
-    {"postStart", SL_SF_STRUCT, 68},
-    {"preStop", SL_SF_STRUCT, 68},
+    {"postStart", SL_SF_STRUCT, 75},
+    {"preStop", SL_SF_STRUCT, 75},
     {"stopSignal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LifecycleHandler[] = {
-    {"exec", SL_SF_STRUCT, 42},
-    {"httpGet", SL_SF_STRUCT, 51},
-    {"sleep", SL_SF_STRUCT, 141},
-    {"tcpSocket", SL_SF_STRUCT, 146},
+    {"exec", SL_SF_STRUCT, 46},
+    {"httpGet", SL_SF_STRUCT, 57},
+    {"sleep", SL_SF_STRUCT, 159},
+    {"tcpSocket", SL_SF_STRUCT, 165},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -419,10 +470,18 @@ static const sl_sfield_t f_LinuxContainerUser[] = {
 static const sl_sfield_t f_LocalObjectReference[] = {
     {"name", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_LocalVolumeSource[] = {
+    {"fsType", SL_SF_LEAF, -1},
+    {"path", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ManagedFieldsEntry[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"fieldsType", SL_SF_LEAF, -1}, {"fieldsV1", SL_SF_LEAF, -1},
     {"manager", SL_SF_LEAF, -1},    {"operation", SL_SF_LEAF, -1},  {"subresource", SL_SF_LEAF, -1},
     {"time", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ModifyVolumeStatus[] = {
+    {"status", SL_SF_LEAF, -1},
+    {"targetVolumeAttributesClassName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NFSVolumeSource[] = {
     {"path", SL_SF_LEAF, -1},
@@ -430,8 +489,8 @@ static const sl_sfield_t f_NFSVolumeSource[] = {
     {"server", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Namespace[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 75},     {"status", SL_SF_STRUCT, 76},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 84},     {"status", SL_SF_STRUCT, 85},
 };
 static const sl_sfield_t f_NamespaceCondition[] = {
     {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -444,12 +503,12 @@ static const sl_sfield_t f_NamespaceSpec[] = {
     {"finalizers", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NamespaceStatus[] = {
-    {"conditions", SL_SF_ARRAY, 74},
+    {"conditions", SL_SF_ARRAY, 83},
     {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 115},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 79},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 130},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 88},
 };
 static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"containers", SL_SF_LEAF, -1},
@@ -457,7 +516,7 @@ static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"resources", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelector[] = {
-    {"nodeSelectorTerms", SL_SF_ARRAY, 81},
+    {"nodeSelectorTerms", SL_SF_ARRAY, 90},
 };
 static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"key", SL_SF_LEAF, -1},
@@ -465,8 +524,8 @@ static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelectorTerm[] = {
-    {"matchExpressions", SL_SF_ARRAY, 80},
-    {"matchFields", SL_SF_ARRAY, 80},
+    {"matchExpressions", SL_SF_ARRAY, 89},
+    {"matchFields", SL_SF_ARRAY, 89},
 };
 static const sl_sfield_t f_ObjectFieldSelector[] = {
     {"apiVersion", SL_SF_LEAF, -1},
@@ -481,10 +540,10 @@ static const sl_sfield_t f_ObjectMeta[] = {
     {"generateName", SL_SF_LEAF, -1},
     {"generation", SL_SF_LEAF, -1},
     {"labels", SL_SF_LEAF, -1},
-    {"managedFields", SL_SF_ARRAY, 71},
+    {"managedFields", SL_SF_ARRAY, 79},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
-    {"ownerReferences", SL_SF_ARRAY, 85},
+    {"ownerReferences", SL_SF_ARRAY, 94},
     {"resourceVersion", SL_SF_LEAF, -1},
     {"selfLink", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
@@ -500,45 +559,103 @@ static const sl_sfield_t f_OwnerReference[] = {
     {"controller", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},
     {"name", SL_SF_LEAF, -1},       {"uid", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_PersistentVolume[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 102},    {"status", SL_SF_STRUCT, 103},
+};
+static const sl_sfield_t f_PersistentVolumeClaim[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 98},     {"status", SL_SF_STRUCT, 99},
+};
+static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
+    {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},       {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},        {"type", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 149},
-    {"dataSourceRef", SL_SF_STRUCT, 150},
-    {"resources", SL_SF_STRUCT, 157},
-    {"selector", SL_SF_STRUCT, 65},
+    {"dataSource", SL_SF_STRUCT, 168},
+    {"dataSourceRef", SL_SF_STRUCT, 169},
+    {"resources", SL_SF_STRUCT, 177},
+    {"selector", SL_SF_STRUCT, 72},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
     {"volumeName", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_PersistentVolumeClaimStatus[] = {
+    {"accessModes", SL_SF_LEAF, -1},          {"allocatedResourceStatuses", SL_SF_LEAF, -1},
+    {"allocatedResources", SL_SF_LEAF, -1},   {"capacity", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 97},          {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
+    {"modifyVolumeStatus", SL_SF_STRUCT, 80}, {"phase", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_PersistentVolumeClaimTemplate[] = {
-    {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 86},
+    {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 98},
 };
 static const sl_sfield_t f_PersistentVolumeClaimVolumeSource[] = {
     {"claimName", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_PersistentVolumeSpec[] = {
+    {"accessModes", SL_SF_LEAF, -1},
+    {"awsElasticBlockStore", SL_SF_STRUCT, 0},
+    {"azureDisk", SL_SF_STRUCT, 3},
+    {"azureFile", SL_SF_STRUCT, 4},
+    {"capacity", SL_SF_LEAF, -1},
+    {"cephfs", SL_SF_STRUCT, 9},
+    {"cinder", SL_SF_STRUCT, 11},
+    {"claimRef", SL_SF_STRUCT, 93},
+    {"csi", SL_SF_STRUCT, 6},
+    {"fc", SL_SF_STRUCT, 47},
+    {"flexVolume", SL_SF_STRUCT, 49},
+    {"flocker", SL_SF_STRUCT, 51},
+    {"gcePersistentDisk", SL_SF_STRUCT, 52},
+    {"glusterfs", SL_SF_STRUCT, 55},
+    {"hostPath", SL_SF_STRUCT, 61},
+    {"iscsi", SL_SF_STRUCT, 62},
+    {"local", SL_SF_STRUCT, 78},
+    {"mountOptions", SL_SF_LEAF, -1},
+    {"nfs", SL_SF_STRUCT, 81},
+    {"nodeAffinity", SL_SF_STRUCT, 175},
+    {"persistentVolumeReclaimPolicy", SL_SF_LEAF, -1},
+    {"photonPersistentDisk", SL_SF_STRUCT, 104},
+    {"portworxVolume", SL_SF_STRUCT, 129},
+    {"quobyte", SL_SF_STRUCT, 133},
+    {"rbd", SL_SF_STRUCT, 134},
+    {"scaleIO", SL_SF_STRUCT, 145},
+    {"storageClassName", SL_SF_LEAF, -1},
+    {"storageos", SL_SF_STRUCT, 160},
+    {"volumeAttributesClassName", SL_SF_LEAF, -1},
+    {"volumeMode", SL_SF_LEAF, -1},
+    {"vsphereVolume", SL_SF_STRUCT, 179},
+};
+static const sl_sfield_t f_PersistentVolumeStatus[] = {
+    {"lastPhaseTransitionTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},
+    {"phase", SL_SF_LEAF, -1},
+    {"reason", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PhotonPersistentDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"pdID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Pod[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 111},    {"status", SL_SF_STRUCT, 112},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 126},    {"status", SL_SF_STRUCT, 127},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 160},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 92},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 180},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 107},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
-    {"labelSelector", SL_SF_STRUCT, 65},   {"matchLabelKeys", SL_SF_LEAF, -1},
-    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 65},
+    {"labelSelector", SL_SF_STRUCT, 72},   {"matchLabelKeys", SL_SF_LEAF, -1},
+    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 72},
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 160},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 92},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 180},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 107},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
     {"certificateChainPath", SL_SF_LEAF, -1},
@@ -557,7 +674,7 @@ static const sl_sfield_t f_PodCondition[] = {
 };
 static const sl_sfield_t f_PodDNSConfig[] = {
     {"nameservers", SL_SF_LEAF, -1},
-    {"options", SL_SF_ARRAY, 97},
+    {"options", SL_SF_ARRAY, 112},
     {"searches", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodDNSConfigOption[] = {
@@ -565,11 +682,11 @@ static const sl_sfield_t f_PodDNSConfigOption[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodExtendedResourceClaimStatus[] = {
-    {"requestMappings", SL_SF_ARRAY, 16},
+    {"requestMappings", SL_SF_ARRAY, 20},
     {"resourceClaimName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodFailurePolicy[] = {
-    {"rules", SL_SF_ARRAY, 102},
+    {"rules", SL_SF_ARRAY, 117},
 };
 static const sl_sfield_t f_PodFailurePolicyOnExitCodesRequirement[] = {
     {"containerName", SL_SF_LEAF, -1},
@@ -582,8 +699,8 @@ static const sl_sfield_t f_PodFailurePolicyOnPodConditionsPattern[] = {
 };
 static const sl_sfield_t f_PodFailurePolicyRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"onExitCodes", SL_SF_STRUCT, 100},
-    {"onPodConditions", SL_SF_ARRAY, 101},
+    {"onExitCodes", SL_SF_STRUCT, 115},
+    {"onPodConditions", SL_SF_ARRAY, 116},
 };
 static const sl_sfield_t f_PodIP[] = {
     {"ip", SL_SF_LEAF, -1},
@@ -617,83 +734,83 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 128},
-    {"seccompProfile", SL_SF_STRUCT, 132},
+    {"seLinuxOptions", SL_SF_STRUCT, 144},
+    {"seccompProfile", SL_SF_STRUCT, 149},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 145},
-    {"windowsOptions", SL_SF_STRUCT, 161},
+    {"sysctls", SL_SF_ARRAY, 164},
+    {"windowsOptions", SL_SF_STRUCT, 181},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
     {"affinity", SL_SF_STRUCT, 1},
     {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"containers", SL_SF_ARRAY, 15},
-    {"dnsConfig", SL_SF_STRUCT, 96},
+    {"containers", SL_SF_ARRAY, 19},
+    {"dnsConfig", SL_SF_STRUCT, 111},
     {"dnsPolicy", SL_SF_LEAF, -1},
     {"enableServiceLinks", SL_SF_LEAF, -1},
-    {"ephemeralContainers", SL_SF_ARRAY, 37},
-    {"hostAliases", SL_SF_ARRAY, 53},
+    {"ephemeralContainers", SL_SF_ARRAY, 41},
+    {"hostAliases", SL_SF_ARRAY, 59},
     {"hostIPC", SL_SF_LEAF, -1},
     {"hostNetwork", SL_SF_LEAF, -1},
     {"hostPID", SL_SF_LEAF, -1},
     {"hostUsers", SL_SF_LEAF, -1},
     {"hostname", SL_SF_LEAF, -1},
     {"hostnameOverride", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 70},
-    {"initContainers", SL_SF_ARRAY, 15},
+    {"imagePullSecrets", SL_SF_ARRAY, 77},
+    {"initContainers", SL_SF_ARRAY, 19},
     {"nodeName", SL_SF_LEAF, -1},
     {"nodeSelector", SL_SF_LEAF, -1},
-    {"os", SL_SF_STRUCT, 104},
+    {"os", SL_SF_STRUCT, 119},
     {"overhead", SL_SF_LEAF, -1},
     {"preemptionPolicy", SL_SF_LEAF, -1},
     {"priority", SL_SF_LEAF, -1},
     {"priorityClassName", SL_SF_LEAF, -1},
-    {"readinessGates", SL_SF_ARRAY, 105},
-    {"resourceClaims", SL_SF_ARRAY, 106},
-    {"resources", SL_SF_STRUCT, 126},
+    {"readinessGates", SL_SF_ARRAY, 120},
+    {"resourceClaims", SL_SF_ARRAY, 121},
+    {"resources", SL_SF_STRUCT, 142},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
-    {"schedulingGates", SL_SF_ARRAY, 108},
-    {"schedulingGroup", SL_SF_STRUCT, 109},
-    {"securityContext", SL_SF_STRUCT, 110},
+    {"schedulingGates", SL_SF_ARRAY, 123},
+    {"schedulingGroup", SL_SF_STRUCT, 124},
+    {"securityContext", SL_SF_STRUCT, 125},
     {"serviceAccount", SL_SF_LEAF, -1},
     {"serviceAccountName", SL_SF_LEAF, -1},
     {"setHostnameAsFQDN", SL_SF_LEAF, -1},
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 147},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 148},
-    {"volumes", SL_SF_ARRAY, 152},
+    {"tolerations", SL_SF_ARRAY, 166},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 167},
+    {"volumes", SL_SF_ARRAY, 171},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 95},
-    {"containerStatuses", SL_SF_ARRAY, 25},
-    {"ephemeralContainerStatuses", SL_SF_ARRAY, 25},
-    {"extendedResourceClaimStatus", SL_SF_STRUCT, 98},
+    {"conditions", SL_SF_ARRAY, 110},
+    {"containerStatuses", SL_SF_ARRAY, 29},
+    {"ephemeralContainerStatuses", SL_SF_ARRAY, 29},
+    {"extendedResourceClaimStatus", SL_SF_STRUCT, 113},
     {"hostIP", SL_SF_LEAF, -1},
-    {"hostIPs", SL_SF_ARRAY, 54},
-    {"initContainerStatuses", SL_SF_ARRAY, 25},
+    {"hostIPs", SL_SF_ARRAY, 60},
+    {"initContainerStatuses", SL_SF_ARRAY, 29},
     {"message", SL_SF_LEAF, -1},
-    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 78},
+    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 87},
     {"nominatedNodeName", SL_SF_LEAF, -1},
     {"observedGeneration", SL_SF_LEAF, -1},
     {"phase", SL_SF_LEAF, -1},
     {"podIP", SL_SF_LEAF, -1},
-    {"podIPs", SL_SF_ARRAY, 103},
+    {"podIPs", SL_SF_ARRAY, 118},
     {"qosClass", SL_SF_LEAF, -1},
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
-    {"resourceClaimStatuses", SL_SF_ARRAY, 107},
-    {"resources", SL_SF_STRUCT, 126},
+    {"resourceClaimStatuses", SL_SF_ARRAY, 122},
+    {"resources", SL_SF_STRUCT, 142},
     {"startTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 111},
+    {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 126},
 };
 static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -701,33 +818,38 @@ static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PreferredSchedulingTerm[] = {
-    {"preference", SL_SF_STRUCT, 81},
+    {"preference", SL_SF_STRUCT, 90},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Probe[] = {
-    {"exec", SL_SF_STRUCT, 42},
+    {"exec", SL_SF_STRUCT, 46},
     {"failureThreshold", SL_SF_LEAF, -1},
-    {"grpc", SL_SF_STRUCT, 48},
-    {"httpGet", SL_SF_STRUCT, 51},
+    {"grpc", SL_SF_STRUCT, 53},
+    {"httpGet", SL_SF_STRUCT, 57},
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 146},
+    {"tcpSocket", SL_SF_STRUCT, 165},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 156},
+    {"sources", SL_SF_ARRAY, 176},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
     {"tenant", SL_SF_LEAF, -1}, {"user", SL_SF_LEAF, -1},     {"volume", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_RBDPersistentVolumeSource[] = {
+    {"fsType", SL_SF_LEAF, -1},       {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
+    {"monitors", SL_SF_LEAF, -1},     {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 154}, {"user", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},    {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 70}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 77}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceClaim[] = {
     {"name", SL_SF_LEAF, -1},
@@ -744,12 +866,12 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"resourceID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuota[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 83},
-    {"spec", SL_SF_STRUCT, 124},    {"status", SL_SF_STRUCT, 125},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
+    {"spec", SL_SF_STRUCT, 140},    {"status", SL_SF_STRUCT, 141},
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 130},
+    {"scopeSelector", SL_SF_STRUCT, 147},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -757,13 +879,13 @@ static const sl_sfield_t f_ResourceQuotaStatus[] = {
     {"used", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceRequirements[] = {
-    {"claims", SL_SF_ARRAY, 120},
+    {"claims", SL_SF_ARRAY, 136},
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceStatus[] = {
     {"name", SL_SF_LEAF, -1},
-    {"resources", SL_SF_ARRAY, 122},
+    {"resources", SL_SF_ARRAY, 138},
 };
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
@@ -771,15 +893,22 @@ static const sl_sfield_t f_SELinuxOptions[] = {
     {"type", SL_SF_LEAF, -1},
     {"user", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ScaleIOPersistentVolumeSource[] = {
+    {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
+    {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 154},     {"sslEnabled", SL_SF_LEAF, -1},
+    {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
+    {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 70},      {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 77},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 131},
+    {"matchExpressions", SL_SF_ARRAY, 148},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -792,7 +921,7 @@ static const sl_sfield_t f_SeccompProfile[] = {
 };
 static const sl_sfield_t f_Secret[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},       {"immutable", SL_SF_LEAF, -1},
-    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 83}, {"stringData", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 92}, {"stringData", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretEnvSource[] = {
@@ -805,34 +934,38 @@ static const sl_sfield_t f_SecretKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretProjection[] = {
-    {"items", SL_SF_ARRAY, 64},
+    {"items", SL_SF_ARRAY, 71},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_SecretReference[] = {
+    {"name", SL_SF_LEAF, -1},
+    {"namespace", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_SecretVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 64},
+    {"items", SL_SF_ARRAY, 71},
     {"optional", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecurityContext[] = {
     {"allowPrivilegeEscalation", SL_SF_LEAF, -1},
     {"appArmorProfile", SL_SF_STRUCT, 2},
-    {"capabilities", SL_SF_STRUCT, 6},
+    {"capabilities", SL_SF_STRUCT, 8},
     {"privileged", SL_SF_LEAF, -1},
     {"procMount", SL_SF_LEAF, -1},
     {"readOnlyRootFilesystem", SL_SF_LEAF, -1},
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 128},
-    {"seccompProfile", SL_SF_STRUCT, 132},
-    {"windowsOptions", SL_SF_STRUCT, 161},
+    {"seLinuxOptions", SL_SF_STRUCT, 144},
+    {"seccompProfile", SL_SF_STRUCT, 149},
+    {"windowsOptions", SL_SF_STRUCT, 181},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 70}, {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 83},        {"secrets", SL_SF_ARRAY, 84},
+    {"imagePullSecrets", SL_SF_ARRAY, 77}, {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 92},        {"secrets", SL_SF_ARRAY, 93},
 };
 static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
     {"audience", SL_SF_LEAF, -1},
@@ -842,13 +975,18 @@ static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
 static const sl_sfield_t f_SleepAction[] = {
     {"seconds", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_StorageOSPersistentVolumeSource[] = {
+    {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 93},     {"volumeName", SL_SF_LEAF, -1},
+    {"volumeNamespace", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 70},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 77},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SuccessPolicy[] = {
-    {"rules", SL_SF_ARRAY, 144},
+    {"rules", SL_SF_ARRAY, 163},
 };
 static const sl_sfield_t f_SuccessPolicyRule[] = {
     {"succeededCount", SL_SF_LEAF, -1},
@@ -868,7 +1006,7 @@ static const sl_sfield_t f_Toleration[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_TopologySpreadConstraint[] = {
-    {"labelSelector", SL_SF_STRUCT, 65},
+    {"labelSelector", SL_SF_STRUCT, 72},
     {"matchLabelKeys", SL_SF_LEAF, -1},
     {"maxSkew", SL_SF_LEAF, -1},
     {"minDomains", SL_SF_LEAF, -1},
@@ -895,35 +1033,35 @@ static const sl_sfield_t f_UncountedTerminatedPods[] = {
 static const sl_sfield_t f_Volume[] = {
     {"awsElasticBlockStore", SL_SF_STRUCT, 0},
     {"azureDisk", SL_SF_STRUCT, 3},
-    {"azureFile", SL_SF_STRUCT, 4},
-    {"cephfs", SL_SF_STRUCT, 7},
-    {"cinder", SL_SF_STRUCT, 8},
-    {"configMap", SL_SF_STRUCT, 14},
-    {"csi", SL_SF_STRUCT, 5},
-    {"downwardAPI", SL_SF_STRUCT, 32},
-    {"emptyDir", SL_SF_STRUCT, 33},
-    {"ephemeral", SL_SF_STRUCT, 38},
-    {"fc", SL_SF_STRUCT, 43},
-    {"flexVolume", SL_SF_STRUCT, 45},
-    {"flocker", SL_SF_STRUCT, 46},
-    {"gcePersistentDisk", SL_SF_STRUCT, 47},
-    {"gitRepo", SL_SF_STRUCT, 49},
-    {"glusterfs", SL_SF_STRUCT, 50},
-    {"hostPath", SL_SF_STRUCT, 55},
-    {"image", SL_SF_STRUCT, 57},
-    {"iscsi", SL_SF_STRUCT, 56},
+    {"azureFile", SL_SF_STRUCT, 5},
+    {"cephfs", SL_SF_STRUCT, 10},
+    {"cinder", SL_SF_STRUCT, 12},
+    {"configMap", SL_SF_STRUCT, 18},
+    {"csi", SL_SF_STRUCT, 7},
+    {"downwardAPI", SL_SF_STRUCT, 36},
+    {"emptyDir", SL_SF_STRUCT, 37},
+    {"ephemeral", SL_SF_STRUCT, 42},
+    {"fc", SL_SF_STRUCT, 47},
+    {"flexVolume", SL_SF_STRUCT, 50},
+    {"flocker", SL_SF_STRUCT, 51},
+    {"gcePersistentDisk", SL_SF_STRUCT, 52},
+    {"gitRepo", SL_SF_STRUCT, 54},
+    {"glusterfs", SL_SF_STRUCT, 56},
+    {"hostPath", SL_SF_STRUCT, 61},
+    {"image", SL_SF_STRUCT, 64},
+    {"iscsi", SL_SF_STRUCT, 63},
     {"name", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 72},
-    {"persistentVolumeClaim", SL_SF_STRUCT, 88},
-    {"photonPersistentDisk", SL_SF_STRUCT, 89},
-    {"portworxVolume", SL_SF_STRUCT, 114},
-    {"projected", SL_SF_STRUCT, 117},
-    {"quobyte", SL_SF_STRUCT, 118},
-    {"rbd", SL_SF_STRUCT, 119},
-    {"scaleIO", SL_SF_STRUCT, 129},
-    {"secret", SL_SF_STRUCT, 137},
-    {"storageos", SL_SF_STRUCT, 142},
-    {"vsphereVolume", SL_SF_STRUCT, 159},
+    {"nfs", SL_SF_STRUCT, 81},
+    {"persistentVolumeClaim", SL_SF_STRUCT, 101},
+    {"photonPersistentDisk", SL_SF_STRUCT, 104},
+    {"portworxVolume", SL_SF_STRUCT, 129},
+    {"projected", SL_SF_STRUCT, 132},
+    {"quobyte", SL_SF_STRUCT, 133},
+    {"rbd", SL_SF_STRUCT, 135},
+    {"scaleIO", SL_SF_STRUCT, 146},
+    {"secret", SL_SF_STRUCT, 155},
+    {"storageos", SL_SF_STRUCT, 161},
+    {"vsphereVolume", SL_SF_STRUCT, 179},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -941,19 +1079,25 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 158},
+    {"volumeStatus", SL_SF_STRUCT, 178},
+};
+static const sl_sfield_t f_VolumeNodeAffinity[] = {
+    {"required", SL_SF_STRUCT, 88},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
-    {"clusterTrustBundle", SL_SF_STRUCT, 9}, {"configMap", SL_SF_STRUCT, 13},
-    {"downwardAPI", SL_SF_STRUCT, 30},       {"podCertificate", SL_SF_STRUCT, 94},
-    {"secret", SL_SF_STRUCT, 136},           {"serviceAccountToken", SL_SF_STRUCT, 140},
+    {"clusterTrustBundle", SL_SF_STRUCT, 13},
+    {"configMap", SL_SF_STRUCT, 17},
+    {"downwardAPI", SL_SF_STRUCT, 34},
+    {"podCertificate", SL_SF_STRUCT, 109},
+    {"secret", SL_SF_STRUCT, 153},
+    {"serviceAccountToken", SL_SF_STRUCT, 158},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_VolumeStatus[] = {
-    {"image", SL_SF_STRUCT, 58},
+    {"image", SL_SF_STRUCT, 65},
 };
 static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -962,7 +1106,7 @@ static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"volumePath", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WeightedPodAffinityTerm[] = {
-    {"podAffinityTerm", SL_SF_STRUCT, 92},
+    {"podAffinityTerm", SL_SF_STRUCT, 107},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WindowsSecurityContextOptions[] = {
@@ -980,13 +1124,21 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_AppArmorProfile) / sizeof(f_AppArmorProfile[0])},
     {"AzureDiskVolumeSource", f_AzureDiskVolumeSource,
      sizeof(f_AzureDiskVolumeSource) / sizeof(f_AzureDiskVolumeSource[0])},
+    {"AzureFilePersistentVolumeSource", f_AzureFilePersistentVolumeSource,
+     sizeof(f_AzureFilePersistentVolumeSource) / sizeof(f_AzureFilePersistentVolumeSource[0])},
     {"AzureFileVolumeSource", f_AzureFileVolumeSource,
      sizeof(f_AzureFileVolumeSource) / sizeof(f_AzureFileVolumeSource[0])},
+    {"CSIPersistentVolumeSource", f_CSIPersistentVolumeSource,
+     sizeof(f_CSIPersistentVolumeSource) / sizeof(f_CSIPersistentVolumeSource[0])},
     {"CSIVolumeSource", f_CSIVolumeSource,
      sizeof(f_CSIVolumeSource) / sizeof(f_CSIVolumeSource[0])},
     {"Capabilities", f_Capabilities, sizeof(f_Capabilities) / sizeof(f_Capabilities[0])},
+    {"CephFSPersistentVolumeSource", f_CephFSPersistentVolumeSource,
+     sizeof(f_CephFSPersistentVolumeSource) / sizeof(f_CephFSPersistentVolumeSource[0])},
     {"CephFSVolumeSource", f_CephFSVolumeSource,
      sizeof(f_CephFSVolumeSource) / sizeof(f_CephFSVolumeSource[0])},
+    {"CinderPersistentVolumeSource", f_CinderPersistentVolumeSource,
+     sizeof(f_CinderPersistentVolumeSource) / sizeof(f_CinderPersistentVolumeSource[0])},
     {"CinderVolumeSource", f_CinderVolumeSource,
      sizeof(f_CinderVolumeSource) / sizeof(f_CinderVolumeSource[0])},
     {"ClusterTrustBundleProjection", f_ClusterTrustBundleProjection,
@@ -1045,6 +1197,8 @@ const sl_stype_t sl_schema_types[] = {
     {"FCVolumeSource", f_FCVolumeSource, sizeof(f_FCVolumeSource) / sizeof(f_FCVolumeSource[0])},
     {"FileKeySelector", f_FileKeySelector,
      sizeof(f_FileKeySelector) / sizeof(f_FileKeySelector[0])},
+    {"FlexPersistentVolumeSource", f_FlexPersistentVolumeSource,
+     sizeof(f_FlexPersistentVolumeSource) / sizeof(f_FlexPersistentVolumeSource[0])},
     {"FlexVolumeSource", f_FlexVolumeSource,
      sizeof(f_FlexVolumeSource) / sizeof(f_FlexVolumeSource[0])},
     {"FlockerVolumeSource", f_FlockerVolumeSource,
@@ -1054,6 +1208,8 @@ const sl_stype_t sl_schema_types[] = {
     {"GRPCAction", f_GRPCAction, sizeof(f_GRPCAction) / sizeof(f_GRPCAction[0])},
     {"GitRepoVolumeSource", f_GitRepoVolumeSource,
      sizeof(f_GitRepoVolumeSource) / sizeof(f_GitRepoVolumeSource[0])},
+    {"GlusterfsPersistentVolumeSource", f_GlusterfsPersistentVolumeSource,
+     sizeof(f_GlusterfsPersistentVolumeSource) / sizeof(f_GlusterfsPersistentVolumeSource[0])},
     {"GlusterfsVolumeSource", f_GlusterfsVolumeSource,
      sizeof(f_GlusterfsVolumeSource) / sizeof(f_GlusterfsVolumeSource[0])},
     {"HTTPGetAction", f_HTTPGetAction, sizeof(f_HTTPGetAction) / sizeof(f_HTTPGetAction[0])},
@@ -1062,6 +1218,8 @@ const sl_stype_t sl_schema_types[] = {
     {"HostIP", f_HostIP, sizeof(f_HostIP) / sizeof(f_HostIP[0])},
     {"HostPathVolumeSource", f_HostPathVolumeSource,
      sizeof(f_HostPathVolumeSource) / sizeof(f_HostPathVolumeSource[0])},
+    {"ISCSIPersistentVolumeSource", f_ISCSIPersistentVolumeSource,
+     sizeof(f_ISCSIPersistentVolumeSource) / sizeof(f_ISCSIPersistentVolumeSource[0])},
     {"ISCSIVolumeSource", f_ISCSIVolumeSource,
      sizeof(f_ISCSIVolumeSource) / sizeof(f_ISCSIVolumeSource[0])},
     {"ImageVolumeSource", f_ImageVolumeSource,
@@ -1085,8 +1243,12 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_LinuxContainerUser) / sizeof(f_LinuxContainerUser[0])},
     {"LocalObjectReference", f_LocalObjectReference,
      sizeof(f_LocalObjectReference) / sizeof(f_LocalObjectReference[0])},
+    {"LocalVolumeSource", f_LocalVolumeSource,
+     sizeof(f_LocalVolumeSource) / sizeof(f_LocalVolumeSource[0])},
     {"ManagedFieldsEntry", f_ManagedFieldsEntry,
      sizeof(f_ManagedFieldsEntry) / sizeof(f_ManagedFieldsEntry[0])},
+    {"ModifyVolumeStatus", f_ModifyVolumeStatus,
+     sizeof(f_ModifyVolumeStatus) / sizeof(f_ModifyVolumeStatus[0])},
     {"NFSVolumeSource", f_NFSVolumeSource,
      sizeof(f_NFSVolumeSource) / sizeof(f_NFSVolumeSource[0])},
     {"Namespace", f_Namespace, sizeof(f_Namespace) / sizeof(f_Namespace[0])},
@@ -1110,12 +1272,24 @@ const sl_stype_t sl_schema_types[] = {
     {"ObjectReference", f_ObjectReference,
      sizeof(f_ObjectReference) / sizeof(f_ObjectReference[0])},
     {"OwnerReference", f_OwnerReference, sizeof(f_OwnerReference) / sizeof(f_OwnerReference[0])},
+    {"PersistentVolume", f_PersistentVolume,
+     sizeof(f_PersistentVolume) / sizeof(f_PersistentVolume[0])},
+    {"PersistentVolumeClaim", f_PersistentVolumeClaim,
+     sizeof(f_PersistentVolumeClaim) / sizeof(f_PersistentVolumeClaim[0])},
+    {"PersistentVolumeClaimCondition", f_PersistentVolumeClaimCondition,
+     sizeof(f_PersistentVolumeClaimCondition) / sizeof(f_PersistentVolumeClaimCondition[0])},
     {"PersistentVolumeClaimSpec", f_PersistentVolumeClaimSpec,
      sizeof(f_PersistentVolumeClaimSpec) / sizeof(f_PersistentVolumeClaimSpec[0])},
+    {"PersistentVolumeClaimStatus", f_PersistentVolumeClaimStatus,
+     sizeof(f_PersistentVolumeClaimStatus) / sizeof(f_PersistentVolumeClaimStatus[0])},
     {"PersistentVolumeClaimTemplate", f_PersistentVolumeClaimTemplate,
      sizeof(f_PersistentVolumeClaimTemplate) / sizeof(f_PersistentVolumeClaimTemplate[0])},
     {"PersistentVolumeClaimVolumeSource", f_PersistentVolumeClaimVolumeSource,
      sizeof(f_PersistentVolumeClaimVolumeSource) / sizeof(f_PersistentVolumeClaimVolumeSource[0])},
+    {"PersistentVolumeSpec", f_PersistentVolumeSpec,
+     sizeof(f_PersistentVolumeSpec) / sizeof(f_PersistentVolumeSpec[0])},
+    {"PersistentVolumeStatus", f_PersistentVolumeStatus,
+     sizeof(f_PersistentVolumeStatus) / sizeof(f_PersistentVolumeStatus[0])},
     {"PhotonPersistentDiskVolumeSource", f_PhotonPersistentDiskVolumeSource,
      sizeof(f_PhotonPersistentDiskVolumeSource) / sizeof(f_PhotonPersistentDiskVolumeSource[0])},
     {"Pod", f_Pod, sizeof(f_Pod) / sizeof(f_Pod[0])},
@@ -1169,6 +1343,8 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_ProjectedVolumeSource) / sizeof(f_ProjectedVolumeSource[0])},
     {"QuobyteVolumeSource", f_QuobyteVolumeSource,
      sizeof(f_QuobyteVolumeSource) / sizeof(f_QuobyteVolumeSource[0])},
+    {"RBDPersistentVolumeSource", f_RBDPersistentVolumeSource,
+     sizeof(f_RBDPersistentVolumeSource) / sizeof(f_RBDPersistentVolumeSource[0])},
     {"RBDVolumeSource", f_RBDVolumeSource,
      sizeof(f_RBDVolumeSource) / sizeof(f_RBDVolumeSource[0])},
     {"ResourceClaim", f_ResourceClaim, sizeof(f_ResourceClaim) / sizeof(f_ResourceClaim[0])},
@@ -1184,6 +1360,8 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_ResourceRequirements) / sizeof(f_ResourceRequirements[0])},
     {"ResourceStatus", f_ResourceStatus, sizeof(f_ResourceStatus) / sizeof(f_ResourceStatus[0])},
     {"SELinuxOptions", f_SELinuxOptions, sizeof(f_SELinuxOptions) / sizeof(f_SELinuxOptions[0])},
+    {"ScaleIOPersistentVolumeSource", f_ScaleIOPersistentVolumeSource,
+     sizeof(f_ScaleIOPersistentVolumeSource) / sizeof(f_ScaleIOPersistentVolumeSource[0])},
     {"ScaleIOVolumeSource", f_ScaleIOVolumeSource,
      sizeof(f_ScaleIOVolumeSource) / sizeof(f_ScaleIOVolumeSource[0])},
     {"ScopeSelector", f_ScopeSelector, sizeof(f_ScopeSelector) / sizeof(f_ScopeSelector[0])},
@@ -1197,6 +1375,8 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_SecretKeySelector) / sizeof(f_SecretKeySelector[0])},
     {"SecretProjection", f_SecretProjection,
      sizeof(f_SecretProjection) / sizeof(f_SecretProjection[0])},
+    {"SecretReference", f_SecretReference,
+     sizeof(f_SecretReference) / sizeof(f_SecretReference[0])},
     {"SecretVolumeSource", f_SecretVolumeSource,
      sizeof(f_SecretVolumeSource) / sizeof(f_SecretVolumeSource[0])},
     {"SecurityContext", f_SecurityContext,
@@ -1205,6 +1385,8 @@ const sl_stype_t sl_schema_types[] = {
     {"ServiceAccountTokenProjection", f_ServiceAccountTokenProjection,
      sizeof(f_ServiceAccountTokenProjection) / sizeof(f_ServiceAccountTokenProjection[0])},
     {"SleepAction", f_SleepAction, sizeof(f_SleepAction) / sizeof(f_SleepAction[0])},
+    {"StorageOSPersistentVolumeSource", f_StorageOSPersistentVolumeSource,
+     sizeof(f_StorageOSPersistentVolumeSource) / sizeof(f_StorageOSPersistentVolumeSource[0])},
     {"StorageOSVolumeSource", f_StorageOSVolumeSource,
      sizeof(f_StorageOSVolumeSource) / sizeof(f_StorageOSVolumeSource[0])},
     {"SuccessPolicy", f_SuccessPolicy, sizeof(f_SuccessPolicy) / sizeof(f_SuccessPolicy[0])},
@@ -1227,6 +1409,8 @@ const sl_stype_t sl_schema_types[] = {
     {"VolumeMount", f_VolumeMount, sizeof(f_VolumeMount) / sizeof(f_VolumeMount[0])},
     {"VolumeMountStatus", f_VolumeMountStatus,
      sizeof(f_VolumeMountStatus) / sizeof(f_VolumeMountStatus[0])},
+    {"VolumeNodeAffinity", f_VolumeNodeAffinity,
+     sizeof(f_VolumeNodeAffinity) / sizeof(f_VolumeNodeAffinity[0])},
     {"VolumeProjection", f_VolumeProjection,
      sizeof(f_VolumeProjection) / sizeof(f_VolumeProjection[0])},
     {"VolumeResourceRequirements", f_VolumeResourceRequirements,
@@ -1239,4 +1423,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 162;
+const size_t sl_schema_ntypes = 182;

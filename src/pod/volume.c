@@ -1,6 +1,7 @@
 /* volume.c — spec.volumes: the kinds slurmlink can provide in a Slurm job
- * (emptyDir, configMap, secret, hostPath, downwardAPI, projected) and a clear
- * Forbidden for storage that needs a cluster (persistentVolumeClaim, csi...). */
+ * (emptyDir, configMap, secret, hostPath, downwardAPI, projected,
+ * persistentVolumeClaim: a folder on a shared filesystem) and a clear
+ * Forbidden for storage that needs a cluster (csi, nfs...). */
 #include "kube/quantity.h"
 #include "pod/internal.h"
 
@@ -45,7 +46,8 @@ static const char *const volume_kinds[] = {"hostPath",
 static int supported_kind(const char *k)
 {
     return !strcmp(k, "hostPath") || !strcmp(k, "emptyDir") || !strcmp(k, "secret") ||
-           !strcmp(k, "configMap") || !strcmp(k, "downwardAPI") || !strcmp(k, "projected");
+           !strcmp(k, "configMap") || !strcmp(k, "downwardAPI") || !strcmp(k, "projected") ||
+           !strcmp(k, "persistentVolumeClaim");
 }
 
 /* Is b inside a (a is a file, b a path beneath it)? */
@@ -403,6 +405,18 @@ static void parse_files(pod_ctx_t *c, const json_t *src, const char *kind, const
     }
 }
 
+/* a claim of the pod's namespace; the controller finds its volume's folder */
+static void parse_claim(pod_ctx_t *c, const json_t *src, const char *kp, sl_pod_volume_t *v)
+{
+    v->type = SL_VOL_PVC;
+    v->claim_name = pod_str(c, src, "claimName", kp);
+    v->claim_read_only = pod_bool(c, src, "readOnly", kp, 0);
+    if (!v->claim_name || !*v->claim_name) {
+        sl_fe_required(c->errs, NULL, "%s.claimName", kp);
+        v->claim_name = "";
+    }
+}
+
 /* the volume's source, under key kind of the volume at path p. */
 static void parse_source(pod_ctx_t *c, const json_t *vj, const char *kind, const char *p,
                          sl_pod_volume_t *v)
@@ -410,11 +424,7 @@ static void parse_source(pod_ctx_t *c, const json_t *vj, const char *kind, const
     char *kp = sl_xasprintf("%s.%s", p, kind);
     const json_t *src = pod_obj(c, vj, kind, p);
     if (!strcmp(kind, "persistentVolumeClaim")) {
-        sl_fe_forbidden(c->errs,
-                        "persistentVolumeClaim volumes are not supported yet by slurmlink "
-                        "(there is no volume provisioner behind a Slurm cluster); use a "
-                        "hostPath on the shared filesystem",
-                        "%s", kp);
+        parse_claim(c, src, kp, v);
     } else if (!supported_kind(kind)) {
         char *d = sl_xasprintf("%s volumes are not supported by slurmlink; use a hostPath on "
                                "the shared filesystem",

@@ -22,6 +22,9 @@ typedef struct tr_ctx {
     sl_argv_t cleanup; /* absolute paths the shim removes at the end */
 } tr_ctx_t;
 
+/* a claim's volume mounted read-only (the claim's readOnly, or the
+ * volume's: the caller's claims object) */
+int tr_claim_read_only(tr_ctx_t *c, const sl_pod_volume_t *v);
 void tr_add_file(tr_ctx_t *c, const char *path, const char *data, size_t len, int mode);
 void tr_add_dir(tr_ctx_t *c, const char *path);
 void tr_warn(tr_ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

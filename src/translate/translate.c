@@ -267,7 +267,7 @@ static void ctr_mount(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x, size_t
     x->mounts[x->nm].dst = m->mount_path;
     x->mounts[x->nm].read_only = m->read_only || v->type == SL_VOL_CONFIGMAP ||
                                  v->type == SL_VOL_SECRET || v->type == SL_VOL_DOWNWARDAPI ||
-                                 v->type == SL_VOL_PROJECTED;
+                                 v->type == SL_VOL_PROJECTED || tr_claim_read_only(c, v);
     x->nm++;
 }
 

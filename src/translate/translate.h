@@ -110,6 +110,11 @@ typedef struct sl_translate_config {
     const char *(*image_dir)(void *arg, const char *image);
     const char *const *runtime_binaries; /* NULL or {"apptainer", "/opt/bin/apptainer", ...,
                                             NULL}: program paths per runtime */
+    /* The pod's persistentVolumeClaims, resolved by the caller: an object
+     * claim name -> {"path": the bound volume's folder, "readOnly": bool}.
+     * A claim missing from it is missing (ENOENT, the pod waits); NULL: not
+     * resolved here (slurmlink render: a placeholder path and a warning). */
+    const json_t *claims;
 } sl_translate_config_t;
 
 typedef struct sl_translate_file {

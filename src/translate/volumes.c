@@ -17,10 +17,32 @@ char *tr_memory_dir(tr_ctx_t *c)
     return sl_xasprintf("%s/slurmlink-%s", root, c->pod->uid);
 }
 
+/* the folder of the volume bound to a claim (the caller resolved it) */
+static char *claim_src(tr_ctx_t *c, const sl_pod_volume_t *v)
+{
+    if (!c->cfg->claims)
+        return sl_xasprintf("/persistentvolumeclaims/%s", v->claim_name);
+    const char *path =
+        json_string_value(json_object_get(json_object_get(c->cfg->claims, v->claim_name), "path"));
+    if (path)
+        return sl_xstrdup(path);
+    tr_missing(c, "persistentvolumeclaim \"%s\" is not bound", v->claim_name);
+    return sl_xasprintf("/persistentvolumeclaims/%s", v->claim_name);
+}
+
+int tr_claim_read_only(tr_ctx_t *c, const sl_pod_volume_t *v)
+{
+    return v->type == SL_VOL_PVC &&
+           (v->claim_read_only || json_is_true(json_object_get(
+                                      json_object_get(c->cfg->claims, v->claim_name), "readOnly")));
+}
+
 char *tr_volume_src(tr_ctx_t *c, const sl_pod_volume_t *v)
 {
     if (v->type == SL_VOL_HOSTPATH)
         return sl_xstrdup(v->host_path);
+    if (v->type == SL_VOL_PVC)
+        return claim_src(c, v);
     if (v->type == SL_VOL_EMPTYDIR && v->memory) {
         char *m = tr_memory_dir(c);
         char *s = sl_xasprintf("%s/%s", m, v->name);
@@ -221,6 +243,11 @@ int tr_volumes(tr_ctx_t *c)
             }
             break;
         case SL_VOL_HOSTPATH: hostpath_prep(c, v); break;
+        case SL_VOL_PVC:
+            if (!c->cfg->claims)
+                tr_warn(c, "volume %s: slurmlinkd mounts the folder of claim %s's volume here",
+                        v->name, v->claim_name);
+            break;
         default:
             tr_add_dir(c, rel);
             for (size_t s = 0; s < v->nsources; s++) {

@@ -36,7 +36,10 @@ static void schema_name(char *out, size_t len, const api_resource_t *x, const ch
 {
     size_t n = 0;
     if (!api_crd_gv_schemas(x->group, x->version, &n)) {
-        snprintf(out, len, "io.k8s.api.%s.%s.%s", *x->group ? x->group : "core", x->version, kind);
+        /* kube's groups: io.k8s.api.batch.v1, io.k8s.api.storage.v1 (no .k8s.io) */
+        const char *g = *x->group ? x->group : "core", *k8s = strstr(g, ".k8s.io");
+        snprintf(out, len, "io.k8s.api.%.*s.%s.%s", (int)(k8s ? (size_t)(k8s - g) : strlen(g)), g,
+                 x->version, kind);
         return;
     }
     char g[128], rev[128] = "";
@@ -149,7 +152,7 @@ static int disagree(json_t *all, json_t *s, const struct smp_type *t, const char
 
 int main(void)
 {
-    tap_plan(52); /* 4 for each of resource.c's 12 kinds, 1 for each of the 4 documents */
+    tap_plan(65); /* 4 for each of resource.c's 15 kinds, 1 for each of the 5 documents */
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         ok(json_is_object(all), "%s: the schemas of %s/%s are a JSON object", x->name, x->group,

@@ -10,7 +10,8 @@ import path from "path";
 
 const dir = process.argv[2];
 const roots = { Pod: "Pod", ConfigMap: "ConfigMap", Secret: "Secret", Namespace: "Namespace",
-                ServiceAccount: "ServiceAccount", Event: "Event", ResourceQuota: "ResourceQuota" };
+                ServiceAccount: "ServiceAccount", Event: "Event", ResourceQuota: "ResourceQuota",
+                PersistentVolumeClaim: "PersistentVolumeClaim", PersistentVolume: "PersistentVolume" };
 // batch/v1 kinds: their folder beside v1 (the package's batch/v1); their
 // types reach core/v1 ones (PodTemplateSpec) through "../../v1/" imports.
 // Type names do not collide across the two folders.

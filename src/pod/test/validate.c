@@ -137,10 +137,11 @@ int main(void)
           "one volume type only");
     check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"volumes\":[{\"name\":\"v\","
               "\"persistentVolumeClaim\":{\"claimName\":\"x\"}}]}"),
-          "spec.volumes[0].persistentVolumeClaim: Forbidden: persistentVolumeClaim volumes are "
-          "not supported yet by slurmlink (there is no volume provisioner behind a Slurm "
-          "cluster); use a hostPath on the shared filesystem\n",
-          "PVC is a clear not-supported-yet");
+          "", "a PVC volume is accepted");
+    check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"volumes\":[{\"name\":\"v\","
+              "\"persistentVolumeClaim\":{\"claimName\":\"\"}}]}"),
+          "spec.volumes[0].persistentVolumeClaim.claimName: Required value\n",
+          "a PVC volume names its claim");
     check(POD("{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"volumes\":[{\"name\":\"v\","
               "\"nfs\":{\"server\":\"x\",\"path\":\"/\"}}]}"),
           "spec.volumes[0].nfs: Forbidden: nfs volumes are not supported by slurmlink; use a "
