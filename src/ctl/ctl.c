@@ -1546,6 +1546,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.create_pods = o->create_pods;
     c->o.create_pods_arg = o->create_pods_arg;
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
+    c->o.gpu_types = dup_or(o->gpu_types, NULL);
+    c->o.gpu_shared = dup_or(o->gpu_shared, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
     c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
@@ -1620,6 +1622,8 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.image_ca_dir);
     free((char *)c->o.image_unpack_user);
     free((char *)c->o.default_runtime);
+    free((char *)c->o.gpu_types);
+    free((char *)c->o.gpu_shared);
     free((char *)c->o.slurm_conf);
     free((char *)c->o.slurm_bin_dir);
     free(c->user_home);

@@ -245,6 +245,8 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
         .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
         .default_runtime = c->o.default_runtime,
+        .gpu_types = c->o.gpu_types,
+        .gpu_shared = c->o.gpu_shared,
         .default_account = id->account,
         .image_store = c->o.image_store,
         .uid = id->uid,
