@@ -68,6 +68,20 @@ static json_t *mig_names(const sl_pod_t *p)
     return seen;
 }
 
+int64_t tr_ctr_gpus(const tr_ctx_t *c, const sl_pod_container_t *k)
+{
+    const char *shared = c->cfg->gpu_shared ? c->cfg->gpu_shared : SL_GPU_DEFAULT_SHARED;
+    int64_t n = k->res.gpus + ctr_count(k, shared);
+    json_t *seen = json_object();
+    add_mig_names(k->res.limits, seen);
+    add_mig_names(k->res.requests, seen);
+    const char *name;
+    json_t *v;
+    json_object_foreach(seen, name, v) { n += ctr_count(k, name); }
+    json_decref(seen);
+    return n;
+}
+
 /* the product a required nodeAffinity term selects (one term, operator In,
  * one value); NULL when none; *bad set when the key is used otherwise */
 static const char *affinity_product(const sl_pod_t *p, const char **bad)

@@ -55,6 +55,9 @@ char *tr_directive(const char *option);
  * none); the nvidia.com/gpu.product it selects (NULL: none); its field errors */
 char *tr_gres(tr_ctx_t *c, int64_t gpus);
 const char *tr_gpu_product(const sl_pod_t *p);
+/* what a container asks of GPUs, whole, MIG and shares alike (> 0: it sees
+ * the ones Slurm bound to the job) */
+int64_t tr_ctr_gpus(const tr_ctx_t *c, const sl_pod_container_t *k);
 void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e);
 
 /* volumes.c: files and prep lines for every volume; -1 on error */

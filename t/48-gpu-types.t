@@ -1,0 +1,96 @@
+#!/bin/bash
+# 48-gpu-types.t — typed GPUs, MIG profiles and shards on fake devices:
+# `slurmlink up --nodes 3 --gpus 2 --gpu-types h100,a100,1g.10gb --shards 2`
+# labels each Node with its nvidia.com/gpu.product; a pod selecting a product
+# (nodeSelector or a required nodeAffinity) gets --gres=gpu:TYPE:N and runs
+# only on that node; nvidia.com/mig-1g.10gb runs on the MIG node;
+# two pods asking for nvidia.com/gpu.shared share one GPU at the same time
+# while a plain sbatch job holds the node's other GPU.
+source "$(dirname "$0")/lib.sh"
+plan 19
+
+cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 || bail "up --gpu-types"
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+jp() { kc get "$@" 2>/dev/null; }
+SYNC=$(mktemp -d /tmp/slt-gpusync.XXXXXX)
+chmod 1777 "$SYNC"
+mkdir -m 1777 "$SYNC/b"
+on_exit "rm -rf '$SYNC'"
+
+# 1-4: the Nodes advertise their GPU type and counts
+labelled() { [ -n "$(jp node node2 -o jsonpath='{.metadata.labels.nvidia\.com/gpu\.product}')" ]; }
+wait_for 60 labelled
+is "$(jp node node1 -o jsonpath='{.metadata.labels.nvidia\.com/gpu\.product}')" NVIDIA-H100-80GB-HBM3 \
+  "node1's GPUs are H100s (GRES type h100 through the policy table)"
+is "$(jp node node2 -o jsonpath='{.metadata.labels.nvidia\.com/gpu\.product}')" NVIDIA-A100-SXM4-80GB \
+  "node2's are A100s"
+is "$(jp node node2 -o jsonpath='{.status.capacity.nvidia\.com/gpu} {.metadata.labels.nvidia\.com/gpu\.count}')" \
+  "2 2" "capacity and label nvidia.com/gpu.count: 2"
+is "$(jp node node1 -o jsonpath='{.status.capacity.nvidia\.com/gpu\.shared}')" 4 \
+  "capacity nvidia.com/gpu.shared: 2 shards on each of 2 GPUs"
+
+# a pod of one busybox container: NAME, the spec's extra fields, the resource
+pod() {
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never",%s"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"},"limits":{%s}}}]}}' \
+    "$1" "$2" "$3" "$4"
+}
+done_() { local p; p=$(jp pod "$1" -o jsonpath='{.status.phase}'); [ "$p" = Succeeded ] || [ "$p" = Failed ]; }
+show='d=$(ls /dev | grep nvidia | tr "\n" " "); echo "dev=${d}ino=$(stat -c %i /dev/$(ls /dev | grep nvidia | head -1))"'
+q() { printf '%s' "$1" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))'; }
+
+# 5-8: typed requests land only on a node of that type
+pod ta '"nodeSelector":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"},' "$(q "$show")" '"nvidia.com/gpu":1' | kc create -f - >/dev/null
+pod th '"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-H100-80GB-HBM3"]}]}]}}},' \
+  "$(q "$show")" '"nvidia.com/gpu":2' | kc create -f - >/dev/null
+wait_for 120 done_ ta
+wait_for 120 done_ th
+is "$(jp pod ta -o jsonpath='{.status.phase} {.spec.nodeName}')" "Succeeded node2" \
+  "the A100 pod (nodeSelector) ran on node2, the A100 node, not the first free node1"
+is "$(jp pod th -o jsonpath='{.status.phase} {.spec.nodeName}')" "Succeeded node1" \
+  "the H100 pod (required nodeAffinity, 2 GPUs) ran on node1"
+like "$(grep -h 'gres' "$CL"/pods/default/ta-*/job.sh 2>&1)" '^#SBATCH --gres=gpu:a100:1$' \
+  "its job asked Slurm for gpu:a100:1"
+is "$(jp node node3 -o jsonpath='{.status.capacity.nvidia\.com/mig-1g\.10gb}/{.status.capacity.nvidia\.com/gpu}/{.metadata.labels.nvidia\.com/gpu\.product}')" \
+  "2//" "node3's MIG devices are capacity nvidia.com/mig-1g.10gb, not whole GPUs"
+pod tm '' "$(q "$show")" '"nvidia.com/mig-1g.10gb":1' | kc create -f - >/dev/null
+wait_for 120 done_ tm
+is "$(jp pod tm -o jsonpath='{.status.phase} {.spec.nodeName}')" "Succeeded node3" \
+  "a pod asking for nvidia.com/mig-1g.10gb ran on node3"
+like "$(grep -h 'gres' "$CL"/pods/default/tm-*/job.sh 2>&1)" '^#SBATCH --gres=gpu:1g.10gb:1$' \
+  "its job asked Slurm for gpu:1g.10gb:1"
+out=$(pod bad '"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"nvidia.com/gpu.product","operator":"In","values":["a","b"]}]}]}}},' \
+  '"true"' '"nvidia.com/gpu":1' | kc create -f - 2>&1)
+like "$out" 'is invalid: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Invalid value: "nvidia.com/gpu.product": only one nodeSelectorTerm with operator In and one value' \
+  "two products in one term: 422 naming the field"
+
+# 9-16: an sbatch job holds one GPU of node1; two shard pods share the other
+W=$(mktemp -d /tmp/slt-gpuw.XXXXXX)
+chmod 755 "$W"
+on_exit "rm -rf '$W'"
+sb=$(cd "$W" && runuser -u nobody -- sbatch --parsable -w node1 --gres=gpu:1 -o /dev/null \
+  --wrap "echo \$SLURM_JOB_GPUS >$SYNC/sbatch.gpu; while [ ! -e $SYNC/done ]; do sleep 0.2; done" 2>&1)
+on_exit "scancel $sb 2>/dev/null"
+wait_for 60 test -s "$SYNC/sbatch.gpu"
+sgpu=$(cat "$SYNC/sbatch.gpu" 2>/dev/null)
+like "$sgpu" '^[01]$' "the sbatch job (user nobody, --gres=gpu:1) holds GPU $sgpu of node1"
+bar='touch '$SYNC'/b/$(cat /proc/sys/kernel/random/uuid); n=0; while [ $(ls '$SYNC'/b | wc -l) -lt 2 ] && [ $n -lt 600 ]; do usleep 100000; n=$((n+1)); done; echo "together=$(ls '$SYNC'/b | wc -l)"'
+for p in sa sb; do
+  pod "$p" '"nodeSelector":{"kubernetes.io/hostname":"node1"},' "$(q "$show; $bar")" '"nvidia.com/gpu.shared":1' | kc create -f - >/dev/null
+done
+wait_for 120 done_ sa
+wait_for 120 done_ sb
+la=$(kc logs sa 2>&1) lb=$(kc logs sb 2>&1)
+is "$(jp pod sa -o jsonpath='{.status.phase} {.spec.nodeName}') $(jp pod sb -o jsonpath='{.status.phase} {.spec.nodeName}')" \
+  "Succeeded node1 Succeeded node1" "both shard pods ran on node1"
+like "$(grep -h 'gres' "$CL"/pods/default/sa-*/job.sh 2>&1)" '^#SBATCH --gres=shard:1$' \
+  "a shard pod's job asked for shard:1"
+like "$la" 'together=2' "the first shard pod saw the second running at the same time: $la"
+like "$lb" 'together=2' "... and the second the first: $lb"
+other=$((1 - ${sgpu:-0}))
+want=$(stat -c %i "$CL/nodes/node1/dev/gpu$other" 2>&1)
+like "$la" "^dev=nvidia$other ino=$want"$'\n' "the first sees one GPU, node1's gpu$other, the one the sbatch job does not hold"
+like "$lb" "^dev=nvidia$other ino=$want"$'\n' "... and so does the second: the same GPU, shared"
+touch "$SYNC/done"
+gone() { [ -z "$(squeue -h -j "$sb" -o %T 2>/dev/null)" ]; }
+ok wait_for 60 gone "the sbatch job ends once the shard pods are done"
