@@ -253,7 +253,7 @@ static void slurm_conf_accounting(const cl_state_t *st, sl_buf_t *b)
                       "AccountingStorageEnforce=associations,limits,qos\n"
                       "JobAcctGatherType=jobacct_gather/linux\n"
                       "JobAcctGatherFrequency=30\n",
-                      st->port[SL_D_SLURMDBD], st->shards > 0 ? ",gres/shard" : "", D);
+                      st->port[SL_D_SLURMDBD], D, st->shards > 0 ? ",gres/shard" : "");
     else
         sl_buf_puts(b, "AccountingStorageType=accounting_storage/none\n"
                        "JobAcctGatherType=jobacct_gather/none\n");
