@@ -5,11 +5,13 @@
 # (nodeSelector or a required nodeAffinity) gets --gres=gpu:TYPE:N and runs
 # only on that node; nvidia.com/mig-1g.10gb runs on the MIG node;
 # two pods asking for nvidia.com/gpu.shared share one GPU at the same time
-# while a plain sbatch job holds the node's other GPU.
+# while a plain sbatch job holds the node's other GPU, and `slurmlink report`
+# (accounting and the jobs' gpu-record lines) finds nothing held twice, and
+# finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 19
+plan 22
 
-cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 || bail "up --gpu-types"
+cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 jp() { kc get "$@" 2>/dev/null; }
@@ -69,12 +71,13 @@ W=$(mktemp -d /tmp/slt-gpuw.XXXXXX)
 chmod 755 "$W"
 on_exit "rm -rf '$W'"
 sb=$(cd "$W" && runuser -u nobody -- sbatch --parsable -w node1 --gres=gpu:1 -o /dev/null \
-  --wrap "echo \$SLURM_JOB_GPUS >$SYNC/sbatch.gpu; while [ ! -e $SYNC/done ]; do sleep 0.2; done" 2>&1)
+  --wrap "echo \$SLURM_JOB_GPUS >$SYNC/sbatch.gpu; echo gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES >$SYNC/sbatch.rec; while [ ! -e $SYNC/done ]; do sleep 0.2; done" 2>&1)
 on_exit "scancel $sb 2>/dev/null"
 wait_for 60 test -s "$SYNC/sbatch.gpu"
 sgpu=$(cat "$SYNC/sbatch.gpu" 2>/dev/null)
 like "$sgpu" '^[01]$' "the sbatch job (user nobody, --gres=gpu:1) holds GPU $sgpu of node1"
-bar='touch '$SYNC'/b/$(cat /proc/sys/kernel/random/uuid); n=0; while [ $(ls '$SYNC'/b | wc -l) -lt 2 ] && [ $n -lt 600 ]; do usleep 100000; n=$((n+1)); done; echo "together=$(ls '$SYNC'/b | wc -l)"'
+bar='echo "gpu-record job=$SLURM_JOB_ID node=$SLURMD_NODENAME gpu=$CUDA_VISIBLE_DEVICES shards=1"; touch '$SYNC'/b/$(cat /proc/sys/kernel/random/uuid); n=0; while [ $(ls '$SYNC'/b | wc -l) -lt 2 ] && [ $n -lt 600 ]; do usleep 100000; n=$((n+1)); done; echo "together=$(ls '$SYNC'/b | wc -l)"; sleep 2'
+# each holds its shard 2 s past the meeting: accounting keeps whole seconds
 for p in sa sb; do
   pod "$p" '"nodeSelector":{"kubernetes.io/hostname":"node1"},' "$(q "$show; $bar")" '"nvidia.com/gpu.shared":1' | kc create -f - >/dev/null
 done
@@ -89,8 +92,26 @@ like "$la" 'together=2' "the first shard pod saw the second running at the same 
 like "$lb" 'together=2' "... and the second the first: $lb"
 other=$((1 - ${sgpu:-0}))
 want=$(stat -c %i "$CL/nodes/node1/dev/gpu$other" 2>&1)
-like "$la" "^dev=nvidia$other ino=$want"$'\n' "the first sees one GPU, node1's gpu$other, the one the sbatch job does not hold"
-like "$lb" "^dev=nvidia$other ino=$want"$'\n' "... and so does the second: the same GPU, shared"
+like "$la" "(^|"$'\n'")dev=nvidia$other ino=$want"$'\n' "the first sees one GPU, node1's gpu$other, the one the sbatch job does not hold"
+like "$lb" "(^|"$'\n'")dev=nvidia$other ino=$want"$'\n' "... and so does the second: the same GPU, shared"
 touch "$SYNC/done"
 gone() { [ -z "$(squeue -h -j "$sb" -o %T 2>/dev/null)" ]; }
 ok wait_for 60 gone "the sbatch job ends once the shard pods are done"
+
+# 20-22: slurmlink report from accounting: the shard pods shared a GPU, nothing
+# was held twice; a planted record of the sbatch job on their GPU is found
+jobid() { jp pod "$1" -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}'; }
+JOBS="$sb,$(jobid sa),$(jobid sb)"
+# slurmdbd may hear of a short job's end before its start (JobName
+# "allocation" until then): wait for both
+ended() { [ "$(sacct -n -X -P -j "$JOBS" -o JobName,End | grep -c '^\(wrap\|default/s[ab]\)|20')" = 3 ]; }
+wait_for 60 ended
+printf '%s\n%s\n' "$la" "$lb" | cat - "$SYNC/sbatch.rec" >"$W/rec" 2>/dev/null
+out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")
+like "$out" "no GPU was held by two jobs at once: 3 holdings of 2 \\(node, GPU\\) pair\\(s\\) by 3 GPU job\\(s\\)" \
+  "report: the sbatch job and the two shard pods, nothing held twice"
+like "$out" $'shards: 1 time\\(s\\) two jobs held shards of one GPU at once.*\nrc=0$' "... the two shard pods shared one GPU"
+echo "gpu-record job=$sb node=node1 gpu=$other" >>"$W/rec"
+out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")
+like "$out" "OVERLAP: node1 GPU $other held by job [0-9]+ .* \\(whole by one, shards by the other\\).*rc=1$" \
+  "a planted whole-GPU record of the sbatch job on the shared GPU is an overlap"

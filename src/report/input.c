@@ -90,7 +90,7 @@ int sl_rpt_add_sacct(sl_rpt_t *r, const char *text, const char *what, sl_error_t
     return rc;
 }
 
-static void add_record(sl_rpt_t *r, const char *job, const char *node, int gpu)
+static void add_record(sl_rpt_t *r, const char *job, const char *node, int gpu, int shards)
 {
     for (size_t i = 0; i < r->nrecs; i++)
         if (r->recs[i].gpu == gpu && !strcmp(r->recs[i].job, job) && !strcmp(r->recs[i].node, node))
@@ -99,21 +99,24 @@ static void add_record(sl_rpt_t *r, const char *job, const char *node, int gpu)
         r->caprecs = r->caprecs ? 2 * r->caprecs : 16;
         r->recs = sl_xrealloc(r->recs, r->caprecs * sizeof(*r->recs));
     }
-    r->recs[r->nrecs++] = (rpt_record_t){sl_xstrdup(job), sl_xstrdup(node), gpu};
+    r->recs[r->nrecs++] = (rpt_record_t){sl_xstrdup(job), sl_xstrdup(node), gpu, shards};
 }
 
 void sl_rpt_add_records(sl_rpt_t *r, const char *text)
 {
     regex_t re;
-    if (regcomp(&re, "gpu-record job=([0-9]+) node=([A-Za-z0-9_.-]+) gpu=([0-9]+)([^0-9A-Za-z_]|$)",
+    if (regcomp(&re,
+                "gpu-record job=([0-9]+) node=([A-Za-z0-9_.-]+) gpu=([0-9]+)( shards=([0-9]+))?"
+                "([^0-9A-Za-z_]|$)",
                 REG_EXTENDED | REG_NEWLINE))
         abort();
-    regmatch_t m[5];
-    for (const char *p = text ? text : ""; !regexec(&re, p, 5, m, p == text ? 0 : REG_NOTBOL);
+    regmatch_t m[7];
+    for (const char *p = text ? text : ""; !regexec(&re, p, 7, m, p == text ? 0 : REG_NOTBOL);
          p += m[0].rm_eo ? m[3].rm_eo : 1) {
         char *job = sl_xstrndup(p + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
         char *node = sl_xstrndup(p + m[2].rm_so, (size_t)(m[2].rm_eo - m[2].rm_so));
-        add_record(r, job, node, atoi(p + m[3].rm_so));
+        int shards = m[5].rm_so >= 0 ? atoi(p + m[5].rm_so) : 0;
+        add_record(r, job, node, atoi(p + m[3].rm_so), shards);
         free(job);
         free(node);
     }
