@@ -9,7 +9,7 @@
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 22
+plan 25
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -115,3 +115,19 @@ echo "gpu-record job=$sb node=node1 gpu=$other" >>"$W/rec"
 out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")
 like "$out" "OVERLAP: node1 GPU $other held by job [0-9]+ .* \\(whole by one, shards by the other\\).*rc=1$" \
   "a planted whole-GPU record of the sbatch job on the shared GPU is an overlap"
+
+# 23-25: ResourceQuota counts shards and MIG devices as the extended resources
+# they are (requests.nvidia.com/gpu.shared, requests.nvidia.com/mig-1g.10gb);
+# in namespace default, whose pods have a Slurm account (a pod that Slurm
+# refuses fails and no longer counts)
+kc create quota gq --hard=requests.nvidia.com/gpu.shared=1,requests.nvidia.com/mig-1g.10gb=1 >/dev/null
+pod q1 '' '"sleep 600"' '"nvidia.com/gpu.shared":1' | kc create -f - >/dev/null
+out=$(pod q2 '' '"sleep 600"' '"nvidia.com/gpu.shared":1' | kc create -f - 2>&1)
+like "$out" 'is forbidden: exceeded quota: gq, requested: requests.nvidia.com/gpu.shared=1, used: requests.nvidia.com/gpu.shared=1, limited: requests.nvidia.com/gpu.shared=1' \
+  "a second shard pod over requests.nvidia.com/gpu.shared=1 is refused"
+pod q3 '' '"sleep 600"' '"nvidia.com/mig-1g.10gb":1' | kc create -f - >/dev/null
+out=$(pod q4 '' '"sleep 600"' '"nvidia.com/mig-1g.10gb":1' | kc create -f - 2>&1)
+like "$out" 'exceeded quota: gq, requested: requests.nvidia.com/mig-1g.10gb=1' \
+  "a second MIG pod over requests.nvidia.com/mig-1g.10gb=1 is refused"
+is "$(jp quota gq -o jsonpath='{.status.used.requests\.nvidia\.com/gpu\.shared} {.status.used.requests\.nvidia\.com/mig-1g\.10gb}')" "1 1" \
+  "the quota's status.used counts one shard and one MIG device"
