@@ -9,7 +9,7 @@
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 25
+plan 30
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -94,6 +94,16 @@ other=$((1 - ${sgpu:-0}))
 want=$(stat -c %i "$CL/nodes/node1/dev/gpu$other" 2>&1)
 like "$la" "(^|"$'\n'")dev=nvidia$other ino=$want"$'\n' "the first sees one GPU, node1's gpu$other, the one the sbatch job does not hold"
 like "$lb" "(^|"$'\n'")dev=nvidia$other ino=$want"$'\n' "... and so does the second: the same GPU, shared"
+is "$(jp pod sa -o jsonpath='{.metadata.annotations.slurmlink\.io/gpus}')" \
+  "{\"indexes\":[$other],\"node\":\"node1\",\"shards\":1,\"uuids\":[null]}" \
+  "the pod's slurmlink.io/gpus: what Slurm bound (index, node, shards; no UUID on a fake GPU)"
+is "$(jp pod sa -o jsonpath='{.status.containerStatuses[0].allocatedResourcesStatus}')" \
+  "[{\"name\":\"nvidia.com/gpu.shared\",\"resources\":[{\"health\":\"Healthy\",\"resourceID\":\"node1/gpu$other\"}]}]" \
+  "its container's allocatedResourcesStatus names the device"
+like "$(kc get events --field-selector involvedObject.name=sa -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1)" \
+  "GPUsBound: Slurm bound GPU $other on node1, 1 shard\\(s\\) to the pod" "an Event GPUsBound says which GPU"
+is "$(jp pod th -o jsonpath='{.metadata.annotations.slurmlink\.io/gpus}')" \
+  '{"indexes":[0,1],"node":"node1","uuids":[null,null]}' "the 2-GPU pod's annotation names both of node1's GPUs"
 touch "$SYNC/done"
 gone() { [ -z "$(squeue -h -j "$sb" -o %T 2>/dev/null)" ]; }
 ok wait_for 60 gone "the sbatch job ends once the shard pods are done"
@@ -111,6 +121,10 @@ out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")
 like "$out" "no GPU was held by two jobs at once: 3 holdings of 2 \\(node, GPU\\) pair\\(s\\) by 3 GPU job\\(s\\)" \
   "report: the sbatch job and the two shard pods, nothing held twice"
 like "$out" $'shards: 1 time\\(s\\) two jobs held shards of one GPU at once.*\nrc=0$' "... the two shard pods shared one GPU"
+cat "$SYNC/sbatch.rec" >"$W/rec-sbatch" 2>/dev/null
+out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec-sbatch" 2>&1; echo "rc=$?")
+like "$out" "default/sa +nobody +default +node1 +node1:$other/shard:1 .*shards: 1 time\\(s\\).*rc=0$" \
+  "report without the pods' own records: their slurmlink.io/gpus annotations say which GPU"
 echo "gpu-record job=$sb node=node1 gpu=$other" >>"$W/rec"
 out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")
 like "$out" "OVERLAP: node1 GPU $other held by job [0-9]+ .* \\(whole by one, shards by the other\\).*rc=1$" \

@@ -69,6 +69,11 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
         ctl_event(c, pod, "Normal", "Scheduled", "Successfully assigned %s/%s to %s (Slurm job %u)",
                   sl_kube_namespace(pod), sl_kube_name(pod), node ? node : "?", job_id);
     }
+    const char *ev = a->event ? json_string_value(json_object_get(a->event, "event")) : NULL;
+    char *gpus = ev && !strcmp(ev, "pod-started") ? ctl_gpus_text(a->event) : NULL;
+    if (gpus)
+        ctl_event(c, pod, "Normal", "GPUsBound", "Slurm bound %s to the pod", gpus);
+    free(gpus);
     if (strcmp(a->old_phase, a->new_phase)) {
         if (a->job)
             sl_debug("pod %s/%s: %s -> %s by Slurm's view of job %u (%s, shim finished %d)",

@@ -123,6 +123,28 @@ void sl_rpt_add_records(sl_rpt_t *r, const char *text)
     regfree(&re);
 }
 
+/* a pod's slurmlink.io/gpus annotation (what Slurm bound, as its shim saw it
+ * on the node) as records of its job, as if it had printed gpu-record lines */
+static void pod_gpus(sl_rpt_t *r, json_t *p)
+{
+    json_t *ann = json_object_get(json_object_get(p, "metadata"), "annotations");
+    const char *job = json_string_value(json_object_get(ann, "slurmlink.io/job-id"));
+    const char *text = json_string_value(json_object_get(ann, "slurmlink.io/gpus"));
+    json_t *g = text && job ? json_loads(text, 0, NULL) : NULL;
+    const char *node = json_string_value(json_object_get(g, "node"));
+    json_t *ix = json_object_get(g, "indexes");
+    int shards = (int)json_integer_value(json_object_get(g, "shards"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(ix, i, v)
+    {
+        if (node && json_is_integer(v))
+            add_record(r, job, node, (int)json_integer_value(v),
+                       shards > 0 && json_array_size(ix) == 1 ? shards : shards > 0);
+    }
+    json_decref(g);
+}
+
 int sl_rpt_add_pods(sl_rpt_t *r, json_t *list, const char *what, sl_error_t *err)
 {
     json_t *items = json_object_get(list, "items");
@@ -140,6 +162,7 @@ int sl_rpt_add_pods(sl_rpt_t *r, json_t *list, const char *what, sl_error_t *err
             return sl_errprintf(err, "%s: not a pod list: item %zu has no metadata.uid", what, i);
         }
         json_object_set(r->pods, uid, p);
+        pod_gpus(r, p);
     }
     return 0;
 }

@@ -236,7 +236,15 @@ static void overlap(sl_rpt_t *r, const char *node, int gpu, const rpt_job_t *a, 
             shard ? " (whole by one, shards by the other)" : "");
 }
 
-/* (node, gpu) pairs in sorted order, each once; for each pair every two
+static int listed(const sl_rpt_t *r, const char *id)
+{
+    for (size_t i = 0; i < r->njobs; i++)
+        if (!strcmp(r->jobs[i].id, id))
+            return 1;
+    return 0;
+}
+
+/* (node, gpu) pairs of the listed jobs in sorted order, each once; for each pair every two
  * holders whose intervals intersect (End == next Start is no overlap),
  * unless both held shards of it: a GPU held whole is held by one job only */
 static void check_overlaps(sl_rpt_t *r)
@@ -244,6 +252,8 @@ static void check_overlaps(sl_rpt_t *r)
     rpt_record_t *pairs = sl_xcalloc(r->nrecs + 1, sizeof(*pairs));
     size_t np = 0;
     for (size_t i = 0; i < r->nrecs; i++) {
+        if (!listed(r, r->recs[i].job))
+            continue; /* a pod's job outside the report's jobs */
         size_t k = 0;
         while (k < np &&
                !(pairs[k].gpu == r->recs[i].gpu && !strcmp(pairs[k].node, r->recs[i].node)))
