@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *table_or_default(const char *table)
 {
@@ -77,6 +78,84 @@ char *sl_gpu_product_for_type(const char *table, const char *type)
         if (tl == strlen(type) && !strncmp(t, type, tl))
             return sl_xstrndup(prod, pl);
     return sl_xstrdup(type);
+}
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+        p++;
+    return p;
+}
+
+/* `LHS == "VALUE"` at *p: the value (caller frees), *p past it; NULL if not */
+static char *equals_literal(const char **p, const char *lhs)
+{
+    const char *s = skip_ws(*p);
+    size_t n = strlen(lhs);
+    if (strncmp(s, lhs, n))
+        return NULL;
+    s = skip_ws(s + n);
+    if (strncmp(s, "==", 2))
+        return NULL;
+    s = skip_ws(s + 2);
+    if (*s != '"')
+        return NULL;
+    const char *end = strpbrk(s + 1, "\"\\");
+    if (!end || *end != '"')
+        return NULL;
+    *p = skip_ws(end + 1);
+    return sl_xstrndup(s + 1, (size_t)(end - s - 1));
+}
+
+int sl_gpu_cel(const char *expr, char **product, const char **why)
+{
+    *product = NULL;
+    const char *p = expr ? expr : "";
+    for (;;) {
+        char *v;
+        if ((v = equals_literal(&p, "device.driver"))) {
+            int ok = !strcmp(v, SL_GPU_DRA_DRIVER);
+            free(v);
+            if (!ok)
+                break;
+        } else if ((v = equals_literal(&p, "device.attributes[\"" SL_GPU_DRA_DRIVER
+                                           "\"].productName"))) {
+            free(*product);
+            *product = v;
+        } else {
+            break;
+        }
+        if (!*p)
+            return 0;
+        if (strncmp(p, "&&", 2))
+            break;
+        p += 2;
+    }
+    free(*product);
+    *product = NULL;
+    *why = SL_GPU_CEL_SUBSET;
+    return -1;
+}
+
+char *sl_gpu_type_for_dra_product(const char *table, const char *product)
+{
+    char *dashed = sl_xstrdup(product);
+    for (char *c = dashed; *c; c++)
+        if (*c == ' ')
+            *c = '-';
+    const char *p = table_or_default(table), *prod, *type;
+    size_t pl, tl;
+    while (next_row(&p, &prod, &pl, &type, &tl) > 0)
+        if (pl == strlen(dashed) && !strncasecmp(prod, dashed, pl)) {
+            free(dashed);
+            return sl_xstrndup(type, tl);
+        }
+    for (char *c = dashed; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    if (sl_gpu_type_ok(dashed))
+        return dashed;
+    free(dashed);
+    return NULL;
 }
 
 /* "(IDX:0-1)" or "(S:0)" after an entry: the index list into e->index */

@@ -39,6 +39,25 @@ char *sl_gpu_type_for_product(const char *table, const char *product);
 /* the product label value of a GRES type (caller frees) */
 char *sl_gpu_product_for_type(const char *table, const char *type);
 
+/* DRA: the driver and device class of NVIDIA's GPUs (resource.k8s.io) */
+#define SL_GPU_DRA_DRIVER "gpu.nvidia.com"
+
+/* The CEL subset slurmlink reads in DeviceClass and ResourceClaim selectors:
+ * clauses joined by &&, each
+ *   device.driver == "gpu.nvidia.com"
+ *   device.attributes["gpu.nvidia.com"].productName == "NAME"
+ * 0 with *product the NAME (NULL when no clause names one; caller frees),
+ * or -1 with *why a static text saying what is supported. */
+#define SL_GPU_CEL_SUBSET                                                                          \
+    "slurmlink reads only device.driver == \"gpu.nvidia.com\" and "                                \
+    "device.attributes[\"gpu.nvidia.com\"].productName == \"NAME\", joined by &&"
+int sl_gpu_cel(const char *expr, char **product, const char **why);
+
+/* the GRES type of a DRA productName ("NVIDIA H100 80GB HBM3" or "H100"):
+ * the table's row of it with '-' for ' ', else the name in lower case with
+ * '-' for ' ' (caller frees; NULL when that is no GRES type name) */
+char *sl_gpu_type_for_dra_product(const char *table, const char *product);
+
 /* One entry of a Slurm GRES string such as "gpu:h100:2(S:0),shard:4" or a
  * job's "gpu:h100:1(IDX:0),shard:2(1/2,0/2)". */
 typedef struct sl_gpu_gres {

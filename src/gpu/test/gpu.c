@@ -3,6 +3,7 @@
 #include "common/tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void table(void)
 {
@@ -52,9 +53,44 @@ static void gres(void)
     is_int((int)sl_gpu_gres_parse(NULL, v, 8), 0, "NULL is nothing");
 }
 
+static void cel(void)
+{
+    char *prod = NULL;
+    const char *why = NULL;
+    is_int(sl_gpu_cel("device.attributes[\"gpu.nvidia.com\"].productName == \"H100\"", &prod, &why),
+           0, "productName ==");
+    is_str(prod, "H100", "the product");
+    free(prod);
+    is_int(sl_gpu_cel(" device.driver == \"gpu.nvidia.com\" && "
+                      "device.attributes[\"gpu.nvidia.com\"].productName==\"NVIDIA A100\" ",
+                      &prod, &why),
+           0, "driver && productName");
+    is_str(prod, "NVIDIA A100", "... the product");
+    free(prod);
+    is_int(sl_gpu_cel("device.driver == \"gpu.nvidia.com\"", &prod, &why), 0, "driver alone");
+    ok(prod == NULL, "... names no product");
+    is_int(sl_gpu_cel("device.attributes[\"gpu.nvidia.com\"].memory > 10", &prod, &why), -1,
+           "another attribute is refused");
+    ok(why && strstr(why, "slurmlink reads only"), "... saying what is read");
+    is_int(sl_gpu_cel("device.driver == \"dra.example.com\"", &prod, &why), -1,
+           "another driver is refused");
+    is_int(sl_gpu_cel("device.driver == \"gpu.nvidia.com\" || true", &prod, &why), -1,
+           "|| is refused");
+    is_int(
+        sl_gpu_cel("device.attributes[\"gpu.nvidia.com\"].productName == \"a\\\"b\"", &prod, &why),
+        -1, "an escape in a literal is refused");
+    char *t = sl_gpu_type_for_dra_product(NULL, "NVIDIA H100 80GB HBM3");
+    is_str(t, "h100", "DRA productName through the table");
+    free(t);
+    t = sl_gpu_type_for_dra_product(NULL, "H100");
+    is_str(t, "h100", "a short name in lower case");
+    free(t);
+}
+
 int main(void)
 {
     table();
+    cel();
     gres();
     return tap_done();
 }
