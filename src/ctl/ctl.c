@@ -71,8 +71,10 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
     }
     const char *ev = a->event ? json_string_value(json_object_get(a->event, "event")) : NULL;
     char *gpus = ev && !strcmp(ev, "pod-started") ? ctl_gpus_text(a->event) : NULL;
-    if (gpus)
+    if (gpus) {
         ctl_event(c, pod, "Normal", "GPUsBound", "Slurm bound %s to the pod", gpus);
+        ctl_claims_allocate(c, pod, a->event); /* its DRA claims' status */
+    }
     free(gpus);
     if (strcmp(a->old_phase, a->new_phase)) {
         if (a->job)

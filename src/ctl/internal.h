@@ -458,4 +458,12 @@ const char *ctl_controller_owner(json_t *obj, const char *kind, const char *api_
 void ctl_token(const sl_ctl_t *c, const char *uid, char out[65]);
 int ctl_key_load(sl_ctl_t *c, sl_error_t *err);
 
+/* claims.c: a pod's DRA claims (spec.resourceClaims) as GRES,
+ * "gpu:h100:1,gpu:2" (NULL: none, or NULL with err and errno ENOENT when a
+ * claim, template or class is missing: the pod waits); a claim made from a
+ * template is named POD-ENTRY. ctl_claims_allocate: the claims' status from
+ * the pod-started event's GPUs. */
+char *ctl_claims_gres(sl_ctl_t *c, const json_t *pod, sl_error_t *err);
+void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev);
+
 #endif

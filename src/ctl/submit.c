@@ -256,11 +256,20 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
+    sl_error_t cerr = SL_ERROR_INIT;
+    char *claims = ctl_claims_gres(c, pod, &cerr); /* DRA claims as GRES */
+    if (!claims && cerr.text[0]) {
+        ctl_pull_release(hold);
+        failed(c, p, pod, 0, "%s", cerr.text);
+        return -1;
+    }
+    cfg.claims_gres = claims;
     json_t *cms = referenced(c, model, p->ns, 0);
     json_t *secrets = referenced(c, model, p->ns, 1);
     sl_translate_result_t *r = NULL;
     sl_error_t err = SL_ERROR_INIT;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
+    free(claims);
     ctl_pull_release(hold);
     json_decref(cms);
     json_decref(secrets);

@@ -205,6 +205,38 @@ static const char *one_entry(const char *s, sl_gpu_gres_t *e)
     return *q ? q + 1 : q;
 }
 
+char *sl_gpu_gres_merge(const char *gres)
+{
+    sl_gpu_gres_t v[32];
+    size_t n = sl_gpu_gres_parse(gres, v, 32);
+    for (size_t i = 0; i < n; i++) {
+        if (*v[i].type)
+            continue;
+        for (size_t j = 0; j < n; j++) /* an untyped count joins the first typed entry */
+            if (j != i && *v[j].type && v[j].count >= 0 && !strcmp(v[j].name, v[i].name)) {
+                v[j].count += v[i].count;
+                v[i].count = -1;
+                break;
+            }
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && v[i].count >= 0; j++)
+            if (v[j].count >= 0 && !strcmp(v[j].name, v[i].name) && !strcmp(v[j].type, v[i].type)) {
+                v[i].count += v[j].count;
+                v[j].count = -1;
+            }
+    char *out = sl_xstrdup("");
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].count < 0)
+            continue;
+        char *s = sl_xasprintf("%s%s%s:%s%s%ld", out, *out ? "," : "", v[i].name, v[i].type,
+                               *v[i].type ? ":" : "", v[i].count);
+        free(out);
+        out = s;
+    }
+    return out;
+}
+
 size_t sl_gpu_gres_parse(const char *gres, sl_gpu_gres_t *v, size_t max)
 {
     size_t n = 0;

@@ -70,4 +70,10 @@ typedef struct sl_gpu_gres {
 /* parse up to max entries into v; the number parsed */
 size_t sl_gpu_gres_parse(const char *gres, sl_gpu_gres_t *v, size_t max);
 
+/* A --gres value Slurm takes: counts of one (name, type) summed, and an
+ * untyped count of a name that also has a typed entry given that (first)
+ * type, since Slurm refuses a mix ("gpu:h100:1,gpu:1" → "gpu:h100:2").
+ * Caller frees. */
+char *sl_gpu_gres_merge(const char *gres);
+
 #endif

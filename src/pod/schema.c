@@ -137,7 +137,6 @@ static const struct {
     {"runtimeClassName", "use the slurmlink.io/runtime annotation"},
     {"readinessGates", "readiness is the containers' running state"},
     {"overhead", "the job's resources are the effective request"},
-    {"resourceClaims", "devices come from Slurm GRES; request nvidia.com/gpu"},
     {"schedulingGates", "the job is submitted at once"},
     {"shareProcessNamespace", "containers run in the job's process namespace as their runtime "
                               "sets it up"},

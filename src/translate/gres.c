@@ -72,6 +72,12 @@ int64_t tr_ctr_gpus(const tr_ctx_t *c, const sl_pod_container_t *k)
 {
     const char *shared = c->cfg->gpu_shared ? c->cfg->gpu_shared : SL_GPU_DEFAULT_SHARED;
     int64_t n = k->res.gpus + ctr_count(k, shared);
+    const json_t *spec = json_object_get(c->pod->json, "spec");
+    const json_t *cj = json_array_get(
+        json_object_get(spec, k->init ? "initContainers" : "containers"), (size_t)k->index);
+    const json_t *claims = json_object_get(json_object_get(cj, "resources"), "claims");
+    if (c->cfg->claims_gres && json_array_size(claims)) /* a DRA claim's GPUs */
+        n++;
     json_t *seen = json_object();
     add_mig_names(k->res.limits, seen);
     add_mig_names(k->res.requests, seen);
@@ -179,10 +185,18 @@ char *tr_gres(tr_ctx_t *c, int64_t gpus)
                           (long long)n);
     }
     json_decref(mig);
+    if (c->cfg->claims_gres && *c->cfg->claims_gres) /* DRA claims (src/ctl/claims.c) */
+        sl_buf_printf(&b, "%s%s", b.len ? "," : "", c->cfg->claims_gres);
     /* Slurm gives a GPU's shards its type: shard:h100:N */
     if (shards > 0)
         sl_buf_printf(&b, "%sshard:%s%s%lld", b.len ? "," : "", type ? type : "", type ? ":" : "",
                       (long long)shards);
     free(type);
-    return b.len ? sl_buf_steal(&b) : (sl_buf_free(&b), NULL);
+    if (!b.len) {
+        sl_buf_free(&b);
+        return NULL;
+    }
+    char *merged = sl_gpu_gres_merge(b.data); /* Slurm takes no typed + untyped mix */
+    sl_buf_free(&b);
+    return merged;
 }

@@ -101,6 +101,7 @@ typedef struct sl_translate_config {
     int allow_pre_exec;                /* accept slurm-job.vk.io/pre-exec */
     const char *gpu_types;             /* product → GRES type table (NULL: gpu/gpu.h's) */
     const char *gpu_shared;            /* the shared GPU resource (NULL: nvidia.com/gpu.shared) */
+    const char *claims_gres;           /* the pod's DRA claims as GRES (NULL: none) */
     uid_t uid;                         /* who the job runs as (shown in the script) */
     gid_t gid;
     sl_image_lookup_fn image_lookup; /* NULL: no local store lookups */

@@ -50,6 +50,12 @@ static void gres(void)
     is_int((int)v[0].count, 2, "untyped count");
     is_str(v[0].type, "", "no type");
     is_int((int)sl_gpu_gres_parse("(null)", v, 8), 0, "(null) is nothing");
+    char *m = sl_gpu_gres_merge("gpu:h100:1,gpu:1,shard:2,gpu:h100:2,gpu:1g.10gb:1");
+    is_str(m, "gpu:h100:4,shard:2,gpu:1g.10gb:1", "merge: untyped joins the typed, same types sum");
+    free(m);
+    m = sl_gpu_gres_merge("gpu:1,gpu:2");
+    is_str(m, "gpu:3", "merge: untyped alone sum");
+    free(m);
     is_int((int)sl_gpu_gres_parse(NULL, v, 8), 0, "NULL is nothing");
 }
 
