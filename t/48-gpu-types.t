@@ -5,11 +5,13 @@
 # (nodeSelector or a required nodeAffinity) gets --gres=gpu:TYPE:N and runs
 # only on that node; nvidia.com/mig-1g.10gb runs on the MIG node;
 # two pods asking for nvidia.com/gpu.shared share one GPU at the same time
-# while a plain sbatch job holds the node's other GPU, and `slurmlink report`
+# while a plain sbatch job holds the node's other GPU; a DRA ResourceClaim
+# for an A100 (CEL on productName) runs on node2 and its status names the
+# device; and `slurmlink report`
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 30
+plan 37
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -129,6 +131,28 @@ echo "gpu-record job=$sb node=node1 gpu=$other" >>"$W/rec"
 out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")
 like "$out" "OVERLAP: node1 GPU $other held by job [0-9]+ .* \\(whole by one, shards by the other\\).*rc=1$" \
   "a planted whole-GPU record of the sbatch job on the shared GPU is an overlap"
+
+# DRA, resource.k8s.io/v1: a claim for one A100, a CEL expression outside the subset
+claim() { # NAME CEL
+  printf '{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"%s"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com","selectors":[{"cel":{"expression":%s}}]}}]}}}' "$1" "$(q "$2")"
+}
+is "$(jp deviceclass -o jsonpath='{.items[*].metadata.name}')" gpu.nvidia.com "the DeviceClass gpu.nvidia.com is installed"
+claim a100 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA A100-SXM4-80GB"' | kc create -f - >/dev/null
+out=$(claim bad 'device.attributes["gpu.nvidia.com"].memory > 10' | kc create -f - 2>&1)
+like "$out" 'ResourceClaim "bad" is invalid: spec.devices.requests\[0\].exactly.selectors\[0\].cel.expression: Invalid value: .*slurmlink reads only device.driver' \
+  "a CEL expression outside the subset: 422 naming the field"
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"dra","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimName":"a100"}],"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
+  "$(q "$show")" | kc create -f - >/dev/null
+wait_for 120 done_ dra
+is "$(jp pod dra -o jsonpath='{.status.phase} {.spec.nodeName}')" "Succeeded node2" "the claim's pod ran on node2, the A100 node"
+like "$(grep -h 'gres' "$CL"/pods/default/dra-*/job.sh 2>&1)" '^#SBATCH --gres=gpu:a100:1$' "its job asked for gpu:a100:1"
+dgpu=$(jp pod dra -o jsonpath='{.metadata.annotations.slurmlink\.io/gpus}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["indexes"][0])' 2>&1)
+like "$(kc logs dra 2>&1)" "^dev=nvidia$dgpu ino=$(stat -c %i "$CL/nodes/node2/dev/gpu$dgpu" 2>&1)\$" "its container sees node2's gpu$dgpu only"
+allocated() { [ -n "$(jp resourceclaim a100 -o jsonpath='{.status.allocation.devices.results[0].device}')" ]; }
+wait_for 30 allocated
+is "$(jp resourceclaim a100 -o jsonpath='{.status.allocation.devices.results[0].request} {.status.allocation.devices.results[0].driver} {.status.allocation.devices.results[0].pool} {.status.allocation.devices.results[0].device} {.status.reservedFor[0].name}')" \
+  "gpu gpu.nvidia.com node2 gpu$dgpu dra" "the claim's status names the device Slurm bound (pool node2, gpu$dgpu) and the pod"
+like "$(kc get resourceclaims 2>&1)" $'NAME +STATE +AGE\na100 +allocated,reserved +' "kubectl get resourceclaims: allocated,reserved"
 
 # 23-25: ResourceQuota counts shards and MIG devices as the extended resources
 # they are (requests.nvidia.com/gpu.shared, requests.nvidia.com/mig-1g.10gb);
