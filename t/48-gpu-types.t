@@ -11,7 +11,7 @@
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 37
+plan 40
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -142,9 +142,10 @@ out=$(claim bad 'device.attributes["gpu.nvidia.com"].memory > 10' | kc create -f
 like "$out" 'ResourceClaim "bad" is invalid: spec.devices.requests\[0\].exactly.selectors\[0\].cel.expression: Invalid value: .*slurmlink reads only device.driver' \
   "a CEL expression outside the subset: 422 naming the field"
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"dra","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimName":"a100"}],"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
-  "$(q "$show")" | kc create -f - >/dev/null
-wait_for 120 done_ dra
-is "$(jp pod dra -o jsonpath='{.status.phase} {.spec.nodeName}')" "Succeeded node2" "the claim's pod ran on node2, the A100 node"
+  "$(q "$show; while [ ! -e $SYNC/dra-done ]; do usleep 100000; done")" | kc create -f - >/dev/null
+running() { [ "$(jp pod dra -o jsonpath='{.status.phase}')" = Running ] && [ -n "$(kc logs dra 2>/dev/null)" ]; }
+wait_for 120 running
+is "$(jp pod dra -o jsonpath='{.status.phase} {.spec.nodeName}')" "Running node2" "the claim's pod runs on node2, the A100 node"
 like "$(grep -h 'gres' "$CL"/pods/default/dra-*/job.sh 2>&1)" '^#SBATCH --gres=gpu:a100:1$' "its job asked for gpu:a100:1"
 dgpu=$(jp pod dra -o jsonpath='{.metadata.annotations.slurmlink\.io/gpus}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["indexes"][0])' 2>&1)
 like "$(kc logs dra 2>&1)" "^dev=nvidia$dgpu ino=$(stat -c %i "$CL/nodes/node2/dev/gpu$dgpu" 2>&1)\$" "its container sees node2's gpu$dgpu only"
@@ -153,6 +154,18 @@ wait_for 30 allocated
 is "$(jp resourceclaim a100 -o jsonpath='{.status.allocation.devices.results[0].request} {.status.allocation.devices.results[0].driver} {.status.allocation.devices.results[0].pool} {.status.allocation.devices.results[0].device} {.status.reservedFor[0].name}')" \
   "gpu gpu.nvidia.com node2 gpu$dgpu dra" "the claim's status names the device Slurm bound (pool node2, gpu$dgpu) and the pod"
 like "$(kc get resourceclaims 2>&1)" $'NAME +STATE +AGE\na100 +allocated,reserved +' "kubectl get resourceclaims: allocated,reserved"
+touch "$SYNC/dra-done"
+wait_for 60 done_ dra
+released() { [ -z "$(jp resourceclaim a100 -o jsonpath='{.status}')" ]; }
+ok wait_for 30 released "once the pod has finished, the claim is released (no status: pending again)"
+printf '{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"any"},"spec":{"spec":{"devices":{"requests":[{"name":"g","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}}}}' | kc create -f - >/dev/null
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"drt","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"any"}],"containers":[{"name":"main","image":"busybox","command":["true"],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' | kc create -f - >/dev/null
+wait_for 120 done_ drt
+is "$(jp pod drt -o jsonpath='{.status.phase}') $(jp resourceclaim drt-gpu -o jsonpath='{.metadata.ownerReferences[0].name}') $(grep -h 'gres' "$CL"/pods/default/drt-*/job.sh 2>&1)" \
+  "Succeeded drt #SBATCH --gres=gpu:1" "a template's claim drt-gpu is made for the pod, owned by it; its job asks for gpu:1"
+kc delete pod drt --wait=false >/dev/null 2>&1
+claim_gone() { ! jp resourceclaim drt-gpu -o name | grep -q .; }
+ok wait_for 30 claim_gone "deleting the pod deletes the claim made for it"
 
 # 23-25: ResourceQuota counts shards and MIG devices as the extended resources
 # they are (requests.nvidia.com/gpu.shared, requests.nvidia.com/mig-1g.10gb);

@@ -187,3 +187,64 @@ void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev)
         free(name);
     }
 }
+
+/* the claim's allocation dropped with its last reservation (the pod is done) */
+static int release_fn(json_t *cl, void *arg)
+{
+    const char *uid = arg;
+    json_t *res = sl_kube_path(cl, "status.reservedFor");
+    size_t i;
+    json_t *r;
+    json_array_foreach(res, i, r)
+    {
+        const char *u = json_string_value(json_object_get(r, "uid"));
+        if (u && !strcmp(u, uid)) {
+            json_array_remove(res, i);
+            if (!json_array_size(res))
+                json_object_del(cl, "status");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void ctl_claims_release(sl_ctl_t *c, const json_t *pod)
+{
+    const json_t *rcs = sl_kube_path((json_t *)pod, "spec.resourceClaims");
+    const char *ns = sl_kube_namespace((json_t *)pod), *pn = sl_kube_name((json_t *)pod);
+    const char *uid = sl_kube_uid((json_t *)pod);
+    size_t i;
+    json_t *e;
+    json_array_foreach(rcs, i, e)
+    {
+        const char *cn = json_string_value(json_object_get(e, "resourceClaimName"));
+        const char *en = json_string_value(json_object_get(e, "name"));
+        char *name = cn ? sl_xstrdup(cn) : sl_xasprintf("%s-%s", pn, en ? en : "claim");
+        sl_error_t err = SL_ERROR_INIT;
+        if (uid)
+            sl_store_mutate(c->store, CLAIMS, ns, name, release_fn, (void *)uid, NULL, &err);
+        free(name);
+    }
+}
+
+void ctl_claims_delete_owned(sl_ctl_t *c, const char *ns, const char *uid)
+{
+    if (sl_store_resource_rev(c->store, CLAIMS) <= 0)
+        return; /* no claim was ever stored: no list read per deleted pod */
+    json_t *all = sl_store_list(c->store, CLAIMS, ns, NULL);
+    size_t i, k;
+    json_t *cl, *o;
+    json_array_foreach(all, i, cl)
+    {
+        json_array_foreach(sl_kube_path(cl, "metadata.ownerReferences"), k, o)
+        {
+            const char *u = json_string_value(json_object_get(o, "uid"));
+            if (u && !strcmp(u, uid)) {
+                sl_error_t err = SL_ERROR_INIT;
+                sl_store_delete(c->store, CLAIMS, ns, sl_kube_name(cl), 0, NULL, &err);
+                break;
+            }
+        }
+    }
+    json_decref(all);
+}

@@ -85,6 +85,8 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
             sl_debug("pod %s/%s: %s -> %s by the shim's %s", sl_kube_namespace(pod),
                      sl_kube_name(pod), a->old_phase, a->new_phase,
                      json_string_value(json_object_get(a->event, "event")));
+        if (!strcmp(a->new_phase, "Succeeded") || !strcmp(a->new_phase, "Failed"))
+            ctl_claims_release(c, pod); /* its DRA claims' devices are free again */
         if (!strcmp(a->new_phase, "Succeeded"))
             ctl_event(c, pod, "Normal", "Completed", "Pod completed (Slurm job %u)", job_id);
         else if (!strcmp(a->new_phase, "Failed")) {
@@ -491,6 +493,8 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
             ctl_task_kill(ns, name, suid, arr, task);
         free(suid);
         remove_pod_folder(c, ns, name, uid);
+        if (json_array_size(sl_kube_path(pod, "spec.resourceClaims")))
+            ctl_claims_delete_owned(c, ns, uid); /* the claims made from templates for it */
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);

@@ -465,5 +465,9 @@ int ctl_key_load(sl_ctl_t *c, sl_error_t *err);
  * the pod-started event's GPUs. */
 char *ctl_claims_gres(sl_ctl_t *c, const json_t *pod, sl_error_t *err);
 void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev);
+/* a finished pod's reservation of its claims dropped (the allocation with the
+ * last one); the claims made from templates for the pod deleted with it */
+void ctl_claims_release(sl_ctl_t *c, const json_t *pod);
+void ctl_claims_delete_owned(sl_ctl_t *c, const char *ns, const char *uid);
 
 #endif
