@@ -11,7 +11,7 @@
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 40
+plan 41
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -137,6 +137,8 @@ claim() { # NAME CEL
   printf '{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"%s"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com","selectors":[{"cel":{"expression":%s}}]}}]}}}' "$1" "$(q "$2")"
 }
 is "$(jp deviceclass -o jsonpath='{.items[*].metadata.name}')" gpu.nvidia.com "the DeviceClass gpu.nvidia.com is installed"
+like "$(kc explain resourceclaim.spec.devices.requests.exactly 2>&1)" 'KIND: +ResourceClaim.*deviceClassName' \
+  "kubectl explain knows ResourceClaim (its OpenAPI schema is served)"
 claim a100 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA A100-SXM4-80GB"' | kc create -f - >/dev/null
 out=$(claim bad 'device.attributes["gpu.nvidia.com"].memory > 10' | kc create -f - 2>&1)
 like "$out" 'ResourceClaim "bad" is invalid: spec.devices.requests\[0\].exactly.selectors\[0\].cel.expression: Invalid value: .*slurmlink reads only device.driver' \
