@@ -123,7 +123,8 @@ static const struct {
     const char *field, *why;
 } pod_ignored[] = {
     {"affinity", "Slurm places the job; use nodeSelector (→ --constraint) or the "
-                 "slurmlink.io/partition annotation"},
+                 "slurmlink.io/partition annotation; only a required nodeAffinity term on "
+                 "nvidia.com/gpu.product is read (the GPU type)"},
     {"tolerations", "there are no taints; Slurm partitions and QOS decide where a job may run"},
     {"topologySpreadConstraints", "Slurm places the job; use slurm-job.vk.io/flags with "
                                   "--spread-job or --distribution"},
