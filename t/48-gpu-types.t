@@ -11,7 +11,7 @@
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 41
+plan 44
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -160,6 +160,14 @@ touch "$SYNC/dra-done"
 wait_for 60 done_ dra
 released() { [ -z "$(jp resourceclaim a100 -o jsonpath='{.status}')" ]; }
 ok wait_for 30 released "once the pod has finished, the claim is released (no status: pending again)"
+# a pod whose claim does not exist yet waits for it, then runs
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"drl","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimName":"late"}],"containers":[{"name":"main","image":"busybox","command":["true"],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' | kc create -f - >/dev/null
+waits() { kc get events --field-selector involvedObject.name=drl -o jsonpath='{.items[*].message}' 2>/dev/null | grep -q 'resourceclaim default/late not found'; }
+ok wait_for 30 waits "a pod whose claim is missing waits, saying so in an Event"
+is "$(jp pod drl -o jsonpath='{.status.phase}')" Pending "... Pending"
+claim late 'device.driver == "gpu.nvidia.com"' | kc create -f - >/dev/null
+wait_for 120 done_ drl
+is "$(jp pod drl -o jsonpath='{.status.phase}')" Succeeded "once the claim exists, it runs"
 printf '{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"any"},"spec":{"spec":{"devices":{"requests":[{"name":"g","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}}}}' | kc create -f - >/dev/null
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"drt","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"any"}],"containers":[{"name":"main","image":"busybox","command":["true"],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' | kc create -f - >/dev/null
 wait_for 120 done_ drt
