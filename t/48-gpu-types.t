@@ -11,7 +11,7 @@
 # (accounting and the jobs' gpu-record lines) finds nothing held twice, and
 # finds a GPU held whole while shared when one is planted.
 source "$(dirname "$0")/lib.sh"
-plan 44
+plan 45
 
 cluster_up --nodes 3 --gpus 2 --cpus 4 --gpu-types h100,a100,1g.10gb --shards 2 --accounting || bail "up --gpu-types"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -160,6 +160,9 @@ touch "$SYNC/dra-done"
 wait_for 60 done_ dra
 released() { [ -z "$(jp resourceclaim a100 -o jsonpath='{.status}')" ]; }
 ok wait_for 30 released "once the pod has finished, the claim is released (no status: pending again)"
+out=$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"drb"},"spec":{"resourceClaims":[{"name":"gpu","resourceClaimName":"a","resourceClaimTemplateName":"b"}],"containers":[{"name":"main","image":"busybox"}]}}' | kc create -f - 2>&1)
+like "$out" 'spec.resourceClaims\[0\]: Invalid value: "": must specify one of: `resourceClaimName`, `resourceClaimTemplateName`' \
+  "a pod's claim entry naming both a claim and a template: 422 naming the field"
 # a pod whose claim does not exist yet waits for it, then runs
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"drl","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimName":"late"}],"containers":[{"name":"main","image":"busybox","command":["true"],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' | kc create -f - >/dev/null
 waits() { kc get events --field-selector involvedObject.name=drl -o jsonpath='{.items[*].message}' 2>/dev/null | grep -q 'resourceclaim default/late not found'; }

@@ -68,7 +68,9 @@ static json_t *entry_claim(sl_ctl_t *c, const json_t *pod, const json_t *e, sl_e
                        sl_kube_uid((json_t *)pod), "controller", 1, "spec",
                        sl_kube_path(t, "spec.spec"));
         free(now);
-        if (sl_store_create(c->store, CLAIMS, cl, err) < 0 && errno != EEXIST) {
+        if (!cl) /* a template without spec.spec (validation requires one) */
+            sl_errprintf(err, "resourceclaimtemplate %s/%s has no spec.spec", ns, tn);
+        else if (sl_store_create(c->store, CLAIMS, cl, err) < 0 && errno != EEXIST) {
             json_decref(cl);
             cl = NULL;
         }

@@ -80,15 +80,48 @@ static const json_t *spec_container(json_t *pod, const char *list, const char *n
     return NULL;
 }
 
+/* what the shim said, kept only in the shape it sends: at most 64 GPUs,
+ * indexes 0..65535, UUIDs strings of up to 64 bytes (else null), shards
+ * 1..100000; NULL when there is no index (a job's own processes can push
+ * too: nothing else of theirs reaches the pod) */
+static json_t *checked(const json_t *g)
+{
+    json_t *ix = json_object_get(g, "indexes"), *uu = json_object_get(g, "uuids");
+    size_t n = json_array_size(ix);
+    if (!n || n > 64)
+        return NULL;
+    json_t *o = json_object(), *oi = json_array(), *ou = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(ix, i), *u = json_array_get(uu, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 65535) {
+            json_decref(o);
+            json_decref(oi);
+            json_decref(ou);
+            return NULL;
+        }
+        json_array_append(oi, v);
+        json_array_append_new(ou, json_is_string(u) && json_string_length(u) <= 64
+                                      ? json_string(json_string_value(u))
+                                      : json_null());
+    }
+    json_object_set_new(o, "indexes", oi);
+    json_object_set_new(o, "uuids", ou);
+    json_t *sh = json_object_get(g, "shards");
+    if (json_is_integer(sh) && json_integer_value(sh) > 0 && json_integer_value(sh) <= 100000)
+        json_object_set(o, "shards", sh);
+    return o;
+}
+
 int ctl_status_gpus(json_t *pod, const json_t *ev)
 {
-    json_t *g = json_object_get(ev, "gpus");
-    if (!json_is_object(g) || !json_array_size(json_object_get(g, "indexes")))
-        return 0;
+    json_t *a = checked(json_object_get(ev, "gpus"));
     const char *node = json_string_value(json_object_get(ev, "node"));
-    json_t *a = json_deep_copy(g);
-    if (node)
-        json_object_set_new(a, "node", json_string(node));
+    if (!a || !node || strlen(node) > 253) {
+        json_decref(a);
+        return 0;
+    }
+    json_t *g = json_deep_copy(a);
+    json_object_set_new(a, "node", json_string(node));
     char *text = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(a);
     int changed = 0;
@@ -99,6 +132,7 @@ int ctl_status_gpus(json_t *pod, const json_t *ev)
     }
     free(text);
     json_t *devs = devices(g, node);
+    json_decref(g);
     static const char *const lists[][2] = {{"status.containerStatuses", "spec.containers"},
                                            {"status.initContainerStatuses", "spec.initContainers"}};
     for (int l = 0; l < 2; l++) {
@@ -118,10 +152,12 @@ int ctl_status_gpus(json_t *pod, const json_t *ev)
 
 char *ctl_gpus_text(const json_t *ev)
 {
-    json_t *g = json_object_get(ev, "gpus");
-    if (!json_is_object(g) || !json_array_size(json_object_get(g, "indexes")))
-        return NULL;
+    json_t *g = checked(json_object_get(ev, "gpus"));
     const char *node = json_string_value(json_object_get(ev, "node"));
+    if (!g || !node || strlen(node) > 253) {
+        json_decref(g);
+        return NULL;
+    }
     json_t *uu = json_object_get(g, "uuids");
     size_t i;
     json_t *v;
@@ -135,9 +171,9 @@ char *ctl_gpus_text(const json_t *ev)
         s = n;
     }
     json_int_t shards = json_integer_value(json_object_get(g, "shards"));
-    char *m = shards > 0 ? sl_xasprintf("GPU %s on %s, %lld shard(s)", s, node ? node : "?",
-                                        (long long)shards)
-                         : sl_xasprintf("GPU %s on %s", s, node ? node : "?");
+    char *m = shards > 0 ? sl_xasprintf("GPU %s on %s, %lld shard(s)", s, node, (long long)shards)
+                         : sl_xasprintf("GPU %s on %s", s, node);
     free(s);
+    json_decref(g);
     return m;
 }

@@ -115,6 +115,6 @@ uint32_t ctl_pod_job_id(json_t *pod);
  * containers' allocatedResourcesStatus; 1 if changed. The Event's text of it
  * ("GPU 1 (GPU-...) on node1, 1 shard(s)"; caller frees), NULL without GPUs. */
 int ctl_status_gpus(json_t *pod, const json_t *ev);
-char *ctl_gpus_text(const json_t *ev);
+char *ctl_gpus_text(const json_t *ev); /* NULL too when the event's "gpus" is malformed */
 
 #endif

@@ -132,8 +132,39 @@ const char *tr_gpu_product(const sl_pod_t *p)
     return affinity_product(p, &bad);
 }
 
+/* spec.resourceClaims: each a DNS-label name and exactly one of a claim's
+ * or a template's name (ValidatePodResourceClaim's texts) */
+static void claims_validate(const sl_pod_t *p, sl_fielderrs_t *e)
+{
+    size_t i;
+    json_t *rc;
+    json_array_foreach(json_object_get(json_object_get(p->json, "spec"), "resourceClaims"), i, rc)
+    {
+        const char *n = json_string_value(json_object_get(rc, "name"));
+        const char *cn = json_string_value(json_object_get(rc, "resourceClaimName"));
+        const char *tn = json_string_value(json_object_get(rc, "resourceClaimTemplateName"));
+        char *f = sl_xasprintf("spec.resourceClaims[%zu].name", i);
+        if (!n || !*n)
+            sl_fe_required(e, "", "%s", f);
+        else
+            sl_validate_dns1123_label(e, f, n);
+        free(f);
+        if (!cn == !tn)
+            sl_fe_invalid(e, "",
+                          "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+                          "spec.resourceClaims[%zu]", i);
+        f = sl_xasprintf(cn ? "spec.resourceClaims[%zu].resourceClaimName"
+                            : "spec.resourceClaims[%zu].resourceClaimTemplateName",
+                         i);
+        if (cn || tn)
+            sl_validate_dns1123_subdomain(e, f, cn ? cn : tn);
+        free(f);
+    }
+}
+
 void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e)
 {
+    claims_validate(p, e);
     const char *bad = NULL;
     affinity_product(p, &bad);
     if (bad)
