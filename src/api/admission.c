@@ -48,6 +48,7 @@ static const struct {
     {SL_ANN_JOB_ID, "the server sets it to the pod's own Slurm job"},
     {SL_ANN_JOB_UID, "the server sets it on the pods of a Job"},
     {SL_ANN_ARRAY_TASK, "the server sets it to the Slurm array task of a Job's pod"},
+    {SL_ANN_GPUS, "the server sets it to the GPUs Slurm bound to the pod's job"},
 };
 #define N_SERVER_OWNED (sizeof(server_owned) / sizeof(server_owned[0]))
 

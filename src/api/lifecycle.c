@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "gpu/gpu.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 
@@ -54,6 +55,20 @@ int api_bootstrap(sl_api_t *api, sl_error_t *err)
         }
         json_decref(ns);
     }
+    /* DRA: the class of NVIDIA's GPUs (docs/gpus.md), made once; an admin may
+     * change or delete it */
+    json_t *dc = sl_store_get(api->store, "deviceclasses.resource.k8s.io", NULL, SL_GPU_DRA_DRIVER);
+    if (!dc) {
+        dc = json_pack("{s:s, s:s, s:{s:s}, s:{s:[{s:{s:s}}]}}", "apiVersion", "resource.k8s.io/v1",
+                       "kind", "DeviceClass", "metadata", "name", SL_GPU_DRA_DRIVER, "spec",
+                       "selectors", "cel", "expression",
+                       "device.driver == \"" SL_GPU_DRA_DRIVER "\"");
+        sl_error_t e2 = SL_ERROR_INIT;
+        if (sl_store_create(api->store, "deviceclasses.resource.k8s.io", dc, &e2) < 0 &&
+            errno != EEXIST)
+            sl_warn("cannot create deviceclass %s: %s", SL_GPU_DRA_DRIVER, e2.text);
+    }
+    json_decref(dc);
     json_t *all = sl_store_list(api->store, "namespaces", NULL, NULL);
     size_t i;
     json_t *ns;

@@ -54,6 +54,17 @@ const api_resource_t api_resources[] = {
      * Slurm job, the Launcher in its batch step (src/ctl/gang.c) */
     {"kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob", "MPIJobList", true, RW_ALL, {0},
      {0}, true, false, "mpijobs.kubeflow.org", &api_mpijob_ops},
+    /* resource.k8s.io/v1 DRA (dra_kind.c): the subset slurmlink turns into
+     * GRES; the controller fills a claim's status once Slurm placed the job */
+    {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", "DeviceClassList",
+     false, RW_ALL, {0}, {0}, false, false, "deviceclasses.resource.k8s.io",
+     &api_deviceclass_ops},
+    {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim",
+     "ResourceClaimList", true, RW_ALL, {0}, {0}, true, false, "resourceclaims.resource.k8s.io",
+     &api_resourceclaim_ops},
+    {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate",
+     "ResourceClaimTemplate", "ResourceClaimTemplateList", true, RW_ALL, {0}, {0}, false, false,
+     "resourceclaimtemplates.resource.k8s.io", &api_resourceclaimtemplate_ops},
     {0},
 };
 

@@ -103,8 +103,11 @@ extern const api_kind_ops_t api_job_ops;        /* job_kind.c */
 extern const api_kind_ops_t api_cronjob_ops;    /* cronjob_kind.c */
 extern const api_kind_ops_t api_pytorchjob_ops; /* ptj_kind.c */
 extern const api_kind_ops_t api_mpijob_ops;     /* mpijob_kind.c */
-extern const api_kind_ops_t api_pvc_ops;          /* storage_kind.c */
+extern const api_kind_ops_t api_pvc_ops; /* storage_kind.c */
 extern const api_kind_ops_t api_pv_ops;
 extern const api_kind_ops_t api_storageclass_ops;
+extern const api_kind_ops_t api_deviceclass_ops; /* dra_kind.c */
+extern const api_kind_ops_t api_resourceclaim_ops;
+extern const api_kind_ops_t api_resourceclaimtemplate_ops;
 
 #endif

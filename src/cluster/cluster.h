@@ -24,17 +24,20 @@
 #include "common/err.h"
 
 typedef struct sl_cluster_opts {
-    const char *dir;    /* cluster folder (created if missing) */
-    int gpus;           /* GRES gpu count on the node (0: none; -1: as before, else 2) */
-    int cpus;           /* CPUs the node advertises (0: as before, else this machine's) */
-    int accounting;     /* start MariaDB + slurmdbd (-1: as before, else no) */
-    int nodes;          /* Slurm nodes (0: as before, else 1; 2..64: one network
-                         * namespace each, see docs/cluster.md) */
-    int api_port;       /* slurmlinkd port (0: pick a free one) */
-    int ctld_port;      /* slurmctld port (0: pick a free one) */
-    const char *daemon; /* slurmlinkd binary (NULL: beside this program) */
-    int no_slurmlinkd;  /* everything but slurmlinkd: D/etc/slurmlinkd.conf is written for
-                         * one the admin starts (an installed one: docs/deploy.md) */
+    const char *dir;       /* cluster folder (created if missing) */
+    int gpus;              /* GRES gpu count on the node (0: none; -1: as before, else 2) */
+    const char *gpu_types; /* "h100,a100": GRES type of node 1, 2, ... (the list repeated;
+                            * MIG profiles such as 1g.10gb too); NULL: as before, "": untyped */
+    int shards;            /* shard GRES per GPU (-1: as before, else 0: none) */
+    int cpus;              /* CPUs the node advertises (0: as before, else this machine's) */
+    int accounting;        /* start MariaDB + slurmdbd (-1: as before, else no) */
+    int nodes;             /* Slurm nodes (0: as before, else 1; 2..64: one network
+                            * namespace each, see docs/cluster.md) */
+    int api_port;          /* slurmlinkd port (0: pick a free one) */
+    int ctld_port;         /* slurmctld port (0: pick a free one) */
+    const char *daemon;    /* slurmlinkd binary (NULL: beside this program) */
+    int no_slurmlinkd;     /* everything but slurmlinkd: D/etc/slurmlinkd.conf is written for
+                            * one the admin starts (an installed one: docs/deploy.md) */
     int quiet;
 } sl_cluster_opts_t;
 

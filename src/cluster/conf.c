@@ -70,6 +70,32 @@ static int make_fake(const char *dev, int count, sl_error_t *err)
     return 0;
 }
 
+/* the GPU type of node k (1..N): the k-th of --gpu-types, the list
+ * repeated over the nodes; "" when untyped (caller frees) */
+char *cl_gpu_type(const cl_state_t *st, int k)
+{
+    const char *t = st->gpu_types;
+    if (!t || !*t)
+        return sl_xstrdup("");
+    int n = 1;
+    for (const char *p = t; *p; p++)
+        n += *p == ',';
+    int want = (k - 1) % n;
+    for (int i = 0; i < want; i++)
+        t = strchr(t, ',') + 1;
+    size_t len = strcspn(t, ",");
+    return sl_xstrndup(t, len);
+}
+
+/* the file of GPU i of node k */
+static char *gpu_file(const cl_state_t *st, int k, int i)
+{
+    if (count_real_gpus() >= st->gpus * (cl_multi(st) ? st->nodes : 1))
+        return sl_xasprintf("/dev/nvidia%d", (k - 1) * st->gpus + i);
+    return cl_multi(st) ? sl_xasprintf("%s/nodes/node%d/dev/gpu%d", st->dir, k, i)
+                        : sl_xasprintf("%s/dev/gpu%d", st->dir, i);
+}
+
 /* gres File= of node k (1..N): real GPUs when the machine has enough for
  * every node (node k gets its own slice), else the node's own fake files */
 static char *gres_file(const cl_state_t *st, int k)
@@ -125,8 +151,13 @@ static int write_nodes(const cl_state_t *st, sl_buf_t *b, const char *host, long
             cl_net_addr(st, k, a);
         sl_buf_printf(b, "NodeName=%s NodeHostname=%s NodeAddr=%s CPUs=%d RealMemory=%ld", name,
                       cl_multi(st) ? name : host, a, st->cpus, real_mem);
-        if (st->gpus > 0)
-            sl_buf_printf(b, " Gres=gpu:%d", st->gpus);
+        if (st->gpus > 0) {
+            char *t = cl_gpu_type(st, k);
+            sl_buf_printf(b, " Gres=gpu:%s%s%d", t, *t ? ":" : "", st->gpus);
+            free(t);
+        }
+        if (st->gpus > 0 && st->shards > 0)
+            sl_buf_printf(b, ",shard:%d", st->gpus * st->shards);
         sl_buf_puts(b, " State=UNKNOWN\n");
     }
     if (n == 1)
@@ -207,14 +238,14 @@ static void slurm_conf_accounting(const cl_state_t *st, sl_buf_t *b)
 {
     const char *D = st->dir;
     if (st->gpus > 0)
-        sl_buf_puts(b, "GresTypes=gpu\n");
+        sl_buf_puts(b, st->shards > 0 ? "GresTypes=gpu,shard\n" : "GresTypes=gpu\n");
     if (st->accounting)
         sl_buf_printf(b,
                       "AccountingStorageType=accounting_storage/slurmdbd\n"
                       "AccountingStorageHost=localhost\n"
                       "AccountingStoragePort=%d\n"
                       "AccountingStoragePass=%s/run/munge.sock\n"
-                      "AccountingStorageTRES=gres/gpu\n"
+                      "AccountingStorageTRES=gres/gpu%s\n"
                       /* sacct's Comment: a pod's job carries slurmlink:uid=UID */
                       "AccountingStoreFlags=job_comment\n"
                       /* a job needs an association of its user and account;
@@ -222,7 +253,7 @@ static void slurm_conf_accounting(const cl_state_t *st, sl_buf_t *b)
                       "AccountingStorageEnforce=associations,limits,qos\n"
                       "JobAcctGatherType=jobacct_gather/linux\n"
                       "JobAcctGatherFrequency=30\n",
-                      st->port[SL_D_SLURMDBD], D);
+                      st->port[SL_D_SLURMDBD], D, st->shards > 0 ? ",gres/shard" : "");
     else
         sl_buf_puts(b, "AccountingStorageType=accounting_storage/none\n"
                        "JobAcctGatherType=jobacct_gather/none\n");
@@ -249,9 +280,16 @@ static int write_gres_conf(const cl_state_t *st, sl_error_t *err)
     if (st->gpus <= 0)
         sl_buf_puts(&b, "# no GPUs\n");
     for (int k = 1; st->gpus > 0 && k <= (cl_multi(st) ? st->nodes : 1); k++) {
-        char *f = gres_file(st, k);
-        sl_buf_printf(&b, "NodeName=node%d Name=gpu File=%s\n", k, f);
+        char *f = gres_file(st, k), *t = cl_gpu_type(st, k);
+        sl_buf_printf(&b, "NodeName=node%d Name=gpu%s%s File=%s\n", k, *t ? " Type=" : "", t, f);
         free(f);
+        free(t);
+        /* shards: Count per GPU, each line naming its GPU's file */
+        for (int i = 0; st->shards > 0 && i < st->gpus; i++) {
+            f = gpu_file(st, k, i);
+            sl_buf_printf(&b, "NodeName=node%d Name=shard Count=%d File=%s\n", k, st->shards, f);
+            free(f);
+        }
     }
     return write_conf(st, "etc/gres.conf", &b, 0644, err);
 }

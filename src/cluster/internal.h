@@ -20,6 +20,8 @@ typedef struct cl_state {
     int subnet;           /* the folder's /24 in 198.18.0.0/15 (0..511), nodes > 1 */
     int port[SL_D_COUNT]; /* 0 where the daemon has no TCP port */
     char *gpu_files;      /* gres File= value, e.g. D/dev/gpu[0-1] */
+    char *gpu_types;      /* "h100,a100": node K's GRES type, the list repeated (NULL: untyped) */
+    int shards;           /* shard GRES per GPU (0: none) */
     char *db_pass;
     int no_slurmlinkd; /* up --no-slurmlinkd: D/etc/slurmlinkd.conf only, the admin starts it */
 } cl_state_t;
@@ -40,6 +42,8 @@ void cl_state_clear(cl_state_t *st);
 int cl_write_confs(const cl_state_t *st, sl_error_t *err);
 int cl_write_kubeconfig(const cl_state_t *st, sl_error_t *err);
 int cl_make_gpus(cl_state_t *st, sl_error_t *err);
+/* node k's GPU type from --gpu-types, "" when untyped (caller frees) */
+char *cl_gpu_type(const cl_state_t *st, int k);
 
 /* TLS and credentials (security.c): D/pki, D/etc/tokens.csv, D/etc/policy.yaml
  * made once; D/kubeconfig.https (admin, client certificate) at each up. */

@@ -34,6 +34,7 @@ void cl_state_clear(cl_state_t *st)
     free(st->gpu_files);
     free(st->db_pass);
     free(st->net_tag);
+    free(st->gpu_types);
     memset(st, 0, sizeof(*st));
 }
 
@@ -46,6 +47,10 @@ int cl_state_save(const cl_state_t *st, sl_error_t *err)
     for (int i = 0; i < SL_D_COUNT; i++)
         if (port_keys[i])
             json_object_set_new(o, port_keys[i], json_integer(st->port[i]));
+    if (st->gpu_types && *st->gpu_types)
+        json_object_set_new(o, "gpu_types", json_string(st->gpu_types));
+    if (st->shards > 0)
+        json_object_set_new(o, "shards", json_integer(st->shards));
     if (cl_multi(st)) /* what `down` and recovery remove (netns.c) */
         json_object_set_new(o, "network",
                             json_pack("{s:i, s:s, s:i}", "nodes", st->nodes, "tag", st->net_tag,
@@ -84,6 +89,9 @@ int cl_state_load(const char *dir, cl_state_t *st, sl_error_t *err)
     st->accounting = acct;
     st->no_slurmlinkd = nod;
     st->gpu_files = gf ? sl_xstrdup(gf) : NULL;
+    const char *gt = json_string_value(json_object_get(o, "gpu_types"));
+    st->gpu_types = gt ? sl_xstrdup(gt) : NULL;
+    st->shards = (int)json_integer_value(json_object_get(o, "shards"));
     st->db_pass = pw ? sl_xstrdup(pw) : NULL;
     for (int i = 0; i < SL_D_COUNT; i++)
         if (port_keys[i])

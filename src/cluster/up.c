@@ -384,7 +384,8 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
 static int start_slurmdbd(upctx_t *c, sl_error_t *err)
 {
     const char *argv[] = {"slurmdbd", "-D", NULL};
-    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 || wait_tcp(c, SL_D_SLURMDBD, UP_WAIT_MS, err) < 0)
+    if (spawn_daemon(c, SL_D_SLURMDBD, argv, err) < 0 ||
+        wait_tcp(c, SL_D_SLURMDBD, UP_WAIT_MS, err) < 0)
         return -1;
     const char *a1[] = {"add", "cluster", "slurmlink", NULL};
     return sacctmgr(c, a1, err);
@@ -742,6 +743,10 @@ static void print_up(const upctx_t *c, FILE *out)
     } else
         fprintf(out, "  node1: %d CPUs, %d GPU%s%s%s\n", st->cpus, st->gpus,
                 st->gpus == 1 ? "" : "s", st->gpus ? " on " : "", st->gpus ? st->gpu_files : "");
+    if (st->gpus > 0 && (st->gpu_types || st->shards > 0))
+        fprintf(out, "  GPU types %s; %d shard%s per GPU\n",
+                st->gpu_types ? st->gpu_types : "none (untyped)", st->shards,
+                st->shards == 1 ? "" : "s");
     fprintf(out, "export KUBECONFIG=%s/kubeconfig\nexport SLURM_CONF=%s/etc/slurm.conf\n", st->dir,
             st->dir);
 }
@@ -775,6 +780,8 @@ static int keep_alive(upctx_t *c, const cl_state_t *old, const char *dir, int al
     const sl_cluster_opts_t *opts = c->opts;
     if ((opts->gpus >= 0 && opts->gpus != old->gpus) ||
         (opts->cpus > 0 && opts->cpus != old->cpus) ||
+        (opts->shards >= 0 && opts->shards != old->shards) ||
+        (opts->gpu_types && strcmp(opts->gpu_types, old->gpu_types ? old->gpu_types : "")) ||
         (opts->nodes > 0 && opts->nodes != old->nodes) ||
         (opts->accounting >= 0 && opts->accounting != old->accounting)) {
         errno = EBUSY;
@@ -849,6 +856,9 @@ static void init_state(upctx_t *c, char *dir, const cl_state_t *old)
     const sl_cluster_opts_t *opts = c->opts;
     c->st.dir = dir;
     c->st.gpus = opts->gpus >= 0 ? opts->gpus : old ? old->gpus : 2;
+    const char *types = opts->gpu_types ? opts->gpu_types : old ? old->gpu_types : NULL;
+    c->st.gpu_types = types && *types ? sl_xstrdup(types) : NULL;
+    c->st.shards = opts->shards >= 0 ? opts->shards : old ? old->shards : 0;
     c->st.cpus = opts->cpus > 0         ? opts->cpus
                  : old && old->cpus > 0 ? old->cpus
                                         : (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -2,6 +2,7 @@
 #include "cluster/cluster.h"
 #include "cmd.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,29 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* --gpu-types: up to 64 names of letters, digits, '.', '_', '-' (GRES type
+ * names) joined by commas; "" for untyped */
+static int gpu_types_ok(const char *s)
+{
+    int n = 1, ok = 1;
+    size_t len = 0;
+    for (const char *p = s; *p && ok; p++) {
+        if (*p == ',') {
+            ok = len > 0 && ++n <= 64;
+            len = 0;
+        } else {
+            ok = (isalnum((unsigned char)*p) || strchr("._-", *p)) && ++len <= 32;
+        }
+    }
+    if (ok && (!*s || len > 0))
+        return 1;
+    fprintf(stderr,
+            "slurmlink: --gpu-types must be GRES type names (letters, digits, '.', '_', "
+            "'-', at most 32 each, 64 in all) joined by commas, not '%s'\n",
+            s);
+    return 0;
+}
+
 int cmd_up(int argc, char **argv)
 {
     static const struct option lo[] = {{"dir", required_argument, 0, 'd'},
@@ -31,11 +55,13 @@ int cmd_up(int argc, char **argv)
                                        {"help", no_argument, 0, 'h'},
                                        {"nodes", required_argument, 0, 'n'},
                                        {"no-slurmlinkd", no_argument, 0, 'N'},
+                                       {"gpu-types", required_argument, 0, 'T'},
+                                       {"shards", required_argument, 0, 'S'},
                                        {0, 0, 0, 0}};
-    sl_cluster_opts_t o = {.dir = cmd_default_dir(), .gpus = -1, .accounting = -1};
+    sl_cluster_opts_t o = {.dir = cmd_default_dir(), .gpus = -1, .accounting = -1, .shards = -1};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:g:c:ap:P:D:n:h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:g:c:ap:P:D:n:hT:S:", lo, NULL)) != -1) {
         switch (c) {
         case 'd': o.dir = optarg; break;
         case 'g':
@@ -61,11 +87,20 @@ int cmd_up(int argc, char **argv)
             break;
         case 'D': o.daemon = optarg; break;
         case 'N': o.no_slurmlinkd = 1; break;
+        case 'T':
+            if (!gpu_types_ok(optarg))
+                return 2;
+            o.gpu_types = optarg;
+            break;
+        case 'S':
+            if (parse_int("--shards", optarg, 0, 128, &o.shards) < 0)
+                return 2;
+            break;
         case 'h':
             printf(
                 "usage: slurmlink up [--dir D] [--nodes N] [--gpus G] [--cpus C] [--accounting]\n"
                 "                    [--api-port P] [--slurmctld-port P] [--daemon PATH]\n"
-                "                    [--no-slurmlinkd]\n\n"
+                "                    [--no-slurmlinkd] [--gpu-types T1,T2,...] [--shards S]\n\n"
                 "Start a private, real Slurm cluster in folder D (default $SLURMLINK_DIR or\n"
                 "/var/lib/slurmlink-cluster): munged, slurmctld, slurmd with N GPUs as GRES\n"
                 "(default 2; fake device nodes when the machine has none), with --accounting\n"
@@ -75,6 +110,9 @@ int cmd_up(int argc, char **argv)
                 "namespace with its own address, hostname, spool and G GPUs.\n"
                 "--no-slurmlinkd: everything but slurmlinkd; D/etc/slurmlinkd.conf is written\n"
                 "for one started with --config (an installed slurmlinkd, docs/deploy.md).\n"
+                "--gpu-types h100,a100: node K's GPUs are GRES type T_K (the list repeated\n"
+                "over the nodes; a MIG profile such as 1g.10gb is a type too; \"\": untyped).\n"
+                "--shards S: S shard GRES per GPU (pods asking for nvidia.com/gpu.shared).\n"
                 "On a folder used before, options not given keep their earlier values.\n"
                 "D, its parents and what is in it must be root's alone: up refuses a folder\n"
                 "another user made or could replace (docs/security.md).\n");

@@ -2,6 +2,7 @@
  * the YAML configuration file, and the printers (--help, --check-config,
  * the key list docs/configuration.md is checked against). */
 #include "config/config.h"
+#include "gpu/gpu.h"
 
 #include "common/fsutil.h"
 #include "common/version.h"
@@ -166,6 +167,16 @@ static const opt_t opts[SL_CFG_COUNT] = {
         S("default-runtime", 0, "runtimes.default", "R", NULL,
           "runtime for images not in the store; it must be installed (else exit 2); unset: the "
           "first installed of apptainer, singularity, charliecloud, podman, enroot"),
+    [SL_CFG_GPU_TYPES] =
+        S("gpu-types", 0, "gpus.types", "TABLE", NULL,
+          "the policy table from nvidia.com/gpu.product label values to Slurm GRES types, "
+          "PRODUCT=TYPE rows joined by commas: a pod selecting a product gets "
+          "--gres=gpu:TYPE:N, a node of type T is labelled with the first product of T "
+          "(unset: the built-in table of docs/gpus.md)"),
+    [SL_CFG_GPU_SHARED] =
+        S("gpu-shared-resource", 0, "gpus.shared_resource", "NAME", "nvidia.com/gpu.shared",
+          "the extended resource a pod requests for a share of a GPU: N of it is "
+          "--gres=shard:N (Slurm's shard GRES)"),
     [SL_CFG_MAX_CONNECTIONS] = I("max-connections", 0, "limits.max_connections", "N", 1024, 1,
                                  100000, "total connections per listener"),
     [SL_CFG_MAX_PER_IP] = I("max-per-ip", 0, "limits.max_per_ip", "N", 0, 0, 100000,
@@ -533,6 +544,17 @@ static int check_combinations(const sl_config_t *c, sl_error_t *err)
                             "%s needs --tls-cert and --tls-key (tls.cert, tls.key): "
                             "credentials must not cross the network in clear text",
                             a);
+    }
+    if (sl_gpu_types_check(c->v[SL_CFG_GPU_TYPES].s, NULL) < 0) {
+        where(c, SL_CFG_GPU_TYPES, a, sizeof(a));
+        sl_gpu_types_check(c->v[SL_CFG_GPU_TYPES].s, err);
+        return sl_errprefix(err, "%s", a);
+    }
+    const char *shared = c->v[SL_CFG_GPU_SHARED].s;
+    if (shared && (!strchr(shared, '/') || !sl_gpu_type_ok(strchr(shared, '/') + 1))) {
+        where(c, SL_CFG_GPU_SHARED, a, sizeof(a));
+        return sl_errprintf(err, "%s: '%s' must be an extended resource name DOMAIN/NAME", a,
+                            shared);
     }
     if (c->v[SL_CFG_PLAIN_ADDRESS].s && c->v[SL_CFG_PLAIN_PORT].n < 0) {
         where(c, SL_CFG_PLAIN_ADDRESS, b, sizeof(b));

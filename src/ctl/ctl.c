@@ -70,6 +70,13 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
         ctl_event(c, pod, "Normal", "Scheduled", "Successfully assigned %s/%s to %s (Slurm job %u)",
                   sl_kube_namespace(pod), sl_kube_name(pod), node ? node : "?", job_id);
     }
+    const char *ev = a->event ? json_string_value(json_object_get(a->event, "event")) : NULL;
+    char *gpus = ev && !strcmp(ev, "pod-started") ? ctl_gpus_text(a->event) : NULL;
+    if (gpus) {
+        ctl_event(c, pod, "Normal", "GPUsBound", "Slurm bound %s to the pod", gpus);
+        ctl_claims_allocate(c, pod, a->event); /* its DRA claims' status */
+    }
+    free(gpus);
     if (strcmp(a->old_phase, a->new_phase)) {
         if (a->job)
             sl_debug("pod %s/%s: %s -> %s by Slurm's view of job %u (%s, shim finished %d)",
@@ -79,6 +86,8 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
             sl_debug("pod %s/%s: %s -> %s by the shim's %s", sl_kube_namespace(pod),
                      sl_kube_name(pod), a->old_phase, a->new_phase,
                      json_string_value(json_object_get(a->event, "event")));
+        if (!strcmp(a->new_phase, "Succeeded") || !strcmp(a->new_phase, "Failed"))
+            ctl_claims_release(c, pod); /* its DRA claims' devices are free again */
         if (!strcmp(a->new_phase, "Succeeded"))
             ctl_event(c, pod, "Normal", "Completed", "Pod completed (Slurm job %u)", job_id);
         else if (!strcmp(a->new_phase, "Failed")) {
@@ -485,6 +494,8 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
             ctl_task_kill(ns, name, suid, arr, task);
         free(suid);
         remove_pod_folder(c, ns, name, uid);
+        if (json_array_size(sl_kube_path(pod, "spec.resourceClaims")))
+            ctl_claims_delete_owned(c, ns, uid); /* the claims made from templates for it */
         return;
     }
     ctl_pod_t *p = ctl_pod_add(c, uid, ns, name);
@@ -1542,6 +1553,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.create_pods = o->create_pods;
     c->o.create_pods_arg = o->create_pods_arg;
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
+    c->o.gpu_types = dup_or(o->gpu_types, NULL);
+    c->o.gpu_shared = dup_or(o->gpu_shared, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
     c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
@@ -1617,6 +1630,8 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.image_ca_dir);
     free((char *)c->o.image_unpack_user);
     free((char *)c->o.default_runtime);
+    free((char *)c->o.gpu_types);
+    free((char *)c->o.gpu_shared);
     free((char *)c->o.slurm_conf);
     free((char *)c->o.slurm_bin_dir);
     free(c->user_home);

@@ -29,6 +29,8 @@ typedef struct sl_ctl_opts {
     const char *image_credentials; /* server-wide registry auth file (NULL: none) */
     const char *image_ca_dir;      /* CA folder for registries (NULL: system) */
     const char *default_runtime;   /* NULL: translate's default */
+    const char *gpu_types;         /* product → GRES type table (NULL: gpu/gpu.h's) */
+    const char *gpu_shared;        /* the shared GPU resource (NULL: nvidia.com/gpu.shared) */
     const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
     const char *slurm_bin_dir;     /* Slurm's commands, first in the jobs' PATH
                                     * (NULL: sl_slurm_bin_dir's default) */

@@ -470,4 +470,16 @@ int ctl_drop_owner_fn(json_t *obj, void *arg);
  * (borrowed), or NULL */
 const char *ctl_controller_owner(json_t *obj, const char *kind, const char *api_version);
 
+/* claims.c: a pod's DRA claims (spec.resourceClaims) as GRES,
+ * "gpu:h100:1,gpu:2" (NULL: none, or NULL with err and errno ENOENT when a
+ * claim, template or class is missing: the pod waits); a claim made from a
+ * template is named POD-ENTRY. ctl_claims_allocate: the claims' status from
+ * the pod-started event's GPUs. */
+char *ctl_claims_gres(sl_ctl_t *c, const json_t *pod, sl_error_t *err);
+void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev);
+/* a finished pod's reservation of its claims dropped (the allocation with the
+ * last one); the claims made from templates for the pod deleted with it */
+void ctl_claims_release(sl_ctl_t *c, const json_t *pod);
+void ctl_claims_delete_owned(sl_ctl_t *c, const char *ns, const char *uid);
+
 #endif

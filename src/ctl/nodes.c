@@ -2,11 +2,13 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
+#include "gpu/gpu.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -52,8 +54,60 @@ static void add_list_labels(json_t *labels, const char *prefix, const char *list
     free(copy);
 }
 
+/* a MIG profile's shape, "1g.10gb": NVIDIA's resource is nvidia.com/mig-<it> */
+static int mig_profile(const char *t)
+{
+    unsigned g, m;
+    char rest[4];
+    return sscanf(t, "%ug.%ugb%3s", &g, &m, rest) == 2;
+}
+
+static void cap_add(json_t *cap, const char *name, long n)
+{
+    json_t *v = json_object_get(cap, name);
+    long had = v ? strtol(json_string_value(v), NULL, 10) : 0;
+    char s[24];
+    snprintf(s, sizeof(s), "%ld", had + n);
+    json_object_set_new(cap, name, json_string(s));
+}
+
+/* the node's GPUs as NVIDIA's device plugin and feature discovery show
+ * them: capacity nvidia.com/gpu (whole GPUs), nvidia.com/mig-PROFILE, the
+ * shared resource (shards); labels nvidia.com/gpu.product (the policy
+ * table's product of its first GPU type) and nvidia.com/gpu.count */
+static void node_gpus(sl_ctl_t *c, const sl_slurm_node_t *n, json_t *labels, json_t *cap)
+{
+    sl_gpu_gres_t g[16];
+    size_t ng = sl_gpu_gres_parse(n->gres, g, 16);
+    long whole = 0;
+    const char *type = NULL;
+    for (size_t i = 0; i < ng; i++) {
+        if (!strcmp(g[i].name, "shard")) {
+            cap_add(cap, c->o.gpu_shared ? c->o.gpu_shared : SL_GPU_DEFAULT_SHARED, g[i].count);
+        } else if (!strcmp(g[i].name, "gpu") && mig_profile(g[i].type)) {
+            char *k = sl_xasprintf(SL_GPU_MIG_PREFIX "%s", g[i].type);
+            cap_add(cap, k, g[i].count);
+            free(k);
+        } else if (!strcmp(g[i].name, "gpu")) {
+            whole += g[i].count;
+            if (!type && *g[i].type)
+                type = g[i].type;
+        }
+    }
+    if (whole)
+        cap_add(cap, "nvidia.com/gpu", whole);
+    char cnt[24];
+    snprintf(cnt, sizeof(cnt), "%ld", whole);
+    if (whole)
+        json_object_set_new(labels, SL_GPU_COUNT_LABEL, json_string(cnt));
+    char *prod = type ? sl_gpu_product_for_type(c->o.gpu_types, type) : NULL;
+    if (prod && sl_kube_is_label_value(prod, NULL))
+        json_object_set_new(labels, SL_GPU_PRODUCT_LABEL, json_string(prod));
+    free(prod);
+}
+
 /* the desired Node object for a Slurm node (without metadata bookkeeping) */
-static json_t *node_object(const sl_slurm_node_t *n)
+static json_t *node_object(sl_ctl_t *c, const sl_slurm_node_t *n)
 {
     struct utsname u;
     uname(&u);
@@ -70,8 +124,7 @@ static json_t *node_object(const sl_slurm_node_t *n)
     snprintf(gpu, sizeof(gpu), "%u", n->gpus);
     snprintf(pods, sizeof(pods), "%u", n->cpus * 16 > 110 ? n->cpus * 16 : 110);
     json_t *cap = json_pack("{s:s, s:s, s:s}", "cpu", cpu, "memory", mem, "pods", pods);
-    if (n->gpus)
-        json_object_set_new(cap, "nvidia.com/gpu", json_string(gpu));
+    node_gpus(c, n, labels, cap);
 
     int ready = !n->down && !n->not_responding;
     const char *reason = n->down             ? "SlurmNodeDown"
@@ -186,7 +239,7 @@ void ctl_nodes_poll(sl_ctl_t *c)
         if (!sn)
             continue;
         sl_metrics_gpus(sn->name, sn->alloc_gpus, sn->gpus);
-        node_upd_t u = {node_object(sn), now};
+        node_upd_t u = {node_object(c, sn), now};
         sl_error_t e2 = SL_ERROR_INIT;
         if (sl_store_mutate(c->store, "nodes", NULL, sn->name, node_mutate, &u, NULL, &e2) < 0) {
             json_t *obj = json_deep_copy(u.want);

@@ -757,6 +757,8 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         return changed;
     }
     json_t *st = status_of(pod);
+    if (!strcmp(what, "pod-started"))
+        changed |= ctl_status_gpus(pod, ev); /* the GPUs Slurm bound (gpustatus.c) */
     if (!strcmp(what, "pod-finished")) {
         if (!ctl_pod_terminal(pod)) {
             int code = (int)json_integer_value(json_object_get(ev, "exitCode"));

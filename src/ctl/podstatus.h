@@ -110,4 +110,11 @@ int ctl_pod_scheduled(json_t *pod);
 /* The job id recorded on the pod, 0 if none. */
 uint32_t ctl_pod_job_id(json_t *pod);
 
+/* gpustatus.c: the pod-started event's "gpus" (what Slurm bound, as the shim
+ * saw it on the node) into the pod's slurmlink.io/gpus annotation and its GPU
+ * containers' allocatedResourcesStatus; 1 if changed. The Event's text of it
+ * ("GPU 1 (GPU-...) on node1, 1 shard(s)"; caller frees), NULL without GPUs. */
+int ctl_status_gpus(json_t *pod, const json_t *ev);
+char *ctl_gpus_text(const json_t *ev); /* NULL too when the event's "gpus" is malformed */
+
 #endif

@@ -230,6 +230,34 @@ static json_t *referenced(sl_ctl_t *c, const sl_pod_t *m, const char *ns, int se
     return out;
 }
 
+/* The pod's volume claims (a list for translate) and its DRA claims as
+ * GRES (NULL: none): 0, or -1 when the pod waits for one of them (the
+ * reason written; it looks again within 4 s for a volume claim: a claim
+ * binds in a pass of the controller). */
+static int pod_claims(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
+                      json_t **claims, char **gres)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    *claims = ctl_storage_claims(c, model, p->ns, p->uid, &err);
+    if (!*claims) {
+        if (p->tries > 2)
+            p->tries = 2;
+        failed(c, p, pod, 0, "%s", err.text);
+        sl_error_clear(&err);
+        return -1;
+    }
+    *gres = ctl_claims_gres(c, pod, &err); /* DRA claims as GRES */
+    if (!*gres && err.text[0]) {
+        json_decref(*claims);
+        *claims = NULL;
+        failed(c, p, pod, 0, "%s", err.text);
+        sl_error_clear(&err);
+        return -1;
+    }
+    sl_error_clear(&err);
+    return 0;
+}
+
 /* the pod's job script, options and pod folder contents into *out */
 static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                          sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
@@ -246,6 +274,8 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .default_cpu_milli = SL_TRANSLATE_DEFAULT_CPU_MILLI,
         .default_mem_bytes = SL_TRANSLATE_DEFAULT_MEM_BYTES,
         .default_runtime = c->o.default_runtime,
+        .gpu_types = c->o.gpu_types,
+        .gpu_shared = c->o.gpu_shared,
         .default_account = id->account,
         .image_store = c->o.image_store,
         .uid = id->uid,
@@ -256,20 +286,19 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
     };
     sl_error_t err = SL_ERROR_INIT;
-    json_t *claims = ctl_storage_claims(c, model, p->ns, p->uid, &err);
-    if (!claims) { /* the pod waits for its claim, with the reason, and looks again
-                      within 4 s (a claim binds in a pass of the controller) */
+    json_t *claims = NULL;
+    char *claims_gres = NULL;
+    if (pod_claims(c, p, pod, model, &claims, &claims_gres) < 0) {
         ctl_pull_release(hold);
-        if (p->tries > 2)
-            p->tries = 2;
-        failed(c, p, pod, 0, "%s", err.text);
         return -1;
     }
     cfg.claims = claims;
+    cfg.claims_gres = claims_gres;
     json_t *cms = referenced(c, model, p->ns, 0);
     json_t *secrets = referenced(c, model, p->ns, 1);
     sl_translate_result_t *r = NULL;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
+    free(claims_gres);
     ctl_pull_release(hold);
     json_decref(cms);
     json_decref(secrets);

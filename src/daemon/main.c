@@ -108,6 +108,8 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .image_max_pulls_per_ns = (int)CL(IMAGE_MAX_PULLS_PER_NS),
         .image_manifest_timeout = (int)CL(IMAGE_MANIFEST_TIMEOUT),
         .default_runtime = sl_runtime_default(), /* probed: installed */
+        .gpu_types = CS(GPU_TYPES),
+        .gpu_shared = CS(GPU_SHARED),
         .slurm_conf = CS(SLURM_CONF),
         .slurm_bin_dir = CS(SLURM_BIN_DIR),
         .poll_ms = (int)CL(POLL_MS),

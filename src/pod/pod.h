@@ -37,6 +37,9 @@
 /* a Job's pod (src/ctl/job.c): its Job's uid and its array task "ARRAY_TASK" */
 #define SL_ANN_JOB_UID "slurmlink.io/job-uid"
 #define SL_ANN_ARRAY_TASK "slurmlink.io/array-task"
+/* Set by the controller from the shim: the GPUs Slurm bound to the job
+ * (src/ctl/gpustatus.c, docs/gpus.md) */
+#define SL_ANN_GPUS "slurmlink.io/gpus"
 
 typedef struct sl_pod_kv {
     const char *key;

@@ -123,7 +123,8 @@ static const struct {
     const char *field, *why;
 } pod_ignored[] = {
     {"affinity", "Slurm places the job; use nodeSelector (→ --constraint) or the "
-                 "slurmlink.io/partition annotation"},
+                 "slurmlink.io/partition annotation; only a required nodeAffinity term on "
+                 "nvidia.com/gpu.product is read (the GPU type)"},
     {"tolerations", "there are no taints; Slurm partitions and QOS decide where a job may run"},
     {"topologySpreadConstraints", "Slurm places the job; use slurm-job.vk.io/flags with "
                                   "--spread-job or --distribution"},
@@ -137,7 +138,6 @@ static const struct {
     {"runtimeClassName", "use the slurmlink.io/runtime annotation"},
     {"readinessGates", "readiness is the containers' running state"},
     {"overhead", "the job's resources are the effective request"},
-    {"resourceClaims", "devices come from Slurm GRES; request nvidia.com/gpu"},
     {"schedulingGates", "the job is submitted at once"},
     {"shareProcessNamespace", "containers run in the job's process namespace as their runtime "
                               "sets it up"},

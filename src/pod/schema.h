@@ -32,7 +32,8 @@ char **sl_schema_unknown_fields(const char *kind, const json_t *obj, size_t *n);
 /* Fields of a Pod that Kubernetes knows and slurmlink cannot honour, each
  * with what is ignored and what to use instead:
  *   "spec.affinity is ignored: Slurm places the job; use nodeSelector (→ --constraint) or
- *    the slurmlink.io/partition annotation" */
+ *    the slurmlink.io/partition annotation; only a required nodeAffinity term on
+ *    nvidia.com/gpu.product is read (the GPU type)" */
 char **sl_schema_pod_warnings(const json_t *pod, size_t *n);
 
 /* Fill what kube-apiserver fills on create (SetDefaults_Pod and the

@@ -90,7 +90,7 @@ int sl_rpt_add_sacct(sl_rpt_t *r, const char *text, const char *what, sl_error_t
     return rc;
 }
 
-static void add_record(sl_rpt_t *r, const char *job, const char *node, int gpu)
+static void add_record(sl_rpt_t *r, const char *job, const char *node, int gpu, int shards)
 {
     for (size_t i = 0; i < r->nrecs; i++)
         if (r->recs[i].gpu == gpu && !strcmp(r->recs[i].job, job) && !strcmp(r->recs[i].node, node))
@@ -99,25 +99,50 @@ static void add_record(sl_rpt_t *r, const char *job, const char *node, int gpu)
         r->caprecs = r->caprecs ? 2 * r->caprecs : 16;
         r->recs = sl_xrealloc(r->recs, r->caprecs * sizeof(*r->recs));
     }
-    r->recs[r->nrecs++] = (rpt_record_t){sl_xstrdup(job), sl_xstrdup(node), gpu};
+    r->recs[r->nrecs++] = (rpt_record_t){sl_xstrdup(job), sl_xstrdup(node), gpu, shards};
 }
 
 void sl_rpt_add_records(sl_rpt_t *r, const char *text)
 {
     regex_t re;
-    if (regcomp(&re, "gpu-record job=([0-9]+) node=([A-Za-z0-9_.-]+) gpu=([0-9]+)([^0-9A-Za-z_]|$)",
+    if (regcomp(&re,
+                "gpu-record job=([0-9]+) node=([A-Za-z0-9_.-]+) gpu=([0-9]+)( shards=([0-9]+))?"
+                "([^0-9A-Za-z_]|$)",
                 REG_EXTENDED | REG_NEWLINE))
         abort();
-    regmatch_t m[5];
-    for (const char *p = text ? text : ""; !regexec(&re, p, 5, m, p == text ? 0 : REG_NOTBOL);
+    regmatch_t m[7];
+    for (const char *p = text ? text : ""; !regexec(&re, p, 7, m, p == text ? 0 : REG_NOTBOL);
          p += m[0].rm_eo ? m[3].rm_eo : 1) {
         char *job = sl_xstrndup(p + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
         char *node = sl_xstrndup(p + m[2].rm_so, (size_t)(m[2].rm_eo - m[2].rm_so));
-        add_record(r, job, node, atoi(p + m[3].rm_so));
+        int shards = m[5].rm_so >= 0 ? atoi(p + m[5].rm_so) : 0;
+        add_record(r, job, node, atoi(p + m[3].rm_so), shards);
         free(job);
         free(node);
     }
     regfree(&re);
+}
+
+/* a pod's slurmlink.io/gpus annotation (what Slurm bound, as its shim saw it
+ * on the node) as records of its job, as if it had printed gpu-record lines */
+static void pod_gpus(sl_rpt_t *r, json_t *p)
+{
+    json_t *ann = json_object_get(json_object_get(p, "metadata"), "annotations");
+    const char *job = json_string_value(json_object_get(ann, "slurmlink.io/job-id"));
+    const char *text = json_string_value(json_object_get(ann, "slurmlink.io/gpus"));
+    json_t *g = text && job ? json_loads(text, 0, NULL) : NULL;
+    const char *node = json_string_value(json_object_get(g, "node"));
+    json_t *ix = json_object_get(g, "indexes");
+    int shards = (int)json_integer_value(json_object_get(g, "shards"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(ix, i, v)
+    {
+        if (node && json_is_integer(v))
+            add_record(r, job, node, (int)json_integer_value(v),
+                       shards > 0 && json_array_size(ix) == 1 ? shards : shards > 0);
+    }
+    json_decref(g);
 }
 
 int sl_rpt_add_pods(sl_rpt_t *r, json_t *list, const char *what, sl_error_t *err)
@@ -137,6 +162,7 @@ int sl_rpt_add_pods(sl_rpt_t *r, json_t *list, const char *what, sl_error_t *err
             return sl_errprintf(err, "%s: not a pod list: item %zu has no metadata.uid", what, i);
         }
         json_object_set(r->pods, uid, p);
+        pod_gpus(r, p);
     }
     return 0;
 }

@@ -57,6 +57,11 @@ void sl_rpt_print(const sl_rpt_t *r, FILE *f)
                 "no GPU was held by two jobs at once: %zu holdings of %zu (node, GPU) pair(s) by "
                 "%zu GPU job(s), from their recorded indices and accounting's Start/End\n",
                 r->n_held, r->n_pairs, r->n_gpu_jobs);
+    if (!r->problems.n && r->n_shared)
+        fprintf(f,
+                "shards: %zu time(s) two jobs held shards of one GPU at once, as shard GRES "
+                "allows; no GPU held whole was shared\n",
+                r->n_shared);
 }
 
 static json_t *job_json(const sl_rpt_t *r, const rpt_job_t *j)
@@ -87,7 +92,8 @@ json_t *sl_rpt_json(const sl_rpt_t *r)
         json_array_append_new(jobs, job_json(r, &r->jobs[i]));
     for (size_t i = 0; i < r->problems.n; i++)
         json_array_append_new(problems, json_string(r->problems.v[i]));
-    return json_pack("{s:o,s:o,s:b,s:I,s:I,s:I}", "jobs", jobs, "problems", problems, "ok",
+    return json_pack("{s:o,s:o,s:b,s:I,s:I,s:I,s:I}", "jobs", jobs, "problems", problems, "ok",
                      r->problems.n == 0, "holdings", (json_int_t)r->n_held, "gpu_pairs",
-                     (json_int_t)r->n_pairs, "gpu_jobs", (json_int_t)r->n_gpu_jobs);
+                     (json_int_t)r->n_pairs, "gpu_jobs", (json_int_t)r->n_gpu_jobs, "shared_pairs",
+                     (json_int_t)r->n_shared);
 }

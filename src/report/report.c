@@ -64,6 +64,8 @@ void sl_rpt_add_job(sl_rpt_t *r, const sl_rpt_job_t *j)
     o->end = j->end;
     const char *g = strstr(o->tres, "gres/gpu=");
     o->gpus = g ? (unsigned)strtoul(g + 9, NULL, 10) : 0;
+    const char *s = strstr(o->tres, "gres/shard=");
+    o->shards = s ? (unsigned)strtoul(s + 11, NULL, 10) : 0;
 }
 
 static int rec_cmp(const void *a, const void *b)
@@ -101,8 +103,17 @@ static void problem(sl_rpt_t *r, const char *fmt, ...)
 
 static void check_records(sl_rpt_t *r, rpt_job_t *j, size_t first, size_t n)
 {
-    if (n != j->gpus)
-        problem(r, "job %s: AllocTRES gres/gpu=%u but it recorded %zu GPU(s)", j->id, j->gpus, n);
+    size_t whole = 0, shards = 0;
+    for (size_t i = first; i < first + n; i++) {
+        whole += !r->recs[i].shards;
+        shards += (size_t)r->recs[i].shards;
+    }
+    if (whole != j->gpus)
+        problem(r, "job %s: AllocTRES gres/gpu=%u but it recorded %zu GPU(s)", j->id, j->gpus,
+                whole);
+    if (shards != j->shards)
+        problem(r, "job %s: AllocTRES gres/shard=%u but it recorded %zu shard(s)", j->id, j->shards,
+                shards);
     char **nodes = sl_slurm_hostlist_expand(j->nodes);
     for (size_t i = first; i < first + n; i++) {
         int mine = 0;
@@ -123,8 +134,11 @@ static void held_list(sl_rpt_t *r, rpt_job_t *j, size_t first, size_t n)
 {
     sl_argv_t v = SL_ARGV_INIT;
     for (size_t i = first; i < first + n; i++)
-        sl_argv_addf(&v, "%s:%d", r->recs[i].node, r->recs[i].gpu);
-    char *s = sl_xcalloc(1, 2 + n * 80);
+        if (r->recs[i].shards)
+            sl_argv_addf(&v, "%s:%d/shard:%d", r->recs[i].node, r->recs[i].gpu, r->recs[i].shards);
+        else
+            sl_argv_addf(&v, "%s:%d", r->recs[i].node, r->recs[i].gpu);
+    char *s = sl_xcalloc(1, 2 + n * 96);
     for (size_t i = 0; i < v.n; i++)
         strcat(strcat(s, i ? "," : ""), v.v[i]);
     j->held = *s ? s : (free(s), sl_xstrdup("-"));
@@ -188,8 +202,9 @@ static void check_origin(sl_rpt_t *r, rpt_job_t *j)
         abort();
 }
 
-/* the jobs that held (node, gpu) with a known [Start, End), by Start */
-static size_t holders(const sl_rpt_t *r, const char *node, int gpu, rpt_job_t **out)
+/* the jobs that held (node, gpu) with a known [Start, End), by Start;
+ * shared[k]: out[k] held shards of it, not the whole GPU */
+static size_t holders(const sl_rpt_t *r, const char *node, int gpu, rpt_job_t **out, int *shared)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->njobs; i++) {
@@ -200,47 +215,69 @@ static size_t holders(const sl_rpt_t *r, const char *node, int gpu, rpt_job_t **
                 size_t at = n++;
                 while (at && out[at - 1]->start > j->start) {
                     out[at] = out[at - 1];
+                    shared[at] = shared[at - 1];
                     at--;
                 }
                 out[at] = j;
+                shared[at] = r->recs[x].shards > 0;
                 break;
             }
     }
     return n;
 }
 
-static void overlap(sl_rpt_t *r, const char *node, int gpu, const rpt_job_t *a, const rpt_job_t *b)
+static void overlap(sl_rpt_t *r, const char *node, int gpu, const rpt_job_t *a, const rpt_job_t *b,
+                    int shard)
 {
     char t[4][32];
-    problem(r, "OVERLAP: %s GPU %d held by job %s (%s..%s) and job %s (%s..%s)", node, gpu, a->id,
+    problem(r, "OVERLAP: %s GPU %d held by job %s (%s..%s) and job %s (%s..%s)%s", node, gpu, a->id,
             sl_rpt_fmt_time(a->start, t[0], 32), sl_rpt_fmt_time(a->end, t[1], 32), b->id,
-            sl_rpt_fmt_time(b->start, t[2], 32), sl_rpt_fmt_time(b->end, t[3], 32));
+            sl_rpt_fmt_time(b->start, t[2], 32), sl_rpt_fmt_time(b->end, t[3], 32),
+            shard ? " (whole by one, shards by the other)" : "");
 }
 
-/* (node, gpu) pairs in sorted order, each once; for each pair every two
- * holders whose intervals intersect (End == next Start is no overlap) */
+static int listed(const sl_rpt_t *r, const char *id)
+{
+    for (size_t i = 0; i < r->njobs; i++)
+        if (!strcmp(r->jobs[i].id, id))
+            return 1;
+    return 0;
+}
+
+/* (node, gpu) pairs of the listed jobs in sorted order, each once; for each pair every two
+ * holders whose intervals intersect (End == next Start is no overlap),
+ * unless both held shards of it: a GPU held whole is held by one job only */
 static void check_overlaps(sl_rpt_t *r)
 {
     rpt_record_t *pairs = sl_xcalloc(r->nrecs + 1, sizeof(*pairs));
     size_t np = 0;
     for (size_t i = 0; i < r->nrecs; i++) {
+        if (!listed(r, r->recs[i].job))
+            continue; /* a pod's job outside the report's jobs */
         size_t k = 0;
         while (k < np &&
                !(pairs[k].gpu == r->recs[i].gpu && !strcmp(pairs[k].node, r->recs[i].node)))
             k++;
         if (k == np)
-            pairs[np++] = (rpt_record_t){"", r->recs[i].node, r->recs[i].gpu};
+            pairs[np++] = (rpt_record_t){"", r->recs[i].node, r->recs[i].gpu, 0};
     }
     qsort(pairs, np, sizeof(*pairs), rec_cmp);
     r->n_pairs = np;
     rpt_job_t **js = sl_xcalloc(r->njobs + 1, sizeof(*js));
+    int *sh = sl_xcalloc(r->njobs + 1, sizeof(*sh));
     for (size_t p = 0; p < np; p++) {
-        size_t n = holders(r, pairs[p].node, pairs[p].gpu, js);
+        size_t n = holders(r, pairs[p].node, pairs[p].gpu, js, sh);
         for (size_t a = 0; a < n; a++)
-            for (size_t b = a + 1; b < n; b++)
-                if (js[b]->start < js[a]->end && js[a]->start < js[b]->end)
-                    overlap(r, pairs[p].node, pairs[p].gpu, js[a], js[b]);
+            for (size_t b = a + 1; b < n; b++) {
+                if (!(js[b]->start < js[a]->end && js[a]->start < js[b]->end))
+                    continue;
+                if (sh[a] && sh[b])
+                    r->n_shared++;
+                else
+                    overlap(r, pairs[p].node, pairs[p].gpu, js[a], js[b], sh[a] || sh[b]);
+            }
     }
+    free(sh);
     free(js);
     free(pairs);
 }
@@ -252,12 +289,12 @@ size_t sl_rpt_check(sl_rpt_t *r)
     for (size_t i = 0; i < r->njobs; i++) {
         rpt_job_t *j = &r->jobs[i];
         size_t first = 0, n = rpt_records_of(r, j->id, &first);
-        if (j->gpus || n)
+        if (j->gpus || j->shards || n)
             check_records(r, j, first, n);
         held_list(r, j, first, n);
         check_origin(r, j);
         r->n_held += n;
-        r->n_gpu_jobs += j->gpus > 0;
+        r->n_gpu_jobs += j->gpus > 0 || j->shards > 0;
     }
     check_overlaps(r);
     return r->problems.n;

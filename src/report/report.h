@@ -43,7 +43,9 @@ int sl_rpt_add_sacct(sl_rpt_t *r, const char *text, const char *what, sl_error_t
  * text is ignored, so job outputs and pod logs go in as they are). */
 void sl_rpt_add_records(sl_rpt_t *r, const char *text);
 /* A PodList (`kubectl get pods -A -o json`, GET /api/v1/pods): -1 with err
- * when it is not one. */
+ * when it is not one. A pod's slurmlink.io/gpus annotation (the GPUs Slurm
+ * bound to its job, as its shim saw them) adds its records, as gpu-record
+ * lines would. */
 int sl_rpt_add_pods(sl_rpt_t *r, json_t *list, const char *what, sl_error_t *err);
 
 /* Run the checks (once, after the adds): the number of problems found. */

@@ -435,6 +435,58 @@ char *shim_gpu_visible_env(long long gpus, char *const *envp)
     return e;
 }
 
+/* the "GPU UUID" of the driver's information file whose "Device Minor" is
+ * minor, in a folder per GPU under proc_gpus; NULL when none says so */
+static char *uuid_of(const char *proc_gpus, int minor)
+{
+    DIR *d = opendir(proc_gpus);
+    char *uuid = NULL;
+    struct dirent *e;
+    while (d && !uuid && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *p = sl_xasprintf("%s/%s/information", proc_gpus, e->d_name);
+        FILE *f = fopen(p, "re");
+        free(p);
+        char line[256], u[128] = "";
+        int m = -1;
+        while (f && fgets(line, sizeof(line), f)) {
+            sscanf(line, "Device Minor: %d", &m);
+            sscanf(line, "GPU UUID: %127s", u);
+        }
+        if (f)
+            fclose(f);
+        if (m == minor && *u)
+            uuid = sl_xstrdup(u);
+    }
+    if (d)
+        closedir(d);
+    return uuid;
+}
+
+json_t *shim_gpu_identity(char *const *envp, const char *proc_gpus)
+{
+    int idx[GPU_MAX];
+    char *list = NULL;
+    int n = bound_gpus(envp, idx, &list);
+    free(list);
+    if (n <= 0)
+        return NULL;
+    json_t *o = json_object(), *ix = json_array(), *uu = json_array();
+    for (int i = 0; i < n; i++) {
+        json_array_append_new(ix, json_integer(idx[i]));
+        char *u = uuid_of(proc_gpus ? proc_gpus : "/proc/driver/nvidia/gpus", idx[i]);
+        json_array_append_new(uu, u ? json_string(u) : json_null());
+        free(u);
+    }
+    json_object_set_new(o, "indexes", ix);
+    json_object_set_new(o, "uuids", uu);
+    const char *sh = env_get(envp, "SLURM_SHARDS_ON_NODE");
+    if (sh && *sh)
+        json_object_set_new(o, "shards", json_integer(strtol(sh, NULL, 10)));
+    return o;
+}
+
 #define CDI_ALL "--device=nvidia.com/gpu=all"
 
 char **shim_gpu_argv(const char *runtime, long long gpus, char *const *argv, char *const *envp)

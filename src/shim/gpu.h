@@ -24,6 +24,7 @@
 #ifndef SL_SHIM_GPU_H
 #define SL_SHIM_GPU_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 typedef struct shim_gpu shim_gpu_t;
@@ -42,6 +43,13 @@ void shim_gpu_free(shim_gpu_t *g);
  * bound indexes; enroot's and nvidia-container-toolkit's hooks read it),
  * NULL when none are bound or there is nothing to add. Caller frees. */
 char *shim_gpu_visible_env(long long gpus, char *const *envp);
+
+/* The GPUs Slurm bound to the job, as the node knows them, for the
+ * pod-started event: {"indexes": [1], "uuids": ["GPU-..."], "shards": 1}
+ * (uuids from the NVIDIA driver's /proc/driver/nvidia/gpus/ where it is
+ * loaded, by device minor = index; shards from SLURM_SHARDS_ON_NODE); NULL
+ * when the job has no GPU. */
+json_t *shim_gpu_identity(char *const *envp, const char *proc_gpus);
 /* podman (runtime "podman"): argv with its word --device=nvidia.com/gpu=all replaced by
  * --device=nvidia.com/gpu=N for each bound GPU (CDI names); NULL when argv
  * stays as it is. Free with shim_gpu_argv_free. */

@@ -2,6 +2,7 @@
  * replaced atomically), events.jsonl (every transition, appended) and the
  * same events POSTed to slurmlinkd. Formats: docs/shim-spec.md. */
 #include "shim.h"
+#include "shim/gpu.h"
 
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -205,6 +206,9 @@ void shim_event_pod(shim_pod_t *pod, const char *event)
         const char *jobid = getenv("SLURM_JOB_ID");
         if (jobid)
             json_object_set_new(o, "slurmJobId", json_string(jobid));
+        json_t *g = shim_gpu_identity(environ, NULL); /* what Slurm bound, for the pod */
+        if (g)
+            json_object_set_new(o, "gpus", g);
     } else if (!strcmp(event, "terminating")) {
         json_object_set_new(o, "gracePeriodSeconds", json_integer(pod->spec->grace_seconds));
     } else if (!strcmp(event, "pod-finished")) {

@@ -338,6 +338,8 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
         o->cpu_load = s->cpu_load == NO_VAL ? 0 : s->cpu_load;
         o->gpus = gres_gpus(s->gres);
         o->alloc_gpus = gres_gpus(s->gres_used);
+        o->gres = nz(s->gres);
+        o->gres_used = nz(s->gres_used);
         o->features = nz(s->features_act ? s->features_act : s->features);
         o->partitions = nz(s->partitions);
         o->version = nz(s->version);

@@ -33,9 +33,9 @@ typedef struct sl_slurm_submit {
     const char *const *options; /* NULL-terminated */
     uid_t uid;                  /* job owner (the daemon runs as root) */
     gid_t gid;
-    const char *work_dir;        /* --chdir */
-    const char *std_out;         /* --output */
-    const char *std_err;         /* --error (NULL: with stdout) */
+    const char *work_dir; /* --chdir */
+    const char *std_out;  /* --output */
+    const char *std_err;  /* --error (NULL: with stdout) */
     const char *array;    /* --array ("0-5%2"; NULL: not an array): a Kubernetes Job
                            * only (the option table refuses --array from pods) */
 } sl_slurm_submit_t;
@@ -155,10 +155,11 @@ typedef struct sl_slurm_node {
     const char *reason; /* drain/down reason, "" */
     unsigned cpus, alloc_cpus;
     uint64_t real_memory_mb, alloc_memory_mb;
-    unsigned gpus, alloc_gpus; /* from gres / gres_used "gpu:N" */
-    unsigned cpu_load;         /* slurmd's load average x 100 (0: unknown) */
-    const char *features;      /* comma list, "" */
-    const char *partitions;    /* comma list, "" */
+    unsigned gpus, alloc_gpus;    /* from gres / gres_used "gpu:N" */
+    const char *gres, *gres_used; /* Slurm's own text: "gpu:h100:2(S:0),shard:4", "" */
+    unsigned cpu_load;            /* slurmd's load average x 100 (0: unknown) */
+    const char *features;         /* comma list, "" */
+    const char *partitions;       /* comma list, "" */
     const char *version;
     time_t boot_time, slurmd_start_time;
 } sl_slurm_node_t;

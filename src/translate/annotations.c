@@ -121,6 +121,7 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
         sl_fe_invalid(e, p->name, d, "metadata.name");
         free(d);
     }
+    tr_gpu_validate(p, cfg, e);
     slurm_name(e, p, SL_ANN_PARTITION);
     slurm_name(e, p, SL_ANN_ACCOUNT);
     slurm_name(e, p, SL_ANN_QOS);

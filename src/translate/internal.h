@@ -51,6 +51,15 @@ void tr_build_options(tr_ctx_t *c, const struct sl_flags *fl, sl_argv_t *out);
 /* "--name=value" -> "#SBATCH --name=<quoted>" (caller frees) */
 char *tr_directive(const char *option);
 
+/* gres.c: the GRES of a pod asking for gpus whole GPUs (caller frees; NULL:
+ * none); the nvidia.com/gpu.product it selects (NULL: none); its field errors */
+char *tr_gres(tr_ctx_t *c, int64_t gpus);
+const char *tr_gpu_product(const sl_pod_t *p);
+/* what a container asks of GPUs, whole, MIG and shares alike (> 0: it sees
+ * the ones Slurm bound to the job) */
+int64_t tr_ctr_gpus(const tr_ctx_t *c, const sl_pod_container_t *k);
+void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e);
+
 /* volumes.c: files and prep lines for every volume; -1 on error */
 int tr_volumes(tr_ctx_t *c);
 /* host path of a volume (caller frees) */

@@ -7,6 +7,7 @@
 #include "common/buf.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "gpu/gpu.h"
 #include "slurmif/slurmif.h"
 
 #include <stdlib.h>
@@ -102,8 +103,7 @@ static void resource_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
     s = sl_xasprintf("%lldM", (long long)((mem + (1 << 20) - 1) >> 20));
     opt(o, fl, OV("mem", "mem-per-cpu", "mem-per-gpu"), "mem", s);
     free(s);
-    if (t.gpus > 0) {
-        s = sl_xasprintf("gpu:%lld", (long long)t.gpus);
+    if ((s = tr_gres(c, t.gpus))) {
         opt(o, fl, OV("gres", "gpus", "gpus-per-node", "gpus-per-task", "gpus-per-socket"), "gres",
             s);
         free(s);
@@ -125,6 +125,8 @@ static void feature_options(tr_ctx_t *c, const sl_flags_t *fl, sl_argv_t *o)
             nodelist = kv->value;
             continue;
         }
+        if (!strcmp(kv->key, SL_GPU_PRODUCT_LABEL))
+            continue; /* the GPU type of --gres (gres.c) */
         if (!strcmp(kv->key, "kubernetes.io/os") || !strcmp(kv->key, "kubernetes.io/arch")) {
             tr_warn(c, "nodeSelector %s=%s is not a Slurm node feature: ignored", kv->key,
                     kv->value);

@@ -376,8 +376,8 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "stdinOnce", json_true());
     if (k->tty) /* the shim gives it a pty (kubectl attach -t, kubectl run -it) */
         json_object_set_new(j, "tty", json_true());
-    if (k->res.gpus > 0 && !tr_has_amd(k)) /* the shim binds the ones Slurm gave (src/shim/gpu.h) */
-        json_object_set_new(j, "gpus", json_integer(k->res.gpus));
+    if (tr_ctr_gpus(c, k) > 0 && !tr_has_amd(k)) /* the shim binds the ones Slurm gave (gpu.h) */
+        json_object_set_new(j, "gpus", json_integer(tr_ctr_gpus(c, k)));
     rootfs_json(j, k, x, argv);
     char *qi = sl_go_quote(k->image ? k->image : "");
     sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
@@ -463,7 +463,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
         .nmounts = x.nm,
         .env_names = (const char *const *)names.v,
         .nenv = names.n,
-        .gpus = k->res.gpus,
+        .gpus = tr_ctr_gpus(c, k),
         .amd_gpus = tr_has_amd(k),
         .extra = (const char *const *)extra.v,
         .nextra = extra.n,

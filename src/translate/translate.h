@@ -11,7 +11,10 @@
  *   --cpus-per-task / --mem: the Kubernetes effective request, max(sum over
  *     app containers (and sidecars), max over init containers), requests
  *     falling back to limits, config defaults when nothing is requested
- *   --gres=gpu:N from nvidia.com/gpu or amd.com/gpu (same rule)
+ *   --gres=gpu:N from nvidia.com/gpu or amd.com/gpu (same rule), gpu:TYPE:N
+ *     when the pod selects nvidia.com/gpu.product (nodeSelector or one required
+ *     nodeAffinity In term; TYPE from the gpus.types table), gpu:PROFILE:N from
+ *     nvidia.com/mig-PROFILE, shard:N from the shared resource (gres.c)
  *   --time from activeDeadlineSeconds (minutes, rounded up) and/or the
  *     slurmlink.io/time annotation (the shorter wins)
  *   --constraint from nodeSelector values ANDed with slurmlink.io/constraint;
@@ -96,6 +99,9 @@ typedef struct sl_translate_config {
     const char *memory_root;           /* emptyDir medium Memory (NULL: "/dev/shm") */
     const char *service_account_token; /* for serviceAccountToken projections (NULL: empty) */
     int allow_pre_exec;                /* accept slurm-job.vk.io/pre-exec */
+    const char *gpu_types;             /* product → GRES type table (NULL: gpu/gpu.h's) */
+    const char *gpu_shared;            /* the shared GPU resource (NULL: nvidia.com/gpu.shared) */
+    const char *claims_gres;           /* the pod's DRA claims as GRES (NULL: none) */
     uid_t uid;                         /* who the job runs as (shown in the script) */
     gid_t gid;
     sl_image_lookup_fn image_lookup; /* NULL: no local store lookups */

@@ -102,7 +102,8 @@ int main(void)
     char *s = joined(w);
     has_str(s,
             "spec.affinity is ignored: Slurm places the job; use nodeSelector (→ --constraint) "
-            "or the slurmlink.io/partition annotation\n",
+            "or the slurmlink.io/partition annotation; only a required nodeAffinity term on "
+            "nvidia.com/gpu.product is read (the GPU type)\n",
             "affinity warning");
     has_str(s, "spec.tolerations is ignored", "tolerations warning");
     has_str(s, "spec.hostNetwork is ignored", "hostNetwork warning");

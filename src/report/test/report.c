@@ -255,14 +255,48 @@ static void formatting(void)
     sl_strv_free(h);
 }
 
+/* shards: two jobs holding shards of node1 GPU 1 at once is sharing, not an
+ * overlap; a job holding GPU 1 whole meanwhile is one; counts match AllocTRES */
+static void shards(void)
+{
+    const char *recs = "gpu-record job=20 node=node1 gpu=1 shards=1\n"
+                       "gpu-record job=21 node=node1 gpu=1 shards=2\n";
+    sl_rpt_t *r = sl_rpt_create();
+    sl_rpt_job_t a = job("20", "sa", "node1", "cpu=1,gres/shard=1", 0, 1, 20, "0:0", "");
+    sl_rpt_job_t b = job("21", "sb", "node1", "cpu=1,gres/shard=2", 0, 2, 21, "0:0", "");
+    sl_rpt_add_job(r, &a);
+    sl_rpt_add_job(r, &b);
+    sl_rpt_add_records(r, recs);
+    is_int(sl_rpt_check(r), 0, "two shard jobs on one GPU at once: no problem");
+    char *out = printed(r);
+    ok(strstr(out, "node1:1/shard:2") && strstr(out, "shards: 1 time(s) two jobs held shards"),
+       "the table shows node:index/shard:N and the verdict counts the sharing");
+    free(out);
+    sl_rpt_free(r);
+    r = sl_rpt_create();
+    sl_rpt_job_t w = job("22", "whole", "node1", "cpu=1,gres/gpu=1", 0, 5, 8, "0:0", "");
+    sl_rpt_add_job(r, &a);
+    sl_rpt_add_job(r, &b);
+    sl_rpt_add_job(r, &w);
+    sl_rpt_add_records(r, "gpu-record job=22 node=node1 gpu=1\n");
+    sl_rpt_add_records(r, recs);
+    fails(r, "OVERLAP: node1 GPU 1 held by job 20 (", "a GPU held whole while shared fails");
+    r = sl_rpt_create();
+    sl_rpt_add_job(r, &b);
+    sl_rpt_add_records(r, "gpu-record job=21 node=node1 gpu=1 shards=1\n");
+    fails(r, "job 21: AllocTRES gres/shard=2 but it recorded 1 shard(s)",
+          "fewer shards recorded than AllocTRES says fails");
+}
+
 int main(void)
 {
-    tap_plan(32);
+    tap_plan(36);
     clean_load();
     overlaps();
     records();
     pods();
     sacct_table();
     formatting();
+    shards();
     return tap_done();
 }
