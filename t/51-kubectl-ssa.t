@@ -4,11 +4,12 @@
 # slurmlinkd (no Slurm). A manager that applies another value to a field
 # another apply manager owns gets kube's 409 Conflict naming the manager
 # and the field; the same value shares the field; --force-conflicts takes
-# it. kubectl label/annotate/patch of a pod whose stored spec has a field
+# it. kubectl set image of a pod whose Slurm job exists is 422 (its
+# containers were set up from the images it had). kubectl label/annotate/patch of a pod whose stored spec has a field
 # slurmlinkd ignores (spec.nodeName) print no warning about it: an update
 # warns only about what it brings.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 41
+plan 45
 
 api_up || bail "slurmlinkd up"
 SDK=/usr/lib/google-cloud-sdk/bin
@@ -73,4 +74,17 @@ is "$out" "" "kubectl replace: no warning either"
 out=$(k patch pod w --type=merge -p '{"spec":{"activeDeadlineSeconds":30,"hostNetwork":true}}' 2>&1 >/dev/null)
 like "$out" "spec.hostNetwork is ignored" "an update that brings an ignored field still warns about it"
 unlike "$out" "nodeName" "... and only about that field"
+
+# kubectl set image: kube restarts the container with the new image; here a
+# pod whose Slurm job exists keeps its images (422 naming the field)
+out=$(k set image pod/w main=busybox:2 2>&1); rc=$?
+like "$rc|$out" '^1\|error: failed to patch image update to pod template: Pod "w" is invalid: spec.containers\[0\].image: Forbidden: the image cannot change once the pod.s Slurm job exists' \
+  "set image of a bound pod: 422 naming spec.containers[0].image"
+is "$(k get pod w -o jsonpath='{.spec.containers[0].image}')" busybox "... and the stored image is unchanged"
+jpost /api/v1/namespaces/default/pods "$(pod_json r)" >/dev/null
+set_status default r '{"phase":"Running"}'
+out=$(k set image pod/r main=busybox:2 2>&1); rc=$?
+like "$rc|$out" '^1\|.*spec.containers\[0\].image: Forbidden' "set image of a Running pod: 422"
+jpost /api/v1/namespaces/default/pods "$(pod_json n)" >/dev/null
+is "$(k set image pod/n main=busybox:2 2>&1)" "pod/n image updated" "set image of a pod with no job yet: updated"
 done_testing
