@@ -1,15 +1,16 @@
 #!/bin/bash
-# 51-kubectl-ssa.t — server-side apply between field managers, and warnings
+# 51-kubectl-podverbs.t — server-side apply between field managers, and warnings
 # on updates, through an unmodified kubectl (1.32, 1.30, 1.33) against
 # slurmlinkd (no Slurm). A manager that applies another value to a field
 # another apply manager owns gets kube's 409 Conflict naming the manager
 # and the field; the same value shares the field; --force-conflicts takes
-# it. kubectl set image of a pod whose Slurm job exists is 422 (its
+# it. kubectl debug is refused naming why (no ephemeral containers).
+# kubectl set image of a pod whose Slurm job exists is 422 (its
 # containers were set up from the images it had). kubectl label/annotate/patch of a pod whose stored spec has a field
 # slurmlinkd ignores (spec.nodeName) print no warning about it: an update
 # warns only about what it brings.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 45
+plan 49
 
 api_up || bail "slurmlinkd up"
 SDK=/usr/lib/google-cloud-sdk/bin
@@ -87,4 +88,14 @@ out=$(k set image pod/r main=busybox:2 2>&1); rc=$?
 like "$rc|$out" '^1\|.*spec.containers\[0\].image: Forbidden' "set image of a Running pod: 422"
 jpost /api/v1/namespaces/default/pods "$(pod_json n)" >/dev/null
 is "$(k set image pod/n main=busybox:2 2>&1)" "pod/n image updated" "set image of a pod with no job yet: updated"
+
+# kubectl debug: ephemeral containers are refused naming why
+out=$(k debug n -it --image=busybox --profile=general 2>&1 </dev/null); rc=$?
+like "$rc|$out" '^1\|.*Pod "n" is invalid: spec.ephemeralContainers: Forbidden: ephemeral containers are not run' \
+  "kubectl debug POD: 422 naming spec.ephemeralContainers and why"
+is "$(k get pod n -o jsonpath='{.spec.ephemeralContainers}')" "" "... and nothing is stored"
+jpatch /api/v1/namespaces/default/pods/n/ephemeralcontainers application/strategic-merge-patch+json '{"spec":{"ephemeralContainers":[{"name":"d","image":"busybox"}]}}'
+is "$CODE $(jqr .reason) $(jqr '.details.causes[0].field')" "422 Invalid spec.ephemeralContainers" "PATCH of pods/ephemeralcontainers: 422"
+req GET /api/v1/namespaces/default/pods/n/ephemeralcontainers
+is "$CODE $(jqr .metadata.name)" "200 n" "GET of pods/ephemeralcontainers: the pod, as kube answers"
 done_testing
