@@ -167,8 +167,32 @@ static char *handled_prefix(const api_resource_t *res, const char *kind, const c
                         res->kind);
 }
 
-int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
-                     sl_error_t *err)
+/* The warnings the stored object draws (its decode errors do not matter). */
+static json_t *old_warnings(const api_resource_t *res, json_t *old)
+{
+    json_t *copy = json_deep_copy(old), *unknown = json_array(), *warns = json_array();
+    sl_error_t e = SL_ERROR_INIT;
+    res->ops->decode_check(copy, unknown, warns, &e);
+    sl_error_clear(&e);
+    json_decref(copy);
+    json_decref(unknown);
+    return warns;
+}
+
+static bool in_array(json_t *arr, json_t *v)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e)
+    {
+        if (json_equal(e, v))
+            return true;
+    }
+    return false;
+}
+
+int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, json_t *old,
+                     const char *directive, sl_error_t *err)
 {
     if (!res->ops || !res->ops->decode_check)
         return 0;
@@ -187,7 +211,13 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const
     }
     size_t i;
     json_t *w;
-    json_array_foreach(warns, i, w) api_warn(r, "%s", json_string_value(w));
+    json_t *had = old ? old_warnings(res, old) : NULL;
+    json_array_foreach(warns, i, w)
+    {
+        if (!had || !in_array(had, w))
+            api_warn(r, "%s", json_string_value(w));
+    }
+    json_decref(had);
     if (json_array_size(unknown) && !strcmp(directive, "Strict")) {
         sl_buf_t b = SL_BUF_INIT;
         sl_buf_printf(&b, "%sstrict decoding error: ", pre);
@@ -284,7 +314,7 @@ static int check_kind(const api_resource_t *res, json_t *obj, sl_error_t *err)
     return -1;
 }
 
-json_t *api_decode_object(api_req_t *r, const api_resource_t *res, sl_error_t *err)
+json_t *api_decode_object(api_req_t *r, const api_resource_t *res, json_t *old, sl_error_t *err)
 {
     bool yaml, proto;
     if (content_type_check(r, &yaml, &proto, err) < 0)
@@ -307,7 +337,7 @@ json_t *api_decode_object(api_req_t *r, const api_resource_t *res, sl_error_t *e
         sl_error_clear(&perr);
         return NULL;
     }
-    if (check_kind(res, obj, err) < 0 || api_check_fields(r, res, obj, directive, err) < 0) {
+    if (check_kind(res, obj, err) < 0 || api_check_fields(r, res, obj, old, directive, err) < 0) {
         json_decref(obj);
         return NULL;
     }

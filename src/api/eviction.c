@@ -104,3 +104,21 @@ enum MHD_Result api_handle_eviction(api_req_t *r, const api_path_t *p)
                           json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion",
                                     "v1", "metadata", "status", "Success", "code", 201));
 }
+
+/* pods/ephemeralcontainers (kubectl debug POD): a pod is a Slurm job whose
+ * containers start together in its allocation; the shim starts no new
+ * container in a running job, so the write is refused naming why (kube's
+ * 422 shape, which kubectl prints as it is). */
+enum MHD_Result api_handle_ephemeral(api_req_t *r, const api_path_t *p)
+{
+    sl_error_t err = SL_ERROR_INIT;
+    json_t *pod = sl_store_get(r->api->store, p->res->store_name, p->ns, p->name);
+    if (!pod)
+        return api_reply_status(r, api_store_error_status(p->res, p->name, errno, NULL));
+    json_decref(pod);
+    sl_err_field_none(&err, SL_FE_FORBIDDEN, "spec.ephemeralContainers",
+                      "ephemeral containers are not run: a pod is a Slurm job whose containers "
+                      "start with it; use kubectl exec into one of its containers");
+    err.kind = SL_ERR_INVALID;
+    return api_reply_error(r, p->res, p->name, &err);
+}

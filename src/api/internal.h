@@ -328,7 +328,7 @@ enum MHD_Result api_handle_shim_event(api_req_t *r);
  * kind's strict decoding per the fieldValidation parameter. NULL with err
  * on failure (its Status: api_error_status(res, NULL, err)); err must
  * start as SL_ERROR_INIT and be cleared. */
-json_t *api_decode_object(api_req_t *r, const api_resource_t *res, sl_error_t *err);
+json_t *api_decode_object(api_req_t *r, const api_resource_t *res, json_t *old, sl_error_t *err);
 /* Parse a body as JSON (or YAML) without any kind checks; NULL with err
  * (SL_ERR_BAD_REQUEST) on a syntax error worded like Go's encoding/json. */
 json_t *api_parse_body(const char *data, size_t len, bool yaml, sl_error_t *err);
@@ -342,9 +342,12 @@ void api_options_subject(const api_req_t *r, sl_error_t *err);
  * (about the options) when the parameter has an unsupported value. */
 const char *api_field_validation(api_req_t *r, sl_error_t *err);
 /* Run res's decode_check on obj and apply the fieldValidation directive.
- * -1 with a BadRequest err on a strict error. */
-int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, const char *directive,
-                     sl_error_t *err);
+ * -1 with a BadRequest err on a strict error. old, the stored object of an
+ * update (NULL on create): warnings it draws too (an ignored field the
+ * server set, such as spec.nodeName) are not repeated, as kube-apiserver
+ * warns on update only about what the update brings. */
+int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, json_t *old,
+                     const char *directive, sl_error_t *err);
 
 /* --- table.c: Table output --- */
 /* 0: plain JSON, 1: Table meta.k8s.io/v1, 2: Table meta.k8s.io/v1beta1,

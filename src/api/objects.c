@@ -388,7 +388,7 @@ out:
 enum MHD_Result api_handle_create(api_req_t *r, const api_path_t *p)
 {
     sl_error_t err = SL_ERROR_INIT;
-    json_t *obj = api_decode_object(r, p->res, &err);
+    json_t *obj = api_decode_object(r, p->res, NULL, &err);
     if (!obj)
         return api_reply_error(r, p->res, NULL, &err);
     if (api_create_object(r, p, obj, &err) < 0) {
@@ -576,7 +576,9 @@ enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     sl_error_t err = SL_ERROR_INIT;
-    json_t *obj = api_decode_object(r, res, &err);
+    json_t *stored = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+    json_t *obj = api_decode_object(r, res, stored, &err);
+    json_decref(stored);
     if (!obj)
         return api_reply_error(r, res, NULL, &err);
     json_t *old = NULL;

@@ -50,7 +50,7 @@ static int patch_type(const char *ct, enum ptype *t)
  * patch's own kinds). copy_limit bounds what a JSON patch's `copy`
  * operations may duplicate. */
 static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_t *patch,
-                     const char *manager, size_t copy_limit, sl_error_t *err)
+                     const char *manager, bool force, size_t copy_limit, sl_error_t *err)
 {
     char gv[128];
     api_resource_api_version(res, gv, sizeof(gv));
@@ -67,8 +67,8 @@ static json_t *apply(enum ptype t, const api_resource_t *res, json_t *old, json_
             err->kind = SL_ERR_BAD_REQUEST;
         break;
     case P_APPLY:
-        out = sl_kube_apply(old, patch, manager, err);
-        if (!out)
+        out = sl_kube_apply(old, patch, manager, force, err);
+        if (!out && err->kind != SL_ERR_CONFLICT)
             err->kind = SL_ERR_BAD_REQUEST;
         break;
     case P_JSON: out = api_json_patch(old, patch, copy_limit, err); break;
@@ -116,13 +116,13 @@ static int apply_create(api_req_t *r, const api_path_t *p, json_t *patch, const 
                         const char *directive, json_t **obj, sl_error_t *err)
 {
     const api_resource_t *res = p->res;
-    json_t *o = sl_kube_apply(NULL, patch, manager, NULL);
+    json_t *o = sl_kube_apply(NULL, patch, manager, true, NULL);
     if (!o) {
         sl_errkindf(err, SL_ERR_BAD_REQUEST, "invalid apply configuration");
         return APPLY_DONE;
     }
     pin_identity(res, p, o);
-    if (api_check_fields(r, res, o, directive, err) < 0 || api_create_object(r, p, o, err) < 0) {
+    if (api_check_fields(r, res, o, NULL, directive, err) < 0 || api_create_object(r, p, o, err) < 0) {
         json_decref(o);
         bool exists = err->kind == SL_ERR_CONFLICT || err->kind == SL_ERR_ALREADY_EXISTS;
         return exists ? APPLY_RETRY : APPLY_DONE; /* kube: any 409 */
@@ -159,13 +159,14 @@ static int patch_once(api_req_t *r, const api_path_t *p, enum ptype t, json_t *p
                       sl_error_t *err)
 {
     const api_resource_t *res = p->res;
-    *obj = apply(t, res, old, patch, api_query(r, "fieldManager"), r->api->max_body, err);
+    *obj = apply(t, res, old, patch, api_query(r, "fieldManager"), api_query_bool(r, "force"),
+                 r->api->max_body, err);
     if (!*obj)
         return -1;
     if (api_check_object_size(r->api, *obj, err) < 0) /* before anything reads it */
         goto fail;
     pin_identity(res, p, *obj);
-    if (api_check_fields(r, res, *obj, directive, err) < 0)
+    if (api_check_fields(r, res, *obj, old, directive, err) < 0)
         goto fail;
     int64_t expect = want_rv ? want_rv : sl_kube_rv(old);
     if (!want_rv) /* the stored rv; the patched one may carry anything */

@@ -197,12 +197,49 @@ static int pod_validate(json_t *pod, sl_error_t *err)
     return api_fields_result(err);
 }
 
+/* Has the pod's Slurm job been submitted (or has it run)? From then on its
+ * containers were set up from the images it had. */
+static bool has_job(json_t *old)
+{
+    const char *phase = json_string_value(sl_kube_path(old, "status.phase"));
+    return sl_kube_annotation(old, SL_ANN_JOB_ID) || sl_kube_path(old, "spec.nodeName") ||
+           (phase && strcmp(phase, "Pending"));
+}
+
+/* kube lets an update change a container's image and the kubelet restarts
+ * that container with it; the shim cannot take another image into a
+ * running job, so once the job exists the change is refused, naming the
+ * field, instead of being stored and never run. */
+static void images_fixed(json_t *pod, json_t *old, sl_error_t *err)
+{
+    if (!has_job(old))
+        return;
+    static const char *const lists[] = {"initContainers", "containers"};
+    for (size_t l = 0; l < 2; l++) {
+        json_t *na = json_object_get(json_object_get(pod, "spec"), lists[l]);
+        json_t *oa = json_object_get(json_object_get(old, "spec"), lists[l]);
+        for (size_t i = 0; i < json_array_size(na) && i < json_array_size(oa); i++) {
+            json_t *ni = json_object_get(json_array_get(na, i), "image");
+            json_t *oi = json_object_get(json_array_get(oa, i), "image");
+            if (!ni || !oi || json_equal(ni, oi))
+                continue;
+            char field[64];
+            snprintf(field, sizeof(field), "spec.%s[%zu].image", lists[l], i);
+            sl_err_field_none(err, SL_FE_FORBIDDEN, field,
+                              "the image cannot change once the pod's Slurm job exists: the "
+                              "container is not restarted with another image; delete the pod "
+                              "and create it again");
+        }
+    }
+}
+
 static int pod_validate_update(json_t *pod, json_t *old, sl_error_t *err)
 {
     pod_limits(pod, err);
     sl_pod_t *p = sl_pod_parse(pod, err);
     sl_pod_destroy(p);
     sl_pod_spec_update_errors(old, pod, err);
+    images_fixed(pod, old, err);
     return api_fields_result(err);
 }
 

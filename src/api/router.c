@@ -135,7 +135,8 @@ static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
         !((!strcmp(p->sub, "status") && p->res->status_sub) ||
           (!strcmp(p->sub, "log") && p->res->log_sub) ||
           (is_stream_sub(p->sub) && p->res->log_sub) ||
-          (!strcmp(p->sub, "eviction") && p->res->log_sub)))
+          (!strcmp(p->sub, "eviction") && p->res->log_sub) ||
+          (!strcmp(p->sub, "ephemeralcontainers") && p->res->log_sub)))
         return false;
     return !(p->watch_prefix && (p->sub || !is_get(r->method)));
 }
@@ -152,6 +153,10 @@ static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
     }
     if (!strcmp(p->sub, "eviction")) /* kubectl drain: a graceful delete */
         return api_handle_eviction(r, p);
+    if (!strcmp(p->sub, "ephemeralcontainers")) /* kubectl debug */
+        return is_get(m)                                  ? api_handle_get(r, p)
+               : !strcmp(m, "PATCH") || !strcmp(m, "PUT") ? api_handle_ephemeral(r, p)
+                                                          : not_allowed(r);
     if (!strcmp(p->sub, "portforward"))
         return is_get(m) || !strcmp(m, "POST") ? api_handle_portforward(r, p) : not_allowed(r);
     if (!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach"))
@@ -242,13 +247,14 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
     if (!p.res)
         return not_found(r);
     r->m_resource = p.res->name;
-    r->m_sub = p.sub && !strcmp(p.sub, "status") ? "status"
-               : p.sub && !strcmp(p.sub, "log")  ? "log"
-               : p.sub && !strcmp(p.sub, "exec") ? "exec"
-               : p.sub && !strcmp(p.sub, "attach") ? "attach"
-               : p.sub && !strcmp(p.sub, "portforward") ? "portforward"
-               : p.sub && !strcmp(p.sub, "eviction")    ? "eviction"
-                                                 : "";
+    r->m_sub = p.sub && !strcmp(p.sub, "status")                ? "status"
+               : p.sub && !strcmp(p.sub, "log")                 ? "log"
+               : p.sub && !strcmp(p.sub, "exec")                ? "exec"
+               : p.sub && !strcmp(p.sub, "attach")              ? "attach"
+               : p.sub && !strcmp(p.sub, "portforward")         ? "portforward"
+               : p.sub && !strcmp(p.sub, "eviction")            ? "eviction"
+               : p.sub && !strcmp(p.sub, "ephemeralcontainers") ? "ephemeralcontainers"
+                                                                : "";
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
     if (!path_fits(r, &p, finalize))
         return not_found(r);

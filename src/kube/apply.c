@@ -6,14 +6,18 @@
  * manager owned before but no longer applies, unless another manager owns
  * them too. We do the same with two simplifications:
  *   - only Apply managers' sets are tracked (fields written by Update
- *     operations belong to nobody here), and no conflicts are raised:
- *     every apply behaves as --force-conflicts;
+ *     operations belong to nobody here), so conflicts are raised only
+ *     between apply managers: a manager that applies a value other than
+ *     the live one to a field another apply manager owns gets 409 Conflict
+ *     naming both, unless it forces (--force-conflicts), which takes the
+ *     field from the others;
  *   - the merge itself is a strategic merge of the configuration (lists
  *     merge by their patch merge key, ordered as the configuration orders
  *     them; other lists are replaced), which is how SSA treats the
  *     associative and atomic lists of the built-in kinds.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
@@ -93,9 +97,14 @@ static json_t *fields_obj(json_t *obj, const struct smp_type *t, int top, int in
     {
         if (k[0] == '$' || json_is_null(v) || server_field(top, in_meta, k))
             continue;
+        int meta = top && !strcmp(k, "metadata");
+        json_t *sub = fields_val(v, sl_kube_mergekeys_field(t, k), meta);
+        if (meta && json_object_size(sub) == 0) { /* only the server's fields: none owned */
+            json_decref(sub);
+            continue;
+        }
         char *key = sl_xasprintf("f:%s", k);
-        json_object_set_new(
-            set, key, fields_val(v, sl_kube_mergekeys_field(t, k), top && !strcmp(k, "metadata")));
+        json_object_set_new(set, key, sub);
         free(key);
     }
     return set;
@@ -246,7 +255,195 @@ static int is_apply_by(json_t *e, const char *manager)
     return m && op && !strcmp(op, "Apply") && (!manager || !strcmp(m, manager));
 }
 
-json_t *sl_kube_apply(json_t *live, json_t *applied, const char *manager, sl_error_t *err)
+/* ---- conflicts between apply managers ---- */
+
+/* One conflict: the other manager and the field's path as fieldpath prints
+ * it (.metadata.labels.x, .spec.containers[name="c"].image). */
+struct conflict {
+    const char *manager;
+    char *path;
+    json_t *owner_set; /* the other manager's fieldsV1 (borrowed) */
+    char **keys;       /* the FieldsV1 keys down to the field */
+    size_t nkeys;
+};
+
+typedef struct {
+    struct conflict *v;
+    size_t n;
+} conflicts_t;
+
+/* The path element of a FieldsV1 key: .name, [k="v",...] or [=value]. */
+static void path_elem(sl_buf_t *b, const char *key)
+{
+    if (!strncmp(key, "f:", 2)) {
+        sl_buf_printf(b, ".%s", key + 2);
+        return;
+    }
+    if (!strncmp(key, "v:", 2)) {
+        sl_buf_printf(b, "[=%s]", key + 2);
+        return;
+    }
+    json_t *kv = json_loads(key + 2, 0, NULL);
+    const char *k;
+    json_t *v;
+    int first = 1;
+    sl_buf_puts(b, "[");
+    json_object_foreach(kv, k, v)
+    {
+        char *vs = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        sl_buf_printf(b, "%s%s=%s", first ? "" : ",", k, vs ? vs : "");
+        free(vs);
+        first = 0;
+    }
+    sl_buf_puts(b, "]");
+    json_decref(kv);
+}
+
+/* Is this FieldsV1 node a leaf (nothing owned below it)? */
+static int is_leaf(json_t *node)
+{
+    return json_object_size(node) == 0 ||
+           (json_object_size(node) == 1 && json_object_get(node, "."));
+}
+
+static void add_conflict(conflicts_t *c, const char *manager, json_t *owner_set, char **keys,
+                         size_t nkeys)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (size_t i = 0; i < nkeys; i++)
+        path_elem(&b, keys[i]);
+    c->v = sl_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+    struct conflict *e = &c->v[c->n++];
+    e->manager = manager;
+    e->path = sl_xstrdup(b.data ? b.data : "");
+    e->owner_set = owner_set;
+    e->keys = sl_xcalloc(nkeys, sizeof *e->keys);
+    for (size_t i = 0; i < nkeys; i++)
+        e->keys[i] = sl_xstrdup(keys[i]);
+    e->nkeys = nkeys;
+    sl_buf_free(&b);
+}
+
+#define MAX_DEPTH 64
+
+/* Walk mine (the applier's new set) beside theirs (another apply manager's
+ * set): a leaf both own whose live value differs from the configuration's
+ * is a conflict; so is a scalar or list one owns as a leaf where the other
+ * owns parts (a map one set owns with nothing under it, such as a
+ * metadata holding only the name, owns no field). live and cfg are the
+ * nodes at the same place. */
+static void walk_conflicts(json_t *mine, json_t *theirs, json_t *live, json_t *cfg,
+                           const char *manager, json_t *owner_set, char **keys, size_t depth,
+                           conflicts_t *out)
+{
+    const char *k;
+    json_t *mk;
+    if (depth >= MAX_DEPTH)
+        return;
+    json_object_foreach(mine, k, mk)
+    {
+        json_t *tk = json_object_get(theirs, k);
+        if (!strcmp(k, ".") || !tk)
+            continue;
+        long idx;
+        json_t *lv = child(live, k, &idx), *cv = child(cfg, k, &idx);
+        keys[depth] = (char *)k;
+        int ml = is_leaf(mk), tl = is_leaf(tk);
+        if (!ml && !tl)
+            walk_conflicts(mk, tk, lv, cv, manager, owner_set, keys, depth + 1, out);
+        else if (lv && cv && !json_equal(lv, cv) && ((ml && tl) || !json_is_object(cv)))
+            add_conflict(out, manager, owner_set, keys, depth + 1);
+    }
+}
+
+static int by_manager(const void *a, const void *b)
+{
+    const struct conflict *x = a, *y = b;
+    return strcmp(x->manager, y->manager);
+}
+
+/* kube-apiserver's text: one conflict on one line, several grouped by
+ * manager (sorted), one "- path" line each. */
+static void conflict_error(conflicts_t *c, sl_error_t *err)
+{
+    qsort(c->v, c->n, sizeof *c->v, by_manager);
+    sl_buf_t b = SL_BUF_INIT;
+    if (c->n == 1) {
+        sl_buf_printf(&b, "Apply failed with 1 conflict: conflict with \"%s\": %s",
+                      c->v[0].manager, c->v[0].path);
+    } else {
+        sl_buf_printf(&b, "Apply failed with %zu conflicts: ", c->n);
+        for (size_t i = 0; i < c->n; i++) {
+            if (!i || strcmp(c->v[i].manager, c->v[i - 1].manager))
+                sl_buf_printf(&b, "%sconflicts with \"%s\":", i ? "\n" : "", c->v[i].manager);
+            sl_buf_printf(&b, "\n- %s", c->v[i].path);
+        }
+    }
+    errno = EBUSY;
+    sl_errwholef(err, SL_ERR_CONFLICT, "%s", b.data);
+    for (size_t i = 0; i < c->n; i++) {
+        char *msg = sl_xasprintf("conflict with \"%s\"", c->v[i].manager);
+        sl_err_cause(err, "FieldManagerConflict", c->v[i].path, msg);
+        free(msg);
+    }
+    sl_buf_free(&b);
+}
+
+/* Force: the field leaves the other manager's set (and parents left empty
+ * by that go too). */
+static void disown(json_t *set, char **keys, size_t n)
+{
+    json_t *parent = set;
+    for (size_t i = 0; parent && i + 1 < n; i++)
+        parent = json_object_get(parent, keys[i]);
+    if (!parent)
+        return;
+    json_object_del(parent, keys[n - 1]);
+    if (n > 1 && json_object_size(parent) == 0)
+        disown(set, keys, n - 1);
+}
+
+static void conflicts_free(conflicts_t *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].path);
+        for (size_t k = 0; k < c->v[i].nkeys; k++)
+            free(c->v[i].keys[k]);
+        free(c->v[i].keys);
+    }
+    free(c->v);
+}
+
+/* The conflicts of the applier's set against every other apply manager's
+ * entry of mf: -1 with a 409 in err unless force, which disowns them. */
+static int check_conflicts(json_t *mf, const char *manager, json_t *set, json_t *live,
+                           json_t *cfg, bool force, sl_error_t *err)
+{
+    conflicts_t c = {NULL, 0};
+    char *keys[MAX_DEPTH];
+    size_t i;
+    json_t *e;
+    json_array_foreach(mf, i, e)
+    {
+        if (is_apply_by(e, NULL) && !is_apply_by(e, manager)) {
+            json_t *fv = json_object_get(e, "fieldsV1");
+            walk_conflicts(set, fv, live, cfg, json_string_value(json_object_get(e, "manager")),
+                           fv, keys, 0, &c);
+        }
+    }
+    int rc = 0;
+    if (c.n && !force) {
+        conflict_error(&c, err);
+        rc = -1;
+    }
+    for (size_t k = 0; rc == 0 && k < c.n; k++)
+        disown(c.v[k].owner_set, c.v[k].keys, c.v[k].nkeys);
+    conflicts_free(&c);
+    return rc;
+}
+
+json_t *sl_kube_apply(json_t *live, json_t *applied, const char *manager, bool force,
+                      sl_error_t *err)
 {
     if (!json_is_object(applied)) {
         errno = EINVAL;
@@ -283,6 +480,13 @@ json_t *sl_kube_apply(json_t *live, json_t *applied, const char *manager, sl_err
     if (live) {
         base = json_deep_copy(live);
         json_t *mf = json_object_get(json_object_get(base, "metadata"), "managedFields");
+        if (check_conflicts(mf, manager, set, base, config, force, err) < 0) {
+            json_decref(base);
+            json_decref(config);
+            json_decref(set);
+            json_decref(managed);
+            return NULL;
+        }
         json_t *prev = NULL;
         size_t n = 0, i;
         json_t *e;

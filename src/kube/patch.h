@@ -26,6 +26,7 @@
 #define SL_KUBE_PATCH_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "common/err.h"
 
@@ -53,12 +54,18 @@ json_t *sl_kube_strategic_merge(const char *api_version, const char *kind, json_
  * {"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:containers":
  * {"k:{\"name\":\"c\"}":{".":{},"f:image":{}}}}}).
  *
- * Limits (documented for users): no conflict detection between managers
- * (force is implied); fields owned by Update managers are not tracked; a
+ * A field another apply manager owns, set here to a value other than the
+ * live one, is a conflict: NULL with EBUSY and a 409 in err (message
+ * "Apply failed with 1 conflict: conflict with \"alice\": .metadata.labels.x",
+ * one FieldManagerConflict cause per field), unless force, which takes the
+ * field from the other manager.
+ * Limits (documented for users): fields owned by Update managers are not
+ * tracked (no conflict with them); a
  * field dropped by one apply manager is removed even if another apply
  * manager also set it. NULL with EINVAL for a malformed configuration
  * (not an object, apiVersion/kind mismatch with live). */
-json_t *sl_kube_apply(json_t *live, json_t *applied, const char *manager, sl_error_t *err);
+json_t *sl_kube_apply(json_t *live, json_t *applied, const char *manager, bool force,
+                      sl_error_t *err);
 
 /* The FieldsV1 set of an applied configuration (as recorded above). New ref. */
 json_t *sl_kube_fields_v1(const char *api_version, const char *kind, json_t *obj);

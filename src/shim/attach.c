@@ -6,13 +6,15 @@
  * Started like the exec helper (srun --overlap --jobid J, as the pod's
  * user). The shim keeps no terminal or stdin of a running container (its
  * output goes to pipes it writes into the CRI log), so attach follows the
- * container's log from its end: every line it appends, across restarts (a
- * new <restart>.log), goes to stdout or stderr as it was written (--merge:
+ * container's log from its end: every line this run of the container
+ * appends goes to stdout or stderr as it was written (--merge:
  * all to stdout, for a tty), framed on stdout (a byte 1 or 2, a 4-byte
  * big-endian length, the bytes) so that slurmlinkd keeps srun's own
- * messages apart. It ends once status.json says the container
- * has terminated and its log has no more bytes, when the shim is gone, or
- * at SIGTERM (the job ended: the step is cancelled), after a last read.
+ * messages apart. It ends, as kubelet's attach does when the container
+ * exits, once status.json says this run of the container is over
+ * (terminated, waiting to restart, or restarted) and its log has no more
+ * bytes, when a newer run's log appears, when the shim is gone, or at
+ * SIGTERM (the job ended: the step is cancelled), after a last read.
  * --stdin (the container's spec has stdin: true): what comes on stdin goes
  * to the fifo the shim holds for the container (DIR/stdin-C.fifo, see
  * pod.c); at its end this attach's end of the fifo is closed, and with
@@ -158,7 +160,8 @@ static int pump_log(follow_t *f)
     return got;
 }
 
-/* has the container ended (or the shim gone)? */
+/* has the run being followed ended (or the shim gone)? The container's
+ * status says terminated, waiting (to restart), or a later restart count */
 static bool ended(const follow_t *f)
 {
     char *path = sl_xasprintf("%s/status.json", f->dir);
@@ -174,7 +177,11 @@ static bool ended(const follow_t *f)
     {
         const char *n = json_string_value(json_object_get(cs, "name"));
         json_t *state = json_object_get(cs, "state");
-        if (n && !strcmp(n, f->name) && json_object_get(state, "terminated"))
+        if (!n || strcmp(n, f->name))
+            continue;
+        json_int_t restarts = json_integer_value(json_object_get(cs, "restartCount"));
+        if (json_object_get(state, "terminated") || json_object_get(state, "waiting") ||
+            restarts > f->restart)
             over = true;
     }
     json_decref(st);
@@ -306,16 +313,10 @@ static int follow(follow_t *f)
     open_log(f, newest_log(f), true);
     for (;;) {
         int got = pump_log(f) | (f->tty ? pump_ctl(f) : pump_stdin(f));
-        long n = newest_log(f);
-        if (n > f->restart) { /* a restart: its log from the start, a new pty */
-            pump_log(f);
-            open_log(f, n, false);
-            if (f->pty >= 0)
-                close(f->pty);
-            f->pty = -1;
-            continue;
-        }
-        if (stopping || (!got && ended(f) && !pump_log(f))) {
+        /* the run attached to is over once another has begun, as kubelet
+         * ends an attach when its container exits */
+        bool restarted = newest_log(f) > f->restart;
+        if (stopping || restarted || (!got && ended(f) && !pump_log(f))) {
             pump_log(f);
             return 0;
         }
