@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/gpu/ src/translate/gres.c src/api/dra_kind.c src/ctl/claims.c src/ctl/gpustatus.c src/ctl/nodes.c src/shim/gpu.c src/report/ src/cluster/conf.c
 # 48-gpu-types.t — typed GPUs, MIG profiles and shards on fake devices:
 # `slurmlink up --nodes 3 --gpus 2 --gpu-types h100,a100,1g.10gb --shards 2`
 # labels each Node with its nvidia.com/gpu.product; a pod selecting a product

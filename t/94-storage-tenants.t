@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/storage/ src/api/storage_kind.c src/ctl/storage.c src/auth/authz.c
 # 94-storage-tenants.t — PersistentVolumeClaims against hostile tenants: two
 # real Unix users, alice ($UA, namespace team-a) and bob ($UB, team-b), on a
 # real cluster whose default StorageClass is its shared folder D/shared:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: src/storage/ src/api/storage_kind.c src/ctl/storage.c src/api/quota.c src/translate/volumes.c src/cluster/up.c
 # 94-storage.t — PersistentVolumeClaims on the cluster's shared folder, on a
 # real two-node cluster (slurmlink up --nodes 2: its D/shared is the root
 # of the default StorageClass "shared") with the real kubectl:
