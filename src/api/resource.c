@@ -37,15 +37,16 @@ const api_resource_t api_resources[] = {
      "persistentvolumeclaims", &api_pvc_ops},
     {"", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", "PersistentVolumeList",
      false, RW_ALL, {"pv"}, {0}, true, false, "persistentvolumes", &api_pv_ops},
-    {"storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", "StorageClassList",
-     false, API_V_READ, {"sc"}, {0}, false, false, "storageclasses.storage.k8s.io",
-     &api_storageclass_ops},
     /* batch/v1 Jobs: the controller runs each as one Slurm job array (src/ctl/job.c) */
     {"batch", "v1", "jobs", "job", "Job", "JobList", true, RW_ALL, {0}, {"all"}, true, false,
      "jobs.batch", &api_job_ops},
     /* batch/v1 CronJobs: the controller creates their Jobs on schedule (src/ctl/cronjob.c) */
     {"batch", "v1", "cronjobs", "cronjob", "CronJob", "CronJobList", true, RW_ALL, {"cj"},
      {"all"}, true, false, "cronjobs.batch", &api_cronjob_ops},
+    /* storage.k8s.io/v1 StorageClasses: the admin's storage.classes, read-only */
+    {"storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", "StorageClassList",
+     false, API_V_READ, {"sc"}, {0}, false, false, "storageclasses.storage.k8s.io",
+     &api_storageclass_ops},
     /* kubeflow.org/v1 PyTorchJob as the Training Operator's CRD defines it:
      * one gang-scheduled Slurm job (src/ctl/gang.c) */
     {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", "PyTorchJobList", true,
