@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench-exec.sh — kubectl exec round-trip against a bare Slurm step, in the
-# same run on the same cluster (docs/benchmarks.md, "exec"):
+# same run on the same cluster (docs/benchmarks-history.md, "kubectl exec"):
 #   bench/exec.sh [N]     (N rounds of each, default 20)
 # Needs KUBECONFIG and SLURM_CONF of a cluster from `slurmlink up` with the
 # busybox image imported; `kubectl get pod` is kubectl's own share (start,

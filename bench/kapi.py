@@ -1,7 +1,7 @@
 """kapi.py — what the Python benches share (imported): the admin's TLS
 credential of a `slurmlink up` folder's kubeconfig, kept-alive HTTPS
 connections to its slurmlinkd, JSON requests, Slurm commands with the
-folder's slurm.conf, and the order statistics of docs/benchmarks.md."""
+folder's slurm.conf, and the order statistics of docs/benchmarks-history.md."""
 import base64, http.client, json, math, os, ssl, subprocess, tempfile, time, urllib.parse
 import yaml
 

@@ -3,7 +3,7 @@
 # Python client's portforward() through slurmlinkd, and `kubectl
 # port-forward`: SPDY, tunnelled in WebSocket by kubectl 1.31+) and
 # `kubectl exec -- cat` of the same file, against a direct TCP connection
-# to the same server, in the same run (docs/benchmarks.md, "port-forward"):
+# to the same server, in the same run (docs/benchmarks-history.md, "port-forward and exec"):
 #   bench/portforward.sh [MiB] [rounds]      (default 64 MiB, 3 rounds)
 # Needs KUBECONFIG and SLURM_CONF of a `slurmlink up` cluster with busybox
 # imported; serves a file of MiB random bytes from busybox httpd in pod

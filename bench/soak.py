@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """soak.py — N pods through the API with three watchers attached
-(docs/benchmarks.md, "The 10,000-pod soak").
+(docs/benchmarks-history.md, "The 10,000-pod soak").
 
 On a running local cluster started with --accounting (e.g. `slurmlink up
 --dir D --nodes 4 --cpus 8 --accounting`), in one namespace:

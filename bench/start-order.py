@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """start-order.py — in what order Slurm starts pods against sbatch jobs
-(docs/benchmarks.md, "Start order").
+(docs/benchmarks-history.md, "Start order").
 
 On a running local cluster (e.g. `slurmlink up --dir D --nodes 4 --cpus 8`:
 32 CPUs), in one run, each path after the cluster's queue is empty:

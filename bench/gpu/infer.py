@@ -1,4 +1,4 @@
-# infer.py — the GPU workload of the real-GPU study (docs/benchmarks.md, "real GPU"):
+# infer.py — the GPU workload of the real-GPU study (docs/benchmarks-history.md, "On a real GPU"):
 # torchvision's SSDlite320-MobileNetV3 detector with random weights on 640x640
 # images, one process start per run, as the comparison study's YOLOv8n runs were.
 # Prints one line the report reads (bench/gpu/report.py):

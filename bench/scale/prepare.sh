@@ -2,7 +2,7 @@
 # bench/scale/prepare.sh [BASE_COMMIT] — here (Debian 12, root, from the
 # project's root): pack into .devscale/ (.gitignore) what a bigger host with
 # no Debian packages of its own needs to run bench/submit-throughput.py, every
-# submission path side by side (docs/benchmarks.md, "16 cores"):
+# submission path side by side (docs/benchmarks.md, "Pods into Slurm on 16 cores"):
 # bench/gpu/make-bundle.sh's bundle (Debian 12's Slurm 22.05 and munge,
 # kubectl, slurmlink built from the committed HEAD), the in-process floor
 # program, a busybox image for the pods, PyYAML (pure Python), bench/, and

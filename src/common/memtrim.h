@@ -5,7 +5,7 @@
  * its top, by its trim threshold: the free pages below a chunk still in use
  * stay resident. slurmlinkd's connection threads fill their arenas during
  * a burst of pods and watch events; once the pods are gone the heaps are
- * mostly free but resident (docs/benchmarks.md, "RSS is not given back").
+ * mostly free but resident (docs/benchmarks-history.md, the soak).
  * malloc_trim(0) releases every whole free page of every arena.
  *
  * sl_memtrim_tick, called every few seconds, trims when the heaps' free
