@@ -1,5 +1,6 @@
 #!/bin/bash
 # covers: debian/ Makefile
+# slow
 # serial: dpkg-buildpackage compiles the three programs on every core: not beside another heavy file
 # The Debian source package (debian/): `dpkg-buildpackage -us -uc -b` in a
 # copy of the tree builds slurmlinkd, slurmlink and slurmlink-shim .debs;
