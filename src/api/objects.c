@@ -554,7 +554,9 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
 
 /* PUT's own checks before the update: the name and namespace of the URL,
  * a resourceVersion; the stored object in *old. 0, or -1 with err. */
-static int check_put(api_req_t *r, const api_path_t *p, json_t *obj, json_t **old, sl_error_t *err)
+/* old: the stored object read before the body was decoded (NULL, with
+ * old_errno, when the read failed) */
+static int check_put(const api_path_t *p, json_t *obj, json_t *old, int old_errno, sl_error_t *err)
 {
     const api_resource_t *res = p->res;
     const char *name = sl_kube_name(obj);
@@ -566,9 +568,8 @@ static int check_put(api_req_t *r, const api_path_t *p, json_t *obj, json_t **ol
         return -1;
     if (sl_kube_rv(obj) < 0)
         return sl_errkindf(err, SL_ERR_CONFLICT, "%s", "");
-    *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
-    if (!*old)
-        return api_store_error(errno, NULL, err);
+    if (!old)
+        return api_store_error(old_errno, NULL, err);
     return 0;
 }
 
@@ -576,13 +577,16 @@ enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     sl_error_t err = SL_ERROR_INIT;
-    json_t *stored = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
-    json_t *obj = api_decode_object(r, res, stored, &err);
-    json_decref(stored);
-    if (!obj)
+    /* the stored object, read once: the decode's warnings leave out what it
+     * draws too, and the update is checked and written against it */
+    json_t *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+    int old_errno = errno;
+    json_t *obj = api_decode_object(r, res, old, &err);
+    if (!obj) {
+        json_decref(old);
         return api_reply_error(r, res, NULL, &err);
-    json_t *old = NULL;
-    if (check_put(r, p, obj, &old, &err) < 0 ||
+    }
+    if (check_put(p, obj, old, old_errno, &err) < 0 ||
         api_write_update(r, p, &obj, old, sl_kube_rv(obj), &err) < 0) {
         json_decref(obj);
         json_decref(old);
