@@ -183,7 +183,7 @@ struct sl_ctl {
 
     json_t *create_backoff; /* controller thread: workload uid → [until ms, delay ms] (admit.c) */
     int64_t pods_rv;        /* last pod change seen */
-    unsigned listings; /* re-reads of every stored pod (each_stored_pod) */
+    unsigned listings;      /* re-reads of every stored pod (each_stored_pod) */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
     int jobs_pending;             /* the last job list had a PENDING job of a pod */
@@ -410,6 +410,10 @@ struct sl_translate_result;
  * job's user and group, or -1 with the pod marked failed. */
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, struct sl_translate_result **out,
                     uid_t *uid, gid_t *gid);
+/* ... a gang member's: members is the gang (sl_translate_config_t's
+ * gang_members: each member's names in the pod's hosts file) */
+int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t *members,
+                           struct sl_translate_result **out, uid_t *uid, gid_t *gid);
 /* Pods without a job that are neither finished, given up nor being deleted:
  * those waiting for a submission (c->lock held). */
 size_t ctl_submit_queue_length(sl_ctl_t *c);
@@ -423,7 +427,7 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
 int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
 /* why a finished pull failed (valid while w lives), or NULL (none, running, ok) */
 const char *ctl_pull_error(const ctl_pull_t *w);
-void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
+void ctl_pull_release(ctl_pull_t *w); /* NULL is a no-op */
 /* the pod is gone: its pull's tools are killed, then ctl_pull_release */
 void ctl_pull_cancel(ctl_pull_t *w);
 /* drop the image use records of pods that are terminal or gone (pull.c) */
