@@ -7,9 +7,18 @@
 
 #include <string.h>
 
-const sl_kind_t *const sl_kinds[] = {
-    NULL,
-};
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ */
+#define SL_KINDS(X)                                                                                \
+    X(job)                                                                                         \
+    X(cronjob)                                                                                     \
+    X(pytorchjob)                                                                                  \
+    X(mpijob)
+
+#define DECLARE(name) extern const sl_kind_t sl_kind_##name;
+#define ROW(name) &sl_kind_##name,
+SL_KINDS(DECLARE)
+
+const sl_kind_t *const sl_kinds[] = {SL_KINDS(ROW) NULL};
 
 const sl_kind_t *sl_kind_by_store(const char *store_name)
 {
