@@ -16,9 +16,12 @@
 #     templates set hostname and subdomain, on the host runtime and on
 #     charliecloud with a registry image: each replica's getent of the
 #     other's name gives the other's node address, and the Worker reaches
-#     a port the Master listens on (busybox nc) by the Master's name.
+#     a port the Master listens on (busybox nc) by the Master's name;
+#   - a packed PyTorchJob (Master + 3 Workers on 2 nodes, subdomain only):
+#     every replica's <pod>.<subdomain> gives the node it runs on (member
+#     i on node i mod 2), in the first replica and in the last.
 source "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -157,3 +160,43 @@ ptj hn 'slurmlink.io/runtime: host' busybox getent | kc apply -f - >/dev/null
 gang_checks hn "host runtime"
 ptj cc 'slurmlink.io/runtime: charliecloud' "$REG/names/bb:v1" /usr/bin/getent | kc apply -f - >/dev/null
 gang_checks cc "charliecloud, registry image"
+
+# --- a packed gang: 4 replicas on 2 nodes, no spec.hostname (the pod's name is) -----------------
+kc apply -f - >/dev/null <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: pk}
+spec:
+  runPolicy: {backoffLimit: 0}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          subdomain: pk
+          containers:
+          - name: pytorch
+            image: busybox
+            command: [sh, -c, 'for p in pk-master-0 pk-worker-0 pk-worker-1 pk-worker-2; do
+              getent hosts $p.pk | cut -d" " -f1; done | tr "\n" " "']
+    Worker:
+      replicas: 3
+      restartPolicy: Never
+      template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
+        spec:
+          subdomain: pk
+          containers:
+          - name: pytorch
+            image: busybox
+            command: [sh, -c, 'for p in pk-master-0 pk-worker-0 pk-worker-1 pk-worker-2; do
+              getent hosts $p.pk | cut -d" " -f1; done | tr "\n" " "']
+YAML
+pk_ended() { [[ "$(kc get pytorchjob pk -o jsonpath='{range .status.conditions[*]}{.type}={.status} {end}' 2>&1)" =~ (Succeeded|Failed)=True ]]; }
+wait_for 180 pk_ended
+want=$(for p in pk-master-0 pk-worker-0 pk-worker-1 pk-worker-2; do printf '%s ' "$(hostip $p)"; done)
+got=$(for p in pk-master-0 pk-worker-2; do printf '%s/' "$(kc logs $p 2>&1)"; done)
+is "$got" "$want/$want/" "4 replicas on 2 nodes (member i on node i mod 2): in the first and the last, each <pod>.<subdomain> gives its pod's node ($want)" ||
+  diag "$(kc get pods -o wide 2>&1)"
