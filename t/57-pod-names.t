@@ -21,7 +21,7 @@
 #     every replica's <pod>.<subdomain> gives the node it runs on (member
 #     i on node i mod 2), in the first replica and in the last.
 source "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -102,7 +102,9 @@ like "$out" 'spec.hostAliases\[0\].hostnames\[1\]: Invalid value: "Not_A_Name": 
   "a hostAliases hostname that is no DNS subdomain: 422 naming spec.hostAliases[0].hostnames[1]"
 out=$(bad badhost '  hostname: a.b')
 like "$out" 'spec.hostname: Invalid value: "a.b": must not contain dots' "a hostname that is no DNS label: 422"
-is "$(kc get pods -o name 2>&1 | grep -c -E 'bad(ip|name|host)')" 0 "none of them was made"
+out=$(bad badsub '  subdomain: Sub_X')
+like "$out" 'spec.subdomain: Invalid value: "Sub_X": a lowercase RFC 1123 label' "a subdomain that is no DNS label: 422"
+is "$(kc get pods -o name 2>&1 | grep -c -E 'bad(ip|name|host|sub)')" 0 "none of them was made"
 
 # --- a gang: PyTorchJob Master + Worker on two nodes --------------------------------------------
 PORT=$(free_ports 1)
