@@ -211,7 +211,7 @@ int api_check_fields(api_req_t *r, const api_resource_t *res, json_t *obj, json_
     }
     size_t i;
     json_t *w;
-    json_t *had = old ? old_warnings(res, old) : NULL;
+    json_t *had = old && json_array_size(warns) ? old_warnings(res, old) : NULL;
     json_array_foreach(warns, i, w)
     {
         if (!had || !in_array(had, w))

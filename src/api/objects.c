@@ -5,6 +5,7 @@
 #include "api/facts.h"
 #include "api/internal.h"
 #include "common/xalloc.h"
+#include "kinds/kind.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/pod.h"
@@ -317,11 +318,11 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
 {
     if (is_pod && api_check_service_account(r, obj, err) < 0)
         return -1;
-    /* mutating admission: before validation counts the annotations; a Job's
-     * pods run as its creator (src/ctl/job.c), so a Job carries it too, and
-     * a CronJob's Jobs run as the CronJob's (src/ctl/cronjob.c) */
-    if (is_pod || !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") ||
-        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs") ||
+    /* mutating admission: before validation counts the annotations; what a
+     * workload kind makes runs as its creator (its row's runs_as_creator:
+     * a Job's pods, a CronJob's Jobs), so the workload carries it too */
+    const sl_kind_t *k = sl_kind_by_resource(res);
+    if (is_pod || (k && k->runs_as_creator) ||
         !strcmp(res->name, "persistentvolumeclaims")) /* its folder is its creator's */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
@@ -332,7 +333,7 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
         return -1;
     if (is_pod && api_admit_pod_create(r, obj, err) < 0)
         return -1;
-    if (!is_pod && api_admit_workload_create(r, res->name, obj, err) < 0)
+    if (!is_pod && api_admit_workload_create(r, res, obj, err) < 0)
         return -1;
     if (api_check_object_size(r->api, obj, err) < 0)
         return -1;
@@ -493,9 +494,8 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
         return 0;
     }
     carry_over(obj, old);
-    if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs") ||
-         !strcmp(res->name, "cronjobs") || !strcmp(res->name, "pytorchjobs") ||
-         !strcmp(res->name, "mpijobs")) &&
+    const sl_kind_t *k = sl_kind_by_resource(res);
+    if ((!strcmp(res->name, "pods") || (k && k->runs_as_creator)) &&
         (check_workload_owner(r, p, old, err) < 0 || api_admit_pod_update(r, obj, old, err) < 0))
         return -1;
     if (res->ops && res->ops->defaults)
@@ -554,7 +554,9 @@ int api_write_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t *o
 
 /* PUT's own checks before the update: the name and namespace of the URL,
  * a resourceVersion; the stored object in *old. 0, or -1 with err. */
-static int check_put(api_req_t *r, const api_path_t *p, json_t *obj, json_t **old, sl_error_t *err)
+/* old: the stored object read before the body was decoded (NULL, with
+ * old_errno, when the read failed) */
+static int check_put(const api_path_t *p, json_t *obj, json_t *old, int old_errno, sl_error_t *err)
 {
     const api_resource_t *res = p->res;
     const char *name = sl_kube_name(obj);
@@ -566,9 +568,8 @@ static int check_put(api_req_t *r, const api_path_t *p, json_t *obj, json_t **ol
         return -1;
     if (sl_kube_rv(obj) < 0)
         return sl_errkindf(err, SL_ERR_CONFLICT, "%s", "");
-    *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
-    if (!*old)
-        return api_store_error(errno, NULL, err);
+    if (!old)
+        return api_store_error(old_errno, NULL, err);
     return 0;
 }
 
@@ -576,13 +577,16 @@ enum MHD_Result api_handle_update(api_req_t *r, const api_path_t *p)
 {
     const api_resource_t *res = p->res;
     sl_error_t err = SL_ERROR_INIT;
-    json_t *stored = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
-    json_t *obj = api_decode_object(r, res, stored, &err);
-    json_decref(stored);
-    if (!obj)
+    /* the stored object, read once: the decode's warnings leave out what it
+     * draws too, and the update is checked and written against it */
+    json_t *old = sl_store_get(r->api->store, res->store_name, p->ns, p->name);
+    int old_errno = errno;
+    json_t *obj = api_decode_object(r, res, old, &err);
+    if (!obj) {
+        json_decref(old);
         return api_reply_error(r, res, NULL, &err);
-    json_t *old = NULL;
-    if (check_put(r, p, obj, &old, &err) < 0 ||
+    }
+    if (check_put(p, obj, old, old_errno, &err) < 0 ||
         api_write_update(r, p, &obj, old, sl_kube_rv(obj), &err) < 0) {
         json_decref(obj);
         json_decref(old);

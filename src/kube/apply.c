@@ -260,6 +260,7 @@ static int is_apply_by(json_t *e, const char *manager)
 /* One conflict: the other manager and the field's path as fieldpath prints
  * it (.metadata.labels.x, .spec.containers[name="c"].image). */
 struct conflict {
+    size_t seq; /* the order found: kept among one manager's conflicts */
     const char *manager;
     char *path;
     json_t *owner_set; /* the other manager's fieldsV1 (borrowed) */
@@ -313,7 +314,8 @@ static void add_conflict(conflicts_t *c, const char *manager, json_t *owner_set,
     for (size_t i = 0; i < nkeys; i++)
         path_elem(&b, keys[i]);
     c->v = sl_xrealloc(c->v, (c->n + 1) * sizeof *c->v);
-    struct conflict *e = &c->v[c->n++];
+    struct conflict *e = &c->v[c->n];
+    e->seq = c->n++;
     e->manager = manager;
     e->path = sl_xstrdup(b.data ? b.data : "");
     e->owner_set = owner_set;
@@ -359,7 +361,8 @@ static void walk_conflicts(json_t *mine, json_t *theirs, json_t *live, json_t *c
 static int by_manager(const void *a, const void *b)
 {
     const struct conflict *x = a, *y = b;
-    return strcmp(x->manager, y->manager);
+    int d = strcmp(x->manager, y->manager);
+    return d ? d : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* kube-apiserver's text: one conflict on one line, several grouped by
@@ -369,8 +372,8 @@ static void conflict_error(conflicts_t *c, sl_error_t *err)
     qsort(c->v, c->n, sizeof *c->v, by_manager);
     sl_buf_t b = SL_BUF_INIT;
     if (c->n == 1) {
-        sl_buf_printf(&b, "Apply failed with 1 conflict: conflict with \"%s\": %s",
-                      c->v[0].manager, c->v[0].path);
+        sl_buf_printf(&b, "Apply failed with 1 conflict: conflict with \"%s\": %s", c->v[0].manager,
+                      c->v[0].path);
     } else {
         sl_buf_printf(&b, "Apply failed with %zu conflicts: ", c->n);
         for (size_t i = 0; i < c->n; i++) {
@@ -416,8 +419,8 @@ static void conflicts_free(conflicts_t *c)
 
 /* The conflicts of the applier's set against every other apply manager's
  * entry of mf: -1 with a 409 in err unless force, which disowns them. */
-static int check_conflicts(json_t *mf, const char *manager, json_t *set, json_t *live,
-                           json_t *cfg, bool force, sl_error_t *err)
+static int check_conflicts(json_t *mf, const char *manager, json_t *set, json_t *live, json_t *cfg,
+                           bool force, sl_error_t *err)
 {
     conflicts_t c = {NULL, 0};
     char *keys[MAX_DEPTH];
@@ -427,8 +430,8 @@ static int check_conflicts(json_t *mf, const char *manager, json_t *set, json_t 
     {
         if (is_apply_by(e, NULL) && !is_apply_by(e, manager)) {
             json_t *fv = json_object_get(e, "fieldsV1");
-            walk_conflicts(set, fv, live, cfg, json_string_value(json_object_get(e, "manager")),
-                           fv, keys, 0, &c);
+            walk_conflicts(set, fv, live, cfg, json_string_value(json_object_get(e, "manager")), fv,
+                           keys, 0, &c);
         }
     }
     int rc = 0;
