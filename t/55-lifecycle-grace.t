@@ -23,7 +23,7 @@ spec:
   containers:
   - name: main
     image: busybox
-    command: [sh, -c, 'trap "echo TERM-at $(date +%s)" TERM; echo started; while :; do echo "tick $(date +%s)"; sleep 0.2; done']
+    command: [sh, -c, 'trap "echo TERM-at \$(date +%s)" TERM; echo started; while :; do echo "tick $(date +%s)"; sleep 0.2; done']
     resources: {requests: {cpu: 100m, memory: 64Mi}}
 YAML
 running() { [ -n "$(kc get pod g1 -o jsonpath='{.status.containerStatuses[0].state.running.startedAt}')" ]; }

@@ -105,9 +105,9 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
         return -1;
     sl_error_t err = SL_ERROR_INIT;
     if (sig == SIGKILL) {
-        /* every step at once (a cancel alone signals SIGTERM first and
+        /* every process at once (a cancel alone signals SIGTERM first and
          * kills only after slurm.conf's KillWait), then the cancel */
-        sl_slurm_signal(job_id, SIGKILL, 0, &err);
+        sl_slurm_kill_now(job_id, &err);
         sl_error_clear(&err);
     }
     int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
