@@ -80,8 +80,8 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
     if (strcmp(a->old_phase, a->new_phase)) {
         if (a->job)
             sl_debug("pod %s/%s: %s -> %s by Slurm's view of job %u (%s, shim finished %d)",
-                     sl_kube_namespace(pod), sl_kube_name(pod), a->old_phase, a->new_phase,
-                     job_id, a->job->state, a->job->shim_finished);
+                     sl_kube_namespace(pod), sl_kube_name(pod), a->old_phase, a->new_phase, job_id,
+                     a->job->state, a->job->shim_finished);
         else
             sl_debug("pod %s/%s: %s -> %s by the shim's %s", sl_kube_namespace(pod),
                      sl_kube_name(pod), a->old_phase, a->new_phase,
@@ -1306,9 +1306,9 @@ static void *ctl_main(void *arg)
             sl_metrics_job_poll_interval((double)gap / 1000.0);
         }
         process_due(c);
-        ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */
-        ctl_ptj_pass(c);    /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
-        ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
+        ctl_jobs_pass(c);    /* Jobs: their arrays, pods and status (job.c) */
+        ctl_ptj_pass(c);     /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
+        ctl_mpijob_pass(c);  /* MPIJobs: the same, the Launcher in the batch step */
         ctl_storage_pass(c); /* claims and their volumes (storage.c) */
         /* what their deletions that went unread left (jobgc.c) */
         ctl_jobs_collect_gone(c);
@@ -1390,6 +1390,8 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
     return r;
 }
 
+static const char *or_empty(const char *s) { return s ? s : ""; }
+
 /* the Events of a stored push (out: the pod after it) */
 static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns, const char *name)
 {
@@ -1399,6 +1401,17 @@ static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns,
         return;
     if (!strcmp(what, "started")) {
         ctl_event(c, out, "Normal", "Started", "Started container %s", ctr);
+        return;
+    }
+    const char *msg = json_string_value(json_object_get(event, "message"));
+    if (!strcmp(what, "probe")) { /* the kubelet's texts */
+        if (!strcmp(or_empty(json_string_value(json_object_get(event, "result"))), "Failure"))
+            ctl_event(c, out, "Warning", "Unhealthy", "%s probe failed: %s",
+                      or_empty(json_string_value(json_object_get(event, "probe"))), or_empty(msg));
+        return;
+    }
+    if (!strcmp(what, "killing")) {
+        ctl_event(c, out, "Normal", "Killing", "%s", or_empty(msg));
         return;
     }
     if (strcmp(what, "exited"))

@@ -178,8 +178,8 @@ static int rewait(json_t *pod, const char *const *from, const char *reason, cons
     int changed = 0;
     size_t i;
     for (int init = 0; init < 2; init++)
-        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
-                           i, c)
+        json_array_foreach(
+            json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"), i, c)
         {
             json_t *w = json_object_get(json_object_get(c, "state"), "waiting");
             const char *wr = json_string_value(json_object_get(w, "reason"));
@@ -561,8 +561,8 @@ int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
         return 0;
     char want[48];
     snprintf(want, sizeof(want), "Slurm job %u submitted", job_id);
-    json_t *c =
-        sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"), "PodScheduled");
+    json_t *c = sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"),
+                                  "PodScheduled");
     const char *st = json_string_value(json_object_get(c, "status"));
     const char *m = json_string_value(json_object_get(c, "message"));
     return st && !strcmp(st, "False") && m && !strcmp(m, want);
@@ -619,8 +619,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     }
     if (!strcmp(s, "RUNNING") || !strcmp(s, "SUSPENDED") || !strcmp(s, "CONFIGURING")) {
         if (job->node && *job->node) /* it has a node now: the containers are being made */
-            changed |= rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating",
-                              NULL);
+            changed |=
+                rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating", NULL);
         changed |= update_ready(pod, now_ns);
         return changed;
     }
@@ -714,6 +714,19 @@ static int int_field(json_t *ev, const char *key, json_int_t lo, json_int_t hi)
     return !v || (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi);
 }
 
+/* a string field, absent or of lo to hi bytes */
+static int str_field(json_t *ev, const char *key, size_t lo, size_t hi)
+{
+    json_t *v = json_object_get(ev, key);
+    return !v || (json_is_string(v) && json_string_length(v) >= lo && json_string_length(v) <= hi);
+}
+
+static int bool_field(json_t *ev, const char *key)
+{
+    json_t *v = json_object_get(ev, key);
+    return !v || json_is_boolean(v);
+}
+
 int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
 {
     json_t *t = json_object_get(ev, "time");
@@ -730,6 +743,12 @@ int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
         bad = "signal: must be an integer from 0 to 255";
     else if (r && (!json_is_string(r) || !json_string_length(r) || json_string_length(r) > 128))
         bad = "reason: must be a string of 1 to 128 bytes";
+    else if (!str_field(ev, "message", 0, 4096))
+        bad = "message: must be a string of at most 4096 bytes";
+    else if (!str_field(ev, "probe", 1, 16))
+        bad = "probe: must be a string of 1 to 16 bytes";
+    else if (!bool_field(ev, "ready") || !bool_field(ev, "started"))
+        bad = "ready, started: must be booleans";
     if (!bad)
         return 0;
     snprintf(why, why_len, "invalid shim event: %s", bad);
@@ -792,11 +811,21 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         json_t *state = json_pack("{s:{s:s}}", "running", "startedAt", time);
         changed |= set_if(c, "state", state);
         changed |= set_if(c, "restartCount", json_integer(rc));
-        changed |= set_if(c, "started", json_true());
-        changed |= set_if(c, "ready", init ? json_false() : json_true());
+        json_t *sv = json_object_get(ev, "started"), *rv = json_object_get(ev, "ready");
+        changed |= set_if(c, "started", json_boolean(!json_is_false(sv)));
+        changed |= set_if(c, "ready", json_boolean(!init && !json_is_false(rv)));
         char cid[96];
         snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
         changed |= set_if(c, "containerID", json_string(cid));
+    } else if (!strcmp(what, "probe")) {
+        /* a probe's verdict on the run that is running now (not a later one) */
+        if (rc == json_integer_value(json_object_get(c, "restartCount")) &&
+            json_object_get(json_object_get(c, "state"), "running")) {
+            changed |= set_if(c, "ready",
+                              json_boolean(!init && json_is_true(json_object_get(ev, "ready"))));
+            changed |=
+                set_if(c, "started", json_boolean(json_is_true(json_object_get(ev, "started"))));
+        }
     } else if (!strcmp(what, "exited")) {
         int code = (int)json_integer_value(json_object_get(ev, "exitCode"));
         const char *reason = json_string_value(json_object_get(ev, "reason"));

@@ -89,6 +89,11 @@ typedef struct sl_pod_resources {
     const json_t *requests, *limits; /* the raw maps (NULL when absent) */
 } sl_pod_resources_t;
 
+/* A container's probes (src/pod/probe.c), in this order. */
+enum { SL_POD_PROBE_READINESS = 0, SL_POD_PROBE_LIVENESS, SL_POD_PROBE_STARTUP, SL_POD_NPROBES };
+/* "readinessProbe", "livenessProbe", "startupProbe" */
+extern const char *const sl_pod_probe_fields[SL_POD_NPROBES];
+
 typedef struct sl_pod_container {
     const char *name;
     const char *image;       /* NULL when absent (only allowed with the host runtime) */
@@ -108,9 +113,10 @@ typedef struct sl_pod_container {
     const char *restart_policy;    /* init containers only: "Always" marks a sidecar; else NULL */
     const char *image_pull_policy; /* NULL when absent */
     int tty, stdin_open, stdin_once;
-    int read_only_root; /* securityContext.readOnlyRootFilesystem */
-    int init;           /* 1 for spec.initContainers */
-    int index;          /* position in its list */
+    int read_only_root;      /* securityContext.readOnlyRootFilesystem */
+    int init;                /* 1 for spec.initContainers */
+    int index;               /* position in its list */
+    const json_t *probes[3]; /* SL_POD_PROBE_*: the validated Probe objects, NULL when none */
 } sl_pod_container_t;
 
 typedef enum sl_vol_type {

@@ -147,9 +147,6 @@ static const struct {
 static const struct {
     const char *field, *why;
 } ctr_ignored[] = {
-    {"livenessProbe", "slurmlink-shim runs no probes; the container's exit status decides"},
-    {"readinessProbe", "slurmlink-shim runs no probes; a running container is ready"},
-    {"startupProbe", "slurmlink-shim runs no probes; the container's exit status decides"},
     {"lifecycle", "postStart/preStop hooks are not run; the shim forwards SIGTERM and waits "
                   "terminationGracePeriodSeconds"},
     {"resizePolicy", "a Slurm job's resources are fixed once it runs"},

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "common/err.h"
+#include "shimlib/probespec.h"
 
 typedef enum {
     SL_RESTART_ALWAYS = 0, /* Kubernetes' default */
@@ -67,6 +68,7 @@ typedef struct sl_shim_container {
     sl_shim_rootfs_t *rootfs; /* NULL: the runtime's own root */
     long long gpus;           /* nvidia.com/gpu of the container: the shim gives it the job's GPUs
                                  (src/shim/gpu.h); 0: none, and a private root hides the node's */
+    sl_shim_probe_t *probes[SL_PROBE_NTYPES]; /* "probes": NULL when the type has none */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {
@@ -98,6 +100,5 @@ void sl_shim_spec_destroy(sl_shim_spec_t *spec); /* NULL is a no-op */
 
 /* "Always", "OnFailure", "Never". */
 const char *sl_restart_policy_name(sl_restart_policy_t p);
-
 
 #endif

@@ -3,10 +3,10 @@
 #include "translate/flags.h"
 #include "translate/internal.h"
 
+#include "common/b64.h"
 #include "common/buf.h"
 #include "common/quote.h"
 #include "common/version.h"
-#include "common/b64.h"
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
@@ -379,6 +379,12 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
     if (tr_ctr_gpus(c, k) > 0 && !tr_has_amd(k)) /* the shim binds the ones Slurm gave (gpu.h) */
         json_object_set_new(j, "gpus", json_integer(tr_ctr_gpus(c, k)));
     rootfs_json(j, k, x, argv);
+    const json_t *kj = json_array_get(json_object_get(json_object_get(c->pod->json, "spec"),
+                                                      k->init ? "initContainers" : "containers"),
+                                      (size_t)k->index);
+    json_t *probes = tr_probes_json(k, kj);
+    if (probes)
+        json_object_set_new(j, "probes", probes);
     char *qi = sl_go_quote(k->image ? k->image : "");
     sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
                   tr_is_sidecar(k) ? "sidecar"
