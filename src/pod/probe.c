@@ -109,8 +109,11 @@ static void check_handler(pod_ctx_t *c, const json_t *ctr, const json_t *pr, con
             if (!nc)
                 sl_fe_required(c->errs, NULL, "%s.command", hp);
             for (size_t k = 0; k < nc; k++)
-                if (!json_is_string(json_array_get(cmd, k)))
-                    sl_fe_invalid(c->errs, "", "must be a string", "%s.command[%zu]", hp, k);
+                if (!json_is_string(json_array_get(cmd, k))) {
+                    char *key = sl_xasprintf("command[%zu]", k);
+                    pod_type_error(c, json_array_get(cmd, k), hp, key, "string");
+                    free(key);
+                }
         } else if (i == 1) {
             check_http(c, ctr, h, hp);
         } else if (i == 2) {
