@@ -10,7 +10,7 @@
 # startup probe that holds the liveness and readiness probes back, and bad
 # probe specs refused with 422 naming the field, nothing created.
 source "$(dirname "$0")/lib.sh"
-plan 29
+plan 30
 
 cluster_up --gpus 0 --cpus 8 || bail "cluster up"
 W=$(mktemp -d /tmp/slt-probes.XXXXXX)
@@ -51,7 +51,7 @@ pod live Always "sleep 600" "    livenessProbe: {exec: {command: [sh, -c, 'echo 
 pod never Never "sleep 600" "    livenessProbe: {exec: {command: [sh, -c, 'exit 1']}, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1}" | kc apply -f - >/dev/null
 pod slow Always "sleep 600" "    startupProbe: {exec: {command: [test, -e, $W/started]}, periodSeconds: 1, failureThreshold: 600}
     livenessProbe: {exec: {command: [test, -e, $W/started]}, periodSeconds: 1, failureThreshold: 1}
-    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}" | kc apply -f - >/dev/null
+    readinessProbe: {exec: {command: ['true']}, periodSeconds: 1}" | kc apply -f - >/dev/null
 for p in web tcp toggle live never slow; do wait_for 90 running "$p" || diag "$p: $(kc get pod "$p" -o jsonpath='{.status}' 2>&1)"; done
 
 # --- httpGet on a named port, tcpSocket ------------------------------------------------
@@ -69,6 +69,7 @@ ok wait_for 30 ready_is tcp True "tcpSocket: the port accepts, Ready True"
 # --- exec readiness follows a file -----------------------------------------------------
 ok wait_for 30 has_event toggle "Readiness probe failed" "exec readiness failing: Unhealthy Event"
 is "$(cond toggle Ready)" False "... not Ready"
+is "$(kc get pod toggle -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}')" "containers with unready status: [main]" "... the kubelet's message on the Ready condition"
 touch "$W/ready"
 ok wait_for 30 ready_is toggle True "the file appears: Ready True"
 rm -f "$W/ready"
@@ -97,7 +98,7 @@ ok wait_for 30 ready_is slow True "startup succeeds: the readiness probe runs, R
 bad() { # container-yaml-lines : the 422's text
   pod bad Always "sleep 1" "$1" | kc create -f - 2>&1
 }
-out=$(bad "    readinessProbe: {exec: {command: ["true"]}, tcpSocket: {port: 80}}
+out=$(bad "    readinessProbe: {exec: {command: ['true']}, tcpSocket: {port: 80}}
     livenessProbe: {httpGet: {port: 70000}, successThreshold: 2}
     startupProbe: {periodSeconds: -1}")
 like "$out" 'spec.containers\[0\].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type' "two handlers: 422 naming the second"

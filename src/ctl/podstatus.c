@@ -1,5 +1,6 @@
 /* podstatus.c — Slurm job states and shim events → Pod status. See podstatus.h. */
 #include "ctl/podstatus.h"
+#include "common/buf.h"
 #include "common/xalloc.h"
 #include "ctl/ctl.h"
 #include "kube/meta.h"
@@ -417,6 +418,27 @@ static int set_terminal(json_t *pod, const char *phase, const char *reason, cons
     return changed;
 }
 
+/* the kubelet's "containers with unready status: [a b]" (NULL: none named) */
+static char *unready_message(json_t *arr)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    size_t i;
+    json_t *c;
+    json_array_foreach(arr, i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (n && !json_is_true(json_object_get(c, "ready")))
+            sl_buf_printf(&b, "%s%s", b.len ? " " : "", n);
+    }
+    if (!b.len) {
+        sl_buf_free(&b);
+        return NULL;
+    }
+    char *m = sl_xasprintf("containers with unready status: [%s]", b.data);
+    sl_buf_free(&b);
+    return m;
+}
+
 static int update_ready(json_t *pod, int64_t now_ns)
 {
     if (ctl_pod_terminal(pod))
@@ -446,9 +468,11 @@ static int update_ready(json_t *pod, int64_t now_ns)
             cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
                      inits_done ? NULL : "containers with incomplete status: [init]", now_ns);
         int ready = all_ready && json_array_size(arr) > 0;
-        changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady",
-                            NULL, now_ns);
-        changed |= cond_set(pod, "Ready", ready, ready ? NULL : "ContainersNotReady", NULL, now_ns);
+        char *why = ready ? NULL : unready_message(arr);
+        changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady", why,
+                            now_ns);
+        changed |= cond_set(pod, "Ready", ready, ready ? NULL : "ContainersNotReady", why, now_ns);
+        free(why);
     }
     /* Running once any container (init or app) has started */
     int started = any_running;
@@ -763,6 +787,27 @@ void ctl_status_latency_observe(json_t *ev, int64_t now_ns)
         sl_metrics_status_latency((double)(now_ns - at) / 1e9);
 }
 
+/* a "started" event on container status c (restartCount rc): running, and
+ * ready and started as the event says (false while a probe decides) */
+static int shim_started(json_t *pod, json_t *c, json_t *ev, const char *name, const char *time,
+                        int init, int rc)
+{
+    json_t *old_state = json_object_get(c, "state");
+    if (rc > json_integer_value(json_object_get(c, "restartCount")) &&
+        json_object_get(old_state, "terminated"))
+        json_object_set(c, "lastState", old_state);
+    json_t *state = json_pack("{s:{s:s}}", "running", "startedAt", time);
+    int changed = set_if(c, "state", state);
+    changed |= set_if(c, "restartCount", json_integer(rc));
+    json_t *sv = json_object_get(ev, "started"), *rv = json_object_get(ev, "ready");
+    changed |= set_if(c, "started", json_boolean(!json_is_false(sv)));
+    changed |= set_if(c, "ready", json_boolean(!init && !json_is_false(rv)));
+    char cid[96];
+    snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
+    changed |= set_if(c, "containerID", json_string(cid));
+    return changed;
+}
+
 int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
 {
     int changed = ctl_status_init(pod, now_ns);
@@ -804,19 +849,7 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         return changed;
     }
     if (!strcmp(what, "started")) {
-        json_t *old_state = json_object_get(c, "state");
-        if (rc > json_integer_value(json_object_get(c, "restartCount")) &&
-            json_object_get(old_state, "terminated"))
-            json_object_set(c, "lastState", old_state);
-        json_t *state = json_pack("{s:{s:s}}", "running", "startedAt", time);
-        changed |= set_if(c, "state", state);
-        changed |= set_if(c, "restartCount", json_integer(rc));
-        json_t *sv = json_object_get(ev, "started"), *rv = json_object_get(ev, "ready");
-        changed |= set_if(c, "started", json_boolean(!json_is_false(sv)));
-        changed |= set_if(c, "ready", json_boolean(!init && !json_is_false(rv)));
-        char cid[96];
-        snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
-        changed |= set_if(c, "containerID", json_string(cid));
+        changed |= shim_started(pod, c, ev, name, time, init, rc);
     } else if (!strcmp(what, "probe")) {
         /* a probe's verdict on the run that is running now (not a later one) */
         if (rc == json_integer_value(json_object_get(c, "restartCount")) &&

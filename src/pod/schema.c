@@ -136,7 +136,7 @@ static const struct {
     {"dnsConfig", "containers use the node's resolver"},
     {"hostAliases", "containers use the node's /etc/hosts"},
     {"runtimeClassName", "use the slurmlink.io/runtime annotation"},
-    {"readinessGates", "readiness is the containers' running state"},
+    {"readinessGates", "the pod's Ready condition is its containers' readiness (their probes)"},
     {"overhead", "the job's resources are the effective request"},
     {"schedulingGates", "the job is submitted at once"},
     {"shareProcessNamespace", "containers run in the job's process namespace as their runtime "
