@@ -8,9 +8,10 @@
 # ContainersReady both ways), a failing liveness probe (Unhealthy, Killing,
 # the container restarted; with restartPolicy Never the pod fails), a
 # startup probe that holds the liveness and readiness probes back, and bad
-# probe specs refused with 422 naming the field, nothing created.
+# probe specs refused with 422 naming the field, nothing created; an exec
+# probe in a charliecloud container runs inside it (joined, as kubectl exec).
 source "$(dirname "$0")/lib.sh"
-plan 30
+plan 31
 
 cluster_up --gpus 0 --cpus 8 || bail "cluster up"
 W=$(mktemp -d /tmp/slt-probes.XXXXXX)
@@ -52,7 +53,21 @@ pod never Never "sleep 600" "    livenessProbe: {exec: {command: [sh, -c, 'exit 
 pod slow Always "sleep 600" "    startupProbe: {exec: {command: [test, -e, $W/started]}, periodSeconds: 1, failureThreshold: 600}
     livenessProbe: {exec: {command: [test, -e, $W/started]}, periodSeconds: 1, failureThreshold: 1}
     readinessProbe: {exec: {command: ['true']}, periodSeconds: 1}" | kc apply -f - >/dev/null
-for p in web tcp toggle live never slow; do wait_for 90 running "$p" || diag "$p: $(kc get pod "$p" -o jsonpath='{.status}' 2>&1)"; done
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null || bail "the busybox image"
+cat <<YAML | kc apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: cc}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, 'touch /tmp/ready; exec sleep 600']
+    resources: {requests: {cpu: 100m, memory: 64Mi}}
+    readinessProbe: {exec: {command: [sh, -c, 'test -e /tmp/ready && ! test -e /etc/debian_version']}, periodSeconds: 1}
+YAML
+for p in web tcp toggle live slow; do wait_for 90 running "$p" || diag "$p: $(kc get pod "$p" -o jsonpath='{.status}' 2>&1)"; done
 
 # --- httpGet on a named port, tcpSocket ------------------------------------------------
 ok wait_for 30 has_event web "Readiness probe failed: Get \"http://" "httpGet readiness on a server not yet listening: Unhealthy 'Readiness probe failed: Get \"http://...'"
@@ -93,6 +108,9 @@ is "$(cstat slow started)/$(cstat slow ready)/$(cstat slow restartCount)/$(event
   "... meanwhile started and ready false, no liveness or readiness run (a liveness probe that fails until then did not restart it)"
 touch "$W/started"
 ok wait_for 30 ready_is slow True "startup succeeds: the readiness probe runs, Ready True"
+
+# --- exec in a charliecloud container ----------------------------------------------------
+ok wait_for 60 ready_is cc True "charliecloud: the exec readiness probe runs inside the running container (its /tmp, the image's files, not the node's)"
 
 # --- bad probe specs -------------------------------------------------------------------------
 bad() { # container-yaml-lines : the 422's text

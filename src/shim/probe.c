@@ -198,8 +198,8 @@ static void settle(shim_pod_t *pod, shim_ctr_t *c, int t, const char *failed_msg
  * kubelet does; the restartPolicy decides on the rest */
 static void kill_for(shim_pod_t *pod, shim_ctr_t *c, int t)
 {
-    if (c->probe_kill_at_ms > 0 || c->state != CS_RUNNING)
-        return;
+    if (c->probe_kill_at_ms > 0 || c->state != CS_RUNNING || pod->terminating)
+        return; /* stopping already */
     const sl_shim_probe_t *p = c->spec->probes[t];
     int grace = p->grace >= 0 ? p->grace : pod->spec->grace_seconds;
     sl_restart_policy_t pol = c->spec->sidecar ? SL_RESTART_ALWAYS : pod->spec->restart_policy;
