@@ -418,17 +418,60 @@ static int set_terminal(json_t *pod, const char *phase, const char *reason, cons
     return changed;
 }
 
-/* the kubelet's "containers with unready status: [a b]" (NULL: none named) */
-static char *unready_message(json_t *arr)
+/* an init container with restartPolicy Always: a sidecar */
+static int spec_sidecar(json_t *pod, const char *name)
 {
-    sl_buf_t b = SL_BUF_INIT;
     size_t i;
     json_t *c;
-    json_array_foreach(arr, i, c)
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "initContainers"), i, c)
     {
         const char *n = json_string_value(json_object_get(c, "name"));
-        if (n && !json_is_true(json_object_get(c, "ready")))
-            sl_buf_printf(&b, "%s%s", b.len ? " " : "", n);
+        const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+        if (n && !strcmp(n, name))
+            return rp && !strcmp(rp, "Always");
+    }
+    return 0;
+}
+
+/* the kubelet's rules for init containers: a regular one is done once it
+ * succeeded, a sidecar once it started (its startup probe passed); a
+ * sidecar's readiness counts for the pod's as an app container's */
+static void init_states(json_t *pod, int *inits_done, int *all_ready)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status_of(pod), "initContainerStatuses"), i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (n && spec_sidecar(pod, n)) {
+            if (!json_is_true(json_object_get(c, "started")))
+                *inits_done = 0;
+            if (!json_is_true(json_object_get(c, "ready")))
+                *all_ready = 0;
+            continue;
+        }
+        json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+        if (!t || json_integer_value(json_object_get(t, "exitCode")) != 0)
+            *inits_done = 0;
+    }
+}
+
+/* the kubelet's "containers with unready status: [a b]": the sidecars and
+ * app containers not ready (NULL: none named) */
+static char *unready_message(json_t *pod)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (int init = 1; init >= 0; init--) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(
+            json_object_get(status_of(pod), init ? "initContainerStatuses" : "containerStatuses"),
+            i, c)
+        {
+            const char *n = json_string_value(json_object_get(c, "name"));
+            if (n && (!init || spec_sidecar(pod, n)) && !json_is_true(json_object_get(c, "ready")))
+                sl_buf_printf(&b, "%s%s", b.len ? " " : "", n);
+        }
     }
     if (!b.len) {
         sl_buf_free(&b);
@@ -456,19 +499,14 @@ static int update_ready(json_t *pod, int64_t now_ns)
             any_running = 1;
     }
     int inits_done = 1;
-    json_array_foreach(json_object_get(st, "initContainerStatuses"), i, c)
-    {
-        json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
-        if (!t || json_integer_value(json_object_get(t, "exitCode")) != 0)
-            inits_done = 0;
-    }
+    init_states(pod, &inits_done, &all_ready);
     int changed = 0;
     if (ctl_pod_scheduled(pod)) {
         changed |=
             cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
                      inits_done ? NULL : "containers with incomplete status: [init]", now_ns);
         int ready = all_ready && json_array_size(arr) > 0;
-        char *why = ready ? NULL : unready_message(arr);
+        char *why = ready ? NULL : unready_message(pod);
         changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady", why,
                             now_ns);
         changed |= cond_set(pod, "Ready", ready, ready ? NULL : "ContainersNotReady", why, now_ns);
@@ -801,7 +839,9 @@ static int shim_started(json_t *pod, json_t *c, json_t *ev, const char *name, co
     changed |= set_if(c, "restartCount", json_integer(rc));
     json_t *sv = json_object_get(ev, "started"), *rv = json_object_get(ev, "ready");
     changed |= set_if(c, "started", json_boolean(!json_is_false(sv)));
-    changed |= set_if(c, "ready", json_boolean(!init && !json_is_false(rv)));
+    /* the shim says (false for a regular init container); an older one
+     * sends no "ready": a running app container is ready */
+    changed |= set_if(c, "ready", json_boolean(rv ? json_is_true(rv) : !init));
     char cid[96];
     snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
     changed |= set_if(c, "containerID", json_string(cid));
@@ -854,8 +894,7 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         /* a probe's verdict on the run that is running now (not a later one) */
         if (rc == json_integer_value(json_object_get(c, "restartCount")) &&
             json_object_get(json_object_get(c, "state"), "running")) {
-            changed |= set_if(c, "ready",
-                              json_boolean(!init && json_is_true(json_object_get(ev, "ready"))));
+            changed |= set_if(c, "ready", json_boolean(json_is_true(json_object_get(ev, "ready"))));
             changed |=
                 set_if(c, "started", json_boolean(json_is_true(json_object_get(ev, "started"))));
         }

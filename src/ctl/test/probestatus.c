@@ -77,6 +77,31 @@ int main(void)
        "a started event without ready (no probes, an older shim): ready");
     json_decref(p);
 
+    /* a sidecar (an init container with restartPolicy Always) */
+    p = json_pack("{s:s, s:{s:s, s:s, s:s}, s:{s:[{s:s, s:s}], s:[{s:s, s:s, s:s}]}, s:{s:s}}",
+                  "kind", "Pod", "metadata", "name", "p2", "namespace", "default", "uid", "u-2",
+                  "spec", "containers", "name", "main", "image", "busybox", "initContainers",
+                  "name", "side", "image", "busybox", "restartPolicy", "Always", "status", "phase",
+                  "Pending");
+    json_object_set_new(json_object_get(p, "spec"), "nodeName", json_string("node1"));
+    ctl_status_init(p, 1);
+    json_object_set_new(json_object_get(p, "status"), "conditions",
+                        json_pack("[{s:s, s:s}]", "type", "PodScheduled", "status", "True"));
+    shim(p, json_pack("{s:s, s:s, s:i, s:b, s:b, s:s}", "event", "started", "container", "side",
+                      "restartCount", 0, "ready", 0, "started", 1, "time",
+                      "2026-11-30T12:00:01.000001Z"));
+    shim(p, json_pack("{s:s, s:s, s:i, s:b, s:b, s:s}", "event", "started", "container", "main",
+                      "restartCount", 0, "ready", 1, "started", 1, "time",
+                      "2026-11-30T12:00:01.000001Z"));
+    is_str(cond(p, "Initialized", "status"), "True", "a started sidecar: Initialized");
+    is_str(cond(p, "Ready", "message"), "containers with unready status: [side]",
+           "a sidecar not ready keeps the pod not Ready, named in the message");
+    json_t *se = probe_ev(0, 1, 1);
+    json_object_set_new(se, "container", json_string("side"));
+    shim(p, se);
+    is_str(cond(p, "Ready", "status"), "True", "its readiness probe passes: Ready");
+    json_decref(p);
+
     char why[128];
     json_t *e = json_pack("{s:s, s:s}", "event", "probe", "ready", "yes");
     ok(ctl_shim_event_check(e, why, sizeof(why)) < 0, "ready must be a boolean");
