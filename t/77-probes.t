@@ -11,7 +11,7 @@
 # probe specs refused with 422 naming the field, nothing created; an exec
 # probe in a charliecloud container runs inside it (joined, as kubectl exec).
 source "$(dirname "$0")/lib.sh"
-plan 31
+plan 32
 
 cluster_up --gpus 0 --cpus 8 || bail "cluster up"
 W=$(mktemp -d /tmp/slt-probes.XXXXXX)
@@ -49,7 +49,7 @@ unlike "$out" "ignored" "a pod with a readinessProbe: no 'is ignored' warning"
 pod tcp Always "$(until_file tcp "exec busybox httpd -f -p $P2 -h $W/www")" "    readinessProbe: {tcpSocket: {port: $P2}, periodSeconds: 1}" | kc apply -f - >/dev/null
 pod toggle Always "sleep 600" "    readinessProbe: {exec: {command: [test, -e, $W/ready]}, periodSeconds: 1, failureThreshold: 1}" | kc apply -f - >/dev/null
 pod live Always "sleep 600" "    livenessProbe: {exec: {command: [sh, -c, 'echo not alive; exit 1']}, periodSeconds: 1, failureThreshold: 2}" | kc apply -f - >/dev/null
-pod never Never "sleep 600" "    livenessProbe: {exec: {command: [sh, -c, 'exit 1']}, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1}" | kc apply -f - >/dev/null
+pod never Never "sleep 600" "    livenessProbe: {exec: {command: [sleep, '30']}, timeoutSeconds: 1, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1}" | kc apply -f - >/dev/null
 pod slow Always "sleep 600" "    startupProbe: {exec: {command: [test, -e, $W/started]}, periodSeconds: 1, failureThreshold: 600}
     livenessProbe: {exec: {command: [test, -e, $W/started]}, periodSeconds: 1, failureThreshold: 1}
     readinessProbe: {exec: {command: ['true']}, periodSeconds: 1}" | kc apply -f - >/dev/null
@@ -99,6 +99,7 @@ ok wait_for 60 restarted "... the container is restarted (restartCount >= 1)"
 is "$(cstat live lastState.terminated.exitCode)" 143 "... its last run ended by SIGTERM (exit code 143)"
 failed() { [ "$(phase_of never)" = Failed ]; }
 ok wait_for 60 failed "restartPolicy Never: a failed liveness probe fails the pod"
+is "$(events never | grep '^Unhealthy')" 'Unhealthy: Liveness probe failed: command "sleep 30" timed out' "... an exec probe past its timeoutSeconds: the kubelet's text"
 is "$(events never | grep '^Killing')" "Killing: Container main failed liveness probe" "... Killing without ', will be restarted'"
 
 # --- a startup probe holds the others back ---------------------------------------------

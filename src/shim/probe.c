@@ -21,7 +21,9 @@
  */
 #include "shim.h"
 
+#include "common/buf.h"
 #include "common/log.h"
+#include "common/quote.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "shimlib/nodeinfo.h"
@@ -215,6 +217,19 @@ static void kill_for(shim_pod_t *pod, shim_ctr_t *c, int t)
     kill(-c->pid, SIGTERM);
 }
 
+/* the kubelet's text for an exec probe killed at its timeout: the command
+ * joined by spaces, as Go's %q prints it */
+static void timed_out_text(const sl_shim_probe_t *p, char *msg, size_t len)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (size_t i = 0; i < p->ncommand; i++)
+        sl_buf_printf(&b, "%s%s", i ? " " : "", p->command[i]);
+    char *q = sl_go_quote(b.data ? b.data : "");
+    snprintf(msg, len, "command %s timed out", q);
+    free(q);
+    sl_buf_free(&b);
+}
+
 static void result(shim_pod_t *pod, shim_ctr_t *c, int t, int ok)
 {
     shim_probe_run_t *r = &c->probes[t];
@@ -232,7 +247,7 @@ static void result(shim_pod_t *pod, shim_ctr_t *c, int t, int ok)
     char msg[PROBE_OUT_MAX + 64];
     const sl_shim_probe_t *pp = c->spec->probes[t];
     if (r->timed_out && pp->kind == SL_PROBE_EXEC)
-        snprintf(msg, sizeof(msg), "command \"%s\" timed out", pp->command[0]);
+        timed_out_text(pp, msg, sizeof(msg));
     else if (r->timed_out)
         snprintf(msg, sizeof(msg), "probe timed out after %ds", pp->timeout);
     else
