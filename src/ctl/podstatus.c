@@ -179,8 +179,8 @@ static int rewait(json_t *pod, const char *const *from, const char *reason, cons
     int changed = 0;
     size_t i;
     for (int init = 0; init < 2; init++)
-        json_array_foreach(
-            json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"), i, c)
+        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
+                           i, c)
         {
             json_t *w = json_object_get(json_object_get(c, "state"), "waiting");
             const char *wr = json_string_value(json_object_get(w, "reason"));
@@ -623,8 +623,8 @@ int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
         return 0;
     char want[48];
     snprintf(want, sizeof(want), "Slurm job %u submitted", job_id);
-    json_t *c = sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"),
-                                  "PodScheduled");
+    json_t *c =
+        sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"), "PodScheduled");
     const char *st = json_string_value(json_object_get(c, "status"));
     const char *m = json_string_value(json_object_get(c, "message"));
     return st && !strcmp(st, "False") && m && !strcmp(m, want);
@@ -681,8 +681,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     }
     if (!strcmp(s, "RUNNING") || !strcmp(s, "SUSPENDED") || !strcmp(s, "CONFIGURING")) {
         if (job->node && *job->node) /* it has a node now: the containers are being made */
-            changed |=
-                rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating", NULL);
+            changed |= rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating",
+                              NULL);
         changed |= update_ready(pod, now_ns);
         return changed;
     }

@@ -34,7 +34,7 @@
 /* Set by the controller: the pod's Slurm job. The controller signals and
  * cancels that job, after checking that its comment carries the pod's uid. */
 #define SL_ANN_JOB_ID "slurmlink.io/job-id"
-/* a Job's pod (src/ctl/job.c): its Job's uid and its array task "ARRAY_TASK" */
+/* a Job's pod (src/kinds/job/controller.c): its Job's uid and its array task "ARRAY_TASK" */
 #define SL_ANN_JOB_UID "slurmlink.io/job-uid"
 #define SL_ANN_ARRAY_TASK "slurmlink.io/array-task"
 /* Set by the controller from the shim: the GPUs Slurm bound to the job
@@ -113,10 +113,11 @@ typedef struct sl_pod_container {
     const char *restart_policy;    /* init containers only: "Always" marks a sidecar; else NULL */
     const char *image_pull_policy; /* NULL when absent */
     int tty, stdin_open, stdin_once;
-    int read_only_root;      /* securityContext.readOnlyRootFilesystem */
-    int init;                /* 1 for spec.initContainers */
-    int index;               /* position in its list */
-    const json_t *probes[3]; /* SL_POD_PROBE_*: the validated Probe objects, NULL when none */
+    int read_only_root; /* securityContext.readOnlyRootFilesystem */
+    int init;           /* 1 for spec.initContainers */
+    int index;          /* position in its list */
+    /* SL_POD_PROBE_*: the validated Probe objects, NULL when none */
+    const json_t *probes[SL_POD_NPROBES];
 } sl_pod_container_t;
 
 typedef enum sl_vol_type {

@@ -23,8 +23,8 @@
 
 #include "common/buf.h"
 #include "common/log.h"
-#include "common/quote.h"
 #include "common/proc.h"
+#include "common/quote.h"
 #include "common/xalloc.h"
 #include "shimlib/nodeinfo.h"
 

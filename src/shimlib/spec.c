@@ -1,8 +1,8 @@
 /* spec.c — shim.json parser (jansson). Every error names the field path. */
 #include "shimlib/spec.h"
 
-#include "common/b64.h"
 #include "common/fsutil.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 

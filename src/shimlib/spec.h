@@ -101,4 +101,5 @@ void sl_shim_spec_destroy(sl_shim_spec_t *spec); /* NULL is a no-op */
 /* "Always", "OnFailure", "Never". */
 const char *sl_restart_policy_name(sl_restart_policy_t p);
 
+
 #endif

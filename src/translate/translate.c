@@ -3,10 +3,10 @@
 #include "translate/flags.h"
 #include "translate/internal.h"
 
-#include "common/b64.h"
 #include "common/buf.h"
 #include "common/quote.h"
 #include "common/version.h"
+#include "common/b64.h"
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
