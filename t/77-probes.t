@@ -3,7 +3,7 @@
 # 77-probes.t — readiness, liveness and startup probes run by slurmlink-shim
 # on a real Slurm cluster (host runtime, servers started on a file's
 # appearance, so nothing waits on time): httpGet on a named port and
-# tcpSocket readiness (Ready False with the kubelet's Unhealthy Event, then
+# tcpSocket readiness, HTTPS without verification (Ready False with the kubelet's Unhealthy Event, then
 # True), an exec readiness probe that follows a file (Ready and
 # ContainersReady both ways), a failing liveness probe (Unhealthy, Killing,
 # the container restarted; with restartPolicy Never the pod fails), a
@@ -11,14 +11,16 @@
 # probe specs refused with 422 naming the field, nothing created; an exec
 # probe in a charliecloud container runs inside it (joined, as kubectl exec).
 source "$(dirname "$0")/lib.sh"
-plan 32
+plan 33
 
 cluster_up --gpus 0 --cpus 8 || bail "cluster up"
 W=$(mktemp -d /tmp/slt-probes.XXXXXX)
 on_exit "rm -rf '$W'"
 chmod 1777 "$W"
 mkdir -p "$W/www" && echo hello >"$W/www/index.html" && chmod -R a+rX "$W/www"
-P1=$(free_ports 2) && P2=$((P1 + 1)) || bail "free ports"
+P1=$(free_ports 3) && P2=$((P1 + 1)) && P3=$((P1 + 2)) || bail "free ports"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$W/key.pem" -out "$W/cert.pem" -days 1 -subj /CN=probe 2>/dev/null &&
+  chmod a+r "$W/key.pem" "$W/cert.pem" || bail "a self-signed certificate"
 
 pod() { # name restartPolicy command container-yaml-lines
   cat <<YAML
@@ -47,6 +49,7 @@ out=$(pod web Always "$(until_file web "exec busybox httpd -f -p $P1 -h $W/www")
     readinessProbe: {httpGet: {path: /index.html, port: http}, periodSeconds: 1}" | kc apply -f - 2>&1)
 unlike "$out" "ignored" "a pod with a readinessProbe: no 'is ignored' warning"
 pod tcp Always "$(until_file tcp "exec busybox httpd -f -p $P2 -h $W/www")" "    readinessProbe: {tcpSocket: {port: $P2}, periodSeconds: 1}" | kc apply -f - >/dev/null
+pod tls Always "exec openssl s_server -quiet -www -accept $P3 -cert $W/cert.pem -key $W/key.pem" "    readinessProbe: {httpGet: {scheme: HTTPS, port: $P3, httpHeaders: [{name: X-Probe, value: 'yes'}]}, periodSeconds: 1}" | kc apply -f - >/dev/null
 pod toggle Always "sleep 600" "    readinessProbe: {exec: {command: [test, -e, $W/ready]}, periodSeconds: 1, failureThreshold: 1}" | kc apply -f - >/dev/null
 pod live Always "sleep 600" "    livenessProbe: {exec: {command: [sh, -c, 'echo not alive; exit 1']}, periodSeconds: 1, failureThreshold: 2}" | kc apply -f - >/dev/null
 pod never Never "sleep 600" "    livenessProbe: {exec: {command: [sleep, '30']}, timeoutSeconds: 1, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1}" | kc apply -f - >/dev/null
@@ -67,7 +70,7 @@ spec:
     resources: {requests: {cpu: 100m, memory: 64Mi}}
     readinessProbe: {exec: {command: [sh, -c, 'test -e /tmp/ready && ! test -e /etc/debian_version']}, periodSeconds: 1}
 YAML
-for p in web tcp toggle live slow; do wait_for 90 running "$p" || diag "$p: $(kc get pod "$p" -o jsonpath='{.status}' 2>&1)"; done
+for p in web tcp tls toggle live slow; do wait_for 90 running "$p" || diag "$p: $(kc get pod "$p" -o jsonpath='{.status}' 2>&1)"; done
 
 # --- httpGet on a named port, tcpSocket ------------------------------------------------
 ok wait_for 30 has_event web "Readiness probe failed: Get \"http://" "httpGet readiness on a server not yet listening: Unhealthy 'Readiness probe failed: Get \"http://...'"
@@ -80,6 +83,8 @@ like "$(events tcp)" "connect: connection refused" "... the kubelet's text for a
 is "$(cond tcp Ready)" False "... not Ready"
 touch "$W/tcp"
 ok wait_for 30 ready_is tcp True "tcpSocket: the port accepts, Ready True"
+
+ok wait_for 30 ready_is tls True "httpGet with scheme HTTPS and httpHeaders on a self-signed certificate: Ready True (no verification, as the kubelet)"
 
 # --- exec readiness follows a file -----------------------------------------------------
 ok wait_for 30 has_event toggle "Readiness probe failed" "exec readiness failing: Unhealthy Event"
