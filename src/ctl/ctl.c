@@ -1401,7 +1401,8 @@ static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns,
     }
     const char *msg = json_string_value(json_object_get(event, "message"));
     if (!strcmp(what, "probe")) { /* the kubelet's texts */
-        if (!strcmp(or_empty(json_string_value(json_object_get(event, "result"))), "Failure"))
+        if (msg &&
+            !strcmp(or_empty(json_string_value(json_object_get(event, "result"))), "Failure"))
             ctl_event(c, out, "Warning", "Unhealthy", "%s probe failed: %s",
                       or_empty(json_string_value(json_object_get(event, "probe"))), or_empty(msg));
         return;

@@ -43,6 +43,11 @@
 #include <unistd.h>
 
 #define PROBE_OUT_MAX 1024 /* bytes of a probe's output kept for its message */
+/* A probe that keeps failing: its first failures in a row are events, then
+ * one every FAIL_QUIET_MS, so that events.jsonl (each a line) stays small
+ * for a pod that runs for months with a failing probe */
+#define FAIL_TOLD 10
+#define FAIL_QUIET_MS 300000LL
 
 struct shim_probe_run {
     long long due_ms;      /* the next run, monotonic */
@@ -54,6 +59,7 @@ struct shim_probe_run {
     int timed_out;
     int successes, failures; /* in a row */
     int succeeded;           /* the probe's current result */
+    long long told_ms;       /* when a failure was last an event */
 };
 
 /* ---- the child: one probe run --------------------------------------------------- */
@@ -252,7 +258,11 @@ static void result(shim_pod_t *pod, shim_ctr_t *c, int t, int ok)
         snprintf(msg, sizeof(msg), "probe timed out after %ds", pp->timeout);
     else
         snprintf(msg, sizeof(msg), "%.*s", (int)r->nout, r->out);
-    settle(pod, c, t, msg);
+    long long now = sl_now_ms();
+    int tell = r->failures <= FAIL_TOLD || now - r->told_ms >= FAIL_QUIET_MS;
+    if (tell)
+        r->told_ms = now;
+    settle(pod, c, t, tell ? msg : NULL);
     if (!r->succeeded && t != SL_PROBE_READINESS && r->failures >= p->failure_threshold)
         kill_for(pod, c, t);
 }
