@@ -1390,6 +1390,8 @@ static int finish_verdict(sl_ctl_t *c, const char *ns, const char *name, const c
     return r;
 }
 
+static const char *or_empty(const char *s) { return s ? s : ""; }
+
 /* the Events of a stored push (out: the pod after it) */
 static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns, const char *name)
 {
@@ -1399,6 +1401,18 @@ static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns,
         return;
     if (!strcmp(what, "started")) {
         ctl_event(c, out, "Normal", "Started", "Started container %s", ctr);
+        return;
+    }
+    const char *msg = json_string_value(json_object_get(event, "message"));
+    if (!strcmp(what, "probe")) { /* the kubelet's texts */
+        if (msg &&
+            !strcmp(or_empty(json_string_value(json_object_get(event, "result"))), "Failure"))
+            ctl_event(c, out, "Warning", "Unhealthy", "%s probe failed: %s",
+                      or_empty(json_string_value(json_object_get(event, "probe"))), or_empty(msg));
+        return;
+    }
+    if (!strcmp(what, "killing")) {
+        ctl_event(c, out, "Normal", "Killing", "%s", or_empty(msg));
         return;
     }
     if (strcmp(what, "exited"))
