@@ -43,9 +43,16 @@ static const char *const manifests[] = {torch_distributed, NULL};
 int sl_trainjob_install_runtimes(sl_store_t *store, sl_error_t *err)
 {
     for (size_t i = 0; manifests[i]; i++) {
-        json_t *rt = sl_yaml_to_json(manifests[i], strlen(manifests[i]), err);
-        if (!rt)
+        json_t *docs = sl_yaml_to_json(manifests[i], strlen(manifests[i]), err);
+        if (!docs)
             return -1;
+        json_t *rt = json_incref(json_array_get(docs, 0)); /* one document */
+        json_decref(docs);
+        if (!json_is_object(rt)) {
+            json_decref(rt);
+            sl_errprintf(err, "the manifest of the default runtime %zu is no object", i);
+            return -1;
+        }
         trainjob_runtime_ops.defaults(rt);
         trainjob_runtime_ops.prepare_create(rt);
         int rc = sl_store_create(store, TJ_RES_CRT, rt, err);
