@@ -4,10 +4,14 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
+#include "kinds/trainjob/trainjob.h"
 
 #include <string.h>
 
 const sl_kind_t *const sl_kinds[] = {
+    &sl_kind_trainjob, /* Kubeflow Trainer v2 (src/kinds/trainjob/) */
+    &sl_kind_trainingruntime,
+    &sl_kind_clustertrainingruntime,
     NULL,
 };
 

@@ -34,31 +34,6 @@
 #define ANN_WAIT "slurmlink.io/waiting-for"
 #define MANAGER "trainer.kubeflow.org/trainjob-controller"
 
-/* PET_MASTER_ADDR is upstream's <tj>-node-0-0.<tj>, the first pod's DNS
- * name (spec.hostname and subdomain); while pods' names do not resolve
- * inside pods, it is the first node's host name, exported by the batch
- * script on it (every step inherits it), as a PyTorchJob's MASTER_ADDR */
-#define NAMES_RESOLVE 0
-#define MASTER_EXPORT "export PET_MASTER_ADDR=\"$(hostname)\""
-
-static void drop_master_addr(json_t *pod)
-{
-    size_t i, k;
-    json_t *ct, *e;
-    json_array_foreach(sl_kube_path(pod, "spec.containers"), i, ct)
-    {
-        json_t *env = json_object_get(ct, "env");
-        json_array_foreach(env, k, e)
-        {
-            const char *n = json_string_value(json_object_get(e, "name"));
-            if (n && !strcmp(n, "PET_MASTER_ADDR")) {
-                json_array_remove(env, k);
-                break;
-            }
-        }
-    }
-}
-
 static long long ann_int(json_t *o, const char *key)
 {
     const char *v = sl_kube_annotation(o, key);
@@ -121,8 +96,6 @@ static void create_pods(sl_ctl_t *c, json_t *tj, json_t *rt, long long attempt, 
         json_t *pod = trainjob_node_pod(tj, rt, i, attempt, &why);
         if (!pod)
             break;
-        if (!NAMES_RESOLVE)
-            drop_master_addr(pod);
         sl_pod_apply_defaults(pod);
         ctl_status_init(pod, sl_kube_now_ns());
         json_array_append_new(pods, pod);
@@ -164,12 +137,7 @@ static void submit(sl_ctl_t *c, json_t *tj, json_t *pods, long long attempt, siz
             return;
         m[at].pod = pod;
     }
-    ctl_gang_t g = {.owner = tj,
-                    .kind = KIND,
-                    .attempt = attempt,
-                    .m = m,
-                    .n = n,
-                    .head = NAMES_RESOLVE ? NULL : MASTER_EXPORT};
+    ctl_gang_t g = {.owner = tj, .kind = KIND, .attempt = attempt, .m = m, .n = n};
     uint32_t id = 0;
     if (ctl_gang_submit(c, &g, &id) == 0)
         ctl_owner_record_job(c, TJ_RES, KIND, tj, id);
@@ -289,48 +257,4 @@ void trainjob_gone(sl_ctl_t *c, json_t *tj)
     sl_info(KIND " %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(tj),
             sl_kube_name(tj), json_array_size(pods));
     json_decref(pods);
-}
-
-typedef struct gc {
-    json_t *uids; /* the stored TrainJobs' uids */
-    json_t *pods; /* the pods to delete: [ns, name, uid] */
-} gc_t;
-
-static int owned_by_gone(void *arg, const char *text, size_t len, const sl_store_item_t *it)
-{
-    (void)it;
-    gc_t *g = arg;
-    json_t *pod = json_loadb(text, len, 0, NULL);
-    const char *owner = ctl_controller_owner(pod, KIND, TJ_API_VERSION);
-    if (owner && !json_object_get(g->uids, owner) && !sl_kube_meta_str(pod, "deletionTimestamp"))
-        json_array_append_new(g->pods, json_pack("[sss]", sl_kube_namespace(pod), sl_kube_name(pod),
-                                                 sl_kube_uid(pod)));
-    json_decref(pod);
-    return 0;
-}
-
-/* pods whose TrainJob left the store unseen (deleted while slurmlinkd was
- * down, or behind the change log): deleted, as kube's garbage collector
- * does; the pod controller then ends their gang's job */
-void trainjob_collect_gone(sl_ctl_t *c)
-{
-    json_t *all = sl_store_list(c->store, TJ_RES, NULL, NULL);
-    if (!all)
-        return;
-    gc_t g = {.uids = json_object(), .pods = json_array()};
-    size_t i;
-    json_t *o;
-    json_array_foreach(all, i, o) json_object_set_new(g.uids, sl_kube_uid(o), json_true());
-    json_decref(all);
-    sl_store_list_each(c->store, "pods", NULL, owned_by_gone, &g, NULL);
-    json_array_foreach(g.pods, i, o)
-    {
-        const char *ns = json_string_value(json_array_get(o, 0));
-        const char *name = json_string_value(json_array_get(o, 1));
-        if (ctl_pod_mutate(c, ns, name, json_string_value(json_array_get(o, 2)),
-                           ctl_pod_mark_deleted_fn, NULL, NULL, NULL) == 0)
-            sl_info("pod %s/%s: its TrainJob is gone: deleted", ns, name);
-    }
-    json_decref(g.uids);
-    json_decref(g.pods);
 }

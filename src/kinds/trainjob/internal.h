@@ -76,6 +76,5 @@ extern const api_kind_ops_t trainjob_runtime_ops;
 struct sl_ctl;
 void trainjob_reconcile(struct sl_ctl *c, json_t *tj);
 void trainjob_gone(struct sl_ctl *c, json_t *tj);
-void trainjob_collect_gone(struct sl_ctl *c);
 
 #endif

@@ -22,10 +22,8 @@ const sl_kind_t sl_kind_trainjob = {
     .pod_templates = {NULL},
     .runs_as_creator = true,
     .owns_pods = true,
-    .ctl = {.needs_slurm = true,
-            .reconcile = trainjob_reconcile,
-            .gone = trainjob_gone,
-            .collect_gone = trainjob_collect_gone},
+    /* pods a TrainJob deleted unseen left: the garbage collector's (jobgc.c) */
+    .ctl = {.needs_slurm = true, .reconcile = trainjob_reconcile, .gone = trainjob_gone},
 };
 
 const sl_kind_t sl_kind_trainingruntime = {
