@@ -78,8 +78,8 @@ $patch
 YAML
 ok kc wait --for=condition=Complete trainjob/ddp --timeout=150s "a 2-node TrainJob training with torchrun: Complete"
 m=$(kc logs ddp-node-0-0 2>&1); w=$(kc logs ddp-node-0-1 2>&1)
-like "$m" "rank 0/2 on node[12]: all_reduce 3" "node 0: world 2, the all_reduce of rank+1 is 3"
-like "$w" "rank 1/2 on node[12]: all_reduce 3" "node 1: the same sum"
+like "$m" "rank 0/2 on ddp-node-0-0: all_reduce 3" "node 0 (its hostname the pod's): world 2, the all_reduce of rank+1 is 3"
+like "$w" "rank 1/2 on ddp-node-0-1: all_reduce 3" "node 1: the same sum"
 like "$w" "PET_NODE_RANK=1 PET_NNODES=2 PET_NPROC_PER_NODE=1 PET_MASTER_ADDR=ddp-node-0-0.ddp " "the torch plugin's environment (PET_NPROC_PER_NODE auto: 1 CPU; the master by its DNS name)"
 is "$(tj_nodes ddp)" "2" "the two trainer nodes ran on different Slurm nodes"
 
