@@ -3,23 +3,24 @@
 #include "kinds/trainjob/trainjob.h"
 
 const sl_kind_t sl_kind_trainjob = {
-    .api = {TJ_GROUP,
-            "v1alpha1",
-            "trainjobs",
-            "trainjob",
-            "TrainJob",
-            "TrainJobList",
-            true,
-            API_V_ALL,
-            {0},
-            {0},
-            true,
-            false,
-            TJ_RES,
-            &trainjob_ops},
-    /* its pods come of a runtime and its trainer fields, not of a template
-     * it holds: they are admitted as they are made (ctl_pods_create) */
-    .pod_templates = {NULL},
+    .api = {.group = TJ_GROUP,
+            .version = "v1alpha1",
+            .name = "trainjobs",
+            .singular = "trainjob",
+            .kind = "TrainJob",
+            .list_kind = "TrainJobList",
+            .namespaced = true,
+            .verbs = API_V_ALL,
+            .status_sub = true,
+            .store_name = TJ_RES,
+            .ops = &trainjob_ops},
+    /* its pods come of a runtime and its trainer fields: what a tenant
+     * writes of their pod spec is its runtimePatches' (identity checked at
+     * create); the pods themselves are admitted as they are made
+     * (ctl_pods_create: identity, policy, quota) */
+    .pod_templates = {"spec.runtimePatches.*.trainingRuntimeSpec.template.spec.replicatedJobs.*."
+                      "template.spec.template.spec",
+                      NULL},
     .runs_as_creator = true,
     .owns_pods = true,
     /* pods a TrainJob deleted unseen left: the garbage collector's (jobgc.c) */
@@ -27,35 +28,29 @@ const sl_kind_t sl_kind_trainjob = {
 };
 
 const sl_kind_t sl_kind_trainingruntime = {
-    .api = {TJ_GROUP,
-            "v1alpha1",
-            "trainingruntimes",
-            "trainingruntime",
-            "TrainingRuntime",
-            "TrainingRuntimeList",
-            true,
-            API_V_ALL,
-            {0},
-            {0},
-            false,
-            false,
-            TJ_RES_RT,
-            &trainjob_runtime_ops},
+    .api = {.group = TJ_GROUP,
+            .version = "v1alpha1",
+            .name = "trainingruntimes",
+            .singular = "trainingruntime",
+            .kind = "TrainingRuntime",
+            .list_kind = "TrainingRuntimeList",
+            .namespaced = true,
+            .verbs = API_V_ALL,
+            .store_name = TJ_RES_RT,
+            .ops = &trainjob_runtime_ops},
+    /* a tenant's runtime: the identity its pods may claim checked at create */
+    .pod_templates = {"spec.template.spec.replicatedJobs.*.template.spec.template.spec", NULL},
 };
 
 const sl_kind_t sl_kind_clustertrainingruntime = {
-    .api = {TJ_GROUP,
-            "v1alpha1",
-            "clustertrainingruntimes",
-            "clustertrainingruntime",
-            "ClusterTrainingRuntime",
-            "ClusterTrainingRuntimeList",
-            false,
-            API_V_ALL,
-            {0},
-            {0},
-            false,
-            false,
-            TJ_RES_CRT,
-            &trainjob_runtime_ops},
+    .api = {.group = TJ_GROUP,
+            .version = "v1alpha1",
+            .name = "clustertrainingruntimes",
+            .singular = "clustertrainingruntime",
+            .kind = "ClusterTrainingRuntime",
+            .list_kind = "ClusterTrainingRuntimeList",
+            .namespaced = false,
+            .verbs = API_V_ALL,
+            .store_name = TJ_RES_CRT,
+            .ops = &trainjob_runtime_ops},
 };
