@@ -68,7 +68,7 @@ static json_t *runtime_of(sl_ctl_t *c, json_t *tj, char **why, bool *unsupported
     return rt;
 }
 
-/* the pods of attempt K (the others counted in *older) */
+/* the pods of attempt K (the others, an earlier attempt's, counted in *older) */
 static json_t *attempt_pods(json_t *pods, long long k, size_t *older)
 {
     json_t *out = json_array();
@@ -79,7 +79,7 @@ static json_t *attempt_pods(json_t *pods, long long k, size_t *older)
     {
         if (ann_int(pod, TJ_ANN_ATTEMPT) == k)
             json_array_append(out, pod);
-        else if (!sl_kube_meta_str(pod, "deletionTimestamp"))
+        else /* still there, deleted or not: the next pods share their names */
             (*older)++;
     }
     return out;
