@@ -85,28 +85,23 @@ static json_t *attempt_pods(json_t *pods, long long k, size_t *older)
     return out;
 }
 
-/* the node pods of the attempt, admitted together (all or none) */
-static void create_pods(sl_ctl_t *c, json_t *tj, json_t *rt, long long attempt, size_t n)
+/* the gang's pods of the attempt (want: trainjob_pods), admitted together (all or none) */
+static void create_pods(sl_ctl_t *c, json_t *tj, json_t *want)
 {
     if (ctl_create_waits(c, sl_kube_uid(tj)))
         return; /* refused before (a quota): the back-off runs */
-    json_t *pods = json_array();
-    const char *why = NULL;
-    for (size_t i = 0; i < n; i++) {
-        json_t *pod = trainjob_node_pod(tj, rt, i, attempt, &why);
-        if (!pod)
-            break;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(want, i, pod)
+    {
         sl_pod_apply_defaults(pod);
         ctl_status_init(pod, sl_kube_now_ns());
-        json_array_append_new(pods, pod);
     }
     sl_error_t err = SL_ERROR_INIT;
     bool forbidden = false;
-    if (json_array_size(pods) == n && ctl_pods_create(c, pods, &forbidden, &err) == 0) {
+    if (ctl_pods_create(c, want, &forbidden, &err) == 0) {
         ctl_create_admitted(c, sl_kube_uid(tj));
-        size_t i;
-        json_t *pod;
-        json_array_foreach(pods, i, pod)
+        json_array_foreach(want, i, pod)
             ctl_event(c, tj, "Normal", "SuccessfulCreatePod", "Created pod: %s", sl_kube_name(pod));
     } else if (forbidden) {
         ctl_create_refused(c, sl_kube_uid(tj));
@@ -115,14 +110,24 @@ static void create_pods(sl_ctl_t *c, json_t *tj, json_t *rt, long long attempt, 
         ctl_event(c, tj, "Warning", "FailedCreate", "Error creating: %s", err.text);
     } else {
         sl_warn(KIND " %s/%s: cannot create its pods: %s", sl_kube_namespace(tj), sl_kube_name(tj),
-                why ? why : err.text);
+                err.text);
     }
     sl_error_clear(&err);
-    json_decref(pods);
 }
 
-/* the pods of the attempt in rank order, all there and none submitted: the gang */
-static void submit(sl_ctl_t *c, json_t *tj, json_t *pods, long long attempt, size_t n)
+/* the pod's member index in the gang (runtime.c's bookkeeping), or SIZE_MAX */
+static size_t member_of(json_t *pod)
+{
+    const char *v = sl_kube_annotation(pod, TJ_ANN_MEMBER);
+    char *end;
+    unsigned long i = v && *v ? strtoul(v, &end, 10) : 0;
+    return v && *v && !*end ? (size_t)i : SIZE_MAX;
+}
+
+/* the pods of the attempt in member order, all there and none submitted:
+ * the gang (the MPI policy: the launcher, member 0, in the batch step, the
+ * hostfile of the job's nodes and OpenMPI's Slurm launcher, as an MPIJob's) */
+static void submit(sl_ctl_t *c, json_t *tj, json_t *rt, json_t *pods, long long attempt, size_t n)
 {
     if (json_array_size(pods) != n || !n || n > CTL_GANG_MAX)
         return;
@@ -132,15 +137,25 @@ static void submit(sl_ctl_t *c, json_t *tj, json_t *pods, long long attempt, siz
     json_t *pod;
     json_array_foreach(pods, i, pod)
     {
-        unsigned at = ctl_gang_rank(pod);
+        size_t at = member_of(pod);
         if (at >= n || m[at].pod || ctl_pod_job_id(pod) || ctl_pod_terminal(pod))
             return;
         m[at].pod = pod;
     }
     ctl_gang_t g = {.owner = tj, .kind = KIND, .attempt = attempt, .m = m, .n = n};
+    const char *why, *policy = trainjob_policy(rt, &why);
+    char *head = NULL;
+    if (policy && !strcmp(policy, "mpi")) {
+        long long slots = trainjob_mpi_slots(tj, rt);
+        g.nodes = (size_t)trainjob_num_nodes(tj, rt);
+        g.tasks_per_node = (unsigned)slots;
+        m[0].batch = 1;
+        g.head = head = ctl_gang_mpi_head("OpenMPI", slots);
+    }
     uint32_t id = 0;
     if (ctl_gang_submit(c, &g, &id) == 0)
         ctl_owner_record_job(c, TJ_RES, KIND, tj, id);
+    free(head);
 }
 
 /* waiting for a runtime: its event once per reason (the annotation) */
@@ -179,9 +194,50 @@ static bool suspension(sl_ctl_t *c, json_t *tj, json_t *st, json_t *pods, const 
     json_decref(cur);
     trainjob_set_condition(st, "Suspended", true, "Suspended", "TrainJob is suspended", now);
     json_t *none = json_array();
-    trainjob_pods_status(st, none, 0, now);
+    trainjob_pods_status(st, none, 0, NULL, now);
     json_decref(none);
     return true;
+}
+
+/* the attempt's pods made, submitted and followed: the status from them
+ * (the MPI policy's: by its launcher, member 0, as the runtime's
+ * successPolicy says) */
+static void follow(sl_ctl_t *c, json_t *tj, json_t *rt, json_t *st, json_t *pods, const char *now)
+{
+    long long att = ann_int(tj, TJ_ANN_ATTEMPT);
+    const char *why = NULL;
+    json_t *want = trainjob_pods(tj, rt, att, &why);
+    if (!want) {
+        char *msg = sl_xasprintf("unsupported runtime: %s", why);
+        trainjob_set_condition(st, "Failed", true, "TrainingRuntimeNotSupported", msg, now);
+        ctl_event(c, tj, "Warning", "TrainingRuntimeNotSupported", "%s", msg);
+        free(msg);
+        return;
+    }
+    size_t n = json_array_size(want), older = 0;
+    json_t *cur = attempt_pods(pods, att, &older), *lead = NULL, *pod;
+    const char *pwhy, *policy = trainjob_policy(rt, &pwhy);
+    size_t i;
+    json_array_foreach(cur, i, pod) if (policy && !strcmp(policy, "mpi") && member_of(pod) == 0)
+        lead = pod;
+    if (older) /* an earlier attempt's (a suspension's): gone before the next starts */
+        ctl_owner_delete_pods(c, tj, pods, true);
+    else if (!json_array_size(cur))
+        create_pods(c, tj, want);
+    else
+        submit(c, tj, rt, cur, att, n);
+    if (trainjob_pods_status(st, cur, n, lead, now)) {
+        json_t *cd = sl_kube_condition(json_object_get(st, "conditions"), "Failed");
+        bool failed = cd != NULL;
+        if (!cd)
+            cd = sl_kube_condition(json_object_get(st, "conditions"), "Complete");
+        ctl_event(c, tj, failed ? "Warning" : "Normal", failed ? "Failed" : "Completed", "%s",
+                  json_string_value(json_object_get(cd, "message")) ?: "");
+        if (failed)
+            ctl_owner_cancel_jobs(KIND, tj);
+    }
+    json_decref(cur);
+    json_decref(want);
 }
 
 /* the runtime read and the attempt's pods made, submitted and followed */
@@ -201,26 +257,7 @@ static void run(sl_ctl_t *c, json_t *tj, json_t *st, json_t *pods, const char *n
     } else if (!rt) {
         waiting(c, tj, why);
     } else {
-        long long att = ann_int(tj, TJ_ANN_ATTEMPT);
-        size_t n = (size_t)trainjob_num_nodes(tj, rt), older = 0;
-        json_t *cur = attempt_pods(pods, att, &older);
-        if (older) /* an earlier attempt's (a suspension's): gone before the next starts */
-            ctl_owner_delete_pods(c, tj, pods, true);
-        else if (!json_array_size(cur))
-            create_pods(c, tj, rt, att, n);
-        else
-            submit(c, tj, cur, att, n);
-        if (trainjob_pods_status(st, cur, n, now)) {
-            json_t *cd = sl_kube_condition(json_object_get(st, "conditions"), "Failed");
-            bool failed = cd != NULL;
-            if (!cd)
-                cd = sl_kube_condition(json_object_get(st, "conditions"), "Complete");
-            ctl_event(c, tj, failed ? "Warning" : "Normal", failed ? "Failed" : "Completed", "%s",
-                      json_string_value(json_object_get(cd, "message")) ?: "");
-            if (failed)
-                ctl_owner_cancel_jobs(KIND, tj);
-        }
-        json_decref(cur);
+        follow(c, tj, rt, st, pods, now);
     }
     json_decref(rt);
     free(why);

@@ -21,7 +21,8 @@
 #define TJ_ANCESTOR "trainer.kubeflow.org/trainjob-ancestor-step"
 #define TJ_ANN_ATTEMPT "slurmlink.io/gang-attempt"
 #define TJ_ANN_INDEX "batch.kubernetes.io/job-completion-index"
-#define TJ_MAX_NODES 256 /* ctl/internal.h CTL_GANG_MAX */
+#define TJ_ANN_MEMBER "slurmlink.io/job-index" /* the pod's member index in the gang */
+#define TJ_MAX_NODES 256                       /* ctl/internal.h CTL_GANG_MAX */
 
 /* ---- runtime.c: what a TrainJob takes of its runtime (pure) ---- */
 
@@ -38,6 +39,10 @@ json_t *trainjob_trainer_rjob(json_t *rt, const char **why);
 /* The runtime's ML policy slurmlink runs ("torch", "mpi"), or NULL with
  * why (a static text) for one it does not. */
 const char *trainjob_policy(json_t *rt, const char **why);
+
+/* The MPI policy's slots (processes) per node: trainer.numProcPerNode,
+ * else mlPolicy.mpi.numProcPerNode, else 1. */
+long long trainjob_mpi_slots(json_t *tj, json_t *rt);
 
 /* The nodes the TrainJob runs on: trainer.numNodes, else the runtime's
  * mlPolicy.numNodes, else 1. */
@@ -56,6 +61,12 @@ void trainjob_nproc(json_t *tj, json_t *rt, char *out, size_t len);
  * bookkeeping. NULL with why (static) when the runtime cannot give one. */
 json_t *trainjob_node_pod(json_t *tj, json_t *rt, size_t i, long long attempt, const char **why);
 
+/* Every pod of the TrainJob's gang in member order (new ref): the torch
+ * policy's node pods (trainjob_node_pod); the MPI policy's launcher (the
+ * trainer's replicated job, member 0, run in the batch step on the first
+ * node, OpenMPI's variables) then the node job's pods. NULL with why. */
+json_t *trainjob_pods(json_t *tj, json_t *rt, long long attempt, const char **why);
+
 /* ---- status.c: conditions and jobsStatus (pure) ---- */
 
 /* The condition of type set (metav1 SetStatusCondition: the transition
@@ -64,9 +75,10 @@ void trainjob_set_condition(json_t *st, const char *type, bool on, const char *r
                             const char *message, const char *now);
 
 /* st's jobsStatus and, once every pod succeeded or one failed, Complete
- * or Failed, from the pods of the current attempt (n expected). 1 when
- * the TrainJob just finished, else 0. */
-int trainjob_pods_status(json_t *st, json_t *pods, size_t n, const char *now);
+ * or Failed, from the pods of the current attempt (n expected); with a
+ * lead (the MPI launcher, one of pods) its end decides. 1 when the
+ * TrainJob just finished, else 0. */
+int trainjob_pods_status(json_t *st, json_t *pods, size_t n, json_t *lead, const char *now);
 
 /* ---- api.c ---- */
 extern const api_kind_ops_t trainjob_ops;

@@ -55,12 +55,24 @@ const char *trainjob_policy(json_t *rt, const char **why)
     json_t *ml = sl_kube_path(rt, "spec.mlPolicy");
     if (!json_is_object(ml) || json_is_object(json_object_get(ml, "torch")))
         return "torch"; /* no policy: plain ML, torch's environment does no harm */
-    if (json_is_object(json_object_get(ml, "mpi"))) {
-        *why = "its mlPolicy.mpi is not run yet: slurmlink runs the torch policy";
+    json_t *mpi = json_object_get(ml, "mpi");
+    if (json_is_object(mpi)) {
+        const char *impl = json_string_value(json_object_get(mpi, "mpiImplementation"));
+        if (!impl || !strcmp(impl, "OpenMPI"))
+            return "mpi";
+        *why = "its mlPolicy.mpi.mpiImplementation is not run: slurmlink runs OpenMPI's";
         return NULL;
     }
-    *why = "its mlPolicy is not run by slurmlink (it runs the torch policy)";
+    *why = "its mlPolicy is not run by slurmlink (it runs the torch and OpenMPI policies)";
     return NULL;
+}
+
+long long trainjob_mpi_slots(json_t *tj, json_t *rt)
+{
+    json_t *n = sl_kube_path(tj, "spec.trainer.numProcPerNode");
+    if (!json_is_integer(n))
+        n = sl_kube_path(rt, "spec.mlPolicy.mpi.numProcPerNode");
+    return json_is_integer(n) && json_integer_value(n) > 0 ? json_integer_value(n) : 1;
 }
 
 long long trainjob_num_nodes(json_t *tj, json_t *rt)
@@ -259,7 +271,7 @@ static void runtime_patches(json_t *tj, json_t *pod, const char *rjname)
 }
 
 /* JobSet's and the Job's labels and annotations of node i, Trainer's step */
-static void names(json_t *pod, json_t *tj, const char *rjname, size_t i)
+static void names(json_t *pod, json_t *tj, const char *rjname, size_t i, bool trainer)
 {
     const char *tn = sl_kube_name(tj);
     char idx[24], *job = sl_xasprintf("%s-%s-0", tn, rjname);
@@ -275,7 +287,8 @@ static void names(json_t *pod, json_t *tj, const char *rjname, size_t i)
     sl_kube_set_label(pod, "job-name", job);
     sl_kube_set_label(pod, TJ_ANN_INDEX, idx);
     sl_kube_set_annotation(pod, TJ_ANN_INDEX, idx);
-    sl_kube_set_label(pod, TJ_ANCESTOR, "trainer");
+    if (trainer)
+        sl_kube_set_label(pod, TJ_ANCESTOR, "trainer");
     char *name = sl_xasprintf("%s-%zu", job, i);
     sl_kube_meta_set_str(pod, "name", name);
     sl_kube_meta_set_str(pod, "namespace", sl_kube_namespace(tj));
@@ -287,12 +300,13 @@ static void names(json_t *pod, json_t *tj, const char *rjname, size_t i)
 }
 
 /* slurmlink's gang bookkeeping (gang.h) and the controller ownerReference */
-static void bookkeeping(json_t *pod, json_t *tj, size_t i, long long attempt)
+static void bookkeeping(json_t *pod, json_t *tj, size_t member, size_t rank, long long attempt)
 {
     char buf[24];
-    snprintf(buf, sizeof(buf), "%zu", i);
+    snprintf(buf, sizeof(buf), "%zu", member);
     sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(tj));
-    sl_kube_set_annotation(pod, "slurmlink.io/job-index", buf);
+    sl_kube_set_annotation(pod, TJ_ANN_MEMBER, buf);
+    snprintf(buf, sizeof(buf), "%zu", rank);
     sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
     snprintf(buf, sizeof(buf), "%lld", attempt);
     sl_kube_set_annotation(pod, TJ_ANN_ATTEMPT, buf);
@@ -315,11 +329,11 @@ static json_t *object_copy(json_t *v)
     return json_object();
 }
 
-json_t *trainjob_node_pod(json_t *tj, json_t *rt, size_t i, long long attempt, const char **why)
+/* the pod of replicated job rj's index idx: member `member` of the gang
+ * on its node `rank`; its container named node (borrowed) in *node */
+static json_t *rjob_pod(json_t *tj, json_t *rj, size_t idx, size_t member, size_t rank,
+                        long long attempt, json_t **node, const char **why)
 {
-    json_t *rj = trainjob_trainer_rjob(rt, why);
-    if (!rj || !trainjob_policy(rt, why))
-        return NULL;
     const char *rjname = json_string_value(json_object_get(rj, "name"));
     json_t *tmpl = sl_kube_path(rj, "template.spec.template");
     json_t *meta = object_copy(json_object_get(tmpl, "metadata"));
@@ -329,18 +343,92 @@ json_t *trainjob_node_pod(json_t *tj, json_t *rt, size_t i, long long attempt, c
                             meta, "spec", object_copy(json_object_get(tmpl, "spec")));
     json_t *spec = json_object_get(pod, "spec");
     runtime_patches(tj, pod, rjname ? rjname : TJ_NODE);
-    json_t *c = container(spec, TJ_NODE);
-    if (!c) {
-        *why = "its trainer's pod template has no container named node";
+    *node = container(spec, TJ_NODE);
+    if (!*node) {
+        *why = "a pod template of its has no container named node";
         json_decref(pod);
         return NULL;
     }
     ctl_drop_server_owned(pod); /* the template's are not the server's */
-    trainer_fields(tj, c);
-    torch_env(tj, rt, c);
     /* the gang restarts, not the container in place (docs/jobs.md) */
     json_object_set_new(spec, "restartPolicy", json_string("Never"));
-    names(pod, tj, rjname ? rjname : TJ_NODE, i);
-    bookkeeping(pod, tj, i, attempt);
+    const char *a = sl_kube_label(json_object_get(rj, "template"), TJ_ANCESTOR);
+    names(pod, tj, rjname ? rjname : TJ_NODE, idx, a && !strcmp(a, "trainer"));
+    bookkeeping(pod, tj, member, rank, attempt);
     return pod;
+}
+
+json_t *trainjob_node_pod(json_t *tj, json_t *rt, size_t i, long long attempt, const char **why)
+{
+    json_t *rj = trainjob_trainer_rjob(rt, why), *c;
+    if (!rj || !trainjob_policy(rt, why))
+        return NULL;
+    json_t *pod = rjob_pod(tj, rj, i, i, i, attempt, &c, why);
+    if (pod) {
+        trainer_fields(tj, c);
+        torch_env(tj, rt, c);
+    }
+    return pod;
+}
+
+/* the MPI policy's pods: the trainer's (the launcher) member 0 on node 0,
+ * then the node job's (node j on node j, or j+1 when the launcher is a
+ * node itself: runLauncherAsNode) */
+static json_t *mpi_pods(json_t *tj, json_t *rt, long long attempt, const char **why)
+{
+    json_t *lj = trainjob_trainer_rjob(rt, why), *nj = NULL, *rj, *c;
+    size_t i;
+    json_array_foreach(sl_kube_path(rt, "spec.template.spec.replicatedJobs"), i, rj)
+    {
+        const char *n = json_string_value(json_object_get(rj, "name"));
+        if (rj != lj && n && !strcmp(n, TJ_NODE))
+            nj = rj;
+    }
+    if (!lj || !nj) {
+        *why = lj ? "its template has no replicated job named node beside the launcher" : *why;
+        return NULL;
+    }
+    bool as_node = json_is_true(sl_kube_path(rt, "spec.mlPolicy.mpi.runLauncherAsNode"));
+    size_t n = (size_t)trainjob_num_nodes(tj, rt), workers = as_node ? n - 1 : n;
+    json_t *out = json_array(), *pod = rjob_pod(tj, lj, 0, 0, 0, attempt, &c, why);
+    if (!pod) {
+        json_decref(out);
+        return NULL;
+    }
+    trainer_fields(tj, c);
+    char slots[24];
+    snprintf(slots, sizeof(slots), "%lld", trainjob_mpi_slots(tj, rt));
+    size_t k;
+    json_t *e;
+    json_array_foreach(sl_kube_path(tj, "spec.trainer.env"), k, e) upsert_env(c, e);
+    set_env(c, "OMPI_MCA_orte_keep_fqdn_hostnames", "true");
+    set_env(c, "OMPI_MCA_orte_set_default_slots", slots);
+    json_array_append_new(out, pod);
+    for (size_t j = 0; j < workers; j++) {
+        if (!(pod = rjob_pod(tj, nj, j, j + 1, as_node ? j + 1 : j, attempt, &c, why))) {
+            json_decref(out);
+            return NULL;
+        }
+        json_array_append_new(out, pod);
+    }
+    return out;
+}
+
+json_t *trainjob_pods(json_t *tj, json_t *rt, long long attempt, const char **why)
+{
+    const char *p = trainjob_policy(rt, why);
+    if (p && !strcmp(p, "mpi"))
+        return mpi_pods(tj, rt, attempt, why);
+    if (!p)
+        return NULL;
+    json_t *out = json_array();
+    for (size_t i = 0; i < (size_t)trainjob_num_nodes(tj, rt); i++) {
+        json_t *pod = trainjob_node_pod(tj, rt, i, attempt, why);
+        if (!pod) {
+            json_decref(out);
+            return NULL;
+        }
+        json_array_append_new(out, pod);
+    }
+    return out;
 }

@@ -48,7 +48,13 @@ static bool pod_ready(json_t *pod)
            sl_kube_condition_true(sl_kube_path(pod, "status.conditions"), "Ready");
 }
 
-int trainjob_pods_status(json_t *st, json_t *pods, size_t n, const char *now)
+static bool phase_is(json_t *pod, const char *phase)
+{
+    const char *ph = sl_kube_path_str(pod, "status.phase");
+    return ph && !strcmp(ph, phase);
+}
+
+int trainjob_pods_status(json_t *st, json_t *pods, size_t n, json_t *lead, const char *now)
 {
     size_t ok = 0, bad = 0, ready = 0, i;
     json_t *pod;
@@ -60,6 +66,10 @@ int trainjob_pods_status(json_t *st, json_t *pods, size_t n, const char *now)
         ready += pod_ready(pod);
     }
     bool done = n && ok == n, failed = bad > 0;
+    if (lead) { /* the launcher's end decides; a node failing before it fails all */
+        done = phase_is(lead, "Succeeded");
+        failed = phase_is(lead, "Failed") || (!done && bad > 0);
+    }
     bool suspended = sl_kube_condition_true(json_object_get(st, "conditions"), "Suspended");
     bool active = !done && !failed && !suspended && json_array_size(pods) > 0;
     json_t *js = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "name", TJ_NODE, "ready",

@@ -134,9 +134,45 @@ static void test_runtime(void)
     ok(trainjob_runtime_res(tj, &kind) == NULL, "another kind: not served");
     json_object_set_new(sl_kube_path(rt, "spec.mlPolicy"), "mpi", json_object());
     json_object_del(sl_kube_path(rt, "spec.mlPolicy"), "torch");
-    ok(trainjob_policy(rt, &why) == NULL && strstr(why, "mpi"), "mlPolicy.mpi: said so");
+    is_str(trainjob_policy(rt, &why), "mpi", "mlPolicy.mpi: OpenMPI by default");
+    json_object_set_new(sl_kube_path(rt, "spec.mlPolicy.mpi"), "mpiImplementation",
+                        json_string("Intel"));
+    ok(trainjob_policy(rt, &why) == NULL && strstr(why, "OpenMPI"), "Intel MPI: not run, said so");
+    json_object_del(sl_kube_path(rt, "spec.mlPolicy"), "mpi");
+    json_object_set_new(sl_kube_path(rt, "spec.mlPolicy"), "jax", json_object());
+    ok(trainjob_policy(rt, &why) == NULL && why, "jax: not run, said so");
     json_object_del(sl_kube_path(rt, "spec.template.spec"), "replicatedJobs");
     ok(trainjob_node_pod(tj, rt, 0, 0, &why) == NULL && why, "no trainer job: no pod, why");
+    json_decref(tj);
+    json_decref(rt);
+}
+
+/* an MPI runtime in deepspeed-distributed's shape: node and launcher jobs */
+static void test_mpi(void)
+{
+    json_t *rt = json_loads(
+        "{\"spec\":{\"mlPolicy\":{\"numNodes\":1,\"mpi\":{\"numProcPerNode\":2,"
+        "\"runLauncherAsNode\":true}},\"template\":{\"spec\":{\"replicatedJobs\":["
+        "{\"name\":\"node\",\"template\":{\"spec\":{\"template\":{\"spec\":{\"containers\":"
+        "[{\"name\":\"node\",\"image\":\"w\",\"command\":[\"sleep\",\"600\"]}]}}}}},"
+        "{\"name\":\"launcher\",\"template\":{\"metadata\":{\"labels\":{\"" TJ_ANCESTOR
+        "\":\"trainer\"}},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":"
+        "\"node\",\"image\":\"l\"}]}}}}}]}}}}",
+        0, NULL);
+    json_t *tj = trainjob();
+    const char *why = NULL;
+    json_t *pods = trainjob_pods(tj, rt, 0, &why);
+    is_int(json_array_size(pods), 2, "runLauncherAsNode, 2 nodes: the launcher and one node pod");
+    json_t *l = json_array_get(pods, 0), *w = json_array_get(pods, 1);
+    is_str(sl_kube_name(l), "mn-launcher-0-0", "the launcher <tj>-launcher-0-0, member 0");
+    is_str(sl_kube_name(w), "mn-node-0-0", "the node pod <tj>-node-0-0");
+    is_str(sl_kube_annotation(w, CTL_ANN_GANG_RANK), "1", "... on node 1 (the launcher is node 0)");
+    is_str(env(l, "OMPI_MCA_orte_set_default_slots"), "2", "the launcher's slots: numProcPerNode");
+    is_str(json_string_value(json_array_get(
+               sl_kube_path(json_array_get(sl_kube_path(l, "spec.containers"), 0), "command"), 0)),
+           "torchrun", "trainer.command is the launcher's");
+    is_str(sl_kube_label(w, TJ_ANCESTOR), NULL, "the node pods are no trainer step");
+    json_decref(pods);
     json_decref(tj);
     json_decref(rt);
 }
@@ -147,13 +183,13 @@ static void test_status(void)
 {
     json_t *st = json_object();
     json_t *pods = json_pack("[o, o]", phase("Running"), phase("Succeeded"));
-    is_int(trainjob_pods_status(st, pods, 2, "t1"), 0, "one runs: not finished");
+    is_int(trainjob_pods_status(st, pods, 2, NULL, "t1"), 0, "one runs: not finished");
     is_int(json_integer_value(
                sl_kube_path(json_array_get(json_object_get(st, "jobsStatus"), 0), "active")),
            1, "jobsStatus active 1");
     json_decref(pods);
     pods = json_pack("[o, o]", phase("Succeeded"), phase("Succeeded"));
-    is_int(trainjob_pods_status(st, pods, 2, "t2"), 1, "all succeeded: finished");
+    is_int(trainjob_pods_status(st, pods, 2, NULL, "t2"), 1, "all succeeded: finished");
     json_t *c = sl_kube_condition(json_object_get(st, "conditions"), "Complete");
     is_str(json_string_value(json_object_get(c, "reason")), "AllJobsCompleted",
            "Complete, JobSet's reason");
@@ -164,7 +200,7 @@ static void test_status(void)
     json_decref(st);
     st = json_object();
     pods = json_pack("[o, o]", phase("Failed"), phase("Running"));
-    is_int(trainjob_pods_status(st, pods, 2, "t3"), 1, "a node failed: finished");
+    is_int(trainjob_pods_status(st, pods, 2, NULL, "t3"), 1, "a node failed: finished");
     c = sl_kube_condition(json_object_get(st, "conditions"), "Failed");
     is_str(json_string_value(json_object_get(c, "reason")), "FailedJobs",
            "Failed, JobSet's reason");
@@ -182,9 +218,10 @@ static void test_status(void)
 
 int main(void)
 {
-    tap_plan(44);
+    tap_plan(53);
     test_pod();
     test_runtime();
     test_status();
+    test_mpi();
     return tap_done();
 }
