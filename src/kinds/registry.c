@@ -4,16 +4,25 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
-#include "kinds/trainjob/trainjob.h"
 
 #include <string.h>
 
-const sl_kind_t *const sl_kinds[] = {
-    &sl_kind_trainjob, /* Kubeflow Trainer v2 (src/kinds/trainjob/) */
-    &sl_kind_trainingruntime,
-    &sl_kind_clustertrainingruntime,
-    NULL,
-};
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (trainingruntime and
+ * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob) */
+#define SL_KINDS(X)                                                                                \
+    X(job)                                                                                         \
+    X(cronjob)                                                                                     \
+    X(pytorchjob)                                                                                  \
+    X(mpijob)                                                                                      \
+    X(trainjob)                                                                                    \
+    X(trainingruntime)                                                                             \
+    X(clustertrainingruntime)
+
+#define DECLARE(name) extern const sl_kind_t sl_kind_##name;
+#define ROW(name) &sl_kind_##name,
+SL_KINDS(DECLARE)
+
+const sl_kind_t *const sl_kinds[] = {SL_KINDS(ROW) NULL};
 
 const sl_kind_t *sl_kind_by_store(const char *store_name)
 {

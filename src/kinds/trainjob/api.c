@@ -6,11 +6,11 @@
  * on reserved environment names, and slurmlink's own: a TrainJob's nodes
  * are one Slurm job's (at most 256). Tables as the CRDs print them
  * (TrainJob: NAME STATE AGE; the runtimes: NAME AGE). */
+#include "kinds/kubeflow/api.h"
 #include "api/crd.h"
 #include "api/internal.h"
-#include "api/ptj.h"
-#include "api/trainjob.h"
 #include "common/xalloc.h"
+#include "kinds/pytorchjob/pytorchjob.h"
 #include "kinds/trainjob/internal.h"
 #include "kube/meta.h"
 #include "pod/fielderr.h"

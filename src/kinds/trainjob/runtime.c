@@ -3,7 +3,7 @@
  * (internal.h). Pure functions on jansson objects. */
 #include "common/xalloc.h"
 #include "ctl/gang.h"
-#include "ctl/jobpod.h"
+#include "kinds/job/jobpod.h"
 #include "kinds/trainjob/internal.h"
 #include "kube/meta.h"
 #include "kube/quantity.h"
