@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/kinds/trainjob/ctl.c src/ctl/gang.c src/ctl/follow.c
+# covers: src/kinds/trainjob/controller.c src/ctl/gang.c src/ctl/follow.c
 # 89-trainjob-lifecycle.t — a TrainJob's gang through its life, on a real
 # two-node cluster:
 #   - slurmlinkd killed (kill -9) while the gang runs, then started again:

@@ -84,7 +84,7 @@ int trainjob_pods_status(json_t *st, json_t *pods, size_t n, json_t *lead, const
 extern const api_kind_ops_t trainjob_ops;
 extern const api_kind_ops_t trainjob_runtime_ops;
 
-/* ---- ctl.c ---- */
+/* ---- controller.c ---- */
 struct sl_ctl;
 void trainjob_reconcile(struct sl_ctl *c, json_t *tj);
 void trainjob_gone(struct sl_ctl *c, json_t *tj);

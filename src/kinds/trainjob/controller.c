@@ -1,4 +1,4 @@
-/* ctl.c — the TrainJob controller: a trainer.kubeflow.org/v1alpha1
+/* controller.c — the TrainJob controller: a trainer.kubeflow.org/v1alpha1
  * TrainJob runs as ONE gang-scheduled Slurm job (ctl/gang.h), a node per
  * trainer node (numNodes), its pods named and labelled as Kubeflow
  * Trainer's JobSet would name them (<tj>-node-0-<i>).
