@@ -7,12 +7,16 @@
 
 #include <string.h>
 
-/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ */
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (trainingruntime and
+ * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob) */
 #define SL_KINDS(X)                                                                                \
     X(job)                                                                                         \
     X(cronjob)                                                                                     \
     X(pytorchjob)                                                                                  \
-    X(mpijob)
+    X(mpijob)                                                                                      \
+    X(trainjob)                                                                                    \
+    X(trainingruntime)                                                                             \
+    X(clustertrainingruntime)
 
 #define DECLARE(name) extern const sl_kind_t sl_kind_##name;
 #define ROW(name) &sl_kind_##name,
