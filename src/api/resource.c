@@ -1,5 +1,6 @@
 /* resource.c — the resources slurmlinkd serves. */
 #include "api/resource.h"
+#include "kinds/service/service.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,11 @@ const api_resource_t api_resources[] = {
     {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate",
      "ResourceClaimTemplate", "ResourceClaimTemplateList", true, RW_ALL, {0}, {0}, false, false,
      "resourceclaimtemplates.resource.k8s.io", &api_resourceclaimtemplate_ops},
+    /* core/v1 Services, Endpoints and discovery.k8s.io/v1 EndpointSlices
+     * (src/kinds/service/): until the kinds registry serves its rows */
+    SVC_SERVICE_ROW,
+    SVC_ENDPOINTS_ROW,
+    SVC_ENDPOINTSLICE_ROW,
     {0},
 };
 

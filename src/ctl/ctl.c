@@ -10,6 +10,7 @@
 #include "common/safefs.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
+#include "kinds/service/service.h"
 #include "ctl/podstatus.h"
 #include "ctl/pullpool.h"
 #include "ctl/remover.h"
@@ -1310,6 +1311,7 @@ static void *ctl_main(void *arg)
         ctl_ptj_pass(c);    /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
         ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
         ctl_storage_pass(c); /* claims and their volumes (storage.c) */
+        svc_ctl_pass(c);     /* Services' endpoints (src/kinds/service/endpoints.c) */
         /* what their deletions that went unread left (jobgc.c) */
         ctl_jobs_collect_gone(c);
         hold_log(c);
