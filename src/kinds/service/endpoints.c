@@ -201,7 +201,7 @@ static json_t *group_by_ports(json_t *svc, json_t *pods)
         char *key = json_dumps(ports, JSON_COMPACT);
         json_t *g = json_object_get(groups, key);
         if (!g) {
-            g = json_pack("{s:o, s:[]}", "ports", ports);
+            g = json_pack("{s:o, s:[]}", "ports", ports, "pods");
             json_object_set_new(groups, key, g);
         } else {
             json_decref(ports);
