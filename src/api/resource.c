@@ -1,6 +1,7 @@
 /* resource.c — the resources slurmlinkd serves. */
 #include "api/resource.h"
-#include "kinds/service/service.h"
+#include "api/internal.h"
+#include "kinds/kind.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +9,9 @@
 #define RW_ALL API_V_ALL
 #define NS_RW (API_V_CREATE | API_V_DELETE | API_V_GET | API_V_LIST | API_V_PATCH | API_V_UPDATE | API_V_WATCH)
 
-const api_resource_t api_resources[] = {
+/* the core resources; the workload kinds' rows (src/kinds/registry.c)
+ * follow them in api_resources */
+static const api_resource_t core[] = {
     {"", "v1", "pods", "pod", "Pod", "PodList", true, RW_ALL, {"po"}, {"all"}, true, true, "pods",
      &api_pod_ops},
     {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", false, NS_RW, {"ns"}, {0},
@@ -67,13 +70,23 @@ const api_resource_t api_resources[] = {
     {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate",
      "ResourceClaimTemplate", "ResourceClaimTemplateList", true, RW_ALL, {0}, {0}, false, false,
      "resourceclaimtemplates.resource.k8s.io", &api_resourceclaimtemplate_ops},
-    /* core/v1 Services, Endpoints and discovery.k8s.io/v1 EndpointSlices
-     * (src/kinds/service/): until the kinds registry serves its rows */
-    SVC_SERVICE_ROW,
-    SVC_ENDPOINTS_ROW,
-    SVC_ENDPOINTSLICE_ROW,
     {0},
 };
+
+static api_resource_t table[API_MAX_RESOURCES + 1];
+const api_resource_t *const api_resources = table;
+
+/* the served table: the core rows, then every registered kind's (before
+ * main: nothing reads it earlier, and it never changes after) */
+__attribute__((constructor)) static void build_table(void)
+{
+    size_t n = 0;
+    for (const api_resource_t *r = core; r->name && n < API_MAX_RESOURCES; r++)
+        table[n++] = *r;
+    for (const sl_kind_t *const *k = sl_kinds; *k && n < API_MAX_RESOURCES; k++)
+        table[n++] = (*k)->api;
+    table[n] = (api_resource_t){0};
+}
 
 const api_resource_t *api_resource_find(const char *group, const char *version, const char *plural)
 {

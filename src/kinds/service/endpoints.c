@@ -447,19 +447,3 @@ void svc_collect_gone(struct sl_ctl *c)
     }
     json_decref(slices);
 }
-
-void svc_ctl_pass(struct sl_ctl *c)
-{
-    static int64_t last = -1;
-    int64_t rev = sl_store_resource_rev(c->store, "services") +
-                  sl_store_resource_rev(c->store, "pods");
-    if (rev == last)
-        return;
-    last = rev;
-    json_t *svcs = sl_store_list(c->store, "services", NULL, NULL);
-    size_t i;
-    json_t *s;
-    json_array_foreach(svcs, i, s) svc_reconcile(c, s);
-    json_decref(svcs);
-    svc_collect_gone(c);
-}

@@ -70,10 +70,6 @@ int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_
 void svc_reconcile(struct sl_ctl *c, json_t *svc);
 void svc_gone(struct sl_ctl *c, json_t *svc);
 void svc_collect_gone(struct sl_ctl *c);
-/* Every Service reconciled when services or pods changed since the last
- * pass, and collect_gone (the wiring until the kinds registry calls the
- * hooks). */
-void svc_ctl_pass(struct sl_ctl *c);
 
 /* Table printers (printers.c). */
 json_t *svc_service_columns(void);
