@@ -83,10 +83,19 @@ static const char *proxy_verb(const char *m)
 /* the client's headers that go on: not hop-by-hop, not its credentials */
 static bool header_kept(const char *k)
 {
-    static const char *const drop[] = {
-        "Authorization", "Connection", "Keep-Alive",     "Proxy-Authenticate", "Proxy-Authorization",
-        "TE",            "Trailer",    "Transfer-Encoding", "Upgrade",         "Host",
-        "Content-Length", "Expect",    NULL};
+    static const char *const drop[] = {"Authorization",
+                                       "Connection",
+                                       "Keep-Alive",
+                                       "Proxy-Authenticate",
+                                       "Proxy-Authorization",
+                                       "TE",
+                                       "Trailer",
+                                       "Transfer-Encoding",
+                                       "Upgrade",
+                                       "Host",
+                                       "Content-Length",
+                                       "Expect",
+                                       NULL};
     for (int i = 0; drop[i]; i++)
         if (!strcasecmp(k, drop[i]))
             return false;
@@ -132,9 +141,9 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
 
 static bool resp_header_kept(const char *k, size_t n)
 {
-    static const char *const drop[] = {"Connection", "Keep-Alive", "Transfer-Encoding",
-                                       "Content-Length", "Trailer", "Upgrade", "Proxy-Authenticate",
-                                       NULL};
+    static const char *const drop[] = {"Connection",         "Keep-Alive", "Transfer-Encoding",
+                                       "Content-Length",     "Trailer",    "Upgrade",
+                                       "Proxy-Authenticate", NULL};
     for (int i = 0; drop[i]; i++)
         if (strlen(drop[i]) == n && !strncasecmp(k, drop[i], n))
             return false;
@@ -394,8 +403,8 @@ bool api_service_proxy_path(const char *url, char **ns, char **id, const char **
     return true;
 }
 
-static enum MHD_Result px_forward(api_req_t *r, json_t *svc, const char *scheme,
-                                  const char *port, const char *rest)
+static enum MHD_Result px_forward(api_req_t *r, json_t *svc, const char *scheme, const char *port,
+                                  const char *rest)
 {
     sl_error_t err = SL_ERROR_INIT;
     svc_target_t t;

@@ -10,9 +10,9 @@
  *
  * svc_ready_targets() answers the service proxy from the same rules, read
  * from the pods at the request: never from a stored Endpoints object. */
-#include "ctl/internal.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctl/internal.h"
 #include "kinds/service/service.h"
 #include "kube/meta.h"
 
@@ -108,8 +108,8 @@ static json_t *pod_ports(json_t *svc, json_t *pod)
             continue;
         const char *name = json_string_value(json_object_get(sp, "name"));
         const char *proto = json_string_value(json_object_get(sp, "protocol"));
-        json_array_append_new(out, json_pack("{s:s, s:i, s:s}", "name", name ? name : "", "port",
-                                             n, "protocol", proto ? proto : "TCP"));
+        json_array_append_new(out, json_pack("{s:s, s:i, s:s}", "name", name ? name : "", "port", n,
+                                             "protocol", proto ? proto : "TCP"));
     }
     return out;
 }
@@ -142,8 +142,8 @@ static json_t *proxy_port(json_t *svc, const char *port, sl_error_t *err)
     return NULL;
 }
 
-int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_t *out,
-                      int max, sl_error_t *err)
+int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_t *out, int max,
+                      sl_error_t *err)
 {
     json_t *sp = proxy_port(svc, port, err);
     if (!sp)
@@ -235,9 +235,9 @@ static json_t *build_endpoints(json_t *svc, json_t *groups)
         json_t *p;
         json_array_foreach(json_object_get(g, "pods"), i, p)
         {
-            json_t *a = json_pack("{s:s, s:s, s:o}", "ip", sl_kube_path_str(p, "status.podIP"),
-                                  "nodeName", sl_kube_path_str(p, "spec.nodeName") ?: "",
-                                  "targetRef", target_ref(p));
+            json_t *a =
+                json_pack("{s:s, s:s, s:o}", "ip", sl_kube_path_str(p, "status.podIP"), "nodeName",
+                          sl_kube_path_str(p, "spec.nodeName") ?: "", "targetRef", target_ref(p));
             json_array_append_new(pod_ready(p) ? ready : not_ready, a);
         }
         if (json_array_size(ready))
@@ -250,8 +250,8 @@ static json_t *build_endpoints(json_t *svc, json_t *groups)
         json_decref(not_ready);
         json_array_append_new(subsets, ss);
     }
-    json_t *ep = json_pack("{s:s, s:s, s:{s:s, s:s, s:o}}", "apiVersion", "v1", "kind",
-                           "Endpoints", "metadata", "name", sl_kube_name(svc), "namespace",
+    json_t *ep = json_pack("{s:s, s:s, s:{s:s, s:s, s:o}}", "apiVersion", "v1", "kind", "Endpoints",
+                           "metadata", "name", sl_kube_name(svc), "namespace",
                            sl_kube_namespace(svc), "labels", base_labels(svc));
     if (json_array_size(subsets))
         json_object_set(ep, "subsets", subsets);
@@ -298,13 +298,14 @@ static json_t *build_slice(json_t *svc, const char *key, json_t *g)
     json_t *eps = json_array();
     size_t i;
     json_t *p;
-    json_array_foreach(json_object_get(g, "pods"), i, p) json_array_append_new(eps, slice_endpoint(p));
+    json_array_foreach(json_object_get(g, "pods"), i, p)
+        json_array_append_new(eps, slice_endpoint(p));
     json_t *s = json_pack(
-        "{s:s, s:s, s:{s:s, s:s, s:o, s:[{s:s, s:s, s:s, s:s, s:b, s:b}]}, s:s, s:o}",
-        "apiVersion", "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", name,
-        "namespace", sl_kube_namespace(svc), "labels", labels, "ownerReferences", "apiVersion",
-        "v1", "kind", "Service", "name", sl_kube_name(svc), "uid", sl_kube_uid(svc) ?: "",
-        "controller", 1, "blockOwnerDeletion", 1, "addressType", "IPv4", "endpoints", eps);
+        "{s:s, s:s, s:{s:s, s:s, s:o, s:[{s:s, s:s, s:s, s:s, s:b, s:b}]}, s:s, s:o}", "apiVersion",
+        "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", name, "namespace",
+        sl_kube_namespace(svc), "labels", labels, "ownerReferences", "apiVersion", "v1", "kind",
+        "Service", "name", sl_kube_name(svc), "uid", sl_kube_uid(svc) ?: "", "controller", 1,
+        "blockOwnerDeletion", 1, "addressType", "IPv4", "endpoints", eps);
     if (json_array_size(json_object_get(g, "ports")))
         json_object_set(s, "ports", json_object_get(g, "ports"));
     return s;

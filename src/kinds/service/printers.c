@@ -61,17 +61,19 @@ static void list_add(sl_buf_t *b, size_t *count, const char *item)
 
 json_t *svc_service_columns(void)
 {
-    return json_pack(
-        "[o, o, o, o, o, o, o]", api_tj_name_column(),
-        col("Type", "type determines how the Service is exposed.", 0),
-        col("Cluster-IP", "clusterIP is the IP address of the service.", 0),
-        col("External-IP", "externalIPs is a list of IP addresses for which nodes in the "
-                           "cluster will also accept traffic for this service.",
-            0),
-        col("Port(s)", "The list of ports that are exposed by this service.", 0), col_age(),
-        col("Selector", "Route service traffic to pods with label keys and values matching "
-                        "this selector.",
-            1));
+    return json_pack("[o, o, o, o, o, o, o]", api_tj_name_column(),
+                     col("Type", "type determines how the Service is exposed.", 0),
+                     col("Cluster-IP", "clusterIP is the IP address of the service.", 0),
+                     col("External-IP",
+                         "externalIPs is a list of IP addresses for which nodes in the "
+                         "cluster will also accept traffic for this service.",
+                         0),
+                     col("Port(s)", "The list of ports that are exposed by this service.", 0),
+                     col_age(),
+                     col("Selector",
+                         "Route service traffic to pods with label keys and values matching "
+                         "this selector.",
+                         1));
 }
 
 static json_t *ports_cell(json_t *svc)
@@ -174,16 +176,17 @@ json_t *svc_endpoints_cells(json_t *ep, long long now)
 
 json_t *svc_slice_columns(void)
 {
-    return json_pack(
-        "[o, o, o, o, o]", api_tj_name_column(),
-        col("AddressType", "addressType specifies the type of address carried by this "
-                           "EndpointSlice.",
-            0),
-        col("Ports", "ports specifies the list of network ports exposed by each endpoint in "
-                     "this slice.",
-            0),
-        col("Endpoints", "endpoints is a list of unique endpoints in this slice.", 0),
-        col_age());
+    return json_pack("[o, o, o, o, o]", api_tj_name_column(),
+                     col("AddressType",
+                         "addressType specifies the type of address carried by this "
+                         "EndpointSlice.",
+                         0),
+                     col("Ports",
+                         "ports specifies the list of network ports exposed by each endpoint in "
+                         "this slice.",
+                         0),
+                     col("Endpoints", "endpoints is a list of unique endpoints in this slice.", 0),
+                     col_age());
 }
 
 json_t *svc_slice_cells(json_t *slice, long long now)
@@ -205,7 +208,8 @@ json_t *svc_slice_cells(json_t *slice, long long now)
     json_array_foreach(json_object_get(slice, "endpoints"), i, e)
         json_array_foreach(json_object_get(e, "addresses"), j, a)
             list_add(&eps, &ne, json_string_value(a) ?: "");
-    const char *name = sl_kube_name(slice), *at = json_string_value(json_object_get(slice, "addressType"));
+    const char *name = sl_kube_name(slice),
+               *at = json_string_value(json_object_get(slice, "addressType"));
     return json_pack("[s, s, o, o, o]", name ? name : "", at ? at : "",
                      listed(&ports, np, "<unset>"), listed(&eps, ne, "<unset>"),
                      age_cell(slice, now));

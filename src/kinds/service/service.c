@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define NO_VIP                                                                                     \
-    "slurmlink has no virtual network: pods run on their node's network, a Service gets no "     \
+    "slurmlink has no virtual network: pods run on their node's network, a Service gets no "       \
     "cluster IP and is reached through the API's service proxy or kubectl port-forward"
 
 bool svc_is_headless(json_t *svc)
@@ -203,8 +203,8 @@ static void validate_type(json_t *spec, sl_error_t *err)
                       "(supported: \"ClusterIP\")",
                       "spec.type");
     } else if (strcmp(type, "ClusterIP")) {
-        static const char *const types[] = {"ClusterIP", "ExternalName", "LoadBalancer",
-                                            "NodePort", NULL};
+        static const char *const types[] = {"ClusterIP", "ExternalName", "LoadBalancer", "NodePort",
+                                            NULL};
         sl_fe_not_supported(err, type, types, "spec.type");
     }
 }

@@ -27,15 +27,21 @@ extern const api_kind_ops_t svc_endpointslice_ops;
 
 /* The three API rows (initializers of api_resource_t). */
 #define SVC_SERVICE_ROW                                                                            \
-    {"", "v1", "services", "service", "Service", "ServiceList", true, API_V_ALL, {"svc"},         \
-     {"all"}, true, false, "services", &svc_service_ops}
+    {                                                                                              \
+        "", "v1", "services", "service", "Service", "ServiceList", true, API_V_ALL, {"svc"},       \
+            {"all"}, true, false, "services", &svc_service_ops                                     \
+    }
 #define SVC_ENDPOINTS_ROW                                                                          \
-    {"", "v1", "endpoints", "endpoints", "Endpoints", "EndpointsList", true, API_V_READ, {"ep"},  \
-     {0}, false, false, "endpoints", &svc_endpoints_ops}
+    {                                                                                              \
+        "", "v1", "endpoints", "endpoints", "Endpoints", "EndpointsList", true, API_V_READ,        \
+            {"ep"}, {0}, false, false, "endpoints", &svc_endpoints_ops                             \
+    }
 #define SVC_ENDPOINTSLICE_ROW                                                                      \
-    {"discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice",                 \
-     "EndpointSliceList", true, API_V_READ, {0}, {0}, false, false,                                \
-     "endpointslices.discovery.k8s.io", &svc_endpointslice_ops}
+    {                                                                                              \
+        "discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice",              \
+            "EndpointSliceList", true, API_V_READ, {0}, {0}, false, false,                         \
+            "endpointslices.discovery.k8s.io", &svc_endpointslice_ops                              \
+    }
 
 /* The rows src/kinds/registry.c lists. */
 extern const sl_kind_t svc_kind_service, svc_kind_endpoints, svc_kind_endpointslice;
@@ -62,8 +68,8 @@ typedef struct svc_target {
  * match its selector (never from an Endpoints object). Returns the number
  * found (up to max), or -1 with err: SL_ERR_UNAVAILABLE when the Service
  * has no such port. */
-int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_t *out,
-                      int max, sl_error_t *err);
+int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_t *out, int max,
+                      sl_error_t *err);
 
 /* The controller (endpoints.c): a Service's Endpoints and EndpointSlices
  * kept from its ready pods; what a deleted Service leaves, deleted. */
