@@ -11,7 +11,7 @@
 # not tenants' to write.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 33
+plan 37
 
 sec_two_tenants --token || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 W=$(tmpdir)
@@ -154,6 +154,20 @@ like "$(printf 'apiVersion: v1\nkind: Service\nmetadata: {name: ip}\nspec: {clus
   'spec.clusterIP: Invalid value: "10.0.0.1"' "a cluster IP asked for: 422 on spec.clusterIP"
 like "$(printf 'apiVersion: v1\nkind: Service\nmetadata: {name: np}\nspec: {ports: [{name: a, port: 80}, {name: a, port: 81}]}\n' | bad)" \
   'spec.ports\[1\].name: Duplicate value: "a"' "duplicate port names: 422"
+
+# kubectl create service (a protobuf body), explain, a watch, a malformed proxy name
+kc alice create service clusterip made --tcp=80:8080 >/dev/null 2>"$W/made.err" || diag "$(cat "$W/made.err")"
+is "$(kc alice get svc made -o jsonpath='{.spec.ports[0].name} {.spec.ports[0].targetPort} {.spec.selector.app}')" \
+  "80-8080 8080 made" "kubectl create service clusterip (protobuf body): ports, targetPort, selector"
+like "$(kc alice explain service.spec.sessionAffinity 2>&1)" "FIELD: +sessionAffinity <string>" "kubectl explain service.spec.sessionAffinity"
+timeout 5 kubectl --kubeconfig "$CL/alice.kc" --cache-dir "$CL/cache-alice" get endpoints -w >"$W/watch" 2>&1 &
+WPID=$!
+wait_for 5 grep -q '^made ' "$W/watch"
+kc alice delete pod web1 --wait=false >/dev/null
+wait "$WPID"
+like "$(cat "$W/watch")" "web +<none>" "a watch of Endpoints sees web lose its last pod"
+like "$(kc alice get --raw '/api/v1/namespaces/team-a/services/ftp:web:80/proxy/' 2>&1)" \
+  'BadRequest.*invalid service request \\?"ftp:web:80' "a scheme other than http/https: 400"
 
 # deleting the Service takes its Endpoints and slices
 kc alice delete svc web >/dev/null
