@@ -25,12 +25,12 @@ is "$(jqr '.items[0].versions[0].resources[] | select(.resource=="pods") | [.sco
   "Namespaced po log,eviction,status" "aggregated pods: scope, short name, log, eviction and status subresources"
 req GET /apis -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
 is "$(jqr '.kind + " " + ([.items[].metadata.name]|join(",")) + " " + ([.items[0].versions[0].resources[] | .resource + ":" + (.categories // [] | join(","))] | join(" "))')" \
-  "APIGroupDiscoveryList batch,storage.k8s.io,kubeflow.org,resource.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then storage.k8s.io (StorageClass), kubeflow.org (PyTorchJob), resource.k8s.io (DRA), then the review groups and node metrics"
+  "APIGroupDiscoveryList batch,storage.k8s.io,kubeflow.org,resource.k8s.io,discovery.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then storage.k8s.io (StorageClass), kubeflow.org (PyTorchJob), resource.k8s.io (DRA), discovery.k8s.io (EndpointSlice), then the review groups and node metrics"
 req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1
 is "$(jqr '[.resources[].name] | join(" ")')" \
-  "pods pods/log pods/eviction pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status persistentvolumeclaims persistentvolumeclaims/status persistentvolumes persistentvolumes/status" \
+  "pods pods/log pods/eviction pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status persistentvolumeclaims persistentvolumeclaims/status persistentvolumes persistentvolumes/status services services/status endpoints" \
   "/api/v1 APIResourceList"
 is "$(jqr '.resources[] | select(.name=="nodes") | .verbs | join(",")')" "get,list,patch,watch" "nodes: read, and patch (cordon)"
 
