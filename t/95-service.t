@@ -11,7 +11,7 @@
 # not tenants' to write.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 37
+plan 39
 
 sec_two_tenants --token || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 W=$(tmpdir)
@@ -168,6 +168,21 @@ wait "$WPID"
 like "$(cat "$W/watch")" "web +<none>" "a watch of Endpoints sees web lose its last pod"
 like "$(kc alice get --raw '/api/v1/namespaces/team-a/services/ftp:web:80/proxy/' 2>&1)" \
   'BadRequest.*invalid service request \\?"ftp:web:80' "a scheme other than http/https: 400"
+
+# a ResourceQuota counts Services (bob has bobsvc)
+ka apply -n team-b -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: svcq}
+spec: {hard: {services: "2"}}
+YAML
+svc b2 web 80 8080 | kc bob apply -f - >/dev/null
+out=$(svc b3 web 80 8080 | kc bob apply -f - 2>&1)
+like "$out" 'exceeded quota: svcq, requested: services=1, used: services=2, limited: services=2' \
+  "a third Service beyond services: 2 is refused (403 exceeded quota)"
+kc bob delete svc b2 >/dev/null
+ok wait_for 30 sh -c "svc() { :; }; $(declare -f svc); svc b3 web 80 8080 | kubectl --kubeconfig '$CL/bob.kc' --cache-dir '$CL/cache-bob' apply -f - >/dev/null 2>&1" \
+  "... and admitted once one is deleted (the recount)"
 
 # deleting the Service takes its Endpoints and slices
 kc alice delete svc web >/dev/null
