@@ -4,16 +4,25 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
-#include "kinds/service/service.h"
 
 #include <string.h>
 
-const sl_kind_t *const sl_kinds[] = {
-    &svc_kind_service,       /* core/v1 Services: their endpoints (src/kinds/service/) */
-    &svc_kind_endpoints,     /* core/v1 Endpoints, the controller's, read-only */
-    &svc_kind_endpointslice, /* discovery.k8s.io/v1 EndpointSlices, likewise */
-    NULL,
-};
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (endpoints and
+ * endpointslice: in src/kinds/service/, beside the Service they follow) */
+#define SL_KINDS(X)                                                                                \
+    X(job)                                                                                         \
+    X(cronjob)                                                                                     \
+    X(pytorchjob)                                                                                  \
+    X(mpijob)                                                                                      \
+    X(service)                                                                                     \
+    X(endpoints)                                                                                   \
+    X(endpointslice)
+
+#define DECLARE(name) extern const sl_kind_t sl_kind_##name;
+#define ROW(name) &sl_kind_##name,
+SL_KINDS(DECLARE)
+
+const sl_kind_t *const sl_kinds[] = {SL_KINDS(ROW) NULL};
 
 const sl_kind_t *sl_kind_by_store(const char *store_name)
 {

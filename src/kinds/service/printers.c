@@ -1,7 +1,6 @@
 /* printers.c — the Tables of Services, Endpoints and EndpointSlices
  * (printService, printEndpoints, printEndpointSlice of kubernetes/pkg/
  * printers/internalversion/printers.go, 1.32). */
-#include "api/trainjob.h"
 #include "common/buf.h"
 #include "kinds/service/service.h"
 #include "kube/meta.h"
@@ -25,13 +24,29 @@ static json_t *age_cell(json_t *obj, long long now)
         sl_kube_age(sl_kube_meta_str(obj, "creationTimestamp"), now, buf, sizeof(buf)));
 }
 
-/* the AGE column's description is the name-age pair's second */
+static json_t *col_name(void)
+{
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:i}", "name", "Name", "type", "string", "format", "name",
+        "description",
+        "Name must be unique within a namespace. Is required when creating resources, although "
+        "some resources may allow a client to request the generation of an appropriate name "
+        "automatically. Name is primarily intended for creation idempotence and configuration "
+        "definition. Cannot be updated. More info: "
+        "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
+        "priority", 0);
+}
+
 static json_t *col_age(void)
 {
-    json_t *cols = api_tj_columns_name_age();
-    json_t *age = json_incref(json_array_get(cols, 1));
-    json_decref(cols);
-    return age;
+    return col("Age",
+               "CreationTimestamp is a timestamp representing the server time when this object "
+               "was created. It is not guaranteed to be set in happens-before order across "
+               "separate operations. Clients may not set this value. It is represented in "
+               "RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for "
+               "lists. More info: https://git.k8s.io/community/contributors/devel/"
+               "sig-architecture/api-conventions.md#metadata",
+               0);
 }
 
 /* "a, b, c + N more..." as listWithMoreString, empty → none */
@@ -61,7 +76,7 @@ static void list_add(sl_buf_t *b, size_t *count, const char *item)
 
 json_t *svc_service_columns(void)
 {
-    return json_pack("[o, o, o, o, o, o, o]", api_tj_name_column(),
+    return json_pack("[o, o, o, o, o, o, o]", col_name(),
                      col("Type", "type determines how the Service is exposed.", 0),
                      col("Cluster-IP", "clusterIP is the IP address of the service.", 0),
                      col("External-IP",
@@ -139,7 +154,7 @@ json_t *svc_service_cells(json_t *svc, long long now)
 
 json_t *svc_endpoints_columns(void)
 {
-    return json_pack("[o, o, o]", api_tj_name_column(),
+    return json_pack("[o, o, o]", col_name(),
                      col("Endpoints", "Endpoints is the list of endpoints.", 0), col_age());
 }
 
@@ -176,7 +191,7 @@ json_t *svc_endpoints_cells(json_t *ep, long long now)
 
 json_t *svc_slice_columns(void)
 {
-    return json_pack("[o, o, o, o, o]", api_tj_name_column(),
+    return json_pack("[o, o, o, o, o]", col_name(),
                      col("AddressType",
                          "addressType specifies the type of address carried by this "
                          "EndpointSlice.",

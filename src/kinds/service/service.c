@@ -9,9 +9,9 @@
 #include "kinds/service/service.h"
 
 #include "api/internal.h"
-#include "api/trainjob.h"
 #include "common/xalloc.h"
 #include "kinds/kind.h"
+#include "kinds/kubeflow/api.h" /* api_tj_dns1035: DNS-1035 names */
 #include "kube/meta.h"
 #include "pod/fielderr.h"
 #include "pod/pod.h"
@@ -347,9 +347,9 @@ const api_kind_ops_t svc_endpointslice_ops = {
 
 /* ---- the kinds' rows (src/kinds/registry.c lists them) ---- */
 
-const sl_kind_t svc_kind_service = {
+const sl_kind_t sl_kind_service = {
     .api = SVC_SERVICE_ROW,
     .ctl = {.reconcile = svc_reconcile, .gone = svc_gone, .collect_gone = svc_collect_gone},
 };
-const sl_kind_t svc_kind_endpoints = {.api = SVC_ENDPOINTS_ROW};
-const sl_kind_t svc_kind_endpointslice = {.api = SVC_ENDPOINTSLICE_ROW};
+const sl_kind_t sl_kind_endpoints = {.api = SVC_ENDPOINTS_ROW};
+const sl_kind_t sl_kind_endpointslice = {.api = SVC_ENDPOINTSLICE_ROW};

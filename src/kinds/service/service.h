@@ -44,7 +44,7 @@ extern const api_kind_ops_t svc_endpointslice_ops;
     }
 
 /* The rows src/kinds/registry.c lists. */
-extern const sl_kind_t svc_kind_service, svc_kind_endpoints, svc_kind_endpointslice;
+extern const sl_kind_t sl_kind_service, sl_kind_endpoints, sl_kind_endpointslice;
 
 /* The label kube's EndpointSlice controller sets, and its manager's value. */
 #define SVC_LABEL_SERVICE_NAME "kubernetes.io/service-name"
