@@ -11,7 +11,7 @@
 # not tenants' to write.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 39
+plan 42
 
 sec_two_tenants --token || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 W=$(tmpdir)
@@ -20,6 +20,10 @@ chmod 755 "$W"
 head -c 200000 /dev/urandom >"$W/blob"
 echo hello >"$W/index.html"
 chmod 644 "$W/blob" "$W/index.html"
+# a CGI script: what the pod receives of a proxied request
+mkdir -p "$W/cgi-bin"
+printf '#!/bin/sh\nprintf "Content-Type: text/plain\\r\\n\\r\\n"\necho "method=$REQUEST_METHOD query=$QUERY_STRING auth=${HTTP_AUTHORIZATION:-none} x=${HTTP_X_TEST:-none}"\nhead -c "${CONTENT_LENGTH:-0}"\n' >"$W/cgi-bin/env"
+chmod 755 "$W/cgi-bin" "$W/cgi-bin/env"
 B=$(free_ports 4) || bail "free ports"
 P1=$B P2=$((B + 1)) P3=$((B + 2)) L1=$((B + 3))
 pod() { # name port [cpu]
@@ -94,6 +98,13 @@ CURL=(curl -s --cacert "$W/ca.crt" -H "Authorization: Bearer $TOK")
 ok cmp -s "$W/got2" "$W/blob" "curl with bob's token over the API's TLS: his Service's pod's file"
 is "$("${CURL[@]}" -I -o /dev/null -w '%{http_code}' "$URL/api/v1/namespaces/team-b/services/bobsvc/proxy/index.html")" \
   "200" "... HEAD answered by the pod"
+out=$("${CURL[@]}" -X POST -H 'X-Test: yes' --data-binary 'the-body' "$URL/api/v1/namespaces/team-b/services/bobsvc/proxy/cgi-bin/env?a=1&b=two")
+like "$out" "^method=POST query=a=1&b=two auth=none x=yes" \
+  "POST through the proxy: the method, query and headers reach the pod, the API's Authorization does not"
+like "$out" "the-body\$" "... and the body"
+ip=$(kc bob get pod bobweb -o jsonpath='{.status.podIP}')
+like "$(curl -s -H 'Authorization: Bearer direct' "http://$ip:$P3/cgi-bin/env")" "auth=Bearer direct" \
+  "... (the pod's server would show an Authorization header it got: asked directly, it does)"
 code=$("${CURL[@]}" -o "$W/st" -w '%{http_code}' "$URL/api/v1/namespaces/team-a/services/web/proxy/blob")
 is "$code $(jq -r .reason "$W/st")" "403 Forbidden" "bob cannot proxy to alice's Service (403)"
 
