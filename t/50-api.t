@@ -25,12 +25,12 @@ is "$(jqr '.items[0].versions[0].resources[] | select(.resource=="pods") | [.sco
   "Namespaced po log,eviction,status" "aggregated pods: scope, short name, log, eviction and status subresources"
 req GET /apis -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
 is "$(jqr '.kind + " " + ([.items[].metadata.name]|join(",")) + " " + ([.items[0].versions[0].resources[] | .resource + ":" + (.categories // [] | join(","))] | join(" "))')" \
-  "APIGroupDiscoveryList batch,kubeflow.org,trainer.kubeflow.org,storage.k8s.io,resource.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then the workload kinds' groups (kubeflow.org: PyTorchJob, MPIJob; trainer.kubeflow.org: TrainJob and its runtimes), storage.k8s.io (StorageClass), resource.k8s.io (DRA), then the review groups and node metrics"
+  "APIGroupDiscoveryList batch,kubeflow.org,trainer.kubeflow.org,discovery.k8s.io,storage.k8s.io,resource.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then the workload kinds' groups (kubeflow.org: PyTorchJob, MPIJob; trainer.kubeflow.org: TrainJob and its runtimes; discovery.k8s.io: EndpointSlice), storage.k8s.io (StorageClass), resource.k8s.io (DRA), then the review groups and node metrics"
 req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1
 is "$(jqr '[.resources[].name] | join(" ")')" \
-  "pods pods/log pods/eviction pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status persistentvolumeclaims persistentvolumeclaims/status persistentvolumes persistentvolumes/status" \
+  "pods pods/log pods/eviction pods/status namespaces namespaces/status nodes nodes/status events configmaps secrets serviceaccounts resourcequotas resourcequotas/status persistentvolumeclaims persistentvolumeclaims/status persistentvolumes persistentvolumes/status services services/status endpoints" \
   "/api/v1 APIResourceList"
 is "$(jqr '.resources[] | select(.name=="nodes") | .verbs | join(",")')" "get,list,patch,watch" "nodes: read, and patch (cordon)"
 

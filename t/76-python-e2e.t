@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c src/kinds/job/controller.c
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c src/kinds/job/controller.c src/kinds/service/
 # 76-python-e2e.t — the official Python client's own end-to-end tests that
 # need exec (kubernetes/e2e_test/test_client.py of kubernetes-client/python
 # v36.0.3, unmodified, with that release's library) against slurmlinkd on a
@@ -7,7 +7,9 @@
 # (exec with stdin, a tty-less shell, gzip'd output), test_exit_code (the
 # error channel's exit codes), test_pod_exec_close_channel (v5's close of
 # stdin); and test_batch.py's test_job_apis (a batch/v1 Job created, read,
-# deleted with propagation Background). Those that cannot pass here, and why: docs/api.md ("The official
+# deleted with propagation Background); the Service tests (test_service_apis:
+# create, read, a strategic-merge patch of spec.ports, delete; test_utils'
+# Service and implicit ServiceList from YAML). Those that cannot pass here, and why: docs/api.md ("The official
 # Python client's own end-to-end tests").
 #
 # Needs SL_PYCLIENT_SRC, a checkout of that release:
@@ -19,7 +21,9 @@ SRC=${SL_PYCLIENT_SRC:-}
 [ -f "$SRC/kubernetes/e2e_test/test_client.py" ] ||
   skip_all "SL_PYCLIENT_SRC is not a checkout of kubernetes-client/python v36.0.3"
 TESTS=(test_client.TestClient.test_pod_apis test_client.TestClient.test_exit_code
-  test_client.TestClient.test_pod_exec_close_channel test_batch.TestClientBatch.test_job_apis)
+  test_client.TestClient.test_pod_exec_close_channel test_batch.TestClientBatch.test_job_apis
+  test_client.TestClient.test_service_apis test_utils.TestUtils.test_create_service_from_yaml
+  test_utils.TestUtils.test_create_implicit_service_list_from_yaml_with_conflict)
 plan $((${#TESTS[@]} + 1))
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"

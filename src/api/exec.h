@@ -57,6 +57,12 @@ enum MHD_Result api_ws_reply_upgrade_as(api_req_t *r, struct MHD_Response *resp,
  * uid (too), 2 only others, 0 no one, -1 cannot tell. */
 int api_pf_port_owner(pid_t pid, uid_t uid, int port);
 
+/* Does the pod's own Unix user listen on TCP port in the network namespace
+ * of the pod's shim (the check port-forward makes, for the service proxy)?
+ * As api_pf_port_owner: 1 it does, 2 only others, 0 no one; -1 cannot tell
+ * (the shim is not on this host, or the pod folder is not its user's). */
+int api_pod_port_listened(api_req_t *r, json_t *pod, int port);
+
 /* kubectl port-forward's SPDY/3.1 session (spdypf.c) for a pod at addr
  * ("NS/NAME", its uid, its shim's pid and Unix user; desc for the log).
  * api_spf_run serves it on up (tunnel: in WebSocket binary messages) to

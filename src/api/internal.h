@@ -169,6 +169,17 @@ enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,
                                  MHD_ContentReaderFreeCallback free_fn);
 
+/* The same with extra headers (name, value, ..., NULL; may be NULL). */
+enum MHD_Result api_reply_stream_hdrs(api_req_t *r, unsigned code, const char *ctype,
+                                      MHD_ContentReaderCallback reader, void *cls,
+                                      MHD_ContentReaderFreeCallback free_fn,
+                                      const char *const *hdrs);
+
+/* --- the service proxy (svcproxy.c): /api/v1/namespaces/NS/services/
+ * [SCHEME:]NAME[:PORT]/proxy[/PATH] --- */
+bool api_service_proxy_path(const char *url, char **ns, char **id, const char **rest);
+enum MHD_Result api_handle_service_proxy(api_req_t *r);
+
 /* --- GET /metrics (metrics.c), after the router authorized it --- */
 enum MHD_Result api_serve_metrics(api_req_t *r);
 

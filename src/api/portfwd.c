@@ -442,6 +442,22 @@ static char *pod_job_id(api_req_t *r, json_t *pod)
     return found;
 }
 
+int api_pod_port_listened(api_req_t *r, json_t *pod, int port)
+{
+    const char *uid = sl_kube_uid(pod);
+    char *dir = sl_xasprintf("%s/%s/%s-%s", r->api->pods_root, sl_kube_namespace(pod),
+                             sl_kube_name(pod), uid ? uid : "");
+    struct stat st;
+    bool owned = stat(dir, &st) == 0 && st.st_uid != 0;
+    char *job = owned ? pod_job_id(r, pod) : NULL;
+    pid_t pid = owned ? shim_pid(dir, st.st_uid, job) : 0;
+    free(job);
+    free(dir);
+    if (!pid)
+        return -1;
+    return api_pf_port_owner(pid, st.st_uid, port);
+}
+
 /* the refusal of this pod and ports (kubectl's and the kubelet's words), or NULL */
 static char *pf_refusal(api_req_t *r, json_t *pod, pf_t *f, unsigned *code)
 {

@@ -1,6 +1,6 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
- * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob`
+ * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob|service`
  * `kubectl auth can-i|whoami` (the review kinds) and `kubectl drain` (Eviction,
  * and DeleteOptions with --disable-eviction).
  *
@@ -22,7 +22,20 @@
 #include <string.h>
 
 /* PK_MAP_QTY: map<string, resource.Quantity {string = 1}> as JSON strings */
-enum pk { PK_STR, PK_BYTES, PK_INT, PK_BOOL, PK_MSG, PK_MAP_STR, PK_MAP_BYTES, PK_MAP_QTY, PK_TIME };
+/* PK_INTSTR: intstr.IntOrString {type = 1, intVal = 2, strVal = 3} as a JSON
+ * integer or string */
+enum pk {
+    PK_STR,
+    PK_BYTES,
+    PK_INT,
+    PK_BOOL,
+    PK_MSG,
+    PK_MAP_STR,
+    PK_MAP_BYTES,
+    PK_MAP_QTY,
+    PK_TIME,
+    PK_INTSTR
+};
 
 typedef struct pb_msg pb_msg_t;
 typedef struct pb_field {
@@ -230,6 +243,29 @@ static const pb_msg_t eviction = {(const pb_field_t[]){
     {2, "deleteOptions", PK_MSG, false, &delete_options},
     END}};
 
+/* kubectl create service: a Service's ports, selector, type, cluster IP */
+static const pb_msg_t intstr = {(const pb_field_t[]){{1, "type", PK_INT, false, NULL},
+                                                     {2, "intVal", PK_INT, false, NULL},
+                                                     {3, "strVal", PK_STR, false, NULL},
+                                                     END}};
+static const pb_msg_t service_port = {(const pb_field_t[]){
+    {1, "name", PK_STR, false, NULL},
+    {2, "protocol", PK_STR, false, NULL},
+    {3, "port", PK_INT, false, NULL},
+    {4, "targetPort", PK_INTSTR, false, &intstr},
+    {5, "nodePort", PK_INT, false, NULL},
+    {6, "appProtocol", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t service_spec = {(const pb_field_t[]){
+    {1, "ports", PK_MSG, true, &service_port},
+    {2, "selector", PK_MAP_STR, false, NULL},
+    {3, "clusterIP", PK_STR, false, NULL},
+    {4, "type", PK_STR, false, NULL},
+    {10, "externalName", PK_STR, false, NULL},
+    END}};
+static const pb_msg_t service = {(const pb_field_t[]){
+    {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &service_spec}, END}};
+
 static const pb_msg_t type_meta = {(const pb_field_t[]){
     {1, "apiVersion", PK_STR, false, NULL}, {2, "kind", PK_STR, false, NULL}, END}};
 
@@ -240,6 +276,7 @@ static const struct {
              {"ConfigMap", &configmap},
              {"Secret", &secret},
              {"ServiceAccount", &serviceaccount},
+             {"Service", &service},
              {"ResourceQuota", &resourcequota},
              {"Job", &job},
              {"CronJob", &cronjob},
@@ -407,6 +444,20 @@ static json_t *time_json(rd_t *sub)
     return j;
 }
 
+/* an IntOrString as its JSON form: the string when type is 1, else the
+ * integer */
+static json_t *intstr_json(rd_t *sub, const pb_msg_t *m, int depth)
+{
+    json_t *o = decode_msg(sub, m, depth + 1);
+    if (!o)
+        return NULL;
+    json_t *v = json_integer_value(json_object_get(o, "type")) == 1
+                    ? json_string(json_string_value(json_object_get(o, "strVal")) ?: "")
+                    : json_integer(json_integer_value(json_object_get(o, "intVal")));
+    json_decref(o);
+    return v;
+}
+
 static bool is_zero(json_t *v)
 {
     return !v || json_is_null(v) || json_is_false(v) ||
@@ -448,6 +499,7 @@ static json_t *decode_msg(rd_t *r, const pb_msg_t *m, int depth)
             case PK_STR: v = json_stringn((const char *)sub.p, n); break;
             case PK_BYTES: v = b64(sub.p, n); break;
             case PK_MSG: v = decode_msg(&sub, f->msg, depth + 1); break;
+            case PK_INTSTR: v = intstr_json(&sub, f->msg, depth); break;
             case PK_TIME: v = time_json(&sub); break;
             case PK_MAP_STR:
             case PK_MAP_BYTES:

@@ -14,6 +14,11 @@
  *   <class>.storageclass.storage.k8s.io/requests.storage     the same per class
  *   <class>.storageclass.storage.k8s.io/persistentvolumeclaims
  *
+ * and Services, each counted until it is deleted:
+ *
+ *   services, count/services               one per Service
+ *   services.nodeports, services.loadbalancers   none (those types are refused)
+ *
  * A pod counts while its phase is neither Succeeded nor Failed and, when it
  * is being deleted, until its grace period has passed after deletionTimestamp
  * (its job may run that long). The check runs with the store's write lock
@@ -196,9 +201,27 @@ static bool is_claim(json_t *obj)
     return k && !strcmp(k, "PersistentVolumeClaim");
 }
 
+static bool is_service(json_t *obj)
+{
+    const char *k = json_string_value(json_object_get(obj, "kind"));
+    return k && !strcmp(k, "Service");
+}
+
 bool api_quota_counts(const char *resource)
 {
-    return !strcmp(resource, "pods") || !strcmp(resource, "persistentvolumeclaims");
+    return !strcmp(resource, "pods") || !strcmp(resource, "persistentvolumeclaims") ||
+           !strcmp(resource, "services");
+}
+
+/* serviceEvaluator.Usage: one Service (NodePort and LoadBalancer, which
+ * would count in services.nodeports and services.loadbalancers, are
+ * refused) */
+static void service_usage(json_t *svc, rlist_t *u)
+{
+    (void)svc;
+    sl_quantity_t one = {1000000000, SL_QF_DECIMAL_SI, 0};
+    rl_add(u, "services", &one);
+    rl_add(u, "count/services", &one);
 }
 
 /* QuotaV1Pod: counted unless finished, or being deleted for longer than its
@@ -250,14 +273,24 @@ static int add_claim_usage(void *arg, const char *json, size_t len, const sl_sto
     return 0;
 }
 
+static int add_service_usage(void *arg, const char *json, size_t len, const sl_store_item_t *it)
+{
+    (void)it;
+    (void)json;
+    (void)len;
+    struct usage_arg *a = arg;
+    service_usage(NULL, a->used);
+    return 0;
+}
+
 static int ns_usage(sl_api_t *api, const char *ns, struct usage_arg *a)
 {
-    if (sl_store_list_each(api->store, "pods", ns, add_usage, a, NULL) < 0)
+    if (sl_store_list_each(api->store, "pods", ns, add_usage, a, NULL) < 0 ||
+        sl_store_list_each(api->store, "persistentvolumeclaims", ns, add_claim_usage, a, NULL) <
+            0)
         return -1;
-    return sl_store_list_each(api->store, "persistentvolumeclaims", ns, add_claim_usage, a, NULL) <
-                   0
-               ? -1
-               : 0;
+    return sl_store_list_each(api->store, "services", ns, add_service_usage, a, NULL) < 0 ? -1
+                                                                                          : 0;
 }
 
 /* ---- the policy's default quota ---- */
@@ -566,7 +599,9 @@ static void pods_usage(json_t *pods, rlist_t *u)
 {
     size_t i;
     json_t *pod;
-    json_array_foreach(pods, i, pod)(is_claim(pod) ? claim_usage : pod_usage)(pod, u);
+    json_array_foreach(pods, i, pod)(is_claim(pod)     ? claim_usage
+                                     : is_service(pod) ? service_usage
+                                                       : pod_usage)(pod, u);
 }
 
 int api_quota_begin_pods(api_req_t *r, const char *ns, json_t *pods, bool txn, sl_error_t *err)

@@ -94,7 +94,9 @@ static bool pod_quota_name(const char *k)
 {
     const char *sc = strstr(k, ".storageclass.storage.k8s.io/");
     if (!strcmp(k, "pods") || !strcmp(k, "count/pods") || !strcmp(k, "persistentvolumeclaims") ||
-        !strcmp(k, "count/persistentvolumeclaims") || !strcmp(k, "requests.storage"))
+        !strcmp(k, "count/persistentvolumeclaims") || !strcmp(k, "requests.storage") ||
+        !strcmp(k, "services") || !strcmp(k, "count/services") ||
+        !strcmp(k, "services.nodeports") || !strcmp(k, "services.loadbalancers"))
         return true;
     if (sc)
         return !strcmp(sc + 29, "requests.storage") || !strcmp(sc + 29, "persistentvolumeclaims");
@@ -119,8 +121,8 @@ static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
                             "not supported: slurmlink enforces quotas on pods and the "
                             "resources they request (pods, count/pods, cpu, memory, "
                             "ephemeral-storage, extended resources such as nvidia.com/gpu) "
-                            "and on persistentvolumeclaims and requests.storage, not on "
-                            "other objects",
+                            "and on persistentvolumeclaims, requests.storage and services, "
+                            "not on other objects",
                             "%s", f);
         sl_quantity_t q;
         char *text = NULL;

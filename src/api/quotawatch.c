@@ -27,9 +27,9 @@
 #include <errno.h>
 #include <string.h>
 
-enum { W_PODS, W_QUOTAS, W_NS, W_CLAIMS, W_KINDS };
+enum { W_PODS, W_QUOTAS, W_NS, W_CLAIMS, W_SERVICES, W_KINDS };
 static const char *const kinds[W_KINDS] = {"pods", "resourcequotas", "namespaces",
-                                           "persistentvolumeclaims"};
+                                           "persistentvolumeclaims", "services"};
 
 /* a change to parse after the store's reader is released */
 typedef struct cand {
@@ -105,7 +105,8 @@ static int on_row(void *arg, const sl_store_change_t *c)
     api_quota_watch_t *w = a->w;
     w->rv[a->kind] = c->rv;
     bool parse;
-    if (a->kind == W_CLAIMS) { /* a claim counts from its admission until it is deleted */
+    if (a->kind == W_CLAIMS || a->kind == W_SERVICES) { /* a claim or a Service counts from
+                                                         * its admission until it is deleted */
         if (!strcmp(c->type, "DELETED"))
             mark(w, c->ns);
         return 0;

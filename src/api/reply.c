@@ -164,6 +164,14 @@ enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
                                  MHD_ContentReaderCallback reader, void *cls,
                                  MHD_ContentReaderFreeCallback free_fn)
 {
+    return api_reply_stream_hdrs(r, code, ctype, reader, cls, free_fn, NULL);
+}
+
+enum MHD_Result api_reply_stream_hdrs(api_req_t *r, unsigned code, const char *ctype,
+                                      MHD_ContentReaderCallback reader, void *cls,
+                                      MHD_ContentReaderFreeCallback free_fn,
+                                      const char *const *hdrs)
+{
     if (r->inproc) { /* no connection to stream to: the status, no body */
         if (free_fn)
             free_fn(cls);
@@ -178,5 +186,5 @@ enum MHD_Result api_reply_stream(api_req_t *r, unsigned code, const char *ctype,
             free_fn(cls);
         return MHD_NO;
     }
-    return queue(r, code, ctype, resp);
+    return queue_hdrs(r, code, ctype, resp, hdrs);
 }

@@ -351,6 +351,13 @@ static enum MHD_Result route_segs(api_req_t *r, char **s, int n)
 
 enum MHD_Result api_route(api_req_t *r)
 {
+    char *ns, *id;
+    const char *rest;
+    if (api_service_proxy_path(r->url, &ns, &id, &rest)) { /* any depth of path below it */
+        free(ns);
+        free(id);
+        return api_handle_service_proxy(r);
+    }
     char *path = sl_xstrdup(r->url);
     char *seg[MAX_SEGS];
     int n = split(path, seg);

@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (trainingruntime and
- * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob) */
+ * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob; endpoints
+ * and endpointslice: in src/kinds/service/, beside the Service they follow) */
 #define SL_KINDS(X)                                                                                \
     X(job)                                                                                         \
     X(cronjob)                                                                                     \
@@ -16,7 +17,10 @@
     X(mpijob)                                                                                      \
     X(trainjob)                                                                                    \
     X(trainingruntime)                                                                             \
-    X(clustertrainingruntime)
+    X(clustertrainingruntime)                                                                      \
+    X(service)                                                                                     \
+    X(endpoints)                                                                                   \
+    X(endpointslice)
 
 #define DECLARE(name) extern const sl_kind_t sl_kind_##name;
 #define ROW(name) &sl_kind_##name,

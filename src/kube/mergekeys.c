@@ -110,6 +110,15 @@ static const struct smp_field f_service_account[] = {
     {"metadata", SMP_DEFAULT, NULL, &t_object_meta}, {"secrets", SMP_MERGE, "name", NULL}, END};
 static const struct smp_type t_service_account = {f_service_account};
 
+static const struct smp_field f_service_spec[] = {{"ports", SMP_MERGE, "port", NULL}, END};
+static const struct smp_type t_service_spec = {f_service_spec};
+static const struct smp_type t_service_status = {f_conditions_only};
+static const struct smp_field f_service[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta},
+                                             {"spec", SMP_DEFAULT, NULL, &t_service_spec},
+                                             {"status", SMP_DEFAULT, NULL, &t_service_status},
+                                             END};
+static const struct smp_type t_service = {f_service};
+
 /* ConfigMap, Secret, Event and unknown kinds: metadata rules only. */
 static const struct smp_field f_generic[] = {{"metadata", SMP_DEFAULT, NULL, &t_object_meta}, END};
 static const struct smp_type t_generic = {f_generic};
@@ -123,6 +132,7 @@ static const struct {
     {"v1", "Node", &t_node},
     {"v1", "Namespace", &t_namespace},
     {"v1", "ServiceAccount", &t_service_account},
+    {"v1", "Service", &t_service},
     {"batch/v1", "Job", &t_job},
     {"batch/v1", "CronJob", &t_cronjob},
 };

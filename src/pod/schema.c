@@ -22,7 +22,7 @@ int sl_schema_known_kind(const char *kind)
 {
     static const char *const kinds[] = {
         "Pod",   "ConfigMap",     "Secret", "Namespace", "ServiceAccount",
-        "Event", "ResourceQuota", "Job",    "CronJob",   NULL};
+        "Event", "ResourceQuota", "Job",    "CronJob",   "Service", "Endpoints", "EndpointSlice", NULL};
     for (int i = 0; kind && kinds[i]; i++)
         if (!strcmp(kinds[i], kind))
             return 1;

@@ -9,9 +9,9 @@ static const sl_sfield_t f_AWSElasticBlockStoreVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Affinity[] = {
-    {"nodeAffinity", SL_SF_STRUCT, 86},
-    {"podAffinity", SL_SF_STRUCT, 106},
-    {"podAntiAffinity", SL_SF_STRUCT, 108},
+    {"nodeAffinity", SL_SF_STRUCT, 99},
+    {"podAffinity", SL_SF_STRUCT, 119},
+    {"podAntiAffinity", SL_SF_STRUCT, 121},
 };
 static const sl_sfield_t f_AppArmorProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -33,13 +33,13 @@ static const sl_sfield_t f_AzureFileVolumeSource[] = {
     {"shareName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
-    {"controllerExpandSecretRef", SL_SF_STRUCT, 154},
-    {"controllerPublishSecretRef", SL_SF_STRUCT, 154},
+    {"controllerExpandSecretRef", SL_SF_STRUCT, 168},
+    {"controllerPublishSecretRef", SL_SF_STRUCT, 168},
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodeExpandSecretRef", SL_SF_STRUCT, 154},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 154},
-    {"nodeStageSecretRef", SL_SF_STRUCT, 154},
+    {"nodeExpandSecretRef", SL_SF_STRUCT, 168},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 168},
+    {"nodeStageSecretRef", SL_SF_STRUCT, 168},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
     {"volumeHandle", SL_SF_LEAF, -1},
@@ -47,7 +47,7 @@ static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
 static const sl_sfield_t f_CSIVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 77},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 90},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
 };
@@ -57,32 +57,35 @@ static const sl_sfield_t f_Capabilities[] = {
 };
 static const sl_sfield_t f_CephFSPersistentVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},         {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 154}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 168}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 77}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 90}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154},
+    {"secretRef", SL_SF_STRUCT, 168},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},
+    {"secretRef", SL_SF_STRUCT, 90},
     {"volumeID", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ClientIPConfig[] = {
+    {"timeoutSeconds", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ClusterTrustBundleProjection[] = {
-    {"labelSelector", SL_SF_STRUCT, 72}, {"name", SL_SF_LEAF, -1},
+    {"labelSelector", SL_SF_STRUCT, 83}, {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},        {"path", SL_SF_LEAF, -1},
     {"signerName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMap[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"binaryData", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},
-    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 92},
+    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 105},
 };
 static const sl_sfield_t f_ConfigMapEnvSource[] = {
     {"name", SL_SF_LEAF, -1},
@@ -94,41 +97,41 @@ static const sl_sfield_t f_ConfigMapKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapProjection[] = {
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 82},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 82},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Container[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 39},
-    {"envFrom", SL_SF_ARRAY, 38},
+    {"env", SL_SF_ARRAY, 48},
+    {"envFrom", SL_SF_ARRAY, 47},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 74},
-    {"livenessProbe", SL_SF_STRUCT, 131},
+    {"lifecycle", SL_SF_STRUCT, 85},
+    {"livenessProbe", SL_SF_STRUCT, 145},
     {"name", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 21},
-    {"readinessProbe", SL_SF_STRUCT, 131},
-    {"resizePolicy", SL_SF_ARRAY, 22},
-    {"resources", SL_SF_STRUCT, 142},
+    {"ports", SL_SF_ARRAY, 22},
+    {"readinessProbe", SL_SF_STRUCT, 145},
+    {"resizePolicy", SL_SF_ARRAY, 23},
+    {"resources", SL_SF_STRUCT, 156},
     {"restartPolicy", SL_SF_LEAF, -1},
-    {"restartPolicyRules", SL_SF_ARRAY, 23},
-    {"securityContext", SL_SF_STRUCT, 156},
-    {"startupProbe", SL_SF_STRUCT, 131},
+    {"restartPolicyRules", SL_SF_ARRAY, 24},
+    {"securityContext", SL_SF_STRUCT, 170},
+    {"startupProbe", SL_SF_STRUCT, 145},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 172},
-    {"volumeMounts", SL_SF_ARRAY, 173},
+    {"volumeDevices", SL_SF_ARRAY, 191},
+    {"volumeMounts", SL_SF_ARRAY, 192},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -146,16 +149,16 @@ static const sl_sfield_t f_ContainerResizePolicy[] = {
 };
 static const sl_sfield_t f_ContainerRestartRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"exitCodes", SL_SF_STRUCT, 24},
+    {"exitCodes", SL_SF_STRUCT, 25},
 };
 static const sl_sfield_t f_ContainerRestartRuleOnExitCodes[] = {
     {"operator", SL_SF_LEAF, -1},
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerState[] = {
-    {"running", SL_SF_STRUCT, 26},
-    {"terminated", SL_SF_STRUCT, 27},
-    {"waiting", SL_SF_STRUCT, 28},
+    {"running", SL_SF_STRUCT, 27},
+    {"terminated", SL_SF_STRUCT, 28},
+    {"waiting", SL_SF_STRUCT, 29},
 };
 static const sl_sfield_t f_ContainerStateRunning[] = {
     {"startedAt", SL_SF_LEAF, -1},
@@ -171,32 +174,32 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 143},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 157},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
-    {"lastState", SL_SF_STRUCT, 25},
+    {"lastState", SL_SF_STRUCT, 26},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 142},
+    {"resources", SL_SF_STRUCT, 156},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
-    {"state", SL_SF_STRUCT, 25},
+    {"state", SL_SF_STRUCT, 26},
     {"stopSignal", SL_SF_LEAF, -1},
-    {"user", SL_SF_STRUCT, 30},
-    {"volumeMounts", SL_SF_ARRAY, 174},
+    {"user", SL_SF_STRUCT, 31},
+    {"volumeMounts", SL_SF_ARRAY, 193},
 };
 static const sl_sfield_t f_ContainerUser[] = {
-    {"linux", SL_SF_STRUCT, 76},
+    {"linux", SL_SF_STRUCT, 87},
 };
 static const sl_sfield_t f_CronJob[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 32},     {"status", SL_SF_STRUCT, 33},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 33},     {"status", SL_SF_STRUCT, 34},
 };
 static const sl_sfield_t f_CronJobSpec[] = {
     {"concurrencyPolicy", SL_SF_LEAF, -1},
     {"failedJobsHistoryLimit", SL_SF_LEAF, -1},
-    {"jobTemplate", SL_SF_STRUCT, 70},
+    {"jobTemplate", SL_SF_STRUCT, 81},
     {"schedule", SL_SF_LEAF, -1},
     {"startingDeadlineSeconds", SL_SF_LEAF, -1},
     {"successfulJobsHistoryLimit", SL_SF_LEAF, -1},
@@ -204,72 +207,115 @@ static const sl_sfield_t f_CronJobSpec[] = {
     {"timeZone", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CronJobStatus[] = {
-    {"active", SL_SF_ARRAY, 93},
+    {"active", SL_SF_ARRAY, 106},
     {"lastScheduleTime", SL_SF_LEAF, -1},
     {"lastSuccessfulTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_DownwardAPIProjection[] = {
-    {"items", SL_SF_ARRAY, 35},
+    {"items", SL_SF_ARRAY, 36},
 };
 static const sl_sfield_t f_DownwardAPIVolumeFile[] = {
-    {"fieldRef", SL_SF_STRUCT, 91},
+    {"fieldRef", SL_SF_STRUCT, 104},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
-    {"resourceFieldRef", SL_SF_STRUCT, 137},
+    {"resourceFieldRef", SL_SF_STRUCT, 151},
 };
 static const sl_sfield_t f_DownwardAPIVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 35},
+    {"items", SL_SF_ARRAY, 36},
 };
 static const sl_sfield_t f_EmptyDirVolumeSource[] = {
     {"medium", SL_SF_LEAF, -1},
     {"sizeLimit", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_Endpoint[] = {
+    {"addresses", SL_SF_LEAF, -1},          {"conditions", SL_SF_STRUCT, 41},
+    {"deprecatedTopology", SL_SF_LEAF, -1}, {"hints", SL_SF_STRUCT, 42},
+    {"hostname", SL_SF_LEAF, -1},           {"nodeName", SL_SF_LEAF, -1},
+    {"targetRef", SL_SF_STRUCT, 106},       {"zone", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_EndpointAddress[] = {
+    {"hostname", SL_SF_LEAF, -1},
+    {"ip", SL_SF_LEAF, -1},
+    {"nodeName", SL_SF_LEAF, -1},
+    {"targetRef", SL_SF_STRUCT, 106},
+};
+static const sl_sfield_t f_EndpointConditions[] = {
+    {"ready", SL_SF_LEAF, -1},
+    {"serving", SL_SF_LEAF, -1},
+    {"terminating", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_EndpointHints[] = {
+    {"forNodes", SL_SF_ARRAY, 61},
+    {"forZones", SL_SF_ARRAY, 62},
+};
+static const sl_sfield_t f_EndpointPort[] = {
+    {"appProtocol", SL_SF_LEAF, -1},
+    {"name", SL_SF_LEAF, -1},
+    {"port", SL_SF_LEAF, -1},
+    {"protocol", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_EndpointSlice[] = {
+    {"addressType", SL_SF_LEAF, -1}, {"apiVersion", SL_SF_LEAF, -1},
+    {"endpoints", SL_SF_ARRAY, 39},  {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 105}, {"ports", SL_SF_ARRAY, 43},
+};
+static const sl_sfield_t f_EndpointSubset[] = {
+    {"addresses", SL_SF_ARRAY, 40},
+    {"notReadyAddresses", SL_SF_ARRAY, 40},
+    {"ports", SL_SF_ARRAY, 43},
+};
+static const sl_sfield_t f_Endpoints[] = {
+    {"apiVersion", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 105},
+    {"subsets", SL_SF_ARRAY, 45},
+};
 static const sl_sfield_t f_EnvFromSource[] = {
-    {"configMapRef", SL_SF_STRUCT, 15},
+    {"configMapRef", SL_SF_STRUCT, 16},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 151},
+    {"secretRef", SL_SF_STRUCT, 165},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
     {"value", SL_SF_LEAF, -1},
-    {"valueFrom", SL_SF_STRUCT, 40},
+    {"valueFrom", SL_SF_STRUCT, 49},
 };
 static const sl_sfield_t f_EnvVarSource[] = {
-    {"configMapKeyRef", SL_SF_STRUCT, 16}, {"fieldRef", SL_SF_STRUCT, 91},
-    {"fileKeyRef", SL_SF_STRUCT, 48},      {"resourceFieldRef", SL_SF_STRUCT, 137},
-    {"secretKeyRef", SL_SF_STRUCT, 152},
+    {"configMapKeyRef", SL_SF_STRUCT, 17}, {"fieldRef", SL_SF_STRUCT, 104},
+    {"fileKeyRef", SL_SF_STRUCT, 57},      {"resourceFieldRef", SL_SF_STRUCT, 151},
+    {"secretKeyRef", SL_SF_STRUCT, 166},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 39},
-    {"envFrom", SL_SF_ARRAY, 38},
+    {"env", SL_SF_ARRAY, 48},
+    {"envFrom", SL_SF_ARRAY, 47},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 74},
-    {"livenessProbe", SL_SF_STRUCT, 131},
+    {"lifecycle", SL_SF_STRUCT, 85},
+    {"livenessProbe", SL_SF_STRUCT, 145},
     {"name", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 21},
-    {"readinessProbe", SL_SF_STRUCT, 131},
-    {"resizePolicy", SL_SF_ARRAY, 22},
-    {"resources", SL_SF_STRUCT, 142},
+    {"ports", SL_SF_ARRAY, 22},
+    {"readinessProbe", SL_SF_STRUCT, 145},
+    {"resizePolicy", SL_SF_ARRAY, 23},
+    {"resources", SL_SF_STRUCT, 156},
     {"restartPolicy", SL_SF_LEAF, -1},
-    {"restartPolicyRules", SL_SF_ARRAY, 23},
-    {"securityContext", SL_SF_STRUCT, 156},
-    {"startupProbe", SL_SF_STRUCT, 131},
+    {"restartPolicyRules", SL_SF_ARRAY, 24},
+    {"securityContext", SL_SF_STRUCT, 170},
+    {"startupProbe", SL_SF_STRUCT, 145},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"targetContainerName", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 172},
-    {"volumeMounts", SL_SF_ARRAY, 173},
+    {"volumeDevices", SL_SF_ARRAY, 191},
+    {"volumeMounts", SL_SF_ARRAY, 192},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
-    {"volumeClaimTemplate", SL_SF_STRUCT, 100},
+    {"volumeClaimTemplate", SL_SF_STRUCT, 113},
 };
 static const sl_sfield_t f_Event[] = {
     {"action", SL_SF_LEAF, -1},
@@ -277,17 +323,17 @@ static const sl_sfield_t f_Event[] = {
     {"count", SL_SF_LEAF, -1},
     {"eventTime", SL_SF_LEAF, -1},
     {"firstTimestamp", SL_SF_LEAF, -1},
-    {"involvedObject", SL_SF_STRUCT, 93},
+    {"involvedObject", SL_SF_STRUCT, 106},
     {"kind", SL_SF_LEAF, -1},
     {"lastTimestamp", SL_SF_LEAF, -1},
     {"message", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 92},
+    {"metadata", SL_SF_STRUCT, 105},
     {"reason", SL_SF_LEAF, -1},
-    {"related", SL_SF_STRUCT, 93},
+    {"related", SL_SF_STRUCT, 106},
     {"reportingComponent", SL_SF_LEAF, -1},
     {"reportingInstance", SL_SF_LEAF, -1},
-    {"series", SL_SF_STRUCT, 44},
-    {"source", SL_SF_STRUCT, 45},
+    {"series", SL_SF_STRUCT, 53},
+    {"source", SL_SF_STRUCT, 54},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EventSeries[] = {
@@ -313,15 +359,21 @@ static const sl_sfield_t f_FileKeySelector[] = {
 };
 static const sl_sfield_t f_FlexPersistentVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},       {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 154},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 168},
 };
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 77},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 90},
 };
 static const sl_sfield_t f_FlockerVolumeSource[] = {
     {"datasetName", SL_SF_LEAF, -1},
     {"datasetUUID", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ForNode[] = {
+    {"name", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ForZone[] = {
+    {"name", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_GCEPersistentDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -350,7 +402,7 @@ static const sl_sfield_t f_GlusterfsVolumeSource[] = {
     {"readOnly", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPGetAction[] = {
-    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 58}, {"path", SL_SF_LEAF, -1},
+    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 69}, {"path", SL_SF_LEAF, -1},
     {"port", SL_SF_LEAF, -1}, {"scheme", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPHeader[] = {
@@ -378,7 +430,7 @@ static const sl_sfield_t f_ISCSIPersistentVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154},
+    {"secretRef", SL_SF_STRUCT, 168},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ISCSIVolumeSource[] = {
@@ -391,7 +443,7 @@ static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},
+    {"secretRef", SL_SF_STRUCT, 90},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ImageVolumeSource[] = {
@@ -402,8 +454,8 @@ static const sl_sfield_t f_ImageVolumeStatus[] = {
     {"imageRef", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Job[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 68},     {"status", SL_SF_STRUCT, 69},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 79},     {"status", SL_SF_STRUCT, 80},
 };
 static const sl_sfield_t f_JobCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -415,27 +467,27 @@ static const sl_sfield_t f_JobSpec[] = {
     {"backoffLimitPerIndex", SL_SF_LEAF, -1},  {"completionMode", SL_SF_LEAF, -1},
     {"completions", SL_SF_LEAF, -1},           {"managedBy", SL_SF_LEAF, -1},
     {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
-    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 114},
-    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 72},
-    {"successPolicy", SL_SF_STRUCT, 162},      {"suspend", SL_SF_LEAF, -1},
-    {"template", SL_SF_STRUCT, 128},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
+    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 127},
+    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 83},
+    {"successPolicy", SL_SF_STRUCT, 181},      {"suspend", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 141},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_JobStatus[] = {
     {"active", SL_SF_LEAF, -1},
     {"completedIndexes", SL_SF_LEAF, -1},
     {"completionTime", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 67},
+    {"conditions", SL_SF_ARRAY, 78},
     {"failed", SL_SF_LEAF, -1},
     {"failedIndexes", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
     {"startTime", SL_SF_LEAF, -1},
     {"succeeded", SL_SF_LEAF, -1},
     {"terminating", SL_SF_LEAF, -1},
-    {"uncountedTerminatedPods", SL_SF_STRUCT, 170},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 189},
 };
 static const sl_sfield_t f_JobTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 68},
+    {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 79},
 };
 static const sl_sfield_t f_KeyToPath[] = {
     {"key", SL_SF_LEAF, -1},
@@ -443,7 +495,7 @@ static const sl_sfield_t f_KeyToPath[] = {
     {"path", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 73},
+    {"matchExpressions", SL_SF_ARRAY, 84},
     {"matchLabels", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelectorRequirement[] = {
@@ -452,20 +504,29 @@ static const sl_sfield_t f_LabelSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Lifecycle[] = {
-    {"postStart", SL_SF_STRUCT, 75},
-    {"preStop", SL_SF_STRUCT, 75},
+    {"postStart", SL_SF_STRUCT, 86},
+    {"preStop", SL_SF_STRUCT, 86},
     {"stopSignal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LifecycleHandler[] = {
-    {"exec", SL_SF_STRUCT, 46},
-    {"httpGet", SL_SF_STRUCT, 57},
-    {"sleep", SL_SF_STRUCT, 159},
-    {"tcpSocket", SL_SF_STRUCT, 165},
+    {"exec", SL_SF_STRUCT, 55},
+    {"httpGet", SL_SF_STRUCT, 68},
+    {"sleep", SL_SF_STRUCT, 178},
+    {"tcpSocket", SL_SF_STRUCT, 184},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_LoadBalancerIngress[] = {
+    {"hostname", SL_SF_LEAF, -1},
+    {"ip", SL_SF_LEAF, -1},
+    {"ipMode", SL_SF_LEAF, -1},
+    {"ports", SL_SF_ARRAY, 142},
+};
+static const sl_sfield_t f_LoadBalancerStatus[] = {
+    {"ingress", SL_SF_ARRAY, 88},
 };
 static const sl_sfield_t f_LocalObjectReference[] = {
     {"name", SL_SF_LEAF, -1},
@@ -489,8 +550,8 @@ static const sl_sfield_t f_NFSVolumeSource[] = {
     {"server", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Namespace[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 84},     {"status", SL_SF_STRUCT, 85},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 97},     {"status", SL_SF_STRUCT, 98},
 };
 static const sl_sfield_t f_NamespaceCondition[] = {
     {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -503,12 +564,12 @@ static const sl_sfield_t f_NamespaceSpec[] = {
     {"finalizers", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NamespaceStatus[] = {
-    {"conditions", SL_SF_ARRAY, 83},
+    {"conditions", SL_SF_ARRAY, 96},
     {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 130},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 88},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 144},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 101},
 };
 static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"containers", SL_SF_LEAF, -1},
@@ -516,7 +577,7 @@ static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"resources", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelector[] = {
-    {"nodeSelectorTerms", SL_SF_ARRAY, 90},
+    {"nodeSelectorTerms", SL_SF_ARRAY, 103},
 };
 static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"key", SL_SF_LEAF, -1},
@@ -524,8 +585,8 @@ static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelectorTerm[] = {
-    {"matchExpressions", SL_SF_ARRAY, 89},
-    {"matchFields", SL_SF_ARRAY, 89},
+    {"matchExpressions", SL_SF_ARRAY, 102},
+    {"matchFields", SL_SF_ARRAY, 102},
 };
 static const sl_sfield_t f_ObjectFieldSelector[] = {
     {"apiVersion", SL_SF_LEAF, -1},
@@ -540,10 +601,10 @@ static const sl_sfield_t f_ObjectMeta[] = {
     {"generateName", SL_SF_LEAF, -1},
     {"generation", SL_SF_LEAF, -1},
     {"labels", SL_SF_LEAF, -1},
-    {"managedFields", SL_SF_ARRAY, 79},
+    {"managedFields", SL_SF_ARRAY, 92},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
-    {"ownerReferences", SL_SF_ARRAY, 94},
+    {"ownerReferences", SL_SF_ARRAY, 107},
     {"resourceVersion", SL_SF_LEAF, -1},
     {"selfLink", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
@@ -560,12 +621,12 @@ static const sl_sfield_t f_OwnerReference[] = {
     {"name", SL_SF_LEAF, -1},       {"uid", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolume[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 102},    {"status", SL_SF_STRUCT, 103},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 115},    {"status", SL_SF_STRUCT, 116},
 };
 static const sl_sfield_t f_PersistentVolumeClaim[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 98},     {"status", SL_SF_STRUCT, 99},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 111},    {"status", SL_SF_STRUCT, 112},
 };
 static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -574,10 +635,10 @@ static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 168},
-    {"dataSourceRef", SL_SF_STRUCT, 169},
-    {"resources", SL_SF_STRUCT, 177},
-    {"selector", SL_SF_STRUCT, 72},
+    {"dataSource", SL_SF_STRUCT, 187},
+    {"dataSourceRef", SL_SF_STRUCT, 188},
+    {"resources", SL_SF_STRUCT, 196},
+    {"selector", SL_SF_STRUCT, 83},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
@@ -586,12 +647,12 @@ static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
 static const sl_sfield_t f_PersistentVolumeClaimStatus[] = {
     {"accessModes", SL_SF_LEAF, -1},          {"allocatedResourceStatuses", SL_SF_LEAF, -1},
     {"allocatedResources", SL_SF_LEAF, -1},   {"capacity", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 97},          {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
-    {"modifyVolumeStatus", SL_SF_STRUCT, 80}, {"phase", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 110},         {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
+    {"modifyVolumeStatus", SL_SF_STRUCT, 93}, {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolumeClaimTemplate[] = {
-    {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 98},
+    {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 111},
 };
 static const sl_sfield_t f_PersistentVolumeClaimVolumeSource[] = {
     {"claimName", SL_SF_LEAF, -1},
@@ -605,30 +666,30 @@ static const sl_sfield_t f_PersistentVolumeSpec[] = {
     {"capacity", SL_SF_LEAF, -1},
     {"cephfs", SL_SF_STRUCT, 9},
     {"cinder", SL_SF_STRUCT, 11},
-    {"claimRef", SL_SF_STRUCT, 93},
+    {"claimRef", SL_SF_STRUCT, 106},
     {"csi", SL_SF_STRUCT, 6},
-    {"fc", SL_SF_STRUCT, 47},
-    {"flexVolume", SL_SF_STRUCT, 49},
-    {"flocker", SL_SF_STRUCT, 51},
-    {"gcePersistentDisk", SL_SF_STRUCT, 52},
-    {"glusterfs", SL_SF_STRUCT, 55},
-    {"hostPath", SL_SF_STRUCT, 61},
-    {"iscsi", SL_SF_STRUCT, 62},
-    {"local", SL_SF_STRUCT, 78},
+    {"fc", SL_SF_STRUCT, 56},
+    {"flexVolume", SL_SF_STRUCT, 58},
+    {"flocker", SL_SF_STRUCT, 60},
+    {"gcePersistentDisk", SL_SF_STRUCT, 63},
+    {"glusterfs", SL_SF_STRUCT, 66},
+    {"hostPath", SL_SF_STRUCT, 72},
+    {"iscsi", SL_SF_STRUCT, 73},
+    {"local", SL_SF_STRUCT, 91},
     {"mountOptions", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 81},
-    {"nodeAffinity", SL_SF_STRUCT, 175},
+    {"nfs", SL_SF_STRUCT, 94},
+    {"nodeAffinity", SL_SF_STRUCT, 194},
     {"persistentVolumeReclaimPolicy", SL_SF_LEAF, -1},
-    {"photonPersistentDisk", SL_SF_STRUCT, 104},
-    {"portworxVolume", SL_SF_STRUCT, 129},
-    {"quobyte", SL_SF_STRUCT, 133},
-    {"rbd", SL_SF_STRUCT, 134},
-    {"scaleIO", SL_SF_STRUCT, 145},
+    {"photonPersistentDisk", SL_SF_STRUCT, 117},
+    {"portworxVolume", SL_SF_STRUCT, 143},
+    {"quobyte", SL_SF_STRUCT, 147},
+    {"rbd", SL_SF_STRUCT, 148},
+    {"scaleIO", SL_SF_STRUCT, 159},
     {"storageClassName", SL_SF_LEAF, -1},
-    {"storageos", SL_SF_STRUCT, 160},
+    {"storageos", SL_SF_STRUCT, 179},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
-    {"vsphereVolume", SL_SF_STRUCT, 179},
+    {"vsphereVolume", SL_SF_STRUCT, 198},
 };
 static const sl_sfield_t f_PersistentVolumeStatus[] = {
     {"lastPhaseTransitionTime", SL_SF_LEAF, -1},
@@ -641,21 +702,21 @@ static const sl_sfield_t f_PhotonPersistentDiskVolumeSource[] = {
     {"pdID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Pod[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 126},    {"status", SL_SF_STRUCT, 127},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 139},    {"status", SL_SF_STRUCT, 140},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 180},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 107},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 199},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 120},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
-    {"labelSelector", SL_SF_STRUCT, 72},   {"matchLabelKeys", SL_SF_LEAF, -1},
-    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 72},
+    {"labelSelector", SL_SF_STRUCT, 83},   {"matchLabelKeys", SL_SF_LEAF, -1},
+    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 83},
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 180},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 107},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 199},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 120},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
     {"certificateChainPath", SL_SF_LEAF, -1},
@@ -674,7 +735,7 @@ static const sl_sfield_t f_PodCondition[] = {
 };
 static const sl_sfield_t f_PodDNSConfig[] = {
     {"nameservers", SL_SF_LEAF, -1},
-    {"options", SL_SF_ARRAY, 112},
+    {"options", SL_SF_ARRAY, 125},
     {"searches", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodDNSConfigOption[] = {
@@ -682,11 +743,11 @@ static const sl_sfield_t f_PodDNSConfigOption[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodExtendedResourceClaimStatus[] = {
-    {"requestMappings", SL_SF_ARRAY, 20},
+    {"requestMappings", SL_SF_ARRAY, 21},
     {"resourceClaimName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodFailurePolicy[] = {
-    {"rules", SL_SF_ARRAY, 117},
+    {"rules", SL_SF_ARRAY, 130},
 };
 static const sl_sfield_t f_PodFailurePolicyOnExitCodesRequirement[] = {
     {"containerName", SL_SF_LEAF, -1},
@@ -699,8 +760,8 @@ static const sl_sfield_t f_PodFailurePolicyOnPodConditionsPattern[] = {
 };
 static const sl_sfield_t f_PodFailurePolicyRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"onExitCodes", SL_SF_STRUCT, 115},
-    {"onPodConditions", SL_SF_ARRAY, 116},
+    {"onExitCodes", SL_SF_STRUCT, 128},
+    {"onPodConditions", SL_SF_ARRAY, 129},
 };
 static const sl_sfield_t f_PodIP[] = {
     {"ip", SL_SF_LEAF, -1},
@@ -734,83 +795,88 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 144},
-    {"seccompProfile", SL_SF_STRUCT, 149},
+    {"seLinuxOptions", SL_SF_STRUCT, 158},
+    {"seccompProfile", SL_SF_STRUCT, 163},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 164},
-    {"windowsOptions", SL_SF_STRUCT, 181},
+    {"sysctls", SL_SF_ARRAY, 183},
+    {"windowsOptions", SL_SF_STRUCT, 200},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
     {"affinity", SL_SF_STRUCT, 1},
     {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"containers", SL_SF_ARRAY, 19},
-    {"dnsConfig", SL_SF_STRUCT, 111},
+    {"containers", SL_SF_ARRAY, 20},
+    {"dnsConfig", SL_SF_STRUCT, 124},
     {"dnsPolicy", SL_SF_LEAF, -1},
     {"enableServiceLinks", SL_SF_LEAF, -1},
-    {"ephemeralContainers", SL_SF_ARRAY, 41},
-    {"hostAliases", SL_SF_ARRAY, 59},
+    {"ephemeralContainers", SL_SF_ARRAY, 50},
+    {"hostAliases", SL_SF_ARRAY, 70},
     {"hostIPC", SL_SF_LEAF, -1},
     {"hostNetwork", SL_SF_LEAF, -1},
     {"hostPID", SL_SF_LEAF, -1},
     {"hostUsers", SL_SF_LEAF, -1},
     {"hostname", SL_SF_LEAF, -1},
     {"hostnameOverride", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 77},
-    {"initContainers", SL_SF_ARRAY, 19},
+    {"imagePullSecrets", SL_SF_ARRAY, 90},
+    {"initContainers", SL_SF_ARRAY, 20},
     {"nodeName", SL_SF_LEAF, -1},
     {"nodeSelector", SL_SF_LEAF, -1},
-    {"os", SL_SF_STRUCT, 119},
+    {"os", SL_SF_STRUCT, 132},
     {"overhead", SL_SF_LEAF, -1},
     {"preemptionPolicy", SL_SF_LEAF, -1},
     {"priority", SL_SF_LEAF, -1},
     {"priorityClassName", SL_SF_LEAF, -1},
-    {"readinessGates", SL_SF_ARRAY, 120},
-    {"resourceClaims", SL_SF_ARRAY, 121},
-    {"resources", SL_SF_STRUCT, 142},
+    {"readinessGates", SL_SF_ARRAY, 133},
+    {"resourceClaims", SL_SF_ARRAY, 134},
+    {"resources", SL_SF_STRUCT, 156},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
-    {"schedulingGates", SL_SF_ARRAY, 123},
-    {"schedulingGroup", SL_SF_STRUCT, 124},
-    {"securityContext", SL_SF_STRUCT, 125},
+    {"schedulingGates", SL_SF_ARRAY, 136},
+    {"schedulingGroup", SL_SF_STRUCT, 137},
+    {"securityContext", SL_SF_STRUCT, 138},
     {"serviceAccount", SL_SF_LEAF, -1},
     {"serviceAccountName", SL_SF_LEAF, -1},
     {"setHostnameAsFQDN", SL_SF_LEAF, -1},
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 166},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 167},
-    {"volumes", SL_SF_ARRAY, 171},
+    {"tolerations", SL_SF_ARRAY, 185},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 186},
+    {"volumes", SL_SF_ARRAY, 190},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 110},
-    {"containerStatuses", SL_SF_ARRAY, 29},
-    {"ephemeralContainerStatuses", SL_SF_ARRAY, 29},
-    {"extendedResourceClaimStatus", SL_SF_STRUCT, 113},
+    {"conditions", SL_SF_ARRAY, 123},
+    {"containerStatuses", SL_SF_ARRAY, 30},
+    {"ephemeralContainerStatuses", SL_SF_ARRAY, 30},
+    {"extendedResourceClaimStatus", SL_SF_STRUCT, 126},
     {"hostIP", SL_SF_LEAF, -1},
-    {"hostIPs", SL_SF_ARRAY, 60},
-    {"initContainerStatuses", SL_SF_ARRAY, 29},
+    {"hostIPs", SL_SF_ARRAY, 71},
+    {"initContainerStatuses", SL_SF_ARRAY, 30},
     {"message", SL_SF_LEAF, -1},
-    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 87},
+    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 100},
     {"nominatedNodeName", SL_SF_LEAF, -1},
     {"observedGeneration", SL_SF_LEAF, -1},
     {"phase", SL_SF_LEAF, -1},
     {"podIP", SL_SF_LEAF, -1},
-    {"podIPs", SL_SF_ARRAY, 118},
+    {"podIPs", SL_SF_ARRAY, 131},
     {"qosClass", SL_SF_LEAF, -1},
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
-    {"resourceClaimStatuses", SL_SF_ARRAY, 122},
-    {"resources", SL_SF_STRUCT, 142},
+    {"resourceClaimStatuses", SL_SF_ARRAY, 135},
+    {"resources", SL_SF_STRUCT, 156},
     {"startTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 126},
+    {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 139},
+};
+static const sl_sfield_t f_PortStatus[] = {
+    {"error", SL_SF_LEAF, -1},
+    {"port", SL_SF_LEAF, -1},
+    {"protocol", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -818,24 +884,24 @@ static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PreferredSchedulingTerm[] = {
-    {"preference", SL_SF_STRUCT, 90},
+    {"preference", SL_SF_STRUCT, 103},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Probe[] = {
-    {"exec", SL_SF_STRUCT, 46},
+    {"exec", SL_SF_STRUCT, 55},
     {"failureThreshold", SL_SF_LEAF, -1},
-    {"grpc", SL_SF_STRUCT, 53},
-    {"httpGet", SL_SF_STRUCT, 57},
+    {"grpc", SL_SF_STRUCT, 64},
+    {"httpGet", SL_SF_STRUCT, 68},
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 165},
+    {"tcpSocket", SL_SF_STRUCT, 184},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 176},
+    {"sources", SL_SF_ARRAY, 195},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -844,12 +910,12 @@ static const sl_sfield_t f_QuobyteVolumeSource[] = {
 static const sl_sfield_t f_RBDPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},       {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},     {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 168}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},    {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 90}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceClaim[] = {
     {"name", SL_SF_LEAF, -1},
@@ -866,12 +932,12 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"resourceID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuota[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 140},    {"status", SL_SF_STRUCT, 141},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 154},    {"status", SL_SF_STRUCT, 155},
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 147},
+    {"scopeSelector", SL_SF_STRUCT, 161},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -879,13 +945,13 @@ static const sl_sfield_t f_ResourceQuotaStatus[] = {
     {"used", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceRequirements[] = {
-    {"claims", SL_SF_ARRAY, 136},
+    {"claims", SL_SF_ARRAY, 150},
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceStatus[] = {
     {"name", SL_SF_LEAF, -1},
-    {"resources", SL_SF_ARRAY, 138},
+    {"resources", SL_SF_ARRAY, 152},
 };
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
@@ -896,19 +962,19 @@ static const sl_sfield_t f_SELinuxOptions[] = {
 static const sl_sfield_t f_ScaleIOPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154},     {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 168},     {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},      {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 90},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 148},
+    {"matchExpressions", SL_SF_ARRAY, 162},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -920,8 +986,8 @@ static const sl_sfield_t f_SeccompProfile[] = {
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Secret[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},       {"immutable", SL_SF_LEAF, -1},
-    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 92}, {"stringData", SL_SF_LEAF, -1},
+    {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},        {"immutable", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 105}, {"stringData", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretEnvSource[] = {
@@ -934,7 +1000,7 @@ static const sl_sfield_t f_SecretKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretProjection[] = {
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 82},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
@@ -944,7 +1010,7 @@ static const sl_sfield_t f_SecretReference[] = {
 };
 static const sl_sfield_t f_SecretVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 82},
     {"optional", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
 };
@@ -958,35 +1024,72 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 144},
-    {"seccompProfile", SL_SF_STRUCT, 149},
-    {"windowsOptions", SL_SF_STRUCT, 181},
+    {"seLinuxOptions", SL_SF_STRUCT, 158},
+    {"seccompProfile", SL_SF_STRUCT, 163},
+    {"windowsOptions", SL_SF_STRUCT, 200},
+};
+static const sl_sfield_t f_Service[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
+    {"spec", SL_SF_STRUCT, 175},    {"status", SL_SF_STRUCT, 176},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 77}, {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 92},        {"secrets", SL_SF_ARRAY, 93},
+    {"imagePullSecrets", SL_SF_ARRAY, 90}, {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 105},       {"secrets", SL_SF_ARRAY, 106},
 };
 static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
     {"audience", SL_SF_LEAF, -1},
     {"expirationSeconds", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ServicePort[] = {
+    {"appProtocol", SL_SF_LEAF, -1}, {"name", SL_SF_LEAF, -1},     {"nodePort", SL_SF_LEAF, -1},
+    {"port", SL_SF_LEAF, -1},        {"protocol", SL_SF_LEAF, -1}, {"targetPort", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ServiceSpec[] = {
+    {"allocateLoadBalancerNodePorts", SL_SF_LEAF, -1},
+    {"clusterIP", SL_SF_LEAF, -1},
+    {"clusterIPs", SL_SF_LEAF, -1},
+    {"externalIPs", SL_SF_LEAF, -1},
+    {"externalName", SL_SF_LEAF, -1},
+    {"externalTrafficPolicy", SL_SF_LEAF, -1},
+    {"healthCheckNodePort", SL_SF_LEAF, -1},
+    {"internalTrafficPolicy", SL_SF_LEAF, -1},
+    {"ipFamilies", SL_SF_LEAF, -1},
+    {"ipFamilyPolicy", SL_SF_LEAF, -1},
+    {"loadBalancerClass", SL_SF_LEAF, -1},
+    {"loadBalancerIP", SL_SF_LEAF, -1},
+    {"loadBalancerSourceRanges", SL_SF_LEAF, -1},
+    {"ports", SL_SF_ARRAY, 174},
+    {"publishNotReadyAddresses", SL_SF_LEAF, -1},
+    {"selector", SL_SF_LEAF, -1},
+    {"sessionAffinity", SL_SF_LEAF, -1},
+    {"sessionAffinityConfig", SL_SF_STRUCT, 177},
+    {"trafficDistribution", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ServiceStatus[] = {
+    {"conditions", SL_SF_LEAF, -1},
+    {"loadBalancer", SL_SF_STRUCT, 89},
+};
+static const sl_sfield_t f_SessionAffinityConfig[] = {
+    {"clientIP", SL_SF_STRUCT, 13},
+};
 static const sl_sfield_t f_SleepAction[] = {
     {"seconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_StorageOSPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 93},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 106},    {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 90},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SuccessPolicy[] = {
-    {"rules", SL_SF_ARRAY, 163},
+    {"rules", SL_SF_ARRAY, 182},
 };
 static const sl_sfield_t f_SuccessPolicyRule[] = {
     {"succeededCount", SL_SF_LEAF, -1},
@@ -1006,7 +1109,7 @@ static const sl_sfield_t f_Toleration[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_TopologySpreadConstraint[] = {
-    {"labelSelector", SL_SF_STRUCT, 72},
+    {"labelSelector", SL_SF_STRUCT, 83},
     {"matchLabelKeys", SL_SF_LEAF, -1},
     {"maxSkew", SL_SF_LEAF, -1},
     {"minDomains", SL_SF_LEAF, -1},
@@ -1036,32 +1139,32 @@ static const sl_sfield_t f_Volume[] = {
     {"azureFile", SL_SF_STRUCT, 5},
     {"cephfs", SL_SF_STRUCT, 10},
     {"cinder", SL_SF_STRUCT, 12},
-    {"configMap", SL_SF_STRUCT, 18},
+    {"configMap", SL_SF_STRUCT, 19},
     {"csi", SL_SF_STRUCT, 7},
-    {"downwardAPI", SL_SF_STRUCT, 36},
-    {"emptyDir", SL_SF_STRUCT, 37},
-    {"ephemeral", SL_SF_STRUCT, 42},
-    {"fc", SL_SF_STRUCT, 47},
-    {"flexVolume", SL_SF_STRUCT, 50},
-    {"flocker", SL_SF_STRUCT, 51},
-    {"gcePersistentDisk", SL_SF_STRUCT, 52},
-    {"gitRepo", SL_SF_STRUCT, 54},
-    {"glusterfs", SL_SF_STRUCT, 56},
-    {"hostPath", SL_SF_STRUCT, 61},
-    {"image", SL_SF_STRUCT, 64},
-    {"iscsi", SL_SF_STRUCT, 63},
+    {"downwardAPI", SL_SF_STRUCT, 37},
+    {"emptyDir", SL_SF_STRUCT, 38},
+    {"ephemeral", SL_SF_STRUCT, 51},
+    {"fc", SL_SF_STRUCT, 56},
+    {"flexVolume", SL_SF_STRUCT, 59},
+    {"flocker", SL_SF_STRUCT, 60},
+    {"gcePersistentDisk", SL_SF_STRUCT, 63},
+    {"gitRepo", SL_SF_STRUCT, 65},
+    {"glusterfs", SL_SF_STRUCT, 67},
+    {"hostPath", SL_SF_STRUCT, 72},
+    {"image", SL_SF_STRUCT, 75},
+    {"iscsi", SL_SF_STRUCT, 74},
     {"name", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 81},
-    {"persistentVolumeClaim", SL_SF_STRUCT, 101},
-    {"photonPersistentDisk", SL_SF_STRUCT, 104},
-    {"portworxVolume", SL_SF_STRUCT, 129},
-    {"projected", SL_SF_STRUCT, 132},
-    {"quobyte", SL_SF_STRUCT, 133},
-    {"rbd", SL_SF_STRUCT, 135},
-    {"scaleIO", SL_SF_STRUCT, 146},
-    {"secret", SL_SF_STRUCT, 155},
-    {"storageos", SL_SF_STRUCT, 161},
-    {"vsphereVolume", SL_SF_STRUCT, 179},
+    {"nfs", SL_SF_STRUCT, 94},
+    {"persistentVolumeClaim", SL_SF_STRUCT, 114},
+    {"photonPersistentDisk", SL_SF_STRUCT, 117},
+    {"portworxVolume", SL_SF_STRUCT, 143},
+    {"projected", SL_SF_STRUCT, 146},
+    {"quobyte", SL_SF_STRUCT, 147},
+    {"rbd", SL_SF_STRUCT, 149},
+    {"scaleIO", SL_SF_STRUCT, 160},
+    {"secret", SL_SF_STRUCT, 169},
+    {"storageos", SL_SF_STRUCT, 180},
+    {"vsphereVolume", SL_SF_STRUCT, 198},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -1079,25 +1182,25 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 178},
+    {"volumeStatus", SL_SF_STRUCT, 197},
 };
 static const sl_sfield_t f_VolumeNodeAffinity[] = {
-    {"required", SL_SF_STRUCT, 88},
+    {"required", SL_SF_STRUCT, 101},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
-    {"clusterTrustBundle", SL_SF_STRUCT, 13},
-    {"configMap", SL_SF_STRUCT, 17},
-    {"downwardAPI", SL_SF_STRUCT, 34},
-    {"podCertificate", SL_SF_STRUCT, 109},
-    {"secret", SL_SF_STRUCT, 153},
-    {"serviceAccountToken", SL_SF_STRUCT, 158},
+    {"clusterTrustBundle", SL_SF_STRUCT, 14},
+    {"configMap", SL_SF_STRUCT, 18},
+    {"downwardAPI", SL_SF_STRUCT, 35},
+    {"podCertificate", SL_SF_STRUCT, 122},
+    {"secret", SL_SF_STRUCT, 167},
+    {"serviceAccountToken", SL_SF_STRUCT, 173},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_VolumeStatus[] = {
-    {"image", SL_SF_STRUCT, 65},
+    {"image", SL_SF_STRUCT, 76},
 };
 static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -1106,7 +1209,7 @@ static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"volumePath", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WeightedPodAffinityTerm[] = {
-    {"podAffinityTerm", SL_SF_STRUCT, 107},
+    {"podAffinityTerm", SL_SF_STRUCT, 120},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WindowsSecurityContextOptions[] = {
@@ -1141,6 +1244,7 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_CinderPersistentVolumeSource) / sizeof(f_CinderPersistentVolumeSource[0])},
     {"CinderVolumeSource", f_CinderVolumeSource,
      sizeof(f_CinderVolumeSource) / sizeof(f_CinderVolumeSource[0])},
+    {"ClientIPConfig", f_ClientIPConfig, sizeof(f_ClientIPConfig) / sizeof(f_ClientIPConfig[0])},
     {"ClusterTrustBundleProjection", f_ClusterTrustBundleProjection,
      sizeof(f_ClusterTrustBundleProjection) / sizeof(f_ClusterTrustBundleProjection[0])},
     {"ConfigMap", f_ConfigMap, sizeof(f_ConfigMap) / sizeof(f_ConfigMap[0])},
@@ -1183,6 +1287,16 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_DownwardAPIVolumeSource) / sizeof(f_DownwardAPIVolumeSource[0])},
     {"EmptyDirVolumeSource", f_EmptyDirVolumeSource,
      sizeof(f_EmptyDirVolumeSource) / sizeof(f_EmptyDirVolumeSource[0])},
+    {"Endpoint", f_Endpoint, sizeof(f_Endpoint) / sizeof(f_Endpoint[0])},
+    {"EndpointAddress", f_EndpointAddress,
+     sizeof(f_EndpointAddress) / sizeof(f_EndpointAddress[0])},
+    {"EndpointConditions", f_EndpointConditions,
+     sizeof(f_EndpointConditions) / sizeof(f_EndpointConditions[0])},
+    {"EndpointHints", f_EndpointHints, sizeof(f_EndpointHints) / sizeof(f_EndpointHints[0])},
+    {"EndpointPort", f_EndpointPort, sizeof(f_EndpointPort) / sizeof(f_EndpointPort[0])},
+    {"EndpointSlice", f_EndpointSlice, sizeof(f_EndpointSlice) / sizeof(f_EndpointSlice[0])},
+    {"EndpointSubset", f_EndpointSubset, sizeof(f_EndpointSubset) / sizeof(f_EndpointSubset[0])},
+    {"Endpoints", f_Endpoints, sizeof(f_Endpoints) / sizeof(f_Endpoints[0])},
     {"EnvFromSource", f_EnvFromSource, sizeof(f_EnvFromSource) / sizeof(f_EnvFromSource[0])},
     {"EnvVar", f_EnvVar, sizeof(f_EnvVar) / sizeof(f_EnvVar[0])},
     {"EnvVarSource", f_EnvVarSource, sizeof(f_EnvVarSource) / sizeof(f_EnvVarSource[0])},
@@ -1203,6 +1317,8 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_FlexVolumeSource) / sizeof(f_FlexVolumeSource[0])},
     {"FlockerVolumeSource", f_FlockerVolumeSource,
      sizeof(f_FlockerVolumeSource) / sizeof(f_FlockerVolumeSource[0])},
+    {"ForNode", f_ForNode, sizeof(f_ForNode) / sizeof(f_ForNode[0])},
+    {"ForZone", f_ForZone, sizeof(f_ForZone) / sizeof(f_ForZone[0])},
     {"GCEPersistentDiskVolumeSource", f_GCEPersistentDiskVolumeSource,
      sizeof(f_GCEPersistentDiskVolumeSource) / sizeof(f_GCEPersistentDiskVolumeSource[0])},
     {"GRPCAction", f_GRPCAction, sizeof(f_GRPCAction) / sizeof(f_GRPCAction[0])},
@@ -1241,6 +1357,10 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_LifecycleHandler) / sizeof(f_LifecycleHandler[0])},
     {"LinuxContainerUser", f_LinuxContainerUser,
      sizeof(f_LinuxContainerUser) / sizeof(f_LinuxContainerUser[0])},
+    {"LoadBalancerIngress", f_LoadBalancerIngress,
+     sizeof(f_LoadBalancerIngress) / sizeof(f_LoadBalancerIngress[0])},
+    {"LoadBalancerStatus", f_LoadBalancerStatus,
+     sizeof(f_LoadBalancerStatus) / sizeof(f_LoadBalancerStatus[0])},
     {"LocalObjectReference", f_LocalObjectReference,
      sizeof(f_LocalObjectReference) / sizeof(f_LocalObjectReference[0])},
     {"LocalVolumeSource", f_LocalVolumeSource,
@@ -1334,6 +1454,7 @@ const sl_stype_t sl_schema_types[] = {
     {"PodStatus", f_PodStatus, sizeof(f_PodStatus) / sizeof(f_PodStatus[0])},
     {"PodTemplateSpec", f_PodTemplateSpec,
      sizeof(f_PodTemplateSpec) / sizeof(f_PodTemplateSpec[0])},
+    {"PortStatus", f_PortStatus, sizeof(f_PortStatus) / sizeof(f_PortStatus[0])},
     {"PortworxVolumeSource", f_PortworxVolumeSource,
      sizeof(f_PortworxVolumeSource) / sizeof(f_PortworxVolumeSource[0])},
     {"PreferredSchedulingTerm", f_PreferredSchedulingTerm,
@@ -1381,9 +1502,15 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_SecretVolumeSource) / sizeof(f_SecretVolumeSource[0])},
     {"SecurityContext", f_SecurityContext,
      sizeof(f_SecurityContext) / sizeof(f_SecurityContext[0])},
+    {"Service", f_Service, sizeof(f_Service) / sizeof(f_Service[0])},
     {"ServiceAccount", f_ServiceAccount, sizeof(f_ServiceAccount) / sizeof(f_ServiceAccount[0])},
     {"ServiceAccountTokenProjection", f_ServiceAccountTokenProjection,
      sizeof(f_ServiceAccountTokenProjection) / sizeof(f_ServiceAccountTokenProjection[0])},
+    {"ServicePort", f_ServicePort, sizeof(f_ServicePort) / sizeof(f_ServicePort[0])},
+    {"ServiceSpec", f_ServiceSpec, sizeof(f_ServiceSpec) / sizeof(f_ServiceSpec[0])},
+    {"ServiceStatus", f_ServiceStatus, sizeof(f_ServiceStatus) / sizeof(f_ServiceStatus[0])},
+    {"SessionAffinityConfig", f_SessionAffinityConfig,
+     sizeof(f_SessionAffinityConfig) / sizeof(f_SessionAffinityConfig[0])},
     {"SleepAction", f_SleepAction, sizeof(f_SleepAction) / sizeof(f_SleepAction[0])},
     {"StorageOSPersistentVolumeSource", f_StorageOSPersistentVolumeSource,
      sizeof(f_StorageOSPersistentVolumeSource) / sizeof(f_StorageOSPersistentVolumeSource[0])},
@@ -1423,4 +1550,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 182;
+const size_t sl_schema_ntypes = 201;

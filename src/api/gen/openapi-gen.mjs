@@ -29,7 +29,7 @@ if (!coreDir || !amDir) {
 // The kinds of src/api/resource.c (group "", version v1) and their lists,
 // plus the meta kinds core/v1's operations answer with or take.
 const KINDS = ["Pod", "Namespace", "Node", "Event", "ConfigMap", "Secret", "ServiceAccount",
-               "ResourceQuota", "PersistentVolumeClaim", "PersistentVolume"];
+               "ResourceQuota", "PersistentVolumeClaim", "PersistentVolume", "Service", "Endpoints"];
 const ROOTS = [...KINDS.flatMap((k) => [`IoK8sApiCoreV1${k}`, `IoK8sApiCoreV1${k}List`]),
                "IoK8sApimachineryPkgApisMetaV1Status", "IoK8sApimachineryPkgApisMetaV1DeleteOptions",
                "IoK8sApimachineryPkgApisMetaV1WatchEvent"];
@@ -52,12 +52,20 @@ const RESOURCE_ROOTS = [...RESOURCE_KINDS.flatMap((k) => [`IoK8sApiResourceV1${k
                         "IoK8sApimachineryPkgApisMetaV1Status", "IoK8sApimachineryPkgApisMetaV1DeleteOptions",
                         "IoK8sApimachineryPkgApisMetaV1WatchEvent"];
 
+// discovery.k8s.io/v1 (its own document): the EndpointSlices the endpoints
+// controller keeps
+const DISCOVERY_KINDS = ["EndpointSlice"];
+const DISCOVERY_ROOTS = [...DISCOVERY_KINDS.flatMap((k) => [`IoK8sApiDiscoveryV1${k}`, `IoK8sApiDiscoveryV1${k}List`]),
+                         "IoK8sApimachineryPkgApisMetaV1Status", "IoK8sApimachineryPkgApisMetaV1DeleteOptions",
+                         "IoK8sApimachineryPkgApisMetaV1WatchEvent"];
+
 // TypeScript alias prefix -> OpenAPI name prefix and the folder holding it
 const PREFIXES = [
   ["IoK8sApiCoreV1", "io.k8s.api.core.v1.", () => path.join(coreDir, "v1")],
   ["IoK8sApiBatchV1", "io.k8s.api.batch.v1.", () => path.join(coreDir, "batch/v1")],
   ["IoK8sApiStorageV1", "io.k8s.api.storage.v1.", () => path.join(coreDir, "storage.k8s.io/v1")],
   ["IoK8sApiResourceV1", "io.k8s.api.resource.v1.", () => path.join(coreDir, "resource.k8s.io/v1")],
+  ["IoK8sApiDiscoveryV1", "io.k8s.api.discovery.v1.", () => path.join(coreDir, "discovery.k8s.io/v1")],
   ["IoK8sApimachineryPkgApisMetaV1", "io.k8s.apimachinery.pkg.apis.meta.v1.",
     () => path.join(amDir, "apis/meta/v1")],
   ["IoK8sApimachineryPkgApiResource", "io.k8s.apimachinery.pkg.api.resource.",
@@ -115,6 +123,8 @@ const PATCH = {
   "io.k8s.api.core.v1.NodeStatus": { conditions: ["merge", "type"], addresses: ["merge", "type"] },
   "io.k8s.api.core.v1.NamespaceStatus": { conditions: ["merge", "type"] },
   "io.k8s.api.core.v1.ServiceAccount": { secrets: ["merge", "name"] },
+  "io.k8s.api.core.v1.ServiceSpec": { ports: ["merge", "port"] },
+  "io.k8s.api.core.v1.ServiceStatus": { conditions: ["merge", "type"] },
   "io.k8s.api.batch.v1.JobStatus": { conditions: ["merge", "type"] },
 };
 
@@ -220,9 +230,11 @@ function load(alias) {
   const batch = name.startsWith("io.k8s.api.batch.v1.");
   const storage = name.startsWith("io.k8s.api.storage.v1.");
   const res = name.startsWith("io.k8s.api.resource.v1.");
-  const kind = (batch ? BATCH_KINDS : storage ? STORAGE_KINDS : res ? RESOURCE_KINDS : KINDS).find((k) => short === k || short === k + "List") ||
+  const disc = name.startsWith("io.k8s.api.discovery.v1.");
+  const kind = (batch ? BATCH_KINDS : storage ? STORAGE_KINDS : res ? RESOURCE_KINDS : disc ? DISCOVERY_KINDS : KINDS).find((k) => short === k || short === k + "List") ||
     GVK_META[short];
-  if (kind) s["x-kubernetes-group-version-kind"] = [{ group: batch ? "batch" : storage ? "storage.k8s.io" : res ? "resource.k8s.io" : "", kind: short, version: "v1" }];
+  const group = batch ? "batch" : storage ? "storage.k8s.io" : res ? "resource.k8s.io" : disc ? "discovery.k8s.io" : "";
+  if (kind) s["x-kubernetes-group-version-kind"] = [{ group, kind: short, version: "v1" }];
   schemas[name] = s;
 }
 
@@ -260,9 +272,11 @@ out += document("core_v1", "api/v1", closure(ROOTS));
 out += document("batch_v1", "apis/batch/v1", closure(BATCH_ROOTS));
 out += document("storage_v1", "apis/storage.k8s.io/v1", closure(STORAGE_ROOTS));
 out += document("resource_v1", "apis/resource.k8s.io/v1", closure(RESOURCE_ROOTS));
+out += document("discovery_v1", "apis/discovery.k8s.io/v1", closure(DISCOVERY_ROOTS));
 out += "const api_openapi_schemas_t api_openapi_schemas[] = {\n" +
   "    {\"\", \"v1\", core_v1, sizeof(core_v1) - 1},\n" +
   "    {\"batch\", \"v1\", batch_v1, sizeof(batch_v1) - 1},\n" +
   "    {\"storage.k8s.io\", \"v1\", storage_v1, sizeof(storage_v1) - 1},\n" +
-  "    {\"resource.k8s.io\", \"v1\", resource_v1, sizeof(resource_v1) - 1},\n    {NULL, NULL, NULL, 0},\n};\n/* clang-format on */\n";
+  "    {\"resource.k8s.io\", \"v1\", resource_v1, sizeof(resource_v1) - 1},\n" +
+  "    {\"discovery.k8s.io\", \"v1\", discovery_v1, sizeof(discovery_v1) - 1},\n    {NULL, NULL, NULL, 0},\n};\n/* clang-format on */\n";
 process.stdout.write(out);

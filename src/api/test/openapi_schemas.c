@@ -152,8 +152,8 @@ static int disagree(json_t *all, json_t *s, const struct smp_type *t, const char
 
 int main(void)
 {
-    tap_plan(91); /* 4 for each of the 21 kinds served (resource.c and the registry), 1 for each of
-                     the 7 documents */
+    tap_plan(104); /* 4 for each of the 24 kinds served (resource.c and the registry), 1 for each
+                      of the 8 documents */
     for (const api_resource_t *x = api_resources; x->name; x++) {
         json_t *all = schemas_of(x->group, x->version);
         ok(json_is_object(all), "%s: the schemas of %s/%s are a JSON object", x->name, x->group,
