@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "ctl/jobpod.h"
 #include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
@@ -522,4 +523,20 @@ long ctl_gang_nodes_now(uint32_t id)
     }
     sl_slurm_jobs_free(jobs);
     return n;
+}
+
+void ctl_gang_pod_bookkeeping(json_t *pod, json_t *owner, size_t node, size_t i, long long attempt)
+{
+    char buf[24];
+    ctl_drop_server_owned(pod); /* the template's are not the server's */
+    snprintf(buf, sizeof(buf), "%zu", i);
+    sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(owner));
+    sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
+    snprintf(buf, sizeof(buf), "%zu", node);
+    sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
+    snprintf(buf, sizeof(buf), "%lld", attempt);
+    sl_kube_set_annotation(pod, CTL_ANN_GANG_ATTEMPT, buf);
+    const char *user = sl_kube_annotation(owner, SL_ANN_USER);
+    if (user)
+        sl_kube_set_annotation(pod, SL_ANN_USER, user);
 }

@@ -28,6 +28,9 @@ PINNED = [
     ("crds/kubeflow.org_mpijobs.yaml",
      "github.com/kubeflow/mpi-operator caa3c47 (v0.8.2) manifests/base/kubeflow.org_mpijobs.yaml",
      "78b0131f931fcc8d99f6ce0407281f41b62527e443ec691d26d9634b390ad3bb"),
+    ("crds/jobset.x-k8s.io_jobsets.yaml",
+     "github.com/kubernetes-sigs/jobset v0.12.0 (f22e565) config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",
+     "d022b87624512cf0b6741b31b24a2bea9945b5a838b50713af29332c878bb6fe"),
 ]
 META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
 
