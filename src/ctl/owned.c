@@ -24,13 +24,13 @@ static int ann_fn(json_t *obj, void *arg)
     return 1;
 }
 
-void ctl_owned_set_ann(sl_ctl_t *c, const char *res, const char *kind, json_t *obj,
-                       const char *key, const char *value)
+void ctl_owned_set_ann(sl_ctl_t *c, const char *res, const char *kind, json_t *obj, const char *key,
+                       const char *value)
 {
     ann_arg_t a = {sl_kube_uid(obj), key, value};
     sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_mutate(c->store, res, sl_kube_namespace(obj), sl_kube_name(obj), ann_fn, &a,
-                        NULL, &err) < 0)
+    if (sl_store_mutate(c->store, res, sl_kube_namespace(obj), sl_kube_name(obj), ann_fn, &a, NULL,
+                        &err) < 0)
         sl_warn("%s %s/%s: cannot record %s=%s: %s", kind, sl_kube_namespace(obj),
                 sl_kube_name(obj), key, value, err.text);
     sl_kube_set_annotation(obj, key, value); /* this pass sees it too */

@@ -24,8 +24,8 @@ void ctl_owned_cancel_jobs(const char *kind, json_t *obj, const char *ann);
 
 /* The annotation key=value recorded on the stored object res/obj (and on
  * obj, so this pass sees it); a failure is logged. */
-void ctl_owned_set_ann(sl_ctl_t *c, const char *res, const char *kind, json_t *obj,
-                       const char *key, const char *value);
+void ctl_owned_set_ann(sl_ctl_t *c, const char *res, const char *kind, json_t *obj, const char *key,
+                       const char *value);
 
 /* status written to the stored object res/obj when it differs. */
 void ctl_owned_write_status(sl_ctl_t *c, const char *res, const char *kind, json_t *obj,

@@ -4,10 +4,12 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
+#include "kinds/jobset/jobset.h"
 
 #include <string.h>
 
 const sl_kind_t *const sl_kinds[] = {
+    &sl_kind_jobset, /* jobset.x-k8s.io JobSet: one gang Slurm job (src/kinds/jobset) */
     NULL,
 };
 

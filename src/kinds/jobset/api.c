@@ -85,10 +85,14 @@ static void check_enums(json_t *spec, sl_error_t *err)
 {
     static const char *const ops[] = {"All", "Any", NULL};
     static const char *const orders[] = {"AnyOrder", "InOrder", NULL};
-    static const char *const strategies[] = {"Recreate", "BlockingRecreate", "InPlaceRestart", NULL};
-    static const char *const actions[] = {"FailJobSet", "RestartJobSet",
-                                          "RestartJobSetAndIgnoreMaxRestarts", "RestartJob",
-                                          "RestartJobAndIgnoreMaxRestarts", NULL};
+    static const char *const strategies[] = {"Recreate", "BlockingRecreate", "InPlaceRestart",
+                                             NULL};
+    static const char *const actions[] = {"FailJobSet",
+                                          "RestartJobSet",
+                                          "RestartJobSetAndIgnoreMaxRestarts",
+                                          "RestartJob",
+                                          "RestartJobAndIgnoreMaxRestarts",
+                                          NULL};
     check_enum(spec, "successPolicy.operator", ops, "spec.successPolicy.operator", err);
     check_enum(spec, "startupPolicy.startupPolicyOrder", orders,
                "spec.startupPolicy.startupPolicyOrder", err);
@@ -162,13 +166,15 @@ static void validate_names(json_t *js, json_t *rj, size_t i, sl_error_t *err)
     snprintf(f, sizeof(f), RJ "[%zu].groupName", i);
     const char *g = json_string_value(json_object_get(rj, "groupName"));
     if (g)
-        dns1035(f, g, g, ".spec.replicatedJob[].groupName is too long, must be less than 63 characters",
+        dns1035(f, g, g,
+                ".spec.replicatedJob[].groupName is too long, must be less than 63 characters",
                 err);
     snprintf(f, sizeof(f), RJ "[%zu].name", i);
     char *job = sl_xasprintf("%s-%s-%lld", sl_kube_name(js), name ? name : "", reps - 1);
-    dns1035(f, job, job,
-            "JobSet name is too long, job names generated for this JobSet will exceed 63 characters",
-            err);
+    dns1035(
+        f, job, job,
+        "JobSet name is too long, job names generated for this JobSet will exceed 63 characters",
+        err);
     json_t *c = sl_kube_path(rj, "template.spec.completions");
     if (json_is_integer(c)) {
         char *pod = sl_xasprintf("%s-%lld-abcde", job, (long long)json_integer_value(c) - 1);
@@ -273,6 +279,39 @@ static void validate_policies(json_t *spec, sl_error_t *err)
                           "DependsOn can't be set for the first ReplicatedJob");
 }
 
+/* what becomes the Slurm job's per-node request (the containers'
+ * resources, nodeSelector) */
+static json_t *shape(json_t *rj)
+{
+    json_t *ps = sl_kube_path(rj, "template.spec.template.spec"), *res = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(ps, "containers"), i, c) json_array_append(
+        res, json_object_get(c, "resources") ? json_object_get(c, "resources") : json_null());
+    return json_pack("{s:o, s:O?}", "resources", res, "nodeSelector",
+                     json_object_get(ps, "nodeSelector"));
+}
+
+/* one Slurm job of alike nodes (docs/jobs.md: why not a heterogeneous
+ * job): every replicated Job's pods request what the first's do */
+static void validate_alike(json_t *rjs, sl_error_t *err)
+{
+    json_t *first = shape(json_array_get(rjs, 0));
+    for (size_t i = 1; i < json_array_size(rjs); i++) {
+        json_t *b = shape(json_array_get(rjs, i));
+        if (!json_equal(first, b)) {
+            char f[80];
+            snprintf(f, sizeof(f), RJ "[%zu].template.spec.template.spec", i);
+            sl_err_field_none(err, SL_FE_FORBIDDEN, f,
+                              "must request the resources and nodeSelector of " RJ
+                              "[0].template.spec.template.spec: slurmlink runs every pod of a "
+                              "JobSet in one Slurm job of alike nodes");
+        }
+        json_decref(b);
+    }
+    json_decref(first);
+}
+
 static int js_validate(json_t *js, sl_error_t *err)
 {
     api_validate_meta(js, false, err);
@@ -313,6 +352,8 @@ static int js_validate(json_t *js, sl_error_t *err)
         api_tj_validate_pod_template(prefix, sl_kube_path(rj, "template.spec.template"), "Never",
                                      err);
     }
+    if (!sl_err_nfields(err))
+        validate_alike(rjs, err);
     return api_fields_result(err);
 }
 
@@ -376,8 +417,9 @@ static json_t *js_cells(json_t *js, long long now)
     const char *term = sl_kube_path_str(js, "status.terminalState");
     json_array_append_new(row, term ? json_string(term) : json_null());
     json_t *r = sl_kube_path(js, "status.restarts");
-    json_array_append_new(row, json_is_integer(r) ? json_sprintf("%lld", (long long)json_integer_value(r))
-                                                  : json_null());
+    json_array_append_new(row, json_is_integer(r)
+                                   ? json_sprintf("%lld", (long long)json_integer_value(r))
+                                   : json_null());
     json_t *cd = sl_kube_condition(sl_kube_path(js, "status.conditions"), "Completed");
     const char *cs = json_string_value(json_object_get(cd, "status"));
     json_array_append_new(row, cs ? json_string(cs) : json_null());
@@ -386,7 +428,8 @@ static json_t *js_cells(json_t *js, long long now)
                                                   : json_null());
     char age[32];
     const char *ts = sl_kube_meta_str(js, "creationTimestamp");
-    json_array_append_new(row, ts ? json_string(sl_kube_age(ts, now, age, sizeof(age))) : json_null());
+    json_array_append_new(row,
+                          ts ? json_string(sl_kube_age(ts, now, age, sizeof(age))) : json_null());
     return row;
 }
 

@@ -207,8 +207,8 @@ static const char *first_failed(json_t *js, const rj_count_t *counts)
 {
     size_t r;
     json_t *rj;
-    json_array_foreach(sl_kube_path(js, "spec.replicatedJobs"), r, rj) if (counts[r].failed) return
-        sl_kube_path_str(rj, "name");
+    json_array_foreach(sl_kube_path(js, "spec.replicatedJobs"), r,
+                       rj) if (counts[r].failed) return sl_kube_path_str(rj, "name");
     return NULL;
 }
 
@@ -281,8 +281,8 @@ static void create_pods(sl_ctl_t *c, json_t *js, long long attempt)
                 err.text);
         ctl_event(c, js, "Warning", "FailedCreate", "Error creating: %s", err.text);
     } else {
-        sl_warn("JobSet %s/%s: cannot create its pods: %s", sl_kube_namespace(js),
-                sl_kube_name(js), err.text);
+        sl_warn("JobSet %s/%s: cannot create its pods: %s", sl_kube_namespace(js), sl_kube_name(js),
+                err.text);
     }
     sl_error_clear(&err);
     json_decref(pods);
@@ -513,9 +513,4 @@ void js_gone(struct sl_ctl *c, json_t *js)
     sl_info("JobSet %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(js),
             sl_kube_name(js), json_array_size(pods));
     json_decref(pods);
-}
-
-void js_collect_gone(struct sl_ctl *c)
-{
-    (void)c; /* the registry's owns_pods: pods whose JobSet is gone are collected */
 }

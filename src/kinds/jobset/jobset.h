@@ -24,7 +24,7 @@
 #define JS_STORE "jobsets.jobset.x-k8s.io"
 #define JS_MAX_MEMBERS 256 /* a gang's most members (ctl/internal.h CTL_GANG_MAX) */
 
-extern const sl_kind_t sl_kind_jobset; /* kind.c */
+extern const sl_kind_t sl_kind_jobset;  /* kind.c */
 extern const api_kind_ops_t js_api_ops; /* api.c */
 
 /* One member of the gang: pod `pod` of child Job `job` of replicated Job
@@ -63,6 +63,5 @@ json_t *js_new_pod(json_t *js, const js_member_t *m, size_t rank, long long atte
 struct sl_ctl;
 void js_reconcile(struct sl_ctl *c, json_t *js);
 void js_gone(struct sl_ctl *c, json_t *js);
-void js_collect_gone(struct sl_ctl *c);
 
 #endif
