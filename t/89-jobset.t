@@ -16,6 +16,8 @@
 #     job-completion-index) and JOB_COMPLETION_INDEX; a client pod fetches
 #     from a server pod of another replicated Job (busybox httpd) in the
 #     same gang;
+#   - startupPolicy InOrder: the second replicated Job's container starts
+#     after the first's (whose init container takes 4 s), in one job;
 #   - a failing pod with failurePolicy.maxRestarts 1: the gang restarts once
 #     (two Slurm jobs, restarts 1) then Failed, ReachedMaxRestarts;
 #   - bad input: 422 naming the field (duplicate replicatedJobs names,
@@ -23,7 +25,7 @@
 #     subdomain, an unknown field);
 #   - delete: the pods and the Slurm job go with the JobSet.
 source "$(dirname "$0")/lib.sh"
-plan 29
+plan 32
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -45,12 +47,14 @@ conds() { jp "jobset/$1" '{range .status.conditions[*]}{.type}={.status}:{.reaso
 out=$(sed "s|image: bash:latest|image: $IMG|" "$EX/simple/success-policy.yaml" | kc apply -f - 2>&1)
 is "$out" "jobset.jobset.x-k8s.io/success-policy created" "kubectl apply -f simple/success-policy.yaml"
 sp_uid=$(uid_of success-policy)
-ok kc wait --for=condition=Completed jobset/success-policy --timeout=120s "kubectl wait --for=condition=Completed" ||
-  diag "$(kc get pods -o wide 2>&1; conds success-policy)"
-is "$(slurm_jobs "$sp_uid" | wc -l) $(slurm_jobs "$sp_uid" | awk '{print $2}')" "1 2" "ONE Slurm job, of 2 nodes, for the set's 3 pods"
+three() { [ "$(kc get pods -l jobset.sigs.k8s.io/jobset-name=success-policy -o name | wc -l)" = 3 ]; }
+wait_for 30 three
 is "$(kc get pods -l jobset.sigs.k8s.io/jobset-name=success-policy -o jsonpath='{range .items[*]}{.metadata.name}={.spec.hostname}.{.spec.subdomain} {end}')" \
   "success-policy-leader-0-0=success-policy-leader-0-0.success-policy success-policy-workers-0-0=success-policy-workers-0-0.success-policy success-policy-workers-0-1=success-policy-workers-0-1.success-policy " \
   "pods <js>-<rjob>-<job>-<index>, that hostname, the JobSet's name as subdomain"
+ok kc wait --for=condition=Completed jobset/success-policy --timeout=120s "kubectl wait --for=condition=Completed" ||
+  diag "$(kc get pods -o wide 2>&1; conds success-policy)"
+is "$(slurm_jobs "$sp_uid" | wc -l) $(slurm_jobs "$sp_uid" | awk '{print $2}')" "1 2" "ONE Slurm job, of 2 nodes, for the set's 3 pods"
 is "$(jp pod/success-policy-workers-0-0 '{.status.phase}') $(jp pod/success-policy-workers-0-1 '{.status.phase}')" "Succeeded Succeeded" "the workers succeeded"
 lgone() { [ -z "$(kc get pod success-policy-leader-0-0 -o name 2>/dev/null)" ]; }
 ok wait_for 60 lgone "the leader (sleep 10000), still active, is deleted once the set completed, as upstream deletes active Jobs"
@@ -108,6 +112,32 @@ is "$(kc logs net-client-1-0 2>&1 | grep ^env)" "env net client 1 2 0" \
   "the downward API: jobset-name, replicatedjob-name, job-index, job-global-index; JOB_COMPLETION_INDEX"
 is "$(kc logs net-client-0-0 2>&1 | grep ^got) / $(kc logs net-client-1-0 2>&1 | grep ^got)" \
   "got served by net-server-0-0 / got served by net-server-0-0" "each client fetched from the server pod of the same gang"
+
+# --- startupPolicy InOrder: a later replicated Job's step starts after the earlier's containers --
+# (the first's init container sleeps 4 s: at once, the second would start 4 s before it)
+cat >"$T/order.yaml" <<YAML
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: order}
+spec:
+  startupPolicy: {startupPolicyOrder: InOrder}
+  replicatedJobs:
+  - name: first
+    template:
+      spec:
+        template:
+          spec:
+            initContainers: [{name: i, image: $IMG, command: [sleep, "4"]}]
+            containers: [{name: c, image: $IMG, command: [sleep, "2"]}]
+  - name: second
+    template: {spec: {template: {spec: {containers: [{name: c, image: $IMG, command: [sleep, "1"]}]}}}}
+YAML
+kc apply -f "$T/order.yaml" >/dev/null 2>&1
+ok kc wait --for=condition=Completed jobset/order --timeout=90s "an InOrder JobSet completes" || diag "$(conds order)"
+t1=$(jp pod/order-first-0-0 '{.status.containerStatuses[0].state.terminated.startedAt}')
+t2=$(jp pod/order-second-0-0 '{.status.containerStatuses[0].state.terminated.startedAt}')
+ok test "$(date -d "$t2" +%s)" -ge "$(date -d "$t1" +%s)" "the second replicated Job's container started after the first's ($t1, $t2)"
+like "$(conds order)" "StartupPolicyCompleted=True:InOrderStartupPolicyCompleted" "condition StartupPolicyCompleted"
 
 # --- failurePolicy: a failing pod restarts the gang, up to maxRestarts ---------------------------
 cat >"$T/fail.yaml" <<YAML

@@ -78,8 +78,7 @@ static void exports(sl_buf_t *s, const ctl_gang_member_t *m)
 }
 
 /* one member's step: its exports, srun on its node, its pod's job.sh */
-static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m,
-                      const char *dir)
+static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m, const char *dir)
 {
     exports(s, m);
     char *qd = sl_shell_quote(dir), *out = sl_xasprintf("--output=%s/job.out", dir);
@@ -150,6 +149,25 @@ static void late_steps(sl_buf_t *s, const ctl_gang_t *g)
                   g->n, g->n);
 }
 
+/* before the step of a member with `after`: the batch script waits until
+ * each of members [from, to) has started an app container (its init
+ * containers done) or ended, as its
+ * shim's events.jsonl in its pod folder (on the shared pods root) says */
+static void started_wait(sl_buf_t *s, char **dirs, size_t from, size_t to)
+{
+    if (from >= to)
+        return;
+    sl_buf_puts(s, "for d in");
+    for (size_t i = from; i < to; i++) {
+        char *q = sl_shell_quote(dirs[i]);
+        sl_buf_printf(s, " %s", q);
+        free(q);
+    }
+    sl_buf_puts(s, "; do\n  until grep -s '\"event\":\"started\"' \"$d/events.jsonl\" | "
+                   "grep -q '\"init\":false' || grep -qs '\"event\":\"pod-finished\"' "
+                   "\"$d/events.jsonl\"; do sleep 1; done\ndone\n");
+}
+
 /* the batch script: the head's lines, then one step per member (a node
  * range: and per node beyond them, once linked); its exit status the
  * first failed step's */
@@ -166,12 +184,16 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
     bool late = g->nodes_min && links;
     if (late)
         late_wait(&s, g, links);
-    size_t batch = g->n;
+    size_t batch = g->n, waited = 0;
     for (size_t i = 0; i < g->n; i++) {
-        if (g->m[i].batch && batch == g->n)
+        if (g->m[i].batch && batch == g->n) {
             batch = i;
-        else
-            step_line(&s, g, &g->m[i], dirs[i]);
+            continue;
+        }
+        size_t after = g->m[i].after < i ? g->m[i].after : i;
+        started_wait(&s, dirs, waited, after);
+        waited = after > waited ? after : waited;
+        step_line(&s, g, &g->m[i], dirs[i]);
     }
     if (late)
         late_steps(&s, g);
@@ -293,8 +315,7 @@ static int pulled(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
         all &= !model || ctl_pull_ready(c, ps[i], pod, model); /* !model: prepare fails it */
         sl_pod_destroy(model);
         if (msg)
-            ctl_event(c, g->owner, "Warning", "ErrImagePull", "Pod %s: %s", sl_kube_name(pod),
-                      msg);
+            ctl_event(c, g->owner, "Warning", "ErrImagePull", "Pod %s: %s", sl_kube_name(pod), msg);
         free(msg);
     }
     return all;

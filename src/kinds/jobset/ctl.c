@@ -288,6 +288,23 @@ static void create_pods(sl_ctl_t *c, json_t *js, long long attempt)
     json_decref(pods);
 }
 
+/* startupPolicy InOrder: the steps of each replicated Job start once the
+ * containers of every earlier replicated Job's pods have (gang.h after) */
+static void in_order(json_t *js, ctl_gang_member_t *m, size_t n)
+{
+    const char *order = sl_kube_path_str(js, "spec.startupPolicy.startupPolicyOrder");
+    if (!order || strcmp(order, "InOrder"))
+        return;
+    size_t first = 0;
+    for (size_t i = 1; i < n; i++) {
+        const char *a = sl_kube_annotation(m[i].pod, JL "replicatedjob-name"),
+                   *b = sl_kube_annotation(m[i - 1].pod, JL "replicatedjob-name");
+        if (a && b && strcmp(a, b))
+            first = i;
+        m[i].after = first;
+    }
+}
+
 /* every member's pod there, none submitted nor finished: the gang submitted */
 static void submit(sl_ctl_t *c, json_t *js, json_t *pods, long long attempt)
 {
@@ -306,6 +323,7 @@ static void submit(sl_ctl_t *c, json_t *js, json_t *pods, long long attempt)
             return;
         m[at].pod = pod;
     }
+    in_order(js, m, n);
     ctl_gang_t g = {.owner = js, .kind = "JobSet", .attempt = attempt, .m = m, .n = n};
     uint32_t id = 0;
     if (ctl_gang_submit(c, &g, &id) != 0)
