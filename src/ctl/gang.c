@@ -78,7 +78,8 @@ static void exports(sl_buf_t *s, const ctl_gang_member_t *m)
 }
 
 /* one member's step: its exports, srun on its node, its pod's job.sh */
-static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m, const char *dir)
+static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m,
+                      const char *dir)
 {
     exports(s, m);
     char *qd = sl_shell_quote(dir), *out = sl_xasprintf("--output=%s/job.out", dir);
@@ -151,8 +152,8 @@ static void late_steps(sl_buf_t *s, const ctl_gang_t *g)
 
 /* before the step of a member with `after`: the batch script waits until
  * each of members [from, to) has started an app container (its init
- * containers done) or ended, as its
- * shim's events.jsonl in its pod folder (on the shared pods root) says */
+ * containers done) or ended, as its shim's events.jsonl in its pod folder
+ * (on the shared pods root) says */
 static void started_wait(sl_buf_t *s, char **dirs, size_t from, size_t to)
 {
     if (from >= to)

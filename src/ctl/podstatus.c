@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ANN_GANG_RANK "slurmlink.io/gang-rank" /* a gang member's (ctl/gang.h CTL_ANN_GANG_RANK) */
+/* a gang member's annotation (ctl/gang.h CTL_ANN_GANG_RANK) */
+#define ANN_GANG_RANK "slurmlink.io/gang-rank"
 
 static char *ts(int64_t ns) { return sl_kube_rfc3339(ns, 0); }
 
