@@ -277,6 +277,14 @@ static void validate_policies(json_t *spec, sl_error_t *err)
     if (json_object_get(json_array_get(rjs, 0), "dependsOn"))
         sl_err_field_none(err, SL_FE_INVALID, RJ "[0].dependsOn",
                           "DependsOn can't be set for the first ReplicatedJob");
+    json_array_foreach(rjs, i, rj) if (i && json_object_get(rj, "dependsOn"))
+    {
+        char f[64];
+        snprintf(f, sizeof(f), RJ "[%zu].dependsOn", i);
+        sl_err_field_none(err, SL_FE_FORBIDDEN, f,
+                          "not supported: a JobSet runs as one Slurm job that starts its "
+                          "replicated Jobs together; startupPolicy InOrder starts them in order");
+    }
 }
 
 /* what becomes the Slurm job's per-node request (the containers'
