@@ -23,9 +23,11 @@
 #   - bad input: 422 naming the field (duplicate replicatedJobs names,
 #     replicas < 0, a success target that is no replicated Job, a bad
 #     subdomain, an unknown field);
+#   - suspend: no pods, no Slurm job, Suspended; resumed: it runs;
+#     kubectl explain; no batch/v1 Job objects;
 #   - delete: the pods and the Slurm job go with the JobSet.
 source "$(dirname "$0")/lib.sh"
-plan 32
+plan 38
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -196,6 +198,30 @@ out=$(bad unk "  replicatedJobz: []
 $rj")
 like "$out" 'unknown field "spec.replicatedJobz"' "an unknown field, strict decoding ($out)"
 is "$(kc get jobsets -o name 2>&1 | grep -c -E '/(dup|neg|tgt|sub|unk)$')" 0 "none of them stored"
+
+# --- suspend, resume; explain; no Job objects ----------------------------------------------------
+cat >"$T/susp.yaml" <<YAML
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: susp}
+spec:
+  suspend: true
+  replicatedJobs:
+  - name: r
+    template: {spec: {template: {spec: {containers: [{name: c, image: $IMG, command: [sleep, "1"]}]}}}}
+YAML
+kc apply -f "$T/susp.yaml" >/dev/null 2>&1
+s_uid=$(uid_of susp)
+suspended() { [[ "$(conds susp)" == *"Suspended=True:SuspendedJobs"* ]]; }
+ok wait_for 30 suspended "suspend: true: condition Suspended, reason SuspendedJobs"
+after_job_polls 2 >/dev/null
+is "$(kc get pods -l jobset.sigs.k8s.io/jobset-name=susp -o name 2>&1 | wc -l) $(slurm_jobs "$s_uid" | wc -l) $(jp jobset/susp '{.status.replicatedJobsStatus[0].suspended}')" \
+  "0 0 1" "... no pod, no Slurm job, replicatedJobsStatus suspended 1"
+kc patch jobset susp --type=merge -p '{"spec":{"suspend":false}}' >/dev/null 2>&1
+ok kc wait --for=condition=Completed jobset/susp --timeout=60s "resumed: it runs and completes"
+like "$(conds susp)" "Suspended=False:ResumeJobs" "condition Suspended False, reason ResumeJobs"
+like "$(kc explain jobset.spec.successPolicy 2>&1)" "targetReplicatedJobs" "kubectl explain reads the pinned CRD's schema"
+is "$(kc get jobs -o name 2>&1 | wc -l)" 0 "no batch/v1 Job objects: the set is one gang (docs/jobs.md)"
 
 # --- delete cascades --------------------------------------------------------------------------
 cat >"$T/long.yaml" <<YAML
