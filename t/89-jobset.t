@@ -13,9 +13,9 @@
 #     terminalState; the CRD's columns in kubectl get; events;
 #   - the downward API reads upstream's labels and annotations
 #     (jobset-name, replicatedjob-name, job-index, job-global-index,
-#     job-completion-index) and JOB_COMPLETION_INDEX; a client pod fetches
-#     from a server pod of another replicated Job (busybox httpd) in the
-#     same gang;
+#     job-completion-index) and JOB_COMPLETION_INDEX; client pods fetch
+#     from the server pod of another replicated Job (busybox httpd) by its
+#     DNS name net-server-0-0.net, on the other node and on its own;
 #   - startupPolicy InOrder: the second replicated Job's container starts
 #     after the first's (whose init container takes 4 s), in one job;
 #   - a failing pod with failurePolicy.maxRestarts 1: the gang restarts once
@@ -70,8 +70,8 @@ like "$(kc get events --field-selector involvedObject.kind=JobSet,involvedObject
   "SuccessfulCreate.*AllJobsCompleted" "events SuccessfulCreate, AllJobsCompleted"
 
 # --- the downward API, and a pod reaching another replicated Job's ------------------------------
-# the server is member 0: on the job's first node (until pods' DNS names resolve, that node's name)
-SERVER=node1
+# the clients reach the server by its pod DNS name <hostname>.<subdomain> (the subdomain: the JobSet's name)
+SERVER=net-server-0-0.net
 cat >"$T/net.yaml" <<YAML
 apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
@@ -113,7 +113,7 @@ ok kc wait --for=condition=Completed jobset/net --timeout=90s "it completes when
 is "$(kc logs net-client-1-0 2>&1 | grep ^env)" "env net client 1 2 0" \
   "the downward API: jobset-name, replicatedjob-name, job-index, job-global-index; JOB_COMPLETION_INDEX"
 is "$(kc logs net-client-0-0 2>&1 | grep ^got) / $(kc logs net-client-1-0 2>&1 | grep ^got)" \
-  "got served by net-server-0-0 / got served by net-server-0-0" "each client fetched from the server pod of the same gang"
+  "got served by net-server-0-0 / got served by net-server-0-0" "each client fetched from the server pod by its DNS name net-server-0-0.net"
 
 # --- startupPolicy InOrder: a later replicated Job's step starts after the earlier's containers --
 # (the first's init container sleeps 4 s: at once, the second would start 4 s before it)
