@@ -6,7 +6,7 @@
 #include "common/log.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
-#include "ctl/jobpod.h"
+#include "ctl/owned.h"
 #include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
@@ -220,7 +220,7 @@ static char *per_node_opt(const char *opt, unsigned k)
     return sl_xasprintf("%.*s%llu%s", (int)(num - opt), opt, v * k, end);
 }
 
-/* the options of a step member's translation (the first's: ptj_validate.c
+/* the options of a step member's translation (the first's: src/kinds/pytorchjob/validate.c
  * makes a PyTorchJob's alike; an MPIJob's Worker's, not its Launcher's),
  * less what names one pod, with the gang's shape */
 static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, const char *cmt)
@@ -575,7 +575,7 @@ void ctl_gang_pod_bookkeeping(json_t *pod, json_t *owner, size_t node, size_t i,
     ctl_drop_server_owned(pod); /* the template's are not the server's */
     snprintf(buf, sizeof(buf), "%zu", i);
     sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(owner));
-    sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
+    sl_kube_set_annotation(pod, CTL_ANN_POD_INDEX, buf);
     snprintf(buf, sizeof(buf), "%zu", node);
     sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
     snprintf(buf, sizeof(buf), "%lld", attempt);

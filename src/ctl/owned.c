@@ -3,10 +3,20 @@
 #include "common/log.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
+#include "pod/pod.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+void ctl_drop_server_owned(json_t *pod)
+{
+    static const char *const owned[] = {SL_ANN_USER, SL_ANN_JOB_ID, SL_ANN_JOB_UID,
+                                        SL_ANN_ARRAY_TASK, SL_ANN_GPUS};
+    json_t *ann = sl_kube_path(pod, "metadata.annotations");
+    for (size_t i = 0; json_is_object(ann) && i < sizeof(owned) / sizeof(owned[0]); i++)
+        json_object_del(ann, owned[i]);
+}
 
 typedef struct ann_arg {
     const char *uid, *key, *value;

@@ -11,6 +11,15 @@
 
 #include "ctl/internal.h"
 
+/* a controller-made pod's index among its owner's (server-owned; what
+ * the Job controller's ctl_job_pod_of reads, a gang member's rank) */
+#define CTL_ANN_POD_INDEX "slurmlink.io/job-index"
+
+/* The server-owned annotations (slurmlink.io/user, job-id, job-uid,
+ * array-task, gpus) a workload's pod template carried, dropped from a pod
+ * made from it: the controller sets its own. */
+void ctl_drop_server_owned(json_t *pod);
+
 /* The pods whose controller ownerReference is obj (new ref, an array). */
 json_t *ctl_owned_pods(sl_ctl_t *c, json_t *obj);
 

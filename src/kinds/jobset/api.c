@@ -7,7 +7,7 @@
  * subresource and the CRD's printer columns. */
 #include "api/crd.h"
 #include "api/internal.h"
-#include "api/trainjob.h"
+#include "kinds/kubeflow/api.h"
 #include "common/xalloc.h"
 #include "kinds/jobset/jobset.h"
 #include "kube/meta.h"

@@ -31,7 +31,7 @@
 #include "common/xalloc.h"
 #include "ctl/gang.h"
 #include "ctl/internal.h"
-#include "ctl/jobpod.h"
+#include "kinds/job/jobpod.h"
 #include "ctl/owned.h"
 #include "ctl/podstatus.h"
 #include "kinds/jobset/jobset.h"
@@ -318,7 +318,7 @@ static void submit(sl_ctl_t *c, json_t *js, json_t *pods, long long attempt)
     json_t *pod;
     json_array_foreach(pods, i, pod)
     {
-        long long at = ann_int(pod, ANN_POD_INDEX);
+        long long at = ann_int(pod, CTL_ANN_POD_INDEX);
         if (at >= (long long)n || m[at].pod || ctl_pod_job_id(pod) || ctl_pod_terminal(pod))
             return;
         m[at].pod = pod;

@@ -1,7 +1,7 @@
 /* members.c — the members of a JobSet's gang and their pods (jobset.h). */
 #include "common/xalloc.h"
 #include "ctl/gang.h"
-#include "ctl/jobpod.h"
+#include "kinds/job/jobpod.h"
 #include "ctl/podstatus.h"
 #include "kinds/jobset/jobset.h"
 #include "kube/meta.h"
