@@ -6,7 +6,7 @@
  * The folder: api.c (strict decoding against the pinned CRD, the
  * webhook's defaults and validation, the CRD's printer columns),
  * members.c (the set's members in rank order and each one's pod, as
- * upstream's controllers name and label them), ctl.c (the controller: the
+ * upstream's controllers name and label them), controller.c (the controller: the
  * pods, the gang, success and failure policies, restarts, suspension, the
  * status, deletion), kind.c (the registry row). Prefix js_. */
 #ifndef SL_KINDS_JOBSET_H
@@ -59,7 +59,7 @@ const char *js_subdomain(json_t *js);
 json_t *js_new_pod(json_t *js, const js_member_t *m, size_t rank, long long attempt,
                    long long restarts);
 
-/* The controller hooks (ctl.c). */
+/* The controller hooks (controller.c). */
 struct sl_ctl;
 void js_reconcile(struct sl_ctl *c, json_t *js);
 void js_gone(struct sl_ctl *c, json_t *js);

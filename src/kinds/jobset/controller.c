@@ -1,4 +1,4 @@
-/* ctl.c — the JobSet controller: a JobSet runs as ONE gang Slurm job
+/* controller.c — the JobSet controller: a JobSet runs as ONE gang Slurm job
  * (ctl/gang.h) whose members are every pod of every child Job.
  *
  * Each pass, per JobSet: the pods of the current attempt created (the
