@@ -56,7 +56,10 @@ is "$(kc get pods -l jobset.sigs.k8s.io/jobset-name=success-policy -o jsonpath='
   "pods <js>-<rjob>-<job>-<index>, that hostname, the JobSet's name as subdomain"
 ok kc wait --for=condition=Completed jobset/success-policy --timeout=120s "kubectl wait --for=condition=Completed" ||
   diag "$(kc get pods -o wide 2>&1; conds success-policy)"
-is "$(slurm_jobs "$sp_uid" | wc -l) $(slurm_jobs "$sp_uid" | awk '{print $2}')" "1 2" "ONE Slurm job, of 2 nodes, for the set's 3 pods"
+acct() { sacct -n -X -P --format=JobID,JobName,NNodes | awk -F'|' -v n="default/$1" '$2 == n {print $1, $3}'; }
+wait_for 30 eval '[ -n "$(acct success-policy)" ]' # slurmdbd has the record a moment after slurmctld
+is "$(slurm_jobs "$sp_uid" | wc -l) $(acct success-policy | wc -l) $(acct success-policy | awk '{print $2}')" "1 1 2" \
+  "ONE Slurm job (squeue, sacct), of 2 nodes, for the set's 3 pods"
 is "$(jp pod/success-policy-workers-0-0 '{.status.phase}') $(jp pod/success-policy-workers-0-1 '{.status.phase}')" "Succeeded Succeeded" "the workers succeeded"
 lgone() { [ -z "$(kc get pod success-policy-leader-0-0 -o name 2>/dev/null)" ]; }
 ok wait_for 60 lgone "the leader (sleep 10000), still active, is deleted once the set completed, as upstream deletes active Jobs"
