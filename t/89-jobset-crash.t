@@ -39,18 +39,17 @@ YAML
 # --- killed right after the submission ------------------------------------------------------------
 ok restart_with_fault after-gang-submit:1 "slurmlinkd restarts with SLURMLINKD_FAULT=after-gang-submit:1"
 armed=$(daemon_pid)
-js crash 2 | kc apply -f - >/dev/null
-c_uid=$(jp jobset/crash '{.metadata.uid}')
+c_uid=$(js crash 2 | kc create -f - -o jsonpath='{.metadata.uid}' 2>&1) # (the daemon dies soon after)
 ok wait_for 60 dead "$armed" "slurmlinkd is killed at the fault point"
 first=$(jobs_of "$c_uid")
+[ -n "$first" ] || diag "no Slurm job carries uid $c_uid: $(squeue -h -t all -o '%i|%k')"
 ok "$SLURMLINK" up --dir "$CL" "slurmlinkd starts again"
 ok kc wait --for=condition=Completed jobset/crash --timeout=90s "the set completes"
-is "$(jobs_of "$c_uid" | tr '\n' ' ')|$(grep -c "adopted Slurm job $first" "$CL/log/slurmlinkd.log")" "$first |1" \
+is "$(jobs_of "$c_uid" | tr '\n' ' ')|$(grep -c "adopted Slurm job $first\b" "$CL/log/slurmlinkd.log")" "${first:-none} |1" \
   "ONE Slurm job, the one submitted before the kill, adopted ($first)"
 
 # --- kill -9 while the gang runs ----------------------------------------------------------------------
-js mid 12 | kc apply -f - >/dev/null
-m_uid=$(jp jobset/mid '{.metadata.uid}')
+m_uid=$(js mid 12 | kc create -f - -o jsonpath='{.metadata.uid}' 2>&1)
 both() { [ "$(jp pod/mid-w-0-0 '{.status.phase}') $(jp pod/mid-w-0-1 '{.status.phase}')" = "Running Running" ]; }
 wait_for 60 both || diag "mid: $(kc get pods 2>&1)"
 victim=$(daemon_pid); kill -9 "$victim"; wait_for 30 dead "$victim"
