@@ -19,15 +19,16 @@
 #   - startupPolicy InOrder: the second replicated Job's container starts
 #     after the first's (whose init container takes 4 s), in one job;
 #   - a failing pod with failurePolicy.maxRestarts 1: the gang restarts once
-#     (two Slurm jobs, restarts 1) then Failed, ReachedMaxRestarts;
+#     (two Slurm jobs, restarts 1) then Failed, ReachedMaxRestarts; a
+#     FailJobSet rule: Failed at once, one job;
 #   - bad input: 422 naming the field (duplicate replicatedJobs names,
 #     replicas < 0, a success target that is no replicated Job, a bad
 #     subdomain, an unknown field);
 #   - suspend: no pods, no Slurm job, Suspended; resumed: it runs;
-#     kubectl explain; no batch/v1 Job objects;
+#     kubectl explain; no batch/v1 Job objects; ttlSecondsAfterFinished;
 #   - delete: the pods and the Slurm job go with the JobSet.
 source "$(dirname "$0")/lib.sh"
-plan 38
+plan 41
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -173,6 +174,14 @@ like "$(kc get events --field-selector involvedObject.kind=JobSet,involvedObject
 gone_all() { [ -z "$(squeue -h -o '%i %k' | grep "slurmlink:uid=$f_uid")" ]; }
 ok wait_for 30 gone_all "no Slurm job of it left running"
 
+# a rule: FailJobSet on the first failure, whatever maxRestarts says
+sed -e 's/name: fail}/name: rule}/' -e 's/failurePolicy: {maxRestarts: 1}/failurePolicy: {maxRestarts: 3, rules: [{action: FailJobSet, targetReplicatedJobs: [w]}]}/' "$T/fail.yaml" |
+  kc apply -f - >/dev/null 2>&1
+r_uid=$(uid_of rule)
+ok kc wait --for=condition=Failed jobset/rule --timeout=90s "failurePolicy.rules FailJobSet: Failed" || diag "$(conds rule)"
+is "$(conds rule | grep -o 'Failed=True:[A-Za-z]*') $(jp jobset/rule '{.status.restarts}') $(slurm_jobs "$r_uid" | wc -l)" \
+  "Failed=True:FailJobSetFailurePolicyAction 0 1" "reason FailJobSetFailurePolicyAction, no restart, one Slurm job"
+
 # --- bad input --------------------------------------------------------------------------------
 bad() { # name, then the replicatedJobs/spec YAML
   printf 'apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: %s}\nspec:\n%s\n' "$1" "$2" | kc apply -f - 2>&1
@@ -225,6 +234,13 @@ ok kc wait --for=condition=Completed jobset/susp --timeout=60s "resumed: it runs
 like "$(conds susp)" "Suspended=False:ResumeJobs" "condition Suspended False, reason ResumeJobs"
 like "$(kc explain jobset.spec.successPolicy 2>&1)" "targetReplicatedJobs" "kubectl explain reads the pinned CRD's schema"
 is "$(kc get jobs -o name 2>&1 | wc -l)" 0 "no batch/v1 Job objects: the set is one gang (docs/jobs.md)"
+
+# ttlSecondsAfterFinished: the finished set deleted
+out=$(sed -e 's/name: susp}/name: ttl}/' -e 's/suspend: true/ttlSecondsAfterFinished: 1/' "$T/susp.yaml" | kc apply -f - 2>&1)
+[ "$out" = "jobset.jobset.x-k8s.io/ttl created" ] || diag "ttl: $out"
+ttl_seen=$(kc get jobset ttl -o jsonpath='{.spec.ttlSecondsAfterFinished}' 2>&1)
+ttl_gone() { [ -z "$(kc get jobset ttl -o name 2>/dev/null)" ] && [ -z "$(kc get pods -l jobset.sigs.k8s.io/jobset-name=ttl -o name 2>/dev/null)" ]; }
+ok eval '[ "$ttl_seen" = 1 ] && wait_for 60 ttl_gone' "ttlSecondsAfterFinished: 1: the finished JobSet and its pods deleted (created with it: $ttl_seen)"
 
 # --- delete cascades --------------------------------------------------------------------------
 cat >"$T/long.yaml" <<YAML
