@@ -5,9 +5,9 @@
  * field errors, every pod template through the pod module (what slurmlink
  * cannot run is refused here, not half-created later), the status
  * subresource and the CRD's printer columns. */
+#include "kinds/kubeflow/api.h"
 #include "api/crd.h"
 #include "api/internal.h"
-#include "kinds/kubeflow/api.h"
 #include "common/xalloc.h"
 #include "kinds/jobset/jobset.h"
 #include "kube/meta.h"
@@ -252,8 +252,58 @@ static void validate_targets(json_t *spec, const char *path, const char *field, 
     }
 }
 
+/* the replicated Job named name, or NULL */
+static json_t *rjob_named(json_t *spec, const char *name)
+{
+    size_t i;
+    json_t *rj;
+    json_array_foreach(json_object_get(spec, "replicatedJobs"), i, rj)
+    {
+        const char *n = sl_kube_path_str(rj, "name");
+        if (n && name && !strcmp(n, name))
+            return rj;
+    }
+    return NULL;
+}
+
+/* validateCoordinator: the coordinator pod is one the set has */
+static void validate_coordinator(json_t *spec, sl_error_t *err)
+{
+    json_t *co = json_object_get(spec, "coordinator");
+    if (!json_is_object(co))
+        return;
+    const char *name = sl_kube_path_str(co, "replicatedJob");
+    json_t *rj = rjob_named(spec, name);
+    long long job = json_integer_value(json_object_get(co, "jobIndex"));
+    long long pod = json_integer_value(json_object_get(co, "podIndex"));
+    json_t *c = rj ? sl_kube_path(rj, "template.spec.completions") : NULL;
+    char d[256];
+    if (!rj) {
+        snprintf(d, sizeof(d), "coordinator replicatedJob %s does not exist", name ? name : "");
+        sl_err_field(err, SL_FE_INVALID, "spec.coordinator.replicatedJob", name ? name : "", d);
+    } else if (job < 0 || job >= json_integer_value(json_object_get(rj, "replicas"))) {
+        snprintf(d, sizeof(d), "coordinator job index %lld is invalid for replicatedJob %s", job,
+                 name);
+        sl_err_field_int(err, SL_FE_INVALID, "spec.coordinator.jobIndex", job, d);
+    } else if (!json_is_integer(c)) {
+        sl_err_field(err, SL_FE_INVALID, "spec.coordinator.replicatedJob", name,
+                     "job for coordinator pod must be indexed completion mode, and "
+                     "completions number must be set");
+    } else if (pod < 0 || pod >= json_integer_value(c)) {
+        snprintf(d, sizeof(d),
+                 "coordinator pod index %lld is invalid for replicatedJob %s job index %lld", pod,
+                 name, job);
+        sl_err_field_int(err, SL_FE_INVALID, "spec.coordinator.podIndex", pod, d);
+    }
+}
+
 static void validate_policies(json_t *spec, sl_error_t *err)
 {
+    validate_coordinator(spec, err);
+    if (json_array_size(json_object_get(spec, "volumeClaimPolicies")))
+        sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.volumeClaimPolicies",
+                          "not supported: use a PersistentVolumeClaim and a volume in the pod "
+                          "templates (docs/pods.md, Storage)");
     validate_targets(spec, "successPolicy.targetReplicatedJobs",
                      "spec.successPolicy.targetReplicatedJobs", err);
     json_t *mr = sl_kube_path(spec, "failurePolicy.maxRestarts");

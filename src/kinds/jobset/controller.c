@@ -31,9 +31,9 @@
 #include "common/xalloc.h"
 #include "ctl/gang.h"
 #include "ctl/internal.h"
-#include "kinds/job/jobpod.h"
 #include "ctl/owned.h"
 #include "ctl/podstatus.h"
+#include "kinds/job/jobpod.h"
 #include "kinds/jobset/jobset.h"
 #include "kube/meta.h"
 
@@ -506,6 +506,9 @@ static void run(sl_ctl_t *c, json_t *js, json_t *pods, json_t *st)
 
 void js_reconcile(struct sl_ctl *c, json_t *js)
 {
+    const char *by = sl_kube_path_str(js, "spec.managedBy");
+    if (by && strcmp(by, "jobset.sigs.k8s.io/jobset-controller"))
+        return; /* another controller's (MultiKueue): as upstream's, left alone */
     json_t *pods = ctl_owned_pods(c, js);
     json_t *st = status_copy(js);
     if (cond_true(st, "Completed") || cond_true(st, "Failed")) {

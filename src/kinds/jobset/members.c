@@ -1,8 +1,8 @@
 /* members.c — the members of a JobSet's gang and their pods (jobset.h). */
 #include "common/xalloc.h"
 #include "ctl/gang.h"
-#include "kinds/job/jobpod.h"
 #include "ctl/podstatus.h"
+#include "kinds/job/jobpod.h"
 #include "kinds/jobset/jobset.h"
 #include "kube/meta.h"
 #include "pod/pod.h"
@@ -129,6 +129,17 @@ static void upstream_keys(json_t *pod, json_t *js, const js_member_t *m, const c
     both_int(pod, JL "group-replicas", group);
     both_int(pod, JL "job-group-index", in_group);
     both_int(pod, ANN_INDEX, m->pod);
+    json_t *co = sl_kube_path(js, "spec.coordinator");
+    if (json_is_object(co)) { /* CoordinatorEndpoint */
+        const char *sub = sl_kube_path_str(js, "spec.network.subdomain");
+        char *ep = sl_xasprintf("%s-%s-%lld-%lld.%s", sl_kube_name(js),
+                                sl_kube_path_str(co, "replicatedJob") ?: "",
+                                (long long)json_integer_value(json_object_get(co, "jobIndex")),
+                                (long long)json_integer_value(json_object_get(co, "podIndex")),
+                                sub && *sub ? sub : sl_kube_name(js));
+        both(pod, JL "coordinator", ep);
+        free(ep);
+    }
     sl_kube_set_label(pod, "batch.kubernetes.io/job-name", job);
     sl_kube_set_label(pod, "job-name", job);
 }

@@ -120,6 +120,16 @@ static void pod(void)
            !strcmp(json_string_value(json_object_get(ref, "uid")), "u-1"),
        "the JobSet is its controller owner");
     json_decref(p);
+    json_object_set_new(sl_kube_path(js, "spec"), "coordinator",
+                        parse("{\"replicatedJob\":\"driver\",\"jobIndex\":0,\"podIndex\":0}"));
+    p = js_new_pod(js, &m[0], 0, 0, 0);
+    is_str(sl_kube_annotation(p, "jobset.sigs.k8s.io/coordinator"), "pj-driver-0-0.pj",
+           "spec.coordinator: every pod's coordinator annotation (CoordinatorEndpoint)");
+    is_str(json_string_value(json_object_get(sl_kube_path(p, "metadata.labels"),
+                                             "jobset.sigs.k8s.io/coordinator")),
+           "pj-driver-0-0.pj", "... and label");
+    json_decref(p);
+    json_object_del(sl_kube_path(js, "spec"), "coordinator");
     p = js_new_pod(js, &m[4], 4, 0, 0);
     is_str(sl_kube_name(p), "pj-driver-0-0", "the driver's pod");
     is_str(sl_kube_annotation(p, "jobset.sigs.k8s.io/job-global-index"), "2",
@@ -170,6 +180,20 @@ static void api(void)
     all = sl_err_fields_lines(&err);
     ok(strstr(all, "spec.successPolicy.targetReplicatedJobs[0]: Invalid value: \"nope\"") != NULL,
        "a success target that is no replicated Job: %s", all);
+    free(all);
+    sl_error_clear(&err);
+    json_object_del(sl_kube_path(js, "spec.successPolicy"), "targetReplicatedJobs");
+    json_object_set_new(sl_kube_path(js, "spec"), "coordinator",
+                        parse("{\"replicatedJob\":\"workers\",\"jobIndex\":5}"));
+    json_object_set_new(sl_kube_path(js, "spec"), "volumeClaimPolicies",
+                        parse("[{\"templates\":[]}]"));
+    js_api_ops.validate_create(js, &err);
+    all = sl_err_fields_lines(&err);
+    ok(strstr(all, "spec.coordinator.jobIndex: Invalid value: 5: coordinator job index 5 is "
+                   "invalid for replicatedJob workers") != NULL,
+       "a coordinator beyond the replicas: %s", all);
+    ok(strstr(all, "spec.volumeClaimPolicies: Forbidden") != NULL,
+       "volumeClaimPolicies refused, naming the field: %s", all);
     free(all);
     sl_error_clear(&err);
     json_decref(js);
