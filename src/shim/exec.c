@@ -194,11 +194,17 @@ static char *exec_failed(const char *cmd, int err)
 }
 
 /* Run the runtime's prefix + the command (the host runtime, runtimes
- * without a private root). */
-static int run_child(const char *dir, const char *status, char **argv, char **envp)
+ * without a private root); nm: the pod's hosts file and host name, in
+ * namespaces of the command's own, as its runs have them (names.h) */
+static int run_child(const char *dir, const char *status, char **argv, char **envp,
+                     const shim_names_t *nm)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        const char *what = NULL;
+        if (nm && shim_names_enter(nm, &what) < 0)
+            fprintf(stderr, "slurmlink-shim: the pod's /etc/hosts and host name: %s: %s\n", what,
+                    strerror(errno));
         execvpe(argv[0], argv, envp);
         shim_exec_status(dir, status, exec_failed(argv[0], errno));
         _exit(EXEC_NOT_FOUND);
@@ -292,7 +298,11 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     identity_env();
     char **envp = shim_build_envp(c);
     char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp, NULL);
-    r = missing ? shim_exec_status(dir, status, missing) : run_child(dir, status, argv, envp);
+    shim_names_t nm;
+    if (c->bind_hosts && spec->hosts)
+        shim_names_init(&nm, spec->hosts);
+    r = missing ? shim_exec_status(dir, status, missing)
+                : run_child(dir, status, argv, envp, c->bind_hosts && spec->hosts ? &nm : NULL);
     free(missing);
     sl_strv_free(envp);
     free(argv); /* its strings are the spec's and the caller's */

@@ -315,9 +315,6 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     maybe_finish(pod);
 }
 
-/* The child of a run: async-signal-safe calls only until exec. What went
- * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
- * step k-1 of the private root. */
 /* the run's names (names.h); a failure is said on its stderr, and the run
  * goes on with the node's */
 static void run_names(const shim_names_t *nm)
@@ -334,6 +331,9 @@ static void run_names(const shim_names_t *nm)
     (void)w;
 }
 
+/* The child of a run: async-signal-safe calls only until exec. What went
+ * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
+ * step k-1 of the private root. */
 static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, const shim_names_t *nm,
                       char *const *argv, int out, int errp, int ep, long maxfd)
 {

@@ -1,10 +1,14 @@
 /* Unit tests: the pod's hosts file (shim.json "hosts", its text, the
  * member → node rule). */
 #include "shimlib/hosts.h"
+#include "common/fsutil.h"
 #include "common/tap.h"
+#include "common/xalloc.h"
+#include "shimlib/nodeinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static sl_hosts_t *parse(const char *text, sl_error_t *err)
 {
@@ -31,6 +35,44 @@ static void refused(const char *text, const char *want, const char *label)
     "{\"rank\":3,\"names\":[\"w2.g\"]}],"                                                          \
     "\"aliases\":[{\"ip\":\"10.0.0.5\",\"hostnames\":[\"storage\"]},"                              \
     "{\"ip\":\"fd00::7\",\"hostnames\":[\"metrics\",\"m.example\"]}]}"
+
+/* sl_hosts_write as on node "me-node" of a 3-node job: rank 0 on
+ * "localhost", rank 1 on a node with no address (left out), rank 5 on node
+ * 5 mod 3 = 2, this one */
+static void write_on_node(void)
+{
+    char dir[] = "/tmp/sl-hosts-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "a folder for the file");
+    char *path = sl_xasprintf("%s/hosts", dir);
+    setenv("SLURM_JOB_NODELIST", "localhost,nosuchnode.invalid,me-node", 1);
+    setenv("SLURMD_NODENAME", "me-node", 1);
+    sl_hosts_t h = {.path = path, .hostname = "w1"};
+    char *own[] = {"w1.g", NULL}, *m0[] = {"boss.g", NULL}, *m1[] = {"lost.g", NULL},
+         *m5[] = {"w5.g", NULL};
+    sl_hosts_entry_t members[] = {{.rank = 0, .names = m0, .nnames = 1},
+                                  {.rank = 1, .names = m1, .nnames = 1},
+                                  {.rank = 5, .names = m5, .nnames = 1}};
+    h.names = own;
+    h.nnames = 1;
+    h.members = members;
+    h.nmembers = 3;
+    sl_error_t err = SL_ERROR_INIT;
+    is_int(sl_hosts_write(&h, &err), 0, "written (%s)", err.text);
+    char *text = sl_read_file(path, NULL, &err);
+    ok(text && (strstr(text, "127.0.0.1\tboss.g\n") || strstr(text, "::1\tboss.g\n")),
+       "rank 0: localhost's address, as this node resolves it");
+    char *own_ip = sl_node_ips(0), *line5 = sl_xasprintf("\n%s\tw5.g\n", own_ip);
+    ok(text && strstr(text, line5),
+       "rank 5 of 3 nodes: node 2, this node (SLURMD_NODENAME): this node's address %s", own_ip);
+    ok(text && !strstr(text, "lost.g"), "rank 1: its node has no address here: left out");
+    free(own_ip);
+    free(line5);
+    ok(text && strstr(text, "\tw1.g\n"), "the pod's own line");
+    free(text);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
 
 int main(void)
 {
@@ -85,5 +127,6 @@ int main(void)
     refused("{\"path\":\"/p\",\"hostname\":\"a\",\"aliases\":[{\"ip\":\"10.0.0.1\","
             "\"hostnames\":[\"a\\tb\"]}]}",
             "hosts.aliases[0].hostnames[0]", "an alias name with a tab");
+    write_on_node();
     return tap_done();
 }

@@ -34,7 +34,7 @@ static json_t *spec_of(const char *pod_json, const json_t *members)
 static char *dump(const json_t *v) { return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY); }
 
 #define META(ann)                                                                                  \
-    "{\"metadata\":{\"name\":\"w-1\",\"namespace\":\"ns\",\"uid\":\"u-1\",\"annotations\":{" ann    \
+    "{\"metadata\":{\"name\":\"w-1\",\"namespace\":\"ns\",\"uid\":\"u-1\",\"annotations\":{" ann   \
     "}},"
 
 int main(void)
@@ -45,10 +45,12 @@ int main(void)
                                  "\"subdomain\":\"j\"},"
                                  "{\"rank\":2,\"name\":\"loner\"}]",
                                  0, NULL);
-    json_t *s = spec_of(META("\"slurmlink.io/runtime\":\"podman\"") "\"spec\":{"
-                             "\"hostname\":\"w1\",\"subdomain\":\"j\",\"containers\":[{\"name\":"
-                             "\"c\",\"image\":\"i\",\"command\":[\"x\"]}]}}",
-                        members);
+    json_t *s = spec_of(
+        META("\"slurmlink.io/runtime\":\"podman\"") "\"spec\":{"
+                                                    "\"hostname\":\"w1\",\"subdomain\":\"j\","
+                                                    "\"containers\":[{\"name\":"
+                                                    "\"c\",\"image\":\"i\",\"command\":[\"x\"]}]}}",
+        members);
     ok(s != NULL, "a gang member translates");
     char *m = dump(json_object_get(json_object_get(s, "hosts"), "members"));
     is_str(m,
@@ -58,8 +60,7 @@ int main(void)
            "subdomain (kube gives it no name)");
     free(m);
     char *n = dump(json_object_get(json_object_get(s, "hosts"), "names"));
-    is_str(n,
-           "[\"w1.j.ns.svc.cluster.local\",\"w1.j.ns.svc\",\"w1.j.ns\",\"w1.j\",\"w1\"]",
+    is_str(n, "[\"w1.j.ns.svc.cluster.local\",\"w1.j.ns.svc\",\"w1.j.ns\",\"w1.j\",\"w1\"]",
            "its own names, the FQDN first, then the bare hostname");
     free(n);
     char *argv = dump(json_object_get(json_array_get(json_object_get(s, "containers"), 0), "argv"));
