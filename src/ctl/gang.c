@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "ctl/gangowner.h"
 #include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
@@ -148,6 +149,25 @@ static void late_steps(sl_buf_t *s, const ctl_gang_t *g)
                   g->n, g->n);
 }
 
+/* before the step of a member with `after`: the batch script waits until
+ * each of members [from, to) has started an app container (its init
+ * containers done) or ended, as its shim's events.jsonl in its pod folder
+ * (on the shared pods root) says */
+static void started_wait(sl_buf_t *s, char **dirs, size_t from, size_t to)
+{
+    if (from >= to)
+        return;
+    sl_buf_puts(s, "for d in");
+    for (size_t i = from; i < to; i++) {
+        char *q = sl_shell_quote(dirs[i]);
+        sl_buf_printf(s, " %s", q);
+        free(q);
+    }
+    sl_buf_puts(s, "; do\n  until grep -s '\"event\":\"started\"' \"$d/events.jsonl\" | "
+                   "grep -q '\"init\":false' || grep -qs '\"event\":\"pod-finished\"' "
+                   "\"$d/events.jsonl\"; do sleep 1; done\ndone\n");
+}
+
 /* the batch script: the head's lines, then one step per member (a node
  * range: and per node beyond them, once linked); its exit status the
  * first failed step's */
@@ -164,12 +184,16 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
     bool late = g->nodes_min && links;
     if (late)
         late_wait(&s, g, links);
-    size_t batch = g->n;
+    size_t batch = g->n, waited = 0;
     for (size_t i = 0; i < g->n; i++) {
-        if (g->m[i].batch && batch == g->n)
+        if (g->m[i].batch && batch == g->n) {
             batch = i;
-        else
-            step_line(&s, g, &g->m[i], dirs[i]);
+            continue;
+        }
+        size_t after = g->m[i].after < i ? g->m[i].after : i;
+        started_wait(&s, dirs, waited, after);
+        waited = after > waited ? after : waited;
+        step_line(&s, g, &g->m[i], dirs[i]);
     }
     if (late)
         late_steps(&s, g);
@@ -561,4 +585,20 @@ char *ctl_gang_mpi_head(const char *impl, long long slots)
                         "scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/%s%lld/' "
                         ">\"$hostfile\"\n%s",
                         ompi ? " slots=" : ":", slots, vars);
+}
+
+void ctl_gang_pod_bookkeeping(json_t *pod, json_t *owner, size_t node, size_t i, long long attempt)
+{
+    char buf[24];
+    ctl_drop_server_owned(pod); /* the template's are not the server's */
+    snprintf(buf, sizeof(buf), "%zu", i);
+    sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(owner));
+    sl_kube_set_annotation(pod, CTL_ANN_POD_INDEX, buf);
+    snprintf(buf, sizeof(buf), "%zu", node);
+    sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
+    snprintf(buf, sizeof(buf), "%lld", attempt);
+    sl_kube_set_annotation(pod, CTL_ANN_GANG_ATTEMPT, buf);
+    const char *user = sl_kube_annotation(owner, SL_ANN_USER);
+    if (user)
+        sl_kube_set_annotation(pod, SL_ANN_USER, user);
 }

@@ -35,7 +35,8 @@
 
 #include "ctl/internal.h"
 
-#define CTL_ANN_GANG_RANK "slurmlink.io/gang-rank" /* a member pod's node offset */
+#define CTL_ANN_GANG_RANK "slurmlink.io/gang-rank"       /* a member pod's node offset */
+#define CTL_ANN_GANG_ATTEMPT "slurmlink.io/gang-attempt" /* the owner's run a member belongs to */
 
 typedef struct ctl_gang_member {
     json_t *pod;            /* the stored pod (borrowed); its node: CTL_ANN_GANG_RANK */
@@ -43,6 +44,9 @@ typedef struct ctl_gang_member {
     int batch;              /* runs in the job's batch step on the first node (an MPIJob's
                              * Launcher), not as a step: the job's exit status is its own, and
                              * the steps are ended (SIGTERM) when it ends */
+    size_t after;           /* its step starts once the containers of members 0..after-1 have
+                             * started (or ended): a JobSet's startupPolicy InOrder; 0: at once.
+                             * Nondecreasing in rank order (the steps start in that order) */
 } ctl_gang_member_t;
 
 typedef struct ctl_gang {
@@ -64,6 +68,13 @@ typedef struct ctl_gang {
      * sharing the allocation (srun --overlap); 0: one member per node */
     unsigned per_node;
 } ctl_gang_t;
+
+/* A member pod's bookkeeping (server-owned annotations): the template's
+ * server-owned ones dropped, the owner's uid (SL_ANN_JOB_UID, so the pod
+ * controller finds it: ctl_pods_naming), its member index i, its node
+ * (CTL_ANN_GANG_RANK), the attempt (CTL_ANN_GANG_ATTEMPT) and the
+ * owner's user. */
+void ctl_gang_pod_bookkeeping(json_t *pod, json_t *owner, size_t node, size_t i, long long attempt);
 
 /* The comment of the gang's job: "slurmlink:uid=OWNER slurmlink:gang=ATTEMPT". */
 void ctl_gang_comment(const ctl_gang_t *g, char *out, size_t len);

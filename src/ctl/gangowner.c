@@ -11,6 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+void ctl_drop_server_owned(json_t *pod)
+{
+    static const char *const owned[] = {SL_ANN_USER, SL_ANN_JOB_ID, SL_ANN_JOB_UID,
+                                        SL_ANN_ARRAY_TASK, SL_ANN_GPUS};
+    json_t *ann = sl_kube_path(pod, "metadata.annotations");
+    for (size_t i = 0; json_is_object(ann) && i < sizeof(owned) / sizeof(owned[0]); i++)
+        json_object_del(ann, owned[i]);
+}
+
 json_t *ctl_owner_pods(sl_ctl_t *c, json_t *owner)
 {
     json_t *all = ctl_pods_naming(c, sl_kube_namespace(owner), sl_kube_uid(owner));

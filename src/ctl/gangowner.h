@@ -1,9 +1,8 @@
 /* gangowner.h — what the owner of a gang (gang.h) does with what it made,
- * whatever its kind (a PyTorchJob or an MPIJob, ptj.c; a Trainer v2
- * TrainJob, src/kinds/trainjob/): finds its pods by their controller
- * ownerReference, deletes them, cancels the Slurm jobs it recorded, and
- * writes its own bookkeeping annotations and status through the store.
- * Controller thread. */
+ * whatever its kind (a PyTorchJob or an MPIJob, src/kinds/kubeflow/; a
+ * Trainer v2 TrainJob, src/kinds/trainjob/; a JobSet, src/kinds/jobset/): finds its pods by their
+ * controller ownerReference, deletes them, cancels the Slurm jobs it recorded, and writes its own
+ * bookkeeping annotations and status through the store. Controller thread. */
 #ifndef SL_CTL_GANGOWNER_H
 #define SL_CTL_GANGOWNER_H
 
@@ -12,6 +11,15 @@
 #include <stdint.h>
 
 struct sl_ctl;
+
+/* a controller-made pod's index among its owner's (server-owned; what
+ * the Job controller's ctl_job_pod_of reads, a gang member's rank) */
+#define CTL_ANN_POD_INDEX "slurmlink.io/job-index"
+
+/* The server-owned annotations (slurmlink.io/user, job-id, job-uid,
+ * array-task, gpus) a workload's pod template carried, dropped from a pod
+ * made from it: the controller sets its own. */
+void ctl_drop_server_owned(json_t *pod);
 
 /* the Slurm jobs an owner submitted: "id,id" */
 #define CTL_ANN_SLURM_JOBS "slurmlink.io/slurm-jobs"

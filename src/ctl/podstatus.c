@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a gang member's annotation (ctl/gang.h CTL_ANN_GANG_RANK) */
+#define ANN_GANG_RANK "slurmlink.io/gang-rank"
+
 static char *ts(int64_t ns) { return sl_kube_rfc3339(ns, 0); }
 
 /* set obj[key] = val (stolen) unless equal; returns 1 if changed */
@@ -701,6 +704,12 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
         }
         return changed;
     }
+    /* a gang member whose own step had ended, as its shim said, before the
+     * job did (its owner ended the gang: a JobSet's successPolicy met while
+     * other members ran, another member failed): how it ended stays */
+    if (ctl_pod_terminal(pod) && job->shim_finished &&
+        sl_kube_annotation(pod, ANN_GANG_RANK) != NULL)
+        return changed;
     /* Slurm ended the job itself: whatever the containers did on the way out
      * (a clean exit on SIGTERM included), the pod failed for this reason */
     const char *reason = NULL, *cterm = "Error";

@@ -20,7 +20,8 @@
     X(clustertrainingruntime)                                                                      \
     X(service)                                                                                     \
     X(endpoints)                                                                                   \
-    X(endpointslice)
+    X(endpointslice)                                                                               \
+    X(jobset)
 
 #define DECLARE(name) extern const sl_kind_t sl_kind_##name;
 #define ROW(name) &sl_kind_##name,

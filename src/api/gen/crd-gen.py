@@ -38,6 +38,9 @@ PINNED = [
      "github.com/kubeflow/trainer v2.3.0 manifests/base/crds/"
      "trainer.kubeflow.org_clustertrainingruntimes.yaml",
      "ec84dc3388fcdbe8c61d3c247a773d14458dd9438e995bea8e50d2a18080eef9"),
+    ("crds/jobset.x-k8s.io_jobsets.yaml",
+     "github.com/kubernetes-sigs/jobset v0.12.0 (f22e565) config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",
+     "d022b87624512cf0b6741b31b24a2bea9945b5a838b50713af29332c878bb6fe"),
 ]
 META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
 

@@ -1,5 +1,6 @@
 /* jobpod.c — the pod of one index of a Job (jobpod.h). */
 #include "kinds/job/jobpod.h"
+#include "ctl/gangowner.h"
 #include "common/xalloc.h"
 #include "ctl/podstatus.h"
 #include "kube/meta.h"
@@ -36,15 +37,6 @@ static void add_index_env(json_t *spec)
                                                  "metadata.annotations['" ANN_INDEX "']"));
         }
     }
-}
-
-void ctl_drop_server_owned(json_t *pod)
-{
-    static const char *const owned[] = {SL_ANN_USER, SL_ANN_JOB_ID, SL_ANN_JOB_UID,
-                                        SL_ANN_ARRAY_TASK, SL_ANN_GPUS};
-    json_t *ann = sl_kube_path(pod, "metadata.annotations");
-    for (size_t i = 0; json_is_object(ann) && i < sizeof(owned) / sizeof(owned[0]); i++)
-        json_object_del(ann, owned[i]);
 }
 
 json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)

@@ -13,14 +13,12 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "ctl/gangowner.h" /* ctl_drop_server_owned, CTL_ANN_POD_INDEX */
+
 #define ANN_INDEX "batch.kubernetes.io/job-completion-index"
-#define ANN_POD_INDEX "slurmlink.io/job-index"
+#define ANN_POD_INDEX CTL_ANN_POD_INDEX
 #define ANN_POD_SUB "slurmlink.io/job-submission"
 
-/* The server-owned annotations (slurmlink.io/user, job-id, job-uid,
- * array-task) a workload's pod template carried, dropped from a pod made
- * from it: the controller sets its own. */
-void ctl_drop_server_owned(json_t *pod);
 /* A new pod (new reference) for index idx of submission sub of job. */
 json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub);
 

@@ -64,22 +64,22 @@ void api_tj_prepare_update(json_t *job, json_t *old)
                         json_integer(json_equal(ns, os) ? gen : gen + 1));
 }
 
-/* a pod module field path under the replica's template, or NULL (the
+/* a pod module field path under the pod template at prefix, or NULL (the
  * pod's own name) */
-static char *template_field(const char *specs, const char *type, const char *f)
+static char *template_field(const char *prefix, const char *f)
 {
     if (!strncmp(f, "spec", 4) && (!f[4] || f[4] == '.' || f[4] == '['))
-        return sl_xasprintf("%s[%s].template.%s", specs, type, f);
+        return sl_xasprintf("%s.%s", prefix, f);
     if (!strncmp(f, "metadata.labels", 15) || !strncmp(f, "metadata.annotations", 20))
-        return sl_xasprintf("%s[%s].template.%s", specs, type, f);
+        return sl_xasprintf("%s.%s", prefix, f);
     return NULL;
 }
 
-static void copy_errors(const char *specs, const char *type, const sl_error_t *from, sl_error_t *to)
+static void copy_errors(const char *prefix, const sl_error_t *from, sl_error_t *to)
 {
     for (size_t i = 0; i < sl_err_nfields(from); i++) {
         const sl_fielderr_t *e = sl_err_fieldat(from, i);
-        char *f = template_field(specs, type, e->field);
+        char *f = template_field(prefix, e->field);
         if (!f)
             continue;
         if (e->vkind == SL_FE_V_INT)
@@ -103,14 +103,13 @@ static json_t *object_copy(json_t *v)
     return json_object();
 }
 
-void api_tj_validate_template(const char *specs, const char *type, json_t *rs, sl_error_t *err)
+void api_tj_validate_pod_template(const char *prefix, json_t *tmpl, const char *restart,
+                                  sl_error_t *err)
 {
-    json_t *meta = object_copy(sl_kube_path(rs, "template.metadata"));
+    json_t *meta = object_copy(json_object_get(tmpl, "metadata"));
     json_object_set_new(meta, "name", json_string("trainjob-replica"));
-    json_t *ps = object_copy(sl_kube_path(rs, "template.spec"));
-    const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
-    json_object_set_new(ps, "restartPolicy",
-                        json_string(!rp || !strcmp(rp, "ExitCode") ? "Never" : rp));
+    json_t *ps = object_copy(json_object_get(tmpl, "spec"));
+    json_object_set_new(ps, "restartPolicy", json_string(restart));
     json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
                             meta, "spec", ps);
     sl_pod_apply_defaults(pod);
@@ -119,9 +118,18 @@ void api_tj_validate_template(const char *specs, const char *type, json_t *rs, s
     if (p)
         sl_translate_validate(p, NULL, &perr);
     sl_pod_destroy(p);
-    copy_errors(specs, type, &perr, err);
+    copy_errors(prefix, &perr, err);
     sl_error_clear(&perr);
     json_decref(pod);
+}
+
+void api_tj_validate_template(const char *specs, const char *type, json_t *rs, sl_error_t *err)
+{
+    const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
+    char *prefix = sl_xasprintf("%s[%s].template", specs, type);
+    api_tj_validate_pod_template(prefix, json_object_get(rs, "template"),
+                                 !rp || !strcmp(rp, "ExitCode") ? "Never" : rp, err);
+    free(prefix);
 }
 
 #define DNS1035_MSG                                                                                \

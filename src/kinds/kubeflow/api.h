@@ -31,6 +31,10 @@ void api_tj_prepare_update(json_t *job, json_t *old);
  * the pod module and the translator; its field errors under
  * SPECS[TYPE].template. */
 void api_tj_validate_template(const char *specs, const char *type, json_t *rs, sl_error_t *err);
+/* The same for any pod template ({metadata, spec}) run with restartPolicy
+ * restart, its field errors under prefix ("spec.replicatedJobs[0].template.spec.template"). */
+void api_tj_validate_pod_template(const char *prefix, json_t *tmpl, const char *restart,
+                                  sl_error_t *err);
 
 /* apimachinery's IsDNS1035Label: its error texts joined by sep into why
  * (empty when s is one); false when s is not one. */

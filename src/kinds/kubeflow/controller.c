@@ -30,6 +30,7 @@
 #include "ctl/gangowner.h"
 #include "ctl/internal.h"
 #include "ctl/jobtask.h"
+#include "ctl/gangowner.h"
 #include "ctl/podstatus.h"
 #include "kinds/kubeflow/kubeflow.h"
 #include "kinds/kubeflow/status.h"

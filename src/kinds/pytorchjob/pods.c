@@ -17,8 +17,6 @@
 #include <string.h>
 
 #define L "training.kubeflow.org/"
-#define ANN_POD_INDEX                                                                              \
-    "slurmlink.io/job-index" /* what ctl_job_pod_of reads (src/kinds/job/controller.c) */
 
 json_t *ctl_tj_replicas(const ctl_tj_kind_t *k, json_t *job)
 {
@@ -218,22 +216,6 @@ static void labels(const ctl_tj_kind_t *k, json_t *pod, json_t *job, const char 
     sl_kube_set_label(pod, L "replica-index", buf);
 }
 
-static void bookkeeping(json_t *pod, json_t *job, size_t node, size_t i, long long attempt)
-{
-    char buf[24];
-    ctl_drop_server_owned(pod); /* the template's are not the server's */
-    snprintf(buf, sizeof(buf), "%zu", i);
-    sl_kube_set_annotation(pod, SL_ANN_JOB_UID, sl_kube_uid(job));
-    sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
-    snprintf(buf, sizeof(buf), "%zu", node);
-    sl_kube_set_annotation(pod, CTL_ANN_GANG_RANK, buf);
-    snprintf(buf, sizeof(buf), "%lld", attempt);
-    sl_kube_set_annotation(pod, PTJ_ANN_ATTEMPT, buf);
-    const char *user = sl_kube_annotation(job, SL_ANN_USER);
-    if (user)
-        sl_kube_set_annotation(pod, SL_ANN_USER, user);
-}
-
 json_t *ctl_tj_base_pod(const ctl_tj_kind_t *k, json_t *job, json_t *r, size_t node, size_t i,
                         long long attempt)
 {
@@ -262,7 +244,7 @@ json_t *ctl_tj_base_pod(const ctl_tj_kind_t *k, json_t *job, json_t *r, size_t n
     free(name);
     sl_kube_meta_set_str(pod, "namespace", sl_kube_namespace(job));
     labels(k, pod, job, lower, index);
-    bookkeeping(pod, job, node, i, attempt);
+    ctl_gang_pod_bookkeeping(pod, job, node, i, attempt);
     json_object_set_new(meta, "ownerReferences",
                         json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", k->api_version,
                                   "kind", k->kind, "name", sl_kube_name(job), "uid",

@@ -68,7 +68,7 @@ static void pods_and_gang(void)
            "job-role worker");
     is_str(json_string_value(json_object_get(lb, "training.kubeflow.org/operator-name")),
            "mpi-operator", "operator-name mpi-operator");
-    ctl_gang_member_t m[3] = {{l, NULL, 0}, {NULL, NULL, 0}, {w, NULL, 0}};
+    ctl_gang_member_t m[3] = {{.pod = l}, {.pod = NULL}, {.pod = w}};
     ctl_gang_t g = {.owner = j, .kind = "MPIJob", .m = m, .n = 3};
     char *head = ctl_tj_mpijob.shape(j, &g);
     ok(g.nodes == 2 && g.tasks_per_node == 4 && m[0].batch && !m[2].batch,
