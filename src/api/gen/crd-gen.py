@@ -28,6 +28,9 @@ PINNED = [
     ("crds/kubeflow.org_mpijobs.yaml",
      "github.com/kubeflow/mpi-operator caa3c47 (v0.8.2) manifests/base/kubeflow.org_mpijobs.yaml",
      "78b0131f931fcc8d99f6ce0407281f41b62527e443ec691d26d9634b390ad3bb"),
+    ("crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
+     "github.com/kubernetes-sigs/lws v0.10.0 (5666259) config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
+     "c5dcad8ed943e495490241f00b9a1b45d51203b6d484020db3636d5bf553568e"),
 ]
 META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
 
