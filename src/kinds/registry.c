@@ -4,10 +4,12 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
+#include "kinds/lws/lws.h"
 
 #include <string.h>
 
 const sl_kind_t *const sl_kinds[] = {
+    &lws_kind, /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet (kinds/lws) */
     NULL,
 };
 

@@ -57,9 +57,9 @@ void lws_subdomain(json_t *lws, long long g, char *out, size_t len);
  * container), the gang's bookkeeping. */
 json_t *lws_new_pod(json_t *lws, long long g, long long w, long long attempt);
 
-/* The controller's hooks (lws_ctl.c). */
+/* The controller's hooks (lws_ctl.c); what a LWS deleted while slurmlinkd
+ * was down left is the garbage collector's (ctl/jobgc.c). */
 void lws_reconcile(struct sl_ctl *c, json_t *lws);
 void lws_gone(struct sl_ctl *c, json_t *lws);
-void lws_collect_gone(struct sl_ctl *c);
 
 #endif

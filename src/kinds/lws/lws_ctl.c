@@ -39,7 +39,10 @@ typedef struct group {
     json_t *pods;      /* borrowed pods of the group (new array) */
     long long attempt; /* their run */
     bool deleting;     /* a pod being deleted */
-    size_t ended, ready;
+    bool submitted;    /* a pod holds the gang's job */
+    size_t ended;      /* pods ended (not being deleted) */
+    size_t gone;       /* pods being deleted */
+    size_t ready;
     bool current; /* every pod of the current revision */
 } group_t;
 
@@ -254,8 +257,11 @@ static group_t *sort_groups(json_t *lws, json_t *pods, long long *ngroups)
         long long a = ann_ll(pod, LWS_ANN_ATTEMPT, 0);
         gr->attempt = a > gr->attempt ? a : gr->attempt;
         json_array_append(gr->pods, pod);
-        gr->deleting |= sl_kube_meta_str(pod, "deletionTimestamp") != NULL;
-        gr->ended += ctl_pod_terminal(pod) ? 1 : 0;
+        bool del = sl_kube_meta_str(pod, "deletionTimestamp") != NULL;
+        gr->deleting |= del;
+        gr->gone += del;
+        gr->ended += !del && ctl_pod_terminal(pod);
+        gr->submitted |= ctl_pod_job_id(pod) != 0;
         gr->ready += pod_ready(pod) ? 1 : 0;
         const char *r = sl_kube_label(pod, LWS_LABEL_REVISION);
         gr->current &= r && !strcmp(r, rev);
@@ -274,9 +280,14 @@ static bool group_ready(json_t *lws, const group_t *gr)
  * next pass makes it anew */
 static bool restart_due(json_t *lws, const group_t *gr)
 {
+    size_t n = json_array_size(gr->pods), left = n - gr->gone;
+    if (!left)
+        return false; /* going already */
+    if ((gr->gone || (long long)n < lws_size(lws)) && gr->submitted)
+        return true; /* a member lost: its gang cannot take it back */
     const char *rp = sl_kube_path_str(lws, "spec.leaderWorkerTemplate.restartPolicy");
     if (rp && !strcmp(rp, "None"))
-        return gr->ended && gr->ended == json_array_size(gr->pods);
+        return gr->ended == left;
     return gr->ended > 0;
 }
 
@@ -382,8 +393,6 @@ static void write_status(sl_ctl_t *c, json_t *lws, const group_t *gs, long long 
 static void group_pass(sl_ctl_t *c, json_t *lws, long long g, group_t *gr, long long *unready,
                        long long budget)
 {
-    if (gr->deleting)
-        return; /* the rest follows once its pods are gone */
     if (!json_array_size(gr->pods)) {
         long long a = next_attempt(c, lws);
         if (a >= 0)
@@ -392,10 +401,12 @@ static void group_pass(sl_ctl_t *c, json_t *lws, long long g, group_t *gr, long 
     }
     if (restart_due(lws, gr)) {
         ctl_event(c, lws, "Normal", "RecreateGroupOnPodRestart",
-                  "Worker pod of group %lld ended: the group is recreated", g);
+                  "A pod of group %lld ended or was deleted: the group is recreated", g);
         delete_group(c, lws, gr, sl_kube_uid(lws));
         return;
     }
+    if (gr->deleting)
+        return; /* the rest follows once its pods are gone */
     if (!gr->current && (group_ready(lws, gr) ? *unready < budget : true)) {
         if (group_ready(lws, gr))
             (*unready)++;
@@ -445,31 +456,5 @@ void lws_gone(sl_ctl_t *c, json_t *lws)
     delete_group(c, NULL, &all, sl_kube_uid(lws));
     sl_info(LWS_KIND " %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(lws),
             sl_kube_name(lws), json_array_size(pods));
-    json_decref(pods);
-}
-
-/* the pods of LWSs no longer stored: their jobs cancelled, they deleted */
-void lws_collect_gone(sl_ctl_t *c)
-{
-    json_t *pods = sl_store_list(c->store, "pods", NULL, NULL);
-    size_t i;
-    json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
-        const char *uid = ctl_controller_owner(pod, LWS_KIND, LWS_API_VERSION);
-        if (!uid || sl_kube_meta_str(pod, "deletionTimestamp"))
-            continue;
-        json_t *owner = NULL, *all = sl_store_list(c->store, LWS_STORE, sl_kube_namespace(pod), NULL);
-        size_t k;
-        json_t *o;
-        json_array_foreach(all, k, o) if (!strcmp(sl_kube_uid(o), uid)) owner = o;
-        if (!owner) {
-            json_t *one = json_pack("[O]", pod);
-            group_t gr = {.pods = one};
-            delete_group(c, NULL, &gr, uid);
-            json_decref(one);
-        }
-        json_decref(all);
-    }
     json_decref(pods);
 }

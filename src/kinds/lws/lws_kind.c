@@ -309,5 +309,5 @@ const sl_kind_t lws_kind = {
     .ctl = {.needs_slurm = true,
             .reconcile = lws_reconcile,
             .gone = lws_gone,
-            .collect_gone = lws_collect_gone},
+            .collect_gone = NULL},
 };
