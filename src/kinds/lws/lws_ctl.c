@@ -293,8 +293,8 @@ static bool restart_due(json_t *lws, const group_t *gr)
 
 static long long scaled(json_t *lws, const char *key, bool up)
 {
-    json_t *v = sl_kube_path(sl_kube_path(lws, "spec.rolloutStrategy.rollingUpdateConfiguration"),
-                             key);
+    json_t *v =
+        sl_kube_path(sl_kube_path(lws, "spec.rolloutStrategy.rollingUpdateConfiguration"), key);
     if (json_is_integer(v))
         return json_integer_value(v);
     long long pct = json_is_string(v) ? atoll(json_string_value(v)) : 0, r = lws_replicas(lws);
@@ -318,13 +318,13 @@ static json_t *conditions(json_t *lws, long long ready, long long updated, long 
     static const char *const types[] = {"Available", "Progressing", "UpdateInProgress"};
     long long gen = json_integer_value(sl_kube_path(lws, "metadata.generation"));
     for (size_t t = 0; t < 3; t++) {
-        bool on = !strcmp(types[t], type) || (!strcmp(types[t], "Progressing") &&
-                                               !strcmp(type, "UpdateInProgress"));
+        bool on = !strcmp(types[t], type) ||
+                  (!strcmp(types[t], "Progressing") && !strcmp(type, "UpdateInProgress"));
         json_t *prev = NULL, *cd;
         size_t i;
-        json_array_foreach(old, i, cd) if (!strcmp(json_string_value(json_object_get(cd, "type"))
-                                                       ?: "",
-                                                   types[t])) prev = cd;
+        json_array_foreach(
+            old, i, cd) if (!strcmp(json_string_value(json_object_get(cd, "type")) ?: "", types[t]))
+            prev = cd;
         if (!prev && !on)
             continue;
         const char *ps = json_string_value(json_object_get(prev, "status"));
@@ -410,8 +410,8 @@ static void group_pass(sl_ctl_t *c, json_t *lws, long long g, group_t *gr, long 
     if (!gr->current && (group_ready(lws, gr) ? *unready < budget : true)) {
         if (group_ready(lws, gr))
             (*unready)++;
-        ctl_event(c, lws, "Normal", "GroupsUpdating", "Group %lld is recreated from the new template",
-                  g);
+        ctl_event(c, lws, "Normal", "GroupsUpdating",
+                  "Group %lld is recreated from the new template", g);
         delete_group(c, lws, gr, sl_kube_uid(lws));
         return;
     }

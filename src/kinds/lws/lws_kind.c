@@ -81,8 +81,8 @@ static void validate_enum(json_t *lws, const char *path, const char *const *ok, 
 
 static void validate_enums(json_t *lws, sl_error_t *err)
 {
-    static const char *const rp[] = {"RecreateGroupOnPodRestart", "RecreateGroupAfterStart",
-                                     "None", NULL};
+    static const char *const rp[] = {"RecreateGroupOnPodRestart", "RecreateGroupAfterStart", "None",
+                                     NULL};
     static const char *const sp[] = {"LeaderCreated", "LeaderReady", NULL};
     static const char *const sd[] = {"Shared", "UniquePerReplica", NULL};
     static const char *const rt[] = {"RollingUpdate", NULL};
@@ -298,8 +298,19 @@ static const api_kind_ops_t lws_ops = {
 };
 
 const sl_kind_t lws_kind = {
-    .api = {LWS_GROUP, "v1", "leaderworkersets", "leaderworkerset", "LeaderWorkerSet",
-            "LeaderWorkerSetList", true, API_V_ALL, {"lws"}, {0}, true, false, LWS_STORE,
+    .api = {LWS_GROUP,
+            "v1",
+            "leaderworkersets",
+            "leaderworkerset",
+            "LeaderWorkerSet",
+            "LeaderWorkerSetList",
+            true,
+            API_V_ALL,
+            {"lws"},
+            {0},
+            true,
+            false,
+            LWS_STORE,
             &lws_ops},
     .pod_templates = {"spec.leaderWorkerTemplate.leaderTemplate.spec",
                       "spec.leaderWorkerTemplate.workerTemplate.spec", NULL},

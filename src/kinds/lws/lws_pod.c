@@ -177,10 +177,10 @@ json_t *lws_new_pod(json_t *lws, long long g, long long w, long long attempt)
     labels(pod, lws, g, w);
     bookkeeping(pod, lws, w, attempt);
     json_object_set_new(meta, "ownerReferences",
-                        json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion",
-                                  LWS_API_VERSION, "kind", "LeaderWorkerSet", "name",
-                                  sl_kube_name(lws) ?: "", "uid", sl_kube_uid(lws) ?: "",
-                                  "controller", 1, "blockOwnerDeletion", 1));
+                        json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", LWS_API_VERSION,
+                                  "kind", "LeaderWorkerSet", "name", sl_kube_name(lws) ?: "", "uid",
+                                  sl_kube_uid(lws) ?: "", "controller", 1, "blockOwnerDeletion",
+                                  1));
     sl_pod_apply_defaults(pod);
     return pod;
 }
