@@ -16,7 +16,7 @@
 #   - bad input: the webhook's and the schema's 422s naming the field;
 #   - delete: every pod and Slurm job goes.
 source "$(dirname "$0")/lib.sh"
-plan 29
+plan 31
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -45,6 +45,8 @@ is "$(wc -l <<<"$jobs")|$(awk '{print $2}' <<<"$jobs" | sort -u)" "3|2" "squeue:
 is "$(awk '{print $3}' <<<"$jobs" | sort -u)" "slurmlink:uid=$(jp "lws/$N" '{.metadata.uid}')" "... each carries the LWS's uid in its comment"
 is "$(for n in $N-1 $N-1-1 $N-1-2 $N-1-3; do jp "pod/$n" '{.metadata.annotations.slurmlink\.io/job-id}{"\n"}'; done | sort -u | grep -c .)" 1 \
   "the four pods of group 1 are the one job"
+is "$(squeue -h -o '%j %l' | awk -v n="default/$N" '$1 == n {print $2}' | sort -u)" UNLIMITED "no time limit of its own: a server runs until stopped"
+like "$(kc explain lws.spec.leaderWorkerTemplate.size 2>&1)" "FIELD: size <integer>" "kubectl explain from the pinned CRD"
 like "$(kc get lws "$N" 2>&1)" "NAME +READY +DESIRED +UP-TO-DATE +AGE"$'\n'"$N +3 +3 +3 +[0-9]+s" "kubectl get lws: the CRD's columns"
 is "$(jp "pod/$N-1-2" '{.metadata.labels.leaderworkerset\.sigs\.k8s\.io/name} {.metadata.labels.leaderworkerset\.sigs\.k8s\.io/group-index} {.metadata.labels.leaderworkerset\.sigs\.k8s\.io/worker-index} {.metadata.annotations.leaderworkerset\.sigs\.k8s\.io/size} {.metadata.annotations.leaderworkerset\.sigs\.k8s\.io/leader-name} {.spec.hostname} {.spec.subdomain} {.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].controller}')" \
   "$N 1 2 4 $N-1 $N-1-2 $N LeaderWorkerSet true" "upstream's labels, annotations, hostname/subdomain, controller ownerReference"
