@@ -4,26 +4,28 @@
 # of `size` pods as ONE gang Slurm job, on a real two-node cluster with the
 # real kubectl; the manifest is LWS's own docs/examples/sample/lws.yaml
 # (t/89-lws/lws.yaml, v0.10.0), its image reference alone replaced by an
-# image of a loopback docker-registry: busybox whose command serves HTTP
-# (httpd on 8080 as nginx-unprivileged does, the next free port when pods
-# share a node's network) after printing its LWS_* environment.
+# image of a loopback docker-registry: busybox whose command
+# (t/89-lws/serve.sh) serves HTTP (httpd on 8080 as nginx-unprivileged
+# does, the next free port when pods share a node's network) after
+# printing its LWS_* environment, and reaches its group by name.
 #   - 3 groups x size 4: the pods' names, upstream's labels, annotations,
 #     hostname/subdomain and environment; each group ONE Slurm job of both
-#     nodes; Available, kubectl get's columns;
+#     nodes; a worker reaches its leader by LWS_LEADER_ADDRESS, the leader
+#     each worker by its pod DNS name; Available, kubectl get's columns;
 #   - a worker killed: its group's job cancelled, the group recreated as a
 #     new Slurm job; the other groups untouched;
 #   - spec.replicas 3 -> 2 -> 3: group 2's job cancelled, then a new one;
 #   - bad input: the webhook's and the schema's 422s naming the field;
 #   - delete: every pod and Slurm job goes.
 source "$(dirname "$0")/lib.sh"
-plan 31
+plan 33
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
 start_registry "$T"
-srv='env | grep ^LWS_ | sort; mkdir -p /tmp/www; echo "group $LWS_LEADER_ADDRESS worker $LWS_WORKER_INDEX" >/tmp/www/index.html; for p in 8080 8081 8082 8083 8084 8085 8086 8087; do httpd -f -p $p -h /tmp/www; done'
-push_busybox "$T" lws/server:v1 sh -c 'for t in httpd env grep sort mkdir wget sleep; do ln -s busybox bin/$t; done; mkdir -p tmp && chmod 1777 tmp'
-(umoci config --image "$T/oci:lws-server-v1" --config.entrypoint /bin/sh --config.entrypoint -c --config.cmd "$srv" &&
+push_busybox "$T" lws/server:v1 sh -c "for t in httpd env grep sort mkdir wget sleep; do ln -s busybox bin/\$t; done;
+  mkdir -p tmp && chmod 1777 tmp && cp '$ROOT/t/89-lws/serve.sh' bin/lws-serve && chmod 755 bin/lws-serve"
+(umoci config --image "$T/oci:lws-server-v1" --config.entrypoint /bin/lws-serve &&
   skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:lws-server-v1" "docker://$REG/lws/server:v1") >"$T/cfg.log" 2>&1 ||
   bail "umoci config: $(cat "$T/cfg.log")"
 cluster_up --nodes 2 --cpus 8 || bail "cluster up --nodes 2"
@@ -55,6 +57,13 @@ is "$(jp "pod/$N-1" '{.metadata.labels.leaderworkerset\.sigs\.k8s\.io/group-key}
 is "$(kc logs "$N-1-2" 2>&1 | head -4 | tr '\n' ' ')" \
   "LWS_GROUP_SIZE=4 LWS_LEADER_ADDRESS=$N-1.$N.default LWS_NAME=$N LWS_WORKER_INDEX=2 " "a worker's LWS_* environment"
 like "$(kc logs "$N-2" 2>&1)" "LWS_WORKER_INDEX=0" "... the leader's LWS_WORKER_INDEX 0"
+reached() { [ "$(kc logs "$1" 2>&1 | grep -c '^reached ')" = "$2" ]; }
+ok wait_for 60 reached "$N-1-3" 1 "worker 3 of group 1 reaches its leader by LWS_LEADER_ADDRESS: $(kc logs "$N-1-3" 2>&1 | grep reach)" ||
+  diag "$(kc logs "$N-1-3" 2>&1)"
+ok wait_for 60 reached "$N-1" 3 "the leader of group 1 reaches its 3 workers by <leader>-<w>.<subdomain>.<ns>" ||
+  diag "$(kc logs "$N-1" 2>&1)"
+is "$(kc logs "$N-1" 2>&1 | grep '^reached' | tr '\n' ' ')" \
+  "reached $N-1-1.$N.default reached $N-1-2.$N.default reached $N-1-3.$N.default " "... each by name"
 is "$(jp "lws/$N" '{.status.replicas} {.status.readyReplicas} {.status.updatedReplicas} {.status.hpaPodSelector} {.status.conditions[?(@.type=="Available")].reason}')" \
   "3 3 3 leaderworkerset.sigs.k8s.io/name=$N,leaderworkerset.sigs.k8s.io/worker-index=0 AllGroupsReady" "status: replicas, readyReplicas, updatedReplicas, hpaPodSelector, Available"
 

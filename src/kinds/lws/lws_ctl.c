@@ -99,10 +99,14 @@ static int write_lws(sl_ctl_t *c, json_t *lws, write_arg_t *a)
     return rc < 0 ? -1 : 0;
 }
 
-/* the next run number, recorded before it is used: -1 when it cannot be */
-static long long next_attempt(sl_ctl_t *c, json_t *lws)
+/* the next run number, recorded before it is used (above every run its
+ * pods carry, should the annotation have been dropped by a client's
+ * replace): -1 when it cannot be recorded */
+static long long next_attempt(sl_ctl_t *c, json_t *lws, long long above)
 {
     long long n = ann_ll(lws, LWS_ANN_NEXT, 0);
+    if (n <= above)
+        n = above + 1;
     char buf[24];
     snprintf(buf, sizeof(buf), "%lld", n + 1);
     write_arg_t a = {.uid = sl_kube_uid(lws), .key = LWS_ANN_NEXT, .value = buf};
@@ -391,10 +395,10 @@ static void write_status(sl_ctl_t *c, json_t *lws, const group_t *gs, long long 
 
 /* one group below spec.replicas: made, submitted, recreated or rolled */
 static void group_pass(sl_ctl_t *c, json_t *lws, long long g, group_t *gr, long long *unready,
-                       long long budget)
+                       long long budget, long long top)
 {
     if (!json_array_size(gr->pods)) {
-        long long a = next_attempt(c, lws);
+        long long a = next_attempt(c, lws, top);
         if (a >= 0)
             create_group(c, lws, g, a, NULL);
         return;
@@ -432,12 +436,15 @@ void lws_reconcile(sl_ctl_t *c, json_t *lws)
     for (long long g = 0; g < want && g < n; g++)
         unready += !group_ready(lws, &gs[g]);
     long long budget = scaled(lws, "maxUnavailable", false) + scaled(lws, "maxSurge", true);
+    long long top = -1; /* the highest run the pods carry */
+    for (long long g = 0; g < n; g++)
+        top = gs[g].attempt > top ? gs[g].attempt : top;
     for (long long g = n - 1; g >= 0; g--) {
         if (g >= want) { /* scaled down */
             if (json_array_size(gs[g].pods) && !gs[g].deleting)
                 delete_group(c, lws, &gs[g], sl_kube_uid(lws));
         } else {
-            group_pass(c, lws, g, &gs[g], &unready, budget);
+            group_pass(c, lws, g, &gs[g], &unready, budget, top);
         }
     }
     write_status(c, lws, gs, want);

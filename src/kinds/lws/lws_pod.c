@@ -32,7 +32,8 @@ void lws_revision(json_t *lws, char out[11])
     char h[65] = "";
     if (s && gnutls_hash_fast(GNUTLS_DIG_SHA256, s, strlen(s), d) == 0)
         hex(d, sizeof(d), h);
-    snprintf(out, 11, "%s", h);
+    memcpy(out, h, 10);
+    out[10] = '\0';
     free(s);
     json_decref(t);
 }
