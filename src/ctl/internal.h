@@ -418,6 +418,10 @@ struct sl_translate_result;
  * job's user and group, or -1 with the pod marked failed. */
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, struct sl_translate_result **out,
                     uid_t *uid, gid_t *gid);
+/* ... a gang member's: members is the gang (sl_translate_config_t's
+ * gang_members: each member's names in the pod's hosts file) */
+int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t *members,
+                           struct sl_translate_result **out, uid_t *uid, gid_t *gid);
 /* Pods without a job that are neither finished, given up nor being deleted:
  * those waiting for a submission (c->lock held). */
 size_t ctl_submit_queue_length(sl_ctl_t *c);

@@ -509,6 +509,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
     p->subdomain = pod_str(&c, spec, "subdomain", "spec");
     if (p->subdomain && *p->subdomain)
         sl_validate_dns1123_label(c.errs, "spec.subdomain", p->subdomain);
+    pod_parse_host_aliases(&c, spec);
 done:
     if (sl_fielderrs_count(c.errs) > before) {
         sl_fielderrs_destroy(own);

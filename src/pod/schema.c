@@ -134,7 +134,6 @@ static const struct {
     {"priorityClassName", "Slurm's priority decides; use the slurmlink.io/qos annotation"},
     {"nodeName", "Slurm chooses the node; use nodeSelector kubernetes.io/hostname (→ --nodelist)"},
     {"dnsConfig", "containers use the node's resolver"},
-    {"hostAliases", "containers use the node's /etc/hosts"},
     {"runtimeClassName", "use the slurmlink.io/runtime annotation"},
     {"readinessGates", "readiness is the containers' running state"},
     {"overhead", "the job's resources are the effective request"},

@@ -104,6 +104,13 @@ int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_err
         if (!spec->ninit)
             pod->apps[i].waiting_reason = "ContainerCreating";
     }
+    if (spec->hosts) { /* before any run: the runtimes bind it (shimlib/hosts.h) */
+        sl_error_t herr;
+        if (sl_hosts_write(spec->hosts, &herr) < 0)
+            sl_warn("the pod's hosts file: %s", herr.text);
+        shim_names_init(&pod->names, spec->hosts);
+        pod->has_names = 1;
+    }
     pod->start_time = sl_tstamp_now();
     if (gethostname(pod->node, sizeof(pod->node) - 1) < 0)
         strcpy(pod->node, "");
@@ -311,8 +318,24 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
 /* The child of a run: async-signal-safe calls only until exec. What went
  * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
  * step k-1 of the private root. */
-static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const *argv, int out,
-                      int errp, int ep, long maxfd)
+/* the run's names (names.h); a failure is said on its stderr, and the run
+ * goes on with the node's */
+static void run_names(const shim_names_t *nm)
+{
+    const char *what = "";
+    if (!nm || shim_names_enter(nm, &what) == 0)
+        return;
+    static const char a[] = "slurmlink-shim: the pod's /etc/hosts and host name need a user "
+                            "namespace: ",
+                      b[] = " failed; this run has the node's\n";
+    ssize_t w = write(2, a, sizeof(a) - 1);
+    w = write(2, what, strlen(what));
+    w = write(2, b, sizeof(b) - 1);
+    (void)w;
+}
+
+static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, const shim_names_t *nm,
+                      char *const *argv, int out, int errp, int ep, long maxfd)
 {
     if (c->spec->tty) { /* a session of its own, the pty its controlling terminal */
         setsid();
@@ -337,6 +360,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
     }
     dup2(out, 1);
     dup2(errp >= 0 ? errp : out, 2); /* a tty: the pty, as stdout */
+    run_names(nm);
     int what[3] = {0, 0, -1};
     if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
         what[0]++;
@@ -477,7 +501,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         goto fail;
     }
     if (pid == 0)
-        run_child(c, rf, argv, out[1], errp[1], ep[1], maxfd);
+        run_child(c, rf, c->spec->bind_hosts && pod->has_names ? &pod->names : NULL, argv, out[1],
+                  errp[1], ep[1], maxfd);
     if (!c->spec->tty)
         setpgid(pid, pid); /* also in the child: whichever runs first (a tty's calls setsid) */
     if (c->in_r >= 0)

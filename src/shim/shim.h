@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "shim/names.h"
 #include "shimlib/backoff.h"
 #include "shimlib/crilog.h"
 #include "shimlib/oom.h"
@@ -80,6 +81,8 @@ typedef struct shim_pod {
     sl_report_t *report;
     char node[256];
     const char *oom_root; /* "" (tests of the OOM rule use a fake tree) */
+    shim_names_t names;   /* the pod's hosts file for "bindHosts" containers */
+    int has_names;        /* spec "hosts" given: names is set */
 } shim_pod_t;
 
 /* pod.c */

@@ -88,4 +88,14 @@ char *tr_field_value(const sl_pod_t *pod, const char *field_path);
 char *tr_resource_value(tr_ctx_t *c, const char *container, const char *resource,
                         const char *divisor);
 
+/* hosts.c: the pod's hosts file (docs/pods.md "Names") */
+char *tr_hosts_path(const tr_ctx_t *c); /* PODDIR/hosts, caller frees */
+/* spec.hostname, spec.subdomain or spec.hostAliases set: 1 / 0 */
+int tr_hosts_asked(const tr_ctx_t *c);
+/* the container mounts a volume at /etc/hosts itself (the kubelet then
+ * leaves it alone): 1 / 0 */
+int tr_hosts_mounted(const sl_pod_container_t *k);
+/* shim.json's "hosts" (docs/shim-spec.md) */
+json_t *tr_hosts_json(const tr_ctx_t *c);
+
 #endif
