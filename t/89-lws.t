@@ -23,7 +23,10 @@ plan 33
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
 start_registry "$T"
-push_busybox "$T" lws/server:v1 sh -c "for t in httpd env grep sort mkdir wget sleep; do ln -s busybox bin/\$t; done;
+# (busybox is static: its name lookups load the C library's NSS modules,
+# so the node's libc goes in with it, as getent's libraries)
+push_busybox "$T" lws/server:v1 sh -c "for t in httpd env grep sort mkdir mktemp wget sleep timeout; do ln -s busybox bin/\$t; done;
+  for f in \$(ldd /usr/bin/getent | grep -o '/[^ ]*'); do mkdir -p \".\$(dirname \$f)\" && cp -L \$f \".\$f\"; done;
   mkdir -p tmp && chmod 1777 tmp && cp '$ROOT/t/89-lws/serve.sh' bin/lws-serve && chmod 755 bin/lws-serve"
 (umoci config --image "$T/oci:lws-server-v1" --config.entrypoint /bin/lws-serve &&
   skopeo copy --quiet --dest-tls-verify=false "oci:$T/oci:lws-server-v1" "docker://$REG/lws/server:v1") >"$T/cfg.log" 2>&1 ||
@@ -59,7 +62,7 @@ is "$(kc logs "$N-1-2" 2>&1 | head -4 | tr '\n' ' ')" \
 like "$(kc logs "$N-2" 2>&1)" "LWS_WORKER_INDEX=0" "... the leader's LWS_WORKER_INDEX 0"
 reached() { [ "$(kc logs "$1" 2>&1 | grep -c '^reached ')" = "$2" ]; }
 ok wait_for 60 reached "$N-1-3" 1 "worker 3 of group 1 reaches its leader by LWS_LEADER_ADDRESS: $(kc logs "$N-1-3" 2>&1 | grep reach)" ||
-  diag "$(kc logs "$N-1-3" 2>&1)"
+  diag "$(kc logs "$N-1-3" 2>&1 | grep -v bind; find "$CL" -name hosts -path "*$N-1-3*" -exec cat {} \; 2>&1; kc get pods -o wide 2>&1)"
 ok wait_for 60 reached "$N-1" 3 "the leader of group 1 reaches its 3 workers by <leader>-<w>.<subdomain>.<ns>" ||
   diag "$(kc logs "$N-1" 2>&1)"
 is "$(kc logs "$N-1" 2>&1 | grep '^reached' | tr '\n' ' ')" \

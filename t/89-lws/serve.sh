@@ -6,12 +6,13 @@
 # the leader each worker at <leader>-<w>.<subdomain>.<ns>.
 env | grep ^LWS_ | sort
 page="group $LWS_LEADER_ADDRESS worker $LWS_WORKER_INDEX"
-mkdir -p /tmp/www && echo "$page" >/tmp/www/index.html
-(for p in 8080 8081 8082 8083 8084 8085 8086 8087; do httpd -f -p $p -h /tmp/www; done) &
+www=$(mktemp -d /tmp/lws-www.XXXXXX) # /tmp may be the node's, shared by its pods
+echo "$page" >"$www/index.html"
+(for p in 8080 8081 8082 8083 8084 8085 8086 8087; do httpd -f -p $p -h "$www"; done) &
 # the page of worker $2 at host $1, on whichever port serves it
 fetch() {
   for p in 8080 8081 8082 8083 8084 8085 8086 8087; do
-    wget -q -T 2 -O - "http://$1:$p/" 2>/dev/null | grep -qx "group $LWS_LEADER_ADDRESS worker $2" && return 0
+    timeout 3 wget -q -O - "http://$1:$p/" 2>/dev/null | grep -qx "group $LWS_LEADER_ADDRESS worker $2" && return 0
   done
   return 1
 }
