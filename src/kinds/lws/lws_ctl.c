@@ -34,6 +34,7 @@
 #include <string.h>
 
 #define LWS_KIND "LeaderWorkerSet"
+#define LWS_NEW_GROUPS_PER_PASS 32 /* groups made in one pass, at most (a pass stays short) */
 
 typedef struct group {
     json_t *pods;      /* borrowed pods of the group (new array) */
@@ -251,7 +252,7 @@ static group_t *sort_groups(json_t *lws, json_t *pods, long long *ngroups)
     char rev[11];
     lws_revision(lws, rev);
     for (long long g = 0; g < n; g++)
-        gs[g] = (group_t){.pods = json_array(), .attempt = -1, .current = true};
+        gs[g] = (group_t){.attempt = -1, .current = true}; /* pods: made with the first */
     json_array_foreach(pods, i, pod)
     {
         long long g = label_ll(pod, LWS_LABEL_GROUP);
@@ -260,6 +261,8 @@ static group_t *sort_groups(json_t *lws, json_t *pods, long long *ngroups)
         group_t *gr = &gs[g];
         long long a = ann_ll(pod, LWS_ANN_ATTEMPT, 0);
         gr->attempt = a > gr->attempt ? a : gr->attempt;
+        if (!gr->pods)
+            gr->pods = json_array();
         json_array_append(gr->pods, pod);
         bool del = sl_kube_meta_str(pod, "deletionTimestamp") != NULL;
         gr->deleting |= del;
@@ -395,9 +398,11 @@ static void write_status(sl_ctl_t *c, json_t *lws, const group_t *gs, long long 
 
 /* one group below spec.replicas: made, submitted, recreated or rolled */
 static void group_pass(sl_ctl_t *c, json_t *lws, long long g, group_t *gr, long long *unready,
-                       long long budget, long long top)
+                       long long budget, long long top, int *made)
 {
     if (!json_array_size(gr->pods)) {
+        if ((*made)++ >= LWS_NEW_GROUPS_PER_PASS)
+            return; /* the next pass makes more */
         long long a = next_attempt(c, lws, top);
         if (a >= 0)
             create_group(c, lws, g, a, NULL);
@@ -437,14 +442,15 @@ void lws_reconcile(sl_ctl_t *c, json_t *lws)
         unready += !group_ready(lws, &gs[g]);
     long long budget = scaled(lws, "maxUnavailable", false) + scaled(lws, "maxSurge", true);
     long long top = -1; /* the highest run the pods carry */
+    int made = 0;
     for (long long g = 0; g < n; g++)
         top = gs[g].attempt > top ? gs[g].attempt : top;
     for (long long g = n - 1; g >= 0; g--) {
         if (g >= want) { /* scaled down */
-            if (json_array_size(gs[g].pods) && !gs[g].deleting)
+            if (json_array_size(gs[g].pods) > gs[g].gone)
                 delete_group(c, lws, &gs[g], sl_kube_uid(lws));
         } else {
-            group_pass(c, lws, g, &gs[g], &unready, budget, top);
+            group_pass(c, lws, g, &gs[g], &unready, budget, top, &made);
         }
     }
     write_status(c, lws, gs, want);

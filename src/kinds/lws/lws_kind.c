@@ -23,6 +23,7 @@
 #define LWT "spec.leaderWorkerTemplate"
 #define RUC "spec.rolloutStrategy.rollingUpdateConfiguration"
 #define LWS_GANG_MAX 256 /* ctl/internal.h CTL_GANG_MAX: a gang's members */
+#define LWS_GROUPS_MAX 10000
 
 json_t *lws_schema(void) { return api_crd_schema(LWS_GROUP, "v1", "LeaderWorkerSet"); }
 
@@ -163,7 +164,11 @@ static void validate_webhook(json_t *lws, sl_error_t *err)
  * nodes); what it does not run is refused, not ignored */
 static void validate_slurmlink(json_t *lws, sl_error_t *err)
 {
-    long long size = lws_size(lws);
+    long long size = lws_size(lws), r = lws_replicas(lws);
+    if (r > LWS_GROUPS_MAX)
+        sl_err_field_int(err, SL_FE_INVALID, "spec.replicas", r,
+                         "must be no more than 10000: slurmlink runs each group as a Slurm job "
+                         "(Slurm's default MaxJobCount)");
     if (size > LWS_GANG_MAX)
         sl_err_field_int(err, SL_FE_INVALID, LWT ".size", size,
                          "must be no more than 256: slurmlink runs a group as one Slurm job, a "

@@ -117,6 +117,13 @@ static void check_validation(void)
     free(e);
     json_decref(o);
     o = sample();
+    json_object_set_new(json_object_get(o, "spec"), "replicas", json_integer(10001));
+    e = first_error(o);
+    ok(strstr(e, "spec.replicas: Invalid value: 10001: must be no more than 10000") != NULL,
+       "more groups than Slurm's default MaxJobCount (%s)", e);
+    free(e);
+    json_decref(o);
+    o = sample();
     json_object_set_new(sl_kube_meta(o), "name", json_string("Web_1"));
     e = first_error(o);
     ok(strstr(e, "metadata.name") != NULL, "a name that is no DNS-1035 label (%s)", e);
