@@ -13,7 +13,7 @@
 #     Slurm job for the group.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 
 cluster_up --nodes 2 --cpus 4 || bail "cluster up --nodes 2"
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
@@ -74,6 +74,7 @@ lws crash 1 1 | kc apply -f - >/dev/null
 ok wait_for 60 dead "$armed" "slurmlinkd is killed at the fault point"
 first=$(jobs_of crash)
 "$SLURMLINK" up --dir "$CL" >/dev/null 2>&1
-kc wait --for=condition=Available lws/crash --timeout=90s >/dev/null 2>&1
+ok kc wait --for=condition=Available lws/crash --timeout=60s "... and the group runs (Available)" ||
+  diag "$(kc get pods -o wide 2>&1; jp lws/crash '{.status}'; squeue 2>&1; grep -i 'crash' "$CL/log/slurmlinkd.log" | tail -30; kc describe pod crash-0-1 | tail -15; for f in $(find "$CL" -path "*crash-0*" \( -name job.out -o -name "*.log" \) 2>/dev/null); do echo "== $f"; tail -5 "$f"; done)"
 is "$(jobs_of crash)|$(grep -c "adopted Slurm job ${first% }" "$CL/log/slurmlinkd.log")" "$first|1" \
   "ONE Slurm job for the group, the one submitted before the kill, adopted ($first)"
