@@ -6,6 +6,7 @@
 #   - a template change: every group recreated from the new template, one
 #     at a time (maxUnavailable 1), each a new Slurm job; updatedReplicas,
 #     UpdateInProgress then Available;
+#   - rollingUpdateConfiguration.partition: groups below it keep theirs;
 #   - kill -9 of slurmlinkd while the groups run: after the restart the
 #     same pods and the same Slurm jobs, none submitted again;
 #   - kill -9 right after a group's submission (fault point
@@ -13,19 +14,20 @@
 #     Slurm job for the group.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 13
+plan 15
 
 cluster_up --nodes 2 --cpus 4 || bail "cluster up --nodes 2"
 jp() { kc get "$1" -o jsonpath="$2" 2>&1; }
 daemon_pid() { cat "$CL/run/slurmlinkd.pid"; }
 dead() { ! kill -0 "$1" 2>/dev/null; }
-lws() { # name replicas version
+lws() { # name replicas version [partition]
   cat <<YAML
 apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata: {name: $1}
 spec:
-  replicas: $2
+  replicas: $2${4:+
+  rolloutStrategy: {rollingUpdateConfiguration: {partition: $4\}\}}
   leaderWorkerTemplate:
     size: 2
     workerTemplate:
@@ -58,6 +60,13 @@ is "$(jp lws/roll '{.status.conditions[?(@.type=="UpdateInProgress")].status}')"
 msgs=$(kc get events --field-selector involvedObject.name=roll -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1)
 is "$(grep -c '^GroupsUpdating: Group [01] is recreated from the new template$' <<<"$msgs")|$(grep -c '^GroupsUpdating: Rolling Upgrade is in progress, with [0-9] groups ready of total 2 groups$' <<<"$msgs" | sed 's/^[1-9][0-9]*$/some/')" "2|some" \
   "events: each group recreated once, the update in progress" || diag "$msgs"
+
+# --- a partition: the groups below it keep their template -------------------------------------------
+lws roll 2 3 1 | kc apply -f - >/dev/null
+parted() { [ "$(kc logs roll-1-1 2>&1)" = "v=3 w=1" ] &&
+  [ "$(jp lws/roll '{.status.updatedReplicas} {.status.readyReplicas} {.status.conditions[?(@.type=="Available")].status}')" = "1 2 True" ]; }
+ok wait_for 90 parted "partition 1: group 1 updated, Available with updatedReplicas 1" || diag "$(jp lws/roll '{.status}')"
+is "$(kc logs roll-0 2>&1)" "v=2 w=0" "... group 0 keeps the template it had"
 
 # --- kill -9 while the groups run --------------------------------------------------------------------
 before="$(jobs_of roll)|$(uids_of roll)"

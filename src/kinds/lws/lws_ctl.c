@@ -308,11 +308,19 @@ static long long scaled(json_t *lws, const char *key, bool up)
     return up ? (pct * r + 99) / 100 : pct * r / 100;
 }
 
-static json_t *conditions(json_t *lws, long long ready, long long updated, long long want)
+/* rollingUpdateConfiguration.partition: groups below it keep their template */
+static long long partition(json_t *lws)
+{
+    json_t *v = sl_kube_path(lws, "spec.rolloutStrategy.rollingUpdateConfiguration.partition");
+    return json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) : 0;
+}
+
+/* lagging: minus the groups at or above the partition not yet updated */
+static json_t *conditions(json_t *lws, long long ready, long long lagging, long long want)
 {
     const char *type = "Progressing", *reason = "GroupsProgressing",
                *msg = "Replicas are progressing";
-    if (updated < want) {
+    if (lagging < 0) {
         type = "UpdateInProgress";
         reason = "GroupsUpdating";
         msg = "Rolling Upgrade is in progress";
@@ -359,16 +367,18 @@ static json_t *conditions(json_t *lws, long long ready, long long updated, long 
 
 static void write_status(sl_ctl_t *c, json_t *lws, const group_t *gs, long long want)
 {
-    long long leaders = 0, ready = 0, updated = 0;
+    long long leaders = 0, ready = 0, updated = 0, part = partition(lws), pupd = 0;
     for (long long g = 0; g < want; g++) {
         size_t i;
         json_t *pod;
         json_array_foreach(gs[g].pods, i, pod) leaders += label_ll(pod, LWS_LABEL_WORKER) == 0;
         ready += group_ready(lws, &gs[g]);
-        updated += json_array_size(gs[g].pods) && gs[g].current;
+        bool upd = json_array_size(gs[g].pods) && gs[g].current;
+        updated += upd;
+        pupd += upd && g >= part; /* the groups the update is for */
     }
     char *sel = sl_xasprintf(LWS_LABEL_NAME "=%s," LWS_LABEL_WORKER "=0", sl_kube_name(lws));
-    json_t *conds = conditions(lws, ready, updated, want);
+    json_t *conds = conditions(lws, ready, pupd - (want > part ? want - part : 0), want);
     json_t *st = json_pack("{s:I, s:I, s:I, s:I, s:s, s:o}", "observedGeneration",
                            (json_int_t)json_integer_value(sl_kube_path(lws, "metadata.generation")),
                            "replicas", (json_int_t)leaders, "readyReplicas", (json_int_t)ready,
@@ -416,7 +426,7 @@ static void group_pass(sl_ctl_t *c, json_t *lws, long long g, group_t *gr, long 
     }
     if (gr->deleting)
         return; /* the rest follows once its pods are gone */
-    if (!gr->current && (group_ready(lws, gr) ? *unready < budget : true)) {
+    if (!gr->current && g >= partition(lws) && (group_ready(lws, gr) ? *unready < budget : true)) {
         if (group_ready(lws, gr))
             (*unready)++;
         ctl_event(c, lws, "Normal", "GroupsUpdating",
