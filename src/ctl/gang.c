@@ -196,7 +196,7 @@ static char *per_node_opt(const char *opt, unsigned k)
     return sl_xasprintf("%.*s%llu%s", (int)(num - opt), opt, v * k, end);
 }
 
-/* the options of a step member's translation (the first's: ptj_validate.c
+/* the options of a step member's translation (the first's: src/kinds/pytorchjob/validate.c
  * makes a PyTorchJob's alike; an MPIJob's Worker's, not its Launcher's),
  * less what names one pod, with the gang's shape */
 static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, const char *cmt)

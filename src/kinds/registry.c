@@ -4,14 +4,22 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
-#include "kinds/lws/lws.h"
 
 #include <string.h>
 
-const sl_kind_t *const sl_kinds[] = {
-    &lws_kind, /* leaderworkerset.x-k8s.io/v1 LeaderWorkerSet (kinds/lws) */
-    NULL,
-};
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ */
+#define SL_KINDS(X)                                                                                \
+    X(job)                                                                                         \
+    X(cronjob)                                                                                     \
+    X(pytorchjob)                                                                                  \
+    X(mpijob)                                                                                      \
+    X(lws)
+
+#define DECLARE(name) extern const sl_kind_t sl_kind_##name;
+#define ROW(name) &sl_kind_##name,
+SL_KINDS(DECLARE)
+
+const sl_kind_t *const sl_kinds[] = {SL_KINDS(ROW) NULL};
 
 const sl_kind_t *sl_kind_by_store(const char *store_name)
 {

@@ -392,6 +392,7 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
     }
     parse_env(c, ctr, path, k);
     parse_mounts(c, ctr, path, k, volumes);
+    pod_parse_probes(c, ctr, path, k);
     pod_parse_resources(c, ctr, path, &k->res);
     char *scp = sl_xasprintf("%s.securityContext", path);
     const json_t *sc = pod_obj(c, ctr, "securityContext", path);

@@ -35,7 +35,7 @@
 /* Set by the controller: the pod's Slurm job. The controller signals and
  * cancels that job, after checking that its comment carries the pod's uid. */
 #define SL_ANN_JOB_ID "slurmlink.io/job-id"
-/* a Job's pod (src/ctl/job.c): its Job's uid and its array task "ARRAY_TASK" */
+/* a Job's pod (src/kinds/job/controller.c): its Job's uid and its array task "ARRAY_TASK" */
 #define SL_ANN_JOB_UID "slurmlink.io/job-uid"
 #define SL_ANN_ARRAY_TASK "slurmlink.io/array-task"
 /* Set by the controller from the shim: the GPUs Slurm bound to the job
@@ -90,6 +90,11 @@ typedef struct sl_pod_resources {
     const json_t *requests, *limits; /* the raw maps (NULL when absent) */
 } sl_pod_resources_t;
 
+/* A container's probes (src/pod/probe.c), in this order. */
+enum { SL_POD_PROBE_READINESS = 0, SL_POD_PROBE_LIVENESS, SL_POD_PROBE_STARTUP, SL_POD_NPROBES };
+/* "readinessProbe", "livenessProbe", "startupProbe" */
+extern const char *const sl_pod_probe_fields[SL_POD_NPROBES];
+
 typedef struct sl_pod_container {
     const char *name;
     const char *image;       /* NULL when absent (only allowed with the host runtime) */
@@ -112,6 +117,8 @@ typedef struct sl_pod_container {
     int read_only_root; /* securityContext.readOnlyRootFilesystem */
     int init;           /* 1 for spec.initContainers */
     int index;          /* position in its list */
+    /* SL_POD_PROBE_*: the validated Probe objects, NULL when none */
+    const json_t *probes[SL_POD_NPROBES];
 } sl_pod_container_t;
 
 typedef enum sl_vol_type {

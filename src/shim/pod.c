@@ -138,6 +138,7 @@ static void ctr_fini(shim_ctr_t *c)
         close(c->tty_sock);
     sl_crilog_close(c->log);
     shim_rootfs_free(c->rootfs);
+    free(c->probes);
     for (size_t i = 0; c->envp && c->envp[i]; i++)
         free(c->envp[i]);
     free(c->envp);
@@ -272,6 +273,7 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
     c->state = CS_TERMINATED;
     c->pid = 0;
+    shim_probe_end(pod, c);
     if (c->pty >= 0)
         close(c->pty);
     c->pty = -1;
@@ -315,9 +317,6 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     maybe_finish(pod);
 }
 
-/* The child of a run: async-signal-safe calls only until exec. What went
- * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
- * step k-1 of the private root. */
 /* the run's names (names.h); a failure is said on its stderr, and the run
  * goes on with the node's */
 static void run_names(const shim_names_t *nm)
@@ -334,6 +333,9 @@ static void run_names(const shim_names_t *nm)
     (void)w;
 }
 
+/* The child of a run: async-signal-safe calls only until exec. What went
+ * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
+ * step k-1 of the private root. */
 static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, const shim_names_t *nm,
                       char *const *argv, int out, int errp, int ep, long maxfd)
 {
@@ -531,6 +533,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     c->pid = pid;
     c->state = CS_RUNNING;
     c->waiting_reason = NULL;
+    shim_probe_begin(pod, c);
     shim_event_container(pod, c, "started", -1);
     shim_status_write(pod);
     return;
@@ -619,6 +622,7 @@ void shim_pod_read(shim_pod_t *pod, int fd)
                 return;
             }
     }
+    shim_probe_read(pod, fd);
 }
 
 void shim_pod_reap(shim_pod_t *pod)
@@ -629,8 +633,10 @@ void shim_pod_reap(shim_pod_t *pod)
         if (p <= 0)
             break;
         shim_ctr_t *c = find_pid(pod, p);
-        if (!c)
+        if (!c) {
+            shim_probe_reaped(pod, p, st);
             continue;
+        }
         /* The container is its main process: like a runtime tearing down
          * the container's pid namespace, end whatever it left behind in its
          * process group, then collect the output that is already written. */
@@ -684,6 +690,7 @@ void shim_pod_timers(shim_pod_t *pod)
             }
         }
     }
+    shim_probe_timers(pod);
     FOR_EACH_CTR(pod, c)
     {
         if (c->restart_at_ms > 0 && now >= c->restart_at_ms && pod->phase != POD_FINISHED) {
@@ -708,7 +715,8 @@ long long shim_pod_next_timer(const shim_pod_t *pod)
         if (c->restart_at_ms > 0 && (t < 0 || c->restart_at_ms < t))
             t = c->restart_at_ms;
     }
-    return t;
+    long long p = shim_probe_next(pod);
+    return p > 0 && (t < 0 || p < t) ? p : t;
 }
 
 void shim_pod_terminate(shim_pod_t *pod, int signo)

@@ -221,23 +221,37 @@ static char *resolve(const char *node)
     return *buf ? sl_xstrdup(buf) : NULL;
 }
 
-/* member i's address: this node's own for a member here */
+/* member i's address: this node's own for a member here; each node
+ * resolved once (several members share a node when the gang is packed) */
 static char **member_ips(const sl_hosts_t *h, const char *me, const char *own_ip)
 {
     char **ips = sl_xcalloc(h->nmembers + 1, sizeof(char *));
     const char *list = getenv("SLURM_JOB_NODELIST");
     char **nodes = list && *list ? sl_slurm_hostlist_expand(list) : NULL;
+    size_t n = 0;
+    while (nodes && nodes[n])
+        n++;
+    char **addr = sl_xcalloc(n + 1, sizeof(char *));
     for (size_t i = 0; i < h->nmembers; i++) {
         const char *node = sl_hosts_member_node(nodes, h->members[i].rank);
-        if (!node)
+        size_t k = n ? (size_t)h->members[i].rank % n : 0;
+        if (!node) {
             sl_warn("hosts: no node for rank %ld (SLURM_JOB_NODELIST %s)", h->members[i].rank,
                     list ? list : "unset");
-        else if (!strcmp(node, me))
-            ips[i] = sl_xstrdup(own_ip);
-        else if (!(ips[i] = resolve(node)))
+            continue;
+        }
+        if (!addr[k])
+            addr[k] = !strcmp(node, me) ? sl_xstrdup(own_ip) : resolve(node);
+        if (addr[k])
+            ips[i] = sl_xstrdup(addr[k]);
+        else
             sl_warn("hosts: node %s (rank %ld) has no address here: %s left out", node,
-                    h->members[i].rank, h->members[i].names[0]);
+                    h->members[i].rank,
+                    h->members[i].nnames ? h->members[i].names[0] : "(no name)");
     }
+    for (size_t k = 0; k < n; k++)
+        free(addr[k]);
+    free(addr);
     sl_strv_free(nodes);
     return ips;
 }

@@ -124,6 +124,8 @@ static void container_free(sl_shim_container_t *c)
         free(c->rootfs->mounts);
         free(c->rootfs);
     }
+    for (int i = 0; i < SL_PROBE_NTYPES; i++)
+        sl_shim_probe_free(c->probes[i]);
 }
 
 static int env_name_ok(const char *k)
@@ -391,6 +393,8 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
         return bad(err, p, "must be a non-negative integer");
     c->gpus = g ? json_integer_value(g) : 0;
+    if (sl_shim_probes_parse(json_object_get(o, "probes"), path, c->probes, err) < 0)
+        return -1;
     return parse_rootfs(o, path, c, err);
 }
 

@@ -15,6 +15,7 @@
 
 #include "common/err.h"
 #include "shimlib/hosts.h"
+#include "shimlib/probespec.h"
 
 typedef enum {
     SL_RESTART_ALWAYS = 0, /* Kubernetes' default */
@@ -70,6 +71,7 @@ typedef struct sl_shim_container {
                                  (src/shim/gpu.h); 0: none, and a private root hides the node's */
     int bind_hosts; /* "bindHosts": a runtime without a mount namespace (host): the shim binds
                        the pod's hosts file at /etc/hosts itself (src/shim/names.c) */
+    sl_shim_probe_t *probes[SL_PROBE_NTYPES]; /* "probes": NULL when the type has none */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {

@@ -42,6 +42,10 @@ const char **tr_obj_keys(const json_t *obj, int secret, size_t *n);
 
 int tr_utf8_valid(const char *s, size_t len);
 
+/* probes.c: the container's probes for the shim spec (NULL: none); ctr is
+ * its JSON (named ports) */
+json_t *tr_probes_json(const sl_pod_container_t *k, const json_t *ctr);
+
 /* options.c */
 int tr_is_sidecar(const sl_pod_container_t *k); /* init container with restartPolicy Always */
 int tr_has_amd(const sl_pod_container_t *k);    /* asks for amd.com/gpu */

@@ -381,6 +381,12 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
     if (!x->ops->can_mount && tr_hosts_asked(c)) /* the shim binds it in a namespace */
         json_object_set_new(j, "bindHosts", json_true());
     rootfs_json(j, k, x, argv);
+    const json_t *kj = json_array_get(json_object_get(json_object_get(c->pod->json, "spec"),
+                                                      k->init ? "initContainers" : "containers"),
+                                      (size_t)k->index);
+    json_t *probes = tr_probes_json(k, kj);
+    if (probes)
+        json_object_set_new(j, "probes", probes);
     char *qi = sl_go_quote(k->image ? k->image : "");
     sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
                   tr_is_sidecar(k) ? "sidecar"

@@ -34,7 +34,7 @@
 #define LWS_ANN_ATTEMPT "slurmlink.io/gang-attempt"
 #define LWS_ANN_NEXT "slurmlink.io/lws-next-attempt" /* on the LWS: the next run's number */
 
-extern const sl_kind_t lws_kind;
+extern const sl_kind_t sl_kind_lws;
 
 /* The pinned CRD's schema of LeaderWorkerSet (borrowed). */
 json_t *lws_schema(void);

@@ -8,8 +8,8 @@
  * additionalPrinterColumns (NAME READY DESIRED UP-TO-DATE AGE). */
 #include "api/crd.h"
 #include "api/internal.h"
-#include "api/trainjob.h"
 #include "common/xalloc.h"
+#include "kinds/kubeflow/api.h"
 #include "kinds/lws/lws.h"
 #include "kube/meta.h"
 #include "pod/fielderr.h"
@@ -302,7 +302,7 @@ static const api_kind_ops_t lws_ops = {
     .table_cells = lws_cells,
 };
 
-const sl_kind_t lws_kind = {
+const sl_kind_t sl_kind_lws = {
     .api = {LWS_GROUP,
             "v1",
             "leaderworkersets",

@@ -3,8 +3,8 @@
  * its pod webhook give them, with the gang's bookkeeping (ctl/gang.h). */
 #include "common/xalloc.h"
 #include "ctl/gang.h"
-#include "ctl/jobpod.h"
 #include "ctl/podstatus.h"
+#include "kinds/job/jobpod.h"
 #include "kinds/lws/lws.h"
 #include "kube/meta.h"
 #include "pod/pod.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const api_kind_ops_t *ops(void) { return lws_kind.api.ops; }
+static const api_kind_ops_t *ops(void) { return sl_kind_lws.api.ops; }
 
 static json_t *sample(void)
 {

@@ -1,0 +1,22 @@
+/* src/kinds/job/job.h — what src/kinds/job/api.c shares with the kinds that hold a Job
+ * template (src/kinds/cronjob/api.c): the template's defaults and validateJobSpec. */
+#ifndef SL_API_JOBKIND_H
+#define SL_API_JOBKIND_H
+
+#include <jansson.h>
+
+#include "common/err.h"
+
+/* SetDefaults_PodSpec and the containers' defaults on spec.template of a
+ * Job's spec (as the Job kind applies them). */
+void api_job_template_defaults(json_t *spec);
+/* validateJobSpec on job's "spec" (counts, modes, the pod template, the
+ * restart policy), without the selector checks of ValidateJob: field
+ * errors named "spec...." in err. */
+void api_job_validate_spec(json_t *job, sl_error_t *err);
+
+/* CronJob (src/kinds/cronjob/api.c): Table columns and cells (printCronJob). */
+json_t *api_cronjob_columns(void);
+json_t *api_cronjob_cells(json_t *cj, long long now);
+
+#endif
