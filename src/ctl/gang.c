@@ -473,6 +473,9 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
         sl_info("%s %s/%s: adopted Slurm job %u (attempt %lld) found by its uid", g->kind,
                 sl_kube_namespace(g->owner), sl_kube_name(g->owner), found, g->attempt);
         *id = found;
+        /* the poll read it before its members knew it: read it again for
+         * them (a job that keeps running, a server's, changes no more) */
+        c->jobs_since = 0;
     } else {
         ctl_gang_t shaped = *g;
         shaped.per_node = packing(g, &shaped.nodes);

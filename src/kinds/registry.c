@@ -21,7 +21,8 @@
     X(service)                                                                                     \
     X(endpoints)                                                                                   \
     X(endpointslice)                                                                               \
-    X(jobset)
+    X(jobset)                                                                                      \
+    X(lws)
 
 #define DECLARE(name) extern const sl_kind_t sl_kind_##name;
 #define ROW(name) &sl_kind_##name,

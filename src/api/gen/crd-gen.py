@@ -41,6 +41,9 @@ PINNED = [
     ("crds/jobset.x-k8s.io_jobsets.yaml",
      "github.com/kubernetes-sigs/jobset v0.12.0 (f22e565) config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",
      "d022b87624512cf0b6741b31b24a2bea9945b5a838b50713af29332c878bb6fe"),
+    ("crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
+     "github.com/kubernetes-sigs/lws v0.10.0 (5666259) config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
+     "c5dcad8ed943e495490241f00b9a1b45d51203b6d484020db3636d5bf553568e"),
 ]
 META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
 
