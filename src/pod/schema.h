@@ -22,7 +22,8 @@
 #include "pod/fielderr.h"
 
 /* Kinds known: "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event",
- * "ResourceQuota", "Job", "CronJob" (batch/v1). */
+ * "ResourceQuota", "Job", "CronJob" (batch/v1), "Deployment", "ReplicaSet"
+ * (apps/v1), "Scale" (autoscaling/v1). */
 int sl_schema_known_kind(const char *kind);
 
 /* Unknown fields of obj as kind, in document order. NULL (errno ENOENT) for an

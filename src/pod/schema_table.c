@@ -9,9 +9,9 @@ static const sl_sfield_t f_AWSElasticBlockStoreVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Affinity[] = {
-    {"nodeAffinity", SL_SF_STRUCT, 86},
-    {"podAffinity", SL_SF_STRUCT, 106},
-    {"podAntiAffinity", SL_SF_STRUCT, 108},
+    {"nodeAffinity", SL_SF_STRUCT, 91},
+    {"podAffinity", SL_SF_STRUCT, 111},
+    {"podAntiAffinity", SL_SF_STRUCT, 113},
 };
 static const sl_sfield_t f_AppArmorProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -33,13 +33,13 @@ static const sl_sfield_t f_AzureFileVolumeSource[] = {
     {"shareName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
-    {"controllerExpandSecretRef", SL_SF_STRUCT, 154},
-    {"controllerPublishSecretRef", SL_SF_STRUCT, 154},
+    {"controllerExpandSecretRef", SL_SF_STRUCT, 167},
+    {"controllerPublishSecretRef", SL_SF_STRUCT, 167},
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodeExpandSecretRef", SL_SF_STRUCT, 154},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 154},
-    {"nodeStageSecretRef", SL_SF_STRUCT, 154},
+    {"nodeExpandSecretRef", SL_SF_STRUCT, 167},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 167},
+    {"nodeStageSecretRef", SL_SF_STRUCT, 167},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
     {"volumeHandle", SL_SF_LEAF, -1},
@@ -47,7 +47,7 @@ static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
 static const sl_sfield_t f_CSIVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 77},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 82},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
 };
@@ -57,32 +57,32 @@ static const sl_sfield_t f_Capabilities[] = {
 };
 static const sl_sfield_t f_CephFSPersistentVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},         {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 154}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 167}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 77}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 82}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154},
+    {"secretRef", SL_SF_STRUCT, 167},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},
+    {"secretRef", SL_SF_STRUCT, 82},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ClusterTrustBundleProjection[] = {
-    {"labelSelector", SL_SF_STRUCT, 72}, {"name", SL_SF_LEAF, -1},
+    {"labelSelector", SL_SF_STRUCT, 77}, {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},        {"path", SL_SF_LEAF, -1},
     {"signerName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMap[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"binaryData", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},
-    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 92},
+    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 97},
 };
 static const sl_sfield_t f_ConfigMapEnvSource[] = {
     {"name", SL_SF_LEAF, -1},
@@ -94,41 +94,41 @@ static const sl_sfield_t f_ConfigMapKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapProjection[] = {
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 76},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 76},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Container[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 39},
-    {"envFrom", SL_SF_ARRAY, 38},
+    {"env", SL_SF_ARRAY, 44},
+    {"envFrom", SL_SF_ARRAY, 43},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 74},
-    {"livenessProbe", SL_SF_STRUCT, 131},
+    {"lifecycle", SL_SF_STRUCT, 79},
+    {"livenessProbe", SL_SF_STRUCT, 136},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 21},
-    {"readinessProbe", SL_SF_STRUCT, 131},
+    {"readinessProbe", SL_SF_STRUCT, 136},
     {"resizePolicy", SL_SF_ARRAY, 22},
-    {"resources", SL_SF_STRUCT, 142},
+    {"resources", SL_SF_STRUCT, 151},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 23},
-    {"securityContext", SL_SF_STRUCT, 156},
-    {"startupProbe", SL_SF_STRUCT, 131},
+    {"securityContext", SL_SF_STRUCT, 169},
+    {"startupProbe", SL_SF_STRUCT, 136},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 172},
-    {"volumeMounts", SL_SF_ARRAY, 173},
+    {"volumeDevices", SL_SF_ARRAY, 185},
+    {"volumeMounts", SL_SF_ARRAY, 186},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -171,32 +171,32 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 143},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 152},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
     {"lastState", SL_SF_STRUCT, 25},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 142},
+    {"resources", SL_SF_STRUCT, 151},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
     {"state", SL_SF_STRUCT, 25},
     {"stopSignal", SL_SF_LEAF, -1},
     {"user", SL_SF_STRUCT, 30},
-    {"volumeMounts", SL_SF_ARRAY, 174},
+    {"volumeMounts", SL_SF_ARRAY, 187},
 };
 static const sl_sfield_t f_ContainerUser[] = {
-    {"linux", SL_SF_STRUCT, 76},
+    {"linux", SL_SF_STRUCT, 81},
 };
 static const sl_sfield_t f_CronJob[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 97},
     {"spec", SL_SF_STRUCT, 32},     {"status", SL_SF_STRUCT, 33},
 };
 static const sl_sfield_t f_CronJobSpec[] = {
     {"concurrencyPolicy", SL_SF_LEAF, -1},
     {"failedJobsHistoryLimit", SL_SF_LEAF, -1},
-    {"jobTemplate", SL_SF_STRUCT, 70},
+    {"jobTemplate", SL_SF_STRUCT, 75},
     {"schedule", SL_SF_LEAF, -1},
     {"startingDeadlineSeconds", SL_SF_LEAF, -1},
     {"successfulJobsHistoryLimit", SL_SF_LEAF, -1},
@@ -204,22 +204,55 @@ static const sl_sfield_t f_CronJobSpec[] = {
     {"timeZone", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CronJobStatus[] = {
-    {"active", SL_SF_ARRAY, 93},
+    {"active", SL_SF_ARRAY, 98},
     {"lastScheduleTime", SL_SF_LEAF, -1},
     {"lastSuccessfulTime", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_Deployment[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 36},     {"status", SL_SF_STRUCT, 37},
+};
+static const sl_sfield_t f_DeploymentCondition[] = {
+    {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"lastUpdateTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},
+    {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_DeploymentSpec[] = {
+    {"minReadySeconds", SL_SF_LEAF, -1},
+    {"paused", SL_SF_LEAF, -1},
+    {"progressDeadlineSeconds", SL_SF_LEAF, -1},
+    {"replicas", SL_SF_LEAF, -1},
+    {"revisionHistoryLimit", SL_SF_LEAF, -1},
+    {"selector", SL_SF_STRUCT, 77},
+    {"strategy", SL_SF_STRUCT, 38},
+    {"template", SL_SF_STRUCT, 133},
+};
+static const sl_sfield_t f_DeploymentStatus[] = {
+    {"availableReplicas", SL_SF_LEAF, -1},   {"collisionCount", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 35},         {"observedGeneration", SL_SF_LEAF, -1},
+    {"readyReplicas", SL_SF_LEAF, -1},       {"replicas", SL_SF_LEAF, -1},
+    {"terminatingReplicas", SL_SF_LEAF, -1}, {"unavailableReplicas", SL_SF_LEAF, -1},
+    {"updatedReplicas", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_DeploymentStrategy[] = {
+    {"rollingUpdate", SL_SF_STRUCT, 153},
+    {"type", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_DownwardAPIProjection[] = {
-    {"items", SL_SF_ARRAY, 35},
+    {"items", SL_SF_ARRAY, 40},
 };
 static const sl_sfield_t f_DownwardAPIVolumeFile[] = {
-    {"fieldRef", SL_SF_STRUCT, 91},
+    {"fieldRef", SL_SF_STRUCT, 96},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
-    {"resourceFieldRef", SL_SF_STRUCT, 137},
+    {"resourceFieldRef", SL_SF_STRUCT, 146},
 };
 static const sl_sfield_t f_DownwardAPIVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 35},
+    {"items", SL_SF_ARRAY, 40},
 };
 static const sl_sfield_t f_EmptyDirVolumeSource[] = {
     {"medium", SL_SF_LEAF, -1},
@@ -228,48 +261,48 @@ static const sl_sfield_t f_EmptyDirVolumeSource[] = {
 static const sl_sfield_t f_EnvFromSource[] = {
     {"configMapRef", SL_SF_STRUCT, 15},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 151},
+    {"secretRef", SL_SF_STRUCT, 164},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
     {"value", SL_SF_LEAF, -1},
-    {"valueFrom", SL_SF_STRUCT, 40},
+    {"valueFrom", SL_SF_STRUCT, 45},
 };
 static const sl_sfield_t f_EnvVarSource[] = {
-    {"configMapKeyRef", SL_SF_STRUCT, 16}, {"fieldRef", SL_SF_STRUCT, 91},
-    {"fileKeyRef", SL_SF_STRUCT, 48},      {"resourceFieldRef", SL_SF_STRUCT, 137},
-    {"secretKeyRef", SL_SF_STRUCT, 152},
+    {"configMapKeyRef", SL_SF_STRUCT, 16}, {"fieldRef", SL_SF_STRUCT, 96},
+    {"fileKeyRef", SL_SF_STRUCT, 53},      {"resourceFieldRef", SL_SF_STRUCT, 146},
+    {"secretKeyRef", SL_SF_STRUCT, 165},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 39},
-    {"envFrom", SL_SF_ARRAY, 38},
+    {"env", SL_SF_ARRAY, 44},
+    {"envFrom", SL_SF_ARRAY, 43},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 74},
-    {"livenessProbe", SL_SF_STRUCT, 131},
+    {"lifecycle", SL_SF_STRUCT, 79},
+    {"livenessProbe", SL_SF_STRUCT, 136},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 21},
-    {"readinessProbe", SL_SF_STRUCT, 131},
+    {"readinessProbe", SL_SF_STRUCT, 136},
     {"resizePolicy", SL_SF_ARRAY, 22},
-    {"resources", SL_SF_STRUCT, 142},
+    {"resources", SL_SF_STRUCT, 151},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 23},
-    {"securityContext", SL_SF_STRUCT, 156},
-    {"startupProbe", SL_SF_STRUCT, 131},
+    {"securityContext", SL_SF_STRUCT, 169},
+    {"startupProbe", SL_SF_STRUCT, 136},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"targetContainerName", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 172},
-    {"volumeMounts", SL_SF_ARRAY, 173},
+    {"volumeDevices", SL_SF_ARRAY, 185},
+    {"volumeMounts", SL_SF_ARRAY, 186},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
-    {"volumeClaimTemplate", SL_SF_STRUCT, 100},
+    {"volumeClaimTemplate", SL_SF_STRUCT, 105},
 };
 static const sl_sfield_t f_Event[] = {
     {"action", SL_SF_LEAF, -1},
@@ -277,17 +310,17 @@ static const sl_sfield_t f_Event[] = {
     {"count", SL_SF_LEAF, -1},
     {"eventTime", SL_SF_LEAF, -1},
     {"firstTimestamp", SL_SF_LEAF, -1},
-    {"involvedObject", SL_SF_STRUCT, 93},
+    {"involvedObject", SL_SF_STRUCT, 98},
     {"kind", SL_SF_LEAF, -1},
     {"lastTimestamp", SL_SF_LEAF, -1},
     {"message", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 92},
+    {"metadata", SL_SF_STRUCT, 97},
     {"reason", SL_SF_LEAF, -1},
-    {"related", SL_SF_STRUCT, 93},
+    {"related", SL_SF_STRUCT, 98},
     {"reportingComponent", SL_SF_LEAF, -1},
     {"reportingInstance", SL_SF_LEAF, -1},
-    {"series", SL_SF_STRUCT, 44},
-    {"source", SL_SF_STRUCT, 45},
+    {"series", SL_SF_STRUCT, 49},
+    {"source", SL_SF_STRUCT, 50},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EventSeries[] = {
@@ -313,11 +346,11 @@ static const sl_sfield_t f_FileKeySelector[] = {
 };
 static const sl_sfield_t f_FlexPersistentVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},       {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 154},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 167},
 };
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 77},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 82},
 };
 static const sl_sfield_t f_FlockerVolumeSource[] = {
     {"datasetName", SL_SF_LEAF, -1},
@@ -350,7 +383,7 @@ static const sl_sfield_t f_GlusterfsVolumeSource[] = {
     {"readOnly", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPGetAction[] = {
-    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 58}, {"path", SL_SF_LEAF, -1},
+    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 63}, {"path", SL_SF_LEAF, -1},
     {"port", SL_SF_LEAF, -1}, {"scheme", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPHeader[] = {
@@ -378,7 +411,7 @@ static const sl_sfield_t f_ISCSIPersistentVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154},
+    {"secretRef", SL_SF_STRUCT, 167},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ISCSIVolumeSource[] = {
@@ -391,7 +424,7 @@ static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},
+    {"secretRef", SL_SF_STRUCT, 82},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ImageVolumeSource[] = {
@@ -402,8 +435,8 @@ static const sl_sfield_t f_ImageVolumeStatus[] = {
     {"imageRef", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Job[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 68},     {"status", SL_SF_STRUCT, 69},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 73},     {"status", SL_SF_STRUCT, 74},
 };
 static const sl_sfield_t f_JobCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -415,27 +448,27 @@ static const sl_sfield_t f_JobSpec[] = {
     {"backoffLimitPerIndex", SL_SF_LEAF, -1},  {"completionMode", SL_SF_LEAF, -1},
     {"completions", SL_SF_LEAF, -1},           {"managedBy", SL_SF_LEAF, -1},
     {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
-    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 114},
-    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 72},
-    {"successPolicy", SL_SF_STRUCT, 162},      {"suspend", SL_SF_LEAF, -1},
-    {"template", SL_SF_STRUCT, 128},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
+    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 119},
+    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 77},
+    {"successPolicy", SL_SF_STRUCT, 175},      {"suspend", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 133},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_JobStatus[] = {
     {"active", SL_SF_LEAF, -1},
     {"completedIndexes", SL_SF_LEAF, -1},
     {"completionTime", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 67},
+    {"conditions", SL_SF_ARRAY, 72},
     {"failed", SL_SF_LEAF, -1},
     {"failedIndexes", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
     {"startTime", SL_SF_LEAF, -1},
     {"succeeded", SL_SF_LEAF, -1},
     {"terminating", SL_SF_LEAF, -1},
-    {"uncountedTerminatedPods", SL_SF_STRUCT, 170},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 183},
 };
 static const sl_sfield_t f_JobTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 68},
+    {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 73},
 };
 static const sl_sfield_t f_KeyToPath[] = {
     {"key", SL_SF_LEAF, -1},
@@ -443,7 +476,7 @@ static const sl_sfield_t f_KeyToPath[] = {
     {"path", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 73},
+    {"matchExpressions", SL_SF_ARRAY, 78},
     {"matchLabels", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelectorRequirement[] = {
@@ -452,15 +485,15 @@ static const sl_sfield_t f_LabelSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Lifecycle[] = {
-    {"postStart", SL_SF_STRUCT, 75},
-    {"preStop", SL_SF_STRUCT, 75},
+    {"postStart", SL_SF_STRUCT, 80},
+    {"preStop", SL_SF_STRUCT, 80},
     {"stopSignal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LifecycleHandler[] = {
-    {"exec", SL_SF_STRUCT, 46},
-    {"httpGet", SL_SF_STRUCT, 57},
-    {"sleep", SL_SF_STRUCT, 159},
-    {"tcpSocket", SL_SF_STRUCT, 165},
+    {"exec", SL_SF_STRUCT, 51},
+    {"httpGet", SL_SF_STRUCT, 62},
+    {"sleep", SL_SF_STRUCT, 172},
+    {"tcpSocket", SL_SF_STRUCT, 178},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -489,8 +522,8 @@ static const sl_sfield_t f_NFSVolumeSource[] = {
     {"server", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Namespace[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 84},     {"status", SL_SF_STRUCT, 85},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 89},     {"status", SL_SF_STRUCT, 90},
 };
 static const sl_sfield_t f_NamespaceCondition[] = {
     {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -503,12 +536,12 @@ static const sl_sfield_t f_NamespaceSpec[] = {
     {"finalizers", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NamespaceStatus[] = {
-    {"conditions", SL_SF_ARRAY, 83},
+    {"conditions", SL_SF_ARRAY, 88},
     {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 130},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 88},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 135},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 93},
 };
 static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"containers", SL_SF_LEAF, -1},
@@ -516,7 +549,7 @@ static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"resources", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelector[] = {
-    {"nodeSelectorTerms", SL_SF_ARRAY, 90},
+    {"nodeSelectorTerms", SL_SF_ARRAY, 95},
 };
 static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"key", SL_SF_LEAF, -1},
@@ -524,8 +557,8 @@ static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelectorTerm[] = {
-    {"matchExpressions", SL_SF_ARRAY, 89},
-    {"matchFields", SL_SF_ARRAY, 89},
+    {"matchExpressions", SL_SF_ARRAY, 94},
+    {"matchFields", SL_SF_ARRAY, 94},
 };
 static const sl_sfield_t f_ObjectFieldSelector[] = {
     {"apiVersion", SL_SF_LEAF, -1},
@@ -540,10 +573,10 @@ static const sl_sfield_t f_ObjectMeta[] = {
     {"generateName", SL_SF_LEAF, -1},
     {"generation", SL_SF_LEAF, -1},
     {"labels", SL_SF_LEAF, -1},
-    {"managedFields", SL_SF_ARRAY, 79},
+    {"managedFields", SL_SF_ARRAY, 84},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
-    {"ownerReferences", SL_SF_ARRAY, 94},
+    {"ownerReferences", SL_SF_ARRAY, 99},
     {"resourceVersion", SL_SF_LEAF, -1},
     {"selfLink", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
@@ -560,12 +593,12 @@ static const sl_sfield_t f_OwnerReference[] = {
     {"name", SL_SF_LEAF, -1},       {"uid", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolume[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 102},    {"status", SL_SF_STRUCT, 103},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 107},    {"status", SL_SF_STRUCT, 108},
 };
 static const sl_sfield_t f_PersistentVolumeClaim[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 98},     {"status", SL_SF_STRUCT, 99},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 103},    {"status", SL_SF_STRUCT, 104},
 };
 static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -574,10 +607,10 @@ static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 168},
-    {"dataSourceRef", SL_SF_STRUCT, 169},
-    {"resources", SL_SF_STRUCT, 177},
-    {"selector", SL_SF_STRUCT, 72},
+    {"dataSource", SL_SF_STRUCT, 181},
+    {"dataSourceRef", SL_SF_STRUCT, 182},
+    {"resources", SL_SF_STRUCT, 190},
+    {"selector", SL_SF_STRUCT, 77},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
@@ -586,12 +619,12 @@ static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
 static const sl_sfield_t f_PersistentVolumeClaimStatus[] = {
     {"accessModes", SL_SF_LEAF, -1},          {"allocatedResourceStatuses", SL_SF_LEAF, -1},
     {"allocatedResources", SL_SF_LEAF, -1},   {"capacity", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 97},          {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
-    {"modifyVolumeStatus", SL_SF_STRUCT, 80}, {"phase", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 102},         {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
+    {"modifyVolumeStatus", SL_SF_STRUCT, 85}, {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolumeClaimTemplate[] = {
-    {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 98},
+    {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 103},
 };
 static const sl_sfield_t f_PersistentVolumeClaimVolumeSource[] = {
     {"claimName", SL_SF_LEAF, -1},
@@ -605,30 +638,30 @@ static const sl_sfield_t f_PersistentVolumeSpec[] = {
     {"capacity", SL_SF_LEAF, -1},
     {"cephfs", SL_SF_STRUCT, 9},
     {"cinder", SL_SF_STRUCT, 11},
-    {"claimRef", SL_SF_STRUCT, 93},
+    {"claimRef", SL_SF_STRUCT, 98},
     {"csi", SL_SF_STRUCT, 6},
-    {"fc", SL_SF_STRUCT, 47},
-    {"flexVolume", SL_SF_STRUCT, 49},
-    {"flocker", SL_SF_STRUCT, 51},
-    {"gcePersistentDisk", SL_SF_STRUCT, 52},
-    {"glusterfs", SL_SF_STRUCT, 55},
-    {"hostPath", SL_SF_STRUCT, 61},
-    {"iscsi", SL_SF_STRUCT, 62},
-    {"local", SL_SF_STRUCT, 78},
+    {"fc", SL_SF_STRUCT, 52},
+    {"flexVolume", SL_SF_STRUCT, 54},
+    {"flocker", SL_SF_STRUCT, 56},
+    {"gcePersistentDisk", SL_SF_STRUCT, 57},
+    {"glusterfs", SL_SF_STRUCT, 60},
+    {"hostPath", SL_SF_STRUCT, 66},
+    {"iscsi", SL_SF_STRUCT, 67},
+    {"local", SL_SF_STRUCT, 83},
     {"mountOptions", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 81},
-    {"nodeAffinity", SL_SF_STRUCT, 175},
+    {"nfs", SL_SF_STRUCT, 86},
+    {"nodeAffinity", SL_SF_STRUCT, 188},
     {"persistentVolumeReclaimPolicy", SL_SF_LEAF, -1},
-    {"photonPersistentDisk", SL_SF_STRUCT, 104},
-    {"portworxVolume", SL_SF_STRUCT, 129},
-    {"quobyte", SL_SF_STRUCT, 133},
-    {"rbd", SL_SF_STRUCT, 134},
-    {"scaleIO", SL_SF_STRUCT, 145},
+    {"photonPersistentDisk", SL_SF_STRUCT, 109},
+    {"portworxVolume", SL_SF_STRUCT, 134},
+    {"quobyte", SL_SF_STRUCT, 138},
+    {"rbd", SL_SF_STRUCT, 139},
+    {"scaleIO", SL_SF_STRUCT, 156},
     {"storageClassName", SL_SF_LEAF, -1},
-    {"storageos", SL_SF_STRUCT, 160},
+    {"storageos", SL_SF_STRUCT, 173},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
-    {"vsphereVolume", SL_SF_STRUCT, 179},
+    {"vsphereVolume", SL_SF_STRUCT, 192},
 };
 static const sl_sfield_t f_PersistentVolumeStatus[] = {
     {"lastPhaseTransitionTime", SL_SF_LEAF, -1},
@@ -641,21 +674,21 @@ static const sl_sfield_t f_PhotonPersistentDiskVolumeSource[] = {
     {"pdID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Pod[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 126},    {"status", SL_SF_STRUCT, 127},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 131},    {"status", SL_SF_STRUCT, 132},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 180},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 107},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 193},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 112},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
-    {"labelSelector", SL_SF_STRUCT, 72},   {"matchLabelKeys", SL_SF_LEAF, -1},
-    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 72},
+    {"labelSelector", SL_SF_STRUCT, 77},   {"matchLabelKeys", SL_SF_LEAF, -1},
+    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 77},
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 180},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 107},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 193},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 112},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
     {"certificateChainPath", SL_SF_LEAF, -1},
@@ -674,7 +707,7 @@ static const sl_sfield_t f_PodCondition[] = {
 };
 static const sl_sfield_t f_PodDNSConfig[] = {
     {"nameservers", SL_SF_LEAF, -1},
-    {"options", SL_SF_ARRAY, 112},
+    {"options", SL_SF_ARRAY, 117},
     {"searches", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodDNSConfigOption[] = {
@@ -686,7 +719,7 @@ static const sl_sfield_t f_PodExtendedResourceClaimStatus[] = {
     {"resourceClaimName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodFailurePolicy[] = {
-    {"rules", SL_SF_ARRAY, 117},
+    {"rules", SL_SF_ARRAY, 122},
 };
 static const sl_sfield_t f_PodFailurePolicyOnExitCodesRequirement[] = {
     {"containerName", SL_SF_LEAF, -1},
@@ -699,8 +732,8 @@ static const sl_sfield_t f_PodFailurePolicyOnPodConditionsPattern[] = {
 };
 static const sl_sfield_t f_PodFailurePolicyRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"onExitCodes", SL_SF_STRUCT, 115},
-    {"onPodConditions", SL_SF_ARRAY, 116},
+    {"onExitCodes", SL_SF_STRUCT, 120},
+    {"onPodConditions", SL_SF_ARRAY, 121},
 };
 static const sl_sfield_t f_PodIP[] = {
     {"ip", SL_SF_LEAF, -1},
@@ -734,83 +767,83 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 144},
-    {"seccompProfile", SL_SF_STRUCT, 149},
+    {"seLinuxOptions", SL_SF_STRUCT, 154},
+    {"seccompProfile", SL_SF_STRUCT, 162},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 164},
-    {"windowsOptions", SL_SF_STRUCT, 181},
+    {"sysctls", SL_SF_ARRAY, 177},
+    {"windowsOptions", SL_SF_STRUCT, 194},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
     {"affinity", SL_SF_STRUCT, 1},
     {"automountServiceAccountToken", SL_SF_LEAF, -1},
     {"containers", SL_SF_ARRAY, 19},
-    {"dnsConfig", SL_SF_STRUCT, 111},
+    {"dnsConfig", SL_SF_STRUCT, 116},
     {"dnsPolicy", SL_SF_LEAF, -1},
     {"enableServiceLinks", SL_SF_LEAF, -1},
-    {"ephemeralContainers", SL_SF_ARRAY, 41},
-    {"hostAliases", SL_SF_ARRAY, 59},
+    {"ephemeralContainers", SL_SF_ARRAY, 46},
+    {"hostAliases", SL_SF_ARRAY, 64},
     {"hostIPC", SL_SF_LEAF, -1},
     {"hostNetwork", SL_SF_LEAF, -1},
     {"hostPID", SL_SF_LEAF, -1},
     {"hostUsers", SL_SF_LEAF, -1},
     {"hostname", SL_SF_LEAF, -1},
     {"hostnameOverride", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 77},
+    {"imagePullSecrets", SL_SF_ARRAY, 82},
     {"initContainers", SL_SF_ARRAY, 19},
     {"nodeName", SL_SF_LEAF, -1},
     {"nodeSelector", SL_SF_LEAF, -1},
-    {"os", SL_SF_STRUCT, 119},
+    {"os", SL_SF_STRUCT, 124},
     {"overhead", SL_SF_LEAF, -1},
     {"preemptionPolicy", SL_SF_LEAF, -1},
     {"priority", SL_SF_LEAF, -1},
     {"priorityClassName", SL_SF_LEAF, -1},
-    {"readinessGates", SL_SF_ARRAY, 120},
-    {"resourceClaims", SL_SF_ARRAY, 121},
-    {"resources", SL_SF_STRUCT, 142},
+    {"readinessGates", SL_SF_ARRAY, 125},
+    {"resourceClaims", SL_SF_ARRAY, 126},
+    {"resources", SL_SF_STRUCT, 151},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
-    {"schedulingGates", SL_SF_ARRAY, 123},
-    {"schedulingGroup", SL_SF_STRUCT, 124},
-    {"securityContext", SL_SF_STRUCT, 125},
+    {"schedulingGates", SL_SF_ARRAY, 128},
+    {"schedulingGroup", SL_SF_STRUCT, 129},
+    {"securityContext", SL_SF_STRUCT, 130},
     {"serviceAccount", SL_SF_LEAF, -1},
     {"serviceAccountName", SL_SF_LEAF, -1},
     {"setHostnameAsFQDN", SL_SF_LEAF, -1},
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 166},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 167},
-    {"volumes", SL_SF_ARRAY, 171},
+    {"tolerations", SL_SF_ARRAY, 179},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 180},
+    {"volumes", SL_SF_ARRAY, 184},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 110},
+    {"conditions", SL_SF_ARRAY, 115},
     {"containerStatuses", SL_SF_ARRAY, 29},
     {"ephemeralContainerStatuses", SL_SF_ARRAY, 29},
-    {"extendedResourceClaimStatus", SL_SF_STRUCT, 113},
+    {"extendedResourceClaimStatus", SL_SF_STRUCT, 118},
     {"hostIP", SL_SF_LEAF, -1},
-    {"hostIPs", SL_SF_ARRAY, 60},
+    {"hostIPs", SL_SF_ARRAY, 65},
     {"initContainerStatuses", SL_SF_ARRAY, 29},
     {"message", SL_SF_LEAF, -1},
-    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 87},
+    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 92},
     {"nominatedNodeName", SL_SF_LEAF, -1},
     {"observedGeneration", SL_SF_LEAF, -1},
     {"phase", SL_SF_LEAF, -1},
     {"podIP", SL_SF_LEAF, -1},
-    {"podIPs", SL_SF_ARRAY, 118},
+    {"podIPs", SL_SF_ARRAY, 123},
     {"qosClass", SL_SF_LEAF, -1},
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
-    {"resourceClaimStatuses", SL_SF_ARRAY, 122},
-    {"resources", SL_SF_STRUCT, 142},
+    {"resourceClaimStatuses", SL_SF_ARRAY, 127},
+    {"resources", SL_SF_STRUCT, 151},
     {"startTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 126},
+    {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 131},
 };
 static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -818,24 +851,24 @@ static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PreferredSchedulingTerm[] = {
-    {"preference", SL_SF_STRUCT, 90},
+    {"preference", SL_SF_STRUCT, 95},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Probe[] = {
-    {"exec", SL_SF_STRUCT, 46},
+    {"exec", SL_SF_STRUCT, 51},
     {"failureThreshold", SL_SF_LEAF, -1},
-    {"grpc", SL_SF_STRUCT, 53},
-    {"httpGet", SL_SF_STRUCT, 57},
+    {"grpc", SL_SF_STRUCT, 58},
+    {"httpGet", SL_SF_STRUCT, 62},
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 165},
+    {"tcpSocket", SL_SF_STRUCT, 178},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 176},
+    {"sources", SL_SF_ARRAY, 189},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -844,12 +877,35 @@ static const sl_sfield_t f_QuobyteVolumeSource[] = {
 static const sl_sfield_t f_RBDPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},       {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},     {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 167}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},    {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 82}, {"user", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ReplicaSet[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 143},    {"status", SL_SF_STRUCT, 144},
+};
+static const sl_sfield_t f_ReplicaSetCondition[] = {
+    {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},
+    {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ReplicaSetSpec[] = {
+    {"minReadySeconds", SL_SF_LEAF, -1},
+    {"replicas", SL_SF_LEAF, -1},
+    {"selector", SL_SF_STRUCT, 77},
+    {"template", SL_SF_STRUCT, 133},
+};
+static const sl_sfield_t f_ReplicaSetStatus[] = {
+    {"availableReplicas", SL_SF_LEAF, -1},    {"conditions", SL_SF_ARRAY, 142},
+    {"fullyLabeledReplicas", SL_SF_LEAF, -1}, {"observedGeneration", SL_SF_LEAF, -1},
+    {"readyReplicas", SL_SF_LEAF, -1},        {"replicas", SL_SF_LEAF, -1},
+    {"terminatingReplicas", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceClaim[] = {
     {"name", SL_SF_LEAF, -1},
@@ -866,12 +922,12 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"resourceID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuota[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 92},
-    {"spec", SL_SF_STRUCT, 140},    {"status", SL_SF_STRUCT, 141},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 149},    {"status", SL_SF_STRUCT, 150},
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 147},
+    {"scopeSelector", SL_SF_STRUCT, 160},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -879,13 +935,17 @@ static const sl_sfield_t f_ResourceQuotaStatus[] = {
     {"used", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceRequirements[] = {
-    {"claims", SL_SF_ARRAY, 136},
+    {"claims", SL_SF_ARRAY, 145},
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceStatus[] = {
     {"name", SL_SF_LEAF, -1},
-    {"resources", SL_SF_ARRAY, 138},
+    {"resources", SL_SF_ARRAY, 147},
+};
+static const sl_sfield_t f_RollingUpdateDeployment[] = {
+    {"maxSurge", SL_SF_LEAF, -1},
+    {"maxUnavailable", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
@@ -893,22 +953,33 @@ static const sl_sfield_t f_SELinuxOptions[] = {
     {"type", SL_SF_LEAF, -1},
     {"user", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_Scale[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 97},
+    {"spec", SL_SF_STRUCT, 158},    {"status", SL_SF_STRUCT, 159},
+};
 static const sl_sfield_t f_ScaleIOPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 154},     {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 167},     {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},      {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 82},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ScaleSpec[] = {
+    {"replicas", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ScaleStatus[] = {
+    {"replicas", SL_SF_LEAF, -1},
+    {"selector", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 148},
+    {"matchExpressions", SL_SF_ARRAY, 161},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -921,7 +992,7 @@ static const sl_sfield_t f_SeccompProfile[] = {
 };
 static const sl_sfield_t f_Secret[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},       {"immutable", SL_SF_LEAF, -1},
-    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 92}, {"stringData", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 97}, {"stringData", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretEnvSource[] = {
@@ -934,7 +1005,7 @@ static const sl_sfield_t f_SecretKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretProjection[] = {
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 76},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
@@ -944,7 +1015,7 @@ static const sl_sfield_t f_SecretReference[] = {
 };
 static const sl_sfield_t f_SecretVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 71},
+    {"items", SL_SF_ARRAY, 76},
     {"optional", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
 };
@@ -958,14 +1029,14 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 144},
-    {"seccompProfile", SL_SF_STRUCT, 149},
-    {"windowsOptions", SL_SF_STRUCT, 181},
+    {"seLinuxOptions", SL_SF_STRUCT, 154},
+    {"seccompProfile", SL_SF_STRUCT, 162},
+    {"windowsOptions", SL_SF_STRUCT, 194},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 77}, {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 92},        {"secrets", SL_SF_ARRAY, 93},
+    {"imagePullSecrets", SL_SF_ARRAY, 82}, {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 97},        {"secrets", SL_SF_ARRAY, 98},
 };
 static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
     {"audience", SL_SF_LEAF, -1},
@@ -977,16 +1048,16 @@ static const sl_sfield_t f_SleepAction[] = {
 };
 static const sl_sfield_t f_StorageOSPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 93},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 98},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 77},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 82},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SuccessPolicy[] = {
-    {"rules", SL_SF_ARRAY, 163},
+    {"rules", SL_SF_ARRAY, 176},
 };
 static const sl_sfield_t f_SuccessPolicyRule[] = {
     {"succeededCount", SL_SF_LEAF, -1},
@@ -1006,7 +1077,7 @@ static const sl_sfield_t f_Toleration[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_TopologySpreadConstraint[] = {
-    {"labelSelector", SL_SF_STRUCT, 72},
+    {"labelSelector", SL_SF_STRUCT, 77},
     {"matchLabelKeys", SL_SF_LEAF, -1},
     {"maxSkew", SL_SF_LEAF, -1},
     {"minDomains", SL_SF_LEAF, -1},
@@ -1038,30 +1109,30 @@ static const sl_sfield_t f_Volume[] = {
     {"cinder", SL_SF_STRUCT, 12},
     {"configMap", SL_SF_STRUCT, 18},
     {"csi", SL_SF_STRUCT, 7},
-    {"downwardAPI", SL_SF_STRUCT, 36},
-    {"emptyDir", SL_SF_STRUCT, 37},
-    {"ephemeral", SL_SF_STRUCT, 42},
-    {"fc", SL_SF_STRUCT, 47},
-    {"flexVolume", SL_SF_STRUCT, 50},
-    {"flocker", SL_SF_STRUCT, 51},
-    {"gcePersistentDisk", SL_SF_STRUCT, 52},
-    {"gitRepo", SL_SF_STRUCT, 54},
-    {"glusterfs", SL_SF_STRUCT, 56},
-    {"hostPath", SL_SF_STRUCT, 61},
-    {"image", SL_SF_STRUCT, 64},
-    {"iscsi", SL_SF_STRUCT, 63},
+    {"downwardAPI", SL_SF_STRUCT, 41},
+    {"emptyDir", SL_SF_STRUCT, 42},
+    {"ephemeral", SL_SF_STRUCT, 47},
+    {"fc", SL_SF_STRUCT, 52},
+    {"flexVolume", SL_SF_STRUCT, 55},
+    {"flocker", SL_SF_STRUCT, 56},
+    {"gcePersistentDisk", SL_SF_STRUCT, 57},
+    {"gitRepo", SL_SF_STRUCT, 59},
+    {"glusterfs", SL_SF_STRUCT, 61},
+    {"hostPath", SL_SF_STRUCT, 66},
+    {"image", SL_SF_STRUCT, 69},
+    {"iscsi", SL_SF_STRUCT, 68},
     {"name", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 81},
-    {"persistentVolumeClaim", SL_SF_STRUCT, 101},
-    {"photonPersistentDisk", SL_SF_STRUCT, 104},
-    {"portworxVolume", SL_SF_STRUCT, 129},
-    {"projected", SL_SF_STRUCT, 132},
-    {"quobyte", SL_SF_STRUCT, 133},
-    {"rbd", SL_SF_STRUCT, 135},
-    {"scaleIO", SL_SF_STRUCT, 146},
-    {"secret", SL_SF_STRUCT, 155},
-    {"storageos", SL_SF_STRUCT, 161},
-    {"vsphereVolume", SL_SF_STRUCT, 179},
+    {"nfs", SL_SF_STRUCT, 86},
+    {"persistentVolumeClaim", SL_SF_STRUCT, 106},
+    {"photonPersistentDisk", SL_SF_STRUCT, 109},
+    {"portworxVolume", SL_SF_STRUCT, 134},
+    {"projected", SL_SF_STRUCT, 137},
+    {"quobyte", SL_SF_STRUCT, 138},
+    {"rbd", SL_SF_STRUCT, 140},
+    {"scaleIO", SL_SF_STRUCT, 157},
+    {"secret", SL_SF_STRUCT, 168},
+    {"storageos", SL_SF_STRUCT, 174},
+    {"vsphereVolume", SL_SF_STRUCT, 192},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -1079,25 +1150,25 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 178},
+    {"volumeStatus", SL_SF_STRUCT, 191},
 };
 static const sl_sfield_t f_VolumeNodeAffinity[] = {
-    {"required", SL_SF_STRUCT, 88},
+    {"required", SL_SF_STRUCT, 93},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
     {"clusterTrustBundle", SL_SF_STRUCT, 13},
     {"configMap", SL_SF_STRUCT, 17},
-    {"downwardAPI", SL_SF_STRUCT, 34},
-    {"podCertificate", SL_SF_STRUCT, 109},
-    {"secret", SL_SF_STRUCT, 153},
-    {"serviceAccountToken", SL_SF_STRUCT, 158},
+    {"downwardAPI", SL_SF_STRUCT, 39},
+    {"podCertificate", SL_SF_STRUCT, 114},
+    {"secret", SL_SF_STRUCT, 166},
+    {"serviceAccountToken", SL_SF_STRUCT, 171},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_VolumeStatus[] = {
-    {"image", SL_SF_STRUCT, 65},
+    {"image", SL_SF_STRUCT, 70},
 };
 static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -1106,7 +1177,7 @@ static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"volumePath", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WeightedPodAffinityTerm[] = {
-    {"podAffinityTerm", SL_SF_STRUCT, 107},
+    {"podAffinityTerm", SL_SF_STRUCT, 112},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WindowsSecurityContextOptions[] = {
@@ -1175,6 +1246,14 @@ const sl_stype_t sl_schema_types[] = {
     {"CronJob", f_CronJob, sizeof(f_CronJob) / sizeof(f_CronJob[0])},
     {"CronJobSpec", f_CronJobSpec, sizeof(f_CronJobSpec) / sizeof(f_CronJobSpec[0])},
     {"CronJobStatus", f_CronJobStatus, sizeof(f_CronJobStatus) / sizeof(f_CronJobStatus[0])},
+    {"Deployment", f_Deployment, sizeof(f_Deployment) / sizeof(f_Deployment[0])},
+    {"DeploymentCondition", f_DeploymentCondition,
+     sizeof(f_DeploymentCondition) / sizeof(f_DeploymentCondition[0])},
+    {"DeploymentSpec", f_DeploymentSpec, sizeof(f_DeploymentSpec) / sizeof(f_DeploymentSpec[0])},
+    {"DeploymentStatus", f_DeploymentStatus,
+     sizeof(f_DeploymentStatus) / sizeof(f_DeploymentStatus[0])},
+    {"DeploymentStrategy", f_DeploymentStrategy,
+     sizeof(f_DeploymentStrategy) / sizeof(f_DeploymentStrategy[0])},
     {"DownwardAPIProjection", f_DownwardAPIProjection,
      sizeof(f_DownwardAPIProjection) / sizeof(f_DownwardAPIProjection[0])},
     {"DownwardAPIVolumeFile", f_DownwardAPIVolumeFile,
@@ -1347,6 +1426,12 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_RBDPersistentVolumeSource) / sizeof(f_RBDPersistentVolumeSource[0])},
     {"RBDVolumeSource", f_RBDVolumeSource,
      sizeof(f_RBDVolumeSource) / sizeof(f_RBDVolumeSource[0])},
+    {"ReplicaSet", f_ReplicaSet, sizeof(f_ReplicaSet) / sizeof(f_ReplicaSet[0])},
+    {"ReplicaSetCondition", f_ReplicaSetCondition,
+     sizeof(f_ReplicaSetCondition) / sizeof(f_ReplicaSetCondition[0])},
+    {"ReplicaSetSpec", f_ReplicaSetSpec, sizeof(f_ReplicaSetSpec) / sizeof(f_ReplicaSetSpec[0])},
+    {"ReplicaSetStatus", f_ReplicaSetStatus,
+     sizeof(f_ReplicaSetStatus) / sizeof(f_ReplicaSetStatus[0])},
     {"ResourceClaim", f_ResourceClaim, sizeof(f_ResourceClaim) / sizeof(f_ResourceClaim[0])},
     {"ResourceFieldSelector", f_ResourceFieldSelector,
      sizeof(f_ResourceFieldSelector) / sizeof(f_ResourceFieldSelector[0])},
@@ -1359,11 +1444,16 @@ const sl_stype_t sl_schema_types[] = {
     {"ResourceRequirements", f_ResourceRequirements,
      sizeof(f_ResourceRequirements) / sizeof(f_ResourceRequirements[0])},
     {"ResourceStatus", f_ResourceStatus, sizeof(f_ResourceStatus) / sizeof(f_ResourceStatus[0])},
+    {"RollingUpdateDeployment", f_RollingUpdateDeployment,
+     sizeof(f_RollingUpdateDeployment) / sizeof(f_RollingUpdateDeployment[0])},
     {"SELinuxOptions", f_SELinuxOptions, sizeof(f_SELinuxOptions) / sizeof(f_SELinuxOptions[0])},
+    {"Scale", f_Scale, sizeof(f_Scale) / sizeof(f_Scale[0])},
     {"ScaleIOPersistentVolumeSource", f_ScaleIOPersistentVolumeSource,
      sizeof(f_ScaleIOPersistentVolumeSource) / sizeof(f_ScaleIOPersistentVolumeSource[0])},
     {"ScaleIOVolumeSource", f_ScaleIOVolumeSource,
      sizeof(f_ScaleIOVolumeSource) / sizeof(f_ScaleIOVolumeSource[0])},
+    {"ScaleSpec", f_ScaleSpec, sizeof(f_ScaleSpec) / sizeof(f_ScaleSpec[0])},
+    {"ScaleStatus", f_ScaleStatus, sizeof(f_ScaleStatus) / sizeof(f_ScaleStatus[0])},
     {"ScopeSelector", f_ScopeSelector, sizeof(f_ScopeSelector) / sizeof(f_ScopeSelector[0])},
     {"ScopedResourceSelectorRequirement", f_ScopedResourceSelectorRequirement,
      sizeof(f_ScopedResourceSelectorRequirement) / sizeof(f_ScopedResourceSelectorRequirement[0])},
@@ -1423,4 +1513,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 182;
+const size_t sl_schema_ntypes = 195;
