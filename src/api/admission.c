@@ -30,6 +30,7 @@
 #include "api/internal.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "kinds/kind.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/fielderr.h"
@@ -194,15 +195,65 @@ static void check_replicas(json_t *obj, const char *key, const ident_t *id, sl_e
     }
 }
 
-int api_admit_workload_create(api_req_t *r, const char *res, json_t *obj, sl_error_t *errs)
+/* The pod templates of a registered kind's object below node, at path
+ * (dotted; '*' for every key of a map or index of an array), each checked
+ * with its field path ("spec.replicatedJobs[0].template.spec.template.spec.") */
+static void check_templates(json_t *node, const char *path, const char *at, const ident_t *id,
+                            sl_error_t *errs)
 {
+    if (!node)
+        return;
+    if (!*path) {
+        char *prefix = sl_xasprintf("%s.", at);
+        check_spec(node, prefix, id, errs);
+        free(prefix);
+        return;
+    }
+    const char *dot = strchr(path, '.');
+    size_t len = dot ? (size_t)(dot - path) : strlen(path);
+    const char *rest = dot ? dot + 1 : "";
+    char *sub;
+    if (len == 1 && *path == '*') {
+        const char *key;
+        json_t *v;
+        size_t i;
+        json_object_foreach(node, key, v)
+        {
+            sub = sl_xasprintf("%s[%s]", at, key);
+            check_templates(v, rest, sub, id, errs);
+            free(sub);
+        }
+        json_array_foreach(node, i, v)
+        {
+            sub = sl_xasprintf("%s[%zu]", at, i);
+            check_templates(v, rest, sub, id, errs);
+            free(sub);
+        }
+        return;
+    }
+    char *seg = sl_xstrndup(path, len);
+    sub = *at ? sl_xasprintf("%s.%s", at, seg) : sl_xstrdup(seg);
+    check_templates(json_object_get(node, seg), rest, sub, id, errs);
+    free(sub);
+    free(seg);
+}
+
+int api_admit_workload_create(api_req_t *r, const api_resource_t *rs, json_t *obj, sl_error_t *errs)
+{
+    const char *res = rs->name;
+    const sl_kind_t *k = sl_kind_by_resource(rs);
     bool job = !strcmp(res, "jobs"), cron = !strcmp(res, "cronjobs");
     bool ptj = !strcmp(res, "pytorchjobs"), mpi = !strcmp(res, "mpijobs");
+    bool kind = k && k->pod_templates[0];
     ident_t id;
-    int rc = job || cron || ptj || mpi ? ident_of(r, &id, errs) : 0;
+    int rc = job || cron || ptj || mpi || kind ? ident_of(r, &id, errs) : 0;
     if (rc <= 0)
         return rc;
-    if (job)
+    if (kind)
+        for (size_t i = 0;
+             i < sizeof k->pod_templates / sizeof *k->pod_templates && k->pod_templates[i]; i++)
+            check_templates(obj, k->pod_templates[i], "", &id, errs);
+    else if (job)
         check_spec(sl_kube_path(obj, "spec.template.spec"), "spec.template.spec.", &id, errs);
     else if (cron)
         check_spec(sl_kube_path(obj, "spec.jobTemplate.spec.template.spec"),

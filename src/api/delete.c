@@ -17,6 +17,7 @@
 #include "api/internal.h"
 #include "api/protobuf.h"
 #include "common/xalloc.h"
+#include "kinds/kind.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/pod.h"
@@ -102,7 +103,10 @@ static void job_propagation(const api_resource_t *res, json_t *obj, const api_de
     const char *f = !strcmp(o->propagation, "Foreground") ? "foregroundDeletion"
                     : !strcmp(o->propagation, "Orphan")   ? "orphan"
                                                           : NULL;
-    if ((strcmp(res->name, "jobs") && strcmp(res->name, "cronjobs")) || !f)
+    const sl_kind_t *k = sl_kind_by_resource(res);
+    bool finalizers =
+        !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") || (k && k->delete_finalizers);
+    if (!finalizers || !f)
         return;
     json_t *m = sl_kube_meta(obj);
     json_t *fin = json_object_get(m, "finalizers");
@@ -290,8 +294,7 @@ enum MHD_Result api_handle_delete_collection(api_req_t *r, const api_path_t *p)
     for (size_t i = 0; i < names.n; i++) {
         /* the router sends a namespaced kind's collection only with its
          * namespace; a cluster-scoped kind's objects are stored under "" */
-        json_t *old = sl_store_get(r->api->store, res->store_name, p->ns ? p->ns : "",
-                                   names.v[i]);
+        json_t *old = sl_store_get(r->api->store, res->store_name, p->ns ? p->ns : "", names.v[i]);
         if (!old || !sl_kube_selector_match(ls, old) || !sl_kube_selector_match(fs, old)) {
             json_decref(old);
             continue;

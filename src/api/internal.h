@@ -22,8 +22,7 @@
 #include "store/store.h"
 
 struct api_hub;
-#define API_MAX_RESOURCES 32
-
+#define API_MAX_RESOURCES 64
 
 struct sl_api {
     struct MHD_Daemon *mhd;
@@ -220,9 +219,11 @@ void api_admit_pod_identity(api_req_t *r, json_t *pod);
  * SL_ERR_FORBIDDEN) and every securityContext.runAsUser must be that user's
  * uid (field errors, the 422). 0 when admitted, else -1 with err. */
 int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *err);
-/* The same rules for the pod templates of a new Job, CronJob, PyTorchJob
- * or MPIJob (resource res; any other: 0), their fields named in the object. */
-int api_admit_workload_create(api_req_t *r, const char *res, json_t *obj, sl_error_t *err);
+/* The same rules for the pod templates of a new workload (a registered
+ * kind's row names them: src/kinds/kind.h; a Job, CronJob, PyTorchJob or
+ * MPIJob; any other: 0), their fields named in the object. */
+int api_admit_workload_create(api_req_t *r, const api_resource_t *res, json_t *obj,
+                              sl_error_t *err);
 /* Update: slurmlink.io/user may not change (field errors); absent, it is
  * kept. 0, or -1 with err. */
 int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err);

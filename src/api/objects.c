@@ -5,6 +5,7 @@
 #include "api/facts.h"
 #include "api/internal.h"
 #include "common/xalloc.h"
+#include "kinds/kind.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/pod.h"
@@ -320,8 +321,10 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
     /* mutating admission: before validation counts the annotations; a Job's
      * pods run as its creator (src/ctl/job.c), so a Job carries it too, and
      * a CronJob's Jobs run as the CronJob's (src/ctl/cronjob.c) */
+    const sl_kind_t *k = sl_kind_by_resource(res);
     if (is_pod || !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") ||
         !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs") ||
+        (k && k->runs_as_creator) ||
         !strcmp(res->name, "persistentvolumeclaims")) /* its folder is its creator's */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
@@ -332,7 +335,7 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
         return -1;
     if (is_pod && api_admit_pod_create(r, obj, err) < 0)
         return -1;
-    if (!is_pod && api_admit_workload_create(r, res->name, obj, err) < 0)
+    if (!is_pod && api_admit_workload_create(r, res, obj, err) < 0)
         return -1;
     if (api_check_object_size(r->api, obj, err) < 0)
         return -1;
@@ -493,9 +496,10 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
         return 0;
     }
     carry_over(obj, old);
+    const sl_kind_t *k = sl_kind_by_resource(res);
     if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs") ||
          !strcmp(res->name, "cronjobs") || !strcmp(res->name, "pytorchjobs") ||
-         !strcmp(res->name, "mpijobs")) &&
+         !strcmp(res->name, "mpijobs") || (k && k->runs_as_creator)) &&
         (check_workload_owner(r, p, old, err) < 0 || api_admit_pod_update(r, obj, old, err) < 0))
         return -1;
     if (res->ops && res->ops->defaults)

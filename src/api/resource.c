@@ -1,5 +1,7 @@
 /* resource.c — the resources slurmlinkd serves. */
 #include "api/resource.h"
+#include "api/internal.h"
+#include "kinds/kind.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +9,9 @@
 #define RW_ALL API_V_ALL
 #define NS_RW (API_V_CREATE | API_V_DELETE | API_V_GET | API_V_LIST | API_V_PATCH | API_V_UPDATE | API_V_WATCH)
 
-const api_resource_t api_resources[] = {
+/* the core resources; the workload kinds' rows (src/kinds/registry.c)
+ * follow them in api_resources */
+static const api_resource_t core[] = {
     {"", "v1", "pods", "pod", "Pod", "PodList", true, RW_ALL, {"po"}, {"all"}, true, true, "pods",
      &api_pod_ops},
     {"", "v1", "namespaces", "namespace", "Namespace", "NamespaceList", false, NS_RW, {"ns"}, {0},
@@ -68,6 +72,21 @@ const api_resource_t api_resources[] = {
      "resourceclaimtemplates.resource.k8s.io", &api_resourceclaimtemplate_ops},
     {0},
 };
+
+static api_resource_t table[API_MAX_RESOURCES + 1];
+const api_resource_t *const api_resources = table;
+
+/* the served table: the core rows, then every registered kind's (before
+ * main: nothing reads it earlier, and it never changes after) */
+__attribute__((constructor)) static void build_table(void)
+{
+    size_t n = 0;
+    for (const api_resource_t *r = core; r->name && n < API_MAX_RESOURCES; r++)
+        table[n++] = *r;
+    for (const sl_kind_t *const *k = sl_kinds; *k && n < API_MAX_RESOURCES; k++)
+        table[n++] = (*k)->api;
+    table[n] = (api_resource_t){0};
+}
 
 const api_resource_t *api_resource_find(const char *group, const char *version, const char *plural)
 {

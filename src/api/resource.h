@@ -65,12 +65,12 @@ typedef struct api_kind_ops {
 } api_kind_ops_t;
 
 struct api_resource {
-    const char *group;      /* "" for the core group */
-    const char *version;    /* "v1" */
-    const char *name;       /* plural, lower case: "pods" */
-    const char *singular;   /* "pod" */
-    const char *kind;       /* "Pod" */
-    const char *list_kind;  /* "PodList" */
+    const char *group;     /* "" for the core group */
+    const char *version;   /* "v1" */
+    const char *name;      /* plural, lower case: "pods" */
+    const char *singular;  /* "pod" */
+    const char *kind;      /* "Pod" */
+    const char *list_kind; /* "PodList" */
     bool namespaced;
     unsigned verbs;
     const char *short_names[4];
@@ -81,12 +81,12 @@ struct api_resource {
     const api_kind_ops_t *ops;
 };
 
-/* The whole table, terminated by an entry with name == NULL. */
-extern const api_resource_t api_resources[];
+/* The whole table, terminated by an entry with name == NULL: the core
+ * resources (resource.c), then the workload kinds' rows (src/kinds/). */
+extern const api_resource_t *const api_resources;
 
 /* Lookup by group, version and plural (NULL when not served). */
-const api_resource_t *api_resource_find(const char *group, const char *version,
-                                        const char *plural);
+const api_resource_t *api_resource_find(const char *group, const char *version, const char *plural);
 /* "v1" or "batch/v1". */
 const char *api_resource_api_version(const api_resource_t *r, char *buf, size_t len);
 
@@ -103,7 +103,7 @@ extern const api_kind_ops_t api_job_ops;        /* job_kind.c */
 extern const api_kind_ops_t api_cronjob_ops;    /* cronjob_kind.c */
 extern const api_kind_ops_t api_pytorchjob_ops; /* ptj_kind.c */
 extern const api_kind_ops_t api_mpijob_ops;     /* mpijob_kind.c */
-extern const api_kind_ops_t api_pvc_ops; /* storage_kind.c */
+extern const api_kind_ops_t api_pvc_ops;        /* storage_kind.c */
 extern const api_kind_ops_t api_pv_ops;
 extern const api_kind_ops_t api_storageclass_ops;
 extern const api_kind_ops_t api_deviceclass_ops; /* dra_kind.c */

@@ -80,8 +80,8 @@ static void transition_events(sl_ctl_t *c, apply_t *a, json_t *pod, uint32_t job
     if (strcmp(a->old_phase, a->new_phase)) {
         if (a->job)
             sl_debug("pod %s/%s: %s -> %s by Slurm's view of job %u (%s, shim finished %d)",
-                     sl_kube_namespace(pod), sl_kube_name(pod), a->old_phase, a->new_phase,
-                     job_id, a->job->state, a->job->shim_finished);
+                     sl_kube_namespace(pod), sl_kube_name(pod), a->old_phase, a->new_phase, job_id,
+                     a->job->state, a->job->shim_finished);
         else
             sl_debug("pod %s/%s: %s -> %s by the shim's %s", sl_kube_namespace(pod),
                      sl_kube_name(pod), a->old_phase, a->new_phase,
@@ -618,7 +618,7 @@ static void each_stored_pod(sl_ctl_t *c, const char *type)
 static void hold_log(sl_ctl_t *c)
 {
     const int64_t rvs[] = {c->pods_rv, c->jobs_rv, c->ptj_rv, c->mpijob_rv, c->cronjobs_rv};
-    int64_t low = 0;
+    int64_t low = ctl_kinds_low_rv(c);
     for (size_t i = 0; i < sizeof rvs / sizeof rvs[0]; i++)
         if (rvs[i] > 0 && (low == 0 || rvs[i] < low))
             low = rvs[i];
@@ -1306,10 +1306,11 @@ static void *ctl_main(void *arg)
             sl_metrics_job_poll_interval((double)gap / 1000.0);
         }
         process_due(c);
-        ctl_jobs_pass(c);   /* Jobs: their arrays, pods and status (job.c) */
-        ctl_ptj_pass(c);    /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
-        ctl_mpijob_pass(c); /* MPIJobs: the same, the Launcher in the batch step */
+        ctl_jobs_pass(c);    /* Jobs: their arrays, pods and status (job.c) */
+        ctl_ptj_pass(c);     /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
+        ctl_mpijob_pass(c);  /* MPIJobs: the same, the Launcher in the batch step */
         ctl_storage_pass(c); /* claims and their volumes (storage.c) */
+        ctl_kinds_pass(c);   /* every registered kind (src/kinds/, follow.c) */
         /* what their deletions that went unread left (jobgc.c) */
         ctl_jobs_collect_gone(c);
         hold_log(c);
@@ -1530,6 +1531,7 @@ void sl_ctl_set_policy(sl_ctl_t *c, struct sl_authz_policy *policy)
 sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *err)
 {
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
+    c->kind_rv = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*c->kind_rv));
     c->store = store;
     c->started_ns = sl_kube_now_ns();
     c->o.state_dir = dup_or(o->state_dir, ".");
@@ -1636,5 +1638,6 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.slurm_bin_dir);
     free(c->user_home);
     sl_auth_shim_key_destroy(c->shim_key);
+    free(c->kind_rv);
     free(c);
 }

@@ -183,7 +183,7 @@ struct sl_ctl {
 
     json_t *create_backoff; /* controller thread: workload uid → [until ms, delay ms] (admit.c) */
     int64_t pods_rv;        /* last pod change seen */
-    unsigned listings; /* re-reads of every stored pod (each_stored_pod) */
+    unsigned listings;      /* re-reads of every stored pod (each_stored_pod) */
     time_t jobs_since, nodes_since;
     long long next_job_poll, next_node_poll;
     int jobs_pending;             /* the last job list had a PENDING job of a pod */
@@ -196,6 +196,7 @@ struct sl_ctl {
     int64_t ptj_rv;               /* last PyTorchJob change seen (ptj.c) */
     int64_t mpijob_rv;            /* last MPIJob change seen (ptj.c) */
     int64_t cronjobs_rv;          /* last CronJob change seen (cronjob.c) */
+    int64_t *kind_rv;             /* each registered kind's last change seen (follow.c) */
     int64_t storage_rev;          /* claims' and volumes' revisions at the last pass (storage.c) */
     long long storage_next_ms;    /* the next pass even without a change */
     int storage_waiting;          /* a claim waits on pods: their changes count too */
@@ -367,6 +368,13 @@ ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task);
 unsigned ctl_gang_rank(json_t *pod);
 int ctl_gang_member(json_t *pod); /* a gang's replica pod (rank 0 included) */
 void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len);
+/* follow.c: every registered workload kind's pass (src/kinds/kind.h): its
+ * changes since the last (gone()), then reconcile() of each stored object.
+ * Controller thread. ctl_kinds_low_rv: the oldest change a kind has not
+ * read (0: none), which the change log must keep. */
+size_t ctl_kinds_count(void);
+void ctl_kinds_pass(sl_ctl_t *c);
+int64_t ctl_kinds_low_rv(const sl_ctl_t *c);
 /* ptj.c: the PyTorchJob controller (one pass). Controller thread. */
 void ctl_ptj_pass(sl_ctl_t *c);
 void ctl_mpijob_pass(sl_ctl_t *c); /* MPIJobs, the same controller (ptj.c) */
@@ -423,7 +431,7 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
 int ctl_pull_done(const ctl_pull_t *w); /* any thread; NULL: 0 */
 /* why a finished pull failed (valid while w lives), or NULL (none, running, ok) */
 const char *ctl_pull_error(const ctl_pull_t *w);
-void ctl_pull_release(ctl_pull_t *w);   /* NULL is a no-op */
+void ctl_pull_release(ctl_pull_t *w); /* NULL is a no-op */
 /* the pod is gone: its pull's tools are killed, then ctl_pull_release */
 void ctl_pull_cancel(ctl_pull_t *w);
 /* drop the image use records of pods that are terminal or gone (pull.c) */

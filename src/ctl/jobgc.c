@@ -8,10 +8,10 @@
  * change log). At start-up and after falling behind they look instead for
  * what such objects left, as kube's garbage collector does for owners that
  * are gone:
- *   - a pod whose controller ownerReference names a Job, PyTorchJob or
- *     MPIJob that is not stored is deleted (the pod controller then ends
- *     its job or task); a pod a Job orphaned carries no such reference and
- *     runs on;
+ *   - a pod whose controller ownerReference names a Job, PyTorchJob,
+ *     MPIJob or a registered kind's object (src/kinds/) that is not stored is deleted (the pod
+ * controller then ends its job or task); a pod a Job orphaned carries no such reference and runs
+ * on;
  *   - an active array task whose comment carries the uid of a Job that is
  *     not stored, and that no pod holds, is cancelled;
  *   - the task scripts and links of one that is not stored
@@ -22,6 +22,7 @@
 #include "ctl/internal.h"
 #include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
+#include "kinds/kind.h"
 #include "kube/meta.h"
 
 #include <dirent.h>
@@ -44,12 +45,19 @@ static const struct {
 };
 enum { N_OWNERS = sizeof owners / sizeof owners[0] };
 
-/* the uid of the pod's controller ownerReference to one of `owners`, or NULL */
+/* the uid of the pod's controller ownerReference to one of `owners` or of
+ * a registered kind that owns pods, or NULL */
 static const char *owner_uid(json_t *pod)
 {
     const char *uid = NULL;
     for (size_t k = 0; k < N_OWNERS && !uid; k++)
         uid = ctl_controller_owner(pod, owners[k].kind, owners[k].api_version);
+    for (const sl_kind_t *const *k = sl_kinds; *k && !uid; k++) {
+        char av[128];
+        if ((*k)->owns_pods)
+            uid = ctl_controller_owner(pod, (*k)->api.kind,
+                                       api_resource_api_version(&(*k)->api, av, sizeof av));
+    }
     return uid;
 }
 
@@ -127,8 +135,10 @@ static void remove_task_dirs(sl_ctl_t *c, gc_t *g)
  * (then nothing is known to be gone) */
 static int stored_owners(sl_ctl_t *c, gc_t *g)
 {
-    for (size_t k = 0; k < N_OWNERS; k++) {
-        json_t *all = sl_store_list(c->store, owners[k].res, NULL, NULL);
+    size_t nk = ctl_kinds_count();
+    for (size_t k = 0; k < N_OWNERS + nk; k++) {
+        const char *res = k < N_OWNERS ? owners[k].res : sl_kinds[k - N_OWNERS]->api.store_name;
+        json_t *all = sl_store_list(c->store, res, NULL, NULL);
         if (!all)
             return -1;
         size_t i;

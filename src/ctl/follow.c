@@ -1,0 +1,98 @@
+/* follow.c — the one change-log follower of the workload kinds' controllers
+ * (src/kinds/kind.h): each registered kind's pass reads its kind's changes
+ * since the last pass (gone() for each deletion), then reconciles every
+ * stored object. Deletions that went unread (the log fell behind it, or
+ * they happened while slurmlinkd was down: the first pass) are the kind's
+ * collect_gone(), and the pods such an owner left are the garbage
+ * collector's (jobgc.c, through c->gone_unseen). */
+#include "common/log.h"
+#include "ctl/internal.h"
+#include "kinds/kind.h"
+#include "kube/meta.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define FOLLOW_BATCH 512
+
+static void missed(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
+{
+    *rv = sl_store_revision(c->store);
+    c->gone_unseen = 1;
+    if (k->ctl.collect_gone)
+        k->ctl.collect_gone(c);
+}
+
+/* the kind's changes since *rv: 0 when read to the end */
+static void follow(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
+{
+    for (;;) {
+        int64_t upto = sl_store_revision(c->store); /* a complete read reaches it */
+        sl_error_t err = SL_ERROR_INIT;
+        json_t *ch = sl_store_changes(c->store, *rv, k->api.store_name, NULL, FOLLOW_BATCH, &err);
+        sl_error_clear(&err);
+        if (!ch) {
+            if (errno == ERANGE) {
+                sl_info("the %s controller fell behind the change log: collecting what "
+                        "deletions left",
+                        k->api.kind);
+                missed(k, c, rv);
+            }
+            return;
+        }
+        size_t i, n = json_array_size(ch);
+        json_t *e;
+        json_array_foreach(ch, i, e)
+        {
+            const char *type = json_string_value(json_object_get(e, "type"));
+            json_t *obj = json_object_get(e, "object");
+            if (type && !strcmp(type, "DELETED") && obj && k->ctl.gone)
+                k->ctl.gone(c, obj);
+            *rv = json_integer_value(json_object_get(e, "rv"));
+        }
+        json_decref(ch);
+        if (n < FOLLOW_BATCH && *rv < upto)
+            *rv = upto;
+        if (n < FOLLOW_BATCH)
+            return;
+    }
+}
+
+static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
+{
+    if (k->ctl.needs_slurm && (!c->initial_poll_done || !c->slurm_ok))
+        return;
+    if (!*rv) /* the first pass: what was deleted while slurmlinkd was down */
+        missed(k, c, rv);
+    follow(k, c, rv);
+    if (!k->ctl.reconcile)
+        return;
+    json_t *all = sl_store_list(c->store, k->api.store_name, NULL, NULL);
+    size_t i;
+    json_t *obj;
+    json_array_foreach(all, i, obj) k->ctl.reconcile(c, obj);
+    json_decref(all);
+}
+
+size_t ctl_kinds_count(void)
+{
+    size_t n = 0;
+    while (sl_kinds[n])
+        n++;
+    return n;
+}
+
+void ctl_kinds_pass(sl_ctl_t *c)
+{
+    for (size_t i = 0; sl_kinds[i]; i++)
+        pass(sl_kinds[i], c, &c->kind_rv[i]);
+}
+
+int64_t ctl_kinds_low_rv(const sl_ctl_t *c)
+{
+    int64_t low = 0;
+    for (size_t i = 0; sl_kinds[i]; i++)
+        if (c->kind_rv[i] > 0 && (low == 0 || c->kind_rv[i] < low))
+            low = c->kind_rv[i];
+    return low;
+}
