@@ -4,10 +4,14 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
+#include "kinds/deployment/deployment.h"
+#include "kinds/replicaset/replicaset.h"
 
 #include <string.h>
 
 const sl_kind_t *const sl_kinds[] = {
+    &sl_kind_deployment, /* before its ReplicaSets: a new one gets its pods in the same pass */
+    &sl_kind_replicaset,
     NULL,
 };
 

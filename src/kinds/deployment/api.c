@@ -214,4 +214,5 @@ const api_kind_ops_t sl_deploy_api_ops = {
     .validate_status = sl_rs_validate_status,
     .table_columns = deploy_columns,
     .table_cells = deploy_cells,
+    .scale_sub = true,
 };

@@ -312,4 +312,5 @@ const api_kind_ops_t sl_rs_api_ops = {
     .validate_status = sl_rs_validate_status,
     .table_columns = rs_columns,
     .table_cells = rs_cells,
+    .scale_sub = true,
 };
