@@ -93,36 +93,42 @@ static json_t *new_pod(json_t *rs)
     return pod;
 }
 
-/* n new pods, admitted together (a refusal: back-off, FailedCreate) */
+static void failure_condition(json_t *st, const char *why)
+{
+    char *now = sl_kube_now_rfc3339();
+    json_object_set_new(st, "conditions",
+                        json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "type", "ReplicaFailure", "status",
+                                  "True", "reason", "FailedCreate", "message", why,
+                                  "lastTransitionTime", now));
+    free(now);
+}
+
+/* n new pods, each admitted on its own (a quota admits as many as fit, as
+ * kube's slow-start batches do); the first refusal stops the pass: back-off,
+ * FailedCreate, ReplicaFailure */
 static void create_pods(sl_ctl_t *c, json_t *rs, long long n, json_t *st)
 {
     if (ctl_create_waits(c, sl_kube_uid(rs)))
         return;
-    json_t *pods = json_array();
-    for (long long i = 0; i < n && i < RS_BURST; i++)
-        json_array_append_new(pods, new_pod(rs));
-    sl_error_t err = SL_ERROR_INIT;
-    bool forbidden = false;
-    if (ctl_pods_create(c, pods, &forbidden, &err) == 0) {
-        ctl_create_admitted(c, sl_kube_uid(rs));
-        size_t i;
-        json_t *pod;
-        json_array_foreach(pods, i, pod)
+    for (long long i = 0; i < n && i < RS_BURST; i++) {
+        json_t *pod = new_pod(rs), *one = json_pack("[O]", pod);
+        sl_error_t err = SL_ERROR_INIT;
+        bool forbidden = false;
+        int rc = ctl_pods_create(c, one, &forbidden, &err);
+        if (rc == 0) {
+            ctl_create_admitted(c, sl_kube_uid(rs));
             ctl_event(c, rs, "Normal", "SuccessfulCreate", "Created pod: %s", sl_kube_name(pod));
-    } else {
-        ctl_create_refused(c, sl_kube_uid(rs));
-        ctl_event(c, rs, "Warning", "FailedCreate", "Error creating: %s", err.text);
-        json_object_set_new(st, "conditions",
-                            json_pack("[{s:s, s:s, s:s, s:s, s:o}]", "type", "ReplicaFailure",
-                                      "status", "True", "reason", "FailedCreate", "message",
-                                      err.text, "lastTransitionTime", json_string("")));
-        char *now = sl_kube_now_rfc3339();
-        json_object_set_new(json_array_get(json_object_get(st, "conditions"), 0),
-                            "lastTransitionTime", json_string(now));
-        free(now);
+        } else {
+            ctl_create_refused(c, sl_kube_uid(rs));
+            ctl_event(c, rs, "Warning", "FailedCreate", "Error creating: %s", err.text);
+            failure_condition(st, err.text);
+        }
+        sl_error_clear(&err);
+        json_decref(one);
+        json_decref(pod);
+        if (rc < 0)
+            break;
     }
-    sl_error_clear(&err);
-    json_decref(pods);
 }
 
 /* ctl_pod_mutate's fn: a graceful delete, as the API's (now + the pod's
