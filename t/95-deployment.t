@@ -9,6 +9,7 @@
 #   - kubectl set image: a rolling update during which a watch of the pods
 #     never sees a moment without a Ready replica; rollout status, history,
 #     undo, restart;
+#   - describe, edit, rollout pause (no new ReplicaSet) and resume;
 #   - slurmlinkd killed (SIGKILL) right after a scale to 4: 4 pods and 4
 #     Slurm jobs after its restart, no more;
 #   - bad input: 422s naming the field; kubectl create deployment
@@ -16,7 +17,7 @@
 #   - delete: background takes the ReplicaSets, pods and Slurm jobs;
 #     --cascade=orphan keeps them.
 source "$(dirname "$0")/lib.sh"
-plan 32
+plan 37
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -107,6 +108,21 @@ ok wait_for 120 eval 'kc rollout status deployment/web --timeout=5s >/dev/null 2
   "restart: a new ReplicaSet (revision 4), its 3 pods Ready, 3 Slurm jobs"
 like "$(jp deploy/web '{range .status.conditions[*]}{.type}={.status}/{.reason} {end}')" \
   'Available=True/MinimumReplicasAvailable Progressing=True/NewReplicaSetAvailable' "conditions with kube's reasons"
+
+# describe, edit, pause and resume
+like "$(kc describe deployment web 2>&1)" "StrategyType: +RollingUpdate.*NewReplicaSet: +web-[a-z0-9]+ \\(3/3 replicas created\\)" \
+  "kubectl describe deployment: strategy, the new ReplicaSet" || diag "$(kc describe deployment web 2>&1)"
+is "$(EDITOR="sed -i s/revisionHistoryLimit:\ 10/revisionHistoryLimit:\ 5/" kc edit deployment web 2>&1) $(jp deploy/web '{.spec.revisionHistoryLimit}')" \
+  "deployment.apps/web edited 5" "kubectl edit (the editor sets revisionHistoryLimit)"
+is "$(kc rollout pause deployment/web 2>&1)" "deployment.apps/web paused" "kubectl rollout pause"
+nrs=$(kc get rs -l app=web -o name | wc -l)
+kc set image deployment/web httpd="$REG/team/web:v2" >/dev/null
+after_job_polls 2 >/dev/null
+is "$(kc get rs -l app=web -o name | wc -l) $(jp deploy/web '{.status.conditions[?(@.type=="Progressing")].reason}')" \
+  "$nrs DeploymentPaused" "paused: the new template makes no ReplicaSet, Progressing DeploymentPaused"
+kc rollout resume deployment/web >/dev/null
+ok wait_for 120 eval 'kc rollout status deployment/web --timeout=5s >/dev/null 2>&1 && [ "$(jp deploy/web "{.metadata.annotations.deployment\.kubernetes\.io/revision}")" = 5 ] && settled web 3' \
+  "resumed: the rollout to revision 5 completes"
 
 # slurmlinkd killed right after a scale: no pod or job beyond the replicas
 kc scale deployment web --replicas=4 >/dev/null
