@@ -7,7 +7,9 @@
 # (exec with stdin, a tty-less shell, gzip'd output), test_exit_code (the
 # error channel's exit codes), test_pod_exec_close_channel (v5's close of
 # stdin); and test_batch.py's test_job_apis (a batch/v1 Job created, read,
-# deleted with propagation Background). Those that cannot pass here, and why: docs/api.md ("The official
+# deleted with propagation Background); test_apps.py's test_create_deployment
+# and test_utils.py's apps/v1 Deployment tests (create from YAML, apply
+# again, read, delete). Those that cannot pass here, and why: docs/api.md ("The official
 # Python client's own end-to-end tests").
 #
 # Needs SL_PYCLIENT_SRC, a checkout of that release:
@@ -19,7 +21,14 @@ SRC=${SL_PYCLIENT_SRC:-}
 [ -f "$SRC/kubernetes/e2e_test/test_client.py" ] ||
   skip_all "SL_PYCLIENT_SRC is not a checkout of kubernetes-client/python v36.0.3"
 TESTS=(test_client.TestClient.test_pod_apis test_client.TestClient.test_exit_code
-  test_client.TestClient.test_pod_exec_close_channel test_batch.TestClientBatch.test_job_apis)
+  test_client.TestClient.test_pod_exec_close_channel test_batch.TestClientBatch.test_job_apis
+  test_apps.TestClientApps.test_create_deployment
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml_with_apply_is_idempotent
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml_object
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml_obj
+  test_utils.TestUtils.test_create_deployment_non_default_namespace_from_yaml
+  test_utils.TestUtils.test_create_namespaced_apps_deployment_from_yaml)
 plan $((${#TESTS[@]} + 1))
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"
