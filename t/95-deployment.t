@@ -15,9 +15,9 @@
 #   - bad input: 422s naming the field; kubectl create deployment
 #     (protobuf) with kubectl 1.30 and 1.33;
 #   - delete: background takes the ReplicaSets, pods and Slurm jobs;
-#     --cascade=orphan keeps them.
+#     --cascade=orphan keeps them, and the Deployment made again adopts them.
 source "$(dirname "$0")/lib.sh"
-plan 37
+plan 38
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -165,3 +165,8 @@ ok wait_for 90 eval '[ -z "$(kc get rs,pods -l app=web -o name 2>&1)" ] && [ -z 
   diag "$(kc get deploy,rs,pods 2>&1; squeue 2>&1)"
 is "$(kc get rs -l app=c130 -o jsonpath='{.items[0].spec.replicas} {.items[0].metadata.ownerReferences}' 2>&1)" "1 " \
   "--cascade=orphan: its ReplicaSet stays, without the ownerReference"
+pod=$(kc get pods -l app=c130 -o jsonpath='{.items[0].metadata.name}')
+kc create deployment c130 --image="$REG/team/web:v1" --replicas=1 -- /bin/busybox httpd -f -p 127.0.0.1:0 >/dev/null 2>&1
+ok wait_for 60 eval '[ "$(kc get rs -l app=c130 -o jsonpath="{range .items[*]}{.metadata.ownerReferences[0].name}/{.spec.replicas} {end}")" = "c130/1 " ] && [ "$(kc get deploy c130 -o jsonpath={.status.availableReplicas})" = 1 ] && [ "$(kc get pods -l app=c130 -o jsonpath={.items[*].metadata.name})" = "$pod" ]' \
+  "the same Deployment created again adopts the orphaned ReplicaSet and its running pod" ||
+  diag "$(kc get deploy,rs,pods -o wide 2>&1)"

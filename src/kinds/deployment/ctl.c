@@ -26,6 +26,7 @@
 #include "kinds/replicaset/replicaset.h"
 #include "kinds/replicaset/rsctl.h"
 #include "kube/meta.h"
+#include "kube/selector.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -44,10 +45,16 @@ typedef struct dstate {
     bool created; /* the new ReplicaSet was made in this pass */
 } dstate_t;
 
+/* the template as hashed and compared: without the hash label, and a null
+ * creationTimestamp (a zero time, as some clients send it) left out, as
+ * the Go value kube hashes has no trace of either */
 static json_t *without_hash(json_t *tmpl)
 {
     json_t *t = json_deep_copy(tmpl);
-    json_object_del(sl_kube_path(t, "metadata.labels"), SL_RS_HASH_LABEL);
+    json_t *meta = json_object_get(t, "metadata");
+    json_object_del(json_object_get(meta, "labels"), SL_RS_HASH_LABEL);
+    if (json_is_null(json_object_get(meta, "creationTimestamp")))
+        json_object_del(meta, "creationTimestamp");
     return t;
 }
 
@@ -100,23 +107,87 @@ static int cmp_created(const void *a, const void *b)
     return c ? c : strcmp(sl_kube_name(x), sl_kube_name(y));
 }
 
-/* its ReplicaSets, oldest first (new ref) */
-static json_t *owned_rss(sl_ctl_t *c, json_t *d)
+static bool has_controller(json_t *obj)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(sl_kube_path(obj, "metadata.ownerReferences"), i, r)
+    {
+        if (json_is_true(json_object_get(r, "controller")))
+            return true;
+    }
+    return false;
+}
+
+static bool same_str(const char *a, const char *b) { return a && b ? !strcmp(a, b) : a == b; }
+
+static int adopt_fn(json_t *rs, void *arg)
+{
+    json_t *d = arg;
+    if (has_controller(rs) || sl_kube_meta_str(rs, "deletionTimestamp"))
+        return 0;
+    json_t *refs = sl_kube_path(rs, "metadata.ownerReferences");
+    if (!json_is_array(refs))
+        json_object_set_new(sl_kube_meta(rs), "ownerReferences", refs = json_array());
+    json_array_append_new(refs,
+                          json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1",
+                                    "kind", "Deployment", "name", sl_kube_name(d), "uid",
+                                    sl_kube_uid(d), "controller", 1, "blockOwnerDeletion", 1));
+    return 1;
+}
+
+/* ClaimReplicaSets' adoption: an orphan (no controller; left by a
+ * deletion with --cascade=orphan) whose labels the selector matches and
+ * whose pods run as the same user; the adopted version, or NULL */
+static json_t *adopt(sl_ctl_t *c, json_t *d, json_t *rs)
+{
+    if (has_controller(rs) || sl_kube_meta_str(rs, "deletionTimestamp") ||
+        !same_str(sl_kube_annotation(rs, SL_ANN_USER), sl_kube_annotation(d, SL_ANN_USER)))
+        return NULL;
+    json_t *sel = sl_kube_path(d, "spec.selector");
+    sl_kube_selector_t *k =
+        json_is_object(sel) ? sl_kube_label_selector_from_json(sel, NULL) : NULL;
+    bool match = k && !sl_kube_selector_empty(k) &&
+                 sl_kube_selector_match_labels(k, sl_kube_path(rs, "metadata.labels"));
+    sl_kube_selector_destroy(k);
+    json_t *out = NULL;
+    if (!match || sl_store_mutate(c->store, STORE_RS, sl_kube_namespace(rs), sl_kube_name(rs),
+                                  adopt_fn, d, &out, NULL) < 0)
+        return NULL;
+    if (sl_rs_controller_of(out, "Deployment") &&
+        !strcmp(sl_rs_controller_of(out, "Deployment"), sl_kube_uid(d))) {
+        ctl_event(c, d, "Normal", "Adopted", "replica set %s adopted", sl_kube_name(out));
+        return out;
+    }
+    json_decref(out);
+    return NULL;
+}
+
+/* its ReplicaSets, oldest first (new ref); orphans adopted unless gone */
+static json_t *owned_rss(sl_ctl_t *c, json_t *d, bool claim)
 {
     json_t *all = sl_store_list(c->store, STORE_RS, sl_kube_namespace(d), NULL);
-    size_t i, n = 0;
-    json_t *rs, **v = sl_xcalloc(json_array_size(all) + 1, sizeof(*v));
+    json_t *mine = json_array();
+    size_t i;
+    json_t *rs, *got;
     json_array_foreach(all, i, rs)
     {
         const char *o = sl_rs_controller_of(rs, "Deployment");
         if (o && !strcmp(o, sl_kube_uid(d)))
-            v[n++] = rs;
+            json_array_append(mine, rs);
+        else if (claim && !o && (got = adopt(c, d, rs)))
+            json_array_append_new(mine, got);
     }
+    size_t n = json_array_size(mine);
+    json_t **v = sl_xcalloc(n + 1, sizeof(*v));
+    for (i = 0; i < n; i++)
+        v[i] = json_array_get(mine, i);
     qsort(v, n, sizeof(*v), cmp_created);
     json_t *out = json_array();
     for (i = 0; i < n; i++)
         json_array_append(out, v[i]);
     free(v);
+    json_decref(mine);
     json_decref(all);
     return out;
 }
@@ -576,8 +647,9 @@ static void rss_follow(sl_ctl_t *c, json_t *d, json_t *rss, bool orphan)
 
 static void deploy_reconcile(sl_ctl_t *c, json_t *d)
 {
-    json_t *rss = owned_rss(c, d);
-    if (sl_kube_meta_str(d, "deletionTimestamp")) {
+    bool deleting = sl_kube_meta_str(d, "deletionTimestamp") != NULL;
+    json_t *rss = owned_rss(c, d, !deleting);
+    if (deleting) {
         sl_rs_finalize(c, d, STORE_D, rss, rss_follow);
         json_decref(rss);
         return;
@@ -613,7 +685,7 @@ static void deploy_reconcile(sl_ctl_t *c, json_t *d)
 /* deleted (background propagation): its ReplicaSets go, and their pods */
 static void deploy_gone(sl_ctl_t *c, json_t *d)
 {
-    json_t *rss = owned_rss(c, d);
+    json_t *rss = owned_rss(c, d, false);
     if (json_array_size(rss))
         sl_info("deployment %s/%s deleted: %zu replica sets deleted with it", sl_kube_namespace(d),
                 sl_kube_name(d), json_array_size(rss));
