@@ -31,10 +31,10 @@ is "${#noreason[@]}" 0 "every '# serial' and '# alone' marker gives its reason" 
 # --for on the real tree: a file's scripts are those naming it, its folder
 # or src/ (a covers path is a file or a folder, "src/ctl" or "src/ctl/")
 nfor() { t/run-tests --estimate -j 1 "$@" 2>&1 | sed -n 's/^\([0-9]*\) files.*/\1/p'; }
-want=$(grep -lE '^# covers:.* (src/ctl/cronjob\.c|src/ctl/?|src/?)( |$)' t/*.t | wc -l)
-ok test "$want" -gt 0 "some scripts cover src/ctl/cronjob.c ($want)"
-is "$(nfor --integration --for src/ctl/cronjob.c)" "$want" \
-  "--for src/ctl/cronjob.c picks the scripts naming that file, src/ctl/ or src/"
+want=$(grep -lE '^# covers:.* (src/kinds/cronjob/controller\.c|src/kinds/cronjob/?|src/kinds/?|src/?)( |$)' t/*.t | wc -l)
+ok test "$want" -gt 0 "some scripts cover src/kinds/cronjob/controller.c ($want)"
+is "$(nfor --integration --for src/kinds/cronjob/controller.c)" "$want" \
+  "--for src/kinds/cronjob/controller.c picks the scripts naming that file, its folders or src/"
 units=$(make -s --no-print-directory print-unit-bins | grep -c '^test/kube_')
 [ -d build-asan ] && units=$((units * 2)) # the ASan build's too
 is "$(nfor --unit --for src/kube/cron.c)" "$units" "--unit --for src/kube/cron.c picks the kube module's unit binaries"

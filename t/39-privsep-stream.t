@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/spdy/ src/shim/ src/ctl/job.c
+# covers: src/api/ src/spdy/ src/shim/ src/kinds/job/controller.c
 # 39-privsep-stream.t — a hostile tenant against the streams (exec,
 # port-forward) and the workloads' identity, with two real Unix tenants on a
 # real cluster; team-s is a namespace both alice and bob write:

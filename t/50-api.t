@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/store/ src/ctl/job.c
+# covers: src/api/ src/store/ src/kinds/job/controller.c
 # 50-api.t — slurmlinkd's Kubernetes API over plain HTTP with curl: discovery,
 # OpenAPI, CRUD, patches, optimistic concurrency, status subresource, Table,
 # selectors and paging, graceful deletion, namespaces, restart persistence.
@@ -25,7 +25,7 @@ is "$(jqr '.items[0].versions[0].resources[] | select(.resource=="pods") | [.sco
   "Namespaced po log,eviction,status" "aggregated pods: scope, short name, log, eviction and status subresources"
 req GET /apis -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
 is "$(jqr '.kind + " " + ([.items[].metadata.name]|join(",")) + " " + ([.items[0].versions[0].resources[] | .resource + ":" + (.categories // [] | join(","))] | join(" "))')" \
-  "APIGroupDiscoveryList batch,storage.k8s.io,kubeflow.org,resource.k8s.io,apps,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then storage.k8s.io (StorageClass), kubeflow.org (PyTorchJob), resource.k8s.io (DRA), apps (Deployment, ReplicaSet), then the review groups and node metrics"
+  "APIGroupDiscoveryList batch,kubeflow.org,apps,storage.k8s.io,resource.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then the workload kinds' groups (kubeflow.org: PyTorchJob, MPIJob; apps: Deployment, ReplicaSet), storage.k8s.io (StorageClass), resource.k8s.io (DRA), then the review groups and node metrics"
 req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1

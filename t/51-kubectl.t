@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/ctl/job.c
+# covers: src/api/ src/kinds/job/controller.c
 # 51-kubectl.t — an unmodified kubectl against slurmlinkd, through the
 # commands of kubectl-wire.md: apply (created/unchanged/configured), create
 # (AlreadyExists), get in every output form, get -w, wait, describe, logs,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/auth/ src/api/ src/ctl/job.c
+# covers: src/auth/ src/api/ src/kinds/job/controller.c
 # 61-security-api.t — slurmlinkd with TLS, client certificates, tokens and a
 # policy (no Slurm: the API alone), driven by kubectl and curl as real
 # tenants whose identities map to real Unix users made here:

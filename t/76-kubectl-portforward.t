@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/spdy/ src/shim/ src/ctl/job.c
+# covers: src/api/ src/spdy/ src/shim/ src/kinds/job/controller.c
 # 76-kubectl-portforward.t — `kubectl port-forward pod/P LOCAL:REMOTE` on a
 # real Slurm cluster (HTTPS, tenants as real Unix users), with kubectl 1.30
 # (SPDY/3.1 upgrade) and 1.32, 1.33 (SPDY/3.1 tunnelled in WebSocket): 1 MiB

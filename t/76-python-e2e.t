@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c src/ctl/job.c
+# covers: src/api/ src/spdy/ src/shim/attach.c src/shim/exec.c src/shim/tty.c src/kinds/job/controller.c
 # 76-python-e2e.t — the official Python client's own end-to-end tests that
 # need exec (kubernetes/e2e_test/test_client.py of kubernetes-client/python
 # v36.0.3, unmodified, with that release's library) against slurmlinkd on a

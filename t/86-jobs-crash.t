@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/ src/slurmif/acct.c
 # slow
 # 86-jobs-crash.t — a Job's array survives slurmlinkd's death:
 #   - the test build's fault point after-array-submit kills slurmlinkd

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/ src/slurmif/acct.c
 # 86-jobs-delete-window.t — a Job's pod deleted after its Slurm array task
 # has started but before slurmlinkd has recorded that task's job id (the
 # job poll or the shim's push of the container's start brings it) is a

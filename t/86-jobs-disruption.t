@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/
 # 86-jobs-disruption.t — a Job's pod whose array task an admin cancels
 # (scancel) fails WITH the condition DisruptionTarget, whichever comes first:
 # Slurm's CANCELLED seen by the controller's poll, or the shim's pod-finished

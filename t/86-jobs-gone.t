@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/
 # 86-jobs-gone.t — a Job deleted (background, kubectl's default) whose
 # DELETED change the Job controller never reads still has its pods deleted
 # and their tasks ended, as kube's garbage collector deletes the dependents

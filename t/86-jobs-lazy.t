@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/ src/slurmif/acct.c
 # 86-jobs-lazy.t — a Job's pods are created lazily, as kube's Job
 # controller creates them: an Indexed Job of 6 completions, parallelism 2,
 # whose tasks sleep; while it runs, never more than 2 unfinished Pod

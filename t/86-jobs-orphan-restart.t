@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/
 # 86-jobs-orphan-restart.t — a Job deleted with --cascade=orphan leaves its
 # pods running, their array tasks too (they still carry the Job's uid in
 # their comment). slurmlinkd restarted afterwards cancels, at its first Job

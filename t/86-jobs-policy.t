@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/
 # 86-jobs-policy.t — successPolicy (Kubernetes 1.32) of an Indexed Job on
 # the real cluster: the first rule met sets SuccessCriteriaMet (reason
 # SuccessPolicy, kube's message naming the rule), the other indexes' tasks

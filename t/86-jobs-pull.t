@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/pull.c src/image/
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/ctl/pull.c src/image/
 # 86-jobs-pull.t — a Job's pods whose image is in a registry go through the
 # image pull worker, as a single pod does (src/ctl/pull.c), before the
 # array is submitted: a real docker-registry on loopback, an image built

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/ src/slurmif/acct.c
 # 86-jobs-split.t — a Job larger than Slurm's MaxArraySize is split
 # honestly: with MaxArraySize=4, an Indexed Job of 10 completions and
 # parallelism 3 becomes three arrays (indexes 0-3, 4-7, 8-9 as tasks 0-3,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/job.c src/ctl/jobtask.c src/ctl/jobpod.c src/ctl/jobindex.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/job/controller.c src/ctl/jobtask.c src/kinds/job/jobpod.c src/kinds/job/jobindex.c src/api/ src/slurmif/acct.c
 # slow
 # 86-jobs.t — batch/v1 Job as one Slurm job array, on the real local
 # cluster (slurmctld, slurmd, slurmdbd) with the real kubectl and the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/cronjob.c src/ctl/cronjob_gc.c src/kube/cron.c src/api/ src/ctl/job.c
+# covers: src/kinds/cronjob/controller.c src/kinds/cronjob/gc.c src/kube/cron.c src/api/ src/kinds/job/controller.c
 # 87-cronjob-events.t — the CronJob controller's Events as kube 1.32's
 # cronjob controller (v2) records them: source.component and
 # reportingComponent "cronjob-controller", kube's reasons, types and texts:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/cronjob.c src/ctl/cronjob_gc.c src/kube/cron.c src/api/ src/ctl/job.c
+# covers: src/kinds/cronjob/controller.c src/kinds/cronjob/gc.c src/kube/cron.c src/api/ src/kinds/job/controller.c
 # 87-cronjob.t — batch/v1 CronJob on the real local cluster, with the real
 # kubectl (1.32, 1.30, 1.33) and the Python client (BatchV1Api). The CronJob
 # controller's clock is stepped past schedule times with the test build's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjstatus.c src/api/ src/image/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/kubeflow/status.c src/api/ src/image/ src/slurmif/acct.c
 # 87-kubeflow-registry.t — a PyTorchJob whose image is in a registry: its
 # gang's pods go through the image pull worker (src/ctl/pull.c) as a single
 # pod's and a Job's do, before the ONE gang job is submitted; a real

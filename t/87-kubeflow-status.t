@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjstatus.c src/api/ src/image/
+# covers: src/kinds/kubeflow/controller.c src/kinds/kubeflow/status.c src/api/ src/image/
 # 87-kubeflow-status.t — what `kubectl get pods` says of a pod before it
 # runs, as kube says it: a pod whose job Slurm holds pending is STATUS
 # Pending (its containers wait, reason Pending, message Slurm's reason),

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/mpijobpod.c src/ctl/gang.c src/api/
+# covers: src/kinds/mpijob/pods.c src/ctl/gang.c src/api/
 # 87-mpijob-api.t — kubeflow.org/v2beta1 MPIJob served as mpi-operator
 # defines it, on a private slurmlinkd (no Slurm: the API alone), with the
 # real kubectl and the Python client (CustomObjectsApi):

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/mpijobpod.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/mpijob/pods.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-mpijob.t — a kubeflow.org/v2beta1 MPIJob (mpi-operator's API) is ONE
 # Slurm job on a real two-node cluster (slurmlink up --nodes 2: slurmctld,
 # two slurmd, slurmdbd), applied with the real kubectl:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/
 # 87-pytorchjob-api.t — kubeflow.org/v1 PyTorchJob served as the Kubeflow
 # Training Operator v1.8 serves it, on a private slurmlinkd (no Slurm: the
 # API alone), with the real kubectl and the Python client (CustomObjectsApi):

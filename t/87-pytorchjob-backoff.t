@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-pytorchjob-backoff.t — a PyTorchJob that always crashes, as Kubeflow's
 # training-operator runs it: runPolicy.backoffLimit restarts and no more,
 # each after a back-off (10 s, doubling), the failed attempt's pods kept

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-pytorchjob-elastic.t — an elastic PyTorchJob (elasticPolicy minReplicas
 # 1, maxReplicas 3, Workers only) on a real three-node cluster (slurmlink
 # up --nodes 3, one CPU per node, so a job holds its nodes) is ONE Slurm

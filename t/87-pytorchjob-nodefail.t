@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-pytorchjob-nodefail.t — a node dies under a PyTorchJob's gang (three
 # nodes: slurmlink up --nodes 3): the Worker's first attempt hangs on its
 # node, whose slurmd is then killed (SIGKILL, as a crashed host):

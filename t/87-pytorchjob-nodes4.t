@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-pytorchjob-nodes4.t — PyTorchJob gangs on a real four-node cluster
 # (slurmlink up --nodes 4, one CPU per node, so a gang holds its nodes):
 #   - Master + 3 Workers: a torch.distributed all-reduce over four nodes

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # 87-pytorchjob-packed.t — a PyTorchJob with more replicas than the cluster
 # has nodes (Kubeflow's sendrecv example: 4 replicas; here 2 nodes) runs
 # as ONE Slurm job of as many nodes as there are, several replicas per node

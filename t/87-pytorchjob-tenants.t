@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/
 # 87-pytorchjob-tenants.t — PyTorchJobs are authorized as any namespaced
 # resource and their replicas run as the creator (docs/security.md), on a
 # real two-node cluster with two tenants (Unix users, HTTPS, a certificate

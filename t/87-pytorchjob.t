@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/ctl/ptj.c src/ctl/ptjpod.c src/ctl/ptjstatus.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
 # slow
 # 87-pytorchjob.t — a kubeflow.org/v1 PyTorchJob is ONE gang-scheduled
 # Slurm job, on a real two-node cluster (slurmlink up --nodes 2:

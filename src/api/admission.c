@@ -13,7 +13,7 @@
  *       controller signals and cancels that job as root, so a client that
  *       could write it could name anyone's job.
  *       slurmlink.io/job-uid, slurmlink.io/array-task: set by the Job
- *       controller on a Job's pods (src/ctl/job.c); for the same reason.
+ *       controller on a Job's pods (src/kinds/job/controller.c); for the same reason.
  *   - the creator must map to a Unix user (exists, not root unless
  *     allowed, ...): 403 otherwise, before anything is stored;
  *   - securityContext.runAsUser, of the pod and of every container, may
@@ -182,19 +182,6 @@ int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *errs)
     return api_fields_result(errs);
 }
 
-/* the replica specs of a PyTorchJob or an MPIJob (key): each template's */
-static void check_replicas(json_t *obj, const char *key, const ident_t *id, sl_error_t *errs)
-{
-    const char *type;
-    json_t *rs;
-    json_object_foreach(json_object_get(json_object_get(obj, "spec"), key), type, rs)
-    {
-        char *prefix = sl_xasprintf("spec.%s[%s].template.spec.", key, type);
-        check_spec(sl_kube_path(rs, "template.spec"), prefix, id, errs);
-        free(prefix);
-    }
-}
-
 /* The pod templates of a registered kind's object below node, at path
  * (dotted; '*' for every key of a map or index of an array), each checked
  * with its field path ("spec.replicatedJobs[0].template.spec.template.spec.") */
@@ -240,26 +227,16 @@ static void check_templates(json_t *node, const char *path, const char *at, cons
 
 int api_admit_workload_create(api_req_t *r, const api_resource_t *rs, json_t *obj, sl_error_t *errs)
 {
-    const char *res = rs->name;
     const sl_kind_t *k = sl_kind_by_resource(rs);
-    bool job = !strcmp(res, "jobs"), cron = !strcmp(res, "cronjobs");
-    bool ptj = !strcmp(res, "pytorchjobs"), mpi = !strcmp(res, "mpijobs");
-    bool kind = k && k->pod_templates[0];
+    if (!k || !k->pod_templates[0])
+        return 0;
     ident_t id;
-    int rc = job || cron || ptj || mpi || kind ? ident_of(r, &id, errs) : 0;
+    int rc = ident_of(r, &id, errs);
     if (rc <= 0)
         return rc;
-    if (kind)
-        for (size_t i = 0;
-             i < sizeof k->pod_templates / sizeof *k->pod_templates && k->pod_templates[i]; i++)
-            check_templates(obj, k->pod_templates[i], "", &id, errs);
-    else if (job)
-        check_spec(sl_kube_path(obj, "spec.template.spec"), "spec.template.spec.", &id, errs);
-    else if (cron)
-        check_spec(sl_kube_path(obj, "spec.jobTemplate.spec.template.spec"),
-                   "spec.jobTemplate.spec.template.spec.", &id, errs);
-    else
-        check_replicas(obj, ptj ? "pytorchReplicaSpecs" : "mpiReplicaSpecs", &id, errs);
+    for (size_t i = 0;
+         i < sizeof k->pod_templates / sizeof *k->pod_templates && k->pod_templates[i]; i++)
+        check_templates(obj, k->pod_templates[i], "", &id, errs);
     ident_free(&id);
     return api_fields_result(errs);
 }

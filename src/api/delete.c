@@ -94,19 +94,18 @@ static int parse_opts(api_req_t *r, api_delopts_t *o, sl_error_t *err)
     return 0;
 }
 
-/* The garbage collector's finalizer of a Job deleted in the foreground
- * ("foregroundDeletion": gone once its pods are) or orphaning its pods
- * ("orphan"), as kube-apiserver adds them; src/ctl/job.c does the rest.
- * The same for a CronJob and its Jobs (src/ctl/cronjob_gc.c). */
+/* The garbage collector's finalizer of a workload deleted in the
+ * foreground ("foregroundDeletion": gone once what it owns is) or orphaning
+ * what it owns ("orphan"), as kube-apiserver adds them, for the kinds whose
+ * row says delete_finalizers (src/kinds/kind.h); their controllers do the
+ * rest (a Job's pods, a CronJob's Jobs). */
 static void job_propagation(const api_resource_t *res, json_t *obj, const api_delopts_t *o)
 {
     const char *f = !strcmp(o->propagation, "Foreground") ? "foregroundDeletion"
                     : !strcmp(o->propagation, "Orphan")   ? "orphan"
                                                           : NULL;
     const sl_kind_t *k = sl_kind_by_resource(res);
-    bool finalizers =
-        !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") || (k && k->delete_finalizers);
-    if (!finalizers || !f)
+    if (!k || !k->delete_finalizers || !f)
         return;
     json_t *m = sl_kube_meta(obj);
     json_t *fin = json_object_get(m, "finalizers");

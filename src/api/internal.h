@@ -219,9 +219,9 @@ void api_admit_pod_identity(api_req_t *r, json_t *pod);
  * SL_ERR_FORBIDDEN) and every securityContext.runAsUser must be that user's
  * uid (field errors, the 422). 0 when admitted, else -1 with err. */
 int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *err);
-/* The same rules for the pod templates of a new workload (a registered
- * kind's row names them: src/kinds/kind.h; a Job, CronJob, PyTorchJob or
- * MPIJob; any other: 0), their fields named in the object. */
+/* The same rules for the pod templates of a new workload (its kind's row
+ * names them: src/kinds/kind.h; any other resource: 0), their fields named
+ * in the object. */
 int api_admit_workload_create(api_req_t *r, const api_resource_t *res, json_t *obj,
                               sl_error_t *err);
 /* Update: slurmlink.io/user may not change (field errors); absent, it is

@@ -318,13 +318,11 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
 {
     if (is_pod && api_check_service_account(r, obj, err) < 0)
         return -1;
-    /* mutating admission: before validation counts the annotations; a Job's
-     * pods run as its creator (src/ctl/job.c), so a Job carries it too, and
-     * a CronJob's Jobs run as the CronJob's (src/ctl/cronjob.c) */
+    /* mutating admission: before validation counts the annotations; what a
+     * workload kind makes runs as its creator (its row's runs_as_creator:
+     * a Job's pods, a CronJob's Jobs), so the workload carries it too */
     const sl_kind_t *k = sl_kind_by_resource(res);
-    if (is_pod || !strcmp(res->name, "jobs") || !strcmp(res->name, "cronjobs") ||
-        !strcmp(res->name, "pytorchjobs") || !strcmp(res->name, "mpijobs") ||
-        (k && k->runs_as_creator) ||
+    if (is_pod || (k && k->runs_as_creator) ||
         !strcmp(res->name, "persistentvolumeclaims")) /* its folder is its creator's */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
@@ -497,9 +495,7 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
     }
     carry_over(obj, old);
     const sl_kind_t *k = sl_kind_by_resource(res);
-    if ((!strcmp(res->name, "pods") || !strcmp(res->name, "jobs") ||
-         !strcmp(res->name, "cronjobs") || !strcmp(res->name, "pytorchjobs") ||
-         !strcmp(res->name, "mpijobs") || (k && k->runs_as_creator)) &&
+    if ((!strcmp(res->name, "pods") || (k && k->runs_as_creator)) &&
         (check_workload_owner(r, p, old, err) < 0 || api_admit_pod_update(r, obj, old, err) < 0))
         return -1;
     if (res->ops && res->ops->defaults)

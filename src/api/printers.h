@@ -29,7 +29,7 @@ json_t *api_serviceaccount_columns(void);
 json_t *api_serviceaccount_cells(json_t *o, long long now);
 json_t *api_resourcequota_columns(void);
 json_t *api_resourcequota_cells(json_t *o, long long now);
-/* Jobs (job_printers.c); api_job_condition: the condition type is there
+/* Jobs (src/kinds/job/printers.c); api_job_condition: the condition type is there
  * with status True (printers.go's hasJobCondition). */
 json_t *api_job_columns(void);
 json_t *api_job_cells(json_t *job, long long now);

@@ -9,8 +9,8 @@
 #define RW_ALL API_V_ALL
 #define NS_RW (API_V_CREATE | API_V_DELETE | API_V_GET | API_V_LIST | API_V_PATCH | API_V_UPDATE | API_V_WATCH)
 
-/* the core resources; the workload kinds' rows (src/kinds/registry.c)
- * follow them in api_resources */
+/* the core group's resources; the workload kinds' rows
+ * (src/kinds/registry.c) follow them in api_resources, then core_groups */
 static const api_resource_t core[] = {
     {"", "v1", "pods", "pod", "Pod", "PodList", true, RW_ALL, {"po"}, {"all"}, true, true, "pods",
      &api_pod_ops},
@@ -41,24 +41,15 @@ static const api_resource_t core[] = {
      "persistentvolumeclaims", &api_pvc_ops},
     {"", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", "PersistentVolumeList",
      false, RW_ALL, {"pv"}, {0}, true, false, "persistentvolumes", &api_pv_ops},
-    /* batch/v1 Jobs: the controller runs each as one Slurm job array (src/ctl/job.c) */
-    {"batch", "v1", "jobs", "job", "Job", "JobList", true, RW_ALL, {0}, {"all"}, true, false,
-     "jobs.batch", &api_job_ops},
-    /* batch/v1 CronJobs: the controller creates their Jobs on schedule (src/ctl/cronjob.c) */
-    {"batch", "v1", "cronjobs", "cronjob", "CronJob", "CronJobList", true, RW_ALL, {"cj"},
-     {"all"}, true, false, "cronjobs.batch", &api_cronjob_ops},
+    {0},
+};
+
+/* the core resources of other groups, served after the kinds */
+static const api_resource_t core_groups[] = {
     /* storage.k8s.io/v1 StorageClasses: the admin's storage.classes, read-only */
     {"storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", "StorageClassList",
      false, API_V_READ, {"sc"}, {0}, false, false, "storageclasses.storage.k8s.io",
      &api_storageclass_ops},
-    /* kubeflow.org/v1 PyTorchJob as the Training Operator's CRD defines it:
-     * one gang-scheduled Slurm job (src/ctl/gang.c) */
-    {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", "PyTorchJobList", true,
-     RW_ALL, {0}, {0}, true, false, "pytorchjobs.kubeflow.org", &api_pytorchjob_ops},
-    /* kubeflow.org/v2beta1 MPIJob as mpi-operator's CRD defines it: one
-     * Slurm job, the Launcher in its batch step (src/ctl/gang.c) */
-    {"kubeflow.org", "v2beta1", "mpijobs", "mpijob", "MPIJob", "MPIJobList", true, RW_ALL, {0},
-     {0}, true, false, "mpijobs.kubeflow.org", &api_mpijob_ops},
     /* resource.k8s.io/v1 DRA (dra_kind.c): the subset slurmlink turns into
      * GRES; the controller fills a claim's status once Slurm placed the job */
     {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", "DeviceClassList",
@@ -76,7 +67,8 @@ static const api_resource_t core[] = {
 static api_resource_t table[API_MAX_RESOURCES + 1];
 const api_resource_t *const api_resources = table;
 
-/* the served table: the core rows, then every registered kind's (before
+/* the served table: the core group's rows, every registered kind's, the
+ * other groups' core rows (before
  * main: nothing reads it earlier, and it never changes after) */
 __attribute__((constructor)) static void build_table(void)
 {
@@ -85,6 +77,8 @@ __attribute__((constructor)) static void build_table(void)
         table[n++] = *r;
     for (const sl_kind_t *const *k = sl_kinds; *k && n < API_MAX_RESOURCES; k++)
         table[n++] = (*k)->api;
+    for (const api_resource_t *r = core_groups; r->name && n < API_MAX_RESOURCES; r++)
+        table[n++] = *r;
     table[n] = (api_resource_t){0};
 }
 

@@ -102,10 +102,10 @@ extern const api_kind_ops_t api_configmap_ops;
 extern const api_kind_ops_t api_secret_ops;
 extern const api_kind_ops_t api_serviceaccount_ops;
 extern const api_kind_ops_t api_resourcequota_ops;
-extern const api_kind_ops_t api_job_ops;        /* job_kind.c */
-extern const api_kind_ops_t api_cronjob_ops;    /* cronjob_kind.c */
-extern const api_kind_ops_t api_pytorchjob_ops; /* ptj_kind.c */
-extern const api_kind_ops_t api_mpijob_ops;     /* mpijob_kind.c */
+extern const api_kind_ops_t api_job_ops;        /* src/kinds/job/api.c */
+extern const api_kind_ops_t api_cronjob_ops;    /* src/kinds/cronjob/api.c */
+extern const api_kind_ops_t api_pytorchjob_ops; /* src/kinds/pytorchjob/api.c */
+extern const api_kind_ops_t api_mpijob_ops;     /* src/kinds/mpijob/api.c */
 extern const api_kind_ops_t api_pvc_ops;        /* storage_kind.c */
 extern const api_kind_ops_t api_pv_ops;
 extern const api_kind_ops_t api_storageclass_ops;

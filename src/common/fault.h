@@ -10,7 +10,7 @@
  * specs, each counted on its own, are separated by commas (up to four:
  * name1:N:hold=A,name2:M). Other builds compile the points to nothing.
  * Points: after-submit (src/ctl/submit.c: the job was accepted by
- * slurmctld, its id not yet stored); after-array-submit (src/ctl/job.c:
+ * slurmctld, its id not yet stored); after-array-submit (src/kinds/job/controller.c:
  * the same for a Job's array); pull-fetched (src/image/pull.c: the
  * layers of a pull are fetched and unpacked in its work folder, the digest
  * folder not yet in place); shim-exited (src/ctl/ctl.c: a shim's push of a
@@ -44,7 +44,7 @@
  * another user makes in between).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
- * controller's clock (src/ctl/cronjob.c), so a test can step it past
+ * controller's clock (src/kinds/cronjob/controller.c), so a test can step it past
  * schedule times without waiting for them: the whole seconds written in the
  * file SLURMLINKD_FAULT_CLOCK names, read on every call (0 when unset,
  * missing or unreadable). Other builds: always 0. */

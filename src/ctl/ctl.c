@@ -617,11 +617,9 @@ static void each_stored_pod(sl_ctl_t *c, const char *type)
  * from a full list, and loses no deletion meanwhile. */
 static void hold_log(sl_ctl_t *c)
 {
-    const int64_t rvs[] = {c->pods_rv, c->jobs_rv, c->ptj_rv, c->mpijob_rv, c->cronjobs_rv};
     int64_t low = ctl_kinds_low_rv(c);
-    for (size_t i = 0; i < sizeof rvs / sizeof rvs[0]; i++)
-        if (rvs[i] > 0 && (low == 0 || rvs[i] < low))
-            low = rvs[i];
+    if (c->pods_rv > 0 && (low == 0 || c->pods_rv < low))
+        low = c->pods_rv;
     sl_store_log_hold(c->store, low);
 }
 
@@ -706,7 +704,7 @@ static int due_of(const ctl_pod_t *p, long long now, long long *wake)
     if (p->recheck)
         return DUE_RECHECK;
     long long t = p->finish_due_ms ? p->finish_due_ms : LLONG_MAX;
-    /* a Job's pod is submitted with its array (job.c), its pull taken there */
+    /* a Job's pod is submitted with its array (src/kinds/job/controller.c), its pull taken there */
     if (!p->job_id && !p->gave_up && !p->owner_uid) {
         if ((p->tries || p->pending_submit || p->pull_wait) && now >= p->next_try_ms)
             return DUE_SUBMIT;
@@ -1306,9 +1304,6 @@ static void *ctl_main(void *arg)
             sl_metrics_job_poll_interval((double)gap / 1000.0);
         }
         process_due(c);
-        ctl_jobs_pass(c);    /* Jobs: their arrays, pods and status (job.c) */
-        ctl_ptj_pass(c);     /* PyTorchJobs: one gang job each (ptj.c, gang.c) */
-        ctl_mpijob_pass(c);  /* MPIJobs: the same, the Launcher in the batch step */
         ctl_storage_pass(c); /* claims and their volumes (storage.c) */
         ctl_kinds_pass(c);   /* every registered kind (src/kinds/, follow.c) */
         /* what their deletions that went unread left (jobgc.c) */

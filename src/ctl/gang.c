@@ -77,8 +77,7 @@ static void exports(sl_buf_t *s, const ctl_gang_member_t *m)
 }
 
 /* one member's step: its exports, srun on its node, its pod's job.sh */
-static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m,
-                      const char *dir)
+static void step_line(sl_buf_t *s, const ctl_gang_t *g, const ctl_gang_member_t *m, const char *dir)
 {
     exports(s, m);
     char *qd = sl_shell_quote(dir), *out = sl_xasprintf("--output=%s/job.out", dir);
@@ -197,7 +196,7 @@ static char *per_node_opt(const char *opt, unsigned k)
     return sl_xasprintf("%.*s%llu%s", (int)(num - opt), opt, v * k, end);
 }
 
-/* the options of a step member's translation (the first's: ptj_validate.c
+/* the options of a step member's translation (the first's: src/kinds/pytorchjob/validate.c
  * makes a PyTorchJob's alike; an MPIJob's Worker's, not its Launcher's),
  * less what names one pod, with the gang's shape */
 static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, const char *cmt)
@@ -292,8 +291,7 @@ static int pulled(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps)
         all &= !model || ctl_pull_ready(c, ps[i], pod, model); /* !model: prepare fails it */
         sl_pod_destroy(model);
         if (msg)
-            ctl_event(c, g->owner, "Warning", "ErrImagePull", "Pod %s: %s", sl_kube_name(pod),
-                      msg);
+            ctl_event(c, g->owner, "Warning", "ErrImagePull", "Pod %s: %s", sl_kube_name(pod), msg);
         free(msg);
     }
     return all;

@@ -10,7 +10,7 @@
  * the pod controller follows the one Slurm job for each of them, each on
  * its own node of the job (ctl.c follow_gang, ctl_pod_t.gang_rank).
  *
- * Not specific to any kind: the owner (a PyTorchJob or an MPIJob, ptj.c)
+ * Not specific to any kind: the owner (a PyTorchJob or an MPIJob, src/kinds/kubeflow/controller.c)
  * gives the pods in rank order, what each step exports, and what the
  * batch script runs on the first node before the steps; an MPIJob's
  * Launcher is a batch member (it runs in the batch step, beside Worker 0

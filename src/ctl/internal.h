@@ -98,7 +98,7 @@ typedef struct ctl_pod {
     int grace_s;
     unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
     long long seen_ms;        /* when the controller learned of the pod (metrics) */
-    /* a Job's pod (job.c): the Job's uid, which its array's comment carries
+    /* a Job's pod (src/kinds/job/controller.c): the Job's uid, which its array's comment carries
      * (NULL: a pod of its own); set once, before any other thread can see
      * the pod run, never changed. The array task it is, once submitted
      * (controller thread). */
@@ -192,10 +192,6 @@ struct sl_ctl {
     int slurm_ok;                 /* last RPC to slurmctld succeeded */
     int initial_poll_done;        /* the first full job list was read (adoption first) */
     int64_t started_ns;           /* sl_ctl_create's time (replay_events' Events) */
-    int64_t jobs_rv;              /* last Job change seen (job.c) */
-    int64_t ptj_rv;               /* last PyTorchJob change seen (ptj.c) */
-    int64_t mpijob_rv;            /* last MPIJob change seen (ptj.c) */
-    int64_t cronjobs_rv;          /* last CronJob change seen (cronjob.c) */
     int64_t *kind_rv;             /* each registered kind's last change seen (follow.c) */
     int64_t storage_rev;          /* claims' and volumes' revisions at the last pass (storage.c) */
     long long storage_next_ms;    /* the next pass even without a change */
@@ -316,19 +312,6 @@ static inline const char *ctl_pod_slurm_uid(const ctl_pod_t *p)
     return p->owner_uid ? p->owner_uid : p->uid;
 }
 
-/* job.c: the Job controller (one pass: Job changes and deletions, each
- * unfinished Job's pods, submissions and status). Controller thread. */
-void ctl_jobs_pass(sl_ctl_t *c);
-/* cronjob.c: the CronJob controller's pass (Jobs on schedule, status,
- * history, deletion); cronjob_gc.c: a CronJob being deleted with a
- * finalizer, or gone, and its Jobs. Controller thread. */
-void ctl_cronjobs_pass(sl_ctl_t *c);
-void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs);
-void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs);
-/* Jobs whose controller ownerReference names a CronJob no longer stored
- * (deleted while slurmlinkd was down, or while the CronJob controller was
- * behind the change log): deleted, as kube's garbage collector does. */
-void ctl_cronjobs_collect_gone(sl_ctl_t *c);
 /* A pod created by the Job controller (its server-owned slurmlink.io/job-uid
  * and its index annotation; orphaned ones too): 1 with the Job's uid in
  * owner (37 bytes) and the array task (0 when not yet submitted) in
@@ -375,9 +358,6 @@ void ctl_gang_node(const char *nodes, unsigned rank, char *out, size_t len);
 size_t ctl_kinds_count(void);
 void ctl_kinds_pass(sl_ctl_t *c);
 int64_t ctl_kinds_low_rv(const sl_ctl_t *c);
-/* ptj.c: the PyTorchJob controller (one pass). Controller thread. */
-void ctl_ptj_pass(sl_ctl_t *c);
-void ctl_mpijob_pass(sl_ctl_t *c); /* MPIJobs, the same controller (ptj.c) */
 
 /* storage.c: claims bound and released, volumes reclaimed (one pass).
  * Controller thread. */
@@ -414,7 +394,7 @@ void ctl_submit_collect(sl_ctl_t *c);
 void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
 struct sl_translate_result;
 /* A pod's translation and its folder written, without submitting (a Job's
- * pods are submitted together as one array, job.c): 0 with *out and the
+ * pods are submitted together as one array, src/kinds/job/controller.c): 0 with *out and the
  * job's user and group, or -1 with the pod marked failed. */
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, struct sl_translate_result **out,
                     uid_t *uid, gid_t *gid);

@@ -2,8 +2,8 @@
  * (internal.h, ctl_jobs_collect_gone).
  *
  * Their controllers end a deleted object's work when they read its DELETED
- * change (job.c job_gone, ptj.c tj_gone). They read none for one deleted
- * while slurmlinkd was down (a crash between the deletion and its reading),
+ * change (src/kinds/job/controller.c job_gone, src/kinds/kubeflow/controller.c tj_gone). They read
+ * none for one deleted while slurmlinkd was down (a crash between the deletion and its reading),
  * nor for one whose change the log trimmed before they read it (behind the
  * change log). At start-up and after falling behind they look instead for
  * what such objects left, as kube's garbage collector does for owners that
@@ -35,23 +35,11 @@ typedef struct gc {
     json_t *pods; /* the pods to delete: [ns, name, uid] */
 } gc_t;
 
-/* the owners a pod may have (the controllers' ownerReferences) */
-static const struct {
-    const char *res, *kind, *api_version;
-} owners[] = {
-    {"jobs.batch", "Job", "batch/v1"},
-    {"pytorchjobs.kubeflow.org", "PyTorchJob", "kubeflow.org/v1"},
-    {"mpijobs.kubeflow.org", "MPIJob", "kubeflow.org/v2beta1"},
-};
-enum { N_OWNERS = sizeof owners / sizeof owners[0] };
-
-/* the uid of the pod's controller ownerReference to one of `owners` or of
- * a registered kind that owns pods, or NULL */
+/* the uid of the pod's controller ownerReference to a registered kind
+ * that owns pods (src/kinds/kind.h), or NULL */
 static const char *owner_uid(json_t *pod)
 {
     const char *uid = NULL;
-    for (size_t k = 0; k < N_OWNERS && !uid; k++)
-        uid = ctl_controller_owner(pod, owners[k].kind, owners[k].api_version);
     for (const sl_kind_t *const *k = sl_kinds; *k && !uid; k++) {
         char av[128];
         if ((*k)->owns_pods)
@@ -135,10 +123,8 @@ static void remove_task_dirs(sl_ctl_t *c, gc_t *g)
  * (then nothing is known to be gone) */
 static int stored_owners(sl_ctl_t *c, gc_t *g)
 {
-    size_t nk = ctl_kinds_count();
-    for (size_t k = 0; k < N_OWNERS + nk; k++) {
-        const char *res = k < N_OWNERS ? owners[k].res : sl_kinds[k - N_OWNERS]->api.store_name;
-        json_t *all = sl_store_list(c->store, res, NULL, NULL);
+    for (const sl_kind_t *const *k = sl_kinds; *k; k++) {
+        json_t *all = sl_store_list(c->store, (*k)->api.store_name, NULL, NULL);
         if (!all)
             return -1;
         size_t i;

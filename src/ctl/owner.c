@@ -82,7 +82,7 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
         return -1;
     }
     /* one job; or the records of one array (its tasks), every one of them
-     * carrying the uid (a Job's, src/ctl/job.c) */
+     * carrying the uid (a Job's, src/kinds/job/controller.c) */
     size_t n = sl_slurm_jobs_count(jl);
     int mine = n >= 1;
     for (size_t i = 0; i < n; i++) {

@@ -4,16 +4,24 @@
  * kind"). The API lists the rows after the core resources, in this
  * order. */
 #include "kinds/kind.h"
-#include "kinds/deployment/deployment.h"
-#include "kinds/replicaset/replicaset.h"
 
 #include <string.h>
 
-const sl_kind_t *const sl_kinds[] = {
-    &sl_kind_deployment, /* before its ReplicaSets: a new one gets its pods in the same pass */
-    &sl_kind_replicaset,
-    NULL,
-};
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (a Deployment
+ * before its ReplicaSets: a new one gets its pods in the same pass) */
+#define SL_KINDS(X)                                                                                \
+    X(job)                                                                                         \
+    X(cronjob)                                                                                     \
+    X(pytorchjob)                                                                                  \
+    X(mpijob)                                                                                      \
+    X(deployment)                                                                                  \
+    X(replicaset)
+
+#define DECLARE(name) extern const sl_kind_t sl_kind_##name;
+#define ROW(name) &sl_kind_##name,
+SL_KINDS(DECLARE)
+
+const sl_kind_t *const sl_kinds[] = {SL_KINDS(ROW) NULL};
 
 const sl_kind_t *sl_kind_by_store(const char *store_name)
 {

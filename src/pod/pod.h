@@ -34,7 +34,7 @@
 /* Set by the controller: the pod's Slurm job. The controller signals and
  * cancels that job, after checking that its comment carries the pod's uid. */
 #define SL_ANN_JOB_ID "slurmlink.io/job-id"
-/* a Job's pod (src/ctl/job.c): its Job's uid and its array task "ARRAY_TASK" */
+/* a Job's pod (src/kinds/job/controller.c): its Job's uid and its array task "ARRAY_TASK" */
 #define SL_ANN_JOB_UID "slurmlink.io/job-uid"
 #define SL_ANN_ARRAY_TASK "slurmlink.io/array-task"
 /* Set by the controller from the shim: the GPUs Slurm bound to the job

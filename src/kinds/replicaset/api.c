@@ -3,9 +3,9 @@
  * texts, the status subresource, printReplicaSet's Table) and what the
  * Deployment kind shares of them (replicaset.h). */
 #include "api/internal.h"
-#include "api/jobkind.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
+#include "kinds/job/job.h"
 #include "kinds/replicaset/replicaset.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
