@@ -93,13 +93,17 @@ static json_t *new_pod(json_t *rs)
     return pod;
 }
 
+/* the ReplicaFailure condition; its lastTransitionTime kept while it stays
+ * True (st holds the stored conditions) */
 static void failure_condition(json_t *st, const char *why)
 {
+    json_t *cur = sl_kube_condition(json_object_get(st, "conditions"), "ReplicaFailure");
+    const char *since = json_string_value(json_object_get(cur, "lastTransitionTime"));
     char *now = sl_kube_now_rfc3339();
     json_object_set_new(st, "conditions",
                         json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "type", "ReplicaFailure", "status",
                                   "True", "reason", "FailedCreate", "message", why,
-                                  "lastTransitionTime", now));
+                                  "lastTransitionTime", since ? since : now));
     free(now);
 }
 
