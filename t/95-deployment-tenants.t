@@ -11,13 +11,29 @@
 #   - bob can neither scale alice's Deployment (403 on deployments/scale)
 #     nor read it; alice cannot write its status;
 #   - a forged slurmlink.io/user in the template is not the pods' identity;
+#   - in a namespace both write, bob can neither scale alice's Deployment
+#     (its scale subresource) nor change its image: 403;
 #   - a runAsUser other than alice's uid in the template: 422 naming the
 #     field, nothing stored.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 11
+plan 13
 
-sec_two_tenants --token || bail "tenants alice and bob"
+sec_users || bail "Unix users for the test"
+sec_cluster --token --gpus 0 --cpus 4 <<EOF || bail "slurmlink up, the tenants' kubeconfigs"
+adminGroups: [system:masters]
+cluster:
+  read: {groups: [system:authenticated]}
+namespaces:
+  team-a: {write: {users: [alice]}}
+  team-b: {write: {users: [bob]}}
+  shared: {write: {users: [alice, bob]}}
+users:
+  admin: nobody
+  alice: $UA
+  bob: $UB
+EOF
+for ns in team-a team-b shared; do ka create namespace $ns >/dev/null; done
 dep() { # name replicas [extra template annotation line]
   cat <<YAML
 apiVersion: apps/v1
@@ -75,3 +91,12 @@ out=$(dep root0 1 | sed "s/^    spec:\$/    spec:\n      $RUN0/" | kc alice crea
 like "$out|$(kc alice get deploy root0 2>&1)" \
   "^The Deployment \"root0\" is invalid: .*spec.template.spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA.*\\|.*not found" \
   "runAsUser: 0 in the template: 422 naming the field, nothing stored"
+
+# a namespace both write: the Deployment runs as alice, only she changes it
+dep sh 1 | sed 's/namespace: team-a/namespace: shared/' | kc alice apply -f - >/dev/null
+like "$(kc bob -n shared patch deployment sh --subresource=scale --type=merge -p '{"spec":{"replicas":5}}' 2>&1)" \
+  "deployments.apps \"sh\" is forbidden: Deployment \"sh\" of user \"alice\" runs as Unix user $UA" \
+  "in a shared namespace bob cannot scale alice's Deployment (403 naming its Unix user)"
+like "$(kc bob -n shared set image deployment/sh c=busybox:2 2>&1)" \
+  "deployments.apps \"sh\" is forbidden: Deployment \"sh\" of user \"alice\" runs as Unix user $UA" \
+  "... nor change its image"

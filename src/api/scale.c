@@ -3,8 +3,9 @@
  * Deployment's, a ReplicaSet's): an autoscaling/v1 Scale made of the
  * object's spec.replicas, status.replicas and selector, as kube-apiserver's
  * ScaleREST serves it (`kubectl scale`, autoscalers). A write changes
- * spec.replicas alone (a new generation); the Scale's resourceVersion, when
- * given, is a precondition on the object's. */
+ * spec.replicas alone (a new generation), only by the creator's Unix user
+ * as any update of a workload (objects.c); the Scale's resourceVersion,
+ * when given, is a precondition on the object's. */
 #include "api/internal.h"
 #include "api/jsonpatch.h"
 #include "api/nodeops.h"
@@ -103,7 +104,8 @@ static json_t *scale_once(api_req_t *r, const api_path_t *p, sl_error_t *err)
     }
     json_t *cur = scale_of(obj), *sc = wanted_scale(r, cur, err), *out = NULL;
     json_decref(cur);
-    if (!sc || check_scale(sc, p->name, err) < 0)
+    /* its replicas run as its creator: scaled by that Unix user only */
+    if (!sc || check_scale(sc, p->name, err) < 0 || api_check_workload_owner(r, p, obj, err) < 0)
         goto done;
     const char *prv = sl_kube_meta_str(sc, "resourceVersion");
     int64_t want = prv && *prv ? sl_kube_rv_parse(prv) : sl_kube_rv(obj);
