@@ -322,17 +322,39 @@ static void refuse(sl_ctl_t *c, const ctl_gang_t *g, const char *why)
     free(msg);
 }
 
+/* the gang as translate's gang_members: each member's rank, name,
+ * spec.hostname and spec.subdomain (its names in every member's hosts file) */
+static json_t *members_json(const ctl_gang_t *g)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < g->n; i++) {
+        json_t *pod = g->m[i].pod,
+               *o = json_pack("{s:I, s:s}", "rank", (json_int_t)ctl_gang_rank(pod), "name",
+                              sl_kube_name(pod));
+        const char *h = sl_kube_path_str(pod, "spec.hostname"),
+                   *sd = sl_kube_path_str(pod, "spec.subdomain");
+        if (h)
+            json_object_set_new(o, "hostname", json_string(h));
+        if (sd)
+            json_object_set_new(o, "subdomain", json_string(sd));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* every member's folder written; the first's options, or NULL (a member
  * that cannot be prepared is failed by ctl_pod_prepare: the gang waits) */
 static char **prepare(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, char **dirs,
                       const char *cmt, uid_t *uid, gid_t *gid)
 {
     char **opts = NULL;
+    json_t *all = members_json(g);
     for (size_t i = 0; i < g->n; i++) {
         sl_translate_result_t *r = NULL;
         uid_t u;
         gid_t gg;
-        if (ctl_pod_prepare(c, ps[i], g->m[i].pod, &r, &u, &gg) < 0) {
+        if (ctl_pod_prepare_member(c, ps[i], g->m[i].pod, all, &r, &u, &gg) < 0) {
+            json_decref(all);
             sl_strv_free(opts);
             return NULL;
         }
@@ -344,6 +366,7 @@ static char **prepare(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, char **d
         }
         sl_translate_result_destroy(r);
     }
+    json_decref(all);
     return opts;
 }
 

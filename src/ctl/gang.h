@@ -16,6 +16,12 @@
  * Launcher is a batch member (it runs in the batch step, beside Worker 0
  * on the first node) and its Workers have slotsPerWorker tasks per node.
  *
+ * Names: every member's spec.hostname/spec.subdomain go into each member's
+ * shim.json (translate's gang_members), and each member's shim puts the
+ * others' DNS names in its pod's hosts file at the address of their node,
+ * node i mod N of the job for member i (src/shimlib/hosts.h): the rule
+ * the steps below follow, whether members share nodes or not.
+ *
  * Never two submissions of one gang: the members' pods exist (each with
  * its rank and the owner's uid, server-owned) before the job is submitted;
  * a job whose comment carries the owner's uid and this gang's attempt is

@@ -95,7 +95,8 @@ typedef struct ctl_pod {
                               * the view (0: never); read at a view's write (podstatus) */
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
-    int grace_s;
+    int grace_s;              /* the delete's grace period, else the pod's */
+    int spec_grace_s;         /* the pod's terminationGracePeriodSeconds */
     unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
     long long seen_ms;        /* when the controller learned of the pod (metrics) */
     /* a Job's pod (src/kinds/job/controller.c): the Job's uid, which its array's comment carries
@@ -398,6 +399,10 @@ struct sl_translate_result;
  * job's user and group, or -1 with the pod marked failed. */
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, struct sl_translate_result **out,
                     uid_t *uid, gid_t *gid);
+/* ... a gang member's: members is the gang (sl_translate_config_t's
+ * gang_members: each member's names in the pod's hosts file) */
+int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t *members,
+                           struct sl_translate_result **out, uid_t *uid, gid_t *gid);
 /* Pods without a job that are neither finished, given up nor being deleted:
  * those waiting for a submission (c->lock held). */
 size_t ctl_submit_queue_length(sl_ctl_t *c);

@@ -1,5 +1,6 @@
 /* podstatus.c — Slurm job states and shim events → Pod status. See podstatus.h. */
 #include "ctl/podstatus.h"
+#include "common/buf.h"
 #include "common/xalloc.h"
 #include "ctl/ctl.h"
 #include "kube/meta.h"
@@ -417,6 +418,70 @@ static int set_terminal(json_t *pod, const char *phase, const char *reason, cons
     return changed;
 }
 
+/* an init container with restartPolicy Always: a sidecar */
+static int spec_sidecar(json_t *pod, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "initContainers"), i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+        if (n && !strcmp(n, name))
+            return rp && !strcmp(rp, "Always");
+    }
+    return 0;
+}
+
+/* the kubelet's rules for init containers: a regular one is done once it
+ * succeeded, a sidecar once it started (its startup probe passed); a
+ * sidecar's readiness counts for the pod's as an app container's */
+static void init_states(json_t *pod, int *inits_done, int *all_ready)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status_of(pod), "initContainerStatuses"), i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (n && spec_sidecar(pod, n)) {
+            if (!json_is_true(json_object_get(c, "started")))
+                *inits_done = 0;
+            if (!json_is_true(json_object_get(c, "ready")))
+                *all_ready = 0;
+            continue;
+        }
+        json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+        if (!t || json_integer_value(json_object_get(t, "exitCode")) != 0)
+            *inits_done = 0;
+    }
+}
+
+/* the kubelet's "containers with unready status: [a b]": the sidecars and
+ * app containers not ready (NULL: none named) */
+static char *unready_message(json_t *pod)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (int init = 1; init >= 0; init--) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(
+            json_object_get(status_of(pod), init ? "initContainerStatuses" : "containerStatuses"),
+            i, c)
+        {
+            const char *n = json_string_value(json_object_get(c, "name"));
+            if (n && (!init || spec_sidecar(pod, n)) && !json_is_true(json_object_get(c, "ready")))
+                sl_buf_printf(&b, "%s%s", b.len ? " " : "", n);
+        }
+    }
+    if (!b.len) {
+        sl_buf_free(&b);
+        return NULL;
+    }
+    char *m = sl_xasprintf("containers with unready status: [%s]", b.data);
+    sl_buf_free(&b);
+    return m;
+}
+
 static int update_ready(json_t *pod, int64_t now_ns)
 {
     if (ctl_pod_terminal(pod))
@@ -434,21 +499,18 @@ static int update_ready(json_t *pod, int64_t now_ns)
             any_running = 1;
     }
     int inits_done = 1;
-    json_array_foreach(json_object_get(st, "initContainerStatuses"), i, c)
-    {
-        json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
-        if (!t || json_integer_value(json_object_get(t, "exitCode")) != 0)
-            inits_done = 0;
-    }
+    init_states(pod, &inits_done, &all_ready);
     int changed = 0;
     if (ctl_pod_scheduled(pod)) {
         changed |=
             cond_set(pod, "Initialized", inits_done, inits_done ? NULL : "ContainersNotInitialized",
                      inits_done ? NULL : "containers with incomplete status: [init]", now_ns);
         int ready = all_ready && json_array_size(arr) > 0;
-        changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady",
-                            NULL, now_ns);
-        changed |= cond_set(pod, "Ready", ready, ready ? NULL : "ContainersNotReady", NULL, now_ns);
+        char *why = ready ? NULL : unready_message(pod);
+        changed |= cond_set(pod, "ContainersReady", ready, ready ? NULL : "ContainersNotReady", why,
+                            now_ns);
+        changed |= cond_set(pod, "Ready", ready, ready ? NULL : "ContainersNotReady", why, now_ns);
+        free(why);
     }
     /* Running once any container (init or app) has started */
     int started = any_running;
@@ -714,6 +776,19 @@ static int int_field(json_t *ev, const char *key, json_int_t lo, json_int_t hi)
     return !v || (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi);
 }
 
+/* a string field, absent or of lo to hi bytes */
+static int str_field(json_t *ev, const char *key, size_t lo, size_t hi)
+{
+    json_t *v = json_object_get(ev, key);
+    return !v || (json_is_string(v) && json_string_length(v) >= lo && json_string_length(v) <= hi);
+}
+
+static int bool_field(json_t *ev, const char *key)
+{
+    json_t *v = json_object_get(ev, key);
+    return !v || json_is_boolean(v);
+}
+
 int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
 {
     json_t *t = json_object_get(ev, "time");
@@ -730,6 +805,12 @@ int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
         bad = "signal: must be an integer from 0 to 255";
     else if (r && (!json_is_string(r) || !json_string_length(r) || json_string_length(r) > 128))
         bad = "reason: must be a string of 1 to 128 bytes";
+    else if (!str_field(ev, "message", 0, 4096))
+        bad = "message: must be a string of at most 4096 bytes";
+    else if (!str_field(ev, "probe", 1, 16))
+        bad = "probe: must be a string of 1 to 16 bytes";
+    else if (!bool_field(ev, "ready") || !bool_field(ev, "started"))
+        bad = "ready, started: must be booleans";
     if (!bad)
         return 0;
     snprintf(why, why_len, "invalid shim event: %s", bad);
@@ -742,6 +823,29 @@ void ctl_status_latency_observe(json_t *ev, int64_t now_ns)
     const char *t = json_string_value(json_object_get(ev, "time"));
     if (t && sl_kube_parse_rfc3339(t, &at) == 0)
         sl_metrics_status_latency((double)(now_ns - at) / 1e9);
+}
+
+/* a "started" event on container status c (restartCount rc): running, and
+ * ready and started as the event says (false while a probe decides) */
+static int shim_started(json_t *pod, json_t *c, json_t *ev, const char *name, const char *time,
+                        int init, int rc)
+{
+    json_t *old_state = json_object_get(c, "state");
+    if (rc > json_integer_value(json_object_get(c, "restartCount")) &&
+        json_object_get(old_state, "terminated"))
+        json_object_set(c, "lastState", old_state);
+    json_t *state = json_pack("{s:{s:s}}", "running", "startedAt", time);
+    int changed = set_if(c, "state", state);
+    changed |= set_if(c, "restartCount", json_integer(rc));
+    json_t *sv = json_object_get(ev, "started"), *rv = json_object_get(ev, "ready");
+    changed |= set_if(c, "started", json_boolean(!json_is_false(sv)));
+    /* the shim says (false for a regular init container); an older one
+     * sends no "ready": a running app container is ready */
+    changed |= set_if(c, "ready", json_boolean(rv ? json_is_true(rv) : !init));
+    char cid[96];
+    snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
+    changed |= set_if(c, "containerID", json_string(cid));
+    return changed;
 }
 
 int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
@@ -785,18 +889,15 @@ int ctl_status_from_shim(json_t *pod, json_t *ev, int64_t now_ns)
         return changed;
     }
     if (!strcmp(what, "started")) {
-        json_t *old_state = json_object_get(c, "state");
-        if (rc > json_integer_value(json_object_get(c, "restartCount")) &&
-            json_object_get(old_state, "terminated"))
-            json_object_set(c, "lastState", old_state);
-        json_t *state = json_pack("{s:{s:s}}", "running", "startedAt", time);
-        changed |= set_if(c, "state", state);
-        changed |= set_if(c, "restartCount", json_integer(rc));
-        changed |= set_if(c, "started", json_true());
-        changed |= set_if(c, "ready", init ? json_false() : json_true());
-        char cid[96];
-        snprintf(cid, sizeof(cid), "slurm://%u/%s", ctl_pod_job_id(pod), name);
-        changed |= set_if(c, "containerID", json_string(cid));
+        changed |= shim_started(pod, c, ev, name, time, init, rc);
+    } else if (!strcmp(what, "probe")) {
+        /* a probe's verdict on the run that is running now (not a later one) */
+        if (rc == json_integer_value(json_object_get(c, "restartCount")) &&
+            json_object_get(json_object_get(c, "state"), "running")) {
+            changed |= set_if(c, "ready", json_boolean(json_is_true(json_object_get(ev, "ready"))));
+            changed |=
+                set_if(c, "started", json_boolean(json_is_true(json_object_get(ev, "started"))));
+        }
     } else if (!strcmp(what, "exited")) {
         int code = (int)json_integer_value(json_object_get(ev, "exitCode"));
         const char *reason = json_string_value(json_object_get(ev, "reason"));

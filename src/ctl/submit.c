@@ -284,6 +284,7 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
         .image_lookup_arg = p->pull ? p->pull : hold,
         .image_dir = ctl_pull_image_dir,
         .image_has_path = sl_image_has_path, /* a mount point the image lacks: refused here */
+        .gang_members = p->gang_members,
     };
     sl_error_t err = SL_ERROR_INIT;
     json_t *claims = NULL;
@@ -461,7 +462,14 @@ static void sub_done(ctl_pod_t *p, const ctl_sub_t *s)
 int ctl_pod_prepare(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_translate_result_t **out, uid_t *uid,
                     gid_t *gid)
 {
+    return ctl_pod_prepare_member(c, p, pod, NULL, out, uid, gid);
+}
+
+int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t *members,
+                           sl_translate_result_t **out, uid_t *uid, gid_t *gid)
+{
     ctl_sub_t s = sub_borrow(p);
+    s.gang_members = members;
     sl_fielderrs_t *errs = sl_fielderrs_create();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     int rc = -1;

@@ -19,12 +19,13 @@ struct sl_ctl;
 struct ctl_pull;
 
 typedef struct ctl_sub {
-    char *uid, *ns, *name; /* copies */
-    json_t *pod;           /* the stored pod (a reference, never modified) */
-    sl_pod_t *model;       /* parsed from pod (owned) */
-    struct ctl_pull *pull; /* pulled images (owned reference; NULL: none) */
-    long long seen_ms;     /* when the controller learned of the pod */
-    int tries;             /* in: earlier failed tries; out: after this one */
+    char *uid, *ns, *name;      /* copies */
+    json_t *pod;                /* the stored pod (a reference, never modified) */
+    sl_pod_t *model;            /* parsed from pod (owned) */
+    struct ctl_pull *pull;      /* pulled images (owned reference; NULL: none) */
+    const json_t *gang_members; /* a gang member's gang (borrowed; NULL: none) */
+    long long seen_ms;          /* when the controller learned of the pod */
+    int tries;                  /* in: earlier failed tries; out: after this one */
     /* out, read by the controller thread once the submission is back */
     long long next_try_ms; /* a retryable failure's back-off (0: none) */
     uint32_t job_id;       /* the job Slurm gave it (0: none) */

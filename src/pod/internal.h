@@ -34,6 +34,10 @@ void pod_check_relpath(pod_ctx_t *c, const char *v, const char *path);
 
 /* volume.c */
 void pod_parse_volumes(pod_ctx_t *c, const json_t *spec);
+/* hosts.c: spec.hostAliases */
+void pod_parse_host_aliases(pod_ctx_t *c, const json_t *spec);
+/* probe.c: the container's probes validated into k->probes */
+void pod_parse_probes(pod_ctx_t *c, const json_t *ctr, const char *path, sl_pod_container_t *k);
 /* resources.c */
 void pod_parse_resources(pod_ctx_t *c, const json_t *ctr, const char *path, sl_pod_resources_t *r);
 

@@ -392,6 +392,7 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
     }
     parse_env(c, ctr, path, k);
     parse_mounts(c, ctr, path, k, volumes);
+    pod_parse_probes(c, ctr, path, k);
     pod_parse_resources(c, ctr, path, &k->res);
     char *scp = sl_xasprintf("%s.securityContext", path);
     const json_t *sc = pod_obj(c, ctr, "securityContext", path);
@@ -509,6 +510,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
     p->subdomain = pod_str(&c, spec, "subdomain", "spec");
     if (p->subdomain && *p->subdomain)
         sl_validate_dns1123_label(c.errs, "spec.subdomain", p->subdomain);
+    pod_parse_host_aliases(&c, spec);
 done:
     if (sl_fielderrs_count(c.errs) > before) {
         sl_fielderrs_destroy(own);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/argv.h"
 #include "pod/fielderr.h"
 
 #define SL_POD_UNSET (-1)
@@ -89,6 +90,11 @@ typedef struct sl_pod_resources {
     const json_t *requests, *limits; /* the raw maps (NULL when absent) */
 } sl_pod_resources_t;
 
+/* A container's probes (src/pod/probe.c), in this order. */
+enum { SL_POD_PROBE_READINESS = 0, SL_POD_PROBE_LIVENESS, SL_POD_PROBE_STARTUP, SL_POD_NPROBES };
+/* "readinessProbe", "livenessProbe", "startupProbe" */
+extern const char *const sl_pod_probe_fields[SL_POD_NPROBES];
+
 typedef struct sl_pod_container {
     const char *name;
     const char *image;       /* NULL when absent (only allowed with the host runtime) */
@@ -111,6 +117,8 @@ typedef struct sl_pod_container {
     int read_only_root; /* securityContext.readOnlyRootFilesystem */
     int init;           /* 1 for spec.initContainers */
     int index;          /* position in its list */
+    /* SL_POD_PROBE_*: the validated Probe objects, NULL when none */
+    const json_t *probes[SL_POD_NPROBES];
 } sl_pod_container_t;
 
 typedef enum sl_vol_type {
@@ -171,6 +179,13 @@ typedef struct sl_pod_volume {
     int default_mode; /* 0644 unless set (secret and configMap alike) */
 } sl_pod_volume_t;
 
+/* spec.hostAliases[i]: extra lines of the pod's hosts file */
+typedef struct sl_pod_host_alias {
+    const char *ip;
+    const char **hostnames;
+    size_t nhostnames;
+} sl_pod_host_alias_t;
+
 typedef struct sl_pod {
     const json_t *json;                                  /* the Pod (reference held) */
     const char *name, *generate_name, *namespace_, *uid; /* NULL when absent */
@@ -192,6 +207,8 @@ typedef struct sl_pod {
     const char *service_account;                  /* "default" when absent */
     const char *node_name, *hostname, *subdomain; /* NULL when absent */
     int64_t run_as_user, run_as_group, fs_group;  /* pod securityContext or UNSET */
+    sl_pod_host_alias_t *host_aliases;            /* spec.hostAliases */
+    size_t nhost_aliases;
     void *priv_;
 } sl_pod_t;
 
@@ -216,5 +233,19 @@ int sl_validate_qualified_name(sl_fielderrs_t *errs, const char *field, const ch
 int sl_validate_label_value(sl_fielderrs_t *errs, const char *field, const char *value);
 int sl_validate_env_name(sl_fielderrs_t *errs, const char *field, const char *value);
 /* The predicates alone: sl_kube_is_dns1123_label / _subdomain (kube/meta.h). */
+
+/* ---- the names a pod answers to (hosts.c, docs/pods.md "Names") ---- */
+#define SL_POD_CLUSTER_DOMAIN "cluster.local"
+/* Is v an IPv4 or IPv6 address (spec.hostAliases[].ip)? 1 / 0. */
+int sl_pod_is_ip(const char *v);
+/* The pod's host name: spec.hostname, else its name cut to a label (the
+ * kubelet's rule). */
+void sl_pod_host_name(const char *hostname, const char *name, char out[64]);
+/* The names kube's DNS gives a pod with hostname h and subdomain s in
+ * namespace ns, the fully qualified one first: h.s.ns.svc.cluster.local,
+ * h.s.ns.svc, h.s.ns, h.s (none without a subdomain); own: then h alone,
+ * which resolves only in the pod itself (its hosts file). */
+void sl_pod_dns_names(const char *hostname, const char *subdomain, const char *ns, int own,
+                      sl_argv_t *out);
 
 #endif

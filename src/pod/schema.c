@@ -134,9 +134,8 @@ static const struct {
     {"priorityClassName", "Slurm's priority decides; use the slurmlink.io/qos annotation"},
     {"nodeName", "Slurm chooses the node; use nodeSelector kubernetes.io/hostname (→ --nodelist)"},
     {"dnsConfig", "containers use the node's resolver"},
-    {"hostAliases", "containers use the node's /etc/hosts"},
     {"runtimeClassName", "use the slurmlink.io/runtime annotation"},
-    {"readinessGates", "readiness is the containers' running state"},
+    {"readinessGates", "the pod's Ready condition is its containers' readiness (their probes)"},
     {"overhead", "the job's resources are the effective request"},
     {"schedulingGates", "the job is submitted at once"},
     {"shareProcessNamespace", "containers run in the job's process namespace as their runtime "
@@ -147,9 +146,6 @@ static const struct {
 static const struct {
     const char *field, *why;
 } ctr_ignored[] = {
-    {"livenessProbe", "slurmlink-shim runs no probes; the container's exit status decides"},
-    {"readinessProbe", "slurmlink-shim runs no probes; a running container is ready"},
-    {"startupProbe", "slurmlink-shim runs no probes; the container's exit status decides"},
     {"lifecycle", "postStart/preStop hooks are not run; the shim forwards SIGTERM and waits "
                   "terminationGracePeriodSeconds"},
     {"resizePolicy", "a Slurm job's resources are fixed once it runs"},

@@ -194,11 +194,17 @@ static char *exec_failed(const char *cmd, int err)
 }
 
 /* Run the runtime's prefix + the command (the host runtime, runtimes
- * without a private root). */
-static int run_child(const char *dir, const char *status, char **argv, char **envp)
+ * without a private root); nm: the pod's hosts file and host name, in
+ * namespaces of the command's own, as its runs have them (names.h) */
+static int run_child(const char *dir, const char *status, char **argv, char **envp,
+                     const shim_names_t *nm)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        const char *what = NULL;
+        if (nm && shim_names_enter(nm, &what) < 0)
+            fprintf(stderr, "slurmlink-shim: the pod's /etc/hosts and host name: %s: %s\n", what,
+                    strerror(errno));
         execvpe(argv[0], argv, envp);
         shim_exec_status(dir, status, exec_failed(argv[0], errno));
         _exit(EXEC_NOT_FOUND);
@@ -247,6 +253,50 @@ static int run_joined(const char *dir, const char *status, const sl_shim_contain
     return wait_report(dir, status, pid);
 }
 
+/* A probe's failure before its command ran: the text on stderr (the
+ * probe's output), then the exit status. */
+static void probe_die(const char *msg, int code) __attribute__((noreturn));
+static void probe_die(const char *msg, int code)
+{
+    const char *m = strncmp(msg, "error: ", 7) ? msg : msg + 7;
+    ssize_t w = write(2, m, strlen(m));
+    (void)w;
+    _exit(code);
+}
+
+void shim_exec_probe(const char *dir, const sl_shim_container_t *c, char **cmd)
+{
+    int ncmd = 0;
+    while (cmd[ncmd])
+        ncmd++;
+    char msg[512], *missing = NULL;
+    if (c->rootfs) {
+        shim_join_t *j = shim_join_open(dir, c, msg, sizeof(msg));
+        const char *what = NULL;
+        if (!j)
+            probe_die(msg, EXEC_CANNOT);
+        if (shim_join_enter(j, c->working_dir, &what) < 0) {
+            snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
+            probe_die(msg, EXEC_CANNOT);
+        }
+        char **envp = shim_join_envp(j), *path = NULL;
+        if ((missing = missing_command("/", cmd[0], envp, &path)))
+            probe_die(missing, EXEC_NOT_FOUND);
+        execve(path, cmd, envp);
+        probe_die(exec_failed(cmd[0], errno), EXEC_NOT_FOUND);
+    }
+    char *why = NULL;
+    int root = -1;
+    char **argv = exec_argv(c, cmd, ncmd, &root, &why);
+    if (!argv)
+        probe_die(why, EXEC_CANNOT);
+    char **envp = shim_build_envp(c);
+    if ((missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp, NULL)))
+        probe_die(missing, EXEC_NOT_FOUND);
+    execvpe(argv[0], argv, envp);
+    probe_die(exec_failed(argv[0], errno), EXEC_NOT_FOUND);
+}
+
 static void identity_env(void)
 {
     struct passwd *pw = getpwuid(getuid());
@@ -292,7 +342,11 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     identity_env();
     char **envp = shim_build_envp(c);
     char *missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp, NULL);
-    r = missing ? shim_exec_status(dir, status, missing) : run_child(dir, status, argv, envp);
+    shim_names_t nm;
+    if (c->bind_hosts && spec->hosts)
+        shim_names_init(&nm, spec->hosts);
+    r = missing ? shim_exec_status(dir, status, missing)
+                : run_child(dir, status, argv, envp, c->bind_hosts && spec->hosts ? &nm : NULL);
     free(missing);
     sl_strv_free(envp);
     free(argv); /* its strings are the spec's and the caller's */

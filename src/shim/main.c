@@ -72,7 +72,7 @@ static int write_pid(const char *dir, sl_error_t *err)
 
 static void run(shim_pod_t *pod, int sfd)
 {
-    size_t cap = 1 + 3 * (pod->spec->ninit + pod->spec->ncontainers);
+    size_t cap = 1 + 6 * (pod->spec->ninit + pod->spec->ncontainers); /* 3 probes each */
     struct pollfd *fds = sl_xcalloc(cap, sizeof(*fds));
     while (pod->phase != POD_FINISHED) {
         shim_status_flush(pod); /* this pass's changes, before the wait */
@@ -86,6 +86,7 @@ static void run(shim_pod_t *pod, int sfd)
             if (c->tty_sock >= 0) /* an attach asks for the pty (tty.c) */
                 fds[n++] = (struct pollfd){.fd = c->tty_sock, .events = POLLIN};
         }
+        n += shim_probe_fds(pod, fds + n);
         int timeout = -1;
         long long t = shim_pod_next_timer(pod);
         if (t >= 0) {

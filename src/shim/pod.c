@@ -104,6 +104,13 @@ int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_err
         if (!spec->ninit)
             pod->apps[i].waiting_reason = "ContainerCreating";
     }
+    if (spec->hosts) { /* before any run: the runtimes bind it (shimlib/hosts.h) */
+        sl_error_t herr;
+        if (sl_hosts_write(spec->hosts, &herr) < 0)
+            sl_warn("the pod's hosts file: %s", herr.text);
+        shim_names_init(&pod->names, spec->hosts);
+        pod->has_names = 1;
+    }
     pod->start_time = sl_tstamp_now();
     if (gethostname(pod->node, sizeof(pod->node) - 1) < 0)
         strcpy(pod->node, "");
@@ -131,6 +138,7 @@ static void ctr_fini(shim_ctr_t *c)
         close(c->tty_sock);
     sl_crilog_close(c->log);
     shim_rootfs_free(c->rootfs);
+    free(c->probes);
     for (size_t i = 0; c->envp && c->envp[i]; i++)
         free(c->envp[i]);
     free(c->envp);
@@ -265,6 +273,7 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     snprintf(c->cur.message, sizeof(c->cur.message), "%s", message ? message : "");
     c->state = CS_TERMINATED;
     c->pid = 0;
+    shim_probe_end(pod, c);
     if (c->pty >= 0)
         close(c->pty);
     c->pty = -1;
@@ -308,11 +317,27 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     maybe_finish(pod);
 }
 
+/* the run's names (names.h); a failure is said on its stderr, and the run
+ * goes on with the node's */
+static void run_names(const shim_names_t *nm)
+{
+    const char *what = "";
+    if (!nm || shim_names_enter(nm, &what) == 0)
+        return;
+    static const char a[] = "slurmlink-shim: the pod's /etc/hosts and host name need a user "
+                            "namespace: ",
+                      b[] = " failed; this run has the node's\n";
+    ssize_t w = write(2, a, sizeof(a) - 1);
+    w = write(2, what, strlen(what));
+    w = write(2, b, sizeof(b) - 1);
+    (void)w;
+}
+
 /* The child of a run: async-signal-safe calls only until exec. What went
  * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
  * step k-1 of the private root. */
-static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const *argv, int out,
-                      int errp, int ep, long maxfd)
+static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, const shim_names_t *nm,
+                      char *const *argv, int out, int errp, int ep, long maxfd)
 {
     if (c->spec->tty) { /* a session of its own, the pty its controlling terminal */
         setsid();
@@ -337,6 +362,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, char *const 
     }
     dup2(out, 1);
     dup2(errp >= 0 ? errp : out, 2); /* a tty: the pty, as stdout */
+    run_names(nm);
     int what[3] = {0, 0, -1};
     if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
         what[0]++;
@@ -477,7 +503,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         goto fail;
     }
     if (pid == 0)
-        run_child(c, rf, argv, out[1], errp[1], ep[1], maxfd);
+        run_child(c, rf, c->spec->bind_hosts && pod->has_names ? &pod->names : NULL, argv, out[1],
+                  errp[1], ep[1], maxfd);
     if (!c->spec->tty)
         setpgid(pid, pid); /* also in the child: whichever runs first (a tty's calls setsid) */
     if (c->in_r >= 0)
@@ -506,6 +533,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     c->pid = pid;
     c->state = CS_RUNNING;
     c->waiting_reason = NULL;
+    shim_probe_begin(pod, c);
     shim_event_container(pod, c, "started", -1);
     shim_status_write(pod);
     return;
@@ -594,6 +622,7 @@ void shim_pod_read(shim_pod_t *pod, int fd)
                 return;
             }
     }
+    shim_probe_read(pod, fd);
 }
 
 void shim_pod_reap(shim_pod_t *pod)
@@ -604,8 +633,10 @@ void shim_pod_reap(shim_pod_t *pod)
         if (p <= 0)
             break;
         shim_ctr_t *c = find_pid(pod, p);
-        if (!c)
+        if (!c) {
+            shim_probe_reaped(pod, p, st);
             continue;
+        }
         /* The container is its main process: like a runtime tearing down
          * the container's pid namespace, end whatever it left behind in its
          * process group, then collect the output that is already written. */
@@ -659,6 +690,7 @@ void shim_pod_timers(shim_pod_t *pod)
             }
         }
     }
+    shim_probe_timers(pod);
     FOR_EACH_CTR(pod, c)
     {
         if (c->restart_at_ms > 0 && now >= c->restart_at_ms && pod->phase != POD_FINISHED) {
@@ -683,7 +715,8 @@ long long shim_pod_next_timer(const shim_pod_t *pod)
         if (c->restart_at_ms > 0 && (t < 0 || c->restart_at_ms < t))
             t = c->restart_at_ms;
     }
-    return t;
+    long long p = shim_probe_next(pod);
+    return p > 0 && (t < 0 || p < t) ? p : t;
 }
 
 void shim_pod_terminate(shim_pod_t *pod, int signo)

@@ -4,14 +4,17 @@
  * pod.c     the containers' state machine: start, reap, restart, terminate
  * status.c  status.json, events.jsonl and the pushes to slurmlinkd
  * tty.c     a tty: true container's pty and the socket that hands it to attach
+ * probe.c   the containers' startup, liveness and readiness probes
  */
 #ifndef SL_SHIM_SHIM_H
 #define SL_SHIM_SHIM_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
 
+#include "shim/names.h"
 #include "shimlib/backoff.h"
 #include "shimlib/crilog.h"
 #include "shimlib/oom.h"
@@ -28,6 +31,8 @@ typedef struct shim_term {
     char reason[16];   /* Completed | Error | OOMKilled | StartError */
     char message[256]; /* "" when none */
 } shim_term_t;
+
+typedef struct shim_probe_run shim_probe_run_t; /* probe.c's state of one probe */
 
 typedef struct shim_ctr {
     const sl_shim_container_t *spec;
@@ -54,6 +59,10 @@ typedef struct shim_ctr {
     int done;                   /* will not run again */
     long long done_order;       /* order in which containers became done */
     struct shim_rootfs *rootfs; /* the running run's private root, or NULL (rootfs.h) */
+    shim_probe_run_t *probes;   /* SL_PROBE_NTYPES entries once a run with probes began */
+    int ready;                  /* the running run is ready (no readiness probe, or it succeeded) */
+    int started_ok;             /* its startup probe succeeded, or it has none */
+    long long probe_kill_at_ms; /* > 0: a probe failure sent SIGTERM; SIGKILL then */
 } shim_ctr_t;
 
 typedef enum { POD_INIT = 0, POD_RUNNING, POD_FINISHED } shim_podphase_t;
@@ -80,6 +89,8 @@ typedef struct shim_pod {
     sl_report_t *report;
     char node[256];
     const char *oom_root; /* "" (tests of the OOM rule use a fake tree) */
+    shim_names_t names;   /* the pod's hosts file for "bindHosts" containers */
+    int has_names;        /* spec "hosts" given: names is set */
 } shim_pod_t;
 
 /* pod.c */
@@ -113,6 +124,20 @@ void shim_tty_serve(shim_ctr_t *c);
  * pod folder dir (the caller closes it), or -1 (none running, no shim). */
 int shim_tty_fetch(const char *dir, const char *name);
 
+/* probe.c */
+void shim_probe_begin(shim_pod_t *pod, shim_ctr_t *c); /* a run started: its probes start over */
+void shim_probe_end(shim_pod_t *pod, shim_ctr_t *c);   /* the run ended: its probes stop */
+void shim_probe_timers(shim_pod_t *pod);               /* due probes, timeouts, kills */
+long long shim_probe_next(const shim_pod_t *pod);      /* monotonic ms, or -1 */
+size_t shim_probe_fds(const shim_pod_t *pod, struct pollfd *fds); /* running probes' output */
+int shim_probe_read(shim_pod_t *pod, int fd);                     /* 1 when fd was a probe's */
+int shim_probe_reaped(shim_pod_t *pod, pid_t pid, int status);    /* 1 when pid was a probe */
+/* In a forked child: cmd (NULL-terminated) in container c as kubectl exec
+ * runs it (exec.c), its output on the caller's stdout and stderr; never
+ * returns (the command's status, or 126/127 after a message). */
+void shim_exec_probe(const char *dir, const sl_shim_container_t *c, char **cmd)
+    __attribute__((noreturn));
+
 /* status.c */
 int shim_status_open(shim_pod_t *pod, sl_error_t *err);
 /* The state changed: status.json is rewritten by the next shim_status_flush,
@@ -125,5 +150,9 @@ void shim_status_flush(shim_pod_t *pod);
 void shim_event_pod(shim_pod_t *pod, const char *event);
 void shim_event_container(shim_pod_t *pod, const shim_ctr_t *c, const char *event,
                           long long restart_in_ms);
+/* a probe's run of type t failed (msg: its output), or c's ready or started changed */
+void shim_event_probe(shim_pod_t *pod, const shim_ctr_t *c, int t, int success, const char *msg);
+/* a probe failure stops c (msg: the kubelet's Killing text) */
+void shim_event_killing(shim_pod_t *pod, const shim_ctr_t *c, const char *msg, int grace);
 
 #endif

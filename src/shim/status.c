@@ -96,7 +96,9 @@ static json_t *ctr_json(const shim_ctr_t *c)
     else if (c->has_last)
         json_object_set_new(last, "terminated", term_json(&c->last));
     json_object_set_new(o, "lastState", last);
-    json_object_set_new(o, "ready", json_boolean(c->state == CS_RUNNING && !c->spec->init));
+    json_object_set_new(o, "ready",
+                        json_boolean(c->state == CS_RUNNING && !c->spec->init && c->ready));
+    json_object_set_new(o, "started", json_boolean(c->state == CS_RUNNING && c->started_ok));
     if (c->spec->sidecar)
         json_object_set_new(o, "sidecar", json_true());
     /* the log of the current (or latest) run, relative to the pod folder */
@@ -230,6 +232,8 @@ void shim_event_container(shim_pod_t *pod, const shim_ctr_t *c, const char *even
     if (!strcmp(event, "started")) {
         json_object_set_new(o, "pid", json_integer(c->pid));
         json_object_set_new(o, "startedAt", jtime(&c->started_at));
+        json_object_set_new(o, "ready", json_boolean(c->ready && !c->spec->init));
+        json_object_set_new(o, "started", json_boolean(c->started_ok));
     } else {
         const shim_term_t *t = &c->cur;
         json_object_set_new(o, "exitCode", json_integer(t->exit_code));
@@ -242,5 +246,36 @@ void shim_event_container(shim_pod_t *pod, const shim_ctr_t *c, const char *even
         if (restart_in_ms >= 0)
             json_object_set_new(o, "restartInMs", json_integer(restart_in_ms));
     }
+    emit(pod, o);
+}
+
+static json_t *ev_ctr(shim_pod_t *pod, const shim_ctr_t *c, const char *event)
+{
+    json_t *o = ev_base(pod, event);
+    json_object_set_new(o, "container", json_string(c->spec->name));
+    json_object_set_new(o, "init", json_boolean(c->spec->init));
+    if (c->spec->sidecar)
+        json_object_set_new(o, "sidecar", json_true());
+    json_object_set_new(o, "restartCount", json_integer(c->restart_count));
+    return o;
+}
+
+void shim_event_probe(shim_pod_t *pod, const shim_ctr_t *c, int t, int success, const char *msg)
+{
+    json_t *o = ev_ctr(pod, c, "probe");
+    json_object_set_new(o, "probe", json_string(sl_probe_type_name((sl_probe_type_t)t)));
+    json_object_set_new(o, "result", json_string(success ? "Success" : "Failure"));
+    if (msg)
+        json_object_set_new(o, "message", jstr_lossy(msg));
+    json_object_set_new(o, "ready", json_boolean(c->ready && !c->spec->init));
+    json_object_set_new(o, "started", json_boolean(c->started_ok));
+    emit(pod, o);
+}
+
+void shim_event_killing(shim_pod_t *pod, const shim_ctr_t *c, const char *msg, int grace)
+{
+    json_t *o = ev_ctr(pod, c, "killing");
+    json_object_set_new(o, "message", jstr_lossy(msg));
+    json_object_set_new(o, "gracePeriodSeconds", json_integer(grace));
     emit(pod, o);
 }

@@ -1,8 +1,8 @@
 /* spec.c — shim.json parser (jansson). Every error names the field path. */
 #include "shimlib/spec.h"
 
-#include "common/fsutil.h"
 #include "common/b64.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 
@@ -124,6 +124,8 @@ static void container_free(sl_shim_container_t *c)
         free(c->rootfs->mounts);
         free(c->rootfs);
     }
+    for (int i = 0; i < SL_PROBE_NTYPES; i++)
+        sl_shim_probe_free(c->probes[i]);
 }
 
 static int env_name_ok(const char *k)
@@ -374,7 +376,8 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     }
     if (parse_flag(o, path, "stdin", &c->stdin_open, err) < 0 ||
         parse_flag(o, path, "stdinOnce", &c->stdin_once, err) < 0 ||
-        parse_flag(o, path, "tty", &c->tty, err) < 0)
+        parse_flag(o, path, "tty", &c->tty, err) < 0 ||
+        parse_flag(o, path, "bindHosts", &c->bind_hosts, err) < 0)
         return -1;
     snprintf(p, sizeof(p), "%s.workingDir", path);
     if (get_text(o, "workingDir", p, 0, &c->working_dir, err) < 0)
@@ -390,6 +393,8 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
         return bad(err, p, "must be a non-negative integer");
     c->gpus = g ? json_integer_value(g) : 0;
+    if (sl_shim_probes_parse(json_object_get(o, "probes"), path, c->probes, err) < 0)
+        return -1;
     return parse_rootfs(o, path, c, err);
 }
 
@@ -640,7 +645,8 @@ static int parse_root(json_t *root, sl_shim_spec_t *s, sl_error_t *err)
     if (parse_containers(root, "initContainers", 1, 0, &s->init_containers, &s->ninit, err) < 0 ||
         parse_containers(root, "containers", 0, 1, &s->containers, &s->ncontainers, err) < 0)
         return -1;
-    if (parse_cleanup(root, s, err) < 0 || parse_secret_volumes(root, s, err) < 0)
+    if (parse_cleanup(root, s, err) < 0 || parse_secret_volumes(root, s, err) < 0 ||
+        sl_hosts_parse(json_object_get(root, "hosts"), &s->hosts, err) < 0)
         return -1;
     return unique_names(s, err);
 }
@@ -704,6 +710,7 @@ void sl_shim_spec_destroy(sl_shim_spec_t *s)
     for (size_t i = 0; i < s->nsecret_volumes; i++)
         free(s->secret_volumes[i]);
     free(s->secret_volumes);
+    sl_hosts_free(s->hosts);
     free(s);
     errno = e;
 }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 
 #include "common/err.h"
+#include "shimlib/hosts.h"
+#include "shimlib/probespec.h"
 
 typedef enum {
     SL_RESTART_ALWAYS = 0, /* Kubernetes' default */
@@ -67,6 +69,9 @@ typedef struct sl_shim_container {
     sl_shim_rootfs_t *rootfs; /* NULL: the runtime's own root */
     long long gpus;           /* nvidia.com/gpu of the container: the shim gives it the job's GPUs
                                  (src/shim/gpu.h); 0: none, and a private root hides the node's */
+    int bind_hosts; /* "bindHosts": a runtime without a mount namespace (host): the shim binds
+                       the pod's hosts file at /etc/hosts itself (src/shim/names.c) */
+    sl_shim_probe_t *probes[SL_PROBE_NTYPES]; /* "probes": NULL when the type has none */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {
@@ -85,6 +90,7 @@ typedef struct sl_shim_spec {
     size_t ncleanup;
     char **secret_volumes; /* volumes/<name> holding secrets, removed when the pod finishes */
     size_t nsecret_volumes;
+    sl_hosts_t *hosts; /* "hosts": the pod's hosts file (NULL: none) */
 } sl_shim_spec_t;
 
 /* Parse len bytes of JSON. Returns a new spec (caller destroys) or NULL with
@@ -98,6 +104,5 @@ void sl_shim_spec_destroy(sl_shim_spec_t *spec); /* NULL is a no-op */
 
 /* "Always", "OnFailure", "Never". */
 const char *sl_restart_policy_name(sl_restart_policy_t p);
-
 
 #endif

@@ -42,6 +42,10 @@ const char **tr_obj_keys(const json_t *obj, int secret, size_t *n);
 
 int tr_utf8_valid(const char *s, size_t len);
 
+/* probes.c: the container's probes for the shim spec (NULL: none); ctr is
+ * its JSON (named ports) */
+json_t *tr_probes_json(const sl_pod_container_t *k, const json_t *ctr);
+
 /* options.c */
 int tr_is_sidecar(const sl_pod_container_t *k); /* init container with restartPolicy Always */
 int tr_has_amd(const sl_pod_container_t *k);    /* asks for amd.com/gpu */
@@ -87,5 +91,15 @@ char *tr_field_value(const sl_pod_t *pod, const char *field_path);
 /* resourceFieldRef value for a container, caller frees */
 char *tr_resource_value(tr_ctx_t *c, const char *container, const char *resource,
                         const char *divisor);
+
+/* hosts.c: the pod's hosts file (docs/pods.md "Names") */
+char *tr_hosts_path(const tr_ctx_t *c); /* PODDIR/hosts, caller frees */
+/* spec.hostname, spec.subdomain or spec.hostAliases set: 1 / 0 */
+int tr_hosts_asked(const tr_ctx_t *c);
+/* the container mounts a volume at /etc/hosts itself (the kubelet then
+ * leaves it alone): 1 / 0 */
+int tr_hosts_mounted(const sl_pod_container_t *k);
+/* shim.json's "hosts" (docs/shim-spec.md) */
+json_t *tr_hosts_json(const tr_ctx_t *c);
 
 #endif

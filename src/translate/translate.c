@@ -3,10 +3,10 @@
 #include "translate/flags.h"
 #include "translate/internal.h"
 
+#include "common/b64.h"
 #include "common/buf.h"
 #include "common/quote.h"
 #include "common/version.h"
-#include "common/b64.h"
 #include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
@@ -378,7 +378,15 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "tty", json_true());
     if (tr_ctr_gpus(c, k) > 0 && !tr_has_amd(k)) /* the shim binds the ones Slurm gave (gpu.h) */
         json_object_set_new(j, "gpus", json_integer(tr_ctr_gpus(c, k)));
+    if (!x->ops->can_mount && tr_hosts_asked(c)) /* the shim binds it in a namespace */
+        json_object_set_new(j, "bindHosts", json_true());
     rootfs_json(j, k, x, argv);
+    const json_t *kj = json_array_get(json_object_get(json_object_get(c->pod->json, "spec"),
+                                                      k->init ? "initContainers" : "containers"),
+                                      (size_t)k->index);
+    json_t *probes = tr_probes_json(k, kj);
+    if (probes)
+        json_object_set_new(j, "probes", probes);
     char *qi = sl_go_quote(k->image ? k->image : "");
     sl_buf_printf(summary, "#   %-7s %s: %s %s\n",
                   tr_is_sidecar(k) ? "sidecar"
@@ -434,6 +442,12 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     x.srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
     for (size_t i = 0; i < k->nmounts; i++)
         ctr_mount(c, k, &x, i);
+    if (x.ops && x.ops->can_mount && !tr_hosts_mounted(k)) {
+        /* the pod's hosts file, which the shim writes (hosts.c) */
+        x.srcs[x.nm] = tr_hosts_path(c);
+        x.mounts[x.nm] = (sl_rt_mount_t){x.srcs[x.nm], "/etc/hosts", 1};
+        x.nm++;
+    }
 
     sl_argv_t cmd = SL_ARGV_INIT, args = SL_ARGV_INIT, names = SL_ARGV_INIT, extra = SL_ARGV_INIT;
     expand_words(k->command, k->ncommand, &x.env, &cmd);
@@ -673,6 +687,7 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     spec = spec_header(&c);
     spec_containers(&c, spec, &summary);
     spec_volumes(&c, spec);
+    json_object_set_new(spec, "hosts", tr_hosts_json(&c));
     if (sl_fielderrs_count(c.errs) > before) {
         errno = EINVAL;
         sl_errprintf(err, "the pod cannot run as specified");

@@ -121,6 +121,11 @@ typedef struct sl_translate_config {
      * A claim missing from it is missing (ENOENT, the pod waits); NULL: not
      * resolved here (slurmlink render: a placeholder path and a warning). */
     const json_t *claims;
+    /* A gang member's gang (src/ctl/gang.h), the pod among them:
+     * [{"rank": R, "name": POD, "hostname": H, "subdomain": S}]; each
+     * member with a subdomain gets its names in the pod's hosts file, at
+     * the address of node R mod N of the job. NULL: not a gang member. */
+    const json_t *gang_members;
 } sl_translate_config_t;
 
 typedef struct sl_translate_file {

@@ -39,6 +39,23 @@ static void check(const char *json, const char *want, const char *label)
 int main(void)
 {
     check(CTR(""), "", "minimal pod is valid");
+    check(POD("{\"hostAliases\":[{\"ip\":\"10.0.0.1\",\"hostnames\":[\"a\",\"b.example\"]},"
+              "{\"ip\":\"2001:db8::ffff\",\"hostnames\":[\"c\"]}],"
+              "\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}"),
+          "", "hostAliases: IPv4 and IPv6 addresses, DNS names");
+    check(POD("{\"hostAliases\":[{\"hostnames\":[\"a\"]},{\"ip\":\"1.2.3.4.5\"},"
+              "{\"ip\":\"::1\",\"hostnames\":[\"x y\"]},\"s\"],"
+              "\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}"),
+          "spec.hostAliases[0].ip: Required value\n"
+          "spec.hostAliases[1].ip: Invalid value: \"1.2.3.4.5\": must be a valid IP address, "
+          "(e.g. 10.9.8.7 or 2001:db8::ffff)\n"
+          "spec.hostAliases[2].hostnames[0]: Invalid value: \"x y\": a lowercase RFC 1123 "
+          "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+          "start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+          "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n"
+          "spec.hostAliases[3]: Invalid value: \"\\\"s\\\"\": must be of type object\n",
+          "hostAliases: a missing ip, one that is no IP, a hostname that is no DNS subdomain, "
+          "an entry that is no object: each names its field");
     check("{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
           "metadata.name: Required value: name or generateName is required\n", "name required");
     check("{\"metadata\":{\"generateName\":\"p-\"},\"spec\":{\"containers\":[{\"name\":\"c\","
