@@ -544,3 +544,21 @@ long ctl_gang_nodes_now(uint32_t id)
     sl_slurm_jobs_free(jobs);
     return n;
 }
+
+char *ctl_gang_mpi_head(const char *impl, long long slots)
+{
+    bool ompi = !impl || !strcmp(impl, "OpenMPI");
+    const char *vars =
+        ompi ? "export OMPI_MCA_orte_default_hostfile=\"$hostfile\" "
+               "OMPI_MCA_plm_slurm_args=--overlap"
+        : !strcmp(impl, "Intel")
+            ? "export I_MPI_HYDRA_HOST_FILE=\"$hostfile\" I_MPI_HYDRA_BOOTSTRAP=slurm "
+              "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=--overlap"
+            : "export HYDRA_HOST_FILE=\"$hostfile\" HYDRA_LAUNCHER=slurm "
+              "HYDRA_LAUNCH_EXTRA_ARGS=--overlap";
+    return sl_xasprintf("hostfile=$(mktemp \"${TMPDIR:-/tmp}/slurmlink-mpi.XXXXXX\") || exit 1\n"
+                        "trap 'rm -f \"$hostfile\"' EXIT\n"
+                        "scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/%s%lld/' "
+                        ">\"$hostfile\"\n%s",
+                        ompi ? " slots=" : ":", slots, vars);
+}

@@ -85,6 +85,13 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id);
  * controller); -1: a member failed (it says why). */
 int ctl_gang_join(sl_ctl_t *c, const ctl_gang_t *g, uint32_t id);
 
+/* The batch script's head of an MPI launcher in the batch step: the
+ * hostfile of the job's nodes (`<node> slots=N`, Intel and MPICH
+ * `<node>:N`) and the MPI's Slurm launcher pointed at it with --overlap
+ * (the members' steps hold the nodes' task slots); impl "OpenMPI" (NULL:
+ * the same), "Intel" or "MPICH". New string. */
+char *ctl_gang_mpi_head(const char *impl, long long slots);
+
 /* The nodes Slurm allocated job id: their count while it runs, 0 while it
  * is pending (or Slurm cannot tell now), -1 once it is over or gone. */
 long ctl_gang_nodes_now(uint32_t id);

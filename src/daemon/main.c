@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "ctl/ctl.h"
 #include "image/image.h"
+#include "kinds/trainjob/trainjob.h"
 #include "kube/meta.h"
 #include "runtime/runtime.h"
 #include "slurmif/slurmif.h"
@@ -323,6 +324,10 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
     }
     if (CL(WATCH_LOG))
         sl_store_set_log_limit(d->store, (size_t)CL(WATCH_LOG));
+    /* a new store (its first start): Kubeflow Trainer's default runtimes, as
+     * its manifests install them; an admin may delete or replace them */
+    if (sl_store_revision(d->store) == 0 && sl_trainjob_install_runtimes(d->store, err) < 0)
+        sl_warn("the default ClusterTrainingRuntimes: %s", err->text);
     return 0;
 }
 

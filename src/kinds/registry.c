@@ -7,13 +7,18 @@
 
 #include <string.h>
 
-/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (a Deployment
- * before its ReplicaSets: a new one gets its pods in the same pass) */
+/* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (trainingruntime and
+ * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob; a
+ * Deployment before its ReplicaSets: a new one gets its pods in the same
+ * pass) */
 #define SL_KINDS(X)                                                                                \
     X(job)                                                                                         \
     X(cronjob)                                                                                     \
     X(pytorchjob)                                                                                  \
     X(mpijob)                                                                                      \
+    X(trainjob)                                                                                    \
+    X(trainingruntime)                                                                             \
+    X(clustertrainingruntime)                                                                      \
     X(deployment)                                                                                  \
     X(replicaset)
 

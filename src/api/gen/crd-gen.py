@@ -28,6 +28,16 @@ PINNED = [
     ("crds/kubeflow.org_mpijobs.yaml",
      "github.com/kubeflow/mpi-operator caa3c47 (v0.8.2) manifests/base/kubeflow.org_mpijobs.yaml",
      "78b0131f931fcc8d99f6ce0407281f41b62527e443ec691d26d9634b390ad3bb"),
+    ("crds/trainer.kubeflow.org_trainjobs.yaml",
+     "github.com/kubeflow/trainer v2.3.0 manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml",
+     "a742cafc5b5582640c7e0b7467c024fc237256fbca5ba0a9f0531dfb66d64416"),
+    ("crds/trainer.kubeflow.org_trainingruntimes.yaml",
+     "github.com/kubeflow/trainer v2.3.0 manifests/base/crds/trainer.kubeflow.org_trainingruntimes.yaml",
+     "69b8dbdf60a18e28cddcc2b8dfc4ce72a943e14b531b9389d593118faee4919f"),
+    ("crds/trainer.kubeflow.org_clustertrainingruntimes.yaml",
+     "github.com/kubeflow/trainer v2.3.0 manifests/base/crds/"
+     "trainer.kubeflow.org_clustertrainingruntimes.yaml",
+     "ec84dc3388fcdbe8c61d3c247a773d14458dd9438e995bea8e50d2a18080eef9"),
 ]
 META = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
 

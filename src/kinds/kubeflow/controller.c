@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/gang.h"
+#include "ctl/gangowner.h"
 #include "ctl/internal.h"
 #include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
@@ -43,7 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ANN_JOBS "slurmlink.io/slurm-jobs"
 #define ANN_SUSPENDS "slurmlink.io/gang-suspensions" /* attempts ended by a suspension */
 #define ANN_NODES "slurmlink.io/gang-nodes"  /* a node range: "K:N", attempt K's allocated nodes */
 #define ANN_NEXT "slurmlink.io/gang-next-at" /* ms since the epoch: the next attempt not before */
@@ -58,86 +58,22 @@ static long long ann_int(json_t *o, const char *key)
     return v && *v && !*end && n >= 0 ? n : 0;
 }
 
-typedef struct ann_arg {
-    const char *uid, *key, *value;
-} ann_arg_t;
-
-static int ann_fn(json_t *obj, void *arg)
-{
-    ann_arg_t *a = arg;
-    if (strcmp(sl_kube_uid(obj), a->uid))
-        return 0;
-    const char *cur = sl_kube_annotation(obj, a->key);
-    if (cur && !strcmp(cur, a->value))
-        return 0;
-    sl_kube_set_annotation(obj, a->key, a->value);
-    return 1;
-}
-
 static void set_ann(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, const char *key,
                     const char *value)
 {
-    ann_arg_t a = {sl_kube_uid(job), key, value};
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_mutate(c->store, k->res, sl_kube_namespace(job), sl_kube_name(job), ann_fn, &a,
-                        NULL, &err) < 0)
-        sl_warn("%s %s/%s: cannot record %s=%s: %s", k->kind, sl_kube_namespace(job),
-                sl_kube_name(job), key, value, err.text);
-    sl_kube_set_annotation(job, key, value); /* this pass sees it too */
-    sl_error_clear(&err);
+    ctl_owner_set_annotation(c, k->res, k->kind, job, key, value);
 }
 
-/* the pods whose controller ownerReference is the PyTorchJob (new ref) */
-static json_t *owned_pods(sl_ctl_t *c, json_t *job)
-{
-    json_t *all = ctl_pods_naming(c, sl_kube_namespace(job), sl_kube_uid(job));
-    json_t *out = json_array();
-    size_t i, k;
-    json_t *pod, *r;
-    json_array_foreach(all, i, pod)
-        json_array_foreach(sl_kube_path(pod, "metadata.ownerReferences"), k, r)
-    {
-        const char *uid = json_string_value(json_object_get(r, "uid"));
-        if (json_is_true(json_object_get(r, "controller")) && uid && !strcmp(uid, sl_kube_uid(job)))
-            json_array_append(out, pod);
-    }
-    json_decref(all);
-    return out;
-}
+static json_t *owned_pods(sl_ctl_t *c, json_t *job) { return ctl_owner_pods(c, job); }
 
-/* the pods (those not finished unless all) deleted; an event on the owner
- * job for each, as the operator's SuccessfulDeletePod (job NULL: none) */
 static void delete_pods(sl_ctl_t *c, json_t *job, json_t *pods, bool all)
 {
-    size_t i;
-    json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
-        if ((!all && ctl_pod_terminal(pod)) || sl_kube_meta_str(pod, "deletionTimestamp"))
-            continue;
-        ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
-                       ctl_pod_mark_deleted_fn, NULL, NULL, NULL);
-        if (job)
-            ctl_event(c, job, "Normal", "SuccessfulDeletePod", "Deleted pod: %s",
-                      sl_kube_name(pod));
-    }
+    ctl_owner_delete_pods(c, job, pods, all);
 }
 
-/* every Slurm job of the PyTorchJob cancelled (each checked to carry its uid) */
 static void cancel_jobs(const ctl_tj_kind_t *k, json_t *job)
 {
-    const char *list = sl_kube_annotation(job, ANN_JOBS);
-    for (const char *p = list; p && *p;) {
-        char *end;
-        unsigned long id = strtoul(p, &end, 10);
-        if (end == p)
-            break;
-        if (ctl_job_kill(sl_kube_namespace(job), sl_kube_name(job), sl_kube_uid(job), (uint32_t)id,
-                         SIGKILL) == 0)
-            sl_info("%s %s/%s: Slurm job %lu cancelled", k->kind, sl_kube_namespace(job),
-                    sl_kube_name(job), id);
-        p = *end == ',' ? end + 1 : end;
-    }
+    ctl_owner_cancel_jobs(k->kind, job);
 }
 
 /* ---- pods and the gang ---------------------------------------------------------- */
@@ -239,13 +175,7 @@ static void submit(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pod
     free(head);
     if (rc != 0)
         return;
-    const char *old = sl_kube_annotation(job, ANN_JOBS);
-    char buf[16];
-    snprintf(buf, sizeof(buf), "%u", id);
-    char *all = old && *old ? sl_xasprintf("%s,%u", old, id) : sl_xstrdup(buf);
-    if (!old || !strstr(old, buf))
-        set_ann(k, c, job, ANN_JOBS, all);
-    free(all);
+    ctl_owner_record_job(c, k->res, k->kind, job, id);
 }
 
 /* a node range: the nodes Slurm allocated attempt K ("K:N" in ANN_NODES), 0 if not seen */
@@ -316,29 +246,9 @@ static void grow(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *cur, 
 
 /* ---- status ------------------------------------------------------------------------- */
 
-typedef struct status_arg {
-    const char *uid;
-    json_t *status;
-} status_arg_t;
-
-static int status_fn(json_t *job, void *arg)
-{
-    status_arg_t *a = arg;
-    if (strcmp(sl_kube_uid(job), a->uid) || json_equal(json_object_get(job, "status"), a->status))
-        return 0;
-    json_object_set(job, "status", a->status);
-    return 1;
-}
-
 static void write_status(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *st)
 {
-    status_arg_t a = {sl_kube_uid(job), st};
-    sl_error_t err = SL_ERROR_INIT;
-    if (sl_store_mutate(c->store, k->res, sl_kube_namespace(job), sl_kube_name(job), status_fn, &a,
-                        NULL, &err) < 0)
-        sl_warn("%s %s/%s: cannot write its status: %s", k->kind, sl_kube_namespace(job),
-                sl_kube_name(job), err.text);
-    sl_error_clear(&err);
+    ctl_owner_write_status(c, k->res, k->kind, job, st);
 }
 
 /* the pods of attempt K, the others (earlier attempts) in *older */

@@ -66,8 +66,7 @@ static json_t *mpijob_new_pod(json_t *job, json_t *r, size_t i, long long attemp
     return pod;
 }
 
-/* the hostfile of the job's nodes, and each MPI's Slurm launcher with
- * --overlap (the Workers' steps hold the nodes' task slots) */
+/* the hostfile of the job's nodes and each MPI's Slurm launcher (gang.h) */
 static char *mpijob_shape(json_t *job, ctl_gang_t *g)
 {
     long long w = json_integer_value(sl_kube_path(job, "spec.mpiReplicaSpecs.Worker.replicas"));
@@ -75,21 +74,7 @@ static char *mpijob_shape(json_t *job, ctl_gang_t *g)
     g->tasks_per_node = (unsigned)slots(job);
     if (g->n)
         g->m[0].batch = 1; /* the Launcher: member 0 (ctl_tj_replicas) */
-    const char *impl = sl_kube_path_str(job, "spec.mpiImplementation");
-    bool ompi = !impl || !strcmp(impl, "OpenMPI");
-    const char *vars =
-        ompi ? "export OMPI_MCA_orte_default_hostfile=\"$hostfile\" "
-               "OMPI_MCA_plm_slurm_args=--overlap"
-        : !strcmp(impl, "Intel")
-            ? "export I_MPI_HYDRA_HOST_FILE=\"$hostfile\" I_MPI_HYDRA_BOOTSTRAP=slurm "
-              "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=--overlap"
-            : "export HYDRA_HOST_FILE=\"$hostfile\" HYDRA_LAUNCHER=slurm "
-              "HYDRA_LAUNCH_EXTRA_ARGS=--overlap";
-    return sl_xasprintf("hostfile=$(mktemp \"${TMPDIR:-/tmp}/slurmlink-mpi.XXXXXX\") || exit 1\n"
-                        "trap 'rm -f \"$hostfile\"' EXIT\n"
-                        "scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/%s%lld/' "
-                        ">\"$hostfile\"\n%s",
-                        ompi ? " slots=" : ":", slots(job), vars);
+    return ctl_gang_mpi_head(sl_kube_path_str(job, "spec.mpiImplementation"), slots(job));
 }
 
 const ctl_tj_kind_t ctl_tj_mpijob = {
