@@ -23,7 +23,8 @@ tgz=$("$root/scripts/npm-pinned.sh" "$PKG" "$VERSION" "$SHA256")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar -xzf "$tgz" -C "$work" package/v1 package/batch/v1 package/discovery.k8s.io/v1
+tar -xzf "$tgz" -C "$work" package/v1 package/batch/v1 package/discovery.k8s.io/v1 package/apps/v1 \
+  package/autoscaling/v1
 node "$root/src/pod/gen/schema-gen.mjs" "$work/package/v1" > "$work/schema_table.c"
 # clang-format finds .clang-format beside the file it formats: format in the tree's style
 clang-format --style="file:$root/.clang-format" "$work/schema_table.c" > "$work/formatted.c"

@@ -25,7 +25,7 @@ is "$(jqr '.items[0].versions[0].resources[] | select(.resource=="pods") | [.sco
   "Namespaced po log,eviction,status" "aggregated pods: scope, short name, log, eviction and status subresources"
 req GET /apis -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'
 is "$(jqr '.kind + " " + ([.items[].metadata.name]|join(",")) + " " + ([.items[0].versions[0].resources[] | .resource + ":" + (.categories // [] | join(","))] | join(" "))')" \
-  "APIGroupDiscoveryList batch,kubeflow.org,trainer.kubeflow.org,discovery.k8s.io,storage.k8s.io,resource.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then the workload kinds' groups (kubeflow.org: PyTorchJob, MPIJob; trainer.kubeflow.org: TrainJob and its runtimes; discovery.k8s.io: EndpointSlice), storage.k8s.io (StorageClass), resource.k8s.io (DRA), then the review groups and node metrics"
+  "APIGroupDiscoveryList batch,kubeflow.org,trainer.kubeflow.org,apps,discovery.k8s.io,jobset.x-k8s.io,leaderworkerset.x-k8s.io,storage.k8s.io,resource.k8s.io,authentication.k8s.io,authorization.k8s.io,metrics.k8s.io jobs:all cronjobs:all" "/apis aggregated: batch/v1 with jobs and cronjobs (category all), then the workload kinds' groups (kubeflow.org: PyTorchJob, MPIJob; trainer.kubeflow.org: TrainJob and its runtimes; apps: Deployment, ReplicaSet; discovery.k8s.io: EndpointSlice; jobset.x-k8s.io: JobSet; leaderworkerset.x-k8s.io: LeaderWorkerSet), storage.k8s.io (StorageClass), resource.k8s.io (DRA), then the review groups and node metrics"
 req GET /apis
 is "$(jqr .kind)" "APIGroupList" "/apis legacy"
 req GET /api/v1

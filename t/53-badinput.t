@@ -82,7 +82,7 @@ status_is 413 RequestEntityTooLarge 'Request entity too large: limit is 3145728'
 
 req GET /api/v1/namespaces/default/widgets
 status_is 404 NotFound 'the server could not find the requested resource' "unknown resource"
-req GET /apis/apps/v1/deployments
+req GET /apis/networking.k8s.io/v1/ingresses
 status_is 404 NotFound 'the server could not find the requested resource' "unknown group"
 req GET /api/v2/pods
 status_is 404 NotFound 'the server could not find the requested resource' "unknown version"

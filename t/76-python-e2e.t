@@ -9,7 +9,9 @@
 # stdin); and test_batch.py's test_job_apis (a batch/v1 Job created, read,
 # deleted with propagation Background); the Service tests (test_service_apis:
 # create, read, a strategic-merge patch of spec.ports, delete; test_utils'
-# Service and implicit ServiceList from YAML). Those that cannot pass here, and why: docs/api.md ("The official
+# Service and implicit ServiceList from YAML); test_apps.py's
+# test_create_deployment and test_utils.py's apps/v1 Deployment tests (create
+# from YAML, apply again, read, delete). Those that cannot pass here, and why: docs/api.md ("The official
 # Python client's own end-to-end tests").
 #
 # Needs SL_PYCLIENT_SRC, a checkout of that release:
@@ -23,7 +25,14 @@ SRC=${SL_PYCLIENT_SRC:-}
 TESTS=(test_client.TestClient.test_pod_apis test_client.TestClient.test_exit_code
   test_client.TestClient.test_pod_exec_close_channel test_batch.TestClientBatch.test_job_apis
   test_client.TestClient.test_service_apis test_utils.TestUtils.test_create_service_from_yaml
-  test_utils.TestUtils.test_create_implicit_service_list_from_yaml_with_conflict)
+  test_utils.TestUtils.test_create_implicit_service_list_from_yaml_with_conflict
+  test_apps.TestClientApps.test_create_deployment
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml_with_apply_is_idempotent
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml_object
+  test_utils.TestUtils.test_create_apps_deployment_from_yaml_obj
+  test_utils.TestUtils.test_create_deployment_non_default_namespace_from_yaml
+  test_utils.TestUtils.test_create_namespaced_apps_deployment_from_yaml)
 plan $((${#TESTS[@]} + 1))
 
 cluster_up --gpus 0 --cpus 4 || bail "cluster up"

@@ -95,6 +95,11 @@ static json_t *agg_resource(const api_resource_t *x)
         json_array_append_new(subs, json_pack("{s:s, s:O, s:o}", "subresource", "status",
                                               "responseKind", kind, "verbs",
                                               verbs_json(status_verbs(x))));
+    if (x->ops && x->ops->scale_sub) /* kubectl scale finds autoscaling/v1 Scale here */
+        json_array_append_new(subs, json_pack("{s:s, s:{s:s, s:s, s:s}, s:o}", "subresource",
+                                              "scale", "responseKind", "group", "autoscaling",
+                                              "version", "v1", "kind", "Scale", "verbs",
+                                              verbs_json(status_verbs(x))));
     if (json_array_size(subs))
         json_object_set_new(o, "subresources", subs);
     else
@@ -253,6 +258,14 @@ enum MHD_Result api_serve_resource_list(api_req_t *r, const char *group, const c
                 list, json_pack("{s:s, s:s, s:b, s:s, s:s, s:s, s:[s]}", "name", sub,
                                 "singularName", "", "namespaced", x->namespaced, "group",
                                 "policy", "version", "v1", "kind", "Eviction", "verbs", "create"));
+        }
+        if (x->ops && x->ops->scale_sub) {
+            snprintf(sub, sizeof(sub), "%s/scale", x->name);
+            json_array_append_new(
+                list, json_pack("{s:s, s:s, s:b, s:s, s:s, s:s, s:o}", "name", sub,
+                                "singularName", "", "namespaced", x->namespaced, "group",
+                                "autoscaling", "version", "v1", "kind", "Scale", "verbs",
+                                verbs_json(status_verbs(x))));
         }
         if (x->status_sub) {
             snprintf(sub, sizeof(sub), "%s/status", x->name);

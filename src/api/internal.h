@@ -422,6 +422,10 @@ void api_store_names(sl_api_t *api, const api_resource_t *res, const char *ns, s
  * Conflict, EINVAL BadRequest with text, else a 500 with text or
  * strerror) in err; returns -1. */
 int api_store_error(int e, const char *text, sl_error_t *err);
+/* objects.c: an update of a workload (a pod, or a kind whose pods run as
+ * its creator: its spec, or its scale) only by its creator's Unix user (or
+ * an admin); 0, or -1 with err (Forbidden) */
+int api_check_workload_owner(api_req_t *r, const api_path_t *p, json_t *old, sl_error_t *err);
 /* Its Status for res/name (an edge function). */
 json_t *api_store_error_status(const api_resource_t *res, const char *name, int e,
                                const char *text);

@@ -16,6 +16,8 @@ struct api_path;
 enum MHD_Result api_handle_node_patch(struct api_req *r, const struct api_path *p);
 /* POST .../pods/NAME/eviction, after the router authorized the create. */
 enum MHD_Result api_handle_eviction(struct api_req *r, const struct api_path *p);
+/* GET, PUT, PATCH .../NAME/scale of a kind with ops->scale_sub (scale.c) */
+enum MHD_Result api_handle_scale(struct api_req *r, const struct api_path *p);
 /* PATCH/PUT of pods/ephemeralcontainers (kubectl debug): 422 naming why */
 enum MHD_Result api_handle_ephemeral(struct api_req *r, const struct api_path *p);
 

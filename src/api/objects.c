@@ -64,7 +64,7 @@ int api_may_act_as(api_req_t *r, uid_t uid, const char *what, char **why)
 /* An update of a workload (a pod, or a kind whose pods run as its
  * creator): only by its creator's Unix user, else its next pods would run
  * the updater's spec as the creator. 0, or -1 with err (Forbidden). */
-static int check_workload_owner(api_req_t *r, const api_path_t *p, json_t *old, sl_error_t *err)
+int api_check_workload_owner(api_req_t *r, const api_path_t *p, json_t *old, sl_error_t *err)
 {
     const char *creator = sl_kube_annotation(old, SL_ANN_USER);
     if (!creator || !r->api->policy || !r->user || !strcmp(creator, r->user->name))
@@ -496,7 +496,8 @@ static int merge_update(api_req_t *r, const api_path_t *p, json_t **objp, json_t
     carry_over(obj, old);
     const sl_kind_t *k = sl_kind_by_resource(res);
     if ((!strcmp(res->name, "pods") || (k && k->runs_as_creator)) &&
-        (check_workload_owner(r, p, old, err) < 0 || api_admit_pod_update(r, obj, old, err) < 0))
+        (api_check_workload_owner(r, p, old, err) < 0 ||
+         api_admit_pod_update(r, obj, old, err) < 0))
         return -1;
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);

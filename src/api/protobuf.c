@@ -1,6 +1,6 @@
 /* protobuf.c — request bodies in Kubernetes' protobuf encoding
  * (application/vnd.kubernetes.protobuf), which kubectl's typed clients send
- * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob|service`
+ * for `kubectl create namespace|configmap|secret|serviceaccount|quota|job|cronjob|service|deployment`
  * `kubectl auth can-i|whoami` (the review kinds) and `kubectl drain` (Eviction,
  * and DeleteOptions with --disable-eviction).
  *
@@ -13,8 +13,8 @@
  * unknown field numbers are skipped. Other kinds are refused (415) and
  * clients fall back to nothing: JSON bodies cover every kind. */
 #include "api/protobuf.h"
-#include "common/buf.h"
 #include "common/b64.h"
+#include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 
@@ -49,96 +49,94 @@ struct pb_msg {
     const pb_field_t *fields; /* terminated by num 0 */
 };
 
-#define END {0, NULL, PK_STR, false, NULL}
+#define END                                                                                        \
+    {                                                                                              \
+        0, NULL, PK_STR, false, NULL                                                               \
+    }
 
-static const pb_msg_t owner_ref = {(const pb_field_t[]){
-    {1, "kind", PK_STR, false, NULL},
-    {3, "name", PK_STR, false, NULL},
-    {4, "uid", PK_STR, false, NULL},
-    {5, "apiVersion", PK_STR, false, NULL},
-    {6, "controller", PK_BOOL, false, NULL},
-    {7, "blockOwnerDeletion", PK_BOOL, false, NULL},
-    END}};
+static const pb_msg_t owner_ref = {
+    (const pb_field_t[]){{1, "kind", PK_STR, false, NULL},
+                         {3, "name", PK_STR, false, NULL},
+                         {4, "uid", PK_STR, false, NULL},
+                         {5, "apiVersion", PK_STR, false, NULL},
+                         {6, "controller", PK_BOOL, false, NULL},
+                         {7, "blockOwnerDeletion", PK_BOOL, false, NULL},
+                         END}};
 
-static const pb_msg_t object_meta = {(const pb_field_t[]){
-    {1, "name", PK_STR, false, NULL},
-    {2, "generateName", PK_STR, false, NULL},
-    {3, "namespace", PK_STR, false, NULL},
-    {5, "uid", PK_STR, false, NULL},
-    {6, "resourceVersion", PK_STR, false, NULL},
-    {7, "generation", PK_INT, false, NULL},
-    {8, "creationTimestamp", PK_TIME, false, NULL},
-    {9, "deletionTimestamp", PK_TIME, false, NULL},
-    {10, "deletionGracePeriodSeconds", PK_INT, false, NULL},
-    {11, "labels", PK_MAP_STR, false, NULL},
-    {12, "annotations", PK_MAP_STR, false, NULL},
-    {13, "ownerReferences", PK_MSG, true, &owner_ref},
-    {14, "finalizers", PK_STR, true, NULL},
-    END}};
+static const pb_msg_t object_meta = {
+    (const pb_field_t[]){{1, "name", PK_STR, false, NULL},
+                         {2, "generateName", PK_STR, false, NULL},
+                         {3, "namespace", PK_STR, false, NULL},
+                         {5, "uid", PK_STR, false, NULL},
+                         {6, "resourceVersion", PK_STR, false, NULL},
+                         {7, "generation", PK_INT, false, NULL},
+                         {8, "creationTimestamp", PK_TIME, false, NULL},
+                         {9, "deletionTimestamp", PK_TIME, false, NULL},
+                         {10, "deletionGracePeriodSeconds", PK_INT, false, NULL},
+                         {11, "labels", PK_MAP_STR, false, NULL},
+                         {12, "annotations", PK_MAP_STR, false, NULL},
+                         {13, "ownerReferences", PK_MSG, true, &owner_ref},
+                         {14, "finalizers", PK_STR, true, NULL},
+                         END}};
 
 static const pb_msg_t ns_spec = {(const pb_field_t[]){{1, "finalizers", PK_STR, true, NULL}, END}};
 static const pb_msg_t ns_status = {(const pb_field_t[]){{1, "phase", PK_STR, false, NULL}, END}};
-static const pb_msg_t namespace_ = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta},
-    {2, "spec", PK_MSG, false, &ns_spec},
-    {3, "status", PK_MSG, false, &ns_status},
-    END}};
+static const pb_msg_t namespace_ = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                         {2, "spec", PK_MSG, false, &ns_spec},
+                         {3, "status", PK_MSG, false, &ns_status},
+                         END}};
 
-static const pb_msg_t configmap = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta},
-    {2, "data", PK_MAP_STR, false, NULL},
-    {3, "binaryData", PK_MAP_BYTES, false, NULL},
-    {4, "immutable", PK_BOOL, false, NULL},
-    END}};
+static const pb_msg_t configmap = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                         {2, "data", PK_MAP_STR, false, NULL},
+                         {3, "binaryData", PK_MAP_BYTES, false, NULL},
+                         {4, "immutable", PK_BOOL, false, NULL},
+                         END}};
 
-static const pb_msg_t secret = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta},
-    {2, "data", PK_MAP_BYTES, false, NULL},
-    {3, "type", PK_STR, false, NULL},
-    {4, "stringData", PK_MAP_STR, false, NULL},
-    {5, "immutable", PK_BOOL, false, NULL},
-    END}};
+static const pb_msg_t secret = {(const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                                                     {2, "data", PK_MAP_BYTES, false, NULL},
+                                                     {3, "type", PK_STR, false, NULL},
+                                                     {4, "stringData", PK_MAP_STR, false, NULL},
+                                                     {5, "immutable", PK_BOOL, false, NULL},
+                                                     END}};
 
-static const pb_msg_t object_ref = {(const pb_field_t[]){
-    {1, "kind", PK_STR, false, NULL},
-    {2, "namespace", PK_STR, false, NULL},
-    {3, "name", PK_STR, false, NULL},
-    {4, "uid", PK_STR, false, NULL},
-    {5, "apiVersion", PK_STR, false, NULL},
-    {6, "resourceVersion", PK_STR, false, NULL},
-    {7, "fieldPath", PK_STR, false, NULL},
-    END}};
+static const pb_msg_t object_ref = {
+    (const pb_field_t[]){{1, "kind", PK_STR, false, NULL},
+                         {2, "namespace", PK_STR, false, NULL},
+                         {3, "name", PK_STR, false, NULL},
+                         {4, "uid", PK_STR, false, NULL},
+                         {5, "apiVersion", PK_STR, false, NULL},
+                         {6, "resourceVersion", PK_STR, false, NULL},
+                         {7, "fieldPath", PK_STR, false, NULL},
+                         END}};
 static const pb_msg_t local_ref = {(const pb_field_t[]){{1, "name", PK_STR, false, NULL}, END}};
 
-static const pb_msg_t serviceaccount = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta},
-    {2, "secrets", PK_MSG, true, &object_ref},
-    {3, "imagePullSecrets", PK_MSG, true, &local_ref},
-    {4, "automountServiceAccountToken", PK_BOOL, false, NULL},
-    END}};
+static const pb_msg_t serviceaccount = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                         {2, "secrets", PK_MSG, true, &object_ref},
+                         {3, "imagePullSecrets", PK_MSG, true, &local_ref},
+                         {4, "automountServiceAccountToken", PK_BOOL, false, NULL},
+                         END}};
 
-static const pb_msg_t scoped_req = {(const pb_field_t[]){
-    {1, "scopeName", PK_STR, false, NULL},
-    {2, "operator", PK_STR, false, NULL},
-    {3, "values", PK_STR, true, NULL},
-    END}};
-static const pb_msg_t scope_selector = {(const pb_field_t[]){
-    {1, "matchExpressions", PK_MSG, true, &scoped_req},
-    END}};
-static const pb_msg_t rq_spec = {(const pb_field_t[]){
-    {1, "hard", PK_MAP_QTY, false, NULL},
-    {2, "scopes", PK_STR, true, NULL},
-    {3, "scopeSelector", PK_MSG, false, &scope_selector},
-    END}};
+static const pb_msg_t scoped_req = {(const pb_field_t[]){{1, "scopeName", PK_STR, false, NULL},
+                                                         {2, "operator", PK_STR, false, NULL},
+                                                         {3, "values", PK_STR, true, NULL},
+                                                         END}};
+static const pb_msg_t scope_selector = {
+    (const pb_field_t[]){{1, "matchExpressions", PK_MSG, true, &scoped_req}, END}};
+static const pb_msg_t rq_spec = {
+    (const pb_field_t[]){{1, "hard", PK_MAP_QTY, false, NULL},
+                         {2, "scopes", PK_STR, true, NULL},
+                         {3, "scopeSelector", PK_MSG, false, &scope_selector},
+                         END}};
 static const pb_msg_t rq_status = {(const pb_field_t[]){
-    {1, "hard", PK_MAP_QTY, false, NULL},
-    {2, "used", PK_MAP_QTY, false, NULL},
-    END}};
-static const pb_msg_t resourcequota = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta},
-    {2, "spec", PK_MSG, false, &rq_spec},
-    {3, "status", PK_MSG, false, &rq_status},
-    END}};
+    {1, "hard", PK_MAP_QTY, false, NULL}, {2, "used", PK_MAP_QTY, false, NULL}, END}};
+static const pb_msg_t resourcequota = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                         {2, "spec", PK_MSG, false, &rq_spec},
+                         {3, "status", PK_MSG, false, &rq_status},
+                         END}};
 
 /* batch/v1 Job as `kubectl create job NAME --image=I -- CMD` sends it
  * (k8s.io/api/batch/v1 and core/v1 generated.proto): the job's counts and
@@ -146,102 +144,138 @@ static const pb_msg_t resourcequota = {(const pb_field_t[]){
  * containers' name, image, command, args, workingDir, env, resources and
  * imagePullPolicy. A field outside these is skipped: what typed clients
  * send for other Job fields comes as JSON (kubectl apply/create -f). */
-static const pb_msg_t env_var = {(const pb_field_t[]){
-    {1, "name", PK_STR, false, NULL}, {2, "value", PK_STR, false, NULL}, END}};
+static const pb_msg_t env_var = {
+    (const pb_field_t[]){{1, "name", PK_STR, false, NULL}, {2, "value", PK_STR, false, NULL}, END}};
 static const pb_msg_t resources = {(const pb_field_t[]){
     {1, "limits", PK_MAP_QTY, false, NULL}, {2, "requests", PK_MAP_QTY, false, NULL}, END}};
-static const pb_msg_t container = {(const pb_field_t[]){
-    {1, "name", PK_STR, false, NULL},
-    {2, "image", PK_STR, false, NULL},
-    {3, "command", PK_STR, true, NULL},
-    {4, "args", PK_STR, true, NULL},
-    {5, "workingDir", PK_STR, false, NULL},
-    {7, "env", PK_MSG, true, &env_var},
-    {8, "resources", PK_MSG, false, &resources},
-    {14, "imagePullPolicy", PK_STR, false, NULL},
-    END}};
-static const pb_msg_t pod_spec = {(const pb_field_t[]){
-    {2, "containers", PK_MSG, true, &container},
-    {3, "restartPolicy", PK_STR, false, NULL},
-    {4, "terminationGracePeriodSeconds", PK_INT, false, NULL},
-    {5, "activeDeadlineSeconds", PK_INT, false, NULL},
-    {7, "nodeSelector", PK_MAP_STR, false, NULL},
-    {8, "serviceAccountName", PK_STR, false, NULL},
-    END}};
+static const pb_msg_t container_port = {
+    (const pb_field_t[]){{1, "name", PK_STR, false, NULL},
+                         {2, "hostPort", PK_INT, false, NULL},
+                         {3, "containerPort", PK_INT, false, NULL},
+                         {4, "protocol", PK_STR, false, NULL},
+                         {5, "hostIP", PK_STR, false, NULL},
+                         END}};
+static const pb_msg_t container = {
+    (const pb_field_t[]){{1, "name", PK_STR, false, NULL},
+                         {2, "image", PK_STR, false, NULL},
+                         {3, "command", PK_STR, true, NULL},
+                         {4, "args", PK_STR, true, NULL},
+                         {5, "workingDir", PK_STR, false, NULL},
+                         {6, "ports", PK_MSG, true, &container_port},
+                         {7, "env", PK_MSG, true, &env_var},
+                         {8, "resources", PK_MSG, false, &resources},
+                         {14, "imagePullPolicy", PK_STR, false, NULL},
+                         END}};
+static const pb_msg_t pod_spec = {
+    (const pb_field_t[]){{2, "containers", PK_MSG, true, &container},
+                         {3, "restartPolicy", PK_STR, false, NULL},
+                         {4, "terminationGracePeriodSeconds", PK_INT, false, NULL},
+                         {5, "activeDeadlineSeconds", PK_INT, false, NULL},
+                         {7, "nodeSelector", PK_MAP_STR, false, NULL},
+                         {8, "serviceAccountName", PK_STR, false, NULL},
+                         END}};
 static const pb_msg_t pod_template = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &pod_spec}, END}};
-static const pb_msg_t job_spec = {(const pb_field_t[]){
-    {1, "parallelism", PK_INT, false, NULL},
-    {2, "completions", PK_INT, false, NULL},
-    {3, "activeDeadlineSeconds", PK_INT, false, NULL},
-    {5, "manualSelector", PK_BOOL, false, NULL},
-    {6, "template", PK_MSG, false, &pod_template},
-    {7, "backoffLimit", PK_INT, false, NULL},
-    {8, "ttlSecondsAfterFinished", PK_INT, false, NULL},
-    {9, "completionMode", PK_STR, false, NULL},
-    {10, "suspend", PK_BOOL, false, NULL},
-    END}};
+static const pb_msg_t job_spec = {
+    (const pb_field_t[]){{1, "parallelism", PK_INT, false, NULL},
+                         {2, "completions", PK_INT, false, NULL},
+                         {3, "activeDeadlineSeconds", PK_INT, false, NULL},
+                         {5, "manualSelector", PK_BOOL, false, NULL},
+                         {6, "template", PK_MSG, false, &pod_template},
+                         {7, "backoffLimit", PK_INT, false, NULL},
+                         {8, "ttlSecondsAfterFinished", PK_INT, false, NULL},
+                         {9, "completionMode", PK_STR, false, NULL},
+                         {10, "suspend", PK_BOOL, false, NULL},
+                         END}};
 static const pb_msg_t job = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &job_spec}, END}};
 /* batch/v1 CronJob as `kubectl create cronjob NAME --image=I --schedule=S`
  * sends it: CronJobSpec and JobTemplateSpec of batch/v1's generated.proto */
 static const pb_msg_t job_template = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &job_spec}, END}};
-static const pb_msg_t cronjob_spec = {(const pb_field_t[]){
-    {1, "schedule", PK_STR, false, NULL},
-    {2, "startingDeadlineSeconds", PK_INT, false, NULL},
-    {3, "concurrencyPolicy", PK_STR, false, NULL},
-    {4, "suspend", PK_BOOL, false, NULL},
-    {5, "jobTemplate", PK_MSG, false, &job_template},
-    {6, "successfulJobsHistoryLimit", PK_INT, false, NULL},
-    {7, "failedJobsHistoryLimit", PK_INT, false, NULL},
-    {8, "timeZone", PK_STR, false, NULL},
-    END}};
+static const pb_msg_t cronjob_spec = {
+    (const pb_field_t[]){{1, "schedule", PK_STR, false, NULL},
+                         {2, "startingDeadlineSeconds", PK_INT, false, NULL},
+                         {3, "concurrencyPolicy", PK_STR, false, NULL},
+                         {4, "suspend", PK_BOOL, false, NULL},
+                         {5, "jobTemplate", PK_MSG, false, &job_template},
+                         {6, "successfulJobsHistoryLimit", PK_INT, false, NULL},
+                         {7, "failedJobsHistoryLimit", PK_INT, false, NULL},
+                         {8, "timeZone", PK_STR, false, NULL},
+                         END}};
 static const pb_msg_t cronjob = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &cronjob_spec}, END}};
 
+/* apps/v1 Deployment as `kubectl create deployment NAME --image=I
+ * [--replicas=N] [--port=P]` sends it (k8s.io/api/apps/v1 generated.proto) */
+static const pb_msg_t label_selector_req = {
+    (const pb_field_t[]){{1, "key", PK_STR, false, NULL},
+                         {2, "operator", PK_STR, false, NULL},
+                         {3, "values", PK_STR, true, NULL},
+                         END}};
+static const pb_msg_t label_selector = {
+    (const pb_field_t[]){{1, "matchLabels", PK_MAP_STR, false, NULL},
+                         {2, "matchExpressions", PK_MSG, true, &label_selector_req},
+                         END}};
+static const pb_msg_t deploy_strategy = {
+    (const pb_field_t[]){{1, "type", PK_STR, false, NULL}, END}};
+static const pb_msg_t deployment_spec = {
+    (const pb_field_t[]){{1, "replicas", PK_INT, false, NULL},
+                         {2, "selector", PK_MSG, false, &label_selector},
+                         {3, "template", PK_MSG, false, &pod_template},
+                         {4, "strategy", PK_MSG, false, &deploy_strategy},
+                         {5, "minReadySeconds", PK_INT, false, NULL},
+                         {6, "revisionHistoryLimit", PK_INT, false, NULL},
+                         {7, "paused", PK_BOOL, false, NULL},
+                         {9, "progressDeadlineSeconds", PK_INT, false, NULL},
+                         END}};
+static const pb_msg_t deployment = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                         {2, "spec", PK_MSG, false, &deployment_spec},
+                         END}};
+
 /* k8s.io/api/authorization/v1 and authentication/v1: the review kinds
  * (review.c) that kubectl auth can-i and auth whoami send */
-static const pb_msg_t res_attrs = {(const pb_field_t[]){
-    {1, "namespace", PK_STR, false, NULL},
-    {2, "verb", PK_STR, false, NULL},
-    {3, "group", PK_STR, false, NULL},
-    {4, "version", PK_STR, false, NULL},
-    {5, "resource", PK_STR, false, NULL},
-    {6, "subresource", PK_STR, false, NULL},
-    {7, "name", PK_STR, false, NULL},
-    END}};
-static const pb_msg_t nonres_attrs = {(const pb_field_t[]){
-    {1, "path", PK_STR, false, NULL}, {2, "verb", PK_STR, false, NULL}, END}};
-static const pb_msg_t access_spec = {(const pb_field_t[]){
-    {1, "resourceAttributes", PK_MSG, false, &res_attrs},
-    {2, "nonResourceAttributes", PK_MSG, false, &nonres_attrs},
-    {3, "user", PK_STR, false, NULL},
-    {4, "groups", PK_STR, true, NULL},
-    {6, "uid", PK_STR, false, NULL},
-    END}};
+static const pb_msg_t res_attrs = {(const pb_field_t[]){{1, "namespace", PK_STR, false, NULL},
+                                                        {2, "verb", PK_STR, false, NULL},
+                                                        {3, "group", PK_STR, false, NULL},
+                                                        {4, "version", PK_STR, false, NULL},
+                                                        {5, "resource", PK_STR, false, NULL},
+                                                        {6, "subresource", PK_STR, false, NULL},
+                                                        {7, "name", PK_STR, false, NULL},
+                                                        END}};
+static const pb_msg_t nonres_attrs = {
+    (const pb_field_t[]){{1, "path", PK_STR, false, NULL}, {2, "verb", PK_STR, false, NULL}, END}};
+static const pb_msg_t access_spec = {
+    (const pb_field_t[]){{1, "resourceAttributes", PK_MSG, false, &res_attrs},
+                         {2, "nonResourceAttributes", PK_MSG, false, &nonres_attrs},
+                         {3, "user", PK_STR, false, NULL},
+                         {4, "groups", PK_STR, true, NULL},
+                         {6, "uid", PK_STR, false, NULL},
+                         END}};
 static const pb_msg_t access_review = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &access_spec}, END}};
-static const pb_msg_t rules_spec = {(const pb_field_t[]){{1, "namespace", PK_STR, false, NULL}, END}};
+static const pb_msg_t rules_spec = {
+    (const pb_field_t[]){{1, "namespace", PK_STR, false, NULL}, END}};
 static const pb_msg_t rules_review = {(const pb_field_t[]){
     {1, "metadata", PK_MSG, false, &object_meta}, {2, "spec", PK_MSG, false, &rules_spec}, END}};
-static const pb_msg_t self_review = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta}, END}};
+static const pb_msg_t self_review = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta}, END}};
 
 /* k8s.io/api/policy/v1 Eviction (kubectl drain) */
 static const pb_msg_t preconditions = {(const pb_field_t[]){
     {1, "uid", PK_STR, false, NULL}, {2, "resourceVersion", PK_STR, false, NULL}, END}};
-static const pb_msg_t delete_options = {(const pb_field_t[]){
-    {1, "gracePeriodSeconds", PK_INT, false, NULL},
-    {2, "preconditions", PK_MSG, false, &preconditions},
-    {3, "orphanDependents", PK_BOOL, false, NULL},
-    {4, "propagationPolicy", PK_STR, false, NULL},
-    {5, "dryRun", PK_STR, true, NULL},
-    END}};
-static const pb_msg_t eviction = {(const pb_field_t[]){
-    {1, "metadata", PK_MSG, false, &object_meta},
-    {2, "deleteOptions", PK_MSG, false, &delete_options},
-    END}};
+static const pb_msg_t delete_options = {
+    (const pb_field_t[]){{1, "gracePeriodSeconds", PK_INT, false, NULL},
+                         {2, "preconditions", PK_MSG, false, &preconditions},
+                         {3, "orphanDependents", PK_BOOL, false, NULL},
+                         {4, "propagationPolicy", PK_STR, false, NULL},
+                         {5, "dryRun", PK_STR, true, NULL},
+                         END}};
+static const pb_msg_t eviction = {
+    (const pb_field_t[]){{1, "metadata", PK_MSG, false, &object_meta},
+                         {2, "deleteOptions", PK_MSG, false, &delete_options},
+                         END}};
 
 /* kubectl create service: a Service's ports, selector, type, cluster IP */
 static const pb_msg_t intstr = {(const pb_field_t[]){{1, "type", PK_INT, false, NULL},
@@ -280,6 +314,7 @@ static const struct {
              {"ResourceQuota", &resourcequota},
              {"Job", &job},
              {"CronJob", &cronjob},
+             {"Deployment", &deployment},
              {"SelfSubjectAccessReview", &access_review},
              {"SubjectAccessReview", &access_review},
              {"SelfSubjectRulesReview", &rules_review},

@@ -60,6 +60,9 @@ typedef struct api_kind_ops {
     /* Table columns and one row's cells (both new refs). */
     json_t *(*table_columns)(void);
     json_t *(*table_cells)(json_t *obj, long long now_ns);
+    /* has the scale subresource: an autoscaling/v1 Scale of spec.replicas,
+     * spec.selector and status.replicas (scale.c) */
+    bool scale_sub;
     /* Extra fields kubectl describe / tables of a PodList need nothing
      * more; kept here for later kinds. */
 } api_kind_ops_t;

@@ -136,7 +136,8 @@ static bool path_fits(const api_req_t *r, const api_path_t *p, bool finalize)
           (!strcmp(p->sub, "log") && p->res->log_sub) ||
           (is_stream_sub(p->sub) && p->res->log_sub) ||
           (!strcmp(p->sub, "eviction") && p->res->log_sub) ||
-          (!strcmp(p->sub, "ephemeralcontainers") && p->res->log_sub)))
+          (!strcmp(p->sub, "ephemeralcontainers") && p->res->log_sub) ||
+          (!strcmp(p->sub, "scale") && p->res->ops && p->res->ops->scale_sub)))
         return false;
     return !(p->watch_prefix && (p->sub || !is_get(r->method)));
 }
@@ -151,6 +152,8 @@ static enum MHD_Result sub_request(api_req_t *r, api_path_t *p, bool finalize)
             return not_allowed(r);
         return api_handle_log(r, p);
     }
+    if (!strcmp(p->sub, "scale")) /* kubectl scale: spec.replicas alone */
+        return api_handle_scale(r, p);
     if (!strcmp(p->sub, "eviction")) /* kubectl drain: a graceful delete */
         return api_handle_eviction(r, p);
     if (!strcmp(p->sub, "ephemeralcontainers")) /* kubectl debug */
@@ -254,6 +257,7 @@ static enum MHD_Result resource_request(api_req_t *r, const char *group, const c
                : p.sub && !strcmp(p.sub, "portforward")         ? "portforward"
                : p.sub && !strcmp(p.sub, "eviction")            ? "eviction"
                : p.sub && !strcmp(p.sub, "ephemeralcontainers") ? "ephemeralcontainers"
+               : p.sub && !strcmp(p.sub, "scale")               ? "scale"
                                                                 : "";
     bool finalize = p.sub && !strcmp(p.sub, "finalize") && !strcmp(p.res->name, "namespaces");
     if (!path_fits(r, &p, finalize))

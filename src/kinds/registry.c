@@ -9,7 +9,9 @@
 
 /* X(NAME): the row sl_kind_NAME, defined in src/kinds/NAME/ (trainingruntime and
  * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob; endpoints
- * and endpointslice: in src/kinds/service/, beside the Service they follow) */
+ * and endpointslice: in src/kinds/service/, beside the Service they follow). A
+ * Deployment before its ReplicaSets (a new one gets its pods in the same pass),
+ * both before the Services (whose endpoints follow those pods) */
 #define SL_KINDS(X)                                                                                \
     X(job)                                                                                         \
     X(cronjob)                                                                                     \
@@ -18,6 +20,8 @@
     X(trainjob)                                                                                    \
     X(trainingruntime)                                                                             \
     X(clustertrainingruntime)                                                                      \
+    X(deployment)                                                                                  \
+    X(replicaset)                                                                                  \
     X(service)                                                                                     \
     X(endpoints)                                                                                   \
     X(endpointslice)                                                                               \

@@ -1,5 +1,5 @@
 /* mergekeys.c — patchStrategy/patchMergeKey of the kinds slurmlink serves, from
- * the struct tags in k8s.io/api (core/v1 types.go, batch/v1 types.go,
+ * the struct tags in k8s.io/api (core/v1, batch/v1 and apps/v1 types.go,
  * meta/v1 types.go). Only fields that carry a tag, or lead to one, are
  * listed: everything else merges as a map or is replaced as a list, which
  * is what strategic merge does for untagged fields. */
@@ -135,6 +135,10 @@ static const struct {
     {"v1", "Service", &t_service},
     {"batch/v1", "Job", &t_job},
     {"batch/v1", "CronJob", &t_cronjob},
+    /* apps/v1: spec.template a pod template, status.conditions merged by
+     * type, as a Job's */
+    {"apps/v1", "Deployment", &t_job},
+    {"apps/v1", "ReplicaSet", &t_job},
 };
 
 const struct smp_type *sl_kube_mergekeys_for(const char *api_version, const char *kind)

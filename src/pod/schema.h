@@ -23,7 +23,8 @@
 
 /* Kinds known: "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event",
  * "ResourceQuota", "Service", "Endpoints", "Job", "CronJob" (batch/v1),
- * "EndpointSlice" (discovery.k8s.io/v1). */
+ * "EndpointSlice" (discovery.k8s.io/v1), "Deployment", "ReplicaSet"
+ * (apps/v1), "Scale" (autoscaling/v1). */
 int sl_schema_known_kind(const char *kind);
 
 /* Unknown fields of obj as kind, in document order. NULL (errno ENOENT) for an

@@ -9,9 +9,9 @@ static const sl_sfield_t f_AWSElasticBlockStoreVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Affinity[] = {
-    {"nodeAffinity", SL_SF_STRUCT, 99},
-    {"podAffinity", SL_SF_STRUCT, 119},
-    {"podAntiAffinity", SL_SF_STRUCT, 121},
+    {"nodeAffinity", SL_SF_STRUCT, 104},
+    {"podAffinity", SL_SF_STRUCT, 124},
+    {"podAntiAffinity", SL_SF_STRUCT, 126},
 };
 static const sl_sfield_t f_AppArmorProfile[] = {
     {"localhostProfile", SL_SF_LEAF, -1},
@@ -33,13 +33,13 @@ static const sl_sfield_t f_AzureFileVolumeSource[] = {
     {"shareName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
-    {"controllerExpandSecretRef", SL_SF_STRUCT, 168},
-    {"controllerPublishSecretRef", SL_SF_STRUCT, 168},
+    {"controllerExpandSecretRef", SL_SF_STRUCT, 181},
+    {"controllerPublishSecretRef", SL_SF_STRUCT, 181},
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodeExpandSecretRef", SL_SF_STRUCT, 168},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 168},
-    {"nodeStageSecretRef", SL_SF_STRUCT, 168},
+    {"nodeExpandSecretRef", SL_SF_STRUCT, 181},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 181},
+    {"nodeStageSecretRef", SL_SF_STRUCT, 181},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
     {"volumeHandle", SL_SF_LEAF, -1},
@@ -47,7 +47,7 @@ static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
 static const sl_sfield_t f_CSIVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 90},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 95},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
 };
@@ -57,35 +57,35 @@ static const sl_sfield_t f_Capabilities[] = {
 };
 static const sl_sfield_t f_CephFSPersistentVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},         {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 168}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 181}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 90}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 95}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 168},
+    {"secretRef", SL_SF_STRUCT, 181},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 90},
+    {"secretRef", SL_SF_STRUCT, 95},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ClientIPConfig[] = {
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ClusterTrustBundleProjection[] = {
-    {"labelSelector", SL_SF_STRUCT, 83}, {"name", SL_SF_LEAF, -1},
+    {"labelSelector", SL_SF_STRUCT, 88}, {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},        {"path", SL_SF_LEAF, -1},
     {"signerName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMap[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"binaryData", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},
-    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 105},
+    {"immutable", SL_SF_LEAF, -1},  {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 110},
 };
 static const sl_sfield_t f_ConfigMapEnvSource[] = {
     {"name", SL_SF_LEAF, -1},
@@ -97,41 +97,41 @@ static const sl_sfield_t f_ConfigMapKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapProjection[] = {
-    {"items", SL_SF_ARRAY, 82},
+    {"items", SL_SF_ARRAY, 87},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ConfigMapVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 82},
+    {"items", SL_SF_ARRAY, 87},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Container[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 48},
-    {"envFrom", SL_SF_ARRAY, 47},
+    {"env", SL_SF_ARRAY, 53},
+    {"envFrom", SL_SF_ARRAY, 52},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 85},
-    {"livenessProbe", SL_SF_STRUCT, 145},
+    {"lifecycle", SL_SF_STRUCT, 90},
+    {"livenessProbe", SL_SF_STRUCT, 150},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 22},
-    {"readinessProbe", SL_SF_STRUCT, 145},
+    {"readinessProbe", SL_SF_STRUCT, 150},
     {"resizePolicy", SL_SF_ARRAY, 23},
-    {"resources", SL_SF_STRUCT, 156},
+    {"resources", SL_SF_STRUCT, 165},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 24},
-    {"securityContext", SL_SF_STRUCT, 170},
-    {"startupProbe", SL_SF_STRUCT, 145},
+    {"securityContext", SL_SF_STRUCT, 183},
+    {"startupProbe", SL_SF_STRUCT, 150},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 191},
-    {"volumeMounts", SL_SF_ARRAY, 192},
+    {"volumeDevices", SL_SF_ARRAY, 204},
+    {"volumeMounts", SL_SF_ARRAY, 205},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -174,32 +174,32 @@ static const sl_sfield_t f_ContainerStateWaiting[] = {
 };
 static const sl_sfield_t f_ContainerStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"allocatedResourcesStatus", SL_SF_ARRAY, 157},
+    {"allocatedResourcesStatus", SL_SF_ARRAY, 166},
     {"containerID", SL_SF_LEAF, -1},
     {"image", SL_SF_LEAF, -1},
     {"imageID", SL_SF_LEAF, -1},
     {"lastState", SL_SF_STRUCT, 26},
     {"name", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
-    {"resources", SL_SF_STRUCT, 156},
+    {"resources", SL_SF_STRUCT, 165},
     {"restartCount", SL_SF_LEAF, -1},
     {"started", SL_SF_LEAF, -1},
     {"state", SL_SF_STRUCT, 26},
     {"stopSignal", SL_SF_LEAF, -1},
     {"user", SL_SF_STRUCT, 31},
-    {"volumeMounts", SL_SF_ARRAY, 193},
+    {"volumeMounts", SL_SF_ARRAY, 206},
 };
 static const sl_sfield_t f_ContainerUser[] = {
-    {"linux", SL_SF_STRUCT, 87},
+    {"linux", SL_SF_STRUCT, 92},
 };
 static const sl_sfield_t f_CronJob[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 105},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 110},
     {"spec", SL_SF_STRUCT, 33},     {"status", SL_SF_STRUCT, 34},
 };
 static const sl_sfield_t f_CronJobSpec[] = {
     {"concurrencyPolicy", SL_SF_LEAF, -1},
     {"failedJobsHistoryLimit", SL_SF_LEAF, -1},
-    {"jobTemplate", SL_SF_STRUCT, 81},
+    {"jobTemplate", SL_SF_STRUCT, 86},
     {"schedule", SL_SF_LEAF, -1},
     {"startingDeadlineSeconds", SL_SF_LEAF, -1},
     {"successfulJobsHistoryLimit", SL_SF_LEAF, -1},
@@ -207,38 +207,71 @@ static const sl_sfield_t f_CronJobSpec[] = {
     {"timeZone", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CronJobStatus[] = {
-    {"active", SL_SF_ARRAY, 106},
+    {"active", SL_SF_ARRAY, 111},
     {"lastScheduleTime", SL_SF_LEAF, -1},
     {"lastSuccessfulTime", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_Deployment[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 37},     {"status", SL_SF_STRUCT, 38},
+};
+static const sl_sfield_t f_DeploymentCondition[] = {
+    {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"lastUpdateTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},
+    {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_DeploymentSpec[] = {
+    {"minReadySeconds", SL_SF_LEAF, -1},
+    {"paused", SL_SF_LEAF, -1},
+    {"progressDeadlineSeconds", SL_SF_LEAF, -1},
+    {"replicas", SL_SF_LEAF, -1},
+    {"revisionHistoryLimit", SL_SF_LEAF, -1},
+    {"selector", SL_SF_STRUCT, 88},
+    {"strategy", SL_SF_STRUCT, 39},
+    {"template", SL_SF_STRUCT, 146},
+};
+static const sl_sfield_t f_DeploymentStatus[] = {
+    {"availableReplicas", SL_SF_LEAF, -1},   {"collisionCount", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 36},         {"observedGeneration", SL_SF_LEAF, -1},
+    {"readyReplicas", SL_SF_LEAF, -1},       {"replicas", SL_SF_LEAF, -1},
+    {"terminatingReplicas", SL_SF_LEAF, -1}, {"unavailableReplicas", SL_SF_LEAF, -1},
+    {"updatedReplicas", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_DeploymentStrategy[] = {
+    {"rollingUpdate", SL_SF_STRUCT, 167},
+    {"type", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_DownwardAPIProjection[] = {
-    {"items", SL_SF_ARRAY, 36},
+    {"items", SL_SF_ARRAY, 41},
 };
 static const sl_sfield_t f_DownwardAPIVolumeFile[] = {
-    {"fieldRef", SL_SF_STRUCT, 104},
+    {"fieldRef", SL_SF_STRUCT, 109},
     {"mode", SL_SF_LEAF, -1},
     {"path", SL_SF_LEAF, -1},
-    {"resourceFieldRef", SL_SF_STRUCT, 151},
+    {"resourceFieldRef", SL_SF_STRUCT, 160},
 };
 static const sl_sfield_t f_DownwardAPIVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 36},
+    {"items", SL_SF_ARRAY, 41},
 };
 static const sl_sfield_t f_EmptyDirVolumeSource[] = {
     {"medium", SL_SF_LEAF, -1},
     {"sizeLimit", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Endpoint[] = {
-    {"addresses", SL_SF_LEAF, -1},          {"conditions", SL_SF_STRUCT, 41},
-    {"deprecatedTopology", SL_SF_LEAF, -1}, {"hints", SL_SF_STRUCT, 42},
+    {"addresses", SL_SF_LEAF, -1},          {"conditions", SL_SF_STRUCT, 46},
+    {"deprecatedTopology", SL_SF_LEAF, -1}, {"hints", SL_SF_STRUCT, 47},
     {"hostname", SL_SF_LEAF, -1},           {"nodeName", SL_SF_LEAF, -1},
-    {"targetRef", SL_SF_STRUCT, 106},       {"zone", SL_SF_LEAF, -1},
+    {"targetRef", SL_SF_STRUCT, 111},       {"zone", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EndpointAddress[] = {
     {"hostname", SL_SF_LEAF, -1},
     {"ip", SL_SF_LEAF, -1},
     {"nodeName", SL_SF_LEAF, -1},
-    {"targetRef", SL_SF_STRUCT, 106},
+    {"targetRef", SL_SF_STRUCT, 111},
 };
 static const sl_sfield_t f_EndpointConditions[] = {
     {"ready", SL_SF_LEAF, -1},
@@ -246,8 +279,8 @@ static const sl_sfield_t f_EndpointConditions[] = {
     {"terminating", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EndpointHints[] = {
-    {"forNodes", SL_SF_ARRAY, 61},
-    {"forZones", SL_SF_ARRAY, 62},
+    {"forNodes", SL_SF_ARRAY, 66},
+    {"forZones", SL_SF_ARRAY, 67},
 };
 static const sl_sfield_t f_EndpointPort[] = {
     {"appProtocol", SL_SF_LEAF, -1},
@@ -257,65 +290,65 @@ static const sl_sfield_t f_EndpointPort[] = {
 };
 static const sl_sfield_t f_EndpointSlice[] = {
     {"addressType", SL_SF_LEAF, -1}, {"apiVersion", SL_SF_LEAF, -1},
-    {"endpoints", SL_SF_ARRAY, 39},  {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 105}, {"ports", SL_SF_ARRAY, 43},
+    {"endpoints", SL_SF_ARRAY, 44},  {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 110}, {"ports", SL_SF_ARRAY, 48},
 };
 static const sl_sfield_t f_EndpointSubset[] = {
-    {"addresses", SL_SF_ARRAY, 40},
-    {"notReadyAddresses", SL_SF_ARRAY, 40},
-    {"ports", SL_SF_ARRAY, 43},
+    {"addresses", SL_SF_ARRAY, 45},
+    {"notReadyAddresses", SL_SF_ARRAY, 45},
+    {"ports", SL_SF_ARRAY, 48},
 };
 static const sl_sfield_t f_Endpoints[] = {
     {"apiVersion", SL_SF_LEAF, -1},
     {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 105},
-    {"subsets", SL_SF_ARRAY, 45},
+    {"metadata", SL_SF_STRUCT, 110},
+    {"subsets", SL_SF_ARRAY, 50},
 };
 static const sl_sfield_t f_EnvFromSource[] = {
     {"configMapRef", SL_SF_STRUCT, 16},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 165},
+    {"secretRef", SL_SF_STRUCT, 178},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
     {"value", SL_SF_LEAF, -1},
-    {"valueFrom", SL_SF_STRUCT, 49},
+    {"valueFrom", SL_SF_STRUCT, 54},
 };
 static const sl_sfield_t f_EnvVarSource[] = {
-    {"configMapKeyRef", SL_SF_STRUCT, 17}, {"fieldRef", SL_SF_STRUCT, 104},
-    {"fileKeyRef", SL_SF_STRUCT, 57},      {"resourceFieldRef", SL_SF_STRUCT, 151},
-    {"secretKeyRef", SL_SF_STRUCT, 166},
+    {"configMapKeyRef", SL_SF_STRUCT, 17}, {"fieldRef", SL_SF_STRUCT, 109},
+    {"fileKeyRef", SL_SF_STRUCT, 62},      {"resourceFieldRef", SL_SF_STRUCT, 160},
+    {"secretKeyRef", SL_SF_STRUCT, 179},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
     {"command", SL_SF_LEAF, -1},
-    {"env", SL_SF_ARRAY, 48},
-    {"envFrom", SL_SF_ARRAY, 47},
+    {"env", SL_SF_ARRAY, 53},
+    {"envFrom", SL_SF_ARRAY, 52},
     {"image", SL_SF_LEAF, -1},
     {"imagePullPolicy", SL_SF_LEAF, -1},
-    {"lifecycle", SL_SF_STRUCT, 85},
-    {"livenessProbe", SL_SF_STRUCT, 145},
+    {"lifecycle", SL_SF_STRUCT, 90},
+    {"livenessProbe", SL_SF_STRUCT, 150},
     {"name", SL_SF_LEAF, -1},
     {"ports", SL_SF_ARRAY, 22},
-    {"readinessProbe", SL_SF_STRUCT, 145},
+    {"readinessProbe", SL_SF_STRUCT, 150},
     {"resizePolicy", SL_SF_ARRAY, 23},
-    {"resources", SL_SF_STRUCT, 156},
+    {"resources", SL_SF_STRUCT, 165},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 24},
-    {"securityContext", SL_SF_STRUCT, 170},
-    {"startupProbe", SL_SF_STRUCT, 145},
+    {"securityContext", SL_SF_STRUCT, 183},
+    {"startupProbe", SL_SF_STRUCT, 150},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"targetContainerName", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 191},
-    {"volumeMounts", SL_SF_ARRAY, 192},
+    {"volumeDevices", SL_SF_ARRAY, 204},
+    {"volumeMounts", SL_SF_ARRAY, 205},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
-    {"volumeClaimTemplate", SL_SF_STRUCT, 113},
+    {"volumeClaimTemplate", SL_SF_STRUCT, 118},
 };
 static const sl_sfield_t f_Event[] = {
     {"action", SL_SF_LEAF, -1},
@@ -323,17 +356,17 @@ static const sl_sfield_t f_Event[] = {
     {"count", SL_SF_LEAF, -1},
     {"eventTime", SL_SF_LEAF, -1},
     {"firstTimestamp", SL_SF_LEAF, -1},
-    {"involvedObject", SL_SF_STRUCT, 106},
+    {"involvedObject", SL_SF_STRUCT, 111},
     {"kind", SL_SF_LEAF, -1},
     {"lastTimestamp", SL_SF_LEAF, -1},
     {"message", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 105},
+    {"metadata", SL_SF_STRUCT, 110},
     {"reason", SL_SF_LEAF, -1},
-    {"related", SL_SF_STRUCT, 106},
+    {"related", SL_SF_STRUCT, 111},
     {"reportingComponent", SL_SF_LEAF, -1},
     {"reportingInstance", SL_SF_LEAF, -1},
-    {"series", SL_SF_STRUCT, 53},
-    {"source", SL_SF_STRUCT, 54},
+    {"series", SL_SF_STRUCT, 58},
+    {"source", SL_SF_STRUCT, 59},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EventSeries[] = {
@@ -359,11 +392,11 @@ static const sl_sfield_t f_FileKeySelector[] = {
 };
 static const sl_sfield_t f_FlexPersistentVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},       {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 168},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 181},
 };
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 90},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 95},
 };
 static const sl_sfield_t f_FlockerVolumeSource[] = {
     {"datasetName", SL_SF_LEAF, -1},
@@ -402,7 +435,7 @@ static const sl_sfield_t f_GlusterfsVolumeSource[] = {
     {"readOnly", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPGetAction[] = {
-    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 69}, {"path", SL_SF_LEAF, -1},
+    {"host", SL_SF_LEAF, -1}, {"httpHeaders", SL_SF_ARRAY, 74}, {"path", SL_SF_LEAF, -1},
     {"port", SL_SF_LEAF, -1}, {"scheme", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_HTTPHeader[] = {
@@ -430,7 +463,7 @@ static const sl_sfield_t f_ISCSIPersistentVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 168},
+    {"secretRef", SL_SF_STRUCT, 181},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ISCSIVolumeSource[] = {
@@ -443,7 +476,7 @@ static const sl_sfield_t f_ISCSIVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 90},
+    {"secretRef", SL_SF_STRUCT, 95},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ImageVolumeSource[] = {
@@ -454,8 +487,8 @@ static const sl_sfield_t f_ImageVolumeStatus[] = {
     {"imageRef", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Job[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 79},     {"status", SL_SF_STRUCT, 80},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 84},     {"status", SL_SF_STRUCT, 85},
 };
 static const sl_sfield_t f_JobCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -467,27 +500,27 @@ static const sl_sfield_t f_JobSpec[] = {
     {"backoffLimitPerIndex", SL_SF_LEAF, -1},  {"completionMode", SL_SF_LEAF, -1},
     {"completions", SL_SF_LEAF, -1},           {"managedBy", SL_SF_LEAF, -1},
     {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
-    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 127},
-    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 83},
-    {"successPolicy", SL_SF_STRUCT, 181},      {"suspend", SL_SF_LEAF, -1},
-    {"template", SL_SF_STRUCT, 141},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
+    {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 132},
+    {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 88},
+    {"successPolicy", SL_SF_STRUCT, 194},      {"suspend", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 146},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_JobStatus[] = {
     {"active", SL_SF_LEAF, -1},
     {"completedIndexes", SL_SF_LEAF, -1},
     {"completionTime", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 78},
+    {"conditions", SL_SF_ARRAY, 83},
     {"failed", SL_SF_LEAF, -1},
     {"failedIndexes", SL_SF_LEAF, -1},
     {"ready", SL_SF_LEAF, -1},
     {"startTime", SL_SF_LEAF, -1},
     {"succeeded", SL_SF_LEAF, -1},
     {"terminating", SL_SF_LEAF, -1},
-    {"uncountedTerminatedPods", SL_SF_STRUCT, 189},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 202},
 };
 static const sl_sfield_t f_JobTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 79},
+    {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 84},
 };
 static const sl_sfield_t f_KeyToPath[] = {
     {"key", SL_SF_LEAF, -1},
@@ -495,7 +528,7 @@ static const sl_sfield_t f_KeyToPath[] = {
     {"path", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 84},
+    {"matchExpressions", SL_SF_ARRAY, 89},
     {"matchLabels", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LabelSelectorRequirement[] = {
@@ -504,15 +537,15 @@ static const sl_sfield_t f_LabelSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Lifecycle[] = {
-    {"postStart", SL_SF_STRUCT, 86},
-    {"preStop", SL_SF_STRUCT, 86},
+    {"postStart", SL_SF_STRUCT, 91},
+    {"preStop", SL_SF_STRUCT, 91},
     {"stopSignal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_LifecycleHandler[] = {
-    {"exec", SL_SF_STRUCT, 55},
-    {"httpGet", SL_SF_STRUCT, 68},
-    {"sleep", SL_SF_STRUCT, 178},
-    {"tcpSocket", SL_SF_STRUCT, 184},
+    {"exec", SL_SF_STRUCT, 60},
+    {"httpGet", SL_SF_STRUCT, 73},
+    {"sleep", SL_SF_STRUCT, 191},
+    {"tcpSocket", SL_SF_STRUCT, 197},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -523,10 +556,10 @@ static const sl_sfield_t f_LoadBalancerIngress[] = {
     {"hostname", SL_SF_LEAF, -1},
     {"ip", SL_SF_LEAF, -1},
     {"ipMode", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 142},
+    {"ports", SL_SF_ARRAY, 147},
 };
 static const sl_sfield_t f_LoadBalancerStatus[] = {
-    {"ingress", SL_SF_ARRAY, 88},
+    {"ingress", SL_SF_ARRAY, 93},
 };
 static const sl_sfield_t f_LocalObjectReference[] = {
     {"name", SL_SF_LEAF, -1},
@@ -550,8 +583,8 @@ static const sl_sfield_t f_NFSVolumeSource[] = {
     {"server", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Namespace[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},     {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 97},     {"status", SL_SF_STRUCT, 98},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 102},    {"status", SL_SF_STRUCT, 103},
 };
 static const sl_sfield_t f_NamespaceCondition[] = {
     {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -564,12 +597,12 @@ static const sl_sfield_t f_NamespaceSpec[] = {
     {"finalizers", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NamespaceStatus[] = {
-    {"conditions", SL_SF_ARRAY, 96},
+    {"conditions", SL_SF_ARRAY, 101},
     {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 144},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 101},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 149},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_STRUCT, 106},
 };
 static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"containers", SL_SF_LEAF, -1},
@@ -577,7 +610,7 @@ static const sl_sfield_t f_NodeAllocatableResourceClaimStatus[] = {
     {"resources", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelector[] = {
-    {"nodeSelectorTerms", SL_SF_ARRAY, 103},
+    {"nodeSelectorTerms", SL_SF_ARRAY, 108},
 };
 static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"key", SL_SF_LEAF, -1},
@@ -585,8 +618,8 @@ static const sl_sfield_t f_NodeSelectorRequirement[] = {
     {"values", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_NodeSelectorTerm[] = {
-    {"matchExpressions", SL_SF_ARRAY, 102},
-    {"matchFields", SL_SF_ARRAY, 102},
+    {"matchExpressions", SL_SF_ARRAY, 107},
+    {"matchFields", SL_SF_ARRAY, 107},
 };
 static const sl_sfield_t f_ObjectFieldSelector[] = {
     {"apiVersion", SL_SF_LEAF, -1},
@@ -601,10 +634,10 @@ static const sl_sfield_t f_ObjectMeta[] = {
     {"generateName", SL_SF_LEAF, -1},
     {"generation", SL_SF_LEAF, -1},
     {"labels", SL_SF_LEAF, -1},
-    {"managedFields", SL_SF_ARRAY, 92},
+    {"managedFields", SL_SF_ARRAY, 97},
     {"name", SL_SF_LEAF, -1},
     {"namespace", SL_SF_LEAF, -1},
-    {"ownerReferences", SL_SF_ARRAY, 107},
+    {"ownerReferences", SL_SF_ARRAY, 112},
     {"resourceVersion", SL_SF_LEAF, -1},
     {"selfLink", SL_SF_LEAF, -1},
     {"uid", SL_SF_LEAF, -1},
@@ -621,12 +654,12 @@ static const sl_sfield_t f_OwnerReference[] = {
     {"name", SL_SF_LEAF, -1},       {"uid", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolume[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 115},    {"status", SL_SF_STRUCT, 116},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 120},    {"status", SL_SF_STRUCT, 121},
 };
 static const sl_sfield_t f_PersistentVolumeClaim[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 111},    {"status", SL_SF_STRUCT, 112},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 116},    {"status", SL_SF_STRUCT, 117},
 };
 static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
     {"lastProbeTime", SL_SF_LEAF, -1}, {"lastTransitionTime", SL_SF_LEAF, -1},
@@ -635,10 +668,10 @@ static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 187},
-    {"dataSourceRef", SL_SF_STRUCT, 188},
-    {"resources", SL_SF_STRUCT, 196},
-    {"selector", SL_SF_STRUCT, 83},
+    {"dataSource", SL_SF_STRUCT, 200},
+    {"dataSourceRef", SL_SF_STRUCT, 201},
+    {"resources", SL_SF_STRUCT, 209},
+    {"selector", SL_SF_STRUCT, 88},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
@@ -647,12 +680,12 @@ static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
 static const sl_sfield_t f_PersistentVolumeClaimStatus[] = {
     {"accessModes", SL_SF_LEAF, -1},          {"allocatedResourceStatuses", SL_SF_LEAF, -1},
     {"allocatedResources", SL_SF_LEAF, -1},   {"capacity", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 110},         {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
-    {"modifyVolumeStatus", SL_SF_STRUCT, 93}, {"phase", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 115},         {"currentVolumeAttributesClassName", SL_SF_LEAF, -1},
+    {"modifyVolumeStatus", SL_SF_STRUCT, 98}, {"phase", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PersistentVolumeClaimTemplate[] = {
-    {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 111},
+    {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 116},
 };
 static const sl_sfield_t f_PersistentVolumeClaimVolumeSource[] = {
     {"claimName", SL_SF_LEAF, -1},
@@ -666,30 +699,30 @@ static const sl_sfield_t f_PersistentVolumeSpec[] = {
     {"capacity", SL_SF_LEAF, -1},
     {"cephfs", SL_SF_STRUCT, 9},
     {"cinder", SL_SF_STRUCT, 11},
-    {"claimRef", SL_SF_STRUCT, 106},
+    {"claimRef", SL_SF_STRUCT, 111},
     {"csi", SL_SF_STRUCT, 6},
-    {"fc", SL_SF_STRUCT, 56},
-    {"flexVolume", SL_SF_STRUCT, 58},
-    {"flocker", SL_SF_STRUCT, 60},
-    {"gcePersistentDisk", SL_SF_STRUCT, 63},
-    {"glusterfs", SL_SF_STRUCT, 66},
-    {"hostPath", SL_SF_STRUCT, 72},
-    {"iscsi", SL_SF_STRUCT, 73},
-    {"local", SL_SF_STRUCT, 91},
+    {"fc", SL_SF_STRUCT, 61},
+    {"flexVolume", SL_SF_STRUCT, 63},
+    {"flocker", SL_SF_STRUCT, 65},
+    {"gcePersistentDisk", SL_SF_STRUCT, 68},
+    {"glusterfs", SL_SF_STRUCT, 71},
+    {"hostPath", SL_SF_STRUCT, 77},
+    {"iscsi", SL_SF_STRUCT, 78},
+    {"local", SL_SF_STRUCT, 96},
     {"mountOptions", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 94},
-    {"nodeAffinity", SL_SF_STRUCT, 194},
+    {"nfs", SL_SF_STRUCT, 99},
+    {"nodeAffinity", SL_SF_STRUCT, 207},
     {"persistentVolumeReclaimPolicy", SL_SF_LEAF, -1},
-    {"photonPersistentDisk", SL_SF_STRUCT, 117},
-    {"portworxVolume", SL_SF_STRUCT, 143},
-    {"quobyte", SL_SF_STRUCT, 147},
-    {"rbd", SL_SF_STRUCT, 148},
-    {"scaleIO", SL_SF_STRUCT, 159},
+    {"photonPersistentDisk", SL_SF_STRUCT, 122},
+    {"portworxVolume", SL_SF_STRUCT, 148},
+    {"quobyte", SL_SF_STRUCT, 152},
+    {"rbd", SL_SF_STRUCT, 153},
+    {"scaleIO", SL_SF_STRUCT, 170},
     {"storageClassName", SL_SF_LEAF, -1},
-    {"storageos", SL_SF_STRUCT, 179},
+    {"storageos", SL_SF_STRUCT, 192},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
-    {"vsphereVolume", SL_SF_STRUCT, 198},
+    {"vsphereVolume", SL_SF_STRUCT, 211},
 };
 static const sl_sfield_t f_PersistentVolumeStatus[] = {
     {"lastPhaseTransitionTime", SL_SF_LEAF, -1},
@@ -702,21 +735,21 @@ static const sl_sfield_t f_PhotonPersistentDiskVolumeSource[] = {
     {"pdID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Pod[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 139},    {"status", SL_SF_STRUCT, 140},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 144},    {"status", SL_SF_STRUCT, 145},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 199},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 120},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 212},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 125},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
-    {"labelSelector", SL_SF_STRUCT, 83},   {"matchLabelKeys", SL_SF_LEAF, -1},
-    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 83},
+    {"labelSelector", SL_SF_STRUCT, 88},   {"matchLabelKeys", SL_SF_LEAF, -1},
+    {"mismatchLabelKeys", SL_SF_LEAF, -1}, {"namespaceSelector", SL_SF_STRUCT, 88},
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 199},
-    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 120},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 212},
+    {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 125},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
     {"certificateChainPath", SL_SF_LEAF, -1},
@@ -735,7 +768,7 @@ static const sl_sfield_t f_PodCondition[] = {
 };
 static const sl_sfield_t f_PodDNSConfig[] = {
     {"nameservers", SL_SF_LEAF, -1},
-    {"options", SL_SF_ARRAY, 125},
+    {"options", SL_SF_ARRAY, 130},
     {"searches", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodDNSConfigOption[] = {
@@ -747,7 +780,7 @@ static const sl_sfield_t f_PodExtendedResourceClaimStatus[] = {
     {"resourceClaimName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodFailurePolicy[] = {
-    {"rules", SL_SF_ARRAY, 130},
+    {"rules", SL_SF_ARRAY, 135},
 };
 static const sl_sfield_t f_PodFailurePolicyOnExitCodesRequirement[] = {
     {"containerName", SL_SF_LEAF, -1},
@@ -760,8 +793,8 @@ static const sl_sfield_t f_PodFailurePolicyOnPodConditionsPattern[] = {
 };
 static const sl_sfield_t f_PodFailurePolicyRule[] = {
     {"action", SL_SF_LEAF, -1},
-    {"onExitCodes", SL_SF_STRUCT, 128},
-    {"onPodConditions", SL_SF_ARRAY, 129},
+    {"onExitCodes", SL_SF_STRUCT, 133},
+    {"onPodConditions", SL_SF_ARRAY, 134},
 };
 static const sl_sfield_t f_PodIP[] = {
     {"ip", SL_SF_LEAF, -1},
@@ -795,83 +828,83 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 158},
-    {"seccompProfile", SL_SF_STRUCT, 163},
+    {"seLinuxOptions", SL_SF_STRUCT, 168},
+    {"seccompProfile", SL_SF_STRUCT, 176},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 183},
-    {"windowsOptions", SL_SF_STRUCT, 200},
+    {"sysctls", SL_SF_ARRAY, 196},
+    {"windowsOptions", SL_SF_STRUCT, 213},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
     {"affinity", SL_SF_STRUCT, 1},
     {"automountServiceAccountToken", SL_SF_LEAF, -1},
     {"containers", SL_SF_ARRAY, 20},
-    {"dnsConfig", SL_SF_STRUCT, 124},
+    {"dnsConfig", SL_SF_STRUCT, 129},
     {"dnsPolicy", SL_SF_LEAF, -1},
     {"enableServiceLinks", SL_SF_LEAF, -1},
-    {"ephemeralContainers", SL_SF_ARRAY, 50},
-    {"hostAliases", SL_SF_ARRAY, 70},
+    {"ephemeralContainers", SL_SF_ARRAY, 55},
+    {"hostAliases", SL_SF_ARRAY, 75},
     {"hostIPC", SL_SF_LEAF, -1},
     {"hostNetwork", SL_SF_LEAF, -1},
     {"hostPID", SL_SF_LEAF, -1},
     {"hostUsers", SL_SF_LEAF, -1},
     {"hostname", SL_SF_LEAF, -1},
     {"hostnameOverride", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 90},
+    {"imagePullSecrets", SL_SF_ARRAY, 95},
     {"initContainers", SL_SF_ARRAY, 20},
     {"nodeName", SL_SF_LEAF, -1},
     {"nodeSelector", SL_SF_LEAF, -1},
-    {"os", SL_SF_STRUCT, 132},
+    {"os", SL_SF_STRUCT, 137},
     {"overhead", SL_SF_LEAF, -1},
     {"preemptionPolicy", SL_SF_LEAF, -1},
     {"priority", SL_SF_LEAF, -1},
     {"priorityClassName", SL_SF_LEAF, -1},
-    {"readinessGates", SL_SF_ARRAY, 133},
-    {"resourceClaims", SL_SF_ARRAY, 134},
-    {"resources", SL_SF_STRUCT, 156},
+    {"readinessGates", SL_SF_ARRAY, 138},
+    {"resourceClaims", SL_SF_ARRAY, 139},
+    {"resources", SL_SF_STRUCT, 165},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"runtimeClassName", SL_SF_LEAF, -1},
     {"schedulerName", SL_SF_LEAF, -1},
-    {"schedulingGates", SL_SF_ARRAY, 136},
-    {"schedulingGroup", SL_SF_STRUCT, 137},
-    {"securityContext", SL_SF_STRUCT, 138},
+    {"schedulingGates", SL_SF_ARRAY, 141},
+    {"schedulingGroup", SL_SF_STRUCT, 142},
+    {"securityContext", SL_SF_STRUCT, 143},
     {"serviceAccount", SL_SF_LEAF, -1},
     {"serviceAccountName", SL_SF_LEAF, -1},
     {"setHostnameAsFQDN", SL_SF_LEAF, -1},
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 185},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 186},
-    {"volumes", SL_SF_ARRAY, 190},
+    {"tolerations", SL_SF_ARRAY, 198},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 199},
+    {"volumes", SL_SF_ARRAY, 203},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
-    {"conditions", SL_SF_ARRAY, 123},
+    {"conditions", SL_SF_ARRAY, 128},
     {"containerStatuses", SL_SF_ARRAY, 30},
     {"ephemeralContainerStatuses", SL_SF_ARRAY, 30},
-    {"extendedResourceClaimStatus", SL_SF_STRUCT, 126},
+    {"extendedResourceClaimStatus", SL_SF_STRUCT, 131},
     {"hostIP", SL_SF_LEAF, -1},
-    {"hostIPs", SL_SF_ARRAY, 71},
+    {"hostIPs", SL_SF_ARRAY, 76},
     {"initContainerStatuses", SL_SF_ARRAY, 30},
     {"message", SL_SF_LEAF, -1},
-    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 100},
+    {"nodeAllocatableResourceClaimStatuses", SL_SF_ARRAY, 105},
     {"nominatedNodeName", SL_SF_LEAF, -1},
     {"observedGeneration", SL_SF_LEAF, -1},
     {"phase", SL_SF_LEAF, -1},
     {"podIP", SL_SF_LEAF, -1},
-    {"podIPs", SL_SF_ARRAY, 131},
+    {"podIPs", SL_SF_ARRAY, 136},
     {"qosClass", SL_SF_LEAF, -1},
     {"reason", SL_SF_LEAF, -1},
     {"resize", SL_SF_LEAF, -1},
-    {"resourceClaimStatuses", SL_SF_ARRAY, 135},
-    {"resources", SL_SF_STRUCT, 156},
+    {"resourceClaimStatuses", SL_SF_ARRAY, 140},
+    {"resources", SL_SF_STRUCT, 165},
     {"startTime", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodTemplateSpec[] = {
-    {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 139},
+    {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 144},
 };
 static const sl_sfield_t f_PortStatus[] = {
     {"error", SL_SF_LEAF, -1},
@@ -884,24 +917,24 @@ static const sl_sfield_t f_PortworxVolumeSource[] = {
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PreferredSchedulingTerm[] = {
-    {"preference", SL_SF_STRUCT, 103},
+    {"preference", SL_SF_STRUCT, 108},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_Probe[] = {
-    {"exec", SL_SF_STRUCT, 55},
+    {"exec", SL_SF_STRUCT, 60},
     {"failureThreshold", SL_SF_LEAF, -1},
-    {"grpc", SL_SF_STRUCT, 64},
-    {"httpGet", SL_SF_STRUCT, 68},
+    {"grpc", SL_SF_STRUCT, 69},
+    {"httpGet", SL_SF_STRUCT, 73},
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 184},
+    {"tcpSocket", SL_SF_STRUCT, 197},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 195},
+    {"sources", SL_SF_ARRAY, 208},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -910,12 +943,35 @@ static const sl_sfield_t f_QuobyteVolumeSource[] = {
 static const sl_sfield_t f_RBDPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},       {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},     {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 168}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 181}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},    {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 90}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 95}, {"user", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ReplicaSet[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 157},    {"status", SL_SF_STRUCT, 158},
+};
+static const sl_sfield_t f_ReplicaSetCondition[] = {
+    {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},
+    {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ReplicaSetSpec[] = {
+    {"minReadySeconds", SL_SF_LEAF, -1},
+    {"replicas", SL_SF_LEAF, -1},
+    {"selector", SL_SF_STRUCT, 88},
+    {"template", SL_SF_STRUCT, 146},
+};
+static const sl_sfield_t f_ReplicaSetStatus[] = {
+    {"availableReplicas", SL_SF_LEAF, -1},    {"conditions", SL_SF_ARRAY, 156},
+    {"fullyLabeledReplicas", SL_SF_LEAF, -1}, {"observedGeneration", SL_SF_LEAF, -1},
+    {"readyReplicas", SL_SF_LEAF, -1},        {"replicas", SL_SF_LEAF, -1},
+    {"terminatingReplicas", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceClaim[] = {
     {"name", SL_SF_LEAF, -1},
@@ -932,12 +988,12 @@ static const sl_sfield_t f_ResourceHealth[] = {
     {"resourceID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuota[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 154},    {"status", SL_SF_STRUCT, 155},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 163},    {"status", SL_SF_STRUCT, 164},
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 161},
+    {"scopeSelector", SL_SF_STRUCT, 174},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -945,13 +1001,17 @@ static const sl_sfield_t f_ResourceQuotaStatus[] = {
     {"used", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceRequirements[] = {
-    {"claims", SL_SF_ARRAY, 150},
+    {"claims", SL_SF_ARRAY, 159},
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceStatus[] = {
     {"name", SL_SF_LEAF, -1},
-    {"resources", SL_SF_ARRAY, 152},
+    {"resources", SL_SF_ARRAY, 161},
+};
+static const sl_sfield_t f_RollingUpdateDeployment[] = {
+    {"maxSurge", SL_SF_LEAF, -1},
+    {"maxUnavailable", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
@@ -959,22 +1019,33 @@ static const sl_sfield_t f_SELinuxOptions[] = {
     {"type", SL_SF_LEAF, -1},
     {"user", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_Scale[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 172},    {"status", SL_SF_STRUCT, 173},
+};
 static const sl_sfield_t f_ScaleIOPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 168},     {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 181},     {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScaleIOVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 90},      {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 95},      {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_ScaleSpec[] = {
+    {"replicas", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_ScaleStatus[] = {
+    {"replicas", SL_SF_LEAF, -1},
+    {"selector", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 162},
+    {"matchExpressions", SL_SF_ARRAY, 175},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -987,7 +1058,7 @@ static const sl_sfield_t f_SeccompProfile[] = {
 };
 static const sl_sfield_t f_Secret[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"data", SL_SF_LEAF, -1},        {"immutable", SL_SF_LEAF, -1},
-    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 105}, {"stringData", SL_SF_LEAF, -1},
+    {"kind", SL_SF_LEAF, -1},       {"metadata", SL_SF_STRUCT, 110}, {"stringData", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretEnvSource[] = {
@@ -1000,7 +1071,7 @@ static const sl_sfield_t f_SecretKeySelector[] = {
     {"optional", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SecretProjection[] = {
-    {"items", SL_SF_ARRAY, 82},
+    {"items", SL_SF_ARRAY, 87},
     {"name", SL_SF_LEAF, -1},
     {"optional", SL_SF_LEAF, -1},
 };
@@ -1010,7 +1081,7 @@ static const sl_sfield_t f_SecretReference[] = {
 };
 static const sl_sfield_t f_SecretVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"items", SL_SF_ARRAY, 82},
+    {"items", SL_SF_ARRAY, 87},
     {"optional", SL_SF_LEAF, -1},
     {"secretName", SL_SF_LEAF, -1},
 };
@@ -1024,18 +1095,18 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 158},
-    {"seccompProfile", SL_SF_STRUCT, 163},
-    {"windowsOptions", SL_SF_STRUCT, 200},
+    {"seLinuxOptions", SL_SF_STRUCT, 168},
+    {"seccompProfile", SL_SF_STRUCT, 176},
+    {"windowsOptions", SL_SF_STRUCT, 213},
 };
 static const sl_sfield_t f_Service[] = {
-    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 105},
-    {"spec", SL_SF_STRUCT, 175},    {"status", SL_SF_STRUCT, 176},
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 188},    {"status", SL_SF_STRUCT, 189},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
-    {"imagePullSecrets", SL_SF_ARRAY, 90}, {"kind", SL_SF_LEAF, -1},
-    {"metadata", SL_SF_STRUCT, 105},       {"secrets", SL_SF_ARRAY, 106},
+    {"imagePullSecrets", SL_SF_ARRAY, 95}, {"kind", SL_SF_LEAF, -1},
+    {"metadata", SL_SF_STRUCT, 110},       {"secrets", SL_SF_ARRAY, 111},
 };
 static const sl_sfield_t f_ServiceAccountTokenProjection[] = {
     {"audience", SL_SF_LEAF, -1},
@@ -1060,17 +1131,17 @@ static const sl_sfield_t f_ServiceSpec[] = {
     {"loadBalancerClass", SL_SF_LEAF, -1},
     {"loadBalancerIP", SL_SF_LEAF, -1},
     {"loadBalancerSourceRanges", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 174},
+    {"ports", SL_SF_ARRAY, 187},
     {"publishNotReadyAddresses", SL_SF_LEAF, -1},
     {"selector", SL_SF_LEAF, -1},
     {"sessionAffinity", SL_SF_LEAF, -1},
-    {"sessionAffinityConfig", SL_SF_STRUCT, 177},
+    {"sessionAffinityConfig", SL_SF_STRUCT, 190},
     {"trafficDistribution", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ServiceStatus[] = {
     {"conditions", SL_SF_LEAF, -1},
-    {"loadBalancer", SL_SF_STRUCT, 89},
+    {"loadBalancer", SL_SF_STRUCT, 94},
 };
 static const sl_sfield_t f_SessionAffinityConfig[] = {
     {"clientIP", SL_SF_STRUCT, 13},
@@ -1080,16 +1151,16 @@ static const sl_sfield_t f_SleepAction[] = {
 };
 static const sl_sfield_t f_StorageOSPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 106},    {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 111},    {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 90},     {"volumeName", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 95},     {"volumeName", SL_SF_LEAF, -1},
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SuccessPolicy[] = {
-    {"rules", SL_SF_ARRAY, 182},
+    {"rules", SL_SF_ARRAY, 195},
 };
 static const sl_sfield_t f_SuccessPolicyRule[] = {
     {"succeededCount", SL_SF_LEAF, -1},
@@ -1109,7 +1180,7 @@ static const sl_sfield_t f_Toleration[] = {
     {"value", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_TopologySpreadConstraint[] = {
-    {"labelSelector", SL_SF_STRUCT, 83},
+    {"labelSelector", SL_SF_STRUCT, 88},
     {"matchLabelKeys", SL_SF_LEAF, -1},
     {"maxSkew", SL_SF_LEAF, -1},
     {"minDomains", SL_SF_LEAF, -1},
@@ -1141,30 +1212,30 @@ static const sl_sfield_t f_Volume[] = {
     {"cinder", SL_SF_STRUCT, 12},
     {"configMap", SL_SF_STRUCT, 19},
     {"csi", SL_SF_STRUCT, 7},
-    {"downwardAPI", SL_SF_STRUCT, 37},
-    {"emptyDir", SL_SF_STRUCT, 38},
-    {"ephemeral", SL_SF_STRUCT, 51},
-    {"fc", SL_SF_STRUCT, 56},
-    {"flexVolume", SL_SF_STRUCT, 59},
-    {"flocker", SL_SF_STRUCT, 60},
-    {"gcePersistentDisk", SL_SF_STRUCT, 63},
-    {"gitRepo", SL_SF_STRUCT, 65},
-    {"glusterfs", SL_SF_STRUCT, 67},
-    {"hostPath", SL_SF_STRUCT, 72},
-    {"image", SL_SF_STRUCT, 75},
-    {"iscsi", SL_SF_STRUCT, 74},
+    {"downwardAPI", SL_SF_STRUCT, 42},
+    {"emptyDir", SL_SF_STRUCT, 43},
+    {"ephemeral", SL_SF_STRUCT, 56},
+    {"fc", SL_SF_STRUCT, 61},
+    {"flexVolume", SL_SF_STRUCT, 64},
+    {"flocker", SL_SF_STRUCT, 65},
+    {"gcePersistentDisk", SL_SF_STRUCT, 68},
+    {"gitRepo", SL_SF_STRUCT, 70},
+    {"glusterfs", SL_SF_STRUCT, 72},
+    {"hostPath", SL_SF_STRUCT, 77},
+    {"image", SL_SF_STRUCT, 80},
+    {"iscsi", SL_SF_STRUCT, 79},
     {"name", SL_SF_LEAF, -1},
-    {"nfs", SL_SF_STRUCT, 94},
-    {"persistentVolumeClaim", SL_SF_STRUCT, 114},
-    {"photonPersistentDisk", SL_SF_STRUCT, 117},
-    {"portworxVolume", SL_SF_STRUCT, 143},
-    {"projected", SL_SF_STRUCT, 146},
-    {"quobyte", SL_SF_STRUCT, 147},
-    {"rbd", SL_SF_STRUCT, 149},
-    {"scaleIO", SL_SF_STRUCT, 160},
-    {"secret", SL_SF_STRUCT, 169},
-    {"storageos", SL_SF_STRUCT, 180},
-    {"vsphereVolume", SL_SF_STRUCT, 198},
+    {"nfs", SL_SF_STRUCT, 99},
+    {"persistentVolumeClaim", SL_SF_STRUCT, 119},
+    {"photonPersistentDisk", SL_SF_STRUCT, 122},
+    {"portworxVolume", SL_SF_STRUCT, 148},
+    {"projected", SL_SF_STRUCT, 151},
+    {"quobyte", SL_SF_STRUCT, 152},
+    {"rbd", SL_SF_STRUCT, 154},
+    {"scaleIO", SL_SF_STRUCT, 171},
+    {"secret", SL_SF_STRUCT, 182},
+    {"storageos", SL_SF_STRUCT, 193},
+    {"vsphereVolume", SL_SF_STRUCT, 211},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -1182,25 +1253,25 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 197},
+    {"volumeStatus", SL_SF_STRUCT, 210},
 };
 static const sl_sfield_t f_VolumeNodeAffinity[] = {
-    {"required", SL_SF_STRUCT, 101},
+    {"required", SL_SF_STRUCT, 106},
 };
 static const sl_sfield_t f_VolumeProjection[] = {
     {"clusterTrustBundle", SL_SF_STRUCT, 14},
     {"configMap", SL_SF_STRUCT, 18},
-    {"downwardAPI", SL_SF_STRUCT, 35},
-    {"podCertificate", SL_SF_STRUCT, 122},
-    {"secret", SL_SF_STRUCT, 167},
-    {"serviceAccountToken", SL_SF_STRUCT, 173},
+    {"downwardAPI", SL_SF_STRUCT, 40},
+    {"podCertificate", SL_SF_STRUCT, 127},
+    {"secret", SL_SF_STRUCT, 180},
+    {"serviceAccountToken", SL_SF_STRUCT, 186},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
     {"requests", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_VolumeStatus[] = {
-    {"image", SL_SF_STRUCT, 76},
+    {"image", SL_SF_STRUCT, 81},
 };
 static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
@@ -1209,7 +1280,7 @@ static const sl_sfield_t f_VsphereVirtualDiskVolumeSource[] = {
     {"volumePath", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WeightedPodAffinityTerm[] = {
-    {"podAffinityTerm", SL_SF_STRUCT, 120},
+    {"podAffinityTerm", SL_SF_STRUCT, 125},
     {"weight", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_WindowsSecurityContextOptions[] = {
@@ -1279,6 +1350,14 @@ const sl_stype_t sl_schema_types[] = {
     {"CronJob", f_CronJob, sizeof(f_CronJob) / sizeof(f_CronJob[0])},
     {"CronJobSpec", f_CronJobSpec, sizeof(f_CronJobSpec) / sizeof(f_CronJobSpec[0])},
     {"CronJobStatus", f_CronJobStatus, sizeof(f_CronJobStatus) / sizeof(f_CronJobStatus[0])},
+    {"Deployment", f_Deployment, sizeof(f_Deployment) / sizeof(f_Deployment[0])},
+    {"DeploymentCondition", f_DeploymentCondition,
+     sizeof(f_DeploymentCondition) / sizeof(f_DeploymentCondition[0])},
+    {"DeploymentSpec", f_DeploymentSpec, sizeof(f_DeploymentSpec) / sizeof(f_DeploymentSpec[0])},
+    {"DeploymentStatus", f_DeploymentStatus,
+     sizeof(f_DeploymentStatus) / sizeof(f_DeploymentStatus[0])},
+    {"DeploymentStrategy", f_DeploymentStrategy,
+     sizeof(f_DeploymentStrategy) / sizeof(f_DeploymentStrategy[0])},
     {"DownwardAPIProjection", f_DownwardAPIProjection,
      sizeof(f_DownwardAPIProjection) / sizeof(f_DownwardAPIProjection[0])},
     {"DownwardAPIVolumeFile", f_DownwardAPIVolumeFile,
@@ -1468,6 +1547,12 @@ const sl_stype_t sl_schema_types[] = {
      sizeof(f_RBDPersistentVolumeSource) / sizeof(f_RBDPersistentVolumeSource[0])},
     {"RBDVolumeSource", f_RBDVolumeSource,
      sizeof(f_RBDVolumeSource) / sizeof(f_RBDVolumeSource[0])},
+    {"ReplicaSet", f_ReplicaSet, sizeof(f_ReplicaSet) / sizeof(f_ReplicaSet[0])},
+    {"ReplicaSetCondition", f_ReplicaSetCondition,
+     sizeof(f_ReplicaSetCondition) / sizeof(f_ReplicaSetCondition[0])},
+    {"ReplicaSetSpec", f_ReplicaSetSpec, sizeof(f_ReplicaSetSpec) / sizeof(f_ReplicaSetSpec[0])},
+    {"ReplicaSetStatus", f_ReplicaSetStatus,
+     sizeof(f_ReplicaSetStatus) / sizeof(f_ReplicaSetStatus[0])},
     {"ResourceClaim", f_ResourceClaim, sizeof(f_ResourceClaim) / sizeof(f_ResourceClaim[0])},
     {"ResourceFieldSelector", f_ResourceFieldSelector,
      sizeof(f_ResourceFieldSelector) / sizeof(f_ResourceFieldSelector[0])},
@@ -1480,11 +1565,16 @@ const sl_stype_t sl_schema_types[] = {
     {"ResourceRequirements", f_ResourceRequirements,
      sizeof(f_ResourceRequirements) / sizeof(f_ResourceRequirements[0])},
     {"ResourceStatus", f_ResourceStatus, sizeof(f_ResourceStatus) / sizeof(f_ResourceStatus[0])},
+    {"RollingUpdateDeployment", f_RollingUpdateDeployment,
+     sizeof(f_RollingUpdateDeployment) / sizeof(f_RollingUpdateDeployment[0])},
     {"SELinuxOptions", f_SELinuxOptions, sizeof(f_SELinuxOptions) / sizeof(f_SELinuxOptions[0])},
+    {"Scale", f_Scale, sizeof(f_Scale) / sizeof(f_Scale[0])},
     {"ScaleIOPersistentVolumeSource", f_ScaleIOPersistentVolumeSource,
      sizeof(f_ScaleIOPersistentVolumeSource) / sizeof(f_ScaleIOPersistentVolumeSource[0])},
     {"ScaleIOVolumeSource", f_ScaleIOVolumeSource,
      sizeof(f_ScaleIOVolumeSource) / sizeof(f_ScaleIOVolumeSource[0])},
+    {"ScaleSpec", f_ScaleSpec, sizeof(f_ScaleSpec) / sizeof(f_ScaleSpec[0])},
+    {"ScaleStatus", f_ScaleStatus, sizeof(f_ScaleStatus) / sizeof(f_ScaleStatus[0])},
     {"ScopeSelector", f_ScopeSelector, sizeof(f_ScopeSelector) / sizeof(f_ScopeSelector[0])},
     {"ScopedResourceSelectorRequirement", f_ScopedResourceSelectorRequirement,
      sizeof(f_ScopedResourceSelectorRequirement) / sizeof(f_ScopedResourceSelectorRequirement[0])},
@@ -1550,4 +1640,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 201;
+const size_t sl_schema_ntypes = 214;

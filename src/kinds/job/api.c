@@ -198,7 +198,7 @@ static void copy_template_errors(const sl_error_t *from, sl_error_t *to)
 }
 
 /* ValidatePodTemplateSpec: the template as a pod named after the job */
-static void validate_template(json_t *job, sl_error_t *err)
+void api_job_validate_template(json_t *job, sl_error_t *err)
 {
     json_t *tmpl = sl_kube_path(job, "spec.template");
     json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
@@ -235,7 +235,7 @@ static int cmp_strp(const void *a, const void *b)
 }
 
 /* Go's %#v of a map[string]string (sorted keys), as field.Invalid prints one */
-static char *go_map(json_t *m)
+char *api_job_go_map(json_t *m)
 {
     const char *k;
     json_t *v;
@@ -262,7 +262,7 @@ static void has_label(json_t *labels, const char *key, const char *want, sl_erro
     if (!got) {
         sl_err_field_none(err, SL_FE_REQUIRED, f, want);
     } else if (strcmp(got, want)) {
-        char *m = go_map(labels), *d = sl_xasprintf("must be '%s'", want);
+        char *m = api_job_go_map(labels), *d = sl_xasprintf("must be '%s'", want);
         sl_err_field_raw(err, SL_FE_INVALID, f, m, d);
         free(m);
         free(d);
@@ -288,7 +288,7 @@ static void validate_selector(json_t *job, sl_error_t *err)
         return;
     }
     if (sl_kube_selector_empty(s) || !sl_kube_selector_match_labels(s, labels)) {
-        char *m = go_map(labels);
+        char *m = api_job_go_map(labels);
         sl_err_field_raw(err, SL_FE_INVALID, "spec.template.metadata.labels", m,
                          "`selector` does not match template `labels`");
         free(m);
@@ -373,7 +373,7 @@ void api_job_validate_spec(json_t *job, sl_error_t *err)
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
         nonnegative(spec, counts[i], err);
     validate_mode(spec, err);
-    validate_template(job, err);
+    api_job_validate_template(job, err);
     validate_restart_policy(spec, err);
 }
 

@@ -14,6 +14,13 @@ void api_job_template_defaults(json_t *spec);
  * restart policy), without the selector checks of ValidateJob: field
  * errors named "spec...." in err. */
 void api_job_validate_spec(json_t *job, sl_error_t *err);
+/* ValidatePodTemplateSpec of obj's spec.template (a Job's, a Deployment's,
+ * a ReplicaSet's): the template as a pod, its field errors named
+ * "spec.template...." in err. */
+void api_job_validate_template(json_t *obj, sl_error_t *err);
+/* Go's %#v of a map[string]string, as field.Invalid prints a template's
+ * labels (new string) */
+char *api_job_go_map(json_t *m);
 
 /* CronJob (src/kinds/cronjob/api.c): Table columns and cells (printCronJob). */
 json_t *api_cronjob_columns(void);
