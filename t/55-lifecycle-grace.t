@@ -33,6 +33,8 @@ kc logs -f g1 >"$CL/g1.log" 2>&1 &
 logs_pid=$!
 wait_for 10 grep -q started "$CL/g1.log"
 (for i in $(seq 1 40); do echo "$(now_ms) $(squeue -h -t all -j $js -o '%T %r' 2>&1) $(kc get pod g1 --no-headers 2>&1 | head -1)"; sleep 0.5; done > "$CL/states.log") &
+states=$!
+on_exit "kill $states 2>/dev/null"
 t0=$(now_ms)
 ok timeout 120 kubectl --cache-dir "$CL/kcache" delete pod g1 --grace-period=2 "kubectl delete --grace-period=2 returns"
 el=$(( $(now_ms) - t0 ))

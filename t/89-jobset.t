@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/kinds/jobset/ src/ctl/gang.c src/ctl/owned.c src/kinds/kubeflow/api.c src/ctl/podstatus.c
+# covers: src/kinds/jobset/ src/ctl/gang.c src/ctl/gangowner.c src/kinds/kubeflow/api.c src/ctl/podstatus.c
 # 89-jobset.t — a jobset.x-k8s.io/v1alpha2 JobSet is ONE gang Slurm job, on
 # a real two-node cluster (slurmlink up --nodes 2: slurmctld, two slurmd,
 # slurmdbd) with the real kubectl; images from a loopback docker-registry
