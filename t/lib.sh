@@ -61,6 +61,13 @@ slurm_at_least() {
   IFS=. read -r a b _ <<<"$SL_SLURM_RELEASE"; IFS=. read -r x y <<<"$1"
   [ -n "$a" ] && [ $((10#$a * 100 + 10#$b)) -ge $((10#$x * 100 + 10#$y)) ]
 }
+# SL_ACCT_JOB_USER: the Unix user `slurmlink up --accounting` gives pods on
+# this Slurm (slurm.run_as and the policy's admin), for a policy a test
+# writes before up: nobody, or _slurmlink-jobs from 25.11, whose slurmctld
+# refuses nobody's jobs (src/cluster/runuser.c). After cluster_up,
+# SL_JOB_USER says what the folder's slurmlinkd got.
+SL_ACCT_JOB_USER=nobody
+slurm_at_least 25.11 && SL_ACCT_JOB_USER=_slurmlink-jobs
 # slurm_mpi_missing PLUGIN: prints why the Slurm the tests run has no
 # mpi/PLUGIN (nothing when it has it): its plugin folder has no mpi_PLUGIN.so
 slurm_mpi_missing() {
