@@ -52,6 +52,9 @@ diag() { # every line of the text gets its "# "
 if [ -n "${SL_SLURM_PREFIX:-}" ]; then
   [ -x "$SL_SLURM_PREFIX/sbin/slurmctld" ] || { _t_tap "1..1"; _t_tap "not ok 1 - SL_SLURM_PREFIX=$SL_SLURM_PREFIX has no sbin/slurmctld"; exit 1; }
   export PATH=$SL_SLURM_PREFIX/bin:$SL_SLURM_PREFIX/sbin:$PATH
+  # a make that a test runs (t/88-install's make install) builds against it
+  # too: build/ is that build, which a make without SLURM= would rebuild
+  export SLURM=$SL_SLURM_PREFIX
 fi
 SL_SLURM_RELEASE=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9][0-9.]*\).*/\1/p')
 [ -z "${SL_SLURM_PREFIX:-}" ] || diag "Slurm $SL_SLURM_RELEASE from $SL_SLURM_PREFIX ($(command -v slurmctld), $(command -v sbatch))"
