@@ -129,7 +129,8 @@ const sl_slurm_job_t *sl_slurm_jobs_at(const sl_slurm_jobs_t *j, size_t i);
 void sl_slurm_jobs_free(sl_slurm_jobs_t *j);
 /* The tasks of record i still pending in its array (the record of pending
  * tasks, array_task_id SL_SLURM_NO_TASK): set[t] = 1 for each such task
- * t < n (set zeroed first). Returns how many, 0 for any other record. */
+ * t < n (set zeroed first). Returns how many, 0 for any other record
+ * and for a record no longer pending (a cancelled array's). */
 size_t sl_slurm_jobs_pending_tasks(const sl_slurm_jobs_t *j, size_t i, unsigned char *set,
                                    size_t n);
 /* One job by id (NULL and errno ENOENT when Slurm no longer knows it). */
