@@ -1,7 +1,8 @@
 # slurmlink — `make` builds the three programs (and the demo's MPI program) into build/;
 # `make asan` builds the same with ASan/UBSan into build-asan/;
 # `make tsan` builds it with ThreadSanitizer into build-tsan/ (t/57-tsan.t);
-# `make test` installs dependencies (idempotent), builds all three and runs every test.
+# `make test` installs dependencies (idempotent), builds all three and runs every test;
+# `make SLURM=PREFIX test` builds against and tests with the Slurm installed in PREFIX.
 
 CC      ?= cc
 BUILD   ?= build
@@ -113,11 +114,13 @@ tsan:
 check-deps:
 	@scripts/deps.sh
 
+# SLURM=PREFIX: the three builds against that Slurm and the tests' clusters
+# and clients from PREFIX/bin and PREFIX/sbin (t/run-tests --slurm)
 test: check-deps
 	$(MAKE) all
 	$(MAKE) asan
 	$(MAKE) tsan
-	t/run-tests
+	t/run-tests$(if $(SLURM), --slurm $(SLURM))
 
 demo: check-deps
 	$(MAKE) $(PROGS) $(BUILD)/mpi-stencil

@@ -73,12 +73,12 @@ like "$out" 'is invalid: spec.affinity.nodeAffinity.requiredDuringSchedulingIgno
 W=$(mktemp -d /tmp/slt-gpuw.XXXXXX)
 chmod 755 "$W"
 on_exit "rm -rf '$W'"
-sb=$(cd "$W" && runuser -u nobody -- sbatch --parsable -w node1 --gres=gpu:1 -o /dev/null \
+sb=$(cd "$W" && runuser -u "$SL_JOB_USER" -- sbatch --parsable -w node1 --gres=gpu:1 -o /dev/null \
   --wrap "echo \$SLURM_JOB_GPUS >$SYNC/sbatch.gpu; echo gpu-record job=\$SLURM_JOB_ID node=\$SLURMD_NODENAME gpu=\$CUDA_VISIBLE_DEVICES >$SYNC/sbatch.rec; while [ ! -e $SYNC/done ]; do sleep 0.2; done" 2>&1)
 on_exit "scancel $sb 2>/dev/null"
 wait_for 60 test -s "$SYNC/sbatch.gpu"
 sgpu=$(cat "$SYNC/sbatch.gpu" 2>/dev/null)
-like "$sgpu" '^[01]$' "the sbatch job (user nobody, --gres=gpu:1) holds GPU $sgpu of node1"
+like "$sgpu" '^[01]$' "the sbatch job (user $SL_JOB_USER, --gres=gpu:1) holds GPU $sgpu of node1"
 bar='echo "gpu-record job=$SLURM_JOB_ID node=$SLURMD_NODENAME gpu=$CUDA_VISIBLE_DEVICES shards=1"; touch '$SYNC'/b/$(cat /proc/sys/kernel/random/uuid); n=0; while [ $(ls '$SYNC'/b | wc -l) -lt 2 ] && [ $n -lt 600 ]; do usleep 100000; n=$((n+1)); done; echo "together=$(ls '$SYNC'/b | wc -l)"; sleep 2'
 # each holds its shard 2 s past the meeting: accounting keeps whole seconds
 for p in sa sb; do
@@ -126,7 +126,7 @@ like "$out" "no GPU was held by two jobs at once: 3 holdings of 2 \\(node, GPU\\
 like "$out" $'shards: 1 time\\(s\\) two jobs held shards of one GPU at once.*\nrc=0$' "... the two shard pods shared one GPU"
 cat "$SYNC/sbatch.rec" >"$W/rec-sbatch" 2>/dev/null
 out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec-sbatch" 2>&1; echo "rc=$?")
-like "$out" "default/sa +nobody +default +node1 +node1:$other/shard:1 .*shards: 1 time\\(s\\).*rc=0$" \
+like "$out" "default/sa +$SL_JOB_USER +default +node1 +node1:$other/shard:1 .*shards: 1 time\\(s\\).*rc=0$" \
   "report without the pods' own records: their slurmlink.io/gpus annotations say which GPU"
 echo "gpu-record job=$sb node=node1 gpu=$other" >>"$W/rec"
 out=$("$SLURMLINK" report --jobs "$JOBS" --records "$W/rec" 2>&1; echo "rc=$?")

@@ -28,7 +28,7 @@ namespaces:
   team-a: {account: acct-a$$, write: {users: [alice]}}
   team-b: {account: acct-b$$, write: {users: [bob]}}
 users:
-  admin: nobody
+  admin: $SL_ACCT_JOB_USER
   alice: $UA
   bob: $UB
 EOF

@@ -27,7 +27,7 @@ is "$(grep -vE '^ok ' <<<"$out")" "doctor: no check failed" "every line is ok, t
 is "$(grep -oE '^ok +[a-z-]+' <<<"$out" | awk '{print $2}' | tr '\n' ' ')" \
   "config root slurm munge accounting nodes gres pods-root probe pods-shared shim runtimes clock push " \
   "one line per check, in order"
-like "$(line probe "$out")" "srun as nobody ran on node1,node2" "the probe ran on both nodes as the job user"
+like "$(line probe "$out")" "srun as $SL_JOB_USER ran on node1,node2" "the probe ran on both nodes as the job user"
 like "$(line accounting "$out")" "accounting_storage/slurmdbd" "accounting is found"
 ok test -z "$(ls -A "$CL/pods" | grep slurmlink-doctor)" "the probe folder is gone afterwards"
 

@@ -44,6 +44,41 @@ diag() { # every line of the text gets its "# "
   local l
   while IFS= read -r l; do _t_tap "# $l"; done <<<"$*"
 }
+# The Slurm the tests run: SL_SLURM_PREFIX (t/run-tests --slurm PREFIX, make
+# SLURM=PREFIX test) puts PREFIX/bin and PREFIX/sbin first on PATH, so the
+# clusters' daemons and every Slurm command come from that release alone
+# (PREFIX/sbin/slurmctld, PREFIX/bin/sbatch, ...), never Debian's /usr ones;
+# without it, the system's (Debian's 22.05). SL_SLURM_RELEASE: "25.11.7".
+if [ -n "${SL_SLURM_PREFIX:-}" ]; then
+  [ -x "$SL_SLURM_PREFIX/sbin/slurmctld" ] || { _t_tap "1..1"; _t_tap "not ok 1 - SL_SLURM_PREFIX=$SL_SLURM_PREFIX has no sbin/slurmctld"; exit 1; }
+  export PATH=$SL_SLURM_PREFIX/bin:$SL_SLURM_PREFIX/sbin:$PATH
+  # a make that a test runs (t/88-install's make install) builds against it
+  # too: build/ is that build, which a make without SLURM= would rebuild
+  export SLURM=$SL_SLURM_PREFIX
+fi
+SL_SLURM_RELEASE=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^0-9]*\([0-9][0-9.]*\).*/\1/p')
+[ -z "${SL_SLURM_PREFIX:-}" ] || diag "Slurm $SL_SLURM_RELEASE from $SL_SLURM_PREFIX ($(command -v slurmctld), $(command -v sbatch))"
+# slurm_at_least YY.MM: the Slurm the tests run is that release or newer
+slurm_at_least() {
+  local a b x y
+  IFS=. read -r a b _ <<<"$SL_SLURM_RELEASE"; IFS=. read -r x y <<<"$1"
+  [ -n "$a" ] && [ $((10#$a * 100 + 10#$b)) -ge $((10#$x * 100 + 10#$y)) ]
+}
+# SL_ACCT_JOB_USER: the Unix user `slurmlink up --accounting` gives pods on
+# this Slurm (slurm.run_as and the policy's admin), for a policy a test
+# writes before up: nobody, or _slurmlink-jobs from 25.11, whose slurmctld
+# refuses nobody's jobs (src/cluster/runuser.c). After cluster_up,
+# SL_JOB_USER says what the folder's slurmlinkd got.
+SL_ACCT_JOB_USER=nobody
+slurm_at_least 25.11 && SL_ACCT_JOB_USER=_slurmlink-jobs
+# slurm_mpi_missing PLUGIN: prints why the Slurm the tests run has no
+# mpi/PLUGIN (nothing when it has it): its plugin folder has no mpi_PLUGIN.so
+slurm_mpi_missing() {
+  local dir=/usr/lib/x86_64-linux-gnu/slurm-wlm
+  [ -z "${SL_SLURM_PREFIX:-}" ] || dir=$SL_SLURM_PREFIX/lib/slurm
+  [ -e "$dir/mpi_$1.so" ] && return 0
+  echo "this Slurm ($SL_SLURM_RELEASE) has no mpi/$1 plugin: $dir/mpi_$1.so is missing (built without PMIx)"
+}
 # skip_all REASON: the whole file is skipped (the runner counts it as skipped)
 skip_all() { _t_tap "1..0 # SKIP $*"; exit 0; }
 # npm_unreachable: prints why the npm registry cannot be reached from here
@@ -217,6 +252,10 @@ cluster_up() {
   fi
   rm -f "$CL.up.log"
   export SLURM_CONF=$CL/etc/slurm.conf KUBECONFIG=$CL/kubeconfig
+  # the Unix user pods run as by default (slurm.run_as of the folder's
+  # slurmlinkd.conf; up names one only where nobody cannot run jobs)
+  SL_JOB_USER=$(sed -n 's/^  run_as: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CL/etc/slurmlinkd.conf" 2>/dev/null)
+  SL_JOB_USER=${SL_JOB_USER:-nobody}
 }
 
 # procs_of DIR — pids (one per line) that a cluster folder started: the same

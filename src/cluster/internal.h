@@ -23,7 +23,8 @@ typedef struct cl_state {
     char *gpu_types;      /* "h100,a100": node K's GRES type, the list repeated (NULL: untyped) */
     int shards;           /* shard GRES per GPU (0: none) */
     char *db_pass;
-    int no_slurmlinkd; /* up --no-slurmlinkd: D/etc/slurmlinkd.conf only, the admin starts it */
+    int no_slurmlinkd;  /* up --no-slurmlinkd: D/etc/slurmlinkd.conf only, the admin starts it */
+    const char *run_as; /* pods' default Unix user (cl_run_as_user), not saved; NULL: nobody */
 } cl_state_t;
 
 /* path inside the folder: cl_path(st, "etc/slurm.conf"); caller frees */
@@ -48,6 +49,11 @@ char *cl_gpu_type(const cl_state_t *st, int k);
 /* TLS and credentials (security.c): D/pki, D/etc/tokens.csv, D/etc/policy.yaml
  * made once; D/kubeconfig.https (admin, client certificate) at each up. */
 int cl_ensure_security(const cl_state_t *st, sl_error_t *err);
+/* The Unix user the cluster's pods run as by default (runuser.c): "nobody",
+ * or, where the cluster's Slurm refuses nobody's jobs (from 25.11 with
+ * accounting), CL_RUN_USER, made when missing; NULL with err. */
+#define CL_RUN_USER "_slurmlink-jobs"
+const char *cl_run_as_user(int accounting, sl_error_t *err);
 /* the system user of registry pulls (SL_IMAGE_PULL_USER), made when missing (pulluser.c) */
 int cl_ensure_pull_user(sl_error_t *err);
 int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err);

@@ -60,8 +60,9 @@ static const char DEFAULT_POLICY[] =
     "  #   write: {users: [alice], groups: [team-a]}\n"
     "\n"
     "# Kubernetes user -> Unix user its jobs run as.\n"
-    "users:\n"
-    "  admin: nobody\n"
+    "users:\n";
+/* then "  admin: USER\n" (the cluster's run-as user), then this */
+static const char DEFAULT_POLICY_TAIL[] =
     "  # alice: alice\n"
     "\n"
     "# The identity of the loopback plain-HTTP listener, when it is enabled;\n"
@@ -74,6 +75,15 @@ static const char TOKENS_HEADER[] =
     "# `slurmlink kubeconfig --user NAME --token` appends lines here.\n";
 
 static int exists(const char *p) { return access(p, F_OK) == 0; }
+
+/* the default policy, its admin's jobs running as user */
+static int write_policy(const char *path, const char *user, sl_error_t *err)
+{
+    char *text = sl_xasprintf("%s  admin: %s\n%s", DEFAULT_POLICY, user, DEFAULT_POLICY_TAIL);
+    int r = sl_write_file(path, text, strlen(text), 0644, err);
+    free(text);
+    return r;
+}
 
 /* Load name.crt/.key and keep them if trusted by ca for purpose and not near
  * expiry; else issue new ones with make(). */
@@ -172,7 +182,7 @@ int cl_ensure_security(const cl_state_t *st, sl_error_t *err)
      * cl_trust_folder: root's, not writable (keys, tokens: not readable) by others */
     if (!exists(tok) && sl_write_file(tok, TOKENS_HEADER, strlen(TOKENS_HEADER), 0600, err) < 0)
         goto out;
-    if (!exists(pol) && sl_write_file(pol, DEFAULT_POLICY, strlen(DEFAULT_POLICY), 0644, err) < 0)
+    if (!exists(pol) && write_policy(pol, st->run_as ? st->run_as : "nobody", err) < 0)
         goto out;
     /* an edited policy with a mistake stops `up` here, with file:line */
     if (!(policy = sl_authz_policy_load(pol, err)))

@@ -409,8 +409,12 @@ static int start_slurmctld(upctx_t *c, sl_error_t *err)
                             NULL};
         const char *a2[] = {"add", "user", "root", "DefaultAccount=default", "Cluster=slurmlink",
                             NULL};
-        /* slurmlinkd's default job user, so pods are accounted to "default" */
-        const char *a3[] = {"add", "user", "nobody", "DefaultAccount=default", "Cluster=slurmlink",
+        /* the pods' default job user, so pods are accounted to "default" */
+        const char *a3[] = {"add",
+                            "user",
+                            c->st.run_as ? c->st.run_as : "nobody",
+                            "DefaultAccount=default",
+                            "Cluster=slurmlink",
                             NULL};
         if (sacctmgr(c, a1, err) < 0 || sacctmgr(c, a2, err) < 0 || sacctmgr(c, a3, err) < 0)
             return -1;
@@ -600,6 +604,10 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
     char *q[N];
     for (int i = 0; i < N; i++)
         q[i] = yq(p[i]);
+    /* nobody, slurmlinkd's default, is left unsaid */
+    const char *user = c->st.run_as ? c->st.run_as : "nobody";
+    char *run_as =
+        strcmp(user, "nobody") ? sl_xasprintf("  run_as: \"%s\"\n", user) : sl_xstrdup("");
     char *text =
         sl_xasprintf("# slurmlinkd.conf of the cluster folder %s, written by `slurmlink up`\n"
                      "# (keys: docs/configuration.md)\n"
@@ -607,13 +615,13 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
                      "tls:\n  cert: %s\n  key: %s\n"
                      "auth:\n  policy: %s\n  client_ca: %s\n  token_file: %s\n"
                      "state:\n  dir: %s\n"
-                     "slurm:\n  conf: %s\n"
+                     "slurm:\n  conf: %s\n%s"
                      "pods:\n  root: %s\n"
                      "images:\n  store: %s\n  unpack_user: \"%s\"\n"
                      "shim:\n  path: %s\n  report_ca: %s\n"
                      "storage:\n  classes: %s\n",
                      D, listen, c->st.port[SL_D_SLURMLINKD], q[5], q[6], q[9], q[7], q[8], q[0],
-                     q[1], q[2], q[3], SL_IMAGE_PULL_USER, q[4], q[7], q[10]);
+                     q[1], run_as, q[2], q[3], SL_IMAGE_PULL_USER, q[4], q[7], q[10]);
     int r = sl_mkdir_p(p[0], 0700, err);
     if (r == 0)
         r = write_storage_classes(D, p[10], err);
@@ -624,6 +632,7 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
         free(q[i]);
     }
     free(text);
+    free(run_as);
     free(dir);
     free(path);
     return r;
@@ -938,7 +947,8 @@ static int start_daemons(upctx_t *c, const char *daemon, sl_error_t *err)
  * configurations, the munge key, the PKI, cluster.json), then the daemons */
 static int bring_up(upctx_t *c, const cl_state_t *old, const char *daemon, sl_error_t *err)
 {
-    if (check_progs(c, daemon, err) < 0 || make_dirs(c, err) < 0 || cl_ensure_pull_user(err) < 0)
+    if (check_progs(c, daemon, err) < 0 || make_dirs(c, err) < 0 || cl_ensure_pull_user(err) < 0 ||
+        !(c->st.run_as = cl_run_as_user(c->st.accounting, err)))
         return -1;
     if (cl_net_plan(&c->st, old, err) < 0 || cl_net_up(&c->st, err) < 0 ||
         cl_node_files(&c->st, err) < 0 || pick_ports(c, old, err) < 0 ||

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,31 +412,62 @@ static void warn_pull_user(const sl_config_t *cfg)
  * shims' report URL names it); shim pushes before that find no pod and are
  * dropped harmlessly (the pod folder keeps them) */
 /* libslurm of the build against slurmctld's release: one line when their
- * major releases differ. In a thread of its own: a controller that is down
- * holds the RPC for MessageTimeout, and the start does not wait for it. */
+ * major releases differ; and one error line when slurmctld refuses every
+ * job of slurm.run_as (nobody from Slurm 25.11 with accounting). In a
+ * thread of its own: a controller that is down holds the RPC for
+ * MessageTimeout, and the start does not wait for it. */
+typedef struct release_arg {
+    char *bin_dir, *run_as;
+} release_arg_t;
+
+static void job_user_check(const char *run_as)
+{
+    sl_slurm_ctl_info_t info;
+    sl_error_t e = SL_ERROR_INIT;
+    char line[512];
+    struct passwd pw, *r = NULL;
+    char buf[4096];
+    if (!run_as || sl_slurm_ctl_info(&info, &e) < 0)
+        return;
+    getpwnam_r(run_as, &pw, buf, sizeof(buf), &r);
+    if (sl_slurm_job_user_refused(info.version, info.accounting, run_as, r ? (long)r->pw_uid : -1,
+                                  line, sizeof(line)) > 0)
+        sl_err("%s; set slurm.run_as to an unprivileged user of its own that has an association "
+               "(sacctmgr add user NAME DefaultAccount=ACCOUNT)",
+               line);
+}
+
 static void *release_check(void *arg)
 {
-    char *bin_dir = arg;
+    release_arg_t *a = arg;
     char line[640];
     sl_error_t e = SL_ERROR_INIT;
-    int r = sl_slurm_release_check(bin_dir, line, sizeof(line), &e);
-    free(bin_dir);
+    int r = sl_slurm_release_check(a->bin_dir, line, sizeof(line), &e);
     if (r > 0)
         sl_warn("%s", line);
     else if (r < 0)
         sl_debug("Slurm release check: %s", e.text);
+    if (r >= 0)
+        job_user_check(a->run_as);
+    free(a->bin_dir);
+    free(a->run_as);
+    free(a);
     return NULL;
 }
 
 static void start_release_check(const sl_config_t *cfg)
 {
-    char *bin_dir = NULL;
-    sl_slurm_bin_dir(CS(SLURM_BIN_DIR), &bin_dir, NULL);
+    release_arg_t *a = sl_xcalloc(1, sizeof(*a));
+    sl_slurm_bin_dir(CS(SLURM_BIN_DIR), &a->bin_dir, NULL);
+    a->run_as = CS(RUN_AS) ? sl_xstrdup(CS(RUN_AS)) : NULL;
     pthread_t t;
-    if (pthread_create(&t, NULL, release_check, bin_dir) == 0)
+    if (pthread_create(&t, NULL, release_check, a) == 0)
         pthread_detach(t);
-    else
-        free(bin_dir);
+    else {
+        free(a->bin_dir);
+        free(a->run_as);
+        free(a);
+    }
 }
 
 static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)

@@ -115,7 +115,8 @@ static void setup(dr_ctx_t *c)
     c->shim = CS(SHIM) ? sl_xstrdup(CS(SHIM)) : sl_config_default_shim();
     push_target(c);
     runtimes(c);
-    c->user = c->o->probe_user ? c->o->probe_user : CS(RUN_AS);
+    c->run_as = CS(RUN_AS);
+    c->user = c->o->probe_user ? c->o->probe_user : c->run_as;
     struct passwd *pw = getpwnam(c->user);
     if (pw) {
         c->uid = pw->pw_uid;

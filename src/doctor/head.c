@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <munge.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,8 +48,9 @@ void dr_check_slurm(dr_ctx_t *c)
         int refused = sl_slurm_release_refusal(rpc_errno, bin_dir, why, sizeof(why));
         free(bin_dir);
         if (refused > 0) {
-            dr_report(c, DR_FAIL, "slurm", "make SLURM=PREFIX of the cluster's Slurm, then reinstall",
-                      "%s readable; %s", c->slurm_conf, why);
+            dr_report(c, DR_FAIL, "slurm",
+                      "make SLURM=PREFIX of the cluster's Slurm, then reinstall", "%s readable; %s",
+                      c->slurm_conf, why);
             return;
         }
         dr_report(c, DR_FAIL, "slurm",
@@ -60,6 +62,7 @@ void dr_check_slurm(dr_ctx_t *c)
     c->slurm_ok = 1;
     snprintf(c->authinfo, sizeof(c->authinfo), "%s", info.authinfo);
     snprintf(c->accounting, sizeof(c->accounting), "%s", info.accounting);
+    snprintf(c->ctl_version, sizeof(c->ctl_version), "%s", info.version);
     char differs[512];
     if (sl_slurm_release_differs(info.version, differs, sizeof(differs)) > 0)
         dr_report(c, DR_WARN, "slurm", "make SLURM=PREFIX of the cluster's Slurm, then reinstall",
@@ -110,14 +113,31 @@ void dr_check_munge(dr_ctx_t *c)
         munge_ctx_destroy(ctx);
 }
 
+/* 1 when slurmctld refuses the jobs of slurm.run_as (nobody from Slurm
+ * 25.11 with accounting), reported as the accounting line's FAIL */
+static int job_user_refused(dr_ctx_t *c)
+{
+    char why[512];
+    struct passwd *pw = c->run_as ? getpwnam(c->run_as) : NULL;
+    if (sl_slurm_job_user_refused(c->ctl_version, c->accounting, c->run_as,
+                                  pw ? (long)pw->pw_uid : -1, why, sizeof(why)) <= 0)
+        return 0;
+    dr_report(c, DR_FAIL, "accounting",
+              "set slurm.run_as to an unprivileged user of its own that has an association "
+              "(useradd --system NAME; sacctmgr add user NAME DefaultAccount=ACCOUNT)",
+              "%s", why);
+    return 1;
+}
+
 void dr_check_accounting(dr_ctx_t *c)
 {
     if (!c->slurm_ok)
         dr_report(c, DR_WARN, "accounting", NULL, "unknown: slurmctld does not answer");
-    else if (!strcmp(c->accounting, "accounting_storage/slurmdbd"))
-        dr_report(c, DR_OK, "accounting", NULL, "%s: finished jobs keep their records",
-                  c->accounting);
-    else
+    else if (!strcmp(c->accounting, "accounting_storage/slurmdbd")) {
+        if (!job_user_refused(c))
+            dr_report(c, DR_OK, "accounting", NULL, "%s: finished jobs keep their records",
+                      c->accounting);
+    } else
         dr_report(c, DR_WARN, "accounting",
                   "run slurmdbd and set AccountingStorageType=accounting_storage/slurmdbd",
                   "%s: a pod whose job slurmctld has purged (MinJobAge) before slurmlinkd "

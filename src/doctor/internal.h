@@ -28,7 +28,8 @@ typedef struct dr_ctx {
     const char *slurm_conf; /* the file libslurm loads */
     char *pods_root, *shim, *push_host;
     int push_port;
-    const char *user; /* the probe user */
+    const char *user;   /* the probe user */
+    const char *run_as; /* slurmlinkd's job user (slurm.run_as) */
     uid_t uid;
     gid_t gid;
     int user_ok;
@@ -40,6 +41,7 @@ typedef struct dr_ctx {
     int slurm_ok;
     char authinfo[256];
     char accounting[64];
+    char ctl_version[32]; /* slurmctld's release, "" when it does not answer */
     dr_node_t *nodes;
     size_t nnodes;
     const char *rt[DR_MAX_RT]; /* runtime names */

@@ -136,6 +136,24 @@ int sl_slurm_release_check(const char *bin_dir, char *line, size_t n, sl_error_t
     return r;
 }
 
+int sl_slurm_job_user_refused(const char *ctl, const char *accounting, const char *user, long uid,
+                              char *line, size_t n)
+{
+    unsigned major, minor;
+    if (!ctl || sscanf(ctl, "%u.%u", &major, &minor) != 2 || major * 100 + minor < 2511)
+        return 0;
+    if (!accounting || strcmp(accounting, "accounting_storage/slurmdbd") != 0)
+        return 0;
+    if (!(user && !strcmp(user, "nobody")) && uid != 65534)
+        return 0;
+    snprintf(line, n,
+             "slurm.run_as is nobody (%s): slurmctld %s with accounting refuses its jobs (from "
+             "Slurm 25.11 the user nobody matches no association: \"Invalid account or "
+             "account/partition combination\")",
+             user ? user : "uid 65534", ctl);
+    return 1;
+}
+
 int sl_slurm_hostlist_has(const char *hostlist, const char *name)
 {
     sl_hostlist_t *hl = slurm_hostlist_create(hostlist);

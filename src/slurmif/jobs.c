@@ -248,6 +248,10 @@ size_t sl_slurm_jobs_pending_tasks(const sl_slurm_jobs_t *j, size_t i, unsigned 
         !j->jobs[i].array_job_id)
         return 0;
     slurm_job_info_t *s = &j->msg->job_array[i];
+    /* only a pending record holds tasks still to start: a cancelled
+     * array's record keeps its bitmap from Slurm 25.11 (22.05 cleared it) */
+    if ((s->job_state & JOB_STATE_BASE) != JOB_PENDING)
+        return 0;
     if (!s->array_bitmap)
         return parse_tasks(s->array_task_str, set, n);
     size_t k = 0;

@@ -135,7 +135,8 @@ const sl_slurm_job_t *sl_slurm_jobs_at(const sl_slurm_jobs_t *j, size_t i);
 void sl_slurm_jobs_free(sl_slurm_jobs_t *j);
 /* The tasks of record i still pending in its array (the record of pending
  * tasks, array_task_id SL_SLURM_NO_TASK): set[t] = 1 for each such task
- * t < n (set zeroed first). Returns how many, 0 for any other record. */
+ * t < n (set zeroed first). Returns how many, 0 for any other record
+ * and for a record no longer pending (a cancelled array's). */
 size_t sl_slurm_jobs_pending_tasks(const sl_slurm_jobs_t *j, size_t i, unsigned char *set,
                                    size_t n);
 /* One job by id (NULL and errno ENOENT when Slurm no longer knows it). */
@@ -210,6 +211,18 @@ int sl_slurm_release_check(const char *bin_dir, char *line, size_t n, sl_error_t
  * of bin_dir's scontrol (--version) when it differs from libslurm's; 0
  * when they do not explain it. */
 int sl_slurm_release_refusal(int e, const char *bin_dir, char *line, size_t n);
+
+/* Whether slurmctld of release ctl ("25.11.7", as sl_slurm_ctl_info
+ * reports it) with accounting (AccountingStorageType) refuses the jobs of
+ * slurmlinkd's job user (slurm.run_as; uid, or -1 when unknown): from
+ * Slurm 25.11, with accounting_storage/slurmdbd, the user nobody (by name
+ * or uid 65534) has no association a job can match (sacctmgr maps the name
+ * to SLURM_AUTH_NOBODY), so every job of it is refused as "Invalid account
+ * or account/partition combination". 1 with line (n bytes) naming the
+ * option, the release and what to set; 0 otherwise (also when ctl is not
+ * a release number). */
+int sl_slurm_job_user_refused(const char *ctl, const char *accounting, const char *user, long uid,
+                              char *line, size_t n);
 
 /* 1 if the Slurm host list ("node[1-4],gpu7") names the host name */
 int sl_slurm_hostlist_has(const char *hostlist, const char *name);

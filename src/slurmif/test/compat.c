@@ -2,10 +2,10 @@
  * by release (bit test, reason and state names, host lists) give the same
  * answers on every release, and the release check names both versions. No
  * slurmctld needed. */
+#include "slurmif/compat.h"
 #include "common/argv.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
-#include "slurmif/compat.h"
 #include "slurmif/slurmif.h"
 
 #include <fcntl.h>
@@ -171,13 +171,38 @@ static void bin_dir(void)
     free(path);
 }
 
+/* slurm.run_as nobody against slurmctld's release and accounting */
+static void job_user(void)
+{
+    char line[512] = "";
+    const char *dbd = "accounting_storage/slurmdbd";
+    is_int(sl_slurm_job_user_refused("25.11.7", dbd, "nobody", 65534, line, sizeof(line)), 1,
+           "25.11 with slurmdbd refuses nobody's jobs");
+    ok(strstr(line, "slurm.run_as") && strstr(line, "25.11.7") && !strchr(line, '\n'),
+       "one line naming the option and the release: %s", line);
+    is_int(sl_slurm_job_user_refused("26.05.3", dbd, "nfsnobody", 65534, line, sizeof(line)), 1,
+           "26.05: uid 65534 by another name too");
+    is_int(sl_slurm_job_user_refused("26.05.3", dbd, "_slurmlink-jobs", 999, line, sizeof(line)), 0,
+           "a user of its own is fine");
+    is_int(sl_slurm_job_user_refused("22.05.8", dbd, "nobody", 65534, line, sizeof(line)), 0,
+           "22.05 runs nobody's jobs");
+    is_int(sl_slurm_job_user_refused("24.11.1", dbd, "nobody", 65534, line, sizeof(line)), 0,
+           "24.11 too");
+    is_int(sl_slurm_job_user_refused("25.11.7", "accounting_storage/none", "nobody", 65534, line,
+                                     sizeof(line)),
+           0, "without accounting no association is needed");
+    is_int(sl_slurm_job_user_refused("garbage", dbd, "nobody", 65534, line, sizeof(line)), 0,
+           "not a release: 0");
+}
+
 int main(void)
 {
-    tap_plan(38);
+    tap_plan(46);
     bits();
     names();
     hostlists();
     releases();
     bin_dir();
+    job_user();
     return tap_done();
 }
