@@ -419,12 +419,8 @@ static int signal_deleted(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, long long now)
         int now_kill = p->grace_s <= 0 || !p->seen_by_slurm || !ctl_pod_scheduled(pod);
         return stop_job(c, p, now_kill ? SIGKILL : SIGTERM);
     }
-    /* the shim had its grace period (plus slack to report): now Slurm kills.
-     * A delete's grace period shorter than the pod's is not the shim's (it
-     * waits the pod's own): at its end the job's steps are killed at once,
-     * as the kubelet kills at the delete's grace period. */
-    long long slack = p->grace_s < p->spec_grace_s ? 0 : 3000;
-    if (now - p->signalled_ms > (long long)p->grace_s * 1000 + slack && p->signalled_ms > 0) {
+    /* the shim had its grace period (plus slack to report): now Slurm kills */
+    if (now - p->signalled_ms > (long long)p->grace_s * 1000 + 3000 && p->signalled_ms > 0) {
         p->signalled_ms = -1; /* cancelled; wait for Slurm to say it is over */
         return stop_job(c, p, SIGKILL);
     }
@@ -531,10 +527,10 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         p->recheck = 1;
     json_t *meta = json_object_get(pod, "metadata");
     p->deleting = json_object_get(meta, "deletionTimestamp") != NULL;
-    json_t *sg = json_object_get(json_object_get(pod, "spec"), "terminationGracePeriodSeconds");
     json_t *g = json_object_get(meta, "deletionGracePeriodSeconds");
-    p->spec_grace_s = sg ? (int)json_integer_value(sg) : 30;
-    p->grace_s = g ? (int)json_integer_value(g) : p->spec_grace_s;
+    if (!g)
+        g = json_object_get(json_object_get(pod, "spec"), "terminationGracePeriodSeconds");
+    p->grace_s = g ? (int)json_integer_value(g) : 30;
     pthread_mutex_unlock(&c->lock);
 
     if (p->deleting) {

@@ -104,18 +104,7 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
     if (owned(ns, name, pod_uid, job_id) != 1)
         return -1;
     sl_error_t err = SL_ERROR_INIT;
-    int killed = -1;
-    if (sig == SIGKILL) {
-        /* every process at once (a cancel alone signals SIGTERM first and
-         * kills only after slurm.conf's KillWait), then the cancel */
-        killed = sl_slurm_kill_now(job_id, &err);
-        sl_error_clear(&err);
-    }
     int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
-    /* a pending job's SIGKILL is its cancel (slurmctld ends it at once): the
-     * cancel after it finds the job over, and the job was ended here */
-    if (r < 0 && errno == ESLURM_ALREADY_DONE && killed == 0)
-        r = 0;
     if (r < 0 && errno != ESLURM_ALREADY_DONE)
         sl_warn("pod %s/%s: %s", ns, name, err.text);
     return r;

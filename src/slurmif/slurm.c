@@ -348,20 +348,6 @@ static int kill_job(uint32_t job_id, uint16_t sig, uint16_t flags)
     return rc;
 }
 
-int sl_slurm_kill_now(uint32_t job_id, sl_error_t *err)
-{
-    double t0 = sl_slurm_rpc_begin();
-    int steps = kill_job(job_id, SIGKILL, KILL_STEPS_ONLY);
-    int se = sl_compat_errno();
-    int batch = kill_job(job_id, SIGKILL, KILL_JOB_BATCH);
-    int be = sl_compat_errno();
-    sl_slurm_rpc_end("kill_job", t0, steps != SLURM_SUCCESS && batch != SLURM_SUCCESS);
-    if (steps == SLURM_SUCCESS || batch == SLURM_SUCCESS)
-        return 0;
-    errno = be ? be : se;
-    return sl_errprintf(err, "kill job %u: %s", job_id, slurm_strerror(errno));
-}
-
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err)
 {
     double t0 = sl_slurm_rpc_begin();

@@ -84,12 +84,6 @@ long sl_slurm_time_minutes(const char *s);
 /* Signal a job. batch_only: only the batch step (the shim), which forwards it
  * with the grace period; else every step. */
 int sl_slurm_signal(uint32_t job_id, int sig, int batch_only, sl_error_t *err);
-/* SIGKILL to every process of the job now: each step's tasks and the batch
- * script, as signals to the steps (a cancel, or a SIGKILL to the whole job,
- * is a termination: slurmd sends SIGTERM first and kills only after
- * slurm.conf's KillWait). The job then ends as its batch script did. 0, or
- * -1 with err when neither signal was taken. */
-int sl_slurm_kill_now(uint32_t job_id, sl_error_t *err);
 /* scancel: pending jobs leave the queue, running ones are killed now. */
 int sl_slurm_cancel(uint32_t job_id, sl_error_t *err);
 /* scancel ARRAY_TASK: one task of an array, pending or not. */
