@@ -65,12 +65,15 @@ static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
     if (!*rv) /* the first pass: what was deleted while slurmlinkd was down */
         missed(k, c, rv);
     follow(k, c, rv);
-    if (!k->ctl.reconcile)
+    if (!k->ctl.reconcile && !k->ctl.reconcile_all)
         return;
     json_t *all = sl_store_list(c->store, k->api.store_name, NULL, NULL);
     size_t i;
     json_t *obj;
-    json_array_foreach(all, i, obj) k->ctl.reconcile(c, obj);
+    if (k->ctl.reconcile_all && json_array_size(all))
+        k->ctl.reconcile_all(c, all);
+    else if (k->ctl.reconcile)
+        json_array_foreach(all, i, obj) k->ctl.reconcile(c, obj);
     json_decref(all);
 }
 

@@ -39,6 +39,10 @@ typedef struct sl_kind_ctl {
     bool needs_slurm;
     /* one stored object, every pass (the current version; borrowed) */
     void (*reconcile)(struct sl_ctl *c, json_t *obj);
+    /* instead of reconcile: every stored object at once (an array, never
+     * empty; borrowed), for a kind whose pass reads something once for all
+     * of them (a CronJob's: the Jobs) */
+    void (*reconcile_all)(struct sl_ctl *c, json_t *objs);
     /* an object the change log says was deleted (its last version;
      * borrowed): what it made goes with it */
     void (*gone)(struct sl_ctl *c, json_t *obj);

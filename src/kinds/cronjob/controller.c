@@ -555,9 +555,12 @@ void ctl_cronjob_removed(sl_ctl_t *c, json_t *cj)
     json_decref(all);
 }
 
-void ctl_cronjob_reconcile(sl_ctl_t *c, json_t *cj)
+/* every CronJob of the pass against one read of the Jobs */
+void ctl_cronjobs_reconcile(sl_ctl_t *c, json_t *cjs)
 {
-    json_t *all = sl_store_list(c->store, "jobs.batch", sl_kube_namespace(cj), NULL);
-    sync_cronjob(c, cj, all);
+    json_t *all = sl_store_list(c->store, "jobs.batch", NULL, NULL);
+    size_t i;
+    json_t *cj;
+    json_array_foreach(cjs, i, cj) sync_cronjob(c, cj, all);
     json_decref(all);
 }

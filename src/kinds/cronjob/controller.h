@@ -1,5 +1,5 @@
 /* controller.h — the CronJob controller's hooks for its row (kind.c):
- * one CronJob reconciled (its Jobs on schedule, status, history), one
+ * the CronJobs reconciled (their Jobs on schedule, status, history), one
  * deleted (its Jobs go), and the Jobs of CronJobs deleted unseen
  * collected (gc.c). Controller thread. */
 #ifndef SL_KINDS_CRONJOB_CONTROLLER_H
@@ -9,7 +9,7 @@
 
 #include "ctl/internal.h"
 
-void ctl_cronjob_reconcile(sl_ctl_t *c, json_t *cj);
+void ctl_cronjobs_reconcile(sl_ctl_t *c, json_t *cjs);
 void ctl_cronjob_removed(sl_ctl_t *c, json_t *cj);
 /* gc.c: a CronJob being deleted with a finalizer, or gone, and its Jobs */
 void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs);

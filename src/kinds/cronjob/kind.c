@@ -22,7 +22,7 @@ const sl_kind_t sl_kind_cronjob = {
     .runs_as_creator = true,
     .delete_finalizers = true,
     .ctl = {.needs_slurm = true,
-            .reconcile = ctl_cronjob_reconcile,
+            .reconcile_all = ctl_cronjobs_reconcile,
             .gone = ctl_cronjob_removed,
             .collect_gone = ctl_cronjobs_collect_gone},
 };

@@ -49,8 +49,8 @@ int main(void)
              t < sizeof k->pod_templates / sizeof *k->pod_templates && k->pod_templates[t]; t++)
             paths = paths && path_ok(k->pod_templates[t]);
         ok(paths, "%s: pod template paths are dotted paths", k->api.kind);
-        ok(!k->owns_pods || k->ctl.reconcile, "%s: a kind that owns pods has a controller",
-           k->api.kind);
+        ok(!k->owns_pods || k->ctl.reconcile || k->ctl.reconcile_all,
+           "%s: a kind that owns pods has a controller", k->api.kind);
     }
     ok(!sl_kind_by_store("pods") && !sl_kind_by_store(NULL), "core resources are no kind");
     return tap_done();
