@@ -76,6 +76,13 @@ int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_
 void svc_reconcile(struct sl_ctl *c, json_t *svc);
 void svc_gone(struct sl_ctl *c, json_t *svc);
 void svc_collect_gone(struct sl_ctl *c);
+/* every Service of the pass (the row's reconcile_all): svc_reconcile for
+ * each, then the Service names of each namespace one of them changed */
+void svc_reconcile_all(struct sl_ctl *c, json_t *svcs);
+
+/* The namespace's Service names file (names.c) written from its stored
+ * Endpoints when its text changed; removed when it has none. */
+void svc_names_sync(struct sl_ctl *c, const char *ns);
 
 /* Table printers (printers.c). */
 json_t *svc_service_columns(void);
