@@ -412,13 +412,6 @@ static void reconcile_store(sl_store_t *st, json_t *svc)
     json_decref(pods);
 }
 
-void svc_reconcile(struct sl_ctl *c, json_t *svc)
-{
-    if (unchanged(c->store, svc))
-        return;
-    reconcile_store(c->store, svc);
-}
-
 void svc_reconcile_all(struct sl_ctl *c, json_t *svcs)
 {
     json_t *changed = json_object(), *svc;
