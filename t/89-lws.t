@@ -14,11 +14,13 @@
 #     each worker by its pod DNS name; Available, kubectl get's columns;
 #   - a worker killed: its group's job cancelled, the group recreated as a
 #     new Slurm job; the other groups untouched;
-#   - spec.replicas 3 -> 2 -> 3: group 2's job cancelled, then a new one;
+#   - kubectl scale lws 3 -> 2 (the scale subresource, its selector
+#     status.hpaPodSelector) then a patch 2 -> 3: group 2's job cancelled,
+#     then a new one; a scale past the LWS's limit is a 422;
 #   - bad input: the webhook's and the schema's 422s naming the field;
 #   - delete: every pod and Slurm job goes.
 source "$(dirname "$0")/lib.sh"
-plan 33
+plan 37
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -91,10 +93,15 @@ ok kc wait --for=condition=Available "lws/$N" --timeout=90s "... and it is Avail
 
 # --- scale: a removed group's job cancelled, an added one a new job --------------------------------
 old2=$(job_of "$N-2")
-kc patch lws "$N" --type=merge -p '{"spec":{"replicas":2}}' >/dev/null
+sc=$(kc get --raw "/apis/leaderworkerset.x-k8s.io/v1/namespaces/default/leaderworkersets/$N/scale" 2>&1)
+like "$sc" '"kind":"Scale".*"spec":\{"replicas":3\},"status":\{"replicas":3,"selector":"leaderworkerset.sigs.k8s.io/name='"$N"',leaderworkerset.sigs.k8s.io/worker-index=0"\}' \
+  "the scale subresource: replicas, and status.hpaPodSelector as the selector" || diag "$sc"
+is "$(kc scale lws "$N" --replicas=2 2>&1)" "leaderworkerset.leaderworkerset.x-k8s.io/$N scaled" "kubectl scale lws --replicas=2"
 two() { [ "$(pods | wc -w)" = 8 ] && gone_job "$old2"; }
 ok wait_for 60 two "replicas 3 -> 2: group 2's pods deleted, its Slurm job $old2 cancelled"
 like "$(kc get lws "$N" 2>&1)" "$N +2 +2 +2 " "... READY 2 DESIRED 2"
+like "$(kc scale lws "$N" --replicas=20000 2>&1)" 'spec.replicas: Invalid value: 20000' "kubectl scale past the LWS's limit: 422 naming spec.replicas"
+is "$(jp "lws/$N" '{.spec.replicas}')" 2 "... and spec.replicas is unchanged"
 kc patch lws "$N" --type=merge -p '{"spec":{"replicas":3}}' >/dev/null
 ok kc wait --for=condition=Available "lws/$N" --timeout=90s "replicas 2 -> 3: Available again"
 is "$(jobs_of | wc -l)" 3 "... three groups, three Slurm jobs"

@@ -63,6 +63,11 @@ typedef struct api_kind_ops {
     /* has the scale subresource: an autoscaling/v1 Scale of spec.replicas,
      * spec.selector and status.replicas (scale.c) */
     bool scale_sub;
+    /* the Scale's status.selector: NULL reads spec.selector (a
+     * LabelSelector); else the dotted path of a string field holding the
+     * selector's text, as a CRD's labelSelectorPath
+     * ("status.hpaPodSelector") */
+    const char *scale_selector_path;
     /* Extra fields kubectl describe / tables of a PodList need nothing
      * more; kept here for later kinds. */
 } api_kind_ops_t;

@@ -1,7 +1,9 @@
 /* scale.c — the scale subresource (GET, PUT, PATCH .../NAME/scale) of the
  * kinds whose hooks say they have one (api_kind_ops_t.scale_sub: a
  * Deployment's, a ReplicaSet's): an autoscaling/v1 Scale made of the
- * object's spec.replicas, status.replicas and selector, as kube-apiserver's
+ * object's spec.replicas, status.replicas and selector (spec.selector, or
+ * the string at the row's scale_selector_path: a LeaderWorkerSet's
+ * status.hpaPodSelector), as kube-apiserver's
  * ScaleREST serves it (`kubectl scale`, autoscalers). A write changes
  * spec.replicas alone (a new generation), only by the creator's Unix user
  * as any update of a workload (objects.c); the Scale's resourceVersion,
@@ -22,13 +24,25 @@
 
 #define RETRIES 5
 
-static json_t *scale_of(json_t *obj)
+/* status.selector: spec.selector's text, or the string at the row's
+ * selector path (empty while it is unset, as kube's ScaleREST for CRDs) */
+static char *selector_text(const api_kind_ops_t *ops, json_t *obj)
 {
+    if (ops && ops->scale_selector_path) {
+        const char *v = json_string_value(sl_kube_path(obj, ops->scale_selector_path));
+        return sl_xstrdup(v ? v : "");
+    }
     json_t *sel = sl_kube_path(obj, "spec.selector");
     sl_kube_selector_t *s =
         json_is_object(sel) ? sl_kube_label_selector_from_json(sel, NULL) : NULL;
     char *text = s ? sl_kube_selector_string(s) : sl_xstrdup("");
     sl_kube_selector_destroy(s);
+    return text;
+}
+
+static json_t *scale_of(const api_kind_ops_t *ops, json_t *obj)
+{
+    char *text = selector_text(ops, obj);
     json_t *r = sl_kube_path(obj, "spec.replicas");
     char rv[32];
     snprintf(rv, sizeof(rv), "%lld", (long long)sl_kube_rv(obj));
@@ -102,7 +116,7 @@ static json_t *scale_once(api_req_t *r, const api_path_t *p, sl_error_t *err)
         api_store_error(errno, NULL, err);
         return NULL;
     }
-    json_t *cur = scale_of(obj), *sc = wanted_scale(r, cur, err), *out = NULL;
+    json_t *cur = scale_of(p->res->ops, obj), *sc = wanted_scale(r, cur, err), *out = NULL;
     json_decref(cur);
     /* its replicas run as its creator: scaled by that Unix user only */
     if (!sc || check_scale(sc, p->name, err) < 0 || api_check_workload_owner(r, p, obj, err) < 0)
@@ -111,7 +125,7 @@ static json_t *scale_once(api_req_t *r, const api_path_t *p, sl_error_t *err)
     int64_t want = prv && *prv ? sl_kube_rv_parse(prv) : sl_kube_rv(obj);
     json_t *rep = sl_kube_path(sc, "spec.replicas");
     long long n = json_is_integer(rep) ? json_integer_value(rep) : 0;
-    json_t *spec = json_object_get(obj, "spec");
+    json_t *spec = json_object_get(obj, "spec"), *old = json_deep_copy(obj);
     if (!json_is_integer(json_object_get(spec, "replicas")) ||
         json_integer_value(json_object_get(spec, "replicas")) != n) {
         json_object_set_new(spec, "replicas", json_integer(n));
@@ -119,10 +133,16 @@ static json_t *scale_once(api_req_t *r, const api_path_t *p, sl_error_t *err)
             sl_kube_meta(obj), "generation",
             json_integer(json_integer_value(sl_kube_path(obj, "metadata.generation")) + 1));
     }
+    /* the kind's own limits on replicas (an LWS's 10000) hold for a scale */
+    const api_kind_ops_t *ops = p->res->ops;
+    int bad = ops && ops->validate_update && ops->validate_update(obj, old, err) < 0;
+    json_decref(old);
+    if (bad)
+        goto done;
     if (sl_store_update(r->api->store, p->res->store_name, obj, want, err) < 0)
         api_store_error(errno, err->text, err);
     else
-        out = scale_of(obj);
+        out = scale_of(p->res->ops, obj);
 done:
     json_decref(sc);
     json_decref(obj);
@@ -136,7 +156,7 @@ enum MHD_Result api_handle_scale(api_req_t *r, const api_path_t *p)
         json_t *obj = sl_store_get(r->api->store, p->res->store_name, p->ns, p->name);
         if (!obj)
             return api_reply_status(r, api_store_error_status(p->res, p->name, errno, NULL));
-        json_t *sc = scale_of(obj);
+        json_t *sc = scale_of(p->res->ops, obj);
         json_decref(obj);
         return api_reply_json(r, 200, sc);
     }

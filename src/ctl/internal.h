@@ -407,6 +407,11 @@ int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t 
 size_t ctl_submit_queue_length(sl_ctl_t *c);
 /* path of the pod folder (caller frees) */
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
+/* the namespace's Service names file (src/kinds/service/names.c), root's
+ * and 0644 in the namespace's folder (0711): its name carries an HMAC of
+ * the namespace under the shim key, so only the pods of the namespace,
+ * told it in shim.json, find it (caller frees) */
+char *ctl_service_names_path(sl_ctl_t *c, const char *ns);
 
 /* pull.c: 1 when the pod's registry images are in the store (or it has
  * none), 0 while a worker pulls them or a back-off runs (statuses and

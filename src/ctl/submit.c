@@ -38,6 +38,14 @@ char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid
     return sl_xasprintf("%s/%s/%s-%s", c->o.pods_root, ns, name, uid);
 }
 
+char *ctl_service_names_path(sl_ctl_t *c, const char *ns)
+{
+    char key[SL_AUTH_SHIM_TOKEN_LEN + 64], mac[SL_AUTH_SHIM_TOKEN_LEN + 1];
+    snprintf(key, sizeof key, "service-names/%s", ns);
+    sl_auth_shim_token(c->shim_key, key, mac);
+    return sl_xasprintf("%s/%s/.service-names-%.32s.json", c->o.pods_root, ns, mac);
+}
+
 typedef struct mark {
     uint32_t job_id;
     const char *message;
@@ -295,10 +303,13 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
     }
     cfg.claims = claims;
     cfg.claims_gres = claims_gres;
+    char *names = ctl_service_names_path(c, p->ns);
+    cfg.service_names = names;
     json_t *cms = referenced(c, model, p->ns, 0);
     json_t *secrets = referenced(c, model, p->ns, 1);
     sl_translate_result_t *r = NULL;
     int rc = sl_translate(model, cms, secrets, &cfg, &r, errs, &err);
+    free(names);
     free(claims_gres);
     ctl_pull_release(hold);
     json_decref(cms);

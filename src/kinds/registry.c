@@ -11,7 +11,7 @@
  * clustertrainingruntime: in src/kinds/trainjob/, beside the TrainJob; endpoints
  * and endpointslice: in src/kinds/service/, beside the Service they follow). A
  * Deployment before its ReplicaSets (a new one gets its pods in the same pass),
- * both before the Services (whose endpoints follow those pods) */
+ * both, and StatefulSets, before the Services (whose endpoints follow those pods) */
 #define SL_KINDS(X)                                                                                \
     X(job)                                                                                         \
     X(cronjob)                                                                                     \
@@ -22,6 +22,7 @@
     X(clustertrainingruntime)                                                                      \
     X(deployment)                                                                                  \
     X(replicaset)                                                                                  \
+    X(statefulset)                                                                                 \
     X(service)                                                                                     \
     X(endpoints)                                                                                   \
     X(endpointslice)                                                                               \

@@ -139,6 +139,7 @@ static const struct {
      * type, as a Job's */
     {"apps/v1", "Deployment", &t_job},
     {"apps/v1", "ReplicaSet", &t_job},
+    {"apps/v1", "StatefulSet", &t_job},
 };
 
 const struct smp_type *sl_kube_mergekeys_for(const char *api_version, const char *kind)

@@ -20,10 +20,23 @@ static int type_index(const char *name)
 
 int sl_schema_known_kind(const char *kind)
 {
-    static const char *const kinds[] = {
-        "Pod",           "ConfigMap",  "Secret",  "Namespace", "ServiceAccount", "Event",
-        "ResourceQuota", "Job",        "CronJob", "Service",   "Endpoints",      "EndpointSlice",
-        "Deployment",    "ReplicaSet", "Scale",   NULL};
+    static const char *const kinds[] = {"Pod",
+                                        "ConfigMap",
+                                        "Secret",
+                                        "Namespace",
+                                        "ServiceAccount",
+                                        "Event",
+                                        "ResourceQuota",
+                                        "Job",
+                                        "CronJob",
+                                        "Service",
+                                        "Endpoints",
+                                        "EndpointSlice",
+                                        "Deployment",
+                                        "ReplicaSet",
+                                        "Scale",
+                                        "StatefulSet",
+                                        NULL};
     for (int i = 0; kind && kinds[i]; i++)
         if (!strcmp(kinds[i], kind))
             return 1;

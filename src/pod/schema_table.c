@@ -33,13 +33,13 @@ static const sl_sfield_t f_AzureFileVolumeSource[] = {
     {"shareName", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CSIPersistentVolumeSource[] = {
-    {"controllerExpandSecretRef", SL_SF_STRUCT, 181},
-    {"controllerPublishSecretRef", SL_SF_STRUCT, 181},
+    {"controllerExpandSecretRef", SL_SF_STRUCT, 182},
+    {"controllerPublishSecretRef", SL_SF_STRUCT, 182},
     {"driver", SL_SF_LEAF, -1},
     {"fsType", SL_SF_LEAF, -1},
-    {"nodeExpandSecretRef", SL_SF_STRUCT, 181},
-    {"nodePublishSecretRef", SL_SF_STRUCT, 181},
-    {"nodeStageSecretRef", SL_SF_STRUCT, 181},
+    {"nodeExpandSecretRef", SL_SF_STRUCT, 182},
+    {"nodePublishSecretRef", SL_SF_STRUCT, 182},
+    {"nodeStageSecretRef", SL_SF_STRUCT, 182},
     {"readOnly", SL_SF_LEAF, -1},
     {"volumeAttributes", SL_SF_LEAF, -1},
     {"volumeHandle", SL_SF_LEAF, -1},
@@ -57,7 +57,7 @@ static const sl_sfield_t f_Capabilities[] = {
 };
 static const sl_sfield_t f_CephFSPersistentVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},         {"readOnly", SL_SF_LEAF, -1},
-    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 181}, {"user", SL_SF_LEAF, -1},
+    {"secretFile", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 182}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CephFSVolumeSource[] = {
     {"monitors", SL_SF_LEAF, -1},   {"path", SL_SF_LEAF, -1},        {"readOnly", SL_SF_LEAF, -1},
@@ -66,7 +66,7 @@ static const sl_sfield_t f_CephFSVolumeSource[] = {
 static const sl_sfield_t f_CinderPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 181},
+    {"secretRef", SL_SF_STRUCT, 182},
     {"volumeID", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_CinderVolumeSource[] = {
@@ -123,15 +123,15 @@ static const sl_sfield_t f_Container[] = {
     {"resources", SL_SF_STRUCT, 165},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 24},
-    {"securityContext", SL_SF_STRUCT, 183},
+    {"securityContext", SL_SF_STRUCT, 184},
     {"startupProbe", SL_SF_STRUCT, 150},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 204},
-    {"volumeMounts", SL_SF_ARRAY, 205},
+    {"volumeDevices", SL_SF_ARRAY, 212},
+    {"volumeMounts", SL_SF_ARRAY, 213},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ContainerExtendedResourceRequest[] = {
@@ -187,7 +187,7 @@ static const sl_sfield_t f_ContainerStatus[] = {
     {"state", SL_SF_STRUCT, 26},
     {"stopSignal", SL_SF_LEAF, -1},
     {"user", SL_SF_STRUCT, 31},
-    {"volumeMounts", SL_SF_ARRAY, 206},
+    {"volumeMounts", SL_SF_ARRAY, 214},
 };
 static const sl_sfield_t f_ContainerUser[] = {
     {"linux", SL_SF_STRUCT, 92},
@@ -307,7 +307,7 @@ static const sl_sfield_t f_Endpoints[] = {
 static const sl_sfield_t f_EnvFromSource[] = {
     {"configMapRef", SL_SF_STRUCT, 16},
     {"prefix", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 178},
+    {"secretRef", SL_SF_STRUCT, 179},
 };
 static const sl_sfield_t f_EnvVar[] = {
     {"name", SL_SF_LEAF, -1},
@@ -317,7 +317,7 @@ static const sl_sfield_t f_EnvVar[] = {
 static const sl_sfield_t f_EnvVarSource[] = {
     {"configMapKeyRef", SL_SF_STRUCT, 17}, {"fieldRef", SL_SF_STRUCT, 109},
     {"fileKeyRef", SL_SF_STRUCT, 62},      {"resourceFieldRef", SL_SF_STRUCT, 160},
-    {"secretKeyRef", SL_SF_STRUCT, 179},
+    {"secretKeyRef", SL_SF_STRUCT, 180},
 };
 static const sl_sfield_t f_EphemeralContainer[] = {
     {"args", SL_SF_LEAF, -1},
@@ -335,7 +335,7 @@ static const sl_sfield_t f_EphemeralContainer[] = {
     {"resources", SL_SF_STRUCT, 165},
     {"restartPolicy", SL_SF_LEAF, -1},
     {"restartPolicyRules", SL_SF_ARRAY, 24},
-    {"securityContext", SL_SF_STRUCT, 183},
+    {"securityContext", SL_SF_STRUCT, 184},
     {"startupProbe", SL_SF_STRUCT, 150},
     {"stdin", SL_SF_LEAF, -1},
     {"stdinOnce", SL_SF_LEAF, -1},
@@ -343,8 +343,8 @@ static const sl_sfield_t f_EphemeralContainer[] = {
     {"terminationMessagePath", SL_SF_LEAF, -1},
     {"terminationMessagePolicy", SL_SF_LEAF, -1},
     {"tty", SL_SF_LEAF, -1},
-    {"volumeDevices", SL_SF_ARRAY, 204},
-    {"volumeMounts", SL_SF_ARRAY, 205},
+    {"volumeDevices", SL_SF_ARRAY, 212},
+    {"volumeMounts", SL_SF_ARRAY, 213},
     {"workingDir", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_EphemeralVolumeSource[] = {
@@ -392,7 +392,7 @@ static const sl_sfield_t f_FileKeySelector[] = {
 };
 static const sl_sfield_t f_FlexPersistentVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},       {"options", SL_SF_LEAF, -1},
-    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 181},
+    {"readOnly", SL_SF_LEAF, -1}, {"secretRef", SL_SF_STRUCT, 182},
 };
 static const sl_sfield_t f_FlexVolumeSource[] = {
     {"driver", SL_SF_LEAF, -1},   {"fsType", SL_SF_LEAF, -1},      {"options", SL_SF_LEAF, -1},
@@ -463,7 +463,7 @@ static const sl_sfield_t f_ISCSIPersistentVolumeSource[] = {
     {"lun", SL_SF_LEAF, -1},
     {"portals", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 181},
+    {"secretRef", SL_SF_STRUCT, 182},
     {"targetPortal", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ISCSIVolumeSource[] = {
@@ -502,7 +502,7 @@ static const sl_sfield_t f_JobSpec[] = {
     {"manualSelector", SL_SF_LEAF, -1},        {"maxFailedIndexes", SL_SF_LEAF, -1},
     {"parallelism", SL_SF_LEAF, -1},           {"podFailurePolicy", SL_SF_STRUCT, 132},
     {"podReplacementPolicy", SL_SF_LEAF, -1},  {"selector", SL_SF_STRUCT, 88},
-    {"successPolicy", SL_SF_STRUCT, 194},      {"suspend", SL_SF_LEAF, -1},
+    {"successPolicy", SL_SF_STRUCT, 202},      {"suspend", SL_SF_LEAF, -1},
     {"template", SL_SF_STRUCT, 146},           {"ttlSecondsAfterFinished", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_JobStatus[] = {
@@ -516,7 +516,7 @@ static const sl_sfield_t f_JobStatus[] = {
     {"startTime", SL_SF_LEAF, -1},
     {"succeeded", SL_SF_LEAF, -1},
     {"terminating", SL_SF_LEAF, -1},
-    {"uncountedTerminatedPods", SL_SF_STRUCT, 202},
+    {"uncountedTerminatedPods", SL_SF_STRUCT, 210},
 };
 static const sl_sfield_t f_JobTemplateSpec[] = {
     {"metadata", SL_SF_STRUCT, 110},
@@ -544,8 +544,8 @@ static const sl_sfield_t f_Lifecycle[] = {
 static const sl_sfield_t f_LifecycleHandler[] = {
     {"exec", SL_SF_STRUCT, 60},
     {"httpGet", SL_SF_STRUCT, 73},
-    {"sleep", SL_SF_STRUCT, 191},
-    {"tcpSocket", SL_SF_STRUCT, 197},
+    {"sleep", SL_SF_STRUCT, 192},
+    {"tcpSocket", SL_SF_STRUCT, 205},
 };
 static const sl_sfield_t f_LinuxContainerUser[] = {
     {"gid", SL_SF_LEAF, -1},
@@ -668,9 +668,9 @@ static const sl_sfield_t f_PersistentVolumeClaimCondition[] = {
 };
 static const sl_sfield_t f_PersistentVolumeClaimSpec[] = {
     {"accessModes", SL_SF_LEAF, -1},
-    {"dataSource", SL_SF_STRUCT, 200},
-    {"dataSourceRef", SL_SF_STRUCT, 201},
-    {"resources", SL_SF_STRUCT, 209},
+    {"dataSource", SL_SF_STRUCT, 208},
+    {"dataSourceRef", SL_SF_STRUCT, 209},
+    {"resources", SL_SF_STRUCT, 217},
     {"selector", SL_SF_STRUCT, 88},
     {"storageClassName", SL_SF_LEAF, -1},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
@@ -711,18 +711,18 @@ static const sl_sfield_t f_PersistentVolumeSpec[] = {
     {"local", SL_SF_STRUCT, 96},
     {"mountOptions", SL_SF_LEAF, -1},
     {"nfs", SL_SF_STRUCT, 99},
-    {"nodeAffinity", SL_SF_STRUCT, 207},
+    {"nodeAffinity", SL_SF_STRUCT, 215},
     {"persistentVolumeReclaimPolicy", SL_SF_LEAF, -1},
     {"photonPersistentDisk", SL_SF_STRUCT, 122},
     {"portworxVolume", SL_SF_STRUCT, 148},
     {"quobyte", SL_SF_STRUCT, 152},
     {"rbd", SL_SF_STRUCT, 153},
-    {"scaleIO", SL_SF_STRUCT, 170},
+    {"scaleIO", SL_SF_STRUCT, 171},
     {"storageClassName", SL_SF_LEAF, -1},
-    {"storageos", SL_SF_STRUCT, 192},
+    {"storageos", SL_SF_STRUCT, 200},
     {"volumeAttributesClassName", SL_SF_LEAF, -1},
     {"volumeMode", SL_SF_LEAF, -1},
-    {"vsphereVolume", SL_SF_STRUCT, 211},
+    {"vsphereVolume", SL_SF_STRUCT, 219},
 };
 static const sl_sfield_t f_PersistentVolumeStatus[] = {
     {"lastPhaseTransitionTime", SL_SF_LEAF, -1},
@@ -739,7 +739,7 @@ static const sl_sfield_t f_Pod[] = {
     {"spec", SL_SF_STRUCT, 144},    {"status", SL_SF_STRUCT, 145},
 };
 static const sl_sfield_t f_PodAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 212},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 220},
     {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 125},
 };
 static const sl_sfield_t f_PodAffinityTerm[] = {
@@ -748,7 +748,7 @@ static const sl_sfield_t f_PodAffinityTerm[] = {
     {"namespaces", SL_SF_LEAF, -1},        {"topologyKey", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_PodAntiAffinity[] = {
-    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 212},
+    {"preferredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 220},
     {"requiredDuringSchedulingIgnoredDuringExecution", SL_SF_ARRAY, 125},
 };
 static const sl_sfield_t f_PodCertificateProjection[] = {
@@ -828,12 +828,12 @@ static const sl_sfield_t f_PodSecurityContext[] = {
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
     {"seLinuxChangePolicy", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 168},
-    {"seccompProfile", SL_SF_STRUCT, 176},
+    {"seLinuxOptions", SL_SF_STRUCT, 169},
+    {"seccompProfile", SL_SF_STRUCT, 177},
     {"supplementalGroups", SL_SF_LEAF, -1},
     {"supplementalGroupsPolicy", SL_SF_LEAF, -1},
-    {"sysctls", SL_SF_ARRAY, 196},
-    {"windowsOptions", SL_SF_STRUCT, 213},
+    {"sysctls", SL_SF_ARRAY, 204},
+    {"windowsOptions", SL_SF_STRUCT, 221},
 };
 static const sl_sfield_t f_PodSpec[] = {
     {"activeDeadlineSeconds", SL_SF_LEAF, -1},
@@ -875,9 +875,9 @@ static const sl_sfield_t f_PodSpec[] = {
     {"shareProcessNamespace", SL_SF_LEAF, -1},
     {"subdomain", SL_SF_LEAF, -1},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
-    {"tolerations", SL_SF_ARRAY, 198},
-    {"topologySpreadConstraints", SL_SF_ARRAY, 199},
-    {"volumes", SL_SF_ARRAY, 203},
+    {"tolerations", SL_SF_ARRAY, 206},
+    {"topologySpreadConstraints", SL_SF_ARRAY, 207},
+    {"volumes", SL_SF_ARRAY, 211},
 };
 static const sl_sfield_t f_PodStatus[] = {
     {"allocatedResources", SL_SF_LEAF, -1},
@@ -928,13 +928,13 @@ static const sl_sfield_t f_Probe[] = {
     {"initialDelaySeconds", SL_SF_LEAF, -1},
     {"periodSeconds", SL_SF_LEAF, -1},
     {"successThreshold", SL_SF_LEAF, -1},
-    {"tcpSocket", SL_SF_STRUCT, 197},
+    {"tcpSocket", SL_SF_STRUCT, 205},
     {"terminationGracePeriodSeconds", SL_SF_LEAF, -1},
     {"timeoutSeconds", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ProjectedVolumeSource[] = {
     {"defaultMode", SL_SF_LEAF, -1},
-    {"sources", SL_SF_ARRAY, 208},
+    {"sources", SL_SF_ARRAY, 216},
 };
 static const sl_sfield_t f_QuobyteVolumeSource[] = {
     {"group", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1}, {"registry", SL_SF_LEAF, -1},
@@ -943,7 +943,7 @@ static const sl_sfield_t f_QuobyteVolumeSource[] = {
 static const sl_sfield_t f_RBDPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},       {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
     {"monitors", SL_SF_LEAF, -1},     {"pool", SL_SF_LEAF, -1},  {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 181}, {"user", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 182}, {"user", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_RBDVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},      {"image", SL_SF_LEAF, -1}, {"keyring", SL_SF_LEAF, -1},
@@ -993,7 +993,7 @@ static const sl_sfield_t f_ResourceQuota[] = {
 };
 static const sl_sfield_t f_ResourceQuotaSpec[] = {
     {"hard", SL_SF_LEAF, -1},
-    {"scopeSelector", SL_SF_STRUCT, 174},
+    {"scopeSelector", SL_SF_STRUCT, 175},
     {"scopes", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ResourceQuotaStatus[] = {
@@ -1013,6 +1013,10 @@ static const sl_sfield_t f_RollingUpdateDeployment[] = {
     {"maxSurge", SL_SF_LEAF, -1},
     {"maxUnavailable", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_RollingUpdateStatefulSetStrategy[] = {
+    {"maxUnavailable", SL_SF_LEAF, -1},
+    {"partition", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_SELinuxOptions[] = {
     {"level", SL_SF_LEAF, -1},
     {"role", SL_SF_LEAF, -1},
@@ -1021,12 +1025,12 @@ static const sl_sfield_t f_SELinuxOptions[] = {
 };
 static const sl_sfield_t f_Scale[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
-    {"spec", SL_SF_STRUCT, 172},    {"status", SL_SF_STRUCT, 173},
+    {"spec", SL_SF_STRUCT, 173},    {"status", SL_SF_STRUCT, 174},
 };
 static const sl_sfield_t f_ScaleIOPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},           {"gateway", SL_SF_LEAF, -1},
     {"protectionDomain", SL_SF_LEAF, -1}, {"readOnly", SL_SF_LEAF, -1},
-    {"secretRef", SL_SF_STRUCT, 181},     {"sslEnabled", SL_SF_LEAF, -1},
+    {"secretRef", SL_SF_STRUCT, 182},     {"sslEnabled", SL_SF_LEAF, -1},
     {"storageMode", SL_SF_LEAF, -1},      {"storagePool", SL_SF_LEAF, -1},
     {"system", SL_SF_LEAF, -1},           {"volumeName", SL_SF_LEAF, -1},
 };
@@ -1045,7 +1049,7 @@ static const sl_sfield_t f_ScaleStatus[] = {
     {"selector", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_ScopeSelector[] = {
-    {"matchExpressions", SL_SF_ARRAY, 175},
+    {"matchExpressions", SL_SF_ARRAY, 176},
 };
 static const sl_sfield_t f_ScopedResourceSelectorRequirement[] = {
     {"operator", SL_SF_LEAF, -1},
@@ -1095,13 +1099,13 @@ static const sl_sfield_t f_SecurityContext[] = {
     {"runAsGroup", SL_SF_LEAF, -1},
     {"runAsNonRoot", SL_SF_LEAF, -1},
     {"runAsUser", SL_SF_LEAF, -1},
-    {"seLinuxOptions", SL_SF_STRUCT, 168},
-    {"seccompProfile", SL_SF_STRUCT, 176},
-    {"windowsOptions", SL_SF_STRUCT, 213},
+    {"seLinuxOptions", SL_SF_STRUCT, 169},
+    {"seccompProfile", SL_SF_STRUCT, 177},
+    {"windowsOptions", SL_SF_STRUCT, 221},
 };
 static const sl_sfield_t f_Service[] = {
     {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
-    {"spec", SL_SF_STRUCT, 188},    {"status", SL_SF_STRUCT, 189},
+    {"spec", SL_SF_STRUCT, 189},    {"status", SL_SF_STRUCT, 190},
 };
 static const sl_sfield_t f_ServiceAccount[] = {
     {"apiVersion", SL_SF_LEAF, -1},        {"automountServiceAccountToken", SL_SF_LEAF, -1},
@@ -1131,11 +1135,11 @@ static const sl_sfield_t f_ServiceSpec[] = {
     {"loadBalancerClass", SL_SF_LEAF, -1},
     {"loadBalancerIP", SL_SF_LEAF, -1},
     {"loadBalancerSourceRanges", SL_SF_LEAF, -1},
-    {"ports", SL_SF_ARRAY, 187},
+    {"ports", SL_SF_ARRAY, 188},
     {"publishNotReadyAddresses", SL_SF_LEAF, -1},
     {"selector", SL_SF_LEAF, -1},
     {"sessionAffinity", SL_SF_LEAF, -1},
-    {"sessionAffinityConfig", SL_SF_STRUCT, 190},
+    {"sessionAffinityConfig", SL_SF_STRUCT, 191},
     {"trafficDistribution", SL_SF_LEAF, -1},
     {"type", SL_SF_LEAF, -1},
 };
@@ -1149,6 +1153,48 @@ static const sl_sfield_t f_SessionAffinityConfig[] = {
 static const sl_sfield_t f_SleepAction[] = {
     {"seconds", SL_SF_LEAF, -1},
 };
+static const sl_sfield_t f_StatefulSet[] = {
+    {"apiVersion", SL_SF_LEAF, -1}, {"kind", SL_SF_LEAF, -1},      {"metadata", SL_SF_STRUCT, 110},
+    {"spec", SL_SF_STRUCT, 197},    {"status", SL_SF_STRUCT, 198},
+};
+static const sl_sfield_t f_StatefulSetCondition[] = {
+    {"lastTransitionTime", SL_SF_LEAF, -1},
+    {"message", SL_SF_LEAF, -1},
+    {"reason", SL_SF_LEAF, -1},
+    {"status", SL_SF_LEAF, -1},
+    {"type", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_StatefulSetOrdinals[] = {
+    {"start", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_StatefulSetPersistentVolumeClaimRetentionPolicy[] = {
+    {"whenDeleted", SL_SF_LEAF, -1},
+    {"whenScaled", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_StatefulSetSpec[] = {
+    {"minReadySeconds", SL_SF_LEAF, -1},
+    {"ordinals", SL_SF_STRUCT, 195},
+    {"persistentVolumeClaimRetentionPolicy", SL_SF_STRUCT, 196},
+    {"podManagementPolicy", SL_SF_LEAF, -1},
+    {"replicas", SL_SF_LEAF, -1},
+    {"revisionHistoryLimit", SL_SF_LEAF, -1},
+    {"selector", SL_SF_STRUCT, 88},
+    {"serviceName", SL_SF_LEAF, -1},
+    {"template", SL_SF_STRUCT, 146},
+    {"updateStrategy", SL_SF_STRUCT, 199},
+    {"volumeClaimTemplates", SL_SF_ARRAY, 114},
+};
+static const sl_sfield_t f_StatefulSetStatus[] = {
+    {"availableReplicas", SL_SF_LEAF, -1}, {"collisionCount", SL_SF_LEAF, -1},
+    {"conditions", SL_SF_ARRAY, 194},      {"currentReplicas", SL_SF_LEAF, -1},
+    {"currentRevision", SL_SF_LEAF, -1},   {"observedGeneration", SL_SF_LEAF, -1},
+    {"readyReplicas", SL_SF_LEAF, -1},     {"replicas", SL_SF_LEAF, -1},
+    {"updateRevision", SL_SF_LEAF, -1},    {"updatedReplicas", SL_SF_LEAF, -1},
+};
+static const sl_sfield_t f_StatefulSetUpdateStrategy[] = {
+    {"rollingUpdate", SL_SF_STRUCT, 168},
+    {"type", SL_SF_LEAF, -1},
+};
 static const sl_sfield_t f_StorageOSPersistentVolumeSource[] = {
     {"fsType", SL_SF_LEAF, -1},          {"readOnly", SL_SF_LEAF, -1},
     {"secretRef", SL_SF_STRUCT, 111},    {"volumeName", SL_SF_LEAF, -1},
@@ -1160,7 +1206,7 @@ static const sl_sfield_t f_StorageOSVolumeSource[] = {
     {"volumeNamespace", SL_SF_LEAF, -1},
 };
 static const sl_sfield_t f_SuccessPolicy[] = {
-    {"rules", SL_SF_ARRAY, 195},
+    {"rules", SL_SF_ARRAY, 203},
 };
 static const sl_sfield_t f_SuccessPolicyRule[] = {
     {"succeededCount", SL_SF_LEAF, -1},
@@ -1232,10 +1278,10 @@ static const sl_sfield_t f_Volume[] = {
     {"projected", SL_SF_STRUCT, 151},
     {"quobyte", SL_SF_STRUCT, 152},
     {"rbd", SL_SF_STRUCT, 154},
-    {"scaleIO", SL_SF_STRUCT, 171},
-    {"secret", SL_SF_STRUCT, 182},
-    {"storageos", SL_SF_STRUCT, 193},
-    {"vsphereVolume", SL_SF_STRUCT, 211},
+    {"scaleIO", SL_SF_STRUCT, 172},
+    {"secret", SL_SF_STRUCT, 183},
+    {"storageos", SL_SF_STRUCT, 201},
+    {"vsphereVolume", SL_SF_STRUCT, 219},
 };
 static const sl_sfield_t f_VolumeDevice[] = {
     {"devicePath", SL_SF_LEAF, -1},
@@ -1253,7 +1299,7 @@ static const sl_sfield_t f_VolumeMount[] = {
 static const sl_sfield_t f_VolumeMountStatus[] = {
     {"mountPath", SL_SF_LEAF, -1},       {"name", SL_SF_LEAF, -1},
     {"readOnly", SL_SF_LEAF, -1},        {"recursiveReadOnly", SL_SF_LEAF, -1},
-    {"volumeStatus", SL_SF_STRUCT, 210},
+    {"volumeStatus", SL_SF_STRUCT, 218},
 };
 static const sl_sfield_t f_VolumeNodeAffinity[] = {
     {"required", SL_SF_STRUCT, 106},
@@ -1263,8 +1309,8 @@ static const sl_sfield_t f_VolumeProjection[] = {
     {"configMap", SL_SF_STRUCT, 18},
     {"downwardAPI", SL_SF_STRUCT, 40},
     {"podCertificate", SL_SF_STRUCT, 127},
-    {"secret", SL_SF_STRUCT, 180},
-    {"serviceAccountToken", SL_SF_STRUCT, 186},
+    {"secret", SL_SF_STRUCT, 181},
+    {"serviceAccountToken", SL_SF_STRUCT, 187},
 };
 static const sl_sfield_t f_VolumeResourceRequirements[] = {
     {"limits", SL_SF_LEAF, -1},
@@ -1567,6 +1613,8 @@ const sl_stype_t sl_schema_types[] = {
     {"ResourceStatus", f_ResourceStatus, sizeof(f_ResourceStatus) / sizeof(f_ResourceStatus[0])},
     {"RollingUpdateDeployment", f_RollingUpdateDeployment,
      sizeof(f_RollingUpdateDeployment) / sizeof(f_RollingUpdateDeployment[0])},
+    {"RollingUpdateStatefulSetStrategy", f_RollingUpdateStatefulSetStrategy,
+     sizeof(f_RollingUpdateStatefulSetStrategy) / sizeof(f_RollingUpdateStatefulSetStrategy[0])},
     {"SELinuxOptions", f_SELinuxOptions, sizeof(f_SELinuxOptions) / sizeof(f_SELinuxOptions[0])},
     {"Scale", f_Scale, sizeof(f_Scale) / sizeof(f_Scale[0])},
     {"ScaleIOPersistentVolumeSource", f_ScaleIOPersistentVolumeSource,
@@ -1602,6 +1650,21 @@ const sl_stype_t sl_schema_types[] = {
     {"SessionAffinityConfig", f_SessionAffinityConfig,
      sizeof(f_SessionAffinityConfig) / sizeof(f_SessionAffinityConfig[0])},
     {"SleepAction", f_SleepAction, sizeof(f_SleepAction) / sizeof(f_SleepAction[0])},
+    {"StatefulSet", f_StatefulSet, sizeof(f_StatefulSet) / sizeof(f_StatefulSet[0])},
+    {"StatefulSetCondition", f_StatefulSetCondition,
+     sizeof(f_StatefulSetCondition) / sizeof(f_StatefulSetCondition[0])},
+    {"StatefulSetOrdinals", f_StatefulSetOrdinals,
+     sizeof(f_StatefulSetOrdinals) / sizeof(f_StatefulSetOrdinals[0])},
+    {"StatefulSetPersistentVolumeClaimRetentionPolicy",
+     f_StatefulSetPersistentVolumeClaimRetentionPolicy,
+     sizeof(f_StatefulSetPersistentVolumeClaimRetentionPolicy) /
+         sizeof(f_StatefulSetPersistentVolumeClaimRetentionPolicy[0])},
+    {"StatefulSetSpec", f_StatefulSetSpec,
+     sizeof(f_StatefulSetSpec) / sizeof(f_StatefulSetSpec[0])},
+    {"StatefulSetStatus", f_StatefulSetStatus,
+     sizeof(f_StatefulSetStatus) / sizeof(f_StatefulSetStatus[0])},
+    {"StatefulSetUpdateStrategy", f_StatefulSetUpdateStrategy,
+     sizeof(f_StatefulSetUpdateStrategy) / sizeof(f_StatefulSetUpdateStrategy[0])},
     {"StorageOSPersistentVolumeSource", f_StorageOSPersistentVolumeSource,
      sizeof(f_StorageOSPersistentVolumeSource) / sizeof(f_StorageOSPersistentVolumeSource[0])},
     {"StorageOSVolumeSource", f_StorageOSVolumeSource,
@@ -1640,4 +1703,4 @@ const sl_stype_t sl_schema_types[] = {
     {"WindowsSecurityContextOptions", f_WindowsSecurityContextOptions,
      sizeof(f_WindowsSecurityContextOptions) / sizeof(f_WindowsSecurityContextOptions[0])},
 };
-const size_t sl_schema_ntypes = 214;
+const size_t sl_schema_ntypes = 222;

@@ -110,6 +110,8 @@ int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_err
             sl_warn("the pod's hosts file: %s", herr.text);
         shim_names_init(&pod->names, spec->hosts);
         pod->has_names = 1;
+        if (spec->hosts->services)
+            pod->names_check_ms = sl_now_ms() + SHIM_NAMES_CHECK_MS;
     }
     pod->start_time = sl_tstamp_now();
     if (gethostname(pod->node, sizeof(pod->node) - 1) < 0)
@@ -662,9 +664,24 @@ void shim_pod_reap(shim_pod_t *pod)
     }
 }
 
+/* the Services' names changed: the pod's hosts file follows (hosts.h) */
+static void names_check(shim_pod_t *pod, long long now)
+{
+    if (!pod->names_check_ms || now < pod->names_check_ms)
+        return;
+    pod->names_check_ms = now + SHIM_NAMES_CHECK_MS;
+    sl_error_t err = SL_ERROR_INIT;
+    int rc = sl_hosts_refresh(pod->spec->hosts, &err);
+    if (rc < 0)
+        sl_warn("the pod's hosts file: %s", err.text);
+    else if (rc > 0)
+        sl_info("the pod's hosts file: Service names updated (%zu lines)", pod->spec->hosts->nsvc);
+}
+
 void shim_pod_timers(shim_pod_t *pod)
 {
     long long now = sl_now_ms();
+    names_check(pod, now);
     if (pod->terminating) {
         if (pod->kill_at_ms > 0 && now >= pod->kill_at_ms) {
             pod->kill_at_ms = 0;
@@ -715,6 +732,8 @@ long long shim_pod_next_timer(const shim_pod_t *pod)
         if (c->restart_at_ms > 0 && (t < 0 || c->restart_at_ms < t))
             t = c->restart_at_ms;
     }
+    if (pod->names_check_ms > 0 && (t < 0 || pod->names_check_ms < t))
+        t = pod->names_check_ms;
     long long p = shim_probe_next(pod);
     return p > 0 && (t < 0 || p < t) ? p : t;
 }

@@ -21,6 +21,9 @@
 #include "shimlib/report.h"
 #include "shimlib/spec.h"
 
+/* how often the pod's hosts file looks at the Service names file */
+#define SHIM_NAMES_CHECK_MS 2000
+
 typedef enum { CS_WAITING = 0, CS_RUNNING, CS_TERMINATED } shim_cstate_t;
 
 /* One finished run of a container (Kubernetes ContainerStateTerminated). */
@@ -88,9 +91,10 @@ typedef struct shim_pod {
     long long seq;
     sl_report_t *report;
     char node[256];
-    const char *oom_root; /* "" (tests of the OOM rule use a fake tree) */
-    shim_names_t names;   /* the pod's hosts file for "bindHosts" containers */
-    int has_names;        /* spec "hosts" given: names is set */
+    const char *oom_root;     /* "" (tests of the OOM rule use a fake tree) */
+    shim_names_t names;       /* the pod's hosts file for "bindHosts" containers */
+    int has_names;            /* spec "hosts" given: names is set */
+    long long names_check_ms; /* next look at the Service names file (0: none) */
 } shim_pod_t;
 
 /* pod.c */

@@ -11,11 +11,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int bad(sl_error_t *err, const char *path, const char *what)
 {
@@ -120,6 +123,13 @@ static int parse_all(json_t *v, sl_hosts_t *h, sl_error_t *err)
     if (parse_entries(v, "members", 0, &h->members, &h->nmembers, err) < 0 ||
         parse_entries(v, "aliases", 1, &h->aliases, &h->naliases, err) < 0)
         return -1;
+    json_t *svc = json_object_get(v, "services");
+    if (svc && !json_is_null(svc)) {
+        if (!json_is_string(svc) || json_string_value(svc)[0] != '/' ||
+            strlen(json_string_value(svc)) != json_string_length(svc))
+            return bad(err, "hosts.services", "must be an absolute path");
+        h->services = sl_xstrdup(json_string_value(svc));
+    }
     return 0;
 }
 
@@ -158,6 +168,8 @@ void sl_hosts_free(sl_hosts_t *h)
     sl_strv_free(h->names);
     entries_free(h->members, h->nmembers);
     entries_free(h->aliases, h->naliases);
+    free(h->services);
+    entries_free(h->svc, h->nsvc);
     free(h);
 }
 
@@ -189,6 +201,10 @@ char *sl_hosts_render(const sl_hosts_t *h, const char *base, const char *own_ip,
         sl_buf_puts(&b, "\n# Entries added by HostAliases.\n");
     for (size_t i = 0; i < h->naliases; i++)
         line(&b, h->aliases[i].ip, h->aliases[i].names, h->aliases[i].nnames);
+    if (h->nsvc)
+        sl_buf_puts(&b, "\n# Service names (slurmlink): the ready endpoints' addresses.\n");
+    for (size_t i = 0; i < h->nsvc; i++)
+        line(&b, h->svc[i].ip, h->svc[i].names, h->svc[i].nnames);
     return sl_buf_steal(&b);
 }
 
@@ -256,7 +272,51 @@ static char **member_ips(const sl_hosts_t *h, const char *me, const char *own_ip
     return ips;
 }
 
-int sl_hosts_write(const sl_hosts_t *h, sl_error_t *err)
+/* the Services' file's identity: "" when it is missing */
+static void stamp_of(const char *path, char *out, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    snprintf(out, len, "%llu/%lld/%lld.%09ld", (unsigned long long)st.st_ino, (long long)st.st_size,
+             (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+int sl_hosts_services_load(sl_hosts_t *h, sl_error_t *err)
+{
+    char stamp[sizeof h->svc_stamp];
+    if (!h->services)
+        return 0;
+    stamp_of(h->services, stamp, sizeof stamp);
+    if (!strcmp(stamp, h->svc_stamp))
+        return 0;
+    sl_hosts_entry_t *e = NULL;
+    size_t n = 0;
+    if (*stamp) {
+        json_error_t je;
+        json_t *v = json_load_file(h->services, 0, &je);
+        if (!v) { /* being replaced, or gone: the next check reads it */
+            errno = EINVAL;
+            return sl_errprintf(err, "%s: %s", h->services, je.text);
+        }
+        int rc = parse_entries(v, "entries", 1, &e, &n, err);
+        json_decref(v);
+        if (rc < 0) {
+            entries_free(e, n);
+            return -1;
+        }
+    }
+    entries_free(h->svc, h->nsvc);
+    h->svc = e;
+    h->nsvc = n;
+    snprintf(h->svc_stamp, sizeof h->svc_stamp, "%s", stamp);
+    return 1;
+}
+
+/* the file's text at this node's addresses (caller frees) */
+static char *render_here(const sl_hosts_t *h)
 {
     char *me = sl_node_name(), *own = sl_node_ips(0);
     char **ips = member_ips(h, me, own);
@@ -265,13 +325,39 @@ int sl_hosts_write(const sl_hosts_t *h, sl_error_t *err)
     if (!base)
         sl_warn("hosts: the node's /etc/hosts: %s", rerr.text);
     char *text = sl_hosts_render(h, base, own, (const char *const *)ips);
-    int rc = sl_write_file(h->path, text, strlen(text), 0644, err);
-    free(text);
     free(base);
     for (size_t i = 0; i < h->nmembers; i++)
         free(ips[i]);
     free(ips);
     free(me);
     free(own);
+    return text;
+}
+
+int sl_hosts_write(sl_hosts_t *h, sl_error_t *err)
+{
+    sl_error_t serr = SL_ERROR_INIT;
+    if (sl_hosts_services_load(h, &serr) < 0)
+        sl_warn("hosts: the Service names: %s", serr.text);
+    char *text = render_here(h);
+    int rc = sl_write_file(h->path, text, strlen(text), 0644, err);
+    free(text);
+    return rc;
+}
+
+int sl_hosts_refresh(sl_hosts_t *h, sl_error_t *err)
+{
+    int changed = sl_hosts_services_load(h, err);
+    if (changed <= 0)
+        return changed;
+    char *text = render_here(h);
+    size_t len = strlen(text);
+    int fd = open(h->path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    int rc = fd < 0 || pwrite(fd, text, len, 0) != (ssize_t)len || ftruncate(fd, (off_t)len) < 0
+                 ? sl_errprintf(err, "%s: %s", h->path, strerror(errno))
+                 : 1;
+    if (fd >= 0)
+        close(fd);
+    free(text);
     return rc;
 }

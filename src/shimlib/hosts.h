@@ -10,9 +10,15 @@
  * Slurm gives each step, so no member waits for another and the daemon
  * never reads a file the tenant can write.
  *
+ * The Services of the pod's namespace come from a file slurmlinkd keeps
+ * (shim.json's hosts.services: {"entries": [{ip, hostnames}]}, the ready
+ * endpoints' addresses, src/kinds/service/names.c); sl_hosts_refresh
+ * rewrites the pod's file when it changes.
+ *
  * The file: the node's /etc/hosts, then one line per pod (address, the
  * names fully qualified first, as the kubelet's managed hosts file), then
- * "# Entries added by HostAliases." and the aliases. */
+ * "# Entries added by HostAliases." and the aliases, then "# Service
+ * names." and the Services' lines. */
 #ifndef SL_SHIMLIB_HOSTS_H
 #define SL_SHIMLIB_HOSTS_H
 
@@ -37,6 +43,10 @@ typedef struct sl_hosts {
     size_t nmembers;
     sl_hosts_entry_t *aliases; /* spec.hostAliases */
     size_t naliases;
+    char *services;        /* absolute: the namespace's Service names file; NULL: none */
+    sl_hosts_entry_t *svc; /* its entries as last read */
+    size_t nsvc;
+    char svc_stamp[96]; /* its inode, size and mtime as last read ("" : none) */
 } sl_hosts_t;
 
 /* shim.json's "hosts" (field paths in errors start at "hosts"): 0 and *out
@@ -50,12 +60,22 @@ void sl_hosts_free(sl_hosts_t *h); /* NULL is a no-op */
 char *sl_hosts_render(const sl_hosts_t *h, const char *base, const char *own_ip,
                       const char *const *member_ip);
 
+/* Read h->services into h->svc when its stamp changed: 1 when it did
+ * (a missing file is no entries), 0 when not, -1 with err when it is not
+ * a valid file (the entries are then kept as they were). */
+int sl_hosts_services_load(sl_hosts_t *h, sl_error_t *err);
+
 /* Node index rank mod nodes of the expanded node list (NULL when empty). */
 const char *sl_hosts_member_node(char *const *nodes, long rank);
 
 /* Everything on the node: the addresses found and the file written (a new
  * file renamed over h->path, mode 0644): 0, or -1 with err. A member whose
  * node has no address here is left out and logged (sl_warn). */
-int sl_hosts_write(const sl_hosts_t *h, sl_error_t *err);
+int sl_hosts_write(sl_hosts_t *h, sl_error_t *err);
+
+/* The Services' file changed since the last read: the pod's file written
+ * again, in place (the containers' bind mounts hold its inode): 1 when
+ * rewritten, 0 when nothing changed, -1 with err. */
+int sl_hosts_refresh(sl_hosts_t *h, sl_error_t *err);
 
 #endif

@@ -83,6 +83,8 @@ json_t *tr_hosts_json(const tr_ctx_t *c)
     json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o}", "path", path, "hostname", h, "names",
                           names_json(&own), "members", members_json(c, own.v ? own.v[0] : ""),
                           "aliases", aliases_json(p));
+    if (c->cfg->service_names)
+        json_object_set_new(j, "services", json_string(c->cfg->service_names));
     free(path);
     sl_argv_free(&own);
     return j;

@@ -126,6 +126,9 @@ typedef struct sl_translate_config {
      * member with a subdomain gets its names in the pod's hosts file, at
      * the address of node R mod N of the job. NULL: not a gang member. */
     const json_t *gang_members;
+    /* the pod's namespace's Service names file (src/kinds/service/names.c),
+     * which the shim reads into the pod's hosts file; NULL: none */
+    const char *service_names;
 } sl_translate_config_t;
 
 typedef struct sl_translate_file {

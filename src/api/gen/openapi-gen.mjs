@@ -42,7 +42,7 @@ const BATCH_ROOTS = [...BATCH_KINDS.flatMap((k) => [`IoK8sApiBatchV1${k}`, `IoK8
                      "IoK8sApimachineryPkgApisMetaV1WatchEvent"];
 // apps/v1 (its own document; the scale subresource's autoscaling/v1 Scale in
 // it, as upstream's apps/v1 document holds it)
-const APPS_KINDS = ["Deployment", "ReplicaSet"];
+const APPS_KINDS = ["Deployment", "ReplicaSet", "StatefulSet"];
 const APPS_ROOTS = [...APPS_KINDS.flatMap((k) => [`IoK8sApiAppsV1${k}`, `IoK8sApiAppsV1${k}List`]),
                     "IoK8sApiAutoscalingV1Scale",
                     "IoK8sApimachineryPkgApisMetaV1Status", "IoK8sApimachineryPkgApisMetaV1DeleteOptions",
@@ -137,6 +137,7 @@ const PATCH = {
   "io.k8s.api.batch.v1.JobStatus": { conditions: ["merge", "type"] },
   "io.k8s.api.apps.v1.DeploymentStatus": { conditions: ["merge", "type"] },
   "io.k8s.api.apps.v1.ReplicaSetStatus": { conditions: ["merge", "type"] },
+  "io.k8s.api.apps.v1.StatefulSetStatus": { conditions: ["merge", "type"] },
 };
 
 function split(alias) {
@@ -202,6 +203,10 @@ function convert(t, imports) {
     if (!imports[m[0]]) throw new Error(`unimported ${t}`);
     return ref(m[1]);
   }
+  // an inline object the package writes for a whole kind (a StatefulSet's
+  // volumeClaimTemplates: PersistentVolumeClaim), the kind by its spec's type
+  if ((m = t.match(/^\{ .*"spec"\?: I(IoK8sApiCoreV1(\w+))Spec; .*\}$/)))
+    return ref(m[1]);
   throw new Error(`unknown TypeScript type: ${t}`);
 }
 

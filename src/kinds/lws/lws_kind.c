@@ -300,6 +300,8 @@ static const api_kind_ops_t lws_ops = {
     .validate_status = lws_validate_status,
     .table_columns = lws_columns,
     .table_cells = lws_cells,
+    .scale_sub = true, /* upstream's CRD: labelSelectorPath .status.hpaPodSelector */
+    .scale_selector_path = "status.hpaPodSelector",
 };
 
 const sl_kind_t sl_kind_lws = {

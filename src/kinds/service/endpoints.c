@@ -167,6 +167,15 @@ int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_
 
 /* ---- the objects the controller keeps ---- */
 
+/* the pod's spec.hostname when its subdomain is the Service's name (kube's
+ * endpoints controller: the name kube's DNS serves for that address) */
+static const char *pod_hostname(json_t *svc, json_t *pod)
+{
+    const char *h = sl_kube_path_str(pod, "spec.hostname");
+    const char *sub = sl_kube_path_str(pod, "spec.subdomain");
+    return h && *h && sub && !strcmp(sub, sl_kube_name(svc)) ? h : NULL;
+}
+
 static json_t *target_ref(json_t *pod)
 {
     return json_pack("{s:s, s:s, s:s, s:s}", "kind", "Pod", "namespace", sl_kube_namespace(pod),
@@ -238,6 +247,8 @@ static json_t *build_endpoints(json_t *svc, json_t *groups)
             json_t *a =
                 json_pack("{s:s, s:s, s:o}", "ip", sl_kube_path_str(p, "status.podIP"), "nodeName",
                           sl_kube_path_str(p, "spec.nodeName") ?: "", "targetRef", target_ref(p));
+            if (pod_hostname(svc, p))
+                json_object_set_new(a, "hostname", json_string(pod_hostname(svc, p)));
             json_array_append_new(pod_ready(p) ? ready : not_ready, a);
         }
         if (json_array_size(ready))
@@ -276,7 +287,7 @@ static void slice_name(json_t *svc, const char *key, char *out, size_t len)
     snprintf(out, len, "%.57s-%s", sl_kube_name(svc), sfx);
 }
 
-static json_t *slice_endpoint(json_t *pod)
+static json_t *slice_endpoint(json_t *svc, json_t *pod)
 {
     bool ready = pod_ready(pod);
     json_t *e = json_pack("{s:[s], s:{s:b, s:b, s:b}, s:o}", "addresses",
@@ -285,6 +296,8 @@ static json_t *slice_endpoint(json_t *pod)
     const char *node = sl_kube_path_str(pod, "spec.nodeName");
     if (node && *node)
         json_object_set_new(e, "nodeName", json_string(node));
+    if (pod_hostname(svc, pod))
+        json_object_set_new(e, "hostname", json_string(pod_hostname(svc, pod)));
     return e;
 }
 
@@ -299,7 +312,7 @@ static json_t *build_slice(json_t *svc, const char *key, json_t *g)
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(g, "pods"), i, p)
-        json_array_append_new(eps, slice_endpoint(p));
+        json_array_append_new(eps, slice_endpoint(svc, p));
     json_t *s = json_pack(
         "{s:s, s:s, s:{s:s, s:s, s:o, s:[{s:s, s:s, s:s, s:s, s:b, s:b}]}, s:s, s:o}", "apiVersion",
         "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", name, "namespace",
@@ -399,11 +412,21 @@ static void reconcile_store(sl_store_t *st, json_t *svc)
     json_decref(pods);
 }
 
-void svc_reconcile(struct sl_ctl *c, json_t *svc)
+void svc_reconcile_all(struct sl_ctl *c, json_t *svcs)
 {
-    if (unchanged(c->store, svc))
-        return;
-    reconcile_store(c->store, svc);
+    json_t *changed = json_object(), *svc;
+    size_t i;
+    json_array_foreach(svcs, i, svc)
+    {
+        if (unchanged(c->store, svc))
+            continue;
+        reconcile_store(c->store, svc);
+        json_object_set_new(changed, sl_kube_namespace(svc), json_true());
+    }
+    const char *ns;
+    json_t *v;
+    json_object_foreach(changed, ns, v) svc_names_sync(c, ns);
+    json_decref(changed);
 }
 
 void svc_gone(struct sl_ctl *c, json_t *svc)
@@ -415,6 +438,7 @@ void svc_gone(struct sl_ctl *c, json_t *svc)
     if (!now) { /* not made again under the same name meanwhile */
         drop(c->store, EPS, ns, name);
         drop_slices(c->store, ns, name, NULL);
+        svc_names_sync(c, ns);
     }
     json_decref(now);
 }
@@ -436,7 +460,10 @@ void svc_collect_gone(struct sl_ctl *c)
     size_t i;
     json_t *o;
     json_array_foreach(eps, i, o) if (orphan(c->store, o, sl_kube_name(o)))
+    {
         drop(c->store, EPS, sl_kube_namespace(o), sl_kube_name(o));
+        svc_names_sync(c, sl_kube_namespace(o));
+    }
     json_decref(eps);
     json_t *slices = sl_store_list(c->store, SLICES, NULL, NULL);
     json_array_foreach(slices, i, o)

@@ -349,7 +349,7 @@ const api_kind_ops_t svc_endpointslice_ops = {
 
 const sl_kind_t sl_kind_service = {
     .api = SVC_SERVICE_ROW,
-    .ctl = {.reconcile = svc_reconcile, .gone = svc_gone, .collect_gone = svc_collect_gone},
+    .ctl = {.reconcile_all = svc_reconcile_all, .gone = svc_gone, .collect_gone = svc_collect_gone},
 };
 const sl_kind_t sl_kind_endpoints = {.api = SVC_ENDPOINTS_ROW};
 const sl_kind_t sl_kind_endpointslice = {.api = SVC_ENDPOINTSLICE_ROW};

@@ -71,11 +71,17 @@ typedef struct svc_target {
 int svc_ready_targets(sl_store_t *st, json_t *svc, const char *port, svc_target_t *out, int max,
                       sl_error_t *err);
 
-/* The controller (endpoints.c): a Service's Endpoints and EndpointSlices
- * kept from its ready pods; what a deleted Service leaves, deleted. */
-void svc_reconcile(struct sl_ctl *c, json_t *svc);
+/* The controller (endpoints.c): every Service of the pass (the row's
+ * reconcile_all): the Endpoints and EndpointSlices of each whose pods or
+ * itself changed, kept from its ready pods, then the Service names of each
+ * namespace one of them is in; what a deleted Service leaves, deleted. */
+void svc_reconcile_all(struct sl_ctl *c, json_t *svcs);
 void svc_gone(struct sl_ctl *c, json_t *svc);
 void svc_collect_gone(struct sl_ctl *c);
+
+/* The namespace's Service names file (names.c) written from its stored
+ * Endpoints when its text changed; removed when it has none. */
+void svc_names_sync(struct sl_ctl *c, const char *ns);
 
 /* Table printers (printers.c). */
 json_t *svc_service_columns(void);

@@ -22,7 +22,7 @@ const batchRoots = ["Job", "CronJob"];
 const discoveryRoots = ["EndpointSlice"];
 // apps/v1 kinds likewise (the package's apps/v1), and autoscaling/v1 Scale,
 // the scale subresource's body
-const appsRoots = ["Deployment", "ReplicaSet"];
+const appsRoots = ["Deployment", "ReplicaSet", "StatefulSet"];
 const autoscalingRoots = ["Scale"];
 // apimachinery types are not in the package's v1 folder: written by hand
 const META = "IIoK8sApimachineryPkgApisMetaV1";
@@ -69,7 +69,15 @@ function load(name, from = dir) {
     re.lastIndex = i;
     const ref = t.match(/IIoK8s\w+/);
     let kind = "leaf", target = null;
-    if (ref) {
+    // an array of an inline object the package writes for a whole core kind
+    // (a StatefulSet's volumeClaimTemplates: PersistentVolumeClaim), the
+    // kind named by its spec's type
+    const inline = t.match(/^\s*Array<\{[\s\S]*"spec"\?: IIoK8sApiCoreV1(\w+)Spec;/);
+    if (inline) {
+      target = inline[1];
+      kind = "array";
+      folders[target] = dir;
+    } else if (ref) {
       const id = ref[0];
       let tname = null;
       if (id.startsWith(META)) {

@@ -95,7 +95,7 @@ int main(void)
             "{\"involvedObject\":{\"kind\":\"Pod\"},\"reason\":\"x\",\"series\":{\"count\":1},"
             "\"source\":{\"component\":\"c\"},\"reportingComponent\":\"r\",\"eventTime\":null}",
             "", "Event");
-    ok(sl_schema_unknown_fields("StatefulSet", NULL, NULL) == NULL, "unknown kind");
+    ok(sl_schema_unknown_fields("DaemonSet", NULL, NULL) == NULL, "unknown kind");
 
     json_t *p = json_loads(full, 0, NULL);
     char **w = sl_schema_pod_warnings(p, NULL);

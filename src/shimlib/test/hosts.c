@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static sl_hosts_t *parse(const char *text, sl_error_t *err)
@@ -74,6 +75,54 @@ static void write_on_node(void)
     free(path);
 }
 
+/* the Service names file: read at the first write, then followed by
+ * sl_hosts_refresh in place (the inode kept: bind mounts hold it) */
+static void services_follow(void)
+{
+    char dir[] = "/tmp/sl-hosts-svc-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "a folder for the files");
+    char *path = sl_xasprintf("%s/hosts", dir), *svc = sl_xasprintf("%s/names.json", dir);
+    unsetenv("SLURM_JOB_NODELIST");
+    sl_hosts_t h = {.path = path, .hostname = "c", .services = svc};
+    sl_error_t err = SL_ERROR_INIT;
+    is_int(sl_hosts_write(&h, &err), 0, "written without the Services' file (%s)", err.text);
+    is_int(sl_hosts_refresh(&h, &err), 0, "... still missing: nothing to do");
+    struct stat st0, st1;
+    ok(stat(path, &st0) == 0, "the pod's file is there");
+    const char *v1 = "{\"entries\":[{\"ip\":\"198.18.0.21\",\"hostnames\":"
+                     "[\"web.ns.svc.cluster.local\",\"web.ns.svc\",\"web.ns\",\"web\"]}]}";
+    sl_write_file(svc, v1, strlen(v1), 0644, &err);
+    is_int(sl_hosts_refresh(&h, &err), 1, "the Services' file appeared: rewritten (%s)", err.text);
+    char *text = sl_read_file(path, NULL, &err);
+    has_str(text ? text : "",
+            "# Service names (slurmlink): the ready endpoints' addresses.\n"
+            "198.18.0.21\tweb.ns.svc.cluster.local\tweb.ns.svc\tweb.ns\tweb\n",
+            "the Service's line at its endpoint's address");
+    free(text);
+    ok(stat(path, &st1) == 0 && st1.st_ino == st0.st_ino, "... in place: the same inode");
+    is_int(sl_hosts_refresh(&h, &err), 0, "unchanged: not rewritten");
+    const char *bad = "{\"entries\":[{\"ip\":\"198.18.0.22\",\"hostnames\":[\"x\\ny\"]}]}";
+    sl_write_file(svc, bad, strlen(bad), 0644, &err);
+    sl_error_clear(&err);
+    is_int(sl_hosts_refresh(&h, &err), -1, "a name with a newline: refused");
+    text = sl_read_file(path, NULL, &err);
+    ok(text && strstr(text, "198.18.0.21\tweb.ns.svc.cluster.local") &&
+           !strstr(text, "198.18.0.22"),
+       "... the last good names kept");
+    free(text);
+    unlink(svc);
+    sl_error_clear(&err);
+    is_int(sl_hosts_refresh(&h, &err), 1, "the Services' file removed: rewritten");
+    text = sl_read_file(path, NULL, &err);
+    ok(text && !strstr(text, "web") && !strstr(text, "Service names"), "... without them");
+    free(text);
+    ok(h.nsvc == 0 && h.svc == NULL, "... and no entries held");
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(svc);
+}
+
 int main(void)
 {
     sl_error_t err = SL_ERROR_INIT;
@@ -128,5 +177,6 @@ int main(void)
             "\"hostnames\":[\"a\\tb\"]}]}",
             "hosts.aliases[0].hostnames[0]", "an alias name with a tab");
     write_on_node();
+    services_follow();
     return tap_done();
 }
