@@ -21,7 +21,7 @@
 # REGISTRY (HOST:PORT, plain HTTP), pushes each tag as REGISTRY/kubeflow/TAG:v1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-oci=${1:?usage: kubeflow-images.sh OCI_DIR [REGISTRY]}
+oci=$(realpath -m "${1:?usage: kubeflow-images.sh OCI_DIR [REGISTRY]}")
 reg=${2:-}
 py=/usr/bin/python3
 src=$root/examples/kubeflow-images

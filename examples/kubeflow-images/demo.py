@@ -11,6 +11,6 @@ torch.manual_seed(0)
 model = torch.nn.Linear(28 * 28, 10)
 first, last = slexample.train(model, rank)
 same = slexample.replicas_equal(model)
-print(f"cpu-demo rank={rank} world={world} loss {first:.3f} -> {last:.3f} replicas-equal={same}", flush=True)
+slexample.say(f"cpu-demo rank={rank} world={world} loss {first:.3f} -> {last:.3f} replicas-equal={same}")
 dist.destroy_process_group()
 assert same

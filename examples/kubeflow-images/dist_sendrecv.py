@@ -14,9 +14,9 @@ if rank == 0:
         dist.recv(t, src=src)
         got.append(int(t.item()))
     total = sum(got)
-    print(f"sendrecv rank=0 world={world} received={sorted(got)} sum={total}", flush=True)
+    slexample.say(f"sendrecv rank=0 world={world} received={sorted(got)} sum={total}")
     assert total == world * (world - 1) // 2
 else:
     dist.send(torch.tensor([float(rank)]), dst=0)
-    print(f"sendrecv rank={rank} world={world} sent={rank}", flush=True)
+    slexample.say(f"sendrecv rank={rank} world={world} sent={rank}")
 dist.destroy_process_group()

@@ -12,7 +12,7 @@ rank, world = slexample.init()
 t = torch.ones(1)
 dist.all_reduce(t)
 group = os.environ.get("GROUP_RANK", "?")
-print(f"echo rank={rank} world={world} group_rank={group} restarts={os.environ.get('TORCHELASTIC_RESTART_COUNT', '?')} "
-      f"sum={int(t.item())}", flush=True)
+slexample.say(f"echo rank={rank} world={world} group_rank={group} restarts={os.environ.get('TORCHELASTIC_RESTART_COUNT', '?')} "
+      f"sum={int(t.item())}")
 dist.destroy_process_group()
 assert int(t.item()) == world

@@ -35,9 +35,9 @@ torch.manual_seed(0)
 model = Net()
 for e in range(a.epochs):
     first, last = slexample.train(model, rank + e * world, batch=a.batch_size, lr=a.lr)
-    print(f"mnist rank={rank} world={world} epoch={e + 1} loss {first:.3f} -> {last:.3f}", flush=True)
+    slexample.say(f"mnist rank={rank} world={world} epoch={e + 1} loss {first:.3f} -> {last:.3f}")
 acc = slexample.accuracy(model)
 same = slexample.replicas_equal(model)
-print(f"mnist rank={rank} accuracy={acc:.2f} replicas-equal={same} device={'cuda' if cuda else 'cpu'} backend={dist.get_backend()}", flush=True)
+slexample.say(f"mnist rank={rank} accuracy={acc:.2f} replicas-equal={same} device={'cuda' if cuda else 'cpu'} backend={dist.get_backend()}")
 dist.destroy_process_group()
 assert same

@@ -58,5 +58,11 @@ def accuracy(model):
         return (model(x).argmax(dim=1) == y).float().mean().item()
 
 
+def say(line):
+    """One line in one write: the processes of a pod share its stdout, and
+    print() writes the text and its newline apart (PYTHONUNBUFFERED)."""
+    os.write(1, (line + "\n").encode())
+
+
 def node():
     return os.environ.get("HOSTNAME") or os.uname().nodename
