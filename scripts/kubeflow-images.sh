@@ -1,0 +1,130 @@
+#!/bin/bash
+# kubeflow-images.sh — the images Kubeflow's own examples name, made offline
+# from this machine's files (no registry on the internet): Debian's Python
+# 3.11 and python3-torch (CPU, gloo) with the libraries they load, busybox
+# for a shell, and slurmlink's own small training scripts
+# (examples/kubeflow-images/: not Kubeflow's code, synthetic data instead of
+# a download). One layer, several tags that differ in their config only
+# (entrypoint, working directory, environment), as the examples' Dockerfiles:
+#   cpu-demo   WORKDIR /, /demo.py            (examples/pytorch/cpu-demo: `torchrun demo.py`)
+#   echo       WORKDIR /workspace, ENTRYPOINT python -m torch.distributed.run
+#                                              (examples/pytorch/elastic/echo: `... ./echo.py`)
+#   mnist      ENTRYPOINT python /opt/mnist/src/mnist.py   (examples/pytorch/mnist)
+#   sendrecv   ENTRYPOINT python /opt/mlkube/dist_sendrecv.py (examples/pytorch/smoke-dist)
+#   torch      no entrypoint: python, torchrun and the scripts (the demo's training)
+# Every tag sets PET_REDIRECTS=2 and PET_TEE=2: Debian's torch 1.13 on Python
+# 3.11 parses torchrun's default --redirects 0 as None and fails (Std.from_str);
+# 2 sends each worker's stderr to the console as well as its log file.
+#   scripts/kubeflow-images.sh OCI_DIR [REGISTRY]
+# builds OCI_DIR (an OCI layout; kept while this script, the scripts and the
+# Debian packages are unchanged, so a second run only pushes) and, with
+# REGISTRY (HOST:PORT, plain HTTP), pushes each tag as REGISTRY/kubeflow/TAG:v1.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+oci=$(realpath -m "${1:?usage: kubeflow-images.sh OCI_DIR [REGISTRY]}")
+reg=${2:-}
+py=/usr/bin/python3
+src=$root/examples/kubeflow-images
+tags=(cpu-demo echo mnist sendrecv torch)
+
+for t in umoci skopeo busybox; do command -v $t >/dev/null || { echo "$t is missing (scripts/deps.sh)" >&2; exit 1; }; done
+$py -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
+  { echo "python3-torch with gloo is missing (scripts/deps.sh)" >&2; exit 1; }
+
+stamp=$({
+  cat "$0" "$src"/*.py
+  dpkg-query -W -f '${Package} ${Version}\n' python3-torch python3.11-minimal libpython3.11-stdlib python3-numpy busybox-static 2>/dev/null
+} | sha256sum | cut -c1-64)
+
+# the host files the image needs: the interpreter, its standard library, the
+# packages importing torch (and its launcher) loads, and every shared
+# library those load (their ldd closure), each as /usr/... (merged /usr)
+host_files() {
+  $py - <<'PY'
+import glob, os, subprocess, sys
+import torch, torch.distributed.run, torch.nn, torch.optim, numpy  # noqa: F401
+dp = "/usr/lib/python3/dist-packages/"
+out = {"/usr/bin/python3.11", "/usr/lib/python3.11", "/usr/bin/torchrun"}
+for m in list(sys.modules.values()):
+    f = getattr(m, "__file__", None) or ""
+    if f.startswith(dp):
+        top = f[len(dp):].split("/")[0]
+        out.add(dp + top)
+out.update(glob.glob(dp + "torch-*-info"))  # torchrun's entry point metadata
+def usr(p):  # /lib/x/y -> /usr/lib/x/y without resolving the last link
+    return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+def chain(p):  # every link on the way to p's file, and the file
+    hops = []
+    while os.path.islink(p):
+        hops.append(usr(p))
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+    return hops + [os.path.realpath(p)]
+sos = ["/usr/bin/python3.11"]
+for d in [p for p in out if os.path.isdir(p)]:
+    for r, _, fs in os.walk(d):
+        for f in fs:
+            f = os.path.join(r, f)
+            if not os.path.exists(f):  # a dangling link (torch/lib's caffe2 ones)
+                continue
+            if os.path.islink(f):  # torch/lib/*.so: links into /usr/lib, loaded by ctypes
+                out.update(chain(f))
+            if ".so" in f:
+                sos.append(os.path.realpath(f))
+libs = set()
+for i in range(0, len(sos), 200):
+    o = subprocess.run(["ldd"] + sos[i:i + 200], capture_output=True, text=True).stdout
+    libs.update(w for line in o.splitlines() for w in line.split() if w.startswith("/") and not w.endswith(":"))
+for lib in libs:
+    out.update(chain(lib))
+for p in sorted(out):
+    print(p.lstrip("/"))
+PY
+}
+
+build() {
+  local w=$oci.tmp b
+  rm -rf "$w" && mkdir -p "$w"
+  umoci init --layout "$w/oci" && umoci new --image "$w/oci:base"
+  umoci unpack --rootless --image "$w/oci:base" "$w/b" >/dev/null
+  b=$w/b/rootfs
+  host_files >"$w/files"
+  (cd / && tar -cf - --exclude=usr/lib/python3.11/test --exclude='__pycache__' -T "$w/files") | tar -C "$b" -xf -
+  ln -s usr/bin "$b/bin" && ln -s usr/lib "$b/lib" && ln -s usr/sbin "$b/sbin" && mkdir -p "$b/usr/sbin" "$b/tmp"
+  [ -e "$b/usr/lib64" ] && ln -s usr/lib64 "$b/lib64"
+  chmod 1777 "$b/tmp"
+  # what charliecloud binds over or reads: names for localhost, users
+  mkdir -p "$b/etc" && printf '127.0.0.1 localhost\n::1 localhost\n' >"$b/etc/hosts" && : >"$b/etc/resolv.conf"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' >"$b/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$b/etc/group"
+  cp /bin/busybox "$b/usr/bin/busybox"
+  for t in sh env cat ls sleep hostname id; do ln -sf busybox "$b/usr/bin/$t"; done
+  ln -s python3.11 "$b/usr/bin/python3" && ln -s python3.11 "$b/usr/bin/python"
+  install -D -m 644 "$src/slexample.py" "$b/opt/slurmlink/slexample.py"
+  install -m 644 "$src/demo.py" "$b/demo.py"
+  install -D -m 644 "$src/echo.py" "$b/workspace/echo.py"
+  install -D -m 644 "$src/mnist.py" "$b/opt/mnist/src/mnist.py"
+  install -D -m 644 "$src/dist_sendrecv.py" "$b/opt/mlkube/dist_sendrecv.py"
+  umoci repack --image "$w/oci:base" "$w/b" && rm -rf "$w/b"
+  umoci config --image "$w/oci:base" --config.env PATH=/usr/local/bin:/usr/bin:/bin \
+    --config.env PYTHONPATH=/opt/slurmlink --config.env PET_REDIRECTS=2 --config.env PET_TEE=2 \
+    --config.env PYTHONUNBUFFERED=1
+  umoci config --image "$w/oci:base" --tag cpu-demo --config.workingdir /
+  umoci config --image "$w/oci:base" --tag torch --config.workingdir /
+  umoci config --image "$w/oci:base" --tag echo --config.workingdir /workspace \
+    --config.env PYTHONPATH=/opt/slurmlink:/workspace \
+    --config.entrypoint python --config.entrypoint -m --config.entrypoint torch.distributed.run
+  umoci config --image "$w/oci:base" --tag mnist --config.workingdir /opt/mnist/src \
+    --config.entrypoint python --config.entrypoint /opt/mnist/src/mnist.py
+  umoci config --image "$w/oci:base" --tag sendrecv --config.workingdir / \
+    --config.entrypoint python --config.entrypoint /opt/mlkube/dist_sendrecv.py
+  echo "$stamp" >"$w/stamp"
+  rm -rf "$oci" && mv "$w" "$oci"
+}
+
+if [ "$(cat "$oci/stamp" 2>/dev/null)" != "$stamp" ]; then
+  build >&2
+fi
+[ -z "$reg" ] && exit 0
+for t in "${tags[@]}"; do
+  skopeo copy --quiet --dest-tls-verify=false "oci:$oci/oci:$t" "docker://$reg/kubeflow/$t:v1"
+done
