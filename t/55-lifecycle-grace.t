@@ -11,25 +11,28 @@
 # accounting, unmodified kubectl. Times are printed (diag), not asserted:
 # bench/delete-grace.sh measures them.
 source "$(dirname "$0")/lib.sh"
-plan 9
+plan 15
 
 cluster_up --gpus 0 --cpus 2 --accounting || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-cat <<'YAML' | kc apply -f - >/dev/null
+trapper() { cat <<YAML | kc apply -f - >/dev/null
 apiVersion: v1
 kind: Pod
-metadata: {name: g1}
+metadata: {name: $1}
 spec:
   restartPolicy: Never
   terminationGracePeriodSeconds: 30
   containers:
   - name: main
     image: busybox
-    command: [sh, -c, 'trap "echo TERM-at \$(date +%s)" TERM; echo started; while :; do echo "tick $(date +%s)"; sleep 0.2; done']
+    command: [sh, -c, 'trap "echo TERM-at \\\$(date +%s)" TERM; echo started; while :; do echo "tick \$(date +%s)"; sleep 0.2; done']
     resources: {requests: {cpu: 100m, memory: 64Mi}}
 YAML
+}
+trapper g1
+trapper g2
 running() { [ -n "$(kc get pod g1 -o jsonpath='{.status.containerStatuses[0].state.running.startedAt}')" ]; }
 ok wait_for 60 running "a pod trapping SIGTERM (its own grace period 30 s) runs"
 js=$(kc get pod g1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
@@ -58,3 +61,21 @@ diag "$(grep -E "grace period|SIGKILL|exit" "$CL/shim.log")"
 ended() { [[ "$(sacct -n -X -P -j "$js" -o State 2>/dev/null)" =~ ^(COMPLETED|FAILED|CANCELLED) ]]; }
 ok wait_for 60 ended "its Slurm job $js ends in accounting"
 like "$(sacct -n -X -P -j "$js" -o State 2>/dev/null)" '^CANCELLED' "its Slurm job $js is CANCELLED in accounting (not FAILED by a signal)"
+
+# --- a second delete shortens the first's grace period ------------------------------------
+running2() { [ -n "$(kc get pod g2 -o jsonpath='{.status.containerStatuses[0].state.running.startedAt}')" ]; }
+ok wait_for 60 running2 "a second such pod, g2, runs"
+js2=$(kc get pod g2 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
+uid2=$(kc get pod g2 -o jsonpath='{.metadata.uid}')
+tail -n +1 -F "$CL/pods/default/g2-$uid2/job.out" >"$CL/shim2.log" 2>/dev/null &
+tail2=$!
+on_exit "kill $tail2 2>/dev/null"
+kc delete pod g2 --wait=false >/dev/null 2>&1
+shim_waits() { grep -q 'stopping containers (grace period 30 s)' "$CL/shim2.log"; }
+ok wait_for 30 shim_waits "kubectl delete g2 (its own 30 s): the shim stops its containers with 30 s"
+ok timeout 120 kubectl --cache-dir "$CL/kcache" delete pod g2 --grace-period=2 "a second delete, --grace-period=2, returns"
+like "$(cat "$CL/shim2.log")" 'grace period now 2 s' "the shim took the second delete's 2 s"
+diag "$(grep -E "grace period|SIGKILL|exit" "$CL/shim2.log")"
+ended2() { [[ "$(sacct -n -X -P -j "$js2" -o State 2>/dev/null)" =~ ^(COMPLETED|FAILED|CANCELLED) ]]; }
+ok wait_for 60 ended2 "g2's Slurm job $js2 ends in accounting"
+like "$(sacct -n -X -P -j "$js2" -o State 2>/dev/null)" '^CANCELLED' "g2's Slurm job is CANCELLED in accounting"
