@@ -150,6 +150,10 @@ void api_podmetrics_record(api_podmetrics_t *pm, json_t *ev)
 static void go_duration(int64_t ns, char *buf, size_t len)
 {
     long long ms = (long long)(ns / 1000000);
+    if (ms < 1000) { /* Go: "500ms" */
+        snprintf(buf, len, "%lldms", ms);
+        return;
+    }
     snprintf(buf, len, "%lld.%03llds", ms / 1000, ms % 1000);
     char *dot = strchr(buf, '.'), *end = buf + strlen(buf) - 1; /* at the 's' */
     char *z = end;
