@@ -52,6 +52,8 @@ struct sl_api {
     atomic_int stopping;             /* streams end when set */
     pthread_t janitor;
     bool janitor_started;
+    /* the pods' last usage samples (podmetrics.h) */
+    struct api_podmetrics *podmetrics;
 
     /* exec (exec.c, wsexec.c): NULL paths take the defaults; the live
      * sessions (their threads) */

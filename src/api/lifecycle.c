@@ -9,6 +9,7 @@
  * (pods leave them when the lifecycle controller removes them) and expires
  * events once a minute. */
 #include "api/internal.h"
+#include "api/podmetrics.h"
 #include "common/argv.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -199,6 +200,8 @@ enum MHD_Result api_handle_shim_event(api_req_t *r)
     int rc = hook(hook_arg, bearer, ev, &err);
     int e = errno;
     /* the pod's token was good: its connection counts as that pod's */
+    if (rc == 0 && !strcmp(json_string_value(json_object_get(ev, "event")), "usage"))
+        api_podmetrics_record(api->podmetrics, ev); /* kubectl top pod */
     char *who =
         rc == 0 ? sl_xasprintf("shim:%s", json_string_value(json_object_get(ev, "pod_uid"))) : NULL;
     json_decref(ev);

@@ -5,10 +5,11 @@
  *                 runnable threads, not CPU time
  *   usage.memory  the memory Slurm has allocated to jobs on the node
  *                 (AllocMem), not what they use
- * PodMetrics are not served: a running job's live usage is Slurm's step
- * statistics (sstat), which libslurm does not offer as a public API. */
+ * PodMetrics, the group's other resource, come from the pods' shims
+ * (podmetrics.c): the discovery of the group lists both. */
 #include "api/nodemetrics.h"
 #include "api/internal.h"
+#include "api/podmetrics.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
@@ -31,6 +32,10 @@ void api_nodemetrics_resources(const char *group, const char *version, json_t *l
         json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:[s, s]}", "name", "nodes",
                                               "singularName", "", "namespaced", 0, "kind",
                                               "NodeMetrics", "verbs", "get", "list"));
+    if (api_nodemetrics_group(group, version))
+        json_array_append_new(list, json_pack("{s:s, s:s, s:b, s:s, s:[s, s]}", "name", "pods",
+                                              "singularName", "", "namespaced", 1, "kind",
+                                              "PodMetrics", "verbs", "get", "list"));
 }
 
 void api_nodemetrics_groups(json_t *groups)
@@ -44,10 +49,13 @@ void api_nodemetrics_groups(json_t *groups)
 
 void api_nodemetrics_aggregated(json_t *items)
 {
-    json_t *res =
-        json_pack("[{s:s, s:{s:s, s:s, s:s}, s:s, s:s, s:[s, s]}]", "resource", "nodes",
-                  "responseKind", "group", GROUP, "version", VERSION, "kind", "NodeMetrics",
-                  "scope", "Cluster", "singularResource", "", "verbs", "get", "list");
+    json_t *res = json_pack(
+        "[{s:s, s:{s:s, s:s, s:s}, s:s, s:s, s:[s, s]}, {s:s, s:{s:s, s:s, s:s}, s:s, s:s, s:[s, "
+        "s]}]",
+        "resource", "nodes", "responseKind", "group", GROUP, "version", VERSION, "kind",
+        "NodeMetrics", "scope", "Cluster", "singularResource", "", "verbs", "get", "list",
+        "resource", "pods", "responseKind", "group", GROUP, "version", VERSION, "kind",
+        "PodMetrics", "scope", "Namespaced", "singularResource", "", "verbs", "get", "list");
     json_array_append_new(items,
                           json_pack("{s:{s:s, s:n}, s:[{s:s, s:o, s:s}]}", "metadata", "name",
                                     GROUP, "creationTimestamp", "versions", "version", VERSION,
@@ -93,6 +101,8 @@ static enum MHD_Result reply_nodes(api_req_t *r, const api_path_t *p, sl_slurm_n
 
 enum MHD_Result api_handle_nodemetrics(api_req_t *r, const api_path_t *p, const char *resource)
 {
+    if (!strcmp(resource, "pods"))
+        return api_handle_podmetrics(r, p);
     if (strcmp(resource, "nodes") != 0 || p->ns || p->sub || p->watch_prefix)
         return api_reply_status(r, sl_kube_status_not_found_url());
     if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0)

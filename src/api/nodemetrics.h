@@ -19,7 +19,8 @@ void api_nodemetrics_groups(json_t *groups);
 void api_nodemetrics_aggregated(json_t *items);
 /* GET .../metrics.k8s.io/v1beta1/nodes[/NAME], after the router authorized
  * it: a NodeMetricsList or NodeMetrics; 503 when Slurm does not answer;
- * 404 for pods (not served) and other paths. */
+ * .../pods[/NAME] goes to api_handle_podmetrics (podmetrics.h); 404 for
+ * other paths. */
 enum MHD_Result api_handle_nodemetrics(struct api_req *r, const struct api_path *p,
                                        const char *resource);
 

@@ -15,6 +15,7 @@
  * identity. */
 #include "api/facts.h"
 #include "api/internal.h"
+#include "api/podmetrics.h"
 #include "http/url.h"
 #include "api/rowcache.h"
 #include "http/conns.h"
@@ -295,6 +296,7 @@ static sl_api_t *api_alloc(const sl_api_opts_t *opts)
     api->conns = http_conns_create(&limits);
     api->rows = api_rowcache_create(API_ROWCACHE_BYTES);
     api->facts = api_facts_create();
+    api->podmetrics = api_podmetrics_create();
     atomic_init(&api->stopping, 0);
     return api;
 }
@@ -424,6 +426,7 @@ void sl_api_destroy(sl_api_t *api)
     http_conns_destroy(api->conns);
     api_rowcache_destroy(api->rows);
     api_facts_destroy(api->facts);
+    api_podmetrics_free(api->podmetrics);
     pthread_mutex_destroy(&api->hook_lock);
     free(api->pods_root);
     free(api->shim_path);

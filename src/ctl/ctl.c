@@ -17,6 +17,7 @@
 #include "kube/meta.h"
 #include "metrics/metrics.h"
 #include "podfs/podfs.h"
+#include "shimlib/spec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -403,12 +404,32 @@ static int stop_job(sl_ctl_t *c, ctl_pod_t *p, int sig)
     return 1;
 }
 
+/* A delete's grace period shorter than the pod's: the shim is told
+ * (DIR/delete-grace, read when the cancel's SIGTERM reaches it) and the job
+ * is cancelled at once, so that it ends CANCELLED: the containers get
+ * SIGTERM, the shim SIGKILLs them at the delete's grace period and exits,
+ * and the job ends without waiting for slurm.conf's KillWait. 1 when p was
+ * freed (its job is gone). */
+static int cancel_shorter(sl_ctl_t *c, ctl_pod_t *p)
+{
+    char *dir = ctl_pod_dir(c, p->ns, p->name, p->uid);
+    char g[16];
+    snprintf(g, sizeof(g), "%d\n", p->grace_s > 0 ? p->grace_s : 0);
+    sl_error_t err = SL_ERROR_INIT;
+    if (sl_podfs_put(dir, SL_SHIM_DELETE_GRACE, g, strlen(g), &err) < 0)
+        sl_warn("pod %s/%s: the delete's grace period: %s", p->ns, p->name, err.text);
+    free(dir);
+    p->signalled_ms = -1; /* cancelled; wait for Slurm to say it is over */
+    return stop_job(c, p, SIGKILL);
+}
+
 /* the steps of a deleted pod's job: SIGTERM, then after the grace period
  * SIGKILL (1 when p was freed: its job is gone) */
 static int signal_deleted(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, long long now)
 {
     if (!p->signalled_ms) {
         p->signalled_ms = now;
+        p->signalled_grace_s = p->grace_s;
         if (p->terminal) {
             /* containers are done; the job is finishing on its own */
             return 0;
@@ -417,8 +438,13 @@ static int signal_deleted(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, long long now)
             ctl_event(c, pod, "Normal", "Killing", "Stopping pod (Slurm job %u), grace period %ds",
                       p->job_id, p->grace_s);
         int now_kill = p->grace_s <= 0 || !p->seen_by_slurm || !ctl_pod_scheduled(pod);
+        if (!now_kill && p->grace_s < p->spec_grace_s)
+            return cancel_shorter(c, p);
         return stop_job(c, p, now_kill ? SIGKILL : SIGTERM);
     }
+    /* a later delete shortened the grace period the shim was given */
+    if (p->signalled_ms > 0 && !p->terminal && p->grace_s < p->signalled_grace_s)
+        return cancel_shorter(c, p);
     /* the shim had its grace period (plus slack to report): now Slurm kills */
     if (now - p->signalled_ms > (long long)p->grace_s * 1000 + 3000 && p->signalled_ms > 0) {
         p->signalled_ms = -1; /* cancelled; wait for Slurm to say it is over */
@@ -527,10 +553,10 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
         p->recheck = 1;
     json_t *meta = json_object_get(pod, "metadata");
     p->deleting = json_object_get(meta, "deletionTimestamp") != NULL;
+    json_t *sg = json_object_get(json_object_get(pod, "spec"), "terminationGracePeriodSeconds");
     json_t *g = json_object_get(meta, "deletionGracePeriodSeconds");
-    if (!g)
-        g = json_object_get(json_object_get(pod, "spec"), "terminationGracePeriodSeconds");
-    p->grace_s = g ? (int)json_integer_value(g) : 30;
+    p->spec_grace_s = sg ? (int)json_integer_value(sg) : 30;
+    p->grace_s = g ? (int)json_integer_value(g) : p->spec_grace_s;
     pthread_mutex_unlock(&c->lock);
 
     if (p->deleting) {
@@ -1428,6 +1454,29 @@ static void push_events(sl_ctl_t *c, json_t *event, json_t *out, const char *ns,
                   "Back-off restarting failed container %s in pod %s_%s", ctr, name, ns);
 }
 
+/* A usage sample (kubectl top pod) changes nothing stored: checked, and
+ * marked with the pod it is of (the controller's names, whatever the
+ * shim wrote), for the API's table (api/podmetrics.c). */
+static int usage_sample(sl_ctl_t *c, const char *uid, json_t *event, sl_error_t *err)
+{
+    char why[128];
+    if (ctl_usage_check(event, why, sizeof(why)) < 0) {
+        errno = EINVAL;
+        return sl_errprintf(err, "%s", why);
+    }
+    pthread_mutex_lock(&c->lock);
+    ctl_pod_t *p = ctl_pod_find(c, uid);
+    json_t *ns = p ? json_string(p->ns) : NULL, *name = p ? json_string(p->name) : NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (!ns) {
+        errno = ENOENT;
+        return sl_errprintf(err, "no pod with uid %s", uid);
+    }
+    json_object_set_new(event, "namespace", ns);
+    json_object_set_new(event, "name", name);
+    return 0;
+}
+
 int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *err)
 {
     sl_ctl_t *c = arg;
@@ -1445,6 +1494,8 @@ int sl_ctl_shim_event(void *arg, const char *bearer, json_t *event, sl_error_t *
         errno = EINVAL;
         return sl_errprintf(err, "%s", why);
     }
+    if (!strcmp(json_string_value(json_object_get(event, "event")), "usage"))
+        return usage_sample(c, uid, event, err);
     pthread_mutex_lock(&c->lock);
     ctl_pod_t *p = ctl_pod_find(c, uid);
     char *ns = p ? sl_xstrdup(p->ns) : NULL, *name = p ? sl_xstrdup(p->name) : NULL;

@@ -96,6 +96,10 @@ typedef struct ctl_pod {
     int recheck;             /* the stored phase may contradict the job: read it once */
     long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
     int grace_s;
+    /* grace_s is the delete's grace period, else the pod's; spec_grace_s
+     * the pod's terminationGracePeriodSeconds; signalled_grace_s grace_s
+     * when the job was first signalled */
+    int spec_grace_s, signalled_grace_s;
     unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
     long long seen_ms;        /* when the controller learned of the pod (metrics) */
     /* a Job's pod (src/kinds/job/controller.c): the Job's uid, which its array's comment carries

@@ -182,8 +182,8 @@ static int rewait(json_t *pod, const char *const *from, const char *reason, cons
     int changed = 0;
     size_t i;
     for (int init = 0; init < 2; init++)
-        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
-                           i, c)
+        json_array_foreach(
+            json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"), i, c)
         {
             json_t *w = json_object_get(json_object_get(c, "state"), "waiting");
             const char *wr = json_string_value(json_object_get(w, "reason"));
@@ -626,8 +626,8 @@ int ctl_status_just_submitted(json_t *pod, uint32_t job_id)
         return 0;
     char want[48];
     snprintf(want, sizeof(want), "Slurm job %u submitted", job_id);
-    json_t *c =
-        sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"), "PodScheduled");
+    json_t *c = sl_kube_condition(json_object_get(json_object_get(pod, "status"), "conditions"),
+                                  "PodScheduled");
     const char *st = json_string_value(json_object_get(c, "status"));
     const char *m = json_string_value(json_object_get(c, "message"));
     return st && !strcmp(st, "False") && m && !strcmp(m, want);
@@ -684,8 +684,8 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     }
     if (!strcmp(s, "RUNNING") || !strcmp(s, "SUSPENDED") || !strcmp(s, "CONFIGURING")) {
         if (job->node && *job->node) /* it has a node now: the containers are being made */
-            changed |= rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating",
-                              NULL);
+            changed |=
+                rewait(pod, (const char *const[]){"Pending", NULL}, "ContainerCreating", NULL);
         changed |= update_ready(pod, now_ns);
         return changed;
     }
@@ -823,6 +823,33 @@ int ctl_shim_event_check(json_t *ev, char *why, size_t why_len)
     if (!bad)
         return 0;
     snprintf(why, why_len, "invalid shim event: %s", bad);
+    return -1;
+}
+
+int ctl_usage_check(json_t *ev, char *why, size_t why_len)
+{
+    json_t *cs = json_object_get(ev, "containers"), *c;
+    size_t i;
+    const char *bad = NULL;
+    if (!json_is_array(cs) || json_array_size(cs) > CTL_USAGE_MAX_CONTAINERS)
+        bad = "containers: must be a list of at most 256 containers";
+    json_array_foreach(cs, i, c)
+    {
+        if (bad)
+            break;
+        if (!json_is_object(c) || !json_is_string(json_object_get(c, "name")) ||
+            !json_string_length(json_object_get(c, "name")) ||
+            json_string_length(json_object_get(c, "name")) > 253)
+            bad = "containers[].name: must be a string of 1 to 253 bytes";
+        else if (!json_is_integer(json_object_get(c, "cpuNs")) ||
+                 json_integer_value(json_object_get(c, "cpuNs")) < 0 ||
+                 !json_is_integer(json_object_get(c, "memoryBytes")) ||
+                 json_integer_value(json_object_get(c, "memoryBytes")) < 0)
+            bad = "containers[].cpuNs, memoryBytes: must be integers from 0";
+    }
+    if (!bad)
+        return 0;
+    snprintf(why, why_len, "invalid usage sample: %s", bad);
     return -1;
 }
 

@@ -86,6 +86,10 @@ int ctl_status_from_shim(json_t *pod, json_t *event, int64_t now_ns);
  * the pod decodes them. "time" RFC 3339; restartCount 0..2^31-1; exitCode an
  * int; signal 0..255; reason a string of 1..128 bytes. 0, or -1 with why. */
 int ctl_shim_event_check(json_t *event, char *why, size_t why_len);
+/* A "usage" push (kubectl top pod): a list "containers" of at most
+ * CTL_USAGE_MAX_CONTAINERS {name, cpuNs, memoryBytes}; 0, or -1 with why. */
+#define CTL_USAGE_MAX_CONTAINERS 256
+int ctl_usage_check(json_t *event, char *why, size_t why_len);
 
 /* An applied "exited" event: the time from the container's exit (the
  * event's time) to now, when its status is stored, goes to the metrics

@@ -12,6 +12,8 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -135,4 +137,41 @@ int sl_podfs_remove(const char *pod_dir)
     if (sl_safefs_remove_path(pod_dir) < 0 && errno != ENOENT)
         return -1;
     return 0;
+}
+
+/* beneath pfd (the trusted parent): the new file tmp, renamed over name */
+static int put_beneath(int pfd, const char *folder, const char *name, const void *data, size_t len,
+                       sl_error_t *err)
+{
+    int dfd = sl_safefs_opendir(pfd, folder);
+    if (dfd < 0)
+        return sl_errprintf(err, "pod folder %s: %s", folder, strerror(errno));
+    char tmp[300];
+    snprintf(tmp, sizeof(tmp), ".%.255s.new", name);
+    unlinkat(dfd, tmp, 0); /* a leftover, or its user's: never followed */
+    int rc = sl_safefs_write_excl(dfd, tmp, data, len, 0644, (uid_t)-1, (gid_t)-1, err);
+    if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0) {
+        rc = sl_errprintf(err, "%s/%s: %s", folder, name, strerror(errno));
+        unlinkat(dfd, tmp, 0);
+    }
+    close(dfd);
+    return rc < 0 ? -1 : 0;
+}
+
+int sl_podfs_put(const char *pod_dir, const char *name, const void *data, size_t len,
+                 sl_error_t *err)
+{
+    const char *slash = strrchr(pod_dir, '/');
+    if (!slash || !slash[1] || slash == pod_dir || strchr(name, '/') || !*name) {
+        errno = EINVAL;
+        return sl_errprintf(err, "refusing %s in pod folder %s", name, pod_dir);
+    }
+    char *parent = sl_xstrndup(pod_dir, (size_t)(slash - pod_dir));
+    int pfd = sl_safefs_open_trusted_dir(parent, geteuid(), err);
+    free(parent);
+    if (pfd < 0)
+        return -1;
+    int rc = put_beneath(pfd, slash + 1, name, data, len, err);
+    close(pfd);
+    return rc;
 }

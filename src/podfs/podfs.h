@@ -23,6 +23,15 @@
 int sl_podfs_write(const sl_translate_result_t *r, int do_chown, uid_t uid, gid_t gid,
                    sl_error_t *err);
 
+/* Put a small file name (one component) with data into an existing pod
+ * folder, replacing what is there: written to a new file beside it (root's,
+ * mode 0644: the job's user reads it, cannot change it) and renamed over
+ * name, on fds, never through a link; the pod folder's parent must be
+ * ours. What the job's user may do to it (remove or replace it: the folder
+ * is hers) only touches her own pod: readers must trust it no further. */
+int sl_podfs_put(const char *pod_dir, const char *name, const void *data, size_t len,
+                 sl_error_t *err);
+
 /* Remove a pod folder (rm -rf on fds, never following a link); a missing
  * folder is not an error. */
 int sl_podfs_remove(const char *pod_dir);

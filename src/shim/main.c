@@ -74,7 +74,15 @@ static void run(shim_pod_t *pod, int sfd)
 {
     size_t cap = 1 + 6 * (pod->spec->ninit + pod->spec->ncontainers); /* 3 probes each */
     struct pollfd *fds = sl_xcalloc(cap, sizeof(*fds));
+    long long usage_at = 0; /* the next usage sample: the first once the apps run */
     while (pod->phase != POD_FINISHED) {
+        if (pod->phase != POD_RUNNING)
+            usage_at = 0;
+        else if (usage_at <= sl_now_ms()) {
+            if (usage_at) /* a first pass: the containers have just been started */
+                shim_usage_push(pod);
+            usage_at = sl_now_ms() + (usage_at ? SHIM_USAGE_MS : 1000);
+        }
         shim_status_flush(pod); /* this pass's changes, before the wait */
         nfds_t n = 0;
         fds[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
@@ -89,6 +97,8 @@ static void run(shim_pod_t *pod, int sfd)
         n += shim_probe_fds(pod, fds + n);
         int timeout = -1;
         long long t = shim_pod_next_timer(pod);
+        if (usage_at > 0 && (t < 0 || usage_at < t))
+            t = usage_at;
         if (t >= 0) {
             long long d = t - sl_now_ms();
             timeout = d < 0 ? 0 : d > 60000 ? 60000 : (int)d;

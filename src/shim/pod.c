@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
+#include "common/safefs.h"
 #include "common/xalloc.h"
 #include "shimlib/nodeinfo.h"
 #include "shimlib/tstamp.h"
@@ -738,14 +739,43 @@ long long shim_pod_next_timer(const shim_pod_t *pod)
     return p > 0 && (t < 0 || p < t) ? p : t;
 }
 
+/* The grace period of the delete that stops the pod: DIR/delete-grace
+ * (docs/shim-spec.md), which slurmlinkd writes before it cancels the job
+ * when a delete's grace period is shorter than the pod's. The pod's user
+ * could write it too: only a shorter grace than the pod's own is taken. */
+static int term_grace(const shim_pod_t *pod)
+{
+    int g = pod->spec->grace_seconds;
+    int dfd = open(pod->dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    char *s = dfd >= 0 ? sl_safefs_read(dfd, SL_SHIM_DELETE_GRACE, 32, NULL, NULL) : NULL;
+    if (dfd >= 0)
+        close(dfd);
+    char *end = NULL;
+    long v = s ? strtol(s, &end, 10) : -1;
+    if (s && end != s && (*end == '\n' || !*end) && v >= 0 && v < g)
+        g = (int)v;
+    free(s);
+    return g;
+}
+
 void shim_pod_terminate(shim_pod_t *pod, int signo)
 {
-    if (pod->terminating || pod->phase == POD_FINISHED)
+    if (pod->phase == POD_FINISHED)
         return;
-    sl_info("received %s: stopping containers (grace period %d s)", strsignal(signo),
-            pod->spec->grace_seconds);
+    int grace = term_grace(pod);
+    if (pod->terminating) { /* a later delete may shorten the grace period */
+        long long at = sl_now_ms() + (long long)grace * 1000;
+        if (pod->kill_at_ms > 0 && at < pod->kill_at_ms) {
+            sl_info("received %s: grace period now %d s", strsignal(signo), grace);
+            pod->kill_at_ms = at > 0 ? at : 1;
+            shim_pod_timers(pod);
+        }
+        return;
+    }
+    sl_info("received %s: stopping containers (grace period %d s)", strsignal(signo), grace);
     pod->terminating = 1;
-    pod->kill_at_ms = sl_now_ms() + (long long)pod->spec->grace_seconds * 1000;
+    pod->grace_s = grace;
+    pod->kill_at_ms = sl_now_ms() + (long long)grace * 1000;
     if (pod->kill_at_ms <= 0)
         pod->kill_at_ms = 1;
     shim_event_pod(pod, "terminating");

@@ -80,6 +80,7 @@ typedef struct shim_pod {
     int failed; /* an init container failed for good */
     int terminating;
     long long kill_at_ms;         /* grace deadline once terminating */
+    int grace_s;                  /* its grace period: the pod's, or a shorter delete's */
     int sidecars_stopping;        /* every regular app container has finished */
     long long sidecar_kill_at_ms; /* their grace deadline */
     struct timespec start_time;
@@ -158,5 +159,9 @@ void shim_event_container(shim_pod_t *pod, const shim_ctr_t *c, const char *even
 void shim_event_probe(shim_pod_t *pod, const shim_ctr_t *c, int t, int success, const char *msg);
 /* a probe failure stops c (msg: the kubelet's Killing text) */
 void shim_event_killing(shim_pod_t *pod, const shim_ctr_t *c, const char *msg, int grace);
+/* the running containers' CPU time and memory (kubectl top pod), pushed
+ * every SHIM_USAGE_MS while the pod runs, never written to a file */
+#define SHIM_USAGE_MS 10000
+void shim_usage_push(shim_pod_t *pod);
 
 #endif

@@ -8,10 +8,12 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "shimlib/tstamp.h"
+#include "shimlib/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -212,7 +214,7 @@ void shim_event_pod(shim_pod_t *pod, const char *event)
         if (g)
             json_object_set_new(o, "gpus", g);
     } else if (!strcmp(event, "terminating")) {
-        json_object_set_new(o, "gracePeriodSeconds", json_integer(pod->spec->grace_seconds));
+        json_object_set_new(o, "gracePeriodSeconds", json_integer(pod->grace_s));
     } else if (!strcmp(event, "pod-finished")) {
         json_object_set_new(o, "exitCode", json_integer(pod->exit_code));
         json_object_set_new(o, "phase", json_string(phase_name(pod)));
@@ -278,4 +280,41 @@ void shim_event_killing(shim_pod_t *pod, const shim_ctr_t *c, const char *msg, i
     json_object_set_new(o, "message", jstr_lossy(msg));
     json_object_set_new(o, "gracePeriodSeconds", json_integer(grace));
     emit(pod, o);
+}
+
+/* The running app containers' usage (shimlib/usage.h), pushed only: a
+ * sample is worth nothing once the next one is there, so it is neither in
+ * events.jsonl nor numbered. */
+void shim_usage_push(shim_pod_t *pod)
+{
+    size_t n = pod->spec->ncontainers;
+    if (!pod->report || pod->phase != POD_RUNNING || pod->terminating || !n)
+        return;
+    pid_t *groups = sl_xcalloc(n, sizeof(*groups));
+    sl_usage_t *u = sl_xcalloc(n, sizeof(*u));
+    size_t running = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pod->apps[i].state == CS_RUNNING && pod->apps[i].pid > 0) {
+            groups[i] = pod->apps[i].pid;
+            running++;
+        }
+    if (running && sl_usage_read("", groups, n, u) == 0) {
+        struct timespec now = sl_tstamp_now();
+        json_t *cs = json_array();
+        for (size_t i = 0; i < n; i++)
+            if (groups[i] > 0)
+                json_array_append_new(
+                    cs, json_pack("{s:s, s:I, s:I}", "name", pod->apps[i].spec->name, "cpuNs",
+                                  (json_int_t)(u[i].cpu_ns & INT64_MAX), "memoryBytes",
+                                  (json_int_t)(u[i].mem_bytes & INT64_MAX)));
+        json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "pod_uid", pod->spec->pod_uid, "event",
+                              "usage", "time", jtime(&now), "containers", cs);
+        char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        if (s)
+            sl_report_push(pod->report, s);
+        free(s);
+    }
+    free(groups);
+    free(u);
 }

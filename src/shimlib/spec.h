@@ -34,6 +34,11 @@ typedef enum {
 
 /* A volume's mount point in a private root: created there when the image
  * lacks it (a folder, or an empty file when source is not a folder). */
+/* The pod folder's file that carries the grace period of a delete shorter
+ * than the pod's (decimal seconds and a newline): slurmlinkd writes it
+ * before it cancels the job; the shim reads it when it is signalled. */
+#define SL_SHIM_DELETE_GRACE "delete-grace"
+
 typedef struct sl_shim_mount {
     char *source; /* the volume's path on the node */
     char *target; /* absolute, normalised path in the container */

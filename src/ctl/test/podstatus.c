@@ -269,8 +269,7 @@ int main(void)
     json_decref(e);
     json_object_set_new(json_object_get(p, "status"), "phase", json_string("Succeeded"));
     json_object_set_new(json_object_get(p, "status"), "reason", json_string("Forged"));
-    ok(ctl_status_from_job(p, &j, now) == 0 &&
-           !strcmp(path_str(p, "status", "phase"), "Succeeded"),
+    ok(ctl_status_from_job(p, &j, now) == 0 && !strcmp(path_str(p, "status", "phase"), "Succeeded"),
        "a view made on another thread (no flag to read at the write) never reopens");
     atomic_int done = 0;
     j.shim_done_now = &done;
@@ -291,8 +290,7 @@ int main(void)
     j.shim_finished = 0;
     atomic_uint ended = 1; /* 1 + restart count 0 */
     j.ended_now = &ended;
-    ok(ctl_status_from_job(p, &j, now) == 0 &&
-           !strcmp(path_str(p, "status", "phase"), "Succeeded"),
+    ok(ctl_status_from_job(p, &j, now) == 0 && !strcmp(path_str(p, "status", "phase"), "Succeeded"),
        "a job seen ended: a view of it running is older, and does not reopen");
     atomic_store(&ended, 0);
     ok(ctl_status_from_job(p, &j, now) == 1 && !strcmp(path_str(p, "status", "phase"), "Running"),
@@ -404,6 +402,29 @@ int main(void)
            bad[i].json);
         is_str(why, bad[i].why, "... saying why");
         json_decref(e2);
+    }
+    /* a usage sample (kubectl top pod): its containers checked */
+    static const struct {
+        const char *json;
+        int rc;
+    } usage[] = {
+        {"{\"containers\": [{\"name\": \"main\", \"cpuNs\": 5, \"memoryBytes\": 4096}]}", 0},
+        {"{\"containers\": []}", 0},
+        {"{}", -1},
+        {"{\"containers\": {}}", -1},
+        {"{\"containers\": [{\"name\": \"\", \"cpuNs\": 5, \"memoryBytes\": 1}]}", -1},
+        {"{\"containers\": [{\"name\": \"m\", \"cpuNs\": -1, \"memoryBytes\": 1}]}", -1},
+        {"{\"containers\": [{\"name\": \"m\", \"cpuNs\": 1, \"memoryBytes\": \"1\"}]}", -1},
+        {"{\"containers\": [7]}", -1},
+    };
+    for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
+        json_t *u = json_loads(usage[i].json, 0, NULL);
+        why[0] = '\0';
+        is_int(ctl_usage_check(u, why, sizeof(why)), usage[i].rc, "usage sample %s: %s",
+               usage[i].json, usage[i].rc ? "refused" : "passes");
+        if (usage[i].rc)
+            has_str(why, "invalid usage sample: containers", "... saying why");
+        json_decref(u);
     }
     /* a finished pod whose job Slurm runs again (requeued): nothing changes */
     p = pod("OnFailure", 0);
