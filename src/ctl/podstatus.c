@@ -182,8 +182,8 @@ static int rewait(json_t *pod, const char *const *from, const char *reason, cons
     int changed = 0;
     size_t i;
     for (int init = 0; init < 2; init++)
-        json_array_foreach(json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"),
-                           i, c)
+        json_array_foreach(
+            json_object_get(st, init ? "initContainerStatuses" : "containerStatuses"), i, c)
         {
             json_t *w = json_object_get(json_object_get(c, "state"), "waiting");
             const char *wr = json_string_value(json_object_get(w, "reason"));
@@ -327,6 +327,14 @@ int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, in
         changed |= set_if(st, "message", json_string(message));
         changed |= rewait(pod, NULL, "SubmitFailed", message);
     }
+    return changed;
+}
+
+int ctl_status_submit_waiting(json_t *pod, const char *reason, const char *message, int64_t now_ns)
+{
+    int changed = ctl_status_init(pod, now_ns);
+    changed |= cond_set(pod, "PodScheduled", 0, reason, message, now_ns);
+    changed |= rewait(pod, NULL, reason, message);
     return changed;
 }
 
