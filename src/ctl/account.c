@@ -70,6 +70,21 @@ char *ctl_account_missing_text(const char *account, const char *user, const char
                         slurm_text, account, user, account, user, account);
 }
 
+int ctl_account_absent(sl_ctl_t *c, const char *account, const char *user)
+{
+    sl_slurm_account_t a = {.account = account,
+                            .user = user,
+                            .bin_dir = c->o.slurm_bin_dir,
+                            .slurm_conf = c->o.slurm_conf};
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_slurm_assoc_exists(&a, &err);
+    if (r < 0)
+        sl_warn("Slurm account %s of user %s: %s", account ? account : "(default)", user,
+                err.text);
+    sl_error_clear(&err);
+    return r == 0;
+}
+
 int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const char *user,
                      sl_error_t *err)
 {

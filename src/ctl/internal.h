@@ -483,6 +483,10 @@ void ctl_account_ns_condition(sl_ctl_t *c, const char *ns, int missing, const ch
 /* What the tenant reads: the account, the user, Slurm's words and the
  * administrator's fix (caller frees). account NULL: the user's default. */
 char *ctl_account_missing_text(const char *account, const char *user, const char *slurm_text);
+/* 1 when accounting holds no association of user with account (NULL: any
+ * of the user's): a refusal for the account is then a missing account, not
+ * a partition closed to it; 0 when it does or sacctmgr cannot tell. */
+int ctl_account_absent(sl_ctl_t *c, const char *account, const char *user);
 /* slurm.create_accounts: the account and user's association, by sacctmgr
  * (idempotent; never Slurm's root account). 0, or -1 with err. */
 int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const char *user,

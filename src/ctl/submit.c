@@ -402,9 +402,15 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
     int retry = 0;
     long long t0 = sl_now_ms();
     int rc = sl_slurm_submit(&req, &job_id, &retry, err), e = errno;
-    int made = rc < 0 && !retry && sl_slurm_invalid_account(e) &&
-               atomic_load(&c->create_accounts) && account_made(c, p, pod, id) == 0;
-    if (made) {
+    /* Slurm says the same of a partition closed to the account: only a
+     * missing association is the namespace's account to wait for */
+    int missing = rc < 0 && !retry && sl_slurm_invalid_account(e) &&
+                  ctl_account_absent(c, id->account, id->uname);
+    int made = missing && atomic_load(&c->create_accounts) && account_made(c, p, pod, id) == 0;
+    /* slurmdbd hands slurmctld the new association a moment later */
+    for (int i = 0; made && i < 10 && (i == 0 || (rc < 0 && sl_slurm_invalid_account(e))); i++) {
+        if (i)
+            sl_sleep_ms(100);
         rc = sl_slurm_submit(&req, &job_id, &retry, err);
         e = errno;
     }
@@ -415,7 +421,7 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
             p->slurm_down = 1; /* no submitting until a poll gets an answer */
             atomic_store(&c->submit_paused, 1);
             failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
-        } else if (sl_slurm_invalid_account(e)) {
+        } else if (missing && sl_slurm_invalid_account(e)) {
             account_missing(c, p, pod, id, err->text);
         } else {
             failed(c, p, pod, 1, "Slurm refused the job: %s", err->text);

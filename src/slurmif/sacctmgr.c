@@ -45,11 +45,33 @@ static int sacctmgr(const char *bin_dir, const char *const *envp, const char *co
     return rc == 0 ? 0 : -1;
 }
 
+#define SACCTMGR_PATH "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+
+int sl_slurm_assoc_exists(const sl_slurm_account_t *a, sl_error_t *err)
+{
+    char *env_conf = a->slurm_conf ? sl_xasprintf("SLURM_CONF=%s", a->slurm_conf) : NULL;
+    const char *envp[] = {SACCTMGR_PATH, "LC_ALL=C", env_conf, NULL};
+    char *prog = a->bin_dir ? sl_xasprintf("%s/sacctmgr", a->bin_dir) : sl_xstrdup("sacctmgr");
+    char *user = sl_xasprintf("user=%s", a->user);
+    char *acct = a->account ? sl_xasprintf("account=%s", a->account) : NULL;
+    const char *argv[] = {prog, "-n", "-P", "show", "assoc", "format=account", user, acct, NULL};
+    char *out = NULL;
+    int rc = sl_run(argv, envp, 0, SACCTMGR_TIMEOUT_MS, &out, err);
+    int r = rc == 0 ? (out && *out && *out != '\n') : -1;
+    if (rc > 0)
+        sl_errprintf(err, "sacctmgr show assoc: exit %d", rc);
+    free(out);
+    free(acct);
+    free(user);
+    free(prog);
+    free(env_conf);
+    return r;
+}
+
 int sl_slurm_account_add(const sl_slurm_account_t *a, sl_error_t *err)
 {
     char *env_conf = a->slurm_conf ? sl_xasprintf("SLURM_CONF=%s", a->slurm_conf) : NULL;
-    const char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
-                          "LC_ALL=C", env_conf, NULL};
+    const char *envp[] = {SACCTMGR_PATH, "LC_ALL=C", env_conf, NULL};
     char *descr = sl_xasprintf("Description=%s", a->description);
     char *acct = sl_xasprintf("Account=%s", a->account);
     const char *add_account[] = {"add", "account", a->account, descr, "Organization=slurmlink",

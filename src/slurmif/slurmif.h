@@ -275,6 +275,11 @@ typedef struct sl_slurm_account {
  * vectors; what exists already is left as it is. 0, or -1 with err
  * (sacctmgr's own words). Blocks up to 30 s per command. */
 int sl_slurm_account_add(const sl_slurm_account_t *a, sl_error_t *err);
+/* Does accounting hold a's user's association with a's account (account
+ * NULL: any of the user's)? 1 / 0, or -1 with err when sacctmgr cannot
+ * tell. Tells a missing account from a partition closed to it, which
+ * Slurm refuses with the same error. */
+int sl_slurm_assoc_exists(const sl_slurm_account_t *a, sl_error_t *err);
 
 /* ---- Slurm's commands (bindir.c) ---- */
 /* The build's Slurm commands folder (make SLURM=PREFIX: PREFIX/bin). */
