@@ -79,8 +79,7 @@ int ctl_account_absent(sl_ctl_t *c, const char *account, const char *user)
     sl_error_t err = SL_ERROR_INIT;
     int r = sl_slurm_assoc_exists(&a, &err);
     if (r < 0)
-        sl_warn("Slurm account %s of user %s: %s", account ? account : "(default)", user,
-                err.text);
+        sl_warn("Slurm account %s of user %s: %s", account ? account : "(default)", user, err.text);
     sl_error_clear(&err);
     return r == 0;
 }
