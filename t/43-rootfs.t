@@ -38,7 +38,7 @@ chmod 1777 "$SYNC"
 on_exit "rm -rf '$SYNC'"
 both='echo $ME >/same; touch '$SYNC'/$ME; while [ ! -e '$SYNC'/$PEER ]; do usleep 100000; done; cat /same'
 pod_env() { # NAME PEER
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"env":[{"name":"ME","value":"%s"},{"name":"PEER","value":"%s"}],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"env":[{"name":"ME","value":"%s"},{"name":"PEER","value":"%s"}],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
     "$1" "$(printf '%s' "$both" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')" "$1" "$2" | kc create -f - >/dev/null
 }
 pod_env ca cb
@@ -49,7 +49,7 @@ ok test -e "$SYNC/ca" -a -e "$SYNC/cb" "... and both ran at the same time (each 
 is "$(tree_sum "$IMG")" "$before" "the stored image is still unchanged"
 
 # --- restarts get a fresh root ------------------------------------------------
-printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"rs"},"spec":{"restartPolicy":"OnFailure","containers":[{"name":"main","image":"busybox","command":["sh","-c","if [ -e /mark ]; then echo kept; exit 0; fi; touch /mark; if [ -e %s/rs ]; then echo fresh; exit 0; fi; touch %s/rs; exit 1"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' "$SYNC" "$SYNC" | kc create -f - >/dev/null
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"rs","annotations":{"slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"OnFailure","containers":[{"name":"main","image":"busybox","command":["sh","-c","if [ -e /mark ]; then echo kept; exit 0; fi; touch /mark; if [ -e %s/rs ]; then echo fresh; exit 0; fi; touch %s/rs; exit 1"],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' "$SYNC" "$SYNC" | kc create -f - >/dev/null
 is "$(result rs)" "Succeeded fresh " "a restarted container starts from the image again"
 
 # --- mount points the image lacks ---------------------------------------------

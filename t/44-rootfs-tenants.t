@@ -22,7 +22,7 @@ on_exit "rm -rf '$SYNC'"
 # written too, then report who it is and what it sees
 script='echo $ME >/same; touch '$SYNC'/$ME; while [ ! -e '$SYNC'/$PEER ]; do usleep 100000; done; echo "uid=$(id -u) same=$(cat /same) owner=$(stat -c %u /same)"; (echo x >>/bin/busybox) 2>&1; true'
 pod() { # USER ME PEER
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w"},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"env":[{"name":"ME","value":"%s"},{"name":"PEER","value":"%s"}],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w","annotations":{"slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"env":[{"name":"ME","value":"%s"},{"name":"PEER","value":"%s"}],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
     "$(printf '%s' "$script" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')" "$2" "$3" | kc "$1" create -f - >/dev/null
 }
 pod alice a b

@@ -20,7 +20,7 @@ on_exit "rm -rf '$SYNC'"
 script='echo "dev=$(ls /dev | grep nvidia | tr "\n" " ")ino=$(stat -c %i /dev/nvidia0)"; touch '$SYNC'/$(cat /proc/sys/kernel/random/uuid); n=0; while [ $(ls '$SYNC' | wc -l) -lt 2 ] && [ $n -lt 600 ]; do usleep 100000; n=$((n+1)); done'
 cmd=$(printf '%s' "$script" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')
 for p in ga gb; do
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"},"limits":{"nvidia.com/gpu":1}}}]}}' \
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud","slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"},"limits":{"nvidia.com/gpu":1}}}]}}' \
     "$p" "$cmd" | kc create -f - >/dev/null
 done
 done_() { local p; p=$(jp "$1" '{.status.phase}'); [ "$p" = Succeeded ] || [ "$p" = Failed ]; }

@@ -23,7 +23,7 @@ pod() { # name command
   cat <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: $1}
+metadata: {name: $1, annotations: {slurmlink.io/tmp: node}}
 spec:
   containers:
   - name: main
@@ -87,6 +87,7 @@ kind: Job
 metadata: {name: webjob}
 spec:
   template:
+    metadata: {annotations: {slurmlink.io/tmp: node}}
     spec:
       restartPolicy: Never
       containers:

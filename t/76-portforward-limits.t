@@ -25,7 +25,7 @@ chmod 644 "$W/hi"
 kubectl --cache-dir "$CL/kcache" apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: web}
+metadata: {name: web, annotations: {slurmlink.io/tmp: node}}
 spec:
   containers:
   - {name: main, image: busybox, command: [busybox, httpd, -f, -p, "$P", -h, "$W"]}

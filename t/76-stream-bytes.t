@@ -18,7 +18,7 @@ PORT=$(free_ports 1) || bail "free ports"
 kc apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: bytes}
+metadata: {name: bytes, annotations: {slurmlink.io/tmp: node}}
 spec:
   containers:
   - {name: main, image: busybox, command: [busybox, httpd, -f, -p, "$PORT", -h, "$W"], resources: {requests: {cpu: 100m, memory: 64Mi}}}

@@ -26,7 +26,7 @@ pod() { # name restartPolicy command container-yaml-lines
   cat <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: $1, annotations: {slurmlink.io/runtime: host}}
+metadata: {name: $1, annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}}
 spec:
   restartPolicy: $2
   terminationGracePeriodSeconds: 2

@@ -56,7 +56,7 @@ spec:
       replicas: 1
       template:
         metadata:
-          annotations: {slurmlink.io/runtime: host}
+          annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}
         spec:
           containers:
             - name: mpi-launcher
@@ -66,7 +66,7 @@ spec:
       replicas: 2
       template:
         metadata:
-          annotations: {slurmlink.io/runtime: host}
+          annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}
         spec:
           containers:
             - name: mpi-worker

@@ -42,7 +42,7 @@ spec:
           template:
             spec:
               template:
-                metadata: {annotations: {slurmlink.io/runtime: host}}
+                metadata: {annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}}
                 spec:
                   containers: [{name: node, image: busybox, command: [sleep, "3600"]}]
         - name: launcher
@@ -52,7 +52,7 @@ spec:
               labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
             spec:
               template:
-                metadata: {annotations: {slurmlink.io/runtime: host}}
+                metadata: {annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}}
                 spec:
                   containers: [{name: node, image: busybox}]
 YAML

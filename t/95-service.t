@@ -30,7 +30,7 @@ pod() { # name port [cpu]
   cat <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: $1, labels: {app: web}}
+metadata: {name: $1, labels: {app: web}, annotations: {slurmlink.io/tmp: node}}
 spec:
   containers:
   - name: main

@@ -33,7 +33,7 @@ spec:
   replicas: ${2:-2}
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}, annotations: {slurmlink.io/runtime: host}}
+    metadata: {labels: {app: web}, annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}}
     spec:
       terminationGracePeriodSeconds: 2
       containers:

@@ -12,6 +12,7 @@
 #include "pod/pod.h"
 #include "pod/schema.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,9 +122,21 @@ static void ns_prepare_update(json_t *obj, json_t *old)
         json_object_del(spec, "finalizers");
 }
 
+/* slurm.create_accounts: a namespace's name is the Slurm account made for
+ * it, and Slurm's tree has a root account of its own */
+static atomic_int ns_slurm_accounts;
+
+void sl_api_namespace_accounts(int on) { atomic_store(&ns_slurm_accounts, on); }
+
 static int ns_validate(json_t *obj, sl_error_t *err)
 {
     api_validate_meta(obj, true, err);
+    const char *name = sl_kube_meta_str(obj, "name");
+    if (atomic_load(&ns_slurm_accounts) && name && !strcmp(name, "root"))
+        sl_fe_invalid(err, name,
+                      "is Slurm's root account, which slurm.create_accounts never gives a "
+                      "namespace",
+                      "metadata.name");
     return api_fields_result(err);
 }
 

@@ -99,6 +99,9 @@ typedef struct sl_api_opts {
  * kube-system and kube-public and their `default` service accounts when
  * they are missing. */
 sl_api_t *sl_api_create(const sl_api_opts_t *opts, sl_error_t *err);
+/* slurm.create_accounts on or off: a namespace named root is then refused
+ * (422 naming metadata.name: Slurm's root account is no namespace's). */
+void sl_api_namespace_accounts(int on);
 /* Stop: ends every watch and log stream, joins all threads. NULL: no-op.
  * Call before sl_store_close(). */
 void sl_api_destroy(sl_api_t *api);

@@ -63,6 +63,10 @@ typedef struct opt {
     {                                                                                              \
         n, sh, k, T_INT, a, NULL, d, l, u, 0, h                                                    \
     }
+#define BR(n, sh, k, d, h) /* reloadable */                                                        \
+    {                                                                                              \
+        n, sh, k, T_BOOL, NULL, NULL, d, 0, 1, 1, h                                                \
+    }
 #define B(n, sh, k, d, h)                                                                          \
     {                                                                                              \
         n, sh, k, T_BOOL, NULL, NULL, d, 0, 1, 0, h                                                \
@@ -115,6 +119,11 @@ static const opt_t opts[SL_CFG_COUNT] = {
         S("slurm-bin-dir", 0, "slurm.bin_dir", "DIR", NULL,
           "folder of Slurm's commands (srun, scontrol), first in the jobs' PATH (default: "
           "the folder of the srun in slurmlinkd's PATH, else the built Slurm's bin)"),
+    [SL_CFG_CREATE_ACCOUNTS] =
+        BR("create-accounts", 0, "slurm.create_accounts", 0,
+           "with Slurm accounting: a pod refused because its namespace's Slurm account (or its "
+           "user's association with it) is missing makes them with sacctmgr, then is submitted "
+           "again; a namespace named root is refused (Slurm's root account)"),
     [SL_CFG_PODS_ROOT] = S("pods-root", 0, "pods.root", "DIR", NULL,
                            "pod folders and shim logs, on storage every node mounts at the "
                            "same path (default <state.dir>/pods)"),

@@ -1619,6 +1619,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.gpu_shared = dup_or(o->gpu_shared, NULL);
     c->o.slurm_conf = dup_or(o->slurm_conf, getenv("SLURM_CONF"));
     c->o.poll_ms = o->poll_ms > 0 ? o->poll_ms : 250;
+    atomic_store(&c->create_accounts, o->create_accounts);
     c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
     c->o.submit_workers = o->submit_workers > 0 ? o->submit_workers : CTL_SUBMIT_WORKERS;
     pthread_mutex_init(&c->lock, NULL);

@@ -34,6 +34,8 @@ typedef struct sl_ctl_opts {
     const char *slurm_conf;        /* passed to jobs as SLURM_CONF */
     const char *slurm_bin_dir;     /* Slurm's commands, first in the jobs' PATH
                                     * (NULL: sl_slurm_bin_dir's default) */
+    int create_accounts;           /* slurm.create_accounts: a missing namespace account and
+                                    * association are made with sacctmgr (src/ctl/account.c) */
     int poll_ms;                   /* Slurm job poll period (default 250) */
     int node_poll_ms;              /* node poll period (default 2000) */
     int submit_workers;            /* submission threads, 1..64 (0: 8) */
@@ -64,6 +66,8 @@ void sl_ctl_set_policy(sl_ctl_t *c, struct sl_authz_policy *policy);
  * (this waits for it). The count now running, or -1 without a pool (the
  * controller thread submits). Call from the thread that destroys c. */
 int sl_ctl_set_workers(sl_ctl_t *c, int workers);
+/* slurm.create_accounts reloaded (SIGHUP): submissions from now on. */
+void sl_ctl_set_create_accounts(sl_ctl_t *c, int on);
 /* Stop the thread and free. NULL is a no-op. */
 void sl_ctl_destroy(sl_ctl_t *c);
 

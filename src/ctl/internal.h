@@ -169,7 +169,8 @@ struct sl_ctl {
 
     pthread_t thread;
     int running;
-    atomic_int stop; /* set by sl_ctl_destroy */
+    atomic_int stop;            /* set by sl_ctl_destroy */
+    atomic_int create_accounts; /* slurm.create_accounts (SIGHUP: sl_ctl_set_create_accounts) */
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
     /* a pod's shim events are applied under its stripe (by uid; ctl.c),
@@ -482,5 +483,22 @@ void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev);
  * last one); the claims made from templates for the pod deleted with it */
 void ctl_claims_release(sl_ctl_t *c, const json_t *pod);
 void ctl_claims_delete_owned(sl_ctl_t *c, const char *ns, const char *uid);
+
+/* ---- a namespace's Slurm account (account.c) ---- */
+/* The Namespace condition a pod refused for its account sets (True) and a
+ * later submission of the namespace clears (False). */
+#define CTL_NS_ACCOUNT_COND "SlurmAccountMissing"
+void ctl_account_ns_condition(sl_ctl_t *c, const char *ns, int missing, const char *message);
+/* What the tenant reads: the account, the user, Slurm's words and the
+ * administrator's fix (caller frees). account NULL: the user's default. */
+char *ctl_account_missing_text(const char *account, const char *user, const char *slurm_text);
+/* 1 when accounting holds no association of user with account (NULL: any
+ * of the user's): a refusal for the account is then a missing account, not
+ * a partition closed to it; 0 when it does or sacctmgr cannot tell. */
+int ctl_account_absent(sl_ctl_t *c, const char *account, const char *user);
+/* slurm.create_accounts: the account and user's association, by sacctmgr
+ * (idempotent; never Slurm's root account). 0, or -1 with err. */
+int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const char *user,
+                     sl_error_t *err);
 
 #endif

@@ -330,6 +330,14 @@ int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, in
     return changed;
 }
 
+int ctl_status_submit_waiting(json_t *pod, const char *reason, const char *message, int64_t now_ns)
+{
+    int changed = ctl_status_init(pod, now_ns);
+    changed |= cond_set(pod, "PodScheduled", 0, reason, message, now_ns);
+    changed |= rewait(pod, NULL, reason, message);
+    return changed;
+}
+
 /* mark every container not yet terminated as terminated (job is over) */
 static int terminate_all(json_t *pod, int exit_code, const char *reason, int64_t end_ns)
 {

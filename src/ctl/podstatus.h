@@ -62,6 +62,11 @@ int ctl_status_submitted(json_t *pod, uint32_t job_id, int64_t now_ns);
  * of it pending with reason None would change nothing) */
 int ctl_status_just_submitted(json_t *pod, uint32_t job_id);
 int ctl_status_submit_failed(json_t *pod, const char *message, int permanent, int64_t now_ns);
+/* A submission that waits on something an administrator must fix (reason,
+ * e.g. SlurmAccountMissing): PodScheduled False and each container waiting
+ * with that reason and message (kubectl's STATUS column shows the reason);
+ * the next submission's ctl_status_submitted puts them back. */
+int ctl_status_submit_waiting(json_t *pod, const char *reason, const char *message, int64_t now_ns);
 
 /* Apply what Slurm says of the job. */
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns);

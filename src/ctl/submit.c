@@ -50,6 +50,7 @@ typedef struct mark {
     uint32_t job_id;
     const char *message;
     int permanent;
+    const char *reason; /* a wait an administrator must end (NULL: a failure) */
 } mark_t;
 
 static int mark_submitted(json_t *pod, void *arg)
@@ -63,18 +64,17 @@ static int mark_failed(json_t *pod, void *arg)
     mark_t *m = arg;
     if (ctl_pod_job_id(pod))
         return 0; /* a job exists after all: leave it */
+    if (m->reason)
+        return ctl_status_submit_waiting(pod, m->reason, m->message, sl_kube_now_ns());
     return ctl_status_submit_failed(pod, m->message, m->permanent, sl_kube_now_ns());
 }
 
-static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
+/* the pod's submission failed (permanent: for good), or waits on reason
+ * (not NULL: an Event of that reason, the pod's condition and containers
+ * say it); msg is what the tenant reads */
+static void fail_with(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *reason,
+                      const char *msg)
 {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     char full[1200];
     if (!permanent) {
         p->tries++;
@@ -87,11 +87,23 @@ static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const 
         p->permanent = 1;
         snprintf(full, sizeof(full), "%s", msg);
     }
-    mark_t m = {.message = full, .permanent = permanent};
+    mark_t m = {.message = full, .permanent = permanent, .reason = reason};
     sl_metrics_submission(0, 0);
     ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
-    ctl_event(c, pod, "Warning", "FailedCreate", "%s", msg);
+    ctl_event(c, pod, "Warning", reason ? reason : "FailedCreate", "%s", msg);
     sl_info("pod %s/%s: %s", p->ns, p->name, full);
+}
+
+static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void failed(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, int permanent, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fail_with(c, p, pod, permanent, NULL, msg);
 }
 
 /* the job's group: the pod's runAsGroup when the user may use it (its
@@ -345,6 +357,45 @@ static int job_env(sl_ctl_t *c, ctl_sub_t *p, const job_ident_t *id, char *env[8
 }
 
 /* the job submitted in-process and its id recorded on the pod */
+/* slurm.create_accounts: the namespace's account and the user's
+ * association made, said on the pod; 0, or -1 (the pod waits as without) */
+static int account_made(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const job_ident_t *id)
+{
+    const char *account = id->account ? id->account : p->ns;
+    sl_error_t err = SL_ERROR_INIT;
+    int r = ctl_account_make(c, p->ns, account, id->uname, &err);
+    if (r < 0)
+        sl_warn("namespace %s: Slurm account %s for user %s: %s", p->ns, account, id->uname,
+                err.text);
+    else
+        ctl_event(c, pod, "Normal", "SlurmAccountCreated",
+                  "Slurm account %s and user %s's association with it made "
+                  "(slurm.create_accounts)",
+                  account, id->uname);
+    sl_error_clear(&err);
+    return r;
+}
+
+/* Slurm refused the job for its account: the pod waits (retried with
+ * back-off, so an administrator's sacctmgr lets it go on), and so says the
+ * namespace */
+static void account_missing(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const job_ident_t *id,
+                            const char *slurm_text)
+{
+    char *text = ctl_account_missing_text(id->account, id->uname, slurm_text);
+    fail_with(c, p, pod, 0, CTL_NS_ACCOUNT_COND, text);
+    ctl_account_ns_condition(c, p->ns, 1, text);
+    free(text);
+}
+
+/* the pod waited for its account before this submission */
+static int waited_for_account(json_t *pod)
+{
+    json_t *cond = sl_kube_condition(sl_kube_path(pod, "status.conditions"), "PodScheduled");
+    const char *reason = json_string_value(json_object_get(cond, "reason"));
+    return reason && !strcmp(reason, CTL_NS_ACCOUNT_COND);
+}
+
 static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translate_result_t *r,
                        const job_ident_t *id, sl_error_t *err)
 {
@@ -361,7 +412,19 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
     uint32_t job_id = 0;
     int retry = 0;
     long long t0 = sl_now_ms();
-    int rc = sl_slurm_submit(&req, &job_id, &retry, err);
+    int rc = sl_slurm_submit(&req, &job_id, &retry, err), e = errno;
+    /* Slurm says the same of a partition closed to the account: only a
+     * missing association is the namespace's account to wait for */
+    int missing = rc < 0 && !retry && sl_slurm_invalid_account(e) &&
+                  ctl_account_absent(c, id->account, id->uname);
+    int made = missing && atomic_load(&c->create_accounts) && account_made(c, p, pod, id) == 0;
+    /* slurmdbd hands slurmctld the new association a moment later */
+    for (int i = 0; made && i < 10 && (i == 0 || (rc < 0 && sl_slurm_invalid_account(e))); i++) {
+        if (i)
+            sl_sleep_ms(100);
+        rc = sl_slurm_submit(&req, &job_id, &retry, err);
+        e = errno;
+    }
     for (int i = 0; i < ne; i++)
         free(env[i]);
     if (rc < 0) {
@@ -369,11 +432,17 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
             p->slurm_down = 1; /* no submitting until a poll gets an answer */
             atomic_store(&c->submit_paused, 1);
             failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
+        } else if (missing && sl_slurm_invalid_account(e)) {
+            account_missing(c, p, pod, id, err->text);
         } else {
             failed(c, p, pod, 1, "Slurm refused the job: %s", err->text);
         }
         return;
     }
+    if (made || waited_for_account(pod))
+        ctl_account_ns_condition(c, p->ns, 0,
+                                 made ? "made by slurmlinkd (slurm.create_accounts)"
+                                      : "a pod of the namespace was submitted");
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
     p->job_id = job_id; /* recorded on the pod by ctl_submit_collect */

@@ -114,6 +114,7 @@ static sl_ctl_t *start_controllers(const sl_config_t *cfg, sl_store_t *store, sl
         .gpu_shared = CS(GPU_SHARED),
         .slurm_conf = CS(SLURM_CONF),
         .slurm_bin_dir = CS(SLURM_BIN_DIR),
+        .create_accounts = (int)CL(CREATE_ACCOUNTS),
         .poll_ms = (int)CL(POLL_MS),
         .submit_workers = (int)CL(SUBMIT_WORKERS),
         .create_pods = create_pods,
@@ -224,6 +225,12 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
     reload_limits(cfg, *live, n, api, store);
     if (ctl && !sl_config_same(*live, n, SL_CFG_SUBMIT_WORKERS))
         sl_ctl_set_workers(ctl, (int)sl_config_long(n, SL_CFG_SUBMIT_WORKERS));
+    if (ctl && !sl_config_same(*live, n, SL_CFG_CREATE_ACCOUNTS)) {
+        sl_info("SIGHUP: slurm.create_accounts: %s",
+                sl_config_long(n, SL_CFG_CREATE_ACCOUNTS) ? "true" : "false");
+        sl_ctl_set_create_accounts(ctl, (int)sl_config_long(n, SL_CFG_CREATE_ACCOUNTS));
+    }
+    sl_api_namespace_accounts((int)sl_config_long(n, SL_CFG_CREATE_ACCOUNTS));
     reload_tls(cfg, n, api);
     const char *np = sl_config_str(n, SL_CFG_POLICY);
     if (!np != !CS(POLICY))
@@ -478,6 +485,7 @@ static int start_serving(daemon_state_t *d, int controllers, sl_error_t *err)
         sl_err("%s", err->text);
         return -1;
     }
+    sl_api_namespace_accounts((int)CL(CREATE_ACCOUNTS));
     if (controllers) {
         d->ctl = start_controllers(cfg, d->store, d->api, d->policy, d->pods_root, &d->shim,
                                    &d->report, err);

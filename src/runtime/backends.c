@@ -362,6 +362,8 @@ const sl_runtime_ops_t sl_rt_apptainer = {
     .runs_entrypoint = 1,
     .sif_annotations = 1,
     .pull = SL_RT_PULL_SIF,
+    .tmp_bind = "--bind=%s:/tmp",
+    .tmp_bind_at = 2,
 };
 const sl_runtime_ops_t sl_rt_singularity = {
     .name = "singularity",
@@ -374,6 +376,8 @@ const sl_runtime_ops_t sl_rt_singularity = {
     .runs_entrypoint = 1,
     .sif_annotations = 1,
     .pull = SL_RT_PULL_SIF,
+    .tmp_bind = "--bind=%s:/tmp",
+    .tmp_bind_at = 2,
 };
 const sl_runtime_ops_t sl_rt_charliecloud = {
     .name = "charliecloud",
@@ -387,6 +391,8 @@ const sl_runtime_ops_t sl_rt_charliecloud = {
     .shim_root = 1,
     .exec_prefix = exec_charliecloud,
     .pull = SL_RT_PULL_TREE,
+    .tmp_bind = "--bind=%s:/tmp",
+    .tmp_bind_at = 1,
 };
 const sl_runtime_ops_t sl_rt_podman = {
     .name = "podman",
@@ -398,6 +404,8 @@ const sl_runtime_ops_t sl_rt_podman = {
     .image_ref = image_as_is,
     .runs_entrypoint = 1,
     .cdi_gpus = 1,
+    .tmp_bind = "--volume=%s:/tmp",
+    .tmp_bind_at = 2,
 };
 const sl_runtime_ops_t sl_rt_enroot = {
     .name = "enroot",
@@ -409,6 +417,8 @@ const sl_runtime_ops_t sl_rt_enroot = {
     .image_ref = image_enroot,
     .runs_entrypoint = 1,
     .pull = SL_RT_PULL_SQUASHFS,
+    .tmp_bind = "--mount=%s:/tmp",
+    .tmp_bind_at = 2,
 };
 const sl_runtime_ops_t sl_rt_host = {
     .name = "host",

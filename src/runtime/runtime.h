@@ -128,6 +128,14 @@ typedef struct sl_runtime_ops {
      * which slurmlink-shim narrows to the GPUs Slurm bound to the job
      * (src/shim/gpu.c) */
     int cdi_gpus;
+    /* The pod's private /tmp (src/shim/podtmp.h): the one argv word that
+     * binds a node folder at /tmp, a printf format with one %s (the folder),
+     * which slurmlink-shim inserts as argv word tmp_bind_at (before every
+     * option the backend wrote, so a volume mounted below /tmp lands on
+     * it). NULL: the runtime has no mount namespace (host), the shim binds
+     * the folder over /tmp in a namespace of the run's own. */
+    const char *tmp_bind;
+    size_t tmp_bind_at;
 } sl_runtime_ops_t;
 
 /* Backend by name, or NULL (errno ENOENT). */

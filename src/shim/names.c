@@ -31,17 +31,25 @@ static int put(const char *path, const char *text)
     return w == len ? 0 : -1;
 }
 
+int shim_ns_enter(const char *uid_map, const char *gid_map, int as_root, int extra,
+                  const char **what)
+{
+    int flags = CLONE_NEWNS | extra | (as_root ? 0 : CLONE_NEWUSER);
+    if ((*what = "unshare(user, mount)", unshare(flags)) < 0)
+        return -1;
+    if (!as_root && ((*what = "/proc/self/setgroups", put("/proc/self/setgroups", "deny")) < 0 ||
+                     (*what = "/proc/self/uid_map", put("/proc/self/uid_map", uid_map)) < 0 ||
+                     (*what = "/proc/self/gid_map", put("/proc/self/gid_map", gid_map)) < 0))
+        return -1;
+    *what = "private mounts";
+    return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
 int shim_names_enter(const shim_names_t *n, const char **what)
 {
-    int flags = CLONE_NEWNS | CLONE_NEWUTS | (n->as_root ? 0 : CLONE_NEWUSER);
-    if ((*what = "unshare(user, mount, uts)", unshare(flags)) < 0)
+    if (shim_ns_enter(n->uid_map, n->gid_map, n->as_root, CLONE_NEWUTS, what) < 0)
         return -1;
-    if (!n->as_root && ((*what = "/proc/self/setgroups", put("/proc/self/setgroups", "deny")) < 0 ||
-                        (*what = "/proc/self/uid_map", put("/proc/self/uid_map", n->uid_map)) < 0 ||
-                        (*what = "/proc/self/gid_map", put("/proc/self/gid_map", n->gid_map)) < 0))
-        return -1;
-    if ((*what = "private mounts", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) < 0 ||
-        (*what = "bind over /etc/hosts", mount(n->path, "/etc/hosts", NULL, MS_BIND, NULL)) < 0 ||
+    if ((*what = "bind over /etc/hosts", mount(n->path, "/etc/hosts", NULL, MS_BIND, NULL)) < 0 ||
         (*what = "sethostname", sethostname(n->hostname, strlen(n->hostname))) < 0)
         return -1;
     return 0;

@@ -26,5 +26,10 @@ void shim_names_init(shim_names_t *n, const sl_hosts_t *h);
 /* In the forked child, before exec (system calls only): 0, or -1 with
  * errno and the failed step's text in *what. */
 int shim_names_enter(const shim_names_t *n, const char **what);
+/* In the forked child: a mount namespace (and the CLONE_ flags of extra),
+ * in a user namespace mapping the job user to itself unless as_root, its
+ * mounts private. 0, or -1 with errno and the failed step in *what. */
+int shim_ns_enter(const char *uid_map, const char *gid_map, int as_root, int extra,
+                  const char **what);
 
 #endif

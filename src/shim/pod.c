@@ -89,6 +89,22 @@ static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index,
     sl_backoff_init(&c->backoff);
 }
 
+/* the pod's private /tmp when a container asks for one; a failure is each
+ * such container's StartError */
+static void pod_tmp_make(shim_pod_t *pod)
+{
+    pod->tmp.fd = -1;
+    int asked = 0;
+    for (size_t i = 0; i < pod->spec->ninit + pod->spec->ncontainers; i++)
+        asked |= (i < pod->spec->ninit ? &pod->spec->init_containers[i]
+                                       : &pod->spec->containers[i - pod->spec->ninit])
+                     ->private_tmp;
+    sl_error_t terr = SL_ERROR_INIT;
+    if (asked && shim_podtmp_make(&pod->tmp, "/tmp", getenv("SLURM_JOB_ID"), &terr) < 0)
+        snprintf(pod->tmp_error, sizeof(pod->tmp_error), "%.255s", terr.text);
+    sl_error_clear(&terr);
+}
+
 int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_error_t *err)
 {
     memset(pod, 0, sizeof(*pod));
@@ -114,6 +130,7 @@ int shim_pod_init(shim_pod_t *pod, sl_shim_spec_t *spec, const char *dir, sl_err
         if (spec->hosts->services)
             pod->names_check_ms = sl_now_ms() + SHIM_NAMES_CHECK_MS;
     }
+    pod_tmp_make(pod);
     pod->start_time = sl_tstamp_now();
     if (gethostname(pod->node, sizeof(pod->node) - 1) < 0)
         strcpy(pod->node, "");
@@ -156,6 +173,7 @@ void shim_pod_fini(shim_pod_t *pod)
     free(pod->init);
     free(pod->apps);
     sl_report_destroy(pod->report);
+    shim_podtmp_remove(&pod->tmp);
     if (pod->events_fd >= 0)
         close(pod->events_fd);
     free(pod->dir);
@@ -322,14 +340,32 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
 
 /* the run's names (names.h); a failure is said on its stderr, and the run
  * goes on with the node's */
-static void run_names(const shim_names_t *nm)
+static int run_names(const shim_names_t *nm)
 {
     const char *what = "";
-    if (!nm || shim_names_enter(nm, &what) == 0)
-        return;
+    if (!nm)
+        return 0;
+    if (shim_names_enter(nm, &what) == 0)
+        return 1;
     static const char a[] = "slurmlink-shim: the pod's /etc/hosts and host name need a user "
                             "namespace: ",
                       b[] = " failed; this run has the node's\n";
+    ssize_t w = write(2, a, sizeof(a) - 1);
+    w = write(2, what, strlen(what));
+    w = write(2, b, sizeof(b) - 1);
+    (void)w;
+    return 0;
+}
+
+/* the host runtime's private /tmp (podtmp.h), bound in the run's namespace;
+ * a failure is said on its stderr, and the run goes on with the node's */
+static void run_tmp(const shim_pod_t *pod, const char *path, int in_ns)
+{
+    const char *what = "";
+    if (!path || shim_podtmp_enter(&pod->tmp, path, in_ns, &what) == 0)
+        return;
+    static const char a[] = "slurmlink-shim: the pod's private /tmp needs a user namespace: ",
+                      b[] = " failed; this run has the node's /tmp\n";
     ssize_t w = write(2, a, sizeof(a) - 1);
     w = write(2, what, strlen(what));
     w = write(2, b, sizeof(b) - 1);
@@ -339,9 +375,10 @@ static void run_names(const shim_names_t *nm)
 /* The child of a run: async-signal-safe calls only until exec. What went
  * wrong goes to ep as {step, errno, mount}: step 0 is the exec, step k > 0
  * step k-1 of the private root. */
-static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, const shim_names_t *nm,
-                      char *const *argv, int out, int errp, int ep, long maxfd)
+static void run_child(const shim_pod_t *pod, const shim_ctr_t *c, const shim_rootfs_t *rf,
+                      const char *tmp, char *const *argv, int out, int errp, int ep, long maxfd)
 {
+    const shim_names_t *nm = c->spec->bind_hosts && pod->has_names ? &pod->names : NULL;
     if (c->spec->tty) { /* a session of its own, the pty its controlling terminal */
         setsid();
         ioctl(out, TIOCSCTTY, 0);
@@ -365,7 +402,7 @@ static void run_child(const shim_ctr_t *c, const shim_rootfs_t *rf, const shim_n
     }
     dup2(out, 1);
     dup2(errp >= 0 ? errp : out, 2); /* a tty: the pty, as stdout */
-    run_names(nm);
+    run_tmp(pod, tmp, run_names(nm));
     int what[3] = {0, 0, -1};
     if (rf && shim_rootfs_enter(rf, &what[0], &what[2]) < 0) {
         what[0]++;
@@ -481,11 +518,32 @@ static int run_stdio(shim_pod_t *pod, shim_ctr_t *c, int out[2], int errp[2], in
     return 0;
 }
 
+/* The run's private /tmp, emptied (podtmp.h): *argv with the runtime's
+ * bind of it (*targv, owned), or *tmp alone for a runtime without a mount
+ * namespace, bound by the child. 0, or -1 with msg. */
+static int run_tmp_argv(shim_pod_t *pod, shim_ctr_t *c, char *const **argv, char ***targv,
+                        char **tmp, char *msg, size_t len)
+{
+    if (!pod->tmp.dir) {
+        snprintf(msg, len, "%s", pod->tmp_error);
+        return -1;
+    }
+    sl_error_t err = SL_ERROR_INIT;
+    if (!(*tmp = shim_podtmp_ctr(&pod->tmp, c->spec->name, &err))) {
+        snprintf(msg, len, "%.255s", err.text);
+        sl_error_clear(&err);
+        return -1;
+    }
+    if ((*targv = shim_podtmp_argv(c->spec->runtime, *argv, *tmp)))
+        *argv = *targv;
+    return 0;
+}
+
 static void start_container(shim_pod_t *pod, shim_ctr_t *c)
 {
     char msg[256] = "";
     shim_rootfs_t *rf = NULL;
-    char **gargv = NULL;
+    char **gargv = NULL, **targv = NULL, *tmp = NULL;
     run_begin(pod, c);
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2] = {-1, -1};
     if (shim_runtime_check(c->spec, c->envp, pod->node, msg, sizeof(msg)) < 0)
@@ -495,6 +553,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         goto fail;
     gargv = rf ? NULL : shim_gpu_argv(c->spec->runtime, c->spec->gpus, c->spec->argv, c->envp);
     char *const *argv = rf ? shim_rootfs_argv(rf) : gargv ? gargv : c->spec->argv;
+    if (c->spec->private_tmp && run_tmp_argv(pod, c, &argv, &targv, &tmp, msg, sizeof(msg)) < 0)
+        goto fail;
     if (run_stdio(pod, c, out, errp, ep, msg, sizeof(msg)) < 0)
         goto fail;
     long maxfd = sysconf(_SC_OPEN_MAX);
@@ -506,8 +566,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
         goto fail;
     }
     if (pid == 0)
-        run_child(c, rf, c->spec->bind_hosts && pod->has_names ? &pod->names : NULL, argv, out[1],
-                  errp[1], ep[1], maxfd);
+        run_child(pod, c, rf, targv ? NULL : tmp, argv, out[1], errp[1], ep[1], maxfd);
     if (!c->spec->tty)
         setpgid(pid, pid); /* also in the child: whichever runs first (a tty's calls setsid) */
     if (c->in_r >= 0)
@@ -520,7 +579,10 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     out[1] = errp[1] = ep[1] = -1;
     int failed = child_report(ep[0], pid, rf, argv, msg, sizeof(msg));
     shim_gpu_argv_free(gargv);
-    gargv = NULL;
+    shim_podtmp_argv_free(targv);
+    free(tmp);
+    gargv = targv = NULL;
+    tmp = NULL;
     close(ep[0]);
     ep[0] = -1;
     if (failed)
@@ -550,6 +612,8 @@ fail:
     c->pty = -1;
     shim_rootfs_free(rf);
     shim_gpu_argv_free(gargv);
+    shim_podtmp_argv_free(targv);
+    free(tmp);
     for (int i = 0; i < 2; i++) {
         if (out[i] >= 0)
             close(out[i]);
@@ -793,6 +857,7 @@ void shim_pod_terminate(shim_pod_t *pod, int signo)
 
 void shim_pod_cleanup(shim_pod_t *pod)
 {
+    shim_podtmp_remove(&pod->tmp); /* no container runs any more */
     /* the spec parser admits only absolute, normalised ".../slurmlink-*"
      * folders here; sl_rm_rf does not follow a symlink at the top */
     for (size_t i = 0; i < pod->spec->ncleanup; i++) {

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "shim/names.h"
+#include "shim/podtmp.h"
 #include "shimlib/backoff.h"
 #include "shimlib/crilog.h"
 #include "shimlib/oom.h"
@@ -96,6 +97,8 @@ typedef struct shim_pod {
     shim_names_t names;       /* the pod's hosts file for "bindHosts" containers */
     int has_names;            /* spec "hosts" given: names is set */
     long long names_check_ms; /* next look at the Service names file (0: none) */
+    shim_podtmp_t tmp;        /* the private /tmp of "privateTmp" containers (podtmp.h) */
+    char tmp_error[256];      /* why it could not be made ("": made, or none asked) */
 } shim_pod_t;
 
 /* pod.c */

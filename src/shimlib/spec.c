@@ -377,7 +377,8 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     if (parse_flag(o, path, "stdin", &c->stdin_open, err) < 0 ||
         parse_flag(o, path, "stdinOnce", &c->stdin_once, err) < 0 ||
         parse_flag(o, path, "tty", &c->tty, err) < 0 ||
-        parse_flag(o, path, "bindHosts", &c->bind_hosts, err) < 0)
+        parse_flag(o, path, "bindHosts", &c->bind_hosts, err) < 0 ||
+        parse_flag(o, path, "privateTmp", &c->private_tmp, err) < 0)
         return -1;
     snprintf(p, sizeof(p), "%s.workingDir", path);
     if (get_text(o, "workingDir", p, 0, &c->working_dir, err) < 0)

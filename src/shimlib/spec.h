@@ -77,6 +77,8 @@ typedef struct sl_shim_container {
     int bind_hosts; /* "bindHosts": a runtime without a mount namespace (host): the shim binds
                        the pod's hosts file at /etc/hosts itself (src/shim/names.c) */
     sl_shim_probe_t *probes[SL_PROBE_NTYPES]; /* "probes": NULL when the type has none */
+    int private_tmp; /* "privateTmp": each run gets an empty /tmp of its own on the node
+                        (src/shim/podtmp.h); absent when a volume is mounted at /tmp */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {

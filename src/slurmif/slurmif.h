@@ -255,6 +255,32 @@ void sl_slurm_acct_free(sl_slurm_acct_list_t *l);
  * NULL-terminated vector (free with sl_strv_free); NULL when it is not one. */
 char **sl_slurm_hostlist_expand(const char *list);
 
+/* ---- a namespace's account (sacctmgr.c) ---- */
+
+/* e (a submission's errno) is Slurm's "Invalid account or account/partition
+ * combination specified": the account does not exist, or the job's user has
+ * no association with it. */
+int sl_slurm_invalid_account(int e);
+
+typedef struct sl_slurm_account {
+    const char *account;     /* the Slurm account to make */
+    const char *user;        /* the Unix user to associate with it (NULL: none) */
+    const char *description; /* "namespace team-a" */
+    const char *bin_dir;     /* Slurm's commands (NULL: sacctmgr in PATH) */
+    const char *slurm_conf;  /* SLURM_CONF of sacctmgr (NULL: its default) */
+} sl_slurm_account_t;
+
+/* The account (in the cluster of slurm.conf, under root) and the user's
+ * association with it, through `sacctmgr -i add account|user` as argv
+ * vectors; what exists already is left as it is. 0, or -1 with err
+ * (sacctmgr's own words). Blocks up to 30 s per command. */
+int sl_slurm_account_add(const sl_slurm_account_t *a, sl_error_t *err);
+/* Does accounting hold a's user's association with a's account (account
+ * NULL: any of the user's)? 1 / 0, or -1 with err when sacctmgr cannot
+ * tell. Tells a missing account from a partition closed to it, which
+ * Slurm refuses with the same error. */
+int sl_slurm_assoc_exists(const sl_slurm_account_t *a, sl_error_t *err);
+
 /* ---- Slurm's commands (bindir.c) ---- */
 /* The build's Slurm commands folder (make SLURM=PREFIX: PREFIX/bin). */
 #ifndef SL_SLURM_BIN_DIR

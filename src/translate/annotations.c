@@ -147,6 +147,8 @@ int sl_translate_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, s
                       "must be a Slurm constraint: node features (letters, digits, '-', '_', '.', "
                       "':') joined by & | , with ( ) [ ] * !",
                       AP, SL_ANN_CONSTRAINT);
+    if ((v = sl_pod_annotation(p, SL_ANN_TMP)) && strcmp(v, "private") && strcmp(v, "node"))
+        sl_fe_not_supported(e, v, (const char *const[]){"private", "node", NULL}, AP, SL_ANN_TMP);
     if ((v = sl_pod_annotation(p, SL_ANN_RUNTIME)) && !sl_runtime_get(v))
         sl_fe_not_supported(e, v, sl_runtime_names(), AP, SL_ANN_RUNTIME);
     else if (v) {

@@ -307,6 +307,20 @@ static char *mount_target(const char *mp)
     return sl_buf_steal(&b);
 }
 
+/* a volume is mounted at /tmp itself: it is the container's /tmp, not the
+ * shim's private one */
+static int mounts_tmp(const ctr_t *x)
+{
+    for (size_t i = 0; i < x->nm; i++) {
+        char *t = mount_target(x->mounts[i].dst);
+        int is = t && !strcmp(t, "/tmp");
+        free(t);
+        if (is)
+            return 1;
+    }
+    return 0;
+}
+
 /* rootfs: the image under a writable layer of each run, made by the shim
  * (runtimes with shim_root); argvIndex is the word that is the image */
 static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
@@ -380,6 +394,9 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "gpus", json_integer(tr_ctr_gpus(c, k)));
     if (!x->ops->can_mount && tr_hosts_asked(c)) /* the shim binds it in a namespace */
         json_object_set_new(j, "bindHosts", json_true());
+    const char *tmp = sl_pod_annotation(c->pod, SL_ANN_TMP);
+    if (!mounts_tmp(x) && !(tmp && !strcmp(tmp, "node"))) /* an empty /tmp per run (podtmp.h) */
+        json_object_set_new(j, "privateTmp", json_true());
     rootfs_json(j, k, x, argv);
     const json_t *kj = json_array_get(json_object_get(json_object_get(c->pod->json, "spec"),
                                                       k->init ? "initContainers" : "containers"),

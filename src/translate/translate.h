@@ -53,6 +53,9 @@
 #define SL_ANN_NTASKS "slurmlink.io/ntasks"
 #define SL_ANN_EXCLUSIVE "slurmlink.io/exclusive"
 #define SL_ANN_CONSTRAINT "slurmlink.io/constraint"
+/* "private" (the default): each container run an empty /tmp of its own on
+ * the node (src/shim/podtmp.h); "node": the node's /tmp, as before */
+#define SL_ANN_TMP "slurmlink.io/tmp"
 #define SL_ANN_IL_FLAGS "slurm-job.vk.io/flags"
 #define SL_ANN_IL_PRE_EXEC "slurm-job.vk.io/pre-exec"
 #define SL_ANN_IL_SING_OPTS "slurm-job.vk.io/singularity-options"

@@ -119,9 +119,24 @@ static void converted(void)
        "converted files are image.sif and image.sqsh of the store");
 }
 
+/* every runtime with a mount namespace binds the pod's private /tmp by one
+ * argv word, before its own options (after the program and its
+ * subcommand); the host runtime binds it in the shim */
+static void tmp_binds(void)
+{
+    for (const char *const *n = sl_runtime_names(); *n; n++) {
+        const sl_runtime_ops_t *o = sl_runtime_get(*n);
+        ok(!o->tmp_bind == !o->can_mount, "%s: a /tmp bind word exactly when it can mount", *n);
+        if (o->tmp_bind)
+            ok(strstr(o->tmp_bind, "%s:/tmp") && o->tmp_bind_at >= 1 && o->tmp_bind_at <= 2,
+               "%s: binds the folder at /tmp as word %zu", *n, o->tmp_bind_at);
+    }
+}
+
 int main(void)
 {
-    tap_plan(78);
+    tap_plan(89);
+    tmp_binds();
     converted();
     char *d = sl_runtime_image_dir("/s", "busybox");
     is_str(d, "/s/busybox+latest", "image dir: default tag");
