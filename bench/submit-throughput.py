@@ -47,7 +47,7 @@ of its rounds), e.g. the code before and after a change, in the same run.
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--floor-users nobody,root] [--clients procs|threads] [--settle S] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
-                                  [--waiting W] [--idle S] [--watchers K] [--hold nodes|partition] [--callgrind] [--strace]
+                                  [--waiting W] [--idle S] [--watchers K] [--delete-during] [--hold nodes|partition] [--callgrind] [--strace]
 With --settle S each round starts S seconds after the round before has
 been removed: ext4's inode allocator passes over every inode freed in the
 last minute, so pod folders made right after the round before's were
@@ -65,6 +65,12 @@ Each api round prints slurmlinkd's peak resident memory during it (VmHWM,
 reset at the round's first POST) and, with --watchers K, K more watches of
 the round's pods run beside the one that times it, each reading every
 event (the watch fan-out's cost in the CPU and memory figures).
+
+With --delete-during each api round first makes N other pods (in a
+namespace of their own, untimed, until each has its job id), then deletes
+that namespace at the round's first POST: the N new pods are created while
+the N old ones go and their jobs are cancelled, as when a batch of work
+replaces the one before.
 
 With --callgrind each daemon of --daemons runs under valgrind's callgrind
 (VALGRIND, default valgrind) and each api round also prints the user-space
@@ -109,6 +115,7 @@ ap.add_argument("--hold", choices=["partition", "nodes"], default="nodes")
 ap.add_argument("--waiting", type=int, default=0)
 ap.add_argument("--idle", type=float, default=20.0)
 ap.add_argument("--watchers", type=int, default=0)
+ap.add_argument("--delete-during", action="store_true")
 ap.add_argument("--callgrind", action="store_true")
 ap.add_argument("--strace", action="store_true")
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
@@ -345,8 +352,37 @@ def run_clients(client):
     return errors
 
 
+def post_pods(ns, n):
+    """n pods POSTed into ns by the clients: the number refused"""
+    def client(k):
+        cc = conn()
+        bad = 0
+        for i in range(k, n, args.threads):
+            st, _ = req(cc, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}"))
+            bad += st != 201
+        return bad
+    return run_clients(client)
+
+
+def make_old(n, rnd):
+    """--delete-during: n pods in a namespace of their own, each with its job id"""
+    old = f"tput-old-{n}-{rnd}-{os.getpid()}"
+    c = conn()
+    KAPI.namespace(c, old)
+    _, lst = req(c, "GET", f"/api/v1/namespaces/{old}/pods")
+    w = Watch(old, lst["metadata"]["resourceVersion"])
+    w.start()
+    w.ready.wait()
+    post_pods(old, n)
+    t0 = time.time()
+    while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
+        time.sleep(0.05)
+    return old
+
+
 def run_api(n, rnd):
     ns = f"tput-{n}-{rnd}-{os.getpid()}"
+    old = make_old(n, rnd) if args.delete_during else None
     c = conn()
     KAPI.namespace(c, ns)  # and its Slurm account, on a cluster with accounting
     _, lst = req(c, "GET", f"/api/v1/namespaces/{ns}/pods")
@@ -359,20 +395,14 @@ def run_api(n, rnd):
         x.ready.wait()
     pid = KAPI.daemon_pid()
     open(f"/proc/{pid}/clear_refs", "w").write("5")  # VmHWM from here on
-    def client(k):
-        cc = conn()
-        bad = 0
-        for i in range(k, n, args.threads):
-            st, _ = req(cc, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}"))
-            bad += st != 201
-        return bad
-
     cg_zero()
     stc = st_start()
     th0 = kapi.thread_cpu(pid)
     c0 = cpu_now()
     t0 = time.time()
-    bad = run_clients(client)
+    if old:  # the old pods go while the new ones come
+        req(conn(), "DELETE", f"/api/v1/namespaces/{old}")
+    bad = post_pods(ns, n)
     t_ack = time.time() - t0
     while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
@@ -390,6 +420,8 @@ def run_api(n, rnd):
           f"{', '.join(str(x.events) for x in [w] + extra)}; removing)", flush=True)
     print("      slurmlinkd CPU ms per pod by thread: " + ", ".join(f"{k} {v:.3f}" for k, v in th), flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
+    if old:
+        KAPI.delete_namespace(old)
     wait_no_jobs("nobody")
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": bad + len(w.failed),
             "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
