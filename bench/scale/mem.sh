@@ -13,6 +13,7 @@
 # parts 2 and 3 (seconds each, default 200).
 set -u
 G=$(cd "$(dirname "$0")" && pwd)
+[ -e "$G/b/bundle.tgz" ] || G=$(cd "$G/../.." && pwd) # run as .devscale/bench/scale/mem.sh
 OUTD=${OUT:-$G} SL=/opt/slurmlink/build
 N=${PODS_STORED:-100000}
 [ -e /tmp/slwork/ready ] || PODS=1000 ONLY=api REPEAT=1 TAG=setup bash "$G/run.sh" >"$OUTD/mem-setup.txt" 2>&1
