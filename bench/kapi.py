@@ -107,6 +107,26 @@ def cpu_of(pidfile):
         return 0.0
 
 
+def thread_cpu(pid):
+    """{thread name: user + system CPU seconds} of pid's live threads, and
+    the process's total (which also counts the threads that ended)"""
+    out, tck = {}, os.sysconf("SC_CLK_TCK")
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            try:
+                f = open(f"/proc/{pid}/task/{t}/stat").read()
+            except OSError:
+                continue  # ended meanwhile
+            name = f[f.index("(") + 1:f.rindex(")")]
+            v = f.rsplit(")", 1)[1].split()
+            out[name] = out.get(name, 0.0) + (int(v[11]) + int(v[12])) / tck
+        v = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        out["(total)"] = (int(v[11]) + int(v[12])) / tck
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 def alive(pid):
     """pid runs (a zombie, not yet reaped by whoever started it, does not)"""
     try:

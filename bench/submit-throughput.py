@@ -47,7 +47,7 @@ of its rounds), e.g. the code before and after a change, in the same run.
 usage: bench/submit-throughput.py --dir D [--pods 1000,10000] [--threads 8] [--repeat 3]
                                   [--floor PATH] [--floor-users nobody,root] [--clients procs|threads] [--settle S] [--only api,sbatch,slurmrestd,floor]
                                   [--daemons NAME=PATH,...] [--slurmlink PATH] [--purge]
-                                  [--waiting W] [--idle S] [--hold nodes|partition] [--callgrind] [--strace]
+                                  [--waiting W] [--idle S] [--watchers K] [--delete-during] [--hold nodes|partition] [--callgrind] [--strace]
 With --settle S each round starts S seconds after the round before has
 been removed: ext4's inode allocator passes over every inode freed in the
 last minute, so pod folders made right after the round before's were
@@ -60,6 +60,17 @@ pull's back-off (ErrImageNeverPull, retried at growing intervals) through
 the whole run, as pods of a missing image or a registry down do. They are
 left until the end, and slurmlinkd's CPU while idle with them is printed
 (per daemon with --daemons, over --idle seconds).
+
+Each api round prints slurmlinkd's peak resident memory during it (VmHWM,
+reset at the round's first POST) and, with --watchers K, K more watches of
+the round's pods run beside the one that times it, each reading every
+event (the watch fan-out's cost in the CPU and memory figures).
+
+With --delete-during each api round first makes N other pods (in a
+namespace of their own, untimed, until each has its job id), then deletes
+that namespace at the round's first POST: the N new pods are created while
+the N old ones go and their jobs are cancelled, as when a batch of work
+replaces the one before.
 
 With --callgrind each daemon of --daemons runs under valgrind's callgrind
 (VALGRIND, default valgrind) and each api round also prints the user-space
@@ -103,6 +114,8 @@ ap.add_argument("--purge", action="store_true")
 ap.add_argument("--hold", choices=["partition", "nodes"], default="nodes")
 ap.add_argument("--waiting", type=int, default=0)
 ap.add_argument("--idle", type=float, default=20.0)
+ap.add_argument("--watchers", type=int, default=0)
+ap.add_argument("--delete-during", action="store_true")
 ap.add_argument("--callgrind", action="store_true")
 ap.add_argument("--strace", action="store_true")
 ap.add_argument("--slurmlink", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../build/slurmlink"))
@@ -176,7 +189,7 @@ class Watch(threading.Thread):
     """A watch on one namespace's pods: the set of pods that carry a job id."""
     def __init__(self, ns, rv):
         super().__init__(daemon=True)
-        self.ns, self.rv, self.with_job, self.failed = ns, rv, set(), {}
+        self.ns, self.rv, self.with_job, self.failed, self.events = ns, rv, set(), {}, 0
         self.ready = threading.Event()
 
     def run(self):
@@ -195,6 +208,7 @@ class Watch(threading.Thread):
                 return
             buf += chunk
             *lines, buf = buf.split(b"\n")
+            self.events += len(lines)
             for line in lines:
                 if b"slurmlink.io/job-id" in line:
                     self.with_job.add(json.loads(line)["object"]["metadata"]["name"])
@@ -338,14 +352,8 @@ def run_clients(client):
     return errors
 
 
-def run_api(n, rnd):
-    ns = f"tput-{n}-{rnd}-{os.getpid()}"
-    c = conn()
-    KAPI.namespace(c, ns)  # and its Slurm account, on a cluster with accounting
-    _, lst = req(c, "GET", f"/api/v1/namespaces/{ns}/pods")
-    w = Watch(ns, lst["metadata"]["resourceVersion"])
-    w.start()
-    w.ready.wait()
+def post_pods(ns, n):
+    """n pods POSTed into ns by the clients: the number refused"""
     def client(k):
         cc = conn()
         bad = 0
@@ -353,12 +361,48 @@ def run_api(n, rnd):
             st, _ = req(cc, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}"))
             bad += st != 201
         return bad
+    return run_clients(client)
 
+
+def make_old(n, rnd):
+    """--delete-during: n pods in a namespace of their own, each with its job id"""
+    old = f"tput-old-{n}-{rnd}-{os.getpid()}"
+    c = conn()
+    KAPI.namespace(c, old)
+    _, lst = req(c, "GET", f"/api/v1/namespaces/{old}/pods")
+    w = Watch(old, lst["metadata"]["resourceVersion"])
+    w.start()
+    w.ready.wait()
+    post_pods(old, n)
+    t0 = time.time()
+    while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
+        time.sleep(0.05)
+    return old
+
+
+def run_api(n, rnd):
+    ns = f"tput-{n}-{rnd}-{os.getpid()}"
+    old = make_old(n, rnd) if args.delete_during else None
+    c = conn()
+    KAPI.namespace(c, ns)  # and its Slurm account, on a cluster with accounting
+    _, lst = req(c, "GET", f"/api/v1/namespaces/{ns}/pods")
+    w = Watch(ns, lst["metadata"]["resourceVersion"])
+    w.start()
+    w.ready.wait()
+    extra = [Watch(ns, lst["metadata"]["resourceVersion"]) for _ in range(args.watchers)]
+    for x in extra:  # more watchers of the same pods (--watchers): the fan-out's cost
+        x.start()
+        x.ready.wait()
+    pid = KAPI.daemon_pid()
+    open(f"/proc/{pid}/clear_refs", "w").write("5")  # VmHWM from here on
     cg_zero()
     stc = st_start()
+    th0 = kapi.thread_cpu(pid)
     c0 = cpu_now()
     t0 = time.time()
-    bad = run_clients(client)
+    if old:  # the old pods go while the new ones come
+        req(conn(), "DELETE", f"/api/v1/namespaces/{old}")
+    bad = post_pods(ns, n)
     t_ack = time.time() - t0
     while len(w.with_job) + len(w.failed) < n and time.time() - t0 < 1800:
         time.sleep(0.02)
@@ -369,11 +413,35 @@ def run_api(n, rnd):
         print(f"    ({ns}: {len(w.failed)} pods failed, e.g. {name}: {why})", flush=True)
     t_all = time.time() - t0
     cpu = cpu_per_pod(c0, cpu_now(), n)
-    print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; removing)", flush=True)
+    hwm = rss_mib(pid)
+    th = thread_split(th0, kapi.thread_cpu(pid), n)
+    print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; slurmlinkd peak RSS "
+          f"{hwm[1]:.1f} MiB, now {hwm[0]:.1f} MiB; {1 + args.watchers} watchers, events seen "
+          f"{', '.join(str(x.events) for x in [w] + extra)}; removing)", flush=True)
+    print("      slurmlinkd CPU ms per pod by thread: " + ", ".join(f"{k} {v:.3f}" for k, v in th), flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
+    if old:
+        KAPI.delete_namespace(old)
     wait_no_jobs("nobody")
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": bad + len(w.failed),
             "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
+
+
+def thread_split(a, b, n):
+    """slurmlinkd's CPU ms per pod between a and b by thread name (sl-ctl:
+    the controller, sl-submit: the submission workers, MHD-*: the API's
+    connections, sl-kill, sl-remove ...); "ended": threads gone meanwhile"""
+    d = {k: (b.get(k, 0.0) - a.get(k, 0.0)) * 1000.0 / n for k in set(a) | set(b) if k != "(total)"}
+    d = {k: v for k, v in d.items() if v > 0}
+    live = sum(d.values())
+    d["ended"] = max((b.get("(total)", 0.0) - a.get("(total)", 0.0)) * 1000.0 / n - live, 0.0)
+    return sorted(d.items(), key=lambda kv: -kv[1])
+
+
+def rss_mib(pid):
+    """(VmRSS, VmHWM) of pid in MiB"""
+    kv = dict(ln.split(":", 1) for ln in open(f"/proc/{pid}/status") if ":" in ln)
+    return int(kv["VmRSS"].split()[0]) / 1024, int(kv["VmHWM"].split()[0]) / 1024
 
 
 def set_min_job_age(age):

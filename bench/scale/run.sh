@@ -10,6 +10,8 @@
 #   CLIENTS=procs (the HTTP clients: processes; threads: of one Python process)
 #   DAEMONS_SET=NAME=PATH,... (the api path's daemons instead of base, head and WORKERS)
 #   SETTLE=S (each round S seconds after the one before was removed: --settle)
+#   WATCHERS=K (K more watches of each api round's pods: --watchers)
+#   ARGS="..." (more submit-throughput.py options, e.g. --delete-during)
 # With base/ (prepare.sh BASE_COMMIT) the api path runs with base's daemon
 # and HEAD's, in turns; the ratios then read against the last api daemon.
 set -u
@@ -65,6 +67,6 @@ DAEMONS=${DAEMONS_SET:-$DAEMONS}
 echo "setup took $(($(date +%s) - T0)) s; daemons: ${DAEMONS:-head}"
 cd "$G/bench" && timeout "${LIMIT:-520}" python3 submit-throughput.py --dir $D --pods "${PODS:-1000,10000}" \
     --repeat "${REPEAT:-2}" --threads "${THREADS:-16}" --purge --only "${ONLY:-api,sbatch,slurmrestd,floor}" \
-    --floor-users "${FLOOR_USERS:-nobody}" --clients "${CLIENTS:-procs}" --settle "${SETTLE:-0}" ${DAEMONS:+--daemons "$DAEMONS"} --slurmlink $SL/slurmlink 2>&1 |
+    --floor-users "${FLOOR_USERS:-nobody}" --clients "${CLIENTS:-procs}" --settle "${SETTLE:-0}" --watchers "${WATCHERS:-0}" ${ARGS:-} ${DAEMONS:+--daemons "$DAEMONS"} --slurmlink $SL/slurmlink 2>&1 |
     tee "$OUTD/scale-${TAG:-a}.txt"
 echo "rc=$? total $(($(date +%s) - T0)) s"

@@ -208,6 +208,7 @@ struct sl_ctl {
     struct ctl_pullpool *pullpool;  /* how many pulls run at once (pullpool.h) */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
     struct ctl_remover *remover;    /* deleted pods' folders (remover.h); NULL: removed in place */
+    struct ctl_killer *killer;      /* removed pods' jobs (killer.h); NULL: cancelled in place */
     long long next_queue_metric_ms; /* the submit queue's length is next counted then */
     atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
                                      * try (their pods wait); an answered job poll clears it */
@@ -459,6 +460,10 @@ bool ctl_job_adoptable(const sl_slurm_job_t *j, const char *owner_uid, bool know
  * it is the pod's own: 0, or -1 with errno EPERM (someone else's: logged,
  * left alone), ENOENT (Slurm does not know it) or Slurm's error. */
 int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig);
+/* Cancel the job of a pod removed from the store when it is the pod's own
+ * and not over yet (a job already over is left as it is: one RPC): 0, or
+ * -1 as ctl_job_kill. */
+int ctl_job_cancel_removed(const char *ns, const char *name, const char *pod_uid, uint32_t job_id);
 /* Cancel task `task` of array `array_job` (a Job's pod whose task has no
  * job of its own yet: pending), only when the array carries owner_uid. */
 int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,

@@ -16,6 +16,7 @@
 #include "auth/policy.h"
 #include "common/log.h"
 #include "ctl/internal.h"
+#include "ctl/podstatus.h"
 #include "kube/meta.h"
 
 #include <errno.h>
@@ -71,8 +72,9 @@ bool ctl_job_adoptable(const sl_slurm_job_t *j, const char *owner_uid, bool know
     return ctl_job_owned_by(j, owner_uid) && known && j->user_id == (uint32_t)user;
 }
 
-/* 1: the pod's own; 0: someone else's (logged); -1: gone or unknown (errno) */
-static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t job_id)
+/* 1: the pod's own; 0: someone else's (logged); -1: gone or unknown (errno).
+ * *live (when not NULL): 1 when a record of it is not over yet. */
+static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int *live)
 {
     sl_slurm_jobs_t *jl = NULL;
     sl_error_t err = SL_ERROR_INIT;
@@ -88,6 +90,8 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
     for (size_t i = 0; i < n; i++) {
         const sl_slurm_job_t *j = sl_slurm_jobs_at(jl, i);
         mine &= ctl_job_owned_by(j, pod_uid) && (n == 1 || j->array_job_id == job_id);
+        if (live && ctl_job_active(j->state))
+            *live = 1;
     }
     if (!mine) /* (the comment itself is not logged: it is anyone's text) */
         sl_warn("pod %s/%s: Slurm job %u is not this pod's (its comment does not carry "
@@ -101,7 +105,7 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
 
 int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig)
 {
-    if (owned(ns, name, pod_uid, job_id) != 1)
+    if (owned(ns, name, pod_uid, job_id, NULL) != 1)
         return -1;
     sl_error_t err = SL_ERROR_INIT;
     int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
@@ -110,10 +114,24 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
     return r;
 }
 
+int ctl_job_cancel_removed(const char *ns, const char *name, const char *pod_uid, uint32_t job_id)
+{
+    int live = 0;
+    if (owned(ns, name, pod_uid, job_id, &live) != 1)
+        return -1;
+    if (!live)
+        return 0; /* over already (cancelled by its user, ended): one RPC, not two */
+    sl_error_t err = SL_ERROR_INIT;
+    int r = sl_slurm_cancel(job_id, &err);
+    if (r < 0 && errno != ESLURM_ALREADY_DONE)
+        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    return r;
+}
+
 int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
                   uint32_t task)
 {
-    if (owned(ns, name, owner_uid, array_job) != 1)
+    if (owned(ns, name, owner_uid, array_job, NULL) != 1)
         return -1;
     sl_error_t err = SL_ERROR_INIT;
     int r = sl_slurm_cancel_task(array_job, task, &err);
