@@ -9,8 +9,10 @@
 #                          slurmlinkd starts), the busybox image, kubeconfigs
 #                          alice (certificate, team-a) and bob (BOB_AUTH: --cert
 #                          or --token, team-b); kc USER ARGS..., ka ARGS... (admin)
-#   sec_two_tenants BOB_AUTH [--default] [--bob-reads-a]
-#                        → sec_users and sec_cluster (one node, 4 CPUs, no GPUs)
+#   sec_two_tenants BOB_AUTH [--default] [--bob-reads-a] [-- UP_OPTION...]
+#                        → sec_users and sec_cluster (one node, 4 CPUs, no GPUs;
+#                          after --, slurmlink up's options instead, e.g.
+#                          -- --nodes 2 --gpus 0 --cpus 2)
 #                          with the usual two tenants: alice writes team-a, bob
 #                          team-b, every authenticated user reads the cluster,
 #                          admin runs as nobody (--default: the default
@@ -56,12 +58,13 @@ sec_kc() {
 }
 
 sec_two_tenants() {
-  local auth=$1 dflt="" bread=""
+  local auth=$1 dflt="" bread="" up=(--gpus 0 --cpus 4)
   shift
   while [ $# -gt 0 ]; do
     case $1 in
       --default) dflt="  default: {account: default}" ;;
       --bob-reads-a) bread=", read: {users: [bob]}" ;;
+      --) shift; up=("$@"); break ;;
       *) diag "sec_two_tenants: unknown option $1"; return 1 ;;
     esac
     shift
@@ -82,7 +85,7 @@ users:
   bob: $UB
 EOF
 )
-  sec_cluster "$auth" --gpus 0 --cpus 4 <<<"$policy" || return 1 # here, not in a pipe: $CL stays set
+  sec_cluster "$auth" "${up[@]}" <<<"$policy" || return 1 # here, not in a pipe: $CL stays set
   ka create namespace team-a >/dev/null && ka create namespace team-b >/dev/null
 }
 

@@ -14,7 +14,7 @@
 #   so until the release every status.used is written by admissions alone.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 TS=$(tmpdir)
 on_exit "rm -rf '$TS'"
@@ -50,7 +50,7 @@ like "$(pods 14 14 300m)" 'exceeded quota: q, requested: requests.cpu=300m, used
   "one more of 300m is refused with the recorded usage"
 
 touch "$TS/go"
-sleep 2 # the held recount (of no pods) and the janitor's next passes
+ok after_janitor_passes 3 "the held recount (of no pods) and the janitor's next two passes end"
 is "$(used q pods)" 11 "released, the janitor's older count does not replace the admissions' (11 pods)"
 ok kc delete pod p1 p2 --wait=false "two pods deleted"
 dropped() { [ "$(used q pods)" = 9 ]; }

@@ -14,7 +14,7 @@
 # meanwhile a pod is created; then the janitor is released.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 TS=$(tmpdir)
 on_exit "rm -rf '$TS'"
@@ -44,7 +44,7 @@ ok timeout 60 kubectl --cache-dir "$CL/kcache" run p --image busybox --image-pul
 touch "$TS/go"
 used1() { [ "$(kc get quota q -o jsonpath='{.status.used.pods}')" = 1 ]; }
 ok wait_for 30 used1 "status.used.pods is 1"
-sleep 2 # the janitor's passes after the release (one every 200 ms at most)
+ok after_janitor_passes 3 "the janitor's next passes after the release end"
 is "$(kc get quota q -o jsonpath='{.status.used.pods}')" 1 "... and stays 1"
 # the watch's values, blank (no status yet) and repeats left out
 seen=$(grep -v '^$' "$TS/watch.out" | uniq | tr '\n' ' ')

@@ -10,7 +10,7 @@
 # the code before, the janitor recounted every namespace with quotas after
 # any change to the store.
 source "$(dirname "$0")/lib.sh"
-plan 13
+plan 16
 
 cluster_up --cpus 16 || bail "slurmlink up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -25,13 +25,13 @@ pod() { # name [command...]: a pod that asks for 10m of CPU
 
 is "$(kc create quota q --hard=pods=100,requests.cpu=10 2>&1)" "resourcequota/q created" "a quota in default"
 ok wait_for 30 used_is pods 0 "the janitor's first pass writes status.used (0 pods)"
-sleep 1 # its passes after the quota's own status write
+ok after_janitor_passes 2 "the janitor's pass after the quota's own status write ends"
 r0=$(recounts)
 for i in $(seq 1 12); do pod "p$i" sleep 300; done | sed 's/^apiVersion/---\napiVersion/' | kc create -f - >/dev/null
 is "$(used pods)|$(used requests\\.cpu)" "12|120m" "12 admitted creates: status.used says 12 pods, 120m"
 all_run() { [ "$(kc get pods --field-selector=status.phase=Running -o name | wc -l)" = 12 ]; }
 ok wait_for 120 all_run "their pods are scheduled and run"
-sleep 1
+ok after_janitor_passes 2 "the janitor's pass after their status changes ends"
 is "$(recounts)" "$r0" "no recount for admitted creates and their pods' status changes ($r0 before and after)"
 
 kc delete pod p1 p2 --wait=true >/dev/null 2>&1
@@ -55,7 +55,7 @@ ok wait_for 30 used_is pods 11 "a Job's pod, made by the Job controller through 
 kc patch quota q --type=merge -p '{"spec":{"hard":{"pods":"100","requests.cpu":"10","limits.cpu":"10"}}}' >/dev/null
 ok wait_for 30 used_is 'limits\.cpu' 100m "a quota's spec edited (limits.cpu added): recounted, 100m (the Job's pod sets no limit)"
 r2=$(recounts)
-sleep 2
+ok after_janitor_passes 3 "the janitor's next passes end"
 is "$(recounts)" "$r2" "nothing changed since: no more recounts"
 read=$(kc get --raw /metrics | awk '$1 == "slurmlink_quota_recount_pods_total" {print $2}')
 ok awk -v n="${read:-0}" 'BEGIN { exit !(n + 0 >= 10) }' "the pods those recounts read are counted (${read:-none})"

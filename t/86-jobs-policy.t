@@ -9,7 +9,7 @@
 # DisruptionTarget (reason EvictionByEvictionAPI), which an Ignore rule
 # does not count (the index retried) and a FailJob rule fails the Job on.
 source "$(dirname "$0")/lib.sh"
-plan 16
+plan 17
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -56,7 +56,7 @@ is "$(late | grep -c ran-on)" 0 "the pending indexes' tasks are cancelled before
 only_leader() { [ "$(kc get pods -l job-name=leader -o name | wc -l)" = 1 ]; }
 ok wait_for 60 only_leader "their pods are deleted: the leader's pod alone is left"
 is "$(kc logs job/leader 2>&1)" "leader done" "kubectl logs job/leader"
-sleep 3 # no condition to wait on: that nothing new comes (a pass runs every second)
+ok after_job_passes 3 "the Job controller's next passes end (that nothing new comes)"
 is "$(kc get pods -l job-name=leader -o name | wc -l)" 1 "no new pods for the cancelled indexes"
 
 # --- onPodConditions DisruptionTarget ---------------------------------------------------------

@@ -16,7 +16,7 @@
 # The controller's clock is stepped with the test build's clock shift
 # (SLURMLINKD_FAULT_CLOCK, src/common/fault.h). Needs the ASan build.
 source "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 [ -x "$ROOT/build-asan/slurmlinkd" ] || bail "needs make asan (the test build's clock shift)"
 CLOCKD=$(tmpdir)
@@ -106,7 +106,7 @@ cronjob feb31 '59 23 31 2 *' 'true'
 ok wait_for 30 has feb31 InvalidSchedule "February 31st: InvalidSchedule"
 is "$(ev feb31 InvalidSchedule)" \
   "Warning|$C|$C|invalid schedule: 59 23 31 2 * : time difference between two schedules is less than 1 second" "kube's text"
-sleep 3 # no condition to wait on: that it is not repeated (a pass runs every second)
+ok after_cronjob_passes 3 "the CronJob controller's next passes end (that it is not repeated)"
 is "$(kc get events --field-selector involvedObject.name=feb31,reason=InvalidSchedule -o jsonpath='{.items[*].count}') $(kc get jobs -o name | grep -c feb31)" \
   "1 0" "said once, and no Job"
 

@@ -16,21 +16,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 plan 10
 
-sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-sec_cluster --token --nodes 2 --gpus 0 --cpus 2 <<EOF || bail "slurmlink up, the tenants' kubeconfigs"
-adminGroups: [system:masters]
-cluster:
-  read: {groups: [system:authenticated]}
-namespaces:
-  team-a: {write: {users: [alice]}}
-  team-b: {write: {users: [bob]}}
-users:
-  admin: nobody
-  alice: $UA
-  bob: $UB
-EOF
-ka create namespace team-a >/dev/null
-ka create namespace team-b >/dev/null
+sec_two_tenants --token -- --nodes 2 --gpus 0 --cpus 2 ||
+  bail "two tenants: Unix users, slurmlink up (two nodes), the image, kubeconfigs, namespaces"
 tj() { # name namespace [pod spec line of the patch]
   cat <<YAML
 apiVersion: trainer.kubeflow.org/v1alpha1

@@ -45,8 +45,7 @@ is "$(stat -c %U "$DA/secret" 2>&1)" "$UA" "... as alice"
 nok as "$UB" ls "$DA" "bob cannot list alice's folder"
 nok as "$UB" cat "$DA/secret" "... nor read her file"
 pod pb a 'cat /data/secret' | kc bob create -f - >/dev/null
-waits() { [[ "$(jpu bob pod/pb '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "a" not found'* ]]; }
-ok wait_for 20 waits "bob's pod naming claim a finds none in team-b: it waits, never mounts alice's"
+ok wait_for 20 sched_says pb 'persistentvolumeclaim "a" not found' kc bob "bob's pod naming claim a finds none in team-b: it waits, never mounts alice's"
 kc bob delete pod pb --wait=false >/dev/null 2>&1
 
 # --- redirection ---------------------------------------------------------------------------------
@@ -65,8 +64,7 @@ as "$UA" mkdir "$DA/locked"; as "$UA" touch "$DA/locked/f"; as "$UA" chmod 500 "
 VA=$(basename "$DA")
 kc alice delete pod pa >/dev/null 2>&1
 kc alice delete pvc a >/dev/null 2>&1
-fdel() { [[ "$(ka get events -n default --field-selector involvedObject.name="$VA" -o jsonpath='{.items[*].reason}' 2>&1)" == *VolumeFailedDelete* ]]; }
-ok wait_for 30 fdel "alice's claim deleted: the removal runs as her Unix user, which cannot empty her 0500 folder (VolumeFailedDelete)"
+ok wait_for 30 event_says "$VA" VolumeFailedDelete ka -n default "alice's claim deleted: the removal runs as her Unix user, which cannot empty her 0500 folder (VolumeFailedDelete)"
 ok test -e "$DA/locked/f" "... so what root could have removed is still there"
 as "$UA" chmod 700 "$DA/locked"
 ok wait_for 30 eval "[ ! -e '$DA' ]" "once she may write it, her folder is removed (reclaim Delete)"
@@ -76,8 +74,7 @@ is "$(cat "$V/rootfile" 2>&1)|$(cat "$DB/bobfile" 2>&1)|$(ls / | wc -l | awk '$1
 # --- a root a tenant could write --------------------------------------------------------------------
 chmod 1777 "$CL/shared"
 pvc c | kc alice create -f - >/dev/null
-failed() { [[ "$(kc alice get events --field-selector involvedObject.name=c -o jsonpath='{.items[*].reason} {.items[*].message}' 2>&1)" == *ProvisioningFailed*writable* ]]; }
-ok wait_for 20 failed "a class root others may write: no folder is made there (ProvisioningFailed, naming it)"
+ok wait_for 20 event_says c 'ProvisioningFailed*writable' kc alice "a class root others may write: no folder is made there (ProvisioningFailed, naming it)"
 is "$(jpu alice pvc/c '{.status.phase}')" Pending "... the claim stays Pending"
 chmod 755 "$CL/shared"
 ok wait_for 30 bound alice c "once the admin fixes its mode, the claim binds"
@@ -93,8 +90,7 @@ pvc2 steal "$(basename "$DB")" | kc alice create -f - >/dev/null
 like "$(kc alice patch pvc steal --subresource=status --type=merge -p '{"status":{"phase":"Bound"}}' 2>&1)" \
   'User "alice" cannot patch resource "persistentvolumeclaims/status"' "alice names bob's volume in a claim: she cannot write Bound into its status (403)"
 pod ps steal 'cat /data/bobfile' | kc alice create -f - >/dev/null
-stealwait() { [[ "$(jpu alice pod/ps '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "steal" is not bound'* ]]; }
-ok wait_for 20 stealwait "... the claim stays unbound (bob's volume is bound to his claim): her pod waits"
+ok wait_for 20 sched_says ps 'persistentvolumeclaim "steal" is not bound' kc alice "... the claim stays unbound (bob's volume is bound to his claim): her pod waits"
 unlike "$(kc alice logs ps 2>&1)" "bob-data" "... and never reads bob's file"
 
 # --- quota --------------------------------------------------------------------------------------------

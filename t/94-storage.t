@@ -118,8 +118,7 @@ is "$(kc logs r2 2>&1)|$(jp pod/w1 '{.spec.nodeName}') $(jp pod/r2 '{.spec.nodeN
 
 # --- a pod waits for its claim ---------------------------------------------------------------
 pod early later 'echo ran >/data/g' | kc apply -f - >/dev/null
-waiting() { [[ "$(jp pod/early '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "later" not found'* ]]; }
-ok wait_for 20 waiting "a pod whose claim does not exist: PodScheduled False with the reason"
+ok wait_for 20 sched_says early 'persistentvolumeclaim "later" not found' "a pod whose claim does not exist: PodScheduled False with the reason"
 is "$(phase early)" Pending "... it stays Pending (not Failed)"
 pvc later ReadWriteOnce 10Mi | kc apply -f - >/dev/null
 ok wait_for 60 is_phase early Succeeded "once the claim exists and binds, the pod runs"
@@ -129,8 +128,7 @@ pvc solo ReadWriteOncePod 10Mi | kc apply -f - >/dev/null
 pod s1 solo 'sleep 600' | kc apply -f - >/dev/null
 ok wait_for 60 is_phase s1 Running "a pod uses a ReadWriteOncePod claim"
 pod s2 solo 'echo second >/data/s' | kc apply -f - >/dev/null
-blocked() { [[ "$(jp pod/s2 '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "solo" is ReadWriteOncePod and in use by pod s1'* ]]; }
-ok wait_for 20 blocked "a second pod of the claim waits, with the reason"
+ok wait_for 20 sched_says s2 'persistentvolumeclaim "solo" is ReadWriteOncePod and in use by pod s1' "a second pod of the claim waits, with the reason"
 is "$(phase s2)" Pending "... Pending"
 
 # --- deleting a claim in use is deferred -------------------------------------------------------------
@@ -139,8 +137,7 @@ kc delete pvc solo --wait=false >/dev/null 2>&1
 like "$(kc get pvc solo 2>&1)" "solo +Terminating" "a claim in use, deleted: Terminating, kept"
 ok test -d "$T/shared/$svol" "... its folder stays while s1 runs"
 kc delete pod s1 --wait=false >/dev/null 2>&1
-deleting() { [[ "$(jp pod/s2 '{.status.conditions[?(@.type=="PodScheduled")].message}')" == *'persistentvolumeclaim "solo" is being deleted'* ]]; }
-ok wait_for 60 deleting "once s1 ends, s2 still waits: its claim is being deleted"
+ok wait_for 60 sched_says s2 'persistentvolumeclaim "solo" is being deleted' "once s1 ends, s2 still waits: its claim is being deleted"
 kc delete pod s2 --wait=false >/dev/null 2>&1
 ok wait_for 60 gone pvc solo "with no pod using it, the claim goes"
 ok wait_for 30 eval "gone pv '$svol' && [ ! -e '$T/shared/$svol' ]" "... its volume and folder removed (reclaim Delete)"
@@ -249,8 +246,7 @@ like "$(sm huge ReadWriteOnce 1Gi | kc create -f - 2>&1)" 'spec.resources.reques
 like "$(sm many ReadWriteMany 10Mi | kc create -f - 2>&1)" 'spec.accessModes\[0\]: Invalid value: "ReadWriteMany": StorageClass small does not offer this access mode' \
   "an access mode the class does not offer: 422 naming it"
 sm w1 ReadWriteOnce 100Mi | kc apply -f - >/dev/null
-wffc() { [[ "$(kc get events --field-selector involvedObject.name=w1 -o jsonpath='{.items[*].reason}' 2>&1)" == *WaitForFirstConsumer* ]]; }
-ok wait_for 20 wffc "WaitForFirstConsumer: the claim waits for a pod (event)"
+ok wait_for 20 event_says w1 WaitForFirstConsumer "WaitForFirstConsumer: the claim waits for a pod (event)"
 is "$(jp pvc/w1 '{.status.phase}')" Pending "... Pending, no volume yet"
 pod u1 w1 'echo first >/data/f' | kc apply -f - >/dev/null
 ok wait_for 60 is_phase u1 Succeeded "a pod names it: it binds and the pod runs" ||
@@ -258,8 +254,7 @@ ok wait_for 60 is_phase u1 Succeeded "a pod names it: it binds and the pod runs"
 wvol=$(jp pvc/w1 '{.spec.volumeName}')
 sm w2 ReadWriteOnce 100Mi | kc apply -f - >/dev/null
 pod u2 w2 'true' | kc apply -f - >/dev/null
-nsfull() { [[ "$(kc get events --field-selector involvedObject.name=w2 -o jsonpath='{.items[*].message}' 2>&1)" == *"would exceed 157286400 bytes"* ]]; }
-ok wait_for 30 nsfull "a claim that would take the namespace over the class's maxNamespaceSize: ProvisioningFailed"
+ok wait_for 30 event_says w2 'would exceed 157286400 bytes' "a claim that would take the namespace over the class's maxNamespaceSize: ProvisioningFailed"
 is "$(jp pvc/w2 '{.status.phase}')|$(phase u2)" "Pending|Pending" "... it and its pod stay Pending"
 kc delete pod u2 --wait=false >/dev/null 2>&1; kc delete pod u1 >/dev/null 2>&1; kc delete pvc w1 >/dev/null 2>&1
 ok wait_for 30 eval '[ "$(jp "pv/$wvol" {.status.phase})" = Released ]' "Retain: the claim deleted, its volume is Released"

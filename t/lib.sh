@@ -339,6 +339,44 @@ slurm_rpcs() {
   kc get --raw /metrics 2>/dev/null |
     awk -v r="slurmlink_slurm_rpc_duration_seconds_count{rpc=\"$1\"}" '$1 == r {print $2}'
 }
+# sched_says POD TEXT [KUBECTL...]: POD's PodScheduled condition message
+# holds TEXT (a glob); KUBECTL, the command that reads it (default kc, e.g.
+# kc bob); for wait_for
+sched_says() {
+  local pod=$1 text=$2; shift 2
+  [ $# -gt 0 ] || set -- kc
+  [[ "$("$@" get "pod/$pod" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' 2>&1)" == *$text* ]]
+}
+# event_says NAME TEXT [KUBECTL...]: the Events of the object NAME, their
+# reasons then their messages, hold TEXT (a glob: "ProvisioningFailed*root");
+# KUBECTL as for sched_says; for wait_for
+event_says() {
+  local name=$1 text=$2; shift 2
+  [ $# -gt 0 ] || set -- kc
+  [[ "$("$@" get events --field-selector involvedObject.name="$name" -o jsonpath='{.items[*].reason} {.items[*].message}' 2>&1)" == *$text* ]]
+}
+# loop_passes LOOP: the passes a background loop of slurmlinkd has ended
+# (slurmlink_loop_passes_total: janitor, or a kind's store name such as
+# jobs.batch or cronjobs.batch)
+loop_passes() {
+  kc get --raw /metrics 2>/dev/null |
+    awk -v r="slurmlink_loop_passes_total{loop=\"$1\"}" '$1 == r {print $2}'
+}
+# after_loop_passes LOOP N [SECONDS]: wait until LOOP has ended N more passes
+# (N=2: one that began after this call ended); for what is NOT to happen
+after_loop_passes() {
+  local c0
+  c0=$(loop_passes "$1")
+  [ -n "$c0" ] || { diag "after_loop_passes: no $1 count in /metrics"; return 1; }
+  wait_for "${3:-60}" eval '[ "$(loop_passes '"$1"')" -ge '"$((c0 + $2))"' ]' ||
+    { diag "after_loop_passes: $1 stayed at $(loop_passes "$1") passes (from $c0)"; return 1; }
+}
+# after_janitor_passes N, after_job_passes N, after_cronjob_passes N: the
+# API janitor's (namespaces, quotas' status.used), the Job and the CronJob
+# controllers' passes
+after_janitor_passes() { after_loop_passes janitor "$@"; }
+after_job_passes() { after_loop_passes jobs.batch "$@"; }
+after_cronjob_passes() { after_loop_passes cronjobs.batch "$@"; }
 # after_job_polls N [SECONDS]: wait until the controller has polled Slurm's
 # jobs N more times (each poll a load_jobs): to see that something did NOT
 # happen, wait for the passes that would have done it, not for seconds

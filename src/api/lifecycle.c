@@ -7,7 +7,8 @@
  *    --event-ttl) are removed.
  * A janitor thread re-checks terminating namespaces after store changes
  * (pods leave them when the lifecycle controller removes them) and expires
- * events once a minute. */
+ * events once a minute; each pass (a store change seen, or a second with
+ * none) is counted in slurmlink_loop_passes_total{loop="janitor"}. */
 #include "api/internal.h"
 #include "api/podmetrics.h"
 #include "common/argv.h"
@@ -17,6 +18,7 @@
 #include "gpu/gpu.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "metrics/metrics.h"
 
 #include <errno.h>
 #include <string.h>
@@ -146,6 +148,7 @@ static void *janitor(void *arg)
             last_events = t;
             expire_events(api);
         }
+        sl_metrics_loop_pass("janitor"); /* tests wait on the count (t/lib.sh) */
     }
     api_quota_watch_free(quotas);
     return NULL;

@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,81 @@ void sl_err_fields_extend(sl_error_t *dst, const sl_error_t *src)
         e->value = s->value ? sl_xstrdup(s->value) : NULL;
         e->ivalue = s->ivalue;
     }
+}
+
+/* the field path of a shorthand, formatted (the caller frees) */
+#define VFIELD(fmt, path)                                                                          \
+    va_list ap_;                                                                                   \
+    va_start(ap_, fmt);                                                                            \
+    char *path = NULL;                                                                             \
+    if (vasprintf(&path, fmt, ap_) < 0)                                                            \
+        abort();                                                                                   \
+    va_end(ap_)
+
+void sl_err_required(sl_error_t *err, const char *detail, const char *fieldfmt, ...)
+{
+    VFIELD(fieldfmt, path);
+    sl_err_field(err, SL_FE_REQUIRED, path, "", detail);
+    free(path);
+}
+
+void sl_err_forbidden(sl_error_t *err, const char *detail, const char *fieldfmt, ...)
+{
+    VFIELD(fieldfmt, path);
+    sl_err_field(err, SL_FE_FORBIDDEN, path, "", detail);
+    free(path);
+}
+
+void sl_err_invalid(sl_error_t *err, const char *value, const char *detail, const char *fieldfmt,
+                    ...)
+{
+    VFIELD(fieldfmt, path);
+    sl_err_field(err, SL_FE_INVALID, path, value, detail);
+    free(path);
+}
+
+void sl_err_duplicate(sl_error_t *err, const char *value, const char *fieldfmt, ...)
+{
+    VFIELD(fieldfmt, path);
+    sl_err_field(err, SL_FE_DUPLICATE, path, value, NULL);
+    free(path);
+}
+
+void sl_err_not_found(sl_error_t *err, const char *value, const char *fieldfmt, ...)
+{
+    VFIELD(fieldfmt, path);
+    sl_err_field(err, SL_FE_NOT_FOUND, path, value, NULL);
+    free(path);
+}
+
+void sl_err_not_supported(sl_error_t *err, const char *value, const char *const *supported,
+                          const char *fieldfmt, ...)
+{
+    VFIELD(fieldfmt, path);
+    sl_buf_t d = SL_BUF_INIT;
+    for (size_t i = 0; supported && supported[i]; i++) {
+        char *q = sl_go_quote(supported[i]);
+        sl_buf_printf(&d, "%s%s", i ? ", " : "supported values: ", q);
+        free(q);
+    }
+    sl_err_field(err, SL_FE_NOT_SUPPORTED, path, value, d.data ? d.data : "");
+    sl_buf_free(&d);
+    free(path);
+}
+
+sl_error_t *sl_error_new_invalid(void)
+{
+    sl_error_t *err = sl_xcalloc(1, sizeof(*err));
+    err->kind = SL_ERR_INVALID;
+    return err;
+}
+
+void sl_error_free(sl_error_t *err)
+{
+    if (!err)
+        return;
+    sl_error_clear(err);
+    free(err);
 }
 
 size_t sl_err_nfields(const sl_error_t *err) { return err ? err->nfields : 0; }

@@ -11,6 +11,8 @@
  *     sl_error_t err = SL_ERROR_INIT;
  *     sl_err_field(&err, SL_FE_REQUIRED, "spec.containers[0].image", NULL, NULL);
  *     ...
+ *     sl_err_invalid(&err, name, "must be lower case", "spec.containers[%zu].name", i);
+ *     ...
  *     sl_error_clear(&err);   (frees the field list)
  * Only the API edge turns an error into a Kubernetes Status
  * (sl_kube_status_error(), src/kube/status.h); everything below speaks
@@ -156,6 +158,29 @@ void sl_err_fields_extend(sl_error_t *dst, const sl_error_t *src);
 
 size_t sl_err_nfields(const sl_error_t *err);
 const sl_fielderr_t *sl_err_fieldat(const sl_error_t *err, size_t i);
+
+/* The validators' shorthands: one field error of a type, its field path
+ * printf-formatted (err may be NULL: nothing happens). Required and
+ * Forbidden show no value; NotSupported's detail lists supported, a
+ * NULL-terminated list ("supported values: \"a\", \"b\""). */
+void sl_err_required(sl_error_t *err, const char *detail, const char *fieldfmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sl_err_forbidden(sl_error_t *err, const char *detail, const char *fieldfmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sl_err_invalid(sl_error_t *err, const char *value, const char *detail, const char *fieldfmt,
+                    ...) __attribute__((format(printf, 4, 5)));
+void sl_err_duplicate(sl_error_t *err, const char *value, const char *fieldfmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sl_err_not_found(sl_error_t *err, const char *value, const char *fieldfmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sl_err_not_supported(sl_error_t *err, const char *value, const char *const *supported,
+                          const char *fieldfmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A heap error of kind SL_ERR_INVALID with no field errors yet, for a
+ * validator's list that outlives a frame; sl_error_free() clears and frees
+ * it (NULL is a no-op). */
+sl_error_t *sl_error_new_invalid(void);
+void sl_error_free(sl_error_t *err);
 
 /* The cause type string: "FieldValueInvalid", ... */
 const char *sl_fe_reason(sl_fe_type_t type);

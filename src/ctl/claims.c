@@ -168,14 +168,12 @@ static int allocate_fn(json_t *cl, void *arg)
     return 1;
 }
 
-void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev)
+/* fn applied to each claim of pod's spec.resourceClaims in the store: the
+ * one named by resourceClaimName, or the one made for the pod's template
+ * ("<pod>-<name>") */
+static void mutate_claims(sl_ctl_t *c, const json_t *pod, sl_store_mutate_fn fn, void *arg)
 {
-    const json_t *g = json_object_get(ev, "gpus");
-    const char *node = json_string_value(json_object_get(ev, "node"));
     const json_t *rcs = sl_kube_path((json_t *)pod, "spec.resourceClaims");
-    if (!json_array_size(rcs) || !json_is_object(g) || !node)
-        return;
-    alloc_t a = {pod, g, node, 0};
     const char *ns = sl_kube_namespace((json_t *)pod), *pn = sl_kube_name((json_t *)pod);
     size_t i;
     json_t *e;
@@ -185,9 +183,21 @@ void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev)
         const char *en = json_string_value(json_object_get(e, "name"));
         char *name = cn ? sl_xstrdup(cn) : sl_xasprintf("%s-%s", pn, en ? en : "claim");
         sl_error_t err = SL_ERROR_INIT;
-        sl_store_mutate(c->store, CLAIMS, ns, name, allocate_fn, &a, NULL, &err);
+        sl_store_mutate(c->store, CLAIMS, ns, name, fn, arg, NULL, &err);
+        sl_error_clear(&err);
         free(name);
     }
+}
+
+void ctl_claims_allocate(sl_ctl_t *c, const json_t *pod, const json_t *ev)
+{
+    const json_t *g = json_object_get(ev, "gpus");
+    const char *node = json_string_value(json_object_get(ev, "node"));
+    const json_t *rcs = sl_kube_path((json_t *)pod, "spec.resourceClaims");
+    if (!json_array_size(rcs) || !json_is_object(g) || !node)
+        return;
+    alloc_t a = {pod, g, node, 0};
+    mutate_claims(c, pod, allocate_fn, &a);
 }
 
 /* the claim's allocation dropped with its last reservation (the pod is done) */
@@ -212,21 +222,9 @@ static int release_fn(json_t *cl, void *arg)
 
 void ctl_claims_release(sl_ctl_t *c, const json_t *pod)
 {
-    const json_t *rcs = sl_kube_path((json_t *)pod, "spec.resourceClaims");
-    const char *ns = sl_kube_namespace((json_t *)pod), *pn = sl_kube_name((json_t *)pod);
     const char *uid = sl_kube_uid((json_t *)pod);
-    size_t i;
-    json_t *e;
-    json_array_foreach(rcs, i, e)
-    {
-        const char *cn = json_string_value(json_object_get(e, "resourceClaimName"));
-        const char *en = json_string_value(json_object_get(e, "name"));
-        char *name = cn ? sl_xstrdup(cn) : sl_xasprintf("%s-%s", pn, en ? en : "claim");
-        sl_error_t err = SL_ERROR_INIT;
-        if (uid)
-            sl_store_mutate(c->store, CLAIMS, ns, name, release_fn, (void *)uid, NULL, &err);
-        free(name);
-    }
+    if (uid)
+        mutate_claims(c, pod, release_fn, (void *)uid);
 }
 
 void ctl_claims_delete_owned(sl_ctl_t *c, const char *ns, const char *uid)

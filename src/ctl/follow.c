@@ -9,6 +9,7 @@
 #include "ctl/internal.h"
 #include "kinds/kind.h"
 #include "kube/meta.h"
+#include "metrics/metrics.h"
 
 #include <errno.h>
 #include <string.h>
@@ -58,15 +59,8 @@ static void follow(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
     }
 }
 
-static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
+static void reconcile(const sl_kind_t *k, sl_ctl_t *c)
 {
-    if (k->ctl.needs_slurm && (!c->initial_poll_done || !c->slurm_ok))
-        return;
-    if (!*rv) /* the first pass: what was deleted while slurmlinkd was down */
-        missed(k, c, rv);
-    follow(k, c, rv);
-    if (!k->ctl.reconcile && !k->ctl.reconcile_all)
-        return;
     json_t *all = sl_store_list(c->store, k->api.store_name, NULL, NULL);
     size_t i;
     json_t *obj;
@@ -75,6 +69,20 @@ static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
     else if (k->ctl.reconcile)
         json_array_foreach(all, i, obj) k->ctl.reconcile(c, obj);
     json_decref(all);
+}
+
+/* one pass of kind k, counted once it ran (slurmlink_loop_passes_total,
+ * the store name its label: tests wait on it) */
+static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
+{
+    if (k->ctl.needs_slurm && (!c->initial_poll_done || !c->slurm_ok))
+        return;
+    if (!*rv) /* the first pass: what was deleted while slurmlinkd was down */
+        missed(k, c, rv);
+    follow(k, c, rv);
+    if (k->ctl.reconcile || k->ctl.reconcile_all)
+        reconcile(k, c);
+    sl_metrics_loop_pass(k->api.store_name);
 }
 
 size_t ctl_kinds_count(void)

@@ -20,6 +20,15 @@ void ctl_drop_server_owned(json_t *pod)
         json_object_del(ann, owned[i]);
 }
 
+json_t *ctl_pod_from_template(json_t *tmpl)
+{
+    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
+                            sl_kube_object_copy(json_object_get(tmpl, "metadata")), "spec",
+                            sl_kube_object_copy(json_object_get(tmpl, "spec")));
+    ctl_drop_server_owned(pod); /* the template's are not the server's */
+    return pod;
+}
+
 json_t *ctl_owner_pods(sl_ctl_t *c, json_t *owner)
 {
     json_t *all = ctl_pods_naming(c, sl_kube_namespace(owner), sl_kube_uid(owner));

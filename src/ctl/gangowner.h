@@ -21,6 +21,11 @@ struct sl_ctl;
  * made from it: the controller sets its own. */
 void ctl_drop_server_owned(json_t *pod);
 
+/* A new Pod (new reference) from a workload's pod template tmpl: copies
+ * of its metadata and spec (empty objects when missing), the server-owned
+ * annotations dropped. The caller names it and sets its bookkeeping. */
+json_t *ctl_pod_from_template(json_t *tmpl);
+
 /* the Slurm jobs an owner submitted: "id,id" */
 #define CTL_ANN_SLURM_JOBS "slurmlink.io/slurm-jobs"
 

@@ -469,9 +469,10 @@ int ctl_job_cancel_removed(const char *ns, const char *name, const char *pod_uid
 int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,
                   uint32_t task);
 /* the garbage collector's edits of Jobs and CronJobs: whether obj carries
- * finalizer f; as a mutate callback, remove the ownerReference whose uid is
- * arg (and the list when it empties) */
+ * finalizer f; as mutate callbacks, remove the finalizer arg, or the
+ * ownerReference whose uid is arg (and the list when it empties) */
 bool ctl_has_finalizer(json_t *obj, const char *f);
+int ctl_drop_finalizer_fn(json_t *obj, void *arg);
 int ctl_drop_owner_fn(json_t *obj, void *arg);
 /* the uid of obj's controller ownerReference to a `kind` of `api_version`
  * (borrowed), or NULL */

@@ -152,6 +152,21 @@ bool ctl_has_finalizer(json_t *obj, const char *f)
     return false;
 }
 
+int ctl_drop_finalizer_fn(json_t *obj, void *arg)
+{
+    json_t *fin = sl_kube_path(obj, "metadata.finalizers");
+    size_t i;
+    json_t *x;
+    json_array_foreach(fin, i, x)
+    {
+        if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
+            json_array_remove(fin, i);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int ctl_drop_owner_fn(json_t *obj, void *arg)
 {
     json_t *refs = sl_kube_path(obj, "metadata.ownerReferences");

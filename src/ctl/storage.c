@@ -390,6 +390,15 @@ static void reclaim(sl_ctl_t *c, json_t *pv)
     sl_store_mutate(c->store, PVS, NULL, sl_kube_name(pv), mark_released, NULL, NULL, &err);
 }
 
+/* a volume's spec.claimRef: the claim's namespace, name and uid (each NULL
+ * when not set) */
+static void claim_ref(json_t *pv, const char **ns, const char **name, const char **uid)
+{
+    *ns = sl_kube_path_str(pv, "spec.claimRef.namespace");
+    *name = sl_kube_path_str(pv, "spec.claimRef.name");
+    *uid = sl_kube_path_str(pv, "spec.claimRef.uid");
+}
+
 static void check_volumes(sl_ctl_t *c)
 {
     json_t *pvs = sl_store_list(c->store, PVS, NULL, NULL);
@@ -397,9 +406,8 @@ static void check_volumes(sl_ctl_t *c)
     json_t *pv;
     json_array_foreach(pvs, i, pv)
     {
-        const char *ns = sl_kube_path_str(pv, "spec.claimRef.namespace");
-        const char *cn = sl_kube_path_str(pv, "spec.claimRef.name");
-        const char *cu = sl_kube_path_str(pv, "spec.claimRef.uid");
+        const char *ns, *cn, *cu;
+        claim_ref(pv, &ns, &cn, &cu);
         if (!ns || !cn || !cu)
             continue; /* available, or reserved for a claim to come */
         json_t *pvc = sl_store_get(c->store, PVCS, ns, cn);
@@ -431,9 +439,8 @@ static const char *reserved_volume(json_t *pvs, json_t *pvc)
     json_t *pv;
     json_array_foreach(pvs, i, pv)
     {
-        const char *ns = sl_kube_path_str(pv, "spec.claimRef.namespace");
-        const char *n = sl_kube_path_str(pv, "spec.claimRef.name");
-        const char *u = sl_kube_path_str(pv, "spec.claimRef.uid");
+        const char *ns, *n, *u;
+        claim_ref(pv, &ns, &n, &u);
         if (ns && n && !strcmp(ns, sl_kube_namespace(pvc)) && !strcmp(n, sl_kube_name(pvc)) &&
             (!u || !strcmp(u, sl_kube_uid(pvc))))
             return sl_kube_name(pv);

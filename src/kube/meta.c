@@ -125,6 +125,33 @@ json_t *sl_kube_path(json_t *obj, const char *dotted)
     return obj;
 }
 
+json_t *sl_kube_child(json_t *o, const char *k)
+{
+    json_t *c = json_object_get(o, k);
+    if (!json_is_object(c)) {
+        c = json_object();
+        json_object_set_new(o, k, c);
+    }
+    return c;
+}
+
+void sl_kube_default(json_t *o, const char *k, json_t *v)
+{
+    if (!json_object_get(o, k) || json_is_null(json_object_get(o, k)))
+        json_object_set_new(o, k, v);
+    else
+        json_decref(v);
+}
+
+json_t *sl_kube_object_copy(json_t *v)
+{
+    json_t *o = json_deep_copy(v);
+    if (json_is_object(o))
+        return o;
+    json_decref(o);
+    return json_object();
+}
+
 const char *sl_kube_path_str(json_t *obj, const char *dotted)
 {
     return json_string_value(sl_kube_path(obj, dotted));

@@ -41,6 +41,15 @@ void sl_kube_set_rv(json_t *obj, int64_t rv);
 json_t *sl_kube_path(json_t *obj, const char *dotted);
 /* Same, string or NULL. */
 const char *sl_kube_path_str(json_t *obj, const char *dotted);
+/* The object member k of o (borrowed), made an empty object when it is
+ * missing or not an object: where a defaulting step writes. */
+json_t *sl_kube_child(json_t *o, const char *k);
+/* SetDefaults': o's member k set to v when it is missing or null; v is
+ * stolen either way. */
+void sl_kube_default(json_t *o, const char *k, json_t *v);
+/* A deep copy of v when it is an object, else an empty object (new
+ * reference): a template's metadata or spec for an object made from it. */
+json_t *sl_kube_object_copy(json_t *v);
 /* The first condition of that type in the array conds (a status's
  * "conditions"; borrowed), or NULL. */
 json_t *sl_kube_condition(json_t *conds, const char *type);

@@ -23,7 +23,7 @@ static struct {
     sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
     sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
-    sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes;
+    sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes, *passes;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -122,6 +122,11 @@ static void make(void)
                                      "or own (its own writes, passed by unparsed).",
                                      SL_EXPO_LABELS("read"), &e),
                      &e);
+    m.passes = must(sl_expo_counter(x, "slurmlink_loop_passes_total",
+                                    "Passes of a background loop: the API's janitor, or a "
+                                    "workload kind's controller pass (its store name).",
+                                    SL_EXPO_LABELS("loop"), &e),
+                    &e);
     m.commits =
         must(sl_expo_counter(x, "slurmlink_store_commits_total",
                              "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
@@ -208,6 +213,12 @@ void sl_metrics_quota_recount(size_t pods)
         return;
     sl_expo_add(m.recounts, NULL, 1);
     sl_expo_add(m.recount_pods, NULL, (double)pods);
+}
+
+void sl_metrics_loop_pass(const char *loop)
+{
+    if (ready())
+        sl_expo_add(m.passes, SL_EXPO_LABELS(loop), 1);
 }
 
 void sl_metrics_job_view(int applied)

@@ -32,6 +32,13 @@ void sl_metrics_watch(int delta);
 /* The quota janitor counted a namespace's pods again (pods: how many it read). */
 void sl_metrics_quota_recount(size_t pods);
 
+/* A background loop ended a pass: "janitor" (the API's: namespaces being
+ * deleted, quotas' status.used), or a workload kind's store name
+ * ("jobs.batch", "cronjobs.batch", ...: its controller pass). loop is one
+ * of a fixed set, never taken from a request. Tests wait on the count
+ * (t/lib.sh after_loop_passes) to see that something did not happen. */
+void sl_metrics_loop_pass(const char *loop);
+
 /* The job poll's view of a pod's job: applied (the pod read from the store,
  * written if it changed), else unchanged since it was last applied. */
 void sl_metrics_job_view(int applied);

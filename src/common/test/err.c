@@ -120,11 +120,42 @@ static void edge_parts(void)
     ok(!e.subject.set && !e.subject.name, "clear frees the subject");
 }
 
+/* the validators' shorthands: a formatted field path, kube's texts */
+static void shorthands(void)
+{
+    sl_error_t *e = sl_error_new_invalid();
+    is_int(e->kind, SL_ERR_INVALID, "a new invalid error is of kind Invalid");
+    is_int((int)sl_err_nfields(e), 0, "... with no field errors");
+    sl_err_required(e, "must be set", "spec.containers[%d].image", 2);
+    sl_err_forbidden(e, "may not be set", "spec.%s", "nodeName");
+    sl_err_invalid(e, "x y", "a DNS-1123 label", "metadata.%s", "name");
+    sl_err_duplicate(e, "c", "spec.containers[%d].name", 1);
+    sl_err_not_found(e, "v", "spec.volumes[%d]", 0);
+    static const char *const ok_values[] = {"Always", "Never", NULL};
+    sl_err_not_supported(e, "Sometimes", ok_values, "spec.%s", "restartPolicy");
+    sl_err_invalid(NULL, "v", NULL, "ignored"); /* NULL: nothing happens */
+    char *lines = sl_err_fields_lines(e);
+    is_str(lines,
+           "spec.containers[2].image: Required value: must be set\n"
+           "spec.nodeName: Forbidden: may not be set\n"
+           "metadata.name: Invalid value: \"x y\": a DNS-1123 label\n"
+           "spec.containers[1].name: Duplicate value: \"c\"\n"
+           "spec.volumes[0]: Not found: \"v\"\n"
+           "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", "
+           "\"Never\"\n",
+           "each shorthand's text, its path formatted");
+    free(lines);
+    sl_error_free(e);
+    sl_error_free(NULL);
+    ok(1, "sl_error_free frees it (and NULL is a no-op)");
+}
+
 int main(void)
 {
-    tap_plan(39);
+    tap_plan(43);
     text_and_errno();
     fields();
     edge_parts();
+    shorthands();
     return tap_done();
 }

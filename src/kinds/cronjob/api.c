@@ -41,32 +41,14 @@ static int cronjob_decode(json_t *cj, json_t *unknown, json_t *warnings, sl_erro
     return 0;
 }
 
-static json_t *obj_child(json_t *o, const char *k)
-{
-    json_t *c = json_object_get(o, k);
-    if (!json_is_object(c)) {
-        c = json_object();
-        json_object_set_new(o, k, c);
-    }
-    return c;
-}
-
-static void def(json_t *o, const char *k, json_t *v)
-{
-    if (!json_object_get(o, k) || json_is_null(json_object_get(o, k)))
-        json_object_set_new(o, k, v);
-    else
-        json_decref(v);
-}
-
 static void cronjob_defaults(json_t *cj)
 {
-    json_t *spec = obj_child(cj, "spec");
-    def(spec, "concurrencyPolicy", json_string("Allow"));
-    def(spec, "suspend", json_false());
-    def(spec, "successfulJobsHistoryLimit", json_integer(3));
-    def(spec, "failedJobsHistoryLimit", json_integer(1));
-    api_job_template_defaults(obj_child(obj_child(spec, "jobTemplate"), "spec"));
+    json_t *spec = sl_kube_child(cj, "spec");
+    sl_kube_default(spec, "concurrencyPolicy", json_string("Allow"));
+    sl_kube_default(spec, "suspend", json_false());
+    sl_kube_default(spec, "successfulJobsHistoryLimit", json_integer(3));
+    sl_kube_default(spec, "failedJobsHistoryLimit", json_integer(1));
+    api_job_template_defaults(sl_kube_child(sl_kube_child(spec, "jobTemplate"), "spec"));
 }
 
 static void cronjob_prepare_create(json_t *cj)

@@ -35,21 +35,6 @@ void ctl_cronjob_gone(sl_ctl_t *c, json_t *cj, json_t *jobs)
             sl_kube_name(cj), json_array_size(jobs));
 }
 
-static int drop_finalizer_fn(json_t *cj, void *arg)
-{
-    json_t *fin = sl_kube_path(cj, "metadata.finalizers");
-    size_t i;
-    json_t *x;
-    json_array_foreach(fin, i, x)
-    {
-        if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
-            json_array_remove(fin, i);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
 {
     const char *f = ctl_has_finalizer(cj, "orphan")               ? "orphan"
@@ -69,8 +54,8 @@ void ctl_cronjob_finalize(sl_ctl_t *c, json_t *cj, json_t *jobs)
     }
     json_t *out = NULL;
     const char *ns = sl_kube_namespace(cj), *name = sl_kube_name(cj);
-    if (sl_store_mutate(c->store, "cronjobs.batch", ns, name, drop_finalizer_fn, (void *)f, &out,
-                        NULL) == 0 &&
+    if (sl_store_mutate(c->store, "cronjobs.batch", ns, name, ctl_drop_finalizer_fn, (void *)f,
+                        &out, NULL) == 0 &&
         !json_array_size(sl_kube_path(out, "metadata.finalizers")))
         sl_store_delete(c->store, "cronjobs.batch", ns, name, sl_kube_rv(out), NULL, NULL);
     json_decref(out);

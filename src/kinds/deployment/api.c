@@ -16,24 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *child(json_t *o, const char *k)
-{
-    json_t *c = json_object_get(o, k);
-    if (!json_is_object(c)) {
-        c = json_object();
-        json_object_set_new(o, k, c);
-    }
-    return c;
-}
-
-static void def(json_t *o, const char *k, json_t *v)
-{
-    if (!json_object_get(o, k) || json_is_null(json_object_get(o, k)))
-        json_object_set_new(o, k, v);
-    else
-        json_decref(v);
-}
-
 /* "N%" → N, else -1 */
 static long long percent(const char *s)
 {
@@ -67,18 +49,18 @@ static int deploy_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_erro
 
 static void deploy_defaults(json_t *obj)
 {
-    json_t *spec = child(obj, "spec");
-    def(spec, "replicas", json_integer(1));
-    json_t *st = child(spec, "strategy");
-    def(st, "type", json_string("RollingUpdate"));
+    json_t *spec = sl_kube_child(obj, "spec");
+    sl_kube_default(spec, "replicas", json_integer(1));
+    json_t *st = sl_kube_child(spec, "strategy");
+    sl_kube_default(st, "type", json_string("RollingUpdate"));
     const char *type = json_string_value(json_object_get(st, "type"));
     if (type && !strcmp(type, "RollingUpdate")) {
-        json_t *ru = child(st, "rollingUpdate");
-        def(ru, "maxUnavailable", json_string("25%"));
-        def(ru, "maxSurge", json_string("25%"));
+        json_t *ru = sl_kube_child(st, "rollingUpdate");
+        sl_kube_default(ru, "maxUnavailable", json_string("25%"));
+        sl_kube_default(ru, "maxSurge", json_string("25%"));
     }
-    def(spec, "revisionHistoryLimit", json_integer(10));
-    def(spec, "progressDeadlineSeconds", json_integer(600));
+    sl_kube_default(spec, "revisionHistoryLimit", json_integer(10));
+    sl_kube_default(spec, "progressDeadlineSeconds", json_integer(600));
     sl_rs_template_defaults(obj);
 }
 

@@ -47,32 +47,14 @@ static int job_decode(json_t *job, json_t *unknown, json_t *warnings, sl_error_t
     return 0;
 }
 
-static json_t *obj_child(json_t *o, const char *k)
-{
-    json_t *c = json_object_get(o, k);
-    if (!json_is_object(c)) {
-        c = json_object();
-        json_object_set_new(o, k, c);
-    }
-    return c;
-}
-
-static void def(json_t *o, const char *k, json_t *v)
-{
-    if (!json_object_get(o, k) || json_is_null(json_object_get(o, k)))
-        json_object_set_new(o, k, v);
-    else
-        json_decref(v);
-}
-
 /* SetDefaults_PodSpec and the container defaults on the template: those of
  * a pod without what SetDefaults_Pod (enableServiceLinks) and admission
  * (service account, priority) add to pods only. Requests defaulted from
  * limits (SetDefaults_Pod too) are kept: docs/jobs.md. */
 void api_job_template_defaults(json_t *spec)
 {
-    json_t *tmpl = obj_child(spec, "template");
-    json_t *pod = json_pack("{s:O}", "spec", obj_child(tmpl, "spec"));
+    json_t *tmpl = sl_kube_child(spec, "template");
+    json_t *pod = json_pack("{s:O}", "spec", sl_kube_child(tmpl, "spec"));
     json_t *ps = json_object_get(pod, "spec");
     bool had_rp = json_object_get(ps, "restartPolicy") != NULL;
     static const char *const pod_only[] = {"serviceAccountName", "serviceAccount", "priority",
@@ -93,18 +75,19 @@ void api_job_template_defaults(json_t *spec)
 
 static void job_defaults(json_t *job)
 {
-    json_t *spec = obj_child(job, "spec");
+    json_t *spec = sl_kube_child(job, "spec");
     bool no_c = !json_is_integer(json_object_get(spec, "completions"));
     bool no_p = !json_is_integer(json_object_get(spec, "parallelism"));
     if (no_c && no_p)
         json_object_set_new(spec, "completions", json_integer(1));
-    def(spec, "parallelism", json_integer(1));
-    def(spec, "backoffLimit",
-        json_integer(json_object_get(spec, "backoffLimitPerIndex") ? 2147483647 : 6));
-    def(spec, "completionMode", json_string("NonIndexed"));
-    def(spec, "suspend", json_false());
-    def(spec, "manualSelector", json_false());
-    def(spec, "podReplacementPolicy",
+    sl_kube_default(spec, "parallelism", json_integer(1));
+    sl_kube_default(spec, "backoffLimit",
+                    json_integer(json_object_get(spec, "backoffLimitPerIndex") ? 2147483647 : 6));
+    sl_kube_default(spec, "completionMode", json_string("NonIndexed"));
+    sl_kube_default(spec, "suspend", json_false());
+    sl_kube_default(spec, "manualSelector", json_false());
+    sl_kube_default(
+        spec, "podReplacementPolicy",
         json_string(json_object_get(spec, "podFailurePolicy") ? "Failed" : "TerminatingOrFailed"));
     size_t i;
     json_t *rule;
@@ -113,7 +96,8 @@ static void job_defaults(json_t *job)
         size_t j;
         json_t *pat;
         json_array_foreach(json_object_get(rule, "onPodConditions"), j,
-                           pat) if (json_is_object(pat)) def(pat, "status", json_string("True"));
+                           pat) if (json_is_object(pat))
+            sl_kube_default(pat, "status", json_string("True"));
     }
     api_job_template_defaults(spec);
 }
@@ -132,18 +116,18 @@ static void job_prepare_create(json_t *job)
         sl_kube_uuid4(uid);
         sl_kube_meta_set_str(job, "uid", uid);
     }
-    json_t *spec = obj_child(job, "spec");
+    json_t *spec = sl_kube_child(job, "spec");
     if (json_is_true(json_object_get(spec, "manualSelector")))
         return;
-    json_t *tmeta = obj_child(obj_child(spec, "template"), "metadata");
-    json_t *labels = obj_child(tmeta, "labels");
+    json_t *tmeta = sl_kube_child(sl_kube_child(spec, "template"), "metadata");
+    json_t *labels = sl_kube_child(tmeta, "labels");
     const char *name = sl_kube_name(job), *uid = sl_kube_uid(job);
     for (int i = 0; i < 2; i++) {
-        def(labels, job_name_labels[i], json_string(name ? name : ""));
-        def(labels, job_uid_labels[i], json_string(uid));
+        sl_kube_default(labels, job_name_labels[i], json_string(name ? name : ""));
+        sl_kube_default(labels, job_uid_labels[i], json_string(uid));
     }
-    json_t *ml = obj_child(obj_child(spec, "selector"), "matchLabels");
-    def(ml, job_uid_labels[1], json_string(uid));
+    json_t *ml = sl_kube_child(sl_kube_child(spec, "selector"), "matchLabels");
+    sl_kube_default(ml, job_uid_labels[1], json_string(uid));
     json_t *jl = json_object_get(sl_kube_meta(job), "labels");
     /* kube copies at decode time, before the generated labels exist: a name
      * too long for a label is refused under spec.template only */
@@ -269,31 +253,47 @@ static void has_label(json_t *labels, const char *key, const char *want, sl_erro
     }
 }
 
+sl_kube_selector_t *api_job_template_selector(json_t *obj, const char *path,
+                                              const char *labels_path, const char *empty_detail,
+                                              sl_error_t *err)
+{
+    json_t *sel = sl_kube_path(obj, path);
+    json_t *labels = sl_kube_path(obj, labels_path);
+    if (!json_is_object(sel)) {
+        sl_err_field_none(err, SL_FE_REQUIRED, path, "");
+        return NULL;
+    }
+    sl_error_t serr = SL_ERROR_INIT;
+    sl_kube_selector_t *s = sl_kube_label_selector_from_json(sel, &serr);
+    if (!s) {
+        sl_err_field(err, SL_FE_INVALID, path, NULL, serr.text);
+        sl_error_clear(&serr);
+        return NULL;
+    }
+    if (empty_detail && sl_kube_selector_empty(s)) {
+        char *v = json_dumps(sel, JSON_COMPACT | JSON_SORT_KEYS);
+        sl_err_field_raw(err, SL_FE_INVALID, path, v, empty_detail);
+        free(v);
+    } else if (sl_kube_selector_empty(s) || !sl_kube_selector_match_labels(s, labels)) {
+        char *m = api_job_go_map(labels);
+        sl_err_field_raw(err, SL_FE_INVALID, labels_path, m,
+                         "`selector` does not match template `labels`");
+        free(m);
+    }
+    return s;
+}
+
 /* the selector: present, valid, matching the template's labels, and (not
  * manual) exactly the generated one (validateGeneratedSelector) */
 static void validate_selector(json_t *job, sl_error_t *err)
 {
     json_t *spec = json_object_get(job, "spec");
-    json_t *sel = json_object_get(spec, "selector");
-    json_t *labels = sl_kube_path(job, "spec.template.metadata.labels");
-    if (!json_is_object(sel)) {
-        sl_err_field_none(err, SL_FE_REQUIRED, "spec.selector", "");
+    sl_kube_selector_t *s =
+        api_job_template_selector(job, "spec.selector", "spec.template.metadata.labels", NULL, err);
+    if (!s)
         return;
-    }
-    sl_error_t serr = SL_ERROR_INIT;
-    sl_kube_selector_t *s = sl_kube_label_selector_from_json(sel, &serr);
-    if (!s) {
-        sl_err_field(err, SL_FE_INVALID, "spec.selector", NULL, serr.text);
-        sl_error_clear(&serr);
-        return;
-    }
-    if (sl_kube_selector_empty(s) || !sl_kube_selector_match_labels(s, labels)) {
-        char *m = api_job_go_map(labels);
-        sl_err_field_raw(err, SL_FE_INVALID, "spec.template.metadata.labels", m,
-                         "`selector` does not match template `labels`");
-        free(m);
-    }
     if (!json_is_true(json_object_get(spec, "manualSelector"))) {
+        json_t *labels = sl_kube_path(job, "spec.template.metadata.labels");
         const char *uid = sl_kube_uid(job), *name = sl_kube_name(job);
         for (int i = 0; i < 2; i++) {
             has_label(labels, job_uid_labels[i], uid ? uid : "", err);

@@ -1301,19 +1301,11 @@ void ctl_job_gone(sl_ctl_t *c, json_t *job)
 
 static int drop_finalizer_fn(json_t *job, void *arg)
 {
-    json_t *fin = sl_kube_path(job, "metadata.finalizers");
-    size_t i;
-    json_t *x;
-    json_array_foreach(fin, i, x)
-    {
-        if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
-            json_array_remove(fin, i);
-            if (!strcmp(arg, "orphan")) /* job_gone leaves its arrays alone */
-                sl_kube_set_annotation(job, ANN_JOB_ORPHANED, "true");
-            return 1;
-        }
-    }
-    return 0;
+    if (!ctl_drop_finalizer_fn(job, arg))
+        return 0;
+    if (!strcmp(arg, "orphan")) /* job_gone leaves its arrays alone */
+        sl_kube_set_annotation(job, ANN_JOB_ORPHANED, "true");
+    return 1;
 }
 
 /* an orphaning deletion: the tasks that have no pod yet are cancelled */

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "common/err.h"
+#include "kube/selector.h"
 
 /* SetDefaults_PodSpec and the containers' defaults on spec.template of a
  * Job's spec (as the Job kind applies them). */
@@ -18,6 +19,17 @@ void api_job_validate_spec(json_t *job, sl_error_t *err);
  * a ReplicaSet's): the template as a pod, its field errors named
  * "spec.template...." in err. */
 void api_job_validate_template(json_t *obj, sl_error_t *err);
+/* A workload's selector for the pods of its template (ValidateJob's and
+ * ValidateReplicaSetSpec's checks): the selector at path ("spec.selector")
+ * required and a valid LabelSelector, and matching the labels at
+ * labels_path ("spec.template.metadata.labels": Invalid "`selector` does
+ * not match template `labels`"). An empty selector is Invalid on path
+ * with empty_detail, or, empty_detail NULL, one that matches no labels.
+ * Returns the parsed selector (sl_kube_selector_destroy), NULL when it is
+ * missing or not valid. */
+sl_kube_selector_t *api_job_template_selector(json_t *obj, const char *path,
+                                              const char *labels_path, const char *empty_detail,
+                                              sl_error_t *err);
 /* Go's %#v of a map[string]string, as field.Invalid prints a template's
  * labels (new string) */
 char *api_job_go_map(json_t *m);

@@ -18,9 +18,7 @@ static bool is_indexed(json_t *job)
     return m && !strcmp(m, "Indexed");
 }
 
-/* JOB_COMPLETION_INDEX in every container, from the index annotation (as
- * kube's Job controller adds it) */
-static void add_index_env(json_t *spec)
+void ctl_job_index_env(json_t *spec)
 {
     static const char *const lists[] = {"initContainers", "containers"};
     for (int l = 0; l < 2; l++) {
@@ -42,16 +40,8 @@ static void add_index_env(json_t *spec)
 json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)
 {
     const char *jname = sl_kube_name(job);
-    json_t *tmpl = sl_kube_path(job, "spec.template");
-    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
-    if (!json_is_object(meta)) {
-        json_decref(meta);
-        meta = json_object();
-    }
-    json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
-    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
-                            meta, "spec", spec);
-    ctl_drop_server_owned(pod); /* the template's are not the server's */
+    json_t *pod = ctl_pod_from_template(sl_kube_path(job, "spec.template"));
+    json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
     char buf[32];
     snprintf(buf, sizeof(buf), "%zu", idx);
     if (is_indexed(job)) {
@@ -62,7 +52,7 @@ json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub)
             json_object_set_new(spec, "hostname", json_string(h));
             free(h);
         }
-        add_index_env(spec);
+        ctl_job_index_env(spec);
     }
     sl_kube_set_annotation(pod, ANN_POD_INDEX, buf);
     snprintf(buf, sizeof(buf), "%lld", sub);

@@ -19,6 +19,11 @@
 #define ANN_POD_INDEX CTL_ANN_POD_INDEX
 #define ANN_POD_SUB "slurmlink.io/job-submission"
 
+/* JOB_COMPLETION_INDEX in every container of spec (init containers too),
+ * a fieldRef on the ANN_INDEX annotation, as kube's Job controller adds it
+ * to an Indexed Job's pods (a JobSet's members too). */
+void ctl_job_index_env(json_t *spec);
+
 /* A new pod (new reference) for index idx of submission sub of job. */
 json_t *ctl_job_new_pod(json_t *job, size_t idx, long long sub);
 

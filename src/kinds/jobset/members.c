@@ -144,43 +144,13 @@ static void upstream_keys(json_t *pod, json_t *js, const js_member_t *m, const c
     sl_kube_set_label(pod, "job-name", job);
 }
 
-/* JOB_COMPLETION_INDEX in every container from the index annotation, as
- * kube's Job controller adds it to an Indexed Job's pods */
-static void index_env(json_t *spec)
-{
-    static const char *const lists[] = {"initContainers", "containers"};
-    for (int l = 0; l < 2; l++) {
-        size_t i;
-        json_t *ct;
-        json_array_foreach(json_object_get(spec, lists[l]), i, ct)
-        {
-            json_t *env = json_object_get(ct, "env");
-            if (!json_is_array(env))
-                json_object_set_new(ct, "env", env = json_array());
-            json_array_append_new(env, json_pack("{s:s, s:{s:{s:s, s:s}}}", "name",
-                                                 "JOB_COMPLETION_INDEX", "valueFrom", "fieldRef",
-                                                 "apiVersion", "v1", "fieldPath",
-                                                 "metadata.annotations['" ANN_INDEX "']"));
-        }
-    }
-}
-
-static json_t *object_copy(json_t *v)
-{
-    json_t *o = json_deep_copy(v);
-    if (json_is_object(o))
-        return o;
-    json_decref(o);
-    return json_object();
-}
-
 json_t *js_new_pod(json_t *js, const js_member_t *m, size_t rank, long long attempt,
                    long long restarts)
 {
     json_t *rjob = json_array_get(sl_kube_path(js, "spec.replicatedJobs"), m->rjob_at);
     json_t *tmpl = sl_kube_path(rjob, "template.spec.template");
-    json_t *meta = object_copy(json_object_get(tmpl, "metadata"));
-    json_t *spec = object_copy(json_object_get(tmpl, "spec"));
+    json_t *meta = sl_kube_object_copy(json_object_get(tmpl, "metadata"));
+    json_t *spec = sl_kube_object_copy(json_object_get(tmpl, "spec"));
     json_object_set_new(spec, "restartPolicy", json_string("Never"));
     char *job = sl_xasprintf("%s-%s-%lld", sl_kube_name(js), m->rjob, m->job);
     char *name = sl_xasprintf("%s-%lld", job, m->pod);
@@ -190,7 +160,7 @@ json_t *js_new_pod(json_t *js, const js_member_t *m, size_t rank, long long atte
         json_object_set_new(spec, "subdomain", json_string(sub));
     else
         json_object_del(spec, "subdomain");
-    index_env(spec);
+    ctl_job_index_env(spec);
     json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
                             meta, "spec", spec);
     json_object_del(meta, "generateName");

@@ -94,21 +94,12 @@ static void copy_errors(const char *prefix, const sl_error_t *from, sl_error_t *
     }
 }
 
-static json_t *object_copy(json_t *v)
-{
-    json_t *o = json_deep_copy(v);
-    if (json_is_object(o))
-        return o;
-    json_decref(o);
-    return json_object();
-}
-
 void api_tj_validate_pod_template(const char *prefix, json_t *tmpl, const char *restart,
                                   sl_error_t *err)
 {
-    json_t *meta = object_copy(json_object_get(tmpl, "metadata"));
+    json_t *meta = sl_kube_object_copy(json_object_get(tmpl, "metadata"));
     json_object_set_new(meta, "name", json_string("trainjob-replica"));
-    json_t *ps = object_copy(json_object_get(tmpl, "spec"));
+    json_t *ps = sl_kube_object_copy(json_object_get(tmpl, "spec"));
     json_object_set_new(ps, "restartPolicy", json_string(restart));
     json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
                             meta, "spec", ps);

@@ -145,22 +145,13 @@ static void bookkeeping(json_t *pod, json_t *lws, long long w, long long attempt
         sl_kube_set_annotation(pod, SL_ANN_USER, user);
 }
 
-static json_t *object_copy(json_t *v)
-{
-    json_t *o = json_deep_copy(v);
-    if (json_is_object(o))
-        return o;
-    json_decref(o);
-    return json_object();
-}
-
 json_t *lws_new_pod(json_t *lws, long long g, long long w, long long attempt)
 {
     json_t *t = sl_kube_path(lws, "spec.leaderWorkerTemplate.leaderTemplate");
     if (w || !json_is_object(t))
         t = sl_kube_path(lws, "spec.leaderWorkerTemplate.workerTemplate");
-    json_t *meta = object_copy(json_object_get(t, "metadata"));
-    json_t *spec = object_copy(json_object_get(t, "spec"));
+    json_t *meta = sl_kube_object_copy(json_object_get(t, "metadata"));
+    json_t *spec = sl_kube_object_copy(json_object_get(t, "spec"));
     json_object_set_new(spec, "restartPolicy", json_string("Never")); /* the group restarts */
     char sub[256];
     lws_subdomain(lws, g, sub, sizeof(sub));

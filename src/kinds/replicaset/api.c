@@ -16,23 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *child(json_t *o, const char *k)
-{
-    json_t *c = json_object_get(o, k);
-    if (!json_is_object(c)) {
-        c = json_object();
-        json_object_set_new(o, k, c);
-    }
-    return c;
-}
-
 long long sl_rs_replicas(json_t *obj)
 {
     json_t *v = sl_kube_path(obj, "spec.replicas");
     return json_is_integer(v) ? json_integer_value(v) : 1;
 }
 
-void sl_rs_template_defaults(json_t *obj) { api_job_template_defaults(child(obj, "spec")); }
+void sl_rs_template_defaults(json_t *obj) { api_job_template_defaults(sl_kube_child(obj, "spec")); }
 
 static void nonnegative(json_t *obj, const char *k, sl_error_t *err)
 {
@@ -47,31 +37,9 @@ static void nonnegative(json_t *obj, const char *k, sl_error_t *err)
 /* the selector present, valid, not empty, and matching the template */
 static void validate_selector(json_t *obj, sl_error_t *err)
 {
-    json_t *sel = sl_kube_path(obj, "spec.selector");
-    json_t *labels = sl_kube_path(obj, "spec.template.metadata.labels");
-    if (!json_is_object(sel)) {
-        sl_err_field_none(err, SL_FE_REQUIRED, "spec.selector", "");
-        return;
-    }
-    sl_error_t serr = SL_ERROR_INIT;
-    sl_kube_selector_t *s = sl_kube_label_selector_from_json(sel, &serr);
-    if (!s) {
-        sl_err_field(err, SL_FE_INVALID, "spec.selector", NULL, serr.text);
-        sl_error_clear(&serr);
-        return;
-    }
-    if (sl_kube_selector_empty(s)) {
-        char *v = json_dumps(sel, JSON_COMPACT | JSON_SORT_KEYS);
-        sl_err_field_raw(err, SL_FE_INVALID, "spec.selector", v,
-                         "empty selector is invalid for deployment");
-        free(v);
-    } else if (!sl_kube_selector_match_labels(s, labels)) {
-        char *m = api_job_go_map(json_is_object(labels) ? labels : NULL);
-        sl_err_field_raw(err, SL_FE_INVALID, "spec.template.metadata.labels", m,
-                         "`selector` does not match template `labels`");
-        free(m);
-    }
-    sl_kube_selector_destroy(s);
+    sl_kube_selector_destroy(
+        api_job_template_selector(obj, "spec.selector", "spec.template.metadata.labels",
+                                  "empty selector is invalid for deployment", err));
 }
 
 /* ValidatePodTemplateSpecForReplicaSet */
@@ -251,7 +219,7 @@ static int rs_decode(json_t *obj, json_t *unknown, json_t *warnings, sl_error_t 
 
 static void rs_defaults(json_t *obj)
 {
-    json_t *spec = child(obj, "spec");
+    json_t *spec = sl_kube_child(obj, "spec");
     if (!json_is_integer(json_object_get(spec, "replicas")))
         json_object_set_new(spec, "replicas", json_integer(1));
     if (!json_is_integer(json_object_get(spec, "minReadySeconds")))

@@ -62,16 +62,8 @@ bool sl_rs_pod_active(json_t *pod)
 
 static json_t *new_pod(json_t *rs)
 {
-    json_t *tmpl = sl_kube_path(rs, "spec.template");
-    json_t *meta = json_deep_copy(json_object_get(tmpl, "metadata"));
-    if (!json_is_object(meta)) {
-        json_decref(meta);
-        meta = json_object();
-    }
-    json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
-    json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
-                            meta, "spec", spec ? spec : json_object());
-    ctl_drop_server_owned(pod); /* the template's are not the server's */
+    json_t *pod = ctl_pod_from_template(sl_kube_path(rs, "spec.template"));
+    json_t *meta = json_object_get(pod, "metadata");
     char sfx[6];
     sl_kube_rand_suffix(sfx, 5);
     char *name = sl_xasprintf("%.57s-%s", sl_kube_name(rs), sfx);
@@ -288,21 +280,6 @@ static void pods_follow(sl_ctl_t *c, json_t *rs, json_t *pods, bool orphan)
     }
 }
 
-static int drop_finalizer_fn(json_t *obj, void *arg)
-{
-    json_t *fin = sl_kube_path(obj, "metadata.finalizers");
-    size_t i;
-    json_t *x;
-    json_array_foreach(fin, i, x)
-    {
-        if (json_is_string(x) && !strcmp(json_string_value(x), arg)) {
-            json_array_remove(fin, i);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 void sl_rs_finalize(sl_ctl_t *c, json_t *obj, const char *store, json_t *deps, sl_rs_deps_fn fn)
 {
     const char *f = ctl_has_finalizer(obj, "orphan")               ? "orphan"
@@ -316,7 +293,8 @@ void sl_rs_finalize(sl_ctl_t *c, json_t *obj, const char *store, json_t *deps, s
         return; /* it stays until they are gone */
     json_t *out = NULL;
     const char *ns = sl_kube_namespace(obj), *name = sl_kube_name(obj);
-    if (sl_store_mutate(c->store, store, ns, name, drop_finalizer_fn, (void *)f, &out, NULL) == 0 &&
+    if (sl_store_mutate(c->store, store, ns, name, ctl_drop_finalizer_fn, (void *)f, &out, NULL) ==
+            0 &&
         !json_array_size(sl_kube_path(out, "metadata.finalizers")))
         sl_store_delete(c->store, store, ns, name, sl_kube_rv(out), NULL, NULL);
     json_decref(out);

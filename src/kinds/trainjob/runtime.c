@@ -320,15 +320,6 @@ static void bookkeeping(json_t *pod, json_t *tj, size_t member, size_t rank, lon
                                   sl_kube_uid(tj), "controller", 1, "blockOwnerDeletion", 1));
 }
 
-static json_t *object_copy(json_t *v)
-{
-    json_t *o = json_deep_copy(v);
-    if (json_is_object(o))
-        return o;
-    json_decref(o);
-    return json_object();
-}
-
 /* the pod of replicated job rj's index idx: member `member` of the gang
  * on its node `rank`; its container named node (borrowed) in *node */
 static json_t *rjob_pod(json_t *tj, json_t *rj, size_t idx, size_t member, size_t rank,
@@ -336,11 +327,11 @@ static json_t *rjob_pod(json_t *tj, json_t *rj, size_t idx, size_t member, size_
 {
     const char *rjname = json_string_value(json_object_get(rj, "name"));
     json_t *tmpl = sl_kube_path(rj, "template.spec.template");
-    json_t *meta = object_copy(json_object_get(tmpl, "metadata"));
+    json_t *meta = sl_kube_object_copy(json_object_get(tmpl, "metadata"));
     json_object_del(meta, "name");
     json_object_del(meta, "generateName");
     json_t *pod = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
-                            meta, "spec", object_copy(json_object_get(tmpl, "spec")));
+                            meta, "spec", sl_kube_object_copy(json_object_get(tmpl, "spec")));
     json_t *spec = json_object_get(pod, "spec");
     runtime_patches(tj, pod, rjname ? rjname : TJ_NODE);
     *node = container(spec, TJ_NODE);
