@@ -93,7 +93,7 @@ spec:
               image: $IMG
               env:
               - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
-              command: [sh, -c, 'mkdir -p /tmp/www && echo "served by \$POD_NAME" >/tmp/www/index.html && exec httpd -f -p 18089 -h /tmp/www']
+              command: [sh, -c, 'w=/tmp/www-\$\$ && mkdir -p \$w && echo "served by \$POD_NAME" >\$w/index.html && exec httpd -f -p 18089 -h \$w']
   - name: client
     replicas: 2
     template:
