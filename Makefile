@@ -124,7 +124,7 @@ test: check-deps
 
 demo: check-deps
 	$(MAKE) $(PROGS) $(BUILD)/mpi-stencil
-	scripts/demo.sh
+	$(if $(SLURM),PATH=$(SLURM)/bin:$(SLURM)/sbin:$$PATH )scripts/demo.sh
 
 unit: all
 	t/run-tests --unit

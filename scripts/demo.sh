@@ -34,12 +34,16 @@ run sinfo -N -o "%N %T %c %G"
 kubectl delete pod train-a train-b infer --ignore-not-found --wait=true >/dev/null
 
 step "an HPC user's MPI job through sbatch: both nodes, a GPU on each"
-# as user nobody (registered in accounting by up): OpenMPI refuses root
+# as the user the cluster's pods run as (its slurmlinkd's slurm.run_as,
+# registered in accounting by up): nobody, or from Slurm 25.11, whose
+# slurmctld refuses nobody's jobs, _slurmlink-jobs. OpenMPI refuses root.
+JU=$(sed -n 's/^  run_as: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$DIR/etc/slurmlinkd.conf")
+JU=${JU:-nobody}
 MPI=$DIR/mpi-demo
-mkdir -p "$MPI" && cp build/mpi-stencil examples/mpi/gpu-job.sh "$MPI/" && chown -R nobody "$MPI"
+mkdir -p "$MPI" && cp build/mpi-stencil examples/mpi/gpu-job.sh "$MPI/" && chown -R "$JU" "$MPI"
 per=$(sinfo -h -N -o %c | sort -n | head -1)
 [ "$per" -gt 2 ] && per=2
-mjob=$(cd "$MPI" && runuser -u nobody -- sbatch --parsable -J mpi-demo -N2 --ntasks-per-node="$per" \
+mjob=$(cd "$MPI" && runuser -u "$JU" -- sbatch --parsable -J mpi-demo -N2 --ntasks-per-node="$per" \
        --gres=gpu:1 -o "$MPI/out-%j.txt" ./gpu-job.sh --cells 20000 --iters 1500)
 echo "Submitted batch job $mjob (sbatch -N2 --ntasks-per-node=$per --gres=gpu:1 gpu-job.sh: srun --mpi=pmix ./mpi-stencil)"
 

@@ -74,7 +74,10 @@ like "$(kc get events --field-selector involvedObject.kind=JobSet,involvedObject
   "SuccessfulCreate.*AllJobsCompleted" "events SuccessfulCreate, AllJobsCompleted"
 
 # --- the downward API, and a pod reaching another replicated Job's ------------------------------
-# the clients reach the server by its pod DNS name <hostname>.<subdomain> (the subdomain: the JobSet's name)
+# the clients reach the server by its pod DNS name <hostname>.<subdomain> (the subdomain: the JobSet's name);
+# the server serves from a folder of its run's own (the pods' /tmp is the node's, shared by every run;
+# a fixed folder stays the user's of the run that made it): /tmp/www-PID, $$$$ in a command being $$
+# to the shell (Kubernetes turns $$ into $)
 SERVER=net-server-0-0.net
 cat >"$T/net.yaml" <<YAML
 apiVersion: jobset.x-k8s.io/v1alpha2
@@ -93,7 +96,7 @@ spec:
               image: $IMG
               env:
               - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
-              command: [sh, -c, 'mkdir -p /tmp/www && echo "served by \$POD_NAME" >/tmp/www/index.html && exec httpd -f -p 18089 -h /tmp/www']
+              command: [sh, -c, 'w=/tmp/www-\$\$\$\$ && mkdir -p \$w && echo "served by \$POD_NAME" >\$w/index.html && exec httpd -f -p 18089 -h \$w']
   - name: client
     replicas: 2
     template:

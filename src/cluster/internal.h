@@ -88,12 +88,14 @@ int cl_net_down(const cl_state_t *st);
 int cl_node_files(const cl_state_t *st, sl_error_t *err);
 /* prepared before fork, run in the child: enter node's network namespace,
  * a UTS namespace named after it, a mount namespace with D/nodes/hosts on
- * /etc/hosts and D/nodes/nodeK/pmix on D/pmix */
+ * /etc/hosts, D/nodes/nodeK/pmix on D/pmix and node K's munged's socket
+ * D/nodes/nodeK/munge.sock on D/run/munge.sock */
 typedef struct cl_node_enter {
     int netns_fd;
     char hostname[32];
     char hosts[256];
-    char pmix[256], node_pmix[256]; /* D/nodes/nodeK/pmix is bound on D/pmix */
+    char pmix[256], node_pmix[256];   /* D/nodes/nodeK/pmix is bound on D/pmix */
+    char munge[256], node_munge[256]; /* D/nodes/nodeK/munge.sock on D/run/munge.sock */
 } cl_node_enter_t;
 int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, sl_error_t *err);
 int cl_node_enter(void *arg); /* sl_spawn_opts_t.child_setup */

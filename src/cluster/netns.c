@@ -20,7 +20,9 @@
  * PMIxCliTmpDirBase for every node, and Slurm's PMIx plugin gives a step's
  * client folder the same name on each node of the step (spmix_appdir_UID_
  * JOB.STEP), so on one shared folder the second node's mkdir fails with
- * EEXIST; each node now has a folder of its own behind the same path. */
+ * EEXIST; each node now has a folder of its own behind the same path.
+ * Likewise each node's munged (up.c) has its socket D/nodes/nodeK/munge.sock
+ * bound on D/run/munge.sock, the AuthInfo socket of the one slurm.conf. */
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
@@ -310,6 +312,8 @@ int cl_node_enter_prepare(const cl_state_t *st, int node, cl_node_enter_t *ne, s
     if (n < 0 || (size_t)n >= sizeof(ne->node_pmix))
         return sl_errprintf(err, "%s: the folder path is too long", st->dir);
     snprintf(ne->pmix, sizeof(ne->pmix), "%s/pmix", st->dir);
+    snprintf(ne->node_munge, sizeof(ne->node_munge), "%s/nodes/node%d/munge.sock", st->dir, node);
+    snprintf(ne->munge, sizeof(ne->munge), "%s/run/munge.sock", st->dir);
     cl_net_ns(st, node, ns, sizeof(ns));
     snprintf(path, sizeof(path), NETNS_RUN "/%s", ns);
     ne->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -345,5 +349,7 @@ int cl_node_enter(void *arg)
         return say("bind D/nodes/hosts on /etc/hosts"), -1;
     if (mount(ne->node_pmix, ne->pmix, NULL, MS_BIND, NULL) < 0)
         return say("bind D/nodes/nodeK/pmix on D/pmix"), -1;
+    if (mount(ne->node_munge, ne->munge, NULL, MS_BIND, NULL) < 0)
+        return say("bind D/nodes/nodeK/munge.sock on D/run/munge.sock"), -1;
     return 0;
 }

@@ -164,18 +164,24 @@ static int wait_tcp(upctx_t *c, int id, int timeout_ms, sl_error_t *err)
     return daemon_failed(c, id, "did not open its port in time", err);
 }
 
+/* a process accepts connections on the Unix socket PATH */
+static int unix_answers(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    int r = connect(fd, (struct sockaddr *)&a, sizeof(a));
+    close(fd);
+    return r == 0;
+}
+
 static int wait_unix(upctx_t *c, int id, const char *path, int timeout_ms, sl_error_t *err)
 {
     long long deadline = sl_now_ms() + timeout_ms;
     while (sl_now_ms() < deadline) {
         if (alive_or_fail(c, id, err) < 0)
             return -1;
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_un a = {.sun_family = AF_UNIX};
-        snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-        int r = connect(fd, (struct sockaddr *)&a, sizeof(a));
-        close(fd);
-        if (r == 0)
+        if (unix_answers(path))
             return 0;
         sl_sleep_ms(50);
     }
@@ -505,6 +511,58 @@ static void reregister_kept(upctx_t *c)
             kill(c->pid[i], SIGHUP);
 }
 
+/* node K's own munged, with several nodes. One munged for every slurmd of
+ * the host makes the second node to decode a step's job credential see a
+ * replay, which slurmd refuses from Slurm 23.11 (cred/munge accepts replays
+ * only in --enable-multiple-slurmd builds): a step across nodes failed to
+ * launch ("Header lengths are longer than data received"). As on a real
+ * cluster each node has a munged of its own (the folder's key), its socket
+ * bound on D/run/munge.sock in the node's mount namespace (netns.c). It is
+ * started with the node's slurmd: one of an earlier start is stopped first
+ * (the slurmd that bound its socket is gone); `down` sweeps it with the
+ * folder's other processes (it carries the folder's environment). */
+static int start_node_munged(upctx_t *c, int k, sl_error_t *err)
+{
+    const char *D = c->st.dir;
+    char *pidf = sl_xasprintf("%s/nodes/node%d/munged.pid", D, k);
+    char *old = sl_read_file(pidf, NULL, NULL);
+    pid_t pid = old ? (pid_t)atoi(old) : 0;
+    if (pid > 0 && cl_pid_belongs(pid, D))
+        cl_stop_pid(pid, 10000);
+    free(old);
+    char *sock = sl_xasprintf("%s/nodes/node%d/munge.sock", D, k);
+    char *a[5] = {sl_xasprintf("--socket=%s", sock), sl_xasprintf("--key-file=%s/etc/munge.key", D),
+                  sl_xasprintf("--pid-file=%s/nodes/node%d/munged.daemon.pid", D, k),
+                  sl_xasprintf("--log-file=%s/log/munged-node%d.log", D, k),
+                  sl_xasprintf("--seed-file=%s/nodes/node%d/munged.seed", D, k)};
+    const char *argv[] = {"munged", "--foreground", a[0], a[1], a[2], a[3], a[4], NULL};
+    char *log = sl_xasprintf("%s/log/munged-node%d.out", D, k);
+    sl_spawn_opts_t o = {.envp = (const char *const *)c->env,
+                         .stdout_path = log,
+                         .stderr_path = log,
+                         .stdin_null = 1,
+                         .new_session = 1};
+    pid = sl_spawn(argv, &o, err);
+    for (int i = 0; i < 5; i++)
+        free(a[i]);
+    char num[24];
+    int r = pid < 0 ? -1
+                    : sl_write_file(pidf, num, (size_t)snprintf(num, sizeof(num), "%d\n", (int)pid),
+                                    0644, err);
+    long long deadline = sl_now_ms() + UP_WAIT_MS;
+    while (r == 0 && !unix_answers(sock)) {
+        int status;
+        if (sl_wait_timeout(pid, 0, &status) == 0 || sl_now_ms() > deadline)
+            r = sl_errprintf(err, "munged of node%d did not open %s; see %s", k, sock, log);
+        else
+            sl_sleep_ms(50);
+    }
+    free(log);
+    free(sock);
+    free(pidf);
+    return r;
+}
+
 /* start the slurmd of every node not running, then wait for all of them:
  * node1 on the host, or each node in its namespaces (netns.c) */
 static int start_slurmds(upctx_t *c, sl_error_t *err)
@@ -518,7 +576,8 @@ static int start_slurmds(upctx_t *c, sl_error_t *err)
         char name[16];
         snprintf(name, sizeof(name), "node%d", k);
         const char *argv[] = {"slurmd", "-D", "-N", name, "-f", conf, NULL};
-        if (cl_multi(&c->st) && cl_node_enter_prepare(&c->st, k, &c->enter[k], err) < 0)
+        if (cl_multi(&c->st) && (start_node_munged(c, k, err) < 0 ||
+                                 cl_node_enter_prepare(&c->st, k, &c->enter[k], err) < 0))
             r = -1;
         else
             r = spawn_daemon(c, i, argv, err);
