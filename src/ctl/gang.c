@@ -196,7 +196,17 @@ static void rsh_lines(sl_buf_t *s, const ctl_gang_t *g, char **dirs, size_t batc
         free(qw);
         free(w);
     }
-    sl_buf_puts(s, " 2>>\"$mpi/../../job.out\" &\nrshd=$!\n");
+    char *log = sl_xasprintf("%s/job.out", dirs[batch]), *ql = sl_shell_quote(log);
+    sl_buf_printf(s, " 2>>%s &\nrshd=$!\n", ql);
+    free(ql);
+    free(log);
+    for (size_t i = 0; i < g->n; i++) { /* mpirun's daemons look the agent up too */
+        char *d = sl_xasprintf("%s/%s/rsh", dirs[i], g->rsh_dir), *qd = sl_shell_quote(d);
+        if (i != batch)
+            sl_buf_printf(s, "cp %s %s\n", qa, qd);
+        free(qd);
+        free(d);
+    }
     started_wait(s, dirs, 0, batch);
     started_wait(s, dirs, batch + 1, g->n);
     free(mpi);

@@ -74,7 +74,9 @@ typedef struct ctl_gang {
     /* an MPI launcher in a container (the batch member): its folder,
      * relative to its pod folder, that its container sees as /etc/mpi. The
      * batch script writes there the hostfile (text below, the owner's), the
-     * rsh agent (slurmlink-mpi-rsh, beside the shim) and the agent's socket,
+     * rsh agent (slurmlink-mpi-rsh, beside the shim; also in the same folder
+     * of every other member, where mpirun's daemons look it up) and the
+     * agent's socket,
      * served by `slurmlink-shim mpi-serve` (src/shim/mpiserve.c), which runs
      * the agent's commands in the first container of the step member whose
      * pod name the host names (its first label), through a step of the

@@ -50,11 +50,13 @@ static void add_env(json_t *spec, const char *name, const char *value)
     }
 }
 
-/* the Launcher runs in a container (its runtime mounts volumes) whose
- * /etc/mpi is free: its mpirun gets the rsh agent (gang.h rsh_dir) */
-static bool rsh_launcher(json_t *job)
+/* a replica's template runs in a container (its runtime mounts volumes)
+ * whose /etc/mpi is free */
+static bool rsh_template(json_t *job, const char *type)
 {
-    json_t *t = sl_kube_path(job, "spec.mpiReplicaSpecs.Launcher.template");
+    char path[64];
+    snprintf(path, sizeof(path), "spec.mpiReplicaSpecs.%s.template", type);
+    json_t *t = sl_kube_path(job, path);
     json_t *spec = json_object_get(t, "spec"),
            *c0 = json_array_get(json_object_get(spec, "containers"), 0);
     const char *ann =
@@ -82,7 +84,16 @@ static bool rsh_launcher(json_t *job)
     return true;
 }
 
-/* the Launcher's /etc/mpi: an emptyDir the batch script fills (gang.c) */
+/* the Launcher and the Workers run in containers with /etc/mpi free: the
+ * rsh agent (gang.h rsh_dir) in each, since mpirun's daemons look up the
+ * agent mpirun names too */
+static bool rsh_launcher(json_t *job)
+{
+    return rsh_template(job, "Launcher") &&
+           (!sl_kube_path(job, "spec.mpiReplicaSpecs.Worker") || rsh_template(job, "Worker"));
+}
+
+/* a pod's /etc/mpi: an emptyDir the batch script fills (gang.c) */
 static void rsh_mount(json_t *spec)
 {
     json_t *vols = json_object_get(spec, "volumes");
@@ -160,9 +171,10 @@ static json_t *mpijob_new_pod(json_t *job, json_t *r, size_t i, long long attemp
     } else if (launcher && !strcmp(impl, "Intel")) {
         add_env(spec, "I_MPI_PERHOST", buf);
     }
-    if (launcher && rsh_launcher(job)) {
+    if (rsh_launcher(job)) {
         rsh_mount(spec);
-        rsh_env(spec, impl);
+        if (launcher)
+            rsh_env(spec, impl);
     }
     sl_pod_apply_defaults(pod);
     ctl_status_init(pod, sl_kube_now_ns());
