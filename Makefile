@@ -42,13 +42,14 @@ TEST_SRCS := $(shell find src -path '*/test/*.c' | sort)
 CMD_SRCS  := $(wildcard src/cmd/*.c)
 DAEMON_MAIN := src/daemon/main.c
 SHIM_SRCS := $(wildcard src/shim/*.c)
+MPIRSH_SRCS := $(wildcard src/mpirsh/*.c)
 FUZZ_SRCS := $(shell find src -path 'src/fuzz/*.c' | sort)
-LIB_SRCS  := $(filter-out $(TEST_SRCS) $(CMD_SRCS) $(DAEMON_MAIN) $(SHIM_SRCS) $(FUZZ_SRCS),$(ALL_SRCS))
+LIB_SRCS  := $(filter-out $(TEST_SRCS) $(CMD_SRCS) $(DAEMON_MAIN) $(SHIM_SRCS) $(MPIRSH_SRCS) $(FUZZ_SRCS),$(ALL_SRCS))
 
 obj = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(1))
 
 LIB      := $(BUILD)/libslurmlink.a
-PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim
+PROGS    := $(BUILD)/slurmlinkd $(BUILD)/slurmlink $(BUILD)/slurmlink-shim $(BUILD)/slurmlink-mpi-rsh
 UNIT_BINS := $(foreach t,$(TEST_SRCS),$(BUILD)/test/$(subst /,_,$(patsubst src/%.c,%,$(subst /test/,/,$(t)))))
 
 .PHONY: all asan tsan test unit check-deps clean format demo print-unit-bins schema openapi openapi-check crds \
@@ -78,6 +79,14 @@ $(BUILD)/slurmlink: $(call obj,$(CMD_SRCS)) $(LIB)
 $(BUILD)/slurmlink-shim: $(call obj,$(SHIM_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@.tmp $^ $(LIBS) && mv -f $@.tmp $@
+
+# an MPIJob Launcher's rsh agent (src/mpirsh): it runs inside the
+# Launcher's container, whose libc is the image's, so it is linked
+# statically, against libc alone, without sanitizers
+$(BUILD)/slurmlink-mpi-rsh: $(MPIRSH_SRCS) src/mpirsh/proto.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -O2 -Isrc -static -o $@.tmp $(MPIRSH_SRCS) && mv -f $@.tmp $@
 
 # the demo's MPI program (examples/mpi, docs/cluster.md): OpenMPI's compiler
 # wrapper, no sanitizers (it runs under srun --mpi=pmix, not in the daemon)
@@ -207,6 +216,7 @@ install: $(PROGS)
 	$(INSTALL) -m 0755 $(BUILD)/slurmlinkd $(DESTDIR)$(SBINDIR)/slurmlinkd
 	$(INSTALL) -m 0755 $(BUILD)/slurmlink $(DESTDIR)$(BINDIR)/slurmlink
 	$(INSTALL) -m 0755 $(BUILD)/slurmlink-shim $(DESTDIR)$(LIBEXECDIR)/slurmlink/slurmlink-shim
+	$(INSTALL) -m 0755 $(BUILD)/slurmlink-mpi-rsh $(DESTDIR)$(LIBEXECDIR)/slurmlink/slurmlink-mpi-rsh
 	$(INSTALL) -m 0644 man/slurmlink.1 $(DESTDIR)$(MANDIR)/man1/slurmlink.1
 	$(INSTALL) -m 0644 man/slurmlinkd.conf.5 $(DESTDIR)$(MANDIR)/man5/slurmlinkd.conf.5
 	$(INSTALL) -m 0644 man/slurmlinkd.8 $(DESTDIR)$(MANDIR)/man8/slurmlinkd.8
@@ -220,6 +230,7 @@ install: $(PROGS)
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/slurmlinkd $(DESTDIR)$(BINDIR)/slurmlink \
 	    $(DESTDIR)$(LIBEXECDIR)/slurmlink/slurmlink-shim \
+	    $(DESTDIR)$(LIBEXECDIR)/slurmlink/slurmlink-mpi-rsh \
 	    $(DESTDIR)$(MANDIR)/man1/slurmlink.1 $(DESTDIR)$(MANDIR)/man5/slurmlinkd.conf.5 \
 	    $(DESTDIR)$(MANDIR)/man8/slurmlinkd.8 $(DESTDIR)$(UNITDIR)/slurmlinkd.service \
 	    $(DESTDIR)$(SYSCONFDIR)/slurmlink/slurmlinkd.conf.example

@@ -9,9 +9,10 @@
 #     worker's DNS-1035 name, restartPolicy, mpiImplementation, a Worker's
 #     replicas; slurmlink's refusals with the reason: another replica type,
 #     runLauncherAsWorker, a change of the replica specs;
+#   - a Warning for Workers running sshd (no ssh Secret here);
 #   - Table NAME AGE, describe, the status subresource, watch, patch, delete.
 source "$(dirname "$0")/50-api-lib.sh"
-plan 20
+plan 21
 
 api_up || bail "slurmlinkd up"
 
@@ -55,6 +56,9 @@ jp() { k get "$1" -o jsonpath="$2" 2>&1; }
 like "$(k explain mpijob.spec.slotsPerWorker 2>&1)" "Specifies the number of slots per worker used in hostfile" \
   "kubectl explain: the CRD's own descriptions"
 is "$(manifest pi | apply)" "mpijob.kubeflow.org/pi created" "kubectl apply creates an MPIJob"
+like "$(manifest sshd 's|command: \["sleep", "infinity"\]|command: ["/usr/sbin/sshd", "-De"]|' | k apply --dry-run=server -f - 2>&1)" \
+  'Warning: spec.mpiReplicaSpecs\[Worker\].template.spec.containers\[0\].command: sshd is not needed: slurmlink starts the Launcher.s MPI daemons in the Workers through Slurm' \
+  "Workers running sshd (mpi-operator's examples): a Warning at create says why it is not needed"
 is "$(jp mpijob/pi '{.spec.slotsPerWorker} {.spec.mpiImplementation} {.spec.launcherCreationPolicy} {.spec.sshAuthMountPath} {.spec.runLauncherAsWorker} {.spec.runPolicy.cleanPodPolicy} {.spec.runPolicy.suspend}')" \
   "1 OpenMPI AtStartup /root/.ssh false None false" "spec defaults: slotsPerWorker 1, OpenMPI, AtStartup, /root/.ssh, cleanPodPolicy None"
 is "$(jp mpijob/pi '{.spec.mpiReplicaSpecs.Launcher.replicas} {.spec.mpiReplicaSpecs.Launcher.restartPolicy} {.spec.mpiReplicaSpecs.Worker.restartPolicy}')" \

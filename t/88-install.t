@@ -26,6 +26,7 @@ is "$rc" 0 "make install DESTDIR=... PREFIX=/usr succeeds" || diag "$out"
 want='0644 etc/slurmlink/slurmlinkd.conf.example
 0755 usr/bin/slurmlink
 0644 usr/lib/systemd/system/slurmlinkd.service
+0755 usr/libexec/slurmlink/slurmlink-mpi-rsh
 0755 usr/libexec/slurmlink/slurmlink-shim
 0755 usr/sbin/slurmlinkd
 0644 usr/share/man/man1/slurmlink.1

@@ -34,7 +34,10 @@ is "$(files slurmlinkd)" "./etc/slurmlink/slurmlinkd.conf.example
 ./usr/share/man/man8/slurmlinkd.8.gz" "slurmlinkd: the daemon, its unit, the example configuration, its man pages"
 is "$(files slurmlink)" "./usr/bin/slurmlink
 ./usr/share/man/man1/slurmlink.1.gz" "slurmlink: the command line and its man page"
-is "$(files slurmlink-shim)" "./usr/libexec/slurmlink/slurmlink-shim" "slurmlink-shim: the shim, where slurmlinkd looks for it"
+is "$(files slurmlink-shim)" "./usr/libexec/slurmlink/slurmlink-mpi-rsh
+./usr/libexec/slurmlink/slurmlink-shim
+./usr/share/lintian/overrides/slurmlink-shim" \
+  "slurmlink-shim: the shim, where slurmlinkd looks for it, and an MPIJob Launcher's rsh agent beside it (static: its lintian override)"
 for p in slurmlinkd slurmlink slurmlink-shim; do
   ok test -f "$T/${p}_${V}_$A.deb" -a -n "$(dpkg-deb -c "$T/${p}_${V}_$A.deb" | grep "usr/share/doc/$p/copyright")" \
     "$p: the package has its copyright file"

@@ -108,6 +108,7 @@ static void batch_line(sl_buf_t *s, const ctl_gang_member_t *m, const char *dir)
     exports(s, m);
     sl_buf_printf(s,
                   "exec /bin/bash %s) >>%s 2>&1\nrc=$?\n"
+                  "[ -n \"${rshd:-}\" ] && kill \"$rshd\" 2>/dev/null\n"
                   "[ ${#pids[@]} -gt 0 ] && scancel --signal=TERM \"$SLURM_JOB_ID\"\n"
                   "wait\nexit $rc\n",
                   qs, qo);
@@ -168,10 +169,58 @@ static void started_wait(sl_buf_t *s, char **dirs, size_t from, size_t to)
                    "\"$d/events.jsonl\"; do sleep 1; done\ndone\n");
 }
 
+/* an MPI launcher in a container (gang.h rsh_dir), after the steps: its
+ * /etc/mpi folder filled (the hostfile, the agent beside the shim), the
+ * agent's server started, then the steps' containers awaited */
+static void rsh_lines(sl_buf_t *s, const ctl_gang_t *g, char **dirs, size_t batch, const char *shim)
+{
+    char *mpi = sl_xasprintf("%s/%s", dirs[batch], g->rsh_dir), *qm = sl_shell_quote(mpi);
+    char *agent = sl_xasprintf("%.*s/slurmlink-mpi-rsh", (int)(strrchr(shim, '/') - shim), shim);
+    char *qa = sl_shell_quote(agent), *qh = sl_shell_quote(g->hostfile ? g->hostfile : "");
+    char *qs = sl_shell_quote(shim);
+    sl_buf_printf(s,
+                  "mpi=%s\nprintf '%%s' %s >\"$mpi/hostfile\" && cp %s \"$mpi/rsh\" || exit 1\n"
+                  "rm -f \"$mpi/rsh.sock\"\n%s mpi-serve --socket=\"$mpi/rsh.sock\"",
+                  qm, qh, qa, qs);
+    size_t nodes = g->nodes ? g->nodes : g->n;
+    for (size_t i = 0; i < g->n; i++) {
+        json_t *c0 = json_array_get(sl_kube_path(g->m[i].pod, "spec.containers"), 0);
+        const char *c = json_string_value(json_object_get(c0, "name"));
+        if (i == batch || !c)
+            continue;
+        unsigned rank = ctl_gang_rank(g->m[i].pod);
+        char *w = sl_xasprintf("%s:%u:%s:%s", sl_kube_name(g->m[i].pod),
+                               g->per_node > 1 ? rank % (unsigned)nodes : rank, c, dirs[i]);
+        char *qw = sl_shell_quote(w);
+        sl_buf_printf(s, " --worker=%s", qw);
+        free(qw);
+        free(w);
+    }
+    char *log = sl_xasprintf("%s/job.out", dirs[batch]), *ql = sl_shell_quote(log);
+    sl_buf_printf(s, " 2>>%s &\nrshd=$!\n", ql);
+    free(ql);
+    free(log);
+    for (size_t i = 0; i < g->n; i++) { /* mpirun's daemons look the agent up too */
+        char *d = sl_xasprintf("%s/%s/rsh", dirs[i], g->rsh_dir), *qd = sl_shell_quote(d);
+        if (i != batch)
+            sl_buf_printf(s, "cp %s %s\n", qa, qd);
+        free(qd);
+        free(d);
+    }
+    started_wait(s, dirs, 0, batch);
+    started_wait(s, dirs, batch + 1, g->n);
+    free(mpi);
+    free(qm);
+    free(agent);
+    free(qa);
+    free(qh);
+    free(qs);
+}
+
 /* the batch script: the head's lines, then one step per member (a node
  * range: and per node beyond them, once linked); its exit status the
  * first failed step's */
-static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
+static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links, const char *shim)
 {
     sl_buf_t s = SL_BUF_INIT;
     sl_buf_printf(&s,
@@ -197,6 +246,8 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links)
     }
     if (late)
         late_steps(&s, g);
+    if (batch < g->n && g->rsh_dir && shim && strchr(shim, '/'))
+        rsh_lines(&s, g, dirs, batch, shim);
     if (batch < g->n)
         batch_line(&s, &g->m[batch], dirs[batch]);
     else
@@ -243,9 +294,9 @@ static char **gang_options(const sl_translate_result_t *r, const ctl_gang_t *g, 
         v[n++] = sl_xasprintf("--nodes=%zu-%zu", g->nodes_min, g->nodes);
     else {
         v[n++] = sl_xasprintf("--nodes=%zu", g->nodes ? g->nodes : g->n);
-        v[n++] = sl_xasprintf("--ntasks-per-node=%u", g->per_node         ? g->per_node
-                                                      : g->tasks_per_node ? g->tasks_per_node
-                                                                          : 1);
+        v[n++] =
+            sl_xasprintf("--ntasks-per-node=%u", (g->per_node ? g->per_node : 1) *
+                                                     (g->tasks_per_node ? g->tasks_per_node : 1));
     }
     v[n++] = sl_xasprintf("--job-name=%s/%s", sl_kube_namespace(g->owner), sl_kube_name(g->owner));
     v[n++] = sl_xasprintf("--comment=%s", cmt);
@@ -404,7 +455,7 @@ static int submit_new(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, const ch
     int rc = -1;
     if (opts) {
         char *links = ctl_jobtask_dir(c->o.pods_root, sl_kube_uid(g->owner), g->attempt, 0);
-        char *script = gang_script(g, dirs, links);
+        char *script = gang_script(g, dirs, links, c->o.shim_path);
         free(links);
         char **env = gang_env(c, g, uid);
         sl_slurm_submit_t req = {.script = script,
@@ -442,17 +493,18 @@ static int submit_new(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, const ch
  * 0: each member its own node */
 static unsigned packing(const ctl_gang_t *g, size_t *nodes)
 {
-    if (g->nodes || g->nodes_min || g->tasks_per_node || g->n < 2)
+    size_t want = g->pack && g->nodes ? g->nodes : g->n;
+    if (g->nodes_min || want < 2 || (!g->pack && (g->nodes || g->tasks_per_node)))
         return 0;
     sl_slurm_nodes_t *all = NULL;
     if (sl_slurm_nodes_load(NULL, &all, NULL) < 0)
         return 0;
     size_t have = sl_slurm_nodes_count(all);
     sl_slurm_nodes_free(all);
-    if (!have || have >= g->n)
+    if (!have || have >= want)
         return 0;
     *nodes = have;
-    return (unsigned)((g->n + have - 1) / have);
+    return (unsigned)((want + have - 1) / have);
 }
 
 int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
@@ -572,7 +624,7 @@ long ctl_gang_nodes_now(uint32_t id)
     return n;
 }
 
-char *ctl_gang_mpi_head(const char *impl, long long slots)
+char *ctl_gang_mpi_head(const char *impl, long long slots, size_t workers)
 {
     bool ompi = !impl || !strcmp(impl, "OpenMPI");
     const char *vars =
@@ -583,11 +635,15 @@ char *ctl_gang_mpi_head(const char *impl, long long slots)
               "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=--overlap"
             : "export HYDRA_HOST_FILE=\"$hostfile\" HYDRA_LAUNCHER=slurm "
               "HYDRA_LAUNCH_EXTRA_ARGS=--overlap";
+    /* a line per node (OpenMPI refuses a node's slots given twice) */
     return sl_xasprintf("hostfile=$(mktemp \"${TMPDIR:-/tmp}/slurmlink-mpi.XXXXXX\") || exit 1\n"
                         "trap 'rm -f \"$hostfile\"' EXIT\n"
-                        "scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/%s%lld/' "
-                        ">\"$hostfile\"\n%s",
-                        ompi ? " slots=" : ":", slots, vars);
+                        "mapfile -t nodes < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
+                        "for ((j = 0; j < ${#nodes[@]} && j < %zu; j++)); do\n"
+                        "  echo \"${nodes[j]}%s$(((%zu - j + ${#nodes[@]} - 1) / ${#nodes[@]} * "
+                        "%lld))\"\n"
+                        "done >\"$hostfile\"\n%s",
+                        workers, ompi ? " slots=" : ":", workers, slots, vars);
 }
 
 void ctl_gang_pod_bookkeeping(json_t *pod, json_t *owner, size_t node, size_t i, long long attempt)

@@ -67,6 +67,23 @@ typedef struct ctl_gang {
      * per-node memory and GPUs that many times a member's, the steps
      * sharing the allocation (srun --overlap); 0: one member per node */
     unsigned per_node;
+    /* 1: nodes (each with tasks_per_node tasks) beyond those Slurm has are
+     * packed as members are, per_node of them to a node (an MPIJob's
+     * Workers); 0: a job of more nodes than Slurm has is refused */
+    int pack;
+    /* an MPI launcher in a container (the batch member): its folder,
+     * relative to its pod folder, that its container sees as /etc/mpi. The
+     * batch script writes there the hostfile (text below, the owner's), the
+     * rsh agent (slurmlink-mpi-rsh, beside the shim; also in the same folder
+     * of every other member, where mpirun's daemons look it up) and the
+     * agent's socket,
+     * served by `slurmlink-shim mpi-serve` (src/shim/mpiserve.c), which runs
+     * the agent's commands in the first container of the step member whose
+     * pod name the host names (its first label), through a step of the
+     * job on that member's node; the batch member starts once every step
+     * member's container has (or has ended). NULL: none */
+    const char *rsh_dir;
+    char *hostfile;
 } ctl_gang_t;
 
 /* A member pod's bookkeeping (server-owned annotations): the template's
@@ -98,10 +115,11 @@ int ctl_gang_join(sl_ctl_t *c, const ctl_gang_t *g, uint32_t id);
 
 /* The batch script's head of an MPI launcher in the batch step: the
  * hostfile of the job's nodes (`<node> slots=N`, Intel and MPICH
- * `<node>:N`) and the MPI's Slurm launcher pointed at it with --overlap
- * (the members' steps hold the nodes' task slots); impl "OpenMPI" (NULL:
- * the same), "Intel" or "MPICH". New string. */
-char *ctl_gang_mpi_head(const char *impl, long long slots);
+ * `<node>:N`; N: slots times the workers on the node, worker i on node i
+ * mod the job's nodes) and the MPI's Slurm launcher pointed at it with
+ * --overlap (the members' steps hold the nodes' task slots); impl
+ * "OpenMPI" (NULL: the same), "Intel" or "MPICH". New string. */
+char *ctl_gang_mpi_head(const char *impl, long long slots, size_t workers);
 
 /* The nodes Slurm allocated job id: their count while it runs, 0 while it
  * is pending (or Slurm cannot tell now), -1 once it is over or gone. */

@@ -139,6 +139,8 @@ int main(int argc, char **argv)
         return shim_exec_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "attach"))
         return shim_attach_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "mpi-serve"))
+        return shim_mpi_serve_main(argc - 1, argv + 1);
     const char *dir = NULL, *spec_path = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "d:s:hV", lo, NULL)) != -1) {

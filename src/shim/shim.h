@@ -108,6 +108,8 @@ char **shim_build_envp(const sl_shim_container_t *sc);
 int shim_exec_main(int argc, char **argv);
 /* `slurmlink-shim attach ...`: kubectl attach's helper (attach.c). */
 int shim_attach_main(int argc, char **argv);
+/* `slurmlink-shim mpi-serve ...`: an MPIJob Launcher's rsh agent served (mpiserve.c). */
+int shim_mpi_serve_main(int argc, char **argv);
 /* DIR/NAME (exec-HEX.status only) gets msg: 0, or nonzero (exec.c). */
 int shim_exec_status(const char *dir, const char *name, const char *msg);
 

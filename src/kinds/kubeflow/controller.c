@@ -30,7 +30,6 @@
 #include "ctl/gangowner.h"
 #include "ctl/internal.h"
 #include "ctl/jobtask.h"
-#include "ctl/gangowner.h"
 #include "ctl/podstatus.h"
 #include "kinds/kubeflow/kubeflow.h"
 #include "kinds/kubeflow/status.h"
@@ -174,6 +173,7 @@ static void submit(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, json_t *pod
     uint32_t id = 0;
     int rc = ctl_gang_submit(c, &g, &id);
     free(head);
+    free(g.hostfile);
     if (rc != 0)
         return;
     ctl_owner_record_job(c, k->res, k->kind, job, id);

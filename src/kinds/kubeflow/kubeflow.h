@@ -24,7 +24,8 @@ typedef struct ctl_tj_kind {
     /* the pod of replica r ({"type","index"}) at member index i (new ref) */
     json_t *(*new_pod)(json_t *job, json_t *r, size_t i, long long attempt);
     /* the gang's shape beyond its members (nodes, tasks per node, batch
-     * members) and the batch script's head (new string, or NULL) */
+     * members, an rsh agent: g->hostfile a new string the caller frees) and
+     * the batch script's head (new string, or NULL) */
     char *(*shape)(json_t *job, ctl_gang_t *g);
     /* a node range (an elastic PyTorchJob's minReplicas < maxReplicas): the
      * job's least and most nodes, the lead's included; NULL or false: none */

@@ -11,11 +11,34 @@
 #include <string.h>
 #include <strings.h>
 
+/* mpi-operator's examples run sshd in the Workers, for the Launcher's ssh:
+ * here it would find no host key (no ssh Secret is made) and end the
+ * Worker, whose container the Launcher's daemons run in */
+static void sshd_warnings(json_t *job, json_t *warnings)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(sl_kube_path(job, MPI_RS ".Worker.template.spec.containers"), i, c)
+    {
+        const char *cmd = json_string_value(json_array_get(json_object_get(c, "command"), 0));
+        const char *base = cmd ? strrchr(cmd, '/') : NULL;
+        if (cmd && !strcmp(base ? base + 1 : cmd, "sshd"))
+            json_array_append_new(
+                warnings, json_sprintf(MPI_RS "[Worker].template.spec.containers[%zu].command: "
+                                              "sshd is not needed: slurmlink starts the Launcher's "
+                                              "MPI daemons in the Workers through Slurm and makes "
+                                              "no ssh Secret; give the Workers a command that "
+                                              "keeps running (e.g. sleep)",
+                                       i));
+    }
+}
+
 static int mpijob_decode(json_t *job, json_t *unknown, json_t *warnings, sl_error_t *err)
 {
     (void)err;
     api_crd_unknown(api_mpijob_schema(), job, unknown);
     api_tj_template_warnings(job, MPI_RS, warnings);
+    sshd_warnings(job, warnings);
     return 0;
 }
 

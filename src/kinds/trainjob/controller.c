@@ -150,7 +150,7 @@ static void submit(sl_ctl_t *c, json_t *tj, json_t *rt, json_t *pods, long long 
         g.nodes = (size_t)trainjob_num_nodes(tj, rt);
         g.tasks_per_node = (unsigned)slots;
         m[0].batch = 1;
-        g.head = head = ctl_gang_mpi_head("OpenMPI", slots);
+        g.head = head = ctl_gang_mpi_head("OpenMPI", slots, g.nodes);
     }
     uint32_t id = 0;
     if (ctl_gang_submit(c, &g, &id) == 0)

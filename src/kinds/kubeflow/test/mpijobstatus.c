@@ -71,13 +71,48 @@ static void pods_and_gang(void)
     ctl_gang_member_t m[3] = {{.pod = l}, {.pod = NULL}, {.pod = w}};
     ctl_gang_t g = {.owner = j, .kind = "MPIJob", .m = m, .n = 3};
     char *head = ctl_tj_mpijob.shape(j, &g);
-    ok(g.nodes == 2 && g.tasks_per_node == 4 && m[0].batch && !m[2].batch,
-       "the gang: 2 nodes, 4 tasks each, the Launcher the batch member");
-    ok(head && strstr(head, "sed 's/$/ slots=4/'") &&
+    ok(g.nodes == 2 && g.tasks_per_node == 4 && g.pack && m[0].batch && !m[2].batch,
+       "the gang: 2 nodes (packed when Slurm has fewer), 4 tasks each, the Launcher the batch "
+       "member");
+    ok(head && strstr(head, " slots=$(((2 - j + ${#nodes[@]} - 1) / ${#nodes[@]} * 4))") &&
            strstr(head, "OMPI_MCA_orte_default_hostfile=\"$hostfile\"") &&
            strstr(head, "OMPI_MCA_plm_slurm_args=--overlap"),
-       "the head writes the hostfile (<node> slots=4) and points OpenMPI at it");
+       "the head writes the hostfile (<node> slots=4 per Worker on it) and points OpenMPI at it");
+    is_str(g.rsh_dir, "volumes/mpi-job-config",
+           "a Launcher in a container: the rsh agent's folder");
+    is_str(g.hostfile,
+           "pi-worker-0.pi-worker.default.svc slots=4\npi-worker-1.pi-worker.default.svc slots=4\n",
+           "... mpi-operator's hostfile of the Workers");
+    json_t *env = sl_kube_path(json_array_get(sl_kube_path(l, "spec.containers"), 0), "env");
+    size_t i;
+    json_t *e;
+    const char *agent = NULL, *hf = NULL;
+    json_array_foreach(env, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "name"));
+        if (!strcmp(n, "OMPI_MCA_plm_rsh_agent"))
+            agent = json_string_value(json_object_get(e, "value"));
+        if (!strcmp(n, "OMPI_MCA_orte_default_hostfile"))
+            hf = json_string_value(json_object_get(e, "value"));
+    }
+    ok(agent && !strcmp(agent, "/etc/mpi/rsh") && hf && !strcmp(hf, "/etc/mpi/hostfile"),
+       "the Launcher's mpirun: the rsh agent /etc/mpi/rsh, the hostfile /etc/mpi/hostfile");
+    is_str(
+        json_string_value(sl_kube_path(json_array_get(sl_kube_path(l, "spec.volumes"), 0), "name")),
+        "mpi-job-config", "... its /etc/mpi an emptyDir");
     free(head);
+    free(g.hostfile);
+    json_t *hj = job(2, 1);
+    json_object_set_new(sl_kube_path(hj, "spec.mpiReplicaSpecs.Launcher.template"), "metadata",
+                        json_pack("{s:{s:s}}", "annotations", "slurmlink.io/runtime", "host"));
+    ctl_gang_t hg = {.owner = hj, .kind = "MPIJob", .m = m, .n = 3};
+    head = ctl_tj_mpijob.shape(hj, &hg);
+    json_t *hl = ctl_tj_mpijob.new_pod(hj, json_array_get(reps, 0), 0, 0);
+    ok(!hg.rsh_dir && !hg.hostfile && !sl_kube_path(hl, "spec.volumes"),
+       "a Launcher on the host runtime: no rsh agent, OpenMPI's Slurm launcher");
+    free(head);
+    json_decref(hl);
+    json_decref(hj);
     json_decref(l);
     json_decref(w);
     json_decref(reps);
@@ -86,7 +121,7 @@ static void pods_and_gang(void)
 
 int main(void)
 {
-    tap_plan(16);
+    tap_plan(21);
     pods_and_gang();
     json_t *j = job(2, 1);
     ptj_next_t next;
