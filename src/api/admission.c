@@ -28,12 +28,12 @@
  * The controller checks the same things again when it submits (a policy
  * edited in between, a Unix user removed): this is the early, clear answer. */
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
 #include "kinds/kind.h"
 #include "kube/meta.h"
 #include "kube/status.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 
 #include <errno.h>
@@ -69,21 +69,21 @@ void api_admit_pod_identity(api_req_t *r, json_t *pod)
 
 /* runAsUser (or runAsGroup) of one securityContext against id */
 static void check_run_as(json_t *sc, const char *key, unsigned id, const char *detail,
-                         sl_fielderrs_t *errs, const char *field)
+                         sl_error_t *errs, const char *field)
 {
     json_t *v = json_object_get(sc, key);
     if (!v || json_is_null(v))
         return;
     if (!json_is_integer(v) || json_integer_value(v) != (json_int_t)id)
-        sl_fielderrs_add_int(errs, SL_FE_INVALID, field,
-                             json_is_integer(v) ? (long long)json_integer_value(v) : -1, detail);
+        sl_err_field_int(errs, SL_FE_INVALID, field,
+                         json_is_integer(v) ? (long long)json_integer_value(v) : -1, detail);
 }
 
 /* the pod's runAsGroup (field prefix + "securityContext.runAsGroup"): a
  * group of the user, which becomes the job's group (*job_gid); else the
  * user's primary group */
 static void check_pod_group(json_t *psc, const char *prefix, const char *uname, const char *qunix,
-                            gid_t primary, gid_t *job_gid, sl_fielderrs_t *errs)
+                            gid_t primary, gid_t *job_gid, sl_error_t *errs)
 {
     *job_gid = primary;
     json_t *v = json_object_get(psc, "runAsGroup");
@@ -98,7 +98,7 @@ static void check_pod_group(json_t *psc, const char *prefix, const char *uname, 
                            "member of",
                            (unsigned)primary, qunix, qunix);
     char *f = sl_xasprintf("%ssecurityContext.runAsGroup", prefix);
-    sl_fielderrs_add_int(errs, SL_FE_INVALID, f, (long long)g, d);
+    sl_err_field_int(errs, SL_FE_INVALID, f, (long long)g, d);
     free(f);
     free(d);
 }
@@ -256,7 +256,7 @@ int api_admit_pod_update(api_req_t *r, json_t *pod, json_t *old, sl_error_t *err
         if (ov && !strcmp(nv, ov))
             continue;
         char *detail = sl_xasprintf("field is immutable: %s", server_owned[i].why);
-        sl_fe_invalid(errs, nv, detail, "metadata.annotations[%s]", key);
+        sl_err_invalid(errs, nv, detail, "metadata.annotations[%s]", key);
         free(detail);
     }
     return api_fields_result(errs);

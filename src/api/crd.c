@@ -2,8 +2,8 @@
 #include "api/crd.h"
 #include "api/openapi_schemas.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/xalloc.h"
-#include "pod/fielderr.h"
 
 #include <pthread.h>
 #include <stdbool.h>

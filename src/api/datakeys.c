@@ -117,27 +117,27 @@ int api_data_decode_check(json_t *obj, const char *field, sl_error_t *err)
 }
 
 /* IsConfigMapKey, each message an Invalid error on field[key] */
-static void check_key(sl_fielderrs_t *errs, const char *field, const char *key)
+static void check_key(sl_error_t *errs, const char *field, const char *key)
 {
     size_t n = strlen(key);
     if (n > MAX_KEY)
-        sl_fe_invalid(errs, key, "must be no more than 253 characters", "%s[%s]", field, key);
+        sl_err_invalid(errs, key, "must be no more than 253 characters", "%s[%s]", field, key);
     if (!n || strspn(key, "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != n)
-        sl_fe_invalid(errs, key,
-                      "a valid config key must consist of alphanumeric characters, '-', '_' or "
-                      "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
-                      "validation is '[-._a-zA-Z0-9]+')",
-                      "%s[%s]", field, key);
+        sl_err_invalid(errs, key,
+                       "a valid config key must consist of alphanumeric characters, '-', '_' or "
+                       "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+                       "validation is '[-._a-zA-Z0-9]+')",
+                       "%s[%s]", field, key);
     if (!strcmp(key, "."))
-        sl_fe_invalid(errs, key, "must not be '.'", "%s[%s]", field, key);
+        sl_err_invalid(errs, key, "must not be '.'", "%s[%s]", field, key);
     else if (!strcmp(key, ".."))
-        sl_fe_invalid(errs, key, "must not be '..'", "%s[%s]", field, key);
+        sl_err_invalid(errs, key, "must not be '..'", "%s[%s]", field, key);
     else if (!strncmp(key, "..", 2))
-        sl_fe_invalid(errs, key, "must not start with '..'", "%s[%s]", field, key);
+        sl_err_invalid(errs, key, "must not start with '..'", "%s[%s]", field, key);
 }
 
 /* keys of obj.field checked; the bytes its values hold */
-static size_t check_map(json_t *obj, const char *field, bool b64, sl_fielderrs_t *errs)
+static size_t check_map(json_t *obj, const char *field, bool b64, sl_error_t *errs)
 {
     size_t total = 0;
     const char *k;
@@ -153,7 +153,7 @@ static size_t check_map(json_t *obj, const char *field, bool b64, sl_fielderrs_t
     return total;
 }
 
-void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs)
+void api_validate_configmap_data(json_t *obj, sl_error_t *errs)
 {
     size_t total = check_map(obj, "data", false, errs);
     json_t *bin = json_object_get(obj, "binaryData");
@@ -162,15 +162,15 @@ void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs)
     json_object_foreach(json_object_get(obj, "data"), k, v)
     {
         if (json_object_get(bin, k))
-            sl_fe_invalid(errs, k, "duplicate of key present in binaryData", "data[%s]", k);
+            sl_err_invalid(errs, k, "duplicate of key present in binaryData", "data[%s]", k);
     }
     total += check_map(obj, "binaryData", true, errs);
     if (total > MAX_DATA)
-        sl_fielderrs_add(errs, SL_FE_TOO_LONG, "[]", NULL, "may not be more than 1048576 bytes");
+        sl_err_field(errs, SL_FE_TOO_LONG, "[]", NULL, "may not be more than 1048576 bytes");
 }
 
-void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs)
+void api_validate_secret_data(json_t *obj, sl_error_t *errs)
 {
     if (check_map(obj, "data", true, errs) > MAX_DATA)
-        sl_fielderrs_add(errs, SL_FE_TOO_LONG, "data", NULL, "may not be more than 1048576 bytes");
+        sl_err_field(errs, SL_FE_TOO_LONG, "data", NULL, "may not be more than 1048576 bytes");
 }

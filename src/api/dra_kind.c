@@ -6,10 +6,10 @@
  * nothing is accepted that would not be honoured. The server owns a
  * claim's status (its allocation, once Slurm placed the pod's job). */
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "gpu/gpu.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 
 #include <stdlib.h>
@@ -26,9 +26,9 @@ static void check_selectors(const json_t *sels, const char *path, sl_error_t *er
         char *prod = NULL;
         const char *why = NULL;
         if (!e)
-            sl_fe_required(err, "", "%s[%zu].cel.expression", path, i);
+            sl_err_required(err, "", "%s[%zu].cel.expression", path, i);
         else if (sl_gpu_cel(e, &prod, &why) < 0)
-            sl_fe_invalid(err, e, why, "%s[%zu].cel.expression", path, i);
+            sl_err_invalid(err, e, why, "%s[%zu].cel.expression", path, i);
         free(prod);
     }
 }
@@ -37,7 +37,7 @@ static void check_request(const json_t *rq, const char *path, sl_error_t *err)
 {
     const char *name = json_string_value(json_object_get(rq, "name"));
     if (!name || !*name)
-        sl_fe_required(err, "", "%s.name", path);
+        sl_err_required(err, "", "%s.name", path);
     else {
         char *f = sl_xasprintf("%s.name", path);
         sl_validate_dns1123_label(err, f, name);
@@ -45,27 +45,27 @@ static void check_request(const json_t *rq, const char *path, sl_error_t *err)
     }
     const json_t *ex = json_object_get(rq, "exactly");
     if (json_object_get(rq, "firstAvailable"))
-        sl_fe_forbidden(err, "slurmlink serves only exactly requests", "%s.firstAvailable", path);
+        sl_err_forbidden(err, "slurmlink serves only exactly requests", "%s.firstAvailable", path);
     if (!json_is_object(ex)) {
-        sl_fe_required(err, "exactly a count of devices of a class", "%s.exactly", path);
+        sl_err_required(err, "exactly a count of devices of a class", "%s.exactly", path);
         return;
     }
     if (!json_string_value(json_object_get(ex, "deviceClassName")))
-        sl_fe_required(err, "", "%s.exactly.deviceClassName", path);
+        sl_err_required(err, "", "%s.exactly.deviceClassName", path);
     const char *mode = json_string_value(json_object_get(ex, "allocationMode"));
     if (mode && strcmp(mode, "ExactCount"))
-        sl_fe_not_supported(err, mode, (const char *const[]){"ExactCount", NULL},
-                            "%s.exactly.allocationMode", path);
+        sl_err_not_supported(err, mode, (const char *const[]){"ExactCount", NULL},
+                             "%s.exactly.allocationMode", path);
     json_t *n = json_object_get(ex, "count");
     if (n && (!json_is_integer(n) || json_integer_value(n) < 1 || json_integer_value(n) > 64))
-        sl_fe_invalid(err, "", "must be an integer in 1..64", "%s.exactly.count", path);
+        sl_err_invalid(err, "", "must be an integer in 1..64", "%s.exactly.count", path);
     char *sp = sl_xasprintf("%s.exactly.selectors", path);
     check_selectors(json_object_get(ex, "selectors"), sp, err);
     free(sp);
     static const char *const other[] = {"adminAccess", "tolerations", "capacity"};
     for (size_t k = 0; k < sizeof(other) / sizeof(other[0]); k++)
         if (json_object_get(ex, other[k]))
-            sl_fe_forbidden(err, "not supported by slurmlink", "%s.exactly.%s", path, other[k]);
+            sl_err_forbidden(err, "not supported by slurmlink", "%s.exactly.%s", path, other[k]);
 }
 
 /* a ResourceClaimSpec at path ("spec" or "spec.spec") */
@@ -74,7 +74,7 @@ static void check_claim_spec(const json_t *spec, const char *path, sl_error_t *e
     const json_t *dev = json_object_get(spec, "devices");
     const json_t *rqs = json_object_get(dev, "requests");
     if (!json_array_size(rqs))
-        sl_fe_required(err, "at least one request", "%s.devices.requests", path);
+        sl_err_required(err, "at least one request", "%s.devices.requests", path);
     size_t i;
     json_t *rq;
     json_array_foreach(rqs, i, rq)
@@ -84,9 +84,9 @@ static void check_claim_spec(const json_t *spec, const char *path, sl_error_t *e
         free(p);
     }
     if (json_array_size(json_object_get(dev, "constraints")))
-        sl_fe_forbidden(err, "not supported by slurmlink", "%s.devices.constraints", path);
+        sl_err_forbidden(err, "not supported by slurmlink", "%s.devices.constraints", path);
     if (json_array_size(json_object_get(dev, "config")))
-        sl_fe_forbidden(err, "not supported by slurmlink", "%s.devices.config", path);
+        sl_err_forbidden(err, "not supported by slurmlink", "%s.devices.config", path);
 }
 
 static int claim_validate(json_t *obj, sl_error_t *err)
@@ -99,7 +99,7 @@ static int claim_validate(json_t *obj, sl_error_t *err)
 static int claim_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     if (!json_equal(json_object_get(obj, "spec"), json_object_get(old, "spec")))
-        sl_fe_invalid(err, "", "field is immutable", "spec");
+        sl_err_invalid(err, "", "field is immutable", "spec");
     return claim_validate(obj, err);
 }
 
@@ -200,7 +200,7 @@ static int template_validate(json_t *obj, sl_error_t *err)
 static int template_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     if (!json_equal(json_object_get(obj, "spec"), json_object_get(old, "spec")))
-        sl_fe_invalid(err, "", "field is immutable", "spec");
+        sl_err_invalid(err, "", "field is immutable", "spec");
     return template_validate(obj, err);
 }
 
@@ -217,7 +217,7 @@ static int class_validate(json_t *obj, sl_error_t *err)
     api_validate_meta(obj, false, err);
     check_selectors(sl_kube_path(obj, "spec.selectors"), "spec.selectors", err);
     if (json_array_size(sl_kube_path(obj, "spec.config")))
-        sl_fe_forbidden(err, "not supported by slurmlink", "spec.config");
+        sl_err_forbidden(err, "not supported by slurmlink", "spec.config");
     return api_fields_result(err);
 }
 

@@ -17,8 +17,8 @@
 #include "auth/policy.h"
 #include "common/argv.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "kube/selector.h"
-#include "pod/fielderr.h"
 #include "store/store.h"
 
 struct api_hub;
@@ -285,8 +285,8 @@ long api_go_base64_error(const char *s, size_t n, size_t *decoded);
  * first value of obj.field that is not base64. */
 int api_data_decode_check(json_t *obj, const char *field, sl_error_t *err);
 /* ValidateConfigMap / ValidateSecret's data rules, appended to errs. */
-void api_validate_configmap_data(json_t *obj, sl_fielderrs_t *errs);
-void api_validate_secret_data(json_t *obj, sl_fielderrs_t *errs);
+void api_validate_configmap_data(json_t *obj, sl_error_t *errs);
+void api_validate_secret_data(json_t *obj, sl_error_t *errs);
 
 /* The serialised size of obj against the object limit: 0, or -1 with an
  * SL_ERR_TOO_LARGE err (a whole text: "the object is too large to store"). */
@@ -395,7 +395,7 @@ bool api_pod_delete_now(json_t *pod, long long grace);
 
 /* --- kinds.c, pod_kind.c --- */
 /* ValidateObjectMeta: name (DNS label or subdomain), labels, annotations. */
-void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs);
+void api_validate_meta(json_t *obj, bool name_is_label, sl_error_t *errs);
 /* A validator's result: -1 when err holds field errors, else 0. */
 int api_fields_result(const sl_error_t *err);
 /* Unknown fields of obj as kind (src/pod/schema.h) appended to unknown. */

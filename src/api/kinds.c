@@ -5,10 +5,10 @@
 #include "api/internal.h"
 #include "api/printers.h"
 #include "common/b64.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 
@@ -19,13 +19,13 @@
 #define ANNOTATIONS_MAX (256 * 1024) /* TotalAnnotationSizeLimitB */
 
 /* ValidateObjectMeta: name (label or subdomain), labels, annotations. */
-void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs)
+void api_validate_meta(json_t *obj, bool name_is_label, sl_error_t *errs)
 {
     const char *name = sl_kube_name(obj);
     const char *gen = sl_kube_meta_str(obj, "generateName");
     if (!name || !*name) {
         if (!gen || !*gen)
-            sl_fe_required(errs, "name or generateName is required", "metadata.name");
+            sl_err_required(errs, "name or generateName is required", "metadata.name");
     } else if (name_is_label) {
         sl_validate_dns1123_label(errs, "metadata.name", name);
     } else {
@@ -53,8 +53,8 @@ void api_validate_meta(json_t *obj, bool name_is_label, sl_fielderrs_t *errs)
         total += strlen(k) + (json_is_string(v) ? strlen(json_string_value(v)) : 0);
     }
     if (total > ANNOTATIONS_MAX)
-        sl_fielderrs_add(errs, SL_FE_TOO_LONG, "metadata.annotations", NULL,
-                         "may not be more than 262144 bytes"); /* kube 1.30+ wording */
+        sl_err_field(errs, SL_FE_TOO_LONG, "metadata.annotations", NULL,
+                     "may not be more than 262144 bytes"); /* kube 1.30+ wording */
 }
 
 int api_schema_unknown(const char *kind, json_t *obj, json_t *unknown)
@@ -133,10 +133,10 @@ static int ns_validate(json_t *obj, sl_error_t *err)
     api_validate_meta(obj, true, err);
     const char *name = sl_kube_meta_str(obj, "name");
     if (atomic_load(&ns_slurm_accounts) && name && !strcmp(name, "root"))
-        sl_fe_invalid(err, name,
-                      "is Slurm's root account, which slurm.create_accounts never gives a "
-                      "namespace",
-                      "metadata.name");
+        sl_err_invalid(err, name,
+                       "is Slurm's root account, which slurm.create_accounts never gives a "
+                       "namespace",
+                       "metadata.name");
     return api_fields_result(err);
 }
 

@@ -7,10 +7,10 @@
  * layer has one place where Pod semantics are wired in. */
 #include "api/internal.h"
 #include "api/printers.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/quantity.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 #include "pod/status.h"
@@ -145,9 +145,9 @@ static void pod_prepare_update(json_t *pod, json_t *old)
 #define POD_MAX_MOUNTS 256    /* volumeMounts per container */
 #define POD_MAX_VOLUMES 256
 
-static void too_many(sl_fielderrs_t *errs, json_t *a, size_t max, const char *fmt, ...)
+static void too_many(sl_error_t *errs, json_t *a, size_t max, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void too_many(sl_fielderrs_t *errs, json_t *a, size_t max, const char *fmt, ...)
+static void too_many(sl_error_t *errs, json_t *a, size_t max, const char *fmt, ...)
 {
     size_t n = json_array_size(a);
     if (n <= max)
@@ -159,10 +159,10 @@ static void too_many(sl_fielderrs_t *errs, json_t *a, size_t max, const char *fm
     va_end(ap);
     char detail[64];
     snprintf(detail, sizeof(detail), "must have at most %zu items", max);
-    sl_fielderrs_add_int(errs, SL_FE_TOO_MANY, field, (long long)n, detail);
+    sl_err_field_int(errs, SL_FE_TOO_MANY, field, (long long)n, detail);
 }
 
-static void pod_limits(json_t *pod, sl_fielderrs_t *errs)
+static void pod_limits(json_t *pod, sl_error_t *errs)
 {
     json_t *spec = json_object_get(pod, "spec");
     static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};

@@ -106,7 +106,7 @@ static bool pod_quota_name(const char *k)
     return !strstr(k, ".storageclass.storage.k8s.io/");
 }
 
-static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
+static void validate_list(json_t *list, const char *field, sl_error_t *errs)
 {
     const char *k;
     json_t *v;
@@ -115,22 +115,22 @@ static void validate_list(json_t *list, const char *field, sl_fielderrs_t *errs)
         char *f = sl_xasprintf("%s[%s]", field, k);
         sl_validate_qualified_name(errs, f, k);
         if (!strchr(k, '/') && !standard_quota_name(k))
-            sl_fe_invalid(errs, k, "must be a standard resource for quota", "%s", f);
+            sl_err_invalid(errs, k, "must be a standard resource for quota", "%s", f);
         else if (!pod_quota_name(k))
-            sl_fe_forbidden(errs,
-                            "not supported: slurmlink enforces quotas on pods and the "
-                            "resources they request (pods, count/pods, cpu, memory, "
-                            "ephemeral-storage, extended resources such as nvidia.com/gpu) "
-                            "and on persistentvolumeclaims, requests.storage and services, "
-                            "not on other objects",
-                            "%s", f);
+            sl_err_forbidden(errs,
+                             "not supported: slurmlink enforces quotas on pods and the "
+                             "resources they request (pods, count/pods, cpu, memory, "
+                             "ephemeral-storage, extended resources such as nvidia.com/gpu) "
+                             "and on persistentvolumeclaims, requests.storage and services, "
+                             "not on other objects",
+                             "%s", f);
         sl_quantity_t q;
         char *text = NULL;
         if (sl_quantity_from_json(v, &q, &text, NULL) == 0) {
             if (sl_quantity_sign(&q) < 0)
-                sl_fe_invalid(errs, text, "must be greater than or equal to 0", "%s", f);
+                sl_err_invalid(errs, text, "must be greater than or equal to 0", "%s", f);
             else if (integer_quota_name(k) && !sl_quantity_is_integer(&q))
-                sl_fe_invalid(errs, text, "must be an integer", "%s", f);
+                sl_err_invalid(errs, text, "must be an integer", "%s", f);
         }
         free(text);
         free(f);
@@ -144,11 +144,11 @@ static int rq_validate(json_t *obj, sl_error_t *err)
     /* scopes narrow a quota to some pods; slurmlink counts every pod of
      * the namespace, so a scoped quota would be enforced wrongly */
     if (json_array_size(sl_kube_path(obj, "spec.scopes")))
-        sl_fe_forbidden(err, "not supported: quotas apply to every pod of the namespace",
-                        "spec.scopes");
+        sl_err_forbidden(err, "not supported: quotas apply to every pod of the namespace",
+                         "spec.scopes");
     if (sl_kube_path(obj, "spec.scopeSelector"))
-        sl_fe_forbidden(err, "not supported: quotas apply to every pod of the namespace",
-                        "spec.scopeSelector");
+        sl_err_forbidden(err, "not supported: quotas apply to every pod of the namespace",
+                         "spec.scopeSelector");
     return api_fields_result(err);
 }
 

@@ -5,10 +5,10 @@
  * server-owned status, the pvc-protection finalizer, Table printers as
  * kubectl prints them. The controller binds claims (src/ctl/storage.c). */
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/quantity.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "storage/storage.h"
 
@@ -23,11 +23,11 @@ static const char *const access_modes[] = {"ReadOnlyMany", "ReadWriteMany", "Rea
 
 /* ---- shared checks ---- */
 
-static void check_modes(json_t *spec, sl_fielderrs_t *errs)
+static void check_modes(json_t *spec, sl_error_t *errs)
 {
     json_t *a = json_object_get(spec, "accessModes");
     if (!json_array_size(a)) {
-        sl_fe_required(errs, "at least 1 access mode is required", "spec.accessModes");
+        sl_err_required(errs, "at least 1 access mode is required", "spec.accessModes");
         return;
     }
     size_t i;
@@ -40,31 +40,31 @@ static void check_modes(json_t *spec, sl_fielderrs_t *errs)
         for (int k = 0; s && access_modes[k]; k++)
             ok |= !strcmp(s, access_modes[k]);
         if (!ok)
-            sl_fe_not_supported(errs, s ? s : "", access_modes, "spec.accessModes");
+            sl_err_not_supported(errs, s ? s : "", access_modes, "spec.accessModes");
         rwop |= s && !strcmp(s, "ReadWriteOncePod");
     }
     if (rwop && json_array_size(a) > 1)
-        sl_fe_forbidden(errs, "may not use ReadWriteOncePod with other access modes",
-                        "spec.accessModes");
+        sl_err_forbidden(errs, "may not use ReadWriteOncePod with other access modes",
+                         "spec.accessModes");
 }
 
 /* the storage quantity at key of obj's spec (pvc: resources.requests;
  * pv: capacity): bytes, or -1 with a field error */
-static int64_t check_size(json_t *map, const char *field, sl_fielderrs_t *errs)
+static int64_t check_size(json_t *map, const char *field, sl_error_t *errs)
 {
     json_t *v = json_object_get(map, "storage");
     int64_t b = -1;
     if (!v) {
-        sl_fe_required(errs, NULL, "%s", field);
+        sl_err_required(errs, NULL, "%s", field);
         return -1;
     }
     sl_quantity_t q;
     sl_error_t qe = SL_ERROR_INIT;
     char *text = NULL;
     if (sl_quantity_from_json(v, &q, &text, &qe) < 0)
-        sl_fe_invalid(errs, json_string_value(v), qe.text, "%s", field);
+        sl_err_invalid(errs, json_string_value(v), qe.text, "%s", field);
     else if (sl_quantity_sign(&q) <= 0 || sl_quantity_ceil_div(&q, 1, &b) < 0)
-        sl_fe_invalid(errs, text, "must be greater than zero", "%s", field);
+        sl_err_invalid(errs, text, "must be greater than zero", "%s", field);
     free(text);
     return b;
 }
@@ -127,7 +127,7 @@ static void pvc_prepare_update(json_t *obj, json_t *old)
 }
 
 /* the class's limits on a claim's request and modes */
-static void check_class(json_t *spec, int64_t bytes, sl_fielderrs_t *errs)
+static void check_class(json_t *spec, int64_t bytes, sl_error_t *errs)
 {
     const char *cls = json_string_value(json_object_get(spec, "storageClassName"));
     if (!cls || !*cls)
@@ -135,7 +135,7 @@ static void check_class(json_t *spec, int64_t bytes, sl_fielderrs_t *errs)
     const sl_storage_class_t *k = sl_storage_find(sl_storage_current(), cls);
     if (!k) {
         char *d = sl_xasprintf("no StorageClass %s (kubectl get storageclass lists them)", cls);
-        sl_fe_invalid(errs, cls, d, "spec.storageClassName");
+        sl_err_invalid(errs, cls, d, "spec.storageClassName");
         free(d);
         return;
     }
@@ -146,7 +146,7 @@ static void check_class(json_t *spec, int64_t bytes, sl_fielderrs_t *errs)
         const char *s = json_string_value(m);
         if (s && !sl_storage_class_allows(k, s)) {
             char *d = sl_xasprintf("StorageClass %s does not offer this access mode", cls);
-            sl_fe_invalid(errs, s, d, "spec.accessModes[%zu]", i);
+            sl_err_invalid(errs, s, d, "spec.accessModes[%zu]", i);
             free(d);
         }
     }
@@ -155,7 +155,7 @@ static void check_class(json_t *spec, int64_t bytes, sl_fielderrs_t *errs)
         char *d = sl_xasprintf("must be at most %lld bytes, the largest claim StorageClass %s "
                                "allows",
                                (long long)max, cls);
-        sl_fe_forbidden(errs, d, "spec.resources.requests[storage]");
+        sl_err_forbidden(errs, d, "spec.resources.requests[storage]");
         free(d);
     }
 }
@@ -168,16 +168,16 @@ static int pvc_validate(json_t *obj, sl_error_t *err)
     json_t *req = sl_kube_path(obj, "spec.resources.requests");
     int64_t bytes = -1;
     if (!json_object_get(req, "storage"))
-        sl_fe_required(err, NULL, "spec.resources[storage]");
+        sl_err_required(err, NULL, "spec.resources[storage]");
     else
         bytes = check_size(req, "spec.resources.requests[storage]", err);
     const char *vm = json_string_value(json_object_get(spec, "volumeMode"));
     static const char *const fs_only[] = {"Filesystem", NULL};
     if (vm && strcmp(vm, "Filesystem"))
-        sl_fe_not_supported(err, vm, fs_only, "spec.volumeMode");
+        sl_err_not_supported(err, vm, fs_only, "spec.volumeMode");
     if (json_object_get(spec, "dataSource") || json_object_get(spec, "dataSourceRef"))
-        sl_fe_forbidden(err, "volumes are folders on a shared filesystem: no data source",
-                        "spec.dataSource");
+        sl_err_forbidden(err, "volumes are folders on a shared filesystem: no data source",
+                         "spec.dataSource");
     if (!sl_err_nfields(err))
         check_class(spec, bytes, err);
     return api_fields_result(err);
@@ -187,10 +187,10 @@ static int pvc_validate_update(json_t *obj, json_t *old, sl_error_t *err)
 {
     api_validate_meta(obj, false, err);
     if (!json_equal(json_object_get(obj, "spec"), json_object_get(old, "spec")))
-        sl_fe_forbidden(err,
-                        "spec is immutable after creation except resources.requests and "
-                        "volumeAttributesClassName for bound claims",
-                        "spec");
+        sl_err_forbidden(err,
+                         "spec is immutable after creation except resources.requests and "
+                         "volumeAttributesClassName for bound claims",
+                         "spec");
     return api_fields_result(err);
 }
 
@@ -298,20 +298,20 @@ static void pv_prepare_update(json_t *obj, json_t *old) { keep_status(obj, old);
 
 /* a static volume's folder: absolute, inside a class root (a folder every
  * node mounts), no ".." */
-static void check_path(json_t *spec, sl_fielderrs_t *errs)
+static void check_path(json_t *spec, sl_error_t *errs)
 {
     const char *key = json_object_get(spec, "hostPath") ? "hostPath" : "local";
     json_t *src = json_object_get(spec, key);
     if (!src) {
-        sl_fe_required(errs,
-                       "a hostPath or local volume (a folder on a filesystem every node "
-                       "mounts) is required",
-                       "spec");
+        sl_err_required(errs,
+                        "a hostPath or local volume (a folder on a filesystem every node "
+                        "mounts) is required",
+                        "spec");
         return;
     }
     const char *path = json_string_value(json_object_get(src, "path"));
     if (!path || !*path) {
-        sl_fe_required(errs, NULL, "spec.%s.path", key);
+        sl_err_required(errs, NULL, "spec.%s.path", key);
         return;
     }
     const sl_storage_t *s = sl_storage_current();
@@ -324,10 +324,10 @@ static void check_path(json_t *spec, sl_fielderrs_t *errs)
         under |= !strncmp(path, root, n) && path[n] == '/' && path[n + 1];
     }
     if (!under)
-        sl_fe_invalid(errs, path,
-                      "must be a folder beneath the root of a StorageClass (storage.classes), "
-                      "without \"..\"",
-                      "spec.%s.path", key);
+        sl_err_invalid(errs, path,
+                       "must be a folder beneath the root of a StorageClass (storage.classes), "
+                       "without \"..\"",
+                       "spec.%s.path", key);
 }
 
 static int pv_validate(json_t *obj, sl_error_t *err)
@@ -340,7 +340,7 @@ static int pv_validate(json_t *obj, sl_error_t *err)
     static const char *const reclaims[] = {"Delete", "Recycle", "Retain", NULL};
     const char *rp = json_string_value(json_object_get(spec, "persistentVolumeReclaimPolicy"));
     if (rp && strcmp(rp, "Retain") && strcmp(rp, "Delete"))
-        sl_fe_not_supported(err, rp, reclaims, "spec.persistentVolumeReclaimPolicy");
+        sl_err_not_supported(err, rp, reclaims, "spec.persistentVolumeReclaimPolicy");
     return api_fields_result(err);
 }
 
@@ -350,8 +350,8 @@ static int pv_validate_update(json_t *obj, json_t *old, sl_error_t *err)
     json_t *a = json_object_get(obj, "spec"), *b = json_object_get(old, "spec");
     const char *k = json_object_get(b, "hostPath") ? "hostPath" : "local";
     if (!json_equal(json_object_get(a, k), json_object_get(b, k)))
-        sl_fe_forbidden(err, "spec.persistentvolumesource is immutable after creation",
-                        "spec.persistentvolumesource");
+        sl_err_forbidden(err, "spec.persistentvolumesource is immutable after creation",
+                         "spec.persistentvolumesource");
     return api_fields_result(err);
 }
 

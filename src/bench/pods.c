@@ -131,10 +131,10 @@ json_t *bench_workload(const char *workload, char **desc, sl_error_t *err)
     if (!json_object_get(json_object_get(probe, "metadata"), "namespace"))
         json_object_set_new(json_object_get(probe, "metadata"), "namespace",
                             json_string("default"));
-    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_error_t *errs = sl_error_new_invalid();
     sl_pod_t *model = sl_pod_parse(probe, errs);
     if (!model) {
-        char *agg = sl_fielderrs_aggregate(errs);
+        char *agg = sl_err_fields_aggregate(errs);
         errno = EINVAL;
         sl_errprintf(err, "%s: invalid pod: %s", workload, agg);
         free(agg);
@@ -142,7 +142,7 @@ json_t *bench_workload(const char *workload, char **desc, sl_error_t *err)
         pod = NULL;
     }
     sl_pod_destroy(model);
-    sl_fielderrs_destroy(errs);
+    sl_error_free(errs);
     json_decref(probe);
     if (pod)
         *desc = sl_xasprintf("pod file %s", workload);
@@ -212,12 +212,12 @@ static char *remark(const char *s)
 sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
 {
     json_t *pod = bench_pod_instance(c, r, 1);
-    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_error_t *errs = sl_error_new_invalid();
     sl_translate_result_t *res = NULL;
     sl_pod_t *model = sl_pod_parse(pod, errs);
     sl_error_t err = SL_ERROR_INIT;
     if (!model) {
-        char *agg = sl_fielderrs_aggregate(errs);
+        char *agg = sl_err_fields_aggregate(errs);
         sl_bench_run_fail(r, "invalid pod: %s", agg);
         free(agg);
         goto out;
@@ -235,7 +235,7 @@ sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
         .image_lookup = sl_podfs_image_exists,
     };
     if (sl_translate(model, NULL, NULL, &cfg, &res, errs, &err) < 0) {
-        char *agg = sl_fielderrs_aggregate(errs);
+        char *agg = sl_err_fields_aggregate(errs);
         sl_bench_run_fail(r, "translate: %s", *agg ? agg : err.text);
         free(agg);
         res = NULL;
@@ -265,7 +265,7 @@ sl_translate_result_t *bench_direct_prepare(bench_ctx_t *c, sl_bench_run_t *r)
     snprintf(r->pod_dir, sizeof(r->pod_dir), "%s", res->pod_dir);
 out:
     sl_pod_destroy(model);
-    sl_fielderrs_destroy(errs);
+    sl_error_free(errs);
     json_decref(pod);
     return res;
 }

@@ -305,7 +305,7 @@ int cmd_render(int argc, char **argv)
     json_t *pod = split_docs(docs, cms, secs);
     json_decref(docs);
     int rc = 1;
-    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_error_t *errs = sl_error_new_invalid();
     sl_pod_t *p = NULL;
     sl_translate_result_t *r = NULL;
     if (!pod) {
@@ -316,8 +316,8 @@ int cmd_render(int argc, char **argv)
     p = sl_pod_parse(pod, errs);
     if (p && sl_translate(p, cms, secs, &cfg, &r, errs, &err) == 0) {
         rc = 0;
-    } else if (sl_fielderrs_count(errs)) {
-        char *lines = sl_fielderrs_lines(errs);
+    } else if (sl_err_nfields(errs)) {
+        char *lines = sl_err_fields_lines(errs);
         fputs(lines, stderr);
         free(lines);
     } else {
@@ -338,7 +338,7 @@ int cmd_render(int argc, char **argv)
 out:
     sl_translate_result_destroy(r);
     sl_pod_destroy(p);
-    sl_fielderrs_destroy(errs);
+    sl_error_free(errs);
     json_decref(pod);
     json_decref(cms);
     json_decref(secs);

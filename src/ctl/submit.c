@@ -280,7 +280,7 @@ static int pod_claims(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *mo
 
 /* the pod's job script, options and pod folder contents into *out */
 static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
-                         sl_fielderrs_t *errs, const job_ident_t *id, sl_translate_result_t **out)
+                         sl_error_t *errs, const job_ident_t *id, sl_translate_result_t **out)
 {
     char token[SL_AUTH_SHIM_TOKEN_LEN + 1];
     sl_auth_shim_token(c->shim_key, p->uid, token);
@@ -334,7 +334,7 @@ static int translate_pod(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t 
     if (errno == ENOENT) {
         failed(c, p, pod, 0, "%s", err.text);
     } else {
-        char *agg = sl_fielderrs_aggregate(errs);
+        char *agg = sl_err_fields_aggregate(errs);
         failed(c, p, pod, 1, "%s", *agg ? agg : err.text);
         free(agg);
     }
@@ -550,14 +550,14 @@ int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t 
 {
     ctl_sub_t s = sub_borrow(p);
     s.gang_members = members;
-    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_error_t *errs = sl_error_new_invalid();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     int rc = -1;
     if (!model) {
-        char *agg = sl_fielderrs_aggregate(errs);
+        char *agg = sl_err_fields_aggregate(errs);
         failed(c, &s, pod, 1, "invalid pod: %s", agg);
         free(agg);
-        sl_fielderrs_destroy(errs);
+        sl_error_free(errs);
         sub_done(p, &s);
         return -1;
     }
@@ -587,7 +587,7 @@ int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t 
     free(id.account);
     free(id.home);
     sl_pod_destroy(model);
-    sl_fielderrs_destroy(errs);
+    sl_error_free(errs);
     return rc;
 }
 
@@ -601,7 +601,7 @@ static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
         s->deferred = 1; /* each would fail the same way, and count a try */
         return;
     }
-    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_error_t *errs = sl_error_new_invalid();
     job_ident_t id = {.uid = c->uid, .gid = c->gid};
     sl_translate_result_t *r = NULL;
     if (job_identity(c, s, s->pod, s->model, &id) == 0 &&
@@ -611,7 +611,7 @@ static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
     free(id.uname);
     free(id.account);
     free(id.home);
-    sl_fielderrs_destroy(errs);
+    sl_error_free(errs);
 }
 
 static void sub_free(ctl_sub_t *s)
@@ -663,18 +663,18 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
         return;
     }
     p->pending_submit = 0;
-    sl_fielderrs_t *errs = sl_fielderrs_create();
+    sl_error_t *errs = sl_error_new_invalid();
     sl_pod_t *model = sl_pod_parse(pod, errs);
     if (!model) {
-        char *agg = sl_fielderrs_aggregate(errs);
+        char *agg = sl_err_fields_aggregate(errs);
         ctl_sub_t s = sub_borrow(p);
         failed(c, &s, pod, 1, "invalid pod: %s", agg);
         sub_done(p, &s);
         free(agg);
-        sl_fielderrs_destroy(errs);
+        sl_error_free(errs);
         return;
     }
-    sl_fielderrs_destroy(errs);
+    sl_error_free(errs);
     if (!ctl_pull_ready(c, p, pod, model)) { /* a worker pulls, or a back-off */
         sl_pod_destroy(model);
         return;

@@ -26,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_strv_free(sl_schema_pod_warnings(j, NULL));
     json_t *copy = json_deep_copy(j);
     sl_pod_apply_defaults(copy);
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_spec_update_errors(j, copy, e);
     sl_pod_t *p = sl_pod_parse(copy, e);
-    free(sl_fielderrs_lines(e));
+    free(sl_err_fields_lines(e));
     json_decref(sl_kube_status_invalid("Pod", NULL, "x", e));
     if (p && p->name && p->namespace_ && p->uid) {
         sl_translate_config_t cfg = {.pods_root = "/p",
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sl_translate_result_destroy(r);
     }
     sl_pod_destroy(p);
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     json_decref(copy);
     json_decref(j);
     json_decref(docs);

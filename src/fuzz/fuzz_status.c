@@ -21,15 +21,15 @@
 
 static int valid(json_t *pod)
 {
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_status_errors(pod, e);
-    int ok = sl_fielderrs_count(e) == 0;
+    int ok = sl_err_nfields(e) == 0;
     if (!ok && getenv("FUZZ_STATUS_VERBOSE")) {
-        char *l = sl_fielderrs_lines(e);
+        char *l = sl_err_fields_lines(e);
         fprintf(stderr, "%s", l);
         free(l);
     }
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     return ok;
 }
 

@@ -11,7 +11,7 @@ void pod_type_error(pod_ctx_t *c, const json_t *v, const char *path, const char 
 {
     char *raw = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
     char *d = sl_xasprintf("must be of type %s", want);
-    sl_fe_invalid(c->errs, raw ? raw : "", d, "%s%s%s", path, *path ? "." : "", key);
+    sl_err_invalid(c->errs, raw ? raw : "", d, "%s%s%s", path, *path ? "." : "", key);
     free(d);
     free(raw);
 }
@@ -105,14 +105,14 @@ sl_pod_kv_t *pod_strmap(pod_ctx_t *c, const json_t *o, const char *key, const ch
 void pod_check_mode(pod_ctx_t *c, int64_t mode, const char *path)
 {
     if (mode != SL_POD_UNSET && (mode < 0 || mode > 0777))
-        sl_fielderrs_add_int(c->errs, SL_FE_INVALID, path, mode,
-                             "must be a number between 0 and 0777 (octal), both inclusive");
+        sl_err_field_int(c->errs, SL_FE_INVALID, path, mode,
+                         "must be a number between 0 and 0777 (octal), both inclusive");
 }
 
 void pod_check_relpath(pod_ctx_t *c, const char *v, const char *path)
 {
     if (v[0] == '/') {
-        sl_fe_invalid(c->errs, v, "must be a relative path", "%s", path);
+        sl_err_invalid(c->errs, v, "must be a relative path", "%s", path);
         return;
     }
     /* '..' as a whole path element */
@@ -121,7 +121,7 @@ void pod_check_relpath(pod_ctx_t *c, const char *v, const char *path)
         const char *s = strchr(p, '/');
         size_t n = s ? (size_t)(s - p) : strlen(p);
         if (n == 2 && p[0] == '.' && p[1] == '.') {
-            sl_fe_invalid(c->errs, v, "must not contain '..'", "%s", path);
+            sl_err_invalid(c->errs, v, "must not contain '..'", "%s", path);
             return;
         }
         if (!s)

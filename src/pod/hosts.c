@@ -27,9 +27,9 @@ static void parse_alias(pod_ctx_t *c, const json_t *o, size_t i, sl_pod_host_ali
     }
     a->ip = pod_str(c, o, "ip", path);
     if (!a->ip)
-        sl_fe_required(c->errs, NULL, "%s.ip", path);
+        sl_err_required(c->errs, NULL, "%s.ip", path);
     else if (!sl_pod_is_ip(a->ip))
-        sl_fe_invalid(c->errs, a->ip, IP_MSG, "%s.ip", path);
+        sl_err_invalid(c->errs, a->ip, IP_MSG, "%s.ip", path);
     const json_t *hs = pod_arr(c, o, "hostnames", path);
     size_t n = hs ? json_array_size(hs) : 0;
     a->hostnames = pod_alloc(c->pod, n + 1, sizeof(char *));

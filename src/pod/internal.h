@@ -6,7 +6,7 @@
 
 typedef struct pod_ctx {
     sl_pod_t *pod;
-    sl_fielderrs_t *errs;
+    sl_error_t *errs;
 } pod_ctx_t;
 
 /* calloc'ed memory owned by the pod (freed by sl_pod_destroy). */

@@ -38,7 +38,7 @@ static void parse_meta(pod_ctx_t *c, const json_t *meta)
     p->uid = pod_str(c, meta, "uid", "metadata");
     if (!p->name || !*p->name) {
         if (!p->generate_name || !*p->generate_name)
-            sl_fe_required(c->errs, "name or generateName is required", "metadata.name");
+            sl_err_required(c->errs, "name or generateName is required", "metadata.name");
     } else {
         sl_validate_dns1123_subdomain(c->errs, "metadata.name", p->name);
     }
@@ -57,18 +57,18 @@ static void parse_meta(pod_ctx_t *c, const json_t *meta)
             if (*q >= 'A' && *q <= 'Z')
                 *q = (char)(*q - 'A' + 'a');
         /* Kubernetes checks the lower-cased key but reports the original */
-        sl_fielderrs_t *tmp = sl_fielderrs_create();
+        sl_error_t *tmp = sl_error_new_invalid();
         if (sl_validate_qualified_name(tmp, "metadata.annotations", lower))
-            for (size_t j = 0; j < sl_fielderrs_count(tmp); j++)
-                sl_fe_invalid(c->errs, p->annotations[i].key, sl_fielderrs_get(tmp, j)->detail,
-                              "metadata.annotations");
-        sl_fielderrs_destroy(tmp);
+            for (size_t j = 0; j < sl_err_nfields(tmp); j++)
+                sl_err_invalid(c->errs, p->annotations[i].key, sl_err_fieldat(tmp, j)->detail,
+                               "metadata.annotations");
+        sl_error_free(tmp);
         free(lower);
         total += strlen(p->annotations[i].key) + strlen(p->annotations[i].value);
     }
     if (total > 256 * 1024)
-        sl_fielderrs_add(c->errs, SL_FE_TOO_LONG, "metadata.annotations", "",
-                         "may not be more than 262144 bytes");
+        sl_err_field(c->errs, SL_FE_TOO_LONG, "metadata.annotations", "",
+                     "may not be more than 262144 bytes");
 }
 
 /* ---------- containers ---------- */
@@ -134,9 +134,9 @@ static void env_value_from(pod_ctx_t *c, const json_t *from, const char *vf, con
         ev->src = SL_ENV_FIELD;
         ev->key = pod_str(c, r, "fieldPath", fp);
         if (!ev->key || !*ev->key) {
-            sl_fe_required(c->errs, NULL, "%s.fieldPath", fp);
+            sl_err_required(c->errs, NULL, "%s.fieldPath", fp);
         } else if (!valid_field_path(ev->key, 1)) {
-            sl_fe_not_supported(
+            sl_err_not_supported(
                 c->errs, ev->key,
                 (const char *const[]){"metadata.name", "metadata.namespace", "metadata.uid",
                                       "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
@@ -154,7 +154,7 @@ static void env_value_from(pod_ctx_t *c, const json_t *from, const char *vf, con
         const json_t *d = json_object_get(r, "divisor");
         ev->divisor = d && json_is_string(d) ? json_string_value(d) : NULL;
         if (!ev->key || !*ev->key)
-            sl_fe_required(c->errs, NULL, "%s.resource", fp);
+            sl_err_required(c->errs, NULL, "%s.resource", fp);
         free(fp);
     }
     const char *kinds[2] = {"configMapKeyRef", "secretKeyRef"};
@@ -168,29 +168,29 @@ static void env_value_from(pod_ctx_t *c, const json_t *from, const char *vf, con
         ev->key = pod_str(c, r, "key", fp);
         ev->optional = pod_bool(c, r, "optional", fp, 0);
         if (!ev->key || !*ev->key)
-            sl_fe_required(c->errs, NULL, "%s.key", fp);
+            sl_err_required(c->errs, NULL, "%s.key", fp);
         else if (!sl_kube_is_dns1123_subdomain(ev->key) && ev->key[0] != '.' &&
                  strspn(ev->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                  "0123456789-._") != strlen(ev->key))
-            sl_fe_invalid(c->errs, ev->key,
-                          "a valid config key must consist of alphanumeric characters, "
-                          "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
-                          "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
-                          "%s.key", fp);
+            sl_err_invalid(c->errs, ev->key,
+                           "a valid config key must consist of alphanumeric characters, "
+                           "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+                           "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+                           "%s.key", fp);
         if (!ev->ref || !*ev->ref)
-            sl_fe_required(c->errs, NULL, "%s.name", fp);
+            sl_err_required(c->errs, NULL, "%s.name", fp);
         free(fp);
     }
     if (nsrc == 0)
-        sl_fe_invalid(c->errs, "",
-                      "must specify one of: `fieldRef`, `resourceFieldRef`, "
-                      "`configMapKeyRef` or `secretKeyRef`",
-                      "%s", vf);
+        sl_err_invalid(c->errs, "",
+                       "must specify one of: `fieldRef`, `resourceFieldRef`, "
+                       "`configMapKeyRef` or `secretKeyRef`",
+                       "%s", vf);
     else if (nsrc > 1)
-        sl_fe_invalid(c->errs, "", "may not have more than one field specified at a time", "%s",
-                      vf);
+        sl_err_invalid(c->errs, "", "may not have more than one field specified at a time", "%s",
+                       vf);
     if (value && *value)
-        sl_fe_invalid(c->errs, "", "may not be specified when `value` is not empty", "%s", vf);
+        sl_err_invalid(c->errs, "", "may not be specified when `value` is not empty", "%s", vf);
 }
 
 /* env[i] at path p */
@@ -199,7 +199,7 @@ static void env_var(pod_ctx_t *c, const json_t *e, const char *p, sl_pod_env_t *
     char *vf = sl_xasprintf("%s.valueFrom", p);
     ev->name = pod_str(c, e, "name", p);
     if (!ev->name || !*ev->name) {
-        sl_fe_required(c->errs, NULL, "%s.name", p);
+        sl_err_required(c->errs, NULL, "%s.name", p);
         ev->name = "";
     } else {
         char *np = sl_xasprintf("%s.name", p);
@@ -236,11 +236,11 @@ static void parse_env_from(pod_ctx_t *c, const json_t *ctr, const char *cpath,
             free(pp);
         }
         if (cm && sec) {
-            sl_fe_invalid(c->errs, "", "may not have more than one field specified at a time", "%s",
-                          p);
+            sl_err_invalid(c->errs, "", "may not have more than one field specified at a time",
+                           "%s", p);
         } else if (!cm && !sec) {
-            sl_fe_invalid(c->errs, "", "must specify one of: `configMapRef` or `secretRef`", "%s",
-                          p);
+            sl_err_invalid(c->errs, "", "must specify one of: `configMapRef` or `secretRef`", "%s",
+                           p);
         }
         const json_t *r = cm ? cm : sec;
         if (r) {
@@ -249,7 +249,7 @@ static void parse_env_from(pod_ctx_t *c, const json_t *ctr, const char *cpath,
             ef->ref = pod_str(c, r, "name", rp);
             ef->optional = pod_bool(c, r, "optional", rp, 0);
             if (!ef->ref || !*ef->ref)
-                sl_fe_required(c->errs, NULL, "%s.name", rp);
+                sl_err_required(c->errs, NULL, "%s.name", rp);
             else
                 sl_validate_dns1123_subdomain(c->errs, rp, ef->ref);
             free(rp);
@@ -293,7 +293,7 @@ static void parse_mounts(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_
         if (!mt->sub_path_expr)
             mt->sub_path_expr = "";
         if (!mt->name || !*mt->name) {
-            sl_fe_required(c->errs, NULL, "%s.name", p);
+            sl_err_required(c->errs, NULL, "%s.name", p);
             mt->name = "";
         } else {
             int found = 0;
@@ -302,15 +302,15 @@ static void parse_mounts(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_
                 found = json_is_string(n) && !strcmp(json_string_value(n), mt->name);
             }
             if (!found)
-                sl_fe_not_found(c->errs, mt->name, "%s.name", p);
+                sl_err_not_found(c->errs, mt->name, "%s.name", p);
         }
         if (!mt->mount_path || !*mt->mount_path) {
-            sl_fe_required(c->errs, NULL, "%s.mountPath", p);
+            sl_err_required(c->errs, NULL, "%s.mountPath", p);
             mt->mount_path = "";
         } else {
             for (size_t j = 0; j + 1 < k->nmounts; j++)
                 if (!strcmp(k->mounts[j].mount_path, mt->mount_path)) {
-                    sl_fe_invalid(c->errs, mt->mount_path, "must be unique", "%s.mountPath", p);
+                    sl_err_invalid(c->errs, mt->mount_path, "must be unique", "%s.mountPath", p);
                     break;
                 }
         }
@@ -322,8 +322,8 @@ static void parse_mounts(pod_ctx_t *c, const json_t *ctr, const char *cpath, sl_
         if (*mt->sub_path_expr) {
             char *sp = sl_xasprintf("%s.subPathExpr", p);
             if (*mt->sub_path)
-                sl_fe_invalid(c->errs, mt->sub_path_expr,
-                              "subPathExpr and subPath are mutually exclusive", "%s", sp);
+                sl_err_invalid(c->errs, mt->sub_path_expr,
+                               "subPathExpr and subPath are mutually exclusive", "%s", sp);
             pod_check_relpath(c, mt->sub_path_expr, sp);
             free(sp);
         }
@@ -352,7 +352,7 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
     }
     k->name = pod_str(c, ctr, "name", path);
     if (!k->name || !*k->name) {
-        sl_fe_required(c->errs, NULL, "%s.name", path);
+        sl_err_required(c->errs, NULL, "%s.name", path);
         k->name = "";
     } else {
         char *np = sl_xasprintf("%s.name", path);
@@ -363,32 +363,32 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
     if (k->image && !*k->image)
         k->image = NULL;
     if (!k->image && !host_runtime(c->pod))
-        sl_fe_required(c->errs, NULL, "%s.image", path);
+        sl_err_required(c->errs, NULL, "%s.image", path);
     const char *why = k->image && !sl_runtime_image_has_scheme(k->image)
                           ? sl_image_ref_reason(k->image)
                           : NULL; /* docker://, oras://, a .sif path: the runtime's */
     if (why)
-        sl_fe_invalid(c->errs, k->image, why, "%s.image", path);
+        sl_err_invalid(c->errs, k->image, why, "%s.image", path);
     k->working_dir = pod_str(c, ctr, "workingDir", path);
     k->command = (const char **)str_list(c, ctr, "command", path, &k->ncommand);
     k->args = (const char **)str_list(c, ctr, "args", path, &k->nargs);
     k->image_pull_policy = pod_str(c, ctr, "imagePullPolicy", path);
     if (k->image_pull_policy && strcmp(k->image_pull_policy, "Always") &&
         strcmp(k->image_pull_policy, "IfNotPresent") && strcmp(k->image_pull_policy, "Never"))
-        sl_fe_not_supported(c->errs, k->image_pull_policy,
-                            (const char *const[]){"Always", "IfNotPresent", "Never", NULL},
-                            "%s.imagePullPolicy", path);
+        sl_err_not_supported(c->errs, k->image_pull_policy,
+                             (const char *const[]){"Always", "IfNotPresent", "Never", NULL},
+                             "%s.imagePullPolicy", path);
     k->tty = pod_bool(c, ctr, "tty", path, 0);
     k->stdin_open = pod_bool(c, ctr, "stdin", path, 0);
     k->stdin_once = pod_bool(c, ctr, "stdinOnce", path, 0);
     k->restart_policy = pod_str(c, ctr, "restartPolicy", path);
     if (k->restart_policy) {
         if (!k->init)
-            sl_fe_forbidden(c->errs, "may not be set for non-init containers", "%s.restartPolicy",
-                            path);
+            sl_err_forbidden(c->errs, "may not be set for non-init containers", "%s.restartPolicy",
+                             path);
         else if (strcmp(k->restart_policy, "Always"))
-            sl_fe_not_supported(c->errs, k->restart_policy, (const char *const[]){"Always", NULL},
-                                "%s.restartPolicy", path);
+            sl_err_not_supported(c->errs, k->restart_policy, (const char *const[]){"Always", NULL},
+                                 "%s.restartPolicy", path);
     }
     parse_env(c, ctr, path, k);
     parse_mounts(c, ctr, path, k, volumes);
@@ -407,8 +407,8 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
         int64_t v = json_is_integer(x) ? (int64_t)json_integer_value(x) : 0;
         if (v < 0 || v > 2147483647) {
             char *fp = sl_xasprintf("%s.%s", scp, ids[i]);
-            sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, v,
-                                 "must be between 0 and 2147483647, inclusive");
+            sl_err_field_int(c->errs, SL_FE_INVALID, fp, v,
+                             "must be between 0 and 2147483647, inclusive");
             free(fp);
         }
     }
@@ -420,18 +420,18 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
 
 static const char *const restart_policies[] = {"Always", "OnFailure", "Never", NULL};
 
-sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
+sl_pod_t *sl_pod_parse(json_t *json, sl_error_t *errs)
 {
     sl_pod_t *p = sl_xcalloc(1, sizeof(*p));
     pod_priv_t *priv = sl_xcalloc(1, sizeof(*priv));
-    sl_fielderrs_t *own = errs ? NULL : sl_fielderrs_create();
+    sl_error_t *own = errs ? NULL : sl_error_new_invalid();
     pod_ctx_t c = {p, errs ? errs : own};
-    size_t before = sl_fielderrs_count(c.errs);
+    size_t before = sl_err_nfields(c.errs);
     p->priv_ = priv;
     priv->ref = json_incref(json);
     p->json = json;
     if (!json_is_object(json)) {
-        sl_fe_invalid(c.errs, "", "must be a JSON object", "<root>");
+        sl_err_invalid(c.errs, "", "must be a JSON object", "<root>");
         goto done;
     }
     parse_meta(&c, pod_obj(&c, json, "metadata", ""));
@@ -455,7 +455,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
             p->containers = v;
             p->ncontainers = n;
             if (n == 0)
-                sl_fe_required(c.errs, NULL, "spec.containers");
+                sl_err_required(c.errs, NULL, "spec.containers");
         }
     }
     /* names are unique across app, init (and ephemeral) containers; Kubernetes
@@ -463,7 +463,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
     for (size_t i = 0; i < p->ncontainers; i++)
         for (size_t j = 0; j < i; j++)
             if (*p->containers[i].name && !strcmp(p->containers[i].name, p->containers[j].name)) {
-                sl_fe_duplicate(c.errs, p->containers[i].name, "spec.containers[%zu].name", i);
+                sl_err_duplicate(c.errs, p->containers[i].name, "spec.containers[%zu].name", i);
                 break;
             }
     for (size_t i = 0; i < p->ninit; i++) {
@@ -474,7 +474,7 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
         for (size_t j = 0; j < i && !dup; j++)
             dup = *n && !strcmp(n, p->init_containers[j].name);
         if (dup)
-            sl_fe_duplicate(c.errs, n, "spec.initContainers[%zu].name", i);
+            sl_err_duplicate(c.errs, n, "spec.initContainers[%zu].name", i);
     }
     pod_parse_volumes(&c, spec);
     p->restart_policy = pod_str(&c, spec, "restartPolicy", "spec");
@@ -482,17 +482,16 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
         p->restart_policy = "Always";
     else if (strcmp(p->restart_policy, "Always") && strcmp(p->restart_policy, "OnFailure") &&
              strcmp(p->restart_policy, "Never"))
-        sl_fe_not_supported(c.errs, p->restart_policy, restart_policies, "spec.restartPolicy");
+        sl_err_not_supported(c.errs, p->restart_policy, restart_policies, "spec.restartPolicy");
     p->active_deadline_seconds = pod_int(&c, spec, "activeDeadlineSeconds", "spec", SL_POD_UNSET);
     if (json_is_integer(json_object_get(spec, "activeDeadlineSeconds")) &&
         (p->active_deadline_seconds < 1 || p->active_deadline_seconds > 2147483647))
-        sl_fielderrs_add_int(c.errs, SL_FE_INVALID, "spec.activeDeadlineSeconds",
-                             p->active_deadline_seconds,
-                             "must be between 1 and 2147483647, inclusive");
+        sl_err_field_int(c.errs, SL_FE_INVALID, "spec.activeDeadlineSeconds",
+                         p->active_deadline_seconds, "must be between 1 and 2147483647, inclusive");
     p->termination_grace_seconds = pod_int(&c, spec, "terminationGracePeriodSeconds", "spec", 30);
     if (p->termination_grace_seconds < 0)
-        sl_fielderrs_add_int(c.errs, SL_FE_INVALID, "spec.terminationGracePeriodSeconds",
-                             p->termination_grace_seconds, "must be greater than or equal to 0");
+        sl_err_field_int(c.errs, SL_FE_INVALID, "spec.terminationGracePeriodSeconds",
+                         p->termination_grace_seconds, "must be greater than or equal to 0");
     p->node_selector = pod_strmap(&c, spec, "nodeSelector", "spec", &p->nnode_selector);
     for (size_t i = 0; i < p->nnode_selector; i++) {
         sl_validate_qualified_name(c.errs, "spec.nodeSelector", p->node_selector[i].key);
@@ -512,13 +511,13 @@ sl_pod_t *sl_pod_parse(json_t *json, sl_fielderrs_t *errs)
         sl_validate_dns1123_label(c.errs, "spec.subdomain", p->subdomain);
     pod_parse_host_aliases(&c, spec);
 done:
-    if (sl_fielderrs_count(c.errs) > before) {
-        sl_fielderrs_destroy(own);
+    if (sl_err_nfields(c.errs) > before) {
+        sl_error_free(own);
         sl_pod_destroy(p);
         errno = EINVAL;
         return NULL;
     }
-    sl_fielderrs_destroy(own);
+    sl_error_free(own);
     return p;
 }
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "common/argv.h"
-#include "pod/fielderr.h"
+#include "common/err.h"
 
 #define SL_POD_UNSET (-1)
 
@@ -214,7 +214,7 @@ typedef struct sl_pod {
 
 /* Validate pod and build the model. Returns NULL when the pod has field errors
  * (appended to errs, which may be NULL) with errno=EINVAL. */
-sl_pod_t *sl_pod_parse(json_t *pod, sl_fielderrs_t *errs);
+sl_pod_t *sl_pod_parse(json_t *pod, sl_error_t *errs);
 void sl_pod_destroy(sl_pod_t *pod); /* NULL is a no-op */
 
 /* Annotation / label value, or NULL. */
@@ -227,11 +227,11 @@ const sl_pod_volume_t *sl_pod_volume(const sl_pod_t *pod, const char *name);
 
 /* Kubernetes name rules (k8s.io/apimachinery/pkg/util/validation). Each returns
  * the number of messages appended to errs for field, with Kubernetes' texts. */
-int sl_validate_dns1123_subdomain(sl_fielderrs_t *errs, const char *field, const char *value);
-int sl_validate_dns1123_label(sl_fielderrs_t *errs, const char *field, const char *value);
-int sl_validate_qualified_name(sl_fielderrs_t *errs, const char *field, const char *value);
-int sl_validate_label_value(sl_fielderrs_t *errs, const char *field, const char *value);
-int sl_validate_env_name(sl_fielderrs_t *errs, const char *field, const char *value);
+int sl_validate_dns1123_subdomain(sl_error_t *errs, const char *field, const char *value);
+int sl_validate_dns1123_label(sl_error_t *errs, const char *field, const char *value);
+int sl_validate_qualified_name(sl_error_t *errs, const char *field, const char *value);
+int sl_validate_label_value(sl_error_t *errs, const char *field, const char *value);
+int sl_validate_env_name(sl_error_t *errs, const char *field, const char *value);
 /* The predicates alone: sl_kube_is_dns1123_label / _subdomain (kube/meta.h). */
 
 /* ---- the names a pod answers to (hosts.c, docs/pods.md "Names") ---- */

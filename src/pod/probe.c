@@ -43,7 +43,7 @@ static void check_port(pod_ctx_t *c, const json_t *ctr, const json_t *v, const c
         const char *why =
             *name ? port_name_problem(name) : "must contain at least one letter (a-z)";
         if (why) {
-            sl_fe_invalid(c->errs, name, why, "%s", fp);
+            sl_err_invalid(c->errs, name, why, "%s", fp);
             return;
         }
         const json_t *ports = json_object_get(ctr, "ports");
@@ -53,7 +53,7 @@ static void check_port(pod_ctx_t *c, const json_t *ctr, const json_t *v, const c
                 return;
         }
         /* the kubelet would fail every run of the probe ("couldn't find port") */
-        sl_fe_not_found(c->errs, name, "%s", fp);
+        sl_err_not_found(c->errs, name, "%s", fp);
         return;
     }
     if (v && !json_is_integer(v)) {
@@ -62,8 +62,7 @@ static void check_port(pod_ctx_t *c, const json_t *ctr, const json_t *v, const c
     }
     json_int_t n = v ? json_integer_value(v) : 0;
     if (n < 1 || n > 65535)
-        sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, n,
-                             "must be between 1 and 65535, inclusive");
+        sl_err_field_int(c->errs, SL_FE_INVALID, fp, n, "must be between 1 and 65535, inclusive");
 }
 
 static void check_http(pod_ctx_t *c, const json_t *ctr, const json_t *h, const char *hp)
@@ -73,8 +72,8 @@ static void check_http(pod_ctx_t *c, const json_t *ctr, const json_t *h, const c
     free(fp);
     const char *scheme = pod_str(c, h, "scheme", hp);
     if (scheme && strcmp(scheme, "HTTP") && strcmp(scheme, "HTTPS"))
-        sl_fe_not_supported(c->errs, scheme, (const char *const[]){"HTTP", "HTTPS", NULL},
-                            "%s.scheme", hp);
+        sl_err_not_supported(c->errs, scheme, (const char *const[]){"HTTP", "HTTPS", NULL},
+                             "%s.scheme", hp);
     pod_str(c, h, "path", hp);
     pod_str(c, h, "host", hp);
     const json_t *hs = pod_arr(c, h, "httpHeaders", hp);
@@ -83,10 +82,10 @@ static void check_http(pod_ctx_t *c, const json_t *ctr, const json_t *h, const c
         if (!n || !*n ||
             strspn(n, "-ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") !=
                 strlen(n))
-            sl_fe_invalid(c->errs, n ? n : "",
-                          "a valid HTTP header must consist of alphanumeric characters or '-' "
-                          "(e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')",
-                          "%s.httpHeaders", hp);
+            sl_err_invalid(c->errs, n ? n : "",
+                           "a valid HTTP header must consist of alphanumeric characters or '-' "
+                           "(e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')",
+                           "%s.httpHeaders", hp);
     }
 }
 
@@ -101,13 +100,13 @@ static void check_handler(pod_ctx_t *c, const json_t *ctr, const json_t *pr, con
             continue;
         char *hp = sl_xasprintf("%s.%s", pp, kinds[i]);
         if (n++) {
-            sl_fe_forbidden(c->errs, "may not specify more than 1 handler type", "%s", hp);
+            sl_err_forbidden(c->errs, "may not specify more than 1 handler type", "%s", hp);
         } else if (i == 0) {
             size_t nc = 0;
             const json_t *cmd = pod_arr(c, h, "command", hp);
             nc = json_array_size(cmd);
             if (!nc)
-                sl_fe_required(c->errs, NULL, "%s.command", hp);
+                sl_err_required(c->errs, NULL, "%s.command", hp);
             for (size_t k = 0; k < nc; k++)
                 if (!json_is_string(json_array_get(cmd, k))) {
                     char *key = sl_xasprintf("command[%zu]", k);
@@ -122,15 +121,15 @@ static void check_handler(pod_ctx_t *c, const json_t *ctr, const json_t *pr, con
             free(fp);
             pod_str(c, h, "host", hp);
         } else {
-            sl_fe_forbidden(c->errs,
-                            "grpc probes are not supported: slurmlink-shim has no gRPC client "
-                            "(use exec with a health-check command, httpGet or tcpSocket)",
-                            "%s", hp);
+            sl_err_forbidden(c->errs,
+                             "grpc probes are not supported: slurmlink-shim has no gRPC client "
+                             "(use exec with a health-check command, httpGet or tcpSocket)",
+                             "%s", hp);
         }
         free(hp);
     }
     if (!n)
-        sl_fe_required(c->errs, "must specify a handler type", "%s", pp);
+        sl_err_required(c->errs, "must specify a handler type", "%s", pp);
 }
 
 static void check_probe(pod_ctx_t *c, const json_t *ctr, const json_t *pr, const char *pp,
@@ -143,17 +142,16 @@ static void check_probe(pod_ctx_t *c, const json_t *ctr, const json_t *pr, const
         int64_t v = pod_int(c, pr, nonneg[i], pp, 0);
         char *fp = sl_xasprintf("%s.%s", pp, nonneg[i]);
         if (v < 0)
-            sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, v,
-                                 "must be greater than or equal to 0");
+            sl_err_field_int(c->errs, SL_FE_INVALID, fp, v, "must be greater than or equal to 0");
         else if (v > 2147483647)
-            sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, v,
-                                 "must be between 0 and 2147483647, inclusive");
+            sl_err_field_int(c->errs, SL_FE_INVALID, fp, v,
+                             "must be between 0 and 2147483647, inclusive");
         free(fp);
     }
     int64_t st = pod_int(c, pr, "successThreshold", pp, 0);
     if (which != SL_POD_PROBE_READINESS && st != 0 && st != 1) { /* 0 is defaulted to 1 */
         char *fp = sl_xasprintf("%s.successThreshold", pp);
-        sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, st, "must be 1");
+        sl_err_field_int(c->errs, SL_FE_INVALID, fp, st, "must be 1");
         free(fp);
     }
     const json_t *g = json_object_get(pr, "terminationGracePeriodSeconds");
@@ -161,10 +159,9 @@ static void check_probe(pod_ctx_t *c, const json_t *ctr, const json_t *pr, const
         char *fp = sl_xasprintf("%s.terminationGracePeriodSeconds", pp);
         int64_t v = pod_int(c, pr, "terminationGracePeriodSeconds", pp, 1);
         if (which == SL_POD_PROBE_READINESS)
-            sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, v,
-                                 "must not be set for readinessProbes");
+            sl_err_field_int(c->errs, SL_FE_INVALID, fp, v, "must not be set for readinessProbes");
         else if (v <= 0)
-            sl_fielderrs_add_int(c->errs, SL_FE_INVALID, fp, v, "must be greater than 0");
+            sl_err_field_int(c->errs, SL_FE_INVALID, fp, v, "must be greater than 0");
         free(fp);
     }
 }
@@ -177,9 +174,9 @@ void pod_parse_probes(pod_ctx_t *c, const json_t *ctr, const char *path, sl_pod_
         if (!pr)
             continue;
         if (k->init && !sidecar) {
-            sl_fe_forbidden(c->errs,
-                            "may not be set for init containers without restartPolicy=Always",
-                            "%s.%s", path, sl_pod_probe_fields[i]);
+            sl_err_forbidden(c->errs,
+                             "may not be set for init containers without restartPolicy=Always",
+                             "%s.%s", path, sl_pod_probe_fields[i]);
             continue;
         }
         char *pp = sl_xasprintf("%s.%s", path, sl_pod_probe_fields[i]);

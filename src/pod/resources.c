@@ -57,21 +57,21 @@ static rq_t *parse_list(pod_ctx_t *c, const json_t *m, const char *path, size_t 
         sl_validate_qualified_name(c->errs, fp, k);
         if (!strchr(k, '/')) {
             if (!is_standard_container_resource(k))
-                sl_fe_invalid(c->errs, k, "must be a standard resource for containers", "%s", fp);
+                sl_err_invalid(c->errs, k, "must be a standard resource for containers", "%s", fp);
         }
         if (sl_quantity_from_json(val, &r->q, &text, &qerr) < 0) {
             char *raw = json_is_string(val) ? sl_xstrdup(json_string_value(val))
                                             : json_dumps(val, JSON_ENCODE_ANY);
-            sl_fe_invalid(c->errs, raw, qerr.text, "%s", fp);
+            sl_err_invalid(c->errs, raw, qerr.text, "%s", fp);
             free(raw);
         } else {
             char *canon = sl_quantity_string(&r->q);
             r->ok = 1;
             if (sl_quantity_sign(&r->q) < 0) {
-                sl_fe_invalid(c->errs, canon, "must be greater than or equal to 0", "%s", fp);
+                sl_err_invalid(c->errs, canon, "must be greater than or equal to 0", "%s", fp);
                 r->ok = 0;
             } else if (is_extended(k) && !sl_quantity_is_integer(&r->q)) {
-                sl_fe_invalid(c->errs, canon, "must be an integer", "%s", fp);
+                sl_err_invalid(c->errs, canon, "must be an integer", "%s", fp);
                 r->ok = 0;
             }
             free(canon);
@@ -100,12 +100,12 @@ static void to_units(pod_ctx_t *c, const rq_t *r, const char *path, const char *
         if (sl_quantity_milli(&r->q, &v) == 0)
             *cpu = v;
         else
-            sl_fe_invalid(c->errs, "", "is too large", "%s.%s[cpu]", path, which);
+            sl_err_invalid(c->errs, "", "is too large", "%s.%s[cpu]", path, which);
     } else if (!strcmp(r->name, "memory")) {
         if (sl_quantity_ceil_div(&r->q, 1, &v) == 0)
             *mem = v;
         else
-            sl_fe_invalid(c->errs, "", "is too large", "%s.%s[memory]", path, which);
+            sl_err_invalid(c->errs, "", "is too large", "%s.%s[memory]", path, which);
     }
 }
 
@@ -139,13 +139,13 @@ void pod_parse_resources(pod_ctx_t *c, const json_t *ctr, const char *cpath,
             else if (cmp > 0)
                 d = sl_xasprintf("must be less than or equal to %s limit of %s", r->name, ls);
             if (d)
-                sl_fe_invalid(c->errs, rs, d, "%s", reqpath);
+                sl_err_invalid(c->errs, rs, d, "%s", reqpath);
             free(d);
             free(rs);
             free(ls);
         } else if (!l && is_extended(r->name)) {
-            sl_fe_forbidden(c->errs, "Limit must be set for non overcommitable resources", "%s",
-                            limpath);
+            sl_err_forbidden(c->errs, "Limit must be set for non overcommitable resources", "%s",
+                             limpath);
         }
     }
     /* requests default to limits (SetDefaults_Pod) */

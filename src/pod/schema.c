@@ -331,27 +331,27 @@ void sl_pod_apply_defaults(json_t *pod)
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "          \
     "negative)"
 
-int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_fielderrs_t *errs)
+int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_error_t *errs)
 {
-    size_t before = sl_fielderrs_count(errs);
+    size_t before = sl_err_nfields(errs);
     const json_t *os = json_object_get(old_pod, "spec"), *ns = json_object_get(new_pod, "spec");
     const json_t *oad = json_object_get(os, "activeDeadlineSeconds");
     const json_t *nad = json_object_get(ns, "activeDeadlineSeconds");
     if (nad && !json_is_null(nad)) {
         long long nv = json_integer_value(nad);
         if (nv < 0 || nv > 2147483647) {
-            sl_fielderrs_add_int(errs, SL_FE_INVALID, "spec.activeDeadlineSeconds", nv,
-                                 "must be between 0 and 2147483647, inclusive");
-            return (int)(sl_fielderrs_count(errs) - before);
+            sl_err_field_int(errs, SL_FE_INVALID, "spec.activeDeadlineSeconds", nv,
+                             "must be between 0 and 2147483647, inclusive");
+            return (int)(sl_err_nfields(errs) - before);
         }
         if (oad && !json_is_null(oad) && json_integer_value(oad) < nv) {
-            sl_fielderrs_add_int(errs, SL_FE_INVALID, "spec.activeDeadlineSeconds", nv,
-                                 "must be less than or equal to previous value");
-            return (int)(sl_fielderrs_count(errs) - before);
+            sl_err_field_int(errs, SL_FE_INVALID, "spec.activeDeadlineSeconds", nv,
+                             "must be less than or equal to previous value");
+            return (int)(sl_err_nfields(errs) - before);
         }
     } else if (oad && !json_is_null(oad)) {
-        sl_fielderrs_add(errs, SL_FE_INVALID, "spec.activeDeadlineSeconds", "null",
-                         "must not update from a positive integer to nil value");
+        sl_err_field(errs, SL_FE_INVALID, "spec.activeDeadlineSeconds", "null",
+                     "must not update from a positive integer to nil value");
     }
     /* the munged spec: the new spec with every updatable field put back to
      * its old value; anything else that differs is forbidden */
@@ -367,7 +367,7 @@ int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_f
             json_t *nc = json_array_get(na, i);
             const json_t *img = json_object_get(nc, "image");
             if (!json_is_string(img) || !*json_string_value(img))
-                sl_fe_required(errs, NULL, "spec.%s[%zu].image", lists[l], i);
+                sl_err_required(errs, NULL, "spec.%s[%zu].image", lists[l], i);
             const json_t *oimg = json_object_get(json_array_get(oa, i), "image");
             if (oimg)
                 json_object_set(nc, "image", (json_t *)oimg);
@@ -420,10 +420,10 @@ int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_f
                 first = 0;
             }
         }
-        sl_fe_forbidden(errs, d.data, "spec");
+        sl_err_forbidden(errs, d.data, "spec");
         sl_buf_free(&d);
     }
     json_decref(m);
     json_decref(empty);
-    return (int)(sl_fielderrs_count(errs) - before);
+    return (int)(sl_err_nfields(errs) - before);
 }

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "common/argv.h"
-#include "pod/fielderr.h"
+#include "common/err.h"
 
 /* Kinds known: "Pod", "ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event",
  * "ResourceQuota", "Service", "Endpoints", "Job", "CronJob" (batch/v1),
@@ -56,6 +56,6 @@ void sl_pod_apply_defaults(json_t *pod);
  * tolerations and a negative terminationGracePeriodSeconds set to 1 may
  * change. Both pods should be defaulted. Appends 422 field errors; returns
  * their number. */
-int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_fielderrs_t *errs);
+int sl_pod_spec_update_errors(const json_t *old_pod, const json_t *new_pod, sl_error_t *errs);
 
 #endif

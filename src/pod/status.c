@@ -25,19 +25,19 @@ static int one_of(const char *s, const char *const *set)
 static int absent(json_t *v) { return !v || json_is_null(v); }
 
 /* a value of the wrong JSON type: Invalid, showing (the start of) its JSON */
-static void wrong_type(sl_fielderrs_t *errs, json_t *v, const char *what, const char *field)
+static void wrong_type(sl_error_t *errs, json_t *v, const char *what, const char *field)
 {
     char *txt = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
     if (txt && strlen(txt) > 64)
         strcpy(txt + 61, "...");
     char *detail = sl_xasprintf("must be %s", what);
-    sl_fielderrs_add(errs, SL_FE_INVALID, field, txt ? txt : "", detail);
+    sl_err_field(errs, SL_FE_INVALID, field, txt ? txt : "", detail);
     free(detail);
     free(txt);
 }
 
 /* obj[key] as a string: NULL when absent or null; a wrong type is an error */
-static const char *opt_str(json_t *obj, const char *key, const char *path, sl_fielderrs_t *errs)
+static const char *opt_str(json_t *obj, const char *key, const char *path, sl_error_t *errs)
 {
     json_t *v = json_object_get(obj, key);
     if (absent(v))
@@ -51,16 +51,16 @@ static const char *opt_str(json_t *obj, const char *key, const char *path, sl_fi
 }
 
 /* obj[key] as a non-empty string; Required when absent, null or "" */
-static const char *req_str(json_t *obj, const char *key, const char *path, sl_fielderrs_t *errs)
+static const char *req_str(json_t *obj, const char *key, const char *path, sl_error_t *errs)
 {
     json_t *v = json_object_get(obj, key);
     const char *s = opt_str(obj, key, path, errs);
     if (absent(v) || (s && !*s))
-        sl_fe_required(errs, NULL, "%s.%s", path, key);
+        sl_err_required(errs, NULL, "%s.%s", path, key);
     return s && *s ? s : NULL;
 }
 
-static void opt_type(json_t *obj, const char *key, const char *path, sl_fielderrs_t *errs,
+static void opt_type(json_t *obj, const char *key, const char *path, sl_error_t *errs,
                      int (*is)(const json_t *), const char *what)
 {
     json_t *v = json_object_get(obj, key);
@@ -76,7 +76,7 @@ static int is_bool(const json_t *v) { return json_is_boolean(v); }
 static int is_int(const json_t *v) { return json_is_integer(v); }
 
 /* obj[key] as an array (NULL when absent or null; a wrong type is an error) */
-static json_t *opt_array(json_t *obj, const char *key, const char *path, sl_fielderrs_t *errs)
+static json_t *opt_array(json_t *obj, const char *key, const char *path, sl_error_t *errs)
 {
     json_t *v = json_object_get(obj, key);
     if (absent(v))
@@ -95,15 +95,15 @@ static int valid_ip(const char *s)
     return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
 }
 
-static void check_ip(json_t *obj, const char *key, const char *path, sl_fielderrs_t *errs)
+static void check_ip(json_t *obj, const char *key, const char *path, sl_error_t *errs)
 {
     const char *s = opt_str(obj, key, path, errs);
     if (s && *s && !valid_ip(s))
-        sl_fe_invalid(errs, s, IP_DETAIL, "%s.%s", path, key);
+        sl_err_invalid(errs, s, IP_DETAIL, "%s.%s", path, key);
 }
 
 /* hostIPs, podIPs: [{"ip": ...}] */
-static void check_ips(json_t *st, const char *key, sl_fielderrs_t *errs)
+static void check_ips(json_t *st, const char *key, sl_error_t *errs)
 {
     size_t i;
     json_t *e;
@@ -117,11 +117,11 @@ static void check_ips(json_t *st, const char *key, sl_fielderrs_t *errs)
         }
         const char *ip = req_str(e, "ip", path, errs);
         if (ip && !valid_ip(ip))
-            sl_fe_invalid(errs, ip, IP_DETAIL, "%s.ip", path);
+            sl_err_invalid(errs, ip, IP_DETAIL, "%s.ip", path);
     }
 }
 
-static void check_conditions(json_t *st, sl_fielderrs_t *errs)
+static void check_conditions(json_t *st, sl_error_t *errs)
 {
     size_t i;
     json_t *c;
@@ -136,7 +136,7 @@ static void check_conditions(json_t *st, sl_fielderrs_t *errs)
         req_str(c, "type", path, errs);
         const char *s = req_str(c, "status", path, errs);
         if (s && !one_of(s, COND_STATUSES))
-            sl_fe_not_supported(errs, s, COND_STATUSES, "%s.status", path);
+            sl_err_not_supported(errs, s, COND_STATUSES, "%s.status", path);
         static const char *const strs[] = {"reason", "message", "lastProbeTime",
                                            "lastTransitionTime", NULL};
         for (size_t k = 0; strs[k]; k++)
@@ -145,7 +145,7 @@ static void check_conditions(json_t *st, sl_fielderrs_t *errs)
 }
 
 /* one of state / lastState: at most one of waiting, running, terminated */
-static void check_state(json_t *cs, const char *key, const char *cpath, sl_fielderrs_t *errs)
+static void check_state(json_t *cs, const char *key, const char *cpath, sl_error_t *errs)
 {
     json_t *state = json_object_get(cs, key);
     if (absent(state))
@@ -177,8 +177,8 @@ static void check_state(json_t *cs, const char *key, const char *cpath, sl_field
         opt_type(s, "signal", sp, errs, is_int, "an integer");
     }
     if (n > 1)
-        sl_fe_forbidden(errs, "may not specify more than 1 of waiting, running and terminated",
-                        "%s", path);
+        sl_err_forbidden(errs, "may not specify more than 1 of waiting, running and terminated",
+                         "%s", path);
 }
 
 static int spec_has(json_t *pod, const char *list, const char *name)
@@ -195,18 +195,18 @@ static int spec_has(json_t *pod, const char *list, const char *name)
 }
 
 static void check_container_status(json_t *pod, json_t *cs, const char *list, const char *path,
-                                   sl_fielderrs_t *errs)
+                                   sl_error_t *errs)
 {
     const char *name = req_str(cs, "name", path, errs);
     if (name && !spec_has(pod, list, name))
-        sl_fe_not_found(errs, name, "%s.name", path);
+        sl_err_not_found(errs, name, "%s.name", path);
     opt_type(cs, "restartCount", path, errs, is_int, "an integer");
     json_t *rc = json_object_get(cs, "restartCount");
     if (json_is_integer(rc) && json_integer_value(rc) < 0) {
         char f[128];
         snprintf(f, sizeof(f), "%s.restartCount", path);
-        sl_fielderrs_add_int(errs, SL_FE_INVALID, f, (long long)json_integer_value(rc),
-                             "must be greater than or equal to 0");
+        sl_err_field_int(errs, SL_FE_INVALID, f, (long long)json_integer_value(rc),
+                         "must be greater than or equal to 0");
     }
     opt_type(cs, "ready", path, errs, is_bool, "a boolean");
     opt_type(cs, "started", path, errs, is_bool, "a boolean");
@@ -217,7 +217,7 @@ static void check_container_status(json_t *pod, json_t *cs, const char *list, co
     check_state(cs, "lastState", path, errs);
 }
 
-static void check_container_statuses(json_t *pod, json_t *st, sl_fielderrs_t *errs)
+static void check_container_statuses(json_t *pod, json_t *st, sl_error_t *errs)
 {
     static const char *const keys[][2] = {{"initContainerStatuses", "initContainers"},
                                           {"containerStatuses", "containers"},
@@ -237,7 +237,7 @@ static void check_container_statuses(json_t *pod, json_t *st, sl_fielderrs_t *er
     }
 }
 
-void sl_pod_status_errors(json_t *pod, sl_fielderrs_t *errs)
+void sl_pod_status_errors(json_t *pod, sl_error_t *errs)
 {
     json_t *st = json_object_get(pod, "status");
     if (absent(st))
@@ -248,7 +248,7 @@ void sl_pod_status_errors(json_t *pod, sl_fielderrs_t *errs)
     }
     const char *phase = opt_str(st, "phase", "status", errs);
     if (phase && !one_of(phase, PHASES))
-        sl_fe_not_supported(errs, phase, PHASES, "status.phase");
+        sl_err_not_supported(errs, phase, PHASES, "status.phase");
     check_conditions(st, errs);
     check_ip(st, "hostIP", "status", errs);
     check_ips(st, "hostIPs", errs);
@@ -256,14 +256,14 @@ void sl_pod_status_errors(json_t *pod, sl_fielderrs_t *errs)
     check_ips(st, "podIPs", errs);
     const char *qos = opt_str(st, "qosClass", "status", errs);
     if (qos && !one_of(qos, QOS))
-        sl_fe_not_supported(errs, qos, QOS, "status.qosClass");
+        sl_err_not_supported(errs, qos, QOS, "status.qosClass");
     static const char *const strs[] = {"reason", "message", "nominatedNodeName", "startTime", NULL};
     for (size_t k = 0; strs[k]; k++)
         opt_str(st, strs[k], "status", errs);
     check_container_statuses(pod, st, errs);
 }
 
-void sl_pod_status_update_errors(json_t *pod, json_t *old, sl_fielderrs_t *errs)
+void sl_pod_status_update_errors(json_t *pod, json_t *old, sl_error_t *errs)
 {
     const char *was = json_string_value(json_object_get(json_object_get(old, "status"), "phase"));
     if (!was || (strcmp(was, "Succeeded") && strcmp(was, "Failed")))
@@ -274,5 +274,5 @@ void sl_pod_status_update_errors(json_t *pod, json_t *old, sl_fielderrs_t *errs)
         return;
     char detail[96];
     snprintf(detail, sizeof(detail), "a pod in a terminal phase (%s) may not change phase", was);
-    sl_fe_forbidden(errs, detail, "status.phase");
+    sl_err_forbidden(errs, detail, "status.phase");
 }

@@ -22,15 +22,15 @@
 
 #include <jansson.h>
 
-#include "pod/fielderr.h"
+#include "common/err.h"
 
 /* Append to errs every error of pod's status (absent or null is valid). */
-void sl_pod_status_errors(json_t *pod, sl_fielderrs_t *errs);
+void sl_pod_status_errors(json_t *pod, sl_error_t *errs);
 
 /* A write of the status of old: a pod in a terminal phase (Succeeded,
  * Failed) keeps it (Kubernetes never moves a pod out of a terminal phase):
  * status.phase Forbidden "a pod in a terminal phase (Succeeded) may not
  * change phase" otherwise, a phase left out included. */
-void sl_pod_status_update_errors(json_t *pod, json_t *old, sl_fielderrs_t *errs);
+void sl_pod_status_update_errors(json_t *pod, json_t *old, sl_error_t *errs);
 
 #endif

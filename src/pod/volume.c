@@ -70,7 +70,7 @@ static void check_clash(pod_ctx_t *c, const char *v, const char *const *earlier,
                                    ? "must not be inside the file of %s[%zu].path \"%s\""
                                    : "must not be the folder of %s[%zu].path \"%s\"",
                                strrchr(ipath, '.') + 1, k, earlier[k]);
-        sl_fe_invalid(c->errs, v, d, "%s", field);
+        sl_err_invalid(c->errs, v, d, "%s", field);
         free(d);
         return;
     }
@@ -89,11 +89,11 @@ static void parse_items(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_
         kp->path = pod_str(c, it, "path", p);
         kp->mode = (int)pod_int(c, it, "mode", p, SL_POD_UNSET);
         if (!kp->key || !*kp->key) {
-            sl_fe_required(c->errs, NULL, "%s.key", p);
+            sl_err_required(c->errs, NULL, "%s.key", p);
             kp->key = "";
         }
         if (!kp->path || !*kp->path) {
-            sl_fe_required(c->errs, NULL, "%s.path", p);
+            sl_err_required(c->errs, NULL, "%s.path", p);
             kp->path = "";
         } else {
             char *pp = sl_xasprintf("%s.path", p);
@@ -142,7 +142,7 @@ static void parse_dapi(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_s
         d->path = pod_str(c, it, "path", p);
         d->mode = (int)pod_int(c, it, "mode", p, SL_POD_UNSET);
         if (!d->path || !*d->path) {
-            sl_fe_required(c->errs, NULL, "%s.path", p);
+            sl_err_required(c->errs, NULL, "%s.path", p);
             d->path = "";
         } else {
             char *pp = sl_xasprintf("%s.path", p);
@@ -160,30 +160,30 @@ static void parse_dapi(pod_ctx_t *c, const json_t *o, const char *path, sl_pod_s
         char *fp = sl_xasprintf("%s.fieldRef", p), *rp = sl_xasprintf("%s.resourceFieldRef", p);
         const json_t *f = pod_obj(c, it, "fieldRef", p), *r = pod_obj(c, it, "resourceFieldRef", p);
         if (f && r) {
-            sl_fe_invalid(c->errs, "",
-                          "fieldRef and resourceFieldRef can not be specified simultaneously", "%s",
-                          p);
+            sl_err_invalid(c->errs, "",
+                           "fieldRef and resourceFieldRef can not be specified simultaneously",
+                           "%s", p);
         } else if (f) {
             d->field_path = pod_str(c, f, "fieldPath", fp);
             if (!d->field_path || !*d->field_path)
-                sl_fe_required(c->errs, NULL, "%s.fieldPath", fp);
+                sl_err_required(c->errs, NULL, "%s.fieldPath", fp);
             else if (!dapi_field_ok(d->field_path))
-                sl_fe_not_supported(c->errs, d->field_path,
-                                    (const char *const[]){"metadata.annotations", "metadata.labels",
-                                                          "metadata.name", "metadata.namespace",
-                                                          "metadata.uid", NULL},
-                                    "%s.fieldPath", fp);
+                sl_err_not_supported(c->errs, d->field_path,
+                                     (const char *const[]){
+                                         "metadata.annotations", "metadata.labels", "metadata.name",
+                                         "metadata.namespace", "metadata.uid", NULL},
+                                     "%s.fieldPath", fp);
         } else if (r) {
             d->resource = pod_str(c, r, "resource", rp);
             d->container = pod_str(c, r, "containerName", rp);
             const json_t *dv = json_object_get(r, "divisor");
             d->divisor = json_is_string(dv) ? json_string_value(dv) : NULL;
             if (!d->resource || !*d->resource)
-                sl_fe_required(c->errs, NULL, "%s.resource", rp);
+                sl_err_required(c->errs, NULL, "%s.resource", rp);
             if (!d->container || !*d->container)
-                sl_fe_required(c->errs, NULL, "%s.containerName", rp);
+                sl_err_required(c->errs, NULL, "%s.containerName", rp);
         } else {
-            sl_fe_required(c->errs, "one of fieldRef and resourceFieldRef is required", "%s", p);
+            sl_err_required(c->errs, "one of fieldRef and resourceFieldRef is required", "%s", p);
         }
         free(fp);
         free(rp);
@@ -201,7 +201,7 @@ static void parse_keyed(pod_ctx_t *c, const json_t *o, const char *path, int sec
     s->ref = pod_str(c, o, namekey, path);
     s->optional = pod_bool(c, o, "optional", path, 0);
     if (!s->ref || !*s->ref) {
-        sl_fe_required(c->errs, NULL, "%s.%s", path, namekey);
+        sl_err_required(c->errs, NULL, "%s.%s", path, namekey);
         s->ref = "";
     } else {
         char *np = sl_xasprintf("%s.%s", path, namekey);
@@ -234,7 +234,7 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
             if (!n++)
                 parse_keyed(c, x, xp, 0, 1, s);
             else
-                sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
+                sl_err_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
             free(xp);
         }
         if ((x = pod_obj(c, src, "downwardAPI", p))) {
@@ -242,7 +242,7 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
             if (!n++)
                 parse_dapi(c, x, xp, s);
             else
-                sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
+                sl_err_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
             free(xp);
         }
         if ((x = pod_obj(c, src, "serviceAccountToken", p))) {
@@ -253,7 +253,7 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
                 s->expiration_seconds = pod_int(c, x, "expirationSeconds", xp, 3607);
                 s->sa_path = pod_str(c, x, "path", xp);
                 if (!s->sa_path || !*s->sa_path) {
-                    sl_fe_required(c->errs, NULL, "%s.path", xp);
+                    sl_err_required(c->errs, NULL, "%s.path", xp);
                     s->sa_path = "";
                 } else {
                     char *pp = sl_xasprintf("%s.path", xp);
@@ -261,28 +261,28 @@ static void parse_projected(pod_ctx_t *c, const json_t *o, const char *path, sl_
                     free(pp);
                 }
                 if (s->expiration_seconds < 600)
-                    sl_fe_invalid(c->errs, "", "may not specify a duration less than 10 minutes",
-                                  "%s.expirationSeconds", xp);
+                    sl_err_invalid(c->errs, "", "may not specify a duration less than 10 minutes",
+                                   "%s.expirationSeconds", xp);
                 else if (s->expiration_seconds > 4294967296LL)
-                    sl_fe_invalid(c->errs, "",
-                                  "may not specify a duration larger than 2^32 seconds",
-                                  "%s.expirationSeconds", xp);
+                    sl_err_invalid(c->errs, "",
+                                   "may not specify a duration larger than 2^32 seconds",
+                                   "%s.expirationSeconds", xp);
             } else {
-                sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
+                sl_err_forbidden(c->errs, "may not specify more than 1 volume type", "%s", xp);
             }
             free(xp);
         }
         if (json_object_get(src, "clusterTrustBundle")) {
             if (!n++)
-                sl_fe_forbidden(c->errs,
-                                "clusterTrustBundle projections are not supported by slurmlink",
-                                "%s.clusterTrustBundle", p);
+                sl_err_forbidden(c->errs,
+                                 "clusterTrustBundle projections are not supported by slurmlink",
+                                 "%s.clusterTrustBundle", p);
         }
         if (n == 0)
-            sl_fe_required(c->errs,
-                           "must specify exactly 1 of: `secret`, `configMap`, "
-                           "`downwardAPI`, `serviceAccountToken`, `clusterTrustBundle`",
-                           "%s", p);
+            sl_err_required(c->errs,
+                            "must specify exactly 1 of: `secret`, `configMap`, "
+                            "`downwardAPI`, `serviceAccountToken`, `clusterTrustBundle`",
+                            "%s", p);
         else
             v->nsources++;
         free(p);
@@ -297,7 +297,7 @@ static void volume_name(pod_ctx_t *c, const json_t *vj, const char *p, sl_pod_vo
     sl_pod_t *pod = c->pod;
     v->name = pod_str(c, vj, "name", p);
     if (!v->name || !*v->name) {
-        sl_fe_required(c->errs, NULL, "%s.name", p);
+        sl_err_required(c->errs, NULL, "%s.name", p);
         v->name = "";
         return;
     }
@@ -305,7 +305,7 @@ static void volume_name(pod_ctx_t *c, const json_t *vj, const char *p, sl_pod_vo
     sl_validate_dns1123_label(c->errs, np, v->name);
     for (size_t j = 0; j + 1 < pod->nvolumes; j++)
         if (!strcmp(pod->volumes[j].name, v->name)) {
-            sl_fe_duplicate(c->errs, v->name, "%s", np);
+            sl_err_duplicate(c->errs, v->name, "%s", np);
             break;
         }
     free(np);
@@ -321,8 +321,8 @@ static const char *volume_kind(pod_ctx_t *c, const json_t *vj, const char *p)
         if (!x || json_is_null(x))
             continue;
         if (kind) {
-            sl_fe_forbidden(c->errs, "may not specify more than 1 volume type", "%s.%s", p,
-                            volume_kinds[k]);
+            sl_err_forbidden(c->errs, "may not specify more than 1 volume type", "%s.%s", p,
+                             volume_kinds[k]);
             continue;
         }
         kind = volume_kinds[k];
@@ -337,8 +337,8 @@ static void parse_emptydir(pod_ctx_t *c, const json_t *src, const char *kp, sl_p
     if (medium && !strcmp(medium, "Memory"))
         v->memory = 1;
     else if (medium && *medium)
-        sl_fe_not_supported(c->errs, medium, (const char *const[]){"", "Memory", NULL}, "%s.medium",
-                            kp);
+        sl_err_not_supported(c->errs, medium, (const char *const[]){"", "Memory", NULL},
+                             "%s.medium", kp);
     const json_t *sz = src ? json_object_get(src, "sizeLimit") : NULL;
     if (!sz || json_is_null(sz))
         return;
@@ -347,12 +347,12 @@ static void parse_emptydir(pod_ctx_t *c, const json_t *src, const char *kp, sl_p
     int64_t b;
     if (sl_quantity_from_json(sz, &q, NULL, &qerr) < 0) {
         char *raw = json_dumps(sz, JSON_ENCODE_ANY);
-        sl_fe_invalid(c->errs, json_is_string(sz) ? json_string_value(sz) : raw, qerr.text,
-                      "%s.sizeLimit", kp);
+        sl_err_invalid(c->errs, json_is_string(sz) ? json_string_value(sz) : raw, qerr.text,
+                       "%s.sizeLimit", kp);
         free(raw);
     } else if (sl_quantity_sign(&q) < 0) {
-        sl_fe_forbidden(c->errs, "SizeLimit field must be a valid resource quantity",
-                        "%s.sizeLimit", kp);
+        sl_err_forbidden(c->errs, "SizeLimit field must be a valid resource quantity",
+                         "%s.sizeLimit", kp);
     } else if (sl_quantity_ceil_div(&q, 1, &b) == 0) {
         v->size_limit = b;
     }
@@ -366,7 +366,7 @@ static void parse_hostpath(pod_ctx_t *c, const json_t *src, const char *kp, sl_p
     if (!v->host_type)
         v->host_type = "";
     if (!v->host_path || !*v->host_path) {
-        sl_fe_required(c->errs, NULL, "%s.path", kp);
+        sl_err_required(c->errs, NULL, "%s.path", kp);
         v->host_path = "";
     }
     static const char *const types[] = {
@@ -376,7 +376,7 @@ static void parse_hostpath(pod_ctx_t *c, const json_t *src, const char *kp, sl_p
     for (int t = 0; types[t]; t++)
         okt |= !strcmp(types[t], v->host_type);
     if (!okt)
-        sl_fe_not_supported(c->errs, v->host_type, types, "%s.type", kp);
+        sl_err_not_supported(c->errs, v->host_type, types, "%s.type", kp);
 }
 
 /* a volume of files: projected, downwardAPI, secret or configMap. */
@@ -412,7 +412,7 @@ static void parse_claim(pod_ctx_t *c, const json_t *src, const char *kp, sl_pod_
     v->claim_name = pod_str(c, src, "claimName", kp);
     v->claim_read_only = pod_bool(c, src, "readOnly", kp, 0);
     if (!v->claim_name || !*v->claim_name) {
-        sl_fe_required(c->errs, NULL, "%s.claimName", kp);
+        sl_err_required(c->errs, NULL, "%s.claimName", kp);
         v->claim_name = "";
     }
 }
@@ -429,7 +429,7 @@ static void parse_source(pod_ctx_t *c, const json_t *vj, const char *kind, const
         char *d = sl_xasprintf("%s volumes are not supported by slurmlink; use a hostPath on "
                                "the shared filesystem",
                                kind);
-        sl_fe_forbidden(c->errs, d, "%s", kp);
+        sl_err_forbidden(c->errs, d, "%s", kp);
         free(d);
     } else if (!strcmp(kind, "emptyDir")) {
         parse_emptydir(c, src, kp, v);
@@ -457,7 +457,7 @@ void pod_parse_volumes(pod_ctx_t *c, const json_t *spec)
         if (kind)
             parse_source(c, vj, kind, p, v);
         else
-            sl_fe_required(c->errs, "must specify a volume type", "%s", p);
+            sl_err_required(c->errs, "must specify a volume type", "%s", p);
         free(p);
     }
 }

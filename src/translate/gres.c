@@ -134,7 +134,7 @@ const char *tr_gpu_product(const sl_pod_t *p)
 
 /* spec.resourceClaims: each a DNS-label name and exactly one of a claim's
  * or a template's name (ValidatePodResourceClaim's texts) */
-static void claims_validate(const sl_pod_t *p, sl_fielderrs_t *e)
+static void claims_validate(const sl_pod_t *p, sl_error_t *e)
 {
     size_t i;
     json_t *rc;
@@ -145,14 +145,14 @@ static void claims_validate(const sl_pod_t *p, sl_fielderrs_t *e)
         const char *tn = json_string_value(json_object_get(rc, "resourceClaimTemplateName"));
         char *f = sl_xasprintf("spec.resourceClaims[%zu].name", i);
         if (!n || !*n)
-            sl_fe_required(e, "", "%s", f);
+            sl_err_required(e, "", "%s", f);
         else
             sl_validate_dns1123_label(e, f, n);
         free(f);
         if (!cn == !tn)
-            sl_fe_invalid(e, "",
-                          "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
-                          "spec.resourceClaims[%zu]", i);
+            sl_err_invalid(e, "",
+                           "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+                           "spec.resourceClaims[%zu]", i);
         f = sl_xasprintf(cn ? "spec.resourceClaims[%zu].resourceClaimName"
                             : "spec.resourceClaims[%zu].resourceClaimTemplateName",
                          i);
@@ -162,20 +162,20 @@ static void claims_validate(const sl_pod_t *p, sl_fielderrs_t *e)
     }
 }
 
-void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e)
+void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_error_t *e)
 {
     claims_validate(p, e);
     const char *bad = NULL;
     affinity_product(p, &bad);
     if (bad)
-        sl_fe_invalid(e, SL_GPU_PRODUCT_LABEL, bad, "%s.nodeSelectorTerms", AFF_TERMS);
+        sl_err_invalid(e, SL_GPU_PRODUCT_LABEL, bad, "%s.nodeSelectorTerms", AFF_TERMS);
     const char *prod = tr_gpu_product(p);
     char *type = prod ? sl_gpu_type_for_product(cfg ? cfg->gpu_types : NULL, prod) : NULL;
     if (prod && !type)
-        sl_fe_invalid(e, prod,
-                      "names no Slurm GRES type: the gpus.types table has no row for it and "
-                      "it is not a type name (letters, digits, '.', '_', '-')",
-                      "spec.nodeSelector[%s]", SL_GPU_PRODUCT_LABEL);
+        sl_err_invalid(e, prod,
+                       "names no Slurm GRES type: the gpus.types table has no row for it and "
+                       "it is not a type name (letters, digits, '.', '_', '-')",
+                       "spec.nodeSelector[%s]", SL_GPU_PRODUCT_LABEL);
     free(type);
     json_t *mig = mig_names(p);
     const char *k;
@@ -183,10 +183,10 @@ void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fie
     json_object_foreach(mig, k, v)
     {
         if (!sl_gpu_type_ok(k + strlen(SL_GPU_MIG_PREFIX)))
-            sl_fe_invalid(e, k,
-                          "a MIG profile must be a Slurm GRES type name (letters, digits, '.', "
-                          "'_', '-'), as in nvidia.com/mig-1g.10gb",
-                          "spec.containers[*].resources.limits[%s]", k);
+            sl_err_invalid(e, k,
+                           "a MIG profile must be a Slurm GRES type name (letters, digits, '.', "
+                           "'_', '-'), as in nvidia.com/mig-1g.10gb",
+                           "spec.containers[*].resources.limits[%s]", k);
     }
     json_decref(mig);
 }

@@ -10,7 +10,7 @@ typedef struct tr_ctx {
     const sl_pod_t *pod;
     const sl_translate_config_t *cfg;
     const json_t *configmaps, *secrets;
-    sl_fielderrs_t *errs;
+    sl_error_t *errs;
     size_t errs_before; /* errors already in errs when translate began */
     sl_error_t *err;
     int missing; /* a referenced object/key is missing: ENOENT */
@@ -62,7 +62,7 @@ const char *tr_gpu_product(const sl_pod_t *p);
 /* what a container asks of GPUs, whole, MIG and shares alike (> 0: it sees
  * the ones Slurm bound to the job) */
 int64_t tr_ctr_gpus(const tr_ctx_t *c, const sl_pod_container_t *k);
-void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_fielderrs_t *e);
+void tr_gpu_validate(const sl_pod_t *p, const sl_translate_config_t *cfg, sl_error_t *e);
 
 /* volumes.c: files and prep lines for every volume; -1 on error */
 int tr_volumes(tr_ctx_t *c);

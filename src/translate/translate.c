@@ -145,7 +145,7 @@ static int tr_check_subpath(tr_ctx_t *c, const char *sub, const char *expr, cons
     }
     if (!detail)
         return 0;
-    sl_fe_invalid(c->errs, expr, detail, "%s.volumeMounts[%zu].subPathExpr", path, i);
+    sl_err_invalid(c->errs, expr, detail, "%s.volumeMounts[%zu].subPathExpr", path, i);
     free(detail);
     return -1;
 }
@@ -200,7 +200,7 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
     char *why = sl_runtime_unavailable(x->rtname);
     if (why) {
         char *d = sl_xasprintf("runs with %s, which %s", x->rtname, why + strlen(x->rtname) + 1);
-        sl_fe_invalid(c->errs, k->image ? k->image : "", d, "%s.image", x->path);
+        sl_err_invalid(c->errs, k->image ? k->image : "", d, "%s.image", x->path);
         free(d);
         free(why);
         return;
@@ -211,7 +211,7 @@ static void ctr_image(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x)
     sl_rt_image_in_t img = {k->image, x->in_store ? x->dir : NULL, root};
     sl_error_t ierr = SL_ERROR_INIT;
     if (x->ops->image_ref(&img, &x->image, &ierr) < 0)
-        sl_fe_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", x->path);
+        sl_err_invalid(c->errs, k->image ? k->image : "", ierr.text, "%s.image", x->path);
     if (!x->ops->needs_image && k->image)
         tr_warn(c, "%s: image %s is not used by the host runtime", x->path, k->image);
     if (!x->ops->needs_image && k->read_only_root)
@@ -248,11 +248,11 @@ static void ctr_mount(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x, size_t
     free(expanded);
     if (!x->ops->can_mount) {
         if (strcmp(src, m->mount_path))
-            sl_fe_forbidden(c->errs,
-                            "the host runtime runs without a container and cannot mount "
-                            "volumes; use a hostPath whose path is the mountPath, or a "
-                            "container runtime",
-                            "%s.volumeMounts[%zu]", x->path, i);
+            sl_err_forbidden(c->errs,
+                             "the host runtime runs without a container and cannot mount "
+                             "volumes; use a hostPath whose path is the mountPath, or a "
+                             "container runtime",
+                             "%s.volumeMounts[%zu]", x->path, i);
         free(src);
         return;
     }
@@ -261,7 +261,7 @@ static void ctr_mount(tr_ctx_t *c, const sl_pod_container_t *k, ctr_t *x, size_t
                           ? x->ops->mount_refusal(m->mount_path, x->in_store ? in_image : NULL, &ii)
                           : NULL;
     if (why)
-        sl_fe_invalid(c->errs, m->mount_path, why, "%s.volumeMounts[%zu].mountPath", x->path, i);
+        sl_err_invalid(c->errs, m->mount_path, why, "%s.volumeMounts[%zu].mountPath", x->path, i);
     x->srcs[x->nm] = src;
     x->mounts[x->nm].src = src;
     x->mounts[x->nm].dst = m->mount_path;
@@ -435,7 +435,7 @@ static const char *image_user(tr_ctx_t *c, const sl_pod_container_t *k, const ct
     if (k->run_as_user != SL_POD_UNSET)
         return NULL;
     if (x->meta.user_error) {
-        sl_fe_invalid(c->errs, k->image ? k->image : "", x->meta.user_error, "%s.image", x->path);
+        sl_err_invalid(c->errs, k->image ? k->image : "", x->meta.user_error, "%s.image", x->path);
         return NULL;
     }
     if (!x->meta.user)
@@ -505,13 +505,13 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     sl_argv_t argv = SL_ARGV_INIT;
     sl_error_t rerr = SL_ERROR_INIT;
     json_t *j = NULL;
-    if ((x.ops->needs_image && !x.image) || sl_fielderrs_count(c->errs) > c->errs_before) {
+    if ((x.ops->needs_image && !x.image) || sl_err_nfields(c->errs) > c->errs_before) {
         /* reported above */
     } else if (x.ops->argv(&rc, &argv, &rerr) < 0) {
         if (cmd.n == 0 && !x.ops->runs_entrypoint)
-            sl_fe_required(c->errs, rerr.text, "%s.command", x.path);
+            sl_err_required(c->errs, rerr.text, "%s.command", x.path);
         else
-            sl_fe_invalid(c->errs, k->image ? k->image : "", rerr.text, "%s", x.path);
+            sl_err_invalid(c->errs, k->image ? k->image : "", rerr.text, "%s", x.path);
     } else {
         j = ctr_json(c, k, &x, &argv, summary);
     }
@@ -661,8 +661,8 @@ static void write_script(const tr_ctx_t *c, const sl_argv_t *opts, const sl_buf_
 }
 
 int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *secrets,
-                 const sl_translate_config_t *cfg, sl_translate_result_t **out,
-                 sl_fielderrs_t *errs, sl_error_t *err)
+                 const sl_translate_config_t *cfg, sl_translate_result_t **out, sl_error_t *errs,
+                 sl_error_t *err)
 {
     *out = NULL;
     if (!pod->name || !pod->namespace_ || !uid_ok(pod->uid) || !cfg->pods_root || !cfg->shim_path) {
@@ -670,14 +670,14 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
         return sl_errprintf(err, "translate needs a pod name, namespace and uid ([A-Za-z0-9-]), "
                                  "and the pods root and shim path");
     }
-    sl_fielderrs_t *own = errs ? NULL : sl_fielderrs_create();
+    sl_error_t *own = errs ? NULL : sl_error_new_invalid();
     tr_ctx_t c = {.pod = pod,
                   .cfg = cfg,
                   .configmaps = configmaps,
                   .secrets = secrets,
                   .errs = errs ? errs : own,
                   .err = err};
-    size_t before = sl_fielderrs_count(c.errs);
+    size_t before = sl_err_nfields(c.errs);
     c.errs_before = before;
     sl_translate_validate(pod, cfg, c.errs);
     int rc = -1;
@@ -685,7 +685,7 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     sl_argv_t opts = SL_ARGV_INIT;
     sl_buf_t summary = SL_BUF_INIT, script = SL_BUF_INIT;
     json_t *spec = NULL;
-    if (sl_fielderrs_count(c.errs) > before) {
+    if (sl_err_nfields(c.errs) > before) {
         errno = EINVAL;
         sl_errprintf(err, "the pod's annotations are invalid");
         goto out;
@@ -705,7 +705,7 @@ int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *se
     spec_containers(&c, spec, &summary);
     spec_volumes(&c, spec);
     json_object_set_new(spec, "hosts", tr_hosts_json(&c));
-    if (sl_fielderrs_count(c.errs) > before) {
+    if (sl_err_nfields(c.errs) > before) {
         errno = EINVAL;
         sl_errprintf(err, "the pod cannot run as specified");
         goto out;
@@ -749,7 +749,7 @@ out:
     }
     free(c.files);
     free(c.pod_dir);
-    sl_fielderrs_destroy(own);
+    sl_error_free(own);
     return rc;
 }
 

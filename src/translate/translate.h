@@ -41,7 +41,6 @@
 #include <sys/types.h>
 
 #include "common/err.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 
 /* Annotation names. */
@@ -157,16 +156,15 @@ typedef struct sl_translate_result {
 /* Check the annotations slurmlink reads (and, with cfg, the pre-exec
  * policy). Errors name the annotation: metadata.annotations[slurm-job.vk.io/flags].
  * Returns the number of errors appended. The API layer calls this at create. */
-int sl_translate_validate(const sl_pod_t *pod, const sl_translate_config_t *cfg,
-                          sl_fielderrs_t *errs);
+int sl_translate_validate(const sl_pod_t *pod, const sl_translate_config_t *cfg, sl_error_t *errs);
 
 /* Translate. configmaps and secrets are JSON arrays of the objects the pod
  * references (NULL: none). Returns 0 and *out (destroy it), or -1 with errno:
  * EINVAL with field errors in errs (annotations, runtime rules), ENOENT with
  * err when a referenced ConfigMap/Secret or key is missing and not optional. */
 int sl_translate(const sl_pod_t *pod, const json_t *configmaps, const json_t *secrets,
-                 const sl_translate_config_t *cfg, sl_translate_result_t **out,
-                 sl_fielderrs_t *errs, sl_error_t *err);
+                 const sl_translate_config_t *cfg, sl_translate_result_t **out, sl_error_t *errs,
+                 sl_error_t *err);
 void sl_translate_result_destroy(sl_translate_result_t *r); /* NULL is a no-op */
 
 /* Kubernetes $(VAR) expansion (third_party/forked/golang/expansion):

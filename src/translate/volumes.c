@@ -189,7 +189,7 @@ int tr_check_paths(tr_ctx_t *c)
             char *d = sl_xasprintf("is inside the file %s: a path cannot be both a file and a "
                                    "folder",
                                    f);
-            sl_fe_invalid(c->errs, g, d, "spec.volumes");
+            sl_err_invalid(c->errs, g, d, "spec.volumes");
             free(d);
             n++;
             break;

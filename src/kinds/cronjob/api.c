@@ -8,11 +8,11 @@
 #include "api/internal.h"
 #include "api/printers.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/job/job.h"
 #include "kube/cron.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/schema.h"
 
 #include <regex.h>
@@ -171,7 +171,7 @@ static void validate_job_template(json_t *cj, sl_error_t *err)
     }
     static const char *const ms[] = {"nil", "false", NULL};
     if (json_is_true(json_object_get(jspec, "manualSelector")))
-        sl_fe_not_supported(err, "true", ms, "spec.jobTemplate.spec.manualSelector");
+        sl_err_not_supported(err, "true", ms, "spec.jobTemplate.spec.manualSelector");
 }
 
 static void nonnegative(json_t *spec, const char *k, sl_error_t *err)
@@ -198,7 +198,7 @@ static void validate_spec(json_t *cj, json_t *old, sl_error_t *err)
     if (!cp || !*cp)
         sl_err_field_none(err, SL_FE_REQUIRED, "spec.concurrencyPolicy", "");
     else if (strcmp(cp, "Allow") && strcmp(cp, "Forbid") && strcmp(cp, "Replace"))
-        sl_fe_not_supported(err, cp, policies, "spec.concurrencyPolicy");
+        sl_err_not_supported(err, cp, policies, "spec.concurrencyPolicy");
     validate_job_template(cj, err);
     nonnegative(spec, "successfulJobsHistoryLimit", err);
     nonnegative(spec, "failedJobsHistoryLimit", err);

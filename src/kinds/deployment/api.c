@@ -5,10 +5,10 @@
  * ReplicaSet's, the strategy, the limits), the selector immutable, the
  * status subresource, printDeployment's Table. */
 #include "api/internal.h"
+#include "common/err.h"
 #include "kinds/deployment/deployment.h"
 #include "kinds/replicaset/replicaset.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/schema.h"
 
 #include <ctype.h>
@@ -101,8 +101,8 @@ static void validate_strategy(json_t *obj, sl_error_t *err)
         sl_err_field_none(err, SL_FE_REQUIRED, "spec.strategy.type", "");
     } else if (!strcmp(type, "Recreate")) {
         if (ru && !json_is_null(ru))
-            sl_fe_forbidden(err, "may not be specified when strategy `type` is 'Recreate'",
-                            "spec.strategy.rollingUpdate");
+            sl_err_forbidden(err, "may not be specified when strategy `type` is 'Recreate'",
+                             "spec.strategy.rollingUpdate");
     } else if (!strcmp(type, "RollingUpdate")) {
         if (!json_is_object(ru)) {
             sl_err_field_none(err, SL_FE_REQUIRED, "spec.strategy.rollingUpdate",
@@ -115,7 +115,7 @@ static void validate_strategy(json_t *obj, sl_error_t *err)
             sl_err_field_int(err, SL_FE_INVALID, "spec.strategy.rollingUpdate.maxUnavailable", 0,
                              "may not be 0 when `maxSurge` is 0");
     } else {
-        sl_fe_not_supported(err, type, types, "spec.strategy.type");
+        sl_err_not_supported(err, type, types, "spec.strategy.type");
     }
 }
 

@@ -7,11 +7,11 @@
 #include "api/internal.h"
 #include "api/printers.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/job/job.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 #include "translate/translate.h"
@@ -321,7 +321,7 @@ static void validate_mode(json_t *spec, sl_error_t *err)
     static const char *const modes[] = {"NonIndexed", "Indexed", NULL};
     const char *mode = json_string_value(json_object_get(spec, "completionMode"));
     if (mode && strcmp(mode, "NonIndexed") && strcmp(mode, "Indexed"))
-        sl_fe_not_supported(err, mode, modes, "spec.completionMode");
+        sl_err_not_supported(err, mode, modes, "spec.completionMode");
     bool indexed = mode && !strcmp(mode, "Indexed");
     if (indexed && !json_is_integer(json_object_get(spec, "completions")))
         sl_err_field_none(err, SL_FE_REQUIRED, "spec.completions",
@@ -354,7 +354,7 @@ static void validate_restart_policy(json_t *spec, sl_error_t *err)
     if (!rp || !*rp || !strcmp(rp, "Always"))
         sl_err_field_none(err, SL_FE_REQUIRED, f, "valid values: \"OnFailure\", \"Never\"");
     else if (strcmp(rp, "OnFailure") && strcmp(rp, "Never"))
-        sl_fe_not_supported(err, rp, rps, "%s", f);
+        sl_err_not_supported(err, rp, rps, "%s", f);
     else if (json_object_get(spec, "podFailurePolicy") && strcmp(rp, "Never"))
         sl_err_field(err, SL_FE_INVALID, f, rp,
                      "only \"Never\" is supported when podFailurePolicy is specified");

@@ -8,10 +8,10 @@
 #include "kinds/kubeflow/api.h"
 #include "api/crd.h"
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/jobset/jobset.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +78,7 @@ static void check_enum(json_t *obj, const char *path, const char *const *ok, con
         if (!strcmp(v, ok[i]))
             return;
     if (v)
-        sl_fe_not_supported(err, v, ok, "%s", field);
+        sl_err_not_supported(err, v, ok, "%s", field);
 }
 
 static void check_enums(json_t *spec, sl_error_t *err)

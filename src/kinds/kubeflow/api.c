@@ -1,9 +1,9 @@
 /* src/kinds/kubeflow/api.c — what the kubeflow.org training kinds share
  * (src/kinds/kubeflow/kubeflow.h). */
 #include "kinds/kubeflow/api.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 #include "translate/translate.h"

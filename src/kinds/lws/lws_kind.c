@@ -8,11 +8,11 @@
  * additionalPrinterColumns (NAME READY DESIRED UP-TO-DATE AGE). */
 #include "api/crd.h"
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/kubeflow/api.h"
 #include "kinds/lws/lws.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "translate/translate.h"
 
@@ -77,7 +77,7 @@ static void validate_enum(json_t *lws, const char *path, const char *const *ok, 
         if (!strcmp(v, ok[i]))
             return;
     if (v)
-        sl_fe_not_supported(err, v, ok, "%s", path);
+        sl_err_not_supported(err, v, ok, "%s", path);
 }
 
 static void validate_enums(json_t *lws, sl_error_t *err)

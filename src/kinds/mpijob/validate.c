@@ -6,11 +6,11 @@
  * or more per worker, each replica's template as the pod it becomes. */
 #include "api/crd.h"
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/kubeflow/api.h"
 #include "kinds/mpijob/mpijob.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,13 +56,13 @@ static void validate_run_policy(json_t *rp, sl_error_t *err)
         sl_err_field_none(err, SL_FE_REQUIRED, "spec.runPolicy.cleanPodPolicy",
                           "must have clean Pod policy");
     else if (strcmp(c, "All") && strcmp(c, "None") && strcmp(c, "Running"))
-        sl_fe_not_supported(err, c, cpp, "spec.runPolicy.cleanPodPolicy");
+        sl_err_not_supported(err, c, cpp, "spec.runPolicy.cleanPodPolicy");
     nonnegative(rp, "ttlSecondsAfterFinished", "spec.runPolicy.ttlSecondsAfterFinished", err);
     nonnegative(rp, "activeDeadlineSeconds", "spec.runPolicy.activeDeadlineSeconds", err);
     nonnegative(rp, "backoffLimit", "spec.runPolicy.backoffLimit", err);
     const char *m = json_string_value(json_object_get(rp, "managedBy"));
     if (m && strcmp(m, mb[0]) && strcmp(m, mb[1]))
-        sl_fe_not_supported(err, m, mb, "spec.runPolicy.managedBy");
+        sl_err_not_supported(err, m, mb, "spec.runPolicy.managedBy");
     else if (m && strcmp(m, mb[0])) /* slurmlink's: no Kueue here reconciles it */
         sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.runPolicy.managedBy",
                           "not supported: slurmlink runs the MPIJob itself");
@@ -79,7 +79,7 @@ static void validate_replica(const char *type, json_t *rs, sl_error_t *err)
     }
     const char *rp = json_string_value(json_object_get(rs, "restartPolicy"));
     if (!rp || (strcmp(rp, "Never") && strcmp(rp, "OnFailure")))
-        sl_fe_not_supported(err, rp ? rp : "", rps, MPI_RS "[%s].restartPolicy", type);
+        sl_err_not_supported(err, rp ? rp : "", rps, MPI_RS "[%s].restartPolicy", type);
     if (!json_array_size(sl_kube_path(rs, "template.spec.containers"))) {
         snprintf(f, sizeof(f), MPI_RS "[%s].template.spec.containers", type);
         sl_err_field_none(err, SL_FE_REQUIRED, f, "must define at least one container");
@@ -103,7 +103,7 @@ static void validate_specs(json_t *spec, sl_error_t *err)
     const char *type;
     json_t *rs;
     json_object_foreach(specs, type, rs) if (strcmp(type, "Launcher") && strcmp(type, "Worker"))
-        sl_fe_not_supported(err, type, types, MPI_RS "[%s]", type);
+        sl_err_not_supported(err, type, types, MPI_RS "[%s]", type);
     if (json_is_object(l)) {
         validate_replica("Launcher", l, err);
         json_t *n = json_object_get(l, "replicas");
@@ -142,7 +142,7 @@ static void validate_spec_fields(json_t *spec, sl_error_t *err)
                           "must have a mount path for SSH credentials");
     const char *impl = json_string_value(json_object_get(spec, "mpiImplementation"));
     if (!impl || (strcmp(impl, "OpenMPI") && strcmp(impl, "Intel") && strcmp(impl, "MPICH")))
-        sl_fe_not_supported(err, impl ? impl : "", impls, "spec.mpiImplementation");
+        sl_err_not_supported(err, impl ? impl : "", impls, "spec.mpiImplementation");
     if (json_is_true(json_object_get(spec, "runLauncherAsWorker")))
         sl_err_field_none(err, SL_FE_FORBIDDEN, "spec.runLauncherAsWorker",
                           "not supported: slurmlink runs the Launcher in the Slurm job's batch "

@@ -8,11 +8,11 @@
  * of Workers: a node range). */
 #include "api/crd.h"
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/kubeflow/api.h"
 #include "kinds/pytorchjob/pytorchjob.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 #include "translate/translate.h"
@@ -77,7 +77,7 @@ static void validate_restart(const char *type, json_t *rs, sl_error_t *err)
         if (!strcmp(rp, rps[i]))
             return;
     if (rp)
-        sl_fe_not_supported(err, rp, rps, RS "[%s].restartPolicy", type);
+        sl_err_not_supported(err, rp, rps, RS "[%s].restartPolicy", type);
 }
 
 /* validatePyTorchReplicaSpecs */
@@ -94,7 +94,7 @@ static void validate_specs(json_t *spec, sl_error_t *err)
     json_object_foreach(specs, type, rs)
     {
         if (strcmp(type, "Master") && strcmp(type, "Worker"))
-            sl_fe_not_supported(err, type, types, RS "[%s]", type);
+            sl_err_not_supported(err, type, types, RS "[%s]", type);
         validate_containers(type, rs, err);
         validate_restart(type, rs, err);
         json_t *n = json_object_get(rs, "replicas");

@@ -4,12 +4,12 @@
  * Deployment kind shares of them (replicaset.h). */
 #include "api/internal.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/job/job.h"
 #include "kinds/replicaset/replicaset.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
-#include "pod/fielderr.h"
 #include "pod/schema.h"
 
 #include <stdio.h>
@@ -53,10 +53,10 @@ static void validate_template(json_t *obj, sl_error_t *err)
     static const char *const always[] = {"Always", NULL};
     const char *rp = sl_kube_path_str(obj, "spec.template.spec.restartPolicy");
     if (rp && strcmp(rp, "Always"))
-        sl_fe_not_supported(err, rp, always, "spec.template.spec.restartPolicy");
+        sl_err_not_supported(err, rp, always, "spec.template.spec.restartPolicy");
     if (sl_kube_path(obj, "spec.template.spec.activeDeadlineSeconds"))
-        sl_fe_forbidden(err, "activeDeadlineSeconds in ReplicaSet is not Supported",
-                        "spec.template.spec.activeDeadlineSeconds");
+        sl_err_forbidden(err, "activeDeadlineSeconds in ReplicaSet is not Supported",
+                         "spec.template.spec.activeDeadlineSeconds");
 }
 
 void sl_rs_validate_spec(json_t *obj, sl_error_t *err)

@@ -9,11 +9,11 @@
 #include "kinds/service/service.h"
 
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/kind.h"
 #include "kinds/kubeflow/api.h" /* api_tj_dns1035: DNS-1035 names */
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 
 #include <stdio.h>
@@ -115,9 +115,9 @@ static void validate_port_number(json_t *v, const char *field, sl_error_t *err)
 {
     json_int_t n = json_integer_value(v);
     if (!json_is_integer(v))
-        sl_fielderrs_add(err, SL_FE_REQUIRED, field, NULL, NULL);
+        sl_err_field(err, SL_FE_REQUIRED, field, NULL, NULL);
     else if (n < 1 || n > 65535)
-        sl_fielderrs_add_int(err, SL_FE_INVALID, field, n, PORT_RANGE);
+        sl_err_field_int(err, SL_FE_INVALID, field, n, PORT_RANGE);
 }
 
 static void validate_target_port(json_t *tp, const char *field, sl_error_t *err)
@@ -127,7 +127,7 @@ static void validate_target_port(json_t *tp, const char *field, sl_error_t *err)
     } else if (json_is_string(tp)) {
         const char *why = port_name_problem(json_string_value(tp));
         if (why)
-            sl_fielderrs_add(err, SL_FE_INVALID, field, json_string_value(tp), why);
+            sl_err_field(err, SL_FE_INVALID, field, json_string_value(tp), why);
     }
 }
 
@@ -137,7 +137,7 @@ static void validate_port(json_t *p, size_t i, size_t n, sl_error_t *err)
     const char *name = json_string_value(json_object_get(p, "name"));
     char f[64];
     if ((!name || !*name) && n > 1) {
-        sl_fe_required(err, NULL, "spec.ports[%zu].name", i);
+        sl_err_required(err, NULL, "spec.ports[%zu].name", i);
     } else if (name && *name) {
         snprintf(f, sizeof f, "spec.ports[%zu].name", i);
         sl_validate_dns1123_label(err, f, name);
@@ -146,15 +146,15 @@ static void validate_port(json_t *p, size_t i, size_t n, sl_error_t *err)
     validate_port_number(json_object_get(p, "port"), f, err);
     const char *proto = json_string_value(json_object_get(p, "protocol"));
     if (!proto || !*proto)
-        sl_fe_required(err, NULL, "spec.ports[%zu].protocol", i);
+        sl_err_required(err, NULL, "spec.ports[%zu].protocol", i);
     else if (strcmp(proto, "TCP") && strcmp(proto, "UDP") && strcmp(proto, "SCTP"))
-        sl_fe_not_supported(err, proto, protocols, "spec.ports[%zu].protocol", i);
+        sl_err_not_supported(err, proto, protocols, "spec.ports[%zu].protocol", i);
     snprintf(f, sizeof f, "spec.ports[%zu].targetPort", i);
     validate_target_port(json_object_get(p, "targetPort"), f, err);
     json_t *np = json_object_get(p, "nodePort");
     if (np && json_integer_value(np) != 0)
-        sl_fe_forbidden(err, "may not be used when `type` is 'ClusterIP'",
-                        "spec.ports[%zu].nodePort", i);
+        sl_err_forbidden(err, "may not be used when `type` is 'ClusterIP'",
+                         "spec.ports[%zu].nodePort", i);
 }
 
 /* names unique, and (port, protocol) pairs */
@@ -169,7 +169,7 @@ static void validate_port_duplicates(json_t *ports, sl_error_t *err)
             const char *na = json_string_value(json_object_get(a, "name"));
             const char *nb = json_string_value(json_object_get(b, "name"));
             if (na && nb && *na && !strcmp(na, nb)) {
-                sl_fe_duplicate(err, na, "spec.ports[%zu].name", i);
+                sl_err_duplicate(err, na, "spec.ports[%zu].name", i);
                 break;
             }
             const char *pa = json_string_value(json_object_get(a, "protocol"));
@@ -180,7 +180,7 @@ static void validate_port_duplicates(json_t *ports, sl_error_t *err)
                 char v[64];
                 snprintf(v, sizeof v, "core.ServicePort{Port:%lld, Protocol:\"%s\"}",
                          (long long)json_integer_value(json_object_get(a, "port")), pa);
-                sl_fe_duplicate(err, v, "spec.ports[%zu]", i);
+                sl_err_duplicate(err, v, "spec.ports[%zu]", i);
                 break;
             }
         }
@@ -191,21 +191,21 @@ static void validate_type(json_t *spec, sl_error_t *err)
 {
     const char *type = json_string_value(json_object_get(spec, "type"));
     if (!type || !*type) {
-        sl_fe_required(err, NULL, "spec.type");
+        sl_err_required(err, NULL, "spec.type");
     } else if (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer")) {
-        sl_fe_invalid(err, type,
-                      "not served: " NO_VIP "; no node ports or load balancers are opened "
-                      "(supported: \"ClusterIP\")",
-                      "spec.type");
+        sl_err_invalid(err, type,
+                       "not served: " NO_VIP "; no node ports or load balancers are opened "
+                       "(supported: \"ClusterIP\")",
+                       "spec.type");
     } else if (!strcmp(type, "ExternalName")) {
-        sl_fe_invalid(err, type,
-                      "not served: slurmlink runs no cluster DNS to answer its CNAME "
-                      "(supported: \"ClusterIP\")",
-                      "spec.type");
+        sl_err_invalid(err, type,
+                       "not served: slurmlink runs no cluster DNS to answer its CNAME "
+                       "(supported: \"ClusterIP\")",
+                       "spec.type");
     } else if (strcmp(type, "ClusterIP")) {
         static const char *const types[] = {"ClusterIP", "ExternalName", "LoadBalancer", "NodePort",
                                             NULL};
-        sl_fe_not_supported(err, type, types, "spec.type");
+        sl_err_not_supported(err, type, types, "spec.type");
     }
 }
 
@@ -214,7 +214,7 @@ static void validate_cluster_ip(json_t *spec, sl_error_t *err)
 {
     const char *ip = json_string_value(json_object_get(spec, "clusterIP"));
     if (ip && *ip && strcmp(ip, "None"))
-        sl_fe_invalid(err, ip, "must be empty or \"None\": " NO_VIP, "spec.clusterIP");
+        sl_err_invalid(err, ip, "must be empty or \"None\": " NO_VIP, "spec.clusterIP");
     json_t *ips = json_object_get(spec, "clusterIPs");
     size_t i;
     json_t *v;
@@ -222,8 +222,8 @@ static void validate_cluster_ip(json_t *spec, sl_error_t *err)
     {
         const char *s = json_string_value(v);
         if (i > 0 || !s || (strcmp(s, "None") && *s) || (ip && strcmp(s, ip)))
-            sl_fe_invalid(err, s ? s : "", "must be empty or [\"None\"] with spec.clusterIP",
-                          "spec.clusterIPs[%zu]", i);
+            sl_err_invalid(err, s ? s : "", "must be empty or [\"None\"] with spec.clusterIP",
+                           "spec.clusterIPs[%zu]", i);
     }
 }
 
@@ -232,21 +232,21 @@ static void validate_spec_rest(json_t *spec, sl_error_t *err)
     static const char *const affinities[] = {"ClientIP", "None", NULL};
     const char *aff = json_string_value(json_object_get(spec, "sessionAffinity"));
     if (aff && strcmp(aff, "None") && strcmp(aff, "ClientIP"))
-        sl_fe_not_supported(err, aff, affinities, "spec.sessionAffinity");
+        sl_err_not_supported(err, aff, affinities, "spec.sessionAffinity");
     if (json_array_size(json_object_get(spec, "externalIPs")))
-        sl_fe_forbidden(err, "not served: " NO_VIP, "spec.externalIPs");
+        sl_err_forbidden(err, "not served: " NO_VIP, "spec.externalIPs");
     size_t i;
     json_t *v;
     json_array_foreach(json_object_get(spec, "ipFamilies"), i, v)
     {
         const char *s = json_string_value(v);
         if (!s || strcmp(s, "IPv4") || i > 0)
-            sl_fe_invalid(err, s ? s : "", "the nodes' addresses are IPv4: only \"IPv4\"",
-                          "spec.ipFamilies[%zu]", i);
+            sl_err_invalid(err, s ? s : "", "the nodes' addresses are IPv4: only \"IPv4\"",
+                           "spec.ipFamilies[%zu]", i);
     }
     const char *pol = json_string_value(json_object_get(spec, "ipFamilyPolicy"));
     if (pol && !strcmp(pol, "RequireDualStack"))
-        sl_fe_invalid(err, pol, "the nodes' addresses are IPv4 only", "spec.ipFamilyPolicy");
+        sl_err_invalid(err, pol, "the nodes' addresses are IPv4 only", "spec.ipFamilyPolicy");
     const char *k;
     json_object_foreach(json_object_get(spec, "selector"), k, v)
     {
@@ -263,7 +263,7 @@ static void validate_service_meta(json_t *obj, sl_error_t *err)
     const char *name = sl_kube_name(obj);
     char why[512];
     if (name && *name && !api_tj_dns1035(name, "; ", why, sizeof why)) {
-        sl_fielderrs_add(err, SL_FE_INVALID, "metadata.name", name, why);
+        sl_err_field(err, SL_FE_INVALID, "metadata.name", name, why);
         json_t *copy = json_deep_copy(obj);
         sl_kube_meta_set_str(copy, "name", "x");
         api_validate_meta(copy, true, err);
@@ -281,7 +281,7 @@ static int service_validate(json_t *obj, sl_error_t *err)
     validate_cluster_ip(spec, err);
     json_t *ports = json_object_get(spec, "ports");
     if (!json_array_size(ports) && !svc_is_headless(obj))
-        sl_fe_required(err, NULL, "spec.ports");
+        sl_err_required(err, NULL, "spec.ports");
     size_t i;
     json_t *p;
     json_array_foreach(ports, i, p) validate_port(p, i, json_array_size(ports), err);
@@ -295,7 +295,7 @@ static int service_validate_update(json_t *obj, json_t *old, sl_error_t *err)
     const char *was = sl_kube_path_str(old, "spec.clusterIP");
     const char *now = sl_kube_path_str(obj, "spec.clusterIP");
     if (strcmp(was ? was : "", now ? now : ""))
-        sl_fe_invalid(err, now ? now : "", "field is immutable", "spec.clusterIP");
+        sl_err_invalid(err, now ? now : "", "field is immutable", "spec.clusterIP");
     return service_validate(obj, err);
 }
 

@@ -5,10 +5,10 @@
  * common with a ReplicaSet's, the policies, the fields an update may not
  * change), the status subresource, printStatefulSet's Table. */
 #include "api/internal.h"
+#include "common/err.h"
 #include "kinds/replicaset/replicaset.h"
 #include "kinds/statefulset/statefulset.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 
 #include <stdio.h>
@@ -83,7 +83,7 @@ static void one_of(json_t *obj, const char *path, const char *const *ok, sl_erro
         if (!strcmp(v, ok[i]))
             return;
     if (v)
-        sl_fe_not_supported(err, v, ok, "%s", path);
+        sl_err_not_supported(err, v, ok, "%s", path);
 }
 
 static void validate_spec(json_t *obj, sl_error_t *err)
@@ -97,17 +97,17 @@ static void validate_spec(json_t *obj, sl_error_t *err)
         sl_err_field_int(err, SL_FE_INVALID, "spec.updateStrategy.rollingUpdate.partition",
                          sts_partition(obj), "must be greater than or equal to 0");
     if (sts_on_delete(obj) && sl_kube_path(obj, "spec.updateStrategy.rollingUpdate"))
-        sl_fe_invalid(err, NULL, "only allowed for updateStrategy 'RollingUpdate'",
-                      "spec.updateStrategy.rollingUpdate");
+        sl_err_invalid(err, NULL, "only allowed for updateStrategy 'RollingUpdate'",
+                       "spec.updateStrategy.rollingUpdate");
     const char *svc = sl_kube_path_str(obj, "spec.serviceName");
     if (svc && *svc)
         sl_validate_dns1123_label(err, "spec.serviceName", svc);
     if (json_array_size(sl_kube_path(obj, "spec.volumeClaimTemplates")))
-        sl_fe_forbidden(err,
-                        "not served: slurmlink makes no PersistentVolumeClaims for a StatefulSet; "
-                        "create the claims <template>-<statefulset>-<ordinal> and name them in "
-                        "the pod template's volumes",
-                        "spec.volumeClaimTemplates");
+        sl_err_forbidden(err,
+                         "not served: slurmlink makes no PersistentVolumeClaims for a StatefulSet; "
+                         "create the claims <template>-<statefulset>-<ordinal> and name them in "
+                         "the pod template's volumes",
+                         "spec.volumeClaimTemplates");
 }
 
 static int sts_validate(json_t *obj, sl_error_t *err)
@@ -136,12 +136,12 @@ static int sts_validate_update(json_t *obj, json_t *old, sl_error_t *err)
         json_object_del(b, mutable[i]);
     }
     if (!json_equal(a, b))
-        sl_fe_forbidden(err,
-                        "updates to statefulset spec for fields other than 'replicas', "
-                        "'ordinals', 'template', 'updateStrategy', "
-                        "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
-                        "forbidden",
-                        "spec");
+        sl_err_forbidden(err,
+                         "updates to statefulset spec for fields other than 'replicas', "
+                         "'ordinals', 'template', 'updateStrategy', "
+                         "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+                         "forbidden",
+                         "spec");
     json_decref(a);
     json_decref(b);
     return api_fields_result(err);

@@ -9,11 +9,11 @@
 #include "kinds/kubeflow/api.h"
 #include "api/crd.h"
 #include "api/internal.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 #include "kinds/pytorchjob/pytorchjob.h"
 #include "kinds/trainjob/internal.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 
 #include <stdio.h>
 #include <stdlib.h>

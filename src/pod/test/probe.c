@@ -10,11 +10,11 @@ static char *errs_of(const char *json)
     json_t *j = json_loads(json, 0, &je);
     if (!j)
         return strdup("<bad json>");
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_t *p = sl_pod_parse(j, e);
-    char *s = sl_fielderrs_lines(e);
+    char *s = sl_err_fields_lines(e);
     sl_pod_destroy(p);
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     json_decref(j);
     return s;
 }

@@ -31,10 +31,10 @@ static void unknown(const char *kind, const char *json, const char *want, const 
 static char *update(const char *old, const char *new_)
 {
     json_t *o = json_loads(old, 0, NULL), *n = json_loads(new_, 0, NULL);
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_spec_update_errors(o, n, e);
-    char *s = sl_fielderrs_lines(e);
-    sl_fielderrs_destroy(e);
+    char *s = sl_err_fields_lines(e);
+    sl_error_free(e);
     json_decref(o);
     json_decref(n);
     return s;

@@ -17,10 +17,10 @@ static char *errs_of(const char *status)
     json_t *pod =
         json_pack("{s:{s:s}, s:{s:[{s:s}], s:[{s:s}]}, s:o}", "metadata", "name", "p", "spec",
                   "containers", "name", "main", "initContainers", "name", "init", "status", st);
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_status_errors(pod, e);
-    char *s = sl_fielderrs_lines(e);
-    sl_fielderrs_destroy(e);
+    char *s = sl_err_fields_lines(e);
+    sl_error_free(e);
     json_decref(pod);
     return s;
 }
@@ -38,10 +38,10 @@ static char *update_errs(const char *was, const char *now)
     json_t *old = json_pack("{s:{s:s}}", "status", "phase", was);
     json_t *pod =
         now ? json_pack("{s:{s:s}}", "status", "phase", now) : json_pack("{s:{}}", "status");
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_status_update_errors(pod, old, e);
-    char *s = sl_fielderrs_lines(e);
-    sl_fielderrs_destroy(e);
+    char *s = sl_err_fields_lines(e);
+    sl_error_free(e);
     json_decref(pod);
     json_decref(old);
     return s;

@@ -15,13 +15,13 @@ static char *errs_of(const char *json)
         printf("# bad test JSON: %s: %s\n", je.text, json);
         return strdup("<bad json>");
     }
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_t *p = sl_pod_parse(j, e);
-    char *s = sl_fielderrs_lines(e);
-    if (!p != (sl_fielderrs_count(e) > 0))
+    char *s = sl_err_fields_lines(e);
+    if (!p != (sl_err_nfields(e) > 0))
         printf("# pod/NULL disagrees with the error count\n");
     sl_pod_destroy(p);
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     json_decref(j);
     return s;
 }
@@ -301,10 +301,10 @@ int main(void)
     sl_pod_destroy(NULL);
 
     /* Status */
-    sl_fielderrs_t *e = sl_fielderrs_create();
-    sl_fe_required(e, NULL, "spec.containers[%d].image", 0);
-    sl_fe_duplicate(e, "a", "spec.containers[1].name");
-    sl_fe_duplicate(e, "a", "spec.containers[1].name");
+    sl_error_t *e = sl_error_new_invalid();
+    sl_err_required(e, NULL, "spec.containers[%d].image", 0);
+    sl_err_duplicate(e, "a", "spec.containers[1].name");
+    sl_err_duplicate(e, "a", "spec.containers[1].name");
     json_t *st = sl_kube_status_invalid("Pod", NULL, "p", e);
     is_str(json_string_value(json_object_get(st, "message")),
            "Pod \"p\" is invalid: [spec.containers[0].image: Required value, "
@@ -319,7 +319,7 @@ int main(void)
     is_str(json_string_value(json_object_get(cause, "field")), "spec.containers[1].name",
            "cause field");
     json_decref(st);
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     char *q = sl_go_quote("a\"b\\c\n\x01\xff\xc3\xa9");
     is_str(q, "\"a\\\"b\\\\c\\n\\x01\\xff\xc3\xa9\"", "Go %%q quoting");
     free(q);

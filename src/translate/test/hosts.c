@@ -15,7 +15,7 @@ static json_t *spec_of(const char *pod_json, const json_t *members)
                                  .default_mem_bytes = 1LL << 30,
                                  .gang_members = members};
     json_t *j = json_loads(pod_json, 0, NULL);
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_t *p = sl_pod_parse(j, e);
     sl_translate_result_t *r = NULL;
     sl_error_t err = SL_ERROR_INIT;
@@ -26,7 +26,7 @@ static json_t *spec_of(const char *pod_json, const json_t *members)
         printf("# translate: %s\n", err.text);
     sl_translate_result_destroy(r);
     sl_pod_destroy(p);
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     json_decref(j);
     return spec;
 }

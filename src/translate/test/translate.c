@@ -32,7 +32,7 @@ static sl_translate_config_t cfg = {.pods_root = "/pods",
 static char *opts_of(const char *json)
 {
     json_t *j = json_loads(json, 0, NULL);
-    sl_fielderrs_t *e = sl_fielderrs_create();
+    sl_error_t *e = sl_error_new_invalid();
     sl_pod_t *p = sl_pod_parse(j, e);
     sl_translate_result_t *r = NULL;
     sl_error_t err = SL_ERROR_INIT;
@@ -50,14 +50,14 @@ static char *opts_of(const char *json)
             strcat(s, " ");
         }
     } else {
-        char *l = sl_fielderrs_lines(e);
+        char *l = sl_err_fields_lines(e);
         s = malloc(strlen(l) + strlen(err.text) + 8);
         sprintf(s, "ERR: %s%s", l, *l ? "" : err.text);
         free(l);
     }
     sl_translate_result_destroy(r);
     sl_pod_destroy(p);
-    sl_fielderrs_destroy(e);
+    sl_error_free(e);
     json_decref(j);
     return s;
 }

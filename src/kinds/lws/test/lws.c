@@ -8,7 +8,6 @@
 #include "common/tap.h"
 #include "ctl/gang.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 #include "pod/pod.h"
 
 #include <stdlib.h>
@@ -50,7 +49,7 @@ static char *first_error(json_t *o)
 {
     sl_error_t err = SL_ERROR_INIT;
     ops()->validate_create(o, &err);
-    char *s = sl_err_nfields(&err) ? sl_fielderrs_aggregate(&err) : strdup("");
+    char *s = sl_err_nfields(&err) ? sl_err_fields_aggregate(&err) : strdup("");
     sl_error_clear(&err);
     return s;
 }

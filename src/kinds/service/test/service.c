@@ -3,10 +3,10 @@
  * proxy's targets computed from stored pods (ready only, named ports per
  * pod, a missing port number). */
 #include "kinds/service/service.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/tap.h"
 #include "kube/meta.h"
-#include "pod/fielderr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
