@@ -49,7 +49,7 @@ spec:
   replicas: 1
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}, annotations: {slurmlink.io/runtime: host}}
+    metadata: {labels: {app: web}, annotations: {slurmlink.io/runtime: host, slurmlink.io/tmp: node}}
     spec:
       terminationGracePeriodSeconds: 1
       containers:
