@@ -264,9 +264,7 @@ static void rs_sync(sl_ctl_t *c, json_t *rs, json_t *pods, json_t *st)
     json_decref(active);
 }
 
-/* the garbage collector's work on the pods of a ReplicaSet being deleted
- * (graceful deletes) or orphaned (their ownerReference to it removed) */
-static void pods_follow(sl_ctl_t *c, json_t *rs, json_t *pods, bool orphan)
+void sl_rs_pods_follow(sl_ctl_t *c, json_t *rs, json_t *pods, bool orphan)
 {
     size_t i;
     json_t *pod;
@@ -304,7 +302,7 @@ static void rs_reconcile(sl_ctl_t *c, json_t *rs)
 {
     json_t *pods = sl_rs_owned_pods(c, rs);
     if (sl_kube_meta_str(rs, "deletionTimestamp")) {
-        sl_rs_finalize(c, rs, "replicasets.apps", pods, pods_follow);
+        sl_rs_finalize(c, rs, "replicasets.apps", pods, sl_rs_pods_follow);
         json_decref(pods);
         return;
     }
@@ -322,7 +320,7 @@ static void rs_gone(sl_ctl_t *c, json_t *rs)
     if (json_array_size(pods))
         sl_info("replicaset %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(rs),
                 sl_kube_name(rs), json_array_size(pods));
-    pods_follow(c, rs, pods, false);
+    sl_rs_pods_follow(c, rs, pods, false);
     json_decref(pods);
 }
 

@@ -27,6 +27,10 @@ void sl_rs_write_status(sl_ctl_t *c, const char *store, json_t *obj, json_t *st)
  * they are orphaned or gone, and the object with its last finalizer */
 typedef void (*sl_rs_deps_fn)(sl_ctl_t *c, json_t *owner, json_t *deps, bool orphan);
 void sl_rs_finalize(sl_ctl_t *c, json_t *obj, const char *store, json_t *deps, sl_rs_deps_fn fn);
+/* an sl_rs_deps_fn for pods (ReplicaSet, StatefulSet): orphan drops each
+ * pod's ownerReference to owner, else each pod not yet being deleted gets a
+ * graceful delete */
+void sl_rs_pods_follow(sl_ctl_t *c, json_t *owner, json_t *pods, bool orphan);
 /* the objects of dep_store whose controller is an owner_kind no longer in
  * owner_store: deleted */
 void sl_rs_collect_orphans(sl_ctl_t *c, const char *owner_store, const char *owner_kind,

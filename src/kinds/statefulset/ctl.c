@@ -291,26 +291,11 @@ static json_t *owned_pods(sl_ctl_t *c, json_t *sts)
     return out;
 }
 
-/* the garbage collector's work on the pods of one being deleted or orphaned */
-static void pods_follow(sl_ctl_t *c, json_t *sts, json_t *pods, bool orphan)
-{
-    size_t i;
-    json_t *pod;
-    json_array_foreach(pods, i, pod)
-    {
-        if (orphan)
-            ctl_pod_mutate(c, sl_kube_namespace(pod), sl_kube_name(pod), sl_kube_uid(pod),
-                           ctl_drop_owner_fn, (void *)sl_kube_uid(sts), NULL, NULL);
-        else if (!sl_kube_meta_str(pod, "deletionTimestamp"))
-            sl_rs_delete_pod(c, pod, false);
-    }
-}
-
 static void sts_reconcile(sl_ctl_t *c, json_t *sts)
 {
     json_t *pods = owned_pods(c, sts);
     if (sl_kube_meta_str(sts, "deletionTimestamp")) {
-        sl_rs_finalize(c, sts, STS_STORE, pods, pods_follow);
+        sl_rs_finalize(c, sts, STS_STORE, pods, sl_rs_pods_follow);
         json_decref(pods);
         return;
     }
@@ -330,7 +315,7 @@ static void sts_reconcile(sl_ctl_t *c, json_t *sts)
 static void sts_gone(sl_ctl_t *c, json_t *sts)
 {
     json_t *pods = owned_pods(c, sts);
-    pods_follow(c, sts, pods, false);
+    sl_rs_pods_follow(c, sts, pods, false);
     json_decref(pods);
 }
 
