@@ -10,15 +10,15 @@
 #     terminated exit code 1; `kubectl logs --previous` prints attempt-1,
 #     `kubectl logs` attempt-2;
 #   - the failed attempt's log replaced, by the job's user, with a link to
-#     a file only root reads: slurmlinkd does not copy it over (the next
-#     attempt's `logs --previous` never shows it).
+#     a file only root reads (a CRI log line): slurmlinkd does not copy it
+#     over (the next attempt's `logs --previous` never shows it).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 7
+plan 8
 
 cluster_up --cpus 2 --accounting || bail "cluster up"
 secret=$(tmpdir)
-echo "SECRET-$$" >"$secret/s" && chmod 700 "$secret" && chmod 600 "$secret/s"
+echo "2026-01-01T00:00:00.000000000Z stdout F SECRET-$$" >"$secret/s" && chmod 700 "$secret" && chmod 600 "$secret/s"
 cat <<YAML | kc apply -f - >/dev/null
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -45,8 +45,8 @@ ok wait_for 90 restarting "the failing PyTorchJob restarts"
 # attempt 0's log, replaced by the job's user with a link to root's file
 uid0=$(jp pod/again-master-0 '{.metadata.uid}')
 log0="$CL/pods/default/again-master-0-$uid0/logs/pytorch/0.log"
-[ -f "$log0" ] || diag "no log $log0"
-runuser -u "$SL_JOB_USER" -- sh -c "rm -f '$log0' && ln -s '$secret/s' '$log0'" || diag "cannot replace $log0"
+ok runuser -u "$SL_JOB_USER" -- sh -c "[ -f '$log0' ] && rm -f '$log0' && ln -s '$secret/s' '$log0'" \
+  "during the back-off the job's user replaces the failed run's log with a link to root's file (a CRI log line)"
 attempt1() { [ "$(jp pod/again-master-0 '{.metadata.annotations.slurmlink\.io/gang-attempt}:{.status.phase}')" = "1:Failed" ]; }
 wait_for 60 attempt1 || diag "attempt 1: $(jp pod/again-master-0 '{.metadata.annotations} {.status.phase}')"
 prev1=$(kc logs --previous again-master-0 2>&1)
