@@ -50,6 +50,7 @@ static const struct {
     {SL_ANN_JOB_UID, "the server sets it on the pods of a Job"},
     {SL_ANN_ARRAY_TASK, "the server sets it to the Slurm array task of a Job's pod"},
     {SL_ANN_GPUS, "the server sets it to the GPUs Slurm bound to the pod's job"},
+    {SL_ANN_RESTARTS, "the server sets it on a gang's replica that replaces a failed one"},
 };
 #define N_SERVER_OWNED (sizeof(server_owned) / sizeof(server_owned[0]))
 

@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
+#include "ctl/carry.h"
 #include "ctl/gangowner.h"
 #include "ctl/jobtask.h"
 #include "ctl/podstatus.h"
@@ -433,6 +434,7 @@ static char **prepare(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, char **d
             sl_strv_free(opts);
             return NULL;
         }
+        ctl_carry_logs(c, g->owner, g->m[i].pod, u, gg); /* the failed replica's, if any */
         dirs[i] = sl_xstrdup(r->pod_dir);
         if (!opts && (!g->m[i].batch || g->n == 1)) {
             *uid = u;
@@ -563,6 +565,7 @@ static int join_one(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t *p, json_t *pod,
     gid_t gg;
     if (ctl_pod_prepare(c, p, pod, &r, &u, &gg) < 0)
         return -1;
+    ctl_carry_logs(c, g->owner, pod, u, gg);
     ctl_gang_member_t m = {.pod = pod};
     ctl_gang_t one = *g;
     one.m = &m;

@@ -13,8 +13,8 @@
 
 void ctl_drop_server_owned(json_t *pod)
 {
-    static const char *const owned[] = {SL_ANN_USER, SL_ANN_JOB_ID, SL_ANN_JOB_UID,
-                                        SL_ANN_ARRAY_TASK, SL_ANN_GPUS};
+    static const char *const owned[] = {SL_ANN_USER,       SL_ANN_JOB_ID, SL_ANN_JOB_UID,
+                                        SL_ANN_ARRAY_TASK, SL_ANN_GPUS,   SL_ANN_RESTARTS};
     json_t *ann = sl_kube_path(pod, "metadata.annotations");
     for (size_t i = 0; json_is_object(ann) && i < sizeof(owned) / sizeof(owned[0]); i++)
         json_object_del(ann, owned[i]);

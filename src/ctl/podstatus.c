@@ -2,6 +2,7 @@
 #include "ctl/podstatus.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
+#include "ctl/carry.h"
 #include "ctl/ctl.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
@@ -260,6 +261,8 @@ static int init_status(json_t *pod, int64_t now_ns, int dry)
                          waiting(!init && has_init ? "PodInitializing" : "ContainerCreating", NULL),
                          "lastState", "ready", 0, "restartCount", 0, "image", img ? img : "",
                          "imageID", "", "started", 0));
+            if (!init) /* a gang's replica that replaces a failed one: its runs go on */
+                ctl_carry_status(pod, json_array_get(arr, i));
         }
         json_object_set_new(st, key, arr);
         changed = 1;
@@ -534,8 +537,12 @@ static int update_ready(json_t *pod, int64_t now_ns)
     json_array_foreach(arr, i, c)
     {
         json_t *s = json_object_get(c, "state");
+        const char *w = json_string_value(sl_kube_path(s, "waiting.reason"));
+        bool created = !w || (strcmp(w, "ContainerCreating") && strcmp(w, "PodInitializing"));
+        /* (a gang's replica that replaces a failed one counts on from its
+         * runs before it: not started while its container is being created) */
         if (json_object_get(s, "terminated") ||
-            json_integer_value(json_object_get(c, "restartCount")))
+            (json_integer_value(json_object_get(c, "restartCount")) && created))
             started = 1;
     }
     if (started && !strcmp(phase_of(pod), "Pending"))

@@ -41,6 +41,10 @@
 /* Set by the controller from the shim: the GPUs Slurm bound to the job
  * (src/ctl/gpustatus.c, docs/gpus.md) */
 #define SL_ANN_GPUS "slurmlink.io/gpus"
+/* Set by a gang's controller on a replica that replaces a failed one of the
+ * same name (src/ctl/carry.h): per container {"restartCount": N,
+ * "lastTerminated": {...}}, where its runs go on (the shim's spec) */
+#define SL_ANN_RESTARTS "slurmlink.io/restarts"
 
 typedef struct sl_pod_kv {
     const char *key;

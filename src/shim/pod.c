@@ -75,6 +75,32 @@ char **shim_build_envp(const sl_shim_container_t *sc)
     return e;
 }
 
+/* an RFC 3339 time of the spec (seconds; a fraction dropped), 0 when unreadable */
+static struct timespec spec_time(const char *s)
+{
+    struct tm tm = {0};
+    struct timespec ts = {0};
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (end)
+        ts.tv_sec = timegm(&tm);
+    return ts;
+}
+
+/* a replica that replaces a failed one: its runs counted on from the spec's,
+ * the run before shown as lastState */
+static void ctr_carry(shim_ctr_t *c, const sl_shim_container_t *sc)
+{
+    c->restart_count = sc->restart_count;
+    if (!sc->last)
+        return;
+    c->has_last = 1;
+    c->last.exit_code = sc->last->exit_code;
+    c->last.signal = sc->last->signal;
+    snprintf(c->last.reason, sizeof(c->last.reason), "%s", sc->last->reason);
+    c->last.started_at = spec_time(sc->last->started_at);
+    c->last.finished_at = spec_time(sc->last->finished_at);
+}
+
 static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index, int init)
 {
     memset(c, 0, sizeof(*c));
@@ -87,6 +113,7 @@ static void ctr_init(shim_ctr_t *c, const sl_shim_container_t *sc, size_t index,
     c->in_w = c->in_r = -1;
     c->pty = c->tty_sock = -1;
     sl_backoff_init(&c->backoff);
+    ctr_carry(c, sc);
 }
 
 /* the pod's private /tmp when a container asks for one; a failure is each
@@ -445,7 +472,7 @@ static int stdin_open(shim_pod_t *pod, shim_ctr_t *c, char *msg, size_t len)
         return 0;
     char *path = sl_xasprintf("%s/stdin-%s.fifo", pod->dir, c->spec->name);
     int r = 0;
-    if (c->in_w < 0 && !c->restart_count) {
+    if (c->in_w < 0 && c->restart_count == c->spec->restart_count) {
         unlink(path);
         if (mkfifo(path, 0600) < 0 ||
             (c->in_w = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)) < 0)

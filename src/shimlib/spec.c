@@ -111,6 +111,7 @@ static void container_free(sl_shim_container_t *c)
     free(c->working_dir);
     free(c->runtime);
     free(c->image);
+    free(c->last);
     for (size_t i = 0; i < c->nrt_env; i++)
         free(c->rt_env[i]);
     free(c->rt_env);
@@ -345,6 +346,34 @@ static int parse_flag(json_t *o, const char *path, const char *key, int *out, sl
     return 0;
 }
 
+/* "restartCount" and "lastTerminated" of a container: where its runs start */
+static int parse_restarts(json_t *o, const char *path, sl_shim_container_t *c, sl_error_t *err)
+{
+    char p[256];
+    snprintf(p, sizeof(p), "%s.restartCount", path);
+    json_t *n = json_object_get(o, "restartCount");
+    if (n && (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > 1000000))
+        return bad(err, p, "must be an integer from 0 to 1000000");
+    c->restart_count = n ? (int)json_integer_value(n) : 0;
+    json_t *l = json_object_get(o, "lastTerminated");
+    if (!l || json_is_null(l))
+        return 0;
+    snprintf(p, sizeof(p), "%s.lastTerminated", path);
+    json_t *ec = json_object_get(l, "exitCode"), *sg = json_object_get(l, "signal");
+    if (!json_is_object(l) || !json_is_integer(ec) || (sg && !json_is_integer(sg)))
+        return bad(err, p, "must be an object with an integer exitCode");
+    sl_shim_last_t *t = c->last = sl_xcalloc(1, sizeof(*t));
+    t->exit_code = (int)json_integer_value(ec);
+    t->signal = sg ? (int)json_integer_value(sg) : 0;
+    const char *r = json_string_value(json_object_get(l, "reason"));
+    const char *s = json_string_value(json_object_get(l, "startedAt"));
+    const char *f = json_string_value(json_object_get(l, "finishedAt"));
+    snprintf(t->reason, sizeof(t->reason), "%s", r ? r : "Error");
+    snprintf(t->started_at, sizeof(t->started_at), "%s", s ? s : "");
+    snprintf(t->finished_at, sizeof(t->finished_at), "%s", f ? f : "");
+    return 0;
+}
+
 static int parse_container(json_t *o, const char *path, int init, sl_shim_container_t *c,
                            sl_error_t *err)
 {
@@ -394,7 +423,8 @@ static int parse_container(json_t *o, const char *path, int init, sl_shim_contai
     if (g && (!json_is_integer(g) || json_integer_value(g) < 0))
         return bad(err, p, "must be a non-negative integer");
     c->gpus = g ? json_integer_value(g) : 0;
-    if (sl_shim_probes_parse(json_object_get(o, "probes"), path, c->probes, err) < 0)
+    if (sl_shim_probes_parse(json_object_get(o, "probes"), path, c->probes, err) < 0 ||
+        parse_restarts(o, path, c, err) < 0)
         return -1;
     return parse_rootfs(o, path, c, err);
 }

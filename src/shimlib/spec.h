@@ -54,6 +54,15 @@ typedef struct sl_shim_rootfs {
     size_t nmounts;
 } sl_shim_rootfs_t;
 
+/* A run before the shim's first (Kubernetes lastState.terminated), as the
+ * spec gives it: timestamps RFC 3339 as Kubernetes writes them. */
+typedef struct sl_shim_last {
+    int exit_code;
+    int signal;
+    char reason[16];
+    char started_at[40], finished_at[40]; /* "" when absent */
+} sl_shim_last_t;
+
 typedef struct sl_shim_container {
     char *name;  /* DNS-1123 label, unique in the pod: also a folder name under logs/ */
     char **argv; /* NULL-terminated, argc >= 1; exact bytes for execvp */
@@ -77,8 +86,11 @@ typedef struct sl_shim_container {
     int bind_hosts; /* "bindHosts": a runtime without a mount namespace (host): the shim binds
                        the pod's hosts file at /etc/hosts itself (src/shim/names.c) */
     sl_shim_probe_t *probes[SL_PROBE_NTYPES]; /* "probes": NULL when the type has none */
-    int private_tmp; /* "privateTmp": each run gets an empty /tmp of its own on the node
-                        (src/shim/podtmp.h); absent when a volume is mounted at /tmp */
+    int private_tmp;      /* "privateTmp": each run gets an empty /tmp of its own on the node
+                             (src/shim/podtmp.h); absent when a volume is mounted at /tmp */
+    int restart_count;    /* "restartCount": the first run's count (a gang's replica that replaces
+                             a failed one: the runs before it), also its log file's number */
+    sl_shim_last_t *last; /* "lastTerminated": the run before the first, or NULL */
 } sl_shim_container_t;
 
 typedef struct sl_shim_spec {

@@ -347,6 +347,21 @@ static void rootfs_json(json_t *j, const sl_pod_container_t *k, const ctr_t *x,
 }
 
 /* the container's entry in the shim spec, and its line in the summary */
+/* a gang's replica that replaces a failed one (SL_ANN_RESTARTS): where the
+ * container's runs go on, its restartCount and the failed run */
+static void restarts_json(tr_ctx_t *c, const sl_pod_container_t *k, json_t *j)
+{
+    const char *v = sl_pod_annotation(c->pod, SL_ANN_RESTARTS);
+    json_t *all = v ? json_loads(v, 0, NULL) : NULL;
+    json_t *o = json_object_get(all, k->name);
+    json_t *n = json_object_get(o, "restartCount"), *l = json_object_get(o, "lastTerminated");
+    if (json_is_integer(n) && json_integer_value(n) > 0 && json_integer_value(n) <= 1000000)
+        json_object_set(j, "restartCount", n);
+    if (json_is_object(l) && json_is_integer(json_object_get(l, "exitCode")))
+        json_object_set(j, "lastTerminated", l);
+    json_decref(all);
+}
+
 static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
                         const sl_argv_t *argv, sl_buf_t *summary)
 {
@@ -397,6 +412,8 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
     const char *tmp = sl_pod_annotation(c->pod, SL_ANN_TMP);
     if (!mounts_tmp(x) && !(tmp && !strcmp(tmp, "node"))) /* an empty /tmp per run (podtmp.h) */
         json_object_set_new(j, "privateTmp", json_true());
+    if (!k->init)
+        restarts_json(c, k, j);
     rootfs_json(j, k, x, argv);
     const json_t *kj = json_array_get(json_object_get(json_object_get(c->pod->json, "spec"),
                                                       k->init ? "initContainers" : "containers"),

@@ -26,6 +26,7 @@
  * joined to it (grow; gang.h ctl_gang_join), never more. */
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctl/carry.h"
 #include "ctl/gang.h"
 #include "ctl/gangowner.h"
 #include "ctl/internal.h"
@@ -76,6 +77,19 @@ static void cancel_jobs(const ctl_tj_kind_t *k, json_t *job)
     ctl_owner_cancel_jobs(k->kind, job);
 }
 
+/* the failed attempts' pods not yet being deleted: their runs carried over
+ * to the pods of the same names that replace them (carry.h) */
+static void carry_older(sl_ctl_t *c, json_t *job, json_t *pods, long long att)
+{
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        if (ann_int(pod, PTJ_ANN_ATTEMPT) < att && !sl_kube_meta_str(pod, "deletionTimestamp"))
+            ctl_carry_save(c, job, pod);
+    }
+}
+
 /* ---- pods and the gang ---------------------------------------------------------- */
 
 /* the replica of node rank: the lead (Master) first, then Worker rank-lead */
@@ -98,6 +112,7 @@ static void create_pods(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job, long l
     for (size_t i = from; i < to; i++) {
         json_t *r = replica_at(k, job, i);
         json_t *pod = k->new_pod(job, r, i, attempt);
+        ctl_carry_annotate(job, pod); /* replacing a failed one: its runs go on */
         json_t *have = sl_store_get(c->store, "pods", sl_kube_namespace(pod), sl_kube_name(pod));
         if (!have)
             json_array_append(pods, pod);
@@ -466,8 +481,10 @@ void ctl_tj_reconcile(const ctl_tj_kind_t *k, sl_ctl_t *c, json_t *job)
         if (ctl_ptj_condition(st, "Failed"))
             cancel_jobs(k, job); /* a success ends by itself: the Master's step is over */
     } else if (older) {
-        if (!backing_off(job)) /* an earlier attempt's: gone before the next starts */
+        if (!backing_off(job)) { /* an earlier attempt's: gone before the next starts */
+            carry_older(c, job, pods, att);
             delete_pods(c, job, pods, true);
+        }
     } else if (!json_array_size(cur)) {
         create_pods(k, c, job, att, 0, first_pods(k, job));
     } else {

@@ -300,6 +300,28 @@ int main(void)
                         "\"/x\"}]}"),
                  "containers[0].rootfs.mounts[0].source: required field missing", "no source");
 
+    /* a gang's replica that replaces a failed one: where its runs go on */
+    s = parse("{" POD ",\"containers\":[{\"name\":\"main\",\"argv\":[\"x\"],\"restartCount\":2,"
+              "\"lastTerminated\":{\"exitCode\":1,\"reason\":\"Error\","
+              "\"startedAt\":\"2026-12-06T18:00:00Z\",\"finishedAt\":\"2026-12-06T18:00:01Z\"}},"
+              "{\"name\":\"side\",\"argv\":[\"y\"]}]}",
+              &err);
+    ok(s != NULL, "restartCount and lastTerminated parse (%s)", err.text);
+    if (s) {
+        is_int(s->containers[0].restart_count, 2, "restartCount: the first run's count");
+        ok(s->containers[0].last && s->containers[0].last->exit_code == 1,
+           "lastTerminated's exit code");
+        is_str(s->containers[0].last ? s->containers[0].last->finished_at : "",
+               "2026-12-06T18:00:01Z", "lastTerminated's finishedAt");
+        ok(!s->containers[1].restart_count && !s->containers[1].last, "none by default");
+    }
+    sl_shim_spec_destroy(s);
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],\"restartCount\":-1}]}",
+                 "containers[0].restartCount", "a negative restartCount");
+    expect_error("{" POD ",\"containers\":[{\"name\":\"a\",\"argv\":[\"x\"],"
+                 "\"lastTerminated\":{\"reason\":\"Error\"}}]}",
+                 "containers[0].lastTerminated", "a lastTerminated without exitCode");
+
     sl_error_t lerr = SL_ERROR_INIT;
     ok(sl_shim_spec_load("/nonexistent/shim.json", &lerr) == NULL, "load of a missing file fails");
     has_str(lerr.text, "/nonexistent/shim.json", "load error names the path");
@@ -309,7 +331,8 @@ int main(void)
     ok(!sl_kube_is_dns1123_label("a-"), "trailing dash");
     ok(!sl_kube_is_dns1123_label(""), "empty");
     ok(!sl_kube_is_dns1123_label("a.b"), "dot");
-    ok(!sl_kube_is_dns1123_label("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    ok(!sl_kube_is_dns1123_label(
+           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
        "64 characters");
     return tap_done();
 }
