@@ -41,7 +41,7 @@ pod() {
   local cmd lim=
   cmd=$(printf '%s' "$3" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')
   [ "$2" -gt 0 ] && lim=',"limits":{"nvidia.com/gpu":'$2'}'
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}%s}}]}}' \
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud","slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"Never","containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"}%s}}]}}' \
     "$1" "$cmd" "$lim" | kc create -f - >/dev/null
 }
 done_() { local p; p=$(jp "$1" '{.status.phase}'); [ "$p" = Succeeded ] || [ "$p" = Failed ]; }

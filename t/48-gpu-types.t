@@ -37,7 +37,7 @@ is "$(jp node node1 -o jsonpath='{.status.capacity.nvidia\.com/gpu\.shared}')" 4
 
 # a pod of one busybox container: NAME, the spec's extra fields, the resource
 pod() {
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never",%s"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"},"limits":{%s}}}]}}' \
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"charliecloud","slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"Never",%s"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"requests":{"cpu":"100m","memory":"32Mi"},"limits":{%s}}}]}}' \
     "$1" "$2" "$3" "$4"
 }
 done_() { local p; p=$(jp pod "$1" -o jsonpath='{.status.phase}'); [ "$p" = Succeeded ] || [ "$p" = Failed ]; }

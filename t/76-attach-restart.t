@@ -17,7 +17,7 @@ pod() { # name policy: each run prints its number, waits for $GO-name-<run>, the
   cat <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: $1}
+metadata: {name: $1, annotations: {slurmlink.io/tmp: node}} # the test touches its go-files in the node's /tmp
 spec:
   restartPolicy: $2
   containers:

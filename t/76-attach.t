@@ -18,7 +18,7 @@ pod() { # name: prints three lines to each stream once $GO-name exists
   cat <<YAML
 apiVersion: v1
 kind: Pod
-metadata: {name: $1}
+metadata: {name: $1, annotations: {slurmlink.io/tmp: node}} # the test touches its go-files in the node's /tmp
 spec:
   restartPolicy: Never
   containers:
