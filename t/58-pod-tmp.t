@@ -5,7 +5,9 @@
 #   - a charliecloud pod writes /tmp/x; a second pod on the same node sees
 #     an empty /tmp, and so does the node's /tmp (no x there); the folder
 #     behind it is alice's, 0700, with the container's folder 01777;
-#   - a host-runtime pod: the same, in a mount namespace of its run;
+#   - a host-runtime pod keeps the node's /tmp (it runs in no container);
+#     with slurmlink.io/tmp: private it gets its own, in a mount namespace
+#     of its run;
 #   - a restarted container starts with an empty /tmp again;
 #   - a volume mounted at /tmp is the container's /tmp; the annotation
 #     slurmlink.io/tmp: node gives the node's /tmp; a bad value is a 422;
@@ -17,7 +19,7 @@
 #   - when the pods have ended, the node's /tmp holds no folder of either.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 19
+plan 21
 
 sec_two_tenants --token --default || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 leftovers() { find /tmp -maxdepth 1 -type d -name 'slurmlink-tmp.*' -uid "$1" 2>/dev/null | sort; }
@@ -59,8 +61,13 @@ ok wait_for 90 ended alice r1 "a second pod on the node ran"
 like "$(kc alice logs r1 2>&1)" '^tmp=\[\] x=cat: can.t open ./tmp/x.: No such file' "it sees an empty /tmp, not the first pod's x"
 
 # --- the host runtime ---------------------------------------------------------------------------
-pod alice h1 host 'echo "start=[$(ls -A /tmp)]"; echo h >/tmp/x; echo "after=[$(ls -A /tmp)]"' >/dev/null
-ok wait_for 90 ended alice h1 "a host-runtime pod ran"
+HV=$(mktemp /tmp/slt-hostview.XXXXXX) && echo node-tmp >"$HV" && chmod 644 "$HV"
+on_exit "rm -f '$HV'"
+pod alice h0 host "cat $HV" >/dev/null
+ok wait_for 90 ended alice h0 "a host-runtime pod without the annotation ran"
+is "$(kc alice logs h0 2>&1)" node-tmp "... in the node's /tmp: it read the file the test left there"
+pod alice h1 host 'echo "start=[$(ls -A /tmp)]"; echo h >/tmp/x; echo "after=[$(ls -A /tmp)]"' Never ',"slurmlink.io/tmp":"private"' >/dev/null
+ok wait_for 90 ended alice h1 "a host-runtime pod with slurmlink.io/tmp: private ran"
 is "$(kc alice logs h1 2>&1 | tr '\n' ' ')" "start=[] after=[x] " "it had an empty /tmp of its own, and wrote x there"
 nok test -e /tmp/x "... not on the node's /tmp"
 

@@ -409,8 +409,12 @@ static json_t *ctr_json(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x
         json_object_set_new(j, "gpus", json_integer(tr_ctr_gpus(c, k)));
     if (!x->ops->can_mount && tr_hosts_asked(c)) /* the shim binds it in a namespace */
         json_object_set_new(j, "bindHosts", json_true());
+    /* an empty /tmp per run (podtmp.h): the default of the container
+     * runtimes; the host runtime (no tmp_bind: no container) keeps the
+     * node's unless the pod asks for a private one */
     const char *tmp = sl_pod_annotation(c->pod, SL_ANN_TMP);
-    if (!mounts_tmp(x) && !(tmp && !strcmp(tmp, "node"))) /* an empty /tmp per run (podtmp.h) */
+    bool private_tmp = tmp ? !strcmp(tmp, "private") : x->ops->tmp_bind != NULL;
+    if (!mounts_tmp(x) && private_tmp)
         json_object_set_new(j, "privateTmp", json_true());
     if (!k->init)
         restarts_json(c, k, j);
