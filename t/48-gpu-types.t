@@ -144,7 +144,7 @@ claim a100 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA A100-SXM4
 out=$(claim bad 'device.attributes["gpu.nvidia.com"].memory > 10' | kc create -f - 2>&1)
 like "$out" 'ResourceClaim "bad" is invalid: spec.devices.requests\[0\].exactly.selectors\[0\].cel.expression: Invalid value: .*slurmlink reads only device.driver' \
   "a CEL expression outside the subset: 422 naming the field"
-printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"dra","annotations":{"slurmlink.io/runtime":"charliecloud"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimName":"a100"}],"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"dra","annotations":{"slurmlink.io/runtime":"charliecloud","slurmlink.io/tmp":"node"}},"spec":{"restartPolicy":"Never","resourceClaims":[{"name":"gpu","resourceClaimName":"a100"}],"containers":[{"name":"main","image":"busybox","command":["sh","-c",%s],"resources":{"claims":[{"name":"gpu"}],"requests":{"cpu":"100m","memory":"32Mi"}}}]}}' \
   "$(q "$show; while [ ! -e $SYNC/dra-done ]; do usleep 100000; done")" | kc create -f - >/dev/null
 running() { [ "$(jp pod dra -o jsonpath='{.status.phase}')" = Running ] && [ -n "$(kc logs dra 2>/dev/null)" ]; }
 wait_for 120 running
