@@ -14,18 +14,41 @@
 
 int sl_slurm_invalid_account(int e) { return e == ESLURM_INVALID_ACCOUNT; }
 
-/* sacctmgr -i ARGS...: 0 when done or already so, else -1 with err */
-static int sacctmgr(const char *bin_dir, const char *const *envp, const char *const *args,
-                    sl_error_t *err)
+/* what every sacctmgr run for one account gets: the program (in Slurm's
+ * bin_dir when set) and its environment (the jobs' PATH, sl_slurm_job_path) */
+typedef struct acct_run {
+    char *prog, *path, *conf;
+    const char *envp[4];
+} acct_run_t;
+
+static void run_init(acct_run_t *r, const sl_slurm_account_t *a)
 {
-    char *prog = bin_dir ? sl_xasprintf("%s/sacctmgr", bin_dir) : sl_xstrdup("sacctmgr");
-    const char *argv[12] = {prog, "-i"};
+    r->prog = a->bin_dir ? sl_xasprintf("%s/sacctmgr", a->bin_dir) : sl_xstrdup("sacctmgr");
+    r->path = sl_slurm_job_path(a->bin_dir);
+    r->conf = a->slurm_conf ? sl_xasprintf("SLURM_CONF=%s", a->slurm_conf) : NULL;
+    r->envp[0] = r->path;
+    r->envp[1] = "LC_ALL=C";
+    r->envp[2] = r->conf;
+    r->envp[3] = NULL;
+}
+
+static void run_free(acct_run_t *r)
+{
+    free(r->prog);
+    free(r->path);
+    free(r->conf);
+}
+
+/* sacctmgr -i ARGS...: 0 when done or already so, else -1 with err */
+static int sacctmgr(const acct_run_t *r, const char *const *args, sl_error_t *err)
+{
+    const char *argv[12] = {r->prog, "-i"};
     size_t n = 2;
     for (; *args && n < 11; args++)
         argv[n++] = *args;
     argv[n] = NULL;
     char *out = NULL;
-    int rc = sl_run(argv, envp, 1, SACCTMGR_TIMEOUT_MS, &out, err);
+    int rc = sl_run(argv, r->envp, 1, SACCTMGR_TIMEOUT_MS, &out, err);
     /* an account or association that exists already is what we want */
     if (rc > 0 && out &&
         (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
@@ -39,49 +62,44 @@ static int sacctmgr(const char *bin_dir, const char *const *envp, const char *co
                      out && *out ? out : "failed");
     }
     free(out);
-    free(prog);
     if (rc > 0)
         errno = EPERM;
     return rc == 0 ? 0 : -1;
 }
 
-#define SACCTMGR_PATH "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
-
 int sl_slurm_assoc_exists(const sl_slurm_account_t *a, sl_error_t *err)
 {
-    char *env_conf = a->slurm_conf ? sl_xasprintf("SLURM_CONF=%s", a->slurm_conf) : NULL;
-    const char *envp[] = {SACCTMGR_PATH, "LC_ALL=C", env_conf, NULL};
-    char *prog = a->bin_dir ? sl_xasprintf("%s/sacctmgr", a->bin_dir) : sl_xstrdup("sacctmgr");
+    acct_run_t r;
+    run_init(&r, a);
     char *user = sl_xasprintf("user=%s", a->user);
     char *acct = a->account ? sl_xasprintf("account=%s", a->account) : NULL;
-    const char *argv[] = {prog, "-n", "-P", "show", "assoc", "format=account", user, acct, NULL};
+    const char *argv[] = {r.prog, "-n", "-P", "show", "assoc", "format=account", user, acct, NULL};
     char *out = NULL;
-    int rc = sl_run(argv, envp, 0, SACCTMGR_TIMEOUT_MS, &out, err);
-    int r = rc == 0 ? (out && *out && *out != '\n') : -1;
+    int rc = sl_run(argv, r.envp, 0, SACCTMGR_TIMEOUT_MS, &out, err);
+    int ret = rc == 0 ? (out && *out && *out != '\n') : -1;
     if (rc > 0)
         sl_errprintf(err, "sacctmgr show assoc: exit %d", rc);
     free(out);
     free(acct);
     free(user);
-    free(prog);
-    free(env_conf);
-    return r;
+    run_free(&r);
+    return ret;
 }
 
 int sl_slurm_account_add(const sl_slurm_account_t *a, sl_error_t *err)
 {
-    char *env_conf = a->slurm_conf ? sl_xasprintf("SLURM_CONF=%s", a->slurm_conf) : NULL;
-    const char *envp[] = {SACCTMGR_PATH, "LC_ALL=C", env_conf, NULL};
+    acct_run_t r;
+    run_init(&r, a);
     char *descr = sl_xasprintf("Description=%s", a->description);
     char *acct = sl_xasprintf("Account=%s", a->account);
     const char *add_account[] = {"add", "account", a->account, descr, "Organization=slurmlink",
                                  NULL};
     const char *add_user[] = {"add", "user", a->user, acct, NULL};
-    int r = sacctmgr(a->bin_dir, envp, add_account, err);
-    if (r == 0 && a->user)
-        r = sacctmgr(a->bin_dir, envp, add_user, err);
+    int ret = sacctmgr(&r, add_account, err);
+    if (ret == 0 && a->user)
+        ret = sacctmgr(&r, add_user, err);
     free(descr);
     free(acct);
-    free(env_conf);
-    return r;
+    run_free(&r);
+    return ret;
 }
