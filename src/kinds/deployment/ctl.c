@@ -441,7 +441,7 @@ static void recreate(sl_ctl_t *c, dstate_t *s)
     {
         if (ival(rs, "spec.replicas"))
             scale_rs(c, s, rs, 0, 0);
-        json_t *pods = sl_rs_owned_pods(c, rs);
+        json_t *pods = sl_rs_owned_pods(c, rs, "ReplicaSet");
         left |= json_array_size(pods) > 0;
         json_decref(pods);
     }

@@ -33,16 +33,16 @@ const char *sl_rs_controller_of(json_t *obj, const char *kind)
     return ctl_controller_owner(obj, kind, "apps/v1");
 }
 
-json_t *sl_rs_owned_pods(sl_ctl_t *c, json_t *rs)
+json_t *sl_rs_owned_pods(sl_ctl_t *c, json_t *owner, const char *kind)
 {
-    json_t *all = ctl_pods_naming(c, sl_kube_namespace(rs), sl_kube_uid(rs));
+    json_t *all = ctl_pods_naming(c, sl_kube_namespace(owner), sl_kube_uid(owner));
     json_t *out = json_array();
     size_t i;
     json_t *pod;
     json_array_foreach(all, i, pod)
     {
-        const char *o = sl_rs_controller_of(pod, "ReplicaSet");
-        if (o && !strcmp(o, sl_kube_uid(rs)))
+        const char *o = sl_rs_controller_of(pod, kind);
+        if (o && !strcmp(o, sl_kube_uid(owner)))
             json_array_append(out, pod);
     }
     json_decref(all);
@@ -300,7 +300,7 @@ void sl_rs_finalize(sl_ctl_t *c, json_t *obj, const char *store, json_t *deps, s
 
 static void rs_reconcile(sl_ctl_t *c, json_t *rs)
 {
-    json_t *pods = sl_rs_owned_pods(c, rs);
+    json_t *pods = sl_rs_owned_pods(c, rs, "ReplicaSet");
     if (sl_kube_meta_str(rs, "deletionTimestamp")) {
         sl_rs_finalize(c, rs, "replicasets.apps", pods, sl_rs_pods_follow);
         json_decref(pods);
@@ -316,7 +316,7 @@ static void rs_reconcile(sl_ctl_t *c, json_t *rs)
 /* deleted (background propagation): its pods go */
 static void rs_gone(sl_ctl_t *c, json_t *rs)
 {
-    json_t *pods = sl_rs_owned_pods(c, rs);
+    json_t *pods = sl_rs_owned_pods(c, rs, "ReplicaSet");
     if (json_array_size(pods))
         sl_info("replicaset %s/%s deleted: %zu pods deleted with it", sl_kube_namespace(rs),
                 sl_kube_name(rs), json_array_size(pods));

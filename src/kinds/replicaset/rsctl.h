@@ -14,8 +14,8 @@ extern const api_kind_ops_t sl_rs_api_ops;
 
 /* the uid of obj's controller ownerReference to an apps/v1 kind, or NULL */
 const char *sl_rs_controller_of(json_t *obj, const char *kind);
-/* the pods whose controller is rs (new ref) */
-json_t *sl_rs_owned_pods(sl_ctl_t *c, json_t *rs);
+/* the pods whose controller is owner, an apps/v1 kind (new ref) */
+json_t *sl_rs_owned_pods(sl_ctl_t *c, json_t *owner, const char *kind);
 /* neither ended (Succeeded, Failed) nor being deleted */
 bool sl_rs_pod_active(json_t *pod);
 /* a graceful delete of pod (now: no grace period) */

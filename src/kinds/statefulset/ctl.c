@@ -276,24 +276,9 @@ static void status(json_t *sts, view_t *v, json_t *st)
     json_object_set(st, "observedGeneration", sl_kube_path(sts, "metadata.generation"));
 }
 
-static json_t *owned_pods(sl_ctl_t *c, json_t *sts)
-{
-    json_t *all = ctl_pods_naming(c, sl_kube_namespace(sts), sl_kube_uid(sts)), *out = json_array();
-    size_t i;
-    json_t *pod;
-    json_array_foreach(all, i, pod)
-    {
-        const char *o = sl_rs_controller_of(pod, "StatefulSet");
-        if (o && !strcmp(o, sl_kube_uid(sts)))
-            json_array_append(out, pod);
-    }
-    json_decref(all);
-    return out;
-}
-
 static void sts_reconcile(sl_ctl_t *c, json_t *sts)
 {
-    json_t *pods = owned_pods(c, sts);
+    json_t *pods = sl_rs_owned_pods(c, sts, "StatefulSet");
     if (sl_kube_meta_str(sts, "deletionTimestamp")) {
         sl_rs_finalize(c, sts, STS_STORE, pods, sl_rs_pods_follow);
         json_decref(pods);
@@ -314,7 +299,7 @@ static void sts_reconcile(sl_ctl_t *c, json_t *sts)
 
 static void sts_gone(sl_ctl_t *c, json_t *sts)
 {
-    json_t *pods = owned_pods(c, sts);
+    json_t *pods = sl_rs_owned_pods(c, sts, "StatefulSet");
     sl_rs_pods_follow(c, sts, pods, false);
     json_decref(pods);
 }
