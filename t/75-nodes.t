@@ -1,5 +1,6 @@
 #!/bin/bash
 # covers: src/ctl/nodes.c src/api/ src/slurmif/
+# slow
 # Several Slurm nodes on one machine (`slurmlink up --nodes N`): a 4-node and
 # a 2-node cluster side by side, each node a slurmd in its own network, UTS
 # and mount namespace. sinfo and kubectl get nodes, distinct GPU files, srun

@@ -1,5 +1,6 @@
 #!/bin/bash
 # covers: src/kinds/kubeflow/controller.c src/kinds/pytorchjob/pods.c src/kinds/kubeflow/status.c src/ctl/gang.c src/api/ src/slurmif/acct.c
+# slow
 # 87-pytorchjob-nodefail.t — a node dies under a PyTorchJob's gang (three
 # nodes: slurmlink up --nodes 3): the Worker's first attempt hangs on its
 # node, whose slurmd is then killed (SIGKILL, as a crashed host):
