@@ -36,5 +36,7 @@ ok test "$want" -gt 0 "some scripts cover src/kinds/cronjob/controller.c ($want)
 is "$(nfor --integration --for src/kinds/cronjob/controller.c)" "$want" \
   "--for src/kinds/cronjob/controller.c picks the scripts naming that file, its folders or src/"
 units=$(make -s --no-print-directory print-unit-bins | grep -c '^test/kube_')
-[ -d build-asan ] && units=$((units * 2)) # the ASan build's too
+# the ASan build's too; without build-asan/ the runner lists one placeholder
+# for it instead (it fails, saying make asan did not run)
+if [ -d build-asan ]; then units=$((units * 2)); else units=$((units + 1)); fi
 is "$(nfor --unit --for src/kube/cron.c)" "$units" "--unit --for src/kube/cron.c picks the kube module's unit binaries"
