@@ -33,7 +33,7 @@ DIR=${SLURMLINK_DIR:-/var/lib/slurmlink-cluster}
 SL=build/slurmlink
 PY=/usr/bin/python3
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+step() { printf '\n\033[1m== %s\033[0m  (at %d s)\n' "$*" $SECONDS; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 die() { echo "demo: $*" >&2; exit 1; }
 # until "$@" succeeds, at most $1 seconds
@@ -169,7 +169,7 @@ run sacct -X -j "$jobs" -o JobID,JobName%20,User,Account,NodeList,State,ExitCode
 step "summary (slurmlink report: accounting + the pods + each job's recorded GPU)"
 run "$SL" report --jobs "$jobs" --records "$MPI/out-$mjob.txt"
 
-step "done"
+step "done (in $SECONDS s)"
 echo "the cluster keeps running; to use it:"
 echo "  export SLURM_CONF=$SLURM_CONF KUBECONFIG=$KUBECONFIG"
 echo "to stop it:  $SL down --dir $DIR"

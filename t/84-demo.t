@@ -38,6 +38,7 @@ for t in docker-registry skopeo umoci; do command -v $t >/dev/null || bail "$t i
 D=$(tmpdir)
 on_exit "'$SLURMLINK' down --dir '$D' >/dev/null 2>&1; rm -rf '$D'"
 out=$(SLURMLINK_DIR=$D "$ROOT/scripts/demo.sh" 2>&1; echo "rc=$?")
+diag "$(printf '%s\n' "$out" | grep -a '== ')"
 diag "$(printf '%s\n' "$out" | tail -14)"
 like "$out" 'rc=0$' "scripts/demo.sh exits 0" || diag "$(printf '%s\n' "$out" | tail -60)"
 export SLURM_CONF=$D/etc/slurm.conf KUBECONFIG=$D/kubeconfig
