@@ -125,9 +125,15 @@ build() {
   rm -rf "$oci" && mv "$w" "$oci"
 }
 
+# one build at a time (t/84-demo and t/87-kubeflow-upstream may start at once
+# on a fresh machine, both on .cache/kubeflow-images)
+mkdir -p "$(dirname "$oci")"
+exec 9>"$oci.lock"
+flock 9
 if [ "$(cat "$oci/stamp" 2>/dev/null)" != "$stamp" ]; then
   build >&2
 fi
+flock -u 9
 [ -z "$reg" ] && exit 0
 [ ${#push[@]} = 0 ] && push=("${tags[@]}")
 for t in "${push[@]}"; do

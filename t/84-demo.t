@@ -80,7 +80,7 @@ is "$(kd get pod demo-infer -o jsonpath='{.status.phase} {.status.containerStatu
   "the inference pod Succeeded after /quit"
 
 # --- the MPI job, the queue, the report --------------------------------------------------------
-like "$out" 'mpi-stencil: [0-9]+ ranks on 2 node\(s\) \[node1,[a-z0-9,]*node2\], 20000 cells, 1500 sweeps: verified' \
+like "$out" 'mpi-stencil: [0-9]+ ranks on 2 node\(s\) \[node1,[a-z0-9,]*node2\], 20000 cells, 500 sweeps: verified' \
   "the MPI job ran on both nodes and verified"
 like "$out" $'\n'' *[0-9]+ +(mpi-demo|default/demo-infer) +[^ ]+ +PENDING +(Resources|Priority) ' \
   "the queued excess: the MPI job or the inference pending while a GPU job runs (squeue)"
