@@ -18,6 +18,7 @@ PKGS=(
   # images from registries (src/image/pull.c): skopeo speaks the registry
   # protocol, umoci unpacks OCI layers, mksquashfs builds enroot images;
   # docker-registry and htpasswd (apache2-utils) are the tests' registry
+  # (docker-registry also the demo's, scripts/demo.sh)
   skopeo umoci squashfs-tools docker-registry apache2-utils
   # clients and tools used by tests and benchmarks
   python3 python3-kubernetes python3-yaml gnutls-bin openssl curl jq xz-utils tar procps psmisc iproute2

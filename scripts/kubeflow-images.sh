@@ -11,18 +11,21 @@
 #                                              (examples/pytorch/elastic/echo: `... ./echo.py`)
 #   mnist      ENTRYPOINT python /opt/mnist/src/mnist.py   (examples/pytorch/mnist)
 #   sendrecv   ENTRYPOINT python /opt/mlkube/dist_sendrecv.py (examples/pytorch/smoke-dist)
-#   torch      no entrypoint: python, torchrun and the scripts (the demo's training)
+#   torch      no entrypoint: python, torchrun and the scripts (the demo's
+#              training and inference server, /opt/slurmlink/demo_*.py)
 # Every tag sets PET_REDIRECTS=2 and PET_TEE=2: Debian's torch 1.13 on Python
 # 3.11 parses torchrun's default --redirects 0 as None and fails (Std.from_str);
 # 2 sends each worker's stderr to the console as well as its log file.
-#   scripts/kubeflow-images.sh OCI_DIR [REGISTRY]
+#   scripts/kubeflow-images.sh OCI_DIR [REGISTRY [TAG...]]
 # builds OCI_DIR (an OCI layout; kept while this script, the scripts and the
 # Debian packages are unchanged, so a second run only pushes) and, with
-# REGISTRY (HOST:PORT, plain HTTP), pushes each tag as REGISTRY/kubeflow/TAG:v1.
+# REGISTRY (HOST:PORT, plain HTTP), pushes each tag (or the TAGs named) as
+# REGISTRY/kubeflow/TAG:v1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-oci=$(realpath -m "${1:?usage: kubeflow-images.sh OCI_DIR [REGISTRY]}")
+oci=$(realpath -m "${1:?usage: kubeflow-images.sh OCI_DIR [REGISTRY [TAG...]]}")
 reg=${2:-}
+push=("${@:3}")
 py=/usr/bin/python3
 src=$root/examples/kubeflow-images
 tags=(cpu-demo echo mnist sendrecv torch)
@@ -100,6 +103,7 @@ build() {
   for t in sh env cat ls sleep hostname id; do ln -sf busybox "$b/usr/bin/$t"; done
   ln -s python3.11 "$b/usr/bin/python3" && ln -s python3.11 "$b/usr/bin/python"
   install -D -m 644 "$src/slexample.py" "$b/opt/slurmlink/slexample.py"
+  install -m 644 "$src/demo_train.py" "$src/demo_serve.py" "$b/opt/slurmlink/"
   install -m 644 "$src/demo.py" "$b/demo.py"
   install -D -m 644 "$src/echo.py" "$b/workspace/echo.py"
   install -D -m 644 "$src/mnist.py" "$b/opt/mnist/src/mnist.py"
@@ -121,10 +125,18 @@ build() {
   rm -rf "$oci" && mv "$w" "$oci"
 }
 
+# one build at a time (t/84-demo and t/87-kubeflow-upstream may start at once
+# on a fresh machine, both on .cache/kubeflow-images)
+mkdir -p "$(dirname "$oci")"
+exec 9>"$oci.lock"
+flock 9
 if [ "$(cat "$oci/stamp" 2>/dev/null)" != "$stamp" ]; then
   build >&2
 fi
+flock -u 9
 [ -z "$reg" ] && exit 0
-for t in "${tags[@]}"; do
+[ ${#push[@]} = 0 ] && push=("${tags[@]}")
+for t in "${push[@]}"; do
+  [[ " ${tags[*]} " == *" $t "* ]] || { echo "no tag $t (${tags[*]})" >&2; exit 1; }
   skopeo copy --quiet --dest-tls-verify=false "oci:$oci/oci:$t" "docker://$reg/kubeflow/$t:v1"
 done

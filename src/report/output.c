@@ -35,16 +35,20 @@ int sl_rpt_parse_time(const char *s, time_t *out)
     return 0;
 }
 
-#define ROW "%6s  %-22s %-10s %-10s %-10s %-16s %5s %5s  %s\n"
+#define ROW "%6s  %-*s %-10s %-10s %-10s %-16s %5s %5s  %s\n"
 
 void sl_rpt_print(const sl_rpt_t *r, FILE *f)
 {
-    fprintf(f, ROW, "JOBID", "ORIGIN", "USER", "ACCOUNT", "NODES", "GPU(node:idx)", "WAIT", "RUN",
-            "EXIT");
+    int ow = 22; /* the origin column: as wide as its longest */
+    for (size_t i = 0; i < r->njobs; i++)
+        if (r->jobs[i].origin && (int)strlen(r->jobs[i].origin) > ow)
+            ow = (int)strlen(r->jobs[i].origin);
+    fprintf(f, ROW, "JOBID", ow, "ORIGIN", "USER", "ACCOUNT", "NODES", "GPU(node:idx)", "WAIT",
+            "RUN", "EXIT");
     for (size_t i = 0; i < r->njobs; i++) {
         const rpt_job_t *j = &r->jobs[i];
         char w[32], run[32];
-        fprintf(f, ROW, j->id, j->origin, j->user, j->account, j->nodes, j->held,
+        fprintf(f, ROW, j->id, ow, j->origin, j->user, j->account, j->nodes, j->held,
                 sl_rpt_fmt_secs(j->submit, j->start, w, sizeof(w)),
                 sl_rpt_fmt_secs(j->start, j->end, run, sizeof(run)), j->exit_code);
     }

@@ -186,6 +186,63 @@ static void check_pod(sl_rpt_t *r, rpt_job_t *j, json_t *p)
     }
 }
 
+static const char *ann_of(json_t *p, const char *key)
+{
+    json_t *ann = json_object_get(json_object_get(p, "metadata"), "annotations");
+    return json_string_value(json_object_get(ann, key));
+}
+
+/* one pod of a workload's job (a gang: a PyTorchJob's or an MPIJob's
+ * replicas, ...): its node one of the job's, its exit code 0 when the job's is */
+static void check_member(sl_rpt_t *r, rpt_job_t *j, json_t *p, char **nodes)
+{
+    json_t *md = json_object_get(p, "metadata");
+    const char *nm = json_string_value(json_object_get(md, "name"));
+    const char *node = json_string_value(json_object_get(json_object_get(p, "spec"), "nodeName"));
+    int mine = 0;
+    for (size_t k = 0; node && nodes && nodes[k]; k++)
+        mine |= !strcmp(nodes[k], node);
+    if (!mine)
+        problem(r, "job %s: sacct NodeList %s, its pod %s spec.nodeName %s", j->id, j->nodes,
+                nm ? nm : "", node ? node : "None");
+    long long code = 0;
+    if (!strcmp(j->exit_code, "0:0") && (!pod_exit(p, &code) || code))
+        problem(r, "job %s: sacct ExitCode 0:0, its pod %s did not exit 0", j->id, nm ? nm : "");
+}
+
+/* a job whose comment names a workload, not a pod: its pods are those whose
+ * job-uid annotation is that uid and whose job-id is the job; the origin is
+ * their owner, "namespace/name (Kind)", and JobName must be namespace/name */
+static void check_workload(sl_rpt_t *r, rpt_job_t *j, const char *uid)
+{
+    char **nodes = sl_slurm_hostlist_expand(j->nodes);
+    const char *key, *ns = NULL, *kind = NULL, *owner = NULL;
+    json_t *p;
+    json_object_foreach(r->pods, key, p)
+    {
+        const char *ju = ann_of(p, "slurmlink.io/job-uid"), *id = ann_of(p, "slurmlink.io/job-id");
+        if (!ju || !id || strcmp(ju, uid) || strcmp(id, j->id))
+            continue;
+        json_t *md = json_object_get(p, "metadata");
+        json_t *ref = json_array_get(json_object_get(md, "ownerReferences"), 0);
+        ns = json_string_value(json_object_get(md, "namespace"));
+        kind = json_string_value(json_object_get(ref, "kind"));
+        owner = json_string_value(json_object_get(ref, "name"));
+        check_member(r, j, p, nodes);
+    }
+    sl_strv_free(nodes);
+    if (!kind || !owner || !ns) {
+        if (asprintf(&j->origin, "%s (pod)", j->name) < 0)
+            abort();
+        return;
+    }
+    if (asprintf(&j->origin, "%s/%s (%s)", ns, owner, kind) < 0)
+        abort();
+    if (strncmp(j->name, j->origin, strlen(ns) + 1 + strlen(owner)) ||
+        j->name[strlen(ns) + 1 + strlen(owner)])
+        problem(r, "job %s: JobName %s but its pods' %s is %s/%s", j->id, j->name, kind, ns, owner);
+}
+
 static void check_origin(sl_rpt_t *r, rpt_job_t *j)
 {
     const char *m = strstr(j->comment, "slurmlink:uid=");
@@ -195,11 +252,11 @@ static void check_origin(sl_rpt_t *r, rpt_job_t *j)
     }
     char *uid = sl_xstrndup(m + 14, strcspn(m + 14, " ,;"));
     json_t *p = json_object_get(r->pods, uid);
-    free(uid);
     if (p)
         check_pod(r, j, p);
-    else if (asprintf(&j->origin, "%s (pod)", j->name) < 0)
-        abort();
+    else
+        check_workload(r, j, uid);
+    free(uid);
 }
 
 /* the jobs that held (node, gpu) with a known [Start, End), by Start;

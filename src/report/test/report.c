@@ -5,6 +5,7 @@
 #include "report/report.h"
 #include "common/argv.h"
 #include "common/tap.h"
+#include "common/xalloc.h"
 #include "slurmif/slurmif.h"
 
 #include <stdio.h>
@@ -190,6 +191,63 @@ static void pods(void)
     sl_rpt_free(r);
 }
 
+/* a gang job (a PyTorchJob's Master and Worker): its pods, found by their
+ * job-uid and job-id annotations, give its origin, their owner; each pod's
+ * node must be one of the job's and its exit code 0 when the job's is */
+static const char gang_pods[] =
+    "{\"items\":[{\"metadata\":{\"uid\":\"p-m\",\"namespace\":\"ml\",\"name\":\"t-master-0\","
+    "\"ownerReferences\":[{\"kind\":\"PyTorchJob\",\"name\":\"t\"}],\"annotations\":"
+    "{\"slurmlink.io/job-uid\":\"w-1\",\"slurmlink.io/job-id\":\"30\",\"slurmlink.io/gpus\":"
+    "\"{\\\"node\\\":\\\"node1\\\",\\\"indexes\\\":[0]}\"}},\"spec\":{\"nodeName\":\"node1\"},"
+    "\"status\":{\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":0}}}]}},"
+    "{\"metadata\":{\"uid\":\"p-w\",\"namespace\":\"ml\",\"name\":\"t-worker-0\","
+    "\"ownerReferences\":[{\"kind\":\"PyTorchJob\",\"name\":\"t\"}],\"annotations\":"
+    "{\"slurmlink.io/job-uid\":\"w-1\",\"slurmlink.io/job-id\":\"30\",\"slurmlink.io/gpus\":"
+    "\"{\\\"node\\\":\\\"NODE\\\",\\\"indexes\\\":[0]}\"}},\"spec\":{\"nodeName\":\"NODE\"},"
+    "\"status\":{\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":EXIT}}}]}}]}";
+
+static sl_rpt_t *gang_load(const char *node, const char *exit, const char *name)
+{
+    sl_rpt_t *r = sl_rpt_create();
+    sl_rpt_job_t j = job("30", name, "node[1-2]", "cpu=2,gres/gpu=2,node=2", 0, 1, 9, "0:0",
+                         "slurmlink:uid=w-1 slurmlink:gang=1");
+    sl_rpt_add_job(r, &j);
+    char *text = sl_xstrdup(gang_pods), *at;
+    while ((at = strstr(text, "NODE")) || (at = strstr(text, "EXIT"))) {
+        const char *v = !strncmp(at, "NODE", 4) ? node : exit;
+        char *t = NULL;
+        if (asprintf(&t, "%.*s%s%s", (int)(at - text), text, v, at + 4) < 0)
+            abort();
+        free(text);
+        text = t;
+    }
+    json_t *p = json_loads(text, 0, NULL);
+    free(text);
+    sl_rpt_add_pods(r, p, "p", NULL);
+    json_decref(p);
+    return r;
+}
+
+static void gang(void)
+{
+    sl_rpt_t *r = gang_load("node2", "0", "ml/t");
+    is_int(sl_rpt_check(r), 0, "a gang job whose two pods ran on its nodes and exited 0: clean");
+    char *out = printed(r);
+    has_str(out, "ml/t (PyTorchJob)", "... its origin is the pods' owner, namespace/name (Kind)");
+    has_str(out, "node1:0,node2:0", "... both pods' GPUs are its holdings");
+    free(out);
+    sl_rpt_free(r);
+    fails(gang_load("node3", "0", "ml/t"),
+          "job 30: sacct NodeList node[1-2], its pod t-worker-0 spec.nodeName node3",
+          "a gang pod on a node not the job's fails");
+    fails(gang_load("node2", "1", "ml/t"),
+          "job 30: sacct ExitCode 0:0, its pod t-worker-0 did not exit 0",
+          "a gang pod that failed in a job that exited 0:0 fails");
+    fails(gang_load("node2", "0", "ml/tt"),
+          "job 30: JobName ml/tt but its pods' PyTorchJob is ml/t",
+          "a gang job's name not its owner's fails");
+}
+
 static void sacct_table(void)
 {
     sl_rpt_t *r = sl_rpt_create();
@@ -290,11 +348,12 @@ static void shards(void)
 
 int main(void)
 {
-    tap_plan(36);
+    tap_plan(42);
     clean_load();
     overlaps();
     records();
     pods();
+    gang();
     sacct_table();
     formatting();
     shards();
