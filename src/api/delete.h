@@ -6,7 +6,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/http/request.h"
+#include "api/resource.h"
+#include "api/server.h"
 #include "common/err.h"
 
 /* --- delete.c --- */

@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/http/request.h"
+#include "api/server.h"
 #include "common/err.h"
 
 /* --- lifecycle.c: defaults namespaces, graceful pod deletion, janitor --- */
