@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/kube/apply.c src/api/patch.c src/api/decode.c src/api/pod_kind.c src/api/eviction.c src/api/router.c
+# covers: src/kube/apply.c src/api/patch.c src/api/decode.c src/api/pod_kind.c src/api/eviction.c src/api/http/router.c
 # 51-kubectl-podverbs.t — server-side apply between field managers, and warnings
 # on updates, through an unmodified kubectl (1.32, 1.30, 1.33) against
 # slurmlinkd (no Slurm). A manager that applies another value to a field

@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/spdypf.c src/api/portfwd.c src/kinds/deployment/ src/kinds/service/
+# covers: src/api/http/spdypf.c src/api/http/portfwd.c src/kinds/deployment/ src/kinds/service/
 # 52-client-node-portforward.t — @kubernetes/client-node's own port-forward
 # integration test (src/test/integration/portForward.ts of its 2.0.0 tag,
 # unmodified but for its import paths: the installed package instead of the

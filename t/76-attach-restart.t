@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/shim/attach.c src/api/exec.c
+# covers: src/shim/attach.c src/api/http/exec.c
 # 76-attach-restart.t — kubectl attach ends when the container it is
 # attached to exits, as kubelet's attach does, also when the pod restarts
 # the container (restartPolicy Always / OnFailure): the session shows that

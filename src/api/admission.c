@@ -27,7 +27,12 @@
  *
  * The controller checks the same things again when it submits (a policy
  * edited in between, a Unix user removed): this is the early, clear answer. */
+#include "api/admission.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
+#include "api/quota.h"
+#include "auth/policy.h"
 #include "common/err.h"
 #include "common/quote.h"
 #include "common/xalloc.h"
@@ -35,6 +40,7 @@
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/pod.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * keys unique across data and binaryData, at most 1 MiB of data. The keys
  * become file names in pod folders, so "..", "." and "/" must never get
  * through. */
-#include "api/internal.h"
+#include "api/datakeys.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 

@@ -10,9 +10,11 @@
  *   strict:      Pod in version "v1" cannot be handled as a Pod: strict decoding
  *                error: unknown field "spec.containers[0].imagee"
  */
+#include "api/decode.h"
 #include "api/gojson.h"
-#include "api/internal.h"
+#include "api/http/request.h"
 #include "api/protobuf.h"
+#include "api/resource.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/status.h"

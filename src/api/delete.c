@@ -14,13 +14,20 @@
  * removed. A namespace with spec.finalizers (all have "kubernetes" from
  * creation) only turns Terminating here; the namespace controller
  * (namespace.c) empties and removes it, as kube's does. */
+#include "api/delete.h"
+#include "api/decode.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
+#include "api/lifecycle.h"
 #include "api/protobuf.h"
 #include "common/xalloc.h"
 #include "kinds/kind.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/pod.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdlib.h>

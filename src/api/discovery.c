@@ -2,11 +2,14 @@
  * aggregated (apidiscovery.k8s.io/v2, two requests in all, with the exact
  * Content-Type kubectl insists on) and legacy (/api, /apis, /api/v1, ...).
  * Everything is generated from the resource table (resource.c). */
-#include "api/internal.h"
-#include "http/media.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/nodemetrics.h"
+#include "api/resource.h"
 #include "api/review.h"
 #include "common/version.h"
+#include "http/media.h"
 #include "kube/status.h"
 
 #include <string.h>

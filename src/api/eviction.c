@@ -5,12 +5,17 @@
  * deleteOptions the Eviction carries. There are no PodDisruptionBudgets,
  * so no eviction is refused for one (kube's 429). The router has
  * authorized "create pods/eviction": whoever may write the namespace. */
+#include "api/decode.h"
+#include "api/delete.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
 #include "api/nodeops.h"
 #include "api/protobuf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * configmaps, secrets, serviceaccounts): metadata validation with
  * kube-apiserver's texts, defaults, status kept on update, Table printers.
  * Pods have their own file (pod_kind.c). */
+#include "api/datakeys.h"
 #include "api/internal.h"
 #include "api/printers.h"
 #include "common/b64.h"

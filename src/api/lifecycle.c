@@ -9,8 +9,14 @@
  * (pods leave them when the lifecycle controller removes them) and expires
  * events once a minute; each pass (a store change seen, or a second with
  * none) is counted in slurmlink_loop_passes_total{loop="janitor"}. */
-#include "api/internal.h"
+#include "api/lifecycle.h"
+#include "api/decode.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/podmetrics.h"
+#include "api/quota.h"
+#include "api/server.h"
 #include "common/argv.h"
 #include "common/log.h"
 #include "common/proc.h"
@@ -19,6 +25,7 @@
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "metrics/metrics.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <string.h>

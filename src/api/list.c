@@ -16,15 +16,20 @@
  * ResourceVersionTooLarge). remainingItemCount is given without selectors
  * only, as in kube-apiserver. Without selectors or paging a JSON list
  * splices the stored texts without parsing them. */
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/http/table.h"
 #include "api/internal.h"
 #include "api/rowcache.h"
+#include "common/b64.h"
 #include "common/buf.h"
 #include "common/proc.h"
-#include "common/b64.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -19,6 +19,9 @@
  * stops after QUIET_MAX bytes that produced no output (a sparse or garbage
  * file), and when the client has gone. */
 #include "api/logs.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
 #include "common/buf.h"
 #include "common/proc.h"
@@ -26,6 +29,7 @@
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <errno.h>

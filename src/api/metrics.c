@@ -4,9 +4,12 @@
  * Pods by namespace and phase are counted from the store at each scrape, so
  * they agree with what a list shows; the store's commits are read then too. */
 #include "metrics/metrics.h"
-#include "api/internal.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "kube/status.h"
 #include "metrics/expo.h"
+#include "store/store.h"
 
 #include <string.h>
 

@@ -22,13 +22,18 @@
  *
  * It lives in the API rather than in src/ctl because step 1 is the API's
  * own delete (api_delete_object), not a client's view of it. */
+#include "api/delete.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
+#include "api/lifecycle.h"
 #include "common/argv.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * PodMetrics, the group's other resource, come from the pods' shims
  * (podmetrics.c): the discovery of the group lists both. */
 #include "api/nodemetrics.h"
-#include "api/internal.h"
+#include "api/http/request.h"
 #include "api/podmetrics.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"

@@ -9,6 +9,9 @@
  * lets the running jobs go on and starts no new ones: HPC jobs keep their
  * own course; kubectl drain evicts the pods (eviction.c). */
 #include "api/nodeops.h"
+#include "api/decode.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
 #include "api/jsonpatch.h"
 #include "common/log.h"
@@ -17,6 +20,7 @@
 #include "kube/patch.h"
 #include "kube/status.h"
 #include "slurmif/slurmif.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <string.h>

@@ -2,8 +2,18 @@
  * the helpers the other handlers share. Kind-specific behaviour comes from
  * the resource's ops (resource.h); everything else follows
  * kube-apiserver's generic registry (k8s.io/apiserver/pkg/registry/rest). */
+#include "api/admission.h"
+#include "api/decode.h"
 #include "api/facts.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/http/table.h"
 #include "api/internal.h"
+#include "api/lifecycle.h"
+#include "api/quota.h"
+#include "auth/authn.h"
+#include "auth/policy.h"
 #include "common/xalloc.h"
 #include "kinds/kind.h"
 #include "kube/meta.h"

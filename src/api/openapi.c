@@ -25,8 +25,11 @@
  * server like any object. It also keeps kubectl apply from computing
  * patches from v2 definitions (it prefers those to its built-in types). */
 #include "api/crd.h"
-#include "api/internal.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/openapi_schemas.h"
+#include "api/resource.h"
 #include "common/buf.h"
 #include "kube/status.h"
 

@@ -9,11 +9,17 @@
  * precondition; otherwise conflicts with concurrent writers are retried
  * here, as kube-apiserver's GuaranteedUpdate does. */
 #include "kube/patch.h"
+#include "api/admission.h"
+#include "api/decode.h"
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
 #include "api/jsonpatch.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <string.h>

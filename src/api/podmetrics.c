@@ -11,11 +11,14 @@
  * pushes. A pod is served only while the store has it Running with the
  * same uid. */
 #include "api/podmetrics.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <pthread.h>
 #include <stdio.h>

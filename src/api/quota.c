@@ -35,8 +35,11 @@
  * (quotawatch.c). The policy's defaultQuota becomes a ResourceQuota named
  * "default" in each namespace that has none (at the first pod create, or
  * when the janitor sees the namespace). */
+#include "api/quota.h"
 #include "api/facts.h"
-#include "api/internal.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "auth/policy.h"
 #include "common/fault.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -44,6 +47,7 @@
 #include "kube/quantity.h"
 #include "kube/status.h"
 #include "metrics/metrics.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdlib.h>

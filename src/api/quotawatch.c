@@ -18,7 +18,7 @@
  * Every namespace is looked at on the first pass and when the change log
  * was trimmed past the janitor's place. A namespace stays marked while its
  * recount left something to do (api_quota_watch_done). */
-#include "api/internal.h"
+#include "api/quota.h"
 #include "common/argv.h"
 #include "common/log.h"
 #include "common/xalloc.h"

@@ -1,6 +1,5 @@
 /* resource.c — the resources slurmlinkd serves. */
 #include "api/resource.h"
-#include "api/internal.h"
 #include "kinds/kind.h"
 
 #include <stdio.h>

@@ -89,6 +89,8 @@ struct api_resource {
     const api_kind_ops_t *ops;
 };
 
+/* at most this many rows (the server keeps a watch window for each) */
+#define API_MAX_RESOURCES 64
 /* The whole table, terminated by an entry with name == NULL: the core
  * resources (resource.c), then the workload kinds' rows (src/kinds/). */
 extern const api_resource_t *const api_resources;

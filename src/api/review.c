@@ -10,8 +10,15 @@
  * cluster: write). With kubectl --as, impersonate.c has already made
  * r->user the impersonated user, so can-i --as answers for that user. */
 #include "api/review.h"
-#include "api/internal.h"
+#include "api/decode.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/protobuf.h"
+#include "api/resource.h"
+#include "auth/authn.h"
+#include "auth/policy.h"
+#include "common/argv.h"
+#include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/status.h"
 

@@ -8,6 +8,9 @@
  * spec.replicas alone (a new generation), only by the creator's Unix user
  * as any update of a workload (objects.c); the Scale's resourceVersion,
  * when given, is a precondition on the object's. */
+#include "api/decode.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/internal.h"
 #include "api/jsonpatch.h"
 #include "api/nodeops.h"
@@ -16,6 +19,7 @@
 #include "kube/patch.h"
 #include "kube/selector.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdlib.h>

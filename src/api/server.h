@@ -82,7 +82,7 @@ typedef struct sl_api_opts {
     bool no_listen;    /* no socket at all: requests only through sl_api_serve()
                         * (api/inproc.h), for fuzzing and tests */
 
-    /* kubectl exec (src/api/exec.c): slurmlink-shim as the nodes see it
+    /* kubectl exec (src/api/http/exec.c): slurmlink-shim as the nodes see it
      * (NULL: beside the program), slurm.conf for srun (NULL: $SLURM_CONF),
      * the idle and total limits of a session (0: 4 h, 24 h), the largest
      * WebSocket message a client may send (0: 1 MiB), the sessions and

@@ -15,13 +15,16 @@
  * client's URL never names the host: libcurl's URL API takes host, port,
  * path and query apart. Authorized as services/proxy (a write of the
  * namespace, as pods/proxy). */
-#include "api/exec.h"
-#include "api/internal.h"
+#include "api/handlers.h"
+#include "api/http/exec.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kinds/service/service.h"
 #include "kube/meta.h"
 #include "kube/status.h"
+#include "store/store.h"
 
 #include <curl/curl.h>
 #include <stdio.h>

@@ -24,14 +24,19 @@
  * The content reader runs in the connection's own thread and blocks in
  * sl_store_wait(); it wakes at least every second to notice a closed
  * client or a stopping server. */
+#include "api/handlers.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/http/table.h"
+#include "api/http/watchhub.h"
 #include "api/internal.h"
-#include "api/watchhub.h"
 #include "common/buf.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "metrics/metrics.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <netinet/in.h>

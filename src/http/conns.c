@@ -28,7 +28,7 @@
  *    reserve of descriptors (a quarter of RLIMIT_NOFILE, at most 256) is
  *    left: they are the store's, the controllers' and other clients'.
  *
- * Who an identity is, the server says (src/api/identity.c: the
+ * Who an identity is, the server says (src/api/http/identity.c: the
  * authenticated user; the shim push's "shim:<uid>" once a push is
  * accepted; "" for development mode, a single identity that only
  * max_connections caps), and it words the refusals (429, 503).

@@ -6,7 +6,10 @@
  * shim push endpoint is never judged here: its per-pod bearer tokens are
  * checked by the controller's hook. The building blocks are src/auth
  * (credentials, policy) and src/pki (client certificates). */
-#include "api/internal.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/resource.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kube/status.h"

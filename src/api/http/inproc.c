@@ -7,9 +7,11 @@
  * and api_route(). api_query()/api_header() read the tables below, and the
  * reply functions (reply.c) capture into them. */
 #include "api/inproc.h"
-#include "api/internal.h"
-#include "http/url.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "common/xalloc.h"
+#include "http/url.h"
 
 #include <errno.h>
 #include <string.h>

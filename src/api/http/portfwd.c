@@ -26,7 +26,11 @@
  * straight or (1.31+) tunnelled in WebSocket: pf_mode tells which, and its
  * session is spdypf.c's.
  */
-#include "api/exec.h"
+#include "api/http/exec.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/internal.h"
 
 #include "common/buf.h"
 #include "common/log.h"

@@ -1,10 +1,12 @@
 /* streams — exec.max_streams_per_user and the descriptor reserve
- * (http/conns.c, api/identity.c): an identity takes streams up to its cap, is refused (429,
+ * (http/conns.c, api/http/identity.c): an identity takes streams up to its cap, is refused (429,
  * naming the option) beyond it and served again once some are given back,
  * while another identity keeps its own; under a tight RLIMIT_NOFILE any
  * stream is refused (503), whoever asks, and served again once the limit
  * is back. */
-#include "api/internal.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "api/server.h"
 #include "common/tap.h"
 

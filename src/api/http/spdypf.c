@@ -13,7 +13,10 @@
  * half-closes the pod's connection. PINGs are answered; SETTINGS and
  * WINDOW_UPDATE ignored (kubectl's spdystream keeps no flow control); the
  * session ends when the client goes, sends GOAWAY or breaks the framing. */
-#include "api/exec.h"
+#include "api/http/exec.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 
 #include "common/buf.h"
 #include "common/log.h"

@@ -3,7 +3,7 @@
  * them in rv order. Whoever asks for something newer than `last` refreshes
  * the hub from the store under the lock; the others wait for the lock and
  * then find the events ready. */
-#include "api/watchhub.h"
+#include "api/http/watchhub.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"

@@ -9,9 +9,12 @@
  *   /metrics                                           (Prometheus, metrics.c)
  * Anything else is a 404 Status; a known path with an unsupported method a
  * 405 Status. */
-#include "api/internal.h"
+#include "api/handlers.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
 #include "api/nodemetrics.h"
 #include "api/nodeops.h"
+#include "api/resource.h"
 #include "api/review.h"
 #include "common/xalloc.h"
 #include "kube/status.h"

@@ -7,8 +7,8 @@
  * prints Tables, reads the shared parsed object). Events are immutable and
  * reference counted (jansson's reference counts are atomic), so watchers use
  * them outside the hub's lock. */
-#ifndef SL_API_WATCHHUB_H
-#define SL_API_WATCHHUB_H
+#ifndef SL_API_HTTP_WATCHHUB_H
+#define SL_API_HTTP_WATCHHUB_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -10,15 +10,19 @@
  * client lists first) and wsexec.c carries the step's stdio over it.
  * docs/api.md ("exec") and docs/security.md say why a step.
  */
-#include "api/exec.h"
+#include "api/http/exec.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/internal.h"
 
 #include "common/argv.h"
-#include "config/config.h"
+#include "common/b64.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/safefs.h"
-#include "common/b64.h"
 #include "common/xalloc.h"
+#include "config/config.h"
 #include "events/events.h"
 #include "kube/meta.h"
 #include "kube/status.h"

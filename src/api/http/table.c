@@ -3,7 +3,9 @@
  * columns and cells come from each kind's printer (printers.c); rows carry
  * the object as PartialObjectMetadata (includeObject=Metadata, the default),
  * the whole object (Object) or nothing (None). */
-#include "api/internal.h"
+#include "api/http/table.h"
+#include "api/http/request.h"
+#include "api/resource.h"
 #include "http/media.h"
 #include "kube/meta.h"
 

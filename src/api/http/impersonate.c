@@ -7,7 +7,10 @@
  * acting user: such headers are never ignored, so a request never runs as
  * someone other than its caller believes. Extras are checked and dropped
  * (no rule of the policy reads them). */
-#include "api/internal.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "common/argv.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "kube/status.h"

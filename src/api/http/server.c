@@ -13,20 +13,28 @@
  * any body byte is read; the optional second daemon is the loopback
  * plain-HTTP listener, whose requests act as the policy's anonymous
  * identity. */
+#include "api/server.h"
 #include "api/facts.h"
-#include "api/internal.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/http/watchhub.h"
+#include "api/lifecycle.h"
 #include "api/podmetrics.h"
-#include "http/url.h"
+#include "api/resource.h"
 #include "api/rowcache.h"
-#include "http/conns.h"
-#include "http/tlscred.h"
-#include "api/watchhub.h"
+#include "auth/authn.h"
+#include "auth/policy.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
+#include "http/conns.h"
+#include "http/tlscred.h"
+#include "http/url.h"
 #include "kube/status.h"
 #include "metrics/metrics.h"
+#include "store/store.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

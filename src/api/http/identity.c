@@ -3,7 +3,9 @@
  * user, "" in development mode, the shim push's "shim:<uid>"; and the
  * Status of a refusal (429 TooManyRequests, 503 while descriptors are
  * short). */
-#include "api/internal.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "http/conns.h"

@@ -1,6 +1,9 @@
 /* reply.c — queueing responses: JSON objects, Status errors, streams, and
  * the Warning headers a request collected. */
-#include "api/internal.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
+#include "api/resource.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "kube/status.h"

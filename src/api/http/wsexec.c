@@ -32,7 +32,10 @@
  * waiting for the step stop the reading of the client, so what a session
  * holds is bounded by one message.
  */
-#include "api/exec.h"
+#include "api/http/exec.h"
+#include "api/http/http.h"
+#include "api/http/request.h"
+#include "api/http/state.h"
 
 #include "common/buf.h"
 #include "common/log.h"

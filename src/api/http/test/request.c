@@ -1,6 +1,8 @@
 /* request: the shim push's URL, as the router splits paths (a leading
  * slash, one trailing slash ignored, nothing else). */
-#include "api/internal.h"
+#include "api/http/request.h"
+#include "api/http/http.h"
+#include "api/http/state.h"
 #include "common/tap.h"
 
 int main(void)

@@ -1,15 +1,15 @@
 /* exec.h — one kubectl exec session, between exec.c (the request: checks,
  * the srun step, the upgrade) and wsexec.c (the WebSocket session that
  * carries the step's stdio). Internal to src/api. */
-#ifndef SL_API_EXEC_H
-#define SL_API_EXEC_H
+#ifndef SL_API_HTTP_EXEC_H
+#define SL_API_HTTP_EXEC_H
 
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "api/internal.h"
+#include "api/http/request.h"
 #include "http/upconn.h"
 
 typedef struct api_exec {

@@ -3,8 +3,10 @@
  * for sl_api_serve() (inproc.c), from the tables of an in-process request,
  * whose reply is captured here too. The bottom of src/api: it calls no
  * handler, router or server function, so that those can all call it. */
+#include "api/http/request.h"
+#include "api/http/http.h"
+#include "api/http/state.h"
 #include "api/inproc.h"
-#include "api/internal.h"
 #include "common/xalloc.h"
 
 #include <stdarg.h>
