@@ -9,8 +9,10 @@
 #     gets the condition SlurmAccountMissing=True;
 #   - an administrator's sacctmgr lets the pod go on (retried with
 #     back-off), and the Namespace's condition turns False;
-#   - with slurm.create_accounts (a SIGHUP) bob's pod in a new namespace
-#     runs: slurmlinkd made the account and his association (an Event
+#   - with slurm.create_accounts (a SIGHUP) team-b, which the admin created
+#     before, gets its account and the admin's Unix user's association at
+#     once, not bob's; bob's pod there runs: slurmlinkd made his
+#     association at his first pod (an Event
 #     SlurmAccountCreated), sacct shows the job under that account; a
 #     second pod needs nothing more; a namespace named root is a 422 naming
 #     metadata.name;
@@ -24,7 +26,7 @@
 #     retry makes the account and association.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 24
+plan 25
 
 sec_users || bail "Unix users for the test"
 sec_cluster --token --accounting --gpus 0 --cpus 4 <<EOF || bail "slurmlink up --accounting, the image and the tenants' kubeconfigs"
@@ -73,7 +75,10 @@ kill -HUP "$(cat "$CL/run/slurmlinkd.pid")"
 logged() { grep -q 'SIGHUP: slurm.create_accounts: 0 -> 1' "$CL/log/slurmlinkd.log" 2>/dev/null; }
 wait_for 30 logged || diag "no reload line in $CL/log/slurmlinkd.log"
 has_account() { sacctmgr -n -P show account "$1" format=account 2>/dev/null | grep -qx "$1"; }
-nok has_account team-b "team-b has no Slurm account yet"
+assoc_has() { sacctmgr -n -P show assoc account="$1" format=account,user 2>/dev/null | grep -qx "$1|$2"; }
+ok wait_for 30 assoc_has team-b "$SL_ACCT_JOB_USER" \
+  "turned on, the option makes team-b's account (the admin created it before) and the admin's user's association"
+nok assoc_has team-b "$UB" "... not bob's: his is made at his first pod"
 pod bob b1
 ok wait_for 90 succeeded bob b1 "with slurm.create_accounts, bob's pod in team-b runs"
 like "$(kc bob get events --field-selector involvedObject.name=b1 -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>&1)" \
@@ -90,7 +95,6 @@ like "$BODY" 'The Namespace "root" is invalid: metadata.name: Invalid value: "ro
   "a namespace named root is a 422 naming metadata.name"
 
 # --- with slurm.create_accounts, at the namespace's creation ------------------------------------
-assoc_has() { sacctmgr -n -P show assoc account="$1" format=account,user 2>/dev/null | grep -qx "$1|$2"; }
 ns_reason() { ka get namespace "$1" -o jsonpath='{.status.conditions[?(@.type=="SlurmAccountMissing")].status} {.status.conditions[?(@.type=="SlurmAccountMissing")].reason}' 2>/dev/null; }
 reason_is() { [ "$(ns_reason "$1")" = "$2" ]; }
 ns_events() { ka get events -n default --field-selector involvedObject.kind=Namespace,involvedObject.name="$1" -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}{"\n"}{end}' 2>&1; }
