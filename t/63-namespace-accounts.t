@@ -118,7 +118,8 @@ kc bob create namespace team-d >/dev/null
 ok wait_for 60 reason_is team-d "True AccountCreateFailed" "slurmdbd down: the Namespace's condition is True, reason AccountCreateFailed"
 like "$(ns_events team-d)" "Warning SlurmAccountCreateFailed: slurm.create_accounts: sacctmgr add account team-d" \
   "a Warning Event names the sacctmgr command that failed"
-(cd "$CL" && exec setsid slurmdbd -D >>"$CL/log/slurmdbd.restart.log" 2>&1) &
+# SLURMLINK_DIR marks it as the folder's, as `slurmlink up` starts it: `down` stops it
+(cd "$CL" && SLURMLINK_DIR=$CL exec setsid slurmdbd -D >>"$CL/log/slurmdbd.restart.log" 2>&1) &
 echo $! >"$CL/run/slurmdbd.pid"
 ok wait_for 90 assoc_has team-d "$UB" "slurmdbd back: the retry made the account and bob's association"
 ok wait_for 30 reason_is team-d "False AccountCreated" "... and the condition turned False"
