@@ -26,7 +26,7 @@
 #     retry makes the account and association.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 25
+plan 26
 
 sec_users || bail "Unix users for the test"
 sec_cluster --token --accounting --gpus 0 --cpus 4 <<EOF || bail "slurmlink up --accounting, the image and the tenants' kubeconfigs"
@@ -105,6 +105,9 @@ ok wait_for 30 assoc_has team-c "$UB" "kubectl create namespace team-c by bob: s
 nok assoc_has team-c "$UA" "... not alice's, whom the client's annotation named"
 is "$(ka get namespace team-c -o jsonpath='{.metadata.annotations.slurmlink\.io/user}' 2>&1)" bob \
   "the Namespace's slurmlink.io/user is its creator, the server's"
+ka annotate namespace team-c slurmlink.io/user=alice --overwrite >/dev/null 2>&1
+is "$(ka get namespace team-c -o jsonpath='{.metadata.annotations.slurmlink\.io/user}' 2>&1)" bob \
+  "... and an update (kubectl annotate) keeps it"
 ok wait_for 30 reason_is team-c "False AccountCreated" "the Namespace's condition SlurmAccountMissing is False, reason AccountCreated"
 like "$(ns_events team-c)" "Normal SlurmAccountCreated: Slurm account team-c and user $UB's association with it made" \
   "a Normal Event SlurmAccountCreated on the Namespace"
