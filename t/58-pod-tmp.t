@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/shim/podtmp.c src/shim/pod.c src/runtime/backends.c src/translate/translate.c
+# covers: src/shim/podtmp.c src/shim/pod.c src/runtime/backends.c src/translate/translate.c src/shim/join.c src/shim/exec.c
 # 58-pod-tmp.t — each container run gets a private, empty /tmp on the node
 # (src/shim/podtmp.h), for two real tenants (t/61-security-lib.sh):
 #   - a charliecloud pod writes /tmp/x; a second pod on the same node sees
@@ -7,7 +7,9 @@
 #     behind it is alice's, 0700, with the container's folder 01777;
 #   - a host-runtime pod keeps the node's /tmp (it runs in no container);
 #     with slurmlink.io/tmp: private it gets its own, in a mount namespace
-#     of its run;
+#     of its run; kubectl exec into it joins that namespace (it reads what
+#     the command wrote in its /tmp, not the node's) and kubectl cp into
+#     /tmp lands where the command sees it;
 #   - a restarted container starts with an empty /tmp again;
 #   - a volume mounted at /tmp is the container's /tmp; the annotation
 #     slurmlink.io/tmp: node gives the node's /tmp; a bad value is a 422;
@@ -19,7 +21,7 @@
 #   - when the pods have ended, the node's /tmp holds no folder of either.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 21
+plan 26
 
 sec_two_tenants --token --default || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 leftovers() { find /tmp -maxdepth 1 -type d -name 'slurmlink-tmp.*' -uid "$1" 2>/dev/null | sort; }
@@ -70,6 +72,17 @@ pod alice h1 host 'echo "start=[$(ls -A /tmp)]"; echo h >/tmp/x; echo "after=[$(
 ok wait_for 90 ended alice h1 "a host-runtime pod with slurmlink.io/tmp: private ran"
 is "$(kc alice logs h1 2>&1 | tr '\n' ' ')" "start=[] after=[x] " "it had an empty /tmp of its own, and wrote x there"
 nok test -e /tmp/x "... not on the node's /tmp"
+CPF=$(mktemp /tmp/slt-cp.XXXXXX) && echo cp-data >"$CPF" && chmod 644 "$CPF"
+CPN=slt-copied.$$ # the name kubectl cp writes in the pod's /tmp (a stray one on the node is removed)
+on_exit "rm -f '$CPF' '/tmp/$CPN'"
+pod alice he host "echo inside >/tmp/mine; echo ready; for i in \$(seq 600); do [ -e /tmp/$CPN ] && break; sleep 0.1; done; echo \"copied=\$(cat /tmp/$CPN 2>&1)\"" Never ',"slurmlink.io/tmp":"private"' >/dev/null
+ok wait_for 90 logs_have alice he ready "a host-runtime pod with a private /tmp wrote /tmp/mine and waits"
+is "$(kc alice exec he -- cat /tmp/mine 2>&1)" inside "kubectl exec reads the file its command wrote in its private /tmp"
+is "$(kc alice exec he -- sh -c "if [ -e $HV ]; then echo node; else echo private; fi" 2>&1)" private \
+  "... and does not see the node's /tmp (the test's file there)"
+kc alice cp "$CPF" "he:/tmp/$CPN" >/dev/null 2>&1
+ok wait_for 60 logs_have alice he "copied=cp-data" "kubectl cp into /tmp lands in the private /tmp the pod's command sees"
+nok test -e "/tmp/$CPN" "... not on the node's /tmp"
 
 # --- a restart, a volume at /tmp, the node's /tmp by annotation --------------------------------
 cat <<'YAML' | kc alice create -f - >/dev/null

@@ -113,6 +113,14 @@ static void keep_status(json_t *obj, json_t *old)
 static void ns_prepare_update(json_t *obj, json_t *old)
 {
     keep_status(obj, old);
+    /* the creator, whose Unix user slurm.create_accounts associates with
+     * the namespace's account, is the server's */
+    const char *creator = sl_kube_annotation(old, SL_ANN_USER);
+    json_t *ann = json_object_get(sl_kube_meta(obj), "annotations");
+    if (creator)
+        sl_kube_set_annotation(obj, SL_ANN_USER, creator);
+    else if (json_is_object(ann))
+        json_object_del(ann, SL_ANN_USER);
     json_t *fin = sl_kube_path(old, "spec.finalizers");
     json_t *spec = json_object_get(obj, "spec");
     if (!json_is_object(spec))

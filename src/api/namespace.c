@@ -206,17 +206,6 @@ static void sweep_content(sl_api_t *api, const char *ns, ns_pass_t *p)
     sl_buf_free(&t.fails);
 }
 
-static json_t *find_condition(json_t *conds, const char *type)
-{
-    for (size_t i = 0; i < json_array_size(conds); i++) {
-        json_t *c = json_array_get(conds, i);
-        const char *t = sl_kube_path_str(c, "type");
-        if (t && !strcmp(t, type))
-            return c;
-    }
-    return NULL;
-}
-
 /* kube's updateConditions: add missing ones, update changed ones (the
  * transition time moves only when the status does). */
 static int set_conditions(json_t *obj, void *arg)
@@ -225,35 +214,13 @@ static int set_conditions(json_t *obj, void *arg)
     json_t *st = json_object_get(obj, "status");
     if (!json_is_object(st))
         json_object_set_new(obj, "status", st = json_object());
-    json_t *conds = json_object_get(st, "conditions");
-    if (!json_is_array(conds))
-        json_object_set_new(st, "conditions", conds = json_array());
     char *now = sl_kube_now_rfc3339();
     int changed = 0;
     for (int i = 0; i < C_COUNT; i++) {
-        const char *status = p->reason[i] ? "True" : "False";
-        const char *reason = p->reason[i] ? p->reason[i] : ok_reason[i];
-        const char *message = p->message[i] ? p->message[i] : ok_message[i];
-        json_t *c = find_condition(conds, cond_type[i]);
-        if (!c) {
-            json_array_append_new(conds,
-                                  json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", cond_type[i],
-                                            "status", status, "lastTransitionTime", now, "reason",
-                                            reason, "message", message));
-            changed = 1;
-            continue;
-        }
-        const char *os = sl_kube_path_str(c, "status");
-        const char *orr = sl_kube_path_str(c, "reason");
-        const char *om = sl_kube_path_str(c, "message");
-        if (os && orr && om && !strcmp(os, status) && !strcmp(orr, reason) && !strcmp(om, message))
-            continue;
-        if (!os || strcmp(os, status))
-            json_object_set_new(c, "lastTransitionTime", json_string(now));
-        json_object_set_new(c, "status", json_string(status));
-        json_object_set_new(c, "reason", json_string(reason));
-        json_object_set_new(c, "message", json_string(message));
-        changed = 1;
+        sl_kube_cond_t c = {cond_type[i], p->reason[i] ? "True" : "False",
+                            p->reason[i] ? p->reason[i] : ok_reason[i],
+                            p->message[i] ? p->message[i] : ok_message[i], 0};
+        changed |= sl_kube_set_condition(st, &c, now);
     }
     free(now);
     return changed;

@@ -333,7 +333,8 @@ static int admit_new(api_req_t *r, const api_resource_t *res, json_t *obj, bool 
      * a Job's pods, a CronJob's Jobs), so the workload carries it too */
     const sl_kind_t *k = sl_kind_by_resource(res);
     if (is_pod || (k && k->runs_as_creator) ||
-        !strcmp(res->name, "persistentvolumeclaims")) /* its folder is its creator's */
+        !strcmp(res->name, "persistentvolumeclaims") || /* its folder is its creator's */
+        !strcmp(res->name, "namespaces"))               /* its Slurm association (ctl/account.c) */
         api_admit_pod_identity(r, obj);
     if (res->ops && res->ops->defaults)
         res->ops->defaults(obj);

@@ -121,9 +121,11 @@ static const opt_t opts[SL_CFG_COUNT] = {
           "the folder of the srun in slurmlinkd's PATH, else the built Slurm's bin)"),
     [SL_CFG_CREATE_ACCOUNTS] =
         BR("create-accounts", 0, "slurm.create_accounts", 0,
-           "with Slurm accounting: a pod refused because its namespace's Slurm account (or its "
-           "user's association with it) is missing makes them with sacctmgr, then is submitted "
-           "again; a namespace named root is refused (Slurm's root account)"),
+           "with Slurm accounting: a new namespace gets its Slurm account and its creator's "
+           "association with sacctmgr; a pod refused because the account (or its user's "
+           "association with it) is missing makes them, then is submitted again; a namespace "
+           "named root is refused (Slurm's root account); deleting a namespace keeps its "
+           "account"),
     [SL_CFG_PODS_ROOT] = S("pods-root", 0, "pods.root", "DIR", NULL,
                            "pod folders and shim logs, on storage every node mounts at the "
                            "same path (default <state.dir>/pods)"),

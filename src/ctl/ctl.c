@@ -1681,6 +1681,8 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->killer = ctl_killer_start(CTL_KILLER_THREADS, c->remover);
     if (!c->killer)
         sl_warn("the job killer could not start: the controller thread cancels removed pods' jobs");
+    if (ctl_account_start(c) < 0)
+        sl_warn("the namespace account thread could not start: accounts are made at pods only");
     if (pthread_create(&c->thread, NULL, ctl_main, c) != 0) {
         sl_errprintf(err, "cannot start the controller thread");
         goto fail;
@@ -1701,6 +1703,7 @@ void sl_ctl_destroy(sl_ctl_t *c)
         sl_store_kick(c->store);
         pthread_join(c->thread, NULL);
     }
+    ctl_account_stop(c);
     ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
     ctl_own_free(c);
     json_decref(c->create_backoff);

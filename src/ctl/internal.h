@@ -171,6 +171,7 @@ struct sl_ctl {
     int running;
     atomic_int stop;            /* set by sl_ctl_destroy */
     atomic_int create_accounts; /* slurm.create_accounts (SIGHUP: sl_ctl_set_create_accounts) */
+    struct ctl_acct *acct;      /* the namespaces' account thread (account.c), or NULL */
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
     /* a pod's shim events are applied under its stripe (by uid; ctl.c),
@@ -506,5 +507,16 @@ int ctl_account_absent(sl_ctl_t *c, const char *account, const char *user);
  * (idempotent; never Slurm's root account). 0, or -1 with err. */
 int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const char *user,
                      sl_error_t *err);
+/* slurm.create_accounts at a namespace's creation: a thread of its own
+ * ("sl-acct", sacctmgr may be slow) makes the account and the association
+ * of the Unix user of the namespace's creator (its slurmlink.io/user) for
+ * each namespace whose condition does not say it was made yet; the
+ * condition (False AccountCreated, or True AccountCreateFailed, retried
+ * with back-off: 1 s doubling to 60 s) and an Event on the Namespace say
+ * how it went. Each pass counts slurmlink_loop_passes_total{loop=
+ * "namespace-accounts"}. Start: 0, or -1 (then only the pods' path makes
+ * accounts). Stop: joins it; no-op when not started. */
+int ctl_account_start(sl_ctl_t *c);
+void ctl_account_stop(sl_ctl_t *c);
 
 #endif

@@ -170,6 +170,56 @@ json_t *sl_kube_condition(json_t *conds, const char *type)
     return NULL;
 }
 
+/* o[k] = v (a string, NULL: absent) unless it is so already: 1 when changed */
+static int set_str(json_t *o, const char *k, const char *v)
+{
+    const char *have = json_string_value(json_object_get(o, k));
+    if (v ? have && !strcmp(have, v) : !json_object_get(o, k))
+        return 0;
+    if (v)
+        json_object_set_new(o, k, json_string(v));
+    else
+        json_object_del(o, k);
+    return 1;
+}
+
+static int set_generation(json_t *o, long long g)
+{
+    json_t *have = json_object_get(o, "observedGeneration");
+    if (g ? json_is_integer(have) && json_integer_value(have) == g : !have)
+        return 0;
+    if (g)
+        json_object_set_new(o, "observedGeneration", json_integer(g));
+    else
+        json_object_del(o, "observedGeneration");
+    return 1;
+}
+
+int sl_kube_set_condition(json_t *st, const sl_kube_cond_t *c, const char *now)
+{
+    json_t *conds = json_object_get(st, "conditions");
+    if (!json_is_array(conds))
+        json_object_set_new(st, "conditions", conds = json_array());
+    json_t *cd = sl_kube_condition(conds, c->type);
+    char *t = now ? NULL : sl_kube_now_rfc3339();
+    int changed = 0;
+    if (!cd) { /* metav1.Condition's field order */
+        cd = json_pack("{s:s, s:s}", "type", c->type, "status", c->status);
+        set_generation(cd, c->observed_generation);
+        json_object_set_new(cd, "lastTransitionTime", json_string(now ? now : t));
+        json_array_append_new(conds, cd);
+        changed = 1;
+    } else if (set_str(cd, "status", c->status)) {
+        json_object_set_new(cd, "lastTransitionTime", json_string(now ? now : t));
+        changed = 1;
+    }
+    changed |= set_str(cd, "reason", c->reason);
+    changed |= set_str(cd, "message", c->message);
+    changed |= set_generation(cd, c->observed_generation);
+    free(t);
+    return changed;
+}
+
 bool sl_kube_condition_is(json_t *conds, const char *type, const char *status)
 {
     size_t i;

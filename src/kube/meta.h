@@ -58,6 +58,21 @@ json_t *sl_kube_condition(json_t *conds, const char *type);
 bool sl_kube_condition_is(json_t *conds, const char *type, const char *status);
 /* sl_kube_condition_is(conds, type, "True") */
 bool sl_kube_condition_true(json_t *conds, const char *type);
+/* A condition as apimachinery's meta.SetStatusCondition takes it: status
+ * "True", "False" or "Unknown"; observed_generation 0 for none (the field
+ * is then absent, Go's omitempty). */
+typedef struct sl_kube_cond {
+    const char *type, *status, *reason, *message;
+    long long observed_generation;
+} sl_kube_cond_t;
+/* SetStatusCondition on st's "conditions" (made when missing; st an
+ * object): a condition of a new type is appended with lastTransitionTime
+ * now; an existing one's lastTransitionTime becomes now only when its
+ * status changes, and its reason, message and observedGeneration become
+ * c's. now: an RFC 3339 time, NULL for the current one. 1 when st changed,
+ * else 0. Also for the core kinds' conditions (NamespaceCondition), which
+ * follow the same rules. */
+int sl_kube_set_condition(json_t *st, const sl_kube_cond_t *c, const char *now);
 
 /* RFC 3339 timestamps in UTC, as Kubernetes writes them. frac_digits 0
  * gives "2024-01-02T03:04:05Z" (metav1.Time), 6 "…05.123456Z" (MicroTime),

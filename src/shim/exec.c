@@ -10,7 +10,10 @@
  * Otherwise it takes the container's argv up to where its command starts
  * (the runtime's exec_prefix: the host's env --chdir), gives it the
  * container's environment and execs it with CMD in place of the
- * container's command. A command that is not in
+ * container's command; a run that binds a private /tmp of its own (the
+ * host runtime with "privateTmp") is joined first, its namespaces only
+ * (shim_join_open_ns), so CMD sees the /tmp the container sees. A command
+ * that is not in
  * the container (looked up in its root and PATH) is not run. DIR/<status>
  * tells slurmlinkd how it ended: "exit N" (the command's code, 128+signal),
  * or "error: TEXT" (the kubelet's text for the error channel); the helper
@@ -194,21 +197,32 @@ static char *exec_failed(const char *cmd, int err)
 }
 
 /* Run the runtime's prefix + the command (the host runtime, runtimes
- * without a private root); nm: the pod's hosts file and host name, in
- * namespaces of the command's own, as its runs have them (names.h) */
+ * without a private root); j: the run's namespaces to join (its private
+ * /tmp, and its names with it), else nm: the pod's hosts file and host
+ * name, in namespaces of the command's own, as its runs have them
+ * (names.h) */
 static int run_child(const char *dir, const char *status, char **argv, char **envp,
-                     const shim_names_t *nm)
+                     const shim_names_t *nm, const shim_join_t *j)
 {
+    int dfd = j ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
     pid_t pid = fork();
     if (pid == 0) {
         const char *what = NULL;
-        if (nm && shim_names_enter(nm, &what) < 0)
+        if (j && shim_join_enter_ns(j, &what) < 0) {
+            char *m = sl_xasprintf("error: OCI runtime exec failed: %s: %s: unknown", what,
+                                   strerror(errno));
+            status_at(dfd, status, m);
+            _exit(EXEC_CANNOT);
+        }
+        if (!j && nm && shim_names_enter(nm, &what) < 0)
             fprintf(stderr, "slurmlink-shim: the pod's /etc/hosts and host name: %s: %s\n", what,
                     strerror(errno));
         execvpe(argv[0], argv, envp);
         shim_exec_status(dir, status, exec_failed(argv[0], errno));
         _exit(EXEC_NOT_FOUND);
     }
+    if (dfd >= 0)
+        close(dfd);
     return wait_report(dir, status, pid);
 }
 
@@ -293,6 +307,16 @@ void shim_exec_probe(const char *dir, const sl_shim_container_t *c, char **cmd)
     char **envp = shim_build_envp(c);
     if ((missing = missing_command(root >= 0 ? c->argv[root] : "/", cmd[0], envp, NULL)))
         probe_die(missing, EXEC_NOT_FOUND);
+    if (c->private_tmp) { /* the run's own /tmp, as kubectl exec has it */
+        shim_join_t *j = shim_join_open_ns(dir, c, msg, sizeof(msg));
+        const char *what = NULL;
+        if (!j)
+            probe_die(msg, EXEC_CANNOT);
+        if (shim_join_enter_ns(j, &what) < 0) {
+            snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
+            probe_die(msg, EXEC_CANNOT);
+        }
+    }
     execvpe(argv[0], argv, envp);
     probe_die(exec_failed(argv[0], errno), EXEC_NOT_FOUND);
 }
@@ -345,8 +369,16 @@ static int run_in(const char *dir, const char *name, const char *status, char **
     shim_names_t nm;
     if (c->bind_hosts && spec->hosts)
         shim_names_init(&nm, spec->hosts);
-    r = missing ? shim_exec_status(dir, status, missing)
-                : run_child(dir, status, argv, envp, c->bind_hosts && spec->hosts ? &nm : NULL);
+    char msg[512];
+    shim_join_t *j =
+        missing || !c->private_tmp ? NULL : shim_join_open_ns(dir, c, msg, sizeof(msg));
+    if (missing)
+        r = shim_exec_status(dir, status, missing);
+    else if (c->private_tmp && !j)
+        r = shim_exec_status(dir, status, msg);
+    else
+        r = run_child(dir, status, argv, envp, c->bind_hosts && spec->hosts ? &nm : NULL, j);
+    shim_join_close(j);
     free(missing);
     sl_strv_free(envp);
     free(argv); /* its strings are the spec's and the caller's */

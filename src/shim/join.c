@@ -22,7 +22,7 @@
 
 struct shim_join {
     pid_t pid;
-    int userns, mntns, root; /* userns is -1 when it is the helper's own */
+    int userns, mntns, utsns, root; /* a namespace is -1 when it is the helper's own */
     char **envp;
 };
 
@@ -76,6 +76,8 @@ void shim_join_close(shim_join_t *j)
         close(j->userns);
     if (j->mntns >= 0)
         close(j->mntns);
+    if (j->utsns >= 0)
+        close(j->utsns);
     if (j->root >= 0)
         close(j->root);
     sl_strv_free(j->envp);
@@ -142,6 +144,23 @@ static int wait_handover(pid_t pid, const sl_shim_container_t *c)
     return -1;
 }
 
+/* 0 once pid no longer runs this program (the shim's child has bound the
+ * run's /tmp and exec'd the container's command), -1 when pid is gone or
+ * that takes too long */
+static int wait_exec(pid_t pid)
+{
+    struct stat self;
+    int have_self = stat("/proc/self/exe", &self) == 0;
+    for (int i = 0; i < JOIN_SETUP_STEPS; i++) {
+        int r = runs_runtime(pid, have_self ? &self : NULL, "slurmlink-shim");
+        if (r <= 0)
+            return r;
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+    errno = ETIMEDOUT;
+    return -1;
+}
+
 /* "KEY=VALUE\0..." as a NULL-terminated vector, with TERM=term (the
  * session's terminal, with kubectl exec -t) when it has none */
 static char **split_environ(const char *s, size_t len, const char *term)
@@ -169,20 +188,35 @@ static int open_proc(pid_t pid, const char *what, int flags)
     return open(path, flags | O_CLOEXEC);
 }
 
+/* pid's namespace ns (ns/NAME), or -1 when it is the helper's own too
+ * (setns(2) refuses to re-enter one's own user namespace, and needs a
+ * capability of the node's for its own mount namespace); -2 on failure */
+static int open_ns(pid_t pid, const char *name)
+{
+    char rel[16], own[32];
+    snprintf(rel, sizeof(rel), "ns/%.8s", name);
+    int fd = open_proc(pid, rel, O_RDONLY);
+    if (fd < 0)
+        return -2;
+    struct stat mine, theirs;
+    snprintf(own, sizeof(own), "/proc/self/ns/%.8s", name);
+    if (stat(own, &mine) == 0 && fstat(fd, &theirs) == 0 && mine.st_ino == theirs.st_ino &&
+        mine.st_dev == theirs.st_dev) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* the namespaces, root and environment of pid; 0 or -1 */
 static int open_parts(shim_join_t *j)
 {
-    struct stat mine, theirs;
-    j->userns = open_proc(j->pid, "ns/user", O_RDONLY);
-    j->mntns = open_proc(j->pid, "ns/mnt", O_RDONLY);
+    j->userns = open_ns(j->pid, "user");
+    j->mntns = open_ns(j->pid, "mnt");
+    j->utsns = open_ns(j->pid, "uts");
     j->root = open_proc(j->pid, "root", O_PATH | O_DIRECTORY);
-    if (j->userns < 0 || j->mntns < 0 || j->root < 0)
+    if (j->userns == -2 || j->mntns == -2 || j->utsns == -2 || j->root < 0)
         return -1;
-    if (stat("/proc/self/ns/user", &mine) == 0 && fstat(j->userns, &theirs) == 0 &&
-        mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev) {
-        close(j->userns); /* setns(2) refuses to re-enter one's own user namespace */
-        j->userns = -1;
-    }
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/environ", (int)j->pid);
     size_t len = 0;
@@ -194,14 +228,16 @@ static int open_parts(shim_join_t *j)
     return 0;
 }
 
-shim_join_t *shim_join_open(const char *pod_dir, const sl_shim_container_t *c, char *msg,
-                            size_t len)
+/* the recorded run of c, once handed over to the container's command
+ * (private: by the runtime; else by the shim's child) */
+static shim_join_t *join_open(const char *pod_dir, const sl_shim_container_t *c, int private,
+                              char *msg, size_t len)
 {
     unsigned long long start = 0;
     shim_join_t *j = sl_xcalloc(1, sizeof(*j));
-    j->userns = j->mntns = j->root = -1;
+    j->userns = j->mntns = j->utsns = j->root = -1;
     j->pid = recorded_pid(pod_dir, c->name, &start);
-    if (!j->pid || wait_handover(j->pid, c) < 0) {
+    if (!j->pid || (private ? wait_handover(j->pid, c) : wait_exec(j->pid)) < 0) {
         /* the kubelet's text for a container that is not running */
         snprintf(msg, len, "error: container not found (\"%s\")", c->name);
         shim_join_close(j);
@@ -223,10 +259,46 @@ shim_join_t *shim_join_open(const char *pod_dir, const sl_shim_container_t *c, c
     return j;
 }
 
+shim_join_t *shim_join_open(const char *pod_dir, const sl_shim_container_t *c, char *msg,
+                            size_t len)
+{
+    return join_open(pod_dir, c, 1, msg, len);
+}
+
+shim_join_t *shim_join_open_ns(const char *pod_dir, const sl_shim_container_t *c, char *msg,
+                               size_t len)
+{
+    return join_open(pod_dir, c, 0, msg, len);
+}
+
+/* setns into each of j's namespaces that is not the caller's own */
+static int enter_ns(const shim_join_t *j, const char **what)
+{
+    return (*what = "setns(user namespace)",
+            j->userns >= 0 && setns(j->userns, CLONE_NEWUSER) < 0) ||
+                   (*what = "setns(mount namespace)",
+                    j->mntns >= 0 && setns(j->mntns, CLONE_NEWNS) < 0) ||
+                   (*what = "setns(UTS namespace)",
+                    j->utsns >= 0 && setns(j->utsns, CLONE_NEWUTS) < 0)
+               ? -1
+               : 0;
+}
+
+int shim_join_enter_ns(const shim_join_t *j, const char **what)
+{
+    char cwd[4096];
+    int have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
+    if (enter_ns(j, what) < 0)
+        return -1;
+    /* setns(mnt) moved it to the root; a folder of the node's /tmp is not
+     * in the run's (the runtime's prefix goes to the container's own) */
+    *what = "chdir to /";
+    return have_cwd && chdir(cwd) == 0 ? 0 : chdir("/");
+}
+
 int shim_join_enter(const shim_join_t *j, const char *cwd, const char **what)
 {
-    if ((*what = "setns(user namespace)", j->userns >= 0 && setns(j->userns, CLONE_NEWUSER) < 0) ||
-        (*what = "setns(mount namespace)", setns(j->mntns, CLONE_NEWNS) < 0) ||
+    if (enter_ns(j, what) < 0 ||
         (*what = "entering the container's root", fchdir(j->root) < 0 || chroot(".") < 0))
         return -1;
     *what = "chdir to the container's working directory";

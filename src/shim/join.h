@@ -14,6 +14,13 @@
  * namespaces, so it holds the capabilities setns needs in them
  * (user_namespaces(7)); it gains nothing it did not have: the same uid,
  * the user's own namespaces, the container's own root and mounts.
+ *
+ * A run without a private root whose private /tmp the shim's child binds
+ * in namespaces of the run's own (the host runtime with "privateTmp",
+ * podtmp.h; its /etc/hosts and host name too, names.h) is recorded the
+ * same way. Its exec joins its user, mount and UTS namespaces (each that
+ * differs from the helper's), once the child has exec'd the container's
+ * command, and keeps the node's root: it sees the /tmp the run sees.
  */
 #ifndef SL_SHIM_JOIN_H
 #define SL_SHIM_JOIN_H
@@ -34,6 +41,13 @@ void shim_join_forget(const char *pod_dir, const char *name);
  * NULL with msg ("error: TEXT", the text for kubectl's error channel). */
 shim_join_t *shim_join_open(const char *pod_dir, const sl_shim_container_t *c, char *msg,
                             size_t len);
+/* The same for a run without a private root (the host runtime's, above),
+ * once the shim's child has exec'd the container's command. */
+shim_join_t *shim_join_open_ns(const char *pod_dir, const sl_shim_container_t *c, char *msg,
+                               size_t len);
+/* In a forked child: enter that run's namespaces, keeping the working
+ * directory. 0, or -1 with errno and *what. */
+int shim_join_enter_ns(const shim_join_t *j, const char **what);
 /* The container's environment as it was started (its /proc/PID/environ). */
 char **shim_join_envp(const shim_join_t *j);
 /* In a forked child: enter the container, then chdir to cwd (NULL: "/").

@@ -325,7 +325,7 @@ static void finish_run(shim_pod_t *pod, shim_ctr_t *c, int exit_code, int sig, c
     if (c->pty >= 0)
         close(c->pty);
     c->pty = -1;
-    if (c->rootfs)
+    if (c->rootfs || c->spec->private_tmp)
         shim_join_forget(pod->dir, c->spec->name);
     shim_rootfs_free(c->rootfs);
     c->rootfs = NULL;
@@ -587,6 +587,8 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     long maxfd = sysconf(_SC_OPEN_MAX);
     if (maxfd < 0 || maxfd > 65536)
         maxfd = 65536;
+    /* exec joins it (join.h): its private root, or the /tmp its child binds */
+    int joinable = rf || (tmp && !targv);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(msg, sizeof(msg), "fork: %s", strerror(errno));
@@ -615,7 +617,7 @@ static void start_container(shim_pod_t *pod, shim_ctr_t *c)
     if (failed)
         goto fail;
     c->rootfs = rf; /* until the run ends */
-    if (rf && shim_join_record(pod->dir, c->spec->name, pid) < 0)
+    if (joinable && shim_join_record(pod->dir, c->spec->name, pid) < 0)
         sl_warn("container %s: kubectl exec cannot join it: %s", c->spec->name, strerror(errno));
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     if (errp[0] >= 0)

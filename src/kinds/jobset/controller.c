@@ -73,25 +73,8 @@ static long long st_int(json_t *st, const char *key)
  * time changes only with the status */
 static void set_cond(json_t *st, const char *type, bool on, const char *reason, const char *msg)
 {
-    json_t *conds = json_object_get(st, "conditions");
-    if (!json_is_array(conds))
-        json_object_set_new(st, "conditions", conds = json_array());
-    json_t *cd = sl_kube_condition(conds, type);
-    const char *want = on ? "True" : "False";
-    const char *have = json_string_value(json_object_get(cd, "status"));
-    if (!cd) {
-        cd = json_object();
-        json_array_append_new(conds, cd);
-    }
-    if (!have || strcmp(have, want)) {
-        char *now = sl_kube_now_rfc3339();
-        json_object_set_new(cd, "lastTransitionTime", json_string(now));
-        free(now);
-    }
-    json_object_set_new(cd, "type", json_string(type));
-    json_object_set_new(cd, "status", json_string(want));
-    json_object_set_new(cd, "reason", json_string(reason));
-    json_object_set_new(cd, "message", json_string(msg));
+    sl_kube_cond_t c = {type, on ? "True" : "False", reason, msg, 0};
+    sl_kube_set_condition(st, &c, NULL);
 }
 
 static bool cond_true(json_t *st, const char *type)

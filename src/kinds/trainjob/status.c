@@ -17,28 +17,8 @@
 void trainjob_set_condition(json_t *st, const char *type, bool on, const char *reason,
                             const char *message, const char *now)
 {
-    json_t *conds = json_object_get(st, "conditions");
-    if (!json_is_array(conds))
-        json_object_set_new(st, "conditions", conds = json_array());
-    const char *want = on ? "True" : "False";
-    size_t i;
-    json_t *c;
-    json_array_foreach(conds, i, c)
-    {
-        const char *t = json_string_value(json_object_get(c, "type"));
-        if (!t || strcmp(t, type))
-            continue;
-        const char *s = json_string_value(json_object_get(c, "status"));
-        if (!s || strcmp(s, want))
-            json_object_set_new(c, "lastTransitionTime", json_string(now));
-        json_object_set_new(c, "status", json_string(want));
-        json_object_set_new(c, "reason", json_string(reason));
-        json_object_set_new(c, "message", json_string(message));
-        return;
-    }
-    json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status",
-                                           want, "reason", reason, "message", message,
-                                           "lastTransitionTime", now));
+    sl_kube_cond_t c = {type, on ? "True" : "False", reason, message, 0};
+    sl_kube_set_condition(st, &c, now);
 }
 
 static bool pod_ready(json_t *pod)

@@ -48,6 +48,38 @@ int main(void)
            !sl_kube_condition_is(conds, "PodScheduled", "Unknown"),
        "condition is: any status asked for");
     json_decref(conds);
+    /* SetStatusCondition (apimachinery meta/conditions.go) */
+    json_t *st = json_object();
+    sl_kube_cond_t c1 = {"Ready", "False", "Waiting", "not yet", 3};
+    is_int(sl_kube_set_condition(st, &c1, "t1"), 1, "set condition: a new one is a change");
+    json_t *cd = sl_kube_condition(json_object_get(st, "conditions"), "Ready");
+    char *js = json_dumps(cd, 0);
+    is_str(js,
+           "{\"type\": \"Ready\", \"status\": \"False\", \"observedGeneration\": 3, "
+           "\"lastTransitionTime\": \"t1\", \"reason\": \"Waiting\", \"message\": \"not yet\"}",
+           "set condition: metav1.Condition's fields, in its order, the time given");
+    free(js);
+    is_int(sl_kube_set_condition(st, &c1, "t2"), 0, "set condition: the same again is no change");
+    sl_kube_cond_t c2 = {"Ready", "False", "StillWaiting", "later", 4};
+    is_int(sl_kube_set_condition(st, &c2, "t3"), 1, "set condition: a new reason is a change");
+    is_str(json_string_value(json_object_get(cd, "lastTransitionTime")), "t1",
+           "set condition: the transition time stays while the status does");
+    ok(!strcmp(json_string_value(json_object_get(cd, "reason")), "StillWaiting") &&
+           !strcmp(json_string_value(json_object_get(cd, "message")), "later") &&
+           json_integer_value(json_object_get(cd, "observedGeneration")) == 4,
+       "set condition: reason, message and observedGeneration updated");
+    sl_kube_cond_t c3 = {"Ready", "True", "Done", "ok", 0};
+    is_int(sl_kube_set_condition(st, &c3, "t4"), 1, "set condition: a new status is a change");
+    ok(!strcmp(json_string_value(json_object_get(cd, "lastTransitionTime")), "t4") &&
+           !json_object_get(cd, "observedGeneration"),
+       "set condition: the transition time moves with the status; generation 0 drops the field");
+    sl_kube_cond_t c4 = {"Other", "Unknown", "R", "m", 0};
+    sl_kube_set_condition(st, &c4, NULL);
+    const char *lt = json_string_value(json_object_get(
+        sl_kube_condition(json_object_get(st, "conditions"), "Other"), "lastTransitionTime"));
+    ok(lt && strlen(lt) == 20 && json_array_size(json_object_get(st, "conditions")) == 2,
+       "set condition: a second type appended, the current time when none is given");
+    json_decref(st);
     json_decref(o);
     is_int(sl_kube_rv_parse(""), 0, "empty rv");
     is_int(sl_kube_rv_parse("abc"), -1, "bad rv");
