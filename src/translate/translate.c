@@ -447,12 +447,22 @@ static void ctr_free(ctr_t *x)
     free(x->path);
 }
 
-/* The image's USER into buf ("UID:GID", or "UID" when runAsGroup names the
- * group), unless runAsUser says who the process is (Kubernetes' rule):
- * NULL then, and when the image has none */
+/* Who the process is inside the container, into buf: runAsUser (with
+ * runAsGroup, "UID:GID") where the runtime maps ids inside its user
+ * namespace to the job user (maps_user); else the image's USER ("UID:GID",
+ * or "UID" when runAsGroup names the group) unless runAsUser says who the
+ * process is (Kubernetes' rule): NULL then (runAsUser is the job user's
+ * own uid: admission), and when the image has none */
 static const char *image_user(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
                               char buf[48])
 {
+    if (k->run_as_user != SL_POD_UNSET && x->ops && x->ops->maps_user) {
+        if (k->run_as_group != SL_POD_UNSET)
+            snprintf(buf, 48, "%lld:%lld", (long long)k->run_as_user, (long long)k->run_as_group);
+        else
+            snprintf(buf, 48, "%lld", (long long)k->run_as_user);
+        return buf;
+    }
     if (k->run_as_user != SL_POD_UNSET)
         return NULL;
     if (x->meta.user_error) {
