@@ -164,7 +164,9 @@ static void check_user(json_t *sc, const char *ann, json_t *c, const ident_t *id
 }
 
 /* the pod's runAsUser: checked against each container that has none of
- * its own (the first whose runtime runs the job user's ids names the rule) */
+ * its own (the first whose runtime runs the job user's ids names the rule);
+ * a spec without containers (a TrainJob's runtimePatches) against the
+ * runtime its annotation alone names (none: host) */
 static void check_pod_user(json_t *spec, const char *ann, const ident_t *id, sl_error_t *errs,
                            const char *prefix)
 {
@@ -174,6 +176,8 @@ static void check_pod_user(json_t *spec, const char *ann, const ident_t *id, sl_
         return;
     static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
     char *f = sl_xasprintf("%ssecurityContext.runAsUser", prefix);
+    if (!json_array_size(json_object_get(spec, "containers"))) /* a patch's: no image known */
+        check_user(psc, ann, NULL, id, errs, f);
     for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
         size_t i, before = sl_err_nfields(errs);
         json_t *c;
