@@ -12,11 +12,14 @@
 #     hostPath) stays unreadable, a root-owned folder of the node unwritable;
 #   - the host runtime (no container) keeps the rule: only alice's own uid,
 #     422 naming the field and why; a Job's template the same at create,
-#     and a charliecloud template's runAsUser 1000 is accepted.
+#     and a charliecloud template's runAsUser 1000 is accepted;
+#   - runAsNonRoot: true with an image without USER and no runAsUser: the
+#     kubelet's refusal ("container has runAsNonRoot and image will run as
+#     root"), never a Slurm job; with runAsUser 1000 it runs.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-plan 12
+plan 16
 sec_two_tenants --cert || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 GA=$(id -g "$UA")
 H=$(tmpdir)
@@ -87,3 +90,25 @@ like "$(job jhost host)" 'spec.template.spec.containers\[0\].securityContext.run
   "a Job's host template: refused at create, naming the template's field"
 is "$(job jcc charliecloud)" "job.batch/jcc created" "a Job's charliecloud template with runAsUser 1000: created"
 is "$(ka get pods,jobs -n team-a -o name 2>&1 | grep -c 'h1000\|jhost')" 0 "nothing of the refused ones stored"
+
+# --- runAsNonRoot: refused where the process would be root inside -------------------------------
+nonroot() { # NAME [RUNASUSER]
+  kc alice apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: team-a, annotations: {slurmlink.io/runtime: charliecloud}}
+spec:
+  restartPolicy: Never
+  securityContext: {runAsNonRoot: true${2:+, runAsUser: $2}}
+  containers: [{name: main, image: busybox, command: [sh, -c, 'id -u'], resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+YAML
+}
+nonroot nr
+nonroot nr1000 1000
+wait_for 120 ended nr
+is "$(kc alice get pod nr -o jsonpath='{.status.phase}')" Failed "runAsNonRoot, an image without USER, no runAsUser: the pod fails" || show nr
+like "$(kc alice get pod nr -o jsonpath='{.status.message}')" 'container has runAsNonRoot and image will run as root \(container: main\)' \
+  "... in the kubelet's words"
+is "$(kc alice get pod nr -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')" "" "... and never became a Slurm job"
+wait_for 120 ended nr1000
+is "$(kc alice logs nr1000 2>&1)" 1000 "runAsNonRoot with runAsUser 1000: runs as uid 1000" || show nr1000

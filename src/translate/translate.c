@@ -477,6 +477,21 @@ static const char *image_user(tr_ctx_t *c, const sl_pod_container_t *k, const ct
     return buf;
 }
 
+/* runAsNonRoot where the runtime maps ids: the kubelet's refusal when the
+ * process would be uid 0 inside (runAsUser 0, else the image's USER root or
+ * none) */
+static void non_root(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x, const char *user)
+{
+    if (!k->run_as_non_root || !x->ops || !x->ops->maps_user)
+        return;
+    if (user && strtoll(user, NULL, 10) != 0)
+        return;
+    char *d = sl_xasprintf("container has runAsNonRoot and image will run as root (container: %s)",
+                           k->name);
+    sl_err_invalid(c->errs, k->image ? k->image : "", d, "%s.image", x->path);
+    free(d);
+}
+
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
     ctr_t x = {.path = NULL}; /* designated: every other field zero */
@@ -485,6 +500,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     ctr_image(c, k, &x);
     char ubuf[48];
     const char *user = image_user(c, k, &x, ubuf);
+    non_root(c, k, &x, user);
     tr_env_add_image(&x.env, x.meta.env, x.meta.nenv);
     x.mounts = sl_xcalloc(k->nmounts + 1, sizeof(*x.mounts));
     x.srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));
