@@ -13,6 +13,15 @@
 #   sendrecv   ENTRYPOINT python /opt/mlkube/dist_sendrecv.py (examples/pytorch/smoke-dist)
 #   torch      no entrypoint: python, torchrun and the scripts (the demo's
 #              training and inference server, /opt/slurmlink/demo_*.py)
+# and one image of its own for mpi-operator's v2beta1 pi example
+# (examples/v2beta1/pi: mpioperator/openmpi, pi.cc built into
+# /home/mpiuser/pi):
+#   mpi-pi     Debian's OpenMPI (mpirun, orted, their plugins and every
+#              library they load), busybox, a user mpiuser (uid 1000) with
+#              /home/mpiuser, WORKDIR /home/mpiuser, and slurmlink's own pi
+#              (examples/kubeflow-images/pi.c, built here with mpicc) at
+#              /home/mpiuser/pi; no sshd: slurmlink reaches the Workers
+#              through its rsh agent (docs/jobs.md, MPIJob)
 # Every tag sets PET_REDIRECTS=2 and PET_TEE=2: Debian's torch 1.13 on Python
 # 3.11 parses torchrun's default --redirects 0 as None and fails (Std.from_str);
 # 2 sends each worker's stderr to the console as well as its log file.
@@ -28,15 +37,16 @@ reg=${2:-}
 push=("${@:3}")
 py=/usr/bin/python3
 src=$root/examples/kubeflow-images
-tags=(cpu-demo echo mnist sendrecv torch)
+tags=(cpu-demo echo mnist sendrecv torch mpi-pi)
 
-for t in umoci skopeo busybox; do command -v $t >/dev/null || { echo "$t is missing (scripts/deps.sh)" >&2; exit 1; }; done
+for t in umoci skopeo busybox mpicc; do command -v $t >/dev/null || { echo "$t is missing (scripts/deps.sh)" >&2; exit 1; }; done
 $py -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
   { echo "python3-torch with gloo is missing (scripts/deps.sh)" >&2; exit 1; }
 
 stamp=$({
-  cat "$0" "$src"/*.py
-  dpkg-query -W -f '${Package} ${Version}\n' python3-torch python3.11-minimal libpython3.11-stdlib python3-numpy busybox-static 2>/dev/null
+  cat "$0" "$src"/*.py "$src"/pi.c
+  dpkg-query -W -f '${Package} ${Version}\n' python3-torch python3.11-minimal libpython3.11-stdlib python3-numpy busybox-static \
+    openmpi-bin libopenmpi3 2>/dev/null
 } | sha256sum | cut -c1-64)
 
 # the host files the image needs: the interpreter, its standard library, the
@@ -84,6 +94,27 @@ for p in sorted(out):
 PY
 }
 
+# mpi-pi's tree in $1 (a rootfs folder): OpenMPI with its libraries, busybox, mpiuser and pi
+mpi_pi_tree() {
+  local b=$1 mpi=/usr/lib/x86_64-linux-gnu files
+  mpicc -O2 -o "$b.pi" "$src/pi.c"
+  # the libraries of each program and plugin (ldd's "FILE:" header lines aside), the
+  # programs, the plugin, help and configuration folders
+  files=$( (ldd /usr/bin/orterun /usr/bin/orted "$b.pi" $mpi/openmpi/lib/openmpi3/*.so $mpi/pmix2/lib/pmix/*.so 2>/dev/null |
+    awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $1 !~ /:$/ {print $1}'
+    echo /usr/bin/mpirun /usr/bin/orterun /usr/bin/orted $mpi/openmpi $mpi/pmix2; for d in /usr/share/openmpi /usr/share/pmix /etc/openmpi; do [ ! -e "$d" ] || echo "$d"; done) |
+    grep -v "^$b" | sort -u | sed 's|^/||')
+  # shellcheck disable=SC2086 # one path a word
+  (cd / && tar -chf - $files) | tar -C "$b" -xf -
+  mkdir -p "$b/bin" "$b/etc" "$b/home/mpiuser" "$b/proc" "$b/dev" "$b/sys" "$b/tmp" && chmod 1777 "$b/tmp"
+  cp /bin/busybox "$b/bin/busybox"
+  for t in sh env cat ls sleep hostname id; do ln -sf busybox "$b/bin/$t"; done
+  printf 'root:x:0:0:root:/root:/bin/sh\nmpiuser:x:1000:1000::/home/mpiuser:/bin/sh\n' >"$b/etc/passwd"
+  printf 'root:x:0:\nmpiuser:x:1000:\n' >"$b/etc/group"
+  printf '127.0.0.1 localhost\n::1 localhost\n' >"$b/etc/hosts" && : >"$b/etc/resolv.conf"
+  install -m 755 "$b.pi" "$b/home/mpiuser/pi" && rm -f "$b.pi"
+}
+
 build() {
   local w=$oci.tmp b
   rm -rf "$w" && mkdir -p "$w"
@@ -121,6 +152,12 @@ build() {
     --config.entrypoint python --config.entrypoint /opt/mnist/src/mnist.py
   umoci config --image "$w/oci:base" --tag sendrecv --config.workingdir / \
     --config.entrypoint python --config.entrypoint /opt/mlkube/dist_sendrecv.py
+  umoci new --image "$w/oci:mpi-pi"
+  umoci unpack --rootless --image "$w/oci:mpi-pi" "$w/p" >/dev/null
+  mpi_pi_tree "$w/p/rootfs"
+  umoci repack --image "$w/oci:mpi-pi" "$w/p" && rm -rf "$w/p"
+  umoci config --image "$w/oci:mpi-pi" --config.env PATH=/usr/local/bin:/usr/bin:/bin \
+    --config.workingdir /home/mpiuser
   echo "$stamp" >"$w/stamp"
   rm -rf "$oci" && mv "$w" "$oci"
 }

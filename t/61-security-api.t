@@ -239,18 +239,21 @@ is "$(kc alice replace -f "$D/pa.json" 2>&1)" "pod/pa replaced" "kubectl replace
 is "$(kc alice get pod pa -n team-a -o jsonpath='{.metadata.annotations.slurmlink\.io/user}')" "alice" "... and keeps it"
 
 # --- admission: runAsUser, Unix users, flags -----------------------------------------------
+# (the host runtime: no container, so runAsUser may only name the job
+# user's uid; in charliecloud it is a uid inside: t/64-run-as-userns.t)
+HOSTWHY=' (the host runtime runs no container; runAsUser names a uid inside the container, mapped to that user, with charliecloud)'
 run_as() { # user name securityContext-json [container-sc-json]
   local c='{"name":"main","image":"busybox"'
   [ -n "${4:-}" ] && c+=",\"securityContext\":$4"
   c+='}'
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{%s"containers":[%s]}}' \
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","annotations":{"slurmlink.io/runtime":"host"}},"spec":{%s"containers":[%s]}}' \
     "$2" "${3:+\"securityContext\":$3,}" "$c" | kc "$1" create -n team-a -f - 2>&1
 }
 is "$(run_as alice root0 '{"runAsUser":0}')" \
-  "The Pod \"root0\" is invalid: spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA, the uid of Unix user \"$UA\", which the jobs of user \"alice\" run as" \
-  "runAsUser: 0 is refused (422 naming the field)"
+  "The Pod \"root0\" is invalid: spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA, the uid of Unix user \"$UA\", which the jobs of user \"alice\" run as$HOSTWHY" \
+  "runAsUser: 0 is refused on the host runtime (422 naming the field and why)"
 is "$(run_as alice root1 '' '{"runAsUser":0}')" \
-  "The Pod \"root1\" is invalid: spec.containers[0].securityContext.runAsUser: Invalid value: 0: must be $UIDA, the uid of Unix user \"$UA\", which the jobs of user \"alice\" run as" \
+  "The Pod \"root1\" is invalid: spec.containers[0].securityContext.runAsUser: Invalid value: 0: must be $UIDA, the uid of Unix user \"$UA\", which the jobs of user \"alice\" run as$HOSTWHY" \
   "a container's runAsUser: 0 is refused"
 like "$(run_as alice other '{"runAsUser":'"$UIDB"'}')" "spec.securityContext.runAsUser: Invalid value: $UIDB: must be $UIDA" "another user's uid is refused"
 is "$(run_as alice mine '{"runAsUser":'"$UIDA"'}' '{"runAsUser":'"$UIDA"'}')" "pod/mine created" "her own uid is accepted"

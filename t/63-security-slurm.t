@@ -142,7 +142,7 @@ acct_ok || diag "sacct: $(sacct -n -X -P -j "$JA,$JB" -o JobID,User,Account,Stat
 out=$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bad","annotations":{"slurm-job.vk.io/flags":"--uid=0 --account=acct-b%s"}},"spec":{"containers":[{"name":"main","image":"busybox"}]}}' "$$" | kc alice create -f - 2>&1)
 is "$out" "The Pod \"bad\" is invalid: metadata.annotations[slurm-job.vk.io/flags]: Invalid value: \"--uid=0 --account=acct-b$$\": --uid is not allowed: the job runs as the pod's user" \
   "a refused flag: 422 naming it"
-out=$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"root"},"spec":{"securityContext":{"runAsUser":0},"containers":[{"name":"main","image":"busybox"}]}}' | kc alice create -f - 2>&1)
-like "$out" "spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA" "runAsUser 0: 422"
+out=$(printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"root","annotations":{"slurmlink.io/runtime":"host"}},"spec":{"securityContext":{"runAsUser":0},"containers":[{"name":"main","image":"busybox"}]}}' | kc alice create -f - 2>&1)
+like "$out" "spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA" "runAsUser 0 on the host runtime: 422"
 is "$(squeue -h -t all -n team-a/bad,team-a/root -o %i | wc -l)" 0 "no job for refused pods"
 done_testing 33

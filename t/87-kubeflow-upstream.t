@@ -12,14 +12,20 @@
 #     two nodes): each Succeeded as ONE Slurm job of 2 nodes (per attempt:
 #     OnFailure restarts the gang), each replica's log the training's own
 #     lines;
-#   - mpi-operator's v2beta1 pi: skipped, see below.
+#   - mpi-operator's v2beta1 pi (its Launcher and Workers runAsUser 1000,
+#     the Workers running sshd): Succeeded as ONE Slurm job of 2 nodes,
+#     pi's printed value that of its 2 ranks; runAsUser 1000 is uid 1000
+#     inside charliecloud's user namespace (the test's user outside), the
+#     Launcher's mpirun reaches the Workers through slurmlink's rsh agent
+#     and the Workers wait for the Launcher instead of running sshd.
 # The images are made from this machine's files by scripts/kubeflow-images.sh
 # (Debian's Python and torch, slurmlink's own training scripts with the
 # paths, entrypoints and working directories of the examples' Dockerfiles),
-# cached in .cache/kubeflow-images and pushed with skopeo.
+# cached in .cache/kubeflow-images and pushed with skopeo; pi's image is
+# Debian's OpenMPI with slurmlink's own pi (examples/kubeflow-images/pi.c).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 21
+plan 26
 
 ptj_need_torch torch.distributed.run
 EX=$ROOT/t/data/kubeflow-examples
@@ -35,13 +41,14 @@ example() { # FILE IMAGE
   sed -E "s|^([[:space:]]*(- )?image:[[:space:]]*).*$|\1$2|" "$EX/$1"
 }
 n=0
-for f in pytorch-cpu-demo.yaml:cpu-demo pytorch-mnist-gloo.yaml:mnist pytorch-elastic-echo.yaml:echo pytorch-sendrecv.yaml:sendrecv; do
+for f in pytorch-cpu-demo.yaml:cpu-demo pytorch-mnist-gloo.yaml:mnist pytorch-elastic-echo.yaml:echo pytorch-sendrecv.yaml:sendrecv mpi-pi.yaml:mpi-pi; do
   example "${f%%:*}" "$REG/kubeflow/${f#*:}:v1" >"$T/${f%%:*}"
   d=$(diff "$EX/${f%%:*}" "$T/${f%%:*}" | grep '^>' | grep -cvE '^>[[:space:]]*(- )?image:')
   [ "$d" = 0 ] && [ "$(diff "$EX/${f%%:*}" "$T/${f%%:*}" | grep -c '^>')" -gt 0 ] && n=$((n + 1))
-  kc apply -f "$T/${f%%:*}" >>"$T/apply.log" 2>&1
+  # pi later: its ttlSecondsAfterFinished would remove it before its point
+  [ "${f%%:*}" = mpi-pi.yaml ] || kc apply -f "$T/${f%%:*}" >>"$T/apply.log" 2>&1
 done
-is "$n" 4 "each example applied as upstream wrote it, but for its image: lines" || diag "$(cat "$T/apply.log")"
+is "$n" 5 "each example applied as upstream wrote it, but for its image: lines" || diag "$(cat "$T/apply.log")"
 
 ended() { ptj_conds "$1" | grep -qE '(Succeeded|Failed)=True'; }
 why() { # what a PyTorchJob's pods and events say, for a failure's diagnostics
@@ -116,8 +123,24 @@ is "$(kc get pods -l training.kubeflow.org/job-name=pytorch-dist-basic-sendrecv 
   "4 $REG/kubeflow/sendrecv@D" "sendrecv: the 4 pods ran the pulled image (imageID)"
 
 # --- mpi-operator's pi -------------------------------------------------------------------------
-# pi's launcher runs `mpirun -n 2 /home/mpiuser/pi` inside its image and its
-# workers sshd; an MPIJob's launcher in a container reaching srun is not
-# part of this tree yet, so pi is not run here (the manifest is kept, and
-# scripts/check-upstream-examples.sh checks it against upstream).
-skip "mpi-operator v2beta1 pi: an MPIJob launcher inside a container image cannot reach srun yet"
+# the Launcher runs `mpirun -n 2 /home/mpiuser/pi` as uid 1000, the Workers
+# `/usr/sbin/sshd -De -f /home/mpiuser/.sshd_config` as uid 1000; its
+# ttlSecondsAfterFinished (60) removes it soon after it ends: applied now,
+# read at once
+kc apply -f "$T/mpi-pi.yaml" >"$T/pi-apply.log" 2>&1
+like "$(tr '\n' ' ' <"$T/pi-apply.log")" \
+  'sshd is not run: .*this Worker waits for the Launcher instead' "pi: apply's Warning says what slurmlink does instead of the Workers' sshd"
+wait_for 60 eval 'kc get pod pi-worker-0 >/dev/null 2>&1' # cleanPodPolicy Running removes it at the end
+is "$(jp pod/pi-worker-0 '{.spec.containers[0].command} {.spec.containers[0].args}')" '["/etc/mpi/rsh","--wait"] ' \
+  "pi: a Worker's sshd replaced by the rsh agent's wait for the Launcher"
+mconds() { jp "mpijob/$1" '{range .status.conditions[*]}{.type}={.status}:{.reason} {end}'; }
+mended() { mconds "$1" | grep -qE '(Succeeded|Failed)=True'; }
+wait_for 300 mended pi
+like "$(mconds pi)" 'Succeeded=True' "mpi-operator's pi (runAsUser 1000, Workers running sshd): Succeeded" ||
+  diag "$(mconds pi; kc get pods -l training.kubeflow.org/job-name=pi -o wide 2>&1; kc logs pi-launcher 2>&1 | tail -20)"
+log=$(kc logs pi-launcher 2>&1)
+is "$(grep -E '^(Workers|pi is)' <<<"$log" | tr '\n' ' ')" "Workers: 2 pi is approximately 3.1415055000000001 " \
+  "pi: mpirun ran 2 ranks and printed pi, the value of 2 ranks of examples/kubeflow-images/pi.c" || diag "$log"
+is "$(grep -o '^Rank [01] on host [^ ]*' <<<"$log" | sort | awk '{print $5}' | sort -u | wc -l)" 2 \
+  "pi: rank 0 and rank 1 each in a Worker, on the two nodes ($(grep -o '^Rank .*' <<<"$log" | tr '\n' ' '))"
+one_job pi

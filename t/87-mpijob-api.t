@@ -9,7 +9,8 @@
 #     worker's DNS-1035 name, restartPolicy, mpiImplementation, a Worker's
 #     replicas; slurmlink's refusals with the reason: another replica type,
 #     runLauncherAsWorker, a change of the replica specs;
-#   - a Warning for Workers running sshd (no ssh Secret here);
+#   - a Warning for Workers running sshd (no ssh Secret here: they wait
+#     for the Launcher instead);
 #   - Table NAME AGE, describe, the status subresource, watch, patch, delete.
 source "$(dirname "$0")/50-api-lib.sh"
 plan 21
@@ -57,8 +58,8 @@ like "$(k explain mpijob.spec.slotsPerWorker 2>&1)" "Specifies the number of slo
   "kubectl explain: the CRD's own descriptions"
 is "$(manifest pi | apply)" "mpijob.kubeflow.org/pi created" "kubectl apply creates an MPIJob"
 like "$(manifest sshd 's|command: \["sleep", "infinity"\]|command: ["/usr/sbin/sshd", "-De"]|' | k apply --dry-run=server -f - 2>&1)" \
-  'Warning: spec.mpiReplicaSpecs\[Worker\].template.spec.containers\[0\].command: sshd is not needed: slurmlink starts the Launcher.s MPI daemons in the Workers through Slurm' \
-  "Workers running sshd (mpi-operator's examples): a Warning at create says why it is not needed"
+  'Warning: spec.mpiReplicaSpecs\[Worker\].template.spec.containers\[0\].command: sshd is not run: slurmlink starts the Launcher.s MPI daemons in the Workers through Slurm .*, so this Worker waits for the Launcher instead and stays up until it ends' \
+  "Workers running sshd (mpi-operator's examples): a Warning at create says what slurmlink does instead"
 is "$(jp mpijob/pi '{.spec.slotsPerWorker} {.spec.mpiImplementation} {.spec.launcherCreationPolicy} {.spec.sshAuthMountPath} {.spec.runLauncherAsWorker} {.spec.runPolicy.cleanPodPolicy} {.spec.runPolicy.suspend}')" \
   "1 OpenMPI AtStartup /root/.ssh false None false" "spec defaults: slotsPerWorker 1, OpenMPI, AtStartup, /root/.ssh, cleanPodPolicy None"
 is "$(jp mpijob/pi '{.spec.mpiReplicaSpecs.Launcher.replicas} {.spec.mpiReplicaSpecs.Launcher.restartPolicy} {.spec.mpiReplicaSpecs.Worker.restartPolicy}')" \

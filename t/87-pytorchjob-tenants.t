@@ -73,6 +73,7 @@ spec:
     Worker:
       replicas: 1
       template:
+        metadata: {annotations: {slurmlink.io/runtime: host}}
         spec:
           containers: [{name: w, image: busybox, securityContext: {runAsUser: $UIDB}}]
 YAML
@@ -80,6 +81,6 @@ YAML
 like "$mpi" "spec.mpiReplicaSpecs\\[Worker\\].template.spec.containers\\[0\\].securityContext.runAsUser: Invalid value: $UIDB: must be $UIDA" \
   "an MPIJob's Worker container naming another uid: refused at create"
 job=$(kc alice create job jroot -n team-a --image=busybox --dry-run=client -o json -- true |
-  jq '.spec.template.spec.securityContext = {runAsUser: 0}' | kc alice create -f - 2>&1)
+  jq '.spec.template.spec.securityContext = {runAsUser: 0} | .spec.template.metadata.annotations = {"slurmlink.io/runtime": "host"}' | kc alice create -f - 2>&1)
 like "$job" "spec.template.spec.securityContext.runAsUser: Invalid value: 0: must be $UIDA" "a Job's template the same"
 is "$(ka get pytorchjobs,mpijobs,jobs -n team-a -o name 2>&1 | grep -c 'root')" 0 "none of them was stored"

@@ -69,6 +69,7 @@ spec:
           template:
             spec:
               template:
+                metadata: {annotations: {slurmlink.io/runtime: host}}
                 spec:
                   securityContext: {runAsUser: 0}
                   containers: [{name: node, image: busybox}]

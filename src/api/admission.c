@@ -40,6 +40,7 @@
 #include "kube/meta.h"
 #include "kube/status.h"
 #include "pod/pod.h"
+#include "runtime/runtime.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -147,14 +148,69 @@ static void ident_free(ident_t *id)
     free(id->detail);
 }
 
-/* runAsUser and runAsGroup of a pod spec against id, its fields named from
- * prefix ("spec." for a pod, "spec.template.spec." for a Job's template) */
-static void check_spec(json_t *spec, const char *prefix, const ident_t *id, sl_error_t *errs)
+/* a container's runAsUser (the pod's: c NULL, every container without its
+ * own) in a runtime that runs the job user's own ids: only that uid; the
+ * detail says which runtime and which ones map a uid inside */
+static void check_user(json_t *sc, const char *ann, json_t *c, const ident_t *id, sl_error_t *errs,
+                       const char *field)
+{
+    const char *image = json_string_value(json_object_get(c, "image"));
+    if (sl_runtime_maps_user(ann, image, sl_runtime_default()))
+        return;
+    const char *rt = sl_runtime_choose(ann, image, 0, sl_runtime_default());
+    char *maps = sl_runtime_mapping_list();
+    char *d = sl_xasprintf(
+        "%s (the %s runtime %s; runAsUser names a uid inside the container, "
+        "mapped to that user, with %s)",
+        id->detail, rt, strcmp(rt, "host") ? "runs the process as that user" : "runs no container",
+        maps);
+    check_run_as(sc, "runAsUser", id->uid, d, errs, field);
+    free(d);
+    free(maps);
+}
+
+/* the pod's runAsUser: checked against each container that has none of
+ * its own (the first whose runtime runs the job user's ids names the rule);
+ * a spec without containers (a TrainJob's runtimePatches) against the
+ * runtime its annotation alone names (none: host) */
+static void check_pod_user(json_t *spec, const char *ann, const ident_t *id, sl_error_t *errs,
+                           const char *prefix)
 {
     json_t *psc = json_object_get(spec, "securityContext");
+    json_t *v = json_object_get(psc, "runAsUser");
+    if (!v || json_is_null(v))
+        return;
+    static const char *const lists[] = {"initContainers", "containers", "ephemeralContainers"};
     char *f = sl_xasprintf("%ssecurityContext.runAsUser", prefix);
-    check_run_as(psc, "runAsUser", id->uid, id->detail, errs, f);
+    if (!json_array_size(json_object_get(spec, "containers"))) /* a patch's: no image known */
+        check_user(psc, ann, NULL, id, errs, f);
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+        size_t i, before = sl_err_nfields(errs);
+        json_t *c;
+        json_array_foreach(json_object_get(spec, lists[l]), i, c)
+        {
+            json_t *own = json_object_get(json_object_get(c, "securityContext"), "runAsUser");
+            if (own && !json_is_null(own))
+                continue;
+            check_user(psc, ann, c, id, errs, f);
+            if (sl_err_nfields(errs) != before)
+                break;
+        }
+        if (sl_err_nfields(errs) != before)
+            break;
+    }
     free(f);
+}
+
+/* runAsUser and runAsGroup of a pod spec against id, its fields named from
+ * prefix ("spec." for a pod, "spec.template.spec." for a Job's template);
+ * ann: the pod's (template's) slurmlink.io/runtime, which with each
+ * container's image says whether runAsUser is a uid inside a container */
+static void check_spec(json_t *spec, const char *ann, const char *prefix, const ident_t *id,
+                       sl_error_t *errs)
+{
+    json_t *psc = json_object_get(spec, "securityContext");
+    check_pod_user(spec, ann, id, errs, prefix);
     gid_t job_gid;
     check_pod_group(psc, prefix, id->uname, id->qunix, id->gid, &job_gid, errs);
     char *gdetail = sl_xasprintf("must be %u, the group of the pod's job (spec.securityContext."
@@ -167,8 +223,8 @@ static void check_spec(json_t *spec, const char *prefix, const ident_t *id, sl_e
         json_array_foreach(json_object_get(spec, lists[l]), i, c)
         {
             json_t *sc = json_object_get(c, "securityContext");
-            f = sl_xasprintf("%s%s[%zu].securityContext.runAsUser", prefix, lists[l], i);
-            check_run_as(sc, "runAsUser", id->uid, id->detail, errs, f);
+            char *f = sl_xasprintf("%s%s[%zu].securityContext.runAsUser", prefix, lists[l], i);
+            check_user(sc, ann, c, id, errs, f);
             free(f);
             f = sl_xasprintf("%s%s[%zu].securityContext.runAsGroup", prefix, lists[l], i);
             check_run_as(sc, "runAsGroup", job_gid, gdetail, errs, f);
@@ -178,28 +234,36 @@ static void check_spec(json_t *spec, const char *prefix, const ident_t *id, sl_e
     free(gdetail);
 }
 
+/* a pod's (template's) slurmlink.io/runtime annotation, NULL when none */
+static const char *runtime_ann(json_t *obj)
+{
+    return json_string_value(
+        json_object_get(sl_kube_path(obj, "metadata.annotations"), SL_ANN_RUNTIME));
+}
+
 int api_admit_pod_create(api_req_t *r, json_t *pod, sl_error_t *errs)
 {
     ident_t id;
     int rc = ident_of(r, &id, errs);
     if (rc <= 0)
         return rc;
-    check_spec(json_object_get(pod, "spec"), "spec.", &id, errs);
+    check_spec(json_object_get(pod, "spec"), runtime_ann(pod), "spec.", &id, errs);
     ident_free(&id);
     return api_fields_result(errs);
 }
 
 /* The pod templates of a registered kind's object below node, at path
  * (dotted; '*' for every key of a map or index of an array), each checked
- * with its field path ("spec.replicatedJobs[0].template.spec.template.spec.") */
-static void check_templates(json_t *node, const char *path, const char *at, const ident_t *id,
-                            sl_error_t *errs)
+ * with its field path ("spec.replicatedJobs[0].template.spec.template.spec."); up:
+ * node's parent, the template whose metadata names the pods' runtime */
+static void check_templates(json_t *node, json_t *up, const char *path, const char *at,
+                            const ident_t *id, sl_error_t *errs)
 {
     if (!node)
         return;
     if (!*path) {
         char *prefix = sl_xasprintf("%s.", at);
-        check_spec(node, prefix, id, errs);
+        check_spec(node, runtime_ann(up), prefix, id, errs);
         free(prefix);
         return;
     }
@@ -214,20 +278,20 @@ static void check_templates(json_t *node, const char *path, const char *at, cons
         json_object_foreach(node, key, v)
         {
             sub = sl_xasprintf("%s[%s]", at, key);
-            check_templates(v, rest, sub, id, errs);
+            check_templates(v, node, rest, sub, id, errs);
             free(sub);
         }
         json_array_foreach(node, i, v)
         {
             sub = sl_xasprintf("%s[%zu]", at, i);
-            check_templates(v, rest, sub, id, errs);
+            check_templates(v, node, rest, sub, id, errs);
             free(sub);
         }
         return;
     }
     char *seg = sl_xstrndup(path, len);
     sub = *at ? sl_xasprintf("%s.%s", at, seg) : sl_xstrdup(seg);
-    check_templates(json_object_get(node, seg), rest, sub, id, errs);
+    check_templates(json_object_get(node, seg), node, rest, sub, id, errs);
     free(sub);
     free(seg);
 }
@@ -243,7 +307,7 @@ int api_admit_workload_create(api_req_t *r, const api_resource_t *rs, json_t *ob
         return rc;
     for (size_t i = 0;
          i < sizeof k->pod_templates / sizeof *k->pod_templates && k->pod_templates[i]; i++)
-        check_templates(obj, k->pod_templates[i], "", &id, errs);
+        check_templates(obj, NULL, k->pod_templates[i], "", &id, errs);
     ident_free(&id);
     return api_fields_result(errs);
 }

@@ -201,13 +201,6 @@ static void rsh_lines(sl_buf_t *s, const ctl_gang_t *g, char **dirs, size_t batc
     sl_buf_printf(s, " 2>>%s &\nrshd=$!\n", ql);
     free(ql);
     free(log);
-    for (size_t i = 0; i < g->n; i++) { /* mpirun's daemons look the agent up too */
-        char *d = sl_xasprintf("%s/%s/rsh", dirs[i], g->rsh_dir), *qd = sl_shell_quote(d);
-        if (i != batch)
-            sl_buf_printf(s, "cp %s %s\n", qa, qd);
-        free(qd);
-        free(d);
-    }
     started_wait(s, dirs, 0, batch);
     started_wait(s, dirs, batch + 1, g->n);
     free(mpi);
@@ -216,6 +209,25 @@ static void rsh_lines(sl_buf_t *s, const ctl_gang_t *g, char **dirs, size_t batc
     free(qa);
     free(qh);
     free(qs);
+}
+
+/* the agent in each other member's /etc/mpi, before their steps start:
+ * mpirun's daemons look it up there too, and a Worker that waits for the
+ * Launcher instead of running sshd runs it (src/kinds/mpijob/pods.c) */
+static void rsh_agents(sl_buf_t *s, const ctl_gang_t *g, char **dirs, size_t batch,
+                       const char *shim)
+{
+    char *agent = sl_xasprintf("%.*s/slurmlink-mpi-rsh", (int)(strrchr(shim, '/') - shim), shim);
+    char *qa = sl_shell_quote(agent);
+    for (size_t i = 0; i < g->n; i++) {
+        char *d = sl_xasprintf("%s/%s/rsh", dirs[i], g->rsh_dir), *qd = sl_shell_quote(d);
+        if (i != batch)
+            sl_buf_printf(s, "cp %s %s || exit 1\n", qa, qd);
+        free(qd);
+        free(d);
+    }
+    free(qa);
+    free(agent);
 }
 
 /* the batch script: the head's lines, then one step per member (a node
@@ -235,11 +247,15 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links, co
     if (late)
         late_wait(&s, g, links);
     size_t batch = g->n, waited = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        if (g->m[i].batch && batch == g->n) {
+    for (size_t i = 0; i < g->n && batch == g->n; i++)
+        if (g->m[i].batch)
             batch = i;
+    bool rsh = batch < g->n && g->rsh_dir && shim && strchr(shim, '/');
+    if (rsh)
+        rsh_agents(&s, g, dirs, batch, shim);
+    for (size_t i = 0; i < g->n; i++) {
+        if (i == batch)
             continue;
-        }
         size_t after = g->m[i].after < i ? g->m[i].after : i;
         started_wait(&s, dirs, waited, after);
         waited = after > waited ? after : waited;
@@ -247,7 +263,7 @@ static char *gang_script(const ctl_gang_t *g, char **dirs, const char *links, co
     }
     if (late)
         late_steps(&s, g);
-    if (batch < g->n && g->rsh_dir && shim && strchr(shim, '/'))
+    if (rsh)
         rsh_lines(&s, g, dirs, batch, shim);
     if (batch < g->n)
         batch_line(&s, &g->m[batch], dirs[batch]);

@@ -22,6 +22,7 @@
 #include "metrics/metrics.h"
 #include "pod/pod.h"
 #include "podfs/podfs.h"
+#include "runtime/runtime.h"
 #include "translate/translate.h"
 
 #include <errno.h>
@@ -163,16 +164,20 @@ static int submit_waits(sl_ctl_t *c, ctl_pod_t *p)
     return 1;
 }
 
-/* securityContext.runAsUser may only name the job's user */
+/* securityContext.runAsUser may only name the job's user, unless the
+ * container's runtime maps it to that user inside a user namespace (as
+ * admission decides: src/api/admission.c) */
 static int check_run_as_user(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_pod_t *model,
                              const job_ident_t *id)
 {
+    const char *ann = sl_pod_annotation(model, SL_ANN_RUNTIME);
     for (int init = 0; init < 2; init++) {
         const sl_pod_container_t *cs = init ? model->init_containers : model->containers;
         size_t n = init ? model->ninit : model->ncontainers;
         for (size_t i = 0; i < n; i++) {
             int64_t want = cs[i].run_as_user;
-            if (want != SL_POD_UNSET && want != (int64_t)id->uid) {
+            if (want != SL_POD_UNSET && want != (int64_t)id->uid &&
+                !sl_runtime_maps_user(ann, cs[i].image, c->o.default_runtime)) {
                 failed(c, p, pod, 1,
                        "spec.%s[%zu].securityContext.runAsUser: %lld is not uid %u (%s), the only "
                        "user this pod may run as",

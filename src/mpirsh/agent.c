@@ -11,7 +11,14 @@
  * with the command's status. The server runs COMMAND in that Worker's
  * container through a step of the Launcher's own Slurm job (docs/jobs.md,
  * MPIJob). Linked statically: the container's libc is the image's.
- * ssh's options are accepted and ignored (`-x`, `-o Opt=V`, `-p N` ...). */
+ * ssh's options are accepted and ignored (`-x`, `-o Opt=V`, `-p N` ...).
+ *
+ *     slurmlink-mpi-rsh --wait
+ *
+ * is a Worker's command where mpi-operator's runs sshd (`sshd -De`): it
+ * keeps the Worker's container up, as sshd would, until the Launcher has
+ * ended and the job's end signals it (SIGTERM, SIGINT, SIGHUP), then exits
+ * 0; mpirun's daemons meanwhile run in that container through the agent. */
 #include "mpirsh/proto.h"
 
 #include <errno.h>
@@ -106,8 +113,36 @@ static int request(int fd, char **words, int n)
     return 0;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+/* --wait: until SIGTERM, SIGINT or SIGHUP; 0 */
+static int wait_for_end(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigset_t block, old;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&block);
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        sigaddset(&block, sigs[i]);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    sigprocmask(SIG_BLOCK, &block, &old); /* no signal lost between the test and the wait */
+    while (!stop)
+        sigsuspend(&old);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], SL_MPIRSH_WAIT))
+        return wait_for_end();
     int i = 1;
     while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"))
         i += takes_arg(argv[i]) ? 2 : 1;

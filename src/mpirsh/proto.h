@@ -17,5 +17,8 @@
 #define SL_MPIRSH_SOCKET_ENV "SLURMLINK_MPI_RSH_SOCKET" /* another path, if set */
 #define SL_MPIRSH_MAX (1u << 20)                        /* the longest request */
 #define SL_MPIRSH_FAILED 255                            /* ssh's status for its own failures */
+/* `slurmlink-mpi-rsh --wait`: a Worker's command in place of sshd (waits
+ * until the job's end signals it, then exits 0) */
+#define SL_MPIRSH_WAIT "--wait"
 
 #endif

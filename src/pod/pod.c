@@ -4,8 +4,8 @@
 
 #include "common/xalloc.h"
 #include "image/image.h"
-#include "runtime/runtime.h"
 #include "kube/meta.h"
+#include "runtime/runtime.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -399,6 +399,8 @@ static void parse_container(pod_ctx_t *c, const json_t *ctr, const char *listnam
     k->run_as_user = pod_int(c, sc, "runAsUser", scp,
                              pod_int(c, psc, "runAsUser", "spec.securityContext", SL_POD_UNSET));
     k->read_only_root = pod_bool(c, sc, "readOnlyRootFilesystem", scp, 0);
+    k->run_as_non_root = pod_bool(c, sc, "runAsNonRoot", scp,
+                                  pod_bool(c, psc, "runAsNonRoot", "spec.securityContext", 0));
     k->run_as_group = pod_int(c, sc, "runAsGroup", scp,
                               pod_int(c, psc, "runAsGroup", "spec.securityContext", SL_POD_UNSET));
     const char *ids[2] = {"runAsUser", "runAsGroup"};

@@ -118,9 +118,10 @@ typedef struct sl_pod_container {
     const char *restart_policy;    /* init containers only: "Always" marks a sidecar; else NULL */
     const char *image_pull_policy; /* NULL when absent */
     int tty, stdin_open, stdin_once;
-    int read_only_root; /* securityContext.readOnlyRootFilesystem */
-    int init;           /* 1 for spec.initContainers */
-    int index;          /* position in its list */
+    int read_only_root;  /* securityContext.readOnlyRootFilesystem */
+    int run_as_non_root; /* securityContext.runAsNonRoot, the container's else the pod's */
+    int init;            /* 1 for spec.initContainers */
+    int index;           /* position in its list */
     /* SL_POD_PROBE_*: the validated Probe objects, NULL when none */
     const json_t *probes[SL_POD_NPROBES];
 } sl_pod_container_t;

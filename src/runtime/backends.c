@@ -393,6 +393,7 @@ const sl_runtime_ops_t sl_rt_charliecloud = {
     .pull = SL_RT_PULL_TREE,
     .tmp_bind = "--bind=%s:/tmp",
     .tmp_bind_at = 1,
+    .maps_user = 1,
 };
 const sl_runtime_ops_t sl_rt_podman = {
     .name = "podman",

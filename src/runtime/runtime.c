@@ -27,6 +27,21 @@ const sl_runtime_ops_t *sl_runtime_get(const char *name)
 
 const char *const *sl_runtime_names(void) { return names; }
 
+int sl_runtime_maps_user(const char *ann, const char *image, const char *def)
+{
+    const sl_runtime_ops_t *ops = sl_runtime_get(sl_runtime_choose(ann, image, 0, def));
+    return ops && ops->maps_user;
+}
+
+char *sl_runtime_mapping_list(void)
+{
+    sl_buf_t b = SL_BUF_INIT;
+    for (const char *const *n = sl_runtime_names(); *n; n++)
+        if (sl_runtime_get(*n)->maps_user)
+            sl_buf_printf(&b, "%s%s", b.len ? ", " : "", *n);
+    return sl_buf_steal(&b);
+}
+
 int sl_runtime_image_has_scheme(const char *image)
 {
     if (!image || !*image)

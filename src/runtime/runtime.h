@@ -136,6 +136,13 @@ typedef struct sl_runtime_ops {
      * the folder over /tmp in a namespace of the run's own. */
     const char *tmp_bind;
     size_t tmp_bind_at;
+    /* 1: the container runs in a user namespace of the runtime's in which
+     * securityContext.runAsUser (runAsGroup) and the image's USER name the
+     * ids inside, mapped by a one-entry map to the job user (and group)
+     * outside: c->user. 0: the process is the job user itself, so
+     * runAsUser may only name that user's uid (src/api/admission.c,
+     * src/ctl/submit.c). */
+    int maps_user;
 } sl_runtime_ops_t;
 
 /* Backend by name, or NULL (errno ENOENT). */
@@ -156,6 +163,14 @@ int sl_runtime_image_is_file(const char *dir);
  *   host when there is no image, apptainer for an absolute *.sif path,
  *   charliecloud when the image is in the local store (in_store), else def. */
 const char *sl_runtime_choose(const char *ann, const char *image, int in_store, const char *def);
+
+/* Whether runAsUser may name any uid inside the container (the runtime
+ * sl_runtime_choose picks, with the image not known to be in the store, as
+ * admission and the controller's check both see it, maps users); 0 for the
+ * host runtime and the runtimes that run the job user's own ids. */
+int sl_runtime_maps_user(const char *ann, const char *image, const char *def);
+/* "charliecloud": the runtimes that map runAsUser (caller frees) */
+char *sl_runtime_mapping_list(void);
 
 /* 1 if image is an absolute path, or has a transport scheme (docker://, oras://, ...). */
 int sl_runtime_image_has_scheme(const char *image);

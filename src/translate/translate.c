@@ -447,12 +447,22 @@ static void ctr_free(ctr_t *x)
     free(x->path);
 }
 
-/* The image's USER into buf ("UID:GID", or "UID" when runAsGroup names the
- * group), unless runAsUser says who the process is (Kubernetes' rule):
- * NULL then, and when the image has none */
+/* Who the process is inside the container, into buf: runAsUser (with
+ * runAsGroup, "UID:GID") where the runtime maps ids inside its user
+ * namespace to the job user (maps_user); else the image's USER ("UID:GID",
+ * or "UID" when runAsGroup names the group) unless runAsUser says who the
+ * process is (Kubernetes' rule): NULL then (runAsUser is the job user's
+ * own uid: admission), and when the image has none */
 static const char *image_user(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x,
                               char buf[48])
 {
+    if (k->run_as_user != SL_POD_UNSET && x->ops && x->ops->maps_user) {
+        if (k->run_as_group != SL_POD_UNSET)
+            snprintf(buf, 48, "%lld:%lld", (long long)k->run_as_user, (long long)k->run_as_group);
+        else
+            snprintf(buf, 48, "%lld", (long long)k->run_as_user);
+        return buf;
+    }
     if (k->run_as_user != SL_POD_UNSET)
         return NULL;
     if (x->meta.user_error) {
@@ -467,6 +477,21 @@ static const char *image_user(tr_ctx_t *c, const sl_pod_container_t *k, const ct
     return buf;
 }
 
+/* runAsNonRoot where the runtime maps ids: the kubelet's refusal when the
+ * process would be uid 0 inside (runAsUser 0, else the image's USER root or
+ * none) */
+static void non_root(tr_ctx_t *c, const sl_pod_container_t *k, const ctr_t *x, const char *user)
+{
+    if (!k->run_as_non_root || !x->ops || !x->ops->maps_user)
+        return;
+    if (user && strtoll(user, NULL, 10) != 0)
+        return;
+    char *d = sl_xasprintf("container has runAsNonRoot and image will run as root (container: %s)",
+                           k->name);
+    sl_err_invalid(c->errs, k->image ? k->image : "", d, "%s.image", x->path);
+    free(d);
+}
+
 static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *summary)
 {
     ctr_t x = {.path = NULL}; /* designated: every other field zero */
@@ -475,6 +500,7 @@ static json_t *container(tr_ctx_t *c, const sl_pod_container_t *k, sl_buf_t *sum
     ctr_image(c, k, &x);
     char ubuf[48];
     const char *user = image_user(c, k, &x, ubuf);
+    non_root(c, k, &x, user);
     tr_env_add_image(&x.env, x.meta.env, x.meta.nenv);
     x.mounts = sl_xcalloc(k->nmounts + 1, sizeof(*x.mounts));
     x.srcs = sl_xcalloc(k->nmounts + 1, sizeof(char *));

@@ -12,17 +12,29 @@
 #include <strings.h>
 
 /* mpi-operator's examples run sshd in the Workers, for the Launcher's ssh:
- * here it would find no host key (no ssh Secret is made) and end the
- * Worker, whose container the Launcher's daemons run in */
+ * slurmlink makes no ssh Secret and reaches the Workers through Slurm, so
+ * in containers a Worker waits for the Launcher instead (pods.c); on the
+ * host runtime sshd would find no host key and end the Worker, whose
+ * container the Launcher's daemons run in */
 static void sshd_warnings(json_t *job, json_t *warnings)
 {
     size_t i;
     json_t *c;
+    bool rsh = api_mpijob_rsh(job);
     json_array_foreach(sl_kube_path(job, MPI_RS ".Worker.template.spec.containers"), i, c)
     {
-        const char *cmd = json_string_value(json_array_get(json_object_get(c, "command"), 0));
-        const char *base = cmd ? strrchr(cmd, '/') : NULL;
-        if (cmd && !strcmp(base ? base + 1 : cmd, "sshd"))
+        if (!api_mpijob_sshd(c))
+            continue;
+        if (rsh)
+            json_array_append_new(
+                warnings,
+                json_sprintf(MPI_RS "[Worker].template.spec.containers[%zu].command: sshd is not "
+                                    "run: slurmlink starts the Launcher's MPI daemons in the "
+                                    "Workers through Slurm (the rsh agent at /etc/mpi/rsh), so "
+                                    "this Worker waits for the Launcher instead and stays up "
+                                    "until it ends",
+                             i));
+        else
             json_array_append_new(
                 warnings, json_sprintf(MPI_RS "[Worker].template.spec.containers[%zu].command: "
                                               "sshd is not needed: slurmlink starts the Launcher's "

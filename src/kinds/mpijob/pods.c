@@ -18,7 +18,9 @@
 #include "ctl/gang.h"
 #include "ctl/podstatus.h"
 #include "kinds/kubeflow/kubeflow.h"
+#include "kinds/mpijob/mpijob.h"
 #include "kube/meta.h"
+#include "mpirsh/proto.h"
 #include "pod/pod.h"
 #include "pod/schema.h"
 #include "runtime/runtime.h"
@@ -87,10 +89,33 @@ static bool rsh_template(json_t *job, const char *type)
 /* the Launcher and the Workers run in containers with /etc/mpi free: the
  * rsh agent (gang.h rsh_dir) in each, since mpirun's daemons look up the
  * agent mpirun names too */
-static bool rsh_launcher(json_t *job)
+bool api_mpijob_rsh(json_t *job)
 {
     return rsh_template(job, "Launcher") &&
            (!sl_kube_path(job, "spec.mpiReplicaSpecs.Worker") || rsh_template(job, "Worker"));
+}
+
+bool api_mpijob_sshd(json_t *container)
+{
+    const char *cmd = json_string_value(json_array_get(json_object_get(container, "command"), 0));
+    const char *base = cmd ? strrchr(cmd, '/') : NULL;
+    return cmd && !strcmp(base ? base + 1 : cmd, "sshd");
+}
+
+/* a Worker's containers that would run sshd wait for the Launcher instead:
+ * the agent the batch script put in their /etc/mpi before their steps
+ * (gang.c), which keeps the container up until the job's end signals it */
+static void sshd_to_wait(json_t *spec)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(spec, "containers"), i, c)
+    {
+        if (!api_mpijob_sshd(c))
+            continue;
+        json_object_set_new(c, "command", json_pack("[s, s]", MPI_DIR "/rsh", SL_MPIRSH_WAIT));
+        json_object_del(c, "args");
+    }
 }
 
 /* a pod's /etc/mpi: an emptyDir the batch script fills (gang.c) */
@@ -171,10 +196,12 @@ static json_t *mpijob_new_pod(json_t *job, json_t *r, size_t i, long long attemp
     } else if (launcher && !strcmp(impl, "Intel")) {
         add_env(spec, "I_MPI_PERHOST", buf);
     }
-    if (rsh_launcher(job)) {
+    if (api_mpijob_rsh(job)) {
         rsh_mount(spec);
         if (launcher)
             rsh_env(spec, impl);
+        else
+            sshd_to_wait(spec);
     }
     sl_pod_apply_defaults(pod);
     ctl_status_init(pod, sl_kube_now_ns());
@@ -206,7 +233,7 @@ static char *mpijob_shape(json_t *job, ctl_gang_t *g)
     g->pack = 1;
     if (g->n)
         g->m[0].batch = 1; /* the Launcher: member 0 (ctl_tj_replicas) */
-    if (w > 0 && rsh_launcher(job)) {
+    if (w > 0 && api_mpijob_rsh(job)) {
         g->rsh_dir = "volumes/" MPI_VOLUME;
         g->hostfile = rsh_hostfile(job, (size_t)w);
     }

@@ -266,6 +266,39 @@ int main(void)
     is_int(req(api, T_ALICE, false, "POST", "/api/v1/namespaces/team-a/pods", p), 201,
            "runAsUser of the mapped user: created");
     free(p);
+    /* in a runtime with a user namespace of its own, runAsUser is the uid
+     * inside, mapped to the job user outside; the host runtime keeps the rule */
+    p = pod("ch0", ",\"annotations\":{\"slurmlink.io/runtime\":\"charliecloud\"}",
+            ",\"securityContext\":{\"runAsUser\":0}");
+    is_int(req(api, T_ALICE, false, "POST", "/api/v1/namespaces/team-a/pods", p), 201,
+           "charliecloud: runAsUser 0 (root inside its user namespace only): created");
+    free(p);
+    p = pod("h0", ",\"annotations\":{\"slurmlink.io/runtime\":\"host\"}",
+            ",\"securityContext\":{\"runAsUser\":1000}");
+    is_int(req(api, T_ALICE, false, "POST", "/api/v1/namespaces/team-a/pods", p), 422,
+           "host runtime: runAsUser 1000: 422");
+    has_str(msg(), "spec.securityContext.runAsUser: Invalid value: 1000: must be ",
+            "... naming the field");
+    has_str(msg(),
+            "(the host runtime runs no container; runAsUser names a uid inside the container, "
+            "mapped to that user, with charliecloud)",
+            "... and why: the host runtime, and which runtimes map it");
+    free(p);
+    static const char job_fmt[] =
+        "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"%s\"},"
+        "\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"slurmlink.io/runtime\":"
+        "\"%s\"}},\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"m\","
+        "\"image\":\"busybox\",\"securityContext\":{\"runAsUser\":1000}}]}}}}";
+    char job[512];
+    snprintf(job, sizeof(job), job_fmt, "jch", "charliecloud");
+    is_int(req(api, T_ALICE, false, "POST", "/apis/batch/v1/namespaces/team-a/jobs", job), 201,
+           "a Job whose charliecloud template says runAsUser 1000: created");
+    snprintf(job, sizeof(job), job_fmt, "jhost", "host");
+    is_int(req(api, T_ALICE, false, "POST", "/apis/batch/v1/namespaces/team-a/jobs", job), 422,
+           "a Job whose host template says runAsUser 1000: 422");
+    has_str(msg(),
+            "spec.template.spec.containers[0].securityContext.runAsUser: Invalid value: 1000",
+            "... naming the template's field");
     p = pod("g1", NULL, NULL);
     is_int(req(api, T_GHOST, false, "POST", "/api/v1/namespaces/team-d/pods", p), 403,
            "a creator whose Unix user does not exist: 403");
