@@ -75,7 +75,7 @@ static void reconcile(const sl_kind_t *k, sl_ctl_t *c)
  * the store name its label: tests wait on it) */
 static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
-    if (k->ctl.needs_slurm && (!c->initial_poll_done || !c->slurm_ok))
+    if (k->ctl.needs_slurm && (!ctl_poll_initial_done(c) || !ctl_slurm_ok(c)))
         return;
     if (!*rv) /* the first pass: what was deleted while slurmlinkd was down */
         missed(k, c, rv);

@@ -60,13 +60,15 @@
  * Fields of struct sl_ctl: store, o, uid, gid, user_home and shim_key are set
  * before the thread starts and only read after; policy is atomic (the
  * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
- * submission; a replaced one outlives the controller); nodes is replaced by the
- * controller thread and read by any thread (ctl_node_addr), under c->lock;
- * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due,
- * due_tail, due_dirty and due_wake_ms are under c->lock like the table; subs is set before the
- * thread starts; submit_paused is atomic (set by a worker, cleared by the controller thread); the
- * rest (pods_rv to initial_poll_done, next_queue_metric_ms, batch) is the controller thread's
- * alone. */
+ * submission; a replaced one outlives the controller); stop is atomic (set
+ * by sl_ctl_destroy); by_job, by_task, due, due_tail, due_dirty and
+ * due_wake_ms are under c->lock like the table; subs is set before the
+ * thread starts; submit_paused is atomic (set by a worker, cleared by the
+ * controller thread). The sub-contexts say in their headers who owns them:
+ * poll (poll.h: the controller thread's, no lock), nodes (poll.h, nodes.c:
+ * its own leaf mutex), push (push.h: the stripes, before c->lock). The rest
+ * (pods_rv, listings, create_backoff, kind_rv, storage_*, gone_unseen,
+ * next_queue_metric_ms, batch, own) is the controller thread's alone. */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
@@ -173,9 +175,9 @@ struct sl_ctl {
     atomic_int create_accounts; /* slurm.create_accounts (SIGHUP: sl_ctl_set_create_accounts) */
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
-    /* a pod's shim events are applied under its stripe (by uid; ctl.c),
-     * taken before c->lock, never while holding it */
-    pthread_mutex_t shim_mu[CTL_SHIM_STRIPES];
+    /* the shim's pushes (push.h): a pod's events are applied under its
+     * stripe (by uid), taken before c->lock, never while holding it */
+    struct ctl_push *push;
     ctl_pod_t *pods[CTL_HASH];
     ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
     ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */
@@ -189,21 +191,15 @@ struct sl_ctl {
     json_t *create_backoff; /* controller thread: workload uid → [until ms, delay ms] (admit.c) */
     int64_t pods_rv;        /* last pod change seen */
     unsigned listings;      /* re-reads of every stored pod (each_stored_pod) */
-    time_t jobs_since, nodes_since;
-    long long next_job_poll, next_node_poll;
-    int jobs_pending;             /* the last job list had a PENDING job of a pod */
-    long long next_full_job_poll; /* then the whole list is read again at this time */
-    sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
-    int slurm_ok;                 /* last RPC to slurmctld succeeded */
-    int initial_poll_done;        /* the first full job list was read (adoption first) */
-    int64_t started_ns;           /* sl_ctl_create's time (replay_events' Events) */
-    int64_t *kind_rv;             /* each registered kind's last change seen (follow.c) */
-    int64_t storage_rev;          /* claims' and volumes' revisions at the last pass (storage.c) */
-    long long storage_next_ms;    /* the next pass even without a change */
-    int storage_waiting;          /* a claim waits on pods: their changes count too */
+    struct ctl_poll *poll;  /* the Slurm poll's state (poll.h): controller thread */
+    struct ctl_nodes *nodes;   /* the last node snapshot (poll.h, nodes.c): its own leaf lock */
+    int64_t started_ns;        /* sl_ctl_create's time (replay_events' Events) */
+    int64_t *kind_rv;          /* each registered kind's last change seen (follow.c) */
+    int64_t storage_rev;       /* claims' and volumes' revisions at the last pass (storage.c) */
+    long long storage_next_ms; /* the next pass even without a change */
+    int storage_waiting;       /* a claim waits on pods: their changes count too */
     /* a Job, PyTorchJob or MPIJob deletion may have gone unread (jobgc.c) */
     int gone_unseen;
-    unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
     atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
     struct ctl_pullpool *pullpool;  /* how many pulls run at once (pullpool.h) */
     struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
@@ -246,6 +242,15 @@ long long ctl_poll_gap(int poll_ms, long long took_ms);
 void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p);
 void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
 void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
+/* The due pass (podtable.c): the pods of the due list whose wait is over
+ * handed to what they wait for. Controller thread. */
+void ctl_due_pass(sl_ctl_t *c);
+/* ctl.c: a pod being deleted, one step (its job signalled, cancelled at
+ * the grace period's end, the pod removed once the job is over): 1 when p
+ * was freed. ctl_finish_delete: the job is over (or never was p's): the
+ * pod leaves the store and the table, p freed. Controller thread. */
+int ctl_handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
+void ctl_finish_delete(sl_ctl_t *c, ctl_pod_t *p);
 /* p's pod, at version rv, says its job job_id was submitted: what a view of
  * that job pending with reason None applies (ctl.c), so the poll's first
  * view of it does not read the pod (controller thread) */
@@ -506,5 +511,9 @@ int ctl_account_absent(sl_ctl_t *c, const char *account, const char *user);
  * (idempotent; never Slurm's root account). 0, or -1 with err. */
 int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const char *user,
                      sl_error_t *err);
+
+/* the Slurm poll's accessors (slurmctld answers, the first job list read,
+ * a full list read again, MaxArraySize), for every file of the controller */
+#include "ctl/poll.h"
 
 #endif

@@ -1,9 +1,14 @@
 /* podtable.c — the controller's pods, by uid, and the same pods by Slurm
  * job id and by array task (a Job's pods), each a hash of CTL_HASH chains:
- * every lookup costs a chain, never a walk of the table (internal.h). */
+ * every lookup costs a chain, never a walk of the table (internal.h); and
+ * the due list's pass. */
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
+#include "ctl/poll.h"
+#include "metrics/metrics.h"
+
+#include <limits.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -173,4 +178,115 @@ ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task)
         if (p->owner_uid && p->array_job_id == array_job && p->array_task_id == task)
             return p;
     return NULL;
+}
+
+/* ---- the due list's pass ------------------------------------------------- */
+
+/* whether p waits for something of due_of's, now or later (c->lock held) */
+static int waits(const ctl_pod_t *p)
+{
+    if (p->deleting)
+        return p->signalled_ms > 0 || !p->signalled_ms;
+    return p->finish_due_ms || p->recheck ||
+           (!p->job_id && !p->gave_up &&
+            (p->tries || p->pending_submit || p->pull_wait || p->pull));
+}
+
+void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p)
+{
+    if (waits(p))
+        ctl_due_add(c, p);
+}
+
+typedef enum { DUE_SUBMIT, DUE_DELETE, DUE_END_FINISHED, DUE_RECHECK } due_t;
+
+/* What p is due for now, or -1 (c->lock held: finish_due_ms is shared).
+ * *wake: when it becomes due by time alone (its back-off's or its finish
+ * deadline's end); `now` when due now, or when something else can make it
+ * due without a ctl_due_note (a pull on a worker, the Slurm controller
+ * answering again, a deletion's steps), so that it is looked at on every
+ * pass; LLONG_MAX when only a change can. */
+static int due_of(const ctl_pod_t *p, long long now, long long *wake)
+{
+    *wake = now;
+    if (p->deleting) /* signalled, or its deletion waited for its submission */
+        return p->signalled_ms > 0 || (!p->signalled_ms && !p->submitting) ? DUE_DELETE : -1;
+    if (p->finish_due_ms && now >= p->finish_due_ms)
+        return DUE_END_FINISHED;
+    if (p->recheck)
+        return DUE_RECHECK;
+    long long t = p->finish_due_ms ? p->finish_due_ms : LLONG_MAX;
+    /* a Job's pod is submitted with its array (src/kinds/job/controller.c), its pull taken there */
+    if (!p->job_id && !p->gave_up && !p->owner_uid) {
+        if ((p->tries || p->pending_submit || p->pull_wait) && now >= p->next_try_ms)
+            return DUE_SUBMIT;
+        if (ctl_pull_done(p->pull))
+            return DUE_SUBMIT;
+        if (p->pending_submit || p->pull)
+            return -1;
+        if ((p->tries || p->pull_wait) && p->next_try_ms < t)
+            t = p->next_try_ms;
+    }
+    *wake = t;
+    return -1;
+}
+
+/* pods waiting for a (re)submission, a deletion deadline or a second look
+ * at their job. The list is walked only when a pod was added or noted since
+ * the last walk, or when the first back-off or deadline of the pods the
+ * last walk left waiting has come: pods that only wait for time are not
+ * looked at on every pass (a burst of store changes is a pass each). */
+void ctl_due_pass(sl_ctl_t *c)
+{
+    long long now = sl_now_ms();
+    ctl_pod_t *due[256];
+    due_t what[256];
+    size_t n = 0;
+    pthread_mutex_lock(&c->lock);
+    if (now >= c->next_queue_metric_ms) { /* a walk of the table: once per node poll period */
+        sl_metrics_queue_length(ctl_submit_queue_length(c));
+        c->next_queue_metric_ms = now + c->o.node_poll_ms;
+    }
+    if (!c->due_dirty && now < c->due_wake_ms) {
+        pthread_mutex_unlock(&c->lock);
+        return;
+    }
+    long long wake = LLONG_MAX;
+    ctl_pod_t *last = c->due_tail, *p = c->due;
+    for (ctl_pod_t *next; p && n < 256; p = next) {
+        next = p == last ? NULL : p->due_next; /* each once, though moved to the tail */
+        long long w;
+        int d = due_of(p, now, &w);
+        ctl_due_del(c, p);
+        if (d >= 0) {
+            due[n] = p;
+            what[n++] = (due_t)d;
+        }
+        if (waits(p)) { /* still waiting: to the tail, so that none starves */
+            ctl_due_add(c, p);
+            if (w < wake)
+                wake = w;
+        }
+    }
+    /* the actions below change their pods: the next pass walks again, as it
+     * does when this one stopped at 256 */
+    c->due_dirty = n > 0 || p;
+    c->due_wake_ms = wake;
+    pthread_mutex_unlock(&c->lock);
+    /* the pointers stay valid: only this thread frees a pod, and each
+     * action frees at most its own */
+    for (size_t i = 0; i < n; i++) {
+        json_t *pod = ctl_pod_get(c, due[i]->ns, due[i]->name, due[i]->uid);
+        if (!pod)
+            continue;
+        if (what[i] == DUE_DELETE)
+            ctl_handle_delete(c, due[i], pod);
+        else if (what[i] == DUE_END_FINISHED)
+            ctl_poll_end_finished(c, due[i]);
+        else if (what[i] == DUE_RECHECK)
+            ctl_poll_recheck(c, due[i]);
+        else
+            ctl_submit(c, due[i], pod);
+        json_decref(pod);
+    }
 }

@@ -151,10 +151,10 @@ typedef struct job_ident {
  * pod waits, and says so once */
 static int submit_waits(sl_ctl_t *c, ctl_pod_t *p)
 {
-    if (c->initial_poll_done && c->slurm_ok)
+    if (ctl_poll_initial_done(c) && ctl_slurm_ok(c))
         return 0;
     if (!p->pending_submit) {
-        mark_t m = {.message = c->slurm_ok ? "waiting for the first Slurm job list"
+        mark_t m = {.message = ctl_slurm_ok(c) ? "waiting for the first Slurm job list"
                                            : "waiting for the Slurm controller, which does "
                                              "not answer; the job is submitted when it does"};
         ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
@@ -686,7 +686,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
 {
     if (s->slurm_down)
-        c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+        ctl_slurm_set(c, 0); /* stop submitting until a poll gets an answer */
     pthread_mutex_lock(&c->lock);
     ctl_pod_t *p = ctl_pod_find(c, s->uid);
     if (p) {
