@@ -258,7 +258,7 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
     p->terminal = ctl_pod_terminal(pod);
     p->gave_up |= ctl_pod_gave_up(pod); /* final; a change older than our own failure says 0 */
     /* a terminal phase the shim never reported, while the job may run: a
-     * status someone else wrote; the job is read once more (process_due) */
+     * status someone else wrote; the job is read once more (ctl_due_pass) */
     if (p->job_id && !p->job_over && p->terminal && !p->shim_done)
         p->recheck = 1;
     json_t *meta = json_object_get(pod, "metadata");
@@ -300,11 +300,10 @@ static void forget_unlisted(sl_ctl_t *c)
 {
     json_t *gone = json_array();
     pthread_mutex_lock(&c->lock);
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
-            if (p->listed != c->listings)
-                json_array_append_new(gone, json_pack("{s{ssssss}}", "metadata", "namespace", p->ns,
-                                                      "name", p->name, "uid", p->uid));
+    for (ctl_pod_t *p = ctl_pod_next(c, NULL); p; p = ctl_pod_next(c, p))
+        if (p->listed != c->listings)
+            json_array_append_new(gone, json_pack("{s{ssssss}}", "metadata", "namespace", p->ns,
+                                                  "name", p->name, "uid", p->uid));
     pthread_mutex_unlock(&c->lock);
     size_t n = json_array_size(gone);
     if (n)
@@ -496,7 +495,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.image_max_pulls = o->image_max_pulls > 0 ? o->image_max_pulls : 8;
     c->o.image_max_pulls_per_ns = o->image_max_pulls_per_ns > 0 ? o->image_max_pulls_per_ns : 4;
     c->o.image_manifest_timeout = o->image_manifest_timeout > 0 ? o->image_manifest_timeout : 30;
-    c->pullpool = ctl_pullpool_create(c->o.image_max_pulls, c->o.image_max_pulls_per_ns);
+    ctl_pull_start(c); /* the pulls' pool (pull.c) */
     c->o.create_pods = o->create_pods;
     c->o.create_pods_arg = o->create_pods_arg;
     c->o.default_runtime = dup_or(o->default_runtime, NULL);
@@ -508,9 +507,11 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->o.node_poll_ms = o->node_poll_ms > 0 ? o->node_poll_ms : 2000;
     c->o.submit_workers = o->submit_workers > 0 ? o->submit_workers : CTL_SUBMIT_WORKERS;
     pthread_mutex_init(&c->lock, NULL);
+    c->table = ctl_podtable_create();
     c->push = ctl_push_create();
     c->poll = ctl_poll_create();
     c->nodes = ctl_nodes_create();
+    c->storage = ctl_storage_create();
 
     struct passwd *pw = getpwnam(c->o.run_as);
     if (!pw) {
@@ -561,14 +562,12 @@ void sl_ctl_destroy(sl_ctl_t *c)
     json_decref(c->create_backoff);
     ctl_killer_stop(c->killer);   /* removed pods' jobs cancelled, their folders queued */
     ctl_remover_stop(c->remover); /* the folders of pods deleted before the stop go too */
-    while (atomic_load(&c->pulls_running) > 0) /* their tools have time limits */
-        sl_sleep_ms(50);
-    for (int i = 0; i < CTL_HASH; i++)
-        while (c->pods[i])
-            ctl_pod_remove(c, c->pods[i]->uid);
-    ctl_pullpool_destroy(c->pullpool);
+    ctl_pull_drain(c);            /* the pull workers end (their tools have time limits) */
+    ctl_podtable_destroy(c);
+    ctl_pull_stop(c);
     ctl_nodes_destroy(c->nodes);
     ctl_poll_destroy(c->poll);
+    ctl_storage_destroy(c->storage);
     pthread_mutex_destroy(&c->lock);
     ctl_push_destroy(c->push);
     free((char *)c->o.state_dir);

@@ -18,20 +18,44 @@
 
 /* Threads and locks
  *
- * Three kinds of thread touch the controller: its own thread (ctl_main and
- * everything it calls: pod changes, Slurm polls, deletions, handing pods to
- * the submission workers and applying what they did), the API's request
- * threads, which call sl_ctl_shim_event() for each shim push, and the
- * submission workers (submit.c, subpool.h), which never touch a ctl_pod_t
- * nor the pods table: each works on its own ctl_sub_t, a copy made by the
- * controller thread, uses only c's read-only fields, the store and
- * c->submit_paused, and hands the ctl_sub_t back through the pool's lock
- * (never held with c->lock). One mutex, c->lock, guards what the
- * controller thread and the API's threads share.
+ * The controller is one context (struct sl_ctl) owning sub-contexts, each
+ * a module with its own header saying which thread owns it and which lock
+ * guards what:
+ *   c->table       the pods table and the due list (podtable.c): c->lock
+ *   c->poll        the Slurm poll (poll.h): the controller thread's, no lock
+ *   c->nodes       the node snapshot (poll.h, nodes.c): its own leaf mutex
+ *   c->push        the shim pushes' stripes (push.h): before c->lock
+ *   c->submission  the submission workers (submission.h, submit.c): the
+ *                  subpool's lock, an atomic paused flag
+ *   c->pulls       the image pulls (submission.h, pull.c): the pullpool's
+ *                  lock, an atomic running count
+ *   c->storage     the volume controller's pass (storage.h): controller
+ *   c->remover, c->killer  their own threads and queues (remover.h, killer.h)
+ *   c->batch, c->own       the controller thread's (batch.c, own.c)
  *
- * The pods table (c->pods, c->npods) is changed only by the controller
- * thread, always under c->lock: it alone adds a ctl_pod_t and it alone frees
- * one (ctl_pod_remove). So the controller thread may keep a pod pointer
+ * Kinds of thread that touch the controller: its own thread (ctl_main and
+ * everything it calls: pod changes, Slurm polls, deletions, the kinds'
+ * passes, handing pods to the submission and pull workers and applying
+ * what they did); the API's request threads, which call
+ * sl_ctl_shim_event() for each shim push (push.c) and read the node
+ * snapshot (ctl_node_addr); the submission workers (submit.c, subpool.h),
+ * which never touch a ctl_pod_t nor the pods table: each works on its own
+ * ctl_sub_t, a copy made by the controller thread, uses only c's read-only
+ * fields, the store and the submission's paused flag, and hands the
+ * ctl_sub_t back through the pool's lock (never held with c->lock); the
+ * pull workers (pull.c), which work on their ctl_pull_t only and end by
+ * giving back their slot of the pullpool; the remover's and the killer's
+ * threads, which get copies (paths, ids) through their queues. One mutex,
+ * c->lock, guards the pods table: what the controller thread and the
+ * API's threads share.
+ *
+ * Lock order: a pod's push stripe, then c->lock; the leaf locks (the node
+ * snapshot's, the pullpool's, the subpool's, the remover's and killer's
+ * queues) are taken with nothing else taken while they are held.
+ *
+ * The pods table (c->table) is changed only by the controller thread,
+ * always under c->lock: it alone adds a ctl_pod_t and it alone frees one
+ * (ctl_pod_remove). So the controller thread may keep a pod pointer
  * across an unlock; any other thread finds a pod under c->lock, copies what
  * it needs there, and never uses the pointer after unlocking (it looks the
  * uid up again when it needs the pod once more).
@@ -39,16 +63,17 @@
  * Fields of ctl_pod_t, by owner:
  *   uid, ns, name    set before the pod enters the table and never changed;
  *                    other threads read them under c->lock (and copy them)
- *   job_id,          written by the controller thread only, under c->lock
- *   array_job_id,    (ctl_pod_set_job/set_task: the indexes by job and
- *   array_task_id,   task; gang and gang_rank in handle_pod, from the pod's
- *   gang, gang_rank  annotations); it reads them without the lock, others
- *                    under it (sl_ctl_shim_event, an API thread, copies
- *                    gang and gang_rank there for the pod's view)
+ *   owner_uid,       written by the controller thread only, under c->lock
+ *   job_id,          (handle_pod; ctl_pod_set_job/set_task: the indexes
+ *   array_job_id,    by job and task; gang and gang_rank in handle_pod,
+ *   array_task_id,   from the pod's annotations); it reads them without
+ *   gang, gang_rank  the lock, others under it (sl_ctl_shim_event, an API
+ *                    thread, copies all of them there for the pod's view
+ *                    and its job)
  *   due_next,        the due list: every read and write under c->lock (an
  *   due_prev, in_due API thread adds a pod whose shim said it finished)
  *   shim_pos         the shim's last event applied: under c->lock, and
- *                    changed only under the pod's c->shim_mu stripe
+ *                    changed only under the pod's push stripe (push.h)
  *   slurm_ended      written by any thread applying a view, under c->lock
  *   shim_done,       written by both (a pushed or replayed pod-finished,
  *   finish_due_ms    the controller's cancel of a finished pod's job):
@@ -57,18 +82,15 @@
  *                    the phase a push stores reaches the controller through
  *                    the store's change log, handle_pod)
  *
- * Fields of struct sl_ctl: store, o, uid, gid, user_home and shim_key are set
- * before the thread starts and only read after; policy is atomic (the
- * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
- * submission; a replaced one outlives the controller); stop is atomic (set
- * by sl_ctl_destroy); by_job, by_task, due, due_tail, due_dirty and
- * due_wake_ms are under c->lock like the table; subs is set before the
- * thread starts; submit_paused is atomic (set by a worker, cleared by the
- * controller thread). The sub-contexts say in their headers who owns them:
- * poll (poll.h: the controller thread's, no lock), nodes (poll.h, nodes.c:
- * its own leaf mutex), push (push.h: the stripes, before c->lock). The rest
- * (pods_rv, listings, create_backoff, kind_rv, storage_*, gone_unseen,
- * next_queue_metric_ms, batch, own) is the controller thread's alone. */
+ * Fields of struct sl_ctl itself: store, o, uid, gid, user_home, shim_key
+ * and the sub-context pointers are set before the thread starts and only
+ * read after (the sub-contexts are freed after it and the workers are
+ * joined); policy is atomic (the daemon's, swapped by sl_ctl_set_policy on
+ * SIGHUP, read once per submission; a replaced one outlives the
+ * controller); stop is atomic (set by sl_ctl_destroy); create_accounts is
+ * atomic (SIGHUP); lock is the pods table's; the rest (pods_rv, listings,
+ * started_ns, kind_rv, create_backoff, gone_unseen) is the controller
+ * thread's alone. */
 
 typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
 
@@ -83,7 +105,7 @@ typedef struct ctl_pod {
     int job_recorded;           /* its submission's job id was written onto the pod (submit.c) */
     int files_read;             /* events.jsonl of the pod folder replayed once the job ran */
     int files_final;            /* and once more when the job ended (follow_job) */
-    ctl_shimseq_pos_t shim_pos; /* c->lock: the shim's last event applied (ctl.c) */
+    ctl_shimseq_pos_t shim_pos; /* c->lock: the shim's last event applied (push.c) */
     long long signalled_ms;     /* SIGTERM sent (graceful delete) */
     long long next_try_ms;      /* submission back-off */
     int tries;
@@ -114,7 +136,9 @@ typedef struct ctl_pod {
      * a job found by its comment is adopted only if it runs as that user */
     uid_t run_uid;
     int run_uid_known;
-    /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
+    /* a gang's replica pod (gang.c): its node in the job's node list; else 0.
+     * Both written under c->lock by the controller thread (handle_pod), read
+     * by API threads under it (sl_ctl_shim_event copies them) */
     unsigned gang_rank;
     int gang;         /* a replica of a gang (its rank annotation, 0 included) */
     char *node;       /* the node its job was first seen running it on (NULL: none yet;
@@ -123,7 +147,7 @@ typedef struct ctl_pod {
     int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
     long long pull_backoff_ms;
     /* the controller thread's: the job view last applied to the pod
-     * (apply_slurm, ctl.c) and the pod's resourceVersion after it, and the
+     * (apply_slurm, poll.c) and the pod's resourceVersion after it, and the
      * newest resourceVersion of the pod its changes brought (handle_pod): the
      * same view is not applied again to a pod that has not changed since */
     char *view_key;
@@ -178,45 +202,41 @@ struct sl_ctl {
     /* the shim's pushes (push.h): a pod's events are applied under its
      * stripe (by uid), taken before c->lock, never while holding it */
     struct ctl_push *push;
-    ctl_pod_t *pods[CTL_HASH];
-    ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
-    ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */
-    /* c->lock: the due list walked again only when a pod was added to it
-     * (dirty) or at due_wake_ms, the first back-off or deadline of those
-     * the last walk found not due (process_due, ctl.c) */
-    int due_dirty;
-    long long due_wake_ms;
-    size_t npods;
+    struct ctl_podtable *table; /* the pods table and the due list (podtable.c): c->lock */
 
     json_t *create_backoff; /* controller thread: workload uid → [until ms, delay ms] (admit.c) */
     int64_t pods_rv;        /* last pod change seen */
     unsigned listings;      /* re-reads of every stored pod (each_stored_pod) */
     struct ctl_poll *poll;  /* the Slurm poll's state (poll.h): controller thread */
-    struct ctl_nodes *nodes;   /* the last node snapshot (poll.h, nodes.c): its own leaf lock */
-    int64_t started_ns;        /* sl_ctl_create's time (replay_events' Events) */
-    int64_t *kind_rv;          /* each registered kind's last change seen (follow.c) */
-    int64_t storage_rev;       /* claims' and volumes' revisions at the last pass (storage.c) */
-    long long storage_next_ms; /* the next pass even without a change */
-    int storage_waiting;       /* a claim waits on pods: their changes count too */
+    struct ctl_nodes *nodes;     /* the last node snapshot (poll.h, nodes.c): its own leaf lock */
+    int64_t started_ns;          /* sl_ctl_create's time (replay_events' Events) */
+    int64_t *kind_rv;            /* each registered kind's last change seen (follow.c) */
+    struct ctl_storage *storage; /* the volume controller's pass (storage.h): controller thread */
     /* a Job, PyTorchJob or MPIJob deletion may have gone unread (jobgc.c) */
     int gone_unseen;
-    atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
-    struct ctl_pullpool *pullpool;  /* how many pulls run at once (pullpool.h) */
-    struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
-    struct ctl_remover *remover;    /* deleted pods' folders (remover.h); NULL: removed in place */
-    struct ctl_killer *killer;      /* removed pods' jobs (killer.h); NULL: cancelled in place */
-    long long next_queue_metric_ms; /* the submit queue's length is next counted then */
-    atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
-                                     * try (their pods wait); an answered job poll clears it */
-    ctl_batch_t batch;              /* the poll's group of view writes (batch.c) */
-    ctl_own_t own;                  /* own writes read back unparsed (own.c) */
+    struct ctl_pulls *pulls;           /* image pulls (submission.h, pull.c) */
+    struct ctl_submission *submission; /* submission workers (submission.h, submit.c) */
+    struct ctl_remover *remover; /* deleted pods' folders (remover.h); NULL: removed in place */
+    struct ctl_killer *killer;   /* removed pods' jobs (killer.h); NULL: cancelled in place */
+    ctl_batch_t batch;           /* the poll's group of view writes (batch.c) */
+    ctl_own_t own;               /* own writes read back unparsed (own.c) */
 };
 
 /* podtable.c: the pods table, by uid, job id and array task, each a hash
  * (caller holds c->lock). job_id, array_job_id and array_task_id are set
  * through ctl_pod_set_job and ctl_pod_set_task only, which keep the
  * indexes. */
+typedef struct ctl_podtable ctl_podtable_t;
+ctl_podtable_t *ctl_podtable_create(void);
+void ctl_podtable_destroy(sl_ctl_t *c); /* every pod removed, then the table */
 ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
+/* every pod of the table, in no order: the one after p (NULL: the first),
+ * NULL after the last; the table unchanged meanwhile */
+ctl_pod_t *ctl_pod_next(sl_ctl_t *c, const ctl_pod_t *p);
+size_t ctl_pods_count(sl_ctl_t *c);
+/* the due list's ends (NULL: empty) */
+ctl_pod_t *ctl_due_first(sl_ctl_t *c);
+ctl_pod_t *ctl_due_last(sl_ctl_t *c);
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
 void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
@@ -236,7 +256,7 @@ long long ctl_poll_gap(int poll_ms, long long took_ms);
  * (a grace period, the end of a finished pod's job, a second look at their
  * job, a submission's back-off or pull, a deletion waiting for its
  * submission): what the controller's due pass walks, instead of the whole
- * table. ctl_due_note (ctl.c) adds p when it waits, after any change that
+ * table. ctl_due_note (podtable.c) adds p when it waits, after any change that
  * can make it wait; the pass drops those that no longer do. */
 /* at the tail (stays where it is when in it); marks the list dirty */
 void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p);
@@ -252,7 +272,7 @@ void ctl_due_pass(sl_ctl_t *c);
 int ctl_handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
 void ctl_finish_delete(sl_ctl_t *c, ctl_pod_t *p);
 /* p's pod, at version rv, says its job job_id was submitted: what a view of
- * that job pending with reason None applies (ctl.c), so the poll's first
+ * that job pending with reason None applies (apply.c), so the poll's first
  * view of it does not read the pod (controller thread) */
 void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv);
 
@@ -370,15 +390,7 @@ size_t ctl_kinds_count(void);
 void ctl_kinds_pass(sl_ctl_t *c);
 int64_t ctl_kinds_low_rv(const sl_ctl_t *c);
 
-/* storage.c: claims bound and released, volumes reclaimed (one pass).
- * Controller thread. */
-void ctl_storage_pass(sl_ctl_t *c);
-/* The pod's claims as translate takes them (sl_translate_config_t.claims):
- * new ref, or NULL with err saying why the pod waits (a claim missing, not
- * bound, being deleted, or ReadWriteOnce(Pod) and in use by another pod).
- * Any thread. */
-json_t *ctl_storage_claims(sl_ctl_t *c, const sl_pod_t *m, const char *ns, const char *pod_uid,
-                           sl_error_t *err);
+/* storage.c: the volume controller (storage.h) */
 
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,
@@ -515,5 +527,7 @@ int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const cha
 /* the Slurm poll's accessors (slurmctld answers, the first job list read,
  * a full list read again, MaxArraySize), for every file of the controller */
 #include "ctl/poll.h"
+#include "ctl/storage.h"
+#include "ctl/submission.h"
 
 #endif

@@ -13,6 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the pods table (internal.h, "Threads and locks"): every field under
+ * c->lock; changed by the controller thread only */
+struct ctl_podtable {
+    ctl_pod_t *pods[CTL_HASH];                       /* by uid */
+    ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
+    ctl_pod_t *due, *due_tail; /* pods with a deadline, back-off or pass pending */
+    /* the due list walked again only when a pod was added to it (dirty) or
+     * at due_wake_ms, the first back-off or deadline of those the last walk
+     * found not due (ctl_due_pass) */
+    int due_dirty;
+    long long due_wake_ms;
+    size_t npods;
+};
+
 static unsigned hash(const char *s)
 {
     unsigned h = 2166136261u;
@@ -30,11 +44,40 @@ static unsigned hash_task(uint32_t arr, uint32_t task)
 
 ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid)
 {
-    for (ctl_pod_t *p = c->pods[hash(uid)]; p; p = p->next)
+    for (ctl_pod_t *p = c->table->pods[hash(uid)]; p; p = p->next)
         if (!strcmp(p->uid, uid))
             return p;
     return NULL;
 }
+
+ctl_podtable_t *ctl_podtable_create(void) { return sl_xcalloc(1, sizeof(ctl_podtable_t)); }
+
+void ctl_podtable_destroy(sl_ctl_t *c)
+{
+    if (!c->table)
+        return;
+    for (int i = 0; i < CTL_HASH; i++)
+        while (c->table->pods[i])
+            ctl_pod_remove(c, c->table->pods[i]->uid);
+    free(c->table);
+    c->table = NULL;
+}
+
+ctl_pod_t *ctl_pod_next(sl_ctl_t *c, const ctl_pod_t *p)
+{
+    if (p && p->next)
+        return p->next;
+    for (unsigned i = p ? hash(p->uid) + 1 : 0; i < CTL_HASH; i++)
+        if (c->table->pods[i])
+            return c->table->pods[i];
+    return NULL;
+}
+
+size_t ctl_pods_count(sl_ctl_t *c) { return c->table->npods; }
+
+ctl_pod_t *ctl_due_first(sl_ctl_t *c) { return c->table->due; }
+
+ctl_pod_t *ctl_due_last(sl_ctl_t *c) { return c->table->due_tail; }
 
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name)
 {
@@ -47,9 +90,9 @@ ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char 
     p->name = sl_xstrdup(name);
     p->seen_ms = sl_now_ms();
     unsigned h = hash(uid);
-    p->next = c->pods[h];
-    c->pods[h] = p;
-    c->npods++;
+    p->next = c->table->pods[h];
+    c->table->pods[h] = p;
+    c->table->npods++;
     return p;
 }
 
@@ -57,7 +100,7 @@ static void unlink_job(sl_ctl_t *c, ctl_pod_t *p)
 {
     if (!p->job_id)
         return;
-    for (ctl_pod_t **pp = &c->by_job[hash_job(p->job_id)]; *pp; pp = &(*pp)->next_job)
+    for (ctl_pod_t **pp = &c->table->by_job[hash_job(p->job_id)]; *pp; pp = &(*pp)->next_job)
         if (*pp == p) {
             *pp = p->next_job;
             p->next_job = NULL;
@@ -70,7 +113,7 @@ static void unlink_task(sl_ctl_t *c, ctl_pod_t *p)
     if (!p->array_job_id)
         return;
     unsigned h = hash_task(p->array_job_id, p->array_task_id);
-    for (ctl_pod_t **pp = &c->by_task[h]; *pp; pp = &(*pp)->next_task)
+    for (ctl_pod_t **pp = &c->table->by_task[h]; *pp; pp = &(*pp)->next_task)
         if (*pp == p) {
             *pp = p->next_task;
             p->next_task = NULL;
@@ -87,8 +130,8 @@ void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id)
     if (!job_id)
         return;
     unsigned h = hash_job(job_id);
-    p->next_job = c->by_job[h];
-    c->by_job[h] = p;
+    p->next_job = c->table->by_job[h];
+    c->table->by_job[h] = p;
 }
 
 void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task)
@@ -101,23 +144,23 @@ void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t ta
     if (!array_job)
         return;
     unsigned h = hash_task(array_job, task);
-    p->next_task = c->by_task[h];
-    c->by_task[h] = p;
+    p->next_task = c->table->by_task[h];
+    c->table->by_task[h] = p;
 }
 
 void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p)
 {
-    c->due_dirty = 1; /* added, or noted again: something of it changed */
+    c->table->due_dirty = 1; /* added, or noted again: something of it changed */
     if (p->in_due)
         return;
     p->in_due = 1;
     p->due_next = NULL;
-    p->due_prev = c->due_tail;
-    if (c->due_tail)
-        c->due_tail->due_next = p;
+    p->due_prev = c->table->due_tail;
+    if (c->table->due_tail)
+        c->table->due_tail->due_next = p;
     else
-        c->due = p;
-    c->due_tail = p;
+        c->table->due = p;
+    c->table->due_tail = p;
 }
 
 void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p)
@@ -127,18 +170,18 @@ void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p)
     if (p->due_prev)
         p->due_prev->due_next = p->due_next;
     else
-        c->due = p->due_next;
+        c->table->due = p->due_next;
     if (p->due_next)
         p->due_next->due_prev = p->due_prev;
     else
-        c->due_tail = p->due_prev;
+        c->table->due_tail = p->due_prev;
     p->due_next = p->due_prev = NULL;
     p->in_due = 0;
 }
 
 void ctl_pod_remove(sl_ctl_t *c, const char *uid)
 {
-    for (ctl_pod_t **pp = &c->pods[hash(uid)]; *pp; pp = &(*pp)->next) {
+    for (ctl_pod_t **pp = &c->table->pods[hash(uid)]; *pp; pp = &(*pp)->next) {
         if (!strcmp((*pp)->uid, uid)) {
             ctl_pod_t *p = *pp;
             *pp = p->next;
@@ -154,7 +197,7 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
             free(p->node);
             free(p->view_key);
             free(p);
-            c->npods--;
+            c->table->npods--;
             return;
         }
     }
@@ -164,7 +207,7 @@ ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
 {
     if (!job_id)
         return NULL;
-    for (ctl_pod_t *p = c->by_job[hash_job(job_id)]; p; p = p->next_job)
+    for (ctl_pod_t *p = c->table->by_job[hash_job(job_id)]; p; p = p->next_job)
         if (p->job_id == job_id)
             return p;
     return NULL;
@@ -174,7 +217,7 @@ ctl_pod_t *ctl_pod_by_task(sl_ctl_t *c, uint32_t array_job, uint32_t task)
 {
     if (task == SL_SLURM_NO_TASK || !array_job)
         return NULL;
-    for (ctl_pod_t *p = c->by_task[hash_task(array_job, task)]; p; p = p->next_task)
+    for (ctl_pod_t *p = c->table->by_task[hash_task(array_job, task)]; p; p = p->next_task)
         if (p->owner_uid && p->array_job_id == array_job && p->array_task_id == task)
             return p;
     return NULL;
@@ -243,16 +286,13 @@ void ctl_due_pass(sl_ctl_t *c)
     due_t what[256];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
-    if (now >= c->next_queue_metric_ms) { /* a walk of the table: once per node poll period */
-        sl_metrics_queue_length(ctl_submit_queue_length(c));
-        c->next_queue_metric_ms = now + c->o.node_poll_ms;
-    }
-    if (!c->due_dirty && now < c->due_wake_ms) {
+    ctl_submit_queue_metric(c, now); /* a walk of the table: once per node poll period */
+    if (!c->table->due_dirty && now < c->table->due_wake_ms) {
         pthread_mutex_unlock(&c->lock);
         return;
     }
     long long wake = LLONG_MAX;
-    ctl_pod_t *last = c->due_tail, *p = c->due;
+    ctl_pod_t *last = c->table->due_tail, *p = c->table->due;
     for (ctl_pod_t *next; p && n < 256; p = next) {
         next = p == last ? NULL : p->due_next; /* each once, though moved to the tail */
         long long w;
@@ -270,8 +310,8 @@ void ctl_due_pass(sl_ctl_t *c)
     }
     /* the actions below change their pods: the next pass walks again, as it
      * does when this one stopped at 256 */
-    c->due_dirty = n > 0 || p;
-    c->due_wake_ms = wake;
+    c->table->due_dirty = n > 0 || p;
+    c->table->due_wake_ms = wake;
     pthread_mutex_unlock(&c->lock);
     /* the pointers stay valid: only this thread frees a pod, and each
      * action frees at most its own */

@@ -224,16 +224,15 @@ static void check_purged(sl_ctl_t *c, const sl_slurm_jobs_t *jobs)
     size_t n = 0, cap = 0, nids;
     uint32_t *ids = job_ids(jobs, &nids);
     pthread_mutex_lock(&c->lock);
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p; p = p->next) {
-            if (!p->job_id || p->job_over || has_job(ids, nids, p->job_id))
-                continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                uids = sl_xrealloc(uids, cap * sizeof(*uids));
-            }
-            uids[n++] = sl_xstrdup(p->uid);
+    for (ctl_pod_t *p = ctl_pod_next(c, NULL); p; p = ctl_pod_next(c, p)) {
+        if (!p->job_id || p->job_over || has_job(ids, nids, p->job_id))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            uids = sl_xrealloc(uids, cap * sizeof(*uids));
         }
+        uids[n++] = sl_xstrdup(p->uid);
+    }
     pthread_mutex_unlock(&c->lock);
     free(ids);
     for (size_t i = 0; i < n; i++) {
@@ -272,11 +271,10 @@ static int follow_gang(sl_ctl_t *c, const sl_slurm_job_t *j, const char *owner)
     ctl_pod_t *mine[CTL_GANG_MAX];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p && n < CTL_GANG_MAX; p = p->next)
-            if (p->owner_uid && !strcmp(p->owner_uid, owner) && p->job_id == j->job_id &&
-                !p->array_job_id)
-                mine[n++] = p;
+    for (ctl_pod_t *p = ctl_pod_next(c, NULL); p && n < CTL_GANG_MAX; p = ctl_pod_next(c, p))
+        if (p->owner_uid && !strcmp(p->owner_uid, owner) && p->job_id == j->job_id &&
+            !p->array_job_id)
+            mine[n++] = p;
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < n; i++) {
         mine[i]->seen_by_slurm = 1;
@@ -368,7 +366,7 @@ void ctl_poll_jobs(sl_ctl_t *c)
     if (!c->poll->slurm_ok)
         sl_info("Slurm answers again");
     c->poll->slurm_ok = 1;
-    atomic_store(&c->submit_paused, 0);
+    ctl_submit_resume(c);
     if (r == 0)
         return;
     c->poll->jobs_pending = 0;

@@ -86,8 +86,8 @@ static char *read_pod_file(sl_ctl_t *c, const char *ns, const char *pname, const
  * the next of its run (shimseq.h) has the missed ones read from the file
  * first, so a pod-finished never lands on containers whose exits were
  * missed. p->shim_pos (under c->lock) is the last event applied; the check,
- * the replay and the apply run under the pod's stripe of c->shim_mu, so two
- * threads never apply one pod's events at once. Lock order: shim_mu, then
+ * the replay and the apply run under the pod's stripe of c->push, so two
+ * threads never apply one pod's events at once. Lock order: the stripe, then
  * c->lock. */
 
 static pthread_mutex_t *shim_mu(sl_ctl_t *c, const char *uid)
