@@ -475,7 +475,7 @@ void sl_ctl_set_policy(sl_ctl_t *c, struct sl_authz_policy *policy)
 sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *err)
 {
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
-    c->kind_rv = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*c->kind_rv));
+    c->workloads = ctl_workloads_create();
     c->store = store;
     c->started_ns = sl_kube_now_ns();
     c->o.state_dir = dup_or(o->state_dir, ".");
@@ -559,7 +559,6 @@ void sl_ctl_destroy(sl_ctl_t *c)
     }
     ctl_submit_stop(c); /* a submission in flight is stored, or adopted next time */
     ctl_own_free(c);
-    json_decref(c->create_backoff);
     ctl_killer_stop(c->killer);   /* removed pods' jobs cancelled, their folders queued */
     ctl_remover_stop(c->remover); /* the folders of pods deleted before the stop go too */
     ctl_pull_drain(c);            /* the pull workers end (their tools have time limits) */
@@ -587,6 +586,6 @@ void sl_ctl_destroy(sl_ctl_t *c)
     free((char *)c->o.slurm_bin_dir);
     free(c->user_home);
     sl_auth_shim_key_destroy(c->shim_key);
-    free(c->kind_rv);
+    ctl_workloads_destroy(c->workloads);
     free(c);
 }

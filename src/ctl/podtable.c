@@ -2,6 +2,7 @@
  * job id and by array task (a Job's pods), each a hash of CTL_HASH chains:
  * every lookup costs a chain, never a walk of the table (internal.h); and
  * the due list's pass. */
+#include "ctl/podtable.h"
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
