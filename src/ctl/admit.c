@@ -46,24 +46,23 @@ int ctl_pods_create(sl_ctl_t *c, json_t *pods, bool *forbidden, sl_error_t *err)
 
 bool ctl_create_waits(sl_ctl_t *c, const char *uid)
 {
-    json_t *b = json_object_get(c->create_backoff, uid);
+    json_t *b = json_object_get(ctl_workloads_backoff(c, 0), uid);
     return b && sl_now_ms() < json_integer_value(json_array_get(b, 0));
 }
 
 void ctl_create_refused(sl_ctl_t *c, const char *uid)
 {
-    if (!c->create_backoff)
-        c->create_backoff = json_object();
-    json_t *b = json_object_get(c->create_backoff, uid);
+    json_t *backoff = ctl_workloads_backoff(c, 1);
+    json_t *b = json_object_get(backoff, uid);
     long long d = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_FIRST_MS;
     if (d > BACKOFF_MAX_MS)
         d = BACKOFF_MAX_MS;
-    json_object_set_new(c->create_backoff, uid,
+    json_object_set_new(backoff, uid,
                         json_pack("[I, I]", (json_int_t)(sl_now_ms() + d), (json_int_t)d));
 }
 
 void ctl_create_admitted(sl_ctl_t *c, const char *uid)
 {
-    if (c->create_backoff)
-        json_object_del(c->create_backoff, uid);
+    if (ctl_workloads_backoff(c, 0))
+        json_object_del(ctl_workloads_backoff(c, 0), uid);
 }

@@ -4,22 +4,68 @@
  * stored object. Deletions that went unread (the log fell behind it, or
  * they happened while slurmlinkd was down: the first pass) are the kind's
  * collect_gone(), and the pods such an owner left are the garbage
- * collector's (jobgc.c, through c->gone_unseen). */
+ * collector's (jobgc.c, through ctl_workloads_gone_mark). The workloads'
+ * state (workloads.h) is defined here. */
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "kinds/kind.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FOLLOW_BATCH 512
 
+/* the controller thread's (workloads.h) */
+struct ctl_workloads {
+    int64_t *kind_rv;       /* each registered kind's last change seen */
+    int gone_unseen;        /* a Job, PyTorchJob or MPIJob deletion may have gone unread */
+    json_t *create_backoff; /* workload uid → [until ms, delay ms] (admit.c) */
+};
+
+ctl_workloads_t *ctl_workloads_create(void)
+{
+    ctl_workloads_t *w = sl_xcalloc(1, sizeof(*w));
+    w->kind_rv = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*w->kind_rv));
+    return w;
+}
+
+void ctl_workloads_destroy(ctl_workloads_t *w)
+{
+    if (!w)
+        return;
+    json_decref(w->create_backoff);
+    free(w->kind_rv);
+    free(w);
+}
+
+int64_t *ctl_workloads_kind_rv(sl_ctl_t *c) { return c->workloads->kind_rv; }
+
+const int64_t *ctl_workloads_kind_rv_const(const sl_ctl_t *c) { return c->workloads->kind_rv; }
+
+void ctl_workloads_gone_mark(sl_ctl_t *c) { c->workloads->gone_unseen = 1; }
+
+int ctl_workloads_gone_take(sl_ctl_t *c)
+{
+    int gone = c->workloads->gone_unseen;
+    c->workloads->gone_unseen = 0;
+    return gone;
+}
+
+json_t *ctl_workloads_backoff(sl_ctl_t *c, int make)
+{
+    if (!c->workloads->create_backoff && make)
+        c->workloads->create_backoff = json_object();
+    return c->workloads->create_backoff;
+}
+
 static void missed(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
     *rv = sl_store_revision(c->store);
-    c->gone_unseen = 1;
+    ctl_workloads_gone_mark(c);
     if (k->ctl.collect_gone)
         k->ctl.collect_gone(c);
 }
@@ -75,7 +121,7 @@ static void reconcile(const sl_kind_t *k, sl_ctl_t *c)
  * the store name its label: tests wait on it) */
 static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
-    if (k->ctl.needs_slurm && (!c->initial_poll_done || !c->slurm_ok))
+    if (k->ctl.needs_slurm && (!ctl_poll_initial_done(c) || !ctl_slurm_ok(c)))
         return;
     if (!*rv) /* the first pass: what was deleted while slurmlinkd was down */
         missed(k, c, rv);
@@ -96,14 +142,15 @@ size_t ctl_kinds_count(void)
 void ctl_kinds_pass(sl_ctl_t *c)
 {
     for (size_t i = 0; sl_kinds[i]; i++)
-        pass(sl_kinds[i], c, &c->kind_rv[i]);
+        pass(sl_kinds[i], c, &ctl_workloads_kind_rv(c)[i]);
 }
 
 int64_t ctl_kinds_low_rv(const sl_ctl_t *c)
 {
     int64_t low = 0;
+    const int64_t *rv = ctl_workloads_kind_rv_const(c);
     for (size_t i = 0; sl_kinds[i]; i++)
-        if (c->kind_rv[i] > 0 && (low == 0 || c->kind_rv[i] < low))
-            low = c->kind_rv[i];
+        if (rv[i] > 0 && (low == 0 || rv[i] < low))
+            low = rv[i];
     return low;
 }

@@ -489,7 +489,7 @@ static int submit_new(sl_ctl_t *c, const ctl_gang_t *g, ctl_pod_t **ps, const ch
                     sl_kube_namespace(g->owner), sl_kube_name(g->owner), err.text);
             rc = retry ? 1 : -1;
             if (retry)
-                c->slurm_ok = 0;
+                ctl_slurm_set(c, 0);
             else
                 refuse(c, g, err.text);
             sl_error_clear(&err);
@@ -545,7 +545,7 @@ int ctl_gang_submit(sl_ctl_t *c, const ctl_gang_t *g, uint32_t *id)
         *id = found;
         /* the poll read it before its members knew it: read it again for
          * them (a job that keeps running, a server's, changes no more) */
-        c->jobs_since = 0;
+        ctl_poll_reread_jobs(c);
     } else {
         ctl_gang_t shaped = *g;
         shaped.per_node = packing(g, &shaped.nodes);

@@ -8,7 +8,7 @@
  * each running member i's own job.sh (its pod folder, shim, token), so every
  * replica pod has its own logs and status through the shim's push path;
  * the pod controller follows the one Slurm job for each of them, each on
- * its own node of the job (ctl.c follow_gang, ctl_pod_t.gang_rank).
+ * its own node of the job (poll.c follow_gang, ctl_pod_t.gang_rank).
  *
  * Not specific to any kind: the owner (a PyTorchJob or an MPIJob, src/kinds/kubeflow/controller.c)
  * gives the pods in rank order, what each step exports, and what the

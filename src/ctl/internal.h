@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "ctl/ctl.h"
+#include "ctl/podtable.h"
 #include "ctl/shimseq.h"
 #include "pod/pod.h"
 #include "slurmif/slurmif.h"
@@ -18,124 +19,55 @@
 
 /* Threads and locks
  *
- * Three kinds of thread touch the controller: its own thread (ctl_main and
- * everything it calls: pod changes, Slurm polls, deletions, handing pods to
- * the submission workers and applying what they did), the API's request
- * threads, which call sl_ctl_shim_event() for each shim push, and the
- * submission workers (submit.c, subpool.h), which never touch a ctl_pod_t
- * nor the pods table: each works on its own ctl_sub_t, a copy made by the
- * controller thread, uses only c's read-only fields, the store and
- * c->submit_paused, and hands the ctl_sub_t back through the pool's lock
- * (never held with c->lock). One mutex, c->lock, guards what the
- * controller thread and the API's threads share.
+ * The controller is one context (struct sl_ctl) owning sub-contexts, each
+ * a module with its own header saying which thread owns it and which lock
+ * guards what:
+ *   c->table       the pods table and the due list (podtable.h): c->lock
+ *   c->poll        the Slurm poll (poll.h): the controller thread's, no lock
+ *   c->nodes       the node snapshot (poll.h, nodes.c): its own leaf mutex
+ *   c->push        the shim pushes' stripes (push.h): before c->lock
+ *   c->submission  the submission workers (submission.h, submit.c): the
+ *                  subpool's lock, an atomic paused flag
+ *   c->pulls       the image pulls (submission.h, pull.c): the pullpool's
+ *                  lock, an atomic running count
+ *   c->storage     the volume controller's pass (storage.h): controller
+ *   c->workloads   the kinds' log places, the collector's flag, the
+ *                  creation back-off (workloads.h): controller
+ *   c->remover, c->killer  their own threads and queues (remover.h, killer.h)
+ *   c->batch, c->own       the controller thread's (batch.c, own.c)
  *
- * The pods table (c->pods, c->npods) is changed only by the controller
- * thread, always under c->lock: it alone adds a ctl_pod_t and it alone frees
- * one (ctl_pod_remove). So the controller thread may keep a pod pointer
- * across an unlock; any other thread finds a pod under c->lock, copies what
- * it needs there, and never uses the pointer after unlocking (it looks the
- * uid up again when it needs the pod once more).
+ * Kinds of thread that touch the controller: its own thread (ctl_main and
+ * everything it calls: pod changes, Slurm polls, deletions, the kinds'
+ * passes, handing pods to the submission and pull workers and applying
+ * what they did); the API's request threads, which call
+ * sl_ctl_shim_event() for each shim push (push.c) and read the node
+ * snapshot (ctl_node_addr); the submission workers (submit.c, subpool.h),
+ * which never touch a ctl_pod_t nor the pods table: each works on its own
+ * ctl_sub_t, a copy made by the controller thread, uses only c's read-only
+ * fields, the store and the submission's paused flag, and hands the
+ * ctl_sub_t back through the pool's lock (never held with c->lock); the
+ * pull workers (pull.c), which work on their ctl_pull_t only and end by
+ * giving back their slot of the pullpool; the remover's and the killer's
+ * threads, which get copies (paths, ids) through their queues. One mutex,
+ * c->lock, guards the pods table: what the controller thread and the
+ * API's threads share.
  *
- * Fields of ctl_pod_t, by owner:
- *   uid, ns, name    set before the pod enters the table and never changed;
- *                    other threads read them under c->lock (and copy them)
- *   job_id,          written by the controller thread only, under c->lock
- *   array_job_id,    (ctl_pod_set_job/set_task: the indexes by job and
- *   array_task_id,   task; gang and gang_rank in handle_pod, from the pod's
- *   gang, gang_rank  annotations); it reads them without the lock, others
- *                    under it (sl_ctl_shim_event, an API thread, copies
- *                    gang and gang_rank there for the pod's view)
- *   due_next,        the due list: every read and write under c->lock (an
- *   due_prev, in_due API thread adds a pod whose shim said it finished)
- *   shim_pos         the shim's last event applied: under c->lock, and
- *                    changed only under the pod's c->shim_mu stripe
- *   slurm_ended      written by any thread applying a view, under c->lock
- *   shim_done,       written by both (a pushed or replayed pod-finished,
- *   finish_due_ms    the controller's cancel of a finished pod's job):
- *                    every read and write under c->lock, by every thread
- *   all the others   the controller thread's alone, no lock (terminal too:
- *                    the phase a push stores reaches the controller through
- *                    the store's change log, handle_pod)
+ * The pods table, ctl_pod_t and which thread owns each of its fields:
+ * podtable.h.
  *
- * Fields of struct sl_ctl: store, o, uid, gid, user_home and shim_key are set
- * before the thread starts and only read after; policy is atomic (the
- * daemon's, swapped by sl_ctl_set_policy on SIGHUP, read once per
- * submission; a replaced one outlives the controller); nodes is replaced by the
- * controller thread and read by any thread (ctl_node_addr), under c->lock;
- * stop is atomic (set by sl_ctl_destroy); by_job, by_task, due,
- * due_tail, due_dirty and due_wake_ms are under c->lock like the table; subs is set before the
- * thread starts; submit_paused is atomic (set by a worker, cleared by the controller thread); the
- * rest (pods_rv to initial_poll_done, next_queue_metric_ms, batch) is the controller thread's
- * alone. */
+ * Lock order: a pod's push stripe, then c->lock; the leaf locks (the node
+ * snapshot's, the pullpool's, the subpool's, the remover's and killer's
+ * queues) are taken with nothing else taken while they are held.
+ *
+ * Fields of struct sl_ctl itself: store, o, uid, gid, user_home, shim_key
+ * and the sub-context pointers are set before the thread starts and only
+ * read after (the sub-contexts are freed after it and the workers are
+ * joined); policy is atomic (the daemon's, swapped by sl_ctl_set_policy on
+ * SIGHUP, read once per submission; a replaced one outlives the
+ * controller); stop is atomic (set by sl_ctl_destroy); create_accounts is
+ * atomic (SIGHUP); lock is the pods table's; the rest (pods_rv, listings,
+ * started_ns) is the controller thread's alone. */
 
-typedef struct ctl_pull ctl_pull_t; /* pull.c: a pod's image pull on a worker thread */
-
-/* What the controller tracks per pod (by uid). */
-typedef struct ctl_pod {
-    char *uid, *ns, *name;      /* immutable while in the table */
-    uint32_t job_id;            /* written under c->lock by the controller thread */
-    int terminal;               /* pod phase Succeeded/Failed */
-    int deleting;               /* deletionTimestamp set */
-    int job_over;               /* Slurm says the job is done (or forgot it) */
-    int seen_by_slurm;          /* the job appeared in a poll since we started */
-    int job_recorded;           /* its submission's job id was written onto the pod (submit.c) */
-    int files_read;             /* events.jsonl of the pod folder replayed once the job ran */
-    int files_final;            /* and once more when the job ended (follow_job) */
-    ctl_shimseq_pos_t shim_pos; /* c->lock: the shim's last event applied (ctl.c) */
-    long long signalled_ms;     /* SIGTERM sent (graceful delete) */
-    long long next_try_ms;      /* submission back-off */
-    int tries;
-    int pending_submit;      /* deferred until the first Slurm poll */
-    int submitting;          /* a submission worker has it (submit.c) */
-    int gave_up;             /* submission failed for good (Failed, SubmitFailed) */
-    atomic_int shim_done;    /* c->lock: the shim reported pod-finished (pushed or replayed);
-                              * atomic too: a view applied reads it at the write (podstatus) */
-    atomic_uint slurm_ended; /* c->lock to write: 1 + the restart count of its job when a view
-                              * of it ended was last applied, by any thread, written before
-                              * the view (0: never); read at a view's write (podstatus) */
-    int recheck;             /* the stored phase may contradict the job: read it once */
-    long long finish_due_ms; /* c->lock: the job must be over by then (0: no pod-finished) */
-    int grace_s;
-    /* grace_s is the delete's grace period, else the pod's; spec_grace_s
-     * the pod's terminationGracePeriodSeconds; signalled_grace_s grace_s
-     * when the job was first signalled */
-    int spec_grace_s, signalled_grace_s;
-    unsigned rerun_cancelled; /* restart count of the rerun cancelled (cancel_rerun) */
-    long long seen_ms;        /* when the controller learned of the pod (metrics) */
-    /* a Job's pod (src/kinds/job/controller.c): the Job's uid, which its array's comment carries
-     * (NULL: a pod of its own); set once, before any other thread can see
-     * the pod run, never changed. The array task it is, once submitted
-     * (controller thread). */
-    char *owner_uid;
-    uint32_t array_job_id, array_task_id;
-    /* the Unix uid its job runs as (ctl_run_uid, once, when first seen):
-     * a job found by its comment is adopted only if it runs as that user */
-    uid_t run_uid;
-    int run_uid_known;
-    /* a gang's replica pod (gang.c): its node in the job's node list; else 0 */
-    unsigned gang_rank;
-    int gang;         /* a replica of a gang (its rank annotation, 0 included) */
-    char *node;       /* the node its job was first seen running it on (NULL: none yet;
-                       * the controller thread's) */
-    ctl_pull_t *pull; /* images being pulled or pulled for submission (pull.c) */
-    int pull_wait;    /* a failed pull's back-off runs until next_try_ms */
-    long long pull_backoff_ms;
-    /* the controller thread's: the job view last applied to the pod
-     * (apply_slurm, ctl.c) and the pod's resourceVersion after it, and the
-     * newest resourceVersion of the pod its changes brought (handle_pod): the
-     * same view is not applied again to a pod that has not changed since */
-    char *view_key;
-    int64_t view_rv, seen_rv;
-    /* the controller thread's: the last re-read of every stored pod that
-     * found it (each_stored_pod, ctl.c) */
-    unsigned listed;
-    struct ctl_pod *next;                 /* hash chain by uid */
-    struct ctl_pod *next_job, *next_task; /* chains by job_id and array task (podtable.c) */
-    struct ctl_pod *due_next, *due_prev;  /* c->lock: the due list (ctl_due_note) */
-    int in_due;
-} ctl_pod_t;
-
-#define CTL_HASH 4096
 #define CTL_SHIM_STRIPES 64
 
 /* batch.c: the job poll's writes of pending jobs' views in store
@@ -174,59 +106,26 @@ struct sl_ctl {
     struct ctl_acct *acct;      /* the namespaces' account thread (account.c), or NULL */
 
     pthread_mutex_t lock; /* see "Threads and locks" above */
-    /* a pod's shim events are applied under its stripe (by uid; ctl.c),
-     * taken before c->lock, never while holding it */
-    pthread_mutex_t shim_mu[CTL_SHIM_STRIPES];
-    ctl_pod_t *pods[CTL_HASH];
-    ctl_pod_t *by_job[CTL_HASH], *by_task[CTL_HASH]; /* the same pods by job id, array task */
-    ctl_pod_t *due, *due_tail; /* c->lock: pods with a deadline, back-off or pass pending */
-    /* c->lock: the due list walked again only when a pod was added to it
-     * (dirty) or at due_wake_ms, the first back-off or deadline of those
-     * the last walk found not due (process_due, ctl.c) */
-    int due_dirty;
-    long long due_wake_ms;
-    size_t npods;
+    /* the shim's pushes (push.h): a pod's events are applied under its
+     * stripe (by uid), taken before c->lock, never while holding it */
+    struct ctl_push *push;
+    struct ctl_podtable *table; /* the pods table and the due list (podtable.c): c->lock */
 
-    json_t *create_backoff; /* controller thread: workload uid → [until ms, delay ms] (admit.c) */
-    int64_t pods_rv;        /* last pod change seen */
-    unsigned listings;      /* re-reads of every stored pod (each_stored_pod) */
-    time_t jobs_since, nodes_since;
-    long long next_job_poll, next_node_poll;
-    int jobs_pending;             /* the last job list had a PENDING job of a pod */
-    long long next_full_job_poll; /* then the whole list is read again at this time */
-    sl_slurm_nodes_t *nodes;      /* last node snapshot (names → addresses), under lock */
-    int slurm_ok;                 /* last RPC to slurmctld succeeded */
-    int initial_poll_done;        /* the first full job list was read (adoption first) */
-    int64_t started_ns;           /* sl_ctl_create's time (replay_events' Events) */
-    int64_t *kind_rv;             /* each registered kind's last change seen (follow.c) */
-    int64_t storage_rev;          /* claims' and volumes' revisions at the last pass (storage.c) */
-    long long storage_next_ms;    /* the next pass even without a change */
-    int storage_waiting;          /* a claim waits on pods: their changes count too */
-    /* a Job, PyTorchJob or MPIJob deletion may have gone unread (jobgc.c) */
-    int gone_unseen;
-    unsigned max_array_size;        /* slurm.conf MaxArraySize (0: not read yet) */
-    atomic_int pulls_running;       /* pull workers (pull.c); sl_ctl_destroy waits for them */
-    struct ctl_pullpool *pullpool;  /* how many pulls run at once (pullpool.h) */
-    struct ctl_subpool *subs;       /* submission workers (submit.c, subpool.h); NULL: none */
-    struct ctl_remover *remover;    /* deleted pods' folders (remover.h); NULL: removed in place */
-    struct ctl_killer *killer;      /* removed pods' jobs (killer.h); NULL: cancelled in place */
-    long long next_queue_metric_ms; /* the submit queue's length is next counted then */
-    atomic_int submit_paused;       /* a worker found slurmctld down or busy: the others do not
-                                     * try (their pods wait); an answered job poll clears it */
-    ctl_batch_t batch;              /* the poll's group of view writes (batch.c) */
-    ctl_own_t own;                  /* own writes read back unparsed (own.c) */
+    int64_t pods_rv;         /* last pod change seen */
+    unsigned listings;       /* re-reads of every stored pod (each_stored_pod) */
+    struct ctl_poll *poll;   /* the Slurm poll's state (poll.h): controller thread */
+    struct ctl_nodes *nodes; /* the last node snapshot (poll.h, nodes.c): its own leaf lock */
+    int64_t started_ns;      /* sl_ctl_create's time (replay_events' Events) */
+    struct ctl_workloads
+        *workloads;              /* the workload kinds' state (workloads.h): controller thread */
+    struct ctl_storage *storage; /* the volume controller's pass (storage.h): controller thread */
+    struct ctl_pulls *pulls;     /* image pulls (submission.h, pull.c) */
+    struct ctl_submission *submission; /* submission workers (submission.h, submit.c) */
+    struct ctl_remover *remover; /* deleted pods' folders (remover.h); NULL: removed in place */
+    struct ctl_killer *killer;   /* removed pods' jobs (killer.h); NULL: cancelled in place */
+    ctl_batch_t batch;           /* the poll's group of view writes (batch.c) */
+    ctl_own_t own;               /* own writes read back unparsed (own.c) */
 };
-
-/* podtable.c: the pods table, by uid, job id and array task, each a hash
- * (caller holds c->lock). job_id, array_job_id and array_task_id are set
- * through ctl_pod_set_job and ctl_pod_set_task only, which keep the
- * indexes. */
-ctl_pod_t *ctl_pod_find(sl_ctl_t *c, const char *uid);
-ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
-void ctl_pod_remove(sl_ctl_t *c, const char *uid);
-ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
-void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
-void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
 
 /* The delay until the next job poll after one that took took_ms: poll_ms,
  * or ten times took_ms when that is longer, at most CTL_POLL_GAP_MAX_MS
@@ -237,18 +136,14 @@ void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t ta
 #define CTL_POLL_GAP_MAX_MS 5000
 long long ctl_poll_gap(int poll_ms, long long took_ms);
 
-/* The due list: the pods that wait for something of the controller's own
- * (a grace period, the end of a finished pod's job, a second look at their
- * job, a submission's back-off or pull, a deletion waiting for its
- * submission): what the controller's due pass walks, instead of the whole
- * table. ctl_due_note (ctl.c) adds p when it waits, after any change that
- * can make it wait; the pass drops those that no longer do. */
-/* at the tail (stays where it is when in it); marks the list dirty */
-void ctl_due_add(sl_ctl_t *c, ctl_pod_t *p);
-void ctl_due_del(sl_ctl_t *c, ctl_pod_t *p); /* no-op when not in it */
-void ctl_due_note(sl_ctl_t *c, ctl_pod_t *p);
+/* ctl.c: a pod being deleted, one step (its job signalled, cancelled at
+ * the grace period's end, the pod removed once the job is over): 1 when p
+ * was freed. ctl_finish_delete: the job is over (or never was p's): the
+ * pod leaves the store and the table, p freed. Controller thread. */
+int ctl_handle_delete(sl_ctl_t *c, ctl_pod_t *p, json_t *pod);
+void ctl_finish_delete(sl_ctl_t *c, ctl_pod_t *p);
 /* p's pod, at version rv, says its job job_id was submitted: what a view of
- * that job pending with reason None applies (ctl.c), so the poll's first
+ * that job pending with reason None applies (apply.c), so the poll's first
  * view of it does not read the pod (controller thread) */
 void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv);
 
@@ -330,8 +225,9 @@ int ctl_pod_mark_deleted_fn(json_t *pod, void *arg);
 /* jobgc.c: what the garbage collector does for Jobs, PyTorchJobs and
  * MPIJobs that left the store while their controllers did not see them go
  * (slurmlinkd down, or behind the change log): a reader that may have
- * missed a deletion sets c->gone_unseen, and this runs the collection once
- * for all of them, after the pass's Job, PyTorchJob and MPIJob passes.
+ * missed a deletion marks it (ctl_workloads_gone_mark), and this runs the
+ * collection once for all of them, after the pass's Job, PyTorchJob and
+ * MPIJob passes.
  * Controller thread. */
 void ctl_jobs_collect_gone(sl_ctl_t *c);
 /* sweep.c: at start-up, after the first job poll: each pod folder whose
@@ -366,15 +262,7 @@ size_t ctl_kinds_count(void);
 void ctl_kinds_pass(sl_ctl_t *c);
 int64_t ctl_kinds_low_rv(const sl_ctl_t *c);
 
-/* storage.c: claims bound and released, volumes reclaimed (one pass).
- * Controller thread. */
-void ctl_storage_pass(sl_ctl_t *c);
-/* The pod's claims as translate takes them (sl_translate_config_t.claims):
- * new ref, or NULL with err saying why the pod waits (a claim missing, not
- * bound, being deleted, or ReadWriteOnce(Pod) and in use by another pod).
- * Any thread. */
-json_t *ctl_storage_claims(sl_ctl_t *c, const sl_pod_t *m, const char *ns, const char *pod_uid,
-                           sl_error_t *err);
+/* storage.c: the volume controller (storage.h) */
 
 /* events.c */
 void ctl_event(sl_ctl_t *c, json_t *involved, const char *type, const char *reason, const char *fmt,
@@ -518,5 +406,12 @@ int ctl_account_make(sl_ctl_t *c, const char *ns, const char *account, const cha
  * accounts). Stop: joins it; no-op when not started. */
 int ctl_account_start(sl_ctl_t *c);
 void ctl_account_stop(sl_ctl_t *c);
+
+/* the Slurm poll's accessors (slurmctld answers, the first job list read,
+ * a full list read again, MaxArraySize), for every file of the controller */
+#include "ctl/poll.h"
+#include "ctl/storage.h"
+#include "ctl/submission.h"
+#include "ctl/workloads.h"
 
 #endif

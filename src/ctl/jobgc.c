@@ -137,9 +137,8 @@ static int stored_owners(sl_ctl_t *c, gc_t *g)
 
 void ctl_jobs_collect_gone(sl_ctl_t *c)
 {
-    if (!c->gone_unseen)
+    if (!ctl_workloads_gone_take(c))
         return;
-    c->gone_unseen = 0;
     gc_t g = {.uids = json_object(), .pods = json_array()};
     if (stored_owners(c, &g) < 0) {
         json_decref(g.uids);

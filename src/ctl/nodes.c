@@ -2,6 +2,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
+#include "ctl/poll.h"
 #include "gpu/gpu.h"
 #include "kube/meta.h"
 #include "metrics/metrics.h"
@@ -12,18 +13,42 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+/* the node snapshot (poll.h): mu, a leaf lock, guards snap; since is the
+ * controller thread's */
+struct ctl_nodes {
+    pthread_mutex_t mu;
+    sl_slurm_nodes_t *snap; /* last node snapshot (names → addresses) */
+    time_t since;           /* the node list's last update time read */
+};
+
+ctl_nodes_t *ctl_nodes_create(void)
+{
+    ctl_nodes_t *n = sl_xcalloc(1, sizeof(*n));
+    pthread_mutex_init(&n->mu, NULL);
+    return n;
+}
+
+void ctl_nodes_destroy(ctl_nodes_t *n)
+{
+    if (!n)
+        return;
+    sl_slurm_nodes_free(n->snap);
+    pthread_mutex_destroy(&n->mu);
+    free(n);
+}
+
 void ctl_node_addr(sl_ctl_t *c, const char *node, char *out, size_t len)
 {
     snprintf(out, len, "%s", "");
-    pthread_mutex_lock(&c->lock);
-    for (size_t i = 0; i < sl_slurm_nodes_count(c->nodes); i++) {
-        const sl_slurm_node_t *n = sl_slurm_nodes_at(c->nodes, i);
+    pthread_mutex_lock(&c->nodes->mu);
+    for (size_t i = 0; i < sl_slurm_nodes_count(c->nodes->snap); i++) {
+        const sl_slurm_node_t *n = sl_slurm_nodes_at(c->nodes->snap, i);
         if (n && !strcmp(n->name, node)) {
             snprintf(out, len, "%s", *n->addr ? n->addr : n->hostname);
             break;
         }
     }
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_unlock(&c->nodes->mu);
 }
 
 int ctl_node_up_now(const char *node)
@@ -217,20 +242,20 @@ void ctl_nodes_poll(sl_ctl_t *c)
 {
     sl_slurm_nodes_t *n = NULL;
     sl_error_t err = SL_ERROR_INIT;
-    int r = sl_slurm_nodes_load(&c->nodes_since, &n, &err);
+    int r = sl_slurm_nodes_load(&c->nodes->since, &n, &err);
     if (r < 0) {
-        if (c->slurm_ok)
+        if (ctl_slurm_ok(c))
             sl_warn("Slurm is unreachable: %s", err.text);
-        c->slurm_ok = 0;
+        ctl_slurm_set(c, 0);
         return;
     }
-    c->slurm_ok = 1;
+    ctl_slurm_set(c, 1);
     if (r == 0)
         return;
-    pthread_mutex_lock(&c->lock);
-    sl_slurm_nodes_t *old = c->nodes;
-    c->nodes = n;
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_lock(&c->nodes->mu);
+    sl_slurm_nodes_t *old = c->nodes->snap;
+    c->nodes->snap = n;
+    pthread_mutex_unlock(&c->nodes->mu);
     sl_slurm_nodes_free(old);
     char *now = sl_kube_now_rfc3339();
     sl_metrics_gpus_begin();

@@ -43,6 +43,33 @@
 #define BACKOFF_MAX_MS 300000
 #define POOL_RETRY_MS 500
 
+/* the pulls' state (submission.h) */
+struct ctl_pulls {
+    ctl_pullpool_t *pool; /* how many pulls run at once (pullpool.h) */
+    atomic_int running;   /* pull workers; sl_ctl_destroy waits for them (ctl_pull_drain) */
+};
+
+void ctl_pull_start(sl_ctl_t *c)
+{
+    c->pulls = sl_xcalloc(1, sizeof(*c->pulls));
+    c->pulls->pool = ctl_pullpool_create(c->o.image_max_pulls, c->o.image_max_pulls_per_ns);
+}
+
+void ctl_pull_drain(sl_ctl_t *c)
+{
+    while (c->pulls && atomic_load(&c->pulls->running) > 0) /* their tools have time limits */
+        sl_sleep_ms(50);
+}
+
+void ctl_pull_stop(sl_ctl_t *c)
+{
+    if (!c->pulls)
+        return;
+    ctl_pullpool_destroy(c->pulls->pool);
+    free(c->pulls);
+    c->pulls = NULL;
+}
+
 struct ctl_pull {
     atomic_int refs;
     atomic_int done;
@@ -350,10 +377,10 @@ static void *pull_main(void *arg)
             w->failed = (int)i;
             break;
         }
-    ctl_pullpool_give(w->c->pullpool, w->ns);
+    ctl_pullpool_give(w->c->pulls->pool, w->ns);
     atomic_store(&w->done, 1);
     sl_store_kick(w->c->store); /* the controller takes the result */
-    atomic_fetch_sub(&w->c->pulls_running, 1);
+    atomic_fetch_sub(&w->c->pulls->running, 1);
     ctl_pull_release(w);
     return NULL;
 }
@@ -572,24 +599,24 @@ int ctl_pull_ready(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const sl_pod_t *model
     p->pull_wait = 0;
     if (!pull_wanted(c, model))
         return 1;
-    if (!ctl_pullpool_take(c->pullpool, p->ns)) { /* as many pulls as may run: ask again soon */
+    if (!ctl_pullpool_take(c->pulls->pool, p->ns)) { /* as many pulls as may run: ask again soon */
         p->pull_wait = 1;
         p->next_try_ms = sl_now_ms() + POOL_RETRY_MS;
         return 0;
     }
     ctl_pull_t *w = pull_new(c, p, pod, model);
     if (!w) {
-        ctl_pullpool_give(c->pullpool, p->ns);
+        ctl_pullpool_give(c->pulls->pool, p->ns);
         return 1;
     }
     pthread_t t;
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    atomic_fetch_add(&c->pulls_running, 1);
+    atomic_fetch_add(&c->pulls->running, 1);
     if (pthread_create(&t, &a, pull_main, w) != 0) {
-        atomic_fetch_sub(&c->pulls_running, 1);
-        ctl_pullpool_give(c->pullpool, p->ns);
+        atomic_fetch_sub(&c->pulls->running, 1);
+        ctl_pullpool_give(c->pulls->pool, p->ns);
         w->error = sl_xasprintf("cannot start a pull: %s", strerror(errno));
         w->failed = 0;
         atomic_store(&w->done, 1);

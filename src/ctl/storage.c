@@ -10,6 +10,7 @@
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
+#include "ctl/storage.h"
 #include "kube/meta.h"
 #include "kube/quantity.h"
 #include "metrics/metrics.h"
@@ -26,6 +27,17 @@
 #define ANN_PROVISIONED "pv.kubernetes.io/provisioned-by"
 #define ANN_OWNER "slurmlink.io/owner" /* "uid:gid" of the folder */
 #define STORAGE_RETRY_MS 10000
+
+/* the controller thread's (storage.h) */
+struct ctl_storage {
+    int64_t rev;       /* claims' and volumes' revisions at the last pass */
+    long long next_ms; /* the next pass even without a change */
+    int waiting;       /* a claim waits on pods: their changes count too */
+};
+
+ctl_storage_t *ctl_storage_create(void) { return sl_xcalloc(1, sizeof(ctl_storage_t)); }
+
+void ctl_storage_destroy(ctl_storage_t *s) { free(s); }
 
 /* a pod that is not finished names claim in its volumes */
 static int pod_uses(json_t *pod, const char *claim)
@@ -451,14 +463,14 @@ static const char *reserved_volume(json_t *pvs, json_t *pvc)
 void ctl_storage_pass(sl_ctl_t *c)
 {
     int64_t rev = sl_store_resource_rev(c->store, PVCS) + sl_store_resource_rev(c->store, PVS);
-    if (c->storage_waiting)
+    if (c->storage->waiting)
         rev += sl_store_resource_rev(c->store, "pods");
     long long now = sl_now_ms();
-    if (rev == c->storage_rev && now < c->storage_next_ms)
+    if (rev == c->storage->rev && now < c->storage->next_ms)
         return;
-    c->storage_rev = rev;
-    c->storage_next_ms = now + STORAGE_RETRY_MS;
-    c->storage_waiting = 0;
+    c->storage->rev = rev;
+    c->storage->next_ms = now + STORAGE_RETRY_MS;
+    c->storage->waiting = 0;
     fs_metrics();
     json_t *pvcs = sl_store_list(c->store, PVCS, NULL, NULL);
     json_t *pvs = sl_store_list(c->store, PVS, NULL, NULL);
@@ -469,7 +481,7 @@ void ctl_storage_pass(sl_ctl_t *c)
         const char *phase = sl_kube_path_str(pvc, "status.phase");
         const char *vol = sl_kube_path_str(pvc, "spec.volumeName");
         if (sl_kube_meta_str(pvc, "deletionTimestamp")) {
-            c->storage_waiting = 1; /* a pod's end lets it go */
+            c->storage->waiting = 1; /* a pod's end lets it go */
             release_claim(c, pvc);
         } else if (phase && !strcmp(phase, "Bound")) {
             continue;
@@ -478,7 +490,7 @@ void ctl_storage_pass(sl_ctl_t *c)
         } else if ((vol = reserved_volume(pvs, pvc))) {
             bind_static(c, pvc, vol); /* the admin's claimRef pre-binds it */
         } else {
-            c->storage_waiting = 1; /* WaitForFirstConsumer: a pod's creation */
+            c->storage->waiting = 1; /* WaitForFirstConsumer: a pod's creation */
             bind_dynamic(c, pvc, pvcs);
         }
     }

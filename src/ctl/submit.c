@@ -34,6 +34,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* the submission's state (submission.h) */
+struct ctl_submission {
+    struct ctl_subpool *pool;       /* the workers; NULL: the controller thread submits */
+    atomic_int paused;              /* a worker found slurmctld down or busy: the others do not
+                                     * try (their pods wait); an answered job poll clears it */
+    long long next_queue_metric_ms; /* c->lock: the submit queue's length is next counted then */
+};
+
 char *ctl_pod_dir(sl_ctl_t *c, const char *ns, const char *name, const char *uid)
 {
     return sl_xasprintf("%s/%s/%s-%s", c->o.pods_root, ns, name, uid);
@@ -152,12 +160,12 @@ typedef struct job_ident {
  * pod waits, and says so once */
 static int submit_waits(sl_ctl_t *c, ctl_pod_t *p)
 {
-    if (c->initial_poll_done && c->slurm_ok)
+    if (ctl_poll_initial_done(c) && ctl_slurm_ok(c))
         return 0;
     if (!p->pending_submit) {
-        mark_t m = {.message = c->slurm_ok ? "waiting for the first Slurm job list"
-                                           : "waiting for the Slurm controller, which does "
-                                             "not answer; the job is submitted when it does"};
+        mark_t m = {.message = ctl_slurm_ok(c) ? "waiting for the first Slurm job list"
+                                               : "waiting for the Slurm controller, which does "
+                                                 "not answer; the job is submitted when it does"};
         ctl_pod_mutate(c, p->ns, p->name, p->uid, mark_failed, &m, NULL, NULL);
     }
     p->pending_submit = 1;
@@ -435,7 +443,7 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
     if (rc < 0) {
         if (retry) {
             p->slurm_down = 1; /* no submitting until a poll gets an answer */
-            atomic_store(&c->submit_paused, 1);
+            atomic_store(&c->submission->paused, 1);
             failed(c, p, pod, 0, "Slurm job submission failed: %s", err->text);
         } else if (missing && sl_slurm_invalid_account(e)) {
             account_missing(c, p, pod, id, err->text);
@@ -602,7 +610,7 @@ int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t 
  * stored (or the failure). Touches no ctl_pod_t: only s. */
 static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
 {
-    if (atomic_load(&c->submit_paused)) {
+    if (atomic_load(&c->submission->paused)) {
         s->deferred = 1; /* each would fail the same way, and count a try */
         return;
     }
@@ -649,8 +657,8 @@ static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
     s->model = model;
     p->pull = NULL; /* used; a retry asks the registry again */
     p->submitting = 1;
-    if (c->subs) {
-        ctl_subpool_push(c->subs, s);
+    if (c->submission->pool) {
+        ctl_subpool_push(c->submission->pool, s);
         SL_FAULT("submission-handed"); /* the test build: a worker's hand-back during the pass */
         return;
     }
@@ -663,7 +671,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 {
     if (p->submitting || submit_waits(c, p))
         return;
-    if (atomic_load(&c->submit_paused)) { /* a worker found slurmctld down or busy */
+    if (atomic_load(&c->submission->paused)) { /* a worker found slurmctld down or busy */
         p->pending_submit = 1;
         return;
     }
@@ -691,7 +699,7 @@ void ctl_submit(sl_ctl_t *c, ctl_pod_t *p, json_t *pod)
 static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
 {
     if (s->slurm_down)
-        c->slurm_ok = 0; /* stop submitting until a poll gets an answer */
+        ctl_slurm_set(c, 0); /* stop submitting until a poll gets an answer */
     pthread_mutex_lock(&c->lock);
     ctl_pod_t *p = ctl_pod_find(c, s->uid);
     if (p) {
@@ -722,7 +730,7 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
 
 void ctl_submit_collect(sl_ctl_t *c)
 {
-    ctl_sub_t *s = c->subs ? ctl_subpool_take(c->subs) : NULL;
+    ctl_sub_t *s = c->submission->pool ? ctl_subpool_take(c->submission->pool) : NULL;
     record_jobs(c, s);
     while (s) {
         ctl_sub_t *next = s->next;
@@ -735,34 +743,47 @@ static void kick_store(void *arg) { sl_store_kick(arg); }
 
 void ctl_submit_start(sl_ctl_t *c)
 {
-    c->subs = ctl_subpool_create(c, c->o.submit_workers, sub_run, kick_store, c->store);
-    if (!c->subs)
+    c->submission = sl_xcalloc(1, sizeof(*c->submission));
+    c->submission->pool = ctl_subpool_create(c, c->o.submit_workers, sub_run, kick_store, c->store);
+    if (!c->submission->pool)
         sl_warn("no submission worker could start: the controller thread submits");
     else
-        sl_info("%d submission workers", ctl_subpool_workers(c->subs));
+        sl_info("%d submission workers", ctl_subpool_workers(c->submission->pool));
 }
 
 int sl_ctl_set_workers(sl_ctl_t *c, int workers)
 {
-    if (!c->subs)
+    if (!c->submission || !c->submission->pool)
         return -1;
-    int old = ctl_subpool_workers(c->subs);
-    int n = ctl_subpool_resize(c->subs, workers);
+    int old = ctl_subpool_workers(c->submission->pool);
+    int n = ctl_subpool_resize(c->submission->pool, workers);
     sl_info("submission workers: %d -> %d", old, n);
     return n;
 }
 
 void ctl_submit_stop(sl_ctl_t *c)
 {
-    ctl_subpool_destroy(c->subs, sub_free);
-    c->subs = NULL;
+    if (!c->submission)
+        return;
+    ctl_subpool_destroy(c->submission->pool, sub_free);
+    free(c->submission);
+    c->submission = NULL;
+}
+
+void ctl_submit_resume(sl_ctl_t *c) { atomic_store(&c->submission->paused, 0); }
+
+void ctl_submit_queue_metric(sl_ctl_t *c, long long now)
+{
+    if (now < c->submission->next_queue_metric_ms)
+        return;
+    sl_metrics_queue_length(ctl_submit_queue_length(c)); /* a walk of the table */
+    c->submission->next_queue_metric_ms = now + c->o.node_poll_ms;
 }
 
 size_t ctl_submit_queue_length(sl_ctl_t *c)
 {
     size_t n = 0;
-    for (int i = 0; i < CTL_HASH; i++)
-        for (ctl_pod_t *p = c->pods[i]; p; p = p->next)
-            n += !p->job_id && !p->gave_up && !p->deleting && !p->terminal;
+    for (ctl_pod_t *p = ctl_pod_next(c, NULL); p; p = ctl_pod_next(c, p))
+        n += !p->job_id && !p->gave_up && !p->deleting && !p->terminal;
     return n;
 }

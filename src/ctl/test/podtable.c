@@ -14,6 +14,7 @@ int main(void)
 {
     tap_plan(12);
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
+    c->table = ctl_podtable_create();
     char uid[64];
     for (int i = 0; i < N; i++) {
         snprintf(uid, sizeof(uid), "uid-%d", i);
@@ -25,7 +26,7 @@ int main(void)
             ctl_pod_set_task(c, p, 7 + i / 100, i % 100);
         }
     }
-    ok(c->npods == N, "%d pods in the table", N);
+    ok(ctl_pods_count(c) == N, "%d pods in the table", N);
     int found = 1;
     for (int i = 1; i < N; i += 2) {
         ctl_pod_t *p = ctl_pod_by_job(c, 1000 + i);
@@ -76,18 +77,17 @@ int main(void)
     ctl_due_add(c, b);
     ctl_due_add(c, a);
     ctl_due_add(c, d);
-    ok(c->due == a && a->due_next == b && b->due_next == d && !d->due_next && c->due_tail == d,
+    ok(ctl_due_first(c) == a && a->due_next == b && b->due_next == d && !d->due_next &&
+           ctl_due_last(c) == d,
        "the due list holds each pod once, in the order added");
     ctl_due_del(c, b);
     ctl_due_del(c, b);
-    ok(c->due == a && a->due_next == d && d->due_prev == a && !b->in_due,
+    ok(ctl_due_first(c) == a && a->due_next == d && d->due_prev == a && !b->in_due,
        "a pod taken out of the middle (twice: a no-op)");
     ctl_pod_remove(c, "uid-4");
     ctl_pod_remove(c, "uid-1");
-    ok(!c->due && !c->due_tail, "removed pods leave the due list");
-    for (int i = 0; i < CTL_HASH; i++)
-        while (c->pods[i])
-            ctl_pod_remove(c, c->pods[i]->uid);
+    ok(!ctl_due_first(c) && !ctl_due_last(c), "removed pods leave the due list");
+    ctl_podtable_destroy(c);
     free(c);
     return tap_done();
 }

@@ -899,7 +899,7 @@ static void submit_batch(sl_ctl_t *c, batch_t *b, unsigned max)
         sl_warn("job %s/%s: Slurm refused the array %s: %s", sl_kube_namespace(b->job),
                 sl_kube_name(b->job), spec, err.text);
         if (retry)
-            c->slurm_ok = 0;
+            ctl_slurm_set(c, 0);
         else
             refuse_members(c, b, err.text);
     } else {
@@ -958,9 +958,8 @@ static void gather(sl_ctl_t *c, const tally_t *t, batch_t *b, unsigned max)
 
 static unsigned max_array(sl_ctl_t *c)
 {
-    if (!c->max_array_size)
-        c->max_array_size = sl_slurm_max_array_size();
-    return c->max_array_size ? c->max_array_size : 1001; /* Slurm's default */
+    unsigned max = ctl_poll_max_array_size(c);
+    return max ? max : 1001; /* Slurm's default */
 }
 
 /* the throttle of a new array: parallelism less the Job's indexes busy in
@@ -1135,7 +1134,7 @@ static void create_started(sl_ctl_t *c, json_t *job, const tally_t *t)
             break;
         }
         room_left--;
-        c->jobs_since = 0; /* its task's record is read again for it */
+        ctl_poll_reread_jobs(c); /* its task's record is read again for it */
     }
 }
 
