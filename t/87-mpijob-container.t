@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/kinds/mpijob/pods.c src/ctl/gang.c src/shim/mpiserve.c src/mpirsh/
+# covers: src/kinds/mpijob/pods.c src/ctl/gang.c src/shim/mpiserve.c src/mpirsh/ examples/kubeflow-images/pi.c
 # 87-mpijob-container.t — MPIJobs as Kubeflow users write them, in
 # containers: the Launcher's image has OpenMPI's mpirun but no Slurm, and
 # its mpirun reaches the Workers through slurmlink's rsh agent
@@ -21,38 +21,7 @@ plan 15
 command -v mpicc >/dev/null || bail "OpenMPI's mpicc is missing (scripts/deps.sh installs libopenmpi-dev)"
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
-cat >"$T/pi.c" <<'C'
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv)
-{
-    int rank, size, len;
-    char host[MPI_MAX_PROCESSOR_NAME];
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0)
-        printf("Workers: %d\n", size);
-    MPI_Get_processor_name(host, &len);
-    const char *pod = getenv("POD_NAME"), *role = getenv("K_MPI_JOB_ROLE");
-    printf("Rank %d on host %s in pod %s (%s)\n", rank, host, pod ? pod : "-", role ? role : "-");
-    fflush(stdout);
-    unsigned seed = (unsigned)rank + 1;
-    long long in = 0, total = 0, n = 2000000;
-    for (long long i = 0; i < n; i++) {
-        double x = rand_r(&seed) / (double)RAND_MAX * 2 - 1, y = rand_r(&seed) / (double)RAND_MAX * 2 - 1;
-        in += x * x + y * y <= 1.0;
-    }
-    MPI_Reduce(&in, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("pi is approximately %.16f\n", 4.0 * (double)total / (double)n / size);
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Finalize();
-    return 0;
-}
-C
-mpicc -O2 -o "$T/pi" "$T/pi.c" || bail "mpicc pi.c"
+mpicc -O2 -o "$T/pi" "$ROOT/examples/kubeflow-images/pi.c" || bail "mpicc examples/kubeflow-images/pi.c"
 # the image: busybox's sh, OpenMPI (mpirun, orted, its plugins and help
 # files) with every library they load, and /home/mpiuser/pi
 mpi=/usr/lib/x86_64-linux-gnu

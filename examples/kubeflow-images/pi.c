@@ -4,7 +4,7 @@
  * adds the hits up (MPI_Reduce) and prints the estimate, with the lines
  * the example's users look for:
  *   Workers: N
- *   Rank R on host H
+ *   Rank R on host H in pod P (ROLE)   (POD_NAME, K_MPI_JOB_ROLE; "-" unset)
  *   pi is approximately 3.14...
  * Each rank's darts come from its own seed (rank + 1), so a run's printed
  * value depends only on the number of ranks. */
@@ -33,7 +33,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("Workers: %d\n", size);
     MPI_Get_processor_name(host, &len);
-    printf("Rank %d on host %s\n", rank, host);
+    const char *pod = getenv("POD_NAME"), *role = getenv("K_MPI_JOB_ROLE");
+    printf("Rank %d on host %s in pod %s (%s)\n", rank, host, pod ? pod : "-", role ? role : "-");
     fflush(stdout);
     unsigned long long seed = 0x9e3779b97f4a7c15ULL * (unsigned long long)(rank + 1);
     long long in = 0, total = 0;
