@@ -49,10 +49,11 @@ static int sacctmgr(const acct_run_t *r, const char *const *args, sl_error_t *er
     argv[n] = NULL;
     char *out = NULL;
     int rc = sl_run(argv, r->envp, 1, SACCTMGR_TIMEOUT_MS, &out, err);
-    /* an account or association that exists already is what we want */
+    /* an account or association that exists already is what we want
+     * (25.11 and later: "Already existing account A on cluster C") */
     if (rc > 0 && out &&
         (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
-         strstr(out, "Not adding")))
+         strstr(out, "Already existing") || strstr(out, "Not adding")))
         rc = 0;
     if (rc > 0) {
         char *nl = out ? strchr(out, '\n') : NULL;
