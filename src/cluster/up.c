@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 #include "image/image.h"
 #include "internal.h"
+#include "slurmif/slurmif.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -381,12 +382,8 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
     argv[n] = NULL;
     char *out = NULL;
     int rc = run_client(c, argv, &out, err);
-    /* "Nothing new added" / already exists is success for an idempotent up;
-     * from Slurm 25.11 an account that exists is "Already existing account
-     * A on cluster C" (and exit 1) */
-    if (rc > 0 && out &&
-        (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
-         strstr(out, "Already existing") || strstr(out, "Not adding")))
+    /* what exists already is success for an idempotent up */
+    if (rc > 0 && sl_slurm_sacctmgr_unchanged(out))
         rc = 0;
     if (rc > 0)
         sl_errprintf(err, "sacctmgr %s %s failed: %.300s", argv[2], argv[3], out ? out : "");
