@@ -193,6 +193,13 @@ $(BUILD)/sysconfdir.stamp: FORCE
 	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
 $(BUILD)/obj/config/config.o: $(BUILD)/sysconfdir.stamp
 $(BUILD)/obj/config/config.o: CPPFLAGS += -DSL_SYSCONFDIR='"$(SYSCONFDIR)"'
+# `slurmlink up` looks for slurmlinkd in SBINDIR when it is neither beside
+# it nor in ../sbin (src/cluster/up.c): the same stamp rule
+$(BUILD)/sbindir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SBINDIR)' | cmp -s - $@ || echo '$(SBINDIR)' > $@
+$(BUILD)/obj/cluster/up.o: $(BUILD)/sbindir.stamp
+$(BUILD)/obj/cluster/up.o: CPPFLAGS += -DSL_SBINDIR='"$(SBINDIR)"'
 # the Slurm built against (SLURM= above), printed by every build; the stamp
 # changes (and every object is rebuilt) only when prefix or release does
 $(BUILD)/slurm.stamp: FORCE

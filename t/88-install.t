@@ -12,7 +12,7 @@
 # list), a bad policy keeps the old one, a changed listen address is named;
 # `make uninstall` leaves no file.
 source "$(dirname "$0")/lib.sh"
-plan 39
+plan 41
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -95,13 +95,19 @@ is "$(RUNAS="setpriv --reuid=nobody --regid=nogroup --clear-groups" bad unreadab
   "an unreadable TLS key: exit 2, one line naming the key, the file and the reason"
 
 # --- the installed slurmlinkd against a cluster of `up --no-slurmlinkd` ----------------
-cluster_up --nodes 2 --gpus 1 --cpus 2 --no-slurmlinkd || bail "up --no-slurmlinkd"
+# the INSTALLED slurmlink, SLURMLINKD unset: it finds slurmlinkd where make
+# install put it (SBINDIR, not BINDIR beside itself) and names the installed
+# shim (LIBEXECDIR/slurmlink) as shim.path
+SLURMLINK=$R/usr/bin/slurmlink SLURMLINKD= cluster_up --nodes 2 --gpus 1 --cpus 2 --no-slurmlinkd
+ok test -n "${CL:-}" -a -s "${CL:-/nonexistent}/etc/slurmlinkd.conf" \
+  "the installed slurmlink up finds the installed slurmlinkd in SBINDIR" || bail "up --no-slurmlinkd"
+like "$(grep -A1 '^shim:' "$CL/etc/slurmlinkd.conf")" "path: \"$R/usr/libexec/slurmlink/slurmlink-shim\"" \
+  "its slurmlinkd.conf names the installed shim in LIBEXECDIR/slurmlink"
 ok test -s "$CL/etc/slurmlinkd.conf" -a -z "$(pgrep -f "^[^ ]*slurmlinkd --config $CL/")" \
   "up --no-slurmlinkd writes D/etc/slurmlinkd.conf and starts no slurmlinkd"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 LOG=$CL/installed.log
-SLURMLINK_DIR=$CL "$D" --config "$CL/etc/slurmlinkd.conf" \
-  --shim "$R/usr/libexec/slurmlink/slurmlink-shim" >"$LOG" 2>&1 &
+SLURMLINK_DIR=$CL "$D" --config "$CL/etc/slurmlinkd.conf" >"$LOG" 2>&1 &
 dpid=$!
 on_exit "kill $dpid; wait $dpid"
 KC=(kubectl --cache-dir "$CL/kcache")
@@ -125,7 +131,7 @@ is "$(kc logs p1 2>&1)" "hello from the installed shim" "kubectl logs shows its 
 job=$(kc get pod p1 -o jsonpath='{.metadata.annotations.slurmlink\.io/job-id}')
 is "$(squeue -h -t all -j "$job" -o %j 2>&1)" "default/p1" "Slurm ran it as job $job, default/p1"
 like "$(scontrol write batch_script "$job" - 2>&1)" "$R/usr/libexec/slurmlink/slurmlink-shim" \
-  "its batch script runs the installed shim (--shim overrides the file's shim.path)"
+  "its batch script runs the installed shim (the file's shim.path)"
 
 # --- SIGHUP: the policy reloaded under an open watch --------------------------------------
 U=dave$$

@@ -6,18 +6,24 @@
 #include "common/xalloc.h"
 #include "image/image.h"
 #include "internal.h"
+#include "slurmif/slurmif.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SL_SBINDIR /* the Makefile's SBINDIR */
+#define SL_SBINDIR "/usr/local/sbin"
+#endif
 
 /* below the kernel's ephemeral ports (Linux's default 32768-60999): a port
  * there can become an outgoing connection's source port between the pick
@@ -376,10 +382,8 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
     argv[n] = NULL;
     char *out = NULL;
     int rc = run_client(c, argv, &out, err);
-    /* "Nothing new added" / already exists is success for an idempotent up */
-    if (rc > 0 && out &&
-        (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
-         strstr(out, "Not adding")))
+    /* what exists already is success for an idempotent up */
+    if (rc > 0 && sl_slurm_sacctmgr_unchanged(out))
         rc = 0;
     if (rc > 0)
         sl_errprintf(err, "sacctmgr %s %s failed: %.300s", argv[2], argv[3], out ? out : "");
@@ -634,6 +638,39 @@ static int write_storage_classes(const char *D, const char *file, sl_error_t *er
     return r;
 }
 
+/* the first of DIR/REL... that is an executable file, its path without
+ * "..", else NULL */
+static char *first_exec(const char *dir, const char *const *rel, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *p = sl_xasprintf("%s/%s", dir, rel[i]);
+        char *real = access(p, X_OK) == 0 ? realpath(p, NULL) : NULL;
+        free(p);
+        if (real)
+            return real;
+    }
+    return NULL;
+}
+
+/* the shim of the slurmlinkd DAEMON: beside it (a build folder), else where
+ * make install puts it, LIBEXECDIR/slurmlink with LIBEXECDIR beside SBINDIR
+ * (slurmlinkd's own default, sl_config_default_shim) */
+static char *shim_of(const char *daemon)
+{
+    char *dir = sl_xstrdup(daemon), *slash = strrchr(dir, '/');
+    if (!slash) {
+        free(dir);
+        return sl_xstrdup("slurmlink-shim");
+    }
+    *slash = '\0';
+    static const char *const rel[] = {"slurmlink-shim", "../libexec/slurmlink/slurmlink-shim"};
+    char *shim = first_exec(dir, rel, 2);
+    if (!shim)
+        shim = sl_xasprintf("%s/slurmlink-shim", dir);
+    free(dir);
+    return shim;
+}
+
 /* D/etc/slurmlinkd.conf: the folder's daemon settings in the configuration
  * file a site writes (docs/configuration.md), so the embedded cluster and
  * an installed slurmlinkd read the same file through the same code */
@@ -643,15 +680,13 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
     char *path = sl_xasprintf("%s/etc/slurmlinkd.conf", D);
     char listen[16];
     api_addr(&c->st, listen);
-    char *dir = sl_xstrdup(daemon), *slash = strrchr(dir, '/');
-    if (slash)
-        slash[1] = '\0';
+    char *shim = shim_of(daemon);
     char *p[] = {
         sl_xasprintf("%s/slurmlinkd", D),
         sl_xasprintf("%s/etc/slurm.conf", D),
         sl_xasprintf("%s/pods", D),
         sl_xasprintf("%s/images", D),
-        sl_xasprintf("%s%s", slash ? dir : "", "slurmlink-shim"),
+        shim,
         sl_xasprintf("%s/pki/server.crt", D),
         sl_xasprintf("%s/pki/server.key", D),
         sl_xasprintf("%s/pki/ca.crt", D),
@@ -692,7 +727,6 @@ static int write_daemon_conf(upctx_t *c, const char *daemon, sl_error_t *err)
     }
     free(text);
     free(run_as);
-    free(dir);
     free(path);
     return r;
 }
@@ -936,7 +970,11 @@ static void init_state(upctx_t *c, char *dir, const cl_state_t *old)
     c->st.db_pass = old && old->db_pass ? sl_xstrdup(old->db_pass) : random_pass();
 }
 
-/* slurmlinkd: opts, else $SLURMLINKD, else next to this program */
+/* slurmlinkd: opts, else $SLURMLINKD, else next to this program (a build
+ * folder), else where make install puts it: ../sbin of this program's
+ * folder (BINDIR and SBINDIR of one prefix, also beneath a DESTDIR), then
+ * the SBINDIR compiled in. None there: the path beside this program, which
+ * check_progs names */
 static char *daemon_path(const sl_cluster_opts_t *opts)
 {
     if (opts->daemon)
@@ -945,7 +983,13 @@ static char *daemon_path(const sl_cluster_opts_t *opts)
     if (envd && *envd)
         return sl_xstrdup(envd);
     char *self = sl_self_dir();
-    char *daemon = sl_xasprintf("%s/slurmlinkd", self);
+    static const char *const rel[] = {"slurmlinkd", "../sbin/slurmlinkd"};
+    const char *sbin = SL_SBINDIR "/slurmlinkd";
+    char *daemon = first_exec(self, rel, 2);
+    if (!daemon && access(sbin, X_OK) == 0)
+        daemon = sl_xstrdup(sbin);
+    if (!daemon)
+        daemon = sl_xasprintf("%s/slurmlinkd", self);
     free(self);
     return daemon;
 }

@@ -39,6 +39,16 @@ static void run_free(acct_run_t *r)
     free(r->conf);
 }
 
+int sl_slurm_sacctmgr_unchanged(const char *out)
+{
+    static const char *const said[] = {"Nothing new added", "already exists", "Already existing",
+                                       "Request didn't affect anything", "Not adding"};
+    for (size_t i = 0; out && i < sizeof(said) / sizeof(said[0]); i++)
+        if (strstr(out, said[i]))
+            return 1;
+    return 0;
+}
+
 /* sacctmgr -i ARGS...: 0 when done or already so, else -1 with err */
 static int sacctmgr(const acct_run_t *r, const char *const *args, sl_error_t *err)
 {
@@ -50,9 +60,7 @@ static int sacctmgr(const acct_run_t *r, const char *const *args, sl_error_t *er
     char *out = NULL;
     int rc = sl_run(argv, r->envp, 1, SACCTMGR_TIMEOUT_MS, &out, err);
     /* an account or association that exists already is what we want */
-    if (rc > 0 && out &&
-        (strstr(out, "Nothing new added") || strstr(out, "already exists") ||
-         strstr(out, "Not adding")))
+    if (rc > 0 && sl_slurm_sacctmgr_unchanged(out))
         rc = 0;
     if (rc > 0) {
         char *nl = out ? strchr(out, '\n') : NULL;

@@ -262,6 +262,13 @@ char **sl_slurm_hostlist_expand(const char *list);
  * no association with it. */
 int sl_slurm_invalid_account(int e);
 
+/* sacctmgr's output OUT of a failed `sacctmgr -i add ...` says that what it
+ * was to add exists already: 22.05's "Nothing new added", 25.11's and
+ * 26.05's "Already existing account A on cluster C" (an account) and
+ * "Request didn't affect anything" (slurmdbd's no-change answer: a user's
+ * association that exists), and the like. 1 / 0. */
+int sl_slurm_sacctmgr_unchanged(const char *out);
+
 typedef struct sl_slurm_account {
     const char *account;     /* the Slurm account to make */
     const char *user;        /* the Unix user to associate with it (NULL: none) */

@@ -195,14 +195,33 @@ static void job_user(void)
            "not a release: 0");
 }
 
+/* sacctmgr's words for "exists already", as each release prints them
+ * (25.11/26.05: as_mysql_assoc.c, user_functions.c and slurmdbd's no-change
+ * comment), and words that are a real failure */
+static void sacctmgr_said(void)
+{
+    ok(sl_slurm_sacctmgr_unchanged(" Nothing new added.\n"), "22.05: Nothing new added");
+    ok(sl_slurm_sacctmgr_unchanged(" Already existing account default on cluster slurmlink\n"),
+       "25.11: an account that exists");
+    ok(sl_slurm_sacctmgr_unchanged(
+           "Request didn't affect anything\nNothing added.\nMake sure the accounts requested "
+           "here have been added to the system/cluster. (sacctmgr add account...)\n"),
+       "25.11: a user's association that exists");
+    ok(!sl_slurm_sacctmgr_unchanged(" error: Problem adding user associations: Unknown error\n"),
+       "a refusal is not");
+    ok(!sl_slurm_sacctmgr_unchanged(""), "nothing said is not");
+    ok(!sl_slurm_sacctmgr_unchanged(NULL), "NULL is not");
+}
+
 int main(void)
 {
-    tap_plan(46);
+    tap_plan(52);
     bits();
     names();
     hostlists();
     releases();
     bin_dir();
     job_user();
+    sacctmgr_said();
     return tap_done();
 }
