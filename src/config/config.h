@@ -68,6 +68,7 @@ typedef enum sl_cfg_id {
     SL_CFG_EXEC_MAX,
     SL_CFG_EXEC_MAX_MESSAGE,
     SL_CFG_EXEC_MAX_STREAMS,
+    SL_CFG_MALLOC_ARENAS,
     SL_CFG_VERBOSE,
     SL_CFG_COUNT
 } sl_cfg_id_t;
