@@ -60,6 +60,7 @@ typedef enum sl_cfg_id {
     SL_CFG_IDLE,
     SL_CFG_MAX_BODY,
     SL_CFG_MAX_OBJECT,
+    SL_CFG_MALLOC_ARENAS,
     SL_CFG_BOOKMARK,
     SL_CFG_WATCH_LOG,
     SL_CFG_WATCH_WINDOW,
@@ -68,7 +69,6 @@ typedef enum sl_cfg_id {
     SL_CFG_EXEC_MAX,
     SL_CFG_EXEC_MAX_MESSAGE,
     SL_CFG_EXEC_MAX_STREAMS,
-    SL_CFG_MALLOC_ARENAS,
     SL_CFG_VERBOSE,
     SL_CFG_COUNT
 } sl_cfg_id_t;
