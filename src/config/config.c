@@ -209,6 +209,10 @@ static const opt_t opts[SL_CFG_COUNT] = {
                            1L << 30, "request body limit"),
     [SL_CFG_MAX_OBJECT] = IR("max-object-bytes", 0, "limits.max_object_bytes", "N", 1536L << 10,
                              1024, 1L << 30, "stored object size limit"),
+    [SL_CFG_MALLOC_ARENAS] =
+        I("malloc-arenas", 0, "limits.malloc_arenas", "N", 4, 0, 1024,
+          "glibc malloc arenas the daemon's threads share (M_ARENA_MAX; 0: glibc's own, 8 per "
+          "core, where each of many threads keeps its own partly used heap)"),
     [SL_CFG_BOOKMARK] = I("bookmark-interval", 0, "watch.bookmark_interval", "S", 60, 1, 86400,
                           "watch BOOKMARK period in seconds"),
     [SL_CFG_WATCH_LOG] = I("watch-log", 0, "watch.log", "N", 10000, 1, 10000000,

@@ -60,6 +60,7 @@ typedef enum sl_cfg_id {
     SL_CFG_IDLE,
     SL_CFG_MAX_BODY,
     SL_CFG_MAX_OBJECT,
+    SL_CFG_MALLOC_ARENAS,
     SL_CFG_BOOKMARK,
     SL_CFG_WATCH_LOG,
     SL_CFG_WATCH_WINDOW,

@@ -77,7 +77,7 @@ static void default_shim(void)
 
 int main(void)
 {
-    tap_plan(36);
+    tap_plan(40);
     if (!mkdtemp(dir))
         return 1;
     sl_error_t err = SL_ERROR_INIT;
@@ -87,6 +87,7 @@ int main(void)
     is_int(sl_config_long(c, SL_CFG_PORT), 6443, "listen.port default");
     is_int(sl_config_long(c, SL_CFG_CONTROLLERS), 1, "slurm.controllers default");
     is_int(sl_config_long(c, SL_CFG_SUBMIT_WORKERS), 8, "slurm.submit_workers default");
+    is_int(sl_config_long(c, SL_CFG_MALLOC_ARENAS), 4, "limits.malloc_arenas default");
     ok(sl_config_str(c, SL_CFG_TLS_CERT) == NULL, "tls.cert unset");
     sl_config_destroy(c);
 
@@ -132,6 +133,13 @@ int main(void)
             "no submission worker");
     refused("slurm: {submit_workers: 65}\n", "slurm.submit_workers: must be 1..64, not 65",
             "more than 64 submission workers");
+    refused("limits: {malloc_arenas: -1}\n", "limits.malloc_arenas: must be 0..1024, not -1",
+            "a negative number of malloc arenas");
+    const char *a5[] = {"--malloc-arenas", "0", NULL};
+    c = load(a5, &err);
+    is_int(c ? sl_config_long(c, SL_CFG_MALLOC_ARENAS) : -1, 0,
+           "--malloc-arenas 0: glibc's own (%s)", err.text);
+    sl_config_destroy(c);
     const char *a4[] = {"--submit-workers", "64", NULL};
     c = load(a4, &err);
     is_int(c ? sl_config_long(c, SL_CFG_SUBMIT_WORKERS) : -1, 64, "--submit-workers 64 (%s)",
