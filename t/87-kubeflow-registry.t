@@ -91,7 +91,8 @@ is_backoff() { [ "$(wr)" = ImagePullBackOff ]; }
 ok wait_for 60 is_backoff "a missing tag: the replica pod waits ImagePullBackOff" ||
   diag "waiting: $(kc get pod miss-master-0 -o jsonpath='{.status.containerStatuses[0].state.waiting}' 2>&1)"
 like "$(kc get events --field-selector involvedObject.kind=PyTorchJob,involvedObject.name=miss -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}{"\n"}{end}' 2>&1)" \
-  "Warning ErrImagePull: .*miss-master-0.*Failed to pull image \"$REG/team/app:nope\"" "a Warning event on the PyTorchJob names the pod and the image"
+  "Warning ErrImagePull: .*miss-(master|worker)-0.*Failed to pull image \"$REG/team/app:nope\"" \
+  "a Warning event on the PyTorchJob names the pod and the image (either replica's: they share one pull)"
 is "$(squeue -h -t all -o '%k' | grep -c "slurmlink:uid=$muid")" 0 "no Slurm job for it"
 unlike "$(ptj_conds miss)" 'Failed=True' "the PyTorchJob has not failed"
 

@@ -531,6 +531,21 @@ static void daemon_close(daemon_state_t *d)
     sl_config_destroy(d->cfg);
 }
 
+/* slurm.bin_dir, which every job's PATH starts with, must be root's alone
+ * (src/slurmif/bindir.c): refused here, before the API listens, so that
+ * `slurmlink up` and systemd see the start fail rather than a port that
+ * answers and then closes when the controller refuses it (exit 2) */
+static int check_bin_dir(const sl_config_t *cfg, sl_error_t *err)
+{
+    char *dir = NULL;
+    if (sl_slurm_bin_dir(CS(SLURM_BIN_DIR), &dir, err) < 0) {
+        sl_err("%s", err->text);
+        return -1;
+    }
+    free(dir);
+    return 0;
+}
+
 /* the runtimes on this host; the default one must be among them (exit 2) */
 static int check_runtimes(const sl_config_t *cfg, sl_error_t *err)
 {
@@ -588,7 +603,7 @@ static int daemon_start(daemon_state_t *d, int controllers, sl_error_t *err)
         return -1;
     }
     log_nofile(d->nofile_raised, d->nofile_was);
-    if (check_runtimes(cfg, err) < 0)
+    if (check_runtimes(cfg, err) < 0 || (controllers && check_bin_dir(cfg, err) < 0))
         return -2;
     if (open_state(d, err) < 0 || load_policy(d, err) < 0 || load_storage(d, err) < 0)
         return -1;
