@@ -97,15 +97,12 @@ static void setup(void)
 /* "/api/v1/[watch/]namespaces/NS/..." or "/apis/G/V/[watch/]namespaces/NS/...":
  * is NS other than team-a? Targets with escapes are not judged (the server
  * unescapes them; this oracle would have to repeat it). */
-static int other_namespace(const char *target)
+static int other_namespace_path(const char *p)
 {
-    if (strpbrk(target, "%+"))
-        return 0;
-    const char *p;
-    if (!strncmp(target, "/api/v1/", 8))
-        p = target + 8;
-    else if (!strncmp(target, "/apis/", 6)) {
-        p = target + 6;
+    if (!strncmp(p, "/api/v1/", 8))
+        p += 8;
+    else if (!strncmp(p, "/apis/", 6)) {
+        p += 6;
         for (int i = 0; i < 2; i++) {
             p = strchr(p, '/');
             if (!p)
@@ -119,8 +116,20 @@ static int other_namespace(const char *target)
     if (strncmp(p, "namespaces/", 11))
         return 0;
     p += 11;
-    size_t n = strcspn(p, "/?");
+    size_t n = strcspn(p, "/");
     return n && !(n == 6 && !strncmp(p, "team-a", 6));
+}
+
+/* the path alone: a query that reads like a path ("/apis/?api/v1/namespaces/X")
+ * names no namespace */
+static int other_namespace(const char *target)
+{
+    if (strpbrk(target, "%+"))
+        return 0;
+    char *path = strndup(target, strcspn(target, "?"));
+    int r = path && other_namespace_path(path);
+    free(path);
+    return r;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
