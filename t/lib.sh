@@ -367,7 +367,9 @@ loop_passes() {
 after_loop_passes() {
   local c0
   c0=$(loop_passes "$1")
-  [ -n "$c0" ] || { diag "after_loop_passes: no $1 count in /metrics"; return 1; }
+  # a count that is not a plain integer must fail this check, not abort the
+  # caller's ok (an arithmetic error below would end it unreported)
+  [[ "$c0" =~ ^[0-9]+$ ]] || { diag "after_loop_passes: no $1 count in /metrics (read: [$c0])"; return 1; }
   wait_for "${3:-60}" eval '[ "$(loop_passes '"$1"')" -ge '"$((c0 + $2))"' ]' ||
     { diag "after_loop_passes: $1 stayed at $(loop_passes "$1") passes (from $c0)"; return 1; }
 }
@@ -383,6 +385,6 @@ after_cronjob_passes() { after_loop_passes cronjobs.batch "$@"; }
 after_job_polls() {
   local c0
   c0=$(slurm_rpcs load_jobs)
-  [ -n "$c0" ] || { diag "after_job_polls: no load_jobs count in /metrics"; return 1; }
+  [[ "$c0" =~ ^[0-9]+$ ]] || { diag "after_job_polls: no load_jobs count in /metrics (read: [$c0])"; return 1; }
   wait_for "${2:-60}" eval '[ "$(slurm_rpcs load_jobs)" -ge '"$((c0 + $1))"' ]'
 }
