@@ -25,6 +25,7 @@ tar xzf "$O/b/bundle.tgz" -C "$X"
 rm -f "$X/extra/kubectl"
 tar czf "$O/b/bundle.tgz" -C "$X" .
 rm -rf "$X"
+cc -O2 -pthread "$SRC/bench/scale/folders.c" -o "$O/folders"
 cc -D_GNU_SOURCE -I"$SRC/src" -O2 "$SRC/bench/submit-floor.c" "$SRC/build/libslurmlink.a" -lslurm -lpthread \
     -o "$O/submit-floor"
 if [ -n "${1:-}" ]; then
