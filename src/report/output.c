@@ -1,6 +1,7 @@
 /* output.c — a report as a table with its verdict, or as JSON; its times. */
 #include "report/internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,20 +36,32 @@ int sl_rpt_parse_time(const char *s, time_t *out)
     return 0;
 }
 
-#define ROW "%6s  %-*s %-10s %-10s %-10s %-16s %5s %5s  %s\n"
+#define ROW "%6s  %-*s %-*s %-*s %-*s %-16s %5s %5s  %s\n"
+
+/* a column at least min wide, and as wide as its longest field */
+static int col_width(const sl_rpt_t *r, size_t field, int min)
+{
+    int w = min;
+    for (size_t i = 0; i < r->njobs; i++) {
+        const char *v = *(const char *const *)((const char *)&r->jobs[i] + field);
+        if (v && (int)strlen(v) > w)
+            w = (int)strlen(v);
+    }
+    return w;
+}
 
 void sl_rpt_print(const sl_rpt_t *r, FILE *f)
 {
-    int ow = 22; /* the origin column: as wide as its longest */
-    for (size_t i = 0; i < r->njobs; i++)
-        if (r->jobs[i].origin && (int)strlen(r->jobs[i].origin) > ow)
-            ow = (int)strlen(r->jobs[i].origin);
-    fprintf(f, ROW, "JOBID", ow, "ORIGIN", "USER", "ACCOUNT", "NODES", "GPU(node:idx)", "WAIT",
-            "RUN", "EXIT");
+    int ow = col_width(r, offsetof(rpt_job_t, origin), 22),
+        uw = col_width(r, offsetof(rpt_job_t, user), 10),
+        aw = col_width(r, offsetof(rpt_job_t, account), 10),
+        nw = col_width(r, offsetof(rpt_job_t, nodes), 10);
+    fprintf(f, ROW, "JOBID", ow, "ORIGIN", uw, "USER", aw, "ACCOUNT", nw, "NODES", "GPU(node:idx)",
+            "WAIT", "RUN", "EXIT");
     for (size_t i = 0; i < r->njobs; i++) {
         const rpt_job_t *j = &r->jobs[i];
         char w[32], run[32];
-        fprintf(f, ROW, j->id, ow, j->origin, j->user, j->account, j->nodes, j->held,
+        fprintf(f, ROW, j->id, ow, j->origin, uw, j->user, aw, j->account, nw, j->nodes, j->held,
                 sl_rpt_fmt_secs(j->submit, j->start, w, sizeof(w)),
                 sl_rpt_fmt_secs(j->start, j->end, run, sizeof(run)), j->exit_code);
     }

@@ -346,9 +346,37 @@ static void shards(void)
           "fewer shards recorded than AllocTRES says fails");
 }
 
+/* long users, accounts and node lists keep the columns aligned: each row's
+ * fields start where the header's names do */
+static void wide_columns(void)
+{
+    sl_rpt_t *r = sl_rpt_create();
+    sl_rpt_job_t a = job("20", "ml/t", "node[1-16],gpu-a100-[001-128]", "cpu=1", 0, 1, 2, "0:0", "");
+    a.user = "_slurmlink-jobs";
+    a.account = "physics-theory-group";
+    sl_rpt_job_t b = job("21", "cpu", "node2", "cpu=1", 0, 1, 2, "0:0", "");
+    sl_rpt_add_job(r, &a);
+    sl_rpt_add_job(r, &b);
+    sl_rpt_check(r);
+    char *out = printed(r);
+    char *l1 = strchr(out, '\n') + 1, *l2 = strchr(l1, '\n') + 1;
+    size_t acc = (size_t)(strstr(out, "ACCOUNT") - out), nod = (size_t)(strstr(out, "NODES") - out),
+           gpu = (size_t)(strstr(out, "GPU(") - out);
+    ok(!strncmp(l1 + acc, "physics-theory-group ", 21) && !strncmp(l2 + acc, "hpc ", 4),
+       "ACCOUNT starts under its name after a 15-character user");
+    ok(!strncmp(l1 + nod, "node[1-16],gpu-a100-[001-128] ", 30) && !strncmp(l2 + nod, "node2 ", 6),
+       "NODES starts under its name after a 20-character account");
+    ok(!strncmp(l1 + gpu, "- ", 2) && !strncmp(l2 + gpu, "- ", 2),
+       "GPU(node:idx) starts under its name after a 30-character node list");
+    if (strncmp(l1 + acc, "physics", 7))
+        printf("# %s", out);
+    free(out);
+    sl_rpt_free(r);
+}
+
 int main(void)
 {
-    tap_plan(42);
+    tap_plan(45);
     clean_load();
     overlaps();
     records();
@@ -357,5 +385,6 @@ int main(void)
     sacct_table();
     formatting();
     shards();
+    wide_columns();
     return tap_done();
 }
