@@ -351,7 +351,8 @@ static void shards(void)
 static void wide_columns(void)
 {
     sl_rpt_t *r = sl_rpt_create();
-    sl_rpt_job_t a = job("20", "ml/t", "node[1-16],gpu-a100-[001-128]", "cpu=1", 0, 1, 2, "0:0", "");
+    sl_rpt_job_t a =
+        job("20", "ml/t", "node[1-16],gpu-a100-[001-128]", "cpu=1", 0, 1, 2, "0:0", "");
     a.user = "_slurmlink-jobs";
     a.account = "physics-theory-group";
     sl_rpt_job_t b = job("21", "cpu", "node2", "cpu=1", 0, 1, 2, "0:0", "");
