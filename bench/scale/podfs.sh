@@ -6,7 +6,8 @@
 # this order: head with its pod folders where `slurmlink up` puts them (the
 # state folder on the host's disk), head with --pods-root on tmpfs
 # (/dev/shm), head on the disk again (the drift of a run's later rounds),
-# then slurmrestd. Each SETTLE (default: 0) is one such run with --settle.
+# then slurmrestd; with a journalled ext4 mounted from a file (when the host
+# allows it), head with its pod folders there too, before the second disk round. Each SETTLE (default: 0) is one such run with --settle.
 # First it prints the file system of both folders and whether it keeps a
 # journal (ext4 without one scans recently deleted inodes on every create),
 # and bench/scale/folders.c's rates there.
@@ -16,14 +17,24 @@ SL=/opt/slurmlink/build D=/var/tmp/slc
 mkdir -p "$G/w" /var/tmp
 printf '#!/bin/sh\nexec %s/slurmlinkd "$@" --pods-root /dev/shm/slpods\n' $SL >"$G/w/shm"
 chmod 755 "$G/w/shm"
-for p in /var/tmp /dev/shm; do
+# a journalled ext4 of its own (a loop device), when this host lets root mount one
+J=
+if command -v mkfs.ext4 >/dev/null && truncate -s 8G /var/tmp/slj.img && mkfs.ext4 -q -F /var/tmp/slj.img &&
+    mkdir -p /mnt/slj && mount -o loop /var/tmp/slj.img /mnt/slj 2>/dev/null; then
+    J=/mnt/slj
+    printf '#!/bin/sh\nexec %s/slurmlinkd "$@" --pods-root /mnt/slj/slpods\n' $SL >"$G/w/jext4"
+    chmod 755 "$G/w/jext4"
+else
+    echo "no journalled ext4 of its own: mkfs.ext4 or a loop mount is not available here"
+fi
+for p in /var/tmp /dev/shm $J; do
     echo "$p: $(findmnt -no FSTYPE,SOURCE,OPTIONS -T $p | cut -c1-160)"
 done
 echo "journals (/proc/fs/jbd2): $(ls /proc/fs/jbd2 2>/dev/null | tr '\n' ' ')"
 # the file system alone: 10,000 folders of two files, by 8 and 16 threads,
 # in one parent or over 64 sub-folders (bench/scale/folders.c)
 if [ -x "$G/folders" ]; then
-    for p in /var/tmp/slfold /dev/shm/slfold; do
+    for p in /var/tmp/slfold /dev/shm/slfold ${J:+$J/slfold}; do
         for th in 8 16; do
             for sub in 0 64; do
                 "$G/folders" $p 10000 $th $sub 3 | tail -2
@@ -34,5 +45,5 @@ if [ -x "$G/folders" ]; then
 fi
 for s in ${@:-0}; do
     TAG=podfs-s$s ONLY=api,slurmrestd PODS=10000 REPEAT=1 SETTLE=$s LIMIT=${LIMIT:-420} \
-        DAEMONS_SET=disk=$SL/slurmlinkd,tmpfs=$G/w/shm,disk2=$SL/slurmlinkd${EXTRA:-} bash "$G/run.sh"
+        DAEMONS_SET=disk=$SL/slurmlinkd,tmpfs=$G/w/shm${J:+,ext4j=$G/w/jext4},disk2=$SL/slurmlinkd${EXTRA:-} bash "$G/run.sh"
 done
