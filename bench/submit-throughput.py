@@ -62,7 +62,12 @@ left until the end, and slurmlinkd's CPU while idle with them is printed
 (per daemon with --daemons, over --idle seconds).
 
 Each api round prints slurmlinkd's peak resident memory during it (VmHWM,
-reset at the round's first POST) and, with --watchers K, K more watches of
+reset at the round's first POST), the largest of its RSS sampled every
+0.1 s split into anonymous memory and mapped files (with when it came, and
+how many pods were created and how many had a job id by then: the pods
+whose submissions were in flight), its RSS at the round's
+end and once the round's pods and jobs are gone, and, with --watchers K,
+K more watches of
 the round's pods run beside the one that times it, each reading every
 event (the watch fan-out's cost in the CPU and memory figures).
 
@@ -216,6 +221,33 @@ class Watch(threading.Thread):
                     o = json.loads(line)["object"]
                     if o.get("status", {}).get("phase") == "Failed":
                         self.failed[o["metadata"]["name"]] = o["status"].get("message", "")
+
+
+class RssTrace(threading.Thread):
+    """pid's RssAnon and RssFile every 0.1 s until stop(): the sample of the
+    largest sum, to split the round's peak (VmHWM, between samples) into
+    the heaps, stacks and other anonymous memory, and the mapped files"""
+    def __init__(self, pid, watch):
+        super().__init__(daemon=True)
+        self.pid, self.watch, self.halt = pid, watch, threading.Event()
+        self.best, self.at, self.t0 = (0, 0), (0.0, 0), time.time()
+
+    def run(self):
+        while not self.halt.wait(0.1):
+            try:
+                kv = dict(ln.split(":", 1) for ln in open(f"/proc/{self.pid}/status") if ":" in ln)
+                a, f = int(kv["RssAnon"].split()[0]) / 1024, int(kv["RssFile"].split()[0]) / 1024
+            except (OSError, KeyError, ValueError):
+                continue
+            if a + f > sum(self.best):
+                self.best, self.at = (a, f), (time.time() - self.t0, len(self.watch.with_job))
+
+    def stop(self):
+        """(anonymous MiB, files MiB) of the largest sample, and (its second
+        of the round, the pods with a job id by then)"""
+        self.halt.set()
+        self.join()
+        return self.best, self.at
 
 
 RESTD_PID = f"/tmp/tput-restd-{os.getpid()}.pid"
@@ -395,6 +427,8 @@ def run_api(n, rnd):
         x.ready.wait()
     pid = KAPI.daemon_pid()
     open(f"/proc/{pid}/clear_refs", "w").write("5")  # VmHWM from here on
+    trace = RssTrace(pid, w)
+    trace.start()
     cg_zero()
     stc = st_start()
     th0 = kapi.thread_cpu(pid)
@@ -414,15 +448,21 @@ def run_api(n, rnd):
     t_all = time.time() - t0
     cpu = cpu_per_pod(c0, cpu_now(), n)
     hwm = rss_mib(pid)
+    top, (t_top, jobs_top) = trace.stop()
+    posted_top = min(n, round(n * t_top / t_ack)) if t_ack > 0 else n  # the POSTs go at an even pace
     th = thread_split(th0, kapi.thread_cpu(pid), n)
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; slurmlinkd peak RSS "
           f"{hwm[1]:.1f} MiB, now {hwm[0]:.1f} MiB; {1 + args.watchers} watchers, events seen "
           f"{', '.join(str(x.events) for x in [w] + extra)}; removing)", flush=True)
+    print(f"      slurmlinkd's largest RSS sampled (every 0.1 s): {sum(top):.1f} MiB, anonymous "
+          f"{top[0]:.1f} + files {top[1]:.1f}, {t_top:.1f} s into the round, ~{posted_top} pods "
+          f"created and {jobs_top} with a job id by then", flush=True)
     print("      slurmlinkd CPU ms per pod by thread: " + ", ".join(f"{k} {v:.3f}" for k, v in th), flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     if old:
         KAPI.delete_namespace(old)
     wait_no_jobs("nobody")
+    print(f"      slurmlinkd RSS once the round's pods and jobs are gone: {rss_mib(pid)[0]:.1f} MiB", flush=True)
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": bad + len(w.failed),
             "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
 

@@ -15,12 +15,13 @@
 #     and live;
 #   - a slow watcher (a tiny receive buffer, not reading) that falls out of
 #     the shared window (--watch-window) reads on from the store's log and
-#     misses nothing; one that falls out of the change log
+#     misses nothing, as one behind a window bounded by its bytes
+#     (--watch-window-bytes) does; one that falls out of the change log
 #     gets an ERROR event with a 410 Expired Status and the end of the watch,
 #     and a resume from there gets the same.
 source "$(dirname "$0")/50-api-lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
-plan 27
+plan 29
 
 D=$(tmpdir)
 on_exit "rm -rf '$D'"
@@ -237,6 +238,18 @@ ok wait $S1 "the slow watcher ran"
 is "$(jq -r .type "$D/slow1" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" " 600 ADDED " "600 ADDED events"
 is "$(jq -r .object.metadata.name "$D/slow1" | tr '\n' ' ' | md5sum)" "$(for i in $(seq 0 599); do printf 's%05d ' "$i"; done | md5sum)" \
   "every change, in order, none lost: it read on from the store's log"
+
+# a shared window bounded by bytes (256 KiB: some 20 of these changes)
+# rather than by its count: the same
+api_stop
+up --watch-log 5000 --watch-window 1024 --watch-window-bytes 262144 || bail "slurmlinkd with a window of 256 KiB"
+nsmk slowb >/dev/null
+SRV=$(curr namespaces/slowb/configmaps)
+$PY "$D/slow.py" "$API" "/api/v1/namespaces/slowb/configmaps?watch=1&resourceVersion=$SRV&timeoutSeconds=1800" 600 "$D/slowb" &
+SB=$!
+ok wait $SB "the slow watcher of a window bounded by bytes ran"
+is "$(jq -r .object.metadata.name "$D/slowb" | tr '\n' ' ' | md5sum)" "$(for i in $(seq 0 599); do printf 's%05d ' "$i"; done | md5sum)" \
+  "window bounded by bytes: every change, in order, none lost"
 
 # a log of 200 changes: the slow watcher falls out of it
 api_stop

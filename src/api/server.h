@@ -58,10 +58,11 @@ typedef struct sl_api_opts {
     unsigned max_watches_per_user;
     unsigned max_unauthenticated;
     unsigned handshake_timeout_s;
-    unsigned idle_timeout_s;    /* idle keep-alive connections; 0: 120 */
-    int bookmark_interval_s;    /* watch BOOKMARK period; 0: 60 (kube-apiserver's) */
-    size_t watch_window;        /* recent changes per resource shared by watches; 0: 1024 */
-    size_t event_ttl_s;         /* events older than this are removed; 0: 3600 */
+    unsigned idle_timeout_s;   /* idle keep-alive connections; 0: 120 */
+    int bookmark_interval_s;   /* watch BOOKMARK period; 0: 60 (kube-apiserver's) */
+    size_t watch_window;       /* recent changes per resource shared by watches; 0: 1024 */
+    size_t watch_window_bytes; /* the bytes of their texts per resource; 0: no bound */
+    size_t event_ttl_s;        /* events older than this are removed; 0: 3600 */
     sl_api_shim_event_fn shim_event;
     void *shim_event_arg;
     /* Authentication and authorization (docs/security.md). With a policy,

@@ -200,7 +200,8 @@ static bool peer_closed(int fd)
 
 /* The events into w's output. From the hub (all false), until it holds
  * WATCH_OUT_BYTES: the rest are read again from the hub at the next refill.
- * Read from the log, all of them: reading them again would cost a query. */
+ * Read from the log, all of them: reading them again would cost a query,
+ * and the read stops at WATCH_OUT_BYTES of lines itself. */
 static void take_events(watcher_t *w, api_wev_t **evs, int n, bool all)
 {
     bool full = false;
@@ -280,7 +281,8 @@ static bool refill(watcher_t *w)
             /* older than the shared window: read the store's log directly */
             int64_t cur = sl_store_revision(st);
             sl_error_t err = SL_ERROR_INIT;
-            n = api_hub_read_log(st, w->res->store_name, w->ns, w->rv, evs, CHANGE_BATCH, &err);
+            n = api_hub_read_log(st, w->res->store_name, w->ns, w->rv, evs, CHANGE_BATCH,
+                                 WATCH_OUT_BYTES, &err);
             if (n < 0) {
                 json_t *s = errno == ERANGE
                                 ? sl_kube_status_expired(w->rv, sl_store_oldest_rv(st))

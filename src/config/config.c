@@ -220,6 +220,11 @@ static const opt_t opts[SL_CFG_COUNT] = {
                            "slurmlinkd's own controllers have not read them: docs/lifecycle.md)"),
     [SL_CFG_WATCH_WINDOW] = I("watch-window", 0, "watch.window", "N", 1024, 1, 1000000,
                               "recent changes per resource shared by all watches"),
+    [SL_CFG_WATCH_WINDOW_BYTES] =
+        I("watch-window-bytes", 0, "watch.window_bytes", "N", 4L << 20, 4096, 1L << 32,
+          "bytes the shared recent changes of one resource may hold (each change's object and "
+          "the object before it); the oldest go first, and a watch behind them reads the "
+          "store's change log"),
     [SL_CFG_EVENT_TTL] = I("event-ttl", 0, "events.ttl", "S", 3600, 1, 100L * 86400,
                            "remove events older than S seconds"),
     [SL_CFG_EXEC_IDLE] = I("exec-idle-timeout", 0, "exec.idle_timeout", "S", 14400, 1, 100L * 86400,

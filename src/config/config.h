@@ -64,6 +64,7 @@ typedef enum sl_cfg_id {
     SL_CFG_BOOKMARK,
     SL_CFG_WATCH_LOG,
     SL_CFG_WATCH_WINDOW,
+    SL_CFG_WATCH_WINDOW_BYTES,
     SL_CFG_EVENT_TTL,
     SL_CFG_EXEC_IDLE,
     SL_CFG_EXEC_MAX,

@@ -53,6 +53,7 @@ static sl_api_opts_t api_opts(const sl_config_t *cfg, sl_store_t *store, const c
         .handshake_timeout_s = (unsigned)CL(HANDSHAKE),
         .bookmark_interval_s = (int)CL(BOOKMARK),
         .watch_window = (size_t)CL(WATCH_WINDOW),
+        .watch_window_bytes = (size_t)CL(WATCH_WINDOW_BYTES),
         .event_ttl_s = (size_t)CL(EVENT_TTL),
         .idle_timeout_s = (unsigned)CL(IDLE),
         .max_body = (size_t)CL(MAX_BODY),

@@ -325,7 +325,8 @@ static int api_load(sl_api_t *api, const sl_api_opts_t *opts, sl_error_t *err)
         return -1;
     for (size_t i = 0; api_resources[i].name && i < API_MAX_RESOURCES; i++)
         api->hubs[i] = api_hub_create(api->store, api_resources[i].store_name,
-                                      opts->watch_window ? opts->watch_window : 1024);
+                                      opts->watch_window ? opts->watch_window : 1024,
+                                      opts->watch_window_bytes);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #define FETCH 1024
@@ -20,8 +21,15 @@ struct api_hub {
     pthread_rwlock_t lock; /* readers collect events; a writer refreshes */
     api_wev_t **ring;
     size_t cap, start, count;
+    size_t bytes, max_bytes; /* the texts the ring holds, and their bound */
     int64_t base, last;
 };
+
+/* what an event's texts take: its line and the previous object's text */
+static size_t wev_bytes(const api_wev_t *e)
+{
+    return sizeof(*e) + e->len + 1 + (e->prev_text ? e->prev_len + 1 : 0);
+}
 
 void api_wev_unref(api_wev_t *e)
 {
@@ -35,12 +43,13 @@ void api_wev_unref(api_wev_t *e)
     free(e);
 }
 
-api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap)
+api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap, size_t max_bytes)
 {
     api_hub_t *h = sl_xcalloc(1, sizeof(*h));
     h->store = store;
     h->resource = sl_xstrdup(resource);
     h->cap = cap ? cap : 4096;
+    h->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
     h->ring = sl_xcalloc(h->cap, sizeof(*h->ring));
     pthread_rwlock_init(&h->lock, NULL);
     h->base = h->last = sl_store_revision(store);
@@ -60,7 +69,9 @@ void api_hub_destroy(api_hub_t *h)
 }
 
 /* An event from a change's stored texts: the object's text goes into the
- * event's line as it is (the store keeps compact JSON), never parsed here. */
+ * event's line as it is (the store keeps compact JSON), never parsed here.
+ * The line is allocated at its size: a growing buffer's slack, up to as
+ * much again, would stay with every event the window holds. */
 static api_wev_t *make_event(const sl_store_change_t *c)
 {
     api_wev_t *e = sl_xcalloc(1, sizeof(*e));
@@ -69,13 +80,15 @@ static api_wev_t *make_event(const sl_store_change_t *c)
     snprintf(e->type, sizeof(e->type), "%s", c->type);
     e->ns = sl_xstrdup(c->ns ? c->ns : "");
     e->prev_text = c->prev ? sl_xstrndup(c->prev, c->prev_len) : NULL;
-    sl_buf_t b = SL_BUF_INIT;
-    sl_buf_printf(&b, "{\"type\":\"%s\",\"object\":", e->type);
-    e->obj_off = b.len;
-    sl_buf_append(&b, c->json, c->len);
-    sl_buf_puts(&b, "}\n");
-    e->len = b.len;
-    e->line = sl_buf_steal(&b);
+    e->prev_len = c->prev ? strlen(e->prev_text) : 0;
+    char head[48];
+    int hn = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", e->type);
+    e->obj_off = (size_t)hn;
+    e->len = e->obj_off + c->len + 2;
+    e->line = sl_xmalloc(e->len + 1);
+    memcpy(e->line, head, e->obj_off);
+    memcpy(e->line + e->obj_off, c->json, c->len);
+    memcpy(e->line + e->obj_off + c->len, "}\n", 3);
     return e;
 }
 
@@ -100,22 +113,25 @@ json_t *api_wev_obj(api_wev_t *e)
     return parse_once(&e->obj, e->line + e->obj_off, e->len - e->obj_off - 2);
 }
 
-json_t *api_wev_prev(api_wev_t *e)
-{
-    return parse_once(&e->prev, e->prev_text, e->prev_text ? strlen(e->prev_text) : 0);
-}
+json_t *api_wev_prev(api_wev_t *e) { return parse_once(&e->prev, e->prev_text, e->prev_len); }
 
+/* e at the window's end; the oldest go first while the ring is full or
+ * the texts would pass max_bytes (the newest event always stays, however
+ * large): the window starts after the last evicted */
 static void push(api_hub_t *h, api_wev_t *e)
 {
-    if (h->count == h->cap) { /* evict the oldest: the window starts after it */
+    size_t size = wev_bytes(e);
+    while (h->count == h->cap || (h->count > 0 && h->bytes + size > h->max_bytes)) {
         api_wev_t *old = h->ring[h->start];
         h->base = old->rv;
+        h->bytes -= wev_bytes(old);
         api_wev_unref(old);
         h->start = (h->start + 1) % h->cap;
         h->count--;
     }
     h->ring[(h->start + h->count) % h->cap] = e;
     h->count++;
+    h->bytes += size;
 }
 
 typedef struct fetch {
@@ -150,7 +166,7 @@ static int refresh(api_hub_t *h)
             /* the log moved on without us: restart the window here */
             for (size_t i = 0; i < h->count; i++)
                 api_wev_unref(h->ring[(h->start + i) % h->cap]);
-            h->start = h->count = 0;
+            h->start = h->count = h->bytes = 0;
             h->base = h->last = cur;
             return 0;
         }
@@ -165,32 +181,58 @@ static int refresh(api_hub_t *h)
     return 0;
 }
 
-/* sl_store_changes_rows' fn for api_hub_read_log: copies only */
+/* sl_store_changes_rows' fn for api_hub_read_log: copies only, and stops
+ * (ENOBUFS) once the events' lines reach max_bytes */
 typedef struct logread {
     api_wev_t **out;
-    size_t n, max;
+    size_t n, max, bytes, max_bytes;
 } logread_t;
 
 static int add_logged(void *arg, const sl_store_change_t *c)
 {
     logread_t *r = arg;
-    if (r->n < r->max)
-        r->out[r->n++] = make_event(c);
+    if (r->n < r->max) {
+        r->out[r->n] = make_event(c);
+        r->bytes += r->out[r->n++]->len;
+    }
+    if (r->max_bytes && r->bytes >= r->max_bytes) {
+        errno = ENOBUFS;
+        return -1;
+    }
     return 0;
 }
 
 int api_hub_read_log(sl_store_t *store, const char *resource, const char *ns, int64_t after_rv,
-                     api_wev_t **out, size_t max, sl_error_t *err)
+                     api_wev_t **out, size_t max, size_t max_bytes, sl_error_t *err)
 {
-    logread_t r = {out, 0, max};
-    if (sl_store_changes_rows(store, after_rv, resource, ns, max, add_logged, &r, err) < 0) {
+    logread_t r = {out, 0, max, 0, max_bytes};
+    sl_error_t mine = SL_ERROR_INIT;
+    if (sl_store_changes_rows(store, after_rv, resource, ns, max, add_logged, &r, &mine) < 0) {
         int e = errno;
+        if (e == ENOBUFS && r.n > 0) { /* enough for now: the rows come in order */
+            sl_error_clear(&mine);
+            return (int)r.n;
+        }
         for (size_t i = 0; i < r.n; i++)
             api_wev_unref(out[i]);
+        if (err)
+            *err = mine; /* the caller's, which was clear */
+        else
+            sl_error_clear(&mine);
         errno = e;
         return -1;
     }
     return (int)r.n;
+}
+
+size_t api_hub_held(api_hub_t *h, size_t *bytes)
+{
+    pthread_rwlock_rdlock(&h->lock);
+    size_t n = h->count;
+    if (bytes)
+        *bytes = h->bytes;
+    pthread_rwlock_unlock(&h->lock);
+    return n;
 }
 
 int api_hub_get(api_hub_t *h, int64_t after_rv, api_wev_t **out, size_t max, int64_t *covered)

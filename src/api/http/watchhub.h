@@ -25,6 +25,7 @@ typedef struct api_wev {
     size_t len;
     size_t obj_off;     /* where the object's text starts in line */
     char *prev_text;    /* MODIFIED: the object before the change, or NULL */
+    size_t prev_len;    /* its length */
     json_t *obj, *prev; /* parsed on first use (api_wev_obj): atomic */
 } api_wev_t;
 
@@ -37,9 +38,15 @@ json_t *api_wev_prev(api_wev_t *e);
 
 typedef struct api_hub api_hub_t;
 
-/* A hub for resource (the store's name) keeping at most cap events; it
- * starts at the store's current revision. */
-api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap);
+/* A hub for resource (the store's name) keeping at most cap events whose
+ * texts (each event's line and previous object) take at most max_bytes in
+ * all (0: no bound by bytes; one event larger than that is kept alone); it
+ * starts at the store's current revision. A watcher behind the window
+ * reads the store's log instead (api_hub_read_log), so either bound only
+ * moves the point where that starts. */
+api_hub_t *api_hub_create(sl_store_t *store, const char *resource, size_t cap, size_t max_bytes);
+/* The events the window holds now, and their texts' bytes into *bytes. */
+size_t api_hub_held(api_hub_t *h, size_t *bytes);
 void api_hub_destroy(api_hub_t *h); /* NULL is a no-op */
 
 /* Up to max events with rv > after_rv into out (references the caller
@@ -53,11 +60,12 @@ void api_wev_unref(api_wev_t *e);
 /* The same events read from the store's change log, not shared: for a
  * watch behind the hub's window (or of a resource without a hub). Up to max
  * changes of resource (of namespace ns, or all when NULL) with rv >
- * after_rv, as their stored texts: an unfiltered watch copies each line, as
- * from the hub, and nothing is parsed unless a filter or a Table asks.
- * Returns their number, or -1 with errno (ERANGE: after_rv is older than
- * the log). */
+ * after_rv, as their stored texts, and no more once their lines reach
+ * max_bytes (0: no bound; the first is always read): an unfiltered watch
+ * copies each line, as from the hub, and nothing is parsed unless a filter
+ * or a Table asks. Returns their number, or -1 with errno (ERANGE: after_rv
+ * is older than the log). */
 int api_hub_read_log(sl_store_t *store, const char *resource, const char *ns, int64_t after_rv,
-                     api_wev_t **out, size_t max, sl_error_t *err);
+                     api_wev_t **out, size_t max, size_t max_bytes, sl_error_t *err);
 
 #endif
