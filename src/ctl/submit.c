@@ -606,12 +606,49 @@ int ctl_pod_prepare_member(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, const json_t 
 
 /* ---- the workers' side -------------------------------------------------- */
 
+/* A submission queued behind SUB_PARSED_PER_WORKER per worker holds no
+ * parsed pod (its stored object ~4.4 KB, its model ~1.2 KB): the worker
+ * that takes it reads the pod again. So the memory of a burst the workers
+ * fall behind is bounded by the workers, not by the burst. */
+#define SUB_PARSED_PER_WORKER 2
+
+static void sub_lighten(ctl_sub_t *s)
+{
+    sl_pod_destroy(s->model);
+    json_decref(s->pod);
+    s->model = NULL;
+    s->pod = NULL;
+}
+
+/* a light submission's pod read from the store and parsed again (worker):
+ * -1 when it is gone, replaced (another uid) or no longer parses */
+static int sub_reload(ctl_sub_t *s)
+{
+    s->pod = ctl_pod_get(s->ctl, s->ns, s->name, s->uid);
+    if (!s->pod)
+        return -1;
+    sl_error_t *errs = sl_error_new_invalid();
+    s->model = sl_pod_parse(s->pod, errs);
+    sl_error_free(errs);
+    if (!s->model) {
+        json_decref(s->pod);
+        s->pod = NULL;
+        return -1;
+    }
+    sl_metrics_submission_reread();
+    return 0;
+}
+
 /* A worker: identity, translation, pod folder, submission, the job id
  * stored (or the failure). Touches no ctl_pod_t: only s. */
 static void sub_run(sl_ctl_t *c, ctl_sub_t *s)
 {
     if (atomic_load(&c->submission->paused)) {
         s->deferred = 1; /* each would fail the same way, and count a try */
+        return;
+    }
+    if (!s->pod && sub_reload(s) < 0) {
+        s->deferred = 1; /* the controller looks at the pod again */
         return;
     }
     sl_error_t *errs = sl_error_new_invalid();
@@ -658,7 +695,10 @@ static void hand_over(sl_ctl_t *c, ctl_pod_t *p, json_t *pod, sl_pod_t *model)
     p->pull = NULL; /* used; a retry asks the registry again */
     p->submitting = 1;
     if (c->submission->pool) {
-        ctl_subpool_push(c->submission->pool, s);
+        ctl_subpool_t *pool = c->submission->pool;
+        if (ctl_subpool_busy(pool) >= (size_t)ctl_subpool_workers(pool) * SUB_PARSED_PER_WORKER)
+            sub_lighten(s);
+        ctl_subpool_push(pool, s);
         SL_FAULT("submission-handed"); /* the test build: a worker's hand-back during the pass */
         return;
     }

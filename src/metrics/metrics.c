@@ -20,7 +20,7 @@ static const double pod_bounds[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2,
 
 static struct {
     sl_expo_t *x;
-    sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap;
+    sl_expo_family_t *pods, *subs, *sub_fail, *sub_lat, *status_lat, *queue, *poll_gap, *reread;
     sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
     sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes, *passes;
@@ -35,10 +35,10 @@ static sl_expo_family_t *must(sl_expo_family_t *f, const sl_error_t *err)
     return f;
 }
 
-static void make(void)
+/* the pods' and submissions' families */
+static void make_pods(sl_expo_t *x)
 {
     sl_error_t e = SL_ERROR_INIT;
-    sl_expo_t *x = m.x = sl_expo_create();
     m.pods = must(sl_expo_gauge(x, "slurmlink_pods", "Pods in the store by namespace and phase.",
                                 SL_EXPO_LABELS("namespace", "phase"), &e),
                   &e);
@@ -50,6 +50,11 @@ static void make(void)
                                       "Pod submissions that Slurm refused or could not take.",
                                       SL_EXPO_NO_LABELS, &e),
                       &e);
+    m.reread = must(sl_expo_counter(x, "slurmlink_pod_submission_rereads_total",
+                                    "Pod submissions queued behind the workers that held no "
+                                    "parsed pod: the worker read it again from the store.",
+                                    SL_EXPO_NO_LABELS, &e),
+                    &e);
     m.sub_lat = must(sl_expo_histogram(x, "slurmlink_pod_submit_latency_seconds",
                                        "From the controller seeing a pod created to its Slurm "
                                        "job id.",
@@ -68,6 +73,12 @@ static void make(void)
                                     "longer after a slow poll.",
                                     SL_EXPO_NO_LABELS, &e),
                       &e);
+}
+
+/* the nodes', storage's, Slurm RPCs', API's, quotas', store's and loops' families */
+static void make_cluster(sl_expo_t *x)
+{
+    sl_error_t e = SL_ERROR_INIT;
     m.gpus = must(sl_expo_gauge(x, "slurmlink_node_gpus", "GPUs (GRES gpu) of each Slurm node.",
                                 SL_EXPO_LABELS("node"), &e),
                   &e);
@@ -131,6 +142,13 @@ static void make(void)
         must(sl_expo_counter(x, "slurmlink_store_commits_total",
                              "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
              &e);
+}
+
+static void make(void)
+{
+    m.x = sl_expo_create();
+    make_pods(m.x);
+    make_cluster(m.x);
 }
 
 static int ready(void)
@@ -199,6 +217,12 @@ void sl_metrics_submission(int ok, double seconds)
         sl_expo_add(m.sub_fail, NULL, 1);
     else if (seconds >= 0)
         sl_expo_observe(m.sub_lat, NULL, seconds);
+}
+
+void sl_metrics_submission_reread(void)
+{
+    if (ready())
+        sl_expo_add(m.reread, NULL, 1);
 }
 
 void sl_metrics_status_latency(double seconds)

@@ -54,6 +54,9 @@ void sl_metrics_store_commits(unsigned long long n);
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */
 void sl_metrics_submission(int ok, double seconds);
+/* A queued submission's pod read again from the store by its worker (it
+ * held no parsed pod: src/ctl/submit.c, SUB_PARSED_PER_WORKER). */
+void sl_metrics_submission_reread(void);
 /* A shim push that ended a container was applied: seconds from the
  * container's exit (the push's time) until its status was stored. */
 void sl_metrics_status_latency(double seconds);
