@@ -10,7 +10,9 @@
 # allows it), head with its pod folders there too, before the second disk round. Each SETTLE (default: 0) is one such run with --settle.
 # First it prints the file system of both folders and whether it keeps a
 # journal (ext4 without one scans recently deleted inodes on every create),
-# and bench/scale/folders.c's rates there.
+# and bench/scale/folders.c's rates there. BEFORE=NAME=PATH,... puts more api
+# daemons first (e.g. base=/opt/slurmlink/base/slurmlinkd, on the disk); WATCHERS=2
+# watches each round's pods twice more (run.sh).
 G=$(cd "$(dirname "$0")/../.." && pwd)
 [ -e "$G/run.sh" ] || { echo "podfs.sh: run it from .devscale/bench/scale/ (bench/scale/prepare.sh)" >&2; exit 2; }
 SL=/opt/slurmlink/build D=/var/tmp/slc
@@ -45,5 +47,5 @@ if [ -x "$G/folders" ]; then
 fi
 for s in ${@:-0}; do
     TAG=podfs-s$s ONLY=api,slurmrestd PODS=10000 REPEAT=1 SETTLE=$s LIMIT=${LIMIT:-420} \
-        DAEMONS_SET=disk=$SL/slurmlinkd,tmpfs=$G/w/shm${J:+,ext4j=$G/w/jext4},disk2=$SL/slurmlinkd${EXTRA:-} bash "$G/run.sh"
+        DAEMONS_SET=${BEFORE:+$BEFORE,}disk=$SL/slurmlinkd,tmpfs=$G/w/shm${J:+,ext4j=$G/w/jext4},disk2=$SL/slurmlinkd${EXTRA:-} bash "$G/run.sh"
 done
