@@ -93,6 +93,8 @@ printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"ap","annotations":{"
 ok wait_for 90 failed ap "apptainer seen by slurmlinkd but not on the node: the pod fails"
 term() { jp ap '{.status.containerStatuses[0].state.terminated.reason}|{.status.containerStatuses[0].state.terminated.message}'; }
 diag "ap: $(term)"
-like "$(term)" '^StartError\|runtime apptainer: apptainer is not installed on node [^ ]+ \(not found in PATH=/usr/local/bin:' \
+# the job's PATH: slurm.bin_dir first where it is not there already (a
+# Slurm of its own prefix, t/run-tests --slurm), then the node's
+like "$(term)" "^StartError\\|runtime apptainer: apptainer is not installed on node [^ ]+ \\(not found in PATH=${SL_SLURM_PREFIX:+$SL_SLURM_PREFIX/bin:}/usr/local/bin:" \
   "... StartError, the message names the runtime, the program and the node's PATH"
 unlike "$(kc logs ap 2>&1)" 'No such file or directory' "... no exec error in its log"

@@ -14,9 +14,12 @@
 #     nodes; sacct: ONE job of 2 nodes, the agent's steps on both nodes;
 #   - Kubeflow's 4 Workers on 2 nodes: ONE job of 2 nodes, two Workers to
 #     a node (worker i on node i mod 2), mpi-operator's /etc/mpi/hostfile
-#     of the 4 Workers with their slots, 4 ranks, one in each Worker.
+#     of the 4 Workers with their slots, 4 ranks, one in each Worker;
+#   - a Launcher that reaches Worker 0, 0, 1, 1, 0, 1 in turn through the
+#     agent: each command on its Worker's node (Slurm 25.11 starts a step of
+#     `srun --relative=0` after the job's previous step, node2 after node1).
 source "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 command -v mpicc >/dev/null || bail "OpenMPI's mpicc is missing (scripts/deps.sh installs libopenmpi-dev)"
 T=$(tmpdir)
@@ -125,3 +128,12 @@ is "$(kc get pods -l training.kubeflow.org/job-role=worker,training.kubeflow.org
   "four-worker-0@node1 four-worker-1@node2 four-worker-2@node1 four-worker-3@node2 " "Worker i on node i mod 2"
 wait_for 60 eval '[ "$(sacct_of four | awk "{print \$3}")" = COMPLETED ]'
 is "$(sacct_of four | awk '{print $2, $3}')" "2 COMPLETED" "sacct: ONE Slurm job of 2 nodes for the 4 Workers"
+
+# --- the agent's steps, one after another: each on its Worker's node ----------------------------
+mpijob hops 2 2 'for w in 0 0 1 1 0 1; do /etc/mpi/rsh hops-worker-$w.hops-worker.default.svc cat /proc/sys/kernel/hostname || exit 1; done; ' |
+  kc apply -f - >/dev/null
+wait_for 240 ended hops || diag "$(kc get pods -o wide 2>&1)"
+got=$(kc logs hops-launcher 2>&1 | grep -x 'node[0-9]*' | tr '\n' ' ')
+is "$got" "node1 node1 node2 node2 node1 node2 " \
+  "Workers 0, 0, 1, 1, 0, 1 in turn through the agent: each command on its Worker's node (Worker i on node i+1)" ||
+  diag "$(kc logs hops-launcher 2>&1 | tail -20)"

@@ -8,12 +8,17 @@
  * folder, which its container sees. Each request names a HOST of the
  * hostfile and a command (mpirun's daemon, as it would run it through
  * ssh); the server runs it in that Worker's running container (CONTAINER
- * of the pod folder DIR) on node NODE of the job (relative to its
- * allocation) as kubectl exec runs a command:
+ * of the pod folder DIR) on node NODE of the job (its index in the
+ * allocation, SLURM_JOB_NODELIST) as kubectl exec runs a command:
  *
- *     srun --jobid=$SLURM_JOB_ID --overlap --nodes=1 --ntasks=1 --relative=NODE \
+ *     srun --jobid=$SLURM_JOB_ID --overlap --nodes=1 --ntasks=1 --nodelist=NAME \
  *          slurmlink-shim exec --pod-dir=DIR --container=CONTAINER --status=... -- /bin/sh -c
  * COMMAND
+ *
+ * NAME is the NODE-th name of the job's node list: `--relative=NODE` only
+ * leaves out the first NODE nodes, and Slurm 25.11 then starts its search
+ * at the node after the job's previous step (a step of --relative=0 after
+ * one on node 0 ran on node 1); 22.05 and 26.05 start at the offset.
  *
  * with the agent's stdin, stdout and stderr, and answers with its status.
  * Only the Workers given on its command line are reached, only through
@@ -28,6 +33,7 @@
 #include "common/proc.h"
 #include "common/xalloc.h"
 #include "mpirsh/proto.h"
+#include "slurmif/slurmif.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,6 +152,24 @@ static int stdio_setup(void *arg)
     return 0;
 }
 
+/* the name of the Worker's node: the NODE-th of the job's node list */
+static char *node_name(const mpi_worker_t *w, sl_error_t *err)
+{
+    const char *list = getenv("SLURM_JOB_NODELIST");
+    char **nodes = list && *list ? sl_slurm_hostlist_expand(list) : NULL;
+    char *end = NULL;
+    unsigned long k = strtoul(w->node, &end, 10);
+    size_t n = 0;
+    while (nodes && nodes[n])
+        n++;
+    char *name = *w->node && !*end && k < n ? sl_xstrdup(nodes[k]) : NULL;
+    if (!name)
+        sl_errprintf(err, "no node %s in the job's node list (SLURM_JOB_NODELIST %s)", w->node,
+                     list ? list : "unset");
+    sl_strv_free(nodes);
+    return name;
+}
+
 /* the step: srun ... slurmlink-shim exec ... -- /bin/sh -c COMMAND */
 static pid_t start_step(const mpi_worker_t *w, const mpi_req_t *q, const char *status,
                         sl_error_t *err)
@@ -158,11 +182,15 @@ static pid_t start_step(const mpi_worker_t *w, const mpi_req_t *q, const char *s
         return -1;
     }
     self[n] = '\0';
+    char *node = node_name(w, err);
+    if (!node)
+        return -1;
     sl_argv_t a = {0};
     sl_argv_addv(&a, (const char *const[]){"srun", "--overlap", "--nodes=1", "--ntasks=1",
                                            "--quiet", "--unbuffered", NULL});
     sl_argv_addf(&a, "--jobid=%s", job);
-    sl_argv_addf(&a, "--relative=%s", w->node);
+    sl_argv_addf(&a, "--nodelist=%s", node);
+    free(node);
     sl_argv_addf(&a, "--chdir=%s", w->dir);
     sl_argv_addv(&a, (const char *const[]){self, "exec", NULL});
     sl_argv_addf(&a, "--pod-dir=%s", w->dir);

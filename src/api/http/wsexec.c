@@ -20,8 +20,13 @@
  * ends the thread ("pty: accept failure"): the session's size would never
  * change. slurmstepd connects while it sets up the task's stdio, before the
  * task runs, so the first output comes after it; until then the latest size
- * waits. Attach to a tty: true container (x->ctl): stdin is a pipe to the
- * helper, which holds the container's pty, and channel 0 and the resizes go
+ * waits. The pty starts in raw mode (no echo): srun 25.11 makes its
+ * terminal raw only once slurmstepd has connected, and the echo of a line
+ * typed before that was taken for the step's first byte, so the size went
+ * to srun while it still waited in accept(2); 25.11's thread then waits
+ * for the next SIGWINCH and the session kept 24x80. Attach to a tty:
+ * true container (x->ctl): stdin is a pipe to the helper, which holds the
+ * container's pty, and channel 0 and the resizes go
  * to it framed (a byte 0 or 4, a 4-byte big-endian length, the bytes; a
  * resize is columns and rows, 2 bytes each). When the
  * client goes, the limits pass or slurmlinkd stops, the step's process
@@ -57,6 +62,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wslay/wslay.h>
 
@@ -116,8 +122,13 @@ static int start_step(sess_t *s)
     int cin[2] = {-1, -1}, cout[2] = {-1, -1}, cerr[2] = {-1, -1};
     if (x->tty) {
         struct winsize ws = {.ws_row = 24, .ws_col = 80};
+        struct termios raw;
         if (openpty(&cin[1], &cin[0], NULL, NULL, &ws) < 0)
             return -1;
+        if (tcgetattr(cin[0], &raw) == 0) { /* no echo before srun's own raw mode */
+            cfmakeraw(&raw);
+            tcsetattr(cin[0], TCSANOW, &raw);
+        }
         cout[0] = dup(cin[1]);
         cout[1] = cerr[1] = cin[0];
     } else if (pipe2(cin, O_CLOEXEC) < 0 || pipe2(cout, O_CLOEXEC) < 0 ||
