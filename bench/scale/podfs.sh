@@ -37,8 +37,8 @@ echo "journals (/proc/fs/jbd2): $(ls /proc/fs/jbd2 2>/dev/null | tr '\n' ' ')"
 # in one parent or over 64 sub-folders (bench/scale/folders.c)
 if [ -x "$G/folders" ]; then
     for p in /var/tmp/slfold /dev/shm/slfold ${J:+$J/slfold}; do
-        for th in 8 16; do
-            for sub in 0 64; do
+        for th in ${FOLDER_THREADS:-8 16}; do
+            for sub in ${FOLDER_SUBS:-0 64}; do
                 "$G/folders" $p 10000 $th $sub 3 | tail -2
                 rm -rf $p
             done
