@@ -8,6 +8,9 @@
 # ratios recomputed from the raw runs against the sbatch path of the same
 # bench. A path that does not work fails its own test points.
 source "$(dirname "$0")/lib.sh"
+# the bench compares every path with slurmrestd of the Slurm that runs the jobs
+[ -z "${SL_SLURM_PREFIX:-}" ] || [ -x "$SL_SLURM_PREFIX/sbin/slurmrestd" ] ||
+  skip_all "the Slurm of $SL_SLURM_PREFIX has no sbin/slurmrestd (built only where its configure finds libjwt and http-parser)"
 plan 89
 
 PY=/usr/bin/python3
