@@ -315,12 +315,20 @@ static void put_float(sl_buf_t *b, double v)
         sl_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
         return;
     }
-    char t[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(t, sizeof(t), "%.*g", prec, v);
+    /* the fewest significant digits that read back as v */
+    char t[48];
+    int digits = 1;
+    for (; digits < 17; digits++) {
+        snprintf(t, sizeof(t), "%.*e", digits - 1, v);
         if (strtod(t, NULL) == v)
             break;
     }
+    snprintf(t, sizeof(t), "%.*e", digits - 1, v);
+    int exp = atoi(strchr(t, 'e') + 1);
+    /* Go's rule for the shortest form: an exponent below -4 or from 6 on
+     * is written as one, any other as a plain decimal with those digits */
+    if (exp >= -4 && exp < 6)
+        snprintf(t, sizeof(t), "%.*f", digits - 1 - exp > 0 ? digits - 1 - exp : 0, v);
     sl_buf_puts(b, t);
 }
 

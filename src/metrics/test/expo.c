@@ -167,9 +167,44 @@ static void test_slurmlink(void)
     free(t);
 }
 
+/* values as Go's strconv.FormatFloat(v, 'g', -1, 64) writes them (the
+ * Prometheus clients' form): the shortest digits that read back, in
+ * exponent form only below 1e-4 or from 1e+06 */
+static void test_float_form(void)
+{
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {{20, "g 20\n"},
+                 {100, "g 100\n"},
+                 {57, "g 57\n"},
+                 {999999, "g 999999\n"},
+                 {1e6, "g 1e+06\n"},
+                 {1234567, "g 1.234567e+06\n"},
+                 {0.1, "g 0.1\n"},
+                 {0.25, "g 0.25\n"},
+                 {0.0001, "g 0.0001\n"},
+                 {1e-05, "g 1e-05\n"},
+                 {123.456, "g 123.456\n"},
+                 {-30, "g -30\n"},
+                 {0, "g 0\n"}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sl_expo_t *x = sl_expo_create();
+        sl_error_t e = SL_ERROR_INIT;
+        sl_expo_family_t *g = sl_expo_gauge(x, "g", "", SL_EXPO_NO_LABELS, &e);
+        sl_expo_set(g, NULL, cases[i].v);
+        char *t = sl_expo_render(x, NULL);
+        has_str(t, cases[i].want, "%.17g is written %.*s", cases[i].v,
+                (int)strlen(cases[i].want) - 1, cases[i].want);
+        free(t);
+        sl_expo_destroy(x);
+    }
+}
+
 int main(void)
 {
-    tap_plan(50);
+    tap_plan(63);
+    test_float_form();
     test_names();
     test_updates();
     test_render();
