@@ -56,6 +56,11 @@ int cl_ensure_security(const cl_state_t *st, sl_error_t *err);
 const char *cl_run_as_user(int accounting, sl_error_t *err);
 /* the system user of registry pulls (SL_IMAGE_PULL_USER), made when missing (pulluser.c) */
 int cl_ensure_pull_user(sl_error_t *err);
+/* The system user name (no home, nologin, a group of its own; Debian's
+ * useradd --system), made when missing (sysuser.c): 0, or -1 with err. A
+ * useradd that fails because another `slurmlink up` made the user
+ * meanwhile (useradd's status 9) counts as made. */
+int cl_ensure_system_user(const char *name, const char *comment, sl_error_t *err);
 int cl_write_kubeconfig_https(const cl_state_t *st, sl_error_t *err);
 /* https://ADDR:PORT of slurmlinkd: 127.0.0.1, or the bridge with several nodes */
 char *cl_api_url(const cl_state_t *st);

@@ -10,7 +10,6 @@
 #include "slurmif/slurmif.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,26 +29,6 @@ static void slurmctld_release(char *out, size_t n)
     free(text);
 }
 
-static int make_run_user(sl_error_t *err)
-{
-    struct passwd pw, *r = NULL;
-    char buf[4096];
-    getpwnam_r(CL_RUN_USER, &pw, buf, sizeof(buf), &r);
-    if (r)
-        return 0;
-    const char *argv[] = {"useradd",      "--system",       "--no-create-home",  "--home-dir",
-                          "/nonexistent", "--shell",        "/usr/sbin/nologin", "--user-group",
-                          "--comment",    "slurmlink pods", CL_RUN_USER,         NULL};
-    char *out = NULL;
-    int rc = sl_run(argv, NULL, 1, 30000, &out, err);
-    if (rc > 0) {
-        errno = EIO;
-        sl_errprintf(err, "useradd %s failed (status %d): %s", CL_RUN_USER, rc, out ? out : "");
-    }
-    free(out);
-    return rc == 0 ? 0 : -1;
-}
-
 const char *cl_run_as_user(int accounting, sl_error_t *err)
 {
     char rel[32], why[512];
@@ -57,5 +36,5 @@ const char *cl_run_as_user(int accounting, sl_error_t *err)
     const char *acct = accounting ? "accounting_storage/slurmdbd" : "accounting_storage/none";
     if (sl_slurm_job_user_refused(rel, acct, "nobody", 65534, why, sizeof(why)) <= 0)
         return "nobody";
-    return make_run_user(err) < 0 ? NULL : CL_RUN_USER;
+    return cl_ensure_system_user(CL_RUN_USER, "slurmlink pods", err) < 0 ? NULL : CL_RUN_USER;
 }
