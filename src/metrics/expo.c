@@ -318,12 +318,11 @@ static void put_float(sl_buf_t *b, double v)
     /* the fewest significant digits that read back as v */
     char t[48];
     int digits = 1;
-    for (; digits < 17; digits++) {
+    for (;; digits++) { /* 17 always reads back */
         snprintf(t, sizeof(t), "%.*e", digits - 1, v);
-        if (strtod(t, NULL) == v)
+        if (digits == 17 || strtod(t, NULL) == v)
             break;
     }
-    snprintf(t, sizeof(t), "%.*e", digits - 1, v);
     int exp = atoi(strchr(t, 'e') + 1);
     /* Go's rule for the shortest form: an exponent below -4 or from 6 on
      * is written as one, any other as a plain decimal with those digits */
