@@ -175,13 +175,20 @@ typedef struct {
     uint32_t job, arr, task; /* job: its job not over; arr: a Job's task that still waits */
 } removed_kill_t;
 
-static void removed_kill(void *arg)
+/* 1 (the killer tries again later) when slurmctld did not answer */
+static int removed_kill(void *arg)
 {
     removed_kill_t *k = arg;
+    int r = 0;
     if (k->job)
-        ctl_job_cancel_removed(k->ns, k->name, k->suid, k->job);
+        r = ctl_job_cancel_removed(k->ns, k->name, k->suid, k->job);
     else if (k->arr) /* a Job's pod whose task still waits: it never runs */
-        ctl_task_kill(k->ns, k->name, k->suid, k->arr, k->task);
+        r = ctl_task_kill(k->ns, k->name, k->suid, k->arr, k->task);
+    if (r < 0 && sl_slurm_retryable(errno)) {
+        sl_info("pod %s/%s: its job is cancelled once slurmctld answers", k->ns, k->name);
+        return 1;
+    }
+    return 0;
 }
 
 static void removed_kill_free(void *arg)
@@ -191,6 +198,19 @@ static void removed_kill_free(void *arg)
     free(k->name);
     free(k->suid);
     free(k);
+}
+
+void ctl_removed_kill(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                      const char *suid, uint32_t job, uint32_t arr, uint32_t task)
+{
+    removed_kill_t *k = sl_xcalloc(1, sizeof(*k));
+    k->ns = sl_xstrdup(ns);
+    k->name = sl_xstrdup(name);
+    k->suid = sl_xstrdup(suid);
+    k->job = job;
+    k->arr = arr;
+    k->task = task;
+    ctl_killer_push(c->killer, removed_kill, k, removed_kill_free, ctl_pod_dir(c, ns, name, uid));
 }
 
 static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
@@ -216,20 +236,19 @@ static void handle_pod(sl_ctl_t *c, const char *type, json_t *pod)
             int job_pod = ctl_job_pod_of(c, pod, owner, &arr, &task);
             suid = sl_xstrdup(job_pod ? owner : uid);
         }
+        /* a worker submits it now: the job it may be given could start at
+         * once, so the worker's result cancels it, then removes the folder
+         * (sub_apply, submit.c); a folder removed here first failed that
+         * job's launch (no stdout file) */
+        int submitting = p && p->submitting;
         if (p)
             ctl_pod_remove(c, uid);
         pthread_mutex_unlock(&c->lock);
         /* force-deleted (or removed by us after the job ended): its job
          * cancelled, then its folder removed, on the killer's threads */
-        removed_kill_t *k = sl_xcalloc(1, sizeof(*k));
-        k->ns = sl_xstrdup(ns);
-        k->name = sl_xstrdup(name);
-        k->suid = suid;
-        k->job = job && !over ? job : 0;
-        k->arr = job ? 0 : arr;
-        k->task = task;
-        ctl_killer_push(c->killer, removed_kill, k, removed_kill_free,
-                        ctl_pod_dir(c, ns, name, uid));
+        if (!submitting)
+            ctl_removed_kill(c, ns, name, uid, suid, job && !over ? job : 0, job ? 0 : arr, task);
+        free(suid);
         if (json_array_size(sl_kube_path(pod, "spec.resourceClaims")))
             ctl_claims_delete_owned(c, ns, uid); /* the claims made from templates for it */
         return;
@@ -534,7 +553,7 @@ sl_ctl_t *sl_ctl_create(sl_store_t *store, const sl_ctl_opts_t *o, sl_error_t *e
     c->remover = ctl_remover_start();
     if (!c->remover)
         sl_warn("the pod folder remover could not start: the controller thread removes them");
-    c->killer = ctl_killer_start(CTL_KILLER_THREADS, c->remover);
+    c->killer = ctl_killer_start(CTL_KILLER_THREADS, c->remover, 0);
     if (!c->killer)
         sl_warn("the job killer could not start: the controller thread cancels removed pods' jobs");
     if (ctl_account_start(c) < 0)

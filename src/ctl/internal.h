@@ -353,6 +353,13 @@ int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t
  * and not over yet (a job already over is left as it is: one RPC): 0, or
  * -1 as ctl_job_kill. */
 int ctl_job_cancel_removed(const char *ns, const char *name, const char *pod_uid, uint32_t job_id);
+/* A pod removed from the store: on the killer's threads (killer.h), job
+ * (its job not over; 0: none) cancelled with ctl_job_cancel_removed, or
+ * else task `task` of array `arr` (a Job's pod whose task still waits;
+ * 0: none), as suid's (the uid its jobs carry); tried again while
+ * slurmctld does not answer; then the pod's folder (of uid) removed. */
+void ctl_removed_kill(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                      const char *suid, uint32_t job, uint32_t arr, uint32_t task);
 /* Cancel task `task` of array `array_job` (a Job's pod whose task has no
  * job of its own yet: pending), only when the array carries owner_uid. */
 int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint32_t array_job,

@@ -79,8 +79,10 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
     sl_slurm_jobs_t *jl = NULL;
     sl_error_t err = SL_ERROR_INIT;
     if (sl_slurm_job_load(job_id, &jl, &err) < 0) {
-        if (errno != ENOENT)
+        int e = errno;
+        if (e != ENOENT)
             sl_warn("pod %s/%s: cannot check Slurm job %u: %s", ns, name, job_id, err.text);
+        errno = e;
         return -1;
     }
     /* one job; or the records of one array (its tasks), every one of them
@@ -103,14 +105,23 @@ static int owned(const char *ns, const char *name, const char *pod_uid, uint32_t
     return mine;
 }
 
+/* a failed signal or cancel logged (one already over is not a failure);
+ * errno kept for the caller */
+static void warn_failed(const char *ns, const char *name, int r, const sl_error_t *err)
+{
+    int e = errno;
+    if (r < 0 && e != ESLURM_ALREADY_DONE)
+        sl_warn("pod %s/%s: %s", ns, name, err->text);
+    errno = e;
+}
+
 int ctl_job_kill(const char *ns, const char *name, const char *pod_uid, uint32_t job_id, int sig)
 {
     if (owned(ns, name, pod_uid, job_id, NULL) != 1)
         return -1;
     sl_error_t err = SL_ERROR_INIT;
     int r = sig == SIGKILL ? sl_slurm_cancel(job_id, &err) : sl_slurm_signal(job_id, sig, 1, &err);
-    if (r < 0 && errno != ESLURM_ALREADY_DONE)
-        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    warn_failed(ns, name, r, &err);
     return r;
 }
 
@@ -123,8 +134,7 @@ int ctl_job_cancel_removed(const char *ns, const char *name, const char *pod_uid
         return 0; /* over already (cancelled by its user, ended): one RPC, not two */
     sl_error_t err = SL_ERROR_INIT;
     int r = sl_slurm_cancel(job_id, &err);
-    if (r < 0 && errno != ESLURM_ALREADY_DONE)
-        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    warn_failed(ns, name, r, &err);
     return r;
 }
 
@@ -135,8 +145,8 @@ int ctl_task_kill(const char *ns, const char *name, const char *owner_uid, uint3
         return -1;
     sl_error_t err = SL_ERROR_INIT;
     int r = sl_slurm_cancel_task(array_job, task, &err);
-    if (r < 0 && errno != ESLURM_ALREADY_DONE && errno != ESLURM_INVALID_JOB_ID)
-        sl_warn("pod %s/%s: %s", ns, name, err.text);
+    if (!(r < 0 && errno == ESLURM_INVALID_JOB_ID))
+        warn_failed(ns, name, r, &err);
     return r;
 }
 

@@ -15,7 +15,6 @@
 #include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
-#include "ctl/remover.h"
 #include "ctl/subpool.h"
 #include "image/image.h"
 #include "kube/meta.h"
@@ -28,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -756,15 +754,13 @@ static void sub_apply(sl_ctl_t *c, ctl_sub_t *s)
         ctl_due_note(c, p); /* a back-off, or a deletion that waited */
     }
     pthread_mutex_unlock(&c->lock);
-    if (!p && s->job_id) {
+    if (!p && s->job_id)
         /* deleted (forced) while its job was being submitted: the deletion
          * found no job to cancel, nor the folder written after it */
         sl_info("pod %s/%s: deleted while Slurm job %u was submitted: cancelling it", s->ns,
                 s->name, s->job_id);
-        ctl_job_kill(s->ns, s->name, s->uid, s->job_id, SIGKILL);
-    }
-    if (!p)
-        ctl_remover_push(c->remover, ctl_pod_dir(c, s->ns, s->name, s->uid));
+    if (!p) /* the job (if any) cancelled, then the folder removed */
+        ctl_removed_kill(c, s->ns, s->name, s->uid, s->uid, s->job_id, 0, 0);
     sub_free(s);
 }
 

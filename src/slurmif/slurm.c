@@ -135,7 +135,7 @@ int sl_slurm_init(const char *conf, sl_error_t *err)
     return 0;
 }
 
-static int retryable_errno(int e)
+int sl_slurm_retryable(int e)
 {
     return e == SLURM_COMMUNICATIONS_CONNECTION_ERROR || e == SLURM_COMMUNICATIONS_SEND_ERROR ||
            e == SLURM_COMMUNICATIONS_RECEIVE_ERROR || e == SLURM_COMMUNICATIONS_SHUTDOWN_ERROR ||
@@ -248,7 +248,7 @@ int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryab
         if (resp)
             slurm_free_submit_response_response_msg(resp);
         if (retryable)
-            *retryable = retryable_errno(e);
+            *retryable = sl_slurm_retryable(e);
         errno = e ? e : EIO;
         return sl_errprintf(err, "%s", slurm_strerror(e));
     }

@@ -50,6 +50,11 @@ typedef struct sl_slurm_submit {
 int sl_slurm_submit(const sl_slurm_submit_t *req, uint32_t *job_id, int *retryable,
                     sl_error_t *err);
 
+/* Whether an RPC that failed with errno e can succeed later: slurmctld
+ * unreachable, not answering in time, or busy (sl_slurm_submit's
+ * *retryable; the cancellations of removed pods' jobs try again on it). */
+int sl_slurm_retryable(int e);
+
 /* The calling thread's effective uid/gid and groups, while it acts as a
  * job's user (sl_slurm_submit uses these; exposed for the unit test). */
 typedef struct sl_slurm_cred {

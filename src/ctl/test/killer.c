@@ -4,6 +4,7 @@
  * its action, a stop runs what is still queued, and a killer that could not
  * start acts in place. */
 #include "ctl/killer.h"
+#include "common/proc.h"
 #include "common/tap.h"
 #include "common/xalloc.h"
 #include "ctl/remover.h"
@@ -28,7 +29,7 @@ typedef struct {
     char *dir; /* the item's folder: still there while its action runs */
 } item_t;
 
-static void act(void *arg)
+static int act(void *arg)
 {
     item_t *it = arg;
     int now = atomic_fetch_add(&running, 1) + 1;
@@ -41,6 +42,39 @@ static void act(void *arg)
         nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     atomic_fetch_sub(&running, 1);
     atomic_fetch_add(&ran, 1);
+    return 0;
+}
+
+/* an action slurmctld does not answer `fails` times, then done */
+typedef struct {
+    int fails, tries;
+    char *dir;
+    long long first_ms, last_ms;
+    int dir_gone_early;
+} flaky_t;
+static atomic_int flaky_freed;
+
+static int flaky(void *arg)
+{
+    flaky_t *f = arg;
+    struct stat st;
+    f->dir_gone_early |= lstat(f->dir, &st) < 0;
+    if (!f->tries++)
+        f->first_ms = sl_now_ms();
+    f->last_ms = sl_now_ms();
+    return f->tries <= f->fails;
+}
+
+static void flaky_free(void *arg)
+{
+    (void)arg; /* the test reads it after: freed there */
+    atomic_fetch_add(&flaky_freed, 1);
+}
+
+static int gone(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) < 0;
 }
 
 static void item_free(void *arg)
@@ -73,11 +107,11 @@ static int threads_named(const char *name)
 
 int main(void)
 {
-    tap_plan(9);
+    tap_plan(17);
     if (!mkdtemp(base))
         return 1;
     ctl_remover_t *r = ctl_remover_start();
-    ctl_killer_t *k = ctl_killer_start(CTL_KILLER_THREADS, r);
+    ctl_killer_t *k = ctl_killer_start(CTL_KILLER_THREADS, r, 0);
     ok(k != NULL, "the killer starts");
     is_int(threads_named("sl-kill"), CTL_KILLER_THREADS, "it runs CTL_KILLER_THREADS threads");
     char *dirs[N];
@@ -101,6 +135,32 @@ int main(void)
     }
     is_int(left, 0, "every item's folder went after its action");
     is_int(threads_named("sl-kill"), 0, "the stop ends the threads");
+
+    /* an action that slurmctld does not answer: tried again, later each time */
+    r = ctl_remover_start();
+    k = ctl_killer_start(2, r, 20);
+    char *fd = sl_xasprintf("%s/flaky", base), *sd = sl_xasprintf("%s/stuck", base);
+    mkdir(fd, 0700);
+    mkdir(sd, 0700);
+    flaky_t f = {.fails = 3, .dir = fd}, stuck = {.fails = 1000000, .dir = sd};
+    ctl_killer_push(k, flaky, &f, flaky_free, sl_xstrdup(fd));
+    ctl_killer_push(k, flaky, &stuck, flaky_free, sl_xstrdup(sd));
+    for (int i = 0; i < 200 && ctl_killer_backlog(k) > 1; i++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    is_int(f.tries, 4, "an action that asked three times to be run again ran four times");
+    ok(f.last_ms - f.first_ms >= 20 + 40 + 80,
+       "after delays that double (20, 40, 80 ms: %lld ms in all)", f.last_ms - f.first_ms);
+    is_int((int)ctl_killer_backlog(k), 1, "the backlog counts the one still waiting");
+    ok(ctl_killer_retries(k) >= 4, "retries counted (%lu)", ctl_killer_retries(k));
+    is_int(f.dir_gone_early, 0, "its folder stayed until its action was done");
+    ctl_killer_stop(k); /* the stuck one is dropped, its folder kept */
+    ctl_remover_stop(r);
+    ok(gone(fd), "then its folder went");
+    ok(!gone(sd), "one still not done at the stop keeps its folder (the next start's sweep)");
+    is_int(atomic_load(&flaky_freed), 2, "and is freed");
+    rmdir(sd);
+    free(fd);
+    free(sd);
 
     char *d = sl_xasprintf("%s/inplace", base);
     mkdir(d, 0700);

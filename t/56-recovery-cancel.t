@@ -1,0 +1,87 @@
+#!/bin/bash
+# covers: src/ctl/killer.c src/ctl/owner.c src/ctl/submit.c src/ctl/ctl.c
+# A pod removed from the store has its Slurm job cancelled even when
+# slurmctld does not answer at the moment the controller acts on it: the
+# cancellation is tried again until slurmctld answers, and only then is the
+# pod's folder removed. slurmctld is stopped (SIGSTOP) across the deletion,
+# so the ownership check times out; continued, it answers the next try.
+# Two ways a pod leaves: a force-deletion of a running pod (read from the
+# change log), and a force-deletion while its job was being submitted (the
+# test build's fault point after-submit holds the submission). On the code
+# before, each cancellation was tried once: both jobs ran on (sleep 600),
+# and the first pod's folder went before its job was cancelled. The second
+# pod's folder went at its deletion, while its job, submitted meanwhile,
+# could still start: that job failed to launch (no stdout file) instead of
+# being cancelled.
+# Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
+source "$(dirname "$0")/lib.sh"
+plan 11
+
+cluster_up --cpus 4 || bail "cluster up"
+"$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
+field() { kc get pod "$1" -o jsonpath="$2" 2>/dev/null; }
+jstate() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+is_state() { [ "$(jstate "$1")" = "$2" ]; }
+jobs_of() { squeue -h -t all -o '%i %k' | awk -v c="slurmlink:uid=$1" '$2 == c {print $1}'; }
+has_job() { [ -n "$(jobs_of "$1")" ]; }
+folder() { echo "$CL/pods/default/$1-$2"; }
+no_folder() { [ ! -e "$1" ]; }
+alive() { [ "$(kc get --raw /healthz 2>/dev/null)" = ok ]; }
+logged() { grep -q -e "$1" "$CL/log/slurmlinkd.log"; }
+pod() { # name: its uid
+  kc create -o jsonpath='{.metadata.uid}' -f - <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "sleep 600"]
+    resources: {requests: {cpu: 100m, memory: 32Mi}}
+YAML
+}
+ctld=$(cat "$CL/run/slurmctld.pid")
+stopped=""
+ctld_stop() { kill -STOP "$ctld" && stopped=1; }
+ctld_cont() { kill -CONT "$ctld"; stopped=""; }
+on_exit '[ -z "$stopped" ] || kill -CONT '"$ctld"
+
+# --- a running pod force-deleted while slurmctld does not answer -------------
+U1=$(pod run)
+ok wait_for 90 eval '[ "$(field run {.status.phase})" = Running ]' "pod 'run' (uid $U1) runs"
+J1=$(jobs_of "$U1")
+F1=$(folder run "$U1")
+ctld_stop
+kc delete pod run --grace-period=0 --force >/dev/null 2>&1
+ok wait_for 90 logged "cannot check Slurm job $J1" \
+  "slurmctld stopped: the controller could not check job $J1 of the deleted pod"
+ok test -d "$F1" "the pod's folder stays while its job is not cancelled"
+ctld_cont
+ok wait_for 90 is_state "$J1" CANCELLED "slurmctld continued: job $J1 is cancelled" ||
+  diag "$(jstate "$J1"; grep -e "$J1" "$CL/log/slurmlinkd.log" | tail -5)"
+ok wait_for 60 no_folder "$F1" "then the pod's folder is removed"
+
+# --- a pod force-deleted while its job is submitted ----------------------------
+ok restart_with_fault "after-submit:1:hold=$CL/go" \
+  "slurmlinkd restarts with SLURMLINKD_FAULT=after-submit:1:hold"
+wait_for 30 alive
+U2=$(pod held)
+wait_for 60 has_job "$U2"
+J2=$(jobs_of "$U2")
+ok wait_for 30 logged "fault injection: after-submit #1: held" \
+  "the controller is held after job $J2 of pod 'held' was submitted"
+kc delete pod held --grace-period=0 --force >/dev/null 2>&1
+wait_for 30 eval '! kc get pod held >/dev/null 2>&1'
+sleep 3 # the controller reads the deletion (on the code before, its folder went then)
+ok test -d "$(folder held "$U2")" \
+  "deleted while its submission is held: its folder stays (the job may start: it needs it)"
+ctld_stop
+touch "$CL/go"
+ok wait_for 90 logged "cannot check Slurm job $J2" \
+  "slurmctld stopped: the controller could not check job $J2 of the pod deleted meanwhile"
+ctld_cont
+ok wait_for 90 is_state "$J2" CANCELLED "slurmctld continued: job $J2 is cancelled" ||
+  diag "$(scontrol show job "$J2" | grep -e JobState; grep -e "$J2" "$CL/log/slurmlinkd.log" | tail -5)"
+ok wait_for 60 no_folder "$(folder held "$U2")" "then the pod's folder is removed"
