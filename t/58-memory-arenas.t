@@ -3,7 +3,7 @@
 # Every API connection is a thread, and glibc gives each new thread a malloc
 # arena of its own until 8 per core exist, each keeping its own partly used
 # heap resident. slurmlinkd caps them (--malloc-arenas, 4 by default): with
-# 24 connections busy at once its heaps are at most the main one and 3
+# 24 connections busy at once its arenas are at most the main one and 3
 # more; with --malloc-arenas 0 (glibc's own limit) the same load makes more
 # than that, which shows the count sees them.
 # The plain build: ASan replaces malloc.
@@ -57,30 +57,42 @@ for t in ts:
 print("done" if not fails else f"failed: {fails[:5]}")
 PY
 }
-# glibc's thread arenas: each a heap that starts at a 64 MiB boundary (an
-# anonymous writable mapping there; glibc's other mappings fall there only
-# by chance)
+# glibc's thread arenas, read from the daemon's memory: each heap starts at
+# a 64 MiB boundary (an anonymous writable mapping there) with glibc's
+# heap_info, whose first word is its arena's address; an arena's first heap
+# holds the arena itself right after that header. So the arenas are the
+# heaps whose arena lies within their first page: a second heap of one
+# arena, or another mapping that falls on such a boundary by chance, is not
+# one. Prints "ARENAS HEAPS".
 arenas() {
-  /usr/bin/python3 - "/proc/$pid/maps" <<'PY'
-import sys
-n = 0
-for ln in open(sys.argv[1]):
-    f = ln.split()
-    start = int(f[0].split("-")[0], 16)
-    n += len(f) < 6 and f[1].startswith("rw") and start % (64 << 20) == 0
-print(n)
+  /usr/bin/python3 - "$pid" <<'PY'
+import struct, sys
+pid = sys.argv[1]
+arenas = heaps = 0
+with open(f"/proc/{pid}/mem", "rb") as mem:
+    for ln in open(f"/proc/{pid}/maps"):
+        f = ln.split()
+        start = int(f[0].split("-")[0], 16)
+        if len(f) < 6 and f[1].startswith("rw") and start % (64 << 20) == 0:
+            heaps += 1
+            mem.seek(start)
+            ar_ptr, = struct.unpack("<Q", mem.read(8))
+            arenas += 0 < ar_ptr - start < 4096
+print(arenas, heaps)
 PY
 }
 
 start capped
 r=$(load)
-n=$(arenas)
-ok test "$r" = done -a "$n" -le 3 "24 busy connections, default --malloc-arenas: $n heaps besides the main one, at most 3 ($r)"
+read -r n heaps <<<"$(arenas)"
+ok test "$r" = done -a "$n" -le 3 \
+  "24 busy connections, default --malloc-arenas: $n arenas besides the main one ($heaps heaps), at most 3 ($r)"
 stop
 
 start uncapped --malloc-arenas 0
 r=$(load)
-m=$(arenas)
-ok test "$r" = done -a "$m" -gt 3 "--malloc-arenas 0: the same load makes $m heaps besides the main one, more than 3 ($r)"
+read -r m heaps <<<"$(arenas)"
+ok test "$r" = done -a "$m" -gt 3 \
+  "--malloc-arenas 0: the same load makes $m arenas besides the main one ($heaps heaps), more than 3 ($r)"
 stop
 ok [ "$n" -lt "$m" ] "capped $n < glibc's own $m"
