@@ -10,9 +10,12 @@
  * metadata.name).
  *
  * Thread safety: every function may be called from any thread. Writes are
- * serialised by one mutex; reads (get, list, changes) use a second SQLite
- * connection (WAL lets them run while a write commits), so a long list does
- * not stall writers. A store opened on ":memory:" uses one connection.
+ * serialised by one mutex; reads (get, list, changes) use reader
+ * connections of their own (WAL lets them run while a write commits), so a
+ * long list does not stall writers: one at first, another opened whenever
+ * every open one is busy, up to sl_store_set_readers' number (reads then
+ * run side by side on several cores). A store opened on ":memory:" uses one
+ * connection.
  *
  * Errors: -1 / NULL with errno set, and text in the optional sl_error_t.
  * errno values callers map to HTTP: ENOENT (404 NotFound), EEXIST (409
@@ -42,6 +45,15 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err);
 /* Close; wakes and fails nobody: callers must have stopped using it.
  * NULL is a no-op. */
 void sl_store_close(sl_store_t *s);
+
+/* At most n reader connections (1 to 16; SL_STORE_READERS until set). */
+#define SL_STORE_READERS 4
+void sl_store_set_readers(sl_store_t *s, int n);
+/* The reader connections open now */
+int sl_store_readers(sl_store_t *s);
+/* Seconds spent so far waiting for the writer's lock (a write waiting for
+ * another) and for a reader connection (all busy) */
+void sl_store_waits(sl_store_t *s, double *writer_s, double *reader_s);
 
 /* Current global revision (0 for an empty, never-written store). */
 int64_t sl_store_revision(sl_store_t *s);
