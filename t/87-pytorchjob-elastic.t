@@ -73,6 +73,9 @@ is "$(wc -l <<<"$p")" 1 "every Worker sees the same PET_* variables"
 is "$p" "pet PET_NNODES=1:3 PET_RDZV_BACKEND=c10d PET_RDZV_ENDPOINT=$w0:23456 PET_RDZV_CONF=last_call_timeout=20 PET_MAX_RESTARTS=2 PET_NPROC_PER_NODE=1 WORLD_SIZE=3" \
   "... the operator's: min:max, c10d, worker-0's node ($w0) and port, rdzvConf, maxRestarts (WORLD_SIZE: torchrun's)"
 is "$(sums el 3 6)" 3 "every Worker's log: rank r/3, all_reduce of rank+1 is 6"
+# the count is written with the pods' phases, which may come after the condition
+succeeded_is() { [ "$(jp "pytorchjob/$1" '{.status.replicaStatuses.Worker.succeeded}')" = "$2" ]; }
+wait_for 30 succeeded_is el 3
 is "$(jp pytorchjob/el '{.status.replicaStatuses.Worker.succeeded}') $(jp pytorchjob/el '{.status.conditions[?(@.type=="Succeeded")].message}')" \
   "3 PyTorchJob default/el successfully completed." "replicaStatuses: 3 Workers succeeded; the operator's message"
 
@@ -85,6 +88,7 @@ elastic_yaml el2 | kc apply -f - >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/el2 --timeout=150s "one node busy (sbatch job $bid): the elastic job runs and succeeds"
 wait_for 30 ptj_recorded el2
 is "$(ptj_sacct el2 | awk '{print NR, $2}' | tail -1)" "1 2" "sacct: ONE Slurm job, NNodes 2 (fewer than max, at least min)"
+wait_for 30 succeeded_is el2 2
 is "$(pods_of el2)|$(jp pytorchjob/el2 '{.status.replicaStatuses.Worker.succeeded}')" "el2-worker-0 el2-worker-1 |2" \
   "only the two allocated nodes' Workers were made (no worker-2); replicaStatuses count 2"
 is "$(sums el2 2 3)" 2 "torchrun's world is the two nodes: rank r/2, all_reduce 3"
