@@ -91,7 +91,8 @@ ok gone_a "(after the restarts) pod a is gone from the store"
 
 ok wait_for 60 job_ended "$jkeep" "pod keep's job $jkeep, which ran on, is cancelled after the restart" ||
   diag "$(squeue -o '%i %T %k' 2>&1; grep -iE 'folder|keep' "$CL/log/slurmlinkd.log" | tail -5)"
-ok wait_for 60 no_folder "$(folder keep "$ukeep")" "and its folder removed"
+ok wait_for 60 no_folder "$(folder keep "$ukeep")" "and its folder removed" ||
+  diag "$(ls -la "$(folder keep "$ukeep")" 2>&1 | head -8; grep -iE "keep|no longer stored|remov" "$CL/log/slurmlinkd.log" | tail -8)"
 ok wait_for 60 no_folder "$(folder a "$ua")" "pod a's folder is removed" ||
   diag "$(grep -iE 'folder' "$CL/log/slurmlinkd.log" | tail -5)"
 ok wait_for 60 job_ended "$jtask" "the Job's pod's array task $jtask is cancelled" ||
