@@ -5,17 +5,21 @@
 # cancellation is tried again until slurmctld answers, and only then is the
 # pod's folder removed. slurmctld is stopped (SIGSTOP) across the deletion,
 # so the ownership check times out; continued, it answers the next try.
-# Two ways a pod leaves: a force-deletion of a running pod (read from the
-# change log), and a force-deletion while its job was being submitted (the
-# test build's fault point after-submit holds the submission). On the code
+# Three ways a pod leaves: a force-deletion of a running pod (read from the
+# change log); a force-deletion while its job was being submitted (the
+# test build's fault point after-submit holds the submission); and one the
+# controller never read before a crash, found by the start-up sweep of the
+# pod folders (the fault point sweep-listing holds the sweep while
+# slurmctld is stopped). On the code
 # before, each cancellation was tried once: both jobs ran on (sleep 600),
 # and the first pod's folder went before its job was cancelled. The second
 # pod's folder went at its deletion, while its job, submitted meanwhile,
 # could still start: that job failed to launch (no stdout file) instead of
-# being cancelled.
+# being cancelled. The sweep removed the third pod's folder although it
+# could not list the jobs, and its job ran on.
 # Needs the ASan build (make asan: -DSL_FAULT_INJECTION).
 source "$(dirname "$0")/lib.sh"
-plan 11
+plan 18
 
 cluster_up --cpus 4 || bail "cluster up"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
@@ -85,3 +89,27 @@ ctld_cont
 ok wait_for 90 is_state "$J2" CANCELLED "slurmctld continued: job $J2 is cancelled" ||
   diag "$(scontrol show job "$J2" | grep -e JobState; grep -e "$J2" "$CL/log/slurmlinkd.log" | tail -5)"
 ok wait_for 60 no_folder "$(folder held "$U2")" "then the pod's folder is removed"
+
+# --- a pod deleted unread before a crash: the start-up sweep ---------------------
+pod crash >/dev/null
+ok wait_for 90 eval '[ "$(field crash {.status.phase})" = Running ]' "pod 'crash' runs"
+U3=$(field crash '{.metadata.uid}')
+J3=$(jobs_of "$U3")
+F3=$(folder crash "$U3")
+# the restarted controller is held at its first poll (crash's job found
+# running), so it never reads crash's deletion; killed, and restarted again
+restart_with_fault "job-started:1:hold=$CL/h3" >/dev/null
+wait_for 60 logged "fault injection: job-started #1: held"
+kc delete pod crash --grace-period=0 --force >/dev/null 2>&1
+ok restart_with_fault "sweep-listing:1:hold=$CL/go3" \
+  "pod 'crash' force-deleted unread; slurmlinkd killed and restarted, its sweep held"
+ok wait_for 60 logged "fault injection: sweep-listing #1: held" "the start-up sweep is held"
+ctld_stop
+touch "$CL/go3"
+ok wait_for 90 logged "slurmctld did not answer for the rest" \
+  "slurmctld stopped: the sweep could not list the jobs of the folders left"
+ok test -d "$F3" "crash's folder stays (its job $J3 may still run)"
+ctld_cont
+ok wait_for 90 is_state "$J3" CANCELLED "slurmctld continued: the sweep again cancels job $J3" ||
+  diag "$(scontrol show job "$J3" | grep -e JobState; grep -e sweep -e "$J3" "$CL/log/slurmlinkd.log" | tail -5)"
+ok wait_for 60 no_folder "$F3" "then crash's folder is removed"

@@ -41,7 +41,10 @@
  * change pushed out of the change log before the controller reads it);
  * up-checked (src/cluster/up.c: `slurmlink up` has checked the cluster
  * folder and its parents, before it makes the folder; with hold=, a folder
- * another user makes in between).
+ * another user makes in between); sweep-listing (src/ctl/sweep.c: the
+ * controller's first job poll is in, before the start-up sweep of the pod
+ * folders whose pods are no longer stored; with hold=, a slurmctld that
+ * stops answering in between).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/kinds/cronjob/controller.c), so a test can step it past

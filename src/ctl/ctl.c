@@ -423,6 +423,8 @@ static void process_changes(sl_ctl_t *c)
 
 /* ---- the thread ---------------------------------------------------------------- */
 
+#define CTL_SWEEP_AGAIN_MS 5000
+
 static void *ctl_main(void *arg)
 {
     sl_ctl_t *c = arg;
@@ -437,9 +439,13 @@ static void *ctl_main(void *arg)
         process_changes(c); /* new pods say they wait for Slurm */
         sl_store_wait(c->store, sl_store_revision(c->store), 1000);
     }
-    ctl_sweep_folders(c); /* what a crash left of pods deleted before it (sweep.c) */
-    ctl_poll_started(c);  /* the polls on their periods from now on (poll.c) */
+    /* what a crash left of pods deleted before it (sweep.c); again every
+     * few seconds while slurmctld does not answer it */
+    long long sweep_ms = ctl_sweep_folders(c) < 0 ? sl_now_ms() + CTL_SWEEP_AGAIN_MS : 0;
+    ctl_poll_started(c); /* the polls on their periods from now on (poll.c) */
     while (!atomic_load(&c->stop)) {
+        if (sweep_ms && sl_now_ms() >= sweep_ms)
+            sweep_ms = ctl_sweep_folders(c) < 0 ? sl_now_ms() + CTL_SWEEP_AGAIN_MS : 0;
         /* anything stored after this point wakes the wait below, including a
          * pod created while this iteration runs, and so does a worker's
          * finished submission or pull handed back meanwhile (a kick) */

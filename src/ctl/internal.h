@@ -234,8 +234,9 @@ void ctl_jobs_collect_gone(sl_ctl_t *c);
  * pod is neither in the table nor stored (a crash before its deletion was
  * handled) has its active job cancelled (the pod's own, or the Job's array
  * task or gang job its task link names) and is removed; so is the empty
- * folder of a namespace no longer stored. Controller thread. */
-void ctl_sweep_folders(sl_ctl_t *c);
+ * folder of a namespace no longer stored. Controller thread. 0, or -1 when
+ * slurmctld did not answer (every such folder kept: sweep again later). */
+int ctl_sweep_folders(sl_ctl_t *c);
 /* Task `task` of array `array_job`'s own record in jl (a load of the
  * array), its comment carrying owner_uid; NULL while it has none. */
 const sl_slurm_job_t *ctl_task_record(const sl_slurm_jobs_t *jl, uint32_t array_job, uint32_t task,
