@@ -432,8 +432,13 @@ struct sl_store_conn *sl_store_rlock(sl_store_t *s)
         if (s->nopen < s->readers_max) { /* all busy: one more (outside the lock) */
             int i = s->nopen++;
             pthread_mutex_unlock(&s->rmu);
-            if (reader_open(s, &s->r[i], NULL) == 0)
+            /* a smaller page cache than the first one's (SQLite's 2 MB):
+             * the file's pages are in the kernel's cache anyway, and each
+             * connection's own stays resident */
+            if (reader_open(s, &s->r[i], NULL) == 0 &&
+                conn_exec(s, &s->r[i], "PRAGMA cache_size=-512", NULL) == 0)
                 return &s->r[i];
+            conn_close(&s->r[i]);
             pthread_mutex_lock(&s->rmu); /* (no more files?) wait for one */
             if (i == s->nopen - 1)
                 s->nopen--;
