@@ -215,8 +215,8 @@ static const opt_t opts[SL_CFG_COUNT] = {
           "core, where each of many threads keeps its own partly used heap)"),
     [SL_CFG_STORE_READERS] =
         I("store-readers", 0, "limits.store_readers", "N", 4, 1, 16,
-          "SQLite reader connections of the object store, opened as reads need them (reads "
-          "then run side by side; each keeps its own page cache)"),
+          "SQLite reader connections of the object store (reads run side by side on them; "
+          "each keeps its own page cache)"),
     [SL_CFG_BOOKMARK] = I("bookmark-interval", 0, "watch.bookmark_interval", "S", 60, 1, 86400,
                           "watch BOOKMARK period in seconds"),
     [SL_CFG_WATCH_LOG] = I("watch-log", 0, "watch.log", "N", 10000, 1, 10000000,

@@ -54,11 +54,11 @@ struct sl_store_notify {
 struct sl_store {
     struct sl_store_conn w; /* writer (and reader for :memory:) */
     /* readers (unused for :memory:): r[0] opened with the store, the
-     * others when every open one is busy, up to readers_max; rmu guards
-     * rfree, nopen and readers_max, rcond says one came back */
+     * others by sl_store_set_readers; rmu guards rfree and nopen, rcond
+     * says one came back */
     struct sl_store_conn r[STORE_READERS_MAX];
     int rfree[STORE_READERS_MAX];
-    int nfree, nopen, readers_max;
+    int nfree, nopen;
     char *path;
     pthread_cond_t rcond;
     /* atomics: time spent waiting for the writer's lock and for a reader */

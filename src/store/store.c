@@ -263,7 +263,6 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     pthread_cond_init(&s->cond, &ca);
     pthread_condattr_destroy(&ca);
     pthread_cond_init(&s->rcond, NULL);
-    s->readers_max = SL_STORE_READERS;
     s->log_limit = SL_STORE_LOG_LIMIT;
     s->memory = !path || strcmp(path, ":memory:") == 0;
 
@@ -396,11 +395,28 @@ void sl_store_waits(sl_store_t *s, double *writer_s, double *reader_s)
     *reader_s = (double)__atomic_load_n(&s->rwait_ns, __ATOMIC_RELAXED) / 1e9;
 }
 
-void sl_store_set_readers(sl_store_t *s, int n)
+int sl_store_set_readers(sl_store_t *s, int n, sl_error_t *err)
 {
+    n = n < 1 ? 1 : n > STORE_READERS_MAX ? STORE_READERS_MAX : n;
+    if (s->memory)
+        return 0;
     pthread_mutex_lock(&s->rmu);
-    s->readers_max = n < 1 ? 1 : n > STORE_READERS_MAX ? STORE_READERS_MAX : n;
+    int rc = 0;
+    /* the others opened now, not at a burst: SQLite keeps a closed
+     * connection's file open while another holds a lock on the file, so one
+     * opened for a burst and closed after would keep its descriptor anyway */
+    while (s->nopen < n) {
+        struct sl_store_conn *c = &s->r[s->nopen];
+        if (reader_open(s, c, err) < 0 || conn_exec(s, c, "PRAGMA cache_size=-512", err) < 0) {
+            conn_close(c);
+            rc = -1;
+            break;
+        }
+        s->rfree[s->nfree++] = s->nopen++;
+    }
+    pthread_cond_broadcast(&s->rcond);
     pthread_mutex_unlock(&s->rmu);
+    return rc;
 }
 
 int sl_store_readers(sl_store_t *s)
@@ -428,23 +444,6 @@ struct sl_store_conn *sl_store_rlock(sl_store_t *s)
             if (t0)
                 __atomic_add_fetch(&s->rwait_ns, mono_ns() - t0, __ATOMIC_RELAXED);
             return c;
-        }
-        if (s->nopen < s->readers_max) { /* all busy: one more (outside the lock) */
-            int i = s->nopen++;
-            pthread_mutex_unlock(&s->rmu);
-            /* a smaller page cache than the first one's (SQLite's 2 MB):
-             * the file's pages are in the kernel's cache anyway, and each
-             * connection's own stays resident */
-            if (reader_open(s, &s->r[i], NULL) == 0 &&
-                conn_exec(s, &s->r[i], "PRAGMA cache_size=-512", NULL) == 0)
-                return &s->r[i];
-            conn_close(&s->r[i]);
-            pthread_mutex_lock(&s->rmu); /* (no more files?) wait for one */
-            if (i == s->nopen - 1)
-                s->nopen--;
-            else /* another opened after it: keep the slot, closed, never handed out */
-                s->r[i].db = NULL;
-            continue;
         }
         if (!t0)
             t0 = mono_ns();

@@ -12,10 +12,9 @@
  * Thread safety: every function may be called from any thread. Writes are
  * serialised by one mutex; reads (get, list, changes) use reader
  * connections of their own (WAL lets them run while a write commits), so a
- * long list does not stall writers: one at first, another opened whenever
- * every open one is busy, up to sl_store_set_readers' number (reads then
- * run side by side on several cores). A store opened on ":memory:" uses one
- * connection.
+ * long list does not stall writers: sl_store_set_readers' number of them
+ * (one until set), each used by one read at a time, so reads run side by
+ * side on several cores. A store opened on ":memory:" uses one connection.
  *
  * Errors: -1 / NULL with errno set, and text in the optional sl_error_t.
  * errno values callers map to HTTP: ENOENT (404 NotFound), EEXIST (409
@@ -46,9 +45,10 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err);
  * NULL is a no-op. */
 void sl_store_close(sl_store_t *s);
 
-/* At most n reader connections (1 to 16; SL_STORE_READERS until set). */
-#define SL_STORE_READERS 4
-void sl_store_set_readers(sl_store_t *s, int n);
+/* n reader connections (1 to 16; one until set): those missing are
+ * opened now. 0, or -1 with err when one could not open (those open are
+ * used). */
+int sl_store_set_readers(sl_store_t *s, int n, sl_error_t *err);
 /* The reader connections open now */
 int sl_store_readers(sl_store_t *s);
 /* Seconds spent so far waiting for the writer's lock (a write waiting for
