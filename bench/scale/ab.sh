@@ -3,9 +3,10 @@
 # bench/scale/prepare.sh BASE_COMMIT made (as .devscale/bench/scale/ab.sh):
 # base and head side by side with their pod folders on a journalled ext4 of
 # their own (a loop mount, as podfs.sh makes; the host's own disk has no
-# journal, docs/benchmarks.md run 8), then slurmrestd, in turns, ROUNDS
-# times (default 2), 10,000 pods a round, WATCHERS more watchers (default 2:
-# three in all). EXTRA=,NAME=PATH,... adds daemons after head (e.g. head
+# journal, docs/benchmarks.md run 8), in the order base, head, head, base
+# (a run's later rounds are slower: each daemon has an early and a late
+# round), then slurmrestd; ROUNDS times (default 1), 10,000 pods a round,
+# WATCHERS more watchers (default 2: three in all). EXTRA=,NAME=PATH,... adds daemons after head (e.g. head
 # with other flags through a wrapper of W's).
 G=$(cd "$(dirname "$0")/../.." && pwd)
 [ -e "$G/run.sh" ] && [ -d "$G/base" ] || { echo "ab.sh: run it from .devscale/bench/scale/ (bench/scale/prepare.sh BASE_COMMIT)" >&2; exit 2; }
@@ -22,5 +23,5 @@ printf '#!/bin/sh\nexec /opt/slurmlink/base/slurmlinkd "$@" --pods-root %s/base\
 printf '#!/bin/sh\nexec %s/slurmlinkd "$@" --pods-root %s/head\n' $SL $J >"$W/head"
 chmod 755 "$W/base" "$W/head"
 echo "base: $(cat "$G/base/COMMIT")"
-TAG=${TAG:-ab} ONLY=api,slurmrestd PODS=10000 REPEAT=${ROUNDS:-2} WATCHERS=${WATCHERS:-2} LIMIT=${LIMIT:-480} \
-    DAEMONS_SET=base=$W/base,head=$W/head${EXTRA:-} bash "$G/run.sh"
+TAG=${TAG:-ab} ONLY=api,slurmrestd PODS=10000 REPEAT=${ROUNDS:-1} WATCHERS=${WATCHERS:-2} LIMIT=${LIMIT:-480} \
+    DAEMONS_SET=base=$W/base,head=$W/head,head2=$W/head,base2=$W/base${EXTRA:-} bash "$G/run.sh"
