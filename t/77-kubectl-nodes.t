@@ -98,7 +98,8 @@ ka uncordon "$N" >/dev/null 2>&1
 # --- drain --disable-eviction: DELETE with a protobuf DeleteOptions body ------------------
 ok wait_for 30 is_status "$N" Ready "uncordoned after the drain"
 pod pa2 | kc alice create -f - >/dev/null 2>&1
-ok wait_for 60 is_phase alice pa2 Running "alice's second pod runs"
+ok wait_for 60 is_phase alice pa2 Running "alice's second pod runs" ||
+  diag "$(kc alice get pod pa2 -o jsonpath='{.status.phase} {.status.conditions}' 2>&1; squeue -o '%i %T %r %N %k' 2>&1; sinfo -N -o '%N %T %E' 2>&1)"
 out=$(ka drain "$N" --force --disable-eviction --timeout=120s 2>&1)
 like "$out" "node/$N drained" "drain --disable-eviction (client-go's protobuf DeleteOptions) drains the node"
 ok gone alice pa2 "... and the pod is gone"
