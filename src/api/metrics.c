@@ -39,9 +39,6 @@ enum MHD_Result api_serve_metrics(api_req_t *r)
     sl_metrics_pods_begin();
     count_pods(r->api->store);
     sl_metrics_store_commits(sl_store_commits(r->api->store));
-    double ws, rs;
-    sl_store_waits(r->api->store, &ws, &rs);
-    sl_metrics_store_waits(ws, rs, sl_store_readers(r->api->store));
     size_t len = 0;
     char *text = sl_metrics_render(&len);
     if (!text)

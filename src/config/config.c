@@ -213,11 +213,6 @@ static const opt_t opts[SL_CFG_COUNT] = {
         I("malloc-arenas", 0, "limits.malloc_arenas", "N", 4, 0, 1024,
           "glibc malloc arenas the daemon's threads share (M_ARENA_MAX; 0: glibc's own, 8 per "
           "core, where each of many threads keeps its own partly used heap)"),
-    [SL_CFG_STORE_READERS] =
-        I("store-readers", 0, "limits.store_readers", "N", 4, 1, 16,
-          "SQLite reader connections of the object store, opened at start: lists, gets and "
-          "watches' change-log reads run side by side on them, each on one at a time; each "
-          "keeps its own page cache (the first up to 2 MB, the others 512 KiB)"),
     [SL_CFG_BOOKMARK] = I("bookmark-interval", 0, "watch.bookmark_interval", "S", 60, 1, 86400,
                           "watch BOOKMARK period in seconds"),
     [SL_CFG_WATCH_LOG] = I("watch-log", 0, "watch.log", "N", 10000, 1, 10000000,

@@ -333,8 +333,6 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
     }
     if (CL(WATCH_LOG))
         sl_store_set_log_limit(d->store, (size_t)CL(WATCH_LOG));
-    if (sl_store_set_readers(d->store, (int)CL(STORE_READERS), err) < 0)
-        sl_warn("store %s: %s (reads share the reader connections open)", d->db, err->text);
     /* a new store (its first start): Kubeflow Trainer's default runtimes, as
      * its manifests install them; an admin may delete or replace them */
     if (sl_store_revision(d->store) == 0 && sl_trainjob_install_runtimes(d->store, err) < 0)

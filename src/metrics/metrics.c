@@ -24,7 +24,6 @@ static struct {
     sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
     sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes, *passes;
-    sl_expo_family_t *store_wait, *store_readers;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -143,16 +142,6 @@ static void make_cluster(sl_expo_t *x)
         must(sl_expo_counter(x, "slurmlink_store_commits_total",
                              "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
              &e);
-    m.store_wait = must(sl_expo_counter(x, "slurmlink_store_lock_wait_seconds_total",
-                                        "Time threads waited for the store: for the writer's "
-                                        "lock (another write held it) or for a reader "
-                                        "connection (all were busy).",
-                                        SL_EXPO_LABELS("lock"), &e),
-                        &e);
-    m.store_readers = must(sl_expo_gauge(x, "slurmlink_store_reader_connections",
-                                         "The store's reader connections open now.",
-                                         SL_EXPO_NO_LABELS, &e),
-                           &e);
 }
 
 static void make(void)
@@ -278,16 +267,6 @@ void sl_metrics_store_commits(unsigned long long n)
         return;
     sl_expo_reset(m.commits);
     sl_expo_add(m.commits, NULL, (double)n);
-}
-
-void sl_metrics_store_waits(double writer_s, double reader_s, int readers)
-{
-    if (!ready())
-        return;
-    sl_expo_reset(m.store_wait);
-    sl_expo_add(m.store_wait, SL_EXPO_LABELS("writer"), writer_s);
-    sl_expo_add(m.store_wait, SL_EXPO_LABELS("reader"), reader_s);
-    sl_expo_set(m.store_readers, NULL, (double)readers);
 }
 
 void sl_metrics_queue_length(size_t n)

@@ -50,9 +50,6 @@ void sl_metrics_controller_changes(size_t parsed, size_t own);
 /* The store's committed write transactions so far (sl_store_commits), set
  * at each scrape. */
 void sl_metrics_store_commits(unsigned long long n);
-/* The store's lock waits so far, in seconds (sl_store_waits), and its
- * reader connections open now, set before a render (src/api/metrics.c) */
-void sl_metrics_store_waits(double writer_s, double reader_s, int readers);
 
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */

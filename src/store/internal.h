@@ -49,31 +49,20 @@ struct sl_store_notify {
 #define STORE_RES_MAX 64  /* resources with a revision of their own; more: all_rev */
 #define STORE_TOUCHED_MAX 8
 
-#define STORE_READERS_MAX 16
-
 struct sl_store {
     struct sl_store_conn w; /* writer (and reader for :memory:) */
-    /* readers (unused for :memory:): r[0] opened with the store, the
-     * others by sl_store_set_readers; rmu guards rfree and nopen, rcond
-     * says one came back */
-    struct sl_store_conn r[STORE_READERS_MAX];
-    int rfree[STORE_READERS_MAX];
-    int nfree, nopen;
-    char *path;
-    pthread_cond_t rcond;
-    /* atomics: time spent waiting for the writer's lock and for a reader */
-    uint64_t wwait_ns, rwait_ns;
+    struct sl_store_conn r; /* reader; unused for :memory: */
     int memory;
-    pthread_mutex_t wmu, rmu, cmu, nmu;
-    pthread_cond_t cond; /* broadcast on publish, kick and shutdown; with cmu */
+    pthread_mutex_t wmu, rmu, nmu;
+    pthread_cond_t cond; /* broadcast on publish and shutdown; with wmu */
     int64_t rev;         /* committed revision (atomic reads) */
     int64_t next_rev;    /* last revision taken, committed or in a batch */
     int64_t log_min;     /* oldest rv in the change log (0: empty) */
     int64_t txn_log_min; /* log_min when the batch began */
     size_t log_limit;
     int64_t log_hold; /* atomic: sl_store_log_hold's revision (0: none) */
-    int shutdown;     /* changed with cmu, read atomically */
-    unsigned kicks;   /* sl_store_kick() generation; changed with cmu, read atomically */
+    int shutdown;
+    unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for

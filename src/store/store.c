@@ -8,11 +8,9 @@
  * max(changes.rv); trimming always keeps the newest rows, so it survives
  * restarts without a separate counter.
  *
- * Locking: `wmu` serialises writers on the writer connection; `cmu` guards
- * the condition variable that waiters for a revision sleep on (the
- * committed revision, the kicks and shutdown: taken inside wmu at a commit,
- * never the other way round); `rmu` guards the pool of reader connections,
- * each used by one thread at a time. A thread inside sl_store_txn_begin() holds `wmu`
+ * Locking: `wmu` serialises writers on the writer connection and guards the
+ * committed revision and the condition variable; `rmu` serialises readers on
+ * the reader connection. A thread inside sl_store_txn_begin() holds `wmu`
  * for the whole batch (tracked in a thread-local pointer) and reads through
  * the writer connection so it sees its own writes.
  */
@@ -238,23 +236,11 @@ static int load_revision(sl_store_t *s, sl_error_t *err)
     return 0;
 }
 
-static int reader_open(sl_store_t *s, struct sl_store_conn *c, sl_error_t *err)
-{
-    if (conn_open(s, c, s->path, SQLITE_OPEN_READONLY, err) < 0 || conn_prepare(s, c, err) < 0) {
-        int saved = errno;
-        conn_close(c);
-        errno = saved;
-        return -1;
-    }
-    return 0;
-}
-
 sl_store_t *sl_store_open(const char *path, sl_error_t *err)
 {
     sl_store_t *s = sl_xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->wmu, NULL);
     pthread_mutex_init(&s->rmu, NULL);
-    pthread_mutex_init(&s->cmu, NULL);
     pthread_mutex_init(&s->nmu, NULL);
     pthread_mutex_init(&s->resmu, NULL);
     pthread_condattr_t ca;
@@ -262,7 +248,6 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cond, &ca);
     pthread_condattr_destroy(&ca);
-    pthread_cond_init(&s->rcond, NULL);
     s->log_limit = SL_STORE_LOG_LIMIT;
     s->memory = !path || strcmp(path, ":memory:") == 0;
 
@@ -272,11 +257,9 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     if (schema_init(s, err) < 0 || conn_prepare(s, &s->w, err) < 0)
         goto fail;
     if (!s->memory) {
-        s->path = sl_xstrdup(path);
-        if (reader_open(s, &s->r[0], err) < 0)
+        if (conn_open(s, &s->r, path, SQLITE_OPEN_READONLY, err) < 0 ||
+            conn_prepare(s, &s->r, err) < 0)
             goto fail;
-        s->nopen = s->nfree = 1;
-        s->rfree[0] = 0;
     }
     if (load_revision(s, err) < 0)
         goto fail;
@@ -294,15 +277,11 @@ void sl_store_close(sl_store_t *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->nopen; i++)
-        conn_close(&s->r[i]);
+    conn_close(&s->r);
     conn_close(&s->w);
-    free(s->path);
     pthread_cond_destroy(&s->cond);
-    pthread_cond_destroy(&s->rcond);
     pthread_mutex_destroy(&s->wmu);
     pthread_mutex_destroy(&s->rmu);
-    pthread_mutex_destroy(&s->cmu);
     pthread_mutex_destroy(&s->nmu);
     pthread_mutex_destroy(&s->resmu);
     free(s->notify);
@@ -372,97 +351,23 @@ int64_t sl_store_resource_rev(sl_store_t *s, const char *resource)
 
 int sl_store_in_txn(sl_store_t *s) { return tls_txn == s; }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* the writer's lock; a wait for it counted (clock read only then) */
-static void wlock(sl_store_t *s)
-{
-    if (pthread_mutex_trylock(&s->wmu) == 0)
-        return;
-    uint64_t t0 = mono_ns();
-    pthread_mutex_lock(&s->wmu);
-    __atomic_add_fetch(&s->wwait_ns, mono_ns() - t0, __ATOMIC_RELAXED);
-}
-
-void sl_store_waits(sl_store_t *s, double *writer_s, double *reader_s)
-{
-    *writer_s = (double)__atomic_load_n(&s->wwait_ns, __ATOMIC_RELAXED) / 1e9;
-    *reader_s = (double)__atomic_load_n(&s->rwait_ns, __ATOMIC_RELAXED) / 1e9;
-}
-
-int sl_store_set_readers(sl_store_t *s, int n, sl_error_t *err)
-{
-    n = n < 1 ? 1 : n > STORE_READERS_MAX ? STORE_READERS_MAX : n;
-    if (s->memory)
-        return 0;
-    pthread_mutex_lock(&s->rmu);
-    int rc = 0;
-    /* the others opened now, not at a burst: SQLite keeps a closed
-     * connection's file open while another holds a lock on the file, so one
-     * opened for a burst and closed after would keep its descriptor anyway */
-    while (s->nopen < n) {
-        struct sl_store_conn *c = &s->r[s->nopen];
-        if (reader_open(s, c, err) < 0 || conn_exec(s, c, "PRAGMA cache_size=-512", err) < 0) {
-            conn_close(c);
-            rc = -1;
-            break;
-        }
-        s->rfree[s->nfree++] = s->nopen++;
-    }
-    pthread_cond_broadcast(&s->rcond);
-    pthread_mutex_unlock(&s->rmu);
-    return rc;
-}
-
-int sl_store_readers(sl_store_t *s)
-{
-    pthread_mutex_lock(&s->rmu);
-    int n = s->nopen;
-    pthread_mutex_unlock(&s->rmu);
-    return n;
-}
-
 struct sl_store_conn *sl_store_rlock(sl_store_t *s)
 {
     if (tls_txn == s)
         return &s->w; /* the batch's own thread: already holds wmu */
     if (s->memory) {
-        wlock(s);
+        pthread_mutex_lock(&s->wmu);
         return &s->w;
     }
-    uint64_t t0 = 0;
     pthread_mutex_lock(&s->rmu);
-    for (;;) {
-        if (s->nfree) {
-            struct sl_store_conn *c = &s->r[s->rfree[--s->nfree]];
-            pthread_mutex_unlock(&s->rmu);
-            if (t0)
-                __atomic_add_fetch(&s->rwait_ns, mono_ns() - t0, __ATOMIC_RELAXED);
-            return c;
-        }
-        if (!t0)
-            t0 = mono_ns();
-        pthread_cond_wait(&s->rcond, &s->rmu);
-    }
+    return &s->r;
 }
 
 void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c)
 {
     if (tls_txn == s)
         return;
-    if (c == &s->w) {
-        pthread_mutex_unlock(&s->wmu);
-        return;
-    }
-    pthread_mutex_lock(&s->rmu);
-    s->rfree[s->nfree++] = (int)(c - s->r);
-    pthread_cond_signal(&s->rcond);
-    pthread_mutex_unlock(&s->rmu);
+    pthread_mutex_unlock(c == &s->w ? &s->wmu : &s->rmu);
 }
 
 static int step_simple(sl_store_t *s, struct sl_store_conn *c, int id, sl_error_t *err)
@@ -481,7 +386,7 @@ int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
 {
     if (tls_txn == s)
         return step_simple(s, &s->w, ST_SAVEPOINT, err);
-    wlock(s);
+    pthread_mutex_lock(&s->wmu);
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
@@ -507,10 +412,8 @@ static void publish_locked(sl_store_t *s)
 {
     __atomic_store_n(&s->commits, s->commits + 1, __ATOMIC_RELAXED);
     touched_publish(s, s->next_rev);
-    pthread_mutex_lock(&s->cmu);
     __atomic_store_n(&s->rev, s->next_rev, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->cmu);
 }
 
 static void maybe_trim(sl_store_t *s)
@@ -586,7 +489,7 @@ int sl_store_txn_begin(sl_store_t *s, sl_error_t *err)
         errno = EBUSY;
         return sl_errprintf(err, "store: batch already open in this thread");
     }
-    wlock(s);
+    pthread_mutex_lock(&s->wmu);
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
@@ -668,35 +571,32 @@ int64_t sl_store_wait_mark(sl_store_t *s, sl_store_mark_t mark, int timeout_ms)
             deadline.tv_nsec -= 1000000000L;
         }
     }
-    /* cmu, not the writer's lock: a waiter woken by a commit does not queue
-     * behind the next write's whole transaction, nor the writers behind the
-     * waiters */
-    pthread_mutex_lock(&s->cmu);
-    while (sl_store_revision(s) <= mark.rev && !s->shutdown && s->kicks == mark.kicks) {
-        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->cmu)
-                                : pthread_cond_timedwait(&s->cond, &s->cmu, &deadline);
+    pthread_mutex_lock(&s->wmu);
+    while (s->rev <= mark.rev && !s->shutdown && s->kicks == mark.kicks) {
+        int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->wmu)
+                                : pthread_cond_timedwait(&s->cond, &s->wmu, &deadline);
         if (rc == ETIMEDOUT)
             break;
     }
-    int64_t rv = sl_store_revision(s);
-    pthread_mutex_unlock(&s->cmu);
+    int64_t rv = s->rev;
+    pthread_mutex_unlock(&s->wmu);
     return rv;
 }
 
 void sl_store_wakeup(sl_store_t *s)
 {
-    pthread_mutex_lock(&s->cmu);
-    __atomic_store_n(&s->shutdown, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&s->wmu);
+    s->shutdown = 1;
     pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->cmu);
+    pthread_mutex_unlock(&s->wmu);
 }
 
 void sl_store_kick(sl_store_t *s)
 {
-    pthread_mutex_lock(&s->cmu);
+    pthread_mutex_lock(&s->wmu);
     __atomic_add_fetch(&s->kicks, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->cmu);
+    pthread_mutex_unlock(&s->wmu);
 }
 
 int sl_store_shutting_down(sl_store_t *s)

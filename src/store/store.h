@@ -10,11 +10,9 @@
  * metadata.name).
  *
  * Thread safety: every function may be called from any thread. Writes are
- * serialised by one mutex; reads (get, list, changes) use reader
- * connections of their own (WAL lets them run while a write commits), so a
- * long list does not stall writers: sl_store_set_readers' number of them
- * (one until set), each used by one read at a time, so reads run side by
- * side on several cores. A store opened on ":memory:" uses one connection.
+ * serialised by one mutex; reads (get, list, changes) use a second SQLite
+ * connection (WAL lets them run while a write commits), so a long list does
+ * not stall writers. A store opened on ":memory:" uses one connection.
  *
  * Errors: -1 / NULL with errno set, and text in the optional sl_error_t.
  * errno values callers map to HTTP: ENOENT (404 NotFound), EEXIST (409
@@ -44,16 +42,6 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err);
 /* Close; wakes and fails nobody: callers must have stopped using it.
  * NULL is a no-op. */
 void sl_store_close(sl_store_t *s);
-
-/* n reader connections (1 to 16; one until set): those missing are
- * opened now. 0, or -1 with err when one could not open (those open are
- * used). */
-int sl_store_set_readers(sl_store_t *s, int n, sl_error_t *err);
-/* The reader connections open now */
-int sl_store_readers(sl_store_t *s);
-/* Seconds spent so far waiting for the writer's lock (a write waiting for
- * another) and for a reader connection (all busy) */
-void sl_store_waits(sl_store_t *s, double *writer_s, double *reader_s);
 
 /* Current global revision (0 for an empty, never-written store). */
 int64_t sl_store_revision(sl_store_t *s);
