@@ -3,6 +3,7 @@
 #define SL_PROC_H
 
 #include <sys/types.h>
+#include <time.h>
 
 #include "err.h"
 
@@ -37,6 +38,9 @@ int sl_pid_alive(pid_t pid);
 
 /* Monotonic clock in milliseconds / realtime in microseconds. */
 long long sl_now_ms(void);
+/* The CLOCK_MONOTONIC time ms milliseconds from now: the deadline of a
+ * pthread_cond_timedwait on a condition set to that clock. */
+struct timespec sl_mono_after_ms(long long ms);
 long long sl_wall_us(void);
 void sl_sleep_ms(int ms);
 

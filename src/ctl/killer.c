@@ -7,7 +7,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 typedef struct kl_item {
     ctl_killer_fn fn;
@@ -72,17 +71,10 @@ static void wait_until(ctl_killer_t *k, long long wake_ms)
         pthread_cond_wait(&k->cond, &k->mu);
         return;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     long long left = wake_ms - sl_now_ms();
     if (left <= 0)
         return;
-    ts.tv_sec += left / 1000;
-    ts.tv_nsec += (left % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    struct timespec ts = sl_mono_after_ms(left);
     pthread_cond_timedwait(&k->cond, &k->mu, &ts);
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/proc.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "store/internal.h"
@@ -561,16 +562,7 @@ int64_t sl_store_wait_mark(sl_store_t *s, sl_store_mark_t mark, int timeout_ms)
 {
     if (tls_txn == s) /* would wait on ourselves */
         return sl_store_revision(s);
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    if (timeout_ms >= 0) {
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
-    }
+    struct timespec deadline = sl_mono_after_ms(timeout_ms >= 0 ? timeout_ms : 0);
     pthread_mutex_lock(&s->wmu);
     while (s->rev <= mark.rev && !s->shutdown && s->kicks == mark.kicks) {
         int rc = timeout_ms < 0 ? pthread_cond_wait(&s->cond, &s->wmu)
