@@ -51,10 +51,19 @@ stopped=""
 ctld_stop() { kill -STOP "$ctld" && stopped=1; }
 ctld_cont() { kill -CONT "$ctld"; stopped=""; }
 on_exit '[ -z "$stopped" ] || kill -CONT '"$ctld"
+runs() { [ "$(field "$1" '{.status.phase}')" = Running ]; }
+# slurmctld continued: job $1 is cancelled ($3 says by what), then the
+# pod's folder $2 is removed
+cancelled_then_removed() {
+  ctld_cont
+  ok wait_for 90 is_state "$1" CANCELLED "slurmctld continued: $3 job $1" ||
+    diag "$(jstate "$1"; grep -e sweep -e "$1" "$CL/log/slurmlinkd.log" | tail -5)"
+  ok wait_for 60 no_folder "$2" "then the pod's folder is removed"
+}
 
 # --- a running pod force-deleted while slurmctld does not answer -------------
 U1=$(pod run)
-ok wait_for 90 eval '[ "$(field run {.status.phase})" = Running ]' "pod 'run' (uid $U1) runs"
+ok wait_for 90 runs run "pod 'run' (uid $U1) runs"
 J1=$(jobs_of "$U1")
 F1=$(folder run "$U1")
 ctld_stop
@@ -62,10 +71,7 @@ kc delete pod run --grace-period=0 --force >/dev/null 2>&1
 ok wait_for 90 logged "cannot check Slurm job $J1" \
   "slurmctld stopped: the controller could not check job $J1 of the deleted pod"
 ok test -d "$F1" "the pod's folder stays while its job is not cancelled"
-ctld_cont
-ok wait_for 90 is_state "$J1" CANCELLED "slurmctld continued: job $J1 is cancelled" ||
-  diag "$(jstate "$J1"; grep -e "$J1" "$CL/log/slurmlinkd.log" | tail -5)"
-ok wait_for 60 no_folder "$F1" "then the pod's folder is removed"
+cancelled_then_removed "$J1" "$F1" "the killer cancels"
 
 # --- a pod force-deleted while its job is submitted ----------------------------
 ok restart_with_fault "after-submit:1:hold=$CL/go" \
@@ -85,14 +91,11 @@ ctld_stop
 touch "$CL/go"
 ok wait_for 90 logged "cannot check Slurm job $J2" \
   "slurmctld stopped: the controller could not check job $J2 of the pod deleted meanwhile"
-ctld_cont
-ok wait_for 90 is_state "$J2" CANCELLED "slurmctld continued: job $J2 is cancelled" ||
-  diag "$(scontrol show job "$J2" | grep -e JobState; grep -e "$J2" "$CL/log/slurmlinkd.log" | tail -5)"
-ok wait_for 60 no_folder "$(folder held "$U2")" "then the pod's folder is removed"
+cancelled_then_removed "$J2" "$(folder held "$U2")" "the worker's result cancels"
 
 # --- a pod deleted unread before a crash: the start-up sweep ---------------------
 pod crash >/dev/null
-ok wait_for 90 eval '[ "$(field crash {.status.phase})" = Running ]' "pod 'crash' runs"
+ok wait_for 90 runs crash "pod 'crash' runs"
 U3=$(field crash '{.metadata.uid}')
 J3=$(jobs_of "$U3")
 F3=$(folder crash "$U3")
@@ -109,7 +112,4 @@ touch "$CL/go3"
 ok wait_for 90 logged "slurmctld did not answer for the rest" \
   "slurmctld stopped: the sweep could not list the jobs of the folders left"
 ok test -d "$F3" "crash's folder stays (its job $J3 may still run)"
-ctld_cont
-ok wait_for 90 is_state "$J3" CANCELLED "slurmctld continued: the sweep again cancels job $J3" ||
-  diag "$(scontrol show job "$J3" | grep -e JobState; grep -e sweep -e "$J3" "$CL/log/slurmlinkd.log" | tail -5)"
-ok wait_for 60 no_folder "$F3" "then crash's folder is removed"
+cancelled_then_removed "$J3" "$F3" "the sweep, again, cancels"
