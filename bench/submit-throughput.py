@@ -151,21 +151,6 @@ def req(c, method, path, body=None):
     return r.status, (json.loads(data) if data else None)
 
 
-def store_waits():
-    """slurmlinkd's store counters now (metrics.md): {(name, lock): value};
-    empty for a daemon that has none"""
-    c = conn()
-    c.request("GET", "/metrics")
-    r = c.getresponse()
-    text = r.read().decode(errors="replace")
-    out = {}
-    for ln in text.splitlines():
-        if ln.startswith("slurmlink_store_lock_wait_seconds_total{") or ln.startswith("slurmlink_store_commits_total "):
-            name, val = ln.rsplit(" ", 1)
-            out[name] = float(val)
-    return out
-
-
 def pod(name, image="busybox"):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
             "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
@@ -447,7 +432,6 @@ def run_api(n, rnd):
     cg_zero()
     stc = st_start()
     th0 = kapi.thread_cpu(pid)
-    sw0 = store_waits()
     c0 = cpu_now()
     t0 = time.time()
     if old:  # the old pods go while the new ones come
@@ -474,14 +458,6 @@ def run_api(n, rnd):
           f"{top[0]:.1f} + files {top[1]:.1f}, {t_top:.1f} s into the round, ~{posted_top} pods "
           f"created and {jobs_top} with a job id by then", flush=True)
     print("      slurmlinkd CPU ms per pod by thread: " + ", ".join(f"{k} {v:.3f}" for k, v in th), flush=True)
-    sw1 = store_waits()
-    if any("lock_wait" in k for k in sw1):  # the store's waits in the round (a daemon that counts them)
-        d = {k: sw1[k] - sw0.get(k, 0) for k in sw1}
-        wr = d.get('slurmlink_store_lock_wait_seconds_total{lock="writer"}', 0)
-        rd = d.get('slurmlink_store_lock_wait_seconds_total{lock="reader"}', 0)
-        cm = d.get("slurmlink_store_commits_total", 0)
-        print(f"      store in the round: {cm:.0f} commits ({cm / n:.2f} per pod); threads waited "
-              f"{wr:.2f} s for the writer's lock, {rd:.2f} s for a reader ({t_all:.2f} s round)", flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     if old:
         KAPI.delete_namespace(old)
