@@ -97,10 +97,7 @@ like "$METRICS" $'\nslurmlink_pod_submissions_total 5\n' "5 submissions"
 like "$METRICS" $'\nslurmlink_pod_submission_failures_total 1\n' "... 1 failure"
 # a gauge the controller sets at most once a node poll: a scrape may come
 # before it counts the last pod's submission
-queue_empty() {
-  curl -sS --cacert "$CL/pki/ca.crt" -H "Authorization: Bearer $TOKEN" "$SERVER/metrics" |
-    grep -qx 'slurmlink_submit_queue_length 0'
-}
+queue_empty() { get /metrics "$TOKEN"; grep -qx 'slurmlink_submit_queue_length 0' <<<"$BODY"; }
 ok wait_for 30 queue_empty "no pod waits for a submission"
 gap=$(awk '$1 == "slurmlink_slurm_job_poll_interval_seconds" { print $2 }' <<<"$METRICS")
 ok awk -v g="${gap:-x}" 'BEGIN { exit !(g ~ /^[0-9.e+-]+$/ && g >= 0.25 && g <= 5) }' \
