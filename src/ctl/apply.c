@@ -180,6 +180,7 @@ void ctl_view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_vi
                           .end_ns = j->end_time > 0 ? (int64_t)j->end_time * 1000000000LL : 0,
                           .exit_code = j->exit_code,
                           .restart_cnt = j->restart_cnt,
+                          .completing = j->completing,
                           .shim_finished = shim_done};
     if (!strcmp(j->state, "PENDING"))
         v->node = "";
@@ -195,9 +196,10 @@ void ctl_view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_vi
 int ctl_view_key(const ctl_job_view_t *v, char *buf, size_t size)
 {
     int n =
-        snprintf(buf, size, "%u|%s|%s|%s|%s|%lld|%lld|%d|%u|%d|%d", v->job_id, v->state,
+        snprintf(buf, size, "%u|%s|%s|%s|%s|%lld|%lld|%d|%u|%d|%d|%d", v->job_id, v->state,
                  v->reason ? v->reason : "-", v->node, v->node_ip, (long long)v->start_ns,
-                 (long long)v->end_ns, v->exit_code, v->restart_cnt, v->node_up, v->shim_finished);
+                 (long long)v->end_ns, v->exit_code, v->restart_cnt, v->completing, v->node_up,
+                 v->shim_finished);
     return n > 0 && (size_t)n < size;
 }
 

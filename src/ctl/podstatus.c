@@ -704,6 +704,15 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
         changed |= update_ready(pod, now_ns);
         return changed;
     }
+    /* a deleted pod's job, cancelled (a delete's grace period shorter than
+     * the pod's), is over in Slurm's books while its processes still end:
+     * the containers run out the grace period, Running as a kubelet shows
+     * them, until the shim says how they ended or the job is done completing
+     * (a time limit or a preemption ends the pod at once, as Kubernetes'
+     * activeDeadlineSeconds and disruptions do) */
+    if (job->completing && !job->shim_finished && !ctl_pod_terminal(pod) &&
+        sl_kube_path(pod, "metadata.deletionTimestamp"))
+        return changed;
     int64_t end = job->end_ns > 0 ? job->end_ns : now_ns;
     char msg[256];
     if (!strcmp(s, "COMPLETED") || !strcmp(s, "FAILED")) {

@@ -36,6 +36,7 @@ typedef struct ctl_job_view {
     int64_t start_ns, end_ns;
     int exit_code;
     unsigned restart_cnt;
+    int completing;                  /* Slurm's CG flag: the job's processes are still ending */
     int node_up;                     /* NODE_FAIL of a gang replica: 1 when its own node is up
                                       * (another node of its job was lost); 0, -1: its node */
     const atomic_int *shim_done_now; /* the controller's flag of it, read at the write (a

@@ -337,6 +337,43 @@ int main(void)
     is_str(cond(p, "PodScheduled", "status"), "True", "... which the job's state then sets");
     json_decref(p);
 
+    /* a deleted pod's job cancelled (the delete's grace period was shorter
+     * than the pod's): Slurm says CANCELLED at once while the job's
+     * processes still end (COMPLETING) */
+    p = pod("Never", 0);
+    json_object_set_new(json_object_get(p, "metadata"), "deletionTimestamp",
+                        json_string("2026-12-07T09:00:00Z"));
+    ctl_status_init(p, now);
+    ctl_status_submitted(p, 13, now);
+    j = (ctl_job_view_t){.job_id = 13, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    shim(p, ev("started", "main", 0, 0), now);
+    j = (ctl_job_view_t){
+        .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
+    ctl_status_from_job(p, &j, now);
+    is_str(path_str(p, "status", "phase"), "Running",
+           "a cancelled job still completing: the pod is still Running");
+    ok(json_object_get(json_object_get(cs(p, 0), "state"), "running") != NULL,
+       "... its container still running (its grace period)");
+    j.completing = 0;
+    ok(ctl_status_from_job(p, &j, now) == 1, "done completing, without the shim's word: a change");
+    is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
+    is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
+    json_decref(p);
+    /* a pod not deleted whose job is cancelled or timed out ends at once */
+    p = pod("Never", 0);
+    ctl_status_init(p, now);
+    ctl_status_submitted(p, 13, now);
+    j = (ctl_job_view_t){.job_id = 13, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    shim(p, ev("started", "main", 0, 0), now);
+    j = (ctl_job_view_t){
+        .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
+    ok(ctl_status_from_job(p, &j, now) == 1, "a pod not deleted, its job cancelled: a change");
+    is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
+    is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
+    json_decref(p);
+
     /* a job slurmctld purged, with no record of how it ended */
     p = pod("Never", 0);
     ctl_status_init(p, now);
