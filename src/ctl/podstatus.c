@@ -666,6 +666,53 @@ static int pending(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     return changed;
 }
 
+/* Slurm ended the job itself (state s: a time limit, a cancel, a lost
+ * node ...): whatever the containers did on the way out (a clean exit on
+ * SIGTERM included), the pod failed for this reason */
+static int ended_by_slurm(json_t *pod, const ctl_job_view_t *job, const char *s, int64_t end,
+                          int64_t now_ns)
+{
+    char msg[256];
+    const char *reason = NULL, *cterm = "Error";
+    int code = 137;
+    if (!strcmp(s, "TIMEOUT") || !strcmp(s, "DEADLINE")) {
+        reason = cterm = "DeadlineExceeded";
+        snprintf(msg, sizeof(msg),
+                 "Pod was active on the node longer than the specified deadline (Slurm job %u: %s)",
+                 job->job_id, s);
+    } else if (!strcmp(s, "OUT_OF_MEMORY")) {
+        reason = cterm = "OOMKilled";
+        snprintf(msg, sizeof(msg), "Slurm job %u ran out of memory", job->job_id);
+    } else if (!strcmp(s, "NODE_FAIL") && job->node_up == 1) {
+        /* a replica on a node that is fine: another node of its job was lost */
+        reason = "Terminated";
+        snprintf(msg, sizeof(msg),
+                 "Pod was terminated: another node of its Slurm job %u was lost (NODE_FAIL); "
+                 "its own node %s is up",
+                 job->job_id, job->node);
+    } else if (!strcmp(s, "NODE_FAIL")) {
+        const char *bound = sl_kube_path_str(pod, "spec.nodeName");
+        reason = "NodeLost";
+        snprintf(msg, sizeof(msg),
+                 "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
+                 job->node && *job->node ? job->node
+                 : bound && *bound       ? bound
+                                         : "?",
+                 sl_kube_name(pod), job->job_id);
+    } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
+        reason = !strcmp(s, "CANCELLED")   ? "Cancelled"
+                 : !strcmp(s, "PREEMPTED") ? "Preempted"
+                                           : "BootFailed";
+        snprintf(msg, sizeof(msg), "Slurm job %u was %s", job->job_id, s);
+    } else {
+        return 0; /* a state we do not map: leave the pod as it is */
+    }
+    int changed = terminate_all(pod, code, cterm, end);
+    changed |= set_terminal(pod, "Failed", reason, msg, now_ns);
+    changed |= disruption(pod, s, job, now_ns);
+    return changed;
+}
+
 int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
 {
     json_t *st = status_of(pod);
@@ -734,46 +781,7 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
     if (ctl_pod_terminal(pod) && job->shim_finished &&
         sl_kube_annotation(pod, ANN_GANG_RANK) != NULL)
         return changed;
-    /* Slurm ended the job itself: whatever the containers did on the way out
-     * (a clean exit on SIGTERM included), the pod failed for this reason */
-    const char *reason = NULL, *cterm = "Error";
-    int code = 137;
-    if (!strcmp(s, "TIMEOUT") || !strcmp(s, "DEADLINE")) {
-        reason = cterm = "DeadlineExceeded";
-        snprintf(msg, sizeof(msg),
-                 "Pod was active on the node longer than the specified deadline (Slurm job %u: %s)",
-                 job->job_id, s);
-    } else if (!strcmp(s, "OUT_OF_MEMORY")) {
-        reason = cterm = "OOMKilled";
-        snprintf(msg, sizeof(msg), "Slurm job %u ran out of memory", job->job_id);
-    } else if (!strcmp(s, "NODE_FAIL") && job->node_up == 1) {
-        /* a replica on a node that is fine: another node of its job was lost */
-        reason = "Terminated";
-        snprintf(msg, sizeof(msg),
-                 "Pod was terminated: another node of its Slurm job %u was lost (NODE_FAIL); "
-                 "its own node %s is up",
-                 job->job_id, job->node);
-    } else if (!strcmp(s, "NODE_FAIL")) {
-        const char *bound = sl_kube_path_str(pod, "spec.nodeName");
-        reason = "NodeLost";
-        snprintf(msg, sizeof(msg),
-                 "Node %s which was running pod %s is unresponsive (Slurm job %u: NODE_FAIL)",
-                 job->node && *job->node ? job->node
-                 : bound && *bound       ? bound
-                                         : "?",
-                 sl_kube_name(pod), job->job_id);
-    } else if (!strcmp(s, "CANCELLED") || !strcmp(s, "PREEMPTED") || !strcmp(s, "BOOT_FAIL")) {
-        reason = !strcmp(s, "CANCELLED")   ? "Cancelled"
-                 : !strcmp(s, "PREEMPTED") ? "Preempted"
-                                           : "BootFailed";
-        snprintf(msg, sizeof(msg), "Slurm job %u was %s", job->job_id, s);
-    } else {
-        return changed; /* a state we do not map: leave the pod as it is */
-    }
-    changed |= terminate_all(pod, code, cterm, end);
-    changed |= set_terminal(pod, "Failed", reason, msg, now_ns);
-    changed |= disruption(pod, s, job, now_ns);
-    return changed;
+    return changed | ended_by_slurm(pod, job, s, end, now_ns);
 }
 
 int ctl_status_job_purged(json_t *pod, uint32_t job_id, int64_t now_ns)
