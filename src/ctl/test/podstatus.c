@@ -64,6 +64,21 @@ static void shim_run_ok(json_t *p, int64_t now)
     shim(p, json_pack("{s:s, s:i}", "event", "pod-finished", "exitCode", 0), now);
 }
 
+/* a pod of job 13 (deleted: with a deletionTimestamp) whose container runs */
+static json_t *started_pod(int deleted, int64_t now)
+{
+    json_t *p = pod("Never", 0);
+    if (deleted)
+        json_object_set_new(json_object_get(p, "metadata"), "deletionTimestamp",
+                            json_string("2026-12-07T09:00:00Z"));
+    ctl_status_init(p, now);
+    ctl_status_submitted(p, 13, now);
+    ctl_job_view_t j = {.job_id = 13, .state = "RUNNING", .node = "node1", .start_ns = now};
+    ctl_status_from_job(p, &j, now);
+    shim(p, ev("started", "main", 0, 0), now);
+    return p;
+}
+
 int main(void)
 {
     int64_t now = 1796040000LL * 1000000000LL;
@@ -340,14 +355,7 @@ int main(void)
     /* a deleted pod's job cancelled (the delete's grace period was shorter
      * than the pod's): Slurm says CANCELLED at once while the job's
      * processes still end (COMPLETING) */
-    p = pod("Never", 0);
-    json_object_set_new(json_object_get(p, "metadata"), "deletionTimestamp",
-                        json_string("2026-12-07T09:00:00Z"));
-    ctl_status_init(p, now);
-    ctl_status_submitted(p, 13, now);
-    j = (ctl_job_view_t){.job_id = 13, .state = "RUNNING", .node = "node1", .start_ns = now};
-    ctl_status_from_job(p, &j, now);
-    shim(p, ev("started", "main", 0, 0), now);
+    p = started_pod(1, now);
     j = (ctl_job_view_t){
         .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
     ctl_status_from_job(p, &j, now);
@@ -361,14 +369,8 @@ int main(void)
     is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
     json_decref(p);
     /* a pod not deleted whose job is cancelled or timed out ends at once */
-    p = pod("Never", 0);
-    ctl_status_init(p, now);
-    ctl_status_submitted(p, 13, now);
-    j = (ctl_job_view_t){.job_id = 13, .state = "RUNNING", .node = "node1", .start_ns = now};
-    ctl_status_from_job(p, &j, now);
-    shim(p, ev("started", "main", 0, 0), now);
-    j = (ctl_job_view_t){
-        .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
+    p = started_pod(0, now);
+    j.completing = 1;
     ok(ctl_status_from_job(p, &j, now) == 1, "a pod not deleted, its job cancelled: a change");
     is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
     is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
