@@ -7,7 +7,7 @@
 # (world size 4, the all-reduce of rank+1 is 10), each pod on its node.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/87-pytorchjob-lib.sh"
-plan 5
+plan 6
 
 ptj_need_torch
 cluster_up --nodes 2 --cpus 2 --accounting || bail "cluster up --nodes 2"
@@ -23,3 +23,14 @@ wait_for 30 ptj_recorded four
 is "$(ptj_sacct four | awk '{print $2}' | tr '\n' ' ')" "2 " "ONE Slurm job of the 2 nodes"
 is "$(ptj_nodes four | tr ' ' '\n' | grep . | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" "2 2 " \
   "two replicas on each node, each pod naming its node ($(ptj_nodes four))"
+# where each replica ran (its own log names the host) is the node its pod names
+where() {
+  local p n out=""
+  for p in four-master-0 four-worker-0 four-worker-1 four-worker-2; do
+    n=$(kc get pod "$p" -o jsonpath='{.spec.nodeName}')
+    kc logs "$p" 2>&1 | grep -q "on $n: all_reduce" || out+="$p(pod: $n, log: $(kc logs "$p" 2>&1 | grep -o 'on node[0-9]*' | head -1)) "
+  done
+  echo "${out:-all}"
+}
+is "$(where)" all "each replica ran on the node its pod names" ||
+  diag "$(sacct -n -P --format=JobID,JobName,NodeList -j "$(ptj_sacct four | awk '{print $1}')" 2>&1)"
