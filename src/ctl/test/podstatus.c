@@ -368,9 +368,18 @@ int main(void)
     is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
     is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
     json_decref(p);
+    /* a deleted pod whose job COMPLETED (its script exited) ends at once,
+     * though Slurm still runs its Epilog (COMPLETING) */
+    p = started_pod(1, now);
+    j = (ctl_job_view_t){
+        .job_id = 13, .state = "COMPLETED", .node = "node1", .start_ns = now, .completing = 1};
+    ok(ctl_status_from_job(p, &j, now) == 1, "a deleted pod, its job COMPLETED and completing: a change");
+    is_str(path_str(p, "status", "phase"), "Succeeded", "... Succeeded (its quota freed)");
+    json_decref(p);
     /* a pod not deleted whose job is cancelled or timed out ends at once */
     p = started_pod(0, now);
-    j.completing = 1;
+    j = (ctl_job_view_t){
+        .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
     ok(ctl_status_from_job(p, &j, now) == 1, "a pod not deleted, its job cancelled: a change");
     is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
     is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
