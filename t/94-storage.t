@@ -231,7 +231,9 @@ is "$(cat "$T/shared/$vol/job-0" "$T/shared/$vol/job-1" 2>&1 | tr '\n' ' ')" "in
 
 # a gang's replicas share a ReadWriteOnce claim (one workload at a time)
 pvc rwo ReadWriteOnce 10Mi | kc apply -f - >/dev/null
-ptj g node1 'echo rank $RANK >/ckpt/rank-$RANK' | sed -e 's/claimName: ckpt/claimName: rwo/' \
+# (the Master waits for the Worker's file: the gang ends the Worker's step
+# once the Master exits, as Kubeflow's cleanPodPolicy Running does)
+ptj g node1 'echo rank $RANK >/ckpt/rank-$RANK; until [ -e /ckpt/rank-1 ]; do sleep 0.2; done' | sed -e 's/claimName: ckpt/claimName: rwo/' \
   -e 's/^    Master:/    Worker:\n      replicas: 1\n      restartPolicy: Never\n      template:\n        metadata: {annotations: {slurmlink.io\/runtime: charliecloud}}\n        spec:\n          volumes: [{name: ckpt, persistentVolumeClaim: {claimName: rwo}}]\n          containers:\n          - name: pytorch\n            image: busybox\n            command: [sh, -c, "echo rank $RANK >\/ckpt\/rank-$RANK"]\n            volumeMounts: [{name: ckpt, mountPath: \/ckpt}]\n            resources: {requests: {cpu: 100m, memory: 32Mi}}\n    Master:/' \
   -e '/nodeSelector/d' | kc apply -f - >/dev/null
 ok kc wait --for=condition=Succeeded pytorchjob/g --timeout=90s "a PyTorchJob's Master and Worker share a ReadWriteOnce claim"
