@@ -79,6 +79,13 @@ static json_t *started_pod(int deleted, int64_t now)
     return p;
 }
 
+/* job 13's view: over in Slurm's books as state, still COMPLETING */
+static ctl_job_view_t ending(const char *state, int64_t now)
+{
+    return (ctl_job_view_t){
+        .job_id = 13, .state = state, .node = "node1", .start_ns = now, .completing = 1};
+}
+
 int main(void)
 {
     int64_t now = 1796040000LL * 1000000000LL;
@@ -356,8 +363,7 @@ int main(void)
      * than the pod's): Slurm says CANCELLED at once while the job's
      * processes still end (COMPLETING) */
     p = started_pod(1, now);
-    j = (ctl_job_view_t){
-        .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
+    j = ending("CANCELLED", now);
     ctl_status_from_job(p, &j, now);
     is_str(path_str(p, "status", "phase"), "Running",
            "a cancelled job still completing: the pod is still Running");
@@ -371,15 +377,13 @@ int main(void)
     /* a deleted pod whose job COMPLETED (its script exited) ends at once,
      * though Slurm still runs its Epilog (COMPLETING) */
     p = started_pod(1, now);
-    j = (ctl_job_view_t){
-        .job_id = 13, .state = "COMPLETED", .node = "node1", .start_ns = now, .completing = 1};
+    j = ending("COMPLETED", now);
     ok(ctl_status_from_job(p, &j, now) == 1, "a deleted pod, its job COMPLETED and completing: a change");
     is_str(path_str(p, "status", "phase"), "Succeeded", "... Succeeded (its quota freed)");
     json_decref(p);
     /* a pod not deleted whose job is cancelled or timed out ends at once */
     p = started_pod(0, now);
-    j = (ctl_job_view_t){
-        .job_id = 13, .state = "CANCELLED", .node = "node1", .start_ns = now, .completing = 1};
+    j = ending("CANCELLED", now);
     ok(ctl_status_from_job(p, &j, now) == 1, "a pod not deleted, its job cancelled: a change");
     is_str(path_str(p, "status", "phase"), "Failed", "... Failed");
     is_str(path_str(p, "status", "reason"), "Cancelled", "... reason Cancelled");
