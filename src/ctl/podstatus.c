@@ -759,7 +759,7 @@ int ctl_status_from_job(json_t *pod, const ctl_job_view_t *job, int64_t now_ns)
      * activeDeadlineSeconds and disruptions do; a job COMPLETED or FAILED
      * has no process left but its Epilog's: its pod ends at once) */
     if (job->completing && !strcmp(s, "CANCELLED") && !job->shim_finished &&
-        !ctl_pod_terminal(pod) && sl_kube_path(pod, "metadata.deletionTimestamp"))
+        !ctl_pod_terminal(pod) && sl_kube_meta_str(pod, "deletionTimestamp"))
         return changed;
     int64_t end = job->end_ns > 0 ? job->end_ns : now_ns;
     char msg[256];
