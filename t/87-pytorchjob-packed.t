@@ -25,10 +25,11 @@ is "$(ptj_nodes four | tr ' ' '\n' | grep . | sort | uniq -c | awk '{print $1}' 
   "two replicas on each node, each pod naming its node ($(ptj_nodes four))"
 # where each replica ran (its own log names the host) is the node its pod names
 where() {
-  local p n out=""
+  local p n log out=""
   for p in four-master-0 four-worker-0 four-worker-1 four-worker-2; do
     n=$(kc get pod "$p" -o jsonpath='{.spec.nodeName}')
-    kc logs "$p" 2>&1 | grep -q "on $n: all_reduce" || out+="$p(pod: $n, log: $(kc logs "$p" 2>&1 | grep -o 'on node[0-9]*' | head -1)) "
+    log=$(kc logs "$p" 2>&1)
+    grep -q "on $n: all_reduce" <<<"$log" || out+="$p(pod: $n, log: $(grep -o 'on node[0-9]*' <<<"$log" | head -1)) "
   done
   echo "${out:-all}"
 }
