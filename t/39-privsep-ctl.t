@@ -121,9 +121,10 @@ scancel "$forged" 2>/dev/null
 
 # --- alice's job is not taken as bob's pod's ------------------------------------------------------
 printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: waits}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: c, image: "127.0.0.1:1/none:1", command: ["true"]}\n' |
-  kc bob create -n team-b -f - >/dev/null
+  kc bob create -n team-b -f - >"$CL/waits.out" 2>&1
 puid=$(ka get pod waits -n team-b -o jsonpath='{.metadata.uid}')
-[ -n "$puid" ] || diag "$(ka get pods -n team-b -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} del={.metadata.deletionTimestamp} {.metadata.ownerReferences[0].name}{"\n"}{end}' 2>&1)"
+[ -n "$puid" ] || diag "create: $(cat "$CL/waits.out"); quota: $(ka get quota q -n team-b -o jsonpath='{.status.used}' 2>&1)" \
+  "$(ka get pods -n team-b -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase} del={.metadata.deletionTimestamp} {.metadata.ownerReferences[0].name}{"\n"}{end}' 2>&1)"
 pforged=$(as_user "$UA" sbatch --parsable --hold -o /dev/null --comment="slurmlink:uid=$puid" --wrap 'sleep 300')
 left_alone() { grep -q "Slurm job $pforged carries its uid but runs as uid $UIDA, not its user's: left alone" "$CL/log/slurmlinkd.log"; }
 ok wait_for 30 left_alone "alice's held job carrying the uid of bob's pod (waiting for its image) is left alone"

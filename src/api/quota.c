@@ -497,17 +497,10 @@ static char *missing_constraints(json_t *pod, json_t *hard)
 
 /* One quota against used + the pod's usage: 0, or -1 with a Forbidden
  * err (kube's quota admission texts). */
-static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_t *req,
-                       sl_error_t *err)
+/* The resources of hard that used + req would exceed, into ex (room for
+ * every key of hard; NULL: only counted); how many. */
+static size_t exceeded(json_t *hard, const rlist_t *used, const rlist_t *req, char **ex)
 {
-    json_t *hard = sl_kube_path(q, "spec.hard");
-    char *miss = missing_constraints(pod, hard);
-    if (miss) {
-        sl_errkindf(err, SL_ERR_FORBIDDEN, "failed quota: %s: %s", sl_kube_name(q), miss);
-        free(miss);
-        return -1;
-    }
-    char **ex = sl_xcalloc(json_object_size(hard) + 1, sizeof(char *));
     size_t nex = 0;
     const char *k;
     json_t *v;
@@ -521,9 +514,27 @@ static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_
         const sl_quantity_t *u = rl_get(used, k);
         total.nanos = r->nanos + (u ? u->nanos : 0);
         total.huge = r->huge || (u && u->huge);
-        if (sl_quantity_cmp(&total, &limit) > 0)
-            ex[nex++] = (char *)k;
+        if (sl_quantity_cmp(&total, &limit) <= 0)
+            continue;
+        if (ex)
+            ex[nex] = (char *)k;
+        nex++;
     }
+    return nex;
+}
+
+static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_t *req,
+                       sl_error_t *err)
+{
+    json_t *hard = sl_kube_path(q, "spec.hard");
+    char *miss = missing_constraints(pod, hard);
+    if (miss) {
+        sl_errkindf(err, SL_ERR_FORBIDDEN, "failed quota: %s: %s", sl_kube_name(q), miss);
+        free(miss);
+        return -1;
+    }
+    char **ex = sl_xcalloc(json_object_size(hard) + 1, sizeof(char *));
+    size_t nex = exceeded(hard, used, req, ex);
     int rc = 0;
     if (nex) {
         qsort(ex, nex, sizeof(char *), cmp_str);
@@ -583,18 +594,29 @@ static bool recorded_usage(json_t *q, rlist_t *used)
     return true;
 }
 
+/* How admission knows a quota's usage (quota_usage). */
+typedef enum { USAGE_RECORDED, USAGE_UNRECORDED, USAGE_REFUSING } usage_how_t;
+
 /* The usage against q, in admission's transaction: what q records, which
  * every admission raises in its transaction and only the janitor's recount
  * lowers (written only while the quota is as it read it), so it is never
- * below the pods' true usage; or, when q records too little, a count of the
- * namespace's pods (O(pods), so done once per quota: the admission then
- * records it). *counted: the count was used. -1 when the pods cannot be
- * read. */
-static int quota_usage(sl_api_t *api, const char *ns, json_t *q, rlist_t *used, bool *counted)
+ * below the pods' true usage; or a count of the namespace's pods (O(pods)):
+ * when q records too little (once per quota: the admission then records
+ * it), or when the record would refuse req (the janitor lowers a record
+ * only on its next pass, after the pods that held it ended or went). -1
+ * when the pods cannot be read. */
+static int quota_usage(sl_api_t *api, const char *ns, json_t *q, const rlist_t *req,
+                       rlist_t *used, usage_how_t *how)
 {
-    *counted = !recorded_usage(q, used);
+    *how = USAGE_UNRECORDED;
+    if (recorded_usage(q, used)) {
+        *how = exceeded(sl_kube_path(q, "spec.hard"), used, req, NULL) ? USAGE_REFUSING
+                                                                       : USAGE_RECORDED;
+        if (*how == USAGE_REFUSING)
+            rl_free(used);
+    }
     struct usage_arg a = {used, false, 0};
-    return *counted ? ns_usage(api, ns, &a) : 0;
+    return *how != USAGE_RECORDED ? ns_usage(api, ns, &a) : 0;
 }
 
 /* the usage of all of pods (a gang's pods are admitted together; a claim
@@ -633,10 +655,10 @@ int api_quota_begin_pods(api_req_t *r, const char *ns, json_t *pods, bool txn, s
     json_array_foreach(qs, i, q)
     {
         rlist_t used = {0};
-        bool counted;
-        if (!rc && quota_usage(api, ns, q, &used, &counted) < 0)
+        usage_how_t how = USAGE_RECORDED;
+        if (!rc && quota_usage(api, ns, q, &req, &used, &how) < 0)
             rc = sl_errkindf(err, SL_ERR_INTERNAL, "cannot count the namespace's pods");
-        if (!rc && counted)
+        if (!rc && how == USAGE_UNRECORDED)
             SL_FAULT("quota-admission-counted"); /* the test build: a count per quota */
         json_array_foreach(pods, k, pod) if (!rc) rc = check_quota(pod, q, &used, &req, err);
         rl_free(&used);
@@ -669,7 +691,8 @@ int api_quota_end_pods(api_req_t *r, const char *ns, json_t *pods, bool created,
         return 0;
     }
     /* each quota's usage raised by the pods' (a count, in this transaction,
-     * includes the pods already) */
+     * includes the pods already; a record is counted again where begin
+     * counted it, as it is still the stored one) */
     json_t *qs = sl_store_list(api->store, "resourcequotas", ns, NULL);
     rlist_t req = {0};
     pods_usage(pods, &req);
@@ -678,9 +701,9 @@ int api_quota_end_pods(api_req_t *r, const char *ns, json_t *pods, bool created,
     json_array_foreach(qs, i, q)
     {
         rlist_t used = {0};
-        bool counted;
-        if (quota_usage(api, ns, q, &used, &counted) == 0) {
-            for (size_t k = 0; !counted && k < req.n; k++)
+        usage_how_t how;
+        if (quota_usage(api, ns, q, &req, &used, &how) == 0) {
+            for (size_t k = 0; how == USAGE_RECORDED && k < req.n; k++)
                 rl_add(&used, req.names[k], &req.q[k]);
             write_status(api, q, &used, false);
         }
