@@ -432,6 +432,7 @@ def run_api(n, rnd):
     cg_zero()
     stc = st_start()
     th0 = kapi.thread_cpu(pid)
+    lk0 = store_locks()
     c0 = cpu_now()
     t0 = time.time()
     if old:  # the old pods go while the new ones come
@@ -451,6 +452,7 @@ def run_api(n, rnd):
     top, (t_top, jobs_top) = trace.stop()
     posted_top = min(n, round(n * t_top / t_ack)) if t_ack > 0 else n  # the POSTs go at an even pace
     th = thread_split(th0, kapi.thread_cpu(pid), n)
+    locks = lock_split(lk0, store_locks(), n, t_all)
     print(f"    ({ns}: {len(w.with_job)} of {n} with a job id after {t_all:.2f} s; slurmlinkd peak RSS "
           f"{hwm[1]:.1f} MiB, now {hwm[0]:.1f} MiB; {1 + args.watchers} watchers, events seen "
           f"{', '.join(str(x.events) for x in [w] + extra)}; removing)", flush=True)
@@ -458,6 +460,7 @@ def run_api(n, rnd):
           f"{top[0]:.1f} + files {top[1]:.1f}, {t_top:.1f} s into the round, ~{posted_top} pods "
           f"created and {jobs_top} with a job id by then", flush=True)
     print("      slurmlinkd CPU ms per pod by thread: " + ", ".join(f"{k} {v:.3f}" for k, v in th), flush=True)
+    print(f"      {locks}", flush=True)
     KAPI.delete_namespace(ns)  # the pods go with it (their jobs are cancelled)
     if old:
         KAPI.delete_namespace(old)
@@ -465,6 +468,36 @@ def run_api(n, rnd):
     print(f"      slurmlinkd RSS once the round's pods and jobs are gone: {rss_mib(pid)[0]:.1f} MiB", flush=True)
     return {"ack_s": t_ack, "all_s": t_all, "rate": n / t_all, "errors": bad + len(w.failed),
             "got": len(w.with_job), "cpu": cpu, "ir": ir / n if ir else None, "sc": sc}
+
+
+def store_locks():
+    """{(what, lock): value} of slurmlinkd's store lock metrics (what:
+    acquisitions, wait or held seconds; lock: writer or reader); {} from a
+    daemon without them"""
+    c = conn()
+    c.request("GET", "/metrics")
+    text = c.getresponse().read().decode()
+    out = {}
+    for ln in text.splitlines():
+        for what in ("acquisitions", "wait_seconds", "held_seconds"):
+            for lock in ("writer", "reader"):
+                pre = f'slurmlink_store_lock_{what}_total{{lock="{lock}"}} '
+                if ln.startswith(pre):
+                    out[(what, lock)] = float(ln[len(pre):])
+    return out
+
+
+def lock_split(a, b, n, secs):
+    """the store's locks over a round of n pods and secs seconds: how busy
+    each was (held seconds per second), and per pod how often it was taken
+    and the ms held and waited for it"""
+    if not a or not b:
+        return "store locks: not measured (the daemon has no slurmlink_store_lock_* metrics)"
+    d = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in b}
+    return "store locks over the round: " + "; ".join(
+        f"{lock} held {100 * d[('held_seconds', lock)] / secs:.0f} % of the {secs:.2f} s, per pod "
+        f"{d[('acquisitions', lock)] / n:.2f} takes, {1000 * d[('held_seconds', lock)] / n:.3f} ms held, "
+        f"{1000 * d[('wait_seconds', lock)] / n:.3f} ms waited" for lock in ("writer", "reader"))
 
 
 def thread_split(a, b, n):

@@ -39,6 +39,10 @@ enum MHD_Result api_serve_metrics(api_req_t *r)
     sl_metrics_pods_begin();
     count_pods(r->api->store);
     sl_metrics_store_commits(sl_store_commits(r->api->store));
+    sl_store_lockstat_t w, rd;
+    sl_store_lock_stats(r->api->store, &w, &rd);
+    sl_metrics_store_lock("writer", w.acquired, w.wait_ns / 1e9, w.held_ns / 1e9);
+    sl_metrics_store_lock("reader", rd.acquired, rd.wait_ns / 1e9, rd.held_ns / 1e9);
     size_t len = 0;
     char *text = sl_metrics_render(&len);
     if (!text)

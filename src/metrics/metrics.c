@@ -24,6 +24,7 @@ static struct {
     sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
     sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes, *passes;
+    sl_expo_family_t *lock_n, *lock_wait, *lock_held;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -142,6 +143,19 @@ static void make_cluster(sl_expo_t *x)
         must(sl_expo_counter(x, "slurmlink_store_commits_total",
                              "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
              &e);
+    m.lock_n = must(sl_expo_counter(x, "slurmlink_store_lock_acquisitions_total",
+                                    "Times the store's writer or reader lock was taken.",
+                                    SL_EXPO_LABELS("lock"), &e),
+                    &e);
+    m.lock_wait = must(sl_expo_counter(x, "slurmlink_store_lock_wait_seconds_total",
+                                       "Time threads waited for the store's writer or reader "
+                                       "lock.",
+                                       SL_EXPO_LABELS("lock"), &e),
+                       &e);
+    m.lock_held = must(sl_expo_counter(x, "slurmlink_store_lock_held_seconds_total",
+                                       "Time the store's writer or reader lock was held.",
+                                       SL_EXPO_LABELS("lock"), &e),
+                       &e);
 }
 
 static void make(void)
@@ -267,6 +281,17 @@ void sl_metrics_store_commits(unsigned long long n)
         return;
     sl_expo_reset(m.commits);
     sl_expo_add(m.commits, NULL, (double)n);
+}
+
+void sl_metrics_store_lock(const char *lock, unsigned long long acquired, double wait_s,
+                           double held_s)
+{
+    if (!ready())
+        return;
+    sl_expo_family_t *f[3] = {m.lock_n, m.lock_wait, m.lock_held};
+    double v[3] = {(double)acquired, wait_s, held_s};
+    for (int i = 0; i < 3; i++) /* raised to the store's figure (under the scrape lock) */
+        sl_expo_add(f[i], SL_EXPO_LABELS(lock), v[i] - sl_expo_value(f[i], SL_EXPO_LABELS(lock)));
 }
 
 void sl_metrics_queue_length(size_t n)

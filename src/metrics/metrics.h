@@ -50,6 +50,10 @@ void sl_metrics_controller_changes(size_t parsed, size_t own);
 /* The store's committed write transactions so far (sl_store_commits), set
  * at each scrape. */
 void sl_metrics_store_commits(unsigned long long n);
+/* The store's lock ("writer" or "reader") so far (sl_store_lock_stats),
+ * set at each scrape between sl_metrics_pods_begin and render. */
+void sl_metrics_store_lock(const char *lock, unsigned long long acquired, double wait_s,
+                           double held_s);
 
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */

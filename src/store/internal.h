@@ -64,6 +64,10 @@ struct sl_store {
     int shutdown;
     unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
+    /* each lock's statistics (changed under it, read atomically) and when
+     * its holder took it (monotonic ns) */
+    sl_store_lockstat_t wstat, rstat;
+    int64_t w_since, r_since;
     /* the revision of each resource's last committed change (resmu; set
      * at the commit from the resources the transaction touched, wmu), for
      * sl_store_resource_rev; all_rev: of any resource (too many touched) */

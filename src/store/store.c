@@ -352,15 +352,59 @@ int64_t sl_store_resource_rev(sl_store_t *s, const char *resource)
 
 int sl_store_in_txn(sl_store_t *s) { return tls_txn == s; }
 
+/* ---- the locks, timed ------------------------------------------------- */
+
+static int64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void stat_add(uint64_t *v, int64_t d)
+{
+    __atomic_fetch_add(v, (uint64_t)(d > 0 ? d : 0), __ATOMIC_RELAXED);
+}
+
+/* mu taken, the wait counted in st, *since its holder's start */
+static void lock_timed(pthread_mutex_t *mu, sl_store_lockstat_t *st, int64_t *since)
+{
+    int64_t t0 = mono_ns();
+    pthread_mutex_lock(mu);
+    *since = mono_ns();
+    stat_add(&st->acquired, 1);
+    stat_add(&st->wait_ns, *since - t0);
+}
+
+static void unlock_timed(pthread_mutex_t *mu, sl_store_lockstat_t *st, int64_t since)
+{
+    stat_add(&st->held_ns, mono_ns() - since);
+    pthread_mutex_unlock(mu);
+}
+
+static void wlock(sl_store_t *s) { lock_timed(&s->wmu, &s->wstat, &s->w_since); }
+static void wunlock(sl_store_t *s) { unlock_timed(&s->wmu, &s->wstat, s->w_since); }
+
+void sl_store_lock_stats(sl_store_t *s, sl_store_lockstat_t *writer, sl_store_lockstat_t *reader)
+{
+    const sl_store_lockstat_t *from[2] = {&s->wstat, &s->rstat};
+    sl_store_lockstat_t *to[2] = {writer, reader};
+    for (int i = 0; i < 2; i++) {
+        to[i]->acquired = __atomic_load_n(&from[i]->acquired, __ATOMIC_RELAXED);
+        to[i]->wait_ns = __atomic_load_n(&from[i]->wait_ns, __ATOMIC_RELAXED);
+        to[i]->held_ns = __atomic_load_n(&from[i]->held_ns, __ATOMIC_RELAXED);
+    }
+}
+
 struct sl_store_conn *sl_store_rlock(sl_store_t *s)
 {
     if (tls_txn == s)
         return &s->w; /* the batch's own thread: already holds wmu */
     if (s->memory) {
-        pthread_mutex_lock(&s->wmu);
+        wlock(s);
         return &s->w;
     }
-    pthread_mutex_lock(&s->rmu);
+    lock_timed(&s->rmu, &s->rstat, &s->r_since);
     return &s->r;
 }
 
@@ -368,7 +412,10 @@ void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c)
 {
     if (tls_txn == s)
         return;
-    pthread_mutex_unlock(c == &s->w ? &s->wmu : &s->rmu);
+    if (c == &s->w)
+        wunlock(s);
+    else
+        unlock_timed(&s->rmu, &s->rstat, s->r_since);
 }
 
 static int step_simple(sl_store_t *s, struct sl_store_conn *c, int id, sl_error_t *err)
@@ -387,11 +434,11 @@ int sl_store_wbegin(sl_store_t *s, sl_error_t *err)
 {
     if (tls_txn == s)
         return step_simple(s, &s->w, ST_SAVEPOINT, err);
-    pthread_mutex_lock(&s->wmu);
+    wlock(s);
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
-        pthread_mutex_unlock(&s->wmu);
+        wunlock(s);
         errno = saved;
         return -1;
     }
@@ -465,7 +512,7 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
             step_simple(s, &s->w, ST_ROLLBACK, NULL);
             s->next_rev = s->rev;
             s->log_min = saved_min;
-            pthread_mutex_unlock(&s->wmu);
+            wunlock(s);
             errno = saved;
             return -1;
         }
@@ -474,7 +521,7 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
         step_simple(s, &s->w, ST_ROLLBACK, NULL);
     }
     int64_t rv = s->next_rev;
-    pthread_mutex_unlock(&s->wmu);
+    wunlock(s);
     if (ok && used_rev)
         notify_all(s, rv);
     return 0;
@@ -490,11 +537,11 @@ int sl_store_txn_begin(sl_store_t *s, sl_error_t *err)
         errno = EBUSY;
         return sl_errprintf(err, "store: batch already open in this thread");
     }
-    pthread_mutex_lock(&s->wmu);
+    wlock(s);
     touched_clear(s);
     if (step_simple(s, &s->w, ST_BEGIN_IMMEDIATE, err) < 0) {
         int saved = errno;
-        pthread_mutex_unlock(&s->wmu);
+        wunlock(s);
         errno = saved;
         return -1;
     }
@@ -518,13 +565,13 @@ int sl_store_txn_commit(sl_store_t *s, sl_error_t *err)
         step_simple(s, &s->w, ST_ROLLBACK, NULL);
         s->next_rev = s->rev;
         s->log_min = s->txn_log_min;
-        pthread_mutex_unlock(&s->wmu);
+        wunlock(s);
         errno = saved;
         return -1;
     }
     publish_locked(s);
     int64_t rv = s->next_rev;
-    pthread_mutex_unlock(&s->wmu);
+    wunlock(s);
     if (used)
         notify_all(s, rv);
     return 0;
@@ -538,7 +585,7 @@ void sl_store_txn_rollback(sl_store_t *s)
     step_simple(s, &s->w, ST_ROLLBACK, NULL);
     s->next_rev = s->rev;
     s->log_min = s->txn_log_min;
-    pthread_mutex_unlock(&s->wmu);
+    wunlock(s);
 }
 
 /* ---- wait, wakeup, notifications -------------------------------------- */

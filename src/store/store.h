@@ -48,6 +48,14 @@ int64_t sl_store_revision(sl_store_t *s);
 /* Write transactions committed since the store was opened: each create,
  * update, delete or mutate outside a batch is one, a batch is one. */
 uint64_t sl_store_commits(sl_store_t *s);
+/* The store's two locks since it was opened: the writers' (every write
+ * transaction, a batch included, from its begin to its commit) and the
+ * readers' (each read of the reader connection): how often each was taken,
+ * the time threads waited for it and the time it was held, in ns. */
+typedef struct sl_store_lockstat {
+    uint64_t acquired, wait_ns, held_ns;
+} sl_store_lockstat_t;
+void sl_store_lock_stats(sl_store_t *s, sl_store_lockstat_t *writer, sl_store_lockstat_t *reader);
 
 /* The revision of the last committed change to an object of resource, or
  * one after it: the store's revision when it was opened if none since, a

@@ -783,6 +783,60 @@ static void test_commits(void)
     sl_store_close(s);
 }
 
+/* sl_store_lock_stats: a write takes the writer lock, a batch takes it
+ * once, a read of a file store takes the reader lock, and a writer that
+ * holds the lock makes another wait */
+struct hold_arg {
+    sl_store_t *s;
+    int64_t waited_ms;
+};
+
+static void *write_one(void *arg)
+{
+    struct hold_arg *h = arg;
+    long long t0 = sl_now_ms();
+    json_t *p = pod("w", "late");
+    sl_store_create(h->s, "pods", p, NULL);
+    json_decref(p);
+    h->waited_ms = sl_now_ms() - t0;
+    return NULL;
+}
+
+static void test_lock_stats(const char *dir)
+{
+    sl_error_t err;
+    char *path = sl_xasprintf("%s/locks.db", dir);
+    sl_store_t *s = sl_store_open(path, &err);
+    sl_store_lockstat_t w0, r0, w1, r1;
+    sl_store_lock_stats(s, &w0, &r0);
+    json_t *p = pod("w", "l0");
+    sl_store_create(s, "pods", p, NULL);
+    json_decref(p);
+    sl_store_lock_stats(s, &w1, &r1);
+    ok(w1.acquired == w0.acquired + 1 && w1.held_ns > w0.held_ns,
+       "a create takes the writer lock once and holds it (%llu ns)",
+       (unsigned long long)(w1.held_ns - w0.held_ns));
+    json_decref(sl_store_get(s, "pods", "w", "l0"));
+    sl_store_lock_stats(s, &w0, &r0);
+    ok(r0.acquired == r1.acquired + 1 && w0.acquired == w1.acquired,
+       "a get takes the reader lock, not the writer's");
+    sl_store_txn_begin(s, &err);
+    struct hold_arg h = {s, 0};
+    pthread_t th;
+    pthread_create(&th, NULL, write_one, &h);
+    sl_sleep_ms(100);
+    sl_store_txn_commit(s, &err);
+    pthread_join(th, NULL);
+    sl_store_lock_stats(s, &w1, &r1);
+    ok(w1.acquired == w0.acquired + 2, "a batch and the write that waited for it: two");
+    ok(w1.wait_ns - w0.wait_ns >= 90000000ULL && w1.held_ns - w0.held_ns >= 90000000ULL,
+       "the writer's wait (%lld ms) is counted, and the batch's hold: %llu and %llu ms",
+       (long long)h.waited_ms, (unsigned long long)((w1.wait_ns - w0.wait_ns) / 1000000),
+       (unsigned long long)((w1.held_ns - w0.held_ns) / 1000000));
+    sl_store_close(s);
+    free(path);
+}
+
 static long long file_size(const char *path)
 {
     struct stat st;
@@ -886,7 +940,7 @@ static void test_changes_skip(void)
 
 int main(void)
 {
-    tap_plan(159);
+    tap_plan(163);
     char dir[] = "/tmp/sl-store-test.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     char *path = sl_xasprintf("%s/store.db", dir);
@@ -922,6 +976,7 @@ int main(void)
     test_changes_by_resource(dir);
     test_resource_rev(dir);
     test_commits();
+    test_lock_stats(dir);
     test_changes_skip();
     test_wal_size(dir);
     sl_rm_rf(dir);
