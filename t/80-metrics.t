@@ -18,7 +18,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 33
+plan 36
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -80,7 +80,9 @@ for f in slurmlink_pods slurmlink_pod_submissions_total slurmlink_pod_submission
          slurmlink_api_requests_total slurmlink_api_request_duration_seconds slurmlink_api_open_watches \
          slurmlink_slurm_job_poll_interval_seconds slurmlink_quota_recounts_total \
          slurmlink_quota_recount_pods_total slurmlink_job_views_total \
-         slurmlink_storage_filesystem_used_bytes slurmlink_storage_filesystem_size_bytes; do
+         slurmlink_storage_filesystem_used_bytes slurmlink_storage_filesystem_size_bytes \
+         slurmlink_store_commits_total slurmlink_store_lock_acquisitions_total \
+         slurmlink_store_lock_wait_seconds_total slurmlink_store_lock_held_seconds_total; do
   grep -q "^# TYPE $f " <<<"$METRICS" || missing="$missing $f"
 done
 is "$missing" "" "every documented family is exposed"
@@ -104,6 +106,26 @@ ok awk -v g="${gap:-x}" 'BEGIN { exit !(g ~ /^[0-9.e+-]+$/ && g >= 0.25 && g <= 
   "the job poll's interval: the 250 ms period, or longer after a slow poll, at most 5 s (${gap:-none})"
 like "$METRICS" $'\nslurmlink_api_requests_total\\{verb="create",resource="pods",subresource="",code="201"\\} 5\n' \
   "API requests by verb, resource and code (5 pod creates)"
+
+# the store's locks: the writer's taken and held. A workload kind's pass
+# (15 kinds: src/kinds/registry.c) reads its change log only when its
+# resource changed and lists its objects only when it has some; it used to
+# do both every pass of the controller, two reads per kind (27-30 a pass
+# here). Only the default ClusterTrainingRuntime exists, and the pods'
+# changes are read once a pass: fewer than 4 reads a pass in all.
+value() { awk -v k="$1" '$1 == k { print $2 }' <<<"$2"; }
+like "$(value 'slurmlink_store_lock_acquisitions_total{lock="writer"}' "$METRICS")" '^[1-9][0-9.e+]*$' \
+  "the store's writer lock was taken (slurmlink_store_lock_acquisitions_total)"
+like "$(value 'slurmlink_store_lock_held_seconds_total{lock="writer"}' "$METRICS")" '^[0-9.e+-]+$' "... and held for a time"
+get /metrics "$TOKEN"
+r0=$(value 'slurmlink_store_lock_acquisitions_total{lock="reader"}' "$BODY")
+p0=$(value 'slurmlink_loop_passes_total{loop="jobs.batch"}' "$BODY")
+sleep 5
+get /metrics "$TOKEN"
+r1=$(value 'slurmlink_store_lock_acquisitions_total{lock="reader"}' "$BODY")
+p1=$(value 'slurmlink_loop_passes_total{loop="jobs.batch"}' "$BODY")
+ok awk -v r0="$r0" -v r1="$r1" -v p0="$p0" -v p1="$p1" 'BEGIN { exit !(p1 - p0 >= 5 && r1 - r0 < 4 * (p1 - p0)) }' \
+  "idle: fewer than 4 store reads ($r0 → $r1) a pass of the controller ($p0 → $p1)"
 
 # --- who may read it -------------------------------------------------------------------------------
 get /metrics "$BOBTOKEN"

@@ -22,6 +22,7 @@
 /* the controller thread's (workloads.h) */
 struct ctl_workloads {
     int64_t *kind_rv;       /* each registered kind's last change seen */
+    int64_t *empty_rev;     /* each kind's resource revision when it had no object (-1: not) */
     int gone_unseen;        /* a Job, PyTorchJob or MPIJob deletion may have gone unread */
     json_t *create_backoff; /* workload uid → [until ms, delay ms] (admit.c) */
 };
@@ -30,6 +31,9 @@ ctl_workloads_t *ctl_workloads_create(void)
 {
     ctl_workloads_t *w = sl_xcalloc(1, sizeof(*w));
     w->kind_rv = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*w->kind_rv));
+    w->empty_rev = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*w->empty_rev));
+    for (size_t i = 0; i <= ctl_kinds_count(); i++)
+        w->empty_rev[i] = -1;
     return w;
 }
 
@@ -39,6 +43,7 @@ void ctl_workloads_destroy(ctl_workloads_t *w)
         return;
     json_decref(w->create_backoff);
     free(w->kind_rv);
+    free(w->empty_rev);
     free(w);
 }
 
@@ -70,9 +75,17 @@ static void missed(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
         k->ctl.collect_gone(c);
 }
 
-/* the kind's changes since *rv: 0 when read to the end */
+/* the kind's changes since *rv: 0 when read to the end. None to read
+ * when its resource has not changed since *rv (sl_store_resource_rev):
+ * then *rv moves to the store's revision without a read of the log, which
+ * every pass of every kind would otherwise take the store's reader for. */
 static void follow(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
 {
+    int64_t now = sl_store_revision(c->store); /* before the resource's: see store.h */
+    if (sl_store_resource_rev(c->store, k->api.store_name) <= *rv) {
+        *rv = now > *rv ? now : *rv;
+        return;
+    }
     for (;;) {
         int64_t upto = sl_store_revision(c->store); /* a complete read reaches it */
         sl_error_t err = SL_ERROR_INIT;
@@ -105,9 +118,16 @@ static void follow(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
     }
 }
 
-static void reconcile(const sl_kind_t *k, sl_ctl_t *c)
+/* every stored object of the kind reconciled; none listed while the kind
+ * had none at its resource's revision *empty_rev (still the revision now:
+ * nothing was created since), so a kind no one uses costs no read */
+static void reconcile(const sl_kind_t *k, sl_ctl_t *c, int64_t *empty_rev)
 {
+    int64_t rev = sl_store_resource_rev(c->store, k->api.store_name);
+    if (rev == *empty_rev)
+        return;
     json_t *all = sl_store_list(c->store, k->api.store_name, NULL, NULL);
+    *empty_rev = all && !json_array_size(all) ? rev : -1;
     size_t i;
     json_t *obj;
     if (k->ctl.reconcile_all && json_array_size(all))
@@ -119,7 +139,7 @@ static void reconcile(const sl_kind_t *k, sl_ctl_t *c)
 
 /* one pass of kind k, counted once it ran (slurmlink_loop_passes_total,
  * the store name its label: tests wait on it) */
-static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
+static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv, int64_t *empty_rev)
 {
     if (k->ctl.needs_slurm && (!ctl_poll_initial_done(c) || !ctl_slurm_ok(c)))
         return;
@@ -127,7 +147,7 @@ static void pass(const sl_kind_t *k, sl_ctl_t *c, int64_t *rv)
         missed(k, c, rv);
     follow(k, c, rv);
     if (k->ctl.reconcile || k->ctl.reconcile_all)
-        reconcile(k, c);
+        reconcile(k, c, empty_rev);
     sl_metrics_loop_pass(k->api.store_name);
 }
 
@@ -142,7 +162,7 @@ size_t ctl_kinds_count(void)
 void ctl_kinds_pass(sl_ctl_t *c)
 {
     for (size_t i = 0; sl_kinds[i]; i++)
-        pass(sl_kinds[i], c, &ctl_workloads_kind_rv(c)[i]);
+        pass(sl_kinds[i], c, &ctl_workloads_kind_rv(c)[i], &c->workloads->empty_rev[i]);
 }
 
 int64_t ctl_kinds_low_rv(const sl_ctl_t *c)
