@@ -7,7 +7,9 @@
 # (a run's later rounds are slower: each daemon has an early and a late
 # round), then slurmrestd; ROUNDS times (default 1), 10,000 pods a round,
 # WATCHERS more watchers (default 2: three in all). EXTRA=,NAME=PATH,... adds daemons after head (e.g. head
-# with other flags through a wrapper of W's).
+# with other flags through a wrapper of W's). ORDER=NAME=PATH,... replaces the four turns, for
+# a shorter call: e.g. ORDER=base=$PWD/.devscale/w/base,head=$PWD/.devscale/w/head (the
+# wrappers this script writes there).
 G=$(cd "$(dirname "$0")/../.." && pwd)
 [ -e "$G/run.sh" ] && [ -d "$G/base" ] || { echo "ab.sh: run it from .devscale/bench/scale/ (bench/scale/prepare.sh BASE_COMMIT)" >&2; exit 2; }
 SL=/opt/slurmlink/build J=/mnt/slj W=$G/w
@@ -24,4 +26,4 @@ printf '#!/bin/sh\nexec %s/slurmlinkd "$@" --pods-root %s/head\n' $SL $J >"$W/he
 chmod 755 "$W/base" "$W/head"
 echo "base: $(cat "$G/base/COMMIT")"
 TAG=${TAG:-ab} ONLY=api,slurmrestd PODS=10000 REPEAT=${ROUNDS:-1} WATCHERS=${WATCHERS:-2} LIMIT=${LIMIT:-480} \
-    DAEMONS_SET=base=$W/base,head=$W/head,head2=$W/head,base2=$W/base${EXTRA:-} bash "$G/run.sh"
+    DAEMONS_SET=${ORDER:-base=$W/base,head=$W/head,head2=$W/head,base2=$W/base}${EXTRA:-} bash "$G/run.sh"
