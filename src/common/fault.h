@@ -44,7 +44,9 @@
  * another user makes in between); sweep-listing (src/ctl/sweep.c: the
  * controller's first job poll is in, before the start-up sweep of the pod
  * folders whose pods are no longer stored; with hold=, a slurmctld that
- * stops answering in between).
+ * stops answering in between); tree-emptied (src/common/safefs.c: a
+ * folder being removed has been emptied, before its rmdir; with hold=, a
+ * file made in it in between, as a cancelled job's last status).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/kinds/cronjob/controller.c), so a test can step it past
