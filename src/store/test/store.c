@@ -789,11 +789,13 @@ static void test_commits(void)
 struct hold_arg {
     sl_store_t *s;
     int64_t waited_ms;
+    int started; /* atomic */
 };
 
 static void *write_one(void *arg)
 {
     struct hold_arg *h = arg;
+    __atomic_store_n(&h->started, 1, __ATOMIC_RELEASE);
     long long t0 = sl_now_ms();
     json_t *p = pod("w", "late");
     sl_store_create(h->s, "pods", p, NULL);
@@ -821,15 +823,17 @@ static void test_lock_stats(const char *dir)
     ok(r0.acquired == r1.acquired + 1 && w0.acquired == w1.acquired,
        "a get takes the reader lock, not the writer's");
     sl_store_txn_begin(s, &err);
-    struct hold_arg h = {s, 0};
+    struct hold_arg h = {s, 0, 0};
     pthread_t th;
     pthread_create(&th, NULL, write_one, &h);
-    sl_sleep_ms(100);
+    while (!__atomic_load_n(&h.started, __ATOMIC_ACQUIRE))
+        sl_sleep_ms(1);
+    sl_sleep_ms(300); /* the writer waits for most of it, even on a busy machine */
     sl_store_txn_commit(s, &err);
     pthread_join(th, NULL);
     sl_store_lock_stats(s, &w1, &r1);
     ok(w1.acquired == w0.acquired + 2, "a batch and the write that waited for it: two");
-    ok(w1.wait_ns - w0.wait_ns >= 90000000ULL && w1.held_ns - w0.held_ns >= 90000000ULL,
+    ok(w1.wait_ns - w0.wait_ns >= 100000000ULL && w1.held_ns - w0.held_ns >= 300000000ULL,
        "the writer's wait (%lld ms) is counted, and the batch's hold: %llu and %llu ms",
        (long long)h.waited_ms, (unsigned long long)((w1.wait_ns - w0.wait_ns) / 1000000),
        (unsigned long long)((w1.held_ns - w0.held_ns) / 1000000));
