@@ -14,6 +14,7 @@
 #include "api/http/request.h"
 #include "api/http/state.h"
 #include "api/internal.h"
+#include "common/proc.h"
 #include "common/xalloc.h"
 #include "kube/meta.h"
 #include "kube/selector.h"
@@ -23,7 +24,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #define GROUP "metrics.k8s.io"
 #define VERSION "v1beta1"
@@ -49,13 +49,6 @@ struct api_podmetrics {
     pm_entry_t *v;
     size_t n, cap;
 };
-
-static int64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 api_podmetrics_t *api_podmetrics_create(void)
 {
@@ -127,7 +120,7 @@ void api_podmetrics_record(api_podmetrics_t *pm, json_t *ev)
     const char *name = json_string_value(json_object_get(ev, "name"));
     if (!pm || !uid || !ns || !name)
         return;
-    int64_t now = mono_ns();
+    int64_t now = sl_now_ns();
     pthread_mutex_lock(&pm->lock);
     prune(pm, now);
     pm_entry_t *e = NULL;
@@ -232,7 +225,7 @@ typedef struct pm_ref {
 static pm_ref_t *refs_of(api_podmetrics_t *pm, const char *ns, const char *name, size_t *n)
 {
     pthread_mutex_lock(&pm->lock);
-    prune(pm, mono_ns());
+    prune(pm, sl_now_ns());
     pm_ref_t *v = sl_xcalloc(pm->n + 1, sizeof(*v));
     size_t k = 0;
     for (size_t i = 0; i < pm->n; i++) {

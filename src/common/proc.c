@@ -12,6 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+long long sl_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 long long sl_now_ms(void)
 {
     struct timespec ts;

@@ -36,7 +36,8 @@ int sl_run(const char *const *argv, const char *const *envp, int merge_stderr, i
 /* 1 if the process exists (kill(pid,0) succeeds or EPERM), else 0. */
 int sl_pid_alive(pid_t pid);
 
-/* Monotonic clock in milliseconds / realtime in microseconds. */
+/* Monotonic clock in nanoseconds / milliseconds; realtime in microseconds. */
+long long sl_now_ns(void);
 long long sl_now_ms(void);
 /* The CLOCK_MONOTONIC time ms milliseconds from now: the deadline of a
  * pthread_cond_timedwait on a condition set to that clock. */

@@ -354,13 +354,6 @@ int sl_store_in_txn(sl_store_t *s) { return tls_txn == s; }
 
 /* ---- the locks, timed ------------------------------------------------- */
 
-static int64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static void stat_add(uint64_t *v, int64_t d)
 {
     __atomic_fetch_add(v, (uint64_t)(d > 0 ? d : 0), __ATOMIC_RELAXED);
@@ -369,16 +362,16 @@ static void stat_add(uint64_t *v, int64_t d)
 /* mu taken, the wait counted in st, *since its holder's start */
 static void lock_timed(pthread_mutex_t *mu, sl_store_lockstat_t *st, int64_t *since)
 {
-    int64_t t0 = mono_ns();
+    int64_t t0 = sl_now_ns();
     pthread_mutex_lock(mu);
-    *since = mono_ns();
+    *since = sl_now_ns();
     stat_add(&st->acquired, 1);
     stat_add(&st->wait_ns, *since - t0);
 }
 
 static void unlock_timed(pthread_mutex_t *mu, sl_store_lockstat_t *st, int64_t since)
 {
-    stat_add(&st->held_ns, mono_ns() - since);
+    stat_add(&st->held_ns, sl_now_ns() - since);
     pthread_mutex_unlock(mu);
 }
 
