@@ -495,8 +495,6 @@ static char *missing_constraints(json_t *pod, json_t *hard)
     return out;
 }
 
-/* One quota against used + the pod's usage: 0, or -1 with a Forbidden
- * err (kube's quota admission texts). */
 /* The resources of hard that used + req would exceed, into ex (room for
  * every key of hard; NULL: only counted); how many. */
 static size_t exceeded(json_t *hard, const rlist_t *used, const rlist_t *req, char **ex)
@@ -523,6 +521,8 @@ static size_t exceeded(json_t *hard, const rlist_t *used, const rlist_t *req, ch
     return nex;
 }
 
+/* One quota against used + the pod's usage: 0, or -1 with a Forbidden
+ * err (kube's quota admission texts). */
 static int check_quota(json_t *pod, json_t *q, const rlist_t *used, const rlist_t *req,
                        sl_error_t *err)
 {

@@ -30,9 +30,10 @@ struct ctl_workloads {
 ctl_workloads_t *ctl_workloads_create(void)
 {
     ctl_workloads_t *w = sl_xcalloc(1, sizeof(*w));
-    w->kind_rv = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*w->kind_rv));
-    w->empty_rev = sl_xcalloc(ctl_kinds_count() + 1, sizeof(*w->empty_rev));
-    for (size_t i = 0; i <= ctl_kinds_count(); i++)
+    size_t n = ctl_kinds_count() + 1;
+    w->kind_rv = sl_xcalloc(n, sizeof(*w->kind_rv));
+    w->empty_rev = sl_xcalloc(n, sizeof(*w->empty_rev));
+    for (size_t i = 0; i < n; i++)
         w->empty_rev[i] = -1;
     return w;
 }
