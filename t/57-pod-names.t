@@ -107,6 +107,10 @@ like "$out" 'spec.subdomain: Invalid value: "Sub_X": a lowercase RFC 1123 label'
 is "$(kc get pods -o name 2>&1 | grep -c -E 'bad(ip|name|host|sub)')" 0 "none of them was made"
 
 # --- a gang: PyTorchJob Master + Worker on two nodes --------------------------------------------
+# The Worker's message is in a file before it connects. The Master's nc has
+# no input, so it half-closes the connection at once; an nc reading a pipe
+# that echo has not written yet takes that FIN as the end and sends nothing
+# (and exits 0), which the Master prints as an empty message.
 PORT=$(free_ports 1)
 ptj() { # name runtime-annotation image getent-binary
   cat <<YAML
@@ -141,8 +145,9 @@ spec:
           - name: pytorch
             image: $3
             command: [sh, -c, 'echo "peer=\$($4 hosts boss.$1.default | cut -d" " -f1)";
-              i=0; until echo hello-from-w0 | busybox nc boss.$1 $PORT 2>/dev/null; do
-              i=\$((i + 1)); [ \$i -lt 60 ] || exit 1; sleep 1; done; echo sent']
+              m=/tmp/hello.\$\$; echo hello-from-w0 >\$m; i=0;
+              until busybox nc boss.$1 $PORT <\$m 2>/dev/null; do
+              i=\$((i + 1)); [ \$i -lt 60 ] || exit 1; sleep 1; done; rm -f \$m; echo sent']
 YAML
 }
 gang_checks() { # name what
