@@ -1,5 +1,5 @@
 #!/bin/bash
-# covers: src/api/ src/ctl/nodes.c
+# covers: src/api/ src/ctl/nodes.c src/slurmif/jobs.c src/slurmif/info.c
 # 77-kubectl-nodes.t — kubectl cordon, uncordon and drain against slurmlinkd
 # on a real Slurm cluster with two real tenants. For admins: cordon is a
 # Slurm drain with a reason naming the user, uncordon a resume, drain a
@@ -12,7 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/61-security-lib.sh"
 
-plan 48
+plan 58
 sec_two_tenants --token || bail "two tenants: Unix users, slurmlink up, the image, kubeconfigs, namespaces"
 SDK=/usr/lib/google-cloud-sdk/bin
 
@@ -93,14 +93,39 @@ ok gone bob pb "bob's pod is gone"
 is "$(jstate "$JH")" RUNNING "the HPC job runs on: Slurm's drain lets it finish"
 like "$(slurm_state "$N")" "DRAIN" "Slurm: the node is draining ($(slurm_state "$N"))"
 scancel "$JH" 2>/dev/null
-ka uncordon "$N" >/dev/null 2>&1
+unc=$(ka uncordon "$N" 2>&1)
 
 # --- drain --disable-eviction: DELETE with a protobuf DeleteOptions body ------------------
 ok wait_for 30 is_status "$N" Ready "uncordoned after the drain"
 pod pa2 | kc alice create -f - >/dev/null 2>&1
 ok wait_for 60 is_phase alice pa2 Running "alice's second pod runs" ||
-  diag "$(kc alice get pod pa2 -o jsonpath='{.status.phase} {.status.conditions}' 2>&1; squeue -o '%i %T %r %N %k' 2>&1; sinfo -N -o '%N %T %E' 2>&1)"
+  diag "$(kc alice get pod pa2 -o jsonpath='{.status.phase} {.status.conditions}' 2>&1; squeue -o '%i %T %r %N %k' 2>&1; sinfo -N -o '%N %T %E' 2>&1
+    echo "uncordon said: $unc"; ka get node "$N" -o jsonpath='unschedulable={.spec.unschedulable}' 2>&1; echo
+    grep -E 'node |cordon|Slurm is' "$CL/log/slurmlinkd.log" 2>&1 | tail -20)"
 out=$(ka drain "$N" --force --disable-eviction --timeout=120s 2>&1)
 like "$out" "node/$N drained" "drain --disable-eviction (client-go's protobuf DeleteOptions) drains the node"
 ok gone alice pa2 "... and the pod is gone"
 ka uncordon "$N" >/dev/null 2>&1
+
+# --- a cordon or uncordon between the node poll's read of Slurm and its write ----------------
+# The controller polls Slurm's nodes and writes them to the store. A snapshot
+# read before a cordon must not be written over the cordon's own write: kubectl
+# would show the node schedulable and an uncordon would find nothing to do,
+# leaving Slurm drained. Three node polls are held after their read (the test
+# build's fault point nodes-loaded), each released after a cordon or uncordon.
+ok wait_for 30 not_drained "$N" "the node is resumed before the held polls"
+restart_with_fault "nodes-loaded:1:hold=$CL/nl1,nodes-loaded:2:hold=$CL/nl2,nodes-loaded:3:hold=$CL/nl3" >/dev/null 2>&1
+held() { grep -q "fault injection: nodes-loaded #$1: held" "$CL/log/slurmlinkd.log"; }
+unsched() { local v; v=$(ka get node "$N" -o jsonpath='{.spec.unschedulable}' 2>/dev/null); echo "${v:-false}"; }
+ok wait_for 60 held 1 "a node poll read Slurm's nodes and is held before it writes them"
+is "$(ka cordon "$N" 2>&1)" "node/$N cordoned" "cordon while that poll is held"
+touch "$CL/nl1"
+ok wait_for 30 held 2 "the held poll wrote its nodes; the next has read Slurm's and is held"
+is "$(unsched)" "true" "the node stays cordoned: the poll's read from before the cordon did not undo it"
+is "$(ka uncordon "$N" 2>&1)" "node/$N uncordoned" "uncordon: kubectl finds the node cordoned and patches it"
+ok not_drained "$N" "... and Slurm resumes it (State=$(slurm_state "$N"))"
+touch "$CL/nl2"
+ok wait_for 30 held 3 "the second held poll wrote its nodes (read while drained, before the uncordon)"
+is "$(unsched)" "false" "the node stays uncordoned: that read did not cordon it again"
+touch "$CL/nl3"
+ok wait_for 30 is_status "$N" Ready "the polls go on: Ready"

@@ -46,7 +46,10 @@
  * folders whose pods are no longer stored; with hold=, a slurmctld that
  * stops answering in between); tree-emptied (src/common/safefs.c: a
  * folder being removed has been emptied, before its rmdir; with hold=, a
- * file made in it in between, as a cancelled job's last status).
+ * file made in it in between, as a cancelled job's last status);
+ * nodes-loaded (src/ctl/nodes.c: the node poll has read Slurm's nodes,
+ * before it writes them to the store; with hold=, a kubectl cordon or
+ * uncordon in between).
  *
  * sl_fault_clock_offset(): the test build's shift of the CronJob
  * controller's clock (src/kinds/cronjob/controller.c), so a test can step it past

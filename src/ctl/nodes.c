@@ -1,4 +1,5 @@
 /* nodes.c — one Kubernetes Node per Slurm node, kept current. */
+#include "common/fault.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctl/internal.h"
@@ -199,6 +200,8 @@ static json_t *node_object(sl_ctl_t *c, const sl_slurm_node_t *n)
 typedef struct node_upd {
     json_t *want;
     char *now;
+    const sl_slurm_nodes_t *snap; /* what want was made from */
+    bool kept;                    /* a spec kept: snap predates a cordon */
 } node_upd_t;
 
 /* copy the desired fields onto the stored node; keep transition times */
@@ -218,8 +221,16 @@ static int node_mutate(json_t *obj, void *arg)
     }
     json_t *wspec = json_object_get(u->want, "spec");
     if (!json_equal(json_object_get(obj, "spec"), wspec)) {
-        json_object_set(obj, "spec", wspec);
-        changed = 1;
+        /* A snapshot read before a cordon or uncordon (api/nodeops.c)
+         * leaves the spec that wrote alone. Checked under the store's
+         * writer lock, which the cordon's write takes after its update in
+         * Slurm, so the write this keeps is never an older one. */
+        if (sl_slurm_nodes_outdated(u->snap)) {
+            u->kept = true;
+        } else {
+            json_object_set(obj, "spec", wspec);
+            changed = 1;
+        }
     }
     json_t *st = json_object_get(obj, "status");
     json_t *wst = json_object_get(u->want, "status");
@@ -252,6 +263,7 @@ void ctl_nodes_poll(sl_ctl_t *c)
     ctl_slurm_set(c, 1);
     if (r == 0)
         return;
+    SL_FAULT("nodes-loaded");
     pthread_mutex_lock(&c->nodes->mu);
     sl_slurm_nodes_t *old = c->nodes->snap;
     c->nodes->snap = n;
@@ -259,12 +271,13 @@ void ctl_nodes_poll(sl_ctl_t *c)
     sl_slurm_nodes_free(old);
     char *now = sl_kube_now_rfc3339();
     sl_metrics_gpus_begin();
+    bool kept = false;
     for (size_t i = 0; i < sl_slurm_nodes_count(n); i++) {
         const sl_slurm_node_t *sn = sl_slurm_nodes_at(n, i);
         if (!sn)
             continue;
         sl_metrics_gpus(sn->name, sn->alloc_gpus, sn->gpus);
-        node_upd_t u = {node_object(c, sn), now};
+        node_upd_t u = {node_object(c, sn), now, n, false};
         sl_error_t e2 = SL_ERROR_INIT;
         if (sl_store_mutate(c->store, "nodes", NULL, sn->name, node_mutate, &u, NULL, &e2) < 0) {
             json_t *obj = json_deep_copy(u.want);
@@ -276,7 +289,10 @@ void ctl_nodes_poll(sl_ctl_t *c)
                 sl_warn("cannot store node %s: %s", sn->name, e2.text);
             json_decref(obj);
         }
+        kept |= u.kept;
         json_decref(u.want);
     }
+    if (kept) /* read them all again at the next poll, whatever Slurm's time says */
+        c->nodes->since = 0;
     free(now);
 }

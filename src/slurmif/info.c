@@ -6,6 +6,7 @@
 #include "slurmif/slurmif.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,12 @@ int sl_slurm_hostlist_has(const char *hostlist, const char *name)
     return r;
 }
 
+/* node updates asked of slurmctld by this process, counted after each
+ * (answered or not: a timed-out update may still be applied) */
+static atomic_ulong node_updates;
+
+unsigned long sl_slurm_node_updates(void) { return atomic_load(&node_updates); }
+
 /* scontrol update nodename=NAME state=drain reason=... | state=resume */
 int sl_slurm_node_set_drain(const char *name, int drain, const char *reason, sl_error_t *err)
 {
@@ -182,6 +189,7 @@ int sl_slurm_node_set_drain(const char *name, int drain, const char *reason, sl_
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_update_node(&m);
     int e = rc != SLURM_SUCCESS ? sl_compat_errno() : 0;
+    atomic_fetch_add(&node_updates, 1);
     sl_slurm_rpc_end("update_node", t0, rc != SLURM_SUCCESS);
     if (rc != SLURM_SUCCESS) {
         errno = e ? e : EIO;

@@ -26,11 +26,13 @@ struct sl_slurm_nodes {
     partition_info_msg_t *parts;
     sl_slurm_node_t *nodes;
     size_t n;
+    unsigned long updates; /* sl_slurm_node_updates() before the read */
 };
 
 /* every RPC is counted and timed (slurm.c) */
 double sl_slurm_rpc_begin(void);
 void sl_slurm_rpc_end(const char *rpc, double t0, int failed);
+unsigned long sl_slurm_node_updates(void); /* info.c */
 
 static const char *nz(const char *s)
 {
@@ -298,6 +300,7 @@ static unsigned gres_gpus(const char *g)
 int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
 {
     node_info_msg_t *msg = NULL;
+    unsigned long updates = sl_slurm_node_updates();
     double t0 = sl_slurm_rpc_begin();
     int rc = slurm_load_node(since ? *since : 0, &msg, SHOW_ALL);
     int e = rc != SLURM_SUCCESS ? sl_compat_errno() : 0;
@@ -319,6 +322,7 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err)
     sl_slurm_nodes_t *n = sl_xcalloc(1, sizeof(*n));
     n->msg = msg;
     n->parts = parts;
+    n->updates = updates;
     n->n = msg->record_count;
     n->nodes = sl_xcalloc(n->n ? n->n : 1, sizeof(sl_slurm_node_t));
     for (size_t i = 0; i < n->n; i++) {
@@ -373,4 +377,9 @@ void sl_slurm_nodes_free(sl_slurm_nodes_t *n)
         slurm_free_partition_info_msg(n->parts);
     free(n->nodes);
     free(n);
+}
+
+bool sl_slurm_nodes_outdated(const sl_slurm_nodes_t *n)
+{
+    return n && sl_slurm_node_updates() != n->updates;
 }

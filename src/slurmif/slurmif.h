@@ -175,6 +175,10 @@ int sl_slurm_nodes_load(time_t *since, sl_slurm_nodes_t **out, sl_error_t *err);
 size_t sl_slurm_nodes_count(const sl_slurm_nodes_t *n);
 const sl_slurm_node_t *sl_slurm_nodes_at(const sl_slurm_nodes_t *n, size_t i);
 void sl_slurm_nodes_free(sl_slurm_nodes_t *n);
+/* Has this process drained or resumed a node (sl_slurm_node_set_drain)
+ * since n was read? Then n may show a node as it was before that change:
+ * whoever writes n out keeps what the change wrote, and reads again. */
+bool sl_slurm_nodes_outdated(const sl_slurm_nodes_t *n);
 
 /* Drain the node with reason (drain 1: scontrol update nodename=NAME
  * state=drain reason=REASON; running jobs go on, no new ones start) or
