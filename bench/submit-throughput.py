@@ -484,6 +484,10 @@ def store_locks():
                 pre = f'slurmlink_store_lock_{what}_total{{lock="{lock}"}} '
                 if ln.startswith(pre):
                     out[(what, lock)] = float(ln[len(pre):])
+        for outcome in ("written", "redone"):
+            pre = f'slurmlink_store_drafts_total{{outcome="{outcome}"}} '
+            if ln.startswith(pre):
+                out[("drafts", outcome)] = float(ln[len(pre):])
     return out
 
 
@@ -494,10 +498,14 @@ def lock_split(a, b, n, secs):
     if not a or not b:
         return "store locks: not measured (the daemon has no slurmlink_store_lock_* metrics)"
     d = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in b}
+    drafts = ""
+    if ("drafts", "written") in d:
+        drafts = (f"; drafts {d[('drafts', 'written')]:.0f} written as drafted, "
+                  f"{d.get(('drafts', 'redone'), 0.0):.0f} made again under the writer")
     return "store locks over the round: " + "; ".join(
         f"{lock} held {100 * d[('held_seconds', lock)] / secs:.0f} % of the {secs:.2f} s, per pod "
         f"{d[('acquisitions', lock)] / n:.2f} takes, {1000 * d[('held_seconds', lock)] / n:.3f} ms held, "
-        f"{1000 * d[('wait_seconds', lock)] / n:.3f} ms waited" for lock in ("writer", "reader"))
+        f"{1000 * d[('wait_seconds', lock)] / n:.3f} ms waited" for lock in ("writer", "reader")) + drafts
 
 
 def thread_split(a, b, n):

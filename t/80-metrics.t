@@ -18,7 +18,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 36
+plan 37
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -82,7 +82,8 @@ for f in slurmlink_pods slurmlink_pod_submissions_total slurmlink_pod_submission
          slurmlink_quota_recount_pods_total slurmlink_job_views_total \
          slurmlink_storage_filesystem_used_bytes slurmlink_storage_filesystem_size_bytes \
          slurmlink_store_commits_total slurmlink_store_lock_acquisitions_total \
-         slurmlink_store_lock_wait_seconds_total slurmlink_store_lock_held_seconds_total; do
+         slurmlink_store_lock_wait_seconds_total slurmlink_store_lock_held_seconds_total \
+         slurmlink_store_drafts_total; do
   grep -q "^# TYPE $f " <<<"$METRICS" || missing="$missing $f"
 done
 is "$missing" "" "every documented family is exposed"
@@ -117,6 +118,10 @@ value() { awk -v k="$1" '$1 == k { print $2 }' <<<"$2"; }
 like "$(value 'slurmlink_store_lock_acquisitions_total{lock="writer"}' "$METRICS")" '^[1-9][0-9.e+]*$' \
   "the store's writer lock was taken (slurmlink_store_lock_acquisitions_total)"
 like "$(value 'slurmlink_store_lock_held_seconds_total{lock="writer"}' "$METRICS")" '^[0-9.e+-]+$' "... and held for a time"
+dw=$(value 'slurmlink_store_drafts_total{outcome="written"}' "$METRICS")
+dr=$(value 'slurmlink_store_drafts_total{outcome="redone"}' "$METRICS")
+is "$(awk -v w="${dw:-x}" -v r="${dr:-x}" 'BEGIN { print w + r }')" 4 \
+  "each submitted pod's job id written from its worker's draft: $dw as drafted, $dr made again"
 get /metrics "$TOKEN"
 r0=$(value 'slurmlink_store_lock_acquisitions_total{lock="reader"}' "$BODY")
 p0=$(value 'slurmlink_loop_passes_total{loop="jobs.batch"}' "$BODY")

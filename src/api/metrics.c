@@ -43,6 +43,9 @@ enum MHD_Result api_serve_metrics(api_req_t *r)
     sl_store_lock_stats(r->api->store, &w, &rd);
     sl_metrics_store_lock("writer", w.acquired, w.wait_ns / 1e9, w.held_ns / 1e9);
     sl_metrics_store_lock("reader", rd.acquired, rd.wait_ns / 1e9, rd.held_ns / 1e9);
+    uint64_t written, redone;
+    sl_store_draft_stats(r->api->store, &written, &redone);
+    sl_metrics_store_drafts(written, redone);
     size_t len = 0;
     char *text = sl_metrics_render(&len);
     if (!text)

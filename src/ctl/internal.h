@@ -185,6 +185,15 @@ int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *ui
  * its own (ctl_own_note), read back unparsed. Controller thread. */
 int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                        sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
+/* ctl_pod_mutate_own in two steps (sl_store_draft_of): fn and the dump
+ * done now on pod, the stored version a thread has read (any thread: a
+ * submission worker), outside the writer lock; the write, maybe inside a
+ * batch, when the draft is written (controller thread; fn again there if
+ * the pod changed since, so fn must set, not add). */
+typedef struct ctl_pod_draft ctl_pod_draft_t;
+ctl_pod_draft_t *ctl_pod_draft_own(json_t *pod, const char *uid, sl_store_mutate_fn fn, void *arg);
+int ctl_pod_draft_write_own(sl_ctl_t *c, ctl_pod_draft_t *d, json_t **out, sl_error_t *err);
+void ctl_pod_draft_free(ctl_pod_draft_t *d);
 json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid);
 /* admit.c: new pods of a workload stored through the API's admission
  * (sl_ctl_opts_t.create_pods: identity, quota; all or none), a pod without

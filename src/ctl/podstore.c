@@ -4,6 +4,7 @@
  * and created again under the same name is another pod. See internal.h. */
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
+#include "common/xalloc.h"
 #include "kube/meta.h"
 
 #include <errno.h>
@@ -54,14 +55,10 @@ int ctl_pod_mutate(sl_ctl_t *c, const char *ns, const char *name, const char *ui
     return mutate(c, ns, name, uid, fn, arg, out, NULL, err);
 }
 
-int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                       sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+/* written (no no-op), and of a pod that is neither finished nor being
+ * deleted: what handle_pod reads back from such a change is known */
+static void note_own(sl_ctl_t *c, int r, json_t *res, int64_t old_rv, json_t **out)
 {
-    json_t *res = NULL;
-    int64_t old_rv = 0;
-    int r = mutate(c, ns, name, uid, fn, arg, &res, &old_rv, err);
-    /* written (no no-op), and of a pod that is neither finished nor being
-     * deleted: what handle_pod reads back from such a change is known */
     if (r == 0 && sl_kube_rv(res) > old_rv && !ctl_pod_terminal(res) &&
         !json_object_get(json_object_get(res, "metadata"), "deletionTimestamp"))
         ctl_own_note(c, sl_kube_rv(res));
@@ -69,7 +66,54 @@ int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char
         *out = res;
     else
         json_decref(res);
+}
+
+int ctl_pod_mutate_own(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                       sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+{
+    json_t *res = NULL;
+    int64_t old_rv = 0;
+    int r = mutate(c, ns, name, uid, fn, arg, &res, &old_rv, err);
+    note_own(c, r, res, old_rv, out);
     return r;
+}
+
+struct ctl_pod_draft {
+    precond_t pc; /* the draft's fn and arg: stays where the draft points */
+    char *ns, *name, *uid;
+    sl_store_draft_t *d;
+};
+
+ctl_pod_draft_t *ctl_pod_draft_own(json_t *pod, const char *uid, sl_store_mutate_fn fn, void *arg)
+{
+    ctl_pod_draft_t *d = sl_xcalloc(1, sizeof(*d));
+    d->uid = sl_xstrdup(uid);
+    d->pc = (precond_t){.uid = d->uid, .fn = fn, .arg = arg};
+    d->ns = sl_xstrdup(sl_kube_namespace(pod) ? sl_kube_namespace(pod) : "");
+    d->name = sl_xstrdup(sl_kube_name(pod) ? sl_kube_name(pod) : "");
+    d->d = sl_store_draft_of("pods", pod, precond_fn, &d->pc);
+    return d;
+}
+
+int ctl_pod_draft_write_own(sl_ctl_t *c, ctl_pod_draft_t *d, json_t **out, sl_error_t *err)
+{
+    json_t *res = NULL;
+    int r = sl_store_draft_write(c->store, d->d, &res, err);
+    if (r < 0 && errno == ENOENT && err)
+        sl_errprintf(err, "pod %s/%s with uid %s is gone", d->ns, d->name, d->pc.uid);
+    note_own(c, r, res, d->pc.old_rv, out);
+    return r;
+}
+
+void ctl_pod_draft_free(ctl_pod_draft_t *d)
+{
+    if (!d)
+        return;
+    sl_store_draft_free(d->d);
+    free(d->ns);
+    free(d->name);
+    free(d->uid);
+    free(d);
 }
 
 json_t *ctl_pod_get(sl_ctl_t *c, const char *ns, const char *name, const char *uid)

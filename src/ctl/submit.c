@@ -66,6 +66,12 @@ static int mark_submitted(json_t *pod, void *arg)
     return ctl_status_submitted(pod, m->job_id, sl_kube_now_ns());
 }
 
+static int sub_submitted(json_t *pod, void *arg)
+{
+    const ctl_sub_t *s = arg;
+    return ctl_status_submitted(pod, s->job_id, sl_kube_now_ns());
+}
+
 static int mark_failed(json_t *pod, void *arg)
 {
     mark_t *m = arg;
@@ -457,11 +463,15 @@ static void submit_job(sl_ctl_t *c, ctl_sub_t *p, json_t *pod, const sl_translat
     SL_FAULT("after-submit"); /* the test build's crash between submit and record */
     sl_metrics_submission(1, (double)(sl_now_ms() - p->seen_ms) / 1000.0);
     p->job_id = job_id; /* recorded on the pod by ctl_submit_collect */
+    /* that write drafted here, by each worker in parallel: the controller's
+     * batch then holds the store's writer lock for its rows alone */
+    p->draft = ctl_pod_draft_own(pod, p->uid, sub_submitted, p);
     p->tries = 0;
     sl_debug("pod %s/%s: Slurm job %u (%lld ms)", p->ns, p->name, job_id, sl_now_ms() - t0);
 }
 
-/* s's job id written onto its pod (once) */
+/* s's job id written onto its pod (once), from the worker's draft if it
+ * made one (used up here) */
 static void record_job(sl_ctl_t *c, ctl_sub_t *s)
 {
     if (!s->job_id || s->recorded)
@@ -470,7 +480,12 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
     sl_error_t err = SL_ERROR_INIT;
     mark_t m = {.job_id = s->job_id};
     json_t *out = NULL;
-    if (ctl_pod_mutate_own(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err) < 0)
+    int rc = s->draft
+                 ? ctl_pod_draft_write_own(c, s->draft, &out, &err)
+                 : ctl_pod_mutate_own(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err);
+    ctl_pod_draft_free(s->draft);
+    s->draft = NULL;
+    if (rc < 0)
         sl_warn("pod %s/%s: job %u submitted but not recorded (%s); %s", s->ns, s->name, s->job_id,
                 err.text, errno == ENOENT ? "the pod's deletion cancels it" : "it will be adopted");
     else
@@ -483,7 +498,9 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
 /* The job ids of finished submissions written onto their pods: up to
  * RECORD_BATCH in one store transaction, so a burst of pods pays one
  * commit, not one each (a transaction that fails to commit is written again
- * pod by pod). Controller thread. */
+ * pod by pod). The workers drafted each pod's change (the copy, the status
+ * and the dump), so the batch holds the store's writer lock for the rows
+ * and the commit, not for that. Controller thread. */
 #define RECORD_BATCH 64
 static void record_jobs(sl_ctl_t *c, ctl_sub_t *list)
 {
@@ -667,6 +684,7 @@ static void sub_free(ctl_sub_t *s)
     if (!s)
         return;
     record_job(s->ctl, s); /* a submission finished but never collected */
+    ctl_pod_draft_free(s->draft);
     ctl_pull_release(s->pull);
     sl_pod_destroy(s->model);
     json_decref(s->pod);

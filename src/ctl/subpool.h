@@ -32,6 +32,7 @@ typedef struct ctl_sub {
     int recorded;          /* job_id written onto the pod (or tried) */
     int stored;            /* ... and that write committed */
     int64_t submitted_rv;  /* the pod's version that says "submitted" after it (0: none) */
+    struct ctl_pod_draft *draft; /* that write, drafted by the worker (NULL: none) */
     struct sl_ctl *ctl;    /* the controller it is for */
     int permanent;         /* failed for good (the pod is marked Failed) */
     int slurm_down;        /* slurmctld did not answer, or refused for now (EAGAIN) */

@@ -24,7 +24,7 @@ static struct {
     sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
     sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes, *passes;
-    sl_expo_family_t *lock_n, *lock_wait, *lock_held;
+    sl_expo_family_t *lock_n, *lock_wait, *lock_held, *drafts;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -156,6 +156,11 @@ static void make_cluster(sl_expo_t *x)
                                        "Time the store's writer or reader lock was held.",
                                        SL_EXPO_LABELS("lock"), &e),
                        &e);
+    m.drafts = must(sl_expo_counter(x, "slurmlink_store_drafts_total",
+                                    "Writes drafted outside the store's writer lock: written as "
+                                    "drafted, or made again under it (the object had changed).",
+                                    SL_EXPO_LABELS("outcome"), &e),
+                    &e);
 }
 
 static void make(void)
@@ -292,6 +297,17 @@ void sl_metrics_store_lock(const char *lock, unsigned long long acquired, double
     double v[3] = {(double)acquired, wait_s, held_s};
     for (int i = 0; i < 3; i++) /* raised to the store's figure (under the scrape lock) */
         sl_expo_add(f[i], SL_EXPO_LABELS(lock), v[i] - sl_expo_value(f[i], SL_EXPO_LABELS(lock)));
+}
+
+void sl_metrics_store_drafts(unsigned long long written, unsigned long long redone)
+{
+    if (!ready())
+        return;
+    const char *outcome[2] = {"written", "redone"};
+    double v[2] = {(double)written, (double)redone};
+    for (int i = 0; i < 2; i++) /* raised to the store's figure, as the locks' */
+        sl_expo_add(m.drafts, SL_EXPO_LABELS(outcome[i]),
+                    v[i] - sl_expo_value(m.drafts, SL_EXPO_LABELS(outcome[i])));
 }
 
 void sl_metrics_queue_length(size_t n)

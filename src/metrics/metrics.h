@@ -54,6 +54,9 @@ void sl_metrics_store_commits(unsigned long long n);
  * set at each scrape between sl_metrics_pods_begin and render. */
 void sl_metrics_store_lock(const char *lock, unsigned long long acquired, double wait_s,
                            double held_s);
+/* The store's drafts so far (sl_store_draft_stats): written as drafted, or
+ * redone under the writer lock; set at each scrape, as the locks. */
+void sl_metrics_store_drafts(unsigned long long written, unsigned long long redone);
 
 /* A pod's submission to Slurm: ok 1 (a job id came back), else 0;
  * seconds: since the controller saw the pod created (ok only). */

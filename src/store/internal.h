@@ -64,6 +64,7 @@ struct sl_store {
     int shutdown;
     unsigned kicks;   /* sl_store_kick() generation; changed with wmu, read atomically */
     uint64_t commits; /* write transactions committed; changed with wmu, read atomically */
+    uint64_t drafts_written, drafts_redone; /* changed with wmu, read atomically */
     /* each lock's statistics (changed under it, read atomically) and when
      * its holder took it (monotonic ns) */
     sl_store_lockstat_t wstat, rstat;
@@ -94,5 +95,35 @@ int sl_store_wbegin(sl_store_t *s, sl_error_t *err);
 int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err);
 /* resource changed in the open transaction (wmu held) */
 void sl_store_touch(sl_store_t *s, const char *resource);
+
+/* objects.c: rows (1 found, 0 absent, -1 error for db_get; 0 or -1 else),
+ * an object's text, and a mutation inside an open write (wmu held: *work
+ * the result, *used whether it took a revision) */
+int sl_store_db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource, const char *ns,
+                    const char *name, int64_t *rv, char **text, sl_error_t *err);
+int sl_store_db_put(sl_store_t *s, int id, const char *resource, const char *ns, const char *name,
+                    int64_t rv, const char *text, sl_error_t *err);
+int sl_store_db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
+                    const char *name, const char *text, const char *prev, sl_error_t *err);
+char *sl_store_dump(json_t *obj);
+void sl_store_carry_immutable(json_t *obj, json_t *old);
+int sl_store_mutate_locked(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                           sl_store_mutate_fn fn, void *arg, json_t **work, int *used,
+                           sl_error_t *err);
+
+/* draft.c: an object's text made before the writer lock is taken, with a
+ * marker where its resourceVersion goes, so that under the lock the
+ * revision is copied in instead of the whole object being dumped there.
+ * make sets the marker as obj's metadata.resourceVersion (the caller sets
+ * the real one after): 0, or -1 when the dumped text does not hold the
+ * marker exactly once (the object's own strings hold it too): then dump
+ * under the lock as before. fill: the text with rv in place (malloc'd). */
+typedef struct sl_store_pretext {
+    char *text;
+    size_t len, at, mark_len;
+} sl_store_pretext_t;
+int sl_store_pretext_make(json_t *obj, sl_store_pretext_t *p);
+char *sl_store_pretext_fill(const sl_store_pretext_t *p, int64_t rv);
+void sl_store_pretext_free(sl_store_pretext_t *p);
 
 #endif

@@ -22,7 +22,7 @@ static void bind_key(sqlite3_stmt *st, const char *resource, const char *ns, con
 }
 
 /* 1 found (*rv, *text set; caller frees text), 0 absent, -1 error. */
-static int db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource, const char *ns,
+int sl_store_db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource, const char *ns,
                   const char *name, int64_t *rv, char **text, sl_error_t *err)
 {
     sqlite3_stmt *st = c->st[ST_GET];
@@ -41,7 +41,7 @@ static int db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource, 
     return found;
 }
 
-static int db_put(sl_store_t *s, int id, const char *resource, const char *ns, const char *name,
+int sl_store_db_put(sl_store_t *s, int id, const char *resource, const char *ns, const char *name,
                   int64_t rv, const char *text, sl_error_t *err)
 {
     sqlite3_stmt *st = s->w.st[id];
@@ -59,7 +59,7 @@ static int db_put(sl_store_t *s, int id, const char *resource, const char *ns, c
 
 /* prev: the stored object a MODIFIED or DELETED change replaces (NULL for
  * ADDED). */
-static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
+int sl_store_db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
                   const char *name, const char *text, const char *prev, sl_error_t *err)
 {
     sqlite3_stmt *st = s->w.st[ST_LOG_APPEND];
@@ -82,7 +82,7 @@ static int db_log(sl_store_t *s, int64_t rv, int type, const char *resource, con
     return 0;
 }
 
-static char *dump(json_t *obj)
+char *sl_store_dump(json_t *obj)
 {
     char *t = json_dumps(obj, JSON_COMPACT);
     if (!t)
@@ -97,6 +97,15 @@ static void restore_meta(json_t *obj, json_t *saved)
         json_object_set(obj, "metadata", saved);
     else
         json_object_del(obj, "metadata");
+}
+
+static void draw_name(json_t *obj, const char *prefix)
+{
+    char suffix[GENERATE_SUFFIX + 1];
+    sl_kube_rand_suffix(suffix, GENERATE_SUFFIX);
+    char *n = sl_xasprintf("%s%s", prefix, suffix);
+    sl_kube_meta_set_str(obj, "name", n);
+    free(n);
 }
 
 int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t *err)
@@ -124,34 +133,39 @@ int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t
     char *ts = sl_kube_now_rfc3339();
     sl_kube_meta_set_str(obj, "creationTimestamp", ts);
     free(ts);
+    if (generate)
+        draw_name(obj, prefix);
+    /* the text made before the writer lock, its revision put in under it */
+    sl_store_pretext_t pt;
+    int fast = sl_store_pretext_make(obj, &pt) == 0;
 
-    if (sl_store_wbegin(s, err) < 0)
+    if (sl_store_wbegin(s, err) < 0) {
+        sl_store_pretext_free(&pt);
         goto fail_nolock;
+    }
     int64_t rv = s->next_rev + 1;
     sl_kube_set_rv(obj, rv);
     char *text = NULL;
     int rc = -1;
     for (int attempt = 0; attempt < (generate ? GENERATE_ATTEMPTS : 1); attempt++) {
-        if (generate) {
-            char suffix[GENERATE_SUFFIX + 1];
-            sl_kube_rand_suffix(suffix, GENERATE_SUFFIX);
-            char *n = sl_xasprintf("%s%s", prefix, suffix);
-            sl_kube_meta_set_str(obj, "name", n);
-            free(n);
+        if (attempt) { /* a generated name taken: another, dumped here */
+            draw_name(obj, prefix);
+            fast = 0;
         }
         name = sl_kube_name(obj);
         free(text);
-        text = dump(obj);
-        rc = db_put(s, ST_INSERT, resource, ns, name, rv, text, err);
+        text = fast ? sl_store_pretext_fill(&pt, rv) : sl_store_dump(obj);
+        rc = sl_store_db_put(s, ST_INSERT, resource, ns, name, rv, text, err);
         if (rc == 0 || errno != EEXIST)
             break;
     }
     if (rc < 0 && errno == EEXIST)
         sl_errprintf(err, "%s \"%s\" already exists", resource, name);
     if (rc == 0)
-        rc = db_log(s, rv, SL_CHANGE_ADDED, resource, ns, name, text, NULL, err);
-    free(text);
+        rc = sl_store_db_log(s, rv, SL_CHANGE_ADDED, resource, ns, name, text, NULL, err);
     int saved_errno = errno;
+    free(text);
+    sl_store_pretext_free(&pt);
     if (sl_store_wend(s, rc == 0, 1, err) < 0 || rc < 0) {
         if (rc < 0)
             errno = saved_errno;
@@ -174,7 +188,7 @@ json_t *sl_store_get(sl_store_t *s, const char *resource, const char *ns, const 
     struct sl_store_conn *c = sl_store_rlock(s);
     int64_t rv;
     char *text = NULL;
-    int found = db_get(s, c, resource, ns, name, &rv, &text, NULL);
+    int found = sl_store_db_get(s, c, resource, ns, name, &rv, &text, NULL);
     sl_store_runlock(s, c);
     if (found <= 0) {
         if (found == 0)
@@ -195,7 +209,7 @@ static json_t *load_for_write(sl_store_t *s, const char *resource, const char *n
                               int64_t expect_rv, int64_t *rv, char **textp, sl_error_t *err)
 {
     char *text = NULL;
-    int found = db_get(s, &s->w, resource, ns, name, rv, &text, err);
+    int found = sl_store_db_get(s, &s->w, resource, ns, name, rv, &text, err);
     if (found <= 0) {
         if (found == 0) {
             errno = ENOENT;
@@ -232,15 +246,15 @@ static int write_modified(sl_store_t *s, const char *resource, const char *ns, c
 {
     int64_t rv = s->next_rev + 1;
     sl_kube_set_rv(obj, rv);
-    char *text = dump(obj);
-    int rc = db_put(s, ST_UPDATE, resource, ns, name, rv, text, err);
+    char *text = sl_store_dump(obj);
+    int rc = sl_store_db_put(s, ST_UPDATE, resource, ns, name, rv, text, err);
     if (rc == 0)
-        rc = db_log(s, rv, SL_CHANGE_MODIFIED, resource, ns, name, text, prev, err);
+        rc = sl_store_db_log(s, rv, SL_CHANGE_MODIFIED, resource, ns, name, text, prev, err);
     free(text);
     return rc;
 }
 
-static void carry_immutable(json_t *obj, json_t *old)
+void sl_store_carry_immutable(json_t *obj, json_t *old)
 {
     static const char *const keep[] = {"uid", "creationTimestamp"};
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
@@ -269,7 +283,7 @@ int sl_store_update(sl_store_t *s, const char *resource, json_t *obj, int64_t ex
     char *prev = NULL;
     json_t *old = load_for_write(s, resource, ns, name, expect_rv, &old_rv, &prev, err);
     if (old) {
-        carry_immutable(obj, old);
+        sl_store_carry_immutable(obj, old);
         sl_kube_set_rv(obj, old_rv);
         if (json_equal(old, obj)) {
             rc = 0; /* no-op: no revision, no change */
@@ -294,38 +308,49 @@ int sl_store_update(sl_store_t *s, const char *resource, json_t *obj, int64_t ex
     return 0;
 }
 
+int sl_store_mutate_locked(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                           sl_store_mutate_fn fn, void *arg, json_t **work, int *used,
+                           sl_error_t *err)
+{
+    int64_t old_rv;
+    int rc = -1;
+    char *prev = NULL;
+    *work = NULL;
+    *used = 0;
+    json_t *old = load_for_write(s, resource, ns, name, 0, &old_rv, &prev, err);
+    if (!old)
+        return -1;
+    *work = json_deep_copy(old);
+    int r = fn(*work, arg);
+    if (r < 0) {
+        if (!errno)
+            errno = EINVAL;
+        sl_errprintf(err, "%s \"%s\": update refused: %s", resource, name, strerror(errno));
+    } else {
+        /* the key and the immutable fields stay what they were */
+        sl_kube_meta_set_str(*work, "name", name);
+        sl_kube_meta_set_str(*work, "namespace", ns && *ns ? ns : NULL);
+        sl_store_carry_immutable(*work, old);
+        sl_kube_set_rv(*work, old_rv);
+        rc = 0;
+        if (r > 0 && !json_equal(old, *work)) {
+            rc = write_modified(s, resource, ns, name, *work, prev, err);
+            *used = 1;
+        }
+    }
+    json_decref(old);
+    free(prev);
+    return rc;
+}
+
 int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const char *name,
                     sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
 {
     if (sl_store_wbegin(s, err) < 0)
         return -1;
-    int64_t old_rv;
-    int rc = -1, used = 0;
     json_t *work = NULL;
-    char *prev = NULL;
-    json_t *old = load_for_write(s, resource, ns, name, 0, &old_rv, &prev, err);
-    if (old) {
-        work = json_deep_copy(old);
-        int r = fn(work, arg);
-        if (r < 0) {
-            if (!errno)
-                errno = EINVAL;
-            sl_errprintf(err, "%s \"%s\": update refused: %s", resource, name, strerror(errno));
-        } else {
-            /* the key and the immutable fields stay what they were */
-            sl_kube_meta_set_str(work, "name", name);
-            sl_kube_meta_set_str(work, "namespace", ns && *ns ? ns : NULL);
-            carry_immutable(work, old);
-            sl_kube_set_rv(work, old_rv);
-            rc = 0;
-            if (r > 0 && !json_equal(old, work)) {
-                rc = write_modified(s, resource, ns, name, work, prev, err);
-                used = 1;
-            }
-        }
-        json_decref(old);
-        free(prev);
-    }
+    int used = 0;
+    int rc = sl_store_mutate_locked(s, resource, ns, name, fn, arg, &work, &used, err);
     int saved_errno = errno;
     if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
         json_decref(work);
@@ -352,10 +377,10 @@ int sl_store_delete(sl_store_t *s, const char *resource, const char *ns, const c
     if (old) {
         int64_t rv = s->next_rev + 1;
         sl_kube_set_rv(old, rv);
-        char *text = dump(old);
-        rc = db_put(s, ST_DELETE, resource, ns, name, 0, NULL, err);
+        char *text = sl_store_dump(old);
+        rc = sl_store_db_put(s, ST_DELETE, resource, ns, name, 0, NULL, err);
         if (rc == 0)
-            rc = db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, prev, err);
+            rc = sl_store_db_log(s, rv, SL_CHANGE_DELETED, resource, ns, name, text, prev, err);
         free(text);
         free(prev);
     }
