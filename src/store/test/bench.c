@@ -71,6 +71,63 @@ static int count_raw(void *arg, const char *json, size_t len, const sl_store_ite
     return 0;
 }
 
+/* the writer lock's hold since w0, per write, in us */
+static double held_us(sl_store_t *s, const sl_store_lockstat_t *w0, int n)
+{
+    sl_store_lockstat_t w, r;
+    sl_store_lock_stats(s, &w, &r);
+    return (double)(w.held_ns - w0->held_ns) / 1e3 / n;
+}
+
+static int set_job(json_t *obj, void *arg)
+{
+    json_object_set_new(json_object_get(obj, "status"), "jobId", json_integer(*(int *)arg));
+    return 1;
+}
+
+/* the controller's job-id batches (src/ctl/submit.c: record_jobs), 64 pods a
+ * transaction, from offset `from` of n pods: as sl_store_mutate calls under
+ * the lock (the baseline), or written from drafts made before it; the
+ * writer's hold per pod, printed */
+static void job_batches(sl_store_t *s, int n, int from, int drafted)
+{
+    enum { B = 64 };
+    sl_store_lockstat_t w0, r0;
+    int fails = 0, count = 0, jobs[B];
+    double spent = 0;
+    sl_store_lock_stats(s, &w0, &r0);
+    for (int i = from; i + B <= from + n; i += B) {
+        sl_store_draft_t *d[B] = {0};
+        char names[B][32], nss[B][16];
+        for (int k = 0; k < B; k++) {
+            snprintf(names[k], sizeof names[k], "job-%05d", i + k);
+            snprintf(nss[k], sizeof nss[k], "team%d", (i + k) % 10);
+            jobs[k] = 1000 + i + k;
+            if (drafted) { /* a worker's: the pod it read, its draft */
+                json_t *p = sl_store_get(s, "pods", nss[k], names[k]);
+                d[k] = sl_store_draft_of("pods", p, set_job, &jobs[k]);
+                json_decref(p);
+            }
+        }
+        double a = now_us();
+        sl_store_txn_begin(s, NULL);
+        for (int k = 0; k < B; k++)
+            fails += (drafted ? sl_store_draft_write(s, d[k], NULL, NULL)
+                              : sl_store_mutate(s, "pods", nss[k], names[k], set_job, &jobs[k], NULL,
+                                                NULL)) < 0;
+        fails += sl_store_txn_commit(s, NULL) < 0;
+        spent += now_us() - a;
+        count += B;
+        for (int k = 0; k < B; k++)
+            sl_store_draft_free(d[k]);
+    }
+    is_int(fails, 0, "%d job ids written in batches of 64, %s", count,
+           drafted ? "from drafts" : "by mutate");
+    printf("# bench %-28s n=%-6d writer held %6.1f us per pod (batch %6.1f us per pod)\n",
+           drafted ? "job ids, drafted" : "job ids, mutate (baseline)", count, held_us(s, &w0, count),
+           spent / count);
+}
+
 static int set_running(json_t *obj, void *arg)
 {
     (void)arg;
@@ -93,6 +150,8 @@ int main(void)
     double *t = sl_xcalloc((size_t)n + 1, sizeof *t);
 
     int fails = 0;
+    sl_store_lockstat_t w0, r0;
+    sl_store_lock_stats(s, &w0, &r0);
     for (int i = 0; i < n; i++) {
         json_t *p = pod(i);
         double t0 = now_us();
@@ -103,6 +162,12 @@ int main(void)
     }
     is_int(fails, 0, "%d creates", n);
     report("create (one txn each)", t, (size_t)n);
+    printf("# bench %-28s writer held %6.1f us per create\n", "create (one txn each)",
+           held_us(s, &w0, n));
+    /* the same pods' job ids, by mutate, then others from drafts */
+    int jb = n / 2 < 2048 ? n / 2 : 2048;
+    job_batches(s, jb, 0, 0);
+    job_batches(s, jb, n / 2, 1);
 
     json_t *sample = sl_store_get(s, "pods", "team0", "job-00000");
     char *txt = json_dumps(sample, JSON_COMPACT);
