@@ -189,19 +189,10 @@ int sl_store_draft_write(sl_store_t *s, sl_store_draft_t *d, json_t **out, sl_er
                                     err);
     uint64_t *n = as_drafted ? &s->drafts_written : &s->drafts_redone;
     __atomic_store_n(n, *n + 1, __ATOMIC_RELAXED);
-    free(cur);
     int saved_errno = errno;
-    if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
-        json_decref(work);
-        if (rc < 0)
-            errno = saved_errno;
-        return -1;
-    }
-    if (out)
-        *out = work;
-    else
-        json_decref(work);
-    return 0;
+    free(cur);
+    errno = saved_errno;
+    return sl_store_wend_out(s, rc, used, work, out, err);
 }
 
 void sl_store_draft_stats(sl_store_t *s, uint64_t *written, uint64_t *redone)

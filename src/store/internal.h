@@ -110,6 +110,10 @@ void sl_store_carry_immutable(json_t *obj, json_t *old);
 int sl_store_mutate_locked(sl_store_t *s, const char *resource, const char *ns, const char *name,
                            sl_store_mutate_fn fn, void *arg, json_t **work, int *used,
                            sl_error_t *err);
+/* the end of such a write (rc its result): committed (rc 0) or rolled
+ * back, then work handed to *out (out not NULL) or dropped; 0, or -1 with
+ * the write's errno */
+int sl_store_wend_out(sl_store_t *s, int rc, int used, json_t *work, json_t **out, sl_error_t *err);
 
 /* draft.c: an object's text made before the writer lock is taken, with a
  * marker where its resourceVersion goes, so that under the lock the

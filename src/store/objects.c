@@ -343,14 +343,8 @@ int sl_store_mutate_locked(sl_store_t *s, const char *resource, const char *ns, 
     return rc;
 }
 
-int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const char *name,
-                    sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+int sl_store_wend_out(sl_store_t *s, int rc, int used, json_t *work, json_t **out, sl_error_t *err)
 {
-    if (sl_store_wbegin(s, err) < 0)
-        return -1;
-    json_t *work = NULL;
-    int used = 0;
-    int rc = sl_store_mutate_locked(s, resource, ns, name, fn, arg, &work, &used, err);
     int saved_errno = errno;
     if (sl_store_wend(s, rc == 0, used, err) < 0 || rc < 0) {
         json_decref(work);
@@ -363,6 +357,17 @@ int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const c
     else
         json_decref(work);
     return 0;
+}
+
+int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const char *name,
+                    sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err)
+{
+    if (sl_store_wbegin(s, err) < 0)
+        return -1;
+    json_t *work = NULL;
+    int used = 0;
+    int rc = sl_store_mutate_locked(s, resource, ns, name, fn, arg, &work, &used, err);
+    return sl_store_wend_out(s, rc, used, work, out, err);
 }
 
 int sl_store_delete(sl_store_t *s, const char *resource, const char *ns, const char *name,
