@@ -2,9 +2,9 @@
  * a precondition (kube's DeleteOptions/UpdateOptions preconditions.uid): the
  * controller names a pod by namespace/name in the store, and a pod deleted
  * and created again under the same name is another pod. See internal.h. */
+#include "common/xalloc.h"
 #include "ctl/internal.h"
 #include "ctl/podstatus.h"
-#include "common/xalloc.h"
 #include "kube/meta.h"
 
 #include <errno.h>
@@ -184,4 +184,3 @@ json_t *ctl_pods_naming(sl_ctl_t *c, const char *ns, const char *uid)
         sl_store_list_each(c->store, "pods", ns, add_naming, &n, NULL);
     return n.out;
 }
-

@@ -119,8 +119,7 @@ static sl_store_draft_t *draft_new(const char *resource, const char *ns, const c
 sl_store_draft_t *sl_store_draft_of(const char *resource, json_t *base, sl_store_mutate_fn fn,
                                     void *arg)
 {
-    sl_store_draft_t *d =
-        draft_new(resource, sl_kube_namespace(base), sl_kube_name(base), fn, arg);
+    sl_store_draft_t *d = draft_new(resource, sl_kube_namespace(base), sl_kube_name(base), fn, arg);
     if (sl_kube_rv(base) > 0)
         draft_apply(d, base, sl_kube_rv(base));
     return d;

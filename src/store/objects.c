@@ -23,7 +23,7 @@ static void bind_key(sqlite3_stmt *st, const char *resource, const char *ns, con
 
 /* 1 found (*rv, *text set; caller frees text), 0 absent, -1 error. */
 int sl_store_db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource, const char *ns,
-                  const char *name, int64_t *rv, char **text, sl_error_t *err)
+                    const char *name, int64_t *rv, char **text, sl_error_t *err)
 {
     sqlite3_stmt *st = c->st[ST_GET];
     bind_key(st, resource, ns, name);
@@ -42,7 +42,7 @@ int sl_store_db_get(sl_store_t *s, struct sl_store_conn *c, const char *resource
 }
 
 int sl_store_db_put(sl_store_t *s, int id, const char *resource, const char *ns, const char *name,
-                  int64_t rv, const char *text, sl_error_t *err)
+                    int64_t rv, const char *text, sl_error_t *err)
 {
     sqlite3_stmt *st = s->w.st[id];
     bind_key(st, resource, ns, name);
@@ -60,7 +60,7 @@ int sl_store_db_put(sl_store_t *s, int id, const char *resource, const char *ns,
 /* prev: the stored object a MODIFIED or DELETED change replaces (NULL for
  * ADDED). */
 int sl_store_db_log(sl_store_t *s, int64_t rv, int type, const char *resource, const char *ns,
-                  const char *name, const char *text, const char *prev, sl_error_t *err)
+                    const char *name, const char *text, const char *prev, sl_error_t *err)
 {
     sqlite3_stmt *st = s->w.st[ST_LOG_APPEND];
     sqlite3_bind_int64(st, 1, rv);

@@ -113,8 +113,8 @@ static void job_batches(sl_store_t *s, int n, int from, int drafted)
         sl_store_txn_begin(s, NULL);
         for (int k = 0; k < B; k++)
             fails += (drafted ? sl_store_draft_write(s, d[k], NULL, NULL)
-                              : sl_store_mutate(s, "pods", nss[k], names[k], set_job, &jobs[k], NULL,
-                                                NULL)) < 0;
+                              : sl_store_mutate(s, "pods", nss[k], names[k], set_job, &jobs[k],
+                                                NULL, NULL)) < 0;
         fails += sl_store_txn_commit(s, NULL) < 0;
         spent += now_us() - a;
         count += B;
@@ -124,8 +124,8 @@ static void job_batches(sl_store_t *s, int n, int from, int drafted)
     is_int(fails, 0, "%d job ids written in batches of 64, %s", count,
            drafted ? "from drafts" : "by mutate");
     printf("# bench %-28s n=%-6d writer held %6.1f us per pod (batch %6.1f us per pod)\n",
-           drafted ? "job ids, drafted" : "job ids, mutate (baseline)", count, held_us(s, &w0, count),
-           spent / count);
+           drafted ? "job ids, drafted" : "job ids, mutate (baseline)", count,
+           held_us(s, &w0, count), spent / count);
 }
 
 static int set_running(json_t *obj, void *arg)

@@ -30,7 +30,8 @@ static int mark(json_t *obj, void *arg)
     if (arg)
         json_object_set_new(st, "job", json_integer(*(int *)arg));
     else
-        json_object_set_new(st, "n", json_integer(json_integer_value(json_object_get(st, "n")) + 1));
+        json_object_set_new(st, "n",
+                            json_integer(json_integer_value(json_object_get(st, "n")) + 1));
     return 1;
 }
 
@@ -112,11 +113,13 @@ static void test_draft_plain(sl_store_t *s)
     is_int(sl_store_draft_write(s, d, &out, &err), 0, "the draft written");
     is_int(sl_kube_rv(out), rv + 1, "... as the next revision");
     json_t *got = sl_store_get(s, "pods", "d", "c1"), *text = raw(s, "c1");
-    ok(json_equal(got, out) && json_equal(text, out), "... the stored object and its text are the result");
+    ok(json_equal(got, out) && json_equal(text, out),
+       "... the stored object and its text are the result");
     is_int(json_integer_value(json_object_get(json_object_get(got, "status"), "job")), 7,
            "... with fn's change");
     json_t *ch = sl_store_changes(s, rv, "pods", "d", 0, NULL);
-    ok(json_array_size(ch) == 1 && json_equal(json_object_get(json_array_get(ch, 0), "object"), out),
+    ok(json_array_size(ch) == 1 &&
+           json_equal(json_object_get(json_array_get(ch, 0), "object"), out),
        "one MODIFIED change, of the result");
     json_decref(ch);
     json_decref(got);
@@ -162,7 +165,8 @@ static void test_draft_others(sl_store_t *s)
     sl_store_draft_free(d);
     d = sl_store_draft(s, "pods", "d", "c1", same, NULL);
     json_t *out = NULL;
-    ok(sl_store_draft_write(s, d, &out, &err) == 0 && sl_kube_rv(out) == rv, "a no-op: the stored version");
+    ok(sl_store_draft_write(s, d, &out, &err) == 0 && sl_kube_rv(out) == rv,
+       "a no-op: the stored version");
     json_decref(out);
     sl_store_draft_free(d);
     is_int(sl_store_revision(s), rv, "refused and no-op drafts take no revision");
@@ -285,7 +289,8 @@ int main(void)
     json_decref(p);
     sl_store_draft_t *d = sl_store_draft(s, "pods", "d", "m", mark, NULL);
     json_t *out = NULL;
-    ok(sl_store_draft_write(s, d, &out, &err) == 0 && sl_kube_rv(out) == 2, "in memory: a draft written");
+    ok(sl_store_draft_write(s, d, &out, &err) == 0 && sl_kube_rv(out) == 2,
+       "in memory: a draft written");
     json_decref(out);
     sl_store_draft_free(d);
     sl_store_close(s);
