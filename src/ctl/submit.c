@@ -54,18 +54,12 @@ char *ctl_service_names_path(sl_ctl_t *c, const char *ns)
 }
 
 typedef struct mark {
-    uint32_t job_id;
     const char *message;
     int permanent;
     const char *reason; /* a wait an administrator must end (NULL: a failure) */
 } mark_t;
 
-static int mark_submitted(json_t *pod, void *arg)
-{
-    mark_t *m = arg;
-    return ctl_status_submitted(pod, m->job_id, sl_kube_now_ns());
-}
-
+/* s's job id onto the pod (a worker's draft, or record_job's mutation) */
 static int sub_submitted(json_t *pod, void *arg)
 {
     const ctl_sub_t *s = arg;
@@ -478,11 +472,9 @@ static void record_job(sl_ctl_t *c, ctl_sub_t *s)
         return;
     s->recorded = 1;
     sl_error_t err = SL_ERROR_INIT;
-    mark_t m = {.job_id = s->job_id};
     json_t *out = NULL;
-    int rc = s->draft
-                 ? ctl_pod_draft_write_own(c, s->draft, &out, &err)
-                 : ctl_pod_mutate_own(c, s->ns, s->name, s->uid, mark_submitted, &m, &out, &err);
+    int rc = s->draft ? ctl_pod_draft_write_own(c, s->draft, &out, &err)
+                      : ctl_pod_mutate_own(c, s->ns, s->name, s->uid, sub_submitted, s, &out, &err);
     ctl_pod_draft_free(s->draft);
     s->draft = NULL;
     if (rc < 0)

@@ -288,26 +288,29 @@ void sl_metrics_store_commits(unsigned long long n)
     sl_expo_add(m.commits, NULL, (double)n);
 }
 
+/* a counter of one label raised to a figure kept elsewhere (the store's),
+ * under the scrape lock: the other label values' series stay as they are */
+static void raise_to(sl_expo_family_t *f, const char *label, double v)
+{
+    sl_expo_add(f, SL_EXPO_LABELS(label), v - sl_expo_value(f, SL_EXPO_LABELS(label)));
+}
+
 void sl_metrics_store_lock(const char *lock, unsigned long long acquired, double wait_s,
                            double held_s)
 {
     if (!ready())
         return;
-    sl_expo_family_t *f[3] = {m.lock_n, m.lock_wait, m.lock_held};
-    double v[3] = {(double)acquired, wait_s, held_s};
-    for (int i = 0; i < 3; i++) /* raised to the store's figure (under the scrape lock) */
-        sl_expo_add(f[i], SL_EXPO_LABELS(lock), v[i] - sl_expo_value(f[i], SL_EXPO_LABELS(lock)));
+    raise_to(m.lock_n, lock, (double)acquired);
+    raise_to(m.lock_wait, lock, wait_s);
+    raise_to(m.lock_held, lock, held_s);
 }
 
 void sl_metrics_store_drafts(unsigned long long written, unsigned long long redone)
 {
     if (!ready())
         return;
-    const char *outcome[2] = {"written", "redone"};
-    double v[2] = {(double)written, (double)redone};
-    for (int i = 0; i < 2; i++) /* raised to the store's figure, as the locks' */
-        sl_expo_add(m.drafts, SL_EXPO_LABELS(outcome[i]),
-                    v[i] - sl_expo_value(m.drafts, SL_EXPO_LABELS(outcome[i])));
+    raise_to(m.drafts, "written", (double)written);
+    raise_to(m.drafts, "redone", (double)redone);
 }
 
 void sl_metrics_queue_length(size_t n)

@@ -107,6 +107,14 @@ int sl_store_db_log(sl_store_t *s, int64_t rv, int type, const char *resource, c
                     const char *name, const char *text, const char *prev, sl_error_t *err);
 char *sl_store_dump(json_t *obj);
 void sl_store_carry_immutable(json_t *obj, json_t *old);
+/* fn on a copy of old, stored at rv under ns/name, as a mutation sees it:
+ * *work the result with old's key, immutable fields and revision; 1 when
+ * it differs from old, 0 when there is nothing to write, -1 when fn refused
+ * (errno set, EINVAL if fn set none; *work NULL). refused: err for that
+ * refusal, from errno; -1. */
+int sl_store_apply(json_t *old, int64_t rv, const char *ns, const char *name, sl_store_mutate_fn fn,
+                   void *arg, json_t **work);
+int sl_store_refused(sl_error_t *err, const char *resource, const char *name);
 int sl_store_mutate_locked(sl_store_t *s, const char *resource, const char *ns, const char *name,
                            sl_store_mutate_fn fn, void *arg, json_t **work, int *used,
                            sl_error_t *err);

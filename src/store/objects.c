@@ -308,35 +308,50 @@ int sl_store_update(sl_store_t *s, const char *resource, json_t *obj, int64_t ex
     return 0;
 }
 
+int sl_store_apply(json_t *old, int64_t rv, const char *ns, const char *name, sl_store_mutate_fn fn,
+                   void *arg, json_t **work)
+{
+    *work = json_deep_copy(old);
+    errno = 0;
+    int r = fn(*work, arg);
+    if (r < 0) {
+        if (!errno)
+            errno = EINVAL;
+        json_decref(*work);
+        *work = NULL;
+        return -1;
+    }
+    /* the key and the immutable fields stay what they were */
+    sl_kube_meta_set_str(*work, "name", name);
+    sl_kube_meta_set_str(*work, "namespace", ns && *ns ? ns : NULL);
+    sl_store_carry_immutable(*work, old);
+    sl_kube_set_rv(*work, rv);
+    return r > 0 && !json_equal(old, *work);
+}
+
+int sl_store_refused(sl_error_t *err, const char *resource, const char *name)
+{
+    return sl_errprintf(err, "%s \"%s\": update refused: %s", resource, name, strerror(errno));
+}
+
 int sl_store_mutate_locked(sl_store_t *s, const char *resource, const char *ns, const char *name,
                            sl_store_mutate_fn fn, void *arg, json_t **work, int *used,
                            sl_error_t *err)
 {
     int64_t old_rv;
-    int rc = -1;
+    int rc = 0;
     char *prev = NULL;
     *work = NULL;
     *used = 0;
     json_t *old = load_for_write(s, resource, ns, name, 0, &old_rv, &prev, err);
     if (!old)
         return -1;
-    *work = json_deep_copy(old);
-    int r = fn(*work, arg);
+    int r = sl_store_apply(old, old_rv, ns, name, fn, arg, work);
     if (r < 0) {
-        if (!errno)
-            errno = EINVAL;
-        sl_errprintf(err, "%s \"%s\": update refused: %s", resource, name, strerror(errno));
-    } else {
-        /* the key and the immutable fields stay what they were */
-        sl_kube_meta_set_str(*work, "name", name);
-        sl_kube_meta_set_str(*work, "namespace", ns && *ns ? ns : NULL);
-        sl_store_carry_immutable(*work, old);
-        sl_kube_set_rv(*work, old_rv);
-        rc = 0;
-        if (r > 0 && !json_equal(old, *work)) {
-            rc = write_modified(s, resource, ns, name, *work, prev, err);
-            *used = 1;
-        }
+        rc = sl_store_refused(err, resource, name);
+    } else if (r > 0) {
+        rc = write_modified(s, resource, ns, name, *work, prev, err);
+        *used = 1;
     }
     json_decref(old);
     free(prev);

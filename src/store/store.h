@@ -100,28 +100,24 @@ int sl_store_mutate(sl_store_t *s, const char *resource, const char *ns, const c
                     sl_store_mutate_fn fn, void *arg, json_t **out, sl_error_t *err);
 
 /* Drafts: sl_store_mutate in two steps, so that a burst of writes holds
- * the writer lock briefly (the controller's job ids). sl_store_draft reads
- * the object on the reader connection and calls fn on a copy, with no lock
- * held while fn runs or the result is dumped. sl_store_draft_write writes
- * that result if the stored object is still the version the draft read (one
- * indexed read under the writer lock), and otherwise calls fn again on the
- * stored version there, as sl_store_mutate does: fn may be called twice and
- * must give the same result for the same object (a status it sets, not a
- * count it adds). Results are sl_store_mutate's: *out the written (or
- * unchanged) object, -1 with fn's errno, ENOENT when missing. A draft may be
- * written inside a batch (sl_store_txn_begin), once, and is freed by
- * sl_store_draft_free. */
+ * the writer lock briefly (the controller's job ids). sl_store_draft_of
+ * calls fn on a copy of base, a stored object as some thread read it (at
+ * its resourceVersion; base is not changed), with no lock held while fn runs
+ * or the result is dumped. sl_store_draft_write writes that result if the
+ * stored object is still that version (one indexed read under the writer
+ * lock), and otherwise calls fn again on the stored version there, as
+ * sl_store_mutate does: fn may be called twice and must give the same
+ * result for the same object (a status it sets, not a count it adds).
+ * Results are sl_store_mutate's: *out the written (or unchanged) object, -1
+ * with fn's errno, ENOENT when missing. A draft may be written inside a
+ * batch (sl_store_txn_begin), once, and is freed by sl_store_draft_free. */
 typedef struct sl_store_draft sl_store_draft_t;
-sl_store_draft_t *sl_store_draft(sl_store_t *s, const char *resource, const char *ns,
-                                 const char *name, sl_store_mutate_fn fn, void *arg);
+sl_store_draft_t *sl_store_draft_of(const char *resource, json_t *base, sl_store_mutate_fn fn,
+                                    void *arg);
 int sl_store_draft_write(sl_store_t *s, sl_store_draft_t *d, json_t **out, sl_error_t *err);
 void sl_store_draft_free(sl_store_draft_t *d);
 /* Drafts written so far: as drafted, and made again under the lock. */
 void sl_store_draft_stats(sl_store_t *s, uint64_t *written, uint64_t *redone);
-/* A draft made from base, a stored object as read (at its resourceVersion),
- * instead of a read of the store; base is not changed. */
-sl_store_draft_t *sl_store_draft_of(const char *resource, json_t *base, sl_store_mutate_fn fn,
-                                    void *arg);
 
 /* Delete: removes it and logs a DELETED change carrying the last object
  * with a new resourceVersion; that object is returned in *old (new ref) if

@@ -56,6 +56,20 @@ static int slow(json_t *obj, void *arg)
     return mark(obj, NULL);
 }
 
+/* a draft of the pod as a worker makes it: from the version it read (a
+ * pod that is not stored: as if read before it went, at revision 1) */
+static sl_store_draft_t *draft(sl_store_t *s, const char *name, sl_store_mutate_fn fn, void *arg)
+{
+    json_t *base = sl_store_get(s, "pods", "d", name);
+    if (!base) {
+        base = pod(name);
+        sl_kube_set_rv(base, 1);
+    }
+    sl_store_draft_t *d = sl_store_draft_of("pods", base, fn, arg);
+    json_decref(base);
+    return d;
+}
+
 /* the stored object's raw text (as lists serve it) parsed */
 static json_t *raw(sl_store_t *s, const char *name)
 {
@@ -107,7 +121,7 @@ static void test_draft_plain(sl_store_t *s)
     int job = 7;
     uint64_t w0, r0, w1, r1;
     sl_store_draft_stats(s, &w0, &r0);
-    sl_store_draft_t *d = sl_store_draft(s, "pods", "d", "c1", mark, &job);
+    sl_store_draft_t *d = draft(s, "c1", mark, &job);
     is_int(sl_store_revision(s), rv, "a draft writes nothing");
     json_t *out = NULL;
     is_int(sl_store_draft_write(s, d, &out, &err), 0, "the draft written");
@@ -136,7 +150,7 @@ static void test_draft_stale(sl_store_t *s)
     int job = 9;
     uint64_t w0, r0, w1, r1;
     sl_store_draft_stats(s, &w0, &r0);
-    sl_store_draft_t *d = sl_store_draft(s, "pods", "d", "c1", mark, &job);
+    sl_store_draft_t *d = draft(s, "c1", mark, &job);
     json_t *other = NULL;
     sl_store_mutate(s, "pods", "d", "c1", mark, NULL, &other, &err); /* status.n = 1 */
     int64_t rv = sl_store_revision(s);
@@ -158,26 +172,26 @@ static void test_draft_others(sl_store_t *s)
 {
     sl_error_t err = SL_ERROR_INIT;
     int64_t rv = sl_store_revision(s);
-    sl_store_draft_t *d = sl_store_draft(s, "pods", "d", "c1", refuse, NULL);
+    sl_store_draft_t *d = draft(s, "c1", refuse, NULL);
     errno = 0;
     ok(sl_store_draft_write(s, d, NULL, &err) == -1 && errno == EPERM, "fn's refusal: its errno");
     has_str(err.text, "update refused", "... named (%s)", err.text);
     sl_store_draft_free(d);
-    d = sl_store_draft(s, "pods", "d", "c1", same, NULL);
+    d = draft(s, "c1", same, NULL);
     json_t *out = NULL;
     ok(sl_store_draft_write(s, d, &out, &err) == 0 && sl_kube_rv(out) == rv,
        "a no-op: the stored version");
     json_decref(out);
     sl_store_draft_free(d);
     is_int(sl_store_revision(s), rv, "refused and no-op drafts take no revision");
-    d = sl_store_draft(s, "pods", "d", "ghost", mark, NULL);
+    d = draft(s, "ghost", mark, NULL);
     errno = 0;
     ok(sl_store_draft_write(s, d, NULL, &err) == -1 && errno == ENOENT, "missing: ENOENT");
     sl_store_draft_free(d);
     json_t *p = pod("gone");
     sl_store_create(s, "pods", p, NULL);
     json_decref(p);
-    d = sl_store_draft(s, "pods", "d", "gone", mark, NULL);
+    d = draft(s, "gone", mark, NULL);
     sl_store_delete(s, "pods", "d", "gone", 0, NULL, NULL);
     errno = 0;
     ok(sl_store_draft_write(s, d, NULL, &err) == -1 && errno == ENOENT,
@@ -198,7 +212,7 @@ static void test_draft_batch(sl_store_t *s)
     }
     int64_t rv = sl_store_revision(s);
     for (int i = 0; i < 3; i++)
-        d[i] = sl_store_draft(s, "pods", "d", names[i], mark, &jobs[i]);
+        d[i] = draft(s, names[i], mark, &jobs[i]);
     sl_store_txn_begin(s, &err);
     int rc = 0;
     for (int i = 0; i < 3; i++)
@@ -253,7 +267,7 @@ static void test_draft_unlocked(sl_store_t *s)
     int ms = 300;
     sl_store_lockstat_t w0, r0, w1, r1;
     sl_store_lock_stats(s, &w0, &r0);
-    sl_store_draft_t *d = sl_store_draft(s, "pods", "d", "c1", slow, &ms);
+    sl_store_draft_t *d = draft(s, "c1", slow, &ms);
     is_int(sl_store_draft_write(s, d, NULL, &err), 0, "a draft whose fn sleeps 300 ms");
     sl_store_lock_stats(s, &w1, &r1);
     ok(w1.acquired == w0.acquired + 1 && w1.held_ns - w0.held_ns < 300000000ULL,
@@ -261,7 +275,7 @@ static void test_draft_unlocked(sl_store_t *s)
        (unsigned long long)((w1.held_ns - w0.held_ns) / 1000));
     sl_store_draft_free(d);
     int64_t rv = sl_store_revision(s);
-    d = sl_store_draft(s, "pods", "d", "c1", mark, NULL);
+    d = draft(s, "c1", mark, NULL);
     sl_store_draft_free(d);
     is_int(sl_store_revision(s), rv, "a draft freed unwritten writes nothing");
 }
@@ -287,7 +301,7 @@ int main(void)
     json_t *p = pod("m");
     sl_store_create(s, "pods", p, NULL);
     json_decref(p);
-    sl_store_draft_t *d = sl_store_draft(s, "pods", "d", "m", mark, NULL);
+    sl_store_draft_t *d = draft(s, "m", mark, NULL);
     json_t *out = NULL;
     ok(sl_store_draft_write(s, d, &out, &err) == 0 && sl_kube_rv(out) == 2,
        "in memory: a draft written");
