@@ -488,6 +488,10 @@ def store_locks():
             pre = f'slurmlink_store_drafts_total{{outcome="{outcome}"}} '
             if ln.startswith(pre):
                 out[("drafts", outcome)] = float(ln[len(pre):])
+        for what in ("commits", "commit_seconds", "group_commits", "grouped_writes"):
+            pre = f"slurmlink_store_{what}_total "
+            if ln.startswith(pre):
+                out[("store", what)] = float(ln[len(pre):])
     return out
 
 
@@ -502,6 +506,11 @@ def lock_split(a, b, n, secs):
     if ("drafts", "written") in d:
         drafts = (f"; drafts {d[('drafts', 'written')]:.0f} written as drafted, "
                   f"{d.get(('drafts', 'redone'), 0.0):.0f} made again under the writer")
+    if ("store", "commit_seconds") in d:
+        drafts += (f"; commits {d[('store', 'commits')] / n:.2f} a pod, "
+                   f"{1000 * d[('store', 'commit_seconds')] / n:.3f} ms a pod committing; "
+                   f"group commits {d[('store', 'group_commits')]:.0f} of "
+                   f"{d[('store', 'grouped_writes')]:.0f} creates")
     return "store locks over the round: " + "; ".join(
         f"{lock} held {100 * d[('held_seconds', lock)] / secs:.0f} % of the {secs:.2f} s, per pod "
         f"{d[('acquisitions', lock)] / n:.2f} takes, {1000 * d[('held_seconds', lock)] / n:.3f} ms held, "

@@ -18,7 +18,7 @@ for t in prometheus promtool; do
   command -v $t >/dev/null || { plan 1; bail "$t is missing (scripts/deps.sh installs Debian's prometheus)"; }
 done
 sec_users || { echo "1..1"; echo "not ok 1 - Unix users for the test"; exit 1; }
-plan 37
+plan 39
 sec_cluster --token --gpus 2 --cpus 4 <<EOF || bail "slurmlink up, the image and the tenants' kubeconfigs"
 adminGroups: [system:masters]
 namespaces:
@@ -83,7 +83,8 @@ for f in slurmlink_pods slurmlink_pod_submissions_total slurmlink_pod_submission
          slurmlink_storage_filesystem_used_bytes slurmlink_storage_filesystem_size_bytes \
          slurmlink_store_commits_total slurmlink_store_lock_acquisitions_total \
          slurmlink_store_lock_wait_seconds_total slurmlink_store_lock_held_seconds_total \
-         slurmlink_store_drafts_total; do
+         slurmlink_store_drafts_total slurmlink_store_commit_seconds_total \
+         slurmlink_store_group_commits_total slurmlink_store_grouped_writes_total; do
   grep -q "^# TYPE $f " <<<"$METRICS" || missing="$missing $f"
 done
 is "$missing" "" "every documented family is exposed"
@@ -122,6 +123,14 @@ dw=$(value 'slurmlink_store_drafts_total{outcome="written"}' "$METRICS")
 dr=$(value 'slurmlink_store_drafts_total{outcome="redone"}' "$METRICS")
 is "$(awk -v w="${dw:-x}" -v r="${dr:-x}" 'BEGIN { print w + r }')" 4 \
   "each submitted pod's job id written from its worker's draft: $dw as drafted, $dr made again"
+cs=$(value slurmlink_store_commit_seconds_total "$METRICS")
+cn=$(value slurmlink_store_commits_total "$METRICS")
+ok awk -v s="${cs:-x}" -v n="${cn:-x}" 'BEGIN { exit !(s ~ /^[0-9.e+-]+$/ && s > 0 && n > 0 && s / n < 1) }' \
+  "the time in the store's commits is counted: $cs s over $cn commits"
+gc=$(value slurmlink_store_group_commits_total "$METRICS")
+gw=$(value slurmlink_store_grouped_writes_total "$METRICS")
+ok awk -v c="${gc:-x}" -v w="${gw:-x}" 'BEGIN { exit !(c ~ /^[0-9]+$/ && w ~ /^[0-9]+$/ && w >= 2 * c) }' \
+  "group commits and the creates they held: each group holds two or more ($gc groups, $gw creates)"
 get /metrics "$TOKEN"
 r0=$(value 'slurmlink_store_lock_acquisitions_total{lock="reader"}' "$BODY")
 p0=$(value 'slurmlink_loop_passes_total{loop="jobs.batch"}' "$BODY")

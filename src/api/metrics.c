@@ -38,7 +38,10 @@ enum MHD_Result api_serve_metrics(api_req_t *r)
                               json_object()));
     sl_metrics_pods_begin();
     count_pods(r->api->store);
-    sl_metrics_store_commits(sl_store_commits(r->api->store));
+    uint64_t groups, grouped;
+    sl_store_group_stats(r->api->store, &groups, &grouped);
+    sl_metrics_store_commits(sl_store_commits(r->api->store),
+                             sl_store_commit_ns(r->api->store) / 1e9, groups, grouped);
     sl_store_lockstat_t w, rd;
     sl_store_lock_stats(r->api->store, &w, &rd);
     sl_metrics_store_lock("writer", w.acquired, w.wait_ns / 1e9, w.held_ns / 1e9);

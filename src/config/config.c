@@ -98,6 +98,11 @@ static const opt_t opts[SL_CFG_COUNT] = {
         F("token-file", 0, "auth.token_file", "CSV", "accept the bearer tokens of this file"),
     [SL_CFG_STATE_DIR] = S("state-dir", 's', "state.dir", "DIR", "/var/lib/slurmlink",
                            "objects database (SQLite) and state"),
+    [SL_CFG_GROUP_COMMIT] =
+        IR("group-commit", 0, "state.group_commit", "N", 64, 1, 1024,
+           "creates that commit together in one store transaction: those that come while "
+           "another is written wait for it and are then written and committed at once (1: "
+           "each create its own transaction)"),
     [SL_CFG_SLURM_CONF] = F("slurm-conf", 'c', "slurm.conf", "PATH",
                             "slurm.conf of the cluster (default: SLURM_CONF of the environment)"),
     [SL_CFG_CONTROLLERS] = B("no-controllers", 0, "slurm.controllers", 1,

@@ -27,6 +27,7 @@ typedef enum sl_cfg_id {
     SL_CFG_CLIENT_CA,
     SL_CFG_TOKEN_FILE,
     SL_CFG_STATE_DIR,
+    SL_CFG_GROUP_COMMIT,
     SL_CFG_SLURM_CONF,
     SL_CFG_CONTROLLERS,
     SL_CFG_RUN_AS,

@@ -224,6 +224,11 @@ static void reload(int argc, char **argv, const sl_config_t *cfg, sl_config_t **
         if (!sl_config_reloadable(i) && !sl_config_same(cfg, n, i))
             sl_warn("SIGHUP: %s changed: restart needed", sl_config_key(i));
     reload_limits(cfg, *live, n, api, store);
+    if (!sl_config_same(*live, n, SL_CFG_GROUP_COMMIT)) {
+        sl_info("SIGHUP: state.group_commit: %ld -> %ld",
+                sl_config_long(*live, SL_CFG_GROUP_COMMIT), sl_config_long(n, SL_CFG_GROUP_COMMIT));
+        sl_store_set_group_max(store, (int)sl_config_long(n, SL_CFG_GROUP_COMMIT));
+    }
     if (ctl && !sl_config_same(*live, n, SL_CFG_SUBMIT_WORKERS))
         sl_ctl_set_workers(ctl, (int)sl_config_long(n, SL_CFG_SUBMIT_WORKERS));
     if (ctl && !sl_config_same(*live, n, SL_CFG_CREATE_ACCOUNTS)) {
@@ -333,6 +338,7 @@ static int open_state(daemon_state_t *d, sl_error_t *err)
     }
     if (CL(WATCH_LOG))
         sl_store_set_log_limit(d->store, (size_t)CL(WATCH_LOG));
+    sl_store_set_group_max(d->store, (int)CL(GROUP_COMMIT));
     /* a new store (its first start): Kubeflow Trainer's default runtimes, as
      * its manifests install them; an admin may delete or replace them */
     if (sl_store_revision(d->store) == 0 && sl_trainjob_install_runtimes(d->store, err) < 0)

@@ -24,7 +24,7 @@ static struct {
     sl_expo_family_t *fs_used, *fs_size;
     sl_expo_family_t *gpus, *gpus_alloc, *rpc_lat, *rpc_err, *req, *req_lat, *watches;
     sl_expo_family_t *recounts, *recount_pods, *views, *commits, *changes, *passes;
-    sl_expo_family_t *lock_n, *lock_wait, *lock_held, *drafts;
+    sl_expo_family_t *lock_n, *lock_wait, *lock_held, *drafts, *commit_s, *groups, *grouped;
 } m;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
@@ -143,6 +143,19 @@ static void make_cluster(sl_expo_t *x)
         must(sl_expo_counter(x, "slurmlink_store_commits_total",
                              "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
              &e);
+    m.commit_s = must(sl_expo_counter(x, "slurmlink_store_commit_seconds_total",
+                                      "Time the store spent committing (SQLite's COMMIT, with "
+                                      "the checkpoints it runs).",
+                                      SL_EXPO_NO_LABELS, &e),
+                      &e);
+    m.groups = must(sl_expo_counter(x, "slurmlink_store_group_commits_total",
+                                    "Store transactions that committed several threads' creates "
+                                    "at once (state.group_commit).",
+                                    SL_EXPO_NO_LABELS, &e),
+                    &e);
+    m.grouped = must(sl_expo_counter(x, "slurmlink_store_grouped_writes_total",
+                                     "Creates committed in such a group.", SL_EXPO_NO_LABELS, &e),
+                     &e);
     m.lock_n = must(sl_expo_counter(x, "slurmlink_store_lock_acquisitions_total",
                                     "Times the store's writer or reader lock was taken.",
                                     SL_EXPO_LABELS("lock"), &e),
@@ -280,12 +293,17 @@ void sl_metrics_controller_changes(size_t parsed, size_t own)
         sl_expo_add(m.changes, SL_EXPO_LABELS("own"), (double)own);
 }
 
-void sl_metrics_store_commits(unsigned long long n)
+void sl_metrics_store_commits(unsigned long long n, double seconds, unsigned long long groups,
+                              unsigned long long grouped)
 {
     if (!ready())
         return;
-    sl_expo_reset(m.commits);
-    sl_expo_add(m.commits, NULL, (double)n);
+    sl_expo_family_t *f[] = {m.commits, m.commit_s, m.groups, m.grouped};
+    double v[] = {(double)n, seconds, (double)groups, (double)grouped};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        sl_expo_reset(f[i]);
+        sl_expo_add(f[i], NULL, v[i]);
+    }
 }
 
 /* a counter of one label raised to a figure kept elsewhere (the store's),

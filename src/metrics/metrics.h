@@ -47,9 +47,11 @@ void sl_metrics_job_view(int applied);
  * (handled), own (its own writes, passed by unparsed). */
 void sl_metrics_controller_changes(size_t parsed, size_t own);
 
-/* The store's committed write transactions so far (sl_store_commits), set
- * at each scrape. */
-void sl_metrics_store_commits(unsigned long long n);
+/* The store's committed write transactions so far (sl_store_commits), the
+ * seconds spent committing (sl_store_commit_ns), and the group commits and
+ * the creates they held (sl_store_group_stats), set at each scrape. */
+void sl_metrics_store_commits(unsigned long long n, double seconds, unsigned long long groups,
+                              unsigned long long grouped);
 /* The store's lock ("writer" or "reader") so far (sl_store_lock_stats),
  * set at each scrape between sl_metrics_pods_begin and render. */
 void sl_metrics_store_lock(const char *lock, unsigned long long acquired, double wait_s,

@@ -84,7 +84,15 @@ struct sl_store {
     int touched_all;
     struct sl_store_notify *notify;
     size_t nnotify;
+    /* group commit (group.c), with gmu: the writes queued, whether one
+     * thread leads them, and the most one transaction takes */
+    pthread_mutex_t gmu;
+    struct store_gop *gqueue, **gtail;
+    int gleader, group_max;
+    uint64_t groups, grouped; /* atomic: transactions of several writes, their writes */
+    uint64_t commit_ns;       /* atomic: time in COMMIT (with SQLite's checkpoints) */
 };
+typedef struct store_gop store_gop_t;
 
 int sl_store_errno(int rc);
 int sl_store_dberr(sl_store_t *s, sqlite3 *db, int rc, sl_error_t *err, const char *what);
@@ -95,6 +103,16 @@ int sl_store_wbegin(sl_store_t *s, sl_error_t *err);
 int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err);
 /* resource changed in the open transaction (wmu held) */
 void sl_store_touch(sl_store_t *s, const char *resource);
+
+/* group.c: fn(arg, err) as one write (fn takes the writer with
+ * sl_store_wbegin and ends with sl_store_wend), grouped into one
+ * transaction with other threads' writes while they queue; it may run on
+ * another thread, which sets *err and errno for it; 0 or -1 */
+typedef int (*sl_store_write_fn)(void *arg, sl_error_t *err);
+int sl_store_write(sl_store_t *s, sl_store_write_fn fn, void *arg, sl_error_t *err);
+#define SL_STORE_GROUP_MAX 64
+/* for tests: writes queued now, and (lead not NULL) whether a thread leads */
+size_t sl_store_group_queued(sl_store_t *s, int *lead);
 
 /* objects.c: rows (1 found, 0 absent, -1 error for db_get; 0 or -1 else),
  * an object's text, and a mutation inside an open write (wmu held: *work

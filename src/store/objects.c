@@ -108,22 +108,65 @@ static void draw_name(json_t *obj, const char *prefix)
     free(n);
 }
 
+/* a create's write, as sl_store_write runs it: the name (generated ones
+ * drawn again while taken), the revision, the row and its change */
+typedef struct create_op {
+    sl_store_t *s;
+    const char *resource, *ns, *prefix;
+    json_t *obj;
+    sl_store_pretext_t pt;
+    int fast; /* pt holds the text */
+} create_op_t;
+
+static int create_write(void *arg, sl_error_t *err)
+{
+    create_op_t *c = arg;
+    sl_store_t *s = c->s;
+    if (sl_store_wbegin(s, err) < 0)
+        return -1;
+    int64_t rv = s->next_rev + 1;
+    sl_kube_set_rv(c->obj, rv);
+    char *text = NULL;
+    const char *name = NULL;
+    int rc = -1, fast = c->fast;
+    for (int attempt = 0; attempt < (c->prefix ? GENERATE_ATTEMPTS : 1); attempt++) {
+        if (attempt) { /* a generated name taken: another, dumped here */
+            draw_name(c->obj, c->prefix);
+            fast = 0;
+        }
+        name = sl_kube_name(c->obj);
+        free(text);
+        text = fast ? sl_store_pretext_fill(&c->pt, rv) : sl_store_dump(c->obj);
+        rc = sl_store_db_put(s, ST_INSERT, c->resource, c->ns, name, rv, text, err);
+        if (rc == 0 || errno != EEXIST)
+            break;
+    }
+    if (rc < 0 && errno == EEXIST)
+        sl_errprintf(err, "%s \"%s\" already exists", c->resource, name);
+    if (rc == 0)
+        rc = sl_store_db_log(s, rv, SL_CHANGE_ADDED, c->resource, c->ns, name, text, NULL, err);
+    int saved_errno = errno;
+    free(text);
+    if (sl_store_wend(s, rc == 0, 1, err) < 0)
+        return -1;
+    errno = saved_errno;
+    return rc;
+}
+
 int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t *err)
 {
     if (!json_is_object(obj)) {
         errno = EINVAL;
         return sl_errprintf(err, "store: object is not a JSON object");
     }
-    json_t *saved = json_deep_copy(json_object_get(obj, "metadata"));
-    const char *ns = sl_kube_namespace(obj);
     const char *name = sl_kube_name(obj);
     const char *gen = sl_kube_meta_str(obj, "generateName");
     int generate = !name || !*name;
     if (generate && (!gen || !*gen)) {
-        json_decref(saved);
         errno = EINVAL;
         return sl_errprintf(err, "store: metadata.name or metadata.generateName is required");
     }
+    json_t *saved = json_deep_copy(json_object_get(obj, "metadata"));
     char *prefix = generate ? sl_xstrndup(gen, GENERATE_PREFIX_MAX) : NULL;
     if (!sl_kube_uid(obj) || !*sl_kube_uid(obj)) {
         char uid[37];
@@ -136,51 +179,18 @@ int sl_store_create(sl_store_t *s, const char *resource, json_t *obj, sl_error_t
     if (generate)
         draw_name(obj, prefix);
     /* the text made before the writer lock, its revision put in under it */
-    sl_store_pretext_t pt;
-    int fast = sl_store_pretext_make(obj, &pt) == 0;
-
-    if (sl_store_wbegin(s, err) < 0) {
-        sl_store_pretext_free(&pt);
-        goto fail_nolock;
-    }
-    int64_t rv = s->next_rev + 1;
-    sl_kube_set_rv(obj, rv);
-    char *text = NULL;
-    int rc = -1;
-    for (int attempt = 0; attempt < (generate ? GENERATE_ATTEMPTS : 1); attempt++) {
-        if (attempt) { /* a generated name taken: another, dumped here */
-            draw_name(obj, prefix);
-            fast = 0;
-        }
-        name = sl_kube_name(obj);
-        free(text);
-        text = fast ? sl_store_pretext_fill(&pt, rv) : sl_store_dump(obj);
-        rc = sl_store_db_put(s, ST_INSERT, resource, ns, name, rv, text, err);
-        if (rc == 0 || errno != EEXIST)
-            break;
-    }
-    if (rc < 0 && errno == EEXIST)
-        sl_errprintf(err, "%s \"%s\" already exists", resource, name);
-    if (rc == 0)
-        rc = sl_store_db_log(s, rv, SL_CHANGE_ADDED, resource, ns, name, text, NULL, err);
+    create_op_t c = {
+        .s = s, .resource = resource, .ns = sl_kube_namespace(obj), .prefix = prefix, .obj = obj};
+    c.fast = sl_store_pretext_make(obj, &c.pt) == 0;
+    int rc = sl_store_write(s, create_write, &c, err);
     int saved_errno = errno;
-    free(text);
-    sl_store_pretext_free(&pt);
-    if (sl_store_wend(s, rc == 0, 1, err) < 0 || rc < 0) {
-        if (rc < 0)
-            errno = saved_errno;
-        goto fail_nolock;
-    }
-    free(prefix);
-    json_decref(saved);
-    return 0;
-fail_nolock:
-    saved_errno = errno;
-    restore_meta(obj, saved);
+    sl_store_pretext_free(&c.pt);
+    if (rc < 0)
+        restore_meta(obj, saved);
     json_decref(saved);
     free(prefix);
     errno = saved_errno;
-    return -1;
+    return rc;
 }
 
 json_t *sl_store_get(sl_store_t *s, const char *resource, const char *ns, const char *name)

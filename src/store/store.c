@@ -244,6 +244,9 @@ sl_store_t *sl_store_open(const char *path, sl_error_t *err)
     pthread_mutex_init(&s->rmu, NULL);
     pthread_mutex_init(&s->nmu, NULL);
     pthread_mutex_init(&s->resmu, NULL);
+    pthread_mutex_init(&s->gmu, NULL);
+    s->gtail = &s->gqueue;
+    s->group_max = SL_STORE_GROUP_MAX;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -285,6 +288,7 @@ void sl_store_close(sl_store_t *s)
     pthread_mutex_destroy(&s->rmu);
     pthread_mutex_destroy(&s->nmu);
     pthread_mutex_destroy(&s->resmu);
+    pthread_mutex_destroy(&s->gmu);
     free(s->notify);
     free(s);
 }
@@ -414,8 +418,11 @@ void sl_store_runlock(sl_store_t *s, struct sl_store_conn *c)
 static int step_simple(sl_store_t *s, struct sl_store_conn *c, int id, sl_error_t *err)
 {
     sqlite3_stmt *st = c->st[id];
+    int64_t t0 = id == ST_COMMIT ? sl_now_ns() : 0;
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
+    if (t0)
+        stat_add(&s->commit_ns, sl_now_ns() - t0);
     if (rc != SQLITE_DONE)
         return sl_store_dberr(s, c->db, rc, err, sql_stmt[id]);
     return 0;
@@ -521,6 +528,11 @@ int sl_store_wend(sl_store_t *s, int ok, int used_rev, sl_error_t *err)
 }
 
 uint64_t sl_store_commits(sl_store_t *s) { return __atomic_load_n(&s->commits, __ATOMIC_RELAXED); }
+
+uint64_t sl_store_commit_ns(sl_store_t *s)
+{
+    return __atomic_load_n(&s->commit_ns, __ATOMIC_RELAXED);
+}
 
 /* ---- batches ---------------------------------------------------------- */
 

@@ -48,6 +48,17 @@ int64_t sl_store_revision(sl_store_t *s);
 /* Write transactions committed since the store was opened: each create,
  * update, delete or mutate outside a batch is one, a batch is one. */
 uint64_t sl_store_commits(sl_store_t *s);
+/* Time spent in those commits, in ns (SQLite's COMMIT: the WAL written,
+ * and the checkpoints SQLite runs in it). */
+uint64_t sl_store_commit_ns(sl_store_t *s);
+/* Group commit: while one thread creates, the creates other threads make
+ * meanwhile queue and then commit together, up to n in one transaction
+ * (default 64; 1: each create its own transaction). Each create returns
+ * after its group's commit, with its own result (a refused create undoes
+ * only itself; a failed COMMIT fails each). groups: transactions that
+ * held more than one create; writes: the creates they held. */
+void sl_store_set_group_max(sl_store_t *s, int n);
+void sl_store_group_stats(sl_store_t *s, uint64_t *groups, uint64_t *writes);
 /* The store's two locks since it was opened: the writers' (every write
  * transaction, a batch included, from its begin to its commit) and the
  * readers' (each read of the reader connection): how often each was taken,
