@@ -2,6 +2,7 @@
  * a writer commit together, each with its own result. */
 #include <errno.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -162,6 +163,49 @@ static void test_grouped(const char *dir)
     free(path);
 }
 
+/* the COMMIT refused (a commit hook, as a full disk or an I/O error would
+ * make it fail) for the nth commit from now */
+static int fail_at;
+static int commit_hook(void *arg)
+{
+    (void)arg;
+    return --fail_at == 0;
+}
+
+static void test_commit_fails(const char *dir)
+{
+    sl_error_t err;
+    char *path = sl_xasprintf("%s/f.db", dir);
+    sl_store_t *s = sl_store_open(path, &err);
+    creator_t c[K];
+    const char *names[K] = {"f0", "f1", "f2", "f3", "f4", "f5"};
+    sqlite3_commit_hook(s->w.db, commit_hook, NULL);
+    fail_at = 3; /* the batch, the leader's own create, then the group's */
+    run_held(s, c, names);
+    int failed = 0, restored = 0, rc0 = c[0].rc;
+    for (int i = 1; i < K; i++) {
+        failed += c[i].rc < 0 && c[i].err_no != 0 && c[i].err.text[0];
+        restored += c[i].rv == 0;
+    }
+    ok(rc0 == 0, "the leader's own create, committed before the group, succeeded");
+    is_int(failed, K - 1, "each create of the group whose COMMIT failed got an error (%s)",
+           c[1].err.text);
+    is_int(restored, K - 1, "... and its object back as it was (no resourceVersion)");
+    is_int(sl_store_count(s, "pods", "default"), 1, "only the leader's pod is stored");
+    is_int((long)sl_store_revision(s), 1, "the store's revision counts it alone");
+    creator_t after = {.s = s};
+    snprintf(after.name, sizeof after.name, "f1");
+    create_one(&after);
+    ok(after.rc == 0 && after.rv == 2 && after.visible,
+       "a create after the failed group takes the next revision (%lld)", (long long)after.rv);
+    json_t *ch = sl_store_changes(s, 0, "pods", NULL, 0, NULL);
+    is_int((long)json_array_size(ch), 2, "the change log holds the two stored pods only");
+    json_decref(ch);
+    sqlite3_commit_hook(s->w.db, NULL, NULL);
+    sl_store_close(s);
+    free(path);
+}
+
 /* many threads creating at once, grouped or not: every create there once */
 static void *create_many(void *arg)
 {
@@ -209,10 +253,11 @@ static void test_stress(const char *dir)
 
 int main(void)
 {
-    tap_plan(34);
+    tap_plan(44);
     char dir[] = "/tmp/sl-store-group.XXXXXX";
     ok(mkdtemp(dir) != NULL, "temp dir");
     test_grouped(dir);
+    test_commit_fails(dir);
     test_stress(dir);
     sl_rm_rf(dir);
     return tap_done();
