@@ -206,9 +206,15 @@ void ctl_pod_remove(sl_ctl_t *c, const char *uid)
 
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id)
 {
+    return ctl_pod_next_by_job(c, job_id, NULL);
+}
+
+ctl_pod_t *ctl_pod_next_by_job(sl_ctl_t *c, uint32_t job_id, const ctl_pod_t *after)
+{
     if (!job_id)
         return NULL;
-    for (ctl_pod_t *p = c->table->by_job[hash_job(job_id)]; p; p = p->next_job)
+    for (ctl_pod_t *p = after ? after->next_job : c->table->by_job[hash_job(job_id)]; p;
+         p = p->next_job)
         if (p->job_id == job_id)
             return p;
     return NULL;

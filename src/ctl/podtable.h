@@ -133,6 +133,10 @@ ctl_pod_t *ctl_due_last(sl_ctl_t *c);
 ctl_pod_t *ctl_pod_add(sl_ctl_t *c, const char *uid, const char *ns, const char *name);
 void ctl_pod_remove(sl_ctl_t *c, const char *uid);
 ctl_pod_t *ctl_pod_by_job(sl_ctl_t *c, uint32_t job_id);
+/* every pod of job_id (a gang's replicas share one job): the one after
+ * after (NULL: the first), NULL after the last; the table unchanged
+ * meanwhile */
+ctl_pod_t *ctl_pod_next_by_job(sl_ctl_t *c, uint32_t job_id, const ctl_pod_t *after);
 void ctl_pod_set_job(sl_ctl_t *c, ctl_pod_t *p, uint32_t job_id);
 void ctl_pod_set_task(sl_ctl_t *c, ctl_pod_t *p, uint32_t array_job, uint32_t task);
 

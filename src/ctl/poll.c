@@ -271,9 +271,12 @@ static int follow_gang(sl_ctl_t *c, const sl_slurm_job_t *j, const char *owner)
     ctl_pod_t *mine[CTL_GANG_MAX];
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
-    for (ctl_pod_t *p = ctl_pod_next(c, NULL); p && n < CTL_GANG_MAX; p = ctl_pod_next(c, p))
-        if (p->owner_uid && !strcmp(p->owner_uid, owner) && p->job_id == j->job_id &&
-            !p->array_job_id)
+    /* by the job-id index: a poll meets many jobs that are no pod's (those of
+     * pods deleted within MinJobAge), and a walk of every pod for each was
+     * jobs x pods a poll */
+    for (ctl_pod_t *p = ctl_pod_next_by_job(c, j->job_id, NULL); p && n < CTL_GANG_MAX;
+         p = ctl_pod_next_by_job(c, j->job_id, p))
+        if (p->owner_uid && !strcmp(p->owner_uid, owner) && !p->array_job_id)
             mine[n++] = p;
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < n; i++) {

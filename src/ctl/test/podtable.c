@@ -10,9 +10,47 @@
 
 #define N 10000
 
+/* the pods of one job id: a gang's replicas share theirs (poll.c follow_gang) */
+static size_t of_job(sl_ctl_t *c, uint32_t job, ctl_pod_t **out, size_t max)
+{
+    size_t n = 0;
+    for (ctl_pod_t *p = ctl_pod_next_by_job(c, job, NULL); p && n < max;
+         p = ctl_pod_next_by_job(c, job, p))
+        out[n++] = p;
+    return n;
+}
+
+static void gang_pods(sl_ctl_t *c)
+{
+    char uid[64];
+    ctl_pod_t *r[4], *got[8];
+    for (int i = 0; i < 4; i++) {
+        snprintf(uid, sizeof(uid), "gang-%d", i);
+        r[i] = ctl_pod_add(c, uid, "ns", uid);
+        ctl_pod_set_job(c, r[i], 77777);
+    }
+    size_t n = of_job(c, 77777, got, 8);
+    int all = n == 4;
+    for (int i = 0; i < 4; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < n; k++)
+            seen += got[k] == r[i];
+        all &= seen == 1;
+    }
+    ok(all, "the four replicas of job 77777 are each found once by its id (%zu)", n);
+    ctl_pod_set_job(c, r[1], 88888);
+    ctl_pod_remove(c, "gang-2");
+    n = of_job(c, 77777, got, 8);
+    ok(n == 2 && ((got[0] == r[0] && got[1] == r[3]) || (got[0] == r[3] && got[1] == r[0])),
+       "one moved to another job, one removed: the other two are left (%zu)", n);
+    ok(of_job(c, 88888, got, 8) == 1 && got[0] == r[1] && of_job(c, 99998, got, 8) == 0 &&
+           of_job(c, 0, got, 8) == 0,
+       "the moved one by its new id; an unknown job and job 0 find none");
+}
+
 int main(void)
 {
-    tap_plan(12);
+    tap_plan(15);
     sl_ctl_t *c = sl_xcalloc(1, sizeof(*c));
     c->table = ctl_podtable_create();
     char uid[64];
@@ -87,6 +125,7 @@ int main(void)
     ctl_pod_remove(c, "uid-4");
     ctl_pod_remove(c, "uid-1");
     ok(!ctl_due_first(c) && !ctl_due_last(c), "removed pods leave the due list");
+    gang_pods(c);
     ctl_podtable_destroy(c);
     free(c);
     return tap_done();
