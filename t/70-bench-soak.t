@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 # the bench compares every path with slurmrestd of the Slurm that runs the jobs
 [ -z "${SL_SLURM_PREFIX:-}" ] || [ -x "$SL_SLURM_PREFIX/sbin/slurmrestd" ] ||
   skip_all "the Slurm of $SL_SLURM_PREFIX has no sbin/slurmrestd (built only where its configure finds libjwt and http-parser)"
-plan 23
+plan 24
 
 PY=/usr/bin/python3
 N=200
@@ -66,8 +66,10 @@ is "$(grep -cE '^      syscalls per pod [0-9]{2,}\.[0-9]: [a-z_0-9]+ [0-9.]+(, [
 # the store's two locks over the api round: how busy, and per pod
 is "$(grep -cE '^      store locks over the round: writer held [0-9]+ % of the [0-9.]+ s, per pod [0-9.]+ takes, [0-9.]+ ms held, [0-9.]+ ms waited; reader held [0-9]+ % ' "$CL/tput.out")" 1 \
   "bench/submit-throughput.py: the store's writer and reader locks over the api round (slurmlink_store_lock_*)" || diag "$(grep -A3 'by thread' "$CL/tput.out")"
-is "$(grep -cE '; drafts [0-9]+ written as drafted, [0-9]+ made again under the writer$' "$CL/tput.out")" 1 \
+is "$(grep -cE '; drafts [0-9]+ written as drafted, [0-9]+ made again under the writer;' "$CL/tput.out")" 1 \
   "... and the job ids the workers drafted (slurmlink_store_drafts_total)" || diag "$(grep 'store locks' "$CL/tput.out")"
+is "$(grep -cE '; commits [0-9.]+ a pod, [0-9.]+ ms a pod committing; group commits [0-9]+ of [0-9]+ creates$' "$CL/tput.out")" 1 \
+  "... the store's commits, the time in them and the group commits (slurmlink_store_commit_seconds_total, _group_commits_total, _grouped_writes_total)" || diag "$(grep 'store locks' "$CL/tput.out")"
 
 # each round's CPU per pod by party, munged's included, and the machine's
 # (every process and the kernel) with how busy it kept the cores

@@ -4,9 +4,10 @@
 # configuration file at start and applied at SIGHUP (docs/configuration.md):
 # the pool's threads (named sl-submit) counted in /proc, grown and shrunk
 # while pods are submitted; every pod submitted once; a value out of range
-# keeps the pool as it is.
+# keeps the pool as it is. state.group_commit, also reloaded, logged; pods
+# created after it are stored and run.
 source "$(dirname "$0")/lib.sh"
-plan 12
+plan 15
 
 TS=$(tmpdir)
 on_exit "rm -rf '$TS'"
@@ -14,6 +15,7 @@ cluster_up --no-slurmlinkd --cpus 4 || bail "up --no-slurmlinkd"
 "$SLURMLINK" image import busybox --busybox --store "$CL/images" >/dev/null
 cp "$CL/etc/slurmlinkd.conf" "$TS/base.conf"
 conf() { sed "s/^slurm:\$/slurm:\n  submit_workers: $1/" "$TS/base.conf" >"$CL/etc/slurmlinkd.conf"; }
+confg() { sed "s/^slurm:\$/slurm:\n  submit_workers: 1/; s/^state:\$/state:\n  group_commit: $1/" "$TS/base.conf" >"$CL/etc/slurmlinkd.conf"; }
 conf 2
 LOG=$TS/daemon.log
 SLURMLINK_DIR=$CL "$SLURMLINKD" --config "$CL/etc/slurmlinkd.conf" >"$LOG" 2>&1 &
@@ -58,3 +60,14 @@ wait_for 60 grep -q 'submit_workers: must be 1..64, not 0: keeping the configura
 is "$(workers)|$(grep -c 'submission workers: .* -> ' "$LOG")" "1|2" \
   "slurm.submit_workers: 0 is refused at SIGHUP and the pool stays as it is" ||
   diag "$(grep SIGHUP "$LOG")"
+
+confg 1
+kill -HUP $pid
+ok wait_for 60 grep -q 'SIGHUP: state.group_commit: 64 -> 1' "$LOG" "state.group_commit: 64 -> 1 at SIGHUP, logged" ||
+  diag "$(grep SIGHUP "$LOG")"
+confg 0
+kill -HUP $pid
+ok wait_for 60 grep -q 'group_commit: must be 1..1024, not 0: keeping the configuration in use' "$LOG" \
+  "state.group_commit: 0 is refused at SIGHUP" || diag "$(grep SIGHUP "$LOG")"
+pods c 3
+ok wait_for 240 succeeded 15 "three pods created after it ran and succeeded" || diag "$(kc get pods --no-headers)"
