@@ -11,9 +11,11 @@
 # never beside each other, an "# alone" file runs alone after the rest,
 # --for picks the files whose "# covers:" line names a path and the unit
 # binaries of its module, lines come in the files' order, and the summary is
-# "N passed, N failed, N skipped" with a non-zero exit.
+# "N passed, N failed, N skipped" with a non-zero exit. A file whose process
+# outlives it, its test folder removed (a cluster its teardown could not
+# stop), fails, and the process is killed.
 source "$(dirname "$0")/lib.sh"
-plan 34
+plan 37
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -111,6 +113,14 @@ fixture h-diag "plan 3; is a b 'differs' || diag 'is explained'; ok false 'fails
 (cd "$T" && t/run-tests -j 1 h-diag >/dev/null 2>&1)
 is "$(grep -E '^# (is|ok|not) ' "$T/t/out/h-diag.t.log" | tr '\n' ' ')" "# is explained # ok explained " \
   "a failing is/ok returns 1 (its '|| diag' runs), a passing like returns 0"
+# a process left running by a file whose test folder is gone: the file
+# fails, naming it, and it is killed
+fixture l-left "plan 1; d=\$(tmpdir); rmdir \$d; echo \$d >$S/left; (sh -c 'sleep 300; true' \$d/daemon >/dev/null 2>&1 &); ok true 'left a process behind'"
+out2=$(cd "$T" && t/run-tests -j 1 l-left 2>&1)
+left=$(cat "$S/left")
+like "$(grep -E '^l-left.t ' <<<"$out2")" 'FAIL +1 passed +1 failed' "a file whose process outlives its deleted test folder fails"
+like "$(cat "$T/t/out/l-left.t.log")" "still ran after it ended.*$left/daemon" "... its log names the process" || diag "$out2"
+is "$(pgrep -f "$left/daemon" | wc -l)" 0 "... which is killed"
 # --for: the scripts whose covers line names the path, a folder above it or
 # a file under it, and the unit binaries of the path's module (test/u_*: src/u)
 forrun() { (cd "$T" && t/run-tests -j 1 --for "$@" 2>&1 | grep -oE '^[a-z][-a-z0-9_.]+ +(ok|FAIL|SKIP)' | awk '{print $1}' | tr '\n' ' '); }

@@ -12,7 +12,7 @@
 # list), a bad policy keeps the old one, a changed listen address is named;
 # `make uninstall` leaves no file.
 source "$(dirname "$0")/lib.sh"
-plan 41
+plan 42
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -180,6 +180,12 @@ like "$(pod big "echo $big" 2>&1)" "RequestEntityTooLarge|Request entity too lar
 ok kill -0 $wpid "the watch opened before the reloads is still open"
 kill $wpid 2>/dev/null
 
-# --- make uninstall -----------------------------------------------------------------------
+# --- the cluster stopped by the installed slurmlink, then make uninstall -------------------
+# (the teardown's own `down` would find no slurmlink once it is uninstalled)
+kill $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+"$R/usr/bin/slurmlink" down --dir "$CL" >/dev/null 2>&1
+is "$(pgrep -f "$CL/" | wc -l)" 0 "the installed slurmlink down stops every daemon of the cluster" ||
+  diag "$(pgrep -af "$CL/")"
 make -C "$ROOT" --no-print-directory uninstall DESTDIR="$R" PREFIX=/usr >/dev/null 2>&1
 is "$(find "$R" -type f -o -type l | wc -l)" 0 "make uninstall DESTDIR=... leaves no file in the root"
