@@ -145,10 +145,12 @@ done
 EOF
 as_a bash "$T/plant.sh" >"$T/plant.log" 2>&1 &
 planter=$!
-on_exit "kill $planter"
+# the planter runs under runuser: its own bash is what the signal must reach
+on_exit "pkill -f 'bash $T/plant.sh'; kill $planter"
 t0=$SECONDS
 out=$(timeout 90 "$SLURMLINK" doctor --config "$C/etc/slurmlinkd.conf" --probe-user "$UA" --timeout 30 2>&1); rc=$?
 took=$((SECONDS - t0))
+pkill -f "bash $T/plant.sh"
 kill "$planter" 2>/dev/null
 like "$(cat "$T/plant.log")" "planted $C/pods/\\.slurmlink-doctor-[0-9a-f]*/node1" "alice planted a FIFO for node1's answer"
 ok test "$rc" -ne 124 "doctor does not hang on the FIFO (rc $rc after ${took}s)" || diag "$out"

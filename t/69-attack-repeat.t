@@ -369,10 +369,12 @@ done
 EOF
 as_c bash "$T/plant.sh" "$T/c" >"$T/plant.log" 2>&1 &
 planter=$!
-on_exit "kill $planter"
+# the planter runs under runuser: its own bash is what the signal must reach
+on_exit "pkill -f 'bash $T/plant.sh'; kill $planter"
 t0=$SECONDS
 out=$(timeout 90 "$SLURMLINK" doctor --config "$CL/etc/slurmlinkd.conf" --probe-user "$UC" --timeout 30 2>&1); rc=$?
 took=$((SECONDS - t0))
+pkill -f "bash $T/plant.sh"
 kill "$planter" 2>/dev/null
 grep -q planted "$T/plant.log" || diag "the planter: $(cat "$T/plant.log")"
 like "$rc $([ "$took" -lt 60 ] && echo bounded): $(grep -E '^FAIL +pods-shared ' <<<"$out")" "^1 bounded: .*node1: .*a symbolic link" \

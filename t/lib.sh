@@ -181,8 +181,15 @@ _t_exit() {
 trap _t_exit EXIT
 trap 'exit 130' INT TERM
 
-# A private temporary folder under /tmp, short enough for Unix socket paths.
-tmpdir() { mktemp -d /tmp/slt.XXXXXX; }
+# A private temporary folder under /tmp, short enough for Unix socket paths;
+# under t/run-tests each is noted beside the file's TAP ($SL_TAP_FILE.dirs),
+# where the runner looks for processes that outlive the file.
+tmpdir() {
+  local d
+  d=$(mktemp -d /tmp/slt.XXXXXX) || return
+  [ -n "$_T_TAP" ] && echo "$d" >>"$_T_TAP.dirs"
+  echo "$d"
+}
 
 # restart_with_fault SPEC: kill -9 the slurmlinkd of cluster $CL, wait until
 # no signal reaches it (reaped too: `up` takes a zombie's pid for a live
