@@ -152,6 +152,7 @@ on_exit "kill $p2"
 wait_for 30 sh -c "ps -eo args | grep -q '[s]leep 500'"
 ok sh -c "ps -eo args | grep -q '[s]leep 500'" "an exec's command runs (sleep 500)"
 kc alice delete pod short --grace-period=1 >/dev/null 2>&1 &
-on_exit "kill $!"
+# kc is a function: $! is its subshell, the kubectl under it is what must go
+on_exit "pkill -f '$CL/cache-alice delete pod short'"
 ok wait_for 90 proc_gone "$p2" "deleting the pod ends kubectl exec"
 ok wait_for 60 sh -c "! ps -eo args | grep -q '[s]leep 500'" "... and the command with it"

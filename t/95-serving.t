@@ -115,6 +115,9 @@ ok test "$(head -c 8 "$T/watch.log")" = "model v1" -a "$answered" = "$total" \
   "from the old model's answers to the new one's, every request through the proxy was answered by a ready replica ($answered of $total)" ||
   diag "$(head -1 "$T/watch.log"; grep -v '^model v[12] | [1-9]' "$T/watch.log" | head -5)"
 ok grep -q '^model v2' "$T/watch.log" "the watcher saw the new replicas take over"
-is "$(kc get pods -l app=web -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\n"}{end}' | sort -u)" \
-  "$REG/team/web:v2" "every replica runs the new image"
+# the old replicas are deleted when the rollout is complete, and listed
+# until their jobs end (Terminating): wait for them to go
+images() { kc get pods -l app=web -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\n"}{end}' | sort -u; }
+only_v2() { [ "$(images)" = "$REG/team/web:v2" ]; }
+ok wait_for 60 only_v2 "every replica runs the new image (the old ones gone)" || diag "$(images)"
 done_testing
