@@ -502,19 +502,19 @@ def lock_split(a, b, n, secs):
     if not a or not b:
         return "store locks: not measured (the daemon has no slurmlink_store_lock_* metrics)"
     d = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in b}
-    drafts = ""
+    more = ""
     if ("drafts", "written") in d:
-        drafts = (f"; drafts {d[('drafts', 'written')]:.0f} written as drafted, "
+        more = (f"; drafts {d[('drafts', 'written')]:.0f} written as drafted, "
                   f"{d.get(('drafts', 'redone'), 0.0):.0f} made again under the writer")
     if ("store", "commit_seconds") in d:
-        drafts += (f"; commits {d[('store', 'commits')] / n:.2f} a pod, "
+        more += (f"; commits {d[('store', 'commits')] / n:.2f} a pod, "
                    f"{1000 * d[('store', 'commit_seconds')] / n:.3f} ms a pod committing; "
                    f"group commits {d[('store', 'group_commits')]:.0f} of "
                    f"{d[('store', 'grouped_writes')]:.0f} creates")
     return "store locks over the round: " + "; ".join(
         f"{lock} held {100 * d[('held_seconds', lock)] / secs:.0f} % of the {secs:.2f} s, per pod "
         f"{d[('acquisitions', lock)] / n:.2f} takes, {1000 * d[('held_seconds', lock)] / n:.3f} ms held, "
-        f"{1000 * d[('wait_seconds', lock)] / n:.3f} ms waited" for lock in ("writer", "reader")) + drafts
+        f"{1000 * d[('wait_seconds', lock)] / n:.3f} ms waited" for lock in ("writer", "reader")) + more
 
 
 def thread_split(a, b, n):
