@@ -4,7 +4,7 @@
 # slurmlink up / down / status against a real private cluster:
 # GRES GPUs, accounting, double up, stale folder, taken port, failures.
 source "$(dirname "$0")/lib.sh"
-plan 51
+plan 52
 
 # --- up with GPUs and accounting -------------------------------------------
 cluster_up --gpus 2 --cpus 4 --accounting
@@ -22,6 +22,10 @@ is "$(printf '%s' "$json" | /usr/bin/python3 -c 'import json,sys; d=json.load(sy
 # range passed this by chance in about 6 of 10 runs
 is "$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); lo,hi=map(int,open("/proc/sys/net/ipv4/ip_local_port_range").read().split()); print(sorted(k for k,v in d.items() if k.endswith("port") and isinstance(v,int) and lo<=v<=hi))' "$CL/cluster.json")" "[]" \
   "no daemon's port is in the kernel's ephemeral range"
+# root's MariaDB keeps its temporary tables in the cluster's own folder, not
+# in /tmp, where every tenant may plant or remove names (#sql-temptable-...)
+is "$(mariadb --no-defaults -uroot --socket="$CL/run/mysql.sock" -N -e 'select @@tmpdir' 2>&1)" "$CL/db-tmp" \
+  "mariadbd's tmpdir is the cluster's db-tmp folder"
 apiport=$(printf '%s' "$json" | /usr/bin/python3 -c 'import json,sys; print([x["port"] for x in json.load(sys.stdin)["daemons"] if x["name"]=="slurmlinkd"][0])')
 ADMIN=(--cacert "$CL/pki/ca.crt" --cert "$CL/pki/admin.crt" --key "$CL/pki/admin.key")
 is "$(curl -s "${ADMIN[@]}" "https://127.0.0.1:$apiport/healthz")" "ok" "slurmlinkd answers /healthz over HTTPS"

@@ -129,9 +129,12 @@ static void submit(bench_ctx_t *c, void *state, sl_bench_run_t **rs, size_t n)
             continue;
         if (st < 0)
             sl_bench_run_fail(rs[i], "kubectl apply: %s", err.text);
-        else
-            sl_bench_run_fail(rs[i], "kubectl apply exited %d without creating %s: %.200s", st,
-                              rs[i]->pod, errout ? errout : "");
+        else {
+            char *tail = sl_run_tail(errout, 300);
+            sl_bench_run_fail(rs[i], "kubectl apply exited %d without creating %s: %s", st,
+                              rs[i]->pod, tail);
+            free(tail);
+        }
     }
     free(errout);
     sl_argv_free(&argv);

@@ -52,9 +52,11 @@ static void submit_one(bench_ctx_t *c, sl_bench_run_t *r, long long deadline_ms)
                              &errout, deadline_ms, &err);
     if (st < 0)
         sl_bench_run_fail(r, "sbatch: %s", err.text);
-    else if (st != 0 || !r->job_id[0])
-        sl_bench_run_fail(r, "sbatch exited %d: %.200s", st, errout ? errout : "");
-    else if (strspn(r->job_id, "0123456789") != strlen(r->job_id))
+    else if (st != 0 || !r->job_id[0]) {
+        char *tail = sl_run_tail(errout, 300);
+        sl_bench_run_fail(r, "sbatch exited %d: %s", st, tail);
+        free(tail);
+    } else if (strspn(r->job_id, "0123456789") != strlen(r->job_id))
         sl_bench_run_fail(r, "sbatch printed '%s', not a job id", r->job_id);
     free(errout);
     sl_argv_free(&env);

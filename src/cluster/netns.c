@@ -125,7 +125,9 @@ static int ip(sl_error_t *err, const char *const *args)
         char cmd[256] = "";
         for (int i = 1; i < n; i++)
             snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s", argv[i]);
-        sl_errprintf(err, "ip%s failed: %.200s", cmd, out ? out : "");
+        char *tail = sl_run_tail(out, 400);
+        sl_errprintf(err, "ip%s failed: %s", cmd, tail);
+        free(tail);
     }
     free(out);
     return rc == 0 ? 0 : -1;

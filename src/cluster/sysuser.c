@@ -39,8 +39,10 @@ int cl_ensure_system_user(const char *name, const char *comment, sl_error_t *err
     if (rc != 0 && user_exists(name)) /* another `slurmlink up` made it meanwhile */
         rc = 0;
     else if (rc > 0) {
+        char *tail = sl_run_tail(out, 400);
         errno = EIO;
-        sl_errprintf(err, "useradd %s failed (status %d): %s", name, rc, out ? out : "");
+        sl_errprintf(err, "useradd %s failed (status %d): %s", name, rc, tail);
+        free(tail);
     }
     free(out);
     return rc == 0 ? 0 : -1;

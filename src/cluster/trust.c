@@ -44,6 +44,7 @@ static const tr_item_t items[] = {
     {"images", TR_DIR},
     {"pmix", TR_DIR},
     {"db", TR_DIR},
+    {"db-tmp", TR_DIR},
     {"dev", TR_DIR},
     {"nodes", TR_DIR},
     {"cluster.json", TR_FILE},

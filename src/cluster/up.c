@@ -308,6 +308,9 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
 {
     const char *D = c->st.dir;
     char *datadir = sl_xasprintf("--datadir=%s/db", D);
+    /* temporary tables in a folder of root's own: in /tmp, where every user
+     * may write, their names (#sql-temptable-PID-...) are predictable */
+    char *tmpdir = sl_xasprintf("--tmpdir=%s/db-tmp", D);
     char *probe = sl_xasprintf("%s/db/mysql", D);
     struct stat sb;
     int r = 0;
@@ -317,16 +320,20 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
                               "--skip-test-db",
                               "--auth-root-authentication-method=socket",
                               datadir,
+                              tmpdir,
                               NULL};
         char *out = NULL;
         int rc = run_client(c, argv, &out, err);
         if (rc != 0) {
-            if (rc > 0)
-                sl_errprintf(err, "mysql_install_db failed (status %d): %.300s", rc,
-                             out ? out : "");
+            if (rc > 0) {
+                char *tail = sl_run_tail(out, 600);
+                sl_errprintf(err, "mysql_install_db failed (status %d): %s", rc, tail);
+                free(tail);
+            }
             free(out);
             free(probe);
             free(datadir);
+            free(tmpdir);
             return -1;
         }
         free(out);
@@ -340,6 +347,7 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
                           "--no-defaults",
                           "--user=root",
                           datadir,
+                          tmpdir,
                           sock,
                           port,
                           "--bind-address=127.0.0.1",
@@ -350,6 +358,7 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
                           NULL};
     r = spawn_daemon(c, SL_D_MYSQLD, argv, err);
     free(datadir);
+    free(tmpdir);
     free(sock);
     free(port);
     free(pidf);
@@ -365,8 +374,11 @@ static int start_mysqld(upctx_t *c, sl_error_t *err)
     const char *cargv[] = {"mariadb", "--no-defaults", "-uroot", s, "-e", sql, NULL};
     char *out = NULL;
     int rc = run_client(c, cargv, &out, err);
-    if (rc > 0)
-        sl_errprintf(err, "creating the accounting database failed: %.300s", out ? out : "");
+    if (rc > 0) {
+        char *tail = sl_run_tail(out, 600);
+        sl_errprintf(err, "creating the accounting database failed: %s", tail);
+        free(tail);
+    }
     free(out);
     free(s);
     free(sql);
@@ -385,8 +397,11 @@ static int sacctmgr(upctx_t *c, const char *const *args, sl_error_t *err)
     /* what exists already is success for an idempotent up */
     if (rc > 0 && sl_slurm_sacctmgr_unchanged(out))
         rc = 0;
-    if (rc > 0)
-        sl_errprintf(err, "sacctmgr %s %s failed: %.300s", argv[2], argv[3], out ? out : "");
+    if (rc > 0) {
+        char *tail = sl_run_tail(out, 600);
+        sl_errprintf(err, "sacctmgr %s %s failed: %s", argv[2], argv[3], tail);
+        free(tail);
+    }
     free(out);
     return rc == 0 ? 0 : -1;
 }
@@ -1003,9 +1018,9 @@ static int make_dirs(upctx_t *c, sl_error_t *err)
     static const struct {
         const char *name;
         mode_t mode;
-    } subdirs[] = {{"etc", 0755},   {"run", 0755},    {"log", 0700},
-                   {"state", 0700}, {"spool", 0755},  {"slurmlinkd", 0700},
-                   {"pods", 0711},  {"images", 0755}, {"pmix", 0755}};
+    } subdirs[] = {{"etc", 0755},   {"run", 0755},        {"log", 0700},  {"state", 0700},
+                   {"spool", 0755}, {"slurmlinkd", 0700}, {"pods", 0711}, {"images", 0755},
+                   {"pmix", 0755},  {"db-tmp", 0700}};
     const char *dir = c->st.dir;
     if (sl_mkdir_p(dir, 0711, err) < 0)
         return -1;

@@ -1,6 +1,8 @@
 #include "proc.h"
 #include "buf.h"
+#include "xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -218,6 +220,20 @@ static int read_until(int fd, long long deadline, sl_buf_t *b)
             return 0;
         sl_buf_append(b, chunk, (size_t)got);
     }
+}
+
+char *sl_run_tail(const char *out, size_t max)
+{
+    size_t n = out ? strlen(out) : 0;
+    while (n && isspace((unsigned char)out[n - 1]))
+        n--;
+    if (n <= max)
+        return sl_xstrndup(out ? out : "", n);
+    const char *from = out + n - max;
+    const char *nl = memchr(from, '\n', max);
+    if (nl && nl + 1 < out + n)
+        from = nl + 1;
+    return sl_xasprintf("... %.*s", (int)(out + n - from), from);
 }
 
 int sl_run(const char *const *argv, const char *const *envp, int merge_stderr, int timeout_ms,

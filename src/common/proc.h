@@ -2,6 +2,7 @@
 #ifndef SL_PROC_H
 #define SL_PROC_H
 
+#include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -32,6 +33,12 @@ int sl_wait_timeout(pid_t pid, int timeout_ms, int *status);
  * (0-255), 128+signal when killed, or -1 with err on spawn failure/timeout. */
 int sl_run(const char *const *argv, const char *const *envp, int merge_stderr, int timeout_ms,
            char **out, sl_error_t *err);
+
+/* What an error message quotes of a tool's output: its end, where tools say
+ * why they failed. Trailing whitespace is dropped; an output longer than max
+ * keeps its last max bytes, from the first line that starts within them when
+ * one does, after "... ". Never NULL (out NULL gives ""); the caller frees. */
+char *sl_run_tail(const char *out, size_t max);
 
 /* 1 if the process exists (kill(pid,0) succeeds or EPERM), else 0. */
 int sl_pid_alive(pid_t pid);

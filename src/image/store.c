@@ -184,11 +184,10 @@ static int run_tool(const char *const *argv, int use_stdin, sl_error_t *err)
         char *out = NULL;
         int st = sl_run(argv, NULL, 1, -1, &out, err);
         if (st > 0) {
-            size_t n = out ? strlen(out) : 0;
-            while (n && out[n - 1] == '\n')
-                out[--n] = '\0';
+            char *tail = sl_run_tail(out, 600);
             errno = EIO;
-            sl_errprintf(err, "%s failed (exit %d): %s", argv[0], st, out && *out ? out : "");
+            sl_errprintf(err, "%s failed (exit %d): %s", argv[0], st, tail);
+            free(tail);
         }
         free(out);
         return st == 0 ? 0 : -1;

@@ -63,11 +63,10 @@ static int sacctmgr(const acct_run_t *r, const char *const *args, sl_error_t *er
     if (rc > 0 && sl_slurm_sacctmgr_unchanged(out))
         rc = 0;
     if (rc > 0) {
-        char *nl = out ? strchr(out, '\n') : NULL;
-        if (nl && !nl[1])
-            *nl = '\0';
-        sl_errprintf(err, "sacctmgr %s %s %s: %.300s", argv[2], argv[3], argv[4],
-                     out && *out ? out : "failed");
+        char *tail = sl_run_tail(out, 600);
+        sl_errprintf(err, "sacctmgr %s %s %s: %s", argv[2], argv[3], argv[4],
+                     *tail ? tail : "failed");
+        free(tail);
     }
     free(out);
     if (rc > 0)
