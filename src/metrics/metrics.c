@@ -29,158 +29,122 @@ static struct {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t scrape = PTHREAD_MUTEX_INITIALIZER;
 
-static sl_expo_family_t *must(sl_expo_family_t *f, const sl_error_t *err)
-{
-    if (!f) /* the names below are constants: only a programming error gets here */
-        sl_err("metrics: %s", err->text);
-    return f;
-}
+/* every family: where it goes, its type, name, help, labels and (a
+ * histogram's) bucket bounds */
+typedef enum fam_type { FAM_COUNTER, FAM_GAUGE, FAM_HISTOGRAM } fam_type_t;
+typedef struct fam_def {
+    sl_expo_family_t **slot;
+    fam_type_t type;
+    const char *name, *help;
+    const char *const *labels;
+    const double *bounds;
+    size_t nbounds;
+} fam_def_t;
 
-/* the pods' and submissions' families */
-static void make_pods(sl_expo_t *x)
-{
-    sl_error_t e = SL_ERROR_INIT;
-    m.pods = must(sl_expo_gauge(x, "slurmlink_pods", "Pods in the store by namespace and phase.",
-                                SL_EXPO_LABELS("namespace", "phase"), &e),
-                  &e);
-    m.subs = must(sl_expo_counter(x, "slurmlink_pod_submissions_total",
-                                  "Pod submissions to Slurm (attempts, retries included).",
-                                  SL_EXPO_NO_LABELS, &e),
-                  &e);
-    m.sub_fail = must(sl_expo_counter(x, "slurmlink_pod_submission_failures_total",
-                                      "Pod submissions that Slurm refused or could not take.",
-                                      SL_EXPO_NO_LABELS, &e),
-                      &e);
-    m.reread = must(sl_expo_counter(x, "slurmlink_pod_submission_rereads_total",
-                                    "Pod submissions queued behind the workers that held no "
-                                    "parsed pod: the worker read it again from the store.",
-                                    SL_EXPO_NO_LABELS, &e),
-                    &e);
-    m.sub_lat = must(sl_expo_histogram(x, "slurmlink_pod_submit_latency_seconds",
-                                       "From the controller seeing a pod created to its Slurm "
-                                       "job id.",
-                                       SL_EXPO_NO_LABELS, pod_bounds, NB(pod_bounds), &e),
-                     &e);
-    m.status_lat = must(sl_expo_histogram(x, "slurmlink_pod_status_latency_seconds",
-                                          "From a container's exit (the shim's push) to its "
-                                          "status stored, visible to clients.",
-                                          SL_EXPO_NO_LABELS, pod_bounds, NB(pod_bounds), &e),
-                        &e);
-    m.queue = must(sl_expo_gauge(x, "slurmlink_submit_queue_length",
-                                 "Pods waiting for a submission to Slurm.", SL_EXPO_NO_LABELS, &e),
-                   &e);
-    m.poll_gap = must(sl_expo_gauge(x, "slurmlink_slurm_job_poll_interval_seconds",
-                                    "The delay before the next Slurm job poll: slurm.poll_ms, "
-                                    "longer after a slow poll.",
-                                    SL_EXPO_NO_LABELS, &e),
-                      &e);
-}
+#define L(...) SL_EXPO_LABELS(__VA_ARGS__)
+#define NONE SL_EXPO_NO_LABELS
+static const fam_def_t families[] = {
+    {&m.pods, FAM_GAUGE, "slurmlink_pods", "Pods in the store by namespace and phase.",
+     L("namespace", "phase"), NULL, 0},
+    {&m.subs, FAM_COUNTER, "slurmlink_pod_submissions_total",
+     "Pod submissions to Slurm (attempts, retries included).", NONE, NULL, 0},
+    {&m.sub_fail, FAM_COUNTER, "slurmlink_pod_submission_failures_total",
+     "Pod submissions that Slurm refused or could not take.", NONE, NULL, 0},
+    {&m.reread, FAM_COUNTER, "slurmlink_pod_submission_rereads_total",
+     "Pod submissions queued behind the workers that held no parsed pod: the worker read it again "
+     "from the store.",
+     NONE, NULL, 0},
+    {&m.sub_lat, FAM_HISTOGRAM, "slurmlink_pod_submit_latency_seconds",
+     "From the controller seeing a pod created to its Slurm job id.", NONE, pod_bounds,
+     NB(pod_bounds)},
+    {&m.status_lat, FAM_HISTOGRAM, "slurmlink_pod_status_latency_seconds",
+     "From a container's exit (the shim's push) to its status stored, visible to clients.", NONE,
+     pod_bounds, NB(pod_bounds)},
+    {&m.queue, FAM_GAUGE, "slurmlink_submit_queue_length",
+     "Pods waiting for a submission to Slurm.", NONE, NULL, 0},
+    {&m.poll_gap, FAM_GAUGE, "slurmlink_slurm_job_poll_interval_seconds",
+     "The delay before the next Slurm job poll: slurm.poll_ms, longer after a slow poll.", NONE,
+     NULL, 0},
+    {&m.gpus, FAM_GAUGE, "slurmlink_node_gpus", "GPUs (GRES gpu) of each Slurm node.", L("node"),
+     NULL, 0},
+    {&m.gpus_alloc, FAM_GAUGE, "slurmlink_node_gpus_allocated",
+     "GPUs allocated to jobs on each Slurm node.", L("node"), NULL, 0},
+    {&m.fs_used, FAM_GAUGE, "slurmlink_storage_filesystem_used_bytes",
+     "Bytes used on the filesystem of each StorageClass's root (statfs).", L("storageclass"), NULL,
+     0},
+    {&m.fs_size, FAM_GAUGE, "slurmlink_storage_filesystem_size_bytes",
+     "Size of the filesystem of each StorageClass's root (statfs).", L("storageclass"), NULL, 0},
+    {&m.rpc_lat, FAM_HISTOGRAM, "slurmlink_slurm_rpc_duration_seconds",
+     "Duration of libslurm calls by RPC.", L("rpc"), fast_bounds, NB(fast_bounds)},
+    {&m.rpc_err, FAM_COUNTER, "slurmlink_slurm_rpc_errors_total",
+     "libslurm calls that returned an error, by RPC.", L("rpc"), NULL, 0},
+    {&m.req, FAM_COUNTER, "slurmlink_api_requests_total",
+     "API requests by verb, resource, subresource and HTTP code.",
+     L("verb", "resource", "subresource", "code"), NULL, 0},
+    {&m.req_lat, FAM_HISTOGRAM, "slurmlink_api_request_duration_seconds",
+     "API request latency by verb and resource (watches excluded).", L("verb", "resource"),
+     fast_bounds, NB(fast_bounds)},
+    {&m.watches, FAM_GAUGE, "slurmlink_api_open_watches", "Watch streams now open.", NONE, NULL, 0},
+    {&m.recounts, FAM_COUNTER, "slurmlink_quota_recounts_total",
+     "Namespaces whose pods the quota janitor counted again.", NONE, NULL, 0},
+    {&m.recount_pods, FAM_COUNTER, "slurmlink_quota_recount_pods_total",
+     "Pods read by those recounts.", NONE, NULL, 0},
+    {&m.views, FAM_COUNTER, "slurmlink_job_views_total",
+     "Slurm job states the job poll compared with their pods: applied (the pod read from the "
+     "store) or unchanged.",
+     L("result"), NULL, 0},
+    {&m.changes, FAM_COUNTER, "slurmlink_controller_changes_total",
+     "Pods' changes the controller read from the store: parsed, or own (its own writes, passed by "
+     "unparsed).",
+     L("read"), NULL, 0},
+    {&m.passes, FAM_COUNTER, "slurmlink_loop_passes_total",
+     "Passes of a background loop: the API's janitor, or a workload kind's controller pass (its "
+     "store name).",
+     L("loop"), NULL, 0},
+    {&m.commits, FAM_COUNTER, "slurmlink_store_commits_total",
+     "Write transactions the store committed.", NONE, NULL, 0},
+    {&m.commit_s, FAM_COUNTER, "slurmlink_store_commit_seconds_total",
+     "Time the store spent committing (SQLite's COMMIT, with the checkpoints it runs).", NONE, NULL,
+     0},
+    {&m.groups, FAM_COUNTER, "slurmlink_store_group_commits_total",
+     "Store transactions that committed several threads' creates at once (state.group_commit).",
+     NONE, NULL, 0},
+    {&m.grouped, FAM_COUNTER, "slurmlink_store_grouped_writes_total",
+     "Creates committed in such a group.", NONE, NULL, 0},
+    {&m.lock_n, FAM_COUNTER, "slurmlink_store_lock_acquisitions_total",
+     "Times the store's writer or reader lock was taken.", L("lock"), NULL, 0},
+    {&m.lock_wait, FAM_COUNTER, "slurmlink_store_lock_wait_seconds_total",
+     "Time threads waited for the store's writer or reader lock.", L("lock"), NULL, 0},
+    {&m.lock_held, FAM_COUNTER, "slurmlink_store_lock_held_seconds_total",
+     "Time the store's writer or reader lock was held.", L("lock"), NULL, 0},
+    {&m.drafts, FAM_COUNTER, "slurmlink_store_drafts_total",
+     "Writes drafted outside the store's writer lock: written as drafted, or made again under it "
+     "(the object had changed).",
+     L("outcome"), NULL, 0},
+};
+#undef L
+#undef NONE
 
-/* the nodes', storage's, Slurm RPCs', API's, quotas', store's and loops' families */
-static void make_cluster(sl_expo_t *x)
+static sl_expo_family_t *make_one(sl_expo_t *x, const fam_def_t *d, sl_error_t *e)
 {
-    sl_error_t e = SL_ERROR_INIT;
-    m.gpus = must(sl_expo_gauge(x, "slurmlink_node_gpus", "GPUs (GRES gpu) of each Slurm node.",
-                                SL_EXPO_LABELS("node"), &e),
-                  &e);
-    m.gpus_alloc = must(sl_expo_gauge(x, "slurmlink_node_gpus_allocated",
-                                      "GPUs allocated to jobs on each Slurm node.",
-                                      SL_EXPO_LABELS("node"), &e),
-                        &e);
-    m.fs_used = must(sl_expo_gauge(x, "slurmlink_storage_filesystem_used_bytes",
-                                   "Bytes used on the filesystem of each StorageClass's root "
-                                   "(statfs).",
-                                   SL_EXPO_LABELS("storageclass"), &e),
-                     &e);
-    m.fs_size = must(sl_expo_gauge(x, "slurmlink_storage_filesystem_size_bytes",
-                                   "Size of the filesystem of each StorageClass's root (statfs).",
-                                   SL_EXPO_LABELS("storageclass"), &e),
-                     &e);
-    m.rpc_lat = must(sl_expo_histogram(x, "slurmlink_slurm_rpc_duration_seconds",
-                                       "Duration of libslurm calls by RPC.", SL_EXPO_LABELS("rpc"),
-                                       fast_bounds, NB(fast_bounds), &e),
-                     &e);
-    m.rpc_err = must(sl_expo_counter(x, "slurmlink_slurm_rpc_errors_total",
-                                     "libslurm calls that returned an error, by RPC.",
-                                     SL_EXPO_LABELS("rpc"), &e),
-                     &e);
-    m.req = must(sl_expo_counter(x, "slurmlink_api_requests_total",
-                                 "API requests by verb, resource, subresource and HTTP code.",
-                                 SL_EXPO_LABELS("verb", "resource", "subresource", "code"), &e),
-                 &e);
-    m.req_lat = must(sl_expo_histogram(x, "slurmlink_api_request_duration_seconds",
-                                       "API request latency by verb and resource (watches "
-                                       "excluded).",
-                                       SL_EXPO_LABELS("verb", "resource"), fast_bounds,
-                                       NB(fast_bounds), &e),
-                     &e);
-    m.watches = must(sl_expo_gauge(x, "slurmlink_api_open_watches", "Watch streams now open.",
-                                   SL_EXPO_NO_LABELS, &e),
-                     &e);
-    m.recounts = must(sl_expo_counter(x, "slurmlink_quota_recounts_total",
-                                      "Namespaces whose pods the quota janitor counted again.",
-                                      SL_EXPO_NO_LABELS, &e),
-                      &e);
-    m.recount_pods = must(sl_expo_counter(x, "slurmlink_quota_recount_pods_total",
-                                          "Pods read by those recounts.", SL_EXPO_NO_LABELS, &e),
-                          &e);
-    m.views = must(sl_expo_counter(x, "slurmlink_job_views_total",
-                                   "Slurm job states the job poll compared with their pods: "
-                                   "applied (the pod read from the store) or unchanged.",
-                                   SL_EXPO_LABELS("result"), &e),
-                   &e);
-    m.changes = must(sl_expo_counter(x, "slurmlink_controller_changes_total",
-                                     "Pods' changes the controller read from the store: parsed, "
-                                     "or own (its own writes, passed by unparsed).",
-                                     SL_EXPO_LABELS("read"), &e),
-                     &e);
-    m.passes = must(sl_expo_counter(x, "slurmlink_loop_passes_total",
-                                    "Passes of a background loop: the API's janitor, or a "
-                                    "workload kind's controller pass (its store name).",
-                                    SL_EXPO_LABELS("loop"), &e),
-                    &e);
-    m.commits =
-        must(sl_expo_counter(x, "slurmlink_store_commits_total",
-                             "Write transactions the store committed.", SL_EXPO_NO_LABELS, &e),
-             &e);
-    m.commit_s = must(sl_expo_counter(x, "slurmlink_store_commit_seconds_total",
-                                      "Time the store spent committing (SQLite's COMMIT, with "
-                                      "the checkpoints it runs).",
-                                      SL_EXPO_NO_LABELS, &e),
-                      &e);
-    m.groups = must(sl_expo_counter(x, "slurmlink_store_group_commits_total",
-                                    "Store transactions that committed several threads' creates "
-                                    "at once (state.group_commit).",
-                                    SL_EXPO_NO_LABELS, &e),
-                    &e);
-    m.grouped = must(sl_expo_counter(x, "slurmlink_store_grouped_writes_total",
-                                     "Creates committed in such a group.", SL_EXPO_NO_LABELS, &e),
-                     &e);
-    m.lock_n = must(sl_expo_counter(x, "slurmlink_store_lock_acquisitions_total",
-                                    "Times the store's writer or reader lock was taken.",
-                                    SL_EXPO_LABELS("lock"), &e),
-                    &e);
-    m.lock_wait = must(sl_expo_counter(x, "slurmlink_store_lock_wait_seconds_total",
-                                       "Time threads waited for the store's writer or reader "
-                                       "lock.",
-                                       SL_EXPO_LABELS("lock"), &e),
-                       &e);
-    m.lock_held = must(sl_expo_counter(x, "slurmlink_store_lock_held_seconds_total",
-                                       "Time the store's writer or reader lock was held.",
-                                       SL_EXPO_LABELS("lock"), &e),
-                       &e);
-    m.drafts = must(sl_expo_counter(x, "slurmlink_store_drafts_total",
-                                    "Writes drafted outside the store's writer lock: written as "
-                                    "drafted, or made again under it (the object had changed).",
-                                    SL_EXPO_LABELS("outcome"), &e),
-                    &e);
+    switch (d->type) {
+    case FAM_COUNTER: return sl_expo_counter(x, d->name, d->help, d->labels, e);
+    case FAM_GAUGE: return sl_expo_gauge(x, d->name, d->help, d->labels, e);
+    case FAM_HISTOGRAM:
+        return sl_expo_histogram(x, d->name, d->help, d->labels, d->bounds, d->nbounds, e);
+    }
+    return NULL;
 }
 
 static void make(void)
 {
     m.x = sl_expo_create();
-    make_pods(m.x);
-    make_cluster(m.x);
+    for (size_t i = 0; i < NB(families); i++) {
+        sl_error_t e = SL_ERROR_INIT;
+        *families[i].slot = make_one(m.x, &families[i], &e);
+        if (!*families[i].slot) /* the table is constant: only a programming error gets here */
+            sl_err("metrics: %s", e.text);
+    }
 }
 
 static int ready(void)
