@@ -15,9 +15,10 @@
 # each as on the code before. And the controller reads those writes of its
 # own (each pod's job id and pending reason) back from the change log
 # without parsing them (slurmlink_controller_changes_total{read="own"}); on
-# the code before it parsed every change.
+# the code before it parsed every change. The batch's views are drafted
+# outside the store's writer lock (slurmlink_store_drafts_total).
 source "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 
 N=20
 cluster_up --cpus 16 || bail "slurmlink up"
@@ -79,7 +80,8 @@ ok test $((a4 - a3)) -lt $N "once written, nothing more is read (applied: $a3 �
 # reasons together (in groups of up to 64), one commit
 commits() { kc get --raw /metrics | awk '$1 == "slurmlink_store_commits_total" {v = $2} END {print v + 0}'; }
 rest=$(for i in $(seq 3 $N); do echo "$(job "p$i")"; done | paste -sd,)
-c0=$(commits)
+drafts() { kc get --raw /metrics | awk '$1 ~ /^slurmlink_store_drafts_total\{/ {v += $2} END {print v + 0}'; }
+c0=$(commits) d0=$(drafts)
 scontrol hold "$rest"
 all_held() {
   local i
@@ -89,6 +91,11 @@ ok wait_for 20 all_held "$((N - 2)) jobs held at once: each pod says JobHeldAdmi
 c1=$(commits)
 ok test $((c1 - c0)) -ge 1 -a $((c1 - c0)) -lt $(((N - 2) / 2)) \
   "... their $((N - 2)) pods written in fewer commits than half of them ($c0 → $c1; one each before)"
+# each view made on the pod as read, outside the store's writer lock, and
+# written as a draft (the batch holds the writer for the rows and the
+# commit); on the code before each was made under the lock: no draft
+d1=$(drafts)
+ok test $((d1 - d0)) -ge $((N - 2)) "... each of them written as a draft of its view ($d0 → $d1 drafts)"
 scontrol release "$rest"
 scontrol update NodeName="$node" State=RESUME
 ok wait_for 60 kc wait --for=jsonpath='{.status.phase}'=Running pod/p3 --timeout=5s "the node back: the pods run"

@@ -76,8 +76,7 @@ void ctl_transition_events(sl_ctl_t *c, ctl_apply_t *a, json_t *pod, uint32_t jo
  * unparsed: ctl_pod_mutate_own): whether the pod is terminal after it, or
  * -1 when it is not stored; *rerun
  * (if not NULL) says whether the job runs again for the finished pod. */
-int ctl_apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
-                   const ctl_job_view_t *v, int own, int *rerun, int64_t *rv)
+static void note_ended(sl_ctl_t *c, const char *uid, const ctl_job_view_t *v)
 {
     if (*v->state && !ctl_job_active(v->state)) {
         /* before the write: a view of the job running, read earlier and
@@ -88,15 +87,27 @@ int ctl_apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *ui
             atomic_store(&p->slurm_ended, v->restart_cnt + 1);
         pthread_mutex_unlock(&c->lock);
     }
+}
+
+/* after a view's write (w 0: out is the pod after it): its transitions'
+ * Events; whether the pod is terminal after it, -1 when it is not stored */
+static int view_written(sl_ctl_t *c, ctl_apply_t *a, int w, json_t *out, uint32_t job_id)
+{
+    if (w != 0)
+        return -1;
+    ctl_transition_events(c, a, out, job_id);
+    return ctl_pod_terminal(out);
+}
+
+int ctl_apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                   const ctl_job_view_t *v, int own, int *rerun, int64_t *rv)
+{
+    note_ended(c, uid, v);
     ctl_apply_t a = {.job = v};
     json_t *out = NULL;
-    int r = -1;
     int w = own ? ctl_pod_mutate_own(c, ns, name, uid, ctl_apply_fn, &a, &out, NULL)
                 : ctl_pod_mutate(c, ns, name, uid, ctl_apply_fn, &a, &out, NULL);
-    if (w == 0) {
-        ctl_transition_events(c, &a, out, v->job_id);
-        r = ctl_pod_terminal(out);
-    }
+    int r = view_written(c, &a, w, out, v->job_id);
     if (rerun)
         *rerun = r >= 0 && a.rerun;
     if (rv)
@@ -136,14 +147,30 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
  * the pod's resourceVersion after it; 0 when it is not stored) */
 void ctl_apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, int64_t *rv)
 {
-    int rerun = 0;
+    note_ended(c, p->uid, v);
+    ctl_apply_t a = {.job = v};
+    json_t *out = NULL;
     /* a pending job's view: the controller knows all its change says */
-    int own = !strcmp(v->state, "PENDING");
-    int t = ctl_apply_view(c, p->ns, p->name, p->uid, v, own, &rerun, rv);
-    if (t >= 0)
-        p->terminal = t;
-    if (rerun)
+    int w = !strcmp(v->state, "PENDING")
+                ? ctl_pod_mutate_own(c, p->ns, p->name, p->uid, ctl_apply_fn, &a, &out, NULL)
+                : ctl_pod_mutate(c, p->ns, p->name, p->uid, ctl_apply_fn, &a, &out, NULL);
+    int64_t r = ctl_apply_job_written(c, p, v, &a, w, out);
+    json_decref(out);
+    if (rv)
+        *rv = r;
+}
+
+int64_t ctl_apply_job_written(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, ctl_apply_t *a,
+                              int w, json_t *out)
+{
+    int t = view_written(c, a, w, out, v->job_id);
+    if (t < 0)
+        return 0;
+    p->terminal = t;
+    int64_t rv = sl_kube_rv(out);
+    if (a->rerun)
         cancel_rerun(c, p, v);
+    return rv;
 }
 
 /* node and ip are caller buffers of 256 bytes the view points into; rank:
@@ -195,12 +222,18 @@ void ctl_view_of(sl_ctl_t *c, const sl_slurm_job_t *j, int shim_done, ctl_job_vi
  * 0 when it does not fit */
 int ctl_view_key(const ctl_job_view_t *v, char *buf, size_t size)
 {
-    int n =
-        snprintf(buf, size, "%u|%s|%s|%s|%s|%lld|%lld|%d|%u|%d|%d|%d", v->job_id, v->state,
-                 v->reason ? v->reason : "-", v->node, v->node_ip, (long long)v->start_ns,
-                 (long long)v->end_ns, v->exit_code, v->restart_cnt, v->completing, v->node_up,
-                 v->shim_finished);
+    int n = snprintf(buf, size, "%u|%s|%s|%s|%s|%lld|%lld|%d|%u|%d|%d|%d", v->job_id, v->state,
+                     v->reason ? v->reason : "-", v->node, v->node_ip, (long long)v->start_ns,
+                     (long long)v->end_ns, v->exit_code, v->restart_cnt, v->completing, v->node_up,
+                     v->shim_finished);
     return n > 0 && (size_t)n < size;
+}
+
+void ctl_view_remember(ctl_pod_t *p, const char *key, int64_t rv)
+{
+    free(p->view_key);
+    p->view_key = key && rv > 0 ? sl_xstrdup(key) : NULL;
+    p->view_rv = rv;
 }
 
 void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv)

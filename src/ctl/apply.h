@@ -6,7 +6,8 @@
  * ctl_transition_events touch no ctl_pod_t but through the pods table
  * under c->lock (internal.h), and run on any thread: the controller's poll
  * (poll.c) and the API threads' shim pushes (push.c). ctl_apply_job and
- * ctl_view_submitted change the controller's own fields of a ctl_pod_t
+ * ctl_apply_job_written, ctl_view_remember and ctl_view_submitted change
+ * the controller's own fields of a ctl_pod_t
  * (terminal, view_key, view_rv, rerun_cancelled): controller thread only. */
 #ifndef SL_CTL_APPLY_H
 #define SL_CTL_APPLY_H
@@ -40,6 +41,13 @@ int ctl_apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *ui
 /* the controller thread's: the view applied to p's pod (*rv, if not NULL:
  * the pod's resourceVersion after it; 0 when it is not stored) */
 void ctl_apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, int64_t *rv);
+/* the controller thread's: the rest of ctl_apply_job once p's view v is
+ * written (w: the write's result, out: the pod after it) through a with
+ * ctl_apply_fn, as the job poll's batch writes it (batch.c): the Events of
+ * its transitions, p->terminal, a requeued job of a finished pod
+ * cancelled. The pod's resourceVersion after it; 0 when it is not stored. */
+int64_t ctl_apply_job_written(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, ctl_apply_t *a,
+                              int w, json_t *out);
 /* Slurm's job j as the pod of gang rank `rank` sees it (node and ip: caller
  * buffers of 256 bytes the view points into; known: the controller's
  * p->node, NULL on other threads) */

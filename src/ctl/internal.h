@@ -70,15 +70,14 @@
 
 #define CTL_SHIM_STRIPES 64
 
-/* batch.c: the job poll's writes of pending jobs' views in store
+/* batch.c: the job poll's writes of pending jobs' views, drafted, in store
  * transactions of up to CTL_BATCH_MAX pods (the controller thread's) */
 #define CTL_BATCH_MAX 64
+typedef struct ctl_batch_item ctl_batch_item_t;
 typedef struct ctl_batch {
-    int wanted;        /* the poll groups the views it applies now */
-    int open;          /* a store transaction is open */
-    uint64_t own_mark; /* ctl_own_mark when it opened */
+    int wanted; /* the poll groups the views it applies now */
     size_t n;
-    ctl_pod_t *pods[CTL_BATCH_MAX]; /* whose views it wrote */
+    ctl_batch_item_t *items[CTL_BATCH_MAX]; /* the views drafted, to be written */
 } ctl_batch_t;
 
 /* own.c: revisions of the controller's own writes whose changes it reads
@@ -146,15 +145,21 @@ void ctl_finish_delete(sl_ctl_t *c, ctl_pod_t *p);
  * that job pending with reason None applies (apply.c), so the poll's first
  * view of it does not read the pod (controller thread) */
 void ctl_view_submitted(ctl_pod_t *p, uint32_t job_id, int64_t rv);
+/* the view of key (NULL: one without a key) is p's pod's at revision rv
+ * (0: not written; nothing is remembered) */
+void ctl_view_remember(ctl_pod_t *p, const char *key, int64_t rv);
 
 /* batch.c. want: the views applied from now on are grouped (the poll, a
- * PENDING job); end: the open group committed, and views are written one by
- * one again (before any other job, and before waiting for Slurm); enter:
- * before p's view is written (a group opened, or committed and a new one
- * opened when full; nothing unless wanted); forget: p is freed. */
+ * PENDING job); end: the group written and committed, and views are
+ * written one by one again (before any other job, and before waiting for
+ * Slurm); add: p's view v (its key: NULL for none), drafted on the pod as
+ * read now, joins the group (written when the group is full or ends), 1;
+ * 0 when not wanted or the pod is not read (the caller writes it alone);
+ * forget: p is freed (its view is not written). */
 void ctl_batch_want(sl_ctl_t *c);
 void ctl_batch_end(sl_ctl_t *c);
-void ctl_batch_enter(sl_ctl_t *c, ctl_pod_t *p);
+struct ctl_job_view;
+int ctl_batch_add(sl_ctl_t *c, ctl_pod_t *p, const struct ctl_job_view *v, const char *key);
 void ctl_batch_forget(sl_ctl_t *c, ctl_pod_t *p);
 
 /* own.c. note: the controller wrote revision rv of a pod, a change that

@@ -98,12 +98,12 @@ static void apply_slurm(sl_ctl_t *c, ctl_pod_t *p, const sl_slurm_job_t *j)
         return;
     }
     sl_metrics_job_view(1);
-    ctl_batch_enter(c, p); /* a pending job's view: grouped with others (batch.c) */
+    /* a pending job's view: drafted now, written with others (batch.c) */
+    if (ctl_batch_add(c, p, &v, keyed ? key : NULL))
+        return;
     int64_t rv = 0;
     ctl_apply_job(c, p, &v, &rv);
-    free(p->view_key);
-    p->view_key = keyed && rv > 0 ? sl_xstrdup(key) : NULL;
-    p->view_rv = rv;
+    ctl_view_remember(p, keyed ? key : NULL, rv);
 }
 
 /* What Slurm says of p's own job j, applied to the pod (p is freed when a
