@@ -3,7 +3,7 @@
 # slow
 # serial: a benchmark harness of 200 pods at once (its checks are of correctness, not speed): not beside another heavy file
 # bench/soak.py, bench/start-order.py, bench/submit-throughput.py,
-# bench/quota-scale.py, bench/pending-idle.py and bench/burst-delete.py at a small size on a
+# bench/quota-scale.py, bench/pending-idle.py, bench/pending-hold.py and bench/burst-delete.py at a small size on a
 # private cluster of two nodes with accounting (docs/benchmarks.md): the harnesses work and the soak's
 # invariants hold (correctness, not timing): 200 pods
 # created, run, listed and deleted with three watchers attached, each
@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 # the bench compares every path with slurmrestd of the Slurm that runs the jobs
 [ -z "${SL_SLURM_PREFIX:-}" ] || [ -x "$SL_SLURM_PREFIX/sbin/slurmrestd" ] ||
   skip_all "the Slurm of $SL_SLURM_PREFIX has no sbin/slurmrestd (built only where its configure finds libjwt and http-parser)"
-plan 24
+plan 25
 
 PY=/usr/bin/python3
 N=200
@@ -85,6 +85,12 @@ is "$?|$(grep -cE '^  running, (no quota|quota) +creates/s per step: [0-9]+ [0-9
 timeout 300 $PY "$ROOT/bench/pending-idle.py" --dir "$CL" --pods 20 --settle 1 --seconds 3 --slurmlink "$SLURMLINK" >"$CL/idle.out" 2>&1
 is "$?|$(grep -cE '^  running +CPU s per s: slurmlinkd [0-9.]+ slurmctld [0-9.]+ +views/s applied [0-9]+ unchanged [0-9]+$' "$CL/idle.out")|$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" "0|1|0" \
   "bench/pending-idle.py --pods 20: CPU and views per second, the nodes given back" || diag "$(cat "$CL/idle.out")"
+
+# a queue of pending pods whose jobs are all held at once: the writer's
+# figures per view, each view written as a draft, the nodes given back
+timeout 300 $PY "$ROOT/bench/pending-hold.py" --dir "$CL" --pods 20 --slurmlink "$SLURMLINK" >"$CL/hold.out" 2>&1
+is "$?|$(grep -cE '^  running +views (20|21|22): writer held [0-9.]+ us a view \([0-9.]+ s\), taken [0-9.]+, commits [0-9.]+, drafts (1\.00|0\.9[0-9]) \(\+[0-9]+ redone\); controller CPU [0-9]+ us a view$' "$CL/hold.out")|$(scontrol show node -o | grep -c 'State=[A-Z+]*DRAIN')" "0|1|0" \
+  "bench/pending-hold.py --pods 20: the writer's figures per view, each view a draft, the nodes given back" || diag "$(cat "$CL/hold.out")"
 
 # a burst, then its namespace deleted: nothing left behind, nodes given back
 timeout 300 $PY "$ROOT/bench/burst-delete.py" --dir "$CL" --pods 40 --repeat 1 --settle 30 --slurmlink "$SLURMLINK" >"$CL/bd.out" 2>&1
