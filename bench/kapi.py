@@ -152,6 +152,28 @@ def pod(name, command, cpu="1", memory="32Mi"):
                                      "command": ["sh", "-c", command],
                                      "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}}
 
+def create_pods(cluster, ns, n, threads, command="true", cpu="100m"):
+    """n pods p0..p{n-1} POSTed into ns by `threads` client threads, each
+    on a connection of its own; the first refusal ends the run"""
+    import threading
+    errors = []
+
+    def client(k):
+        c = cluster.conn()
+        for i in range(k, n, threads):
+            st, b = req(c, "POST", f"/api/v1/namespaces/{ns}/pods", pod(f"p{i}", command, cpu=cpu))
+            if st != 201:
+                errors.append(f"pod p{i}: HTTP {st}: {b}")
+                return
+    ths = [threading.Thread(target=client, args=(k,)) for k in range(threads)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    if errors:
+        raise SystemExit(errors[0])
+
+
 
 def inversions(starts):
     """pairs i < j (creation order) with starts[i] > starts[j] (j started

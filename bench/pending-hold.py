@@ -17,7 +17,7 @@ usage: bench/pending-hold.py --dir D [--pods 2000] [--threads 8]
                              [--daemons NAME=PATH,...] [--slurmlink PATH]
 Nothing here is asserted.
 """
-import argparse, os, signal, sys, threading, time
+import argparse, os, signal, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kapi  # noqa: E402
@@ -57,22 +57,7 @@ def metrics():
 
 
 def create(ns):
-    errors = []
-
-    def client(k):
-        c = K.conn()
-        for i in range(k, args.pods, args.threads):
-            st, b = kapi.req(c, "POST", f"/api/v1/namespaces/{ns}/pods", kapi.pod(f"p{i}", "true", cpu="100m"))
-            if st != 201:
-                errors.append(f"pod p{i}: HTTP {st}: {b}")
-                return
-    ths = [threading.Thread(target=client, args=(k,)) for k in range(args.threads)]
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join()
-    if errors:
-        raise SystemExit(errors[0])
+    kapi.create_pods(K, ns, args.pods, args.threads)
 
 
 def messages(ns):
