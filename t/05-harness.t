@@ -15,7 +15,7 @@
 # outlives it, its test folder removed (a cluster its teardown could not
 # stop), fails, and the process is killed.
 source "$(dirname "$0")/lib.sh"
-plan 37
+plan 38
 
 T=$(tmpdir)
 on_exit "rm -rf '$T'"
@@ -133,4 +133,14 @@ is "$(cd "$T" && t/run-tests --for src/foo/bar.c --estimate -j 1 | head -1)" "1 
 like "$(cd "$T" && t/run-tests --estimate -j 2)" "this order \(longest first, serial beside others\): [0-9]+ s" "--estimate prints the run's wall time from t/durations"
 rm -rf "$T/build-asan"
 like "$(cd "$T" && t/run-tests --unit 2>&1 | grep asan)" 'asan-unit-tests +SKIP' "no build-asan/: its unit binaries are reported skipped, not passed"
+# a test's sacct reads every job of its cluster: sacct's own default is
+# the jobs since midnight, so a run that crosses midnight missed the jobs
+# before it (a fresh-check's 87-kubeflow-upstream found none at 00:01)
+mkdir -p "$T/fakesacct" && cat >"$T/fakesacct/sacct" <<'EOF'
+#!/bin/sh
+printf '%s ' "$@"
+EOF
+chmod 755 "$T/fakesacct/sacct"
+is "$(PATH="$T/fakesacct:$PATH" sacct -n -X -o JobID)" "-S 1970-01-01T00:00:01 -n -X -o JobID " \
+  "lib.sh's sacct asks for every job since the epoch, not since midnight"
 done_testing

@@ -147,7 +147,7 @@ is "$(as_user "$UA" squeue -h -t all -o '%i|%u|%j' 2>&1 | grep -c "$UB")" 0 "ali
 like "$(as_user "$UA" scontrol show job "$JB" 2>&1)" "Invalid job id specified" "alice's scontrol show job of bob's job: refused"
 in_db() { sacct -n -X -P -j "$JB" -o User | grep -q "$UB"; }
 ok wait_for 30 in_db "bob's job is in the accounting database (root's sacct)"
-is "$(as_user "$UA" sacct -a -n -X -P -o User 2>&1 | grep -c "$UB")" 0 "alice's sacct -a shows none of bob's jobs"
+is "$(as_user "$UA" sacct -a -S 1970-01-01T00:00:01 -n -X -P -o User 2>&1 | grep -c "$UB")" 0 "alice's sacct -a shows none of bob's jobs"
 is "$(as_user "$UA" sacct -n -X -P -j "$JA" -o User 2>&1 | head -1)" "$UA" "alice's sacct still shows her own"
 
 # --- 5. runAsGroup, fsGroup, supplementalGroups ------------------------------------------------

@@ -300,6 +300,11 @@ PY
 # kc ARGS...: kubectl on cluster $CL with the cluster's own cache (a file
 # that talks as tenants defines its own kc USER ARGS... after sourcing this)
 kc() { kubectl --cache-dir "$CL/kcache" "$@"; }
+# sacct ARGS...: every job of the test's cluster. sacct's own default is the
+# jobs since midnight (-S), so a run that crosses midnight missed the jobs
+# before it; a later -S in ARGS wins. A tenant's sacct (as_user ... sacct)
+# names -S itself.
+sacct() { command sacct -S 1970-01-01T00:00:01 "$@"; }
 # phase_of POD [kubectl options]: the pod's status.phase (empty when gone)
 phase_of() { local p=$1; shift; kc get pod "$p" "$@" -o jsonpath='{.status.phase}' 2>/dev/null; }
 # running POD [kubectl options]: the pod's phase is Running (for wait_for)
