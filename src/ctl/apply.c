@@ -70,12 +70,8 @@ void ctl_transition_events(sl_ctl_t *c, ctl_apply_t *a, json_t *pod, uint32_t jo
     }
 }
 
-/* What Slurm says of the job, applied to the stored pod ns/name of that
- * uid, with the transitions' events. Any thread (it touches no ctl_pod_t),
- * own only on the controller's (the write noted as its own, read back
- * unparsed: ctl_pod_mutate_own): whether the pod is terminal after it, or
- * -1 when it is not stored; *rerun
- * (if not NULL) says whether the job runs again for the finished pod. */
+/* before a view's write: a view of the job ended marks the pod's job as
+ * ended for the views written after it */
 static void note_ended(sl_ctl_t *c, const char *uid, const ctl_job_view_t *v)
 {
     if (*v->state && !ctl_job_active(v->state)) {
@@ -99,14 +95,29 @@ static int view_written(sl_ctl_t *c, ctl_apply_t *a, int w, json_t *out, uint32_
     return ctl_pod_terminal(out);
 }
 
+/* v written onto the pod ns/name of that uid through *a (made here), the
+ * pod after it in *out; the write's result */
+static int write_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
+                      const ctl_job_view_t *v, int own, ctl_apply_t *a, json_t **out)
+{
+    note_ended(c, uid, v);
+    *a = (ctl_apply_t){.job = v};
+    return own ? ctl_pod_mutate_own(c, ns, name, uid, ctl_apply_fn, a, out, NULL)
+               : ctl_pod_mutate(c, ns, name, uid, ctl_apply_fn, a, out, NULL);
+}
+
+/* What Slurm says of the job, applied to the stored pod ns/name of that
+ * uid, with the transitions' events. Any thread (it touches no ctl_pod_t),
+ * own only on the controller's (the write noted as its own, read back
+ * unparsed: ctl_pod_mutate_own): whether the pod is terminal after it, or
+ * -1 when it is not stored; *rerun
+ * (if not NULL) says whether the job runs again for the finished pod. */
 int ctl_apply_view(sl_ctl_t *c, const char *ns, const char *name, const char *uid,
                    const ctl_job_view_t *v, int own, int *rerun, int64_t *rv)
 {
-    note_ended(c, uid, v);
-    ctl_apply_t a = {.job = v};
+    ctl_apply_t a;
     json_t *out = NULL;
-    int w = own ? ctl_pod_mutate_own(c, ns, name, uid, ctl_apply_fn, &a, &out, NULL)
-                : ctl_pod_mutate(c, ns, name, uid, ctl_apply_fn, &a, &out, NULL);
+    int w = write_view(c, ns, name, uid, v, own, &a, &out);
     int r = view_written(c, &a, w, out, v->job_id);
     if (rerun)
         *rerun = r >= 0 && a.rerun;
@@ -147,13 +158,10 @@ static void cancel_rerun(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v)
  * the pod's resourceVersion after it; 0 when it is not stored) */
 void ctl_apply_job(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, int64_t *rv)
 {
-    note_ended(c, p->uid, v);
-    ctl_apply_t a = {.job = v};
+    ctl_apply_t a;
     json_t *out = NULL;
     /* a pending job's view: the controller knows all its change says */
-    int w = !strcmp(v->state, "PENDING")
-                ? ctl_pod_mutate_own(c, p->ns, p->name, p->uid, ctl_apply_fn, &a, &out, NULL)
-                : ctl_pod_mutate(c, p->ns, p->name, p->uid, ctl_apply_fn, &a, &out, NULL);
+    int w = write_view(c, p->ns, p->name, p->uid, v, !strcmp(v->state, "PENDING"), &a, &out);
     int64_t r = ctl_apply_job_written(c, p, v, &a, w, out);
     json_decref(out);
     if (rv)

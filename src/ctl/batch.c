@@ -30,14 +30,13 @@ struct ctl_batch_item {
     ctl_pod_t *p;
     ctl_apply_t a; /* the draft's argument: its view is v */
     ctl_job_view_t v;
-    char *state, *reason, *ip, *key; /* v's strings, the view's key (NULL: none) */
+    char *reason, *ip, *key; /* v's strings, the view's key (NULL: none) */
     ctl_pod_draft_t *d;
 };
 
 static void item_free(ctl_batch_item_t *it)
 {
     ctl_pod_draft_free(it->d);
-    free(it->state);
     free(it->reason);
     free(it->ip);
     free(it->key);
@@ -98,12 +97,11 @@ int ctl_batch_add(sl_ctl_t *c, ctl_pod_t *p, const ctl_job_view_t *v, const char
         return 0; /* gone, or not read: written alone, which tells */
     ctl_batch_item_t *it = sl_xcalloc(1, sizeof(*it));
     it->p = p;
-    it->state = sl_xstrdup(v->state);
     it->reason = v->reason ? sl_xstrdup(v->reason) : NULL;
     it->ip = sl_xstrdup(v->node_ip ? v->node_ip : "");
     it->key = key ? sl_xstrdup(key) : NULL;
     it->v = *v;
-    it->v.state = it->state;
+    it->v.state = "PENDING"; /* the only state grouped */
     it->v.reason = it->reason;
     it->v.node = ""; /* a pending job's */
     it->v.node_ip = it->ip;
